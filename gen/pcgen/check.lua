@@ -1,0 +1,617 @@
+-- check.lua: validates a loaded schema and resolves it into the IR that lower and emit use.
+-- Every problem becomes a diagnostic { path = "types.event.size", msg = "..." }; the
+-- checker never stops at the first one.
+local expr = require("pcgen.expr")
+local names = require("pcgen.names")
+local vocab = require("pcgen.vocab")
+
+local check = {}
+
+local FIELD_OPTS = {
+  doc = true, when = true, equals = true, min = true, max = true, enum = true, open = true,
+  absent = true, unit = true, hex = true, size_of = true, count_of = true, total_size = true,
+  delta = true, base = true, shift = true, magic = true, _refined = true, init = true,
+}
+local KIND_OPTS = {
+  int = { kind = 1, bits = 1, signed = 1, endian = 1, byte_order = 1 },
+  float = { kind = 1, bits = 1, endian = 1 },
+  varint = { kind = 1, enc = 1, bits = 1 },
+  magic = { kind = 1, bytes = 1 },
+  bytes = { kind = 1, text = 1, cstring = 1, padded = 1, len = 1, size = 1, rest = 1, max_len = 1, fixed = 1 },
+  struct = { kind = 1, fields = 1, name = 1 },
+  union = { kind = 1, cases = 1, on = 1, tag = 1, peek = 1, tag_key = 1 },
+  array = { kind = 1, of = 1, count = 1, until_end = 1, ["until"] = 1, max_count = 1 },
+  ref = { kind = 1, name = 1 },
+  records = { kind = 1, of = 1, compression = 1, state = 1, recover = 1, size = 1 },
+}
+
+local function sorted_keys(t)
+  local ks = {}
+  for k in pairs(t) do ks[#ks + 1] = k end
+  table.sort(ks, function(a, b)
+    if type(a) == type(b) then return a < b end
+    return type(a) == "number"
+  end)
+  return ks
+end
+
+function check.schema(fmt, schema_path)
+  local diags = {}
+  local function diag(path, msg) diags[#diags + 1] = { path = path, msg = msg } end
+
+  local ir = {
+    name = fmt.name, version = fmt.version, title = fmt.title or fmt.name, doc = fmt.doc or "",
+    endian = fmt.endian or "little", schema_path = schema_path, types = {}, order = {},
+    regions = {}, enums = {}, version_num = fmt.version_num, scalars = {},
+  }
+  if type(fmt.name) ~= "string" or not fmt.name:match("^[a-z][a-z0-9_]*$") then
+    diag("format", "the format name must be a lowercase identifier")
+    return nil, diags
+  end
+  if fmt.version == nil then diag("format", "missing version") return nil, diags end
+  ir.vid = names.version_id(fmt.version)
+  ir.prefix = "pcd_" .. fmt.name .. "_" .. ir.vid
+  ir.PREFIX = names.upper(ir.prefix)
+  if ir.version_num == nil then
+    ir.version_num = math.tointeger(tonumber(fmt.version)) or 0
+  end
+  if ir.endian ~= "big" and ir.endian ~= "little" and ir.endian ~= "native" then
+    diag("format.endian", "endian must be \"big\", \"little\" or \"native\"")
+  end
+  for _, k in ipairs(sorted_keys(fmt)) do
+    if not ({ kind = 1, name = 1, version = 1, version_num = 1, title = 1, doc = 1, endian = 1,
+        types = 1, root = 1, enums = 1, detect = 1 })[k] then
+      diag("format." .. tostring(k), "unknown format key '" .. tostring(k) .. "'")
+    end
+  end
+  if type(fmt.types) ~= "table" then
+    diag("format.types", "missing types table")
+    return nil, diags
+  end
+
+  -- named enums
+  local named_enums = fmt.enums or {}
+  local function enum_items(e, path)
+    if type(e) == "string" then
+      if not named_enums[e] then diag(path, "unknown enum '" .. e .. "'") return nil end
+      e = named_enums[e]
+    end
+    if type(e) ~= "table" then diag(path, "enum must be a table { [value] = \"name\" }") return nil end
+    local items, seen = {}, {}
+    for _, v in ipairs(sorted_keys(e)) do
+      local n = e[v]
+      if math.type(v) ~= "integer" or type(n) ~= "string" then
+        diag(path, "enum entries must be [integer] = \"name\"")
+      elseif seen[n] then
+        diag(path, "enum name '" .. n .. "' is used twice")
+      else
+        seen[n] = true
+        items[#items + 1] = { value = v, name = n }
+      end
+    end
+    return items
+  end
+
+  local type_names = sorted_keys(fmt.types)
+  local root_name = fmt.root or "file"
+  if not fmt.types[root_name] then
+    diag("format.root", "no type named '" .. root_name .. "' (the whole file)")
+    return nil, diags
+  end
+
+  local resolving = {}   -- named types under construction (for cycles)
+  local region_of = {}   -- named type -> records field whose records it is
+  local resolve_named
+
+  -- Resolves a type expression into IR. scope: chain of frames for expressions.
+  local resolve_type, resolve_struct, resolve_union
+
+  local function resolve_expr(src, path, scope, what)
+    local ast, err = expr.parse(src)
+    if not ast then diag(path, "bad expression in " .. what .. ": " .. err) return nil end
+    local ok = true
+    local function walk(n)
+      if not n then return end
+      if n.k == "id" then
+        local id = n.v
+        if id == "version" then
+          n.ref = { version = true }
+        elseif id:match("^state%.") then
+          local var = id:sub(7)
+          local st = scope.state
+          if not st or not st.vars[var] then
+            diag(path, "unknown state variable '" .. var .. "' in " .. what)
+            ok = false
+          else
+            n.ref = { state = st.vars[var], region = st.region }
+          end
+        elseif id:match("^root%.") then
+          n.ref = { root = id:sub(6) }
+          scope.root_refs[#scope.root_refs + 1] = { ast = n, path = path }
+        else
+          local f
+          local fr = scope.frames
+          while fr and not f do
+            f = fr.fields[id]
+            fr = fr.up
+          end
+          if not f then
+            local cands = {}
+            fr = scope.frames
+            while fr do
+              for k in pairs(fr.fields) do cands[#cands + 1] = k end
+              fr = fr.up
+            end
+            table.sort(cands)
+            local near = names.near(id, cands)
+            diag(path, "'" .. id .. "' in " .. what .. " is not a field read before this one"
+              .. (near and (" (did you mean '" .. near .. "'?)") or ""))
+            ok = false
+          else
+            local k = f.ty.kind
+            if k ~= "int" and k ~= "varint" and not (k == "bytes" and what == "union tag") then
+              diag(path, "'" .. id .. "' in " .. what .. " is not an integer field")
+              ok = false
+            end
+            n.ref = { field = f }
+            f.referenced = true
+          end
+        end
+      end
+      walk(n.a)
+      walk(n.b)
+    end
+    walk(ast)
+    return ok and ast or nil
+  end
+
+  local function int_ctype(bits, signed)
+    return (signed and "int" or "uint") .. bits .. "_t"
+  end
+
+  -- Turns a schema value into a type node (strings are references).
+  local function as_type(v, path)
+    if type(v) == "string" then return { kind = "ref", name = v } end
+    if vocab.is_type(v) then return v end
+    if type(v) == "table" and v.kind == "ref" then return v end
+    diag(path, "expected a type, found " .. type(v))
+    return nil
+  end
+
+  resolve_type = function(v, path, scope, ctx)
+    local t = as_type(v, path)
+    if not t then return nil end
+    local allowed = KIND_OPTS[t.kind]
+    if not allowed then diag(path, "unknown type kind '" .. tostring(t.kind) .. "'") return nil end
+    for _, k in ipairs(sorted_keys(t)) do
+      if not allowed[k] and not FIELD_OPTS[k] then
+        local all = {}
+        for a in pairs(allowed) do all[#all + 1] = a end
+        for a in pairs(FIELD_OPTS) do all[#all + 1] = a end
+        table.sort(all)
+        local near = names.near(tostring(k), all)
+        diag(path, "unknown option '" .. tostring(k) .. "' for " .. t.kind
+          .. (near and (" (did you mean '" .. near .. "'?)") or ""))
+      end
+    end
+    local k = t.kind
+    if k == "int" then
+      local e = t.endian or (t.bits == 8 and "le") or ir.endian
+      e = ({ big = "be", little = "le" })[e] or e
+      return { kind = "int", bits = t.bits, signed = t.signed, endian = e,
+        ctype = int_ctype(t.bits, t.signed), wire = t.bits // 8, byte_order = t.byte_order }
+    elseif k == "float" then
+      local e = t.endian or ir.endian
+      e = ({ big = "be", little = "le" })[e] or e
+      return { kind = "float", bits = t.bits, endian = e,
+        ctype = t.bits == 32 and "float" or "double", wire = t.bits // 8 }
+    elseif k == "varint" then
+      local bits = t.bits or ((t.enc == "zigzag32") and 32 or 64)
+      local ct
+      if t.enc == "uleb128" then ct = bits == 32 and "uint32_t" or "uint64_t"
+      elseif t.enc == "sleb128" or t.enc == "zigzag64" then ct = "int64_t"
+      elseif t.enc == "zigzag32" then ct = "int32_t"
+      else ct = "pcd_mojo_int" end
+      if t.enc == "uleb128" and bits ~= 32 and bits ~= 64 then diag(path, "uleb128 bits must be 32 or 64") end
+      return { kind = "varint", enc = t.enc, bits = bits, ctype = ct }
+    elseif k == "magic" then
+      if type(t.bytes) ~= "string" or #t.bytes == 0 then diag(path, "magic needs bytes") return nil end
+      return { kind = "magic", bytes = t.bytes, wire = #t.bytes }
+    elseif k == "bytes" then
+      local b = { kind = "bytes", text = t.text, ctype = "pcd_bytes", max = t.max_len }
+      local modes = 0
+      if t.cstring then b.mode = "cstring"; modes = modes + 1 end
+      if t.len then
+        local lt = as_type(t.len, path .. ".len")
+        if lt and lt.kind ~= "int" and lt.kind ~= "varint" then
+          diag(path, "len must be an integer type (the length prefix)")
+        elseif lt then
+          b.mode = "prefix"
+          b.prefix = resolve_type(lt, path .. ".len", scope, ctx)
+        end
+        modes = modes + 1
+      end
+      if t.size ~= nil then
+        b.mode = "expr"
+        b.size = resolve_expr(t.size, path, scope, "size")
+        b.size_const = b.size and expr.const(b.size)
+        modes = modes + 1
+      end
+      if t.fixed ~= nil then
+        if math.type(t.fixed) ~= "integer" or t.fixed <= 0 then diag(path, "fixed must be a positive integer") end
+        b.mode = "fixed"
+        b.fixed = t.fixed
+        b.padded = t.padded
+        b.wire = t.fixed
+        modes = modes + 1
+      end
+      if t.rest then b.mode = "rest"; modes = modes + 1 end
+      if ctx.sized_by then
+        if modes > 0 then diag(path, "a field sized by another (size_of) needs no length of its own") end
+        b.mode = "sized"
+        modes = 1
+      end
+      if modes == 0 then
+        diag(path, "a string or bytes field needs one of: len = <type>, size = \"expr\", fixed = N, rest = true, or cstring")
+      elseif modes > 1 then
+        diag(path, "a string or bytes field takes only one of len, size, fixed, rest, cstring")
+      end
+      if t.padded and not t.fixed then diag(path, "fixed_string needs fixed = N") end
+      return b
+    elseif k == "struct" then
+      return resolve_struct(t, path, scope, ctx)
+    elseif k == "union" then
+      return resolve_union(t, path, scope, ctx)
+    elseif k == "array" then
+      local a = { kind = "array", max = t.max_count }
+      local modes = 0
+      if t.count ~= nil then
+        modes = modes + 1
+        if type(t.count) == "string" or math.type(t.count) == "integer" then
+          a.mode = "expr"
+          a.count = resolve_expr(t.count, path, scope, "count")
+        else
+          local ct = as_type(t.count, path .. ".count")
+          if ct and ct.kind ~= "int" and ct.kind ~= "varint" then
+            diag(path, "count must be an integer type (a count prefix) or an expression")
+          elseif ct then
+            a.mode = "prefix"
+            a.prefix = resolve_type(ct, path .. ".count", scope, ctx)
+          end
+        end
+      end
+      if t.until_end then a.mode = "until_end"; modes = modes + 1 end
+      if ctx.counted_by then a.mode = "counted"; modes = modes + 1 end
+      if ctx.sized_by then
+        if a.mode == nil then a.mode = "until_end"; modes = modes + 1 end
+      end
+      if t["until"] ~= nil then a.mode = "until"; a.until_src = t["until"]; modes = modes + 1 end
+      if modes == 0 then diag(path, "an array needs count = <type or expr>, until_end = true or until = \"expr\"") end
+      if modes > 1 then diag(path, "an array takes only one of count, until_end, until") end
+      if t.of == nil then diag(path, "an array needs of = <type>") return nil end
+      local et = as_type(t.of, path .. ".of")
+      if et and (et.kind == "struct" or et.kind == "union") then
+        -- anonymous element types become named types of their own
+        local nm = ctx.lift_name
+        et = { kind = "ref", name = nm, inline = et }
+      end
+      a.of = et and resolve_type(et, path .. "[]", scope, { lift_name = ctx.lift_name })
+      if a.of and a.of.kind == "bytes" and a.of.mode == "rest" then
+        diag(path, "array elements cannot be rest-of-data strings")
+      end
+      if a.mode == "until" and a.of then
+        if a.of.kind ~= "struct" then
+          diag(path, "until = \"expr\" needs struct elements (the expression reads the element's fields)")
+        else
+          local fr = { fields = {}, up = nil }
+          for _, f in ipairs(a.of.fields) do fr.fields[f.name] = f end
+          a["until"] = resolve_expr(a.until_src, path, { frames = fr, state = scope.state,
+            root_refs = scope.root_refs }, "until")
+        end
+      end
+      return a
+    elseif k == "ref" then
+      if type(t.name) ~= "string" then diag(path, "ref needs a type name") return nil end
+      if t.inline then
+        if fmt.types[t.name] then diag(path, "the lifted element type name '" .. t.name .. "' is taken") end
+        return resolve_named(t.name, path, t.inline, scope.state)
+      end
+      if not fmt.types[t.name] then
+        local near = names.near(t.name, type_names)
+        diag(path, "unknown type '" .. t.name .. "'" .. (near and (" (did you mean '" .. near .. "'?)") or ""))
+        return nil
+      end
+      return resolve_named(t.name, path, nil, scope.state)
+    elseif k == "records" then
+      return { kind = "records", src = t }
+    end
+  end
+
+  local function field_err(path, f, msg) diag(path .. "." .. (f.name or "?"), msg) end
+
+  resolve_struct = function(t, path, scope, ctx)
+    local st = { kind = "struct", fields = {}, doc = t.doc, by_name = {} }
+    local frame = { fields = {}, up = scope.frames }
+    local inner = { frames = frame, state = scope.state, root_refs = scope.root_refs }
+    -- pass 1: names and size_of/count_of targets
+    local targets = {}
+    for i, f in ipairs(t.fields) do
+      if type(f) ~= "table" or f.kind ~= "field" then
+        diag(path .. "[" .. i .. "]", "struct entries must be field \"name\" (type)")
+        goto continue
+      end
+      local bad = names.check(f.name)
+      if bad then field_err(path, f, bad) end
+      if st.by_name[f.name] then field_err(path, f, "duplicate field name '" .. tostring(f.name) .. "'") end
+      st.by_name[f.name] = i
+      local ty = as_type(f.type, path .. "." .. tostring(f.name))
+      local o = {}
+      if ty then for k, v in pairs(ty) do o[k] = v end end
+      if f.opts then for k, v in pairs(f.opts) do o[k] = v end end
+      f._o = o
+      if o.size_of then targets[o.size_of] = { kind = "size_of", by = f } end
+      if o.count_of then targets[o.count_of] = { kind = "count_of", by = f } end
+      f._referenced_by_target = (o.size_of or o.count_of or o.total_size) and true or nil
+      ::continue::
+    end
+    for tgt, d in pairs(targets) do
+      if not st.by_name[tgt] then
+        field_err(path, d.by, d.kind .. " names '" .. tostring(tgt) .. "', which is not a field of this struct")
+      elseif st.by_name[tgt] < st.by_name[d.by.name] then
+        field_err(path, d.by, d.kind .. " must come before the field it describes ('" .. tgt .. "')")
+      end
+    end
+    local after_records = nil
+    for _, f in ipairs(t.fields) do
+      if type(f) ~= "table" or f.kind ~= "field" or not f._o then goto continue end
+      local o = f._o
+      local fpath = path .. "." .. f.name
+      if after_records then
+        diag(fpath, "a records region must be the last field of its struct ('" .. after_records .. "' is not)")
+      end
+      local F = { name = f.name, doc = o.doc, unit = o.unit, hex = o.hex,
+        referenced = f._referenced_by_target }
+      local tg = targets[f.name]
+      local subctx = { lift_name = (ctx.lift_base or "") .. f.name }
+      if tg and tg.kind == "size_of" then subctx.sized_by = true; F.sized_by = tg.by end
+      if tg and tg.kind == "count_of" then subctx.counted_by = true; F.counted_by = tg.by end
+      F.ty = resolve_type(f.type, fpath, inner, subctx)
+      if o.when ~= nil then F.when = resolve_expr(o.when, fpath, inner, "when") end
+      local ty = F.ty
+      if ty then
+        local scalar = ty.kind == "int" or ty.kind == "varint" or ty.kind == "float"
+        for _, key in ipairs { "equals", "min", "max", "absent" } do
+          if o[key] ~= nil then
+            if not scalar then
+              diag(fpath, key .. " applies to numbers only")
+            elseif math.type(o[key]) ~= "integer" then
+              diag(fpath, key .. " must be an integer")
+            else
+              F[key] = o[key]
+            end
+          end
+        end
+        F.magic = o.magic
+        if o.enum ~= nil then
+          if ty.kind ~= "int" and ty.kind ~= "varint" then diag(fpath, "enum applies to integers only")
+          else F.enum = enum_items(o.enum, fpath); F.enum_open = o.open end
+        end
+        if o.total_size then
+          if ty.kind ~= "int" then diag(fpath, "total_size needs a fixed-width integer") end
+          if not ctx.named_top then diag(fpath, "total_size is allowed in a named type's own fields only") end
+          F.derived = { kind = "total_size" }
+        end
+        if o.size_of then
+          if ty.kind ~= "int" and ty.kind ~= "varint" then diag(fpath, "size_of needs an integer") end
+          F.derived = { kind = "size_of", target = o.size_of }
+        end
+        if o.count_of then
+          if ty.kind ~= "int" and ty.kind ~= "varint" then diag(fpath, "count_of needs an integer") end
+          F.derived = { kind = "count_of", target = o.count_of }
+        end
+        if (o.size_of and 1 or 0) + (o.count_of and 1 or 0) + (o.total_size and 1 or 0) > 1 then
+          diag(fpath, "a field can be only one of total_size, size_of, count_of")
+        end
+        if F.derived and F.when then diag(fpath, "a derived field (size/count) cannot be conditional") end
+        if o.delta ~= nil then
+          if ty.kind ~= "int" and ty.kind ~= "varint" then diag(fpath, "delta applies to integers only") end
+          local stv = scope.state and scope.state.vars[o.delta]
+          if not stv then diag(fpath, "delta names '" .. tostring(o.delta) .. "', which is not a state variable of the enclosing records region")
+          else F.delta = stv end
+        end
+        if o.base ~= nil then
+          F.base = resolve_expr(o.base, fpath, inner, "base")
+        end
+        if o.shift ~= nil then
+          if math.type(o.shift) ~= "integer" or o.shift < 0 or o.shift > 16 then diag(fpath, "shift must be 0..16") end
+          F.shift = o.shift
+          if not F.base and not F.delta then diag(fpath, "shift needs base or delta") end
+        end
+        if (F.delta or F.base) and F.derived then diag(fpath, "a derived field cannot be a delta") end
+        if ty.kind == "records" then
+          after_records = f.name
+          if F.when then diag(fpath, "a records region cannot be conditional") end
+          F.records = true
+        end
+        if ty.kind == "magic" then F.hidden = true end
+        if F.magic then F.hidden = true end
+      end
+      F.path_prefix = ctx.path_prefix
+      st.fields[#st.fields + 1] = F
+      frame.fields[f.name] = F
+      ::continue::
+    end
+    -- records regions: resolve their record type and state now that fields are known
+    for _, F in ipairs(st.fields) do
+      if F.ty and F.ty.kind == "records" then
+        local t2 = F.ty.src
+        local R = { kind = "records", field = F, name = F.name }
+        F.ty = R
+        local fpath = path .. "." .. F.name
+        -- state variables, initialised from this struct's fields
+        local state = { vars = {}, order = {}, region = R }
+        if t2.state ~= nil then
+          if type(t2.state) ~= "table" then diag(fpath, "state must be a table { name = u64 { init = \"expr\" } }") end
+          for _, vn in ipairs(sorted_keys(t2.state or {})) do
+            local vt = as_type(t2.state[vn], fpath .. ".state." .. tostring(vn))
+            local bad = names.check(tostring(vn))
+            if bad then diag(fpath .. ".state", bad) end
+            if vt and vt.kind ~= "int" then diag(fpath .. ".state." .. vn, "state variables are fixed-width integers") end
+            if vt then
+              local V = { name = vn, ctype = int_ctype(vt.bits, vt.signed), region = R }
+              if vt.init ~= nil then V.init = resolve_expr(vt.init, fpath .. ".state." .. vn, inner, "init") end
+              state.vars[vn] = V
+              state.order[#state.order + 1] = V
+            end
+          end
+        end
+        R.state = state
+        if F.sized_by then R.sized = true end
+        if t2.compression ~= nil then
+          R.compression = resolve_expr(t2.compression, fpath, inner, "compression")
+        end
+        if t2.of == nil then diag(fpath, "records needs of = \"type\"") else
+          local rt = as_type(t2.of, fpath .. ".of")
+          if rt and rt.kind ~= "ref" then diag(fpath, "records of = must name a type") rt = nil end
+          if rt then
+            if not fmt.types[rt.name] then diag(fpath, "unknown type '" .. rt.name .. "'")
+            else
+              if region_of[rt.name] then diag(fpath, "type '" .. rt.name .. "' is already the record type of region '" .. region_of[rt.name].name .. "'") end
+              region_of[rt.name] = R
+              R.record = resolve_named(rt.name, fpath, nil, state)
+            end
+          end
+        end
+        R.recover = t2.recover
+        ir.regions[#ir.regions + 1] = R
+      end
+    end
+    return st
+  end
+
+  resolve_union = function(t, path, scope, ctx)
+    local u = { kind = "union", cases = {}, doc = t.doc, tag_key = t.tag_key or "kind" }
+    local n = (t.on ~= nil and 1 or 0) + (t.tag ~= nil and 1 or 0) + (t.peek ~= nil and 1 or 0)
+    if n ~= 1 then diag(path, "a union needs exactly one of tag = <type>, peek = <type>, on = \"expr\"") end
+    if t.on ~= nil then
+      u.mode = "on"
+      if type(t.on) == "string" and t.on:match("^[%a_][%w_]*$") then
+        u.on = resolve_expr(t.on, path, scope, "union tag")
+      else
+        u.on = resolve_expr(t.on, path, scope, "union tag")
+      end
+      if u.on and u.on.k == "id" and u.on.ref and u.on.ref.field and u.on.ref.field.ty.kind == "bytes" then
+        u.string_tag = true
+      end
+    elseif t.tag ~= nil or t.peek ~= nil then
+      u.mode = t.tag ~= nil and "tag" or "peek"
+      local tt = as_type(t.tag or t.peek, path .. ".tag")
+      if tt and tt.kind ~= "int" then diag(path, "a union tag type must be a fixed-width integer")
+      elseif tt then u.tagty = resolve_type(tt, path .. ".tag", scope, ctx) end
+    end
+    local seen_names, seen_vals = {}, {}
+    local has_default = false
+    for i, c in ipairs(t.cases) do
+      if type(c) ~= "table" or c.kind ~= "case" then
+        diag(path .. "[" .. i .. "]", "union entries must be case(value, \"name\", type)")
+        goto continue
+      end
+      local cpath = path .. "." .. tostring(c.name)
+      local bad = names.check(c.name)
+      if bad then diag(cpath, bad) end
+      if seen_names[c.name] then diag(cpath, "duplicate case name '" .. tostring(c.name) .. "'") end
+      seen_names[c.name] = true
+      local C = { name = c.name, values = {}, default = c.default }
+      if c.default then
+        if has_default then diag(cpath, "only one default_case") end
+        has_default = true
+      end
+      for _, v in ipairs(c.values) do
+        local key
+        if u.string_tag then
+          if type(v) ~= "string" then diag(cpath, "cases of a string tag are strings") end
+          key = "s:" .. tostring(v)
+        else
+          if math.type(v) ~= "integer" then diag(cpath, "case values must be integers") end
+          key = "i:" .. tostring(v)
+        end
+        if seen_vals[key] then diag(cpath, "case value " .. tostring(v) .. " is used twice") end
+        seen_vals[key] = true
+        C.values[#C.values + 1] = v
+      end
+      if #C.values == 0 and not c.default then diag(cpath, "a case needs at least one value") end
+      if #C.values > 1 and u.mode == "peek" then diag(cpath, "a peeked case has exactly one value") end
+      local sub = { lift_name = (ctx.lift_name or "") .. "_" .. tostring(c.name),
+        path_prefix = c.name }
+      C.ty = c.type ~= nil and resolve_type(c.type, cpath, scope, sub) or nil
+      if c.type == nil then C.ty = { kind = "struct", fields = {}, by_name = {} } end
+      if C.ty and C.ty.kind == "records" then diag(cpath, "a union case cannot be a records region") end
+      u.cases[#u.cases + 1] = C
+      ::continue::
+    end
+    if #u.cases == 0 then diag(path, "a union needs at least one case") end
+    return u
+  end
+
+  resolve_named = function(name, path, inline, state)
+    local T = ir.types[name] or ir.scalars[name]
+    if T then return T end
+    if resolving[name] then
+      diag(path, "type '" .. name .. "' contains itself")
+      return nil
+    end
+    local bad = names.check(name)
+    if bad then diag("types." .. name, bad) end
+    resolving[name] = true
+    local src = inline or fmt.types[name]
+    local tpath = "types." .. name
+    if inline then tpath = path end
+    local scope = { frames = nil, state = state, root_refs = {} }
+    local t = as_type(src, tpath)
+    local node
+    if t and (t.kind == "struct") then
+      node = resolve_struct(t, tpath, scope, { named_top = true, lift_base = name .. "_" })
+    elseif t then
+      node = resolve_type(t, tpath, scope, { lift_name = name })
+    end
+    resolving[name] = nil
+    if not node then return nil end
+    if node.kind ~= "struct" and node.kind ~= "union" then
+      -- a named scalar or array is used inline wherever it is referenced
+      ir.scalars[name] = node
+      return node
+    end
+    node.named = true
+    node.tname = name
+    node.cname = ir.prefix .. "_" .. name
+    node.root_refs = scope.root_refs
+    node.state_region = state and state.region
+    ir.types[name] = node
+    ir.order[#ir.order + 1] = name
+    return node
+  end
+
+  ir.root = resolve_named(root_name, "format.root", nil, nil)
+  if ir.root and ir.root.kind ~= "struct" then
+    diag("types." .. root_name, "the root type must be a struct")
+  end
+  -- root.x references must name scalar fields of the root
+  for _, name in ipairs(ir.order) do
+    local T = ir.types[name]
+    for _, rr in ipairs(T.root_refs or {}) do
+      local f = ir.root and ir.root.by_name and ir.root.by_name[rr.ast.ref.root]
+      if not f then
+        diag(rr.path, "root." .. rr.ast.ref.root .. " is not a field of the root type")
+      else
+        rr.ast.ref = { root = ir.root.fields[f] }
+      end
+    end
+  end
+  for _, n in ipairs(type_names) do
+    if not ir.types[n] and not ir.scalars[n] then diag("types." .. n, "type '" .. n .. "' is not reachable from the root '" .. root_name .. "'") end
+  end
+  if #diags > 0 then return nil, diags end
+  return ir, diags
+end
+
+return check

@@ -1,0 +1,164 @@
+-- emit_md.lua: the Markdown reference page of a format version (docs/formats/).
+local lower = require("pcgen.lower")
+local expr = require("pcgen.expr")
+
+local M = {}
+
+local function type_text(ty)
+  local k = ty.kind
+  if k == "int" then
+    local e = ty.bits == 8 and "" or (ty.endian == "native" and " (file order)" or (ty.endian == "be" and " BE" or " LE"))
+    return (ty.signed and "s" or "u") .. ty.bits .. e
+  end
+  if k == "float" then return "f" .. ty.bits .. (ty.endian == "native" and " (file order)" or (ty.endian == "be" and " BE" or " LE")) end
+  if k == "varint" then
+    return ({ uleb128 = "ULEB128", sleb128 = "SLEB128", zigzag32 = "zigzag ULEB128 (32-bit)",
+      zigzag64 = "zigzag ULEB128 (64-bit)", mojo = "MOJO varint (sign + magnitude)" })[ty.enc]
+  end
+  if k == "magic" then
+    if ty.bytes:match("^[%w%p ]+$") then return 'magic "' .. ty.bytes .. '"' end
+    return "magic " .. (ty.bytes:gsub(".", function(c) return string.format("%02X ", c:byte()) end))
+  end
+  if k == "bytes" then
+    local what = ty.text and "string" or "bytes"
+    if ty.mode == "cstring" then return what .. ", NUL-terminated" end
+    if ty.mode == "prefix" then return what .. ", " .. type_text(ty.prefix) .. " length prefix" end
+    if ty.mode == "fixed" then return what .. "[" .. ty.fixed .. "]" .. (ty.padded and ", NUL-padded" or "") end
+    if ty.mode == "rest" then return what .. ", to the end of the enclosing data" end
+    if ty.mode == "sized" then return what .. ", sized by another field" end
+    return what .. ", sized by an expression"
+  end
+  if k == "struct" then return ty.named and ("[" .. ty.tname .. "](#" .. ty.tname .. ")") or "struct (below)" end
+  if k == "union" then return ty.named and ("[" .. ty.tname .. "](#" .. ty.tname .. ")") or "union (below)" end
+  if k == "array" then
+    local n = ty.mode == "prefix" and (type_text(ty.prefix) .. " count, then ") or ""
+    local tail = ({ until_end = " until the end of the enclosing data", ["until"] = " until a terminating element",
+      counted = " (count in another field)", expr = " (count from an expression)" })[ty.mode] or ""
+    return "array: " .. n .. (ty.of and type_text(ty.of) or "?") .. tail
+  end
+  if k == "records" then
+    return "records of [" .. (ty.record and ty.record.tname or "?") .. "](#" .. (ty.record and ty.record.tname or "") .. ")"
+  end
+  return k
+end
+
+local function esc(s) return (tostring(s or ""):gsub("|", "\\|"):gsub("\n", " ")) end
+
+local function notes(f)
+  local n = {}
+  if f.doc then n[#n + 1] = esc(f.doc) end
+  if f.when then n[#n + 1] = "present only when the condition holds" end
+  if f.equals ~= nil and not f.magic then n[#n + 1] = "must be " .. f.equals end
+  if f.magic and f.equals then n[#n + 1] = string.format("magic 0x%X", f.equals) end
+  if f.min ~= nil then n[#n + 1] = "at least " .. f.min end
+  if f.max ~= nil then n[#n + 1] = "at most " .. f.max end
+  if f.absent ~= nil then n[#n + 1] = f.absent .. " means absent (null in JSON)" end
+  if f.unit then n[#n + 1] = "unit: " .. f.unit end
+  if f.derived then
+    local d = f.derived
+    if d.kind == "total_size" then n[#n + 1] = "size of the whole record, this field included (computed when encoding)"
+    elseif d.kind == "size_of" then n[#n + 1] = "byte size of `" .. d.target .. "` (computed when encoding)"
+    else n[#n + 1] = "element count of `" .. d.target .. "` (computed when encoding)" end
+  end
+  if f.delta then n[#n + 1] = "stored as a delta from state `" .. f.delta.name .. "`; dumped absolute" end
+  if f.base then n[#n + 1] = "stored relative to a base" .. (f.shift and (", shifted right by " .. f.shift) or "") .. "; dumped absolute" end
+  if f.enum then
+    local parts = {}
+    for _, it in ipairs(f.enum) do parts[#parts + 1] = string.format("%s=%s", it.value, it.name) end
+    n[#n + 1] = "values: " .. table.concat(parts, ", ") .. (f.enum_open and " (others allowed)" or "")
+  end
+  if f.ty and f.ty.byte_order then n[#n + 1] = "byte-order mark: read swapped, it flips every file-order field" end
+  return table.concat(n, "; ")
+end
+
+local function struct_table(out, S, title, level)
+  out[#out + 1] = string.rep("#", level) .. " " .. title .. "\n"
+  if S.doc then out[#out + 1] = S.doc .. "\n" end
+  if #S.fields == 0 then out[#out + 1] = "(no fields)\n" return end
+  out[#out + 1] = "| offset | field | type | notes |\n|---|---|---|---|\n"
+  local off = 0
+  local subs = {}
+  for _, f in ipairs(S.fields) do
+    local o = off and tostring(off) or "…"
+    out[#out + 1] = string.format("| %s | `%s` | %s | %s |\n", o, f.name, esc(type_text(f.ty)), notes(f))
+    local w = (not f.when) and f.ty and lower.fixed_wire(f.ty)
+    off = (off and w) and (off + w) or nil
+    if f.ty and (f.ty.kind == "struct" or f.ty.kind == "union") and not f.ty.named then
+      subs[#subs + 1] = { ty = f.ty, title = S.tname and (S.tname .. "." .. f.name) or f.name }
+    end
+  end
+  out[#out + 1] = "\n"
+  for _, s in ipairs(subs) do
+    if s.ty.kind == "struct" then struct_table(out, s.ty, s.title, level + 1)
+    else M.union_table(out, s.ty, s.title, level + 1) end
+  end
+end
+
+function M.union_table(out, U, title, level)
+  out[#out + 1] = string.rep("#", level) .. " " .. title .. "\n"
+  if U.doc then out[#out + 1] = U.doc .. "\n" end
+  local how = U.mode == "peek" and ("chosen by the next " .. type_text(U.tagty) .. " (not consumed)")
+      or U.mode == "tag" and ("tag: " .. type_text(U.tagty))
+      or ("chosen by an expression over earlier fields")
+  out[#out + 1] = "Union, " .. how .. ".\n\n| tag | case | type |\n|---|---|---|\n"
+  local subs = {}
+  for _, c in ipairs(U.cases) do
+    local vals = {}
+    for _, v in ipairs(c.values) do
+      vals[#vals + 1] = type(v) == "string" and ('"' .. v .. '"') or string.format("0x%X", v)
+    end
+    local t = c.default and "any other" or table.concat(vals, ", ")
+    out[#out + 1] = string.format("| %s | `%s` | %s |\n", t, c.name, esc(type_text(c.ty)))
+    if (c.ty.kind == "struct" or c.ty.kind == "union") and not c.ty.named and not c.empty then
+      subs[#subs + 1] = { ty = c.ty, title = title .. " / " .. c.name }
+    end
+  end
+  out[#out + 1] = "\n"
+  for _, s in ipairs(subs) do
+    if s.ty.kind == "struct" then struct_table(out, s.ty, s.title, level + 1)
+    else M.union_table(out, s.ty, s.title, level + 1) end
+  end
+end
+
+function M.page(ir, sha, gen_version)
+  local out = {}
+  out[#out + 1] = string.format("<!-- GENERATED by pcgen %s from %s (sha256 %s). DO NOT EDIT; run make regen. -->\n\n",
+    gen_version, ir.schema_path, sha:sub(1, 16))
+  out[#out + 1] = string.format("# %s, version %s\n\n", ir.title, tostring(ir.version))
+  out[#out + 1] = string.format("Format name `%s`, schema `%s`, C prefix `%s`.\n\n", ir.name, ir.schema_path, ir.prefix)
+  if ir.doc ~= "" then out[#out + 1] = ir.doc .. "\n\n" end
+  local bo = ({ big = "big-endian", little = "little-endian",
+    native = "the writer's own (detected from a byte-order mark; the other order is read byte-swapped)" })[ir.endian]
+  out[#out + 1] = "Fixed-width integers are " .. bo .. " unless a field says otherwise.\n\n"
+  out[#out + 1] = "## File structure\n\n"
+  out[#out + 1] = "The whole file is [" .. ir.root.tname .. "](#" .. ir.root.tname .. ")."
+  if #ir.regions > 0 then
+    out[#out + 1] = " Records regions (read one record at a time):\n\n"
+    for _, R in ipairs(ir.regions) do
+      local st = {}
+      for _, V in ipairs(R.state and R.state.order or {}) do st[#st + 1] = "`" .. V.name .. "`" end
+      local rec = {}
+      if R.recover and R.recover.size then rec[#rec + 1] = "skips a damaged record by its `" .. R.recover.size .. "` field" end
+      if R.recover and R.recover.sync then rec[#rec + 1] = "resynchronises on the next record magic" end
+      out[#out + 1] = string.format("- `%s`: records of [%s](#%s)%s%s%s%s\n", R.name, R.record.tname, R.record.tname,
+        R.sized and ", sized by its parent" or ", to the end of the enclosing data",
+        R.compression and ", possibly zstd-compressed" or "",
+        #st > 0 and (", stream state " .. table.concat(st, ", ")) or "",
+        #rec > 0 and ("; recovery: " .. table.concat(rec, ", ")) or "")
+    end
+  end
+  out[#out + 1] = "\n\n## Types\n\n"
+  for _, name in ipairs(ir.order) do
+    local T = ir.types[name]
+    if T.kind == "struct" then struct_table(out, T, name, 3) else M.union_table(out, T, name, 3) end
+  end
+  out[#out + 1] = "## JSON Lines (dump and encode)\n\n" ..
+      "`profcodec dump` writes one object per record: the first names the format (`\"kind\": \"" ..
+      ir.root.tname .. "\"`, `format`, `version`), every other has `\"kind\"` (its record type or union case) and " ..
+      "`\"offset\"`, then the fields by name. Magic constants are left out; sizes and counts are written " ..
+      "but recomputed by `profcodec encode`; strings that are not UTF-8 and byte fields are `{\"hex\": \"...\"}`; " ..
+      "integers beyond 2^53 are strings; non-finite floats are strings (`\"NaN\"`, `\"Infinity\"`).\n"
+  return table.concat(out)
+end
+
+return M

@@ -1,0 +1,49 @@
+-- names.lua: identifier rules and the C keywords a schema name may not be.
+local names = {}
+
+local keywords = {}
+for w in ([[auto break case char const continue default do double else enum extern float for goto
+  if inline int long register restrict return short signed sizeof static struct switch typedef
+  union unsigned void volatile while _Alignas _Alignof _Atomic _Bool _Complex _Generic _Imaginary
+  _Noreturn _Static_assert _Thread_local bool true false NULL]]):gmatch("%S+") do
+  keywords[w] = true
+end
+
+-- Field and type names: lowercase snake_case, not a C keyword, not reserved by us.
+function names.check(name)
+  if type(name) ~= "string" then return "a name must be a string" end
+  if not name:match("^[a-z][a-z0-9_]*$") then
+    return "'" .. name .. "' is not a lowercase identifier (a-z, 0-9, _)"
+  end
+  if keywords[name] then return "'" .. name .. "' is a C keyword" end
+  if name == "which" or name == "u" or name == "tag" or name:match("^has_") or name:match("^n_") then
+    return "'" .. name .. "' is reserved by the generated C (which, u, tag, has_*, n_*)"
+  end
+  return nil
+end
+
+function names.upper(s) return (s:upper():gsub("[^%w]", "_")) end
+
+-- "0.1" -> "v0_1", 3 -> "v3"
+function names.version_id(v) return "v" .. tostring(v):gsub("[^%w]", "_") end
+
+-- Edit distance, for "did you mean" hints.
+function names.near(word, list)
+  local best, bd = nil, 3
+  for _, cand in ipairs(list) do
+    local a, b = word, cand
+    local d = {}
+    for i = 0, #a do d[i] = { [0] = i } end
+    for j = 0, #b do d[0][j] = j end
+    for i = 1, #a do
+      for j = 1, #b do
+        local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
+        d[i][j] = math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+      end
+    end
+    if d[#a][#b] < bd then best, bd = cand, d[#a][#b] end
+  end
+  return best
+end
+
+return names

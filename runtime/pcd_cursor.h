@@ -1,0 +1,144 @@
+/* pcd_cursor.h: the decode context, bounds-checked read cursors and failure helpers. */
+#ifndef PCD_CURSOR_H
+#define PCD_CURSOR_H
+
+#include "pcd_alloc.h"
+#include "pcd_endian.h"
+#include "pcd_status.h"
+
+/* Global limits a caller can tighten; the schema's own per-field limits always apply. */
+typedef struct pcd_limits {
+    uint64_t max_array;        /* elements in one decoded array */
+    uint64_t max_bytes;        /* bytes in one string or byte field */
+    uint64_t max_inflate;      /* decompressed bytes of one compressed region */
+} pcd_limits;
+
+extern const pcd_limits pcd_default_limits;
+
+/* Shared by every cursor of one decode: error record, arena, byte order, state. */
+typedef struct pcd_ctx {
+    pcd_error err;
+    pcd_arena *arena;          /* where arrays go; NULL in validate-only runs */
+    const uint8_t *win_start;  /* offsets are win_base + (ptr - win_start) */
+    uint64_t win_base;
+    bool big;                  /* fields of "native" order are big-endian in this input */
+    void *state;               /* the current region's stream state (generated type) */
+    const void *root;          /* the decoded file record (generated type), for header.x */
+    const pcd_limits *lim;
+    uint64_t version;          /* the format version being decoded */
+} pcd_ctx;
+
+void pcd_ctx_init(pcd_ctx *x, pcd_arena *arena);
+
+/* A read window: [p, end). `hard` says end is a real boundary (a region's end,
+ * or the end of closed input); otherwise running into it asks for more input. */
+typedef struct pcd_cursor {
+    const uint8_t *p, *end;
+    pcd_ctx *x;
+    bool hard;
+} pcd_cursor;
+
+PCD_INLINE pcd_cursor pcd_cursor_make(pcd_ctx *x, const uint8_t *p, size_t n, uint64_t base,
+                                      bool closed)
+{
+    x->win_start = p;
+    x->win_base = base;
+    pcd_cursor c = { p, p + n, x, closed };
+    return c;
+}
+
+PCD_INLINE uint64_t pcd_offset(const pcd_cursor *c, const uint8_t *at)
+{
+    return c->x->win_base + (uint64_t)(at - c->x->win_start);
+}
+
+PCD_INLINE size_t pcd_left(const pcd_cursor *c) { return (size_t)(c->end - c->p); }
+
+/* Records the first failure and returns its status (never PCD_OK). */
+PCD_COLD pcd_status pcd_fail(const pcd_cursor *c, const uint8_t *at, pcd_status s,
+                             const char *name, const char *expected, pcd_found_kind fk,
+                             uint64_t found);
+/* The same with a static text as what was found. */
+PCD_COLD pcd_status pcd_fail_text(const pcd_cursor *c, const uint8_t *at, pcd_status s,
+                                  const char *name, const char *expected, const char *found);
+/* The data ended at `at` while `need` bytes were wanted: a short read on open
+ * input, a truncation error otherwise. */
+PCD_COLD pcd_status pcd_fail_short(const pcd_cursor *c, const uint8_t *at, const char *name,
+                                   const char *expected);
+/* Adds an outer segment to the path of an error travelling out; passes other statuses through. */
+PCD_COLD pcd_status pcd_wrap(pcd_ctx *x, pcd_status s, const char *name, int64_t index);
+
+#define PCD_TRY_IN(x, expr, name, index)                                      \
+    do {                                                                      \
+        pcd_status pcd_s_ = (expr);                                           \
+        if (PCD_UNLIKELY(pcd_s_ != PCD_OK))                                   \
+            return pcd_wrap((x), pcd_s_, (name), (index));                    \
+    } while (0)
+
+/* A sub-cursor over the next n bytes; the parent moves past them. */
+PCD_INLINE pcd_status pcd_take(pcd_cursor *c, uint64_t n, pcd_cursor *sub, const char *name,
+                               const char *expected)
+{
+    if (PCD_UNLIKELY(n > (uint64_t)(c->end - c->p)))
+        return pcd_fail_short(c, c->p, name, expected);
+    sub->p = c->p;
+    sub->end = c->p + n;
+    sub->x = c->x;
+    sub->hard = true;
+    c->p += n;
+    return PCD_OK;
+}
+
+/* Checked fixed-width reads: the cursor moves only on success. */
+#define PCD_DEF_READ(T, bits, sfx, load)                                                 \
+    PCD_INLINE pcd_status pcd_read_##sfx(pcd_cursor *c, T *out, const char *name)        \
+    {                                                                                    \
+        if (PCD_UNLIKELY((size_t)(c->end - c->p) < (bits) / 8))                          \
+            return pcd_fail_short(c, c->p, name, #sfx);                                  \
+        *out = (T)load(c->p);                                                            \
+        c->p += (bits) / 8;                                                              \
+        return PCD_OK;                                                                   \
+    }
+PCD_DEF_READ(uint8_t, 8, u8, pcd_ld_u8)
+PCD_DEF_READ(uint16_t, 16, u16le, pcd_ld_u16le)
+PCD_DEF_READ(uint16_t, 16, u16be, pcd_ld_u16be)
+PCD_DEF_READ(uint32_t, 32, u32le, pcd_ld_u32le)
+PCD_DEF_READ(uint32_t, 32, u32be, pcd_ld_u32be)
+PCD_DEF_READ(uint64_t, 64, u64le, pcd_ld_u64le)
+PCD_DEF_READ(uint64_t, 64, u64be, pcd_ld_u64be)
+#undef PCD_DEF_READ
+
+/* Byte strings: a view into the input (valid while the input window is). */
+typedef struct pcd_bytes {
+    const uint8_t *ptr;
+    size_t len;
+} pcd_bytes;
+
+PCD_INLINE pcd_status pcd_read_bytes(pcd_cursor *c, uint64_t n, pcd_bytes *out, const char *name)
+{
+    if (PCD_UNLIKELY(n > (uint64_t)(c->end - c->p)))
+        return pcd_fail_short(c, c->p, name, "bytes");
+    out->ptr = c->p;
+    out->len = (size_t)n;
+    c->p += n;
+    return PCD_OK;
+}
+
+/* NUL-terminated: the view excludes the NUL, the cursor moves past it. */
+pcd_status pcd_read_cstring(pcd_cursor *c, uint64_t max, pcd_bytes *out, const char *name);
+pcd_status pcd_skip_cstring(pcd_cursor *c, uint64_t max, const char *name);
+
+/* Allocates n elements of `size` bytes in the context's arena, after checking
+ * that n elements of at least `min_wire` bytes each fit in what is left of c
+ * (so no count read from the input can size an allocation beyond the input). */
+pcd_status pcd_alloc_array(pcd_cursor *c, const uint8_t *at, uint64_t n, size_t size,
+                           size_t min_wire, void **out, const char *name);
+
+/* Checks a count against the bytes left (n * min_wire <= left) and the global limit. */
+pcd_status pcd_check_count(const pcd_cursor *c, const uint8_t *at, uint64_t n, size_t min_wire,
+                           const char *name);
+
+/* UTF-8 validity of a byte string. */
+bool pcd_utf8_valid(const uint8_t *p, size_t n);
+
+#endif

@@ -1,0 +1,30 @@
+/* pcd_port.h: compiler portability macros and the runtime ABI number. */
+#ifndef PCD_PORT_H
+#define PCD_PORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+/* Bumped whenever generated code and the runtime stop matching; every generated
+ * file checks it with #error (see docs/notes/generated-code.md). */
+#define PCD_RUNTIME_ABI 1
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PCD_LIKELY(x) __builtin_expect(!!(x), 1)
+#define PCD_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define PCD_COLD __attribute__((cold, noinline))
+#define PCD_INLINE static inline __attribute__((always_inline))
+#define PCD_UNUSED __attribute__((unused))
+#else
+#define PCD_LIKELY(x) (x)
+#define PCD_UNLIKELY(x) (x)
+#define PCD_COLD
+#define PCD_INLINE static inline
+#define PCD_UNUSED
+#endif
+
+#define PCD_STATIC_ASSERT(c, m) _Static_assert(c, m)
+#define PCD_COUNTOF(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

@@ -1,0 +1,560 @@
+/* pcd_reader.c: windows, refills, nested regions, zstd regions and damage recovery. */
+#include "pcd_reader.h"
+
+#include <string.h>
+
+/* ---- windows ------------------------------------------------------------ */
+
+/* A window over one byte stream: the file, or a decompressed region. */
+typedef struct pcd_win {
+    uint8_t *buf;
+    size_t cap, hi, pos;
+    uint64_t base;            /* stream offset of buf[0] */
+    bool eof;                 /* no more bytes after buf[hi] */
+    bool owned;
+} pcd_win;
+
+/* Per-level extra data for compressed regions. */
+typedef struct pcd_zlevel {
+    pcd_win w;
+    pcd_zstd_reader z;
+} pcd_zlevel;
+
+static pcd_status rfail(pcd_reader *r, pcd_status st, uint64_t off, const char *name,
+                        const char *expected, pcd_found_kind fk, uint64_t found)
+{
+    pcd_error *e = &r->x.err;
+    memset(e, 0, sizeof *e);
+    e->status = st;
+    e->offset = off;
+    e->expected = expected;
+    e->found_kind = fk;
+    e->found = found;
+    if (name) pcd_error_push(e, name, -1);
+    return st;
+}
+
+static pcd_win *file_win(pcd_reader *r);
+
+/* Reads more input into the file window, compacting and growing it as needed.
+ * PCD_OK: bytes were added or eof is now known. */
+static pcd_status win_fill(pcd_reader *r, pcd_win *w)
+{
+    if (w->eof) return PCD_OK;
+    if (w->pos > 0) {
+        memmove(w->buf, w->buf + w->pos, w->hi - w->pos);
+        w->base += w->pos;
+        w->hi -= w->pos;
+        w->pos = 0;
+    }
+    if (w->hi == w->cap) {
+        size_t ncap = w->cap ? w->cap * 2 : 1 << 20;
+        uint8_t *nb = ncap > w->cap ? pcd_alloc_resize(r->al, w->buf, w->cap, ncap) : NULL;
+        if (!nb)
+            return rfail(r, PCD_E_NOMEM, w->base + w->hi, NULL,
+                         "a record that fits in the memory limit (raise --max-memory)",
+                         PCD_FOUND_UINT, w->cap);
+        w->buf = nb;
+        w->cap = ncap;
+    }
+    size_t got = 0;
+    pcd_status st = r->read(r->ud, w->buf + w->hi, w->cap - w->hi, &got);
+    if (st != PCD_OK)
+        return rfail(r, PCD_E_IO, w->base + w->hi, NULL, "readable input", PCD_FOUND_NONE, 0);
+    if (got == 0) w->eof = true;
+    w->hi += got;
+    return PCD_OK;
+}
+
+/* Refills a decompressed window from its zstd reader. */
+static pcd_status zwin_fill(pcd_reader *r, pcd_zlevel *zl, const char *name)
+{
+    pcd_win *w = &zl->w;
+    if (w->eof) return PCD_OK;
+    if (w->pos > 0) {
+        memmove(w->buf, w->buf + w->pos, w->hi - w->pos);
+        w->base += w->pos;
+        w->hi -= w->pos;
+        w->pos = 0;
+    }
+    if (w->hi == w->cap) {
+        size_t ncap = w->cap * 2;
+        uint8_t *nb = pcd_alloc_resize(r->al, w->buf, w->cap, ncap);
+        if (!nb)
+            return rfail(r, PCD_E_NOMEM, w->base + w->hi, name,
+                         "a record that fits in the memory limit (raise --max-memory)",
+                         PCD_FOUND_UINT, w->cap);
+        w->buf = nb;
+        w->cap = ncap;
+    }
+    size_t got = 0;
+    pcd_status st = pcd_zstd_reader_read(&zl->z, w->buf + w->hi, w->cap - w->hi, &got, &r->x.err, name);
+    if (st == PCD_END) {
+        w->eof = true;
+        return PCD_OK;
+    }
+    if (st != PCD_OK) return st;
+    w->hi += got;
+    return PCD_OK;
+}
+
+static pcd_win *file_win(pcd_reader *r) { return (pcd_win *)r->win; }
+
+static pcd_win *level_win(pcd_reader *r, uint32_t d)
+{
+    for (int i = (int)d; i >= 1; i--)
+        if (r->lv[i - 1].compression) return &((pcd_zlevel *)r->lv[i - 1].zl)->w;
+    return file_win(r);
+}
+
+static pcd_status fill(pcd_reader *r, uint32_t d)
+{
+    for (int i = (int)d; i >= 1; i--) {
+        if (r->lv[i - 1].compression)
+            return zwin_fill(r, (pcd_zlevel *)r->lv[i - 1].zl, r->lv[i - 1].rd->name);
+    }
+    if (r->whole) {
+        file_win(r)->eof = true;
+        return PCD_OK;
+    }
+    return win_fill(r, file_win(r));
+}
+
+/* ---- open / close ----------------------------------------------------- */
+
+static size_t max_record_size(const pcd_format *f)
+{
+    size_t m = f->root_size;
+    for (uint32_t i = 0; i < f->n_regions; i++)
+        if (f->regions[i]->record_size > m) m = f->regions[i]->record_size;
+    return m;
+}
+
+static pcd_status common_open(pcd_reader *r, const pcd_format *f, const pcd_reader_opts *o)
+{
+    memset(r, 0, sizeof *r);
+    if (!o || !o->al || !f) return PCD_E_ARG;
+    r->f = f;
+    r->al = o->al;
+    r->validate_only = o->validate_only;
+    pcd_arena_init(&r->arena, NULL, 0, r->al, 0);
+    pcd_ctx_init(&r->x, &r->arena);
+    if (o->lim) r->x.lim = o->lim;
+    r->x.version = f->version_num;
+    r->rec_cap = max_record_size(f);
+    r->rec = pcd_alloc_get(r->al, r->rec_cap + f->root_size);
+    pcd_win *w = pcd_alloc_get(r->al, sizeof(pcd_win));
+    if (!r->rec || !w) return PCD_E_NOMEM;
+    memset(w, 0, sizeof *w);
+    r->win = (uint8_t *)w;
+    return PCD_OK;
+}
+
+pcd_status pcd_reader_open(pcd_reader *r, const pcd_format *f, pcd_read_fn read, void *ud,
+                           const pcd_reader_opts *o)
+{
+    PCD_TRY(common_open(r, f, o));
+    r->read = read;
+    r->ud = ud;
+    pcd_win *w = file_win(r);
+    w->cap = o->window ? o->window : (size_t)1 << 20;
+    w->buf = pcd_alloc_get(r->al, w->cap);
+    w->owned = true;
+    if (!w->buf) return PCD_E_NOMEM;
+    return PCD_OK;
+}
+
+pcd_status pcd_reader_open_buffer(pcd_reader *r, const pcd_format *f, const uint8_t *data,
+                                  size_t size, const pcd_reader_opts *o)
+{
+    PCD_TRY(common_open(r, f, o));
+    pcd_win *w = file_win(r);
+    w->buf = (uint8_t *)data;
+    w->cap = w->hi = size;
+    w->eof = true;
+    r->whole = true;
+    return PCD_OK;
+}
+
+static void pop_level(pcd_reader *r)
+{
+    pcd_level *L = &r->lv[r->depth - 1];
+    if (L->compression && L->zl) {
+        pcd_zlevel *zl = L->zl;
+        pcd_zstd_reader_free(&zl->z);
+        pcd_alloc_free(r->al, zl->w.buf, zl->w.cap);
+        pcd_alloc_free(r->al, zl, sizeof *zl);
+    }
+    if (L->state) pcd_alloc_free(r->al, L->state, L->rd->state_size);
+    memset(L, 0, sizeof *L);
+    r->depth--;
+}
+
+void pcd_reader_close(pcd_reader *r)
+{
+    if (!r->f) return;
+    while (r->depth) pop_level(r);
+    pcd_win *w = file_win(r);
+    if (w) {
+        if (w->owned) pcd_alloc_free(r->al, w->buf, w->cap);
+        pcd_alloc_free(r->al, w, sizeof *w);
+    }
+    pcd_alloc_free(r->al, r->rec, r->rec_cap + r->f->root_size);
+    pcd_arena_free(&r->arena);
+    r->f = NULL;
+}
+
+const pcd_error *pcd_reader_error(const pcd_reader *r) { return &r->x.err; }
+
+const void *pcd_reader_root(const pcd_reader *r)
+{
+    return r->root_done ? r->rec + r->rec_cap : NULL;
+}
+
+/* ---- regions ------------------------------------------------------------ */
+
+static pcd_status push_level(pcd_reader *r, const pcd_region_desc *rd, const pcd_region *reg,
+                             const void *parent)
+{
+    if (r->depth == PCD_READER_MAX_DEPTH)
+        return rfail(r, PCD_E_LIMIT, reg->offset, rd->name, "regions nested at most 8 deep",
+                     PCD_FOUND_NONE, 0);
+    pcd_level *L = &r->lv[r->depth];
+    memset(L, 0, sizeof *L);
+    L->rd = rd;
+    L->file_end = reg->sized ? reg->offset + reg->size : UINT64_MAX;
+    /* an unsized region runs to the end of what encloses it */
+    uint64_t end = UINT64_MAX;
+    bool sized = false;
+    for (int i = (int)r->depth - 1; i >= 0; i--) {
+        if (r->lv[i].compression) break;
+        if (r->lv[i].sized) { end = r->lv[i].end; sized = true; break; }
+    }
+    if (reg->sized) {
+        if (reg->offset + reg->size < reg->offset || (sized && reg->offset + reg->size > end))
+            return rfail(r, PCD_E_RANGE, reg->offset, rd->name, "a region inside its parent",
+                         PCD_FOUND_UINT, reg->size);
+        end = reg->offset + reg->size;
+        sized = true;
+    }
+    L->end = end;
+    L->sized = sized;
+    if (rd->state_size) {
+        L->state = pcd_alloc_get(r->al, rd->state_size);
+        if (!L->state) return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory", PCD_FOUND_NONE, 0);
+        memset(L->state, 0, rd->state_size);
+        if (rd->state_init) rd->state_init(L->state, parent, &r->x);
+    }
+    r->depth++;
+    if (reg->compression == 1) {
+        if (!r->whole || !reg->sized)
+            return rfail(r, PCD_E_ARG, reg->offset, rd->name,
+                         "compressed regions only in whole-file reading", PCD_FOUND_NONE, 0);
+        pcd_zlevel *zl = pcd_alloc_get(r->al, sizeof *zl);
+        if (!zl) return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory", PCD_FOUND_NONE, 0);
+        memset(zl, 0, sizeof *zl);
+        L->zl = zl;
+        L->compression = 1;
+        if (pcd_zstd_reader_init(&zl->z, r->al, r->x.lim->max_inflate) != PCD_OK)
+            return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory for zstd", PCD_FOUND_NONE, 0);
+        zl->w.cap = (size_t)1 << 18;
+        zl->w.buf = pcd_alloc_get(r->al, zl->w.cap);
+        if (!zl->w.buf) return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory", PCD_FOUND_NONE, 0);
+        pcd_win *fw = file_win(r);
+        if (reg->offset > fw->hi || reg->size > fw->hi - reg->offset)
+            return rfail(r, PCD_E_TRUNCATED, reg->offset, rd->name, "the compressed region inside the file",
+                         PCD_FOUND_UINT, reg->size);
+        pcd_zstd_reader_feed(&zl->z, fw->buf + reg->offset, (size_t)reg->size, reg->offset, true);
+        L->end = UINT64_MAX;
+        L->sized = false;
+    } else if (r->whole) {
+        file_win(r)->pos = (size_t)reg->offset;
+    }
+    return PCD_OK;
+}
+
+/* Opens the regions of a record that was just decoded (in field order; the
+ * first one now, the next ones when it ends). */
+static pcd_status open_regions(pcd_reader *r, const pcd_type *t, const void *data, uint32_t from)
+{
+    if (t->is_union || !data) return PCD_OK;
+    for (uint32_t i = from; i < t->n_fields; i++) {
+        const pcd_field *fd = &t->fields[i];
+        if (fd->kind != PCD_K_REGION) continue;
+        const pcd_region *reg = (const pcd_region *)((const uint8_t *)data + fd->offset);
+        return push_level(r, fd->region, reg, data);
+    }
+    return PCD_OK;
+}
+
+static pcd_status seek_to(pcd_reader *r, uint32_t d, uint64_t to);
+
+/* ---- decoding ------------------------------------------------------------ */
+
+static pcd_status decode_in(pcd_reader *r, uint32_t d, pcd_decode_fn dec, pcd_validate_fn val,
+                            void *out, void *state, size_t state_size, uint64_t *off, size_t *used)
+{
+    uint8_t saved[256];
+    if (state_size > sizeof saved) state_size = 0; /* large states are not restored */
+    for (;;) {
+        pcd_win *w = level_win(r, d);
+        size_t end = w->hi;
+        bool hard = w->eof;
+        if (d > 0 && r->lv[d - 1].sized) {
+            uint64_t le = r->lv[d - 1].end;
+            if (le < w->base + w->pos)
+                return rfail(r, PCD_E_INTERNAL, le, NULL, "position inside region", PCD_FOUND_NONE, 0);
+            if (le - w->base <= w->hi) {
+                end = (size_t)(le - w->base);
+                hard = true;
+            }
+        }
+        pcd_cursor c = pcd_cursor_make(&r->x, w->buf + w->pos, end - w->pos, w->base + w->pos, hard);
+        r->x.state = state;
+        if (state_size) memcpy(saved, state, state_size);
+        pcd_arena_reset(&r->arena);
+        memset(&r->x.err, 0, sizeof r->x.err);
+        pcd_status st = val ? val(&c) : dec(&c, out);
+        if (st == PCD_OK) {
+            *off = w->base + w->pos;
+            *used = (size_t)(c.p - (w->buf + w->pos));
+            w->pos += *used;
+            return PCD_OK;
+        }
+        if (state_size) memcpy(state, saved, state_size);
+        if (st != PCD_SHORT_READ) {
+            if (d > 0 && r->lv[d - 1].compression) {
+                r->x.err.region = r->lv[d - 1].rd->name;
+                r->x.err.region_offset = ((pcd_zlevel *)r->lv[d - 1].zl)->z.in_base;
+            }
+            return st;
+        }
+        if (hard)
+            return rfail(r, PCD_E_INTERNAL, w->base + w->pos, NULL, "no short read at a hard end",
+                         PCD_FOUND_NONE, 0);
+        PCD_TRY(fill(r, d));
+    }
+}
+
+/* True when level d has no bytes left. */
+static pcd_status at_end(pcd_reader *r, uint32_t d, bool *end)
+{
+    for (;;) {
+        pcd_win *w = level_win(r, d);
+        uint64_t pos = w->base + w->pos;
+        if (d > 0 && r->lv[d - 1].sized) {
+            *end = pos >= r->lv[d - 1].end;
+            return PCD_OK;
+        }
+        if (w->pos < w->hi) {
+            *end = false;
+            return PCD_OK;
+        }
+        if (w->eof) {
+            *end = true;
+            return PCD_OK;
+        }
+        PCD_TRY(fill(r, d));
+    }
+}
+
+pcd_status pcd_reader_next(pcd_reader *r, pcd_record *rec)
+{
+    if (r->failed) return r->x.err.status;
+    if (r->done) return PCD_END;
+    uint8_t *root = r->rec + r->rec_cap;
+    if (!r->root_done) {
+        uint64_t off;
+        size_t used;
+        pcd_status st = decode_in(r, 0, r->f->root_decode, NULL, root, NULL, 0, &off, &used);
+        if (st != PCD_OK) {
+            r->failed = true;
+            r->fail_depth = 0;
+            r->fail_offset = 0;
+            return st;
+        }
+        r->root_done = true;
+        r->x.root = root;
+        *rec = (pcd_record){ r->f->root, root, NULL, off, used, 0, 0 };
+        r->records++;
+        st = open_regions(r, r->f->root, root, 0);
+        if (st != PCD_OK) {
+            r->failed = true;
+            return st;
+        }
+        return PCD_OK;
+    }
+    for (;;) {
+        if (r->depth == 0) {
+            r->done = true;
+            return PCD_END;
+        }
+        pcd_level *L = &r->lv[r->depth - 1];
+        bool end;
+        pcd_status st = at_end(r, r->depth, &end);
+        if (st != PCD_OK) {
+            r->failed = true;
+            r->fail_depth = r->depth;
+            return st;
+        }
+        if (end) {
+            const pcd_region_desc *rd = L->rd;
+            uint64_t resume = L->file_end;
+            pop_level(r);
+            if (r->depth == 0 && r->whole) {
+                /* the root may have further regions */
+                const pcd_type *t = r->f->root;
+                uint32_t k = 0;
+                for (; k < t->n_fields; k++)
+                    if (t->fields[k].kind == PCD_K_REGION && t->fields[k].region == rd) break;
+                st = open_regions(r, t, root, k + 1);
+                if (st != PCD_OK) {
+                    r->failed = true;
+                    return st;
+                }
+            } else if (r->depth > 0 && resume != UINT64_MAX) {
+                pcd_win *w = level_win(r, r->depth);
+                if (resume >= w->base + w->pos) {
+                    st = seek_to(r, r->depth, resume);
+                    if (st != PCD_OK) {
+                        r->failed = true;
+                        return st;
+                    }
+                }
+            }
+            continue;
+        }
+        const pcd_region_desc *rd = L->rd;
+        bool val = r->validate_only && rd->validate;
+        uint64_t off;
+        size_t used;
+        st = decode_in(r, r->depth, rd->decode, val ? rd->validate : NULL, r->rec, L->state,
+                       rd->state_size, &off, &used);
+        if (st != PCD_OK) {
+            r->failed = true;
+            r->fail_depth = r->depth;
+            pcd_win *w = level_win(r, r->depth);
+            r->fail_offset = w->base + w->pos;
+            return st;
+        }
+        *rec = (pcd_record){ rd->record, val ? NULL : r->rec, rd, off, used, r->depth, L->count++ };
+        r->records++;
+        if (!val) {
+            st = open_regions(r, rd->record, r->rec, 0);
+            if (st != PCD_OK) {
+                r->failed = true;
+                r->fail_depth = r->depth;
+                r->fail_offset = off;
+                return st;
+            }
+        }
+        return PCD_OK;
+    }
+}
+
+/* ---- recovery ------------------------------------------------------------ */
+
+/* Moves level d's window to absolute offset `to`, reading and dropping bytes. */
+static pcd_status seek_to(pcd_reader *r, uint32_t d, uint64_t to)
+{
+    for (;;) {
+        pcd_win *w = level_win(r, d);
+        if (to <= w->base + w->hi) {
+            w->pos = (size_t)(to - w->base);
+            return PCD_OK;
+        }
+        w->pos = w->hi;
+        if (w->eof) return PCD_OK;
+        PCD_TRY(fill(r, d));
+    }
+}
+
+static uint64_t load_size(const uint8_t *p, unsigned width, bool big)
+{
+    switch (width) {
+    case 1: return p[0];
+    case 2: return big ? pcd_ld_u16be(p) : pcd_ld_u16le(p);
+    case 4: return big ? pcd_ld_u32be(p) : pcd_ld_u32le(p);
+    default: return big ? pcd_ld_u64be(p) : pcd_ld_u64le(p);
+    }
+}
+
+pcd_status pcd_reader_recover(pcd_reader *r, uint64_t *resume_offset)
+{
+    if (!r->failed) return PCD_E_ARG;
+    pcd_status err = r->x.err.status;
+    uint32_t d = r->fail_depth;
+    if (d == 0 || d > r->depth || err == PCD_E_NOMEM || err == PCD_E_IO || err == PCD_E_INTERNAL)
+        return err;
+    /* keep the original error for the caller; recovery works on copies */
+    pcd_error keep = r->x.err;
+    pcd_level *L = &r->lv[d - 1];
+    const pcd_region_desc *rd = L->rd;
+    uint64_t start = r->fail_offset;
+    /* nested levels opened by the failed record are gone with it */
+    while (r->depth > d) pop_level(r);
+    pcd_win *w = level_win(r, d);
+    uint64_t target = UINT64_MAX;
+
+    if (rd->size_off >= 0) {
+        /* 1. the record's own size field, when it is sane */
+        uint64_t at = start + (uint64_t)rd->size_off;
+        while (at + rd->size_width > w->base + w->hi && !w->eof) {
+            if (fill(r, d) != PCD_OK) break;
+            w = level_win(r, d);
+        }
+        if (at >= w->base && at + rd->size_width <= w->base + w->hi) {
+            bool big = rd->size_native ? r->x.big : rd->size_big;
+            uint64_t sz = load_size(w->buf + (at - w->base), rd->size_width, big) + rd->size_add;
+            if (sz >= rd->size_min && sz > 0 && start + sz > start &&
+                (!L->sized || start + sz <= L->end))
+                target = start + sz;
+        }
+    }
+    if (target == UINT64_MAX && rd->sync) {
+        /* 2. scan for the next magic */
+        uint64_t from = start + 1;
+        for (;;) {
+            w = level_win(r, d);
+            uint64_t lim = w->base + w->hi;
+            if (L->sized && lim > L->end) lim = L->end;
+            uint64_t found = UINT64_MAX;
+            for (uint64_t q = from; q < lim && found == UINT64_MAX; q++) {
+                for (size_t k = 0; rd->sync[k]; k++) {
+                    size_t n = rd->sync_len[k];
+                    if (q + n <= lim && memcmp(w->buf + (q - w->base), rd->sync[k], n) == 0) {
+                        found = q;
+                        break;
+                    }
+                }
+            }
+            if (found != UINT64_MAX) {
+                target = found;
+                break;
+            }
+            if (w->eof || (L->sized && w->base + w->hi >= L->end)) {
+                target = L->sized ? L->end : w->base + w->hi;
+                break;
+            }
+            /* keep the last few bytes: a magic may straddle the refill */
+            from = lim > 15 ? lim - 15 : 0;
+            if (from <= start) from = start + 1;
+            if (from > w->base + w->hi) from = w->base + w->hi;
+            w->pos = (size_t)(from - w->base);
+            if (fill(r, d) != PCD_OK) break;
+        }
+    }
+    if (target == UINT64_MAX && L->sized) target = L->end;   /* 3. drop the rest of the region */
+    if (target == UINT64_MAX) {
+        r->x.err = keep;
+        return err;
+    }
+    pcd_status st = seek_to(r, d, target);
+    r->x.err = keep;
+    if (st != PCD_OK) return err;
+    w = level_win(r, d);
+    r->skipped_bytes += target - start;
+    r->failed = false;
+    if (resume_offset) *resume_offset = target;
+    return PCD_OK;
+}

@@ -1,0 +1,86 @@
+/* pcd_reader.h: the record stream driver: one record per call, over a pull
+ * callback (bounded memory) or a whole buffer, through nested regions. */
+#ifndef PCD_READER_H
+#define PCD_READER_H
+
+#include "pcd_desc.h"
+#include "pcd_zstd.h"
+
+/* Fills dst with up to cap bytes; *got = 0 means end of input. Blocking is fine. */
+typedef pcd_status (*pcd_read_fn)(void *ud, uint8_t *dst, size_t cap, size_t *got);
+
+#define PCD_READER_MAX_DEPTH 8
+
+typedef struct pcd_reader_opts {
+    pcd_alloc *al;            /* required: window, arena, state and zstd memory come from here */
+    const pcd_limits *lim;    /* NULL: pcd_default_limits */
+    size_t window;            /* initial window bytes (streaming); 0: 1 MiB */
+    bool validate_only;       /* use validate functions where possible: records carry no data */
+} pcd_reader_opts;
+
+/* One decoded record. `data` points to the generated C struct of `type` (NULL in
+ * validate-only runs for records that were only validated). Valid until the next call. */
+typedef struct pcd_record {
+    const pcd_type *type;
+    const void *data;
+    const pcd_region_desc *region;   /* the region it came from; NULL for the root */
+    uint64_t offset;                 /* stream offset of its first byte */
+    uint64_t size;                   /* bytes it took (without nested regions) */
+    uint32_t depth;                  /* 0 root, 1 its records, 2 theirs, ... */
+    uint64_t index;                  /* position in its region */
+} pcd_record;
+
+typedef struct pcd_level {
+    const pcd_region_desc *rd;
+    uint64_t end;             /* stream offset where the region ends (sized) */
+    bool sized;
+    uint64_t count;
+    void *state;
+    void *zl;                 /* decompression state of a compressed region */
+    uint64_t file_end;        /* where the region ends in its parent's stream, UINT64_MAX unknown */
+    uint8_t compression;
+} pcd_level;
+
+typedef struct pcd_reader {
+    const pcd_format *f;
+    pcd_alloc *al;
+    pcd_ctx x;
+    pcd_arena arena;
+    pcd_read_fn read;
+    void *ud;
+    bool eof;                 /* the read callback reported the end */
+    bool whole;               /* the whole input is in `win` (buffer mode) */
+    bool validate_only;
+    bool failed;              /* an error is pending; call pcd_reader_recover or stop */
+    bool done;
+    bool root_done;
+    uint8_t *win;             /* window bytes [0, hi); owned unless whole */
+    size_t cap, hi, pos;
+    uint64_t base;            /* stream offset of win[0] */
+    uint8_t *rec;             /* record struct storage */
+    size_t rec_cap;
+    pcd_level lv[PCD_READER_MAX_DEPTH];
+    uint32_t depth;           /* number of open levels */
+    uint64_t fail_offset;     /* start of the damaged record */
+    uint32_t fail_depth;
+    uint64_t records;         /* records returned */
+    uint64_t skipped_bytes;   /* bytes passed over by recovery */
+} pcd_reader;
+
+/* Streaming: bytes come from read(ud, ...). */
+pcd_status pcd_reader_open(pcd_reader *r, const pcd_format *f, pcd_read_fn read, void *ud,
+                           const pcd_reader_opts *o);
+/* Whole input in memory (caller keeps it alive until close). */
+pcd_status pcd_reader_open_buffer(pcd_reader *r, const pcd_format *f, const uint8_t *data,
+                                  size_t size, const pcd_reader_opts *o);
+/* PCD_OK with a record, PCD_END at a clean end, or an error (see pcd_reader_error). */
+pcd_status pcd_reader_next(pcd_reader *r, pcd_record *rec);
+/* After an error: skip the damaged part if the format allows it. PCD_OK: call
+ * next again; otherwise nothing more can be read. *skipped gets the offset resumed at. */
+pcd_status pcd_reader_recover(pcd_reader *r, uint64_t *resume_offset);
+const pcd_error *pcd_reader_error(const pcd_reader *r);
+/* The root (file) record, once the first record was read. */
+const void *pcd_reader_root(const pcd_reader *r);
+void pcd_reader_close(pcd_reader *r);
+
+#endif

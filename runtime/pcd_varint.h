@@ -1,0 +1,149 @@
+/* pcd_varint.h: ULEB128, SLEB128, zigzag and Austin's MOJO varint, in both directions. */
+#ifndef PCD_VARINT_H
+#define PCD_VARINT_H
+
+#include "pcd_cursor.h"
+
+#define PCD_VARINT_MAX 10   /* bytes in the longest 64-bit varint of any kind */
+
+/* Slow paths (more than one byte); the cursor moves only on success. */
+pcd_status pcd_read_uleb128_slow(pcd_cursor *c, uint64_t *out, const char *name);
+pcd_status pcd_read_sleb128_slow(pcd_cursor *c, int64_t *out, const char *name);
+pcd_status pcd_read_mojo_slow(pcd_cursor *c, uint64_t *mag, bool *neg, const char *name);
+
+/* Unsigned LEB128, at most 10 bytes and 64 bits. Non-minimal forms are accepted. */
+PCD_INLINE pcd_status pcd_read_uleb128(pcd_cursor *c, uint64_t *out, const char *name)
+{
+    if (PCD_LIKELY(c->p < c->end && c->p[0] < 0x80)) {
+        *out = c->p[0];
+        c->p++;
+        return PCD_OK;
+    }
+    return pcd_read_uleb128_slow(c, out, name);
+}
+
+/* Signed LEB128 (two's complement, sign-extended from the last byte's bit 6). */
+PCD_INLINE pcd_status pcd_read_sleb128(pcd_cursor *c, int64_t *out, const char *name)
+{
+    if (PCD_LIKELY(c->p < c->end && c->p[0] < 0x80)) {
+        uint8_t b = c->p[0];
+        *out = (b & 0x40) ? (int64_t)b - 0x80 : (int64_t)b;
+        c->p++;
+        return PCD_OK;
+    }
+    return pcd_read_sleb128_slow(c, out, name);
+}
+
+PCD_INLINE int64_t pcd_unzigzag64(uint64_t z) { return (int64_t)((z >> 1) ^ (~(z & 1) + 1)); }
+PCD_INLINE uint64_t pcd_zigzag64(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+PCD_INLINE int32_t pcd_unzigzag32(uint32_t z) { return (int32_t)((z >> 1) ^ (~(z & 1) + 1)); }
+PCD_INLINE uint32_t pcd_zigzag32(int32_t v) { return ((uint32_t)v << 1) ^ (uint32_t)(v >> 31); }
+
+/* Zigzag over ULEB128, 64-bit value. */
+PCD_INLINE pcd_status pcd_read_zigzag64(pcd_cursor *c, int64_t *out, const char *name)
+{
+    uint64_t z;
+    PCD_TRY(pcd_read_uleb128(c, &z, name));
+    *out = pcd_unzigzag64(z);
+    return PCD_OK;
+}
+
+/* Zigzag over ULEB128 of a 32-bit value: the ULEB128 must not exceed UINT32_MAX. */
+PCD_INLINE pcd_status pcd_read_zigzag32(pcd_cursor *c, int32_t *out, const char *name)
+{
+    const uint8_t *at = c->p;
+    uint64_t z;
+    PCD_TRY(pcd_read_uleb128(c, &z, name));
+    if (PCD_UNLIKELY(z > UINT32_MAX)) {
+        c->p = at;
+        return pcd_fail(c, at, PCD_E_OVERFLOW, name, "zigzag varint of a 32-bit value",
+                        PCD_FOUND_UINT, z);
+    }
+    *out = pcd_unzigzag32((uint32_t)z);
+    return PCD_OK;
+}
+
+/* MOJO varint: first byte = more(7) sign(6) low 6 bits; then 7 bits a byte.
+ * The value is sign and magnitude: a 64-bit magnitude and a separate sign flag,
+ * so "negative zero" (0x40) is representable. At most 10 bytes. */
+PCD_INLINE pcd_status pcd_read_mojo(pcd_cursor *c, uint64_t *mag, bool *neg, const char *name)
+{
+    if (PCD_LIKELY(c->p < c->end && c->p[0] < 0x80)) {
+        *mag = c->p[0] & 0x3F;
+        *neg = (c->p[0] & 0x40) != 0;
+        c->p++;
+        return PCD_OK;
+    }
+    return pcd_read_mojo_slow(c, mag, neg, name);
+}
+
+/* Skips (for validate functions). */
+PCD_INLINE pcd_status pcd_skip_uleb128(pcd_cursor *c, const char *name)
+{
+    uint64_t v;
+    return pcd_read_uleb128(c, &v, name);
+}
+
+/* Encoders: write into dst (room for PCD_VARINT_MAX bytes), return the length. */
+PCD_INLINE size_t pcd_enc_uleb128(uint8_t *dst, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        dst[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    dst[n++] = (uint8_t)v;
+    return n;
+}
+
+PCD_INLINE size_t pcd_enc_sleb128(uint8_t *dst, int64_t v)
+{
+    size_t n = 0;
+    for (;;) {
+        uint8_t b = (uint8_t)(v & 0x7F);
+        int64_t rest = v >> 7; /* arithmetic shift on every supported compiler */
+        bool done = (rest == 0 && !(b & 0x40)) || (rest == -1 && (b & 0x40));
+        dst[n++] = done ? b : (uint8_t)(b | 0x80);
+        if (done) return n;
+        v = rest;
+    }
+}
+
+PCD_INLINE size_t pcd_enc_mojo(uint8_t *dst, uint64_t mag, bool neg)
+{
+    size_t n = 0;
+    uint8_t b = (uint8_t)((mag & 0x3F) | (neg ? 0x40 : 0));
+    mag >>= 6;
+    if (mag) b |= 0x80;
+    dst[n++] = b;
+    while (mag) {
+        b = (uint8_t)(mag & 0x7F);
+        mag >>= 7;
+        if (mag) b |= 0x80;
+        dst[n++] = b;
+    }
+    return n;
+}
+
+PCD_INLINE size_t pcd_size_uleb128(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) { v >>= 7; n++; }
+    return n;
+}
+
+PCD_INLINE size_t pcd_size_sleb128(int64_t v)
+{
+    uint8_t tmp[PCD_VARINT_MAX];
+    return pcd_enc_sleb128(tmp, v);
+}
+
+PCD_INLINE size_t pcd_size_mojo(uint64_t mag)
+{
+    size_t n = 1;
+    mag >>= 6;
+    while (mag) { mag >>= 7; n++; }
+    return n;
+}
+
+#endif

@@ -1,0 +1,43 @@
+/* pcd_writer.h: the encode side of the stream driver: a root record, then records
+ * region by region; sizes and counts that depend on a region are patched after it. */
+#ifndef PCD_WRITER_H
+#define PCD_WRITER_H
+
+#include "pcd_reader.h"
+#include "pcd_zstd.h"
+
+typedef struct pcd_wlevel {
+    const pcd_region_desc *rd;
+    uint64_t start;           /* output offset of the region's first byte */
+    uint64_t parent_offset;   /* output offset of the record that opened it */
+    uint64_t count;
+    void *state;
+    bool open;                /* false: announced by its parent, no record yet */
+} pcd_wlevel;
+
+typedef struct pcd_writer {
+    const pcd_format *f;
+    pcd_sink *s;
+    pcd_alloc *al;
+    pcd_ctx x;
+    pcd_wlevel lv[PCD_READER_MAX_DEPTH];
+    uint32_t depth;
+    bool root_done;
+    bool failed;
+    uint64_t records;
+} pcd_writer;
+
+/* The sink's ctx is replaced by the writer's. `al` gives state memory. */
+pcd_status pcd_writer_open(pcd_writer *w, const pcd_format *f, pcd_sink *s, pcd_alloc *al);
+/* Byte order for formats whose order is the writer's own (native). */
+void pcd_writer_set_big(pcd_writer *w, bool big);
+pcd_status pcd_writer_root(pcd_writer *w, const void *root);
+/* A record of region rd; rd must be a region of the last record written, the
+ * current region, or a region of a record further out (which closes the inner ones). */
+pcd_status pcd_writer_record(pcd_writer *w, const pcd_region_desc *rd, const void *rec);
+/* Closes every open region (patching sizes and counts) and flushes the sink. */
+pcd_status pcd_writer_finish(pcd_writer *w);
+void pcd_writer_close(pcd_writer *w);
+const pcd_error *pcd_writer_error(const pcd_writer *w);
+
+#endif

@@ -1,0 +1,54 @@
+/* pcd_zstd.h: zstd regions: streaming decompression with an output limit, and compression. */
+#ifndef PCD_ZSTD_H
+#define PCD_ZSTD_H
+
+#include "pcd_alloc.h"
+#include "pcd_sink.h"
+
+typedef struct ZSTD_DCtx_s pcd_zstd_dctx;
+typedef struct ZSTD_CCtx_s pcd_zstd_cctx;
+
+/* Decompresses one region (one or more concatenated frames) piece by piece. */
+typedef struct pcd_zstd_reader {
+    pcd_zstd_dctx *d;
+    pcd_alloc *al;
+    const uint8_t *in;
+    size_t in_len, in_pos;
+    uint64_t in_base;       /* file offset of in[0], for error offsets */
+    uint64_t out_total;     /* bytes produced so far */
+    uint64_t max_out;       /* error beyond this many bytes (decompression bomb guard) */
+    size_t pending;         /* last ZSTD_decompressStream hint: 0 = at a frame boundary */
+    bool started;           /* at least one input byte was consumed */
+    bool closed;            /* no input after in[in_len] */
+} pcd_zstd_reader;
+
+/* `al` supplies zstd's own memory (through ZSTD_customMem); it may not be NULL. */
+pcd_status pcd_zstd_reader_init(pcd_zstd_reader *z, pcd_alloc *al, uint64_t max_out);
+void pcd_zstd_reader_free(pcd_zstd_reader *z);
+/* Gives the next piece of compressed input; `closed` says it is the last one. */
+void pcd_zstd_reader_feed(pcd_zstd_reader *z, const uint8_t *in, size_t len, uint64_t base,
+                          bool closed);
+/* Produces up to cap bytes into dst (*got set). PCD_OK: some output (or input
+ * consumed); PCD_END: all input done and the last frame complete; PCD_SHORT_READ:
+ * feed more input; errors carry the offset of the compressed data into `e`. */
+pcd_status pcd_zstd_reader_read(pcd_zstd_reader *z, uint8_t *dst, size_t cap, size_t *got,
+                                pcd_error *e, const char *name);
+
+/* Size of the complete zstd frame at p (up to n bytes), without decompressing. */
+pcd_status pcd_zstd_frame_size(const uint8_t *p, size_t n, size_t *size);
+
+/* Compresses into a sink, one frame per begin/end pair. */
+typedef struct pcd_zstd_writer {
+    pcd_zstd_cctx *c;
+    pcd_alloc *al;
+    pcd_sink *out;
+    uint64_t in_total;
+} pcd_zstd_writer;
+
+pcd_status pcd_zstd_writer_init(pcd_zstd_writer *w, pcd_alloc *al, int level, pcd_sink *out);
+pcd_status pcd_zstd_writer_write(pcd_zstd_writer *w, const uint8_t *p, size_t n);
+/* Ends the frame and flushes it into the sink. */
+pcd_status pcd_zstd_writer_end(pcd_zstd_writer *w);
+void pcd_zstd_writer_free(pcd_zstd_writer *w);
+
+#endif

@@ -1,0 +1,38 @@
+#!/bin/sh
+# Checks (and, as root, installs) the Debian 12 packages profcodec needs to build and test.
+# usage: scripts/setup-deps.sh [--quiet]
+# Exit 0 when everything is present; otherwise prints the apt-get line and exits 1
+# (or installs the packages when run as root).
+set -eu
+
+PKGS="build-essential cmake pkg-config lua5.4 libzstd-dev zstd zlib1g-dev libcmocka-dev \
+libjansson-dev clang libfuzzer-14-dev libclang-rt-14-dev python3"
+
+quiet=0
+[ "${1:-}" = "--quiet" ] && quiet=1
+
+missing=""
+for p in $PKGS; do
+    if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+        missing="$missing $p"
+    fi
+done
+
+if [ -z "$missing" ]; then
+    [ "$quiet" = 1 ] || echo "setup: all build dependencies are installed"
+    exit 0
+fi
+
+if [ "$(id -u)" = 0 ]; then
+    echo "setup: installing:$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $missing
+    exit 0
+fi
+
+echo "setup: missing Debian packages:$missing" >&2
+echo "setup: run this, then try again:" >&2
+echo "    sudo apt-get install -y$missing" >&2
+exit 1

@@ -1,0 +1,54 @@
+/* cli.h: shared state and helpers of the profcodec command-line tool. */
+#ifndef PCD_CLI_H
+#define PCD_CLI_H
+
+#include <stdio.h>
+
+#include "pcd.h"
+#include "pcd_ext.h"
+#include "pcd_io.h"
+
+#define EXIT_INVALID 1   /* the input is invalid or damaged */
+#define EXIT_USAGE 2     /* bad usage, or an I/O error */
+
+typedef struct cli {
+    size_t max_memory;
+    const char *format;       /* --format NAME[:VERSION] */
+    bool quiet;
+    bool tty;                 /* stderr is a terminal: show progress */
+    pcd_alloc al;
+    /* progress */
+    uint64_t total;           /* input size when known */
+    double last_progress;
+    unsigned progress_tick;
+    bool progress_shown;
+} cli;
+
+/* An opened input and a reader positioned before its first record. */
+typedef struct cli_src {
+    pcd_input in;
+    pcd_reader r;
+    const pcd_format *f;
+    bool opened;
+} cli_src;
+
+void cli_init(cli *c);
+/* Parses --max-memory values like 512M, 2G. */
+bool cli_parse_size(const char *s, size_t *out);
+const pcd_format *cli_find_format(const char *spec);
+/* Opens path, detects (or takes --format) and starts a reader. Returns an exit code (0 ok). */
+int cli_open(cli *c, cli_src *src, const char *path, bool validate_only);
+void cli_close(cli_src *src);
+void cli_progress(void *ud, uint64_t bytes);
+void cli_progress_done(cli *c);
+/* Prints "FILE: offset N: path: message". */
+void cli_report(const char *file, const pcd_error *e);
+
+int cmd_formats(cli *c, int argc, char **argv);
+int cmd_info(cli *c, int argc, char **argv);
+int cmd_validate(cli *c, int argc, char **argv);
+int cmd_dump(cli *c, int argc, char **argv);
+int cmd_encode(cli *c, int argc, char **argv);
+int cmd_convert(cli *c, int argc, char **argv);
+
+#endif

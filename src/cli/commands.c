@@ -1,0 +1,676 @@
+/* commands.c: the profcodec commands. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "pcd_hmap.h"
+#include "pcd_jsonr.h"
+
+/* Common option handling: returns the index of the first operand, or -1 on error / help. */
+enum { OPT_FORMAT = 1000, OPT_JSON, OPT_ALL, OPT_TO, OPT_COMPAT, OPT_METRIC, OPT_ENDIAN, OPT_MAXMEM };
+
+static int out_to_stdout_ok(const char *name) { return !name || strcmp(name, "-") == 0; }
+
+/* ---- output sinks ------------------------------------------------------------- */
+
+typedef struct outbuf {
+    pcd_output out;
+    pcd_sink sink;
+    pcd_ctx x;
+    uint8_t *buf;
+} outbuf;
+
+static int outbuf_open(outbuf *o, const char *name)
+{
+    memset(o, 0, sizeof *o);
+    if (pcd_output_open(&o->out, name) != 0) {
+        fprintf(stderr, "%s: cannot create: %s\n", name, strerror(errno));
+        return EXIT_USAGE;
+    }
+    o->buf = malloc((size_t)1 << 20);
+    if (!o->buf) {
+        pcd_output_abort(&o->out);
+        fprintf(stderr, "profcodec: out of memory\n");
+        return EXIT_USAGE;
+    }
+    pcd_ctx_init(&o->x, NULL);
+    pcd_sink_init(&o->sink, o->buf, (size_t)1 << 20, pcd_output_write, pcd_output_patch, &o->out, &o->x);
+    return 0;
+}
+
+/* Flushes and commits (rename into place); returns 0 or EXIT_USAGE. */
+static int outbuf_commit(outbuf *o)
+{
+    int rc = 0;
+    if (pcd_sink_flush(&o->sink) != PCD_OK || pcd_output_commit(&o->out) != 0) {
+        fprintf(stderr, "%s: cannot write: %s\n", o->out.to_stdout ? "(stdout)" : o->out.name, strerror(errno));
+        pcd_output_abort(&o->out);
+        rc = EXIT_USAGE;
+    }
+    free(o->buf);
+    o->buf = NULL;
+    return rc;
+}
+
+static void outbuf_abort(outbuf *o)
+{
+    pcd_output_abort(&o->out);
+    free(o->buf);
+    o->buf = NULL;
+}
+
+/* ---- formats ------------------------------------------------------------------- */
+
+int cmd_formats(cli *c, int argc, char **argv)
+{
+    (void)c;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) json = true;
+        else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("usage: profcodec formats [--json]\n\nLists every format and version this build reads and writes,\n"
+                   "with what it can be converted to.\n");
+            return 0;
+        } else {
+            fprintf(stderr, "profcodec formats: unexpected '%s'\n", argv[i]);
+            return EXIT_USAGE;
+        }
+    }
+    if (json) printf("[");
+    for (size_t i = 0; i < pcd_n_formats; i++) {
+        const pcd_format *f = pcd_formats[i];
+        const pcd_ext *e = pcd_ext_find(f->name);
+        if (json) {
+            printf("%s{\"name\":\"%s\",\"version\":\"%s\",\"title\":\"%s\",\"schema\":\"%s\",\"streamable\":%s,\"convert_to\":[",
+                   i ? "," : "", f->name, f->version, f->title, f->schema,
+                   (f->flags & PCD_FMT_STREAMABLE) ? "true" : "false");
+            for (size_t k = 0; e && k < e->n_conv; k++) printf("%s\"%s\"", k ? "," : "", e->conv[k].to);
+            printf("]}");
+        } else {
+            printf("%-8s %-6s %-28s %-10s", f->name, f->version, f->title,
+                   (f->flags & PCD_FMT_STREAMABLE) ? "streaming" : "whole-file");
+            if (e && e->n_conv) {
+                printf(" convert to:");
+                for (size_t k = 0; k < e->n_conv; k++) printf(" %s", e->conv[k].to);
+            }
+            printf("\n");
+        }
+    }
+    if (json) printf("]\n");
+    return 0;
+}
+
+/* ---- info ----------------------------------------------------------------------- */
+
+static const char info_help[] =
+    "usage: profcodec info FILE [--json] [--format NAME[:VERSION]]\n\n"
+    "Detects the format by its magic (or takes --format) and prints the format,\n"
+    "version, record counts by kind, and what the format's records say: time\n"
+    "span, streams, metadata. Damage stops the count and is reported (exit 1).\n";
+
+/* The name a record is counted under: its union case or type. */
+static const char *record_kind(const pcd_record *rec)
+{
+    const pcd_type *t = rec->type;
+    if (t->is_union && rec->data) {
+        uint32_t w = *(const uint32_t *)rec->data;
+        if (w < t->n_fields) return t->fields[w].name;
+    }
+    return t->name;
+}
+
+int cmd_info(cli *c, int argc, char **argv)
+{
+    bool json = false;
+    static const struct option lo[] = {
+        { "json", no_argument, 0, OPT_JSON }, { "format", required_argument, 0, OPT_FORMAT },
+        { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+    optind = 1;
+    int o;
+    while ((o = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+        if (o == OPT_JSON) json = true;
+        else if (o == OPT_FORMAT) c->format = optarg;
+        else if (o == 'h') { fputs(info_help, stdout); return 0; }
+        else { fputs(info_help, stderr); return EXIT_USAGE; }
+    }
+    if (optind != argc - 1) {
+        fputs(info_help, stderr);
+        return EXIT_USAGE;
+    }
+    const char *path = argv[optind];
+    cli_src src;
+    int rc = cli_open(c, &src, path, false);
+    if (rc) {
+        cli_close(&src);
+        return rc;
+    }
+    const pcd_ext *ext = pcd_ext_find(src.f->name);
+    void *ictx = NULL;
+    if (ext && ext->info) {
+        ictx = calloc(1, ext->info->ctx_size);
+        if (ictx) ext->info->init(ictx, &c->al);
+    }
+    /* counts by record kind, in order of first appearance */
+    const char *kinds[64];
+    uint64_t counts[64];
+    size_t nk = 0;
+    uint64_t records = 0, last_end = 0;
+    pcd_error damage;
+    bool damaged = false;
+    pcd_record rec;
+    for (;;) {
+        pcd_status st = pcd_reader_next(&src.r, &rec);
+        if (st == PCD_END) break;
+        if (st != PCD_OK) {
+            damage = *pcd_reader_error(&src.r);
+            damaged = true;
+            break;
+        }
+        cli_progress(c, rec.offset);
+        if (rec.offset + rec.size > last_end) last_end = rec.offset + rec.size;
+        if (rec.depth == 0) continue;
+        records++;
+        const char *k = record_kind(&rec);
+        size_t j = 0;
+        while (j < nk && strcmp(kinds[j], k) != 0) j++;
+        if (j == nk && nk < 64) {
+            kinds[nk] = k;
+            counts[nk++] = 0;
+        }
+        if (j < nk) counts[j]++;
+        if (ictx) ext->info->record(ictx, &rec);
+    }
+    cli_progress_done(c);
+    uint64_t size = src.in.is_regular ? src.in.size : src.in.bytes_read;
+    if (json) {
+        outbuf ob;
+        if (outbuf_open(&ob, "-") == 0) {
+            pcd_sink *s = &ob.sink;
+            char buf[256];
+            pcd_json_raw(s, "{\"file\":");
+            pcd_json_text(s, (const uint8_t *)path, strlen(path));
+            int n = snprintf(buf, sizeof buf, ",\"size\":%" PRIu64 ",\"format\":\"%s\",\"version\":\"%s\",\"title\":",
+                             size, src.f->name, src.f->version);
+            pcd_sink_put(s, buf, (size_t)n);
+            pcd_json_text(s, (const uint8_t *)src.f->title, strlen(src.f->title));
+            n = snprintf(buf, sizeof buf, ",\"valid\":%s,\"records\":{\"total\":%" PRIu64 ",\"by_kind\":{",
+                         damaged ? "false" : "true", records);
+            pcd_sink_put(s, buf, (size_t)n);
+            for (size_t j = 0; j < nk; j++) {
+                n = snprintf(buf, sizeof buf, "%s\"%s\":%" PRIu64, j ? "," : "", kinds[j], counts[j]);
+                pcd_sink_put(s, buf, (size_t)n);
+            }
+            pcd_json_raw(s, "}}");
+            if (damaged) {
+                char msg[1024];
+                pcd_error_format(&damage, msg, sizeof msg);
+                n = snprintf(buf, sizeof buf, ",\"damage\":{\"offset\":%" PRIu64 ",\"message\":", damage.offset);
+                pcd_sink_put(s, buf, (size_t)n);
+                pcd_json_text(s, (const uint8_t *)msg, strlen(msg));
+                pcd_json_raw(s, "}");
+            }
+            if (ictx && ext->info->json) {
+                pcd_json_raw(s, ",\"summary\":{");
+                ext->info->json(ictx, s);
+                pcd_json_raw(s, "}");
+            }
+            pcd_json_raw(s, "}\n");
+            if (outbuf_commit(&ob)) rc = EXIT_USAGE;
+        }
+    } else {
+        printf("file:        %s (%" PRIu64 " bytes)\n", path, size);
+        printf("format:      %s %s (%s)\n", src.f->name, src.f->version, src.f->title);
+        printf("records:     %" PRIu64, records);
+        for (size_t j = 0; j < nk; j++) printf("%s%s %" PRIu64, j ? ", " : " (", kinds[j], counts[j]);
+        printf("%s\n", nk ? ")" : "");
+        if (ictx) ext->info->text(ictx, stdout);
+        if (damaged) {
+            char msg[1024];
+            pcd_error_format(&damage, msg, sizeof msg);
+            printf("damage:      %s\n", msg);
+        }
+    }
+    if (damaged) {
+        cli_report(path, &damage);
+        rc = EXIT_INVALID;
+    }
+    if (ictx) {
+        if (ext->info->fini) ext->info->fini(ictx);
+        free(ictx);
+    }
+    cli_close(&src);
+    return rc;
+}
+
+/* ---- validate --------------------------------------------------------------------- */
+
+static const char validate_help[] =
+    "usage: profcodec validate FILE... [--all] [--format NAME[:VERSION]]\n\n"
+    "Exits 0 if every file is valid. Otherwise prints, for the first error of\n"
+    "each file, FILE: offset N: field.path: what was expected, what was found,\n"
+    "and exits 1. --all keeps going past damaged records it can skip (by their\n"
+    "size field, by resynchronising on a magic, or by dropping the rest of a\n"
+    "buffer) and reports each one. '-' reads standard input.\n";
+
+int cmd_validate(cli *c, int argc, char **argv)
+{
+    bool all = false;
+    static const struct option lo[] = {
+        { "all", no_argument, 0, OPT_ALL }, { "format", required_argument, 0, OPT_FORMAT },
+        { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+    optind = 1;
+    int o;
+    while ((o = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+        if (o == OPT_ALL) all = true;
+        else if (o == OPT_FORMAT) c->format = optarg;
+        else if (o == 'h') { fputs(validate_help, stdout); return 0; }
+        else { fputs(validate_help, stderr); return EXIT_USAGE; }
+    }
+    if (optind >= argc) {
+        fputs(validate_help, stderr);
+        return EXIT_USAGE;
+    }
+    int worst = 0;
+    for (int i = optind; i < argc; i++) {
+        const char *path = argv[i];
+        cli_src src;
+        int rc = cli_open(c, &src, path, true);
+        if (rc) {
+            if (rc > worst) worst = rc;
+            cli_close(&src);
+            continue;
+        }
+        uint64_t records = 0, errors = 0;
+        pcd_record rec;
+        for (;;) {
+            pcd_status st = pcd_reader_next(&src.r, &rec);
+            if (st == PCD_END) break;
+            if (st != PCD_OK) {
+                cli_progress_done(c);
+                cli_report(path, pcd_reader_error(&src.r));
+                errors++;
+                uint64_t resume;
+                if (all && pcd_reader_recover(&src.r, &resume) == PCD_OK) {
+                    if (!c->quiet) fprintf(stderr, "%s: resuming at offset %" PRIu64 "\n", path, resume);
+                    continue;
+                }
+                break;
+            }
+            records++;
+            cli_progress(c, rec.offset);
+        }
+        cli_progress_done(c);
+        if (errors) {
+            if (worst < EXIT_INVALID) worst = EXIT_INVALID;
+            if (all && !c->quiet)
+                fprintf(stderr, "%s: %" PRIu64 " damaged place%s, %" PRIu64 " records read\n", path, errors,
+                        errors == 1 ? "" : "s", records ? records - 1 : 0);
+        } else if (!c->quiet) {
+            printf("%s: valid %s %s, %" PRIu64 " records\n", path, src.f->name, src.f->version,
+                   records ? records - 1 : 0);
+        }
+        cli_close(&src);
+    }
+    return worst;
+}
+
+/* ---- dump ------------------------------------------------------------------------- */
+
+static const char dump_help[] =
+    "usage: profcodec dump FILE [-o OUT] [--all] [--format NAME[:VERSION]]\n\n"
+    "Writes one JSON object per record (JSON Lines), losslessly: the first line\n"
+    "names the format and version, every other has \"kind\" and \"offset\" and the\n"
+    "record's fields. 'profcodec encode' turns it back into identical bytes.\n"
+    "On damage it writes every record before it, reports the error and exits 1;\n"
+    "--all skips damaged records and writes {\"kind\":\"damage\",...} lines for them.\n"
+    "OUT is written atomically (default: standard output).\n";
+
+int cmd_dump(cli *c, int argc, char **argv)
+{
+    bool all = false;
+    const char *outname = NULL;
+    static const struct option lo[] = {
+        { "all", no_argument, 0, OPT_ALL }, { "format", required_argument, 0, OPT_FORMAT },
+        { "output", required_argument, 0, 'o' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+    optind = 1;
+    int o;
+    while ((o = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+        if (o == OPT_ALL) all = true;
+        else if (o == OPT_FORMAT) c->format = optarg;
+        else if (o == 'o') outname = optarg;
+        else if (o == 'h') { fputs(dump_help, stdout); return 0; }
+        else { fputs(dump_help, stderr); return EXIT_USAGE; }
+    }
+    if (optind != argc - 1) {
+        fputs(dump_help, stderr);
+        return EXIT_USAGE;
+    }
+    const char *path = argv[optind];
+    cli_src src;
+    int rc = cli_open(c, &src, path, false);
+    if (rc) {
+        cli_close(&src);
+        return rc;
+    }
+    outbuf ob;
+    rc = outbuf_open(&ob, out_to_stdout_ok(outname) ? "-" : outname);
+    if (rc) {
+        cli_close(&src);
+        return rc;
+    }
+    pcd_record rec;
+    bool damaged = false;
+    pcd_status wst = PCD_OK;
+    for (;;) {
+        pcd_status st = pcd_reader_next(&src.r, &rec);
+        if (st == PCD_END) break;
+        if (st != PCD_OK) {
+            const pcd_error *e = pcd_reader_error(&src.r);
+            cli_progress_done(c);
+            cli_report(path, e);
+            damaged = true;
+            if (all) {
+                char msg[1024], buf[96];
+                pcd_error_format(e, msg, sizeof msg);
+                int n = snprintf(buf, sizeof buf, "{\"kind\":\"damage\",\"offset\":%" PRIu64 ",\"message\":", e->offset);
+                wst = pcd_sink_put(&ob.sink, buf, (size_t)n);
+                if (wst == PCD_OK) wst = pcd_json_text(&ob.sink, (const uint8_t *)msg, strlen(msg));
+                if (wst == PCD_OK) wst = pcd_json_raw(&ob.sink, "}\n");
+                if (wst == PCD_OK && pcd_reader_recover(&src.r, NULL) == PCD_OK) continue;
+            }
+            break;
+        }
+        cli_progress(c, rec.offset);
+        wst = pcd_json_record(&ob.sink, src.f, &rec);
+        if (wst != PCD_OK) break;
+    }
+    cli_progress_done(c);
+    if (wst != PCD_OK) {
+        fprintf(stderr, "%s: cannot write the dump: %s\n", outname ? outname : "(stdout)", pcd_status_name(wst));
+        outbuf_abort(&ob);
+        cli_close(&src);
+        return EXIT_USAGE;
+    }
+    rc = outbuf_commit(&ob);
+    cli_close(&src);
+    if (rc) return rc;
+    return damaged ? EXIT_INVALID : 0;
+}
+
+/* ---- encode ----------------------------------------------------------------------- */
+
+static const char encode_help[] =
+    "usage: profcodec encode [IN.jsonl|-] -o OUT [--format NAME[:VERSION]] [--endian big|little]\n\n"
+    "Turns JSON Lines (as written by 'profcodec dump') back into the binary\n"
+    "format named on its first line (or by --format). Sizes, counts and offsets\n"
+    "are computed, not read. OUT is written atomically: on any error nothing is\n"
+    "left behind. Errors name the input line.\n";
+
+int cmd_encode(cli *c, int argc, char **argv)
+{
+    const char *outname = NULL, *endian = NULL;
+    static const struct option lo[] = {
+        { "format", required_argument, 0, OPT_FORMAT }, { "output", required_argument, 0, 'o' },
+        { "endian", required_argument, 0, OPT_ENDIAN }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+    optind = 1;
+    int o;
+    while ((o = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+        if (o == OPT_FORMAT) c->format = optarg;
+        else if (o == 'o') outname = optarg;
+        else if (o == OPT_ENDIAN) endian = optarg;
+        else if (o == 'h') { fputs(encode_help, stdout); return 0; }
+        else { fputs(encode_help, stderr); return EXIT_USAGE; }
+    }
+    if (optind < argc - 1 || !outname) {
+        fputs(encode_help, stderr);
+        return EXIT_USAGE;
+    }
+    if (endian && strcmp(endian, "big") != 0 && strcmp(endian, "little") != 0) {
+        fprintf(stderr, "profcodec encode: --endian takes big or little\n");
+        return EXIT_USAGE;
+    }
+    const char *inname = optind < argc ? argv[optind] : "-";
+    FILE *in = strcmp(inname, "-") == 0 ? stdin : fopen(inname, "rb");
+    if (!in) {
+        fprintf(stderr, "%s: cannot open: %s\n", inname, strerror(errno));
+        return EXIT_USAGE;
+    }
+    const pcd_format *f = c->format ? cli_find_format(c->format) : NULL;
+    if (c->format && !f) {
+        fprintf(stderr, "profcodec encode: unknown format '%s'\n", c->format);
+        if (in != stdin) fclose(in);
+        return EXIT_USAGE;
+    }
+    outbuf ob;
+    int rc = outbuf_open(&ob, outname);
+    if (rc) {
+        if (in != stdin) fclose(in);
+        return rc;
+    }
+    pcd_alloc_init(&c->al, pcd_alloc_libc, NULL, c->max_memory);
+    pcd_arena arena;
+    pcd_arena_init(&arena, NULL, 0, &c->al, 0);
+    pcd_writer w;
+    bool started = false;
+    uint8_t *rec = NULL;
+    size_t rec_cap = 0;
+    char *line = NULL;
+    size_t line_cap = 0;
+    ssize_t len;
+    uint64_t lineno = 0;
+    char err[512];
+    rc = 0;
+    while ((len = getline(&line, &line_cap, in)) != -1) {
+        lineno++;
+        if (len == 0 || (len == 1 && line[0] == '\n')) continue;
+        json_error_t je;
+        json_t *obj = json_loadb(line, (size_t)len, JSON_ALLOW_NUL, &je);
+        if (!obj || !json_is_object(obj)) {
+            fprintf(stderr, "%s:%" PRIu64 ": not a JSON object: %s\n", inname, lineno, obj ? "" : je.text);
+            json_decref(obj);
+            rc = EXIT_INVALID;
+            break;
+        }
+        json_t *kind = json_object_get(obj, "kind");
+        if (!kind || !json_is_string(kind)) {
+            fprintf(stderr, "%s:%" PRIu64 ": missing \"kind\"\n", inname, lineno);
+            json_decref(obj);
+            rc = EXIT_INVALID;
+            break;
+        }
+        const char *k = json_string_value(kind);
+        if (strcmp(k, "damage") == 0) {
+            fprintf(stderr, "%s:%" PRIu64 ": the dump marks damage here; the bytes were not kept, so it cannot be encoded\n",
+                    inname, lineno);
+            json_decref(obj);
+            rc = EXIT_INVALID;
+            break;
+        }
+        if (!started) {
+            json_t *jf = json_object_get(obj, "format"), *jv = json_object_get(obj, "version");
+            if (!f && jf && json_is_string(jf)) {
+                f = pcd_format_find(json_string_value(jf), jv && json_is_string(jv) ? json_string_value(jv) : NULL);
+                if (!f) {
+                    fprintf(stderr, "%s:%" PRIu64 ": this build has no format %s %s\n", inname, lineno,
+                            json_string_value(jf), jv && json_is_string(jv) ? json_string_value(jv) : "");
+                    json_decref(obj);
+                    rc = EXIT_INVALID;
+                    break;
+                }
+            }
+            if (!f) {
+                fprintf(stderr, "%s:%" PRIu64 ": the first line does not name a format; use --format\n", inname, lineno);
+                json_decref(obj);
+                rc = EXIT_INVALID;
+                break;
+            }
+            pcd_writer_open(&w, f, &ob.sink, &c->al);
+            json_t *bo = json_object_get(obj, "byte_order");
+            if (endian) pcd_writer_set_big(&w, strcmp(endian, "big") == 0);
+            else if (bo && json_is_string(bo)) pcd_writer_set_big(&w, strcmp(json_string_value(bo), "big") == 0);
+            size_t need = f->root_size;
+            for (uint32_t r = 0; r < f->n_regions; r++)
+                if (f->regions[r]->record_size > need) need = f->regions[r]->record_size;
+            rec = malloc(need + f->root_size);
+            rec_cap = need;
+            if (!rec) {
+                fprintf(stderr, "profcodec: out of memory\n");
+                json_decref(obj);
+                rc = EXIT_USAGE;
+                break;
+            }
+            started = true;
+            uint8_t *root = rec + rec_cap;
+            pcd_jkind rk = { NULL, f->root, -1 };
+            bool is_root = strcmp(k, f->root->name) == 0;
+            if (is_root) {
+                if (!pcd_jsonr_record(&rk, obj, root, &arena, err, sizeof err)) {
+                    fprintf(stderr, "%s:%" PRIu64 ": %s\n", inname, lineno, err);
+                    json_decref(obj);
+                    rc = EXIT_INVALID;
+                    break;
+                }
+            } else {
+                memset(root, 0, f->root_size);
+            }
+            pcd_status st = pcd_writer_root(&w, root);
+            if (st != PCD_OK) {
+                char msg[1024];
+                pcd_error_format(pcd_writer_error(&w), msg, sizeof msg);
+                fprintf(stderr, "%s:%" PRIu64 ": cannot encode: %s\n", inname, lineno, msg);
+                json_decref(obj);
+                rc = EXIT_INVALID;
+                break;
+            }
+            if (is_root) {
+                json_decref(obj);
+                continue;
+            }
+        }
+        pcd_jkind jk;
+        if (!pcd_jsonr_kind(f, k, &jk) || !jk.rd) {
+            fprintf(stderr, "%s:%" PRIu64 ": \"%s\" is not a record kind of %s %s\n", inname, lineno, k, f->name,
+                    f->version);
+            json_decref(obj);
+            rc = EXIT_INVALID;
+            break;
+        }
+        pcd_arena_reset(&arena);
+        if (!pcd_jsonr_record(&jk, obj, rec, &arena, err, sizeof err)) {
+            fprintf(stderr, "%s:%" PRIu64 ": %s: %s\n", inname, lineno, k, err);
+            json_decref(obj);
+            rc = EXIT_INVALID;
+            break;
+        }
+        json_decref(obj);
+        pcd_status st = pcd_writer_record(&w, jk.rd, rec);
+        if (st != PCD_OK) {
+            char msg[1024];
+            pcd_error_format(pcd_writer_error(&w), msg, sizeof msg);
+            fprintf(stderr, "%s:%" PRIu64 ": cannot encode this %s: %s\n", inname, lineno, k, msg);
+            rc = PCD_IS_ERROR(st) && st != PCD_E_IO ? EXIT_INVALID : EXIT_USAGE;
+            break;
+        }
+    }
+    if (rc == 0 && !started) {
+        fprintf(stderr, "%s: no records to encode\n", inname);
+        rc = EXIT_INVALID;
+    }
+    if (rc == 0) {
+        pcd_status st = pcd_writer_finish(&w);
+        if (st != PCD_OK) {
+            char msg[1024];
+            pcd_error_format(pcd_writer_error(&w), msg, sizeof msg);
+            fprintf(stderr, "%s: cannot finish the output: %s\n", inname, msg);
+            rc = EXIT_INVALID;
+        }
+    }
+    if (started) pcd_writer_close(&w);
+    if (rc == 0) rc = outbuf_commit(&ob);
+    else outbuf_abort(&ob);
+    pcd_arena_free(&arena);
+    free(rec);
+    free(line);
+    if (in != stdin) fclose(in);
+    return rc;
+}
+
+/* ---- convert ---------------------------------------------------------------------- */
+
+static void convert_help(FILE *out)
+{
+    fputs("usage: profcodec convert --to FORMAT FILE [-o OUT] [--all] [--heph-compat] [--metric M]\n\n"
+          "Converts a profile or trace for other tools and viewers. OUT is written\n"
+          "atomically (default: standard output). On damage the output still holds\n"
+          "everything before it, closed properly; the error is reported and the exit\n"
+          "status is 1 (--all skips damaged records instead).\n\nconversions:\n", out);
+    for (size_t i = 0; pcd_exts[i]; i++)
+        for (size_t k = 0; k < pcd_exts[i]->n_conv; k++)
+            fprintf(out, "  %-6s --to %-10s %s\n", pcd_exts[i]->format, pcd_exts[i]->conv[k].to,
+                    pcd_exts[i]->conv[k].help);
+}
+
+int cmd_convert(cli *c, int argc, char **argv)
+{
+    const char *to = NULL, *outname = NULL, *metric = NULL;
+    bool compat = false, all = false;
+    static const struct option lo[] = {
+        { "to", required_argument, 0, OPT_TO }, { "format", required_argument, 0, OPT_FORMAT },
+        { "output", required_argument, 0, 'o' }, { "heph-compat", no_argument, 0, OPT_COMPAT },
+        { "compat", no_argument, 0, OPT_COMPAT }, { "all", no_argument, 0, OPT_ALL },
+        { "metric", required_argument, 0, OPT_METRIC }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+    optind = 1;
+    int o;
+    while ((o = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+        if (o == OPT_TO) to = optarg;
+        else if (o == OPT_FORMAT) c->format = optarg;
+        else if (o == 'o') outname = optarg;
+        else if (o == OPT_COMPAT) compat = true;
+        else if (o == OPT_ALL) all = true;
+        else if (o == OPT_METRIC) metric = optarg;
+        else if (o == 'h') { convert_help(stdout); return 0; }
+        else { convert_help(stderr); return EXIT_USAGE; }
+    }
+    if (!to || optind != argc - 1) {
+        convert_help(stderr);
+        return EXIT_USAGE;
+    }
+    const char *path = argv[optind];
+    cli_src src;
+    int rc = cli_open(c, &src, path, false);
+    if (rc) {
+        cli_close(&src);
+        return rc;
+    }
+    const pcd_ext *ext = pcd_ext_find(src.f->name);
+    const pcd_converter *cv = NULL;
+    for (size_t k = 0; ext && k < ext->n_conv; k++)
+        if (strcmp(ext->conv[k].to, to) == 0) cv = &ext->conv[k];
+    if (!cv) {
+        fprintf(stderr, "%s: a %s file cannot be converted to '%s'", path, src.f->name, to);
+        if (ext && ext->n_conv) {
+            fprintf(stderr, " (it can be converted to:");
+            for (size_t k = 0; k < ext->n_conv; k++) fprintf(stderr, " %s", ext->conv[k].to);
+            fprintf(stderr, ")");
+        }
+        fprintf(stderr, "\n");
+        cli_close(&src);
+        return EXIT_USAGE;
+    }
+    outbuf ob;
+    rc = outbuf_open(&ob, out_to_stdout_ok(outname) ? "-" : outname);
+    if (rc) {
+        cli_close(&src);
+        return rc;
+    }
+    pcd_conv_args a = { src.f, &src.r, &ob.sink, path, compat, all, metric, &c->al, stderr, cli_progress, c };
+    rc = cv->run(&a);
+    cli_progress_done(c);
+    if (rc == EXIT_USAGE) outbuf_abort(&ob);
+    else if (outbuf_commit(&ob)) rc = EXIT_USAGE;
+    cli_close(&src);
+    return rc;
+}

@@ -1,0 +1,172 @@
+/* common.c: format detection, opening inputs, progress and error reporting for the CLI. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+void cli_init(cli *c)
+{
+    memset(c, 0, sizeof *c);
+    c->max_memory = (size_t)2 << 30;
+    c->tty = isatty(2);
+}
+
+bool cli_parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || errno) return false;
+    unsigned long long mul = 1;
+    switch (*end) {
+    case 0: break;
+    case 'k': case 'K': mul = 1ull << 10; end++; break;
+    case 'm': case 'M': mul = 1ull << 20; end++; break;
+    case 'g': case 'G': mul = 1ull << 30; end++; break;
+    case 't': case 'T': mul = 1ull << 40; end++; break;
+    default: return false;
+    }
+    if (*end == 'B' || *end == 'b') end++;
+    if (*end || (mul > 1 && v > ~0ull / mul)) return false;
+    *out = (size_t)(v * mul);
+    return true;
+}
+
+const pcd_format *cli_find_format(const char *spec)
+{
+    char name[64];
+    const char *colon = strchr(spec, ':');
+    size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+    if (n >= sizeof name) return NULL;
+    memcpy(name, spec, n);
+    name[n] = 0;
+    return pcd_format_find(name, colon ? colon + 1 : NULL);
+}
+
+void cli_report(const char *file, const pcd_error *e) { pcd_report(stderr, file, e); }
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void cli_progress(void *ud, uint64_t bytes)
+{
+    cli *c = ud;
+    if (!c->tty || c->quiet) return;
+    if ((++c->progress_tick & 1023) != 0) return;
+    double t = now_s();
+    if (t - c->last_progress < 0.25) return;
+    c->last_progress = t;
+    c->progress_shown = true;
+    if (c->total)
+        fprintf(stderr, "\rprofcodec: %.1f / %.1f MB (%.0f%%)   ", (double)bytes / 1e6, (double)c->total / 1e6,
+                100.0 * (double)bytes / (double)c->total);
+    else
+        fprintf(stderr, "\rprofcodec: %.1f MB   ", (double)bytes / 1e6);
+}
+
+void cli_progress_done(cli *c)
+{
+    if (c->progress_shown) fprintf(stderr, "\r%60s\r", "");
+    c->progress_shown = false;
+}
+
+/* Does the format's root record decode from these first bytes? */
+static int root_fits(const pcd_format *f, const uint8_t *p, size_t n, bool whole, pcd_error *err)
+{
+    uint8_t *tmp = malloc(f->root_size ? f->root_size : 1);
+    if (!tmp) return 0;
+    pcd_arena a;
+    uint8_t block[4096];
+    pcd_arena_init(&a, block, sizeof block, NULL, 0);
+    pcd_ctx x;
+    pcd_ctx_init(&x, &a);
+    x.version = f->version_num;
+    pcd_cursor cur = pcd_cursor_make(&x, p, n, 0, whole);
+    pcd_status st = f->root_decode(&cur, tmp);
+    free(tmp);
+    if (st == PCD_OK || st == PCD_SHORT_READ) return 1;
+    if (err) *err = x.err;
+    return 0;
+}
+
+int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
+{
+    memset(src, 0, sizeof *src);
+    if (pcd_input_open(&src->in, path) != 0) {
+        fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
+        return EXIT_USAGE;
+    }
+    src->opened = true;
+    c->total = src->in.is_regular ? src->in.size : 0;
+    const pcd_format *f = NULL;
+    uint8_t head[512];
+    size_t n = pcd_input_peek(&src->in, head, sizeof head);
+    bool whole = src->in.is_regular ? src->in.size <= n : n < sizeof head;
+    if (c->format) {
+        f = cli_find_format(c->format);
+        if (!f) {
+            fprintf(stderr, "%s: unknown format '%s' (see profcodec formats)\n", path, c->format);
+            return EXIT_USAGE;
+        }
+    } else {
+        const pcd_format *magic_match = NULL;
+        pcd_error why;
+        memset(&why, 0, sizeof why);
+        for (size_t i = 0; i < pcd_n_formats && !f; i++) {
+            const pcd_format *g = pcd_formats[i];
+            int d = g->detect(head, n);
+            if (d == 2 || (d == 1 && whole && n > 0)) {
+                if (!magic_match) magic_match = g;
+                pcd_error e;
+                memset(&e, 0, sizeof e);
+                if (root_fits(g, head, n, whole, &e)) f = g;
+                else if (!why.status) why = e;
+            }
+        }
+        if (!f) {
+            if (magic_match) {
+                char msg[512];
+                pcd_error_format(&why, msg, sizeof msg);
+                fprintf(stderr, "%s: a %s file, but no version this build reads accepts it: %s\n", path,
+                        magic_match->name, msg);
+                return EXIT_INVALID;
+            }
+            fprintf(stderr, "%s: cannot tell the format%s; name it with --format (see profcodec formats)\n",
+                    path, n == 0 ? " of an empty input" : " from its first bytes");
+            return EXIT_INVALID;
+        }
+    }
+    src->f = f;
+    pcd_alloc_init(&c->al, pcd_alloc_libc, NULL, c->max_memory);
+    pcd_reader_opts o = { &c->al, NULL, (size_t)1 << 20, validate_only };
+    pcd_status st;
+    if (f->flags & PCD_FMT_STREAMABLE) {
+        st = pcd_reader_open(&src->r, f, pcd_input_read, &src->in, &o);
+    } else {
+        if (pcd_input_load(&src->in) != 0) {
+            fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
+            return EXIT_USAGE;
+        }
+        st = pcd_reader_open_buffer(&src->r, f, src->in.map, src->in.map_len, &o);
+    }
+    if (st != PCD_OK) {
+        fprintf(stderr, "%s: cannot start reading: %s\n", path, pcd_status_name(st));
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+void cli_close(cli_src *src)
+{
+    if (src->f) pcd_reader_close(&src->r);
+    if (src->opened) pcd_input_close(&src->in);
+    src->f = NULL;
+    src->opened = false;
+}

@@ -1,0 +1,79 @@
+/* main.c: profcodec, the command-line tool: formats, info, validate, dump, encode, convert. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage_text[] =
+    "usage: profcodec [--max-memory SIZE] [-q] COMMAND [ARGS]\n"
+    "\n"
+    "Reads, checks, writes and converts profiler and tracer files.\n"
+    "\n"
+    "commands:\n"
+    "  formats                     list the formats and versions this build knows\n"
+    "  info FILE [--json]          format, version, record counts, time span, metadata\n"
+    "  validate FILE... [--all]    exit 0 if every file is valid, else print where it is not\n"
+    "  dump FILE [-o OUT] [--all]  one JSON object per record (JSON Lines), lossless\n"
+    "  encode [IN.jsonl|-] -o OUT  JSON Lines back to the binary format\n"
+    "  convert --to FORMAT FILE [-o OUT]   e.g. Heph traces to Chrome Trace Event JSON\n"
+    "\n"
+    "global options:\n"
+    "  --max-memory SIZE  cap on the memory profcodec uses for one input (default 2G)\n"
+    "  -q, --quiet        no progress display, no success lines\n"
+    "  --format NAME[:VERSION]  (any command) the input's format, instead of detecting it\n"
+    "\n"
+    "exit status: 0 ok, 1 invalid input, 2 usage or I/O error.\n"
+    "Run 'profcodec COMMAND --help' for a command's options.\n";
+
+int main(int argc, char **argv)
+{
+    cli c;
+    cli_init(&c);
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage_text, stdout);
+            return 0;
+        } else if (strcmp(a, "--version") == 0) {
+            printf("profcodec 0.1.0\n");
+            return 0;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            c.quiet = true;
+        } else if (strcmp(a, "--max-memory") == 0 && i + 1 < argc) {
+            if (!cli_parse_size(argv[++i], &c.max_memory)) {
+                fprintf(stderr, "profcodec: bad --max-memory '%s' (e.g. 512M, 4G)\n", argv[i]);
+                return EXIT_USAGE;
+            }
+        } else if (strncmp(a, "--max-memory=", 13) == 0) {
+            if (!cli_parse_size(a + 13, &c.max_memory)) {
+                fprintf(stderr, "profcodec: bad --max-memory '%s' (e.g. 512M, 4G)\n", a + 13);
+                return EXIT_USAGE;
+            }
+        } else {
+            fprintf(stderr, "profcodec: unknown option '%s'\n%s", a, usage_text);
+            return EXIT_USAGE;
+        }
+    }
+    if (i >= argc) {
+        fputs(usage_text, stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[i];
+    int sub_argc = argc - i;
+    char **sub_argv = argv + i;
+    if (strcmp(cmd, "formats") == 0) return cmd_formats(&c, sub_argc, sub_argv);
+    if (strcmp(cmd, "info") == 0) return cmd_info(&c, sub_argc, sub_argv);
+    if (strcmp(cmd, "validate") == 0) return cmd_validate(&c, sub_argc, sub_argv);
+    if (strcmp(cmd, "dump") == 0) return cmd_dump(&c, sub_argc, sub_argv);
+    if (strcmp(cmd, "encode") == 0) return cmd_encode(&c, sub_argc, sub_argv);
+    if (strcmp(cmd, "convert") == 0) return cmd_convert(&c, sub_argc, sub_argv);
+    if (strcmp(cmd, "help") == 0) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    fprintf(stderr, "profcodec: unknown command '%s'\n%s", cmd, usage_text);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,60 @@
+/* pcd_ext.h: what sits above the bytes, per format: info summaries and converters. */
+#ifndef PCD_EXT_H
+#define PCD_EXT_H
+
+#include <stdio.h>
+
+#include "pcd.h"
+
+/* Everything a converter gets from the CLI. */
+typedef struct pcd_conv_args {
+    const pcd_format *f;
+    pcd_reader *r;            /* opened on the input; the converter pulls records */
+    pcd_sink *out;            /* output (atomic file or stdout) */
+    const char *input_name;
+    bool compat;              /* --heph-compat and the like: byte-compatible with the reference tool */
+    bool all;                 /* skip damaged records instead of stopping */
+    const char *metric;       /* --metric, when the converter has one */
+    pcd_alloc *al;
+    FILE *err;                /* where to report problems (stderr) */
+    void (*progress)(void *ud, uint64_t bytes);
+    void *progress_ud;
+} pcd_conv_args;
+
+/* Returns the process exit code: 0 ok, 1 invalid input (output holds what came before), 2 other. */
+typedef int (*pcd_conv_fn)(const pcd_conv_args *a);
+
+typedef struct pcd_converter {
+    const char *to;           /* "chrome" */
+    const char *help;         /* one line */
+    pcd_conv_fn run;
+} pcd_converter;
+
+/* An info summary accumulated record by record. */
+typedef struct pcd_info_ops {
+    size_t ctx_size;
+    void (*init)(void *ctx, pcd_alloc *al);
+    void (*record)(void *ctx, const pcd_record *rec);
+    void (*text)(void *ctx, FILE *out);
+    /* writes the members of the "summary" object (without braces) */
+    pcd_status (*json)(void *ctx, pcd_sink *s);
+    void (*fini)(void *ctx);
+} pcd_info_ops;
+
+typedef struct pcd_ext {
+    const char *format;       /* format name, every version */
+    const pcd_info_ops *info;
+    const pcd_converter *conv;
+    size_t n_conv;
+} pcd_ext;
+
+const pcd_ext *pcd_ext_find(const char *format);
+extern const pcd_ext *const pcd_exts[];
+
+/* Report helper shared by converters: "FILE: offset N: path: message". */
+void pcd_report(FILE *err, const char *file, const pcd_error *e);
+
+/* Writes a double the way Rust's Display does (shortest digits, never an exponent). */
+size_t pcd_fmt_rust_f64(char *buf, size_t cap, double v);
+
+#endif
