@@ -191,9 +191,6 @@ uint64_t pcd_heph_v0_1_metadata_packet_size(pcd_ctx *x, const pcd_heph_v0_1_meta
 
 /* -------- attribute -------- */
 
-static const pcd_run_field k_attribute_dec_run1[] = {
-    { "type", 1, "u8" },
-};
 /* attribute: One key-value pair of an event. */
 pcd_status pcd_heph_v0_1_attribute_decode(pcd_cursor *c, pcd_heph_v0_1_attribute *out)
 {
@@ -227,10 +224,9 @@ pcd_status pcd_heph_v0_1_attribute_decode(pcd_cursor *c, pcd_heph_v0_1_attribute
     c->p += 2;
     PCD_TRY(pcd_read_bytes(c, len_name, &v_name, "name"));
     out->name = v_name;
-    /* type: 1 bytes of fixed fields */
-    if (PCD_UNLIKELY(pcd_left(c) < 1))
-        return pcd_fail_run(c, k_attribute_dec_run1, 1);
     /* type: Value type; 0x80 marks an array of that type. */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "type", "u8");
     v_type = pcd_ld_u8(c->p);
     switch (v_type) {
     case 1: case 2: case 3: case 4: case 129: case 130:
@@ -239,8 +235,8 @@ pcd_status pcd_heph_v0_1_attribute_decode(pcd_cursor *c, pcd_heph_v0_1_attribute
     default:
         return pcd_fail(c, c->p, PCD_E_RANGE, "type", "one of u64=0x1, i64=0x2, f64=0x3, string=0x4, u64_array=0x81, i64_array=0x82, f64_array=0x83, string_array=0x84", PCD_FOUND_HEX, (uint64_t)(v_type));
     }
-    out->type = v_type;
     c->p += 1;
+    out->type = v_type;
     /* value */
     switch (v_type) {
     case 1:
@@ -359,9 +355,6 @@ pcd_status pcd_heph_v0_1_attribute_decode(pcd_cursor *c, pcd_heph_v0_1_attribute
     return PCD_OK;
 }
 
-static const pcd_run_field k_attribute_val_run1[] = {
-    { "type", 1, "u8" },
-};
 /* attribute: One key-value pair of an event.
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -395,10 +388,9 @@ pcd_status pcd_heph_v0_1_attribute_validate(pcd_cursor *c)
     len_name = pcd_ld_u16be(c->p);
     c->p += 2;
     PCD_TRY(pcd_read_bytes(c, len_name, &v_name, "name"));
-    /* type: 1 bytes of fixed fields */
-    if (PCD_UNLIKELY(pcd_left(c) < 1))
-        return pcd_fail_run(c, k_attribute_val_run1, 1);
     /* type: Value type; 0x80 marks an array of that type. */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "type", "u8");
     v_type = pcd_ld_u8(c->p);
     switch (v_type) {
     case 1: case 2: case 3: case 4: case 129: case 130:
@@ -1003,13 +995,14 @@ const pcd_region_desc pcd_heph_v0_1_region_packets = {
     offsetof(pcd_heph_v0_1_file, packets),
     4, 4, 1, 0, 0, 10,
     pcd_heph_v0_1_region_packets_sync, pcd_heph_v0_1_region_packets_sync_len,
+    NULL, 3,
 };
 
 /* -------- descriptors -------- */
 
 static const pcd_field pcd_heph_v0_1_metadata_packet_value_fields[] = {
-    { "epoch", PCD_K_U64, 0, 0, offsetof(pcd_heph_v0_1_metadata_packet_value, u.epoch), 0, NULL, NULL, 0, NULL, NULL },
-    { "other", PCD_K_BYTES, 0, 0, offsetof(pcd_heph_v0_1_metadata_packet_value, u.other), 0, NULL, NULL, 0, NULL, NULL },
+    { "epoch", PCD_K_U64, 0, 0, offsetof(pcd_heph_v0_1_metadata_packet_value, u.epoch), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { "other", PCD_K_BYTES, 0, 0, offsetof(pcd_heph_v0_1_metadata_packet_value, u.other), 0, 0, NULL, NULL, 0, NULL, NULL },
 };
 static int32_t pcd_heph_v0_1_metadata_packet_value_select(const void *owner_)
 {
@@ -1020,21 +1013,21 @@ static int32_t pcd_heph_v0_1_metadata_packet_value_select(const void *owner_)
 const pcd_type pcd_heph_v0_1_metadata_packet_value_type = { "metadata_packet_value", 1, 0, sizeof(pcd_heph_v0_1_metadata_packet_value), pcd_heph_v0_1_metadata_packet_value_fields, 2, "The option's value; unknown options keep their bytes.", NULL, pcd_heph_v0_1_metadata_packet_value_select };
 
 static const pcd_field pcd_heph_v0_1_metadata_packet_fields[] = {
-    { "size", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_heph_v0_1_metadata_packet, size), 0, NULL, NULL, 0, "Bytes in the packet, magic and size included.", NULL },
-    { "option", PCD_K_STRING, 0, 0, offsetof(pcd_heph_v0_1_metadata_packet, option), 0, NULL, NULL, 0, "Option name (UTF-8).", NULL },
-    { "value", PCD_K_UNION, 0, 0, offsetof(pcd_heph_v0_1_metadata_packet, value), 0, &pcd_heph_v0_1_metadata_packet_value_type, NULL, 0, "The option's value; unknown options keep their bytes.", NULL },
+    { "size", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_heph_v0_1_metadata_packet, size), 0, 0, NULL, NULL, 0, "Bytes in the packet, magic and size included.", NULL },
+    { "option", PCD_K_STRING, 0, 0, offsetof(pcd_heph_v0_1_metadata_packet, option), 0, 0, NULL, NULL, 0, "Option name (UTF-8).", NULL },
+    { "value", PCD_K_UNION, 0, 0, offsetof(pcd_heph_v0_1_metadata_packet, value), 0, 0, &pcd_heph_v0_1_metadata_packet_value_type, NULL, 0, "The option's value; unknown options keep their bytes.", NULL },
 };
 const pcd_type pcd_heph_v0_1_metadata_packet_type = { "metadata_packet", 0, 1, sizeof(pcd_heph_v0_1_metadata_packet), pcd_heph_v0_1_metadata_packet_fields, 3, "Sets one option for the whole trace (Heph writes only `epoch`, first).", NULL, NULL };
 
 static const pcd_field pcd_heph_v0_1_attribute_value_fields[] = {
-    { "u64", PCD_K_U64, 0, 0, offsetof(pcd_heph_v0_1_attribute_value, u.u64), 0, NULL, NULL, 0, NULL, NULL },
-    { "i64", PCD_K_S64, 0, 0, offsetof(pcd_heph_v0_1_attribute_value, u.i64), 0, NULL, NULL, 0, NULL, NULL },
-    { "f64", PCD_K_F64, 0, 0, offsetof(pcd_heph_v0_1_attribute_value, u.f64), 0, NULL, NULL, 0, NULL, NULL },
-    { "string", PCD_K_STRING, 0, 0, offsetof(pcd_heph_v0_1_attribute_value, u.string), 0, NULL, NULL, 0, NULL, NULL },
-    { "u64_array", PCD_K_ARRAY, PCD_K_U64, 0, offsetof(pcd_heph_v0_1_attribute_value, u.u64_array.items), offsetof(pcd_heph_v0_1_attribute_value, u.u64_array.n_items), NULL, NULL, 0, NULL, NULL },
-    { "i64_array", PCD_K_ARRAY, PCD_K_S64, 0, offsetof(pcd_heph_v0_1_attribute_value, u.i64_array.items), offsetof(pcd_heph_v0_1_attribute_value, u.i64_array.n_items), NULL, NULL, 0, NULL, NULL },
-    { "f64_array", PCD_K_ARRAY, PCD_K_F64, 0, offsetof(pcd_heph_v0_1_attribute_value, u.f64_array.items), offsetof(pcd_heph_v0_1_attribute_value, u.f64_array.n_items), NULL, NULL, 0, NULL, NULL },
-    { "string_array", PCD_K_ARRAY, PCD_K_STRING, 0, offsetof(pcd_heph_v0_1_attribute_value, u.string_array.items), offsetof(pcd_heph_v0_1_attribute_value, u.string_array.n_items), NULL, NULL, 0, NULL, NULL },
+    { "u64", PCD_K_U64, 0, 0, offsetof(pcd_heph_v0_1_attribute_value, u.u64), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { "i64", PCD_K_S64, 0, 0, offsetof(pcd_heph_v0_1_attribute_value, u.i64), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { "f64", PCD_K_F64, 0, 0, offsetof(pcd_heph_v0_1_attribute_value, u.f64), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { "string", PCD_K_STRING, 0, 0, offsetof(pcd_heph_v0_1_attribute_value, u.string), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { "u64_array", PCD_K_ARRAY, PCD_K_U64, 0, offsetof(pcd_heph_v0_1_attribute_value, u.u64_array.items), offsetof(pcd_heph_v0_1_attribute_value, u.u64_array.n_items), 0, NULL, NULL, 0, NULL, NULL },
+    { "i64_array", PCD_K_ARRAY, PCD_K_S64, 0, offsetof(pcd_heph_v0_1_attribute_value, u.i64_array.items), offsetof(pcd_heph_v0_1_attribute_value, u.i64_array.n_items), 0, NULL, NULL, 0, NULL, NULL },
+    { "f64_array", PCD_K_ARRAY, PCD_K_F64, 0, offsetof(pcd_heph_v0_1_attribute_value, u.f64_array.items), offsetof(pcd_heph_v0_1_attribute_value, u.f64_array.n_items), 0, NULL, NULL, 0, NULL, NULL },
+    { "string_array", PCD_K_ARRAY, PCD_K_STRING, 0, offsetof(pcd_heph_v0_1_attribute_value, u.string_array.items), offsetof(pcd_heph_v0_1_attribute_value, u.string_array.n_items), 0, NULL, NULL, 0, NULL, NULL },
 };
 static int32_t pcd_heph_v0_1_attribute_value_select(const void *owner_)
 {
@@ -1065,32 +1058,32 @@ static const pcd_enum_item pcd_heph_v0_1_attribute_type_enum_items[] = {
 };
 static const pcd_enum pcd_heph_v0_1_attribute_type_enum = { "type", pcd_heph_v0_1_attribute_type_enum_items, 8 };
 static const pcd_field pcd_heph_v0_1_attribute_fields[] = {
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_heph_v0_1_attribute, name), 0, NULL, NULL, 0, NULL, NULL },
-    { "type", PCD_K_U8, 0, PCD_F_HEX, offsetof(pcd_heph_v0_1_attribute, type), 0, NULL, &pcd_heph_v0_1_attribute_type_enum, 0, "Value type; 0x80 marks an array of that type.", NULL },
-    { "value", PCD_K_UNION, 0, 0, offsetof(pcd_heph_v0_1_attribute, value), 0, &pcd_heph_v0_1_attribute_value_type, NULL, 0, NULL, NULL },
+    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_heph_v0_1_attribute, name), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { "type", PCD_K_U8, 0, PCD_F_HEX, offsetof(pcd_heph_v0_1_attribute, type), 0, 0, NULL, &pcd_heph_v0_1_attribute_type_enum, 0, "Value type; 0x80 marks an array of that type.", NULL },
+    { "value", PCD_K_UNION, 0, 0, offsetof(pcd_heph_v0_1_attribute, value), 0, 0, &pcd_heph_v0_1_attribute_value_type, NULL, 0, NULL, NULL },
 };
 const pcd_type pcd_heph_v0_1_attribute_type = { "attribute", 0, 1, sizeof(pcd_heph_v0_1_attribute), pcd_heph_v0_1_attribute_fields, 3, "One key-value pair of an event.", NULL, NULL };
 
 static const pcd_field pcd_heph_v0_1_event_packet_fields[] = {
-    { "size", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_heph_v0_1_event_packet, size), 0, NULL, NULL, 0, "Bytes in the packet, magic and size included.", NULL },
-    { "stream_id", PCD_K_U32, 0, 0, offsetof(pcd_heph_v0_1_event_packet, stream_id), 0, NULL, NULL, 0, "Stream (thread) the event belongs to.", NULL },
-    { "stream_counter", PCD_K_U32, 0, 0, offsetof(pcd_heph_v0_1_event_packet, stream_counter), 0, NULL, NULL, 0, "Per-stream event counter; wraps, may repeat on stream 0.", NULL },
-    { "substream_id", PCD_K_U64, 0, 0, offsetof(pcd_heph_v0_1_event_packet, substream_id), 0, NULL, NULL, 0, "Substream (e.g. actor) within the stream.", NULL },
-    { "start_ns", PCD_K_U64, 0, 0, offsetof(pcd_heph_v0_1_event_packet, start_ns), 0, NULL, NULL, 0, "Start, ns since the trace epoch.", NULL },
-    { "end_ns", PCD_K_U64, 0, 0, offsetof(pcd_heph_v0_1_event_packet, end_ns), 0, NULL, NULL, 0, "End, ns since the trace epoch.", NULL },
-    { "description", PCD_K_STRING, 0, 0, offsetof(pcd_heph_v0_1_event_packet, description), 0, NULL, NULL, 0, "What happened (UTF-8).", NULL },
-    { "attributes", PCD_K_ARRAY, PCD_K_STRUCT, 0, offsetof(pcd_heph_v0_1_event_packet, attributes), offsetof(pcd_heph_v0_1_event_packet, n_attributes), &pcd_heph_v0_1_attribute_type, NULL, 0, "Key-value pairs until the end of the packet.", NULL },
+    { "size", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_heph_v0_1_event_packet, size), 0, 0, NULL, NULL, 0, "Bytes in the packet, magic and size included.", NULL },
+    { "stream_id", PCD_K_U32, 0, 0, offsetof(pcd_heph_v0_1_event_packet, stream_id), 0, 0, NULL, NULL, 0, "Stream (thread) the event belongs to.", NULL },
+    { "stream_counter", PCD_K_U32, 0, 0, offsetof(pcd_heph_v0_1_event_packet, stream_counter), 0, 0, NULL, NULL, 0, "Per-stream event counter; wraps, may repeat on stream 0.", NULL },
+    { "substream_id", PCD_K_U64, 0, 0, offsetof(pcd_heph_v0_1_event_packet, substream_id), 0, 0, NULL, NULL, 0, "Substream (e.g. actor) within the stream.", NULL },
+    { "start_ns", PCD_K_U64, 0, 0, offsetof(pcd_heph_v0_1_event_packet, start_ns), 0, 0, NULL, NULL, 0, "Start, ns since the trace epoch.", NULL },
+    { "end_ns", PCD_K_U64, 0, 0, offsetof(pcd_heph_v0_1_event_packet, end_ns), 0, 0, NULL, NULL, 0, "End, ns since the trace epoch.", NULL },
+    { "description", PCD_K_STRING, 0, 0, offsetof(pcd_heph_v0_1_event_packet, description), 0, 0, NULL, NULL, 0, "What happened (UTF-8).", NULL },
+    { "attributes", PCD_K_ARRAY, PCD_K_STRUCT, 0, offsetof(pcd_heph_v0_1_event_packet, attributes), offsetof(pcd_heph_v0_1_event_packet, n_attributes), 0, &pcd_heph_v0_1_attribute_type, NULL, 0, "Key-value pairs until the end of the packet.", NULL },
 };
 const pcd_type pcd_heph_v0_1_event_packet_type = { "event_packet", 0, 1, sizeof(pcd_heph_v0_1_event_packet), pcd_heph_v0_1_event_packet_fields, 8, "One event of a stream, written when it finished.", NULL, NULL };
 
 static const pcd_field pcd_heph_v0_1_packet_fields[] = {
-    { "metadata", PCD_K_STRUCT, 0, 0, offsetof(pcd_heph_v0_1_packet, u.metadata), 0, &pcd_heph_v0_1_metadata_packet_type, NULL, 0, NULL, NULL },
-    { "event", PCD_K_STRUCT, 0, 0, offsetof(pcd_heph_v0_1_packet, u.event), 0, &pcd_heph_v0_1_event_packet_type, NULL, 0, NULL, NULL },
+    { "metadata", PCD_K_STRUCT, 0, 0, offsetof(pcd_heph_v0_1_packet, u.metadata), 0, 0, &pcd_heph_v0_1_metadata_packet_type, NULL, 0, NULL, NULL },
+    { "event", PCD_K_STRUCT, 0, 0, offsetof(pcd_heph_v0_1_packet, u.event), 0, 0, &pcd_heph_v0_1_event_packet_type, NULL, 0, NULL, NULL },
 };
-const pcd_type pcd_heph_v0_1_packet_type = { "packet", 1, 1, sizeof(pcd_heph_v0_1_packet), pcd_heph_v0_1_packet_fields, 2, "One packet; its magic says which kind.", "kind", NULL };
+const pcd_type pcd_heph_v0_1_packet_type = { "packet", 1, 1, sizeof(pcd_heph_v0_1_packet), pcd_heph_v0_1_packet_fields, 2, "One packet; its magic says which kind.", "_kind", NULL };
 
 static const pcd_field pcd_heph_v0_1_file_fields[] = {
-    { "packets", PCD_K_REGION, 0, 0, offsetof(pcd_heph_v0_1_file, packets), 0, NULL, NULL, 0, NULL, &pcd_heph_v0_1_region_packets },
+    { "packets", PCD_K_REGION, 0, 0, offsetof(pcd_heph_v0_1_file, packets), 0, 0, NULL, NULL, 0, NULL, &pcd_heph_v0_1_region_packets },
 };
 const pcd_type pcd_heph_v0_1_file_type = { "file", 0, 1, sizeof(pcd_heph_v0_1_file), pcd_heph_v0_1_file_fields, 1, "A trace: packets until the end of the file.", NULL, NULL };
 

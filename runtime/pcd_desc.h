@@ -23,7 +23,7 @@ typedef enum pcd_kind {
 
 enum {
     PCD_F_DERIVED = 1u << 0,   /* computed by the encoder (sizes, counts, offsets); dumped, not read back */
-    PCD_F_OPTIONAL = 1u << 1,  /* present only when bool at aux is true */
+    PCD_F_OPTIONAL = 1u << 1,  /* present only when the bool at `present` is true */
     PCD_F_HIDDEN = 1u << 2,    /* not dumped (magic constants) */
     PCD_F_SENTINEL = 1u << 3,  /* `sentinel` means "absent": dumped as null */
     PCD_F_HEX = 1u << 4,       /* dump integers as "0x..." strings */
@@ -57,7 +57,8 @@ typedef struct pcd_field {
     uint8_t elem_kind;        /* for arrays: the element's kind */
     uint16_t flags;
     uint32_t offset;          /* offsetof the value */
-    uint32_t aux;             /* arrays: offsetof the count; optional: offsetof the has_ flag */
+    uint32_t aux;             /* arrays: offsetof the count (size_t) */
+    uint32_t present;         /* optional fields: offsetof the has_ flag (bool) */
     const struct pcd_type *type;   /* struct, union, or array element of those */
     const pcd_enum *enumt;    /* integer names, or NULL */
     int64_t sentinel;         /* with PCD_F_SENTINEL */
@@ -120,6 +121,10 @@ typedef struct pcd_region_desc {
     uint32_t size_min;            /* smallest sane size */
     const uint8_t *const *sync;   /* magics to resynchronise on (NULL-terminated), or NULL */
     const uint8_t *sync_len;
+    /* compressed regions: which compression the parent record asks for (0 none, 1 zstd),
+     * and the zstd level the encoder uses; NULL when the region is never compressed */
+    uint8_t (*compression)(const void *parent);
+    int zstd_level;
 } pcd_region_desc;
 
 /* A format version: what `formats` lists and what the stream driver runs. */

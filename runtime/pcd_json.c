@@ -253,7 +253,7 @@ static pcd_status json_fields(pcd_sink *s, const pcd_type *t, const void *base, 
         const pcd_field *fd = &t->fields[i];
         if (fd->flags & PCD_F_HIDDEN) continue;
         if (fd->kind == PCD_K_REGION) continue;
-        if ((fd->flags & PCD_F_OPTIONAL) && !*(const bool *)((const uint8_t *)base + fd->aux)) continue;
+        if ((fd->flags & PCD_F_OPTIONAL) && !*(const bool *)((const uint8_t *)base + fd->present)) continue;
         PCD_TRY(json_key(s, fd->name, first));
         PCD_TRY(pcd_json_value(s, fd, base));
     }
@@ -269,18 +269,18 @@ static pcd_status json_union_inner(pcd_sink *s, const pcd_type *t, const void *b
     PCD_TRY(json_key(s, t->tag_key, first));
     PCD_TRY(pcd_json_string(s, (const uint8_t *)cf->name, strlen(cf->name)));
     if (offset) {
-        PCD_TRY(json_key(s, "offset", first));
+        PCD_TRY(json_key(s, "_offset", first));
         PCD_TRY(pcd_json_u64(s, *offset));
     }
     if (cf->flags & PCD_F_TAG_MULTI) {
-        PCD_TRY(json_key(s, "tag", first));
+        PCD_TRY(json_key(s, "_tag", first));
         PCD_TRY(pcd_json_u64(s, *(const uint64_t *)((const uint8_t *)base + 8)));
     }
     if (cf->kind == PCD_K_STRUCT && cf->type && !cf->type->is_union)
         return json_fields(s, cf->type, (const uint8_t *)base + cf->offset, first);
     if (cf->kind == PCD_K_UNION && cf->type && cf->type->tag_key)
         return json_union_inner(s, cf->type, (const uint8_t *)base + cf->offset, first, NULL);
-    PCD_TRY(json_key(s, "value", first));
+    PCD_TRY(json_key(s, "_value", first));
     return pcd_json_value(s, cf, base);
 }
 
@@ -305,20 +305,20 @@ pcd_status pcd_json_record(pcd_sink *s, const pcd_format *f, const pcd_record *r
     bool first = false;
     PCD_TRY(pcd_sink_put(s, "{", 1));
     if (rec->depth == 0) {
-        PCD_TRY(pcd_json_raw(s, "\"kind\":"));
+        PCD_TRY(pcd_json_raw(s, "\"_kind\":"));
         PCD_TRY(pcd_json_string(s, (const uint8_t *)f->root->name, strlen(f->root->name)));
-        PCD_TRY(pcd_json_raw(s, ",\"format\":"));
+        PCD_TRY(pcd_json_raw(s, ",\"_format\":"));
         PCD_TRY(pcd_json_string(s, (const uint8_t *)f->name, strlen(f->name)));
-        PCD_TRY(pcd_json_raw(s, ",\"version\":"));
+        PCD_TRY(pcd_json_raw(s, ",\"_version\":"));
         PCD_TRY(pcd_json_string(s, (const uint8_t *)f->version, strlen(f->version)));
         if (rec->data) PCD_TRY(json_fields(s, f->root, rec->data, &first));
     } else if (rec->type->is_union && rec->type->tag_key) {
         first = true;
         PCD_TRY(json_union_inner(s, rec->type, rec->data, &first, &rec->offset));
     } else {
-        PCD_TRY(pcd_json_raw(s, "\"kind\":"));
+        PCD_TRY(pcd_json_raw(s, "\"_kind\":"));
         PCD_TRY(pcd_json_string(s, (const uint8_t *)rec->type->name, strlen(rec->type->name)));
-        PCD_TRY(pcd_json_raw(s, ",\"offset\":"));
+        PCD_TRY(pcd_json_raw(s, ",\"_offset\":"));
         PCD_TRY(pcd_json_u64(s, rec->offset));
         if (rec->data) PCD_TRY(json_fields(s, rec->type, rec->data, &first));
     }

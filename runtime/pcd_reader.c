@@ -312,8 +312,7 @@ static pcd_status decode_in(pcd_reader *r, uint32_t d, pcd_decode_fn dec, pcd_va
         pcd_cursor c = pcd_cursor_make(&r->x, w->buf + w->pos, end - w->pos, w->base + w->pos, hard);
         r->x.state = state;
         if (state_size) memcpy(saved, state, state_size);
-        pcd_arena_reset(&r->arena);
-        memset(&r->x.err, 0, sizeof r->x.err);
+        if (r->arena.used) pcd_arena_reset(&r->arena);
         pcd_status st = val ? val(&c) : dec(&c, out);
         if (st == PCD_OK) {
             *off = w->base + w->pos;
@@ -375,7 +374,7 @@ pcd_status pcd_reader_next(pcd_reader *r, pcd_record *rec)
         }
         r->root_done = true;
         r->x.root = root;
-        *rec = (pcd_record){ r->f->root, root, NULL, off, used, 0, 0 };
+        *rec = (pcd_record){ r->f->root, root, NULL, off, used, 0, 0, false };
         r->records++;
         st = open_regions(r, r->f->root, root, 0);
         if (st != PCD_OK) {
@@ -437,7 +436,9 @@ pcd_status pcd_reader_next(pcd_reader *r, pcd_record *rec)
             r->fail_offset = w->base + w->pos;
             return st;
         }
-        *rec = (pcd_record){ rd->record, val ? NULL : r->rec, rd, off, used, r->depth, L->count++ };
+        bool dz = false;
+        for (uint32_t i = 0; i < r->depth; i++) dz = dz || r->lv[i].compression;
+        *rec = (pcd_record){ rd->record, val ? NULL : r->rec, rd, off, used, r->depth, L->count++, dz };
         r->records++;
         if (!val) {
             st = open_regions(r, rd->record, r->rec, 0);
@@ -479,6 +480,32 @@ static uint64_t load_size(const uint8_t *p, unsigned width, bool big)
     }
 }
 
+/* Makes [at, at+len) of level d's stream available in its window (without dropping
+ * anything from the current position on). False at the end of the data. */
+static bool ensure(pcd_reader *r, uint32_t d, uint64_t at, size_t len)
+{
+    for (;;) {
+        pcd_win *w = level_win(r, d);
+        if (at + len <= w->base + w->hi) return true;
+        if (w->eof) return false;
+        if (fill(r, d) != PCD_OK) return false;
+    }
+}
+
+static bool sync_at(pcd_reader *r, uint32_t d, const pcd_region_desc *rd, uint64_t at)
+{
+    for (size_t k = 0; rd->sync[k]; k++) {
+        size_t n = rd->sync_len[k];
+        if (!ensure(r, d, at, n)) continue;
+        pcd_win *w = level_win(r, d);
+        if (at >= w->base && memcmp(w->buf + (at - w->base), rd->sync[k], n) == 0) return true;
+    }
+    return false;
+}
+
+/* The furthest a size field is trusted without a magic to confirm where it lands. */
+#define PCD_RECOVER_READAHEAD ((uint64_t)64 << 20)
+
 pcd_status pcd_reader_recover(pcd_reader *r, uint64_t *resume_offset)
 {
     if (!r->failed) return PCD_E_ARG;
@@ -491,33 +518,42 @@ pcd_status pcd_reader_recover(pcd_reader *r, uint64_t *resume_offset)
     pcd_level *L = &r->lv[d - 1];
     const pcd_region_desc *rd = L->rd;
     uint64_t start = r->fail_offset;
+    uint64_t lend = L->sized ? L->end : UINT64_MAX;
     /* nested levels opened by the failed record are gone with it */
     while (r->depth > d) pop_level(r);
-    pcd_win *w = level_win(r, d);
     uint64_t target = UINT64_MAX;
+    bool starts_synced = !rd->sync || sync_at(r, d, rd, start);
 
-    if (rd->size_off >= 0) {
-        /* 1. the record's own size field, when it is sane */
+    if (rd->size_off >= 0 && starts_synced) {
+        /* 1. the record's own size field, when it is sane and lands on a record */
         uint64_t at = start + (uint64_t)rd->size_off;
-        while (at + rd->size_width > w->base + w->hi && !w->eof) {
-            if (fill(r, d) != PCD_OK) break;
-            w = level_win(r, d);
-        }
-        if (at >= w->base && at + rd->size_width <= w->base + w->hi) {
+        if (ensure(r, d, at, rd->size_width)) {
+            pcd_win *w = level_win(r, d);
             bool big = rd->size_native ? r->x.big : rd->size_big;
             uint64_t sz = load_size(w->buf + (at - w->base), rd->size_width, big) + rd->size_add;
-            if (sz >= rd->size_min && sz > 0 && start + sz > start &&
-                (!L->sized || start + sz <= L->end))
-                target = start + sz;
+            uint64_t t = start + sz;
+            bool sane = sz >= rd->size_min && sz > 0 && t > start && t <= lend &&
+                        (r->whole || sz <= PCD_RECOVER_READAHEAD);
+            if (sane) {
+                bool at_end = t == lend || !ensure(r, d, t, 1);
+                if (at_end) {
+                    /* it lands exactly on the end of the data */
+                    pcd_win *w2 = level_win(r, d);
+                    sane = t == lend || (w2->eof && t == w2->base + w2->hi);
+                } else if (rd->sync) {
+                    sane = sync_at(r, d, rd, t);
+                }
+            }
+            if (sane) target = t;
         }
     }
     if (target == UINT64_MAX && rd->sync) {
         /* 2. scan for the next magic */
         uint64_t from = start + 1;
         for (;;) {
-            w = level_win(r, d);
+            pcd_win *w = level_win(r, d);
             uint64_t lim = w->base + w->hi;
-            if (L->sized && lim > L->end) lim = L->end;
+            if (lim > lend) lim = lend;
             uint64_t found = UINT64_MAX;
             for (uint64_t q = from; q < lim && found == UINT64_MAX; q++) {
                 for (size_t k = 0; rd->sync[k]; k++) {
@@ -532,8 +568,8 @@ pcd_status pcd_reader_recover(pcd_reader *r, uint64_t *resume_offset)
                 target = found;
                 break;
             }
-            if (w->eof || (L->sized && w->base + w->hi >= L->end)) {
-                target = L->sized ? L->end : w->base + w->hi;
+            if (w->eof || w->base + w->hi >= lend) {
+                target = L->sized ? lend : w->base + w->hi;
                 break;
             }
             /* keep the last few bytes: a magic may straddle the refill */
@@ -544,7 +580,7 @@ pcd_status pcd_reader_recover(pcd_reader *r, uint64_t *resume_offset)
             if (fill(r, d) != PCD_OK) break;
         }
     }
-    if (target == UINT64_MAX && L->sized) target = L->end;   /* 3. drop the rest of the region */
+    if (target == UINT64_MAX && L->sized) target = lend;   /* 3. drop the rest of the region */
     if (target == UINT64_MAX) {
         r->x.err = keep;
         return err;
@@ -552,9 +588,68 @@ pcd_status pcd_reader_recover(pcd_reader *r, uint64_t *resume_offset)
     pcd_status st = seek_to(r, d, target);
     r->x.err = keep;
     if (st != PCD_OK) return err;
-    w = level_win(r, d);
     r->skipped_bytes += target - start;
     r->failed = false;
     if (resume_offset) *resume_offset = target;
+    return PCD_OK;
+}
+
+/* ---- validation fast path ---------------------------------------------------- */
+
+pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n)
+{
+    *n = 0;
+    if (r->failed) return r->x.err.status;
+    if (r->done) return PCD_END;
+    while (*n < max) {
+        /* only plain levels: no state, records that open no regions, no compression */
+        if (!r->root_done || r->depth == 0) break;
+        pcd_level *L = &r->lv[r->depth - 1];
+        const pcd_region_desc *rd = L->rd;
+        if (!rd->validate || rd->state_size || L->compression) break;
+        pcd_win *w = level_win(r, r->depth);
+        size_t end = w->hi;
+        bool hard = w->eof;
+        if (L->sized && L->end - w->base <= w->hi) {
+            end = (size_t)(L->end - w->base);
+            hard = true;
+        }
+        r->x.win_start = w->buf + w->pos;
+        r->x.win_base = w->base + w->pos;
+        r->x.state = NULL;
+        pcd_cursor c = { w->buf + w->pos, w->buf + end, &r->x, hard };
+        pcd_validate_fn val = rd->validate;
+        pcd_status st = PCD_OK;
+        const uint8_t *start = c.p;
+        uint64_t k = *n;
+        while (c.p < c.end && k < max) {
+            start = c.p;
+            st = val(&c);
+            if (PCD_UNLIKELY(st != PCD_OK)) break;
+            k++;
+        }
+        L->count += k - *n;
+        r->records += k - *n;
+        *n = k;
+        w->pos = (size_t)((st == PCD_OK ? c.p : start) - w->buf);
+        if (st == PCD_SHORT_READ) {
+            PCD_TRY(fill(r, r->depth));
+            continue;
+        }
+        if (st != PCD_OK) {
+            r->failed = true;
+            r->fail_depth = r->depth;
+            r->fail_offset = w->base + w->pos;
+            return st;
+        }
+        if (c.p == c.end) {
+            /* the window or the region is used up: let next() refill or close it */
+            if (!hard) {
+                PCD_TRY(fill(r, r->depth));
+                continue;
+            }
+            break;
+        }
+    }
     return PCD_OK;
 }

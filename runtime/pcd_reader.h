@@ -28,6 +28,7 @@ typedef struct pcd_record {
     uint64_t size;                   /* bytes it took (without nested regions) */
     uint32_t depth;                  /* 0 root, 1 its records, 2 theirs, ... */
     uint64_t index;                  /* position in its region */
+    bool decompressed;               /* offset is in decompressed data, not the file */
 } pcd_record;
 
 typedef struct pcd_level {
@@ -78,6 +79,11 @@ pcd_status pcd_reader_next(pcd_reader *r, pcd_record *rec);
 /* After an error: skip the damaged part if the format allows it. PCD_OK: call
  * next again; otherwise nothing more can be read. *skipped gets the offset resumed at. */
 pcd_status pcd_reader_recover(pcd_reader *r, uint64_t *resume_offset);
+/* Validation fast path: checks up to max records without returning them (*n gets
+ * how many). PCD_OK: call again, or pcd_reader_next for what this cannot do
+ * (records that open regions, carry state, or sit in compressed data; level ends).
+ * Only meaningful with validate_only. */
+pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n);
 const pcd_error *pcd_reader_error(const pcd_reader *r);
 /* The root (file) record, once the first record was read. */
 const void *pcd_reader_root(const pcd_reader *r);

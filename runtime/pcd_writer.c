@@ -12,6 +12,7 @@ pcd_status pcd_writer_open(pcd_writer *w, const pcd_format *f, pcd_sink *s, pcd_
     memset(w, 0, sizeof *w);
     w->f = f;
     w->s = s;
+    w->cur = s;
     w->al = al;
     pcd_ctx_init(&w->x, NULL);
     w->x.version = f->version_num;
@@ -36,12 +37,40 @@ static const pcd_field *region_field(const pcd_type *t, uint32_t from, uint32_t 
     return NULL;
 }
 
+#define PCD_WRITER_IBUF (256u << 10)
+
+static pcd_status zfeed(void *ud, const uint8_t *p, size_t n)
+{
+    pcd_wlevel *L = ud;
+    return pcd_zstd_writer_write(&L->zw, p, n);
+}
+
+/* The sink records of level k go to. */
+static pcd_sink *level_sink(pcd_writer *w, int k)
+{
+    for (int i = k; i >= 0; i--)
+        if (w->lv[i].compressed) return &w->lv[i].inner;
+    return w->s;
+}
+
 static pcd_status close_level(pcd_writer *w)
 {
     pcd_wlevel *L = &w->lv[w->depth - 1];
+    if (L->compressed) {
+        pcd_status st = pcd_sink_flush(&L->inner);
+        if (st == PCD_OK) st = pcd_zstd_writer_end(&L->zw);
+        pcd_zstd_writer_free(&L->zw);
+        pcd_alloc_free(w->al, L->ibuf, PCD_WRITER_IBUF);
+        L->compressed = false;
+        if (st != PCD_OK) {
+            w->failed = true;
+            return st;
+        }
+    }
     if (L->rd->finish) {
-        uint64_t size = pcd_sink_tell(w->s) - L->start;
-        pcd_status st = L->rd->finish(w->s, NULL, L->parent_offset, size, L->count);
+        pcd_sink *outer = level_sink(w, (int)w->depth - 2);
+        uint64_t size = pcd_sink_tell(outer) - L->start;
+        pcd_status st = L->rd->finish(outer, NULL, L->parent_offset, size, L->count);
         if (st != PCD_OK) {
             w->failed = true;
             return st;
@@ -50,6 +79,23 @@ static pcd_status close_level(pcd_writer *w)
     if (L->state) pcd_alloc_free(w->al, L->state, L->rd->state_size);
     memset(L, 0, sizeof *L);
     w->depth--;
+    w->cur = level_sink(w, (int)w->depth - 1);
+    return PCD_OK;
+}
+
+static pcd_status start_compression(pcd_writer *w, pcd_wlevel *L)
+{
+    /* the compressed bytes land in the enclosing sink (itself maybe compressed) */
+    pcd_sink *outer = level_sink(w, (int)(L - w->lv) - 1);
+    if (pcd_zstd_writer_init(&L->zw, w->al, L->rd->zstd_level, outer) != PCD_OK)
+        return wfail(w, PCD_E_NOMEM, L->rd->name, "memory for zstd");
+    L->ibuf = pcd_alloc_get(w->al, PCD_WRITER_IBUF);
+    if (!L->ibuf) {
+        pcd_zstd_writer_free(&L->zw);
+        return wfail(w, PCD_E_NOMEM, L->rd->name, "memory for zstd");
+    }
+    pcd_sink_init(&L->inner, L->ibuf, PCD_WRITER_IBUF, zfeed, NULL, L, &w->x);
+    L->compressed = true;
     return PCD_OK;
 }
 
@@ -64,7 +110,8 @@ static pcd_status announce(pcd_writer *w, const pcd_type *t, const void *rec, ui
     memset(L, 0, sizeof *L);
     L->rd = fd->region;
     L->parent_offset = off;
-    L->start = pcd_sink_tell(w->s);
+    L->start = pcd_sink_tell(level_sink(w, (int)w->depth - 2));
+    if (L->rd->compression && L->rd->compression(rec) == 1) PCD_TRY(start_compression(w, L));
     if (L->rd->state_size) {
         L->state = pcd_alloc_get(w->al, L->rd->state_size);
         if (!L->state) return wfail(w, PCD_E_NOMEM, fd->name, "memory for stream state");
@@ -79,6 +126,7 @@ pcd_status pcd_writer_root(pcd_writer *w, const void *root)
     if (w->root_done || w->failed) return wfail(w, PCD_E_ARG, NULL, "one root record, first");
     uint64_t off = pcd_sink_tell(w->s);
     w->x.root = root;
+    w->cur = w->s;
     pcd_status st = w->f->root_encode(w->s, root);
     if (st != PCD_OK) {
         w->failed = true;
@@ -107,6 +155,7 @@ pcd_status pcd_writer_record(pcd_writer *w, const pcd_region_desc *rd, const voi
                     memset(L, 0, sizeof *L);
                     L->rd = rd;
                     L->start = pcd_sink_tell(w->s);
+                    if (rd->compression && rd->compression(w->x.root) == 1) PCD_TRY(start_compression(w, L));
                     k = 0;
                     break;
                 }
@@ -116,9 +165,11 @@ pcd_status pcd_writer_record(pcd_writer *w, const pcd_region_desc *rd, const voi
     }
     while ((int)w->depth - 1 > k) PCD_TRY(close_level(w));
     pcd_wlevel *L = &w->lv[k];
-    uint64_t off = pcd_sink_tell(w->s);
+    pcd_sink *s = level_sink(w, k);
+    s->x = &w->x;
+    uint64_t off = pcd_sink_tell(s);
     w->x.state = L->state;
-    pcd_status st = rd->encode(w->s, rec);
+    pcd_status st = rd->encode(s, rec);
     if (st != PCD_OK) {
         w->failed = true;
         return st;
@@ -139,6 +190,10 @@ void pcd_writer_close(pcd_writer *w)
 {
     while (w->depth) {
         pcd_wlevel *L = &w->lv[w->depth - 1];
+        if (L->compressed) {
+            pcd_zstd_writer_free(&L->zw);
+            pcd_alloc_free(w->al, L->ibuf, PCD_WRITER_IBUF);
+        }
         if (L->state) pcd_alloc_free(w->al, L->state, L->rd->state_size);
         w->depth--;
     }

@@ -12,12 +12,17 @@ typedef struct pcd_wlevel {
     uint64_t parent_offset;   /* output offset of the record that opened it */
     uint64_t count;
     void *state;
-    bool open;                /* false: announced by its parent, no record yet */
+    /* compressed regions: records go through `inner` into a zstd frame in the real sink */
+    bool compressed;
+    pcd_zstd_writer zw;
+    pcd_sink inner;
+    uint8_t *ibuf;
 } pcd_wlevel;
 
 typedef struct pcd_writer {
     const pcd_format *f;
-    pcd_sink *s;
+    pcd_sink *s;              /* the real output */
+    pcd_sink *cur;            /* where records go now (s, or a compressing level's inner sink) */
     pcd_alloc *al;
     pcd_ctx x;
     pcd_wlevel lv[PCD_READER_MAX_DEPTH];

@@ -22,7 +22,7 @@ local KIND_OPTS = {
   union = { kind = 1, cases = 1, on = 1, tag = 1, peek = 1, tag_key = 1 },
   array = { kind = 1, of = 1, count = 1, until_end = 1, ["until"] = 1, max_count = 1 },
   ref = { kind = 1, name = 1 },
-  records = { kind = 1, of = 1, compression = 1, state = 1, recover = 1, size = 1 },
+  records = { kind = 1, of = 1, compression = 1, state = 1, recover = 1, size = 1, zstd_level = 1 },
 }
 
 local function sorted_keys(t)
@@ -136,16 +136,26 @@ function check.schema(fmt, schema_path)
             fr = fr.up
           end
           if not f then
-            local cands = {}
+            local cands, later = {}, {}
             fr = scope.frames
             while fr do
               for k in pairs(fr.fields) do cands[#cands + 1] = k end
+              for k in pairs(fr.all or {}) do if not fr.fields[k] then later[#later + 1] = k end end
               fr = fr.up
             end
             table.sort(cands)
+            table.sort(later)
             local near = names.near(id, cands)
-            diag(path, "'" .. id .. "' in " .. what .. " is not a field read before this one"
-              .. (near and (" (did you mean '" .. near .. "'?)") or ""))
+            local near_later = names.near(id, later)
+            local hint = ""
+            if scope.frames and scope.frames.all and scope.frames.all[id] then
+              hint = " ('" .. id .. "' is read after it)"
+            elseif near then
+              hint = " (did you mean '" .. near .. "'?)"
+            elseif near_later then
+              hint = " (did you mean '" .. near_later .. "'? it is read after this one)"
+            end
+            diag(path, "'" .. id .. "' in " .. what .. " is not a field read before this one" .. hint)
             ok = false
           else
             local k = f.ty.kind
@@ -198,6 +208,7 @@ function check.schema(fmt, schema_path)
     if k == "int" then
       local e = t.endian or (t.bits == 8 and "le") or ir.endian
       e = ({ big = "be", little = "le" })[e] or e
+      if t.byte_order then e = "native" end -- written in the writer's own order
       return { kind = "int", bits = t.bits, signed = t.signed, endian = e,
         ctype = int_ctype(t.bits, t.signed), wire = t.bits // 8, byte_order = t.byte_order }
     elseif k == "float" then
@@ -245,7 +256,13 @@ function check.schema(fmt, schema_path)
         b.wire = t.fixed
         modes = modes + 1
       end
-      if t.rest then b.mode = "rest"; modes = modes + 1 end
+      if t.rest then
+        b.mode = "rest"
+        modes = modes + 1
+        if not ctx.sized then
+          diag(path, "rest = true needs a bounded place: after a total_size field, or in a field a size_of measures")
+        end
+      end
       if ctx.sized_by then
         if modes > 0 then diag(path, "a field sized by another (size_of) needs no length of its own") end
         b.mode = "sized"
@@ -280,7 +297,13 @@ function check.schema(fmt, schema_path)
           end
         end
       end
-      if t.until_end then a.mode = "until_end"; modes = modes + 1 end
+      if t.until_end then
+        a.mode = "until_end"
+        modes = modes + 1
+        if not ctx.sized then
+          diag(path, "until_end needs a bounded place: after a total_size field, or in a field a size_of measures")
+        end
+      end
       if ctx.counted_by then a.mode = "counted"; modes = modes + 1 end
       if ctx.sized_by then
         if a.mode == nil then a.mode = "until_end"; modes = modes + 1 end
@@ -331,7 +354,10 @@ function check.schema(fmt, schema_path)
 
   resolve_struct = function(t, path, scope, ctx)
     local st = { kind = "struct", fields = {}, doc = t.doc, by_name = {} }
-    local frame = { fields = {}, up = scope.frames }
+    local frame = { fields = {}, up = scope.frames, all = {} }
+    for _, f in ipairs(t.fields or {}) do
+      if type(f) == "table" and type(f.name) == "string" then frame.all[f.name] = true end
+    end
     local inner = { frames = frame, state = scope.state, root_refs = scope.root_refs }
     -- pass 1: names and size_of/count_of targets
     local targets = {}
@@ -372,11 +398,15 @@ function check.schema(fmt, schema_path)
       local F = { name = f.name, doc = o.doc, unit = o.unit, hex = o.hex,
         referenced = f._referenced_by_target }
       local tg = targets[f.name]
-      local subctx = { lift_name = (ctx.lift_base or "") .. f.name }
+      local subctx = { lift_name = (ctx.lift_base or "") .. f.name,
+        sized = ctx.sized or st.after_total or (tg and tg.kind == "size_of") }
       if tg and tg.kind == "size_of" then subctx.sized_by = true; F.sized_by = tg.by end
       if tg and tg.kind == "count_of" then subctx.counted_by = true; F.counted_by = tg.by end
       F.ty = resolve_type(f.type, fpath, inner, subctx)
-      if o.when ~= nil then F.when = resolve_expr(o.when, fpath, inner, "when") end
+      if o.when ~= nil then
+        F.when = resolve_expr(o.when, fpath, inner, "when")
+        F.when_src = tostring(o.when)
+      end
       local ty = F.ty
       if ty then
         local scalar = ty.kind == "int" or ty.kind == "varint" or ty.kind == "float"
@@ -400,6 +430,7 @@ function check.schema(fmt, schema_path)
           if ty.kind ~= "int" then diag(fpath, "total_size needs a fixed-width integer") end
           if not ctx.named_top then diag(fpath, "total_size is allowed in a named type's own fields only") end
           F.derived = { kind = "total_size" }
+          st.after_total = true
         end
         if o.size_of then
           if ty.kind ~= "int" and ty.kind ~= "varint" then diag(fpath, "size_of needs an integer") end
@@ -440,6 +471,11 @@ function check.schema(fmt, schema_path)
       st.fields[#st.fields + 1] = F
       frame.fields[f.name] = F
       ::continue::
+    end
+    -- size_of / count_of point at the IR fields, not the schema's
+    for _, F in ipairs(st.fields) do
+      if F.sized_by then F.sized_by = frame.fields[F.sized_by.name] end
+      if F.counted_by then F.counted_by = frame.fields[F.counted_by.name] end
     end
     -- records regions: resolve their record type and state now that fields are known
     for _, F in ipairs(st.fields) do
@@ -483,6 +519,12 @@ function check.schema(fmt, schema_path)
           end
         end
         R.recover = t2.recover
+        if t2.zstd_level ~= nil then
+          if math.type(t2.zstd_level) ~= "integer" or t2.zstd_level < 1 or t2.zstd_level > 22 then
+            diag(fpath, "zstd_level must be 1..22")
+          end
+          R.zstd_level = t2.zstd_level
+        end
         ir.regions[#ir.regions + 1] = R
       end
     end
@@ -490,7 +532,7 @@ function check.schema(fmt, schema_path)
   end
 
   resolve_union = function(t, path, scope, ctx)
-    local u = { kind = "union", cases = {}, doc = t.doc, tag_key = t.tag_key or "kind" }
+    local u = { kind = "union", cases = {}, doc = t.doc, tag_key = t.tag_key or "_kind" }
     local n = (t.on ~= nil and 1 or 0) + (t.tag ~= nil and 1 or 0) + (t.peek ~= nil and 1 or 0)
     if n ~= 1 then diag(path, "a union needs exactly one of tag = <type>, peek = <type>, on = \"expr\"") end
     if t.on ~= nil then
@@ -517,7 +559,7 @@ function check.schema(fmt, schema_path)
         goto continue
       end
       local cpath = path .. "." .. tostring(c.name)
-      local bad = names.check(c.name)
+      local bad = names.check(c.name, "case")
       if bad then diag(cpath, bad) end
       if seen_names[c.name] then diag(cpath, "duplicate case name '" .. tostring(c.name) .. "'") end
       seen_names[c.name] = true
@@ -542,7 +584,7 @@ function check.schema(fmt, schema_path)
       if #C.values == 0 and not c.default then diag(cpath, "a case needs at least one value") end
       if #C.values > 1 and u.mode == "peek" then diag(cpath, "a peeked case has exactly one value") end
       local sub = { lift_name = (ctx.lift_name or "") .. "_" .. tostring(c.name),
-        path_prefix = c.name }
+        path_prefix = c.name, sized = ctx.sized }
       C.ty = c.type ~= nil and resolve_type(c.type, cpath, scope, sub) or nil
       if c.type == nil then C.ty = { kind = "struct", fields = {}, by_name = {} } end
       if C.ty and C.ty.kind == "records" then diag(cpath, "a union case cannot be a records region") end

@@ -150,7 +150,9 @@ end
 local function unused_params(body, params)
   local out = {}
   for _, p in ipairs(params) do
-    if not body:find("%f[%w_]" .. p .. "%f[^%w_]") then out[#out + 1] = "    (void)" .. p .. ";\n" end
+    -- used as p->..., or passed on as an argument: (p, / , p) / , p,
+    local used = body:find("%f[%w_]" .. p .. "%->") or body:find("[%(,] ?" .. p .. "[,%)]")
+    if not used then out[#out + 1] = "    (void)" .. p .. ";\n" end
   end
   return table.concat(out)
 end
@@ -205,6 +207,21 @@ local function cexpr(ast, env)
     error("bad expression node")
   end
   return rec(ast)
+end
+
+-- An expression for if (...): without a redundant outer pair of parentheses.
+local function cond(ast, env)
+  local s = cexpr(ast, env)
+  if s:sub(1, 1) == "(" and s:sub(-1) == ")" then
+    local depth = 0
+    for i = 1, #s do
+      local ch = s:sub(i, i)
+      if ch == "(" then depth = depth + 1 elseif ch == ")" then depth = depth - 1 end
+      if depth == 0 and i < #s then return s end
+    end
+    return s:sub(2, -2)
+  end
+  return s
 end
 
 ---------------------------------------------------------------------------
@@ -466,7 +483,7 @@ local function dec_array(b, f, env, member, errname, local_)
     b:f("PCD_TRY_IN(c->x, %s(&t, &e), %s, (int64_t)%s);", elem_fn(et, "decode"), text.cstr(errname), n)
     b:f("%s++;", n)
     local env2 = setmetatable({ obj = "(&e)", mode = "enc" }, { __index = env })
-    b:f("if (%s) break;", cexpr(a["until"], env2))
+    b:f("if (%s) break;", cond(a["until"], env2))
     b:close("}")
     b:close("}")
   end
@@ -627,7 +644,7 @@ function dec_field(b, f, env)
         local cr = "c_" .. f.local_:sub(3)
         env.used_locals[f.sized_by] = true
         b:open("{")
-        b:f("pcd_cursor %s;", r)
+        b:f("pcd_cursor %s = { 0 };", r)
         b:f("PCD_TRY(pcd_take(%s, (uint64_t)%s, &%s, %s, \"the bytes its size counts\"));", env.cur,
           f.sized_by.local_, r, text.cstr(f.errname))
         b:f("pcd_cursor *%s = &%s;", cr, r)
@@ -642,7 +659,7 @@ function dec_field(b, f, env)
       if f.when and env.mode == "dec" then b:f("%s = true;", out_ref(env, (f.member:gsub("([%w_]+)$", "has_%1")))) end
     end
     if f.when then
-      b:f("if (%s) {", cexpr(f.when, env))
+      b:f("if (%s) {", cond(f.when, env))
       b.ind = b.ind + 1
       body()
       b:close("}")
@@ -804,7 +821,7 @@ local function enc_fail(b, env, st, errname, expected, fk, found)
 end
 
 local function acc(b, env, n)
-  b:f("n += %s;", n)
+  b:f("%s += %s;", env.acc or "n", n)
 end
 
 -- The wire value of an integer field given its stored value (delta, base).
@@ -1064,7 +1081,7 @@ local function enc_field(b, f, env)
   end
   if f.when then
     local has = env.obj .. "->" .. f.member:gsub("([%w_]+)$", "has_%1")
-    b:f("if (%s) {", cexpr(f.when, env))
+    b:f("if (%s) {", cond(f.when, env))
     b.ind = b.ind + 1
     if env.mode == "enc" then
       b:f("if (PCD_UNLIKELY(!%s))", has)
@@ -1280,12 +1297,12 @@ local function fn_encode(ir, T, mode)
               pre:f("%s = 0; /* patched when its region is finished */", d)
             else
               local sb = buf(pre.ind)
-              local senv = setmetatable({ mode = "size" }, { __index = env })
+              local senv = setmetatable({ mode = "size", acc = "sz" }, { __index = env })
               sb:f("{")
               sb.ind = sb.ind + 1
-              sb:l("uint64_t n = 0;")
+              sb:l("uint64_t sz = 0;")
               enc_value(sb, g, senv, env.obj .. "->" .. g.member, g.errname)
-              sb:f("%s = n;", d)
+              sb:f("%s = sz;", d)
               sb.ind = sb.ind - 1
               sb:l("}")
               for _, l in ipairs(sb.lines) do pre.lines[#pre.lines + 1] = l end
@@ -1416,7 +1433,7 @@ end
 
 local function desc_fields(ir, S, out)
   local items = {}
-  local function fdesc(name, ty, member, aux, flags, f)
+  local function fdesc(name, ty, member, aux, flags, f, present)
     local kind = desc_kind(ty)
     local elem = "0"
     local tref = "NULL"
@@ -1431,8 +1448,8 @@ local function desc_fields(ir, S, out)
     local region = "NULL"
     if ty.kind == "records" then region = "&" .. ty.cname end
     local sentinel = (f and f.absent) and expr.cnum(f.absent) or "0"
-    return string.format("{ %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s }", text.cstr(name), kind, elem,
-      flags, member, aux, tref, en, sentinel, text.cstr(f and f.doc or nil), region)
+    return string.format("{ %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s }", text.cstr(name), kind, elem,
+      flags, member, aux, present or "0", tref, en, sentinel, text.cstr(f and f.doc or nil), region)
   end
   local enums = {}
   if S.kind == "struct" then
@@ -1447,10 +1464,10 @@ local function desc_fields(ir, S, out)
         if f.enum_open then flags[#flags + 1] = "PCD_F_ENUM_OPEN" end
         local fl = #flags > 0 and table.concat(flags, " | ") or "0"
         local member = "offsetof(" .. S.cname .. ", " .. f.name .. ")"
-        local aux = "0"
+        local aux, present = "0", "0"
         if f.ty.kind == "array" then aux = "offsetof(" .. S.cname .. ", n_" .. f.name .. ")" end
-        if f.when then aux = "offsetof(" .. S.cname .. ", has_" .. f.name .. ")" end
-        items[#items + 1] = fdesc(f.name, f.ty, member, aux, fl, f)
+        if f.when then present = "offsetof(" .. S.cname .. ", has_" .. f.name .. ")" end
+        items[#items + 1] = fdesc(f.name, f.ty, member, aux, fl, f, present)
         if f.enum then enums[#enums + 1] = { name = f.name, items = f.enum } end
       end
     end
@@ -1488,7 +1505,7 @@ local function desc_fields(ir, S, out)
       sel = S.cname .. "_select"
       o[#o + 1] = select_fn(ir, S)
     else
-      tag_key = S.tag_key or "kind"
+      tag_key = S.tag_key or "_kind"
     end
   end
   o[#o + 1] = string.format("const pcd_type %s_type = { %s, %d, %d, sizeof(%s), %s, %d, %s, %s, %s };\n",
@@ -1682,6 +1699,8 @@ function E.files(ir, sha, gen_version)
       local b = buf(1)
       b:l("uint8_t tmp[8];")
       b:l("(void)parent;")
+      b:l("(void)region_size;")
+      b:l("(void)region_records;")
       for _, p in ipairs(patches) do
         local f = p.f
         local v = f.derived.kind == "size_of" and "region_size" or "region_records"
@@ -1750,6 +1769,14 @@ function E.files(ir, sha, gen_version)
       size_add = sf.derived and sf.derived.kind == "total_size" and 0 or (off2 + sf.ty.wire)
       size_min = T.min or 1
     end
+    local comp_fn = "NULL"
+    if R.compression then
+      local env = new_env(ir, PT, "enc")
+      env.xp = "((const pcd_ctx *)NULL)"
+      C[#C + 1] = string.format("static uint8_t %s_compression(const void *parent)\n{\n" ..
+        "    const %s *in = parent;\n    return (uint8_t)(%s);\n}\n", R.cname, PT.cname, cexpr(R.compression, env))
+      comp_fn = R.cname .. "_compression"
+    end
     C[#C + 1] = string.format([[
 const pcd_region_desc %s = {
     %s, &%s_type, sizeof(%s),
@@ -1758,6 +1785,7 @@ const pcd_region_desc %s = {
     offsetof(%s, %s),
     %d, %d, %d, %d, %d, %d,
     %s, %s,
+    %s, %d,
 };
 
 ]], R.cname, text.cstr(R.name), T.cname, T.cname, R.cname,
@@ -1770,7 +1798,7 @@ const pcd_region_desc %s = {
       end)(), R.cname,
       has_state and ("sizeof(" .. R.state_cname .. ")") or "0", has_state and (R.cname .. "_init") or "NULL",
       finish, PT.cname, R.field.member, size_off, size_w, size_big, size_native, size_add, size_min,
-      sync_c, synclen_c)
+      sync_c, synclen_c, comp_fn, R.zstd_level or 3)
   end
   -- descriptors
   C[#C + 1] = "/* -------- descriptors -------- */\n\n"

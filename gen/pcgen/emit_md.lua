@@ -153,11 +153,13 @@ function M.page(ir, sha, gen_version)
     if T.kind == "struct" then struct_table(out, T, name, 3) else M.union_table(out, T, name, 3) end
   end
   out[#out + 1] = "## JSON Lines (dump and encode)\n\n" ..
-      "`profcodec dump` writes one object per record: the first names the format (`\"kind\": \"" ..
-      ir.root.tname .. "\"`, `format`, `version`), every other has `\"kind\"` (its record type or union case) and " ..
-      "`\"offset\"`, then the fields by name. Magic constants are left out; sizes and counts are written " ..
+      "`profcodec dump` writes one object per record: the first names the format (`\"_kind\": \"" ..
+      ir.root.tname .. "\"`, `_format`, `_version`), every other has `\"_kind\"` (its record type or union case) and " ..
+      "`\"_offset\"`, then the fields by name (keys starting with `_` are never field names). " ..
+      "Magic constants are left out; sizes and counts are written " ..
       "but recomputed by `profcodec encode`; strings that are not UTF-8 and byte fields are `{\"hex\": \"...\"}`; " ..
-      "integers beyond 2^53 are strings; non-finite floats are strings (`\"NaN\"`, `\"Infinity\"`).\n"
+      "integers beyond 2^63-1 are strings; non-finite floats are strings (`\"NaN\"`, `\"Infinity\"`); " ..
+      "a sentinel value that means \"absent\" is `null`.\n"
   return table.concat(out)
 end
 

@@ -116,11 +116,21 @@ function lower.run(ir)
         cur = nil
       end
     end
-    for i, r in ipairs(runs) do
+    -- a run of one field is just that field
+    local kept = {}
+    for _, r in ipairs(runs) do
+      if #r.fields > 1 then
+        kept[#kept + 1] = r
+      else
+        r.fields[1].run = nil
+        r.fields[1].run_off = nil
+      end
+    end
+    for i, r in ipairs(kept) do
       r.id = i
       r.last = r.fields[#r.fields]
     end
-    S.runs = runs
+    S.runs = kept
     if not seen[S] then seen[S] = true; ir.all_types[#ir.all_types + 1] = S end
   end
 

@@ -9,15 +9,19 @@ for w in ([[auto break case char const continue default do double else enum exte
   keywords[w] = true
 end
 
--- Field and type names: lowercase snake_case, not a C keyword, not reserved by us.
-function names.check(name)
+-- Field, case and type names: lowercase snake_case, not a C keyword, not reserved by us
+-- (structs get has_x and n_x companions; unions hold `which`, `tag` and `u`).
+function names.check(name, what)
   if type(name) ~= "string" then return "a name must be a string" end
   if not name:match("^[a-z][a-z0-9_]*$") then
     return "'" .. name .. "' is not a lowercase identifier (a-z, 0-9, _)"
   end
   if keywords[name] then return "'" .. name .. "' is a C keyword" end
-  if name == "which" or name == "u" or name == "tag" or name:match("^has_") or name:match("^n_") then
-    return "'" .. name .. "' is reserved by the generated C (which, u, tag, has_*, n_*)"
+  if what == "case" and (name == "which" or name == "u" or name == "tag") then
+    return "'" .. name .. "' is reserved for union cases by the generated C (which, tag, u)"
+  end
+  if name:match("^has_") or name:match("^n_") then
+    return "'" .. name .. "' is reserved by the generated C (has_* and n_* name companions of fields)"
   end
   return nil
 end
@@ -39,6 +43,9 @@ function names.near(word, list)
       for j = 1, #b do
         local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
         d[i][j] = math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+        if i > 1 and j > 1 and a:sub(i, i) == b:sub(j - 1, j - 1) and a:sub(i - 1, i - 1) == b:sub(j, j) then
+          d[i][j] = math.min(d[i][j], d[i - 2][j - 2] + 1) -- a swap of neighbours
+        end
       end
     end
     if d[#a][#b] < bd then best, bd = cand, d[#a][#b] end

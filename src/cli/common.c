@@ -145,7 +145,10 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
     }
     src->f = f;
     pcd_alloc_init(&c->al, pcd_alloc_libc, NULL, c->max_memory);
-    pcd_reader_opts o = { &c->al, NULL, (size_t)1 << 20, validate_only };
+    /* a 1 MiB window, smaller under a small memory cap (it grows when a record needs it) */
+    size_t window = (size_t)1 << 20;
+    while (window > 4096 && window > c->max_memory / 8) window /= 2;
+    pcd_reader_opts o = { &c->al, NULL, window, validate_only };
     pcd_status st;
     if (f->flags & PCD_FMT_STREAMABLE) {
         st = pcd_reader_open(&src->r, f, pcd_input_read, &src->in, &o);

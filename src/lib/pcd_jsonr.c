@@ -356,7 +356,7 @@ static bool fill_struct(jr *r, const pcd_type *t, json_t *obj, uint8_t *dst, con
                 return fail(r, "missing");
             v = json_null();
         }
-        if (fd->flags & PCD_F_OPTIONAL) *(bool *)(dst + fd->aux) = true;
+        if (fd->flags & PCD_F_OPTIONAL) *(bool *)(dst + fd->present) = true;
         if (!fill_field(r, fd, v, dst, owner)) return false;
         pop(r, m);
     }
@@ -377,9 +377,9 @@ static bool fill_union_tagged(jr *r, const pcd_type *t, json_t *obj, uint8_t *ds
     *(uint32_t *)dst = (uint32_t)which;
     const pcd_field *cf = &t->fields[which];
     if (cf->flags & PCD_F_TAG_MULTI) {
-        json_t *tg = json_object_get(obj, "tag");
+        json_t *tg = json_object_get(obj, "_tag");
         uint64_t u;
-        if (!tg) return fail(r, "missing \"tag\"");
+        if (!tg) return fail(r, "missing \"_tag\"");
         if (!get_u64(r, tg, &u)) return false;
         *(uint64_t *)(dst + 8) = u;
     }
@@ -387,8 +387,8 @@ static bool fill_union_tagged(jr *r, const pcd_type *t, json_t *obj, uint8_t *ds
         return fill_struct(r, cf->type, obj, dst + cf->offset, cf->type->named ? dst + cf->offset : dst);
     if (cf->kind == PCD_K_UNION && cf->type && cf->type->tag_key)
         return fill_union_tagged(r, cf->type, obj, dst + cf->offset, -1);
-    json_t *v = json_object_get(obj, "value");
-    if (!v) return fail(r, "missing \"value\"");
+    json_t *v = json_object_get(obj, "_value");
+    if (!v) return fail(r, "missing \"_value\"");
     return fill_field(r, cf, v, dst, dst);
 }
 

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# test_cli_heph.sh: the profcodec CLI on Heph traces: exit codes, round trips,
+# byte-identical --heph-compat output, damage handling, stdin, atomic output.
+# usage: test_cli_heph.sh PROFCODEC TESTDATA CORPUS WORKDIR
+set -u
+P=$1 DATA=$2 CORPUS=$3 W=$4
+mkdir -p "$W"
+fails=0
+ok() { echo "ok: $*"; }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+expect_rc() { # expected-rc description command...
+    local want=$1 what=$2; shift 2
+    "$@" >"$W/out" 2>"$W/err"
+    local rc=$?
+    if [ "$rc" = "$want" ]; then ok "$what (exit $rc)"; else bad "$what: exit $rc, wanted $want"; sed 's/^/    /' "$W/err" | head -5; fi
+}
+
+traces=()
+for n in runtime_example scalar_attributes array_attributes json_escaping; do traces+=("$DATA/heph/$n.bin.log"); done
+for n in stress substreams; do [ -f "$CORPUS/heph/$n.bin.log" ] && traces+=("$CORPUS/heph/$n.bin.log"); done
+
+expect_rc 0 "formats" "$P" formats
+grep -q '^heph ' "$W/out" || bad "formats lists heph"
+for cmd in formats info validate dump encode convert; do expect_rc 0 "$cmd --help" "$P" $cmd --help; done
+expect_rc 2 "unknown command" "$P" frobnicate
+expect_rc 2 "missing file" "$P" validate "$W/does-not-exist"
+expect_rc 2 "convert needs --to" "$P" convert "${traces[0]}"
+expect_rc 2 "unknown conversion" "$P" convert --to pprof "${traces[0]}"
+
+for t in "${traces[@]}"; do
+    n=$(basename "$t" .bin.log)
+    expect_rc 0 "validate $n" "$P" validate "$t"
+    expect_rc 0 "dump $n" "$P" dump "$t" -o "$W/$n.jsonl"
+    expect_rc 0 "encode $n" "$P" encode "$W/$n.jsonl" -o "$W/$n.bin"
+    if cmp -s "$t" "$W/$n.bin"; then ok "dump|encode identical: $n"; else bad "dump|encode differs: $n"; fi
+    expect_rc 0 "convert --to chrome $n" "$P" convert --to chrome "$t" -o "$W/$n.chrome.json"
+    ref="${t%.bin.log}.chrome.json"
+    if [ -f "$ref" ]; then
+        expect_rc 0 "convert --heph-compat $n" "$P" convert --to chrome --heph-compat "$t" -o "$W/$n.compat.json"
+        if cmp -s "$ref" "$W/$n.compat.json"; then ok "--heph-compat byte-identical: $n"; else bad "--heph-compat differs: $n"; fi
+    fi
+    expect_rc 0 "info $n" "$P" info "$t"
+    expect_rc 0 "info --json $n" "$P" info --json "$t"
+done
+
+# pipes: stdin, and dump | encode through a pipe
+t="$DATA/heph/runtime_example.bin.log"
+expect_rc 0 "validate from stdin" bash -c "cat '$t' | '$P' validate -"
+if cat "$t" | "$P" dump - | "$P" encode - -o "$W/piped.bin" && cmp -s "$t" "$W/piped.bin"; then
+    ok "cat | dump - | encode - round trip"
+else
+    bad "piped round trip"
+fi
+expect_rc 0 "info with --format" "$P" info --format heph:0.1 "$t"
+
+# damage: nested_array_quirk
+q="$DATA/heph/nested_array_quirk.bin.log"
+expect_rc 1 "validate nested_array_quirk" "$P" validate "$q"
+off=$(sed -n 's/.*: offset \([0-9]*\): .*/\1/p' "$W/err" | head -1)
+if [ -n "$off" ] && [ "$off" -gt 83 ] && [ "$off" -lt 200 ]; then ok "error offset $off inside the 2nd packet"; else bad "error offset '$off' not inside 83..200"; fi
+grep -q "nested_array_quirk.bin.log: offset [0-9]*: event.attributes\[1\].type: expected" "$W/err" && ok "error names file, offset, field path" || bad "error message form: $(cat "$W/err")"
+expect_rc 1 "dump nested_array_quirk" "$P" dump "$q"
+[ "$(grep -c '"_kind":"event"' "$W/out")" = 1 ] && grep -q '"_offset":23' "$W/out" && ok "dump yields the 1st packet" || bad "dump before damage"
+expect_rc 1 "dump --all nested_array_quirk" "$P" dump --all "$q"
+grep -q '"_offset":200' "$W/out" && grep -q '"_kind":"damage"' "$W/out" && ok "dump --all recovers the 3rd packet" || bad "dump --all"
+expect_rc 1 "validate --all nested_array_quirk" "$P" validate --all "$q"
+grep -q "resuming at offset 200" "$W/err" && ok "validate --all resumes at the 3rd packet" || bad "validate --all"
+expect_rc 1 "convert nested_array_quirk" "$P" convert --to chrome "$q" -o "$W/q.json"
+python_free_json_check() { # closes properly: ends with ]} and a newline
+    tail -c 3 "$1" | od -An -c | tr -d ' \n' | grep -q ']}\\n'
+}
+python_free_json_check "$W/q.json" && ok "output before the damage is closed properly" || bad "damaged convert output not closed"
+
+# a truncated file
+head -c 500 "$t" >"$W/cut.bin.log"
+expect_rc 1 "validate truncated" "$P" validate "$W/cut.bin.log"
+grep -q "found end of data" "$W/err" && ok "truncation reported" || bad "truncation message: $(cat "$W/err")"
+
+# atomic output: a failing encode leaves nothing behind
+printf '{"_kind":"file","_format":"heph","_version":"0.1"}\n{"_kind":"event","stream_id":"x"}\n' >"$W/bad.jsonl"
+rm -f "$W/bad.bin"
+expect_rc 1 "encode of a bad record" "$P" encode "$W/bad.jsonl" -o "$W/bad.bin"
+[ ! -e "$W/bad.bin" ] && ! ls "$W"/bad.bin.tmp.* >/dev/null 2>&1 && ok "no output file left behind" || bad "a failed encode left a file"
+grep -q "bad.jsonl:2: event: stream_id" "$W/err" && ok "encode error names line and field" || bad "encode error: $(cat "$W/err")"
+expect_rc 2 "output into a missing directory" "$P" dump "$t" -o "$W/no/such/dir/x.jsonl"
+expect_rc 1 "unrecognised input" "$P" validate "$DATA/heph/SOURCE.md"
+expect_rc 2 "bad --max-memory" "$P" --max-memory lots validate "$t"
+# a 60 kB packet under a 32 kB memory cap: a clear error, not a crash
+long=$(head -c 60000 /dev/zero | tr '\0' 'x')
+printf '{"_kind":"file","_format":"heph","_version":"0.1"}\n{"_kind":"event","stream_id":1,"stream_counter":0,"substream_id":0,"start_ns":1,"end_ns":2,"description":"%s","attributes":[]}\n' "$long" >"$W/big.jsonl"
+expect_rc 0 "encode a 60 kB packet" "$P" encode "$W/big.jsonl" -o "$W/big.bin.log"
+expect_rc 0 "validate it" "$P" validate "$W/big.bin.log"
+expect_rc 1 "validate it under --max-memory 32K" "$P" --max-memory 32K validate "$W/big.bin.log"
+grep -q "raise --max-memory" "$W/err" && ok "the memory limit is named" || bad "memory limit message: $(cat "$W/err")"
+
+if [ "$fails" -ne 0 ]; then echo "$fails check(s) failed"; exit 1; fi
+echo "all CLI checks passed"

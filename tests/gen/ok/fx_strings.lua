@@ -1,0 +1,20 @@
+-- fx_strings: every way a byte string can be delimited.
+return format "fx_strings" {
+  version = 1,
+  endian = "big",
+  types = {
+    file = struct { field "recs" (records { of = "rec" }) },
+    rec = struct {
+      field "magic" (magic "STR"),
+      field "c" (cstring { max_len = 16 }),
+      field "p16" (string { len = u16 }),
+      field "pv" (bytes { len = uleb128 }),
+      field "n" (u8),
+      field "sized" (string { size = "n" }),
+      field "name8" (fixed_string { fixed = 8 }),
+      field "raw4" (bytes { fixed = 4 }),
+      field "len" (u16 { size_of = "tail" }),
+      field "tail" (bytes { doc = "Sized by len; the rest of it." }),
+    },
+  },
+}

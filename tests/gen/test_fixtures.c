@@ -1,0 +1,557 @@
+/* test_fixtures.c: the code generated from each one-feature fixture schema (the checked-in
+ * tests/gen/expected/ copies) works: values survive encode -> decode, streaming agrees
+ * with whole-buffer reading, JSON dump -> JSON read -> encode gives the same bytes,
+ * and every check the schema declares fires with the right field path. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fx_arrays_v1.h"
+#include "fx_scalars_v1.h"
+#include "fx_stream_v2.h"
+#include "fx_strings_v1.h"
+#include "fx_unions_v1.h"
+#include "fx_zstd_v1.h"
+#include "fuzzlib.h"
+#include "pcd_jsonr.h"
+
+static uint8_t out[1 << 16];
+
+/* ---- generic helpers ----------------------------------------------------------- */
+
+typedef struct rec_in {
+    const pcd_region_desc *rd;
+    const void *data;
+} rec_in;
+
+static size_t encode_file(const pcd_format *f, const void *root, const rec_in *recs, size_t n, bool big,
+                          pcd_status want)
+{
+    pcd_ctx x;
+    pcd_ctx_init(&x, NULL);
+    pcd_sink s;
+    pcd_sink_init(&s, out, sizeof out, NULL, NULL, NULL, &x);
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
+    pcd_writer w;
+    pcd_writer_open(&w, f, &s, &al);
+    pcd_writer_set_big(&w, big);
+    pcd_status st = pcd_writer_root(&w, root);
+    for (size_t i = 0; st == PCD_OK && i < n; i++) st = pcd_writer_record(&w, recs[i].rd, recs[i].data);
+    if (st == PCD_OK) st = pcd_writer_finish(&w);
+    pcd_writer_close(&w);
+    assert_int_equal(st, want);
+    assert_int_equal(al.in_use, 0);
+    return s.len;
+}
+
+typedef struct got {
+    size_t n;
+    uint8_t *data[64];
+    const pcd_type *type[64];
+    pcd_status end;
+    pcd_error err;
+} got;
+
+static void got_free(got *g)
+{
+    for (size_t i = 0; i < g->n; i++) free(g->data[i]);
+    g->n = 0;
+}
+
+typedef struct feed {
+    const uint8_t *p;
+    size_t n, pos, chunk;
+} feed;
+
+static pcd_status feed_read(void *ud, uint8_t *dst, size_t cap, size_t *gotn)
+{
+    feed *f = ud;
+    size_t k = f->n - f->pos;
+    if (k > f->chunk) k = f->chunk;
+    if (k > cap) k = cap;
+    memcpy(dst, f->p + f->pos, k);
+    f->pos += k;
+    *gotn = k;
+    return PCD_OK;
+}
+
+/* Decodes everything (records copied out, shallowly: views stay valid in whole mode). */
+static void decode_file(const pcd_format *f, const uint8_t *p, size_t n, got *g, size_t chunk)
+{
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
+    pcd_reader r;
+    pcd_reader_opts o = { &al, NULL, 16, false };
+    feed fd = { p, n, 0, chunk };
+    if (chunk && (f->flags & PCD_FMT_STREAMABLE)) assert_int_equal(pcd_reader_open(&r, f, feed_read, &fd, &o), PCD_OK);
+    else assert_int_equal(pcd_reader_open_buffer(&r, f, p, n, &o), PCD_OK);
+    memset(g, 0, sizeof *g);
+    pcd_record rec;
+    pcd_status st;
+    while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) {
+        if (g->n < 64) {
+            g->data[g->n] = malloc(rec.type->size);
+            memcpy(g->data[g->n], rec.data, rec.type->size);
+            g->type[g->n] = rec.type;
+            g->n++;
+        }
+    }
+    g->end = st;
+    g->err = r.x.err;
+    pcd_reader_close(&r);
+    assert_int_equal(al.in_use, 0);
+}
+
+/* dump -> parse -> encode must give the same bytes (the CLI's dump | encode). */
+static void json_roundtrip(const pcd_format *f, const uint8_t *p, size_t n)
+{
+    static char jl[1 << 16];
+    pcd_ctx jx;
+    pcd_ctx_init(&jx, NULL);
+    pcd_sink js;
+    pcd_sink_init(&js, (uint8_t *)jl, sizeof jl - 1, NULL, NULL, NULL, &jx);
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
+    pcd_reader r;
+    pcd_reader_opts o = { &al, NULL, 0, false };
+    assert_int_equal(pcd_reader_open_buffer(&r, f, p, n, &o), PCD_OK);
+    pcd_record rec;
+    pcd_status st;
+    bool big = false;
+    while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) assert_int_equal(pcd_json_record(&js, f, &rec), PCD_OK);
+    big = r.x.big;
+    assert_int_equal(st, PCD_END);
+    pcd_reader_close(&r);
+    jl[js.len] = 0;
+    static char jl_copy[1 << 16];
+    memcpy(jl_copy, jl, js.len + 1);
+    /* read it back */
+    static uint8_t again[1 << 16];
+    pcd_ctx x;
+    pcd_ctx_init(&x, NULL);
+    pcd_sink s;
+    pcd_sink_init(&s, again, sizeof again, NULL, NULL, NULL, &x);
+    pcd_writer w;
+    pcd_writer_open(&w, f, &s, &al);
+    pcd_writer_set_big(&w, big);
+    pcd_arena a;
+    pcd_arena_init(&a, NULL, 0, &al, 0);
+    uint8_t *root = calloc(1, f->root_size), *recbuf = calloc(1, 4096);
+    char err[256];
+    bool first = true;
+    for (char *line = strtok(jl, "\n"); line; line = strtok(NULL, "\n")) {
+        json_error_t je;
+        json_t *j = json_loads(line, JSON_ALLOW_NUL, &je);
+        assert_non_null(j);
+        pcd_jkind k;
+        assert_true(pcd_jsonr_kind(f, json_string_value(json_object_get(j, "_kind")), &k));
+        if (first) {
+            assert_null(k.rd);
+            assert_true(pcd_jsonr_record(&k, j, root, &a, err, sizeof err));
+            assert_int_equal(pcd_writer_root(&w, root), PCD_OK);
+            first = false;
+        } else {
+            if (!pcd_jsonr_record(&k, j, recbuf, &a, err, sizeof err)) fail_msg("%s in %s", err, line);
+            assert_int_equal(pcd_writer_record(&w, k.rd, recbuf), PCD_OK);
+        }
+        json_decref(j);
+    }
+    assert_int_equal(pcd_writer_finish(&w), PCD_OK);
+    pcd_writer_close(&w);
+    if (s.len != n) print_message("JSON was:\n%s\n", jl_copy);
+    assert_int_equal(s.len, n);
+    assert_memory_equal(again, p, n);
+    free(root);
+    free(recbuf);
+    pcd_arena_free(&a);
+    assert_int_equal(al.in_use, 0);
+    /* and every fuzz invariant holds on it */
+    pcd_fuzz_one(f, p, n);
+}
+
+/* Decodes one record type from bytes and returns the status (for error checks). */
+static pcd_status decode_one(pcd_decode_fn dec, const uint8_t *p, size_t n, void *outp, pcd_error *e)
+{
+    uint8_t block[4096];
+    pcd_arena a;
+    pcd_arena_init(&a, block, sizeof block, NULL, 0);
+    pcd_ctx x;
+    pcd_ctx_init(&x, &a);
+    pcd_cursor c = pcd_cursor_make(&x, p, n, 0, true);
+    pcd_status st = dec(&c, outp);
+    *e = x.err;
+    return st;
+}
+
+static const char *path_of(const pcd_error *e)
+{
+    static char b[256];
+    pcd_error_path(e, b, sizeof b);
+    return b;
+}
+
+/* ---- scalars ---------------------------------------------------------------------- */
+
+static pcd_fx_scalars_v1_rec sample_scalars(void)
+{
+    pcd_fx_scalars_v1_rec r = { 0 };
+    r.a = 7;
+    r.b = 1000;
+    r.c = 0xdeadbeef;
+    r.d = -5;
+    r.e = 1.5f;
+    r.f = -0.0;
+    r.g = 0x11223344;
+    r.h = -1;
+    r.kind = 2;
+    r.open_kind = 9;
+    r.u = UINT64_MAX;
+    r.u32v = UINT32_MAX;
+    r.s = INT64_MIN;
+    r.z32 = -1;
+    r.z64 = INT64_MAX;
+    r.m.mag = 0;
+    r.m.neg = true;
+    return r;
+}
+
+static void test_scalars(void **state)
+{
+    (void)state;
+    pcd_fx_scalars_v1_file root = { { 0 } };
+    pcd_fx_scalars_v1_rec r = sample_scalars();
+    rec_in recs[] = { { &pcd_fx_scalars_v1_region_recs, &r } };
+    for (int big = 0; big < 2; big++) {
+        size_t n = encode_file(&pcd_fx_scalars_v1_format, &root, recs, 1, big, PCD_OK);
+        /* the byte-order mark and the native field follow the chosen order */
+        assert_int_equal(out[0], big ? 0x01 : 0x04);
+        size_t g_at = 4 + 1 + 2 + 4 + 8 + 4 + 8;
+        assert_int_equal(out[g_at], big ? 0x11 : 0x44);
+        got g;
+        decode_file(&pcd_fx_scalars_v1_format, out, n, &g, 3);
+        assert_int_equal(g.end, PCD_END);
+        assert_int_equal(g.n, 2);
+        const pcd_fx_scalars_v1_rec *d = (const void *)g.data[1];
+        assert_int_equal(d->a, 7);
+        assert_int_equal(d->b, 1000);
+        assert_true(d->c == 0xdeadbeef && d->d == -5 && d->e == 1.5f);
+        assert_true(d->f == 0.0 && signbit(d->f));
+        assert_true(d->g == 0x11223344);
+        assert_int_equal(d->h, -1);
+        assert_true(d->u == UINT64_MAX && d->u32v == UINT32_MAX && d->s == INT64_MIN);
+        assert_true(d->z32 == -1 && d->z64 == INT64_MAX);
+        assert_true(d->m.mag == 0 && d->m.neg);
+        got_free(&g);
+        json_roundtrip(&pcd_fx_scalars_v1_format, out, n);
+    }
+    /* every declared check fires, at the field, with its path */
+    size_t n = encode_file(&pcd_fx_scalars_v1_format, &root, recs, 1, false, PCD_OK);
+    static uint8_t bad[256];
+    pcd_fx_scalars_v1_rec d;
+    pcd_error e;
+    memcpy(bad, out + 4, n - 4);
+    bad[0] = 8; /* a must equal 7 */
+    assert_int_equal(decode_one((pcd_decode_fn)pcd_fx_scalars_v1_rec_decode, bad, n - 4, &d, &e), PCD_E_RANGE);
+    assert_string_equal(path_of(&e), "a");
+    assert_int_equal(e.offset, 0);
+    memcpy(bad, out + 4, n - 4);
+    bad[1] = 0, bad[2] = 0; /* b at least 1 */
+    assert_int_equal(decode_one((pcd_decode_fn)pcd_fx_scalars_v1_rec_decode, bad, n - 4, &d, &e), PCD_E_RANGE);
+    assert_string_equal(path_of(&e), "b");
+    assert_int_equal(e.offset, 1);
+    memcpy(bad, out + 4, n - 4);
+    bad[33] = 5; /* kind is a closed enum */
+    assert_int_equal(decode_one((pcd_decode_fn)pcd_fx_scalars_v1_rec_decode, bad, n - 4, &d, &e), PCD_E_RANGE);
+    assert_string_equal(path_of(&e), "kind");
+    /* the encoder refuses what the decoder would */
+    r.b = 0;
+    encode_file(&pcd_fx_scalars_v1_format, &root, recs, 1, false, PCD_E_RANGE);
+}
+
+/* ---- strings ------------------------------------------------------------------------- */
+
+static pcd_bytes B(const char *s) { return (pcd_bytes){ (const uint8_t *)s, strlen(s) }; }
+
+static void test_strings(void **state)
+{
+    (void)state;
+    pcd_fx_strings_v1_file root = { { 0 } };
+    pcd_fx_strings_v1_rec r = { 0 };
+    r.c = B("c-string");
+    r.p16 = B("prefixed \"16\"");
+    r.pv = (pcd_bytes){ (const uint8_t *)"\xff\x00\x01", 3 };
+    r.n = 5;
+    r.sized = B("fiver");
+    r.name8 = B("abc");
+    r.raw4 = (pcd_bytes){ (const uint8_t *)"\x00\x01\x02\x03", 4 };
+    r.tail = B("the tail");
+    rec_in recs[] = { { &pcd_fx_strings_v1_region_recs, &r }, { &pcd_fx_strings_v1_region_recs, &r } };
+    size_t n = encode_file(&pcd_fx_strings_v1_format, &root, recs, 2, false, PCD_OK);
+    got g;
+    decode_file(&pcd_fx_strings_v1_format, out, n, &g, 1);
+    assert_int_equal(g.end, PCD_END);
+    assert_int_equal(g.n, 3);
+    const pcd_fx_strings_v1_rec *d = (const void *)g.data[2];
+    assert_int_equal(d->name8.len, 3);
+    assert_memory_equal(d->name8.ptr, "abc", 3);
+    assert_int_equal(d->tail.len, 8);
+    assert_memory_equal(d->tail.ptr, "the tail", 8);
+    assert_int_equal(d->pv.len, 3);
+    got_free(&g);
+    json_roundtrip(&pcd_fx_strings_v1_format, out, n);
+    /* limits: a C string longer than its max, a sized string that is too short */
+    r.c = B("a string longer than sixteen");
+    encode_file(&pcd_fx_strings_v1_format, &root, recs, 1, false, PCD_E_LIMIT);
+    r.c = B("ok");
+    r.sized = B("four");
+    encode_file(&pcd_fx_strings_v1_format, &root, recs, 1, false, PCD_E_SIZE);
+}
+
+/* ---- unions --------------------------------------------------------------------------- */
+
+static void test_unions(void **state)
+{
+    (void)state;
+    pcd_fx_unions_v1_file root = { { 0 } };
+    static int64_t bt[] = { -1, 2, -300 };
+    pcd_fx_unions_v1_rec a1 = { 0 }, a2 = { 0 }, a3 = { 0 }, a4 = { 0 }, a5 = { 0 }, b1 = { 0 }, b2 = { 0 }, b3 = { 0 };
+    a1.which = PCD_FX_UNIONS_V1_REC_A;
+    a1.u.a.ev = 0x81;
+    a1.u.a.body.which = PCD_FX_UNIONS_V1_REC_A_BODY_ALLOC;
+    a1.u.a.body.u.alloc.size = 1234;
+    a1.u.a.body.u.alloc.has_bt = true;
+    a1.u.a.body.u.alloc.bt = bt;
+    a1.u.a.body.u.alloc.n_bt = 3;
+    a2 = a1;
+    a2.u.a.ev = 0x01;
+    a2.u.a.body.u.alloc.has_bt = false;
+    a3.which = PCD_FX_UNIONS_V1_REC_A;
+    a3.u.a.ev = 0x03;
+    a3.u.a.body.which = PCD_FX_UNIONS_V1_REC_A_BODY_GC;
+    a3.u.a.body.u.gc.has_gen = true;
+    a3.u.a.body.u.gc.gen = 2;
+    a4 = a3;
+    a4.u.a.ev = 0x02;
+    a4.u.a.body.u.gc.has_gen = false;
+    a5.which = PCD_FX_UNIONS_V1_REC_A;
+    a5.u.a.ev = 0x0f;
+    a5.u.a.body.which = PCD_FX_UNIONS_V1_REC_A_BODY_OTHER;
+    a5.u.a.body.u.other = B("opaque");
+    b1.which = PCD_FX_UNIONS_V1_REC_B;
+    b1.u.b.item.which = PCD_FX_UNIONS_V1_REC_B_ITEM_NUM;
+    b1.u.b.item.u.num = 77;
+    b2.which = PCD_FX_UNIONS_V1_REC_B;
+    b2.u.b.item.which = PCD_FX_UNIONS_V1_REC_B_ITEM_PAIR;
+    b2.u.b.item.tag = 3;
+    b2.u.b.item.u.pair.x = 1;
+    b2.u.b.item.u.pair.y = 2;
+    b3.which = PCD_FX_UNIONS_V1_REC_B;
+    b3.u.b.item.which = PCD_FX_UNIONS_V1_REC_B_ITEM_EMPTY;
+    const pcd_region_desc *R = &pcd_fx_unions_v1_region_recs;
+    rec_in recs[] = { { R, &a1 }, { R, &a2 }, { R, &a3 }, { R, &a4 }, { R, &a5 }, { R, &b1 }, { R, &b2 }, { R, &b3 } };
+    size_t n = encode_file(&pcd_fx_unions_v1_format, &root, recs, 8, false, PCD_OK);
+    got g;
+    decode_file(&pcd_fx_unions_v1_format, out, n, &g, 2);
+    assert_int_equal(g.end, PCD_END);
+    assert_int_equal(g.n, 9);
+    const pcd_fx_unions_v1_rec *d = (const void *)g.data[1];
+    assert_int_equal(d->u.a.body.u.alloc.n_bt, 3);
+    assert_true(d->u.a.body.u.alloc.bt[2] == -300);
+    d = (const void *)g.data[2];
+    assert_false(d->u.a.body.u.alloc.has_bt);
+    d = (const void *)g.data[3];
+    assert_true(d->u.a.body.u.gc.has_gen && d->u.a.body.u.gc.gen == 2);
+    d = (const void *)g.data[7];
+    assert_int_equal(d->u.b.item.which, PCD_FX_UNIONS_V1_REC_B_ITEM_PAIR);
+    assert_int_equal(d->u.b.item.tag, 3);
+    got_free(&g);
+    json_roundtrip(&pcd_fx_unions_v1_format, out, n);
+    /* a struct field present although its condition is false is refused */
+    a2.u.a.body.u.alloc.has_bt = true;
+    rec_in one[] = { { R, &a2 } };
+    encode_file(&pcd_fx_unions_v1_format, &root, one, 1, false, PCD_E_INVALID);
+    /* a case that does not match the tag it depends on */
+    a3.u.a.ev = 0x01;
+    rec_in two[] = { { R, &a3 } };
+    encode_file(&pcd_fx_unions_v1_format, &root, two, 1, false, PCD_E_BAD_TAG);
+}
+
+/* ---- arrays ------------------------------------------------------------------------------ */
+
+static void test_arrays(void **state)
+{
+    (void)state;
+    pcd_fx_arrays_v1_file root = { { 0 } };
+    static uint16_t pfx[] = { 1, 2, 65535 };
+    static pcd_fx_arrays_v1_point pts[] = { { 1, -1 }, { 2, -2 } };
+    static uint8_t twice[] = { 9, 8, 7, 6 };
+    static pcd_bytes strs[2];
+    strs[0] = B("x");
+    strs[1] = B("");
+    static pcd_fx_arrays_v1_counter ctr[3];
+    ctr[0] = (pcd_fx_arrays_v1_counter){ 5, true, -9 };
+    ctr[1] = (pcd_fx_arrays_v1_counter){ 6, true, 9 };
+    ctr[2] = (pcd_fx_arrays_v1_counter){ 0, false, 0 };
+    pcd_fx_arrays_v1_rec r = { 0 };
+    r.pfx = pfx, r.n_pfx = 3;
+    r.counted = pts, r.n_counted = 2;
+    r.k = 2;
+    r.twice = twice, r.n_twice = 4;
+    r.strs = strs, r.n_strs = 2;
+    r.counters = ctr, r.n_counters = 3;
+    r.rest = pts, r.n_rest = 2;
+    rec_in recs[] = { { &pcd_fx_arrays_v1_region_recs, &r } };
+    size_t n = encode_file(&pcd_fx_arrays_v1_format, &root, recs, 1, false, PCD_OK);
+    got g;
+    decode_file(&pcd_fx_arrays_v1_format, out, n, &g, 5);
+    assert_int_equal(g.end, PCD_END);
+    const pcd_fx_arrays_v1_rec *d = (const void *)g.data[1];
+    assert_int_equal(d->size, n);
+    assert_int_equal(d->n, 2);
+    assert_int_equal(d->n_pfx, 3);
+    assert_int_equal(d->pfx[2], 65535);
+    assert_int_equal(d->n_twice, 4);
+    assert_int_equal(d->n_counters, 3);
+    assert_int_equal(d->counters[1].value, 9);
+    assert_false(d->counters[2].has_value);
+    assert_int_equal(d->n_rest, 2);
+    assert_int_equal(d->rest[1].y, -2);
+    got_free(&g);
+    json_roundtrip(&pcd_fx_arrays_v1_format, out, n);
+    /* the count expression must hold when encoding */
+    r.n_twice = 3;
+    encode_file(&pcd_fx_arrays_v1_format, &root, recs, 1, false, PCD_E_SIZE);
+    r.n_twice = 4;
+    /* the terminator must be last */
+    r.n_counters = 2;
+    encode_file(&pcd_fx_arrays_v1_format, &root, recs, 1, false, PCD_E_INVALID);
+}
+
+/* ---- stream state, deltas, bases, nested sized regions, recovery ------------------------ */
+
+static void test_stream(void **state)
+{
+    (void)state;
+    pcd_fx_stream_v2_file root = { 0 };
+    root.version = 2;
+    pcd_fx_stream_v2_buffer b1 = { 0 }, b2 = { 0 };
+    b1.time_base = 1000;
+    b1.obj_base = 0x100;
+    b2.time_base = 5000;
+    b2.obj_base = 0x200;
+    pcd_fx_stream_v2_event e1 = { 0 }, e2 = { 0 }, e3 = { 0 };
+    e1.type = 1;
+    e1.time = 1005;
+    e2.type = 2;
+    e2.time = 1010;
+    e2.has_obj = true;
+    e2.obj = 0x880;
+    e3.type = 2;
+    e3.time = 6000;
+    e3.has_obj = true;
+    e3.obj = 0x1000;
+    const pcd_region_desc *B_ = &pcd_fx_stream_v2_region_buffers, *E = &pcd_fx_stream_v2_region_events;
+    rec_in recs[] = { { B_, &b1 }, { E, &e1 }, { E, &e2 }, { B_, &b2 }, { E, &e3 } };
+    size_t n = encode_file(&pcd_fx_stream_v2_format, &root, recs, 5, false, PCD_OK);
+    /* deltas on the wire: 5, then 5 after 1005; the object as (0x880>>3) - 0x100 */
+    got g;
+    decode_file(&pcd_fx_stream_v2_format, out, n, &g, 4);
+    assert_int_equal(g.end, PCD_END);
+    assert_int_equal(g.n, 6);
+    const pcd_fx_stream_v2_buffer *bd = (const void *)g.data[1];
+    assert_int_equal(bd->len, 2 + 3);
+    const pcd_fx_stream_v2_event *ev = (const void *)g.data[3];
+    assert_int_equal(ev->time, 1010);
+    assert_int_equal(ev->obj, 0x880);
+    ev = (const void *)g.data[5];
+    assert_int_equal(ev->time, 6000);
+    assert_int_equal(ev->obj, 0x1000);
+    got_free(&g);
+    json_roundtrip(&pcd_fx_stream_v2_format, out, n);
+    /* an address that is not a multiple of 8 cannot be stored */
+    e2.obj = 0x881;
+    encode_file(&pcd_fx_stream_v2_format, &root, recs, 5, false, PCD_E_RANGE);
+    e2.obj = 0x880;
+    /* damage inside the first buffer's events: the rest of that buffer is dropped,
+     * the second buffer is still read */
+    n = encode_file(&pcd_fx_stream_v2_format, &root, recs, 5, false, PCD_OK);
+    size_t ev1 = 4 + 24; /* "FXS" + version, buffer header */
+    out[ev1] = 9;        /* not an event type */
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
+    pcd_reader r;
+    pcd_reader_opts o = { &al, NULL, 0, false };
+    assert_int_equal(pcd_reader_open_buffer(&r, &pcd_fx_stream_v2_format, out, n, &o), PCD_OK);
+    pcd_record rec;
+    size_t events = 0, buffers = 0, errors = 0;
+    for (;;) {
+        pcd_status st = pcd_reader_next(&r, &rec);
+        if (st == PCD_END) break;
+        if (st != PCD_OK) {
+            errors++;
+            assert_int_equal(pcd_reader_error(&r)->offset, ev1);
+            assert_int_equal(pcd_reader_recover(&r, NULL), PCD_OK);
+            continue;
+        }
+        if (rec.type == &pcd_fx_stream_v2_event_type) events++;
+        if (rec.type == &pcd_fx_stream_v2_buffer_type) buffers++;
+    }
+    assert_int_equal(errors, 1);
+    assert_int_equal(buffers, 2);
+    assert_int_equal(events, 1);
+    pcd_reader_close(&r);
+}
+
+/* ---- zstd regions ---------------------------------------------------------------------- */
+
+static void test_zstd(void **state)
+{
+    (void)state;
+    static pcd_fx_zstd_v1_sample samples[200];
+    rec_in recs[200];
+    for (int i = 0; i < 200; i++) {
+        samples[i].tid = (uint32_t)(i % 3);
+        samples[i].value = (uint64_t)i * 1000;
+        recs[i] = (rec_in){ &pcd_fx_zstd_v1_region_samples, &samples[i] };
+    }
+    for (int comp = 0; comp < 2; comp++) {
+        pcd_fx_zstd_v1_file root = { 0 };
+        root.compression = (uint8_t)comp;
+        size_t n = encode_file(&pcd_fx_zstd_v1_format, &root, recs, 200, false, PCD_OK);
+        if (comp) assert_true(n < 4 + 4 + 200 * 5); /* it really is compressed */
+        got g;
+        decode_file(&pcd_fx_zstd_v1_format, out, n, &g, 0);
+        assert_int_equal(g.end, PCD_END);
+        assert_int_equal(g.n, 64);
+        const pcd_fx_zstd_v1_sample *s = (const void *)g.data[63];
+        assert_int_equal(s->value, 62000);
+        got_free(&g);
+        json_roundtrip(&pcd_fx_zstd_v1_format, out, n);
+        if (comp) {
+            /* a cut compressed region is an error, and nothing after the damage is invented */
+            static uint8_t cut[1 << 16];
+            memcpy(cut, out, n);
+            cut[4] -= 3; /* size: 3 bytes short */
+            decode_file(&pcd_fx_zstd_v1_format, cut, n - 3, &g, 0);
+            assert_int_equal(g.end, PCD_E_ZSTD);
+            got_free(&g);
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scalars), cmocka_unit_test(test_strings), cmocka_unit_test(test_unions),
+        cmocka_unit_test(test_arrays),  cmocka_unit_test(test_stream),  cmocka_unit_test(test_zstd),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
