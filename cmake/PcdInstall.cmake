@@ -23,5 +23,7 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/profcodecConfigVersion.cm
 install(FILES ${PROJECT_BINARY_DIR}/profcodecConfig.cmake ${PROJECT_BINARY_DIR}/profcodecConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/profcodec)
 
+# relocatable: the prefix is found from where the .pc file sits
+file(RELATIVE_PATH PCD_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/profcodec.pc.in ${PROJECT_BINARY_DIR}/profcodec.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/profcodec.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -16,7 +16,7 @@ static const pcd_run_field k_metadata_packet_dec_run1[] = {
     { "size", 4, "u32be" },
 };
 /* metadata_packet: Sets one option for the whole trace (Heph writes only `epoch`, first). */
-pcd_status pcd_heph_v0_1_metadata_packet_decode(pcd_cursor *c, pcd_heph_v0_1_metadata_packet *out)
+static inline pcd_status pcd_heph_v0_1_metadata_packet_decode_(pcd_cursor *c, pcd_heph_v0_1_metadata_packet *out)
 {
     uint32_t v_magic = 0;
     uint32_t v_size = 0;
@@ -72,6 +72,11 @@ pcd_status pcd_heph_v0_1_metadata_packet_decode(pcd_cursor *c, pcd_heph_v0_1_met
     return PCD_OK;
 }
 
+pcd_status pcd_heph_v0_1_metadata_packet_decode(pcd_cursor *c, pcd_heph_v0_1_metadata_packet *out)
+{
+    return pcd_heph_v0_1_metadata_packet_decode_(c, out);
+}
+
 static const pcd_run_field k_metadata_packet_val_run1[] = {
     { "magic", 4, "u32be" },
     { "size", 4, "u32be" },
@@ -79,7 +84,7 @@ static const pcd_run_field k_metadata_packet_val_run1[] = {
 /* metadata_packet: Sets one option for the whole trace (Heph writes only `epoch`, first).
  * Validation only: the same checks as decoding, nothing stored.
  */
-pcd_status pcd_heph_v0_1_metadata_packet_validate(pcd_cursor *c)
+static inline pcd_status pcd_heph_v0_1_metadata_packet_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint32_t v_magic = 0;
     PCD_UNUSED uint32_t v_size = 0;
@@ -126,6 +131,11 @@ pcd_status pcd_heph_v0_1_metadata_packet_validate(pcd_cursor *c)
     if (PCD_UNLIKELY(c->p != c->end))
         return pcd_fail(c, c->p, PCD_E_SIZE, "size", "content that ends where the size says", PCD_FOUND_UINT, pcd_left(c));
     return PCD_OK;
+}
+
+pcd_status pcd_heph_v0_1_metadata_packet_validate(pcd_cursor *c)
+{
+    return pcd_heph_v0_1_metadata_packet_validate_(c);
 }
 
 /* metadata_packet: writes the fields in schema order; sizes and counts are computed. */
@@ -192,7 +202,7 @@ uint64_t pcd_heph_v0_1_metadata_packet_size(pcd_ctx *x, const pcd_heph_v0_1_meta
 /* -------- attribute -------- */
 
 /* attribute: One key-value pair of an event. */
-pcd_status pcd_heph_v0_1_attribute_decode(pcd_cursor *c, pcd_heph_v0_1_attribute *out)
+static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph_v0_1_attribute *out)
 {
     pcd_bytes v_name = { NULL, 0 };
     uint64_t len_name = 0;
@@ -355,10 +365,15 @@ pcd_status pcd_heph_v0_1_attribute_decode(pcd_cursor *c, pcd_heph_v0_1_attribute
     return PCD_OK;
 }
 
+pcd_status pcd_heph_v0_1_attribute_decode(pcd_cursor *c, pcd_heph_v0_1_attribute *out)
+{
+    return pcd_heph_v0_1_attribute_decode_(c, out);
+}
+
 /* attribute: One key-value pair of an event.
  * Validation only: the same checks as decoding, nothing stored.
  */
-pcd_status pcd_heph_v0_1_attribute_validate(pcd_cursor *c)
+static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
 {
     PCD_UNUSED pcd_bytes v_name = { NULL, 0 };
     PCD_UNUSED uint64_t len_name = 0;
@@ -493,6 +508,11 @@ pcd_status pcd_heph_v0_1_attribute_validate(pcd_cursor *c)
         return pcd_fail(c, c->p, PCD_E_BAD_TAG, "value", "one of 1, 2, 3, 4, 129, 130, 131, 132", PCD_FOUND_HEX, (uint64_t)(v_type));
     }
     return PCD_OK;
+}
+
+pcd_status pcd_heph_v0_1_attribute_validate(pcd_cursor *c)
+{
+    return pcd_heph_v0_1_attribute_validate_(c);
 }
 
 /* attribute: writes the fields in schema order; sizes and counts are computed. */
@@ -649,7 +669,7 @@ static const pcd_run_field k_event_packet_dec_run1[] = {
     { "end_ns", 8, "u64be" },
 };
 /* event_packet: One event of a stream, written when it finished. */
-pcd_status pcd_heph_v0_1_event_packet_decode(pcd_cursor *c, pcd_heph_v0_1_event_packet *out)
+static inline pcd_status pcd_heph_v0_1_event_packet_decode_(pcd_cursor *c, pcd_heph_v0_1_event_packet *out)
 {
     uint32_t v_magic = 0;
     uint32_t v_size = 0;
@@ -710,18 +730,23 @@ pcd_status pcd_heph_v0_1_event_packet_decode(pcd_cursor *c, pcd_heph_v0_1_event_
     {
         pcd_cursor t = *c;
         while (t.p < t.end) {
-            PCD_TRY_IN(c->x, pcd_heph_v0_1_attribute_validate(&t), "attributes", (int64_t)n_attributes);
+            PCD_TRY_IN(c->x, pcd_heph_v0_1_attribute_validate_(&t), "attributes", (int64_t)n_attributes);
             n_attributes++;
         }
     }
     PCD_TRY(pcd_alloc_array(c, f0_attributes, n_attributes, sizeof(pcd_heph_v0_1_attribute), 5, (void **)&out->attributes, "attributes"));
     out->n_attributes = (size_t)n_attributes;
     for (uint64_t i = 0; i < n_attributes; i++) {
-        PCD_TRY_IN(c->x, pcd_heph_v0_1_attribute_decode(c, &out->attributes[i]), "attributes", (int64_t)i);
+        PCD_TRY_IN(c->x, pcd_heph_v0_1_attribute_decode_(c, &out->attributes[i]), "attributes", (int64_t)i);
     }
     if (PCD_UNLIKELY(c->p != c->end))
         return pcd_fail(c, c->p, PCD_E_SIZE, "size", "content that ends where the size says", PCD_FOUND_UINT, pcd_left(c));
     return PCD_OK;
+}
+
+pcd_status pcd_heph_v0_1_event_packet_decode(pcd_cursor *c, pcd_heph_v0_1_event_packet *out)
+{
+    return pcd_heph_v0_1_event_packet_decode_(c, out);
 }
 
 static const pcd_run_field k_event_packet_val_run1[] = {
@@ -736,7 +761,7 @@ static const pcd_run_field k_event_packet_val_run1[] = {
 /* event_packet: One event of a stream, written when it finished.
  * Validation only: the same checks as decoding, nothing stored.
  */
-pcd_status pcd_heph_v0_1_event_packet_validate(pcd_cursor *c)
+static inline pcd_status pcd_heph_v0_1_event_packet_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint32_t v_magic = 0;
     PCD_UNUSED uint32_t v_size = 0;
@@ -782,12 +807,17 @@ pcd_status pcd_heph_v0_1_event_packet_validate(pcd_cursor *c)
     /* attributes: Key-value pairs until the end of the packet. */
     f0_attributes = c->p;
     while (c->p < c->end) {
-        PCD_TRY_IN(c->x, pcd_heph_v0_1_attribute_validate(c), "attributes", (int64_t)n_attributes);
+        PCD_TRY_IN(c->x, pcd_heph_v0_1_attribute_validate_(c), "attributes", (int64_t)n_attributes);
         n_attributes++;
     }
     if (PCD_UNLIKELY(c->p != c->end))
         return pcd_fail(c, c->p, PCD_E_SIZE, "size", "content that ends where the size says", PCD_FOUND_UINT, pcd_left(c));
     return PCD_OK;
+}
+
+pcd_status pcd_heph_v0_1_event_packet_validate(pcd_cursor *c)
+{
+    return pcd_heph_v0_1_event_packet_validate_(c);
 }
 
 /* event_packet: writes the fields in schema order; sizes and counts are computed. */
@@ -855,7 +885,7 @@ uint64_t pcd_heph_v0_1_event_packet_size(pcd_ctx *x, const pcd_heph_v0_1_event_p
 /* -------- packet -------- */
 
 /* packet: One packet; its magic says which kind. */
-pcd_status pcd_heph_v0_1_packet_decode(pcd_cursor *c, pcd_heph_v0_1_packet *out)
+static inline pcd_status pcd_heph_v0_1_packet_decode_(pcd_cursor *c, pcd_heph_v0_1_packet *out)
 {
     uint64_t tag_u = 0;
     memset(out, 0, sizeof *out);
@@ -866,13 +896,13 @@ pcd_status pcd_heph_v0_1_packet_decode(pcd_cursor *c, pcd_heph_v0_1_packet *out)
     case 1976638797:
         {
             out->which = PCD_HEPH_V0_1_PACKET_METADATA;
-            PCD_TRY_IN(c->x, pcd_heph_v0_1_metadata_packet_decode(c, &out->u.metadata), "metadata", -1);
+            PCD_TRY_IN(c->x, pcd_heph_v0_1_metadata_packet_decode_(c, &out->u.metadata), "metadata", -1);
         }
         break;
     case UINT64_C(3254525879):
         {
             out->which = PCD_HEPH_V0_1_PACKET_EVENT;
-            PCD_TRY_IN(c->x, pcd_heph_v0_1_event_packet_decode(c, &out->u.event), "event", -1);
+            PCD_TRY_IN(c->x, pcd_heph_v0_1_event_packet_decode_(c, &out->u.event), "event", -1);
         }
         break;
     default:
@@ -881,10 +911,15 @@ pcd_status pcd_heph_v0_1_packet_decode(pcd_cursor *c, pcd_heph_v0_1_packet *out)
     return PCD_OK;
 }
 
+pcd_status pcd_heph_v0_1_packet_decode(pcd_cursor *c, pcd_heph_v0_1_packet *out)
+{
+    return pcd_heph_v0_1_packet_decode_(c, out);
+}
+
 /* packet: One packet; its magic says which kind.
  * Validation only: the same checks as decoding, nothing stored.
  */
-pcd_status pcd_heph_v0_1_packet_validate(pcd_cursor *c)
+static inline pcd_status pcd_heph_v0_1_packet_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 4))
@@ -893,18 +928,23 @@ pcd_status pcd_heph_v0_1_packet_validate(pcd_cursor *c)
     switch (tag_u) {
     case 1976638797:
         {
-            PCD_TRY_IN(c->x, pcd_heph_v0_1_metadata_packet_validate(c), "metadata", -1);
+            PCD_TRY_IN(c->x, pcd_heph_v0_1_metadata_packet_validate_(c), "metadata", -1);
         }
         break;
     case UINT64_C(3254525879):
         {
-            PCD_TRY_IN(c->x, pcd_heph_v0_1_event_packet_validate(c), "event", -1);
+            PCD_TRY_IN(c->x, pcd_heph_v0_1_event_packet_validate_(c), "event", -1);
         }
         break;
     default:
         return pcd_fail(c, c->p, PCD_E_BAD_TAG, "packet", "one of 0x75D11D4D, 0xC1FC1FB7", PCD_FOUND_HEX, (uint64_t)(tag_u));
     }
     return PCD_OK;
+}
+
+pcd_status pcd_heph_v0_1_packet_validate(pcd_cursor *c)
+{
+    return pcd_heph_v0_1_packet_validate_(c);
 }
 
 /* packet: writes the fields in schema order; sizes and counts are computed. */
@@ -943,7 +983,7 @@ uint64_t pcd_heph_v0_1_packet_size(pcd_ctx *x, const pcd_heph_v0_1_packet *in)
 /* -------- file -------- */
 
 /* file: A trace: packets until the end of the file. */
-pcd_status pcd_heph_v0_1_file_decode(pcd_cursor *c, pcd_heph_v0_1_file *out)
+static inline pcd_status pcd_heph_v0_1_file_decode_(pcd_cursor *c, pcd_heph_v0_1_file *out)
 {
     memset(out, 0, sizeof *out);
     /* packets */
@@ -951,14 +991,24 @@ pcd_status pcd_heph_v0_1_file_decode(pcd_cursor *c, pcd_heph_v0_1_file *out)
     return PCD_OK;
 }
 
+pcd_status pcd_heph_v0_1_file_decode(pcd_cursor *c, pcd_heph_v0_1_file *out)
+{
+    return pcd_heph_v0_1_file_decode_(c, out);
+}
+
 /* file: A trace: packets until the end of the file.
  * Validation only: the same checks as decoding, nothing stored.
  */
-pcd_status pcd_heph_v0_1_file_validate(pcd_cursor *c)
+static inline pcd_status pcd_heph_v0_1_file_validate_(pcd_cursor *c)
 {
     (void)c;
     /* packets */
     return PCD_OK;
+}
+
+pcd_status pcd_heph_v0_1_file_validate(pcd_cursor *c)
+{
+    return pcd_heph_v0_1_file_validate_(c);
 }
 
 /* file: writes the fields in schema order; sizes and counts are computed. */
@@ -982,15 +1032,16 @@ uint64_t pcd_heph_v0_1_file_size(pcd_ctx *x, const pcd_heph_v0_1_file *in)
 
 /* -------- regions -------- */
 
-static pcd_status pcd_heph_v0_1_region_packets_dec(pcd_cursor *c, void *out) { return pcd_heph_v0_1_packet_decode(c, out); }
+static pcd_status pcd_heph_v0_1_region_packets_dec(pcd_cursor *c, void *out) { return pcd_heph_v0_1_packet_decode_(c, out); }
 static pcd_status pcd_heph_v0_1_region_packets_enc(pcd_sink *s, const void *in) { return pcd_heph_v0_1_packet_encode(s, in); }
+static pcd_status pcd_heph_v0_1_region_packets_val(pcd_cursor *c) { return pcd_heph_v0_1_packet_validate_(c); }
 static const uint8_t pcd_heph_v0_1_region_packets_sync1[] = { 0x75, 0xd1, 0x1d, 0x4d };
 static const uint8_t pcd_heph_v0_1_region_packets_sync2[] = { 0xc1, 0xfc, 0x1f, 0xb7 };
 static const uint8_t *const pcd_heph_v0_1_region_packets_sync[] = { pcd_heph_v0_1_region_packets_sync1, pcd_heph_v0_1_region_packets_sync2, NULL };
 static const uint8_t pcd_heph_v0_1_region_packets_sync_len[] = { 4, 4 };
 const pcd_region_desc pcd_heph_v0_1_region_packets = {
     "packets", &pcd_heph_v0_1_packet_type, sizeof(pcd_heph_v0_1_packet),
-    pcd_heph_v0_1_region_packets_dec, (pcd_validate_fn)pcd_heph_v0_1_packet_validate, pcd_heph_v0_1_region_packets_enc,
+    pcd_heph_v0_1_region_packets_dec, pcd_heph_v0_1_region_packets_val, pcd_heph_v0_1_region_packets_enc,
     0, NULL, NULL,
     offsetof(pcd_heph_v0_1_file, packets),
     4, 4, 1, 0, 0, 10,
@@ -1101,7 +1152,7 @@ static const pcd_region_desc *const pcd_heph_v0_1_regions[] = {
     &pcd_heph_v0_1_region_packets,
 };
 
-static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_heph_v0_1_file_decode(c, out); }
+static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_heph_v0_1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_heph_v0_1_file_encode(s, in); }
 
 const pcd_format pcd_heph_v0_1_format = {

@@ -418,7 +418,12 @@ local function dec_run(b, run, env)
 end
 
 
-local function elem_fn(T, suffix) return T.cname .. "_" .. suffix end
+-- Generated code calls the inlinable internal decode_/validate_ bodies; the exported
+-- names are thin wrappers for callers outside the file.
+local function elem_fn(T, suffix)
+  if suffix == "decode" or suffix == "validate" then return T.cname .. "_" .. suffix .. "_" end
+  return T.cname .. "_" .. suffix
+end
 
 -- Arrays: count, bounded allocation, elements.
 local function dec_array(b, f, env, member, errname, local_)
@@ -1254,12 +1259,16 @@ local function fn_decode(ir, T, mode)
     ]], { name = text.cstr(g.errname) })
     tail = text.indent(tail, 4)
   end
-  local sig
+  local sig, wrapper
   if mode == "dec" then
-    sig = string.format("pcd_status %s_decode(pcd_cursor *c, %s *out)", T.cname, T.cname)
+    sig = string.format("static inline pcd_status %s_decode_(pcd_cursor *c, %s *out)", T.cname, T.cname)
+    wrapper = string.format("pcd_status %s_decode(pcd_cursor *c, %s *out)\n{\n    return %s_decode_(c, out);\n}\n",
+      T.cname, T.cname, T.cname)
     head = "    memset(out, 0, sizeof *out);\n" .. head
   else
-    sig = string.format("pcd_status %s_validate(pcd_cursor *c)", T.cname)
+    sig = string.format("static inline pcd_status %s_validate_(pcd_cursor *c)", T.cname)
+    wrapper = string.format("pcd_status %s_validate(pcd_cursor *c)\n{\n    return %s_validate_(c);\n}\n",
+      T.cname, T.cname)
   end
   local body = b:text()
   local out = run_tables(env)
@@ -1268,7 +1277,7 @@ local function fn_decode(ir, T, mode)
   local all = head .. body .. tail .. state_decl(ir, env)
   out = out .. sig .. "\n{\n" .. decls_text(env) .. state_decl(ir, env) ..
       unused_params(all, mode == "dec" and { "c", "out" } or { "c" }) .. head .. body .. tail ..
-      "    return PCD_OK;\n}\n"
+      "    return PCD_OK;\n}\n\n" .. wrapper
   return out
 end
 
@@ -1660,9 +1669,11 @@ function E.files(ir, sha, gen_version)
       end
     end
     C[#C + 1] = string.format(
-      "static pcd_status %s_dec(pcd_cursor *c, void *out) { return %s_decode(c, out); }\n" ..
+      "static pcd_status %s_dec(pcd_cursor *c, void *out) { return %s_decode_(c, out); }\n" ..
       "static pcd_status %s_enc(pcd_sink *s, const void *in) { return %s_encode(s, in); }\n",
       R.cname, T.cname, R.cname, T.cname)
+    C[#C + 1] = string.format("static pcd_status %s_val(pcd_cursor *c) { return %s_validate_(c); }\n",
+      R.cname, T.cname)
     local has_state = R.state and #R.state.order > 0
     if has_state then
       local b = buf(1)
@@ -1794,7 +1805,7 @@ const pcd_region_desc %s = {
         for _, f in ipairs(T.kind == "struct" and T.fields or {}) do
           if f.ty and f.ty.kind == "records" then return "NULL" end
         end
-        return "(pcd_validate_fn)" .. T.cname .. "_validate"
+        return R.cname .. "_val"
       end)(), R.cname,
       has_state and ("sizeof(" .. R.state_cname .. ")") or "0", has_state and (R.cname .. "_init") or "NULL",
       finish, PT.cname, R.field.member, size_off, size_w, size_big, size_native, size_add, size_min,
@@ -1835,7 +1846,7 @@ const pcd_region_desc %s = {
   if ir.endian == "native" then flags[#flags + 1] = "PCD_FMT_NATIVE_ORDER" end
   local root = ir.root
   C[#C + 1] = string.format([[
-static pcd_status root_dec(pcd_cursor *c, void *out) { return %s_decode(c, out); }
+static pcd_status root_dec(pcd_cursor *c, void *out) { return %s_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return %s_encode(s, in); }
 
 const pcd_format %s_format = {

@@ -391,6 +391,7 @@ typedef struct chrome {
     pcd_hmap procs;          /* pid seen */
     uint64_t worker_threads;
     bool have_workers;
+    bool warned_cycle;
 } chrome;
 
 static pcd_status compat_event(chrome *c, const pcd_heph_v0_1_event_packet *e)
@@ -399,10 +400,19 @@ static pcd_status compat_event(chrome *c, const pcd_heph_v0_1_event_packet *e)
     u128 ts = (c->compat_epoch + e->start_ns) / 1000;
     /* Heph computes end - start unsigned; an earlier end panics there */
     u128 dur = (u128)(e->end_ns - e->start_ns) / 1000;
-    /* Heph's overlap fix: move the event until its ts is free in its (pid, tid) */
-    for (;;) {
+    /* Heph's overlap fix: move the event until its ts is free in its (pid, tid). Heph's
+     * loop can cycle forever (ts+1 then back to ts); we stop after a bounded walk. */
+    for (unsigned steps = 0;; steps++) {
         pcd_hslot *sl = pcd_hmap_get(&c->overlap, (pcd_hkey){ e->stream_id, e->substream_id, (uint64_t)ts });
         if (!sl) break;
+        if (steps == 4096) {
+            if (!c->warned_cycle)
+                fprintf(c->a->err, "%s: warning: Heph's overlap fix does not settle for an event at %" PRIu64
+                                   " ns (Heph's converter would loop forever); it is written where the walk stopped\n",
+                        c->a->input_name, e->start_ns);
+            c->warned_cycle = true;
+            break;
+        }
         u128 earlier = (u128)sl->v0 | ((u128)sl->v1 << 64);
         if (earlier > dur) {
             ts += 1;

@@ -195,10 +195,12 @@ static void test_values(void **state)
     convert(p, ours);
     json_t *doc = load_json(ours, 0);
     assert_non_null(doc);
-    json_t *ev = json_array_get(x_events(doc), 0);
+    json_t *xs0 = x_events(doc);
+    json_t *ev = json_array_get(xs0, 0);
     json_t *arr = json_object_get(json_object_get(ev, "args"), "u64 array");
     assert_int_equal(json_array_size(arr), 3);
     assert_int_equal(json_integer_value(json_array_get(arr, 2)), 3);
+    json_decref(xs0);
     json_decref(doc);
     p = find("json_escaping", ".bin.log");
     snprintf(ours, sizeof ours, "%s/escaping.chrome.json", PCD_BINDIR);

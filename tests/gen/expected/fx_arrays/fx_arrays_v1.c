@@ -16,7 +16,7 @@ static const pcd_run_field k_point_dec_run1[] = {
     { "y", 4, "s32le" },
 };
 /* point */
-pcd_status pcd_fx_arrays_v1_point_decode(pcd_cursor *c, pcd_fx_arrays_v1_point *out)
+static inline pcd_status pcd_fx_arrays_v1_point_decode_(pcd_cursor *c, pcd_fx_arrays_v1_point *out)
 {
     int32_t v_x = 0;
     int32_t v_y = 0;
@@ -34,6 +34,11 @@ pcd_status pcd_fx_arrays_v1_point_decode(pcd_cursor *c, pcd_fx_arrays_v1_point *
     return PCD_OK;
 }
 
+pcd_status pcd_fx_arrays_v1_point_decode(pcd_cursor *c, pcd_fx_arrays_v1_point *out)
+{
+    return pcd_fx_arrays_v1_point_decode_(c, out);
+}
+
 static const pcd_run_field k_point_val_run1[] = {
     { "x", 4, "s32le" },
     { "y", 4, "s32le" },
@@ -41,7 +46,7 @@ static const pcd_run_field k_point_val_run1[] = {
 /* point
  * Validation only: the same checks as decoding, nothing stored.
  */
-pcd_status pcd_fx_arrays_v1_point_validate(pcd_cursor *c)
+static inline pcd_status pcd_fx_arrays_v1_point_validate_(pcd_cursor *c)
 {
     /* x, y: 8 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 8))
@@ -52,6 +57,11 @@ pcd_status pcd_fx_arrays_v1_point_validate(pcd_cursor *c)
     /* (value not needed for validation) */
     c->p += 8;
     return PCD_OK;
+}
+
+pcd_status pcd_fx_arrays_v1_point_validate(pcd_cursor *c)
+{
+    return pcd_fx_arrays_v1_point_validate_(c);
 }
 
 /* point: writes the fields in schema order; sizes and counts are computed. */
@@ -80,7 +90,7 @@ uint64_t pcd_fx_arrays_v1_point_size(pcd_ctx *x, const pcd_fx_arrays_v1_point *i
 /* -------- counter -------- */
 
 /* counter */
-pcd_status pcd_fx_arrays_v1_counter_decode(pcd_cursor *c, pcd_fx_arrays_v1_counter *out)
+static inline pcd_status pcd_fx_arrays_v1_counter_decode_(pcd_cursor *c, pcd_fx_arrays_v1_counter *out)
 {
     uint64_t v_index = 0;
     int64_t v_value = 0;
@@ -97,10 +107,15 @@ pcd_status pcd_fx_arrays_v1_counter_decode(pcd_cursor *c, pcd_fx_arrays_v1_count
     return PCD_OK;
 }
 
+pcd_status pcd_fx_arrays_v1_counter_decode(pcd_cursor *c, pcd_fx_arrays_v1_counter *out)
+{
+    return pcd_fx_arrays_v1_counter_decode_(c, out);
+}
+
 /* counter
  * Validation only: the same checks as decoding, nothing stored.
  */
-pcd_status pcd_fx_arrays_v1_counter_validate(pcd_cursor *c)
+static inline pcd_status pcd_fx_arrays_v1_counter_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t v_index = 0;
     PCD_UNUSED int64_t v_value = 0;
@@ -111,6 +126,11 @@ pcd_status pcd_fx_arrays_v1_counter_validate(pcd_cursor *c)
         PCD_TRY(pcd_read_sleb128(c, &v_value, "value"));
     }
     return PCD_OK;
+}
+
+pcd_status pcd_fx_arrays_v1_counter_validate(pcd_cursor *c)
+{
+    return pcd_fx_arrays_v1_counter_validate_(c);
 }
 
 /* counter: writes the fields in schema order; sizes and counts are computed. */
@@ -146,7 +166,7 @@ uint64_t pcd_fx_arrays_v1_counter_size(pcd_ctx *x, const pcd_fx_arrays_v1_counte
 /* -------- rec -------- */
 
 /* rec */
-pcd_status pcd_fx_arrays_v1_rec_decode(pcd_cursor *c, pcd_fx_arrays_v1_rec *out)
+static inline pcd_status pcd_fx_arrays_v1_rec_decode_(pcd_cursor *c, pcd_fx_arrays_v1_rec *out)
 {
     uint32_t v_size = 0;
     uint64_t n_pfx = 0;
@@ -203,7 +223,7 @@ pcd_status pcd_fx_arrays_v1_rec_decode(pcd_cursor *c, pcd_fx_arrays_v1_rec *out)
     PCD_TRY(pcd_alloc_array(c, f0_counted, n_counted, sizeof(pcd_fx_arrays_v1_point), 8, (void **)&out->counted, "counted"));
     out->n_counted = (size_t)n_counted;
     for (uint64_t i = 0; i < n_counted; i++) {
-        PCD_TRY_IN(c->x, pcd_fx_arrays_v1_point_decode(c, &out->counted[i]), "counted", (int64_t)i);
+        PCD_TRY_IN(c->x, pcd_fx_arrays_v1_point_decode_(c, &out->counted[i]), "counted", (int64_t)i);
     }
     /* k */
     if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -238,7 +258,7 @@ pcd_status pcd_fx_arrays_v1_rec_decode(pcd_cursor *c, pcd_fx_arrays_v1_rec *out)
         pcd_cursor t = *c;
         pcd_fx_arrays_v1_counter e;
         for (;;) {
-            PCD_TRY_IN(c->x, pcd_fx_arrays_v1_counter_decode(&t, &e), "counters", (int64_t)n_counters);
+            PCD_TRY_IN(c->x, pcd_fx_arrays_v1_counter_decode_(&t, &e), "counters", (int64_t)n_counters);
             n_counters++;
             if ((&e)->index == 0) break;
         }
@@ -246,31 +266,36 @@ pcd_status pcd_fx_arrays_v1_rec_decode(pcd_cursor *c, pcd_fx_arrays_v1_rec *out)
     PCD_TRY(pcd_alloc_array(c, f0_counters, n_counters, sizeof(pcd_fx_arrays_v1_counter), 1, (void **)&out->counters, "counters"));
     out->n_counters = (size_t)n_counters;
     for (uint64_t i = 0; i < n_counters; i++) {
-        PCD_TRY_IN(c->x, pcd_fx_arrays_v1_counter_decode(c, &out->counters[i]), "counters", (int64_t)i);
+        PCD_TRY_IN(c->x, pcd_fx_arrays_v1_counter_decode_(c, &out->counters[i]), "counters", (int64_t)i);
     }
     /* rest */
     f0_rest = c->p;
     {
         pcd_cursor t = *c;
         while (t.p < t.end) {
-            PCD_TRY_IN(c->x, pcd_fx_arrays_v1_point_validate(&t), "rest", (int64_t)n_rest);
+            PCD_TRY_IN(c->x, pcd_fx_arrays_v1_point_validate_(&t), "rest", (int64_t)n_rest);
             n_rest++;
         }
     }
     PCD_TRY(pcd_alloc_array(c, f0_rest, n_rest, sizeof(pcd_fx_arrays_v1_point), 8, (void **)&out->rest, "rest"));
     out->n_rest = (size_t)n_rest;
     for (uint64_t i = 0; i < n_rest; i++) {
-        PCD_TRY_IN(c->x, pcd_fx_arrays_v1_point_decode(c, &out->rest[i]), "rest", (int64_t)i);
+        PCD_TRY_IN(c->x, pcd_fx_arrays_v1_point_decode_(c, &out->rest[i]), "rest", (int64_t)i);
     }
     if (PCD_UNLIKELY(c->p != c->end))
         return pcd_fail(c, c->p, PCD_E_SIZE, "size", "content that ends where the size says", PCD_FOUND_UINT, pcd_left(c));
     return PCD_OK;
 }
 
+pcd_status pcd_fx_arrays_v1_rec_decode(pcd_cursor *c, pcd_fx_arrays_v1_rec *out)
+{
+    return pcd_fx_arrays_v1_rec_decode_(c, out);
+}
+
 /* rec
  * Validation only: the same checks as decoding, nothing stored.
  */
-pcd_status pcd_fx_arrays_v1_rec_validate(pcd_cursor *c)
+static inline pcd_status pcd_fx_arrays_v1_rec_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint32_t v_size = 0;
     PCD_UNUSED uint64_t n_pfx = 0;
@@ -320,7 +345,7 @@ pcd_status pcd_fx_arrays_v1_rec_validate(pcd_cursor *c)
     n_counted = (uint64_t)v_n;
     PCD_TRY(pcd_check_count(c, f0_counted, n_counted, 8, "counted"));
     for (uint64_t i = 0; i < n_counted; i++) {
-        PCD_TRY_IN(c->x, pcd_fx_arrays_v1_point_validate(c), "counted", (int64_t)i);
+        PCD_TRY_IN(c->x, pcd_fx_arrays_v1_point_validate_(c), "counted", (int64_t)i);
     }
     /* k */
     if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -349,24 +374,29 @@ pcd_status pcd_fx_arrays_v1_rec_validate(pcd_cursor *c)
         pcd_cursor t = *c;
         pcd_fx_arrays_v1_counter e;
         for (;;) {
-            PCD_TRY_IN(c->x, pcd_fx_arrays_v1_counter_decode(&t, &e), "counters", (int64_t)n_counters);
+            PCD_TRY_IN(c->x, pcd_fx_arrays_v1_counter_decode_(&t, &e), "counters", (int64_t)n_counters);
             n_counters++;
             if ((&e)->index == 0) break;
         }
     }
     PCD_TRY(pcd_check_count(c, f0_counters, n_counters, 1, "counters"));
     for (uint64_t i = 0; i < n_counters; i++) {
-        PCD_TRY_IN(c->x, pcd_fx_arrays_v1_counter_validate(c), "counters", (int64_t)i);
+        PCD_TRY_IN(c->x, pcd_fx_arrays_v1_counter_validate_(c), "counters", (int64_t)i);
     }
     /* rest */
     f0_rest = c->p;
     while (c->p < c->end) {
-        PCD_TRY_IN(c->x, pcd_fx_arrays_v1_point_validate(c), "rest", (int64_t)n_rest);
+        PCD_TRY_IN(c->x, pcd_fx_arrays_v1_point_validate_(c), "rest", (int64_t)n_rest);
         n_rest++;
     }
     if (PCD_UNLIKELY(c->p != c->end))
         return pcd_fail(c, c->p, PCD_E_SIZE, "size", "content that ends where the size says", PCD_FOUND_UINT, pcd_left(c));
     return PCD_OK;
+}
+
+pcd_status pcd_fx_arrays_v1_rec_validate(pcd_cursor *c)
+{
+    return pcd_fx_arrays_v1_rec_validate_(c);
 }
 
 /* rec: writes the fields in schema order; sizes and counts are computed. */
@@ -468,7 +498,7 @@ uint64_t pcd_fx_arrays_v1_rec_size(pcd_ctx *x, const pcd_fx_arrays_v1_rec *in)
 /* -------- file -------- */
 
 /* file */
-pcd_status pcd_fx_arrays_v1_file_decode(pcd_cursor *c, pcd_fx_arrays_v1_file *out)
+static inline pcd_status pcd_fx_arrays_v1_file_decode_(pcd_cursor *c, pcd_fx_arrays_v1_file *out)
 {
     memset(out, 0, sizeof *out);
     /* recs */
@@ -476,14 +506,24 @@ pcd_status pcd_fx_arrays_v1_file_decode(pcd_cursor *c, pcd_fx_arrays_v1_file *ou
     return PCD_OK;
 }
 
+pcd_status pcd_fx_arrays_v1_file_decode(pcd_cursor *c, pcd_fx_arrays_v1_file *out)
+{
+    return pcd_fx_arrays_v1_file_decode_(c, out);
+}
+
 /* file
  * Validation only: the same checks as decoding, nothing stored.
  */
-pcd_status pcd_fx_arrays_v1_file_validate(pcd_cursor *c)
+static inline pcd_status pcd_fx_arrays_v1_file_validate_(pcd_cursor *c)
 {
     (void)c;
     /* recs */
     return PCD_OK;
+}
+
+pcd_status pcd_fx_arrays_v1_file_validate(pcd_cursor *c)
+{
+    return pcd_fx_arrays_v1_file_validate_(c);
 }
 
 /* file: writes the fields in schema order; sizes and counts are computed. */
@@ -507,11 +547,12 @@ uint64_t pcd_fx_arrays_v1_file_size(pcd_ctx *x, const pcd_fx_arrays_v1_file *in)
 
 /* -------- regions -------- */
 
-static pcd_status pcd_fx_arrays_v1_region_recs_dec(pcd_cursor *c, void *out) { return pcd_fx_arrays_v1_rec_decode(c, out); }
+static pcd_status pcd_fx_arrays_v1_region_recs_dec(pcd_cursor *c, void *out) { return pcd_fx_arrays_v1_rec_decode_(c, out); }
 static pcd_status pcd_fx_arrays_v1_region_recs_enc(pcd_sink *s, const void *in) { return pcd_fx_arrays_v1_rec_encode(s, in); }
+static pcd_status pcd_fx_arrays_v1_region_recs_val(pcd_cursor *c) { return pcd_fx_arrays_v1_rec_validate_(c); }
 const pcd_region_desc pcd_fx_arrays_v1_region_recs = {
     "recs", &pcd_fx_arrays_v1_rec_type, sizeof(pcd_fx_arrays_v1_rec),
-    pcd_fx_arrays_v1_region_recs_dec, (pcd_validate_fn)pcd_fx_arrays_v1_rec_validate, pcd_fx_arrays_v1_region_recs_enc,
+    pcd_fx_arrays_v1_region_recs_dec, pcd_fx_arrays_v1_region_recs_val, pcd_fx_arrays_v1_region_recs_enc,
     0, NULL, NULL,
     offsetof(pcd_fx_arrays_v1_file, recs),
     -1, 0, 0, 0, 0, 0,
@@ -562,7 +603,7 @@ static const pcd_region_desc *const pcd_fx_arrays_v1_regions[] = {
     &pcd_fx_arrays_v1_region_recs,
 };
 
-static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_arrays_v1_file_decode(c, out); }
+static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_arrays_v1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_arrays_v1_file_encode(s, in); }
 
 const pcd_format pcd_fx_arrays_v1_format = {

@@ -24,7 +24,7 @@ static const pcd_run_field k_rec_dec_run1[] = {
     { "open_kind", 1, "u8" },
 };
 /* rec */
-pcd_status pcd_fx_scalars_v1_rec_decode(pcd_cursor *c, pcd_fx_scalars_v1_rec *out)
+static inline pcd_status pcd_fx_scalars_v1_rec_decode_(pcd_cursor *c, pcd_fx_scalars_v1_rec *out)
 {
     uint8_t v_a = 0;
     uint16_t v_b = 0;
@@ -114,6 +114,11 @@ pcd_status pcd_fx_scalars_v1_rec_decode(pcd_cursor *c, pcd_fx_scalars_v1_rec *ou
     return PCD_OK;
 }
 
+pcd_status pcd_fx_scalars_v1_rec_decode(pcd_cursor *c, pcd_fx_scalars_v1_rec *out)
+{
+    return pcd_fx_scalars_v1_rec_decode_(c, out);
+}
+
 static const pcd_run_field k_rec_val_run1[] = {
     { "a", 1, "u8" },
     { "b", 2, "u16be" },
@@ -129,7 +134,7 @@ static const pcd_run_field k_rec_val_run1[] = {
 /* rec
  * Validation only: the same checks as decoding, nothing stored.
  */
-pcd_status pcd_fx_scalars_v1_rec_validate(pcd_cursor *c)
+static inline pcd_status pcd_fx_scalars_v1_rec_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint8_t v_a = 0;
     PCD_UNUSED uint16_t v_b = 0;
@@ -193,6 +198,11 @@ pcd_status pcd_fx_scalars_v1_rec_validate(pcd_cursor *c)
     /* m */
     PCD_TRY(pcd_read_mojo(c, &v_m.mag, &v_m.neg, "m"));
     return PCD_OK;
+}
+
+pcd_status pcd_fx_scalars_v1_rec_validate(pcd_cursor *c)
+{
+    return pcd_fx_scalars_v1_rec_validate_(c);
 }
 
 /* rec: writes the fields in schema order; sizes and counts are computed. */
@@ -288,7 +298,7 @@ uint64_t pcd_fx_scalars_v1_rec_size(pcd_ctx *x, const pcd_fx_scalars_v1_rec *in)
 /* -------- file -------- */
 
 /* file */
-pcd_status pcd_fx_scalars_v1_file_decode(pcd_cursor *c, pcd_fx_scalars_v1_file *out)
+static inline pcd_status pcd_fx_scalars_v1_file_decode_(pcd_cursor *c, pcd_fx_scalars_v1_file *out)
 {
     uint32_t v_mark = 0;
     memset(out, 0, sizeof *out);
@@ -310,10 +320,15 @@ pcd_status pcd_fx_scalars_v1_file_decode(pcd_cursor *c, pcd_fx_scalars_v1_file *
     return PCD_OK;
 }
 
+pcd_status pcd_fx_scalars_v1_file_decode(pcd_cursor *c, pcd_fx_scalars_v1_file *out)
+{
+    return pcd_fx_scalars_v1_file_decode_(c, out);
+}
+
 /* file
  * Validation only: the same checks as decoding, nothing stored.
  */
-pcd_status pcd_fx_scalars_v1_file_validate(pcd_cursor *c)
+static inline pcd_status pcd_fx_scalars_v1_file_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint32_t v_mark = 0;
     /* mark: Byte-order mark: read swapped, every native field is swapped. */
@@ -331,6 +346,11 @@ pcd_status pcd_fx_scalars_v1_file_validate(pcd_cursor *c)
     c->p += 4;
     /* recs */
     return PCD_OK;
+}
+
+pcd_status pcd_fx_scalars_v1_file_validate(pcd_cursor *c)
+{
+    return pcd_fx_scalars_v1_file_validate_(c);
 }
 
 /* file: writes the fields in schema order; sizes and counts are computed. */
@@ -357,11 +377,12 @@ uint64_t pcd_fx_scalars_v1_file_size(pcd_ctx *x, const pcd_fx_scalars_v1_file *i
 
 /* -------- regions -------- */
 
-static pcd_status pcd_fx_scalars_v1_region_recs_dec(pcd_cursor *c, void *out) { return pcd_fx_scalars_v1_rec_decode(c, out); }
+static pcd_status pcd_fx_scalars_v1_region_recs_dec(pcd_cursor *c, void *out) { return pcd_fx_scalars_v1_rec_decode_(c, out); }
 static pcd_status pcd_fx_scalars_v1_region_recs_enc(pcd_sink *s, const void *in) { return pcd_fx_scalars_v1_rec_encode(s, in); }
+static pcd_status pcd_fx_scalars_v1_region_recs_val(pcd_cursor *c) { return pcd_fx_scalars_v1_rec_validate_(c); }
 const pcd_region_desc pcd_fx_scalars_v1_region_recs = {
     "recs", &pcd_fx_scalars_v1_rec_type, sizeof(pcd_fx_scalars_v1_rec),
-    pcd_fx_scalars_v1_region_recs_dec, (pcd_validate_fn)pcd_fx_scalars_v1_rec_validate, pcd_fx_scalars_v1_region_recs_enc,
+    pcd_fx_scalars_v1_region_recs_dec, pcd_fx_scalars_v1_region_recs_val, pcd_fx_scalars_v1_region_recs_enc,
     0, NULL, NULL,
     offsetof(pcd_fx_scalars_v1_file, recs),
     -1, 0, 0, 0, 0, 0,
@@ -420,7 +441,7 @@ static const pcd_region_desc *const pcd_fx_scalars_v1_regions[] = {
     &pcd_fx_scalars_v1_region_recs,
 };
 
-static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_scalars_v1_file_decode(c, out); }
+static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_scalars_v1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_scalars_v1_file_encode(s, in); }
 
 const pcd_format pcd_fx_scalars_v1_format = {

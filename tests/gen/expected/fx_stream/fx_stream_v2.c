@@ -12,7 +12,7 @@
 /* -------- event -------- */
 
 /* event */
-pcd_status pcd_fx_stream_v2_event_decode(pcd_cursor *c, pcd_fx_stream_v2_event *out)
+static inline pcd_status pcd_fx_stream_v2_event_decode_(pcd_cursor *c, pcd_fx_stream_v2_event *out)
 {
     uint8_t v_type = 0;
     uint64_t v_time = 0;
@@ -46,10 +46,15 @@ pcd_status pcd_fx_stream_v2_event_decode(pcd_cursor *c, pcd_fx_stream_v2_event *
     return PCD_OK;
 }
 
+pcd_status pcd_fx_stream_v2_event_decode(pcd_cursor *c, pcd_fx_stream_v2_event *out)
+{
+    return pcd_fx_stream_v2_event_decode_(c, out);
+}
+
 /* event
  * Validation only: the same checks as decoding, nothing stored.
  */
-pcd_status pcd_fx_stream_v2_event_validate(pcd_cursor *c)
+static inline pcd_status pcd_fx_stream_v2_event_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint8_t v_type = 0;
     PCD_UNUSED uint64_t v_time = 0;
@@ -72,6 +77,11 @@ pcd_status pcd_fx_stream_v2_event_validate(pcd_cursor *c)
         PCD_TRY(pcd_read_sleb128(c, &v_obj, "obj"));
     }
     return PCD_OK;
+}
+
+pcd_status pcd_fx_stream_v2_event_validate(pcd_cursor *c)
+{
+    return pcd_fx_stream_v2_event_validate_(c);
 }
 
 /* event: writes the fields in schema order; sizes and counts are computed. */
@@ -137,7 +147,7 @@ static const pcd_run_field k_buffer_dec_run1[] = {
     { "obj_base", 8, "u64le" },
 };
 /* buffer */
-pcd_status pcd_fx_stream_v2_buffer_decode(pcd_cursor *c, pcd_fx_stream_v2_buffer *out)
+static inline pcd_status pcd_fx_stream_v2_buffer_decode_(pcd_cursor *c, pcd_fx_stream_v2_buffer *out)
 {
     uint32_t v_id = 0;
     uint32_t v_len = 0;
@@ -168,6 +178,11 @@ pcd_status pcd_fx_stream_v2_buffer_decode(pcd_cursor *c, pcd_fx_stream_v2_buffer
     return PCD_OK;
 }
 
+pcd_status pcd_fx_stream_v2_buffer_decode(pcd_cursor *c, pcd_fx_stream_v2_buffer *out)
+{
+    return pcd_fx_stream_v2_buffer_decode_(c, out);
+}
+
 static const pcd_run_field k_buffer_val_run1[] = {
     { "id", 4, "u32le" },
     { "len", 4, "u32le" },
@@ -177,7 +192,7 @@ static const pcd_run_field k_buffer_val_run1[] = {
 /* buffer
  * Validation only: the same checks as decoding, nothing stored.
  */
-pcd_status pcd_fx_stream_v2_buffer_validate(pcd_cursor *c)
+static inline pcd_status pcd_fx_stream_v2_buffer_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint32_t v_id = 0;
     PCD_UNUSED uint32_t v_len = 0;
@@ -199,6 +214,11 @@ pcd_status pcd_fx_stream_v2_buffer_validate(pcd_cursor *c)
     c->p += 24;
     /* events */
     return PCD_OK;
+}
+
+pcd_status pcd_fx_stream_v2_buffer_validate(pcd_cursor *c)
+{
+    return pcd_fx_stream_v2_buffer_validate_(c);
 }
 
 /* buffer: writes the fields in schema order; sizes and counts are computed. */
@@ -247,7 +267,7 @@ static const pcd_run_field k_file_dec_run1[] = {
     { "version", 1, "u8" },
 };
 /* file */
-pcd_status pcd_fx_stream_v2_file_decode(pcd_cursor *c, pcd_fx_stream_v2_file *out)
+static inline pcd_status pcd_fx_stream_v2_file_decode_(pcd_cursor *c, pcd_fx_stream_v2_file *out)
 {
     uint8_t v_version = 0;
     memset(out, 0, sizeof *out);
@@ -268,6 +288,11 @@ pcd_status pcd_fx_stream_v2_file_decode(pcd_cursor *c, pcd_fx_stream_v2_file *ou
     return PCD_OK;
 }
 
+pcd_status pcd_fx_stream_v2_file_decode(pcd_cursor *c, pcd_fx_stream_v2_file *out)
+{
+    return pcd_fx_stream_v2_file_decode_(c, out);
+}
+
 static const pcd_run_field k_file_val_run1[] = {
     { "magic", 3, "magic" },
     { "version", 1, "u8" },
@@ -275,7 +300,7 @@ static const pcd_run_field k_file_val_run1[] = {
 /* file
  * Validation only: the same checks as decoding, nothing stored.
  */
-pcd_status pcd_fx_stream_v2_file_validate(pcd_cursor *c)
+static inline pcd_status pcd_fx_stream_v2_file_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint8_t v_version = 0;
     /* magic, version: 4 bytes of fixed fields */
@@ -291,6 +316,11 @@ pcd_status pcd_fx_stream_v2_file_validate(pcd_cursor *c)
     c->p += 4;
     /* buffers */
     return PCD_OK;
+}
+
+pcd_status pcd_fx_stream_v2_file_validate(pcd_cursor *c)
+{
+    return pcd_fx_stream_v2_file_validate_(c);
 }
 
 /* file: writes the fields in schema order; sizes and counts are computed. */
@@ -322,8 +352,9 @@ uint64_t pcd_fx_stream_v2_file_size(pcd_ctx *x, const pcd_fx_stream_v2_file *in)
 
 /* -------- regions -------- */
 
-static pcd_status pcd_fx_stream_v2_region_events_dec(pcd_cursor *c, void *out) { return pcd_fx_stream_v2_event_decode(c, out); }
+static pcd_status pcd_fx_stream_v2_region_events_dec(pcd_cursor *c, void *out) { return pcd_fx_stream_v2_event_decode_(c, out); }
 static pcd_status pcd_fx_stream_v2_region_events_enc(pcd_sink *s, const void *in) { return pcd_fx_stream_v2_event_encode(s, in); }
+static pcd_status pcd_fx_stream_v2_region_events_val(pcd_cursor *c) { return pcd_fx_stream_v2_event_validate_(c); }
 static void pcd_fx_stream_v2_region_events_init(void *state, const void *parent, const pcd_ctx *x)
 {
     pcd_fx_stream_v2_events_state *st = state;
@@ -348,7 +379,7 @@ static pcd_status pcd_fx_stream_v2_region_events_finish(pcd_sink *s, void *paren
 }
 const pcd_region_desc pcd_fx_stream_v2_region_events = {
     "events", &pcd_fx_stream_v2_event_type, sizeof(pcd_fx_stream_v2_event),
-    pcd_fx_stream_v2_region_events_dec, (pcd_validate_fn)pcd_fx_stream_v2_event_validate, pcd_fx_stream_v2_region_events_enc,
+    pcd_fx_stream_v2_region_events_dec, pcd_fx_stream_v2_region_events_val, pcd_fx_stream_v2_region_events_enc,
     sizeof(pcd_fx_stream_v2_events_state), pcd_fx_stream_v2_region_events_init, pcd_fx_stream_v2_region_events_finish,
     offsetof(pcd_fx_stream_v2_buffer, events),
     -1, 0, 0, 0, 0, 0,
@@ -356,8 +387,9 @@ const pcd_region_desc pcd_fx_stream_v2_region_events = {
     NULL, 3,
 };
 
-static pcd_status pcd_fx_stream_v2_region_buffers_dec(pcd_cursor *c, void *out) { return pcd_fx_stream_v2_buffer_decode(c, out); }
+static pcd_status pcd_fx_stream_v2_region_buffers_dec(pcd_cursor *c, void *out) { return pcd_fx_stream_v2_buffer_decode_(c, out); }
 static pcd_status pcd_fx_stream_v2_region_buffers_enc(pcd_sink *s, const void *in) { return pcd_fx_stream_v2_buffer_encode(s, in); }
+static pcd_status pcd_fx_stream_v2_region_buffers_val(pcd_cursor *c) { return pcd_fx_stream_v2_buffer_validate_(c); }
 const pcd_region_desc pcd_fx_stream_v2_region_buffers = {
     "buffers", &pcd_fx_stream_v2_buffer_type, sizeof(pcd_fx_stream_v2_buffer),
     pcd_fx_stream_v2_region_buffers_dec, NULL, pcd_fx_stream_v2_region_buffers_enc,
@@ -409,7 +441,7 @@ static const pcd_region_desc *const pcd_fx_stream_v2_regions[] = {
     &pcd_fx_stream_v2_region_buffers,
 };
 
-static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_stream_v2_file_decode(c, out); }
+static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_stream_v2_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_stream_v2_file_encode(s, in); }
 
 const pcd_format pcd_fx_stream_v2_format = {

@@ -17,7 +17,7 @@ static const pcd_run_field k_rec_dec_run1[] = {
     { "len", 2, "u16be" },
 };
 /* rec */
-pcd_status pcd_fx_strings_v1_rec_decode(pcd_cursor *c, pcd_fx_strings_v1_rec *out)
+static inline pcd_status pcd_fx_strings_v1_rec_decode_(pcd_cursor *c, pcd_fx_strings_v1_rec *out)
 {
     pcd_bytes v_c = { NULL, 0 };
     pcd_bytes v_p16 = { NULL, 0 };
@@ -90,6 +90,11 @@ pcd_status pcd_fx_strings_v1_rec_decode(pcd_cursor *c, pcd_fx_strings_v1_rec *ou
     return PCD_OK;
 }
 
+pcd_status pcd_fx_strings_v1_rec_decode(pcd_cursor *c, pcd_fx_strings_v1_rec *out)
+{
+    return pcd_fx_strings_v1_rec_decode_(c, out);
+}
+
 static const pcd_run_field k_rec_val_run1[] = {
     { "name8", 8, "bytes" },
     { "raw4", 4, "bytes" },
@@ -98,7 +103,7 @@ static const pcd_run_field k_rec_val_run1[] = {
 /* rec
  * Validation only: the same checks as decoding, nothing stored.
  */
-pcd_status pcd_fx_strings_v1_rec_validate(pcd_cursor *c)
+static inline pcd_status pcd_fx_strings_v1_rec_validate_(pcd_cursor *c)
 {
     PCD_UNUSED pcd_bytes v_c = { NULL, 0 };
     PCD_UNUSED pcd_bytes v_p16 = { NULL, 0 };
@@ -159,6 +164,11 @@ pcd_status pcd_fx_strings_v1_rec_validate(pcd_cursor *c)
             return pcd_fail(c_tail, c_tail->p, PCD_E_SIZE, "len", "content that fills its size", PCD_FOUND_UINT, pcd_left(c_tail));
     }
     return PCD_OK;
+}
+
+pcd_status pcd_fx_strings_v1_rec_validate(pcd_cursor *c)
+{
+    return pcd_fx_strings_v1_rec_validate_(c);
 }
 
 /* rec: writes the fields in schema order; sizes and counts are computed. */
@@ -247,7 +257,7 @@ uint64_t pcd_fx_strings_v1_rec_size(pcd_ctx *x, const pcd_fx_strings_v1_rec *in)
 /* -------- file -------- */
 
 /* file */
-pcd_status pcd_fx_strings_v1_file_decode(pcd_cursor *c, pcd_fx_strings_v1_file *out)
+static inline pcd_status pcd_fx_strings_v1_file_decode_(pcd_cursor *c, pcd_fx_strings_v1_file *out)
 {
     memset(out, 0, sizeof *out);
     /* recs */
@@ -255,14 +265,24 @@ pcd_status pcd_fx_strings_v1_file_decode(pcd_cursor *c, pcd_fx_strings_v1_file *
     return PCD_OK;
 }
 
+pcd_status pcd_fx_strings_v1_file_decode(pcd_cursor *c, pcd_fx_strings_v1_file *out)
+{
+    return pcd_fx_strings_v1_file_decode_(c, out);
+}
+
 /* file
  * Validation only: the same checks as decoding, nothing stored.
  */
-pcd_status pcd_fx_strings_v1_file_validate(pcd_cursor *c)
+static inline pcd_status pcd_fx_strings_v1_file_validate_(pcd_cursor *c)
 {
     (void)c;
     /* recs */
     return PCD_OK;
+}
+
+pcd_status pcd_fx_strings_v1_file_validate(pcd_cursor *c)
+{
+    return pcd_fx_strings_v1_file_validate_(c);
 }
 
 /* file: writes the fields in schema order; sizes and counts are computed. */
@@ -286,11 +306,12 @@ uint64_t pcd_fx_strings_v1_file_size(pcd_ctx *x, const pcd_fx_strings_v1_file *i
 
 /* -------- regions -------- */
 
-static pcd_status pcd_fx_strings_v1_region_recs_dec(pcd_cursor *c, void *out) { return pcd_fx_strings_v1_rec_decode(c, out); }
+static pcd_status pcd_fx_strings_v1_region_recs_dec(pcd_cursor *c, void *out) { return pcd_fx_strings_v1_rec_decode_(c, out); }
 static pcd_status pcd_fx_strings_v1_region_recs_enc(pcd_sink *s, const void *in) { return pcd_fx_strings_v1_rec_encode(s, in); }
+static pcd_status pcd_fx_strings_v1_region_recs_val(pcd_cursor *c) { return pcd_fx_strings_v1_rec_validate_(c); }
 const pcd_region_desc pcd_fx_strings_v1_region_recs = {
     "recs", &pcd_fx_strings_v1_rec_type, sizeof(pcd_fx_strings_v1_rec),
-    pcd_fx_strings_v1_region_recs_dec, (pcd_validate_fn)pcd_fx_strings_v1_rec_validate, pcd_fx_strings_v1_region_recs_enc,
+    pcd_fx_strings_v1_region_recs_dec, pcd_fx_strings_v1_region_recs_val, pcd_fx_strings_v1_region_recs_enc,
     0, NULL, NULL,
     offsetof(pcd_fx_strings_v1_file, recs),
     -1, 0, 0, 0, 0, 0,
@@ -330,7 +351,7 @@ static const pcd_region_desc *const pcd_fx_strings_v1_regions[] = {
     &pcd_fx_strings_v1_region_recs,
 };
 
-static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_strings_v1_file_decode(c, out); }
+static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_strings_v1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_strings_v1_file_encode(s, in); }
 
 const pcd_format pcd_fx_strings_v1_format = {

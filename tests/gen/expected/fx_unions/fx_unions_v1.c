@@ -17,7 +17,7 @@ static const pcd_run_field k_rec_a_dec_run1[] = {
     { "ev", 1, "u8" },
 };
 /* rec_a */
-pcd_status pcd_fx_unions_v1_rec_a_decode(pcd_cursor *c, pcd_fx_unions_v1_rec_a *out)
+static inline pcd_status pcd_fx_unions_v1_rec_a_decode_(pcd_cursor *c, pcd_fx_unions_v1_rec_a *out)
 {
     uint16_t v_size = 0;
     uint8_t v_ev = 0;
@@ -101,6 +101,11 @@ pcd_status pcd_fx_unions_v1_rec_a_decode(pcd_cursor *c, pcd_fx_unions_v1_rec_a *
     return PCD_OK;
 }
 
+pcd_status pcd_fx_unions_v1_rec_a_decode(pcd_cursor *c, pcd_fx_unions_v1_rec_a *out)
+{
+    return pcd_fx_unions_v1_rec_a_decode_(c, out);
+}
+
 static const pcd_run_field k_rec_a_val_run1[] = {
     { "magic", 2, "magic" },
     { "size", 2, "u16le" },
@@ -109,7 +114,7 @@ static const pcd_run_field k_rec_a_val_run1[] = {
 /* rec_a
  * Validation only: the same checks as decoding, nothing stored.
  */
-pcd_status pcd_fx_unions_v1_rec_a_validate(pcd_cursor *c)
+static inline pcd_status pcd_fx_unions_v1_rec_a_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint16_t v_size = 0;
     PCD_UNUSED uint8_t v_ev = 0;
@@ -178,6 +183,11 @@ pcd_status pcd_fx_unions_v1_rec_a_validate(pcd_cursor *c)
     if (PCD_UNLIKELY(c->p != c->end))
         return pcd_fail(c, c->p, PCD_E_SIZE, "size", "content that ends where the size says", PCD_FOUND_UINT, pcd_left(c));
     return PCD_OK;
+}
+
+pcd_status pcd_fx_unions_v1_rec_a_validate(pcd_cursor *c)
+{
+    return pcd_fx_unions_v1_rec_a_validate_(c);
 }
 
 /* rec_a: writes the fields in schema order; sizes and counts are computed. */
@@ -291,7 +301,7 @@ static const pcd_run_field k_rec_b_dec_run2[] = {
     { "item.pair.y", 1, "u8" },
 };
 /* rec_b */
-pcd_status pcd_fx_unions_v1_rec_b_decode(pcd_cursor *c, pcd_fx_unions_v1_rec_b *out)
+static inline pcd_status pcd_fx_unions_v1_rec_b_decode_(pcd_cursor *c, pcd_fx_unions_v1_rec_b *out)
 {
     uint8_t v_len = 0;
     uint64_t tag_item = 0;
@@ -363,6 +373,11 @@ pcd_status pcd_fx_unions_v1_rec_b_decode(pcd_cursor *c, pcd_fx_unions_v1_rec_b *
     return PCD_OK;
 }
 
+pcd_status pcd_fx_unions_v1_rec_b_decode(pcd_cursor *c, pcd_fx_unions_v1_rec_b *out)
+{
+    return pcd_fx_unions_v1_rec_b_decode_(c, out);
+}
+
 static const pcd_run_field k_rec_b_val_run1[] = {
     { "magic", 2, "magic" },
     { "len", 1, "u8" },
@@ -374,7 +389,7 @@ static const pcd_run_field k_rec_b_val_run2[] = {
 /* rec_b
  * Validation only: the same checks as decoding, nothing stored.
  */
-pcd_status pcd_fx_unions_v1_rec_b_validate(pcd_cursor *c)
+static inline pcd_status pcd_fx_unions_v1_rec_b_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint8_t v_len = 0;
     PCD_UNUSED uint64_t tag_item = 0;
@@ -431,6 +446,11 @@ pcd_status pcd_fx_unions_v1_rec_b_validate(pcd_cursor *c)
             return pcd_fail(c_item, c_item->p, PCD_E_SIZE, "len", "content that fills its size", PCD_FOUND_UINT, pcd_left(c_item));
     }
     return PCD_OK;
+}
+
+pcd_status pcd_fx_unions_v1_rec_b_validate(pcd_cursor *c)
+{
+    return pcd_fx_unions_v1_rec_b_validate_(c);
 }
 
 /* rec_b: writes the fields in schema order; sizes and counts are computed. */
@@ -546,7 +566,7 @@ uint64_t pcd_fx_unions_v1_rec_b_size(pcd_ctx *x, const pcd_fx_unions_v1_rec_b *i
 /* -------- rec -------- */
 
 /* rec */
-pcd_status pcd_fx_unions_v1_rec_decode(pcd_cursor *c, pcd_fx_unions_v1_rec *out)
+static inline pcd_status pcd_fx_unions_v1_rec_decode_(pcd_cursor *c, pcd_fx_unions_v1_rec *out)
 {
     uint64_t tag_u = 0;
     memset(out, 0, sizeof *out);
@@ -557,13 +577,13 @@ pcd_status pcd_fx_unions_v1_rec_decode(pcd_cursor *c, pcd_fx_unions_v1_rec *out)
     case 16705:
         {
             out->which = PCD_FX_UNIONS_V1_REC_A;
-            PCD_TRY_IN(c->x, pcd_fx_unions_v1_rec_a_decode(c, &out->u.a), "a", -1);
+            PCD_TRY_IN(c->x, pcd_fx_unions_v1_rec_a_decode_(c, &out->u.a), "a", -1);
         }
         break;
     case 16962:
         {
             out->which = PCD_FX_UNIONS_V1_REC_B;
-            PCD_TRY_IN(c->x, pcd_fx_unions_v1_rec_b_decode(c, &out->u.b), "b", -1);
+            PCD_TRY_IN(c->x, pcd_fx_unions_v1_rec_b_decode_(c, &out->u.b), "b", -1);
         }
         break;
     default:
@@ -572,10 +592,15 @@ pcd_status pcd_fx_unions_v1_rec_decode(pcd_cursor *c, pcd_fx_unions_v1_rec *out)
     return PCD_OK;
 }
 
+pcd_status pcd_fx_unions_v1_rec_decode(pcd_cursor *c, pcd_fx_unions_v1_rec *out)
+{
+    return pcd_fx_unions_v1_rec_decode_(c, out);
+}
+
 /* rec
  * Validation only: the same checks as decoding, nothing stored.
  */
-pcd_status pcd_fx_unions_v1_rec_validate(pcd_cursor *c)
+static inline pcd_status pcd_fx_unions_v1_rec_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 2))
@@ -584,18 +609,23 @@ pcd_status pcd_fx_unions_v1_rec_validate(pcd_cursor *c)
     switch (tag_u) {
     case 16705:
         {
-            PCD_TRY_IN(c->x, pcd_fx_unions_v1_rec_a_validate(c), "a", -1);
+            PCD_TRY_IN(c->x, pcd_fx_unions_v1_rec_a_validate_(c), "a", -1);
         }
         break;
     case 16962:
         {
-            PCD_TRY_IN(c->x, pcd_fx_unions_v1_rec_b_validate(c), "b", -1);
+            PCD_TRY_IN(c->x, pcd_fx_unions_v1_rec_b_validate_(c), "b", -1);
         }
         break;
     default:
         return pcd_fail(c, c->p, PCD_E_BAD_TAG, "rec", "one of 0x4141, 0x4242", PCD_FOUND_HEX, (uint64_t)(tag_u));
     }
     return PCD_OK;
+}
+
+pcd_status pcd_fx_unions_v1_rec_validate(pcd_cursor *c)
+{
+    return pcd_fx_unions_v1_rec_validate_(c);
 }
 
 /* rec: writes the fields in schema order; sizes and counts are computed. */
@@ -634,7 +664,7 @@ uint64_t pcd_fx_unions_v1_rec_size(pcd_ctx *x, const pcd_fx_unions_v1_rec *in)
 /* -------- file -------- */
 
 /* file */
-pcd_status pcd_fx_unions_v1_file_decode(pcd_cursor *c, pcd_fx_unions_v1_file *out)
+static inline pcd_status pcd_fx_unions_v1_file_decode_(pcd_cursor *c, pcd_fx_unions_v1_file *out)
 {
     memset(out, 0, sizeof *out);
     /* recs */
@@ -642,14 +672,24 @@ pcd_status pcd_fx_unions_v1_file_decode(pcd_cursor *c, pcd_fx_unions_v1_file *ou
     return PCD_OK;
 }
 
+pcd_status pcd_fx_unions_v1_file_decode(pcd_cursor *c, pcd_fx_unions_v1_file *out)
+{
+    return pcd_fx_unions_v1_file_decode_(c, out);
+}
+
 /* file
  * Validation only: the same checks as decoding, nothing stored.
  */
-pcd_status pcd_fx_unions_v1_file_validate(pcd_cursor *c)
+static inline pcd_status pcd_fx_unions_v1_file_validate_(pcd_cursor *c)
 {
     (void)c;
     /* recs */
     return PCD_OK;
+}
+
+pcd_status pcd_fx_unions_v1_file_validate(pcd_cursor *c)
+{
+    return pcd_fx_unions_v1_file_validate_(c);
 }
 
 /* file: writes the fields in schema order; sizes and counts are computed. */
@@ -673,11 +713,12 @@ uint64_t pcd_fx_unions_v1_file_size(pcd_ctx *x, const pcd_fx_unions_v1_file *in)
 
 /* -------- regions -------- */
 
-static pcd_status pcd_fx_unions_v1_region_recs_dec(pcd_cursor *c, void *out) { return pcd_fx_unions_v1_rec_decode(c, out); }
+static pcd_status pcd_fx_unions_v1_region_recs_dec(pcd_cursor *c, void *out) { return pcd_fx_unions_v1_rec_decode_(c, out); }
 static pcd_status pcd_fx_unions_v1_region_recs_enc(pcd_sink *s, const void *in) { return pcd_fx_unions_v1_rec_encode(s, in); }
+static pcd_status pcd_fx_unions_v1_region_recs_val(pcd_cursor *c) { return pcd_fx_unions_v1_rec_validate_(c); }
 const pcd_region_desc pcd_fx_unions_v1_region_recs = {
     "recs", &pcd_fx_unions_v1_rec_type, sizeof(pcd_fx_unions_v1_rec),
-    pcd_fx_unions_v1_region_recs_dec, (pcd_validate_fn)pcd_fx_unions_v1_rec_validate, pcd_fx_unions_v1_region_recs_enc,
+    pcd_fx_unions_v1_region_recs_dec, pcd_fx_unions_v1_region_recs_val, pcd_fx_unions_v1_region_recs_enc,
     0, NULL, NULL,
     offsetof(pcd_fx_unions_v1_file, recs),
     -1, 0, 0, 0, 0, 0,
@@ -768,7 +809,7 @@ static const pcd_region_desc *const pcd_fx_unions_v1_regions[] = {
     &pcd_fx_unions_v1_region_recs,
 };
 
-static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_unions_v1_file_decode(c, out); }
+static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_unions_v1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_unions_v1_file_encode(s, in); }
 
 const pcd_format pcd_fx_unions_v1_format = {

@@ -12,7 +12,7 @@
 /* -------- sample -------- */
 
 /* sample */
-pcd_status pcd_fx_zstd_v1_sample_decode(pcd_cursor *c, pcd_fx_zstd_v1_sample *out)
+static inline pcd_status pcd_fx_zstd_v1_sample_decode_(pcd_cursor *c, pcd_fx_zstd_v1_sample *out)
 {
     uint32_t v_tid = 0;
     uint64_t v_value = 0;
@@ -29,10 +29,15 @@ pcd_status pcd_fx_zstd_v1_sample_decode(pcd_cursor *c, pcd_fx_zstd_v1_sample *ou
     return PCD_OK;
 }
 
+pcd_status pcd_fx_zstd_v1_sample_decode(pcd_cursor *c, pcd_fx_zstd_v1_sample *out)
+{
+    return pcd_fx_zstd_v1_sample_decode_(c, out);
+}
+
 /* sample
  * Validation only: the same checks as decoding, nothing stored.
  */
-pcd_status pcd_fx_zstd_v1_sample_validate(pcd_cursor *c)
+static inline pcd_status pcd_fx_zstd_v1_sample_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint32_t v_tid = 0;
     PCD_UNUSED uint64_t v_value = 0;
@@ -44,6 +49,11 @@ pcd_status pcd_fx_zstd_v1_sample_validate(pcd_cursor *c)
     /* value */
     PCD_TRY(pcd_read_uleb128(c, &v_value, "value"));
     return PCD_OK;
+}
+
+pcd_status pcd_fx_zstd_v1_sample_validate(pcd_cursor *c)
+{
+    return pcd_fx_zstd_v1_sample_validate_(c);
 }
 
 /* sample: writes the fields in schema order; sizes and counts are computed. */
@@ -76,7 +86,7 @@ static const pcd_run_field k_file_dec_run1[] = {
     { "size", 4, "u32le" },
 };
 /* file */
-pcd_status pcd_fx_zstd_v1_file_decode(pcd_cursor *c, pcd_fx_zstd_v1_file *out)
+static inline pcd_status pcd_fx_zstd_v1_file_decode_(pcd_cursor *c, pcd_fx_zstd_v1_file *out)
 {
     uint8_t v_compression = 0;
     uint32_t v_size = 0;
@@ -108,6 +118,11 @@ pcd_status pcd_fx_zstd_v1_file_decode(pcd_cursor *c, pcd_fx_zstd_v1_file *out)
     return PCD_OK;
 }
 
+pcd_status pcd_fx_zstd_v1_file_decode(pcd_cursor *c, pcd_fx_zstd_v1_file *out)
+{
+    return pcd_fx_zstd_v1_file_decode_(c, out);
+}
+
 static const pcd_run_field k_file_val_run1[] = {
     { "magic", 3, "magic" },
     { "compression", 1, "u8" },
@@ -116,7 +131,7 @@ static const pcd_run_field k_file_val_run1[] = {
 /* file
  * Validation only: the same checks as decoding, nothing stored.
  */
-pcd_status pcd_fx_zstd_v1_file_validate(pcd_cursor *c)
+static inline pcd_status pcd_fx_zstd_v1_file_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint8_t v_compression = 0;
     PCD_UNUSED uint32_t v_size = 0;
@@ -139,6 +154,11 @@ pcd_status pcd_fx_zstd_v1_file_validate(pcd_cursor *c)
     c->p += 8;
     /* samples */
     return PCD_OK;
+}
+
+pcd_status pcd_fx_zstd_v1_file_validate(pcd_cursor *c)
+{
+    return pcd_fx_zstd_v1_file_validate_(c);
 }
 
 /* file: writes the fields in schema order; sizes and counts are computed. */
@@ -184,8 +204,9 @@ uint64_t pcd_fx_zstd_v1_file_size(pcd_ctx *x, const pcd_fx_zstd_v1_file *in)
 
 /* -------- regions -------- */
 
-static pcd_status pcd_fx_zstd_v1_region_samples_dec(pcd_cursor *c, void *out) { return pcd_fx_zstd_v1_sample_decode(c, out); }
+static pcd_status pcd_fx_zstd_v1_region_samples_dec(pcd_cursor *c, void *out) { return pcd_fx_zstd_v1_sample_decode_(c, out); }
 static pcd_status pcd_fx_zstd_v1_region_samples_enc(pcd_sink *s, const void *in) { return pcd_fx_zstd_v1_sample_encode(s, in); }
+static pcd_status pcd_fx_zstd_v1_region_samples_val(pcd_cursor *c) { return pcd_fx_zstd_v1_sample_validate_(c); }
 static pcd_status pcd_fx_zstd_v1_region_samples_finish(pcd_sink *s, void *parent, uint64_t parent_offset,
                                  uint64_t region_size, uint64_t region_records)
 {
@@ -206,7 +227,7 @@ static uint8_t pcd_fx_zstd_v1_region_samples_compression(const void *parent)
 }
 const pcd_region_desc pcd_fx_zstd_v1_region_samples = {
     "samples", &pcd_fx_zstd_v1_sample_type, sizeof(pcd_fx_zstd_v1_sample),
-    pcd_fx_zstd_v1_region_samples_dec, (pcd_validate_fn)pcd_fx_zstd_v1_sample_validate, pcd_fx_zstd_v1_region_samples_enc,
+    pcd_fx_zstd_v1_region_samples_dec, pcd_fx_zstd_v1_region_samples_val, pcd_fx_zstd_v1_region_samples_enc,
     0, NULL, pcd_fx_zstd_v1_region_samples_finish,
     offsetof(pcd_fx_zstd_v1_file, samples),
     -1, 0, 0, 0, 0, 0,
@@ -246,7 +267,7 @@ static const pcd_region_desc *const pcd_fx_zstd_v1_regions[] = {
     &pcd_fx_zstd_v1_region_samples,
 };
 
-static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_zstd_v1_file_decode(c, out); }
+static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_zstd_v1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_zstd_v1_file_encode(s, in); }
 
 const pcd_format pcd_fx_zstd_v1_format = {

@@ -1,0 +1,65 @@
+# profcodec: the two commands a user needs are `make run` and `make test`.
+# Everything else is here for developers: regen, fuzz, bench, install, clean.
+
+BUILD       ?= build
+ASAN_BUILD  ?= build-asan
+FUZZ_BUILD  ?= build-fuzz
+BENCH_BUILD ?= build-bench
+JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
+PREFIX      ?= /usr/local
+FUZZ_SECONDS ?= 300
+export CTEST_OUTPUT_ON_FAILURE = 1
+
+.PHONY: all setup build run test test-fast test-asan regen fuzz bench install clean
+
+all: build
+
+# Installs missing Debian packages when run as root; otherwise prints the apt-get line and stops.
+setup:
+	@scripts/setup-deps.sh --quiet
+
+build: setup
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+# Build, then run profcodec on the bundled sample files and show what it finds.
+run: build
+	@scripts/run-samples.sh $(BUILD)/profcodec
+
+# The whole suite: gcc build, then clang with AddressSanitizer + UndefinedBehaviorSanitizer.
+test: setup test-fast test-asan
+	@echo "make test: all passed (gcc, and clang with ASan+UBSan)"
+
+test-fast:
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+	@cd $(BUILD) && ctest -j$(JOBS) --timeout 300
+
+test-asan:
+	@CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPCD_SANITIZE=ON >/dev/null
+	@cmake --build $(ASAN_BUILD) -j$(JOBS)
+	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    ctest -j$(JOBS) --timeout 600
+
+# Regenerate generated/ and docs/formats/ from schemas/ (make test fails if you forget).
+regen:
+	lua5.4 gen/pcgen.lua -o generated --docs docs/formats
+
+# Run every libFuzzer harness for FUZZ_SECONDS each (default 300).
+fuzz: setup
+	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCD_FUZZ=ON -DPCD_SANITIZE=ON \
+	    -DBUILD_TESTING=OFF -DPCD_BUILD_CLI=OFF >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j$(JOBS)
+	@scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+# Throughput and memory against the baselines each format names; writes bench/RESULTS.md.
+bench: setup
+	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
+	@cmake --build $(BENCH_BUILD) -j$(JOBS)
+	@scripts/bench.sh $(BENCH_BUILD)
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(BENCH_BUILD)

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# fuzz.sh: runs every libFuzzer harness built in BUILD for SECONDS each, from the
+# checked-in seeds (fuzz/corpus/<format>/) plus the shared corpus, with the generated
+# dictionary. Work corpora and crash artifacts go to fuzz/out/ (not checked in).
+# MERGE=1 also merges what it found back into fuzz/corpus/<format>/ (minimised).
+# usage: fuzz.sh BUILD SECONDS
+set -u
+B=$1 T=${2:-300}
+root=$(cd "$(dirname "$0")/.." && pwd)
+shared="$root/../shared/corpus"
+status=0
+summary=()
+for h in "$B"/fuzz/fuzz_*; do
+    [ -x "$h" ] || continue
+    fmt=$(basename "$h"); fmt=${fmt#fuzz_}          # heph_v0_1
+    fam=${fmt%%_v*}                                  # heph
+    out="$root/fuzz/out/$fmt"
+    mkdir -p "$out/corpus" "$out/artifacts"
+    cp -n "$root"/fuzz/corpus/"$fam"/* "$out/corpus/" 2>/dev/null
+    cp -n "$root"/tests/data/"$fam"/* "$out/corpus/" 2>/dev/null
+    [ -d "$shared/$fam" ] && find "$shared/$fam" -maxdepth 1 -type f -size -64k -exec cp -n {} "$out/corpus/" \;
+    dict="$root/generated/$fmt.dict"
+    echo "== fuzzing $fmt for ${T}s"
+    "$h" "$out/corpus" -max_total_time="$T" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+        -artifact_prefix="$out/artifacts/" ${dict:+-dict="$dict"} >"$out/log.txt" 2>&1
+    rc=$?
+    last=$(grep -E '^#[0-9]+' "$out/log.txt" | tail -1)
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/log.txt")
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$out/log.txt")
+    cov=$(echo "$last" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
+    ft=$(echo "$last" | sed -n 's/.*ft: \([0-9]*\).*/\1/p')
+    if [ $rc -ne 0 ]; then
+        echo "CRASH in $fmt (exit $rc): see $out/log.txt and $out/artifacts/"
+        tail -30 "$out/log.txt"
+        status=1
+    fi
+    summary+=("$fmt: ${T}s, ${execs:-?} executions, ${rate:-?} exec/s, cov ${cov:-?}, ft ${ft:-?}, exit $rc")
+    if [ "${MERGE:-0}" = 1 ]; then
+        mkdir -p "$root/fuzz/corpus/$fam"
+        "$h" -merge=1 "$root/fuzz/corpus/$fam" "$out/corpus" >/dev/null 2>&1
+    fi
+done
+echo
+echo "fuzz summary:"
+printf '  %s\n' "${summary[@]}"
+exit $status
