@@ -1672,8 +1672,14 @@ function E.files(ir, sha, gen_version)
       "static pcd_status %s_dec(pcd_cursor *c, void *out) { return %s_decode_(c, out); }\n" ..
       "static pcd_status %s_enc(pcd_sink *s, const void *in) { return %s_encode(s, in); }\n",
       R.cname, T.cname, R.cname, T.cname)
-    C[#C + 1] = string.format("static pcd_status %s_val(pcd_cursor *c) { return %s_validate_(c); }\n",
-      R.cname, T.cname)
+    local opens_regions = false
+    for _, f in ipairs(T.kind == "struct" and T.fields or {}) do
+      if f.ty and f.ty.kind == "records" then opens_regions = true end
+    end
+    if not opens_regions then
+      C[#C + 1] = string.format("static pcd_status %s_val(pcd_cursor *c) { return %s_validate_(c); }\n",
+        R.cname, T.cname)
+    end
     local has_state = R.state and #R.state.order > 0
     if has_state then
       local b = buf(1)

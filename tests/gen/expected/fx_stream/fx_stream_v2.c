@@ -389,7 +389,6 @@ const pcd_region_desc pcd_fx_stream_v2_region_events = {
 
 static pcd_status pcd_fx_stream_v2_region_buffers_dec(pcd_cursor *c, void *out) { return pcd_fx_stream_v2_buffer_decode_(c, out); }
 static pcd_status pcd_fx_stream_v2_region_buffers_enc(pcd_sink *s, const void *in) { return pcd_fx_stream_v2_buffer_encode(s, in); }
-static pcd_status pcd_fx_stream_v2_region_buffers_val(pcd_cursor *c) { return pcd_fx_stream_v2_buffer_validate_(c); }
 const pcd_region_desc pcd_fx_stream_v2_region_buffers = {
     "buffers", &pcd_fx_stream_v2_buffer_type, sizeof(pcd_fx_stream_v2_buffer),
     pcd_fx_stream_v2_region_buffers_dec, NULL, pcd_fx_stream_v2_region_buffers_enc,
