@@ -986,7 +986,7 @@ uint64_t pcd_heph_v0_1_packet_size(pcd_ctx *x, const pcd_heph_v0_1_packet *in)
 static inline pcd_status pcd_heph_v0_1_file_decode_(pcd_cursor *c, pcd_heph_v0_1_file *out)
 {
     memset(out, 0, sizeof *out);
-    /* packets */
+    /* packets: where its records lie (read one at a time by the stream driver) */
     out->packets.offset = pcd_offset(c, c->p);
     return PCD_OK;
 }
@@ -1002,7 +1002,6 @@ pcd_status pcd_heph_v0_1_file_decode(pcd_cursor *c, pcd_heph_v0_1_file *out)
 static inline pcd_status pcd_heph_v0_1_file_validate_(pcd_cursor *c)
 {
     (void)c;
-    /* packets */
     return PCD_OK;
 }
 
@@ -1016,7 +1015,6 @@ pcd_status pcd_heph_v0_1_file_encode(pcd_sink *s, const pcd_heph_v0_1_file *in)
 {
     (void)s;
     (void)in;
-    /* packets */
     return PCD_OK;
 }
 
@@ -1026,7 +1024,6 @@ uint64_t pcd_heph_v0_1_file_size(pcd_ctx *x, const pcd_heph_v0_1_file *in)
     uint64_t n = 0;
     (void)x;
     (void)in;
-    /* packets */
     return n;
 }
 

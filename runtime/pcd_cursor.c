@@ -146,3 +146,28 @@ bool pcd_utf8_valid(const uint8_t *s, size_t n)
     }
     return true;
 }
+
+pcd_status pcd_seek(const pcd_cursor *c, uint64_t off, pcd_cursor *sub, const char *name)
+{
+    pcd_ctx *x = c->x;
+    uint64_t have = (uint64_t)(x->win_end - x->win_start);
+    if (off < x->win_base || off - x->win_base > have) {
+        if (!x->win_closed && off >= x->win_base) return PCD_SHORT_READ;
+        return pcd_fail(c, c->p, PCD_E_RANGE, name, "an offset inside the file", PCD_FOUND_UINT, off);
+    }
+    sub->p = x->win_start + (off - x->win_base);
+    sub->end = x->win_end;
+    sub->x = x;
+    sub->hard = x->win_closed;
+    return PCD_OK;
+}
+
+pcd_status pcd_seek_end(const pcd_cursor *c, uint64_t n, pcd_cursor *sub, const char *name)
+{
+    pcd_ctx *x = c->x;
+    if (!x->win_closed) return PCD_SHORT_READ;
+    uint64_t size = x->win_base + (uint64_t)(x->win_end - x->win_start);
+    if (n > size)
+        return pcd_fail(c, c->p, PCD_E_TRUNCATED, name, "a file long enough for it", PCD_FOUND_UINT, size);
+    return pcd_seek(c, size - n, sub, name);
+}

@@ -20,12 +20,19 @@ typedef struct pcd_ctx {
     pcd_error err;
     pcd_arena *arena;          /* where arrays go; NULL in validate-only runs */
     const uint8_t *win_start;  /* offsets are win_base + (ptr - win_start) */
+    const uint8_t *win_end;    /* end of what the input has so far */
     uint64_t win_base;
+    bool win_closed;           /* win_end is the end of the whole input */
     bool big;                  /* fields of "native" order are big-endian in this input */
     void *state;               /* the current region's stream state (generated type) */
     const void *root;          /* the decoded file record (generated type), for header.x */
     const pcd_limits *lim;
     uint64_t version;          /* the format version being decoded */
+    /* encoding: where each of the root's regions went (by position among them), for
+     * sizes, counts and offsets written after it */
+    struct pcd_region_stat {
+        uint64_t start, size, count;
+    } rstat[8];
 } pcd_ctx;
 
 void pcd_ctx_init(pcd_ctx *x, pcd_arena *arena);
@@ -42,7 +49,9 @@ PCD_INLINE pcd_cursor pcd_cursor_make(pcd_ctx *x, const uint8_t *p, size_t n, ui
                                       bool closed)
 {
     x->win_start = p;
+    x->win_end = p + n;
     x->win_base = base;
+    x->win_closed = closed;
     pcd_cursor c = { p, p + n, x, closed };
     return c;
 }
@@ -88,6 +97,12 @@ PCD_INLINE pcd_status pcd_take(pcd_cursor *c, uint64_t n, pcd_cursor *sub, const
     c->p += n;
     return PCD_OK;
 }
+
+/* A cursor at absolute offset `off` of the input, to its end (for fields a header or
+ * footer locates). Needs the whole input in the window; a short read otherwise. */
+pcd_status pcd_seek(const pcd_cursor *c, uint64_t off, pcd_cursor *sub, const char *name);
+/* The same, n bytes before the end of the input. */
+pcd_status pcd_seek_end(const pcd_cursor *c, uint64_t n, pcd_cursor *sub, const char *name);
 
 /* Checked fixed-width reads: the cursor moves only on success. */
 #define PCD_DEF_READ(T, bits, sfx, load)                                                 \

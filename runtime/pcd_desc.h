@@ -88,7 +88,9 @@ typedef struct pcd_type {
 typedef struct pcd_region {
     uint64_t offset;          /* stream offset of the first byte */
     uint64_t size;            /* bytes, when sized */
+    uint64_t count;           /* records, when counted */
     bool sized;               /* false: until the end of the enclosing data */
+    bool counted;             /* ends after `count` records */
     uint8_t compression;      /* 0 none, 1 zstd */
 } pcd_region;
 
@@ -98,7 +100,9 @@ typedef pcd_status (*pcd_encode_fn)(pcd_sink *s, const void *in);
 typedef void (*pcd_state_init_fn)(void *state, const void *parent, const pcd_ctx *x);
 /* Back-patches derived fields of a parent after its region was written. */
 typedef pcd_status (*pcd_finish_fn)(pcd_sink *s, void *parent, uint64_t parent_offset,
-                                    uint64_t region_size, uint64_t region_records);
+                                    uint64_t region_start, uint64_t region_size, uint64_t region_records);
+/* Writes the fields of a record that come after its k-th region (k >= 1). */
+typedef pcd_status (*pcd_segment_fn)(pcd_sink *s, const void *in, uint32_t k);
 
 /* A region of records nested in a record: what the records are and how to recover. */
 typedef struct pcd_region_desc {
@@ -137,7 +141,7 @@ typedef struct pcd_format {
     size_t root_size;
     pcd_decode_fn root_decode;
     pcd_encode_fn root_encode;
-    pcd_finish_fn root_finish;
+    pcd_segment_fn root_segment;  /* NULL when no field follows a region of the root */
     const pcd_region_desc *const *regions;  /* every region, by index (root's first) */
     uint32_t n_regions;
     /* Recognises the format from the first bytes; returns 0 (no), 1 (maybe: too

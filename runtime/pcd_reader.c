@@ -239,6 +239,8 @@ static pcd_status push_level(pcd_reader *r, const pcd_region_desc *rd, const pcd
     }
     L->end = end;
     L->sized = sized;
+    L->counted = reg->counted;
+    L->limit = reg->count;
     if (rd->state_size) {
         L->state = pcd_alloc_get(r->al, rd->state_size);
         if (!L->state) return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory", PCD_FOUND_NONE, 0);
@@ -267,8 +269,13 @@ static pcd_status push_level(pcd_reader *r, const pcd_region_desc *rd, const pcd
         pcd_zstd_reader_feed(&zl->z, fw->buf + reg->offset, (size_t)reg->size, reg->offset, true);
         L->end = UINT64_MAX;
         L->sized = false;
+        L->file_end = reg->offset + reg->size;
     } else if (r->whole) {
-        file_win(r)->pos = (size_t)reg->offset;
+        pcd_win *fw = file_win(r);
+        if (reg->offset > fw->hi)
+            return rfail(r, PCD_E_RANGE, reg->offset, rd->name, "a region that starts inside the file",
+                         PCD_FOUND_UINT, reg->offset);
+        fw->pos = (size_t)reg->offset;
     }
     return PCD_OK;
 }
@@ -310,6 +317,13 @@ static pcd_status decode_in(pcd_reader *r, uint32_t d, pcd_decode_fn dec, pcd_va
             }
         }
         pcd_cursor c = pcd_cursor_make(&r->x, w->buf + w->pos, end - w->pos, w->base + w->pos, hard);
+        if (d == 0) {
+            /* the root sees the whole input, for fields a header or footer locates */
+            r->x.win_start = w->buf;
+            r->x.win_base = w->base;
+            r->x.win_end = w->buf + w->hi;
+            r->x.win_closed = w->eof;
+        }
         r->x.state = state;
         if (state_size) memcpy(saved, state, state_size);
         if (r->arena.used) pcd_arena_reset(&r->arena);
@@ -335,9 +349,13 @@ static pcd_status decode_in(pcd_reader *r, uint32_t d, pcd_decode_fn dec, pcd_va
     }
 }
 
-/* True when level d has no bytes left. */
+/* True when level d has no bytes (or no records) left. */
 static pcd_status at_end(pcd_reader *r, uint32_t d, bool *end)
 {
+    if (d > 0 && r->lv[d - 1].counted && r->lv[d - 1].count >= r->lv[d - 1].limit) {
+        *end = true;
+        return PCD_OK;
+    }
     for (;;) {
         pcd_win *w = level_win(r, d);
         uint64_t pos = w->base + w->pos;
@@ -606,7 +624,7 @@ pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n)
         if (!r->root_done || r->depth == 0) break;
         pcd_level *L = &r->lv[r->depth - 1];
         const pcd_region_desc *rd = L->rd;
-        if (!rd->validate || rd->state_size || L->compression) break;
+        if (!rd->validate || rd->state_size || L->compression || L->counted) break;
         pcd_win *w = level_win(r, r->depth);
         size_t end = w->hi;
         bool hard = w->eof;

@@ -35,6 +35,8 @@ typedef struct pcd_level {
     const pcd_region_desc *rd;
     uint64_t end;             /* stream offset where the region ends (sized) */
     bool sized;
+    bool counted;             /* ends after `limit` records */
+    uint64_t limit;
     uint64_t count;
     void *state;
     void *zl;                 /* decompression state of a compressed region */

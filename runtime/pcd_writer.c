@@ -24,6 +24,36 @@ void pcd_writer_set_big(pcd_writer *w, bool big) { w->x.big = big; }
 
 const pcd_error *pcd_writer_error(const pcd_writer *w) { return &w->x.err; }
 
+/* Position (1-based) of rd among the root's regions; 0 if it is not one. */
+static uint32_t root_ordinal(const pcd_format *f, const pcd_region_desc *rd)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < f->root->n_fields; i++) {
+        if (f->root->fields[i].kind != PCD_K_REGION) continue;
+        k++;
+        if (f->root->fields[i].region == rd) return k;
+    }
+    return 0;
+}
+
+static uint32_t root_regions(const pcd_format *f)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < f->root->n_fields; i++)
+        if (f->root->fields[i].kind == PCD_K_REGION) k++;
+    return k;
+}
+
+static const pcd_region_desc *root_region(const pcd_format *f, uint32_t ordinal)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < f->root->n_fields; i++) {
+        if (f->root->fields[i].kind != PCD_K_REGION) continue;
+        if (++k == ordinal) return f->root->fields[i].region;
+    }
+    return NULL;
+}
+
 /* The regions a record type opens, in field order. */
 static const pcd_field *region_field(const pcd_type *t, uint32_t from, uint32_t *at)
 {
@@ -70,16 +100,35 @@ static pcd_status close_level(pcd_writer *w)
     if (L->rd->finish) {
         pcd_sink *outer = level_sink(w, (int)w->depth - 2);
         uint64_t size = pcd_sink_tell(outer) - L->start;
-        pcd_status st = L->rd->finish(outer, NULL, L->parent_offset, size, L->count);
+        pcd_status st = L->rd->finish(outer, NULL, L->parent_offset, L->start, size, L->count);
         if (st != PCD_OK) {
             w->failed = true;
             return st;
         }
     }
+    const pcd_region_desc *rd = L->rd;
+    uint64_t start = L->start, count = L->count;
     if (L->state) pcd_alloc_free(w->al, L->state, L->rd->state_size);
     memset(L, 0, sizeof *L);
     w->depth--;
     w->cur = level_sink(w, (int)w->depth - 1);
+    if (w->depth == 0) {
+        /* a region of the root: note where it went, then write what follows it */
+        uint32_t k = root_ordinal(w->f, rd);
+        if (k >= 1 && k <= 8) {
+            w->x.rstat[k - 1].start = start;
+            w->x.rstat[k - 1].size = pcd_sink_tell(w->s) - start;
+            w->x.rstat[k - 1].count = count;
+        }
+        if (k > w->root_next) w->root_next = k;
+        if (w->f->root_segment) {
+            pcd_status st = w->f->root_segment(w->s, w->x.root, k);
+            if (st != PCD_OK) {
+                w->failed = true;
+                return st;
+            }
+        }
+    }
     return PCD_OK;
 }
 
@@ -121,6 +170,24 @@ static pcd_status announce(pcd_writer *w, const pcd_type *t, const void *rec, ui
     return PCD_OK;
 }
 
+static pcd_status open_root_region(pcd_writer *w, uint32_t k)
+{
+    const pcd_region_desc *rd = root_region(w->f, k);
+    if (!rd) return wfail(w, PCD_E_INTERNAL, NULL, "a root region");
+    pcd_wlevel *L = &w->lv[w->depth++];
+    memset(L, 0, sizeof *L);
+    L->rd = rd;
+    L->start = pcd_sink_tell(w->s);
+    if (rd->compression && rd->compression(w->x.root) == 1) PCD_TRY(start_compression(w, L));
+    if (rd->state_size) {
+        L->state = pcd_alloc_get(w->al, rd->state_size);
+        if (!L->state) return wfail(w, PCD_E_NOMEM, rd->name, "memory for stream state");
+        memset(L->state, 0, rd->state_size);
+        if (rd->state_init) rd->state_init(L->state, w->x.root, &w->x);
+    }
+    return PCD_OK;
+}
+
 pcd_status pcd_writer_root(pcd_writer *w, const void *root)
 {
     if (w->root_done || w->failed) return wfail(w, PCD_E_ARG, NULL, "one root record, first");
@@ -145,23 +212,18 @@ pcd_status pcd_writer_record(pcd_writer *w, const pcd_region_desc *rd, const voi
     int k = (int)w->depth - 1;
     while (k >= 0 && w->lv[k].rd != rd) k--;
     if (k < 0) {
-        /* not open: maybe the next region of the root (whole-file formats) */
-        if (w->depth == 0) {
-            uint32_t at;
-            for (const pcd_field *fd = region_field(w->f->root, 0, &at); fd;
-                 fd = region_field(w->f->root, at + 1, &at)) {
-                if (fd->region == rd) {
-                    pcd_wlevel *L = &w->lv[w->depth++];
-                    memset(L, 0, sizeof *L);
-                    L->rd = rd;
-                    L->start = pcd_sink_tell(w->s);
-                    if (rd->compression && rd->compression(w->x.root) == 1) PCD_TRY(start_compression(w, L));
-                    k = 0;
-                    break;
-                }
-            }
+        /* not open: a later region of the root (whole-file formats); close what is
+         * open, pass the ones in between (empty), open it */
+        uint32_t j = root_ordinal(w->f, rd);
+        if (j == 0 || j <= w->root_next)
+            return wfail(w, PCD_E_INVALID, rd->name, "a record of a region that is open here");
+        while (w->depth) PCD_TRY(close_level(w));
+        for (uint32_t m = w->root_next + 1; m < j; m++) {
+            PCD_TRY(open_root_region(w, m));
+            PCD_TRY(close_level(w));
         }
-        if (k < 0) return wfail(w, PCD_E_INVALID, rd->name, "a record of a region that is open here");
+        PCD_TRY(open_root_region(w, j));
+        k = 0;
     }
     while ((int)w->depth - 1 > k) PCD_TRY(close_level(w));
     pcd_wlevel *L = &w->lv[k];
@@ -183,6 +245,11 @@ pcd_status pcd_writer_finish(pcd_writer *w)
 {
     if (w->failed) return w->x.err.status ? w->x.err.status : PCD_E_ARG;
     while (w->depth) PCD_TRY(close_level(w));
+    /* regions of the root that got no record still have their place (and segments) */
+    for (uint32_t m = w->root_next + 1; m <= root_regions(w->f); m++) {
+        PCD_TRY(open_root_region(w, m));
+        PCD_TRY(close_level(w));
+    }
     return pcd_sink_flush(w->s);
 }
 

@@ -27,6 +27,7 @@ typedef struct pcd_writer {
     pcd_ctx x;
     pcd_wlevel lv[PCD_READER_MAX_DEPTH];
     uint32_t depth;
+    uint32_t root_next;       /* root regions closed so far (their segments written) */
     bool root_done;
     bool failed;
     uint64_t records;

@@ -11,6 +11,7 @@ local FIELD_OPTS = {
   doc = true, when = true, equals = true, min = true, max = true, enum = true, open = true,
   absent = true, unit = true, hex = true, size_of = true, count_of = true, total_size = true,
   delta = true, base = true, shift = true, magic = true, _refined = true, init = true,
+  at = true, at_end = true, offset_of = true, file_size = true,
 }
 local KIND_OPTS = {
   int = { kind = 1, bits = 1, signed = 1, endian = 1, byte_order = 1 },
@@ -22,7 +23,8 @@ local KIND_OPTS = {
   union = { kind = 1, cases = 1, on = 1, tag = 1, peek = 1, tag_key = 1 },
   array = { kind = 1, of = 1, count = 1, until_end = 1, ["until"] = 1, max_count = 1 },
   ref = { kind = 1, name = 1 },
-  records = { kind = 1, of = 1, compression = 1, state = 1, recover = 1, size = 1, zstd_level = 1 },
+  records = { kind = 1, of = 1, compression = 1, state = 1, recover = 1, size = 1, zstd_level = 1,
+    count = 1 },
 }
 
 local function sorted_keys(t)
@@ -131,11 +133,28 @@ function check.schema(fmt, schema_path)
         else
           local f
           local fr = scope.frames
+          local head, rest = id:match("^([%a_][%w_]*)%.(.+)$")
           while fr and not f do
-            f = fr.fields[id]
+            f = fr.fields[head or id]
             fr = fr.up
           end
-          if not f then
+          -- footer.count: a field of an inline struct read earlier
+          while f and rest do
+            local seg
+            seg, rest = rest:match("^([%a_][%w_]*)%.?(.*)$")
+            if rest == "" then rest = nil end
+            local sty = f.ty
+            if not (sty and sty.kind == "struct" and not sty.named and sty.by_name and sty.by_name[seg]) then
+              diag(path, "'" .. id .. "' in " .. what .. ": '" .. seg .. "' is not a field of an inline struct read before")
+              ok = false
+              f = nil
+              break
+            end
+            f = sty.fields[sty.by_name[seg]]
+          end
+          if not f and head and ok == false then
+            -- already reported
+          elseif not f then
             local cands, later = {}, {}
             fr = scope.frames
             while fr do
@@ -361,6 +380,7 @@ function check.schema(fmt, schema_path)
     local inner = { frames = frame, state = scope.state, root_refs = scope.root_refs }
     -- pass 1: names and size_of/count_of targets
     local targets = {}
+    local offset_targets = {}
     for i, f in ipairs(t.fields) do
       if type(f) ~= "table" or f.kind ~= "field" then
         diag(path .. "[" .. i .. "]", "struct entries must be field \"name\" (type)")
@@ -375,6 +395,9 @@ function check.schema(fmt, schema_path)
       if ty then for k, v in pairs(ty) do o[k] = v end end
       if f.opts then for k, v in pairs(f.opts) do o[k] = v end end
       f._o = o
+      if o.offset_of then
+        offset_targets[#offset_targets + 1] = { target = o.offset_of, by = f }
+      end
       if o.size_of then targets[o.size_of] = { kind = "size_of", by = f } end
       if o.count_of then targets[o.count_of] = { kind = "count_of", by = f } end
       f._referenced_by_target = (o.size_of or o.count_of or o.total_size) and true or nil
@@ -384,7 +407,11 @@ function check.schema(fmt, schema_path)
       if not st.by_name[tgt] then
         field_err(path, d.by, d.kind .. " names '" .. tostring(tgt) .. "', which is not a field of this struct")
       elseif st.by_name[tgt] < st.by_name[d.by.name] then
-        field_err(path, d.by, d.kind .. " must come before the field it describes ('" .. tgt .. "')")
+        local tf = t.fields[st.by_name[tgt]]
+        local is_records = vocab.is_type(tf.type) and tf.type.kind == "records"
+        if not is_records then
+          field_err(path, d.by, d.kind .. " must come before the field it describes ('" .. tgt .. "')")
+        end
       end
     end
     local after_records = nil
@@ -392,8 +419,10 @@ function check.schema(fmt, schema_path)
       if type(f) ~= "table" or f.kind ~= "field" or not f._o then goto continue end
       local o = f._o
       local fpath = path .. "." .. f.name
-      if after_records then
-        diag(fpath, "a records region must be the last field of its struct ('" .. after_records .. "' is not)")
+      local positioned = o.at ~= nil or o.at_end ~= nil or
+          (vocab.is_type(f.type) and f.type.kind == "records" and f.type.at ~= nil)
+      if after_records and not positioned then
+        diag(fpath, "after a records region ('" .. after_records .. "') only fields placed with at or at_end may follow")
       end
       local F = { name = f.name, doc = o.doc, unit = o.unit, hex = o.hex,
         referenced = f._referenced_by_target }
@@ -460,9 +489,29 @@ function check.schema(fmt, schema_path)
         end
         if (F.delta or F.base) and F.derived then diag(fpath, "a derived field cannot be a delta") end
         if ty.kind == "records" then
-          after_records = f.name
+          if not (vocab.is_type(f.type) and f.type.at ~= nil) then after_records = f.name end
           if F.when then diag(fpath, "a records region cannot be conditional") end
           F.records = true
+        end
+        if o.at ~= nil and o.at_end ~= nil then diag(fpath, "a field takes at or at_end, not both") end
+        if o.at ~= nil and ty.kind ~= "records" then
+          F.at = resolve_expr(o.at, fpath, inner, "at")
+          ir.whole = true
+        end
+        if o.at_end ~= nil then
+          if math.type(o.at_end) ~= "integer" or o.at_end <= 0 then diag(fpath, "at_end must be a positive byte count") end
+          if ty.kind == "records" then diag(fpath, "records take at = \"expr\", not at_end") end
+          F.at_end = o.at_end
+          ir.whole = true
+        end
+        if o.offset_of then
+          if ty.kind ~= "int" then diag(fpath, "offset_of needs a fixed-width integer") end
+          F.derived = { kind = "offset_of", target = o.offset_of }
+        end
+        if o.file_size then
+          if ty.kind ~= "int" then diag(fpath, "file_size needs a fixed-width integer") end
+          if not ctx.named_top then diag(fpath, "file_size is allowed in the root type's own fields only") end
+          F.derived = { kind = "file_size" }
         end
         if ty.kind == "magic" then F.hidden = true end
         if F.magic then F.hidden = true end
@@ -471,6 +520,12 @@ function check.schema(fmt, schema_path)
       st.fields[#st.fields + 1] = F
       frame.fields[f.name] = F
       ::continue::
+    end
+    for _, ot in ipairs(offset_targets) do
+      local g = frame.fields[ot.target]
+      if not g or not g.ty or g.ty.kind ~= "records" then
+        field_err(path, ot.by, "offset_of names '" .. tostring(ot.target) .. "', which is not a records region of this struct")
+      end
     end
     -- size_of / count_of point at the IR fields, not the schema's
     for _, F in ipairs(st.fields) do
@@ -505,7 +560,21 @@ function check.schema(fmt, schema_path)
         if F.sized_by then R.sized = true end
         if t2.compression ~= nil then
           R.compression = resolve_expr(t2.compression, fpath, inner, "compression")
+          ir.whole = true
         end
+        if t2.at ~= nil then
+          R.at = resolve_expr(t2.at, fpath, inner, "at")
+          ir.whole = true
+        end
+        if t2.size ~= nil then
+          if F.sized_by then diag(fpath, "a region sized by a size_of field takes no size") end
+          R.size_expr = resolve_expr(t2.size, fpath, inner, "size")
+          R.sized = true
+        end
+        if t2.count ~= nil then
+          R.count_expr = resolve_expr(t2.count, fpath, inner, "count")
+        end
+        if F.counted_by then R.counted_by = F.counted_by end
         if t2.of == nil then diag(fpath, "records needs of = \"type\"") else
           local rt = as_type(t2.of, fpath .. ".of")
           if rt and rt.kind ~= "ref" then diag(fpath, "records of = must name a type") rt = nil end

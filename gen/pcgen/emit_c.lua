@@ -9,7 +9,7 @@ local text = require("pcgen.text")
 local names = require("pcgen.names")
 
 local E = {}
-local select_fn
+local select_fn, segment_fields, region_ordinal
 
 ---------------------------------------------------------------------------
 -- small helpers
@@ -619,18 +619,8 @@ function dec_value(b, f, env, member, errname, local_, cur)
       dec_union(b, ty, env, f)
     end
   elseif k == "records" then
-    local R = ty
-    if env.mode == "dec" then
-      b:f("%s.offset = pcd_offset(%s, %s->p);", out_ref(env, member), env.cur, env.cur)
-      if R.sized then
-        env.used_locals[f.sized_by] = true
-        b:f("%s.size = (uint64_t)%s;", out_ref(env, member), f.sized_by.local_)
-        b:f("%s.sized = true;", out_ref(env, member))
-      end
-      if R.compression then
-        b:f("%s.compression = (uint8_t)(%s);", out_ref(env, member), cexpr(R.compression, env))
-      end
-    end
+    -- placed by dec_regions once every other field is known
+    local _ = k
   end
   env.cur = saved
 end
@@ -642,9 +632,23 @@ function dec_field(b, f, env)
     dec_run(b, f.run, env)
   else
     local extra = f.when and ("when " .. (f.when_src or "a condition holds")) or nil
-    b:doc(f, extra)
+    if f.ty.kind ~= "records" then b:doc(f, extra) end
     local function body()
-      if f.sized_by and f.ty.kind ~= "records" then
+      if (f.at or f.at_end) and f.ty.kind ~= "records" then
+        -- placed by a header or footer: read it there, the cursor stays where it is
+        local r = "r_" .. f.local_:sub(3)
+        local cr = "c_" .. f.local_:sub(3)
+        b:open("{")
+        b:f("pcd_cursor %s = { 0 };", r)
+        if f.at then
+          b:f("PCD_TRY(pcd_seek(%s, (uint64_t)(%s), &%s, %s));", env.cur, cexpr(f.at, env), r, text.cstr(f.errname))
+        else
+          b:f("PCD_TRY(pcd_seek_end(%s, %d, &%s, %s));", env.cur, f.at_end, r, text.cstr(f.errname))
+        end
+        b:f("pcd_cursor *%s = &%s;", cr, r)
+        dec_value(b, f, env, has_member(f) and f.member or nil, f.errname, f.local_, cr)
+        b:close("}")
+      elseif f.sized_by and f.ty.kind ~= "records" then
         local r = "r_" .. f.local_:sub(3)
         local cr = "c_" .. f.local_:sub(3)
         env.used_locals[f.sized_by] = true
@@ -695,10 +699,47 @@ function dec_field(b, f, env)
   local _ = last
 end
 
+-- Where each records region of S lies, once every other field is known (its bounds may
+-- come from a footer read after it).
+local function dec_regions(b, S, env)
+  for _, f in ipairs(S.fields) do
+    local R = f.ty
+    if R and R.kind == "records" and env.mode == "dec" then
+      local m = out_ref(env, f.member)
+      b:f("/* %s: where its records lie (read one at a time by the stream driver) */", f.name)
+      if R.at then
+        b:f("%s.offset = (uint64_t)(%s);", m, cexpr(R.at, env))
+      else
+        b:f("%s.offset = pcd_offset(%s, %s->p);", m, env.cur, env.cur)
+      end
+      if f.sized_by then
+        env.used_locals[f.sized_by] = true
+        b:f("%s.size = (uint64_t)%s;", m, f.sized_by.local_)
+        b:f("%s.sized = true;", m)
+      elseif R.size_expr then
+        b:f("%s.size = (uint64_t)(%s);", m, cexpr(R.size_expr, env))
+        b:f("%s.sized = true;", m)
+      end
+      if R.counted_by then
+        env.used_locals[R.counted_by] = true
+        b:f("%s.count = (uint64_t)%s;", m, R.counted_by.local_)
+        b:f("%s.counted = true;", m)
+      elseif R.count_expr then
+        b:f("%s.count = (uint64_t)(%s);", m, cexpr(R.count_expr, env))
+        b:f("%s.counted = true;", m)
+      end
+      if R.compression then
+        b:f("%s.compression = (uint8_t)(%s);", m, cexpr(R.compression, env))
+      end
+    end
+  end
+end
+
 function dec_struct(b, S, env)
   for _, f in ipairs(S.fields) do
     if f.ty then dec_field(b, f, env) end
   end
+  dec_regions(b, S, env)
 end
 
 function dec_union(b, U, env, f)
@@ -1104,9 +1145,16 @@ local function enc_field(b, f, env)
   end
 end
 
+-- Writes S's fields; with env.segment set (named types with regions), only the fields
+-- between region number env.segment and the next one (0: before the first region).
 function enc_struct(b, S, env)
+  local seg, k = env.segment, 0
   for _, f in ipairs(S.fields) do
-    if f.ty then enc_field(b, f, env) end
+    if f.ty and f.ty.kind == "records" then
+      k = k + 1
+    elseif f.ty and (seg == nil or seg == k or S ~= env.T) then
+      enc_field(b, f, env)
+    end
   end
 end
 
@@ -1281,30 +1329,86 @@ local function fn_decode(ir, T, mode)
   return out
 end
 
-local function fn_encode(ir, T, mode)
+-- The fields of segment seg of S (nil: all of them), regions excluded.
+segment_fields = function(S, seg)
+  local out, k = {}, 0
+  for _, f in ipairs(S.fields) do
+    if f.ty and f.ty.kind == "records" then k = k + 1
+    elseif f.ty and (seg == nil or seg == k) then out[#out + 1] = f end
+  end
+  return out
+end
+
+-- Position (1-based) of region field g among S's regions.
+region_ordinal = function(S, g)
+  local k = 0
+  for _, f in ipairs(S.fields) do
+    if f.ty and f.ty.kind == "records" then
+      k = k + 1
+      if f == g then return k end
+    end
+  end
+  return 0
+end
+
+local function has_regions(T)
+  if T.kind ~= "struct" then return 0 end
+  local n = 0
+  for _, f in ipairs(T.fields) do if f.ty and f.ty.kind == "records" then n = n + 1 end end
+  return n
+end
+
+local function fn_encode(ir, T, mode, segment)
   local env = new_env(ir, T, mode)
+  if mode == "enc" and has_regions(T) > 0 then env.segment = segment or 0 end
   local b = buf(1)
   if T.kind == "struct" then enc_struct(b, T, env) else enc_union(b, T, env, nil) end
   local pre = buf(1)
   -- derived values first: sizes, counts, offsets
   if T.kind == "struct" then
+    local in_seg = {}
+    for _, g in ipairs(segment_fields(T, env.segment)) do in_seg[g] = true end
     local function scan(S)
       for _, f in ipairs(S.fields) do
-        if f.derived then
+        if f.derived and (S ~= T or in_seg[f]) then
           local d = "d_" .. f.local_:sub(3)
           declare(env, d, "uint64_t", "0")
           local k = f.derived.kind
           if k == "total_size" then
             if mode == "enc" then pre:f("%s = %s_size(s->x, in);", d, T.cname)
             else pre:f("%s = 0; /* computed below */", d) end
+          elseif mode == "size" and (k == "file_size" or k == "offset_of" or
+              ((k == "count_of" or k == "size_of") and S.fields[S.by_name[f.derived.target]].ty.kind == "records")) then
+            pre:f("%s = 0; /* (its value does not change the size) */", d)
+          elseif k == "file_size" then
+            -- the file ends with this segment, whose size is fixed
+            local n, seg_fields = 0, segment_fields(S, env.segment)
+            for _, g in ipairs(seg_fields) do
+              local w = (not g.when) and lower.fixed_wire(g.ty)
+              if not w then
+                error(ir.schema_path .. ": " .. S.tname .. "." .. f.name ..
+                  ": file_size needs every field after the last region to have a fixed size")
+              end
+              n = n + w
+            end
+            pre:f("%s = pcd_sink_tell(s) + %d; /* the file ends with these %d bytes */", d, n, n)
+          elseif (k == "offset_of" or k == "count_of" or k == "size_of") and
+              S.fields[S.by_name[f.derived.target]].ty.kind == "records" then
+            local g = S.fields[S.by_name[f.derived.target]]
+            if S.by_name[f.name] > S.by_name[g.name] then
+              -- written after its region: known by now
+              local ord = region_ordinal(S, g)
+              local what = ({ offset_of = "start", count_of = "count", size_of = "size" })[k]
+              pre:f("%s = s->x->rstat[%d].%s; /* from the region written before */", d, ord - 1, what)
+            else
+              pre:f("%s = 0; /* patched when its region is finished */", d)
+            end
           elseif k == "count_of" then
             local g = S.fields[S.by_name[f.derived.target]]
             pre:f("%s = (uint64_t)%s->%s;", d, env.obj, g.member:gsub("([%w_]+)$", "n_%1"))
           elseif k == "size_of" then
             local g = S.fields[S.by_name[f.derived.target]]
-            if g.ty.kind == "records" then
-              pre:f("%s = 0; /* patched when its region is finished */", d)
-            else
+            do
               local sb = buf(pre.ind)
               local senv = setmetatable({ mode = "size", acc = "sz" }, { __index = env })
               sb:f("{")
@@ -1656,6 +1760,36 @@ function E.files(ir, sha, gen_version)
     C[#C + 1] = fn_encode(ir, T, "enc") .. "\n"
     C[#C + 1] = fn_encode(ir, T, "size") .. "\n"
   end
+  -- the root's fields after its regions (a footer, tables placed by a header)
+  local root_segment = "NULL"
+  do
+    local T = ir.root
+    local nreg, after = has_regions(T), false
+    local k = 0
+    for _, f in ipairs(T.fields) do
+      if f.ty and f.ty.kind == "records" then k = k + 1 elseif k > 0 then after = true end
+    end
+    if nreg > 0 and after then
+      local parts = {}
+      for s = 1, nreg do
+        local fn = fn_encode(ir, T, "enc", s)
+        -- reuse the body: rename the function
+        fn = fn:gsub("pcd_status " .. T.cname .. "_encode%(", "static pcd_status " .. T.cname .. "_segment" .. s .. "(")
+        fn = fn:gsub("/%* [^\n]*writes the fields in schema order[^\n]*%*/\n",
+          "/* " .. T.tname .. ": the fields after its region " .. s .. " */\n")
+        parts[#parts + 1] = fn
+      end
+      C[#C + 1] = table.concat(parts, "\n") .. "\n"
+      local b = buf(1)
+      b:l("switch (k) {")
+      for s = 1, nreg do b:f("case %d: return %s_segment%d(s, in);", s, T.cname, s) end
+      b:l("default: return PCD_OK;")
+      b:l("}")
+      C[#C + 1] = string.format("static pcd_status %s_segments(pcd_sink *s, const void *in, uint32_t k)\n{\n%s}\n\n",
+        T.cname, b:text())
+      root_segment = T.cname .. "_segments"
+    end
+  end
   -- region glue: record adapters, state init, finish
   C[#C + 1] = "/* -------- regions -------- */\n\n"
   for _, R in ipairs(ir.regions) do
@@ -1700,8 +1834,10 @@ function E.files(ir, sha, gen_version)
     local patches = {}
     local off = 0
     local const_off = true
+    local before = true
     for _, f in ipairs(PT.fields) do
-      if f.derived and f.derived.target == R.field.name then
+      if f == R.field then before = false end
+      if before and f.derived and f.derived.target == R.field.name then
         if not const_off or f.ty.kind ~= "int" then
           error(ir.schema_path .. ": " .. PT.tname .. "." .. f.name ..
             ": a region's size or count must be a fixed-width field at a fixed offset")
@@ -1716,23 +1852,26 @@ function E.files(ir, sha, gen_version)
       local b = buf(1)
       b:l("uint8_t tmp[8];")
       b:l("(void)parent;")
+      b:l("(void)region_start;")
       b:l("(void)region_size;")
       b:l("(void)region_records;")
       for _, p in ipairs(patches) do
         local f = p.f
-        local v = f.derived.kind == "size_of" and "region_size" or "region_records"
+        local v = ({ size_of = "region_size", count_of = "region_records", offset_of = "region_start" })[f.derived.kind]
         local ty = f.ty
         local _, hi = range_of(ty)
-        b:f("if (%s > %s)", v, hi)
-        b:f("    return pcd_sink_fail(s, PCD_E_RANGE, %s, \"a value that fits in %s\", PCD_FOUND_UINT, %s);",
-          text.cstr(f.errname), type_text(ty), v)
+        if ty.bits < 64 then
+          b:f("if (%s > %s)", v, hi)
+          b:f("    return pcd_sink_fail(s, PCD_E_RANGE, %s, \"a value that fits in %s\", PCD_FOUND_UINT, %s);",
+            text.cstr(f.errname), type_text(ty), v)
+        end
         if ty.bits == 8 then b:f("tmp[0] = (uint8_t)%s;", v)
         elseif ty.endian == "native" then b:f("pcd_st_u%dx(tmp, (uint%d_t)%s, s->x->big);", ty.bits, ty.bits, v)
         else b:f("pcd_st_u%d%s(tmp, (uint%d_t)%s);", ty.bits, ty.endian, ty.bits, v) end
         b:f("PCD_TRY(pcd_sink_patch(s, parent_offset + %d, tmp, %d));", p.off, ty.wire)
       end
       C[#C + 1] = string.format("static pcd_status %s_finish(pcd_sink *s, void *parent, uint64_t parent_offset,\n" ..
-        "                                 uint64_t region_size, uint64_t region_records)\n{\n%s    return PCD_OK;\n}\n",
+        "                                 uint64_t region_start, uint64_t region_size, uint64_t region_records)\n{\n%s    return PCD_OK;\n}\n",
         R.cname, b:text())
       finish = R.cname .. "_finish"
     end
@@ -1846,7 +1985,7 @@ const pcd_region_desc %s = {
         table.concat(regs, ",\n    ") .. ",\n};\n\n"
   end
   local flags = {}
-  local streamable = true
+  local streamable = not ir.whole
   for _, R in ipairs(ir.regions) do if R.compression then streamable = false end end
   if streamable then flags[#flags + 1] = "PCD_FMT_STREAMABLE" end
   if ir.endian == "native" then flags[#flags + 1] = "PCD_FMT_NATIVE_ORDER" end
@@ -1857,12 +1996,12 @@ static pcd_status root_enc(pcd_sink *s, const void *in) { return %s_encode(s, in
 
 const pcd_format %s_format = {
     %s, %s, %s, %s,
-    &%s_type, sizeof(%s), root_dec, root_enc, NULL,
+    &%s_type, sizeof(%s), root_dec, root_enc, %s,
     %s, %d,
     %s_detect, %d, %s, %s,
 };
 ]], root.cname, root.cname, ir.prefix, text.cstr(ir.name), text.cstr(tostring(ir.version)),
-    text.cstr(ir.title), text.cstr(ir.schema_path), root.cname, root.cname,
+    text.cstr(ir.title), text.cstr(ir.schema_path), root.cname, root.cname, root_segment,
     #regs > 0 and (ir.prefix .. "_regions") or "NULL", #regs, ir.prefix, detect_min,
     expr.cnum(ir.version_num), #flags > 0 and table.concat(flags, " | ") or "0")
   return {

@@ -58,7 +58,12 @@ local function notes(f)
     local d = f.derived
     if d.kind == "total_size" then n[#n + 1] = "size of the whole record, this field included (computed when encoding)"
     elseif d.kind == "size_of" then n[#n + 1] = "byte size of `" .. d.target .. "` (computed when encoding)"
+    elseif d.kind == "offset_of" then n[#n + 1] = "file offset of `" .. d.target .. "` (computed when encoding)"
+    elseif d.kind == "file_size" then n[#n + 1] = "size of the whole file (computed when encoding)"
     else n[#n + 1] = "element count of `" .. d.target .. "` (computed when encoding)" end
+  end
+  if f.at then n[#n + 1] = "placed at an offset another field gives" end
+  if f.at_end then n[#n + 1] = f.at_end .. " bytes before the end of the file"
   end
   if f.delta then n[#n + 1] = "stored as a delta from state `" .. f.delta.name .. "`; dumped absolute" end
   if f.base then n[#n + 1] = "stored relative to a base" .. (f.shift and (", shifted right by " .. f.shift) or "") .. "; dumped absolute" end

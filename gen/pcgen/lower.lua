@@ -11,7 +11,7 @@ local function fixed_wire(ty)
   if k == "struct" then
     local n = 0
     for _, f in ipairs(ty.fields) do
-      if f.when then return nil end
+      if f.when or f.at or f.at_end then return nil end
       local w = fixed_wire(f.ty)
       if not w then return nil end
       n = n + w
@@ -38,7 +38,7 @@ min_wire = function(ty)
     if ty._min then return ty._min end
     local n = 0
     for _, f in ipairs(ty.fields) do
-      if not f.when and f.ty then n = n + min_wire(f.ty) end
+      if not f.when and not f.at and not f.at_end and f.ty then n = n + min_wire(f.ty) end
     end
     ty._min = n
     return n
@@ -64,7 +64,7 @@ lower.min_wire = min_wire
 
 -- Can a field join a run of fixed fields read after one bounds check?
 local function groupable(f)
-  if f.when or f.sized_by or f.counted_by or f.delta or f.base then return false end
+  if f.when or f.sized_by or f.counted_by or f.delta or f.base or f.at or f.at_end then return false end
   local k = f.ty and f.ty.kind
   if k == "int" then return not f.ty.byte_order end
   if k == "float" or k == "magic" then return true end

@@ -16,6 +16,7 @@
 #include "fx_arrays_v1.h"
 #include "fx_scalars_v1.h"
 #include "fx_stream_v2.h"
+#include "fx_tables_v1.h"
 #include "fx_strings_v1.h"
 #include "fx_unions_v1.h"
 #include "fx_zstd_v1.h"
@@ -437,6 +438,9 @@ static void test_arrays(void **state)
     r.k = 2;
     r.twice = twice, r.n_twice = 4;
     r.strs = strs, r.n_strs = 2;
+    static uint8_t grid[6] = { 1, 2, 3, 4, 5, 6 };
+    r.dims.w = 3, r.dims.h = 2;
+    r.grid = grid, r.n_grid = 6;
     r.counters = ctr, r.n_counters = 3;
     r.rest = pts, r.n_rest = 2;
     rec_in recs[] = { { &pcd_fx_arrays_v1_region_recs, &r } };
@@ -571,11 +575,89 @@ static void test_zstd(void **state)
     }
 }
 
+/* ---- whole-file layout: header offsets, footer from the end, counted table --------------- */
+
+static size_t g_tables_names;
+
+static void check_tables(size_t i, const void *rec)
+{
+    (void)i;
+    (void)rec;
+    g_tables_names++;
+}
+
+static void test_tables(void **state)
+{
+    (void)state;
+    static pcd_fx_tables_v1_value vals[100];
+    static pcd_fx_tables_v1_name names[3];
+    rec_in recs[103];
+    for (int i = 0; i < 100; i++) {
+        vals[i].v = (i % 2 ? -1 : 1) * (int64_t)i * 1000;
+        recs[i] = (rec_in){ &pcd_fx_tables_v1_region_values, &vals[i] };
+    }
+    static const char *nm[3] = { "alpha", "", "gamma" };
+    for (int i = 0; i < 3; i++) {
+        names[i].s = B(nm[i]);
+        recs[100 + i] = (rec_in){ &pcd_fx_tables_v1_region_names, &names[i] };
+    }
+    for (int comp = 0; comp < 2; comp++) {
+        for (int big = 0; big < 2; big++) {
+            pcd_fx_tables_v1_file root = { 0 };
+            root.compression = (uint16_t)comp;
+            root.flags = 7;
+            size_t n = encode_file(&pcd_fx_tables_v1_format, &root, recs, 103, big, PCD_OK);
+            /* the footer: name count and file size, and the magic at the very end */
+            assert_memory_equal(out + n - 4, "END!", 4);
+            uint64_t fsz = big ? pcd_ld_u64be(out + n - 12) : pcd_ld_u64le(out + n - 12);
+            assert_int_equal(fsz, n);
+            assert_int_equal(big ? pcd_ld_u32be(out + n - 16) : pcd_ld_u32le(out + n - 16), 3);
+            got g;
+            g_tables_names = 0;
+            decode_file(&pcd_fx_tables_v1_format, out, n, &g, 0);
+            assert_int_equal(g.end, PCD_END);
+            const pcd_fx_tables_v1_file *rt = (const void *)g.data[0];
+            assert_int_equal(rt->flags, 7);
+            assert_int_equal(rt->name_count, 3);
+            assert_int_equal(rt->values.compression, comp);
+            assert_int_equal(g.n, 64); /* capped by the helper; the count below is exact */
+            got_free(&g);
+            g_check = check_tables;
+            g_tables_names = 0;
+            decode_file(&pcd_fx_tables_v1_format, out, n, &g, 0);
+            g_check = NULL;
+            assert_int_equal(g_tables_names, 1 + 100 + 3);
+            got_free(&g);
+            json_roundtrip(&pcd_fx_tables_v1_format, out, n);
+            /* a header offset past the end of the file is an error, not a wild read */
+            static uint8_t bad[1 << 16];
+            memcpy(bad, out, n);
+            if (big) pcd_st_u64be(bad + 8, (uint64_t)n + 100);
+            else pcd_st_u64le(bad + 8, (uint64_t)n + 100);
+            decode_file(&pcd_fx_tables_v1_format, bad, n, &g, 0);
+            assert_int_equal(g.end, PCD_E_RANGE);
+            got_free(&g);
+            /* a footer count beyond the table stops at the footer, with an error */
+            memcpy(bad, out, n);
+            if (big) pcd_st_u32be(bad + n - 16, 1000);
+            else pcd_st_u32le(bad + n - 16, 1000);
+            decode_file(&pcd_fx_tables_v1_format, bad, n, &g, 0);
+            assert_true(PCD_IS_ERROR(g.end));
+            got_free(&g);
+            /* a file too short for its footer */
+            decode_file(&pcd_fx_tables_v1_format, out, 10, &g, 0);
+            assert_true(PCD_IS_ERROR(g.end));
+            got_free(&g);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scalars), cmocka_unit_test(test_strings), cmocka_unit_test(test_unions),
         cmocka_unit_test(test_arrays),  cmocka_unit_test(test_stream),  cmocka_unit_test(test_zstd),
+        cmocka_unit_test(test_tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

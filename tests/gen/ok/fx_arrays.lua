@@ -13,6 +13,8 @@ return format "fx_arrays" {
       field "k" (u8),
       field "twice" (array { of = u8, count = "k * 2" }),
       field "strs" (array { of = cstring, count = u8 }),
+      field "dims" (struct { field "w" (u8), field "h" (u8) }),
+      field "grid" (array { of = u8, count = "dims.w * dims.h" }),
       field "counters" (array { of = "counter", ["until"] = "index == 0" }),
       field "rest" (array { of = "point", until_end = true }),
     },

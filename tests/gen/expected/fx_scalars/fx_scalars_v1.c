@@ -315,7 +315,7 @@ static inline pcd_status pcd_fx_scalars_v1_file_decode_(pcd_cursor *c, pcd_fx_sc
         return pcd_fail(c, c->p, PCD_E_BAD_MAGIC, "mark", "0x1020304 in either byte order", PCD_FOUND_HEX, v_mark);
     }
     c->p += 4;
-    /* recs */
+    /* recs: where its records lie (read one at a time by the stream driver) */
     out->recs.offset = pcd_offset(c, c->p);
     return PCD_OK;
 }
@@ -344,7 +344,6 @@ static inline pcd_status pcd_fx_scalars_v1_file_validate_(pcd_cursor *c)
         return pcd_fail(c, c->p, PCD_E_BAD_MAGIC, "mark", "0x1020304 in either byte order", PCD_FOUND_HEX, v_mark);
     }
     c->p += 4;
-    /* recs */
     return PCD_OK;
 }
 
@@ -359,7 +358,6 @@ pcd_status pcd_fx_scalars_v1_file_encode(pcd_sink *s, const pcd_fx_scalars_v1_fi
     (void)in;
     /* mark: Byte-order mark: read swapped, every native field is swapped. */
     PCD_TRY(pcd_put_u32x(s, (uint32_t)(16909060), s->x->big));
-    /* recs */
     return PCD_OK;
 }
 
@@ -371,7 +369,6 @@ uint64_t pcd_fx_scalars_v1_file_size(pcd_ctx *x, const pcd_fx_scalars_v1_file *i
     (void)in;
     /* mark: Byte-order mark: read swapped, every native field is swapped. */
     n += 4;
-    /* recs */
     return n;
 }
 

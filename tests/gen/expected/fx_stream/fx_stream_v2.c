@@ -171,7 +171,7 @@ static inline pcd_status pcd_fx_stream_v2_buffer_decode_(pcd_cursor *c, pcd_fx_s
     v_obj_base = pcd_ld_u64le(c->p + 16);
     out->obj_base = v_obj_base;
     c->p += 24;
-    /* events */
+    /* events: where its records lie (read one at a time by the stream driver) */
     out->events.offset = pcd_offset(c, c->p);
     out->events.size = (uint64_t)v_len;
     out->events.sized = true;
@@ -212,7 +212,6 @@ static inline pcd_status pcd_fx_stream_v2_buffer_validate_(pcd_cursor *c)
     /* obj_base */
     v_obj_base = pcd_ld_u64le(c->p + 16);
     c->p += 24;
-    /* events */
     return PCD_OK;
 }
 
@@ -236,7 +235,6 @@ pcd_status pcd_fx_stream_v2_buffer_encode(pcd_sink *s, const pcd_fx_stream_v2_bu
     PCD_TRY(pcd_put_u64le(s, (uint64_t)(in->time_base)));
     /* obj_base */
     PCD_TRY(pcd_put_u64le(s, (uint64_t)(in->obj_base)));
-    /* events */
     return PCD_OK;
 }
 
@@ -247,7 +245,7 @@ uint64_t pcd_fx_stream_v2_buffer_size(pcd_ctx *x, const pcd_fx_stream_v2_buffer 
     PCD_UNUSED uint64_t d_len = 0;
     (void)x;
     (void)in;
-    d_len = 0; /* patched when its region is finished */
+    d_len = 0; /* (its value does not change the size) */
     /* id */
     n += 4;
     /* len: Bytes of events after this header. */
@@ -256,7 +254,6 @@ uint64_t pcd_fx_stream_v2_buffer_size(pcd_ctx *x, const pcd_fx_stream_v2_buffer 
     n += 8;
     /* obj_base */
     n += 8;
-    /* events */
     return n;
 }
 
@@ -283,7 +280,7 @@ static inline pcd_status pcd_fx_stream_v2_file_decode_(pcd_cursor *c, pcd_fx_str
         return pcd_fail(c, c->p + 3, PCD_E_RANGE, "version", "2", PCD_FOUND_UINT, (uint64_t)(v_version));
     out->version = v_version;
     c->p += 4;
-    /* buffers */
+    /* buffers: where its records lie (read one at a time by the stream driver) */
     out->buffers.offset = pcd_offset(c, c->p);
     return PCD_OK;
 }
@@ -314,7 +311,6 @@ static inline pcd_status pcd_fx_stream_v2_file_validate_(pcd_cursor *c)
     if (PCD_UNLIKELY(v_version != 2))
         return pcd_fail(c, c->p + 3, PCD_E_RANGE, "version", "2", PCD_FOUND_UINT, (uint64_t)(v_version));
     c->p += 4;
-    /* buffers */
     return PCD_OK;
 }
 
@@ -332,7 +328,6 @@ pcd_status pcd_fx_stream_v2_file_encode(pcd_sink *s, const pcd_fx_stream_v2_file
     if (PCD_UNLIKELY(in->version != 2))
         return pcd_sink_fail(s, PCD_E_RANGE, "version", "2", PCD_FOUND_UINT, (uint64_t)(in->version));
     PCD_TRY(pcd_put_u8(s, (uint8_t)(in->version)));
-    /* buffers */
     return PCD_OK;
 }
 
@@ -346,7 +341,6 @@ uint64_t pcd_fx_stream_v2_file_size(pcd_ctx *x, const pcd_fx_stream_v2_file *in)
     n += 3;
     /* version */
     n += 1;
-    /* buffers */
     return n;
 }
 
@@ -365,10 +359,11 @@ static void pcd_fx_stream_v2_region_events_init(void *state, const void *parent,
     st->time = (uint64_t)(in->time_base);
 }
 static pcd_status pcd_fx_stream_v2_region_events_finish(pcd_sink *s, void *parent, uint64_t parent_offset,
-                                 uint64_t region_size, uint64_t region_records)
+                                 uint64_t region_start, uint64_t region_size, uint64_t region_records)
 {
     uint8_t tmp[8];
     (void)parent;
+    (void)region_start;
     (void)region_size;
     (void)region_records;
     if (region_size > UINT32_MAX)

@@ -260,7 +260,7 @@ uint64_t pcd_fx_strings_v1_rec_size(pcd_ctx *x, const pcd_fx_strings_v1_rec *in)
 static inline pcd_status pcd_fx_strings_v1_file_decode_(pcd_cursor *c, pcd_fx_strings_v1_file *out)
 {
     memset(out, 0, sizeof *out);
-    /* recs */
+    /* recs: where its records lie (read one at a time by the stream driver) */
     out->recs.offset = pcd_offset(c, c->p);
     return PCD_OK;
 }
@@ -276,7 +276,6 @@ pcd_status pcd_fx_strings_v1_file_decode(pcd_cursor *c, pcd_fx_strings_v1_file *
 static inline pcd_status pcd_fx_strings_v1_file_validate_(pcd_cursor *c)
 {
     (void)c;
-    /* recs */
     return PCD_OK;
 }
 
@@ -290,7 +289,6 @@ pcd_status pcd_fx_strings_v1_file_encode(pcd_sink *s, const pcd_fx_strings_v1_fi
 {
     (void)s;
     (void)in;
-    /* recs */
     return PCD_OK;
 }
 
@@ -300,7 +298,6 @@ uint64_t pcd_fx_strings_v1_file_size(pcd_ctx *x, const pcd_fx_strings_v1_file *i
     uint64_t n = 0;
     (void)x;
     (void)in;
-    /* recs */
     return n;
 }
 

@@ -667,7 +667,7 @@ uint64_t pcd_fx_unions_v1_rec_size(pcd_ctx *x, const pcd_fx_unions_v1_rec *in)
 static inline pcd_status pcd_fx_unions_v1_file_decode_(pcd_cursor *c, pcd_fx_unions_v1_file *out)
 {
     memset(out, 0, sizeof *out);
-    /* recs */
+    /* recs: where its records lie (read one at a time by the stream driver) */
     out->recs.offset = pcd_offset(c, c->p);
     return PCD_OK;
 }
@@ -683,7 +683,6 @@ pcd_status pcd_fx_unions_v1_file_decode(pcd_cursor *c, pcd_fx_unions_v1_file *ou
 static inline pcd_status pcd_fx_unions_v1_file_validate_(pcd_cursor *c)
 {
     (void)c;
-    /* recs */
     return PCD_OK;
 }
 
@@ -697,7 +696,6 @@ pcd_status pcd_fx_unions_v1_file_encode(pcd_sink *s, const pcd_fx_unions_v1_file
 {
     (void)s;
     (void)in;
-    /* recs */
     return PCD_OK;
 }
 
@@ -707,7 +705,6 @@ uint64_t pcd_fx_unions_v1_file_size(pcd_ctx *x, const pcd_fx_unions_v1_file *in)
     uint64_t n = 0;
     (void)x;
     (void)in;
-    /* recs */
     return n;
 }
 

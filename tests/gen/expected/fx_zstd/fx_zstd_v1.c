@@ -110,7 +110,7 @@ static inline pcd_status pcd_fx_zstd_v1_file_decode_(pcd_cursor *c, pcd_fx_zstd_
     v_size = pcd_ld_u32le(c->p + 4);
     out->size = v_size;
     c->p += 8;
-    /* samples */
+    /* samples: where its records lie (read one at a time by the stream driver) */
     out->samples.offset = pcd_offset(c, c->p);
     out->samples.size = (uint64_t)v_size;
     out->samples.sized = true;
@@ -152,7 +152,6 @@ static inline pcd_status pcd_fx_zstd_v1_file_validate_(pcd_cursor *c)
     /* size */
     v_size = pcd_ld_u32le(c->p + 4);
     c->p += 8;
-    /* samples */
     return PCD_OK;
 }
 
@@ -180,7 +179,6 @@ pcd_status pcd_fx_zstd_v1_file_encode(pcd_sink *s, const pcd_fx_zstd_v1_file *in
     if (PCD_UNLIKELY((uint64_t)(d_size) > UINT32_MAX))
         return pcd_sink_fail(s, PCD_E_RANGE, "size", "a value that fits in u32le", PCD_FOUND_UINT, (uint64_t)(d_size));
     PCD_TRY(pcd_put_u32le(s, (uint32_t)(d_size)));
-    /* samples */
     return PCD_OK;
 }
 
@@ -191,14 +189,13 @@ uint64_t pcd_fx_zstd_v1_file_size(pcd_ctx *x, const pcd_fx_zstd_v1_file *in)
     PCD_UNUSED uint64_t d_size = 0;
     (void)x;
     (void)in;
-    d_size = 0; /* patched when its region is finished */
+    d_size = 0; /* (its value does not change the size) */
     /* magic */
     n += 3;
     /* compression */
     n += 1;
     /* size */
     n += 4;
-    /* samples */
     return n;
 }
 
@@ -208,10 +205,11 @@ static pcd_status pcd_fx_zstd_v1_region_samples_dec(pcd_cursor *c, void *out) { 
 static pcd_status pcd_fx_zstd_v1_region_samples_enc(pcd_sink *s, const void *in) { return pcd_fx_zstd_v1_sample_encode(s, in); }
 static pcd_status pcd_fx_zstd_v1_region_samples_val(pcd_cursor *c) { return pcd_fx_zstd_v1_sample_validate_(c); }
 static pcd_status pcd_fx_zstd_v1_region_samples_finish(pcd_sink *s, void *parent, uint64_t parent_offset,
-                                 uint64_t region_size, uint64_t region_records)
+                                 uint64_t region_start, uint64_t region_size, uint64_t region_records)
 {
     uint8_t tmp[8];
     (void)parent;
+    (void)region_start;
     (void)region_size;
     (void)region_records;
     if (region_size > UINT32_MAX)
