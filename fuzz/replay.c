@@ -51,6 +51,8 @@ static int run_path(const char *path)
     int rc = 0;
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.') continue;
+        size_t len = strlen(e->d_name);
+        if (len > 3 && strcmp(e->d_name + len - 3, ".md") == 0) continue; /* notes, not inputs */
         char sub[4096];
         snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
         rc |= run_path(sub);
