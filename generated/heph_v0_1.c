@@ -1032,13 +1032,26 @@ uint64_t pcd_heph_v0_1_file_size(pcd_ctx *x, const pcd_heph_v0_1_file *in)
 static pcd_status pcd_heph_v0_1_region_packets_dec(pcd_cursor *c, void *out) { return pcd_heph_v0_1_packet_decode_(c, out); }
 static pcd_status pcd_heph_v0_1_region_packets_enc(pcd_sink *s, const void *in) { return pcd_heph_v0_1_packet_encode(s, in); }
 static pcd_status pcd_heph_v0_1_region_packets_val(pcd_cursor *c) { return pcd_heph_v0_1_packet_validate_(c); }
+/* Validates packets records back to back (the validation fast path). */
+static uint64_t pcd_heph_v0_1_region_packets_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+{
+    uint64_t k = 0;
+    *st = PCD_OK;
+    while (c->p < c->end && k < max) {
+        *start = c->p;
+        *st = pcd_heph_v0_1_packet_validate_(c);
+        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        k++;
+    }
+    return k;
+}
 static const uint8_t pcd_heph_v0_1_region_packets_sync1[] = { 0x75, 0xd1, 0x1d, 0x4d };
 static const uint8_t pcd_heph_v0_1_region_packets_sync2[] = { 0xc1, 0xfc, 0x1f, 0xb7 };
 static const uint8_t *const pcd_heph_v0_1_region_packets_sync[] = { pcd_heph_v0_1_region_packets_sync1, pcd_heph_v0_1_region_packets_sync2, NULL };
 static const uint8_t pcd_heph_v0_1_region_packets_sync_len[] = { 4, 4 };
 const pcd_region_desc pcd_heph_v0_1_region_packets = {
     "packets", &pcd_heph_v0_1_packet_type, sizeof(pcd_heph_v0_1_packet),
-    pcd_heph_v0_1_region_packets_dec, pcd_heph_v0_1_region_packets_val, pcd_heph_v0_1_region_packets_enc,
+    pcd_heph_v0_1_region_packets_dec, pcd_heph_v0_1_region_packets_val, pcd_heph_v0_1_region_packets_run, pcd_heph_v0_1_region_packets_enc,
     0, NULL, NULL,
     offsetof(pcd_heph_v0_1_file, packets),
     4, 4, 1, 0, 0, 10,

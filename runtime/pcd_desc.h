@@ -98,6 +98,9 @@ typedef pcd_status (*pcd_decode_fn)(pcd_cursor *c, void *out);
 typedef pcd_status (*pcd_validate_fn)(pcd_cursor *c);
 typedef pcd_status (*pcd_encode_fn)(pcd_sink *s, const void *in);
 typedef void (*pcd_state_init_fn)(void *state, const void *parent, const pcd_ctx *x);
+/* Validates records back to back until the cursor's end or max records; returns how many
+ * passed, *st the status that stopped it (PCD_OK at the end), *start where the last began. */
+typedef uint64_t (*pcd_validate_run_fn)(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start);
 /* Back-patches derived fields of a parent after its region was written. */
 typedef pcd_status (*pcd_finish_fn)(pcd_sink *s, void *parent, uint64_t parent_offset,
                                     uint64_t region_start, uint64_t region_size, uint64_t region_records);
@@ -111,6 +114,7 @@ typedef struct pcd_region_desc {
     size_t record_size;
     pcd_decode_fn decode;
     pcd_validate_fn validate;     /* NULL when records must be decoded (they open regions) */
+    pcd_validate_run_fn validate_run; /* the same in a generated loop (no call per record) */
     pcd_encode_fn encode;
     size_t state_size;
     pcd_state_init_fn state_init; /* NULL when there is no state */

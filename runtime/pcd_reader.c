@@ -636,15 +636,19 @@ pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n)
         r->x.win_base = w->base + w->pos;
         r->x.state = NULL;
         pcd_cursor c = { w->buf + w->pos, w->buf + end, &r->x, hard };
-        pcd_validate_fn val = rd->validate;
         pcd_status st = PCD_OK;
         const uint8_t *start = c.p;
         uint64_t k = *n;
-        while (c.p < c.end && k < max) {
-            start = c.p;
-            st = val(&c);
-            if (PCD_UNLIKELY(st != PCD_OK)) break;
-            k++;
+        if (rd->validate_run) {
+            k += rd->validate_run(&c, max - k, &st, &start);
+        } else {
+            pcd_validate_fn val = rd->validate;
+            while (c.p < c.end && k < max) {
+                start = c.p;
+                st = val(&c);
+                if (PCD_UNLIKELY(st != PCD_OK)) break;
+                k++;
+            }
         }
         L->count += k - *n;
         r->records += k - *n;

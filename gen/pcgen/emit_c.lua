@@ -1813,6 +1813,21 @@ function E.files(ir, sha, gen_version)
     if not opens_regions then
       C[#C + 1] = string.format("static pcd_status %s_val(pcd_cursor *c) { return %s_validate_(c); }\n",
         R.cname, T.cname)
+      C[#C + 1] = text.render([[
+        /* Validates ${name} records back to back (the validation fast path). */
+        static uint64_t ${r}_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+        {
+            uint64_t k = 0;
+            *st = PCD_OK;
+            while (c->p < c->end && k < max) {
+                *start = c->p;
+                *st = ${t}_validate_(c);
+                if (PCD_UNLIKELY(*st != PCD_OK)) break;
+                k++;
+            }
+            return k;
+        }
+      ]], { name = R.name, r = R.cname, t = T.cname })
     end
     local has_state = R.state and #R.state.order > 0
     if has_state then
@@ -1936,7 +1951,7 @@ function E.files(ir, sha, gen_version)
     C[#C + 1] = string.format([[
 const pcd_region_desc %s = {
     %s, &%s_type, sizeof(%s),
-    %s_dec, %s, %s_enc,
+    %s_dec, %s, %s, %s_enc,
     %s, %s, %s,
     offsetof(%s, %s),
     %d, %d, %d, %d, %d, %d,
@@ -1951,7 +1966,7 @@ const pcd_region_desc %s = {
           if f.ty and f.ty.kind == "records" then return "NULL" end
         end
         return R.cname .. "_val"
-      end)(), R.cname,
+      end)(), opens_regions and "NULL" or (R.cname .. "_run"), R.cname,
       has_state and ("sizeof(" .. R.state_cname .. ")") or "0", has_state and (R.cname .. "_init") or "NULL",
       finish, PT.cname, R.field.member, size_off, size_w, size_big, size_native, size_add, size_min,
       sync_c, synclen_c, comp_fn, R.zstd_level or 3)

@@ -614,9 +614,22 @@ uint64_t pcd_fx_arrays_v1_file_size(pcd_ctx *x, const pcd_fx_arrays_v1_file *in)
 static pcd_status pcd_fx_arrays_v1_region_recs_dec(pcd_cursor *c, void *out) { return pcd_fx_arrays_v1_rec_decode_(c, out); }
 static pcd_status pcd_fx_arrays_v1_region_recs_enc(pcd_sink *s, const void *in) { return pcd_fx_arrays_v1_rec_encode(s, in); }
 static pcd_status pcd_fx_arrays_v1_region_recs_val(pcd_cursor *c) { return pcd_fx_arrays_v1_rec_validate_(c); }
+/* Validates recs records back to back (the validation fast path). */
+static uint64_t pcd_fx_arrays_v1_region_recs_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+{
+    uint64_t k = 0;
+    *st = PCD_OK;
+    while (c->p < c->end && k < max) {
+        *start = c->p;
+        *st = pcd_fx_arrays_v1_rec_validate_(c);
+        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        k++;
+    }
+    return k;
+}
 const pcd_region_desc pcd_fx_arrays_v1_region_recs = {
     "recs", &pcd_fx_arrays_v1_rec_type, sizeof(pcd_fx_arrays_v1_rec),
-    pcd_fx_arrays_v1_region_recs_dec, pcd_fx_arrays_v1_region_recs_val, pcd_fx_arrays_v1_region_recs_enc,
+    pcd_fx_arrays_v1_region_recs_dec, pcd_fx_arrays_v1_region_recs_val, pcd_fx_arrays_v1_region_recs_run, pcd_fx_arrays_v1_region_recs_enc,
     0, NULL, NULL,
     offsetof(pcd_fx_arrays_v1_file, recs),
     -1, 0, 0, 0, 0, 0,

@@ -349,6 +349,19 @@ uint64_t pcd_fx_stream_v2_file_size(pcd_ctx *x, const pcd_fx_stream_v2_file *in)
 static pcd_status pcd_fx_stream_v2_region_events_dec(pcd_cursor *c, void *out) { return pcd_fx_stream_v2_event_decode_(c, out); }
 static pcd_status pcd_fx_stream_v2_region_events_enc(pcd_sink *s, const void *in) { return pcd_fx_stream_v2_event_encode(s, in); }
 static pcd_status pcd_fx_stream_v2_region_events_val(pcd_cursor *c) { return pcd_fx_stream_v2_event_validate_(c); }
+/* Validates events records back to back (the validation fast path). */
+static uint64_t pcd_fx_stream_v2_region_events_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+{
+    uint64_t k = 0;
+    *st = PCD_OK;
+    while (c->p < c->end && k < max) {
+        *start = c->p;
+        *st = pcd_fx_stream_v2_event_validate_(c);
+        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        k++;
+    }
+    return k;
+}
 static void pcd_fx_stream_v2_region_events_init(void *state, const void *parent, const pcd_ctx *x)
 {
     pcd_fx_stream_v2_events_state *st = state;
@@ -374,7 +387,7 @@ static pcd_status pcd_fx_stream_v2_region_events_finish(pcd_sink *s, void *paren
 }
 const pcd_region_desc pcd_fx_stream_v2_region_events = {
     "events", &pcd_fx_stream_v2_event_type, sizeof(pcd_fx_stream_v2_event),
-    pcd_fx_stream_v2_region_events_dec, pcd_fx_stream_v2_region_events_val, pcd_fx_stream_v2_region_events_enc,
+    pcd_fx_stream_v2_region_events_dec, pcd_fx_stream_v2_region_events_val, pcd_fx_stream_v2_region_events_run, pcd_fx_stream_v2_region_events_enc,
     sizeof(pcd_fx_stream_v2_events_state), pcd_fx_stream_v2_region_events_init, pcd_fx_stream_v2_region_events_finish,
     offsetof(pcd_fx_stream_v2_buffer, events),
     -1, 0, 0, 0, 0, 0,
@@ -386,7 +399,7 @@ static pcd_status pcd_fx_stream_v2_region_buffers_dec(pcd_cursor *c, void *out) 
 static pcd_status pcd_fx_stream_v2_region_buffers_enc(pcd_sink *s, const void *in) { return pcd_fx_stream_v2_buffer_encode(s, in); }
 const pcd_region_desc pcd_fx_stream_v2_region_buffers = {
     "buffers", &pcd_fx_stream_v2_buffer_type, sizeof(pcd_fx_stream_v2_buffer),
-    pcd_fx_stream_v2_region_buffers_dec, NULL, pcd_fx_stream_v2_region_buffers_enc,
+    pcd_fx_stream_v2_region_buffers_dec, NULL, NULL, pcd_fx_stream_v2_region_buffers_enc,
     0, NULL, NULL,
     offsetof(pcd_fx_stream_v2_file, buffers),
     4, 4, 0, 0, 8, 24,

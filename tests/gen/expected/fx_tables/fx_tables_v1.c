@@ -411,6 +411,19 @@ static pcd_status pcd_fx_tables_v1_file_segments(pcd_sink *s, const void *in, ui
 static pcd_status pcd_fx_tables_v1_region_values_dec(pcd_cursor *c, void *out) { return pcd_fx_tables_v1_value_decode_(c, out); }
 static pcd_status pcd_fx_tables_v1_region_values_enc(pcd_sink *s, const void *in) { return pcd_fx_tables_v1_value_encode(s, in); }
 static pcd_status pcd_fx_tables_v1_region_values_val(pcd_cursor *c) { return pcd_fx_tables_v1_value_validate_(c); }
+/* Validates values records back to back (the validation fast path). */
+static uint64_t pcd_fx_tables_v1_region_values_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+{
+    uint64_t k = 0;
+    *st = PCD_OK;
+    while (c->p < c->end && k < max) {
+        *start = c->p;
+        *st = pcd_fx_tables_v1_value_validate_(c);
+        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        k++;
+    }
+    return k;
+}
 static pcd_status pcd_fx_tables_v1_region_values_finish(pcd_sink *s, void *parent, uint64_t parent_offset,
                                  uint64_t region_start, uint64_t region_size, uint64_t region_records)
 {
@@ -432,7 +445,7 @@ static uint8_t pcd_fx_tables_v1_region_values_compression(const void *parent)
 }
 const pcd_region_desc pcd_fx_tables_v1_region_values = {
     "values", &pcd_fx_tables_v1_value_type, sizeof(pcd_fx_tables_v1_value),
-    pcd_fx_tables_v1_region_values_dec, pcd_fx_tables_v1_region_values_val, pcd_fx_tables_v1_region_values_enc,
+    pcd_fx_tables_v1_region_values_dec, pcd_fx_tables_v1_region_values_val, pcd_fx_tables_v1_region_values_run, pcd_fx_tables_v1_region_values_enc,
     0, NULL, pcd_fx_tables_v1_region_values_finish,
     offsetof(pcd_fx_tables_v1_file, values),
     -1, 0, 0, 0, 0, 0,
@@ -443,6 +456,19 @@ const pcd_region_desc pcd_fx_tables_v1_region_values = {
 static pcd_status pcd_fx_tables_v1_region_names_dec(pcd_cursor *c, void *out) { return pcd_fx_tables_v1_name_decode_(c, out); }
 static pcd_status pcd_fx_tables_v1_region_names_enc(pcd_sink *s, const void *in) { return pcd_fx_tables_v1_name_encode(s, in); }
 static pcd_status pcd_fx_tables_v1_region_names_val(pcd_cursor *c) { return pcd_fx_tables_v1_name_validate_(c); }
+/* Validates names records back to back (the validation fast path). */
+static uint64_t pcd_fx_tables_v1_region_names_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+{
+    uint64_t k = 0;
+    *st = PCD_OK;
+    while (c->p < c->end && k < max) {
+        *start = c->p;
+        *st = pcd_fx_tables_v1_name_validate_(c);
+        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        k++;
+    }
+    return k;
+}
 static pcd_status pcd_fx_tables_v1_region_names_finish(pcd_sink *s, void *parent, uint64_t parent_offset,
                                  uint64_t region_start, uint64_t region_size, uint64_t region_records)
 {
@@ -457,7 +483,7 @@ static pcd_status pcd_fx_tables_v1_region_names_finish(pcd_sink *s, void *parent
 }
 const pcd_region_desc pcd_fx_tables_v1_region_names = {
     "names", &pcd_fx_tables_v1_name_type, sizeof(pcd_fx_tables_v1_name),
-    pcd_fx_tables_v1_region_names_dec, pcd_fx_tables_v1_region_names_val, pcd_fx_tables_v1_region_names_enc,
+    pcd_fx_tables_v1_region_names_dec, pcd_fx_tables_v1_region_names_val, pcd_fx_tables_v1_region_names_run, pcd_fx_tables_v1_region_names_enc,
     0, NULL, pcd_fx_tables_v1_region_names_finish,
     offsetof(pcd_fx_tables_v1_file, names),
     -1, 0, 0, 0, 0, 0,

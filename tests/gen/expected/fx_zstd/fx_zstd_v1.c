@@ -204,6 +204,19 @@ uint64_t pcd_fx_zstd_v1_file_size(pcd_ctx *x, const pcd_fx_zstd_v1_file *in)
 static pcd_status pcd_fx_zstd_v1_region_samples_dec(pcd_cursor *c, void *out) { return pcd_fx_zstd_v1_sample_decode_(c, out); }
 static pcd_status pcd_fx_zstd_v1_region_samples_enc(pcd_sink *s, const void *in) { return pcd_fx_zstd_v1_sample_encode(s, in); }
 static pcd_status pcd_fx_zstd_v1_region_samples_val(pcd_cursor *c) { return pcd_fx_zstd_v1_sample_validate_(c); }
+/* Validates samples records back to back (the validation fast path). */
+static uint64_t pcd_fx_zstd_v1_region_samples_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+{
+    uint64_t k = 0;
+    *st = PCD_OK;
+    while (c->p < c->end && k < max) {
+        *start = c->p;
+        *st = pcd_fx_zstd_v1_sample_validate_(c);
+        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        k++;
+    }
+    return k;
+}
 static pcd_status pcd_fx_zstd_v1_region_samples_finish(pcd_sink *s, void *parent, uint64_t parent_offset,
                                  uint64_t region_start, uint64_t region_size, uint64_t region_records)
 {
@@ -225,7 +238,7 @@ static uint8_t pcd_fx_zstd_v1_region_samples_compression(const void *parent)
 }
 const pcd_region_desc pcd_fx_zstd_v1_region_samples = {
     "samples", &pcd_fx_zstd_v1_sample_type, sizeof(pcd_fx_zstd_v1_sample),
-    pcd_fx_zstd_v1_region_samples_dec, pcd_fx_zstd_v1_region_samples_val, pcd_fx_zstd_v1_region_samples_enc,
+    pcd_fx_zstd_v1_region_samples_dec, pcd_fx_zstd_v1_region_samples_val, pcd_fx_zstd_v1_region_samples_run, pcd_fx_zstd_v1_region_samples_enc,
     0, NULL, pcd_fx_zstd_v1_region_samples_finish,
     offsetof(pcd_fx_zstd_v1_file, samples),
     -1, 0, 0, 0, 0, 0,
