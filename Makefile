@@ -45,14 +45,15 @@ test-asan:
 regen:
 	lua5.4 gen/pcgen.lua -o generated --docs docs/formats
 
-# Run every libFuzzer harness for FUZZ_SECONDS each (default 300).
+# Run every libFuzzer harness for FUZZ_SECONDS each (default 300); FUZZ_ONLY=mojo picks some.
 fuzz: setup
 	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCD_FUZZ=ON -DPCD_SANITIZE=ON \
 	    -DBUILD_TESTING=OFF -DPCD_BUILD_CLI=OFF >/dev/null
 	@cmake --build $(FUZZ_BUILD) -j$(JOBS)
 	@scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
-# Throughput and memory against the baselines each format names; writes bench/RESULTS.md.
+# Throughput and memory against the baselines each format names; writes bench/RESULTS.md
+# (BENCH=heph: that section only).
 bench: setup
 	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
 	@cmake --build $(BENCH_BUILD) -j$(JOBS)

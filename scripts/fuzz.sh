@@ -2,7 +2,8 @@
 # fuzz.sh: runs every libFuzzer harness built in BUILD for SECONDS each, from the
 # checked-in seeds (fuzz/corpus/<format>/) plus the shared corpus, with the generated
 # dictionary. Work corpora and crash artifacts go to fuzz/out/ (not checked in).
-# MERGE=1 also merges what it found back into fuzz/corpus/<format>/ (minimised).
+# MERGE=1 also merges what it found back into fuzz/corpus/<format>/ (minimised);
+# FUZZ_ONLY=mojo runs only the harnesses whose name contains it.
 # usage: fuzz.sh BUILD SECONDS
 set -u
 B=$1 T=${2:-300}
@@ -13,6 +14,7 @@ summary=()
 for h in "$B"/fuzz/fuzz_*; do
     [ -x "$h" ] || continue
     fmt=$(basename "$h"); fmt=${fmt#fuzz_}          # heph_v0_1
+    [ -n "${FUZZ_ONLY:-}" ] && [[ "$fmt" != *"$FUZZ_ONLY"* ]] && continue
     fam=${fmt%%_v*}                                  # heph
     out="$root/fuzz/out/$fmt"
     mkdir -p "$out/corpus" "$out/artifacts"

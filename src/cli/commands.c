@@ -10,7 +10,8 @@
 #include "pcd_jsonr.h"
 
 /* Common option handling: returns the index of the first operand, or -1 on error / help. */
-enum { OPT_FORMAT = 1000, OPT_JSON, OPT_ALL, OPT_TO, OPT_COMPAT, OPT_METRIC, OPT_ENDIAN, OPT_MAXMEM };
+enum { OPT_FORMAT = 1000, OPT_JSON, OPT_ALL, OPT_TO, OPT_COMPAT, OPT_METRIC, OPT_ENDIAN, OPT_MAXMEM, OPT_STRICT,
+       OPT_FROM };
 
 static int out_to_stdout_ok(const char *name) { return !name || strcmp(name, "-") == 0; }
 
@@ -253,19 +254,44 @@ static const char validate_help[] =
     "each file, FILE: offset N: field.path: what was expected, what was found,\n"
     "and exits 1. --all keeps going past damaged records it can skip (by their\n"
     "size field, by resynchronising on a magic, or by dropping the rest of a\n"
-    "buffer) and reports each one. '-' reads standard input.\n";
+    "buffer) and reports each one. '-' reads standard input.\n"
+    "Formats with checks above the bytes (references, counts, invariants) report\n"
+    "what breaks them as errors, or as warnings that do not fail validation unless\n"
+    "--strict is given.\n";
+
+/* Problems found by a format's checks above the bytes. */
+typedef struct check_report {
+    const char *path;
+    uint64_t errors, warnings;
+    bool strict;
+} check_report;
+
+static void on_report(void *ud, bool is_error, const pcd_error *e)
+{
+    check_report *cr = ud;
+    char msg[1024];
+    pcd_error_format(e, msg, sizeof msg);
+    if (is_error || cr->strict) {
+        fprintf(stderr, "%s: %s\n", cr->path, msg);
+        cr->errors++;
+    } else {
+        fprintf(stderr, "%s: warning: %s\n", cr->path, msg);
+        cr->warnings++;
+    }
+}
 
 int cmd_validate(cli *c, int argc, char **argv)
 {
-    bool all = false;
+    bool all = false, strict = false;
     static const struct option lo[] = {
         { "all", no_argument, 0, OPT_ALL }, { "format", required_argument, 0, OPT_FORMAT },
-        { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+        { "strict", no_argument, 0, OPT_STRICT }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
     optind = 1;
     int o;
     while ((o = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         if (o == OPT_ALL) all = true;
         else if (o == OPT_FORMAT) c->format = optarg;
+        else if (o == OPT_STRICT) strict = true;
         else if (o == 'h') { fputs(validate_help, stdout); return 0; }
         else { fputs(validate_help, stderr); return EXIT_USAGE; }
     }
@@ -277,25 +303,46 @@ int cmd_validate(cli *c, int argc, char **argv)
     for (int i = optind; i < argc; i++) {
         const char *path = argv[i];
         cli_src src;
+        /* checks above the bytes need decoded records; otherwise validation is faster */
+        const pcd_ext *ext;
         int rc = cli_open(c, &src, path, true);
         if (rc) {
             if (rc > worst) worst = rc;
             cli_close(&src);
             continue;
         }
+        ext = pcd_ext_find(src.f->name);
+        void *cctx = NULL;
+        check_report cr = { path, 0, 0, strict };
+        if (ext && ext->check) {
+            /* reopen decoding (the checks read the records' values) */
+            cli_close(&src);
+            rc = cli_open(c, &src, path, false);
+            if (rc) {
+                if (rc > worst) worst = rc;
+                cli_close(&src);
+                continue;
+            }
+            cctx = calloc(1, ext->check->ctx_size ? ext->check->ctx_size : 1);
+            if (cctx) ext->check->init(cctx, &c->al);
+        }
         uint64_t records = 0, errors = 0;
+        bool reached_end = false;
         pcd_record rec;
         for (;;) {
             /* the fast path takes runs of plain records; next() does the rest */
             uint64_t k = 0;
-            pcd_status st = pcd_reader_validate_run(&src.r, 1u << 16, &k);
+            pcd_status st = cctx ? PCD_OK : pcd_reader_validate_run(&src.r, 1u << 16, &k);
             records += k;
             if (k) {
                 c->progress_tick = 1023;
                 cli_progress(c, src.in.bytes_read);
             }
             if (st == PCD_OK) st = pcd_reader_next(&src.r, &rec);
-            if (st == PCD_END) break;
+            if (st == PCD_END) {
+                reached_end = true;
+                break;
+            }
             if (st != PCD_OK) {
                 cli_progress_done(c);
                 cli_report(path, pcd_reader_error(&src.r));
@@ -308,16 +355,25 @@ int cmd_validate(cli *c, int argc, char **argv)
                 break;
             }
             if (rec.depth > 0) records++;
+            if (cctx) ext->check->record(cctx, &rec, on_report, &cr);
             cli_progress(c, rec.offset);
         }
         cli_progress_done(c);
+        if (cctx) {
+            if (reached_end && ext->check->finish) ext->check->finish(cctx, on_report, &cr);
+            if (ext->check->fini) ext->check->fini(cctx);
+            free(cctx);
+            errors += cr.errors;
+        }
         if (errors) {
             if (worst < EXIT_INVALID) worst = EXIT_INVALID;
             if (all && !c->quiet)
                 fprintf(stderr, "%s: %" PRIu64 " damaged place%s, %" PRIu64 " records read\n", path, errors,
                         errors == 1 ? "" : "s", records);
         } else if (!c->quiet) {
-            printf("%s: valid %s %s, %" PRIu64 " records\n", path, src.f->name, src.f->version, records);
+            printf("%s: valid %s %s, %" PRIu64 " records", path, src.f->name, src.f->version, records);
+            if (cr.warnings) printf(", %" PRIu64 " warning%s", cr.warnings, cr.warnings == 1 ? "" : "s");
+            printf("\n");
         }
         cli_close(&src);
     }
@@ -410,30 +466,71 @@ int cmd_dump(cli *c, int argc, char **argv)
 
 /* ---- encode ----------------------------------------------------------------------- */
 
-static const char encode_help[] =
-    "usage: profcodec encode [IN.jsonl|-] -o OUT [--format NAME[:VERSION]] [--endian big|little]\n\n"
-    "Turns JSON Lines (as written by 'profcodec dump') back into the binary\n"
-    "format named on its first line (or by --format). Sizes, counts and offsets\n"
-    "are computed, not read. OUT is written atomically: on any error nothing is\n"
-    "left behind. Errors name the input line.\n";
+static void encode_usage(FILE *out)
+{
+    fputs("usage: profcodec encode [IN.jsonl|-] -o OUT [--format NAME[:VERSION]] [--endian big|little]\n"
+          "       profcodec encode --from FORM [IN|-] -o OUT\n\n"
+          "Turns JSON Lines (as written by 'profcodec dump') back into the binary\n"
+          "format named on its first line (or by --format). Sizes, counts and offsets\n"
+          "are computed, not read. OUT is written atomically: on any error nothing is\n"
+          "left behind. Errors name the input line. --endian picks the byte order of\n"
+          "formats written in the writer's own order.\n", out);
+    bool any = false;
+    for (size_t i = 0; pcd_exts[i]; i++)
+        for (size_t k = 0; k < pcd_exts[i]->n_import; k++) {
+            if (!any) fputs("\n--from:\n", out);
+            any = true;
+            fprintf(out, "  %-10s %s\n", pcd_exts[i]->import[k].from, pcd_exts[i]->import[k].help);
+        }
+}
+
+static int run_importer(cli *c, const char *from, const char *inname, const char *outname, const char *endian)
+{
+    const pcd_importer *im = NULL;
+    for (size_t i = 0; pcd_exts[i] && !im; i++)
+        for (size_t k = 0; k < pcd_exts[i]->n_import; k++)
+            if (strcmp(pcd_exts[i]->import[k].from, from) == 0) im = &pcd_exts[i]->import[k];
+    if (!im) {
+        fprintf(stderr, "profcodec encode: no importer for '%s' (see profcodec encode --help)\n", from);
+        return EXIT_USAGE;
+    }
+    FILE *in = strcmp(inname, "-") == 0 ? stdin : fopen(inname, "rb");
+    if (!in) {
+        fprintf(stderr, "%s: cannot open: %s\n", inname, strerror(errno));
+        return EXIT_USAGE;
+    }
+    outbuf ob;
+    int rc = outbuf_open(&ob, outname);
+    if (rc == 0) {
+        pcd_alloc_init(&c->al, pcd_alloc_libc, NULL, c->max_memory);
+        pcd_import_args a = { in, inname, &ob.sink, &c->al, stderr, endian };
+        rc = im->run(&a);
+        if (rc == 0) rc = outbuf_commit(&ob);
+        else outbuf_abort(&ob);
+    }
+    if (in != stdin) fclose(in);
+    return rc;
+}
 
 int cmd_encode(cli *c, int argc, char **argv)
 {
-    const char *outname = NULL, *endian = NULL;
+    const char *outname = NULL, *endian = NULL, *from = NULL;
     static const struct option lo[] = {
         { "format", required_argument, 0, OPT_FORMAT }, { "output", required_argument, 0, 'o' },
-        { "endian", required_argument, 0, OPT_ENDIAN }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+        { "endian", required_argument, 0, OPT_ENDIAN }, { "from", required_argument, 0, OPT_FROM },
+        { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
     optind = 1;
     int o;
     while ((o = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
         if (o == OPT_FORMAT) c->format = optarg;
         else if (o == 'o') outname = optarg;
         else if (o == OPT_ENDIAN) endian = optarg;
-        else if (o == 'h') { fputs(encode_help, stdout); return 0; }
-        else { fputs(encode_help, stderr); return EXIT_USAGE; }
+        else if (o == OPT_FROM) from = optarg;
+        else if (o == 'h') { encode_usage(stdout); return 0; }
+        else { encode_usage(stderr); return EXIT_USAGE; }
     }
     if (optind < argc - 1 || !outname) {
-        fputs(encode_help, stderr);
+        encode_usage(stderr);
         return EXIT_USAGE;
     }
     if (endian && strcmp(endian, "big") != 0 && strcmp(endian, "little") != 0) {
@@ -441,6 +538,7 @@ int cmd_encode(cli *c, int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *inname = optind < argc ? argv[optind] : "-";
+    if (from) return run_importer(c, from, inname, outname, endian);
     FILE *in = strcmp(inname, "-") == 0 ? stdin : fopen(inname, "rb");
     if (!in) {
         fprintf(stderr, "%s: cannot open: %s\n", inname, strerror(errno));

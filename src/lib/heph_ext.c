@@ -636,4 +636,4 @@ static const pcd_converter heph_conv[] = {
                 "(--heph-compat: byte-identical to Heph's convert_trace)", chrome_run },
 };
 
-const pcd_ext pcd_heph_ext = { "heph", &heph_info_ops, heph_conv, 1 };
+const pcd_ext pcd_heph_ext = { "heph", &heph_info_ops, heph_conv, 1, NULL, NULL, 0 };

@@ -41,11 +41,44 @@ typedef struct pcd_info_ops {
     void (*fini)(void *ctx);
 } pcd_info_ops;
 
+/* Checks above the bytes (references, counts, invariants), run by `validate` and `info`
+ * on decoded records. Problems are reported through `report`: errors make the file
+ * invalid; warnings do not, unless `validate --strict`. */
+typedef void (*pcd_report_fn)(void *ud, bool is_error, const pcd_error *e);
+
+typedef struct pcd_check_ops {
+    size_t ctx_size;
+    void (*init)(void *ctx, pcd_alloc *al);
+    void (*record)(void *ctx, const pcd_record *rec, pcd_report_fn report, void *ud);
+    /* after the last record (only called when the file decoded to its end) */
+    void (*finish)(void *ctx, pcd_report_fn report, void *ud);
+    void (*fini)(void *ctx);
+} pcd_check_ops;
+
+/* `encode --from NAME`: another text or binary form turned into this format. */
+typedef struct pcd_import_args {
+    FILE *in;
+    const char *input_name;
+    pcd_sink *out;            /* output (atomic file) */
+    pcd_alloc *al;
+    FILE *err;
+    const char *endian;       /* --endian, or NULL */
+} pcd_import_args;
+
+typedef struct pcd_importer {
+    const char *from;         /* "austin" */
+    const char *help;
+    int (*run)(const pcd_import_args *a);  /* exit code as for converters */
+} pcd_importer;
+
 typedef struct pcd_ext {
     const char *format;       /* format name, every version */
     const pcd_info_ops *info;
     const pcd_converter *conv;
     size_t n_conv;
+    const pcd_check_ops *check;   /* NULL: the schema's checks are all there is */
+    const pcd_importer *import;
+    size_t n_import;
 } pcd_ext;
 
 const pcd_ext *pcd_ext_find(const char *format);
