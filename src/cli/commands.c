@@ -427,6 +427,7 @@ int cmd_dump(cli *c, int argc, char **argv)
     }
     pcd_record rec;
     bool damaged = false;
+    bool live = !src.in.is_regular;
     pcd_status wst = PCD_OK;
     for (;;) {
         pcd_status st = pcd_reader_next(&src.r, &rec);
@@ -450,6 +451,11 @@ int cmd_dump(cli *c, int argc, char **argv)
         cli_progress(c, rec.offset);
         wst = pcd_json_record(&ob.sink, src.f, &rec);
         if (wst != PCD_OK) break;
+        if (live) {
+            /* reading a pipe: hand each record on as soon as it is complete */
+            wst = pcd_sink_flush(&ob.sink);
+            if (wst != PCD_OK || fflush(ob.out.fp) != 0) break;
+        }
     }
     cli_progress_done(c);
     if (wst != PCD_OK) {

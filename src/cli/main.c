@@ -42,6 +42,10 @@ int main(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
             c.quiet = true;
+        } else if (strcmp(a, "--format") == 0 && i + 1 < argc) {
+            c.format = argv[++i];
+        } else if (strncmp(a, "--format=", 9) == 0) {
+            c.format = a + 9;
         } else if (strcmp(a, "--max-memory") == 0 && i + 1 < argc) {
             if (!cli_parse_size(argv[++i], &c.max_memory)) {
                 fprintf(stderr, "profcodec: bad --max-memory '%s' (e.g. 512M, 4G)\n", argv[i]);

@@ -1,0 +1,323 @@
+/* test_sweeps.c: hostile-input sweeps for every format this build knows, over every real
+ * file of that format in the shared corpus (and tests/data): truncation, single bit flips,
+ * byte insertion and deletion, and 1-, 2-, 4- and 8-byte windows set to 0, max and max-1
+ * (which hits every length, count and offset field, wherever it is). Positions are
+ * sampled with a fixed seed. For each mutated input:
+ *   - the fuzz invariants hold (fuzz/fuzzlib.c: no internal error, whole-buffer, streaming
+ *     and validate-only reads agree, records re-encode, recovery moves forward, no leak);
+ *   - an error names an offset inside the input and a field path;
+ *   - in formats read front to back, every record that ended before the damage is
+ *     still decoded, unchanged (checked against the undamaged file).
+ * A few mutated files also go through the CLI: exit 0 or 1, never a signal.
+ * usage: test_sweeps [FORMAT]   (PCD_SWEEP_SCALE=n multiplies the number of mutations) */
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "fuzzlib.h"
+
+#define MAX_RECS 200000
+
+typedef struct recs {
+    size_t n;
+    uint64_t *off, *size;
+    uint32_t *depth;
+    pcd_status end;
+    pcd_error err;
+} recs;
+
+static unsigned long g_files, g_mutations, g_cli;
+static int g_failures;
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15u;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static void fail(const char *file, const char *what, size_t pos, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void fail(const char *file, const char *what, size_t pos, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "FAIL %s (%s at %zu): ", file, what, pos);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    g_failures++;
+}
+
+static void decode(const pcd_format *f, const uint8_t *p, size_t n, recs *r)
+{
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, (size_t)512 << 20);
+    pcd_reader rd;
+    pcd_reader_opts o = { &al, NULL, 0, false };
+    r->n = 0;
+    if (pcd_reader_open_buffer(&rd, f, p, n, &o) != PCD_OK) {
+        r->end = PCD_E_NOMEM;
+        return;
+    }
+    pcd_record rec;
+    pcd_status st;
+    while ((st = pcd_reader_next(&rd, &rec)) == PCD_OK) {
+        if (r->n < MAX_RECS) {
+            r->off[r->n] = rec.decompressed ? UINT64_MAX : rec.offset;
+            r->size[r->n] = rec.size;
+            r->depth[r->n] = rec.depth;
+        }
+        r->n++;
+    }
+    r->end = st;
+    r->err = rd.x.err;
+    pcd_reader_close(&rd);
+}
+
+static recs *recs_new(void)
+{
+    recs *r = calloc(1, sizeof *r);
+    r->off = calloc(MAX_RECS, sizeof *r->off);
+    r->size = calloc(MAX_RECS, sizeof *r->size);
+    r->depth = calloc(MAX_RECS, sizeof *r->depth);
+    return r;
+}
+
+/* Everything that ended before `pos` in the clean read is there, unchanged. */
+static void check_prefix(const char *file, const char *what, size_t pos, const recs *clean, const recs *got)
+{
+    size_t before = 0;
+    while (before < clean->n && before < MAX_RECS && clean->off[before] != UINT64_MAX &&
+           clean->off[before] + clean->size[before] <= pos)
+        before++;
+    if (got->n < before) {
+        fail(file, what, pos, "only %zu of the %zu records before the damage were decoded", got->n, before);
+        return;
+    }
+    for (size_t i = 0; i < before; i++) {
+        if (got->off[i] != clean->off[i] || got->size[i] != clean->size[i] || got->depth[i] != clean->depth[i]) {
+            fail(file, what, pos, "record %zu before the damage changed", i);
+            return;
+        }
+    }
+}
+
+static void check_error(const char *file, const char *what, size_t pos, const recs *got, size_t n)
+{
+    if (got->end == PCD_END) return;
+    const pcd_error *e = &got->err;
+    if (e->status == PCD_E_NOMEM || e->status == PCD_E_IO) return;
+    if (e->n_seg == 0 && !e->path_truncated)
+        fail(file, what, pos, "an error without a field path: %s", pcd_status_name(e->status));
+    if (!e->region && e->offset > n) fail(file, what, pos, "error offset %llu beyond the input (%zu)",
+                                          (unsigned long long)e->offset, n);
+}
+
+static int cli_status(const char *cmd, const char *path)
+{
+    char line[4096];
+    snprintf(line, sizeof line, "'%s' -q %s '%s' >/dev/null 2>&1", PCD_CLI, cmd, path);
+    int st = system(line);
+    if (st == -1) return -1;
+    if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
+    return WEXITSTATUS(st);
+}
+
+static void mutate_and_check(const pcd_format *f, const char *file, const uint8_t *p, size_t n,
+                             const recs *clean, recs *got, unsigned per_kind, bool cli)
+{
+    bool front_to_back = (f->flags & PCD_FMT_STREAMABLE) != 0;
+    uint8_t *q = malloc(n + 16);
+    static const char *names[] = { "truncate", "bit flip", "insert", "delete", "field = 0", "field = max",
+                                   "field = max-1" };
+    unsigned cli_left = cli ? 3 : 0;
+    for (int kind = 0; kind < 7; kind++) {
+        for (unsigned i = 0; i < per_kind; i++) {
+            if (n == 0) break;
+            size_t pos = (size_t)(rnd() % n), m = n;
+            memcpy(q, p, n);
+            switch (kind) {
+            case 0: m = pos; break;
+            case 1: q[pos] ^= (uint8_t)(1u << (rnd() % 8)); break;
+            case 2:
+                memmove(q + pos + 1, q + pos, n - pos);
+                q[pos] = (uint8_t)rnd();
+                m = n + 1;
+                break;
+            case 3:
+                memmove(q + pos, q + pos + 1, n - pos - 1);
+                m = n - 1;
+                break;
+            default: {
+                static const size_t widths[] = { 1, 2, 4, 8 };
+                size_t w = widths[rnd() % 4];
+                if (pos + w > n) pos = n - (n < w ? n : w);
+                for (size_t k = 0; k < w && pos + k < n; k++) {
+                    uint8_t b = kind == 4 ? 0x00 : 0xFF;
+                    /* max-1 in either byte order: the low byte is FE at one end */
+                    if (kind == 6 && ((k == 0 && (rnd() & 1)) || k == w - 1)) b = 0xFE;
+                    q[pos + k] = b;
+                }
+            }
+            }
+            g_mutations++;
+            pcd_fuzz_one(f, q, m);
+            decode(f, q, m, got);
+            check_error(file, names[kind], pos, got, m);
+            if (front_to_back) check_prefix(file, names[kind], pos, clean, got);
+            if (cli_left && (i % (per_kind / 3 + 1)) == 0) {
+                cli_left--;
+                char tmp[256];
+                snprintf(tmp, sizeof tmp, "%s/sweep-%s.bin", PCD_BINDIR, f->name);
+                FILE *o = fopen(tmp, "wb");
+                if (o) {
+                    fwrite(q, 1, m, o);
+                    fclose(o);
+                    char spec[96];
+                    snprintf(spec, sizeof spec, "--format %s:%s validate", f->name, f->version);
+                    int a = cli_status(spec, tmp);
+                    snprintf(spec, sizeof spec, "--format %s:%s dump", f->name, f->version);
+                    int b = cli_status(spec, tmp);
+                    g_cli += 2;
+                    if (a < 0 || a > 1 || b < 0 || b > 1)
+                        fail(file, names[kind], pos, "the CLI exited %d (validate) and %d (dump)", a, b);
+                }
+            }
+        }
+    }
+    free(q);
+}
+
+static uint8_t *load(const char *path, size_t *n)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    fseek(fp, 0, SEEK_END);
+    long len = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    uint8_t *b = malloc((size_t)len + 1);
+    if (len > 0 && fread(b, 1, (size_t)len, fp) != (size_t)len) {
+        free(b);
+        fclose(fp);
+        return NULL;
+    }
+    fclose(fp);
+    *n = (size_t)len;
+    return b;
+}
+
+/* Is this file one of f's (by its magic and its root)? */
+static bool belongs(const pcd_format *f, const uint8_t *p, size_t n)
+{
+    if (f->detect(p, n) != 2) return false;
+    uint8_t *root = calloc(1, f->root_size);
+    uint8_t block[4096];
+    pcd_arena a;
+    pcd_arena_init(&a, block, sizeof block, NULL, 0);
+    pcd_ctx x;
+    pcd_ctx_init(&x, &a);
+    x.version = f->version_num;
+    pcd_cursor c = pcd_cursor_make(&x, p, n, 0, true);
+    pcd_status st = f->root_decode(&c, root);
+    free(root);
+    return st == PCD_OK;
+}
+
+static void sweep_dir(const pcd_format *f, const char *dir, recs *clean, recs *got)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    char *names[512];
+    size_t nn = 0;
+    while ((e = readdir(d)) && nn < 512) {
+        const char *s = e->d_name;
+        size_t l = strlen(s);
+        if (s[0] == '.' || (l > 4 && (!strcmp(s + l - 4, ".txt") || !strcmp(s + l - 4, ".tsv"))) ||
+            (l > 5 && (!strcmp(s + l - 5, ".json") || !strcmp(s + l - 6, ".jsonl"))) ||
+            (l > 3 && !strcmp(s + l - 3, ".md")) || (l > 3 && !strcmp(s + l - 3, ".py")))
+            continue;
+        names[nn++] = strdup(s);
+    }
+    closedir(d);
+    /* a stable order */
+    for (size_t i = 0; i < nn; i++)
+        for (size_t j = i + 1; j < nn; j++)
+            if (strcmp(names[i], names[j]) > 0) {
+                char *t = names[i];
+                names[i] = names[j];
+                names[j] = t;
+            }
+    const char *scale_env = getenv("PCD_SWEEP_SCALE");
+    unsigned scale = scale_env ? (unsigned)atoi(scale_env) : 1;
+    if (scale < 1) scale = 1;
+    for (size_t i = 0; i < nn; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        struct stat st;
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (64 << 20)) {
+            free(names[i]);
+            continue;
+        }
+        size_t n;
+        uint8_t *p = load(path, &n);
+        if (p && belongs(f, p, n)) {
+            decode(f, p, n, clean);
+            /* budget: bigger files get fewer mutations (ASan keeps this under ~20 s a format) */
+            unsigned per_kind = (unsigned)(8000000 / (n + 4000));
+            if (per_kind > 200) per_kind = 200;
+            if (per_kind < 5) per_kind = 5;
+            per_kind *= scale;
+            g_files++;
+            printf("sweep %s %s: %zu bytes, %zu records clean (%s), %u mutations of each kind\n", f->name,
+                   names[i], n, clean->n, pcd_status_name(clean->end), per_kind);
+            fflush(stdout);
+            mutate_and_check(f, path, p, n, clean, got, per_kind, true);
+        }
+        free(p);
+        free(names[i]);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *only = argc > 1 ? argv[1] : NULL;
+    recs *clean = recs_new(), *got = recs_new();
+    for (size_t i = 0; i < pcd_n_formats; i++) {
+        const pcd_format *f = pcd_formats[i];
+        if (only && strcmp(only, f->name) != 0) continue;
+        char dir[4096];
+        unsigned long before = g_files;
+        /* every file under the format's corpus folder, one level of subfolders too */
+        snprintf(dir, sizeof dir, "%s/%s", PCD_CORPUS, f->name);
+        sweep_dir(f, dir, clean, got);
+        DIR *d = opendir(dir);
+        if (d) {
+            struct dirent *e;
+            while ((e = readdir(d))) {
+                if (e->d_name[0] == '.') continue;
+                char sub[4352];
+                snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+                struct stat st;
+                if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode)) sweep_dir(f, sub, clean, got);
+            }
+            closedir(d);
+        }
+        if (g_files == before) {
+            /* no shared corpus here: the bundled copies */
+            snprintf(dir, sizeof dir, "%s/%s", PCD_TESTDATA, f->name);
+            sweep_dir(f, dir, clean, got);
+        }
+        if (g_files == before) printf("sweep %s %s: no files found\n", f->name, f->version);
+    }
+    printf("swept %lu files, %lu mutated inputs, %lu CLI runs: %d failure(s)\n", g_files, g_mutations, g_cli,
+           g_failures);
+    return g_failures ? 1 : 0;
+}
