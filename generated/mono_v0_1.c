@@ -165,7 +165,7 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
     pcd_mono_v0_1_events_state *st = c->x->state;
     memset(out, 0, sizeof *out);
     if (PCD_UNLIKELY(pcd_left(c) < 1))
-        return pcd_fail_short(c, c->p, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x12, 0x22, 0x32, 0x42, 0x92, 0xA2, 0xB2, 0xC2, 0x13, 0x23, 0x33, ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ...");
+        return pcd_fail_short(c, c->p, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x12, 0x22, 0x32, 0x42, 0x92, 0xA2, 0xB2, 0xC2, 0x13, 0x23, 0x33, ...");
     tag_u = pcd_ld_u8(c->p);
     switch (tag_u) {
     case 0:
@@ -1096,7 +1096,7 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         }
         break;
     default:
-        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x12, 0x22, 0x32, 0x42, 0x92, 0xA2, 0xB2, 0xC2, 0x13, 0x23, 0x33, ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ...", PCD_FOUND_HEX, (uint64_t)(tag_u));
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x12, 0x22, 0x32, 0x42, 0x92, 0xA2, 0xB2, 0xC2, 0x13, 0x23, 0x33, ...", PCD_FOUND_HEX, (uint64_t)(tag_u));
     }
     return PCD_OK;
 }
@@ -1260,7 +1260,7 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
     PCD_UNUSED const uint8_t *f0_heap_object_refs = NULL;
     PCD_UNUSED int64_t v_heap_object_refs_e = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))
-        return pcd_fail_short(c, c->p, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x12, 0x22, 0x32, 0x42, 0x92, 0xA2, 0xB2, 0xC2, 0x13, 0x23, 0x33, ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ...");
+        return pcd_fail_short(c, c->p, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x12, 0x22, 0x32, 0x42, 0x92, 0xA2, 0xB2, 0xC2, 0x13, 0x23, 0x33, ...");
     tag_u = pcd_ld_u8(c->p);
     switch (tag_u) {
     case 0:
@@ -1902,7 +1902,7 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         }
         break;
     default:
-        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x12, 0x22, 0x32, 0x42, 0x92, 0xA2, 0xB2, 0xC2, 0x13, 0x23, 0x33, ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ...", PCD_FOUND_HEX, (uint64_t)(tag_u));
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x12, 0x22, 0x32, 0x42, 0x92, 0xA2, 0xB2, 0xC2, 0x13, 0x23, 0x33, ...", PCD_FOUND_HEX, (uint64_t)(tag_u));
     }
     return PCD_OK;
 }

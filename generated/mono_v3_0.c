@@ -719,7 +719,7 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
     pcd_mono_v3_0_events_state *st = c->x->state;
     memset(out, 0, sizeof *out);
     if (PCD_UNLIKELY(pcd_left(c) < 1))
-        return pcd_fail_short(c, c->p, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x41, 0x51, 0x61, 0x71, 0x81, 0x91, 0xA1, 0xB1, 0x2, 0x22, 0x42, ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ...");
+        return pcd_fail_short(c, c->p, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x41, 0x51, 0x61, 0x71, 0x81, 0x91, 0xA1, 0xB1, 0x2, 0x22, 0x42, ...");
     tag_u = pcd_ld_u8(c->p);
     switch (tag_u) {
     case 0:
@@ -1826,7 +1826,7 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         }
         break;
     default:
-        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x41, 0x51, 0x61, 0x71, 0x81, 0x91, 0xA1, 0xB1, 0x2, 0x22, 0x42, ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ...", PCD_FOUND_HEX, (uint64_t)(tag_u));
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x41, 0x51, 0x61, 0x71, 0x81, 0x91, 0xA1, 0xB1, 0x2, 0x22, 0x42, ...", PCD_FOUND_HEX, (uint64_t)(tag_u));
     }
     return PCD_OK;
 }
@@ -2008,7 +2008,7 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
     PCD_UNUSED uint64_t v_aot_id_time = 0;
     PCD_UNUSED pcd_bytes v_aot_id_aot_id = { NULL, 0 };
     if (PCD_UNLIKELY(pcd_left(c) < 1))
-        return pcd_fail_short(c, c->p, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x41, 0x51, 0x61, 0x71, 0x81, 0x91, 0xA1, 0xB1, 0x2, 0x22, 0x42, ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ...");
+        return pcd_fail_short(c, c->p, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x41, 0x51, 0x61, 0x71, 0x81, 0x91, 0xA1, 0xB1, 0x2, 0x22, 0x42, ...");
     tag_u = pcd_ld_u8(c->p);
     switch (tag_u) {
     case 0:
@@ -2726,7 +2726,7 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         }
         break;
     default:
-        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x41, 0x51, 0x61, 0x71, 0x81, 0x91, 0xA1, 0xB1, 0x2, 0x22, 0x42, ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ..., ...", PCD_FOUND_HEX, (uint64_t)(tag_u));
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x41, 0x51, 0x61, 0x71, 0x81, 0x91, 0xA1, 0xB1, 0x2, 0x22, 0x42, ...", PCD_FOUND_HEX, (uint64_t)(tag_u));
     }
     return PCD_OK;
 }

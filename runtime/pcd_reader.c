@@ -606,6 +606,9 @@ pcd_status pcd_reader_recover(pcd_reader *r, uint64_t *resume_offset)
     pcd_status st = seek_to(r, d, target);
     r->x.err = keep;
     if (st != PCD_OK) return err;
+    /* a region that runs past the end of the input: nothing follows it to resume at */
+    pcd_win *tw = level_win(r, d);
+    if (tw->base + tw->pos < target) return err;
     r->skipped_bytes += target - start;
     r->failed = false;
     if (resume_offset) *resume_offset = target;

@@ -99,10 +99,13 @@ local function case_values_text(u)
   local hex = u.mode == "peek" or u.mode == "tag"
   for _, c in ipairs(u.cases) do
     for _, v in ipairs(c.values) do
-      if #parts >= 16 then parts[#parts + 1] = "..." break end
+      if #parts >= 16 then break end
       parts[#parts + 1] = type(v) == "string" and ('"' .. v .. '"') or numtext(v, hex)
     end
   end
+  local n = 0
+  for _, c in ipairs(u.cases) do n = n + #c.values end
+  if n > #parts then parts[#parts + 1] = "..." end
   return "one of " .. table.concat(parts, ", ")
 end
 
