@@ -587,21 +587,38 @@ static void test_elems(void **state)
     const pcd_fx_elems_v1_file *rd = (const void *)g.data[0];
     assert_int_equal(rd->name_size, 4);
     assert_int_equal(rd->name.len, 3);
-    const pcd_fx_elems_v1_event *ed = (const void *)g.data[2];
-    assert_int_equal(ed->n_frames, 3);
-    assert_int_equal(ed->frames[0], 0x1010);
-    assert_int_equal(ed->frames[1], 0x1008);
-    assert_int_equal(ed->frames[2], 0x2000);
-    assert_int_equal(ed->objs[1], 0x1080);
-    assert_int_equal(ed->method, 0x2004);
-    ed = (const void *)g.data[3];
-    assert_int_equal(ed->method, 0x1fff);
-    ed = (const void *)g.data[5];
-    assert_int_equal(ed->frames[0], 0x4ff0);
-    assert_int_equal(ed->n_pairs, 2);
-    assert_int_equal(ed->pairs[1].offset, 16);
-    assert_int_equal(ed->pairs[1].obj, 0x1808);
     got_free(&g);
+    /* arrays live in the reader's arena until the next record: check them as they come */
+    {
+        pcd_alloc al0;
+        pcd_alloc_init(&al0, pcd_alloc_libc, NULL, 0);
+        pcd_reader r0;
+        pcd_reader_opts o0 = { &al0, NULL, 0, false };
+        assert_int_equal(pcd_reader_open_buffer(&r0, &pcd_fx_elems_v1_format, out, n, &o0), PCD_OK);
+        pcd_record rec0;
+        size_t k = 0;
+        while (pcd_reader_next(&r0, &rec0) == PCD_OK) {
+            const pcd_fx_elems_v1_event *ed = rec0.data;
+            if (k == 2) {
+                assert_int_equal(ed->n_frames, 3);
+                assert_int_equal(ed->frames[0], 0x1010);
+                assert_int_equal(ed->frames[1], 0x1008);
+                assert_int_equal(ed->frames[2], 0x2000);
+                assert_int_equal(ed->objs[1], 0x1080);
+                assert_int_equal(ed->method, 0x2004);
+            } else if (k == 3) {
+                assert_int_equal(ed->method, 0x1fff);
+            } else if (k == 5) {
+                assert_int_equal(ed->frames[0], 0x4ff0);
+                assert_int_equal(ed->n_pairs, 2);
+                assert_int_equal(ed->pairs[1].offset, 16);
+                assert_int_equal(ed->pairs[1].obj, 0x1808);
+            }
+            k++;
+        }
+        assert_int_equal(k, 6);
+        pcd_reader_close(&r0);
+    }
     json_roundtrip(&pcd_fx_elems_v1_format, out, n);
     /* an object address that is not a multiple of 8 cannot be stored */
     ob1[1] = 0x1081;
