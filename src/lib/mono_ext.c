@@ -785,7 +785,7 @@ static void info_text(void *ctx, FILE *out)
 {
     mono_info *m = ctx;
     mono_sum *s = &m->s;
-    qsort(s->usyms, s->n_usyms, sizeof *s->usyms, cmp_usym);
+    if (s->n_usyms > 1) qsort(s->usyms, s->n_usyms, sizeof *s->usyms, cmp_usym);
     char t[64];
     fmt_time(t, sizeof t, s->startup_ms);
     fprintf(out, "profiler:    %u.%u, data version %u, %u-byte pointers\n", s->major, s->minor, s->data_version,
@@ -855,7 +855,7 @@ static pcd_status info_json(void *ctx, pcd_sink *sk)
     mono_info *m = ctx;
     mono_sum *s = &m->s;
     char buf[512], tmp[64];
-    qsort(s->usyms, s->n_usyms, sizeof *s->usyms, cmp_usym);
+    if (s->n_usyms > 1) qsort(s->usyms, s->n_usyms, sizeof *s->usyms, cmp_usym);
     uint64_t jm = 0, jsz = 0;
     for (size_t i = 0; i < s->n_mth; i++)
         if (s->mth[i].code) jm++, jsz += s->mth[i].len;
@@ -1054,14 +1054,15 @@ static void stacks_event(stacks *k, const mono_ev *m)
     case MK_ENTER: {
         uint32_t parent = stack_node(t);
         uint32_t nd = child(k, parent, NK_METHOD, m->p1);
-        if (k->metric == M_CALLS) k->nodes[nd].weight++;
         push_frame(s, t, m->p1, m->time, nd);
         return;
     }
     case MK_LEAVE: {
         uint32_t nd = 0;
         uint64_t self = pop_frame(s, t, m->p1, m->time, &nd);
+        /* a call counts, as in mprof-report, when its leave matches the top of the stack */
         if (self != UINT64_MAX && k->metric == M_TIME) k->nodes[nd].weight += self;
+        if (self != UINT64_MAX && k->metric == M_CALLS) k->nodes[nd].weight++;
         return;
     }
     case MK_ALLOC: {
@@ -1353,7 +1354,7 @@ static int stacks_run(const pcd_conv_args *a, bool speedscope)
         }
         if (k.s.oom) break;
     }
-    qsort(k.s.usyms, k.s.n_usyms, sizeof *k.s.usyms, cmp_usym);
+    if (k.s.n_usyms > 1) qsort(k.s.usyms, k.s.n_usyms, sizeof *k.s.usyms, cmp_usym);
     size_t n = 0;
     line *v = k.s.oom ? NULL : collect_lines(&k, &n);
     pcd_status st = PCD_OK;

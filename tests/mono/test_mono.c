@@ -649,6 +649,56 @@ static void test_damage_drops_rest_of_buffer(void **state)
     free(d);
 }
 
+/* ---- converters: the stacks add up to the summary's totals ------------------------------ */
+
+static uint64_t collapsed_total(const char *path, const char *metric)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' convert --to collapsed --metric %s '%s'", PCD_CLI, metric, path);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char line[65536];
+    uint64_t sum = 0;
+    while (fgets(line, sizeof line, p)) {
+        char *sp = strrchr(line, ' ');
+        assert_non_null(sp);
+        sum += strtoull(sp + 1, NULL, 10);
+    }
+    assert_int_equal(pclose(p), 0);
+    return sum;
+}
+
+static void test_converters(void **state)
+{
+    (void)state;
+    static const char *const files[] = { "alloc", "calls", "sample", "misc", NULL };
+    for (int i = 0; files[i]; i++) {
+        char mlpd[1024];
+        if (!file_of(files[i], ".mlpd", mlpd, sizeof mlpd)) continue;
+        json_t *s = info_json(mlpd);
+        assert_int_equal(collapsed_total(mlpd, "alloc-bytes"), jget(s, "totals.allocated_bytes"));
+        assert_int_equal(collapsed_total(mlpd, "alloc-count"), jget(s, "totals.allocated_objects"));
+        assert_int_equal(collapsed_total(mlpd, "calls"), jget(s, "totals.calls"));
+        assert_int_equal(collapsed_total(mlpd, "samples"), jget(s, "sample_hits.total"));
+        /* speedscope: valid JSON whose weights add up the same */
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd, "'%s' convert --to speedscope --metric samples '%s'", PCD_CLI, mlpd);
+        FILE *p = popen(cmd, "r");
+        json_error_t je;
+        json_t *j = json_loadf(p, 0, &je);
+        assert_int_equal(pclose(p), 0);
+        assert_non_null(j);
+        json_t *w = json_object_get(json_array_get(json_object_get(j, "profiles"), 0), "weights");
+        size_t idx;
+        json_t *v;
+        uint64_t sum = 0;
+        json_array_foreach(w, idx, v) sum += (uint64_t)json_integer_value(v);
+        assert_int_equal(sum, jget(s, "sample_hits.total"));
+        json_decref(j);
+        json_decref(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -657,6 +707,7 @@ int main(void)
         cmocka_unit_test(test_dump_encode_identical),
         cmocka_unit_test(test_same_events_both_versions),
         cmocka_unit_test(test_damage_drops_rest_of_buffer),
+        cmocka_unit_test(test_converters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
