@@ -12,7 +12,8 @@
 
 /* Files written by Mono's log profiler (`mono --profile=log`) of November 2010: log profiler
  * version 0.1, data version 1. A 32-byte header, then buffers.
- * A header, then buffers written back to back. Each buffer holds the events of one thread,
+ *
+ * Buffers are written back to back. Each buffer holds the events of one thread,
  * after a 48-byte header that gives the bases its events are relative to. Times are running
  * uleb128 deltas from the buffer's time base; pointers are sleb128 differences from the
  * pointer base; object addresses are stored shifted right by 3 as differences from the

@@ -4,7 +4,8 @@
 local M = {}
 
 M.doc_buffers = [[
-A header, then buffers written back to back. Each buffer holds the events of one thread,
+
+Buffers are written back to back. Each buffer holds the events of one thread,
 after a 48-byte header that gives the bases its events are relative to. Times are running
 uleb128 deltas from the buffer's time base; pointers are sleb128 differences from the
 pointer base; object addresses are stored shifted right by 3 as differences from the
