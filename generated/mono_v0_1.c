@@ -15,153 +15,6 @@
 static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
 {
     uint64_t tag_u = 0;
-    uint64_t v_alloc_time = 0;
-    int64_t v_alloc_class = 0;
-    int64_t v_alloc_object = 0;
-    uint64_t v_alloc_size = 0;
-    uint64_t v_alloc_bt_time = 0;
-    int64_t v_alloc_bt_class = 0;
-    int64_t v_alloc_bt_object = 0;
-    uint64_t v_alloc_bt_size = 0;
-    const uint8_t *f0_alloc_bt_backtrace_flags = NULL;
-    uint64_t v_alloc_bt_backtrace_flags = 0;
-    uint64_t n_alloc_bt_backtrace_frames = 0;
-    const uint8_t *f0_alloc_bt_backtrace_frames = NULL;
-    int64_t v_alloc_bt_backtrace_frames_e = 0;
-    uint64_t v_gc_event_time = 0;
-    uint64_t v_gc_event_event = 0;
-    uint64_t v_gc_event_generation = 0;
-    uint64_t v_gc_resize_time = 0;
-    uint64_t v_gc_resize_heap_size = 0;
-    uint64_t v_gc_move_time = 0;
-    uint64_t n_gc_move_objects = 0;
-    const uint8_t *f0_gc_move_objects = NULL;
-    int64_t v_gc_move_objects_e = 0;
-    uint64_t v_metadata_start_load_time = 0;
-    uint8_t v_metadata_start_load_mtype = 0;
-    int64_t v_metadata_start_load_pointer = 0;
-    int64_t v_metadata_start_load_detail_class_image = 0;
-    const uint8_t *f0_metadata_start_load_detail_class_flags = NULL;
-    uint64_t v_metadata_start_load_detail_class_flags = 0;
-    pcd_bytes v_metadata_start_load_detail_class_name = { NULL, 0 };
-    const uint8_t *f0_metadata_start_load_detail_image_flags = NULL;
-    uint64_t v_metadata_start_load_detail_image_flags = 0;
-    pcd_bytes v_metadata_start_load_detail_image_name = { NULL, 0 };
-    uint64_t v_metadata_load_time = 0;
-    uint8_t v_metadata_load_mtype = 0;
-    int64_t v_metadata_load_pointer = 0;
-    int64_t v_metadata_load_detail_class_image = 0;
-    const uint8_t *f0_metadata_load_detail_class_flags = NULL;
-    uint64_t v_metadata_load_detail_class_flags = 0;
-    pcd_bytes v_metadata_load_detail_class_name = { NULL, 0 };
-    const uint8_t *f0_metadata_load_detail_image_flags = NULL;
-    uint64_t v_metadata_load_detail_image_flags = 0;
-    pcd_bytes v_metadata_load_detail_image_name = { NULL, 0 };
-    uint64_t v_metadata_start_unload_time = 0;
-    uint8_t v_metadata_start_unload_mtype = 0;
-    int64_t v_metadata_start_unload_pointer = 0;
-    int64_t v_metadata_start_unload_detail_class_image = 0;
-    const uint8_t *f0_metadata_start_unload_detail_class_flags = NULL;
-    uint64_t v_metadata_start_unload_detail_class_flags = 0;
-    pcd_bytes v_metadata_start_unload_detail_class_name = { NULL, 0 };
-    const uint8_t *f0_metadata_start_unload_detail_image_flags = NULL;
-    uint64_t v_metadata_start_unload_detail_image_flags = 0;
-    pcd_bytes v_metadata_start_unload_detail_image_name = { NULL, 0 };
-    uint64_t v_metadata_unload_time = 0;
-    uint8_t v_metadata_unload_mtype = 0;
-    int64_t v_metadata_unload_pointer = 0;
-    int64_t v_metadata_unload_detail_class_image = 0;
-    const uint8_t *f0_metadata_unload_detail_class_flags = NULL;
-    uint64_t v_metadata_unload_detail_class_flags = 0;
-    pcd_bytes v_metadata_unload_detail_class_name = { NULL, 0 };
-    const uint8_t *f0_metadata_unload_detail_image_flags = NULL;
-    uint64_t v_metadata_unload_detail_image_flags = 0;
-    pcd_bytes v_metadata_unload_detail_image_name = { NULL, 0 };
-    uint64_t v_metadata_start_load_err_time = 0;
-    uint8_t v_metadata_start_load_err_mtype = 0;
-    int64_t v_metadata_start_load_err_pointer = 0;
-    int64_t v_metadata_start_load_err_detail_class_image = 0;
-    const uint8_t *f0_metadata_start_load_err_detail_class_flags = NULL;
-    uint64_t v_metadata_start_load_err_detail_class_flags = 0;
-    pcd_bytes v_metadata_start_load_err_detail_class_name = { NULL, 0 };
-    const uint8_t *f0_metadata_start_load_err_detail_image_flags = NULL;
-    uint64_t v_metadata_start_load_err_detail_image_flags = 0;
-    pcd_bytes v_metadata_start_load_err_detail_image_name = { NULL, 0 };
-    uint64_t v_metadata_load_err_time = 0;
-    uint8_t v_metadata_load_err_mtype = 0;
-    int64_t v_metadata_load_err_pointer = 0;
-    int64_t v_metadata_load_err_detail_class_image = 0;
-    const uint8_t *f0_metadata_load_err_detail_class_flags = NULL;
-    uint64_t v_metadata_load_err_detail_class_flags = 0;
-    pcd_bytes v_metadata_load_err_detail_class_name = { NULL, 0 };
-    const uint8_t *f0_metadata_load_err_detail_image_flags = NULL;
-    uint64_t v_metadata_load_err_detail_image_flags = 0;
-    pcd_bytes v_metadata_load_err_detail_image_name = { NULL, 0 };
-    uint64_t v_metadata_start_unload_err_time = 0;
-    uint8_t v_metadata_start_unload_err_mtype = 0;
-    int64_t v_metadata_start_unload_err_pointer = 0;
-    int64_t v_metadata_start_unload_err_detail_class_image = 0;
-    const uint8_t *f0_metadata_start_unload_err_detail_class_flags = NULL;
-    uint64_t v_metadata_start_unload_err_detail_class_flags = 0;
-    pcd_bytes v_metadata_start_unload_err_detail_class_name = { NULL, 0 };
-    const uint8_t *f0_metadata_start_unload_err_detail_image_flags = NULL;
-    uint64_t v_metadata_start_unload_err_detail_image_flags = 0;
-    pcd_bytes v_metadata_start_unload_err_detail_image_name = { NULL, 0 };
-    uint64_t v_metadata_unload_err_time = 0;
-    uint8_t v_metadata_unload_err_mtype = 0;
-    int64_t v_metadata_unload_err_pointer = 0;
-    int64_t v_metadata_unload_err_detail_class_image = 0;
-    const uint8_t *f0_metadata_unload_err_detail_class_flags = NULL;
-    uint64_t v_metadata_unload_err_detail_class_flags = 0;
-    pcd_bytes v_metadata_unload_err_detail_class_name = { NULL, 0 };
-    const uint8_t *f0_metadata_unload_err_detail_image_flags = NULL;
-    uint64_t v_metadata_unload_err_detail_image_flags = 0;
-    pcd_bytes v_metadata_unload_err_detail_image_name = { NULL, 0 };
-    uint64_t v_method_leave_time = 0;
-    int64_t v_method_leave_method = 0;
-    uint64_t v_method_enter_time = 0;
-    int64_t v_method_enter_method = 0;
-    uint64_t v_method_exc_leave_time = 0;
-    int64_t v_method_exc_leave_method = 0;
-    uint64_t v_jit_time = 0;
-    int64_t v_jit_method = 0;
-    int64_t v_jit_code = 0;
-    uint64_t v_jit_code_size = 0;
-    pcd_bytes v_jit_name = { NULL, 0 };
-    uint64_t v_throw_time = 0;
-    int64_t v_throw_object = 0;
-    uint64_t v_throw_bt_time = 0;
-    int64_t v_throw_bt_object = 0;
-    const uint8_t *f0_throw_bt_backtrace_flags = NULL;
-    uint64_t v_throw_bt_backtrace_flags = 0;
-    uint64_t n_throw_bt_backtrace_frames = 0;
-    const uint8_t *f0_throw_bt_backtrace_frames = NULL;
-    int64_t v_throw_bt_backtrace_frames_e = 0;
-    uint64_t v_clause_time = 0;
-    uint64_t v_clause_clause_type = 0;
-    uint64_t v_clause_clause_index = 0;
-    int64_t v_clause_method = 0;
-    uint64_t v_monitor_contention_time = 0;
-    int64_t v_monitor_contention_object = 0;
-    uint64_t v_monitor_contention_bt_time = 0;
-    int64_t v_monitor_contention_bt_object = 0;
-    const uint8_t *f0_monitor_contention_bt_backtrace_flags = NULL;
-    uint64_t v_monitor_contention_bt_backtrace_flags = 0;
-    uint64_t n_monitor_contention_bt_backtrace_frames = 0;
-    const uint8_t *f0_monitor_contention_bt_backtrace_frames = NULL;
-    int64_t v_monitor_contention_bt_backtrace_frames_e = 0;
-    uint64_t v_monitor_done_time = 0;
-    int64_t v_monitor_done_object = 0;
-    uint64_t v_monitor_fail_time = 0;
-    int64_t v_monitor_fail_object = 0;
-    uint64_t v_heap_start_time = 0;
-    uint64_t v_heap_end_time = 0;
-    int64_t v_heap_object_object = 0;
-    int64_t v_heap_object_class = 0;
-    uint64_t v_heap_object_size = 0;
-    uint64_t n_heap_object_refs = 0;
-    const uint8_t *f0_heap_object_refs = NULL;
-    int64_t v_heap_object_refs_e = 0;
     pcd_mono_v0_1_events_state *st = c->x->state;
     memset(out, 0, sizeof *out);
     if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -170,6 +23,10 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
     switch (tag_u) {
     case 0:
         {
+            uint64_t v_alloc_time = 0;
+            int64_t v_alloc_class = 0;
+            int64_t v_alloc_object = 0;
+            uint64_t v_alloc_size = 0;
             out->which = PCD_MONO_V0_1_EVENT_ALLOC;
             out->tag = tag_u;
             c->p += 1;
@@ -193,6 +50,15 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 16:
         {
+            uint64_t v_alloc_bt_time = 0;
+            int64_t v_alloc_bt_class = 0;
+            int64_t v_alloc_bt_object = 0;
+            uint64_t v_alloc_bt_size = 0;
+            const uint8_t *f0_alloc_bt_backtrace_flags = NULL;
+            uint64_t v_alloc_bt_backtrace_flags = 0;
+            uint64_t n_alloc_bt_backtrace_frames = 0;
+            const uint8_t *f0_alloc_bt_backtrace_frames = NULL;
+            int64_t v_alloc_bt_backtrace_frames_e = 0;
             out->which = PCD_MONO_V0_1_EVENT_ALLOC_BT;
             out->tag = tag_u;
             c->p += 1;
@@ -235,6 +101,9 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 17:
         {
+            uint64_t v_gc_event_time = 0;
+            uint64_t v_gc_event_event = 0;
+            uint64_t v_gc_event_generation = 0;
             out->which = PCD_MONO_V0_1_EVENT_GC_EVENT;
             out->tag = tag_u;
             c->p += 1;
@@ -253,6 +122,8 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 33:
         {
+            uint64_t v_gc_resize_time = 0;
+            uint64_t v_gc_resize_heap_size = 0;
             out->which = PCD_MONO_V0_1_EVENT_GC_RESIZE;
             out->tag = tag_u;
             c->p += 1;
@@ -268,6 +139,10 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 49:
         {
+            uint64_t v_gc_move_time = 0;
+            uint64_t n_gc_move_objects = 0;
+            const uint8_t *f0_gc_move_objects = NULL;
+            int64_t v_gc_move_objects_e = 0;
             out->which = PCD_MONO_V0_1_EVENT_GC_MOVE;
             out->tag = tag_u;
             c->p += 1;
@@ -290,6 +165,9 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 18:
         {
+            uint64_t v_metadata_start_load_time = 0;
+            uint8_t v_metadata_start_load_mtype = 0;
+            int64_t v_metadata_start_load_pointer = 0;
             out->which = PCD_MONO_V0_1_EVENT_METADATA_START_LOAD;
             out->tag = tag_u;
             c->p += 1;
@@ -318,6 +196,10 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
             switch (v_metadata_start_load_mtype) {
             case 1:
                 {
+                    int64_t v_metadata_start_load_detail_class_image = 0;
+                    const uint8_t *f0_metadata_start_load_detail_class_flags = NULL;
+                    uint64_t v_metadata_start_load_detail_class_flags = 0;
+                    pcd_bytes v_metadata_start_load_detail_class_name = { NULL, 0 };
                     out->u.metadata_start_load.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_DETAIL_CLASS;
                     /* image: MonoImage* of the class. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_load_detail_class_image, "metadata_start_load.detail.class.image"));
@@ -336,6 +218,9 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
                 break;
             case 2:
                 {
+                    const uint8_t *f0_metadata_start_load_detail_image_flags = NULL;
+                    uint64_t v_metadata_start_load_detail_image_flags = 0;
+                    pcd_bytes v_metadata_start_load_detail_image_name = { NULL, 0 };
                     out->u.metadata_start_load.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_DETAIL_IMAGE;
                     /* flags: Must be 0. */
                     f0_metadata_start_load_detail_image_flags = c->p;
@@ -355,6 +240,9 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 34:
         {
+            uint64_t v_metadata_load_time = 0;
+            uint8_t v_metadata_load_mtype = 0;
+            int64_t v_metadata_load_pointer = 0;
             out->which = PCD_MONO_V0_1_EVENT_METADATA_LOAD;
             out->tag = tag_u;
             c->p += 1;
@@ -383,6 +271,10 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
             switch (v_metadata_load_mtype) {
             case 1:
                 {
+                    int64_t v_metadata_load_detail_class_image = 0;
+                    const uint8_t *f0_metadata_load_detail_class_flags = NULL;
+                    uint64_t v_metadata_load_detail_class_flags = 0;
+                    pcd_bytes v_metadata_load_detail_class_name = { NULL, 0 };
                     out->u.metadata_load.detail.which = PCD_MONO_V0_1_EVENT_METADATA_LOAD_DETAIL_CLASS;
                     /* image: MonoImage* of the class. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_detail_class_image, "metadata_load.detail.class.image"));
@@ -401,6 +293,9 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
                 break;
             case 2:
                 {
+                    const uint8_t *f0_metadata_load_detail_image_flags = NULL;
+                    uint64_t v_metadata_load_detail_image_flags = 0;
+                    pcd_bytes v_metadata_load_detail_image_name = { NULL, 0 };
                     out->u.metadata_load.detail.which = PCD_MONO_V0_1_EVENT_METADATA_LOAD_DETAIL_IMAGE;
                     /* flags: Must be 0. */
                     f0_metadata_load_detail_image_flags = c->p;
@@ -420,6 +315,9 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 50:
         {
+            uint64_t v_metadata_start_unload_time = 0;
+            uint8_t v_metadata_start_unload_mtype = 0;
+            int64_t v_metadata_start_unload_pointer = 0;
             out->which = PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD;
             out->tag = tag_u;
             c->p += 1;
@@ -448,6 +346,10 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
             switch (v_metadata_start_unload_mtype) {
             case 1:
                 {
+                    int64_t v_metadata_start_unload_detail_class_image = 0;
+                    const uint8_t *f0_metadata_start_unload_detail_class_flags = NULL;
+                    uint64_t v_metadata_start_unload_detail_class_flags = 0;
+                    pcd_bytes v_metadata_start_unload_detail_class_name = { NULL, 0 };
                     out->u.metadata_start_unload.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_DETAIL_CLASS;
                     /* image: MonoImage* of the class. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_unload_detail_class_image, "metadata_start_unload.detail.class.image"));
@@ -466,6 +368,9 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
                 break;
             case 2:
                 {
+                    const uint8_t *f0_metadata_start_unload_detail_image_flags = NULL;
+                    uint64_t v_metadata_start_unload_detail_image_flags = 0;
+                    pcd_bytes v_metadata_start_unload_detail_image_name = { NULL, 0 };
                     out->u.metadata_start_unload.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_DETAIL_IMAGE;
                     /* flags: Must be 0. */
                     f0_metadata_start_unload_detail_image_flags = c->p;
@@ -485,6 +390,9 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 66:
         {
+            uint64_t v_metadata_unload_time = 0;
+            uint8_t v_metadata_unload_mtype = 0;
+            int64_t v_metadata_unload_pointer = 0;
             out->which = PCD_MONO_V0_1_EVENT_METADATA_UNLOAD;
             out->tag = tag_u;
             c->p += 1;
@@ -513,6 +421,10 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
             switch (v_metadata_unload_mtype) {
             case 1:
                 {
+                    int64_t v_metadata_unload_detail_class_image = 0;
+                    const uint8_t *f0_metadata_unload_detail_class_flags = NULL;
+                    uint64_t v_metadata_unload_detail_class_flags = 0;
+                    pcd_bytes v_metadata_unload_detail_class_name = { NULL, 0 };
                     out->u.metadata_unload.detail.which = PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_DETAIL_CLASS;
                     /* image: MonoImage* of the class. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_detail_class_image, "metadata_unload.detail.class.image"));
@@ -531,6 +443,9 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
                 break;
             case 2:
                 {
+                    const uint8_t *f0_metadata_unload_detail_image_flags = NULL;
+                    uint64_t v_metadata_unload_detail_image_flags = 0;
+                    pcd_bytes v_metadata_unload_detail_image_name = { NULL, 0 };
                     out->u.metadata_unload.detail.which = PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_DETAIL_IMAGE;
                     /* flags: Must be 0. */
                     f0_metadata_unload_detail_image_flags = c->p;
@@ -550,6 +465,9 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 146:
         {
+            uint64_t v_metadata_start_load_err_time = 0;
+            uint8_t v_metadata_start_load_err_mtype = 0;
+            int64_t v_metadata_start_load_err_pointer = 0;
             out->which = PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR;
             out->tag = tag_u;
             c->p += 1;
@@ -578,6 +496,10 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
             switch (v_metadata_start_load_err_mtype) {
             case 1:
                 {
+                    int64_t v_metadata_start_load_err_detail_class_image = 0;
+                    const uint8_t *f0_metadata_start_load_err_detail_class_flags = NULL;
+                    uint64_t v_metadata_start_load_err_detail_class_flags = 0;
+                    pcd_bytes v_metadata_start_load_err_detail_class_name = { NULL, 0 };
                     out->u.metadata_start_load_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_DETAIL_CLASS;
                     /* image: MonoImage* of the class. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_load_err_detail_class_image, "metadata_start_load_err.detail.class.image"));
@@ -596,6 +518,9 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
                 break;
             case 2:
                 {
+                    const uint8_t *f0_metadata_start_load_err_detail_image_flags = NULL;
+                    uint64_t v_metadata_start_load_err_detail_image_flags = 0;
+                    pcd_bytes v_metadata_start_load_err_detail_image_name = { NULL, 0 };
                     out->u.metadata_start_load_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_DETAIL_IMAGE;
                     /* flags: Must be 0. */
                     f0_metadata_start_load_err_detail_image_flags = c->p;
@@ -615,6 +540,9 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 162:
         {
+            uint64_t v_metadata_load_err_time = 0;
+            uint8_t v_metadata_load_err_mtype = 0;
+            int64_t v_metadata_load_err_pointer = 0;
             out->which = PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR;
             out->tag = tag_u;
             c->p += 1;
@@ -643,6 +571,10 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
             switch (v_metadata_load_err_mtype) {
             case 1:
                 {
+                    int64_t v_metadata_load_err_detail_class_image = 0;
+                    const uint8_t *f0_metadata_load_err_detail_class_flags = NULL;
+                    uint64_t v_metadata_load_err_detail_class_flags = 0;
+                    pcd_bytes v_metadata_load_err_detail_class_name = { NULL, 0 };
                     out->u.metadata_load_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_DETAIL_CLASS;
                     /* image: MonoImage* of the class. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_err_detail_class_image, "metadata_load_err.detail.class.image"));
@@ -661,6 +593,9 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
                 break;
             case 2:
                 {
+                    const uint8_t *f0_metadata_load_err_detail_image_flags = NULL;
+                    uint64_t v_metadata_load_err_detail_image_flags = 0;
+                    pcd_bytes v_metadata_load_err_detail_image_name = { NULL, 0 };
                     out->u.metadata_load_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_DETAIL_IMAGE;
                     /* flags: Must be 0. */
                     f0_metadata_load_err_detail_image_flags = c->p;
@@ -680,6 +615,9 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 178:
         {
+            uint64_t v_metadata_start_unload_err_time = 0;
+            uint8_t v_metadata_start_unload_err_mtype = 0;
+            int64_t v_metadata_start_unload_err_pointer = 0;
             out->which = PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR;
             out->tag = tag_u;
             c->p += 1;
@@ -708,6 +646,10 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
             switch (v_metadata_start_unload_err_mtype) {
             case 1:
                 {
+                    int64_t v_metadata_start_unload_err_detail_class_image = 0;
+                    const uint8_t *f0_metadata_start_unload_err_detail_class_flags = NULL;
+                    uint64_t v_metadata_start_unload_err_detail_class_flags = 0;
+                    pcd_bytes v_metadata_start_unload_err_detail_class_name = { NULL, 0 };
                     out->u.metadata_start_unload_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_DETAIL_CLASS;
                     /* image: MonoImage* of the class. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_unload_err_detail_class_image, "metadata_start_unload_err.detail.class.image"));
@@ -726,6 +668,9 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
                 break;
             case 2:
                 {
+                    const uint8_t *f0_metadata_start_unload_err_detail_image_flags = NULL;
+                    uint64_t v_metadata_start_unload_err_detail_image_flags = 0;
+                    pcd_bytes v_metadata_start_unload_err_detail_image_name = { NULL, 0 };
                     out->u.metadata_start_unload_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_DETAIL_IMAGE;
                     /* flags: Must be 0. */
                     f0_metadata_start_unload_err_detail_image_flags = c->p;
@@ -745,6 +690,9 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 194:
         {
+            uint64_t v_metadata_unload_err_time = 0;
+            uint8_t v_metadata_unload_err_mtype = 0;
+            int64_t v_metadata_unload_err_pointer = 0;
             out->which = PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR;
             out->tag = tag_u;
             c->p += 1;
@@ -773,6 +721,10 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
             switch (v_metadata_unload_err_mtype) {
             case 1:
                 {
+                    int64_t v_metadata_unload_err_detail_class_image = 0;
+                    const uint8_t *f0_metadata_unload_err_detail_class_flags = NULL;
+                    uint64_t v_metadata_unload_err_detail_class_flags = 0;
+                    pcd_bytes v_metadata_unload_err_detail_class_name = { NULL, 0 };
                     out->u.metadata_unload_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_DETAIL_CLASS;
                     /* image: MonoImage* of the class. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_err_detail_class_image, "metadata_unload_err.detail.class.image"));
@@ -791,6 +743,9 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
                 break;
             case 2:
                 {
+                    const uint8_t *f0_metadata_unload_err_detail_image_flags = NULL;
+                    uint64_t v_metadata_unload_err_detail_image_flags = 0;
+                    pcd_bytes v_metadata_unload_err_detail_image_name = { NULL, 0 };
                     out->u.metadata_unload_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_DETAIL_IMAGE;
                     /* flags: Must be 0. */
                     f0_metadata_unload_err_detail_image_flags = c->p;
@@ -810,6 +765,8 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 19:
         {
+            uint64_t v_method_leave_time = 0;
+            int64_t v_method_leave_method = 0;
             out->which = PCD_MONO_V0_1_EVENT_METHOD_LEAVE;
             out->tag = tag_u;
             c->p += 1;
@@ -827,6 +784,8 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 35:
         {
+            uint64_t v_method_enter_time = 0;
+            int64_t v_method_enter_method = 0;
             out->which = PCD_MONO_V0_1_EVENT_METHOD_ENTER;
             out->tag = tag_u;
             c->p += 1;
@@ -844,6 +803,8 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 51:
         {
+            uint64_t v_method_exc_leave_time = 0;
+            int64_t v_method_exc_leave_method = 0;
             out->which = PCD_MONO_V0_1_EVENT_METHOD_EXC_LEAVE;
             out->tag = tag_u;
             c->p += 1;
@@ -861,6 +822,11 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 67:
         {
+            uint64_t v_jit_time = 0;
+            int64_t v_jit_method = 0;
+            int64_t v_jit_code = 0;
+            uint64_t v_jit_code_size = 0;
+            pcd_bytes v_jit_name = { NULL, 0 };
             out->which = PCD_MONO_V0_1_EVENT_JIT;
             out->tag = tag_u;
             c->p += 1;
@@ -888,6 +854,8 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 4:
         {
+            uint64_t v_throw_time = 0;
+            int64_t v_throw_object = 0;
             out->which = PCD_MONO_V0_1_EVENT_THROW;
             out->tag = tag_u;
             c->p += 1;
@@ -904,6 +872,13 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 132:
         {
+            uint64_t v_throw_bt_time = 0;
+            int64_t v_throw_bt_object = 0;
+            const uint8_t *f0_throw_bt_backtrace_flags = NULL;
+            uint64_t v_throw_bt_backtrace_flags = 0;
+            uint64_t n_throw_bt_backtrace_frames = 0;
+            const uint8_t *f0_throw_bt_backtrace_frames = NULL;
+            int64_t v_throw_bt_backtrace_frames_e = 0;
             out->which = PCD_MONO_V0_1_EVENT_THROW_BT;
             out->tag = tag_u;
             c->p += 1;
@@ -939,6 +914,10 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 20:
         {
+            uint64_t v_clause_time = 0;
+            uint64_t v_clause_clause_type = 0;
+            uint64_t v_clause_clause_index = 0;
+            int64_t v_clause_method = 0;
             out->which = PCD_MONO_V0_1_EVENT_CLAUSE;
             out->tag = tag_u;
             c->p += 1;
@@ -962,6 +941,8 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 21:
         {
+            uint64_t v_monitor_contention_time = 0;
+            int64_t v_monitor_contention_object = 0;
             out->which = PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION;
             out->tag = tag_u;
             c->p += 1;
@@ -978,6 +959,13 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 149:
         {
+            uint64_t v_monitor_contention_bt_time = 0;
+            int64_t v_monitor_contention_bt_object = 0;
+            const uint8_t *f0_monitor_contention_bt_backtrace_flags = NULL;
+            uint64_t v_monitor_contention_bt_backtrace_flags = 0;
+            uint64_t n_monitor_contention_bt_backtrace_frames = 0;
+            const uint8_t *f0_monitor_contention_bt_backtrace_frames = NULL;
+            int64_t v_monitor_contention_bt_backtrace_frames_e = 0;
             out->which = PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION_BT;
             out->tag = tag_u;
             c->p += 1;
@@ -1013,6 +1001,8 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 37:
         {
+            uint64_t v_monitor_done_time = 0;
+            int64_t v_monitor_done_object = 0;
             out->which = PCD_MONO_V0_1_EVENT_MONITOR_DONE;
             out->tag = tag_u;
             c->p += 1;
@@ -1029,6 +1019,8 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 53:
         {
+            uint64_t v_monitor_fail_time = 0;
+            int64_t v_monitor_fail_object = 0;
             out->which = PCD_MONO_V0_1_EVENT_MONITOR_FAIL;
             out->tag = tag_u;
             c->p += 1;
@@ -1045,6 +1037,7 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 6:
         {
+            uint64_t v_heap_start_time = 0;
             out->which = PCD_MONO_V0_1_EVENT_HEAP_START;
             out->tag = tag_u;
             c->p += 1;
@@ -1057,6 +1050,7 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 22:
         {
+            uint64_t v_heap_end_time = 0;
             out->which = PCD_MONO_V0_1_EVENT_HEAP_END;
             out->tag = tag_u;
             c->p += 1;
@@ -1069,6 +1063,12 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
         break;
     case 38:
         {
+            int64_t v_heap_object_object = 0;
+            int64_t v_heap_object_class = 0;
+            uint64_t v_heap_object_size = 0;
+            uint64_t n_heap_object_refs = 0;
+            const uint8_t *f0_heap_object_refs = NULL;
+            int64_t v_heap_object_refs_e = 0;
             out->which = PCD_MONO_V0_1_EVENT_HEAP_OBJECT;
             out->tag = tag_u;
             c->p += 1;
@@ -1112,159 +1112,16 @@ pcd_status pcd_mono_v0_1_event_decode(pcd_cursor *c, pcd_mono_v0_1_event *out)
 static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t tag_u = 0;
-    PCD_UNUSED uint64_t v_alloc_time = 0;
-    PCD_UNUSED int64_t v_alloc_class = 0;
-    PCD_UNUSED int64_t v_alloc_object = 0;
-    PCD_UNUSED uint64_t v_alloc_size = 0;
-    PCD_UNUSED uint64_t v_alloc_bt_time = 0;
-    PCD_UNUSED int64_t v_alloc_bt_class = 0;
-    PCD_UNUSED int64_t v_alloc_bt_object = 0;
-    PCD_UNUSED uint64_t v_alloc_bt_size = 0;
-    PCD_UNUSED const uint8_t *f0_alloc_bt_backtrace_flags = NULL;
-    PCD_UNUSED uint64_t v_alloc_bt_backtrace_flags = 0;
-    PCD_UNUSED uint64_t n_alloc_bt_backtrace_frames = 0;
-    PCD_UNUSED const uint8_t *f0_alloc_bt_backtrace_frames = NULL;
-    PCD_UNUSED int64_t v_alloc_bt_backtrace_frames_e = 0;
-    PCD_UNUSED uint64_t v_gc_event_time = 0;
-    PCD_UNUSED uint64_t v_gc_event_event = 0;
-    PCD_UNUSED uint64_t v_gc_event_generation = 0;
-    PCD_UNUSED uint64_t v_gc_resize_time = 0;
-    PCD_UNUSED uint64_t v_gc_resize_heap_size = 0;
-    PCD_UNUSED uint64_t v_gc_move_time = 0;
-    PCD_UNUSED uint64_t n_gc_move_objects = 0;
-    PCD_UNUSED const uint8_t *f0_gc_move_objects = NULL;
-    PCD_UNUSED int64_t v_gc_move_objects_e = 0;
-    PCD_UNUSED uint64_t v_metadata_start_load_time = 0;
-    PCD_UNUSED uint8_t v_metadata_start_load_mtype = 0;
-    PCD_UNUSED int64_t v_metadata_start_load_pointer = 0;
-    PCD_UNUSED int64_t v_metadata_start_load_detail_class_image = 0;
-    PCD_UNUSED const uint8_t *f0_metadata_start_load_detail_class_flags = NULL;
-    PCD_UNUSED uint64_t v_metadata_start_load_detail_class_flags = 0;
-    PCD_UNUSED pcd_bytes v_metadata_start_load_detail_class_name = { NULL, 0 };
-    PCD_UNUSED const uint8_t *f0_metadata_start_load_detail_image_flags = NULL;
-    PCD_UNUSED uint64_t v_metadata_start_load_detail_image_flags = 0;
-    PCD_UNUSED pcd_bytes v_metadata_start_load_detail_image_name = { NULL, 0 };
-    PCD_UNUSED uint64_t v_metadata_load_time = 0;
-    PCD_UNUSED uint8_t v_metadata_load_mtype = 0;
-    PCD_UNUSED int64_t v_metadata_load_pointer = 0;
-    PCD_UNUSED int64_t v_metadata_load_detail_class_image = 0;
-    PCD_UNUSED const uint8_t *f0_metadata_load_detail_class_flags = NULL;
-    PCD_UNUSED uint64_t v_metadata_load_detail_class_flags = 0;
-    PCD_UNUSED pcd_bytes v_metadata_load_detail_class_name = { NULL, 0 };
-    PCD_UNUSED const uint8_t *f0_metadata_load_detail_image_flags = NULL;
-    PCD_UNUSED uint64_t v_metadata_load_detail_image_flags = 0;
-    PCD_UNUSED pcd_bytes v_metadata_load_detail_image_name = { NULL, 0 };
-    PCD_UNUSED uint64_t v_metadata_start_unload_time = 0;
-    PCD_UNUSED uint8_t v_metadata_start_unload_mtype = 0;
-    PCD_UNUSED int64_t v_metadata_start_unload_pointer = 0;
-    PCD_UNUSED int64_t v_metadata_start_unload_detail_class_image = 0;
-    PCD_UNUSED const uint8_t *f0_metadata_start_unload_detail_class_flags = NULL;
-    PCD_UNUSED uint64_t v_metadata_start_unload_detail_class_flags = 0;
-    PCD_UNUSED pcd_bytes v_metadata_start_unload_detail_class_name = { NULL, 0 };
-    PCD_UNUSED const uint8_t *f0_metadata_start_unload_detail_image_flags = NULL;
-    PCD_UNUSED uint64_t v_metadata_start_unload_detail_image_flags = 0;
-    PCD_UNUSED pcd_bytes v_metadata_start_unload_detail_image_name = { NULL, 0 };
-    PCD_UNUSED uint64_t v_metadata_unload_time = 0;
-    PCD_UNUSED uint8_t v_metadata_unload_mtype = 0;
-    PCD_UNUSED int64_t v_metadata_unload_pointer = 0;
-    PCD_UNUSED int64_t v_metadata_unload_detail_class_image = 0;
-    PCD_UNUSED const uint8_t *f0_metadata_unload_detail_class_flags = NULL;
-    PCD_UNUSED uint64_t v_metadata_unload_detail_class_flags = 0;
-    PCD_UNUSED pcd_bytes v_metadata_unload_detail_class_name = { NULL, 0 };
-    PCD_UNUSED const uint8_t *f0_metadata_unload_detail_image_flags = NULL;
-    PCD_UNUSED uint64_t v_metadata_unload_detail_image_flags = 0;
-    PCD_UNUSED pcd_bytes v_metadata_unload_detail_image_name = { NULL, 0 };
-    PCD_UNUSED uint64_t v_metadata_start_load_err_time = 0;
-    PCD_UNUSED uint8_t v_metadata_start_load_err_mtype = 0;
-    PCD_UNUSED int64_t v_metadata_start_load_err_pointer = 0;
-    PCD_UNUSED int64_t v_metadata_start_load_err_detail_class_image = 0;
-    PCD_UNUSED const uint8_t *f0_metadata_start_load_err_detail_class_flags = NULL;
-    PCD_UNUSED uint64_t v_metadata_start_load_err_detail_class_flags = 0;
-    PCD_UNUSED pcd_bytes v_metadata_start_load_err_detail_class_name = { NULL, 0 };
-    PCD_UNUSED const uint8_t *f0_metadata_start_load_err_detail_image_flags = NULL;
-    PCD_UNUSED uint64_t v_metadata_start_load_err_detail_image_flags = 0;
-    PCD_UNUSED pcd_bytes v_metadata_start_load_err_detail_image_name = { NULL, 0 };
-    PCD_UNUSED uint64_t v_metadata_load_err_time = 0;
-    PCD_UNUSED uint8_t v_metadata_load_err_mtype = 0;
-    PCD_UNUSED int64_t v_metadata_load_err_pointer = 0;
-    PCD_UNUSED int64_t v_metadata_load_err_detail_class_image = 0;
-    PCD_UNUSED const uint8_t *f0_metadata_load_err_detail_class_flags = NULL;
-    PCD_UNUSED uint64_t v_metadata_load_err_detail_class_flags = 0;
-    PCD_UNUSED pcd_bytes v_metadata_load_err_detail_class_name = { NULL, 0 };
-    PCD_UNUSED const uint8_t *f0_metadata_load_err_detail_image_flags = NULL;
-    PCD_UNUSED uint64_t v_metadata_load_err_detail_image_flags = 0;
-    PCD_UNUSED pcd_bytes v_metadata_load_err_detail_image_name = { NULL, 0 };
-    PCD_UNUSED uint64_t v_metadata_start_unload_err_time = 0;
-    PCD_UNUSED uint8_t v_metadata_start_unload_err_mtype = 0;
-    PCD_UNUSED int64_t v_metadata_start_unload_err_pointer = 0;
-    PCD_UNUSED int64_t v_metadata_start_unload_err_detail_class_image = 0;
-    PCD_UNUSED const uint8_t *f0_metadata_start_unload_err_detail_class_flags = NULL;
-    PCD_UNUSED uint64_t v_metadata_start_unload_err_detail_class_flags = 0;
-    PCD_UNUSED pcd_bytes v_metadata_start_unload_err_detail_class_name = { NULL, 0 };
-    PCD_UNUSED const uint8_t *f0_metadata_start_unload_err_detail_image_flags = NULL;
-    PCD_UNUSED uint64_t v_metadata_start_unload_err_detail_image_flags = 0;
-    PCD_UNUSED pcd_bytes v_metadata_start_unload_err_detail_image_name = { NULL, 0 };
-    PCD_UNUSED uint64_t v_metadata_unload_err_time = 0;
-    PCD_UNUSED uint8_t v_metadata_unload_err_mtype = 0;
-    PCD_UNUSED int64_t v_metadata_unload_err_pointer = 0;
-    PCD_UNUSED int64_t v_metadata_unload_err_detail_class_image = 0;
-    PCD_UNUSED const uint8_t *f0_metadata_unload_err_detail_class_flags = NULL;
-    PCD_UNUSED uint64_t v_metadata_unload_err_detail_class_flags = 0;
-    PCD_UNUSED pcd_bytes v_metadata_unload_err_detail_class_name = { NULL, 0 };
-    PCD_UNUSED const uint8_t *f0_metadata_unload_err_detail_image_flags = NULL;
-    PCD_UNUSED uint64_t v_metadata_unload_err_detail_image_flags = 0;
-    PCD_UNUSED pcd_bytes v_metadata_unload_err_detail_image_name = { NULL, 0 };
-    PCD_UNUSED uint64_t v_method_leave_time = 0;
-    PCD_UNUSED int64_t v_method_leave_method = 0;
-    PCD_UNUSED uint64_t v_method_enter_time = 0;
-    PCD_UNUSED int64_t v_method_enter_method = 0;
-    PCD_UNUSED uint64_t v_method_exc_leave_time = 0;
-    PCD_UNUSED int64_t v_method_exc_leave_method = 0;
-    PCD_UNUSED uint64_t v_jit_time = 0;
-    PCD_UNUSED int64_t v_jit_method = 0;
-    PCD_UNUSED int64_t v_jit_code = 0;
-    PCD_UNUSED uint64_t v_jit_code_size = 0;
-    PCD_UNUSED pcd_bytes v_jit_name = { NULL, 0 };
-    PCD_UNUSED uint64_t v_throw_time = 0;
-    PCD_UNUSED int64_t v_throw_object = 0;
-    PCD_UNUSED uint64_t v_throw_bt_time = 0;
-    PCD_UNUSED int64_t v_throw_bt_object = 0;
-    PCD_UNUSED const uint8_t *f0_throw_bt_backtrace_flags = NULL;
-    PCD_UNUSED uint64_t v_throw_bt_backtrace_flags = 0;
-    PCD_UNUSED uint64_t n_throw_bt_backtrace_frames = 0;
-    PCD_UNUSED const uint8_t *f0_throw_bt_backtrace_frames = NULL;
-    PCD_UNUSED int64_t v_throw_bt_backtrace_frames_e = 0;
-    PCD_UNUSED uint64_t v_clause_time = 0;
-    PCD_UNUSED uint64_t v_clause_clause_type = 0;
-    PCD_UNUSED uint64_t v_clause_clause_index = 0;
-    PCD_UNUSED int64_t v_clause_method = 0;
-    PCD_UNUSED uint64_t v_monitor_contention_time = 0;
-    PCD_UNUSED int64_t v_monitor_contention_object = 0;
-    PCD_UNUSED uint64_t v_monitor_contention_bt_time = 0;
-    PCD_UNUSED int64_t v_monitor_contention_bt_object = 0;
-    PCD_UNUSED const uint8_t *f0_monitor_contention_bt_backtrace_flags = NULL;
-    PCD_UNUSED uint64_t v_monitor_contention_bt_backtrace_flags = 0;
-    PCD_UNUSED uint64_t n_monitor_contention_bt_backtrace_frames = 0;
-    PCD_UNUSED const uint8_t *f0_monitor_contention_bt_backtrace_frames = NULL;
-    PCD_UNUSED int64_t v_monitor_contention_bt_backtrace_frames_e = 0;
-    PCD_UNUSED uint64_t v_monitor_done_time = 0;
-    PCD_UNUSED int64_t v_monitor_done_object = 0;
-    PCD_UNUSED uint64_t v_monitor_fail_time = 0;
-    PCD_UNUSED int64_t v_monitor_fail_object = 0;
-    PCD_UNUSED uint64_t v_heap_start_time = 0;
-    PCD_UNUSED uint64_t v_heap_end_time = 0;
-    PCD_UNUSED int64_t v_heap_object_object = 0;
-    PCD_UNUSED int64_t v_heap_object_class = 0;
-    PCD_UNUSED uint64_t v_heap_object_size = 0;
-    PCD_UNUSED uint64_t n_heap_object_refs = 0;
-    PCD_UNUSED const uint8_t *f0_heap_object_refs = NULL;
-    PCD_UNUSED int64_t v_heap_object_refs_e = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))
         return pcd_fail_short(c, c->p, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x12, 0x22, 0x32, 0x42, 0x92, 0xA2, 0xB2, 0xC2, 0x13, 0x23, 0x33, ...");
     tag_u = pcd_ld_u8(c->p);
     switch (tag_u) {
     case 0:
         {
+            PCD_UNUSED uint64_t v_alloc_time = 0;
+            PCD_UNUSED int64_t v_alloc_class = 0;
+            PCD_UNUSED int64_t v_alloc_object = 0;
+            PCD_UNUSED uint64_t v_alloc_size = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_alloc_time, "alloc.time"));
@@ -1278,6 +1135,15 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 16:
         {
+            PCD_UNUSED uint64_t v_alloc_bt_time = 0;
+            PCD_UNUSED int64_t v_alloc_bt_class = 0;
+            PCD_UNUSED int64_t v_alloc_bt_object = 0;
+            PCD_UNUSED uint64_t v_alloc_bt_size = 0;
+            PCD_UNUSED const uint8_t *f0_alloc_bt_backtrace_flags = NULL;
+            PCD_UNUSED uint64_t v_alloc_bt_backtrace_flags = 0;
+            PCD_UNUSED uint64_t n_alloc_bt_backtrace_frames = 0;
+            PCD_UNUSED const uint8_t *f0_alloc_bt_backtrace_frames = NULL;
+            PCD_UNUSED int64_t v_alloc_bt_backtrace_frames_e = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_alloc_bt_time, "alloc_bt.time"));
@@ -1306,6 +1172,9 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 17:
         {
+            PCD_UNUSED uint64_t v_gc_event_time = 0;
+            PCD_UNUSED uint64_t v_gc_event_event = 0;
+            PCD_UNUSED uint64_t v_gc_event_generation = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_gc_event_time, "gc_event.time"));
@@ -1317,6 +1186,8 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 33:
         {
+            PCD_UNUSED uint64_t v_gc_resize_time = 0;
+            PCD_UNUSED uint64_t v_gc_resize_heap_size = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_gc_resize_time, "gc_resize.time"));
@@ -1326,6 +1197,10 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 49:
         {
+            PCD_UNUSED uint64_t v_gc_move_time = 0;
+            PCD_UNUSED uint64_t n_gc_move_objects = 0;
+            PCD_UNUSED const uint8_t *f0_gc_move_objects = NULL;
+            PCD_UNUSED int64_t v_gc_move_objects_e = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_gc_move_time, "gc_move.time"));
@@ -1340,6 +1215,9 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 18:
         {
+            PCD_UNUSED uint64_t v_metadata_start_load_time = 0;
+            PCD_UNUSED uint8_t v_metadata_start_load_mtype = 0;
+            PCD_UNUSED int64_t v_metadata_start_load_pointer = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_load_time, "metadata_start_load.time"));
@@ -1360,6 +1238,10 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             switch (v_metadata_start_load_mtype) {
             case 1:
                 {
+                    PCD_UNUSED int64_t v_metadata_start_load_detail_class_image = 0;
+                    PCD_UNUSED const uint8_t *f0_metadata_start_load_detail_class_flags = NULL;
+                    PCD_UNUSED uint64_t v_metadata_start_load_detail_class_flags = 0;
+                    PCD_UNUSED pcd_bytes v_metadata_start_load_detail_class_name = { NULL, 0 };
                     /* image: MonoImage* of the class. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_load_detail_class_image, "metadata_start_load.detail.class.image"));
                     /* flags: Must be 0. */
@@ -1373,6 +1255,9 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
                 break;
             case 2:
                 {
+                    PCD_UNUSED const uint8_t *f0_metadata_start_load_detail_image_flags = NULL;
+                    PCD_UNUSED uint64_t v_metadata_start_load_detail_image_flags = 0;
+                    PCD_UNUSED pcd_bytes v_metadata_start_load_detail_image_name = { NULL, 0 };
                     /* flags: Must be 0. */
                     f0_metadata_start_load_detail_image_flags = c->p;
                     PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_load_detail_image_flags, "metadata_start_load.detail.image.flags"));
@@ -1389,6 +1274,9 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 34:
         {
+            PCD_UNUSED uint64_t v_metadata_load_time = 0;
+            PCD_UNUSED uint8_t v_metadata_load_mtype = 0;
+            PCD_UNUSED int64_t v_metadata_load_pointer = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_metadata_load_time, "metadata_load.time"));
@@ -1409,6 +1297,10 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             switch (v_metadata_load_mtype) {
             case 1:
                 {
+                    PCD_UNUSED int64_t v_metadata_load_detail_class_image = 0;
+                    PCD_UNUSED const uint8_t *f0_metadata_load_detail_class_flags = NULL;
+                    PCD_UNUSED uint64_t v_metadata_load_detail_class_flags = 0;
+                    PCD_UNUSED pcd_bytes v_metadata_load_detail_class_name = { NULL, 0 };
                     /* image: MonoImage* of the class. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_detail_class_image, "metadata_load.detail.class.image"));
                     /* flags: Must be 0. */
@@ -1422,6 +1314,9 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
                 break;
             case 2:
                 {
+                    PCD_UNUSED const uint8_t *f0_metadata_load_detail_image_flags = NULL;
+                    PCD_UNUSED uint64_t v_metadata_load_detail_image_flags = 0;
+                    PCD_UNUSED pcd_bytes v_metadata_load_detail_image_name = { NULL, 0 };
                     /* flags: Must be 0. */
                     f0_metadata_load_detail_image_flags = c->p;
                     PCD_TRY(pcd_read_uleb128(c, &v_metadata_load_detail_image_flags, "metadata_load.detail.image.flags"));
@@ -1438,6 +1333,9 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 50:
         {
+            PCD_UNUSED uint64_t v_metadata_start_unload_time = 0;
+            PCD_UNUSED uint8_t v_metadata_start_unload_mtype = 0;
+            PCD_UNUSED int64_t v_metadata_start_unload_pointer = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_unload_time, "metadata_start_unload.time"));
@@ -1458,6 +1356,10 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             switch (v_metadata_start_unload_mtype) {
             case 1:
                 {
+                    PCD_UNUSED int64_t v_metadata_start_unload_detail_class_image = 0;
+                    PCD_UNUSED const uint8_t *f0_metadata_start_unload_detail_class_flags = NULL;
+                    PCD_UNUSED uint64_t v_metadata_start_unload_detail_class_flags = 0;
+                    PCD_UNUSED pcd_bytes v_metadata_start_unload_detail_class_name = { NULL, 0 };
                     /* image: MonoImage* of the class. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_unload_detail_class_image, "metadata_start_unload.detail.class.image"));
                     /* flags: Must be 0. */
@@ -1471,6 +1373,9 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
                 break;
             case 2:
                 {
+                    PCD_UNUSED const uint8_t *f0_metadata_start_unload_detail_image_flags = NULL;
+                    PCD_UNUSED uint64_t v_metadata_start_unload_detail_image_flags = 0;
+                    PCD_UNUSED pcd_bytes v_metadata_start_unload_detail_image_name = { NULL, 0 };
                     /* flags: Must be 0. */
                     f0_metadata_start_unload_detail_image_flags = c->p;
                     PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_unload_detail_image_flags, "metadata_start_unload.detail.image.flags"));
@@ -1487,6 +1392,9 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 66:
         {
+            PCD_UNUSED uint64_t v_metadata_unload_time = 0;
+            PCD_UNUSED uint8_t v_metadata_unload_mtype = 0;
+            PCD_UNUSED int64_t v_metadata_unload_pointer = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_metadata_unload_time, "metadata_unload.time"));
@@ -1507,6 +1415,10 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             switch (v_metadata_unload_mtype) {
             case 1:
                 {
+                    PCD_UNUSED int64_t v_metadata_unload_detail_class_image = 0;
+                    PCD_UNUSED const uint8_t *f0_metadata_unload_detail_class_flags = NULL;
+                    PCD_UNUSED uint64_t v_metadata_unload_detail_class_flags = 0;
+                    PCD_UNUSED pcd_bytes v_metadata_unload_detail_class_name = { NULL, 0 };
                     /* image: MonoImage* of the class. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_detail_class_image, "metadata_unload.detail.class.image"));
                     /* flags: Must be 0. */
@@ -1520,6 +1432,9 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
                 break;
             case 2:
                 {
+                    PCD_UNUSED const uint8_t *f0_metadata_unload_detail_image_flags = NULL;
+                    PCD_UNUSED uint64_t v_metadata_unload_detail_image_flags = 0;
+                    PCD_UNUSED pcd_bytes v_metadata_unload_detail_image_name = { NULL, 0 };
                     /* flags: Must be 0. */
                     f0_metadata_unload_detail_image_flags = c->p;
                     PCD_TRY(pcd_read_uleb128(c, &v_metadata_unload_detail_image_flags, "metadata_unload.detail.image.flags"));
@@ -1536,6 +1451,9 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 146:
         {
+            PCD_UNUSED uint64_t v_metadata_start_load_err_time = 0;
+            PCD_UNUSED uint8_t v_metadata_start_load_err_mtype = 0;
+            PCD_UNUSED int64_t v_metadata_start_load_err_pointer = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_load_err_time, "metadata_start_load_err.time"));
@@ -1556,6 +1474,10 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             switch (v_metadata_start_load_err_mtype) {
             case 1:
                 {
+                    PCD_UNUSED int64_t v_metadata_start_load_err_detail_class_image = 0;
+                    PCD_UNUSED const uint8_t *f0_metadata_start_load_err_detail_class_flags = NULL;
+                    PCD_UNUSED uint64_t v_metadata_start_load_err_detail_class_flags = 0;
+                    PCD_UNUSED pcd_bytes v_metadata_start_load_err_detail_class_name = { NULL, 0 };
                     /* image: MonoImage* of the class. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_load_err_detail_class_image, "metadata_start_load_err.detail.class.image"));
                     /* flags: Must be 0. */
@@ -1569,6 +1491,9 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
                 break;
             case 2:
                 {
+                    PCD_UNUSED const uint8_t *f0_metadata_start_load_err_detail_image_flags = NULL;
+                    PCD_UNUSED uint64_t v_metadata_start_load_err_detail_image_flags = 0;
+                    PCD_UNUSED pcd_bytes v_metadata_start_load_err_detail_image_name = { NULL, 0 };
                     /* flags: Must be 0. */
                     f0_metadata_start_load_err_detail_image_flags = c->p;
                     PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_load_err_detail_image_flags, "metadata_start_load_err.detail.image.flags"));
@@ -1585,6 +1510,9 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 162:
         {
+            PCD_UNUSED uint64_t v_metadata_load_err_time = 0;
+            PCD_UNUSED uint8_t v_metadata_load_err_mtype = 0;
+            PCD_UNUSED int64_t v_metadata_load_err_pointer = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_metadata_load_err_time, "metadata_load_err.time"));
@@ -1605,6 +1533,10 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             switch (v_metadata_load_err_mtype) {
             case 1:
                 {
+                    PCD_UNUSED int64_t v_metadata_load_err_detail_class_image = 0;
+                    PCD_UNUSED const uint8_t *f0_metadata_load_err_detail_class_flags = NULL;
+                    PCD_UNUSED uint64_t v_metadata_load_err_detail_class_flags = 0;
+                    PCD_UNUSED pcd_bytes v_metadata_load_err_detail_class_name = { NULL, 0 };
                     /* image: MonoImage* of the class. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_err_detail_class_image, "metadata_load_err.detail.class.image"));
                     /* flags: Must be 0. */
@@ -1618,6 +1550,9 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
                 break;
             case 2:
                 {
+                    PCD_UNUSED const uint8_t *f0_metadata_load_err_detail_image_flags = NULL;
+                    PCD_UNUSED uint64_t v_metadata_load_err_detail_image_flags = 0;
+                    PCD_UNUSED pcd_bytes v_metadata_load_err_detail_image_name = { NULL, 0 };
                     /* flags: Must be 0. */
                     f0_metadata_load_err_detail_image_flags = c->p;
                     PCD_TRY(pcd_read_uleb128(c, &v_metadata_load_err_detail_image_flags, "metadata_load_err.detail.image.flags"));
@@ -1634,6 +1569,9 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 178:
         {
+            PCD_UNUSED uint64_t v_metadata_start_unload_err_time = 0;
+            PCD_UNUSED uint8_t v_metadata_start_unload_err_mtype = 0;
+            PCD_UNUSED int64_t v_metadata_start_unload_err_pointer = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_unload_err_time, "metadata_start_unload_err.time"));
@@ -1654,6 +1592,10 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             switch (v_metadata_start_unload_err_mtype) {
             case 1:
                 {
+                    PCD_UNUSED int64_t v_metadata_start_unload_err_detail_class_image = 0;
+                    PCD_UNUSED const uint8_t *f0_metadata_start_unload_err_detail_class_flags = NULL;
+                    PCD_UNUSED uint64_t v_metadata_start_unload_err_detail_class_flags = 0;
+                    PCD_UNUSED pcd_bytes v_metadata_start_unload_err_detail_class_name = { NULL, 0 };
                     /* image: MonoImage* of the class. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_unload_err_detail_class_image, "metadata_start_unload_err.detail.class.image"));
                     /* flags: Must be 0. */
@@ -1667,6 +1609,9 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
                 break;
             case 2:
                 {
+                    PCD_UNUSED const uint8_t *f0_metadata_start_unload_err_detail_image_flags = NULL;
+                    PCD_UNUSED uint64_t v_metadata_start_unload_err_detail_image_flags = 0;
+                    PCD_UNUSED pcd_bytes v_metadata_start_unload_err_detail_image_name = { NULL, 0 };
                     /* flags: Must be 0. */
                     f0_metadata_start_unload_err_detail_image_flags = c->p;
                     PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_unload_err_detail_image_flags, "metadata_start_unload_err.detail.image.flags"));
@@ -1683,6 +1628,9 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 194:
         {
+            PCD_UNUSED uint64_t v_metadata_unload_err_time = 0;
+            PCD_UNUSED uint8_t v_metadata_unload_err_mtype = 0;
+            PCD_UNUSED int64_t v_metadata_unload_err_pointer = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_metadata_unload_err_time, "metadata_unload_err.time"));
@@ -1703,6 +1651,10 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             switch (v_metadata_unload_err_mtype) {
             case 1:
                 {
+                    PCD_UNUSED int64_t v_metadata_unload_err_detail_class_image = 0;
+                    PCD_UNUSED const uint8_t *f0_metadata_unload_err_detail_class_flags = NULL;
+                    PCD_UNUSED uint64_t v_metadata_unload_err_detail_class_flags = 0;
+                    PCD_UNUSED pcd_bytes v_metadata_unload_err_detail_class_name = { NULL, 0 };
                     /* image: MonoImage* of the class. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_err_detail_class_image, "metadata_unload_err.detail.class.image"));
                     /* flags: Must be 0. */
@@ -1716,6 +1668,9 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
                 break;
             case 2:
                 {
+                    PCD_UNUSED const uint8_t *f0_metadata_unload_err_detail_image_flags = NULL;
+                    PCD_UNUSED uint64_t v_metadata_unload_err_detail_image_flags = 0;
+                    PCD_UNUSED pcd_bytes v_metadata_unload_err_detail_image_name = { NULL, 0 };
                     /* flags: Must be 0. */
                     f0_metadata_unload_err_detail_image_flags = c->p;
                     PCD_TRY(pcd_read_uleb128(c, &v_metadata_unload_err_detail_image_flags, "metadata_unload_err.detail.image.flags"));
@@ -1732,6 +1687,8 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 19:
         {
+            PCD_UNUSED uint64_t v_method_leave_time = 0;
+            PCD_UNUSED int64_t v_method_leave_method = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_method_leave_time, "method_leave.time"));
@@ -1741,6 +1698,8 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 35:
         {
+            PCD_UNUSED uint64_t v_method_enter_time = 0;
+            PCD_UNUSED int64_t v_method_enter_method = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_method_enter_time, "method_enter.time"));
@@ -1750,6 +1709,8 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 51:
         {
+            PCD_UNUSED uint64_t v_method_exc_leave_time = 0;
+            PCD_UNUSED int64_t v_method_exc_leave_method = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_method_exc_leave_time, "method_exc_leave.time"));
@@ -1759,6 +1720,11 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 67:
         {
+            PCD_UNUSED uint64_t v_jit_time = 0;
+            PCD_UNUSED int64_t v_jit_method = 0;
+            PCD_UNUSED int64_t v_jit_code = 0;
+            PCD_UNUSED uint64_t v_jit_code_size = 0;
+            PCD_UNUSED pcd_bytes v_jit_name = { NULL, 0 };
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_jit_time, "jit.time"));
@@ -1774,6 +1740,8 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 4:
         {
+            PCD_UNUSED uint64_t v_throw_time = 0;
+            PCD_UNUSED int64_t v_throw_object = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_throw_time, "throw.time"));
@@ -1783,6 +1751,13 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 132:
         {
+            PCD_UNUSED uint64_t v_throw_bt_time = 0;
+            PCD_UNUSED int64_t v_throw_bt_object = 0;
+            PCD_UNUSED const uint8_t *f0_throw_bt_backtrace_flags = NULL;
+            PCD_UNUSED uint64_t v_throw_bt_backtrace_flags = 0;
+            PCD_UNUSED uint64_t n_throw_bt_backtrace_frames = 0;
+            PCD_UNUSED const uint8_t *f0_throw_bt_backtrace_frames = NULL;
+            PCD_UNUSED int64_t v_throw_bt_backtrace_frames_e = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_throw_bt_time, "throw_bt.time"));
@@ -1807,6 +1782,10 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 20:
         {
+            PCD_UNUSED uint64_t v_clause_time = 0;
+            PCD_UNUSED uint64_t v_clause_clause_type = 0;
+            PCD_UNUSED uint64_t v_clause_clause_index = 0;
+            PCD_UNUSED int64_t v_clause_method = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_clause_time, "clause.time"));
@@ -1820,6 +1799,8 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 21:
         {
+            PCD_UNUSED uint64_t v_monitor_contention_time = 0;
+            PCD_UNUSED int64_t v_monitor_contention_object = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_monitor_contention_time, "monitor_contention.time"));
@@ -1829,6 +1810,13 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 149:
         {
+            PCD_UNUSED uint64_t v_monitor_contention_bt_time = 0;
+            PCD_UNUSED int64_t v_monitor_contention_bt_object = 0;
+            PCD_UNUSED const uint8_t *f0_monitor_contention_bt_backtrace_flags = NULL;
+            PCD_UNUSED uint64_t v_monitor_contention_bt_backtrace_flags = 0;
+            PCD_UNUSED uint64_t n_monitor_contention_bt_backtrace_frames = 0;
+            PCD_UNUSED const uint8_t *f0_monitor_contention_bt_backtrace_frames = NULL;
+            PCD_UNUSED int64_t v_monitor_contention_bt_backtrace_frames_e = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_monitor_contention_bt_time, "monitor_contention_bt.time"));
@@ -1853,6 +1841,8 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 37:
         {
+            PCD_UNUSED uint64_t v_monitor_done_time = 0;
+            PCD_UNUSED int64_t v_monitor_done_object = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_monitor_done_time, "monitor_done.time"));
@@ -1862,6 +1852,8 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 53:
         {
+            PCD_UNUSED uint64_t v_monitor_fail_time = 0;
+            PCD_UNUSED int64_t v_monitor_fail_object = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_monitor_fail_time, "monitor_fail.time"));
@@ -1871,6 +1863,7 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 6:
         {
+            PCD_UNUSED uint64_t v_heap_start_time = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_heap_start_time, "heap_start.time"));
@@ -1878,6 +1871,7 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 22:
         {
+            PCD_UNUSED uint64_t v_heap_end_time = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_heap_end_time, "heap_end.time"));
@@ -1885,6 +1879,12 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 38:
         {
+            PCD_UNUSED int64_t v_heap_object_object = 0;
+            PCD_UNUSED int64_t v_heap_object_class = 0;
+            PCD_UNUSED uint64_t v_heap_object_size = 0;
+            PCD_UNUSED uint64_t n_heap_object_refs = 0;
+            PCD_UNUSED const uint8_t *f0_heap_object_refs = NULL;
+            PCD_UNUSED int64_t v_heap_object_refs_e = 0;
             c->p += 1;
             /* object: Object address (stored >> 3 relative to obj_base). */
             PCD_TRY(pcd_read_sleb128(c, &v_heap_object_object, "heap_object.object"));

@@ -308,11 +308,6 @@ static inline pcd_status pcd_mono_v3_0_values_decode_(pcd_cursor *c, pcd_mono_v3
 {
     uint64_t v_index = 0;
     uint64_t v_type = 0;
-    uint64_t v_value_u_uint = 0;
-    double v_value_u_real = 0;
-    uint8_t v_value_text_present = 0;
-    pcd_bytes v_value_text_text = { NULL, 0 };
-    int64_t v_value_u_sint = 0;
     memset(out, 0, sizeof *out);
     /* index: Index of the counter; 0 ends the list. */
     PCD_TRY(pcd_read_uleb128(c, &v_index, "index"));
@@ -328,6 +323,7 @@ static inline pcd_status pcd_mono_v3_0_values_decode_(pcd_cursor *c, pcd_mono_v3
         switch (v_type) {
         case 1: case 4:
             {
+                uint64_t v_value_u_uint = 0;
                 out->value.which = PCD_MONO_V3_0_VALUES_VALUE_UINT;
                 PCD_TRY(pcd_read_uleb128(c, &v_value_u_uint, "value.uint"));
                 out->value.u.uint = v_value_u_uint;
@@ -335,6 +331,7 @@ static inline pcd_status pcd_mono_v3_0_values_decode_(pcd_cursor *c, pcd_mono_v3
             break;
         case 5:
             {
+                double v_value_u_real = 0;
                 out->value.which = PCD_MONO_V3_0_VALUES_VALUE_REAL;
                 if (PCD_UNLIKELY(pcd_left(c) < 8))
                     return pcd_fail_short(c, c->p, "value.real", "f64le");
@@ -345,6 +342,8 @@ static inline pcd_status pcd_mono_v3_0_values_decode_(pcd_cursor *c, pcd_mono_v3
             break;
         case 6:
             {
+                uint8_t v_value_text_present = 0;
+                pcd_bytes v_value_text_text = { NULL, 0 };
                 out->value.which = PCD_MONO_V3_0_VALUES_VALUE_TEXT;
                 /* present: 0: no value. */
                 if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -362,6 +361,7 @@ static inline pcd_status pcd_mono_v3_0_values_decode_(pcd_cursor *c, pcd_mono_v3
             break;
         default:
             {
+                int64_t v_value_u_sint = 0;
                 out->value.which = PCD_MONO_V3_0_VALUES_VALUE_SINT;
                 PCD_TRY(pcd_read_sleb128(c, &v_value_u_sint, "value.sint"));
                 out->value.u.sint = v_value_u_sint;
@@ -385,11 +385,6 @@ static inline pcd_status pcd_mono_v3_0_values_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t v_index = 0;
     PCD_UNUSED uint64_t v_type = 0;
-    PCD_UNUSED uint64_t v_value_u_uint = 0;
-    PCD_UNUSED double v_value_u_real = 0;
-    PCD_UNUSED uint8_t v_value_text_present = 0;
-    PCD_UNUSED pcd_bytes v_value_text_text = { NULL, 0 };
-    PCD_UNUSED int64_t v_value_u_sint = 0;
     /* index: Index of the counter; 0 ends the list. */
     PCD_TRY(pcd_read_uleb128(c, &v_index, "index"));
     /* type: Type of the value. (when index != 0) */
@@ -401,11 +396,13 @@ static inline pcd_status pcd_mono_v3_0_values_validate_(pcd_cursor *c)
         switch (v_type) {
         case 1: case 4:
             {
+                PCD_UNUSED uint64_t v_value_u_uint = 0;
                 PCD_TRY(pcd_read_uleb128(c, &v_value_u_uint, "value.uint"));
             }
             break;
         case 5:
             {
+                PCD_UNUSED double v_value_u_real = 0;
                 if (PCD_UNLIKELY(pcd_left(c) < 8))
                     return pcd_fail_short(c, c->p, "value.real", "f64le");
                 /* (value not needed for validation) */
@@ -414,6 +411,8 @@ static inline pcd_status pcd_mono_v3_0_values_validate_(pcd_cursor *c)
             break;
         case 6:
             {
+                PCD_UNUSED uint8_t v_value_text_present = 0;
+                PCD_UNUSED pcd_bytes v_value_text_text = { NULL, 0 };
                 /* present: 0: no value. */
                 if (PCD_UNLIKELY(pcd_left(c) < 1))
                     return pcd_fail_short(c, c->p, "value.text.present", "u8");
@@ -427,6 +426,7 @@ static inline pcd_status pcd_mono_v3_0_values_validate_(pcd_cursor *c)
             break;
         default:
             {
+                PCD_UNUSED int64_t v_value_u_sint = 0;
                 PCD_TRY(pcd_read_sleb128(c, &v_value_u_sint, "value.sint"));
             }
             break;
@@ -553,169 +553,6 @@ static const pcd_run_field k_event_dec_run1[] = {
 static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
 {
     uint64_t tag_u = 0;
-    uint64_t v_alloc_time = 0;
-    int64_t v_alloc_vtable = 0;
-    int64_t v_alloc_object = 0;
-    uint64_t v_alloc_size = 0;
-    uint64_t v_alloc_bt_time = 0;
-    int64_t v_alloc_bt_vtable = 0;
-    int64_t v_alloc_bt_object = 0;
-    uint64_t v_alloc_bt_size = 0;
-    uint64_t n_alloc_bt_backtrace = 0;
-    const uint8_t *f0_alloc_bt_backtrace = NULL;
-    int64_t v_alloc_bt_backtrace_e = 0;
-    uint64_t v_gc_event_time = 0;
-    uint8_t v_gc_event_event = 0;
-    uint8_t v_gc_event_generation = 0;
-    uint64_t v_gc_resize_time = 0;
-    uint64_t v_gc_resize_heap_size = 0;
-    uint64_t v_gc_move_time = 0;
-    uint64_t n_gc_move_objects = 0;
-    const uint8_t *f0_gc_move_objects = NULL;
-    int64_t v_gc_move_objects_e = 0;
-    uint64_t v_gc_handle_created_time = 0;
-    uint64_t v_gc_handle_created_handle_type = 0;
-    uint64_t v_gc_handle_created_handle = 0;
-    int64_t v_gc_handle_created_object = 0;
-    uint64_t v_gc_handle_destroyed_time = 0;
-    uint64_t v_gc_handle_destroyed_handle_type = 0;
-    uint64_t v_gc_handle_destroyed_handle = 0;
-    uint64_t v_gc_handle_created_bt_time = 0;
-    uint64_t v_gc_handle_created_bt_handle_type = 0;
-    uint64_t v_gc_handle_created_bt_handle = 0;
-    int64_t v_gc_handle_created_bt_object = 0;
-    uint64_t n_gc_handle_created_bt_backtrace = 0;
-    const uint8_t *f0_gc_handle_created_bt_backtrace = NULL;
-    int64_t v_gc_handle_created_bt_backtrace_e = 0;
-    uint64_t v_gc_handle_destroyed_bt_time = 0;
-    uint64_t v_gc_handle_destroyed_bt_handle_type = 0;
-    uint64_t v_gc_handle_destroyed_bt_handle = 0;
-    uint64_t n_gc_handle_destroyed_bt_backtrace = 0;
-    const uint8_t *f0_gc_handle_destroyed_bt_backtrace = NULL;
-    int64_t v_gc_handle_destroyed_bt_backtrace_e = 0;
-    uint64_t v_gc_finalize_start_time = 0;
-    uint64_t v_gc_finalize_end_time = 0;
-    uint64_t v_gc_finalize_object_start_time = 0;
-    int64_t v_gc_finalize_object_start_object = 0;
-    uint64_t v_gc_finalize_object_end_time = 0;
-    int64_t v_gc_finalize_object_end_object = 0;
-    uint64_t v_metadata_name_time = 0;
-    uint8_t v_metadata_name_mtype = 0;
-    int64_t v_metadata_name_pointer = 0;
-    int64_t v_metadata_name_detail_class_image = 0;
-    pcd_bytes v_metadata_name_detail_class_name = { NULL, 0 };
-    pcd_bytes v_metadata_name_detail_image_name = { NULL, 0 };
-    pcd_bytes v_metadata_name_detail_image_mvid = { NULL, 0 };
-    int64_t v_metadata_name_detail_assembly_image = 0;
-    pcd_bytes v_metadata_name_detail_assembly_name = { NULL, 0 };
-    pcd_bytes v_metadata_name_detail_domain_name = { NULL, 0 };
-    pcd_bytes v_metadata_name_detail_thread_name = { NULL, 0 };
-    int64_t v_metadata_name_detail_context_domain = 0;
-    int64_t v_metadata_name_detail_vtable_domain = 0;
-    int64_t v_metadata_name_detail_vtable_class = 0;
-    uint64_t v_metadata_load_time = 0;
-    uint8_t v_metadata_load_mtype = 0;
-    int64_t v_metadata_load_pointer = 0;
-    int64_t v_metadata_load_detail_class_image = 0;
-    pcd_bytes v_metadata_load_detail_class_name = { NULL, 0 };
-    pcd_bytes v_metadata_load_detail_image_name = { NULL, 0 };
-    pcd_bytes v_metadata_load_detail_image_mvid = { NULL, 0 };
-    int64_t v_metadata_load_detail_assembly_image = 0;
-    pcd_bytes v_metadata_load_detail_assembly_name = { NULL, 0 };
-    int64_t v_metadata_load_detail_context_domain = 0;
-    int64_t v_metadata_load_detail_vtable_domain = 0;
-    int64_t v_metadata_load_detail_vtable_class = 0;
-    uint64_t v_metadata_unload_time = 0;
-    uint8_t v_metadata_unload_mtype = 0;
-    int64_t v_metadata_unload_pointer = 0;
-    int64_t v_metadata_unload_detail_class_image = 0;
-    pcd_bytes v_metadata_unload_detail_class_name = { NULL, 0 };
-    pcd_bytes v_metadata_unload_detail_image_name = { NULL, 0 };
-    pcd_bytes v_metadata_unload_detail_image_mvid = { NULL, 0 };
-    int64_t v_metadata_unload_detail_assembly_image = 0;
-    pcd_bytes v_metadata_unload_detail_assembly_name = { NULL, 0 };
-    int64_t v_metadata_unload_detail_context_domain = 0;
-    int64_t v_metadata_unload_detail_vtable_domain = 0;
-    int64_t v_metadata_unload_detail_vtable_class = 0;
-    uint64_t v_method_leave_time = 0;
-    int64_t v_method_leave_method = 0;
-    uint64_t v_method_enter_time = 0;
-    int64_t v_method_enter_method = 0;
-    uint64_t v_method_exc_leave_time = 0;
-    int64_t v_method_exc_leave_method = 0;
-    uint64_t v_jit_time = 0;
-    int64_t v_jit_method = 0;
-    int64_t v_jit_code = 0;
-    uint64_t v_jit_code_size = 0;
-    pcd_bytes v_jit_name = { NULL, 0 };
-    uint64_t v_throw_time = 0;
-    int64_t v_throw_object = 0;
-    uint64_t v_throw_bt_time = 0;
-    int64_t v_throw_bt_object = 0;
-    uint64_t n_throw_bt_backtrace = 0;
-    const uint8_t *f0_throw_bt_backtrace = NULL;
-    int64_t v_throw_bt_backtrace_e = 0;
-    uint64_t v_clause_time = 0;
-    uint8_t v_clause_clause_type = 0;
-    uint64_t v_clause_clause_index = 0;
-    int64_t v_clause_method = 0;
-    int64_t v_clause_object = 0;
-    uint64_t v_monitor_time = 0;
-    uint8_t v_monitor_event = 0;
-    int64_t v_monitor_object = 0;
-    uint64_t v_monitor_bt_time = 0;
-    uint8_t v_monitor_bt_event = 0;
-    int64_t v_monitor_bt_object = 0;
-    uint64_t n_monitor_bt_backtrace = 0;
-    const uint8_t *f0_monitor_bt_backtrace = NULL;
-    int64_t v_monitor_bt_backtrace_e = 0;
-    uint64_t v_heap_start_time = 0;
-    uint64_t v_heap_end_time = 0;
-    uint64_t v_heap_object_time = 0;
-    int64_t v_heap_object_object = 0;
-    int64_t v_heap_object_vtable = 0;
-    uint64_t v_heap_object_size = 0;
-    uint8_t v_heap_object_generation = 0;
-    uint64_t n_heap_object_refs = 0;
-    const uint8_t *f0_heap_object_refs = NULL;
-    uint64_t v_heap_root_time = 0;
-    uint64_t n_heap_root_roots = 0;
-    const uint8_t *f0_heap_root_roots = NULL;
-    uint64_t v_heap_root_register_time = 0;
-    int64_t v_heap_root_register_start = 0;
-    uint64_t v_heap_root_register_size = 0;
-    uint8_t v_heap_root_register_source = 0;
-    int64_t v_heap_root_register_key = 0;
-    pcd_bytes v_heap_root_register_name = { NULL, 0 };
-    uint64_t v_heap_root_unregister_time = 0;
-    int64_t v_heap_root_unregister_start = 0;
-    uint64_t v_sample_hit_time = 0;
-    int64_t v_sample_hit_thread = 0;
-    uint64_t n_sample_hit_ips = 0;
-    const uint8_t *f0_sample_hit_ips = NULL;
-    int64_t v_sample_hit_ips_e = 0;
-    uint64_t n_sample_hit_frames = 0;
-    const uint8_t *f0_sample_hit_frames = NULL;
-    int64_t v_sample_hit_frames_e = 0;
-    uint64_t v_sample_usym_time = 0;
-    int64_t v_sample_usym_address = 0;
-    uint64_t v_sample_usym_size = 0;
-    pcd_bytes v_sample_usym_name = { NULL, 0 };
-    uint64_t v_sample_counters_desc_time = 0;
-    uint64_t n_sample_counters_desc_counters = 0;
-    const uint8_t *f0_sample_counters_desc_counters = NULL;
-    uint64_t v_sample_counters_time = 0;
-    uint64_t n_sample_counters_values = 0;
-    const uint8_t *f0_sample_counters_values = NULL;
-    uint64_t v_jit_helper_time = 0;
-    uint8_t v_jit_helper_kind = 0;
-    int64_t v_jit_helper_start = 0;
-    uint64_t v_jit_helper_size = 0;
-    pcd_bytes v_jit_helper_name = { NULL, 0 };
-    uint64_t v_sync_point_time = 0;
-    uint8_t v_sync_point_kind = 0;
-    uint64_t v_aot_id_time = 0;
-    pcd_bytes v_aot_id_aot_id = { NULL, 0 };
     pcd_mono_v3_0_events_state *st = c->x->state;
     memset(out, 0, sizeof *out);
     if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -724,6 +561,10 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
     switch (tag_u) {
     case 0:
         {
+            uint64_t v_alloc_time = 0;
+            int64_t v_alloc_vtable = 0;
+            int64_t v_alloc_object = 0;
+            uint64_t v_alloc_size = 0;
             out->which = PCD_MONO_V3_0_EVENT_ALLOC;
             out->tag = tag_u;
             c->p += 1;
@@ -747,6 +588,13 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 16:
         {
+            uint64_t v_alloc_bt_time = 0;
+            int64_t v_alloc_bt_vtable = 0;
+            int64_t v_alloc_bt_object = 0;
+            uint64_t v_alloc_bt_size = 0;
+            uint64_t n_alloc_bt_backtrace = 0;
+            const uint8_t *f0_alloc_bt_backtrace = NULL;
+            int64_t v_alloc_bt_backtrace_e = 0;
             out->which = PCD_MONO_V3_0_EVENT_ALLOC_BT;
             out->tag = tag_u;
             c->p += 1;
@@ -783,6 +631,9 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 17:
         {
+            uint64_t v_gc_event_time = 0;
+            uint8_t v_gc_event_event = 0;
+            uint8_t v_gc_event_generation = 0;
             out->which = PCD_MONO_V3_0_EVENT_GC_EVENT;
             out->tag = tag_u;
             c->p += 1;
@@ -805,6 +656,8 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 33:
         {
+            uint64_t v_gc_resize_time = 0;
+            uint64_t v_gc_resize_heap_size = 0;
             out->which = PCD_MONO_V3_0_EVENT_GC_RESIZE;
             out->tag = tag_u;
             c->p += 1;
@@ -820,6 +673,10 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 49:
         {
+            uint64_t v_gc_move_time = 0;
+            uint64_t n_gc_move_objects = 0;
+            const uint8_t *f0_gc_move_objects = NULL;
+            int64_t v_gc_move_objects_e = 0;
             out->which = PCD_MONO_V3_0_EVENT_GC_MOVE;
             out->tag = tag_u;
             c->p += 1;
@@ -842,6 +699,10 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 65:
         {
+            uint64_t v_gc_handle_created_time = 0;
+            uint64_t v_gc_handle_created_handle_type = 0;
+            uint64_t v_gc_handle_created_handle = 0;
+            int64_t v_gc_handle_created_object = 0;
             out->which = PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED;
             out->tag = tag_u;
             c->p += 1;
@@ -864,6 +725,9 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 81:
         {
+            uint64_t v_gc_handle_destroyed_time = 0;
+            uint64_t v_gc_handle_destroyed_handle_type = 0;
+            uint64_t v_gc_handle_destroyed_handle = 0;
             out->which = PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED;
             out->tag = tag_u;
             c->p += 1;
@@ -882,6 +746,13 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 97:
         {
+            uint64_t v_gc_handle_created_bt_time = 0;
+            uint64_t v_gc_handle_created_bt_handle_type = 0;
+            uint64_t v_gc_handle_created_bt_handle = 0;
+            int64_t v_gc_handle_created_bt_object = 0;
+            uint64_t n_gc_handle_created_bt_backtrace = 0;
+            const uint8_t *f0_gc_handle_created_bt_backtrace = NULL;
+            int64_t v_gc_handle_created_bt_backtrace_e = 0;
             out->which = PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT;
             out->tag = tag_u;
             c->p += 1;
@@ -917,6 +788,12 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 113:
         {
+            uint64_t v_gc_handle_destroyed_bt_time = 0;
+            uint64_t v_gc_handle_destroyed_bt_handle_type = 0;
+            uint64_t v_gc_handle_destroyed_bt_handle = 0;
+            uint64_t n_gc_handle_destroyed_bt_backtrace = 0;
+            const uint8_t *f0_gc_handle_destroyed_bt_backtrace = NULL;
+            int64_t v_gc_handle_destroyed_bt_backtrace_e = 0;
             out->which = PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT;
             out->tag = tag_u;
             c->p += 1;
@@ -948,6 +825,7 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 129:
         {
+            uint64_t v_gc_finalize_start_time = 0;
             out->which = PCD_MONO_V3_0_EVENT_GC_FINALIZE_START;
             out->tag = tag_u;
             c->p += 1;
@@ -960,6 +838,7 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 145:
         {
+            uint64_t v_gc_finalize_end_time = 0;
             out->which = PCD_MONO_V3_0_EVENT_GC_FINALIZE_END;
             out->tag = tag_u;
             c->p += 1;
@@ -972,6 +851,8 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 161:
         {
+            uint64_t v_gc_finalize_object_start_time = 0;
+            int64_t v_gc_finalize_object_start_object = 0;
             out->which = PCD_MONO_V3_0_EVENT_GC_FINALIZE_OBJECT_START;
             out->tag = tag_u;
             c->p += 1;
@@ -988,6 +869,8 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 177:
         {
+            uint64_t v_gc_finalize_object_end_time = 0;
+            int64_t v_gc_finalize_object_end_object = 0;
             out->which = PCD_MONO_V3_0_EVENT_GC_FINALIZE_OBJECT_END;
             out->tag = tag_u;
             c->p += 1;
@@ -1004,6 +887,9 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 2:
         {
+            uint64_t v_metadata_name_time = 0;
+            uint8_t v_metadata_name_mtype = 0;
+            int64_t v_metadata_name_pointer = 0;
             out->which = PCD_MONO_V3_0_EVENT_METADATA_NAME;
             out->tag = tag_u;
             c->p += 1;
@@ -1033,6 +919,8 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
             switch (v_metadata_name_mtype) {
             case 1:
                 {
+                    int64_t v_metadata_name_detail_class_image = 0;
+                    pcd_bytes v_metadata_name_detail_class_name = { NULL, 0 };
                     out->u.metadata_name.detail.which = PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_CLASS;
                     /* image: MonoImage* of the class. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_name_detail_class_image, "metadata_name.detail.class.image"));
@@ -1045,6 +933,8 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 break;
             case 2:
                 {
+                    pcd_bytes v_metadata_name_detail_image_name = { NULL, 0 };
+                    pcd_bytes v_metadata_name_detail_image_mvid = { NULL, 0 };
                     out->u.metadata_name.detail.which = PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_IMAGE;
                     /* name: Image file name. */
                     PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_name_detail_image_name, "metadata_name.detail.image.name"));
@@ -1056,6 +946,8 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 break;
             case 3:
                 {
+                    int64_t v_metadata_name_detail_assembly_image = 0;
+                    pcd_bytes v_metadata_name_detail_assembly_name = { NULL, 0 };
                     out->u.metadata_name.detail.which = PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_ASSEMBLY;
                     /* image: MonoImage* of the assembly. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_name_detail_assembly_image, "metadata_name.detail.assembly.image"));
@@ -1068,6 +960,7 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 break;
             case 4:
                 {
+                    pcd_bytes v_metadata_name_detail_domain_name = { NULL, 0 };
                     out->u.metadata_name.detail.which = PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_DOMAIN;
                     /* name: Friendly name of the domain. */
                     PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_name_detail_domain_name, "metadata_name.detail.domain.name"));
@@ -1076,6 +969,7 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 break;
             case 5:
                 {
+                    pcd_bytes v_metadata_name_detail_thread_name = { NULL, 0 };
                     out->u.metadata_name.detail.which = PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_THREAD;
                     /* name: Name of the thread. */
                     PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_name_detail_thread_name, "metadata_name.detail.thread.name"));
@@ -1084,6 +978,7 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 break;
             case 6:
                 {
+                    int64_t v_metadata_name_detail_context_domain = 0;
                     out->u.metadata_name.detail.which = PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_CONTEXT;
                     /* domain: Domain id of the context. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_name_detail_context_domain, "metadata_name.detail.context.domain"));
@@ -1093,6 +988,8 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 break;
             case 7:
                 {
+                    int64_t v_metadata_name_detail_vtable_domain = 0;
+                    int64_t v_metadata_name_detail_vtable_class = 0;
                     out->u.metadata_name.detail.which = PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_VTABLE;
                     /* domain: Domain id (0 for proxy vtables). */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_name_detail_vtable_domain, "metadata_name.detail.vtable.domain"));
@@ -1111,6 +1008,9 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 34:
         {
+            uint64_t v_metadata_load_time = 0;
+            uint8_t v_metadata_load_mtype = 0;
+            int64_t v_metadata_load_pointer = 0;
             out->which = PCD_MONO_V3_0_EVENT_METADATA_LOAD;
             out->tag = tag_u;
             c->p += 1;
@@ -1140,6 +1040,8 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
             switch (v_metadata_load_mtype) {
             case 1:
                 {
+                    int64_t v_metadata_load_detail_class_image = 0;
+                    pcd_bytes v_metadata_load_detail_class_name = { NULL, 0 };
                     out->u.metadata_load.detail.which = PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_CLASS;
                     /* image: MonoImage* of the class. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_detail_class_image, "metadata_load.detail.class.image"));
@@ -1152,6 +1054,8 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 break;
             case 2:
                 {
+                    pcd_bytes v_metadata_load_detail_image_name = { NULL, 0 };
+                    pcd_bytes v_metadata_load_detail_image_mvid = { NULL, 0 };
                     out->u.metadata_load.detail.which = PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_IMAGE;
                     /* name: Image file name. */
                     PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_load_detail_image_name, "metadata_load.detail.image.name"));
@@ -1163,6 +1067,8 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 break;
             case 3:
                 {
+                    int64_t v_metadata_load_detail_assembly_image = 0;
+                    pcd_bytes v_metadata_load_detail_assembly_name = { NULL, 0 };
                     out->u.metadata_load.detail.which = PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_ASSEMBLY;
                     /* image: MonoImage* of the assembly. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_detail_assembly_image, "metadata_load.detail.assembly.image"));
@@ -1185,6 +1091,7 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 break;
             case 6:
                 {
+                    int64_t v_metadata_load_detail_context_domain = 0;
                     out->u.metadata_load.detail.which = PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_CONTEXT;
                     /* domain: Domain id of the context. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_detail_context_domain, "metadata_load.detail.context.domain"));
@@ -1194,6 +1101,8 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 break;
             case 7:
                 {
+                    int64_t v_metadata_load_detail_vtable_domain = 0;
+                    int64_t v_metadata_load_detail_vtable_class = 0;
                     out->u.metadata_load.detail.which = PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_VTABLE;
                     /* domain: Domain id (0 for proxy vtables). */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_detail_vtable_domain, "metadata_load.detail.vtable.domain"));
@@ -1212,6 +1121,9 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 66:
         {
+            uint64_t v_metadata_unload_time = 0;
+            uint8_t v_metadata_unload_mtype = 0;
+            int64_t v_metadata_unload_pointer = 0;
             out->which = PCD_MONO_V3_0_EVENT_METADATA_UNLOAD;
             out->tag = tag_u;
             c->p += 1;
@@ -1241,6 +1153,8 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
             switch (v_metadata_unload_mtype) {
             case 1:
                 {
+                    int64_t v_metadata_unload_detail_class_image = 0;
+                    pcd_bytes v_metadata_unload_detail_class_name = { NULL, 0 };
                     out->u.metadata_unload.detail.which = PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_CLASS;
                     /* image: MonoImage* of the class. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_detail_class_image, "metadata_unload.detail.class.image"));
@@ -1253,6 +1167,8 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 break;
             case 2:
                 {
+                    pcd_bytes v_metadata_unload_detail_image_name = { NULL, 0 };
+                    pcd_bytes v_metadata_unload_detail_image_mvid = { NULL, 0 };
                     out->u.metadata_unload.detail.which = PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_IMAGE;
                     /* name: Image file name. */
                     PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_unload_detail_image_name, "metadata_unload.detail.image.name"));
@@ -1264,6 +1180,8 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 break;
             case 3:
                 {
+                    int64_t v_metadata_unload_detail_assembly_image = 0;
+                    pcd_bytes v_metadata_unload_detail_assembly_name = { NULL, 0 };
                     out->u.metadata_unload.detail.which = PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_ASSEMBLY;
                     /* image: MonoImage* of the assembly. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_detail_assembly_image, "metadata_unload.detail.assembly.image"));
@@ -1286,6 +1204,7 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 break;
             case 6:
                 {
+                    int64_t v_metadata_unload_detail_context_domain = 0;
                     out->u.metadata_unload.detail.which = PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_CONTEXT;
                     /* domain: Domain id of the context. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_detail_context_domain, "metadata_unload.detail.context.domain"));
@@ -1295,6 +1214,8 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 break;
             case 7:
                 {
+                    int64_t v_metadata_unload_detail_vtable_domain = 0;
+                    int64_t v_metadata_unload_detail_vtable_class = 0;
                     out->u.metadata_unload.detail.which = PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_VTABLE;
                     /* domain: Domain id (0 for proxy vtables). */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_detail_vtable_domain, "metadata_unload.detail.vtable.domain"));
@@ -1313,6 +1234,8 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 19:
         {
+            uint64_t v_method_leave_time = 0;
+            int64_t v_method_leave_method = 0;
             out->which = PCD_MONO_V3_0_EVENT_METHOD_LEAVE;
             out->tag = tag_u;
             c->p += 1;
@@ -1330,6 +1253,8 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 35:
         {
+            uint64_t v_method_enter_time = 0;
+            int64_t v_method_enter_method = 0;
             out->which = PCD_MONO_V3_0_EVENT_METHOD_ENTER;
             out->tag = tag_u;
             c->p += 1;
@@ -1347,6 +1272,8 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 51:
         {
+            uint64_t v_method_exc_leave_time = 0;
+            int64_t v_method_exc_leave_method = 0;
             out->which = PCD_MONO_V3_0_EVENT_METHOD_EXC_LEAVE;
             out->tag = tag_u;
             c->p += 1;
@@ -1364,6 +1291,11 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 67:
         {
+            uint64_t v_jit_time = 0;
+            int64_t v_jit_method = 0;
+            int64_t v_jit_code = 0;
+            uint64_t v_jit_code_size = 0;
+            pcd_bytes v_jit_name = { NULL, 0 };
             out->which = PCD_MONO_V3_0_EVENT_JIT;
             out->tag = tag_u;
             c->p += 1;
@@ -1391,6 +1323,8 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 4:
         {
+            uint64_t v_throw_time = 0;
+            int64_t v_throw_object = 0;
             out->which = PCD_MONO_V3_0_EVENT_THROW;
             out->tag = tag_u;
             c->p += 1;
@@ -1407,6 +1341,11 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 132:
         {
+            uint64_t v_throw_bt_time = 0;
+            int64_t v_throw_bt_object = 0;
+            uint64_t n_throw_bt_backtrace = 0;
+            const uint8_t *f0_throw_bt_backtrace = NULL;
+            int64_t v_throw_bt_backtrace_e = 0;
             out->which = PCD_MONO_V3_0_EVENT_THROW_BT;
             out->tag = tag_u;
             c->p += 1;
@@ -1436,6 +1375,11 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 20:
         {
+            uint64_t v_clause_time = 0;
+            uint8_t v_clause_clause_type = 0;
+            uint64_t v_clause_clause_index = 0;
+            int64_t v_clause_method = 0;
+            int64_t v_clause_object = 0;
             out->which = PCD_MONO_V3_0_EVENT_CLAUSE;
             out->tag = tag_u;
             c->p += 1;
@@ -1466,6 +1410,9 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 5:
         {
+            uint64_t v_monitor_time = 0;
+            uint8_t v_monitor_event = 0;
+            int64_t v_monitor_object = 0;
             out->which = PCD_MONO_V3_0_EVENT_MONITOR;
             out->tag = tag_u;
             c->p += 1;
@@ -1488,6 +1435,12 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 133:
         {
+            uint64_t v_monitor_bt_time = 0;
+            uint8_t v_monitor_bt_event = 0;
+            int64_t v_monitor_bt_object = 0;
+            uint64_t n_monitor_bt_backtrace = 0;
+            const uint8_t *f0_monitor_bt_backtrace = NULL;
+            int64_t v_monitor_bt_backtrace_e = 0;
             out->which = PCD_MONO_V3_0_EVENT_MONITOR_BT;
             out->tag = tag_u;
             c->p += 1;
@@ -1523,6 +1476,7 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 6:
         {
+            uint64_t v_heap_start_time = 0;
             out->which = PCD_MONO_V3_0_EVENT_HEAP_START;
             out->tag = tag_u;
             c->p += 1;
@@ -1535,6 +1489,7 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 22:
         {
+            uint64_t v_heap_end_time = 0;
             out->which = PCD_MONO_V3_0_EVENT_HEAP_END;
             out->tag = tag_u;
             c->p += 1;
@@ -1547,6 +1502,13 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 38:
         {
+            uint64_t v_heap_object_time = 0;
+            int64_t v_heap_object_object = 0;
+            int64_t v_heap_object_vtable = 0;
+            uint64_t v_heap_object_size = 0;
+            uint8_t v_heap_object_generation = 0;
+            uint64_t n_heap_object_refs = 0;
+            const uint8_t *f0_heap_object_refs = NULL;
             out->which = PCD_MONO_V3_0_EVENT_HEAP_OBJECT;
             out->tag = tag_u;
             c->p += 1;
@@ -1584,6 +1546,9 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 54:
         {
+            uint64_t v_heap_root_time = 0;
+            uint64_t n_heap_root_roots = 0;
+            const uint8_t *f0_heap_root_roots = NULL;
             out->which = PCD_MONO_V3_0_EVENT_HEAP_ROOT;
             out->tag = tag_u;
             c->p += 1;
@@ -1604,6 +1569,12 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 70:
         {
+            uint64_t v_heap_root_register_time = 0;
+            int64_t v_heap_root_register_start = 0;
+            uint64_t v_heap_root_register_size = 0;
+            uint8_t v_heap_root_register_source = 0;
+            int64_t v_heap_root_register_key = 0;
+            pcd_bytes v_heap_root_register_name = { NULL, 0 };
             out->which = PCD_MONO_V3_0_EVENT_HEAP_ROOT_REGISTER;
             out->tag = tag_u;
             c->p += 1;
@@ -1636,6 +1607,8 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 86:
         {
+            uint64_t v_heap_root_unregister_time = 0;
+            int64_t v_heap_root_unregister_start = 0;
             out->which = PCD_MONO_V3_0_EVENT_HEAP_ROOT_UNREGISTER;
             out->tag = tag_u;
             c->p += 1;
@@ -1652,6 +1625,14 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 7:
         {
+            uint64_t v_sample_hit_time = 0;
+            int64_t v_sample_hit_thread = 0;
+            uint64_t n_sample_hit_ips = 0;
+            const uint8_t *f0_sample_hit_ips = NULL;
+            int64_t v_sample_hit_ips_e = 0;
+            uint64_t n_sample_hit_frames = 0;
+            const uint8_t *f0_sample_hit_frames = NULL;
+            int64_t v_sample_hit_frames_e = 0;
             out->which = PCD_MONO_V3_0_EVENT_SAMPLE_HIT;
             out->tag = tag_u;
             c->p += 1;
@@ -1693,6 +1674,10 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 23:
         {
+            uint64_t v_sample_usym_time = 0;
+            int64_t v_sample_usym_address = 0;
+            uint64_t v_sample_usym_size = 0;
+            pcd_bytes v_sample_usym_name = { NULL, 0 };
             out->which = PCD_MONO_V3_0_EVENT_SAMPLE_USYM;
             out->tag = tag_u;
             c->p += 1;
@@ -1715,6 +1700,9 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 55:
         {
+            uint64_t v_sample_counters_desc_time = 0;
+            uint64_t n_sample_counters_desc_counters = 0;
+            const uint8_t *f0_sample_counters_desc_counters = NULL;
             out->which = PCD_MONO_V3_0_EVENT_SAMPLE_COUNTERS_DESC;
             out->tag = tag_u;
             c->p += 1;
@@ -1735,6 +1723,9 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 71:
         {
+            uint64_t v_sample_counters_time = 0;
+            uint64_t n_sample_counters_values = 0;
+            const uint8_t *f0_sample_counters_values = NULL;
             out->which = PCD_MONO_V3_0_EVENT_SAMPLE_COUNTERS;
             out->tag = tag_u;
             c->p += 1;
@@ -1763,6 +1754,11 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 24:
         {
+            uint64_t v_jit_helper_time = 0;
+            uint8_t v_jit_helper_kind = 0;
+            int64_t v_jit_helper_start = 0;
+            uint64_t v_jit_helper_size = 0;
+            pcd_bytes v_jit_helper_name = { NULL, 0 };
             out->which = PCD_MONO_V3_0_EVENT_JIT_HELPER;
             out->tag = tag_u;
             c->p += 1;
@@ -1794,6 +1790,8 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 10:
         {
+            uint64_t v_sync_point_time = 0;
+            uint8_t v_sync_point_kind = 0;
             out->which = PCD_MONO_V3_0_EVENT_SYNC_POINT;
             out->tag = tag_u;
             c->p += 1;
@@ -1812,6 +1810,8 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
         break;
     case 26:
         {
+            uint64_t v_aot_id_time = 0;
+            pcd_bytes v_aot_id_aot_id = { NULL, 0 };
             out->which = PCD_MONO_V3_0_EVENT_AOT_ID;
             out->tag = tag_u;
             c->p += 1;
@@ -1846,173 +1846,16 @@ static const pcd_run_field k_event_val_run1[] = {
 static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t tag_u = 0;
-    PCD_UNUSED uint64_t v_alloc_time = 0;
-    PCD_UNUSED int64_t v_alloc_vtable = 0;
-    PCD_UNUSED int64_t v_alloc_object = 0;
-    PCD_UNUSED uint64_t v_alloc_size = 0;
-    PCD_UNUSED uint64_t v_alloc_bt_time = 0;
-    PCD_UNUSED int64_t v_alloc_bt_vtable = 0;
-    PCD_UNUSED int64_t v_alloc_bt_object = 0;
-    PCD_UNUSED uint64_t v_alloc_bt_size = 0;
-    PCD_UNUSED uint64_t n_alloc_bt_backtrace = 0;
-    PCD_UNUSED const uint8_t *f0_alloc_bt_backtrace = NULL;
-    PCD_UNUSED int64_t v_alloc_bt_backtrace_e = 0;
-    PCD_UNUSED uint64_t v_gc_event_time = 0;
-    PCD_UNUSED uint64_t v_gc_resize_time = 0;
-    PCD_UNUSED uint64_t v_gc_resize_heap_size = 0;
-    PCD_UNUSED uint64_t v_gc_move_time = 0;
-    PCD_UNUSED uint64_t n_gc_move_objects = 0;
-    PCD_UNUSED const uint8_t *f0_gc_move_objects = NULL;
-    PCD_UNUSED int64_t v_gc_move_objects_e = 0;
-    PCD_UNUSED uint64_t v_gc_handle_created_time = 0;
-    PCD_UNUSED uint64_t v_gc_handle_created_handle_type = 0;
-    PCD_UNUSED uint64_t v_gc_handle_created_handle = 0;
-    PCD_UNUSED int64_t v_gc_handle_created_object = 0;
-    PCD_UNUSED uint64_t v_gc_handle_destroyed_time = 0;
-    PCD_UNUSED uint64_t v_gc_handle_destroyed_handle_type = 0;
-    PCD_UNUSED uint64_t v_gc_handle_destroyed_handle = 0;
-    PCD_UNUSED uint64_t v_gc_handle_created_bt_time = 0;
-    PCD_UNUSED uint64_t v_gc_handle_created_bt_handle_type = 0;
-    PCD_UNUSED uint64_t v_gc_handle_created_bt_handle = 0;
-    PCD_UNUSED int64_t v_gc_handle_created_bt_object = 0;
-    PCD_UNUSED uint64_t n_gc_handle_created_bt_backtrace = 0;
-    PCD_UNUSED const uint8_t *f0_gc_handle_created_bt_backtrace = NULL;
-    PCD_UNUSED int64_t v_gc_handle_created_bt_backtrace_e = 0;
-    PCD_UNUSED uint64_t v_gc_handle_destroyed_bt_time = 0;
-    PCD_UNUSED uint64_t v_gc_handle_destroyed_bt_handle_type = 0;
-    PCD_UNUSED uint64_t v_gc_handle_destroyed_bt_handle = 0;
-    PCD_UNUSED uint64_t n_gc_handle_destroyed_bt_backtrace = 0;
-    PCD_UNUSED const uint8_t *f0_gc_handle_destroyed_bt_backtrace = NULL;
-    PCD_UNUSED int64_t v_gc_handle_destroyed_bt_backtrace_e = 0;
-    PCD_UNUSED uint64_t v_gc_finalize_start_time = 0;
-    PCD_UNUSED uint64_t v_gc_finalize_end_time = 0;
-    PCD_UNUSED uint64_t v_gc_finalize_object_start_time = 0;
-    PCD_UNUSED int64_t v_gc_finalize_object_start_object = 0;
-    PCD_UNUSED uint64_t v_gc_finalize_object_end_time = 0;
-    PCD_UNUSED int64_t v_gc_finalize_object_end_object = 0;
-    PCD_UNUSED uint64_t v_metadata_name_time = 0;
-    PCD_UNUSED uint8_t v_metadata_name_mtype = 0;
-    PCD_UNUSED int64_t v_metadata_name_pointer = 0;
-    PCD_UNUSED int64_t v_metadata_name_detail_class_image = 0;
-    PCD_UNUSED pcd_bytes v_metadata_name_detail_class_name = { NULL, 0 };
-    PCD_UNUSED pcd_bytes v_metadata_name_detail_image_name = { NULL, 0 };
-    PCD_UNUSED pcd_bytes v_metadata_name_detail_image_mvid = { NULL, 0 };
-    PCD_UNUSED int64_t v_metadata_name_detail_assembly_image = 0;
-    PCD_UNUSED pcd_bytes v_metadata_name_detail_assembly_name = { NULL, 0 };
-    PCD_UNUSED pcd_bytes v_metadata_name_detail_domain_name = { NULL, 0 };
-    PCD_UNUSED pcd_bytes v_metadata_name_detail_thread_name = { NULL, 0 };
-    PCD_UNUSED int64_t v_metadata_name_detail_context_domain = 0;
-    PCD_UNUSED int64_t v_metadata_name_detail_vtable_domain = 0;
-    PCD_UNUSED int64_t v_metadata_name_detail_vtable_class = 0;
-    PCD_UNUSED uint64_t v_metadata_load_time = 0;
-    PCD_UNUSED uint8_t v_metadata_load_mtype = 0;
-    PCD_UNUSED int64_t v_metadata_load_pointer = 0;
-    PCD_UNUSED int64_t v_metadata_load_detail_class_image = 0;
-    PCD_UNUSED pcd_bytes v_metadata_load_detail_class_name = { NULL, 0 };
-    PCD_UNUSED pcd_bytes v_metadata_load_detail_image_name = { NULL, 0 };
-    PCD_UNUSED pcd_bytes v_metadata_load_detail_image_mvid = { NULL, 0 };
-    PCD_UNUSED int64_t v_metadata_load_detail_assembly_image = 0;
-    PCD_UNUSED pcd_bytes v_metadata_load_detail_assembly_name = { NULL, 0 };
-    PCD_UNUSED int64_t v_metadata_load_detail_context_domain = 0;
-    PCD_UNUSED int64_t v_metadata_load_detail_vtable_domain = 0;
-    PCD_UNUSED int64_t v_metadata_load_detail_vtable_class = 0;
-    PCD_UNUSED uint64_t v_metadata_unload_time = 0;
-    PCD_UNUSED uint8_t v_metadata_unload_mtype = 0;
-    PCD_UNUSED int64_t v_metadata_unload_pointer = 0;
-    PCD_UNUSED int64_t v_metadata_unload_detail_class_image = 0;
-    PCD_UNUSED pcd_bytes v_metadata_unload_detail_class_name = { NULL, 0 };
-    PCD_UNUSED pcd_bytes v_metadata_unload_detail_image_name = { NULL, 0 };
-    PCD_UNUSED pcd_bytes v_metadata_unload_detail_image_mvid = { NULL, 0 };
-    PCD_UNUSED int64_t v_metadata_unload_detail_assembly_image = 0;
-    PCD_UNUSED pcd_bytes v_metadata_unload_detail_assembly_name = { NULL, 0 };
-    PCD_UNUSED int64_t v_metadata_unload_detail_context_domain = 0;
-    PCD_UNUSED int64_t v_metadata_unload_detail_vtable_domain = 0;
-    PCD_UNUSED int64_t v_metadata_unload_detail_vtable_class = 0;
-    PCD_UNUSED uint64_t v_method_leave_time = 0;
-    PCD_UNUSED int64_t v_method_leave_method = 0;
-    PCD_UNUSED uint64_t v_method_enter_time = 0;
-    PCD_UNUSED int64_t v_method_enter_method = 0;
-    PCD_UNUSED uint64_t v_method_exc_leave_time = 0;
-    PCD_UNUSED int64_t v_method_exc_leave_method = 0;
-    PCD_UNUSED uint64_t v_jit_time = 0;
-    PCD_UNUSED int64_t v_jit_method = 0;
-    PCD_UNUSED int64_t v_jit_code = 0;
-    PCD_UNUSED uint64_t v_jit_code_size = 0;
-    PCD_UNUSED pcd_bytes v_jit_name = { NULL, 0 };
-    PCD_UNUSED uint64_t v_throw_time = 0;
-    PCD_UNUSED int64_t v_throw_object = 0;
-    PCD_UNUSED uint64_t v_throw_bt_time = 0;
-    PCD_UNUSED int64_t v_throw_bt_object = 0;
-    PCD_UNUSED uint64_t n_throw_bt_backtrace = 0;
-    PCD_UNUSED const uint8_t *f0_throw_bt_backtrace = NULL;
-    PCD_UNUSED int64_t v_throw_bt_backtrace_e = 0;
-    PCD_UNUSED uint64_t v_clause_time = 0;
-    PCD_UNUSED uint8_t v_clause_clause_type = 0;
-    PCD_UNUSED uint64_t v_clause_clause_index = 0;
-    PCD_UNUSED int64_t v_clause_method = 0;
-    PCD_UNUSED int64_t v_clause_object = 0;
-    PCD_UNUSED uint64_t v_monitor_time = 0;
-    PCD_UNUSED uint8_t v_monitor_event = 0;
-    PCD_UNUSED int64_t v_monitor_object = 0;
-    PCD_UNUSED uint64_t v_monitor_bt_time = 0;
-    PCD_UNUSED uint8_t v_monitor_bt_event = 0;
-    PCD_UNUSED int64_t v_monitor_bt_object = 0;
-    PCD_UNUSED uint64_t n_monitor_bt_backtrace = 0;
-    PCD_UNUSED const uint8_t *f0_monitor_bt_backtrace = NULL;
-    PCD_UNUSED int64_t v_monitor_bt_backtrace_e = 0;
-    PCD_UNUSED uint64_t v_heap_start_time = 0;
-    PCD_UNUSED uint64_t v_heap_end_time = 0;
-    PCD_UNUSED uint64_t v_heap_object_time = 0;
-    PCD_UNUSED int64_t v_heap_object_object = 0;
-    PCD_UNUSED int64_t v_heap_object_vtable = 0;
-    PCD_UNUSED uint64_t v_heap_object_size = 0;
-    PCD_UNUSED uint8_t v_heap_object_generation = 0;
-    PCD_UNUSED uint64_t n_heap_object_refs = 0;
-    PCD_UNUSED const uint8_t *f0_heap_object_refs = NULL;
-    PCD_UNUSED uint64_t v_heap_root_time = 0;
-    PCD_UNUSED uint64_t n_heap_root_roots = 0;
-    PCD_UNUSED const uint8_t *f0_heap_root_roots = NULL;
-    PCD_UNUSED uint64_t v_heap_root_register_time = 0;
-    PCD_UNUSED int64_t v_heap_root_register_start = 0;
-    PCD_UNUSED uint64_t v_heap_root_register_size = 0;
-    PCD_UNUSED uint8_t v_heap_root_register_source = 0;
-    PCD_UNUSED int64_t v_heap_root_register_key = 0;
-    PCD_UNUSED pcd_bytes v_heap_root_register_name = { NULL, 0 };
-    PCD_UNUSED uint64_t v_heap_root_unregister_time = 0;
-    PCD_UNUSED int64_t v_heap_root_unregister_start = 0;
-    PCD_UNUSED uint64_t v_sample_hit_time = 0;
-    PCD_UNUSED int64_t v_sample_hit_thread = 0;
-    PCD_UNUSED uint64_t n_sample_hit_ips = 0;
-    PCD_UNUSED const uint8_t *f0_sample_hit_ips = NULL;
-    PCD_UNUSED int64_t v_sample_hit_ips_e = 0;
-    PCD_UNUSED uint64_t n_sample_hit_frames = 0;
-    PCD_UNUSED const uint8_t *f0_sample_hit_frames = NULL;
-    PCD_UNUSED int64_t v_sample_hit_frames_e = 0;
-    PCD_UNUSED uint64_t v_sample_usym_time = 0;
-    PCD_UNUSED int64_t v_sample_usym_address = 0;
-    PCD_UNUSED uint64_t v_sample_usym_size = 0;
-    PCD_UNUSED pcd_bytes v_sample_usym_name = { NULL, 0 };
-    PCD_UNUSED uint64_t v_sample_counters_desc_time = 0;
-    PCD_UNUSED uint64_t n_sample_counters_desc_counters = 0;
-    PCD_UNUSED const uint8_t *f0_sample_counters_desc_counters = NULL;
-    PCD_UNUSED uint64_t v_sample_counters_time = 0;
-    PCD_UNUSED uint64_t n_sample_counters_values = 0;
-    PCD_UNUSED const uint8_t *f0_sample_counters_values = NULL;
-    PCD_UNUSED uint64_t v_jit_helper_time = 0;
-    PCD_UNUSED uint8_t v_jit_helper_kind = 0;
-    PCD_UNUSED int64_t v_jit_helper_start = 0;
-    PCD_UNUSED uint64_t v_jit_helper_size = 0;
-    PCD_UNUSED pcd_bytes v_jit_helper_name = { NULL, 0 };
-    PCD_UNUSED uint64_t v_sync_point_time = 0;
-    PCD_UNUSED uint8_t v_sync_point_kind = 0;
-    PCD_UNUSED uint64_t v_aot_id_time = 0;
-    PCD_UNUSED pcd_bytes v_aot_id_aot_id = { NULL, 0 };
     if (PCD_UNLIKELY(pcd_left(c) < 1))
         return pcd_fail_short(c, c->p, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x41, 0x51, 0x61, 0x71, 0x81, 0x91, 0xA1, 0xB1, 0x2, 0x22, 0x42, ...");
     tag_u = pcd_ld_u8(c->p);
     switch (tag_u) {
     case 0:
         {
+            PCD_UNUSED uint64_t v_alloc_time = 0;
+            PCD_UNUSED int64_t v_alloc_vtable = 0;
+            PCD_UNUSED int64_t v_alloc_object = 0;
+            PCD_UNUSED uint64_t v_alloc_size = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_alloc_time, "alloc.time"));
@@ -2026,6 +1869,13 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 16:
         {
+            PCD_UNUSED uint64_t v_alloc_bt_time = 0;
+            PCD_UNUSED int64_t v_alloc_bt_vtable = 0;
+            PCD_UNUSED int64_t v_alloc_bt_object = 0;
+            PCD_UNUSED uint64_t v_alloc_bt_size = 0;
+            PCD_UNUSED uint64_t n_alloc_bt_backtrace = 0;
+            PCD_UNUSED const uint8_t *f0_alloc_bt_backtrace = NULL;
+            PCD_UNUSED int64_t v_alloc_bt_backtrace_e = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_alloc_bt_time, "alloc_bt.time"));
@@ -2048,6 +1898,7 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 17:
         {
+            PCD_UNUSED uint64_t v_gc_event_time = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_gc_event_time, "gc_event.time"));
@@ -2063,6 +1914,8 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 33:
         {
+            PCD_UNUSED uint64_t v_gc_resize_time = 0;
+            PCD_UNUSED uint64_t v_gc_resize_heap_size = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_gc_resize_time, "gc_resize.time"));
@@ -2072,6 +1925,10 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 49:
         {
+            PCD_UNUSED uint64_t v_gc_move_time = 0;
+            PCD_UNUSED uint64_t n_gc_move_objects = 0;
+            PCD_UNUSED const uint8_t *f0_gc_move_objects = NULL;
+            PCD_UNUSED int64_t v_gc_move_objects_e = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_gc_move_time, "gc_move.time"));
@@ -2086,6 +1943,10 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 65:
         {
+            PCD_UNUSED uint64_t v_gc_handle_created_time = 0;
+            PCD_UNUSED uint64_t v_gc_handle_created_handle_type = 0;
+            PCD_UNUSED uint64_t v_gc_handle_created_handle = 0;
+            PCD_UNUSED int64_t v_gc_handle_created_object = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_created_time, "gc_handle_created.time"));
@@ -2099,6 +1960,9 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 81:
         {
+            PCD_UNUSED uint64_t v_gc_handle_destroyed_time = 0;
+            PCD_UNUSED uint64_t v_gc_handle_destroyed_handle_type = 0;
+            PCD_UNUSED uint64_t v_gc_handle_destroyed_handle = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_destroyed_time, "gc_handle_destroyed.time"));
@@ -2110,6 +1974,13 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 97:
         {
+            PCD_UNUSED uint64_t v_gc_handle_created_bt_time = 0;
+            PCD_UNUSED uint64_t v_gc_handle_created_bt_handle_type = 0;
+            PCD_UNUSED uint64_t v_gc_handle_created_bt_handle = 0;
+            PCD_UNUSED int64_t v_gc_handle_created_bt_object = 0;
+            PCD_UNUSED uint64_t n_gc_handle_created_bt_backtrace = 0;
+            PCD_UNUSED const uint8_t *f0_gc_handle_created_bt_backtrace = NULL;
+            PCD_UNUSED int64_t v_gc_handle_created_bt_backtrace_e = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_created_bt_time, "gc_handle_created_bt.time"));
@@ -2132,6 +2003,12 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 113:
         {
+            PCD_UNUSED uint64_t v_gc_handle_destroyed_bt_time = 0;
+            PCD_UNUSED uint64_t v_gc_handle_destroyed_bt_handle_type = 0;
+            PCD_UNUSED uint64_t v_gc_handle_destroyed_bt_handle = 0;
+            PCD_UNUSED uint64_t n_gc_handle_destroyed_bt_backtrace = 0;
+            PCD_UNUSED const uint8_t *f0_gc_handle_destroyed_bt_backtrace = NULL;
+            PCD_UNUSED int64_t v_gc_handle_destroyed_bt_backtrace_e = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_destroyed_bt_time, "gc_handle_destroyed_bt.time"));
@@ -2152,6 +2029,7 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 129:
         {
+            PCD_UNUSED uint64_t v_gc_finalize_start_time = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_gc_finalize_start_time, "gc_finalize_start.time"));
@@ -2159,6 +2037,7 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 145:
         {
+            PCD_UNUSED uint64_t v_gc_finalize_end_time = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_gc_finalize_end_time, "gc_finalize_end.time"));
@@ -2166,6 +2045,8 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 161:
         {
+            PCD_UNUSED uint64_t v_gc_finalize_object_start_time = 0;
+            PCD_UNUSED int64_t v_gc_finalize_object_start_object = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_gc_finalize_object_start_time, "gc_finalize_object_start.time"));
@@ -2175,6 +2056,8 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 177:
         {
+            PCD_UNUSED uint64_t v_gc_finalize_object_end_time = 0;
+            PCD_UNUSED int64_t v_gc_finalize_object_end_object = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_gc_finalize_object_end_time, "gc_finalize_object_end.time"));
@@ -2184,6 +2067,9 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 2:
         {
+            PCD_UNUSED uint64_t v_metadata_name_time = 0;
+            PCD_UNUSED uint8_t v_metadata_name_mtype = 0;
+            PCD_UNUSED int64_t v_metadata_name_pointer = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_metadata_name_time, "metadata_name.time"));
@@ -2205,6 +2091,8 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
             switch (v_metadata_name_mtype) {
             case 1:
                 {
+                    PCD_UNUSED int64_t v_metadata_name_detail_class_image = 0;
+                    PCD_UNUSED pcd_bytes v_metadata_name_detail_class_name = { NULL, 0 };
                     /* image: MonoImage* of the class. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_name_detail_class_image, "metadata_name.detail.class.image"));
                     /* name: Full class name. */
@@ -2213,6 +2101,8 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
                 break;
             case 2:
                 {
+                    PCD_UNUSED pcd_bytes v_metadata_name_detail_image_name = { NULL, 0 };
+                    PCD_UNUSED pcd_bytes v_metadata_name_detail_image_mvid = { NULL, 0 };
                     /* name: Image file name. */
                     PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_name_detail_image_name, "metadata_name.detail.image.name"));
                     /* mvid: Image MVID (empty for dynamic images). */
@@ -2221,6 +2111,8 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
                 break;
             case 3:
                 {
+                    PCD_UNUSED int64_t v_metadata_name_detail_assembly_image = 0;
+                    PCD_UNUSED pcd_bytes v_metadata_name_detail_assembly_name = { NULL, 0 };
                     /* image: MonoImage* of the assembly. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_name_detail_assembly_image, "metadata_name.detail.assembly.image"));
                     /* name: Assembly name. */
@@ -2229,24 +2121,29 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
                 break;
             case 4:
                 {
+                    PCD_UNUSED pcd_bytes v_metadata_name_detail_domain_name = { NULL, 0 };
                     /* name: Friendly name of the domain. */
                     PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_name_detail_domain_name, "metadata_name.detail.domain.name"));
                 }
                 break;
             case 5:
                 {
+                    PCD_UNUSED pcd_bytes v_metadata_name_detail_thread_name = { NULL, 0 };
                     /* name: Name of the thread. */
                     PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_name_detail_thread_name, "metadata_name.detail.thread.name"));
                 }
                 break;
             case 6:
                 {
+                    PCD_UNUSED int64_t v_metadata_name_detail_context_domain = 0;
                     /* domain: Domain id of the context. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_name_detail_context_domain, "metadata_name.detail.context.domain"));
                 }
                 break;
             case 7:
                 {
+                    PCD_UNUSED int64_t v_metadata_name_detail_vtable_domain = 0;
+                    PCD_UNUSED int64_t v_metadata_name_detail_vtable_class = 0;
                     /* domain: Domain id (0 for proxy vtables). */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_name_detail_vtable_domain, "metadata_name.detail.vtable.domain"));
                     /* class: MonoClass* of the vtable. */
@@ -2260,6 +2157,9 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 34:
         {
+            PCD_UNUSED uint64_t v_metadata_load_time = 0;
+            PCD_UNUSED uint8_t v_metadata_load_mtype = 0;
+            PCD_UNUSED int64_t v_metadata_load_pointer = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_metadata_load_time, "metadata_load.time"));
@@ -2281,6 +2181,8 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
             switch (v_metadata_load_mtype) {
             case 1:
                 {
+                    PCD_UNUSED int64_t v_metadata_load_detail_class_image = 0;
+                    PCD_UNUSED pcd_bytes v_metadata_load_detail_class_name = { NULL, 0 };
                     /* image: MonoImage* of the class. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_detail_class_image, "metadata_load.detail.class.image"));
                     /* name: Full class name. */
@@ -2289,6 +2191,8 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
                 break;
             case 2:
                 {
+                    PCD_UNUSED pcd_bytes v_metadata_load_detail_image_name = { NULL, 0 };
+                    PCD_UNUSED pcd_bytes v_metadata_load_detail_image_mvid = { NULL, 0 };
                     /* name: Image file name. */
                     PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_load_detail_image_name, "metadata_load.detail.image.name"));
                     /* mvid: Image MVID (empty for dynamic images). */
@@ -2297,6 +2201,8 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
                 break;
             case 3:
                 {
+                    PCD_UNUSED int64_t v_metadata_load_detail_assembly_image = 0;
+                    PCD_UNUSED pcd_bytes v_metadata_load_detail_assembly_name = { NULL, 0 };
                     /* image: MonoImage* of the assembly. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_detail_assembly_image, "metadata_load.detail.assembly.image"));
                     /* name: Assembly name. */
@@ -2313,12 +2219,15 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
                 break;
             case 6:
                 {
+                    PCD_UNUSED int64_t v_metadata_load_detail_context_domain = 0;
                     /* domain: Domain id of the context. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_detail_context_domain, "metadata_load.detail.context.domain"));
                 }
                 break;
             case 7:
                 {
+                    PCD_UNUSED int64_t v_metadata_load_detail_vtable_domain = 0;
+                    PCD_UNUSED int64_t v_metadata_load_detail_vtable_class = 0;
                     /* domain: Domain id (0 for proxy vtables). */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_detail_vtable_domain, "metadata_load.detail.vtable.domain"));
                     /* class: MonoClass* of the vtable. */
@@ -2332,6 +2241,9 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 66:
         {
+            PCD_UNUSED uint64_t v_metadata_unload_time = 0;
+            PCD_UNUSED uint8_t v_metadata_unload_mtype = 0;
+            PCD_UNUSED int64_t v_metadata_unload_pointer = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_metadata_unload_time, "metadata_unload.time"));
@@ -2353,6 +2265,8 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
             switch (v_metadata_unload_mtype) {
             case 1:
                 {
+                    PCD_UNUSED int64_t v_metadata_unload_detail_class_image = 0;
+                    PCD_UNUSED pcd_bytes v_metadata_unload_detail_class_name = { NULL, 0 };
                     /* image: MonoImage* of the class. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_detail_class_image, "metadata_unload.detail.class.image"));
                     /* name: Full class name. */
@@ -2361,6 +2275,8 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
                 break;
             case 2:
                 {
+                    PCD_UNUSED pcd_bytes v_metadata_unload_detail_image_name = { NULL, 0 };
+                    PCD_UNUSED pcd_bytes v_metadata_unload_detail_image_mvid = { NULL, 0 };
                     /* name: Image file name. */
                     PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_unload_detail_image_name, "metadata_unload.detail.image.name"));
                     /* mvid: Image MVID (empty for dynamic images). */
@@ -2369,6 +2285,8 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
                 break;
             case 3:
                 {
+                    PCD_UNUSED int64_t v_metadata_unload_detail_assembly_image = 0;
+                    PCD_UNUSED pcd_bytes v_metadata_unload_detail_assembly_name = { NULL, 0 };
                     /* image: MonoImage* of the assembly. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_detail_assembly_image, "metadata_unload.detail.assembly.image"));
                     /* name: Assembly name. */
@@ -2385,12 +2303,15 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
                 break;
             case 6:
                 {
+                    PCD_UNUSED int64_t v_metadata_unload_detail_context_domain = 0;
                     /* domain: Domain id of the context. */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_detail_context_domain, "metadata_unload.detail.context.domain"));
                 }
                 break;
             case 7:
                 {
+                    PCD_UNUSED int64_t v_metadata_unload_detail_vtable_domain = 0;
+                    PCD_UNUSED int64_t v_metadata_unload_detail_vtable_class = 0;
                     /* domain: Domain id (0 for proxy vtables). */
                     PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_detail_vtable_domain, "metadata_unload.detail.vtable.domain"));
                     /* class: MonoClass* of the vtable. */
@@ -2404,6 +2325,8 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 19:
         {
+            PCD_UNUSED uint64_t v_method_leave_time = 0;
+            PCD_UNUSED int64_t v_method_leave_method = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_method_leave_time, "method_leave.time"));
@@ -2413,6 +2336,8 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 35:
         {
+            PCD_UNUSED uint64_t v_method_enter_time = 0;
+            PCD_UNUSED int64_t v_method_enter_method = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_method_enter_time, "method_enter.time"));
@@ -2422,6 +2347,8 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 51:
         {
+            PCD_UNUSED uint64_t v_method_exc_leave_time = 0;
+            PCD_UNUSED int64_t v_method_exc_leave_method = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_method_exc_leave_time, "method_exc_leave.time"));
@@ -2431,6 +2358,11 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 67:
         {
+            PCD_UNUSED uint64_t v_jit_time = 0;
+            PCD_UNUSED int64_t v_jit_method = 0;
+            PCD_UNUSED int64_t v_jit_code = 0;
+            PCD_UNUSED uint64_t v_jit_code_size = 0;
+            PCD_UNUSED pcd_bytes v_jit_name = { NULL, 0 };
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_jit_time, "jit.time"));
@@ -2446,6 +2378,8 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 4:
         {
+            PCD_UNUSED uint64_t v_throw_time = 0;
+            PCD_UNUSED int64_t v_throw_object = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_throw_time, "throw.time"));
@@ -2455,6 +2389,11 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 132:
         {
+            PCD_UNUSED uint64_t v_throw_bt_time = 0;
+            PCD_UNUSED int64_t v_throw_bt_object = 0;
+            PCD_UNUSED uint64_t n_throw_bt_backtrace = 0;
+            PCD_UNUSED const uint8_t *f0_throw_bt_backtrace = NULL;
+            PCD_UNUSED int64_t v_throw_bt_backtrace_e = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_throw_bt_time, "throw_bt.time"));
@@ -2473,6 +2412,11 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 20:
         {
+            PCD_UNUSED uint64_t v_clause_time = 0;
+            PCD_UNUSED uint8_t v_clause_clause_type = 0;
+            PCD_UNUSED uint64_t v_clause_clause_index = 0;
+            PCD_UNUSED int64_t v_clause_method = 0;
+            PCD_UNUSED int64_t v_clause_object = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_clause_time, "clause.time"));
@@ -2491,6 +2435,9 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 5:
         {
+            PCD_UNUSED uint64_t v_monitor_time = 0;
+            PCD_UNUSED uint8_t v_monitor_event = 0;
+            PCD_UNUSED int64_t v_monitor_object = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_monitor_time, "monitor.time"));
@@ -2505,6 +2452,12 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 133:
         {
+            PCD_UNUSED uint64_t v_monitor_bt_time = 0;
+            PCD_UNUSED uint8_t v_monitor_bt_event = 0;
+            PCD_UNUSED int64_t v_monitor_bt_object = 0;
+            PCD_UNUSED uint64_t n_monitor_bt_backtrace = 0;
+            PCD_UNUSED const uint8_t *f0_monitor_bt_backtrace = NULL;
+            PCD_UNUSED int64_t v_monitor_bt_backtrace_e = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_monitor_bt_time, "monitor_bt.time"));
@@ -2528,6 +2481,7 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 6:
         {
+            PCD_UNUSED uint64_t v_heap_start_time = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_heap_start_time, "heap_start.time"));
@@ -2535,6 +2489,7 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 22:
         {
+            PCD_UNUSED uint64_t v_heap_end_time = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_heap_end_time, "heap_end.time"));
@@ -2542,6 +2497,13 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 38:
         {
+            PCD_UNUSED uint64_t v_heap_object_time = 0;
+            PCD_UNUSED int64_t v_heap_object_object = 0;
+            PCD_UNUSED int64_t v_heap_object_vtable = 0;
+            PCD_UNUSED uint64_t v_heap_object_size = 0;
+            PCD_UNUSED uint8_t v_heap_object_generation = 0;
+            PCD_UNUSED uint64_t n_heap_object_refs = 0;
+            PCD_UNUSED const uint8_t *f0_heap_object_refs = NULL;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_heap_object_time, "heap_object.time"));
@@ -2567,6 +2529,9 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 54:
         {
+            PCD_UNUSED uint64_t v_heap_root_time = 0;
+            PCD_UNUSED uint64_t n_heap_root_roots = 0;
+            PCD_UNUSED const uint8_t *f0_heap_root_roots = NULL;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_heap_root_time, "heap_root.time"));
@@ -2581,6 +2546,12 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 70:
         {
+            PCD_UNUSED uint64_t v_heap_root_register_time = 0;
+            PCD_UNUSED int64_t v_heap_root_register_start = 0;
+            PCD_UNUSED uint64_t v_heap_root_register_size = 0;
+            PCD_UNUSED uint8_t v_heap_root_register_source = 0;
+            PCD_UNUSED int64_t v_heap_root_register_key = 0;
+            PCD_UNUSED pcd_bytes v_heap_root_register_name = { NULL, 0 };
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_heap_root_register_time, "heap_root_register.time"));
@@ -2601,6 +2572,8 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 86:
         {
+            PCD_UNUSED uint64_t v_heap_root_unregister_time = 0;
+            PCD_UNUSED int64_t v_heap_root_unregister_start = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_heap_root_unregister_time, "heap_root_unregister.time"));
@@ -2610,6 +2583,14 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 7:
         {
+            PCD_UNUSED uint64_t v_sample_hit_time = 0;
+            PCD_UNUSED int64_t v_sample_hit_thread = 0;
+            PCD_UNUSED uint64_t n_sample_hit_ips = 0;
+            PCD_UNUSED const uint8_t *f0_sample_hit_ips = NULL;
+            PCD_UNUSED int64_t v_sample_hit_ips_e = 0;
+            PCD_UNUSED uint64_t n_sample_hit_frames = 0;
+            PCD_UNUSED const uint8_t *f0_sample_hit_frames = NULL;
+            PCD_UNUSED int64_t v_sample_hit_frames_e = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_sample_hit_time, "sample_hit.time"));
@@ -2637,6 +2618,10 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 23:
         {
+            PCD_UNUSED uint64_t v_sample_usym_time = 0;
+            PCD_UNUSED int64_t v_sample_usym_address = 0;
+            PCD_UNUSED uint64_t v_sample_usym_size = 0;
+            PCD_UNUSED pcd_bytes v_sample_usym_name = { NULL, 0 };
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_sample_usym_time, "sample_usym.time"));
@@ -2650,6 +2635,9 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 55:
         {
+            PCD_UNUSED uint64_t v_sample_counters_desc_time = 0;
+            PCD_UNUSED uint64_t n_sample_counters_desc_counters = 0;
+            PCD_UNUSED const uint8_t *f0_sample_counters_desc_counters = NULL;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_sample_counters_desc_time, "sample_counters_desc.time"));
@@ -2664,6 +2652,9 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 71:
         {
+            PCD_UNUSED uint64_t v_sample_counters_time = 0;
+            PCD_UNUSED uint64_t n_sample_counters_values = 0;
+            PCD_UNUSED const uint8_t *f0_sample_counters_values = NULL;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_sample_counters_time, "sample_counters.time"));
@@ -2686,6 +2677,11 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 24:
         {
+            PCD_UNUSED uint64_t v_jit_helper_time = 0;
+            PCD_UNUSED uint8_t v_jit_helper_kind = 0;
+            PCD_UNUSED int64_t v_jit_helper_start = 0;
+            PCD_UNUSED uint64_t v_jit_helper_size = 0;
+            PCD_UNUSED pcd_bytes v_jit_helper_name = { NULL, 0 };
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_jit_helper_time, "jit_helper.time"));
@@ -2706,6 +2702,8 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 10:
         {
+            PCD_UNUSED uint64_t v_sync_point_time = 0;
+            PCD_UNUSED uint8_t v_sync_point_kind = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_sync_point_time, "sync_point.time"));
@@ -2718,6 +2716,8 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 26:
         {
+            PCD_UNUSED uint64_t v_aot_id_time = 0;
+            PCD_UNUSED pcd_bytes v_aot_id_aot_id = { NULL, 0 };
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
             PCD_TRY(pcd_read_uleb128(c, &v_aot_id_time, "aot_id.time"));

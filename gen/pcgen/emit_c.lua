@@ -774,7 +774,26 @@ function dec_union(b, U, env, f)
   end
   local at = cur .. "->p"
   local after_tag = U.mode == "tag" and (cur .. "->p += " .. U.tagty.wire .. ";") or nil
+  local case_body_
+  -- Each case declares its own locals in its block: a union of many cases does not
+  -- initialise every case's locals on every call.
   local function case_body(c)
+    local outer, outer_set = env.decls, env.decl_set
+    env.decls = {}
+    env.decl_set = setmetatable({}, { __index = outer_set })
+    local at = #b.lines
+    case_body_(c)
+    local ins = {}
+    for _, d in ipairs(env.decls) do
+      local init = d.init and (" = " .. d.init) or ""
+      local sp = d.ctype:sub(-1) == "*" and "" or " "
+      local un = (env.mode == "val" or env.mode == "size") and "PCD_UNUSED " or ""
+      ins[#ins + 1] = string.rep("    ", b.ind) .. un .. d.ctype .. sp .. d.name .. init .. ";"
+    end
+    for i, l in ipairs(ins) do table.insert(b.lines, at + i, l) end
+    env.decls, env.decl_set = outer, outer_set
+  end
+  case_body_ = function(c)
     if env.mode == "dec" then
       b:f("%s = %s;", out_ref(env, mpre .. "which"), c.const)
       if U.mode == "tag" then b:f("%s = %s;", out_ref(env, mpre .. "tag"), tagv) end

@@ -179,7 +179,10 @@ int cmd_info(cli *c, int argc, char **argv)
         records++;
         const char *k = record_kind(&rec);
         size_t j = 0;
-        while (j < nk && strcmp(kinds[j], k) != 0) j++;
+        /* names come from the descriptor tables: the same pointer, mostly */
+        while (j < nk && kinds[j] != k) j++;
+        if (j == nk)
+            for (j = 0; j < nk && strcmp(kinds[j], k) != 0; j++) {}
         if (j == nk && nk < 64) {
             kinds[nk] = k;
             counts[nk++] = 0;

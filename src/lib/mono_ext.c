@@ -297,12 +297,16 @@ typedef struct mono_sum {
     bool have_time;
     /* current buffer */
     uint64_t cur_thread;
+    size_t cur_index;
     /* tables keyed by pointer: classes (v0 name, v1 allocs, c: bytes in a second map),
      * vtables -> class, methods, threads */
     pcd_hmap classes;         /* (class,0,0) -> v0 name ref, v1 index into cls[] */
     struct { uint64_t ptr, name, allocs, bytes; } *cls;
     size_t n_cls, cap_cls;
-    pcd_hmap vtables;         /* (vtable,1,0) -> v0 class */
+    pcd_hmap vtables;         /* (vtable,1,0) -> v0 class, v1 its cls[] index (UINT64_MAX: not yet) */
+    uint64_t last_vt;
+    size_t last_vt_class;
+    bool last_vt_valid;
     pcd_hmap methods;         /* (method,2,0) -> v1 index into mth[] */
     struct { uint64_t ptr, name, code, len, calls, seq; bool jitted; } *mth;
     size_t n_mth, cap_mth;
@@ -392,9 +396,40 @@ static uint64_t vtable_class(mono_sum *s, uint64_t vt, uint64_t klass, bool from
     }
     if (fresh) {
         sl->v0 = from_load ? klass : 0;
-        class_at(s, sl->v0);
+        sl->v1 = UINT64_MAX;
+        uint64_t k = sl->v0;
+        class_at(s, k);
+        return k;
     }
     return sl->v0;
+}
+
+/* The class entry an allocation's vtable counts under (the vtable's slot keeps it). */
+static size_t vtable_class_index(mono_sum *s, uint64_t vt)
+{
+    if (s->last_vt_valid && s->last_vt == vt) return s->last_vt_class;
+    bool fresh;
+    pcd_hslot *sl = pcd_hmap_put(&s->vtables, (pcd_hkey){ vt, 1, 0 }, &fresh);
+    if (!sl) {
+        s->oom = true;
+        return SIZE_MAX;
+    }
+    if (fresh) {
+        sl->v0 = 0; /* unknown so far: the class at address 0, for good */
+        sl->v1 = UINT64_MAX;
+    }
+    if (sl->v1 == UINT64_MAX) {
+        uint64_t klass = sl->v0;
+        size_t ci = class_at(s, klass);
+        /* class_at may have grown the vtable map: look the slot up again */
+        sl = pcd_hmap_get(&s->vtables, (pcd_hkey){ vt, 1, 0 });
+        if (!sl || ci == SIZE_MAX) return SIZE_MAX;
+        sl->v1 = ci;
+    }
+    s->last_vt = vt;
+    s->last_vt_class = (size_t)sl->v1;
+    s->last_vt_valid = true;
+    return (size_t)sl->v1;
 }
 
 static size_t method_at(mono_sum *s, uint64_t ptr)
@@ -437,6 +472,15 @@ static thread_st *thread_at(mono_sum *s, uint64_t id)
         s->n_thr++;
     }
     return &s->thr[sl->v0];
+}
+
+/* The thread of the current buffer (looked up once per buffer). */
+static thread_st *cur_thread(mono_sum *s)
+{
+    if (s->cur_index < s->n_thr && s->thr[s->cur_index].id == s->cur_thread) return &s->thr[s->cur_index];
+    thread_st *t = thread_at(s, s->cur_thread);
+    if (t) s->cur_index = (size_t)(t - s->thr);
+    return t;
 }
 
 /* A method's name as mprof-report spells it. */
@@ -491,14 +535,11 @@ static void sum_event(mono_sum *s, const mono_ev *m)
         if (!s->have_time || m->time > s->last_time) s->last_time = m->time;
         s->have_time = true;
     }
-    thread_st *t = thread_at(s, s->cur_thread);
+    thread_st *t = cur_thread(s);
     if (!t) return;
-    /* backtraces name methods (lookup_method) */
-    for (size_t i = 0; i < m->n_bt; i++) method_at(s, (uint64_t)m->bt[i]);
     switch (m->kind) {
     case MK_ALLOC: {
-        uint64_t klass = m->vtable ? vtable_class(s, m->p1, 0, false) : m->p1;
-        size_t ci = class_at(s, klass);
+        size_t ci = m->vtable ? vtable_class_index(s, m->p1) : class_at(s, m->p1);
         if (ci != SIZE_MAX) {
             s->cls[ci].allocs++;
             s->cls[ci].bytes += m->n1;
