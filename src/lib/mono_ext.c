@@ -285,6 +285,8 @@ typedef struct usym {
     uint64_t addr, size, name;
 } usym;
 
+#define VT_CACHE 1024
+
 typedef struct mono_sum {
     int version;              /* 1 (0.1) or 3 (3.0) */
     strpool names;
@@ -304,9 +306,7 @@ typedef struct mono_sum {
     struct { uint64_t ptr, name, allocs, bytes; } *cls;
     size_t n_cls, cap_cls;
     pcd_hmap vtables;         /* (vtable,1,0) -> v0 class, v1 its cls[] index (UINT64_MAX: not yet) */
-    uint64_t last_vt;
-    size_t last_vt_class;
-    bool last_vt_valid;
+    struct { uint64_t vt; size_t cls; bool valid; } vt_cache[VT_CACHE];
     pcd_hmap methods;         /* (method,2,0) -> v1 index into mth[] */
     struct { uint64_t ptr, name, code, len, calls, seq; bool jitted; } *mth;
     size_t n_mth, cap_mth;
@@ -407,7 +407,9 @@ static uint64_t vtable_class(mono_sum *s, uint64_t vt, uint64_t klass, bool from
 /* The class entry an allocation's vtable counts under (the vtable's slot keeps it). */
 static size_t vtable_class_index(mono_sum *s, uint64_t vt)
 {
-    if (s->last_vt_valid && s->last_vt == vt) return s->last_vt_class;
+    /* a small direct-mapped cache in front of the map: allocations repeat vtables */
+    size_t ce = (size_t)((vt >> 3) ^ (vt >> 13)) & (VT_CACHE - 1);
+    if (s->vt_cache[ce].valid && s->vt_cache[ce].vt == vt) return s->vt_cache[ce].cls;
     bool fresh;
     pcd_hslot *sl = pcd_hmap_put(&s->vtables, (pcd_hkey){ vt, 1, 0 }, &fresh);
     if (!sl) {
@@ -426,9 +428,9 @@ static size_t vtable_class_index(mono_sum *s, uint64_t vt)
         if (!sl || ci == SIZE_MAX) return SIZE_MAX;
         sl->v1 = ci;
     }
-    s->last_vt = vt;
-    s->last_vt_class = (size_t)sl->v1;
-    s->last_vt_valid = true;
+    s->vt_cache[ce].vt = vt;
+    s->vt_cache[ce].cls = (size_t)sl->v1;
+    s->vt_cache[ce].valid = true;
     return (size_t)sl->v1;
 }
 
