@@ -246,7 +246,16 @@ typedef struct strpool {
     size_t len, cap;
 } strpool;
 
-/* Interns nothing: appends and returns an offset + 1 (0 means "no name"). */
+/* The stored name ref if it already holds these bytes, else a new one (names repeat: a
+ * file whose buffers repeat would otherwise grow the pool with every copy). */
+static uint64_t sp_add(strpool *s, const uint8_t *p, size_t n);
+static uint64_t sp_keep(strpool *s, uint64_t ref, const uint8_t *p, size_t n)
+{
+    if (ref && strlen(s->buf + ref - 1) == n && (n == 0 || memcmp(s->buf + ref - 1, p, n) == 0)) return ref;
+    return sp_add(s, p, n);
+}
+
+/* Appends and returns an offset + 1 (0 means "no name"). */
 static uint64_t sp_add(strpool *s, const uint8_t *p, size_t n)
 {
     if (s->len + n + 1 > s->cap) {
@@ -581,14 +590,14 @@ static void sum_event(mono_sum *s, const mono_ev *m)
         case MT_CLASS:
             if (m->msub != META_ERR) {
                 size_t ci = class_at(s, m->p1);
-                if (ci != SIZE_MAX) s->cls[ci].name = sp_add(&s->names, m->name.ptr, m->name.len);
+                if (ci != SIZE_MAX) s->cls[ci].name = sp_keep(&s->names, s->cls[ci].name, m->name.ptr, m->name.len);
             }
             break;
         case MT_IMAGE: if (m->msub == META_LOAD) s->images++; break;
         case MT_ASSEMBLY: if (m->msub == META_LOAD) s->assemblies++; break;
         case MT_THREAD: {
             thread_st *nt = thread_at(s, m->p1);
-            if (nt && m->msub == META_NAME) nt->name = sp_add(&s->names, m->name.ptr, m->name.len);
+            if (nt && m->msub == META_NAME) nt->name = sp_keep(&s->names, nt->name, m->name.ptr, m->name.len);
             break;
         }
         case MT_VTABLE: vtable_class(s, m->p1, m->p2, true); break;
@@ -598,7 +607,7 @@ static void sum_event(mono_sum *s, const mono_ev *m)
     case MK_JIT: {
         size_t mi = method_at(s, m->p1);
         if (mi != SIZE_MAX) {
-            s->mth[mi].name = sp_add(&s->names, m->name.ptr, m->name.len);
+            s->mth[mi].name = sp_keep(&s->names, s->mth[mi].name, m->name.ptr, m->name.len);
             s->mth[mi].code = m->p2;
             s->mth[mi].len = m->n1;
             s->mth[mi].jitted = true;
