@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <cmocka.h>
 #include <jansson.h>
@@ -646,6 +647,27 @@ static void test_damage_drops_rest_of_buffer(void **state)
     assert_int_equal(errors, 1);
     assert_int_equal(buffers, buffers0);
     pcd_reader_close(&r);
+    /* the CLI: info --all reads on and summarises the rest; exit 1 */
+    char path[1024], cmd[4096];
+    snprintf(path, sizeof path, "%s/damaged-calls.mlpd", PCD_BINDIR);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(d, 1, n, f), n);
+    fclose(f);
+    json_t *clean = info_json(mlpd);
+    snprintf(cmd, sizeof cmd, "'%s' info --all --json '%s' 2>/dev/null", PCD_CLI, path);
+    FILE *p = popen(cmd, "r");
+    json_error_t je;
+    json_t *j = json_loadf(p, 0, &je);
+    int rc = pclose(p);
+    assert_int_equal(WEXITSTATUS(rc), 1);
+    assert_non_null(j);
+    assert_int_equal(json_integer_value(json_object_get(j, "damaged_places")), 1);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "damage"), "offset")), ev);
+    /* the damaged buffer held no calls of the program's threads: every call is still there */
+    assert_int_equal(jget(json_object_get(j, "summary"), "totals.calls"), jget(clean, "totals.calls"));
+    json_decref(j);
+    json_decref(clean);
     free(d);
 }
 
