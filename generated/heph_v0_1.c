@@ -22,8 +22,6 @@ static inline pcd_status pcd_heph_v0_1_metadata_packet_decode_(pcd_cursor *c, pc
     uint32_t v_size = 0;
     pcd_bytes v_option = { NULL, 0 };
     uint64_t len_option = 0;
-    uint64_t v_value_u_epoch = 0;
-    pcd_bytes v_value_u_other = { NULL, 0 };
     memset(out, 0, sizeof *out);
     const uint8_t *s0 = c->p;
     pcd_cursor r_total;
@@ -54,6 +52,7 @@ static inline pcd_status pcd_heph_v0_1_metadata_packet_decode_(pcd_cursor *c, pc
     out->option = v_option;
     /* value: The option's value; unknown options keep their bytes. */
     if (pcd_bytes_eq(v_option, "epoch", 5)) {
+        uint64_t v_value_u_epoch = 0;
         out->value.which = PCD_HEPH_V0_1_METADATA_PACKET_VALUE_EPOCH;
         if (PCD_UNLIKELY(pcd_left(c) < 8))
             return pcd_fail_short(c, c->p, "value.epoch", "u64be");
@@ -61,6 +60,7 @@ static inline pcd_status pcd_heph_v0_1_metadata_packet_decode_(pcd_cursor *c, pc
         c->p += 8;
         out->value.u.epoch = v_value_u_epoch;
     } else {
+        pcd_bytes v_value_u_other = { NULL, 0 };
         out->value.which = PCD_HEPH_V0_1_METADATA_PACKET_VALUE_OTHER;
         v_value_u_other.ptr = c->p;
         v_value_u_other.len = pcd_left(c);
@@ -90,8 +90,6 @@ static inline pcd_status pcd_heph_v0_1_metadata_packet_validate_(pcd_cursor *c)
     PCD_UNUSED uint32_t v_size = 0;
     PCD_UNUSED pcd_bytes v_option = { NULL, 0 };
     PCD_UNUSED uint64_t len_option = 0;
-    PCD_UNUSED uint64_t v_value_u_epoch = 0;
-    PCD_UNUSED pcd_bytes v_value_u_other = { NULL, 0 };
     const uint8_t *s0 = c->p;
     pcd_cursor r_total;
     /* magic, size: 8 bytes of fixed fields */
@@ -119,11 +117,13 @@ static inline pcd_status pcd_heph_v0_1_metadata_packet_validate_(pcd_cursor *c)
     PCD_TRY(pcd_read_bytes(c, len_option, &v_option, "option"));
     /* value: The option's value; unknown options keep their bytes. */
     if (pcd_bytes_eq(v_option, "epoch", 5)) {
+        PCD_UNUSED uint64_t v_value_u_epoch = 0;
         if (PCD_UNLIKELY(pcd_left(c) < 8))
             return pcd_fail_short(c, c->p, "value.epoch", "u64be");
         /* (value not needed for validation) */
         c->p += 8;
     } else {
+        PCD_UNUSED pcd_bytes v_value_u_other = { NULL, 0 };
         v_value_u_other.ptr = c->p;
         v_value_u_other.len = pcd_left(c);
         c->p = c->end;
@@ -207,25 +207,6 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
     pcd_bytes v_name = { NULL, 0 };
     uint64_t len_name = 0;
     uint8_t v_type = 0;
-    uint64_t v_value_u_u64 = 0;
-    int64_t v_value_u_i64 = 0;
-    double v_value_u_f64 = 0;
-    pcd_bytes v_value_u_string = { NULL, 0 };
-    uint64_t len_value_u_string = 0;
-    uint64_t n_value_u_u64_array = 0;
-    const uint8_t *f0_value_u_u64_array = NULL;
-    uint16_t n_value_u_u64_array_raw = 0;
-    uint64_t n_value_u_i64_array = 0;
-    const uint8_t *f0_value_u_i64_array = NULL;
-    uint16_t n_value_u_i64_array_raw = 0;
-    uint64_t n_value_u_f64_array = 0;
-    const uint8_t *f0_value_u_f64_array = NULL;
-    uint16_t n_value_u_f64_array_raw = 0;
-    uint64_t n_value_u_string_array = 0;
-    const uint8_t *f0_value_u_string_array = NULL;
-    uint16_t n_value_u_string_array_raw = 0;
-    pcd_bytes v_value_u_string_array_e = { NULL, 0 };
-    uint64_t len_value_u_string_array_e = 0;
     memset(out, 0, sizeof *out);
     /* name */
     if (PCD_UNLIKELY(pcd_left(c) < 2))
@@ -251,6 +232,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
     switch (v_type) {
     case 1:
         {
+            uint64_t v_value_u_u64 = 0;
             out->value.which = PCD_HEPH_V0_1_ATTRIBUTE_VALUE_U64;
             if (PCD_UNLIKELY(pcd_left(c) < 8))
                 return pcd_fail_short(c, c->p, "value.u64", "u64be");
@@ -261,6 +243,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
         break;
     case 2:
         {
+            int64_t v_value_u_i64 = 0;
             out->value.which = PCD_HEPH_V0_1_ATTRIBUTE_VALUE_I64;
             if (PCD_UNLIKELY(pcd_left(c) < 8))
                 return pcd_fail_short(c, c->p, "value.i64", "s64be");
@@ -271,6 +254,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
         break;
     case 3:
         {
+            double v_value_u_f64 = 0;
             out->value.which = PCD_HEPH_V0_1_ATTRIBUTE_VALUE_F64;
             if (PCD_UNLIKELY(pcd_left(c) < 8))
                 return pcd_fail_short(c, c->p, "value.f64", "f64be");
@@ -281,6 +265,8 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
         break;
     case 4:
         {
+            pcd_bytes v_value_u_string = { NULL, 0 };
+            uint64_t len_value_u_string = 0;
             out->value.which = PCD_HEPH_V0_1_ATTRIBUTE_VALUE_STRING;
             if (PCD_UNLIKELY(pcd_left(c) < 2))
                 return pcd_fail_short(c, c->p, "value.string", "length");
@@ -292,6 +278,9 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
         break;
     case 129:
         {
+            uint64_t n_value_u_u64_array = 0;
+            const uint8_t *f0_value_u_u64_array = NULL;
+            uint16_t n_value_u_u64_array_raw = 0;
             out->value.which = PCD_HEPH_V0_1_ATTRIBUTE_VALUE_U64_ARRAY;
             f0_value_u_u64_array = c->p;
             if (PCD_UNLIKELY(pcd_left(c) < 2))
@@ -308,6 +297,9 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
         break;
     case 130:
         {
+            uint64_t n_value_u_i64_array = 0;
+            const uint8_t *f0_value_u_i64_array = NULL;
+            uint16_t n_value_u_i64_array_raw = 0;
             out->value.which = PCD_HEPH_V0_1_ATTRIBUTE_VALUE_I64_ARRAY;
             f0_value_u_i64_array = c->p;
             if (PCD_UNLIKELY(pcd_left(c) < 2))
@@ -324,6 +316,9 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
         break;
     case 131:
         {
+            uint64_t n_value_u_f64_array = 0;
+            const uint8_t *f0_value_u_f64_array = NULL;
+            uint16_t n_value_u_f64_array_raw = 0;
             out->value.which = PCD_HEPH_V0_1_ATTRIBUTE_VALUE_F64_ARRAY;
             f0_value_u_f64_array = c->p;
             if (PCD_UNLIKELY(pcd_left(c) < 2))
@@ -340,6 +335,11 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
         break;
     case 132:
         {
+            uint64_t n_value_u_string_array = 0;
+            const uint8_t *f0_value_u_string_array = NULL;
+            uint16_t n_value_u_string_array_raw = 0;
+            pcd_bytes v_value_u_string_array_e = { NULL, 0 };
+            uint64_t len_value_u_string_array_e = 0;
             out->value.which = PCD_HEPH_V0_1_ATTRIBUTE_VALUE_STRING_ARRAY;
             f0_value_u_string_array = c->p;
             if (PCD_UNLIKELY(pcd_left(c) < 2))
@@ -378,25 +378,6 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
     PCD_UNUSED pcd_bytes v_name = { NULL, 0 };
     PCD_UNUSED uint64_t len_name = 0;
     PCD_UNUSED uint8_t v_type = 0;
-    PCD_UNUSED uint64_t v_value_u_u64 = 0;
-    PCD_UNUSED int64_t v_value_u_i64 = 0;
-    PCD_UNUSED double v_value_u_f64 = 0;
-    PCD_UNUSED pcd_bytes v_value_u_string = { NULL, 0 };
-    PCD_UNUSED uint64_t len_value_u_string = 0;
-    PCD_UNUSED uint64_t n_value_u_u64_array = 0;
-    PCD_UNUSED const uint8_t *f0_value_u_u64_array = NULL;
-    PCD_UNUSED uint16_t n_value_u_u64_array_raw = 0;
-    PCD_UNUSED uint64_t n_value_u_i64_array = 0;
-    PCD_UNUSED const uint8_t *f0_value_u_i64_array = NULL;
-    PCD_UNUSED uint16_t n_value_u_i64_array_raw = 0;
-    PCD_UNUSED uint64_t n_value_u_f64_array = 0;
-    PCD_UNUSED const uint8_t *f0_value_u_f64_array = NULL;
-    PCD_UNUSED uint16_t n_value_u_f64_array_raw = 0;
-    PCD_UNUSED uint64_t n_value_u_string_array = 0;
-    PCD_UNUSED const uint8_t *f0_value_u_string_array = NULL;
-    PCD_UNUSED uint16_t n_value_u_string_array_raw = 0;
-    PCD_UNUSED pcd_bytes v_value_u_string_array_e = { NULL, 0 };
-    PCD_UNUSED uint64_t len_value_u_string_array_e = 0;
     /* name */
     if (PCD_UNLIKELY(pcd_left(c) < 2))
         return pcd_fail_short(c, c->p, "name", "length");
@@ -419,6 +400,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
     switch (v_type) {
     case 1:
         {
+            PCD_UNUSED uint64_t v_value_u_u64 = 0;
             if (PCD_UNLIKELY(pcd_left(c) < 8))
                 return pcd_fail_short(c, c->p, "value.u64", "u64be");
             /* (value not needed for validation) */
@@ -427,6 +409,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
         break;
     case 2:
         {
+            PCD_UNUSED int64_t v_value_u_i64 = 0;
             if (PCD_UNLIKELY(pcd_left(c) < 8))
                 return pcd_fail_short(c, c->p, "value.i64", "s64be");
             /* (value not needed for validation) */
@@ -435,6 +418,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
         break;
     case 3:
         {
+            PCD_UNUSED double v_value_u_f64 = 0;
             if (PCD_UNLIKELY(pcd_left(c) < 8))
                 return pcd_fail_short(c, c->p, "value.f64", "f64be");
             /* (value not needed for validation) */
@@ -443,6 +427,8 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
         break;
     case 4:
         {
+            PCD_UNUSED pcd_bytes v_value_u_string = { NULL, 0 };
+            PCD_UNUSED uint64_t len_value_u_string = 0;
             if (PCD_UNLIKELY(pcd_left(c) < 2))
                 return pcd_fail_short(c, c->p, "value.string", "length");
             len_value_u_string = pcd_ld_u16be(c->p);
@@ -452,6 +438,9 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
         break;
     case 129:
         {
+            PCD_UNUSED uint64_t n_value_u_u64_array = 0;
+            PCD_UNUSED const uint8_t *f0_value_u_u64_array = NULL;
+            PCD_UNUSED uint16_t n_value_u_u64_array_raw = 0;
             f0_value_u_u64_array = c->p;
             if (PCD_UNLIKELY(pcd_left(c) < 2))
                 return pcd_fail_short(c, c->p, "value.u64_array", "element count");
@@ -464,6 +453,9 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
         break;
     case 130:
         {
+            PCD_UNUSED uint64_t n_value_u_i64_array = 0;
+            PCD_UNUSED const uint8_t *f0_value_u_i64_array = NULL;
+            PCD_UNUSED uint16_t n_value_u_i64_array_raw = 0;
             f0_value_u_i64_array = c->p;
             if (PCD_UNLIKELY(pcd_left(c) < 2))
                 return pcd_fail_short(c, c->p, "value.i64_array", "element count");
@@ -476,6 +468,9 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
         break;
     case 131:
         {
+            PCD_UNUSED uint64_t n_value_u_f64_array = 0;
+            PCD_UNUSED const uint8_t *f0_value_u_f64_array = NULL;
+            PCD_UNUSED uint16_t n_value_u_f64_array_raw = 0;
             f0_value_u_f64_array = c->p;
             if (PCD_UNLIKELY(pcd_left(c) < 2))
                 return pcd_fail_short(c, c->p, "value.f64_array", "element count");
@@ -488,6 +483,11 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
         break;
     case 132:
         {
+            PCD_UNUSED uint64_t n_value_u_string_array = 0;
+            PCD_UNUSED const uint8_t *f0_value_u_string_array = NULL;
+            PCD_UNUSED uint16_t n_value_u_string_array_raw = 0;
+            PCD_UNUSED pcd_bytes v_value_u_string_array_e = { NULL, 0 };
+            PCD_UNUSED uint64_t len_value_u_string_array_e = 0;
             f0_value_u_string_array = c->p;
             if (PCD_UNLIKELY(pcd_left(c) < 2))
                 return pcd_fail_short(c, c->p, "value.string_array", "element count");

@@ -606,6 +606,9 @@ pcd_status pcd_reader_recover(pcd_reader *r, uint64_t *resume_offset)
     pcd_status st = seek_to(r, d, target);
     r->x.err = keep;
     if (st != PCD_OK) return err;
+    /* a region that runs past the end of the input: nothing follows it to resume at */
+    pcd_win *tw = level_win(r, d);
+    if (tw->base + tw->pos < target) return err;
     r->skipped_bytes += target - start;
     r->failed = false;
     if (resume_offset) *resume_offset = target;
@@ -620,11 +623,12 @@ pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n)
     if (r->failed) return r->x.err.status;
     if (r->done) return PCD_END;
     while (*n < max) {
-        /* only plain levels: no state, records that open no regions, no compression */
+        /* only plain levels: records that open no regions, no compression (validators do
+         * not run stream state on; they see the level's initial state, as in next()) */
         if (!r->root_done || r->depth == 0) break;
         pcd_level *L = &r->lv[r->depth - 1];
         const pcd_region_desc *rd = L->rd;
-        if (!rd->validate || rd->state_size || L->compression || L->counted) break;
+        if (!rd->validate || L->compression || L->counted) break;
         pcd_win *w = level_win(r, r->depth);
         size_t end = w->hi;
         bool hard = w->eof;
@@ -634,7 +638,7 @@ pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n)
         }
         r->x.win_start = w->buf + w->pos;
         r->x.win_base = w->base + w->pos;
-        r->x.state = NULL;
+        r->x.state = L->state;
         pcd_cursor c = { w->buf + w->pos, w->buf + end, &r->x, hard };
         pcd_status st = PCD_OK;
         const uint8_t *start = c.p;

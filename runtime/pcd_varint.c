@@ -4,6 +4,20 @@
 pcd_status pcd_read_uleb128_slow(pcd_cursor *c, uint64_t *out, const char *name)
 {
     const uint8_t *q = c->p, *end = c->end;
+    if (end - q >= 9) {
+        /* at least nine bytes left: no end checks before the 9th byte */
+        uint64_t v = 0;
+        for (unsigned i = 0; i < 9; i++) {
+            uint8_t b = q[i];
+            v |= (uint64_t)(b & 0x7F) << (7 * i);
+            if (!(b & 0x80)) {
+                c->p = q + i + 1;
+                *out = v;
+                return PCD_OK;
+            }
+        }
+        /* ten bytes or more: the careful loop below */
+    }
     uint64_t v = 0;
     for (unsigned i = 0;; i++) {
         if (q == end) return pcd_fail_short(c, c->p, name, "ULEB128 varint");
@@ -28,6 +42,23 @@ pcd_status pcd_read_uleb128_slow(pcd_cursor *c, uint64_t *out, const char *name)
 pcd_status pcd_read_sleb128_slow(pcd_cursor *c, int64_t *out, const char *name)
 {
     const uint8_t *q = c->p, *end = c->end;
+    if (end - q >= 9) {
+        /* at least nine bytes left: no end checks before the 9th byte */
+        uint64_t v = 0;
+        unsigned shift = 0;
+        for (unsigned i = 0; i < 9; i++) {
+            uint8_t b = q[i];
+            v |= (uint64_t)(b & 0x7F) << shift;
+            shift += 7;
+            if (!(b & 0x80)) {
+                if (shift < 64 && (b & 0x40)) v |= ~UINT64_C(0) << shift;
+                c->p = q + i + 1;
+                *out = (int64_t)v;
+                return PCD_OK;
+            }
+        }
+        /* ten bytes or more: the careful loop below */
+    }
     uint64_t v = 0;
     unsigned shift = 0;
     uint8_t b;

@@ -31,6 +31,13 @@ PCD_INLINE pcd_status pcd_read_sleb128(pcd_cursor *c, int64_t *out, const char *
         c->p++;
         return PCD_OK;
     }
+    if (PCD_LIKELY(c->end - c->p >= 2 && c->p[1] < 0x80)) {
+        /* two bytes: 14 bits, sign in the second byte's bit 6 */
+        int64_t v = (int64_t)(c->p[0] & 0x7F) | ((int64_t)c->p[1] << 7);
+        *out = (c->p[1] & 0x40) ? v - (INT64_C(1) << 14) : v;
+        c->p += 2;
+        return PCD_OK;
+    }
     return pcd_read_sleb128_slow(c, out, name);
 }
 

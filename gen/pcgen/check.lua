@@ -22,7 +22,7 @@ local KIND_OPTS = {
   struct = { kind = 1, fields = 1, name = 1 },
   union = { kind = 1, cases = 1, on = 1, tag = 1, peek = 1, tag_key = 1 },
   array = { kind = 1, of = 1, count = 1, until_end = 1, ["until"] = 1, max_count = 1 },
-  ref = { kind = 1, name = 1 },
+  ref = { kind = 1, name = 1, inline = 1 },
   records = { kind = 1, of = 1, compression = 1, state = 1, recover = 1, size = 1, zstd_level = 1,
     count = 1 },
 }
@@ -282,7 +282,10 @@ function check.schema(fmt, schema_path)
           diag(path, "rest = true needs a bounded place: after a total_size field, or in a field a size_of measures")
         end
       end
-      if ctx.sized_by then
+      if ctx.sized_by and t.cstring and modes == 1 then
+        -- a NUL-terminated string whose size field counts its bytes and the NUL
+        b.sized_cstring = true
+      elseif ctx.sized_by then
         if modes > 0 then diag(path, "a field sized by another (size_of) needs no length of its own") end
         b.mode = "sized"
         modes = 1
@@ -338,6 +341,30 @@ function check.schema(fmt, schema_path)
         et = { kind = "ref", name = nm, inline = et }
       end
       a.of = et and resolve_type(et, path .. "[]", scope, { lift_name = ctx.lift_name })
+      -- stream transforms on each scalar element: delta, base, shift
+      if vocab.is_type(et) and (et.delta ~= nil or et.base ~= nil or et.shift ~= nil) then
+        local epath = path .. "[]"
+        if a.of and a.of.kind ~= "int" and a.of.kind ~= "varint" then
+          diag(epath, "delta, base and shift apply to integer elements only")
+        elseif a.of then
+          local X = {}
+          if et.delta ~= nil then
+            local stv = scope.state and scope.state.vars[et.delta]
+            if not stv then
+              diag(epath, "delta names '" .. tostring(et.delta) .. "', which is not a state variable of the enclosing records region")
+            else
+              X.delta = stv
+            end
+          end
+          if et.base ~= nil then X.base = resolve_expr(et.base, epath, scope, "base") end
+          if et.shift ~= nil then
+            if math.type(et.shift) ~= "integer" or et.shift < 0 or et.shift > 16 then diag(epath, "shift must be 0..16") end
+            X.shift = et.shift
+            if et.base == nil and et.delta == nil then diag(epath, "shift needs base or delta") end
+          end
+          a.elem = X
+        end
+      end
       if a.of and a.of.kind == "bytes" and a.of.mode == "rest" then
         diag(path, "array elements cannot be rest-of-data strings")
       end

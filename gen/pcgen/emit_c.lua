@@ -99,10 +99,13 @@ local function case_values_text(u)
   local hex = u.mode == "peek" or u.mode == "tag"
   for _, c in ipairs(u.cases) do
     for _, v in ipairs(c.values) do
-      if #parts >= 16 then parts[#parts + 1] = "..." break end
+      if #parts >= 16 then break end
       parts[#parts + 1] = type(v) == "string" and ('"' .. v .. '"') or numtext(v, hex)
     end
   end
+  local n = 0
+  for _, c in ipairs(u.cases) do n = n + #c.values end
+  if n > #parts then parts[#parts + 1] = "..." end
   return "one of " .. table.concat(parts, ", ")
 end
 
@@ -363,7 +366,10 @@ local function dec_scalar(b, f, env, member, errname, local_)
     end
     if has_checks and enc ~= "mojo" then dec_checks(b, f, local_, at, env) end
   end
-  if env.mode == "dec" and member then
+  if env.mode == "dec" and not member and f.in_array and (f.delta or f.base) then
+    -- an array element: the stored value replaces the wire value in the local
+    b:f("%s = %s;", local_, dec_transform(b, f, local_, env))
+  elseif env.mode == "dec" and member then
     local v = dec_transform(b, f, local_, env)
     if k == "varint" and ty.enc == "uleb128" and ty.bits == 32 then v = "(uint32_t)" .. v end
     b:f("%s = %s;", out_ref(env, member), v)
@@ -432,7 +438,8 @@ local function dec_array(b, f, env, member, errname, local_)
   local et = a.of
   if not et then return end
   local named = (et.kind == "struct" or et.kind == "union")
-  local fixed = (et.kind == "int" or et.kind == "float") and et.wire or nil
+  -- elements with a stream transform are read one by one
+  local fixed = (et.kind == "int" or et.kind == "float") and not a.elem and et.wire or nil
   local minw = lower.min_wire(et)
   local n = "n_" .. local_:sub(3)
   local at = "f0_" .. local_:sub(3)
@@ -539,8 +546,9 @@ local function dec_array(b, f, env, member, errname, local_)
     end
   else
     local el = local_ .. "_e"
-    dec_value(b, { name = f.name, ty = et, errname = errname, local_ = el, in_array = true }, env,
-      nil, errname, el, cur)
+    local X = a.elem or {}
+    dec_value(b, { name = f.name, ty = et, errname = errname, local_ = el, in_array = true,
+      delta = X.delta, base = X.base, shift = X.shift }, env, nil, errname, el, cur)
     if env.mode == "dec" then b:f("%s[i] = %s;", out_ref(env, member), el) end
   end
   b:close("}")
@@ -766,7 +774,26 @@ function dec_union(b, U, env, f)
   end
   local at = cur .. "->p"
   local after_tag = U.mode == "tag" and (cur .. "->p += " .. U.tagty.wire .. ";") or nil
+  local case_body_
+  -- Each case declares its own locals in its block: a union of many cases does not
+  -- initialise every case's locals on every call.
   local function case_body(c)
+    local outer, outer_set = env.decls, env.decl_set
+    env.decls = {}
+    env.decl_set = setmetatable({}, { __index = outer_set })
+    local at = #b.lines
+    case_body_(c)
+    local ins = {}
+    for _, d in ipairs(env.decls) do
+      local init = d.init and (" = " .. d.init) or ""
+      local sp = d.ctype:sub(-1) == "*" and "" or " "
+      local un = (env.mode == "val" or env.mode == "size") and "PCD_UNUSED " or ""
+      ins[#ins + 1] = string.rep("    ", b.ind) .. un .. d.ctype .. sp .. d.name .. init .. ";"
+    end
+    for i, l in ipairs(ins) do table.insert(b.lines, at + i, l) end
+    env.decls, env.decl_set = outer, outer_set
+  end
+  case_body_ = function(c)
     if env.mode == "dec" then
       b:f("%s = %s;", out_ref(env, mpre .. "which"), c.const)
       if U.mode == "tag" then b:f("%s = %s;", out_ref(env, mpre .. "tag"), tagv) end
@@ -1058,7 +1085,7 @@ local function enc_array(b, f, env, member, errname)
     b:f("if (PCD_UNLIKELY(%s == 0))", cnt)
     enc_fail(b, env, "PCD_E_SIZE", errname, "a terminating element", "PCD_FOUND_UINT", cnt)
   end
-  local fixed = (et.kind == "int" or et.kind == "float") and et.wire
+  local fixed = (et.kind == "int" or et.kind == "float") and not a.elem and et.wire
   if fixed and env.mode == "size" then
     acc(b, env, "(uint64_t)" .. cnt .. " * " .. fixed)
     return
@@ -1072,7 +1099,9 @@ local function enc_array(b, f, env, member, errname)
       b:f("PCD_TRY_IN(s->x, %s(s, &%s[i]), %s, (int64_t)i);", elem_fn(et, "encode"), arr, text.cstr(errname))
     end
   else
-    enc_value(b, { name = f.name, ty = et, errname = errname, local_ = f.local_ .. "_e" }, env, arr .. "[i]", errname)
+    local X = a.elem or {}
+    enc_value(b, { name = f.name, ty = et, errname = errname, local_ = f.local_ .. "_e",
+      delta = X.delta, base = X.base, shift = X.shift }, env, arr .. "[i]", errname)
   end
   if a.mode == "until" and env.mode == "enc" then
     local env2 = setmetatable({ obj = "(&" .. arr .. "[i])" }, { __index = env })
@@ -1906,7 +1935,7 @@ function E.files(ir, sha, gen_version)
     end
     local size_off, size_w, size_big, size_native, size_add, size_min = -1, 0, 0, 0, 0, 0
     if R.recover and R.recover.size then
-      local sf, off2 = nil, 0
+      local sf, off2, size_S = nil, 0, nil
       local T2 = T
       if T2.kind == "union" then T2 = nil end
       local cand = {}
@@ -1923,7 +1952,7 @@ function E.files(ir, sha, gen_version)
             if sf and (off2 ~= so or sf.ty.wire ~= f.ty.wire) then
               error(ir.schema_path .. ": recover.size must be at the same offset in every case")
             end
-            sf, off2 = f, so
+            sf, off2, size_S = f, so, S
             break
           end
           local w = f.ty and lower.fixed_wire(f.ty)
@@ -1938,6 +1967,16 @@ function E.files(ir, sha, gen_version)
       size_big = (sf.ty.endian == "be") and 1 or 0
       size_native = (sf.ty.endian == "native") and 1 or 0
       size_add = sf.derived and sf.derived.kind == "total_size" and 0 or (off2 + sf.ty.wire)
+      if sf.derived and sf.derived.kind == "size_of" and size_S then
+        -- the size counts the measured field: add the fixed bytes before it
+        local o = 0
+        for _, g in ipairs(size_S.fields) do
+          if g.name == sf.derived.target then size_add = o break end
+          local w = g.ty and not g.when and lower.fixed_wire(g.ty)
+          if not w then break end
+          o = o + w
+        end
+      end
       size_min = T.min or 1
     end
     local comp_fn = "NULL"

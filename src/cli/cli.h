@@ -30,6 +30,8 @@ typedef struct cli_src {
     pcd_reader r;
     const pcd_format *f;
     bool opened;
+    struct pcd_gzin *gz;      /* gzip-compressed input, read through zlib; NULL if plain */
+    uint8_t *gzbuf;           /* its whole decompressed stream, for whole-file formats */
 } cli_src;
 
 void cli_init(cli *c);

@@ -107,10 +107,11 @@ int cmd_formats(cli *c, int argc, char **argv)
 /* ---- info ----------------------------------------------------------------------- */
 
 static const char info_help[] =
-    "usage: profcodec info FILE [--json] [--format NAME[:VERSION]]\n\n"
+    "usage: profcodec info FILE [--json] [--all] [--format NAME[:VERSION]]\n\n"
     "Detects the format by its magic (or takes --format) and prints the format,\n"
     "version, record counts by kind, and what the format's records say: time\n"
-    "span, streams, metadata. Damage stops the count and is reported (exit 1).\n";
+    "span, streams, metadata. Damage stops the count and is reported (exit 1);\n"
+    "--all skips damaged records as validate --all does and counts the rest.\n";
 
 /* The name a record is counted under: its union case or type. */
 static const char *record_kind(const pcd_record *rec)
@@ -128,11 +129,14 @@ int cmd_info(cli *c, int argc, char **argv)
     bool json = false;
     static const struct option lo[] = {
         { "json", no_argument, 0, OPT_JSON }, { "format", required_argument, 0, OPT_FORMAT },
-        { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+        { "all", no_argument, 0, OPT_ALL }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
     optind = 1;
     int o;
+    bool all = false;
+    uint64_t damaged_places = 0;
     while ((o = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-        if (o == OPT_JSON) json = true;
+        if (o == OPT_ALL) all = true;
+        else if (o == OPT_JSON) json = true;
         else if (o == OPT_FORMAT) c->format = optarg;
         else if (o == 'h') { fputs(info_help, stdout); return 0; }
         else { fputs(info_help, stderr); return EXIT_USAGE; }
@@ -166,17 +170,28 @@ int cmd_info(cli *c, int argc, char **argv)
         pcd_status st = pcd_reader_next(&src.r, &rec);
         if (st == PCD_END) break;
         if (st != PCD_OK) {
-            damage = *pcd_reader_error(&src.r);
+            if (!damaged) damage = *pcd_reader_error(&src.r);
             damaged = true;
+            damaged_places++;
+            if (all) {
+                cli_report(path, pcd_reader_error(&src.r));
+                if (pcd_reader_recover(&src.r, NULL) == PCD_OK) continue;
+            }
             break;
         }
         cli_progress(c, rec.offset);
         if (rec.offset + rec.size > last_end) last_end = rec.offset + rec.size;
-        if (rec.depth == 0) continue;
+        if (rec.depth == 0) {
+            if (ictx) ext->info->record(ictx, &rec); /* the root: header fields */
+            continue;
+        }
         records++;
         const char *k = record_kind(&rec);
         size_t j = 0;
-        while (j < nk && strcmp(kinds[j], k) != 0) j++;
+        /* names come from the descriptor tables: the same pointer, mostly */
+        while (j < nk && kinds[j] != k) j++;
+        if (j == nk)
+            for (j = 0; j < nk && strcmp(kinds[j], k) != 0; j++) {}
         if (j == nk && nk < 64) {
             kinds[nk] = k;
             counts[nk++] = 0;
@@ -208,7 +223,8 @@ int cmd_info(cli *c, int argc, char **argv)
             if (damaged) {
                 char msg[1024];
                 pcd_error_format(&damage, msg, sizeof msg);
-                n = snprintf(buf, sizeof buf, ",\"damage\":{\"offset\":%" PRIu64 ",\"message\":", damage.offset);
+                n = snprintf(buf, sizeof buf, ",\"damaged_places\":%" PRIu64 ",\"damage\":{\"offset\":%" PRIu64 ",\"message\":",
+                             damaged_places, damage.offset);
                 pcd_sink_put(s, buf, (size_t)n);
                 pcd_json_text(s, (const uint8_t *)msg, strlen(msg));
                 pcd_json_raw(s, "}");
@@ -231,11 +247,13 @@ int cmd_info(cli *c, int argc, char **argv)
         if (damaged) {
             char msg[1024];
             pcd_error_format(&damage, msg, sizeof msg);
-            printf("damage:      %s\n", msg);
+            printf("damage:      %s", msg);
+            if (damaged_places > 1) printf(" (and %" PRIu64 " more damaged places)", damaged_places - 1);
+            printf("\n");
         }
     }
     if (damaged) {
-        cli_report(path, &damage);
+        if (!all) cli_report(path, &damage);
         rc = EXIT_INVALID;
     }
     if (ictx) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "pcd_gzin.h"
 
 void cli_init(cli *c)
 {
@@ -109,6 +110,20 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
     uint8_t head[512];
     size_t n = pcd_input_peek(&src->in, head, sizeof head);
     bool whole = src->in.is_regular ? src->in.size <= n : n < sizeof head;
+    if (pcd_gzin_is_gzip(head, n)) {
+        /* gzip (e.g. Mono's zip option): everything below reads the decompressed stream */
+        src->gz = malloc(sizeof *src->gz);
+        if (!src->gz || pcd_gzin_open(src->gz, &src->in, 0) != 0) {
+            fprintf(stderr, "%s: cannot start decompressing\n", path);
+            return EXIT_USAGE;
+        }
+        n = pcd_gzin_peek(src->gz, head, sizeof head);
+        whole = n < sizeof head;
+        if (src->gz->error && n < sizeof head) {
+            fprintf(stderr, "%s: gzip: %s\n", path, src->gz->error);
+            return EXIT_INVALID;
+        }
+    }
     if (c->format) {
         f = cli_find_format(c->format);
         if (!f) {
@@ -150,7 +165,17 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
     while (window > 4096 && window > c->max_memory / 8) window /= 2;
     pcd_reader_opts o = { &c->al, NULL, window, validate_only };
     pcd_status st;
-    if (f->flags & PCD_FMT_STREAMABLE) {
+    if (src->gz && (f->flags & PCD_FMT_STREAMABLE)) {
+        st = pcd_reader_open(&src->r, f, pcd_gzin_read, src->gz, &o);
+    } else if (src->gz) {
+        size_t len = 0;
+        src->gz->limit = c->max_memory;
+        if (pcd_gzin_load(src->gz, &src->gzbuf, &len) != 0) {
+            fprintf(stderr, "%s: gzip: %s\n", path, src->gz->error ? src->gz->error : "out of memory");
+            return EXIT_INVALID;
+        }
+        st = pcd_reader_open_buffer(&src->r, f, src->gzbuf, len, &o);
+    } else if (f->flags & PCD_FMT_STREAMABLE) {
         st = pcd_reader_open(&src->r, f, pcd_input_read, &src->in, &o);
     } else {
         if (pcd_input_load(&src->in) != 0) {
@@ -169,6 +194,13 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
 void cli_close(cli_src *src)
 {
     if (src->f) pcd_reader_close(&src->r);
+    if (src->gz) {
+        pcd_gzin_close(src->gz);
+        free(src->gz);
+        src->gz = NULL;
+    }
+    free(src->gzbuf);
+    src->gzbuf = NULL;
     if (src->opened) pcd_input_close(&src->in);
     src->f = NULL;
     src->opened = false;

@@ -100,6 +100,15 @@ static bool get_i64(jr *r, json_t *v, int64_t *out)
         const char *s = json_string_value(v);
         char *end;
         errno = 0;
+        if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+            /* hex is the 64-bit pattern (as dumped for hex fields), negative values included */
+            unsigned long long u = strtoull(s, &end, 16);
+            if (s[2] && !*end && errno == 0) {
+                *out = (int64_t)u;
+                return true;
+            }
+            return fail(r, "expected an integer, found \"%s\"", s);
+        }
         long long i = strtoll(s, &end, 0);
         if (*s && !*end && errno == 0) {
             *out = i;

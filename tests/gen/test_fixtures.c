@@ -15,6 +15,7 @@
 
 #include "fx_arrays_v1.h"
 #include "fx_scalars_v1.h"
+#include "fx_elems_v1.h"
 #include "fx_stream_v2.h"
 #include "fx_tables_v1.h"
 #include "fx_strings_v1.h"
@@ -538,6 +539,127 @@ static void test_stream(void **state)
     pcd_reader_close(&r);
 }
 
+/* ---- stream transforms on array elements; a size that counts a string's NUL ------------ */
+
+static void test_elems(void **state)
+{
+    (void)state;
+    pcd_fx_elems_v1_file root = { 0 };
+    root.name = (pcd_bytes){ (const uint8_t *)"abc", 3 };
+    pcd_fx_elems_v1_block b1 = { 0 }, b2 = { 0 };
+    b1.method_base = 0x1000;
+    b1.obj_base = 0x200;
+    b2.method_base = 0x5000;
+    b2.obj_base = 0x300;
+    int64_t fr1[] = { 0x1010, 0x1008, 0x2000 }, ob1[] = { 0x1000, 0x1080 }, fr2[] = { 0x4ff0 };
+    pcd_fx_elems_v1_event e1 = { 0 }, e2 = { 0 }, e3 = { 0 };
+    e1.frames = fr1;
+    e1.n_frames = 3;
+    e1.objs = ob1;
+    e1.n_objs = 2;
+    e1.method = 0x2004;
+    e2.method = 0x1fff;
+    e3.frames = fr2;
+    e3.n_frames = 1;
+    e3.method = 0x5000;
+    pcd_fx_elems_v1_event_pairs pr[2] = { { 8, 0x1800 }, { 16, 0x1808 } };
+    e3.pairs = pr;
+    e3.n_pairs = 2;
+    const pcd_region_desc *B_ = &pcd_fx_elems_v1_region_blocks, *E = &pcd_fx_elems_v1_region_events;
+    rec_in recs[] = { { B_, &b1 }, { E, &e1 }, { E, &e2 }, { B_, &b2 }, { E, &e3 } };
+    size_t n = encode_file(&pcd_fx_elems_v1_format, &root, recs, 5, false, PCD_OK);
+    /* "FXE", the size 4 (3 bytes and the NUL), "abc\0" */
+    assert_int_equal(out[3], 4);
+    assert_memory_equal(out + 7, "abc", 4);
+    /* frames run on from the block's method base: +0x10, -8, +0xff8 */
+    size_t ev = 3 + 4 + 4 + 24;
+    assert_int_equal(out[ev], 3);
+    assert_int_equal(out[ev + 1], 0x10);
+    assert_int_equal(out[ev + 2], 0x78); /* -8 */
+    /* objects: (address >> 3) - obj_base: 0x200 - 0x200 = 0, 0x210 - 0x200 = 0x10 */
+    assert_int_equal(out[ev + 5], 2);
+    assert_int_equal(out[ev + 6], 0);
+    assert_int_equal(out[ev + 7], 0x10);
+    got g;
+    decode_file(&pcd_fx_elems_v1_format, out, n, &g, 0);
+    assert_int_equal(g.end, PCD_END);
+    assert_int_equal(g.n, 6);
+    const pcd_fx_elems_v1_file *rd = (const void *)g.data[0];
+    assert_int_equal(rd->name_size, 4);
+    assert_int_equal(rd->name.len, 3);
+    got_free(&g);
+    /* arrays live in the reader's arena until the next record: check them as they come */
+    {
+        pcd_alloc al0;
+        pcd_alloc_init(&al0, pcd_alloc_libc, NULL, 0);
+        pcd_reader r0;
+        pcd_reader_opts o0 = { &al0, NULL, 0, false };
+        assert_int_equal(pcd_reader_open_buffer(&r0, &pcd_fx_elems_v1_format, out, n, &o0), PCD_OK);
+        pcd_record rec0;
+        size_t k = 0;
+        while (pcd_reader_next(&r0, &rec0) == PCD_OK) {
+            const pcd_fx_elems_v1_event *ed = rec0.data;
+            if (k == 2) {
+                assert_int_equal(ed->n_frames, 3);
+                assert_int_equal(ed->frames[0], 0x1010);
+                assert_int_equal(ed->frames[1], 0x1008);
+                assert_int_equal(ed->frames[2], 0x2000);
+                assert_int_equal(ed->objs[1], 0x1080);
+                assert_int_equal(ed->method, 0x2004);
+            } else if (k == 3) {
+                assert_int_equal(ed->method, 0x1fff);
+            } else if (k == 5) {
+                assert_int_equal(ed->frames[0], 0x4ff0);
+                assert_int_equal(ed->n_pairs, 2);
+                assert_int_equal(ed->pairs[1].offset, 16);
+                assert_int_equal(ed->pairs[1].obj, 0x1808);
+            }
+            k++;
+        }
+        assert_int_equal(k, 6);
+        pcd_reader_close(&r0);
+    }
+    json_roundtrip(&pcd_fx_elems_v1_format, out, n);
+    /* an object address that is not a multiple of 8 cannot be stored */
+    ob1[1] = 0x1081;
+    encode_file(&pcd_fx_elems_v1_format, &root, recs, 5, false, PCD_E_RANGE);
+    ob1[1] = 0x1080;
+    /* a size that does not end at the NUL */
+    n = encode_file(&pcd_fx_elems_v1_format, &root, recs, 5, false, PCD_OK);
+    out[3] = 5;
+    decode_file(&pcd_fx_elems_v1_format, out, n, &g, 0);
+    assert_int_equal(g.end, PCD_E_SIZE);
+    got_free(&g);
+    out[3] = 4;
+    /* a damaged block header: recovery skips the block by its len (which counts the bytes
+     * after the 24-byte header) and reads the next one */
+    out[7 + 4] = 'X';
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
+    pcd_reader r;
+    pcd_reader_opts o = { &al, NULL, 0, false };
+    assert_int_equal(pcd_reader_open_buffer(&r, &pcd_fx_elems_v1_format, out, n, &o), PCD_OK);
+    pcd_record rec;
+    size_t events = 0, blocks = 0, errors = 0;
+    uint64_t resume = 0;
+    for (;;) {
+        pcd_status st = pcd_reader_next(&r, &rec);
+        if (st == PCD_END) break;
+        if (st != PCD_OK) {
+            errors++;
+            assert_int_equal(pcd_reader_recover(&r, &resume), PCD_OK);
+            continue;
+        }
+        if (rec.type == &pcd_fx_elems_v1_event_type) events++;
+        if (rec.type == &pcd_fx_elems_v1_block_type) blocks++;
+    }
+    assert_int_equal(errors, 1);
+    assert_int_equal(blocks, 1);
+    assert_int_equal(events, 1);
+    assert_int_equal(resume, 11 + 24 + out[11 + 4]);
+    pcd_reader_close(&r);
+}
+
 /* ---- zstd regions ---------------------------------------------------------------------- */
 
 static void test_zstd(void **state)
@@ -657,6 +779,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scalars), cmocka_unit_test(test_strings), cmocka_unit_test(test_unions),
         cmocka_unit_test(test_arrays),  cmocka_unit_test(test_stream),  cmocka_unit_test(test_zstd),
+        cmocka_unit_test(test_elems),
         cmocka_unit_test(test_tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -402,7 +402,7 @@ const pcd_region_desc pcd_fx_stream_v2_region_buffers = {
     pcd_fx_stream_v2_region_buffers_dec, NULL, NULL, pcd_fx_stream_v2_region_buffers_enc,
     0, NULL, NULL,
     offsetof(pcd_fx_stream_v2_file, buffers),
-    4, 4, 0, 0, 8, 24,
+    4, 4, 0, 0, 24, 24,
     NULL, NULL,
     NULL, 3,
 };

@@ -21,12 +21,6 @@ static inline pcd_status pcd_fx_unions_v1_rec_a_decode_(pcd_cursor *c, pcd_fx_un
 {
     uint16_t v_size = 0;
     uint8_t v_ev = 0;
-    uint64_t v_body_alloc_size = 0;
-    uint64_t n_body_alloc_bt = 0;
-    const uint8_t *f0_body_alloc_bt = NULL;
-    int64_t v_body_alloc_bt_e = 0;
-    uint8_t v_body_gc_gen = 0;
-    pcd_bytes v_body_u_other = { NULL, 0 };
     memset(out, 0, sizeof *out);
     const uint8_t *s0 = c->p;
     pcd_cursor r_total;
@@ -54,6 +48,10 @@ static inline pcd_status pcd_fx_unions_v1_rec_a_decode_(pcd_cursor *c, pcd_fx_un
     switch ((v_ev & 15)) {
     case 1:
         {
+            uint64_t v_body_alloc_size = 0;
+            uint64_t n_body_alloc_bt = 0;
+            const uint8_t *f0_body_alloc_bt = NULL;
+            int64_t v_body_alloc_bt_e = 0;
             out->body.which = PCD_FX_UNIONS_V1_REC_A_BODY_ALLOC;
             /* size */
             PCD_TRY(pcd_read_uleb128(c, &v_body_alloc_size, "body.alloc.size"));
@@ -74,6 +72,7 @@ static inline pcd_status pcd_fx_unions_v1_rec_a_decode_(pcd_cursor *c, pcd_fx_un
         break;
     case 2: case 3:
         {
+            uint8_t v_body_gc_gen = 0;
             out->body.which = PCD_FX_UNIONS_V1_REC_A_BODY_GC;
             /* gen (when (ev & 0x0f) == 3) */
             if (((v_ev & 15)) == 3) {
@@ -88,6 +87,7 @@ static inline pcd_status pcd_fx_unions_v1_rec_a_decode_(pcd_cursor *c, pcd_fx_un
         break;
     default:
         {
+            pcd_bytes v_body_u_other = { NULL, 0 };
             out->body.which = PCD_FX_UNIONS_V1_REC_A_BODY_OTHER;
             v_body_u_other.ptr = c->p;
             v_body_u_other.len = pcd_left(c);
@@ -118,12 +118,6 @@ static inline pcd_status pcd_fx_unions_v1_rec_a_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint16_t v_size = 0;
     PCD_UNUSED uint8_t v_ev = 0;
-    PCD_UNUSED uint64_t v_body_alloc_size = 0;
-    PCD_UNUSED uint64_t n_body_alloc_bt = 0;
-    PCD_UNUSED const uint8_t *f0_body_alloc_bt = NULL;
-    PCD_UNUSED int64_t v_body_alloc_bt_e = 0;
-    PCD_UNUSED uint8_t v_body_gc_gen = 0;
-    PCD_UNUSED pcd_bytes v_body_u_other = { NULL, 0 };
     const uint8_t *s0 = c->p;
     pcd_cursor r_total;
     /* magic, size, ev: 5 bytes of fixed fields */
@@ -148,6 +142,10 @@ static inline pcd_status pcd_fx_unions_v1_rec_a_validate_(pcd_cursor *c)
     switch ((v_ev & 15)) {
     case 1:
         {
+            PCD_UNUSED uint64_t v_body_alloc_size = 0;
+            PCD_UNUSED uint64_t n_body_alloc_bt = 0;
+            PCD_UNUSED const uint8_t *f0_body_alloc_bt = NULL;
+            PCD_UNUSED int64_t v_body_alloc_bt_e = 0;
             /* size */
             PCD_TRY(pcd_read_uleb128(c, &v_body_alloc_size, "body.alloc.size"));
             /* bt (when (ev & 0x80) != 0) */
@@ -163,6 +161,7 @@ static inline pcd_status pcd_fx_unions_v1_rec_a_validate_(pcd_cursor *c)
         break;
     case 2: case 3:
         {
+            PCD_UNUSED uint8_t v_body_gc_gen = 0;
             /* gen (when (ev & 0x0f) == 3) */
             if (((v_ev & 15)) == 3) {
                 if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -174,6 +173,7 @@ static inline pcd_status pcd_fx_unions_v1_rec_a_validate_(pcd_cursor *c)
         break;
     default:
         {
+            PCD_UNUSED pcd_bytes v_body_u_other = { NULL, 0 };
             v_body_u_other.ptr = c->p;
             v_body_u_other.len = pcd_left(c);
             c->p = c->end;
@@ -305,9 +305,6 @@ static inline pcd_status pcd_fx_unions_v1_rec_b_decode_(pcd_cursor *c, pcd_fx_un
 {
     uint8_t v_len = 0;
     uint64_t tag_item = 0;
-    uint32_t v_item_u_num = 0;
-    uint8_t v_item_pair_x = 0;
-    uint8_t v_item_pair_y = 0;
     memset(out, 0, sizeof *out);
     /* magic, len: 3 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 3))
@@ -330,6 +327,7 @@ static inline pcd_status pcd_fx_unions_v1_rec_b_decode_(pcd_cursor *c, pcd_fx_un
         switch (tag_item) {
         case 1:
             {
+                uint32_t v_item_u_num = 0;
                 out->item.which = PCD_FX_UNIONS_V1_REC_B_ITEM_NUM;
                 out->item.tag = tag_item;
                 c_item->p += 1;
@@ -342,6 +340,8 @@ static inline pcd_status pcd_fx_unions_v1_rec_b_decode_(pcd_cursor *c, pcd_fx_un
             break;
         case 2: case 3:
             {
+                uint8_t v_item_pair_x = 0;
+                uint8_t v_item_pair_y = 0;
                 out->item.which = PCD_FX_UNIONS_V1_REC_B_ITEM_PAIR;
                 out->item.tag = tag_item;
                 c_item->p += 1;
@@ -393,7 +393,6 @@ static inline pcd_status pcd_fx_unions_v1_rec_b_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint8_t v_len = 0;
     PCD_UNUSED uint64_t tag_item = 0;
-    PCD_UNUSED uint32_t v_item_u_num = 0;
     /* magic, len: 3 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 3))
         return pcd_fail_run(c, k_rec_b_val_run1, 2);
@@ -414,6 +413,7 @@ static inline pcd_status pcd_fx_unions_v1_rec_b_validate_(pcd_cursor *c)
         switch (tag_item) {
         case 1:
             {
+                PCD_UNUSED uint32_t v_item_u_num = 0;
                 c_item->p += 1;
                 if (PCD_UNLIKELY(pcd_left(c_item) < 4))
                     return pcd_fail_short(c_item, c_item->p, "item.num", "u32le");

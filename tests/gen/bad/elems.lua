@@ -1,0 +1,8 @@
+return format "bad" { version = 1, types = {
+  file = struct { field "r" (records { of = "rec", state = { m = u64 } }) },
+  rec = struct {
+    field "a" (array { of = cstring { delta = "m" }, count = u8 }),
+    field "b" (array { of = sleb128 { delta = "clock" }, count = u8 }),
+    field "c" (array { of = sleb128 { shift = 3 }, count = u8 }),
+  },
+} }

@@ -1,0 +1,34 @@
+-- fx_elems: stream transforms on array elements (a running delta, a base with a shift),
+-- anonymous struct elements, and a NUL-terminated string measured by a size field that counts its NUL.
+return format "fx_elems" {
+  version = 1,
+  endian = "little",
+  types = {
+    file = struct {
+      field "magic" (magic "FXE"),
+      field "name_size" (u32 { size_of = "name", doc = "Bytes of the name, its NUL included." }),
+      field "name" (cstring { max_len = 64 }),
+      field "blocks" (records { of = "block", recover = { size = "len" } }),
+    },
+    block = struct {
+      field "id" (u32 { equals = 0x4B4C4F42, magic = true }),
+      field "len" (u32 { size_of = "events", doc = "Bytes of events after this header." }),
+      field "method_base" (u64),
+      field "obj_base" (u64),
+      field "events" (records {
+        of = "event",
+        state = { method = u64 { init = "method_base" }, obj = u64 { init = "obj_base" } },
+      }),
+    },
+    event = struct {
+      field "frames" (array { of = sleb128 { delta = "method" }, count = uleb128,
+        doc = "Each frame relative to the previous method of the block." }),
+      field "objs" (array { of = sleb128 { base = "state.obj", shift = 3 }, count = u8 }),
+      field "method" (sleb128 { delta = "method" }),
+      field "pairs" (array { count = u8, doc = "Anonymous struct elements (a type of their own).", of = struct {
+        field "offset" (uleb128),
+        field "obj" (sleb128 { base = "state.obj", shift = 3 }),
+      } }),
+    },
+  },
+}
