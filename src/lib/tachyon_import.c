@@ -1,0 +1,495 @@
+/* tachyon_import.c: `encode --from samples`: Tachyon from the per-sample text that
+ * `convert --to samples` writes (the text of CPython's reader, see tachyon_convert.c), through
+ * the writer that makes CPython's choices (tachyon_writer.c).
+ *
+ *   # info KEY=VALUE     header values (start_time_us, sample_interval_us, python_version,
+ *                        mode, capture_config, compression_type, and the statistics)
+ *   S tid interp status timestamp_us ids...   frame ids innermost first, or "=" (the same
+ *                        stack as that thread's previous sample)
+ *   F id lineno end_lineno col end_col opcode 'filename' 'funcname'   (Python reprs)
+ *
+ * F lines may come before or after the S lines that use them. Samples are written in time
+ * order: the text's order when its timestamps never decrease, else sorted by timestamp with
+ * ties in the text's order (which gives back the order CPython received them in). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tachyon_ext.h"
+#include "tachyon_writer.h"
+
+typedef struct imp_frame {
+    uint8_t *file, *func;
+    size_t file_len, func_len;
+    int32_t loc[4];
+    int opcode;
+    bool defined;
+} imp_frame;
+
+typedef struct imp {
+    const pcd_import_args *a;
+    tach_writer_opts o;
+    bool have_start, have_interval, have_duration, have_rate;
+    imp_frame *fr;
+    uint32_t n_fr, fr_cap;
+    uint64_t line;
+    char err[1024];
+    /* per thread: its last stack (for "=") */
+    struct imp_th {
+        uint64_t tid;
+        uint32_t interp, n;
+        uint32_t ids[TACH_MAX_DEPTH];
+    } *th;
+    uint32_t n_th, th_cap;
+} imp;
+
+static int bad(imp *m, const char *fmt, const char *detail)
+{
+    snprintf(m->err, sizeof m->err, fmt, detail ? detail : "");
+    fprintf(m->a->err, "%s:%" PRIu64 ": %s\n", m->a->input_name, m->line, m->err);
+    return 1;
+}
+
+/* ---- Python reprs ------------------------------------------------------------------------- */
+
+static size_t put_utf8(uint8_t *o, uint32_t c)
+{
+    if (c < 0x80) { o[0] = (uint8_t)c; return 1; }
+    if (c < 0x800) { o[0] = (uint8_t)(0xC0 | c >> 6); o[1] = (uint8_t)(0x80 | (c & 0x3F)); return 2; }
+    if (c < 0x10000) {
+        o[0] = (uint8_t)(0xE0 | c >> 12);
+        o[1] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+        o[2] = (uint8_t)(0x80 | (c & 0x3F));
+        return 3;
+    }
+    o[0] = (uint8_t)(0xF0 | c >> 18);
+    o[1] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
+    o[2] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+    o[3] = (uint8_t)(0x80 | (c & 0x3F));
+    return 4;
+}
+
+/* Parses a repr at *pp; the bytes (UTF-8) go to a new buffer. */
+static bool parse_repr(const char **pp, uint8_t **out, size_t *len)
+{
+    const char *p = *pp;
+    char q = *p;
+    if (q != '\'' && q != '"') return false;
+    p++;
+    size_t cap = strlen(p) + 1;
+    uint8_t *o = malloc(cap * 4 + 1);
+    if (!o) return false;
+    size_t n = 0;
+    for (;;) {
+        char c = *p;
+        if (!c) goto fail;
+        if (c == q) {
+            p++;
+            break;
+        }
+        if (c != '\\') {
+            o[n++] = (uint8_t)c;
+            p++;
+            continue;
+        }
+        p++;
+        char e = *p++;
+        uint32_t v = 0;
+        int digits = 0;
+        switch (e) {
+        case '\\': case '\'': case '"': o[n++] = (uint8_t)e; continue;
+        case 't': o[n++] = '\t'; continue;
+        case 'n': o[n++] = '\n'; continue;
+        case 'r': o[n++] = '\r'; continue;
+        case 'x': digits = 2; break;
+        case 'u': digits = 4; break;
+        case 'U': digits = 8; break;
+        default: goto fail;
+        }
+        for (int i = 0; i < digits; i++) {
+            char h = *p++;
+            int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10 : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+            if (d < 0) goto fail;
+            v = v << 4 | (uint32_t)d;
+        }
+        if (v > 0x10FFFF) goto fail;
+        n += put_utf8(o + n, v);
+    }
+    *pp = p;
+    *out = o;
+    *len = n;
+    return true;
+fail:
+    free(o);
+    return false;
+}
+
+/* ---- lines -------------------------------------------------------------------------------- */
+
+static bool next_u64(const char **pp, uint64_t *v)
+{
+    const char *p = *pp;
+    while (*p == ' ') p++;
+    if (*p < '0' || *p > '9') return false;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(p, &end, 10);
+    if (errno) return false;
+    *v = x;
+    *pp = end;
+    return true;
+}
+
+static bool next_i64(const char **pp, int64_t *v)
+{
+    const char *p = *pp;
+    while (*p == ' ') p++;
+    char *end;
+    errno = 0;
+    long long x = strtoll(p, &end, 10);
+    if (end == p || errno) return false;
+    *v = x;
+    *pp = end;
+    return true;
+}
+
+static bool parse_double(const char *s, double *v, bool *none)
+{
+    *none = strcmp(s, "None") == 0;
+    if (*none) return true;
+    char *end;
+    *v = strtod(s, &end);
+    return end != s && *end == 0;
+}
+
+static int info_line(imp *m, const char *line)
+{
+    const char *eq = strchr(line, '=');
+    if (!eq) return bad(m, "an info line without '='%s", NULL);
+    char k[64];
+    size_t kl = (size_t)(eq - line);
+    if (kl >= sizeof k) return 0; /* no key of ours is that long */
+    memcpy(k, line, kl);
+    k[kl] = 0;
+    const char *v = eq + 1;
+    bool none = false;
+    double d = 0;
+    tach_writer_opts *o = &m->o;
+    if (strcmp(k, "start_time_us") == 0) {
+        const char *p = v;
+        if (!next_u64(&p, &o->start_time_us)) return bad(m, "start_time_us is not a number%s", NULL);
+        m->have_start = true;
+    } else if (strcmp(k, "sample_interval_us") == 0) {
+        const char *p = v;
+        if (!next_u64(&p, &o->sample_interval_us)) return bad(m, "sample_interval_us is not a number%s", NULL);
+        m->have_interval = true;
+    } else if (strcmp(k, "compression_type") == 0) {
+        const char *p = v;
+        uint64_t c;
+        if (!next_u64(&p, &c) || c > UINT32_MAX) return bad(m, "compression_type is not a number%s", NULL);
+        o->compression = (uint32_t)c;
+    } else if (strcmp(k, "mode") == 0) {
+        if (strcmp(v, "None") == 0) o->mode = -1;
+        else {
+            const char *p = v;
+            uint64_t x;
+            if (!next_u64(&p, &x) || x > 4) return bad(m, "mode is not 0..4 or None%s", NULL);
+            o->mode = (int)x;
+        }
+    } else if (strcmp(k, "python_version") == 0) {
+        unsigned a, b, c;
+        if (sscanf(v, "(%u, %u, %u)", &a, &b, &c) != 3 || a > 255 || b > 255 || c > 255)
+            return bad(m, "python_version is not (major, minor, micro)%s", NULL);
+        o->python[0] = (uint8_t)a;
+        o->python[1] = (uint8_t)b;
+        o->python[2] = (uint8_t)c;
+    } else if (strcmp(k, "capture_config") == 0) {
+        if (strcmp(v, "None") == 0) o->features = -1;
+        else {
+            o->features = 0;
+            for (int i = 0; i < 5; i++) {
+                char key[40];
+                snprintf(key, sizeof key, "'%s': True", tach_feature_names[i]);
+                if (strstr(v, key)) o->features |= 1 << i;
+            }
+        }
+    } else if (strcmp(k, "duration_sec") == 0 || strcmp(k, "sample_rate") == 0 || strcmp(k, "error_rate") == 0 ||
+               strcmp(k, "missed_samples") == 0) {
+        if (!parse_double(v, &d, &none)) return bad(m, "%s is not a number or None", k);
+        if (k[0] == 'd') {
+            m->have_duration = !none;
+            o->duration_sec = d;
+        } else if (k[1] == 'a') {
+            m->have_rate = !none;
+            o->sample_rate = d;
+        } else if (k[0] == 'e') {
+            if (!none) o->stats_present |= 1;
+            o->error_rate = none ? 0 : d;
+        } else {
+            if (!none) o->stats_present |= 2;
+            o->missed_samples = none ? 0 : d;
+        }
+    }
+    /* the counts (sample_count, thread_count, string_count, frame_count) and version are
+     * computed by the writer */
+    return 0;
+}
+
+static int frame_line(imp *m, const char *line)
+{
+    const char *p = line + 2;
+    uint64_t id;
+    int64_t v[5];
+    if (!next_u64(&p, &id) || id >= UINT32_MAX) return bad(m, "a frame id%s", NULL);
+    for (int i = 0; i < 5; i++)
+        if (!next_i64(&p, &v[i]) || v[i] < INT32_MIN || v[i] > INT32_MAX) return bad(m, "a number%s", NULL);
+    while (*p == ' ') p++;
+    uint8_t *file, *func;
+    size_t fl, gl;
+    if (!parse_repr(&p, &file, &fl)) return bad(m, "a quoted file name%s", NULL);
+    while (*p == ' ') p++;
+    if (!parse_repr(&p, &func, &gl)) {
+        free(file);
+        return bad(m, "a quoted function name%s", NULL);
+    }
+    if (id >= m->fr_cap) {
+        uint32_t ncap = m->fr_cap ? m->fr_cap : 64;
+        while (ncap <= id) ncap *= 2;
+        imp_frame *nf = realloc(m->fr, ncap * sizeof *nf);
+        if (!nf) {
+            free(file);
+            free(func);
+            return bad(m, "out of memory%s", NULL);
+        }
+        memset(nf + m->fr_cap, 0, (ncap - m->fr_cap) * sizeof *nf);
+        m->fr = nf;
+        m->fr_cap = ncap;
+    }
+    imp_frame *f = &m->fr[id];
+    if (f->defined) {
+        free(file);
+        free(func);
+        return bad(m, "frame %s is defined twice", NULL);
+    }
+    f->defined = true;
+    f->file = file;
+    f->file_len = fl;
+    f->func = func;
+    f->func_len = gl;
+    for (int i = 0; i < 4; i++) f->loc[i] = (int32_t)v[i];
+    f->opcode = (int)v[4];
+    if (id >= m->n_fr) m->n_fr = (uint32_t)id + 1;
+    return 0;
+}
+
+/* An S line: its thread, status, time and stack (ids, or the thread's previous). */
+typedef struct s_line {
+    uint64_t tid, ts;
+    uint32_t interp;
+    uint8_t status;
+    const char *rest;
+} s_line;
+
+static int parse_s(imp *m, const char *line, s_line *s)
+{
+    const char *p = line + 2;
+    uint64_t interp, status;
+    if (!next_u64(&p, &s->tid) || !next_u64(&p, &interp) || !next_u64(&p, &status) || !next_u64(&p, &s->ts) ||
+        interp > UINT32_MAX || status > 255)
+        return bad(m, "S tid interp status timestamp frames...%s", NULL);
+    s->interp = (uint32_t)interp;
+    s->status = (uint8_t)status;
+    if (*p == ' ') p++;
+    s->rest = p;
+    return 0;
+}
+
+static int write_sample(imp *m, tach_writer *tw, const s_line *s)
+{
+    struct imp_th *t = NULL;
+    for (uint32_t i = m->n_th; i-- > 0;)
+        if (m->th[i].tid == s->tid && m->th[i].interp == s->interp) {
+            t = &m->th[i];
+            break;
+        }
+    if (!t) {
+        if (m->n_th == m->th_cap) {
+            uint32_t ncap = m->th_cap ? m->th_cap * 2 : 16;
+            struct imp_th *nt = realloc(m->th, ncap * sizeof *nt);
+            if (!nt) return bad(m, "out of memory%s", NULL);
+            m->th = nt;
+            m->th_cap = ncap;
+        }
+        t = &m->th[m->n_th++];
+        t->tid = s->tid;
+        t->interp = s->interp;
+        t->n = 0;
+    }
+    const char *p = s->rest;
+    while (*p == ' ') p++;
+    if (*p == '=') {
+        /* the thread's previous stack */
+    } else {
+        t->n = 0;
+        uint64_t id;
+        while (next_u64(&p, &id)) {
+            if (t->n == TACH_MAX_DEPTH) return bad(m, "a stack deeper than 256 frames%s", NULL);
+            if (id >= m->n_fr || !m->fr[id].defined) {
+                char num[32];
+                snprintf(num, sizeof num, "%" PRIu64, id);
+                return bad(m, "frame %s has no F line", num);
+            }
+            t->ids[t->n++] = (uint32_t)id;
+        }
+        while (*p == ' ' || *p == '\n' || *p == '\r') p++;
+        if (*p) return bad(m, "frame ids or '='%s", NULL);
+    }
+    tach_wframe wf[TACH_MAX_DEPTH];
+    for (uint32_t i = 0; i < t->n; i++) {
+        const imp_frame *f = &m->fr[t->ids[i]];
+        wf[i] = (tach_wframe){ f->file, f->file_len, f->func, f->func_len, f->loc[0], f->loc[1], f->loc[2], f->loc[3],
+                               f->opcode };
+    }
+    pcd_status st = tach_writer_sample(tw, s->tid, s->interp, s->status, s->ts, wf, t->n);
+    if (st != PCD_OK) {
+        char msg[512];
+        pcd_error_format(tach_writer_error(tw), msg, sizeof msg);
+        return bad(m, "cannot encode this sample: %s", msg);
+    }
+    return 0;
+}
+
+typedef struct s_ref {
+    uint64_t ts, seq;
+    const char *line;
+    uint64_t lineno;
+} s_ref;
+
+static int ref_cmp(const void *x, const void *y)
+{
+    const s_ref *a = x, *b = y;
+    if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+int tach_import_samples_run(const pcd_import_args *a)
+{
+    imp m;
+    memset(&m, 0, sizeof m);
+    m.a = a;
+    m.o.mode = -1;
+    m.o.features = -1;
+    m.o.python[0] = 3;
+    m.o.python[1] = 15;
+    m.o.big = a->endian && strcmp(a->endian, "big") == 0;
+    /* the whole text: F lines may follow the samples that use them */
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (cap - len < 65536) {
+            size_t ncap = cap ? cap * 2 : 1 << 20;
+            char *nt = realloc(text, ncap);
+            if (!nt) {
+                free(text);
+                fprintf(a->err, "%s: out of memory\n", a->input_name);
+                return 2;
+            }
+            text = nt;
+            cap = ncap;
+        }
+        size_t got = fread(text + len, 1, cap - len - 1, a->in);
+        len += got;
+        if (got == 0) break;
+    }
+    if (ferror(a->in)) {
+        free(text);
+        fprintf(a->err, "%s: cannot read\n", a->input_name);
+        return 2;
+    }
+    text[len] = 0;
+    /* pass 1: info and frames; are the samples in time order? */
+    int rc = 0;
+    uint64_t n_s = 0, last_ts = 0;
+    bool sorted = true;
+    for (char *p = text; *p && !rc;) {
+        char *nl = strchr(p, '\n');
+        if (nl) *nl = 0;
+        m.line++;
+        if (strncmp(p, "# info ", 7) == 0) rc = info_line(&m, p + 7);
+        else if (p[0] == 'F' && p[1] == ' ') rc = frame_line(&m, p);
+        else if (p[0] == 'S' && p[1] == ' ') {
+            s_line s;
+            rc = parse_s(&m, p, &s);
+            if (!rc) {
+                if (n_s && s.ts < last_ts) sorted = false;
+                last_ts = s.ts;
+                n_s++;
+            }
+        } else if (p[0] && p[0] != '#') rc = bad(&m, "a line that is not # info, S or F%s", NULL);
+        if (nl) *nl = '\n';
+        p = nl ? nl + 1 : p + strlen(p);
+    }
+    if (!rc && (!m.have_start || !m.have_interval))
+        rc = bad(&m, "the text has no '# info start_time_us=' or '# info sample_interval_us=' line%s", NULL);
+    m.o.have_stats = m.have_duration && m.have_rate;
+    tach_writer tw;
+    bool open = false;
+    s_ref *refs = NULL;
+    if (!rc) {
+        pcd_status st = tach_writer_open(&tw, a->out, a->al, &m.o);
+        open = true;
+        if (st != PCD_OK) rc = bad(&m, "cannot start writing%s", NULL);
+    }
+    /* pass 2: the samples, in time order */
+    if (!rc && !sorted) {
+        refs = malloc((n_s ? n_s : 1) * sizeof *refs);
+        if (!refs) rc = bad(&m, "out of memory%s", NULL);
+    }
+    uint64_t k = 0;
+    m.line = 0;
+    for (char *p = text; *p && !rc;) {
+        char *nl = strchr(p, '\n');
+        if (nl) *nl = 0;
+        m.line++;
+        if (p[0] == 'S' && p[1] == ' ') {
+            s_line s;
+            rc = parse_s(&m, p, &s);
+            if (!rc && sorted) rc = write_sample(&m, &tw, &s);
+            else if (!rc) refs[k] = (s_ref){ s.ts, k, p, m.line };
+            k++;
+        } else if (!sorted && nl) {
+            *nl = '\n';
+        }
+        if (sorted && nl) *nl = '\n';
+        p = nl ? nl + 1 : p + strlen(p);
+    }
+    if (!rc && !sorted) {
+        qsort(refs, n_s, sizeof *refs, ref_cmp);
+        for (uint64_t i = 0; i < n_s && !rc; i++) {
+            s_line s;
+            m.line = refs[i].lineno;
+            rc = parse_s(&m, refs[i].line, &s);
+            if (!rc) rc = write_sample(&m, &tw, &s);
+        }
+    }
+    if (!rc) {
+        pcd_status st = tach_writer_finish(&tw);
+        if (st != PCD_OK) {
+            char msg[512];
+            pcd_error_format(tach_writer_error(&tw), msg, sizeof msg);
+            fprintf(a->err, "%s: cannot finish the output: %s\n", a->input_name, msg);
+            rc = 1;
+        }
+    }
+    if (open) tach_writer_close(&tw);
+    free(refs);
+    for (uint32_t i = 0; i < m.n_fr; i++) {
+        free(m.fr[i].file);
+        free(m.fr[i].func);
+    }
+    free(m.fr);
+    free(m.th);
+    free(text);
+    return rc;
+}
