@@ -245,7 +245,8 @@ static pcd_status push_level(pcd_reader *r, const pcd_region_desc *rd, const pcd
         /* a count read from the input must fit in the bytes its records can have */
         uint64_t lim = sized ? end : file_win(r)->hi;
         uint64_t room = lim > reg->offset ? lim - reg->offset : 0;
-        if (reg->count > room / rd->record_min)
+        /* (a region that starts past the end is reported as such below) */
+        if (reg->offset <= lim && reg->count > room / rd->record_min)
             return rfail(r, PCD_E_TRUNCATED, reg->offset, rd->name, "a record count that fits in the data left",
                          PCD_FOUND_UINT, reg->count);
     }

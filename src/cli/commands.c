@@ -172,7 +172,10 @@ int cmd_info(cli *c, int argc, char **argv)
         }
         cli_progress(c, rec.offset);
         if (rec.offset + rec.size > last_end) last_end = rec.offset + rec.size;
-        if (rec.depth == 0) continue;
+        if (rec.depth == 0) {
+            if (ictx) ext->info->record(ictx, &rec); /* the header, for summaries that need it */
+            continue;
+        }
         records++;
         const char *k = record_kind(&rec);
         size_t j = 0;

@@ -362,7 +362,7 @@ static int write_sample(imp *m, tach_writer *tw, const s_line *s)
 
 typedef struct s_ref {
     uint64_t ts, seq;
-    const char *line;
+    long pos;                        /* where the line starts in the input */
     uint64_t lineno;
 } s_ref;
 
@@ -371,6 +371,33 @@ static int ref_cmp(const void *x, const void *y)
     const s_ref *a = x, *b = y;
     if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
     return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The input as a seekable file (standard input and pipes are copied to a temporary one). */
+static FILE *seekable(const pcd_import_args *a, bool *own)
+{
+    *own = false;
+    if (fseek(a->in, 0, SEEK_SET) == 0) return a->in;
+    FILE *t = tmpfile();
+    if (!t) return NULL;
+    char buf[1 << 16];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, a->in)) > 0)
+        if (fwrite(buf, 1, n, t) != n) {
+            fclose(t);
+            return NULL;
+        }
+    if (ferror(a->in) || fseek(t, 0, SEEK_SET) != 0) {
+        fclose(t);
+        return NULL;
+    }
+    *own = true;
+    return t;
+}
+
+static void chomp(char *line, ssize_t *n)
+{
+    while (*n > 0 && (line[*n - 1] == '\n' || line[*n - 1] == '\r')) line[--*n] = 0;
 }
 
 int tach_import_samples_run(const pcd_import_args *a)
@@ -383,53 +410,36 @@ int tach_import_samples_run(const pcd_import_args *a)
     m.o.python[0] = 3;
     m.o.python[1] = 15;
     m.o.big = a->endian && strcmp(a->endian, "big") == 0;
-    /* the whole text: F lines may follow the samples that use them */
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (cap - len < 65536) {
-            size_t ncap = cap ? cap * 2 : 1 << 20;
-            char *nt = realloc(text, ncap);
-            if (!nt) {
-                free(text);
-                fprintf(a->err, "%s: out of memory\n", a->input_name);
-                return 2;
-            }
-            text = nt;
-            cap = ncap;
-        }
-        size_t got = fread(text + len, 1, cap - len - 1, a->in);
-        len += got;
-        if (got == 0) break;
-    }
-    if (ferror(a->in)) {
-        free(text);
+    bool own = false;
+    FILE *in = seekable(a, &own);
+    if (!in) {
         fprintf(a->err, "%s: cannot read\n", a->input_name);
         return 2;
     }
-    text[len] = 0;
-    /* pass 1: info and frames; are the samples in time order? */
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    /* pass 1: info and frames (F lines may follow the samples that use them); are the
+     * samples in time order? */
     int rc = 0;
     uint64_t n_s = 0, last_ts = 0;
     bool sorted = true;
-    for (char *p = text; *p && !rc;) {
-        char *nl = strchr(p, '\n');
-        if (nl) *nl = 0;
+    while (!rc && (n = getline(&line, &cap, in)) != -1) {
+        chomp(line, &n);
         m.line++;
-        if (strncmp(p, "# info ", 7) == 0) rc = info_line(&m, p + 7);
-        else if (p[0] == 'F' && p[1] == ' ') rc = frame_line(&m, p);
-        else if (p[0] == 'S' && p[1] == ' ') {
-            s_line s;
-            rc = parse_s(&m, p, &s);
+        if (strncmp(line, "# info ", 7) == 0) rc = info_line(&m, line + 7);
+        else if (line[0] == 'F' && line[1] == ' ') rc = frame_line(&m, line);
+        else if (line[0] == 'S' && line[1] == ' ') {
+            s_line sl;
+            rc = parse_s(&m, line, &sl);
             if (!rc) {
-                if (n_s && s.ts < last_ts) sorted = false;
-                last_ts = s.ts;
+                if (n_s && sl.ts < last_ts) sorted = false;
+                last_ts = sl.ts;
                 n_s++;
             }
-        } else if (p[0] && p[0] != '#') rc = bad(&m, "a line that is not # info, S or F%s", NULL);
-        if (nl) *nl = '\n';
-        p = nl ? nl + 1 : p + strlen(p);
+        } else if (line[0] && line[0] != '#') rc = bad(&m, "a line that is not # info, S or F%s", NULL);
     }
+    if (!rc && ferror(in)) rc = bad(&m, "cannot read%s", NULL);
     if (!rc && (!m.have_start || !m.have_interval))
         rc = bad(&m, "the text has no '# info start_time_us=' or '# info sample_interval_us=' line%s", NULL);
     m.o.have_stats = m.have_duration && m.have_rate;
@@ -441,36 +451,37 @@ int tach_import_samples_run(const pcd_import_args *a)
         open = true;
         if (st != PCD_OK) rc = bad(&m, "cannot start writing%s", NULL);
     }
-    /* pass 2: the samples, in time order */
     if (!rc && !sorted) {
         refs = malloc((n_s ? n_s : 1) * sizeof *refs);
         if (!refs) rc = bad(&m, "out of memory%s", NULL);
     }
+    /* pass 2: the samples in time order: as they come when they are, else sorted */
+    if (!rc && fseek(in, 0, SEEK_SET) != 0) rc = bad(&m, "cannot read the input again%s", NULL);
     uint64_t k = 0;
     m.line = 0;
-    for (char *p = text; *p && !rc;) {
-        char *nl = strchr(p, '\n');
-        if (nl) *nl = 0;
+    long pos = 0;
+    while (!rc && (pos = ftell(in)) >= 0 && (n = getline(&line, &cap, in)) != -1) {
+        chomp(line, &n);
         m.line++;
-        if (p[0] == 'S' && p[1] == ' ') {
-            s_line s;
-            rc = parse_s(&m, p, &s);
-            if (!rc && sorted) rc = write_sample(&m, &tw, &s);
-            else if (!rc) refs[k] = (s_ref){ s.ts, k, p, m.line };
-            k++;
-        } else if (!sorted && nl) {
-            *nl = '\n';
-        }
-        if (sorted && nl) *nl = '\n';
-        p = nl ? nl + 1 : p + strlen(p);
+        if (line[0] != 'S' || line[1] != ' ') continue;
+        s_line sl;
+        rc = parse_s(&m, line, &sl);
+        if (!rc && sorted) rc = write_sample(&m, &tw, &sl);
+        else if (!rc) refs[k] = (s_ref){ sl.ts, k, pos, m.line };
+        k++;
     }
     if (!rc && !sorted) {
         qsort(refs, n_s, sizeof *refs, ref_cmp);
         for (uint64_t i = 0; i < n_s && !rc; i++) {
-            s_line s;
             m.line = refs[i].lineno;
-            rc = parse_s(&m, refs[i].line, &s);
-            if (!rc) rc = write_sample(&m, &tw, &s);
+            if (fseek(in, refs[i].pos, SEEK_SET) != 0 || (n = getline(&line, &cap, in)) == -1) {
+                rc = bad(&m, "cannot read the input again%s", NULL);
+                break;
+            }
+            chomp(line, &n);
+            s_line sl;
+            rc = parse_s(&m, line, &sl);
+            if (!rc) rc = write_sample(&m, &tw, &sl);
         }
     }
     if (!rc) {
@@ -484,12 +495,13 @@ int tach_import_samples_run(const pcd_import_args *a)
     }
     if (open) tach_writer_close(&tw);
     free(refs);
+    free(line);
+    if (own) fclose(in);
     for (uint32_t i = 0; i < m.n_fr; i++) {
         free(m.fr[i].file);
         free(m.fr[i].func);
     }
     free(m.fr);
     free(m.th);
-    free(text);
     return rc;
 }
