@@ -9,8 +9,9 @@
  *   F id lineno end_lineno col end_col opcode 'filename' 'funcname'   (Python reprs)
  *
  * F lines may come before or after the S lines that use them. Samples are written in time
- * order: the text's order when its timestamps never decrease, else sorted by timestamp with
- * ties in the text's order (which gives back the order CPython received them in). */
+ * order: the text's order when its timestamps never decrease, else sorted by timestamp, the
+ * threads of one timestamp in the order the text shows for them (see "order" below), which
+ * gives back the order in which CPython received them. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ typedef struct imp_frame {
     int32_t loc[4];
     int opcode;
     bool defined;
+    uint32_t index;                  /* the writer's frame index + 1, once interned */
 } imp_frame;
 
 typedef struct imp {
@@ -345,13 +347,21 @@ static int write_sample(imp *m, tach_writer *tw, const s_line *s)
         while (*p == ' ' || *p == '\n' || *p == '\r') p++;
         if (*p) return bad(m, "frame ids or '='%s", NULL);
     }
-    tach_wframe wf[TACH_MAX_DEPTH];
-    for (uint32_t i = 0; i < t->n; i++) {
-        const imp_frame *f = &m->fr[t->ids[i]];
-        wf[i] = (tach_wframe){ f->file, f->file_len, f->func, f->func_len, f->loc[0], f->loc[1], f->loc[2], f->loc[3],
+    /* frames new to the writer are interned as the sample comes (CPython's table order) */
+    uint32_t idx[TACH_MAX_DEPTH];
+    pcd_status st = PCD_OK;
+    for (uint32_t i = 0; st == PCD_OK && i < t->n; i++) {
+        imp_frame *f = &m->fr[t->ids[i]];
+        if (!f->index) {
+            tach_wframe wf = { f->file, f->file_len, f->func, f->func_len, f->loc[0], f->loc[1], f->loc[2], f->loc[3],
                                f->opcode };
+            uint32_t k = 0;
+            st = tach_writer_intern(tw, &wf, &k);
+            f->index = k + 1;
+        }
+        idx[i] = f->index - 1;
     }
-    pcd_status st = tach_writer_sample(tw, s->tid, s->interp, s->status, s->ts, wf, t->n);
+    if (st == PCD_OK) st = tach_writer_sample_ids(tw, s->tid, s->interp, s->status, s->ts, idx, t->n);
     if (st != PCD_OK) {
         char msg[512];
         pcd_error_format(tach_writer_error(tw), msg, sizeof msg);
@@ -361,7 +371,9 @@ static int write_sample(imp *m, tach_writer *tw, const s_line *s)
 }
 
 typedef struct s_ref {
-    uint64_t ts, seq;
+    uint64_t ts;
+    uint32_t rank;                   /* the thread's place within one capture */
+    uint64_t seq;
     long pos;                        /* where the line starts in the input */
     uint64_t lineno;
 } s_ref;
@@ -370,7 +382,136 @@ static int ref_cmp(const void *x, const void *y)
 {
     const s_ref *a = x, *b = y;
     if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
     return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* ---- the order of threads within a capture ------------------------------------------------
+ * CPython gives every thread of one capture the same timestamp, and writes a thread's
+ * record at once unless the stack repeats (REPEAT samples wait in a buffer). The samples
+ * whose stack changed ("=" marks the others) therefore show, per timestamp, the order the
+ * threads came in; that order is the same in every capture, so it ranks the threads. */
+typedef struct order {
+    uint64_t *tid;
+    uint32_t *interp;
+    uint32_t n, cap;
+    uint8_t *before;                 /* n x n: before[a * cap + b] = a came before b */
+    uint64_t *ts_key;                /* timestamp -> last thread with a changed stack there */
+    uint32_t *ts_val;                /* thread + 1 */
+    size_t ts_cap, ts_len;
+    bool nomem;
+} order;
+
+static uint32_t order_thread(order *o, uint64_t tid, uint32_t interp)
+{
+    for (uint32_t i = o->n; i-- > 0;)
+        if (o->tid[i] == tid && o->interp[i] == interp) return i;
+    if (o->n == o->cap) {
+        uint32_t ncap = o->cap ? o->cap * 2 : 16;
+        uint64_t *nt = realloc(o->tid, ncap * sizeof *nt);
+        uint32_t *ni = nt ? realloc(o->interp, ncap * sizeof *ni) : NULL;
+        uint8_t *nb = ni ? calloc((size_t)ncap * ncap, 1) : NULL;
+        if (nt) o->tid = nt;
+        if (ni) o->interp = ni;
+        if (!nb) {
+            o->nomem = true;
+            return UINT32_MAX;
+        }
+        for (uint32_t a = 0; a < o->n; a++)
+            for (uint32_t b = 0; b < o->n; b++) nb[a * ncap + b] = o->before[a * o->cap + b];
+        free(o->before);
+        o->before = nb;
+        o->cap = ncap;
+    }
+    o->tid[o->n] = tid;
+    o->interp[o->n] = interp;
+    return o->n++;
+}
+
+static uint64_t mixts(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= UINT64_C(0xff51afd7ed558ccd);
+    return x ^ (x >> 29);
+}
+
+static void order_note(order *o, uint32_t th, uint64_t ts)
+{
+    if (th == UINT32_MAX || o->nomem) return;
+    if ((o->ts_len + 1) * 10 > o->ts_cap * 7) {
+        size_t ncap = o->ts_cap ? o->ts_cap * 2 : 1024;
+        uint64_t *nk = malloc(ncap * sizeof *nk);
+        uint32_t *nv = calloc(ncap, sizeof *nv);
+        if (!nk || !nv) {
+            free(nk);
+            free(nv);
+            o->nomem = true;
+            return;
+        }
+        for (size_t i = 0; i < o->ts_cap; i++) {
+            if (!o->ts_val[i]) continue;
+            size_t j = mixts(o->ts_key[i]) & (ncap - 1);
+            while (nv[j]) j = (j + 1) & (ncap - 1);
+            nk[j] = o->ts_key[i];
+            nv[j] = o->ts_val[i];
+        }
+        free(o->ts_key);
+        free(o->ts_val);
+        o->ts_key = nk;
+        o->ts_val = nv;
+        o->ts_cap = ncap;
+    }
+    size_t i = mixts(ts) & (o->ts_cap - 1);
+    while (o->ts_val[i] && o->ts_key[i] != ts) i = (i + 1) & (o->ts_cap - 1);
+    if (o->ts_val[i]) {
+        uint32_t prev = o->ts_val[i] - 1;
+        if (prev != th) o->before[prev * o->cap + th] = 1;
+    } else {
+        o->ts_key[i] = ts;
+        o->ts_len++;
+    }
+    o->ts_val[i] = th + 1;
+}
+
+/* Ranks: a topological order of "came before", ties (and cycles) by first appearance. */
+static uint32_t *order_ranks(order *o)
+{
+    uint32_t *rank = malloc((o->n ? o->n : 1) * sizeof *rank);
+    bool *done = calloc(o->n ? o->n : 1, 1);
+    if (!rank || !done) {
+        free(rank);
+        free(done);
+        return NULL;
+    }
+    for (uint32_t r = 0; r < o->n; r++) {
+        uint32_t pick = UINT32_MAX;
+        for (uint32_t t = 0; t < o->n && pick == UINT32_MAX; t++) {
+            if (done[t]) continue;
+            bool free_of = true;
+            for (uint32_t u = 0; u < o->n && free_of; u++)
+                if (!done[u] && u != t && o->before[u * o->cap + t]) free_of = false;
+            if (free_of) pick = t;
+        }
+        if (pick == UINT32_MAX)
+            for (uint32_t t = 0; t < o->n; t++)
+                if (!done[t]) {
+                    pick = t; /* a cycle: first appearance decides */
+                    break;
+                }
+        rank[pick] = r;
+        done[pick] = true;
+    }
+    free(done);
+    return rank;
+}
+
+static void order_free(order *o)
+{
+    free(o->tid);
+    free(o->interp);
+    free(o->before);
+    free(o->ts_key);
+    free(o->ts_val);
 }
 
 /* The input as a seekable file (standard input and pipes are copied to a temporary one). */
@@ -424,6 +565,9 @@ int tach_import_samples_run(const pcd_import_args *a)
     int rc = 0;
     uint64_t n_s = 0, last_ts = 0;
     bool sorted = true;
+    order ord;
+    memset(&ord, 0, sizeof ord);
+    uint32_t *ranks = NULL;
     while (!rc && (n = getline(&line, &cap, in)) != -1) {
         chomp(line, &n);
         m.line++;
@@ -436,6 +580,10 @@ int tach_import_samples_run(const pcd_import_args *a)
                 if (n_s && sl.ts < last_ts) sorted = false;
                 last_ts = sl.ts;
                 n_s++;
+                uint32_t th = order_thread(&ord, sl.tid, sl.interp);
+                const char *q = sl.rest;
+                while (*q == ' ') q++;
+                if (*q != '=') order_note(&ord, th, sl.ts);
             }
         } else if (line[0] && line[0] != '#') rc = bad(&m, "a line that is not # info, S or F%s", NULL);
     }
@@ -453,7 +601,8 @@ int tach_import_samples_run(const pcd_import_args *a)
     }
     if (!rc && !sorted) {
         refs = malloc((n_s ? n_s : 1) * sizeof *refs);
-        if (!refs) rc = bad(&m, "out of memory%s", NULL);
+        ranks = ord.nomem ? NULL : order_ranks(&ord);
+        if (!refs || !ranks) rc = bad(&m, "out of memory%s", NULL);
     }
     /* pass 2: the samples in time order: as they come when they are, else sorted */
     if (!rc && fseek(in, 0, SEEK_SET) != 0) rc = bad(&m, "cannot read the input again%s", NULL);
@@ -467,7 +616,7 @@ int tach_import_samples_run(const pcd_import_args *a)
         s_line sl;
         rc = parse_s(&m, line, &sl);
         if (!rc && sorted) rc = write_sample(&m, &tw, &sl);
-        else if (!rc) refs[k] = (s_ref){ sl.ts, k, pos, m.line };
+        else if (!rc) refs[k] = (s_ref){ sl.ts, ranks[order_thread(&ord, sl.tid, sl.interp)], k, pos, m.line };
         k++;
     }
     if (!rc && !sorted) {
@@ -495,6 +644,8 @@ int tach_import_samples_run(const pcd_import_args *a)
     }
     if (open) tach_writer_close(&tw);
     free(refs);
+    free(ranks);
+    order_free(&ord);
     free(line);
     if (own) fclose(in);
     for (uint32_t i = 0; i < m.n_fr; i++) {

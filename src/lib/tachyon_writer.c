@@ -259,8 +259,33 @@ static tach_wthread *find_thread(tach_writer *tw, uint64_t tid, uint32_t interp)
     return NULL;
 }
 
+pcd_status tach_writer_intern(tach_writer *tw, const tach_wframe *fr, uint32_t *index)
+{
+    if (tw->failed) return tw->w.x.err.status ? tw->w.x.err.status : PCD_E_ARG;
+    fkey k;
+    memset(&k, 0, sizeof k);
+    PCD_TRY(intern_string(tw, fr->filename, fr->filename_len, &k.fn));
+    PCD_TRY(intern_string(tw, fr->funcname, fr->funcname_len, &k.func));
+    k.loc[0] = fr->lineno;
+    k.loc[1] = fr->end_lineno;
+    k.loc[2] = fr->column;
+    k.loc[3] = fr->end_column;
+    k.op = (fr->opcode >= 0 && fr->opcode <= TACH_MAX_REAL_OPCODE) ? (uint8_t)fr->opcode : 255;
+    return intern_frame(tw, &k, index);
+}
+
 pcd_status tach_writer_sample(tach_writer *tw, uint64_t tid, uint32_t interp, uint8_t status, uint64_t ts,
                               const tach_wframe *frames, size_t depth)
+{
+    /* the stack: the innermost 256 frames, interned (file name, then function, then frame) */
+    uint32_t cur[MAX_DEPTH];
+    size_t d = depth < MAX_DEPTH ? depth : MAX_DEPTH;
+    for (size_t i = 0; i < d; i++) PCD_TRY(tach_writer_intern(tw, &frames[i], &cur[i]));
+    return tach_writer_sample_ids(tw, tid, interp, status, ts, cur, d);
+}
+
+pcd_status tach_writer_sample_ids(tach_writer *tw, uint64_t tid, uint32_t interp, uint8_t status, uint64_t ts,
+                                  const uint32_t *ids, size_t depth)
 {
     if (tw->failed) return tw->w.x.err.status ? tw->w.x.err.status : PCD_E_ARG;
     tach_wthread *t = find_thread(tw, tid, interp);
@@ -282,22 +307,11 @@ pcd_status tach_writer_sample(tach_writer *tw, uint64_t tid, uint32_t interp, ui
         tw->th[tw->n_th++] = t;
     }
     uint64_t delta = ts - t->prev_ts;
-    /* the stack: the innermost 256 frames, interned (file name, then function, then frame) */
-    uint32_t cur[MAX_DEPTH];
     size_t d = depth < MAX_DEPTH ? depth : MAX_DEPTH;
-    for (size_t i = 0; i < d; i++) {
-        const tach_wframe *fr = &frames[i];
-        fkey k;
-        memset(&k, 0, sizeof k);
-        PCD_TRY(intern_string(tw, fr->filename, fr->filename_len, &k.fn));
-        PCD_TRY(intern_string(tw, fr->funcname, fr->funcname_len, &k.func));
-        k.loc[0] = fr->lineno;
-        k.loc[1] = fr->end_lineno;
-        k.loc[2] = fr->column;
-        k.loc[3] = fr->end_column;
-        k.op = (fr->opcode >= 0 && fr->opcode <= TACH_MAX_REAL_OPCODE) ? (uint8_t)fr->opcode : 255;
-        PCD_TRY(intern_frame(tw, &k, &cur[i]));
-    }
+    for (size_t i = 0; i < d; i++)
+        if (ids[i] >= tw->n_frames) return fail(tw, PCD_E_ARG, "frame indexes the writer gave out");
+    uint32_t cur[MAX_DEPTH]; /* the records hold a mutable array */
+    memcpy(cur, ids, d * sizeof cur[0]);
     /* the encoding, against the thread's previous stack */
     size_t prev = t->depth;
     bool same = prev == d && memcmp(t->stack, cur, d * sizeof cur[0]) == 0;

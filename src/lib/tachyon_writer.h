@@ -67,6 +67,12 @@ pcd_status tach_writer_open(tach_writer *tw, pcd_sink *s, pcd_alloc *al, const t
  * innermost first (only the first 256 are kept, as CPython does). */
 pcd_status tach_writer_sample(tach_writer *tw, uint64_t tid, uint32_t interp, uint8_t status, uint64_t ts,
                               const tach_wframe *frames, size_t depth);
+/* The same in two steps, for callers that see the same frames again and again: a frame's
+ * index (interned now if new: call it for a sample's new frames innermost first, when the
+ * sample comes, to keep CPython's table order), then a sample of frame indexes. */
+pcd_status tach_writer_intern(tach_writer *tw, const tach_wframe *frame, uint32_t *index);
+pcd_status tach_writer_sample_ids(tach_writer *tw, uint64_t tid, uint32_t interp, uint8_t status, uint64_t ts,
+                                  const uint32_t *ids, size_t depth);
 /* Flushes the REPEAT buffers, writes the tables, statistics and footer, and the totals. */
 pcd_status tach_writer_finish(tach_writer *tw);
 void tach_writer_close(tach_writer *tw);
