@@ -493,7 +493,8 @@ pcd_status pcd_reader_next(pcd_reader *r, pcd_record *rec)
         *rec = (pcd_record){ rd->record, val ? NULL : r->rec, rd, off, used, r->depth, L->count++, dz, r->x.big,
                              r->whole ? file_win(r)->hi : 0 };
         r->records++;
-        if (!val) {
+        if (!val && !rd->validate) {
+            /* (records that open regions have no validate function) */
             st = open_regions(r, rd->record, r->rec, 0);
             if (st != PCD_OK) {
                 r->failed = true;

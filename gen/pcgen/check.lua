@@ -17,7 +17,7 @@ local FIELD_OPTS = {
 local KIND_OPTS = {
   int = { kind = 1, bits = 1, signed = 1, endian = 1, byte_order = 1 },
   float = { kind = 1, bits = 1, endian = 1 },
-  varint = { kind = 1, enc = 1, bits = 1 },
+  varint = { kind = 1, enc = 1, bits = 1, wrap = 1 },
   magic = { kind = 1, bytes = 1 },
   bytes = { kind = 1, text = 1, cstring = 1, padded = 1, len = 1, size = 1, rest = 1, max_len = 1, fixed = 1 },
   struct = { kind = 1, fields = 1, name = 1 },
@@ -255,7 +255,10 @@ function check.schema(fmt, schema_path)
       elseif t.enc == "zigzag32" then ct = "int32_t"
       else ct = "pcd_mojo_int" end
       if t.enc == "uleb128" and bits ~= 32 and bits ~= 64 then diag(path, "uleb128 bits must be 32 or 64") end
-      return { kind = "varint", enc = t.enc, bits = bits, ctype = ct }
+      if t.wrap ~= nil and (t.enc ~= "uleb128" or bits ~= 64 or t.wrap ~= true) then
+        diag(path, "wrap = true applies to 64-bit uleb128 only")
+      end
+      return { kind = "varint", enc = t.enc, bits = bits, ctype = ct, wrap = t.wrap }
     elseif k == "magic" then
       if type(t.bytes) ~= "string" or #t.bytes == 0 then diag(path, "magic needs bytes") return nil end
       return { kind = "magic", bytes = t.bytes, wire = #t.bytes }

@@ -401,7 +401,7 @@ local function dec_scalar(b, f, env, member, errname, local_)
     end
     if enc == "uleb128" then
       declare(env, local_, "uint64_t", "0")
-      b:f("PCD_TRY(pcd_read_uleb128(%s, &%s, %s));", cur, local_, text.cstr(errname))
+      b:f("PCD_TRY(pcd_read_uleb128%s(%s, &%s, %s));", ty.wrap and "_wrap" or "", cur, local_, text.cstr(errname))
       if ty.bits == 32 then
         b:f("if (PCD_UNLIKELY(%s > UINT32_MAX))", local_)
         b:f("    return pcd_fail(%s, %s, PCD_E_OVERFLOW, %s, \"a 32-bit value\", PCD_FOUND_UINT, %s);",

@@ -79,20 +79,20 @@ header and counted by the footer.]],
         }),
         case(1, "full", struct {
           doc = "FULL: the whole stack.",
-          field "timestamp_delta" (uleb128 { unit = "us" }),
+          field "timestamp_delta" (uleb128 { unit = "us", wrap = true }),
           field "status" (u8 { hex = true }),
           field "frames" (array { of = uleb128 { bits = 32 }, count = uleb128, max_count = 256 }),
         }),
         case(2, "suffix", struct {
           doc = "SUFFIX: new frames on top of the last shared_count frames of the previous stack.",
-          field "timestamp_delta" (uleb128 { unit = "us" }),
+          field "timestamp_delta" (uleb128 { unit = "us", wrap = true }),
           field "status" (u8 { hex = true }),
           field "shared_count" (uleb128 { bits = 32 }),
           field "frames" (array { of = uleb128 { bits = 32 }, count = uleb128, max_count = 256 }),
         }),
         case(3, "pop_push", struct {
           doc = "POP_PUSH: drop pop_count innermost frames of the previous stack (all if more), then push these.",
-          field "timestamp_delta" (uleb128 { unit = "us" }),
+          field "timestamp_delta" (uleb128 { unit = "us", wrap = true }),
           field "status" (u8 { hex = true }),
           field "pop_count" (uleb128 { bits = 32 }),
           field "frames" (array { of = uleb128 { bits = 32 }, count = uleb128, max_count = 256 }),
@@ -102,7 +102,8 @@ header and counted by the footer.]],
 
     repeat_entry = struct {
       doc = "One sample of a REPEAT record.",
-      field "timestamp_delta" (uleb128 { unit = "us", doc = "Microseconds since this thread's previous sample." }),
+      field "timestamp_delta" (uleb128 { unit = "us", wrap = true,
+        doc = "Microseconds since this thread's previous sample (u64, wrapping; CPython ignores the 10th byte's high bits)." }),
       field "status" (u8 { hex = true, doc = "Thread status bits: has_gil 1, on_cpu 2, unknown 4, gil_requested 8, has_exception 16, main_thread 32." }),
     },
 

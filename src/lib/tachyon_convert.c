@@ -382,11 +382,8 @@ static void coll_free(coll *k)
     pcd_alloc_free(k->al, k->last_slot, k->last_cap * sizeof *k->last_slot);
 }
 
-static void coll_sample(void *ud, const tach_thread *th, uint32_t node, uint64_t ts, uint8_t status)
+static void coll_add(coll *k, const tach_thread *th, uint32_t node, uint64_t n, uint64_t first)
 {
-    coll *k = ud;
-    (void)ts;
-    (void)status;
     if (!node || k->nomem) return; /* an empty stack is never shown */
     uint32_t ti = th->index;
     if (ti >= k->last_cap) {
@@ -402,17 +399,31 @@ static void coll_sample(void *ud, const tach_thread *th, uint32_t node, uint64_t
         k->last_cap = ncap;
     }
     if (k->last_node[ti] == node) {
-        k->c[k->last_slot[ti]].count++;
+        k->c[k->last_slot[ti]].count += n;
         return;
     }
-    uint32_t s = coll_slot(k, (uint64_t)ti << 32 | node, k->rp.total_samples - 1);
+    uint32_t s = coll_slot(k, (uint64_t)ti << 32 | node, first);
     if (s == UINT32_MAX) goto nomem;
-    k->c[s].count++;
+    k->c[s].count += n;
     k->last_node[ti] = node;
     k->last_slot[ti] = s;
     return;
 nomem:
     k->nomem = true;
+}
+
+static void coll_sample(void *ud, const tach_thread *th, uint32_t node, uint64_t ts, uint8_t status)
+{
+    coll *k = ud;
+    (void)ts;
+    (void)status;
+    coll_add(k, th, node, 1, k->rp.total_samples - 1);
+}
+
+static void coll_repeat(void *ud, const tach_thread *th, uint32_t node, uint64_t n)
+{
+    coll *k = ud;
+    coll_add(k, th, node, n, k->rp.total_samples - n);
 }
 
 typedef struct coll_line {
@@ -555,6 +566,7 @@ int tach_collapsed_run(const pcd_conv_args *a)
         goto out;
     }
     k.rp.on_sample = coll_sample;
+    k.rp.on_repeat = coll_repeat;
     k.rp.ud = &k;
     /* one pass: samples, counted by thread and stack node; then the tables */
     pcd_record next;

@@ -47,6 +47,8 @@ static void *grow(pcd_alloc *al, void *p, size_t old_n, size_t new_n, size_t ele
 
 /* ---- the stack tree ------------------------------------------------------------------------- */
 
+#define TREE_NEAR 4096 /* entries of the cache in front of the table: 64 KiB */
+
 pcd_status tach_tree_init(tach_tree *t, pcd_alloc *al)
 {
     memset(t, 0, sizeof *t);
@@ -54,15 +56,15 @@ pcd_status tach_tree_init(tach_tree *t, pcd_alloc *al)
     t->cap = 1024;
     t->parent = pcd_alloc_get(al, t->cap * sizeof(uint32_t));
     t->frame = pcd_alloc_get(al, t->cap * sizeof(uint32_t));
-    t->depth = pcd_alloc_get(al, t->cap * sizeof(uint32_t));
     t->hcap = 2048;
-    t->hkeys = pcd_alloc_get(al, t->hcap * sizeof(uint64_t));
-    t->hvals = pcd_alloc_get(al, t->hcap * sizeof(uint32_t));
-    if (!t->parent || !t->frame || !t->depth || !t->hkeys || !t->hvals) return PCD_E_NOMEM;
-    memset(t->hvals, 0, t->hcap * sizeof(uint32_t));
+    t->hshift = 64 - 11;
+    t->h = pcd_alloc_get(al, t->hcap * sizeof *t->h);
+    t->near = pcd_alloc_get(al, TREE_NEAR * sizeof *t->near);
+    if (!t->parent || !t->frame || !t->h || !t->near) return PCD_E_NOMEM;
+    memset(t->h, 0, t->hcap * sizeof *t->h);
+    memset(t->near, 0, TREE_NEAR * sizeof *t->near);
     t->parent[0] = 0;
     t->frame[0] = UINT32_MAX;
-    t->depth[0] = 0;
     t->n = 1;
     return PCD_OK;
 }
@@ -72,47 +74,48 @@ void tach_tree_free(tach_tree *t)
     if (!t->al) return;
     pcd_alloc_free(t->al, t->parent, t->cap * sizeof(uint32_t));
     pcd_alloc_free(t->al, t->frame, t->cap * sizeof(uint32_t));
-    pcd_alloc_free(t->al, t->depth, t->cap * sizeof(uint32_t));
-    pcd_alloc_free(t->al, t->hkeys, t->hcap * sizeof(uint64_t));
-    pcd_alloc_free(t->al, t->hvals, t->hcap * sizeof(uint32_t));
+    pcd_alloc_free(t->al, t->h, t->hcap * sizeof *t->h);
+    pcd_alloc_free(t->al, t->near, TREE_NEAR * sizeof *t->near);
     memset(t, 0, sizeof *t);
 }
 
 static pcd_status tree_rehash(tach_tree *t)
 {
     size_t ncap = t->hcap * 2;
-    uint64_t *nk = pcd_alloc_get(t->al, ncap * sizeof(uint64_t));
-    uint32_t *nv = pcd_alloc_get(t->al, ncap * sizeof(uint32_t));
-    if (!nk || !nv) {
-        pcd_alloc_free(t->al, nk, ncap * sizeof(uint64_t));
-        pcd_alloc_free(t->al, nv, ncap * sizeof(uint32_t));
-        return PCD_E_NOMEM;
-    }
-    memset(nv, 0, ncap * sizeof(uint32_t));
-    for (size_t i = 0; i < t->hcap; i++) {
-        if (!t->hvals[i]) continue;
-        size_t j = mix64(t->hkeys[i]) & (ncap - 1);
-        while (nv[j]) j = (j + 1) & (ncap - 1);
-        nk[j] = t->hkeys[i];
-        nv[j] = t->hvals[i];
-    }
-    pcd_alloc_free(t->al, t->hkeys, t->hcap * sizeof(uint64_t));
-    pcd_alloc_free(t->al, t->hvals, t->hcap * sizeof(uint32_t));
-    t->hkeys = nk;
-    t->hvals = nv;
+    tach_tree_slot *nh = pcd_alloc_get(t->al, ncap * sizeof *nh);
+    if (!nh) return PCD_E_NOMEM;
+    memset(nh, 0, ncap * sizeof *nh);
+    tach_tree_slot *old = t->h;
+    size_t ocap = t->hcap;
+    t->h = nh;
     t->hcap = ncap;
+    t->hshift--;
+    for (size_t i = 0; i < ocap; i++) {
+        if (!old[i].node) continue;
+        size_t j = (size_t)((old[i].key * UINT64_C(0x9E3779B97F4A7C15)) >> t->hshift);
+        while (nh[j].node) j = (j + 1) & (ncap - 1);
+        nh[j] = old[i];
+    }
+    pcd_alloc_free(t->al, old, ocap * sizeof *old);
     return PCD_OK;
 }
 
 pcd_status tach_tree_child(tach_tree *t, uint32_t parent, uint32_t frame, uint32_t *out)
 {
     uint64_t key = (uint64_t)parent << 32 | frame;
-    size_t i = mix64(key) & (t->hcap - 1);
+    uint64_t mul = key * UINT64_C(0x9E3779B97F4A7C15);
+    tach_tree_slot *near = &t->near[mul >> (64 - 12)];
+    if (near->node && near->key == key) {
+        *out = near->node;
+        return PCD_OK;
+    }
+    size_t i = (size_t)(mul >> t->hshift);
     for (;;) {
-        uint32_t v = t->hvals[i];
-        if (!v) break;
-        if (t->hkeys[i] == key) {
-            *out = v;
+        const tach_tree_slot *sl = &t->h[i];
+        if (!sl->node) break;
+        if (sl->key == key) {
+            *out = sl->node;
+            *near = *sl;
             return PCD_OK;
         }
         i = (i + 1) & (t->hcap - 1);
@@ -126,19 +129,16 @@ pcd_status tach_tree_child(tach_tree *t, uint32_t parent, uint32_t frame, uint32
         uint32_t *nf = grow(t->al, t->frame, t->cap, ncap, sizeof(uint32_t));
         if (!nf) return PCD_E_NOMEM;
         t->frame = nf;
-        uint32_t *nd = grow(t->al, t->depth, t->cap, ncap, sizeof(uint32_t));
-        if (!nd) return PCD_E_NOMEM;
-        t->depth = nd;
         t->cap = ncap;
     }
     uint32_t node = t->n++;
     t->parent[node] = parent;
     t->frame[node] = frame;
-    t->depth[node] = t->depth[parent] + 1;
-    t->hkeys[i] = key;
-    t->hvals[i] = node;
+    t->h[i].key = key;
+    t->h[i].node = node;
+    *near = t->h[i];
     *out = node;
-    if ((size_t)t->n * 10 > t->hcap * 7) return tree_rehash(t);
+    if ((size_t)t->n * 2 > t->hcap) return tree_rehash(t);
     return PCD_OK;
 }
 
@@ -241,6 +241,14 @@ pcd_status tach_replay_init(tach_replay *rp, const tach_file *root, pcd_alloc *a
     rp->frame_count = root->frame_count;
     rp->with_tree = with_tree;
     rp->track_used = track_used;
+    if (track_used && root->frame_count <= (UINT32_C(1) << 28)) {
+        /* a bit per frame the footer counts (frame indexes are checked against it); a set
+         * of the ones used when the count is implausibly large */
+        rp->used_words = ((size_t)root->frame_count + 63) / 64;
+        rp->used_bits = pcd_alloc_get(al, rp->used_words * sizeof(uint64_t) + 8);
+        if (!rp->used_bits) return PCD_E_NOMEM;
+        memset(rp->used_bits, 0, rp->used_words * sizeof(uint64_t) + 8);
+    }
     PCD_TRY(threads_rehash(rp));
     if (with_tree) PCD_TRY(tach_tree_init(&rp->tree, al));
     return PCD_OK;
@@ -255,12 +263,17 @@ void tach_replay_free(tach_replay *rp)
     pcd_alloc_free(rp->al, rp->th_interp, rp->th_cap * sizeof(uint32_t));
     pcd_alloc_free(rp->al, rp->th_vals, rp->th_cap * sizeof(uint32_t));
     pcd_alloc_free(rp->al, rp->used, rp->used_cap * sizeof(uint32_t));
+    if (rp->used_bits) pcd_alloc_free(rp->al, rp->used_bits, rp->used_words * sizeof(uint64_t) + 8);
     tach_tree_free(&rp->tree);
     memset(rp, 0, sizeof *rp);
 }
 
 static pcd_status used_add(tach_replay *rp, uint32_t idx)
 {
+    if (rp->used_bits) {
+        rp->used_bits[idx >> 6] |= UINT64_C(1) << (idx & 63);
+        return PCD_OK;
+    }
     if ((rp->used_len + 1) * 10 > rp->used_cap * 7) {
         size_t ncap = rp->used_cap ? rp->used_cap * 2 : 256;
         uint32_t *nu = pcd_alloc_get(rp->al, ncap * sizeof(uint32_t));
@@ -273,6 +286,7 @@ static pcd_status used_add(tach_replay *rp, uint32_t idx)
             nu[j] = rp->used[i];
         }
         pcd_alloc_free(rp->al, rp->used, rp->used_cap * sizeof(uint32_t));
+    if (rp->used_bits) pcd_alloc_free(rp->al, rp->used_bits, rp->used_words * sizeof(uint64_t) + 8);
         rp->used = nu;
         rp->used_cap = ncap;
     }
@@ -289,6 +303,7 @@ static pcd_status used_add(tach_replay *rp, uint32_t idx)
 
 bool tach_replay_used(const tach_replay *rp, uint32_t idx)
 {
+    if (rp->used_bits) return idx < rp->frame_count && (rp->used_bits[idx >> 6] >> (idx & 63) & 1);
     if (!rp->used_cap || idx == UINT32_MAX) return false;
     uint32_t v = idx + 1;
     for (size_t i = mix64(v) & (rp->used_cap - 1); rp->used[i]; i = (i + 1) & (rp->used_cap - 1))
@@ -309,9 +324,15 @@ static pcd_status push_frames(tach_replay *rp, tach_thread *th, uint32_t keep, c
     }
     uint32_t d = keep;
     uint32_t node = d ? th->path[d - 1] : 0;
+    /* while the new frames repeat the old stack's, its tree nodes still hold */
+    bool same = true;
+    uint32_t old_depth = th->depth;
     for (size_t i = n; i-- > 0;) {
+        same = same && d < old_depth && th->frames[d] == nf[i];
         th->frames[d] = nf[i];
-        if (rp->with_tree) {
+        if (rp->with_tree && same) {
+            node = th->path[d];
+        } else if (rp->with_tree) {
             pcd_status st = tach_tree_child(&rp->tree, node, nf[i], &node);
             if (st != PCD_OK) {
                 snprintf(rp->expected, sizeof rp->expected, "memory for the stack tree (raise --max-memory)");
@@ -386,6 +407,19 @@ pcd_status tach_replay_record(tach_replay *rp, const tach_sample *s, const pcd_r
         const pcd_tachyon_v1_sample_stack_repeat *r = &k->u.repeat;
         rp->records[0]++;
         rp->repeat_samples += r->n_samples;
+        if (rp->on_repeat || !rp->on_sample) {
+            /* one call for the whole run (or none) */
+            if (!r->n_samples) return PCD_OK;
+            uint64_t ts = th->ts;
+            for (size_t i = 0; i < r->n_samples; i++) ts += r->samples[i].timestamp_delta;
+            if (th->samples == 0) th->first_ts = th->ts + r->samples[0].timestamp_delta;
+            th->ts = th->last_ts = ts;
+            th->samples += r->n_samples;
+            rp->total_samples += r->n_samples;
+            if (rp->on_repeat)
+                rp->on_repeat(rp->ud, th, (rp->with_tree && th->depth) ? th->path[th->depth - 1] : 0, r->n_samples);
+            return PCD_OK;
+        }
         for (size_t i = 0; i < r->n_samples; i++) emit(rp, th, r->samples[i].timestamp_delta, r->samples[i].status);
         return PCD_OK;
     }

@@ -29,17 +29,26 @@ typedef struct tach_thread {
 
 /* Every distinct stack as a node of a tree rooted at the empty stack (node 0): a node is
  * its parent (the stack without its innermost frame) plus that frame. */
+typedef struct tach_tree_slot {
+    uint64_t key;                    /* parent << 32 | frame */
+    uint32_t node;                   /* 0: an empty slot */
+} tach_tree_slot;
+
 typedef struct tach_tree {
-    uint32_t *parent, *frame, *depth;
+    uint32_t *parent, *frame;
     uint32_t n, cap;
-    uint64_t *hkeys;                 /* (parent << 32 | frame) */
-    uint32_t *hvals;                 /* node, 0 = empty slot */
+    tach_tree_slot *h;               /* open addressing, Fibonacci hashing */
+    tach_tree_slot *near;            /* a small direct-mapped cache in front of h */
     size_t hcap;
+    unsigned hshift;                 /* 64 - log2(hcap) */
     pcd_alloc *al;
 } tach_tree;
 
 /* Called once per sample, in file order (a REPEAT record gives one call per entry). */
 typedef void (*tach_sample_fn)(void *ud, const tach_thread *th, uint32_t node, uint64_t ts, uint8_t status);
+/* When set, a REPEAT record of n samples gives this one call instead (for callers that
+ * count samples and need neither their times nor statuses). */
+typedef void (*tach_repeat_fn)(void *ud, const tach_thread *th, uint32_t node, uint64_t n);
 
 typedef struct tach_replay {
     /* from the header and footer */
@@ -59,11 +68,14 @@ typedef struct tach_replay {
     bool track_used;
     uint32_t *used;                  /* open addressing set of index + 1 */
     size_t used_cap, used_len;
+    uint64_t *used_bits;             /* or a bit per frame of the footer's count */
+    size_t used_words;
     /* counters (the names of CPython's get_stats()) */
     uint64_t records[4];             /* repeat, full, suffix, pop_push */
     uint64_t repeat_samples, total_samples, total_records;
     /* who gets the samples */
     tach_sample_fn on_sample;
+    tach_repeat_fn on_repeat;
     void *ud;
     /* the first error */
     pcd_error err;

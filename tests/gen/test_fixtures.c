@@ -662,6 +662,7 @@ static void test_trailer(void **state)
     rec_in recs[6];
     for (int i = 0; i < 5; i++) {
         items[i].v = (uint64_t)i * 300;
+        items[i].w = i == 4 ? UINT64_MAX : (uint64_t)i << 40;
         recs[i] = (rec_in){ &pcd_fx_trailer_v1_region_items, &items[i] };
     }
     for (int kind = 0; kind < 4; kind++) {
@@ -701,6 +702,19 @@ static void test_trailer(void **state)
             }
             got_free(&g);
             json_roundtrip(&pcd_fx_trailer_v1_format, out, n);
+            if (kind == 0) {
+                /* the last item's w is ff x9 01; with the 10th byte's high bits set it reads
+                 * the same (wrap), where a plain uleb128 would refuse it */
+                static uint8_t wide[1 << 12];
+                memcpy(wide, out, n);
+                size_t at = n - 4 - 1;
+                assert_int_equal(wide[at], 0x01);
+                wide[at] = 0x7F;
+                decode_file(&pcd_fx_trailer_v1_format, wide, n, &g, 0);
+                assert_int_equal(g.end, PCD_END);
+                assert_true(((const pcd_fx_trailer_v1_item *)(const void *)g.data[5])->w == UINT64_MAX);
+                got_free(&g);
+            }
             static uint8_t bad[1 << 12];
             /* a check over bits: mode 6 */
             memcpy(bad, out, n);

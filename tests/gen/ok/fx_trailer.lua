@@ -1,7 +1,8 @@
 -- fx_trailer: what a whole-file layout with an optional trailer needs: the input's size in
 -- expressions, bounds computed from fields, a check over bits of a field, an optional magic
 -- found from the end, a conditional region sized by a later field that also counts its
--- trailer (size_extra), and conditions the encoder decides by presence.
+-- trailer (size_extra), conditions the encoder decides by presence, and a varint whose 10th
+-- byte may carry bits past 64 (wrap).
 return format "fx_trailer" {
   version = 1,
   endian = "native",
@@ -17,7 +18,7 @@ return format "fx_trailer" {
         min = 8, max = "input_size - 4", doc = "The extra block's bytes, its tag and this size included." }),
       field "item_count" (u32 { at_end = 4, count_of = "items" }),
     },
-    item = struct { field "v" (uleb128) },
+    item = struct { field "v" (uleb128), field "w" (uleb128 { wrap = true }) },
     extra = struct {
       field "a" (u16),
       field "b" (u16, { when = "root.extra_size >= 12" }),
