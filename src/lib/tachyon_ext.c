@@ -130,9 +130,9 @@ static void info_text(void *ctx, FILE *out)
     for (uint32_t i = 0; i < rp->n_threads; i++) {
         const tach_thread *th = rp->threads[i];
         if (i < 16) {
-            fprintf(out, "%s%" PRIu64, i ? ", " : ": ", th->tid);
-            if (th->interp) fprintf(out, " (interpreter %u)", th->interp);
-            fprintf(out, " %" PRIu64 " samples", th->samples);
+            fprintf(out, "%s%" PRIu64 " (", i ? ", " : ": ", th->tid);
+            if (th->interp) fprintf(out, "interpreter %u, ", th->interp);
+            fprintf(out, "%" PRIu64 " samples)", th->samples);
         } else if (i == 16) {
             fprintf(out, ", ...");
         }
@@ -266,6 +266,7 @@ typedef struct tach_check {
     uint64_t input_size;
     tach_replay rp;
     uint32_t *frame_strs;            /* filename, funcname of each frame */
+    uint64_t *frame_off;             /* and where it is */
     uint32_t n_frames, frames_cap;
     uint64_t n_strings;
     uint64_t strings_end, frames_end;
@@ -285,6 +286,7 @@ static void check_fini(void *ctx)
     tach_check *k = ctx;
     tach_replay_free(&k->rp);
     pcd_alloc_free(k->al, k->frame_strs, (size_t)k->frames_cap * 2 * sizeof(uint32_t));
+    pcd_alloc_free(k->al, k->frame_off, (size_t)k->frames_cap * sizeof(uint64_t));
 }
 
 /* Reports a problem at `offset`, path seg[0] (outermost) [index] . seg[1] ... */
@@ -438,8 +440,17 @@ static void check_record(void *ctx, const pcd_record *rec, pcd_report_fn report,
                 return;
             }
             k->frame_strs = n;
+            uint64_t *o = pcd_alloc_resize(k->al, k->frame_off, (size_t)k->frames_cap * sizeof(uint64_t),
+                                           (size_t)ncap * sizeof(uint64_t));
+            if (!o) {
+                snprintf(k->msg, sizeof k->msg, "memory for the frame table (raise --max-memory)");
+                say(k, report, ud, true, rec->offset, "frames", (int64_t)rec->index, NULL, PCD_FOUND_NONE, 0);
+                return;
+            }
+            k->frame_off = o;
             k->frames_cap = ncap;
         }
+        k->frame_off[k->n_frames] = rec->offset;
         k->frame_strs[2 * k->n_frames] = f->filename;
         k->frame_strs[2 * k->n_frames + 1] = f->funcname;
         k->n_frames++;
@@ -477,7 +488,7 @@ static void check_finish(void *ctx, pcd_report_fn report, void *ud)
         if (used && reported_error) continue;
         snprintf(k->msg, sizeof k->msg, "string indexes below %" PRIu64 " (the string count)%s", k->n_strings,
                  used ? "" : "; no sample uses this frame, so CPython never looks");
-        say(k, report, ud, used, 0, "frames", (int64_t)i, fn >= k->n_strings ? "filename" : "funcname",
+        say(k, report, ud, used, k->frame_off[i], "frames", (int64_t)i, fn >= k->n_strings ? "filename" : "funcname",
             PCD_FOUND_UINT, fn >= k->n_strings ? fn : func);
         if (used) reported_error = true;
     }
