@@ -243,7 +243,7 @@ static int frame_line(imp *m, const char *line)
     const char *p = line + 2;
     uint64_t id;
     int64_t v[5];
-    if (!next_u64(&p, &id) || id >= UINT32_MAX) return bad(m, "a frame id%s", NULL);
+    if (!next_u64(&p, &id) || id >= (UINT64_C(1) << 28)) return bad(m, "a frame id below 2^28%s", NULL);
     for (int i = 0; i < 5; i++)
         if (!next_i64(&p, &v[i]) || v[i] < INT32_MIN || v[i] > INT32_MAX) return bad(m, "a number%s", NULL);
     while (*p == ' ') p++;
