@@ -14,6 +14,10 @@ expect_rc() { # expected-rc description command...
     local rc=$?
     if [ "$rc" = "$want" ]; then ok "$what (exit $rc)"; else bad "$what: exit $rc, wanted $want"; sed 's/^/    /' "$W/err" | head -5; fi
 }
+is_json() { # file (skipped without python3)
+    command -v python3 >/dev/null || return 0
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null
+}
 same() { # what a b
     if cmp -s "$2" "$3"; then ok "$1"; else bad "$1: $2 and $3 differ"; fi
 }
@@ -40,7 +44,8 @@ for t in "${profiles[@]}"; do
     expect_rc 0 "info $n" "$P" info "$t"
     grep -q '^config:      0x' "$W/out" || bad "info $n shows the config word"
     expect_rc 0 "info --json $n" "$P" info --json "$t"
-    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$W/out" 2>/dev/null || bad "info --json $n is JSON"
+    cp "$W/out" "$W/$n.info.json"
+    is_json "$W/$n.info.json" || bad "info --json $n is JSON"
     expect_rc 0 "collapsed $n" "$P" convert --to collapsed "$t" -o "$W/$n.collapsed.txt"
     same "collapsed = CPython's: $n" "$W/$n.collapsed.txt" "$ref_dir/$base.collapsed.txt"
     expect_rc 0 "samples $n" "$P" convert --to samples "$t" -o "$W/$n.samples.txt"
@@ -48,7 +53,7 @@ for t in "${profiles[@]}"; do
     expect_rc 0 "speedscope $n" "$P" convert --to speedscope "$t" -o "$W/$n.speedscope.json"
     expect_rc 0 "chrome $n" "$P" convert --to chrome "$t" -o "$W/$n.chrome.json"
     for j in speedscope chrome; do
-        python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$W/$n.$j.json" 2>/dev/null || bad "$j of $n is JSON"
+        is_json "$W/$n.$j.json" || bad "$j of $n is JSON"
     done
     # dump | encode: the same bytes (zstd too: the corpus was compressed at level 5)
     expect_rc 0 "dump $n" "$P" dump "$t" -o "$W/$n.jsonl"
