@@ -33,7 +33,7 @@ tachyon_build 1 "$tzstd"
 # the zstd stream of the compressed twin, alone: the floor (zstd -d)
 tzst="$data/tachyon-200m-samples.zst"
 soff=$(od -An -tu8 -j40 -N8 "$tzstd" | tr -d ' ')
-[ -f "$tzst" ] || dd if="$tzstd" of="$tzst" bs=1M iflag=skip_bytes,count_bytes skip=64 count=$((soff - 64)) 2>/dev/null
+[ "$tzst" -nt "$tzstd" ] || dd if="$tzstd" of="$tzst" bs=1M iflag=skip_bytes,count_bytes skip=64 count=$((soff - 64)) 2>/dev/null
 tsize=$(stat -L -c %s "$tnone")
 tzsize=$(stat -L -c %s "$tzstd")
 tsamples=$((tcopies * 184858))
