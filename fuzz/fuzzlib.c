@@ -3,9 +3,10 @@
  *  1. No path ever returns PCD_E_INTERNAL, and closed input never asks for more.
  *  2. Whole-buffer decoding, streaming with input-chosen chunk sizes, and
  *     validate-only reading see the same records and stop at the same error.
- *  3. Every decoded record re-encodes to its input bytes (or, when the input was not in
- *     canonical form, to bytes that decode to the same record), and what the encoder
- *     writes decodes again (the encoder never writes what we reject).
+ *  3. Every decoded record re-encodes to its input bytes, or, when the input was not in
+ *     canonical form (longer-than-needed varints), to no more bytes that decode to the
+ *     same record and re-encode to themselves; and what the encoder writes decodes again
+ *     (the encoder never writes what we reject).
  *  4. Recovery after damage always moves forward.
  *  5. Memory stays under a cap no matter what sizes the input claims. */
 #include "fuzzlib.h"
@@ -93,6 +94,9 @@ static void check_reencode(const pcd_format *f, pcd_reader *r, const pcd_record 
     CHECK(st == PCD_OK, "re-encoding a decoded %s at offset %llu failed: %s", rec->type->name,
           (unsigned long long)rec->offset, pcd_status_name(st));
     bool same_bytes = s.len == rec->size && memcmp(enc_buf, data + rec->offset, s.len) == 0;
+    CHECK(same_bytes || s.len <= rec->size,
+          "re-encoding the %s at offset %llu gave %zu bytes, more than the %llu it came from",
+          rec->type->name, (unsigned long long)rec->offset, s.len, (unsigned long long)rec->size);
     /* what was written decodes again, to the same record */
     uint8_t arena_block[4096];
     pcd_arena a;
@@ -111,23 +115,25 @@ static void check_reencode(const pcd_format *f, pcd_reader *r, const pcd_record 
     CHECK(st == PCD_OK && c.p == c.end, "the encoder wrote a %s that does not decode: %s",
           rec->type->name, pcd_status_name(st));
     if (!same_bytes) {
-        /* a non-canonical input (e.g. an overlong varint) may re-encode differently, but
-         * never to a different record: compare the two as JSON */
-        static uint8_t j1[1 << 18], j2[1 << 18];
-        pcd_sink s1, s2;
+        /* a non-canonical input may re-encode differently, but never to a different
+         * record (compared as JSON), and the result is a fixed point */
+        static uint8_t j1[1 << 18], j2[1 << 18], enc2[1 << 20];
+        pcd_sink s1, s2, s3;
         pcd_ctx jx;
         pcd_ctx_init(&jx, NULL);
         pcd_sink_init(&s1, j1, sizeof j1, NULL, NULL, NULL, &jx);
         pcd_sink_init(&s2, j2, sizeof j2, NULL, NULL, NULL, &jx);
         pcd_record r2 = *rec;
         r2.data = again;
-        r2.offset = rec->offset;
         bool fits = pcd_json_record(&s1, f, rec) == PCD_OK && pcd_json_record(&s2, f, &r2) == PCD_OK;
         CHECK(!fits || (s1.len == s2.len && memcmp(j1, j2, s1.len) == 0),
               "the %s at offset %llu re-encodes to a different record", rec->type->name,
               (unsigned long long)rec->offset);
-        CHECK(s.len <= rec->size, "the %s at offset %llu re-encodes longer (%zu bytes) than it came (%llu)",
-              rec->type->name, (unsigned long long)rec->offset, s.len, (unsigned long long)rec->size);
+        pcd_sink_init(&s3, enc2, sizeof enc2, NULL, NULL, NULL, &x);
+        st = rec->region->encode(&s3, again);
+        CHECK(st == PCD_OK && s3.len == s.len && memcmp(enc2, enc_buf, s.len) == 0,
+              "the %s at offset %llu does not re-encode to a fixed point", rec->type->name,
+              (unsigned long long)rec->offset);
     }
     free(again);
     pcd_arena_free(&a);

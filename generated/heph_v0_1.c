@@ -1056,7 +1056,7 @@ const pcd_region_desc pcd_heph_v0_1_region_packets = {
     offsetof(pcd_heph_v0_1_file, packets),
     4, 4, 1, 0, 0, 10,
     pcd_heph_v0_1_region_packets_sync, pcd_heph_v0_1_region_packets_sync_len,
-    NULL, 3,
+    NULL, 3, 10,
 };
 
 /* -------- descriptors -------- */

@@ -5025,7 +5025,7 @@ const pcd_region_desc pcd_mono_v3_0_region_events = {
     offsetof(pcd_mono_v3_0_buffer, events),
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
-    NULL, 3,
+    NULL, 3, 2,
 };
 
 static pcd_status pcd_mono_v3_0_region_buffers_dec(pcd_cursor *c, void *out) { return pcd_mono_v3_0_buffer_decode_(c, out); }
@@ -5040,7 +5040,7 @@ const pcd_region_desc pcd_mono_v3_0_region_buffers = {
     offsetof(pcd_mono_v3_0_file, buffers),
     4, 4, 0, 0, 48, 48,
     pcd_mono_v3_0_region_buffers_sync, pcd_mono_v3_0_region_buffers_sync_len,
-    NULL, 3,
+    NULL, 3, 48,
 };
 
 /* -------- descriptors -------- */

@@ -171,3 +171,28 @@ pcd_status pcd_seek_end(const pcd_cursor *c, uint64_t n, pcd_cursor *sub, const 
         return pcd_fail(c, c->p, PCD_E_TRUNCATED, name, "a file long enough for it", PCD_FOUND_UINT, size);
     return pcd_seek(c, size - n, sub, name);
 }
+
+pcd_status pcd_peek_match(const pcd_cursor *c, uint64_t off, bool from_end, const uint8_t *bytes,
+                          size_t n, bool *match)
+{
+    const pcd_ctx *x = c->x;
+    uint64_t have_end = x->win_base + (uint64_t)(x->win_end - x->win_start);
+    *match = false;
+    if (from_end) {
+        if (!x->win_closed) return PCD_SHORT_READ;
+        if (off > have_end) return PCD_OK;
+        off = have_end - off;
+    }
+    if (off < x->win_base) return PCD_OK;
+    if (off > have_end || have_end - off < n) return x->win_closed ? PCD_OK : PCD_SHORT_READ;
+    *match = n == 0 || memcmp(x->win_start + (off - x->win_base), bytes, n) == 0;
+    return PCD_OK;
+}
+
+pcd_status pcd_input_size(const pcd_cursor *c, uint64_t *size)
+{
+    const pcd_ctx *x = c->x;
+    if (!x->win_closed) return PCD_SHORT_READ;
+    *size = x->win_base + (uint64_t)(x->win_end - x->win_start);
+    return PCD_OK;
+}

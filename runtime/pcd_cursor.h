@@ -104,6 +104,14 @@ pcd_status pcd_seek(const pcd_cursor *c, uint64_t off, pcd_cursor *sub, const ch
 /* The same, n bytes before the end of the input. */
 pcd_status pcd_seek_end(const pcd_cursor *c, uint64_t n, pcd_cursor *sub, const char *name);
 
+/* Do the n bytes at absolute offset `off` of the input (n bytes before its end when
+ * from_end) equal `bytes`? *match is false when they lie outside the input. A short
+ * read when the answer needs input not seen yet. Records no error. */
+pcd_status pcd_peek_match(const pcd_cursor *c, uint64_t off, bool from_end, const uint8_t *bytes,
+                          size_t n, bool *match);
+/* The size of the whole input (a short read until its end is known). */
+pcd_status pcd_input_size(const pcd_cursor *c, uint64_t *size);
+
 /* Checked fixed-width reads: the cursor moves only on success. */
 #define PCD_DEF_READ(T, bits, sfx, load)                                                 \
     PCD_INLINE pcd_status pcd_read_##sfx(pcd_cursor *c, T *out, const char *name)        \

@@ -92,6 +92,7 @@ typedef struct pcd_region {
     bool sized;               /* false: until the end of the enclosing data */
     bool counted;             /* ends after `count` records */
     uint8_t compression;      /* 0 none, 1 zstd */
+    bool absent;              /* a conditional region whose condition is false: not there */
 } pcd_region;
 
 typedef pcd_status (*pcd_decode_fn)(pcd_cursor *c, void *out);
@@ -133,6 +134,7 @@ typedef struct pcd_region_desc {
      * and the zstd level the encoder uses; NULL when the region is never compressed */
     uint8_t (*compression)(const void *parent);
     int zstd_level;
+    uint32_t record_min;          /* the smallest record's bytes: a count must fit in the data */
 } pcd_region_desc;
 
 /* A format version: what `formats` lists and what the stream driver runs. */

@@ -172,6 +172,7 @@ static pcd_status json_type(pcd_sink *s, const pcd_type *t, const void *base, bo
 static pcd_status json_kind(pcd_sink *s, uint8_t k, const pcd_field *fd, const pcd_type *t,
                             const void *p)
 {
+    if (k == PCD_K_BOOL) return pcd_json_raw(s, *(const bool *)p ? "true" : "false");
     if (is_int_kind(k)) {
         bool sg;
         int64_t v = load_int(k, p, &sg);
@@ -311,6 +312,10 @@ pcd_status pcd_json_record(pcd_sink *s, const pcd_format *f, const pcd_record *r
         PCD_TRY(pcd_json_string(s, (const uint8_t *)f->name, strlen(f->name)));
         PCD_TRY(pcd_json_raw(s, ",\"_version\":"));
         PCD_TRY(pcd_json_string(s, (const uint8_t *)f->version, strlen(f->version)));
+        /* formats written in the writer's own byte order: which one this input has
+         * (encode reads it back) */
+        if (f->flags & PCD_FMT_NATIVE_ORDER)
+            PCD_TRY(pcd_json_raw(s, rec->big ? ",\"_byte_order\":\"big\"" : ",\"_byte_order\":\"little\""));
         if (rec->data) PCD_TRY(json_fields(s, f->root, rec->data, &first));
     } else if (rec->type->is_union && rec->type->tag_key) {
         first = true;

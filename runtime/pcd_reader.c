@@ -241,6 +241,15 @@ static pcd_status push_level(pcd_reader *r, const pcd_region_desc *rd, const pcd
     L->sized = sized;
     L->counted = reg->counted;
     L->limit = reg->count;
+    if (reg->counted && rd->record_min && reg->compression != 1 && (sized || r->whole)) {
+        /* a count read from the input must fit in the bytes its records can have */
+        uint64_t lim = sized ? end : file_win(r)->hi;
+        uint64_t room = lim > reg->offset ? lim - reg->offset : 0;
+        /* (a region that starts past the end is reported as such below) */
+        if (reg->offset <= lim && reg->count > room / rd->record_min)
+            return rfail(r, PCD_E_TRUNCATED, reg->offset, rd->name, "a record count that fits in the data left",
+                         PCD_FOUND_UINT, reg->count);
+    }
     if (rd->state_size) {
         L->state = pcd_alloc_get(r->al, rd->state_size);
         if (!L->state) return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory", PCD_FOUND_NONE, 0);
@@ -289,6 +298,7 @@ static pcd_status open_regions(pcd_reader *r, const pcd_type *t, const void *dat
         const pcd_field *fd = &t->fields[i];
         if (fd->kind != PCD_K_REGION) continue;
         const pcd_region *reg = (const pcd_region *)((const uint8_t *)data + fd->offset);
+        if (reg->absent) continue; /* a conditional region that is not there */
         return push_level(r, fd->region, reg, data);
     }
     return PCD_OK;
@@ -375,6 +385,51 @@ static pcd_status at_end(pcd_reader *r, uint32_t d, bool *end)
     }
 }
 
+/* Closes the innermost level and moves to what follows it: the root's next region, or
+ * the end of the region in its parent's stream. */
+static pcd_status close_level(pcd_reader *r)
+{
+    pcd_level *L = &r->lv[r->depth - 1];
+    const pcd_region_desc *rd = L->rd;
+    uint64_t resume = L->file_end;
+    pcd_status st = PCD_OK;
+    pop_level(r);
+    if (r->depth == 0 && r->whole) {
+        /* the root may have further regions */
+        const pcd_type *t = r->f->root;
+        uint32_t k = 0;
+        for (; k < t->n_fields; k++)
+            if (t->fields[k].kind == PCD_K_REGION && t->fields[k].region == rd) break;
+        st = open_regions(r, t, r->rec + r->rec_cap, k + 1);
+    } else if (r->depth > 0 && resume != UINT64_MAX) {
+        pcd_win *w = level_win(r, r->depth);
+        if (resume >= w->base + w->pos) st = seek_to(r, r->depth, resume);
+    }
+    if (st != PCD_OK) r->failed = true;
+    return st;
+}
+
+pcd_status pcd_reader_skip_region(pcd_reader *r)
+{
+    if (r->failed) return r->x.err.status;
+    if (r->done || r->depth == 0) return PCD_E_ARG;
+    pcd_level *L = &r->lv[r->depth - 1];
+    if (L->file_end == UINT64_MAX && !(r->depth == 1 && r->whole)) {
+        /* an unsized region: only reading it finds its end */
+        return PCD_E_ARG;
+    }
+    return close_level(r);
+}
+
+bool pcd_reader_input(const pcd_reader *r, const uint8_t **data, size_t *size)
+{
+    if (!r->whole) return false;
+    const pcd_win *w = (const pcd_win *)r->win;
+    *data = w->buf;
+    *size = w->hi;
+    return true;
+}
+
 pcd_status pcd_reader_next(pcd_reader *r, pcd_record *rec)
 {
     if (r->failed) return r->x.err.status;
@@ -392,7 +447,8 @@ pcd_status pcd_reader_next(pcd_reader *r, pcd_record *rec)
         }
         r->root_done = true;
         r->x.root = root;
-        *rec = (pcd_record){ r->f->root, root, NULL, off, used, 0, 0, false };
+        *rec = (pcd_record){ r->f->root, root, NULL, off, used, 0, 0, false, r->x.big,
+                             r->whole ? file_win(r)->hi : 0 };
         r->records++;
         st = open_regions(r, r->f->root, root, 0);
         if (st != PCD_OK) {
@@ -415,30 +471,8 @@ pcd_status pcd_reader_next(pcd_reader *r, pcd_record *rec)
             return st;
         }
         if (end) {
-            const pcd_region_desc *rd = L->rd;
-            uint64_t resume = L->file_end;
-            pop_level(r);
-            if (r->depth == 0 && r->whole) {
-                /* the root may have further regions */
-                const pcd_type *t = r->f->root;
-                uint32_t k = 0;
-                for (; k < t->n_fields; k++)
-                    if (t->fields[k].kind == PCD_K_REGION && t->fields[k].region == rd) break;
-                st = open_regions(r, t, root, k + 1);
-                if (st != PCD_OK) {
-                    r->failed = true;
-                    return st;
-                }
-            } else if (r->depth > 0 && resume != UINT64_MAX) {
-                pcd_win *w = level_win(r, r->depth);
-                if (resume >= w->base + w->pos) {
-                    st = seek_to(r, r->depth, resume);
-                    if (st != PCD_OK) {
-                        r->failed = true;
-                        return st;
-                    }
-                }
-            }
+            st = close_level(r);
+            if (st != PCD_OK) return st;
             continue;
         }
         const pcd_region_desc *rd = L->rd;
@@ -456,9 +490,11 @@ pcd_status pcd_reader_next(pcd_reader *r, pcd_record *rec)
         }
         bool dz = false;
         for (uint32_t i = 0; i < r->depth; i++) dz = dz || r->lv[i].compression;
-        *rec = (pcd_record){ rd->record, val ? NULL : r->rec, rd, off, used, r->depth, L->count++, dz };
+        *rec = (pcd_record){ rd->record, val ? NULL : r->rec, rd, off, used, r->depth, L->count++, dz, r->x.big,
+                             r->whole ? file_win(r)->hi : 0 };
         r->records++;
-        if (!val) {
+        if (!val && !rd->validate) {
+            /* (records that open regions have no validate function) */
             st = open_regions(r, rd->record, r->rec, 0);
             if (st != PCD_OK) {
                 r->failed = true;

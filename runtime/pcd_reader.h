@@ -29,6 +29,8 @@ typedef struct pcd_record {
     uint32_t depth;                  /* 0 root, 1 its records, 2 theirs, ... */
     uint64_t index;                  /* position in its region */
     bool decompressed;               /* offset is in decompressed data, not the file */
+    bool big;                        /* the input's "native" fields are big-endian */
+    uint64_t input_size;             /* the whole input's size when known (whole-file reading), else 0 */
 } pcd_record;
 
 typedef struct pcd_level {
@@ -87,6 +89,11 @@ pcd_status pcd_reader_recover(pcd_reader *r, uint64_t *resume_offset);
  * Only meaningful with validate_only. */
 pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n);
 const pcd_error *pcd_reader_error(const pcd_reader *r);
+/* Leaves the innermost open region without reading the rest of its records (nor
+ * decompressing them); the next call to pcd_reader_next goes on after it. */
+pcd_status pcd_reader_skip_region(pcd_reader *r);
+/* The whole input, for readers opened on a buffer (false otherwise). */
+bool pcd_reader_input(const pcd_reader *r, const uint8_t **data, size_t *size);
 /* The root (file) record, once the first record was read. */
 const void *pcd_reader_root(const pcd_reader *r);
 void pcd_reader_close(pcd_reader *r);

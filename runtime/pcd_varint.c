@@ -39,6 +39,24 @@ pcd_status pcd_read_uleb128_slow(pcd_cursor *c, uint64_t *out, const char *name)
     return PCD_OK;
 }
 
+pcd_status pcd_read_uleb128_wrap_slow(pcd_cursor *c, uint64_t *out, const char *name)
+{
+    const uint8_t *q = c->p, *end = c->end;
+    uint64_t v = 0;
+    for (unsigned i = 0;; i++) {
+        if (q == end) return pcd_fail_short(c, c->p, name, "ULEB128 varint");
+        uint8_t b = *q++;
+        v |= (uint64_t)(b & 0x7F) << (7 * i); /* at i == 9, bits past 63 fall off */
+        if (!(b & 0x80)) break;
+        if (i == 9)
+            return pcd_fail_text(c, c->p, PCD_E_OVERFLOW, name, "ULEB128 varint of at most 10 bytes",
+                                 "a longer varint");
+    }
+    c->p = q;
+    *out = v;
+    return PCD_OK;
+}
+
 pcd_status pcd_read_sleb128_slow(pcd_cursor *c, int64_t *out, const char *name)
 {
     const uint8_t *q = c->p, *end = c->end;

@@ -19,7 +19,31 @@ PCD_INLINE pcd_status pcd_read_uleb128(pcd_cursor *c, uint64_t *out, const char 
         c->p++;
         return PCD_OK;
     }
+    if (PCD_LIKELY(c->end - c->p >= 2 && c->p[1] < 0x80)) {
+        /* two bytes: timestamps deltas, counts and indexes of a few thousand */
+        *out = (uint64_t)(c->p[0] & 0x7F) | (uint64_t)c->p[1] << 7;
+        c->p += 2;
+        return PCD_OK;
+    }
     return pcd_read_uleb128_slow(c, out, name);
+}
+
+/* The same, but the 10th byte's bits past bit 63 are dropped instead of being an error
+ * (what CPython's Tachyon reader does): ff ff ff ff ff ff ff ff ff 7f reads as 2^64 - 1. */
+pcd_status pcd_read_uleb128_wrap_slow(pcd_cursor *c, uint64_t *out, const char *name);
+PCD_INLINE pcd_status pcd_read_uleb128_wrap(pcd_cursor *c, uint64_t *out, const char *name)
+{
+    if (PCD_LIKELY(c->p < c->end && c->p[0] < 0x80)) {
+        *out = c->p[0];
+        c->p++;
+        return PCD_OK;
+    }
+    if (PCD_LIKELY(c->end - c->p >= 2 && c->p[1] < 0x80)) {
+        *out = (uint64_t)(c->p[0] & 0x7F) | (uint64_t)c->p[1] << 7;
+        c->p += 2;
+        return PCD_OK;
+    }
+    return pcd_read_uleb128_wrap_slow(c, out, name);
 }
 
 /* Signed LEB128 (two's complement, sign-extended from the last byte's bit 6). */

@@ -201,7 +201,29 @@ pcd_status pcd_writer_root(pcd_writer *w, const void *root)
     }
     w->root_done = true;
     w->records++;
+    w->root_offset = off;
+    w->root_size = pcd_sink_tell(w->s) - off;
     return announce(w, w->f->root, root, off);
+}
+
+pcd_status pcd_writer_update_root(pcd_writer *w, const void *root)
+{
+    if (w->failed) return w->x.err.status ? w->x.err.status : PCD_E_ARG;
+    if (!w->root_done) return wfail(w, PCD_E_ARG, NULL, "the root record written first");
+    uint8_t buf[4096];
+    if (w->root_size > sizeof buf) return wfail(w, PCD_E_LIMIT, NULL, "a root record of at most 4096 bytes to rewrite");
+    pcd_sink tmp;
+    pcd_sink_init(&tmp, buf, sizeof buf, NULL, NULL, NULL, &w->x);
+    tmp.pos = w->root_offset;
+    pcd_status st = w->f->root_encode(&tmp, root);
+    if (st != PCD_OK) {
+        w->failed = true;
+        return st;
+    }
+    if (tmp.len != w->root_size) return wfail(w, PCD_E_SIZE, NULL, "a root record of the size it had");
+    st = pcd_sink_patch(w->s, w->root_offset, buf, tmp.len);
+    if (st != PCD_OK) w->failed = true;
+    return st;
 }
 
 pcd_status pcd_writer_record(pcd_writer *w, const pcd_region_desc *rd, const void *rec)

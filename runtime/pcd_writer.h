@@ -31,6 +31,7 @@ typedef struct pcd_writer {
     bool root_done;
     bool failed;
     uint64_t records;
+    uint64_t root_offset, root_size;  /* where the root record's first bytes went */
 } pcd_writer;
 
 /* The sink's ctx is replaced by the writer's. `al` gives state memory. */
@@ -38,6 +39,11 @@ pcd_status pcd_writer_open(pcd_writer *w, const pcd_format *f, pcd_sink *s, pcd_
 /* Byte order for formats whose order is the writer's own (native). */
 void pcd_writer_set_big(pcd_writer *w, bool big);
 pcd_status pcd_writer_root(pcd_writer *w, const void *root);
+/* Writes the root record again over its first bytes, with the values it has now (same
+ * size required): for formats whose header holds totals known only at the end. Fields
+ * the writer patches after a region (offsets, sizes, counts) are still patched then, so
+ * call it before the regions they depend on are closed. */
+pcd_status pcd_writer_update_root(pcd_writer *w, const void *root);
 /* A record of region rd; rd must be a region of the last record written, the
  * current region, or a region of a record further out (which closes the inner ones). */
 pcd_status pcd_writer_record(pcd_writer *w, const pcd_region_desc *rd, const void *rec);

@@ -16,12 +16,14 @@ for h in "$B"/fuzz/fuzz_*; do
     fmt=$(basename "$h"); fmt=${fmt#fuzz_}          # heph_v0_1
     [ -n "${FUZZ_ONLY:-}" ] && [[ "$fmt" != *"$FUZZ_ONLY"* ]] && continue
     fam=${fmt%%_v*}                                  # heph
+    fam=${fam%_ext}                                  # tachyon_ext (checks, converters): tachyon's inputs
     out="$root/fuzz/out/$fmt"
     mkdir -p "$out/corpus" "$out/artifacts"
     cp -n "$root"/fuzz/corpus/"$fam"/* "$out/corpus/" 2>/dev/null
     cp -n "$root"/tests/data/"$fam"/* "$out/corpus/" 2>/dev/null
     [ -d "$shared/$fam" ] && find "$shared/$fam" -maxdepth 1 -type f -size -64k -exec cp -n {} "$out/corpus/" \;
     dict="$root/generated/$fmt.dict"
+    [ -f "$dict" ] || dict=$(ls "$root"/generated/"$fam"_v*.dict 2>/dev/null | tail -1)
     echo "== fuzzing $fmt for ${T}s"
     "$h" "$out/corpus" -max_total_time="$T" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
         -artifact_prefix="$out/artifacts/" ${dict:+-dict="$dict"} >"$out/log.txt" 2>&1

@@ -11,12 +11,13 @@ local FIELD_OPTS = {
   doc = true, when = true, equals = true, min = true, max = true, enum = true, open = true,
   absent = true, unit = true, hex = true, size_of = true, count_of = true, total_size = true,
   delta = true, base = true, shift = true, magic = true, _refined = true, init = true,
-  at = true, at_end = true, offset_of = true, file_size = true,
+  at = true, at_end = true, offset_of = true, file_size = true, check = true, expect = true,
+  optional = true, size_extra = true,
 }
 local KIND_OPTS = {
   int = { kind = 1, bits = 1, signed = 1, endian = 1, byte_order = 1 },
   float = { kind = 1, bits = 1, endian = 1 },
-  varint = { kind = 1, enc = 1, bits = 1 },
+  varint = { kind = 1, enc = 1, bits = 1, wrap = 1 },
   magic = { kind = 1, bytes = 1 },
   bytes = { kind = 1, text = 1, cstring = 1, padded = 1, len = 1, size = 1, rest = 1, max_len = 1, fixed = 1 },
   struct = { kind = 1, fields = 1, name = 1 },
@@ -118,6 +119,14 @@ function check.schema(fmt, schema_path)
         local id = n.v
         if id == "version" then
           n.ref = { version = true }
+        elseif id == "input_size" then
+          -- the size of the whole input: decoders of whole-file formats only
+          n.ref = { input_size = true }
+          ir.whole = true
+          if ir.cur_type ~= root_name then
+            diag(path, "input_size in " .. what .. ": the input's size is known in the root type's fields only")
+            ok = false
+          end
         elseif id:match("^state%.") then
           local var = id:sub(7)
           local st = scope.state
@@ -178,6 +187,9 @@ function check.schema(fmt, schema_path)
             ok = false
           else
             local k = f.ty.kind
+            if k == "magic" and f.optional then
+              k = "int" -- an optional magic reads as 1 when present, 0 when not
+            end
             if k ~= "int" and k ~= "varint" and not (k == "bytes" and what == "union tag") then
               diag(path, "'" .. id .. "' in " .. what .. " is not an integer field")
               ok = false
@@ -243,7 +255,10 @@ function check.schema(fmt, schema_path)
       elseif t.enc == "zigzag32" then ct = "int32_t"
       else ct = "pcd_mojo_int" end
       if t.enc == "uleb128" and bits ~= 32 and bits ~= 64 then diag(path, "uleb128 bits must be 32 or 64") end
-      return { kind = "varint", enc = t.enc, bits = bits, ctype = ct }
+      if t.wrap ~= nil and (t.enc ~= "uleb128" or bits ~= 64 or t.wrap ~= true) then
+        diag(path, "wrap = true applies to 64-bit uleb128 only")
+      end
+      return { kind = "varint", enc = t.enc, bits = bits, ctype = ct, wrap = t.wrap }
     elseif k == "magic" then
       if type(t.bytes) ~= "string" or #t.bytes == 0 then diag(path, "magic needs bytes") return nil end
       return { kind = "magic", bytes = t.bytes, wire = #t.bytes }
@@ -459,9 +474,12 @@ function check.schema(fmt, schema_path)
       if tg and tg.kind == "size_of" then subctx.sized_by = true; F.sized_by = tg.by end
       if tg and tg.kind == "count_of" then subctx.counted_by = true; F.counted_by = tg.by end
       F.ty = resolve_type(f.type, fpath, inner, subctx)
+      local is_region = F.ty and F.ty.kind == "records"
       if o.when ~= nil then
-        F.when = resolve_expr(o.when, fpath, inner, "when")
         F.when_src = tostring(o.when)
+        -- a region's condition may read any field of the struct (regions are placed last)
+        if is_region then F.when_pending = o.when
+        else F.when = resolve_expr(o.when, fpath, inner, "when") end
       end
       local ty = F.ty
       if ty then
@@ -470,12 +488,31 @@ function check.schema(fmt, schema_path)
           if o[key] ~= nil then
             if not scalar then
               diag(fpath, key .. " applies to numbers only")
+            elseif (key == "min" or key == "max") and type(o[key]) == "string" then
+              -- a bound computed from fields read before (or the input's size)
+              F[key .. "_expr"] = resolve_expr(o[key], fpath, inner, key)
+              F[key .. "_src"] = o[key]
             elseif math.type(o[key]) ~= "integer" then
-              diag(fpath, key .. " must be an integer")
+              diag(fpath, key .. " must be an integer" .. ((key == "min" or key == "max") and " or an expression" or ""))
             else
               F[key] = o[key]
             end
           end
+        end
+        if o.check ~= nil then
+          if ty.kind ~= "int" and ty.kind ~= "varint" then diag(fpath, "check applies to integers only") end
+          if type(o.check) ~= "string" then diag(fpath, "check must be an expression (a string)")
+          else F.check_src = o.check end
+          if o.expect ~= nil and type(o.expect) ~= "string" then diag(fpath, "expect must be a text") end
+          F.expect = o.expect
+        elseif o.expect ~= nil then
+          diag(fpath, "expect describes a check; this field has none")
+        end
+        if o.optional then
+          if ty.kind ~= "magic" or (o.at == nil and o.at_end == nil) then
+            diag(fpath, "optional applies to a magic placed with at or at_end (present when its bytes match)")
+          end
+          F.optional = true
         end
         F.magic = o.magic
         if o.enum ~= nil then
@@ -499,7 +536,18 @@ function check.schema(fmt, schema_path)
         if (o.size_of and 1 or 0) + (o.count_of and 1 or 0) + (o.total_size and 1 or 0) > 1 then
           diag(fpath, "a field can be only one of total_size, size_of, count_of")
         end
-        if F.derived and F.when then diag(fpath, "a derived field (size/count) cannot be conditional") end
+        if o.size_extra ~= nil then
+          if not o.size_of then diag(fpath, "size_extra goes with size_of")
+          elseif math.type(o.size_extra) ~= "integer" or o.size_extra < 0 then diag(fpath, "size_extra must be a byte count")
+          else F.derived.extra = o.size_extra end
+        end
+        if F.derived and F.when then
+          -- allowed after its region: the encoder knows the value when it writes the field
+          local ti = F.derived.target and st.by_name[F.derived.target]
+          local tf = ti and t.fields[ti]
+          local after_region = ti and ti < st.by_name[f.name] and vocab.is_type(tf.type) and tf.type.kind == "records"
+          if not after_region then diag(fpath, "a derived field (size/count) cannot be conditional, unless it follows its region") end
+        end
         if o.delta ~= nil then
           if ty.kind ~= "int" and ty.kind ~= "varint" then diag(fpath, "delta applies to integers only") end
           local stv = scope.state and scope.state.vars[o.delta]
@@ -517,7 +565,6 @@ function check.schema(fmt, schema_path)
         if (F.delta or F.base) and F.derived then diag(fpath, "a derived field cannot be a delta") end
         if ty.kind == "records" then
           if not (vocab.is_type(f.type) and f.type.at ~= nil) then after_records = f.name end
-          if F.when then diag(fpath, "a records region cannot be conditional") end
           F.records = true
         end
         if o.at ~= nil and o.at_end ~= nil then diag(fpath, "a field takes at or at_end, not both") end
@@ -540,12 +587,14 @@ function check.schema(fmt, schema_path)
           if not ctx.named_top then diag(fpath, "file_size is allowed in the root type's own fields only") end
           F.derived = { kind = "file_size" }
         end
-        if ty.kind == "magic" then F.hidden = true end
+        if ty.kind == "magic" and not F.optional then F.hidden = true end
         if F.magic then F.hidden = true end
       end
       F.path_prefix = ctx.path_prefix
       st.fields[#st.fields + 1] = F
       frame.fields[f.name] = F
+      -- a check may read the field itself
+      if F.check_src then F.check = resolve_expr(F.check_src, fpath, inner, "check") end
       ::continue::
     end
     for _, ot in ipairs(offset_targets) do
@@ -584,6 +633,10 @@ function check.schema(fmt, schema_path)
           end
         end
         R.state = state
+        if F.when_pending ~= nil then
+          F.when = resolve_expr(F.when_pending, fpath, inner, "when")
+          F.when_pending = nil
+        end
         if F.sized_by then R.sized = true end
         if t2.compression ~= nil then
           R.compression = resolve_expr(t2.compression, fpath, inner, "compression")
@@ -701,6 +754,8 @@ function check.schema(fmt, schema_path)
     local bad = names.check(name)
     if bad then diag("types." .. name, bad) end
     resolving[name] = true
+    local outer_type = ir.cur_type
+    ir.cur_type = name
     local src = inline or fmt.types[name]
     local tpath = "types." .. name
     if inline then tpath = path end
@@ -713,6 +768,7 @@ function check.schema(fmt, schema_path)
       node = resolve_type(t, tpath, scope, { lift_name = name })
     end
     resolving[name] = nil
+    ir.cur_type = outer_type
     if not node then return nil end
     if node.kind ~= "struct" and node.kind ~= "union" then
       -- a named scalar or array is used inline wherever it is referenced

@@ -24,7 +24,38 @@ local function ctype(ty)
 end
 
 local function has_member(f)
+  if f.optional then return true end -- an optional magic: stored as whether it is there
   return f.ty and f.ty.kind ~= "magic" and not f.magic
+end
+
+-- A derived field whose value is patched in after a region that follows it: the
+-- encoder does not know it while it writes the field.
+local function patched(f)
+  local d = f.derived
+  if not d or not d.target or not f.owner then return false end
+  local S = f.owner
+  local ti, fi = S.by_name[d.target], S.by_name[f.name]
+  return ti ~= nil and fi ~= nil and ti > fi and S.fields[ti].ty and S.fields[ti].ty.kind == "records"
+end
+
+-- Can the encoder evaluate this expression before it writes the field? Not when it reads
+-- the input's size, a derived field of the root (computed while writing), or a value
+-- patched in later.
+local function enc_evaluable(ast)
+  local ok = true
+  local function walk(n)
+    if not n then return end
+    local r = n.k == "id" and n.ref
+    if r then
+      if r.input_size then ok = false end
+      if r.root and r.root.derived then ok = false end
+      if r.field and patched(r.field) then ok = false end
+    end
+    walk(n.a)
+    walk(n.b)
+  end
+  walk(ast)
+  return ok
 end
 
 local function desc_kind(ty)
@@ -179,6 +210,16 @@ local function cexpr(ast, env)
     if k == "id" then
       local r = n.ref
       if r.version then return "(" .. env.xp .. "->version)" end
+      if r.input_size then
+        if env.mode ~= "dec" and env.mode ~= "val" then
+          error("input_size is only known when decoding (pcgen should not have asked for it here)")
+        end
+        if not env.decl_set.input_size then
+          env.decl_set.input_size = true
+          env.decls[#env.decls + 1] = { name = "input_size", ctype = "uint64_t", init = "0" }
+        end
+        return "input_size"
+      end
       if r.state then
         env.need_state = r.region
         return "st->" .. r.state.name
@@ -239,6 +280,7 @@ end
 -- Does validation need this field's value (checks, expressions, sizes)?
 local function needs_value(f)
   return f.referenced or f.derived or f.equals ~= nil or f.min ~= nil or f.max ~= nil or
+      f.min_expr or f.max_expr or f.check or
       (f.enum and not f.enum_open) or (f.ty and f.ty.byte_order)
 end
 
@@ -262,6 +304,23 @@ local function dec_checks(b, f, v, at, env)
     b:f("if (PCD_UNLIKELY(%s > %s))", v, expr.cnum(f.max))
     b:f("    return pcd_fail(%s, %s, PCD_E_RANGE, %s, %s, %s, %s);", cur, at, text.cstr(f.errname),
       text.cstr("at most " .. numtext(f.max, f.hex)), fk, cast(v))
+  end
+  local signed = f.ty and (f.ty.signed or (f.ty.kind == "varint" and f.ty.ctype:match("^int")))
+  local wide = signed and "int64_t" or "uint64_t"
+  if f.min_expr then
+    b:f("if (PCD_UNLIKELY((%s)%s < (%s)(%s)))", wide, v, wide, cexpr(f.min_expr, env))
+    b:f("    return pcd_fail(%s, %s, PCD_E_RANGE, %s, %s, %s, %s);", cur, at, text.cstr(f.errname),
+      text.cstr("at least " .. f.min_src), fk, cast(v))
+  end
+  if f.max_expr then
+    b:f("if (PCD_UNLIKELY((%s)%s > (%s)(%s)))", wide, v, wide, cexpr(f.max_expr, env))
+    b:f("    return pcd_fail(%s, %s, PCD_E_RANGE, %s, %s, %s, %s);", cur, at, text.cstr(f.errname),
+      text.cstr("at most " .. f.max_src), fk, cast(v))
+  end
+  if f.check then
+    b:f("if (PCD_UNLIKELY(!(%s)))", cond(f.check, env))
+    b:f("    return pcd_fail(%s, %s, PCD_E_RANGE, %s, %s, %s, %s);", cur, at, text.cstr(f.errname),
+      text.cstr(f.expect or ("a value for which " .. f.check_src)), fk, cast(v))
   end
   if f.enum and not f.enum_open and #f.enum > 0 then
     local parts = {}
@@ -337,7 +396,7 @@ local function dec_scalar(b, f, env, member, errname, local_)
   elseif k == "varint" then
     local enc = ty.enc
     local has_checks = f.equals or f.min or f.max or (f.enum and not f.enum_open) or
-        (enc == "uleb128" and ty.bits == 32)
+        f.min_expr or f.max_expr or f.check or (enc == "uleb128" and ty.bits == 32)
     local at = "f0_" .. local_:sub(3)
     if has_checks then
       declare(env, at, "const uint8_t *", "NULL")
@@ -345,7 +404,7 @@ local function dec_scalar(b, f, env, member, errname, local_)
     end
     if enc == "uleb128" then
       declare(env, local_, "uint64_t", "0")
-      b:f("PCD_TRY(pcd_read_uleb128(%s, &%s, %s));", cur, local_, text.cstr(errname))
+      b:f("PCD_TRY(pcd_read_uleb128%s(%s, &%s, %s));", ty.wrap and "_wrap" or "", cur, local_, text.cstr(errname))
       if ty.bits == 32 then
         b:f("if (PCD_UNLIKELY(%s > UINT32_MAX))", local_)
         b:f("    return pcd_fail(%s, %s, PCD_E_OVERFLOW, %s, \"a 32-bit value\", PCD_FOUND_UINT, %s);",
@@ -633,16 +692,46 @@ function dec_value(b, f, env, member, errname, local_, cur)
   env.cur = saved
 end
 
+-- Does any expression of these fields read the input's size?
+local function ast_uses_input_size(ast)
+  if not ast then return false end
+  if ast.k == "id" and ast.ref and ast.ref.input_size then return true end
+  return ast_uses_input_size(ast.a) or ast_uses_input_size(ast.b)
+end
+
+local function field_uses_input_size(f)
+  local ty = f.ty or {}
+  return ast_uses_input_size(f.when) or ast_uses_input_size(f.at) or ast_uses_input_size(f.min_expr) or
+      ast_uses_input_size(f.max_expr) or ast_uses_input_size(f.check) or
+      (ty.kind == "bytes" and ast_uses_input_size(ty.size)) or (ty.kind == "array" and ast_uses_input_size(ty.count))
+end
+
+-- Loads the input's size before code that uses it (a short read while the input is open).
+local function load_input_size(b, env)
+  b:f("PCD_TRY(pcd_input_size(%s, &input_size));", env.cur)
+end
+
 -- One struct field, with its condition, its size region, and total_size.
 function dec_field(b, f, env)
   if f.run and f.run.fields[1] ~= f then return end -- emitted with its run
+  if f.ty.kind == "records" then return end -- placed by dec_regions, after every other field
+  local needs_size = false
+  for _, g in ipairs(f.run and f.run.fields or { f }) do needs_size = needs_size or field_uses_input_size(g) end
+  if needs_size then load_input_size(b, env) end
   if f.run then
     dec_run(b, f.run, env)
   else
     local extra = f.when and ("when " .. (f.when_src or "a condition holds")) or nil
     if f.ty.kind ~= "records" then b:doc(f, extra) end
     local function body()
-      if (f.at or f.at_end) and f.ty.kind ~= "records" then
+      if f.optional then
+        -- an optional magic: present when the bytes there match, absent otherwise (no error)
+        declare(env, f.local_, "bool", "false")
+        local where = f.at and ("(uint64_t)(" .. cexpr(f.at, env) .. "), false") or (f.at_end .. ", true")
+        b:f("PCD_TRY(pcd_peek_match(%s, %s, (const uint8_t *)%s, %d, &%s));", env.cur, where,
+          text.cstr(f.ty.bytes), #f.ty.bytes, f.local_)
+        if env.mode == "dec" then b:f("%s = %s;", out_ref(env, f.member), f.local_) end
+      elseif (f.at or f.at_end) and f.ty.kind ~= "records" then
         -- placed by a header or footer: read it there, the cursor stays where it is
         local r = "r_" .. f.local_:sub(3)
         local cr = "c_" .. f.local_:sub(3)
@@ -710,11 +799,28 @@ end
 -- Where each records region of S lies, once every other field is known (its bounds may
 -- come from a footer read after it).
 local function dec_regions(b, S, env)
+  if env.mode == "dec" then
+    for _, f in ipairs(S.fields) do
+      local R = f.ty
+      if R and R.kind == "records" and (ast_uses_input_size(f.when) or ast_uses_input_size(R.at) or
+          ast_uses_input_size(R.size_expr) or ast_uses_input_size(R.count_expr) or
+          ast_uses_input_size(R.compression)) then
+        load_input_size(b, env)
+        break
+      end
+    end
+  end
   for _, f in ipairs(S.fields) do
     local R = f.ty
     if R and R.kind == "records" and env.mode == "dec" then
       local m = out_ref(env, f.member)
       b:f("/* %s: where its records lie (read one at a time by the stream driver) */", f.name)
+      if f.when then
+        b:f("if (!(%s)) {", cond(f.when, env))
+        b:f("    %s.absent = true; /* when %s */", m, f.when_src)
+        b:l("} else {")
+        b.ind = b.ind + 1
+      end
       if R.at then
         b:f("%s.offset = (uint64_t)(%s);", m, cexpr(R.at, env))
       else
@@ -722,7 +828,16 @@ local function dec_regions(b, S, env)
       end
       if f.sized_by then
         env.used_locals[f.sized_by] = true
-        b:f("%s.size = (uint64_t)%s;", m, f.sized_by.local_)
+        local extra = f.sized_by.derived and f.sized_by.derived.extra
+        if extra and extra > 0 then
+          -- the size also counts bytes that are not the region's
+          b:f("if (PCD_UNLIKELY((uint64_t)%s < %d))", f.sized_by.local_, extra)
+          b:f("    return pcd_fail(%s, %s->p, PCD_E_RANGE, %s, \"at least %d\", PCD_FOUND_UINT, (uint64_t)%s);",
+            env.cur, env.cur, text.cstr(f.sized_by.errname), extra, f.sized_by.local_)
+          b:f("%s.size = (uint64_t)%s - %d;", m, f.sized_by.local_, extra)
+        else
+          b:f("%s.size = (uint64_t)%s;", m, f.sized_by.local_)
+        end
         b:f("%s.sized = true;", m)
       elseif R.size_expr then
         b:f("%s.size = (uint64_t)(%s);", m, cexpr(R.size_expr, env))
@@ -739,6 +854,7 @@ local function dec_regions(b, S, env)
       if R.compression then
         b:f("%s.compression = (uint8_t)(%s);", m, cexpr(R.compression, env))
       end
+      if f.when then b:close("}") end
     end
   end
 end
@@ -924,7 +1040,22 @@ end
 
 local function enc_checks(b, f, v, env)
   if env.mode == "size" then return end
+  if patched(f) then return end -- its value is only known after its region
   local fk = found_kind(f, f.ty)
+  local signed = f.ty and (f.ty.signed or (f.ty.kind == "varint" and f.ty.ctype:match("^int")))
+  local wide = signed and "int64_t" or "uint64_t"
+  if f.min_expr and enc_evaluable(f.min_expr) then
+    b:f("if (PCD_UNLIKELY((%s)(%s) < (%s)(%s)))", wide, v, wide, cexpr(f.min_expr, env))
+    enc_fail(b, env, "PCD_E_RANGE", f.errname, "at least " .. f.min_src, fk, v)
+  end
+  if f.max_expr and enc_evaluable(f.max_expr) then
+    b:f("if (PCD_UNLIKELY((%s)(%s) > (%s)(%s)))", wide, v, wide, cexpr(f.max_expr, env))
+    enc_fail(b, env, "PCD_E_RANGE", f.errname, "at most " .. f.max_src, fk, v)
+  end
+  if f.check and enc_evaluable(f.check) then
+    b:f("if (PCD_UNLIKELY(!(%s)))", cond(f.check, env))
+    enc_fail(b, env, "PCD_E_RANGE", f.errname, f.expect or ("a value for which " .. f.check_src), fk, v)
+  end
   if f.equals ~= nil and not f.magic then
     b:f("if (PCD_UNLIKELY(%s != %s))", v, expr.cnum(f.equals))
     enc_fail(b, env, "PCD_E_RANGE", f.errname, numtext(f.equals, f.hex), fk, v)
@@ -1045,8 +1176,10 @@ local function enc_bytes(b, f, env, v, errname)
     end
   elseif mode == "expr" then
     if env.mode == "size" then acc(b, env, "(" .. v .. ").len") return end
-    b:f("if (PCD_UNLIKELY((uint64_t)(%s).len != (uint64_t)(%s)))", v, cexpr(ty.size, env))
-    enc_fail(b, env, "PCD_E_SIZE", errname, "the length its size expression gives", "PCD_FOUND_UINT", "(" .. v .. ").len")
+    if enc_evaluable(ty.size) then
+      b:f("if (PCD_UNLIKELY((uint64_t)(%s).len != (uint64_t)(%s)))", v, cexpr(ty.size, env))
+      enc_fail(b, env, "PCD_E_SIZE", errname, "the length its size expression gives", "PCD_FOUND_UINT", "(" .. v .. ").len")
+    end
     b:f("PCD_TRY(pcd_put_bytes(s, (%s).ptr, (%s).len));", v, v)
   else
     if env.mode == "size" then acc(b, env, "(" .. v .. ").len") return end
@@ -1152,19 +1285,38 @@ local function enc_field(b, f, env)
   if f.hidden and f.ty.kind == "int" then v = expr.cnum(f.equals) end
   b:doc(f)
   local function body()
+    if f.optional then
+      -- an optional magic: its bytes when the record says it is there
+      local m = env.obj .. "->" .. f.member
+      if env.mode == "size" then
+        acc(b, env, "(" .. m .. " ? " .. #f.ty.bytes .. " : 0)")
+      else
+        b:f("if (%s)", m)
+        b:f("    PCD_TRY(pcd_put_bytes(s, (const uint8_t *)%s, %d));", text.cstr(f.ty.bytes), #f.ty.bytes)
+      end
+      return
+    end
     enc_value(b, f, env, v, f.errname)
   end
-  if f.when then
+  if f.when and not enc_evaluable(f.when) then
+    -- the condition reads what only decoding knows (the input's size, a size computed
+    -- while writing): the record's own presence flag decides
+    local has = env.obj .. "->" .. f.member:gsub("([%w_]+)$", "has_%1")
+    b:f("if (%s) { /* when %s */", has, f.when_src or "its condition holds")
+    b.ind = b.ind + 1
+    body()
+    b:close("}")
+  elseif f.when then
     local has = env.obj .. "->" .. f.member:gsub("([%w_]+)$", "has_%1")
     b:f("if (%s) {", cond(f.when, env))
     b.ind = b.ind + 1
-    if env.mode == "enc" then
+    if env.mode == "enc" and not f.derived then
       b:f("if (PCD_UNLIKELY(!%s))", has)
       enc_fail(b, env, "PCD_E_INVALID", f.errname, "this field, which its condition requires", "PCD_FOUND_NONE", 0)
     end
     body()
     b.ind = b.ind - 1
-    if env.mode == "enc" then
+    if env.mode == "enc" and not f.derived then
       b:f("} else if (PCD_UNLIKELY(%s)) {", has)
       enc_fail(b, env, "PCD_E_INVALID", f.errname, "no value here, since its condition is false", "PCD_FOUND_NONE", 0)
     end
@@ -1412,15 +1564,29 @@ local function fn_encode(ir, T, mode, segment)
           elseif k == "file_size" then
             -- the file ends with this segment, whose size is fixed
             local n, seg_fields = 0, segment_fields(S, env.segment)
+            local opt = {}
             for _, g in ipairs(seg_fields) do
-              local w = (not g.when) and lower.fixed_wire(g.ty)
+              local w = lower.fixed_wire(g.ty)
               if not w then
                 error(ir.schema_path .. ": " .. S.tname .. "." .. f.name ..
                   ": file_size needs every field after the last region to have a fixed size")
               end
-              n = n + w
+              if g.optional then
+                opt[#opt + 1] = "(" .. env.obj .. "->" .. g.member .. " ? " .. w .. " : 0)"
+              elseif g.when and enc_evaluable(g.when) then
+                opt[#opt + 1] = "((" .. cond(g.when, env) .. ") ? " .. w .. " : 0)"
+              elseif g.when then
+                opt[#opt + 1] = "(" .. env.obj .. "->" .. g.member:gsub("([%w_]+)$", "has_%1") .. " ? " .. w .. " : 0)"
+              else
+                n = n + w
+              end
             end
-            pre:f("%s = pcd_sink_tell(s) + %d; /* the file ends with these %d bytes */", d, n, n)
+            if #opt == 0 then
+              pre:f("%s = pcd_sink_tell(s) + %d; /* the file ends with these %d bytes */", d, n, n)
+            else
+              pre:f("%s = pcd_sink_tell(s) + %d + %s; /* the file ends with these bytes */", d, n,
+                table.concat(opt, " + "))
+            end
           elseif (k == "offset_of" or k == "count_of" or k == "size_of") and
               S.fields[S.by_name[f.derived.target]].ty.kind == "records" then
             local g = S.fields[S.by_name[f.derived.target]]
@@ -1428,7 +1594,8 @@ local function fn_encode(ir, T, mode, segment)
               -- written after its region: known by now
               local ord = region_ordinal(S, g)
               local what = ({ offset_of = "start", count_of = "count", size_of = "size" })[k]
-              pre:f("%s = s->x->rstat[%d].%s; /* from the region written before */", d, ord - 1, what)
+              local extra = (k == "size_of" and f.derived.extra and f.derived.extra > 0) and (" + " .. f.derived.extra) or ""
+              pre:f("%s = s->x->rstat[%d].%s%s; /* from the region written before */", d, ord - 1, what, extra)
             else
               pre:f("%s = 0; /* patched when its region is finished */", d)
             end
@@ -1455,6 +1622,18 @@ local function fn_encode(ir, T, mode, segment)
       end
     end
     scan(T)
+    -- a conditional region just closed: it may hold records only when its condition holds
+    if mode == "enc" and env.segment and env.segment > 0 then
+      for _, g in ipairs(T.fields) do
+        if g.ty and g.ty.kind == "records" and g.when and region_ordinal(T, g) == env.segment and
+            enc_evaluable(g.when) then
+          pre:f("if (PCD_UNLIKELY(!(%s) && s->x->rstat[%d].count != 0))", cond(g.when, env), env.segment - 1)
+          pre:f("    return pcd_sink_fail(s, PCD_E_INVALID, %s, %s, PCD_FOUND_UINT, s->x->rstat[%d].count);",
+            text.cstr(g.errname), text.cstr("no records, since its condition (" .. g.when_src .. ") is false"),
+            env.segment - 1)
+        end
+      end
+    end
   end
   local sig
   local body = b:text()
@@ -1492,8 +1671,10 @@ local function struct_def(ir, S)
       if f.ty and has_member(f) then
         n = n + 1
         local cm = f.doc and ("  /* " .. f.doc:gsub("\n.*", ""):gsub("%*/", "* /") .. " */") or ""
-        if f.when then b:f("bool has_%s;", f.name) end
-        if f.ty.kind == "array" then
+        if f.when and f.ty.kind ~= "records" then b:f("bool has_%s;", f.name) end
+        if f.optional then
+          b:f("bool %s;%s", f.name, cm)
+        elseif f.ty.kind == "array" then
           local et = f.ty.of
           local ct = (et.kind == "struct" or et.kind == "union") and et.cname or ctype(et)
           b:f("%s *%s;%s", ct, f.name, cm)
@@ -1576,7 +1757,7 @@ end
 local function desc_fields(ir, S, out)
   local items = {}
   local function fdesc(name, ty, member, aux, flags, f, present)
-    local kind = desc_kind(ty)
+    local kind = (f and f.optional) and "PCD_K_BOOL" or desc_kind(ty)
     local elem = "0"
     local tref = "NULL"
     if ty.kind == "struct" or ty.kind == "union" then tref = "&" .. ty.cname .. "_type" end
@@ -1599,7 +1780,7 @@ local function desc_fields(ir, S, out)
       if f.ty and has_member(f) then
         local flags = {}
         if f.derived then flags[#flags + 1] = "PCD_F_DERIVED" end
-        if f.when then flags[#flags + 1] = "PCD_F_OPTIONAL" end
+        if f.when and f.ty.kind ~= "records" then flags[#flags + 1] = "PCD_F_OPTIONAL" end
         if f.hidden then flags[#flags + 1] = "PCD_F_HIDDEN" end
         if f.absent then flags[#flags + 1] = "PCD_F_SENTINEL" end
         if f.hex then flags[#flags + 1] = "PCD_F_HEX" end
@@ -1608,7 +1789,7 @@ local function desc_fields(ir, S, out)
         local member = "offsetof(" .. S.cname .. ", " .. f.name .. ")"
         local aux, present = "0", "0"
         if f.ty.kind == "array" then aux = "offsetof(" .. S.cname .. ", n_" .. f.name .. ")" end
-        if f.when then present = "offsetof(" .. S.cname .. ", has_" .. f.name .. ")" end
+        if f.when and f.ty.kind ~= "records" then present = "offsetof(" .. S.cname .. ", has_" .. f.name .. ")" end
         items[#items + 1] = fdesc(f.name, f.ty, member, aux, fl, f, present)
         if f.enum then enums[#enums + 1] = { name = f.name, items = f.enum } end
       end
@@ -1995,7 +2176,7 @@ const pcd_region_desc %s = {
     offsetof(%s, %s),
     %d, %d, %d, %d, %d, %d,
     %s, %s,
-    %s, %d,
+    %s, %d, %d,
 };
 
 ]], R.cname, text.cstr(R.name), T.cname, T.cname, R.cname,
@@ -2008,7 +2189,7 @@ const pcd_region_desc %s = {
       end)(), opens_regions and "NULL" or (R.cname .. "_run"), R.cname,
       has_state and ("sizeof(" .. R.state_cname .. ")") or "0", has_state and (R.cname .. "_init") or "NULL",
       finish, PT.cname, R.field.member, size_off, size_w, size_big, size_native, size_add, size_min,
-      sync_c, synclen_c, comp_fn, R.zstd_level or 3)
+      sync_c, synclen_c, comp_fn, R.zstd_level or 3, T.min or 0)
   end
   -- descriptors
   C[#C + 1] = "/* -------- descriptors -------- */\n\n"

@@ -47,17 +47,23 @@ local function esc(s) return (tostring(s or ""):gsub("|", "\\|"):gsub("\n", " ")
 local function notes(f)
   local n = {}
   if f.doc then n[#n + 1] = esc(f.doc) end
-  if f.when then n[#n + 1] = "present only when the condition holds" end
+  if f.when then n[#n + 1] = "present only when " .. esc(f.when_src or "the condition holds") end
+  if f.optional then n[#n + 1] = "optional: present when these bytes are there (a boolean in JSON)" end
   if f.equals ~= nil and not f.magic then n[#n + 1] = "must be " .. f.equals end
   if f.magic and f.equals then n[#n + 1] = string.format("magic 0x%X", f.equals) end
   if f.min ~= nil then n[#n + 1] = "at least " .. f.min end
+  if f.min_src then n[#n + 1] = "at least `" .. esc(f.min_src) .. "`" end
   if f.max ~= nil then n[#n + 1] = "at most " .. f.max end
+  if f.max_src then n[#n + 1] = "at most `" .. esc(f.max_src) .. "`" end
+  if f.check_src then n[#n + 1] = "must satisfy `" .. esc(f.check_src) .. "`" .. (f.expect and (" (" .. esc(f.expect) .. ")") or "") end
+  if f.ty and f.ty.wrap then n[#n + 1] = "bits past 64 in a 10th byte are dropped" end
   if f.absent ~= nil then n[#n + 1] = f.absent .. " means absent (null in JSON)" end
   if f.unit then n[#n + 1] = "unit: " .. f.unit end
   if f.derived then
     local d = f.derived
     if d.kind == "total_size" then n[#n + 1] = "size of the whole record, this field included (computed when encoding)"
-    elseif d.kind == "size_of" then n[#n + 1] = "byte size of `" .. d.target .. "` (computed when encoding)"
+    elseif d.kind == "size_of" then
+      n[#n + 1] = "byte size of `" .. d.target .. "`" .. (d.extra and d.extra > 0 and (" plus " .. d.extra) or "") .. " (computed when encoding)"
     elseif d.kind == "offset_of" then n[#n + 1] = "file offset of `" .. d.target .. "` (computed when encoding)"
     elseif d.kind == "file_size" then n[#n + 1] = "size of the whole file (computed when encoding)"
     else n[#n + 1] = "element count of `" .. d.target .. "` (computed when encoding)" end

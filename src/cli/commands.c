@@ -581,8 +581,9 @@ int cmd_encode(cli *c, int argc, char **argv)
         return rc;
     }
     pcd_alloc_init(&c->al, pcd_alloc_libc, NULL, c->max_memory);
-    pcd_arena arena;
+    pcd_arena arena, root_arena; /* the root's strings live until its last fields are written */
     pcd_arena_init(&arena, NULL, 0, &c->al, 0);
+    pcd_arena_init(&root_arena, NULL, 0, &c->al, 0);
     pcd_writer w;
     bool started = false;
     uint8_t *rec = NULL;
@@ -657,7 +658,7 @@ int cmd_encode(cli *c, int argc, char **argv)
             pcd_jkind rk = { NULL, f->root, -1 };
             bool is_root = strcmp(k, f->root->name) == 0;
             if (is_root) {
-                if (!pcd_jsonr_record(&rk, obj, root, &arena, err, sizeof err)) {
+                if (!pcd_jsonr_record(&rk, obj, root, &root_arena, err, sizeof err)) {
                     fprintf(stderr, "%s:%" PRIu64 ": %s\n", inname, lineno, err);
                     json_decref(obj);
                     rc = EXIT_INVALID;
@@ -722,6 +723,7 @@ int cmd_encode(cli *c, int argc, char **argv)
     if (rc == 0) rc = outbuf_commit(&ob);
     else outbuf_abort(&ob);
     pcd_arena_free(&arena);
+    pcd_arena_free(&root_arena);
     free(rec);
     free(line);
     if (in != stdin) fclose(in);

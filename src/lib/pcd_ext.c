@@ -7,10 +7,12 @@
 
 extern const pcd_ext pcd_heph_ext;
 extern const pcd_ext pcd_mono_ext;
+extern const pcd_ext pcd_tachyon_ext;
 
 const pcd_ext *const pcd_exts[] = {
     &pcd_heph_ext,
     &pcd_mono_ext,
+    &pcd_tachyon_ext,
     NULL,
 };
 

@@ -232,6 +232,10 @@ static bool store_int(jr *r, uint8_t kind, const pcd_field *fd, json_t *v, void 
         strtoll(s, &end, 0);
         if (*end) return fail(r, "\"%s\" is not a name of %s", s, fd->enumt->name);
     }
+    if (kind == PCD_K_BOOL && json_is_boolean(v)) {
+        *(bool *)p = json_is_true(v);
+        return true;
+    }
     switch (kind) {
     case PCD_K_U8: case PCD_K_U16: case PCD_K_U32: case PCD_K_U64: case PCD_K_BOOL: {
         uint64_t u;

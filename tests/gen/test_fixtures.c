@@ -18,6 +18,7 @@
 #include "fx_elems_v1.h"
 #include "fx_stream_v2.h"
 #include "fx_tables_v1.h"
+#include "fx_trailer_v1.h"
 #include "fx_strings_v1.h"
 #include "fx_unions_v1.h"
 #include "fx_zstd_v1.h"
@@ -774,13 +775,126 @@ static void test_tables(void **state)
     }
 }
 
+/* An optional trailer found from the end, a conditional region it sizes, bounds and checks
+ * computed from fields and from the input's size, conditions decided by presence. */
+static void test_trailer(void **state)
+{
+    (void)state;
+    static pcd_fx_trailer_v1_item items[5];
+    rec_in recs[6];
+    for (int i = 0; i < 5; i++) {
+        items[i].v = (uint64_t)i * 300;
+        items[i].w = i == 4 ? UINT64_MAX : (uint64_t)i << 40;
+        recs[i] = (rec_in){ &pcd_fx_trailer_v1_region_items, &items[i] };
+    }
+    for (int kind = 0; kind < 4; kind++) {
+        /* 0: no extra block; 1: a; 2: a, b; 3: a, b, rest */
+        pcd_fx_trailer_v1_extra ex;
+        memset(&ex, 0, sizeof ex);
+        ex.a = 7;
+        ex.has_b = kind >= 2;
+        ex.b = 9;
+        ex.has_rest = kind == 3;
+        ex.rest = B("zz");
+        recs[5] = (rec_in){ &pcd_fx_trailer_v1_region_extra, &ex };
+        for (int big = 0; big < 2; big++) {
+            pcd_fx_trailer_v1_file root;
+            memset(&root, 0, sizeof root);
+            root.mode = 0x12;
+            root.extra_tag = kind > 0;
+            size_t n = encode_file(&pcd_fx_trailer_v1_format, &root, recs, kind ? 6 : 5, big, PCD_OK);
+            got g;
+            decode_file(&pcd_fx_trailer_v1_format, out, n, &g, 0);
+            assert_int_equal(g.end, PCD_END);
+            const pcd_fx_trailer_v1_file *rt = (const void *)g.data[0];
+            assert_int_equal(rt->mode, 0x12);
+            assert_int_equal(rt->item_count, 5);
+            assert_int_equal(rt->extra_tag, kind > 0);
+            assert_int_equal(rt->extra.absent, kind == 0);
+            static const uint32_t sizes[4] = { 0, 10, 12, 14 };
+            assert_int_equal(rt->has_extra_size, kind > 0);
+            assert_int_equal(rt->extra_size, sizes[kind]);
+            assert_int_equal(g.n, kind ? 7 : 6);
+            if (kind) {
+                const pcd_fx_trailer_v1_extra *e = (const void *)g.data[6];
+                assert_int_equal(e->a, 7);
+                assert_int_equal(e->has_b, kind >= 2);
+                assert_int_equal(e->has_rest, kind == 3);
+                if (kind == 3) assert_memory_equal(e->rest.ptr, "zz", 2);
+            }
+            got_free(&g);
+            json_roundtrip(&pcd_fx_trailer_v1_format, out, n);
+            if (kind == 0) {
+                /* the last item's w is ff x9 01; with the 10th byte's high bits set it reads
+                 * the same (wrap), where a plain uleb128 would refuse it */
+                static uint8_t wide[1 << 12];
+                memcpy(wide, out, n);
+                size_t at = n - 4 - 1;
+                assert_int_equal(wide[at], 0x01);
+                wide[at] = 0x7F;
+                decode_file(&pcd_fx_trailer_v1_format, wide, n, &g, 0);
+                assert_int_equal(g.end, PCD_END);
+                assert_true(((const pcd_fx_trailer_v1_item *)(const void *)g.data[5])->w == UINT64_MAX);
+                got_free(&g);
+            }
+            static uint8_t bad[1 << 12];
+            /* a check over bits: mode 6 */
+            memcpy(bad, out, n);
+            bad[big ? 5 : 4] = 6;
+            decode_file(&pcd_fx_trailer_v1_format, bad, n, &g, 0);
+            assert_int_equal(g.end, PCD_E_RANGE);
+            assert_int_equal(g.err.offset, 4);
+            got_free(&g);
+            /* a bound from the input's size */
+            memcpy(bad, out, n);
+            if (big) pcd_st_u32be(bad + 6, (uint32_t)n + 1);
+            else pcd_st_u32le(bad + 6, (uint32_t)n + 1);
+            decode_file(&pcd_fx_trailer_v1_format, bad, n, &g, 0);
+            assert_int_equal(g.end, PCD_E_RANGE);
+            assert_int_equal(g.err.offset, 6);
+            got_free(&g);
+            if (kind) {
+                /* a trailer size below its own 8 bytes, and one past the start of the file */
+                for (int t = 0; t < 2; t++) {
+                    memcpy(bad, out, n);
+                    uint32_t v = t ? (uint32_t)n : 7;
+                    if (big) pcd_st_u32be(bad + n - 8, v);
+                    else pcd_st_u32le(bad + n - 8, v);
+                    decode_file(&pcd_fx_trailer_v1_format, bad, n, &g, 0);
+                    assert_int_equal(g.end, PCD_E_RANGE);
+                    assert_int_equal(g.err.offset, n - 8);
+                    got_free(&g);
+                }
+                /* without its tag the block is not there (the bytes stay as they are) */
+                memcpy(bad, out, n);
+                bad[n - 12] = 'Y';
+                decode_file(&pcd_fx_trailer_v1_format, bad, n, &g, 0);
+                assert_int_equal(g.end, PCD_END);
+                assert_int_equal(((const pcd_fx_trailer_v1_file *)(const void *)g.data[0])->extra_tag, false);
+                assert_int_equal(g.n, 6);
+                got_free(&g);
+            }
+        }
+    }
+    /* records for a region whose condition is false are refused */
+    pcd_fx_trailer_v1_extra ex;
+    memset(&ex, 0, sizeof ex);
+    recs[5] = (rec_in){ &pcd_fx_trailer_v1_region_extra, &ex };
+    pcd_fx_trailer_v1_file root;
+    memset(&root, 0, sizeof root);
+    encode_file(&pcd_fx_trailer_v1_format, &root, recs, 6, false, PCD_E_INVALID);
+    /* the encoder checks the bits too */
+    root.mode = 7;
+    encode_file(&pcd_fx_trailer_v1_format, &root, recs, 5, false, PCD_E_RANGE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scalars), cmocka_unit_test(test_strings), cmocka_unit_test(test_unions),
         cmocka_unit_test(test_arrays),  cmocka_unit_test(test_stream),  cmocka_unit_test(test_zstd),
         cmocka_unit_test(test_elems),
-        cmocka_unit_test(test_tables),
+        cmocka_unit_test(test_tables),  cmocka_unit_test(test_trailer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -568,7 +568,7 @@ const pcd_region_desc pcd_fx_elems_v1_region_events = {
     offsetof(pcd_fx_elems_v1_block, events),
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
-    NULL, 3,
+    NULL, 3, 4,
 };
 
 static pcd_status pcd_fx_elems_v1_region_blocks_dec(pcd_cursor *c, void *out) { return pcd_fx_elems_v1_block_decode_(c, out); }
@@ -580,7 +580,7 @@ const pcd_region_desc pcd_fx_elems_v1_region_blocks = {
     offsetof(pcd_fx_elems_v1_file, blocks),
     4, 4, 0, 0, 24, 24,
     NULL, NULL,
-    NULL, 3,
+    NULL, 3, 24,
 };
 
 /* -------- descriptors -------- */

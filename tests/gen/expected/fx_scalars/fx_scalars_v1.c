@@ -397,7 +397,7 @@ const pcd_region_desc pcd_fx_scalars_v1_region_recs = {
     offsetof(pcd_fx_scalars_v1_file, recs),
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
-    NULL, 3,
+    NULL, 3, 41,
 };
 
 /* -------- descriptors -------- */

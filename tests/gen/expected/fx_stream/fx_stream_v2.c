@@ -392,7 +392,7 @@ const pcd_region_desc pcd_fx_stream_v2_region_events = {
     offsetof(pcd_fx_stream_v2_buffer, events),
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
-    NULL, 3,
+    NULL, 3, 2,
 };
 
 static pcd_status pcd_fx_stream_v2_region_buffers_dec(pcd_cursor *c, void *out) { return pcd_fx_stream_v2_buffer_decode_(c, out); }
@@ -404,7 +404,7 @@ const pcd_region_desc pcd_fx_stream_v2_region_buffers = {
     offsetof(pcd_fx_stream_v2_file, buffers),
     4, 4, 0, 0, 24, 24,
     NULL, NULL,
-    NULL, 3,
+    NULL, 3, 24,
 };
 
 /* -------- descriptors -------- */

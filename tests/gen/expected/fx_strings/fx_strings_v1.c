@@ -326,7 +326,7 @@ const pcd_region_desc pcd_fx_strings_v1_region_recs = {
     offsetof(pcd_fx_strings_v1_file, recs),
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
-    NULL, 3,
+    NULL, 3, 22,
 };
 
 /* -------- descriptors -------- */

@@ -450,7 +450,7 @@ const pcd_region_desc pcd_fx_tables_v1_region_values = {
     offsetof(pcd_fx_tables_v1_file, values),
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
-    pcd_fx_tables_v1_region_values_compression, 3,
+    pcd_fx_tables_v1_region_values_compression, 3, 1,
 };
 
 static pcd_status pcd_fx_tables_v1_region_names_dec(pcd_cursor *c, void *out) { return pcd_fx_tables_v1_name_decode_(c, out); }
@@ -488,7 +488,7 @@ const pcd_region_desc pcd_fx_tables_v1_region_names = {
     offsetof(pcd_fx_tables_v1_file, names),
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
-    NULL, 3,
+    NULL, 3, 1,
 };
 
 /* -------- descriptors -------- */

@@ -243,7 +243,7 @@ const pcd_region_desc pcd_fx_zstd_v1_region_samples = {
     offsetof(pcd_fx_zstd_v1_file, samples),
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
-    pcd_fx_zstd_v1_region_samples_compression, 5,
+    pcd_fx_zstd_v1_region_samples_compression, 5, 5,
 };
 
 /* -------- descriptors -------- */

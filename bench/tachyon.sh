@@ -1,0 +1,88 @@
+# bench/tachyon.sh: the Tachyon section of bench/RESULTS.md (sourced by scripts/bench.sh, which
+# provides $B $P $R $RUNS $data $shared $res $root and the helpers field/ratio/mbps/persec/warm).
+# ---- Tachyon ---------------------------------------------------------------------------
+tseed="$root/tests/data/tachyon/workload_all_zstd.bin"  # CPython 3.15.2, -a -r 2khz: 184858 samples
+tnone="$data/tachyon-200m-none.bin"
+tzstd="$data/tachyon-200m-zstd.bin"
+tcopies=${TACHYON_COPIES:-225}
+# The big profiles: the real samples (profcodec convert --to samples), in time order, repeated
+# with each copy's times stretched by one of 11 factors (so deltas differ as in real runs),
+# written by profcodec's CPython-choice writer (encode --from samples), raw and zstd.
+tachyon_build() { # compression output
+    [ -f "$2" ] && return 0
+    echo "bench: building $2 ($tcopies copies of $(basename "$tseed")'s samples)"
+    local txt="$data/tachyon-seed.samples.txt"
+    "$P" -q convert --to samples "$tseed" -o "$txt"
+    {
+        grep -v '^S \|^# stats\|^# replayed' "$txt" | sed "s/^# info compression_type=.*/# info compression_type=$1/"
+        grep '^S ' "$txt" | sort -s -n -k5,5 | awk -v K="$tcopies" '{ line[NR] = $0; ts[NR] = $5 }
+            END {
+                t0 = ts[1]; span = ts[NR] - t0 + 1000; base = t0
+                for (k = 0; k < K; k++) {
+                    f = 1 + ((k % 11) - 5) * 0.01
+                    for (i = 1; i <= NR; i++) { $0 = line[i]; $5 = sprintf("%.0f", base + int((ts[i] - t0) * f)); print }
+                    base += int(span * 1.06) + 1000
+                }
+            }'
+    } >"$data/tachyon-big.samples.txt"
+    "$P" -q encode --from samples "$data/tachyon-big.samples.txt" -o "$2.part" && mv "$2.part" "$2"
+    rm -f "$data/tachyon-big.samples.txt" "$txt"
+}
+tachyon_build 0 "$tnone"
+tachyon_build 1 "$tzstd"
+# the zstd stream of the compressed twin, alone: the floor (zstd -d)
+tzst="$data/tachyon-200m-samples.zst"
+soff=$(od -An -tu8 -j40 -N8 "$tzstd" | tr -d ' ')
+[ "$tzst" -nt "$tzstd" ] || dd if="$tzstd" of="$tzst" bs=1M iflag=skip_bytes,count_bytes skip=64 count=$((soff - 64)) 2>/dev/null
+tsize=$(stat -L -c %s "$tnone")
+tzsize=$(stat -L -c %s "$tzstd")
+tsamples=$((tcopies * 184858))
+warm "$tnone" "$tzstd" "$tzst" "$tseed"
+echo "bench: tachyon ($((tsize / 1000000)) MB raw, $((tzsize / 1000000)) MB zstd, $tsamples samples)"
+t_zd=$("$R" "$RUNS" zstd -q -d -c "$tzst")
+t_cn=$("$R" "$RUNS" "$P" -q convert --to collapsed "$tnone" -o /dev/null)
+t_cz=$("$R" "$RUNS" "$P" -q convert --to collapsed "$tzstd" -o /dev/null)
+t_vn=$("$R" "$RUNS" "$P" -q validate "$tnone")
+t_vz=$("$R" "$RUNS" "$P" -q validate "$tzstd")
+t_seed=$("$R" "$RUNS" "$P" -q convert --to collapsed "$tseed" -o /dev/null)
+tzd=$(field "$t_zd" median); tcn=$(field "$t_cn" median); tcz=$(field "$t_cz" median)
+tvn=$(field "$t_vn" median); tvz=$(field "$t_vz" median); tsd=$(field "$t_seed" median)
+r_cz=$(ratio "$tcz" "$tzd"); r_vz=$(ratio "$tvz" "$tzd")
+v_cz=$(awk -v r="$r_cz" 'BEGIN { print (r <= 2) ? "meets" : "MISSES" }')
+# CPython's own replay of the real profile, when a CPython 3.15 root is at hand (as root)
+cpy_line="CPython's \`replay --collapsed\`: not measured (set PCD_CPYTHON315_ROOT to a root made by ../shared/tools/cpython315-root.sh, as root)."
+if [ -n "${PCD_CPYTHON315_ROOT:-}" ] && [ -x "$PCD_CPYTHON315_ROOT/usr/bin/python3.15" ] && [ "$(id -u)" = 0 ]; then
+    mkdir -p "$PCD_CPYTHON315_ROOT/tmp"
+    cp "$tseed" "$PCD_CPYTHON315_ROOT/tmp/pcd-bench-seed.bin"
+    t_cpy=$(LC_ALL=C "$R" 5 chroot "$PCD_CPYTHON315_ROOT" /usr/bin/python3.15 -m profiling.sampling replay --collapsed \
+        -o /tmp/pcd-bench-seed.txt /tmp/pcd-bench-seed.bin)
+    rm -f "$PCD_CPYTHON315_ROOT/tmp/pcd-bench-seed.bin" "$PCD_CPYTHON315_ROOT/tmp/pcd-bench-seed.txt"
+    tcpy=$(field "$t_cpy" median)
+    r_cpy=$(ratio "$tcpy" "$tsd")
+    v_cpy=$(awk -v r="$r_cpy" 'BEGIN { print (r >= 10) ? "meets" : "MISSES" }')
+    cpy_line="CPython 3.15.2's \`replay --collapsed\` of the same real profile (whole process, chroot): $tcpy s; profcodec is **$r_cpy x** faster (target at least 10 x: $v_cpy)."
+fi
+
+cat >>"$res" <<EOF2
+
+## Tachyon (CPython sampling profiles) 1
+
+Inputs: \`bench/data/tachyon-200m-none.bin\` ($tsize bytes) and its zstd twin \`tachyon-200m-zstd.bin\`
+($tzsize bytes), $tsamples samples: the samples of \`tests/data/tachyon/workload_all_zstd.bin\` (a real
+CPython 3.15.2 profile, 4 threads, 184858 samples) repeated $tcopies times, each copy's times stretched by
+one of 11 factors, written by profcodec's CPython-choice writer (\`encode --from samples\`).
+The floor is \`zstd -d\` of the compressed twin's sample stream alone (\`tachyon-200m-samples.zst\`).
+
+| what | time (s) | MB/s (raw bytes) | M samples/s | peak RSS |
+|---|---|---|---|---|
+| \`zstd -d\` of the sample stream (the floor) | $tzd | $(mbps "$tsize" "$tzd") | $(persec "$tsamples" "$tzd") | $(field "$t_zd" max_rss_kb) KB |
+| \`convert --to collapsed\`, raw | $tcn | $(mbps "$tsize" "$tcn") | $(persec "$tsamples" "$tcn") | $(field "$t_cn" max_rss_kb) KB |
+| \`convert --to collapsed\`, zstd | $tcz | $(mbps "$tsize" "$tcz") | $(persec "$tsamples" "$tcz") | $(field "$t_cz" max_rss_kb) KB |
+| \`validate\` (every record, CPython's checks), raw | $tvn | $(mbps "$tsize" "$tvn") | $(persec "$tsamples" "$tvn") | $(field "$t_vn" max_rss_kb) KB |
+| \`validate\`, zstd | $tvz | $(mbps "$tsize" "$tvz") | $(persec "$tsamples" "$tvz") | $(field "$t_vz" max_rss_kb) KB |
+| \`convert --to collapsed\` of the real profile (184858 samples) | $tsd | | $(persec 184858 "$tsd") | $(field "$t_seed" max_rss_kb) KB |
+
+zstd profile, \`convert --to collapsed\` / \`zstd -d\` alone: **$r_cz x** (target at most 2 x: $v_cz);
+\`validate\` / \`zstd -d\`: $r_vz x. $cpy_line
+Peak RSS of the raw runs is the mapped file (page cache), not heap.
+EOF2

@@ -1,0 +1,85 @@
+/* tachyon_ext_fuzz.c: libFuzzer harness for Tachyon above the bytes: the checks (replay with
+ * per-thread stacks, frame and string indexes) and every converter (collapsed, samples,
+ * speedscope, chrome) on any input. Invariants: no crash or leak, bounded memory, and a file
+ * the checks find valid converts without error. Also builds as a corpus replay program. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pcd_ext.h"
+#include "fuzzlib.h"
+#include "tachyon_ext.h"
+
+#define CHECK(cond, msg)                                                                     \
+    do {                                                                                     \
+        if (!(cond)) {                                                                       \
+            fprintf(stderr, "tachyon ext invariant broken at %s:%d: %s\n", __FILE__, __LINE__, msg); \
+            abort();                                                                         \
+        }                                                                                    \
+    } while (0)
+
+static pcd_status discard(void *ud, const uint8_t *p, size_t n)
+{
+    (void)ud;
+    (void)p;
+    (void)n;
+    return PCD_OK;
+}
+
+typedef struct verdict {
+    unsigned errors;
+} verdict;
+
+static void on_report(void *ud, bool is_error, const pcd_error *e)
+{
+    (void)e;
+    if (is_error) ((verdict *)ud)->errors++;
+}
+
+static bool valid(const uint8_t *data, size_t size, pcd_alloc *al)
+{
+    const pcd_ext *ext = pcd_ext_find("tachyon");
+    pcd_reader r;
+    pcd_reader_opts o = { al, NULL, 0, false };
+    CHECK(pcd_reader_open_buffer(&r, &pcd_tachyon_v1_format, data, size, &o) == PCD_OK, "open");
+    void *ctx = calloc(1, ext->check->ctx_size);
+    CHECK(ctx != NULL, "memory");
+    ext->check->init(ctx, al);
+    verdict v = { 0 };
+    pcd_record rec;
+    pcd_status st;
+    while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) ext->check->record(ctx, &rec, on_report, &v);
+    if (st == PCD_END) ext->check->finish(ctx, on_report, &v);
+    ext->check->fini(ctx);
+    free(ctx);
+    pcd_reader_close(&r);
+    return st == PCD_END && v.errors == 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static FILE *devnull;
+    if (!devnull) devnull = fopen("/dev/null", "w");
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, (size_t)256 << 20);
+    bool ok = valid(data, size, &al);
+    CHECK(al.in_use == 0, "the checks leaked");
+    static const pcd_conv_fn convs[] = { tach_collapsed_run, tach_samples_run, tach_speedscope_run, tach_chrome_run };
+    for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
+        pcd_reader r;
+        pcd_reader_opts o = { &al, NULL, 0, false };
+        CHECK(pcd_reader_open_buffer(&r, &pcd_tachyon_v1_format, data, size, &o) == PCD_OK, "open");
+        uint8_t buf[4096];
+        pcd_ctx x;
+        pcd_ctx_init(&x, NULL);
+        pcd_sink s;
+        pcd_sink_init(&s, buf, sizeof buf, discard, NULL, NULL, &x);
+        pcd_conv_args a = { &pcd_tachyon_v1_format, &r, &s, "fuzz", false, false, NULL, &al, devnull, NULL, NULL };
+        int rc = convs[i](&a);
+        CHECK(rc == 0 || rc == 1, "a converter failed for a reason other than the input");
+        CHECK(!ok || rc == 0, "a valid file did not convert");
+        pcd_reader_close(&r);
+        CHECK(al.in_use == 0, "a converter leaked");
+    }
+    return 0;
+}

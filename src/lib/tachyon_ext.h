@@ -1,0 +1,43 @@
+/* tachyon_ext.h: what the Tachyon pieces above the bytes share (tachyon_ext.c, tachyon_convert.c,
+ * tachyon_writer.c). */
+#ifndef TACHYON_EXT_H
+#define TACHYON_EXT_H
+
+#include "pcd_ext.h"
+#include "tachyon_replay.h"
+
+/* The root (header and footer) or a sample record, or NULL. */
+const tach_file *tach_as_root(const pcd_record *rec);
+const tach_sample *tach_as_sample(const pcd_record *rec);
+
+/* "wall, features: gc" */
+size_t tach_config_text(char *buf, size_t cap, uint32_t config);
+
+/* Converters (pcd_conv_fn) and the importer (encode --from samples). */
+int tach_collapsed_run(const pcd_conv_args *a);
+int tach_speedscope_run(const pcd_conv_args *a);
+int tach_chrome_run(const pcd_conv_args *a);
+int tach_samples_run(const pcd_conv_args *a);
+int tach_import_samples_run(const pcd_import_args *a);
+
+/* ---- strings as CPython sees them --------------------------------------------------------
+ * Each string of the table decoded with errors="replace" (and written back as UTF-8), with a
+ * canonical id shared by strings whose text is equal (CPython compares text, not indexes). */
+typedef struct tach_names {
+    uint8_t *text;                   /* all texts, back to back */
+    size_t text_len, text_cap;
+    uint64_t *off;
+    uint32_t *len, *canon;
+    uint32_t n;
+    pcd_alloc *al;
+} tach_names;
+
+pcd_status tach_names_build(tach_names *nm, const tach_tables *t, pcd_alloc *al);
+void tach_names_free(tach_names *nm);
+static inline const uint8_t *tach_name(const tach_names *nm, uint32_t i, size_t *len)
+{
+    *len = nm->len[i];
+    return nm->text + nm->off[i];
+}
+
+#endif

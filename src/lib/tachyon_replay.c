@@ -1,0 +1,537 @@
+/* tachyon_replay.c: stack reconstruction and CPython's replay checks for Tachyon files. */
+#include "tachyon_replay.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *const tach_mode_names[5] = { "wall", "cpu", "gil", "all", "exception" };
+const char *const tach_feature_names[5] = { "all_threads", "native", "gc", "opcodes", "blocking" };
+
+int tach_config_mode(uint32_t config)
+{
+    uint32_t m = config & 7;
+    return m == 0 || m > 5 ? -1 : (int)m - 1;
+}
+
+int tach_config_features(uint32_t config)
+{
+    return (config & 8) ? (int)((config >> 4) & 31) : -1;
+}
+
+tach_loc tach_frame_loc(const tach_frame_rec *f)
+{
+    tach_loc l = { f->lineno == -1, -1, -1, -1, -1 };
+    if (l.none) return l;
+    l.lineno = f->lineno;
+    l.end_lineno = (int32_t)((uint32_t)f->lineno + (uint32_t)f->end_lineno_delta);
+    l.column = f->column;
+    l.end_column = f->column == -1 ? -1 : (int32_t)((uint32_t)f->column + (uint32_t)f->end_column_delta);
+    return l;
+}
+
+/* ---- small open-addressing tables ------------------------------------------------------ */
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= UINT64_C(0xff51afd7ed558ccd);
+    x ^= x >> 33;
+    x *= UINT64_C(0xc4ceb9fe1a85ec53);
+    return x ^ (x >> 33);
+}
+
+static void *grow(pcd_alloc *al, void *p, size_t old_n, size_t new_n, size_t elem)
+{
+    return pcd_alloc_resize(al, p, old_n * elem, new_n * elem);
+}
+
+/* ---- the stack tree ------------------------------------------------------------------------- */
+
+#define TREE_NEAR 4096 /* entries of the cache in front of the table: 64 KiB */
+
+pcd_status tach_tree_init(tach_tree *t, pcd_alloc *al)
+{
+    memset(t, 0, sizeof *t);
+    t->al = al;
+    t->cap = 1024;
+    t->parent = pcd_alloc_get(al, t->cap * sizeof(uint32_t));
+    t->frame = pcd_alloc_get(al, t->cap * sizeof(uint32_t));
+    t->hcap = 2048;
+    t->hshift = 64 - 11;
+    t->h = pcd_alloc_get(al, t->hcap * sizeof *t->h);
+    t->near = pcd_alloc_get(al, TREE_NEAR * sizeof *t->near);
+    if (!t->parent || !t->frame || !t->h || !t->near) return PCD_E_NOMEM;
+    memset(t->h, 0, t->hcap * sizeof *t->h);
+    memset(t->near, 0, TREE_NEAR * sizeof *t->near);
+    t->parent[0] = 0;
+    t->frame[0] = UINT32_MAX;
+    t->n = 1;
+    return PCD_OK;
+}
+
+void tach_tree_free(tach_tree *t)
+{
+    if (!t->al) return;
+    pcd_alloc_free(t->al, t->parent, t->cap * sizeof(uint32_t));
+    pcd_alloc_free(t->al, t->frame, t->cap * sizeof(uint32_t));
+    pcd_alloc_free(t->al, t->h, t->hcap * sizeof *t->h);
+    pcd_alloc_free(t->al, t->near, TREE_NEAR * sizeof *t->near);
+    memset(t, 0, sizeof *t);
+}
+
+static pcd_status tree_rehash(tach_tree *t)
+{
+    size_t ncap = t->hcap * 2;
+    tach_tree_slot *nh = pcd_alloc_get(t->al, ncap * sizeof *nh);
+    if (!nh) return PCD_E_NOMEM;
+    memset(nh, 0, ncap * sizeof *nh);
+    tach_tree_slot *old = t->h;
+    size_t ocap = t->hcap;
+    t->h = nh;
+    t->hcap = ncap;
+    t->hshift--;
+    for (size_t i = 0; i < ocap; i++) {
+        if (!old[i].node) continue;
+        size_t j = (size_t)((old[i].key * UINT64_C(0x9E3779B97F4A7C15)) >> t->hshift);
+        while (nh[j].node) j = (j + 1) & (ncap - 1);
+        nh[j] = old[i];
+    }
+    pcd_alloc_free(t->al, old, ocap * sizeof *old);
+    return PCD_OK;
+}
+
+pcd_status tach_tree_child(tach_tree *t, uint32_t parent, uint32_t frame, uint32_t *out)
+{
+    uint64_t key = (uint64_t)parent << 32 | frame;
+    uint64_t mul = key * UINT64_C(0x9E3779B97F4A7C15);
+    tach_tree_slot *near = &t->near[mul >> (64 - 12)];
+    if (near->node && near->key == key) {
+        *out = near->node;
+        return PCD_OK;
+    }
+    size_t i = (size_t)(mul >> t->hshift);
+    for (;;) {
+        const tach_tree_slot *sl = &t->h[i];
+        if (!sl->node) break;
+        if (sl->key == key) {
+            *out = sl->node;
+            *near = *sl;
+            return PCD_OK;
+        }
+        i = (i + 1) & (t->hcap - 1);
+    }
+    if (t->n == UINT32_MAX) return PCD_E_LIMIT;
+    if (t->n == t->cap) {
+        uint32_t ncap = t->cap > UINT32_MAX / 2 ? UINT32_MAX : t->cap * 2;
+        uint32_t *np = grow(t->al, t->parent, t->cap, ncap, sizeof(uint32_t));
+        if (!np) return PCD_E_NOMEM;
+        t->parent = np;
+        uint32_t *nf = grow(t->al, t->frame, t->cap, ncap, sizeof(uint32_t));
+        if (!nf) return PCD_E_NOMEM;
+        t->frame = nf;
+        t->cap = ncap;
+    }
+    uint32_t node = t->n++;
+    t->parent[node] = parent;
+    t->frame[node] = frame;
+    t->h[i].key = key;
+    t->h[i].node = node;
+    *near = t->h[i];
+    *out = node;
+    if ((size_t)t->n * 2 > t->hcap) return tree_rehash(t);
+    return PCD_OK;
+}
+
+uint32_t tach_tree_stack(const tach_tree *t, uint32_t node, uint32_t *out)
+{
+    uint32_t d = 0;
+    while (node && d < TACH_MAX_DEPTH) {
+        out[d++] = t->frame[node];
+        node = t->parent[node];
+    }
+    return d;
+}
+
+/* ---- threads ---------------------------------------------------------------------------- */
+
+static pcd_status threads_rehash(tach_replay *rp)
+{
+    size_t ncap = rp->th_cap ? rp->th_cap * 2 : 64;
+    uint64_t *nk = pcd_alloc_get(rp->al, ncap * sizeof(uint64_t));
+    uint32_t *ni = pcd_alloc_get(rp->al, ncap * sizeof(uint32_t));
+    uint32_t *nv = pcd_alloc_get(rp->al, ncap * sizeof(uint32_t));
+    if (!nk || !ni || !nv) {
+        pcd_alloc_free(rp->al, nk, ncap * sizeof(uint64_t));
+        pcd_alloc_free(rp->al, ni, ncap * sizeof(uint32_t));
+        pcd_alloc_free(rp->al, nv, ncap * sizeof(uint32_t));
+        return PCD_E_NOMEM;
+    }
+    memset(nv, 0, ncap * sizeof(uint32_t));
+    for (size_t i = 0; i < rp->th_cap; i++) {
+        if (!rp->th_vals[i]) continue;
+        size_t j = mix64(rp->th_keys[i] ^ ((uint64_t)rp->th_interp[i] << 17)) & (ncap - 1);
+        while (nv[j]) j = (j + 1) & (ncap - 1);
+        nk[j] = rp->th_keys[i];
+        ni[j] = rp->th_interp[i];
+        nv[j] = rp->th_vals[i];
+    }
+    pcd_alloc_free(rp->al, rp->th_keys, rp->th_cap * sizeof(uint64_t));
+    pcd_alloc_free(rp->al, rp->th_interp, rp->th_cap * sizeof(uint32_t));
+    pcd_alloc_free(rp->al, rp->th_vals, rp->th_cap * sizeof(uint32_t));
+    rp->th_keys = nk;
+    rp->th_interp = ni;
+    rp->th_vals = nv;
+    rp->th_cap = ncap;
+    return PCD_OK;
+}
+
+/* The thread (tid, interp), or NULL with *slot where a new one goes. */
+static tach_thread *thread_find(tach_replay *rp, uint64_t tid, uint32_t interp, size_t *slot)
+{
+    size_t i = mix64(tid ^ ((uint64_t)interp << 17)) & (rp->th_cap - 1);
+    for (;;) {
+        uint32_t v = rp->th_vals[i];
+        if (!v) break;
+        if (rp->th_keys[i] == tid && rp->th_interp[i] == interp) return rp->threads[v - 1];
+        i = (i + 1) & (rp->th_cap - 1);
+    }
+    *slot = i;
+    return NULL;
+}
+
+/* ---- errors ------------------------------------------------------------------------------ */
+
+/* Records the replay's error at the record rec: path samples[i].stack.<kase>.<leaf>. */
+static pcd_status fail(tach_replay *rp, const pcd_record *rec, pcd_status st, const char *kase,
+                       const char *leaf, pcd_found_kind fk, uint64_t found)
+{
+    pcd_error *e = &rp->err;
+    memset(e, 0, sizeof *e);
+    e->status = st;
+    e->offset = rec ? rec->offset : 0;
+    e->expected = rp->expected;
+    e->found_kind = fk;
+    e->found = found;
+    if (leaf) pcd_error_push(e, leaf, -1);
+    if (kase) {
+        pcd_error_push(e, kase, -1);
+        pcd_error_push(e, "stack", -1);
+    }
+    if (rec) {
+        pcd_error_push(e, rec->region ? rec->region->name : "samples", (int64_t)rec->index);
+        if (rec->decompressed) {
+            e->region = "decompressed samples";
+            e->region_offset = 64;
+        }
+    }
+    rp->failed = true;
+    return st;
+}
+
+/* ---- replay -------------------------------------------------------------------------------- */
+
+pcd_status tach_replay_init(tach_replay *rp, const tach_file *root, pcd_alloc *al, bool with_tree,
+                            bool track_used)
+{
+    memset(rp, 0, sizeof *rp);
+    rp->al = al;
+    rp->start_time = root->start_time_us;
+    rp->declared_samples = root->sample_count;
+    rp->declared_threads = root->thread_count;
+    rp->frame_count = root->frame_count;
+    rp->with_tree = with_tree;
+    rp->track_used = track_used;
+    if (track_used && root->frame_count <= (UINT32_C(1) << 28)) {
+        /* a bit per frame the footer counts (frame indexes are checked against it); a set
+         * of the ones used when the count is implausibly large */
+        rp->used_words = ((size_t)root->frame_count + 63) / 64;
+        rp->used_bits = pcd_alloc_get(al, rp->used_words * sizeof(uint64_t) + 8);
+        if (!rp->used_bits) return PCD_E_NOMEM;
+        memset(rp->used_bits, 0, rp->used_words * sizeof(uint64_t) + 8);
+    }
+    PCD_TRY(threads_rehash(rp));
+    if (with_tree) PCD_TRY(tach_tree_init(&rp->tree, al));
+    return PCD_OK;
+}
+
+void tach_replay_free(tach_replay *rp)
+{
+    if (!rp->al) return;
+    for (uint32_t i = 0; i < rp->n_threads; i++) pcd_alloc_free(rp->al, rp->threads[i], sizeof(tach_thread));
+    pcd_alloc_free(rp->al, rp->threads, rp->threads_cap * sizeof(tach_thread *));
+    pcd_alloc_free(rp->al, rp->th_keys, rp->th_cap * sizeof(uint64_t));
+    pcd_alloc_free(rp->al, rp->th_interp, rp->th_cap * sizeof(uint32_t));
+    pcd_alloc_free(rp->al, rp->th_vals, rp->th_cap * sizeof(uint32_t));
+    pcd_alloc_free(rp->al, rp->used, rp->used_cap * sizeof(uint32_t));
+    if (rp->used_bits) pcd_alloc_free(rp->al, rp->used_bits, rp->used_words * sizeof(uint64_t) + 8);
+    tach_tree_free(&rp->tree);
+    memset(rp, 0, sizeof *rp);
+}
+
+static pcd_status used_add(tach_replay *rp, uint32_t idx)
+{
+    if (rp->used_bits) {
+        rp->used_bits[idx >> 6] |= UINT64_C(1) << (idx & 63);
+        return PCD_OK;
+    }
+    if ((rp->used_len + 1) * 10 > rp->used_cap * 7) {
+        size_t ncap = rp->used_cap ? rp->used_cap * 2 : 256;
+        uint32_t *nu = pcd_alloc_get(rp->al, ncap * sizeof(uint32_t));
+        if (!nu) return PCD_E_NOMEM;
+        memset(nu, 0, ncap * sizeof(uint32_t));
+        for (size_t i = 0; i < rp->used_cap; i++) {
+            if (!rp->used[i]) continue;
+            size_t j = mix64(rp->used[i]) & (ncap - 1);
+            while (nu[j]) j = (j + 1) & (ncap - 1);
+            nu[j] = rp->used[i];
+        }
+        pcd_alloc_free(rp->al, rp->used, rp->used_cap * sizeof(uint32_t));
+    if (rp->used_bits) pcd_alloc_free(rp->al, rp->used_bits, rp->used_words * sizeof(uint64_t) + 8);
+        rp->used = nu;
+        rp->used_cap = ncap;
+    }
+    uint32_t v = idx + 1; /* idx < frame_count <= UINT32_MAX: never wraps to 0 */
+    size_t i = mix64(v) & (rp->used_cap - 1);
+    while (rp->used[i]) {
+        if (rp->used[i] == v) return PCD_OK;
+        i = (i + 1) & (rp->used_cap - 1);
+    }
+    rp->used[i] = v;
+    rp->used_len++;
+    return PCD_OK;
+}
+
+bool tach_replay_used(const tach_replay *rp, uint32_t idx)
+{
+    if (rp->used_bits) return idx < rp->frame_count && (rp->used_bits[idx >> 6] >> (idx & 63) & 1);
+    if (!rp->used_cap || idx == UINT32_MAX) return false;
+    uint32_t v = idx + 1;
+    for (size_t i = mix64(v) & (rp->used_cap - 1); rp->used[i]; i = (i + 1) & (rp->used_cap - 1))
+        if (rp->used[i] == v) return true;
+    return false;
+}
+
+/* Pushes new frames (given innermost first) on top of th's first `keep` frames. */
+static pcd_status push_frames(tach_replay *rp, tach_thread *th, uint32_t keep, const uint32_t *nf, size_t n,
+                              const pcd_record *rec, const char *kase)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (nf[i] >= rp->frame_count) {
+            snprintf(rp->expected, sizeof rp->expected, "a frame index below %u (the footer's frame_count)",
+                     rp->frame_count);
+            return fail(rp, rec, PCD_E_INVALID, kase, "frames", PCD_FOUND_UINT, nf[i]);
+        }
+    }
+    uint32_t d = keep;
+    uint32_t node = d ? th->path[d - 1] : 0;
+    /* while the new frames repeat the old stack's, its tree nodes still hold */
+    bool same = true;
+    uint32_t old_depth = th->depth;
+    for (size_t i = n; i-- > 0;) {
+        same = same && d < old_depth && th->frames[d] == nf[i];
+        th->frames[d] = nf[i];
+        if (rp->with_tree && same) {
+            node = th->path[d];
+        } else if (rp->with_tree) {
+            pcd_status st = tach_tree_child(&rp->tree, node, nf[i], &node);
+            if (st != PCD_OK) {
+                snprintf(rp->expected, sizeof rp->expected, "memory for the stack tree (raise --max-memory)");
+                return fail(rp, rec, st, kase, "frames", PCD_FOUND_NONE, 0);
+            }
+            th->path[d] = node;
+        }
+        if (rp->track_used) {
+            pcd_status st = used_add(rp, nf[i]);
+            if (st != PCD_OK) {
+                snprintf(rp->expected, sizeof rp->expected, "memory (raise --max-memory)");
+                return fail(rp, rec, st, kase, "frames", PCD_FOUND_NONE, 0);
+            }
+        }
+        d++;
+    }
+    th->depth = d;
+    return PCD_OK;
+}
+
+static void emit(tach_replay *rp, tach_thread *th, uint64_t delta, uint8_t status)
+{
+    th->ts += delta;
+    if (th->samples == 0) th->first_ts = th->ts;
+    th->last_ts = th->ts;
+    th->samples++;
+    rp->total_samples++;
+    if (rp->on_sample)
+        rp->on_sample(rp->ud, th, (rp->with_tree && th->depth) ? th->path[th->depth - 1] : 0, th->ts, status);
+}
+
+pcd_status tach_replay_record(tach_replay *rp, const tach_sample *s, const pcd_record *rec)
+{
+    if (rp->failed) return rp->err.status;
+    tach_thread *th = rp->last;
+    if (!th || th->tid != s->thread_id || th->interp != s->interpreter_id) {
+        size_t slot = 0;
+        th = thread_find(rp, s->thread_id, s->interpreter_id, &slot);
+        if (!th) {
+            if (rp->n_threads >= rp->declared_threads) {
+                snprintf(rp->expected, sizeof rp->expected,
+                         "at most the %u distinct threads the header's thread_count declares", rp->declared_threads);
+                pcd_status st = fail(rp, rec, PCD_E_INVALID, NULL, "thread_id", PCD_FOUND_UINT, s->thread_id);
+                return st;
+            }
+            if (rp->n_threads == rp->threads_cap) {
+                uint32_t ncap = rp->threads_cap ? rp->threads_cap * 2 : 16;
+                tach_thread **nt = grow(rp->al, rp->threads, rp->threads_cap, ncap, sizeof *nt);
+                if (!nt) goto nomem;
+                rp->threads = nt;
+                rp->threads_cap = ncap;
+            }
+            th = pcd_alloc_get(rp->al, sizeof *th);
+            if (!th) goto nomem;
+            memset(th, 0, offsetof(tach_thread, frames));
+            th->tid = s->thread_id;
+            th->interp = s->interpreter_id;
+            th->index = rp->n_threads;
+            th->ts = rp->start_time;
+            rp->threads[rp->n_threads++] = th;
+            rp->th_keys[slot] = th->tid;
+            rp->th_interp[slot] = th->interp;
+            rp->th_vals[slot] = rp->n_threads;
+            if ((size_t)rp->n_threads * 10 > rp->th_cap * 7 && threads_rehash(rp) != PCD_OK) goto nomem;
+        }
+        rp->last = th;
+    }
+    const pcd_tachyon_v1_sample_stack *k = &s->stack;
+    rp->total_records++;
+    switch (k->which) {
+    case PCD_TACHYON_V1_SAMPLE_STACK_REPEAT: {
+        const pcd_tachyon_v1_sample_stack_repeat *r = &k->u.repeat;
+        rp->records[0]++;
+        rp->repeat_samples += r->n_samples;
+        if (rp->on_repeat || !rp->on_sample) {
+            /* one call for the whole run (or none) */
+            if (!r->n_samples) return PCD_OK;
+            uint64_t ts = th->ts;
+            for (size_t i = 0; i < r->n_samples; i++) ts += r->samples[i].timestamp_delta;
+            if (th->samples == 0) th->first_ts = th->ts + r->samples[0].timestamp_delta;
+            th->ts = th->last_ts = ts;
+            th->samples += r->n_samples;
+            rp->total_samples += r->n_samples;
+            if (rp->on_repeat)
+                rp->on_repeat(rp->ud, th, (rp->with_tree && th->depth) ? th->path[th->depth - 1] : 0, r->n_samples);
+            return PCD_OK;
+        }
+        for (size_t i = 0; i < r->n_samples; i++) emit(rp, th, r->samples[i].timestamp_delta, r->samples[i].status);
+        return PCD_OK;
+    }
+    case PCD_TACHYON_V1_SAMPLE_STACK_FULL: {
+        const pcd_tachyon_v1_sample_stack_full *f = &k->u.full;
+        rp->records[1]++;
+        /* depth <= 256 is the schema's (max_count) */
+        PCD_TRY(push_frames(rp, th, 0, f->frames, f->n_frames, rec, "full"));
+        emit(rp, th, f->timestamp_delta, f->status);
+        return PCD_OK;
+    }
+    case PCD_TACHYON_V1_SAMPLE_STACK_SUFFIX: {
+        const pcd_tachyon_v1_sample_stack_suffix *f = &k->u.suffix;
+        rp->records[2]++;
+        if (f->shared_count > th->depth) {
+            snprintf(rp->expected, sizeof rp->expected,
+                     "a shared_count of at most the current stack depth (%u)", th->depth);
+            return fail(rp, rec, PCD_E_INVALID, "suffix", "shared_count", PCD_FOUND_UINT, f->shared_count);
+        }
+        if ((uint64_t)f->shared_count + f->n_frames > TACH_MAX_DEPTH) {
+            snprintf(rp->expected, sizeof rp->expected, "a final stack depth of at most %d (shared_count %u + frames)",
+                     TACH_MAX_DEPTH, f->shared_count);
+            return fail(rp, rec, PCD_E_LIMIT, "suffix", "frames", PCD_FOUND_UINT,
+                        (uint64_t)f->shared_count + f->n_frames);
+        }
+        /* the last shared_count entries (innermost first) are the outermost frames */
+        PCD_TRY(push_frames(rp, th, f->shared_count, f->frames, f->n_frames, rec, "suffix"));
+        emit(rp, th, f->timestamp_delta, f->status);
+        return PCD_OK;
+    }
+    case PCD_TACHYON_V1_SAMPLE_STACK_POP_PUSH: {
+        const pcd_tachyon_v1_sample_stack_pop_push *f = &k->u.pop_push;
+        rp->records[3]++;
+        /* a pop_count above the depth keeps nothing (CPython 3.15.2 clamps it) */
+        uint32_t keep = f->pop_count >= th->depth ? 0 : th->depth - f->pop_count;
+        if ((uint64_t)keep + f->n_frames > TACH_MAX_DEPTH) {
+            snprintf(rp->expected, sizeof rp->expected, "a final stack depth of at most %d (%u kept + frames)",
+                     TACH_MAX_DEPTH, keep);
+            return fail(rp, rec, PCD_E_LIMIT, "pop_push", "frames", PCD_FOUND_UINT, (uint64_t)keep + f->n_frames);
+        }
+        PCD_TRY(push_frames(rp, th, keep, f->frames, f->n_frames, rec, "pop_push"));
+        emit(rp, th, f->timestamp_delta, f->status);
+        return PCD_OK;
+    }
+    }
+    snprintf(rp->expected, sizeof rp->expected, "a stack encoding 0..3");
+    return fail(rp, rec, PCD_E_INTERNAL, NULL, "stack", PCD_FOUND_UINT, k->which);
+nomem:
+    snprintf(rp->expected, sizeof rp->expected, "memory for the threads (raise --max-memory)");
+    return fail(rp, rec, PCD_E_NOMEM, NULL, "thread_id", PCD_FOUND_NONE, 0);
+}
+
+pcd_status tach_replay_finish(tach_replay *rp)
+{
+    if (rp->failed) return rp->err.status;
+    if (rp->total_samples != rp->declared_samples) {
+        snprintf(rp->expected, sizeof rp->expected, "%llu samples (the samples the records hold)",
+                 (unsigned long long)rp->total_samples);
+        pcd_error *e = &rp->err;
+        memset(e, 0, sizeof *e);
+        e->status = PCD_E_INVALID;
+        e->offset = 28;
+        e->expected = rp->expected;
+        e->found_kind = PCD_FOUND_UINT;
+        e->found = rp->declared_samples;
+        pcd_error_push(e, "sample_count", -1);
+        rp->failed = true;
+        return PCD_E_INVALID;
+    }
+    return PCD_OK;
+}
+
+/* ---- tables ------------------------------------------------------------------------------ */
+
+void tach_tables_init(tach_tables *t, pcd_alloc *al)
+{
+    memset(t, 0, sizeof *t);
+    t->al = al;
+}
+
+void tach_tables_free(tach_tables *t)
+{
+    if (!t->al) return;
+    pcd_alloc_free(t->al, t->strings, t->strings_cap * sizeof *t->strings);
+    pcd_alloc_free(t->al, t->frames, t->frames_cap * sizeof *t->frames);
+    memset(t, 0, sizeof *t);
+}
+
+pcd_status tach_tables_add(tach_tables *t, const pcd_record *rec)
+{
+    if (!rec->data) return PCD_OK;
+    if (rec->type == &pcd_tachyon_v1_string_type) {
+        if (t->n_strings == t->strings_cap) {
+            uint32_t ncap = t->strings_cap ? t->strings_cap * 2 : 256;
+            pcd_bytes *n = grow(t->al, t->strings, t->strings_cap, ncap, sizeof *n);
+            if (!n) return PCD_E_NOMEM;
+            t->strings = n;
+            t->strings_cap = ncap;
+        }
+        t->strings[t->n_strings++] = ((const pcd_tachyon_v1_string *)rec->data)->value;
+    } else if (rec->type == &pcd_tachyon_v1_frame_type) {
+        if (t->n_frames == t->frames_cap) {
+            uint32_t ncap = t->frames_cap ? t->frames_cap * 2 : 256;
+            tach_frame_rec *n = grow(t->al, t->frames, t->frames_cap, ncap, sizeof *n);
+            if (!n) return PCD_E_NOMEM;
+            t->frames = n;
+            t->frames_cap = ncap;
+        }
+        t->frames[t->n_frames++] = *(const tach_frame_rec *)rec->data;
+    } else if (rec->type == &pcd_tachyon_v1_stats_type) {
+        t->stats = *(const pcd_tachyon_v1_stats *)rec->data;
+        t->have_stats = true;
+    }
+    return PCD_OK;
+}

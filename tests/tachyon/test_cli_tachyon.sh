@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# test_cli_tachyon.sh: the profcodec CLI on Tachyon profiles: every command, both byte orders,
+# dump|encode and samples|encode round trips, CPython's outputs, damage and exit codes.
+# usage: test_cli_tachyon.sh PROFCODEC TESTDATA CORPUS WORKDIR
+set -u
+P=$1 DATA=$2 CORPUS=$3 W=$4
+mkdir -p "$W"
+fails=0
+ok() { echo "ok: $*"; }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+expect_rc() { # expected-rc description command...
+    local want=$1 what=$2; shift 2
+    "$@" >"$W/out" 2>"$W/err"
+    local rc=$?
+    if [ "$rc" = "$want" ]; then ok "$what (exit $rc)"; else bad "$what: exit $rc, wanted $want"; sed 's/^/    /' "$W/err" | head -5; fi
+}
+is_json() { # file (skipped without python3)
+    command -v python3 >/dev/null || return 0
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null
+}
+same() { # what a b
+    if cmp -s "$2" "$3"; then ok "$1"; else bad "$1: $2 and $3 differ"; fi
+}
+
+profiles=()
+for n in deep_zstd gc_native_opcodes_zstd recursion_nogc_blocking_none sleepy_cpu_zstd threads_gil_none; do
+    profiles+=("$DATA/tachyon/$n.bin")
+done
+for n in deep_none recursion_wall_none recursion_wall_zstd sleepy_wall_none sleepy_wall_none.be threads_all_none \
+         threads_all_zstd unicode_exception_opcodes_none; do
+    [ -f "$CORPUS/tachyon/$n.bin" ] && profiles+=("$CORPUS/tachyon/$n.bin")
+done
+
+expect_rc 0 "formats" "$P" formats
+grep -q '^tachyon .*collapsed' "$W/out" || bad "formats lists tachyon and its conversions"
+expect_rc 0 "encode --help lists --from samples" "$P" encode --help
+grep -q 'samples' "$W/out" || bad "encode --help names the samples importer"
+
+for t in "${profiles[@]}"; do
+    n=$(basename "$t" .bin)
+    ref_dir=$(dirname "$t")
+    base=${n%.be}
+    expect_rc 0 "validate --strict $n" "$P" validate --strict "$t"
+    expect_rc 0 "info $n" "$P" info "$t"
+    grep -q '^config:      0x' "$W/out" || bad "info $n shows the config word"
+    expect_rc 0 "info --json $n" "$P" info --json "$t"
+    cp "$W/out" "$W/$n.info.json"
+    is_json "$W/$n.info.json" || bad "info --json $n is JSON"
+    expect_rc 0 "collapsed $n" "$P" convert --to collapsed "$t" -o "$W/$n.collapsed.txt"
+    same "collapsed = CPython's: $n" "$W/$n.collapsed.txt" "$ref_dir/$base.collapsed.txt"
+    expect_rc 0 "samples $n" "$P" convert --to samples "$t" -o "$W/$n.samples.txt"
+    same "samples = CPython's reader: $n" "$W/$n.samples.txt" "$ref_dir/$n.samples.txt"
+    expect_rc 0 "speedscope $n" "$P" convert --to speedscope "$t" -o "$W/$n.speedscope.json"
+    expect_rc 0 "chrome $n" "$P" convert --to chrome "$t" -o "$W/$n.chrome.json"
+    for j in speedscope chrome; do
+        is_json "$W/$n.$j.json" || bad "$j of $n is JSON"
+    done
+    # dump | encode: the same bytes (zstd too: the corpus was compressed at level 5)
+    expect_rc 0 "dump $n" "$P" dump "$t" -o "$W/$n.jsonl"
+    expect_rc 0 "encode $n" "$P" encode "$W/$n.jsonl" -o "$W/$n.re.bin"
+    same "dump|encode identical: $n" "$t" "$W/$n.re.bin"
+    # the other byte order: the same samples
+    if head -c 4 "$t" | grep -q TACH; then other=little; else other=big; fi
+    expect_rc 0 "encode --endian $other $n" "$P" encode --endian "$other" "$W/$n.jsonl" -o "$W/$n.swapped.bin"
+    expect_rc 0 "validate swapped $n" "$P" validate --strict "$W/$n.swapped.bin"
+    "$P" convert --to samples "$W/$n.swapped.bin" -o "$W/$n.swapped.samples.txt"
+    same "swapped byte order, same samples: $n" "$W/$n.swapped.samples.txt" "$W/$n.samples.txt"
+    # samples text back to the file: CPython's choices
+    if head -c 4 "$t" | grep -q TACH; then e=big; else e=little; fi
+    expect_rc 0 "encode --from samples $n" "$P" encode --from samples --endian "$e" "$W/$n.samples.txt" -o "$W/$n.fromsamples.bin"
+    if [ "$(od -An -tu1 -j56 -N1 "$t" | tr -d ' ')" = 1 ] || [ "$(od -An -tu1 -j59 -N1 "$t" | tr -d ' ')" = 1 ]; then
+        "$P" convert --to samples "$W/$n.fromsamples.bin" -o "$W/$n.fromsamples.txt"
+        same "samples -> encode -> samples (zstd): $n" "$W/$n.fromsamples.txt" "$W/$n.samples.txt"
+    else
+        same "samples -> encode identical: $n" "$t" "$W/$n.fromsamples.bin"
+    fi
+done
+
+# damage: CPython's verdicts, exit 1 with a place; converters report it too
+inv="$CORPUS/tachyon/invalid"
+if [ -d "$inv" ]; then
+    expect_rc 1 "suffix_shared_too_big rejected" "$P" validate "$inv/suffix_shared_too_big.bin"
+    grep -q 'offset 11402: samples\[460\].stack.suffix.shared_count' "$W/err" || bad "the error names the record and field"
+    expect_rc 1 "sample_count_plus1 rejected" "$P" validate "$inv/sample_count_plus1.bin"
+    expect_rc 1 "collapsed of a damaged file" "$P" convert --to collapsed "$inv/frame_index_out_of_range.bin" -o "$W/x.txt"
+    expect_rc 0 "ok_bad_footer_size_and_checksum: a warning only" "$P" validate "$inv/ok_bad_footer_size_and_checksum.bin"
+    grep -q 'warning: offset 11813: file_size' "$W/err" || bad "the footer's file size is a warning"
+    expect_rc 1 "... but an error with --strict" "$P" validate --strict "$inv/ok_bad_footer_size_and_checksum.bin"
+    expect_rc 1 "version 2 is not read as version 1" "$P" validate "$inv/version_2.bin"
+    grep -q 'version: expected 1, found 2' "$W/err" || bad "version 2 says so"
+fi
+expect_rc 1 "a used frame with a bad string index" "$P" validate "$DATA/tachyon/crafted/used_frame_bad_string.bin"
+expect_rc 0 "the same, unused: a warning" "$P" validate "$DATA/tachyon/crafted/unused_frame_bad_string.bin"
+expect_rc 1 "... an error with --strict" "$P" validate --strict "$DATA/tachyon/crafted/unused_frame_bad_string.bin"
+head -c 5000 "$DATA/tachyon/threads_gil_none.bin" >"$W/cut.bin"
+expect_rc 1 "a cut file" "$P" validate "$W/cut.bin"
+expect_rc 1 "samples text with an unknown frame" bash -c "printf '# info start_time_us=1\n# info sample_interval_us=1\nS 1 0 0 5 3\n' | '$P' encode --from samples - -o '$W/x.bin'"
+grep -q ':3: frame 3 has no F line' "$W/err" || bad "the importer names the line"
+[ -e "$W/x.bin" ] && bad "no output left behind after a failed import"
+
+# stdin
+t="$DATA/tachyon/deep_zstd.bin"
+expect_rc 0 "collapsed from stdin" bash -c "cat '$t' | '$P' convert --to collapsed - -o '$W/stdin.txt'"
+same "collapsed from stdin" "$W/stdin.txt" "$DATA/tachyon/deep_zstd.collapsed.txt"
+
+echo "$fails failure(s)"
+[ "$fails" = 0 ]
