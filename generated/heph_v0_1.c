@@ -1045,6 +1045,34 @@ static uint64_t pcd_heph_v0_1_region_packets_run(pcd_cursor *c, uint64_t max, pc
     }
     return k;
 }
+/* Decodes packets records back to back into *rec and hands each to fn (the decoding
+ * fast path: no call into the stream driver per record). Stops at the cursor's end,
+ * after max records, at a failure (*start: where the record began), or when fn
+ * returns anything but PCD_OK (*start: NULL). */
+static uint64_t pcd_heph_v0_1_region_packets_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    uint64_t k = 0;
+    pcd_heph_v0_1_packet *out = (pcd_heph_v0_1_packet *)rec->data;
+    *st = PCD_OK;
+    while (c->p < c->end && k < max) {
+        const uint8_t *s = c->p;
+        *start = s;
+        if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);
+        *st = pcd_heph_v0_1_packet_decode_(c, out);
+        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        k++;
+        rec->offset = pcd_offset(c, s);
+        rec->size = (uint64_t)(c->p - s);
+        *st = fn(ud, rec);
+        rec->index++;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            *start = NULL; /* stopped by fn, not by the data */
+            break;
+        }
+    }
+    return k;
+}
 static const uint8_t pcd_heph_v0_1_region_packets_sync1[] = { 0x75, 0xd1, 0x1d, 0x4d };
 static const uint8_t pcd_heph_v0_1_region_packets_sync2[] = { 0xc1, 0xfc, 0x1f, 0xb7 };
 static const uint8_t *const pcd_heph_v0_1_region_packets_sync[] = { pcd_heph_v0_1_region_packets_sync1, pcd_heph_v0_1_region_packets_sync2, NULL };
@@ -1057,6 +1085,7 @@ const pcd_region_desc pcd_heph_v0_1_region_packets = {
     4, 4, 1, 0, 0, 10,
     pcd_heph_v0_1_region_packets_sync, pcd_heph_v0_1_region_packets_sync_len,
     NULL, 3,
+    pcd_heph_v0_1_region_packets_drun,
 };
 
 /* -------- descriptors -------- */

@@ -77,6 +77,22 @@ PCD_INLINE pcd_status pcd_read_mojo(pcd_cursor *c, uint64_t *mag, bool *neg, con
     return pcd_read_mojo_slow(c, mag, neg, name);
 }
 
+/* Compares a MOJO value (sign and magnitude) with an integer: -1, 0 or 1. Negative
+ * zero equals zero. Used by the checks a schema declares (equals, min, max). */
+PCD_INLINE int pcd_mojo_cmp(uint64_t mag, bool neg, int64_t v)
+{
+    if (!neg || mag == 0) {
+        if (v < 0) return 1;
+        return mag < (uint64_t)v ? -1 : mag > (uint64_t)v;
+    }
+    if (v >= 0) return -1;
+    uint64_t m = (uint64_t)0 - (uint64_t)v; /* |v|, also for INT64_MIN */
+    return mag > m ? -1 : mag < m;
+}
+
+/* How an error shows a MOJO value: its magnitude, and the kind that prints the sign. */
+#define PCD_MOJO_FOUND(v) ((v).neg && (v).mag ? PCD_FOUND_NEG : PCD_FOUND_UINT), (v).mag
+
 /* Skips (for validate functions). */
 PCD_INLINE pcd_status pcd_skip_uleb128(pcd_cursor *c, const char *name)
 {
