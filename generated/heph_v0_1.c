@@ -24,7 +24,6 @@ static inline pcd_status pcd_heph_v0_1_metadata_packet_decode_(pcd_cursor *c, pc
     uint64_t len_option = 0;
     uint64_t v_value_u_epoch = 0;
     pcd_bytes v_value_u_other = { NULL, 0 };
-    memset(out, 0, sizeof *out);
     const uint8_t *s0 = c->p;
     pcd_cursor r_total;
     /* magic, size: 8 bytes of fixed fields */
@@ -226,7 +225,6 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
     uint16_t n_value_u_string_array_raw = 0;
     pcd_bytes v_value_u_string_array_e = { NULL, 0 };
     uint64_t len_value_u_string_array_e = 0;
-    memset(out, 0, sizeof *out);
     /* name */
     if (PCD_UNLIKELY(pcd_left(c) < 2))
         return pcd_fail_short(c, c->p, "name", "length");
@@ -682,7 +680,6 @@ static inline pcd_status pcd_heph_v0_1_event_packet_decode_(pcd_cursor *c, pcd_h
     uint64_t len_description = 0;
     uint64_t n_attributes = 0;
     const uint8_t *f0_attributes = NULL;
-    memset(out, 0, sizeof *out);
     const uint8_t *s0 = c->p;
     pcd_cursor r_total;
     /* magic, size, stream_id, stream_counter, substream_id, start_ns, end_ns: 40 bytes of fixed fields */
@@ -888,7 +885,6 @@ uint64_t pcd_heph_v0_1_event_packet_size(pcd_ctx *x, const pcd_heph_v0_1_event_p
 static inline pcd_status pcd_heph_v0_1_packet_decode_(pcd_cursor *c, pcd_heph_v0_1_packet *out)
 {
     uint64_t tag_u = 0;
-    memset(out, 0, sizeof *out);
     if (PCD_UNLIKELY(pcd_left(c) < 4))
         return pcd_fail_short(c, c->p, "packet", "one of 0x75D11D4D, 0xC1FC1FB7");
     tag_u = pcd_ld_u32be(c->p);

@@ -33,7 +33,6 @@ static inline pcd_status pcd_mojo_v2_event_decode_(pcd_cursor *c, pcd_mojo_v2_ev
     pcd_mojo_int v_string_key = { 0, false };
     pcd_bytes v_string_value = { NULL, 0 };
     pcd_mojo_int v_string_ref_key = { 0, false };
-    memset(out, 0, sizeof *out);
     if (PCD_UNLIKELY(pcd_left(c) < 1))
         return pcd_fail_short(c, c->p, "event", "one of 0x1, 0x2, 0x3, 0x4, 0x5, 0x6, 0x7, 0x8, 0x9, 0xA, 0xB, 0xC");
     tag_u = pcd_ld_u8(c->p);

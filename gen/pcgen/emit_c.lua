@@ -1345,7 +1345,10 @@ local function fn_decode(ir, T, mode)
     sig = string.format("static inline pcd_status %s_decode_(pcd_cursor *c, %s *out)", T.cname, T.cname)
     wrapper = string.format("pcd_status %s_decode(pcd_cursor *c, %s *out)\n{\n    return %s_decode_(c, out);\n}\n",
       T.cname, T.cname, T.cname)
-    head = "    memset(out, 0, sizeof *out);\n" .. head
+    -- zeroing first is only needed when some member may be left unset (a conditional
+    -- field's has_ flag, a region's optional bounds); otherwise every member the record
+    -- has is assigned (a union: its case's), and skipping the memset matters for small records
+    if E.may_leave_unset(T) then head = "    memset(out, 0, sizeof *out);\n" .. head end
   else
     sig = string.format("static inline pcd_status %s_validate_(pcd_cursor *c)", T.cname)
     wrapper = string.format("pcd_status %s_validate(pcd_cursor *c)\n{\n    return %s_validate_(c);\n}\n",
@@ -1709,6 +1712,26 @@ local function detect_magics(ir)
   return out
 end
 E.detect_magics = detect_magics
+
+-- Can decoding T leave a member of its C struct unassigned (conditional fields, regions),
+-- looking into inline structs and unions (named ones are decoded by their own functions)?
+function E.may_leave_unset(T)
+  if T.kind == "struct" then
+    for _, f in ipairs(T.fields) do
+      if f.when or (f.ty and f.ty.kind == "records") then return true end
+      if f.ty and (f.ty.kind == "struct" or f.ty.kind == "union") and not f.ty.named and E.may_leave_unset(f.ty) then
+        return true
+      end
+    end
+  elseif T.kind == "union" then
+    for _, c in ipairs(T.cases) do
+      if c.ty and (c.ty.kind == "struct" or c.ty.kind == "union") and not c.ty.named and E.may_leave_unset(c.ty) then
+        return true
+      end
+    end
+  end
+  return false
+end
 
 -- Can decoding T allocate in the record arena (arrays anywhere inside)?
 function E.may_allocate(T, seen)

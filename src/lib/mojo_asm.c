@@ -18,6 +18,14 @@ int mojo_version_of(const pcd_record *rec)
     return 0;
 }
 
+/* Copies a value member by member: the decoder stored it that way, and a 16-byte load of
+ * what was just stored as 8 + 1 bytes stalls (no store forwarding). */
+#define MI_SET(dst, src)                                                                  \
+    do {                                                                                  \
+        (dst).mag = (src).mag;                                                            \
+        (dst).neg = (src).neg;                                                            \
+    } while (0)
+
 /* The generated event types of the three versions have the same cases in the same
  * order; they differ in the stack (iid from 3) and the frame (4 fields in 1). */
 #define MOJO_EV_COMMON(V, ev, e)                                                          \
@@ -26,23 +34,23 @@ int mojo_version_of(const pcd_record *rec)
         (e)->s1 = (ev)->u.metadata.key;                                                   \
         (e)->s2 = (ev)->u.metadata.value;                                                 \
         break;                                                                            \
-    case PCD_MOJO_##V##_EVENT_FRAME_REF: (e)->v[0] = (ev)->u.frame_ref.key; break;        \
+    case PCD_MOJO_##V##_EVENT_FRAME_REF: MI_SET((e)->v[0], (ev)->u.frame_ref.key); break;        \
     case PCD_MOJO_##V##_EVENT_KERNEL: (e)->s1 = (ev)->u.kernel.symbol; break;             \
-    case PCD_MOJO_##V##_EVENT_TIME: (e)->v[0] = (ev)->u.time.value; break;                \
-    case PCD_MOJO_##V##_EVENT_MEMORY: (e)->v[0] = (ev)->u.memory.value; break;            \
+    case PCD_MOJO_##V##_EVENT_TIME: MI_SET((e)->v[0], (ev)->u.time.value); break;                \
+    case PCD_MOJO_##V##_EVENT_MEMORY: MI_SET((e)->v[0], (ev)->u.memory.value); break;            \
     case PCD_MOJO_##V##_EVENT_STRING:                                                     \
-        (e)->v[0] = (ev)->u.string.key;                                                   \
+        MI_SET((e)->v[0], (ev)->u.string.key);                                                   \
         (e)->s1 = (ev)->u.string.value;                                                   \
         break;                                                                            \
-    case PCD_MOJO_##V##_EVENT_STRING_REF: (e)->v[0] = (ev)->u.string_ref.key; break;      \
+    case PCD_MOJO_##V##_EVENT_STRING_REF: MI_SET((e)->v[0], (ev)->u.string_ref.key); break;      \
     case PCD_MOJO_##V##_EVENT_FRAME:                                                      \
-        (e)->v[0] = (ev)->u.frame.key;                                                    \
-        (e)->v[1] = (ev)->u.frame.filename;                                               \
-        (e)->v[2] = (ev)->u.frame.scope;                                                  \
-        (e)->v[3] = (ev)->u.frame.line;                                                   \
+        MI_SET((e)->v[0], (ev)->u.frame.key);                                                    \
+        MI_SET((e)->v[1], (ev)->u.frame.filename);                                               \
+        MI_SET((e)->v[2], (ev)->u.frame.scope);                                                  \
+        MI_SET((e)->v[3], (ev)->u.frame.line);                                                   \
         break;                                                                            \
     case PCD_MOJO_##V##_EVENT_STACK:                                                      \
-        (e)->v[0] = (ev)->u.stack.pid;                                                    \
+        MI_SET((e)->v[0], (ev)->u.stack.pid);                                                    \
         (e)->s1 = (ev)->u.stack.tid;                                                      \
         break;                                                                            \
     default: break;                                                                       \
@@ -58,12 +66,12 @@ bool mojo_ev_from(const pcd_record *rec, mojo_ev *e)
         e->id = (uint8_t)ev->tag;
         MOJO_EV_COMMON(V3, ev, e)
         if (ev->which == PCD_MOJO_V3_EVENT_STACK) {
-            e->v[1] = ev->u.stack.iid;
+            MI_SET(e->v[1], ev->u.stack.iid);
             e->has_iid = true;
         } else if (ev->which == PCD_MOJO_V3_EVENT_FRAME) {
-            e->v[4] = ev->u.frame.line_end;
-            e->v[5] = ev->u.frame.column;
-            e->v[6] = ev->u.frame.column_end;
+            MI_SET(e->v[4], ev->u.frame.line_end);
+            MI_SET(e->v[5], ev->u.frame.column);
+            MI_SET(e->v[6], ev->u.frame.column_end);
         }
         return true;
     }
@@ -72,9 +80,9 @@ bool mojo_ev_from(const pcd_record *rec, mojo_ev *e)
         e->id = (uint8_t)ev->tag;
         MOJO_EV_COMMON(V2, ev, e)
         if (ev->which == PCD_MOJO_V2_EVENT_FRAME) {
-            e->v[4] = ev->u.frame.line_end;
-            e->v[5] = ev->u.frame.column;
-            e->v[6] = ev->u.frame.column_end;
+            MI_SET(e->v[4], ev->u.frame.line_end);
+            MI_SET(e->v[5], ev->u.frame.column);
+            MI_SET(e->v[6], ev->u.frame.column_end);
         }
         return true;
     }
@@ -132,6 +140,13 @@ struct mojo_kslot {
     uint32_t val;
 };
 
+/* Where a key starts its probe in a table of cap (a power of two) slots: Fibonacci
+ * hashing, one multiplication (keys are looked up once per frame reference). */
+PCD_INLINE uint32_t kslot(uint64_t key, uint32_t cap)
+{
+    return (uint32_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (cap - 1);
+}
+
 /* Python's ints: -0 is 0. */
 static pcd_mojo_int norm(pcd_mojo_int v)
 {
@@ -143,7 +158,7 @@ static struct mojo_kslot *kmap_find(const mojo_kmap *m, pcd_mojo_int k)
 {
     if (!m->cap) return NULL;
     uint32_t tag = 1 + (uint32_t)k.neg;
-    for (uint32_t i = (uint32_t)mix64(k.mag) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+    for (uint32_t i = kslot(k.mag, m->cap);; i = (i + 1) & (m->cap - 1)) {
         struct mojo_kslot *s = &m->s[i];
         if (s->tag == tag && s->key == k.mag) return s;
         if (!s->tag) return NULL;
@@ -172,7 +187,7 @@ static bool kmap_put(mojo_asm *a, mojo_kmap *m, pcd_mojo_int k, uint32_t val)
         memset(ns, 0, (size_t)ncap * sizeof *ns);
         for (uint32_t i = 0; i < m->cap; i++) {
             if (!m->s[i].tag) continue;
-            uint32_t j = (uint32_t)mix64(m->s[i].key) & (ncap - 1);
+            uint32_t j = kslot(m->s[i].key, ncap);
             while (ns[j].tag) j = (j + 1) & (ncap - 1);
             ns[j] = m->s[i];
         }
@@ -180,7 +195,7 @@ static bool kmap_put(mojo_asm *a, mojo_kmap *m, pcd_mojo_int k, uint32_t val)
         m->s = ns;
         m->cap = ncap;
     }
-    uint32_t i = (uint32_t)mix64(k.mag) & (m->cap - 1);
+    uint32_t i = kslot(k.mag, m->cap);
     while (m->s[i].tag) i = (i + 1) & (m->cap - 1);
     m->s[i].key = k.mag;
     m->s[i].tag = 1 + (uint32_t)k.neg;
@@ -627,22 +642,69 @@ static bool in_sample(mojo_asm *a, const mojo_ev *e, const char *path)
     return false;
 }
 
+/* A frame reference: the most common event by far, so it has its own path. */
+PCD_INLINE void frame_ref(mojo_asm *a, uint64_t mag, bool neg, uint64_t offset)
+{
+    uint32_t id;
+    pcd_mojo_int k = { mag, neg && mag };
+    if (PCD_UNLIKELY(!frame_lookup(a, k, &id))) {
+        problem(a, MOJO_P_UNDEF_FRAME, true, offset, "frame_ref.key", "a frame key defined in this process",
+                fk_of(k), k.mag);
+        id = a->unknown_frame;
+    }
+    if (PCD_LIKELY(a->open && a->s.n_items < a->items_cap)) {
+        a->items[a->s.n_items].kind = MOJO_IT_FRAME;
+        a->items[a->s.n_items].id = id;
+        a->s.n_items++;
+    } else if (a->open) {
+        add_item(a, MOJO_IT_FRAME, id, offset);
+    } else {
+        mojo_ev e;
+        memset(&e, 0, sizeof e);
+        e.id = MOJO_EV_FRAME_REF;
+        e.offset = offset;
+        in_sample(a, &e, "frame_ref");
+    }
+}
+
+pcd_status mojo_asm_record(mojo_asm *a, const pcd_record *rec)
+{
+    if (PCD_UNLIKELY(a->oom)) return a->oom;
+    if (PCD_LIKELY(rec->type == &pcd_mojo_v3_event_type)) {
+        const pcd_mojo_v3_event *ev = rec->data;
+        if (PCD_LIKELY(ev && ev->which == PCD_MOJO_V3_EVENT_FRAME_REF)) {
+            frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
+            return a->oom;
+        }
+    } else if (rec->type == &pcd_mojo_v2_event_type) {
+        const pcd_mojo_v2_event *ev = rec->data;
+        if (ev && ev->which == PCD_MOJO_V2_EVENT_FRAME_REF) {
+            frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
+            return a->oom;
+        }
+    } else if (rec->type == &pcd_mojo_v1_event_type) {
+        const pcd_mojo_v1_event *ev = rec->data;
+        if (ev && ev->which == PCD_MOJO_V1_EVENT_FRAME_REF) {
+            frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
+            return a->oom;
+        }
+    } else if (rec->depth == 0) {
+        int v = mojo_version_of(rec);
+        if (v) a->version = v;
+        return PCD_OK;
+    }
+    mojo_ev e;
+    if (!mojo_ev_from(rec, &e)) return PCD_OK;
+    return mojo_asm_event(a, &e);
+}
+
 pcd_status mojo_asm_event(mojo_asm *a, const mojo_ev *e)
 {
     if (a->oom) return a->oom;
     switch (e->id) {
-    case MOJO_EV_FRAME_REF: {
-        uint32_t id;
-        pcd_mojo_int k = norm(e->v[0]);
-        if (PCD_UNLIKELY(!frame_lookup(a, k, &id))) {
-            problem(a, MOJO_P_UNDEF_FRAME, true, e->offset, "frame_ref.key", "a frame key defined in this process",
-                    fk_of(k), k.mag);
-            id = a->unknown_frame;
-        }
-        if (PCD_LIKELY(a->open)) add_item(a, MOJO_IT_FRAME, id, e->offset);
-        else in_sample(a, e, "frame_ref");
+    case MOJO_EV_FRAME_REF:
+        frame_ref(a, e->v[0].mag, e->v[0].neg, e->offset);
         break;
-    }
     case MOJO_EV_STACK:
         close_sample(a);
         a->cur = scope_of(a, norm(e->v[0]));

@@ -137,6 +137,9 @@ typedef struct mojo_asm {
 /* Starts an assembler for a file of the given version; ops (and report) may be NULL. */
 pcd_status mojo_asm_init(mojo_asm *a, pcd_alloc *al, int version, const mojo_asm_ops *ops, void *ud,
                          pcd_report_fn report, void *report_ud);
+/* One decoded record of a MOJO reader (the root sets the version; events go on to
+ * mojo_asm_event, frame references by a shorter path). */
+pcd_status mojo_asm_record(mojo_asm *a, const pcd_record *rec);
 /* One event. PCD_OK, or PCD_E_NOMEM when memory ran out (--max-memory). */
 pcd_status mojo_asm_event(mojo_asm *a, const mojo_ev *e);
 /* The end of the events: closes the last sample. */

@@ -18,9 +18,7 @@ typedef struct drive {
 static pcd_status on_record(void *ud, const pcd_record *rec)
 {
     drive *d = ud;
-    mojo_ev e;
-    if (!mojo_ev_from(rec, &e)) return PCD_OK;
-    pcd_status st = mojo_asm_event(d->as, &e);
+    pcd_status st = mojo_asm_record(d->as, rec);
     if (st != PCD_OK) return st;
     return *d->wst;
 }
@@ -281,6 +279,8 @@ typedef struct node {
     uint64_t code;              /* item kind << 32 | id */
     uint64_t time, mem_plus, mem_minus, count;
     uint32_t order;             /* 1 + position among stacks that ended here, 0 none */
+    uint32_t last_child;        /* the child taken last (+1, 0 none) and its code: */
+    uint64_t last_code;         /* consecutive samples mostly share their paths */
 } node;
 
 typedef struct thread_key {
@@ -352,6 +352,11 @@ static uint32_t tree_add(tree *t, const mojo_sample *sm)
     uint32_t cur = (uint32_t)sl->v0;
     for (size_t i = 0; i < sm->n_items; i++) {
         uint64_t code = (uint64_t)sm->items[i].kind << 32 | sm->items[i].id;
+        node *x = &t->n[cur];
+        if (x->last_child && x->last_code == code) {
+            cur = x->last_child - 1;
+            continue;
+        }
         pcd_hslot *c = pcd_hmap_put(&t->child, (pcd_hkey){ cur, code, 0 }, &fresh);
         if (!c) return UINT32_MAX;
         if (fresh) {
@@ -359,6 +364,8 @@ static uint32_t tree_add(tree *t, const mojo_sample *sm)
             if (nn == UINT32_MAX) return nn;
             c->v0 = nn;
         }
+        t->n[cur].last_child = (uint32_t)c->v0 + 1;
+        t->n[cur].last_code = code;
         cur = (uint32_t)c->v0;
     }
     return cur;
@@ -904,11 +911,8 @@ static void info_init(void *ctx, pcd_alloc *al)
 static void info_record(void *ctx, const pcd_record *rec)
 {
     mojo_info *h = ctx;
-    mojo_ev e;
     if (h->failed) return;
-    if (rec->depth == 0) h->as.version = mojo_version_of(rec);
-    if (!mojo_ev_from(rec, &e)) return;
-    if (mojo_asm_event(&h->as, &e) != PCD_OK) h->failed = true;
+    if (mojo_asm_record(&h->as, rec) != PCD_OK) h->failed = true;
 }
 
 static void info_done(mojo_info *h)
@@ -1041,13 +1045,10 @@ static void check_init(void *ctx, pcd_alloc *al)
 static void check_record(void *ctx, const pcd_record *rec, pcd_report_fn report, void *ud)
 {
     mojo_check *k = ctx;
-    mojo_ev e;
     if (!k->ok) return;
     k->as.report = report;
     k->as.report_ud = ud;
-    if (PCD_UNLIKELY(rec->depth == 0)) k->as.version = mojo_version_of(rec);
-    if (!mojo_ev_from(rec, &e)) return;
-    if (mojo_asm_event(&k->as, &e) != PCD_OK) {
+    if (PCD_UNLIKELY(mojo_asm_record(&k->as, rec) != PCD_OK)) {
         pcd_error err;
         memset(&err, 0, sizeof err);
         err.status = PCD_E_NOMEM;

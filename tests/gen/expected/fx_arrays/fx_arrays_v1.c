@@ -20,7 +20,6 @@ static inline pcd_status pcd_fx_arrays_v1_point_decode_(pcd_cursor *c, pcd_fx_ar
 {
     int32_t v_x = 0;
     int32_t v_y = 0;
-    memset(out, 0, sizeof *out);
     /* x, y: 8 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 8))
         return pcd_fail_run(c, k_point_dec_run1, 2);
@@ -194,7 +193,6 @@ static inline pcd_status pcd_fx_arrays_v1_rec_decode_(pcd_cursor *c, pcd_fx_arra
     const uint8_t *f0_counters = NULL;
     uint64_t n_rest = 0;
     const uint8_t *f0_rest = NULL;
-    memset(out, 0, sizeof *out);
     const uint8_t *s0 = c->p;
     pcd_cursor r_total;
     /* size */

@@ -43,7 +43,6 @@ static inline pcd_status pcd_fx_scalars_v1_rec_decode_(pcd_cursor *c, pcd_fx_sca
     int32_t v_z32 = 0;
     int64_t v_z64 = 0;
     pcd_mojo_int v_m = { 0, false };
-    memset(out, 0, sizeof *out);
     /* a, b, c, d, e, f, g, h, kind, open_kind: 35 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 35))
         return pcd_fail_run(c, k_rec_dec_run1, 10);

@@ -30,7 +30,6 @@ static inline pcd_status pcd_fx_strings_v1_rec_decode_(pcd_cursor *c, pcd_fx_str
     pcd_bytes v_raw4 = { NULL, 0 };
     uint16_t v_len = 0;
     pcd_bytes v_tail = { NULL, 0 };
-    memset(out, 0, sizeof *out);
     /* magic */
     if (PCD_UNLIKELY(pcd_left(c) < 3))
         return pcd_fail_short(c, c->p, "magic", "magic");

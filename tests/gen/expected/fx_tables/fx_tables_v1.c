@@ -15,7 +15,6 @@
 static inline pcd_status pcd_fx_tables_v1_value_decode_(pcd_cursor *c, pcd_fx_tables_v1_value *out)
 {
     int64_t v_v = 0;
-    memset(out, 0, sizeof *out);
     /* v */
     PCD_TRY(pcd_read_zigzag64(c, &v_v, "v"));
     out->v = v_v;
@@ -68,7 +67,6 @@ static inline pcd_status pcd_fx_tables_v1_name_decode_(pcd_cursor *c, pcd_fx_tab
 {
     pcd_bytes v_s = { NULL, 0 };
     uint64_t len_s = 0;
-    memset(out, 0, sizeof *out);
     /* s */
     PCD_TRY(pcd_read_uleb128(c, &len_s, "s"));
     PCD_TRY(pcd_read_bytes(c, len_s, &v_s, "s"));

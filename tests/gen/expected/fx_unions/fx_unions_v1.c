@@ -308,7 +308,6 @@ static inline pcd_status pcd_fx_unions_v1_rec_b_decode_(pcd_cursor *c, pcd_fx_un
     uint32_t v_item_u_num = 0;
     uint8_t v_item_pair_x = 0;
     uint8_t v_item_pair_y = 0;
-    memset(out, 0, sizeof *out);
     /* magic, len: 3 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 3))
         return pcd_fail_run(c, k_rec_b_dec_run1, 2);
@@ -569,7 +568,6 @@ uint64_t pcd_fx_unions_v1_rec_b_size(pcd_ctx *x, const pcd_fx_unions_v1_rec_b *i
 static inline pcd_status pcd_fx_unions_v1_rec_decode_(pcd_cursor *c, pcd_fx_unions_v1_rec *out)
 {
     uint64_t tag_u = 0;
-    memset(out, 0, sizeof *out);
     if (PCD_UNLIKELY(pcd_left(c) < 2))
         return pcd_fail_short(c, c->p, "rec", "one of 0x4141, 0x4242");
     tag_u = pcd_ld_u16le(c->p);

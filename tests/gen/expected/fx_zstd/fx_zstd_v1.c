@@ -16,7 +16,6 @@ static inline pcd_status pcd_fx_zstd_v1_sample_decode_(pcd_cursor *c, pcd_fx_zst
 {
     uint32_t v_tid = 0;
     uint64_t v_value = 0;
-    memset(out, 0, sizeof *out);
     /* tid */
     if (PCD_UNLIKELY(pcd_left(c) < 4))
         return pcd_fail_short(c, c->p, "tid", "u32le");
