@@ -330,14 +330,9 @@ int cmd_validate(cli *c, int argc, char **argv)
         void *cctx = NULL;
         check_report cr = { path, 0, 0, strict };
         if (ext && ext->check) {
-            /* reopen decoding (the checks read the records' values) */
-            cli_close(&src);
-            rc = cli_open(c, &src, path, false);
-            if (rc) {
-                if (rc > worst) worst = rc;
-                cli_close(&src);
-                continue;
-            }
+            /* decode instead (the checks read the records' values); nothing was read yet, so
+             * the reader just changes mode (reopening would lose standard input) */
+            src.r.validate_only = false;
             cctx = calloc(1, ext->check->ctx_size ? ext->check->ctx_size : 1);
             if (cctx) ext->check->init(cctx, &c->al);
         }

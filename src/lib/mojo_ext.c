@@ -684,9 +684,21 @@ static pcd_status json_lossy(pcd_sink *s, const uint8_t *p, size_t n)
     return pcd_sink_put(s, "\"", 1);
 }
 
-static pcd_status ss_frame(pcd_sink *s, const mojo_asm *as, const mojo_item *it)
+/* Numbers in speedscope's JSON are JavaScript's: beyond 2^53-1 they lose digits (and many
+ * JSON readers refuse them), so larger magnitudes are written as 2^53-1. */
+#define JS_MAX_SAFE ((UINT64_C(1) << 53) - 1)
+
+static pcd_status put_js_int(pcd_sink *s, pcd_mojo_int v)
 {
     char num[24];
+    if (v.mag > JS_MAX_SAFE) v.mag = JS_MAX_SAFE;
+    return pcd_sink_put(s, num, mojo_int_text(num, v));
+}
+
+static uint64_t js_clamp(uint64_t v) { return v > JS_MAX_SAFE ? JS_MAX_SAFE : v; }
+
+static pcd_status ss_frame(pcd_sink *s, const mojo_asm *as, const mojo_item *it)
+{
     pcd_bytes b;
     switch (it->kind) {
     case MOJO_IT_FRAME: {
@@ -698,10 +710,10 @@ static pcd_status ss_frame(pcd_sink *s, const mojo_asm *as, const mojo_item *it)
         PCD_TRY(pcd_json_raw(s, ",\"file\":"));
         PCD_TRY(json_lossy(s, b.ptr, b.len));
         PCD_TRY(pcd_json_raw(s, ",\"line\":"));
-        PCD_TRY(pcd_sink_put(s, num, mojo_int_text(num, fr->line)));
+        PCD_TRY(put_js_int(s, fr->line));
         if (fr->column.mag && !fr->column.neg) {
             PCD_TRY(pcd_json_raw(s, ",\"col\":"));
-            PCD_TRY(pcd_sink_put(s, num, mojo_int_text(num, fr->column)));
+            PCD_TRY(put_js_int(s, fr->column));
         }
         return pcd_json_raw(s, "}");
     }
@@ -773,7 +785,7 @@ static pcd_status ss_write(const pcd_conv_args *a, ss_conv *c)
         if (st == PCD_OK) st = json_lossy(s, (const uint8_t *)name, nl);
         free(name);
         int m = snprintf(buf, sizeof buf, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\"samples\":[",
-                         p->metric >= SS_MPLUS ? "bytes" : "microseconds", p->total);
+                         p->metric >= SS_MPLUS ? "bytes" : "microseconds", js_clamp(p->total));
         if (st == PCD_OK) st = pcd_sink_put(s, buf, (size_t)m);
         for (size_t r = 0; r < p->n && st == PCD_OK; r++) {
             size_t n = tree_path(&c->t, p->runs[r].leaf, &path, &cap);
@@ -791,7 +803,7 @@ static pcd_status ss_write(const pcd_conv_args *a, ss_conv *c)
         }
         if (st == PCD_OK) st = pcd_json_raw(s, "],\"weights\":[");
         for (size_t r = 0; r < p->n && st == PCD_OK; r++) {
-            m = snprintf(buf, sizeof buf, "%s%" PRIu64, r ? "," : "", p->runs[r].weight);
+            m = snprintf(buf, sizeof buf, "%s%" PRIu64, r ? "," : "", js_clamp(p->runs[r].weight));
             st = pcd_sink_put(s, buf, (size_t)m);
         }
         if (st == PCD_OK) st = pcd_json_raw(s, "]}");

@@ -220,6 +220,27 @@ static int sample_line(imp *m, uint8_t *p, size_t n)
     }
     char hex[32];
     size_t hl = tid_hex(th, th_len, hex, sizeof hex);
+    /* Austin's alternative format writes a frame's line as ";L<line>": make it ":<line>"
+     * (as austin-python does, with its regular expression ;L([0-9]+)) */
+    if (t1 < head) {
+        size_t o = t1 + 1;
+        for (size_t q = t1 + 1; q < head;) {
+            if (p[q] == ';' && q + 2 < head && p[q + 1] == 'L' && p[q + 2] >= '0' && p[q + 2] <= '9') {
+                p[o++] = ':';
+                q += 2;
+                while (q < head && p[q] >= '0' && p[q] <= '9') p[o++] = p[q++];
+                continue;
+            }
+            p[o++] = p[q++];
+        }
+        /* the metrics move down with the rest of the line */
+        if (o < head) {
+            memmove(p + o, p + head, n - head);
+            n -= head - o;
+            head = o;
+            met = p + head + 1;
+        }
+    }
     /* frames */
     enum { MAXF = 1 << 16 };
     size_t nf = 0, cap = 0;
@@ -228,15 +249,6 @@ static int sample_line(imp *m, uint8_t *p, size_t n)
     for (size_t i = t1; i < head && rc == 0;) {
         size_t j = i + 1;
         while (j < head && p[j] != ';') j++;
-        /* ";L<line>": the line of the frame before it */
-        if (j - i > 2 && p[i + 1] == 'L' && nf > 0 && fr[nf - 1].kind == 0) {
-            pcd_mojo_int ln;
-            if (parse_int(p + i + 2, j - i - 2, &ln)) {
-                fr[nf - 1].line = ln;
-                i = j;
-                continue;
-            }
-        }
         if (nf == cap) {
             size_t nc = cap ? cap * 2 : 64;
             tframe *q = nc <= MAXF ? realloc(fr, nc * sizeof *q) : NULL;
