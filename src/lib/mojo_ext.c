@@ -13,11 +13,13 @@
 typedef struct drive {
     mojo_asm *as;
     const pcd_status *wst;      /* the converter's first output error */
+    uint64_t offset;            /* of the latest record, for progress */
 } drive;
 
 static pcd_status on_record(void *ud, const pcd_record *rec)
 {
     drive *d = ud;
+    d->offset = rec->offset;
     pcd_status st = mojo_asm_record(d->as, rec);
     if (st != PCD_OK) return st;
     return *d->wst;
@@ -28,12 +30,14 @@ static pcd_status on_record(void *ud, const pcd_record *rec)
  * callbacks record an output error (it stops the run). Returns the exit code. */
 static int drive_all(const pcd_conv_args *a, mojo_asm *as, const pcd_status *wst)
 {
-    drive d = { as, wst };
+    drive d = { as, wst, 0 };
     int rc = 0;
     pcd_record rec;
     for (;;) {
         uint64_t k = 0;
-        pcd_status st = pcd_reader_decode_run(a->r, (uint64_t)1 << 16, &k, on_record, &d);
+        /* batches of 1024 records: progress (shown every 1024 calls) every million records */
+        pcd_status st = pcd_reader_decode_run(a->r, 1024, &k, on_record, &d);
+        if (k && a->progress) a->progress(a->progress_ud, d.offset);
         if (st == PCD_OK) {
             st = pcd_reader_next(a->r, &rec);
             if (st == PCD_OK) {
