@@ -4,7 +4,7 @@
 # (its mojo2austin; PYTHON picks the interpreter, default python3), it is timed too.
 # ---- Austin MOJO -----------------------------------------------------------------------
 seed="$shared/mojo/wall_recursive.mojo"
-[ -f "$seed" ] || seed="$root/tests/data/mojo/wall_small.mojo"
+[ -f "$seed" ] || seed="$root/tests/data/mojo/v3_multiproc.mojo"
 big="$data/mojo-200m.mojo"
 small="$data/mojo-20m.mojo"
 mojo_repeat_to() { # file bytes: the seed's header once, then its events repeated

@@ -539,6 +539,7 @@ pcd_status mojo_asm_init(mojo_asm *a, pcd_alloc *al, int version, const mojo_asm
     memset(&a->sc[0], 0, sizeof a->sc[0]);
     a->n_sc = 1;
     a->cur = 0;
+    a->cur_frames = &a->sc[0].frames;
     return a->oom ? a->oom : PCD_OK;
 }
 
@@ -601,7 +602,7 @@ static bool string_lookup(const mojo_asm *a, pcd_mojo_int key, uint32_t *id)
 
 PCD_INLINE bool frame_lookup(const mojo_asm *a, pcd_mojo_int key, uint32_t *id)
 {
-    const struct mojo_kslot *s = kmap_find(&a->sc[a->cur].frames, key);
+    const struct mojo_kslot *s = kmap_find(a->cur_frames, key);
     if (PCD_UNLIKELY(!s) && a->cur) s = kmap_find(&a->sc[0].frames, key);
     if (!s) return false;
     *id = s->val;
@@ -708,6 +709,7 @@ pcd_status mojo_asm_event(mojo_asm *a, const mojo_ev *e)
     case MOJO_EV_STACK:
         close_sample(a);
         a->cur = scope_of(a, norm(e->v[0]));
+        a->cur_frames = &a->sc[a->cur].frames;
         a->open = true;
         memset(&a->s, 0, sizeof a->s);
         a->s.offset = e->offset;

@@ -121,6 +121,7 @@ typedef struct mojo_asm {
     uint32_t n_sc, sc_cap;
     mojo_kmap pids;             /* pid -> scope index */
     uint32_t cur;               /* scope of the latest stack event */
+    const mojo_kmap *cur_frames; /* &sc[cur].frames (set with cur; sc moves only then) */
     /* the sample being assembled */
     bool open;
     mojo_sample s;
