@@ -492,7 +492,13 @@ static void test_speedscope(void **state)
     json_t *p;
     int seen = 0;
     json_array_foreach(profiles, i, p) {
+        /* what speedscope's file-format schema requires of a sampled profile */
         assert_string_equal(json_string_value(json_object_get(p, "type")), "sampled");
+        assert_true(json_is_string(json_object_get(p, "name")) && json_is_number(json_object_get(p, "startValue")) &&
+                    json_is_number(json_object_get(p, "endValue")) && json_is_array(json_object_get(p, "samples")) &&
+                    json_is_array(json_object_get(p, "weights")));
+        const char *unit = json_string_value(json_object_get(p, "unit"));
+        assert_true(unit && (strcmp(unit, "microseconds") == 0 || strcmp(unit, "bytes") == 0));
         const char *name = json_string_value(json_object_get(p, "name"));
         json_t *w = json_object_get(p, "weights"), *s = json_object_get(p, "samples");
         assert_int_equal(json_array_size(w), json_array_size(s));
@@ -519,6 +525,9 @@ static void test_speedscope(void **state)
     json_t *fr;
     bool col = false;
     json_array_foreach(frames, i, fr) {
+        assert_true(json_is_string(json_object_get(fr, "name")));
+        assert_true(!json_object_get(fr, "file") || json_is_string(json_object_get(fr, "file")));
+        assert_true(!json_object_get(fr, "line") || json_is_integer(json_object_get(fr, "line")));
         if (json_object_get(fr, "col")) {
             col = true;
             assert_string_equal(json_string_value(json_object_get(fr, "name")), "collect");
