@@ -989,16 +989,20 @@ static void info_text(void *ctx, FILE *out)
     if (h->failed) fprintf(out, "warning:     out of memory for the strings and frames; the summary is partial\n");
 }
 
+/* A sum as JSON: a number, or (above 2^63-1, as everywhere in profcodec's JSON) a string. */
 static pcd_status json_u128(pcd_sink *s, unsigned __int128 v)
 {
     char t[48], b[48];
     int k = 0;
+    bool big = v > (unsigned __int128)INT64_MAX;
+    if (big) PCD_TRY(pcd_sink_put(s, "\"", 1));
     do {
         t[k++] = (char)('0' + (int)(v % 10));
         v /= 10;
     } while (v);
     for (int i = 0; i < k; i++) b[i] = t[k - 1 - i];
-    return pcd_sink_put(s, b, (size_t)k);
+    PCD_TRY(pcd_sink_put(s, b, (size_t)k));
+    return big ? pcd_sink_put(s, "\"", 1) : PCD_OK;
 }
 
 static pcd_status info_json(void *ctx, pcd_sink *s)
