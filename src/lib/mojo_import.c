@@ -180,13 +180,45 @@ static bool split_frame(const uint8_t *p, size_t n, tframe *f)
     return true;
 }
 
-/* Decimal thread id back to Austin's %lx; other text as it is. */
+/* A decimal thread id (as austin-python writes Python's int(tid, 16)) back to Austin's
+ * lowercase hex, of any length (Python prints up to 4300 digits); 0 when the text is not
+ * such a number (then it is kept as it is). out needs n + 2 bytes. */
 static size_t tid_hex(const uint8_t *p, size_t n, char *out, size_t cap)
 {
-    pcd_mojo_int v;
-    if (!parse_int(p, n, &v) || (n > 1 && p[0] == '0') || p[0] == '+' || (p[0] == '-' && (n < 2 || p[1] == '0')))
-        return 0;
-    return (size_t)snprintf(out, cap, "%s%" PRIx64, v.neg ? "-" : "", v.mag);
+    size_t i = 0;
+    bool neg = false;
+    if (n && p[0] == '-') {
+        neg = true;
+        i = 1;
+    }
+    if (i >= n || n - i > 4300 || (p[i] == '0' && n - i > 1) || (neg && p[i] == '0')) return 0;
+    for (size_t k = i; k < n; k++)
+        if (p[k] < '0' || p[k] > '9') return 0;
+    /* base 2^32 limbs, least significant first: 4300 digits fit in 450 */
+    uint32_t limb[460];
+    size_t nl = 0;
+    for (size_t k = i; k < n; k++) {
+        uint64_t carry = (uint64_t)(p[k] - '0');
+        for (size_t q = 0; q < nl; q++) {
+            uint64_t t = (uint64_t)limb[q] * 10 + carry;
+            limb[q] = (uint32_t)t;
+            carry = t >> 32;
+        }
+        if (carry) limb[nl++] = (uint32_t)carry;
+    }
+    size_t o = 0;
+    if (neg) out[o++] = '-';
+    if (nl == 0) {
+        out[o++] = '0';
+        return o;
+    }
+    int w = snprintf(out + o, cap - o, "%x", limb[nl - 1]);
+    o += (size_t)w;
+    for (size_t q = nl - 1; q-- > 0;) {
+        if (o + 9 > cap) return 0;
+        o += (size_t)snprintf(out + o, cap - o, "%08x", limb[q]);
+    }
+    return o;
 }
 
 static int sample_line(imp *m, uint8_t *p, size_t n)
@@ -218,8 +250,9 @@ static int sample_line(imp *m, uint8_t *p, size_t n)
     } else {
         iid = MI(0, false);
     }
-    char hex[32];
-    size_t hl = tid_hex(th, th_len, hex, sizeof hex);
+    char *hex = malloc(th_len + 16);
+    if (!hex) return fail(m, "out of memory");
+    size_t hl = tid_hex(th, th_len, hex, th_len + 16);
     /* Austin's alternative format writes a frame's line as ";L<line>": make it ":<line>"
      * (as austin-python does, with its regular expression ;L([0-9]+)) */
     if (t1 < head) {
@@ -385,6 +418,7 @@ static int sample_line(imp *m, uint8_t *p, size_t n)
         }
     }
     free(fr);
+    free(hex);
     if (rc) return rc;
     if (st != PCD_OK) {
         char msg[1024];

@@ -600,6 +600,15 @@ static void test_import(void **state)
     assert_string_equal((char *)t.p, "# mode: wall\nP5;T0:5;a.py:f:7 3\n");
     free(t.p);
     free(m.p);
+    /* thread ids above 2^64 go back to hex too (Python prints them in decimal) */
+    static const char big[] = "# mode: wall\nP1;T0:1208925819614629174706175;a.py:f:1 5\nP1;T0:-255 6\n";
+    assert_int_equal(import(big, &m), 0);
+    assert_non_null(memmem(m.p, m.len, "ffffffffffffffffffff", 21));
+    assert_non_null(memmem(m.p, m.len, "-ff", 4));
+    assert_int_equal(convert(mojo("3"), m.p, m.len, "austin", NULL, &t, NULL), 0);
+    assert_string_equal((char *)t.p, big);
+    free(t.p);
+    free(m.p);
     /* memory mode: the one metric is memory */
     assert_int_equal(import("# mode: memory\nP5;T0:5;a.py:f:1 -64\n", &m), 0);
     assert_non_null(memmem(m.p, m.len, "\x0a\xc0\x01", 3)); /* memory event, -64 */
