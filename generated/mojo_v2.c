@@ -516,7 +516,7 @@ static inline pcd_status pcd_mojo_v2_file_decode_(pcd_cursor *c, pcd_mojo_v2_fil
     if (PCD_UNLIKELY(memcmp(c->p, "MOJ", 3) != 0))
         return pcd_fail_magic(c, c->p, "magic", "\"MOJ\"", 3);
     c->p += 3;
-    /* version: Format version (Austin 3.4: 1, 3.5: 2, 3.6 and 3.7: 3). */
+    /* version: Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3 */
     f0_version = c->p;
     PCD_TRY(pcd_read_mojo(c, &v_version.mag, &v_version.neg, "version"));
     if (PCD_UNLIKELY(pcd_mojo_cmp(v_version.mag, v_version.neg, 2) != 0))
@@ -545,7 +545,7 @@ static inline pcd_status pcd_mojo_v2_file_validate_(pcd_cursor *c)
     if (PCD_UNLIKELY(memcmp(c->p, "MOJ", 3) != 0))
         return pcd_fail_magic(c, c->p, "magic", "\"MOJ\"", 3);
     c->p += 3;
-    /* version: Format version (Austin 3.4: 1, 3.5: 2, 3.6 and 3.7: 3). */
+    /* version: Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3 */
     f0_version = c->p;
     PCD_TRY(pcd_read_mojo(c, &v_version.mag, &v_version.neg, "version"));
     if (PCD_UNLIKELY(pcd_mojo_cmp(v_version.mag, v_version.neg, 2) != 0))
@@ -563,7 +563,7 @@ pcd_status pcd_mojo_v2_file_encode(pcd_sink *s, const pcd_mojo_v2_file *in)
 {
     /* magic */
     PCD_TRY(pcd_put_bytes(s, (const uint8_t *)"MOJ", 3));
-    /* version: Format version (Austin 3.4: 1, 3.5: 2, 3.6 and 3.7: 3). */
+    /* version: Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3 */
     if (PCD_UNLIKELY(pcd_mojo_cmp((in->version).mag, (in->version).neg, 2) != 0))
         return pcd_sink_fail(s, PCD_E_RANGE, "version", "2", PCD_MOJO_FOUND((in->version)));
     PCD_TRY(pcd_put_mojo(s, (in->version).mag, (in->version).neg));
@@ -577,7 +577,7 @@ uint64_t pcd_mojo_v2_file_size(pcd_ctx *x, const pcd_mojo_v2_file *in)
     (void)x;
     /* magic */
     n += 3;
-    /* version: Format version (Austin 3.4: 1, 3.5: 2, 3.6 and 3.7: 3). */
+    /* version: Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3 */
     n += pcd_size_mojo((in->version).mag);
     return n;
 }
@@ -717,7 +717,7 @@ static const pcd_field pcd_mojo_v2_event_fields[] = {
 const pcd_type pcd_mojo_v2_event_type = { "event", 1, 1, sizeof(pcd_mojo_v2_event), pcd_mojo_v2_event_fields, 12, "One event: its id, then its fields.", "_kind", NULL };
 
 static const pcd_field pcd_mojo_v2_file_fields[] = {
-    { "version", PCD_K_MOJO, 0, 0, offsetof(pcd_mojo_v2_file, version), 0, 0, NULL, NULL, 0, "Format version (Austin 3.4: 1, 3.5: 2, 3.6 and 3.7: 3).", NULL },
+    { "version", PCD_K_MOJO, 0, 0, offsetof(pcd_mojo_v2_file, version), 0, 0, NULL, NULL, 0, "Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3", NULL },
     { "events", PCD_K_REGION, 0, 0, offsetof(pcd_mojo_v2_file, events), 0, 0, NULL, NULL, 0, NULL, &pcd_mojo_v2_region_events },
 };
 const pcd_type pcd_mojo_v2_file_type = { "file", 0, 1, sizeof(pcd_mojo_v2_file), pcd_mojo_v2_file_fields, 2, "A MOJO file: header, then events to the end of the file.", NULL, NULL };

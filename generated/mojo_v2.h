@@ -134,7 +134,7 @@ typedef struct pcd_mojo_v2_event {
 
 /* A MOJO file: header, then events to the end of the file. */
 typedef struct pcd_mojo_v2_file {
-    pcd_mojo_int version;  /* Format version (Austin 3.4: 1, 3.5: 2, 3.6 and 3.7: 3). */
+    pcd_mojo_int version;  /* Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3 */
     pcd_region events;
 } pcd_mojo_v2_file;
 

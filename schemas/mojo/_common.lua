@@ -58,7 +58,7 @@ function M.format(v, ev)
       file = struct {
         doc = "A MOJO file: header, then events to the end of the file.",
         field "magic" (magic "MOJ"),
-        field "version" (mojo_varint { equals = v, doc = "Format version (Austin 3.4: 1, 3.5: 2, 3.6 and 3.7: 3)." }),
+        field "version" (mojo_varint { equals = v, doc = "Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3" }),
         field "events" (records { of = "event" }),
       },
       event = union {
