@@ -285,6 +285,7 @@ typedef struct node {
     uint32_t order;             /* 1 + position among stacks that ended here, 0 none */
     uint32_t last_child;        /* the child taken last (+1, 0 none) and its code: */
     uint64_t last_code;         /* consecutive samples mostly share their paths */
+    uint32_t fidx;              /* speedscope: its frame's index + 1 (0: not numbered yet) */
 } node;
 
 typedef struct thread_key {
@@ -409,6 +410,22 @@ static size_t tree_path(const tree *t, uint32_t leaf, mojo_item **buf, size_t *c
         (*buf)[i].kind = (uint32_t)(t->n[x].code >> 32);
         (*buf)[i].id = (uint32_t)t->n[x].code;
     }
+    return n;
+}
+
+/* The nodes from the thread (excluded) down to a node, into a growable buffer; the count. */
+static size_t tree_nodes(const tree *t, uint32_t leaf, uint32_t **buf, size_t *cap)
+{
+    size_t n = 0;
+    for (uint32_t x = leaf; t->n[x].parent != UINT32_MAX; x = t->n[x].parent) n++;
+    if (n > *cap) {
+        uint32_t *q = realloc(*buf, n * sizeof *q);
+        if (!q) return SIZE_MAX;
+        *buf = q;
+        *cap = n;
+    }
+    size_t i = n;
+    for (uint32_t x = leaf; t->n[x].parent != UINT32_MAX; x = t->n[x].parent) (*buf)[--i] = x;
     return n;
 }
 
@@ -737,29 +754,36 @@ static pcd_status ss_write(const pcd_conv_args *a, ss_conv *c)
 {
     pcd_sink *s = a->out;
     mojo_asm *as = c->h.as;
-    /* frames: every item on a path some profile uses, numbered on first use */
+    /* frames: every item on a path some profile uses, numbered on first use; each node of
+     * the stack tree remembers its frame's number (a numbered node's ancestors are too) */
     pcd_hmap fidx;
     pcd_hmap_init(&fidx);
     uint64_t n_frames = 0;
-    mojo_item *path = NULL;
+    uint32_t *ids = NULL;
     size_t cap = 0;
     pcd_status st = pcd_json_raw(s, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":[");
     for (size_t i = 0; i < c->n_p && st == PCD_OK; i++) {
         const ss_profile *p = &c->p[i];
         for (size_t r = 0; r < p->n && st == PCD_OK; r++) {
-            size_t n = tree_path(&c->t, p->runs[r].leaf, &path, &cap);
+            if (c->t.n[p->runs[r].leaf].fidx) continue;
+            size_t n = tree_nodes(&c->t, p->runs[r].leaf, &ids, &cap);
             if (n == SIZE_MAX) st = PCD_E_NOMEM;
             for (size_t k = 0; k < n && st == PCD_OK; k++) {
+                node *x = &c->t.n[ids[k]];
+                if (x->fidx) continue;
                 bool fresh;
-                pcd_hslot *sl = pcd_hmap_put(&fidx, (pcd_hkey){ (uint64_t)path[k].kind << 32 | path[k].id, 0, 0 }, &fresh);
+                pcd_hslot *sl = pcd_hmap_put(&fidx, (pcd_hkey){ x->code, 0, 0 }, &fresh);
                 if (!sl) {
                     st = PCD_E_NOMEM;
                     break;
                 }
-                if (!fresh) continue;
-                sl->v0 = n_frames;
-                if (n_frames++) st = pcd_sink_put(s, ",", 1);
-                if (st == PCD_OK) st = ss_frame(s, as, &path[k]);
+                if (fresh) {
+                    mojo_item it = { (uint32_t)(x->code >> 32), (uint32_t)x->code };
+                    sl->v0 = n_frames;
+                    if (n_frames++) st = pcd_sink_put(s, ",", 1);
+                    if (st == PCD_OK) st = ss_frame(s, as, &it);
+                }
+                x->fidx = (uint32_t)sl->v0 + 1;
             }
         }
     }
@@ -792,16 +816,17 @@ static pcd_status ss_write(const pcd_conv_args *a, ss_conv *c)
                          p->metric >= SS_MPLUS ? "bytes" : "microseconds", js_clamp(p->total));
         if (st == PCD_OK) st = pcd_sink_put(s, buf, (size_t)m);
         for (size_t r = 0; r < p->n && st == PCD_OK; r++) {
-            size_t n = tree_path(&c->t, p->runs[r].leaf, &path, &cap);
+            size_t n = tree_nodes(&c->t, p->runs[r].leaf, &ids, &cap);
             if (n == SIZE_MAX) {
                 st = PCD_E_NOMEM;
                 break;
             }
             st = pcd_sink_put(s, r ? ",[" : "[", r ? 2 : 1);
             for (size_t k = 0; k < n && st == PCD_OK; k++) {
-                pcd_hslot *sl = pcd_hmap_get(&fidx, (pcd_hkey){ (uint64_t)path[k].kind << 32 | path[k].id, 0, 0 });
-                m = snprintf(buf, sizeof buf, "%s%" PRIu64, k ? "," : "", sl ? sl->v0 : 0);
-                st = pcd_sink_put(s, buf, (size_t)m);
+                size_t q = 0;
+                if (k) buf[q++] = ',';
+                q += mojo_int_text(buf + q, (pcd_mojo_int){ c->t.n[ids[k]].fidx - 1, false });
+                st = pcd_sink_put(s, buf, q);
             }
             if (st == PCD_OK) st = pcd_sink_put(s, "]", 1);
         }
@@ -820,7 +845,7 @@ static pcd_status ss_write(const pcd_conv_args *a, ss_conv *c)
         if (st == PCD_OK && c->n_p) st = pcd_json_raw(s, ",\"activeProfileIndex\":0");
         if (st == PCD_OK) st = pcd_json_raw(s, ",\"exporter\":\"profcodec\"}\n");
     }
-    free(path);
+    free(ids);
     pcd_hmap_free(&fidx);
     return st;
 }
