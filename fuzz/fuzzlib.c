@@ -1,8 +1,9 @@
 /* fuzzlib.c: the invariants behind every fuzz harness.
  *
  *  1. No path ever returns PCD_E_INTERNAL, and closed input never asks for more.
- *  2. Whole-buffer decoding, streaming with input-chosen chunk sizes, and
- *     validate-only reading see the same records and stop at the same error.
+ *  2. Whole-buffer decoding, streaming with input-chosen chunk sizes, validate-only
+ *     reading and the decoding fast path (decode runs) see the same records and stop
+ *     at the same error.
  *  3. Every decoded record re-encodes to its input bytes, or, when the input was not in
  *     canonical form (longer-than-needed varints), to no more bytes that decode to the
  *     same record and re-encode to themselves; and what the encoder writes decodes again
@@ -139,6 +140,14 @@ static void check_reencode(const pcd_format *f, pcd_reader *r, const pcd_record 
     pcd_arena_free(&a);
 }
 
+static pcd_status note_run(void *ud, const pcd_record *rec)
+{
+    note(ud, rec);
+    return PCD_OK;
+}
+
+/* mode 0: whole buffer; 1: streaming; 2: validate-only (fast path); 3: streaming with the
+ * decoding fast path (pcd_reader_decode_run). */
 static void run(const pcd_format *f, const uint8_t *data, size_t size, int mode, size_t chunk, trace *t,
                 bool reencode, bool recover)
 {
@@ -148,7 +157,7 @@ static void run(const pcd_format *f, const uint8_t *data, size_t size, int mode,
     pcd_reader_opts o = { &al, NULL, 64, mode == 2 };
     feed fd = { data, size, 0, chunk };
     pcd_status st;
-    bool streaming = mode == 1 && (f->flags & PCD_FMT_STREAMABLE);
+    bool streaming = (mode == 1 || mode == 3) && (f->flags & PCD_FMT_STREAMABLE);
     if (streaming) st = pcd_reader_open(&r, f, feed_read, &fd, &o);
     else st = pcd_reader_open_buffer(&r, f, data, size, &o);
     CHECK(st == PCD_OK, "open failed: %s", pcd_status_name(st));
@@ -161,6 +170,12 @@ static void run(const pcd_format *f, const uint8_t *data, size_t size, int mode,
             uint64_t k = 0;
             st = pcd_reader_validate_run(&r, 1 + (chunk % 7), &k);
             t->n += k;
+            if (st != PCD_OK) goto failed;
+        } else if (mode == 3) {
+            uint64_t k = 0, before = t->n;
+            st = pcd_reader_decode_run(&r, 1 + (chunk % 7), &k, note_run, t);
+            CHECK(t->n - before == k, "the decode run counted %llu records, handed over %llu",
+                  (unsigned long long)k, (unsigned long long)(t->n - before));
             if (st != PCD_OK) goto failed;
         }
         st = pcd_reader_next(&r, &rec);
@@ -195,13 +210,21 @@ static void run(const pcd_format *f, const uint8_t *data, size_t size, int mode,
 
 int pcd_fuzz_one(const pcd_format *f, const uint8_t *data, size_t size)
 {
-    static trace whole, stream, val;
+    static trace whole, stream, val, drun;
     uint64_t h = hash(data, size);
     size_t chunk = 1 + (size_t)(h % 97);
     if ((h >> 8) % 4 == 0) chunk = 4096 + (size_t)(h % 1024);
     run(f, data, size, 0, chunk, &whole, true, false);
     run(f, data, size, 1, chunk, &stream, false, false);
     run(f, data, size, 2, chunk, &val, false, false);
+    run(f, data, size, 3, chunk, &drun, false, false);
+    CHECK(whole.end == drun.end && whole.err_off == drun.err_off && whole.n == drun.n,
+          "decoding one by one and by decode runs disagree: %s@%llu (%zu records) vs %s@%llu (%zu)",
+          pcd_status_name(whole.end), (unsigned long long)whole.err_off, whole.n, pcd_status_name(drun.end),
+          (unsigned long long)drun.err_off, drun.n);
+    for (size_t i = 0; i < whole.n && i < MAX_TRACK; i++)
+        CHECK(whole.off[i] == drun.off[i] && whole.size[i] == drun.size[i] && whole.depth[i] == drun.depth[i],
+              "record %zu differs between one-by-one and decode-run reads", i);
     CHECK(whole.end == stream.end && whole.err_off == stream.err_off,
           "whole-buffer and streaming reads disagree: %s@%llu vs %s@%llu", pcd_status_name(whole.end),
           (unsigned long long)whole.err_off, pcd_status_name(stream.end), (unsigned long long)stream.err_off);

@@ -22,7 +22,6 @@ static inline pcd_status pcd_heph_v0_1_metadata_packet_decode_(pcd_cursor *c, pc
     uint32_t v_size = 0;
     pcd_bytes v_option = { NULL, 0 };
     uint64_t len_option = 0;
-    memset(out, 0, sizeof *out);
     const uint8_t *s0 = c->p;
     pcd_cursor r_total;
     /* magic, size: 8 bytes of fixed fields */
@@ -207,7 +206,6 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
     pcd_bytes v_name = { NULL, 0 };
     uint64_t len_name = 0;
     uint8_t v_type = 0;
-    memset(out, 0, sizeof *out);
     /* name */
     if (PCD_UNLIKELY(pcd_left(c) < 2))
         return pcd_fail_short(c, c->p, "name", "length");
@@ -682,7 +680,6 @@ static inline pcd_status pcd_heph_v0_1_event_packet_decode_(pcd_cursor *c, pcd_h
     uint64_t len_description = 0;
     uint64_t n_attributes = 0;
     const uint8_t *f0_attributes = NULL;
-    memset(out, 0, sizeof *out);
     const uint8_t *s0 = c->p;
     pcd_cursor r_total;
     /* magic, size, stream_id, stream_counter, substream_id, start_ns, end_ns: 40 bytes of fixed fields */
@@ -888,7 +885,6 @@ uint64_t pcd_heph_v0_1_event_packet_size(pcd_ctx *x, const pcd_heph_v0_1_event_p
 static inline pcd_status pcd_heph_v0_1_packet_decode_(pcd_cursor *c, pcd_heph_v0_1_packet *out)
 {
     uint64_t tag_u = 0;
-    memset(out, 0, sizeof *out);
     if (PCD_UNLIKELY(pcd_left(c) < 4))
         return pcd_fail_short(c, c->p, "packet", "one of 0x75D11D4D, 0xC1FC1FB7");
     tag_u = pcd_ld_u32be(c->p);
@@ -1045,6 +1041,34 @@ static uint64_t pcd_heph_v0_1_region_packets_run(pcd_cursor *c, uint64_t max, pc
     }
     return k;
 }
+/* Decodes packets records back to back into *rec and hands each to fn (the decoding
+ * fast path: no call into the stream driver per record). Stops at the cursor's end,
+ * after max records, at a failure (*start: where the record began), or when fn
+ * returns anything but PCD_OK (*start: NULL). */
+static uint64_t pcd_heph_v0_1_region_packets_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    uint64_t k = 0;
+    pcd_heph_v0_1_packet *out = (pcd_heph_v0_1_packet *)rec->data;
+    *st = PCD_OK;
+    while (c->p < c->end && k < max) {
+        const uint8_t *s = c->p;
+        *start = s;
+        if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);
+        *st = pcd_heph_v0_1_packet_decode_(c, out);
+        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        k++;
+        rec->offset = pcd_offset(c, s);
+        rec->size = (uint64_t)(c->p - s);
+        *st = fn(ud, rec);
+        rec->index++;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            *start = NULL; /* stopped by fn, not by the data */
+            break;
+        }
+    }
+    return k;
+}
 static const uint8_t pcd_heph_v0_1_region_packets_sync1[] = { 0x75, 0xd1, 0x1d, 0x4d };
 static const uint8_t pcd_heph_v0_1_region_packets_sync2[] = { 0xc1, 0xfc, 0x1f, 0xb7 };
 static const uint8_t *const pcd_heph_v0_1_region_packets_sync[] = { pcd_heph_v0_1_region_packets_sync1, pcd_heph_v0_1_region_packets_sync2, NULL };
@@ -1057,6 +1081,7 @@ const pcd_region_desc pcd_heph_v0_1_region_packets = {
     4, 4, 1, 0, 0, 10,
     pcd_heph_v0_1_region_packets_sync, pcd_heph_v0_1_region_packets_sync_len,
     NULL, 3, 10,
+    pcd_heph_v0_1_region_packets_drun,
 };
 
 /* -------- descriptors -------- */

@@ -16,7 +16,6 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
 {
     uint64_t tag_u = 0;
     pcd_mono_v0_1_events_state *st = c->x->state;
-    memset(out, 0, sizeof *out);
     if (PCD_UNLIKELY(pcd_left(c) < 1))
         return pcd_fail_short(c, c->p, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x12, 0x22, 0x32, 0x42, 0x92, 0xA2, 0xB2, 0xC2, 0x13, 0x23, 0x33, ...");
     tag_u = pcd_ld_u8(c->p);
@@ -3743,6 +3742,7 @@ const pcd_region_desc pcd_mono_v0_1_region_events = {
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
     NULL, 3, 2,
+    NULL,
 };
 
 static pcd_status pcd_mono_v0_1_region_buffers_dec(pcd_cursor *c, void *out) { return pcd_mono_v0_1_buffer_decode_(c, out); }
@@ -3758,6 +3758,7 @@ const pcd_region_desc pcd_mono_v0_1_region_buffers = {
     4, 4, 0, 0, 48, 48,
     pcd_mono_v0_1_region_buffers_sync, pcd_mono_v0_1_region_buffers_sync_len,
     NULL, 3, 48,
+    NULL,
 };
 
 /* -------- descriptors -------- */

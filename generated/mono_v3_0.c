@@ -17,7 +17,6 @@ static inline pcd_status pcd_mono_v3_0_refs_decode_(pcd_cursor *c, pcd_mono_v3_0
     uint64_t v_offset = 0;
     int64_t v_object = 0;
     pcd_mono_v3_0_events_state *st = c->x->state;
-    memset(out, 0, sizeof *out);
     /* offset: Offset of the reference after the previous one (the first: from the object). */
     PCD_TRY(pcd_read_uleb128(c, &v_offset, "offset"));
     out->offset = v_offset;
@@ -90,7 +89,6 @@ static inline pcd_status pcd_mono_v3_0_roots_decode_(pcd_cursor *c, pcd_mono_v3_
     int64_t v_address = 0;
     int64_t v_object = 0;
     pcd_mono_v3_0_events_state *st = c->x->state;
-    memset(out, 0, sizeof *out);
     /* address: Address of the root. */
     PCD_TRY(pcd_read_sleb128(c, &v_address, "address"));
     out->address = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_address)));
@@ -5026,6 +5024,7 @@ const pcd_region_desc pcd_mono_v3_0_region_events = {
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
     NULL, 3, 2,
+    NULL,
 };
 
 static pcd_status pcd_mono_v3_0_region_buffers_dec(pcd_cursor *c, void *out) { return pcd_mono_v3_0_buffer_decode_(c, out); }
@@ -5041,6 +5040,7 @@ const pcd_region_desc pcd_mono_v3_0_region_buffers = {
     4, 4, 0, 0, 48, 48,
     pcd_mono_v3_0_region_buffers_sync, pcd_mono_v3_0_region_buffers_sync_len,
     NULL, 3, 48,
+    NULL,
 };
 
 /* -------- descriptors -------- */

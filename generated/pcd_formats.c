@@ -5,19 +5,25 @@
 #include <string.h>
 
 #include "heph_v0_1.h"
+#include "mojo_v1.h"
+#include "mojo_v2.h"
+#include "mojo_v3.h"
 #include "mono_v0_1.h"
 #include "mono_v3_0.h"
 #include "tachyon_v1.h"
 
 const pcd_format *const pcd_formats[] = {
     &pcd_heph_v0_1_format,
+    &pcd_mojo_v1_format,
+    &pcd_mojo_v2_format,
+    &pcd_mojo_v3_format,
     &pcd_mono_v0_1_format,
     &pcd_mono_v3_0_format,
     &pcd_tachyon_v1_format,
     NULL,
 };
 
-const size_t pcd_n_formats = 4;
+const size_t pcd_n_formats = 7;
 
 const pcd_format *pcd_format_find(const char *name, const char *version)
 {

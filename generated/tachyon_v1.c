@@ -16,7 +16,6 @@ static inline pcd_status pcd_tachyon_v1_repeat_entry_decode_(pcd_cursor *c, pcd_
 {
     uint64_t v_timestamp_delta = 0;
     uint8_t v_status = 0;
-    memset(out, 0, sizeof *out);
     /* timestamp_delta: Microseconds since this thread's previous sample (u64, wrapping; CPython ignores the 10th byte's high bits). */
     PCD_TRY(pcd_read_uleb128_wrap(c, &v_timestamp_delta, "timestamp_delta"));
     out->timestamp_delta = v_timestamp_delta;
@@ -90,7 +89,6 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
     uint64_t v_thread_id = 0;
     uint32_t v_interpreter_id = 0;
     uint64_t tag_stack = 0;
-    memset(out, 0, sizeof *out);
     /* thread_id, interpreter_id: 12 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 12))
         return pcd_fail_run(c, k_sample_dec_run1, 2);
@@ -550,7 +548,6 @@ static inline pcd_status pcd_tachyon_v1_string_decode_(pcd_cursor *c, pcd_tachyo
 {
     pcd_bytes v_value = { NULL, 0 };
     uint64_t len_value = 0;
-    memset(out, 0, sizeof *out);
     /* value */
     PCD_TRY(pcd_read_uleb128(c, &len_value, "value"));
     PCD_TRY(pcd_read_bytes(c, len_value, &v_value, "value"));
@@ -614,7 +611,6 @@ static inline pcd_status pcd_tachyon_v1_frame_decode_(pcd_cursor *c, pcd_tachyon
     int32_t v_column = 0;
     int32_t v_end_column_delta = 0;
     uint8_t v_opcode = 0;
-    memset(out, 0, sizeof *out);
     /* filename: String index of the file name. */
     f0_filename = c->p;
     PCD_TRY(pcd_read_uleb128(c, &v_filename, "filename"));
@@ -1558,6 +1554,34 @@ static uint64_t pcd_tachyon_v1_region_samples_run(pcd_cursor *c, uint64_t max, p
     }
     return k;
 }
+/* Decodes samples records back to back into *rec and hands each to fn (the decoding
+ * fast path: no call into the stream driver per record). Stops at the cursor's end,
+ * after max records, at a failure (*start: where the record began), or when fn
+ * returns anything but PCD_OK (*start: NULL). */
+static uint64_t pcd_tachyon_v1_region_samples_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    uint64_t k = 0;
+    pcd_tachyon_v1_sample *out = (pcd_tachyon_v1_sample *)rec->data;
+    *st = PCD_OK;
+    while (c->p < c->end && k < max) {
+        const uint8_t *s = c->p;
+        *start = s;
+        if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);
+        *st = pcd_tachyon_v1_sample_decode_(c, out);
+        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        k++;
+        rec->offset = pcd_offset(c, s);
+        rec->size = (uint64_t)(c->p - s);
+        *st = fn(ud, rec);
+        rec->index++;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            *start = NULL; /* stopped by fn, not by the data */
+            break;
+        }
+    }
+    return k;
+}
 static uint8_t pcd_tachyon_v1_region_samples_compression(const void *parent)
 {
     const pcd_tachyon_v1_file *in = parent;
@@ -1571,6 +1595,7 @@ const pcd_region_desc pcd_tachyon_v1_region_samples = {
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
     pcd_tachyon_v1_region_samples_compression, 5, 14,
+    pcd_tachyon_v1_region_samples_drun,
 };
 
 static pcd_status pcd_tachyon_v1_region_strings_dec(pcd_cursor *c, void *out) { return pcd_tachyon_v1_string_decode_(c, out); }
@@ -1586,6 +1611,33 @@ static uint64_t pcd_tachyon_v1_region_strings_run(pcd_cursor *c, uint64_t max, p
         *st = pcd_tachyon_v1_string_validate_(c);
         if (PCD_UNLIKELY(*st != PCD_OK)) break;
         k++;
+    }
+    return k;
+}
+/* Decodes strings records back to back into *rec and hands each to fn (the decoding
+ * fast path: no call into the stream driver per record). Stops at the cursor's end,
+ * after max records, at a failure (*start: where the record began), or when fn
+ * returns anything but PCD_OK (*start: NULL). */
+static uint64_t pcd_tachyon_v1_region_strings_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    uint64_t k = 0;
+    pcd_tachyon_v1_string *out = (pcd_tachyon_v1_string *)rec->data;
+    *st = PCD_OK;
+    while (c->p < c->end && k < max) {
+        const uint8_t *s = c->p;
+        *start = s;
+        *st = pcd_tachyon_v1_string_decode_(c, out);
+        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        k++;
+        rec->offset = pcd_offset(c, s);
+        rec->size = (uint64_t)(c->p - s);
+        *st = fn(ud, rec);
+        rec->index++;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            *start = NULL; /* stopped by fn, not by the data */
+            break;
+        }
     }
     return k;
 }
@@ -1609,6 +1661,7 @@ const pcd_region_desc pcd_tachyon_v1_region_strings = {
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
     NULL, 3, 1,
+    pcd_tachyon_v1_region_strings_drun,
 };
 
 static pcd_status pcd_tachyon_v1_region_frames_dec(pcd_cursor *c, void *out) { return pcd_tachyon_v1_frame_decode_(c, out); }
@@ -1624,6 +1677,33 @@ static uint64_t pcd_tachyon_v1_region_frames_run(pcd_cursor *c, uint64_t max, pc
         *st = pcd_tachyon_v1_frame_validate_(c);
         if (PCD_UNLIKELY(*st != PCD_OK)) break;
         k++;
+    }
+    return k;
+}
+/* Decodes frames records back to back into *rec and hands each to fn (the decoding
+ * fast path: no call into the stream driver per record). Stops at the cursor's end,
+ * after max records, at a failure (*start: where the record began), or when fn
+ * returns anything but PCD_OK (*start: NULL). */
+static uint64_t pcd_tachyon_v1_region_frames_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    uint64_t k = 0;
+    pcd_tachyon_v1_frame *out = (pcd_tachyon_v1_frame *)rec->data;
+    *st = PCD_OK;
+    while (c->p < c->end && k < max) {
+        const uint8_t *s = c->p;
+        *start = s;
+        *st = pcd_tachyon_v1_frame_decode_(c, out);
+        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        k++;
+        rec->offset = pcd_offset(c, s);
+        rec->size = (uint64_t)(c->p - s);
+        *st = fn(ud, rec);
+        rec->index++;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            *start = NULL; /* stopped by fn, not by the data */
+            break;
+        }
     }
     return k;
 }
@@ -1647,6 +1727,7 @@ const pcd_region_desc pcd_tachyon_v1_region_frames = {
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
     NULL, 3, 7,
+    pcd_tachyon_v1_region_frames_drun,
 };
 
 static pcd_status pcd_tachyon_v1_region_stats_dec(pcd_cursor *c, void *out) { return pcd_tachyon_v1_stats_decode_(c, out); }
@@ -1665,6 +1746,33 @@ static uint64_t pcd_tachyon_v1_region_stats_run(pcd_cursor *c, uint64_t max, pcd
     }
     return k;
 }
+/* Decodes stats records back to back into *rec and hands each to fn (the decoding
+ * fast path: no call into the stream driver per record). Stops at the cursor's end,
+ * after max records, at a failure (*start: where the record began), or when fn
+ * returns anything but PCD_OK (*start: NULL). */
+static uint64_t pcd_tachyon_v1_region_stats_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    uint64_t k = 0;
+    pcd_tachyon_v1_stats *out = (pcd_tachyon_v1_stats *)rec->data;
+    *st = PCD_OK;
+    while (c->p < c->end && k < max) {
+        const uint8_t *s = c->p;
+        *start = s;
+        *st = pcd_tachyon_v1_stats_decode_(c, out);
+        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        k++;
+        rec->offset = pcd_offset(c, s);
+        rec->size = (uint64_t)(c->p - s);
+        *st = fn(ud, rec);
+        rec->index++;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            *start = NULL; /* stopped by fn, not by the data */
+            break;
+        }
+    }
+    return k;
+}
 const pcd_region_desc pcd_tachyon_v1_region_stats = {
     "stats", &pcd_tachyon_v1_stats_type, sizeof(pcd_tachyon_v1_stats),
     pcd_tachyon_v1_region_stats_dec, pcd_tachyon_v1_region_stats_val, pcd_tachyon_v1_region_stats_run, pcd_tachyon_v1_region_stats_enc,
@@ -1673,6 +1781,7 @@ const pcd_region_desc pcd_tachyon_v1_region_stats = {
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
     NULL, 3, 16,
+    pcd_tachyon_v1_region_stats_drun,
 };
 
 /* -------- descriptors -------- */

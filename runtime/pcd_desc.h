@@ -102,6 +102,16 @@ typedef void (*pcd_state_init_fn)(void *state, const void *parent, const pcd_ctx
 /* Validates records back to back until the cursor's end or max records; returns how many
  * passed, *st the status that stopped it (PCD_OK at the end), *start where the last began. */
 typedef uint64_t (*pcd_validate_run_fn)(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start);
+/* Decoding fast path: receives each record a decode run decoded (valid during the call);
+ * anything but PCD_OK stops the run and is returned by it. */
+struct pcd_record;
+typedef pcd_status (*pcd_record_fn)(void *ud, const struct pcd_record *rec);
+/* Decodes records back to back into rec->data (filling rec's offset, size, index) and calls
+ * fn for each, until the cursor's end or max records; returns how many decoded, *st the
+ * status that stopped it (PCD_OK at the end), *start where the failing record began, or
+ * NULL when fn stopped the run. */
+typedef uint64_t (*pcd_decode_run_fn)(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start,
+                                      struct pcd_record *rec, pcd_record_fn fn, void *ud);
 /* Back-patches derived fields of a parent after its region was written. */
 typedef pcd_status (*pcd_finish_fn)(pcd_sink *s, void *parent, uint64_t parent_offset,
                                     uint64_t region_start, uint64_t region_size, uint64_t region_records);
@@ -135,6 +145,7 @@ typedef struct pcd_region_desc {
     uint8_t (*compression)(const void *parent);
     int zstd_level;
     uint32_t record_min;          /* the smallest record's bytes: a count must fit in the data */
+    pcd_decode_run_fn decode_run; /* NULL when records open regions or carry stream state */
 } pcd_region_desc;
 
 /* A format version: what `formats` lists and what the stream driver runs. */

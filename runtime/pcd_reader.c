@@ -715,3 +715,66 @@ pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n)
     }
     return PCD_OK;
 }
+
+/* ---- decoding fast path ---------------------------------------------------------- */
+
+pcd_status pcd_reader_decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_record_fn fn, void *ud)
+{
+    *n = 0;
+    if (r->failed) return r->x.err.status;
+    if (r->done) return PCD_END;
+    if (r->validate_only) return PCD_OK;
+    while (*n < max) {
+        if (!r->root_done || r->depth == 0) break;
+        pcd_level *L = &r->lv[r->depth - 1];
+        const pcd_region_desc *rd = L->rd;
+        if (!rd->decode_run || rd->state_size || L->compression || L->counted) break;
+        pcd_win *w = level_win(r, r->depth);
+        size_t end = w->hi;
+        bool hard = w->eof;
+        if (L->sized && L->end - w->base <= w->hi) {
+            end = (size_t)(L->end - w->base);
+            hard = true;
+        }
+        r->x.win_start = w->buf + w->pos;
+        r->x.win_base = w->base + w->pos;
+        r->x.win_end = w->buf + w->hi;
+        r->x.win_closed = w->eof;
+        r->x.state = NULL;
+        if (r->arena.used) pcd_arena_reset(&r->arena);
+        pcd_cursor c = { w->buf + w->pos, w->buf + end, &r->x, hard };
+        pcd_status st = PCD_OK;
+        const uint8_t *start = c.p;
+        pcd_record rec = { rd->record, r->rec, rd, 0, 0, r->depth, L->count, false };
+        uint64_t k = rd->decode_run(&c, max - *n, &st, &start, &rec, fn, ud);
+        L->count += k;
+        r->records += k;
+        *n += k;
+        if (st != PCD_OK && !start) {
+            /* fn stopped the run after a record that decoded: not damage */
+            w->pos = (size_t)(c.p - w->buf);
+            return st;
+        }
+        w->pos = (size_t)((st == PCD_OK ? c.p : start) - w->buf);
+        if (st == PCD_OK) {
+            if (c.p == c.end) {
+                /* the window or the region is used up: let next() refill or close it */
+                if (!hard) {
+                    PCD_TRY(fill(r, r->depth));
+                    continue;
+                }
+                break;
+            }
+            continue;
+        }
+        if (st == PCD_SHORT_READ) {
+            PCD_TRY(fill(r, r->depth));
+            continue;
+        }
+        r->failed = true;
+        r->fail_depth = r->depth;
+        r->fail_offset = w->base + w->pos;
+        return st;
+    }
+    return PCD_OK;
+}

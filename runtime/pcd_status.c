@@ -106,6 +106,9 @@ size_t pcd_error_format(const pcd_error *e, char *buf, size_t cap)
     case PCD_FOUND_TEXT:
         len = put(buf, cap, len, ", found %s", e->found_text ? e->found_text : "?");
         break;
+    case PCD_FOUND_NEG:
+        len = put(buf, cap, len, ", found -%llu", (unsigned long long)e->found);
+        break;
     }
     return len;
 }

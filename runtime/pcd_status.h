@@ -39,7 +39,8 @@ typedef enum pcd_found_kind {
     PCD_FOUND_INT,            /* found is a two's complement signed number */
     PCD_FOUND_HEX,            /* found is printed as 0x.. */
     PCD_FOUND_END,            /* the data ended; found = bytes that were left */
-    PCD_FOUND_TEXT            /* found_text is a static string */
+    PCD_FOUND_TEXT,           /* found_text is a static string */
+    PCD_FOUND_NEG             /* found is the magnitude of a negative number (sign and magnitude) */
 } pcd_found_kind;
 
 #define PCD_PATH_MAX_SEGMENTS 12

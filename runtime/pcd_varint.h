@@ -96,17 +96,56 @@ PCD_INLINE pcd_status pcd_read_zigzag32(pcd_cursor *c, int32_t *out, const char 
 
 /* MOJO varint: first byte = more(7) sign(6) low 6 bits; then 7 bits a byte.
  * The value is sign and magnitude: a 64-bit magnitude and a separate sign flag,
- * so "negative zero" (0x40) is representable. At most 10 bytes. */
+ * so "negative zero" (0x40) is representable. At most 10 bytes.
+ * With 10 bytes in the window the whole varint is read inline (the common case:
+ * frame keys take up to 10 bytes); near the window's end, and for errors, the slow
+ * path decides. The results go through locals so that the caller's own variables
+ * never have their address taken (they stay in registers). */
 PCD_INLINE pcd_status pcd_read_mojo(pcd_cursor *c, uint64_t *mag, bool *neg, const char *name)
 {
-    if (PCD_LIKELY(c->p < c->end && c->p[0] < 0x80)) {
-        *mag = c->p[0] & 0x3F;
-        *neg = (c->p[0] & 0x40) != 0;
-        c->p++;
+    const uint8_t *p = c->p;
+    if (PCD_LIKELY(c->end - p >= PCD_VARINT_MAX)) {
+        uint8_t b = p[0];
+        uint64_t v = b & 0x3F;
+        bool n = (b & 0x40) != 0;
+        size_t i = 1;
+        unsigned shift = 6;
+        while (b & 0x80) {
+            b = p[i];
+            if (PCD_UNLIKELY(i == 9 && b > 3)) goto slow; /* past 64 bits: the slow path reports it */
+            v |= (uint64_t)(b & 0x7F) << shift;
+            shift += 7;
+            i++;
+        }
+        c->p = p + i;
+        *mag = v;
+        *neg = n;
         return PCD_OK;
     }
-    return pcd_read_mojo_slow(c, mag, neg, name);
+slow:;
+    uint64_t m = 0;
+    bool ng = false;
+    pcd_status st = pcd_read_mojo_slow(c, &m, &ng, name);
+    *mag = m;
+    *neg = ng;
+    return st;
 }
+
+/* Compares a MOJO value (sign and magnitude) with an integer: -1, 0 or 1. Negative
+ * zero equals zero. Used by the checks a schema declares (equals, min, max). */
+PCD_INLINE int pcd_mojo_cmp(uint64_t mag, bool neg, int64_t v)
+{
+    if (!neg || mag == 0) {
+        if (v < 0) return 1;
+        return mag < (uint64_t)v ? -1 : mag > (uint64_t)v;
+    }
+    if (v >= 0) return -1;
+    uint64_t m = (uint64_t)0 - (uint64_t)v; /* |v|, also for INT64_MIN */
+    return mag > m ? -1 : mag < m;
+}
+
+/* How an error shows a MOJO value: its magnitude, and the kind that prints the sign. */
+#define PCD_MOJO_FOUND(v) ((v).neg && (v).mag ? PCD_FOUND_NEG : PCD_FOUND_UINT), (v).mag
 
 /* Skips (for validate functions). */
 PCD_INLINE pcd_status pcd_skip_uleb128(pcd_cursor *c, const char *name)

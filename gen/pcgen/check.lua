@@ -514,9 +514,13 @@ function check.schema(fmt, schema_path)
           end
           F.optional = true
         end
+        if o.absent ~= nil and ty.kind == "varint" and ty.enc == "mojo" then
+          diag(fpath, "absent does not apply to mojo_varint (sign and magnitude)")
+        end
         F.magic = o.magic
         if o.enum ~= nil then
           if ty.kind ~= "int" and ty.kind ~= "varint" then diag(fpath, "enum applies to integers only")
+          elseif ty.enc == "mojo" then diag(fpath, "enum does not apply to mojo_varint (sign and magnitude); use equals, min and max")
           else F.enum = enum_items(o.enum, fpath); F.enum_open = o.open end
         end
         if o.total_size then

@@ -337,6 +337,32 @@ local function dec_checks(b, f, v, at, env)
   end
 end
 
+-- The same checks for a MOJO varint (sign and magnitude): compared as a signed number,
+-- negative zero equal to zero; a failure shows the value with its sign.
+local function mojo_checks(b, f, v, at, cur, fail)
+  local function cmp(op, n) return string.format("pcd_mojo_cmp(%s.mag, %s.neg, %s) %s 0", v, v, expr.cnum(n), op) end
+  local found = "PCD_MOJO_FOUND(" .. v .. ")"
+  if f.equals ~= nil then
+    b:f("if (PCD_UNLIKELY(%s))", cmp("!=", f.equals))
+    fail(f.magic and "PCD_E_BAD_MAGIC" or "PCD_E_RANGE", numtext(f.equals), found)
+  end
+  if f.min ~= nil then
+    b:f("if (PCD_UNLIKELY(%s))", cmp("<", f.min))
+    fail("PCD_E_RANGE", "at least " .. numtext(f.min), found)
+  end
+  if f.max ~= nil then
+    b:f("if (PCD_UNLIKELY(%s))", cmp(">", f.max))
+    fail("PCD_E_RANGE", "at most " .. numtext(f.max), found)
+  end
+end
+
+local function dec_mojo_checks(b, f, v, at, env)
+  mojo_checks(b, f, v, at, env.cur, function(st, expected, found)
+    b:f("    return pcd_fail(%s, %s, %s, %s, %s, %s);", env.cur, at, st, text.cstr(f.errname),
+      text.cstr(expected), found)
+  end)
+end
+
 -- Applies delta / base transforms to a wire value `w` giving the stored value.
 local function dec_transform(b, f, w, env)
   if f.delta then
@@ -424,6 +450,7 @@ local function dec_scalar(b, f, env, member, errname, local_)
       b:f("PCD_TRY(pcd_read_mojo(%s, &%s.mag, &%s.neg, %s));", cur, local_, local_, text.cstr(errname))
     end
     if has_checks and enc ~= "mojo" then dec_checks(b, f, local_, at, env) end
+    if has_checks and enc == "mojo" then dec_mojo_checks(b, f, local_, at, env) end
   end
   if env.mode == "dec" and not member and f.in_array and (f.delta or f.base) then
     -- an array element: the stored value replaces the wire value in the local
@@ -1107,6 +1134,12 @@ local function enc_scalar(b, f, env, v)
   elseif k == "varint" then
     local enc = ty.enc
     if enc ~= "mojo" then enc_checks(b, f, v, env) end
+    if enc == "mojo" and env.mode ~= "size" then
+      mojo_checks(b, f, "(" .. v .. ")", nil, "s", function(st, expected, found)
+        if st == "PCD_E_BAD_MAGIC" then st = "PCD_E_RANGE" end
+        b:f("    return pcd_sink_fail(s, %s, %s, %s, %s);", st, text.cstr(f.errname), text.cstr(expected), found)
+      end)
+    end
     if enc == "uleb128" then
       local w = enc_transform(b, f, v, env, "uint64_t")
       if env.mode == "size" then acc(b, env, "pcd_size_uleb128((uint64_t)(" .. w .. "))") return end
@@ -1493,7 +1526,10 @@ local function fn_decode(ir, T, mode)
     sig = string.format("static inline pcd_status %s_decode_(pcd_cursor *c, %s *out)", T.cname, T.cname)
     wrapper = string.format("pcd_status %s_decode(pcd_cursor *c, %s *out)\n{\n    return %s_decode_(c, out);\n}\n",
       T.cname, T.cname, T.cname)
-    head = "    memset(out, 0, sizeof *out);\n" .. head
+    -- zeroing first is only needed when some member may be left unset (a conditional
+    -- field's has_ flag, a region's optional bounds); otherwise every member the record
+    -- has is assigned (a union: its case's), and skipping the memset matters for small records
+    if E.may_leave_unset(T) then head = "    memset(out, 0, sizeof *out);\n" .. head end
   else
     sig = string.format("static inline pcd_status %s_validate_(pcd_cursor *c)", T.cname)
     wrapper = string.format("pcd_status %s_validate(pcd_cursor *c)\n{\n    return %s_validate_(c);\n}\n",
@@ -1887,6 +1923,40 @@ local function detect_magics(ir)
 end
 E.detect_magics = detect_magics
 
+-- Can decoding T leave a member of its C struct unassigned (conditional fields, regions),
+-- looking into inline structs and unions (named ones are decoded by their own functions)?
+function E.may_leave_unset(T)
+  if T.kind == "struct" then
+    for _, f in ipairs(T.fields) do
+      if f.when or (f.ty and f.ty.kind == "records") then return true end
+      if f.ty and (f.ty.kind == "struct" or f.ty.kind == "union") and not f.ty.named and E.may_leave_unset(f.ty) then
+        return true
+      end
+    end
+  elseif T.kind == "union" then
+    for _, c in ipairs(T.cases) do
+      if c.ty and (c.ty.kind == "struct" or c.ty.kind == "union") and not c.ty.named and E.may_leave_unset(c.ty) then
+        return true
+      end
+    end
+  end
+  return false
+end
+
+-- Can decoding T allocate in the record arena (arrays anywhere inside)?
+function E.may_allocate(T, seen)
+  seen = seen or {}
+  if not T or seen[T] then return false end
+  seen[T] = true
+  if T.kind == "array" then return true end
+  if T.kind == "struct" then
+    for _, f in ipairs(T.fields) do if f.ty and E.may_allocate(f.ty, seen) then return true end end
+  elseif T.kind == "union" then
+    for _, c in ipairs(T.cases) do if c.ty and E.may_allocate(c.ty, seen) then return true end end
+  end
+  return false
+end
+
 -- Sync magics for a region's records (for recovery by scanning).
 local function sync_magics(R)
   local T = R.record
@@ -2040,6 +2110,38 @@ function E.files(ir, sha, gen_version)
       ]], { name = R.name, r = R.cname, t = T.cname })
     end
     local has_state = R.state and #R.state.order > 0
+    if not opens_regions and not has_state then
+      C[#C + 1] = text.render([[
+        /* Decodes ${name} records back to back into *rec and hands each to fn (the decoding
+         * fast path: no call into the stream driver per record). Stops at the cursor's end,
+         * after max records, at a failure (*start: where the record began), or when fn
+         * returns anything but PCD_OK (*start: NULL). */
+        static uint64_t ${r}_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+            const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+        {
+            uint64_t k = 0;
+            ${t} *out = (${t} *)rec->data;
+            *st = PCD_OK;
+            while (c->p < c->end && k < max) {
+                const uint8_t *s = c->p;
+                *start = s;
+        ${reset}        *st = ${t}_decode_(c, out);
+                if (PCD_UNLIKELY(*st != PCD_OK)) break;
+                k++;
+                rec->offset = pcd_offset(c, s);
+                rec->size = (uint64_t)(c->p - s);
+                *st = fn(ud, rec);
+                rec->index++;
+                if (PCD_UNLIKELY(*st != PCD_OK)) {
+                    *start = NULL; /* stopped by fn, not by the data */
+                    break;
+                }
+            }
+            return k;
+        }
+      ]], { name = R.name, r = R.cname, t = T.cname,
+        reset = E.may_allocate(T) and "        if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);\n" or "" })
+    end
     if has_state then
       local b = buf(1)
       b:f("%s *st = state;", R.state_cname)
@@ -2177,6 +2279,7 @@ const pcd_region_desc %s = {
     %d, %d, %d, %d, %d, %d,
     %s, %s,
     %s, %d, %d,
+    %s,
 };
 
 ]], R.cname, text.cstr(R.name), T.cname, T.cname, R.cname,
@@ -2189,7 +2292,8 @@ const pcd_region_desc %s = {
       end)(), opens_regions and "NULL" or (R.cname .. "_run"), R.cname,
       has_state and ("sizeof(" .. R.state_cname .. ")") or "0", has_state and (R.cname .. "_init") or "NULL",
       finish, PT.cname, R.field.member, size_off, size_w, size_big, size_native, size_add, size_min,
-      sync_c, synclen_c, comp_fn, R.zstd_level or 3, T.min or 0)
+      sync_c, synclen_c, comp_fn, R.zstd_level or 3, T.min or 0,
+      (opens_regions or has_state) and "NULL" or (R.cname .. "_drun"))
   end
   -- descriptors
   C[#C + 1] = "/* -------- descriptors -------- */\n\n"

@@ -134,6 +134,10 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
         const pcd_format *magic_match = NULL;
         pcd_error why;
         memset(&why, 0, sizeof why);
+        /* every candidate that rejected the root at its version field, by the same value */
+        bool version_only = true;
+        char versions[256] = "";
+        size_t vlen = 0;
         for (size_t i = 0; i < pcd_n_formats && !f; i++) {
             const pcd_format *g = pcd_formats[i];
             int d = g->detect(head, n);
@@ -142,10 +146,27 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
                 pcd_error e;
                 memset(&e, 0, sizeof e);
                 if (root_fits(g, head, n, whole, &e)) f = g;
-                else if (!why.status) why = e;
+                else {
+                    if (!why.status) why = e;
+                    char p[64];
+                    pcd_error_path(&e, p, sizeof p);
+                    if (e.status != PCD_E_RANGE || strcmp(p, "version") != 0 || strcmp(g->name, magic_match->name) != 0 ||
+                        e.found_kind != why.found_kind || e.found != why.found)
+                        version_only = false;
+                    int k = snprintf(versions + vlen, sizeof versions - vlen, "%s%s", vlen ? ", " : "", g->version);
+                    if (k > 0 && (size_t)k < sizeof versions - vlen) vlen += (size_t)k;
+                }
             }
         }
         if (!f) {
+            if (magic_match && version_only) {
+                char msg[512];
+                pcd_error_format(&why, msg, sizeof msg);
+                const char *found = strstr(msg, ", found ");
+                fprintf(stderr, "%s: unsupported %s version %s (this build reads %s)\n", path, magic_match->title,
+                        found ? found + 8 : "?", versions);
+                return EXIT_INVALID;
+            }
             if (magic_match) {
                 char msg[512];
                 pcd_error_format(&why, msg, sizeof msg);

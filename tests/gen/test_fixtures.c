@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fx_arrays_v1.h"
+#include "fx_mojo_v2.h"
 #include "fx_scalars_v1.h"
 #include "fx_elems_v1.h"
 #include "fx_stream_v2.h"
@@ -283,6 +284,120 @@ static void test_scalars(void **state)
     /* the encoder refuses what the decoder would */
     r.b = 0;
     encode_file(&pcd_fx_scalars_v1_format, &root, recs, 1, false, PCD_E_RANGE);
+}
+
+/* ---- MOJO varints with checks, and the decode-run fast path ---------------------------- */
+
+static pcd_mojo_int M(uint64_t mag, bool neg) { return (pcd_mojo_int){ mag, neg }; }
+
+typedef struct drun_seen {
+    uint64_t n, offsets[8];
+    int64_t a[8];
+    uint64_t stop_after;
+} drun_seen;
+
+static pcd_status drun_cb(void *ud, const pcd_record *rec)
+{
+    drun_seen *s = ud;
+    const pcd_fx_mojo_v2_rec *r = rec->data;
+    assert_int_equal(rec->index, s->n);
+    if (s->n < 8) {
+        s->offsets[s->n] = rec->offset;
+        s->a[s->n] = r->a.neg ? -(int64_t)r->a.mag : (int64_t)r->a.mag;
+    }
+    s->n++;
+    return s->n == s->stop_after ? PCD_E_IO : PCD_OK;
+}
+
+static void test_mojo(void **state)
+{
+    (void)state;
+    pcd_fx_mojo_v2_file root = { M(2, false), { 0 } };
+    pcd_fx_mojo_v2_rec r[3] = { { M(5, true), M(3, true), false, M(0, false), M(0, true) },
+                                { M(1000, false), M(3, true), true, M(UINT64_MAX, true), M(131, true) },
+                                { M(11, false), M(3, true), true, M(0, false), M(64, false) } };
+    rec_in recs[] = { { &pcd_fx_mojo_v2_region_recs, &r[0] }, { &pcd_fx_mojo_v2_region_recs, &r[1] },
+                      { &pcd_fx_mojo_v2_region_recs, &r[2] } };
+    size_t n = encode_file(&pcd_fx_mojo_v2_format, &root, recs, 3, false, PCD_OK);
+    /* "MJX", version 2, then a=-5 (0x45), b=-3 (0x43), d=-0 (0x40) */
+    assert_memory_equal(out, "MJX\x02\x45\x43\x40", 7);
+    /* -131 is C3 02 (the spec's example); 2^64-1 with the sign takes 10 bytes */
+    assert_memory_equal(out + 7 + 3, "\xff\xff\xff\xff\xff\xff\xff\xff\xff\x03\xc3\x02", 12);
+    got g;
+    decode_file(&pcd_fx_mojo_v2_format, out, n, &g, 2);
+    assert_int_equal(g.end, PCD_END);
+    assert_int_equal(g.n, 4);
+    const pcd_fx_mojo_v2_rec *d = (const void *)g.data[1];
+    assert_true(d->a.mag == 5 && d->a.neg && !d->has_c && d->d.mag == 0 && d->d.neg);
+    d = (const void *)g.data[2];
+    assert_true(d->has_c && d->c.mag == UINT64_MAX && d->c.neg && d->d.mag == 131 && d->d.neg);
+    got_free(&g);
+    json_roundtrip(&pcd_fx_mojo_v2_format, out, n);
+
+    /* the decode-run fast path sees the same records, with offsets and indexes */
+    for (int stop = 0; stop < 2; stop++) {
+        pcd_alloc al;
+        pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
+        pcd_reader rd;
+        pcd_reader_opts o = { &al, NULL, 0, false };
+        assert_int_equal(pcd_reader_open_buffer(&rd, &pcd_fx_mojo_v2_format, out, n, &o), PCD_OK);
+        pcd_record rec;
+        assert_int_equal(pcd_reader_next(&rd, &rec), PCD_OK); /* the root */
+        drun_seen seen = { 0 };
+        seen.stop_after = stop ? 2 : 0;
+        uint64_t k = 0;
+        pcd_status st = pcd_reader_decode_run(&rd, 100, &k, drun_cb, &seen);
+        if (stop) {
+            /* the callback's status stops the run; the reader is not failed */
+            assert_int_equal(st, PCD_E_IO);
+            assert_int_equal(k, 2);
+            assert_int_equal(pcd_reader_next(&rd, &rec), PCD_OK);
+            assert_int_equal(rec.index, 2);
+            assert_int_equal(rec.offset, seen.offsets[1] + 2 + 1 + 10 + 2); /* a, b, c, d of the 2nd */
+        } else {
+            assert_int_equal(st, PCD_OK);
+            assert_int_equal(k, 3);
+            assert_true(seen.a[0] == -5 && seen.a[1] == 1000 && seen.a[2] == 11);
+            assert_int_equal(seen.offsets[0], 4);
+            assert_int_equal(seen.offsets[1], 7);
+            assert_int_equal(pcd_reader_next(&rd, &rec), PCD_END);
+        }
+        pcd_reader_close(&rd);
+        assert_int_equal(al.in_use, 0);
+    }
+
+    /* checks compare sign and magnitude as numbers, and say what they found */
+    static uint8_t bad[64];
+    pcd_fx_mojo_v2_rec dr;
+    pcd_error e;
+    char msg[256];
+    const uint8_t b_pos3[] = { 0x01, 0x03, 0x00 };       /* b = 3, not -3 */
+    assert_int_equal(decode_one((pcd_decode_fn)pcd_fx_mojo_v2_rec_decode, b_pos3, 3, &dr, &e), PCD_E_RANGE);
+    assert_string_equal(path_of(&e), "b");
+    assert_int_equal(e.offset, 1);
+    pcd_error_format(&e, msg, sizeof msg);
+    assert_string_equal(msg, "offset 1: b: expected -3, found 3");
+    const uint8_t a_low[] = { 0x46, 0x43, 0x00 };        /* a = -6 < -5 */
+    assert_int_equal(decode_one((pcd_decode_fn)pcd_fx_mojo_v2_rec_decode, a_low, 3, &dr, &e), PCD_E_RANGE);
+    pcd_error_format(&e, msg, sizeof msg);
+    assert_string_equal(msg, "offset 0: a: expected at least -5, found -6");
+    const uint8_t a_high[] = { 0xA9, 0x0F, 0x43, 0x00 }; /* a = 1001 > 1000 */
+    assert_int_equal(decode_one((pcd_decode_fn)pcd_fx_mojo_v2_rec_decode, a_high, 4, &dr, &e), PCD_E_RANGE);
+    pcd_error_format(&e, msg, sizeof msg);
+    assert_string_equal(msg, "offset 0: a: expected at most 1000, found 1001");
+    const uint8_t a_negzero[] = { 0x40, 0x43, 0x00 };    /* a = -0 is within -5..1000 */
+    assert_int_equal(decode_one((pcd_decode_fn)pcd_fx_mojo_v2_rec_decode, a_negzero, 3, &dr, &e), PCD_OK);
+    /* the root's version picks the schema: version 3 is not this one's */
+    memcpy(bad, "MJX\x03", 4);
+    pcd_fx_mojo_v2_file fr;
+    assert_int_equal(decode_one((pcd_decode_fn)pcd_fx_mojo_v2_file_decode, bad, 4, &fr, &e), PCD_E_RANGE);
+    assert_string_equal(path_of(&e), "version");
+    /* the encoder refuses what the decoder would */
+    r[0].b = M(3, false);
+    encode_file(&pcd_fx_mojo_v2_format, &root, recs, 3, false, PCD_E_RANGE);
+    r[0].b = M(3, true);
+    root.version = M(2, true);
+    encode_file(&pcd_fx_mojo_v2_format, &root, recs, 3, false, PCD_E_RANGE);
 }
 
 /* ---- strings ------------------------------------------------------------------------- */
@@ -891,7 +1006,7 @@ static void test_trailer(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_scalars), cmocka_unit_test(test_strings), cmocka_unit_test(test_unions),
+        cmocka_unit_test(test_scalars), cmocka_unit_test(test_mojo), cmocka_unit_test(test_strings), cmocka_unit_test(test_unions),
         cmocka_unit_test(test_arrays),  cmocka_unit_test(test_stream),  cmocka_unit_test(test_zstd),
         cmocka_unit_test(test_elems),
         cmocka_unit_test(test_tables),  cmocka_unit_test(test_trailer),

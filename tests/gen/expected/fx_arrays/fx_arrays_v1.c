@@ -20,7 +20,6 @@ static inline pcd_status pcd_fx_arrays_v1_point_decode_(pcd_cursor *c, pcd_fx_ar
 {
     int32_t v_x = 0;
     int32_t v_y = 0;
-    memset(out, 0, sizeof *out);
     /* x, y: 8 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 8))
         return pcd_fail_run(c, k_point_dec_run1, 2);
@@ -194,7 +193,6 @@ static inline pcd_status pcd_fx_arrays_v1_rec_decode_(pcd_cursor *c, pcd_fx_arra
     const uint8_t *f0_counters = NULL;
     uint64_t n_rest = 0;
     const uint8_t *f0_rest = NULL;
-    memset(out, 0, sizeof *out);
     const uint8_t *s0 = c->p;
     pcd_cursor r_total;
     /* size */
@@ -627,6 +625,34 @@ static uint64_t pcd_fx_arrays_v1_region_recs_run(pcd_cursor *c, uint64_t max, pc
     }
     return k;
 }
+/* Decodes recs records back to back into *rec and hands each to fn (the decoding
+ * fast path: no call into the stream driver per record). Stops at the cursor's end,
+ * after max records, at a failure (*start: where the record began), or when fn
+ * returns anything but PCD_OK (*start: NULL). */
+static uint64_t pcd_fx_arrays_v1_region_recs_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    uint64_t k = 0;
+    pcd_fx_arrays_v1_rec *out = (pcd_fx_arrays_v1_rec *)rec->data;
+    *st = PCD_OK;
+    while (c->p < c->end && k < max) {
+        const uint8_t *s = c->p;
+        *start = s;
+        if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);
+        *st = pcd_fx_arrays_v1_rec_decode_(c, out);
+        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        k++;
+        rec->offset = pcd_offset(c, s);
+        rec->size = (uint64_t)(c->p - s);
+        *st = fn(ud, rec);
+        rec->index++;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            *start = NULL; /* stopped by fn, not by the data */
+            break;
+        }
+    }
+    return k;
+}
 const pcd_region_desc pcd_fx_arrays_v1_region_recs = {
     "recs", &pcd_fx_arrays_v1_rec_type, sizeof(pcd_fx_arrays_v1_rec),
     pcd_fx_arrays_v1_region_recs_dec, pcd_fx_arrays_v1_region_recs_val, pcd_fx_arrays_v1_region_recs_run, pcd_fx_arrays_v1_region_recs_enc,
@@ -635,6 +661,7 @@ const pcd_region_desc pcd_fx_arrays_v1_region_recs = {
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
     NULL, 3, 10,
+    pcd_fx_arrays_v1_region_recs_drun,
 };
 
 /* -------- descriptors -------- */

@@ -17,7 +17,6 @@ static inline pcd_status pcd_fx_elems_v1_event_pairs_decode_(pcd_cursor *c, pcd_
     uint64_t v_offset = 0;
     int64_t v_obj = 0;
     pcd_fx_elems_v1_events_state *st = c->x->state;
-    memset(out, 0, sizeof *out);
     /* offset */
     PCD_TRY(pcd_read_uleb128(c, &v_offset, "offset"));
     out->offset = v_offset;
@@ -99,7 +98,6 @@ static inline pcd_status pcd_fx_elems_v1_event_decode_(pcd_cursor *c, pcd_fx_ele
     const uint8_t *f0_pairs = NULL;
     uint8_t n_pairs_raw = 0;
     pcd_fx_elems_v1_events_state *st = c->x->state;
-    memset(out, 0, sizeof *out);
     /* frames: Each frame relative to the previous method of the block. */
     f0_frames = c->p;
     PCD_TRY(pcd_read_uleb128(c, &n_frames, "frames"));
@@ -569,6 +567,7 @@ const pcd_region_desc pcd_fx_elems_v1_region_events = {
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
     NULL, 3, 4,
+    NULL,
 };
 
 static pcd_status pcd_fx_elems_v1_region_blocks_dec(pcd_cursor *c, void *out) { return pcd_fx_elems_v1_block_decode_(c, out); }
@@ -581,6 +580,7 @@ const pcd_region_desc pcd_fx_elems_v1_region_blocks = {
     4, 4, 0, 0, 24, 24,
     NULL, NULL,
     NULL, 3, 24,
+    NULL,
 };
 
 /* -------- descriptors -------- */

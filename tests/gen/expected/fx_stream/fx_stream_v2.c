@@ -393,6 +393,7 @@ const pcd_region_desc pcd_fx_stream_v2_region_events = {
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
     NULL, 3, 2,
+    NULL,
 };
 
 static pcd_status pcd_fx_stream_v2_region_buffers_dec(pcd_cursor *c, void *out) { return pcd_fx_stream_v2_buffer_decode_(c, out); }
@@ -405,6 +406,7 @@ const pcd_region_desc pcd_fx_stream_v2_region_buffers = {
     4, 4, 0, 0, 24, 24,
     NULL, NULL,
     NULL, 3, 24,
+    NULL,
 };
 
 /* -------- descriptors -------- */

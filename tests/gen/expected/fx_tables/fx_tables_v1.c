@@ -15,7 +15,6 @@
 static inline pcd_status pcd_fx_tables_v1_value_decode_(pcd_cursor *c, pcd_fx_tables_v1_value *out)
 {
     int64_t v_v = 0;
-    memset(out, 0, sizeof *out);
     /* v */
     PCD_TRY(pcd_read_zigzag64(c, &v_v, "v"));
     out->v = v_v;
@@ -68,7 +67,6 @@ static inline pcd_status pcd_fx_tables_v1_name_decode_(pcd_cursor *c, pcd_fx_tab
 {
     pcd_bytes v_s = { NULL, 0 };
     uint64_t len_s = 0;
-    memset(out, 0, sizeof *out);
     /* s */
     PCD_TRY(pcd_read_uleb128(c, &len_s, "s"));
     PCD_TRY(pcd_read_bytes(c, len_s, &v_s, "s"));
@@ -424,6 +422,33 @@ static uint64_t pcd_fx_tables_v1_region_values_run(pcd_cursor *c, uint64_t max, 
     }
     return k;
 }
+/* Decodes values records back to back into *rec and hands each to fn (the decoding
+ * fast path: no call into the stream driver per record). Stops at the cursor's end,
+ * after max records, at a failure (*start: where the record began), or when fn
+ * returns anything but PCD_OK (*start: NULL). */
+static uint64_t pcd_fx_tables_v1_region_values_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    uint64_t k = 0;
+    pcd_fx_tables_v1_value *out = (pcd_fx_tables_v1_value *)rec->data;
+    *st = PCD_OK;
+    while (c->p < c->end && k < max) {
+        const uint8_t *s = c->p;
+        *start = s;
+        *st = pcd_fx_tables_v1_value_decode_(c, out);
+        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        k++;
+        rec->offset = pcd_offset(c, s);
+        rec->size = (uint64_t)(c->p - s);
+        *st = fn(ud, rec);
+        rec->index++;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            *start = NULL; /* stopped by fn, not by the data */
+            break;
+        }
+    }
+    return k;
+}
 static pcd_status pcd_fx_tables_v1_region_values_finish(pcd_sink *s, void *parent, uint64_t parent_offset,
                                  uint64_t region_start, uint64_t region_size, uint64_t region_records)
 {
@@ -451,6 +476,7 @@ const pcd_region_desc pcd_fx_tables_v1_region_values = {
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
     pcd_fx_tables_v1_region_values_compression, 3, 1,
+    pcd_fx_tables_v1_region_values_drun,
 };
 
 static pcd_status pcd_fx_tables_v1_region_names_dec(pcd_cursor *c, void *out) { return pcd_fx_tables_v1_name_decode_(c, out); }
@@ -466,6 +492,33 @@ static uint64_t pcd_fx_tables_v1_region_names_run(pcd_cursor *c, uint64_t max, p
         *st = pcd_fx_tables_v1_name_validate_(c);
         if (PCD_UNLIKELY(*st != PCD_OK)) break;
         k++;
+    }
+    return k;
+}
+/* Decodes names records back to back into *rec and hands each to fn (the decoding
+ * fast path: no call into the stream driver per record). Stops at the cursor's end,
+ * after max records, at a failure (*start: where the record began), or when fn
+ * returns anything but PCD_OK (*start: NULL). */
+static uint64_t pcd_fx_tables_v1_region_names_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    uint64_t k = 0;
+    pcd_fx_tables_v1_name *out = (pcd_fx_tables_v1_name *)rec->data;
+    *st = PCD_OK;
+    while (c->p < c->end && k < max) {
+        const uint8_t *s = c->p;
+        *start = s;
+        *st = pcd_fx_tables_v1_name_decode_(c, out);
+        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        k++;
+        rec->offset = pcd_offset(c, s);
+        rec->size = (uint64_t)(c->p - s);
+        *st = fn(ud, rec);
+        rec->index++;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            *start = NULL; /* stopped by fn, not by the data */
+            break;
+        }
     }
     return k;
 }
@@ -489,6 +542,7 @@ const pcd_region_desc pcd_fx_tables_v1_region_names = {
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
     NULL, 3, 1,
+    pcd_fx_tables_v1_region_names_drun,
 };
 
 /* -------- descriptors -------- */

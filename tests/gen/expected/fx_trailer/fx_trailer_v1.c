@@ -16,7 +16,6 @@ static inline pcd_status pcd_fx_trailer_v1_item_decode_(pcd_cursor *c, pcd_fx_tr
 {
     uint64_t v_v = 0;
     uint64_t v_w = 0;
-    memset(out, 0, sizeof *out);
     /* v */
     PCD_TRY(pcd_read_uleb128(c, &v_v, "v"));
     out->v = v_v;
@@ -468,6 +467,33 @@ static uint64_t pcd_fx_trailer_v1_region_items_run(pcd_cursor *c, uint64_t max, 
     }
     return k;
 }
+/* Decodes items records back to back into *rec and hands each to fn (the decoding
+ * fast path: no call into the stream driver per record). Stops at the cursor's end,
+ * after max records, at a failure (*start: where the record began), or when fn
+ * returns anything but PCD_OK (*start: NULL). */
+static uint64_t pcd_fx_trailer_v1_region_items_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    uint64_t k = 0;
+    pcd_fx_trailer_v1_item *out = (pcd_fx_trailer_v1_item *)rec->data;
+    *st = PCD_OK;
+    while (c->p < c->end && k < max) {
+        const uint8_t *s = c->p;
+        *start = s;
+        *st = pcd_fx_trailer_v1_item_decode_(c, out);
+        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        k++;
+        rec->offset = pcd_offset(c, s);
+        rec->size = (uint64_t)(c->p - s);
+        *st = fn(ud, rec);
+        rec->index++;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            *start = NULL; /* stopped by fn, not by the data */
+            break;
+        }
+    }
+    return k;
+}
 static pcd_status pcd_fx_trailer_v1_region_items_finish(pcd_sink *s, void *parent, uint64_t parent_offset,
                                  uint64_t region_start, uint64_t region_size, uint64_t region_records)
 {
@@ -490,6 +516,7 @@ const pcd_region_desc pcd_fx_trailer_v1_region_items = {
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
     NULL, 3, 2,
+    pcd_fx_trailer_v1_region_items_drun,
 };
 
 static pcd_status pcd_fx_trailer_v1_region_extra_dec(pcd_cursor *c, void *out) { return pcd_fx_trailer_v1_extra_decode_(c, out); }
@@ -508,6 +535,33 @@ static uint64_t pcd_fx_trailer_v1_region_extra_run(pcd_cursor *c, uint64_t max, 
     }
     return k;
 }
+/* Decodes extra records back to back into *rec and hands each to fn (the decoding
+ * fast path: no call into the stream driver per record). Stops at the cursor's end,
+ * after max records, at a failure (*start: where the record began), or when fn
+ * returns anything but PCD_OK (*start: NULL). */
+static uint64_t pcd_fx_trailer_v1_region_extra_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    uint64_t k = 0;
+    pcd_fx_trailer_v1_extra *out = (pcd_fx_trailer_v1_extra *)rec->data;
+    *st = PCD_OK;
+    while (c->p < c->end && k < max) {
+        const uint8_t *s = c->p;
+        *start = s;
+        *st = pcd_fx_trailer_v1_extra_decode_(c, out);
+        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        k++;
+        rec->offset = pcd_offset(c, s);
+        rec->size = (uint64_t)(c->p - s);
+        *st = fn(ud, rec);
+        rec->index++;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            *start = NULL; /* stopped by fn, not by the data */
+            break;
+        }
+    }
+    return k;
+}
 const pcd_region_desc pcd_fx_trailer_v1_region_extra = {
     "extra", &pcd_fx_trailer_v1_extra_type, sizeof(pcd_fx_trailer_v1_extra),
     pcd_fx_trailer_v1_region_extra_dec, pcd_fx_trailer_v1_region_extra_val, pcd_fx_trailer_v1_region_extra_run, pcd_fx_trailer_v1_region_extra_enc,
@@ -516,6 +570,7 @@ const pcd_region_desc pcd_fx_trailer_v1_region_extra = {
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
     NULL, 3, 2,
+    pcd_fx_trailer_v1_region_extra_drun,
 };
 
 /* -------- descriptors -------- */

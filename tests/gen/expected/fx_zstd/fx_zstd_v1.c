@@ -16,7 +16,6 @@ static inline pcd_status pcd_fx_zstd_v1_sample_decode_(pcd_cursor *c, pcd_fx_zst
 {
     uint32_t v_tid = 0;
     uint64_t v_value = 0;
-    memset(out, 0, sizeof *out);
     /* tid */
     if (PCD_UNLIKELY(pcd_left(c) < 4))
         return pcd_fail_short(c, c->p, "tid", "u32le");
@@ -217,6 +216,33 @@ static uint64_t pcd_fx_zstd_v1_region_samples_run(pcd_cursor *c, uint64_t max, p
     }
     return k;
 }
+/* Decodes samples records back to back into *rec and hands each to fn (the decoding
+ * fast path: no call into the stream driver per record). Stops at the cursor's end,
+ * after max records, at a failure (*start: where the record began), or when fn
+ * returns anything but PCD_OK (*start: NULL). */
+static uint64_t pcd_fx_zstd_v1_region_samples_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    uint64_t k = 0;
+    pcd_fx_zstd_v1_sample *out = (pcd_fx_zstd_v1_sample *)rec->data;
+    *st = PCD_OK;
+    while (c->p < c->end && k < max) {
+        const uint8_t *s = c->p;
+        *start = s;
+        *st = pcd_fx_zstd_v1_sample_decode_(c, out);
+        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        k++;
+        rec->offset = pcd_offset(c, s);
+        rec->size = (uint64_t)(c->p - s);
+        *st = fn(ud, rec);
+        rec->index++;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            *start = NULL; /* stopped by fn, not by the data */
+            break;
+        }
+    }
+    return k;
+}
 static pcd_status pcd_fx_zstd_v1_region_samples_finish(pcd_sink *s, void *parent, uint64_t parent_offset,
                                  uint64_t region_start, uint64_t region_size, uint64_t region_records)
 {
@@ -244,6 +270,7 @@ const pcd_region_desc pcd_fx_zstd_v1_region_samples = {
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
     pcd_fx_zstd_v1_region_samples_compression, 5, 5,
+    pcd_fx_zstd_v1_region_samples_drun,
 };
 
 /* -------- descriptors -------- */

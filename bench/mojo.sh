@@ -1,0 +1,78 @@
+# bench/mojo.sh: the Austin MOJO section of bench/RESULTS.md (sourced by scripts/bench.sh,
+# which provides $B $P $R $RUNS $data $shared $res and the helpers field/ratio/mbps/persec/warm).
+# austin-python is not needed: when AUSTIN_PYTHON names a checkout of austin-python 1.7.1
+# (its mojo2austin; PYTHON picks the interpreter, default python3), it is timed too.
+# ---- Austin MOJO -----------------------------------------------------------------------
+seed="$shared/mojo/wall_recursive.mojo"
+[ -f "$seed" ] || seed="$root/tests/data/mojo/v3_multiproc.mojo"
+big="$data/mojo-200m.mojo"
+small="$data/mojo-20m.mojo"
+mojo_repeat_to() { # file bytes: the seed's header once, then its events repeated
+    [ -f "$1" ] && return 0
+    echo "bench: building $1 from $(basename "$seed")'s events repeated"
+    local body=$(( $(stat -c %s "$seed") - 4 ))
+    local n=$(( $2 / body + 1 ))
+    { head -c 4 "$seed"; for _ in $(seq 1 "$n"); do tail -c +5 "$seed"; done; } >"$1.part" && mv "$1.part" "$1"
+}
+mojo_repeat_to "$big" 200000000
+mojo_repeat_to "$small" 20000000
+size=$(stat -c %s "$big")
+small_size=$(stat -c %s "$small")
+records=$("$P" validate "$big" | sed -n 's/.*, \([0-9]*\) records.*/\1/p')
+warm "$big" "$small"
+echo "bench: mojo validate ($((size / 1000000)) MB, $records events)"
+hand=$("$R" "$RUNS" "$B/bench/hand_mojo" "$big")
+hand_bytes=$("$R" "$RUNS" "$B/bench/hand_mojo" --bytes-only "$big")
+ours=$("$R" "$RUNS" "$P" -q validate "$big")
+ours_small=$("$R" 3 "$P" -q validate "$small")
+collapsed=$("$R" "$RUNS" "$P" -q convert --to collapsed "$big" -o /dev/null)
+collapsed_small=$("$R" "$RUNS" "$P" -q convert --to collapsed "$small" -o /dev/null)
+austin=$("$R" 3 "$P" -q convert --to austin "$big" -o /dev/null)
+speedscope=$("$R" 3 "$P" -q convert --to speedscope "$big" -o /dev/null)
+dump=$("$R" 3 "$P" -q dump "$big" -o /dev/null)
+th=$(field "$hand" median); tb=$(field "$hand_bytes" median); to=$(field "$ours" median)
+tc=$(field "$collapsed" median); tcs=$(field "$collapsed_small" median)
+r=$(ratio "$to" "$th")
+rb=$(ratio "$to" "$tb")
+verdict=$(awk -v r="$r" 'BEGIN { print (r <= 1.5) ? "meets" : "MISSES" }')
+
+cat >>"$res" <<EOF2
+
+## Austin MOJO 3
+
+Input: \`bench/data/mojo-200m.mojo\`, the events of $(basename "$seed") repeated after its header:
+$size bytes, $records events. Also \`bench/data/mojo-20m.mojo\` ($small_size bytes), built the same way.
+
+| what | time (s) | MB/s | M events/s | peak RSS |
+|---|---|---|---|---|
+| hand-written validating C loop, bytes and key references (bench/hand_mojo.c) | $th | $(mbps "$size" "$th") | $(persec "$records" "$th") | $(field "$hand" max_rss_kb) KB |
+| the same loop, bytes only (\`hand_mojo --bytes-only\`) | $tb | $(mbps "$size" "$tb") | $(persec "$records" "$tb") | $(field "$hand_bytes" max_rss_kb) KB |
+| \`profcodec validate\` (bytes and key references) | $to | $(mbps "$size" "$to") | $(persec "$records" "$to") | $(field "$ours" max_rss_kb) KB |
+| \`profcodec validate\`, 20 MB input | $(field "$ours_small" median) | $(mbps "$small_size" "$(field "$ours_small" median)") | | $(field "$ours_small" max_rss_kb) KB |
+| \`profcodec convert --to collapsed -o /dev/null\` | $tc | $(mbps "$size" "$tc") | $(persec "$records" "$tc") | $(field "$collapsed" max_rss_kb) KB |
+| \`profcodec convert --to collapsed\`, 20 MB input | $tcs | $(mbps "$small_size" "$tcs") | | $(field "$collapsed_small" max_rss_kb) KB |
+| \`profcodec convert --to austin -o /dev/null\` | $(field "$austin" median) | $(mbps "$size" "$(field "$austin" median)") | $(persec "$records" "$(field "$austin" median)") | $(field "$austin" max_rss_kb) KB |
+| \`profcodec convert --to speedscope -o /dev/null\` | $(field "$speedscope" median) | $(mbps "$size" "$(field "$speedscope" median)") | | $(field "$speedscope" max_rss_kb) KB |
+| \`profcodec dump -o /dev/null\` (JSON Lines) | $(field "$dump" median) | $(mbps "$size" "$(field "$dump" median)") | $(persec "$records" "$(field "$dump" median)") | $(field "$dump" max_rss_kb) KB |
+
+validate / hand-written loop with the same checks: **$r x** (target at most 1.5 x: $verdict);
+against the bytes-only loop: $rb x. Peak memory does not grow with the input (20 MB vs 200 MB above).
+EOF2
+
+if [ -n "${AUSTIN_PYTHON:-}" ] && [ -d "$AUSTIN_PYTHON/austin" ]; then
+    py=${PYTHON:-python3}
+    echo "bench: austin-python mojo2austin on the 20 MB input (one run)"
+    ap=$("$R" 1 env PYTHONPATH="$AUSTIN_PYTHON${PYTHONPATH:+:$PYTHONPATH}" "$py" -m austin.format.mojo "$small" /dev/null)
+    ta=$(field "$ap" median)
+    cat >>"$res" <<EOF2
+
+austin-python's \`mojo2austin\` ($AUSTIN_PYTHON, \`$py -m austin.format.mojo\`) on the 20 MB input: $ta s
+(exit $(field "$ap" exit)); \`convert --to collapsed\` on the same input: $tcs s, **$(ratio "$ta" "$tcs") x faster**
+(target at least 50 x).
+EOF2
+else
+    cat >>"$res" <<EOF2
+
+austin-python was not timed (set AUSTIN_PYTHON to a checkout of austin-python 1.7.1 to add it).
+EOF2
+fi

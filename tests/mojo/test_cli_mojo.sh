@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# test_cli_mojo.sh: the profcodec CLI on Austin MOJO files: every corpus file validates,
+# round-trips through dump | encode, and converts to Austin's text byte for byte like
+# austin-python 1.7.1's mojo2austin; collapsed and speedscope output; the austin importer;
+# version 4, truncation and undefined keys; stdin.
+# usage: test_cli_mojo.sh PROFCODEC TESTDATA CORPUS WORKDIR
+set -u
+P=$1 DATA=$2 CORPUS=$3 W=$4
+mkdir -p "$W"
+fails=0
+ok() { echo "ok: $*"; }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+expect_rc() { # expected-rc description command...
+    local want=$1 what=$2; shift 2
+    "$@" >"$W/out" 2>"$W/err"
+    local rc=$?
+    if [ "$rc" = "$want" ]; then ok "$what (exit $rc)"; else bad "$what: exit $rc, wanted $want"; sed 's/^/    /' "$W/err" | head -5; fi
+}
+same() { # file file description
+    if cmp -s "$1" "$2"; then ok "$3"; else bad "$3 ($(cmp "$1" "$2" 2>&1 | head -1))"; fi
+}
+
+expect_rc 0 "formats" "$P" formats
+for v in 1 2 3; do grep -q "^mojo  *$v .*convert to: austin collapsed speedscope" "$W/out" && ok "formats lists mojo $v" || bad "formats lists mojo $v"; done
+
+# ---- the small files of tests/data ----------------------------------------------------------
+D="$DATA/mojo"
+for f in "$D"/*.mojo; do
+    n=$(basename "$f" .mojo)
+    case $n in
+    v3_truncated*|v4_*) continue ;;
+    v3_undefined) ;;
+    *) expect_rc 0 "validate $n" "$P" validate "$f" ;;
+    esac
+    expect_rc 0 "dump $n" "$P" dump "$f" -o "$W/$n.jsonl"
+    expect_rc 0 "encode $n" "$P" encode "$W/$n.jsonl" -o "$W/$n.mojo"
+    same "$f" "$W/$n.mojo" "dump|encode identical: $n"
+    if [ -f "$D/$n.austin.txt" ]; then
+        expect_rc 0 "convert --to austin $n" "$P" convert --to austin "$f" -o "$W/$n.txt"
+        same "$D/$n.austin.txt" "$W/$n.txt" "austin text as expected: $n"
+    fi
+    expect_rc 0 "info $n" "$P" info "$f"
+    expect_rc 0 "info --json $n" "$P" info --json "$f"
+done
+
+# definitions before the first stack: a warning, an error only with --strict
+expect_rc 0 "validate v1_early_defs" "$P" validate "$D/v1_early_defs.mojo"
+grep -q "warning: offset 42: string: expected a stack event before it" "$W/err" && ok "early definitions: a warning" || bad "early definitions warning: $(cat "$W/err")"
+expect_rc 1 "validate --strict v1_early_defs" "$P" validate --strict "$D/v1_early_defs.mojo"
+
+# undefined keys: errors with offsets and paths; convert renders them and says so
+expect_rc 1 "validate v3_undefined" "$P" validate "$D/v3_undefined.mojo"
+grep -q "v3_undefined.mojo: offset 27: frame.scope: expected a string key defined in this process, found 3" "$W/err" &&
+    grep -q "offset 37: frame_ref.key: expected a frame key defined in this process, found 10" "$W/err" &&
+    grep -q "offset 46: frame_ref.key: expected a frame key defined in this process, found 9" "$W/err" &&
+    ok "undefined keys reported with offsets" || bad "undefined keys: $(cat "$W/err")"
+expect_rc 0 "convert v3_undefined" "$P" convert --to austin "$D/v3_undefined.mojo" -o "$W/u.txt"
+grep -q "warning: 1 references to undefined string keys and 2 to undefined frame keys" "$W/err" && ok "convert warns about undefined keys" || bad "convert warning: $(cat "$W/err")"
+
+# version 4 and damage
+expect_rc 1 "validate v4" "$P" validate "$D/v4_unsupported.mojo"
+grep -q "unsupported Austin MOJO version 4 (this build reads 1, 2, 3)" "$W/err" && ok "version 4: a clear error" || bad "version 4 message: $(cat "$W/err")"
+expect_rc 1 "validate truncated in a varint" "$P" validate "$D/v3_truncated_varint.mojo"
+grep -q "offset 53: string.key: expected MOJO varint, found end of data (2 bytes left)" "$W/err" && ok "truncated varint reported" || bad "truncation message: $(cat "$W/err")"
+expect_rc 1 "validate truncated in a string" "$P" validate "$D/v3_truncated.mojo"
+grep -q "offset 57: string.value: expected NUL-terminated string, found end of data" "$W/err" && ok "truncated string reported" || bad "truncation message: $(cat "$W/err")"
+expect_rc 1 "dump truncated" "$P" dump "$D/v3_truncated.mojo" -o "$W/t.jsonl"
+[ "$(grep -c '"_kind"' "$W/t.jsonl")" = 5 ] && ok "dump yields the records before the damage" || bad "dump before damage: $(cat "$W/t.jsonl")"
+expect_rc 1 "convert truncated" "$P" convert --to austin "$D/v3_truncated.mojo" -o "$W/t.txt"
+[ "$(tail -1 "$W/t.txt")" = "P4242;T0:4242 0" ] && ok "convert closes the cut sample" || bad "convert truncated: $(cat "$W/t.txt")"
+printf 'MOJ\x03\x0d' >"$W/badev.mojo"
+expect_rc 1 "unknown event id" "$P" validate "$W/badev.mojo"
+grep -q "offset 4: event: expected one of 0x1, 0x2, 0x3, 0x4, 0x5, 0x6, 0x7, 0x8, 0x9, 0xA, 0xB, 0xC, found 0x0d" "$W/err" && ok "event 13 rejected" || bad "event 13: $(cat "$W/err")"
+printf 'MOJ\x03\x05\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x00' >"$W/long.mojo"
+expect_rc 1 "11-byte varint" "$P" validate "$W/long.mojo"
+grep -q "offset 5: frame_ref.key: expected MOJO varint of at most 10 bytes and 64 bits" "$W/err" && ok "11-byte varint rejected" || bad "11-byte varint: $(cat "$W/err")"
+
+# stdin, pipes, --format
+expect_rc 0 "validate from stdin" bash -c "cat '$D/v3_full.mojo' | '$P' validate -"
+if cat "$D/v3_full.mojo" | "$P" dump - | "$P" encode - -o "$W/piped.mojo" && cmp -s "$D/v3_full.mojo" "$W/piped.mojo"; then
+    ok "cat | dump - | encode - round trip"
+else
+    bad "piped round trip"
+fi
+expect_rc 0 "convert from stdin" bash -c "cat '$D/v3_full.mojo' | '$P' convert --to austin - -o '$W/stdin.txt'"
+same "$D/v3_full.austin.txt" "$W/stdin.txt" "convert from stdin"
+expect_rc 0 "info --format mojo:3" "$P" info --format mojo:3 "$D/v3_full.mojo"
+expect_rc 1 "a v3 file read as v1" "$P" validate --format mojo:1 "$D/v3_full.mojo"
+
+# collapsed and speedscope
+expect_rc 0 "collapsed" "$P" convert --to collapsed "$D/v3_full.mojo" -o "$W/c.txt"
+[ "$(cat "$W/c.txt")" = "P10;T0:10;:INVALID:;gc.py:collect:3;kernel:do_syscall_64:0;:GC: 2000
+P10;T0:11;gc.py:collect:3 1001
+P10;T0:10 999" ] && ok "collapsed stacks (time)" || bad "collapsed: $(cat "$W/c.txt")"
+expect_rc 0 "collapsed --metric memory" "$P" convert --to collapsed --metric memory "$D/v3_full.mojo" -o "$W/cm.txt"
+[ "$(cat "$W/cm.txt")" = "P10;T0:10 8192" ] && ok "collapsed stacks (memory allocated)" || bad "collapsed memory: $(cat "$W/cm.txt")"
+expect_rc 2 "collapsed --metric bogus" "$P" convert --to collapsed --metric bogus "$D/v3_full.mojo" -o "$W/cb.txt"
+[ ! -e "$W/cb.txt" ] && ok "no output left behind on a usage error" || bad "output left behind"
+expect_rc 0 "speedscope" "$P" convert --to speedscope "$D/v3_full.mojo" -o "$W/s.json"
+head -c 100 "$W/s.json" | grep -q '^{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":\[' && ok "speedscope header" || bad "speedscope: $(head -c 200 "$W/s.json")"
+
+# encode --from austin: text -> MOJO 3 -> text
+for n in v3_full v3_multiproc v2_columns; do
+    expect_rc 0 "encode --from austin $n" "$P" encode --from austin "$D/$n.austin.txt" -o "$W/$n.from.mojo"
+    expect_rc 0 "validate --strict the import of $n" "$P" validate --strict "$W/$n.from.mojo"
+    expect_rc 0 "convert the import of $n" "$P" convert --to austin "$W/$n.from.mojo" -o "$W/$n.back.txt"
+    if [ $n = v2_columns ]; then
+        # MOJO 3 has an interpreter id: T7 comes back as T0:7
+        sed 's/;T7;/;T0:7;/' "$D/$n.austin.txt" >"$W/$n.want.txt"
+        same "$W/$n.want.txt" "$W/$n.back.txt" "austin -> MOJO 3 -> austin: $n"
+    else
+        same "$D/$n.austin.txt" "$W/$n.back.txt" "austin -> MOJO 3 -> austin: $n"
+    fi
+done
+printf '# mode: wall\nP1;T0:1;a.py:f 3\n' >"$W/bad.austin"
+expect_rc 1 "encode --from austin, a bad frame" "$P" encode --from austin "$W/bad.austin" -o "$W/bad.mojo"
+grep -q "bad.austin:2: a frame is <file>:<function>:<line>" "$W/err" && ok "importer errors name the line" || bad "importer error: $(cat "$W/err")"
+[ ! -e "$W/bad.mojo" ] && ok "nothing left behind by a failed import" || bad "failed import left output"
+
+# ---- the shared corpus: real recordings and austin-python's own test files -------------------
+if [ -d "$CORPUS/mojo" ]; then
+    for f in "$CORPUS"/mojo/*.mojo "$CORPUS"/mojo/austin-python-testdata/*.mojo; do
+        n=$(basename "$f" .mojo)
+        [ "$n" = repeat ] && continue
+        expect_rc 0 "validate $n" "$P" validate "$f"
+        "$P" dump "$f" | "$P" encode - -o "$W/c_$n.mojo" && same "$f" "$W/c_$n.mojo" "dump|encode identical: $n"
+        ref="${f%.mojo}.austin.txt"
+        [ -f "$ref" ] || ref="${f%.mojo}.austin"
+        if [ -f "$ref" ]; then
+            expect_rc 0 "convert --to austin $n" "$P" convert --to austin "$f" -o "$W/c_$n.txt"
+            same "$ref" "$W/c_$n.txt" "byte-identical to mojo2austin: $n"
+        fi
+        expect_rc 0 "convert --to collapsed $n" "$P" convert --to collapsed "$f" -o "$W/c_$n.collapsed"
+        expect_rc 0 "convert --to speedscope $n" "$P" convert --to speedscope "$f" -o "$W/c_$n.json"
+    done
+    T="$CORPUS/mojo/austin-python-testdata"
+    if [ -f "$T/column.mojo" ]; then
+        # no reference beside it: austin-python 1.7.1's output (run once) has this digest
+        "$P" convert --to austin "$T/column.mojo" -o "$W/column.txt"
+        [ "$(sha256sum <"$W/column.txt" | cut -c1-64)" = "$(cat "$DATA/mojo/column.austin.sha256")" ] &&
+            ok "column.mojo (v2) as mojo2austin writes it" || bad "column.mojo text differs from mojo2austin's"
+    fi
+    if [ -f "$T/austinp.mojo" ]; then
+        # austin-python crashes on it (definitions before the first stack); we read it
+        expect_rc 0 "convert austinp.mojo" "$P" convert --to austin "$T/austinp.mojo" -o "$W/austinp.txt"
+        [ "$(grep -c '^P' "$W/austinp.txt")" = 1323 ] && ok "austinp.mojo: all 1323 samples" || bad "austinp samples: $(grep -c '^P' "$W/austinp.txt")"
+        grep -q '^P44633;T44633;native@5c9ea5:_start:37;' "$W/austinp.txt" && ok "austinp.mojo: native frames resolved" || bad "austinp frames"
+    fi
+    if [ -f "$T/repeat.mojo" ]; then
+        expect_rc 1 "repeat.mojo (v4)" "$P" convert --to austin "$T/repeat.mojo" -o "$W/repeat.txt"
+        grep -q "unsupported Austin MOJO version 4" "$W/err" && ok "repeat.mojo: unsupported version 4" || bad "repeat.mojo: $(cat "$W/err")"
+    fi
+    # austin -> MOJO 3 -> austin over a real recording
+    f="$CORPUS/mojo/full_sleepy.austin.txt"
+    if [ -f "$f" ]; then
+        "$P" encode --from austin "$f" -o "$W/fs.mojo" && "$P" convert --to austin "$W/fs.mojo" -o "$W/fs.txt"
+        same "$f" "$W/fs.txt" "austin -> MOJO 3 -> austin: full_sleepy"
+    fi
+else
+    echo "skip: no shared corpus at $CORPUS"
+fi
+
+echo "$fails failure(s)"
+[ "$fails" = 0 ]
