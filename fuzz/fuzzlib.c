@@ -70,6 +70,20 @@ static void note(trace *t, const pcd_record *rec)
 
 static uint8_t enc_buf[1 << 20];
 
+/* Does the record (or the case of a union record) open a region whose sizes and counts
+ * are patched in after it? */
+static bool patched_regions(const pcd_type *t, const void *data)
+{
+    if (t->is_union) {
+        uint32_t w = *(const uint32_t *)data;
+        if (w >= t->n_fields || t->fields[w].kind != PCD_K_STRUCT || !t->fields[w].type) return false;
+        return patched_regions(t->fields[w].type, (const uint8_t *)data + t->fields[w].offset);
+    }
+    for (uint32_t i = 0; i < t->n_fields; i++)
+        if (t->fields[i].kind == PCD_K_REGION && t->fields[i].region->finish) return true;
+    return false;
+}
+
 /* Re-encodes a decoded record and compares it with its input bytes. */
 static void check_reencode(const pcd_format *f, pcd_reader *r, const pcd_record *rec, const uint8_t *data,
                            size_t size)
@@ -78,8 +92,7 @@ static void check_reencode(const pcd_format *f, pcd_reader *r, const pcd_record 
     if (rec->offset + rec->size > size || rec->size > sizeof enc_buf) return;
     if (rec->region->state_size) return; /* the encoder's state would need the whole stream */
     /* sizes and counts of a record's own regions are patched in after them */
-    for (uint32_t i = 0; !rec->type->is_union && i < rec->type->n_fields; i++)
-        if (rec->type->fields[i].kind == PCD_K_REGION && rec->type->fields[i].region->finish) return;
+    if (patched_regions(rec->type, rec->data)) return;
     (void)f;
     pcd_ctx x;
     pcd_ctx_init(&x, NULL);

@@ -151,6 +151,14 @@ static pcd_status start_compression(pcd_writer *w, pcd_wlevel *L)
 /* Announces the regions of a record just written (the first one). */
 static pcd_status announce(pcd_writer *w, const pcd_type *t, const void *rec, uint64_t off)
 {
+    if (t && t->is_union) {
+        /* a case that is a struct of its own may open regions; it starts after the tag */
+        uint32_t which = *(const uint32_t *)rec;
+        if (which >= t->n_fields) return PCD_OK;
+        const pcd_field *cf = &t->fields[which];
+        if (cf->kind != PCD_K_STRUCT || !cf->type || cf->type->is_union) return PCD_OK;
+        return announce(w, cf->type, (const uint8_t *)rec + cf->offset, off + t->tag_wire);
+    }
     uint32_t at;
     const pcd_field *fd = region_field(t, 0, &at);
     if (!fd) return PCD_OK;
@@ -160,7 +168,7 @@ static pcd_status announce(pcd_writer *w, const pcd_type *t, const void *rec, ui
     L->rd = fd->region;
     L->parent_offset = off;
     L->start = pcd_sink_tell(level_sink(w, (int)w->depth - 2));
-    if (L->rd->compression && L->rd->compression(rec) == 1) PCD_TRY(start_compression(w, L));
+    if (L->rd->compression && L->rd->compression(rec) != 0) PCD_TRY(start_compression(w, L));
     if (L->rd->state_size) {
         L->state = pcd_alloc_get(w->al, L->rd->state_size);
         if (!L->state) return wfail(w, PCD_E_NOMEM, fd->name, "memory for stream state");
@@ -178,7 +186,7 @@ static pcd_status open_root_region(pcd_writer *w, uint32_t k)
     memset(L, 0, sizeof *L);
     L->rd = rd;
     L->start = pcd_sink_tell(w->s);
-    if (rd->compression && rd->compression(w->x.root) == 1) PCD_TRY(start_compression(w, L));
+    if (rd->compression && rd->compression(w->x.root) != 0) PCD_TRY(start_compression(w, L));
     if (rd->state_size) {
         L->state = pcd_alloc_get(w->al, rd->state_size);
         if (!L->state) return wfail(w, PCD_E_NOMEM, rd->name, "memory for stream state");

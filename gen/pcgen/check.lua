@@ -24,7 +24,7 @@ local KIND_OPTS = {
   array = { kind = 1, of = 1, count = 1, until_end = 1, ["until"] = 1, max_count = 1 },
   ref = { kind = 1, name = 1 },
   records = { kind = 1, of = 1, compression = 1, state = 1, recover = 1, size = 1, zstd_level = 1,
-    count = 1 },
+    count = 1, zstd_frame = 1, batch = 1 },
 }
 
 local function sorted_keys(t)
@@ -575,6 +575,21 @@ function check.schema(fmt, schema_path)
           R.count_expr = resolve_expr(t2.count, fpath, inner, "count")
         end
         if F.counted_by then R.counted_by = F.counted_by end
+        if t2.zstd_frame ~= nil then
+          if t2.zstd_frame ~= true then diag(fpath, "zstd_frame takes true") end
+          if t2.compression ~= nil or R.sized or R.count_expr or F.counted_by or t2.at ~= nil then
+            diag(fpath, "a zstd_frame region ends where its frame ends: it takes no compression, size, count or at")
+          end
+          R.zstd_frame = true
+          ir.whole = true
+        end
+        if t2.batch ~= nil then
+          if math.type(t2.batch) ~= "integer" or t2.batch < 1 or t2.batch > (1 << 24) then
+            diag(fpath, "batch must be a number of elements, 1..16777216")
+          else
+            R.batch = t2.batch
+          end
+        end
         if t2.of == nil then diag(fpath, "records needs of = \"type\"") else
           local rt = as_type(t2.of, fpath .. ".of")
           if rt and rt.kind ~= "ref" then diag(fpath, "records of = must name a type") rt = nil end
@@ -583,8 +598,19 @@ function check.schema(fmt, schema_path)
             else
               if region_of[rt.name] then diag(fpath, "type '" .. rt.name .. "' is already the record type of region '" .. region_of[rt.name].name .. "'") end
               region_of[rt.name] = R
-              R.record = resolve_named(rt.name, fpath, nil, state)
+              R.record = resolve_named(rt.name, fpath, nil, state, t2.batch ~= nil and { sized = true } or nil)
             end
+          end
+        end
+        if R.batch and R.record then
+          -- a batch is a run of fixed-width elements: the record is one until_end array of them
+          local S = R.record
+          local a = S.kind == "struct" and #S.fields == 1 and S.fields[1].ty
+          local e = a and a.kind == "array" and a.mode == "until_end" and a.of
+          if not (e and (e.kind == "int" or e.kind == "float")) then
+            diag(fpath, "batch needs a record type whose only field is an until_end array of fixed-width numbers")
+          else
+            R.batch_bytes = R.batch * e.wire
           end
         end
         R.recover = t2.recover
@@ -617,7 +643,13 @@ function check.schema(fmt, schema_path)
     elseif t.tag ~= nil or t.peek ~= nil then
       u.mode = t.tag ~= nil and "tag" or "peek"
       local tt = as_type(t.tag or t.peek, path .. ".tag")
-      if tt and tt.kind ~= "int" then diag(path, "a union tag type must be a fixed-width integer")
+      if tt and tt.kind == "bytes" and t.tag ~= nil and tt.padded and math.type(tt.fixed) == "integer" then
+        -- a name: a NUL-padded fixed string (compared up to its first NUL)
+        u.tagty = resolve_type(tt, path .. ".tag", scope, {})
+        u.string_tag = true
+        u.name_tag = true
+      elseif tt and tt.kind ~= "int" then
+        diag(path, "a union tag type must be a fixed-width integer (or, for tag =, a fixed_string { fixed = N })")
       elseif tt then u.tagty = resolve_type(tt, path .. ".tag", scope, ctx) end
     end
     local seen_names, seen_vals = {}, {}
@@ -652,6 +684,15 @@ function check.schema(fmt, schema_path)
       end
       if #C.values == 0 and not c.default then diag(cpath, "a case needs at least one value") end
       if #C.values > 1 and u.mode == "peek" then diag(cpath, "a peeked case has exactly one value") end
+      if u.name_tag then
+        if c.default then diag(cpath, "a union with a name tag has no default_case (its tag could not be written back)") end
+        if #C.values > 1 then diag(cpath, "a case of a name tag has exactly one name") end
+        for _, v in ipairs(C.values) do
+          if type(v) == "string" and (#v == 0 or #v > u.tagty.fixed or v:find("\0", 1, true)) then
+            diag(cpath, "a tag name must be 1 to " .. u.tagty.fixed .. " bytes without NUL")
+          end
+        end
+      end
       local sub = { lift_name = (ctx.lift_name or "") .. "_" .. tostring(c.name),
         path_prefix = c.name, sized = ctx.sized }
       C.ty = c.type ~= nil and resolve_type(c.type, cpath, scope, sub) or nil
@@ -664,7 +705,7 @@ function check.schema(fmt, schema_path)
     return u
   end
 
-  resolve_named = function(name, path, inline, state)
+  resolve_named = function(name, path, inline, state, extra)
     local T = ir.types[name] or ir.scalars[name]
     if T then return T end
     if resolving[name] then
@@ -681,7 +722,8 @@ function check.schema(fmt, schema_path)
     local t = as_type(src, tpath)
     local node
     if t and (t.kind == "struct") then
-      node = resolve_struct(t, tpath, scope, { named_top = true, lift_base = name .. "_" })
+      node = resolve_struct(t, tpath, scope, { named_top = true, lift_base = name .. "_",
+        sized = extra and extra.sized })
     elseif t then
       node = resolve_type(t, tpath, scope, { lift_name = name })
     end

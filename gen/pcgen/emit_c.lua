@@ -730,6 +730,8 @@ local function dec_regions(b, S, env)
       end
       if R.compression then
         b:f("%s.compression = (uint8_t)(%s);", m, cexpr(R.compression, env))
+      elseif R.zstd_frame then
+        b:f("%s.compression = PCD_REGION_ZSTD_FRAME;", m)
       end
     end
   end
@@ -754,6 +756,15 @@ function dec_union(b, U, env, f)
     b:f("if (PCD_UNLIKELY(pcd_left(%s) < %d))", cur, ty.wire)
     b:f("    return pcd_fail_short(%s, %s->p, %s, %s);", cur, cur, text.cstr(errname), text.cstr(case_values_text(U)))
     b:f("%s = %s;", tagv, load(ty, cur .. "->p"))
+  elseif U.mode == "tag" and U.name_tag then
+    -- a name: NUL-padded, compared up to its first NUL
+    local ty = U.tagty
+    tagv = "tag_" .. (f and f.local_:sub(3) or "u")
+    declare(env, tagv, "pcd_bytes", "{ NULL, 0 }")
+    b:f("if (PCD_UNLIKELY(pcd_left(%s) < %d))", cur, ty.wire)
+    b:f("    return pcd_fail_short(%s, %s->p, %s, %s);", cur, cur, text.cstr(errname), text.cstr(case_values_text(U)))
+    b:f("%s.ptr = %s->p;", tagv, cur)
+    b:f("%s.len = pcd_padded_len(%s->p, %d);", tagv, cur, ty.wire)
   elseif U.mode == "tag" then
     local ty = U.tagty
     tagv = "tag_" .. (f and f.local_:sub(3) or "u")
@@ -769,7 +780,7 @@ function dec_union(b, U, env, f)
   local function case_body(c)
     if env.mode == "dec" then
       b:f("%s = %s;", out_ref(env, mpre .. "which"), c.const)
-      if U.mode == "tag" then b:f("%s = %s;", out_ref(env, mpre .. "tag"), tagv) end
+      if U.mode == "tag" and not U.name_tag then b:f("%s = %s;", out_ref(env, mpre .. "tag"), tagv) end
     end
     if after_tag then b:l(after_tag) end
     local ty = c.ty
@@ -812,6 +823,11 @@ function dec_union(b, U, env, f)
       b.ind = b.ind + 1
       case_body(dflt)
       b.ind = b.ind - 1
+      b:l("}")
+    elseif U.name_tag then
+      b:l("} else {")
+      b:f("    return pcd_fail_name_tag(%s, %s, %s, %s, %d);", cur, at, text.cstr(errname),
+        text.cstr(case_values_text(U)), U.tagty.wire)
       b:l("}")
     else
       b:l("} else {")
@@ -1197,6 +1213,14 @@ function enc_union(b, U, env, f)
         b:f("if (PCD_UNLIKELY(!(%s)))", table.concat(conds, " || "))
         enc_fail(b, env, "PCD_E_BAD_TAG", errname, "the tag that selects case " .. c.name, U.string_tag and "PCD_FOUND_NONE" or "PCD_FOUND_HEX", U.string_tag and "0" or tagv)
       end
+    elseif U.mode == "tag" and U.name_tag then
+      local ty = U.tagty
+      if env.mode == "size" then
+        acc(b, env, ty.wire)
+      else
+        b:f("PCD_TRY(pcd_put_padded(s, (pcd_bytes){ (const uint8_t *)%s, %d }, %d));", text.cstr(c.values[1]),
+          #c.values[1], ty.wire)
+      end
     elseif U.mode == "tag" then
       local ty = U.tagty
       if env.mode == "size" then
@@ -1351,6 +1375,18 @@ region_ordinal = function(S, g)
   return 0
 end
 
+-- Does a record type open records regions: its own fields, or (a union) a case's named struct?
+local function opens_regions(T)
+  if T.kind == "struct" then
+    for _, f in ipairs(T.fields) do if f.ty and f.ty.kind == "records" then return true end end
+  elseif T.kind == "union" then
+    for _, c in ipairs(T.cases) do
+      if c.ty and c.ty.kind == "struct" and c.ty.named and opens_regions(c.ty) then return true end
+    end
+  end
+  return false
+end
+
 local function has_regions(T)
   if T.kind ~= "struct" then return 0 end
   local n = 0
@@ -1477,7 +1513,7 @@ local function struct_def(ir, S)
     if n == 0 then b:l("uint8_t unused_; /* no stored fields */") end
   else
     b:l("uint32_t which; /* the case present: one of the constants above */")
-    if S.mode == "tag" then b:l("uint64_t tag; /* the tag as read */") end
+    if S.mode == "tag" and not S.name_tag then b:l("uint64_t tag; /* the tag as read */") end
     local m = 0
     for _, c in ipairs(S.cases) do if not c.empty then m = m + 1 end end
     if m > 0 then
@@ -1621,9 +1657,12 @@ local function desc_fields(ir, S, out)
       tag_key = S.tag_key or "_kind"
     end
   end
-  o[#o + 1] = string.format("const pcd_type %s_type = { %s, %d, %d, sizeof(%s), %s, %d, %s, %s, %s };\n",
+  -- the tag's bytes before a case (named tag unions: where a case's regions are patched)
+  local tag_wire = ""
+  if S.kind == "union" and S.named and S.mode == "tag" then tag_wire = ", " .. S.tagty.wire end
+  o[#o + 1] = string.format("const pcd_type %s_type = { %s, %d, %d, sizeof(%s), %s, %d, %s, %s, %s%s };\n",
     S.cname, text.cstr(tname), S.kind == "union" and 1 or 0, S.named and 1 or 0, S.cname,
-    #items > 0 and (S.cname .. "_fields") or "NULL", #items, text.cstr(S.doc), text.cstr(tag_key), sel)
+    #items > 0 and (S.cname .. "_fields") or "NULL", #items, text.cstr(S.doc), text.cstr(tag_key), sel, tag_wire)
   out[#out + 1] = table.concat(o)
 end
 
@@ -1682,7 +1721,11 @@ local function sync_magics(R)
   local T = R.record
   local out = {}
   if not T then return out end
-  if T.kind == "union" and T.mode == "peek" then
+  if T.kind == "union" and T.name_tag then
+    for _, c in ipairs(T.cases) do
+      for _, v in ipairs(c.values) do out[#out + 1] = v .. string.rep("\0", T.tagty.wire - #v) end
+    end
+  elseif T.kind == "union" and (T.mode == "peek" or T.mode == "tag") then
     for _, c in ipairs(T.cases) do
       for _, v in ipairs(c.values) do
         local w, e = T.tagty.wire, T.tagty.endian
@@ -1806,11 +1849,8 @@ function E.files(ir, sha, gen_version)
       "static pcd_status %s_dec(pcd_cursor *c, void *out) { return %s_decode_(c, out); }\n" ..
       "static pcd_status %s_enc(pcd_sink *s, const void *in) { return %s_encode(s, in); }\n",
       R.cname, T.cname, R.cname, T.cname)
-    local opens_regions = false
-    for _, f in ipairs(T.kind == "struct" and T.fields or {}) do
-      if f.ty and f.ty.kind == "records" then opens_regions = true end
-    end
-    if not opens_regions then
+    local opens = opens_regions(T)
+    if not opens then
       C[#C + 1] = string.format("static pcd_status %s_val(pcd_cursor *c) { return %s_validate_(c); }\n",
         R.cname, T.cname)
       C[#C + 1] = text.render([[
@@ -1947,6 +1987,11 @@ function E.files(ir, sha, gen_version)
       C[#C + 1] = string.format("static uint8_t %s_compression(const void *parent)\n{\n" ..
         "    const %s *in = parent;\n    return (uint8_t)(%s);\n}\n", R.cname, PT.cname, cexpr(R.compression, env))
       comp_fn = R.cname .. "_compression"
+    elseif R.zstd_frame then
+      C[#C + 1] = string.format("static uint8_t %s_compression(const void *parent)\n{\n" ..
+        "    (void)parent;\n    return PCD_REGION_ZSTD_FRAME; /* one zstd frame, its end found by parsing it */\n}\n",
+        R.cname)
+      comp_fn = R.cname .. "_compression"
     end
     C[#C + 1] = string.format([[
 const pcd_region_desc %s = {
@@ -1956,20 +2001,16 @@ const pcd_region_desc %s = {
     offsetof(%s, %s),
     %d, %d, %d, %d, %d, %d,
     %s, %s,
-    %s, %d,
+    %s, %d,%s
 };
 
 ]], R.cname, text.cstr(R.name), T.cname, T.cname, R.cname,
-      (function()
-        -- records that open regions must be decoded, not only validated
-        for _, f in ipairs(T.kind == "struct" and T.fields or {}) do
-          if f.ty and f.ty.kind == "records" then return "NULL" end
-        end
-        return R.cname .. "_val"
-      end)(), opens_regions and "NULL" or (R.cname .. "_run"), R.cname,
+      -- records that open regions must be decoded, not only validated
+      opens and "NULL" or (R.cname .. "_val"), opens and "NULL" or (R.cname .. "_run"), R.cname,
       has_state and ("sizeof(" .. R.state_cname .. ")") or "0", has_state and (R.cname .. "_init") or "NULL",
       finish, PT.cname, R.field.member, size_off, size_w, size_big, size_native, size_add, size_min,
-      sync_c, synclen_c, comp_fn, R.zstd_level or 3)
+      sync_c, synclen_c, comp_fn, R.zstd_level or 3,
+      R.batch_bytes and string.format("\n    %d, /* batch: records of at most %d elements */", R.batch_bytes, R.batch) or "")
   end
   -- descriptors
   C[#C + 1] = "/* -------- descriptors -------- */\n\n"

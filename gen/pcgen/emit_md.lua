@@ -145,9 +145,11 @@ function M.page(ir, sha, gen_version)
       local rec = {}
       if R.recover and R.recover.size then rec[#rec + 1] = "skips a damaged record by its `" .. R.recover.size .. "` field" end
       if R.recover and R.recover.sync then rec[#rec + 1] = "resynchronises on the next record magic" end
-      out[#out + 1] = string.format("- `%s`: records of [%s](#%s)%s%s%s%s\n", R.name, R.record.tname, R.record.tname,
-        R.sized and ", sized by its parent" or ", to the end of the enclosing data",
+      out[#out + 1] = string.format("- `%s`: records of [%s](#%s)%s%s%s%s%s\n", R.name, R.record.tname, R.record.tname,
+        R.zstd_frame and ", one zstd frame whose compressed size is stored nowhere (the region ends where the frame ends)"
+          or R.sized and ", sized by its parent" or ", to the end of the enclosing data",
         R.compression and ", possibly zstd-compressed" or "",
+        R.batch and (", read in batches of up to " .. R.batch .. " elements (the element count is the decoded length / the element size)") or "",
         #st > 0 and (", stream state " .. table.concat(st, ", ")) or "",
         #rec > 0 and ("; recovery: " .. table.concat(rec, ", ")) or "")
     end
