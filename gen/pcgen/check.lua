@@ -282,7 +282,10 @@ function check.schema(fmt, schema_path)
           diag(path, "rest = true needs a bounded place: after a total_size field, or in a field a size_of measures")
         end
       end
-      if ctx.sized_by then
+      if ctx.sized_by and b.mode == "cstring" and modes == 1 then
+        -- a NUL-terminated string that fills its size exactly (the NUL is counted)
+        b.sized_cstring = true
+      elseif ctx.sized_by then
         if modes > 0 then diag(path, "a field sized by another (size_of) needs no length of its own") end
         b.mode = "sized"
         modes = 1

@@ -302,6 +302,7 @@ static void test_strings(void **state)
     r.sized = B("fiver");
     r.name8 = B("abc");
     r.raw4 = (pcd_bytes){ (const uint8_t *)"\x00\x01\x02\x03", 4 };
+    r.text = B("json");
     r.tail = B("the tail");
     rec_in recs[] = { { &pcd_fx_strings_v1_region_recs, &r }, { &pcd_fx_strings_v1_region_recs, &r } };
     size_t n = encode_file(&pcd_fx_strings_v1_format, &root, recs, 2, false, PCD_OK);
@@ -315,8 +316,25 @@ static void test_strings(void **state)
     assert_int_equal(d->tail.len, 8);
     assert_memory_equal(d->tail.ptr, "the tail", 8);
     assert_int_equal(d->pv.len, 3);
+    assert_int_equal(d->text_size, 5);
+    assert_int_equal(d->text.len, 4);
+    assert_memory_equal(d->text.ptr, "json", 4);
     got_free(&g);
     json_roundtrip(&pcd_fx_strings_v1_format, out, n);
+    /* a sized C string must end (with its NUL) exactly where its size says */
+    static uint8_t bad[256];
+    memcpy(bad, out, n);
+    assert_int_equal(pcd_ld_u16be(bad + 49), 5);
+    bad[49 + 1] = 4;
+    decode_file(&pcd_fx_strings_v1_format, bad, n, &g, 0);
+    assert_true(PCD_IS_ERROR(g.end));
+    got_free(&g);
+    memcpy(bad, out, n);
+    bad[49 + 1] = 6;
+    decode_file(&pcd_fx_strings_v1_format, bad, n, &g, 0);
+    assert_int_equal(g.end, PCD_E_SIZE);
+    assert_string_equal(path_of(&g.err), "text_size");
+    got_free(&g);
     /* limits: a C string longer than its max, a sized string that is too short */
     r.c = B("a string longer than sixteen");
     encode_file(&pcd_fx_strings_v1_format, &root, recs, 1, false, PCD_E_LIMIT);
