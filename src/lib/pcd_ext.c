@@ -6,9 +6,11 @@
 #include <string.h>
 
 extern const pcd_ext pcd_heph_ext;
+extern const pcd_ext pcd_moarvm_ext;
 
 const pcd_ext *const pcd_exts[] = {
     &pcd_heph_ext,
+    &pcd_moarvm_ext,
     NULL,
 };
 
