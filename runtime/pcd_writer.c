@@ -249,6 +249,13 @@ pcd_status pcd_writer_record(pcd_writer *w, const pcd_region_desc *rd, const voi
     return announce(w, rd->record, rec, off);
 }
 
+pcd_status pcd_writer_close_to(pcd_writer *w, uint32_t depth)
+{
+    if (w->failed) return w->x.err.status ? w->x.err.status : PCD_E_ARG;
+    while (w->depth > depth) PCD_TRY(close_level(w));
+    return PCD_OK;
+}
+
 pcd_status pcd_writer_finish(pcd_writer *w)
 {
     if (w->failed) return w->x.err.status ? w->x.err.status : PCD_E_ARG;

@@ -41,6 +41,9 @@ pcd_status pcd_writer_root(pcd_writer *w, const void *root);
 /* A record of region rd; rd must be a region of the last record written, the
  * current region, or a region of a record further out (which closes the inner ones). */
 pcd_status pcd_writer_record(pcd_writer *w, const pcd_region_desc *rd, const void *rec);
+/* Closes the open regions nested deeper than `depth` (0: every one), as the next record at
+ * that depth would: afterwards pcd_sink_tell of the output is where that record starts. */
+pcd_status pcd_writer_close_to(pcd_writer *w, uint32_t depth);
 /* Closes every open region (patching sizes and counts) and flushes the sink. */
 pcd_status pcd_writer_finish(pcd_writer *w);
 void pcd_writer_close(pcd_writer *w);

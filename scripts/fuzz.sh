@@ -22,6 +22,9 @@ for h in "$B"/fuzz/fuzz_*; do
     cp -n "$root"/tests/data/"$fam"/* "$out/corpus/" 2>/dev/null
     [ -d "$shared/$fam" ] && find "$shared/$fam" -maxdepth 1 -type f -size -64k -exec cp -n {} "$out/corpus/" \;
     dict="$root/generated/$fmt.dict"
+    # a hand-written harness (fuzz/<fmt>_<what>_fuzz.c) uses its format's dictionary
+    [ -f "$dict" ] || dict="$root/generated/${fmt%_*}.dict"
+    [ -f "$dict" ] || dict=""
     echo "== fuzzing $fmt for ${T}s"
     "$h" "$out/corpus" -max_total_time="$T" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
         -artifact_prefix="$out/artifacts/" ${dict:+-dict="$dict"} >"$out/log.txt" 2>&1
