@@ -120,9 +120,14 @@ static void check_reencode(const pcd_format *f, pcd_reader *r, const pcd_record 
     y.version = x.version;
     void *again = malloc(rec->region->record_size);
     CHECK(again != NULL, "out of memory");
-    pcd_cursor c = pcd_cursor_make(&y, enc_buf, s.len, rec->offset, true);
+    /* with the bytes that followed it (a list can end where the next record's name begins) */
+    size_t follow = size - (size_t)(rec->offset + rec->size);
+    if (follow > sizeof enc_buf - s.len) follow = sizeof enc_buf - s.len;
+    if (follow > 4096) follow = 4096;
+    memcpy(enc_buf + s.len, data + rec->offset + rec->size, follow);
+    pcd_cursor c = pcd_cursor_make(&y, enc_buf, s.len + follow, rec->offset, true);
     st = rec->region->decode(&c, again);
-    CHECK(st == PCD_OK && c.p == c.end, "the encoder wrote a %s that does not decode: %s",
+    CHECK(st == PCD_OK && c.p == enc_buf + s.len, "the encoder wrote a %s that does not decode: %s",
           rec->type->name, pcd_status_name(st));
     free(again);
     pcd_arena_free(&a);

@@ -5,15 +5,17 @@
 #include <string.h>
 
 #include "heph_v0_1.h"
+#include "moarvm_v2.h"
 #include "moarvm_v3.h"
 
 const pcd_format *const pcd_formats[] = {
     &pcd_heph_v0_1_format,
+    &pcd_moarvm_v2_format,
     &pcd_moarvm_v3_format,
     NULL,
 };
 
-const size_t pcd_n_formats = 2;
+const size_t pcd_n_formats = 3;
 
 const pcd_format *pcd_format_find(const char *name, const char *version)
 {

@@ -63,6 +63,14 @@ PCD_INLINE uint64_t pcd_offset(const pcd_cursor *c, const uint8_t *at)
 
 PCD_INLINE size_t pcd_left(const pcd_cursor *c) { return (size_t)(c->end - c->p); }
 
+/* The size of the whole input, when all of it is in the window (whole-file reading);
+ * UINT64_MAX while it is not known. */
+PCD_INLINE uint64_t pcd_input_size(const pcd_cursor *c)
+{
+    const pcd_ctx *x = c->x;
+    return x->win_closed ? x->win_base + (uint64_t)(x->win_end - x->win_start) : UINT64_MAX;
+}
+
 /* Records the first failure and returns its status (never PCD_OK). */
 PCD_COLD pcd_status pcd_fail(const pcd_cursor *c, const uint8_t *at, pcd_status s,
                              const char *name, const char *expected, pcd_found_kind fk,

@@ -181,9 +181,13 @@ static void pop_level(pcd_reader *r)
     pcd_level *L = &r->lv[r->depth - 1];
     if (L->compression && L->zl) {
         pcd_zlevel *zl = L->zl;
-        pcd_zstd_reader_free(&zl->z);
-        pcd_alloc_free(r->al, zl->w.buf, zl->w.cap);
-        pcd_alloc_free(r->al, zl, sizeof *zl);
+        if (!r->spare_zl && zl->z.d && zl->w.buf) {
+            r->spare_zl = zl;   /* kept for the next compressed region */
+        } else {
+            pcd_zstd_reader_free(&zl->z);
+            pcd_alloc_free(r->al, zl->w.buf, zl->w.cap);
+            pcd_alloc_free(r->al, zl, sizeof *zl);
+        }
     }
     if (L->state) pcd_alloc_free(r->al, L->state, L->rd->state_size);
     memset(L, 0, sizeof *L);
@@ -194,6 +198,13 @@ void pcd_reader_close(pcd_reader *r)
 {
     if (!r->f) return;
     while (r->depth) pop_level(r);
+    if (r->spare_zl) {
+        pcd_zlevel *zl = r->spare_zl;
+        pcd_zstd_reader_free(&zl->z);
+        pcd_alloc_free(r->al, zl->w.buf, zl->w.cap);
+        pcd_alloc_free(r->al, zl, sizeof *zl);
+        r->spare_zl = NULL;
+    }
     pcd_win *w = file_win(r);
     if (w) {
         if (w->owned) pcd_alloc_free(r->al, w->buf, w->cap);
@@ -294,16 +305,30 @@ static pcd_status push_level(pcd_reader *r, const pcd_region_desc *rd, const pcd
         if (!r->whole || !reg->sized)
             return rfail(r, PCD_E_ARG, reg->offset, rd->name,
                          "compressed regions only in whole-file reading", PCD_FOUND_NONE, 0);
-        pcd_zlevel *zl = pcd_alloc_get(r->al, sizeof *zl);
-        if (!zl) return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory", PCD_FOUND_NONE, 0);
-        memset(zl, 0, sizeof *zl);
-        L->zl = zl;
-        L->compression = 1;
-        if (pcd_zstd_reader_init(&zl->z, r->al, r->x.lim->max_inflate) != PCD_OK)
-            return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory for zstd", PCD_FOUND_NONE, 0);
-        zl->w.cap = (size_t)1 << 18;
-        zl->w.buf = pcd_alloc_get(r->al, zl->w.cap);
-        if (!zl->w.buf) return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory", PCD_FOUND_NONE, 0);
+        pcd_zlevel *zl = r->spare_zl;
+        if (zl) {
+            /* the last compressed region's context and window */
+            r->spare_zl = NULL;
+            pcd_zstd_reader_reset(&zl->z, r->x.lim->max_inflate);
+            uint8_t *buf = zl->w.buf;
+            size_t cap = zl->w.cap;
+            memset(&zl->w, 0, sizeof zl->w);
+            zl->w.buf = buf;
+            zl->w.cap = cap;
+            L->zl = zl;
+            L->compression = 1;
+        } else {
+            zl = pcd_alloc_get(r->al, sizeof *zl);
+            if (!zl) return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory", PCD_FOUND_NONE, 0);
+            memset(zl, 0, sizeof *zl);
+            L->zl = zl;
+            L->compression = 1;
+            if (pcd_zstd_reader_init(&zl->z, r->al, r->x.lim->max_inflate) != PCD_OK)
+                return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory for zstd", PCD_FOUND_NONE, 0);
+            zl->w.cap = (size_t)1 << 18;
+            zl->w.buf = pcd_alloc_get(r->al, zl->w.cap);
+            if (!zl->w.buf) return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory", PCD_FOUND_NONE, 0);
+        }
         pcd_win *fw = file_win(r);
         if (reg->offset > fw->hi || reg->size > fw->hi - reg->offset)
             return rfail(r, PCD_E_TRUNCATED, reg->offset, rd->name, "the compressed region inside the file",
@@ -678,6 +703,15 @@ pcd_status pcd_reader_recover(pcd_reader *r, uint64_t *resume_offset)
     pcd_status st = seek_to(r, d, target);
     r->x.err = keep;
     if (st != PCD_OK) return err;
+    {
+        /* a sized region that runs past the end of the data ends where the data does */
+        pcd_win *w = level_win(r, d);
+        uint64_t at = w->base + w->pos;
+        if (at < target && w->eof && w->pos == w->hi) {
+            if (L->sized && L->end > at) L->end = at;
+            target = at;
+        }
+    }
     r->skipped_bytes += target - start;
     r->failed = false;
     if (resume_offset) *resume_offset = target;

@@ -25,6 +25,9 @@ typedef struct pcd_zstd_reader {
 /* `al` supplies zstd's own memory (through ZSTD_customMem); it may not be NULL. */
 pcd_status pcd_zstd_reader_init(pcd_zstd_reader *z, pcd_alloc *al, uint64_t max_out);
 void pcd_zstd_reader_free(pcd_zstd_reader *z);
+/* Makes an initialised reader ready for new input, keeping zstd's context (cheaper than
+ * free + init when there are many small regions). */
+void pcd_zstd_reader_reset(pcd_zstd_reader *z, uint64_t max_out);
 /* Gives the next piece of compressed input; `closed` says it is the last one. */
 void pcd_zstd_reader_feed(pcd_zstd_reader *z, const uint8_t *in, size_t len, uint64_t base,
                           bool closed);

@@ -21,7 +21,7 @@ local KIND_OPTS = {
   bytes = { kind = 1, text = 1, cstring = 1, padded = 1, len = 1, size = 1, rest = 1, max_len = 1, fixed = 1 },
   struct = { kind = 1, fields = 1, name = 1 },
   union = { kind = 1, cases = 1, on = 1, tag = 1, peek = 1, tag_key = 1 },
-  array = { kind = 1, of = 1, count = 1, until_end = 1, ["until"] = 1, max_count = 1 },
+  array = { kind = 1, of = 1, count = 1, until_end = 1, ["until"] = 1, max_count = 1, until_next = 1 },
   ref = { kind = 1, name = 1 },
   records = { kind = 1, of = 1, compression = 1, state = 1, recover = 1, size = 1, zstd_level = 1,
     count = 1, zstd_frame = 1, batch = 1 },
@@ -108,7 +108,9 @@ function check.schema(fmt, schema_path)
   -- Resolves a type expression into IR. scope: chain of frames for expressions.
   local resolve_type, resolve_struct, resolve_union
 
-  local function resolve_expr(src, path, scope, what)
+  -- input_ok: the expression places or bounds data when reading (a region's size, at or
+  -- count, a field's at), so it may use input_size, the size of the whole input
+  local function resolve_expr(src, path, scope, what, input_ok)
     local ast, err = expr.parse(src)
     if not ast then diag(path, "bad expression in " .. what .. ": " .. err) return nil end
     local ok = true
@@ -118,6 +120,14 @@ function check.schema(fmt, schema_path)
         local id = n.v
         if id == "version" then
           n.ref = { version = true }
+        elseif id == "input_size" then
+          if input_ok then
+            n.ref = { input_size = true }
+            ir.whole = true
+          else
+            diag(path, "input_size (the size of the whole input) is known only when reading: use it in a records region's size, at or count, or a field's at")
+            ok = false
+          end
         elseif id:match("^state%.") then
           local var = id:sub(7)
           local st = scope.state
@@ -331,8 +341,16 @@ function check.schema(fmt, schema_path)
         if a.mode == nil then a.mode = "until_end"; modes = modes + 1 end
       end
       if t["until"] ~= nil then a.mode = "until"; a.until_src = t["until"]; modes = modes + 1 end
-      if modes == 0 then diag(path, "an array needs count = <type or expr>, until_end = true or until = \"expr\"") end
-      if modes > 1 then diag(path, "an array takes only one of count, until_end, until") end
+      if t.until_next ~= nil then
+        if type(t.until_next) ~= "string" or #t.until_next == 0 then
+          diag(path, "until_next takes the bytes that follow the last element (a string)")
+        end
+        a.mode = "until_next"
+        a.terminator = t.until_next
+        modes = modes + 1
+      end
+      if modes == 0 then diag(path, "an array needs count = <type or expr>, until_end = true, until = \"expr\" or until_next = \"bytes\"") end
+      if modes > 1 then diag(path, "an array takes only one of count, until_end, until, until_next") end
       if t.of == nil then diag(path, "an array needs of = <type>") return nil end
       local et = as_type(t.of, path .. ".of")
       if et and (et.kind == "struct" or et.kind == "union") then
@@ -498,7 +516,7 @@ function check.schema(fmt, schema_path)
         end
         if o.at ~= nil and o.at_end ~= nil then diag(fpath, "a field takes at or at_end, not both") end
         if o.at ~= nil and ty.kind ~= "records" then
-          F.at = resolve_expr(o.at, fpath, inner, "at")
+          F.at = resolve_expr(o.at, fpath, inner, "at", true)
           ir.whole = true
         end
         if o.at_end ~= nil then
@@ -566,16 +584,16 @@ function check.schema(fmt, schema_path)
           ir.whole = true
         end
         if t2.at ~= nil then
-          R.at = resolve_expr(t2.at, fpath, inner, "at")
+          R.at = resolve_expr(t2.at, fpath, inner, "at", true)
           ir.whole = true
         end
         if t2.size ~= nil then
           if F.sized_by then diag(fpath, "a region sized by a size_of field takes no size") end
-          R.size_expr = resolve_expr(t2.size, fpath, inner, "size")
+          R.size_expr = resolve_expr(t2.size, fpath, inner, "size", true)
           R.sized = true
         end
         if t2.count ~= nil then
-          R.count_expr = resolve_expr(t2.count, fpath, inner, "count")
+          R.count_expr = resolve_expr(t2.count, fpath, inner, "count", true)
         end
         if F.counted_by then R.counted_by = F.counted_by end
         if t2.zstd_frame ~= nil then

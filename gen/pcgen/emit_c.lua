@@ -176,6 +176,7 @@ local function cexpr(ast, env)
     if k == "id" then
       local r = n.ref
       if r.version then return "(" .. env.xp .. "->version)" end
+      if r.input_size then return "pcd_input_size(" .. env.cur .. ")" end
       if r.state then
         env.need_state = r.region
         return "st->" .. r.state.name
@@ -478,6 +479,26 @@ local function dec_array(b, f, env, member, errname, local_)
       b:close("}")
       b:close("}")
     end
+  elseif a.mode == "until_next" and env.mode == "dec" then
+    -- count the elements (validating them) up to the bytes that follow the last one
+    local tl = #a.terminator
+    b:open("{")
+    b:f("pcd_cursor t = *%s;", cur)
+    b:l("for (;;) {")
+    b.ind = b.ind + 1
+    b:f("if (pcd_left(&t) >= %d && memcmp(t.p, %s, %d) == 0) break;", tl, text.cstr(a.terminator), tl)
+    b:f("if (PCD_UNLIKELY(pcd_left(&t) == 0))")
+    b:f("    return pcd_fail_short(&t, t.p, %s, %s);", text.cstr(errname),
+      text.cstr("elements, then " .. magic_text(a.terminator)))
+    if named then
+      b:f("PCD_TRY_IN(c->x, %s(&t), %s, (int64_t)%s);", elem_fn(et, "validate"), text.cstr(errname), n)
+    else
+      dec_value(b, { name = f.name, ty = et, errname = errname, local_ = local_ .. "_e" }, env, nil,
+        errname, local_ .. "_e", "(&t)")
+    end
+    b:f("%s++;", n)
+    b:close("}")
+    b:close("}")
   elseif a.mode == "until" then
     -- decode elements into a scratch element until the terminator, counting
     b:open("{")
@@ -496,6 +517,25 @@ local function dec_array(b, f, env, member, errname, local_)
     b:f("if (PCD_UNLIKELY(%s > %s))", n, expr.cnum(a.max))
     b:f("    return pcd_fail(%s, %s, PCD_E_LIMIT, %s, %s, PCD_FOUND_UINT, %s);", cur, at,
       text.cstr(errname), text.cstr("at most " .. a.max .. " elements"), n)
+  end
+  if a.mode == "until_next" and env.mode == "val" then
+    -- validation: elements up to the bytes that follow the last one (not consumed)
+    local tl = #a.terminator
+    b:l("for (;;) {")
+    b.ind = b.ind + 1
+    b:f("if (pcd_left(%s) >= %d && memcmp(%s->p, %s, %d) == 0) break;", cur, tl, cur, text.cstr(a.terminator), tl)
+    b:f("if (PCD_UNLIKELY(pcd_left(%s) == 0))", cur)
+    b:f("    return pcd_fail_short(%s, %s->p, %s, %s);", cur, cur, text.cstr(errname),
+      text.cstr("elements, then " .. magic_text(a.terminator)))
+    if named then
+      b:f("PCD_TRY_IN(c->x, %s(%s), %s, (int64_t)%s);", elem_fn(et, "validate"), cur, text.cstr(errname), n)
+    else
+      dec_value(b, { name = f.name, ty = et, errname = errname, local_ = local_ .. "_e" }, env, nil,
+        errname, local_ .. "_e", cur)
+    end
+    b:f("%s++;", n)
+    b:close("}")
+    return
   end
   local until_dec = a.mode == "until_end" and not fixed and env.mode == "val"
   if until_dec then

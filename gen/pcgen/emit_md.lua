@@ -33,6 +33,7 @@ local function type_text(ty)
   if k == "array" then
     local n = ty.mode == "prefix" and (type_text(ty.prefix) .. " count, then ") or ""
     local tail = ({ until_end = " until the end of the enclosing data", ["until"] = " until a terminating element",
+      until_next = ty.terminator and (' up to the next "' .. ty.terminator .. '" (not consumed)') or "",
       counted = " (count in another field)", expr = " (count from an expression)" })[ty.mode] or ""
     return "array: " .. n .. (ty.of and type_text(ty.of) or "?") .. tail
   end

@@ -15,6 +15,7 @@
 
 #include "fx_arrays_v1.h"
 #include "fx_blocks_v1.h"
+#include "fx_footer_v1.h"
 #include "fx_scalars_v1.h"
 #include "fx_stream_v2.h"
 #include "fx_tables_v1.h"
@@ -838,12 +839,66 @@ static void test_blocks(void **state)
     got_free(&g);
 }
 
+/* ---- a footer that sizes the sections before it; strings up to the next section's name ----- */
+
+static void test_footer(void **state)
+{
+    (void)state;
+    pcd_fx_footer_v1_file root = { 0 };
+    root.total = 99;
+    static pcd_bytes strs[3];
+    strs[0] = B("a");
+    strs[1] = B("bb");
+    strs[2] = B("");
+    pcd_fx_footer_v1_section s1 = { 0 }, s2 = { 0 }, s3 = { 0 };
+    s1.which = PCD_FX_FOOTER_V1_SECTION_STRS;
+    s1.u.strs.first = 3;
+    s1.u.strs.strings = strs;
+    s1.u.strs.n_strings = 3;
+    s2.which = PCD_FX_FOOTER_V1_SECTION_DONE;
+    s2.u.done.x = 7;
+    s3.which = PCD_FX_FOOTER_V1_SECTION_STRS; /* no strings, then the index */
+    pcd_fx_footer_v1_index_entry i1 = { 1, 2 }, i2 = { 3, 4 };
+    const pcd_region_desc *S = &pcd_fx_footer_v1_region_sections, *I = &pcd_fx_footer_v1_region_index;
+    rec_in recs[] = { { S, &s1 }, { S, &s2 }, { I, &i1 }, { I, &i2 } };
+    size_t n = encode_file(&pcd_fx_footer_v1_format, &root, recs, 4, false, PCD_OK);
+    assert_int_equal(n, 4 + (4 + 8 + 4 + 1 + 4 + 2 + 4) + (4 + 1) + 2 * 16 + 16);
+    assert_int_equal(pcd_ld_u64le(out + n - 8), 2);
+    got g;
+    decode_file(&pcd_fx_footer_v1_format, out, n, &g, 0);
+    assert_int_equal(g.end, PCD_END);
+    assert_int_equal(g.n, 5);
+    const pcd_fx_footer_v1_section *d = (const void *)g.data[1];
+    assert_int_equal(d->which, PCD_FX_FOOTER_V1_SECTION_STRS);
+    assert_int_equal(d->u.strs.n_strings, 3);
+    const pcd_fx_footer_v1_index_entry *ie = (const void *)g.data[4];
+    assert_int_equal(ie->b, 4);
+    got_free(&g);
+    json_roundtrip(&pcd_fx_footer_v1_format, out, n);
+    /* the strings need their terminator: a strs section last is cut short */
+    rec_in recs2[] = { { S, &s1 }, { S, &s2 }, { S, &s3 }, { I, &i1 } };
+    n = encode_file(&pcd_fx_footer_v1_format, &root, recs2, 4, false, PCD_OK);
+    decode_file(&pcd_fx_footer_v1_format, out, n, &g, 0);
+    assert_int_equal(g.end, PCD_E_TRUNCATED);
+    assert_string_equal(path_of(&g.err), "strs.strings");
+    got_free(&g);
+    /* an index count the file cannot hold: an error, not a wild region */
+    n = encode_file(&pcd_fx_footer_v1_format, &root, recs, 4, false, PCD_OK);
+    static uint8_t bad[256];
+    memcpy(bad, out, n);
+    pcd_st_u64le(bad + n - 8, UINT64_C(1) << 62);
+    decode_file(&pcd_fx_footer_v1_format, bad, n, &g, 0);
+    assert_true(PCD_IS_ERROR(g.end));
+    got_free(&g);
+    for (size_t k = 0; k < n; k++) pcd_fuzz_one(&pcd_fx_footer_v1_format, out, k);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scalars), cmocka_unit_test(test_strings), cmocka_unit_test(test_unions),
         cmocka_unit_test(test_arrays),  cmocka_unit_test(test_stream),  cmocka_unit_test(test_zstd),
-        cmocka_unit_test(test_tables),  cmocka_unit_test(test_blocks),
+        cmocka_unit_test(test_tables),  cmocka_unit_test(test_blocks),  cmocka_unit_test(test_footer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
