@@ -1973,5 +1973,5 @@ const pcd_format pcd_moarvm_v2_format = {
     "moarvm", "2", "MoarVM heap snapshot", "schemas/moarvm/v2.lua",
     &pcd_moarvm_v2_file_type, sizeof(pcd_moarvm_v2_file), root_dec, root_enc, pcd_moarvm_v2_file_segments,
     pcd_moarvm_v2_regions, 4,
-    pcd_moarvm_v2_detect, 16, 2, 0,
+    pcd_moarvm_v2_detect, 16, 2, PCD_FMT_PADDED_NAMES,
 };

@@ -1613,5 +1613,5 @@ const pcd_format pcd_moarvm_v3_format = {
     "moarvm", "3", "MoarVM heap snapshot", "schemas/moarvm/v3.lua",
     &pcd_moarvm_v3_file_type, sizeof(pcd_moarvm_v3_file), root_dec, root_enc, NULL,
     pcd_moarvm_v3_regions, 5,
-    pcd_moarvm_v3_detect, 16, 3, 0,
+    pcd_moarvm_v3_detect, 16, 3, PCD_FMT_PADDED_NAMES,
 };

@@ -2085,6 +2085,21 @@ const pcd_region_desc %s = {
   for _, R in ipairs(ir.regions) do if R.compression then streamable = false end end
   if streamable then flags[#flags + 1] = "PCD_FMT_STREAMABLE" end
   if ir.endian == "native" then flags[#flags + 1] = "PCD_FMT_NATIVE_ORDER" end
+  do
+    -- NUL-padded strings anywhere (fields or union names): junk after the NUL is dropped
+    local padded = false
+    local function scan(ty)
+      if not ty or padded then return end
+      if ty.kind == "bytes" and ty.padded then padded = true
+      elseif ty.kind == "struct" then for _, f in ipairs(ty.fields) do scan(f.ty) end
+      elseif ty.kind == "union" then
+        if ty.name_tag then padded = true end
+        for _, c in ipairs(ty.cases) do scan(c.ty) end
+      elseif ty.kind == "array" then scan(ty.of) end
+    end
+    for _, name in ipairs(ir.order) do scan(ir.types[name]) end
+    if padded then flags[#flags + 1] = "PCD_FMT_PADDED_NAMES" end
+  end
   local root = ir.root
   C[#C + 1] = string.format([[
 static pcd_status root_dec(pcd_cursor *c, void *out) { return %s_decode_(c, out); }

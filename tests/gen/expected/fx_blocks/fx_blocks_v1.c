@@ -672,5 +672,5 @@ const pcd_format pcd_fx_blocks_v1_format = {
     "fx_blocks", "1", "fx_blocks", "tests/gen/ok/fx_blocks.lua",
     &pcd_fx_blocks_v1_file_type, sizeof(pcd_fx_blocks_v1_file), root_dec, root_enc, NULL,
     pcd_fx_blocks_v1_regions, 3,
-    pcd_fx_blocks_v1_detect, 8, 1, 0,
+    pcd_fx_blocks_v1_detect, 8, 1, PCD_FMT_PADDED_NAMES,
 };

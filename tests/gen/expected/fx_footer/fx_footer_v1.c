@@ -521,5 +521,5 @@ const pcd_format pcd_fx_footer_v1_format = {
     "fx_footer", "1", "fx_footer", "tests/gen/ok/fx_footer.lua",
     &pcd_fx_footer_v1_file_type, sizeof(pcd_fx_footer_v1_file), root_dec, root_enc, pcd_fx_footer_v1_file_segments,
     pcd_fx_footer_v1_regions, 2,
-    pcd_fx_footer_v1_detect, 4, 1, 0,
+    pcd_fx_footer_v1_detect, 4, 1, PCD_FMT_PADDED_NAMES,
 };

@@ -431,5 +431,5 @@ const pcd_format pcd_fx_strings_v1_format = {
     "fx_strings", "1", "fx_strings", "tests/gen/ok/fx_strings.lua",
     &pcd_fx_strings_v1_file_type, sizeof(pcd_fx_strings_v1_file), root_dec, root_enc, NULL,
     pcd_fx_strings_v1_regions, 1,
-    pcd_fx_strings_v1_detect, 3, 1, PCD_FMT_STREAMABLE,
+    pcd_fx_strings_v1_detect, 3, 1, PCD_FMT_STREAMABLE | PCD_FMT_PADDED_NAMES,
 };
