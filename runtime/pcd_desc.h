@@ -170,8 +170,9 @@ typedef struct pcd_format {
 enum {
     PCD_FMT_STREAMABLE = 1u << 0,  /* can be read front to back from a pipe */
     PCD_FMT_NATIVE_ORDER = 1u << 1, /* byte order detected from a magic */
-    PCD_FMT_PADDED_NAMES = 1u << 2  /* NUL-padded strings: what follows a NUL is not kept
+    PCD_FMT_PADDED_NAMES = 1u << 2, /* NUL-padded strings: what follows a NUL is not kept
                                        (re-encoding writes zeros there) */
+    PCD_FMT_RELOCATES = 1u << 3     /* fields hold file offsets the encoder relocates */
 };
 
 /* Every format this build knows (generated/pcd_formats.c). */

@@ -7,6 +7,50 @@ static pcd_status wfail(pcd_writer *w, pcd_status st, const char *name, const ch
     return pcd_sink_fail(w->s, st, name, expected, PCD_FOUND_NONE, 0);
 }
 
+/* An old file offset -> where it is now: the record with the largest old start at or
+ * before it, moved by as much as that record moved. */
+static bool relocate(void *ud, uint64_t old, uint64_t *now)
+{
+    const pcd_writer *w = ud;
+    size_t lo = 0, hi = w->nrel;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->rel[2 * mid] <= old) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return false;
+    const uint64_t *e = &w->rel[2 * (lo - 1)];
+    *now = e[1] + (old - e[0]);
+    return true;
+}
+
+static pcd_status note_origin(pcd_writer *w, uint64_t now)
+{
+    if (!w->has_origin) return PCD_OK;
+    w->has_origin = false;
+    if (w->nrel && w->rel[2 * (w->nrel - 1)] >= w->origin)
+        return wfail(w, PCD_E_INVALID, "_offset", "records in the order of their original offsets");
+    if (w->nrel == w->crel) {
+        size_t cap = w->crel ? w->crel * 2 : 64;
+        uint64_t *p = pcd_alloc_resize(w->al, w->rel, w->crel * 2 * sizeof *p, cap * 2 * sizeof *p);
+        if (!p) return wfail(w, PCD_E_NOMEM, NULL, "memory for relocations (raise --max-memory)");
+        w->rel = p;
+        w->crel = cap;
+    }
+    w->rel[2 * w->nrel] = w->origin;
+    w->rel[2 * w->nrel + 1] = now;
+    w->nrel++;
+    return PCD_OK;
+}
+
+pcd_status pcd_writer_set_origin(pcd_writer *w, uint64_t old_offset)
+{
+    if (!(w->f->flags & PCD_FMT_RELOCATES)) return PCD_OK;
+    w->has_origin = true;
+    w->origin = old_offset;
+    return PCD_OK;
+}
+
 pcd_status pcd_writer_open(pcd_writer *w, const pcd_format *f, pcd_sink *s, pcd_alloc *al)
 {
     memset(w, 0, sizeof *w);
@@ -16,6 +60,10 @@ pcd_status pcd_writer_open(pcd_writer *w, const pcd_format *f, pcd_sink *s, pcd_
     w->al = al;
     pcd_ctx_init(&w->x, NULL);
     w->x.version = f->version_num;
+    if (f->flags & PCD_FMT_RELOCATES) {
+        w->x.reloc = relocate;
+        w->x.reloc_ud = w;
+    }
     s->x = &w->x;
     return PCD_OK;
 }
@@ -202,6 +250,10 @@ pcd_status pcd_writer_root(pcd_writer *w, const void *root)
     uint64_t off = pcd_sink_tell(w->s);
     w->x.root = root;
     w->cur = w->s;
+    if (w->f->flags & PCD_FMT_RELOCATES) {
+        if (!w->has_origin) pcd_writer_set_origin(w, 0);
+        PCD_TRY(note_origin(w, off));
+    }
     pcd_status st = w->f->root_encode(w->s, root);
     if (st != PCD_OK) {
         w->failed = true;
@@ -238,6 +290,8 @@ pcd_status pcd_writer_record(pcd_writer *w, const pcd_region_desc *rd, const voi
     pcd_sink *s = level_sink(w, k);
     s->x = &w->x;
     uint64_t off = pcd_sink_tell(s);
+    if (s == w->s) PCD_TRY(note_origin(w, off));   /* offsets in compressed data are not file offsets */
+    w->has_origin = false;
     w->x.state = L->state;
     pcd_status st = rd->encode(s, rec);
     if (st != PCD_OK) {
@@ -270,6 +324,9 @@ pcd_status pcd_writer_finish(pcd_writer *w)
 
 void pcd_writer_close(pcd_writer *w)
 {
+    if (w->rel) pcd_alloc_free(w->al, w->rel, w->crel * 2 * sizeof *w->rel);
+    w->rel = NULL;
+    w->nrel = w->crel = 0;
     while (w->depth) {
         pcd_wlevel *L = &w->lv[w->depth - 1];
         if (L->compressed) {

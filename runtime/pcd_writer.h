@@ -31,6 +31,12 @@ typedef struct pcd_writer {
     bool root_done;
     bool failed;
     uint64_t records;
+    /* relocation (formats with PCD_FMT_RELOCATES): where records stood in the original file
+     * (old) and where they were written (now), in file order */
+    uint64_t *rel;
+    size_t nrel, crel;
+    bool has_origin;
+    uint64_t origin;
 } pcd_writer;
 
 /* The sink's ctx is replaced by the writer's. `al` gives state memory. */
@@ -44,6 +50,11 @@ pcd_status pcd_writer_record(pcd_writer *w, const pcd_region_desc *rd, const voi
 /* Closes the open regions nested deeper than `depth` (0: every one), as the next record at
  * that depth would: afterwards pcd_sink_tell of the output is where that record starts. */
 pcd_status pcd_writer_close_to(pcd_writer *w, uint32_t depth);
+/* The record written next stood at old_offset in the file it was read from (a dump's
+ * _offset). Formats whose fields hold file offsets (relocate = true) then have those offsets
+ * moved to where the records they point into were written; records of file-level regions
+ * must come in the order of their old offsets. */
+pcd_status pcd_writer_set_origin(pcd_writer *w, uint64_t old_offset);
 /* Closes every open region (patching sizes and counts) and flushes the sink. */
 pcd_status pcd_writer_finish(pcd_writer *w);
 void pcd_writer_close(pcd_writer *w);

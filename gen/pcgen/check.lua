@@ -11,7 +11,7 @@ local FIELD_OPTS = {
   doc = true, when = true, equals = true, min = true, max = true, enum = true, open = true,
   absent = true, unit = true, hex = true, size_of = true, count_of = true, total_size = true,
   delta = true, base = true, shift = true, magic = true, _refined = true, init = true,
-  at = true, at_end = true, offset_of = true, file_size = true,
+  at = true, at_end = true, offset_of = true, file_size = true, relocate = true,
 }
 local KIND_OPTS = {
   int = { kind = 1, bits = 1, signed = 1, endian = 1, byte_order = 1 },
@@ -528,6 +528,14 @@ function check.schema(fmt, schema_path)
         if o.offset_of then
           if ty.kind ~= "int" then diag(fpath, "offset_of needs a fixed-width integer") end
           F.derived = { kind = "offset_of", target = o.offset_of }
+        end
+        if o.relocate then
+          if ty.kind ~= "int" or ty.signed or ty.bits < 32 then
+            diag(fpath, "relocate needs an unsigned fixed-width integer of 32 or 64 bits (a file offset)")
+          end
+          if F.derived or o.delta ~= nil or o.base ~= nil then diag(fpath, "relocate is for offsets stored as they are") end
+          F.relocate = true
+          ir.relocates = true
         end
         if o.file_size then
           if ty.kind ~= "int" then diag(fpath, "file_size needs a fixed-width integer") end

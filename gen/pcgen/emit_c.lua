@@ -1001,6 +1001,21 @@ local function enc_scalar(b, f, env, v)
       b:f("if (PCD_UNLIKELY((uint64_t)(%s) > %s))", v, hi)
       enc_fail(b, env, "PCD_E_RANGE", f.errname, "a value that fits in " .. type_text(ty), "PCD_FOUND_UINT", v)
     end
+    if f.relocate then
+      -- an offset into the stream: it moves with the record it points into
+      local r = "o_" .. f.local_:sub(3)
+      declare(env, r, "uint64_t", "0")
+      b:f("%s = (uint64_t)(%s);", r, w)
+      b:f("if (s->x->reloc && PCD_UNLIKELY(!s->x->reloc(s->x->reloc_ud, %s, &%s)))", r, r)
+      enc_fail(b, env, "PCD_E_INVALID", f.errname, "an offset into a record written before it (to move with that record)",
+        "PCD_FOUND_UINT", w)
+      if ty.bits < 64 then
+        local _, hi = range_of(ty)
+        b:f("if (PCD_UNLIKELY(%s > %s))", r, hi)
+        enc_fail(b, env, "PCD_E_RANGE", f.errname, "an offset that fits in " .. type_text(ty), "PCD_FOUND_UINT", r)
+      end
+      w = r
+    end
     b:f("PCD_TRY(%s);", put(ty, w, "s"))
   elseif k == "varint" then
     local enc = ty.enc
@@ -2085,6 +2100,7 @@ const pcd_region_desc %s = {
   for _, R in ipairs(ir.regions) do if R.compression then streamable = false end end
   if streamable then flags[#flags + 1] = "PCD_FMT_STREAMABLE" end
   if ir.endian == "native" then flags[#flags + 1] = "PCD_FMT_NATIVE_ORDER" end
+  if ir.relocates then flags[#flags + 1] = "PCD_FMT_RELOCATES" end
   do
     -- NUL-padded strings anywhere (fields or union names): junk after the NUL is dropped
     local padded = false

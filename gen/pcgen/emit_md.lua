@@ -64,6 +64,7 @@ local function notes(f)
     else n[#n + 1] = "element count of `" .. d.target .. "` (computed when encoding)" end
   end
   if f.at then n[#n + 1] = "placed at an offset another field gives" end
+  if f.relocate then n[#n + 1] = "a file offset; the encoder moves it with the record it points into" end
   if f.at_end then n[#n + 1] = f.at_end .. " bytes before the end of the file"
   end
   if f.delta then n[#n + 1] = "stored as a delta from state `" .. f.delta.name .. "`; dumped absolute" end

@@ -90,13 +90,14 @@ concatenation so far. Integers are the writer's native order, in practice little
       doc = "A table of contents: an inner one lists a snapshot's blocks, an outer one filemeta and every inner TOC so far.",
       field "count" (u64 { count_of = "entries" }),
       field "entries" (array { of = "toc_entry" }),
-      field "self" (u64 { doc = "File offset of this TOC's kind name; the end it records stops before this field." }),
+      field "self" (u64 { relocate = true,
+        doc = "File offset of this TOC's kind name; the end it records stops before this field." }),
     },
 
     toc_entry = struct {
       field "kind" (fixed_string { fixed = 8, doc = "Kind name of the block." }),
-      field "start" (u64 { doc = "File offset of the block's kind name." }),
-      field "end" (u64 { doc = "File offset just after the block (for a TOC: before its self pointer)." }),
+      field "start" (u64 { relocate = true, doc = "File offset of the block's kind name." }),
+      field "end" (u64 { relocate = true, doc = "File offset just after the block (for a TOC: before its self pointer)." }),
     },
 
     strings_block = struct {

@@ -893,12 +893,73 @@ static void test_footer(void **state)
     for (size_t k = 0; k < n; k++) pcd_fuzz_one(&pcd_fx_footer_v1_format, out, k);
 }
 
+/* ---- relocated offsets: an index of earlier blocks moves with them ------------------------------ */
+
+static void test_relocate(void **state)
+{
+    (void)state;
+    static uint16_t v16[5] = { 1, 2, 3, 4, 5 };
+    pcd_fx_blocks_v1_block note = { 0 }, c16 = { 0 }, idx = { 0 };
+    note.which = PCD_FX_BLOCKS_V1_BLOCK_NOTE;
+    note.u.note.text = B("hi");
+    c16.which = PCD_FX_BLOCKS_V1_BLOCK_U16S;
+    c16.u.u16s.width = 2;
+    pcd_fx_blocks_v1_u16_batch b16 = { v16, 5 };
+    idx.which = PCD_FX_BLOCKS_V1_BLOCK_INDEX;
+    /* the note starts at 8, the u16s block after it (8 + 8 + 2 + 2) */
+    idx.u.index.first = 8;
+    idx.u.index.last = 20;
+    const pcd_region_desc *BL = &pcd_fx_blocks_v1_region_blocks, *E16 = &pcd_fx_blocks_v1_region_column16_entries;
+    rec_in recs[] = { { BL, &note }, { BL, &c16 }, { E16, &b16 }, { BL, &idx } };
+    pcd_fx_blocks_v1_file root = { 0 };
+    size_t n = encode_file(&pcd_fx_blocks_v1_format, &root, recs, 4, false, PCD_OK);
+    uint64_t idx_at = n - 8 - 16;
+    assert_int_equal(pcd_ld_u64le(out + idx_at + 8), 8);
+    assert_int_equal(pcd_ld_u64le(out + idx_at + 16), 20);
+    /* written again from where each record stood, with a longer note: the offsets move */
+    pcd_ctx x;
+    pcd_ctx_init(&x, NULL);
+    static uint8_t again[4096];
+    pcd_sink s;
+    pcd_sink_init(&s, again, sizeof again, NULL, NULL, NULL, &x);
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
+    pcd_writer w;
+    pcd_writer_open(&w, &pcd_fx_blocks_v1_format, &s, &al);
+    assert_int_equal(pcd_writer_root(&w, &root), PCD_OK);
+    note.u.note.text = B("a longer note");
+    uint64_t origins[] = { 8, 20, 0, idx_at };
+    for (int i = 0; i < 4; i++) {
+        pcd_writer_set_origin(&w, origins[i]);
+        assert_int_equal(pcd_writer_record(&w, recs[i].rd, recs[i].data), PCD_OK);
+    }
+    assert_int_equal(pcd_writer_finish(&w), PCD_OK);
+    pcd_writer_close(&w);
+    size_t m = s.len;
+    assert_int_equal(m, n + 11);
+    assert_int_equal(pcd_ld_u64le(again + m - 16), 8);
+    assert_int_equal(pcd_ld_u64le(again + m - 8), 20 + 11);
+    assert_memory_equal(again + 20 + 11, "u16s", 4);
+    assert_int_equal(al.in_use, 0);
+    /* records out of their original order cannot be relocated */
+    pcd_sink_init(&s, again, sizeof again, NULL, NULL, NULL, &x);
+    pcd_writer_open(&w, &pcd_fx_blocks_v1_format, &s, &al);
+    assert_int_equal(pcd_writer_root(&w, &root), PCD_OK);
+    pcd_writer_set_origin(&w, 20);
+    assert_int_equal(pcd_writer_record(&w, BL, &note), PCD_OK);
+    pcd_writer_set_origin(&w, 8);
+    assert_int_equal(pcd_writer_record(&w, BL, &note), PCD_E_INVALID);
+    pcd_writer_close(&w);
+    assert_int_equal(al.in_use, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scalars), cmocka_unit_test(test_strings), cmocka_unit_test(test_unions),
         cmocka_unit_test(test_arrays),  cmocka_unit_test(test_stream),  cmocka_unit_test(test_zstd),
         cmocka_unit_test(test_tables),  cmocka_unit_test(test_blocks),  cmocka_unit_test(test_footer),
+        cmocka_unit_test(test_relocate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

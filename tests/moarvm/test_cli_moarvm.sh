@@ -108,6 +108,13 @@ expect_rc 0 "encode an edited dump" "$P" encode "$W/badjson.jsonl" -o "$W/badjso
 expect_rc 1 "validate bad snapmeta JSON" "$P" validate "$W/badjson.mvmheap"
 grep -q 'snapmeta: expected a JSON object' "$W/err" && ok "bad JSON reported" || bad "bad JSON not reported"
 
+# an edited dump: blocks move, the TOCs move with them
+sed 's/"text":"Permanent Roots"/"text":"Permanent Roots, renamed so that every later block moves"/' \
+    "$W/synthetic-three.jsonl" >"$W/moved.jsonl"
+expect_rc 0 "encode an edited dump whose blocks move" "$P" encode "$W/moved.jsonl" -o "$W/moved.mvmheap"
+[ "$(stat -c %s "$W/moved.mvmheap")" -gt "$(stat -c %s "$s")" ] && ok "edited dump: the file grew" || bad "edited dump: same size"
+expect_rc 0 "validate it (every TOC entry relocated)" "$P" validate "$W/moved.mvmheap"
+
 # options
 expect_rc 2 "collapsed: bad metric" "$P" convert --to collapsed --metric bytes "$s"
 expect_rc 1 "collapsed: no such snapshot" "$P" convert --to collapsed --metric size@9 "$s"

@@ -1,6 +1,7 @@
 -- fx_blocks: a stream of blocks named by 8-byte NUL-padded kinds (a union with a name tag);
 -- some blocks hold one zstd frame whose compressed size is stored nowhere (the block ends
--- where the frame ends), read as batches of fixed-width entries.
+-- where the frame ends), read as batches of fixed-width entries; an index of file offsets
+-- that the encoder relocates.
 return format "fx_blocks" {
   version = 1,
   endian = "little",
@@ -17,6 +18,12 @@ return format "fx_blocks" {
       case("u16more", "u16_more", "column16"),
       case("u64s", "u64s", "column64"),
       case("exactly8", "exactly8", struct {}),
+      case("index", "index", "index_block"),
+    },
+    index_block = struct {
+      doc = "Where two earlier blocks start: file offsets that move with them when encoding.",
+      field "first" (u64 { relocate = true }),
+      field "last" (u64 { relocate = true }),
     },
     note_block = struct { field "text" (string { len = u16 }) },
     column16 = struct {
