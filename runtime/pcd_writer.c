@@ -137,8 +137,15 @@ static pcd_status close_level(pcd_writer *w)
     if (L->compressed) {
         pcd_status st = pcd_sink_flush(&L->inner);
         if (st == PCD_OK) st = pcd_zstd_writer_end(&L->zw);
-        pcd_zstd_writer_free(&L->zw);
-        pcd_alloc_free(w->al, L->ibuf, PCD_WRITER_IBUF);
+        if (!w->has_spare) {
+            /* kept for the next compressed region */
+            w->spare_zw = L->zw;
+            w->spare_ibuf = L->ibuf;
+            w->has_spare = true;
+        } else {
+            pcd_zstd_writer_free(&L->zw);
+            pcd_alloc_free(w->al, L->ibuf, PCD_WRITER_IBUF);
+        }
         L->compressed = false;
         if (st != PCD_OK) {
             w->failed = true;
@@ -184,12 +191,23 @@ static pcd_status start_compression(pcd_writer *w, pcd_wlevel *L)
 {
     /* the compressed bytes land in the enclosing sink (itself maybe compressed) */
     pcd_sink *outer = level_sink(w, (int)(L - w->lv) - 1);
-    if (pcd_zstd_writer_init(&L->zw, w->al, L->rd->zstd_level, outer) != PCD_OK)
-        return wfail(w, PCD_E_NOMEM, L->rd->name, "memory for zstd");
-    L->ibuf = pcd_alloc_get(w->al, PCD_WRITER_IBUF);
-    if (!L->ibuf) {
-        pcd_zstd_writer_free(&L->zw);
-        return wfail(w, PCD_E_NOMEM, L->rd->name, "memory for zstd");
+    if (w->has_spare) {
+        w->has_spare = false;
+        L->zw = w->spare_zw;
+        L->ibuf = w->spare_ibuf;
+        if (pcd_zstd_writer_restart(&L->zw, L->rd->zstd_level, outer) != PCD_OK) {
+            pcd_zstd_writer_free(&L->zw);
+            pcd_alloc_free(w->al, L->ibuf, PCD_WRITER_IBUF);
+            return wfail(w, PCD_E_ZSTD, L->rd->name, "a zstd context that can be reused");
+        }
+    } else {
+        if (pcd_zstd_writer_init(&L->zw, w->al, L->rd->zstd_level, outer) != PCD_OK)
+            return wfail(w, PCD_E_NOMEM, L->rd->name, "memory for zstd");
+        L->ibuf = pcd_alloc_get(w->al, PCD_WRITER_IBUF);
+        if (!L->ibuf) {
+            pcd_zstd_writer_free(&L->zw);
+            return wfail(w, PCD_E_NOMEM, L->rd->name, "memory for zstd");
+        }
     }
     pcd_sink_init(&L->inner, L->ibuf, PCD_WRITER_IBUF, zfeed, NULL, L, &w->x);
     L->compressed = true;
@@ -324,6 +342,11 @@ pcd_status pcd_writer_finish(pcd_writer *w)
 
 void pcd_writer_close(pcd_writer *w)
 {
+    if (w->has_spare) {
+        pcd_zstd_writer_free(&w->spare_zw);
+        pcd_alloc_free(w->al, w->spare_ibuf, PCD_WRITER_IBUF);
+        w->has_spare = false;
+    }
     if (w->rel) pcd_alloc_free(w->al, w->rel, w->crel * 2 * sizeof *w->rel);
     w->rel = NULL;
     w->nrel = w->crel = 0;

@@ -37,6 +37,10 @@ typedef struct pcd_writer {
     size_t nrel, crel;
     bool has_origin;
     uint64_t origin;
+    /* a closed compressed level's zstd context and buffer, for the next one */
+    bool has_spare;
+    pcd_zstd_writer spare_zw;
+    uint8_t *spare_ibuf;
 } pcd_writer;
 
 /* The sink's ctx is replaced by the writer's. `al` gives state memory. */

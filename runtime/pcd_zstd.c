@@ -154,6 +154,16 @@ pcd_status pcd_zstd_writer_init(pcd_zstd_writer *w, pcd_alloc *al, int level, pc
     return PCD_OK;
 }
 
+pcd_status pcd_zstd_writer_restart(pcd_zstd_writer *w, int level, pcd_sink *out)
+{
+    size_t r = ZSTD_CCtx_reset(w->c, ZSTD_reset_session_only);
+    if (!ZSTD_isError(r)) r = ZSTD_CCtx_setParameter(w->c, ZSTD_c_compressionLevel, level);
+    if (ZSTD_isError(r)) return PCD_E_ZSTD;
+    w->out = out;
+    w->in_total = 0;
+    return PCD_OK;
+}
+
 static pcd_status zpump(pcd_zstd_writer *w, ZSTD_inBuffer *in, ZSTD_EndDirective mode)
 {
     pcd_sink *s = w->out;

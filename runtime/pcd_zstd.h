@@ -49,6 +49,9 @@ typedef struct pcd_zstd_writer {
 } pcd_zstd_writer;
 
 pcd_status pcd_zstd_writer_init(pcd_zstd_writer *w, pcd_alloc *al, int level, pcd_sink *out);
+/* Starts a new frame on an initialised writer, keeping zstd's context (its tables are large
+ * at high levels; reusing them is much cheaper than free + init). */
+pcd_status pcd_zstd_writer_restart(pcd_zstd_writer *w, int level, pcd_sink *out);
 pcd_status pcd_zstd_writer_write(pcd_zstd_writer *w, const uint8_t *p, size_t n);
 /* Ends the frame and flushes it into the sink. */
 pcd_status pcd_zstd_writer_end(pcd_zstd_writer *w);

@@ -93,7 +93,11 @@ static void on_snapshot(void *ud, const mvm_col *c, const mvm_snapshot *s, const
 /* Immediate dominators (as node indexes; NONE for the root and the unreachable). */
 static uint32_t *dominators(const graph_copy *g)
 {
-    uint32_t n = (uint32_t)g->n, m = (uint32_t)g->nrefs;
+    uint32_t n = (uint32_t)g->n;
+    /* the edges: every collectable's range (ranges may share references) */
+    uint64_t m = 0;
+    for (uint32_t v = 0; v < n; v++) m += g->rfcnt[v];
+    if (m >= NONE) return NULL;
     uint32_t *pre = malloc(n * sizeof *pre);       /* node -> preorder number, NONE: unreachable */
     uint32_t *vert = malloc(n * sizeof *vert);      /* preorder number -> node */
     uint32_t *par = malloc(n * sizeof *par);        /* DFS parent (preorder numbers) */

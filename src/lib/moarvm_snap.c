@@ -803,6 +803,7 @@ static void finish_snapshot(mvm_col *c, uint64_t toc_offset)
         bool sound = c->o.graph && !c->oom && ncoll && s->n[MVM_REFTRGET] == nrefs && s->n[MVM_COLRFSTR] == ncoll &&
                      s->n[MVM_COLRFCNT] == ncoll && s->n[MVM_COLUSIZE] == ncoll && s->n[MVM_COLSIZE] == ncoll &&
                      s->n[MVM_COLTOFI] == ncoll && !b[B_RANGE_OVF].n && (!c->ref_end.any || c->ref_end.val <= nrefs) &&
+                     !c->rfcnt_sum_ovf && c->rfcnt_sum == nrefs &&
                      (!c->max_target.any || c->max_target.val < ncoll);
         if (sound) {
             g = (mvm_graph){ ncoll, nrefs, c->kind, c->size, c->usize, c->tofi, c->rfstr, c->rfcnt, c->target };
@@ -994,7 +995,7 @@ static void on_entries(mvm_col *c, const pcd_record *rec)
         const pcd_moarvm_v3_string_entry *e = rec->data;
         size_t len = e->text.len;
         if (!vec_reserve(c, &c->sbuf, 1, c->sbuf.n + len)) return;
-        memcpy((uint8_t *)c->sbuf.p + c->sbuf.n, e->text.ptr, len);
+        if (len) memcpy((uint8_t *)c->sbuf.p + c->sbuf.n, e->text.ptr, len);
         c->sbuf.n += len;
         uint64_t end = c->sbuf.n;
         vec_push(c, &c->soff, &end, sizeof end);
@@ -1027,7 +1028,7 @@ static void on_entries(mvm_col *c, const pcd_record *rec)
     if (t >= 0) {
         mvm_vec *v = &c->tbl[t];
         if (!vec_reserve(c, v, sizeof(uint32_t), v->n + n)) return;
-        memcpy((uint32_t *)v->p + v->n, vals, n * sizeof(uint32_t));
+        if (n) memcpy((uint32_t *)v->p + v->n, vals, n * sizeof(uint32_t));
         v->n += n;
         if (t != 4) {
             const uint32_t *u = vals;
@@ -1127,7 +1128,7 @@ static void v2_block(mvm_col *c, const pcd_record *rec)
         for (size_t i = 0; i < b->u.strs.n_strings; i++) {
             const pcd_bytes *t = &b->u.strs.strings[i];
             if (!vec_reserve(c, &c->sbuf, 1, c->sbuf.n + t->len)) return;
-            memcpy((uint8_t *)c->sbuf.p + c->sbuf.n, t->ptr, t->len);
+            if (t->len) memcpy((uint8_t *)c->sbuf.p + c->sbuf.n, t->ptr, t->len);
             c->sbuf.n += t->len;
             uint64_t end = c->sbuf.n;
             vec_push(c, &c->soff, &end, sizeof end);

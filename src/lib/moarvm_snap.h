@@ -57,7 +57,7 @@ typedef struct mvm_stats {
 /* The heap graph of the snapshot being finished (graph mode only): collectable i has
  * kind[i], size[i] + usize[i] bytes, its type or frame tofi[i], and its references are
  * target[rfstr[i] .. rfstr[i] + rfcnt[i]). Given only when every range and target is in
- * bounds. */
+ * bounds and the counts add up to nrefs. */
 typedef struct mvm_graph {
     uint64_t n, nrefs;
     const uint8_t *kind;
