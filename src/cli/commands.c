@@ -185,6 +185,8 @@ int cmd_info(cli *c, int argc, char **argv)
         if (ictx) ext->info->record(ictx, &rec);
     }
     cli_progress_done(c);
+    /* damage only what sits above the bytes sees (a unit of records cut short) */
+    if (!damaged && ictx && ext->info->damaged && ext->info->damaged(ictx, &damage)) damaged = true;
     uint64_t size = src.in.is_regular ? src.in.size : src.in.bytes_read;
     if (json) {
         outbuf ob;

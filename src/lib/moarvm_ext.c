@@ -106,8 +106,8 @@ static void info_text(void *ctx, FILE *out)
     size_t n = mvm_col_snapshots(m->c, &s);
     uint64_t idx, off;
     bool inc = mvm_col_incomplete(m->c, &idx, &off);
-    fprintf(out, "snapshots:   %zu complete%s; profiling %s\n", n,
-            inc ? " (and one incomplete)" : "", mvm_col_ended(m->c) ? "ended (final TOC present)" : "not ended (no final TOC)");
+    fprintf(out, "snapshots:   %zu complete%s; profiling %s\n", n, inc ? " (and one incomplete)" : "",
+            mvm_col_ended(m->c) ? "ended" : "not ended (the file lacks what MoarVM writes when it ends)");
     fprintf(out, "tables:      %" PRIu64 " strings, %" PRIu64 " types, %" PRIu64 " frames\n", mvm_col_strings(m->c),
             mvm_col_types(m->c), mvm_col_frames(m->c));
     if (n) {
@@ -204,8 +204,24 @@ static void info_fini(void *ctx)
     problems_free(&m->pr);
 }
 
+/* A snapshot (or blocks after the last TOC) cut short at a block boundary. */
+static bool info_damaged(void *ctx, pcd_error *e)
+{
+    mvm_info *m = ctx;
+    if (!m->c) return false;
+    info_end(m);
+    uint64_t idx, off;
+    if (!mvm_col_incomplete(m->c, &idx, &off)) return false;
+    memset(e, 0, sizeof *e);
+    e->status = PCD_E_TRUNCATED;
+    e->offset = mvm_col_last_block(m->c);
+    e->expected = "the rest of the snapshot and its TOC (the file ends after the block here)";
+    pcd_error_push(e, "snapshot", (int64_t)idx);
+    return true;
+}
+
 static const pcd_info_ops mvm_info_ops = {
-    sizeof(mvm_info), info_init, info_record, info_text, info_json, info_fini,
+    sizeof(mvm_info), info_init, info_record, info_text, info_json, info_fini, info_damaged,
 };
 
 /* ---- checks (validate) --------------------------------------------------------------------- */

@@ -75,7 +75,8 @@ struct mvm_col {
     mvm_vec pend;                 /* mvm_block */
     mvm_vec inner;                /* mvm_block: inner TOCs */
     bool last_was_inner, last_was_outer, ended;
-    uint64_t last_block_end;
+    uint64_t last_block_end;      /* the last block's header (its frame not included) */
+    uint64_t last_block_start;
     /* the block being read */
     int32_t cur;                  /* PCD_MOARVM_V3_BLOCK_*, or -1 */
     uint64_t cur_start;
@@ -937,6 +938,7 @@ static void on_block(mvm_col *c, const pcd_record *rec)
     c->cur = (int32_t)b->which;
     c->cur_start = off;
     c->cur_n = 0;
+    c->last_block_start = off;
     c->last_block_end = off + rec->size;
     if (b->which != PCD_MOARVM_V3_BLOCK_TOC) c->last_was_inner = c->last_was_outer = false;
     switch (b->which) {
@@ -1096,6 +1098,7 @@ static void v2_block(mvm_col *c, const pcd_record *rec)
     v2_close_block(c, off);
     c->v2_cur = (int32_t)b->which;
     c->v2_cur_start = off;
+    c->last_block_start = off;
     c->last_block_end = off + rec->size;
     switch (b->which) {
     case PCD_MOARVM_V2_BLOCK_COLL:
@@ -1257,8 +1260,9 @@ void mvm_col_record(mvm_col *c, const pcd_record *rec)
 static void v2_finish(mvm_col *c)
 {
     if (c->in_snap) {
-        report(c, true, c->last_block_end, NULL, -1, PCD_FOUND_NONE, 0,
-               "the strs, type and fram blocks of this snapshot, which starts at offset %" PRIu64, c->s.offset);
+        report(c, true, c->last_block_start, NULL, -1, PCD_FOUND_NONE, 0,
+               "the strs, type and fram blocks of this snapshot, which starts at offset %" PRIu64
+               " (the file ends after the block here)", c->s.offset);
         return;
     }
     static const char *const what[3] = { "stringheap_size", "types_size", "staticframes_size" };
@@ -1280,12 +1284,13 @@ void mvm_col_finish(mvm_col *c)
     if (c->in_snap) {
         const mvm_block *last = c->pend.n ? &pend[c->pend.n - 1] : NULL;
         const pcd_field *cf = last ? &pcd_moarvm_v3_block_type.fields[last->which] : NULL;
-        report(c, true, c->last_block_end, NULL, -1, PCD_FOUND_NONE, 0,
+        report(c, true, c->last_block_start, NULL, -1, PCD_FOUND_NONE, 0,
                "the TOC of this snapshot, which starts at offset %" PRIu64 "; the file ends after its %s block "
-               "(the writer was stopped in the middle of it)", c->s.offset, cf ? cf->name : "snapmeta");
+               "here (the writer was stopped in the middle of it)", c->s.offset, cf ? cf->name : "snapmeta");
     } else if (c->pend.n) {
-        report(c, true, c->last_block_end, NULL, -1, PCD_FOUND_NONE, 0,
-               "a TOC after the %zu block%s that follow the last one", c->pend.n, c->pend.n == 1 ? "" : "s");
+        report(c, true, c->last_block_start, NULL, -1, PCD_FOUND_NONE, 0,
+               "a TOC after the %zu block%s that follow the last one (the file ends after the block here)",
+               c->pend.n, c->pend.n == 1 ? "" : "s");
     } else if (c->last_was_inner) {
         report(c, false, c->last_block_end, "toc", -1, PCD_FOUND_NONE, 0,
                "an outer TOC after the last inner one (the file's last 8 bytes point at an inner TOC)");
@@ -1324,3 +1329,5 @@ bool mvm_col_incomplete(const mvm_col *c, uint64_t *index, uint64_t *offset)
     *offset = c->s.offset;
     return true;
 }
+
+uint64_t mvm_col_last_block(const mvm_col *c) { return c->last_block_start; }

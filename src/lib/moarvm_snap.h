@@ -101,6 +101,8 @@ uint64_t mvm_col_frames(const mvm_col *c);
 bool mvm_col_filemeta(const mvm_col *c, int64_t *subversion, int64_t *start_time, int64_t *pid);
 /* The file ended with the final (empty) TOC MoarVM writes when profiling ends. */
 bool mvm_col_ended(const mvm_col *c);
+/* Where the last block read starts. */
+uint64_t mvm_col_last_block(const mvm_col *c);
 /* A snapshot was started but its TOC is missing (the file ends or breaks inside it). */
 bool mvm_col_incomplete(const mvm_col *c, uint64_t *index, uint64_t *offset);
 

@@ -88,9 +88,10 @@ b=$(grep -m1 -o '"_kind":"colsize","_offset":[0-9]*' "$W/synthetic-three.jsonl" 
 head -c "$b" "$s" >"$W/cut2.mvmheap"
 expect_rc 1 "validate a file cut between blocks" "$P" validate "$W/cut2.mvmheap"
 grep -q 'the TOC of this snapshot' "$W/err" && ok "cut between blocks: incomplete snapshot reported" || bad "cut2: not reported"
-"$P" info --json "$W/cut2.mvmheap" >"$W/out" 2>/dev/null
+expect_rc 1 "info --json a file cut between blocks (damage seen above the bytes)" "$P" info --json "$W/cut2.mvmheap"
 [ "$(json "$W/out" 'd["summary"]["incomplete"]["index"]')" = 0 ] && ok "cut between blocks: info marks it incomplete" \
     || bad "cut2: info"
+[ "$(json "$W/out" 'd["valid"]')" = False ] && ok "cut between blocks: not valid" || bad "cut2: valid"
 
 # a damaged frame in the middle: validate stops there; --all resumes at the next block
 cp "$s" "$W/damaged.mvmheap"
