@@ -218,6 +218,7 @@ const char *mvm_col_string(const mvm_col *c, uint64_t i, size_t *len)
     if (i >= nstrings(c)) return NULL;
     const uint64_t *off = c->soff.p;
     *len = (size_t)(off[i + 1] - off[i]);
+    if (!c->sbuf.p) return ""; /* every string so far is empty */
     return (const char *)c->sbuf.p + off[i];
 }
 
