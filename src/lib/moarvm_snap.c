@@ -21,9 +21,9 @@ static const char *const col_names[MVM_NCOLS] = {
     "colkind", "colsize", "coltofi", "colrfcnt", "colrfstr", "colusize", "refdescr", "reftrget",
 };
 
-/* Type and frame indexes above this are not given a row of per-type totals (they are
- * out of bounds anyway: no real heap has 16 million types). */
-#define MVM_MAX_STAT_INDEX ((uint64_t)1 << 24)
+/* Type and frame indexes above this are not given a row of per-type totals (no real heap
+ * has a million types; the highscores are then not checked). */
+#define MVM_MAX_STAT_INDEX ((uint64_t)1 << 20)
 /* topIDs / topscore values kept (MoarVM writes 4 x 40). */
 #define MVM_MAX_TOP 65536
 
@@ -100,6 +100,7 @@ struct mvm_col {
     size_t tcap;
     mvm_stats st;
     size_t st_cap[5];
+    bool st_partial;              /* an index beyond MVM_MAX_STAT_INDEX had no row */
     mvm_vec top[2];               /* uint64_t: topIDs, topscore */
     uint64_t top_offset[2];
     /* done */
@@ -397,6 +398,7 @@ static void reset_snapshot(mvm_col *c)
     c->kind0 = 0;
     c->top[0].n = c->top[1].n = 0;
     c->top_offset[0] = c->top_offset[1] = 0;
+    c->st_partial = false;
     c->in_snap = false;
 }
 
@@ -536,6 +538,7 @@ static void column_values(mvm_col *c, int col, const void *vals, size_t n)
                 if (v[i] != 0) bad(&c->bad[B_ROOT_USIZE], at, v[i]);
             } else if (k >= MVM_K_OBJECT) {
                 mvm_stat *row = stat_row(c, k, c->tofi[at]);
+                if (!row) c->st_partial = true;
                 if (row) {
                     row->count++;
                     bool ovf = false;
@@ -593,6 +596,11 @@ static void check_highscores(mvm_col *c)
     const mvm_vec *ids = &c->top[0], *scores = &c->top[1];
     uint64_t ec = c->entry_count;
     if (!ids->n && !scores->n) return;   /* MoarVM writes none without statistics */
+    if (c->st_partial) {
+        report(c, false, c->top_offset[1], "topscore", -1, PCD_FOUND_NONE, 0,
+               "type and frame indexes below %" PRIu64 " (the highscores were not checked)", MVM_MAX_STAT_INDEX);
+        return;
+    }
     if (ids->n != 4 * ec || scores->n != 4 * ec) {
         report(c, true, ids->n != 4 * ec ? c->top_offset[0] : c->top_offset[1],
                ids->n != 4 * ec ? "top_ids" : "topscore", -1, PCD_FOUND_UINT, ids->n != 4 * ec ? ids->n : scores->n,
@@ -620,11 +628,14 @@ static void check_highscores(mvm_col *c)
             c->oom = true;
             break;
         }
-        for (size_t i = 0; i < len; i++) all[i] = by_size ? rows[i].size : rows[i].count;
-        qsort(all, len, sizeof *all, cmp_desc);
-        for (uint64_t i = 0; i < ec; i++) want[i] = i < len ? all[i] : 0;
+        /* rows with a score, best first (the rest are zeros) */
+        size_t nz = 0;
+        for (size_t i = 0; i < len; i++)
+            if (rows[i].count) all[nz++] = by_size ? rows[i].size : rows[i].count;
+        qsort(all, nz, sizeof *all, cmp_desc);
+        for (uint64_t i = 0; i < ec; i++) want[i] = i < nz ? all[i] : 0;
         /* with no objects (or frames) at all, MoarVM writes whatever its buffer held */
-        bool empty = len == 0;
+        bool empty = nz == 0;
         const uint64_t *psc = sc + part * ec, *pid = id + part * ec;
         for (uint64_t i = 0; i < ec; i++) {
             if (psc[i] != want[i]) {
