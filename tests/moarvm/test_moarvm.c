@@ -793,6 +793,32 @@ static void check_corpus_file(const char *path, const char *facts_path)
     if (s.nerr) dump_msgs(&s);
     assert_int_equal(s.nerr, 0);
     for (int i = 0; i < 16; i++) free(tops[i]);
+    if (fmt == &pcd_moarvm_v3_format && ns <= 16) {
+        /* cut at sampled points (and around every snapshot's TOC end): the snapshots whose
+         * TOC is complete are there, and the cut is reported */
+        uint64_t inner_end[16];
+        for (size_t k = 0; k < ns; k++) inner_end[k] = sn[k].toc_offset + 16 + 24 * pcd_ld_u64le(p + sn[k].toc_offset + 8) + 8;
+        uint64_t cuts[96];
+        size_t ncut = 0;
+        for (size_t k = 0; k < ns && ncut + 3 <= 48; k++) {
+            cuts[ncut++] = inner_end[k] - 1;
+            cuts[ncut++] = inner_end[k];
+            cuts[ncut++] = inner_end[k] + 1;
+        }
+        rng_state = n;
+        while (ncut < 96) cuts[ncut++] = rnd() % n;
+        for (size_t i = 0; i < ncut; i++) {
+            seen cs;
+            mvm_col *cc = read_file(p, (size_t)cuts[i], &cs, false);
+            const mvm_snapshot *csn;
+            size_t got = mvm_col_snapshots(cc, &csn), want = 0;
+            for (size_t k = 0; k < ns; k++) want += inner_end[k] <= cuts[i];
+            if (got != want) print_message("%s cut at %" PRIu64 ": %zu snapshots, want %zu\n", path, cuts[i], got, want);
+            assert_int_equal(got, want);
+            assert_true(cs.end != PCD_END || cs.nerr + cs.nwarn > 0);
+            mvm_col_free(cc);
+        }
+    }
     mvm_col_free(c);
     free(p);
 }
