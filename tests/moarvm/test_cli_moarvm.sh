@@ -15,8 +15,14 @@ expect_rc() { # expected-rc description command...
     local rc=$?
     if [ "$rc" = "$want" ]; then ok "$what (exit $rc)"; else bad "$what: exit $rc, wanted $want"; sed 's/^/    /' "$W/err" | head -5; fi
 }
-# json FILE EXPR: a value from a JSON file (python3 is there wherever the tests run)
-json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+# Values from info --json (one line; each snapshot's numbers come before its first nested object)
+nsnaps() { grep -o '{"index":[0-9]*,"offset":[0-9]*,"gc_seq_num\|{"index":[0-9]*,"offset":[0-9]*,"collectables' "$1" | wc -l; }
+snap() { # FILE K FIELD (K: 1-based, or $ for the last)
+    grep -o '{"index":[0-9]*,"offset":[0-9]*,[^{]*' "$1" | sed -n "$2p" | grep -o "\"$3\":[0-9]*" | cut -d: -f2
+}
+top() { # FILE FIELD: strings, types or frames of the whole file
+    grep -o '"blocks":[0-9]*,"strings":[0-9]*,"types":[0-9]*,"frames":[0-9]*' "$1" | grep -o "\"$2\":[0-9]*" | cut -d: -f2
+}
 
 files=("$DATA/moarvm/synthetic-three.mvmheap" "$DATA/moarvm/synthetic-killed.mvmheap")
 for f in "$CORPUS"/moarvm/*.mvmheap; do
@@ -32,7 +38,7 @@ for f in "${files[@]}"; do
     expect_rc 0 "validate $n" "$P" validate "$f"
     expect_rc 0 "info $n" "$P" info "$f"
     expect_rc 0 "info --json $n" "$P" info --json "$f" && cp "$W/out" "$W/$n.info.json"
-    snaps=$(json "$W/$n.info.json" 'len(d["summary"]["snapshots"])')
+    snaps=$(nsnaps "$W/$n.info.json")
     [ "$snaps" -ge 1 ] && ok "$n: $snaps snapshots" || bad "$n: no snapshot"
     expect_rc 0 "dump $n" "$P" dump "$f" -o "$W/$n.jsonl"
     expect_rc 0 "encode $n" "$P" encode "$W/$n.jsonl" -o "$W/$n.again"
@@ -44,27 +50,27 @@ for f in "${files[@]}"; do
     [ "$c" = "$snaps" ] && ok "summary: $c snapshots" || bad "summary: $c snapshots, info says $snaps"
     expect_rc 0 "convert --to collapsed $n" "$P" convert --to collapsed "$f" -o "$W/$n.folded"
     sum=$(awk '{ s += $NF } END { print s }' "$W/$n.folded")
-    heap=$(json "$W/$n.info.json" 'd["summary"]["snapshots"][-1]["heap_size"]')
+    heap=$(snap "$W/$n.info.json" '$' heap_size)
     [ "$sum" = "$heap" ] && ok "collapsed: weights add up to the heap size ($heap)" || bad "collapsed: $sum != heap $heap"
     expect_rc 0 "convert --to collapsed --metric count@0 $n" "$P" convert --to collapsed --metric count@0 "$f" -o "$W/$n.count.folded"
     cnt=$(awk '{ s += $NF } END { print s }' "$W/$n.count.folded")
-    coll=$(json "$W/$n.info.json" 'd["summary"]["snapshots"][0]["collectables"]')
+    coll=$(snap "$W/$n.info.json" 1 collectables)
     [ "$cnt" = "$coll" ] && ok "collapsed count: $cnt collectables" || bad "collapsed count $cnt != $coll"
 done
 
 # the corpus files against their facts (the C test checks every figure; here the CLI's JSON)
 if [ -f "$CORPUS/moarvm/nqp-three-snapshots.mvmheap" ]; then
     j="$W/nqp-three-snapshots.info.json"
-    [ "$(json "$j" 'd["summary"]["snapshots"][1]["references"]')" = 250847 ] && ok "three: references" || bad "three: references"
-    [ "$(json "$j" 'd["summary"]["snapshots"][2]["heap_size"]')" = 6313149 ] && ok "three: heap size" || bad "three: heap size"
-    [ "$(json "$j" '(d["summary"]["strings"], d["summary"]["types"], d["summary"]["frames"])')" = "(925, 250, 161)" ] \
+    [ "$(snap "$j" 2 references)" = 250847 ] && ok "three: references" || bad "three: references"
+    [ "$(snap "$j" 3 heap_size)" = 6313149 ] && ok "three: heap size" || bad "three: heap size"
+    [ "$(top "$j" strings) $(top "$j" types) $(top "$j" frames)" = "925 250 161" ] \
         && ok "three: table totals" || bad "three: table totals"
     grep -A3 'Top 10 objects by count' "$W/nqp-three-snapshots.summary.txt" | grep -q 'VMString *18093' \
         && ok "three: top object by count" || bad "three: top object by count"
 fi
 if [ -f "$CORPUS/moarvm/nqp-killed.mvmheap" ]; then
     k="$CORPUS/moarvm/nqp-killed.mvmheap"
-    [ "$(json "$W/nqp-killed.info.json" 'len(d["summary"]["snapshots"])')" = 2 ] && ok "killed: both snapshots" \
+    [ "$(nsnaps "$W/nqp-killed.info.json")" = 2 ] && ok "killed: both snapshots" \
         || bad "killed: not 2 snapshots"
     expect_rc 1 "validate --strict killed (no final TOC is a warning)" "$P" validate --strict "$k"
 fi
@@ -80,18 +86,18 @@ head -c 9000 "$s" >"$W/cut.mvmheap"
 expect_rc 1 "validate a cut file" "$P" validate "$W/cut.mvmheap"
 grep -q 'offset [0-9]*' "$W/err" && ok "cut: damage reported with its offset" || bad "cut: no offset"
 expect_rc 1 "info --json a cut file" "$P" info --json "$W/cut.mvmheap"
-[ "$(json "$W/out" 'len(d["summary"]["snapshots"])')" = 1 ] && ok "cut: the complete snapshot before the cut" \
+[ "$(nsnaps "$W/out")" = 1 ] && ok "cut: the complete snapshot before the cut" \
     || bad "cut: snapshots before the cut"
-json "$W/out" 'd["damage"]["offset"]' >/dev/null 2>&1 && ok "cut: damage in info --json" || bad "cut: no damage in info --json"
+grep -q '"damage":{"offset":[0-9]*' "$W/out" && ok "cut: damage in info --json" || bad "cut: no damage in info --json"
 # cut at a block boundary: no damage for the reader, an incomplete snapshot for the checks
 b=$(grep -m1 -o '"_kind":"colsize","_offset":[0-9]*' "$W/synthetic-three.jsonl" | sed 's/.*://')
 head -c "$b" "$s" >"$W/cut2.mvmheap"
 expect_rc 1 "validate a file cut between blocks" "$P" validate "$W/cut2.mvmheap"
 grep -q 'the TOC of this snapshot' "$W/err" && ok "cut between blocks: incomplete snapshot reported" || bad "cut2: not reported"
 expect_rc 1 "info --json a file cut between blocks (damage seen above the bytes)" "$P" info --json "$W/cut2.mvmheap"
-[ "$(json "$W/out" 'd["summary"]["incomplete"]["index"]')" = 0 ] && ok "cut between blocks: info marks it incomplete" \
+grep -q '"incomplete":{"index":0,' "$W/out" && ok "cut between blocks: info marks it incomplete" \
     || bad "cut2: info"
-[ "$(json "$W/out" 'd["valid"]')" = False ] && ok "cut between blocks: not valid" || bad "cut2: valid"
+grep -q '"valid":false' "$W/out" && ok "cut between blocks: not valid" || bad "cut2: valid"
 
 # a damaged frame in the middle: validate stops there; --all resumes at the next block
 cp "$s" "$W/damaged.mvmheap"
@@ -127,7 +133,8 @@ if [ -f "$v2" ]; then
     expect_rc 0 "validate a v2 file" "$P" validate "$v2"
     grep -q 'valid moarvm 2' "$W/out" && ok "v2: read as format 2" || bad "v2: not format 2"
     expect_rc 0 "info --json v2" "$P" info --json "$v2"
-    [ "$(json "$W/out" '(len(d["summary"]["snapshots"]), d["summary"]["snapshots"][0]["collectables"], d["summary"]["strings"])')" = "(1, 40418, 925)" ]         && ok "v2: one snapshot, 40418 collectables, 925 strings" || bad "v2: figures"
+    [ "$(nsnaps "$W/out") $(snap "$W/out" 1 collectables) $(top "$W/out" strings)" = "1 40418 925" ] \
+        && ok "v2: one snapshot, 40418 collectables, 925 strings" || bad "v2: figures"
     expect_rc 0 "dump v2" "$P" dump "$v2" -o "$W/v2.jsonl"
     expect_rc 0 "encode v2" "$P" encode "$W/v2.jsonl" -o "$W/v2.again"
     cmp -s "$v2" "$W/v2.again" && ok "v2: dump|encode byte-identical" || bad "v2: dump|encode differs"
