@@ -73,6 +73,20 @@ static void note(trace *t, const pcd_record *rec)
 
 static uint8_t enc_buf[1 << 20];
 
+/* Does the record (or the case of a union record) open a region whose sizes and counts
+ * are patched in after it? */
+static bool patched_regions(const pcd_type *t, const void *data)
+{
+    if (t->is_union) {
+        uint32_t w = *(const uint32_t *)data;
+        if (w >= t->n_fields || t->fields[w].kind != PCD_K_STRUCT || !t->fields[w].type) return false;
+        return patched_regions(t->fields[w].type, (const uint8_t *)data + t->fields[w].offset);
+    }
+    for (uint32_t i = 0; i < t->n_fields; i++)
+        if (t->fields[i].kind == PCD_K_REGION && t->fields[i].region->finish) return true;
+    return false;
+}
+
 /* Re-encodes a decoded record and compares it with its input bytes. */
 static void check_reencode(const pcd_format *f, pcd_reader *r, const pcd_record *rec, const uint8_t *data,
                            size_t size)
@@ -82,8 +96,7 @@ static void check_reencode(const pcd_format *f, pcd_reader *r, const pcd_record 
     if (rec->offset + rec->size > size || rec->size > sizeof enc_buf) return;
     if (rec->region->state_size) return; /* the encoder's state would need the whole stream */
     /* sizes and counts of a record's own regions are patched in after them */
-    for (uint32_t i = 0; !rec->type->is_union && i < rec->type->n_fields; i++)
-        if (rec->type->fields[i].kind == PCD_K_REGION && rec->type->fields[i].region->finish) return;
+    if (patched_regions(rec->type, rec->data)) return;
     pcd_ctx x;
     pcd_ctx_init(&x, NULL);
     x.big = r->x.big;
@@ -94,6 +107,8 @@ static void check_reencode(const pcd_format *f, pcd_reader *r, const pcd_record 
     pcd_status st = rec->region->encode(&s, rec->data);
     CHECK(st == PCD_OK, "re-encoding a decoded %s at offset %llu failed: %s", rec->type->name,
           (unsigned long long)rec->offset, pcd_status_name(st));
+    /* the same bytes, or for input not in canonical form (longer varints, bytes after a
+     * padded name's NUL) no more bytes that are checked below to be the same record */
     bool same_bytes = s.len == rec->size && memcmp(enc_buf, data + rec->offset, s.len) == 0;
     CHECK(same_bytes || s.len <= rec->size,
           "re-encoding the %s at offset %llu gave %zu bytes, more than the %llu it came from",
@@ -111,9 +126,14 @@ static void check_reencode(const pcd_format *f, pcd_reader *r, const pcd_record 
     y.version = x.version;
     void *again = malloc(rec->region->record_size);
     CHECK(again != NULL, "out of memory");
-    pcd_cursor c = pcd_cursor_make(&y, enc_buf, s.len, rec->offset, true);
+    /* with the bytes that followed it (a list can end where the next record's name begins) */
+    size_t follow = size - (size_t)(rec->offset + rec->size);
+    if (follow > sizeof enc_buf - s.len) follow = sizeof enc_buf - s.len;
+    if (follow > 4096) follow = 4096;
+    memcpy(enc_buf + s.len, data + rec->offset + rec->size, follow);
+    pcd_cursor c = pcd_cursor_make(&y, enc_buf, s.len + follow, rec->offset, true);
     st = rec->region->decode(&c, again);
-    CHECK(st == PCD_OK && c.p == c.end, "the encoder wrote a %s that does not decode: %s",
+    CHECK(st == PCD_OK && c.p == enc_buf + s.len, "the encoder wrote a %s that does not decode: %s",
           rec->type->name, pcd_status_name(st));
     if (!same_bytes) {
         /* a non-canonical input may re-encode differently, but never to a different
@@ -188,7 +208,8 @@ static void run(const pcd_format *f, const uint8_t *data, size_t size, int mode,
             uint64_t resume = 0;
             uint64_t before = r.fail_offset;
             if (pcd_reader_recover(&r, &resume) != PCD_OK) break;
-            CHECK(resume > before || resume > last_resume, "recovery did not move forward (%llu)",
+            /* forward, or at the end of the input (where each recovery closes a region) */
+            CHECK(resume > before || resume > last_resume || resume == size, "recovery did not move forward (%llu)",
                   (unsigned long long)resume);
             last_resume = resume;
             CHECK(++recoveries < 100000, "too many recoveries");

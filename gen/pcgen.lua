@@ -111,7 +111,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
           local function scan_union(U)
             for _, c in ipairs(U.cases) do
               for _, v in ipairs(c.values) do
-                if math.type(v) == "integer" and U.tagty then
+                if U.name_tag then
+                  add(v .. string.rep("\0", U.tagty.wire - #v))
+                elseif math.type(v) == "integer" and U.tagty then
                   local e = U.tagty.endian == "be" and ">" or "<"
                   add(string.pack(e .. "I" .. U.tagty.wire, v))
                 elseif type(v) == "string" then add(v) end

@@ -678,7 +678,7 @@ static const pcd_field pcd_mojo_v1_event_fields[] = {
     { "string", PCD_K_STRUCT, 0, 0, offsetof(pcd_mojo_v1_event, u.string), 0, 0, &pcd_mojo_v1_event_string_type, NULL, 0, NULL, NULL },
     { "string_ref", PCD_K_STRUCT, 0, 0, offsetof(pcd_mojo_v1_event, u.string_ref), 0, 0, &pcd_mojo_v1_event_string_ref_type, NULL, 0, NULL, NULL },
 };
-const pcd_type pcd_mojo_v1_event_type = { "event", 1, 1, sizeof(pcd_mojo_v1_event), pcd_mojo_v1_event_fields, 12, "One event: its id, then its fields.", "_kind", NULL };
+const pcd_type pcd_mojo_v1_event_type = { "event", 1, 1, sizeof(pcd_mojo_v1_event), pcd_mojo_v1_event_fields, 12, "One event: its id, then its fields.", "_kind", NULL, 1 };
 
 static const pcd_field pcd_mojo_v1_file_fields[] = {
     { "version", PCD_K_MOJO, 0, 0, offsetof(pcd_mojo_v1_file, version), 0, 0, NULL, NULL, 0, "Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3", NULL },

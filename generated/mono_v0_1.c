@@ -4285,7 +4285,7 @@ static const pcd_field pcd_mono_v0_1_event_fields[] = {
     { "heap_end", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.heap_end), 0, 0, &pcd_mono_v0_1_event_heap_end_type, NULL, 0, NULL, NULL },
     { "heap_object", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.heap_object), 0, 0, &pcd_mono_v0_1_event_heap_object_type, NULL, 0, NULL, NULL },
 };
-const pcd_type pcd_mono_v0_1_event_type = { "event", 1, 1, sizeof(pcd_mono_v0_1_event), pcd_mono_v0_1_event_fields, 27, "One event: a byte (sub-type in the high nibble, type in the low one), then its data.", "_kind", NULL };
+const pcd_type pcd_mono_v0_1_event_type = { "event", 1, 1, sizeof(pcd_mono_v0_1_event), pcd_mono_v0_1_event_fields, 27, "One event: a byte (sub-type in the high nibble, type in the low one), then its data.", "_kind", NULL, 1 };
 
 static const pcd_field pcd_mono_v0_1_buffer_fields[] = {
     { "len", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_mono_v0_1_buffer, len), 0, 0, NULL, NULL, 0, "Bytes of events after this 48-byte header.", NULL },

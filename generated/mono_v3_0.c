@@ -5700,7 +5700,7 @@ static const pcd_field pcd_mono_v3_0_event_fields[] = {
     { "sync_point", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.sync_point), 0, 0, &pcd_mono_v3_0_event_sync_point_type, NULL, 0, NULL, NULL },
     { "aot_id", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.aot_id), 0, 0, &pcd_mono_v3_0_event_aot_id_type, NULL, 0, NULL, NULL },
 };
-const pcd_type pcd_mono_v3_0_event_type = { "event", 1, 1, sizeof(pcd_mono_v3_0_event), pcd_mono_v3_0_event_fields, 38, "One event: a byte (sub-type in the high nibble, type in the low one), the time, then its data.", "_kind", NULL };
+const pcd_type pcd_mono_v3_0_event_type = { "event", 1, 1, sizeof(pcd_mono_v3_0_event), pcd_mono_v3_0_event_fields, 38, "One event: a byte (sub-type in the high nibble, type in the low one), the time, then its data.", "_kind", NULL, 1 };
 
 static const pcd_field pcd_mono_v3_0_buffer_fields[] = {
     { "len", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_mono_v3_0_buffer, len), 0, 0, NULL, NULL, 0, "Bytes of events after this 48-byte header.", NULL },

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "heph_v0_1.h"
+#include "moarvm_v2.h"
+#include "moarvm_v3.h"
 #include "mojo_v1.h"
 #include "mojo_v2.h"
 #include "mojo_v3.h"
@@ -14,6 +16,8 @@
 
 const pcd_format *const pcd_formats[] = {
     &pcd_heph_v0_1_format,
+    &pcd_moarvm_v2_format,
+    &pcd_moarvm_v3_format,
     &pcd_mojo_v1_format,
     &pcd_mojo_v2_format,
     &pcd_mojo_v3_format,
@@ -23,7 +27,7 @@ const pcd_format *const pcd_formats[] = {
     NULL,
 };
 
-const size_t pcd_n_formats = 7;
+const size_t pcd_n_formats = 9;
 
 const pcd_format *pcd_format_find(const char *name, const char *version)
 {

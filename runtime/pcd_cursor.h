@@ -33,6 +33,10 @@ typedef struct pcd_ctx {
     struct pcd_region_stat {
         uint64_t start, size, count;
     } rstat[8];
+    /* encoding: moves a file offset read from the original file to where the record it
+     * points into was written (relocate = true fields); NULL: offsets stay as they are */
+    bool (*reloc)(void *ud, uint64_t old, uint64_t *now);
+    void *reloc_ud;
 } pcd_ctx;
 
 void pcd_ctx_init(pcd_ctx *x, pcd_arena *arena);

@@ -82,6 +82,9 @@ typedef struct pcd_type {
     const char *tag_key;
     /* owner: the named type the union belongs to (its fields before the union set) */
     int32_t (*select)(const void *owner);
+    /* Named unions with a tag of their own: the tag's bytes before a case's fields
+     * (a case that opens regions has its sizes patched relative to where it starts). */
+    uint32_t tag_wire;
 } pcd_type;
 
 /* Where a records region sits in its parent record; filled by the parent's decoder. */
@@ -91,9 +94,13 @@ typedef struct pcd_region {
     uint64_t count;           /* records, when counted */
     bool sized;               /* false: until the end of the enclosing data */
     bool counted;             /* ends after `count` records */
-    uint8_t compression;      /* 0 none, 1 zstd */
+    uint8_t compression;      /* 0 none, 1 zstd, PCD_REGION_ZSTD_FRAME */
     bool absent;              /* a conditional region whose condition is false: not there */
 } pcd_region;
+
+/* pcd_region.compression: one zstd frame whose compressed size is stored nowhere; the
+ * region ends where the frame ends (found by parsing the frame's block headers). */
+#define PCD_REGION_ZSTD_FRAME 2
 
 typedef pcd_status (*pcd_decode_fn)(pcd_cursor *c, void *out);
 typedef pcd_status (*pcd_validate_fn)(pcd_cursor *c);
@@ -140,12 +147,16 @@ typedef struct pcd_region_desc {
     uint32_t size_min;            /* smallest sane size */
     const uint8_t *const *sync;   /* magics to resynchronise on (NULL-terminated), or NULL */
     const uint8_t *sync_len;
-    /* compressed regions: which compression the parent record asks for (0 none, 1 zstd),
-     * and the zstd level the encoder uses; NULL when the region is never compressed */
+    /* compressed regions: which compression the parent record asks for (0 none, 1 zstd,
+     * PCD_REGION_ZSTD_FRAME), and the zstd level the encoder uses; NULL when the region is
+     * never compressed */
     uint8_t (*compression)(const void *parent);
     int zstd_level;
     uint32_t record_min;          /* the smallest record's bytes: a count must fit in the data */
     pcd_decode_run_fn decode_run; /* NULL when records open regions or carry stream state */
+    /* Records that are batches of fixed-width elements: each record is decoded within the
+     * next batch_bytes of the region (the last one within what is left); 0: not batched. */
+    uint32_t batch_bytes;
 } pcd_region_desc;
 
 /* A format version: what `formats` lists and what the stream driver runs. */
@@ -171,7 +182,10 @@ typedef struct pcd_format {
 
 enum {
     PCD_FMT_STREAMABLE = 1u << 0,  /* can be read front to back from a pipe */
-    PCD_FMT_NATIVE_ORDER = 1u << 1 /* byte order detected from a magic */
+    PCD_FMT_NATIVE_ORDER = 1u << 1, /* byte order detected from a magic */
+    PCD_FMT_PADDED_NAMES = 1u << 2, /* NUL-padded strings: what follows a NUL is not kept
+                                       (re-encoding writes zeros there) */
+    PCD_FMT_RELOCATES = 1u << 3     /* fields hold file offsets the encoder relocates */
 };
 
 /* Every format this build knows (generated/pcd_formats.c). */

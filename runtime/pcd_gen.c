@@ -18,3 +18,11 @@ pcd_status pcd_fail_magic(const pcd_cursor *c, const uint8_t *at, const char *na
     for (size_t i = 0; i < n && i < 8; i++) found = (found << 8) | at[i];
     return pcd_fail(c, at, PCD_E_BAD_MAGIC, name, expected, PCD_FOUND_HEX, found);
 }
+
+pcd_status pcd_fail_name_tag(const pcd_cursor *c, const uint8_t *at, const char *name,
+                             const char *expected, size_t n)
+{
+    uint64_t found = 0;
+    for (size_t i = 0; i < n && i < 8; i++) found = (found << 8) | at[i];
+    return pcd_fail(c, at, PCD_E_BAD_TAG, name, expected, PCD_FOUND_HEX, found);
+}

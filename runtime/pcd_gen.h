@@ -15,6 +15,9 @@ typedef struct pcd_run_field {
 PCD_COLD pcd_status pcd_fail_run(const pcd_cursor *c, const pcd_run_field *f, size_t n);
 PCD_COLD pcd_status pcd_fail_magic(const pcd_cursor *c, const uint8_t *at, const char *name,
                                    const char *expected, size_t n);
+/* A union's name tag (a NUL-padded fixed string) names no case; found: its first bytes. */
+PCD_COLD pcd_status pcd_fail_name_tag(const pcd_cursor *c, const uint8_t *at, const char *name,
+                                      const char *expected, size_t n);
 
 /* Length of a NUL-padded fixed field: up to the first NUL. */
 PCD_INLINE size_t pcd_padded_len(const uint8_t *p, size_t n)

@@ -181,9 +181,13 @@ static void pop_level(pcd_reader *r)
     pcd_level *L = &r->lv[r->depth - 1];
     if (L->compression && L->zl) {
         pcd_zlevel *zl = L->zl;
-        pcd_zstd_reader_free(&zl->z);
-        pcd_alloc_free(r->al, zl->w.buf, zl->w.cap);
-        pcd_alloc_free(r->al, zl, sizeof *zl);
+        if (!r->spare_zl && zl->z.d && zl->w.buf) {
+            r->spare_zl = zl;   /* kept for the next compressed region */
+        } else {
+            pcd_zstd_reader_free(&zl->z);
+            pcd_alloc_free(r->al, zl->w.buf, zl->w.cap);
+            pcd_alloc_free(r->al, zl, sizeof *zl);
+        }
     }
     if (L->state) pcd_alloc_free(r->al, L->state, L->rd->state_size);
     memset(L, 0, sizeof *L);
@@ -194,6 +198,13 @@ void pcd_reader_close(pcd_reader *r)
 {
     if (!r->f) return;
     while (r->depth) pop_level(r);
+    if (r->spare_zl) {
+        pcd_zlevel *zl = r->spare_zl;
+        pcd_zstd_reader_free(&zl->z);
+        pcd_alloc_free(r->al, zl->w.buf, zl->w.cap);
+        pcd_alloc_free(r->al, zl, sizeof *zl);
+        r->spare_zl = NULL;
+    }
     pcd_win *w = file_win(r);
     if (w) {
         if (w->owned) pcd_alloc_free(r->al, w->buf, w->cap);
@@ -213,12 +224,54 @@ const void *pcd_reader_root(const pcd_reader *r)
 
 /* ---- regions ------------------------------------------------------------ */
 
+/* The size of the zstd frame a PCD_REGION_ZSTD_FRAME region is: its end is where the frame
+ * ends, found by walking the frame's block headers (the data bounds the walk). */
+static pcd_status frame_region_size(pcd_reader *r, const pcd_region_desc *rd, const pcd_region *reg,
+                                    uint64_t *size)
+{
+    pcd_win *fw = file_win(r);
+    if (!r->whole)
+        return rfail(r, PCD_E_ARG, reg->offset, rd->name, "compressed regions only in whole-file reading",
+                     PCD_FOUND_NONE, 0);
+    uint64_t lim = fw->hi;
+    for (int i = (int)r->depth - 1; i >= 0; i--) {
+        if (r->lv[i].compression) break;
+        if (r->lv[i].sized) {
+            if (r->lv[i].end < lim) lim = r->lv[i].end;
+            break;
+        }
+    }
+    if (reg->offset > lim)
+        return rfail(r, PCD_E_RANGE, reg->offset, rd->name, "a region that starts inside its parent",
+                     PCD_FOUND_UINT, reg->offset);
+    size_t n = 0;
+    pcd_status st = pcd_zstd_frame_size(fw->buf + reg->offset, (size_t)(lim - reg->offset), &n);
+    if (st == PCD_E_TRUNCATED)
+        return rfail(r, st, reg->offset, rd->name, "a complete zstd frame", PCD_FOUND_END, lim - reg->offset);
+    if (st != PCD_OK) {
+        rfail(r, PCD_E_ZSTD, reg->offset, rd->name, "a zstd frame", PCD_FOUND_TEXT, 0);
+        r->x.err.found_text = "bytes that are not one";
+        return PCD_E_ZSTD;
+    }
+    *size = n;
+    return PCD_OK;
+}
+
 static pcd_status push_level(pcd_reader *r, const pcd_region_desc *rd, const pcd_region *reg,
                              const void *parent)
 {
     if (r->depth == PCD_READER_MAX_DEPTH)
         return rfail(r, PCD_E_LIMIT, reg->offset, rd->name, "regions nested at most 8 deep",
                      PCD_FOUND_NONE, 0);
+    pcd_region framed;
+    if (reg->compression == PCD_REGION_ZSTD_FRAME) {
+        /* from here on it is a sized zstd region */
+        framed = *reg;
+        PCD_TRY(frame_region_size(r, rd, reg, &framed.size));
+        framed.sized = true;
+        framed.compression = 1;
+        reg = &framed;
+    }
     pcd_level *L = &r->lv[r->depth];
     memset(L, 0, sizeof *L);
     L->rd = rd;
@@ -261,16 +314,30 @@ static pcd_status push_level(pcd_reader *r, const pcd_region_desc *rd, const pcd
         if (!r->whole || !reg->sized)
             return rfail(r, PCD_E_ARG, reg->offset, rd->name,
                          "compressed regions only in whole-file reading", PCD_FOUND_NONE, 0);
-        pcd_zlevel *zl = pcd_alloc_get(r->al, sizeof *zl);
-        if (!zl) return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory", PCD_FOUND_NONE, 0);
-        memset(zl, 0, sizeof *zl);
-        L->zl = zl;
-        L->compression = 1;
-        if (pcd_zstd_reader_init(&zl->z, r->al, r->x.lim->max_inflate) != PCD_OK)
-            return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory for zstd", PCD_FOUND_NONE, 0);
-        zl->w.cap = (size_t)1 << 18;
-        zl->w.buf = pcd_alloc_get(r->al, zl->w.cap);
-        if (!zl->w.buf) return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory", PCD_FOUND_NONE, 0);
+        pcd_zlevel *zl = r->spare_zl;
+        if (zl) {
+            /* the last compressed region's context and window */
+            r->spare_zl = NULL;
+            pcd_zstd_reader_reset(&zl->z, r->x.lim->max_inflate);
+            uint8_t *buf = zl->w.buf;
+            size_t cap = zl->w.cap;
+            memset(&zl->w, 0, sizeof zl->w);
+            zl->w.buf = buf;
+            zl->w.cap = cap;
+            L->zl = zl;
+            L->compression = 1;
+        } else {
+            zl = pcd_alloc_get(r->al, sizeof *zl);
+            if (!zl) return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory", PCD_FOUND_NONE, 0);
+            memset(zl, 0, sizeof *zl);
+            L->zl = zl;
+            L->compression = 1;
+            if (pcd_zstd_reader_init(&zl->z, r->al, r->x.lim->max_inflate) != PCD_OK)
+                return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory for zstd", PCD_FOUND_NONE, 0);
+            zl->w.cap = (size_t)1 << 18;
+            zl->w.buf = pcd_alloc_get(r->al, zl->w.cap);
+            if (!zl->w.buf) return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory", PCD_FOUND_NONE, 0);
+        }
         pcd_win *fw = file_win(r);
         if (reg->offset > fw->hi || reg->size > fw->hi - reg->offset)
             return rfail(r, PCD_E_TRUNCATED, reg->offset, rd->name, "the compressed region inside the file",
@@ -293,7 +360,15 @@ static pcd_status push_level(pcd_reader *r, const pcd_region_desc *rd, const pcd
  * first one now, the next ones when it ends). */
 static pcd_status open_regions(pcd_reader *r, const pcd_type *t, const void *data, uint32_t from)
 {
-    if (t->is_union || !data) return PCD_OK;
+    if (!data) return PCD_OK;
+    if (t->is_union) {
+        /* a case that is a struct of its own may open regions */
+        uint32_t which = *(const uint32_t *)data;
+        if (which >= t->n_fields) return PCD_OK;
+        const pcd_field *cf = &t->fields[which];
+        if (cf->kind != PCD_K_STRUCT || !cf->type || cf->type->is_union) return PCD_OK;
+        return open_regions(r, cf->type, (const uint8_t *)data + cf->offset, from);
+    }
     for (uint32_t i = from; i < t->n_fields; i++) {
         const pcd_field *fd = &t->fields[i];
         if (fd->kind != PCD_K_REGION) continue;
@@ -324,6 +399,17 @@ static pcd_status decode_in(pcd_reader *r, uint32_t d, pcd_decode_fn dec, pcd_va
             if (le - w->base <= w->hi) {
                 end = (size_t)(le - w->base);
                 hard = true;
+            }
+        }
+        if (d > 0 && r->lv[d - 1].rd->batch_bytes) {
+            /* a batch: the next batch_bytes, or what is left at the end */
+            size_t bb = r->lv[d - 1].rd->batch_bytes;
+            if (end - w->pos >= bb) {
+                end = w->pos + bb;
+                hard = true;
+            } else if (!hard) {
+                PCD_TRY(fill(r, d));
+                continue;
             }
         }
         pcd_cursor c = pcd_cursor_make(&r->x, w->buf + w->pos, end - w->pos, w->base + w->pos, hard);
@@ -635,6 +721,17 @@ pcd_status pcd_reader_recover(pcd_reader *r, uint64_t *resume_offset)
         }
     }
     if (target == UINT64_MAX && L->sized) target = lend;   /* 3. drop the rest of the region */
+    if (target == UINT64_MAX && L->compression && L->file_end != UINT64_MAX) {
+        /* 3'. the same for a compressed region: its decoded data ends here; the parent
+         * goes on after the compressed bytes when the level closes */
+        pcd_zlevel *zl = L->zl;
+        zl->w.pos = zl->w.hi;
+        zl->w.eof = true;
+        r->x.err = keep;
+        r->failed = false;
+        if (resume_offset) *resume_offset = L->file_end;
+        return PCD_OK;
+    }
     if (target == UINT64_MAX) {
         r->x.err = keep;
         return err;
@@ -642,6 +739,15 @@ pcd_status pcd_reader_recover(pcd_reader *r, uint64_t *resume_offset)
     pcd_status st = seek_to(r, d, target);
     r->x.err = keep;
     if (st != PCD_OK) return err;
+    {
+        /* a sized region that runs past the end of the data ends where the data does */
+        pcd_win *w = level_win(r, d);
+        uint64_t at = w->base + w->pos;
+        if (at < target && w->eof && w->pos == w->hi) {
+            if (L->sized && L->end > at) L->end = at;
+            target = at;
+        }
+    }
     /* a region that runs past the end of the input: nothing follows it to resume at */
     pcd_win *tw = level_win(r, d);
     if (tw->base + tw->pos < target) return err;
@@ -664,7 +770,7 @@ pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n)
         if (!r->root_done || r->depth == 0) break;
         pcd_level *L = &r->lv[r->depth - 1];
         const pcd_region_desc *rd = L->rd;
-        if (!rd->validate || L->compression || L->counted) break;
+        if (!rd->validate || L->compression || L->counted || rd->batch_bytes) break;
         pcd_win *w = level_win(r, r->depth);
         size_t end = w->hi;
         bool hard = w->eof;

@@ -68,6 +68,7 @@ typedef struct pcd_reader {
     uint32_t depth;           /* number of open levels */
     uint64_t fail_offset;     /* start of the damaged record */
     uint32_t fail_depth;
+    void *spare_zl;           /* a closed compressed level's zstd context and window, for the next one */
     uint64_t records;         /* records returned */
     uint64_t skipped_bytes;   /* bytes passed over by recovery */
 } pcd_reader;

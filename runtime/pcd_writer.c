@@ -7,6 +7,50 @@ static pcd_status wfail(pcd_writer *w, pcd_status st, const char *name, const ch
     return pcd_sink_fail(w->s, st, name, expected, PCD_FOUND_NONE, 0);
 }
 
+/* An old file offset -> where it is now: the record with the largest old start at or
+ * before it, moved by as much as that record moved. */
+static bool relocate(void *ud, uint64_t old, uint64_t *now)
+{
+    const pcd_writer *w = ud;
+    size_t lo = 0, hi = w->nrel;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->rel[2 * mid] <= old) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return false;
+    const uint64_t *e = &w->rel[2 * (lo - 1)];
+    *now = e[1] + (old - e[0]);
+    return true;
+}
+
+static pcd_status note_origin(pcd_writer *w, uint64_t now)
+{
+    if (!w->has_origin) return PCD_OK;
+    w->has_origin = false;
+    if (w->nrel && w->rel[2 * (w->nrel - 1)] >= w->origin)
+        return wfail(w, PCD_E_INVALID, "_offset", "records in the order of their original offsets");
+    if (w->nrel == w->crel) {
+        size_t cap = w->crel ? w->crel * 2 : 64;
+        uint64_t *p = pcd_alloc_resize(w->al, w->rel, w->crel * 2 * sizeof *p, cap * 2 * sizeof *p);
+        if (!p) return wfail(w, PCD_E_NOMEM, NULL, "memory for relocations (raise --max-memory)");
+        w->rel = p;
+        w->crel = cap;
+    }
+    w->rel[2 * w->nrel] = w->origin;
+    w->rel[2 * w->nrel + 1] = now;
+    w->nrel++;
+    return PCD_OK;
+}
+
+pcd_status pcd_writer_set_origin(pcd_writer *w, uint64_t old_offset)
+{
+    if (!(w->f->flags & PCD_FMT_RELOCATES)) return PCD_OK;
+    w->has_origin = true;
+    w->origin = old_offset;
+    return PCD_OK;
+}
+
 pcd_status pcd_writer_open(pcd_writer *w, const pcd_format *f, pcd_sink *s, pcd_alloc *al)
 {
     memset(w, 0, sizeof *w);
@@ -16,6 +60,10 @@ pcd_status pcd_writer_open(pcd_writer *w, const pcd_format *f, pcd_sink *s, pcd_
     w->al = al;
     pcd_ctx_init(&w->x, NULL);
     w->x.version = f->version_num;
+    if (f->flags & PCD_FMT_RELOCATES) {
+        w->x.reloc = relocate;
+        w->x.reloc_ud = w;
+    }
     s->x = &w->x;
     return PCD_OK;
 }
@@ -89,8 +137,15 @@ static pcd_status close_level(pcd_writer *w)
     if (L->compressed) {
         pcd_status st = pcd_sink_flush(&L->inner);
         if (st == PCD_OK) st = pcd_zstd_writer_end(&L->zw);
-        pcd_zstd_writer_free(&L->zw);
-        pcd_alloc_free(w->al, L->ibuf, PCD_WRITER_IBUF);
+        if (!w->has_spare) {
+            /* kept for the next compressed region */
+            w->spare_zw = L->zw;
+            w->spare_ibuf = L->ibuf;
+            w->has_spare = true;
+        } else {
+            pcd_zstd_writer_free(&L->zw);
+            pcd_alloc_free(w->al, L->ibuf, PCD_WRITER_IBUF);
+        }
         L->compressed = false;
         if (st != PCD_OK) {
             w->failed = true;
@@ -136,12 +191,23 @@ static pcd_status start_compression(pcd_writer *w, pcd_wlevel *L)
 {
     /* the compressed bytes land in the enclosing sink (itself maybe compressed) */
     pcd_sink *outer = level_sink(w, (int)(L - w->lv) - 1);
-    if (pcd_zstd_writer_init(&L->zw, w->al, L->rd->zstd_level, outer) != PCD_OK)
-        return wfail(w, PCD_E_NOMEM, L->rd->name, "memory for zstd");
-    L->ibuf = pcd_alloc_get(w->al, PCD_WRITER_IBUF);
-    if (!L->ibuf) {
-        pcd_zstd_writer_free(&L->zw);
-        return wfail(w, PCD_E_NOMEM, L->rd->name, "memory for zstd");
+    if (w->has_spare) {
+        w->has_spare = false;
+        L->zw = w->spare_zw;
+        L->ibuf = w->spare_ibuf;
+        if (pcd_zstd_writer_restart(&L->zw, L->rd->zstd_level, outer) != PCD_OK) {
+            pcd_zstd_writer_free(&L->zw);
+            pcd_alloc_free(w->al, L->ibuf, PCD_WRITER_IBUF);
+            return wfail(w, PCD_E_ZSTD, L->rd->name, "a zstd context that can be reused");
+        }
+    } else {
+        if (pcd_zstd_writer_init(&L->zw, w->al, L->rd->zstd_level, outer) != PCD_OK)
+            return wfail(w, PCD_E_NOMEM, L->rd->name, "memory for zstd");
+        L->ibuf = pcd_alloc_get(w->al, PCD_WRITER_IBUF);
+        if (!L->ibuf) {
+            pcd_zstd_writer_free(&L->zw);
+            return wfail(w, PCD_E_NOMEM, L->rd->name, "memory for zstd");
+        }
     }
     pcd_sink_init(&L->inner, L->ibuf, PCD_WRITER_IBUF, zfeed, NULL, L, &w->x);
     L->compressed = true;
@@ -151,6 +217,14 @@ static pcd_status start_compression(pcd_writer *w, pcd_wlevel *L)
 /* Announces the regions of a record just written (the first one). */
 static pcd_status announce(pcd_writer *w, const pcd_type *t, const void *rec, uint64_t off)
 {
+    if (t && t->is_union) {
+        /* a case that is a struct of its own may open regions; it starts after the tag */
+        uint32_t which = *(const uint32_t *)rec;
+        if (which >= t->n_fields) return PCD_OK;
+        const pcd_field *cf = &t->fields[which];
+        if (cf->kind != PCD_K_STRUCT || !cf->type || cf->type->is_union) return PCD_OK;
+        return announce(w, cf->type, (const uint8_t *)rec + cf->offset, off + t->tag_wire);
+    }
     uint32_t at;
     const pcd_field *fd = region_field(t, 0, &at);
     if (!fd) return PCD_OK;
@@ -160,7 +234,7 @@ static pcd_status announce(pcd_writer *w, const pcd_type *t, const void *rec, ui
     L->rd = fd->region;
     L->parent_offset = off;
     L->start = pcd_sink_tell(level_sink(w, (int)w->depth - 2));
-    if (L->rd->compression && L->rd->compression(rec) == 1) PCD_TRY(start_compression(w, L));
+    if (L->rd->compression && L->rd->compression(rec) != 0) PCD_TRY(start_compression(w, L));
     if (L->rd->state_size) {
         L->state = pcd_alloc_get(w->al, L->rd->state_size);
         if (!L->state) return wfail(w, PCD_E_NOMEM, fd->name, "memory for stream state");
@@ -178,7 +252,7 @@ static pcd_status open_root_region(pcd_writer *w, uint32_t k)
     memset(L, 0, sizeof *L);
     L->rd = rd;
     L->start = pcd_sink_tell(w->s);
-    if (rd->compression && rd->compression(w->x.root) == 1) PCD_TRY(start_compression(w, L));
+    if (rd->compression && rd->compression(w->x.root) != 0) PCD_TRY(start_compression(w, L));
     if (rd->state_size) {
         L->state = pcd_alloc_get(w->al, rd->state_size);
         if (!L->state) return wfail(w, PCD_E_NOMEM, rd->name, "memory for stream state");
@@ -194,6 +268,10 @@ pcd_status pcd_writer_root(pcd_writer *w, const void *root)
     uint64_t off = pcd_sink_tell(w->s);
     w->x.root = root;
     w->cur = w->s;
+    if (w->f->flags & PCD_FMT_RELOCATES) {
+        if (!w->has_origin) pcd_writer_set_origin(w, 0);
+        PCD_TRY(note_origin(w, off));
+    }
     pcd_status st = w->f->root_encode(w->s, root);
     if (st != PCD_OK) {
         w->failed = true;
@@ -252,6 +330,8 @@ pcd_status pcd_writer_record(pcd_writer *w, const pcd_region_desc *rd, const voi
     pcd_sink *s = level_sink(w, k);
     s->x = &w->x;
     uint64_t off = pcd_sink_tell(s);
+    if (s == w->s) PCD_TRY(note_origin(w, off));   /* offsets in compressed data are not file offsets */
+    w->has_origin = false;
     w->x.state = L->state;
     pcd_status st = rd->encode(s, rec);
     if (st != PCD_OK) {
@@ -261,6 +341,13 @@ pcd_status pcd_writer_record(pcd_writer *w, const pcd_region_desc *rd, const voi
     L->count++;
     w->records++;
     return announce(w, rd->record, rec, off);
+}
+
+pcd_status pcd_writer_close_to(pcd_writer *w, uint32_t depth)
+{
+    if (w->failed) return w->x.err.status ? w->x.err.status : PCD_E_ARG;
+    while (w->depth > depth) PCD_TRY(close_level(w));
+    return PCD_OK;
 }
 
 pcd_status pcd_writer_finish(pcd_writer *w)
@@ -277,6 +364,14 @@ pcd_status pcd_writer_finish(pcd_writer *w)
 
 void pcd_writer_close(pcd_writer *w)
 {
+    if (w->has_spare) {
+        pcd_zstd_writer_free(&w->spare_zw);
+        pcd_alloc_free(w->al, w->spare_ibuf, PCD_WRITER_IBUF);
+        w->has_spare = false;
+    }
+    if (w->rel) pcd_alloc_free(w->al, w->rel, w->crel * 2 * sizeof *w->rel);
+    w->rel = NULL;
+    w->nrel = w->crel = 0;
     while (w->depth) {
         pcd_wlevel *L = &w->lv[w->depth - 1];
         if (L->compressed) {

@@ -32,6 +32,16 @@ typedef struct pcd_writer {
     bool failed;
     uint64_t records;
     uint64_t root_offset, root_size;  /* where the root record's first bytes went */
+    /* relocation (formats with PCD_FMT_RELOCATES): where records stood in the original file
+     * (old) and where they were written (now), in file order */
+    uint64_t *rel;
+    size_t nrel, crel;
+    bool has_origin;
+    uint64_t origin;
+    /* a closed compressed level's zstd context and buffer, for the next one */
+    bool has_spare;
+    pcd_zstd_writer spare_zw;
+    uint8_t *spare_ibuf;
 } pcd_writer;
 
 /* The sink's ctx is replaced by the writer's. `al` gives state memory. */
@@ -47,6 +57,14 @@ pcd_status pcd_writer_update_root(pcd_writer *w, const void *root);
 /* A record of region rd; rd must be a region of the last record written, the
  * current region, or a region of a record further out (which closes the inner ones). */
 pcd_status pcd_writer_record(pcd_writer *w, const pcd_region_desc *rd, const void *rec);
+/* Closes the open regions nested deeper than `depth` (0: every one), as the next record at
+ * that depth would: afterwards pcd_sink_tell of the output is where that record starts. */
+pcd_status pcd_writer_close_to(pcd_writer *w, uint32_t depth);
+/* The record written next stood at old_offset in the file it was read from (a dump's
+ * _offset). Formats whose fields hold file offsets (relocate = true) then have those offsets
+ * moved to where the records they point into were written; records of file-level regions
+ * must come in the order of their old offsets. */
+pcd_status pcd_writer_set_origin(pcd_writer *w, uint64_t old_offset);
 /* Closes every open region (patching sizes and counts) and flushes the sink. */
 pcd_status pcd_writer_finish(pcd_writer *w);
 void pcd_writer_close(pcd_writer *w);

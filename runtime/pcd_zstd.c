@@ -54,6 +54,17 @@ pcd_status pcd_zstd_reader_init(pcd_zstd_reader *z, pcd_alloc *al, uint64_t max_
     return PCD_OK;
 }
 
+void pcd_zstd_reader_reset(pcd_zstd_reader *z, uint64_t max_out)
+{
+    pcd_zstd_dctx *d = z->d;
+    pcd_alloc *al = z->al;
+    ZSTD_DCtx_reset(d, ZSTD_reset_session_only);
+    memset(z, 0, sizeof *z);
+    z->d = d;
+    z->al = al;
+    z->max_out = max_out;
+}
+
 void pcd_zstd_reader_free(pcd_zstd_reader *z)
 {
     if (z->d) ZSTD_freeDCtx(z->d);
@@ -140,6 +151,16 @@ pcd_status pcd_zstd_writer_init(pcd_zstd_writer *w, pcd_alloc *al, int level, pc
     w->out = out;
     size_t r = ZSTD_CCtx_setParameter(w->c, ZSTD_c_compressionLevel, level);
     if (ZSTD_isError(r)) return PCD_E_ZSTD;
+    return PCD_OK;
+}
+
+pcd_status pcd_zstd_writer_restart(pcd_zstd_writer *w, int level, pcd_sink *out)
+{
+    size_t r = ZSTD_CCtx_reset(w->c, ZSTD_reset_session_only);
+    if (!ZSTD_isError(r)) r = ZSTD_CCtx_setParameter(w->c, ZSTD_c_compressionLevel, level);
+    if (ZSTD_isError(r)) return PCD_E_ZSTD;
+    w->out = out;
+    w->in_total = 0;
     return PCD_OK;
 }
 

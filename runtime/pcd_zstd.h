@@ -25,6 +25,9 @@ typedef struct pcd_zstd_reader {
 /* `al` supplies zstd's own memory (through ZSTD_customMem); it may not be NULL. */
 pcd_status pcd_zstd_reader_init(pcd_zstd_reader *z, pcd_alloc *al, uint64_t max_out);
 void pcd_zstd_reader_free(pcd_zstd_reader *z);
+/* Makes an initialised reader ready for new input, keeping zstd's context (cheaper than
+ * free + init when there are many small regions). */
+void pcd_zstd_reader_reset(pcd_zstd_reader *z, uint64_t max_out);
 /* Gives the next piece of compressed input; `closed` says it is the last one. */
 void pcd_zstd_reader_feed(pcd_zstd_reader *z, const uint8_t *in, size_t len, uint64_t base,
                           bool closed);
@@ -46,6 +49,9 @@ typedef struct pcd_zstd_writer {
 } pcd_zstd_writer;
 
 pcd_status pcd_zstd_writer_init(pcd_zstd_writer *w, pcd_alloc *al, int level, pcd_sink *out);
+/* Starts a new frame on an initialised writer, keeping zstd's context (its tables are large
+ * at high levels; reusing them is much cheaper than free + init). */
+pcd_status pcd_zstd_writer_restart(pcd_zstd_writer *w, int level, pcd_sink *out);
 pcd_status pcd_zstd_writer_write(pcd_zstd_writer *w, const uint8_t *p, size_t n);
 /* Ends the frame and flushes it into the sink. */
 pcd_status pcd_zstd_writer_end(pcd_zstd_writer *w);

@@ -24,6 +24,8 @@ for h in "$B"/fuzz/fuzz_*; do
     [ -d "$shared/$fam" ] && find "$shared/$fam" -maxdepth 1 -type f -size -64k -exec cp -n {} "$out/corpus/" \;
     dict="$root/generated/$fmt.dict"
     [ -f "$dict" ] || dict="$root/fuzz/$fmt.dict"
+    # a hand-written harness (fuzz/<fmt>_<what>_fuzz.c) uses its format's dictionary
+    [ -f "$dict" ] || dict="$root/generated/${fmt%_*}.dict"
     [ -f "$dict" ] || dict=$(ls "$root"/generated/"$fam"_v*.dict 2>/dev/null | tail -1)
     [ -f "$dict" ] || dict=""
     echo "== fuzzing $fmt for ${T}s"

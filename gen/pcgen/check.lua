@@ -12,7 +12,7 @@ local FIELD_OPTS = {
   absent = true, unit = true, hex = true, size_of = true, count_of = true, total_size = true,
   delta = true, base = true, shift = true, magic = true, _refined = true, init = true,
   at = true, at_end = true, offset_of = true, file_size = true, check = true, expect = true,
-  optional = true, size_extra = true,
+  optional = true, size_extra = true, relocate = true,
 }
 local KIND_OPTS = {
   int = { kind = 1, bits = 1, signed = 1, endian = 1, byte_order = 1 },
@@ -22,10 +22,10 @@ local KIND_OPTS = {
   bytes = { kind = 1, text = 1, cstring = 1, padded = 1, len = 1, size = 1, rest = 1, max_len = 1, fixed = 1 },
   struct = { kind = 1, fields = 1, name = 1 },
   union = { kind = 1, cases = 1, on = 1, tag = 1, peek = 1, tag_key = 1 },
-  array = { kind = 1, of = 1, count = 1, until_end = 1, ["until"] = 1, max_count = 1 },
+  array = { kind = 1, of = 1, count = 1, until_end = 1, ["until"] = 1, max_count = 1, until_next = 1 },
   ref = { kind = 1, name = 1, inline = 1 },
   records = { kind = 1, of = 1, compression = 1, state = 1, recover = 1, size = 1, zstd_level = 1,
-    count = 1 },
+    count = 1, zstd_frame = 1, batch = 1 },
 }
 
 local function sorted_keys(t)
@@ -109,7 +109,9 @@ function check.schema(fmt, schema_path)
   -- Resolves a type expression into IR. scope: chain of frames for expressions.
   local resolve_type, resolve_struct, resolve_union
 
-  local function resolve_expr(src, path, scope, what)
+  -- input_ok: the expression places or bounds data when reading (a region's size, at or
+  -- count, a field's at), so it may use input_size, the size of the whole input
+  local function resolve_expr(src, path, scope, what, input_ok)
     local ast, err = expr.parse(src)
     if not ast then diag(path, "bad expression in " .. what .. ": " .. err) return nil end
     local ok = true
@@ -120,11 +122,13 @@ function check.schema(fmt, schema_path)
         if id == "version" then
           n.ref = { version = true }
         elseif id == "input_size" then
-          -- the size of the whole input: decoders of whole-file formats only
-          n.ref = { input_size = true }
-          ir.whole = true
-          if ir.cur_type ~= root_name then
-            diag(path, "input_size in " .. what .. ": the input's size is known in the root type's fields only")
+          -- the size of the whole input, known when reading: in the root type's fields, and
+          -- in expressions that place or bound data (a region's size, at or count, a field's at)
+          if input_ok or ir.cur_type == root_name then
+            n.ref = { input_size = true }
+            ir.whole = true
+          else
+            diag(path, "input_size (the size of the whole input) is known only when reading: use it in the root type's fields, a records region's size, at or count, or a field's at")
             ok = false
           end
         elseif id:match("^state%.") then
@@ -297,8 +301,8 @@ function check.schema(fmt, schema_path)
           diag(path, "rest = true needs a bounded place: after a total_size field, or in a field a size_of measures")
         end
       end
-      if ctx.sized_by and t.cstring and modes == 1 then
-        -- a NUL-terminated string whose size field counts its bytes and the NUL
+      if ctx.sized_by and b.mode == "cstring" and modes == 1 then
+        -- a NUL-terminated string that fills its size exactly (the NUL is counted)
         b.sized_cstring = true
       elseif ctx.sized_by then
         if modes > 0 then diag(path, "a field sized by another (size_of) needs no length of its own") end
@@ -346,8 +350,16 @@ function check.schema(fmt, schema_path)
         if a.mode == nil then a.mode = "until_end"; modes = modes + 1 end
       end
       if t["until"] ~= nil then a.mode = "until"; a.until_src = t["until"]; modes = modes + 1 end
-      if modes == 0 then diag(path, "an array needs count = <type or expr>, until_end = true or until = \"expr\"") end
-      if modes > 1 then diag(path, "an array takes only one of count, until_end, until") end
+      if t.until_next ~= nil then
+        if type(t.until_next) ~= "string" or #t.until_next == 0 then
+          diag(path, "until_next takes the bytes that follow the last element (a string)")
+        end
+        a.mode = "until_next"
+        a.terminator = t.until_next
+        modes = modes + 1
+      end
+      if modes == 0 then diag(path, "an array needs count = <type or expr>, until_end = true, until = \"expr\" or until_next = \"bytes\"") end
+      if modes > 1 then diag(path, "an array takes only one of count, until_end, until, until_next") end
       if t.of == nil then diag(path, "an array needs of = <type>") return nil end
       local et = as_type(t.of, path .. ".of")
       if et and (et.kind == "struct" or et.kind == "union") then
@@ -573,7 +585,7 @@ function check.schema(fmt, schema_path)
         end
         if o.at ~= nil and o.at_end ~= nil then diag(fpath, "a field takes at or at_end, not both") end
         if o.at ~= nil and ty.kind ~= "records" then
-          F.at = resolve_expr(o.at, fpath, inner, "at")
+          F.at = resolve_expr(o.at, fpath, inner, "at", true)
           ir.whole = true
         end
         if o.at_end ~= nil then
@@ -585,6 +597,14 @@ function check.schema(fmt, schema_path)
         if o.offset_of then
           if ty.kind ~= "int" then diag(fpath, "offset_of needs a fixed-width integer") end
           F.derived = { kind = "offset_of", target = o.offset_of }
+        end
+        if o.relocate then
+          if ty.kind ~= "int" or ty.signed or ty.bits < 32 then
+            diag(fpath, "relocate needs an unsigned fixed-width integer of 32 or 64 bits (a file offset)")
+          end
+          if F.derived or o.delta ~= nil or o.base ~= nil then diag(fpath, "relocate is for offsets stored as they are") end
+          F.relocate = true
+          ir.relocates = true
         end
         if o.file_size then
           if ty.kind ~= "int" then diag(fpath, "file_size needs a fixed-width integer") end
@@ -647,18 +667,33 @@ function check.schema(fmt, schema_path)
           ir.whole = true
         end
         if t2.at ~= nil then
-          R.at = resolve_expr(t2.at, fpath, inner, "at")
+          R.at = resolve_expr(t2.at, fpath, inner, "at", true)
           ir.whole = true
         end
         if t2.size ~= nil then
           if F.sized_by then diag(fpath, "a region sized by a size_of field takes no size") end
-          R.size_expr = resolve_expr(t2.size, fpath, inner, "size")
+          R.size_expr = resolve_expr(t2.size, fpath, inner, "size", true)
           R.sized = true
         end
         if t2.count ~= nil then
-          R.count_expr = resolve_expr(t2.count, fpath, inner, "count")
+          R.count_expr = resolve_expr(t2.count, fpath, inner, "count", true)
         end
         if F.counted_by then R.counted_by = F.counted_by end
+        if t2.zstd_frame ~= nil then
+          if t2.zstd_frame ~= true then diag(fpath, "zstd_frame takes true") end
+          if t2.compression ~= nil or R.sized or R.count_expr or F.counted_by or t2.at ~= nil then
+            diag(fpath, "a zstd_frame region ends where its frame ends: it takes no compression, size, count or at")
+          end
+          R.zstd_frame = true
+          ir.whole = true
+        end
+        if t2.batch ~= nil then
+          if math.type(t2.batch) ~= "integer" or t2.batch < 1 or t2.batch > (1 << 24) then
+            diag(fpath, "batch must be a number of elements, 1..16777216")
+          else
+            R.batch = t2.batch
+          end
+        end
         if t2.of == nil then diag(fpath, "records needs of = \"type\"") else
           local rt = as_type(t2.of, fpath .. ".of")
           if rt and rt.kind ~= "ref" then diag(fpath, "records of = must name a type") rt = nil end
@@ -667,8 +702,19 @@ function check.schema(fmt, schema_path)
             else
               if region_of[rt.name] then diag(fpath, "type '" .. rt.name .. "' is already the record type of region '" .. region_of[rt.name].name .. "'") end
               region_of[rt.name] = R
-              R.record = resolve_named(rt.name, fpath, nil, state)
+              R.record = resolve_named(rt.name, fpath, nil, state, t2.batch ~= nil and { sized = true } or nil)
             end
+          end
+        end
+        if R.batch and R.record then
+          -- a batch is a run of fixed-width elements: the record is one until_end array of them
+          local S = R.record
+          local a = S.kind == "struct" and #S.fields == 1 and S.fields[1].ty
+          local e = a and a.kind == "array" and a.mode == "until_end" and a.of
+          if not (e and (e.kind == "int" or e.kind == "float")) then
+            diag(fpath, "batch needs a record type whose only field is an until_end array of fixed-width numbers")
+          else
+            R.batch_bytes = R.batch * e.wire
           end
         end
         R.recover = t2.recover
@@ -701,7 +747,13 @@ function check.schema(fmt, schema_path)
     elseif t.tag ~= nil or t.peek ~= nil then
       u.mode = t.tag ~= nil and "tag" or "peek"
       local tt = as_type(t.tag or t.peek, path .. ".tag")
-      if tt and tt.kind ~= "int" then diag(path, "a union tag type must be a fixed-width integer")
+      if tt and tt.kind == "bytes" and t.tag ~= nil and tt.padded and math.type(tt.fixed) == "integer" then
+        -- a name: a NUL-padded fixed string (compared up to its first NUL)
+        u.tagty = resolve_type(tt, path .. ".tag", scope, {})
+        u.string_tag = true
+        u.name_tag = true
+      elseif tt and tt.kind ~= "int" then
+        diag(path, "a union tag type must be a fixed-width integer (or, for tag =, a fixed_string { fixed = N })")
       elseif tt then u.tagty = resolve_type(tt, path .. ".tag", scope, ctx) end
     end
     local seen_names, seen_vals = {}, {}
@@ -736,6 +788,15 @@ function check.schema(fmt, schema_path)
       end
       if #C.values == 0 and not c.default then diag(cpath, "a case needs at least one value") end
       if #C.values > 1 and u.mode == "peek" then diag(cpath, "a peeked case has exactly one value") end
+      if u.name_tag then
+        if c.default then diag(cpath, "a union with a name tag has no default_case (its tag could not be written back)") end
+        if #C.values > 1 then diag(cpath, "a case of a name tag has exactly one name") end
+        for _, v in ipairs(C.values) do
+          if type(v) == "string" and (#v == 0 or #v > u.tagty.fixed or v:find("\0", 1, true)) then
+            diag(cpath, "a tag name must be 1 to " .. u.tagty.fixed .. " bytes without NUL")
+          end
+        end
+      end
       local sub = { lift_name = (ctx.lift_name or "") .. "_" .. tostring(c.name),
         path_prefix = c.name, sized = ctx.sized }
       C.ty = c.type ~= nil and resolve_type(c.type, cpath, scope, sub) or nil
@@ -748,7 +809,7 @@ function check.schema(fmt, schema_path)
     return u
   end
 
-  resolve_named = function(name, path, inline, state)
+  resolve_named = function(name, path, inline, state, extra)
     local T = ir.types[name] or ir.scalars[name]
     if T then return T end
     if resolving[name] then
@@ -767,7 +828,8 @@ function check.schema(fmt, schema_path)
     local t = as_type(src, tpath)
     local node
     if t and (t.kind == "struct") then
-      node = resolve_struct(t, tpath, scope, { named_top = true, lift_base = name .. "_" })
+      node = resolve_struct(t, tpath, scope, { named_top = true, lift_base = name .. "_",
+        sized = extra and extra.sized })
     elseif t then
       node = resolve_type(t, tpath, scope, { lift_name = name })
     end

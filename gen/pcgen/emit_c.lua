@@ -571,6 +571,26 @@ local function dec_array(b, f, env, member, errname, local_)
       b:close("}")
       b:close("}")
     end
+  elseif a.mode == "until_next" and env.mode == "dec" then
+    -- count the elements (validating them) up to the bytes that follow the last one
+    local tl = #a.terminator
+    b:open("{")
+    b:f("pcd_cursor t = *%s;", cur)
+    b:l("for (;;) {")
+    b.ind = b.ind + 1
+    b:f("if (pcd_left(&t) >= %d && memcmp(t.p, %s, %d) == 0) break;", tl, text.cstr(a.terminator), tl)
+    b:f("if (PCD_UNLIKELY(pcd_left(&t) == 0))")
+    b:f("    return pcd_fail_short(&t, t.p, %s, %s);", text.cstr(errname),
+      text.cstr("elements, then " .. magic_text(a.terminator)))
+    if named then
+      b:f("PCD_TRY_IN(c->x, %s(&t), %s, (int64_t)%s);", elem_fn(et, "validate"), text.cstr(errname), n)
+    else
+      dec_value(b, { name = f.name, ty = et, errname = errname, local_ = local_ .. "_e" }, env, nil,
+        errname, local_ .. "_e", "(&t)")
+    end
+    b:f("%s++;", n)
+    b:close("}")
+    b:close("}")
   elseif a.mode == "until" then
     -- decode elements into a scratch element until the terminator, counting
     b:open("{")
@@ -589,6 +609,25 @@ local function dec_array(b, f, env, member, errname, local_)
     b:f("if (PCD_UNLIKELY(%s > %s))", n, expr.cnum(a.max))
     b:f("    return pcd_fail(%s, %s, PCD_E_LIMIT, %s, %s, PCD_FOUND_UINT, %s);", cur, at,
       text.cstr(errname), text.cstr("at most " .. a.max .. " elements"), n)
+  end
+  if a.mode == "until_next" and env.mode == "val" then
+    -- validation: elements up to the bytes that follow the last one (not consumed)
+    local tl = #a.terminator
+    b:l("for (;;) {")
+    b.ind = b.ind + 1
+    b:f("if (pcd_left(%s) >= %d && memcmp(%s->p, %s, %d) == 0) break;", cur, tl, cur, text.cstr(a.terminator), tl)
+    b:f("if (PCD_UNLIKELY(pcd_left(%s) == 0))", cur)
+    b:f("    return pcd_fail_short(%s, %s->p, %s, %s);", cur, cur, text.cstr(errname),
+      text.cstr("elements, then " .. magic_text(a.terminator)))
+    if named then
+      b:f("PCD_TRY_IN(c->x, %s(%s), %s, (int64_t)%s);", elem_fn(et, "validate"), cur, text.cstr(errname), n)
+    else
+      dec_value(b, { name = f.name, ty = et, errname = errname, local_ = local_ .. "_e" }, env, nil,
+        errname, local_ .. "_e", cur)
+    end
+    b:f("%s++;", n)
+    b:close("}")
+    return
   end
   local until_dec = a.mode == "until_end" and not fixed and env.mode == "val"
   if until_dec then
@@ -880,6 +919,8 @@ local function dec_regions(b, S, env)
       end
       if R.compression then
         b:f("%s.compression = (uint8_t)(%s);", m, cexpr(R.compression, env))
+      elseif R.zstd_frame then
+        b:f("%s.compression = PCD_REGION_ZSTD_FRAME;", m)
       end
       if f.when then b:close("}") end
     end
@@ -905,6 +946,15 @@ function dec_union(b, U, env, f)
     b:f("if (PCD_UNLIKELY(pcd_left(%s) < %d))", cur, ty.wire)
     b:f("    return pcd_fail_short(%s, %s->p, %s, %s);", cur, cur, text.cstr(errname), text.cstr(case_values_text(U)))
     b:f("%s = %s;", tagv, load(ty, cur .. "->p"))
+  elseif U.mode == "tag" and U.name_tag then
+    -- a name: NUL-padded, compared up to its first NUL
+    local ty = U.tagty
+    tagv = "tag_" .. (f and f.local_:sub(3) or "u")
+    declare(env, tagv, "pcd_bytes", "{ NULL, 0 }")
+    b:f("if (PCD_UNLIKELY(pcd_left(%s) < %d))", cur, ty.wire)
+    b:f("    return pcd_fail_short(%s, %s->p, %s, %s);", cur, cur, text.cstr(errname), text.cstr(case_values_text(U)))
+    b:f("%s.ptr = %s->p;", tagv, cur)
+    b:f("%s.len = pcd_padded_len(%s->p, %d);", tagv, cur, ty.wire)
   elseif U.mode == "tag" then
     local ty = U.tagty
     tagv = "tag_" .. (f and f.local_:sub(3) or "u")
@@ -939,7 +989,7 @@ function dec_union(b, U, env, f)
   case_body_ = function(c)
     if env.mode == "dec" then
       b:f("%s = %s;", out_ref(env, mpre .. "which"), c.const)
-      if U.mode == "tag" then b:f("%s = %s;", out_ref(env, mpre .. "tag"), tagv) end
+      if U.mode == "tag" and not U.name_tag then b:f("%s = %s;", out_ref(env, mpre .. "tag"), tagv) end
     end
     if after_tag then b:l(after_tag) end
     local ty = c.ty
@@ -982,6 +1032,11 @@ function dec_union(b, U, env, f)
       b.ind = b.ind + 1
       case_body(dflt)
       b.ind = b.ind - 1
+      b:l("}")
+    elseif U.name_tag then
+      b:l("} else {")
+      b:f("    return pcd_fail_name_tag(%s, %s, %s, %s, %d);", cur, at, text.cstr(errname),
+        text.cstr(case_values_text(U)), U.tagty.wire)
       b:l("}")
     else
       b:l("} else {")
@@ -1129,6 +1184,21 @@ local function enc_scalar(b, f, env, v)
       local _, hi = range_of(ty)
       b:f("if (PCD_UNLIKELY((uint64_t)(%s) > %s))", v, hi)
       enc_fail(b, env, "PCD_E_RANGE", f.errname, "a value that fits in " .. type_text(ty), "PCD_FOUND_UINT", v)
+    end
+    if f.relocate then
+      -- an offset into the stream: it moves with the record it points into
+      local r = "o_" .. f.local_:sub(3)
+      declare(env, r, "uint64_t", "0")
+      b:f("%s = (uint64_t)(%s);", r, w)
+      b:f("if (s->x->reloc && PCD_UNLIKELY(!s->x->reloc(s->x->reloc_ud, %s, &%s)))", r, r)
+      enc_fail(b, env, "PCD_E_INVALID", f.errname, "an offset into a record written before it (to move with that record)",
+        "PCD_FOUND_UINT", w)
+      if ty.bits < 64 then
+        local _, hi = range_of(ty)
+        b:f("if (PCD_UNLIKELY(%s > %s))", r, hi)
+        enc_fail(b, env, "PCD_E_RANGE", f.errname, "an offset that fits in " .. type_text(ty), "PCD_FOUND_UINT", r)
+      end
+      w = r
     end
     b:f("PCD_TRY(%s);", put(ty, w, "s"))
   elseif k == "varint" then
@@ -1411,6 +1481,14 @@ function enc_union(b, U, env, f)
         b:f("if (PCD_UNLIKELY(!(%s)))", table.concat(conds, " || "))
         enc_fail(b, env, "PCD_E_BAD_TAG", errname, "the tag that selects case " .. c.name, U.string_tag and "PCD_FOUND_NONE" or "PCD_FOUND_HEX", U.string_tag and "0" or tagv)
       end
+    elseif U.mode == "tag" and U.name_tag then
+      local ty = U.tagty
+      if env.mode == "size" then
+        acc(b, env, ty.wire)
+      else
+        b:f("PCD_TRY(pcd_put_padded(s, (pcd_bytes){ (const uint8_t *)%s, %d }, %d));", text.cstr(c.values[1]),
+          #c.values[1], ty.wire)
+      end
     elseif U.mode == "tag" then
       local ty = U.tagty
       if env.mode == "size" then
@@ -1568,6 +1646,18 @@ region_ordinal = function(S, g)
   return 0
 end
 
+-- Does a record type open records regions: its own fields, or (a union) a case's named struct?
+local function opens_regions(T)
+  if T.kind == "struct" then
+    for _, f in ipairs(T.fields) do if f.ty and f.ty.kind == "records" then return true end end
+  elseif T.kind == "union" then
+    for _, c in ipairs(T.cases) do
+      if c.ty and c.ty.kind == "struct" and c.ty.named and opens_regions(c.ty) then return true end
+    end
+  end
+  return false
+end
+
 local function has_regions(T)
   if T.kind ~= "struct" then return 0 end
   local n = 0
@@ -1723,7 +1813,7 @@ local function struct_def(ir, S)
     if n == 0 then b:l("uint8_t unused_; /* no stored fields */") end
   else
     b:l("uint32_t which; /* the case present: one of the constants above */")
-    if S.mode == "tag" then b:l("uint64_t tag; /* the tag as read */") end
+    if S.mode == "tag" and not S.name_tag then b:l("uint64_t tag; /* the tag as read */") end
     local m = 0
     for _, c in ipairs(S.cases) do if not c.empty then m = m + 1 end end
     if m > 0 then
@@ -1867,9 +1957,12 @@ local function desc_fields(ir, S, out)
       tag_key = S.tag_key or "_kind"
     end
   end
-  o[#o + 1] = string.format("const pcd_type %s_type = { %s, %d, %d, sizeof(%s), %s, %d, %s, %s, %s };\n",
+  -- the tag's bytes before a case (named tag unions: where a case's regions are patched)
+  local tag_wire = ""
+  if S.kind == "union" and S.named and S.mode == "tag" then tag_wire = ", " .. S.tagty.wire end
+  o[#o + 1] = string.format("const pcd_type %s_type = { %s, %d, %d, sizeof(%s), %s, %d, %s, %s, %s%s };\n",
     S.cname, text.cstr(tname), S.kind == "union" and 1 or 0, S.named and 1 or 0, S.cname,
-    #items > 0 and (S.cname .. "_fields") or "NULL", #items, text.cstr(S.doc), text.cstr(tag_key), sel)
+    #items > 0 and (S.cname .. "_fields") or "NULL", #items, text.cstr(S.doc), text.cstr(tag_key), sel, tag_wire)
   out[#out + 1] = table.concat(o)
 end
 
@@ -1962,7 +2055,11 @@ local function sync_magics(R)
   local T = R.record
   local out = {}
   if not T then return out end
-  if T.kind == "union" and T.mode == "peek" then
+  if T.kind == "union" and T.name_tag then
+    for _, c in ipairs(T.cases) do
+      for _, v in ipairs(c.values) do out[#out + 1] = v .. string.rep("\0", T.tagty.wire - #v) end
+    end
+  elseif T.kind == "union" and (T.mode == "peek" or T.mode == "tag") then
     for _, c in ipairs(T.cases) do
       for _, v in ipairs(c.values) do
         local w, e = T.tagty.wire, T.tagty.endian
@@ -2086,11 +2183,8 @@ function E.files(ir, sha, gen_version)
       "static pcd_status %s_dec(pcd_cursor *c, void *out) { return %s_decode_(c, out); }\n" ..
       "static pcd_status %s_enc(pcd_sink *s, const void *in) { return %s_encode(s, in); }\n",
       R.cname, T.cname, R.cname, T.cname)
-    local opens_regions = false
-    for _, f in ipairs(T.kind == "struct" and T.fields or {}) do
-      if f.ty and f.ty.kind == "records" then opens_regions = true end
-    end
-    if not opens_regions then
+    local opens = opens_regions(T)
+    if not opens then
       C[#C + 1] = string.format("static pcd_status %s_val(pcd_cursor *c) { return %s_validate_(c); }\n",
         R.cname, T.cname)
       C[#C + 1] = text.render([[
@@ -2110,7 +2204,7 @@ function E.files(ir, sha, gen_version)
       ]], { name = R.name, r = R.cname, t = T.cname })
     end
     local has_state = R.state and #R.state.order > 0
-    if not opens_regions and not has_state then
+    if not opens and not has_state then
       C[#C + 1] = text.render([[
         /* Decodes ${name} records back to back into *rec and hands each to fn (the decoding
          * fast path: no call into the stream driver per record). Stops at the cursor's end,
@@ -2269,6 +2363,11 @@ function E.files(ir, sha, gen_version)
       C[#C + 1] = string.format("static uint8_t %s_compression(const void *parent)\n{\n" ..
         "    const %s *in = parent;\n    return (uint8_t)(%s);\n}\n", R.cname, PT.cname, cexpr(R.compression, env))
       comp_fn = R.cname .. "_compression"
+    elseif R.zstd_frame then
+      C[#C + 1] = string.format("static uint8_t %s_compression(const void *parent)\n{\n" ..
+        "    (void)parent;\n    return PCD_REGION_ZSTD_FRAME; /* one zstd frame, its end found by parsing it */\n}\n",
+        R.cname)
+      comp_fn = R.cname .. "_compression"
     end
     C[#C + 1] = string.format([[
 const pcd_region_desc %s = {
@@ -2279,21 +2378,17 @@ const pcd_region_desc %s = {
     %d, %d, %d, %d, %d, %d,
     %s, %s,
     %s, %d, %d,
-    %s,
+    %s,%s
 };
 
 ]], R.cname, text.cstr(R.name), T.cname, T.cname, R.cname,
-      (function()
-        -- records that open regions must be decoded, not only validated
-        for _, f in ipairs(T.kind == "struct" and T.fields or {}) do
-          if f.ty and f.ty.kind == "records" then return "NULL" end
-        end
-        return R.cname .. "_val"
-      end)(), opens_regions and "NULL" or (R.cname .. "_run"), R.cname,
+      -- records that open regions must be decoded, not only validated
+      opens and "NULL" or (R.cname .. "_val"), opens and "NULL" or (R.cname .. "_run"), R.cname,
       has_state and ("sizeof(" .. R.state_cname .. ")") or "0", has_state and (R.cname .. "_init") or "NULL",
       finish, PT.cname, R.field.member, size_off, size_w, size_big, size_native, size_add, size_min,
       sync_c, synclen_c, comp_fn, R.zstd_level or 3, T.min or 0,
-      (opens_regions or has_state) and "NULL" or (R.cname .. "_drun"))
+      (opens or has_state) and "NULL" or (R.cname .. "_drun"),
+      R.batch_bytes and string.format("\n    %d, /* batch: records of at most %d elements */", R.batch_bytes, R.batch) or "")
   end
   -- descriptors
   C[#C + 1] = "/* -------- descriptors -------- */\n\n"
@@ -2328,6 +2423,22 @@ const pcd_region_desc %s = {
   for _, R in ipairs(ir.regions) do if R.compression then streamable = false end end
   if streamable then flags[#flags + 1] = "PCD_FMT_STREAMABLE" end
   if ir.endian == "native" then flags[#flags + 1] = "PCD_FMT_NATIVE_ORDER" end
+  if ir.relocates then flags[#flags + 1] = "PCD_FMT_RELOCATES" end
+  do
+    -- NUL-padded strings anywhere (fields or union names): junk after the NUL is dropped
+    local padded = false
+    local function scan(ty)
+      if not ty or padded then return end
+      if ty.kind == "bytes" and ty.padded then padded = true
+      elseif ty.kind == "struct" then for _, f in ipairs(ty.fields) do scan(f.ty) end
+      elseif ty.kind == "union" then
+        if ty.name_tag then padded = true end
+        for _, c in ipairs(ty.cases) do scan(c.ty) end
+      elseif ty.kind == "array" then scan(ty.of) end
+    end
+    for _, name in ipairs(ir.order) do scan(ir.types[name]) end
+    if padded then flags[#flags + 1] = "PCD_FMT_PADDED_NAMES" end
+  end
   local root = ir.root
   C[#C + 1] = string.format([[
 static pcd_status root_dec(pcd_cursor *c, void *out) { return %s_decode_(c, out); }

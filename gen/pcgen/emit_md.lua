@@ -33,6 +33,7 @@ local function type_text(ty)
   if k == "array" then
     local n = ty.mode == "prefix" and (type_text(ty.prefix) .. " count, then ") or ""
     local tail = ({ until_end = " until the end of the enclosing data", ["until"] = " until a terminating element",
+      until_next = ty.terminator and (' up to the next "' .. ty.terminator .. '" (not consumed)') or "",
       counted = " (count in another field)", expr = " (count from an expression)" })[ty.mode] or ""
     return "array: " .. n .. (ty.of and type_text(ty.of) or "?") .. tail
   end
@@ -69,6 +70,7 @@ local function notes(f)
     else n[#n + 1] = "element count of `" .. d.target .. "` (computed when encoding)" end
   end
   if f.at then n[#n + 1] = "placed at an offset another field gives" end
+  if f.relocate then n[#n + 1] = "a file offset; the encoder moves it with the record it points into" end
   if f.at_end then n[#n + 1] = f.at_end .. " bytes before the end of the file"
   end
   if f.delta then n[#n + 1] = "stored as a delta from state `" .. f.delta.name .. "`; dumped absolute" end
@@ -151,9 +153,11 @@ function M.page(ir, sha, gen_version)
       local rec = {}
       if R.recover and R.recover.size then rec[#rec + 1] = "skips a damaged record by its `" .. R.recover.size .. "` field" end
       if R.recover and R.recover.sync then rec[#rec + 1] = "resynchronises on the next record magic" end
-      out[#out + 1] = string.format("- `%s`: records of [%s](#%s)%s%s%s%s\n", R.name, R.record.tname, R.record.tname,
-        R.sized and ", sized by its parent" or ", to the end of the enclosing data",
+      out[#out + 1] = string.format("- `%s`: records of [%s](#%s)%s%s%s%s%s\n", R.name, R.record.tname, R.record.tname,
+        R.zstd_frame and ", one zstd frame whose compressed size is stored nowhere (the region ends where the frame ends)"
+          or R.sized and ", sized by its parent" or ", to the end of the enclosing data",
         R.compression and ", possibly zstd-compressed" or "",
+        R.batch and (", read in batches of up to " .. R.batch .. " elements (the element count is the decoded length / the element size)") or "",
         #st > 0 and (", stream state " .. table.concat(st, ", ")) or "",
         #rec > 0 and ("; recovery: " .. table.concat(rec, ", ")) or "")
     end

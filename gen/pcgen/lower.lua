@@ -164,11 +164,23 @@ function lower.run(ir)
     T.min = min_wire(T)
   end
 
-  -- regions: names and indices
+  -- regions: names and indices (a field name that several types use for a region is
+  -- qualified by the type that owns it)
+  local uses = {}
+  for _, R in ipairs(ir.regions) do uses[R.name] = (uses[R.name] or 0) + 1 end
   for i, R in ipairs(ir.regions) do
     R.index = i - 1
-    R.cname = ir.prefix .. "_region_" .. R.name
-    R.state_cname = ir.prefix .. "_" .. R.name .. "_state"
+    local nm = R.name
+    if uses[R.name] > 1 then
+      for _, tname in ipairs(ir.order) do
+        local T = ir.types[tname]
+        if T.kind == "struct" then
+          for _, f in ipairs(T.fields) do if f == R.field then nm = tname .. "_" .. R.name end end
+        end
+      end
+    end
+    R.cname = ir.prefix .. "_region_" .. nm
+    R.state_cname = ir.prefix .. "_" .. nm .. "_state"
   end
   return ir
 end

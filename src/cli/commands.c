@@ -200,6 +200,8 @@ int cmd_info(cli *c, int argc, char **argv)
         if (ictx) ext->info->record(ictx, &rec);
     }
     cli_progress_done(c);
+    /* damage only what sits above the bytes sees (a unit of records cut short) */
+    if (!damaged && ictx && ext->info->damaged && ext->info->damaged(ictx, &damage)) damaged = true;
     uint64_t size = src.in.is_regular ? src.in.size : src.in.bytes_read;
     if (json) {
         outbuf ob;
@@ -708,6 +710,10 @@ int cmd_encode(cli *c, int argc, char **argv)
             rc = EXIT_INVALID;
             break;
         }
+        /* where the record stood in the dumped file: offsets that point at it move with it */
+        json_t *jo = json_object_get(obj, "_offset");
+        if (jo && json_is_integer(jo) && json_integer_value(jo) >= 0)
+            pcd_writer_set_origin(&w, (uint64_t)json_integer_value(jo));
         json_decref(obj);
         pcd_status st = pcd_writer_record(&w, jk.rd, rec);
         if (st != PCD_OK) {

@@ -6,12 +6,14 @@
 #include <string.h>
 
 extern const pcd_ext pcd_heph_ext;
+extern const pcd_ext pcd_moarvm_ext;
 extern const pcd_ext pcd_mojo_ext;
 extern const pcd_ext pcd_mono_ext;
 extern const pcd_ext pcd_tachyon_ext;
 
 const pcd_ext *const pcd_exts[] = {
     &pcd_heph_ext,
+    &pcd_moarvm_ext,
     &pcd_mojo_ext,
     &pcd_mono_ext,
     &pcd_tachyon_ext,

@@ -39,6 +39,10 @@ typedef struct pcd_info_ops {
     /* writes the members of the "summary" object (without braces) */
     pcd_status (*json)(void *ctx, pcd_sink *s);
     void (*fini)(void *ctx);
+    /* after the last record: true when the records that were read show the file damaged
+     * although each one decoded (a file cut between two records of a unit that needs them
+     * all), with that damage in *e; NULL: never */
+    bool (*damaged)(void *ctx, pcd_error *e);
 } pcd_info_ops;
 
 /* Checks above the bytes (references, counts, invariants), run by `validate` and `info`

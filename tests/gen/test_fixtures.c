@@ -15,6 +15,8 @@
 
 #include "fx_arrays_v1.h"
 #include "fx_mojo_v2.h"
+#include "fx_blocks_v1.h"
+#include "fx_footer_v1.h"
 #include "fx_scalars_v1.h"
 #include "fx_elems_v1.h"
 #include "fx_stream_v2.h"
@@ -25,6 +27,8 @@
 #include "fx_zstd_v1.h"
 #include "fuzzlib.h"
 #include "pcd_jsonr.h"
+
+#include <zstd.h>
 
 static uint8_t out[1 << 16];
 
@@ -416,6 +420,7 @@ static void test_strings(void **state)
     r.sized = B("fiver");
     r.name8 = B("abc");
     r.raw4 = (pcd_bytes){ (const uint8_t *)"\x00\x01\x02\x03", 4 };
+    r.text = B("json");
     r.tail = B("the tail");
     rec_in recs[] = { { &pcd_fx_strings_v1_region_recs, &r }, { &pcd_fx_strings_v1_region_recs, &r } };
     size_t n = encode_file(&pcd_fx_strings_v1_format, &root, recs, 2, false, PCD_OK);
@@ -429,8 +434,25 @@ static void test_strings(void **state)
     assert_int_equal(d->tail.len, 8);
     assert_memory_equal(d->tail.ptr, "the tail", 8);
     assert_int_equal(d->pv.len, 3);
+    assert_int_equal(d->text_size, 5);
+    assert_int_equal(d->text.len, 4);
+    assert_memory_equal(d->text.ptr, "json", 4);
     got_free(&g);
     json_roundtrip(&pcd_fx_strings_v1_format, out, n);
+    /* a sized C string must end (with its NUL) exactly where its size says */
+    static uint8_t bad[256];
+    memcpy(bad, out, n);
+    assert_int_equal(pcd_ld_u16be(bad + 49), 5);
+    bad[49 + 1] = 4;
+    decode_file(&pcd_fx_strings_v1_format, bad, n, &g, 0);
+    assert_true(PCD_IS_ERROR(g.end));
+    got_free(&g);
+    memcpy(bad, out, n);
+    bad[49 + 1] = 6;
+    decode_file(&pcd_fx_strings_v1_format, bad, n, &g, 0);
+    assert_int_equal(g.end, PCD_E_SIZE);
+    assert_string_equal(path_of(&g.err), "text_size");
+    got_free(&g);
     /* limits: a C string longer than its max, a sized string that is too short */
     r.c = B("a string longer than sixteen");
     encode_file(&pcd_fx_strings_v1_format, &root, recs, 1, false, PCD_E_LIMIT);
@@ -1003,6 +1025,284 @@ static void test_trailer(void **state)
     encode_file(&pcd_fx_trailer_v1_format, &root, recs, 5, false, PCD_E_RANGE);
 }
 
+/* ---- named blocks: name tags, regions opened by union cases, zstd frames of batches ------- */
+
+
+static void count_batches(pcd_reader *r, size_t *b16, size_t *b64, uint64_t *sum, size_t *batches, pcd_status *end,
+                          uint64_t *err_off)
+{
+    pcd_record rec;
+    pcd_status st;
+    *b16 = *b64 = *batches = 0;
+    *sum = 0;
+    while ((st = pcd_reader_next(r, &rec)) == PCD_OK || (st != PCD_END && pcd_reader_recover(r, NULL) == PCD_OK)) {
+        if (st != PCD_OK) continue;
+        if (rec.type == &pcd_fx_blocks_v1_u16_batch_type) {
+            const pcd_fx_blocks_v1_u16_batch *b = rec.data;
+            assert_true(b->n_v >= 1 && b->n_v <= 4);
+            *b16 += b->n_v;
+            for (size_t k = 0; k < b->n_v; k++) *sum += b->v[k];
+            (*batches)++;
+        } else if (rec.type == &pcd_fx_blocks_v1_u64_batch_type) {
+            const pcd_fx_blocks_v1_u64_batch *b = rec.data;
+            assert_true(b->n_v >= 1 && b->n_v <= 1000);
+            *b64 += b->n_v;
+            for (size_t k = 0; k < b->n_v; k++) *sum += b->v[k];
+            (*batches)++;
+        }
+    }
+    *end = st;
+    *err_off = pcd_reader_error(r)->offset;
+}
+
+static void test_blocks(void **state)
+{
+    (void)state;
+    static uint16_t v16[10];
+    static uint64_t v64[2500];
+    uint64_t want = 0;
+    for (int i = 0; i < 10; i++) want += v16[i] = (uint16_t)(i * 3 + 1);
+    for (int i = 0; i < 2500; i++) want += v64[i] = (uint64_t)i * 7919u;
+    pcd_fx_blocks_v1_block note = { 0 }, c16 = { 0 }, more = { 0 }, c64 = { 0 }, e8 = { 0 };
+    note.which = PCD_FX_BLOCKS_V1_BLOCK_NOTE;
+    note.u.note.text = B("hello");
+    c16.which = PCD_FX_BLOCKS_V1_BLOCK_U16S;
+    c16.u.u16s.width = 2;
+    more.which = PCD_FX_BLOCKS_V1_BLOCK_U16_MORE;
+    more.u.u16_more.width = 2;
+    c64.which = PCD_FX_BLOCKS_V1_BLOCK_U64S;
+    e8.which = PCD_FX_BLOCKS_V1_BLOCK_EXACTLY8;
+    /* how the writer is handed the entries does not matter: one frame per block */
+    pcd_fx_blocks_v1_u16_batch b16a = { v16, 3 }, b16b = { v16 + 3, 7 };
+    pcd_fx_blocks_v1_u64_batch b64 = { v64, 2500 };
+    const pcd_region_desc *BL = &pcd_fx_blocks_v1_region_blocks, *E16 = &pcd_fx_blocks_v1_region_column16_entries,
+                          *E64 = &pcd_fx_blocks_v1_region_column64_entries;
+    rec_in recs[] = { { BL, &note }, { BL, &c16 }, { E16, &b16a }, { E16, &b16b }, { BL, &more },
+                      { BL, &c64 },  { E64, &b64 }, { BL, &e8 } };
+    pcd_fx_blocks_v1_file root = { 0 };
+    size_t n = encode_file(&pcd_fx_blocks_v1_format, &root, recs, 8, false, PCD_OK);
+    /* the kind names, NUL-padded; the first frame right after the u16s header, with no
+     * content size in its header (the size is stored nowhere, not even there) */
+    assert_memory_equal(out + 8, "note\0\0\0\0", 8);
+    size_t f16 = 8 + 8 + 2 + 5 + 8 + 2;
+    assert_memory_equal(out + f16 - 10, "u16s\0\0\0\0", 8);
+    assert_int_equal(pcd_ld_u32le(out + f16), 0xFD2FB528u);
+    assert_int_equal(out[f16 + 4] & 0xC0, 0);
+    got g;
+    decode_file(&pcd_fx_blocks_v1_format, out, n, &g, 0);
+    assert_int_equal(g.end, PCD_END);
+    /* root, note, u16s, 3 batches (4+4+2), u16more (no entries), u64s, 3 batches, exactly8 */
+    assert_int_equal(g.n, 12);
+    assert_ptr_equal(g.type[3], &pcd_fx_blocks_v1_u16_batch_type);
+    assert_ptr_equal(g.type[6], &pcd_fx_blocks_v1_block_type);
+    const pcd_fx_blocks_v1_block *bm = (const void *)g.data[6];
+    assert_int_equal(bm->which, PCD_FX_BLOCKS_V1_BLOCK_U16_MORE);
+    assert_int_equal(((const pcd_fx_blocks_v1_block *)g.data[11])->which, PCD_FX_BLOCKS_V1_BLOCK_EXACTLY8);
+    got_free(&g);
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
+    pcd_reader r;
+    pcd_reader_opts o = { &al, NULL, 0, false };
+    size_t n16, n64, batches;
+    uint64_t sum, eoff;
+    pcd_status end;
+    assert_int_equal(pcd_reader_open_buffer(&r, &pcd_fx_blocks_v1_format, out, n, &o), PCD_OK);
+    count_batches(&r, &n16, &n64, &sum, &batches, &end, &eoff);
+    pcd_reader_close(&r);
+    assert_int_equal(end, PCD_END);
+    assert_int_equal(n16, 10);
+    assert_int_equal(n64, 2500);
+    assert_int_equal(batches, 6);
+    assert_int_equal(sum, want);
+    json_roundtrip(&pcd_fx_blocks_v1_format, out, n);
+
+    /* cut anywhere: every record before the cut, then an error (never a crash or a hang) */
+    static uint8_t cut[1 << 16];
+    size_t ends[6], ne = 0, at = 8;
+    ends[ne++] = at;
+    ends[ne++] = at += 8 + 2 + 5;
+    ends[ne++] = at += 10 + ZSTD_findFrameCompressedSize(out + at + 10, n - at - 10);
+    ends[ne++] = at += 10 + ZSTD_findFrameCompressedSize(out + at + 10, n - at - 10);
+    ends[ne++] = at += 8 + ZSTD_findFrameCompressedSize(out + at + 8, n - at - 8);
+    ends[ne++] = at += 8;
+    assert_int_equal(at, n);
+    for (size_t k = 0; k < n; k++) {
+        memcpy(cut, out, k);
+        decode_file(&pcd_fx_blocks_v1_format, cut, k, &g, 0);
+        bool boundary = false;
+        for (size_t e = 0; e < ne; e++) boundary = boundary || ends[e] == k;
+        if (boundary) assert_int_equal(g.end, PCD_END);
+        else assert_true(PCD_IS_ERROR(g.end));
+        got_free(&g);
+        if (k % 7 == 0) pcd_fuzz_one(&pcd_fx_blocks_v1_format, cut, k);
+    }
+    /* cut inside the u64s frame: the error is at the frame's start, and names the region */
+    size_t f64 = f16;
+    while (memcmp(out + f64, "u64s\0\0\0\0", 8) != 0) f64++;
+    f64 += 8;
+    decode_file(&pcd_fx_blocks_v1_format, out, f64 + 20, &g, 0);
+    assert_int_equal(g.end, PCD_E_TRUNCATED);
+    assert_int_equal(g.err.offset, f64);
+    assert_string_equal(path_of(&g.err), "entries");
+    got_free(&g);
+
+    /* junk after the NUL of a name is not part of it (older MoarVM writers left some) */
+    memcpy(cut, out, n);
+    cut[8 + 6] = 'X';
+    decode_file(&pcd_fx_blocks_v1_format, cut, n, &g, 0);
+    assert_int_equal(g.end, PCD_END);
+    got_free(&g);
+    /* an unknown name: a bad tag, with the name's bytes as what was found */
+    memcpy(cut + 8, "nope\0\0\0\0", 8);
+    decode_file(&pcd_fx_blocks_v1_format, cut, n, &g, 0);
+    assert_int_equal(g.end, PCD_E_BAD_TAG);
+    assert_int_equal(g.err.offset, 8);
+    assert_int_equal(g.err.found, 0x6e6f706500000000u);
+    got_free(&g);
+
+    /* damage inside the u16s frame: recovery resynchronises on the next block name */
+    memcpy(cut, out, n);
+    for (size_t k = f16 + 6; k < f16 + 12; k++) cut[k] ^= 0x5a;
+    assert_int_equal(pcd_reader_open_buffer(&r, &pcd_fx_blocks_v1_format, cut, n, &o), PCD_OK);
+    count_batches(&r, &n16, &n64, &sum, &batches, &end, &eoff);
+    pcd_reader_close(&r);
+    assert_int_equal(end, PCD_END);
+    assert_int_equal(n64, 2500);
+    assert_true(n16 < 10);
+    assert_int_equal(al.in_use, 0);
+
+    /* a frame whose decoded length is not a whole number of entries */
+    static uint8_t odd[256];
+    memcpy(odd, "FXBLOCKSu16s\0\0\0\0\2\0", 18);
+    size_t zn = ZSTD_compress(odd + 18, sizeof odd - 18, "\1\2\3\4\5", 5, 3);
+    assert_false(ZSTD_isError(zn));
+    decode_file(&pcd_fx_blocks_v1_format, odd, 18 + zn, &g, 0);
+    assert_int_equal(g.end, PCD_E_SIZE);
+    assert_string_equal(path_of(&g.err), "v");
+    assert_non_null(g.err.region);
+    got_free(&g);
+    /* and bytes that are not a zstd frame at all */
+    memset(odd + 18, 0x41, 16);
+    decode_file(&pcd_fx_blocks_v1_format, odd, 18 + 16, &g, 0);
+    assert_int_equal(g.end, PCD_E_ZSTD);
+    assert_int_equal(g.err.offset, 18);
+    got_free(&g);
+}
+
+/* ---- a footer that sizes the sections before it; strings up to the next section's name ----- */
+
+static void test_footer(void **state)
+{
+    (void)state;
+    pcd_fx_footer_v1_file root = { 0 };
+    root.total = 99;
+    static pcd_bytes strs[3];
+    strs[0] = B("a");
+    strs[1] = B("bb");
+    strs[2] = B("");
+    pcd_fx_footer_v1_section s1 = { 0 }, s2 = { 0 }, s3 = { 0 };
+    s1.which = PCD_FX_FOOTER_V1_SECTION_STRS;
+    s1.u.strs.first = 3;
+    s1.u.strs.strings = strs;
+    s1.u.strs.n_strings = 3;
+    s2.which = PCD_FX_FOOTER_V1_SECTION_DONE;
+    s2.u.done.x = 7;
+    s3.which = PCD_FX_FOOTER_V1_SECTION_STRS; /* no strings, then the index */
+    pcd_fx_footer_v1_index_entry i1 = { 1, 2 }, i2 = { 3, 4 };
+    const pcd_region_desc *S = &pcd_fx_footer_v1_region_sections, *I = &pcd_fx_footer_v1_region_index;
+    rec_in recs[] = { { S, &s1 }, { S, &s2 }, { I, &i1 }, { I, &i2 } };
+    size_t n = encode_file(&pcd_fx_footer_v1_format, &root, recs, 4, false, PCD_OK);
+    assert_int_equal(n, 4 + (4 + 8 + 4 + 1 + 4 + 2 + 4) + (4 + 1) + 2 * 16 + 16);
+    assert_int_equal(pcd_ld_u64le(out + n - 8), 2);
+    got g;
+    decode_file(&pcd_fx_footer_v1_format, out, n, &g, 0);
+    assert_int_equal(g.end, PCD_END);
+    assert_int_equal(g.n, 5);
+    const pcd_fx_footer_v1_section *d = (const void *)g.data[1];
+    assert_int_equal(d->which, PCD_FX_FOOTER_V1_SECTION_STRS);
+    assert_int_equal(d->u.strs.n_strings, 3);
+    const pcd_fx_footer_v1_index_entry *ie = (const void *)g.data[4];
+    assert_int_equal(ie->b, 4);
+    got_free(&g);
+    json_roundtrip(&pcd_fx_footer_v1_format, out, n);
+    /* the strings need their terminator: a strs section last is cut short */
+    rec_in recs2[] = { { S, &s1 }, { S, &s2 }, { S, &s3 }, { I, &i1 } };
+    n = encode_file(&pcd_fx_footer_v1_format, &root, recs2, 4, false, PCD_OK);
+    decode_file(&pcd_fx_footer_v1_format, out, n, &g, 0);
+    assert_int_equal(g.end, PCD_E_TRUNCATED);
+    assert_string_equal(path_of(&g.err), "strs.strings");
+    got_free(&g);
+    /* an index count the file cannot hold: an error, not a wild region */
+    n = encode_file(&pcd_fx_footer_v1_format, &root, recs, 4, false, PCD_OK);
+    static uint8_t bad[256];
+    memcpy(bad, out, n);
+    pcd_st_u64le(bad + n - 8, UINT64_C(1) << 62);
+    decode_file(&pcd_fx_footer_v1_format, bad, n, &g, 0);
+    assert_true(PCD_IS_ERROR(g.end));
+    got_free(&g);
+    for (size_t k = 0; k < n; k++) pcd_fuzz_one(&pcd_fx_footer_v1_format, out, k);
+}
+
+/* ---- relocated offsets: an index of earlier blocks moves with them ------------------------------ */
+
+static void test_relocate(void **state)
+{
+    (void)state;
+    static uint16_t v16[5] = { 1, 2, 3, 4, 5 };
+    pcd_fx_blocks_v1_block note = { 0 }, c16 = { 0 }, idx = { 0 };
+    note.which = PCD_FX_BLOCKS_V1_BLOCK_NOTE;
+    note.u.note.text = B("hi");
+    c16.which = PCD_FX_BLOCKS_V1_BLOCK_U16S;
+    c16.u.u16s.width = 2;
+    pcd_fx_blocks_v1_u16_batch b16 = { v16, 5 };
+    idx.which = PCD_FX_BLOCKS_V1_BLOCK_INDEX;
+    /* the note starts at 8, the u16s block after it (8 + 8 + 2 + 2) */
+    idx.u.index.first = 8;
+    idx.u.index.last = 20;
+    const pcd_region_desc *BL = &pcd_fx_blocks_v1_region_blocks, *E16 = &pcd_fx_blocks_v1_region_column16_entries;
+    rec_in recs[] = { { BL, &note }, { BL, &c16 }, { E16, &b16 }, { BL, &idx } };
+    pcd_fx_blocks_v1_file root = { 0 };
+    size_t n = encode_file(&pcd_fx_blocks_v1_format, &root, recs, 4, false, PCD_OK);
+    uint64_t idx_at = n - 8 - 16;
+    assert_int_equal(pcd_ld_u64le(out + idx_at + 8), 8);
+    assert_int_equal(pcd_ld_u64le(out + idx_at + 16), 20);
+    /* written again from where each record stood, with a longer note: the offsets move */
+    pcd_ctx x;
+    pcd_ctx_init(&x, NULL);
+    static uint8_t again[4096];
+    pcd_sink s;
+    pcd_sink_init(&s, again, sizeof again, NULL, NULL, NULL, &x);
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
+    pcd_writer w;
+    pcd_writer_open(&w, &pcd_fx_blocks_v1_format, &s, &al);
+    assert_int_equal(pcd_writer_root(&w, &root), PCD_OK);
+    note.u.note.text = B("a longer note");
+    uint64_t origins[] = { 8, 20, 0, idx_at };
+    for (int i = 0; i < 4; i++) {
+        pcd_writer_set_origin(&w, origins[i]);
+        assert_int_equal(pcd_writer_record(&w, recs[i].rd, recs[i].data), PCD_OK);
+    }
+    assert_int_equal(pcd_writer_finish(&w), PCD_OK);
+    pcd_writer_close(&w);
+    size_t m = s.len;
+    assert_int_equal(m, n + 11);
+    assert_int_equal(pcd_ld_u64le(again + m - 16), 8);
+    assert_int_equal(pcd_ld_u64le(again + m - 8), 20 + 11);
+    assert_memory_equal(again + 20 + 11, "u16s", 4);
+    assert_int_equal(al.in_use, 0);
+    /* records out of their original order cannot be relocated */
+    pcd_sink_init(&s, again, sizeof again, NULL, NULL, NULL, &x);
+    pcd_writer_open(&w, &pcd_fx_blocks_v1_format, &s, &al);
+    assert_int_equal(pcd_writer_root(&w, &root), PCD_OK);
+    pcd_writer_set_origin(&w, 20);
+    assert_int_equal(pcd_writer_record(&w, BL, &note), PCD_OK);
+    pcd_writer_set_origin(&w, 8);
+    assert_int_equal(pcd_writer_record(&w, BL, &note), PCD_E_INVALID);
+    pcd_writer_close(&w);
+    assert_int_equal(al.in_use, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1010,6 +1310,8 @@ int main(void)
         cmocka_unit_test(test_arrays),  cmocka_unit_test(test_stream),  cmocka_unit_test(test_zstd),
         cmocka_unit_test(test_elems),
         cmocka_unit_test(test_tables),  cmocka_unit_test(test_trailer),
+        cmocka_unit_test(test_blocks),  cmocka_unit_test(test_footer),
+        cmocka_unit_test(test_relocate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

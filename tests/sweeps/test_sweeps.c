@@ -168,6 +168,14 @@ static void mutate_and_check(const pcd_format *f, const char *file, const uint8_
             }
             }
             g_mutations++;
+            if (getenv("PCD_SWEEP_VERBOSE")) {
+                fprintf(stderr, "%s %s at %zu\n", file, names[kind], pos);
+                FILE *o = fopen("/tmp/pcd-sweep-last.bin", "wb");
+                if (o) {
+                    fwrite(q, 1, m, o);
+                    fclose(o);
+                }
+            }
             pcd_fuzz_one(f, q, m);
             decode(f, q, m, got);
             check_error(file, names[kind], pos, got, m);

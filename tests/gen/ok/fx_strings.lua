@@ -13,6 +13,8 @@ return format "fx_strings" {
       field "sized" (string { size = "n" }),
       field "name8" (fixed_string { fixed = 8 }),
       field "raw4" (bytes { fixed = 4 }),
+      field "text_size" (u16 { size_of = "text", doc = "Bytes of text, its NUL included." }),
+      field "text" (cstring { max_len = 32, doc = "NUL-terminated, and filling its size." }),
       field "len" (u16 { size_of = "tail" }),
       field "tail" (bytes { doc = "Sized by len; the rest of it." }),
     },

@@ -1,0 +1,882 @@
+/* test_moarvm.c: MoarVM heap snapshots (v3): synthetic files written the way MoarVM lays
+ * them out, read back with every figure and check; every invariant breaking where it
+ * should; files cut at every point; TOCs tampered with; the dominator view; and, when the
+ * shared corpus is there, every real file against its independent facts (NAME.facts.txt). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzzlib.h"
+#include "moarvm_snap.h"
+#include "moarvm_v2.h"
+#include "moarvm_v3.h"
+#include "moarvm_write.h"
+#include "pcd_ext.h"
+
+/* ---- a synthetic heap --------------------------------------------------------------------- */
+
+typedef struct heap {
+    uint64_t n, nrefs;
+    uint16_t kind[4096], size[4096];
+    uint32_t tofi[4096], rfcnt[4096];
+    uint64_t rfstr[4096], usize[4096];
+    uint64_t descr[16384], target[16384];
+} heap;
+
+static uint64_t rng_state;
+static uint64_t rnd(void)
+{
+    rng_state = rng_state * 6364136223846793005u + 1442695040888963407u;
+    return rng_state >> 33;
+}
+
+/* Strings 0..5: the root descriptions; then type names, frame names, files, attribute names. */
+static const char *strings0[] = {
+    "Permanent Roots", "VM Instance Roots", "C Stack Roots", "Thread Roots", "Inter-generational Roots",
+    "Thread Call Stack Roots", "VMArray", "BOOTArray", "VMHash", "BOOTHash", "P6opaque", "Point", "MVMString",
+    "VMString", "<STable>", "frame_a", "frame_b", "/usr/share/nqp/lib/x.nqp", "gen/y.nqp", "$!x", "$!y",
+};
+#define NSTR0 (sizeof strings0 / sizeof *strings0)
+static const char *strings1[] = { "Tree", "children", "frame_c" };
+/* types: (repr, name) string indexes */
+static const uint32_t trepr0[] = { 6, 8, 10, 12 }, tname0[] = { 7, 9, 11, 13 };
+static const uint32_t trepr1[] = { 10 }, tname1[] = { 21 }; /* Tree, added by snapshot 1 */
+static const uint32_t fname0[] = { 15, 16 }, fcuid0[] = { 19, 20 }, fline0[] = { 12, 34 }, ffile0[] = { 17, 18 };
+static const uint32_t fname1[] = { 23 }, fcuid1[] = { 22 }, fline1[] = { 56 }, ffile1[] = { 17 };
+
+/* A heap: the root, its six root groups, then objects, type objects, STables and frames that
+ * the groups and each other reference. ntypes/nframes: the table rows the snapshot sees. */
+static void make_heap(heap *h, uint64_t n, uint32_t ntypes, uint32_t nframes, uint32_t nstrings, uint64_t seed)
+{
+    rng_state = seed;
+    memset(h, 0, sizeof *h);
+    h->n = n;
+    static const uint16_t rk[6] = { 5, 6, 7, 8, 10, 11 };
+    h->kind[0] = 9;
+    for (int i = 1; i <= 6; i++) h->kind[i] = rk[i - 1];
+    for (uint64_t i = 7; i < n; i++) {
+        uint64_t r = rnd() % 20;
+        h->kind[i] = r < 15 ? 1 : r < 16 ? 2 : r < 17 ? 3 : 4;
+        h->tofi[i] = h->kind[i] == 4 ? (uint32_t)(rnd() % nframes) : (uint32_t)(rnd() % ntypes);
+        h->size[i] = (uint16_t)(16 + 8 * (rnd() % 12));
+        h->usize[i] = rnd() % 3 == 0 ? rnd() % 5000 : 0;
+    }
+    /* references: the root to its groups (string descriptions), each group to some
+     * collectables, each collectable to a few later ones (LIFO order of the ranges) */
+    uint64_t nr = 0;
+    for (uint64_t i = n; i-- > 0;) {
+        uint64_t cnt = i == 0 ? 6 : i <= 6 ? 1 + rnd() % 8 : rnd() % 4;
+        h->rfstr[i] = nr;
+        h->rfcnt[i] = (uint32_t)cnt;
+        for (uint64_t k = 0; k < cnt; k++, nr++) {
+            if (i == 0) {
+                h->target[nr] = 1 + k;
+                h->descr[nr] = (k << 2) | 2;
+            } else {
+                h->target[nr] = i <= 6 ? 7 + rnd() % (n - 7) : 7 + rnd() % (n - 7);
+                uint64_t d = rnd() % 3;
+                h->descr[nr] = d == 0 ? 0 : d == 1 ? ((rnd() % 100) << 2) | 1 : ((rnd() % nstrings) << 2) | 2;
+            }
+        }
+    }
+    h->nrefs = nr;
+}
+
+static mvm_snapdata snapdata(const heap *h, uint64_t t, uint64_t seq)
+{
+    mvm_snapdata d;
+    memset(&d, 0, sizeof d);
+    d.snap_time = t;
+    d.gc_seq_num = seq;
+    d.n = h->n;
+    d.kind = h->kind;
+    d.size = h->size;
+    d.tofi = h->tofi;
+    d.rfcnt = h->rfcnt;
+    d.rfstr = h->rfstr;
+    d.usize = h->usize;
+    d.nrefs = h->nrefs;
+    d.descr = h->descr;
+    d.target = h->target;
+    return d;
+}
+
+static uint8_t *file_buf;
+static size_t file_len;
+
+static pcd_status grow_write(void *ud, const uint8_t *p, size_t n)
+{
+    (void)ud;
+    uint8_t *q = realloc(file_buf, file_len + n);
+    if (!q) return PCD_E_NOMEM;
+    file_buf = q;
+    memcpy(file_buf + file_len, p, n);
+    file_len += n;
+    return PCD_OK;
+}
+
+static heap heaps[3];
+
+/* Three snapshots: the first adds every table row, the second a few more, the third none.
+ * mutate(k, d) may spoil snapshot k's data before it is written. */
+static void write_file(bool ended, void (*mutate)(int k, mvm_snapdata *d))
+{
+    free(file_buf);
+    file_buf = NULL;
+    file_len = 0;
+    static uint8_t sbuf[4096];
+    pcd_ctx x;
+    pcd_ctx_init(&x, NULL);
+    pcd_sink s;
+    pcd_sink_init(&s, sbuf, sizeof sbuf, grow_write, NULL, NULL, &x);
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
+    mvm_writer mw;
+    assert_int_equal(mvm_write_open(&mw, &s, &al, 1000, 4242), PCD_OK);
+    make_heap(&heaps[0], 300, 4, 2, NSTR0, 1);
+    make_heap(&heaps[1], 400, 5, 3, NSTR0 + 3, 2);
+    make_heap(&heaps[2], 350, 5, 3, NSTR0 + 3, 3);
+    for (int k = 0; k < 3; k++) {
+        mvm_snapdata d = snapdata(&heaps[k], 2000 + 100 * (uint64_t)k, 1 + (uint64_t)k);
+        if (k == 0) {
+            d.nstrings = NSTR0;
+            d.strings = strings0;
+            d.ntypes = 4;
+            d.repr = trepr0;
+            d.tname = tname0;
+            d.nframes = 2;
+            d.fname = fname0;
+            d.fcuid = fcuid0;
+            d.fline = fline0;
+            d.ffile = ffile0;
+        } else if (k == 1) {
+            d.nstrings = 3;
+            d.strings = strings1;
+            d.ntypes = 1;
+            d.repr = trepr1;
+            d.tname = tname1;
+            d.nframes = 1;
+            d.fname = fname1;
+            d.fcuid = fcuid1;
+            d.fline = fline1;
+            d.ffile = ffile1;
+        }
+        if (mutate) mutate(k, &d);
+        assert_int_equal(mvm_write_snapshot(&mw, &d), PCD_OK);
+    }
+    assert_int_equal(mvm_write_finish(&mw, ended), PCD_OK);
+    mvm_write_close(&mw);
+    assert_int_equal(al.in_use, 0);
+}
+
+/* ---- reading with the collector ------------------------------------------------------------ */
+
+#define MAXP 64
+typedef struct seen {
+    size_t nerr, nwarn;
+    char msg[MAXP][512];
+    bool is_err[MAXP];
+    size_t n;
+    pcd_status end;
+    uint64_t snapshots;
+    /* per snapshot: objects of type 1 (count), frames of frame 2 (size) */
+    uint64_t t1_count[8], f2_size[8];
+    uint64_t graph_n[8];
+} seen;
+
+static void on_report(void *ud, bool is_error, const pcd_error *e)
+{
+    seen *s = ud;
+    if (is_error) s->nerr++;
+    else s->nwarn++;
+    if (s->n < MAXP) {
+        pcd_error_format(e, s->msg[s->n], sizeof s->msg[0]);
+        s->is_err[s->n++] = is_error;
+    }
+}
+
+static void on_snap(void *ud, const mvm_col *c, const mvm_snapshot *sn, const mvm_stats *st, const mvm_graph *g)
+{
+    (void)c;
+    seen *s = ud;
+    if (sn->index < 8) {
+        s->t1_count[sn->index] = st && st->len[1] > 1 ? st->by_kind[1][1].count : 0;
+        s->f2_size[sn->index] = st && st->len[4] > 2 ? st->by_kind[4][2].size : 0;
+        s->graph_n[sn->index] = g ? g->n : 0;
+    }
+    s->snapshots++;
+}
+
+static bool has_msg(const seen *s, bool is_error, const char *needle)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->is_err[i] == is_error && strstr(s->msg[i], needle)) return true;
+    return false;
+}
+
+static void dump_msgs(const seen *s)
+{
+    for (size_t i = 0; i < s->n; i++) print_message("%s %s\n", s->is_err[i] ? "E" : "W", s->msg[i]);
+}
+
+/* Reads p[0..n) with the collector; returns it (caller frees) with what was seen. */
+static mvm_col *read_file(const uint8_t *p, size_t n, seen *s, bool graph)
+{
+    memset(s, 0, sizeof *s);
+    mvm_opts o = { true, graph, on_report, s, on_snap, s };
+    mvm_col *c = mvm_col_new(&o);
+    assert_non_null(c);
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
+    pcd_reader r;
+    pcd_reader_opts ro = { &al, NULL, 0, false };
+    assert_int_equal(pcd_reader_open_buffer(&r, &pcd_moarvm_v3_format, p, n, &ro), PCD_OK);
+    pcd_record rec;
+    pcd_status st;
+    while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) mvm_col_record(c, &rec);
+    if (st == PCD_END) mvm_col_finish(c);
+    s->end = st;
+    pcd_reader_close(&r);
+    assert_int_equal(al.in_use, 0);
+    return c;
+}
+
+/* ---- tests ----------------------------------------------------------------------------------- */
+
+static void test_synthetic(void **state)
+{
+    (void)state;
+    write_file(true, NULL);
+    seen s;
+    mvm_col *c = read_file(file_buf, file_len, &s, true);
+    if (s.nerr || s.nwarn) dump_msgs(&s);
+    assert_int_equal(s.end, PCD_END);
+    assert_int_equal(s.nerr, 0);
+    assert_int_equal(s.nwarn, 0);
+    assert_true(mvm_col_ended(c));
+    const mvm_snapshot *sn;
+    assert_int_equal(mvm_col_snapshots(c, &sn), 3);
+    assert_int_equal(mvm_col_strings(c), NSTR0 + 3);
+    assert_int_equal(mvm_col_types(c), 5);
+    assert_int_equal(mvm_col_frames(c), 3);
+    for (int k = 0; k < 3; k++) {
+        const heap *h = &heaps[k];
+        uint64_t kinds[12] = { 0 }, heapsz = 0, t1 = 0, f2 = 0;
+        for (uint64_t i = 0; i < h->n; i++) {
+            kinds[h->kind[i]]++;
+            heapsz += h->size[i] + h->usize[i];
+            if (h->kind[i] == 1 && h->tofi[i] == 1) t1++;
+            if (h->kind[i] == 4 && h->tofi[i] == 2) f2 += h->size[i] + h->usize[i];
+        }
+        assert_int_equal(sn[k].index, k);
+        assert_int_equal(sn[k].n[MVM_COLKIND], h->n);
+        assert_int_equal(sn[k].n[MVM_REFTRGET], h->nrefs);
+        assert_int_equal(sn[k].heap_size, heapsz);
+        assert_int_equal(sn[k].meta[MVM_M_GC_SEQ_NUM], k + 1);
+        assert_int_equal(sn[k].meta[MVM_M_SNAP_TIME], 2000 + 100 * k);
+        for (int j = 1; j < 12; j++) assert_int_equal(sn[k].kinds[j], kinds[j]);
+        assert_int_equal(s.t1_count[k], t1);
+        assert_int_equal(s.f2_size[k], f2);
+        assert_int_equal(s.graph_n[k], h->n);
+        /* each snapshot sees the tables as they were at its own TOC */
+        assert_int_equal(sn[k].strings, k == 0 ? NSTR0 : NSTR0 + 3);
+        assert_int_equal(sn[k].types, k == 0 ? 4 : 5);
+        assert_int_equal(sn[k].frames, k == 0 ? 2 : 3);
+    }
+    char name[128];
+    mvm_col_type_name(c, 4, name, sizeof name);
+    assert_string_equal(name, "Tree");
+    mvm_col_frame_name(c, 0, name, sizeof name);
+    assert_string_equal(name, "frame_a (x.nqp:12)");
+    mvm_col_frame_name(c, 2, name, sizeof name);
+    assert_string_equal(name, "frame_c (x.nqp:56)");
+    mvm_col_free(c);
+    /* the generated layer's own invariants on it (streaming, validate-only, re-encoding) */
+    pcd_fuzz_one(&pcd_moarvm_v3_format, file_buf, file_len);
+}
+
+/* The file a killed process leaves: every snapshot, its TOCs, no final TOC: a warning. */
+static void test_killed(void **state)
+{
+    (void)state;
+    write_file(false, NULL);
+    seen s;
+    mvm_col *c = read_file(file_buf, file_len, &s, false);
+    const mvm_snapshot *sn;
+    assert_int_equal(mvm_col_snapshots(c, &sn), 3);
+    assert_int_equal(s.nerr, 0);
+    assert_int_equal(s.nwarn, 1);
+    assert_true(has_msg(&s, false, "final empty TOC"));
+    assert_false(mvm_col_ended(c));
+    mvm_col_free(c);
+}
+
+/* Cut anywhere: every snapshot whose TOC is complete is there, and the cut is reported
+ * (as damage, or as a missing TOC), except where a killed process could have stopped. */
+static void test_cut_sweep(void **state)
+{
+    (void)state;
+    write_file(true, NULL);
+    uint8_t *full = malloc(file_len);
+    size_t n = file_len;
+    memcpy(full, file_buf, n);
+    /* where each snapshot's inner TOC ends, and where the outer TOCs end */
+    seen s;
+    mvm_col *c = read_file(full, n, &s, false);
+    const mvm_snapshot *sn;
+    size_t ns = mvm_col_snapshots(c, &sn);
+    assert_int_equal(ns, 3);
+    uint64_t inner_end[3], outer_end[4];
+    for (size_t k = 0; k < 3; k++) {
+        inner_end[k] = sn[k].toc_offset + 16 + 24 * 18 + 8 - (k == 2 ? 24 * 7 : 0);
+        /* the outer TOC follows it: filemeta and k+1 inner TOCs */
+        outer_end[k] = inner_end[k] + 16 + 24 * (k + 2) + 8;
+    }
+    outer_end[3] = n;
+    /* the final (empty) inner TOC, before the last outer one (filemeta and 4 inner TOCs) */
+    uint64_t final_inner_end = n - (16 + 24 * 5 + 8);
+    uint64_t filemeta_end = 32 + pcd_ld_u64le(full + 24);
+    mvm_col_free(c);
+    for (size_t cut = 0; cut <= n; cut++) {
+        c = read_file(full, cut, &s, false);
+        size_t got = mvm_col_snapshots(c, &sn);
+        size_t want = 0;
+        for (size_t k = 0; k < 3; k++)
+            if (inner_end[k] <= cut) want++;
+        if (got != want) print_message("cut at %zu: %zu snapshots, want %zu\n", cut, got, want);
+        assert_int_equal(got, want);
+        bool at_outer = false;
+        for (size_t k = 0; k < 4; k++) at_outer = at_outer || cut == outer_end[k];
+        bool reported = s.end != PCD_END || s.nerr > 0;
+        if (cut < 16) assert_true(s.end != PCD_END);
+        else if (at_outer) {
+            /* a valid file (the last one ended; the others as a killed process leaves them) */
+            assert_int_equal(s.end, PCD_END);
+            assert_int_equal(s.nerr, 0);
+            assert_int_equal(s.nwarn, cut == n ? 0 : 1);
+        } else if (!reported) {
+            /* only right after an inner TOC: its outer TOC is missing, a warning */
+            bool after_inner = cut == final_inner_end;
+            for (size_t k = 0; k < 3; k++) after_inner = after_inner || cut == inner_end[k];
+            if (cut == filemeta_end) {
+                /* stopped before the first snapshot */
+                assert_true(has_msg(&s, false, "final empty TOC"));
+                mvm_col_free(c);
+                continue;
+            }
+            if (!after_inner) {
+                print_message("cut at %zu: nothing reported\n", cut);
+                dump_msgs(&s);
+            }
+            assert_true(after_inner);
+            assert_true(has_msg(&s, false, "outer TOC"));
+        }
+        mvm_col_free(c);
+        if (cut % 97 == 0) pcd_fuzz_one(&pcd_moarvm_v3_format, full, cut);
+    }
+    free(full);
+}
+
+/* ---- every invariant breaks where it should ---------------------------------------------------- */
+
+static int g_break;
+static uint64_t g_stated[MVM_NMETA];
+static uint64_t g_top_ids[160], g_top_scores[160];
+static uint16_t g_kind[4096];
+static uint32_t g_u32[4096];
+static uint64_t g_u64[16384];
+
+static void spoil(int k, mvm_snapdata *d)
+{
+    if (k != 1) return;
+    const heap *h = &heaps[1];
+    switch (g_break) {
+    case 0: /* snapmeta states other totals */
+        for (int i = 0; i < MVM_NMETA; i++) g_stated[i] = 0;
+        g_stated[MVM_M_SNAP_TIME] = 1;
+        g_stated[MVM_M_TOTAL_OBJECTS] = 5;
+        g_stated[MVM_M_TOTAL_FRAMES] = 1;
+        g_stated[MVM_M_TOTAL_REFS] = h->nrefs;
+        d->stated = g_stated;
+        break;
+    case 1: /* a target past the collectables */
+        memcpy(g_u64, h->target, h->nrefs * 8);
+        g_u64[5] = h->n + 3;
+        d->target = g_u64;
+        break;
+    case 2: /* an unknown kind */
+        memcpy(g_kind, h->kind, h->n * 2);
+        g_kind[17] = 12;
+        d->kind = g_kind;
+        break;
+    case 3: /* a type index past the types */
+        memcpy(g_u32, h->tofi, h->n * 4);
+        for (uint64_t i = 7; i < h->n; i++)
+            if (h->kind[i] == 1) {
+                g_u32[i] = 77;
+                break;
+            }
+        d->tofi = g_u32;
+        break;
+    case 4: /* a reference range past the references */
+        memcpy(g_u64, h->rfstr, h->n * 8);
+        for (uint64_t i = 7; i < h->n; i++)
+            if (h->rfcnt[i]) {
+                g_u64[i] = h->nrefs;
+                break;
+            }
+        d->rfstr = g_u64;
+        break;
+    case 5: /* a string description past the strings */
+        memcpy(g_u64, h->descr, h->nrefs * 8);
+        g_u64[2] = (uint64_t)1000 << 2 | 2;
+        d->descr = g_u64;
+        break;
+    case 6: /* an unknown description with a payload */
+        memcpy(g_u64, h->descr, h->nrefs * 8);
+        g_u64[2] = (uint64_t)7 << 2;
+        d->descr = g_u64;
+        break;
+    case 7: /* highscores that are not what the columns say */
+        d->top_ids = g_top_ids;
+        d->top_scores = g_top_scores;
+        memset(g_top_ids, 0, sizeof g_top_ids);
+        memset(g_top_scores, 0, sizeof g_top_scores);
+        g_top_scores[0] = 999999;
+        break;
+    case 8: /* the root is not collectable 0 */
+        memcpy(g_kind, h->kind, h->n * 2);
+        g_kind[0] = 5;
+        g_kind[1] = 9;
+        d->kind = g_kind;
+        break;
+    case 9: /* a column shorter than colkind */
+        d->n = h->n; /* colkind as is */
+        memcpy(g_u64, h->usize, h->n * 8);
+        d->usize = g_u64;
+        break;
+    }
+}
+
+static void test_invariants(void **state)
+{
+    (void)state;
+    static const struct {
+        bool error;
+        const char *needle;
+    } want[] = {
+        { true, "snapshot[1].snapmeta.total_objects" },
+        { true, "snapshot[1].reftrget[5]" },
+        { true, "snapshot[1].colkind[17]: expected a collectable kind 1..11" },
+        { true, "a type index below 5" },
+        { true, "a range of references within" },
+        { true, "a string index below 24" },
+        { true, "0 for a description of kind 0" },
+        { true, "recomputed from the columns" },
+        { true, "snapshot[1].colkind[0]: expected 9" },
+        { false, NULL },
+    };
+    for (g_break = 0; g_break < 10; g_break++) {
+        write_file(true, spoil);
+        seen s;
+        mvm_col *c = read_file(file_buf, file_len, &s, false);
+        assert_int_equal(s.end, PCD_END);
+        if (!want[g_break].needle) {
+            assert_int_equal(s.nerr, 0);
+        } else {
+            if (!has_msg(&s, want[g_break].error, want[g_break].needle)) {
+                print_message("case %d: no \"%s\" among:\n", g_break, want[g_break].needle);
+                dump_msgs(&s);
+            }
+            assert_true(has_msg(&s, want[g_break].error, want[g_break].needle));
+        }
+        if (g_break == 0) {
+            /* total_frames lower than the frames in the heap: a warning (MoarVM does that) */
+            assert_true(has_msg(&s, false, "total_frames"));
+            assert_false(has_msg(&s, true, "total_frames"));
+        }
+        mvm_col_free(c);
+    }
+}
+
+/* Tampered TOCs: wrong offsets and wrong self pointers are errors. */
+static void test_toc_tampering(void **state)
+{
+    (void)state;
+    write_file(true, NULL);
+    seen s;
+    mvm_col *c = read_file(file_buf, file_len, &s, false);
+    const mvm_snapshot *sn;
+    mvm_col_snapshots(c, &sn);
+    uint64_t toc = sn[0].toc_offset;
+    mvm_col_free(c);
+    uint8_t *p = malloc(file_len);
+    memcpy(p, file_buf, file_len);
+    assert_memory_equal(p + toc, "toc\0\0\0\0\0", 8);
+    /* the start of its third entry (coltofi) */
+    uint64_t v = pcd_ld_u64le(p + toc + 16 + 2 * 24 + 8);
+    pcd_st_u64le(p + toc + 16 + 2 * 24 + 8, v + 1);
+    c = read_file(p, file_len, &s, false);
+    assert_true(has_msg(&s, true, "snapshot[0].toc.entries[2]: expected start"));
+    mvm_col_free(c);
+    /* the self pointer at its end */
+    memcpy(p, file_buf, file_len);
+    pcd_st_u64le(p + toc + 16 + 18 * 24, 12345);
+    c = read_file(p, file_len, &s, false);
+    assert_true(has_msg(&s, true, "toc.self: expected"));
+    mvm_col_free(c);
+    /* the last 8 bytes (the trailing pointer) */
+    memcpy(p, file_buf, file_len);
+    pcd_st_u64le(p + file_len - 8, 7);
+    c = read_file(p, file_len, &s, false);
+    assert_true(has_msg(&s, true, "toc.self"));
+    assert_int_equal(mvm_col_snapshots(c, &sn), 3);
+    mvm_col_free(c);
+    free(p);
+}
+
+/* ---- converters on a hand-made heap ------------------------------------------------------------ */
+
+static size_t run_converter(const char *to, const char *metric, const uint8_t *p, size_t n, char *out, size_t cap)
+{
+    const pcd_ext *e = pcd_ext_find("moarvm");
+    assert_non_null(e);
+    const pcd_converter *cv = NULL;
+    for (size_t k = 0; k < e->n_conv; k++)
+        if (strcmp(e->conv[k].to, to) == 0) cv = &e->conv[k];
+    assert_non_null(cv);
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
+    pcd_reader r;
+    pcd_reader_opts ro = { &al, NULL, 0, false };
+    assert_int_equal(pcd_reader_open_buffer(&r, &pcd_moarvm_v3_format, p, n, &ro), PCD_OK);
+    pcd_ctx x;
+    pcd_ctx_init(&x, NULL);
+    pcd_sink s;
+    pcd_sink_init(&s, (uint8_t *)out, cap - 1, NULL, NULL, NULL, &x);
+    FILE *err = fopen("/dev/null", "w");
+    pcd_conv_args a = { &pcd_moarvm_v3_format, &r, &s, "test", false, false, metric, &al, err, NULL, NULL };
+    int rc = cv->run(&a);
+    fclose(err);
+    pcd_reader_close(&r);
+    assert_int_equal(rc, 0);
+    out[s.len] = 0;
+    return s.len;
+}
+
+static void test_collapsed(void **state)
+{
+    (void)state;
+    /* root -> permanent roots -> A (type 0, 10 bytes) -> two B (type 1, 20 and 30 bytes),
+     * and a frame (frame 0, 100 bytes) reached from two roots: dominated by the root */
+    static uint16_t kind[] = { 9, 5, 8, 1, 1, 1, 4 }, size[] = { 0, 0, 0, 10, 20, 30, 100 };
+    static uint32_t tofi[] = { 0, 0, 0, 0, 1, 1, 0 }, rfcnt[] = { 2, 2, 1, 2, 0, 0, 0 };
+    static uint64_t rfstr[] = { 0, 2, 4, 5, 7, 7, 7 }, usize[7] = { 0 };
+    static uint64_t target[] = { 1, 2, 3, 6, 6, 4, 5 }, descr[7] = { 2, 6, 0, 0, 0, 0, 0 };
+    static const char *strs[] = { "Permanent Roots", "Thread Roots", "A", "B", "f", "x.nqp" };
+    static const uint32_t repr[] = { 0, 0 }, tname[] = { 2, 3 };
+    static const uint32_t fn[] = { 4 }, fc[] = { 4 }, fl[] = { 7 }, ff[] = { 5 };
+    free(file_buf);
+    file_buf = NULL;
+    file_len = 0;
+    static uint8_t sbuf[4096];
+    pcd_ctx x;
+    pcd_ctx_init(&x, NULL);
+    pcd_sink s;
+    pcd_sink_init(&s, sbuf, sizeof sbuf, grow_write, NULL, NULL, &x);
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
+    mvm_writer mw;
+    assert_int_equal(mvm_write_open(&mw, &s, &al, 1, 2), PCD_OK);
+    mvm_snapdata d = { 5, 1, 7, kind, size, tofi, rfcnt, rfstr, usize, 7, descr, target, 6, strs, 2, repr, tname,
+                       1, fn, fc, fl, ff, NULL, NULL, NULL };
+    assert_int_equal(mvm_write_snapshot(&mw, &d), PCD_OK);
+    assert_int_equal(mvm_write_finish(&mw, true), PCD_OK);
+    mvm_write_close(&mw);
+    seen sn;
+    mvm_col_free(read_file(file_buf, file_len, &sn, false));
+    if (sn.nerr) dump_msgs(&sn);
+    assert_int_equal(sn.nerr, 0);
+    static char out[1 << 16];
+    run_converter("collapsed", NULL, file_buf, file_len, out, sizeof out);
+    assert_string_equal(out, "root;f (x.nqp:7) 100\nroot;Permanent Roots;A 10\nroot;Permanent Roots;A;B 50\n");
+    run_converter("collapsed", "count@0", file_buf, file_len, out, sizeof out);
+    assert_string_equal(out, "root 1\nroot;Permanent Roots 1\nroot;Thread Roots 1\nroot;f (x.nqp:7) 1\n"
+                             "root;Permanent Roots;A 1\nroot;Permanent Roots;A;B 2\n");
+    run_converter("summary", "2", file_buf, file_len, out, sizeof out);
+    assert_non_null(strstr(out, "Top 2 objects by count\n  Name  Count\n  B     2\n  A     1\n"));
+    assert_non_null(strstr(out, "Top 2 objects by size\n  Name  Total bytes\n  B     50\n  A     10\n"));
+    assert_non_null(strstr(out, "Top 2 frames by size\n  Name         Total bytes\n  f (x.nqp:7)  100\n"));
+}
+
+/* ---- the shared corpus against its facts ---------------------------------------------------------- */
+
+typedef struct factsnap {
+    uint64_t collectables, references, strings, types, frames;
+    uint64_t kinds[12];
+    char meta[512];
+    char tops[4][512];
+} factsnap;
+
+static uint64_t num_after(const char *line, const char *key)
+{
+    const char *p = strstr(line, key);
+    return p ? strtoull(p + strlen(key), NULL, 10) : UINT64_MAX;
+}
+
+typedef struct corpus_seen {
+    uint64_t n;
+    /* per snapshot: every type's and frame's (name, count, size), to find the facts' top 5 */
+    char *names[16];
+    size_t len[16];
+} corpus_seen;
+
+typedef struct topn {
+    char name[160];
+    uint64_t count, size;
+    int kind;
+} topn;
+
+static topn *tops[16];
+static size_t ntops[16];
+
+static void corpus_snap(void *ud, const mvm_col *c, const mvm_snapshot *s, const mvm_stats *st, const mvm_graph *g)
+{
+    (void)ud;
+    (void)g;
+    if (s->index >= 16 || !st) return;
+    size_t n = st->len[1] + st->len[4];
+    topn *t = calloc(n ? n : 1, sizeof *t);
+    size_t k = 0;
+    for (int kind = 1; kind <= 4; kind += 3)
+        for (size_t i = 0; i < st->len[kind]; i++) {
+            if (!st->by_kind[kind][i].count) continue;
+            if (kind == 1) mvm_col_type_name(c, i, t[k].name, sizeof t[k].name);
+            else {
+                /* the facts write frames as name@line */
+                char buf[256];
+                mvm_col_frame_name(c, i, buf, sizeof buf);
+                char *paren = strrchr(buf, '(');
+                char *colon = strrchr(buf, ':');
+                if (paren && colon && paren > buf) {
+                    paren[-1] = 0;
+                    snprintf(t[k].name, sizeof t[k].name, "%.100s@%llu", buf, strtoull(colon + 1, NULL, 10));
+                }
+            }
+            t[k].count = st->by_kind[kind][i].count;
+            t[k].size = st->by_kind[kind][i].size;
+            t[k].kind = kind;
+            k++;
+        }
+    tops[s->index] = t;
+    ntops[s->index] = k;
+}
+
+/* "top5: VMString=18093, NQPArray=7537, ..." : each must be a row with that value. */
+static void check_top5(size_t snap, const char *line, int kind, bool by_size)
+{
+    const char *p = strstr(line, "top5: ");
+    assert_non_null(p);
+    p += 6;
+    char item[256];
+    while (*p) {
+        size_t len = strcspn(p, ",\n");
+        snprintf(item, sizeof item, "%.*s", (int)len, p);
+        char *eq = strrchr(item, '=');
+        assert_non_null(eq);
+        *eq = 0;
+        uint64_t v = strtoull(eq + 1, NULL, 10);
+        bool found = false;
+        for (size_t i = 0; i < ntops[snap] && !found; i++)
+            found = tops[snap][i].kind == kind && strcmp(tops[snap][i].name, item) == 0 &&
+                    (by_size ? tops[snap][i].size : tops[snap][i].count) == v;
+        if (!found) print_message("snapshot %zu: no %s with %s %" PRIu64 "\n", snap, item, by_size ? "size" : "count", v);
+        assert_true(found);
+        p += len;
+        while (*p == ',' || *p == ' ') p++;
+        if (*p == '\n') break;
+    }
+}
+
+static void check_corpus_file(const char *path, const char *facts_path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    size_t n = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *p = malloc(n);
+    assert_int_equal(fread(p, 1, n, f), n);
+    fclose(f);
+    const pcd_format *fmt = NULL;
+    if (n >= 16 && memcmp(p, "MoarHeapDumpv003", 16) == 0) fmt = &pcd_moarvm_v3_format;
+    if (n >= 16 && memcmp(p, "MoarHeapDumpv002", 16) == 0) fmt = &pcd_moarvm_v2_format;
+    if (!fmt) {
+        free(p);
+        return;
+    }
+    memset(tops, 0, sizeof tops);
+    seen s;
+    memset(&s, 0, sizeof s);
+    mvm_opts o = { true, false, on_report, &s, corpus_snap, NULL };
+    mvm_col *c = mvm_col_new(&o);
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
+    pcd_reader r;
+    pcd_reader_opts ro = { &al, NULL, 0, false };
+    assert_int_equal(pcd_reader_open_buffer(&r, fmt, p, n, &ro), PCD_OK);
+    pcd_record rec;
+    pcd_status st;
+    while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) mvm_col_record(c, &rec);
+    if (st == PCD_END) mvm_col_finish(c);
+    pcd_reader_close(&r);
+    assert_int_equal(st, PCD_END);
+    const mvm_snapshot *sn;
+    size_t ns = mvm_col_snapshots(c, &sn);
+    if (fmt == &pcd_moarvm_v2_format) {
+        /* no facts for format 2: what its own index says was checked (block sizes) */
+        assert_true(ns >= 1);
+        assert_true(mvm_col_ended(c));
+        for (size_t i = 0; i < ns; i++) assert_true(sn[i].n[MVM_COLKIND] > 0);
+    }
+    print_message("%s: %zu snapshots, %zu errors, %zu warnings\n", path, ns, s.nerr, s.nwarn);
+    FILE *ff = fopen(facts_path, "r");
+    if (ff) {
+        char line[4096];
+        long cur = -1;
+        size_t complete = 0;
+        while (fgets(line, sizeof line, ff)) {
+            if (strncmp(line, "totals:", 7) == 0) {
+                assert_int_equal(num_after(line, "strings="), mvm_col_strings(c));
+                assert_int_equal(num_after(line, "types="), mvm_col_types(c));
+                assert_int_equal(num_after(line, "frames="), mvm_col_frames(c));
+            } else if (strncmp(line, "--- inner toc ", 14) == 0) {
+                cur = strstr(line, "(empty)") || !strstr(line, "snapmeta") ? -1 : (long)complete++;
+            } else if (cur >= 0 && (size_t)cur < ns) {
+                const mvm_snapshot *x = &sn[cur];
+                if (strstr(line, "  collectables=")) {
+                    assert_int_equal(num_after(line, "collectables="), x->n[MVM_COLKIND]);
+                    assert_int_equal(num_after(line, "references="), x->n[MVM_REFDESCR]);
+                    assert_int_equal(num_after(line, "strings_visible="), x->strings);
+                    assert_int_equal(num_after(line, "types_visible="), x->types);
+                    assert_int_equal(num_after(line, "frames_visible="), x->frames);
+                } else if (strstr(line, "  colkind_hist:")) {
+                    for (int k = 1; k < 12; k++) {
+                        char key[8];
+                        snprintf(key, sizeof key, " %d=", k);
+                        uint64_t v = num_after(line, key);
+                        assert_int_equal(v == UINT64_MAX ? 0 : v, x->kinds[k]);
+                    }
+                } else if (strstr(line, "  snapmeta: {")) {
+                    for (int k = 0; k < MVM_NMETA; k++) {
+                        char key[48];
+                        snprintf(key, sizeof key, "\"%s\": ", mvm_meta_keys[k]);
+                        assert_int_equal(num_after(line, key), x->meta[k]);
+                    }
+                } else if (strstr(line, "  types_by_count:")) check_top5((size_t)cur, line, 1, false);
+                else if (strstr(line, "  types_by_size:")) check_top5((size_t)cur, line, 1, true);
+                else if (strstr(line, "  frames_by_count:")) check_top5((size_t)cur, line, 4, false);
+                else if (strstr(line, "  frames_by_size:")) check_top5((size_t)cur, line, 4, true);
+            }
+        }
+        fclose(ff);
+        assert_int_equal(complete, ns);
+    }
+    if (s.nerr) dump_msgs(&s);
+    assert_int_equal(s.nerr, 0);
+    for (int i = 0; i < 16; i++) free(tops[i]);
+    if (fmt == &pcd_moarvm_v3_format && ns <= 16) {
+        /* cut at sampled points (and around every snapshot's TOC end): the snapshots whose
+         * TOC is complete are there, and the cut is reported */
+        uint64_t inner_end[16];
+        for (size_t k = 0; k < ns; k++) inner_end[k] = sn[k].toc_offset + 16 + 24 * pcd_ld_u64le(p + sn[k].toc_offset + 8) + 8;
+        uint64_t cuts[96];
+        size_t ncut = 0;
+        for (size_t k = 0; k < ns && ncut + 3 <= 48; k++) {
+            cuts[ncut++] = inner_end[k] - 1;
+            cuts[ncut++] = inner_end[k];
+            cuts[ncut++] = inner_end[k] + 1;
+        }
+        rng_state = n;
+        while (ncut < 96) cuts[ncut++] = rnd() % n;
+        for (size_t i = 0; i < ncut; i++) {
+            seen cs;
+            mvm_col *cc = read_file(p, (size_t)cuts[i], &cs, false);
+            const mvm_snapshot *csn;
+            size_t got = mvm_col_snapshots(cc, &csn), want = 0;
+            for (size_t k = 0; k < ns; k++) want += inner_end[k] <= cuts[i];
+            if (got != want) print_message("%s cut at %" PRIu64 ": %zu snapshots, want %zu\n", path, cuts[i], got, want);
+            assert_int_equal(got, want);
+            assert_true(cs.end != PCD_END || cs.nerr + cs.nwarn > 0);
+            mvm_col_free(cc);
+        }
+    }
+    mvm_col_free(c);
+    free(p);
+}
+
+static void test_corpus(void **state)
+{
+    (void)state;
+    DIR *d = opendir(PCD_CORPUS "/moarvm");
+    if (!d) {
+        print_message("no shared corpus at %s: skipped\n", PCD_CORPUS "/moarvm");
+        skip();
+    }
+    struct dirent *e;
+    int files = 0;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 9 || strcmp(e->d_name + len - 8, ".mvmheap") != 0) continue;
+        char path[1024], facts[1024];
+        snprintf(path, sizeof path, "%s/moarvm/%s", PCD_CORPUS, e->d_name);
+        snprintf(facts, sizeof facts, "%s/moarvm/%.*s.facts.txt", PCD_CORPUS, (int)(len - 8), e->d_name);
+        check_corpus_file(path, facts);
+        files++;
+    }
+    closedir(d);
+    assert_true(files > 0);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    free(file_buf);
+    file_buf = NULL;
+    return 0;
+}
+
+/* test_moarvm --write-sample FILE [killed]: writes the synthetic three-snapshot file (the one
+ * in tests/data/moarvm/ and the fuzz seeds come from here). */
+static int write_sample(const char *path, bool ended)
+{
+    write_file(ended, NULL);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(file_buf, 1, file_len, f) != file_len || fclose(f) != 0) {
+        perror(path);
+        return 2;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 3 && strcmp(argv[1], "--write-sample") == 0)
+        return write_sample(argv[2], !(argc == 4 && strcmp(argv[3], "killed") == 0));
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_synthetic), cmocka_unit_test(test_killed),  cmocka_unit_test(test_cut_sweep),
+        cmocka_unit_test(test_invariants), cmocka_unit_test(test_toc_tampering), cmocka_unit_test(test_collapsed),
+        cmocka_unit_test(test_corpus),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    teardown(NULL);
+    return rc;
+}
