@@ -3,7 +3,10 @@
 # checked-in seeds (fuzz/corpus/<format>/) plus the shared corpus, with the generated
 # dictionary. Work corpora and crash artifacts go to fuzz/out/ (not checked in).
 # MERGE=1 also merges what it found back into fuzz/corpus/<format>/ (minimised);
-# FUZZ_ONLY=mojo runs only the harnesses whose name contains it.
+# FUZZ_ONLY=mojo runs only the harnesses whose name matches it (a bash regex, so
+# FUZZ_ONLY='^mojo_v3$' picks one harness). Every run appends a line to fuzz/LEDGER.tsv
+# (date, commit, harness, seconds, executions, exec/s, coverage, features, exit), which
+# is checked in: it is the record of how long each harness has run across sessions.
 # usage: fuzz.sh BUILD SECONDS
 set -u
 B=$1 T=${2:-300}
@@ -14,7 +17,7 @@ summary=()
 for h in "$B"/fuzz/fuzz_*; do
     [ -x "$h" ] || continue
     fmt=$(basename "$h"); fmt=${fmt#fuzz_}          # heph_v0_1
-    [ -n "${FUZZ_ONLY:-}" ] && [[ "$fmt" != *"$FUZZ_ONLY"* ]] && continue
+    [ -n "${FUZZ_ONLY:-}" ] && ! [[ "$fmt" =~ $FUZZ_ONLY ]] && continue
     fam=${fmt%%_v*}                                  # heph
     fam=${fam%_ext}                                  # tachyon_ext (checks, converters): tachyon's inputs
     out="$root/fuzz/out/$fmt"
@@ -42,6 +45,9 @@ for h in "$B"/fuzz/fuzz_*; do
         tail -30 "$out/log.txt"
         status=1
     fi
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%MZ)" \
+        "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')" "$fmt" "$T" \
+        "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "$rc" >>"$root/fuzz/LEDGER.tsv"
     summary+=("$fmt: ${T}s, ${execs:-?} executions, ${rate:-?} exec/s, cov ${cov:-?}, ft ${ft:-?}, exit $rc")
     if [ "${MERGE:-0}" = 1 ]; then
         mkdir -p "$root/fuzz/corpus/$fam"
