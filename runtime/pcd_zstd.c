@@ -8,6 +8,9 @@
 /* zstd's free callback gets no size, so each block carries its size in front. */
 #define PCD_ZHDR 16
 
+/* The largest zstd window accepted whatever the compressed size (see pcd_zstd_reader_read). */
+#define PCD_ZSTD_MIN_WINDOW ((uint64_t)8 << 20)
+
 static void *zalloc(void *opaque, size_t size)
 {
     pcd_alloc *al = opaque;
@@ -101,6 +104,26 @@ pcd_status pcd_zstd_reader_read(pcd_zstd_reader *z, uint8_t *dst, size_t cap, si
             return PCD_END;
         }
         if (cap == *got) return PCD_OK;
+        if (z->pending == 0 && z->closed) {
+            /* A frame starts here. zstd allocates the window its header asks for before it
+             * has produced a byte; a header field must not drive allocation, so the window
+             * may be at most 8 MiB (what any level up to 19 uses) or 64 times the compressed
+             * bytes that are left (a frame that small could not fill a bigger one), whichever
+             * is larger. */
+            ZSTD_frameHeader h;
+            size_t left = z->in_len - z->in_pos;
+            if (ZSTD_getFrameHeader(&h, z->in + z->in_pos, left) == 0 && h.frameType == ZSTD_frame) {
+                uint64_t room = (uint64_t)left * 64;
+                if (room < PCD_ZSTD_MIN_WINDOW) room = PCD_ZSTD_MIN_WINDOW;
+                if (h.windowSize > room) {
+                    zerr(e, PCD_E_LIMIT, z->in_base + z->in_pos, name,
+                         "a zstd window of at most 8 MiB or 64 times the compressed bytes left", NULL);
+                    e->found_kind = PCD_FOUND_UINT;
+                    e->found = h.windowSize;
+                    return PCD_E_LIMIT;
+                }
+            }
+        }
         ZSTD_inBuffer in = { z->in, z->in_len, z->in_pos };
         ZSTD_outBuffer out = { dst, cap, *got };
         size_t r = ZSTD_decompressStream(z->d, &out, &in);

@@ -714,15 +714,17 @@ int cmd_encode(cli *c, int argc, char **argv)
         json_t *jo = json_object_get(obj, "_offset");
         if (jo && json_is_integer(jo) && json_integer_value(jo) >= 0)
             pcd_writer_set_origin(&w, (uint64_t)json_integer_value(jo));
-        json_decref(obj);
         pcd_status st = pcd_writer_record(&w, jk.rd, rec);
         if (st != PCD_OK) {
             char msg[1024];
             pcd_error_format(pcd_writer_error(&w), msg, sizeof msg);
+            /* (k lives in obj) */
             fprintf(stderr, "%s:%" PRIu64 ": cannot encode this %s: %s\n", inname, lineno, k, msg);
+            json_decref(obj);
             rc = PCD_IS_ERROR(st) && st != PCD_E_IO ? EXIT_INVALID : EXIT_USAGE;
             break;
         }
+        json_decref(obj);
     }
     if (rc == 0 && !started) {
         fprintf(stderr, "%s: no records to encode\n", inname);

@@ -78,7 +78,8 @@ void cli_progress_done(cli *c)
     c->progress_shown = false;
 }
 
-/* Does the format's root record decode from these first bytes? */
+/* Does the format's root record decode from these first bytes? 2: it does, completely;
+ * 1: as far as they go (more bytes needed); 0: no. */
 static int root_fits(const pcd_format *f, const uint8_t *p, size_t n, bool whole, pcd_error *err)
 {
     uint8_t *tmp = malloc(f->root_size ? f->root_size : 1);
@@ -92,9 +93,21 @@ static int root_fits(const pcd_format *f, const uint8_t *p, size_t n, bool whole
     pcd_cursor cur = pcd_cursor_make(&x, p, n, 0, whole);
     pcd_status st = f->root_decode(&cur, tmp);
     free(tmp);
-    if (st == PCD_OK || st == PCD_SHORT_READ) return 1;
+    if (st == PCD_OK) return 2;
+    if (st == PCD_SHORT_READ) return 1;
     if (err) *err = x.err;
     return 0;
+}
+
+/* Some format's magic matches head and its root record is complete in it. */
+static bool known_start(const uint8_t *head, size_t n)
+{
+    for (size_t i = 0; i < pcd_n_formats; i++) {
+        pcd_error e;
+        memset(&e, 0, sizeof e);
+        if (pcd_formats[i]->detect(head, n) == 2 && root_fits(pcd_formats[i], head, n, false, &e) == 2) return true;
+    }
+    return false;
 }
 
 int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
@@ -108,8 +121,19 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
     c->total = src->in.is_regular ? src->in.size : 0;
     const pcd_format *f = NULL;
     uint8_t head[512];
-    size_t n = pcd_input_peek(&src->in, head, sizeof head);
-    bool whole = src->in.is_regular ? src->in.size <= n : n < sizeof head;
+    size_t n, want = sizeof head;
+    if (!src->in.is_regular) {
+        /* a pipe may still be being written (austin -b ... | profcodec dump -): look at what
+         * has come so far and stop as soon as its start names the format, rather than wait
+         * for a full head */
+        for (want = 16;; want *= 2) {
+            n = pcd_input_peek(&src->in, head, want);
+            if (n < want || want == sizeof head || (c->format ? n >= 2 : known_start(head, n))) break;
+        }
+    } else {
+        n = pcd_input_peek(&src->in, head, sizeof head);
+    }
+    bool whole = src->in.is_regular ? src->in.size <= n : n < want;
     if (pcd_gzin_is_gzip(head, n)) {
         /* gzip (e.g. Mono's zip option): everything below reads the decompressed stream */
         src->gz = malloc(sizeof *src->gz);

@@ -92,6 +92,11 @@ expect_rc 0 "encode a 60 kB packet" "$P" encode "$W/big.jsonl" -o "$W/big.bin.lo
 expect_rc 0 "validate it" "$P" validate "$W/big.bin.log"
 expect_rc 1 "validate it under --max-memory 32K" "$P" --max-memory 32K validate "$W/big.bin.log"
 grep -q "raise --max-memory" "$W/err" && ok "the memory limit is named" || bad "memory limit message: $(cat "$W/err")"
+# a record the writer refuses (too long for its u16 size field): the message names it
+long=$(head -c 70000 /dev/zero | tr '\0' 'x')
+printf '{"_kind":"file","_format":"heph","_version":"0.1"}\n{"_kind":"event","stream_id":1,"stream_counter":0,"substream_id":0,"start_ns":1,"end_ns":2,"description":"%s","attributes":[]}\n' "$long" >"$W/huge.jsonl"
+expect_rc 1 "encode a 70 kB packet" "$P" encode "$W/huge.jsonl" -o "$W/huge.bin.log"
+grep -q "huge.jsonl:2: cannot encode this event: " "$W/err" && ok "the writer's error names line and kind" || bad "writer error: $(cat "$W/err")"
 
 if [ "$fails" -ne 0 ]; then echo "$fails check(s) failed"; exit 1; fi
 echo "all CLI checks passed"
