@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pcd_ctx_init(&x, NULL);
         pcd_sink s;
         pcd_sink_init(&s, buf, sizeof buf, discard, NULL, NULL, &x);
-        pcd_conv_args a = { &pcd_tachyon_v1_format, &r, &s, "fuzz", false, false, NULL, &al, devnull, NULL, NULL };
+        pcd_conv_args a = { &pcd_tachyon_v1_format, &r, &s, "fuzz", false, false, NULL, &al, devnull, NULL, NULL, NULL };
         int rc = convs[i](&a);
         CHECK(rc == 0 || rc == 1, "a converter failed for a reason other than the input");
         CHECK(!ok || rc == 0, "a valid file did not convert");
