@@ -106,7 +106,7 @@ static int convert(const char *to, const char *metric, const uint8_t *data, size
     pcd_ctx_init(&x, NULL);
     pcd_sink s;
     pcd_sink_init(&s, buf, sizeof buf, mem_write, NULL, m, &x);
-    pcd_conv_args a = { &pcd_moarvm_v3_format, &r, &s, "fuzz", false, (size & 2) != 0, metric, &al, devnull(), NULL, NULL };
+    pcd_conv_args a = { &pcd_moarvm_v3_format, &r, &s, "fuzz", false, (size & 2) != 0, metric, &al, devnull(), NULL, NULL, NULL };
     int rc = cv->run(&a);
     pcd_sink_flush(&s);
     pcd_reader_close(&r);

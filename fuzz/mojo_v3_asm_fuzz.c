@@ -85,7 +85,7 @@ static int convert(const pcd_format *f, const uint8_t *data, size_t size, const 
     size_t errlen = 0;
     FILE *err = open_memstream(&errtext, &errlen);
     CHECK(err != NULL, "open_memstream");
-    pcd_conv_args a = { f, &r, &s, "fuzz.mojo", false, all, metric, &al, err, NULL, NULL };
+    pcd_conv_args a = { f, &r, &s, "fuzz.mojo", false, all, metric, &al, err, NULL, NULL, NULL };
     int rc = cv->run(&a);
     fclose(err);
     if (warnings) *warnings = errtext && strstr(errtext, "undefined") ? 1 : 0;

@@ -9,6 +9,7 @@
 #include "pcd_ext.h"
 #include "fuzzlib.h"
 #include "tachyon_ext.h"
+#include "xformat.h"
 
 #define CHECK(cond, msg)                                                                     \
     do {                                                                                     \
@@ -64,7 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, (size_t)256 << 20);
     bool ok = valid(data, size, &al);
     CHECK(al.in_use == 0, "the checks leaked");
-    static const pcd_conv_fn convs[] = { tach_collapsed_run, tach_samples_run, tach_speedscope_run, tach_chrome_run };
+    static const pcd_conv_fn convs[] = { tach_collapsed_run, tach_samples_run, tach_speedscope_run, tach_chrome_run,
+                                         xf_tachyon_to_mojo_run };
     for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
         pcd_reader r;
         pcd_reader_opts o = { &al, NULL, 0, false };
@@ -74,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pcd_ctx_init(&x, NULL);
         pcd_sink s;
         pcd_sink_init(&s, buf, sizeof buf, discard, NULL, NULL, &x);
-        pcd_conv_args a = { &pcd_tachyon_v1_format, &r, &s, "fuzz", false, false, NULL, &al, devnull, NULL, NULL };
+        pcd_conv_args a = { &pcd_tachyon_v1_format, &r, &s, "fuzz", false, false, NULL, &al, devnull, NULL, NULL, NULL };
         int rc = convs[i](&a);
         CHECK(rc == 0 || rc == 1, "a converter failed for a reason other than the input");
         CHECK(!ok || rc == 0, "a valid file did not convert");

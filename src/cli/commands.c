@@ -11,7 +11,7 @@
 
 /* Common option handling: returns the index of the first operand, or -1 on error / help. */
 enum { OPT_FORMAT = 1000, OPT_JSON, OPT_ALL, OPT_TO, OPT_COMPAT, OPT_METRIC, OPT_ENDIAN, OPT_MAXMEM, OPT_STRICT,
-       OPT_FROM };
+       OPT_FROM, OPT_COMPRESSION };
 
 static int out_to_stdout_ok(const char *name) { return !name || strcmp(name, "-") == 0; }
 
@@ -754,7 +754,8 @@ int cmd_encode(cli *c, int argc, char **argv)
 
 static void convert_help(FILE *out)
 {
-    fputs("usage: profcodec convert --to FORMAT FILE [-o OUT] [--all] [--heph-compat] [--metric M]\n\n"
+    fputs("usage: profcodec convert --to FORMAT FILE [-o OUT] [--all] [--heph-compat] [--metric M]\n"
+          "                        [--compression zstd|none]\n\n"
           "Converts a profile or trace for other tools and viewers. OUT is written\n"
           "atomically (default: standard output). On damage the output still holds\n"
           "everything before it, closed properly; the error is reported and the exit\n"
@@ -767,17 +768,19 @@ static void convert_help(FILE *out)
 
 int cmd_convert(cli *c, int argc, char **argv)
 {
-    const char *to = NULL, *outname = NULL, *metric = NULL;
+    const char *to = NULL, *outname = NULL, *metric = NULL, *compression = NULL;
     bool compat = false, all = false;
     static const struct option lo[] = {
         { "to", required_argument, 0, OPT_TO }, { "format", required_argument, 0, OPT_FORMAT },
         { "output", required_argument, 0, 'o' }, { "heph-compat", no_argument, 0, OPT_COMPAT },
         { "compat", no_argument, 0, OPT_COMPAT }, { "all", no_argument, 0, OPT_ALL },
-        { "metric", required_argument, 0, OPT_METRIC }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+        { "metric", required_argument, 0, OPT_METRIC }, { "compression", required_argument, 0, OPT_COMPRESSION },
+        { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
     optind = 1;
     int o;
     while ((o = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
         if (o == OPT_TO) to = optarg;
+        else if (o == OPT_COMPRESSION) compression = optarg;
         else if (o == OPT_FORMAT) c->format = optarg;
         else if (o == 'o') outname = optarg;
         else if (o == OPT_COMPAT) compat = true;
@@ -818,7 +821,7 @@ int cmd_convert(cli *c, int argc, char **argv)
         cli_close(&src);
         return rc;
     }
-    pcd_conv_args a = { src.f, &src.r, &ob.sink, path, compat, all, metric, &c->al, stderr, cli_progress, c };
+    pcd_conv_args a = { src.f, &src.r, &ob.sink, path, compat, all, metric, &c->al, stderr, cli_progress, c, compression };
     rc = cv->run(&a);
     cli_progress_done(c);
     if (rc == EXIT_USAGE) outbuf_abort(&ob);

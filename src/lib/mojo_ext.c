@@ -7,6 +7,7 @@
 #include "mojo_asm.h"
 #include "pcd_ext.h"
 #include "pcd_hmap.h"
+#include "xformat.h"
 
 /* ---- driving the assembler over a reader ------------------------------------------ */
 
@@ -28,7 +29,7 @@ static pcd_status on_record(void *ud, const pcd_record *rec)
 /* Feeds every event of the input to the assembler (with the decoding fast path), then
  * closes it; reports damage, and goes on past it with --all. *wst is where the sample
  * callbacks record an output error (it stops the run). Returns the exit code. */
-static int drive_all(const pcd_conv_args *a, mojo_asm *as, const pcd_status *wst)
+int mojo_drive_all(const pcd_conv_args *a, mojo_asm *as, const pcd_status *wst)
 {
     drive d = { as, wst, 0 };
     int rc = 0;
@@ -66,7 +67,7 @@ static int drive_all(const pcd_conv_args *a, mojo_asm *as, const pcd_status *wst
 }
 
 /* Says how many references were undefined (convert still renders them). */
-static void warn_problems(const pcd_conv_args *a, const mojo_asm *as)
+void mojo_warn_problems(const pcd_conv_args *a, const mojo_asm *as)
 {
     uint64_t us = as->problems[MOJO_P_UNDEF_STRING], uf = as->problems[MOJO_P_UNDEF_FRAME];
     if (us || uf)
@@ -265,9 +266,9 @@ static int austin_run(const pcd_conv_args *a)
         fprintf(a->err, "%s: out of memory\n", a->input_name);
         return 2;
     }
-    int rc = drive_all(a, &as, &c.wst);
+    int rc = mojo_drive_all(a, &as, &c.wst);
     if (c.wst != PCD_OK) rc = write_failed(a, c.wst);
-    else warn_problems(a, &as);
+    else mojo_warn_problems(a, &as);
     frag_free(&c.ft);
     mojo_asm_free(&as);
     return rc;
@@ -501,12 +502,12 @@ static int collapsed_run(const pcd_conv_args *a)
         fprintf(a->err, "%s: out of memory\n", a->input_name);
         return 2;
     }
-    int rc = drive_all(a, &as, &c.h.wst);
+    int rc = mojo_drive_all(a, &as, &c.h.wst);
     if (c.h.wst != PCD_OK) {
         fprintf(a->err, "%s: out of memory for the stacks (raise --max-memory)\n", a->input_name);
         rc = 2;
     } else if (rc != 2) {
-        warn_problems(a, &as);
+        mojo_warn_problems(a, &as);
         /* default: memory for memory-mode files, time otherwise */
         int which = 0; /* 0 time, 1 memory, 2 samples */
         if (metric) which = strcmp(metric, "time") == 0 ? 0 : strcmp(metric, "memory") == 0 ? 1 : 2;
@@ -865,12 +866,12 @@ static int speedscope_run(const pcd_conv_args *a)
         fprintf(a->err, "%s: out of memory\n", a->input_name);
         return 2;
     }
-    int rc = drive_all(a, &as, &c.h.wst);
+    int rc = mojo_drive_all(a, &as, &c.h.wst);
     if (c.h.wst != PCD_OK) {
         fprintf(a->err, "%s: out of memory for the stacks (raise --max-memory)\n", a->input_name);
         rc = 2;
     } else if (rc != 2) {
-        warn_problems(a, &as);
+        mojo_warn_problems(a, &as);
         pcd_status st = ss_write(a, &c);
         if (st != PCD_OK) rc = write_failed(a, st);
     }
@@ -1151,10 +1152,12 @@ static const pcd_converter mojo_conv[] = {
       collapsed_run },
     { "speedscope", "speedscope's JSON file format: a sampled profile per process, thread and metric",
       speedscope_run },
+    { "tachyon", "CPython's Tachyon profile (--compression zstd|none), read by CPython 3.15's profiling.sampling replay",
+      xf_mojo_to_tachyon_run },
 };
 
 static const pcd_importer mojo_import[] = {
     { "austin", "Austin's text format (as austin writes it, or convert --to austin) to MOJO 3", mojo_import_austin },
 };
 
-const pcd_ext pcd_mojo_ext = { "mojo", &mojo_info_ops, mojo_conv, 3, &mojo_check_ops, mojo_import, 1 };
+const pcd_ext pcd_mojo_ext = { "mojo", &mojo_info_ops, mojo_conv, 4, &mojo_check_ops, mojo_import, 1 };

@@ -19,6 +19,7 @@ typedef struct pcd_conv_args {
     FILE *err;                /* where to report problems (stderr) */
     void (*progress)(void *ud, uint64_t bytes);
     void *progress_ud;
+    const char *compression;  /* --compression, when the converter writes a format that has one */
 } pcd_conv_args;
 
 /* Returns the process exit code: 0 ok, 1 invalid input (output holds what came before), 2 other. */

@@ -245,7 +245,7 @@ static int cannot_write(const pcd_conv_args *a, pcd_status st)
 }
 
 /* Reads the root record of reader r into *root. */
-static int read_root(const pcd_conv_args *a, pcd_reader *r, tach_file *root)
+int tach_read_root(const pcd_conv_args *a, pcd_reader *r, tach_file *root)
 {
     pcd_record rec;
     pcd_status st = pcd_reader_next(r, &rec);
@@ -257,7 +257,7 @@ static int read_root(const pcd_conv_args *a, pcd_reader *r, tach_file *root)
 }
 
 /* After the root: skips the sample records and keeps the tables. */
-static int read_tables(const pcd_conv_args *a, pcd_reader *r, tach_tables *t)
+int tach_read_tables(const pcd_conv_args *a, pcd_reader *r, tach_tables *t)
 {
     pcd_status st = pcd_reader_skip_region(r);
     if (st != PCD_OK) return damaged(a, pcd_reader_error(r));
@@ -272,7 +272,7 @@ static int read_tables(const pcd_conv_args *a, pcd_reader *r, tach_tables *t)
 
 /* A second reader over the same input, positioned on the first sample record (*opened says
  * whether r2 needs closing). */
-static int open_samples(const pcd_conv_args *a, pcd_reader *r2, bool *opened)
+int tach_open_samples(const pcd_conv_args *a, pcd_reader *r2, bool *opened)
 {
     const uint8_t *data;
     size_t size;
@@ -492,7 +492,7 @@ static void coll_part(tbuf *b, const tach_names *nm, const tach_key *k)
 /* Reads the sample records of reader r through the replay, until the first record that is
  * not a sample (kept in *next, *have_next) or the end. Returns 0, or 1 after reporting damage
  * (the reader's or the replay's). */
-static int replay_samples(const pcd_conv_args *a, pcd_reader *r, tach_replay *rp, pcd_record *next, bool *have_next)
+int tach_replay_samples(const pcd_conv_args *a, pcd_reader *r, tach_replay *rp, pcd_record *next, bool *have_next)
 {
     *have_next = false;
     for (;;) {
@@ -534,8 +534,8 @@ static int tables_after(const pcd_conv_args *a, pcd_reader *r, const pcd_record 
     pcd_reader_opts o = { a->al, NULL, 0, false };
     if (pcd_reader_open_buffer(&r2, a->f, data, size, &o) != PCD_OK) return 1;
     tach_file root;
-    int rc = read_root(a, &r2, &root);
-    if (!rc) rc = read_tables(a, &r2, t);
+    int rc = tach_read_root(a, &r2, &root);
+    if (!rc) rc = tach_read_tables(a, &r2, t);
     pcd_reader_close(&r2);
     return rc;
 }
@@ -559,7 +559,7 @@ int tach_collapsed_run(const pcd_conv_args *a)
     coll_line *lines = NULL;
     uint64_t *tids = NULL;
     uint32_t *tix = NULL;
-    int rc = read_root(a, a->r, &root);
+    int rc = tach_read_root(a, a->r, &root);
     if (rc) goto out;
     if (tach_replay_init(&k.rp, &root, a->al, true, false) != PCD_OK || !coll_rehash(&k) || !coll_rehash(&agg)) {
         rc = semantic(a, "out of memory (raise --max-memory)");
@@ -571,7 +571,7 @@ int tach_collapsed_run(const pcd_conv_args *a)
     /* one pass: samples, counted by thread and stack node; then the tables */
     pcd_record next;
     bool have_next;
-    rc = replay_samples(a, a->r, &k.rp, &next, &have_next);
+    rc = tach_replay_samples(a, a->r, &k.rp, &next, &have_next);
     int trc = tables_after(a, a->r, &next, have_next, rc != 0, &t);
     if (trc) {
         rc = trc;
@@ -731,7 +731,7 @@ int tach_speedscope_run(const pcd_conv_args *a)
     memset(&m, 0, sizeof m);
     pcd_sink *s = a->out;
     pcd_status st = PCD_OK;
-    int rc = read_root(a, a->r, &root);
+    int rc = tach_read_root(a, a->r, &root);
     if (rc) goto out;
     if (tach_replay_init(&k.rp, &root, a->al, true, false) != PCD_OK) {
         rc = semantic(a, "out of memory (raise --max-memory)");
@@ -741,7 +741,7 @@ int tach_speedscope_run(const pcd_conv_args *a)
     k.rp.ud = &k;
     pcd_record next;
     bool have_next;
-    rc = replay_samples(a, a->r, &k.rp, &next, &have_next);
+    rc = tach_replay_samples(a, a->r, &k.rp, &next, &have_next);
     int trc = tables_after(a, a->r, &next, have_next, rc != 0, &t);
     if (trc) {
         rc = trc;
@@ -947,8 +947,8 @@ int tach_chrome_run(const pcd_conv_args *a)
     pcd_sink *s = a->out;
     pcd_status st = PCD_OK;
     /* pass 1: the header and the tables */
-    int rc = read_root(a, a->r, &root);
-    if (!rc) rc = read_tables(a, a->r, &t);
+    int rc = tach_read_root(a, a->r, &root);
+    if (!rc) rc = tach_read_tables(a, a->r, &t);
     if (rc) goto out;
     if (tach_names_build(&nm, &t, a->al) != PCD_OK || mapper_init(&c.m, &t, &nm, false, a->al) != PCD_OK ||
         tach_replay_init(&c.rp, &root, a->al, true, false) != PCD_OK) {
@@ -975,10 +975,10 @@ int tach_chrome_run(const pcd_conv_args *a)
         goto out;
     }
     /* pass 2: the samples, as slices that last while their frame stays on the stack */
-    rc = open_samples(a, &r2, &r2_open);
+    rc = tach_open_samples(a, &r2, &r2_open);
     pcd_record next;
     bool have_next;
-    if (!rc) rc = replay_samples(a, &r2, &c.rp, &next, &have_next);
+    if (!rc) rc = tach_replay_samples(a, &r2, &c.rp, &next, &have_next);
     if (c.bad) rc = semantic(a, c.m.msg);
     /* the stacks still open end one interval after their thread's last sample */
     for (uint32_t i = 0; c.st == PCD_OK && i < c.rp.n_threads; i++) {
@@ -1209,8 +1209,8 @@ int tach_samples_run(const pcd_conv_args *a)
     bool r2_open = false;
     pcd_sink *s = a->out;
     char *repr = NULL;
-    int rc = read_root(a, a->r, &root);
-    if (!rc) rc = read_tables(a, a->r, &t);
+    int rc = tach_read_root(a, a->r, &root);
+    if (!rc) rc = tach_read_tables(a, a->r, &t);
     if (rc) goto out;
     o.t = &t;
     o.nm = &nm;
@@ -1230,10 +1230,10 @@ int tach_samples_run(const pcd_conv_args *a)
     o.rp.ud = &o;
     o.st = info_lines(s, &root, &t);
     if (o.st == PCD_OK) {
-        rc = open_samples(a, &r2, &r2_open);
+        rc = tach_open_samples(a, &r2, &r2_open);
         pcd_record next;
         bool have_next;
-        if (!rc) rc = replay_samples(a, &r2, &o.rp, &next, &have_next);
+        if (!rc) rc = tach_replay_samples(a, &r2, &o.rp, &next, &have_next);
     }
     if (o.bad) {
         rc = semantic(a, o.msg);

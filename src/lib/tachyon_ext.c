@@ -9,6 +9,7 @@
 #include "pcd_ext.h"
 #include "tachyon_ext.h"
 #include "tachyon_text.h"
+#include "xformat.h"
 
 /* ---- shared -------------------------------------------------------------------------- */
 
@@ -522,6 +523,8 @@ static const pcd_converter tach_conv[] = {
       tach_chrome_run },
     { "samples", "one line per sample, frames resolved: the text of CPython's reader (dump_samples.py)",
       tach_samples_run },
+    { "mojo", "Austin MOJO 3 (time metrics from the timestamps), read by austin-python and Austin's tools",
+      xf_tachyon_to_mojo_run },
 };
 
 static const pcd_importer tach_import[] = {
@@ -529,4 +532,4 @@ static const pcd_importer tach_import[] = {
       tach_import_samples_run },
 };
 
-const pcd_ext pcd_tachyon_ext = { "tachyon", &tach_info_ops, tach_conv, 4, &tach_check_ops, tach_import, 1 };
+const pcd_ext pcd_tachyon_ext = { "tachyon", &tach_info_ops, tach_conv, 5, &tach_check_ops, tach_import, 1 };

@@ -20,6 +20,16 @@ int tach_chrome_run(const pcd_conv_args *a);
 int tach_samples_run(const pcd_conv_args *a);
 int tach_import_samples_run(const pcd_import_args *a);
 
+/* Reading steps the converters share (tachyon_convert.c): each returns 0, or the exit code
+ * after reporting the problem. The root record; the tables (after the root, skipping the
+ * samples); a second reader over the same input positioned on the first sample record
+ * (*opened: it needs closing); the sample records of r through the replay, up to the first
+ * record that is not a sample (*next, *have_next). */
+int tach_read_root(const pcd_conv_args *a, pcd_reader *r, tach_file *root);
+int tach_read_tables(const pcd_conv_args *a, pcd_reader *r, tach_tables *t);
+int tach_open_samples(const pcd_conv_args *a, pcd_reader *r2, bool *opened);
+int tach_replay_samples(const pcd_conv_args *a, pcd_reader *r, tach_replay *rp, pcd_record *next, bool *have_next);
+
 /* ---- strings as CPython sees them --------------------------------------------------------
  * Each string of the table decoded with errors="replace" (and written back as UTF-8), with a
  * canonical id shared by strings whose text is equal (CPython compares text, not indexes). */

@@ -563,7 +563,7 @@ static size_t run_converter(const char *to, const char *metric, const uint8_t *p
     pcd_sink s;
     pcd_sink_init(&s, (uint8_t *)out, cap - 1, NULL, NULL, NULL, &x);
     FILE *err = fopen("/dev/null", "w");
-    pcd_conv_args a = { &pcd_moarvm_v3_format, &r, &s, "test", false, false, metric, &al, err, NULL, NULL };
+    pcd_conv_args a = { &pcd_moarvm_v3_format, &r, &s, "test", false, false, metric, &al, err, NULL, NULL, NULL };
     int rc = cv->run(&a);
     fclose(err);
     pcd_reader_close(&r);

@@ -84,7 +84,7 @@ static int convert(const pcd_format *f, const uint8_t *data, size_t n, const cha
     size_t elen = 0;
     char *etext = NULL;
     FILE *ef = open_memstream(&etext, &elen);
-    pcd_conv_args a = { f, &r, &s, "in.mojo", false, false, metric, &al, ef, NULL, NULL };
+    pcd_conv_args a = { f, &r, &s, "in.mojo", false, false, metric, &al, ef, NULL, NULL, NULL };
     int rc = cv->run(&a);
     fclose(ef);
     assert_int_equal(pcd_sink_flush(&s), PCD_OK);

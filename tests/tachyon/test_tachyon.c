@@ -101,7 +101,7 @@ static int convert(pcd_conv_fn fn, const uint8_t *data, size_t n, membuf *out)
     pcd_sink s;
     pcd_sink_init(&s, buf, sizeof buf, mem_write, mem_patch, out, &x);
     FILE *err = fopen("/dev/null", "w");
-    pcd_conv_args a = { F, &r, &s, "test.bin", false, false, NULL, &al, err, NULL, NULL };
+    pcd_conv_args a = { F, &r, &s, "test.bin", false, false, NULL, &al, err, NULL, NULL, NULL };
     int rc = fn(&a);
     assert_int_equal(pcd_sink_flush(&s), PCD_OK);
     fclose(err);
