@@ -869,6 +869,7 @@ static const char *seed_for(const char *name)
         { "mono", PCD_TESTDATA "/mono/sample.mlpd" },
         { "tachyon", PCD_TESTDATA "/tachyon/threads_gil_none.bin" },
         { "moarvm", PCD_CORPUS "/moarvm/nqp-killed.mvmheap" },
+        { "moarvm", PCD_TESTDATA "/moarvm/synthetic-three.mvmheap" },
     };
     for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++)
         if (strcmp(seeds[i][0], name) == 0) {
