@@ -49,6 +49,20 @@ const pcd_format *cli_find_format(const char *spec)
 
 void cli_report(const char *file, const pcd_error *e) { pcd_report(stderr, file, e); }
 
+/* After an error on a gzip input: offsets in messages are in the decompressed stream, and
+ * when the gzip layer itself stopped, the reader only saw "unreadable input". */
+static void gzip_note(FILE *err, const char *file, const pcd_error *e, void *ud)
+{
+    const cli_src *src = ud;
+    if (!src->gz) return;
+    if (src->gz->error && e->status == PCD_E_IO)
+        fprintf(err, "%s: gzip: %s, at byte %llu of the compressed file (%llu bytes decompressed)\n", file,
+                src->gz->error, (unsigned long long)src->gz->z.total_in,
+                (unsigned long long)src->gz->out_total);
+    else
+        fprintf(err, "%s: (a gzip file: the offset is in the decompressed data)\n", file);
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -118,6 +132,7 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
         return EXIT_USAGE;
     }
     src->opened = true;
+    pcd_report_set_hook(gzip_note, src);
     c->total = src->in.is_regular ? src->in.size : 0;
     const pcd_format *f = NULL;
     uint8_t head[512];
@@ -223,8 +238,12 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
     } else if (f->flags & PCD_FMT_STREAMABLE) {
         st = pcd_reader_open(&src->r, f, pcd_input_read, &src->in, &o);
     } else {
-        if (pcd_input_load(&src->in) != 0) {
-            fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
+        if (pcd_input_load(&src->in, c->max_memory) != 0) {
+            if (errno == EFBIG)
+                fprintf(stderr, "%s: a %s file is read whole, and this input is larger than --max-memory "
+                        "(raise --max-memory)\n", path, f->name);
+            else
+                fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
             return EXIT_USAGE;
         }
         st = pcd_reader_open_buffer(&src->r, f, src->in.map, src->in.map_len, &o);
@@ -238,6 +257,7 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
 
 void cli_close(cli_src *src)
 {
+    pcd_report_set_hook(NULL, NULL);
     if (src->f) pcd_reader_close(&src->r);
     if (src->gz) {
         pcd_gzin_close(src->gz);

@@ -31,6 +31,7 @@ int main(int argc, char **argv)
 {
     cli c;
     cli_init(&c);
+    pcd_output_cleanup_on_signals();
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];

@@ -27,11 +27,21 @@ const pcd_ext *pcd_ext_find(const char *format)
     return NULL;
 }
 
+static pcd_report_hook report_hook;
+static void *report_hook_ud;
+
+void pcd_report_set_hook(pcd_report_hook fn, void *ud)
+{
+    report_hook = fn;
+    report_hook_ud = ud;
+}
+
 void pcd_report(FILE *err, const char *file, const pcd_error *e)
 {
     char msg[1024];
     pcd_error_format(e, msg, sizeof msg);
     fprintf(err, "%s: %s\n", file, msg);
+    if (report_hook) report_hook(err, file, e, report_hook_ud);
 }
 
 size_t pcd_fmt_rust_f64(char *buf, size_t cap, double v)

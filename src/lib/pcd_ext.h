@@ -91,6 +91,10 @@ extern const pcd_ext *const pcd_exts[];
 
 /* Report helper shared by converters: "FILE: offset N: path: message". */
 void pcd_report(FILE *err, const char *file, const pcd_error *e);
+/* Called after each pcd_report, to add what only the caller knows (the CLI: why a gzip
+ * stream stopped, in the compressed file's offsets). */
+typedef void (*pcd_report_hook)(FILE *err, const char *file, const pcd_error *e, void *ud);
+void pcd_report_set_hook(pcd_report_hook fn, void *ud);
 
 /* Writes a double the way Rust's Display does (shortest digits, never an exponent). */
 size_t pcd_fmt_rust_f64(char *buf, size_t cap, double v);

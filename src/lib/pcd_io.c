@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -80,7 +81,7 @@ pcd_status pcd_input_read(void *ud, uint8_t *dst, size_t cap, size_t *got)
     }
 }
 
-int pcd_input_load(pcd_input *in)
+int pcd_input_load(pcd_input *in, size_t limit)
 {
     if (in->map) return 0;
     if (in->is_regular) {
@@ -102,17 +103,24 @@ int pcd_input_load(pcd_input *in)
         return 0;
     }
     size_t cap = 1 << 20, len = 0;
+    if (limit && cap > limit) cap = limit;
     uint8_t *buf = malloc(cap);
     if (!buf) return -1;
     for (;;) {
         if (len == cap) {
-            uint8_t *nb = realloc(buf, cap * 2);
+            if (limit && cap >= limit) {
+                /* a pipe larger than the memory cap */
+                free(buf);
+                errno = EFBIG;
+                return -1;
+            }
+            uint8_t *nb = realloc(buf, limit && cap * 2 > limit ? limit : cap * 2);
             if (!nb) {
                 free(buf);
                 return -1;
             }
             buf = nb;
-            cap *= 2;
+            cap = limit && cap * 2 > limit ? limit : cap * 2;
         }
         size_t got;
         if (pcd_input_read(in, buf + len, cap - len, &got) != PCD_OK) {
@@ -138,6 +146,49 @@ void pcd_input_close(pcd_input *in)
     in->map = NULL;
 }
 
+/* The temporary files of outputs not yet committed, for the signal handler: a run that is
+ * interrupted (Ctrl-C, kill, a closed pipe) leaves no half-written file behind. */
+#define PCD_MAX_OUTPUTS 4
+static char *volatile pending_tmp[PCD_MAX_OUTPUTS];
+
+static void pending_add(char *tmp)
+{
+    for (int i = 0; i < PCD_MAX_OUTPUTS; i++)
+        if (!pending_tmp[i]) {
+            pending_tmp[i] = tmp;
+            return;
+        }
+}
+
+static void pending_drop(const char *tmp)
+{
+    for (int i = 0; i < PCD_MAX_OUTPUTS; i++)
+        if (pending_tmp[i] == tmp) pending_tmp[i] = NULL;
+}
+
+static void on_fatal_signal(int sig)
+{
+    for (int i = 0; i < PCD_MAX_OUTPUTS; i++)
+        if (pending_tmp[i]) unlink(pending_tmp[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void pcd_output_cleanup_on_signals(void)
+{
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ };
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sigemptyset(&sa.sa_mask);
+        /* an ignored signal (nohup) stays ignored */
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 int pcd_output_open(pcd_output *out, const char *name)
 {
     memset(out, 0, sizeof *out);
@@ -158,11 +209,21 @@ int pcd_output_open(pcd_output *out, const char *name)
         out->tmp = NULL;
         return -1;
     }
-    fchmod(out->fd, 0644);
+    /* the mode a plain open(O_CREAT, 0666) would give, or the mode of the file replaced */
+    struct stat st;
+    if (stat(name, &st) == 0 && S_ISREG(st.st_mode)) {
+        fchmod(out->fd, st.st_mode & 07777);
+    } else {
+        mode_t um = umask(0);
+        umask(um);
+        fchmod(out->fd, 0666 & ~um);
+    }
+    pending_add(out->tmp);
     out->fp = fdopen(out->fd, "wb");
     if (!out->fp) {
         close(out->fd);
         unlink(out->tmp);
+        pending_drop(out->tmp);
         free(out->tmp);
         out->tmp = NULL;
         return -1;
@@ -180,6 +241,7 @@ int pcd_output_commit(pcd_output *out)
     out->fp = NULL;
     if (rc == 0 && rename(out->tmp, out->name) != 0) rc = -1;
     if (rc != 0) unlink(out->tmp);
+    pending_drop(out->tmp);
     free(out->tmp);
     out->tmp = NULL;
     return rc;
@@ -195,6 +257,7 @@ void pcd_output_abort(pcd_output *out)
     out->fp = NULL;
     if (out->tmp) {
         unlink(out->tmp);
+        pending_drop(out->tmp);
         free(out->tmp);
         out->tmp = NULL;
     }

@@ -20,8 +20,9 @@ typedef struct pcd_input {
 
 /* Opens name ("-" = stdin). On failure returns -1 with errno set. */
 int pcd_input_open(pcd_input *in, const char *name);
-/* Reads the whole input into memory (mmap for regular files). */
-int pcd_input_load(pcd_input *in);
+/* Reads the whole input into memory (mmap for regular files); a pipe of more than
+ * `limit` bytes (0: no limit) fails with errno EFBIG. */
+int pcd_input_load(pcd_input *in, size_t limit);
 void pcd_input_close(pcd_input *in);
 /* A pcd_read_fn over the input's file descriptor. */
 pcd_status pcd_input_read(void *ud, uint8_t *dst, size_t cap, size_t *got);
@@ -41,6 +42,9 @@ typedef struct pcd_output {
 int pcd_output_open(pcd_output *out, const char *name);
 /* Flushes, fsyncs and renames; on failure the temporary file is removed. */
 int pcd_output_commit(pcd_output *out);
+/* Makes SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE and SIGXFSZ remove the temporary files of
+ * outputs not yet committed before the process dies of them (call once, early). */
+void pcd_output_cleanup_on_signals(void);
 /* Removes the temporary file (nothing is left half-written). */
 void pcd_output_abort(pcd_output *out);
 /* pcd_write_fn / pcd_patch_fn over the output. */

@@ -241,9 +241,10 @@ pcd_status tach_replay_init(tach_replay *rp, const tach_file *root, pcd_alloc *a
     rp->frame_count = root->frame_count;
     rp->with_tree = with_tree;
     rp->track_used = track_used;
-    if (track_used && root->frame_count <= (UINT32_C(1) << 28)) {
-        /* a bit per frame the footer counts (frame indexes are checked against it); a set
-         * of the ones used when the count is implausibly large */
+    if (track_used && root->frame_count <= (UINT32_C(1) << 20)) {
+        /* a bit per frame the footer counts (frame indexes are checked against it), at most
+         * 128 kB whatever the footer claims; beyond that a set of the ones used, which grows
+         * with the samples, not with the claim */
         rp->used_words = ((size_t)root->frame_count + 63) / 64;
         rp->used_bits = pcd_alloc_get(al, rp->used_words * sizeof(uint64_t) + 8);
         if (!rp->used_bits) return PCD_E_NOMEM;
