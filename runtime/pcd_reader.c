@@ -305,7 +305,7 @@ static pcd_status push_level(pcd_reader *r, const pcd_region_desc *rd, const pcd
     }
     if (rd->state_size) {
         L->state = pcd_alloc_get(r->al, rd->state_size);
-        if (!L->state) return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory", PCD_FOUND_NONE, 0);
+        if (!L->state) return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory within the limit (raise --max-memory)", PCD_FOUND_NONE, 0);
         memset(L->state, 0, rd->state_size);
         if (rd->state_init) rd->state_init(L->state, parent, &r->x);
     }
@@ -328,15 +328,15 @@ static pcd_status push_level(pcd_reader *r, const pcd_region_desc *rd, const pcd
             L->compression = 1;
         } else {
             zl = pcd_alloc_get(r->al, sizeof *zl);
-            if (!zl) return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory", PCD_FOUND_NONE, 0);
+            if (!zl) return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory within the limit (raise --max-memory)", PCD_FOUND_NONE, 0);
             memset(zl, 0, sizeof *zl);
             L->zl = zl;
             L->compression = 1;
             if (pcd_zstd_reader_init(&zl->z, r->al, r->x.lim->max_inflate) != PCD_OK)
-                return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory for zstd", PCD_FOUND_NONE, 0);
+                return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory for zstd within the limit (raise --max-memory)", PCD_FOUND_NONE, 0);
             zl->w.cap = (size_t)1 << 18;
             zl->w.buf = pcd_alloc_get(r->al, zl->w.cap);
-            if (!zl->w.buf) return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory", PCD_FOUND_NONE, 0);
+            if (!zl->w.buf) return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory within the limit (raise --max-memory)", PCD_FOUND_NONE, 0);
         }
         pcd_win *fw = file_win(r);
         if (reg->offset > fw->hi || reg->size > fw->hi - reg->offset)

@@ -202,11 +202,11 @@ static pcd_status start_compression(pcd_writer *w, pcd_wlevel *L)
         }
     } else {
         if (pcd_zstd_writer_init(&L->zw, w->al, L->rd->zstd_level, outer) != PCD_OK)
-            return wfail(w, PCD_E_NOMEM, L->rd->name, "memory for zstd");
+            return wfail(w, PCD_E_NOMEM, L->rd->name, "memory for zstd (raise --max-memory)");
         L->ibuf = pcd_alloc_get(w->al, PCD_WRITER_IBUF);
         if (!L->ibuf) {
             pcd_zstd_writer_free(&L->zw);
-            return wfail(w, PCD_E_NOMEM, L->rd->name, "memory for zstd");
+            return wfail(w, PCD_E_NOMEM, L->rd->name, "memory for zstd (raise --max-memory)");
         }
     }
     pcd_sink_init(&L->inner, L->ibuf, PCD_WRITER_IBUF, zfeed, NULL, L, &w->x);

@@ -128,6 +128,12 @@ pcd_status pcd_zstd_reader_read(pcd_zstd_reader *z, uint8_t *dst, size_t cap, si
         ZSTD_outBuffer out = { dst, cap, *got };
         size_t r = ZSTD_decompressStream(z->d, &out, &in);
         if (ZSTD_isError(r)) {
+            if (ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation) {
+                /* the caller's memory limit, not damage */
+                zerr(e, PCD_E_NOMEM, z->in_base + z->in_pos, name,
+                     "memory for zstd's window within the limit (raise --max-memory)", NULL);
+                return PCD_E_NOMEM;
+            }
             zerr(e, PCD_E_ZSTD, z->in_base + z->in_pos, name, "valid zstd data", ZSTD_getErrorName(r));
             return PCD_E_ZSTD;
         }

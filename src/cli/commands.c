@@ -269,7 +269,7 @@ int cmd_info(cli *c, int argc, char **argv)
 /* ---- validate --------------------------------------------------------------------- */
 
 static const char validate_help[] =
-    "usage: profcodec validate FILE... [--all] [--format NAME[:VERSION]]\n\n"
+    "usage: profcodec validate FILE... [--all] [--strict] [--format NAME[:VERSION]]\n\n"
     "Exits 0 if every file is valid. Otherwise prints, for the first error of\n"
     "each file, FILE: offset N: field.path: what was expected, what was found,\n"
     "and exits 1. --all keeps going past damaged records it can skip (by their\n"
@@ -759,7 +759,8 @@ static void convert_help(FILE *out)
           "Converts a profile or trace for other tools and viewers. OUT is written\n"
           "atomically (default: standard output). On damage the output still holds\n"
           "everything before it, closed properly; the error is reported and the exit\n"
-          "status is 1 (--all skips damaged records instead).\n\nconversions:\n", out);
+          "status is 1 (--all skips damaged records instead); when nothing could be\n"
+          "converted before the damage, no OUT file is written.\n\nconversions:\n", out);
     for (size_t i = 0; pcd_exts[i]; i++)
         for (size_t k = 0; k < pcd_exts[i]->n_conv; k++)
             fprintf(out, "  %-6s --to %-10s %s\n", pcd_exts[i]->format, pcd_exts[i]->conv[k].to,
@@ -824,8 +825,15 @@ int cmd_convert(cli *c, int argc, char **argv)
     pcd_conv_args a = { src.f, &src.r, &ob.sink, path, compat, all, metric, &c->al, stderr, cli_progress, c, compression };
     rc = cv->run(&a);
     cli_progress_done(c);
-    if (rc == EXIT_USAGE) outbuf_abort(&ob);
-    else if (outbuf_commit(&ob)) rc = EXIT_USAGE;
+    if (rc == EXIT_USAGE) {
+        outbuf_abort(&ob);
+    } else if (rc != 0 && pcd_sink_tell(&ob.sink) == 0 && outname && strcmp(outname, "-") != 0) {
+        /* damage before anything could be converted: no empty (and, for JSON, invalid) file */
+        outbuf_abort(&ob);
+        fprintf(stderr, "%s: nothing to convert before the damage; %s not written\n", path, outname);
+    } else if (outbuf_commit(&ob)) {
+        rc = EXIT_USAGE;
+    }
     cli_close(&src);
     return rc;
 }

@@ -206,6 +206,13 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
                         found ? found + 8 : "?", versions);
                 return EXIT_INVALID;
             }
+            if (magic_match && why.status == PCD_E_TRUNCATED) {
+                /* the start says which format; the file ends inside its header */
+                char msg[512];
+                pcd_error_format(&why, msg, sizeof msg);
+                fprintf(stderr, "%s: %s\n", path, msg);
+                return EXIT_INVALID;
+            }
             if (magic_match) {
                 char msg[512];
                 pcd_error_format(&why, msg, sizeof msg);
