@@ -32,9 +32,11 @@ for h in "$B"/fuzz/fuzz_*; do
     [ -f "$dict" ] || dict=$(ls "$root"/generated/"$fam"_v*.dict 2>/dev/null | tail -1)
     [ -f "$dict" ] || dict=""
     echo "== fuzzing $fmt for ${T}s"
+    t0=$(date +%s)
     "$h" "$out/corpus" -max_total_time="$T" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
         -artifact_prefix="$out/artifacts/" ${dict:+-dict="$dict"} >"$out/log.txt" 2>&1
     rc=$?
+    took=$(( $(date +%s) - t0 ))    # what really ran (less than T when interrupted)
     last=$(grep -E '^#[0-9]+' "$out/log.txt" | tail -1)
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/log.txt")
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$out/log.txt")
@@ -46,9 +48,9 @@ for h in "$B"/fuzz/fuzz_*; do
         status=1
     fi
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%MZ)" \
-        "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')" "$fmt" "$T" \
+        "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')" "$fmt" "$took" \
         "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "$rc" >>"$root/fuzz/LEDGER.tsv"
-    summary+=("$fmt: ${T}s, ${execs:-?} executions, ${rate:-?} exec/s, cov ${cov:-?}, ft ${ft:-?}, exit $rc")
+    summary+=("$fmt: ${took}s, ${execs:-?} executions, ${rate:-?} exec/s, cov ${cov:-?}, ft ${ft:-?}, exit $rc")
     if [ "${MERGE:-0}" = 1 ]; then
         mkdir -p "$root/fuzz/corpus/$fam"
         "$h" -merge=1 "$root/fuzz/corpus/$fam" "$out/corpus" >/dev/null 2>&1
