@@ -35,6 +35,10 @@ typedef struct pcd_heph_v0_1_metadata_packet_value {
     } u;
 } pcd_heph_v0_1_metadata_packet_value;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_HEPH_V0_1_METADATA_PACKET_MAGIC_AT 0
+#define PCD_HEPH_V0_1_METADATA_PACKET_SIZE_AT 4
+#define PCD_HEPH_V0_1_METADATA_PACKET_OPTION_AT 8
 /* Sets one option for the whole trace (Heph writes only `epoch`, first). */
 typedef struct pcd_heph_v0_1_metadata_packet {
     uint32_t size;  /* Bytes in the packet, magic and size included. */
@@ -64,6 +68,8 @@ typedef struct pcd_heph_v0_1_attribute_value {
     } u;
 } pcd_heph_v0_1_attribute_value;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_HEPH_V0_1_ATTRIBUTE_NAME_AT 0
 /* One key-value pair of an event. */
 typedef struct pcd_heph_v0_1_attribute {
     pcd_bytes name;
@@ -71,6 +77,15 @@ typedef struct pcd_heph_v0_1_attribute {
     pcd_heph_v0_1_attribute_value value;
 } pcd_heph_v0_1_attribute;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_HEPH_V0_1_EVENT_PACKET_MAGIC_AT 0
+#define PCD_HEPH_V0_1_EVENT_PACKET_SIZE_AT 4
+#define PCD_HEPH_V0_1_EVENT_PACKET_STREAM_ID_AT 8
+#define PCD_HEPH_V0_1_EVENT_PACKET_STREAM_COUNTER_AT 12
+#define PCD_HEPH_V0_1_EVENT_PACKET_SUBSTREAM_ID_AT 16
+#define PCD_HEPH_V0_1_EVENT_PACKET_START_NS_AT 24
+#define PCD_HEPH_V0_1_EVENT_PACKET_END_NS_AT 32
+#define PCD_HEPH_V0_1_EVENT_PACKET_DESCRIPTION_AT 40
 /* One event of a stream, written when it finished. */
 typedef struct pcd_heph_v0_1_event_packet {
     uint32_t size;  /* Bytes in the packet, magic and size included. */
@@ -95,6 +110,8 @@ typedef struct pcd_heph_v0_1_packet {
     } u;
 } pcd_heph_v0_1_packet;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_HEPH_V0_1_FILE_PACKETS_AT 0
 /* A trace: packets until the end of the file. */
 typedef struct pcd_heph_v0_1_file {
     pcd_region packets;

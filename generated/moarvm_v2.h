@@ -37,6 +37,13 @@ typedef struct pcd_moarvm_v2_block pcd_moarvm_v2_block;
 typedef struct pcd_moarvm_v2_index_entry pcd_moarvm_v2_index_entry;
 typedef struct pcd_moarvm_v2_file pcd_moarvm_v2_file;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V2_COLLECTABLE_KIND_AT 0
+#define PCD_MOARVM_V2_COLLECTABLE_TOFI_AT 2
+#define PCD_MOARVM_V2_COLLECTABLE_SIZE_AT 6
+#define PCD_MOARVM_V2_COLLECTABLE_UNMANAGED_SIZE_AT 8
+#define PCD_MOARVM_V2_COLLECTABLE_REFS_START_AT 16
+#define PCD_MOARVM_V2_COLLECTABLE_REFS_COUNT_AT 24
 typedef struct pcd_moarvm_v2_collectable {
     uint16_t kind;  /* 1 object, 2 type object, 3 STable, 4 frame, 5-11 roots (9 the root). */
     uint32_t tofi;  /* Type index (kinds 1-3), static frame index (4), 0 for roots. */
@@ -46,6 +53,10 @@ typedef struct pcd_moarvm_v2_collectable {
     uint32_t refs_count;
 } pcd_moarvm_v2_collectable;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V2_COLL_BLOCK_COUNT_AT 0
+#define PCD_MOARVM_V2_COLL_BLOCK_ENTRY_SIZE_AT 8
+#define PCD_MOARVM_V2_COLL_BLOCK_COLLECTABLES_AT 16
 /* The collectables of one snapshot. */
 typedef struct pcd_moarvm_v2_coll_block {
     uint64_t count;
@@ -53,24 +64,40 @@ typedef struct pcd_moarvm_v2_coll_block {
     pcd_region collectables;
 } pcd_moarvm_v2_coll_block;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V2_REF_REF8_DESCR_AT 0
+#define PCD_MOARVM_V2_REF_REF8_INDEX_AT 1
+#define PCD_MOARVM_V2_REF_REF8_TARGET_AT 2
 typedef struct pcd_moarvm_v2_ref_ref8 {
     uint8_t descr;
     uint8_t index;
     uint8_t target;
 } pcd_moarvm_v2_ref_ref8;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V2_REF_REF16_DESCR_AT 0
+#define PCD_MOARVM_V2_REF_REF16_INDEX_AT 1
+#define PCD_MOARVM_V2_REF_REF16_TARGET_AT 3
 typedef struct pcd_moarvm_v2_ref_ref16 {
     uint8_t descr;
     uint16_t index;
     uint16_t target;
 } pcd_moarvm_v2_ref_ref16;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V2_REF_REF32_DESCR_AT 0
+#define PCD_MOARVM_V2_REF_REF32_INDEX_AT 1
+#define PCD_MOARVM_V2_REF_REF32_TARGET_AT 5
 typedef struct pcd_moarvm_v2_ref_ref32 {
     uint8_t descr;
     uint32_t index;
     uint32_t target;
 } pcd_moarvm_v2_ref_ref32;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V2_REF_REF64_DESCR_AT 0
+#define PCD_MOARVM_V2_REF_REF64_INDEX_AT 1
+#define PCD_MOARVM_V2_REF_REF64_TARGET_AT 9
 typedef struct pcd_moarvm_v2_ref_ref64 {
     uint8_t descr;
     uint64_t index;
@@ -93,6 +120,10 @@ typedef struct pcd_moarvm_v2_ref {
     } u;
 } pcd_moarvm_v2_ref;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V2_REFS_BLOCK_COUNT_AT 0
+#define PCD_MOARVM_V2_REFS_BLOCK_ENTRY_SIZE_AT 8
+#define PCD_MOARVM_V2_REFS_BLOCK_REFS_AT 16
 /* The references of one snapshot; each entry is as wide as its largest value needs. */
 typedef struct pcd_moarvm_v2_refs_block {
     uint64_t count;
@@ -100,6 +131,9 @@ typedef struct pcd_moarvm_v2_refs_block {
     pcd_region refs;
 } pcd_moarvm_v2_refs_block;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V2_STRS_BLOCK_FIRST_AT 0
+#define PCD_MOARVM_V2_STRS_BLOCK_STRINGS_AT 8
 /* Strings added since the last strs block. */
 typedef struct pcd_moarvm_v2_strs_block {
     uint64_t first;  /* Strings written before this block (the index of its first). */
@@ -107,6 +141,11 @@ typedef struct pcd_moarvm_v2_strs_block {
     size_t n_strings;
 } pcd_moarvm_v2_strs_block;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V2_TYPE_ROW_REPR_NAME_AT 0
+#define PCD_MOARVM_V2_TYPE_ROW_TYPE_NAME_AT 4
+#define PCD_MOARVM_V2_TYPE_ROW_TYPE_NAME_AGAIN_AT 8
+#define PCD_MOARVM_V2_TYPE_ROW_SPILL_AT 12
 /* MoarVM writes 8 bytes from each of its two 32-bit fields: the row is repr_name and
  * type_name, then type_name again and 4 bytes of whatever followed in its memory.
  */
@@ -117,6 +156,10 @@ typedef struct pcd_moarvm_v2_type_row {
     uint32_t spill;  /* Not data: the next 4 bytes of the writer's memory. */
 } pcd_moarvm_v2_type_row;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V2_TYPE_BLOCK_COUNT_AT 0
+#define PCD_MOARVM_V2_TYPE_BLOCK_ENTRY_SIZE_AT 8
+#define PCD_MOARVM_V2_TYPE_BLOCK_TYPES_AT 16
 /* Types added since the last type block. */
 typedef struct pcd_moarvm_v2_type_block {
     uint64_t count;
@@ -125,6 +168,15 @@ typedef struct pcd_moarvm_v2_type_block {
     size_t n_types;
 } pcd_moarvm_v2_type_block;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V2_FRAME_ROW_NAME_AT 0
+#define PCD_MOARVM_V2_FRAME_ROW_CUID_AT 4
+#define PCD_MOARVM_V2_FRAME_ROW_CUID_AGAIN_AT 8
+#define PCD_MOARVM_V2_FRAME_ROW_LINE_AT 12
+#define PCD_MOARVM_V2_FRAME_ROW_LINE_AGAIN_AT 16
+#define PCD_MOARVM_V2_FRAME_ROW_FILE_AT 20
+#define PCD_MOARVM_V2_FRAME_ROW_FILE_AGAIN_AT 24
+#define PCD_MOARVM_V2_FRAME_ROW_SPILL_AT 28
 /* MoarVM writes 8 bytes from each of its four 32-bit fields: every field but the first
  * appears twice, and the row ends in 4 bytes of whatever followed in its memory.
  */
@@ -139,6 +191,10 @@ typedef struct pcd_moarvm_v2_frame_row {
     uint32_t spill;  /* Not data: the next 4 bytes of the writer's memory. */
 } pcd_moarvm_v2_frame_row;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V2_FRAM_BLOCK_COUNT_AT 0
+#define PCD_MOARVM_V2_FRAM_BLOCK_ENTRY_SIZE_AT 8
+#define PCD_MOARVM_V2_FRAM_BLOCK_FRAMES_AT 16
 /* Static frames added since the last fram block. */
 typedef struct pcd_moarvm_v2_fram_block {
     uint64_t count;
@@ -164,6 +220,11 @@ typedef struct pcd_moarvm_v2_block {
     } u;
 } pcd_moarvm_v2_block;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V2_INDEX_ENTRY_COLLECTABLES_SIZE_AT 0
+#define PCD_MOARVM_V2_INDEX_ENTRY_FULL_REFS_SIZE_AT 8
+#define PCD_MOARVM_V2_INDEX_ENTRY_REFS_MIDDLEPOINT_AT 16
+#define PCD_MOARVM_V2_INDEX_ENTRY_INCREMENTAL_DATA_AT 24
 /* One snapshot in the index. */
 typedef struct pcd_moarvm_v2_index_entry {
     uint64_t collectables_size;  /* Bytes of its coll block. */
@@ -172,6 +233,13 @@ typedef struct pcd_moarvm_v2_index_entry {
     uint64_t incremental_data;  /* Always 0. */
 } pcd_moarvm_v2_index_entry;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V2_FILE_MAGIC_AT 0
+#define PCD_MOARVM_V2_FILE_BLOCKS_AT 16
+#define PCD_MOARVM_V2_FILE_STRINGHEAP_SIZE_AT_END 32
+#define PCD_MOARVM_V2_FILE_TYPES_SIZE_AT_END 24
+#define PCD_MOARVM_V2_FILE_STATICFRAMES_SIZE_AT_END 16
+#define PCD_MOARVM_V2_FILE_SNAPSHOTS_AT_END 8
 typedef struct pcd_moarvm_v2_file {
     pcd_region blocks;
     pcd_region index;

@@ -36,18 +36,28 @@ typedef struct pcd_moarvm_v3_column64 pcd_moarvm_v3_column64;
 typedef struct pcd_moarvm_v3_block pcd_moarvm_v3_block;
 typedef struct pcd_moarvm_v3_file pcd_moarvm_v3_file;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V3_JSON_BLOCK_SIZE_AT 0
+#define PCD_MOARVM_V3_JSON_BLOCK_JSON_AT 8
 /* filemeta (once, first) or snapmeta (one per snapshot): JSON text and a NUL. */
 typedef struct pcd_moarvm_v3_json_block {
     uint64_t size;  /* Bytes of JSON text and its NUL (the header is not counted). */
     pcd_bytes json;  /* filemeta: subversion, start_time (us, uv_hrtime / 1000), pid, highscore_structure; snapmeta: snap_time, gc_seq_num, total_heap_size, total_objects, total_typeobjects, total_stables, total_frames, total_refs. */
 } pcd_moarvm_v3_json_block;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V3_TOC_ENTRY_KIND_AT 0
+#define PCD_MOARVM_V3_TOC_ENTRY_START_AT 8
+#define PCD_MOARVM_V3_TOC_ENTRY_END_AT 16
 typedef struct pcd_moarvm_v3_toc_entry {
     pcd_bytes kind;  /* Kind name of the block. */
     uint64_t start;  /* File offset of the block's kind name. */
     uint64_t end;  /* File offset just after the block (for a TOC: before its self pointer). */
 } pcd_moarvm_v3_toc_entry;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V3_TOC_BLOCK_COUNT_AT 0
+#define PCD_MOARVM_V3_TOC_BLOCK_ENTRIES_AT 8
 /* A table of contents: an inner one lists a snapshot's blocks, an outer one filemeta and every inner TOC so far. */
 typedef struct pcd_moarvm_v3_toc_block {
     uint64_t count;
@@ -56,22 +66,33 @@ typedef struct pcd_moarvm_v3_toc_block {
     uint64_t self;  /* File offset of this TOC's kind name; the end it records stops before this field. */
 } pcd_moarvm_v3_toc_block;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V3_STRING_ENTRY_TEXT_AT 0
 typedef struct pcd_moarvm_v3_string_entry {
     pcd_bytes text;  /* UTF-8 as MoarVM keeps it; a NULL string is stored as <null>. */
 } pcd_moarvm_v3_string_entry;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V3_STRINGS_BLOCK_SIZE_AT 0
+#define PCD_MOARVM_V3_STRINGS_BLOCK_STRINGS_AT 8
 /* Strings added since the previous strings block (the heap is their concatenation in file order). */
 typedef struct pcd_moarvm_v3_strings_block {
     uint64_t size;  /* Always 0 (never filled in). There is no entry-size field. */
     pcd_region strings;
 } pcd_moarvm_v3_strings_block;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V3_U16_ENTRIES_VALUES_AT 0
 /* Up to 16384 entries of a column (the column is the concatenation of these). */
 typedef struct pcd_moarvm_v3_u16_entries {
     uint16_t *values;
     size_t n_values;
 } pcd_moarvm_v3_u16_entries;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V3_COLUMN16_ENTRY_SIZE_AT 0
+#define PCD_MOARVM_V3_COLUMN16_SIZE_AT 2
+#define PCD_MOARVM_V3_COLUMN16_ENTRIES_AT 10
 /* colkind (1 object, 2 type object, 3 STable, 4 frame, 5-11 roots) or colsize (managed size). */
 typedef struct pcd_moarvm_v3_column16 {
     uint16_t entry_size;  /* Bytes per entry. */
@@ -79,12 +100,18 @@ typedef struct pcd_moarvm_v3_column16 {
     pcd_region entries;
 } pcd_moarvm_v3_column16;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V3_U32_ENTRIES_VALUES_AT 0
 /* Up to 16384 entries of a column (the column is the concatenation of these). */
 typedef struct pcd_moarvm_v3_u32_entries {
     uint32_t *values;
     size_t n_values;
 } pcd_moarvm_v3_u32_entries;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V3_COLUMN32_ENTRY_SIZE_AT 0
+#define PCD_MOARVM_V3_COLUMN32_SIZE_AT 2
+#define PCD_MOARVM_V3_COLUMN32_ENTRIES_AT 10
 /* coltofi, colrfcnt, reprname, typename, sfname, sfcuid, sfline or sffile. */
 typedef struct pcd_moarvm_v3_column32 {
     uint16_t entry_size;  /* Bytes per entry. */
@@ -92,12 +119,18 @@ typedef struct pcd_moarvm_v3_column32 {
     pcd_region entries;
 } pcd_moarvm_v3_column32;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V3_U64_ENTRIES_VALUES_AT 0
 /* Up to 16384 entries of a column (the column is the concatenation of these). */
 typedef struct pcd_moarvm_v3_u64_entries {
     uint64_t *values;
     size_t n_values;
 } pcd_moarvm_v3_u64_entries;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V3_COLUMN64_ENTRY_SIZE_AT 0
+#define PCD_MOARVM_V3_COLUMN64_SIZE_AT 2
+#define PCD_MOARVM_V3_COLUMN64_ENTRIES_AT 10
 /* colrfstr, colusize, refdescr (kind in the low 2 bits), reftrget, topIDs or topscore. */
 typedef struct pcd_moarvm_v3_column64 {
     uint16_t entry_size;  /* Bytes per entry. */
@@ -152,6 +185,9 @@ typedef struct pcd_moarvm_v3_block {
     } u;
 } pcd_moarvm_v3_block;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOARVM_V3_FILE_MAGIC_AT 0
+#define PCD_MOARVM_V3_FILE_BLOCKS_AT 16
 typedef struct pcd_moarvm_v3_file {
     pcd_region blocks;
 } pcd_moarvm_v3_file;

@@ -34,12 +34,16 @@ typedef struct pcd_mojo_v3_event_string_ref pcd_mojo_v3_event_string_ref;
 typedef struct pcd_mojo_v3_event pcd_mojo_v3_event;
 typedef struct pcd_mojo_v3_file pcd_mojo_v3_file;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOJO_V3_EVENT_METADATA_KEY_AT 0
 /* A key-value pair: austin, interval, mode, memory, multiprocess, python (header); duration, gc, sampling, saturation, errors (footer); map (austinp). */
 typedef struct pcd_mojo_v3_event_metadata {
     pcd_bytes key;  /* Metadata key. */
     pcd_bytes value;  /* Metadata value (printf-formatted text). */
 } pcd_mojo_v3_event_metadata;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOJO_V3_EVENT_STACK_PID_AT 0
 /* Starts a sample: the thread whose frames follow. */
 typedef struct pcd_mojo_v3_event_stack {
     pcd_mojo_int pid;  /* Process id; also the scope of the keys defined after it. */
@@ -47,6 +51,8 @@ typedef struct pcd_mojo_v3_event_stack {
     pcd_bytes tid;  /* Thread id as printf %lx (lowercase hex), or any text. */
 } pcd_mojo_v3_event_stack;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOJO_V3_EVENT_FRAME_KEY_AT 0
 /* Defines a frame key in the current process (may redefine it). */
 typedef struct pcd_mojo_v3_event_frame {
     pcd_mojo_int key;  /* Frame key: (code object address & (2^27-1)) << 16 | lasti; 2^64-1 when lasti is -1; a PC for native frames. */
@@ -63,11 +69,15 @@ typedef struct pcd_mojo_v3_event_invalid {
     uint8_t unused_; /* no stored fields */
 } pcd_mojo_v3_event_invalid;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOJO_V3_EVENT_FRAME_REF_KEY_AT 0
 /* The next frame of the sample, outermost first. */
 typedef struct pcd_mojo_v3_event_frame_ref {
     pcd_mojo_int key;  /* Frame key defined in the current process. */
 } pcd_mojo_v3_event_frame_ref;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOJO_V3_EVENT_KERNEL_SYMBOL_AT 0
 /* A kernel frame (austinp -k), after the frame references. */
 typedef struct pcd_mojo_v3_event_kernel {
     pcd_bytes symbol;  /* Kernel symbol. */
@@ -83,22 +93,30 @@ typedef struct pcd_mojo_v3_event_idle {
     uint8_t unused_; /* no stored fields */
 } pcd_mojo_v3_event_idle;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOJO_V3_EVENT_TIME_VALUE_AT 0
 /* Time metric of the sample. */
 typedef struct pcd_mojo_v3_event_time {
     pcd_mojo_int value;  /* Microseconds since the previous sampling round. */
 } pcd_mojo_v3_event_time;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOJO_V3_EVENT_MEMORY_VALUE_AT 0
 /* Memory metric of the sample. */
 typedef struct pcd_mojo_v3_event_memory {
     pcd_mojo_int value;  /* Resident set delta (negative: released). */
 } pcd_mojo_v3_event_memory;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOJO_V3_EVENT_STRING_KEY_AT 0
 /* Defines a string key in the current process (may redefine it). */
 typedef struct pcd_mojo_v3_event_string {
     pcd_mojo_int key;  /* String key (an address masked to 27 bits). */
     pcd_bytes value;  /* The string (not necessarily UTF-8). */
 } pcd_mojo_v3_event_string;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOJO_V3_EVENT_STRING_REF_KEY_AT 0
 /* A reference to a string key (never written by Austin 3.7). */
 typedef struct pcd_mojo_v3_event_string_ref {
     pcd_mojo_int key;  /* String key defined in the current process. */
@@ -133,6 +151,9 @@ typedef struct pcd_mojo_v3_event {
     } u;
 } pcd_mojo_v3_event;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MOJO_V3_FILE_MAGIC_AT 0
+#define PCD_MOJO_V3_FILE_VERSION_AT 3
 /* A MOJO file: header, then events to the end of the file. */
 typedef struct pcd_mojo_v3_file {
     pcd_mojo_int version;  /* Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3 */

@@ -90,6 +90,8 @@ typedef struct pcd_mono_v0_1_event pcd_mono_v0_1_event;
 typedef struct pcd_mono_v0_1_buffer pcd_mono_v0_1_buffer;
 typedef struct pcd_mono_v0_1_file pcd_mono_v0_1_file;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_ALLOC_TIME_AT 0
 /* An object was allocated. */
 typedef struct pcd_mono_v0_1_event_alloc {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -98,12 +100,16 @@ typedef struct pcd_mono_v0_1_event_alloc {
     uint64_t size;  /* Size of the object in the heap. */
 } pcd_mono_v0_1_event_alloc;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_ALLOC_BT_BACKTRACE_FLAGS_AT 0
 typedef struct pcd_mono_v0_1_event_alloc_bt_backtrace {
     uint64_t flags;  /* Must be 0. */
     int64_t *frames;  /* MonoMethod pointers, relative to ptr_base, as the writer collected them. */
     size_t n_frames;
 } pcd_mono_v0_1_event_alloc_bt_backtrace;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_ALLOC_BT_TIME_AT 0
 /* An object was allocated; with the allocating backtrace. */
 typedef struct pcd_mono_v0_1_event_alloc_bt {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -113,6 +119,8 @@ typedef struct pcd_mono_v0_1_event_alloc_bt {
     pcd_mono_v0_1_event_alloc_bt_backtrace backtrace;
 } pcd_mono_v0_1_event_alloc_bt;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_GC_EVENT_TIME_AT 0
 /* A GC phase. */
 typedef struct pcd_mono_v0_1_event_gc_event {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -120,12 +128,16 @@ typedef struct pcd_mono_v0_1_event_gc_event {
     uint64_t generation;  /* Generation the event is about. */
 } pcd_mono_v0_1_event_gc_event;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_GC_RESIZE_TIME_AT 0
 /* The heap was resized. */
 typedef struct pcd_mono_v0_1_event_gc_resize {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
     uint64_t heap_size;  /* New heap size. */
 } pcd_mono_v0_1_event_gc_resize;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_GC_MOVE_TIME_AT 0
 /* Objects moved: old and new addresses, alternating. */
 typedef struct pcd_mono_v0_1_event_gc_move {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -133,12 +145,16 @@ typedef struct pcd_mono_v0_1_event_gc_move {
     size_t n_objects;
 } pcd_mono_v0_1_event_gc_move;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_DETAIL_CLASS_IMAGE_AT 0
 typedef struct pcd_mono_v0_1_event_metadata_start_load_detail_class {
     int64_t image;  /* MonoImage* of the class. */
     uint64_t flags;  /* Must be 0. */
     pcd_bytes name;  /* Full class name. */
 } pcd_mono_v0_1_event_metadata_start_load_detail_class;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_DETAIL_IMAGE_FLAGS_AT 0
 typedef struct pcd_mono_v0_1_event_metadata_start_load_detail_image {
     uint64_t flags;  /* Must be 0. */
     pcd_bytes name;  /* Image file name. */
@@ -154,6 +170,8 @@ typedef struct pcd_mono_v0_1_event_metadata_start_load_detail {
     } u;
 } pcd_mono_v0_1_event_metadata_start_load_detail;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_TIME_AT 0
 /* Metadata is being loaded. */
 typedef struct pcd_mono_v0_1_event_metadata_start_load {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -162,12 +180,16 @@ typedef struct pcd_mono_v0_1_event_metadata_start_load {
     pcd_mono_v0_1_event_metadata_start_load_detail detail;
 } pcd_mono_v0_1_event_metadata_start_load;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_LOAD_DETAIL_CLASS_IMAGE_AT 0
 typedef struct pcd_mono_v0_1_event_metadata_load_detail_class {
     int64_t image;  /* MonoImage* of the class. */
     uint64_t flags;  /* Must be 0. */
     pcd_bytes name;  /* Full class name. */
 } pcd_mono_v0_1_event_metadata_load_detail_class;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_LOAD_DETAIL_IMAGE_FLAGS_AT 0
 typedef struct pcd_mono_v0_1_event_metadata_load_detail_image {
     uint64_t flags;  /* Must be 0. */
     pcd_bytes name;  /* Image file name. */
@@ -183,6 +205,8 @@ typedef struct pcd_mono_v0_1_event_metadata_load_detail {
     } u;
 } pcd_mono_v0_1_event_metadata_load_detail;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_LOAD_TIME_AT 0
 /* Metadata was loaded. */
 typedef struct pcd_mono_v0_1_event_metadata_load {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -191,12 +215,16 @@ typedef struct pcd_mono_v0_1_event_metadata_load {
     pcd_mono_v0_1_event_metadata_load_detail detail;
 } pcd_mono_v0_1_event_metadata_load;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_DETAIL_CLASS_IMAGE_AT 0
 typedef struct pcd_mono_v0_1_event_metadata_start_unload_detail_class {
     int64_t image;  /* MonoImage* of the class. */
     uint64_t flags;  /* Must be 0. */
     pcd_bytes name;  /* Full class name. */
 } pcd_mono_v0_1_event_metadata_start_unload_detail_class;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_DETAIL_IMAGE_FLAGS_AT 0
 typedef struct pcd_mono_v0_1_event_metadata_start_unload_detail_image {
     uint64_t flags;  /* Must be 0. */
     pcd_bytes name;  /* Image file name. */
@@ -212,6 +240,8 @@ typedef struct pcd_mono_v0_1_event_metadata_start_unload_detail {
     } u;
 } pcd_mono_v0_1_event_metadata_start_unload_detail;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_TIME_AT 0
 /* Metadata is being unloaded. */
 typedef struct pcd_mono_v0_1_event_metadata_start_unload {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -220,12 +250,16 @@ typedef struct pcd_mono_v0_1_event_metadata_start_unload {
     pcd_mono_v0_1_event_metadata_start_unload_detail detail;
 } pcd_mono_v0_1_event_metadata_start_unload;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_DETAIL_CLASS_IMAGE_AT 0
 typedef struct pcd_mono_v0_1_event_metadata_unload_detail_class {
     int64_t image;  /* MonoImage* of the class. */
     uint64_t flags;  /* Must be 0. */
     pcd_bytes name;  /* Full class name. */
 } pcd_mono_v0_1_event_metadata_unload_detail_class;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_DETAIL_IMAGE_FLAGS_AT 0
 typedef struct pcd_mono_v0_1_event_metadata_unload_detail_image {
     uint64_t flags;  /* Must be 0. */
     pcd_bytes name;  /* Image file name. */
@@ -241,6 +275,8 @@ typedef struct pcd_mono_v0_1_event_metadata_unload_detail {
     } u;
 } pcd_mono_v0_1_event_metadata_unload_detail;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_TIME_AT 0
 /* Metadata was unloaded. */
 typedef struct pcd_mono_v0_1_event_metadata_unload {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -249,12 +285,16 @@ typedef struct pcd_mono_v0_1_event_metadata_unload {
     pcd_mono_v0_1_event_metadata_unload_detail detail;
 } pcd_mono_v0_1_event_metadata_unload;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_DETAIL_CLASS_IMAGE_AT 0
 typedef struct pcd_mono_v0_1_event_metadata_start_load_err_detail_class {
     int64_t image;  /* MonoImage* of the class. */
     uint64_t flags;  /* Must be 0. */
     pcd_bytes name;  /* Full class name. */
 } pcd_mono_v0_1_event_metadata_start_load_err_detail_class;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_DETAIL_IMAGE_FLAGS_AT 0
 typedef struct pcd_mono_v0_1_event_metadata_start_load_err_detail_image {
     uint64_t flags;  /* Must be 0. */
     pcd_bytes name;  /* Image file name. */
@@ -270,6 +310,8 @@ typedef struct pcd_mono_v0_1_event_metadata_start_load_err_detail {
     } u;
 } pcd_mono_v0_1_event_metadata_start_load_err_detail;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_TIME_AT 0
 /* Loading metadata failed (TYPE_LOAD_ERR; never written). */
 typedef struct pcd_mono_v0_1_event_metadata_start_load_err {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -278,12 +320,16 @@ typedef struct pcd_mono_v0_1_event_metadata_start_load_err {
     pcd_mono_v0_1_event_metadata_start_load_err_detail detail;
 } pcd_mono_v0_1_event_metadata_start_load_err;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_DETAIL_CLASS_IMAGE_AT 0
 typedef struct pcd_mono_v0_1_event_metadata_load_err_detail_class {
     int64_t image;  /* MonoImage* of the class. */
     uint64_t flags;  /* Must be 0. */
     pcd_bytes name;  /* Full class name. */
 } pcd_mono_v0_1_event_metadata_load_err_detail_class;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_DETAIL_IMAGE_FLAGS_AT 0
 typedef struct pcd_mono_v0_1_event_metadata_load_err_detail_image {
     uint64_t flags;  /* Must be 0. */
     pcd_bytes name;  /* Image file name. */
@@ -299,6 +345,8 @@ typedef struct pcd_mono_v0_1_event_metadata_load_err_detail {
     } u;
 } pcd_mono_v0_1_event_metadata_load_err_detail;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_TIME_AT 0
 /* Loading metadata failed (TYPE_LOAD_ERR; never written). */
 typedef struct pcd_mono_v0_1_event_metadata_load_err {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -307,12 +355,16 @@ typedef struct pcd_mono_v0_1_event_metadata_load_err {
     pcd_mono_v0_1_event_metadata_load_err_detail detail;
 } pcd_mono_v0_1_event_metadata_load_err;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_DETAIL_CLASS_IMAGE_AT 0
 typedef struct pcd_mono_v0_1_event_metadata_start_unload_err_detail_class {
     int64_t image;  /* MonoImage* of the class. */
     uint64_t flags;  /* Must be 0. */
     pcd_bytes name;  /* Full class name. */
 } pcd_mono_v0_1_event_metadata_start_unload_err_detail_class;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_DETAIL_IMAGE_FLAGS_AT 0
 typedef struct pcd_mono_v0_1_event_metadata_start_unload_err_detail_image {
     uint64_t flags;  /* Must be 0. */
     pcd_bytes name;  /* Image file name. */
@@ -328,6 +380,8 @@ typedef struct pcd_mono_v0_1_event_metadata_start_unload_err_detail {
     } u;
 } pcd_mono_v0_1_event_metadata_start_unload_err_detail;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_TIME_AT 0
 /* Unloading metadata failed (TYPE_LOAD_ERR; never written). */
 typedef struct pcd_mono_v0_1_event_metadata_start_unload_err {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -336,12 +390,16 @@ typedef struct pcd_mono_v0_1_event_metadata_start_unload_err {
     pcd_mono_v0_1_event_metadata_start_unload_err_detail detail;
 } pcd_mono_v0_1_event_metadata_start_unload_err;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_DETAIL_CLASS_IMAGE_AT 0
 typedef struct pcd_mono_v0_1_event_metadata_unload_err_detail_class {
     int64_t image;  /* MonoImage* of the class. */
     uint64_t flags;  /* Must be 0. */
     pcd_bytes name;  /* Full class name. */
 } pcd_mono_v0_1_event_metadata_unload_err_detail_class;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_DETAIL_IMAGE_FLAGS_AT 0
 typedef struct pcd_mono_v0_1_event_metadata_unload_err_detail_image {
     uint64_t flags;  /* Must be 0. */
     pcd_bytes name;  /* Image file name. */
@@ -357,6 +415,8 @@ typedef struct pcd_mono_v0_1_event_metadata_unload_err_detail {
     } u;
 } pcd_mono_v0_1_event_metadata_unload_err_detail;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_TIME_AT 0
 /* Unloading metadata failed (TYPE_LOAD_ERR; never written). */
 typedef struct pcd_mono_v0_1_event_metadata_unload_err {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -365,24 +425,32 @@ typedef struct pcd_mono_v0_1_event_metadata_unload_err {
     pcd_mono_v0_1_event_metadata_unload_err_detail detail;
 } pcd_mono_v0_1_event_metadata_unload_err;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METHOD_LEAVE_TIME_AT 0
 /* A method returned. */
 typedef struct pcd_mono_v0_1_event_method_leave {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
     int64_t method;  /* MonoMethod* (running delta from the previous method of the buffer). */
 } pcd_mono_v0_1_event_method_leave;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METHOD_ENTER_TIME_AT 0
 /* A method was entered. */
 typedef struct pcd_mono_v0_1_event_method_enter {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
     int64_t method;  /* MonoMethod* (running delta from the previous method of the buffer). */
 } pcd_mono_v0_1_event_method_enter;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_METHOD_EXC_LEAVE_TIME_AT 0
 /* A method was left by an exception. */
 typedef struct pcd_mono_v0_1_event_method_exc_leave {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
     int64_t method;  /* MonoMethod* (running delta from the previous method of the buffer). */
 } pcd_mono_v0_1_event_method_exc_leave;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_JIT_TIME_AT 0
 /* A method was compiled. */
 typedef struct pcd_mono_v0_1_event_jit {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -392,18 +460,24 @@ typedef struct pcd_mono_v0_1_event_jit {
     pcd_bytes name;  /* Full method name. */
 } pcd_mono_v0_1_event_jit;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_THROW_TIME_AT 0
 /* An exception was thrown. */
 typedef struct pcd_mono_v0_1_event_throw {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
     int64_t object;  /* The exception object. */
 } pcd_mono_v0_1_event_throw;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_THROW_BT_BACKTRACE_FLAGS_AT 0
 typedef struct pcd_mono_v0_1_event_throw_bt_backtrace {
     uint64_t flags;  /* Must be 0. */
     int64_t *frames;  /* MonoMethod pointers, relative to ptr_base, as the writer collected them. */
     size_t n_frames;
 } pcd_mono_v0_1_event_throw_bt_backtrace;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_THROW_BT_TIME_AT 0
 /* An exception was thrown; with the backtrace. */
 typedef struct pcd_mono_v0_1_event_throw_bt {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -411,6 +485,8 @@ typedef struct pcd_mono_v0_1_event_throw_bt {
     pcd_mono_v0_1_event_throw_bt_backtrace backtrace;
 } pcd_mono_v0_1_event_throw_bt;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_CLAUSE_TIME_AT 0
 /* An exception clause ran. */
 typedef struct pcd_mono_v0_1_event_clause {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -419,18 +495,24 @@ typedef struct pcd_mono_v0_1_event_clause {
     int64_t method;  /* MonoMethod* (running delta from the previous method of the buffer). */
 } pcd_mono_v0_1_event_clause;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION_TIME_AT 0
 /* A thread waits for a lock. */
 typedef struct pcd_mono_v0_1_event_monitor_contention {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
     int64_t object;  /* The lock object (stored >> 3 relative to obj_base). */
 } pcd_mono_v0_1_event_monitor_contention;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION_BT_BACKTRACE_FLAGS_AT 0
 typedef struct pcd_mono_v0_1_event_monitor_contention_bt_backtrace {
     uint64_t flags;  /* Must be 0. */
     int64_t *frames;  /* MonoMethod pointers, relative to ptr_base, as the writer collected them. */
     size_t n_frames;
 } pcd_mono_v0_1_event_monitor_contention_bt_backtrace;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION_BT_TIME_AT 0
 /* A thread waits for a lock; with the backtrace. */
 typedef struct pcd_mono_v0_1_event_monitor_contention_bt {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -438,28 +520,38 @@ typedef struct pcd_mono_v0_1_event_monitor_contention_bt {
     pcd_mono_v0_1_event_monitor_contention_bt_backtrace backtrace;
 } pcd_mono_v0_1_event_monitor_contention_bt;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_MONITOR_DONE_TIME_AT 0
 /* A thread took a lock after waiting. */
 typedef struct pcd_mono_v0_1_event_monitor_done {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
     int64_t object;  /* The lock object (stored >> 3 relative to obj_base). */
 } pcd_mono_v0_1_event_monitor_done;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_MONITOR_FAIL_TIME_AT 0
 /* A thread gave up waiting for a lock. */
 typedef struct pcd_mono_v0_1_event_monitor_fail {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
     int64_t object;  /* The lock object (stored >> 3 relative to obj_base). */
 } pcd_mono_v0_1_event_monitor_fail;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_HEAP_START_TIME_AT 0
 /* A heap walk starts. */
 typedef struct pcd_mono_v0_1_event_heap_start {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
 } pcd_mono_v0_1_event_heap_start;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_HEAP_END_TIME_AT 0
 /* A heap walk ended. */
 typedef struct pcd_mono_v0_1_event_heap_end {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
 } pcd_mono_v0_1_event_heap_end;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_EVENT_HEAP_OBJECT_OBJECT_AT 0
 /* An object found by the heap walk (no time field in this version). */
 typedef struct pcd_mono_v0_1_event_heap_object {
     int64_t object;  /* Object address (stored >> 3 relative to obj_base). */
@@ -531,6 +623,15 @@ typedef struct pcd_mono_v0_1_event {
     } u;
 } pcd_mono_v0_1_event;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_BUFFER_ID_AT 0
+#define PCD_MONO_V0_1_BUFFER_LEN_AT 4
+#define PCD_MONO_V0_1_BUFFER_TIME_BASE_AT 8
+#define PCD_MONO_V0_1_BUFFER_PTR_BASE_AT 16
+#define PCD_MONO_V0_1_BUFFER_OBJ_BASE_AT 24
+#define PCD_MONO_V0_1_BUFFER_THREAD_ID_AT 32
+#define PCD_MONO_V0_1_BUFFER_METHOD_BASE_AT 40
+#define PCD_MONO_V0_1_BUFFER_EVENTS_AT 48
 /* Events of one thread, after a header with the bases they are relative to. */
 typedef struct pcd_mono_v0_1_buffer {
     uint32_t len;  /* Bytes of events after this 48-byte header. */
@@ -542,6 +643,18 @@ typedef struct pcd_mono_v0_1_buffer {
     pcd_region events;
 } pcd_mono_v0_1_buffer;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V0_1_FILE_ID_AT 0
+#define PCD_MONO_V0_1_FILE_MAJOR_AT 4
+#define PCD_MONO_V0_1_FILE_MINOR_AT 5
+#define PCD_MONO_V0_1_FILE_DATA_VERSION_AT 6
+#define PCD_MONO_V0_1_FILE_PTR_SIZE_AT 7
+#define PCD_MONO_V0_1_FILE_STARTUP_MS_AT 8
+#define PCD_MONO_V0_1_FILE_TIMER_OVERHEAD_AT 16
+#define PCD_MONO_V0_1_FILE_FLAGS_AT 20
+#define PCD_MONO_V0_1_FILE_PID_AT 24
+#define PCD_MONO_V0_1_FILE_SYSID_AT 28
+#define PCD_MONO_V0_1_FILE_BUFFERS_AT 32
 /* The 32-byte header, then buffers until the end of the file. */
 typedef struct pcd_mono_v0_1_file {
     uint8_t major;  /* Log profiler major version. */

@@ -104,16 +104,22 @@ typedef struct pcd_mono_v3_0_event pcd_mono_v3_0_event;
 typedef struct pcd_mono_v3_0_buffer pcd_mono_v3_0_buffer;
 typedef struct pcd_mono_v3_0_file pcd_mono_v3_0_file;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_REFS_OFFSET_AT 0
 typedef struct pcd_mono_v3_0_refs {
     uint64_t offset;  /* Offset of the reference after the previous one (the first: from the object). */
     int64_t object;  /* The referenced object. */
 } pcd_mono_v3_0_refs;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_ROOTS_ADDRESS_AT 0
 typedef struct pcd_mono_v3_0_roots {
     int64_t address;  /* Address of the root. */
     int64_t object;  /* The object it holds. */
 } pcd_mono_v3_0_roots;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_COUNTERS_SECTION_AT 0
 typedef struct pcd_mono_v3_0_counters {
     uint64_t section;  /* Counter section (1 << 15: performance counters, named). */
     bool has_section_name;
@@ -125,6 +131,9 @@ typedef struct pcd_mono_v3_0_counters {
     uint64_t index;  /* Unique index of the counter. */
 } pcd_mono_v3_0_counters;
 
+/* wire offsets of the fields at fixed places (of a field after conditional ones: when those are there) */
+#define PCD_MONO_V3_0_VALUES_VALUE_TEXT_PRESENT_AT 0
+#define PCD_MONO_V3_0_VALUES_VALUE_TEXT_TEXT_AT 1
 typedef struct pcd_mono_v3_0_values_value_text {
     uint8_t present;  /* 0: no value. */
     bool has_text;
@@ -145,6 +154,8 @@ typedef struct pcd_mono_v3_0_values_value {
     } u;
 } pcd_mono_v3_0_values_value;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_VALUES_INDEX_AT 0
 typedef struct pcd_mono_v3_0_values {
     uint64_t index;  /* Index of the counter; 0 ends the list. */
     bool has_type;
@@ -153,6 +164,8 @@ typedef struct pcd_mono_v3_0_values {
     pcd_mono_v3_0_values_value value;
 } pcd_mono_v3_0_values;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_ALLOC_TIME_AT 0
 /* An object was allocated. */
 typedef struct pcd_mono_v3_0_event_alloc {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -161,6 +174,8 @@ typedef struct pcd_mono_v3_0_event_alloc {
     uint64_t size;  /* Size of the object in the heap. */
 } pcd_mono_v3_0_event_alloc;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_ALLOC_BT_TIME_AT 0
 /* An object was allocated; with the allocating backtrace. */
 typedef struct pcd_mono_v3_0_event_alloc_bt {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -171,6 +186,8 @@ typedef struct pcd_mono_v3_0_event_alloc_bt {
     size_t n_backtrace;
 } pcd_mono_v3_0_event_alloc_bt;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_GC_EVENT_TIME_AT 0
 /* A GC phase. */
 typedef struct pcd_mono_v3_0_event_gc_event {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -178,12 +195,16 @@ typedef struct pcd_mono_v3_0_event_gc_event {
     uint8_t generation;  /* Generation the event is about. */
 } pcd_mono_v3_0_event_gc_event;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_GC_RESIZE_TIME_AT 0
 /* The heap was resized. */
 typedef struct pcd_mono_v3_0_event_gc_resize {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
     uint64_t heap_size;  /* New heap size. */
 } pcd_mono_v3_0_event_gc_resize;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_GC_MOVE_TIME_AT 0
 /* Objects moved: old and new addresses, alternating. */
 typedef struct pcd_mono_v3_0_event_gc_move {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -191,6 +212,8 @@ typedef struct pcd_mono_v3_0_event_gc_move {
     size_t n_objects;
 } pcd_mono_v3_0_event_gc_move;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_TIME_AT 0
 /* A GC handle was created. */
 typedef struct pcd_mono_v3_0_event_gc_handle_created {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -199,6 +222,8 @@ typedef struct pcd_mono_v3_0_event_gc_handle_created {
     int64_t object;  /* The object it holds. */
 } pcd_mono_v3_0_event_gc_handle_created;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_TIME_AT 0
 /* A GC handle was destroyed. */
 typedef struct pcd_mono_v3_0_event_gc_handle_destroyed {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -206,6 +231,8 @@ typedef struct pcd_mono_v3_0_event_gc_handle_destroyed {
     uint64_t handle;  /* GC handle value. */
 } pcd_mono_v3_0_event_gc_handle_destroyed;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT_TIME_AT 0
 /* A GC handle was created; with the backtrace. */
 typedef struct pcd_mono_v3_0_event_gc_handle_created_bt {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -216,6 +243,8 @@ typedef struct pcd_mono_v3_0_event_gc_handle_created_bt {
     size_t n_backtrace;
 } pcd_mono_v3_0_event_gc_handle_created_bt;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT_TIME_AT 0
 /* A GC handle was destroyed; with the backtrace. */
 typedef struct pcd_mono_v3_0_event_gc_handle_destroyed_bt {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -225,55 +254,77 @@ typedef struct pcd_mono_v3_0_event_gc_handle_destroyed_bt {
     size_t n_backtrace;
 } pcd_mono_v3_0_event_gc_handle_destroyed_bt;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_GC_FINALIZE_START_TIME_AT 0
 /* The finalizer queue is being processed. */
 typedef struct pcd_mono_v3_0_event_gc_finalize_start {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
 } pcd_mono_v3_0_event_gc_finalize_start;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_GC_FINALIZE_END_TIME_AT 0
 /* The finalizer queue was processed. */
 typedef struct pcd_mono_v3_0_event_gc_finalize_end {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
 } pcd_mono_v3_0_event_gc_finalize_end;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_GC_FINALIZE_OBJECT_START_TIME_AT 0
 /* An object is being finalized. */
 typedef struct pcd_mono_v3_0_event_gc_finalize_object_start {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
     int64_t object;  /* Object address (stored >> 3 relative to obj_base). */
 } pcd_mono_v3_0_event_gc_finalize_object_start;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_GC_FINALIZE_OBJECT_END_TIME_AT 0
 /* An object was finalized. */
 typedef struct pcd_mono_v3_0_event_gc_finalize_object_end {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
     int64_t object;  /* Object address (stored >> 3 relative to obj_base). */
 } pcd_mono_v3_0_event_gc_finalize_object_end;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_CLASS_IMAGE_AT 0
 typedef struct pcd_mono_v3_0_event_metadata_name_detail_class {
     int64_t image;  /* MonoImage* of the class. */
     pcd_bytes name;  /* Full class name. */
 } pcd_mono_v3_0_event_metadata_name_detail_class;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_IMAGE_NAME_AT 0
 typedef struct pcd_mono_v3_0_event_metadata_name_detail_image {
     pcd_bytes name;  /* Image file name. */
     pcd_bytes mvid;  /* Image MVID (empty for dynamic images). */
 } pcd_mono_v3_0_event_metadata_name_detail_image;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_ASSEMBLY_IMAGE_AT 0
 typedef struct pcd_mono_v3_0_event_metadata_name_detail_assembly {
     int64_t image;  /* MonoImage* of the assembly. */
     pcd_bytes name;  /* Assembly name. */
 } pcd_mono_v3_0_event_metadata_name_detail_assembly;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_DOMAIN_NAME_AT 0
 typedef struct pcd_mono_v3_0_event_metadata_name_detail_domain {
     pcd_bytes name;  /* Friendly name of the domain. */
 } pcd_mono_v3_0_event_metadata_name_detail_domain;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_THREAD_NAME_AT 0
 typedef struct pcd_mono_v3_0_event_metadata_name_detail_thread {
     pcd_bytes name;  /* Name of the thread. */
 } pcd_mono_v3_0_event_metadata_name_detail_thread;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_CONTEXT_DOMAIN_AT 0
 typedef struct pcd_mono_v3_0_event_metadata_name_detail_context {
     int64_t domain;  /* Domain id of the context. */
 } pcd_mono_v3_0_event_metadata_name_detail_context;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_VTABLE_DOMAIN_AT 0
 typedef struct pcd_mono_v3_0_event_metadata_name_detail_vtable {
     int64_t domain;  /* Domain id (0 for proxy vtables). */
     int64_t class;  /* MonoClass* of the vtable. */
@@ -299,6 +350,8 @@ typedef struct pcd_mono_v3_0_event_metadata_name_detail {
     } u;
 } pcd_mono_v3_0_event_metadata_name_detail;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METADATA_NAME_TIME_AT 0
 /* A domain or thread was named. */
 typedef struct pcd_mono_v3_0_event_metadata_name {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -307,16 +360,22 @@ typedef struct pcd_mono_v3_0_event_metadata_name {
     pcd_mono_v3_0_event_metadata_name_detail detail;
 } pcd_mono_v3_0_event_metadata_name;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_CLASS_IMAGE_AT 0
 typedef struct pcd_mono_v3_0_event_metadata_load_detail_class {
     int64_t image;  /* MonoImage* of the class. */
     pcd_bytes name;  /* Full class name. */
 } pcd_mono_v3_0_event_metadata_load_detail_class;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_IMAGE_NAME_AT 0
 typedef struct pcd_mono_v3_0_event_metadata_load_detail_image {
     pcd_bytes name;  /* Image file name. */
     pcd_bytes mvid;  /* Image MVID (empty for dynamic images). */
 } pcd_mono_v3_0_event_metadata_load_detail_image;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_ASSEMBLY_IMAGE_AT 0
 typedef struct pcd_mono_v3_0_event_metadata_load_detail_assembly {
     int64_t image;  /* MonoImage* of the assembly. */
     pcd_bytes name;  /* Assembly name. */
@@ -330,10 +389,14 @@ typedef struct pcd_mono_v3_0_event_metadata_load_detail_thread {
     uint8_t unused_; /* no stored fields */
 } pcd_mono_v3_0_event_metadata_load_detail_thread;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_CONTEXT_DOMAIN_AT 0
 typedef struct pcd_mono_v3_0_event_metadata_load_detail_context {
     int64_t domain;  /* Domain id of the context. */
 } pcd_mono_v3_0_event_metadata_load_detail_context;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_VTABLE_DOMAIN_AT 0
 typedef struct pcd_mono_v3_0_event_metadata_load_detail_vtable {
     int64_t domain;  /* Domain id (0 for proxy vtables). */
     int64_t class;  /* MonoClass* of the vtable. */
@@ -357,6 +420,8 @@ typedef struct pcd_mono_v3_0_event_metadata_load_detail {
     } u;
 } pcd_mono_v3_0_event_metadata_load_detail;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METADATA_LOAD_TIME_AT 0
 /* Metadata was loaded (or a domain, thread, context started). */
 typedef struct pcd_mono_v3_0_event_metadata_load {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -365,16 +430,22 @@ typedef struct pcd_mono_v3_0_event_metadata_load {
     pcd_mono_v3_0_event_metadata_load_detail detail;
 } pcd_mono_v3_0_event_metadata_load;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_CLASS_IMAGE_AT 0
 typedef struct pcd_mono_v3_0_event_metadata_unload_detail_class {
     int64_t image;  /* MonoImage* of the class. */
     pcd_bytes name;  /* Full class name. */
 } pcd_mono_v3_0_event_metadata_unload_detail_class;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_IMAGE_NAME_AT 0
 typedef struct pcd_mono_v3_0_event_metadata_unload_detail_image {
     pcd_bytes name;  /* Image file name. */
     pcd_bytes mvid;  /* Image MVID (empty for dynamic images). */
 } pcd_mono_v3_0_event_metadata_unload_detail_image;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_ASSEMBLY_IMAGE_AT 0
 typedef struct pcd_mono_v3_0_event_metadata_unload_detail_assembly {
     int64_t image;  /* MonoImage* of the assembly. */
     pcd_bytes name;  /* Assembly name. */
@@ -388,10 +459,14 @@ typedef struct pcd_mono_v3_0_event_metadata_unload_detail_thread {
     uint8_t unused_; /* no stored fields */
 } pcd_mono_v3_0_event_metadata_unload_detail_thread;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_CONTEXT_DOMAIN_AT 0
 typedef struct pcd_mono_v3_0_event_metadata_unload_detail_context {
     int64_t domain;  /* Domain id of the context. */
 } pcd_mono_v3_0_event_metadata_unload_detail_context;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_VTABLE_DOMAIN_AT 0
 typedef struct pcd_mono_v3_0_event_metadata_unload_detail_vtable {
     int64_t domain;  /* Domain id (0 for proxy vtables). */
     int64_t class;  /* MonoClass* of the vtable. */
@@ -415,6 +490,8 @@ typedef struct pcd_mono_v3_0_event_metadata_unload_detail {
     } u;
 } pcd_mono_v3_0_event_metadata_unload_detail;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_TIME_AT 0
 /* Metadata was unloaded (or a domain, thread, context ended). */
 typedef struct pcd_mono_v3_0_event_metadata_unload {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -423,24 +500,32 @@ typedef struct pcd_mono_v3_0_event_metadata_unload {
     pcd_mono_v3_0_event_metadata_unload_detail detail;
 } pcd_mono_v3_0_event_metadata_unload;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METHOD_LEAVE_TIME_AT 0
 /* A method returned. */
 typedef struct pcd_mono_v3_0_event_method_leave {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
     int64_t method;  /* MonoMethod* (running delta from the previous method of the buffer). */
 } pcd_mono_v3_0_event_method_leave;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METHOD_ENTER_TIME_AT 0
 /* A method was entered. */
 typedef struct pcd_mono_v3_0_event_method_enter {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
     int64_t method;  /* MonoMethod* (running delta from the previous method of the buffer). */
 } pcd_mono_v3_0_event_method_enter;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_METHOD_EXC_LEAVE_TIME_AT 0
 /* A method was left by an exception. */
 typedef struct pcd_mono_v3_0_event_method_exc_leave {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
     int64_t method;  /* MonoMethod* (running delta from the previous method of the buffer). */
 } pcd_mono_v3_0_event_method_exc_leave;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_JIT_TIME_AT 0
 /* A method was compiled. */
 typedef struct pcd_mono_v3_0_event_jit {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -450,12 +535,16 @@ typedef struct pcd_mono_v3_0_event_jit {
     pcd_bytes name;  /* Full method name. */
 } pcd_mono_v3_0_event_jit;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_THROW_TIME_AT 0
 /* An exception was thrown. */
 typedef struct pcd_mono_v3_0_event_throw {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
     int64_t object;  /* The exception object. */
 } pcd_mono_v3_0_event_throw;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_THROW_BT_TIME_AT 0
 /* An exception was thrown; with the backtrace. */
 typedef struct pcd_mono_v3_0_event_throw_bt {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -464,6 +553,8 @@ typedef struct pcd_mono_v3_0_event_throw_bt {
     size_t n_backtrace;
 } pcd_mono_v3_0_event_throw_bt;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_CLAUSE_TIME_AT 0
 /* An exception clause ran. */
 typedef struct pcd_mono_v3_0_event_clause {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -473,6 +564,8 @@ typedef struct pcd_mono_v3_0_event_clause {
     int64_t object;  /* The exception object. */
 } pcd_mono_v3_0_event_clause;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_MONITOR_TIME_AT 0
 /* A monitor (lock) event. */
 typedef struct pcd_mono_v3_0_event_monitor {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -480,6 +573,8 @@ typedef struct pcd_mono_v3_0_event_monitor {
     int64_t object;  /* The lock object. */
 } pcd_mono_v3_0_event_monitor;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_MONITOR_BT_TIME_AT 0
 /* A monitor (lock) event; with the backtrace. */
 typedef struct pcd_mono_v3_0_event_monitor_bt {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -489,16 +584,22 @@ typedef struct pcd_mono_v3_0_event_monitor_bt {
     size_t n_backtrace;
 } pcd_mono_v3_0_event_monitor_bt;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_HEAP_START_TIME_AT 0
 /* A heap walk starts. */
 typedef struct pcd_mono_v3_0_event_heap_start {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
 } pcd_mono_v3_0_event_heap_start;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_HEAP_END_TIME_AT 0
 /* A heap walk ended. */
 typedef struct pcd_mono_v3_0_event_heap_end {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
 } pcd_mono_v3_0_event_heap_end;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_HEAP_OBJECT_TIME_AT 0
 /* An object found by the heap walk. */
 typedef struct pcd_mono_v3_0_event_heap_object {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -510,6 +611,8 @@ typedef struct pcd_mono_v3_0_event_heap_object {
     size_t n_refs;
 } pcd_mono_v3_0_event_heap_object;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_HEAP_ROOT_TIME_AT 0
 /* GC roots found by the heap walk. */
 typedef struct pcd_mono_v3_0_event_heap_root {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -517,6 +620,8 @@ typedef struct pcd_mono_v3_0_event_heap_root {
     size_t n_roots;
 } pcd_mono_v3_0_event_heap_root;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_HEAP_ROOT_REGISTER_TIME_AT 0
 /* A root region was registered. */
 typedef struct pcd_mono_v3_0_event_heap_root_register {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -527,12 +632,16 @@ typedef struct pcd_mono_v3_0_event_heap_root_register {
     pcd_bytes name;  /* Description of the root. */
 } pcd_mono_v3_0_event_heap_root_register;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_HEAP_ROOT_UNREGISTER_TIME_AT 0
 /* A root region was unregistered. */
 typedef struct pcd_mono_v3_0_event_heap_root_unregister {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
     int64_t start;  /* Start of the root region. */
 } pcd_mono_v3_0_event_heap_root_unregister;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_SAMPLE_HIT_TIME_AT 0
 /* A statistical sample. */
 typedef struct pcd_mono_v3_0_event_sample_hit {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -543,6 +652,8 @@ typedef struct pcd_mono_v3_0_event_sample_hit {
     size_t n_frames;
 } pcd_mono_v3_0_event_sample_hit;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_SAMPLE_USYM_TIME_AT 0
 /* An unmanaged symbol. */
 typedef struct pcd_mono_v3_0_event_sample_usym {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -551,6 +662,8 @@ typedef struct pcd_mono_v3_0_event_sample_usym {
     pcd_bytes name;  /* Symbol name. */
 } pcd_mono_v3_0_event_sample_usym;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_SAMPLE_COUNTERS_DESC_TIME_AT 0
 /* Descriptions of counters. */
 typedef struct pcd_mono_v3_0_event_sample_counters_desc {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -558,6 +671,8 @@ typedef struct pcd_mono_v3_0_event_sample_counters_desc {
     size_t n_counters;
 } pcd_mono_v3_0_event_sample_counters_desc;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_SAMPLE_COUNTERS_TIME_AT 0
 /* Counter values. */
 typedef struct pcd_mono_v3_0_event_sample_counters {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -565,6 +680,8 @@ typedef struct pcd_mono_v3_0_event_sample_counters {
     size_t n_values;
 } pcd_mono_v3_0_event_sample_counters;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_JIT_HELPER_TIME_AT 0
 /* Code the JIT generated that is not a method. */
 typedef struct pcd_mono_v3_0_event_jit_helper {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -575,12 +692,16 @@ typedef struct pcd_mono_v3_0_event_jit_helper {
     pcd_bytes name;  /* Name (specific trampolines only). */
 } pcd_mono_v3_0_event_jit_helper;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_SYNC_POINT_TIME_AT 0
 /* A sync point. */
 typedef struct pcd_mono_v3_0_event_sync_point {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
     uint8_t kind;  /* MonoProfilerSyncPointType. */
 } pcd_mono_v3_0_event_sync_point;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_EVENT_AOT_ID_TIME_AT 0
 /* The runtime's AOT id. */
 typedef struct pcd_mono_v3_0_event_aot_id {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -671,6 +792,15 @@ typedef struct pcd_mono_v3_0_event {
     } u;
 } pcd_mono_v3_0_event;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_BUFFER_ID_AT 0
+#define PCD_MONO_V3_0_BUFFER_LEN_AT 4
+#define PCD_MONO_V3_0_BUFFER_TIME_BASE_AT 8
+#define PCD_MONO_V3_0_BUFFER_PTR_BASE_AT 16
+#define PCD_MONO_V3_0_BUFFER_OBJ_BASE_AT 24
+#define PCD_MONO_V3_0_BUFFER_THREAD_ID_AT 32
+#define PCD_MONO_V3_0_BUFFER_METHOD_BASE_AT 40
+#define PCD_MONO_V3_0_BUFFER_EVENTS_AT 48
 /* Events of one thread, after a header with the bases they are relative to. */
 typedef struct pcd_mono_v3_0_buffer {
     uint32_t len;  /* Bytes of events after this 48-byte header. */
@@ -682,6 +812,20 @@ typedef struct pcd_mono_v3_0_buffer {
     pcd_region events;
 } pcd_mono_v3_0_buffer;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_MONO_V3_0_FILE_ID_AT 0
+#define PCD_MONO_V3_0_FILE_MAJOR_AT 4
+#define PCD_MONO_V3_0_FILE_MINOR_AT 5
+#define PCD_MONO_V3_0_FILE_DATA_VERSION_AT 6
+#define PCD_MONO_V3_0_FILE_PTR_SIZE_AT 7
+#define PCD_MONO_V3_0_FILE_STARTUP_MS_AT 8
+#define PCD_MONO_V3_0_FILE_STARTUP_NS_AT 16
+#define PCD_MONO_V3_0_FILE_TIMER_OVERHEAD_AT 24
+#define PCD_MONO_V3_0_FILE_FLAGS_AT 28
+#define PCD_MONO_V3_0_FILE_PID_AT 32
+#define PCD_MONO_V3_0_FILE_PORT_AT 36
+#define PCD_MONO_V3_0_FILE_ARGS_SIZE_AT 38
+#define PCD_MONO_V3_0_FILE_ARGS_AT 42
 /* The header, then buffers until the end of the file. */
 typedef struct pcd_mono_v3_0_file {
     uint8_t major;  /* Log profiler major version. */

@@ -31,18 +31,24 @@ typedef struct pcd_tachyon_v1_stats pcd_tachyon_v1_stats;
 typedef struct pcd_tachyon_v1_file_python_version pcd_tachyon_v1_file_python_version;
 typedef struct pcd_tachyon_v1_file pcd_tachyon_v1_file;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_TACHYON_V1_REPEAT_ENTRY_TIMESTAMP_DELTA_AT 0
 /* One sample of a REPEAT record. */
 typedef struct pcd_tachyon_v1_repeat_entry {
     uint64_t timestamp_delta;  /* Microseconds since this thread's previous sample (u64, wrapping; CPython ignores the 10th byte's high bits). */
     uint8_t status;  /* Thread status bits: has_gil 1, on_cpu 2, unknown 4, gil_requested 8, has_exception 16, main_thread 32. */
 } pcd_tachyon_v1_repeat_entry;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_TACHYON_V1_SAMPLE_STACK_REPEAT_SAMPLES_AT 0
 /* REPEAT: the thread's previous stack again (possibly empty), once per entry. */
 typedef struct pcd_tachyon_v1_sample_stack_repeat {
     pcd_tachyon_v1_repeat_entry *samples;
     size_t n_samples;
 } pcd_tachyon_v1_sample_stack_repeat;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_TACHYON_V1_SAMPLE_STACK_FULL_TIMESTAMP_DELTA_AT 0
 /* FULL: the whole stack. */
 typedef struct pcd_tachyon_v1_sample_stack_full {
     uint64_t timestamp_delta;
@@ -51,6 +57,8 @@ typedef struct pcd_tachyon_v1_sample_stack_full {
     size_t n_frames;
 } pcd_tachyon_v1_sample_stack_full;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_TACHYON_V1_SAMPLE_STACK_SUFFIX_TIMESTAMP_DELTA_AT 0
 /* SUFFIX: new frames on top of the last shared_count frames of the previous stack. */
 typedef struct pcd_tachyon_v1_sample_stack_suffix {
     uint64_t timestamp_delta;
@@ -60,6 +68,8 @@ typedef struct pcd_tachyon_v1_sample_stack_suffix {
     size_t n_frames;
 } pcd_tachyon_v1_sample_stack_suffix;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_TACHYON_V1_SAMPLE_STACK_POP_PUSH_TIMESTAMP_DELTA_AT 0
 /* POP_PUSH: drop pop_count innermost frames of the previous stack (all if more), then push these. */
 typedef struct pcd_tachyon_v1_sample_stack_pop_push {
     uint64_t timestamp_delta;
@@ -85,6 +95,10 @@ typedef struct pcd_tachyon_v1_sample_stack {
     } u;
 } pcd_tachyon_v1_sample_stack;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_TACHYON_V1_SAMPLE_THREAD_ID_AT 0
+#define PCD_TACHYON_V1_SAMPLE_INTERPRETER_ID_AT 8
+#define PCD_TACHYON_V1_SAMPLE_STACK_AT 12
 /* One record of the sample stream: a thread, then how its stack changed. */
 typedef struct pcd_tachyon_v1_sample {
     uint64_t thread_id;  /* Thread id (a kernel TID on Linux). */
@@ -92,11 +106,15 @@ typedef struct pcd_tachyon_v1_sample {
     pcd_tachyon_v1_sample_stack stack;  /* The stack encoding, against this thread's previous stack (innermost frame first). */
 } pcd_tachyon_v1_sample;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_TACHYON_V1_STRING_VALUE_AT 0
 /* An entry of the string table (file and function names), UTF-8 as written. */
 typedef struct pcd_tachyon_v1_string {
     pcd_bytes value;
 } pcd_tachyon_v1_string;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_TACHYON_V1_FRAME_FILENAME_AT 0
 /* An entry of the frame table. A location part of -1 means none; the end deltas are 0 then. */
 typedef struct pcd_tachyon_v1_frame {
     uint32_t filename;  /* String index of the file name. */
@@ -108,6 +126,14 @@ typedef struct pcd_tachyon_v1_frame {
     uint8_t opcode;  /* Bytecode opcode, 255 for none. */
 } pcd_tachyon_v1_frame;
 
+/* wire offsets of the fields at fixed places (of a field after conditional ones: when those are there) */
+#define PCD_TACHYON_V1_STATS_DURATION_SEC_AT 0
+#define PCD_TACHYON_V1_STATS_SAMPLE_RATE_AT 8
+#define PCD_TACHYON_V1_STATS_ERROR_RATE_AT 16
+#define PCD_TACHYON_V1_STATS_MISSED_SAMPLES_AT 24
+#define PCD_TACHYON_V1_STATS_PRESENT_AT 32
+#define PCD_TACHYON_V1_STATS_RESERVED_AT 36
+#define PCD_TACHYON_V1_STATS_EXTRA_AT 40
 /* The profile statistics block (before its 16-byte trailer), 40 bytes, or 16 in the legacy 32-byte form. */
 typedef struct pcd_tachyon_v1_stats {
     double duration_sec;  /* Profiling duration. */
@@ -124,6 +150,11 @@ typedef struct pcd_tachyon_v1_stats {
     pcd_bytes extra;  /* Bytes a block larger than its version's layout carries (kept, not interpreted). */
 } pcd_tachyon_v1_stats;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_TACHYON_V1_FILE_PYTHON_VERSION_MAJOR_AT 0
+#define PCD_TACHYON_V1_FILE_PYTHON_VERSION_MINOR_AT 1
+#define PCD_TACHYON_V1_FILE_PYTHON_VERSION_MICRO_AT 2
+#define PCD_TACHYON_V1_FILE_PYTHON_VERSION_RESERVED_AT 3
 /* The Python that wrote the file. */
 typedef struct pcd_tachyon_v1_file_python_version {
     uint8_t major;
@@ -132,6 +163,26 @@ typedef struct pcd_tachyon_v1_file_python_version {
     uint8_t reserved;  /* Written as 0. */
 } pcd_tachyon_v1_file_python_version;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_TACHYON_V1_FILE_MAGIC_AT 0
+#define PCD_TACHYON_V1_FILE_VERSION_AT 4
+#define PCD_TACHYON_V1_FILE_PYTHON_VERSION_AT 8
+#define PCD_TACHYON_V1_FILE_START_TIME_US_AT 12
+#define PCD_TACHYON_V1_FILE_SAMPLE_INTERVAL_US_AT 20
+#define PCD_TACHYON_V1_FILE_SAMPLE_COUNT_AT 28
+#define PCD_TACHYON_V1_FILE_THREAD_COUNT_AT 36
+#define PCD_TACHYON_V1_FILE_STRING_TABLE_OFFSET_AT 40
+#define PCD_TACHYON_V1_FILE_FRAME_TABLE_OFFSET_AT 48
+#define PCD_TACHYON_V1_FILE_COMPRESSION_AT 56
+#define PCD_TACHYON_V1_FILE_CONFIG_AT 60
+#define PCD_TACHYON_V1_FILE_SAMPLES_AT 64
+#define PCD_TACHYON_V1_FILE_STATS_TAG_AT_END 48
+#define PCD_TACHYON_V1_FILE_STATS_VERSION_AT_END 40
+#define PCD_TACHYON_V1_FILE_STATS_SIZE_AT_END 36
+#define PCD_TACHYON_V1_FILE_STRING_COUNT_AT_END 32
+#define PCD_TACHYON_V1_FILE_FRAME_COUNT_AT_END 28
+#define PCD_TACHYON_V1_FILE_FILE_SIZE_AT_END 24
+#define PCD_TACHYON_V1_FILE_CHECKSUM_AT_END 16
 /* The whole file: header, sample records, tables, statistics, footer. */
 typedef struct pcd_tachyon_v1_file {
     uint32_t version;  /* Format version (the dispatch key). */

@@ -1840,6 +1840,24 @@ local function struct_def(ir, S)
     for _, c in ipairs(S.cases) do
       consts = consts .. string.format("#define %s %d\n", c.const, c.index)
     end
+  else
+    -- where fields sit on the wire, for code above the bytes that reports on them: every
+    -- field after fixed-size ones (from the record's start), and footer fields (from the end)
+    local pos, up, cond = 0, S.cname:upper(), false
+    for _, f in ipairs(S.fields) do
+      if f.name and type(f.at_end) == "number" then
+        consts = consts .. string.format("#define %s_%s_AT_END %d\n", up, f.name:upper(), f.at_end)
+      elseif pos and not f.at and not f.at_end and f.name then
+        cond = cond or f.when ~= nil
+        consts = consts .. string.format("#define %s_%s_AT %d\n", up, f.name:upper(), pos)
+        local w = lower.fixed_wire(f.ty)
+        pos = w and pos + w or nil
+      end
+    end
+    if consts ~= "" then
+      consts = "/* wire offsets of the fields at fixed places" ..
+        (cond and " (of a field after conditional ones: when those are there)" or "") .. " */\n" .. consts
+    end
   end
   local doc = S.doc and text.comment(S.doc) or ""
   return consts .. doc .. "typedef struct " .. S.cname .. " {\n" .. b:text() .. "} " .. S.cname .. ";\n"

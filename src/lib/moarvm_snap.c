@@ -1292,7 +1292,7 @@ void mvm_col_finish(mvm_col *c)
     }
     const mvm_block *pend = c->pend.p;
     if (!c->seen_filemeta && c->seen_root)
-        report(c, true, 16, "filemeta", -1, PCD_FOUND_NONE, 0, "a filemeta block (the file has none)");
+        report(c, true, PCD_MOARVM_V3_FILE_BLOCKS_AT, "filemeta", -1, PCD_FOUND_NONE, 0, "a filemeta block (the file has none)");
     if (c->in_snap) {
         const mvm_block *last = c->pend.n ? &pend[c->pend.n - 1] : NULL;
         const pcd_field *cf = last ? &pcd_moarvm_v3_block_type.fields[last->which] : NULL;

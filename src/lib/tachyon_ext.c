@@ -318,18 +318,19 @@ static void check_root(tach_check *k, const pcd_record *rec, pcd_report_fn repor
     const tach_file *h = &k->root;
     if (h->compression > 1) {
         snprintf(k->msg, sizeof k->msg, "0 (none) or 1 (zstd); CPython reads other values as none");
-        say(k, report, ud, false, 56, "compression", -1, NULL, PCD_FOUND_UINT, h->compression);
+        say(k, report, ud, false, PCD_TACHYON_V1_FILE_COMPRESSION_AT, "compression", -1, NULL, PCD_FOUND_UINT, h->compression);
     }
     if (h->python_version.reserved) {
         snprintf(k->msg, sizeof k->msg, "0 (reserved)");
-        say(k, report, ud, false, 11, "python_version", -1, "reserved", PCD_FOUND_UINT, h->python_version.reserved);
+        say(k, report, ud, false, PCD_TACHYON_V1_FILE_PYTHON_VERSION_AT + PCD_TACHYON_V1_FILE_PYTHON_VERSION_RESERVED_AT,
+            "python_version", -1, "reserved", PCD_FOUND_UINT, h->python_version.reserved);
     }
     if ((h->config & 8) == 0 && (h->config >> 4) != 0) {
         snprintf(k->msg, sizeof k->msg, "no feature bits when bit 3 (features known) is clear");
-        say(k, report, ud, false, 60, "config", -1, NULL, PCD_FOUND_HEX, h->config);
+        say(k, report, ud, false, PCD_TACHYON_V1_FILE_CONFIG_AT, "config", -1, NULL, PCD_FOUND_HEX, h->config);
     } else if (h->config >> 9) {
         snprintf(k->msg, sizeof k->msg, "no bits above bit 8 (CPython ignores them)");
-        say(k, report, ud, false, 60, "config", -1, NULL, PCD_FOUND_HEX, h->config);
+        say(k, report, ud, false, PCD_TACHYON_V1_FILE_CONFIG_AT, "config", -1, NULL, PCD_FOUND_HEX, h->config);
     }
     if (rec->input_size && h->file_size != rec->input_size) {
         snprintf(k->msg, sizeof k->msg, "the file's size, %" PRIu64 " (CPython does not check it)", rec->input_size);
@@ -383,11 +384,11 @@ static void check_stats(tach_check *k, const pcd_record *rec, const pcd_tachyon_
     }
     if (st->has_present && (st->present & ~3u)) {
         snprintf(k->msg, sizeof k->msg, "only bits 0 and 1 in present");
-        say(k, report, ud, false, rec->offset + 32, "stats", 0, "present", PCD_FOUND_HEX, st->present);
+        say(k, report, ud, false, rec->offset + PCD_TACHYON_V1_STATS_PRESENT_AT, "stats", 0, "present", PCD_FOUND_HEX, st->present);
     }
     if (st->has_reserved && st->reserved) {
         snprintf(k->msg, sizeof k->msg, "0 (reserved)");
-        say(k, report, ud, false, rec->offset + 36, "stats", 0, "reserved", PCD_FOUND_UINT, st->reserved);
+        say(k, report, ud, false, rec->offset + PCD_TACHYON_V1_STATS_RESERVED_AT, "stats", 0, "reserved", PCD_FOUND_UINT, st->reserved);
     }
 }
 
@@ -476,7 +477,7 @@ static void check_finish(void *ctx, pcd_report_fn report, void *ud)
         else if (k->rp.n_threads < h->thread_count) {
             snprintf(k->msg, sizeof k->msg, "%u, the distinct threads the samples use (CPython accepts more)",
                      k->rp.n_threads);
-            say(k, report, ud, false, 36, "thread_count", -1, NULL, PCD_FOUND_UINT, h->thread_count);
+            say(k, report, ud, false, PCD_TACHYON_V1_FILE_THREAD_COUNT_AT, "thread_count", -1, NULL, PCD_FOUND_UINT, h->thread_count);
         }
     }
     /* string indexes of the frames samples use: CPython resolves them (errors); others are

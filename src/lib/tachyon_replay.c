@@ -221,7 +221,7 @@ static pcd_status fail(tach_replay *rp, const pcd_record *rec, pcd_status st, co
         pcd_error_push(e, rec->region ? rec->region->name : "samples", (int64_t)rec->index);
         if (rec->decompressed) {
             e->region = "decompressed samples";
-            e->region_offset = 64;
+            e->region_offset = PCD_TACHYON_V1_FILE_SAMPLES_AT;
         }
     }
     rp->failed = true;
@@ -482,7 +482,7 @@ pcd_status tach_replay_finish(tach_replay *rp)
         pcd_error *e = &rp->err;
         memset(e, 0, sizeof *e);
         e->status = PCD_E_INVALID;
-        e->offset = 28;
+        e->offset = PCD_TACHYON_V1_FILE_SAMPLE_COUNT_AT;
         e->expected = rp->expected;
         e->found_kind = PCD_FOUND_UINT;
         e->found = rp->declared_samples;

@@ -16,22 +16,33 @@ typedef struct pcd_fx_arrays_v1_rec_dims pcd_fx_arrays_v1_rec_dims;
 typedef struct pcd_fx_arrays_v1_rec pcd_fx_arrays_v1_rec;
 typedef struct pcd_fx_arrays_v1_file pcd_fx_arrays_v1_file;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_ARRAYS_V1_POINT_X_AT 0
+#define PCD_FX_ARRAYS_V1_POINT_Y_AT 4
 typedef struct pcd_fx_arrays_v1_point {
     int32_t x;
     int32_t y;
 } pcd_fx_arrays_v1_point;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_ARRAYS_V1_COUNTER_INDEX_AT 0
 typedef struct pcd_fx_arrays_v1_counter {
     uint64_t index;
     bool has_value;
     int64_t value;
 } pcd_fx_arrays_v1_counter;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_ARRAYS_V1_REC_DIMS_W_AT 0
+#define PCD_FX_ARRAYS_V1_REC_DIMS_H_AT 1
 typedef struct pcd_fx_arrays_v1_rec_dims {
     uint8_t w;
     uint8_t h;
 } pcd_fx_arrays_v1_rec_dims;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_ARRAYS_V1_REC_SIZE_AT 0
+#define PCD_FX_ARRAYS_V1_REC_PFX_AT 4
 typedef struct pcd_fx_arrays_v1_rec {
     uint32_t size;
     uint16_t *pfx;
@@ -53,6 +64,8 @@ typedef struct pcd_fx_arrays_v1_rec {
     size_t n_rest;
 } pcd_fx_arrays_v1_rec;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_ARRAYS_V1_FILE_RECS_AT 0
 typedef struct pcd_fx_arrays_v1_file {
     pcd_region recs;
 } pcd_fx_arrays_v1_file;

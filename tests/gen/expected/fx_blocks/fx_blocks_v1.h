@@ -20,29 +20,43 @@ typedef struct pcd_fx_blocks_v1_block_exactly8 pcd_fx_blocks_v1_block_exactly8;
 typedef struct pcd_fx_blocks_v1_block pcd_fx_blocks_v1_block;
 typedef struct pcd_fx_blocks_v1_file pcd_fx_blocks_v1_file;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_BLOCKS_V1_NOTE_BLOCK_TEXT_AT 0
 typedef struct pcd_fx_blocks_v1_note_block {
     pcd_bytes text;
 } pcd_fx_blocks_v1_note_block;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_BLOCKS_V1_U16_BATCH_V_AT 0
 typedef struct pcd_fx_blocks_v1_u16_batch {
     uint16_t *v;
     size_t n_v;
 } pcd_fx_blocks_v1_u16_batch;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_BLOCKS_V1_COLUMN16_WIDTH_AT 0
+#define PCD_FX_BLOCKS_V1_COLUMN16_ENTRIES_AT 2
 typedef struct pcd_fx_blocks_v1_column16 {
     uint16_t width;
     pcd_region entries;
 } pcd_fx_blocks_v1_column16;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_BLOCKS_V1_U64_BATCH_V_AT 0
 typedef struct pcd_fx_blocks_v1_u64_batch {
     uint64_t *v;
     size_t n_v;
 } pcd_fx_blocks_v1_u64_batch;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_BLOCKS_V1_COLUMN64_ENTRIES_AT 0
 typedef struct pcd_fx_blocks_v1_column64 {
     pcd_region entries;
 } pcd_fx_blocks_v1_column64;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_BLOCKS_V1_INDEX_BLOCK_FIRST_AT 0
+#define PCD_FX_BLOCKS_V1_INDEX_BLOCK_LAST_AT 8
 /* Where two earlier blocks start: file offsets that move with them when encoding. */
 typedef struct pcd_fx_blocks_v1_index_block {
     uint64_t first;
@@ -71,6 +85,9 @@ typedef struct pcd_fx_blocks_v1_block {
     } u;
 } pcd_fx_blocks_v1_block;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_BLOCKS_V1_FILE_MAGIC_AT 0
+#define PCD_FX_BLOCKS_V1_FILE_BLOCKS_AT 8
 typedef struct pcd_fx_blocks_v1_file {
     pcd_region blocks;
 } pcd_fx_blocks_v1_file;

@@ -21,11 +21,15 @@ typedef struct pcd_fx_elems_v1_event pcd_fx_elems_v1_event;
 typedef struct pcd_fx_elems_v1_block pcd_fx_elems_v1_block;
 typedef struct pcd_fx_elems_v1_file pcd_fx_elems_v1_file;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_ELEMS_V1_EVENT_PAIRS_OFFSET_AT 0
 typedef struct pcd_fx_elems_v1_event_pairs {
     uint64_t offset;
     int64_t obj;
 } pcd_fx_elems_v1_event_pairs;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_ELEMS_V1_EVENT_FRAMES_AT 0
 typedef struct pcd_fx_elems_v1_event {
     int64_t *frames;  /* Each frame relative to the previous method of the block. */
     size_t n_frames;
@@ -36,6 +40,12 @@ typedef struct pcd_fx_elems_v1_event {
     size_t n_pairs;
 } pcd_fx_elems_v1_event;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_ELEMS_V1_BLOCK_ID_AT 0
+#define PCD_FX_ELEMS_V1_BLOCK_LEN_AT 4
+#define PCD_FX_ELEMS_V1_BLOCK_METHOD_BASE_AT 8
+#define PCD_FX_ELEMS_V1_BLOCK_OBJ_BASE_AT 16
+#define PCD_FX_ELEMS_V1_BLOCK_EVENTS_AT 24
 typedef struct pcd_fx_elems_v1_block {
     uint32_t len;  /* Bytes of events after this header. */
     uint64_t method_base;
@@ -43,6 +53,10 @@ typedef struct pcd_fx_elems_v1_block {
     pcd_region events;
 } pcd_fx_elems_v1_block;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_ELEMS_V1_FILE_MAGIC_AT 0
+#define PCD_FX_ELEMS_V1_FILE_NAME_SIZE_AT 3
+#define PCD_FX_ELEMS_V1_FILE_NAME_AT 7
 typedef struct pcd_fx_elems_v1_file {
     uint32_t name_size;  /* Bytes of the name, its NUL included. */
     pcd_bytes name;

@@ -16,12 +16,17 @@ typedef struct pcd_fx_footer_v1_section pcd_fx_footer_v1_section;
 typedef struct pcd_fx_footer_v1_index_entry pcd_fx_footer_v1_index_entry;
 typedef struct pcd_fx_footer_v1_file pcd_fx_footer_v1_file;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_FOOTER_V1_SECTION_STRS_FIRST_AT 0
+#define PCD_FX_FOOTER_V1_SECTION_STRS_STRINGS_AT 8
 typedef struct pcd_fx_footer_v1_section_strs {
     uint64_t first;
     pcd_bytes *strings;
     size_t n_strings;
 } pcd_fx_footer_v1_section_strs;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_FOOTER_V1_SECTION_DONE_X_AT 0
 typedef struct pcd_fx_footer_v1_section_done {
     uint8_t x;
 } pcd_fx_footer_v1_section_done;
@@ -36,11 +41,19 @@ typedef struct pcd_fx_footer_v1_section {
     } u;
 } pcd_fx_footer_v1_section;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_FOOTER_V1_INDEX_ENTRY_A_AT 0
+#define PCD_FX_FOOTER_V1_INDEX_ENTRY_B_AT 8
 typedef struct pcd_fx_footer_v1_index_entry {
     uint64_t a;
     uint64_t b;
 } pcd_fx_footer_v1_index_entry;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_FOOTER_V1_FILE_MAGIC_AT 0
+#define PCD_FX_FOOTER_V1_FILE_SECTIONS_AT 4
+#define PCD_FX_FOOTER_V1_FILE_TOTAL_AT_END 16
+#define PCD_FX_FOOTER_V1_FILE_N_AT_END 8
 typedef struct pcd_fx_footer_v1_file {
     pcd_region sections;
     pcd_region index;

@@ -13,6 +13,8 @@
 typedef struct pcd_fx_mojo_v2_rec pcd_fx_mojo_v2_rec;
 typedef struct pcd_fx_mojo_v2_file pcd_fx_mojo_v2_file;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_MOJO_V2_REC_A_AT 0
 typedef struct pcd_fx_mojo_v2_rec {
     pcd_mojo_int a;
     pcd_mojo_int b;
@@ -21,6 +23,9 @@ typedef struct pcd_fx_mojo_v2_rec {
     pcd_mojo_int d;
 } pcd_fx_mojo_v2_rec;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_MOJO_V2_FILE_MAGIC_AT 0
+#define PCD_FX_MOJO_V2_FILE_VERSION_AT 3
 typedef struct pcd_fx_mojo_v2_file {
     pcd_mojo_int version;  /* Only version 2 is this schema's. */
     pcd_region recs;

@@ -13,6 +13,18 @@
 typedef struct pcd_fx_scalars_v1_rec pcd_fx_scalars_v1_rec;
 typedef struct pcd_fx_scalars_v1_file pcd_fx_scalars_v1_file;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_SCALARS_V1_REC_A_AT 0
+#define PCD_FX_SCALARS_V1_REC_B_AT 1
+#define PCD_FX_SCALARS_V1_REC_C_AT 3
+#define PCD_FX_SCALARS_V1_REC_D_AT 7
+#define PCD_FX_SCALARS_V1_REC_E_AT 15
+#define PCD_FX_SCALARS_V1_REC_F_AT 19
+#define PCD_FX_SCALARS_V1_REC_G_AT 27
+#define PCD_FX_SCALARS_V1_REC_H_AT 31
+#define PCD_FX_SCALARS_V1_REC_KIND_AT 33
+#define PCD_FX_SCALARS_V1_REC_OPEN_KIND_AT 34
+#define PCD_FX_SCALARS_V1_REC_U_AT 35
 typedef struct pcd_fx_scalars_v1_rec {
     uint8_t a;
     uint16_t b;
@@ -32,6 +44,9 @@ typedef struct pcd_fx_scalars_v1_rec {
     pcd_mojo_int m;
 } pcd_fx_scalars_v1_rec;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_SCALARS_V1_FILE_MARK_AT 0
+#define PCD_FX_SCALARS_V1_FILE_RECS_AT 4
 typedef struct pcd_fx_scalars_v1_file {
     pcd_region recs;
 } pcd_fx_scalars_v1_file;

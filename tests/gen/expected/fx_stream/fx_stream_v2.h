@@ -20,6 +20,9 @@ typedef struct pcd_fx_stream_v2_event pcd_fx_stream_v2_event;
 typedef struct pcd_fx_stream_v2_buffer pcd_fx_stream_v2_buffer;
 typedef struct pcd_fx_stream_v2_file pcd_fx_stream_v2_file;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_STREAM_V2_EVENT_TYPE_AT 0
+#define PCD_FX_STREAM_V2_EVENT_TIME_AT 1
 typedef struct pcd_fx_stream_v2_event {
     uint8_t type;
     uint64_t time;  /* ns since the previous event. */
@@ -27,6 +30,12 @@ typedef struct pcd_fx_stream_v2_event {
     int64_t obj;
 } pcd_fx_stream_v2_event;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_STREAM_V2_BUFFER_ID_AT 0
+#define PCD_FX_STREAM_V2_BUFFER_LEN_AT 4
+#define PCD_FX_STREAM_V2_BUFFER_TIME_BASE_AT 8
+#define PCD_FX_STREAM_V2_BUFFER_OBJ_BASE_AT 16
+#define PCD_FX_STREAM_V2_BUFFER_EVENTS_AT 24
 typedef struct pcd_fx_stream_v2_buffer {
     uint32_t len;  /* Bytes of events after this header. */
     uint64_t time_base;
@@ -34,6 +43,10 @@ typedef struct pcd_fx_stream_v2_buffer {
     pcd_region events;
 } pcd_fx_stream_v2_buffer;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_STREAM_V2_FILE_MAGIC_AT 0
+#define PCD_FX_STREAM_V2_FILE_VERSION_AT 3
+#define PCD_FX_STREAM_V2_FILE_BUFFERS_AT 4
 typedef struct pcd_fx_stream_v2_file {
     uint8_t version;
     pcd_region buffers;

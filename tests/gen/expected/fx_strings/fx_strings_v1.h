@@ -13,6 +13,9 @@
 typedef struct pcd_fx_strings_v1_rec pcd_fx_strings_v1_rec;
 typedef struct pcd_fx_strings_v1_file pcd_fx_strings_v1_file;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_STRINGS_V1_REC_MAGIC_AT 0
+#define PCD_FX_STRINGS_V1_REC_C_AT 3
 typedef struct pcd_fx_strings_v1_rec {
     pcd_bytes c;
     pcd_bytes p16;
@@ -27,6 +30,8 @@ typedef struct pcd_fx_strings_v1_rec {
     pcd_bytes tail;  /* Sized by len; the rest of it. */
 } pcd_fx_strings_v1_rec;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_STRINGS_V1_FILE_RECS_AT 0
 typedef struct pcd_fx_strings_v1_file {
     pcd_region recs;
 } pcd_fx_strings_v1_file;

@@ -14,14 +14,28 @@ typedef struct pcd_fx_tables_v1_value pcd_fx_tables_v1_value;
 typedef struct pcd_fx_tables_v1_name pcd_fx_tables_v1_name;
 typedef struct pcd_fx_tables_v1_file pcd_fx_tables_v1_file;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_TABLES_V1_VALUE_V_AT 0
 typedef struct pcd_fx_tables_v1_value {
     int64_t v;
 } pcd_fx_tables_v1_value;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_TABLES_V1_NAME_S_AT 0
 typedef struct pcd_fx_tables_v1_name {
     pcd_bytes s;
 } pcd_fx_tables_v1_name;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_TABLES_V1_FILE_MARK_AT 0
+#define PCD_FX_TABLES_V1_FILE_COMPRESSION_AT 4
+#define PCD_FX_TABLES_V1_FILE_FLAGS_AT 6
+#define PCD_FX_TABLES_V1_FILE_NAMES_AT_AT 8
+#define PCD_FX_TABLES_V1_FILE_VALUES_SIZE_AT 16
+#define PCD_FX_TABLES_V1_FILE_VALUES_AT 20
+#define PCD_FX_TABLES_V1_FILE_NAME_COUNT_AT_END 16
+#define PCD_FX_TABLES_V1_FILE_FILE_SIZE_AT_END 12
+#define PCD_FX_TABLES_V1_FILE_END_AT_END 4
 typedef struct pcd_fx_tables_v1_file {
     uint16_t compression;
     uint16_t flags;

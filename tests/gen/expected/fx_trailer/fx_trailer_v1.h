@@ -14,11 +14,17 @@ typedef struct pcd_fx_trailer_v1_item pcd_fx_trailer_v1_item;
 typedef struct pcd_fx_trailer_v1_extra pcd_fx_trailer_v1_extra;
 typedef struct pcd_fx_trailer_v1_file pcd_fx_trailer_v1_file;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_TRAILER_V1_ITEM_V_AT 0
 typedef struct pcd_fx_trailer_v1_item {
     uint64_t v;
     uint64_t w;
 } pcd_fx_trailer_v1_item;
 
+/* wire offsets of the fields at fixed places (of a field after conditional ones: when those are there) */
+#define PCD_FX_TRAILER_V1_EXTRA_A_AT 0
+#define PCD_FX_TRAILER_V1_EXTRA_B_AT 2
+#define PCD_FX_TRAILER_V1_EXTRA_REST_AT 4
 typedef struct pcd_fx_trailer_v1_extra {
     uint16_t a;
     bool has_b;
@@ -27,6 +33,14 @@ typedef struct pcd_fx_trailer_v1_extra {
     pcd_bytes rest;
 } pcd_fx_trailer_v1_extra;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_TRAILER_V1_FILE_MARK_AT 0
+#define PCD_FX_TRAILER_V1_FILE_MODE_AT 4
+#define PCD_FX_TRAILER_V1_FILE_ITEMS_AT_AT 6
+#define PCD_FX_TRAILER_V1_FILE_ITEMS_AT 10
+#define PCD_FX_TRAILER_V1_FILE_EXTRA_TAG_AT_END 12
+#define PCD_FX_TRAILER_V1_FILE_EXTRA_SIZE_AT_END 8
+#define PCD_FX_TRAILER_V1_FILE_ITEM_COUNT_AT_END 4
 typedef struct pcd_fx_trailer_v1_file {
     uint16_t mode;
     uint32_t items_at;

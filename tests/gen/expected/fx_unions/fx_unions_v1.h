@@ -21,6 +21,8 @@ typedef struct pcd_fx_unions_v1_rec_b pcd_fx_unions_v1_rec_b;
 typedef struct pcd_fx_unions_v1_rec pcd_fx_unions_v1_rec;
 typedef struct pcd_fx_unions_v1_file pcd_fx_unions_v1_file;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_UNIONS_V1_REC_A_BODY_ALLOC_SIZE_AT 0
 typedef struct pcd_fx_unions_v1_rec_a_body_alloc {
     uint64_t size;
     bool has_bt;
@@ -28,6 +30,8 @@ typedef struct pcd_fx_unions_v1_rec_a_body_alloc {
     size_t n_bt;
 } pcd_fx_unions_v1_rec_a_body_alloc;
 
+/* wire offsets of the fields at fixed places (of a field after conditional ones: when those are there) */
+#define PCD_FX_UNIONS_V1_REC_A_BODY_GC_GEN_AT 0
 typedef struct pcd_fx_unions_v1_rec_a_body_gc {
     bool has_gen;
     uint8_t gen;
@@ -45,12 +49,20 @@ typedef struct pcd_fx_unions_v1_rec_a_body {
     } u;
 } pcd_fx_unions_v1_rec_a_body;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_UNIONS_V1_REC_A_MAGIC_AT 0
+#define PCD_FX_UNIONS_V1_REC_A_SIZE_AT 2
+#define PCD_FX_UNIONS_V1_REC_A_EV_AT 4
+#define PCD_FX_UNIONS_V1_REC_A_BODY_AT 5
 typedef struct pcd_fx_unions_v1_rec_a {
     uint16_t size;
     uint8_t ev;  /* Low nibble: type; high nibble: flags. */
     pcd_fx_unions_v1_rec_a_body body;
 } pcd_fx_unions_v1_rec_a;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_UNIONS_V1_REC_B_ITEM_PAIR_X_AT 0
+#define PCD_FX_UNIONS_V1_REC_B_ITEM_PAIR_Y_AT 1
 typedef struct pcd_fx_unions_v1_rec_b_item_pair {
     uint8_t x;
     uint8_t y;
@@ -72,6 +84,10 @@ typedef struct pcd_fx_unions_v1_rec_b_item {
     } u;
 } pcd_fx_unions_v1_rec_b_item;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_UNIONS_V1_REC_B_MAGIC_AT 0
+#define PCD_FX_UNIONS_V1_REC_B_LEN_AT 2
+#define PCD_FX_UNIONS_V1_REC_B_ITEM_AT 3
 typedef struct pcd_fx_unions_v1_rec_b {
     uint8_t len;
     pcd_fx_unions_v1_rec_b_item item;
@@ -87,6 +103,8 @@ typedef struct pcd_fx_unions_v1_rec {
     } u;
 } pcd_fx_unions_v1_rec;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_UNIONS_V1_FILE_RECS_AT 0
 typedef struct pcd_fx_unions_v1_file {
     pcd_region recs;
 } pcd_fx_unions_v1_file;

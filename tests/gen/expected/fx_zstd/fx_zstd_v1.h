@@ -13,11 +13,19 @@
 typedef struct pcd_fx_zstd_v1_sample pcd_fx_zstd_v1_sample;
 typedef struct pcd_fx_zstd_v1_file pcd_fx_zstd_v1_file;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_ZSTD_V1_SAMPLE_TID_AT 0
+#define PCD_FX_ZSTD_V1_SAMPLE_VALUE_AT 4
 typedef struct pcd_fx_zstd_v1_sample {
     uint32_t tid;
     uint64_t value;
 } pcd_fx_zstd_v1_sample;
 
+/* wire offsets of the fields at fixed places */
+#define PCD_FX_ZSTD_V1_FILE_MAGIC_AT 0
+#define PCD_FX_ZSTD_V1_FILE_COMPRESSION_AT 3
+#define PCD_FX_ZSTD_V1_FILE_SIZE_AT 4
+#define PCD_FX_ZSTD_V1_FILE_SAMPLES_AT 8
 typedef struct pcd_fx_zstd_v1_file {
     uint8_t compression;
     uint32_t size;
