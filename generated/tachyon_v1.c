@@ -1569,7 +1569,9 @@ static uint64_t pcd_tachyon_v1_region_samples_drun(pcd_cursor *c, uint64_t max, 
         *start = s;
         if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);
         *st = pcd_tachyon_v1_sample_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);
@@ -1628,7 +1630,9 @@ static uint64_t pcd_tachyon_v1_region_strings_drun(pcd_cursor *c, uint64_t max, 
         const uint8_t *s = c->p;
         *start = s;
         *st = pcd_tachyon_v1_string_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);
@@ -1694,7 +1698,9 @@ static uint64_t pcd_tachyon_v1_region_frames_drun(pcd_cursor *c, uint64_t max, p
         const uint8_t *s = c->p;
         *start = s;
         *st = pcd_tachyon_v1_frame_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);
@@ -1760,7 +1766,9 @@ static uint64_t pcd_tachyon_v1_region_stats_drun(pcd_cursor *c, uint64_t max, pc
         const uint8_t *s = c->p;
         *start = s;
         *st = pcd_tachyon_v1_stats_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);

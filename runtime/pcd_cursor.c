@@ -92,8 +92,8 @@ pcd_status pcd_check_count(const pcd_cursor *c, const uint8_t *at, uint64_t n, s
     return PCD_OK;
 }
 
-pcd_status pcd_alloc_array(pcd_cursor *c, const uint8_t *at, uint64_t n, size_t size,
-                           size_t min_wire, void **out, const char *name)
+pcd_status pcd_alloc_array_slow(pcd_cursor *c, const uint8_t *at, uint64_t n, size_t size,
+                                size_t min_wire, void **out, const char *name)
 {
     PCD_TRY(pcd_check_count(c, at, n, min_wire, name));
     if (n == 0) {

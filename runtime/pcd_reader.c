@@ -834,7 +834,7 @@ pcd_status pcd_reader_decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_r
         if (!r->root_done || r->depth == 0) break;
         pcd_level *L = &r->lv[r->depth - 1];
         const pcd_region_desc *rd = L->rd;
-        if (!rd->decode_run || rd->state_size || L->compression || L->counted) break;
+        if (!rd->decode_run || L->compression || L->counted || rd->batch_bytes) break;
         pcd_win *w = level_win(r, r->depth);
         size_t end = w->hi;
         bool hard = w->eof;
@@ -846,12 +846,13 @@ pcd_status pcd_reader_decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_r
         r->x.win_base = w->base + w->pos;
         r->x.win_end = w->buf + w->hi;
         r->x.win_closed = w->eof;
-        r->x.state = NULL;
+        r->x.state = L->state; /* stream state moves on as in next() (the run restores it on failure) */
         if (r->arena.used) pcd_arena_reset(&r->arena);
         pcd_cursor c = { w->buf + w->pos, w->buf + end, &r->x, hard };
         pcd_status st = PCD_OK;
         const uint8_t *start = c.p;
-        pcd_record rec = { rd->record, r->rec, rd, 0, 0, r->depth, L->count, false };
+        pcd_record rec = { rd->record, r->rec, rd, 0, 0, r->depth, L->count, false, r->x.big,
+                           r->whole ? file_win(r)->hi : 0 };
         uint64_t k = rd->decode_run(&c, max - *n, &st, &start, &rec, fn, ud);
         L->count += k;
         r->records += k;

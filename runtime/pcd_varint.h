@@ -11,6 +11,24 @@ pcd_status pcd_read_uleb128_slow(pcd_cursor *c, uint64_t *out, const char *name)
 pcd_status pcd_read_sleb128_slow(pcd_cursor *c, int64_t *out, const char *name);
 pcd_status pcd_read_mojo_slow(pcd_cursor *c, uint64_t *mag, bool *neg, const char *name);
 
+/* A LEB128 of 3 to 8 bytes with 8 bytes readable at p, without a branch per byte: its
+ * length (0: longer than 8 bytes) and its 7-bit groups put together in *v (7 * length
+ * bits). Pointer and time deltas take 3 to 5 bytes, in no predictable order. */
+PCD_INLINE unsigned pcd_leb_word8(const uint8_t *p, uint64_t *v)
+{
+    uint64_t w = pcd_ld_u64le(p);
+    uint64_t stop = ~w & UINT64_C(0x8080808080808080);
+    if (PCD_UNLIKELY(!stop)) return 0;
+    unsigned len = ((unsigned)__builtin_ctzll(stop) >> 3) + 1;
+    uint64_t x = len == 8 ? w : w & ((UINT64_C(1) << (len * 8)) - 1);
+    x &= UINT64_C(0x7F7F7F7F7F7F7F7F);
+    x = (x & UINT64_C(0x007F007F007F007F)) | ((x & UINT64_C(0x7F007F007F007F00)) >> 1);
+    x = (x & UINT64_C(0x00003FFF00003FFF)) | ((x & UINT64_C(0x3FFF00003FFF0000)) >> 2);
+    x = (x & UINT64_C(0x000000000FFFFFFF)) | ((x & UINT64_C(0x0FFFFFFF00000000)) >> 4);
+    *v = x;
+    return len;
+}
+
 /* Unsigned LEB128, at most 10 bytes and 64 bits. Non-minimal forms are accepted. */
 PCD_INLINE pcd_status pcd_read_uleb128(pcd_cursor *c, uint64_t *out, const char *name)
 {
@@ -24,6 +42,15 @@ PCD_INLINE pcd_status pcd_read_uleb128(pcd_cursor *c, uint64_t *out, const char 
         *out = (uint64_t)(c->p[0] & 0x7F) | (uint64_t)c->p[1] << 7;
         c->p += 2;
         return PCD_OK;
+    }
+    if (PCD_LIKELY(c->end - c->p >= 8)) {
+        uint64_t v;
+        unsigned len = pcd_leb_word8(c->p, &v);
+        if (PCD_LIKELY(len)) {
+            *out = v;
+            c->p += len;
+            return PCD_OK;
+        }
     }
     return pcd_read_uleb128_slow(c, out, name);
 }
@@ -43,6 +70,15 @@ PCD_INLINE pcd_status pcd_read_uleb128_wrap(pcd_cursor *c, uint64_t *out, const 
         c->p += 2;
         return PCD_OK;
     }
+    if (PCD_LIKELY(c->end - c->p >= 8)) {
+        uint64_t v;
+        unsigned len = pcd_leb_word8(c->p, &v);
+        if (PCD_LIKELY(len)) {
+            *out = v;
+            c->p += len;
+            return PCD_OK;
+        }
+    }
     return pcd_read_uleb128_wrap_slow(c, out, name);
 }
 
@@ -61,6 +97,18 @@ PCD_INLINE pcd_status pcd_read_sleb128(pcd_cursor *c, int64_t *out, const char *
         *out = (c->p[1] & 0x40) ? v - (INT64_C(1) << 14) : v;
         c->p += 2;
         return PCD_OK;
+    }
+    if (PCD_LIKELY(c->end - c->p >= 8)) {
+        uint64_t v;
+        unsigned len = pcd_leb_word8(c->p, &v);
+        if (PCD_LIKELY(len)) {
+            /* sign: bit 6 of the last byte, extended from bit 7 * len */
+            unsigned bits = 7 * len;
+            if ((v >> (bits - 1)) & 1) v |= ~UINT64_C(0) << bits;
+            *out = (int64_t)v;
+            c->p += len;
+            return PCD_OK;
+        }
     }
     return pcd_read_sleb128_slow(c, out, name);
 }

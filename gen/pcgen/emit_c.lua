@@ -2204,23 +2204,25 @@ function E.files(ir, sha, gen_version)
       ]], { name = R.name, r = R.cname, t = T.cname })
     end
     local has_state = R.state and #R.state.order > 0
-    if not opens and not has_state then
+    if not opens then
       C[#C + 1] = text.render([[
         /* Decodes ${name} records back to back into *rec and hands each to fn (the decoding
          * fast path: no call into the stream driver per record). Stops at the cursor's end,
          * after max records, at a failure (*start: where the record began), or when fn
-         * returns anything but PCD_OK (*start: NULL). */
+         * returns anything but PCD_OK (*start: NULL).${statedoc} */
         static uint64_t ${r}_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
             const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
         {
             uint64_t k = 0;
             ${t} *out = (${t} *)rec->data;
-            *st = PCD_OK;
+        ${sdecl}    *st = PCD_OK;
             while (c->p < c->end && k < max) {
                 const uint8_t *s = c->p;
                 *start = s;
-        ${reset}        *st = ${t}_decode_(c, out);
-                if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        ${reset}${ssave}        *st = ${t}_decode_(c, out);
+                if (PCD_UNLIKELY(*st != PCD_OK)) {
+        ${srestore}            break;
+                }
                 k++;
                 rec->offset = pcd_offset(c, s);
                 rec->size = (uint64_t)(c->p - s);
@@ -2234,7 +2236,11 @@ function E.files(ir, sha, gen_version)
             return k;
         }
       ]], { name = R.name, r = R.cname, t = T.cname,
-        reset = E.may_allocate(T) and "        if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);\n" or "" })
+        reset = E.may_allocate(T) and "        if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);\n" or "",
+        statedoc = has_state and "\n * The stream state (c->x->state) moves on record by record; a record that fails\n * leaves it as it was before that record (as the stream driver does)." or "",
+        sdecl = has_state and ("    " .. R.state_cname .. " *sp = c->x->state, saved;\n") or "",
+        ssave = has_state and "        saved = *sp;\n" or "",
+        srestore = has_state and "            *sp = saved;\n" or "" })
     end
     if has_state then
       local b = buf(1)
@@ -2387,7 +2393,7 @@ const pcd_region_desc %s = {
       has_state and ("sizeof(" .. R.state_cname .. ")") or "0", has_state and (R.cname .. "_init") or "NULL",
       finish, PT.cname, R.field.member, size_off, size_w, size_big, size_native, size_add, size_min,
       sync_c, synclen_c, comp_fn, R.zstd_level or 3, T.min or 0,
-      (opens or has_state) and "NULL" or (R.cname .. "_drun"),
+      opens and "NULL" or (R.cname .. "_drun"),
       R.batch_bytes and string.format("\n    %d, /* batch: records of at most %d elements */", R.batch_bytes, R.batch) or "")
   end
   -- descriptors

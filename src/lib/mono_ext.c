@@ -681,7 +681,7 @@ static bool sum_record(mono_sum *s, const pcd_record *rec, mono_ev *out)
         s->buffers++;
         s->cur_thread = t == &pcd_mono_v0_1_buffer_type ? ((const pcd_mono_v0_1_buffer *)rec->data)->thread_id
                                                         : ((const pcd_mono_v3_0_buffer *)rec->data)->thread_id;
-        thread_at(s, s->cur_thread);
+        cur_thread(s); /* created if new; the index is kept for the events */
         return false;
     }
     if (t == &pcd_mono_v0_1_event_type) norm_v0_1(rec->data, out);

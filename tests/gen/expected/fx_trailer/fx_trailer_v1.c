@@ -481,7 +481,9 @@ static uint64_t pcd_fx_trailer_v1_region_items_drun(pcd_cursor *c, uint64_t max,
         const uint8_t *s = c->p;
         *start = s;
         *st = pcd_fx_trailer_v1_item_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);
@@ -549,7 +551,9 @@ static uint64_t pcd_fx_trailer_v1_region_extra_drun(pcd_cursor *c, uint64_t max,
         const uint8_t *s = c->p;
         *start = s;
         *st = pcd_fx_trailer_v1_extra_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);

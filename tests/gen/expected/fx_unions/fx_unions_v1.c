@@ -739,7 +739,9 @@ static uint64_t pcd_fx_unions_v1_region_recs_drun(pcd_cursor *c, uint64_t max, p
         *start = s;
         if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);
         *st = pcd_fx_unions_v1_rec_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);
