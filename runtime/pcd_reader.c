@@ -834,7 +834,7 @@ pcd_status pcd_reader_decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_r
         if (!r->root_done || r->depth == 0) break;
         pcd_level *L = &r->lv[r->depth - 1];
         const pcd_region_desc *rd = L->rd;
-        if (!rd->decode_run || L->compression || L->counted || rd->batch_bytes) break;
+        if (!rd->decode_run || L->counted || rd->batch_bytes) break;
         pcd_win *w = level_win(r, r->depth);
         size_t end = w->hi;
         bool hard = w->eof;
@@ -851,7 +851,9 @@ pcd_status pcd_reader_decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_r
         pcd_cursor c = { w->buf + w->pos, w->buf + end, &r->x, hard };
         pcd_status st = PCD_OK;
         const uint8_t *start = c.p;
-        pcd_record rec = { rd->record, r->rec, rd, 0, 0, r->depth, L->count, false, r->x.big,
+        bool dz = false;
+        for (uint32_t i = 0; i < r->depth; i++) dz = dz || r->lv[i].compression;
+        pcd_record rec = { rd->record, r->rec, rd, 0, 0, r->depth, L->count, dz, r->x.big,
                            r->whole ? file_win(r)->hi : 0 };
         uint64_t k = rd->decode_run(&c, max - *n, &st, &start, &rec, fn, ud);
         L->count += k;
@@ -877,6 +879,11 @@ pcd_status pcd_reader_decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_r
         if (st == PCD_SHORT_READ) {
             PCD_TRY(fill(r, r->depth));
             continue;
+        }
+        if (L->compression) {
+            /* as decode_in says where decompressed data came from */
+            r->x.err.region = rd->name;
+            r->x.err.region_offset = ((pcd_zlevel *)L->zl)->z.in_base;
         }
         r->failed = true;
         r->fail_depth = r->depth;
