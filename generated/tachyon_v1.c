@@ -148,12 +148,32 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
                 return pcd_fail(c, f0_stack_full_frames, PCD_E_LIMIT, "stack.full.frames", "at most 256 elements", PCD_FOUND_UINT, n_stack_full_frames);
             PCD_TRY(pcd_alloc_array(c, f0_stack_full_frames, n_stack_full_frames, sizeof(uint32_t), 1, (void **)&out->stack.u.full.frames, "stack.full.frames"));
             out->stack.u.full.n_frames = (size_t)n_stack_full_frames;
-            for (uint64_t i = 0; i < n_stack_full_frames; i++) {
-                f0_stack_full_frames_e = c->p;
-                PCD_TRY(pcd_read_uleb128(c, &v_stack_full_frames_e, "stack.full.frames"));
-                if (PCD_UNLIKELY(v_stack_full_frames_e > UINT32_MAX))
-                    return pcd_fail(c, f0_stack_full_frames_e, PCD_E_OVERFLOW, "stack.full.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_full_frames_e);
-                out->stack.u.full.frames[i] = v_stack_full_frames_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 10 >= n_stack_full_frames) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_stack_full_frames; i0++) {
+                        uint64_t v;
+                        if (PCD_LIKELY(q[0] < 0x80)) {
+                            v = q[0];
+                            q++;
+                        } else {
+                            unsigned len = pcd_leb_word8(q, &v);
+                            if (PCD_UNLIKELY(len == 0)) break;
+                            q += len;
+                        }
+                        if (PCD_UNLIKELY(v > UINT32_MAX)) break;
+                        out->stack.u.full.frames[i0] = (uint32_t)v;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_stack_full_frames; i++) {
+                    f0_stack_full_frames_e = c->p;
+                    PCD_TRY(pcd_read_uleb128(c, &v_stack_full_frames_e, "stack.full.frames"));
+                    if (PCD_UNLIKELY(v_stack_full_frames_e > UINT32_MAX))
+                        return pcd_fail(c, f0_stack_full_frames_e, PCD_E_OVERFLOW, "stack.full.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_full_frames_e);
+                    out->stack.u.full.frames[i] = v_stack_full_frames_e;
+                }
             }
         }
         break;
@@ -192,12 +212,32 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
                 return pcd_fail(c, f0_stack_suffix_frames, PCD_E_LIMIT, "stack.suffix.frames", "at most 256 elements", PCD_FOUND_UINT, n_stack_suffix_frames);
             PCD_TRY(pcd_alloc_array(c, f0_stack_suffix_frames, n_stack_suffix_frames, sizeof(uint32_t), 1, (void **)&out->stack.u.suffix.frames, "stack.suffix.frames"));
             out->stack.u.suffix.n_frames = (size_t)n_stack_suffix_frames;
-            for (uint64_t i = 0; i < n_stack_suffix_frames; i++) {
-                f0_stack_suffix_frames_e = c->p;
-                PCD_TRY(pcd_read_uleb128(c, &v_stack_suffix_frames_e, "stack.suffix.frames"));
-                if (PCD_UNLIKELY(v_stack_suffix_frames_e > UINT32_MAX))
-                    return pcd_fail(c, f0_stack_suffix_frames_e, PCD_E_OVERFLOW, "stack.suffix.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_suffix_frames_e);
-                out->stack.u.suffix.frames[i] = v_stack_suffix_frames_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 10 >= n_stack_suffix_frames) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_stack_suffix_frames; i0++) {
+                        uint64_t v;
+                        if (PCD_LIKELY(q[0] < 0x80)) {
+                            v = q[0];
+                            q++;
+                        } else {
+                            unsigned len = pcd_leb_word8(q, &v);
+                            if (PCD_UNLIKELY(len == 0)) break;
+                            q += len;
+                        }
+                        if (PCD_UNLIKELY(v > UINT32_MAX)) break;
+                        out->stack.u.suffix.frames[i0] = (uint32_t)v;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_stack_suffix_frames; i++) {
+                    f0_stack_suffix_frames_e = c->p;
+                    PCD_TRY(pcd_read_uleb128(c, &v_stack_suffix_frames_e, "stack.suffix.frames"));
+                    if (PCD_UNLIKELY(v_stack_suffix_frames_e > UINT32_MAX))
+                        return pcd_fail(c, f0_stack_suffix_frames_e, PCD_E_OVERFLOW, "stack.suffix.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_suffix_frames_e);
+                    out->stack.u.suffix.frames[i] = v_stack_suffix_frames_e;
+                }
             }
         }
         break;
@@ -236,12 +276,32 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
                 return pcd_fail(c, f0_stack_pop_push_frames, PCD_E_LIMIT, "stack.pop_push.frames", "at most 256 elements", PCD_FOUND_UINT, n_stack_pop_push_frames);
             PCD_TRY(pcd_alloc_array(c, f0_stack_pop_push_frames, n_stack_pop_push_frames, sizeof(uint32_t), 1, (void **)&out->stack.u.pop_push.frames, "stack.pop_push.frames"));
             out->stack.u.pop_push.n_frames = (size_t)n_stack_pop_push_frames;
-            for (uint64_t i = 0; i < n_stack_pop_push_frames; i++) {
-                f0_stack_pop_push_frames_e = c->p;
-                PCD_TRY(pcd_read_uleb128(c, &v_stack_pop_push_frames_e, "stack.pop_push.frames"));
-                if (PCD_UNLIKELY(v_stack_pop_push_frames_e > UINT32_MAX))
-                    return pcd_fail(c, f0_stack_pop_push_frames_e, PCD_E_OVERFLOW, "stack.pop_push.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_pop_push_frames_e);
-                out->stack.u.pop_push.frames[i] = v_stack_pop_push_frames_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 10 >= n_stack_pop_push_frames) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_stack_pop_push_frames; i0++) {
+                        uint64_t v;
+                        if (PCD_LIKELY(q[0] < 0x80)) {
+                            v = q[0];
+                            q++;
+                        } else {
+                            unsigned len = pcd_leb_word8(q, &v);
+                            if (PCD_UNLIKELY(len == 0)) break;
+                            q += len;
+                        }
+                        if (PCD_UNLIKELY(v > UINT32_MAX)) break;
+                        out->stack.u.pop_push.frames[i0] = (uint32_t)v;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_stack_pop_push_frames; i++) {
+                    f0_stack_pop_push_frames_e = c->p;
+                    PCD_TRY(pcd_read_uleb128(c, &v_stack_pop_push_frames_e, "stack.pop_push.frames"));
+                    if (PCD_UNLIKELY(v_stack_pop_push_frames_e > UINT32_MAX))
+                        return pcd_fail(c, f0_stack_pop_push_frames_e, PCD_E_OVERFLOW, "stack.pop_push.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_pop_push_frames_e);
+                    out->stack.u.pop_push.frames[i] = v_stack_pop_push_frames_e;
+                }
             }
         }
         break;
@@ -315,11 +375,30 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
             if (PCD_UNLIKELY(n_stack_full_frames > 256))
                 return pcd_fail(c, f0_stack_full_frames, PCD_E_LIMIT, "stack.full.frames", "at most 256 elements", PCD_FOUND_UINT, n_stack_full_frames);
             PCD_TRY(pcd_check_count(c, f0_stack_full_frames, n_stack_full_frames, 1, "stack.full.frames"));
-            for (uint64_t i = 0; i < n_stack_full_frames; i++) {
-                f0_stack_full_frames_e = c->p;
-                PCD_TRY(pcd_read_uleb128(c, &v_stack_full_frames_e, "stack.full.frames"));
-                if (PCD_UNLIKELY(v_stack_full_frames_e > UINT32_MAX))
-                    return pcd_fail(c, f0_stack_full_frames_e, PCD_E_OVERFLOW, "stack.full.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_full_frames_e);
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 10 >= n_stack_full_frames) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_stack_full_frames; i0++) {
+                        uint64_t v;
+                        if (PCD_LIKELY(q[0] < 0x80)) {
+                            v = q[0];
+                            q++;
+                        } else {
+                            unsigned len = pcd_leb_word8(q, &v);
+                            if (PCD_UNLIKELY(len == 0)) break;
+                            q += len;
+                        }
+                        if (PCD_UNLIKELY(v > UINT32_MAX)) break;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_stack_full_frames; i++) {
+                    f0_stack_full_frames_e = c->p;
+                    PCD_TRY(pcd_read_uleb128(c, &v_stack_full_frames_e, "stack.full.frames"));
+                    if (PCD_UNLIKELY(v_stack_full_frames_e > UINT32_MAX))
+                        return pcd_fail(c, f0_stack_full_frames_e, PCD_E_OVERFLOW, "stack.full.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_full_frames_e);
+                }
             }
         }
         break;
@@ -352,11 +431,30 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
             if (PCD_UNLIKELY(n_stack_suffix_frames > 256))
                 return pcd_fail(c, f0_stack_suffix_frames, PCD_E_LIMIT, "stack.suffix.frames", "at most 256 elements", PCD_FOUND_UINT, n_stack_suffix_frames);
             PCD_TRY(pcd_check_count(c, f0_stack_suffix_frames, n_stack_suffix_frames, 1, "stack.suffix.frames"));
-            for (uint64_t i = 0; i < n_stack_suffix_frames; i++) {
-                f0_stack_suffix_frames_e = c->p;
-                PCD_TRY(pcd_read_uleb128(c, &v_stack_suffix_frames_e, "stack.suffix.frames"));
-                if (PCD_UNLIKELY(v_stack_suffix_frames_e > UINT32_MAX))
-                    return pcd_fail(c, f0_stack_suffix_frames_e, PCD_E_OVERFLOW, "stack.suffix.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_suffix_frames_e);
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 10 >= n_stack_suffix_frames) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_stack_suffix_frames; i0++) {
+                        uint64_t v;
+                        if (PCD_LIKELY(q[0] < 0x80)) {
+                            v = q[0];
+                            q++;
+                        } else {
+                            unsigned len = pcd_leb_word8(q, &v);
+                            if (PCD_UNLIKELY(len == 0)) break;
+                            q += len;
+                        }
+                        if (PCD_UNLIKELY(v > UINT32_MAX)) break;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_stack_suffix_frames; i++) {
+                    f0_stack_suffix_frames_e = c->p;
+                    PCD_TRY(pcd_read_uleb128(c, &v_stack_suffix_frames_e, "stack.suffix.frames"));
+                    if (PCD_UNLIKELY(v_stack_suffix_frames_e > UINT32_MAX))
+                        return pcd_fail(c, f0_stack_suffix_frames_e, PCD_E_OVERFLOW, "stack.suffix.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_suffix_frames_e);
+                }
             }
         }
         break;
@@ -389,11 +487,30 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
             if (PCD_UNLIKELY(n_stack_pop_push_frames > 256))
                 return pcd_fail(c, f0_stack_pop_push_frames, PCD_E_LIMIT, "stack.pop_push.frames", "at most 256 elements", PCD_FOUND_UINT, n_stack_pop_push_frames);
             PCD_TRY(pcd_check_count(c, f0_stack_pop_push_frames, n_stack_pop_push_frames, 1, "stack.pop_push.frames"));
-            for (uint64_t i = 0; i < n_stack_pop_push_frames; i++) {
-                f0_stack_pop_push_frames_e = c->p;
-                PCD_TRY(pcd_read_uleb128(c, &v_stack_pop_push_frames_e, "stack.pop_push.frames"));
-                if (PCD_UNLIKELY(v_stack_pop_push_frames_e > UINT32_MAX))
-                    return pcd_fail(c, f0_stack_pop_push_frames_e, PCD_E_OVERFLOW, "stack.pop_push.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_pop_push_frames_e);
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 10 >= n_stack_pop_push_frames) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_stack_pop_push_frames; i0++) {
+                        uint64_t v;
+                        if (PCD_LIKELY(q[0] < 0x80)) {
+                            v = q[0];
+                            q++;
+                        } else {
+                            unsigned len = pcd_leb_word8(q, &v);
+                            if (PCD_UNLIKELY(len == 0)) break;
+                            q += len;
+                        }
+                        if (PCD_UNLIKELY(v > UINT32_MAX)) break;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_stack_pop_push_frames; i++) {
+                    f0_stack_pop_push_frames_e = c->p;
+                    PCD_TRY(pcd_read_uleb128(c, &v_stack_pop_push_frames_e, "stack.pop_push.frames"));
+                    if (PCD_UNLIKELY(v_stack_pop_push_frames_e > UINT32_MAX))
+                        return pcd_fail(c, f0_stack_pop_push_frames_e, PCD_E_OVERFLOW, "stack.pop_push.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_pop_push_frames_e);
+                }
             }
         }
         break;

@@ -168,6 +168,16 @@ PCD_INLINE pcd_status pcd_alloc_array(pcd_cursor *c, const uint8_t *at, uint64_t
         *out = NULL;
         return PCD_OK;
     }
+    /* the checks of pcd_check_count, then the arena's bump; anything else (and every
+     * failure, reported there) goes the slow way */
+    if (PCD_LIKELY(n <= c->x->lim->max_array && (!min_wire || n <= (uint64_t)(c->end - c->p) / min_wire) &&
+                   c->x->arena && n <= SIZE_MAX / size)) {
+        void *p = pcd_arena_alloc(c->x->arena, (size_t)n * size);
+        if (PCD_LIKELY(p != NULL)) {
+            *out = p;
+            return PCD_OK;
+        }
+    }
     return pcd_alloc_array_slow(c, at, n, size, min_wire, out, name);
 }
 

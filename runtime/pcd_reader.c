@@ -759,6 +759,20 @@ pcd_status pcd_reader_recover(pcd_reader *r, uint64_t *resume_offset)
 
 /* ---- validation fast path ---------------------------------------------------- */
 
+/* Refills level d's window for a fast path; a failure (damaged compressed data, a read
+ * error) is recorded as next() records it, so that recovery sees the same state. */
+static pcd_status run_fill(pcd_reader *r)
+{
+    pcd_status st = fill(r, r->depth);
+    if (st != PCD_OK) {
+        pcd_win *w = level_win(r, r->depth);
+        r->failed = true;
+        r->fail_depth = r->depth;
+        r->fail_offset = w->base + w->pos;
+    }
+    return st;
+}
+
 pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n)
 {
     *n = 0;
@@ -801,7 +815,7 @@ pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n)
         *n = k;
         w->pos = (size_t)((st == PCD_OK ? c.p : start) - w->buf);
         if (st == PCD_SHORT_READ) {
-            PCD_TRY(fill(r, r->depth));
+            PCD_TRY(run_fill(r));
             continue;
         }
         if (st != PCD_OK) {
@@ -813,7 +827,7 @@ pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n)
         if (c.p == c.end) {
             /* the window or the region is used up: let next() refill or close it */
             if (!hard) {
-                PCD_TRY(fill(r, r->depth));
+                PCD_TRY(run_fill(r));
                 continue;
             }
             break;
@@ -869,7 +883,7 @@ pcd_status pcd_reader_decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_r
             if (c.p == c.end) {
                 /* the window or the region is used up: let next() refill or close it */
                 if (!hard) {
-                    PCD_TRY(fill(r, r->depth));
+                    PCD_TRY(run_fill(r));
                     continue;
                 }
                 break;
@@ -877,7 +891,7 @@ pcd_status pcd_reader_decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_r
             continue;
         }
         if (st == PCD_SHORT_READ) {
-            PCD_TRY(fill(r, r->depth));
+            PCD_TRY(run_fill(r));
             continue;
         }
         if (L->compression) {

@@ -660,7 +660,39 @@ local function dec_array(b, f, env, member, errname, local_)
     b:f("%s->p += %s * %d;", cur, n, fixed)
     return
   end
-  b:f("for (uint64_t i = 0; i < %s; i++) {", n)
+  local X0 = a.elem or {}
+  local fast = not named and et.kind == "varint" and et.enc == "uleb128" and
+      not X0.delta and not X0.base and not X0.shift
+  if fast then
+    -- unsigned LEB128 elements: with 10 bytes left for each, they decode without end checks;
+    -- the first one that needs care (over 8 bytes, or too large) and those after it take
+    -- the checked loop below, which reports exactly what it always did
+    b:l("{")
+    b.ind = b.ind + 1
+    b:l("uint64_t i0 = 0;")
+    b:f("if (pcd_left(%s) / 10 >= %s) {", cur, n)
+    b.ind = b.ind + 1
+    b:f("const uint8_t *q = %s->p;", cur)
+    b:f("for (; i0 < %s; i0++) {", n)
+    b.ind = b.ind + 1
+    b:l("uint64_t v;")
+    b:l("if (PCD_LIKELY(q[0] < 0x80)) {")
+    b:l("    v = q[0];")
+    b:l("    q++;")
+    b:l("} else {")
+    b:l("    unsigned len = pcd_leb_word8(q, &v);")
+    b:l("    if (PCD_UNLIKELY(len == 0)) break;")
+    b:l("    q += len;")
+    b:l("}")
+    if et.bits == 32 then b:l("if (PCD_UNLIKELY(v > UINT32_MAX)) break;") end
+    if env.mode == "dec" then
+      b:f("%s[i0] = %sv;", out_ref(env, member), et.bits == 32 and "(uint32_t)" or "")
+    end
+    b:close("}")
+    b:f("%s->p = q;", cur)
+    b:close("}")
+  end
+  b:f("for (uint64_t i = %s; i < %s; i++) {", fast and "i0" or "0", n)
   b.ind = b.ind + 1
   if named then
     if env.mode == "dec" then
@@ -677,6 +709,7 @@ local function dec_array(b, f, env, member, errname, local_)
     if env.mode == "dec" then b:f("%s[i] = %s;", out_ref(env, member), el) end
   end
   b:close("}")
+  if fast then b:close("}") end
 end
 
 -- Byte strings.
