@@ -116,8 +116,28 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
             PCD_TRY(pcd_read_uleb128(c, &n_stack_repeat_samples, "stack.repeat.samples"));
             PCD_TRY(pcd_alloc_array(c, f0_stack_repeat_samples, n_stack_repeat_samples, sizeof(pcd_tachyon_v1_repeat_entry), 2, (void **)&out->stack.u.repeat.samples, "stack.repeat.samples"));
             out->stack.u.repeat.n_samples = (size_t)n_stack_repeat_samples;
-            for (uint64_t i = 0; i < n_stack_repeat_samples; i++) {
-                PCD_TRY_IN(c->x, pcd_tachyon_v1_repeat_entry_decode_(c, &out->stack.u.repeat.samples[i]), "stack.repeat.samples", (int64_t)i);
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 11 >= n_stack_repeat_samples) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_stack_repeat_samples; i0++) {
+                        const uint8_t *s = q;
+                        uint64_t v1;
+                        unsigned len1 = pcd_leb_fast(q, &v1);
+                        if (PCD_UNLIKELY(len1 == 0)) {
+                            q = s;
+                            break;
+                        }
+                        q += len1;
+                        out->stack.u.repeat.samples[i0].timestamp_delta = (uint64_t)v1;
+                        out->stack.u.repeat.samples[i0].status = pcd_ld_u8(q);
+                        q += 1;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_stack_repeat_samples; i++) {
+                    PCD_TRY_IN(c->x, pcd_tachyon_v1_repeat_entry_decode_(c, &out->stack.u.repeat.samples[i]), "stack.repeat.samples", (int64_t)i);
+                }
             }
         }
         break;
@@ -154,14 +174,9 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
                     const uint8_t *q = c->p;
                     for (; i0 < n_stack_full_frames; i0++) {
                         uint64_t v;
-                        if (PCD_LIKELY(q[0] < 0x80)) {
-                            v = q[0];
-                            q++;
-                        } else {
-                            unsigned len = pcd_leb_word8(q, &v);
-                            if (PCD_UNLIKELY(len == 0)) break;
-                            q += len;
-                        }
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
                         if (PCD_UNLIKELY(v > UINT32_MAX)) break;
                         out->stack.u.full.frames[i0] = (uint32_t)v;
                     }
@@ -218,14 +233,9 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
                     const uint8_t *q = c->p;
                     for (; i0 < n_stack_suffix_frames; i0++) {
                         uint64_t v;
-                        if (PCD_LIKELY(q[0] < 0x80)) {
-                            v = q[0];
-                            q++;
-                        } else {
-                            unsigned len = pcd_leb_word8(q, &v);
-                            if (PCD_UNLIKELY(len == 0)) break;
-                            q += len;
-                        }
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
                         if (PCD_UNLIKELY(v > UINT32_MAX)) break;
                         out->stack.u.suffix.frames[i0] = (uint32_t)v;
                     }
@@ -282,14 +292,9 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
                     const uint8_t *q = c->p;
                     for (; i0 < n_stack_pop_push_frames; i0++) {
                         uint64_t v;
-                        if (PCD_LIKELY(q[0] < 0x80)) {
-                            v = q[0];
-                            q++;
-                        } else {
-                            unsigned len = pcd_leb_word8(q, &v);
-                            if (PCD_UNLIKELY(len == 0)) break;
-                            q += len;
-                        }
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
                         if (PCD_UNLIKELY(v > UINT32_MAX)) break;
                         out->stack.u.pop_push.frames[i0] = (uint32_t)v;
                     }
@@ -348,8 +353,26 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
             f0_stack_repeat_samples = c->p;
             PCD_TRY(pcd_read_uleb128(c, &n_stack_repeat_samples, "stack.repeat.samples"));
             PCD_TRY(pcd_check_count(c, f0_stack_repeat_samples, n_stack_repeat_samples, 2, "stack.repeat.samples"));
-            for (uint64_t i = 0; i < n_stack_repeat_samples; i++) {
-                PCD_TRY_IN(c->x, pcd_tachyon_v1_repeat_entry_validate_(c), "stack.repeat.samples", (int64_t)i);
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 11 >= n_stack_repeat_samples) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_stack_repeat_samples; i0++) {
+                        const uint8_t *s = q;
+                        uint64_t v1;
+                        unsigned len1 = pcd_leb_fast(q, &v1);
+                        if (PCD_UNLIKELY(len1 == 0)) {
+                            q = s;
+                            break;
+                        }
+                        q += len1;
+                        q += 1;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_stack_repeat_samples; i++) {
+                    PCD_TRY_IN(c->x, pcd_tachyon_v1_repeat_entry_validate_(c), "stack.repeat.samples", (int64_t)i);
+                }
             }
         }
         break;
@@ -381,14 +404,9 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
                     const uint8_t *q = c->p;
                     for (; i0 < n_stack_full_frames; i0++) {
                         uint64_t v;
-                        if (PCD_LIKELY(q[0] < 0x80)) {
-                            v = q[0];
-                            q++;
-                        } else {
-                            unsigned len = pcd_leb_word8(q, &v);
-                            if (PCD_UNLIKELY(len == 0)) break;
-                            q += len;
-                        }
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
                         if (PCD_UNLIKELY(v > UINT32_MAX)) break;
                     }
                     c->p = q;
@@ -437,14 +455,9 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
                     const uint8_t *q = c->p;
                     for (; i0 < n_stack_suffix_frames; i0++) {
                         uint64_t v;
-                        if (PCD_LIKELY(q[0] < 0x80)) {
-                            v = q[0];
-                            q++;
-                        } else {
-                            unsigned len = pcd_leb_word8(q, &v);
-                            if (PCD_UNLIKELY(len == 0)) break;
-                            q += len;
-                        }
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
                         if (PCD_UNLIKELY(v > UINT32_MAX)) break;
                     }
                     c->p = q;
@@ -493,14 +506,9 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
                     const uint8_t *q = c->p;
                     for (; i0 < n_stack_pop_push_frames; i0++) {
                         uint64_t v;
-                        if (PCD_LIKELY(q[0] < 0x80)) {
-                            v = q[0];
-                            q++;
-                        } else {
-                            unsigned len = pcd_leb_word8(q, &v);
-                            if (PCD_UNLIKELY(len == 0)) break;
-                            q += len;
-                        }
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
                         if (PCD_UNLIKELY(v > UINT32_MAX)) break;
                     }
                     c->p = q;

@@ -29,6 +29,21 @@ PCD_INLINE unsigned pcd_leb_word8(const uint8_t *p, uint64_t *v)
     return len;
 }
 
+/* A LEB128 of 1 to 8 bytes with 8 bytes readable at p: its length (0: longer) and its
+ * 7-bit groups in *v; one and two bytes (the common sizes) take no arithmetic. */
+PCD_INLINE unsigned pcd_leb_fast(const uint8_t *p, uint64_t *v)
+{
+    if (PCD_LIKELY(p[0] < 0x80)) {
+        *v = p[0];
+        return 1;
+    }
+    if (PCD_LIKELY(p[1] < 0x80)) {
+        *v = (uint64_t)(p[0] & 0x7F) | (uint64_t)p[1] << 7;
+        return 2;
+    }
+    return pcd_leb_word8(p, v);
+}
+
 /* Unsigned LEB128, at most 10 bytes and 64 bits. Non-minimal forms are accepted. */
 PCD_INLINE pcd_status pcd_read_uleb128(pcd_cursor *c, uint64_t *out, const char *name)
 {

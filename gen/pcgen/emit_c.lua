@@ -518,6 +518,31 @@ local function elem_fn(T, suffix)
 end
 
 -- Arrays: count, bounded allocation, elements.
+-- A named struct an array's fast path can read with a plain pointer: fixed-width integers
+-- and unsigned LEB128s, nothing checked but a 32-bit bound, nothing else (no conditions,
+-- positions, state, sizes). Returns its largest wire size, or nil.
+local SIMPLE_FIELD_KEYS = { doc = true, errname = true, local_ = true, member = true, name = true, owner = true,
+  ty = true, unit = true, hex = true }
+local SIMPLE_TYPE_KEYS = { int = { bits = true, ctype = true, endian = true, kind = true, signed = true, wire = true },
+  varint = { bits = true, ctype = true, enc = true, kind = true, wrap = true } }
+local function simple_elem(T)
+  if T.kind ~= "struct" or not T.named or #T.fields == 0 then return nil end
+  local maxw = 0
+  for _, g in ipairs(T.fields) do
+    for k in pairs(g) do if not SIMPLE_FIELD_KEYS[k] then return nil end end
+    local tk = SIMPLE_TYPE_KEYS[g.ty.kind]
+    if not tk then return nil end
+    for k in pairs(g.ty) do if not tk[k] then return nil end end
+    if g.ty.kind == "varint" then
+      if g.ty.enc ~= "uleb128" then return nil end
+      maxw = maxw + 10
+    else
+      maxw = maxw + g.ty.wire
+    end
+  end
+  return maxw
+end
+
 local function dec_array(b, f, env, member, errname, local_)
   local a = f.ty
   local cur = env.cur
@@ -663,7 +688,47 @@ local function dec_array(b, f, env, member, errname, local_)
   local X0 = a.elem or {}
   local fast = not named and et.kind == "varint" and et.enc == "uleb128" and
       not X0.delta and not X0.base and not X0.shift
-  if fast then
+  local sw = named and simple_elem(et)
+  if sw then
+    -- elements of plain fields: with their largest size left for each, they read through a
+    -- local pointer without end checks; the first that needs care (a LEB128 over 8 bytes,
+    -- a value too large) and those after it take the checked loop below
+    fast = true
+    b:l("{")
+    b.ind = b.ind + 1
+    b:l("uint64_t i0 = 0;")
+    b:f("if (pcd_left(%s) / %d >= %s) {", cur, sw, n)
+    b.ind = b.ind + 1
+    b:f("const uint8_t *q = %s->p;", cur)
+    b:f("for (; i0 < %s; i0++) {", n)
+    b.ind = b.ind + 1
+    b:l("const uint8_t *s = q;")
+    for gi, g in ipairs(et.fields) do
+      local dst = env.mode == "dec" and string.format("%s[i0].%s", out_ref(env, member), g.member) or nil
+      if g.ty.kind == "varint" then
+        b:f("uint64_t v%d;", gi)
+        b:f("unsigned len%d = pcd_leb_fast(q, &v%d);", gi, gi)
+        b:f("if (PCD_UNLIKELY(len%d == 0)) {", gi)
+        b:l("    q = s;")
+        b:l("    break;")
+        b:l("}")
+        b:f("q += len%d;", gi)
+        if g.ty.bits == 32 then
+          b:f("if (PCD_UNLIKELY(v%d > UINT32_MAX)) {", gi)
+          b:l("    q = s;")
+          b:l("    break;")
+          b:l("}")
+        end
+        if dst then b:f("%s = (%s)v%d;", dst, g.ty.ctype, gi) end
+      else
+        if dst then b:f("%s = %s;", dst, load(g.ty, "q")) end
+        b:f("q += %d;", g.ty.wire)
+      end
+    end
+    b:close("}")
+    b:f("%s->p = q;", cur)
+    b:close("}")
+  elseif fast then
     -- unsigned LEB128 elements: with 10 bytes left for each, they decode without end checks;
     -- the first one that needs care (over 8 bytes, or too large) and those after it take
     -- the checked loop below, which reports exactly what it always did
@@ -676,14 +741,9 @@ local function dec_array(b, f, env, member, errname, local_)
     b:f("for (; i0 < %s; i0++) {", n)
     b.ind = b.ind + 1
     b:l("uint64_t v;")
-    b:l("if (PCD_LIKELY(q[0] < 0x80)) {")
-    b:l("    v = q[0];")
-    b:l("    q++;")
-    b:l("} else {")
-    b:l("    unsigned len = pcd_leb_word8(q, &v);")
-    b:l("    if (PCD_UNLIKELY(len == 0)) break;")
-    b:l("    q += len;")
-    b:l("}")
+    b:l("unsigned len = pcd_leb_fast(q, &v);")
+    b:l("if (PCD_UNLIKELY(len == 0)) break;")
+    b:l("q += len;")
     if et.bits == 32 then b:l("if (PCD_UNLIKELY(v > UINT32_MAX)) break;") end
     if env.mode == "dec" then
       b:f("%s[i0] = %sv;", out_ref(env, member), et.bits == 32 and "(uint32_t)" or "")

@@ -302,7 +302,9 @@ void tach_replay_free(tach_replay *rp)
 static pcd_status used_add(tach_replay *rp, uint32_t idx)
 {
     if (rp->used_bits) {
-        rp->used_bits[idx >> 6] |= UINT64_C(1) << (idx & 63);
+        /* set once: frames repeat, and a store to the same word each time would chain */
+        uint64_t m = UINT64_C(1) << (idx & 63);
+        if (PCD_UNLIKELY(!(rp->used_bits[idx >> 6] & m))) rp->used_bits[idx >> 6] |= m;
         return PCD_OK;
     }
     if ((rp->used_len + 1) * 10 > rp->used_cap * 7) {
@@ -346,14 +348,30 @@ bool tach_replay_used(const tach_replay *rp, uint32_t idx)
 static pcd_status push_frames(tach_replay *rp, tach_thread *th, uint32_t keep, const uint32_t *nf, size_t n,
                               const pcd_record *rec, const char *kase)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (nf[i] >= rp->frame_count) {
-            snprintf(rp->expected, sizeof rp->expected, "a frame index below %u (the footer's frame_count)",
-                     rp->frame_count);
-            return fail(rp, rec, PCD_E_INVALID, kase, "frames", PCD_FOUND_UINT, nf[i]);
+    uint32_t top = 0;
+    for (size_t i = 0; i < n; i++) top = nf[i] > top ? nf[i] : top;
+    if (PCD_UNLIKELY(n && top >= rp->frame_count)) {
+        for (size_t i = 0; i < n; i++) {
+            if (nf[i] >= rp->frame_count) {
+                snprintf(rp->expected, sizeof rp->expected, "a frame index below %u (the footer's frame_count)",
+                         rp->frame_count);
+                return fail(rp, rec, PCD_E_INVALID, kase, "frames", PCD_FOUND_UINT, nf[i]);
+            }
         }
     }
     uint32_t d = keep;
+    if (!rp->with_tree && (!rp->track_used || rp->used_bits)) {
+        /* no tree to walk: the frames, outermost first, and the ones used */
+        for (size_t i = n; i-- > 0;) th->frames[d++] = nf[i];
+        if (rp->track_used) {
+            for (size_t i = 0; i < n; i++) {
+                uint64_t m = UINT64_C(1) << (nf[i] & 63);
+                if (PCD_UNLIKELY(!(rp->used_bits[nf[i] >> 6] & m))) rp->used_bits[nf[i] >> 6] |= m;
+            }
+        }
+        th->depth = d;
+        return PCD_OK;
+    }
     uint32_t node = d ? th->path[d - 1] : 0;
     /* while the new frames repeat the old stack's, its tree nodes still hold */
     bool same = true;
