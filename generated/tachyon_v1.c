@@ -38,10 +38,9 @@ pcd_status pcd_tachyon_v1_repeat_entry_decode(pcd_cursor *c, pcd_tachyon_v1_repe
  */
 static inline pcd_status pcd_tachyon_v1_repeat_entry_validate_(pcd_cursor *c)
 {
-    PCD_UNUSED uint64_t v_timestamp_delta = 0;
     PCD_UNUSED uint8_t v_status = 0;
     /* timestamp_delta: Microseconds since this thread's previous sample (u64, wrapping; CPython ignores the 10th byte's high bits). */
-    PCD_TRY(pcd_read_uleb128_wrap(c, &v_timestamp_delta, "timestamp_delta"));
+    PCD_TRY(pcd_skip_uleb128_wrap(c, "timestamp_delta"));
     /* status: Thread status bits: has_gil 1, on_cpu 2, unknown 4, gil_requested 8, has_exception 16, main_thread 32. */
     if (PCD_UNLIKELY(pcd_left(c) < 1))
         return pcd_fail_short(c, c->p, "status", "u8");
@@ -378,7 +377,6 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
         break;
     case 1:
         {
-            PCD_UNUSED uint64_t v_stack_full_timestamp_delta = 0;
             PCD_UNUSED uint8_t v_stack_full_status = 0;
             PCD_UNUSED uint64_t n_stack_full_frames = 0;
             PCD_UNUSED const uint8_t *f0_stack_full_frames = NULL;
@@ -386,7 +384,7 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
             PCD_UNUSED uint64_t v_stack_full_frames_e = 0;
             c->p += 1;
             /* timestamp_delta */
-            PCD_TRY(pcd_read_uleb128_wrap(c, &v_stack_full_timestamp_delta, "stack.full.timestamp_delta"));
+            PCD_TRY(pcd_skip_uleb128_wrap(c, "stack.full.timestamp_delta"));
             /* status */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "stack.full.status", "u8");
@@ -422,7 +420,6 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
         break;
     case 2:
         {
-            PCD_UNUSED uint64_t v_stack_suffix_timestamp_delta = 0;
             PCD_UNUSED uint8_t v_stack_suffix_status = 0;
             PCD_UNUSED const uint8_t *f0_stack_suffix_shared_count = NULL;
             PCD_UNUSED uint64_t v_stack_suffix_shared_count = 0;
@@ -432,7 +429,7 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
             PCD_UNUSED uint64_t v_stack_suffix_frames_e = 0;
             c->p += 1;
             /* timestamp_delta */
-            PCD_TRY(pcd_read_uleb128_wrap(c, &v_stack_suffix_timestamp_delta, "stack.suffix.timestamp_delta"));
+            PCD_TRY(pcd_skip_uleb128_wrap(c, "stack.suffix.timestamp_delta"));
             /* status */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "stack.suffix.status", "u8");
@@ -473,7 +470,6 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
         break;
     case 3:
         {
-            PCD_UNUSED uint64_t v_stack_pop_push_timestamp_delta = 0;
             PCD_UNUSED uint8_t v_stack_pop_push_status = 0;
             PCD_UNUSED const uint8_t *f0_stack_pop_push_pop_count = NULL;
             PCD_UNUSED uint64_t v_stack_pop_push_pop_count = 0;
@@ -483,7 +479,7 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
             PCD_UNUSED uint64_t v_stack_pop_push_frames_e = 0;
             c->p += 1;
             /* timestamp_delta */
-            PCD_TRY(pcd_read_uleb128_wrap(c, &v_stack_pop_push_timestamp_delta, "stack.pop_push.timestamp_delta"));
+            PCD_TRY(pcd_skip_uleb128_wrap(c, "stack.pop_push.timestamp_delta"));
             /* status */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "stack.pop_push.status", "u8");

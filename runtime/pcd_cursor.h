@@ -182,8 +182,15 @@ PCD_INLINE pcd_status pcd_alloc_array(pcd_cursor *c, const uint8_t *at, uint64_t
 }
 
 /* Checks a count against the bytes left (n * min_wire <= left) and the global limit. */
-pcd_status pcd_check_count(const pcd_cursor *c, const uint8_t *at, uint64_t n, size_t min_wire,
-                           const char *name);
+pcd_status pcd_check_count_slow(const pcd_cursor *c, const uint8_t *at, uint64_t n, size_t min_wire,
+                                const char *name);
+PCD_INLINE pcd_status pcd_check_count(const pcd_cursor *c, const uint8_t *at, uint64_t n, size_t min_wire,
+                                      const char *name)
+{
+    if (PCD_LIKELY(n <= c->x->lim->max_array && (!min_wire || n <= (uint64_t)(c->end - c->p) / min_wire)))
+        return PCD_OK;
+    return pcd_check_count_slow(c, at, n, min_wire, name);
+}
 
 /* UTF-8 validity of a byte string. */
 bool pcd_utf8_valid(const uint8_t *p, size_t n);

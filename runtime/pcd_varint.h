@@ -210,11 +210,40 @@ PCD_INLINE int pcd_mojo_cmp(uint64_t mag, bool neg, int64_t v)
 /* How an error shows a MOJO value: its magnitude, and the kind that prints the sign. */
 #define PCD_MOJO_FOUND(v) ((v).neg && (v).mag ? PCD_FOUND_NEG : PCD_FOUND_UINT), (v).mag
 
-/* Skips (for validate functions). */
+/* Skips (for validate functions). A LEB128 of at most 8 bytes is valid whatever its bytes
+ * (only the 10th byte has rules), so with 8 bytes in the window only its length is found;
+ * longer ones and the window's end go through the full read, which reports errors. */
+PCD_INLINE bool pcd_leb_skip8(pcd_cursor *c)
+{
+    if (PCD_LIKELY(c->end - c->p >= 8)) {
+        uint64_t stop = ~pcd_ld_u64le(c->p) & UINT64_C(0x8080808080808080);
+        if (PCD_LIKELY(stop != 0)) {
+            c->p += ((unsigned)__builtin_ctzll(stop) >> 3) + 1;
+            return true;
+        }
+    }
+    return false;
+}
+
 PCD_INLINE pcd_status pcd_skip_uleb128(pcd_cursor *c, const char *name)
 {
+    if (PCD_LIKELY(pcd_leb_skip8(c))) return PCD_OK;
     uint64_t v;
     return pcd_read_uleb128(c, &v, name);
+}
+
+PCD_INLINE pcd_status pcd_skip_uleb128_wrap(pcd_cursor *c, const char *name)
+{
+    if (PCD_LIKELY(pcd_leb_skip8(c))) return PCD_OK;
+    uint64_t v;
+    return pcd_read_uleb128_wrap(c, &v, name);
+}
+
+PCD_INLINE pcd_status pcd_skip_sleb128(pcd_cursor *c, const char *name)
+{
+    if (PCD_LIKELY(pcd_leb_skip8(c))) return PCD_OK;
+    int64_t v;
+    return pcd_read_sleb128(c, &v, name);
 }
 
 /* Encoders: write into dst (room for PCD_VARINT_MAX bytes), return the length. */

@@ -428,7 +428,10 @@ local function dec_scalar(b, f, env, member, errname, local_)
       declare(env, at, "const uint8_t *", "NULL")
       b:f("%s = %s->p;", at, cur)
     end
-    if enc == "uleb128" then
+    if env.mode == "val" and not has_checks and not needs_value(f) and (enc == "uleb128" or enc == "sleb128") then
+      -- validation of a value nothing looks at: its length is all that matters
+      b:f("PCD_TRY(pcd_skip_%s%s(%s, %s));", enc, ty.wrap and "_wrap" or "", cur, text.cstr(errname))
+    elseif enc == "uleb128" then
       declare(env, local_, "uint64_t", "0")
       b:f("PCD_TRY(pcd_read_uleb128%s(%s, &%s, %s));", ty.wrap and "_wrap" or "", cur, local_, text.cstr(errname))
       if ty.bits == 32 then

@@ -117,12 +117,11 @@ pcd_status pcd_fx_arrays_v1_counter_decode(pcd_cursor *c, pcd_fx_arrays_v1_count
 static inline pcd_status pcd_fx_arrays_v1_counter_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t v_index = 0;
-    PCD_UNUSED int64_t v_value = 0;
     /* index */
     PCD_TRY(pcd_read_uleb128(c, &v_index, "index"));
     /* value (when index != 0) */
     if (v_index != 0) {
-        PCD_TRY(pcd_read_sleb128(c, &v_value, "value"));
+        PCD_TRY(pcd_skip_sleb128(c, "value"));
     }
     return PCD_OK;
 }

@@ -37,12 +37,10 @@ pcd_status pcd_fx_elems_v1_event_pairs_decode(pcd_cursor *c, pcd_fx_elems_v1_eve
  */
 static inline pcd_status pcd_fx_elems_v1_event_pairs_validate_(pcd_cursor *c)
 {
-    PCD_UNUSED uint64_t v_offset = 0;
-    PCD_UNUSED int64_t v_obj = 0;
     /* offset */
-    PCD_TRY(pcd_read_uleb128(c, &v_offset, "offset"));
+    PCD_TRY(pcd_skip_uleb128(c, "offset"));
     /* obj */
-    PCD_TRY(pcd_read_sleb128(c, &v_obj, "obj"));
+    PCD_TRY(pcd_skip_sleb128(c, "obj"));
     return PCD_OK;
 }
 
@@ -155,12 +153,9 @@ static inline pcd_status pcd_fx_elems_v1_event_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t n_frames = 0;
     PCD_UNUSED const uint8_t *f0_frames = NULL;
-    PCD_UNUSED int64_t v_frames_e = 0;
     PCD_UNUSED uint64_t n_objs = 0;
     PCD_UNUSED const uint8_t *f0_objs = NULL;
     PCD_UNUSED uint8_t n_objs_raw = 0;
-    PCD_UNUSED int64_t v_objs_e = 0;
-    PCD_UNUSED int64_t v_method = 0;
     PCD_UNUSED uint64_t n_pairs = 0;
     PCD_UNUSED const uint8_t *f0_pairs = NULL;
     PCD_UNUSED uint8_t n_pairs_raw = 0;
@@ -169,7 +164,7 @@ static inline pcd_status pcd_fx_elems_v1_event_validate_(pcd_cursor *c)
     PCD_TRY(pcd_read_uleb128(c, &n_frames, "frames"));
     PCD_TRY(pcd_check_count(c, f0_frames, n_frames, 1, "frames"));
     for (uint64_t i = 0; i < n_frames; i++) {
-        PCD_TRY(pcd_read_sleb128(c, &v_frames_e, "frames"));
+        PCD_TRY(pcd_skip_sleb128(c, "frames"));
     }
     /* objs */
     f0_objs = c->p;
@@ -180,10 +175,10 @@ static inline pcd_status pcd_fx_elems_v1_event_validate_(pcd_cursor *c)
     n_objs = n_objs_raw;
     PCD_TRY(pcd_check_count(c, f0_objs, n_objs, 1, "objs"));
     for (uint64_t i = 0; i < n_objs; i++) {
-        PCD_TRY(pcd_read_sleb128(c, &v_objs_e, "objs"));
+        PCD_TRY(pcd_skip_sleb128(c, "objs"));
     }
     /* method */
-    PCD_TRY(pcd_read_sleb128(c, &v_method, "method"));
+    PCD_TRY(pcd_skip_sleb128(c, "method"));
     /* pairs: Anonymous struct elements (a type of their own). */
     f0_pairs = c->p;
     if (PCD_UNLIKELY(pcd_left(c) < 1))

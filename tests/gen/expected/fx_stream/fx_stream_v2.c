@@ -57,8 +57,6 @@ pcd_status pcd_fx_stream_v2_event_decode(pcd_cursor *c, pcd_fx_stream_v2_event *
 static inline pcd_status pcd_fx_stream_v2_event_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint8_t v_type = 0;
-    PCD_UNUSED uint64_t v_time = 0;
-    PCD_UNUSED int64_t v_obj = 0;
     /* type */
     if (PCD_UNLIKELY(pcd_left(c) < 1))
         return pcd_fail_short(c, c->p, "type", "u8");
@@ -71,10 +69,10 @@ static inline pcd_status pcd_fx_stream_v2_event_validate_(pcd_cursor *c)
     }
     c->p += 1;
     /* time: ns since the previous event. */
-    PCD_TRY(pcd_read_uleb128(c, &v_time, "time"));
+    PCD_TRY(pcd_skip_uleb128(c, "time"));
     /* obj (when type == 2) */
     if (v_type == 2) {
-        PCD_TRY(pcd_read_sleb128(c, &v_obj, "obj"));
+        PCD_TRY(pcd_skip_sleb128(c, "obj"));
     }
     return PCD_OK;
 }
