@@ -20,12 +20,13 @@ PCD_INLINE unsigned pcd_leb_word8(const uint8_t *p, uint64_t *v)
     uint64_t stop = ~w & UINT64_C(0x8080808080808080);
     if (PCD_UNLIKELY(!stop)) return 0;
     unsigned len = ((unsigned)__builtin_ctzll(stop) >> 3) + 1;
-    uint64_t x = len == 8 ? w : w & ((UINT64_C(1) << (len * 8)) - 1);
-    x &= UINT64_C(0x7F7F7F7F7F7F7F7F);
-    x = (x & UINT64_C(0x007F007F007F007F)) | ((x & UINT64_C(0x7F007F007F007F00)) >> 1);
-    x = (x & UINT64_C(0x00003FFF00003FFF)) | ((x & UINT64_C(0x3FFF00003FFF0000)) >> 2);
-    x = (x & UINT64_C(0x000000000FFFFFFF)) | ((x & UINT64_C(0x0FFFFFFF00000000)) >> 4);
-    *v = x;
+    /* the bytes up to the last one (stop ^ (stop - 1): every bit up to its bit 7), their
+     * 7-bit groups moved into place independently of each other */
+    uint64_t x = w & (stop ^ (stop - 1)) & UINT64_C(0x7F7F7F7F7F7F7F7F);
+    *v = (x & UINT64_C(0x7F)) | ((x >> 1) & UINT64_C(0x3F80)) | ((x >> 2) & UINT64_C(0x1FC000)) |
+         ((x >> 3) & UINT64_C(0xFE00000)) | ((x >> 4) & UINT64_C(0x7F0000000)) |
+         ((x >> 5) & UINT64_C(0x3F800000000)) | ((x >> 6) & UINT64_C(0x1FC0000000000)) |
+         ((x >> 7) & UINT64_C(0xFE000000000000));
     return len;
 }
 
