@@ -1155,8 +1155,20 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             if (PCD_UNLIKELY(n_alloc_bt_backtrace_frames > 65536))
                 return pcd_fail(c, f0_alloc_bt_backtrace_frames, PCD_E_LIMIT, "alloc_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_alloc_bt_backtrace_frames);
             PCD_TRY(pcd_check_count(c, f0_alloc_bt_backtrace_frames, n_alloc_bt_backtrace_frames, 1, "alloc_bt.backtrace.frames"));
-            for (uint64_t i = 0; i < n_alloc_bt_backtrace_frames; i++) {
-                PCD_TRY(pcd_skip_sleb128(c, "alloc_bt.backtrace.frames"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_alloc_bt_backtrace_frames) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_alloc_bt_backtrace_frames; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_alloc_bt_backtrace_frames; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "alloc_bt.backtrace.frames"));
+                }
             }
         }
         break;
@@ -1191,8 +1203,20 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             f0_gc_move_objects = c->p;
             PCD_TRY(pcd_read_uleb128(c, &n_gc_move_objects, "gc_move.objects"));
             PCD_TRY(pcd_check_count(c, f0_gc_move_objects, n_gc_move_objects, 1, "gc_move.objects"));
-            for (uint64_t i = 0; i < n_gc_move_objects; i++) {
-                PCD_TRY(pcd_skip_sleb128(c, "gc_move.objects"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_gc_move_objects) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_gc_move_objects; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_gc_move_objects; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "gc_move.objects"));
+                }
             }
         }
         break;
@@ -1719,8 +1743,20 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             if (PCD_UNLIKELY(n_throw_bt_backtrace_frames > 65536))
                 return pcd_fail(c, f0_throw_bt_backtrace_frames, PCD_E_LIMIT, "throw_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_throw_bt_backtrace_frames);
             PCD_TRY(pcd_check_count(c, f0_throw_bt_backtrace_frames, n_throw_bt_backtrace_frames, 1, "throw_bt.backtrace.frames"));
-            for (uint64_t i = 0; i < n_throw_bt_backtrace_frames; i++) {
-                PCD_TRY(pcd_skip_sleb128(c, "throw_bt.backtrace.frames"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_throw_bt_backtrace_frames) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_throw_bt_backtrace_frames; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_throw_bt_backtrace_frames; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "throw_bt.backtrace.frames"));
+                }
             }
         }
         break;
@@ -1769,8 +1805,20 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             if (PCD_UNLIKELY(n_monitor_contention_bt_backtrace_frames > 65536))
                 return pcd_fail(c, f0_monitor_contention_bt_backtrace_frames, PCD_E_LIMIT, "monitor_contention_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_monitor_contention_bt_backtrace_frames);
             PCD_TRY(pcd_check_count(c, f0_monitor_contention_bt_backtrace_frames, n_monitor_contention_bt_backtrace_frames, 1, "monitor_contention_bt.backtrace.frames"));
-            for (uint64_t i = 0; i < n_monitor_contention_bt_backtrace_frames; i++) {
-                PCD_TRY(pcd_skip_sleb128(c, "monitor_contention_bt.backtrace.frames"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_monitor_contention_bt_backtrace_frames) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_monitor_contention_bt_backtrace_frames; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_monitor_contention_bt_backtrace_frames; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "monitor_contention_bt.backtrace.frames"));
+                }
             }
         }
         break;
@@ -1821,8 +1869,20 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             f0_heap_object_refs = c->p;
             PCD_TRY(pcd_read_uleb128(c, &n_heap_object_refs, "heap_object.refs"));
             PCD_TRY(pcd_check_count(c, f0_heap_object_refs, n_heap_object_refs, 1, "heap_object.refs"));
-            for (uint64_t i = 0; i < n_heap_object_refs; i++) {
-                PCD_TRY(pcd_skip_sleb128(c, "heap_object.refs"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_heap_object_refs) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_heap_object_refs; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_heap_object_refs; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "heap_object.refs"));
+                }
             }
         }
         break;

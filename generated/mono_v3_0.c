@@ -1870,8 +1870,20 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
             if (PCD_UNLIKELY(n_alloc_bt_backtrace > 65536))
                 return pcd_fail(c, f0_alloc_bt_backtrace, PCD_E_LIMIT, "alloc_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_alloc_bt_backtrace);
             PCD_TRY(pcd_check_count(c, f0_alloc_bt_backtrace, n_alloc_bt_backtrace, 1, "alloc_bt.backtrace"));
-            for (uint64_t i = 0; i < n_alloc_bt_backtrace; i++) {
-                PCD_TRY(pcd_skip_sleb128(c, "alloc_bt.backtrace"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_alloc_bt_backtrace) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_alloc_bt_backtrace; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_alloc_bt_backtrace; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "alloc_bt.backtrace"));
+                }
             }
         }
         break;
@@ -1910,8 +1922,20 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
             f0_gc_move_objects = c->p;
             PCD_TRY(pcd_read_uleb128(c, &n_gc_move_objects, "gc_move.objects"));
             PCD_TRY(pcd_check_count(c, f0_gc_move_objects, n_gc_move_objects, 1, "gc_move.objects"));
-            for (uint64_t i = 0; i < n_gc_move_objects; i++) {
-                PCD_TRY(pcd_skip_sleb128(c, "gc_move.objects"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_gc_move_objects) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_gc_move_objects; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_gc_move_objects; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "gc_move.objects"));
+                }
             }
         }
         break;
@@ -1958,8 +1982,20 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
             if (PCD_UNLIKELY(n_gc_handle_created_bt_backtrace > 65536))
                 return pcd_fail(c, f0_gc_handle_created_bt_backtrace, PCD_E_LIMIT, "gc_handle_created_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_gc_handle_created_bt_backtrace);
             PCD_TRY(pcd_check_count(c, f0_gc_handle_created_bt_backtrace, n_gc_handle_created_bt_backtrace, 1, "gc_handle_created_bt.backtrace"));
-            for (uint64_t i = 0; i < n_gc_handle_created_bt_backtrace; i++) {
-                PCD_TRY(pcd_skip_sleb128(c, "gc_handle_created_bt.backtrace"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_gc_handle_created_bt_backtrace) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_gc_handle_created_bt_backtrace; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_gc_handle_created_bt_backtrace; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "gc_handle_created_bt.backtrace"));
+                }
             }
         }
         break;
@@ -1980,8 +2016,20 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
             if (PCD_UNLIKELY(n_gc_handle_destroyed_bt_backtrace > 65536))
                 return pcd_fail(c, f0_gc_handle_destroyed_bt_backtrace, PCD_E_LIMIT, "gc_handle_destroyed_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_gc_handle_destroyed_bt_backtrace);
             PCD_TRY(pcd_check_count(c, f0_gc_handle_destroyed_bt_backtrace, n_gc_handle_destroyed_bt_backtrace, 1, "gc_handle_destroyed_bt.backtrace"));
-            for (uint64_t i = 0; i < n_gc_handle_destroyed_bt_backtrace; i++) {
-                PCD_TRY(pcd_skip_sleb128(c, "gc_handle_destroyed_bt.backtrace"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_gc_handle_destroyed_bt_backtrace) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_gc_handle_destroyed_bt_backtrace; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_gc_handle_destroyed_bt_backtrace; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "gc_handle_destroyed_bt.backtrace"));
+                }
             }
         }
         break;
@@ -2321,8 +2369,20 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
             if (PCD_UNLIKELY(n_throw_bt_backtrace > 65536))
                 return pcd_fail(c, f0_throw_bt_backtrace, PCD_E_LIMIT, "throw_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_throw_bt_backtrace);
             PCD_TRY(pcd_check_count(c, f0_throw_bt_backtrace, n_throw_bt_backtrace, 1, "throw_bt.backtrace"));
-            for (uint64_t i = 0; i < n_throw_bt_backtrace; i++) {
-                PCD_TRY(pcd_skip_sleb128(c, "throw_bt.backtrace"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_throw_bt_backtrace) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_throw_bt_backtrace; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_throw_bt_backtrace; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "throw_bt.backtrace"));
+                }
             }
         }
         break;
@@ -2381,8 +2441,20 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
             if (PCD_UNLIKELY(n_monitor_bt_backtrace > 65536))
                 return pcd_fail(c, f0_monitor_bt_backtrace, PCD_E_LIMIT, "monitor_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_monitor_bt_backtrace);
             PCD_TRY(pcd_check_count(c, f0_monitor_bt_backtrace, n_monitor_bt_backtrace, 1, "monitor_bt.backtrace"));
-            for (uint64_t i = 0; i < n_monitor_bt_backtrace; i++) {
-                PCD_TRY(pcd_skip_sleb128(c, "monitor_bt.backtrace"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_monitor_bt_backtrace) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_monitor_bt_backtrace; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_monitor_bt_backtrace; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "monitor_bt.backtrace"));
+                }
             }
         }
         break;
@@ -2492,8 +2564,20 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
             if (PCD_UNLIKELY(n_sample_hit_ips > 65536))
                 return pcd_fail(c, f0_sample_hit_ips, PCD_E_LIMIT, "sample_hit.ips", "at most 65536 elements", PCD_FOUND_UINT, n_sample_hit_ips);
             PCD_TRY(pcd_check_count(c, f0_sample_hit_ips, n_sample_hit_ips, 1, "sample_hit.ips"));
-            for (uint64_t i = 0; i < n_sample_hit_ips; i++) {
-                PCD_TRY(pcd_skip_sleb128(c, "sample_hit.ips"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_sample_hit_ips) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_sample_hit_ips; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_sample_hit_ips; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "sample_hit.ips"));
+                }
             }
             /* frames: Managed backtrace: MonoMethod pointers, innermost first (running deltas). */
             f0_sample_hit_frames = c->p;
@@ -2501,8 +2585,20 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
             if (PCD_UNLIKELY(n_sample_hit_frames > 65536))
                 return pcd_fail(c, f0_sample_hit_frames, PCD_E_LIMIT, "sample_hit.frames", "at most 65536 elements", PCD_FOUND_UINT, n_sample_hit_frames);
             PCD_TRY(pcd_check_count(c, f0_sample_hit_frames, n_sample_hit_frames, 1, "sample_hit.frames"));
-            for (uint64_t i = 0; i < n_sample_hit_frames; i++) {
-                PCD_TRY(pcd_skip_sleb128(c, "sample_hit.frames"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_sample_hit_frames) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_sample_hit_frames; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_sample_hit_frames; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "sample_hit.frames"));
+                }
             }
         }
         break;

@@ -11,18 +11,26 @@ pcd_status pcd_read_uleb128_slow(pcd_cursor *c, uint64_t *out, const char *name)
 pcd_status pcd_read_sleb128_slow(pcd_cursor *c, int64_t *out, const char *name);
 pcd_status pcd_read_mojo_slow(pcd_cursor *c, uint64_t *mag, bool *neg, const char *name);
 
+/* The length of a LEB128 of at most 8 bytes at p (8 bytes readable), 0 for a longer one.
+ * A loop over the bytes: where lengths repeat, branch prediction runs ahead of the loads,
+ * which a length computed from the loaded word would have to wait for. */
+PCD_INLINE unsigned pcd_leb_len8(const uint8_t *p)
+{
+    for (unsigned k = 0; k < 8; k++)
+        if (!(p[k] & 0x80)) return k + 1;
+    return 0;
+}
+
 /* A LEB128 of 3 to 8 bytes with 8 bytes readable at p, without a branch per byte: its
  * length (0: longer than 8 bytes) and its 7-bit groups put together in *v (7 * length
  * bits). Pointer and time deltas take 3 to 5 bytes, in no predictable order. */
 PCD_INLINE unsigned pcd_leb_word8(const uint8_t *p, uint64_t *v)
 {
-    uint64_t w = pcd_ld_u64le(p);
-    uint64_t stop = ~w & UINT64_C(0x8080808080808080);
-    if (PCD_UNLIKELY(!stop)) return 0;
-    unsigned len = ((unsigned)__builtin_ctzll(stop) >> 3) + 1;
-    /* the bytes up to the last one (stop ^ (stop - 1): every bit up to its bit 7), their
-     * 7-bit groups moved into place independently of each other */
-    uint64_t x = w & (stop ^ (stop - 1)) & UINT64_C(0x7F7F7F7F7F7F7F7F);
+    /* the length by a loop over the bytes (predicted, so what follows need not wait for the
+     * load), the value from the word, its 7-bit groups moved into place independently */
+    unsigned len = pcd_leb_len8(p);
+    if (PCD_UNLIKELY(!len)) return 0;
+    uint64_t x = pcd_ld_u64le(p) & (~UINT64_C(0) >> (64 - 8 * len)) & UINT64_C(0x7F7F7F7F7F7F7F7F);
     *v = (x & UINT64_C(0x7F)) | ((x >> 1) & UINT64_C(0x3F80)) | ((x >> 2) & UINT64_C(0x1FC000)) |
          ((x >> 3) & UINT64_C(0xFE00000)) | ((x >> 4) & UINT64_C(0x7F0000000)) |
          ((x >> 5) & UINT64_C(0x3F800000000)) | ((x >> 6) & UINT64_C(0x1FC0000000000)) |
@@ -217,9 +225,9 @@ PCD_INLINE int pcd_mojo_cmp(uint64_t mag, bool neg, int64_t v)
 PCD_INLINE bool pcd_leb_skip8(pcd_cursor *c)
 {
     if (PCD_LIKELY(c->end - c->p >= 8)) {
-        uint64_t stop = ~pcd_ld_u64le(c->p) & UINT64_C(0x8080808080808080);
-        if (PCD_LIKELY(stop != 0)) {
-            c->p += ((unsigned)__builtin_ctzll(stop) >> 3) + 1;
+        unsigned len = pcd_leb_len8(c->p);
+        if (PCD_LIKELY(len != 0)) {
+            c->p += len;
             return true;
         }
     }

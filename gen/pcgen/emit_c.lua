@@ -692,7 +692,28 @@ local function dec_array(b, f, env, member, errname, local_)
   local fast = not named and et.kind == "varint" and et.enc == "uleb128" and
       not X0.delta and not X0.base and not X0.shift
   local sw = named and simple_elem(et)
-  if sw then
+  local skip = env.mode == "val" and not named and et.kind == "varint" and
+      (et.enc == "sleb128" or (et.enc == "uleb128" and et.bits ~= 32))
+  if skip then
+    -- validation of LEB128 elements nothing looks at: with 8 bytes left for each, their
+    -- lengths alone, through a local pointer; the first over 8 bytes and those after it take
+    -- the checked loop below
+    fast = true
+    b:l("{")
+    b.ind = b.ind + 1
+    b:l("uint64_t i0 = 0;")
+    b:f("if (pcd_left(%s) / 8 >= %s) {", cur, n)
+    b.ind = b.ind + 1
+    b:f("const uint8_t *q = %s->p;", cur)
+    b:f("for (; i0 < %s; i0++) {", n)
+    b.ind = b.ind + 1
+    b:l("unsigned len = pcd_leb_len8(q);")
+    b:l("if (PCD_UNLIKELY(len == 0)) break;")
+    b:l("q += len;")
+    b:close("}")
+    b:f("%s->p = q;", cur)
+    b:close("}")
+  elseif sw then
     -- elements of plain fields: with their largest size left for each, they read through a
     -- local pointer without end checks; the first that needs care (a LEB128 over 8 bytes,
     -- a value too large) and those after it take the checked loop below

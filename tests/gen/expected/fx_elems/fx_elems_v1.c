@@ -163,8 +163,20 @@ static inline pcd_status pcd_fx_elems_v1_event_validate_(pcd_cursor *c)
     f0_frames = c->p;
     PCD_TRY(pcd_read_uleb128(c, &n_frames, "frames"));
     PCD_TRY(pcd_check_count(c, f0_frames, n_frames, 1, "frames"));
-    for (uint64_t i = 0; i < n_frames; i++) {
-        PCD_TRY(pcd_skip_sleb128(c, "frames"));
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_frames) {
+            const uint8_t *q = c->p;
+            for (; i0 < n_frames; i0++) {
+                unsigned len = pcd_leb_len8(q);
+                if (PCD_UNLIKELY(len == 0)) break;
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_frames; i++) {
+            PCD_TRY(pcd_skip_sleb128(c, "frames"));
+        }
     }
     /* objs */
     f0_objs = c->p;
@@ -174,8 +186,20 @@ static inline pcd_status pcd_fx_elems_v1_event_validate_(pcd_cursor *c)
     c->p += 1;
     n_objs = n_objs_raw;
     PCD_TRY(pcd_check_count(c, f0_objs, n_objs, 1, "objs"));
-    for (uint64_t i = 0; i < n_objs; i++) {
-        PCD_TRY(pcd_skip_sleb128(c, "objs"));
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_objs) {
+            const uint8_t *q = c->p;
+            for (; i0 < n_objs; i0++) {
+                unsigned len = pcd_leb_len8(q);
+                if (PCD_UNLIKELY(len == 0)) break;
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_objs; i++) {
+            PCD_TRY(pcd_skip_sleb128(c, "objs"));
+        }
     }
     /* method */
     PCD_TRY(pcd_skip_sleb128(c, "method"));

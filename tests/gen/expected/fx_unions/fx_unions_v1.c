@@ -151,8 +151,20 @@ static inline pcd_status pcd_fx_unions_v1_rec_a_validate_(pcd_cursor *c)
                 f0_body_alloc_bt = c->p;
                 PCD_TRY(pcd_read_uleb128(c, &n_body_alloc_bt, "body.alloc.bt"));
                 PCD_TRY(pcd_check_count(c, f0_body_alloc_bt, n_body_alloc_bt, 1, "body.alloc.bt"));
-                for (uint64_t i = 0; i < n_body_alloc_bt; i++) {
-                    PCD_TRY(pcd_skip_sleb128(c, "body.alloc.bt"));
+                {
+                    uint64_t i0 = 0;
+                    if (pcd_left(c) / 8 >= n_body_alloc_bt) {
+                        const uint8_t *q = c->p;
+                        for (; i0 < n_body_alloc_bt; i0++) {
+                            unsigned len = pcd_leb_len8(q);
+                            if (PCD_UNLIKELY(len == 0)) break;
+                            q += len;
+                        }
+                        c->p = q;
+                    }
+                    for (uint64_t i = i0; i < n_body_alloc_bt; i++) {
+                        PCD_TRY(pcd_skip_sleb128(c, "body.alloc.bt"));
+                    }
                 }
             }
         }
