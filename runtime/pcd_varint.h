@@ -21,21 +21,21 @@ PCD_INLINE unsigned pcd_leb_len8(const uint8_t *p)
     return 0;
 }
 
-/* A LEB128 of 3 to 8 bytes with 8 bytes readable at p, without a branch per byte: its
- * length (0: longer than 8 bytes) and its 7-bit groups put together in *v (7 * length
- * bits). Pointer and time deltas take 3 to 5 bytes, in no predictable order. */
+/* A LEB128 of up to 8 bytes with 8 bytes readable at p, without end checks: its length
+ * (0: longer than 8 bytes) and its 7-bit groups put together in *v (7 * length bits). */
 PCD_INLINE unsigned pcd_leb_word8(const uint8_t *p, uint64_t *v)
 {
-    /* the length by a loop over the bytes (predicted, so what follows need not wait for the
-     * load), the value from the word, its 7-bit groups moved into place independently */
-    unsigned len = pcd_leb_len8(p);
-    if (PCD_UNLIKELY(!len)) return 0;
-    uint64_t x = pcd_ld_u64le(p) & (~UINT64_C(0) >> (64 - 8 * len)) & UINT64_C(0x7F7F7F7F7F7F7F7F);
-    *v = (x & UINT64_C(0x7F)) | ((x >> 1) & UINT64_C(0x3F80)) | ((x >> 2) & UINT64_C(0x1FC000)) |
-         ((x >> 3) & UINT64_C(0xFE00000)) | ((x >> 4) & UINT64_C(0x7F0000000)) |
-         ((x >> 5) & UINT64_C(0x3F800000000)) | ((x >> 6) & UINT64_C(0x1FC0000000000)) |
-         ((x >> 7) & UINT64_C(0xFE000000000000));
-    return len;
+    /* byte by byte, unrolled: the length comes from predicted branches (so what follows need
+     * not wait for the loads), the value from a few operations a byte */
+    uint64_t x = 0;
+    for (unsigned k = 0; k < 8; k++) {
+        x |= (uint64_t)(p[k] & 0x7F) << (7 * k);
+        if (!(p[k] & 0x80)) {
+            *v = x;
+            return k + 1;
+        }
+    }
+    return 0;
 }
 
 /* A LEB128 of 1 to 8 bytes with 8 bytes readable at p: its length (0: longer) and its
