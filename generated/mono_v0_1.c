@@ -91,10 +91,26 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
                 return pcd_fail(c, f0_alloc_bt_backtrace_frames, PCD_E_LIMIT, "alloc_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_alloc_bt_backtrace_frames);
             PCD_TRY(pcd_alloc_array(c, f0_alloc_bt_backtrace_frames, n_alloc_bt_backtrace_frames, sizeof(int64_t), 1, (void **)&out->u.alloc_bt.backtrace.frames, "alloc_bt.backtrace.frames"));
             out->u.alloc_bt.backtrace.n_frames = (size_t)n_alloc_bt_backtrace_frames;
-            for (uint64_t i = 0; i < n_alloc_bt_backtrace_frames; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_alloc_bt_backtrace_frames_e, "alloc_bt.backtrace.frames"));
-                v_alloc_bt_backtrace_frames_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_alloc_bt_backtrace_frames_e)));
-                out->u.alloc_bt.backtrace.frames[i] = v_alloc_bt_backtrace_frames_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_alloc_bt_backtrace_frames) {
+                    const uint8_t *q = c->p;
+                    uint64_t base = (uint64_t)(st->ptr);
+                    for (; i0 < n_alloc_bt_backtrace_frames; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        out->u.alloc_bt.backtrace.frames[i0] = (int64_t)((base + v));
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_alloc_bt_backtrace_frames; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_alloc_bt_backtrace_frames_e, "alloc_bt.backtrace.frames"));
+                    v_alloc_bt_backtrace_frames_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_alloc_bt_backtrace_frames_e)));
+                    out->u.alloc_bt.backtrace.frames[i] = v_alloc_bt_backtrace_frames_e;
+                }
             }
         }
         break;
@@ -155,10 +171,26 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
             PCD_TRY(pcd_read_uleb128(c, &n_gc_move_objects, "gc_move.objects"));
             PCD_TRY(pcd_alloc_array(c, f0_gc_move_objects, n_gc_move_objects, sizeof(int64_t), 1, (void **)&out->u.gc_move.objects, "gc_move.objects"));
             out->u.gc_move.n_objects = (size_t)n_gc_move_objects;
-            for (uint64_t i = 0; i < n_gc_move_objects; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_gc_move_objects_e, "gc_move.objects"));
-                v_gc_move_objects_e = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_gc_move_objects_e)) << 3);
-                out->u.gc_move.objects[i] = v_gc_move_objects_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_gc_move_objects) {
+                    const uint8_t *q = c->p;
+                    uint64_t base = (uint64_t)(st->obj);
+                    for (; i0 < n_gc_move_objects; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        out->u.gc_move.objects[i0] = (int64_t)((base + v) << 3);
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_gc_move_objects; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_gc_move_objects_e, "gc_move.objects"));
+                    v_gc_move_objects_e = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_gc_move_objects_e)) << 3);
+                    out->u.gc_move.objects[i] = v_gc_move_objects_e;
+                }
             }
         }
         break;
@@ -904,10 +936,26 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
                 return pcd_fail(c, f0_throw_bt_backtrace_frames, PCD_E_LIMIT, "throw_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_throw_bt_backtrace_frames);
             PCD_TRY(pcd_alloc_array(c, f0_throw_bt_backtrace_frames, n_throw_bt_backtrace_frames, sizeof(int64_t), 1, (void **)&out->u.throw_bt.backtrace.frames, "throw_bt.backtrace.frames"));
             out->u.throw_bt.backtrace.n_frames = (size_t)n_throw_bt_backtrace_frames;
-            for (uint64_t i = 0; i < n_throw_bt_backtrace_frames; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_throw_bt_backtrace_frames_e, "throw_bt.backtrace.frames"));
-                v_throw_bt_backtrace_frames_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_throw_bt_backtrace_frames_e)));
-                out->u.throw_bt.backtrace.frames[i] = v_throw_bt_backtrace_frames_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_throw_bt_backtrace_frames) {
+                    const uint8_t *q = c->p;
+                    uint64_t base = (uint64_t)(st->ptr);
+                    for (; i0 < n_throw_bt_backtrace_frames; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        out->u.throw_bt.backtrace.frames[i0] = (int64_t)((base + v));
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_throw_bt_backtrace_frames; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_throw_bt_backtrace_frames_e, "throw_bt.backtrace.frames"));
+                    v_throw_bt_backtrace_frames_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_throw_bt_backtrace_frames_e)));
+                    out->u.throw_bt.backtrace.frames[i] = v_throw_bt_backtrace_frames_e;
+                }
             }
         }
         break;
@@ -991,10 +1039,26 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
                 return pcd_fail(c, f0_monitor_contention_bt_backtrace_frames, PCD_E_LIMIT, "monitor_contention_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_monitor_contention_bt_backtrace_frames);
             PCD_TRY(pcd_alloc_array(c, f0_monitor_contention_bt_backtrace_frames, n_monitor_contention_bt_backtrace_frames, sizeof(int64_t), 1, (void **)&out->u.monitor_contention_bt.backtrace.frames, "monitor_contention_bt.backtrace.frames"));
             out->u.monitor_contention_bt.backtrace.n_frames = (size_t)n_monitor_contention_bt_backtrace_frames;
-            for (uint64_t i = 0; i < n_monitor_contention_bt_backtrace_frames; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_monitor_contention_bt_backtrace_frames_e, "monitor_contention_bt.backtrace.frames"));
-                v_monitor_contention_bt_backtrace_frames_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_monitor_contention_bt_backtrace_frames_e)));
-                out->u.monitor_contention_bt.backtrace.frames[i] = v_monitor_contention_bt_backtrace_frames_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_monitor_contention_bt_backtrace_frames) {
+                    const uint8_t *q = c->p;
+                    uint64_t base = (uint64_t)(st->ptr);
+                    for (; i0 < n_monitor_contention_bt_backtrace_frames; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        out->u.monitor_contention_bt.backtrace.frames[i0] = (int64_t)((base + v));
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_monitor_contention_bt_backtrace_frames; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_monitor_contention_bt_backtrace_frames_e, "monitor_contention_bt.backtrace.frames"));
+                    v_monitor_contention_bt_backtrace_frames_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_monitor_contention_bt_backtrace_frames_e)));
+                    out->u.monitor_contention_bt.backtrace.frames[i] = v_monitor_contention_bt_backtrace_frames_e;
+                }
             }
         }
         break;
@@ -1087,10 +1151,26 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
             PCD_TRY(pcd_read_uleb128(c, &n_heap_object_refs, "heap_object.refs"));
             PCD_TRY(pcd_alloc_array(c, f0_heap_object_refs, n_heap_object_refs, sizeof(int64_t), 1, (void **)&out->u.heap_object.refs, "heap_object.refs"));
             out->u.heap_object.n_refs = (size_t)n_heap_object_refs;
-            for (uint64_t i = 0; i < n_heap_object_refs; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_heap_object_refs_e, "heap_object.refs"));
-                v_heap_object_refs_e = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_heap_object_refs_e)) << 3);
-                out->u.heap_object.refs[i] = v_heap_object_refs_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_heap_object_refs) {
+                    const uint8_t *q = c->p;
+                    uint64_t base = (uint64_t)(st->obj);
+                    for (; i0 < n_heap_object_refs; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        out->u.heap_object.refs[i0] = (int64_t)((base + v) << 3);
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_heap_object_refs; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_heap_object_refs_e, "heap_object.refs"));
+                    v_heap_object_refs_e = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_heap_object_refs_e)) << 3);
+                    out->u.heap_object.refs[i] = v_heap_object_refs_e;
+                }
             }
         }
         break;

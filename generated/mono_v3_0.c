@@ -609,11 +609,29 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 return pcd_fail(c, f0_alloc_bt_backtrace, PCD_E_LIMIT, "alloc_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_alloc_bt_backtrace);
             PCD_TRY(pcd_alloc_array(c, f0_alloc_bt_backtrace, n_alloc_bt_backtrace, sizeof(int64_t), 1, (void **)&out->u.alloc_bt.backtrace, "alloc_bt.backtrace"));
             out->u.alloc_bt.n_backtrace = (size_t)n_alloc_bt_backtrace;
-            for (uint64_t i = 0; i < n_alloc_bt_backtrace; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_alloc_bt_backtrace_e, "alloc_bt.backtrace"));
-                st->method = (uint64_t)(st->method + (uint64_t)(v_alloc_bt_backtrace_e));
-                v_alloc_bt_backtrace_e = st->method;
-                out->u.alloc_bt.backtrace[i] = v_alloc_bt_backtrace_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_alloc_bt_backtrace) {
+                    const uint8_t *q = c->p;
+                    uint64_t run = st->method;
+                    for (; i0 < n_alloc_bt_backtrace; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        run = (uint64_t)(run + (uint64_t)(v));
+                        out->u.alloc_bt.backtrace[i0] = (int64_t)run;
+                        q += len;
+                    }
+                    st->method = run;
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_alloc_bt_backtrace; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_alloc_bt_backtrace_e, "alloc_bt.backtrace"));
+                    st->method = (uint64_t)(st->method + (uint64_t)(v_alloc_bt_backtrace_e));
+                    v_alloc_bt_backtrace_e = st->method;
+                    out->u.alloc_bt.backtrace[i] = v_alloc_bt_backtrace_e;
+                }
             }
         }
         break;
@@ -678,10 +696,26 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
             PCD_TRY(pcd_read_uleb128(c, &n_gc_move_objects, "gc_move.objects"));
             PCD_TRY(pcd_alloc_array(c, f0_gc_move_objects, n_gc_move_objects, sizeof(int64_t), 1, (void **)&out->u.gc_move.objects, "gc_move.objects"));
             out->u.gc_move.n_objects = (size_t)n_gc_move_objects;
-            for (uint64_t i = 0; i < n_gc_move_objects; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_gc_move_objects_e, "gc_move.objects"));
-                v_gc_move_objects_e = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_gc_move_objects_e)) << 3);
-                out->u.gc_move.objects[i] = v_gc_move_objects_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_gc_move_objects) {
+                    const uint8_t *q = c->p;
+                    uint64_t base = (uint64_t)(st->obj);
+                    for (; i0 < n_gc_move_objects; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        out->u.gc_move.objects[i0] = (int64_t)((base + v) << 3);
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_gc_move_objects; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_gc_move_objects_e, "gc_move.objects"));
+                    v_gc_move_objects_e = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_gc_move_objects_e)) << 3);
+                    out->u.gc_move.objects[i] = v_gc_move_objects_e;
+                }
             }
         }
         break;
@@ -766,11 +800,29 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 return pcd_fail(c, f0_gc_handle_created_bt_backtrace, PCD_E_LIMIT, "gc_handle_created_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_gc_handle_created_bt_backtrace);
             PCD_TRY(pcd_alloc_array(c, f0_gc_handle_created_bt_backtrace, n_gc_handle_created_bt_backtrace, sizeof(int64_t), 1, (void **)&out->u.gc_handle_created_bt.backtrace, "gc_handle_created_bt.backtrace"));
             out->u.gc_handle_created_bt.n_backtrace = (size_t)n_gc_handle_created_bt_backtrace;
-            for (uint64_t i = 0; i < n_gc_handle_created_bt_backtrace; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_gc_handle_created_bt_backtrace_e, "gc_handle_created_bt.backtrace"));
-                st->method = (uint64_t)(st->method + (uint64_t)(v_gc_handle_created_bt_backtrace_e));
-                v_gc_handle_created_bt_backtrace_e = st->method;
-                out->u.gc_handle_created_bt.backtrace[i] = v_gc_handle_created_bt_backtrace_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_gc_handle_created_bt_backtrace) {
+                    const uint8_t *q = c->p;
+                    uint64_t run = st->method;
+                    for (; i0 < n_gc_handle_created_bt_backtrace; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        run = (uint64_t)(run + (uint64_t)(v));
+                        out->u.gc_handle_created_bt.backtrace[i0] = (int64_t)run;
+                        q += len;
+                    }
+                    st->method = run;
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_gc_handle_created_bt_backtrace; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_gc_handle_created_bt_backtrace_e, "gc_handle_created_bt.backtrace"));
+                    st->method = (uint64_t)(st->method + (uint64_t)(v_gc_handle_created_bt_backtrace_e));
+                    v_gc_handle_created_bt_backtrace_e = st->method;
+                    out->u.gc_handle_created_bt.backtrace[i] = v_gc_handle_created_bt_backtrace_e;
+                }
             }
         }
         break;
@@ -803,11 +855,29 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 return pcd_fail(c, f0_gc_handle_destroyed_bt_backtrace, PCD_E_LIMIT, "gc_handle_destroyed_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_gc_handle_destroyed_bt_backtrace);
             PCD_TRY(pcd_alloc_array(c, f0_gc_handle_destroyed_bt_backtrace, n_gc_handle_destroyed_bt_backtrace, sizeof(int64_t), 1, (void **)&out->u.gc_handle_destroyed_bt.backtrace, "gc_handle_destroyed_bt.backtrace"));
             out->u.gc_handle_destroyed_bt.n_backtrace = (size_t)n_gc_handle_destroyed_bt_backtrace;
-            for (uint64_t i = 0; i < n_gc_handle_destroyed_bt_backtrace; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_gc_handle_destroyed_bt_backtrace_e, "gc_handle_destroyed_bt.backtrace"));
-                st->method = (uint64_t)(st->method + (uint64_t)(v_gc_handle_destroyed_bt_backtrace_e));
-                v_gc_handle_destroyed_bt_backtrace_e = st->method;
-                out->u.gc_handle_destroyed_bt.backtrace[i] = v_gc_handle_destroyed_bt_backtrace_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_gc_handle_destroyed_bt_backtrace) {
+                    const uint8_t *q = c->p;
+                    uint64_t run = st->method;
+                    for (; i0 < n_gc_handle_destroyed_bt_backtrace; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        run = (uint64_t)(run + (uint64_t)(v));
+                        out->u.gc_handle_destroyed_bt.backtrace[i0] = (int64_t)run;
+                        q += len;
+                    }
+                    st->method = run;
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_gc_handle_destroyed_bt_backtrace; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_gc_handle_destroyed_bt_backtrace_e, "gc_handle_destroyed_bt.backtrace"));
+                    st->method = (uint64_t)(st->method + (uint64_t)(v_gc_handle_destroyed_bt_backtrace_e));
+                    v_gc_handle_destroyed_bt_backtrace_e = st->method;
+                    out->u.gc_handle_destroyed_bt.backtrace[i] = v_gc_handle_destroyed_bt_backtrace_e;
+                }
             }
         }
         break;
@@ -1353,11 +1423,29 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 return pcd_fail(c, f0_throw_bt_backtrace, PCD_E_LIMIT, "throw_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_throw_bt_backtrace);
             PCD_TRY(pcd_alloc_array(c, f0_throw_bt_backtrace, n_throw_bt_backtrace, sizeof(int64_t), 1, (void **)&out->u.throw_bt.backtrace, "throw_bt.backtrace"));
             out->u.throw_bt.n_backtrace = (size_t)n_throw_bt_backtrace;
-            for (uint64_t i = 0; i < n_throw_bt_backtrace; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_throw_bt_backtrace_e, "throw_bt.backtrace"));
-                st->method = (uint64_t)(st->method + (uint64_t)(v_throw_bt_backtrace_e));
-                v_throw_bt_backtrace_e = st->method;
-                out->u.throw_bt.backtrace[i] = v_throw_bt_backtrace_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_throw_bt_backtrace) {
+                    const uint8_t *q = c->p;
+                    uint64_t run = st->method;
+                    for (; i0 < n_throw_bt_backtrace; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        run = (uint64_t)(run + (uint64_t)(v));
+                        out->u.throw_bt.backtrace[i0] = (int64_t)run;
+                        q += len;
+                    }
+                    st->method = run;
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_throw_bt_backtrace; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_throw_bt_backtrace_e, "throw_bt.backtrace"));
+                    st->method = (uint64_t)(st->method + (uint64_t)(v_throw_bt_backtrace_e));
+                    v_throw_bt_backtrace_e = st->method;
+                    out->u.throw_bt.backtrace[i] = v_throw_bt_backtrace_e;
+                }
             }
         }
         break;
@@ -1454,11 +1542,29 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 return pcd_fail(c, f0_monitor_bt_backtrace, PCD_E_LIMIT, "monitor_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_monitor_bt_backtrace);
             PCD_TRY(pcd_alloc_array(c, f0_monitor_bt_backtrace, n_monitor_bt_backtrace, sizeof(int64_t), 1, (void **)&out->u.monitor_bt.backtrace, "monitor_bt.backtrace"));
             out->u.monitor_bt.n_backtrace = (size_t)n_monitor_bt_backtrace;
-            for (uint64_t i = 0; i < n_monitor_bt_backtrace; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_monitor_bt_backtrace_e, "monitor_bt.backtrace"));
-                st->method = (uint64_t)(st->method + (uint64_t)(v_monitor_bt_backtrace_e));
-                v_monitor_bt_backtrace_e = st->method;
-                out->u.monitor_bt.backtrace[i] = v_monitor_bt_backtrace_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_monitor_bt_backtrace) {
+                    const uint8_t *q = c->p;
+                    uint64_t run = st->method;
+                    for (; i0 < n_monitor_bt_backtrace; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        run = (uint64_t)(run + (uint64_t)(v));
+                        out->u.monitor_bt.backtrace[i0] = (int64_t)run;
+                        q += len;
+                    }
+                    st->method = run;
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_monitor_bt_backtrace; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_monitor_bt_backtrace_e, "monitor_bt.backtrace"));
+                    st->method = (uint64_t)(st->method + (uint64_t)(v_monitor_bt_backtrace_e));
+                    v_monitor_bt_backtrace_e = st->method;
+                    out->u.monitor_bt.backtrace[i] = v_monitor_bt_backtrace_e;
+                }
             }
         }
         break;
@@ -1640,10 +1746,26 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 return pcd_fail(c, f0_sample_hit_ips, PCD_E_LIMIT, "sample_hit.ips", "at most 65536 elements", PCD_FOUND_UINT, n_sample_hit_ips);
             PCD_TRY(pcd_alloc_array(c, f0_sample_hit_ips, n_sample_hit_ips, sizeof(int64_t), 1, (void **)&out->u.sample_hit.ips, "sample_hit.ips"));
             out->u.sample_hit.n_ips = (size_t)n_sample_hit_ips;
-            for (uint64_t i = 0; i < n_sample_hit_ips; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_sample_hit_ips_e, "sample_hit.ips"));
-                v_sample_hit_ips_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_sample_hit_ips_e)));
-                out->u.sample_hit.ips[i] = v_sample_hit_ips_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_sample_hit_ips) {
+                    const uint8_t *q = c->p;
+                    uint64_t base = (uint64_t)(st->ptr);
+                    for (; i0 < n_sample_hit_ips; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        out->u.sample_hit.ips[i0] = (int64_t)((base + v));
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_sample_hit_ips; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_sample_hit_ips_e, "sample_hit.ips"));
+                    v_sample_hit_ips_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_sample_hit_ips_e)));
+                    out->u.sample_hit.ips[i] = v_sample_hit_ips_e;
+                }
             }
             /* frames: Managed backtrace: MonoMethod pointers, innermost first (running deltas). */
             f0_sample_hit_frames = c->p;
@@ -1652,11 +1774,29 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 return pcd_fail(c, f0_sample_hit_frames, PCD_E_LIMIT, "sample_hit.frames", "at most 65536 elements", PCD_FOUND_UINT, n_sample_hit_frames);
             PCD_TRY(pcd_alloc_array(c, f0_sample_hit_frames, n_sample_hit_frames, sizeof(int64_t), 1, (void **)&out->u.sample_hit.frames, "sample_hit.frames"));
             out->u.sample_hit.n_frames = (size_t)n_sample_hit_frames;
-            for (uint64_t i = 0; i < n_sample_hit_frames; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_sample_hit_frames_e, "sample_hit.frames"));
-                st->method = (uint64_t)(st->method + (uint64_t)(v_sample_hit_frames_e));
-                v_sample_hit_frames_e = st->method;
-                out->u.sample_hit.frames[i] = v_sample_hit_frames_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_sample_hit_frames) {
+                    const uint8_t *q = c->p;
+                    uint64_t run = st->method;
+                    for (; i0 < n_sample_hit_frames; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        run = (uint64_t)(run + (uint64_t)(v));
+                        out->u.sample_hit.frames[i0] = (int64_t)run;
+                        q += len;
+                    }
+                    st->method = run;
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_sample_hit_frames; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_sample_hit_frames_e, "sample_hit.frames"));
+                    st->method = (uint64_t)(st->method + (uint64_t)(v_sample_hit_frames_e));
+                    v_sample_hit_frames_e = st->method;
+                    out->u.sample_hit.frames[i] = v_sample_hit_frames_e;
+                }
             }
         }
         break;

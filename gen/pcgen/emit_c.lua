@@ -694,7 +694,47 @@ local function dec_array(b, f, env, member, errname, local_)
   local sw = named and simple_elem(et)
   local skip = env.mode == "val" and not named and et.kind == "varint" and
       (et.enc == "sleb128" or (et.enc == "uleb128" and et.bits ~= 32))
-  if skip then
+  local ev = env.mode == "dec" and not named and et.kind == "varint" and
+      (et.enc == "sleb128" or (et.enc == "uleb128" and et.bits ~= 32)) and (X0.delta or X0.base)
+  if ev then
+    -- LEB128 elements relative to the stream state (running deltas, or a base): with 8 bytes
+    -- left for each, read through a local pointer, the running value kept in a local (a
+    -- store into the array could otherwise be the state's, and each element wait for it);
+    -- the first element over 8 bytes and those after it take the checked loop below
+    fast = true
+    b:l("{")
+    b.ind = b.ind + 1
+    b:l("uint64_t i0 = 0;")
+    b:f("if (pcd_left(%s) / 8 >= %s) {", cur, n)
+    b.ind = b.ind + 1
+    b:f("const uint8_t *q = %s->p;", cur)
+    local sh = X0.shift and (" << " .. X0.shift) or ""
+    if X0.delta then
+      env.need_state = X0.delta.region
+      b:f("%s run = st->%s;", X0.delta.ctype, X0.delta.name)
+    else
+      b:f("uint64_t base = (uint64_t)(%s);", cexpr(X0.base, env))
+    end
+    b:f("for (; i0 < %s; i0++) {", n)
+    b.ind = b.ind + 1
+    b:l("uint64_t v;")
+    b:l("unsigned len = pcd_leb_fast(q, &v);")
+    b:l("if (PCD_UNLIKELY(len == 0)) break;")
+    if et.enc == "sleb128" then
+      b:l("if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */")
+    end
+    if X0.delta then
+      b:f("run = (%s)(run + (%s)(v%s));", X0.delta.ctype, X0.delta.ctype, sh)
+      b:f("%s[i0] = (%s)run;", out_ref(env, member), elem_ct)
+    else
+      b:f("%s[i0] = (%s)((base + v)%s);", out_ref(env, member), elem_ct, sh)
+    end
+    b:l("q += len;")
+    b:close("}")
+    if X0.delta then b:f("st->%s = run;", X0.delta.name) end
+    b:f("%s->p = q;", cur)
+    b:close("}")
+  elseif skip then
     -- validation of LEB128 elements nothing looks at: with 8 bytes left for each, their
     -- lengths alone, through a local pointer; the first over 8 bytes and those after it take
     -- the checked loop below

@@ -142,7 +142,7 @@ typedef struct info_count {
 static pcd_status info_one(void *ud, const pcd_record *rec)
 {
     info_count *ic = ud;
-    cli_progress(ic->c, rec->offset);
+    if (ic->c->tty && !ic->c->quiet) cli_progress(ic->c, rec->offset); /* (a call per record otherwise) */
     if (rec->offset + rec->size > ic->last_end) ic->last_end = rec->offset + rec->size;
     if (rec->depth == 0) {
         if (ic->ictx) ic->ext->info->record(ic->ictx, rec); /* the root: header fields */

@@ -101,11 +101,29 @@ static inline pcd_status pcd_fx_elems_v1_event_decode_(pcd_cursor *c, pcd_fx_ele
     PCD_TRY(pcd_read_uleb128(c, &n_frames, "frames"));
     PCD_TRY(pcd_alloc_array(c, f0_frames, n_frames, sizeof(int64_t), 1, (void **)&out->frames, "frames"));
     out->n_frames = (size_t)n_frames;
-    for (uint64_t i = 0; i < n_frames; i++) {
-        PCD_TRY(pcd_read_sleb128(c, &v_frames_e, "frames"));
-        st->method = (uint64_t)(st->method + (uint64_t)(v_frames_e));
-        v_frames_e = st->method;
-        out->frames[i] = v_frames_e;
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_frames) {
+            const uint8_t *q = c->p;
+            uint64_t run = st->method;
+            for (; i0 < n_frames; i0++) {
+                uint64_t v;
+                unsigned len = pcd_leb_fast(q, &v);
+                if (PCD_UNLIKELY(len == 0)) break;
+                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                run = (uint64_t)(run + (uint64_t)(v));
+                out->frames[i0] = (int64_t)run;
+                q += len;
+            }
+            st->method = run;
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_frames; i++) {
+            PCD_TRY(pcd_read_sleb128(c, &v_frames_e, "frames"));
+            st->method = (uint64_t)(st->method + (uint64_t)(v_frames_e));
+            v_frames_e = st->method;
+            out->frames[i] = v_frames_e;
+        }
     }
     /* objs */
     f0_objs = c->p;
@@ -116,10 +134,26 @@ static inline pcd_status pcd_fx_elems_v1_event_decode_(pcd_cursor *c, pcd_fx_ele
     n_objs = n_objs_raw;
     PCD_TRY(pcd_alloc_array(c, f0_objs, n_objs, sizeof(int64_t), 1, (void **)&out->objs, "objs"));
     out->n_objs = (size_t)n_objs;
-    for (uint64_t i = 0; i < n_objs; i++) {
-        PCD_TRY(pcd_read_sleb128(c, &v_objs_e, "objs"));
-        v_objs_e = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_objs_e)) << 3);
-        out->objs[i] = v_objs_e;
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_objs) {
+            const uint8_t *q = c->p;
+            uint64_t base = (uint64_t)(st->obj);
+            for (; i0 < n_objs; i0++) {
+                uint64_t v;
+                unsigned len = pcd_leb_fast(q, &v);
+                if (PCD_UNLIKELY(len == 0)) break;
+                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                out->objs[i0] = (int64_t)((base + v) << 3);
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_objs; i++) {
+            PCD_TRY(pcd_read_sleb128(c, &v_objs_e, "objs"));
+            v_objs_e = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_objs_e)) << 3);
+            out->objs[i] = v_objs_e;
+        }
     }
     /* method */
     PCD_TRY(pcd_read_sleb128(c, &v_method, "method"));
