@@ -21,9 +21,10 @@ small_size=$(stat -c %s "$small")
 records=$("$P" validate "$big" | sed -n 's/.*, \([0-9]*\) records.*/\1/p')
 warm "$big" "$small"
 echo "bench: mojo validate ($((size / 1000000)) MB, $records events)"
-hand=$("$R" "$RUNS" "$B/bench/hand_mojo" "$big")
+alt "$RUNS" "$B/bench/hand_mojo" "$big" -- "$P" -q validate "$big"
+hand=$alt_a
+ours=$alt_b
 hand_bytes=$("$R" "$RUNS" "$B/bench/hand_mojo" --bytes-only "$big")
-ours=$("$R" "$RUNS" "$P" -q validate "$big")
 ours_small=$("$R" 3 "$P" -q validate "$small")
 collapsed=$("$R" "$RUNS" "$P" -q convert --to collapsed "$big" -o /dev/null)
 collapsed_small=$("$R" "$RUNS" "$P" -q convert --to collapsed "$small" -o /dev/null)
@@ -34,7 +35,8 @@ th=$(field "$hand" median); tb=$(field "$hand_bytes" median); to=$(field "$ours"
 tc=$(field "$collapsed" median); tcs=$(field "$collapsed_small" median)
 r=$(ratio "$to" "$th")
 rb=$(ratio "$to" "$tb")
-verdict=$(awk -v r="$r" 'BEGIN { print (r <= 1.5) ? "meets" : "MISSES" }')
+verdict=$(at_most "$r" 1.5)
+sum_row MOJO "\`validate\`, 200 MB" "hand-written validating loop, same checks (bench/hand_mojo.c)" "$r" "at most 1.25 x (issue 7; 1.5 x issue 3)" "$(at_most "$r" 1.25)"
 
 cat >>"$res" <<EOF2
 
@@ -55,8 +57,13 @@ $size bytes, $records events. Also \`bench/data/mojo-20m.mojo\` ($small_size byt
 | \`profcodec convert --to speedscope -o /dev/null\` | $(field "$speedscope" median) | $(mbps "$size" "$(field "$speedscope" median)") | | $(field "$speedscope" max_rss_kb) KB |
 | \`profcodec dump -o /dev/null\` (JSON Lines) | $(field "$dump" median) | $(mbps "$size" "$(field "$dump" median)") | $(persec "$records" "$(field "$dump" median)") | $(field "$dump" max_rss_kb) KB |
 
-validate / hand-written loop with the same checks: **$r x** (target at most 1.5 x: $verdict);
-against the bytes-only loop: $rb x. Peak memory does not grow with the input (20 MB vs 200 MB above).
+validate / hand-written loop with the same checks: **$r x** (target at most 1.5 x: $verdict; issue 7's
+1.25 x: $(at_most "$r" 1.25)); against the bytes-only loop: $rb x. The hand loop (bench/hand_mojo.c) reads
+with read() into a 1 MiB buffer, checks the header and every event (its id, its varints: at most 10
+bytes and 64 bits, its NUL-terminated strings) and keeps a set of the (process, key) pairs defined,
+so that every string and frame key a frame or frame reference names is checked as \`validate\` does;
+\`--bytes-only\` leaves the key checks out. (\`validate\` also assembles samples for its warnings:
+events outside a sample, repeated metrics.) Peak memory does not grow with the input (20 MB vs 200 MB above).
 EOF2
 
 if [ -n "${AUSTIN_PYTHON:-}" ] && [ -d "$AUSTIN_PYTHON/austin" ]; then
@@ -70,6 +77,7 @@ austin-python's \`mojo2austin\` ($AUSTIN_PYTHON, \`$py -m austin.format.mojo\`) 
 (exit $(field "$ap" exit)); \`convert --to collapsed\` on the same input: $tcs s, **$(ratio "$ta" "$tcs") x faster**
 (target at least 50 x).
 EOF2
+    sum_row MOJO "\`convert --to collapsed\`, 20 MB" "austin-python's mojo2austin" "$(ratio "$ta" "$tcs")" "at least 50 x faster (issue 3)" "$(at_least "$(ratio "$ta" "$tcs")" 50)"
 else
     cat >>"$res" <<EOF2
 

@@ -1056,7 +1056,9 @@ static uint64_t pcd_heph_v0_1_region_packets_drun(pcd_cursor *c, uint64_t max, p
         *start = s;
         if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);
         *st = pcd_heph_v0_1_packet_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);

@@ -1724,7 +1724,9 @@ static uint64_t pcd_moarvm_v2_region_collectables_drun(pcd_cursor *c, uint64_t m
         const uint8_t *s = c->p;
         *start = s;
         *st = pcd_moarvm_v2_collectable_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);
@@ -1790,7 +1792,9 @@ static uint64_t pcd_moarvm_v2_region_refs_drun(pcd_cursor *c, uint64_t max, pcd_
         const uint8_t *s = c->p;
         *start = s;
         *st = pcd_moarvm_v2_ref_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);
@@ -1876,7 +1880,9 @@ static uint64_t pcd_moarvm_v2_region_index_drun(pcd_cursor *c, uint64_t max, pcd
         const uint8_t *s = c->p;
         *start = s;
         *st = pcd_moarvm_v2_index_entry_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);

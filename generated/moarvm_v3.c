@@ -1365,7 +1365,9 @@ static uint64_t pcd_moarvm_v3_region_strings_drun(pcd_cursor *c, uint64_t max, p
         const uint8_t *s = c->p;
         *start = s;
         *st = pcd_moarvm_v3_string_entry_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);
@@ -1425,7 +1427,9 @@ static uint64_t pcd_moarvm_v3_region_column16_entries_drun(pcd_cursor *c, uint64
         *start = s;
         if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);
         *st = pcd_moarvm_v3_u16_entries_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);
@@ -1486,7 +1490,9 @@ static uint64_t pcd_moarvm_v3_region_column32_entries_drun(pcd_cursor *c, uint64
         *start = s;
         if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);
         *st = pcd_moarvm_v3_u32_entries_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);
@@ -1547,7 +1553,9 @@ static uint64_t pcd_moarvm_v3_region_column64_entries_drun(pcd_cursor *c, uint64
         *start = s;
         if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);
         *st = pcd_moarvm_v3_u64_entries_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);

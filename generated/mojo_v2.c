@@ -614,7 +614,9 @@ static uint64_t pcd_mojo_v2_region_events_drun(pcd_cursor *c, uint64_t max, pcd_
         const uint8_t *s = c->p;
         *start = s;
         *st = pcd_mojo_v2_event_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);

@@ -91,10 +91,26 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
                 return pcd_fail(c, f0_alloc_bt_backtrace_frames, PCD_E_LIMIT, "alloc_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_alloc_bt_backtrace_frames);
             PCD_TRY(pcd_alloc_array(c, f0_alloc_bt_backtrace_frames, n_alloc_bt_backtrace_frames, sizeof(int64_t), 1, (void **)&out->u.alloc_bt.backtrace.frames, "alloc_bt.backtrace.frames"));
             out->u.alloc_bt.backtrace.n_frames = (size_t)n_alloc_bt_backtrace_frames;
-            for (uint64_t i = 0; i < n_alloc_bt_backtrace_frames; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_alloc_bt_backtrace_frames_e, "alloc_bt.backtrace.frames"));
-                v_alloc_bt_backtrace_frames_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_alloc_bt_backtrace_frames_e)));
-                out->u.alloc_bt.backtrace.frames[i] = v_alloc_bt_backtrace_frames_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_alloc_bt_backtrace_frames) {
+                    const uint8_t *q = c->p;
+                    uint64_t base = (uint64_t)(st->ptr);
+                    for (; i0 < n_alloc_bt_backtrace_frames; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        out->u.alloc_bt.backtrace.frames[i0] = (int64_t)((base + v));
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_alloc_bt_backtrace_frames; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_alloc_bt_backtrace_frames_e, "alloc_bt.backtrace.frames"));
+                    v_alloc_bt_backtrace_frames_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_alloc_bt_backtrace_frames_e)));
+                    out->u.alloc_bt.backtrace.frames[i] = v_alloc_bt_backtrace_frames_e;
+                }
             }
         }
         break;
@@ -155,10 +171,26 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
             PCD_TRY(pcd_read_uleb128(c, &n_gc_move_objects, "gc_move.objects"));
             PCD_TRY(pcd_alloc_array(c, f0_gc_move_objects, n_gc_move_objects, sizeof(int64_t), 1, (void **)&out->u.gc_move.objects, "gc_move.objects"));
             out->u.gc_move.n_objects = (size_t)n_gc_move_objects;
-            for (uint64_t i = 0; i < n_gc_move_objects; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_gc_move_objects_e, "gc_move.objects"));
-                v_gc_move_objects_e = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_gc_move_objects_e)) << 3);
-                out->u.gc_move.objects[i] = v_gc_move_objects_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_gc_move_objects) {
+                    const uint8_t *q = c->p;
+                    uint64_t base = (uint64_t)(st->obj);
+                    for (; i0 < n_gc_move_objects; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        out->u.gc_move.objects[i0] = (int64_t)((base + v) << 3);
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_gc_move_objects; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_gc_move_objects_e, "gc_move.objects"));
+                    v_gc_move_objects_e = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_gc_move_objects_e)) << 3);
+                    out->u.gc_move.objects[i] = v_gc_move_objects_e;
+                }
             }
         }
         break;
@@ -904,10 +936,26 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
                 return pcd_fail(c, f0_throw_bt_backtrace_frames, PCD_E_LIMIT, "throw_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_throw_bt_backtrace_frames);
             PCD_TRY(pcd_alloc_array(c, f0_throw_bt_backtrace_frames, n_throw_bt_backtrace_frames, sizeof(int64_t), 1, (void **)&out->u.throw_bt.backtrace.frames, "throw_bt.backtrace.frames"));
             out->u.throw_bt.backtrace.n_frames = (size_t)n_throw_bt_backtrace_frames;
-            for (uint64_t i = 0; i < n_throw_bt_backtrace_frames; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_throw_bt_backtrace_frames_e, "throw_bt.backtrace.frames"));
-                v_throw_bt_backtrace_frames_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_throw_bt_backtrace_frames_e)));
-                out->u.throw_bt.backtrace.frames[i] = v_throw_bt_backtrace_frames_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_throw_bt_backtrace_frames) {
+                    const uint8_t *q = c->p;
+                    uint64_t base = (uint64_t)(st->ptr);
+                    for (; i0 < n_throw_bt_backtrace_frames; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        out->u.throw_bt.backtrace.frames[i0] = (int64_t)((base + v));
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_throw_bt_backtrace_frames; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_throw_bt_backtrace_frames_e, "throw_bt.backtrace.frames"));
+                    v_throw_bt_backtrace_frames_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_throw_bt_backtrace_frames_e)));
+                    out->u.throw_bt.backtrace.frames[i] = v_throw_bt_backtrace_frames_e;
+                }
             }
         }
         break;
@@ -991,10 +1039,26 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
                 return pcd_fail(c, f0_monitor_contention_bt_backtrace_frames, PCD_E_LIMIT, "monitor_contention_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_monitor_contention_bt_backtrace_frames);
             PCD_TRY(pcd_alloc_array(c, f0_monitor_contention_bt_backtrace_frames, n_monitor_contention_bt_backtrace_frames, sizeof(int64_t), 1, (void **)&out->u.monitor_contention_bt.backtrace.frames, "monitor_contention_bt.backtrace.frames"));
             out->u.monitor_contention_bt.backtrace.n_frames = (size_t)n_monitor_contention_bt_backtrace_frames;
-            for (uint64_t i = 0; i < n_monitor_contention_bt_backtrace_frames; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_monitor_contention_bt_backtrace_frames_e, "monitor_contention_bt.backtrace.frames"));
-                v_monitor_contention_bt_backtrace_frames_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_monitor_contention_bt_backtrace_frames_e)));
-                out->u.monitor_contention_bt.backtrace.frames[i] = v_monitor_contention_bt_backtrace_frames_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_monitor_contention_bt_backtrace_frames) {
+                    const uint8_t *q = c->p;
+                    uint64_t base = (uint64_t)(st->ptr);
+                    for (; i0 < n_monitor_contention_bt_backtrace_frames; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        out->u.monitor_contention_bt.backtrace.frames[i0] = (int64_t)((base + v));
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_monitor_contention_bt_backtrace_frames; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_monitor_contention_bt_backtrace_frames_e, "monitor_contention_bt.backtrace.frames"));
+                    v_monitor_contention_bt_backtrace_frames_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_monitor_contention_bt_backtrace_frames_e)));
+                    out->u.monitor_contention_bt.backtrace.frames[i] = v_monitor_contention_bt_backtrace_frames_e;
+                }
             }
         }
         break;
@@ -1087,10 +1151,26 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
             PCD_TRY(pcd_read_uleb128(c, &n_heap_object_refs, "heap_object.refs"));
             PCD_TRY(pcd_alloc_array(c, f0_heap_object_refs, n_heap_object_refs, sizeof(int64_t), 1, (void **)&out->u.heap_object.refs, "heap_object.refs"));
             out->u.heap_object.n_refs = (size_t)n_heap_object_refs;
-            for (uint64_t i = 0; i < n_heap_object_refs; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_heap_object_refs_e, "heap_object.refs"));
-                v_heap_object_refs_e = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_heap_object_refs_e)) << 3);
-                out->u.heap_object.refs[i] = v_heap_object_refs_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_heap_object_refs) {
+                    const uint8_t *q = c->p;
+                    uint64_t base = (uint64_t)(st->obj);
+                    for (; i0 < n_heap_object_refs; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        out->u.heap_object.refs[i0] = (int64_t)((base + v) << 3);
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_heap_object_refs; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_heap_object_refs_e, "heap_object.refs"));
+                    v_heap_object_refs_e = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_heap_object_refs_e)) << 3);
+                    out->u.heap_object.refs[i] = v_heap_object_refs_e;
+                }
             }
         }
         break;
@@ -1117,41 +1197,32 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
     switch (tag_u) {
     case 0:
         {
-            PCD_UNUSED uint64_t v_alloc_time = 0;
-            PCD_UNUSED int64_t v_alloc_class = 0;
-            PCD_UNUSED int64_t v_alloc_object = 0;
-            PCD_UNUSED uint64_t v_alloc_size = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_alloc_time, "alloc.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "alloc.time"));
             /* class: MonoClass* of the object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_alloc_class, "alloc.class"));
+            PCD_TRY(pcd_skip_sleb128(c, "alloc.class"));
             /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_alloc_object, "alloc.object"));
+            PCD_TRY(pcd_skip_sleb128(c, "alloc.object"));
             /* size: Size of the object in the heap. */
-            PCD_TRY(pcd_read_uleb128(c, &v_alloc_size, "alloc.size"));
+            PCD_TRY(pcd_skip_uleb128(c, "alloc.size"));
         }
         break;
     case 16:
         {
-            PCD_UNUSED uint64_t v_alloc_bt_time = 0;
-            PCD_UNUSED int64_t v_alloc_bt_class = 0;
-            PCD_UNUSED int64_t v_alloc_bt_object = 0;
-            PCD_UNUSED uint64_t v_alloc_bt_size = 0;
             PCD_UNUSED const uint8_t *f0_alloc_bt_backtrace_flags = NULL;
             PCD_UNUSED uint64_t v_alloc_bt_backtrace_flags = 0;
             PCD_UNUSED uint64_t n_alloc_bt_backtrace_frames = 0;
             PCD_UNUSED const uint8_t *f0_alloc_bt_backtrace_frames = NULL;
-            PCD_UNUSED int64_t v_alloc_bt_backtrace_frames_e = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_alloc_bt_time, "alloc_bt.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "alloc_bt.time"));
             /* class: MonoClass* of the object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_alloc_bt_class, "alloc_bt.class"));
+            PCD_TRY(pcd_skip_sleb128(c, "alloc_bt.class"));
             /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_alloc_bt_object, "alloc_bt.object"));
+            PCD_TRY(pcd_skip_sleb128(c, "alloc_bt.object"));
             /* size: Size of the object in the heap. */
-            PCD_TRY(pcd_read_uleb128(c, &v_alloc_bt_size, "alloc_bt.size"));
+            PCD_TRY(pcd_skip_uleb128(c, "alloc_bt.size"));
             /* backtrace */
             /* flags: Must be 0. */
             f0_alloc_bt_backtrace_flags = c->p;
@@ -1164,62 +1235,77 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             if (PCD_UNLIKELY(n_alloc_bt_backtrace_frames > 65536))
                 return pcd_fail(c, f0_alloc_bt_backtrace_frames, PCD_E_LIMIT, "alloc_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_alloc_bt_backtrace_frames);
             PCD_TRY(pcd_check_count(c, f0_alloc_bt_backtrace_frames, n_alloc_bt_backtrace_frames, 1, "alloc_bt.backtrace.frames"));
-            for (uint64_t i = 0; i < n_alloc_bt_backtrace_frames; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_alloc_bt_backtrace_frames_e, "alloc_bt.backtrace.frames"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_alloc_bt_backtrace_frames) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_alloc_bt_backtrace_frames; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_alloc_bt_backtrace_frames; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "alloc_bt.backtrace.frames"));
+                }
             }
         }
         break;
     case 17:
         {
-            PCD_UNUSED uint64_t v_gc_event_time = 0;
-            PCD_UNUSED uint64_t v_gc_event_event = 0;
-            PCD_UNUSED uint64_t v_gc_event_generation = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_event_time, "gc_event.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_event.time"));
             /* event: MONO_GC_EVENT_*. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_event_event, "gc_event.event"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_event.event"));
             /* generation: Generation the event is about. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_event_generation, "gc_event.generation"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_event.generation"));
         }
         break;
     case 33:
         {
-            PCD_UNUSED uint64_t v_gc_resize_time = 0;
-            PCD_UNUSED uint64_t v_gc_resize_heap_size = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_resize_time, "gc_resize.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_resize.time"));
             /* heap_size: New heap size. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_resize_heap_size, "gc_resize.heap_size"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_resize.heap_size"));
         }
         break;
     case 49:
         {
-            PCD_UNUSED uint64_t v_gc_move_time = 0;
             PCD_UNUSED uint64_t n_gc_move_objects = 0;
             PCD_UNUSED const uint8_t *f0_gc_move_objects = NULL;
-            PCD_UNUSED int64_t v_gc_move_objects_e = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_move_time, "gc_move.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_move.time"));
             /* objects: Old address, new address, ... (the count counts addresses). */
             f0_gc_move_objects = c->p;
             PCD_TRY(pcd_read_uleb128(c, &n_gc_move_objects, "gc_move.objects"));
             PCD_TRY(pcd_check_count(c, f0_gc_move_objects, n_gc_move_objects, 1, "gc_move.objects"));
-            for (uint64_t i = 0; i < n_gc_move_objects; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_gc_move_objects_e, "gc_move.objects"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_gc_move_objects) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_gc_move_objects; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_gc_move_objects; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "gc_move.objects"));
+                }
             }
         }
         break;
     case 18:
         {
-            PCD_UNUSED uint64_t v_metadata_start_load_time = 0;
             PCD_UNUSED uint8_t v_metadata_start_load_mtype = 0;
-            PCD_UNUSED int64_t v_metadata_start_load_pointer = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_load_time, "metadata_start_load.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "metadata_start_load.time"));
             /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "metadata_start_load.mtype", "u8");
@@ -1232,17 +1318,16 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             }
             c->p += 1;
             /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_load_pointer, "metadata_start_load.pointer"));
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_start_load.pointer"));
             /* detail */
             switch (v_metadata_start_load_mtype) {
             case 1:
                 {
-                    PCD_UNUSED int64_t v_metadata_start_load_detail_class_image = 0;
                     PCD_UNUSED const uint8_t *f0_metadata_start_load_detail_class_flags = NULL;
                     PCD_UNUSED uint64_t v_metadata_start_load_detail_class_flags = 0;
                     PCD_UNUSED pcd_bytes v_metadata_start_load_detail_class_name = { NULL, 0 };
                     /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_load_detail_class_image, "metadata_start_load.detail.class.image"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_start_load.detail.class.image"));
                     /* flags: Must be 0. */
                     f0_metadata_start_load_detail_class_flags = c->p;
                     PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_load_detail_class_flags, "metadata_start_load.detail.class.flags"));
@@ -1273,12 +1358,10 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 34:
         {
-            PCD_UNUSED uint64_t v_metadata_load_time = 0;
             PCD_UNUSED uint8_t v_metadata_load_mtype = 0;
-            PCD_UNUSED int64_t v_metadata_load_pointer = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_metadata_load_time, "metadata_load.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "metadata_load.time"));
             /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "metadata_load.mtype", "u8");
@@ -1291,17 +1374,16 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             }
             c->p += 1;
             /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_pointer, "metadata_load.pointer"));
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_load.pointer"));
             /* detail */
             switch (v_metadata_load_mtype) {
             case 1:
                 {
-                    PCD_UNUSED int64_t v_metadata_load_detail_class_image = 0;
                     PCD_UNUSED const uint8_t *f0_metadata_load_detail_class_flags = NULL;
                     PCD_UNUSED uint64_t v_metadata_load_detail_class_flags = 0;
                     PCD_UNUSED pcd_bytes v_metadata_load_detail_class_name = { NULL, 0 };
                     /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_detail_class_image, "metadata_load.detail.class.image"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_load.detail.class.image"));
                     /* flags: Must be 0. */
                     f0_metadata_load_detail_class_flags = c->p;
                     PCD_TRY(pcd_read_uleb128(c, &v_metadata_load_detail_class_flags, "metadata_load.detail.class.flags"));
@@ -1332,12 +1414,10 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 50:
         {
-            PCD_UNUSED uint64_t v_metadata_start_unload_time = 0;
             PCD_UNUSED uint8_t v_metadata_start_unload_mtype = 0;
-            PCD_UNUSED int64_t v_metadata_start_unload_pointer = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_unload_time, "metadata_start_unload.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "metadata_start_unload.time"));
             /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "metadata_start_unload.mtype", "u8");
@@ -1350,17 +1430,16 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             }
             c->p += 1;
             /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_unload_pointer, "metadata_start_unload.pointer"));
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_start_unload.pointer"));
             /* detail */
             switch (v_metadata_start_unload_mtype) {
             case 1:
                 {
-                    PCD_UNUSED int64_t v_metadata_start_unload_detail_class_image = 0;
                     PCD_UNUSED const uint8_t *f0_metadata_start_unload_detail_class_flags = NULL;
                     PCD_UNUSED uint64_t v_metadata_start_unload_detail_class_flags = 0;
                     PCD_UNUSED pcd_bytes v_metadata_start_unload_detail_class_name = { NULL, 0 };
                     /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_unload_detail_class_image, "metadata_start_unload.detail.class.image"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_start_unload.detail.class.image"));
                     /* flags: Must be 0. */
                     f0_metadata_start_unload_detail_class_flags = c->p;
                     PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_unload_detail_class_flags, "metadata_start_unload.detail.class.flags"));
@@ -1391,12 +1470,10 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 66:
         {
-            PCD_UNUSED uint64_t v_metadata_unload_time = 0;
             PCD_UNUSED uint8_t v_metadata_unload_mtype = 0;
-            PCD_UNUSED int64_t v_metadata_unload_pointer = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_metadata_unload_time, "metadata_unload.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "metadata_unload.time"));
             /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "metadata_unload.mtype", "u8");
@@ -1409,17 +1486,16 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             }
             c->p += 1;
             /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_pointer, "metadata_unload.pointer"));
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.pointer"));
             /* detail */
             switch (v_metadata_unload_mtype) {
             case 1:
                 {
-                    PCD_UNUSED int64_t v_metadata_unload_detail_class_image = 0;
                     PCD_UNUSED const uint8_t *f0_metadata_unload_detail_class_flags = NULL;
                     PCD_UNUSED uint64_t v_metadata_unload_detail_class_flags = 0;
                     PCD_UNUSED pcd_bytes v_metadata_unload_detail_class_name = { NULL, 0 };
                     /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_detail_class_image, "metadata_unload.detail.class.image"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.detail.class.image"));
                     /* flags: Must be 0. */
                     f0_metadata_unload_detail_class_flags = c->p;
                     PCD_TRY(pcd_read_uleb128(c, &v_metadata_unload_detail_class_flags, "metadata_unload.detail.class.flags"));
@@ -1450,12 +1526,10 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 146:
         {
-            PCD_UNUSED uint64_t v_metadata_start_load_err_time = 0;
             PCD_UNUSED uint8_t v_metadata_start_load_err_mtype = 0;
-            PCD_UNUSED int64_t v_metadata_start_load_err_pointer = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_load_err_time, "metadata_start_load_err.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "metadata_start_load_err.time"));
             /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "metadata_start_load_err.mtype", "u8");
@@ -1468,17 +1542,16 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             }
             c->p += 1;
             /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_load_err_pointer, "metadata_start_load_err.pointer"));
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_start_load_err.pointer"));
             /* detail */
             switch (v_metadata_start_load_err_mtype) {
             case 1:
                 {
-                    PCD_UNUSED int64_t v_metadata_start_load_err_detail_class_image = 0;
                     PCD_UNUSED const uint8_t *f0_metadata_start_load_err_detail_class_flags = NULL;
                     PCD_UNUSED uint64_t v_metadata_start_load_err_detail_class_flags = 0;
                     PCD_UNUSED pcd_bytes v_metadata_start_load_err_detail_class_name = { NULL, 0 };
                     /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_load_err_detail_class_image, "metadata_start_load_err.detail.class.image"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_start_load_err.detail.class.image"));
                     /* flags: Must be 0. */
                     f0_metadata_start_load_err_detail_class_flags = c->p;
                     PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_load_err_detail_class_flags, "metadata_start_load_err.detail.class.flags"));
@@ -1509,12 +1582,10 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 162:
         {
-            PCD_UNUSED uint64_t v_metadata_load_err_time = 0;
             PCD_UNUSED uint8_t v_metadata_load_err_mtype = 0;
-            PCD_UNUSED int64_t v_metadata_load_err_pointer = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_metadata_load_err_time, "metadata_load_err.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "metadata_load_err.time"));
             /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "metadata_load_err.mtype", "u8");
@@ -1527,17 +1598,16 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             }
             c->p += 1;
             /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_err_pointer, "metadata_load_err.pointer"));
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_load_err.pointer"));
             /* detail */
             switch (v_metadata_load_err_mtype) {
             case 1:
                 {
-                    PCD_UNUSED int64_t v_metadata_load_err_detail_class_image = 0;
                     PCD_UNUSED const uint8_t *f0_metadata_load_err_detail_class_flags = NULL;
                     PCD_UNUSED uint64_t v_metadata_load_err_detail_class_flags = 0;
                     PCD_UNUSED pcd_bytes v_metadata_load_err_detail_class_name = { NULL, 0 };
                     /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_err_detail_class_image, "metadata_load_err.detail.class.image"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_load_err.detail.class.image"));
                     /* flags: Must be 0. */
                     f0_metadata_load_err_detail_class_flags = c->p;
                     PCD_TRY(pcd_read_uleb128(c, &v_metadata_load_err_detail_class_flags, "metadata_load_err.detail.class.flags"));
@@ -1568,12 +1638,10 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 178:
         {
-            PCD_UNUSED uint64_t v_metadata_start_unload_err_time = 0;
             PCD_UNUSED uint8_t v_metadata_start_unload_err_mtype = 0;
-            PCD_UNUSED int64_t v_metadata_start_unload_err_pointer = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_unload_err_time, "metadata_start_unload_err.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "metadata_start_unload_err.time"));
             /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "metadata_start_unload_err.mtype", "u8");
@@ -1586,17 +1654,16 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             }
             c->p += 1;
             /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_unload_err_pointer, "metadata_start_unload_err.pointer"));
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_start_unload_err.pointer"));
             /* detail */
             switch (v_metadata_start_unload_err_mtype) {
             case 1:
                 {
-                    PCD_UNUSED int64_t v_metadata_start_unload_err_detail_class_image = 0;
                     PCD_UNUSED const uint8_t *f0_metadata_start_unload_err_detail_class_flags = NULL;
                     PCD_UNUSED uint64_t v_metadata_start_unload_err_detail_class_flags = 0;
                     PCD_UNUSED pcd_bytes v_metadata_start_unload_err_detail_class_name = { NULL, 0 };
                     /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_unload_err_detail_class_image, "metadata_start_unload_err.detail.class.image"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_start_unload_err.detail.class.image"));
                     /* flags: Must be 0. */
                     f0_metadata_start_unload_err_detail_class_flags = c->p;
                     PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_unload_err_detail_class_flags, "metadata_start_unload_err.detail.class.flags"));
@@ -1627,12 +1694,10 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 194:
         {
-            PCD_UNUSED uint64_t v_metadata_unload_err_time = 0;
             PCD_UNUSED uint8_t v_metadata_unload_err_mtype = 0;
-            PCD_UNUSED int64_t v_metadata_unload_err_pointer = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_metadata_unload_err_time, "metadata_unload_err.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "metadata_unload_err.time"));
             /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "metadata_unload_err.mtype", "u8");
@@ -1645,17 +1710,16 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             }
             c->p += 1;
             /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_err_pointer, "metadata_unload_err.pointer"));
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_unload_err.pointer"));
             /* detail */
             switch (v_metadata_unload_err_mtype) {
             case 1:
                 {
-                    PCD_UNUSED int64_t v_metadata_unload_err_detail_class_image = 0;
                     PCD_UNUSED const uint8_t *f0_metadata_unload_err_detail_class_flags = NULL;
                     PCD_UNUSED uint64_t v_metadata_unload_err_detail_class_flags = 0;
                     PCD_UNUSED pcd_bytes v_metadata_unload_err_detail_class_name = { NULL, 0 };
                     /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_err_detail_class_image, "metadata_unload_err.detail.class.image"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_unload_err.detail.class.image"));
                     /* flags: Must be 0. */
                     f0_metadata_unload_err_detail_class_flags = c->p;
                     PCD_TRY(pcd_read_uleb128(c, &v_metadata_unload_err_detail_class_flags, "metadata_unload_err.detail.class.flags"));
@@ -1686,82 +1750,67 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         break;
     case 19:
         {
-            PCD_UNUSED uint64_t v_method_leave_time = 0;
-            PCD_UNUSED int64_t v_method_leave_method = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_method_leave_time, "method_leave.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "method_leave.time"));
             /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_read_sleb128(c, &v_method_leave_method, "method_leave.method"));
+            PCD_TRY(pcd_skip_sleb128(c, "method_leave.method"));
         }
         break;
     case 35:
         {
-            PCD_UNUSED uint64_t v_method_enter_time = 0;
-            PCD_UNUSED int64_t v_method_enter_method = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_method_enter_time, "method_enter.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "method_enter.time"));
             /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_read_sleb128(c, &v_method_enter_method, "method_enter.method"));
+            PCD_TRY(pcd_skip_sleb128(c, "method_enter.method"));
         }
         break;
     case 51:
         {
-            PCD_UNUSED uint64_t v_method_exc_leave_time = 0;
-            PCD_UNUSED int64_t v_method_exc_leave_method = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_method_exc_leave_time, "method_exc_leave.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "method_exc_leave.time"));
             /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_read_sleb128(c, &v_method_exc_leave_method, "method_exc_leave.method"));
+            PCD_TRY(pcd_skip_sleb128(c, "method_exc_leave.method"));
         }
         break;
     case 67:
         {
-            PCD_UNUSED uint64_t v_jit_time = 0;
-            PCD_UNUSED int64_t v_jit_method = 0;
-            PCD_UNUSED int64_t v_jit_code = 0;
-            PCD_UNUSED uint64_t v_jit_code_size = 0;
             PCD_UNUSED pcd_bytes v_jit_name = { NULL, 0 };
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_jit_time, "jit.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "jit.time"));
             /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_read_sleb128(c, &v_jit_method, "jit.method"));
+            PCD_TRY(pcd_skip_sleb128(c, "jit.method"));
             /* code: Start of the native code. */
-            PCD_TRY(pcd_read_sleb128(c, &v_jit_code, "jit.code"));
+            PCD_TRY(pcd_skip_sleb128(c, "jit.code"));
             /* code_size: Size of the native code. */
-            PCD_TRY(pcd_read_uleb128(c, &v_jit_code_size, "jit.code_size"));
+            PCD_TRY(pcd_skip_uleb128(c, "jit.code_size"));
             /* name: Full method name. */
             PCD_TRY(pcd_read_cstring(c, 1048576, &v_jit_name, "jit.name"));
         }
         break;
     case 4:
         {
-            PCD_UNUSED uint64_t v_throw_time = 0;
-            PCD_UNUSED int64_t v_throw_object = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_throw_time, "throw.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "throw.time"));
             /* object: The exception object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_throw_object, "throw.object"));
+            PCD_TRY(pcd_skip_sleb128(c, "throw.object"));
         }
         break;
     case 132:
         {
-            PCD_UNUSED uint64_t v_throw_bt_time = 0;
-            PCD_UNUSED int64_t v_throw_bt_object = 0;
             PCD_UNUSED const uint8_t *f0_throw_bt_backtrace_flags = NULL;
             PCD_UNUSED uint64_t v_throw_bt_backtrace_flags = 0;
             PCD_UNUSED uint64_t n_throw_bt_backtrace_frames = 0;
             PCD_UNUSED const uint8_t *f0_throw_bt_backtrace_frames = NULL;
-            PCD_UNUSED int64_t v_throw_bt_backtrace_frames_e = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_throw_bt_time, "throw_bt.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "throw_bt.time"));
             /* object: The exception object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_throw_bt_object, "throw_bt.object"));
+            PCD_TRY(pcd_skip_sleb128(c, "throw_bt.object"));
             /* backtrace */
             /* flags: Must be 0. */
             f0_throw_bt_backtrace_flags = c->p;
@@ -1774,53 +1823,56 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             if (PCD_UNLIKELY(n_throw_bt_backtrace_frames > 65536))
                 return pcd_fail(c, f0_throw_bt_backtrace_frames, PCD_E_LIMIT, "throw_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_throw_bt_backtrace_frames);
             PCD_TRY(pcd_check_count(c, f0_throw_bt_backtrace_frames, n_throw_bt_backtrace_frames, 1, "throw_bt.backtrace.frames"));
-            for (uint64_t i = 0; i < n_throw_bt_backtrace_frames; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_throw_bt_backtrace_frames_e, "throw_bt.backtrace.frames"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_throw_bt_backtrace_frames) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_throw_bt_backtrace_frames; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_throw_bt_backtrace_frames; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "throw_bt.backtrace.frames"));
+                }
             }
         }
         break;
     case 20:
         {
-            PCD_UNUSED uint64_t v_clause_time = 0;
-            PCD_UNUSED uint64_t v_clause_clause_type = 0;
-            PCD_UNUSED uint64_t v_clause_clause_index = 0;
-            PCD_UNUSED int64_t v_clause_method = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_clause_time, "clause.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "clause.time"));
             /* clause_type: ECMA clause flags. */
-            PCD_TRY(pcd_read_uleb128(c, &v_clause_clause_type, "clause.clause_type"));
+            PCD_TRY(pcd_skip_uleb128(c, "clause.clause_type"));
             /* clause_index: The clause's number in the method header. */
-            PCD_TRY(pcd_read_uleb128(c, &v_clause_clause_index, "clause.clause_index"));
+            PCD_TRY(pcd_skip_uleb128(c, "clause.clause_index"));
             /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_read_sleb128(c, &v_clause_method, "clause.method"));
+            PCD_TRY(pcd_skip_sleb128(c, "clause.method"));
         }
         break;
     case 21:
         {
-            PCD_UNUSED uint64_t v_monitor_contention_time = 0;
-            PCD_UNUSED int64_t v_monitor_contention_object = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_monitor_contention_time, "monitor_contention.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "monitor_contention.time"));
             /* object: The lock object (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_monitor_contention_object, "monitor_contention.object"));
+            PCD_TRY(pcd_skip_sleb128(c, "monitor_contention.object"));
         }
         break;
     case 149:
         {
-            PCD_UNUSED uint64_t v_monitor_contention_bt_time = 0;
-            PCD_UNUSED int64_t v_monitor_contention_bt_object = 0;
             PCD_UNUSED const uint8_t *f0_monitor_contention_bt_backtrace_flags = NULL;
             PCD_UNUSED uint64_t v_monitor_contention_bt_backtrace_flags = 0;
             PCD_UNUSED uint64_t n_monitor_contention_bt_backtrace_frames = 0;
             PCD_UNUSED const uint8_t *f0_monitor_contention_bt_backtrace_frames = NULL;
-            PCD_UNUSED int64_t v_monitor_contention_bt_backtrace_frames_e = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_monitor_contention_bt_time, "monitor_contention_bt.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "monitor_contention_bt.time"));
             /* object: The lock object (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_monitor_contention_bt_object, "monitor_contention_bt.object"));
+            PCD_TRY(pcd_skip_sleb128(c, "monitor_contention_bt.object"));
             /* backtrace */
             /* flags: Must be 0. */
             f0_monitor_contention_bt_backtrace_flags = c->p;
@@ -1833,70 +1885,84 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
             if (PCD_UNLIKELY(n_monitor_contention_bt_backtrace_frames > 65536))
                 return pcd_fail(c, f0_monitor_contention_bt_backtrace_frames, PCD_E_LIMIT, "monitor_contention_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_monitor_contention_bt_backtrace_frames);
             PCD_TRY(pcd_check_count(c, f0_monitor_contention_bt_backtrace_frames, n_monitor_contention_bt_backtrace_frames, 1, "monitor_contention_bt.backtrace.frames"));
-            for (uint64_t i = 0; i < n_monitor_contention_bt_backtrace_frames; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_monitor_contention_bt_backtrace_frames_e, "monitor_contention_bt.backtrace.frames"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_monitor_contention_bt_backtrace_frames) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_monitor_contention_bt_backtrace_frames; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_monitor_contention_bt_backtrace_frames; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "monitor_contention_bt.backtrace.frames"));
+                }
             }
         }
         break;
     case 37:
         {
-            PCD_UNUSED uint64_t v_monitor_done_time = 0;
-            PCD_UNUSED int64_t v_monitor_done_object = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_monitor_done_time, "monitor_done.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "monitor_done.time"));
             /* object: The lock object (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_monitor_done_object, "monitor_done.object"));
+            PCD_TRY(pcd_skip_sleb128(c, "monitor_done.object"));
         }
         break;
     case 53:
         {
-            PCD_UNUSED uint64_t v_monitor_fail_time = 0;
-            PCD_UNUSED int64_t v_monitor_fail_object = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_monitor_fail_time, "monitor_fail.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "monitor_fail.time"));
             /* object: The lock object (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_monitor_fail_object, "monitor_fail.object"));
+            PCD_TRY(pcd_skip_sleb128(c, "monitor_fail.object"));
         }
         break;
     case 6:
         {
-            PCD_UNUSED uint64_t v_heap_start_time = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_heap_start_time, "heap_start.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "heap_start.time"));
         }
         break;
     case 22:
         {
-            PCD_UNUSED uint64_t v_heap_end_time = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_heap_end_time, "heap_end.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "heap_end.time"));
         }
         break;
     case 38:
         {
-            PCD_UNUSED int64_t v_heap_object_object = 0;
-            PCD_UNUSED int64_t v_heap_object_class = 0;
-            PCD_UNUSED uint64_t v_heap_object_size = 0;
             PCD_UNUSED uint64_t n_heap_object_refs = 0;
             PCD_UNUSED const uint8_t *f0_heap_object_refs = NULL;
-            PCD_UNUSED int64_t v_heap_object_refs_e = 0;
             c->p += 1;
             /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_heap_object_object, "heap_object.object"));
+            PCD_TRY(pcd_skip_sleb128(c, "heap_object.object"));
             /* class: MonoClass* of the object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_heap_object_class, "heap_object.class"));
+            PCD_TRY(pcd_skip_sleb128(c, "heap_object.class"));
             /* size: Size of the object in the heap. */
-            PCD_TRY(pcd_read_uleb128(c, &v_heap_object_size, "heap_object.size"));
+            PCD_TRY(pcd_skip_uleb128(c, "heap_object.size"));
             /* refs: Objects it references. */
             f0_heap_object_refs = c->p;
             PCD_TRY(pcd_read_uleb128(c, &n_heap_object_refs, "heap_object.refs"));
             PCD_TRY(pcd_check_count(c, f0_heap_object_refs, n_heap_object_refs, 1, "heap_object.refs"));
-            for (uint64_t i = 0; i < n_heap_object_refs; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_heap_object_refs_e, "heap_object.refs"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_heap_object_refs) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_heap_object_refs; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_heap_object_refs; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "heap_object.refs"));
+                }
             }
         }
         break;
@@ -3709,6 +3775,41 @@ static uint64_t pcd_mono_v0_1_region_events_run(pcd_cursor *c, uint64_t max, pcd
     }
     return k;
 }
+/* Decodes events records back to back into *rec and hands each to fn (the decoding
+ * fast path: no call into the stream driver per record). Stops at the cursor's end,
+ * after max records, at a failure (*start: where the record began), or when fn
+ * returns anything but PCD_OK (*start: NULL).
+ * The stream state (c->x->state) moves on record by record; a record that fails
+ * leaves it as it was before that record (as the stream driver does). */
+static uint64_t pcd_mono_v0_1_region_events_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    uint64_t k = 0;
+    pcd_mono_v0_1_event *out = (pcd_mono_v0_1_event *)rec->data;
+    pcd_mono_v0_1_events_state *sp = c->x->state, saved;
+    *st = PCD_OK;
+    while (c->p < c->end && k < max) {
+        const uint8_t *s = c->p;
+        *start = s;
+        if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);
+        saved = *sp;
+        *st = pcd_mono_v0_1_event_decode_(c, out);
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            *sp = saved;
+            break;
+        }
+        k++;
+        rec->offset = pcd_offset(c, s);
+        rec->size = (uint64_t)(c->p - s);
+        *st = fn(ud, rec);
+        rec->index++;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            *start = NULL; /* stopped by fn, not by the data */
+            break;
+        }
+    }
+    return k;
+}
 static void pcd_mono_v0_1_region_events_init(void *state, const void *parent, const pcd_ctx *x)
 {
     pcd_mono_v0_1_events_state *st = state;
@@ -3742,7 +3843,7 @@ const pcd_region_desc pcd_mono_v0_1_region_events = {
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
     NULL, 3, 2,
-    NULL,
+    pcd_mono_v0_1_region_events_drun,
 };
 
 static pcd_status pcd_mono_v0_1_region_buffers_dec(pcd_cursor *c, void *out) { return pcd_mono_v0_1_buffer_decode_(c, out); }

@@ -37,12 +37,10 @@ pcd_status pcd_mono_v3_0_refs_decode(pcd_cursor *c, pcd_mono_v3_0_refs *out)
  */
 static inline pcd_status pcd_mono_v3_0_refs_validate_(pcd_cursor *c)
 {
-    PCD_UNUSED uint64_t v_offset = 0;
-    PCD_UNUSED int64_t v_object = 0;
     /* offset: Offset of the reference after the previous one (the first: from the object). */
-    PCD_TRY(pcd_read_uleb128(c, &v_offset, "offset"));
+    PCD_TRY(pcd_skip_uleb128(c, "offset"));
     /* object: The referenced object. */
-    PCD_TRY(pcd_read_sleb128(c, &v_object, "object"));
+    PCD_TRY(pcd_skip_sleb128(c, "object"));
     return PCD_OK;
 }
 
@@ -110,12 +108,10 @@ pcd_status pcd_mono_v3_0_roots_decode(pcd_cursor *c, pcd_mono_v3_0_roots *out)
  */
 static inline pcd_status pcd_mono_v3_0_roots_validate_(pcd_cursor *c)
 {
-    PCD_UNUSED int64_t v_address = 0;
-    PCD_UNUSED int64_t v_object = 0;
     /* address: Address of the root. */
-    PCD_TRY(pcd_read_sleb128(c, &v_address, "address"));
+    PCD_TRY(pcd_skip_sleb128(c, "address"));
     /* object: The object it holds. */
-    PCD_TRY(pcd_read_sleb128(c, &v_object, "object"));
+    PCD_TRY(pcd_skip_sleb128(c, "object"));
     return PCD_OK;
 }
 
@@ -211,10 +207,6 @@ static inline pcd_status pcd_mono_v3_0_counters_validate_(pcd_cursor *c)
     PCD_UNUSED uint64_t v_section = 0;
     PCD_UNUSED pcd_bytes v_section_name = { NULL, 0 };
     PCD_UNUSED pcd_bytes v_name = { NULL, 0 };
-    PCD_UNUSED uint64_t v_type = 0;
-    PCD_UNUSED uint64_t v_unit = 0;
-    PCD_UNUSED uint64_t v_variance = 0;
-    PCD_UNUSED uint64_t v_index = 0;
     /* section: Counter section (1 << 15: performance counters, named). */
     PCD_TRY(pcd_read_uleb128(c, &v_section, "section"));
     /* section_name: Section name. (when section == 32768) */
@@ -224,13 +216,13 @@ static inline pcd_status pcd_mono_v3_0_counters_validate_(pcd_cursor *c)
     /* name: Counter name. */
     PCD_TRY(pcd_read_cstring(c, 1048576, &v_name, "name"));
     /* type: Counter type (MONO_COUNTER_INT 0 ... TIME_INTERVAL 7). */
-    PCD_TRY(pcd_read_uleb128(c, &v_type, "type"));
+    PCD_TRY(pcd_skip_uleb128(c, "type"));
     /* unit: Counter unit. */
-    PCD_TRY(pcd_read_uleb128(c, &v_unit, "unit"));
+    PCD_TRY(pcd_skip_uleb128(c, "unit"));
     /* variance: Counter variance. */
-    PCD_TRY(pcd_read_uleb128(c, &v_variance, "variance"));
+    PCD_TRY(pcd_skip_uleb128(c, "variance"));
     /* index: Unique index of the counter. */
-    PCD_TRY(pcd_read_uleb128(c, &v_index, "index"));
+    PCD_TRY(pcd_skip_uleb128(c, "index"));
     return PCD_OK;
 }
 
@@ -394,8 +386,7 @@ static inline pcd_status pcd_mono_v3_0_values_validate_(pcd_cursor *c)
         switch (v_type) {
         case 1: case 4:
             {
-                PCD_UNUSED uint64_t v_value_u_uint = 0;
-                PCD_TRY(pcd_read_uleb128(c, &v_value_u_uint, "value.uint"));
+                PCD_TRY(pcd_skip_uleb128(c, "value.uint"));
             }
             break;
         case 5:
@@ -424,8 +415,7 @@ static inline pcd_status pcd_mono_v3_0_values_validate_(pcd_cursor *c)
             break;
         default:
             {
-                PCD_UNUSED int64_t v_value_u_sint = 0;
-                PCD_TRY(pcd_read_sleb128(c, &v_value_u_sint, "value.sint"));
+                PCD_TRY(pcd_skip_sleb128(c, "value.sint"));
             }
             break;
         }
@@ -619,11 +609,29 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 return pcd_fail(c, f0_alloc_bt_backtrace, PCD_E_LIMIT, "alloc_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_alloc_bt_backtrace);
             PCD_TRY(pcd_alloc_array(c, f0_alloc_bt_backtrace, n_alloc_bt_backtrace, sizeof(int64_t), 1, (void **)&out->u.alloc_bt.backtrace, "alloc_bt.backtrace"));
             out->u.alloc_bt.n_backtrace = (size_t)n_alloc_bt_backtrace;
-            for (uint64_t i = 0; i < n_alloc_bt_backtrace; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_alloc_bt_backtrace_e, "alloc_bt.backtrace"));
-                st->method = (uint64_t)(st->method + (uint64_t)(v_alloc_bt_backtrace_e));
-                v_alloc_bt_backtrace_e = st->method;
-                out->u.alloc_bt.backtrace[i] = v_alloc_bt_backtrace_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_alloc_bt_backtrace) {
+                    const uint8_t *q = c->p;
+                    uint64_t run = st->method;
+                    for (; i0 < n_alloc_bt_backtrace; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        run = (uint64_t)(run + (uint64_t)(v));
+                        out->u.alloc_bt.backtrace[i0] = (int64_t)run;
+                        q += len;
+                    }
+                    st->method = run;
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_alloc_bt_backtrace; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_alloc_bt_backtrace_e, "alloc_bt.backtrace"));
+                    st->method = (uint64_t)(st->method + (uint64_t)(v_alloc_bt_backtrace_e));
+                    v_alloc_bt_backtrace_e = st->method;
+                    out->u.alloc_bt.backtrace[i] = v_alloc_bt_backtrace_e;
+                }
             }
         }
         break;
@@ -688,10 +696,26 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
             PCD_TRY(pcd_read_uleb128(c, &n_gc_move_objects, "gc_move.objects"));
             PCD_TRY(pcd_alloc_array(c, f0_gc_move_objects, n_gc_move_objects, sizeof(int64_t), 1, (void **)&out->u.gc_move.objects, "gc_move.objects"));
             out->u.gc_move.n_objects = (size_t)n_gc_move_objects;
-            for (uint64_t i = 0; i < n_gc_move_objects; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_gc_move_objects_e, "gc_move.objects"));
-                v_gc_move_objects_e = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_gc_move_objects_e)) << 3);
-                out->u.gc_move.objects[i] = v_gc_move_objects_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_gc_move_objects) {
+                    const uint8_t *q = c->p;
+                    uint64_t base = (uint64_t)(st->obj);
+                    for (; i0 < n_gc_move_objects; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        out->u.gc_move.objects[i0] = (int64_t)((base + v) << 3);
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_gc_move_objects; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_gc_move_objects_e, "gc_move.objects"));
+                    v_gc_move_objects_e = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_gc_move_objects_e)) << 3);
+                    out->u.gc_move.objects[i] = v_gc_move_objects_e;
+                }
             }
         }
         break;
@@ -776,11 +800,29 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 return pcd_fail(c, f0_gc_handle_created_bt_backtrace, PCD_E_LIMIT, "gc_handle_created_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_gc_handle_created_bt_backtrace);
             PCD_TRY(pcd_alloc_array(c, f0_gc_handle_created_bt_backtrace, n_gc_handle_created_bt_backtrace, sizeof(int64_t), 1, (void **)&out->u.gc_handle_created_bt.backtrace, "gc_handle_created_bt.backtrace"));
             out->u.gc_handle_created_bt.n_backtrace = (size_t)n_gc_handle_created_bt_backtrace;
-            for (uint64_t i = 0; i < n_gc_handle_created_bt_backtrace; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_gc_handle_created_bt_backtrace_e, "gc_handle_created_bt.backtrace"));
-                st->method = (uint64_t)(st->method + (uint64_t)(v_gc_handle_created_bt_backtrace_e));
-                v_gc_handle_created_bt_backtrace_e = st->method;
-                out->u.gc_handle_created_bt.backtrace[i] = v_gc_handle_created_bt_backtrace_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_gc_handle_created_bt_backtrace) {
+                    const uint8_t *q = c->p;
+                    uint64_t run = st->method;
+                    for (; i0 < n_gc_handle_created_bt_backtrace; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        run = (uint64_t)(run + (uint64_t)(v));
+                        out->u.gc_handle_created_bt.backtrace[i0] = (int64_t)run;
+                        q += len;
+                    }
+                    st->method = run;
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_gc_handle_created_bt_backtrace; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_gc_handle_created_bt_backtrace_e, "gc_handle_created_bt.backtrace"));
+                    st->method = (uint64_t)(st->method + (uint64_t)(v_gc_handle_created_bt_backtrace_e));
+                    v_gc_handle_created_bt_backtrace_e = st->method;
+                    out->u.gc_handle_created_bt.backtrace[i] = v_gc_handle_created_bt_backtrace_e;
+                }
             }
         }
         break;
@@ -813,11 +855,29 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 return pcd_fail(c, f0_gc_handle_destroyed_bt_backtrace, PCD_E_LIMIT, "gc_handle_destroyed_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_gc_handle_destroyed_bt_backtrace);
             PCD_TRY(pcd_alloc_array(c, f0_gc_handle_destroyed_bt_backtrace, n_gc_handle_destroyed_bt_backtrace, sizeof(int64_t), 1, (void **)&out->u.gc_handle_destroyed_bt.backtrace, "gc_handle_destroyed_bt.backtrace"));
             out->u.gc_handle_destroyed_bt.n_backtrace = (size_t)n_gc_handle_destroyed_bt_backtrace;
-            for (uint64_t i = 0; i < n_gc_handle_destroyed_bt_backtrace; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_gc_handle_destroyed_bt_backtrace_e, "gc_handle_destroyed_bt.backtrace"));
-                st->method = (uint64_t)(st->method + (uint64_t)(v_gc_handle_destroyed_bt_backtrace_e));
-                v_gc_handle_destroyed_bt_backtrace_e = st->method;
-                out->u.gc_handle_destroyed_bt.backtrace[i] = v_gc_handle_destroyed_bt_backtrace_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_gc_handle_destroyed_bt_backtrace) {
+                    const uint8_t *q = c->p;
+                    uint64_t run = st->method;
+                    for (; i0 < n_gc_handle_destroyed_bt_backtrace; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        run = (uint64_t)(run + (uint64_t)(v));
+                        out->u.gc_handle_destroyed_bt.backtrace[i0] = (int64_t)run;
+                        q += len;
+                    }
+                    st->method = run;
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_gc_handle_destroyed_bt_backtrace; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_gc_handle_destroyed_bt_backtrace_e, "gc_handle_destroyed_bt.backtrace"));
+                    st->method = (uint64_t)(st->method + (uint64_t)(v_gc_handle_destroyed_bt_backtrace_e));
+                    v_gc_handle_destroyed_bt_backtrace_e = st->method;
+                    out->u.gc_handle_destroyed_bt.backtrace[i] = v_gc_handle_destroyed_bt_backtrace_e;
+                }
             }
         }
         break;
@@ -1363,11 +1423,29 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 return pcd_fail(c, f0_throw_bt_backtrace, PCD_E_LIMIT, "throw_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_throw_bt_backtrace);
             PCD_TRY(pcd_alloc_array(c, f0_throw_bt_backtrace, n_throw_bt_backtrace, sizeof(int64_t), 1, (void **)&out->u.throw_bt.backtrace, "throw_bt.backtrace"));
             out->u.throw_bt.n_backtrace = (size_t)n_throw_bt_backtrace;
-            for (uint64_t i = 0; i < n_throw_bt_backtrace; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_throw_bt_backtrace_e, "throw_bt.backtrace"));
-                st->method = (uint64_t)(st->method + (uint64_t)(v_throw_bt_backtrace_e));
-                v_throw_bt_backtrace_e = st->method;
-                out->u.throw_bt.backtrace[i] = v_throw_bt_backtrace_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_throw_bt_backtrace) {
+                    const uint8_t *q = c->p;
+                    uint64_t run = st->method;
+                    for (; i0 < n_throw_bt_backtrace; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        run = (uint64_t)(run + (uint64_t)(v));
+                        out->u.throw_bt.backtrace[i0] = (int64_t)run;
+                        q += len;
+                    }
+                    st->method = run;
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_throw_bt_backtrace; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_throw_bt_backtrace_e, "throw_bt.backtrace"));
+                    st->method = (uint64_t)(st->method + (uint64_t)(v_throw_bt_backtrace_e));
+                    v_throw_bt_backtrace_e = st->method;
+                    out->u.throw_bt.backtrace[i] = v_throw_bt_backtrace_e;
+                }
             }
         }
         break;
@@ -1464,11 +1542,29 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 return pcd_fail(c, f0_monitor_bt_backtrace, PCD_E_LIMIT, "monitor_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_monitor_bt_backtrace);
             PCD_TRY(pcd_alloc_array(c, f0_monitor_bt_backtrace, n_monitor_bt_backtrace, sizeof(int64_t), 1, (void **)&out->u.monitor_bt.backtrace, "monitor_bt.backtrace"));
             out->u.monitor_bt.n_backtrace = (size_t)n_monitor_bt_backtrace;
-            for (uint64_t i = 0; i < n_monitor_bt_backtrace; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_monitor_bt_backtrace_e, "monitor_bt.backtrace"));
-                st->method = (uint64_t)(st->method + (uint64_t)(v_monitor_bt_backtrace_e));
-                v_monitor_bt_backtrace_e = st->method;
-                out->u.monitor_bt.backtrace[i] = v_monitor_bt_backtrace_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_monitor_bt_backtrace) {
+                    const uint8_t *q = c->p;
+                    uint64_t run = st->method;
+                    for (; i0 < n_monitor_bt_backtrace; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        run = (uint64_t)(run + (uint64_t)(v));
+                        out->u.monitor_bt.backtrace[i0] = (int64_t)run;
+                        q += len;
+                    }
+                    st->method = run;
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_monitor_bt_backtrace; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_monitor_bt_backtrace_e, "monitor_bt.backtrace"));
+                    st->method = (uint64_t)(st->method + (uint64_t)(v_monitor_bt_backtrace_e));
+                    v_monitor_bt_backtrace_e = st->method;
+                    out->u.monitor_bt.backtrace[i] = v_monitor_bt_backtrace_e;
+                }
             }
         }
         break;
@@ -1650,10 +1746,26 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 return pcd_fail(c, f0_sample_hit_ips, PCD_E_LIMIT, "sample_hit.ips", "at most 65536 elements", PCD_FOUND_UINT, n_sample_hit_ips);
             PCD_TRY(pcd_alloc_array(c, f0_sample_hit_ips, n_sample_hit_ips, sizeof(int64_t), 1, (void **)&out->u.sample_hit.ips, "sample_hit.ips"));
             out->u.sample_hit.n_ips = (size_t)n_sample_hit_ips;
-            for (uint64_t i = 0; i < n_sample_hit_ips; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_sample_hit_ips_e, "sample_hit.ips"));
-                v_sample_hit_ips_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_sample_hit_ips_e)));
-                out->u.sample_hit.ips[i] = v_sample_hit_ips_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_sample_hit_ips) {
+                    const uint8_t *q = c->p;
+                    uint64_t base = (uint64_t)(st->ptr);
+                    for (; i0 < n_sample_hit_ips; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        out->u.sample_hit.ips[i0] = (int64_t)((base + v));
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_sample_hit_ips; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_sample_hit_ips_e, "sample_hit.ips"));
+                    v_sample_hit_ips_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_sample_hit_ips_e)));
+                    out->u.sample_hit.ips[i] = v_sample_hit_ips_e;
+                }
             }
             /* frames: Managed backtrace: MonoMethod pointers, innermost first (running deltas). */
             f0_sample_hit_frames = c->p;
@@ -1662,11 +1774,29 @@ static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_
                 return pcd_fail(c, f0_sample_hit_frames, PCD_E_LIMIT, "sample_hit.frames", "at most 65536 elements", PCD_FOUND_UINT, n_sample_hit_frames);
             PCD_TRY(pcd_alloc_array(c, f0_sample_hit_frames, n_sample_hit_frames, sizeof(int64_t), 1, (void **)&out->u.sample_hit.frames, "sample_hit.frames"));
             out->u.sample_hit.n_frames = (size_t)n_sample_hit_frames;
-            for (uint64_t i = 0; i < n_sample_hit_frames; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_sample_hit_frames_e, "sample_hit.frames"));
-                st->method = (uint64_t)(st->method + (uint64_t)(v_sample_hit_frames_e));
-                v_sample_hit_frames_e = st->method;
-                out->u.sample_hit.frames[i] = v_sample_hit_frames_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_sample_hit_frames) {
+                    const uint8_t *q = c->p;
+                    uint64_t run = st->method;
+                    for (; i0 < n_sample_hit_frames; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                        run = (uint64_t)(run + (uint64_t)(v));
+                        out->u.sample_hit.frames[i0] = (int64_t)run;
+                        q += len;
+                    }
+                    st->method = run;
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_sample_hit_frames; i++) {
+                    PCD_TRY(pcd_read_sleb128(c, &v_sample_hit_frames_e, "sample_hit.frames"));
+                    st->method = (uint64_t)(st->method + (uint64_t)(v_sample_hit_frames_e));
+                    v_sample_hit_frames_e = st->method;
+                    out->u.sample_hit.frames[i] = v_sample_hit_frames_e;
+                }
             }
         }
         break;
@@ -1850,56 +1980,58 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
     switch (tag_u) {
     case 0:
         {
-            PCD_UNUSED uint64_t v_alloc_time = 0;
-            PCD_UNUSED int64_t v_alloc_vtable = 0;
-            PCD_UNUSED int64_t v_alloc_object = 0;
-            PCD_UNUSED uint64_t v_alloc_size = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_alloc_time, "alloc.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "alloc.time"));
             /* vtable: MonoVTable* of the object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_alloc_vtable, "alloc.vtable"));
+            PCD_TRY(pcd_skip_sleb128(c, "alloc.vtable"));
             /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_alloc_object, "alloc.object"));
+            PCD_TRY(pcd_skip_sleb128(c, "alloc.object"));
             /* size: Size of the object in the heap. */
-            PCD_TRY(pcd_read_uleb128(c, &v_alloc_size, "alloc.size"));
+            PCD_TRY(pcd_skip_uleb128(c, "alloc.size"));
         }
         break;
     case 16:
         {
-            PCD_UNUSED uint64_t v_alloc_bt_time = 0;
-            PCD_UNUSED int64_t v_alloc_bt_vtable = 0;
-            PCD_UNUSED int64_t v_alloc_bt_object = 0;
-            PCD_UNUSED uint64_t v_alloc_bt_size = 0;
             PCD_UNUSED uint64_t n_alloc_bt_backtrace = 0;
             PCD_UNUSED const uint8_t *f0_alloc_bt_backtrace = NULL;
-            PCD_UNUSED int64_t v_alloc_bt_backtrace_e = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_alloc_bt_time, "alloc_bt.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "alloc_bt.time"));
             /* vtable: MonoVTable* of the object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_alloc_bt_vtable, "alloc_bt.vtable"));
+            PCD_TRY(pcd_skip_sleb128(c, "alloc_bt.vtable"));
             /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_alloc_bt_object, "alloc_bt.object"));
+            PCD_TRY(pcd_skip_sleb128(c, "alloc_bt.object"));
             /* size: Size of the object in the heap. */
-            PCD_TRY(pcd_read_uleb128(c, &v_alloc_bt_size, "alloc_bt.size"));
+            PCD_TRY(pcd_skip_uleb128(c, "alloc_bt.size"));
             /* backtrace: MonoMethod pointers, innermost first (running deltas). */
             f0_alloc_bt_backtrace = c->p;
             PCD_TRY(pcd_read_uleb128(c, &n_alloc_bt_backtrace, "alloc_bt.backtrace"));
             if (PCD_UNLIKELY(n_alloc_bt_backtrace > 65536))
                 return pcd_fail(c, f0_alloc_bt_backtrace, PCD_E_LIMIT, "alloc_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_alloc_bt_backtrace);
             PCD_TRY(pcd_check_count(c, f0_alloc_bt_backtrace, n_alloc_bt_backtrace, 1, "alloc_bt.backtrace"));
-            for (uint64_t i = 0; i < n_alloc_bt_backtrace; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_alloc_bt_backtrace_e, "alloc_bt.backtrace"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_alloc_bt_backtrace) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_alloc_bt_backtrace; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_alloc_bt_backtrace; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "alloc_bt.backtrace"));
+                }
             }
         }
         break;
     case 17:
         {
-            PCD_UNUSED uint64_t v_gc_event_time = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_event_time, "gc_event.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_event.time"));
             /* event, generation: 2 bytes of fixed fields */
             if (PCD_UNLIKELY(pcd_left(c) < 2))
                 return pcd_fail_run(c, k_event_val_run1, 2);
@@ -1912,165 +2044,173 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 33:
         {
-            PCD_UNUSED uint64_t v_gc_resize_time = 0;
-            PCD_UNUSED uint64_t v_gc_resize_heap_size = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_resize_time, "gc_resize.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_resize.time"));
             /* heap_size: New heap size. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_resize_heap_size, "gc_resize.heap_size"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_resize.heap_size"));
         }
         break;
     case 49:
         {
-            PCD_UNUSED uint64_t v_gc_move_time = 0;
             PCD_UNUSED uint64_t n_gc_move_objects = 0;
             PCD_UNUSED const uint8_t *f0_gc_move_objects = NULL;
-            PCD_UNUSED int64_t v_gc_move_objects_e = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_move_time, "gc_move.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_move.time"));
             /* objects: Old address, new address, ... (the count counts addresses). */
             f0_gc_move_objects = c->p;
             PCD_TRY(pcd_read_uleb128(c, &n_gc_move_objects, "gc_move.objects"));
             PCD_TRY(pcd_check_count(c, f0_gc_move_objects, n_gc_move_objects, 1, "gc_move.objects"));
-            for (uint64_t i = 0; i < n_gc_move_objects; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_gc_move_objects_e, "gc_move.objects"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_gc_move_objects) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_gc_move_objects; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_gc_move_objects; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "gc_move.objects"));
+                }
             }
         }
         break;
     case 65:
         {
-            PCD_UNUSED uint64_t v_gc_handle_created_time = 0;
-            PCD_UNUSED uint64_t v_gc_handle_created_handle_type = 0;
-            PCD_UNUSED uint64_t v_gc_handle_created_handle = 0;
-            PCD_UNUSED int64_t v_gc_handle_created_object = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_created_time, "gc_handle_created.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_created.time"));
             /* handle_type: MonoGCHandleType; upper bits are flags. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_created_handle_type, "gc_handle_created.handle_type"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_created.handle_type"));
             /* handle: GC handle value. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_created_handle, "gc_handle_created.handle"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_created.handle"));
             /* object: The object it holds. */
-            PCD_TRY(pcd_read_sleb128(c, &v_gc_handle_created_object, "gc_handle_created.object"));
+            PCD_TRY(pcd_skip_sleb128(c, "gc_handle_created.object"));
         }
         break;
     case 81:
         {
-            PCD_UNUSED uint64_t v_gc_handle_destroyed_time = 0;
-            PCD_UNUSED uint64_t v_gc_handle_destroyed_handle_type = 0;
-            PCD_UNUSED uint64_t v_gc_handle_destroyed_handle = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_destroyed_time, "gc_handle_destroyed.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_destroyed.time"));
             /* handle_type: MonoGCHandleType; upper bits are flags. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_destroyed_handle_type, "gc_handle_destroyed.handle_type"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_destroyed.handle_type"));
             /* handle: GC handle value. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_destroyed_handle, "gc_handle_destroyed.handle"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_destroyed.handle"));
         }
         break;
     case 97:
         {
-            PCD_UNUSED uint64_t v_gc_handle_created_bt_time = 0;
-            PCD_UNUSED uint64_t v_gc_handle_created_bt_handle_type = 0;
-            PCD_UNUSED uint64_t v_gc_handle_created_bt_handle = 0;
-            PCD_UNUSED int64_t v_gc_handle_created_bt_object = 0;
             PCD_UNUSED uint64_t n_gc_handle_created_bt_backtrace = 0;
             PCD_UNUSED const uint8_t *f0_gc_handle_created_bt_backtrace = NULL;
-            PCD_UNUSED int64_t v_gc_handle_created_bt_backtrace_e = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_created_bt_time, "gc_handle_created_bt.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_created_bt.time"));
             /* handle_type: MonoGCHandleType; upper bits are flags. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_created_bt_handle_type, "gc_handle_created_bt.handle_type"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_created_bt.handle_type"));
             /* handle: GC handle value. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_created_bt_handle, "gc_handle_created_bt.handle"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_created_bt.handle"));
             /* object: The object it holds. */
-            PCD_TRY(pcd_read_sleb128(c, &v_gc_handle_created_bt_object, "gc_handle_created_bt.object"));
+            PCD_TRY(pcd_skip_sleb128(c, "gc_handle_created_bt.object"));
             /* backtrace: MonoMethod pointers, innermost first (running deltas). */
             f0_gc_handle_created_bt_backtrace = c->p;
             PCD_TRY(pcd_read_uleb128(c, &n_gc_handle_created_bt_backtrace, "gc_handle_created_bt.backtrace"));
             if (PCD_UNLIKELY(n_gc_handle_created_bt_backtrace > 65536))
                 return pcd_fail(c, f0_gc_handle_created_bt_backtrace, PCD_E_LIMIT, "gc_handle_created_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_gc_handle_created_bt_backtrace);
             PCD_TRY(pcd_check_count(c, f0_gc_handle_created_bt_backtrace, n_gc_handle_created_bt_backtrace, 1, "gc_handle_created_bt.backtrace"));
-            for (uint64_t i = 0; i < n_gc_handle_created_bt_backtrace; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_gc_handle_created_bt_backtrace_e, "gc_handle_created_bt.backtrace"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_gc_handle_created_bt_backtrace) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_gc_handle_created_bt_backtrace; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_gc_handle_created_bt_backtrace; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "gc_handle_created_bt.backtrace"));
+                }
             }
         }
         break;
     case 113:
         {
-            PCD_UNUSED uint64_t v_gc_handle_destroyed_bt_time = 0;
-            PCD_UNUSED uint64_t v_gc_handle_destroyed_bt_handle_type = 0;
-            PCD_UNUSED uint64_t v_gc_handle_destroyed_bt_handle = 0;
             PCD_UNUSED uint64_t n_gc_handle_destroyed_bt_backtrace = 0;
             PCD_UNUSED const uint8_t *f0_gc_handle_destroyed_bt_backtrace = NULL;
-            PCD_UNUSED int64_t v_gc_handle_destroyed_bt_backtrace_e = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_destroyed_bt_time, "gc_handle_destroyed_bt.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_destroyed_bt.time"));
             /* handle_type: MonoGCHandleType; upper bits are flags. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_destroyed_bt_handle_type, "gc_handle_destroyed_bt.handle_type"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_destroyed_bt.handle_type"));
             /* handle: GC handle value. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_destroyed_bt_handle, "gc_handle_destroyed_bt.handle"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_destroyed_bt.handle"));
             /* backtrace: MonoMethod pointers, innermost first (running deltas). */
             f0_gc_handle_destroyed_bt_backtrace = c->p;
             PCD_TRY(pcd_read_uleb128(c, &n_gc_handle_destroyed_bt_backtrace, "gc_handle_destroyed_bt.backtrace"));
             if (PCD_UNLIKELY(n_gc_handle_destroyed_bt_backtrace > 65536))
                 return pcd_fail(c, f0_gc_handle_destroyed_bt_backtrace, PCD_E_LIMIT, "gc_handle_destroyed_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_gc_handle_destroyed_bt_backtrace);
             PCD_TRY(pcd_check_count(c, f0_gc_handle_destroyed_bt_backtrace, n_gc_handle_destroyed_bt_backtrace, 1, "gc_handle_destroyed_bt.backtrace"));
-            for (uint64_t i = 0; i < n_gc_handle_destroyed_bt_backtrace; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_gc_handle_destroyed_bt_backtrace_e, "gc_handle_destroyed_bt.backtrace"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_gc_handle_destroyed_bt_backtrace) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_gc_handle_destroyed_bt_backtrace; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_gc_handle_destroyed_bt_backtrace; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "gc_handle_destroyed_bt.backtrace"));
+                }
             }
         }
         break;
     case 129:
         {
-            PCD_UNUSED uint64_t v_gc_finalize_start_time = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_finalize_start_time, "gc_finalize_start.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_finalize_start.time"));
         }
         break;
     case 145:
         {
-            PCD_UNUSED uint64_t v_gc_finalize_end_time = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_finalize_end_time, "gc_finalize_end.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_finalize_end.time"));
         }
         break;
     case 161:
         {
-            PCD_UNUSED uint64_t v_gc_finalize_object_start_time = 0;
-            PCD_UNUSED int64_t v_gc_finalize_object_start_object = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_finalize_object_start_time, "gc_finalize_object_start.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_finalize_object_start.time"));
             /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_gc_finalize_object_start_object, "gc_finalize_object_start.object"));
+            PCD_TRY(pcd_skip_sleb128(c, "gc_finalize_object_start.object"));
         }
         break;
     case 177:
         {
-            PCD_UNUSED uint64_t v_gc_finalize_object_end_time = 0;
-            PCD_UNUSED int64_t v_gc_finalize_object_end_object = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_finalize_object_end_time, "gc_finalize_object_end.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "gc_finalize_object_end.time"));
             /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_gc_finalize_object_end_object, "gc_finalize_object_end.object"));
+            PCD_TRY(pcd_skip_sleb128(c, "gc_finalize_object_end.object"));
         }
         break;
     case 2:
         {
-            PCD_UNUSED uint64_t v_metadata_name_time = 0;
             PCD_UNUSED uint8_t v_metadata_name_mtype = 0;
-            PCD_UNUSED int64_t v_metadata_name_pointer = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_metadata_name_time, "metadata_name.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "metadata_name.time"));
             /* mtype: Metadata type. */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "metadata_name.mtype", "u8");
@@ -2084,15 +2224,14 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
             }
             c->p += 1;
             /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
-            PCD_TRY(pcd_read_sleb128(c, &v_metadata_name_pointer, "metadata_name.pointer"));
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_name.pointer"));
             /* detail */
             switch (v_metadata_name_mtype) {
             case 1:
                 {
-                    PCD_UNUSED int64_t v_metadata_name_detail_class_image = 0;
                     PCD_UNUSED pcd_bytes v_metadata_name_detail_class_name = { NULL, 0 };
                     /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_name_detail_class_image, "metadata_name.detail.class.image"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_name.detail.class.image"));
                     /* name: Full class name. */
                     PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_name_detail_class_name, "metadata_name.detail.class.name"));
                 }
@@ -2109,10 +2248,9 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
                 break;
             case 3:
                 {
-                    PCD_UNUSED int64_t v_metadata_name_detail_assembly_image = 0;
                     PCD_UNUSED pcd_bytes v_metadata_name_detail_assembly_name = { NULL, 0 };
                     /* image: MonoImage* of the assembly. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_name_detail_assembly_image, "metadata_name.detail.assembly.image"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_name.detail.assembly.image"));
                     /* name: Assembly name. */
                     PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_name_detail_assembly_name, "metadata_name.detail.assembly.name"));
                 }
@@ -2133,19 +2271,16 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
                 break;
             case 6:
                 {
-                    PCD_UNUSED int64_t v_metadata_name_detail_context_domain = 0;
                     /* domain: Domain id of the context. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_name_detail_context_domain, "metadata_name.detail.context.domain"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_name.detail.context.domain"));
                 }
                 break;
             case 7:
                 {
-                    PCD_UNUSED int64_t v_metadata_name_detail_vtable_domain = 0;
-                    PCD_UNUSED int64_t v_metadata_name_detail_vtable_class = 0;
                     /* domain: Domain id (0 for proxy vtables). */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_name_detail_vtable_domain, "metadata_name.detail.vtable.domain"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_name.detail.vtable.domain"));
                     /* class: MonoClass* of the vtable. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_name_detail_vtable_class, "metadata_name.detail.vtable.class"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_name.detail.vtable.class"));
                 }
                 break;
             default:
@@ -2155,12 +2290,10 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 34:
         {
-            PCD_UNUSED uint64_t v_metadata_load_time = 0;
             PCD_UNUSED uint8_t v_metadata_load_mtype = 0;
-            PCD_UNUSED int64_t v_metadata_load_pointer = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_metadata_load_time, "metadata_load.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "metadata_load.time"));
             /* mtype: Metadata type. */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "metadata_load.mtype", "u8");
@@ -2174,15 +2307,14 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
             }
             c->p += 1;
             /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
-            PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_pointer, "metadata_load.pointer"));
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_load.pointer"));
             /* detail */
             switch (v_metadata_load_mtype) {
             case 1:
                 {
-                    PCD_UNUSED int64_t v_metadata_load_detail_class_image = 0;
                     PCD_UNUSED pcd_bytes v_metadata_load_detail_class_name = { NULL, 0 };
                     /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_detail_class_image, "metadata_load.detail.class.image"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_load.detail.class.image"));
                     /* name: Full class name. */
                     PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_load_detail_class_name, "metadata_load.detail.class.name"));
                 }
@@ -2199,10 +2331,9 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
                 break;
             case 3:
                 {
-                    PCD_UNUSED int64_t v_metadata_load_detail_assembly_image = 0;
                     PCD_UNUSED pcd_bytes v_metadata_load_detail_assembly_name = { NULL, 0 };
                     /* image: MonoImage* of the assembly. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_detail_assembly_image, "metadata_load.detail.assembly.image"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_load.detail.assembly.image"));
                     /* name: Assembly name. */
                     PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_load_detail_assembly_name, "metadata_load.detail.assembly.name"));
                 }
@@ -2217,19 +2348,16 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
                 break;
             case 6:
                 {
-                    PCD_UNUSED int64_t v_metadata_load_detail_context_domain = 0;
                     /* domain: Domain id of the context. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_detail_context_domain, "metadata_load.detail.context.domain"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_load.detail.context.domain"));
                 }
                 break;
             case 7:
                 {
-                    PCD_UNUSED int64_t v_metadata_load_detail_vtable_domain = 0;
-                    PCD_UNUSED int64_t v_metadata_load_detail_vtable_class = 0;
                     /* domain: Domain id (0 for proxy vtables). */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_detail_vtable_domain, "metadata_load.detail.vtable.domain"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_load.detail.vtable.domain"));
                     /* class: MonoClass* of the vtable. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_detail_vtable_class, "metadata_load.detail.vtable.class"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_load.detail.vtable.class"));
                 }
                 break;
             default:
@@ -2239,12 +2367,10 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 66:
         {
-            PCD_UNUSED uint64_t v_metadata_unload_time = 0;
             PCD_UNUSED uint8_t v_metadata_unload_mtype = 0;
-            PCD_UNUSED int64_t v_metadata_unload_pointer = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_metadata_unload_time, "metadata_unload.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "metadata_unload.time"));
             /* mtype: Metadata type. */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "metadata_unload.mtype", "u8");
@@ -2258,15 +2384,14 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
             }
             c->p += 1;
             /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
-            PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_pointer, "metadata_unload.pointer"));
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.pointer"));
             /* detail */
             switch (v_metadata_unload_mtype) {
             case 1:
                 {
-                    PCD_UNUSED int64_t v_metadata_unload_detail_class_image = 0;
                     PCD_UNUSED pcd_bytes v_metadata_unload_detail_class_name = { NULL, 0 };
                     /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_detail_class_image, "metadata_unload.detail.class.image"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.detail.class.image"));
                     /* name: Full class name. */
                     PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_unload_detail_class_name, "metadata_unload.detail.class.name"));
                 }
@@ -2283,10 +2408,9 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
                 break;
             case 3:
                 {
-                    PCD_UNUSED int64_t v_metadata_unload_detail_assembly_image = 0;
                     PCD_UNUSED pcd_bytes v_metadata_unload_detail_assembly_name = { NULL, 0 };
                     /* image: MonoImage* of the assembly. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_detail_assembly_image, "metadata_unload.detail.assembly.image"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.detail.assembly.image"));
                     /* name: Assembly name. */
                     PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_unload_detail_assembly_name, "metadata_unload.detail.assembly.name"));
                 }
@@ -2301,19 +2425,16 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
                 break;
             case 6:
                 {
-                    PCD_UNUSED int64_t v_metadata_unload_detail_context_domain = 0;
                     /* domain: Domain id of the context. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_detail_context_domain, "metadata_unload.detail.context.domain"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.detail.context.domain"));
                 }
                 break;
             case 7:
                 {
-                    PCD_UNUSED int64_t v_metadata_unload_detail_vtable_domain = 0;
-                    PCD_UNUSED int64_t v_metadata_unload_detail_vtable_class = 0;
                     /* domain: Domain id (0 for proxy vtables). */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_detail_vtable_domain, "metadata_unload.detail.vtable.domain"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.detail.vtable.domain"));
                     /* class: MonoClass* of the vtable. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_detail_vtable_class, "metadata_unload.detail.vtable.class"));
+                    PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.detail.vtable.class"));
                 }
                 break;
             default:
@@ -2323,194 +2444,188 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 19:
         {
-            PCD_UNUSED uint64_t v_method_leave_time = 0;
-            PCD_UNUSED int64_t v_method_leave_method = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_method_leave_time, "method_leave.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "method_leave.time"));
             /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_read_sleb128(c, &v_method_leave_method, "method_leave.method"));
+            PCD_TRY(pcd_skip_sleb128(c, "method_leave.method"));
         }
         break;
     case 35:
         {
-            PCD_UNUSED uint64_t v_method_enter_time = 0;
-            PCD_UNUSED int64_t v_method_enter_method = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_method_enter_time, "method_enter.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "method_enter.time"));
             /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_read_sleb128(c, &v_method_enter_method, "method_enter.method"));
+            PCD_TRY(pcd_skip_sleb128(c, "method_enter.method"));
         }
         break;
     case 51:
         {
-            PCD_UNUSED uint64_t v_method_exc_leave_time = 0;
-            PCD_UNUSED int64_t v_method_exc_leave_method = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_method_exc_leave_time, "method_exc_leave.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "method_exc_leave.time"));
             /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_read_sleb128(c, &v_method_exc_leave_method, "method_exc_leave.method"));
+            PCD_TRY(pcd_skip_sleb128(c, "method_exc_leave.method"));
         }
         break;
     case 67:
         {
-            PCD_UNUSED uint64_t v_jit_time = 0;
-            PCD_UNUSED int64_t v_jit_method = 0;
-            PCD_UNUSED int64_t v_jit_code = 0;
-            PCD_UNUSED uint64_t v_jit_code_size = 0;
             PCD_UNUSED pcd_bytes v_jit_name = { NULL, 0 };
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_jit_time, "jit.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "jit.time"));
             /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_read_sleb128(c, &v_jit_method, "jit.method"));
+            PCD_TRY(pcd_skip_sleb128(c, "jit.method"));
             /* code: Start of the native code (may be 0). */
-            PCD_TRY(pcd_read_sleb128(c, &v_jit_code, "jit.code"));
+            PCD_TRY(pcd_skip_sleb128(c, "jit.code"));
             /* code_size: Size of the native code (may be 0). */
-            PCD_TRY(pcd_read_uleb128(c, &v_jit_code_size, "jit.code_size"));
+            PCD_TRY(pcd_skip_uleb128(c, "jit.code_size"));
             /* name: Full method name. */
             PCD_TRY(pcd_read_cstring(c, 1048576, &v_jit_name, "jit.name"));
         }
         break;
     case 4:
         {
-            PCD_UNUSED uint64_t v_throw_time = 0;
-            PCD_UNUSED int64_t v_throw_object = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_throw_time, "throw.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "throw.time"));
             /* object: The exception object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_throw_object, "throw.object"));
+            PCD_TRY(pcd_skip_sleb128(c, "throw.object"));
         }
         break;
     case 132:
         {
-            PCD_UNUSED uint64_t v_throw_bt_time = 0;
-            PCD_UNUSED int64_t v_throw_bt_object = 0;
             PCD_UNUSED uint64_t n_throw_bt_backtrace = 0;
             PCD_UNUSED const uint8_t *f0_throw_bt_backtrace = NULL;
-            PCD_UNUSED int64_t v_throw_bt_backtrace_e = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_throw_bt_time, "throw_bt.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "throw_bt.time"));
             /* object: The exception object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_throw_bt_object, "throw_bt.object"));
+            PCD_TRY(pcd_skip_sleb128(c, "throw_bt.object"));
             /* backtrace: MonoMethod pointers, innermost first (running deltas). */
             f0_throw_bt_backtrace = c->p;
             PCD_TRY(pcd_read_uleb128(c, &n_throw_bt_backtrace, "throw_bt.backtrace"));
             if (PCD_UNLIKELY(n_throw_bt_backtrace > 65536))
                 return pcd_fail(c, f0_throw_bt_backtrace, PCD_E_LIMIT, "throw_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_throw_bt_backtrace);
             PCD_TRY(pcd_check_count(c, f0_throw_bt_backtrace, n_throw_bt_backtrace, 1, "throw_bt.backtrace"));
-            for (uint64_t i = 0; i < n_throw_bt_backtrace; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_throw_bt_backtrace_e, "throw_bt.backtrace"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_throw_bt_backtrace) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_throw_bt_backtrace; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_throw_bt_backtrace; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "throw_bt.backtrace"));
+                }
             }
         }
         break;
     case 20:
         {
-            PCD_UNUSED uint64_t v_clause_time = 0;
             PCD_UNUSED uint8_t v_clause_clause_type = 0;
-            PCD_UNUSED uint64_t v_clause_clause_index = 0;
-            PCD_UNUSED int64_t v_clause_method = 0;
-            PCD_UNUSED int64_t v_clause_object = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_clause_time, "clause.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "clause.time"));
             /* clause_type: MonoExceptionEnum. */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "clause.clause_type", "u8");
             /* (value not needed for validation) */
             c->p += 1;
             /* clause_index: Index of the clause in the method. */
-            PCD_TRY(pcd_read_uleb128(c, &v_clause_clause_index, "clause.clause_index"));
+            PCD_TRY(pcd_skip_uleb128(c, "clause.clause_index"));
             /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_read_sleb128(c, &v_clause_method, "clause.method"));
+            PCD_TRY(pcd_skip_sleb128(c, "clause.method"));
             /* object: The exception object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_clause_object, "clause.object"));
+            PCD_TRY(pcd_skip_sleb128(c, "clause.object"));
         }
         break;
     case 5:
         {
-            PCD_UNUSED uint64_t v_monitor_time = 0;
             PCD_UNUSED uint8_t v_monitor_event = 0;
-            PCD_UNUSED int64_t v_monitor_object = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_monitor_time, "monitor.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "monitor.time"));
             /* event: MonoProfilerMonitorEvent. */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "monitor.event", "u8");
             /* (value not needed for validation) */
             c->p += 1;
             /* object: The lock object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_monitor_object, "monitor.object"));
+            PCD_TRY(pcd_skip_sleb128(c, "monitor.object"));
         }
         break;
     case 133:
         {
-            PCD_UNUSED uint64_t v_monitor_bt_time = 0;
             PCD_UNUSED uint8_t v_monitor_bt_event = 0;
-            PCD_UNUSED int64_t v_monitor_bt_object = 0;
             PCD_UNUSED uint64_t n_monitor_bt_backtrace = 0;
             PCD_UNUSED const uint8_t *f0_monitor_bt_backtrace = NULL;
-            PCD_UNUSED int64_t v_monitor_bt_backtrace_e = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_monitor_bt_time, "monitor_bt.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "monitor_bt.time"));
             /* event: MonoProfilerMonitorEvent. */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "monitor_bt.event", "u8");
             /* (value not needed for validation) */
             c->p += 1;
             /* object: The lock object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_monitor_bt_object, "monitor_bt.object"));
+            PCD_TRY(pcd_skip_sleb128(c, "monitor_bt.object"));
             /* backtrace: MonoMethod pointers, innermost first (running deltas). */
             f0_monitor_bt_backtrace = c->p;
             PCD_TRY(pcd_read_uleb128(c, &n_monitor_bt_backtrace, "monitor_bt.backtrace"));
             if (PCD_UNLIKELY(n_monitor_bt_backtrace > 65536))
                 return pcd_fail(c, f0_monitor_bt_backtrace, PCD_E_LIMIT, "monitor_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_monitor_bt_backtrace);
             PCD_TRY(pcd_check_count(c, f0_monitor_bt_backtrace, n_monitor_bt_backtrace, 1, "monitor_bt.backtrace"));
-            for (uint64_t i = 0; i < n_monitor_bt_backtrace; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_monitor_bt_backtrace_e, "monitor_bt.backtrace"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_monitor_bt_backtrace) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_monitor_bt_backtrace; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_monitor_bt_backtrace; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "monitor_bt.backtrace"));
+                }
             }
         }
         break;
     case 6:
         {
-            PCD_UNUSED uint64_t v_heap_start_time = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_heap_start_time, "heap_start.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "heap_start.time"));
         }
         break;
     case 22:
         {
-            PCD_UNUSED uint64_t v_heap_end_time = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_heap_end_time, "heap_end.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "heap_end.time"));
         }
         break;
     case 38:
         {
-            PCD_UNUSED uint64_t v_heap_object_time = 0;
-            PCD_UNUSED int64_t v_heap_object_object = 0;
-            PCD_UNUSED int64_t v_heap_object_vtable = 0;
-            PCD_UNUSED uint64_t v_heap_object_size = 0;
             PCD_UNUSED uint8_t v_heap_object_generation = 0;
             PCD_UNUSED uint64_t n_heap_object_refs = 0;
             PCD_UNUSED const uint8_t *f0_heap_object_refs = NULL;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_heap_object_time, "heap_object.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "heap_object.time"));
             /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_heap_object_object, "heap_object.object"));
+            PCD_TRY(pcd_skip_sleb128(c, "heap_object.object"));
             /* vtable: MonoVTable* of the object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_heap_object_vtable, "heap_object.vtable"));
+            PCD_TRY(pcd_skip_sleb128(c, "heap_object.vtable"));
             /* size: Size in the heap (0: more references of an object already reported). */
-            PCD_TRY(pcd_read_uleb128(c, &v_heap_object_size, "heap_object.size"));
+            PCD_TRY(pcd_skip_uleb128(c, "heap_object.size"));
             /* generation: Generation the object is in. */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "heap_object.generation", "u8");
@@ -2527,12 +2642,11 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 54:
         {
-            PCD_UNUSED uint64_t v_heap_root_time = 0;
             PCD_UNUSED uint64_t n_heap_root_roots = 0;
             PCD_UNUSED const uint8_t *f0_heap_root_roots = NULL;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_heap_root_time, "heap_root.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "heap_root.time"));
             /* roots: Root addresses and the objects they hold. */
             f0_heap_root_roots = c->p;
             PCD_TRY(pcd_read_uleb128(c, &n_heap_root_roots, "heap_root.roots"));
@@ -2544,64 +2658,66 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 70:
         {
-            PCD_UNUSED uint64_t v_heap_root_register_time = 0;
-            PCD_UNUSED int64_t v_heap_root_register_start = 0;
-            PCD_UNUSED uint64_t v_heap_root_register_size = 0;
             PCD_UNUSED uint8_t v_heap_root_register_source = 0;
-            PCD_UNUSED int64_t v_heap_root_register_key = 0;
             PCD_UNUSED pcd_bytes v_heap_root_register_name = { NULL, 0 };
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_heap_root_register_time, "heap_root_register.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "heap_root_register.time"));
             /* start: Start of the root region. */
-            PCD_TRY(pcd_read_sleb128(c, &v_heap_root_register_start, "heap_root_register.start"));
+            PCD_TRY(pcd_skip_sleb128(c, "heap_root_register.start"));
             /* size: Size of the root region. */
-            PCD_TRY(pcd_read_uleb128(c, &v_heap_root_register_size, "heap_root_register.size"));
+            PCD_TRY(pcd_skip_uleb128(c, "heap_root_register.size"));
             /* source: MonoGCRootSource. */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "heap_root_register.source", "u8");
             /* (value not needed for validation) */
             c->p += 1;
             /* key: Root key (meaning depends on the source). */
-            PCD_TRY(pcd_read_sleb128(c, &v_heap_root_register_key, "heap_root_register.key"));
+            PCD_TRY(pcd_skip_sleb128(c, "heap_root_register.key"));
             /* name: Description of the root. */
             PCD_TRY(pcd_read_cstring(c, 1048576, &v_heap_root_register_name, "heap_root_register.name"));
         }
         break;
     case 86:
         {
-            PCD_UNUSED uint64_t v_heap_root_unregister_time = 0;
-            PCD_UNUSED int64_t v_heap_root_unregister_start = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_heap_root_unregister_time, "heap_root_unregister.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "heap_root_unregister.time"));
             /* start: Start of the root region. */
-            PCD_TRY(pcd_read_sleb128(c, &v_heap_root_unregister_start, "heap_root_unregister.start"));
+            PCD_TRY(pcd_skip_sleb128(c, "heap_root_unregister.start"));
         }
         break;
     case 7:
         {
-            PCD_UNUSED uint64_t v_sample_hit_time = 0;
-            PCD_UNUSED int64_t v_sample_hit_thread = 0;
             PCD_UNUSED uint64_t n_sample_hit_ips = 0;
             PCD_UNUSED const uint8_t *f0_sample_hit_ips = NULL;
-            PCD_UNUSED int64_t v_sample_hit_ips_e = 0;
             PCD_UNUSED uint64_t n_sample_hit_frames = 0;
             PCD_UNUSED const uint8_t *f0_sample_hit_frames = NULL;
-            PCD_UNUSED int64_t v_sample_hit_frames_e = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_sample_hit_time, "sample_hit.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "sample_hit.time"));
             /* thread: Thread id of the sampled thread. */
-            PCD_TRY(pcd_read_sleb128(c, &v_sample_hit_thread, "sample_hit.thread"));
+            PCD_TRY(pcd_skip_sleb128(c, "sample_hit.thread"));
             /* ips: Instruction pointers. */
             f0_sample_hit_ips = c->p;
             PCD_TRY(pcd_read_uleb128(c, &n_sample_hit_ips, "sample_hit.ips"));
             if (PCD_UNLIKELY(n_sample_hit_ips > 65536))
                 return pcd_fail(c, f0_sample_hit_ips, PCD_E_LIMIT, "sample_hit.ips", "at most 65536 elements", PCD_FOUND_UINT, n_sample_hit_ips);
             PCD_TRY(pcd_check_count(c, f0_sample_hit_ips, n_sample_hit_ips, 1, "sample_hit.ips"));
-            for (uint64_t i = 0; i < n_sample_hit_ips; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_sample_hit_ips_e, "sample_hit.ips"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_sample_hit_ips) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_sample_hit_ips; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_sample_hit_ips; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "sample_hit.ips"));
+                }
             }
             /* frames: Managed backtrace: MonoMethod pointers, innermost first (running deltas). */
             f0_sample_hit_frames = c->p;
@@ -2609,36 +2725,44 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
             if (PCD_UNLIKELY(n_sample_hit_frames > 65536))
                 return pcd_fail(c, f0_sample_hit_frames, PCD_E_LIMIT, "sample_hit.frames", "at most 65536 elements", PCD_FOUND_UINT, n_sample_hit_frames);
             PCD_TRY(pcd_check_count(c, f0_sample_hit_frames, n_sample_hit_frames, 1, "sample_hit.frames"));
-            for (uint64_t i = 0; i < n_sample_hit_frames; i++) {
-                PCD_TRY(pcd_read_sleb128(c, &v_sample_hit_frames_e, "sample_hit.frames"));
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 8 >= n_sample_hit_frames) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_sample_hit_frames; i0++) {
+                        unsigned len = pcd_leb_len8(q);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_sample_hit_frames; i++) {
+                    PCD_TRY(pcd_skip_sleb128(c, "sample_hit.frames"));
+                }
             }
         }
         break;
     case 23:
         {
-            PCD_UNUSED uint64_t v_sample_usym_time = 0;
-            PCD_UNUSED int64_t v_sample_usym_address = 0;
-            PCD_UNUSED uint64_t v_sample_usym_size = 0;
             PCD_UNUSED pcd_bytes v_sample_usym_name = { NULL, 0 };
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_sample_usym_time, "sample_usym.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "sample_usym.time"));
             /* address: Symbol address. */
-            PCD_TRY(pcd_read_sleb128(c, &v_sample_usym_address, "sample_usym.address"));
+            PCD_TRY(pcd_skip_sleb128(c, "sample_usym.address"));
             /* size: Symbol size (0 if unknown). */
-            PCD_TRY(pcd_read_uleb128(c, &v_sample_usym_size, "sample_usym.size"));
+            PCD_TRY(pcd_skip_uleb128(c, "sample_usym.size"));
             /* name: Symbol name. */
             PCD_TRY(pcd_read_cstring(c, 1048576, &v_sample_usym_name, "sample_usym.name"));
         }
         break;
     case 55:
         {
-            PCD_UNUSED uint64_t v_sample_counters_desc_time = 0;
             PCD_UNUSED uint64_t n_sample_counters_desc_counters = 0;
             PCD_UNUSED const uint8_t *f0_sample_counters_desc_counters = NULL;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_sample_counters_desc_time, "sample_counters_desc.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "sample_counters_desc.time"));
             /* counters: The counters described. */
             f0_sample_counters_desc_counters = c->p;
             PCD_TRY(pcd_read_uleb128(c, &n_sample_counters_desc_counters, "sample_counters_desc.counters"));
@@ -2650,12 +2774,11 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 71:
         {
-            PCD_UNUSED uint64_t v_sample_counters_time = 0;
             PCD_UNUSED uint64_t n_sample_counters_values = 0;
             PCD_UNUSED const uint8_t *f0_sample_counters_values = NULL;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_sample_counters_time, "sample_counters.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "sample_counters.time"));
             /* values: Values, until index 0. */
             f0_sample_counters_values = c->p;
             {
@@ -2675,23 +2798,20 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 24:
         {
-            PCD_UNUSED uint64_t v_jit_helper_time = 0;
             PCD_UNUSED uint8_t v_jit_helper_kind = 0;
-            PCD_UNUSED int64_t v_jit_helper_start = 0;
-            PCD_UNUSED uint64_t v_jit_helper_size = 0;
             PCD_UNUSED pcd_bytes v_jit_helper_name = { NULL, 0 };
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_jit_helper_time, "jit_helper.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "jit_helper.time"));
             /* kind: MonoProfilerCodeBufferType. */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "jit_helper.kind", "u8");
             v_jit_helper_kind = pcd_ld_u8(c->p);
             c->p += 1;
             /* start: Start of the code. */
-            PCD_TRY(pcd_read_sleb128(c, &v_jit_helper_start, "jit_helper.start"));
+            PCD_TRY(pcd_skip_sleb128(c, "jit_helper.start"));
             /* size: Size of the code. */
-            PCD_TRY(pcd_read_uleb128(c, &v_jit_helper_size, "jit_helper.size"));
+            PCD_TRY(pcd_skip_uleb128(c, "jit_helper.size"));
             /* name: Name (specific trampolines only). (when kind == 5) */
             if (v_jit_helper_kind == 5) {
                 PCD_TRY(pcd_read_cstring(c, 1048576, &v_jit_helper_name, "jit_helper.name"));
@@ -2700,11 +2820,10 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 10:
         {
-            PCD_UNUSED uint64_t v_sync_point_time = 0;
             PCD_UNUSED uint8_t v_sync_point_kind = 0;
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_sync_point_time, "sync_point.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "sync_point.time"));
             /* kind: MonoProfilerSyncPointType. */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "sync_point.kind", "u8");
@@ -2714,11 +2833,10 @@ static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
         break;
     case 26:
         {
-            PCD_UNUSED uint64_t v_aot_id_time = 0;
             PCD_UNUSED pcd_bytes v_aot_id_aot_id = { NULL, 0 };
             c->p += 1;
             /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_aot_id_time, "aot_id.time"));
+            PCD_TRY(pcd_skip_uleb128(c, "aot_id.time"));
             /* aot_id: The AOT id. */
             PCD_TRY(pcd_read_cstring(c, 1048576, &v_aot_id_aot_id, "aot_id.aot_id"));
         }
@@ -4991,6 +5109,41 @@ static uint64_t pcd_mono_v3_0_region_events_run(pcd_cursor *c, uint64_t max, pcd
     }
     return k;
 }
+/* Decodes events records back to back into *rec and hands each to fn (the decoding
+ * fast path: no call into the stream driver per record). Stops at the cursor's end,
+ * after max records, at a failure (*start: where the record began), or when fn
+ * returns anything but PCD_OK (*start: NULL).
+ * The stream state (c->x->state) moves on record by record; a record that fails
+ * leaves it as it was before that record (as the stream driver does). */
+static uint64_t pcd_mono_v3_0_region_events_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    uint64_t k = 0;
+    pcd_mono_v3_0_event *out = (pcd_mono_v3_0_event *)rec->data;
+    pcd_mono_v3_0_events_state *sp = c->x->state, saved;
+    *st = PCD_OK;
+    while (c->p < c->end && k < max) {
+        const uint8_t *s = c->p;
+        *start = s;
+        if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);
+        saved = *sp;
+        *st = pcd_mono_v3_0_event_decode_(c, out);
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            *sp = saved;
+            break;
+        }
+        k++;
+        rec->offset = pcd_offset(c, s);
+        rec->size = (uint64_t)(c->p - s);
+        *st = fn(ud, rec);
+        rec->index++;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            *start = NULL; /* stopped by fn, not by the data */
+            break;
+        }
+    }
+    return k;
+}
 static void pcd_mono_v3_0_region_events_init(void *state, const void *parent, const pcd_ctx *x)
 {
     pcd_mono_v3_0_events_state *st = state;
@@ -5024,7 +5177,7 @@ const pcd_region_desc pcd_mono_v3_0_region_events = {
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
     NULL, 3, 2,
-    NULL,
+    pcd_mono_v3_0_region_events_drun,
 };
 
 static pcd_status pcd_mono_v3_0_region_buffers_dec(pcd_cursor *c, void *out) { return pcd_mono_v3_0_buffer_decode_(c, out); }

@@ -38,10 +38,9 @@ pcd_status pcd_tachyon_v1_repeat_entry_decode(pcd_cursor *c, pcd_tachyon_v1_repe
  */
 static inline pcd_status pcd_tachyon_v1_repeat_entry_validate_(pcd_cursor *c)
 {
-    PCD_UNUSED uint64_t v_timestamp_delta = 0;
     PCD_UNUSED uint8_t v_status = 0;
     /* timestamp_delta: Microseconds since this thread's previous sample (u64, wrapping; CPython ignores the 10th byte's high bits). */
-    PCD_TRY(pcd_read_uleb128_wrap(c, &v_timestamp_delta, "timestamp_delta"));
+    PCD_TRY(pcd_skip_uleb128_wrap(c, "timestamp_delta"));
     /* status: Thread status bits: has_gil 1, on_cpu 2, unknown 4, gil_requested 8, has_exception 16, main_thread 32. */
     if (PCD_UNLIKELY(pcd_left(c) < 1))
         return pcd_fail_short(c, c->p, "status", "u8");
@@ -116,8 +115,28 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
             PCD_TRY(pcd_read_uleb128(c, &n_stack_repeat_samples, "stack.repeat.samples"));
             PCD_TRY(pcd_alloc_array(c, f0_stack_repeat_samples, n_stack_repeat_samples, sizeof(pcd_tachyon_v1_repeat_entry), 2, (void **)&out->stack.u.repeat.samples, "stack.repeat.samples"));
             out->stack.u.repeat.n_samples = (size_t)n_stack_repeat_samples;
-            for (uint64_t i = 0; i < n_stack_repeat_samples; i++) {
-                PCD_TRY_IN(c->x, pcd_tachyon_v1_repeat_entry_decode_(c, &out->stack.u.repeat.samples[i]), "stack.repeat.samples", (int64_t)i);
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 11 >= n_stack_repeat_samples) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_stack_repeat_samples; i0++) {
+                        const uint8_t *s = q;
+                        uint64_t v1;
+                        unsigned len1 = pcd_leb_fast(q, &v1);
+                        if (PCD_UNLIKELY(len1 == 0)) {
+                            q = s;
+                            break;
+                        }
+                        q += len1;
+                        out->stack.u.repeat.samples[i0].timestamp_delta = (uint64_t)v1;
+                        out->stack.u.repeat.samples[i0].status = pcd_ld_u8(q);
+                        q += 1;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_stack_repeat_samples; i++) {
+                    PCD_TRY_IN(c->x, pcd_tachyon_v1_repeat_entry_decode_(c, &out->stack.u.repeat.samples[i]), "stack.repeat.samples", (int64_t)i);
+                }
             }
         }
         break;
@@ -148,12 +167,27 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
                 return pcd_fail(c, f0_stack_full_frames, PCD_E_LIMIT, "stack.full.frames", "at most 256 elements", PCD_FOUND_UINT, n_stack_full_frames);
             PCD_TRY(pcd_alloc_array(c, f0_stack_full_frames, n_stack_full_frames, sizeof(uint32_t), 1, (void **)&out->stack.u.full.frames, "stack.full.frames"));
             out->stack.u.full.n_frames = (size_t)n_stack_full_frames;
-            for (uint64_t i = 0; i < n_stack_full_frames; i++) {
-                f0_stack_full_frames_e = c->p;
-                PCD_TRY(pcd_read_uleb128(c, &v_stack_full_frames_e, "stack.full.frames"));
-                if (PCD_UNLIKELY(v_stack_full_frames_e > UINT32_MAX))
-                    return pcd_fail(c, f0_stack_full_frames_e, PCD_E_OVERFLOW, "stack.full.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_full_frames_e);
-                out->stack.u.full.frames[i] = v_stack_full_frames_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 10 >= n_stack_full_frames) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_stack_full_frames; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                        if (PCD_UNLIKELY(v > UINT32_MAX)) break;
+                        out->stack.u.full.frames[i0] = (uint32_t)v;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_stack_full_frames; i++) {
+                    f0_stack_full_frames_e = c->p;
+                    PCD_TRY(pcd_read_uleb128(c, &v_stack_full_frames_e, "stack.full.frames"));
+                    if (PCD_UNLIKELY(v_stack_full_frames_e > UINT32_MAX))
+                        return pcd_fail(c, f0_stack_full_frames_e, PCD_E_OVERFLOW, "stack.full.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_full_frames_e);
+                    out->stack.u.full.frames[i] = v_stack_full_frames_e;
+                }
             }
         }
         break;
@@ -192,12 +226,27 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
                 return pcd_fail(c, f0_stack_suffix_frames, PCD_E_LIMIT, "stack.suffix.frames", "at most 256 elements", PCD_FOUND_UINT, n_stack_suffix_frames);
             PCD_TRY(pcd_alloc_array(c, f0_stack_suffix_frames, n_stack_suffix_frames, sizeof(uint32_t), 1, (void **)&out->stack.u.suffix.frames, "stack.suffix.frames"));
             out->stack.u.suffix.n_frames = (size_t)n_stack_suffix_frames;
-            for (uint64_t i = 0; i < n_stack_suffix_frames; i++) {
-                f0_stack_suffix_frames_e = c->p;
-                PCD_TRY(pcd_read_uleb128(c, &v_stack_suffix_frames_e, "stack.suffix.frames"));
-                if (PCD_UNLIKELY(v_stack_suffix_frames_e > UINT32_MAX))
-                    return pcd_fail(c, f0_stack_suffix_frames_e, PCD_E_OVERFLOW, "stack.suffix.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_suffix_frames_e);
-                out->stack.u.suffix.frames[i] = v_stack_suffix_frames_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 10 >= n_stack_suffix_frames) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_stack_suffix_frames; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                        if (PCD_UNLIKELY(v > UINT32_MAX)) break;
+                        out->stack.u.suffix.frames[i0] = (uint32_t)v;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_stack_suffix_frames; i++) {
+                    f0_stack_suffix_frames_e = c->p;
+                    PCD_TRY(pcd_read_uleb128(c, &v_stack_suffix_frames_e, "stack.suffix.frames"));
+                    if (PCD_UNLIKELY(v_stack_suffix_frames_e > UINT32_MAX))
+                        return pcd_fail(c, f0_stack_suffix_frames_e, PCD_E_OVERFLOW, "stack.suffix.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_suffix_frames_e);
+                    out->stack.u.suffix.frames[i] = v_stack_suffix_frames_e;
+                }
             }
         }
         break;
@@ -236,12 +285,27 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
                 return pcd_fail(c, f0_stack_pop_push_frames, PCD_E_LIMIT, "stack.pop_push.frames", "at most 256 elements", PCD_FOUND_UINT, n_stack_pop_push_frames);
             PCD_TRY(pcd_alloc_array(c, f0_stack_pop_push_frames, n_stack_pop_push_frames, sizeof(uint32_t), 1, (void **)&out->stack.u.pop_push.frames, "stack.pop_push.frames"));
             out->stack.u.pop_push.n_frames = (size_t)n_stack_pop_push_frames;
-            for (uint64_t i = 0; i < n_stack_pop_push_frames; i++) {
-                f0_stack_pop_push_frames_e = c->p;
-                PCD_TRY(pcd_read_uleb128(c, &v_stack_pop_push_frames_e, "stack.pop_push.frames"));
-                if (PCD_UNLIKELY(v_stack_pop_push_frames_e > UINT32_MAX))
-                    return pcd_fail(c, f0_stack_pop_push_frames_e, PCD_E_OVERFLOW, "stack.pop_push.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_pop_push_frames_e);
-                out->stack.u.pop_push.frames[i] = v_stack_pop_push_frames_e;
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 10 >= n_stack_pop_push_frames) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_stack_pop_push_frames; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                        if (PCD_UNLIKELY(v > UINT32_MAX)) break;
+                        out->stack.u.pop_push.frames[i0] = (uint32_t)v;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_stack_pop_push_frames; i++) {
+                    f0_stack_pop_push_frames_e = c->p;
+                    PCD_TRY(pcd_read_uleb128(c, &v_stack_pop_push_frames_e, "stack.pop_push.frames"));
+                    if (PCD_UNLIKELY(v_stack_pop_push_frames_e > UINT32_MAX))
+                        return pcd_fail(c, f0_stack_pop_push_frames_e, PCD_E_OVERFLOW, "stack.pop_push.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_pop_push_frames_e);
+                    out->stack.u.pop_push.frames[i] = v_stack_pop_push_frames_e;
+                }
             }
         }
         break;
@@ -288,14 +352,31 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
             f0_stack_repeat_samples = c->p;
             PCD_TRY(pcd_read_uleb128(c, &n_stack_repeat_samples, "stack.repeat.samples"));
             PCD_TRY(pcd_check_count(c, f0_stack_repeat_samples, n_stack_repeat_samples, 2, "stack.repeat.samples"));
-            for (uint64_t i = 0; i < n_stack_repeat_samples; i++) {
-                PCD_TRY_IN(c->x, pcd_tachyon_v1_repeat_entry_validate_(c), "stack.repeat.samples", (int64_t)i);
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 11 >= n_stack_repeat_samples) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_stack_repeat_samples; i0++) {
+                        const uint8_t *s = q;
+                        uint64_t v1;
+                        unsigned len1 = pcd_leb_fast(q, &v1);
+                        if (PCD_UNLIKELY(len1 == 0)) {
+                            q = s;
+                            break;
+                        }
+                        q += len1;
+                        q += 1;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_stack_repeat_samples; i++) {
+                    PCD_TRY_IN(c->x, pcd_tachyon_v1_repeat_entry_validate_(c), "stack.repeat.samples", (int64_t)i);
+                }
             }
         }
         break;
     case 1:
         {
-            PCD_UNUSED uint64_t v_stack_full_timestamp_delta = 0;
             PCD_UNUSED uint8_t v_stack_full_status = 0;
             PCD_UNUSED uint64_t n_stack_full_frames = 0;
             PCD_UNUSED const uint8_t *f0_stack_full_frames = NULL;
@@ -303,7 +384,7 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
             PCD_UNUSED uint64_t v_stack_full_frames_e = 0;
             c->p += 1;
             /* timestamp_delta */
-            PCD_TRY(pcd_read_uleb128_wrap(c, &v_stack_full_timestamp_delta, "stack.full.timestamp_delta"));
+            PCD_TRY(pcd_skip_uleb128_wrap(c, "stack.full.timestamp_delta"));
             /* status */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "stack.full.status", "u8");
@@ -315,17 +396,30 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
             if (PCD_UNLIKELY(n_stack_full_frames > 256))
                 return pcd_fail(c, f0_stack_full_frames, PCD_E_LIMIT, "stack.full.frames", "at most 256 elements", PCD_FOUND_UINT, n_stack_full_frames);
             PCD_TRY(pcd_check_count(c, f0_stack_full_frames, n_stack_full_frames, 1, "stack.full.frames"));
-            for (uint64_t i = 0; i < n_stack_full_frames; i++) {
-                f0_stack_full_frames_e = c->p;
-                PCD_TRY(pcd_read_uleb128(c, &v_stack_full_frames_e, "stack.full.frames"));
-                if (PCD_UNLIKELY(v_stack_full_frames_e > UINT32_MAX))
-                    return pcd_fail(c, f0_stack_full_frames_e, PCD_E_OVERFLOW, "stack.full.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_full_frames_e);
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 10 >= n_stack_full_frames) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_stack_full_frames; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                        if (PCD_UNLIKELY(v > UINT32_MAX)) break;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_stack_full_frames; i++) {
+                    f0_stack_full_frames_e = c->p;
+                    PCD_TRY(pcd_read_uleb128(c, &v_stack_full_frames_e, "stack.full.frames"));
+                    if (PCD_UNLIKELY(v_stack_full_frames_e > UINT32_MAX))
+                        return pcd_fail(c, f0_stack_full_frames_e, PCD_E_OVERFLOW, "stack.full.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_full_frames_e);
+                }
             }
         }
         break;
     case 2:
         {
-            PCD_UNUSED uint64_t v_stack_suffix_timestamp_delta = 0;
             PCD_UNUSED uint8_t v_stack_suffix_status = 0;
             PCD_UNUSED const uint8_t *f0_stack_suffix_shared_count = NULL;
             PCD_UNUSED uint64_t v_stack_suffix_shared_count = 0;
@@ -335,7 +429,7 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
             PCD_UNUSED uint64_t v_stack_suffix_frames_e = 0;
             c->p += 1;
             /* timestamp_delta */
-            PCD_TRY(pcd_read_uleb128_wrap(c, &v_stack_suffix_timestamp_delta, "stack.suffix.timestamp_delta"));
+            PCD_TRY(pcd_skip_uleb128_wrap(c, "stack.suffix.timestamp_delta"));
             /* status */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "stack.suffix.status", "u8");
@@ -352,17 +446,30 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
             if (PCD_UNLIKELY(n_stack_suffix_frames > 256))
                 return pcd_fail(c, f0_stack_suffix_frames, PCD_E_LIMIT, "stack.suffix.frames", "at most 256 elements", PCD_FOUND_UINT, n_stack_suffix_frames);
             PCD_TRY(pcd_check_count(c, f0_stack_suffix_frames, n_stack_suffix_frames, 1, "stack.suffix.frames"));
-            for (uint64_t i = 0; i < n_stack_suffix_frames; i++) {
-                f0_stack_suffix_frames_e = c->p;
-                PCD_TRY(pcd_read_uleb128(c, &v_stack_suffix_frames_e, "stack.suffix.frames"));
-                if (PCD_UNLIKELY(v_stack_suffix_frames_e > UINT32_MAX))
-                    return pcd_fail(c, f0_stack_suffix_frames_e, PCD_E_OVERFLOW, "stack.suffix.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_suffix_frames_e);
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 10 >= n_stack_suffix_frames) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_stack_suffix_frames; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                        if (PCD_UNLIKELY(v > UINT32_MAX)) break;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_stack_suffix_frames; i++) {
+                    f0_stack_suffix_frames_e = c->p;
+                    PCD_TRY(pcd_read_uleb128(c, &v_stack_suffix_frames_e, "stack.suffix.frames"));
+                    if (PCD_UNLIKELY(v_stack_suffix_frames_e > UINT32_MAX))
+                        return pcd_fail(c, f0_stack_suffix_frames_e, PCD_E_OVERFLOW, "stack.suffix.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_suffix_frames_e);
+                }
             }
         }
         break;
     case 3:
         {
-            PCD_UNUSED uint64_t v_stack_pop_push_timestamp_delta = 0;
             PCD_UNUSED uint8_t v_stack_pop_push_status = 0;
             PCD_UNUSED const uint8_t *f0_stack_pop_push_pop_count = NULL;
             PCD_UNUSED uint64_t v_stack_pop_push_pop_count = 0;
@@ -372,7 +479,7 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
             PCD_UNUSED uint64_t v_stack_pop_push_frames_e = 0;
             c->p += 1;
             /* timestamp_delta */
-            PCD_TRY(pcd_read_uleb128_wrap(c, &v_stack_pop_push_timestamp_delta, "stack.pop_push.timestamp_delta"));
+            PCD_TRY(pcd_skip_uleb128_wrap(c, "stack.pop_push.timestamp_delta"));
             /* status */
             if (PCD_UNLIKELY(pcd_left(c) < 1))
                 return pcd_fail_short(c, c->p, "stack.pop_push.status", "u8");
@@ -389,11 +496,25 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
             if (PCD_UNLIKELY(n_stack_pop_push_frames > 256))
                 return pcd_fail(c, f0_stack_pop_push_frames, PCD_E_LIMIT, "stack.pop_push.frames", "at most 256 elements", PCD_FOUND_UINT, n_stack_pop_push_frames);
             PCD_TRY(pcd_check_count(c, f0_stack_pop_push_frames, n_stack_pop_push_frames, 1, "stack.pop_push.frames"));
-            for (uint64_t i = 0; i < n_stack_pop_push_frames; i++) {
-                f0_stack_pop_push_frames_e = c->p;
-                PCD_TRY(pcd_read_uleb128(c, &v_stack_pop_push_frames_e, "stack.pop_push.frames"));
-                if (PCD_UNLIKELY(v_stack_pop_push_frames_e > UINT32_MAX))
-                    return pcd_fail(c, f0_stack_pop_push_frames_e, PCD_E_OVERFLOW, "stack.pop_push.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_pop_push_frames_e);
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 10 >= n_stack_pop_push_frames) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_stack_pop_push_frames; i0++) {
+                        uint64_t v;
+                        unsigned len = pcd_leb_fast(q, &v);
+                        if (PCD_UNLIKELY(len == 0)) break;
+                        q += len;
+                        if (PCD_UNLIKELY(v > UINT32_MAX)) break;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_stack_pop_push_frames; i++) {
+                    f0_stack_pop_push_frames_e = c->p;
+                    PCD_TRY(pcd_read_uleb128(c, &v_stack_pop_push_frames_e, "stack.pop_push.frames"));
+                    if (PCD_UNLIKELY(v_stack_pop_push_frames_e > UINT32_MAX))
+                        return pcd_fail(c, f0_stack_pop_push_frames_e, PCD_E_OVERFLOW, "stack.pop_push.frames", "a 32-bit value", PCD_FOUND_UINT, v_stack_pop_push_frames_e);
+                }
             }
         }
         break;
@@ -1569,7 +1690,9 @@ static uint64_t pcd_tachyon_v1_region_samples_drun(pcd_cursor *c, uint64_t max, 
         *start = s;
         if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);
         *st = pcd_tachyon_v1_sample_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);
@@ -1628,7 +1751,9 @@ static uint64_t pcd_tachyon_v1_region_strings_drun(pcd_cursor *c, uint64_t max, 
         const uint8_t *s = c->p;
         *start = s;
         *st = pcd_tachyon_v1_string_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);
@@ -1694,7 +1819,9 @@ static uint64_t pcd_tachyon_v1_region_frames_drun(pcd_cursor *c, uint64_t max, p
         const uint8_t *s = c->p;
         *start = s;
         *st = pcd_tachyon_v1_frame_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);
@@ -1760,7 +1887,9 @@ static uint64_t pcd_tachyon_v1_region_stats_drun(pcd_cursor *c, uint64_t max, pc
         const uint8_t *s = c->p;
         *start = s;
         *st = pcd_tachyon_v1_stats_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);

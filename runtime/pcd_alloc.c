@@ -61,6 +61,9 @@ void pcd_arena_init(pcd_arena *a, void *block, size_t size, pcd_alloc *al, size_
     a->al = al;
     a->used = 0;
     a->limit = limit;
+    a->base = a->first;
+    a->base_end = a->first_end;
+    a->base_chunk = NULL;
 }
 
 void *pcd_arena_alloc_slow(pcd_arena *a, size_t n)
@@ -94,7 +97,7 @@ void *pcd_arena_alloc_slow(pcd_arena *a, size_t n)
     return c->data;
 }
 
-void pcd_arena_reset(pcd_arena *a)
+void pcd_arena_reset_slow(pcd_arena *a)
 {
     /* keep only the newest (largest) chunk so steady state needs no allocation */
     pcd_arena_chunk *keep = a->chunks;
@@ -108,16 +111,18 @@ void pcd_arena_reset(pcd_arena *a)
         keep->next = NULL;
         if ((size_t)((uint8_t *)keep + keep->size - keep->data) >=
             (size_t)(a->first_end - a->first)) {
-            a->p = keep->data;
-            a->end = (uint8_t *)keep + keep->size;
+            a->p = a->base = keep->data;
+            a->end = a->base_end = (uint8_t *)keep + keep->size;
+            a->base_chunk = keep;
             a->used = 0;
             return;
         }
         pcd_alloc_free(a->al, keep, keep->size);
         a->chunks = NULL;
     }
-    a->p = a->first;
-    a->end = a->first_end;
+    a->p = a->base = a->first;
+    a->end = a->base_end = a->first_end;
+    a->base_chunk = NULL;
     a->used = 0;
 }
 
@@ -130,7 +135,8 @@ void pcd_arena_free(pcd_arena *a)
         c = n;
     }
     a->chunks = NULL;
-    a->p = a->first;
-    a->end = a->first_end;
+    a->p = a->base = a->first;
+    a->end = a->base_end = a->first_end;
+    a->base_chunk = NULL;
     a->used = 0;
 }

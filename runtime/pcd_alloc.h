@@ -37,11 +37,26 @@ typedef struct pcd_arena {
     pcd_alloc *al;
     size_t used;               /* bytes handed out since the last reset */
     size_t limit;              /* cap on `used`; 0 = no cap */
+    /* where a reset starts again while no chunk was added since the last one: the caller's
+     * block, or the chunk kept by that reset (base_chunk) */
+    uint8_t *base, *base_end;
+    pcd_arena_chunk *base_chunk;
 } pcd_arena;
 
 void pcd_arena_init(pcd_arena *a, void *block, size_t size, pcd_alloc *al, size_t limit);
 /* Forgets every allocation; keeps the largest chunk for reuse. */
-void pcd_arena_reset(pcd_arena *a);
+void pcd_arena_reset_slow(pcd_arena *a);
+PCD_INLINE void pcd_arena_reset(pcd_arena *a)
+{
+    if (PCD_LIKELY(a->chunks == a->base_chunk)) {
+        /* no chunk was added: start the same block again */
+        a->p = a->base;
+        a->end = a->base_end;
+        a->used = 0;
+        return;
+    }
+    pcd_arena_reset_slow(a);
+}
 void pcd_arena_free(pcd_arena *a);
 
 void *pcd_arena_alloc_slow(pcd_arena *a, size_t n);

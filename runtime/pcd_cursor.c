@@ -77,8 +77,8 @@ pcd_status pcd_skip_cstring(pcd_cursor *c, uint64_t max, const char *name)
     return pcd_read_cstring(c, max, &b, name);
 }
 
-pcd_status pcd_check_count(const pcd_cursor *c, const uint8_t *at, uint64_t n, size_t min_wire,
-                           const char *name)
+pcd_status pcd_check_count_slow(const pcd_cursor *c, const uint8_t *at, uint64_t n, size_t min_wire,
+                                const char *name)
 {
     if (PCD_UNLIKELY(n > c->x->lim->max_array))
         return pcd_fail(c, at, PCD_E_LIMIT, name, "element count within the array limit",
@@ -92,10 +92,10 @@ pcd_status pcd_check_count(const pcd_cursor *c, const uint8_t *at, uint64_t n, s
     return PCD_OK;
 }
 
-pcd_status pcd_alloc_array(pcd_cursor *c, const uint8_t *at, uint64_t n, size_t size,
-                           size_t min_wire, void **out, const char *name)
+pcd_status pcd_alloc_array_slow(pcd_cursor *c, const uint8_t *at, uint64_t n, size_t size,
+                                size_t min_wire, void **out, const char *name)
 {
-    PCD_TRY(pcd_check_count(c, at, n, min_wire, name));
+    PCD_TRY(pcd_check_count_slow(c, at, n, min_wire, name));
     if (n == 0) {
         *out = NULL;
         return PCD_OK;

@@ -158,12 +158,39 @@ pcd_status pcd_skip_cstring(pcd_cursor *c, uint64_t max, const char *name);
 /* Allocates n elements of `size` bytes in the context's arena, after checking
  * that n elements of at least `min_wire` bytes each fit in what is left of c
  * (so no count read from the input can size an allocation beyond the input). */
-pcd_status pcd_alloc_array(pcd_cursor *c, const uint8_t *at, uint64_t n, size_t size,
-                           size_t min_wire, void **out, const char *name);
+pcd_status pcd_alloc_array_slow(pcd_cursor *c, const uint8_t *at, uint64_t n, size_t size,
+                                size_t min_wire, void **out, const char *name);
+PCD_INLINE pcd_status pcd_alloc_array(pcd_cursor *c, const uint8_t *at, uint64_t n, size_t size,
+                                      size_t min_wire, void **out, const char *name)
+{
+    if (n == 0) {
+        /* an empty array passes every check and takes no memory */
+        *out = NULL;
+        return PCD_OK;
+    }
+    /* the checks of pcd_check_count, then the arena's bump; anything else (and every
+     * failure, reported there) goes the slow way */
+    if (PCD_LIKELY(n <= c->x->lim->max_array && (!min_wire || n <= (uint64_t)(c->end - c->p) / min_wire) &&
+                   c->x->arena && n <= SIZE_MAX / size)) {
+        void *p = pcd_arena_alloc(c->x->arena, (size_t)n * size);
+        if (PCD_LIKELY(p != NULL)) {
+            *out = p;
+            return PCD_OK;
+        }
+    }
+    return pcd_alloc_array_slow(c, at, n, size, min_wire, out, name);
+}
 
 /* Checks a count against the bytes left (n * min_wire <= left) and the global limit. */
-pcd_status pcd_check_count(const pcd_cursor *c, const uint8_t *at, uint64_t n, size_t min_wire,
-                           const char *name);
+pcd_status pcd_check_count_slow(const pcd_cursor *c, const uint8_t *at, uint64_t n, size_t min_wire,
+                                const char *name);
+PCD_INLINE pcd_status pcd_check_count(const pcd_cursor *c, const uint8_t *at, uint64_t n, size_t min_wire,
+                                      const char *name)
+{
+    if (PCD_LIKELY(n <= c->x->lim->max_array && (!min_wire || n <= (uint64_t)(c->end - c->p) / min_wire)))
+        return PCD_OK;
+    return pcd_check_count_slow(c, at, n, min_wire, name);
+}
 
 /* UTF-8 validity of a byte string. */
 bool pcd_utf8_valid(const uint8_t *p, size_t n);

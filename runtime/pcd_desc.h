@@ -153,7 +153,7 @@ typedef struct pcd_region_desc {
     uint8_t (*compression)(const void *parent);
     int zstd_level;
     uint32_t record_min;          /* the smallest record's bytes: a count must fit in the data */
-    pcd_decode_run_fn decode_run; /* NULL when records open regions or carry stream state */
+    pcd_decode_run_fn decode_run; /* NULL when records open regions */
     /* Records that are batches of fixed-width elements: each record is decoded within the
      * next batch_bytes of the region (the last one within what is left); 0: not batched. */
     uint32_t batch_bytes;

@@ -759,6 +759,20 @@ pcd_status pcd_reader_recover(pcd_reader *r, uint64_t *resume_offset)
 
 /* ---- validation fast path ---------------------------------------------------- */
 
+/* Refills level d's window for a fast path; a failure (damaged compressed data, a read
+ * error) is recorded as next() records it, so that recovery sees the same state. */
+static pcd_status run_fill(pcd_reader *r)
+{
+    pcd_status st = fill(r, r->depth);
+    if (st != PCD_OK) {
+        pcd_win *w = level_win(r, r->depth);
+        r->failed = true;
+        r->fail_depth = r->depth;
+        r->fail_offset = w->base + w->pos;
+    }
+    return st;
+}
+
 pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n)
 {
     *n = 0;
@@ -801,7 +815,7 @@ pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n)
         *n = k;
         w->pos = (size_t)((st == PCD_OK ? c.p : start) - w->buf);
         if (st == PCD_SHORT_READ) {
-            PCD_TRY(fill(r, r->depth));
+            PCD_TRY(run_fill(r));
             continue;
         }
         if (st != PCD_OK) {
@@ -813,7 +827,7 @@ pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n)
         if (c.p == c.end) {
             /* the window or the region is used up: let next() refill or close it */
             if (!hard) {
-                PCD_TRY(fill(r, r->depth));
+                PCD_TRY(run_fill(r));
                 continue;
             }
             break;
@@ -834,7 +848,7 @@ pcd_status pcd_reader_decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_r
         if (!r->root_done || r->depth == 0) break;
         pcd_level *L = &r->lv[r->depth - 1];
         const pcd_region_desc *rd = L->rd;
-        if (!rd->decode_run || rd->state_size || L->compression || L->counted) break;
+        if (!rd->decode_run || L->counted || rd->batch_bytes) break;
         pcd_win *w = level_win(r, r->depth);
         size_t end = w->hi;
         bool hard = w->eof;
@@ -846,12 +860,15 @@ pcd_status pcd_reader_decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_r
         r->x.win_base = w->base + w->pos;
         r->x.win_end = w->buf + w->hi;
         r->x.win_closed = w->eof;
-        r->x.state = NULL;
+        r->x.state = L->state; /* stream state moves on as in next() (the run restores it on failure) */
         if (r->arena.used) pcd_arena_reset(&r->arena);
         pcd_cursor c = { w->buf + w->pos, w->buf + end, &r->x, hard };
         pcd_status st = PCD_OK;
         const uint8_t *start = c.p;
-        pcd_record rec = { rd->record, r->rec, rd, 0, 0, r->depth, L->count, false };
+        bool dz = false;
+        for (uint32_t i = 0; i < r->depth; i++) dz = dz || r->lv[i].compression;
+        pcd_record rec = { rd->record, r->rec, rd, 0, 0, r->depth, L->count, dz, r->x.big,
+                           r->whole ? file_win(r)->hi : 0 };
         uint64_t k = rd->decode_run(&c, max - *n, &st, &start, &rec, fn, ud);
         L->count += k;
         r->records += k;
@@ -866,7 +883,7 @@ pcd_status pcd_reader_decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_r
             if (c.p == c.end) {
                 /* the window or the region is used up: let next() refill or close it */
                 if (!hard) {
-                    PCD_TRY(fill(r, r->depth));
+                    PCD_TRY(run_fill(r));
                     continue;
                 }
                 break;
@@ -874,8 +891,13 @@ pcd_status pcd_reader_decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_r
             continue;
         }
         if (st == PCD_SHORT_READ) {
-            PCD_TRY(fill(r, r->depth));
+            PCD_TRY(run_fill(r));
             continue;
+        }
+        if (L->compression) {
+            /* as decode_in says where decompressed data came from */
+            r->x.err.region = rd->name;
+            r->x.err.region_offset = ((pcd_zlevel *)L->zl)->z.in_base;
         }
         r->failed = true;
         r->fail_depth = r->depth;

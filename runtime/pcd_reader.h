@@ -91,9 +91,10 @@ pcd_status pcd_reader_recover(pcd_reader *r, uint64_t *resume_offset);
 pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n);
 /* Decoding fast path: decodes up to max records and hands each to fn (valid during the
  * call) without returning them one by one (*n gets how many). PCD_OK: call again, or
- * pcd_reader_next for what this cannot do (the root, records that open regions, carry
- * state, or sit in compressed data; level ends). fn's own status (anything but PCD_OK)
- * stops the run and is returned; the record it was given counts as read. */
+ * pcd_reader_next for what this cannot do (the root, records that open regions, batches
+ * of a compressed region, level ends). Stream state moves on as in pcd_reader_next. fn's
+ * own status (anything but PCD_OK) stops the run and is returned; the record it was given
+ * counts as read. */
 pcd_status pcd_reader_decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_record_fn fn, void *ud);
 const pcd_error *pcd_reader_error(const pcd_reader *r);
 /* Leaves the innermost open region without reading the rest of its records (nor

@@ -11,6 +11,48 @@ pcd_status pcd_read_uleb128_slow(pcd_cursor *c, uint64_t *out, const char *name)
 pcd_status pcd_read_sleb128_slow(pcd_cursor *c, int64_t *out, const char *name);
 pcd_status pcd_read_mojo_slow(pcd_cursor *c, uint64_t *mag, bool *neg, const char *name);
 
+/* The length of a LEB128 of at most 8 bytes at p (8 bytes readable), 0 for a longer one.
+ * A loop over the bytes: where lengths repeat, branch prediction runs ahead of the loads,
+ * which a length computed from the loaded word would have to wait for. */
+PCD_INLINE unsigned pcd_leb_len8(const uint8_t *p)
+{
+    for (unsigned k = 0; k < 8; k++)
+        if (!(p[k] & 0x80)) return k + 1;
+    return 0;
+}
+
+/* A LEB128 of up to 8 bytes with 8 bytes readable at p, without end checks: its length
+ * (0: longer than 8 bytes) and its 7-bit groups put together in *v (7 * length bits). */
+PCD_INLINE unsigned pcd_leb_word8(const uint8_t *p, uint64_t *v)
+{
+    /* byte by byte, unrolled: the length comes from predicted branches (so what follows need
+     * not wait for the loads), the value from a few operations a byte */
+    uint64_t x = 0;
+    for (unsigned k = 0; k < 8; k++) {
+        x |= (uint64_t)(p[k] & 0x7F) << (7 * k);
+        if (!(p[k] & 0x80)) {
+            *v = x;
+            return k + 1;
+        }
+    }
+    return 0;
+}
+
+/* A LEB128 of 1 to 8 bytes with 8 bytes readable at p: its length (0: longer) and its
+ * 7-bit groups in *v; one and two bytes (the common sizes) take no arithmetic. */
+PCD_INLINE unsigned pcd_leb_fast(const uint8_t *p, uint64_t *v)
+{
+    if (PCD_LIKELY(p[0] < 0x80)) {
+        *v = p[0];
+        return 1;
+    }
+    if (PCD_LIKELY(p[1] < 0x80)) {
+        *v = (uint64_t)(p[0] & 0x7F) | (uint64_t)p[1] << 7;
+        return 2;
+    }
+    return pcd_leb_word8(p, v);
+}
+
 /* Unsigned LEB128, at most 10 bytes and 64 bits. Non-minimal forms are accepted. */
 PCD_INLINE pcd_status pcd_read_uleb128(pcd_cursor *c, uint64_t *out, const char *name)
 {
@@ -24,6 +66,15 @@ PCD_INLINE pcd_status pcd_read_uleb128(pcd_cursor *c, uint64_t *out, const char 
         *out = (uint64_t)(c->p[0] & 0x7F) | (uint64_t)c->p[1] << 7;
         c->p += 2;
         return PCD_OK;
+    }
+    if (PCD_LIKELY(c->end - c->p >= 8)) {
+        uint64_t v;
+        unsigned len = pcd_leb_word8(c->p, &v);
+        if (PCD_LIKELY(len)) {
+            *out = v;
+            c->p += len;
+            return PCD_OK;
+        }
     }
     return pcd_read_uleb128_slow(c, out, name);
 }
@@ -43,6 +94,15 @@ PCD_INLINE pcd_status pcd_read_uleb128_wrap(pcd_cursor *c, uint64_t *out, const 
         c->p += 2;
         return PCD_OK;
     }
+    if (PCD_LIKELY(c->end - c->p >= 8)) {
+        uint64_t v;
+        unsigned len = pcd_leb_word8(c->p, &v);
+        if (PCD_LIKELY(len)) {
+            *out = v;
+            c->p += len;
+            return PCD_OK;
+        }
+    }
     return pcd_read_uleb128_wrap_slow(c, out, name);
 }
 
@@ -61,6 +121,18 @@ PCD_INLINE pcd_status pcd_read_sleb128(pcd_cursor *c, int64_t *out, const char *
         *out = (c->p[1] & 0x40) ? v - (INT64_C(1) << 14) : v;
         c->p += 2;
         return PCD_OK;
+    }
+    if (PCD_LIKELY(c->end - c->p >= 8)) {
+        uint64_t v;
+        unsigned len = pcd_leb_word8(c->p, &v);
+        if (PCD_LIKELY(len)) {
+            /* sign: bit 6 of the last byte, extended from bit 7 * len */
+            unsigned bits = 7 * len;
+            if ((v >> (bits - 1)) & 1) v |= ~UINT64_C(0) << bits;
+            *out = (int64_t)v;
+            c->p += len;
+            return PCD_OK;
+        }
     }
     return pcd_read_sleb128_slow(c, out, name);
 }
@@ -147,11 +219,40 @@ PCD_INLINE int pcd_mojo_cmp(uint64_t mag, bool neg, int64_t v)
 /* How an error shows a MOJO value: its magnitude, and the kind that prints the sign. */
 #define PCD_MOJO_FOUND(v) ((v).neg && (v).mag ? PCD_FOUND_NEG : PCD_FOUND_UINT), (v).mag
 
-/* Skips (for validate functions). */
+/* Skips (for validate functions). A LEB128 of at most 8 bytes is valid whatever its bytes
+ * (only the 10th byte has rules), so with 8 bytes in the window only its length is found;
+ * longer ones and the window's end go through the full read, which reports errors. */
+PCD_INLINE bool pcd_leb_skip8(pcd_cursor *c)
+{
+    if (PCD_LIKELY(c->end - c->p >= 8)) {
+        unsigned len = pcd_leb_len8(c->p);
+        if (PCD_LIKELY(len != 0)) {
+            c->p += len;
+            return true;
+        }
+    }
+    return false;
+}
+
 PCD_INLINE pcd_status pcd_skip_uleb128(pcd_cursor *c, const char *name)
 {
+    if (PCD_LIKELY(pcd_leb_skip8(c))) return PCD_OK;
     uint64_t v;
     return pcd_read_uleb128(c, &v, name);
+}
+
+PCD_INLINE pcd_status pcd_skip_uleb128_wrap(pcd_cursor *c, const char *name)
+{
+    if (PCD_LIKELY(pcd_leb_skip8(c))) return PCD_OK;
+    uint64_t v;
+    return pcd_read_uleb128_wrap(c, &v, name);
+}
+
+PCD_INLINE pcd_status pcd_skip_sleb128(pcd_cursor *c, const char *name)
+{
+    if (PCD_LIKELY(pcd_leb_skip8(c))) return PCD_OK;
+    int64_t v;
+    return pcd_read_sleb128(c, &v, name);
 }
 
 /* Encoders: write into dst (room for PCD_VARINT_MAX bytes), return the length. */

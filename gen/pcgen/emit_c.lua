@@ -428,7 +428,10 @@ local function dec_scalar(b, f, env, member, errname, local_)
       declare(env, at, "const uint8_t *", "NULL")
       b:f("%s = %s->p;", at, cur)
     end
-    if enc == "uleb128" then
+    if env.mode == "val" and not has_checks and not needs_value(f) and (enc == "uleb128" or enc == "sleb128") then
+      -- validation of a value nothing looks at: its length is all that matters
+      b:f("PCD_TRY(pcd_skip_%s%s(%s, %s));", enc, ty.wrap and "_wrap" or "", cur, text.cstr(errname))
+    elseif enc == "uleb128" then
       declare(env, local_, "uint64_t", "0")
       b:f("PCD_TRY(pcd_read_uleb128%s(%s, &%s, %s));", ty.wrap and "_wrap" or "", cur, local_, text.cstr(errname))
       if ty.bits == 32 then
@@ -518,6 +521,31 @@ local function elem_fn(T, suffix)
 end
 
 -- Arrays: count, bounded allocation, elements.
+-- A named struct an array's fast path can read with a plain pointer: fixed-width integers
+-- and unsigned LEB128s, nothing checked but a 32-bit bound, nothing else (no conditions,
+-- positions, state, sizes). Returns its largest wire size, or nil.
+local SIMPLE_FIELD_KEYS = { doc = true, errname = true, local_ = true, member = true, name = true, owner = true,
+  ty = true, unit = true, hex = true }
+local SIMPLE_TYPE_KEYS = { int = { bits = true, ctype = true, endian = true, kind = true, signed = true, wire = true },
+  varint = { bits = true, ctype = true, enc = true, kind = true, wrap = true } }
+local function simple_elem(T)
+  if T.kind ~= "struct" or not T.named or #T.fields == 0 then return nil end
+  local maxw = 0
+  for _, g in ipairs(T.fields) do
+    for k in pairs(g) do if not SIMPLE_FIELD_KEYS[k] then return nil end end
+    local tk = SIMPLE_TYPE_KEYS[g.ty.kind]
+    if not tk then return nil end
+    for k in pairs(g.ty) do if not tk[k] then return nil end end
+    if g.ty.kind == "varint" then
+      if g.ty.enc ~= "uleb128" then return nil end
+      maxw = maxw + 10
+    else
+      maxw = maxw + g.ty.wire
+    end
+  end
+  return maxw
+end
+
 local function dec_array(b, f, env, member, errname, local_)
   local a = f.ty
   local cur = env.cur
@@ -660,7 +688,135 @@ local function dec_array(b, f, env, member, errname, local_)
     b:f("%s->p += %s * %d;", cur, n, fixed)
     return
   end
-  b:f("for (uint64_t i = 0; i < %s; i++) {", n)
+  local X0 = a.elem or {}
+  local fast = not named and et.kind == "varint" and et.enc == "uleb128" and
+      not X0.delta and not X0.base and not X0.shift
+  local sw = named and simple_elem(et)
+  local skip = env.mode == "val" and not named and et.kind == "varint" and
+      (et.enc == "sleb128" or (et.enc == "uleb128" and et.bits ~= 32))
+  local ev = env.mode == "dec" and not named and et.kind == "varint" and
+      (et.enc == "sleb128" or (et.enc == "uleb128" and et.bits ~= 32)) and (X0.delta or X0.base)
+  if ev then
+    -- LEB128 elements relative to the stream state (running deltas, or a base): with 8 bytes
+    -- left for each, read through a local pointer, the running value kept in a local (a
+    -- store into the array could otherwise be the state's, and each element wait for it);
+    -- the first element over 8 bytes and those after it take the checked loop below
+    fast = true
+    b:l("{")
+    b.ind = b.ind + 1
+    b:l("uint64_t i0 = 0;")
+    b:f("if (pcd_left(%s) / 8 >= %s) {", cur, n)
+    b.ind = b.ind + 1
+    b:f("const uint8_t *q = %s->p;", cur)
+    local sh = X0.shift and (" << " .. X0.shift) or ""
+    if X0.delta then
+      env.need_state = X0.delta.region
+      b:f("%s run = st->%s;", X0.delta.ctype, X0.delta.name)
+    else
+      b:f("uint64_t base = (uint64_t)(%s);", cexpr(X0.base, env))
+    end
+    b:f("for (; i0 < %s; i0++) {", n)
+    b.ind = b.ind + 1
+    b:l("uint64_t v;")
+    b:l("unsigned len = pcd_leb_fast(q, &v);")
+    b:l("if (PCD_UNLIKELY(len == 0)) break;")
+    if et.enc == "sleb128" then
+      b:l("if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */")
+    end
+    if X0.delta then
+      b:f("run = (%s)(run + (%s)(v%s));", X0.delta.ctype, X0.delta.ctype, sh)
+      b:f("%s[i0] = (%s)run;", out_ref(env, member), elem_ct)
+    else
+      b:f("%s[i0] = (%s)((base + v)%s);", out_ref(env, member), elem_ct, sh)
+    end
+    b:l("q += len;")
+    b:close("}")
+    if X0.delta then b:f("st->%s = run;", X0.delta.name) end
+    b:f("%s->p = q;", cur)
+    b:close("}")
+  elseif skip then
+    -- validation of LEB128 elements nothing looks at: with 8 bytes left for each, their
+    -- lengths alone, through a local pointer; the first over 8 bytes and those after it take
+    -- the checked loop below
+    fast = true
+    b:l("{")
+    b.ind = b.ind + 1
+    b:l("uint64_t i0 = 0;")
+    b:f("if (pcd_left(%s) / 8 >= %s) {", cur, n)
+    b.ind = b.ind + 1
+    b:f("const uint8_t *q = %s->p;", cur)
+    b:f("for (; i0 < %s; i0++) {", n)
+    b.ind = b.ind + 1
+    b:l("unsigned len = pcd_leb_len8(q);")
+    b:l("if (PCD_UNLIKELY(len == 0)) break;")
+    b:l("q += len;")
+    b:close("}")
+    b:f("%s->p = q;", cur)
+    b:close("}")
+  elseif sw then
+    -- elements of plain fields: with their largest size left for each, they read through a
+    -- local pointer without end checks; the first that needs care (a LEB128 over 8 bytes,
+    -- a value too large) and those after it take the checked loop below
+    fast = true
+    b:l("{")
+    b.ind = b.ind + 1
+    b:l("uint64_t i0 = 0;")
+    b:f("if (pcd_left(%s) / %d >= %s) {", cur, sw, n)
+    b.ind = b.ind + 1
+    b:f("const uint8_t *q = %s->p;", cur)
+    b:f("for (; i0 < %s; i0++) {", n)
+    b.ind = b.ind + 1
+    b:l("const uint8_t *s = q;")
+    for gi, g in ipairs(et.fields) do
+      local dst = env.mode == "dec" and string.format("%s[i0].%s", out_ref(env, member), g.member) or nil
+      if g.ty.kind == "varint" then
+        b:f("uint64_t v%d;", gi)
+        b:f("unsigned len%d = pcd_leb_fast(q, &v%d);", gi, gi)
+        b:f("if (PCD_UNLIKELY(len%d == 0)) {", gi)
+        b:l("    q = s;")
+        b:l("    break;")
+        b:l("}")
+        b:f("q += len%d;", gi)
+        if g.ty.bits == 32 then
+          b:f("if (PCD_UNLIKELY(v%d > UINT32_MAX)) {", gi)
+          b:l("    q = s;")
+          b:l("    break;")
+          b:l("}")
+        end
+        if dst then b:f("%s = (%s)v%d;", dst, g.ty.ctype, gi) end
+      else
+        if dst then b:f("%s = %s;", dst, load(g.ty, "q")) end
+        b:f("q += %d;", g.ty.wire)
+      end
+    end
+    b:close("}")
+    b:f("%s->p = q;", cur)
+    b:close("}")
+  elseif fast then
+    -- unsigned LEB128 elements: with 10 bytes left for each, they decode without end checks;
+    -- the first one that needs care (over 8 bytes, or too large) and those after it take
+    -- the checked loop below, which reports exactly what it always did
+    b:l("{")
+    b.ind = b.ind + 1
+    b:l("uint64_t i0 = 0;")
+    b:f("if (pcd_left(%s) / 10 >= %s) {", cur, n)
+    b.ind = b.ind + 1
+    b:f("const uint8_t *q = %s->p;", cur)
+    b:f("for (; i0 < %s; i0++) {", n)
+    b.ind = b.ind + 1
+    b:l("uint64_t v;")
+    b:l("unsigned len = pcd_leb_fast(q, &v);")
+    b:l("if (PCD_UNLIKELY(len == 0)) break;")
+    b:l("q += len;")
+    if et.bits == 32 then b:l("if (PCD_UNLIKELY(v > UINT32_MAX)) break;") end
+    if env.mode == "dec" then
+      b:f("%s[i0] = %sv;", out_ref(env, member), et.bits == 32 and "(uint32_t)" or "")
+    end
+    b:close("}")
+    b:f("%s->p = q;", cur)
+    b:close("}")
+  end
+  b:f("for (uint64_t i = %s; i < %s; i++) {", fast and "i0" or "0", n)
   b.ind = b.ind + 1
   if named then
     if env.mode == "dec" then
@@ -677,6 +833,7 @@ local function dec_array(b, f, env, member, errname, local_)
     if env.mode == "dec" then b:f("%s[i] = %s;", out_ref(env, member), el) end
   end
   b:close("}")
+  if fast then b:close("}") end
 end
 
 -- Byte strings.
@@ -2222,23 +2379,25 @@ function E.files(ir, sha, gen_version)
       ]], { name = R.name, r = R.cname, t = T.cname })
     end
     local has_state = R.state and #R.state.order > 0
-    if not opens and not has_state then
+    if not opens then
       C[#C + 1] = text.render([[
         /* Decodes ${name} records back to back into *rec and hands each to fn (the decoding
          * fast path: no call into the stream driver per record). Stops at the cursor's end,
          * after max records, at a failure (*start: where the record began), or when fn
-         * returns anything but PCD_OK (*start: NULL). */
+         * returns anything but PCD_OK (*start: NULL).${statedoc} */
         static uint64_t ${r}_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
             const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
         {
             uint64_t k = 0;
             ${t} *out = (${t} *)rec->data;
-            *st = PCD_OK;
+        ${sdecl}    *st = PCD_OK;
             while (c->p < c->end && k < max) {
                 const uint8_t *s = c->p;
                 *start = s;
-        ${reset}        *st = ${t}_decode_(c, out);
-                if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        ${reset}${ssave}        *st = ${t}_decode_(c, out);
+                if (PCD_UNLIKELY(*st != PCD_OK)) {
+        ${srestore}            break;
+                }
                 k++;
                 rec->offset = pcd_offset(c, s);
                 rec->size = (uint64_t)(c->p - s);
@@ -2252,7 +2411,11 @@ function E.files(ir, sha, gen_version)
             return k;
         }
       ]], { name = R.name, r = R.cname, t = T.cname,
-        reset = E.may_allocate(T) and "        if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);\n" or "" })
+        reset = E.may_allocate(T) and "        if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);\n" or "",
+        statedoc = has_state and "\n * The stream state (c->x->state) moves on record by record; a record that fails\n * leaves it as it was before that record (as the stream driver does)." or "",
+        sdecl = has_state and ("    " .. R.state_cname .. " *sp = c->x->state, saved;\n") or "",
+        ssave = has_state and "        saved = *sp;\n" or "",
+        srestore = has_state and "            *sp = saved;\n" or "" })
     end
     if has_state then
       local b = buf(1)
@@ -2405,7 +2568,7 @@ const pcd_region_desc %s = {
       has_state and ("sizeof(" .. R.state_cname .. ")") or "0", has_state and (R.cname .. "_init") or "NULL",
       finish, PT.cname, R.field.member, size_off, size_w, size_big, size_native, size_add, size_min,
       sync_c, synclen_c, comp_fn, R.zstd_level or 3, T.min or 0,
-      (opens or has_state) and "NULL" or (R.cname .. "_drun"),
+      opens and "NULL" or (R.cname .. "_drun"),
       R.batch_bytes and string.format("\n    %d, /* batch: records of at most %d elements */", R.batch_bytes, R.batch) or "")
   end
   -- descriptors

@@ -124,6 +124,63 @@ static const char *record_kind(const pcd_record *rec)
     return t->name;
 }
 
+/* What info keeps while counting: records by kind (in order of first appearance), the
+ * end of the last record, and the format's own summary. */
+typedef struct info_count {
+    cli *c;
+    const pcd_ext *ext;
+    void *ictx;
+    const char *kinds[64];
+    uint64_t counts[64];
+    size_t nk;
+    uint64_t records, last_end;
+    /* the count index of each case of the last union type seen (0: not yet known) */
+    const pcd_type *case_type;
+    uint8_t case_slot[64];
+} info_count;
+
+static pcd_status info_one(void *ud, const pcd_record *rec)
+{
+    info_count *ic = ud;
+    if (ic->c->tty && !ic->c->quiet) cli_progress(ic->c, rec->offset); /* (a call per record otherwise) */
+    if (rec->offset + rec->size > ic->last_end) ic->last_end = rec->offset + rec->size;
+    if (rec->depth == 0) {
+        if (ic->ictx) ic->ext->info->record(ic->ictx, rec); /* the root: header fields */
+        return PCD_OK;
+    }
+    ic->records++;
+    const pcd_type *t = rec->type;
+    uint32_t w = t->is_union && rec->data ? *(const uint32_t *)rec->data : UINT32_MAX;
+    if (w < 64 && t == ic->case_type && ic->case_slot[w]) {
+        ic->counts[ic->case_slot[w] - 1]++; /* a case counted before: its slot is known */
+        if (ic->ictx) ic->ext->info->record(ic->ictx, rec);
+        return PCD_OK;
+    }
+    const char *k = record_kind(rec);
+    size_t j = 0, nk = ic->nk;
+    /* names come from the descriptor tables: the same pointer, mostly */
+    while (j < nk && ic->kinds[j] != k) j++;
+    if (j == nk)
+        for (j = 0; j < nk && strcmp(ic->kinds[j], k) != 0; j++) {}
+    if (j == nk && nk < 64) {
+        ic->kinds[nk] = k;
+        ic->counts[nk] = 0;
+        ic->nk = ++nk;
+    }
+    if (j < nk) {
+        ic->counts[j]++;
+        if (w < 64 && w < t->n_fields) {
+            if (t != ic->case_type) {
+                ic->case_type = t;
+                memset(ic->case_slot, 0, sizeof ic->case_slot);
+            }
+            ic->case_slot[w] = (uint8_t)(j + 1);
+        }
+    }
+    if (ic->ictx) ic->ext->info->record(ic->ictx, rec);
+    return PCD_OK;
+}
+
 int cmd_info(cli *c, int argc, char **argv)
 {
     bool json = false;
@@ -158,16 +215,24 @@ int cmd_info(cli *c, int argc, char **argv)
         ictx = calloc(1, ext->info->ctx_size);
         if (ictx) ext->info->init(ictx, &c->al);
     }
-    /* counts by record kind, in order of first appearance */
-    const char *kinds[64];
-    uint64_t counts[64];
-    size_t nk = 0;
-    uint64_t records = 0, last_end = 0;
+    info_count *ic = calloc(1, sizeof *ic);
+    if (!ic) {
+        free(ictx);
+        cli_close(&src);
+        fprintf(stderr, "profcodec: out of memory\n");
+        return EXIT_USAGE;
+    }
+    ic->c = c;
+    ic->ext = ext;
+    ic->ictx = ictx;
     pcd_error damage;
     bool damaged = false;
     pcd_record rec;
     for (;;) {
-        pcd_status st = pcd_reader_next(&src.r, &rec);
+        /* the fast path takes runs of plain records; next() does the rest */
+        uint64_t k = 0;
+        pcd_status st = pcd_reader_decode_run(&src.r, 1u << 16, &k, info_one, ic);
+        if (st == PCD_OK) st = pcd_reader_next(&src.r, &rec);
         if (st == PCD_END) break;
         if (st != PCD_OK) {
             if (!damaged) damage = *pcd_reader_error(&src.r);
@@ -179,26 +244,12 @@ int cmd_info(cli *c, int argc, char **argv)
             }
             break;
         }
-        cli_progress(c, rec.offset);
-        if (rec.offset + rec.size > last_end) last_end = rec.offset + rec.size;
-        if (rec.depth == 0) {
-            if (ictx) ext->info->record(ictx, &rec); /* the root: header fields */
-            continue;
-        }
-        records++;
-        const char *k = record_kind(&rec);
-        size_t j = 0;
-        /* names come from the descriptor tables: the same pointer, mostly */
-        while (j < nk && kinds[j] != k) j++;
-        if (j == nk)
-            for (j = 0; j < nk && strcmp(kinds[j], k) != 0; j++) {}
-        if (j == nk && nk < 64) {
-            kinds[nk] = k;
-            counts[nk++] = 0;
-        }
-        if (j < nk) counts[j]++;
-        if (ictx) ext->info->record(ictx, &rec);
+        info_one(ic, &rec);
     }
+    const char *const *kinds = ic->kinds;
+    const uint64_t *counts = ic->counts;
+    size_t nk = ic->nk;
+    uint64_t records = ic->records;
     cli_progress_done(c);
     /* damage only what sits above the bytes sees (a unit of records cut short) */
     if (!damaged && ictx && ext->info->damaged && ext->info->damaged(ictx, &damage)) damaged = true;
@@ -262,6 +313,7 @@ int cmd_info(cli *c, int argc, char **argv)
         if (ext->info->fini) ext->info->fini(ictx);
         free(ictx);
     }
+    free(ic);
     cli_close(&src);
     return rc;
 }

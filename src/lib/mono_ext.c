@@ -681,7 +681,7 @@ static bool sum_record(mono_sum *s, const pcd_record *rec, mono_ev *out)
         s->buffers++;
         s->cur_thread = t == &pcd_mono_v0_1_buffer_type ? ((const pcd_mono_v0_1_buffer *)rec->data)->thread_id
                                                         : ((const pcd_mono_v3_0_buffer *)rec->data)->thread_id;
-        thread_at(s, s->cur_thread);
+        cur_thread(s); /* created if new; the index is kept for the events */
         return false;
     }
     if (t == &pcd_mono_v0_1_event_type) norm_v0_1(rec->data, out);
@@ -790,6 +790,35 @@ static void info_init(void *ctx, pcd_alloc *al)
 static void info_record(void *ctx, const pcd_record *rec)
 {
     mono_info *m = ctx;
+    if (rec->type == &pcd_mono_v3_0_event_type && rec->data) {
+        /* allocations, most events by far: what sum_event does for them, without the
+         * neutral form (the same counts, in the same order) */
+        const pcd_mono_v3_0_event *e = rec->data;
+        bool alloc = true;
+        uint64_t time = 0, vtable = 0, size = 0;
+        if (e->which == PCD_MONO_V3_0_EVENT_ALLOC)
+            time = e->u.alloc.time, vtable = (uint64_t)e->u.alloc.vtable, size = e->u.alloc.size;
+        else if (e->which == PCD_MONO_V3_0_EVENT_ALLOC_BT)
+            time = e->u.alloc_bt.time, vtable = (uint64_t)e->u.alloc_bt.vtable, size = e->u.alloc_bt.size;
+        else
+            alloc = false;
+        if (alloc) {
+            mono_sum *s = &m->s;
+            s->events++;
+            if (!s->have_time || time < s->first_time) s->first_time = time;
+            if (!s->have_time || time > s->last_time) s->last_time = time;
+            s->have_time = true;
+            if (cur_thread(s)) {
+                size_t ci = vtable_class_index(s, vtable);
+                if (ci != SIZE_MAX) {
+                    s->cls[ci].allocs++;
+                    s->cls[ci].bytes += size;
+                }
+            }
+            m->by_type[e->tag & 0x0f]++;
+            return;
+        }
+    }
     mono_ev ev;
     if (sum_record(&m->s, rec, &ev)) {
         const pcd_mono_v3_0_event *e = rec->data; /* the tag sits at the same place in both versions */

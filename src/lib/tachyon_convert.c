@@ -305,6 +305,9 @@ typedef struct coll {
     /* per thread: the node and slot of its last sample */
     uint32_t *last_node, *last_slot;
     uint32_t last_cap;
+    /* per stack node: the slot + 1 it was counted in last (for whichever thread) */
+    uint32_t *node_slot;
+    uint32_t node_cap;
     bool nomem;
     pcd_alloc *al;
 } coll;
@@ -380,6 +383,7 @@ static void coll_free(coll *k)
     pcd_alloc_free(k->al, k->ckey, k->cap * sizeof *k->ckey);
     pcd_alloc_free(k->al, k->last_node, k->last_cap * sizeof *k->last_node);
     pcd_alloc_free(k->al, k->last_slot, k->last_cap * sizeof *k->last_slot);
+    pcd_alloc_free(k->al, k->node_slot, k->node_cap * sizeof *k->node_slot);
 }
 
 static void coll_add(coll *k, const tach_thread *th, uint32_t node, uint64_t n, uint64_t first)
@@ -402,8 +406,24 @@ static void coll_add(coll *k, const tach_thread *th, uint32_t node, uint64_t n, 
         k->c[k->last_slot[ti]].count += n;
         return;
     }
-    uint32_t s = coll_slot(k, (uint64_t)ti << 32 | node, first);
-    if (s == UINT32_MAX) goto nomem;
+    uint64_t key = (uint64_t)ti << 32 | node;
+    uint32_t s;
+    if (node < k->node_cap && k->node_slot[node] && k->ckey[k->node_slot[node] - 1] == key) {
+        s = k->node_slot[node] - 1; /* the node's last slot is this thread's */
+    } else {
+        s = coll_slot(k, key, first);
+        if (s == UINT32_MAX) goto nomem;
+        if (node >= k->node_cap && node < (UINT32_C(1) << 30)) {
+            uint32_t ncap = k->node_cap ? k->node_cap : 1024;
+            while (ncap <= node) ncap *= 2;
+            uint32_t *a = pcd_alloc_resize(k->al, k->node_slot, k->node_cap * sizeof *a, ncap * sizeof *a);
+            if (!a) goto nomem;
+            memset(a + k->node_cap, 0, (ncap - k->node_cap) * sizeof *a);
+            k->node_slot = a;
+            k->node_cap = ncap;
+        }
+        if (node < k->node_cap) k->node_slot[node] = s + 1;
+    }
     k->c[s].count += n;
     k->last_node[ti] = node;
     k->last_slot[ti] = s;
@@ -489,14 +509,47 @@ static void coll_part(tbuf *b, const tach_names *nm, const tach_key *k)
     tput(b, num, (size_t)n);
 }
 
+typedef struct replay_feed {
+    const pcd_conv_args *a;
+    tach_replay *rp;
+    pcd_record *next;
+    bool other, bad;          /* stopped at a record that is not a sample / by the replay */
+} replay_feed;
+
+/* One record of a decoding run: a sample goes through the replay; anything else stops the
+ * run and is kept in *next (its data stays valid until the reader's next call). */
+static pcd_status replay_one(void *ud, const pcd_record *rec)
+{
+    replay_feed *f = ud;
+    const tach_sample *s = tach_as_sample(rec);
+    if (!s) {
+        *f->next = *rec;
+        f->other = true;
+        return PCD_END;
+    }
+    if (f->a->progress && (rec->index & 4095) == 0) f->a->progress(f->a->progress_ud, rec->offset);
+    pcd_status st = tach_replay_record(f->rp, s, rec);
+    if (st != PCD_OK) f->bad = true;
+    return st;
+}
+
 /* Reads the sample records of reader r through the replay, until the first record that is
  * not a sample (kept in *next, *have_next) or the end. Returns 0, or 1 after reporting damage
  * (the reader's or the replay's). */
 int tach_replay_samples(const pcd_conv_args *a, pcd_reader *r, tach_replay *rp, pcd_record *next, bool *have_next)
 {
     *have_next = false;
+    replay_feed f = { a, rp, next, false, false };
     for (;;) {
-        pcd_status st = pcd_reader_next(r, next);
+        /* runs of samples through the decoding fast path; next() does the rest */
+        uint64_t k;
+        pcd_status st = pcd_reader_decode_run(r, 1u << 16, &k, replay_one, &f);
+        if (f.bad) return damaged(a, &rp->err);
+        if (f.other) {
+            *have_next = true;
+            break;
+        }
+        if (st == PCD_OK) st = pcd_reader_next(r, next);
         if (st == PCD_END) break;
         if (st != PCD_OK) return damaged(a, pcd_reader_error(r));
         const tach_sample *s = tach_as_sample(next);

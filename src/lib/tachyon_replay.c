@@ -47,7 +47,10 @@ static void *grow(pcd_alloc *al, void *p, size_t old_n, size_t new_n, size_t ele
 
 /* ---- the stack tree ------------------------------------------------------------------------- */
 
-#define TREE_NEAR 4096 /* entries of the cache in front of the table: 64 KiB */
+PCD_INLINE uint64_t tree_hash(uint32_t parent, uint32_t frame)
+{
+    return ((uint64_t)parent << 32 | frame) * UINT64_C(0x9E3779B97F4A7C15);
+}
 
 pcd_status tach_tree_init(tach_tree *t, pcd_alloc *al)
 {
@@ -56,15 +59,15 @@ pcd_status tach_tree_init(tach_tree *t, pcd_alloc *al)
     t->cap = 1024;
     t->parent = pcd_alloc_get(al, t->cap * sizeof(uint32_t));
     t->frame = pcd_alloc_get(al, t->cap * sizeof(uint32_t));
+    t->kids = pcd_alloc_get(al, 4 * t->cap * sizeof(uint32_t));
     t->hcap = 2048;
     t->hshift = 64 - 11;
     t->h = pcd_alloc_get(al, t->hcap * sizeof *t->h);
-    t->near = pcd_alloc_get(al, TREE_NEAR * sizeof *t->near);
-    if (!t->parent || !t->frame || !t->h || !t->near) return PCD_E_NOMEM;
+    if (!t->parent || !t->frame || !t->kids || !t->h) return PCD_E_NOMEM;
     memset(t->h, 0, t->hcap * sizeof *t->h);
-    memset(t->near, 0, TREE_NEAR * sizeof *t->near);
     t->parent[0] = 0;
     t->frame[0] = UINT32_MAX;
+    memset(t->kids, 0, 4 * sizeof(uint32_t));
     t->n = 1;
     return PCD_OK;
 }
@@ -74,48 +77,64 @@ void tach_tree_free(tach_tree *t)
     if (!t->al) return;
     pcd_alloc_free(t->al, t->parent, t->cap * sizeof(uint32_t));
     pcd_alloc_free(t->al, t->frame, t->cap * sizeof(uint32_t));
+    pcd_alloc_free(t->al, t->kids, 4 * t->cap * sizeof(uint32_t));
     pcd_alloc_free(t->al, t->h, t->hcap * sizeof *t->h);
-    pcd_alloc_free(t->al, t->near, TREE_NEAR * sizeof *t->near);
     memset(t, 0, sizeof *t);
 }
 
 static pcd_status tree_rehash(tach_tree *t)
 {
     size_t ncap = t->hcap * 2;
-    tach_tree_slot *nh = pcd_alloc_get(t->al, ncap * sizeof *nh);
+    uint32_t *nh = pcd_alloc_get(t->al, ncap * sizeof *nh);
     if (!nh) return PCD_E_NOMEM;
     memset(nh, 0, ncap * sizeof *nh);
-    tach_tree_slot *old = t->h;
+    uint32_t *old = t->h;
     size_t ocap = t->hcap;
     t->h = nh;
     t->hcap = ncap;
     t->hshift--;
     for (size_t i = 0; i < ocap; i++) {
-        if (!old[i].node) continue;
-        size_t j = (size_t)((old[i].key * UINT64_C(0x9E3779B97F4A7C15)) >> t->hshift);
-        while (nh[j].node) j = (j + 1) & (ncap - 1);
-        nh[j] = old[i];
+        uint32_t nd = old[i];
+        if (!nd) continue;
+        size_t j = (size_t)(tree_hash(t->parent[nd], t->frame[nd]) >> t->hshift);
+        while (nh[j]) j = (j + 1) & (ncap - 1);
+        nh[j] = nd;
     }
     pcd_alloc_free(t->al, old, ocap * sizeof *old);
     return PCD_OK;
 }
 
-pcd_status tach_tree_child(tach_tree *t, uint32_t parent, uint32_t frame, uint32_t *out)
+/* The parent's two children found last, most recent first. */
+PCD_INLINE void kid_remember(tach_tree *t, uint32_t parent, uint32_t frame, uint32_t node)
 {
-    uint64_t key = (uint64_t)parent << 32 | frame;
-    uint64_t mul = key * UINT64_C(0x9E3779B97F4A7C15);
-    tach_tree_slot *near = &t->near[mul >> (64 - 12)];
-    if (near->node && near->key == key) {
-        *out = near->node;
+    uint32_t *k = t->kids + 4 * (size_t)parent;
+    k[2] = k[0];
+    k[3] = k[1];
+    k[0] = frame;
+    k[1] = node;
+}
+
+pcd_status tach_tree_child_slow(tach_tree *t, uint32_t parent, uint32_t frame, uint32_t *out)
+{
+    /* the parent's two last children (tach_tree_child looked at the first), then the table */
+    const uint32_t *k = t->kids + 4 * (size_t)parent;
+    if (k[1] && k[0] == frame) {
+        *out = k[1];
         return PCD_OK;
     }
-    size_t i = (size_t)(mul >> t->hshift);
+    if (k[3] && k[2] == frame) {
+        uint32_t nd = k[3];
+        kid_remember(t, parent, frame, nd);
+        *out = nd;
+        return PCD_OK;
+    }
+    size_t i = (size_t)(tree_hash(parent, frame) >> t->hshift);
     for (;;) {
-        const tach_tree_slot *sl = &t->h[i];
-        if (!sl->node) break;
-        if (sl->key == key) {
-            *out = sl->node;
-            *near = *sl;
+        uint32_t nd = t->h[i];
+        if (!nd) break;
+        if (t->parent[nd] == parent && t->frame[nd] == frame) {
+            kid_remember(t, parent, frame, nd);
+            *out = nd;
             return PCD_OK;
         }
         i = (i + 1) & (t->hcap - 1);
@@ -123,20 +142,32 @@ pcd_status tach_tree_child(tach_tree *t, uint32_t parent, uint32_t frame, uint32
     if (t->n == UINT32_MAX) return PCD_E_LIMIT;
     if (t->n == t->cap) {
         uint32_t ncap = t->cap > UINT32_MAX / 2 ? UINT32_MAX : t->cap * 2;
-        uint32_t *np = grow(t->al, t->parent, t->cap, ncap, sizeof(uint32_t));
-        if (!np) return PCD_E_NOMEM;
-        t->parent = np;
-        uint32_t *nf = grow(t->al, t->frame, t->cap, ncap, sizeof(uint32_t));
-        if (!nf) return PCD_E_NOMEM;
-        t->frame = nf;
+        if (ncap > UINT32_MAX / 2) return PCD_E_LIMIT;
+        uint32_t **arrays[3] = { &t->parent, &t->frame, &t->kids };
+        static const size_t per[3] = { 1, 1, 4 }; /* entries per node */
+        uint32_t *fresh[3];
+        bool ok = true;
+        for (int a = 0; a < 3; a++) {
+            fresh[a] = pcd_alloc_get(t->al, per[a] * ncap * sizeof(uint32_t));
+            ok = ok && fresh[a];
+        }
+        if (!ok) {
+            for (int a = 0; a < 3; a++) pcd_alloc_free(t->al, fresh[a], per[a] * ncap * sizeof(uint32_t));
+            return PCD_E_NOMEM;
+        }
+        for (int a = 0; a < 3; a++) {
+            memcpy(fresh[a], *arrays[a], per[a] * t->cap * sizeof(uint32_t));
+            pcd_alloc_free(t->al, *arrays[a], per[a] * t->cap * sizeof(uint32_t));
+            *arrays[a] = fresh[a];
+        }
         t->cap = ncap;
     }
     uint32_t node = t->n++;
     t->parent[node] = parent;
     t->frame[node] = frame;
-    t->h[i].key = key;
-    t->h[i].node = node;
-    *near = t->h[i];
+    memset(t->kids + 4 * (size_t)node, 0, 4 * sizeof(uint32_t));
+    t->h[i] = node;
+    kid_remember(t, parent, frame, node);
     *out = node;
     if ((size_t)t->n * 2 > t->hcap) return tree_rehash(t);
     return PCD_OK;
@@ -272,7 +303,9 @@ void tach_replay_free(tach_replay *rp)
 static pcd_status used_add(tach_replay *rp, uint32_t idx)
 {
     if (rp->used_bits) {
-        rp->used_bits[idx >> 6] |= UINT64_C(1) << (idx & 63);
+        /* set once: frames repeat, and a store to the same word each time would chain */
+        uint64_t m = UINT64_C(1) << (idx & 63);
+        if (PCD_UNLIKELY(!(rp->used_bits[idx >> 6] & m))) rp->used_bits[idx >> 6] |= m;
         return PCD_OK;
     }
     if ((rp->used_len + 1) * 10 > rp->used_cap * 7) {
@@ -287,7 +320,6 @@ static pcd_status used_add(tach_replay *rp, uint32_t idx)
             nu[j] = rp->used[i];
         }
         pcd_alloc_free(rp->al, rp->used, rp->used_cap * sizeof(uint32_t));
-    if (rp->used_bits) pcd_alloc_free(rp->al, rp->used_bits, rp->used_words * sizeof(uint64_t) + 8);
         rp->used = nu;
         rp->used_cap = ncap;
     }
@@ -316,14 +348,30 @@ bool tach_replay_used(const tach_replay *rp, uint32_t idx)
 static pcd_status push_frames(tach_replay *rp, tach_thread *th, uint32_t keep, const uint32_t *nf, size_t n,
                               const pcd_record *rec, const char *kase)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (nf[i] >= rp->frame_count) {
-            snprintf(rp->expected, sizeof rp->expected, "a frame index below %u (the footer's frame_count)",
-                     rp->frame_count);
-            return fail(rp, rec, PCD_E_INVALID, kase, "frames", PCD_FOUND_UINT, nf[i]);
+    uint32_t top = 0;
+    for (size_t i = 0; i < n; i++) top = nf[i] > top ? nf[i] : top;
+    if (PCD_UNLIKELY(n && top >= rp->frame_count)) {
+        for (size_t i = 0; i < n; i++) {
+            if (nf[i] >= rp->frame_count) {
+                snprintf(rp->expected, sizeof rp->expected, "a frame index below %u (the footer's frame_count)",
+                         rp->frame_count);
+                return fail(rp, rec, PCD_E_INVALID, kase, "frames", PCD_FOUND_UINT, nf[i]);
+            }
         }
     }
     uint32_t d = keep;
+    if (!rp->with_tree && (!rp->track_used || rp->used_bits)) {
+        /* no tree to walk: the frames, outermost first, and the ones used */
+        for (size_t i = n; i-- > 0;) th->frames[d++] = nf[i];
+        if (rp->track_used) {
+            for (size_t i = 0; i < n; i++) {
+                uint64_t m = UINT64_C(1) << (nf[i] & 63);
+                if (PCD_UNLIKELY(!(rp->used_bits[nf[i] >> 6] & m))) rp->used_bits[nf[i] >> 6] |= m;
+            }
+        }
+        th->depth = d;
+        return PCD_OK;
+    }
     uint32_t node = d ? th->path[d - 1] : 0;
     /* while the new frames repeat the old stack's, its tree nodes still hold */
     bool same = true;

@@ -29,16 +29,13 @@ typedef struct tach_thread {
 
 /* Every distinct stack as a node of a tree rooted at the empty stack (node 0): a node is
  * its parent (the stack without its innermost frame) plus that frame. */
-typedef struct tach_tree_slot {
-    uint64_t key;                    /* parent << 32 | frame */
-    uint32_t node;                   /* 0: an empty slot */
-} tach_tree_slot;
-
 typedef struct tach_tree {
     uint32_t *parent, *frame;
+    uint32_t *kids;                  /* per node: the 2 children found last, most recent first,
+                                      * as (frame, node) pairs (node 0: none) */
     uint32_t n, cap;
-    tach_tree_slot *h;               /* open addressing, Fibonacci hashing */
-    tach_tree_slot *near;            /* a small direct-mapped cache in front of h */
+    uint32_t *h;                     /* open addressing of node ids (0: empty) by (parent, frame),
+                                      * Fibonacci hashing; the keys are the nodes' own */
     size_t hcap;
     unsigned hshift;                 /* 64 - log2(hcap) */
     pcd_alloc *al;
@@ -98,7 +95,17 @@ bool tach_replay_used(const tach_replay *rp, uint32_t idx);
 
 pcd_status tach_tree_init(tach_tree *t, pcd_alloc *al);
 /* The node for `frame` called from `parent`, made if new. */
-pcd_status tach_tree_child(tach_tree *t, uint32_t parent, uint32_t frame, uint32_t *out);
+pcd_status tach_tree_child_slow(tach_tree *t, uint32_t parent, uint32_t frame, uint32_t *out);
+PCD_INLINE pcd_status tach_tree_child(tach_tree *t, uint32_t parent, uint32_t frame, uint32_t *out)
+{
+    /* stacks mostly go on as they went last time: the parent's last child first */
+    const uint32_t *k = t->kids + 4 * (size_t)parent;
+    if (PCD_LIKELY(k[1] && k[0] == frame)) {
+        *out = k[1];
+        return PCD_OK;
+    }
+    return tach_tree_child_slow(t, parent, frame, out);
+}
 void tach_tree_free(tach_tree *t);
 /* The stack of a tree node, innermost first, into out (at most TACH_MAX_DEPTH); returns
  * its depth. */

@@ -219,12 +219,75 @@ static void test_roundtrip_many(void **state)
     }
 }
 
+/* The inline paths (one and two bytes, 3-8 bytes without a branch per byte, the skips
+ * validation uses) against the slow paths, which read byte by byte: random varints of 1 to
+ * 11 bytes, in windows of every size around them, with random continuation bits. */
+static void test_fast_paths_agree(void **state)
+{
+    (void)state;
+    pcd_ctx x;
+    pcd_ctx_init(&x, NULL);
+    uint64_t seed = 0x9E3779B97F4A7C15u;
+    for (int it = 0; it < 200000; it++) {
+        uint8_t buf[24];
+        for (int i = 0; i < 24; i++) {
+            seed = seed * 6364136223846793005u + 1442695040888963407u;
+            buf[i] = (uint8_t)(seed >> 56);
+        }
+        int len = 1 + (int)((seed >> 20) % 11);
+        for (int i = 0; i < len - 1; i++) buf[i] |= 0x80;
+        buf[len - 1] &= 0x7f;
+        if ((seed >> 40) % 7 == 0) buf[len - 1] |= 0x80; /* sometimes no end in sight */
+        size_t n = (size_t)((seed >> 8) % 20);
+        for (int kind = 0; kind < 3; kind++) {
+            pcd_cursor a = pcd_cursor_make(&x, buf, n, 0, true), b = a, k = a;
+            uint64_t ua = 0, ub = 0;
+            int64_t sa = 0, sb = 0;
+            pcd_status ra, rb, rk;
+            if (kind == 0) {
+                ra = pcd_read_uleb128(&a, &ua, "v");
+                rb = pcd_read_uleb128_slow(&b, &ub, "v");
+                rk = pcd_skip_uleb128(&k, "v");
+            } else if (kind == 1) {
+                ra = pcd_read_uleb128_wrap(&a, &ua, "v");
+                rb = pcd_read_uleb128_wrap_slow(&b, &ub, "v");
+                rk = pcd_skip_uleb128_wrap(&k, "v");
+            } else {
+                ra = pcd_read_sleb128(&a, &sa, "v");
+                rb = pcd_read_sleb128_slow(&b, &sb, "v");
+                rk = pcd_skip_sleb128(&k, "v");
+            }
+            assert_int_equal(ra, rb);
+            assert_int_equal(rk, rb);
+            if (rb == PCD_OK) {
+                assert_ptr_equal(a.p, b.p);
+                assert_ptr_equal(k.p, b.p);
+                assert_true(ua == ub && sa == sb);
+            }
+            if (n >= 8) {
+                /* the helpers the generated array loops use */
+                uint64_t v = 0, w = 0;
+                unsigned l8 = pcd_leb_word8(buf, &v), lf = pcd_leb_fast(buf, &w);
+                if (len <= 8 && !(buf[len - 1] & 0x80)) {
+                    assert_int_equal(l8, (unsigned)len);
+                    assert_int_equal(lf, (unsigned)len);
+                    pcd_cursor s = pcd_cursor_make(&x, buf, n, 0, true);
+                    uint64_t slow = 0;
+                    assert_int_equal(pcd_read_uleb128_slow(&s, &slow, "v"), PCD_OK);
+                    assert_true(v == slow && w == slow);
+                }
+            }
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_uleb128),       cmocka_unit_test(test_uleb128_open_input),
         cmocka_unit_test(test_sleb128),       cmocka_unit_test(test_zigzag),
         cmocka_unit_test(test_mojo),          cmocka_unit_test(test_roundtrip_many),
+        cmocka_unit_test(test_fast_paths_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -117,12 +117,11 @@ pcd_status pcd_fx_arrays_v1_counter_decode(pcd_cursor *c, pcd_fx_arrays_v1_count
 static inline pcd_status pcd_fx_arrays_v1_counter_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t v_index = 0;
-    PCD_UNUSED int64_t v_value = 0;
     /* index */
     PCD_TRY(pcd_read_uleb128(c, &v_index, "index"));
     /* value (when index != 0) */
     if (v_index != 0) {
-        PCD_TRY(pcd_read_sleb128(c, &v_value, "value"));
+        PCD_TRY(pcd_skip_sleb128(c, "value"));
     }
     return PCD_OK;
 }
@@ -640,7 +639,9 @@ static uint64_t pcd_fx_arrays_v1_region_recs_drun(pcd_cursor *c, uint64_t max, p
         *start = s;
         if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);
         *st = pcd_fx_arrays_v1_rec_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);

@@ -651,7 +651,9 @@ static uint64_t pcd_fx_blocks_v1_region_column16_entries_drun(pcd_cursor *c, uin
         *start = s;
         if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);
         *st = pcd_fx_blocks_v1_u16_batch_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);
@@ -712,7 +714,9 @@ static uint64_t pcd_fx_blocks_v1_region_column64_entries_drun(pcd_cursor *c, uin
         *start = s;
         if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);
         *st = pcd_fx_blocks_v1_u64_batch_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);

@@ -37,12 +37,10 @@ pcd_status pcd_fx_elems_v1_event_pairs_decode(pcd_cursor *c, pcd_fx_elems_v1_eve
  */
 static inline pcd_status pcd_fx_elems_v1_event_pairs_validate_(pcd_cursor *c)
 {
-    PCD_UNUSED uint64_t v_offset = 0;
-    PCD_UNUSED int64_t v_obj = 0;
     /* offset */
-    PCD_TRY(pcd_read_uleb128(c, &v_offset, "offset"));
+    PCD_TRY(pcd_skip_uleb128(c, "offset"));
     /* obj */
-    PCD_TRY(pcd_read_sleb128(c, &v_obj, "obj"));
+    PCD_TRY(pcd_skip_sleb128(c, "obj"));
     return PCD_OK;
 }
 
@@ -103,11 +101,29 @@ static inline pcd_status pcd_fx_elems_v1_event_decode_(pcd_cursor *c, pcd_fx_ele
     PCD_TRY(pcd_read_uleb128(c, &n_frames, "frames"));
     PCD_TRY(pcd_alloc_array(c, f0_frames, n_frames, sizeof(int64_t), 1, (void **)&out->frames, "frames"));
     out->n_frames = (size_t)n_frames;
-    for (uint64_t i = 0; i < n_frames; i++) {
-        PCD_TRY(pcd_read_sleb128(c, &v_frames_e, "frames"));
-        st->method = (uint64_t)(st->method + (uint64_t)(v_frames_e));
-        v_frames_e = st->method;
-        out->frames[i] = v_frames_e;
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_frames) {
+            const uint8_t *q = c->p;
+            uint64_t run = st->method;
+            for (; i0 < n_frames; i0++) {
+                uint64_t v;
+                unsigned len = pcd_leb_fast(q, &v);
+                if (PCD_UNLIKELY(len == 0)) break;
+                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                run = (uint64_t)(run + (uint64_t)(v));
+                out->frames[i0] = (int64_t)run;
+                q += len;
+            }
+            st->method = run;
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_frames; i++) {
+            PCD_TRY(pcd_read_sleb128(c, &v_frames_e, "frames"));
+            st->method = (uint64_t)(st->method + (uint64_t)(v_frames_e));
+            v_frames_e = st->method;
+            out->frames[i] = v_frames_e;
+        }
     }
     /* objs */
     f0_objs = c->p;
@@ -118,10 +134,26 @@ static inline pcd_status pcd_fx_elems_v1_event_decode_(pcd_cursor *c, pcd_fx_ele
     n_objs = n_objs_raw;
     PCD_TRY(pcd_alloc_array(c, f0_objs, n_objs, sizeof(int64_t), 1, (void **)&out->objs, "objs"));
     out->n_objs = (size_t)n_objs;
-    for (uint64_t i = 0; i < n_objs; i++) {
-        PCD_TRY(pcd_read_sleb128(c, &v_objs_e, "objs"));
-        v_objs_e = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_objs_e)) << 3);
-        out->objs[i] = v_objs_e;
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_objs) {
+            const uint8_t *q = c->p;
+            uint64_t base = (uint64_t)(st->obj);
+            for (; i0 < n_objs; i0++) {
+                uint64_t v;
+                unsigned len = pcd_leb_fast(q, &v);
+                if (PCD_UNLIKELY(len == 0)) break;
+                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                out->objs[i0] = (int64_t)((base + v) << 3);
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_objs; i++) {
+            PCD_TRY(pcd_read_sleb128(c, &v_objs_e, "objs"));
+            v_objs_e = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_objs_e)) << 3);
+            out->objs[i] = v_objs_e;
+        }
     }
     /* method */
     PCD_TRY(pcd_read_sleb128(c, &v_method, "method"));
@@ -155,12 +187,9 @@ static inline pcd_status pcd_fx_elems_v1_event_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t n_frames = 0;
     PCD_UNUSED const uint8_t *f0_frames = NULL;
-    PCD_UNUSED int64_t v_frames_e = 0;
     PCD_UNUSED uint64_t n_objs = 0;
     PCD_UNUSED const uint8_t *f0_objs = NULL;
     PCD_UNUSED uint8_t n_objs_raw = 0;
-    PCD_UNUSED int64_t v_objs_e = 0;
-    PCD_UNUSED int64_t v_method = 0;
     PCD_UNUSED uint64_t n_pairs = 0;
     PCD_UNUSED const uint8_t *f0_pairs = NULL;
     PCD_UNUSED uint8_t n_pairs_raw = 0;
@@ -168,8 +197,20 @@ static inline pcd_status pcd_fx_elems_v1_event_validate_(pcd_cursor *c)
     f0_frames = c->p;
     PCD_TRY(pcd_read_uleb128(c, &n_frames, "frames"));
     PCD_TRY(pcd_check_count(c, f0_frames, n_frames, 1, "frames"));
-    for (uint64_t i = 0; i < n_frames; i++) {
-        PCD_TRY(pcd_read_sleb128(c, &v_frames_e, "frames"));
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_frames) {
+            const uint8_t *q = c->p;
+            for (; i0 < n_frames; i0++) {
+                unsigned len = pcd_leb_len8(q);
+                if (PCD_UNLIKELY(len == 0)) break;
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_frames; i++) {
+            PCD_TRY(pcd_skip_sleb128(c, "frames"));
+        }
     }
     /* objs */
     f0_objs = c->p;
@@ -179,11 +220,23 @@ static inline pcd_status pcd_fx_elems_v1_event_validate_(pcd_cursor *c)
     c->p += 1;
     n_objs = n_objs_raw;
     PCD_TRY(pcd_check_count(c, f0_objs, n_objs, 1, "objs"));
-    for (uint64_t i = 0; i < n_objs; i++) {
-        PCD_TRY(pcd_read_sleb128(c, &v_objs_e, "objs"));
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_objs) {
+            const uint8_t *q = c->p;
+            for (; i0 < n_objs; i0++) {
+                unsigned len = pcd_leb_len8(q);
+                if (PCD_UNLIKELY(len == 0)) break;
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_objs; i++) {
+            PCD_TRY(pcd_skip_sleb128(c, "objs"));
+        }
     }
     /* method */
-    PCD_TRY(pcd_read_sleb128(c, &v_method, "method"));
+    PCD_TRY(pcd_skip_sleb128(c, "method"));
     /* pairs: Anonymous struct elements (a type of their own). */
     f0_pairs = c->p;
     if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -536,6 +589,41 @@ static uint64_t pcd_fx_elems_v1_region_events_run(pcd_cursor *c, uint64_t max, p
     }
     return k;
 }
+/* Decodes events records back to back into *rec and hands each to fn (the decoding
+ * fast path: no call into the stream driver per record). Stops at the cursor's end,
+ * after max records, at a failure (*start: where the record began), or when fn
+ * returns anything but PCD_OK (*start: NULL).
+ * The stream state (c->x->state) moves on record by record; a record that fails
+ * leaves it as it was before that record (as the stream driver does). */
+static uint64_t pcd_fx_elems_v1_region_events_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    uint64_t k = 0;
+    pcd_fx_elems_v1_event *out = (pcd_fx_elems_v1_event *)rec->data;
+    pcd_fx_elems_v1_events_state *sp = c->x->state, saved;
+    *st = PCD_OK;
+    while (c->p < c->end && k < max) {
+        const uint8_t *s = c->p;
+        *start = s;
+        if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);
+        saved = *sp;
+        *st = pcd_fx_elems_v1_event_decode_(c, out);
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            *sp = saved;
+            break;
+        }
+        k++;
+        rec->offset = pcd_offset(c, s);
+        rec->size = (uint64_t)(c->p - s);
+        *st = fn(ud, rec);
+        rec->index++;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            *start = NULL; /* stopped by fn, not by the data */
+            break;
+        }
+    }
+    return k;
+}
 static void pcd_fx_elems_v1_region_events_init(void *state, const void *parent, const pcd_ctx *x)
 {
     pcd_fx_elems_v1_events_state *st = state;
@@ -567,7 +655,7 @@ const pcd_region_desc pcd_fx_elems_v1_region_events = {
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
     NULL, 3, 4,
-    NULL,
+    pcd_fx_elems_v1_region_events_drun,
 };
 
 static pcd_status pcd_fx_elems_v1_region_blocks_dec(pcd_cursor *c, void *out) { return pcd_fx_elems_v1_block_decode_(c, out); }

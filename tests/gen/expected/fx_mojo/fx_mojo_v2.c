@@ -245,7 +245,9 @@ static uint64_t pcd_fx_mojo_v2_region_recs_drun(pcd_cursor *c, uint64_t max, pcd
         const uint8_t *s = c->p;
         *start = s;
         *st = pcd_fx_mojo_v2_rec_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);

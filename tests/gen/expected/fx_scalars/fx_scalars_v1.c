@@ -138,10 +138,8 @@ static inline pcd_status pcd_fx_scalars_v1_rec_validate_(pcd_cursor *c)
     PCD_UNUSED uint8_t v_a = 0;
     PCD_UNUSED uint16_t v_b = 0;
     PCD_UNUSED uint8_t v_kind = 0;
-    PCD_UNUSED uint64_t v_u = 0;
     PCD_UNUSED const uint8_t *f0_u32v = NULL;
     PCD_UNUSED uint64_t v_u32v = 0;
-    PCD_UNUSED int64_t v_s = 0;
     PCD_UNUSED int32_t v_z32 = 0;
     PCD_UNUSED int64_t v_z64 = 0;
     PCD_UNUSED pcd_mojo_int v_m = { 0, false };
@@ -182,14 +180,14 @@ static inline pcd_status pcd_fx_scalars_v1_rec_validate_(pcd_cursor *c)
     /* (value not needed for validation) */
     c->p += 35;
     /* u */
-    PCD_TRY(pcd_read_uleb128(c, &v_u, "u"));
+    PCD_TRY(pcd_skip_uleb128(c, "u"));
     /* u32v */
     f0_u32v = c->p;
     PCD_TRY(pcd_read_uleb128(c, &v_u32v, "u32v"));
     if (PCD_UNLIKELY(v_u32v > UINT32_MAX))
         return pcd_fail(c, f0_u32v, PCD_E_OVERFLOW, "u32v", "a 32-bit value", PCD_FOUND_UINT, v_u32v);
     /* s */
-    PCD_TRY(pcd_read_sleb128(c, &v_s, "s"));
+    PCD_TRY(pcd_skip_sleb128(c, "s"));
     /* z32 */
     PCD_TRY(pcd_read_zigzag32(c, &v_z32, "z32"));
     /* z64 */
@@ -403,7 +401,9 @@ static uint64_t pcd_fx_scalars_v1_region_recs_drun(pcd_cursor *c, uint64_t max, 
         const uint8_t *s = c->p;
         *start = s;
         *st = pcd_fx_scalars_v1_rec_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);

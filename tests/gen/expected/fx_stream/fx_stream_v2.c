@@ -57,8 +57,6 @@ pcd_status pcd_fx_stream_v2_event_decode(pcd_cursor *c, pcd_fx_stream_v2_event *
 static inline pcd_status pcd_fx_stream_v2_event_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint8_t v_type = 0;
-    PCD_UNUSED uint64_t v_time = 0;
-    PCD_UNUSED int64_t v_obj = 0;
     /* type */
     if (PCD_UNLIKELY(pcd_left(c) < 1))
         return pcd_fail_short(c, c->p, "type", "u8");
@@ -71,10 +69,10 @@ static inline pcd_status pcd_fx_stream_v2_event_validate_(pcd_cursor *c)
     }
     c->p += 1;
     /* time: ns since the previous event. */
-    PCD_TRY(pcd_read_uleb128(c, &v_time, "time"));
+    PCD_TRY(pcd_skip_uleb128(c, "time"));
     /* obj (when type == 2) */
     if (v_type == 2) {
-        PCD_TRY(pcd_read_sleb128(c, &v_obj, "obj"));
+        PCD_TRY(pcd_skip_sleb128(c, "obj"));
     }
     return PCD_OK;
 }
@@ -362,6 +360,40 @@ static uint64_t pcd_fx_stream_v2_region_events_run(pcd_cursor *c, uint64_t max, 
     }
     return k;
 }
+/* Decodes events records back to back into *rec and hands each to fn (the decoding
+ * fast path: no call into the stream driver per record). Stops at the cursor's end,
+ * after max records, at a failure (*start: where the record began), or when fn
+ * returns anything but PCD_OK (*start: NULL).
+ * The stream state (c->x->state) moves on record by record; a record that fails
+ * leaves it as it was before that record (as the stream driver does). */
+static uint64_t pcd_fx_stream_v2_region_events_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    uint64_t k = 0;
+    pcd_fx_stream_v2_event *out = (pcd_fx_stream_v2_event *)rec->data;
+    pcd_fx_stream_v2_events_state *sp = c->x->state, saved;
+    *st = PCD_OK;
+    while (c->p < c->end && k < max) {
+        const uint8_t *s = c->p;
+        *start = s;
+        saved = *sp;
+        *st = pcd_fx_stream_v2_event_decode_(c, out);
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            *sp = saved;
+            break;
+        }
+        k++;
+        rec->offset = pcd_offset(c, s);
+        rec->size = (uint64_t)(c->p - s);
+        *st = fn(ud, rec);
+        rec->index++;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            *start = NULL; /* stopped by fn, not by the data */
+            break;
+        }
+    }
+    return k;
+}
 static void pcd_fx_stream_v2_region_events_init(void *state, const void *parent, const pcd_ctx *x)
 {
     pcd_fx_stream_v2_events_state *st = state;
@@ -393,7 +425,7 @@ const pcd_region_desc pcd_fx_stream_v2_region_events = {
     -1, 0, 0, 0, 0, 0,
     NULL, NULL,
     NULL, 3, 2,
-    NULL,
+    pcd_fx_stream_v2_region_events_drun,
 };
 
 static pcd_status pcd_fx_stream_v2_region_buffers_dec(pcd_cursor *c, void *out) { return pcd_fx_stream_v2_buffer_decode_(c, out); }

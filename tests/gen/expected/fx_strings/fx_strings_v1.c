@@ -393,7 +393,9 @@ static uint64_t pcd_fx_strings_v1_region_recs_drun(pcd_cursor *c, uint64_t max, 
         const uint8_t *s = c->p;
         *start = s;
         *st = pcd_fx_strings_v1_rec_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);

@@ -35,12 +35,10 @@ pcd_status pcd_fx_trailer_v1_item_decode(pcd_cursor *c, pcd_fx_trailer_v1_item *
  */
 static inline pcd_status pcd_fx_trailer_v1_item_validate_(pcd_cursor *c)
 {
-    PCD_UNUSED uint64_t v_v = 0;
-    PCD_UNUSED uint64_t v_w = 0;
     /* v */
-    PCD_TRY(pcd_read_uleb128(c, &v_v, "v"));
+    PCD_TRY(pcd_skip_uleb128(c, "v"));
     /* w */
-    PCD_TRY(pcd_read_uleb128_wrap(c, &v_w, "w"));
+    PCD_TRY(pcd_skip_uleb128_wrap(c, "w"));
     return PCD_OK;
 }
 
@@ -481,7 +479,9 @@ static uint64_t pcd_fx_trailer_v1_region_items_drun(pcd_cursor *c, uint64_t max,
         const uint8_t *s = c->p;
         *start = s;
         *st = pcd_fx_trailer_v1_item_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);
@@ -549,7 +549,9 @@ static uint64_t pcd_fx_trailer_v1_region_extra_drun(pcd_cursor *c, uint64_t max,
         const uint8_t *s = c->p;
         *start = s;
         *st = pcd_fx_trailer_v1_extra_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);

@@ -142,19 +142,29 @@ static inline pcd_status pcd_fx_unions_v1_rec_a_validate_(pcd_cursor *c)
     switch ((v_ev & 15)) {
     case 1:
         {
-            PCD_UNUSED uint64_t v_body_alloc_size = 0;
             PCD_UNUSED uint64_t n_body_alloc_bt = 0;
             PCD_UNUSED const uint8_t *f0_body_alloc_bt = NULL;
-            PCD_UNUSED int64_t v_body_alloc_bt_e = 0;
             /* size */
-            PCD_TRY(pcd_read_uleb128(c, &v_body_alloc_size, "body.alloc.size"));
+            PCD_TRY(pcd_skip_uleb128(c, "body.alloc.size"));
             /* bt (when (ev & 0x80) != 0) */
             if (((v_ev & 128)) != 0) {
                 f0_body_alloc_bt = c->p;
                 PCD_TRY(pcd_read_uleb128(c, &n_body_alloc_bt, "body.alloc.bt"));
                 PCD_TRY(pcd_check_count(c, f0_body_alloc_bt, n_body_alloc_bt, 1, "body.alloc.bt"));
-                for (uint64_t i = 0; i < n_body_alloc_bt; i++) {
-                    PCD_TRY(pcd_read_sleb128(c, &v_body_alloc_bt_e, "body.alloc.bt"));
+                {
+                    uint64_t i0 = 0;
+                    if (pcd_left(c) / 8 >= n_body_alloc_bt) {
+                        const uint8_t *q = c->p;
+                        for (; i0 < n_body_alloc_bt; i0++) {
+                            unsigned len = pcd_leb_len8(q);
+                            if (PCD_UNLIKELY(len == 0)) break;
+                            q += len;
+                        }
+                        c->p = q;
+                    }
+                    for (uint64_t i = i0; i < n_body_alloc_bt; i++) {
+                        PCD_TRY(pcd_skip_sleb128(c, "body.alloc.bt"));
+                    }
                 }
             }
         }
@@ -739,7 +749,9 @@ static uint64_t pcd_fx_unions_v1_region_recs_drun(pcd_cursor *c, uint64_t max, p
         *start = s;
         if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);
         *st = pcd_fx_unions_v1_rec_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);

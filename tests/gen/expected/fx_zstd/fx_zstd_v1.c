@@ -39,14 +39,13 @@ pcd_status pcd_fx_zstd_v1_sample_decode(pcd_cursor *c, pcd_fx_zstd_v1_sample *ou
 static inline pcd_status pcd_fx_zstd_v1_sample_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint32_t v_tid = 0;
-    PCD_UNUSED uint64_t v_value = 0;
     /* tid */
     if (PCD_UNLIKELY(pcd_left(c) < 4))
         return pcd_fail_short(c, c->p, "tid", "u32le");
     /* (value not needed for validation) */
     c->p += 4;
     /* value */
-    PCD_TRY(pcd_read_uleb128(c, &v_value, "value"));
+    PCD_TRY(pcd_skip_uleb128(c, "value"));
     return PCD_OK;
 }
 
@@ -230,7 +229,9 @@ static uint64_t pcd_fx_zstd_v1_region_samples_drun(pcd_cursor *c, uint64_t max, 
         const uint8_t *s = c->p;
         *start = s;
         *st = pcd_fx_zstd_v1_sample_decode_(c, out);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        if (PCD_UNLIKELY(*st != PCD_OK)) {
+            break;
+        }
         k++;
         rec->offset = pcd_offset(c, s);
         rec->size = (uint64_t)(c->p - s);
