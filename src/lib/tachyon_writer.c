@@ -311,7 +311,7 @@ pcd_status tach_writer_sample_ids(tach_writer *tw, uint64_t tid, uint32_t interp
     for (size_t i = 0; i < d; i++)
         if (ids[i] >= tw->n_frames) return fail(tw, PCD_E_ARG, "frame indexes the writer gave out");
     uint32_t cur[MAX_DEPTH]; /* the records hold a mutable array */
-    memcpy(cur, ids, d * sizeof cur[0]);
+    if (d) memcpy(cur, ids, d * sizeof cur[0]); /* (ids may be NULL for an empty stack) */
     /* the encoding, against the thread's previous stack */
     size_t prev = t->depth;
     bool same = prev == d && memcmp(t->stack, cur, d * sizeof cur[0]) == 0;
