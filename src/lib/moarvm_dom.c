@@ -29,6 +29,7 @@ typedef struct graph_copy {
     uint64_t *rfstr;
     uint32_t *rfcnt;
     uint32_t *target;
+    pcd_alloc *al;
 } graph_copy;
 
 typedef struct collapsed {
@@ -41,15 +42,61 @@ typedef struct collapsed {
     uint64_t seen;
 } collapsed;
 
+/* Everything the dominator tree needs comes from the caller's allocator, so that
+ * --max-memory bounds it; blocks carry their size in front (pcd_alloc_free wants it). */
+#define DHDR 16
+
+static void *dget(pcd_alloc *al, size_t n)
+{
+    if (n > SIZE_MAX - DHDR) return NULL;
+    uint8_t *p = pcd_alloc_get(al, n + DHDR);
+    if (!p) return NULL;
+    memcpy(p, &n, sizeof n);
+    return p + DHDR;
+}
+
+static void *dzero(pcd_alloc *al, size_t n)
+{
+    void *p = dget(al, n);
+    if (p) memset(p, 0, n);
+    return p;
+}
+
+static void dfree(pcd_alloc *al, void *q)
+{
+    if (!q) return;
+    uint8_t *p = (uint8_t *)q - DHDR;
+    size_t n;
+    memcpy(&n, p, sizeof n);
+    pcd_alloc_free(al, p, n + DHDR);
+}
+
+static void *dgrow(pcd_alloc *al, void *q, size_t n)
+{
+    void *r = dget(al, n);
+    if (!r) return NULL;
+    if (q) {
+        size_t old;
+        memcpy(&old, (uint8_t *)q - DHDR, sizeof old);
+        memcpy(r, q, old < n ? old : n);
+        dfree(al, q);
+    }
+    return r;
+}
+
 static void graph_free(graph_copy *g)
 {
-    free(g->kind);
-    free(g->self);
-    free(g->tofi);
-    free(g->rfstr);
-    free(g->rfcnt);
-    free(g->target);
+    pcd_alloc *al = g->al;
+    if (al) {
+        dfree(al, g->kind);
+        dfree(al, g->self);
+        dfree(al, g->tofi);
+        dfree(al, g->rfstr);
+        dfree(al, g->rfcnt);
+        dfree(al, g->target);
+    }
     memset(g, 0, sizeof *g);
+    g->al = al;
 }
 
 static void on_snapshot(void *ud, const mvm_col *c, const mvm_snapshot *s, const mvm_stats *st, const mvm_graph *g)
@@ -67,12 +114,12 @@ static void on_snapshot(void *ud, const mvm_col *c, const mvm_snapshot *s, const
     }
     graph_copy *d = &x->g;
     size_t n = (size_t)g->n, m = (size_t)g->nrefs;
-    d->kind = malloc(n);
-    d->self = malloc(n * sizeof *d->self);
-    d->tofi = malloc(n * sizeof *d->tofi);
-    d->rfstr = malloc(n * sizeof *d->rfstr);
-    d->rfcnt = malloc(n * sizeof *d->rfcnt);
-    d->target = malloc((m ? m : 1) * sizeof *d->target);
+    d->kind = dget(d->al, n);
+    d->self = dget(d->al, n * sizeof *d->self);
+    d->tofi = dget(d->al, n * sizeof *d->tofi);
+    d->rfstr = dget(d->al, n * sizeof *d->rfstr);
+    d->rfcnt = dget(d->al, n * sizeof *d->rfcnt);
+    d->target = dget(d->al, (m ? m : 1) * sizeof *d->target);
     if (!d->kind || !d->self || !d->tofi || !d->rfstr || !d->rfcnt || !d->target) {
         graph_free(d);
         x->oom = true;
@@ -93,24 +140,25 @@ static void on_snapshot(void *ud, const mvm_col *c, const mvm_snapshot *s, const
 /* Immediate dominators (as node indexes; NONE for the root and the unreachable). */
 static uint32_t *dominators(const graph_copy *g)
 {
+    pcd_alloc *al = g->al;
     uint32_t n = (uint32_t)g->n;
     /* the edges: every collectable's range (ranges may share references) */
     uint64_t m = 0;
     for (uint32_t v = 0; v < n; v++) m += g->rfcnt[v];
     if (m >= NONE) return NULL;
-    uint32_t *pre = malloc(n * sizeof *pre);       /* node -> preorder number, NONE: unreachable */
-    uint32_t *vert = malloc(n * sizeof *vert);      /* preorder number -> node */
-    uint32_t *par = malloc(n * sizeof *par);        /* DFS parent (preorder numbers) */
-    uint32_t *semi = malloc(n * sizeof *semi);
-    uint32_t *idom = malloc(n * sizeof *idom);
-    uint32_t *anc = malloc(n * sizeof *anc);
-    uint32_t *lab = malloc(n * sizeof *lab);
-    uint32_t *bhead = malloc(n * sizeof *bhead);
-    uint32_t *bnext = malloc(n * sizeof *bnext);
-    uint32_t *pstart = calloc((size_t)n + 1, sizeof *pstart); /* predecessors (CSR) */
-    uint32_t *preds = malloc((m ? m : 1) * sizeof *preds);
-    uint32_t *stack = malloc(n * sizeof *stack);
-    uint64_t *edge = malloc(n * sizeof *edge);     /* DFS: next edge of each node on the stack */
+    uint32_t *pre = dget(al, n * sizeof *pre);       /* node -> preorder number, NONE: unreachable */
+    uint32_t *vert = dget(al, n * sizeof *vert);      /* preorder number -> node */
+    uint32_t *par = dget(al, n * sizeof *par);        /* DFS parent (preorder numbers) */
+    uint32_t *semi = dget(al, n * sizeof *semi);
+    uint32_t *idom = dget(al, n * sizeof *idom);
+    uint32_t *anc = dget(al, n * sizeof *anc);
+    uint32_t *lab = dget(al, n * sizeof *lab);
+    uint32_t *bhead = dget(al, n * sizeof *bhead);
+    uint32_t *bnext = dget(al, n * sizeof *bnext);
+    uint32_t *pstart = dzero(al, ((size_t)n + 1) * sizeof *pstart); /* predecessors (CSR) */
+    uint32_t *preds = dget(al, (m ? m : 1) * sizeof *preds);
+    uint32_t *stack = dget(al, n * sizeof *stack);
+    uint64_t *edge = dget(al, n * sizeof *edge);     /* DFS: next edge of each node on the stack */
     uint32_t *out = NULL;
     if (!pre || !vert || !par || !semi || !idom || !anc || !lab || !bhead || !bnext || !pstart || !preds || !stack ||
         !edge)
@@ -120,12 +168,12 @@ static uint32_t *dominators(const graph_copy *g)
         for (uint64_t e = g->rfstr[v]; e < g->rfstr[v] + g->rfcnt[v]; e++) pstart[g->target[e] + 1]++;
     for (uint32_t v = 0; v < n; v++) pstart[v + 1] += pstart[v];
     {
-        uint32_t *fill = malloc((size_t)n * sizeof *fill);
+        uint32_t *fill = dget(al, (size_t)n * sizeof *fill);
         if (!fill) goto done;
         memcpy(fill, pstart, (size_t)n * sizeof *fill);
         for (uint32_t v = 0; v < n; v++)
             for (uint64_t e = g->rfstr[v]; e < g->rfstr[v] + g->rfcnt[v]; e++) preds[fill[g->target[e]]++] = v;
-        free(fill);
+        dfree(al, fill);
     }
     /* depth-first numbering from the root (collectable 0) */
     for (uint32_t v = 0; v < n; v++) pre[v] = NONE;
@@ -211,25 +259,25 @@ static uint32_t *dominators(const graph_copy *g)
     }
     for (uint32_t w = 1; w < cnt; w++)
         if (idom[w] != semi[w]) idom[w] = idom[idom[w]];
-    out = malloc(n * sizeof *out);
+    out = dget(al, n * sizeof *out);
     if (out) {
         for (uint32_t v = 0; v < n; v++) out[v] = NONE;
         for (uint32_t w = 1; w < cnt; w++) out[vert[w]] = vert[idom[w]];
     }
 done:
-    free(pre);
-    free(vert);
-    free(par);
-    free(semi);
-    free(idom);
-    free(anc);
-    free(lab);
-    free(bhead);
-    free(bnext);
-    free(pstart);
-    free(preds);
-    free(stack);
-    free(edge);
+    dfree(al, pre);
+    dfree(al, vert);
+    dfree(al, par);
+    dfree(al, semi);
+    dfree(al, idom);
+    dfree(al, anc);
+    dfree(al, lab);
+    dfree(al, bhead);
+    dfree(al, bnext);
+    dfree(al, pstart);
+    dfree(al, preds);
+    dfree(al, stack);
+    dfree(al, edge);
     return out;
 }
 
@@ -279,11 +327,12 @@ static size_t label_text(const mvm_col *c, uint64_t label, char *buf, size_t cap
 static int write_folded(collapsed *x, const mvm_col *c, pcd_sink *s)
 {
     const graph_copy *g = &x->g;
+    pcd_alloc *al = g->al;
     uint32_t n = (uint32_t)g->n;
     uint32_t *idom = dominators(g);
-    uint32_t *chead = malloc((size_t)n * sizeof *chead), *cnext = malloc((size_t)n * sizeof *cnext);
-    uint32_t *tn_of = malloc((size_t)n * sizeof *tn_of);
-    uint32_t *stack = malloc((size_t)n * sizeof *stack);
+    uint32_t *chead = dget(al, (size_t)n * sizeof *chead), *cnext = dget(al, (size_t)n * sizeof *cnext);
+    uint32_t *tn_of = dget(al, (size_t)n * sizeof *tn_of);
+    uint32_t *stack = dget(al, (size_t)n * sizeof *stack);
     tnode *t = NULL;
     size_t nt = 0, tcap = 0;
     pcd_hmap kids;
@@ -304,7 +353,7 @@ static int write_folded(collapsed *x, const mvm_col *c, pcd_sink *s)
     do {                                                                             \
         if (nt == tcap) {                                                            \
             size_t nc = tcap ? tcap * 2 : 1024;                                      \
-            tnode *p_ = realloc(t, nc * sizeof *t);                                  \
+            tnode *p_ = dgrow(al, t, nc * sizeof *t);                                  \
             if (!p_) {                                                               \
                 rc = 2;                                                              \
                 goto done;                                                           \
@@ -362,7 +411,7 @@ static int write_folded(collapsed *x, const mvm_col *c, pcd_sink *s)
 #undef NEW_TNODE
     /* one line per frame with weight of its own: the labels from the top, then the weight */
     {
-        char *line = malloc((size_t)MAX_DEPTH * 260 + 32);
+        char *line = dget(al, (size_t)MAX_DEPTH * 260 + 32);
         uint32_t path[MAX_DEPTH + 1];
         if (!line) {
             rc = 2;
@@ -380,17 +429,17 @@ static int write_folded(collapsed *x, const mvm_col *c, pcd_sink *s)
             len += (size_t)snprintf(line + len, 32, " %" PRIu64 "\n", t[i].weight);
             if (pcd_sink_put(s, line, len) != PCD_OK) rc = 2;
         }
-        free(line);
+        dfree(al, line);
     }
 done:
-    if (rc) fprintf(x->a->err, "%s: %s\n", x->a->input_name, "out of memory (or cannot write) for the folded stacks");
+    if (rc) fprintf(x->a->err, "%s: %s\n", x->a->input_name, "out of memory for the folded stacks (raise --max-memory), or cannot write them");
     pcd_hmap_free(&kids);
-    free(t);
-    free(idom);
-    free(chead);
-    free(cnext);
-    free(tn_of);
-    free(stack);
+    dfree(al, t);
+    dfree(al, idom);
+    dfree(al, chead);
+    dfree(al, cnext);
+    dfree(al, tn_of);
+    dfree(al, stack);
     return rc;
 }
 
@@ -408,6 +457,7 @@ int mvm_collapsed_run(const pcd_conv_args *a)
     collapsed x;
     memset(&x, 0, sizeof x);
     x.a = a;
+    x.g.al = a->al;
     if (a->metric) {
         const char *m = a->metric;
         const char *at = strchr(m, '@');
@@ -453,7 +503,7 @@ int mvm_collapsed_run(const pcd_conv_args *a)
     }
     if (x.too_big || x.oom) {
         fprintf(a->err, "%s: the snapshot is too large for the dominator tree (%s)\n", a->input_name,
-                x.oom ? "out of memory" : "2^32 collectables or references");
+                x.oom ? "out of memory: raise --max-memory" : "2^32 collectables or references");
         rc = 2;
     } else if (x.g.have) {
         int w = write_folded(&x, c, a->out);
