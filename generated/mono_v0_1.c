@@ -3819,6 +3819,7 @@ static void pcd_mono_v0_1_region_events_init(void *state, const void *parent, co
     st->method = (uint64_t)(in->method_base);
     st->obj = (uint64_t)(in->obj_base);
     st->ptr = (uint64_t)(in->ptr_base);
+    st->ref_offset = 0;
     st->time = (uint64_t)(in->time_base);
 }
 static pcd_status pcd_mono_v0_1_region_events_finish(pcd_sink *s, void *parent, uint64_t parent_offset,

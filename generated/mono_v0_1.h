@@ -29,6 +29,7 @@ typedef struct pcd_mono_v0_1_events_state {
     uint64_t method;
     uint64_t obj;
     uint64_t ptr;
+    uint64_t ref_offset;
     uint64_t time;
 } pcd_mono_v0_1_events_state;
 

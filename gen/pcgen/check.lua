@@ -12,7 +12,7 @@ local FIELD_OPTS = {
   absent = true, unit = true, hex = true, size_of = true, count_of = true, total_size = true,
   delta = true, base = true, shift = true, magic = true, _refined = true, init = true,
   at = true, at_end = true, offset_of = true, file_size = true, check = true, expect = true,
-  optional = true, size_extra = true, relocate = true,
+  optional = true, size_extra = true, relocate = true, reset = true,
 }
 local KIND_OPTS = {
   int = { kind = 1, bits = 1, signed = 1, endian = 1, byte_order = 1 },
@@ -569,6 +569,20 @@ function check.schema(fmt, schema_path)
           local stv = scope.state and scope.state.vars[o.delta]
           if not stv then diag(fpath, "delta names '" .. tostring(o.delta) .. "', which is not a state variable of the enclosing records region")
           else F.delta = stv end
+        end
+        if o.reset ~= nil then
+          -- running values that start again at 0 where this field starts (offsets relative
+          -- to the previous one within one record's array, say)
+          local list = type(o.reset) == "table" and o.reset or { o.reset }
+          F.reset = {}
+          for _, nm in ipairs(list) do
+            local stv = scope.state and scope.state.vars[nm]
+            if not stv then
+              diag(fpath, "reset names '" .. tostring(nm) .. "', which is not a state variable of the enclosing records region")
+            else
+              F.reset[#F.reset + 1] = stv
+            end
+          end
         end
         if o.base ~= nil then
           F.base = resolve_expr(o.base, fpath, inner, "base")

@@ -379,6 +379,15 @@ local function dec_transform(b, f, w, env)
   return w
 end
 
+-- State variables a field resets before it is read or written (option reset).
+local function emit_resets(b, f, env)
+  if not f.reset then return end
+  for _, stv in ipairs(f.reset) do
+    env.need_state = stv.region
+    b:f("st->%s = 0; /* starts again here */", stv.name)
+  end
+end
+
 local function declare(env, name, ct, init)
   if not env.decl_set[name] then
     env.decl_set[name] = true
@@ -946,6 +955,7 @@ function dec_field(b, f, env)
   else
     local extra = f.when and ("when " .. (f.when_src or "a condition holds")) or nil
     if f.ty.kind ~= "records" then b:doc(f, extra) end
+    emit_resets(b, f, env)
     local function body()
       if f.optional then
         -- an optional magic: present when the bytes there match, absent otherwise (no error)
@@ -1544,6 +1554,7 @@ local function enc_field(b, f, env)
   end
   if f.hidden and f.ty.kind == "int" then v = expr.cnum(f.equals) end
   b:doc(f)
+  emit_resets(b, f, env)
   local function body()
     if f.optional then
       -- an optional magic: its bytes when the record says it is there

@@ -64,7 +64,7 @@ lower.min_wire = min_wire
 
 -- Can a field join a run of fixed fields read after one bounds check?
 local function groupable(f)
-  if f.when or f.sized_by or f.counted_by or f.delta or f.base or f.at or f.at_end then return false end
+  if f.when or f.sized_by or f.counted_by or f.delta or f.base or f.at or f.at_end or f.reset then return false end
   local k = f.ty and f.ty.kind
   if k == "int" then return not f.ty.byte_order end
   if k == "float" or k == "magic" then return true end

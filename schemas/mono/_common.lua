@@ -54,6 +54,7 @@ function M.buffer()
         ptr = u64 { init = "ptr_base" },
         obj = u64 { init = "obj_base" },
         method = u64 { init = "method_base" },
+        ref_offset = u64 {},   -- heap references' offsets, running within one heap object event
       },
     }),
   }

@@ -149,8 +149,10 @@ Every event has a time delta right after its event byte.]],
         ptr("vtable", "MonoVTable* of the object."),
         field "size" (uleb128 { unit = "bytes", doc = "Size in the heap (0: more references of an object already reported)." }),
         field "generation" (u8 { doc = "Generation the object is in." }),
-        field "refs" (array { count = uleb128, doc = "Objects it references.", of = struct {
-          field "offset" (uleb128 { doc = "Offset of the reference after the previous one (the first: from the object)." }),
+        field "refs" (array { count = uleb128, reset = "ref_offset",
+          doc = "Objects it references, by increasing offset.", of = struct {
+          field "offset" (uleb128 { delta = "ref_offset", unit = "bytes",
+            doc = "Offset of the reference in the object (stored as the difference from the previous reference's, the first from 0)." }),
           obj("object", "The referenced object."),
         } }),
       }),

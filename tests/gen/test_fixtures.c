@@ -690,7 +690,7 @@ static void test_elems(void **state)
     b2.method_base = 0x5000;
     b2.obj_base = 0x300;
     int64_t fr1[] = { 0x1010, 0x1008, 0x2000 }, ob1[] = { 0x1000, 0x1080 }, fr2[] = { 0x4ff0 };
-    pcd_fx_elems_v1_event e1 = { 0 }, e2 = { 0 }, e3 = { 0 };
+    pcd_fx_elems_v1_event e1 = { 0 }, e2 = { 0 }, e3 = { 0 }, e4 = { 0 };
     e1.frames = fr1;
     e1.n_frames = 3;
     e1.objs = ob1;
@@ -700,12 +700,15 @@ static void test_elems(void **state)
     e3.frames = fr2;
     e3.n_frames = 1;
     e3.method = 0x5000;
-    pcd_fx_elems_v1_event_pairs pr[2] = { { 8, 0x1800 }, { 16, 0x1808 } };
-    e3.pairs = pr;
-    e3.n_pairs = 2;
+    pcd_fx_elems_v1_event_pairs pr[2] = { { 8, 0x1800 }, { 16, 0x1808 } }, pr2[1] = { { 24, 0x1000 } };
+    e3.pairs = pr2;
+    e3.n_pairs = 1;
+    e4.pairs = pr;
+    e4.n_pairs = 2;
+    e4.method = 0x5000;
     const pcd_region_desc *B_ = &pcd_fx_elems_v1_region_blocks, *E = &pcd_fx_elems_v1_region_events;
-    rec_in recs[] = { { B_, &b1 }, { E, &e1 }, { E, &e2 }, { B_, &b2 }, { E, &e3 } };
-    size_t n = encode_file(&pcd_fx_elems_v1_format, &root, recs, 5, false, PCD_OK);
+    rec_in recs[] = { { B_, &b1 }, { E, &e1 }, { E, &e2 }, { B_, &b2 }, { E, &e3 }, { E, &e4 } };
+    size_t n = encode_file(&pcd_fx_elems_v1_format, &root, recs, 6, false, PCD_OK);
     /* "FXE", the size 4 (3 bytes and the NUL), "abc\0" */
     assert_int_equal(out[3], 4);
     assert_memory_equal(out + 7, "abc", 4);
@@ -718,10 +721,15 @@ static void test_elems(void **state)
     assert_int_equal(out[ev + 5], 2);
     assert_int_equal(out[ev + 6], 0);
     assert_int_equal(out[ev + 7], 0x10);
+    /* pair offsets run from 0 in each event (reset), not on from e3's 24: e4 ends with
+     * count 2, offset +8, obj 0, offset +8, obj 1 */
+    static const uint8_t tail[] = { 2, 8, 0, 8, 1 };
+    assert_true(n >= sizeof tail);
+    assert_memory_equal(out + n - sizeof tail, tail, sizeof tail);
     got g;
     decode_file(&pcd_fx_elems_v1_format, out, n, &g, 0);
     assert_int_equal(g.end, PCD_END);
-    assert_int_equal(g.n, 6);
+    assert_int_equal(g.n, 7);
     const pcd_fx_elems_v1_file *rd = (const void *)g.data[0];
     assert_int_equal(rd->name_size, 4);
     assert_int_equal(rd->name.len, 3);
@@ -748,13 +756,17 @@ static void test_elems(void **state)
                 assert_int_equal(ed->method, 0x1fff);
             } else if (k == 5) {
                 assert_int_equal(ed->frames[0], 0x4ff0);
+                assert_int_equal(ed->n_pairs, 1);
+                assert_int_equal(ed->pairs[0].offset, 24);
+            } else if (k == 6) {
                 assert_int_equal(ed->n_pairs, 2);
+                assert_int_equal(ed->pairs[0].offset, 8);
                 assert_int_equal(ed->pairs[1].offset, 16);
                 assert_int_equal(ed->pairs[1].obj, 0x1808);
             }
             k++;
         }
-        assert_int_equal(k, 6);
+        assert_int_equal(k, 7);
         pcd_reader_close(&r0);
     }
     json_roundtrip(&pcd_fx_elems_v1_format, out, n);

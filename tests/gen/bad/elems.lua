@@ -4,5 +4,6 @@ return format "bad" { version = 1, types = {
     field "a" (array { of = cstring { delta = "m" }, count = u8 }),
     field "b" (array { of = sleb128 { delta = "clock" }, count = u8 }),
     field "c" (array { of = sleb128 { shift = 3 }, count = u8 }),
+    field "d" (array { of = u8, count = u8, reset = "nope" }),
   },
 } }

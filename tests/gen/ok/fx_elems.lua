@@ -1,5 +1,6 @@
 -- fx_elems: stream transforms on array elements (a running delta, a base with a shift),
--- anonymous struct elements, and a NUL-terminated string measured by a size field that counts its NUL.
+-- anonymous struct elements whose offsets run within their array (reset), and a
+-- NUL-terminated string measured by a size field that counts its NUL.
 return format "fx_elems" {
   version = 1,
   endian = "little",
@@ -17,7 +18,7 @@ return format "fx_elems" {
       field "obj_base" (u64),
       field "events" (records {
         of = "event",
-        state = { method = u64 { init = "method_base" }, obj = u64 { init = "obj_base" } },
+        state = { method = u64 { init = "method_base" }, obj = u64 { init = "obj_base" }, off = u64 {} },
       }),
     },
     event = struct {
@@ -25,8 +26,9 @@ return format "fx_elems" {
         doc = "Each frame relative to the previous method of the block." }),
       field "objs" (array { of = sleb128 { base = "state.obj", shift = 3 }, count = u8 }),
       field "method" (sleb128 { delta = "method" }),
-      field "pairs" (array { count = u8, doc = "Anonymous struct elements (a type of their own).", of = struct {
-        field "offset" (uleb128),
+      field "pairs" (array { count = u8, reset = "off",
+        doc = "Anonymous struct elements (a type of their own); offsets run from 0 in each event.", of = struct {
+        field "offset" (uleb128 { delta = "off" }),
         field "obj" (sleb128 { base = "state.obj", shift = 3 }),
       } }),
     },
