@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +77,17 @@ pcd_status pcd_input_read(void *ud, uint8_t *dst, size_t cap, size_t *got)
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) return PCD_E_IO;
         *got = (size_t)r;
-        in->bytes_read += (size_t)r;
+        /* a pipe written in small pieces: take what is already there too, so that a large
+         * record is not decoded again from its start after every few bytes */
+        while (!in->is_regular && r > 0 && *got < cap) {
+            struct pollfd pf = { in->fd, POLLIN, 0 };
+            if (poll(&pf, 1, 0) != 1 || !(pf.revents & POLLIN)) break;
+            r = read(in->fd, dst + *got, cap - *got);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) break; /* an error or the end comes again with the next call */
+            *got += (size_t)r;
+        }
+        in->bytes_read += *got;
         return PCD_OK;
     }
 }
