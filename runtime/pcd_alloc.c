@@ -2,6 +2,7 @@
 #include "pcd_alloc.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void *pcd_alloc_libc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
@@ -36,6 +37,31 @@ void *pcd_alloc_resize(pcd_alloc *a, void *p, size_t old, size_t n)
 }
 
 void *pcd_alloc_get(pcd_alloc *a, size_t n) { return pcd_alloc_resize(a, NULL, 0, n); }
+
+#define PCD_SIZED_HDR 16
+
+void *pcd_alloc_sized(pcd_alloc *a, size_t n) { return pcd_alloc_sized_resize(a, NULL, n); }
+
+void *pcd_alloc_sized_resize(pcd_alloc *a, void *p, size_t n)
+{
+    if (n > SIZE_MAX - PCD_SIZED_HDR) return NULL;
+    uint8_t *b = p ? (uint8_t *)p - PCD_SIZED_HDR : NULL;
+    size_t old = 0;
+    if (b) memcpy(&old, b, sizeof old);
+    uint8_t *q = pcd_alloc_resize(a, b, b ? old + PCD_SIZED_HDR : 0, n + PCD_SIZED_HDR);
+    if (!q) return NULL;
+    memcpy(q, &n, sizeof n);
+    return q + PCD_SIZED_HDR;
+}
+
+void pcd_alloc_sized_free(pcd_alloc *a, void *p)
+{
+    if (!p) return;
+    uint8_t *b = (uint8_t *)p - PCD_SIZED_HDR;
+    size_t n;
+    memcpy(&n, b, sizeof n);
+    pcd_alloc_free(a, b, n + PCD_SIZED_HDR);
+}
 
 void pcd_alloc_free(pcd_alloc *a, void *p, size_t n)
 {

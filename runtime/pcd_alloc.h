@@ -25,6 +25,11 @@ void pcd_alloc_init(pcd_alloc *a, pcd_alloc_fn fn, void *ud, size_t limit);
 void *pcd_alloc_get(pcd_alloc *a, size_t n);
 void *pcd_alloc_resize(pcd_alloc *a, void *p, size_t old, size_t n);
 void pcd_alloc_free(pcd_alloc *a, void *p, size_t n);
+/* Blocks that remember their size (a 16-byte header in front), for callers that free
+ * without knowing it (zstd's free callback, tables that grow): NULL when refused. */
+void *pcd_alloc_sized(pcd_alloc *a, size_t n);
+void *pcd_alloc_sized_resize(pcd_alloc *a, void *p, size_t n);   /* p may be NULL */
+void pcd_alloc_sized_free(pcd_alloc *a, void *p);                /* p may be NULL */
 
 typedef struct pcd_arena_chunk pcd_arena_chunk;
 

@@ -5,30 +5,13 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-/* zstd's free callback gets no size, so each block carries its size in front. */
-#define PCD_ZHDR 16
-
 /* The largest zstd window accepted whatever the compressed size (see pcd_zstd_reader_read). */
 #define PCD_ZSTD_MIN_WINDOW ((uint64_t)8 << 20)
 
-static void *zalloc(void *opaque, size_t size)
-{
-    pcd_alloc *al = opaque;
-    if (size > SIZE_MAX - PCD_ZHDR) return NULL;
-    uint8_t *p = pcd_alloc_get(al, size + PCD_ZHDR);
-    if (!p) return NULL;
-    memcpy(p, &size, sizeof size);
-    return p + PCD_ZHDR;
-}
+/* zstd's free callback gets no size: its blocks carry theirs (pcd_alloc_sized). */
+static void *zalloc(void *opaque, size_t size) { return pcd_alloc_sized(opaque, size); }
 
-static void zfree(void *opaque, void *addr)
-{
-    if (!addr) return;
-    uint8_t *p = (uint8_t *)addr - PCD_ZHDR;
-    size_t size;
-    memcpy(&size, p, sizeof size);
-    pcd_alloc_free(opaque, p, size + PCD_ZHDR);
-}
+static void zfree(void *opaque, void *addr) { pcd_alloc_sized_free(opaque, addr); }
 
 static void zerr(pcd_error *e, pcd_status st, uint64_t off, const char *name, const char *expected,
                  const char *found)

@@ -43,46 +43,19 @@ typedef struct collapsed {
 } collapsed;
 
 /* Everything the dominator tree needs comes from the caller's allocator, so that
- * --max-memory bounds it; blocks carry their size in front (pcd_alloc_free wants it). */
-#define DHDR 16
-
-static void *dget(pcd_alloc *al, size_t n)
-{
-    if (n > SIZE_MAX - DHDR) return NULL;
-    uint8_t *p = pcd_alloc_get(al, n + DHDR);
-    if (!p) return NULL;
-    memcpy(p, &n, sizeof n);
-    return p + DHDR;
-}
+ * --max-memory bounds it (blocks that remember their size: pcd_alloc_sized). */
+static void *dget(pcd_alloc *al, size_t n) { return pcd_alloc_sized(al, n); }
 
 static void *dzero(pcd_alloc *al, size_t n)
 {
-    void *p = dget(al, n);
+    void *p = pcd_alloc_sized(al, n);
     if (p) memset(p, 0, n);
     return p;
 }
 
-static void dfree(pcd_alloc *al, void *q)
-{
-    if (!q) return;
-    uint8_t *p = (uint8_t *)q - DHDR;
-    size_t n;
-    memcpy(&n, p, sizeof n);
-    pcd_alloc_free(al, p, n + DHDR);
-}
+static void dfree(pcd_alloc *al, void *q) { pcd_alloc_sized_free(al, q); }
 
-static void *dgrow(pcd_alloc *al, void *q, size_t n)
-{
-    void *r = dget(al, n);
-    if (!r) return NULL;
-    if (q) {
-        size_t old;
-        memcpy(&old, (uint8_t *)q - DHDR, sizeof old);
-        memcpy(r, q, old < n ? old : n);
-        dfree(al, q);
-    }
-    return r;
-}
+static void *dgrow(pcd_alloc *al, void *q, size_t n) { return pcd_alloc_sized_resize(al, q, n); }
 
 static void graph_free(graph_copy *g)
 {
