@@ -174,41 +174,36 @@ static pcd_status frame_key(tach_mapper *m, uint32_t f, uint32_t *out)
     return PCD_OK;
 }
 
-/* The mapped node of raw node `node` of tree `raw`. */
-static pcd_status map_node(tach_mapper *m, const tach_tree *raw, uint32_t node, uint32_t *out)
+/* The mapped node of the replay's stack `id`. */
+static pcd_status map_node(tach_mapper *m, const tach_replay *rp, uint32_t id, uint32_t *out)
 {
-    if (node == 0) {
+    if (id == 0) {
         *out = 0;
         return PCD_OK;
     }
-    if (raw->n > m->memo_cap) {
+    if (rp->stacks.n > m->memo_cap) {
         size_t ncap = m->memo_cap ? m->memo_cap : 1024;
-        while (ncap < raw->n) ncap *= 2;
+        while (ncap < rp->stacks.n) ncap *= 2;
         uint32_t *nm = pcd_alloc_resize(m->al, m->memo, m->memo_cap * sizeof *nm, ncap * sizeof *nm);
         if (!nm) return PCD_E_NOMEM;
         memset(nm + m->memo_cap, 0, (ncap - m->memo_cap) * sizeof *nm);
         m->memo = nm;
         m->memo_cap = ncap;
     }
-    if (m->memo[node]) {
-        *out = m->memo[node] - 1;
+    if (m->memo[id]) {
+        *out = m->memo[id] - 1;
         return PCD_OK;
     }
-    /* up to the first ancestor already mapped, then down */
-    uint32_t chain[TACH_MAX_DEPTH + 1];
-    uint32_t n = 0, at = node;
-    while (at && !m->memo[at] && n <= TACH_MAX_DEPTH) {
-        chain[n++] = at;
-        at = raw->parent[at];
-    }
-    uint32_t mapped = at ? m->memo[at] - 1 : 0;
-    while (n > 0) {
-        uint32_t r = chain[--n];
+    /* down the mapped tree, outermost frame first */
+    uint32_t d;
+    const uint32_t *f = tach_replay_stack(rp, id, &d);
+    uint32_t mapped = 0;
+    for (uint32_t i = 0; i < d; i++) {
         uint32_t key;
-        PCD_TRY(frame_key(m, raw->frame[r], &key));
+        PCD_TRY(frame_key(m, f[i], &key));
         if (key != UINT32_MAX) PCD_TRY(tach_tree_child(&m->mt, mapped, key, &mapped));
-        m->memo[r] = mapped + 1;
     }
+    m->memo[id] = mapped + 1;
     *out = mapped;
     return PCD_OK;
 }
@@ -658,7 +653,7 @@ int tach_collapsed_run(const pcd_conv_args *a)
     for (uint32_t i = 0; i < k.n; i++) {
         uint32_t ti = (uint32_t)(k.ckey[i] >> 32), node = (uint32_t)k.ckey[i];
         uint32_t mapped;
-        pcd_status st = map_node(&m, &k.rp.tree, node, &mapped);
+        pcd_status st = map_node(&m, &k.rp, node, &mapped);
         if (st != PCD_OK) {
             rc = semantic(a, st == PCD_E_INVALID ? m.msg : "out of memory (raise --max-memory)");
             goto out;
@@ -808,7 +803,7 @@ int tach_speedscope_run(const pcd_conv_args *a)
     for (uint32_t i = 0; i < k.n_th; i++) {
         for (size_t j = 0; j < k.th[i].n; j++) {
             uint32_t mapped;
-            pcd_status ms = map_node(&m, &k.rp.tree, k.th[i].nodes[j], &mapped);
+            pcd_status ms = map_node(&m, &k.rp, k.th[i].nodes[j], &mapped);
             if (ms != PCD_OK) {
                 rc = semantic(a, ms == PCD_E_INVALID ? m.msg : "out of memory (raise --max-memory)");
                 goto out;
@@ -962,7 +957,7 @@ static void ch_sample(void *ud, const tach_thread *th, uint32_t node, uint64_t t
         c->th[th->index] = ct;
     }
     uint32_t mapped;
-    pcd_status ms = map_node(&c->m, &c->rp.tree, node, &mapped);
+    pcd_status ms = map_node(&c->m, &c->rp, node, &mapped);
     if (ms != PCD_OK) {
         if (ms == PCD_E_INVALID) c->bad = true;
         else c->st = ms;
@@ -1163,7 +1158,7 @@ static void sm_sample(void *ud, const tach_thread *th, uint32_t node, uint64_t t
         o->th[th->index] = st;
     }
     uint32_t frames[TACH_MAX_DEPTH], ids[TACH_MAX_DEPTH];
-    uint32_t d = tach_tree_stack(&o->rp.tree, node, frames);
+    uint32_t d = tach_replay_stack_inner(&o->rp, node, frames);
     for (uint32_t i = 0; i < d; i++) {
         const tach_frame_rec *fr = frames[i] < o->t->n_frames ? &o->t->frames[frames[i]] : NULL;
         if (!fr) {

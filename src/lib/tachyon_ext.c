@@ -13,18 +13,6 @@
 
 /* ---- shared -------------------------------------------------------------------------- */
 
-const tach_file *tach_as_root(const pcd_record *rec)
-{
-    if (rec->depth != 0 || rec->type != &pcd_tachyon_v1_file_type || !rec->data) return NULL;
-    return rec->data;
-}
-
-const tach_sample *tach_as_sample(const pcd_record *rec)
-{
-    if (rec->type != &pcd_tachyon_v1_sample_type || !rec->data) return NULL;
-    return rec->data;
-}
-
 size_t tach_config_text(char *buf, size_t cap, uint32_t config)
 {
     int mode = tach_config_mode(config), feat = tach_config_features(config);
@@ -395,6 +383,16 @@ static void check_stats(tach_check *k, const pcd_record *rec, const pcd_tachyon_
 static void check_record(void *ctx, const pcd_record *rec, pcd_report_fn report, void *ud)
 {
     tach_check *k = ctx;
+    const tach_sample *s = tach_as_sample(rec);
+    if (s) {
+        /* the samples first: nearly every record is one */
+        if (k->have_root && k->replaying && tach_replay_record(&k->rp, s, rec) != PCD_OK) {
+            /* CPython stops at the first; so does the replay */
+            k->replaying = false;
+            report(ud, true, &k->rp.err);
+        }
+        return;
+    }
     const tach_file *root = tach_as_root(rec);
     if (root) {
         k->root = *root;
@@ -411,15 +409,6 @@ static void check_record(void *ctx, const pcd_record *rec, pcd_report_fn report,
         return;
     }
     if (!k->have_root || !rec->data) return;
-    const tach_sample *s = tach_as_sample(rec);
-    if (s) {
-        if (k->replaying && tach_replay_record(&k->rp, s, rec) != PCD_OK) {
-            /* CPython stops at the first; so does the replay */
-            k->replaying = false;
-            report(ud, true, &k->rp.err);
-        }
-        return;
-    }
     if (rec->type == &pcd_tachyon_v1_string_type) {
         const pcd_tachyon_v1_string *str = rec->data;
         k->n_strings++;

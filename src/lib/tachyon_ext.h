@@ -7,8 +7,16 @@
 #include "tachyon_replay.h"
 
 /* The root (header and footer) or a sample record, or NULL. */
-const tach_file *tach_as_root(const pcd_record *rec);
-const tach_sample *tach_as_sample(const pcd_record *rec);
+PCD_INLINE const tach_file *tach_as_root(const pcd_record *rec)
+{
+    if (rec->depth != 0 || rec->type != &pcd_tachyon_v1_file_type || !rec->data) return NULL;
+    return rec->data;
+}
+PCD_INLINE const tach_sample *tach_as_sample(const pcd_record *rec)
+{
+    if (rec->type != &pcd_tachyon_v1_sample_type || !rec->data) return NULL;
+    return rec->data;
+}
 
 /* "wall, features: gc" */
 size_t tach_config_text(char *buf, size_t cap, uint32_t config);

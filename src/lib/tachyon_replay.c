@@ -183,6 +183,123 @@ uint32_t tach_tree_stack(const tach_tree *t, uint32_t node, uint32_t *out)
     return d;
 }
 
+/* ---- the distinct stacks ----------------------------------------------------------------- */
+
+#define STACK_SEED UINT64_C(0x243F6A8885A308D3)
+
+/* The hash of a stack one frame deeper than one whose hash is h. */
+PCD_INLINE uint64_t stack_step(uint64_t h, uint32_t frame)
+{
+    return (h ^ frame) * UINT64_C(0x9E3779B97F4A7C15) + 0x632BE5AB;
+}
+
+PCD_INLINE size_t stack_slot(const tach_stacks *st, uint64_t h)
+{
+    return (size_t)(((h ^ (h >> 29)) * UINT64_C(0xBF58476D1CE4E5B9)) >> st->hshift);
+}
+
+static pcd_status stacks_init(tach_stacks *st, pcd_alloc *al)
+{
+    memset(st, 0, sizeof *st);
+    st->al = al;
+    st->cap = 4096;
+    st->cap_ids = 1024;
+    st->hcap = 2048;
+    st->hshift = 64 - 11;
+    st->frames = pcd_alloc_get(al, st->cap * sizeof *st->frames);
+    st->off = pcd_alloc_get(al, st->cap_ids * sizeof *st->off);
+    st->hash = pcd_alloc_get(al, st->cap_ids * sizeof *st->hash);
+    st->depth = pcd_alloc_get(al, st->cap_ids * sizeof *st->depth);
+    st->h = pcd_alloc_get(al, st->hcap * sizeof *st->h);
+    if (!st->frames || !st->off || !st->hash || !st->depth || !st->h) return PCD_E_NOMEM;
+    memset(st->h, 0, st->hcap * sizeof *st->h);
+    st->off[0] = 0;
+    st->hash[0] = STACK_SEED;
+    st->depth[0] = 0;
+    st->n = 1;
+    return PCD_OK;
+}
+
+static void stacks_free(tach_stacks *st)
+{
+    if (!st->al) return;
+    pcd_alloc_free(st->al, st->frames, st->cap * sizeof *st->frames);
+    pcd_alloc_free(st->al, st->off, st->cap_ids * sizeof *st->off);
+    pcd_alloc_free(st->al, st->hash, st->cap_ids * sizeof *st->hash);
+    pcd_alloc_free(st->al, st->depth, st->cap_ids * sizeof *st->depth);
+    pcd_alloc_free(st->al, st->h, st->hcap * sizeof *st->h);
+    memset(st, 0, sizeof *st);
+}
+
+static pcd_status stacks_rehash(tach_stacks *st)
+{
+    size_t ncap = st->hcap * 2;
+    uint32_t *nh = pcd_alloc_get(st->al, ncap * sizeof *nh);
+    if (!nh) return PCD_E_NOMEM;
+    memset(nh, 0, ncap * sizeof *nh);
+    pcd_alloc_free(st->al, st->h, st->hcap * sizeof *st->h);
+    st->h = nh;
+    st->hcap = ncap;
+    st->hshift--;
+    for (uint32_t id = 1; id < st->n; id++) {
+        size_t j = stack_slot(st, st->hash[id]);
+        while (nh[j]) j = (j + 1) & (ncap - 1);
+        nh[j] = id;
+    }
+    return PCD_OK;
+}
+
+/* The id of the stack frames[0..d) (outermost first) whose hash is h, added if new. */
+static pcd_status stacks_find(tach_stacks *st, const uint32_t *frames, uint32_t d, uint64_t h, uint32_t *out)
+{
+    if (d == 0) {
+        *out = 0;
+        return PCD_OK;
+    }
+    size_t i = stack_slot(st, h);
+    for (;;) {
+        uint32_t id = st->h[i];
+        if (!id) break;
+        if (st->hash[id] == h && st->depth[id] == d && memcmp(st->frames + st->off[id], frames, d * sizeof *frames) == 0) {
+            *out = id;
+            return PCD_OK;
+        }
+        i = (i + 1) & (st->hcap - 1);
+    }
+    if (st->n == UINT32_MAX - 1) return PCD_E_LIMIT;
+    if (st->n == st->cap_ids) {
+        uint32_t ncap = st->cap_ids * 2;
+        uint64_t *no = pcd_alloc_resize(st->al, st->off, st->cap_ids * sizeof *no, ncap * sizeof *no);
+        if (!no) return PCD_E_NOMEM;
+        st->off = no;
+        uint64_t *nh = pcd_alloc_resize(st->al, st->hash, st->cap_ids * sizeof *nh, ncap * sizeof *nh);
+        if (!nh) return PCD_E_NOMEM;
+        st->hash = nh;
+        uint32_t *nd = pcd_alloc_resize(st->al, st->depth, st->cap_ids * sizeof *nd, ncap * sizeof *nd);
+        if (!nd) return PCD_E_NOMEM;
+        st->depth = nd;
+        st->cap_ids = ncap;
+    }
+    if (st->cap - st->len < d) {
+        size_t ncap = st->cap * 2;
+        while (ncap - st->len < d) ncap *= 2;
+        uint32_t *nf = pcd_alloc_resize(st->al, st->frames, st->cap * sizeof *nf, ncap * sizeof *nf);
+        if (!nf) return PCD_E_NOMEM;
+        st->frames = nf;
+        st->cap = ncap;
+    }
+    uint32_t id = st->n++;
+    memcpy(st->frames + st->len, frames, d * sizeof *frames);
+    st->off[id] = st->len;
+    st->len += d;
+    st->hash[id] = h;
+    st->depth[id] = d;
+    st->h[i] = id;
+    *out = id;
+    if ((size_t)st->n * 2 > st->hcap) return stacks_rehash(st);
+    return PCD_OK;
+}
+
 /* ---- threads ---------------------------------------------------------------------------- */
 
 static pcd_status threads_rehash(tach_replay *rp)
@@ -214,6 +331,12 @@ static pcd_status threads_rehash(tach_replay *rp)
     rp->th_vals = nv;
     rp->th_cap = ncap;
     return PCD_OK;
+}
+
+/* A thread's allocation: without stacks, not the frames and hashes. */
+static size_t thread_size(const tach_replay *rp)
+{
+    return rp->with_tree ? sizeof(tach_thread) : offsetof(tach_thread, hash);
 }
 
 /* The thread (tid, interp), or NULL with *slot where a new one goes. */
@@ -272,31 +395,37 @@ pcd_status tach_replay_init(tach_replay *rp, const tach_file *root, pcd_alloc *a
     rp->frame_count = root->frame_count;
     rp->with_tree = with_tree;
     rp->track_used = track_used;
-    if (track_used && root->frame_count <= (UINT32_C(1) << 20)) {
-        /* a bit per frame the footer counts (frame indexes are checked against it), at most
-         * 128 kB whatever the footer claims; beyond that a set of the ones used, which grows
-         * with the samples, not with the claim */
+    if (track_used && root->frame_count <= (UINT32_C(1) << 17)) {
+        /* a byte per frame the footer counts (frame indexes are checked against it; a byte,
+         * not a bit, so that marking one is a store and not a read-modify-write) */
+        rp->used_bytes = pcd_alloc_get(al, (size_t)root->frame_count + 1);
+        if (!rp->used_bytes) return PCD_E_NOMEM;
+        memset(rp->used_bytes, 0, (size_t)root->frame_count + 1);
+    } else if (track_used && root->frame_count <= (UINT32_C(1) << 20)) {
+        /* a bit per frame, at most 128 kB whatever the footer claims; beyond that a set of
+         * the ones used, which grows with the samples, not with the claim */
         rp->used_words = ((size_t)root->frame_count + 63) / 64;
         rp->used_bits = pcd_alloc_get(al, rp->used_words * sizeof(uint64_t) + 8);
         if (!rp->used_bits) return PCD_E_NOMEM;
         memset(rp->used_bits, 0, rp->used_words * sizeof(uint64_t) + 8);
     }
     PCD_TRY(threads_rehash(rp));
-    if (with_tree) PCD_TRY(tach_tree_init(&rp->tree, al));
+    if (with_tree) PCD_TRY(stacks_init(&rp->stacks, al));
     return PCD_OK;
 }
 
 void tach_replay_free(tach_replay *rp)
 {
     if (!rp->al) return;
-    for (uint32_t i = 0; i < rp->n_threads; i++) pcd_alloc_free(rp->al, rp->threads[i], sizeof(tach_thread));
+    for (uint32_t i = 0; i < rp->n_threads; i++) pcd_alloc_free(rp->al, rp->threads[i], thread_size(rp));
     pcd_alloc_free(rp->al, rp->threads, rp->threads_cap * sizeof(tach_thread *));
     pcd_alloc_free(rp->al, rp->th_keys, rp->th_cap * sizeof(uint64_t));
     pcd_alloc_free(rp->al, rp->th_interp, rp->th_cap * sizeof(uint32_t));
     pcd_alloc_free(rp->al, rp->th_vals, rp->th_cap * sizeof(uint32_t));
     pcd_alloc_free(rp->al, rp->used, rp->used_cap * sizeof(uint32_t));
     if (rp->used_bits) pcd_alloc_free(rp->al, rp->used_bits, rp->used_words * sizeof(uint64_t) + 8);
-    tach_tree_free(&rp->tree);
+    if (rp->used_bytes) pcd_alloc_free(rp->al, rp->used_bytes, (size_t)rp->frame_count + 1);
+    stacks_free(&rp->stacks);
     memset(rp, 0, sizeof *rp);
 }
 
@@ -334,8 +463,17 @@ static pcd_status used_add(tach_replay *rp, uint32_t idx)
     return PCD_OK;
 }
 
+uint32_t tach_replay_stack_inner(const tach_replay *rp, uint32_t id, uint32_t *out)
+{
+    uint32_t d;
+    const uint32_t *f = tach_replay_stack(rp, id, &d);
+    for (uint32_t i = 0; i < d; i++) out[i] = f[d - 1 - i];
+    return d;
+}
+
 bool tach_replay_used(const tach_replay *rp, uint32_t idx)
 {
+    if (rp->used_bytes) return idx < rp->frame_count && rp->used_bytes[idx];
     if (rp->used_bits) return idx < rp->frame_count && (rp->used_bits[idx >> 6] >> (idx & 63) & 1);
     if (!rp->used_cap || idx == UINT32_MAX) return false;
     uint32_t v = idx + 1;
@@ -344,61 +482,67 @@ bool tach_replay_used(const tach_replay *rp, uint32_t idx)
     return false;
 }
 
+/* Reports the first frame index of nf[0..n) that is not below the footer's frame_count. */
+static pcd_status bad_frame(tach_replay *rp, const uint32_t *nf, size_t n, const pcd_record *rec, const char *kase)
+{
+    size_t i = 0;
+    while (i + 1 < n && nf[i] < rp->frame_count) i++;
+    snprintf(rp->expected, sizeof rp->expected, "a frame index below %u (the footer's frame_count)", rp->frame_count);
+    return fail(rp, rec, PCD_E_INVALID, kase, "frames", PCD_FOUND_UINT, nf[i]);
+}
+
+/* Marks frames nf[0..n) (checked against frame_count) as used, with track_used. */
+static pcd_status mark_used(tach_replay *rp, const uint32_t *nf, size_t n, const pcd_record *rec, const char *kase)
+{
+    if (rp->used_bytes) {
+        for (size_t i = 0; i < n; i++) rp->used_bytes[nf[i]] = 1;
+    } else if (rp->used_bits) {
+        for (size_t i = 0; i < n; i++) {
+            uint64_t m = UINT64_C(1) << (nf[i] & 63);
+            if (PCD_UNLIKELY(!(rp->used_bits[nf[i] >> 6] & m))) rp->used_bits[nf[i] >> 6] |= m;
+        }
+    } else if (rp->track_used) {
+        for (size_t i = 0; i < n; i++) {
+            if (used_add(rp, nf[i]) != PCD_OK) {
+                snprintf(rp->expected, sizeof rp->expected, "memory (raise --max-memory)");
+                return fail(rp, rec, PCD_E_NOMEM, kase, "frames", PCD_FOUND_NONE, 0);
+            }
+        }
+    }
+    return PCD_OK;
+}
+
 /* Pushes new frames (given innermost first) on top of th's first `keep` frames. */
 static pcd_status push_frames(tach_replay *rp, tach_thread *th, uint32_t keep, const uint32_t *nf, size_t n,
                               const pcd_record *rec, const char *kase)
 {
-    uint32_t top = 0;
-    for (size_t i = 0; i < n; i++) top = nf[i] > top ? nf[i] : top;
-    if (PCD_UNLIKELY(n && top >= rp->frame_count)) {
-        for (size_t i = 0; i < n; i++) {
-            if (nf[i] >= rp->frame_count) {
-                snprintf(rp->expected, sizeof rp->expected, "a frame index below %u (the footer's frame_count)",
-                         rp->frame_count);
-                return fail(rp, rec, PCD_E_INVALID, kase, "frames", PCD_FOUND_UINT, nf[i]);
-            }
-        }
-    }
-    uint32_t d = keep;
-    if (!rp->with_tree && (!rp->track_used || rp->used_bits)) {
-        /* no tree to walk: the frames, outermost first, and the ones used */
-        for (size_t i = n; i-- > 0;) th->frames[d++] = nf[i];
-        if (rp->track_used) {
-            for (size_t i = 0; i < n; i++) {
-                uint64_t m = UINT64_C(1) << (nf[i] & 63);
-                if (PCD_UNLIKELY(!(rp->used_bits[nf[i] >> 6] & m))) rp->used_bits[nf[i] >> 6] |= m;
-            }
-        }
-        th->depth = d;
+    if (!rp->with_tree) {
+        /* nothing needs the frames themselves: their indexes checked, the ones used marked */
+        uint32_t top = 0;
+        for (size_t i = 0; i < n; i++) top = nf[i] > top ? nf[i] : top;
+        if (PCD_UNLIKELY(n && top >= rp->frame_count)) return bad_frame(rp, nf, n, rec, kase);
+        PCD_TRY(mark_used(rp, nf, n, rec, kase));
+        th->depth = keep + (uint32_t)n;
         return PCD_OK;
     }
-    uint32_t node = d ? th->path[d - 1] : 0;
-    /* while the new frames repeat the old stack's, its tree nodes still hold */
-    bool same = true;
-    uint32_t old_depth = th->depth;
+    uint32_t top = 0;
+    for (size_t i = 0; i < n; i++) top = nf[i] > top ? nf[i] : top;
+    if (PCD_UNLIKELY(n && top >= rp->frame_count)) return bad_frame(rp, nf, n, rec, kase);
+    PCD_TRY(mark_used(rp, nf, n, rec, kase));
+    /* the new frames on the kept ones, each prefix's hash after them, then the stack's id */
+    uint32_t d = keep;
+    uint64_t h = th->hash[keep];
     for (size_t i = n; i-- > 0;) {
-        same = same && d < old_depth && th->frames[d] == nf[i];
         th->frames[d] = nf[i];
-        if (rp->with_tree && same) {
-            node = th->path[d];
-        } else if (rp->with_tree) {
-            pcd_status st = tach_tree_child(&rp->tree, node, nf[i], &node);
-            if (st != PCD_OK) {
-                snprintf(rp->expected, sizeof rp->expected, "memory for the stack tree (raise --max-memory)");
-                return fail(rp, rec, st, kase, "frames", PCD_FOUND_NONE, 0);
-            }
-            th->path[d] = node;
-        }
-        if (rp->track_used) {
-            pcd_status st = used_add(rp, nf[i]);
-            if (st != PCD_OK) {
-                snprintf(rp->expected, sizeof rp->expected, "memory (raise --max-memory)");
-                return fail(rp, rec, st, kase, "frames", PCD_FOUND_NONE, 0);
-            }
-        }
-        d++;
+        h = stack_step(h, nf[i]);
+        th->hash[++d] = h;
     }
     th->depth = d;
+    pcd_status st = stacks_find(&rp->stacks, th->frames, d, h, &th->node);
+    if (PCD_UNLIKELY(st != PCD_OK)) {
+        snprintf(rp->expected, sizeof rp->expected, "memory for the distinct stacks (raise --max-memory)");
+        return fail(rp, rec, st, kase, "frames", PCD_FOUND_NONE, 0);
+    }
     return PCD_OK;
 }
 
@@ -410,7 +554,7 @@ static void emit(tach_replay *rp, tach_thread *th, uint64_t delta, uint8_t statu
     th->samples++;
     rp->total_samples++;
     if (rp->on_sample)
-        rp->on_sample(rp->ud, th, (rp->with_tree && th->depth) ? th->path[th->depth - 1] : 0, th->ts, status);
+        rp->on_sample(rp->ud, th, th->node, th->ts, status);
 }
 
 pcd_status tach_replay_record(tach_replay *rp, const tach_sample *s, const pcd_record *rec)
@@ -434,9 +578,10 @@ pcd_status tach_replay_record(tach_replay *rp, const tach_sample *s, const pcd_r
                 rp->threads = nt;
                 rp->threads_cap = ncap;
             }
-            th = pcd_alloc_get(rp->al, sizeof *th);
+            th = pcd_alloc_get(rp->al, thread_size(rp));
             if (!th) goto nomem;
-            memset(th, 0, offsetof(tach_thread, frames));
+            memset(th, 0, offsetof(tach_thread, hash));
+            if (rp->with_tree) th->hash[0] = STACK_SEED;
             th->tid = s->thread_id;
             th->interp = s->interpreter_id;
             th->index = rp->n_threads;
@@ -466,7 +611,7 @@ pcd_status tach_replay_record(tach_replay *rp, const tach_sample *s, const pcd_r
             th->samples += r->n_samples;
             rp->total_samples += r->n_samples;
             if (rp->on_repeat)
-                rp->on_repeat(rp->ud, th, (rp->with_tree && th->depth) ? th->path[th->depth - 1] : 0, r->n_samples);
+                rp->on_repeat(rp->ud, th, th->node, r->n_samples);
             return PCD_OK;
         }
         for (size_t i = 0; i < r->n_samples; i++) emit(rp, th, r->samples[i].timestamp_delta, r->samples[i].status);

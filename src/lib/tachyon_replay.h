@@ -14,7 +14,9 @@ typedef pcd_tachyon_v1_file tach_file;
 typedef pcd_tachyon_v1_sample tach_sample;
 typedef pcd_tachyon_v1_frame tach_frame_rec;
 
-/* One (thread_id, interpreter_id) and its current stack. */
+/* One (thread_id, interpreter_id) and its current stack: its depth and, when the replay
+ * keeps stacks, the frames (outermost first), a hash of every prefix of them, and the id of
+ * the whole stack in the replay's stack set (without stacks no check needs the frames). */
 typedef struct tach_thread {
     uint64_t tid;
     uint32_t interp;
@@ -23,9 +25,27 @@ typedef struct tach_thread {
     uint64_t samples;                /* samples so far */
     uint64_t first_ts, last_ts;      /* of its samples (valid when samples > 0) */
     uint32_t depth;
-    uint32_t frames[TACH_MAX_DEPTH]; /* frame indexes, OUTERMOST first */
-    uint32_t path[TACH_MAX_DEPTH];   /* stack-tree nodes of frames[0..i] (with a tree) */
+    uint32_t node;                   /* id of the current stack (with stacks; 0: empty) */
+    /* with stacks only (the struct is allocated without them otherwise) */
+    uint64_t hash[TACH_MAX_DEPTH + 1]; /* hash[d]: of frames[0..d) */
+    uint32_t frames[TACH_MAX_DEPTH];
 } tach_thread;
+
+/* Every distinct stack the samples had, once: its frames (outermost first) back to back in
+ * one array, found again by hash. Id 0 is the empty stack. A record's new stack costs a hash
+ * step per frame pushed and one look-up, whatever its depth. */
+typedef struct tach_stacks {
+    uint32_t *frames;                /* every stack's frames, back to back */
+    size_t len, cap;
+    uint64_t *off;                   /* per id: where its frames start */
+    uint64_t *hash;                  /* per id: its hash (tach_thread.hash[depth]) */
+    uint32_t *depth;                 /* per id */
+    uint32_t n, cap_ids;
+    uint32_t *h;                     /* open addressing of ids (0: empty) by hash */
+    size_t hcap;
+    unsigned hshift;
+    pcd_alloc *al;
+} tach_stacks;
 
 /* Every distinct stack as a node of a tree rooted at the empty stack (node 0): a node is
  * its parent (the stack without its innermost frame) plus that frame. */
@@ -58,14 +78,15 @@ typedef struct tach_replay {
     uint32_t *th_interp, *th_vals;   /* thread index + 1, 0 = empty */
     size_t th_cap;
     tach_thread *last;               /* the thread of the previous record */
-    /* the stack tree, when asked for */
+    /* the distinct stacks, when asked for */
     bool with_tree;
-    tach_tree tree;
+    tach_stacks stacks;
     /* frame indexes that samples used (for the string-index checks at the end) */
     bool track_used;
     uint32_t *used;                  /* open addressing set of index + 1 */
     size_t used_cap, used_len;
-    uint64_t *used_bits;             /* or a bit per frame of the footer's count */
+    uint8_t *used_bytes;             /* or a byte per frame of the footer's count (small ones) */
+    uint64_t *used_bits;             /* or a bit per frame (larger ones) */
     size_t used_words;
     /* counters (the names of CPython's get_stats()) */
     uint64_t records[4];             /* repeat, full, suffix, pop_push */
@@ -92,6 +113,14 @@ pcd_status tach_replay_finish(tach_replay *rp);
 void tach_replay_free(tach_replay *rp);
 /* Did a sample use frame idx (with track_used)? */
 bool tach_replay_used(const tach_replay *rp, uint32_t idx);
+/* The frames of stack `id` (with stacks), outermost first; *depth gets their count. */
+PCD_INLINE const uint32_t *tach_replay_stack(const tach_replay *rp, uint32_t id, uint32_t *depth)
+{
+    *depth = rp->stacks.depth[id];
+    return rp->stacks.frames + rp->stacks.off[id];
+}
+/* The frames of stack `id`, innermost first, into out (TACH_MAX_DEPTH); returns the depth. */
+uint32_t tach_replay_stack_inner(const tach_replay *rp, uint32_t id, uint32_t *out);
 
 pcd_status tach_tree_init(tach_tree *t, pcd_alloc *al);
 /* The node for `frame` called from `parent`, made if new. */

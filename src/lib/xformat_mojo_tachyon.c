@@ -532,7 +532,7 @@ static pcd_status define_frame(t2m *c, uint64_t pid, uint32_t f)
 static pcd_status t2m_sample_st(t2m *c, const tach_thread *th, uint32_t node, uint64_t ts, uint8_t status)
 {
     uint32_t frames[TACH_MAX_DEPTH];
-    uint32_t d = tach_tree_stack(&c->rp.tree, node, frames); /* innermost first */
+    uint32_t d = tach_replay_stack_inner(&c->rp, node, frames); /* innermost first */
     for (uint32_t i = 0; i < d; i++) {
         if (frames[i] >= c->t->n_frames) return PCD_E_INVALID;
         const tach_frame_rec *fr = &c->t->frames[frames[i]];
