@@ -119,6 +119,7 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
                 uint64_t i0 = 0;
                 if (pcd_left(c) / 11 >= n_stack_repeat_samples) {
                     const uint8_t *q = c->p;
+                    pcd_tachyon_v1_repeat_entry *dst = out->stack.u.repeat.samples;
                     for (; i0 < n_stack_repeat_samples; i0++) {
                         const uint8_t *s = q;
                         uint64_t v1;
@@ -128,8 +129,8 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
                             break;
                         }
                         q += len1;
-                        out->stack.u.repeat.samples[i0].timestamp_delta = (uint64_t)v1;
-                        out->stack.u.repeat.samples[i0].status = pcd_ld_u8(q);
+                        dst[i0].timestamp_delta = (uint64_t)v1;
+                        dst[i0].status = pcd_ld_u8(q);
                         q += 1;
                     }
                     c->p = q;
@@ -171,13 +172,14 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
                 uint64_t i0 = 0;
                 if (pcd_left(c) / 10 >= n_stack_full_frames) {
                     const uint8_t *q = c->p;
+                    uint32_t *dst = out->stack.u.full.frames;
                     for (; i0 < n_stack_full_frames; i0++) {
                         uint64_t v;
                         unsigned len = pcd_leb_fast(q, &v);
                         if (PCD_UNLIKELY(len == 0)) break;
                         q += len;
                         if (PCD_UNLIKELY(v > UINT32_MAX)) break;
-                        out->stack.u.full.frames[i0] = (uint32_t)v;
+                        dst[i0] = (uint32_t)v;
                     }
                     c->p = q;
                 }
@@ -230,13 +232,14 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
                 uint64_t i0 = 0;
                 if (pcd_left(c) / 10 >= n_stack_suffix_frames) {
                     const uint8_t *q = c->p;
+                    uint32_t *dst = out->stack.u.suffix.frames;
                     for (; i0 < n_stack_suffix_frames; i0++) {
                         uint64_t v;
                         unsigned len = pcd_leb_fast(q, &v);
                         if (PCD_UNLIKELY(len == 0)) break;
                         q += len;
                         if (PCD_UNLIKELY(v > UINT32_MAX)) break;
-                        out->stack.u.suffix.frames[i0] = (uint32_t)v;
+                        dst[i0] = (uint32_t)v;
                     }
                     c->p = q;
                 }
@@ -289,13 +292,14 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
                 uint64_t i0 = 0;
                 if (pcd_left(c) / 10 >= n_stack_pop_push_frames) {
                     const uint8_t *q = c->p;
+                    uint32_t *dst = out->stack.u.pop_push.frames;
                     for (; i0 < n_stack_pop_push_frames; i0++) {
                         uint64_t v;
                         unsigned len = pcd_leb_fast(q, &v);
                         if (PCD_UNLIKELY(len == 0)) break;
                         q += len;
                         if (PCD_UNLIKELY(v > UINT32_MAX)) break;
-                        out->stack.u.pop_push.frames[i0] = (uint32_t)v;
+                        dst[i0] = (uint32_t)v;
                     }
                     c->p = q;
                 }

@@ -137,6 +137,7 @@ static pcd_status common_open(pcd_reader *r, const pcd_format *f, const pcd_read
     r->f = f;
     r->al = o->al;
     r->validate_only = o->validate_only;
+    r->threads = o->threads;
     pcd_arena_init(&r->arena, NULL, 0, r->al, 0);
     pcd_ctx_init(&r->x, &r->arena);
     if (o->lim) r->x.lim = o->lim;
@@ -334,6 +335,7 @@ static pcd_status push_level(pcd_reader *r, const pcd_region_desc *rd, const pcd
             L->compression = 1;
             if (pcd_zstd_reader_init(&zl->z, r->al, r->x.lim->max_inflate) != PCD_OK)
                 return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory for zstd within the limit (raise --max-memory)", PCD_FOUND_NONE, 0);
+            pcd_zstd_reader_allow_thread(&zl->z, r->threads);
             zl->w.cap = (size_t)1 << 18;
             zl->w.buf = pcd_alloc_get(r->al, zl->w.cap);
             if (!zl->w.buf) return rfail(r, PCD_E_NOMEM, reg->offset, rd->name, "memory within the limit (raise --max-memory)", PCD_FOUND_NONE, 0);

@@ -16,6 +16,8 @@ typedef struct pcd_reader_opts {
     const pcd_limits *lim;    /* NULL: pcd_default_limits */
     size_t window;            /* initial window bytes (streaming); 0: 1 MiB */
     bool validate_only;       /* use validate functions where possible: records carry no data */
+    bool threads;             /* a large zstd region may be decompressed ahead on one helper
+                               * thread (see pcd_zstd_reader_allow_thread); same results */
 } pcd_reader_opts;
 
 /* One decoded record. `data` points to the generated C struct of `type` (NULL in
@@ -56,6 +58,7 @@ typedef struct pcd_reader {
     bool eof;                 /* the read callback reported the end */
     bool whole;               /* the whole input is in `win` (buffer mode) */
     bool validate_only;
+    bool threads;
     bool failed;              /* an error is pending; call pcd_reader_recover or stop */
     bool done;
     bool root_done;

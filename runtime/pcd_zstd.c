@@ -2,6 +2,7 @@
 #define ZSTD_STATIC_LINKING_ONLY
 #include "pcd_zstd.h"
 
+#include <pthread.h>
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -40,19 +41,198 @@ pcd_status pcd_zstd_reader_init(pcd_zstd_reader *z, pcd_alloc *al, uint64_t max_
     return PCD_OK;
 }
 
+/* ---- the helper thread ------------------------------------------------------------------- */
+
+struct pcd_zstd_worker {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    ZSTD_DStream *ds;         /* a static context in ws: the helper allocates nothing */
+    void *ws;
+    size_t ws_size;
+    uint8_t *ring;            /* PCD_ZSTD_RING blocks of PCD_ZSTD_BLOCK bytes */
+    size_t len[PCD_ZSTD_RING];
+    uint64_t head, tail;      /* blocks filled by the helper / given back by the reader */
+    size_t cur;               /* the reader's position in block tail */
+    bool done;                /* the helper has stopped */
+    bool ok;                  /* ... at the end of the input, the last frame complete */
+    bool stop;                /* the reader asks it to stop */
+    const uint8_t *in;
+    size_t in_len;
+    uint64_t max_out;
+};
+
+static void *worker_main(void *arg)
+{
+    pcd_zstd_worker *w = arg;
+    ZSTD_inBuffer in = { w->in, w->in_len, 0 };
+    uint64_t total = 0;
+    size_t pending = 1;
+    bool ok = false;
+    for (;;) {
+        pthread_mutex_lock(&w->mu);
+        while (!w->stop && w->head - w->tail == PCD_ZSTD_RING) pthread_cond_wait(&w->cv, &w->mu);
+        bool stop = w->stop;
+        uint64_t head = w->head;
+        pthread_mutex_unlock(&w->mu);
+        if (stop) break;
+        /* block head is the helper's until it is published */
+        ZSTD_outBuffer out = { w->ring + (size_t)(head % PCD_ZSTD_RING) * PCD_ZSTD_BLOCK, PCD_ZSTD_BLOCK, 0 };
+        bool fail = false, exhausted = false;
+        while (out.pos < out.size) {
+            size_t before_in = in.pos, before_out = out.pos;
+            size_t r = ZSTD_decompressStream(w->ds, &out, &in);
+            if (ZSTD_isError(r)) {
+                fail = true;
+                break;
+            }
+            if (in.pos == before_in && out.pos == before_out) {
+                /* nothing more: all input taken and all output given, or stuck */
+                exhausted = in.pos == in.size;
+                fail = !exhausted;
+                break;
+            }
+            pending = r;
+        }
+        /* the output limit: what goes past it is the reader's to report */
+        if (!fail && out.pos > w->max_out - total) fail = true;
+        pthread_mutex_lock(&w->mu);
+        if (!fail && out.pos) {
+            total += out.pos;
+            w->len[head % PCD_ZSTD_RING] = out.pos;
+            w->head = head + 1;
+        }
+        bool end = fail || exhausted;
+        if (end) {
+            ok = !fail && pending == 0;
+            w->ok = ok;
+            w->done = true;
+        }
+        pthread_cond_broadcast(&w->cv);
+        pthread_mutex_unlock(&w->mu);
+        if (end) return NULL;
+    }
+    pthread_mutex_lock(&w->mu);
+    w->done = true;
+    w->ok = false;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+static void worker_free(pcd_zstd_reader *z)
+{
+    pcd_zstd_worker *w = z->w;
+    if (!w) return;
+    pthread_mutex_lock(&w->mu);
+    w->stop = true;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+    pcd_alloc_free(z->al, w->ring, PCD_ZSTD_RING * PCD_ZSTD_BLOCK);
+    pcd_alloc_free(z->al, w->ws, w->ws_size);
+    pcd_alloc_free(z->al, w, sizeof *w);
+    z->w = NULL;
+}
+
+/* Starts the helper on the whole input, if it is allowed and worth it; false: read alone. */
+static bool worker_start(pcd_zstd_reader *z)
+{
+    z->worker_tried = true;
+    if (!z->allow_thread || !z->closed || z->in_pos != 0 || z->in_len < PCD_ZSTD_THREAD_MIN) return false;
+    /* the first frame's window, within the reader's own rule (else the reader reports it) */
+    ZSTD_frameHeader h;
+    if (ZSTD_getFrameHeader(&h, z->in, z->in_len) != 0 || h.frameType != ZSTD_frame) return false;
+    uint64_t room = (uint64_t)z->in_len * 64;
+    if (room < PCD_ZSTD_MIN_WINDOW) room = PCD_ZSTD_MIN_WINDOW;
+    if (h.windowSize > room || h.windowSize > SIZE_MAX / 2) return false;
+    pcd_zstd_worker *w = pcd_alloc_get(z->al, sizeof *w);
+    if (!w) return false;
+    memset(w, 0, sizeof *w);
+    w->ws_size = ZSTD_estimateDStreamSize((size_t)h.windowSize);
+    w->ws = pcd_alloc_get(z->al, w->ws_size);
+    w->ring = pcd_alloc_get(z->al, PCD_ZSTD_RING * PCD_ZSTD_BLOCK);
+    w->ds = w->ws ? ZSTD_initStaticDStream(w->ws, w->ws_size) : NULL;
+    if (!w->ring || !w->ds) goto undo;
+    w->in = z->in;
+    w->in_len = z->in_len;
+    w->max_out = z->max_out;
+    if (pthread_mutex_init(&w->mu, NULL) != 0) goto undo;
+    if (pthread_cond_init(&w->cv, NULL) != 0) {
+        pthread_mutex_destroy(&w->mu);
+        goto undo;
+    }
+    if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
+        pthread_cond_destroy(&w->cv);
+        pthread_mutex_destroy(&w->mu);
+        goto undo;
+    }
+    z->w = w;
+    return true;
+undo:
+    pcd_alloc_free(z->al, w->ring, PCD_ZSTD_RING * PCD_ZSTD_BLOCK);
+    pcd_alloc_free(z->al, w->ws, w->ws_size);
+    pcd_alloc_free(z->al, w, sizeof *w);
+    return false;
+}
+
+/* Reads from the helper: PCD_OK (*got bytes), PCD_END, or PCD_SHORT_READ when it stopped
+ * short and the reader must carry on by itself. */
+static pcd_status worker_read(pcd_zstd_reader *z, uint8_t *dst, size_t cap, size_t *got)
+{
+    pcd_zstd_worker *w = z->w;
+    while (*got < cap) {
+        pthread_mutex_lock(&w->mu);
+        if (*got == 0) {
+            while (w->head == w->tail && !w->done) pthread_cond_wait(&w->cv, &w->mu);
+        }
+        bool have = w->head != w->tail;
+        bool done = w->done, ok = w->ok;
+        pthread_mutex_unlock(&w->mu);
+        if (!have) {
+            if (*got) return PCD_OK;
+            if (!done) continue;
+            return ok ? PCD_END : PCD_SHORT_READ;
+        }
+        /* block tail is the reader's until it is given back */
+        size_t idx = (size_t)(w->tail % PCD_ZSTD_RING);
+        size_t n = w->len[idx] - w->cur;
+        if (n > cap - *got) n = cap - *got;
+        memcpy(dst + *got, w->ring + idx * PCD_ZSTD_BLOCK + w->cur, n);
+        *got += n;
+        w->cur += n;
+        if (w->cur == w->len[idx]) {
+            w->cur = 0;
+            pthread_mutex_lock(&w->mu);
+            w->tail++;
+            pthread_cond_broadcast(&w->cv);
+            pthread_mutex_unlock(&w->mu);
+        }
+    }
+    return PCD_OK;
+}
+
+void pcd_zstd_reader_allow_thread(pcd_zstd_reader *z, bool allow) { z->allow_thread = allow; }
+
 void pcd_zstd_reader_reset(pcd_zstd_reader *z, uint64_t max_out)
 {
+    worker_free(z);
     pcd_zstd_dctx *d = z->d;
     pcd_alloc *al = z->al;
+    bool allow = z->allow_thread;
     ZSTD_DCtx_reset(d, ZSTD_reset_session_only);
     memset(z, 0, sizeof *z);
     z->d = d;
     z->al = al;
     z->max_out = max_out;
+    z->allow_thread = allow;
 }
 
 void pcd_zstd_reader_free(pcd_zstd_reader *z)
 {
+    worker_free(z);
     if (z->d) ZSTD_freeDCtx(z->d);
     z->d = NULL;
 }
@@ -67,8 +247,50 @@ void pcd_zstd_reader_feed(pcd_zstd_reader *z, const uint8_t *in, size_t len, uin
     z->closed = closed;
 }
 
+static pcd_status serial_read(pcd_zstd_reader *z, uint8_t *dst, size_t cap, size_t *got,
+                              pcd_error *e, const char *name);
+
 pcd_status pcd_zstd_reader_read(pcd_zstd_reader *z, uint8_t *dst, size_t cap, size_t *got,
                                 pcd_error *e, const char *name)
+{
+    *got = 0;
+    if (!z->worker_tried && cap) worker_start(z);
+    if (z->w) {
+        pcd_status st = worker_read(z, dst, cap, got);
+        if (st == PCD_OK || st == PCD_END) {
+            z->delivered += *got;
+            if (st == PCD_END) {
+                /* as the reader would be after the last frame */
+                z->in_pos = z->in_len;
+                z->started = true;
+                z->pending = 0;
+                z->out_total = z->delivered;
+            }
+            return st;
+        }
+        /* the helper stopped short: start again alone, dropping what it gave */
+        worker_free(z);
+        ZSTD_DCtx_reset(z->d, ZSTD_reset_session_only);
+        z->in_pos = 0;
+        z->out_total = 0;
+        z->pending = 0;
+        z->started = false;
+        z->skip = z->delivered;
+    }
+    while (z->skip) {
+        size_t n = cap < z->skip ? cap : (size_t)z->skip;
+        pcd_status st = serial_read(z, dst, n, got, e, name);
+        if (st != PCD_OK) return st == PCD_END ? PCD_E_INTERNAL : st;
+        z->skip -= *got;
+        *got = 0;
+    }
+    pcd_status st = serial_read(z, dst, cap, got, e, name);
+    if (st == PCD_OK) z->delivered += *got;
+    return st;
+}
+
+static pcd_status serial_read(pcd_zstd_reader *z, uint8_t *dst, size_t cap, size_t *got,
+                              pcd_error *e, const char *name)
 {
     *got = 0;
     for (;;) {

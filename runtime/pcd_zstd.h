@@ -6,6 +6,7 @@
 #include "pcd_sink.h"
 
 typedef struct ZSTD_DCtx_s pcd_zstd_dctx;
+typedef struct pcd_zstd_worker pcd_zstd_worker;
 typedef struct ZSTD_CCtx_s pcd_zstd_cctx;
 
 /* Decompresses one region (one or more concatenated frames) piece by piece. */
@@ -20,7 +21,28 @@ typedef struct pcd_zstd_reader {
     size_t pending;         /* last ZSTD_decompressStream hint: 0 = at a frame boundary */
     bool started;           /* at least one input byte was consumed */
     bool closed;            /* no input after in[in_len] */
+    /* A helper thread that decompresses ahead (pcd_zstd_reader_allow_thread), and what
+     * happens when it stops short: decompression starts again here from the beginning,
+     * dropping the `skip` bytes the helper already gave, so that errors and limits are the
+     * ones this reader reports by itself. */
+    bool allow_thread;
+    bool worker_tried;
+    pcd_zstd_worker *w;
+    uint64_t delivered;     /* bytes handed to the caller */
+    uint64_t skip;          /* bytes still to drop after a helper stopped short */
 } pcd_zstd_reader;
+
+/* Lets the reader decompress a large closed input (at least PCD_ZSTD_THREAD_MIN compressed
+ * bytes) on one helper thread, ahead of the caller, through a ring of PCD_ZSTD_RING blocks
+ * of PCD_ZSTD_BLOCK bytes. All its memory comes from the reader's allocator, taken on the
+ * caller's thread before the helper starts; the helper allocates nothing, reports nothing
+ * and stops at anything unusual (damage, a limit, a window larger than the first frame's),
+ * after which the reader carries on by itself. Output, errors and limits are the same
+ * either way. */
+#define PCD_ZSTD_THREAD_MIN ((size_t)1 << 20)
+#define PCD_ZSTD_RING 4
+#define PCD_ZSTD_BLOCK ((size_t)1 << 18)
+void pcd_zstd_reader_allow_thread(pcd_zstd_reader *z, bool allow);
 
 /* `al` supplies zstd's own memory (through ZSTD_customMem); it may not be NULL. */
 pcd_status pcd_zstd_reader_init(pcd_zstd_reader *z, pcd_alloc *al, uint64_t max_out);

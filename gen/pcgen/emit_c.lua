@@ -773,11 +773,16 @@ local function dec_array(b, f, env, member, errname, local_)
     b:f("if (pcd_left(%s) / %d >= %s) {", cur, sw, n)
     b.ind = b.ind + 1
     b:f("const uint8_t *q = %s->p;", cur)
+    if env.mode == "dec" then
+      -- the array in a local: a store into an element could otherwise be the output
+      -- struct's pointer to it, reloaded for every element
+      b:f("%s *dst = %s;", elem_ct, out_ref(env, member))
+    end
     b:f("for (; i0 < %s; i0++) {", n)
     b.ind = b.ind + 1
     b:l("const uint8_t *s = q;")
     for gi, g in ipairs(et.fields) do
-      local dst = env.mode == "dec" and string.format("%s[i0].%s", out_ref(env, member), g.member) or nil
+      local dst = env.mode == "dec" and string.format("dst[i0].%s", g.member) or nil
       if g.ty.kind == "varint" then
         b:f("uint64_t v%d;", gi)
         b:f("unsigned len%d = pcd_leb_fast(q, &v%d);", gi, gi)
@@ -811,6 +816,7 @@ local function dec_array(b, f, env, member, errname, local_)
     b:f("if (pcd_left(%s) / 10 >= %s) {", cur, n)
     b.ind = b.ind + 1
     b:f("const uint8_t *q = %s->p;", cur)
+    if env.mode == "dec" then b:f("%s *dst = %s;", elem_ct, out_ref(env, member)) end
     b:f("for (; i0 < %s; i0++) {", n)
     b.ind = b.ind + 1
     b:l("uint64_t v;")
@@ -819,7 +825,7 @@ local function dec_array(b, f, env, member, errname, local_)
     b:l("q += len;")
     if et.bits == 32 then b:l("if (PCD_UNLIKELY(v > UINT32_MAX)) break;") end
     if env.mode == "dec" then
-      b:f("%s[i0] = %sv;", out_ref(env, member), et.bits == 32 and "(uint32_t)" or "")
+      b:f("dst[i0] = %sv;", et.bits == 32 and "(uint32_t)" or "")
     end
     b:close("}")
     b:f("%s->p = q;", cur)

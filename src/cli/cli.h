@@ -13,6 +13,7 @@
 
 typedef struct cli {
     size_t max_memory;
+    unsigned threads;         /* --threads: 1, or more to let zstd regions use a helper */
     const char *format;       /* --format NAME[:VERSION] */
     bool quiet;
     bool tty;                 /* stderr is a terminal: show progress */

@@ -12,6 +12,7 @@ void cli_init(cli *c)
 {
     memset(c, 0, sizeof *c);
     c->max_memory = (size_t)2 << 30;
+    c->threads = 2;
     c->tty = isatty(2);
 }
 
@@ -230,7 +231,7 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
     /* a 1 MiB window, smaller under a small memory cap (it grows when a record needs it) */
     size_t window = (size_t)1 << 20;
     while (window > 4096 && window > c->max_memory / 8) window /= 2;
-    pcd_reader_opts o = { &c->al, NULL, window, validate_only };
+    pcd_reader_opts o = { &c->al, NULL, window, validate_only, c->threads > 1 };
     pcd_status st;
     if (src->gz && (f->flags & PCD_FMT_STREAMABLE)) {
         st = pcd_reader_open(&src->r, f, pcd_gzin_read, src->gz, &o);

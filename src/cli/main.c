@@ -7,7 +7,7 @@
 #include "cli.h"
 
 static const char usage_text[] =
-    "usage: profcodec [--max-memory SIZE] [-q] COMMAND [ARGS]\n"
+    "usage: profcodec [--max-memory SIZE] [--threads N] [-q] COMMAND [ARGS]\n"
     "\n"
     "Reads, checks, writes and converts profiler and tracer files.\n"
     "\n"
@@ -21,6 +21,8 @@ static const char usage_text[] =
     "\n"
     "global options:\n"
     "  --max-memory SIZE  cap on the memory profcodec uses for one input (default 2G)\n"
+    "  --threads N        1: everything on one thread; 2 (default): a large zstd region is\n"
+    "                     decompressed ahead on a second thread (same output)\n"
     "  -q, --quiet        no progress display, no success lines\n"
     "  --format NAME[:VERSION]  (any command) the input's format, instead of detecting it\n"
     "\n"
@@ -43,6 +45,15 @@ int main(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
             c.quiet = true;
+        } else if ((strcmp(a, "--threads") == 0 && i + 1 < argc) || strncmp(a, "--threads=", 10) == 0) {
+            const char *v = a[9] == '=' ? a + 10 : argv[++i];
+            char *end = NULL;
+            long n = strtol(v, &end, 10);
+            if (!*v || *end || n < 1 || n > 1024) {
+                fprintf(stderr, "profcodec: bad --threads '%s' (1 or more)\n", v);
+                return EXIT_USAGE;
+            }
+            c.threads = (unsigned)n;
         } else if (strcmp(a, "--format") == 0 && i + 1 < argc) {
             c.format = argv[++i];
         } else if (strncmp(a, "--format=", 9) == 0) {

@@ -615,6 +615,7 @@ int tach_collapsed_run(const pcd_conv_args *a)
     }
     k.rp.on_sample = coll_sample;
     k.rp.on_repeat = coll_repeat;
+    k.rp.no_times = true;
     k.rp.ud = &k;
     /* one pass: samples, counted by thread and stack node; then the tables */
     pcd_record next;

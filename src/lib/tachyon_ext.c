@@ -401,6 +401,7 @@ static void check_record(void *ctx, const pcd_record *rec, pcd_report_fn report,
         k->strings_end = root->string_table_offset;
         k->frames_end = root->frame_table_offset;
         k->replaying = tach_replay_init(&k->rp, root, k->al, false, true) == PCD_OK;
+        k->rp.no_times = true;
         if (!k->replaying) {
             snprintf(k->msg, sizeof k->msg, "memory to replay the samples");
             say(k, report, ud, true, 0, "samples", -1, NULL, PCD_FOUND_NONE, 0);

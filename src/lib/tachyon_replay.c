@@ -518,6 +518,19 @@ static pcd_status push_frames(tach_replay *rp, tach_thread *th, uint32_t keep, c
 {
     if (!rp->with_tree) {
         /* nothing needs the frames themselves: their indexes checked, the ones used marked */
+        if (rp->used_bytes) {
+            /* checked and marked in one pass: a bad index marks the spare byte at the end */
+            uint32_t fc = rp->frame_count, bad = 0;
+            uint8_t *u = rp->used_bytes;
+            for (size_t i = 0; i < n; i++) {
+                uint32_t f = nf[i], in = f < fc;
+                bad |= in ^ 1;
+                u[in ? f : fc] = 1;
+            }
+            if (PCD_UNLIKELY(bad)) return bad_frame(rp, nf, n, rec, kase);
+            th->depth = keep + (uint32_t)n;
+            return PCD_OK;
+        }
         uint32_t top = 0;
         for (size_t i = 0; i < n; i++) top = nf[i] > top ? nf[i] : top;
         if (PCD_UNLIKELY(n && top >= rp->frame_count)) return bad_frame(rp, nf, n, rec, kase);
@@ -604,10 +617,12 @@ pcd_status tach_replay_record(tach_replay *rp, const tach_sample *s, const pcd_r
         if (rp->on_repeat || !rp->on_sample) {
             /* one call for the whole run (or none) */
             if (!r->n_samples) return PCD_OK;
-            uint64_t ts = th->ts;
-            for (size_t i = 0; i < r->n_samples; i++) ts += r->samples[i].timestamp_delta;
-            if (th->samples == 0) th->first_ts = th->ts + r->samples[0].timestamp_delta;
-            th->ts = th->last_ts = ts;
+            if (!rp->no_times) {
+                uint64_t ts = th->ts;
+                for (size_t i = 0; i < r->n_samples; i++) ts += r->samples[i].timestamp_delta;
+                if (th->samples == 0) th->first_ts = th->ts + r->samples[0].timestamp_delta;
+                th->ts = th->last_ts = ts;
+            }
             th->samples += r->n_samples;
             rp->total_samples += r->n_samples;
             if (rp->on_repeat)

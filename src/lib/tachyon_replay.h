@@ -92,6 +92,8 @@ typedef struct tach_replay {
     uint64_t records[4];             /* repeat, full, suffix, pop_push */
     uint64_t repeat_samples, total_samples, total_records;
     /* who gets the samples */
+    bool no_times;                   /* nobody needs timestamps (without on_sample): REPEAT
+                                      * runs are counted, their deltas not summed */
     tach_sample_fn on_sample;
     tach_repeat_fn on_repeat;
     void *ud;

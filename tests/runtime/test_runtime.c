@@ -251,6 +251,150 @@ static void test_zstd(void **state)
     assert_int_equal(al.in_use, 0);
 }
 
+/* ---- zstd with the helper thread ------------------------------------------------------- */
+
+typedef struct zrun {
+    pcd_status st;
+    size_t len;              /* bytes delivered before st */
+    uint64_t err_offset, err_found;
+} zrun;
+
+/* Reads comp[0..clen) whole, pieces of `cap` bytes, into out (ocap); the final status. */
+static zrun zread(const uint8_t *comp, size_t clen, uint64_t max_out, bool threads, size_t cap, uint8_t *out,
+                  size_t ocap, bool *used_thread)
+{
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 256 << 20);
+    pcd_zstd_reader z;
+    assert_int_equal(pcd_zstd_reader_init(&z, &al, max_out), PCD_OK);
+    pcd_zstd_reader_allow_thread(&z, threads);
+    pcd_zstd_reader_feed(&z, comp, clen, 64, true);
+    zrun r = { PCD_OK, 0, 0, 0 };
+    pcd_error e;
+    memset(&e, 0, sizeof e);
+    *used_thread = false;
+    for (;;) {
+        size_t got = 0, want = cap < ocap - r.len ? cap : ocap - r.len;
+        assert_true(want > 0);
+        r.st = pcd_zstd_reader_read(&z, out + r.len, want, &got, &e, "samples");
+        if (z.w) *used_thread = true;
+        if (r.st != PCD_OK) break;
+        r.len += got;
+    }
+    if (r.st != PCD_END) {
+        r.err_offset = e.offset;
+        r.err_found = e.found;
+    }
+    pcd_zstd_reader_free(&z);
+    assert_int_equal(al.in_use, 0);
+    return r;
+}
+
+/* Two frames of `plain`: the first with a 1 MiB window, the second with a 16 MiB one. */
+static size_t zcompress2(const uint8_t *plain, size_t n, uint8_t *comp, size_t cap)
+{
+    size_t len = 0;
+    for (int f = 0; f < 2; f++) {
+        ZSTD_CCtx *c = ZSTD_createCCtx();
+        assert_non_null(c);
+        ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, 1);
+        ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, f == 0 ? 20 : 24);
+        ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0);
+        ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1); /* so that damage shows */
+        size_t r = ZSTD_compress2(c, comp + len, cap - len, plain, n);
+        assert_false(ZSTD_isError(r));
+        len += r;
+        ZSTD_freeCCtx(c);
+    }
+    return len;
+}
+
+static void test_zstd_thread(void **state)
+{
+    (void)state;
+    /* 3 MiB of 6-bit noise: well over PCD_ZSTD_THREAD_MIN compressed */
+    size_t n = (size_t)3 << 20;
+    uint8_t *plain = malloc(n), *comp = malloc(2 * n + 1024), *a = malloc(2 * n + 4096), *b = malloc(2 * n + 4096);
+    assert_true(plain && comp && a && b);
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        plain[i] = (uint8_t)(x & 0x3F);
+    }
+    size_t clen = zcompress2(plain, n, comp, 2 * n + 1024);
+    assert_true(clen >= PCD_ZSTD_THREAD_MIN * 2);
+    bool ta, tb;
+    /* whole: the same bytes either way, read in window-sized and odd-sized pieces (the helper
+     * decompresses the first frame, stops at the second's larger window, and the reader goes
+     * on alone) */
+    static const size_t caps[] = { (size_t)1 << 18, 100003 };
+    for (size_t k = 0; k < 2; k++) {
+        zrun s = zread(comp, clen, UINT64_MAX, false, caps[k], a, 2 * n + 4096, &ta);
+        zrun t = zread(comp, clen, UINT64_MAX, true, caps[k], b, 2 * n + 4096, &tb);
+        assert_false(ta);
+        assert_true(tb);
+        assert_int_equal(s.st, PCD_END);
+        assert_int_equal(t.st, PCD_END);
+        assert_int_equal(s.len, 2 * n);
+        assert_int_equal(t.len, 2 * n);
+        assert_memory_equal(a, plain, n);
+        assert_memory_equal(a + n, plain, n);
+        assert_memory_equal(b, a, 2 * n);
+    }
+    /* the first frame alone: the helper does it all */
+    size_t f1;
+    assert_int_equal(pcd_zstd_frame_size(comp, clen, &f1), PCD_OK);
+    {
+        zrun t = zread(comp, f1, UINT64_MAX, true, (size_t)1 << 18, b, 2 * n + 4096, &tb);
+        assert_true(tb);
+        assert_int_equal(t.st, PCD_END);
+        assert_int_equal(t.len, n);
+        assert_memory_equal(b, plain, n);
+    }
+    /* damage and limits: the same status, the same offset, the same bytes before it */
+    struct {
+        size_t len;
+        size_t flip;         /* byte to corrupt (0: none) */
+        uint64_t max_out;
+    } cases[] = {
+        { 0, 0, 0 }, /* filled below */
+        { 0, 0, 0 },
+        { 0, 0, 0 },
+        { 0, 0, 0 },
+        { 0, 0, 0 },
+    };
+    cases[0].len = f1 - 7, cases[0].max_out = UINT64_MAX;            /* cut in the first frame */
+    cases[1].len = clen - 3, cases[1].max_out = UINT64_MAX;          /* cut in the second */
+    cases[2].len = f1, cases[2].flip = f1 / 2, cases[2].max_out = UINT64_MAX; /* damage */
+    cases[3].len = f1, cases[3].max_out = n / 2 + 12345;             /* a bomb guard */
+    cases[4].len = f1 + 5, cases[4].max_out = UINT64_MAX;            /* garbage after a frame */
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        uint8_t *c = malloc(cases[k].len + 8);
+        assert_non_null(c);
+        memcpy(c, comp, cases[k].len < clen ? cases[k].len : clen);
+        if (k == 4) memcpy(c + f1, "junk!", 5);
+        if (cases[k].flip) c[cases[k].flip] ^= 0x5A;
+        zrun s = zread(c, cases[k].len, cases[k].max_out, false, (size_t)1 << 18, a, 2 * n + 4096, &ta);
+        zrun t = zread(c, cases[k].len, cases[k].max_out, true, (size_t)1 << 18, b, 2 * n + 4096, &tb);
+        assert_true(tb);
+        assert_int_not_equal(s.st, PCD_END);
+        assert_int_equal(t.st, s.st);
+        assert_int_equal(t.err_offset, s.err_offset);
+        assert_int_equal(t.err_found, s.err_found);
+        /* the helper may have given more good bytes before the damage; never others */
+        size_t common = s.len < t.len ? s.len : t.len;
+        assert_memory_equal(a, b, common);
+        if (!cases[k].flip) assert_memory_equal(b, plain, common < n ? common : n);
+        free(c);
+    }
+    free(plain);
+    free(comp);
+    free(a);
+    free(b);
+}
+
 static const char *json_of(void (*fn)(pcd_sink *))
 {
     static char out[512];
@@ -303,6 +447,7 @@ int main(void)
         cmocka_unit_test(test_take_and_errors), cmocka_unit_test(test_strings),
         cmocka_unit_test(test_utf8),            cmocka_unit_test(test_arena),
         cmocka_unit_test(test_sink),            cmocka_unit_test(test_zstd),
+        cmocka_unit_test(test_zstd_thread),
         cmocka_unit_test(test_json_writer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
