@@ -550,13 +550,38 @@ static void column_values(mvm_col *c, int col, const void *vals, size_t n)
     }
     case MVM_REFDESCR: {
         const uint64_t *v = vals;
+        /* counts and the largest string index in registers (a counter in memory per kind
+         * would make each reference wait for the last one's store); the rare bad ones again
+         * one by one */
+        uint64_t n0 = 0, n2 = 0, n3 = 0, odd = 0, m2 = 0;
         for (size_t i = 0; i < n; i++) {
+            uint64_t d = v[i], k = d & 3;
+            n0 += k == 0;
+            n2 += k == 2;
+            n3 += k == 3;
+            odd |= (uint64_t)(k == 0 && d != 0) | (uint64_t)(k == 3);
+            uint64_t sv = k == 2 ? d >> 2 : 0;
+            m2 = sv > m2 ? sv : m2;
+        }
+        /* the first string reference past the largest so far (rarely any after the first) */
+        mvm_max *sr = &c->str_ref;
+        if (n2 && (!sr->any || m2 > sr->val)) {
+            for (size_t i = 0; i < n; i++) {
+                if ((v[i] & 3) == 2 && (!sr->any || (v[i] >> 2) > sr->val)) {
+                    sr->any = true;
+                    sr->val = v[i] >> 2;
+                    sr->idx = base + i;
+                }
+            }
+        }
+        s->refkinds[0] += n0;
+        s->refkinds[1] += n - n0 - n2 - n3;
+        s->refkinds[2] += n2;
+        s->refkinds[3] += n3;
+        for (size_t i = 0; odd && i < n; i++) {
             uint64_t d = v[i];
-            unsigned k = (unsigned)(d & 3);
-            s->refkinds[k]++;
-            if (k == 0 && d != 0) bad(&c->bad[B_UNKNOWN_REF], base + i, d);
-            else if (k == 2) track_max(&c->str_ref, base + i, d >> 2);
-            else if (k == 3) bad(&c->bad[B_REF_KIND3], base + i, d);
+            if ((d & 3) == 0 && d != 0) bad(&c->bad[B_UNKNOWN_REF], base + i, d);
+            else if ((d & 3) == 3) bad(&c->bad[B_REF_KIND3], base + i, d);
         }
         break;
     }
@@ -577,7 +602,17 @@ static void column_values(mvm_col *c, int col, const void *vals, size_t n)
             }
             memcpy(c->target + base, v, n * sizeof *v);
         }
-        for (size_t i = 0; i < n; i++) track_max(&c->max_target, base + i, v[i]);
+        uint64_t m = 0;
+        for (size_t i = 0; i < n; i++) m = v[i] > m ? v[i] : m;
+        mvm_max *mt = &c->max_target;
+        if (n && (!mt->any || m > mt->val)) {
+            /* where the new largest first is */
+            size_t i = 0;
+            while (v[i] != m) i++;
+            mt->any = true;
+            mt->val = m;
+            mt->idx = base + i;
+        }
         break;
     }
     }
