@@ -92,25 +92,42 @@ static void column(snap *s, const char *kind, const uint8_t *p, size_t n, size_t
             s->heap = add_sat(s->heap, v, &s->heap_ovf);
         }
     } else if (strcmp(kind, "refdescr") == 0 && esz == 8) {
+        /* counts and the largest string index in registers, then where it first is */
+        uint64_t n0 = 0, n2 = 0, n3 = 0, bad = 0, m2 = 0;
         for (size_t i = 0; i < n; i++) {
             uint64_t d = ld64(p + 8 * i), k = d & 3;
-            s->refkinds[k]++;
-            if ((k == 0 && d != 0) || k == 3) s->bad_refs++;
-            if (k == 2 && (!s->any_str || (d >> 2) > s->max_str)) {
-                s->any_str = true;
-                s->max_str = d >> 2;
-                s->max_str_at = base + i;
-            }
+            n0 += k == 0;
+            n2 += k == 2;
+            n3 += k == 3;
+            bad += (uint64_t)(k == 0 && d != 0) + (uint64_t)(k == 3);
+            uint64_t sv = k == 2 ? d >> 2 : 0;
+            m2 = sv > m2 ? sv : m2;
+        }
+        s->refkinds[0] += n0;
+        s->refkinds[1] += n - n0 - n2 - n3;
+        s->refkinds[2] += n2;
+        s->refkinds[3] += n3;
+        s->bad_refs += bad;
+        if (n2 && (!s->any_str || m2 > s->max_str)) {
+            size_t i = 0;
+            while ((ld64(p + 8 * i) & 3) != 2 || ld64(p + 8 * i) >> 2 != m2) i++;
+            s->any_str = true;
+            s->max_str = m2;
+            s->max_str_at = base + i;
         }
         s->refs += n;
     } else if (strcmp(kind, "reftrget") == 0 && esz == 8) {
+        uint64_t m = 0;
         for (size_t i = 0; i < n; i++) {
             uint64_t v = ld64(p + 8 * i);
-            if (!s->any_target || v > s->max_target) {
-                s->any_target = true;
-                s->max_target = v;
-                s->max_target_at = base + i;
-            }
+            m = v > m ? v : m;
+        }
+        if (n && (!s->any_target || m > s->max_target)) {
+            size_t i = 0;
+            while (ld64(p + 8 * i) != m) i++;
+            s->any_target = true;
+            s->max_target = m;
+            s->max_target_at = base + i;
         }
     } else if (strcmp(kind, "coltofi") != 0 && strcmp(kind, "colrfstr") != 0) {
         keep_bytes(p, n * esz); /* strings, name tables, highscores */
