@@ -207,15 +207,11 @@ static pcd_status stacks_init(tach_stacks *st, pcd_alloc *al)
     st->hcap = 2048;
     st->hshift = 64 - 11;
     st->frames = pcd_alloc_get(al, st->cap * sizeof *st->frames);
-    st->off = pcd_alloc_get(al, st->cap_ids * sizeof *st->off);
-    st->hash = pcd_alloc_get(al, st->cap_ids * sizeof *st->hash);
-    st->depth = pcd_alloc_get(al, st->cap_ids * sizeof *st->depth);
+    st->ids = pcd_alloc_get(al, st->cap_ids * sizeof *st->ids);
     st->h = pcd_alloc_get(al, st->hcap * sizeof *st->h);
-    if (!st->frames || !st->off || !st->hash || !st->depth || !st->h) return PCD_E_NOMEM;
+    if (!st->frames || !st->ids || !st->h) return PCD_E_NOMEM;
     memset(st->h, 0, st->hcap * sizeof *st->h);
-    st->off[0] = 0;
-    st->hash[0] = STACK_SEED;
-    st->depth[0] = 0;
+    st->ids[0] = (struct tach_stack){ STACK_SEED, 0, 0 };
     st->n = 1;
     return PCD_OK;
 }
@@ -224,9 +220,7 @@ static void stacks_free(tach_stacks *st)
 {
     if (!st->al) return;
     pcd_alloc_free(st->al, st->frames, st->cap * sizeof *st->frames);
-    pcd_alloc_free(st->al, st->off, st->cap_ids * sizeof *st->off);
-    pcd_alloc_free(st->al, st->hash, st->cap_ids * sizeof *st->hash);
-    pcd_alloc_free(st->al, st->depth, st->cap_ids * sizeof *st->depth);
+    pcd_alloc_free(st->al, st->ids, st->cap_ids * sizeof *st->ids);
     pcd_alloc_free(st->al, st->h, st->hcap * sizeof *st->h);
     memset(st, 0, sizeof *st);
 }
@@ -242,7 +236,7 @@ static pcd_status stacks_rehash(tach_stacks *st)
     st->hcap = ncap;
     st->hshift--;
     for (uint32_t id = 1; id < st->n; id++) {
-        size_t j = stack_slot(st, st->hash[id]);
+        size_t j = stack_slot(st, st->ids[id].hash);
         while (nh[j]) j = (j + 1) & (ncap - 1);
         nh[j] = id;
     }
@@ -260,24 +254,19 @@ static pcd_status stacks_find(tach_stacks *st, const uint32_t *frames, uint32_t 
     for (;;) {
         uint32_t id = st->h[i];
         if (!id) break;
-        if (st->hash[id] == h && st->depth[id] == d && memcmp(st->frames + st->off[id], frames, d * sizeof *frames) == 0) {
+        const struct tach_stack *k = &st->ids[id];
+        if (k->hash == h && k->depth == d && memcmp(st->frames + k->off, frames, d * sizeof *frames) == 0) {
             *out = id;
             return PCD_OK;
         }
         i = (i + 1) & (st->hcap - 1);
     }
-    if (st->n == UINT32_MAX - 1) return PCD_E_LIMIT;
     if (st->n == st->cap_ids) {
+        if (st->cap_ids > UINT32_MAX / 2) return PCD_E_LIMIT;
         uint32_t ncap = st->cap_ids * 2;
-        uint64_t *no = pcd_alloc_resize(st->al, st->off, st->cap_ids * sizeof *no, ncap * sizeof *no);
-        if (!no) return PCD_E_NOMEM;
-        st->off = no;
-        uint64_t *nh = pcd_alloc_resize(st->al, st->hash, st->cap_ids * sizeof *nh, ncap * sizeof *nh);
-        if (!nh) return PCD_E_NOMEM;
-        st->hash = nh;
-        uint32_t *nd = pcd_alloc_resize(st->al, st->depth, st->cap_ids * sizeof *nd, ncap * sizeof *nd);
-        if (!nd) return PCD_E_NOMEM;
-        st->depth = nd;
+        struct tach_stack *ni = pcd_alloc_resize(st->al, st->ids, st->cap_ids * sizeof *ni, ncap * sizeof *ni);
+        if (!ni) return PCD_E_NOMEM;
+        st->ids = ni;
         st->cap_ids = ncap;
     }
     if (st->cap - st->len < d) {
@@ -290,10 +279,8 @@ static pcd_status stacks_find(tach_stacks *st, const uint32_t *frames, uint32_t 
     }
     uint32_t id = st->n++;
     memcpy(st->frames + st->len, frames, d * sizeof *frames);
-    st->off[id] = st->len;
+    st->ids[id] = (struct tach_stack){ h, st->len, d };
     st->len += d;
-    st->hash[id] = h;
-    st->depth[id] = d;
     st->h[i] = id;
     *out = id;
     if ((size_t)st->n * 2 > st->hcap) return stacks_rehash(st);

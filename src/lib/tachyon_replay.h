@@ -37,9 +37,11 @@ typedef struct tach_thread {
 typedef struct tach_stacks {
     uint32_t *frames;                /* every stack's frames, back to back */
     size_t len, cap;
-    uint64_t *off;                   /* per id: where its frames start */
-    uint64_t *hash;                  /* per id: its hash (tach_thread.hash[depth]) */
-    uint32_t *depth;                 /* per id */
+    struct tach_stack {
+        uint64_t hash;               /* tach_thread.hash[depth] */
+        uint64_t off;                /* where its frames start */
+        uint32_t depth;
+    } *ids;                          /* by id */
     uint32_t n, cap_ids;
     uint32_t *h;                     /* open addressing of ids (0: empty) by hash */
     size_t hcap;
@@ -118,8 +120,8 @@ bool tach_replay_used(const tach_replay *rp, uint32_t idx);
 /* The frames of stack `id` (with stacks), outermost first; *depth gets their count. */
 PCD_INLINE const uint32_t *tach_replay_stack(const tach_replay *rp, uint32_t id, uint32_t *depth)
 {
-    *depth = rp->stacks.depth[id];
-    return rp->stacks.frames + rp->stacks.off[id];
+    *depth = rp->stacks.ids[id].depth;
+    return rp->stacks.frames + rp->stacks.ids[id].off;
 }
 /* The frames of stack `id`, innermost first, into out (TACH_MAX_DEPTH); returns the depth. */
 uint32_t tach_replay_stack_inner(const tach_replay *rp, uint32_t id, uint32_t *out);
