@@ -103,5 +103,44 @@ t="$DATA/tachyon/deep_zstd.bin"
 expect_rc 0 "collapsed from stdin" bash -c "cat '$t' | '$P' convert --to collapsed - -o '$W/stdin.txt'"
 same "collapsed from stdin" "$W/stdin.txt" "$DATA/tachyon/deep_zstd.collapsed.txt"
 
+# a zstd region of over 1 MiB: decompressed ahead on a second thread by default; --threads 1
+# reads it alone; the same output and the same errors either way
+seed="$DATA/tachyon/workload_all_zstd.bin"
+if "$P" -q convert --to samples "$seed" -o "$W/seed.txt"; then
+    {
+        grep -v '^S \|^# stats\|^# replayed' "$W/seed.txt"
+        grep '^S ' "$W/seed.txt" | sort -s -n -k5,5 | awk '{ line[NR] = $0; ts[NR] = $5 }
+            END {
+                t0 = ts[1]; span = ts[NR] - t0 + 1000; base = t0
+                for (k = 0; k < 7; k++) {
+                    f = 1 + (k - 3) * 0.01
+                    for (i = 1; i <= NR; i++) { $0 = line[i]; $5 = sprintf("%.0f", base + int((ts[i] - t0) * f)); print }
+                    base += int(span * 1.06) + 1000
+                }
+            }'
+    } >"$W/big.txt"
+    expect_rc 0 "a profile with a large zstd region" "$P" -q encode --from samples "$W/big.txt" -o "$W/big.bin"
+    soff=$(od -An -tu8 -j40 -N8 "$W/big.bin" | tr -d ' ')
+    if [ "$((soff - 64))" -ge 1048576 ]; then ok "its sample region is $((soff - 64)) bytes"; else bad "sample region only $((soff - 64)) bytes"; fi
+    expect_rc 0 "collapsed, helper thread" "$P" -q convert --to collapsed "$W/big.bin" -o "$W/big2.txt"
+    expect_rc 0 "collapsed, --threads 1" "$P" -q --threads 1 convert --to collapsed "$W/big.bin" -o "$W/big1.txt"
+    same "collapsed, either thread setting" "$W/big1.txt" "$W/big2.txt"
+    expect_rc 0 "samples, helper thread" "$P" -q convert --to samples "$W/big.bin" -o "$W/bigs2.txt"
+    expect_rc 0 "samples, --threads 1" "$P" -q --threads=1 convert --to samples "$W/big.bin" -o "$W/bigs1.txt"
+    same "samples, either thread setting" "$W/bigs1.txt" "$W/bigs2.txt"
+    # damage in the middle of the zstd data, and a cut: the same verdict and message
+    cp "$W/big.bin" "$W/bigbad.bin"
+    printf '\125\125\125\125' | dd of="$W/bigbad.bin" bs=1 seek=$((64 + (soff - 64) / 2)) conv=notrunc 2>/dev/null
+    expect_rc 1 "damaged zstd, helper thread" "$P" validate "$W/bigbad.bin"
+    cp "$W/err" "$W/err2"
+    expect_rc 1 "damaged zstd, --threads 1" "$P" --threads 1 validate "$W/bigbad.bin"
+    same "the same error either way" "$W/err" "$W/err2"
+    grep -q 'decompressed samples at offset 64' "$W/err" || bad "the error says where in the decompressed samples"
+else
+    bad "samples of $seed"
+fi
+expect_rc 2 "--threads 0" "$P" --threads 0 formats
+expect_rc 2 "--threads x" "$P" --threads x formats
+
 echo "$fails failure(s)"
 [ "$fails" = 0 ]
