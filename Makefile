@@ -3,6 +3,7 @@
 
 BUILD       ?= build
 ASAN_BUILD  ?= build-asan
+RELEASE_BUILD ?= build-release
 FUZZ_BUILD  ?= build-fuzz
 BENCH_BUILD ?= build-bench
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
@@ -10,7 +11,7 @@ PREFIX      ?= /usr/local
 FUZZ_SECONDS ?= 300
 export CTEST_OUTPUT_ON_FAILURE = 1
 
-.PHONY: all setup build run test test-fast test-asan regen fuzz bench install clean
+.PHONY: all setup build run test test-fast test-asan test-release regen fuzz bench install clean
 
 all: build
 
@@ -26,20 +27,30 @@ build: setup
 run: build
 	@scripts/run-samples.sh $(BUILD)/profcodec
 
-# The whole suite: gcc build, then clang with AddressSanitizer + UndefinedBehaviorSanitizer.
-test: setup test-fast test-asan
-	@echo "make test: all passed (gcc, and clang with ASan+UBSan)"
+# The whole suite: gcc build, then clang with AddressSanitizer + UndefinedBehaviorSanitizer,
+# then Release builds with gcc and clang (-O3-only warnings). Warnings are errors in all of them.
+test: setup test-fast test-asan test-release
+	@echo "make test: all passed (gcc, clang with ASan+UBSan, Release with gcc and clang)"
 
 test-fast:
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCD_WERROR=ON >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
 	@cd $(BUILD) && ctest -j$(JOBS) --timeout 300
 
 test-asan:
-	@CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPCD_SANITIZE=ON >/dev/null
+	@CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPCD_SANITIZE=ON -DPCD_WERROR=ON >/dev/null
 	@cmake --build $(ASAN_BUILD) -j$(JOBS)
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    ctest -j$(JOBS) --timeout 600
+
+# Release (-O3) builds of everything, tests included, with gcc and with clang: warnings that
+# only show with optimisation fail here rather than in a user's build. Built, not run.
+test-release:
+	@for cc in gcc clang; do \
+	    CC=$$cc cmake -S . -B $(RELEASE_BUILD)-$$cc -DCMAKE_BUILD_TYPE=Release -DPCD_WERROR=ON >/dev/null && \
+	    cmake --build $(RELEASE_BUILD)-$$cc -j$(JOBS) >/dev/null || exit 1; \
+	    echo "test-release: $$cc Release build clean"; \
+	done
 
 # Regenerate generated/ and docs/formats/ from schemas/ (make test fails if you forget).
 regen:
@@ -47,7 +58,7 @@ regen:
 
 # Run every libFuzzer harness for FUZZ_SECONDS each (default 300); FUZZ_ONLY=mojo picks some.
 fuzz: setup
-	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCD_FUZZ=ON -DPCD_SANITIZE=ON \
+	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCD_FUZZ=ON -DPCD_SANITIZE=ON -DPCD_WERROR=ON \
 	    -DBUILD_TESTING=OFF -DPCD_BUILD_CLI=OFF >/dev/null
 	@cmake --build $(FUZZ_BUILD) -j$(JOBS)
 	@scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
@@ -55,7 +66,7 @@ fuzz: setup
 # Throughput and memory against the baselines each format names; writes bench/RESULTS.md
 # (BENCH=heph: that section only).
 bench: setup
-	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
+	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DPCD_WERROR=ON >/dev/null
 	@cmake --build $(BENCH_BUILD) -j$(JOBS)
 	@scripts/bench.sh $(BENCH_BUILD)
 
@@ -63,4 +74,4 @@ install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(BENCH_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(BENCH_BUILD) $(RELEASE_BUILD)-gcc $(RELEASE_BUILD)-clang

@@ -76,7 +76,9 @@ static json_t *info_json(const char *path)
 static uint64_t jget(json_t *o, const char *path)
 {
     char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
+    size_t n = strlen(path);
+    if (n >= sizeof buf) fail_msg("summary path too long: %s", path);
+    memcpy(buf, path, n + 1);
     json_t *at = o;
     for (char *tok = strtok(buf, "."); tok; tok = strtok(NULL, ".")) {
         at = json_object_get(at, tok);

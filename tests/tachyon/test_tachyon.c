@@ -497,7 +497,8 @@ static tach_wframe fr(int i)
 /* Stacks given outermost first, as call paths: {a, b, c} is a calling b calling c. */
 static void sample(tach_writer *tw, uint64_t tid, uint64_t ts, const int *path, size_t d)
 {
-    tach_wframe f[300];
+    tach_wframe f[300] = { 0 };
+    assert_true(d <= sizeof f / sizeof f[0]);
     for (size_t i = 0; i < d; i++) f[i] = fr(path[d - 1 - i]);
     assert_int_equal(tach_writer_sample(tw, tid, 0, 0x24, ts, f, d), PCD_OK);
 }
