@@ -11,7 +11,7 @@
 
 /* Common option handling: returns the index of the first operand, or -1 on error / help. */
 enum { OPT_FORMAT = 1000, OPT_JSON, OPT_ALL, OPT_TO, OPT_COMPAT, OPT_METRIC, OPT_ENDIAN, OPT_MAXMEM, OPT_STRICT,
-       OPT_FROM, OPT_COMPRESSION };
+       OPT_FROM, OPT_COMPRESSION, OPT_PARTIAL };
 
 static int out_to_stdout_ok(const char *name) { return !name || strcmp(name, "-") == 0; }
 
@@ -472,9 +472,41 @@ static const char dump_help[] =
     "names the format and version (_format, _version), every other has \"_kind\" and\n"
     "\"_offset\" and the record's fields by name (keys starting with _ are never\n"
     "field names). 'profcodec encode' turns it back into identical bytes.\n"
-    "On damage it writes every record before it, reports the error and exits 1;\n"
+    "On damage it writes every record before it, then a last line that says where and\n"
+    "why it stopped ({\"_kind\":\"stopped\",\"_offset\":N,\"error\":...,\"bytes_not_read\":M}),\n"
+    "reports the error and exits 1; 'encode' refuses such a dump unless given --partial.\n"
     "--all skips damaged records and writes {\"_kind\":\"damage\",...} lines for them.\n"
     "OUT is written atomically (default: standard output).\n";
+
+/* The dump's last line when reading stopped at damage: where, why, how many records came
+ * before it, and how many bytes of the input (from the damaged record, or the compressed
+ * region it lies in, to the end) were not read; null when the input's size is not known
+ * (a pipe, a gzip stream). `encode` refuses a dump that ends this way unless --partial. */
+static pcd_status dump_stopped(pcd_sink *s, cli_src *src, const pcd_error *e, uint64_t records)
+{
+    char msg[1024], buf[160];
+    pcd_error_format(e, msg, sizeof msg);
+    int n = snprintf(buf, sizeof buf, "{\"_kind\":\"stopped\",\"_offset\":%" PRIu64 ",\"error\":", e->offset);
+    PCD_TRY(pcd_sink_put(s, buf, (size_t)n));
+    PCD_TRY(pcd_json_text(s, (const uint8_t *)msg, strlen(msg)));
+    uint64_t size = 0;
+    bool known = false;
+    const uint8_t *whole;
+    size_t whole_size;
+    if (pcd_reader_input(&src->r, &whole, &whole_size)) {
+        known = true; /* read whole: the (decompressed) stream the offsets count in */
+        size = whole_size;
+    } else if (!src->gz && src->in.is_regular) {
+        known = true;
+        size = src->in.size;
+    }
+    uint64_t at = e->region ? e->region_offset : e->offset;
+    if (known && at <= size)
+        n = snprintf(buf, sizeof buf, ",\"records\":%" PRIu64 ",\"bytes_not_read\":%" PRIu64 "}\n", records, size - at);
+    else
+        n = snprintf(buf, sizeof buf, ",\"records\":%" PRIu64 ",\"bytes_not_read\":null}\n", records);
+    return pcd_sink_put(s, buf, (size_t)n);
+}
 
 int cmd_dump(cli *c, int argc, char **argv)
 {
@@ -510,6 +542,7 @@ int cmd_dump(cli *c, int argc, char **argv)
         return rc;
     }
     pcd_record rec;
+    uint64_t n_records = 0;
     bool damaged = false;
     bool live = !src.in.is_regular;
     pcd_status wst = PCD_OK;
@@ -529,12 +562,16 @@ int cmd_dump(cli *c, int argc, char **argv)
                 if (wst == PCD_OK) wst = pcd_json_text(&ob.sink, (const uint8_t *)msg, strlen(msg));
                 if (wst == PCD_OK) wst = pcd_json_raw(&ob.sink, "}\n");
                 if (wst == PCD_OK && pcd_reader_recover(&src.r, NULL) == PCD_OK) continue;
+                if (wst == PCD_OK) wst = dump_stopped(&ob.sink, &src, e, n_records);
+            } else {
+                wst = dump_stopped(&ob.sink, &src, e, n_records);
             }
             break;
         }
         cli_progress(c, rec.offset);
         wst = pcd_json_record(&ob.sink, src.f, &rec);
         if (wst != PCD_OK) break;
+        n_records++;
         if (live) {
             /* reading a pipe: hand each record on as soon as it is complete */
             wst = pcd_sink_flush(&ob.sink);
@@ -559,12 +596,17 @@ int cmd_dump(cli *c, int argc, char **argv)
 static void encode_usage(FILE *out)
 {
     fputs("usage: profcodec encode [IN.jsonl|-] -o OUT [--format NAME[:VERSION]] [--endian big|little]\n"
+          "                        [--partial]\n"
           "       profcodec encode --from FORM [IN|-] -o OUT\n\n"
           "Turns JSON Lines (as written by 'profcodec dump') back into the binary\n"
           "format named on its first line (or by --format). Sizes, counts and offsets\n"
           "are computed, not read. OUT is written atomically: on any error nothing is\n"
           "left behind. Errors name the input line. --endian picks the byte order of\n"
-          "formats written in the writer's own order.\n", out);
+          "formats written in the writer's own order.\n"
+          "A dump that stopped at damage (a \"stopped\" line) or skipped damage (\"damage\"\n"
+          "lines, from dump --all) lacks part of its file, and a dump that ends before the\n"
+          "records its format closes with was cut short: encode refuses them, naming the\n"
+          "line. --partial writes the records that are there anyway (a shorter file).\n", out);
     bool any = false;
     for (size_t i = 0; pcd_exts[i]; i++)
         for (size_t k = 0; k < pcd_exts[i]->n_import; k++) {
@@ -605,10 +647,11 @@ static int run_importer(cli *c, const char *from, const char *inname, const char
 int cmd_encode(cli *c, int argc, char **argv)
 {
     const char *outname = NULL, *endian = NULL, *from = NULL;
+    bool partial = false;
     static const struct option lo[] = {
         { "format", required_argument, 0, OPT_FORMAT }, { "output", required_argument, 0, 'o' },
         { "endian", required_argument, 0, OPT_ENDIAN }, { "from", required_argument, 0, OPT_FROM },
-        { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+        { "partial", no_argument, 0, OPT_PARTIAL }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
     optind = 1;
     int o;
     while ((o = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
@@ -616,6 +659,7 @@ int cmd_encode(cli *c, int argc, char **argv)
         else if (o == 'o') outname = optarg;
         else if (o == OPT_ENDIAN) endian = optarg;
         else if (o == OPT_FROM) from = optarg;
+        else if (o == OPT_PARTIAL) partial = true;
         else if (o == 'h') { encode_usage(stdout); return 0; }
         else { encode_usage(stderr); return EXIT_USAGE; }
     }
@@ -679,9 +723,22 @@ int cmd_encode(cli *c, int argc, char **argv)
             break;
         }
         const char *k = json_string_value(kind);
-        if (strcmp(k, "damage") == 0) {
-            fprintf(stderr, "%s:%" PRIu64 ": the dump marks damage here; the bytes were not kept, so it cannot be encoded\n",
-                    inname, lineno);
+        bool stopped = strcmp(k, "stopped") == 0;
+        if (stopped || strcmp(k, "damage") == 0) {
+            if (partial) {
+                json_decref(obj);
+                continue;
+            }
+            json_t *why = json_object_get(obj, stopped ? "error" : "message");
+            json_t *lost = json_object_get(obj, "bytes_not_read");
+            fprintf(stderr, "%s:%" PRIu64 ": %s (%s)", inname, lineno,
+                    stopped ? "the dump stopped at damage: everything after it is missing"
+                            : "the dump skipped damaged bytes here: they were not kept",
+                    why && json_is_string(why) ? json_string_value(why) : "no reason given");
+            if (lost && json_is_integer(lost))
+                fprintf(stderr, "; %" JSON_INTEGER_FORMAT " bytes of the file were not read", json_integer_value(lost));
+            fprintf(stderr, ".\n%s: encoding it would silently write a shorter file; give --partial to write the "
+                            "records that are there anyway\n", inname);
             json_decref(obj);
             rc = EXIT_INVALID;
             break;
@@ -787,7 +844,9 @@ int cmd_encode(cli *c, int argc, char **argv)
         if (st != PCD_OK) {
             char msg[1024];
             pcd_error_format(pcd_writer_error(&w), msg, sizeof msg);
-            fprintf(stderr, "%s: cannot finish the output: %s\n", inname, msg);
+            fprintf(stderr, "%s:%" PRIu64 ": the dump ends at this line without the records that close a %s %s "
+                            "file (was it cut short?): cannot finish the output: %s\n",
+                    inname, lineno, f->name, f->version, msg);
             rc = EXIT_INVALID;
         }
     }

@@ -142,5 +142,14 @@ fi
 expect_rc 2 "--threads 0" "$P" --threads 0 formats
 expect_rc 2 "--threads x" "$P" --threads x formats
 
+# a dump cut short (no stats footer): encode refuses it and names the last line, even with --partial
+"$P" dump "$DATA/tachyon/deep_zstd.bin" | head -n -1 >"$W/cut.jsonl"
+n=$(wc -l <"$W/cut.jsonl")
+rm -f "$W/cut.bin"
+for flag in "" --partial; do
+    expect_rc 1 "encode $flag of a dump cut short" "$P" encode $flag "$W/cut.jsonl" -o "$W/cut.bin"
+    grep -q "cut.jsonl:$n: the dump ends at this line without the records that close a tachyon 1 file (was it cut short?)" "$W/err" && [ ! -e "$W/cut.bin" ] && ok "a cut dump is refused, naming its last line" || bad "cut dump: $(cat "$W/err")"
+done
+
 echo "$fails failure(s)"
 [ "$fails" = 0 ]
