@@ -708,7 +708,11 @@ int cmd_encode(cli *c, int argc, char **argv)
         lineno++;
         if (len == 0 || (len == 1 && line[0] == '\n')) continue;
         json_error_t je;
-        json_t *obj = json_loadb(line, (size_t)len, JSON_ALLOW_NUL, &je);
+        size_t fixed_len;
+        char *fixed = pcd_jsonr_negzero(line, (size_t)len, &fixed_len);
+        json_t *obj = fixed ? json_loadb(fixed, fixed_len, JSON_ALLOW_NUL, &je)
+                            : json_loadb(line, (size_t)len, JSON_ALLOW_NUL, &je);
+        free(fixed);
         if (!obj || !json_is_object(obj)) {
             fprintf(stderr, "%s:%" PRIu64 ": not a JSON object: %s\n", inname, lineno, obj ? "" : je.text);
             json_decref(obj);

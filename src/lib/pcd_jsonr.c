@@ -428,3 +428,51 @@ bool pcd_jsonr_record(const pcd_jkind *k, json_t *obj, void *dst, pcd_arena *are
         return fill_union_tagged(&r, k->type, obj, dst, k->which);
     return fill_struct(&r, k->type, obj, dst, dst);
 }
+
+/* Is p[i] the start of a -0 number token: '-', '0', then no more number characters? */
+static bool negzero_at(const char *p, size_t i, size_t len)
+{
+    if (p[i] != '-' || i + 1 >= len || p[i + 1] != '0') return false;
+    char n = i + 2 < len ? p[i + 2] : ' ';
+    return !(n == '.' || n == 'e' || n == 'E' || (n >= '0' && n <= '9'));
+}
+
+char *pcd_jsonr_negzero(const char *line, size_t len, size_t *out_len)
+{
+    if (!memmem(line, len, "-0", 2)) return NULL;
+    size_t count = 0;
+    bool in_str = false;
+    for (size_t i = 0; i < len; i++) {
+        char ch = line[i];
+        if (in_str) {
+            if (ch == '\\') i++;
+            else if (ch == '"') in_str = false;
+        } else if (ch == '"') {
+            in_str = true;
+        } else if (negzero_at(line, i, len)) {
+            count++;
+        }
+    }
+    if (count == 0) return NULL;
+    char *out = malloc(len + 2 * count + 1);
+    if (!out) return NULL;
+    size_t o = 0;
+    in_str = false;
+    for (size_t i = 0; i < len; i++) {
+        char ch = line[i];
+        out[o++] = ch;
+        if (in_str) {
+            if (ch == '\\' && i + 1 < len) out[o++] = line[++i];
+            else if (ch == '"') in_str = false;
+        } else if (ch == '"') {
+            in_str = true;
+        } else if (negzero_at(line, i, len)) {
+            out[o++] = line[++i];
+            out[o++] = '.';
+            out[o++] = '0';
+        }
+    }
+    out[o] = 0;
+    *out_len = o;
+    return out;
+}

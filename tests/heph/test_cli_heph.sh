@@ -119,6 +119,11 @@ grep -q '"nz":-0.0,"pz":0.0,"arr":\[-0.0,0.0,-1.5\]' "$W/negzero.json" && ok "-0
 python3 -c 'import json,math,sys; a=[e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("ph")=="X"][0]["args"]; sys.exit(0 if math.copysign(1,a["nz"])<0 and math.copysign(1,a["arr"][0])<0 and math.copysign(1,a["pz"])>0 else 1)' "$W/negzero.json" && ok "a JSON reader sees -0.0" || bad "a JSON reader does not see -0.0"
 expect_rc 0 "convert negative zeros --heph-compat" "$P" convert --to chrome --heph-compat "$W/negzero.bin.log" -o "$W/negzero.compat.json"
 grep -q '"nz": -0, "pz": 0, "arr": \[-0, 0, -1.5\]' "$W/negzero.compat.json" && ok "--heph-compat prints -0 as Heph does" || bad "compat negative zero: $(cat "$W/negzero.compat.json")"
+# JSON's -0 (as Heph's converter and many tools print it) is a negative zero in a float field,
+# and plain 0 in an integer field; inside a string it is text
+printf '{"_kind":"file","_format":"heph","_version":"0.1"}\n{"_kind":"event","stream_id":1,"stream_counter":0,"substream_id":-0,"start_ns":1,"end_ns":2,"description":"z -0","attributes":[{"name":"nz","type":"f64","value":-0},{"name":"arr","type":"f64_array","value":[-0,-0.5]}]}\n' >"$W/negzero2.jsonl"
+expect_rc 0 "encode JSON -0" "$P" encode "$W/negzero2.jsonl" -o "$W/negzero2.bin.log"
+"$P" dump "$W/negzero2.bin.log" | grep -q '"substream_id":0,.*"description":"z -0","attributes":\[{"name":"nz","type":"f64","value":-0.0},{"name":"arr","type":"f64_array","value":\[-0.0,-0.5\]}' && ok "JSON -0 encodes a negative zero" || bad "JSON -0: $("$P" dump "$W/negzero2.bin.log" | tail -1)"
 dump_rt=$("$P" dump "$W/negzero.bin.log" | grep -c '"value":-0.0')
 [ "$dump_rt" = 1 ] && ok "dump keeps -0.0" || bad "dump lost -0.0"
 
