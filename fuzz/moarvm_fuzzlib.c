@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "moarvm_v3.h"
-#include "pcd_ext.h"
+#include "formats/registry.h"
 
 #define CHECK(cond, ...)                                                                     \
     do {                                                                                     \

@@ -2,7 +2,7 @@
 #ifndef MOARVM_FUZZLIB_H
 #define MOARVM_FUZZLIB_H
 
-#include "moarvm_snap.h"
+#include "formats/moarvm/snapshot.h"
 
 /* Figures a harness expects for the snapshots it wrote (NULL: none known). */
 typedef struct mvm_expect {

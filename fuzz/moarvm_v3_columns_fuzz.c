@@ -10,7 +10,7 @@
 #include "fuzzlib.h"
 #include "moarvm_fuzzlib.h"
 #include "moarvm_v3.h"
-#include "moarvm_write.h"
+#include "formats/moarvm/write.h"
 
 typedef struct src {
     const uint8_t *p;

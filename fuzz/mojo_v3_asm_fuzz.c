@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "fuzzlib.h"
-#include "mojo_asm.h"
+#include "formats/mojo/asm.h"
 #include "mojo_v3.h"
-#include "pcd_ext.h"
+#include "formats/registry.h"
 
 #define CHECK(cond, ...)                                                                     \
     do {                                                                                     \

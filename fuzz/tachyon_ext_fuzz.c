@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pcd_ext.h"
+#include "formats/registry.h"
 #include "fuzzlib.h"
-#include "tachyon_ext.h"
-#include "xformat.h"
+#include "formats/tachyon/tachyon.h"
+#include "formats/xformat/xformat.h"
 
 #define CHECK(cond, msg)                                                                     \
     do {                                                                                     \

@@ -5,8 +5,8 @@
 #include <stdio.h>
 
 #include "pcd.h"
-#include "pcd_ext.h"
-#include "pcd_io.h"
+#include "formats/registry.h"
+#include "cli/io.h"
 
 #define EXIT_INVALID 1   /* the input is invalid or damaged */
 #define EXIT_USAGE 2     /* bad usage, or an I/O error */

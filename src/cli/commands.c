@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "pcd_hmap.h"
-#include "pcd_jsonr.h"
+#include "common/hmap.h"
+#include "cli/jsonl_read.h"
 
 /* Common option handling: returns the index of the first operand, or -1 on error / help. */
 enum { OPT_FORMAT = 1000, OPT_JSON, OPT_ALL, OPT_TO, OPT_COMPAT, OPT_METRIC, OPT_ENDIAN, OPT_MAXMEM, OPT_STRICT,

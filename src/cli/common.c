@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "pcd_gzin.h"
+#include "cli/gzin.h"
 
 void cli_init(cli *c)
 {

@@ -26,7 +26,7 @@
 #include "fx_unions_v1.h"
 #include "fx_zstd_v1.h"
 #include "fuzzlib.h"
-#include "pcd_jsonr.h"
+#include "cli/jsonl_read.h"
 
 #include <zstd.h>
 

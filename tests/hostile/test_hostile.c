@@ -39,7 +39,7 @@
 #include <unistd.h>
 
 #include "pcd.h"
-#include "pcd_ext.h"
+#include "formats/registry.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SANITIZED 1

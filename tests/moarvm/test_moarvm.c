@@ -15,11 +15,11 @@
 #include <string.h>
 
 #include "fuzzlib.h"
-#include "moarvm_snap.h"
+#include "formats/moarvm/snapshot.h"
 #include "moarvm_v2.h"
 #include "moarvm_v3.h"
-#include "moarvm_write.h"
-#include "pcd_ext.h"
+#include "formats/moarvm/write.h"
+#include "formats/registry.h"
 
 /* ---- a synthetic heap --------------------------------------------------------------------- */
 

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mojo_asm.h"
+#include "formats/mojo/asm.h"
 #include "mojo_v1.h"
 #include "mojo_v3.h"
-#include "pcd_ext.h"
+#include "formats/registry.h"
 
 /* ---- helpers --------------------------------------------------------------------------- */
 

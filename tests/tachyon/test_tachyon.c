@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pcd_ext.h"
-#include "tachyon_ext.h"
-#include "tachyon_text.h"
-#include "tachyon_writer.h"
+#include "formats/registry.h"
+#include "formats/tachyon/tachyon.h"
+#include "formats/tachyon/text.h"
+#include "formats/tachyon/writer.h"
 
 static const pcd_format *F = &pcd_tachyon_v1_format;
 

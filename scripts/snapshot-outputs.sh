@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# snapshot-outputs.sh: every converter's output for every input file, for comparing two builds
+# byte for byte (refactors must not change what users get).
+# usage: scripts/snapshot-outputs.sh PROFCODEC OUTDIR [INPUT_DIR...]
+#        (default inputs: tests/data and ../shared/corpus)
+# Writes OUTDIR/<input path with / as __>.<to>[.<options>].out with the exit status and stderr
+# appended after a line "---- rc=N", so a diff -r of two OUTDIRs shows every change.
+set -u
+P=$1 OUT=$2
+shift 2
+dirs=("$@")
+[ ${#dirs[@]} -eq 0 ] && dirs=(tests/data ../shared/corpus)
+mkdir -p "$OUT"
+run() { # name args...
+    local name=$1; shift
+    "$P" "$@" >"$OUT/$name.out" 2>"$OUT/$name.err"
+    local rc=$?
+    { echo "---- rc=$rc"; sed "s#$PWD/##g" "$OUT/$name.err"; } >>"$OUT/$name.out"
+    rm -f "$OUT/$name.err"
+}
+find "${dirs[@]}" -type f | sort | while read -r f; do
+    fmt=$("$P" info --json "$f" 2>/dev/null | python3 -c 'import json,sys
+try: print(json.load(sys.stdin)["format"])
+except Exception: pass' 2>/dev/null)
+    [ -n "$fmt" ] || continue
+    key=$(echo "$f" | sed 's#^\.\./##; s#/#__#g')
+    tos=$("$P" formats | awk -v f="$fmt" '$1==f { sub(/.*convert to: /, ""); print; exit }')
+    for to in $tos; do
+        run "$key.$to" convert --to "$to" "$f"
+        case "$fmt:$to" in
+        mojo:collapsed|mojo:speedscope) for m in time memory samples; do run "$key.$to.$m" convert --to "$to" --metric "$m" "$f"; done ;;
+        mono:collapsed|mono:speedscope) for m in alloc-bytes alloc-count calls time samples; do run "$key.$to.$m" convert --to "$to" --metric "$m" "$f"; done ;;
+        moarvm:collapsed) for m in size count; do run "$key.$to.$m" convert --to "$to" --metric "$m" "$f"; done ;;
+        heph:chrome) run "$key.$to.compat" convert --to chrome --heph-compat "$f" ;;
+        mojo:tachyon) run "$key.$to.none" convert --to tachyon --compression none "$f" ;;
+        esac
+        run "$key.$to.all" convert --all --to "$to" "$f"
+    done
+    run "$key.info" info "$f"
+    run "$key.info-json" info --json "$f"
+done
+echo "snapshot: $(ls "$OUT" | wc -l) outputs in $OUT"

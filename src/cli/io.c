@@ -1,0 +1,292 @@
+/* cli/io.c: input sources and atomic output files for the CLI. */
+#include "cli/io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Bytes peeked from a pipe, handed out again by the first reads. */
+static uint8_t peek_buf[4096];
+static size_t peek_len, peek_pos;
+static const pcd_input *peek_owner;
+
+int pcd_input_open(pcd_input *in, const char *name)
+{
+    memset(in, 0, sizeof *in);
+    in->name = name;
+    if (strcmp(name, "-") == 0) {
+        in->fd = 0;
+    } else {
+        in->fd = open(name, O_RDONLY | O_CLOEXEC);
+        if (in->fd < 0) return -1;
+    }
+    struct stat st;
+    if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        in->is_regular = true;
+        in->size = (uint64_t)st.st_size;
+    }
+    if (fstat(in->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        close(in->fd);
+        errno = EISDIR;
+        return -1;
+    }
+    return 0;
+}
+
+size_t pcd_input_peek(pcd_input *in, uint8_t *dst, size_t n)
+{
+    if (in->is_regular) {
+        ssize_t r = pread(in->fd, dst, n, 0);
+        return r < 0 ? 0 : (size_t)r;
+    }
+    if (peek_owner != in) {
+        peek_owner = in;
+        peek_len = peek_pos = 0;
+    }
+    while (peek_len < n && peek_len < sizeof peek_buf) {
+        ssize_t r = read(in->fd, peek_buf + peek_len, sizeof peek_buf - peek_len);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        peek_len += (size_t)r;
+    }
+    size_t k = n < peek_len ? n : peek_len;
+    memcpy(dst, peek_buf, k);
+    return k;
+}
+
+pcd_status pcd_input_read(void *ud, uint8_t *dst, size_t cap, size_t *got)
+{
+    pcd_input *in = ud;
+    *got = 0;
+    if (peek_owner == in && peek_pos < peek_len) {
+        size_t k = peek_len - peek_pos < cap ? peek_len - peek_pos : cap;
+        memcpy(dst, peek_buf + peek_pos, k);
+        peek_pos += k;
+        *got = k;
+        in->bytes_read += k;
+        return PCD_OK;
+    }
+    for (;;) {
+        ssize_t r = read(in->fd, dst, cap);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return PCD_E_IO;
+        *got = (size_t)r;
+        /* a pipe written in small pieces: take what is already there too, so that a large
+         * record is not decoded again from its start after every few bytes */
+        while (!in->is_regular && r > 0 && *got < cap) {
+            struct pollfd pf = { in->fd, POLLIN, 0 };
+            if (poll(&pf, 1, 0) != 1 || !(pf.revents & POLLIN)) break;
+            r = read(in->fd, dst + *got, cap - *got);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) break; /* an error or the end comes again with the next call */
+            *got += (size_t)r;
+        }
+        in->bytes_read += *got;
+        return PCD_OK;
+    }
+}
+
+int pcd_input_load(pcd_input *in, size_t limit)
+{
+    if (in->map) return 0;
+    if (in->is_regular) {
+        if (in->size == 0) {
+            in->map = malloc(1);
+            in->map_len = 0;
+            return in->map ? 0 : -1;
+        }
+        if (in->size > SIZE_MAX) {
+            errno = EFBIG;
+            return -1;
+        }
+        void *p = mmap(NULL, (size_t)in->size, PROT_READ, MAP_PRIVATE, in->fd, 0);
+        if (p == MAP_FAILED) return -1;
+        madvise(p, (size_t)in->size, MADV_SEQUENTIAL | MADV_WILLNEED);
+        in->map = p;
+        in->map_len = (size_t)in->size;
+        in->mapped = true;
+        return 0;
+    }
+    size_t cap = 1 << 20, len = 0;
+    if (limit && cap > limit) cap = limit;
+    uint8_t *buf = malloc(cap);
+    if (!buf) return -1;
+    for (;;) {
+        if (len == cap) {
+            if (limit && cap >= limit) {
+                /* a pipe larger than the memory cap */
+                free(buf);
+                errno = EFBIG;
+                return -1;
+            }
+            uint8_t *nb = realloc(buf, limit && cap * 2 > limit ? limit : cap * 2);
+            if (!nb) {
+                free(buf);
+                return -1;
+            }
+            buf = nb;
+            cap = limit && cap * 2 > limit ? limit : cap * 2;
+        }
+        size_t got;
+        if (pcd_input_read(in, buf + len, cap - len, &got) != PCD_OK) {
+            free(buf);
+            return -1;
+        }
+        if (got == 0) break;
+        len += got;
+    }
+    in->map = buf;
+    in->map_len = len;
+    return 0;
+}
+
+void pcd_input_close(pcd_input *in)
+{
+    if (in->map) {
+        if (in->mapped) munmap(in->map, in->map_len);
+        else free(in->map);
+    }
+    if (in->fd > 0) close(in->fd);
+    if (peek_owner == in) peek_owner = NULL;
+    in->map = NULL;
+}
+
+/* The temporary files of outputs not yet committed, for the signal handler: a run that is
+ * interrupted (Ctrl-C, kill, a closed pipe) leaves no half-written file behind. */
+#define PCD_MAX_OUTPUTS 4
+static char *volatile pending_tmp[PCD_MAX_OUTPUTS];
+
+static void pending_add(char *tmp)
+{
+    for (int i = 0; i < PCD_MAX_OUTPUTS; i++)
+        if (!pending_tmp[i]) {
+            pending_tmp[i] = tmp;
+            return;
+        }
+}
+
+static void pending_drop(const char *tmp)
+{
+    for (int i = 0; i < PCD_MAX_OUTPUTS; i++)
+        if (pending_tmp[i] == tmp) pending_tmp[i] = NULL;
+}
+
+static void on_fatal_signal(int sig)
+{
+    for (int i = 0; i < PCD_MAX_OUTPUTS; i++)
+        if (pending_tmp[i]) unlink(pending_tmp[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void pcd_output_cleanup_on_signals(void)
+{
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ };
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sigemptyset(&sa.sa_mask);
+        /* an ignored signal (nohup) stays ignored */
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+int pcd_output_open(pcd_output *out, const char *name)
+{
+    memset(out, 0, sizeof *out);
+    out->name = name;
+    if (!name || strcmp(name, "-") == 0) {
+        out->to_stdout = true;
+        out->fd = 1;
+        out->fp = stdout;
+        return 0;
+    }
+    size_t n = strlen(name);
+    out->tmp = malloc(n + 16);
+    if (!out->tmp) return -1;
+    snprintf(out->tmp, n + 16, "%s.tmp.XXXXXX", name);
+    out->fd = mkstemp(out->tmp);
+    if (out->fd < 0) {
+        free(out->tmp);
+        out->tmp = NULL;
+        return -1;
+    }
+    /* the mode a plain open(O_CREAT, 0666) would give, or the mode of the file replaced */
+    struct stat st;
+    if (stat(name, &st) == 0 && S_ISREG(st.st_mode)) {
+        fchmod(out->fd, st.st_mode & 07777);
+    } else {
+        mode_t um = umask(0);
+        umask(um);
+        fchmod(out->fd, 0666 & ~um);
+    }
+    pending_add(out->tmp);
+    out->fp = fdopen(out->fd, "wb");
+    if (!out->fp) {
+        close(out->fd);
+        unlink(out->tmp);
+        pending_drop(out->tmp);
+        free(out->tmp);
+        out->tmp = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+int pcd_output_commit(pcd_output *out)
+{
+    if (out->to_stdout) return fflush(stdout) == 0 ? 0 : -1;
+    int rc = 0;
+    if (fflush(out->fp) != 0) rc = -1;
+    if (rc == 0 && fsync(fileno(out->fp)) != 0 && errno != EINVAL) rc = -1;
+    if (fclose(out->fp) != 0) rc = -1;
+    out->fp = NULL;
+    if (rc == 0 && rename(out->tmp, out->name) != 0) rc = -1;
+    if (rc != 0) unlink(out->tmp);
+    pending_drop(out->tmp);
+    free(out->tmp);
+    out->tmp = NULL;
+    return rc;
+}
+
+void pcd_output_abort(pcd_output *out)
+{
+    if (out->to_stdout) {
+        fflush(stdout);
+        return;
+    }
+    if (out->fp) fclose(out->fp);
+    out->fp = NULL;
+    if (out->tmp) {
+        unlink(out->tmp);
+        pending_drop(out->tmp);
+        free(out->tmp);
+        out->tmp = NULL;
+    }
+}
+
+pcd_status pcd_output_write(void *ud, const uint8_t *p, size_t n)
+{
+    pcd_output *out = ud;
+    if (n && fwrite(p, 1, n, out->fp) != n) return PCD_E_IO;
+    out->written += n;
+    return PCD_OK;
+}
+
+pcd_status pcd_output_patch(void *ud, uint64_t off, const uint8_t *p, size_t n)
+{
+    pcd_output *out = ud;
+    if (out->to_stdout) return PCD_E_IO;
+    if (fflush(out->fp) != 0) return PCD_E_IO;
+    ssize_t w = pwrite(fileno(out->fp), p, n, (off_t)off);
+    return w == (ssize_t)n ? PCD_OK : PCD_E_IO;
+}

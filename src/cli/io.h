@@ -1,0 +1,54 @@
+/* cli/io.h: files for the CLI: input sources, atomic output files, allocation hooks. */
+#ifndef PCD_IO_H
+#define PCD_IO_H
+
+#include <stdio.h>
+
+#include "pcd.h"
+
+/* An input: a regular file (mapped or read), stdin, or a pipe. */
+typedef struct pcd_input {
+    const char *name;       /* as given ("-" is stdin) */
+    int fd;
+    bool is_regular;
+    uint64_t size;          /* regular files */
+    uint8_t *map;           /* whole-file mapping or buffer, when asked for */
+    size_t map_len;
+    bool mapped;            /* map came from mmap (else malloc) */
+    uint64_t bytes_read;
+} pcd_input;
+
+/* Opens name ("-" = stdin). On failure returns -1 with errno set. */
+int pcd_input_open(pcd_input *in, const char *name);
+/* Reads the whole input into memory (mmap for regular files); a pipe of more than
+ * `limit` bytes (0: no limit) fails with errno EFBIG. */
+int pcd_input_load(pcd_input *in, size_t limit);
+void pcd_input_close(pcd_input *in);
+/* A pcd_read_fn over the input's file descriptor. */
+pcd_status pcd_input_read(void *ud, uint8_t *dst, size_t cap, size_t *got);
+/* Peeks at the first bytes without consuming them for later reads (buffers for pipes). */
+size_t pcd_input_peek(pcd_input *in, uint8_t *dst, size_t n);
+
+/* An output file written to a temporary name and renamed into place on commit. */
+typedef struct pcd_output {
+    const char *name;       /* final name, or "-" for stdout */
+    char *tmp;              /* temporary name beside it */
+    int fd;
+    FILE *fp;
+    bool to_stdout;
+    uint64_t written;
+} pcd_output;
+
+int pcd_output_open(pcd_output *out, const char *name);
+/* Flushes, fsyncs and renames; on failure the temporary file is removed. */
+int pcd_output_commit(pcd_output *out);
+/* Makes SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE and SIGXFSZ remove the temporary files of
+ * outputs not yet committed before the process dies of them (call once, early). */
+void pcd_output_cleanup_on_signals(void);
+/* Removes the temporary file (nothing is left half-written). */
+void pcd_output_abort(pcd_output *out);
+/* pcd_write_fn / pcd_patch_fn over the output. */
+pcd_status pcd_output_write(void *ud, const uint8_t *p, size_t n);
+pcd_status pcd_output_patch(void *ud, uint64_t off, const uint8_t *p, size_t n);
+
+#endif

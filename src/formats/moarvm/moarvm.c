@@ -1,0 +1,450 @@
+/* formats/moarvm/moarvm.c: MoarVM heap snapshots in the CLI: the info summary (per snapshot figures,
+ * table totals), the checks above the bytes (validate), and the summary and collapsed
+ * converters. The work is done by moarvm_snap.c (assembly, tables, invariants) and
+ * moarvm_dom.c (dominators). */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/moarvm/snapshot.h"
+#include "moarvm_v3.h"
+#include "formats/registry.h"
+
+/* ---- problems as text (info) ---------------------------------------------------------------- */
+
+typedef struct problems {
+    char **msg;
+    bool *is_error;
+    size_t n, cap;
+    uint64_t errors, warnings;
+} problems;
+
+#define MAX_PROBLEMS 200
+
+static void keep_problem(void *ud, bool is_error, const pcd_error *e)
+{
+    problems *p = ud;
+    if (is_error) p->errors++;
+    else p->warnings++;
+    if (p->n >= MAX_PROBLEMS) return;
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 8;
+        char **m = realloc(p->msg, cap * sizeof *m);
+        if (!m) return;
+        p->msg = m;
+        bool *b = realloc(p->is_error, cap * sizeof *b);
+        if (!b) return;
+        p->is_error = b;
+        p->cap = cap;
+    }
+    char buf[1024];
+    pcd_error_format(e, buf, sizeof buf);
+    char *s = strdup(buf);
+    if (!s) return;
+    p->msg[p->n] = s;
+    p->is_error[p->n] = is_error;
+    p->n++;
+}
+
+static void problems_free(problems *p)
+{
+    for (size_t i = 0; i < p->n; i++) free(p->msg[i]);
+    free(p->msg);
+    free(p->is_error);
+    memset(p, 0, sizeof *p);
+}
+
+/* ---- info ------------------------------------------------------------------------------------ */
+
+typedef struct mvm_info {
+    mvm_col *c;
+    problems pr;
+    bool finished;
+    uint64_t blocks;
+} mvm_info;
+
+static void info_init(void *ctx, pcd_alloc *al)
+{
+    (void)al;
+    mvm_info *m = ctx;
+    memset(m, 0, sizeof *m);
+    mvm_opts o = { false, false, keep_problem, &m->pr, NULL, NULL };
+    m->c = mvm_col_new(&o);
+}
+
+static void info_record(void *ctx, const pcd_record *rec)
+{
+    mvm_info *m = ctx;
+    if (!m->c) return;
+    if (rec->depth == 1) m->blocks++;
+    mvm_col_record(m->c, rec);
+}
+
+/* What is still open at the end (a snapshot without its TOC...) is a problem too. */
+static void info_end(mvm_info *m)
+{
+    if (m->finished || !m->c) return;
+    m->finished = true;
+    mvm_col_finish(m->c);
+}
+
+static const char *const kind_names[12] = {
+    "other", "objects", "type_objects", "stables", "frames", "permanent_roots", "instance_roots",
+    "cstack_roots", "thread_roots", "root", "intergen_roots", "callstack_roots",
+};
+
+static void info_text(void *ctx, FILE *out)
+{
+    mvm_info *m = ctx;
+    if (!m->c) return;
+    info_end(m);
+    int64_t sub, start, pid;
+    if (mvm_col_filemeta(m->c, &sub, &start, &pid))
+        fprintf(out, "filemeta:    subversion %" PRId64 ", pid %" PRId64 ", start_time %" PRId64 " us\n", sub, pid, start);
+    const mvm_snapshot *s;
+    size_t n = mvm_col_snapshots(m->c, &s);
+    uint64_t idx, off;
+    bool inc = mvm_col_incomplete(m->c, &idx, &off);
+    fprintf(out, "snapshots:   %zu complete%s; profiling %s\n", n, inc ? " (and one incomplete)" : "",
+            mvm_col_ended(m->c) ? "ended" : "not ended (the file lacks what MoarVM writes when it ends)");
+    fprintf(out, "tables:      %" PRIu64 " strings, %" PRIu64 " types, %" PRIu64 " frames\n", mvm_col_strings(m->c),
+            mvm_col_types(m->c), mvm_col_frames(m->c));
+    if (n) {
+        fprintf(out, "\n%8s %10s %14s %12s %11s %9s %12s %8s %8s %14s\n", "snapshot", "gc_seq_num", "snap_time_us",
+                "collectables", "references", "objects", "type_objects", "stables", "frames", "heap_size");
+        for (size_t i = 0; i < n; i++) {
+            const mvm_snapshot *x = &s[i];
+            fprintf(out, "%8" PRIu64 " %10" PRIu64 " %14" PRIu64 " %12" PRIu64 " %11" PRIu64 " %9" PRIu64
+                         " %12" PRIu64 " %8" PRIu64 " %8" PRIu64 " %14" PRIu64 "\n",
+                    x->index, x->meta[MVM_M_GC_SEQ_NUM], x->meta[MVM_M_SNAP_TIME], x->n[MVM_COLKIND],
+                    x->n[MVM_REFDESCR], x->kinds[1], x->kinds[2], x->kinds[3], x->kinds[4], x->heap_size);
+        }
+    }
+    if (inc) fprintf(out, "incomplete:  snapshot %" PRIu64 " (snapmeta at offset %" PRIu64 ") has no TOC\n", idx, off);
+    for (size_t i = 0; i < m->pr.n; i++)
+        fprintf(out, "%s %s\n", m->pr.is_error[i] ? "problem:    " : "warning:    ", m->pr.msg[i]);
+    if (m->pr.errors + m->pr.warnings > m->pr.n)
+        fprintf(out, "             (%" PRIu64 " more not shown)\n", m->pr.errors + m->pr.warnings - m->pr.n);
+}
+
+static pcd_status putf(pcd_sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static pcd_status putf(pcd_sink *s, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0) return PCD_E_INTERNAL;
+    return pcd_sink_put(s, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+static pcd_status info_json(void *ctx, pcd_sink *s)
+{
+    mvm_info *m = ctx;
+    if (!m->c) return PCD_OK;
+    info_end(m);
+    int64_t sub, start, pid;
+    if (mvm_col_filemeta(m->c, &sub, &start, &pid))
+        PCD_TRY(putf(s, "\"subversion\":%" PRId64 ",\"start_time\":%" PRId64 ",\"pid\":%" PRId64 ",", sub, start, pid));
+    PCD_TRY(putf(s, "\"blocks\":%" PRIu64 ",\"strings\":%" PRIu64 ",\"types\":%" PRIu64 ",\"frames\":%" PRIu64
+                    ",\"ended\":%s,\"snapshots\":[",
+                 m->blocks, mvm_col_strings(m->c), mvm_col_types(m->c), mvm_col_frames(m->c),
+                 mvm_col_ended(m->c) ? "true" : "false"));
+    const mvm_snapshot *sn;
+    size_t n = mvm_col_snapshots(m->c, &sn);
+    for (size_t i = 0; i < n; i++) {
+        const mvm_snapshot *x = &sn[i];
+        PCD_TRY(putf(s, "%s{\"index\":%" PRIu64 ",\"offset\":%" PRIu64, i ? "," : "", x->index, x->offset));
+        if (x->have_meta & (1u << MVM_M_GC_SEQ_NUM)) PCD_TRY(putf(s, ",\"gc_seq_num\":%" PRIu64, x->meta[MVM_M_GC_SEQ_NUM]));
+        if (x->have_meta & (1u << MVM_M_SNAP_TIME)) PCD_TRY(putf(s, ",\"snap_time\":%" PRIu64, x->meta[MVM_M_SNAP_TIME]));
+        PCD_TRY(putf(s, ",\"collectables\":%" PRIu64 ",\"references\":%" PRIu64 ",\"objects\":%" PRIu64
+                        ",\"type_objects\":%" PRIu64 ",\"stables\":%" PRIu64 ",\"frames\":%" PRIu64
+                        ",\"heap_size\":%" PRIu64,
+                     x->n[MVM_COLKIND], x->n[MVM_REFDESCR], x->kinds[1], x->kinds[2], x->kinds[3], x->kinds[4],
+                     x->heap_size));
+        PCD_TRY(putf(s, ",\"by_kind\":{"));
+        bool first = true;
+        for (int k = 0; k < 12; k++) {
+            if (k == 0 && !x->kinds[0]) continue;
+            PCD_TRY(putf(s, "%s\"%s\":%" PRIu64, first ? "" : ",", kind_names[k], x->kinds[k]));
+            first = false;
+        }
+        PCD_TRY(putf(s, "},\"references_by_kind\":{\"unknown\":%" PRIu64 ",\"index\":%" PRIu64 ",\"string\":%" PRIu64 "}",
+                     x->refkinds[0], x->refkinds[1], x->refkinds[2]));
+        PCD_TRY(putf(s, ",\"visible\":{\"strings\":%" PRIu64 ",\"types\":%" PRIu64 ",\"frames\":%" PRIu64 "}",
+                     x->strings, x->types, x->frames));
+        PCD_TRY(putf(s, ",\"snapmeta\":{"));
+        first = true;
+        for (int k = 0; k < MVM_NMETA; k++) {
+            if (!(x->have_meta & (1u << k))) continue;
+            PCD_TRY(putf(s, "%s\"%s\":%" PRIu64, first ? "" : ",", mvm_meta_keys[k], x->meta[k]));
+            first = false;
+        }
+        PCD_TRY(putf(s, "}}"));
+    }
+    PCD_TRY(putf(s, "]"));
+    uint64_t idx, off;
+    if (mvm_col_incomplete(m->c, &idx, &off))
+        PCD_TRY(putf(s, ",\"incomplete\":{\"index\":%" PRIu64 ",\"offset\":%" PRIu64 "}", idx, off));
+    PCD_TRY(putf(s, ",\"errors\":%" PRIu64 ",\"warnings\":%" PRIu64 ",\"problems\":[", m->pr.errors, m->pr.warnings));
+    for (size_t i = 0; i < m->pr.n; i++) {
+        PCD_TRY(putf(s, "%s{\"error\":%s,\"message\":", i ? "," : "", m->pr.is_error[i] ? "true" : "false"));
+        PCD_TRY(pcd_json_text(s, (const uint8_t *)m->pr.msg[i], strlen(m->pr.msg[i])));
+        PCD_TRY(putf(s, "}"));
+    }
+    return putf(s, "]");
+}
+
+static void info_fini(void *ctx)
+{
+    mvm_info *m = ctx;
+    mvm_col_free(m->c);
+    problems_free(&m->pr);
+}
+
+/* A snapshot (or blocks after the last TOC) cut short at a block boundary. */
+static bool info_damaged(void *ctx, pcd_error *e)
+{
+    mvm_info *m = ctx;
+    if (!m->c) return false;
+    info_end(m);
+    uint64_t idx, off;
+    if (!mvm_col_incomplete(m->c, &idx, &off)) return false;
+    memset(e, 0, sizeof *e);
+    e->status = PCD_E_TRUNCATED;
+    e->offset = mvm_col_last_block(m->c);
+    e->expected = "the rest of the snapshot and its TOC (the file ends after the block here)";
+    pcd_error_push(e, "snapshot", (int64_t)idx);
+    return true;
+}
+
+static const pcd_info_ops mvm_info_ops = {
+    sizeof(mvm_info), info_init, info_record, info_text, info_json, info_fini, info_damaged,
+};
+
+/* ---- checks (validate) --------------------------------------------------------------------- */
+
+typedef struct mvm_check {
+    mvm_col *c;
+    bool oom_reported;
+} mvm_check;
+
+static void check_init(void *ctx, pcd_alloc *al)
+{
+    (void)al;
+    mvm_check *k = ctx;
+    mvm_opts o = { true, false, NULL, NULL, NULL, NULL };
+    k->c = mvm_col_new(&o);
+}
+
+static void check_record(void *ctx, const pcd_record *rec, pcd_report_fn report, void *ud)
+{
+    mvm_check *k = ctx;
+    if (!k->c) {
+        if (!k->oom_reported) {
+            pcd_error e;
+            memset(&e, 0, sizeof e);
+            e.status = PCD_E_NOMEM;
+            e.expected = "memory for the checks";
+            report(ud, true, &e);
+            k->oom_reported = true;
+        }
+        return;
+    }
+    mvm_col_set_report(k->c, report, ud);
+    mvm_col_record(k->c, rec);
+}
+
+static void check_finish(void *ctx, pcd_report_fn report, void *ud)
+{
+    mvm_check *k = ctx;
+    if (!k->c) return;
+    mvm_col_set_report(k->c, report, ud);
+    mvm_col_finish(k->c);
+}
+
+static void check_fini(void *ctx)
+{
+    mvm_check *k = ctx;
+    mvm_col_free(k->c);
+}
+
+static const pcd_check_ops mvm_check_ops = {
+    sizeof(mvm_check), check_init, check_record, check_finish, check_fini,
+};
+
+/* ---- convert: shared driver ------------------------------------------------------------------ */
+
+typedef struct conv {
+    const pcd_conv_args *a;
+    pcd_sink *s;
+    pcd_status st;               /* the first output error */
+    uint64_t top;
+    uint64_t snapshots;
+    void *extra;
+} conv;
+
+static void conv_report(void *ud, bool is_error, const pcd_error *e)
+{
+    conv *cv = ud;
+    char msg[1024];
+    pcd_error_format(e, msg, sizeof msg);
+    fprintf(cv->a->err, "%s: %s%s\n", cv->a->input_name, is_error ? "" : "warning: ", msg);
+}
+
+/* Feeds every record to a collector; returns the exit code (1 on damage, which is reported). */
+static int conv_run(const pcd_conv_args *a, mvm_col *c)
+{
+    pcd_record rec;
+    int rc = 0;
+    for (;;) {
+        pcd_status st = pcd_reader_next(a->r, &rec);
+        if (st == PCD_END) {
+            mvm_col_finish(c);
+            break;
+        }
+        if (st != PCD_OK) {
+            pcd_report(a->err, a->input_name, pcd_reader_error(a->r));
+            rc = 1;
+            if (a->all && pcd_reader_recover(a->r, NULL) == PCD_OK) continue;
+            break;
+        }
+        if (a->progress && rec.depth == 1) a->progress(a->progress_ud, rec.offset);
+        mvm_col_record(c, &rec);
+    }
+    return rc;
+}
+
+/* ---- convert --to summary -------------------------------------------------------------------- */
+
+typedef struct top_row {
+    uint64_t id, value;
+    const char *name;            /* points into the names buffer */
+} top_row;
+
+static int cmp_top(const void *a, const void *b)
+{
+    const top_row *x = a, *y = b;
+    if (x->value != y->value) return x->value < y->value ? 1 : -1;
+    int c = strcmp(x->name, y->name);
+    if (c) return c;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void summary_table(conv *cv, const mvm_col *c, const mvm_stats *st, int kind, bool by_size, const char *title)
+{
+    if (cv->st != PCD_OK) return;
+    size_t len = st->len[kind];
+    const mvm_stat *rows = st->by_kind[kind];
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        if (rows[i].count) n++;
+    top_row *t = malloc((n ? n : 1) * sizeof *t);
+    char *names = malloc((n ? n : 1) * 256);
+    if (!t || !names) {
+        free(t);
+        free(names);
+        cv->st = PCD_E_NOMEM;
+        return;
+    }
+    n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (!rows[i].count) continue;
+        char *nm = names + n * 256;
+        if (kind == MVM_K_FRAME) mvm_col_frame_name(c, i, nm, 256);
+        else mvm_col_type_name(c, i, nm, 256);
+        t[n] = (top_row){ i, by_size ? rows[i].size : rows[i].count, nm };
+        n++;
+    }
+    qsort(t, n, sizeof *t, cmp_top);
+    size_t show = n < cv->top ? n : (size_t)cv->top;
+    size_t w = 4;
+    for (size_t i = 0; i < show; i++)
+        if (strlen(t[i].name) > w) w = strlen(t[i].name);
+    pcd_status st2 = putf(cv->s, "\n  %s\n  %-*s  %s\n", title, (int)w, "Name", by_size ? "Total bytes" : "Count");
+    for (size_t i = 0; i < show && st2 == PCD_OK; i++)
+        st2 = putf(cv->s, "  %-*s  %" PRIu64 "\n", (int)w, t[i].name, t[i].value);
+    if (st2 != PCD_OK) cv->st = st2;
+    free(t);
+    free(names);
+}
+
+static void summary_snapshot(void *ud, const mvm_col *c, const mvm_snapshot *s, const mvm_stats *st, const mvm_graph *g)
+{
+    (void)g;
+    conv *cv = ud;
+    cv->snapshots++;
+    if (cv->st != PCD_OK || !st) return;
+    pcd_status r = putf(cv->s,
+                        "%sSnapshot %" PRIu64 ": gc_seq_num %" PRIu64 ", snap_time %" PRIu64 " us\n"
+                        "  heap size %" PRIu64 " bytes, %" PRIu64 " collectables, %" PRIu64 " references\n"
+                        "  %" PRIu64 " objects, %" PRIu64 " type objects, %" PRIu64 " STables, %" PRIu64 " frames\n",
+                        cv->snapshots > 1 ? "\n" : "", s->index, s->meta[MVM_M_GC_SEQ_NUM], s->meta[MVM_M_SNAP_TIME],
+                        s->heap_size, s->n[MVM_COLKIND], s->n[MVM_REFDESCR], s->kinds[1], s->kinds[2], s->kinds[3],
+                        s->kinds[4]);
+    if (r != PCD_OK) {
+        cv->st = r;
+        return;
+    }
+    char title[64];
+    static const struct { int kind; bool size; const char *what; } tables[] = {
+        { MVM_K_OBJECT, false, "objects by count" }, { MVM_K_OBJECT, true, "objects by size" },
+        { MVM_K_STABLE, false, "STables by count" }, { MVM_K_STABLE, true, "STables by size" },
+        { MVM_K_TYPEOBJ, false, "type objects by count" }, { MVM_K_FRAME, false, "frames by count" },
+        { MVM_K_FRAME, true, "frames by size" },
+    };
+    for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
+        snprintf(title, sizeof title, "Top %" PRIu64 " %s", cv->top, tables[i].what);
+        summary_table(cv, c, st, tables[i].kind, tables[i].size, title);
+    }
+}
+
+static bool parse_top(const pcd_conv_args *a, uint64_t *top)
+{
+    *top = 10;
+    if (!a->metric) return true;
+    char *end;
+    unsigned long long v = strtoull(a->metric, &end, 10);
+    if (*end || v == 0 || v > 1000000) {
+        fprintf(a->err, "%s: --metric for --to summary is how many rows each table shows (1..1000000)\n", a->input_name);
+        return false;
+    }
+    *top = v;
+    return true;
+}
+
+static int summary_run(const pcd_conv_args *a)
+{
+    conv cv = { a, a->out, PCD_OK, 10, 0, NULL };
+    if (!parse_top(a, &cv.top)) return 2;
+    mvm_opts o = { true, false, conv_report, &cv, summary_snapshot, &cv };
+    mvm_col *c = mvm_col_new(&o);
+    if (!c) {
+        fprintf(a->err, "%s: out of memory\n", a->input_name);
+        return 2;
+    }
+    int rc = conv_run(a, c);
+    if (cv.st == PCD_OK && cv.snapshots == 0) cv.st = putf(a->out, "No complete snapshot.\n");
+    mvm_col_free(c);
+    if (cv.st != PCD_OK) {
+        fprintf(a->err, "%s: cannot write the output: %s\n", a->input_name, pcd_status_name(cv.st));
+        return 2;
+    }
+    return rc;
+}
+
+/* ---- registration ------------------------------------------------------------------------------ */
+
+int mvm_collapsed_run(const pcd_conv_args *a);
+
+static const pcd_converter mvm_conv[] = {
+    { "summary", "per snapshot: heap totals and the top types and frames by count and by size "
+                 "(--metric N: rows per table, default 10)", summary_run },
+    { "collapsed", "folded stacks of the dominator tree, weighted by retained bytes, for flame graphs "
+                   "(--metric size|count; the last snapshot, or --metric size@N / count@N for snapshot N)",
+      mvm_collapsed_run },
+};
+
+const pcd_ext pcd_moarvm_ext = { "moarvm", &mvm_info_ops, mvm_conv, 2, &mvm_check_ops, NULL, 0 };

@@ -1,0 +1,814 @@
+/* formats/mojo/asm.c: the MOJO sample assembler (see mojo_asm.h for the semantics). */
+#include "formats/mojo/asm.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "mojo_v1.h"
+#include "mojo_v2.h"
+#include "mojo_v3.h"
+
+/* ---- events of each version ---------------------------------------------------- */
+
+int mojo_version_of(const pcd_record *rec)
+{
+    if (rec->type == &pcd_mojo_v3_event_type || rec->type == &pcd_mojo_v3_file_type) return 3;
+    if (rec->type == &pcd_mojo_v2_event_type || rec->type == &pcd_mojo_v2_file_type) return 2;
+    if (rec->type == &pcd_mojo_v1_event_type || rec->type == &pcd_mojo_v1_file_type) return 1;
+    return 0;
+}
+
+/* Copies a value member by member: the decoder stored it that way, and a 16-byte load of
+ * what was just stored as 8 + 1 bytes stalls (no store forwarding). */
+#define MI_SET(dst, src)                                                                  \
+    do {                                                                                  \
+        (dst).mag = (src).mag;                                                            \
+        (dst).neg = (src).neg;                                                            \
+    } while (0)
+
+/* The generated event types of the three versions have the same cases in the same
+ * order; they differ in the stack (iid from 3) and the frame (4 fields in 1). */
+#define MOJO_EV_COMMON(V, ev, e)                                                          \
+    switch ((ev)->which) {                                                                \
+    case PCD_MOJO_##V##_EVENT_METADATA:                                                   \
+        (e)->s1 = (ev)->u.metadata.key;                                                   \
+        (e)->s2 = (ev)->u.metadata.value;                                                 \
+        break;                                                                            \
+    case PCD_MOJO_##V##_EVENT_FRAME_REF: MI_SET((e)->v[0], (ev)->u.frame_ref.key); break;        \
+    case PCD_MOJO_##V##_EVENT_KERNEL: (e)->s1 = (ev)->u.kernel.symbol; break;             \
+    case PCD_MOJO_##V##_EVENT_TIME: MI_SET((e)->v[0], (ev)->u.time.value); break;                \
+    case PCD_MOJO_##V##_EVENT_MEMORY: MI_SET((e)->v[0], (ev)->u.memory.value); break;            \
+    case PCD_MOJO_##V##_EVENT_STRING:                                                     \
+        MI_SET((e)->v[0], (ev)->u.string.key);                                                   \
+        (e)->s1 = (ev)->u.string.value;                                                   \
+        break;                                                                            \
+    case PCD_MOJO_##V##_EVENT_STRING_REF: MI_SET((e)->v[0], (ev)->u.string_ref.key); break;      \
+    case PCD_MOJO_##V##_EVENT_FRAME:                                                      \
+        MI_SET((e)->v[0], (ev)->u.frame.key);                                                    \
+        MI_SET((e)->v[1], (ev)->u.frame.filename);                                               \
+        MI_SET((e)->v[2], (ev)->u.frame.scope);                                                  \
+        MI_SET((e)->v[3], (ev)->u.frame.line);                                                   \
+        break;                                                                            \
+    case PCD_MOJO_##V##_EVENT_STACK:                                                      \
+        MI_SET((e)->v[0], (ev)->u.stack.pid);                                                    \
+        (e)->s1 = (ev)->u.stack.tid;                                                      \
+        break;                                                                            \
+    default: break;                                                                       \
+    }
+
+bool mojo_ev_from(const pcd_record *rec, mojo_ev *e)
+{
+    if (!rec->data || rec->depth != 1) return false;
+    e->offset = rec->offset;
+    e->has_iid = false;
+    if (rec->type == &pcd_mojo_v3_event_type) {
+        const pcd_mojo_v3_event *ev = rec->data;
+        e->id = (uint8_t)ev->tag;
+        MOJO_EV_COMMON(V3, ev, e)
+        if (ev->which == PCD_MOJO_V3_EVENT_STACK) {
+            MI_SET(e->v[1], ev->u.stack.iid);
+            e->has_iid = true;
+        } else if (ev->which == PCD_MOJO_V3_EVENT_FRAME) {
+            MI_SET(e->v[4], ev->u.frame.line_end);
+            MI_SET(e->v[5], ev->u.frame.column);
+            MI_SET(e->v[6], ev->u.frame.column_end);
+        }
+        return true;
+    }
+    if (rec->type == &pcd_mojo_v2_event_type) {
+        const pcd_mojo_v2_event *ev = rec->data;
+        e->id = (uint8_t)ev->tag;
+        MOJO_EV_COMMON(V2, ev, e)
+        if (ev->which == PCD_MOJO_V2_EVENT_FRAME) {
+            MI_SET(e->v[4], ev->u.frame.line_end);
+            MI_SET(e->v[5], ev->u.frame.column);
+            MI_SET(e->v[6], ev->u.frame.column_end);
+        }
+        return true;
+    }
+    if (rec->type == &pcd_mojo_v1_event_type) {
+        const pcd_mojo_v1_event *ev = rec->data;
+        e->id = (uint8_t)ev->tag;
+        MOJO_EV_COMMON(V1, ev, e)
+        if (ev->which == PCD_MOJO_V1_EVENT_FRAME) {
+            static const pcd_mojo_int zero = { 0, false };
+            e->v[4] = e->v[5] = e->v[6] = zero;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* ---- memory ------------------------------------------------------------------- */
+
+/* Grows *p (n_have elements of size sz) to hold at least need; false when refused. */
+static bool grow(mojo_asm *a, void **p, uint32_t *cap, size_t sz, size_t need)
+{
+    if (need <= *cap) return true;
+    if (a->oom) return false;
+    size_t ncap = *cap ? (size_t)*cap * 2 : 16;
+    while (ncap < need) ncap *= 2;
+    if (ncap > UINT32_MAX / 2) {
+        a->oom = PCD_E_NOMEM;
+        return false;
+    }
+    void *q = pcd_alloc_resize(a->al, *p, (size_t)*cap * sz, ncap * sz);
+    if (!q) {
+        a->oom = PCD_E_NOMEM;
+        return false;
+    }
+    *p = q;
+    *cap = (uint32_t)ncap;
+    return true;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= UINT64_C(0xff51afd7ed558ccd);
+    x ^= x >> 33;
+    x *= UINT64_C(0xc4ceb9fe1a85ec53);
+    x ^= x >> 33;
+    return x;
+}
+
+/* ---- key maps ------------------------------------------------------------------- */
+
+struct mojo_kslot {
+    uint64_t key;
+    uint32_t tag;               /* 0 empty; 1 + the key's sign */
+    uint32_t val;
+};
+
+/* Where a key starts its probe in a table of cap (a power of two) slots: Fibonacci
+ * hashing, one multiplication (keys are looked up once per frame reference). */
+PCD_INLINE uint32_t kslot(uint64_t key, uint32_t cap)
+{
+    return (uint32_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (cap - 1);
+}
+
+/* Python's ints: -0 is 0. */
+static pcd_mojo_int norm(pcd_mojo_int v)
+{
+    if (v.mag == 0) v.neg = false;
+    return v;
+}
+
+static struct mojo_kslot *kmap_find(const mojo_kmap *m, pcd_mojo_int k)
+{
+    if (!m->cap) return NULL;
+    uint32_t tag = 1 + (uint32_t)k.neg;
+    for (uint32_t i = kslot(k.mag, m->cap);; i = (i + 1) & (m->cap - 1)) {
+        struct mojo_kslot *s = &m->s[i];
+        if (s->tag == tag && s->key == k.mag) return s;
+        if (!s->tag) return NULL;
+    }
+}
+
+static bool kmap_put(mojo_asm *a, mojo_kmap *m, pcd_mojo_int k, uint32_t val)
+{
+    struct mojo_kslot *s = kmap_find(m, k);
+    if (s) {
+        s->val = val;
+        return true;
+    }
+    if ((m->len + 1) * 4 > m->cap * 3) {
+        if (a->oom) return false;
+        uint32_t ncap = m->cap ? m->cap * 2 : 16;
+        if (ncap < m->cap) {
+            a->oom = PCD_E_NOMEM;
+            return false;
+        }
+        struct mojo_kslot *ns = pcd_alloc_get(a->al, (size_t)ncap * sizeof *ns);
+        if (!ns) {
+            a->oom = PCD_E_NOMEM;
+            return false;
+        }
+        memset(ns, 0, (size_t)ncap * sizeof *ns);
+        for (uint32_t i = 0; i < m->cap; i++) {
+            if (!m->s[i].tag) continue;
+            uint32_t j = kslot(m->s[i].key, ncap);
+            while (ns[j].tag) j = (j + 1) & (ncap - 1);
+            ns[j] = m->s[i];
+        }
+        pcd_alloc_free(a->al, m->s, (size_t)m->cap * sizeof *m->s);
+        m->s = ns;
+        m->cap = ncap;
+    }
+    uint32_t i = kslot(k.mag, m->cap);
+    while (m->s[i].tag) i = (i + 1) & (m->cap - 1);
+    m->s[i].key = k.mag;
+    m->s[i].tag = 1 + (uint32_t)k.neg;
+    m->s[i].val = val;
+    m->len++;
+    return true;
+}
+
+static void kmap_free(mojo_asm *a, mojo_kmap *m)
+{
+    pcd_alloc_free(a->al, m->s, (size_t)m->cap * sizeof *m->s);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- strings ------------------------------------------------------------------ */
+
+#define NO_TEXT UINT64_MAX
+#define RAW_TEXT (UINT64_MAX - 1)
+
+struct mojo_str {
+    uint64_t off;
+    uint32_t len, hash;
+    uint64_t tid_off;           /* tid text in the pool: NO_TEXT not made yet, RAW_TEXT the bytes */
+    uint32_t tid_len;
+};
+
+static uint32_t hash_bytes(const uint8_t *p, size_t n)
+{
+    uint64_t h = UINT64_C(1469598103934665603);
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * UINT64_C(1099511628211);
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+pcd_bytes mojo_str(const mojo_asm *a, uint32_t id)
+{
+    pcd_bytes b = { NULL, 0 };
+    if (id >= a->n_str) return b;
+    b.ptr = a->pool + a->str[id].off;
+    b.len = a->str[id].len;
+    return b;
+}
+
+static bool pool_add(mojo_asm *a, const uint8_t *p, size_t n, uint64_t *off)
+{
+    if (a->pool_len + n < a->pool_len) return false;
+    if (a->pool_len + n > a->pool_cap) {
+        if (a->oom) return false;
+        size_t ncap = a->pool_cap ? a->pool_cap * 2 : 4096;
+        while (ncap < a->pool_len + n) ncap *= 2;
+        uint8_t *q = pcd_alloc_resize(a->al, a->pool, a->pool_cap, ncap);
+        if (!q) {
+            a->oom = PCD_E_NOMEM;
+            return false;
+        }
+        a->pool = q;
+        a->pool_cap = ncap;
+    }
+    if (n) memcpy(a->pool + a->pool_len, p, n);
+    *off = a->pool_len;
+    a->pool_len += n;
+    return true;
+}
+
+/* The id of these bytes, added if new; UINT32_MAX when out of memory. */
+static uint32_t intern(mojo_asm *a, const uint8_t *p, size_t n)
+{
+    if (n > UINT32_MAX) n = UINT32_MAX;
+    uint32_t h = hash_bytes(p, n);
+    if (a->str_idx_cap) {
+        for (uint32_t i = h & (a->str_idx_cap - 1);; i = (i + 1) & (a->str_idx_cap - 1)) {
+            uint32_t id = a->str_idx[i];
+            if (!id) break;
+            const struct mojo_str *s = &a->str[id - 1];
+            if (s->hash == h && s->len == n && memcmp(a->pool + s->off, p, n) == 0) return id - 1;
+        }
+    }
+    if ((size_t)(a->n_str + 1) * 2 > a->str_idx_cap) {
+        uint32_t ncap = a->str_idx_cap ? a->str_idx_cap * 2 : 64;
+        uint32_t *ni = a->oom ? NULL : pcd_alloc_get(a->al, (size_t)ncap * sizeof *ni);
+        if (!ni) {
+            a->oom = PCD_E_NOMEM;
+            return UINT32_MAX;
+        }
+        memset(ni, 0, (size_t)ncap * sizeof *ni);
+        for (uint32_t k = 0; k < a->n_str; k++) {
+            uint32_t j = a->str[k].hash & (ncap - 1);
+            while (ni[j]) j = (j + 1) & (ncap - 1);
+            ni[j] = k + 1;
+        }
+        pcd_alloc_free(a->al, a->str_idx, (size_t)a->str_idx_cap * sizeof *a->str_idx);
+        a->str_idx = ni;
+        a->str_idx_cap = ncap;
+    }
+    if (!grow(a, (void **)&a->str, &a->str_cap, sizeof *a->str, (size_t)a->n_str + 1)) return UINT32_MAX;
+    uint64_t off;
+    if (!pool_add(a, p, n, &off)) return UINT32_MAX;
+    uint32_t id = a->n_str++;
+    a->str[id] = (struct mojo_str){ off, (uint32_t)n, h, NO_TEXT, 0 };
+    uint32_t i = h & (a->str_idx_cap - 1);
+    while (a->str_idx[i]) i = (i + 1) & (a->str_idx_cap - 1);
+    a->str_idx[i] = id + 1;
+    return id;
+}
+
+/* ---- Python's int(text, 16), in decimal ---------------------------------------------- */
+
+/* Python's str(int) refuses more than this many digits (sys.get_int_max_str_digits()). */
+#define PY_MAX_STR_DIGITS 4300
+
+static int hexval(uint8_t c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* Length of a non-ASCII whitespace character (as Python's str.isspace() sees it) at p, or 0. */
+static size_t uni_space(const uint8_t *p, size_t n)
+{
+    if (n >= 2 && p[0] == 0xC2 && (p[1] == 0x85 || p[1] == 0xA0)) return 2;
+    if (n >= 3 && p[0] == 0xE1 && p[1] == 0x9A && p[2] == 0x80) return 3;             /* U+1680 */
+    if (n >= 3 && p[0] == 0xE2 && p[1] == 0x80 && (p[2] <= 0x8A || p[2] == 0xA8 || p[2] == 0xA9 || p[2] == 0xAF))
+        return 3;                                                                     /* U+2000-200A, 2028, 2029, 202F */
+    if (n >= 3 && p[0] == 0xE2 && p[1] == 0x81 && p[2] == 0x9F) return 3;             /* U+205F */
+    if (n >= 3 && p[0] == 0xE3 && p[1] == 0x80 && p[2] == 0x80) return 3;             /* U+3000 */
+    return 0;
+}
+
+static size_t space_at(const uint8_t *p, size_t n)
+{
+    if (!n) return 0;
+    uint8_t c = p[0];
+    if (c == ' ' || (c >= '\t' && c <= '\r')) return 1;
+    return c >= 0x80 ? uni_space(p, n) : 0;
+}
+
+size_t mojo_py_hex_to_dec(const uint8_t *p, size_t n, char *out, size_t cap)
+{
+    size_t i = 0, j = n;
+    while (i < j) {
+        size_t k = space_at(p + i, j - i);
+        if (!k) break;
+        i += k;
+    }
+    /* trailing whitespace: scan forwards for the last non-space character */
+    {
+        size_t last = i, q = i;
+        while (q < j) {
+            size_t k = space_at(p + q, j - q);
+            if (k) q += k;
+            else last = ++q;
+        }
+        j = last;
+    }
+    bool neg = false;
+    if (i < j && (p[i] == '+' || p[i] == '-')) neg = p[i++] == '-';
+    if (j - i >= 2 && p[i] == '0' && (p[i + 1] == 'x' || p[i + 1] == 'X')) {
+        i += 2;
+        if (i < j && p[i] == '_') i++; /* 0x_ff */
+    }
+    if (i >= j) return 0;
+    /* digits with single underscores between them */
+    size_t sig = 0;
+    bool leading = true, prev_us = true;
+    for (size_t q = i; q < j; q++) {
+        if (p[q] == '_') {
+            if (prev_us) return 0;
+            prev_us = true;
+            continue;
+        }
+        int v = hexval(p[q]);
+        if (v < 0) return 0;
+        prev_us = false;
+        if (leading && v == 0) continue;
+        leading = false;
+        sig++;
+    }
+    if (prev_us) return 0;
+    /* 16^3572 > 10^4300: surely too many digits for Python to print */
+    if (sig > 3572) return 0;
+    /* base 10^9 limbs, most significant last */
+    uint32_t limb[512];
+    size_t nl = 0;
+    for (size_t q = i; q < j; q++) {
+        int v = p[q] == '_' ? -1 : hexval(p[q]);
+        if (v < 0) continue;
+        uint64_t carry = (uint64_t)v;
+        for (size_t k = 0; k < nl; k++) {
+            uint64_t t = (uint64_t)limb[k] * 16 + carry;
+            limb[k] = (uint32_t)(t % 1000000000u);
+            carry = t / 1000000000u;
+        }
+        if (carry) limb[nl++] = (uint32_t)carry;
+    }
+    char tmp[PY_MAX_STR_DIGITS + 16];
+    size_t len = 0;
+    if (nl == 0) {
+        tmp[len++] = '0';
+        neg = false;
+    } else {
+        len = (size_t)snprintf(tmp, sizeof tmp, "%u", limb[nl - 1]);
+        for (size_t k = nl - 1; k-- > 0;) {
+            if (len + 9 > PY_MAX_STR_DIGITS + 1) return 0;
+            len += (size_t)snprintf(tmp + len, sizeof tmp - len, "%09u", limb[k]);
+        }
+    }
+    if (len > PY_MAX_STR_DIGITS) return 0;
+    if (len + neg > cap) return 0;
+    size_t o = 0;
+    if (neg) out[o++] = '-';
+    memcpy(out + o, tmp, len);
+    return o + len;
+}
+
+pcd_bytes mojo_tid_text(mojo_asm *a, uint32_t tid)
+{
+    pcd_bytes b = mojo_str(a, tid);
+    if (tid >= a->n_str) return b;
+    struct mojo_str *s = &a->str[tid];
+    if (s->tid_off == NO_TEXT) {
+        char dec[PY_MAX_STR_DIGITS + 2];
+        size_t n = mojo_py_hex_to_dec(b.ptr, b.len, dec, sizeof dec);
+        uint64_t off;
+        if (n && pool_add(a, (const uint8_t *)dec, n, &off)) {
+            s = &a->str[tid];
+            s->tid_off = off;
+            s->tid_len = (uint32_t)n;
+        } else {
+            s->tid_off = RAW_TEXT;
+        }
+        b = mojo_str(a, tid);
+    }
+    if (s->tid_off == RAW_TEXT) return b;
+    return (pcd_bytes){ a->pool + s->tid_off, s->tid_len };
+}
+
+size_t mojo_int_text(char *buf, pcd_mojo_int v)
+{
+    char t[24];
+    size_t k = 0;
+    uint64_t m = v.mag;
+    do {
+        t[k++] = (char)('0' + m % 10);
+        m /= 10;
+    } while (m);
+    size_t n = 0;
+    if (v.neg && v.mag) buf[n++] = '-';
+    while (k) buf[n++] = t[--k];
+    return n;
+}
+
+/* ---- frames ------------------------------------------------------------------- */
+
+static bool mi_eq(pcd_mojo_int x, pcd_mojo_int y) { return x.mag == y.mag && x.neg == y.neg; }
+
+static uint32_t frame_hash(const mojo_frame *f)
+{
+    uint64_t h = mix64(((uint64_t)f->file << 32 | f->scope) ^ mix64(f->line.mag + 2 * f->line.neg));
+    h = mix64(h ^ f->line_end.mag ^ ((uint64_t)f->line_end.neg << 63));
+    h = mix64(h ^ f->column.mag ^ ((uint64_t)f->column.neg << 63) ^ mix64(f->column_end.mag + f->column_end.neg));
+    return (uint32_t)h;
+}
+
+static uint32_t frame_intern(mojo_asm *a, const mojo_frame *f)
+{
+    uint32_t h = frame_hash(f);
+    if (a->fr_idx_cap) {
+        for (uint32_t i = h & (a->fr_idx_cap - 1);; i = (i + 1) & (a->fr_idx_cap - 1)) {
+            uint32_t id = a->fr_idx[i];
+            if (!id) break;
+            const mojo_frame *g = &a->fr[id - 1];
+            if (g->file == f->file && g->scope == f->scope && mi_eq(g->line, f->line) &&
+                mi_eq(g->line_end, f->line_end) && mi_eq(g->column, f->column) && mi_eq(g->column_end, f->column_end))
+                return id - 1;
+        }
+    }
+    if ((size_t)(a->n_fr + 1) * 2 > a->fr_idx_cap) {
+        uint32_t ncap = a->fr_idx_cap ? a->fr_idx_cap * 2 : 64;
+        uint32_t *ni = a->oom ? NULL : pcd_alloc_get(a->al, (size_t)ncap * sizeof *ni);
+        if (!ni) {
+            a->oom = PCD_E_NOMEM;
+            return UINT32_MAX;
+        }
+        memset(ni, 0, (size_t)ncap * sizeof *ni);
+        for (uint32_t k = 0; k < a->n_fr; k++) {
+            uint32_t j = frame_hash(&a->fr[k]) & (ncap - 1);
+            while (ni[j]) j = (j + 1) & (ncap - 1);
+            ni[j] = k + 1;
+        }
+        pcd_alloc_free(a->al, a->fr_idx, (size_t)a->fr_idx_cap * sizeof *a->fr_idx);
+        a->fr_idx = ni;
+        a->fr_idx_cap = ncap;
+    }
+    if (!grow(a, (void **)&a->fr, &a->fr_cap, sizeof *a->fr, (size_t)a->n_fr + 1)) return UINT32_MAX;
+    uint32_t id = a->n_fr++;
+    a->fr[id] = *f;
+    uint32_t i = h & (a->fr_idx_cap - 1);
+    while (a->fr_idx[i]) i = (i + 1) & (a->fr_idx_cap - 1);
+    a->fr_idx[i] = id + 1;
+    return id;
+}
+
+/* ---- problems ------------------------------------------------------------------- */
+
+static void problem(mojo_asm *a, int kind, bool is_error, uint64_t offset, const char *path, const char *expected,
+                    pcd_found_kind fk, uint64_t found)
+{
+    uint64_t k = a->problems[kind]++;
+    if (!a->report || k >= (kind == MOJO_P_EARLY_DEF ? 1 : MOJO_REPORT_MAX)) return;
+    pcd_error e;
+    memset(&e, 0, sizeof e);
+    e.status = PCD_E_INVALID;
+    e.offset = offset;
+    e.expected = expected;
+    e.found_kind = fk;
+    e.found = found;
+    if (path) pcd_error_push(&e, path, -1);
+    a->report(a->report_ud, is_error, &e);
+}
+
+static pcd_found_kind fk_of(pcd_mojo_int v) { return v.neg && v.mag ? PCD_FOUND_NEG : PCD_FOUND_UINT; }
+
+/* ---- the assembler ------------------------------------------------------------------ */
+
+pcd_status mojo_asm_init(mojo_asm *a, pcd_alloc *al, int version, const mojo_asm_ops *ops, void *ud,
+                         pcd_report_fn report, void *report_ud)
+{
+    memset(a, 0, sizeof *a);
+    a->al = al;
+    a->version = version;
+    a->ops = ops;
+    a->ud = ud;
+    a->report = report;
+    a->report_ud = report_ud;
+    a->empty = intern(a, (const uint8_t *)"", 0);
+    a->unknown = intern(a, (const uint8_t *)"<unknown>", 9);
+    mojo_frame uf = { a->unknown, a->unknown, { 0, false }, { 0, false }, { 0, false }, { 0, false } };
+    a->unknown_frame = frame_intern(a, &uf);
+    if (!grow(a, (void **)&a->sc, &a->sc_cap, sizeof *a->sc, 4)) return PCD_E_NOMEM;
+    memset(&a->sc[0], 0, sizeof a->sc[0]);
+    a->n_sc = 1;
+    a->cur = 0;
+    a->cur_frames = &a->sc[0].frames;
+    return a->oom ? a->oom : PCD_OK;
+}
+
+void mojo_asm_free(mojo_asm *a)
+{
+    for (uint32_t i = 0; i < a->n_sc; i++) {
+        kmap_free(a, &a->sc[i].strings);
+        kmap_free(a, &a->sc[i].frames);
+    }
+    kmap_free(a, &a->pids);
+    pcd_alloc_free(a->al, a->sc, (size_t)a->sc_cap * sizeof *a->sc);
+    pcd_alloc_free(a->al, a->pool, a->pool_cap);
+    pcd_alloc_free(a->al, a->str, (size_t)a->str_cap * sizeof *a->str);
+    pcd_alloc_free(a->al, a->str_idx, (size_t)a->str_idx_cap * sizeof *a->str_idx);
+    pcd_alloc_free(a->al, a->fr, (size_t)a->fr_cap * sizeof *a->fr);
+    pcd_alloc_free(a->al, a->fr_idx, (size_t)a->fr_idx_cap * sizeof *a->fr_idx);
+    pcd_alloc_free(a->al, a->items, a->items_cap * sizeof *a->items);
+    memset(a, 0, sizeof *a);
+}
+
+static void close_sample(mojo_asm *a)
+{
+    if (!a->open) return;
+    a->open = false;
+    a->s.items = a->items;
+    a->s.full = a->full;
+    if (a->s.n_time > 1 || a->s.n_memory > 1)
+        problem(a, MOJO_P_METRICS, false, a->s.offset, "stack", "at most one time and one memory metric per sample",
+                PCD_FOUND_UINT, a->s.n_time + a->s.n_memory);
+    if (a->ops && a->ops->sample) a->ops->sample(a->ud, &a->s);
+}
+
+/* The scope of a pid, created if new. */
+static uint32_t scope_of(mojo_asm *a, pcd_mojo_int pid)
+{
+    struct mojo_kslot *s = kmap_find(&a->pids, pid);
+    if (s) return s->val;
+    if (!grow(a, (void **)&a->sc, &a->sc_cap, sizeof *a->sc, (size_t)a->n_sc + 1)) return 0;
+    uint32_t i = a->n_sc;
+    if (!kmap_put(a, &a->pids, pid, i)) return 0;
+    a->n_sc++;
+    memset(&a->sc[i], 0, sizeof a->sc[i]);
+    a->sc[i].pid = pid;
+    return i;
+}
+
+/* A string key in the current process (or defined before any stack); "<unknown>" for 1. */
+static bool string_lookup(const mojo_asm *a, pcd_mojo_int key, uint32_t *id)
+{
+    if (key.mag == 1 && !key.neg) {
+        *id = a->unknown;
+        return true;
+    }
+    const struct mojo_kslot *s = kmap_find(&a->sc[a->cur].strings, key);
+    if (!s && a->cur) s = kmap_find(&a->sc[0].strings, key);
+    if (!s) return false;
+    *id = s->val;
+    return true;
+}
+
+PCD_INLINE bool frame_lookup(const mojo_asm *a, pcd_mojo_int key, uint32_t *id)
+{
+    const struct mojo_kslot *s = kmap_find(a->cur_frames, key);
+    if (PCD_UNLIKELY(!s) && a->cur) s = kmap_find(&a->sc[0].frames, key);
+    if (!s) return false;
+    *id = s->val;
+    return true;
+}
+
+#define MOJO_MAX_ITEMS ((size_t)1 << 20)
+
+static void add_item(mojo_asm *a, uint32_t kind, uint32_t id, uint64_t offset)
+{
+    if (a->s.n_items == a->items_cap) {
+        if (a->items_cap >= MOJO_MAX_ITEMS) {
+            problem(a, MOJO_P_DEEP, false, offset, NULL, "at most 1048576 frames and markers in a sample (the rest are dropped)",
+                    PCD_FOUND_NONE, 0);
+            return;
+        }
+        size_t ncap = a->items_cap ? a->items_cap * 2 : 256;
+        mojo_item *q = a->oom ? NULL : pcd_alloc_resize(a->al, a->items, a->items_cap * sizeof *q, ncap * sizeof *q);
+        if (!q) {
+            a->oom = PCD_E_NOMEM;
+            return;
+        }
+        a->items = q;
+        a->items_cap = ncap;
+    }
+    a->items[a->s.n_items].kind = kind;
+    a->items[a->s.n_items].id = id;
+    a->s.n_items++;
+}
+
+/* Events that belong to a sample, outside one. */
+static bool in_sample(mojo_asm *a, const mojo_ev *e, const char *path)
+{
+    if (a->open) return true;
+    problem(a, MOJO_P_OUTSIDE, false, e->offset, path,
+            a->samples ? "a stack event before it (a sample ends at a metadata event)" : "a stack event before it",
+            PCD_FOUND_NONE, 0);
+    return false;
+}
+
+/* A frame reference: the most common event by far, so it has its own path. */
+PCD_INLINE void frame_ref(mojo_asm *a, uint64_t mag, bool neg, uint64_t offset)
+{
+    uint32_t id;
+    pcd_mojo_int k = { mag, neg && mag };
+    if (PCD_UNLIKELY(!frame_lookup(a, k, &id))) {
+        problem(a, MOJO_P_UNDEF_FRAME, true, offset, "frame_ref.key", "a frame key defined in this process",
+                fk_of(k), k.mag);
+        id = a->unknown_frame;
+    }
+    if (PCD_LIKELY(a->open && a->s.n_items < a->items_cap)) {
+        a->items[a->s.n_items].kind = MOJO_IT_FRAME;
+        a->items[a->s.n_items].id = id;
+        a->s.n_items++;
+    } else if (a->open) {
+        add_item(a, MOJO_IT_FRAME, id, offset);
+    } else {
+        mojo_ev e;
+        memset(&e, 0, sizeof e);
+        e.id = MOJO_EV_FRAME_REF;
+        e.offset = offset;
+        in_sample(a, &e, "frame_ref");
+    }
+}
+
+pcd_status mojo_asm_record(mojo_asm *a, const pcd_record *rec)
+{
+    if (PCD_UNLIKELY(a->oom)) return a->oom;
+    if (PCD_LIKELY(rec->type == &pcd_mojo_v3_event_type)) {
+        const pcd_mojo_v3_event *ev = rec->data;
+        if (PCD_LIKELY(ev && ev->which == PCD_MOJO_V3_EVENT_FRAME_REF)) {
+            frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
+            return a->oom;
+        }
+    } else if (rec->type == &pcd_mojo_v2_event_type) {
+        const pcd_mojo_v2_event *ev = rec->data;
+        if (ev && ev->which == PCD_MOJO_V2_EVENT_FRAME_REF) {
+            frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
+            return a->oom;
+        }
+    } else if (rec->type == &pcd_mojo_v1_event_type) {
+        const pcd_mojo_v1_event *ev = rec->data;
+        if (ev && ev->which == PCD_MOJO_V1_EVENT_FRAME_REF) {
+            frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
+            return a->oom;
+        }
+    } else if (rec->depth == 0) {
+        int v = mojo_version_of(rec);
+        if (v) a->version = v;
+        return PCD_OK;
+    }
+    mojo_ev e;
+    if (!mojo_ev_from(rec, &e)) return PCD_OK;
+    return mojo_asm_event(a, &e);
+}
+
+pcd_status mojo_asm_event(mojo_asm *a, const mojo_ev *e)
+{
+    if (a->oom) return a->oom;
+    switch (e->id) {
+    case MOJO_EV_FRAME_REF:
+        frame_ref(a, e->v[0].mag, e->v[0].neg, e->offset);
+        break;
+    case MOJO_EV_STACK:
+        close_sample(a);
+        a->cur = scope_of(a, norm(e->v[0]));
+        a->cur_frames = &a->sc[a->cur].frames;
+        a->open = true;
+        memset(&a->s, 0, sizeof a->s);
+        a->s.offset = e->offset;
+        a->s.index = a->samples++;
+        a->s.pid = norm(e->v[0]);
+        a->s.has_iid = e->has_iid;
+        if (e->has_iid) a->s.iid = norm(e->v[1]);
+        a->s.tid = intern(a, e->s1.ptr, e->s1.len);
+        break;
+    case MOJO_EV_TIME:
+    case MOJO_EV_MEMORY:
+        if (!in_sample(a, e, e->id == MOJO_EV_TIME ? "time" : "memory")) break;
+        if (!a->s.first_metric) a->s.first_metric = e->id;
+        if (e->id == MOJO_EV_TIME) {
+            if (!a->s.n_time++) a->s.time = norm(e->v[0]);
+        } else {
+            if (!a->s.n_memory++) a->s.memory = norm(e->v[0]);
+        }
+        break;
+    case MOJO_EV_METADATA: {
+        close_sample(a);
+        uint32_t k = intern(a, e->s1.ptr, e->s1.len), v = intern(a, e->s2.ptr, e->s2.len);
+        if (a->oom) break;
+        if (e->s1.len == 4 && memcmp(e->s1.ptr, "mode", 4) == 0 && e->s2.len == 4 && memcmp(e->s2.ptr, "full", 4) == 0)
+            a->full = true;
+        if (a->ops && a->ops->metadata) a->ops->metadata(a->ud, k, v, e->offset);
+        break;
+    }
+    case MOJO_EV_STRING: {
+        if (!a->open && a->cur == 0)
+            problem(a, MOJO_P_EARLY_DEF, false, e->offset, "string",
+                    "a stack event before it (austin-python cannot read definitions before the first sample)",
+                    PCD_FOUND_NONE, 0);
+        uint32_t id = intern(a, e->s1.ptr, e->s1.len);
+        if (id != UINT32_MAX) kmap_put(a, &a->sc[a->cur].strings, norm(e->v[0]), id);
+        break;
+    }
+    case MOJO_EV_FRAME: {
+        if (!a->open && a->cur == 0)
+            problem(a, MOJO_P_EARLY_DEF, false, e->offset, "frame",
+                    "a stack event before it (austin-python cannot read definitions before the first sample)",
+                    PCD_FOUND_NONE, 0);
+        mojo_frame f;
+        pcd_mojo_int fk = norm(e->v[1]), sk = norm(e->v[2]);
+        if (!string_lookup(a, fk, &f.file)) {
+            problem(a, MOJO_P_UNDEF_STRING, true, e->offset, "frame.filename", "a string key defined in this process",
+                    fk_of(fk), fk.mag);
+            f.file = a->unknown;
+        }
+        if (!string_lookup(a, sk, &f.scope)) {
+            problem(a, MOJO_P_UNDEF_STRING, true, e->offset, "frame.scope", "a string key defined in this process",
+                    fk_of(sk), sk.mag);
+            f.scope = a->unknown;
+        }
+        f.line = norm(e->v[3]);
+        f.line_end = norm(e->v[4]);
+        f.column = norm(e->v[5]);
+        f.column_end = norm(e->v[6]);
+        uint32_t id = frame_intern(a, &f);
+        if (id != UINT32_MAX) kmap_put(a, &a->sc[a->cur].frames, norm(e->v[0]), id);
+        break;
+    }
+    case MOJO_EV_INVALID:
+        if (in_sample(a, e, "invalid")) add_item(a, MOJO_IT_INVALID, 0, e->offset);
+        break;
+    case MOJO_EV_GC:
+        if (in_sample(a, e, "gc")) {
+            a->s.gc = true;
+            add_item(a, MOJO_IT_GC, 0, e->offset);
+        }
+        break;
+    case MOJO_EV_IDLE:
+        if (in_sample(a, e, "idle")) a->s.idle = true;
+        break;
+    case MOJO_EV_KERNEL:
+        if (in_sample(a, e, "kernel")) {
+            uint32_t id = intern(a, e->s1.ptr, e->s1.len);
+            if (id != UINT32_MAX) add_item(a, MOJO_IT_KERNEL, id, e->offset);
+        }
+        break;
+    case MOJO_EV_STRING_REF: {
+        uint32_t id;
+        pcd_mojo_int k = norm(e->v[0]);
+        if (!string_lookup(a, k, &id)) {
+            problem(a, MOJO_P_UNDEF_STRING, true, e->offset, "string_ref.key", "a string key defined in this process",
+                    fk_of(k), k.mag);
+            id = a->unknown;
+        }
+        if (in_sample(a, e, "string_ref")) add_item(a, MOJO_IT_STRREF, id, e->offset);
+        break;
+    }
+    default: break;
+    }
+    return a->oom;
+}
+
+pcd_status mojo_asm_finish(mojo_asm *a)
+{
+    if (a->oom) return a->oom;
+    close_sample(a);
+    return a->oom;
+}

@@ -1,0 +1,172 @@
+/* formats/mojo/asm.h: Austin MOJO above the bytes: events of any version in, samples out.
+ *
+ * The decoder (generated from schemas/mojo/) gives events; this turns them into what
+ * Austin meant: samples (a stack event, its frame references and markers, its metrics),
+ * with string and frame keys resolved in the scope of the process that defined them.
+ * Semantics (NOTES-mojo.md, and austin-python 1.7.1 where Austin says nothing):
+ *  - keys are per process: a definition belongs to the pid of the latest stack event;
+ *    definitions before any stack event belong to no process and are found from every
+ *    process that does not define the key itself (austinp of Austin 3.4 writes them);
+ *  - redefinitions overwrite; a frame keeps the strings its definition named;
+ *  - string key 1 is "<unknown>" whatever defines it;
+ *  - a sample ends at the next stack event, a metadata event, or the end;
+ *  - references to undefined keys are errors (reported with their offset) and resolve
+ *    to "<unknown>" (a frame: <unknown>:<unknown>:0);
+ *  - strings are bytes: nothing requires UTF-8.
+ * Memory grows with distinct strings, frames, keys and processes, not with the file. */
+#ifndef MOJO_ASM_H
+#define MOJO_ASM_H
+
+#include "pcd.h"
+#include "formats/registry.h"
+
+/* Event ids. */
+enum {
+    MOJO_EV_METADATA = 1, MOJO_EV_STACK, MOJO_EV_FRAME, MOJO_EV_INVALID, MOJO_EV_FRAME_REF,
+    MOJO_EV_KERNEL, MOJO_EV_GC, MOJO_EV_IDLE, MOJO_EV_TIME, MOJO_EV_MEMORY, MOJO_EV_STRING,
+    MOJO_EV_STRING_REF
+};
+
+/* One decoded event, whatever the version. Only the fields of its kind are set:
+ * metadata s1 s2; stack v0 pid, v1 iid (has_iid), s1 tid; frame v0 key, v1 filename,
+ * v2 scope, v3 line, v4 line_end, v5 column, v6 column_end; frame_ref, string_ref,
+ * time, memory v0; kernel s1; string v0 key, s1 value. */
+typedef struct mojo_ev {
+    uint8_t id;
+    bool has_iid;
+    uint64_t offset;
+    pcd_bytes s1, s2;
+    pcd_mojo_int v[7];
+} mojo_ev;
+
+/* The MOJO version of a decoded record's format (1, 2, 3), or 0 if it is not MOJO. */
+int mojo_version_of(const pcd_record *rec);
+/* Fills e from a decoded event record of any MOJO version; false for other records. */
+bool mojo_ev_from(const pcd_record *rec, mojo_ev *e);
+
+/* A sample's frames and markers, in file order. */
+enum { MOJO_IT_FRAME, MOJO_IT_INVALID, MOJO_IT_GC, MOJO_IT_KERNEL, MOJO_IT_STRREF };
+typedef struct mojo_item {
+    uint32_t kind;
+    uint32_t id;                /* FRAME: frame id; KERNEL, STRREF: string id */
+} mojo_item;
+
+/* A frame as defined (immutable; identical definitions share one id). */
+typedef struct mojo_frame {
+    uint32_t file, scope;       /* string ids */
+    pcd_mojo_int line, line_end, column, column_end;
+} mojo_frame;
+
+typedef struct mojo_sample {
+    uint64_t offset;            /* of its stack event */
+    uint64_t index;             /* 0, 1, 2, ... */
+    pcd_mojo_int pid, iid;
+    bool has_iid;               /* MOJO 3 */
+    uint32_t tid;               /* string id */
+    const mojo_item *items;
+    size_t n_items;
+    bool idle, gc;
+    bool full;                  /* the file said mode: full before the sample ended */
+    uint8_t first_metric;       /* 0 none, MOJO_EV_TIME or MOJO_EV_MEMORY */
+    uint32_t n_time, n_memory;
+    pcd_mojo_int time, memory;  /* the first of each */
+} mojo_sample;
+
+typedef struct mojo_asm_ops {
+    void (*sample)(void *ud, const mojo_sample *s);
+    void (*metadata)(void *ud, uint32_t key, uint32_t value, uint64_t offset);
+} mojo_asm_ops;
+
+/* A key -> id table with open addressing (keys are sign and magnitude). */
+typedef struct mojo_kmap {
+    struct mojo_kslot *s;
+    uint32_t cap, len;
+} mojo_kmap;
+
+typedef struct mojo_scope {
+    pcd_mojo_int pid;
+    mojo_kmap strings, frames;
+} mojo_scope;
+
+/* Problems above the bytes, by kind (all counted; the first MOJO_REPORT_MAX of each kind, and
+ * the first early definition, reported in detail). */
+#define MOJO_REPORT_MAX 10
+enum {
+    MOJO_P_UNDEF_STRING, MOJO_P_UNDEF_FRAME, MOJO_P_OUTSIDE, MOJO_P_EARLY_DEF, MOJO_P_METRICS,
+    MOJO_P_DEEP, MOJO_P_N
+};
+
+typedef struct mojo_asm {
+    pcd_alloc *al;
+    pcd_status oom;             /* PCD_E_NOMEM once memory ran out; everything after is dropped */
+    const mojo_asm_ops *ops;
+    void *ud;
+    pcd_report_fn report;       /* may be NULL */
+    void *report_ud;
+    int version;
+    /* strings */
+    uint8_t *pool;
+    size_t pool_len, pool_cap;
+    struct mojo_str *str;
+    uint32_t n_str, str_cap;
+    uint32_t *str_idx;          /* hash index: string id + 1, 0 empty */
+    uint32_t str_idx_cap;
+    /* frames */
+    mojo_frame *fr;
+    uint32_t n_fr, fr_cap;
+    uint32_t *fr_idx;
+    uint32_t fr_idx_cap;
+    /* scopes: 0 is "before any stack event" */
+    mojo_scope *sc;
+    uint32_t n_sc, sc_cap;
+    mojo_kmap pids;             /* pid -> scope index */
+    uint32_t cur;               /* scope of the latest stack event */
+    const mojo_kmap *cur_frames; /* &sc[cur].frames (set with cur; sc moves only then) */
+    /* the sample being assembled */
+    bool open;
+    mojo_sample s;
+    mojo_item *items;
+    size_t items_cap;
+    bool full;
+    uint64_t samples;
+    uint32_t unknown;           /* string id of "<unknown>" */
+    uint32_t unknown_frame;     /* frame id of <unknown>:<unknown>:0 */
+    uint32_t empty;             /* string id of "" */
+    uint64_t problems[MOJO_P_N];
+} mojo_asm;
+
+/* Starts an assembler for a file of the given version; ops (and report) may be NULL. */
+pcd_status mojo_asm_init(mojo_asm *a, pcd_alloc *al, int version, const mojo_asm_ops *ops, void *ud,
+                         pcd_report_fn report, void *report_ud);
+/* One decoded record of a MOJO reader (the root sets the version; events go on to
+ * mojo_asm_event, frame references by a shorter path). */
+pcd_status mojo_asm_record(mojo_asm *a, const pcd_record *rec);
+/* One event. PCD_OK, or PCD_E_NOMEM when memory ran out (--max-memory). */
+pcd_status mojo_asm_event(mojo_asm *a, const mojo_ev *e);
+/* The end of the events: closes the last sample. */
+pcd_status mojo_asm_finish(mojo_asm *a);
+void mojo_asm_free(mojo_asm *a);
+
+/* The bytes of a string id (valid until the next event). */
+pcd_bytes mojo_str(const mojo_asm *a, uint32_t id);
+/* Austin's text for a thread id, as austin-python writes it: Python's int(tid, 16) in
+ * decimal, or the bytes as they are when that is not a number (or has more than 4300
+ * digits, Python's limit). Cached per string; valid until the next event. */
+pcd_bytes mojo_tid_text(mojo_asm *a, uint32_t tid);
+/* Writes Python's int(text, 16) for p[0..n) in decimal to out (cap bytes); returns the
+ * length, or 0 if Python would raise ValueError. */
+size_t mojo_py_hex_to_dec(const uint8_t *p, size_t n, char *out, size_t cap);
+/* Decimal text of a sign-and-magnitude value the way Python prints an int (-0 is 0). */
+size_t mojo_int_text(char *buf, pcd_mojo_int v);
+
+/* Converters' driver (mojo_ext.c): feeds every event of a->r to the assembler, closes it,
+ * reports damage (going on past it with --all); *wst is where the sample callbacks record
+ * an output error. Returns the exit code. */
+int mojo_drive_all(const pcd_conv_args *a, mojo_asm *as, const pcd_status *wst);
+/* Says on a->err how many references were undefined (convert still renders them). */
+void mojo_warn_problems(const pcd_conv_args *a, const mojo_asm *as);
+
+/* encode --from austin: Austin's text format to MOJO 3 (mojo_import.c). */
+int mojo_import_austin(const pcd_import_args *a);
+
+#endif

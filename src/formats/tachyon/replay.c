@@ -1,0 +1,733 @@
+/* formats/tachyon/replay.c: stack reconstruction and CPython's replay checks for Tachyon files. */
+#include "formats/tachyon/replay.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *const tach_mode_names[5] = { "wall", "cpu", "gil", "all", "exception" };
+const char *const tach_feature_names[5] = { "all_threads", "native", "gc", "opcodes", "blocking" };
+
+int tach_config_mode(uint32_t config)
+{
+    uint32_t m = config & 7;
+    return m == 0 || m > 5 ? -1 : (int)m - 1;
+}
+
+int tach_config_features(uint32_t config)
+{
+    return (config & 8) ? (int)((config >> 4) & 31) : -1;
+}
+
+tach_loc tach_frame_loc(const tach_frame_rec *f)
+{
+    tach_loc l = { f->lineno == -1, -1, -1, -1, -1 };
+    if (l.none) return l;
+    l.lineno = f->lineno;
+    l.end_lineno = (int32_t)((uint32_t)f->lineno + (uint32_t)f->end_lineno_delta);
+    l.column = f->column;
+    l.end_column = f->column == -1 ? -1 : (int32_t)((uint32_t)f->column + (uint32_t)f->end_column_delta);
+    return l;
+}
+
+/* ---- small open-addressing tables ------------------------------------------------------ */
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= UINT64_C(0xff51afd7ed558ccd);
+    x ^= x >> 33;
+    x *= UINT64_C(0xc4ceb9fe1a85ec53);
+    return x ^ (x >> 33);
+}
+
+static void *grow(pcd_alloc *al, void *p, size_t old_n, size_t new_n, size_t elem)
+{
+    return pcd_alloc_resize(al, p, old_n * elem, new_n * elem);
+}
+
+/* ---- the stack tree ------------------------------------------------------------------------- */
+
+PCD_INLINE uint64_t tree_hash(uint32_t parent, uint32_t frame)
+{
+    return ((uint64_t)parent << 32 | frame) * UINT64_C(0x9E3779B97F4A7C15);
+}
+
+pcd_status tach_tree_init(tach_tree *t, pcd_alloc *al)
+{
+    memset(t, 0, sizeof *t);
+    t->al = al;
+    t->cap = 1024;
+    t->parent = pcd_alloc_get(al, t->cap * sizeof(uint32_t));
+    t->frame = pcd_alloc_get(al, t->cap * sizeof(uint32_t));
+    t->kids = pcd_alloc_get(al, 4 * t->cap * sizeof(uint32_t));
+    t->hcap = 2048;
+    t->hshift = 64 - 11;
+    t->h = pcd_alloc_get(al, t->hcap * sizeof *t->h);
+    if (!t->parent || !t->frame || !t->kids || !t->h) return PCD_E_NOMEM;
+    memset(t->h, 0, t->hcap * sizeof *t->h);
+    t->parent[0] = 0;
+    t->frame[0] = UINT32_MAX;
+    memset(t->kids, 0, 4 * sizeof(uint32_t));
+    t->n = 1;
+    return PCD_OK;
+}
+
+void tach_tree_free(tach_tree *t)
+{
+    if (!t->al) return;
+    pcd_alloc_free(t->al, t->parent, t->cap * sizeof(uint32_t));
+    pcd_alloc_free(t->al, t->frame, t->cap * sizeof(uint32_t));
+    pcd_alloc_free(t->al, t->kids, 4 * t->cap * sizeof(uint32_t));
+    pcd_alloc_free(t->al, t->h, t->hcap * sizeof *t->h);
+    memset(t, 0, sizeof *t);
+}
+
+static pcd_status tree_rehash(tach_tree *t)
+{
+    size_t ncap = t->hcap * 2;
+    uint32_t *nh = pcd_alloc_get(t->al, ncap * sizeof *nh);
+    if (!nh) return PCD_E_NOMEM;
+    memset(nh, 0, ncap * sizeof *nh);
+    uint32_t *old = t->h;
+    size_t ocap = t->hcap;
+    t->h = nh;
+    t->hcap = ncap;
+    t->hshift--;
+    for (size_t i = 0; i < ocap; i++) {
+        uint32_t nd = old[i];
+        if (!nd) continue;
+        size_t j = (size_t)(tree_hash(t->parent[nd], t->frame[nd]) >> t->hshift);
+        while (nh[j]) j = (j + 1) & (ncap - 1);
+        nh[j] = nd;
+    }
+    pcd_alloc_free(t->al, old, ocap * sizeof *old);
+    return PCD_OK;
+}
+
+/* The parent's two children found last, most recent first. */
+PCD_INLINE void kid_remember(tach_tree *t, uint32_t parent, uint32_t frame, uint32_t node)
+{
+    uint32_t *k = t->kids + 4 * (size_t)parent;
+    k[2] = k[0];
+    k[3] = k[1];
+    k[0] = frame;
+    k[1] = node;
+}
+
+pcd_status tach_tree_child_slow(tach_tree *t, uint32_t parent, uint32_t frame, uint32_t *out)
+{
+    /* the parent's two last children (tach_tree_child looked at the first), then the table */
+    const uint32_t *k = t->kids + 4 * (size_t)parent;
+    if (k[1] && k[0] == frame) {
+        *out = k[1];
+        return PCD_OK;
+    }
+    if (k[3] && k[2] == frame) {
+        uint32_t nd = k[3];
+        kid_remember(t, parent, frame, nd);
+        *out = nd;
+        return PCD_OK;
+    }
+    size_t i = (size_t)(tree_hash(parent, frame) >> t->hshift);
+    for (;;) {
+        uint32_t nd = t->h[i];
+        if (!nd) break;
+        if (t->parent[nd] == parent && t->frame[nd] == frame) {
+            kid_remember(t, parent, frame, nd);
+            *out = nd;
+            return PCD_OK;
+        }
+        i = (i + 1) & (t->hcap - 1);
+    }
+    if (t->n == UINT32_MAX) return PCD_E_LIMIT;
+    if (t->n == t->cap) {
+        uint32_t ncap = t->cap > UINT32_MAX / 2 ? UINT32_MAX : t->cap * 2;
+        if (ncap > UINT32_MAX / 2) return PCD_E_LIMIT;
+        uint32_t **arrays[3] = { &t->parent, &t->frame, &t->kids };
+        static const size_t per[3] = { 1, 1, 4 }; /* entries per node */
+        uint32_t *fresh[3];
+        bool ok = true;
+        for (int a = 0; a < 3; a++) {
+            fresh[a] = pcd_alloc_get(t->al, per[a] * ncap * sizeof(uint32_t));
+            ok = ok && fresh[a];
+        }
+        if (!ok) {
+            for (int a = 0; a < 3; a++) pcd_alloc_free(t->al, fresh[a], per[a] * ncap * sizeof(uint32_t));
+            return PCD_E_NOMEM;
+        }
+        for (int a = 0; a < 3; a++) {
+            memcpy(fresh[a], *arrays[a], per[a] * t->cap * sizeof(uint32_t));
+            pcd_alloc_free(t->al, *arrays[a], per[a] * t->cap * sizeof(uint32_t));
+            *arrays[a] = fresh[a];
+        }
+        t->cap = ncap;
+    }
+    uint32_t node = t->n++;
+    t->parent[node] = parent;
+    t->frame[node] = frame;
+    memset(t->kids + 4 * (size_t)node, 0, 4 * sizeof(uint32_t));
+    t->h[i] = node;
+    kid_remember(t, parent, frame, node);
+    *out = node;
+    if ((size_t)t->n * 2 > t->hcap) return tree_rehash(t);
+    return PCD_OK;
+}
+
+uint32_t tach_tree_stack(const tach_tree *t, uint32_t node, uint32_t *out)
+{
+    uint32_t d = 0;
+    while (node && d < TACH_MAX_DEPTH) {
+        out[d++] = t->frame[node];
+        node = t->parent[node];
+    }
+    return d;
+}
+
+/* ---- the distinct stacks ----------------------------------------------------------------- */
+
+#define STACK_SEED UINT64_C(0x243F6A8885A308D3)
+
+/* The hash of a stack one frame deeper than one whose hash is h. */
+PCD_INLINE uint64_t stack_step(uint64_t h, uint32_t frame)
+{
+    return (h ^ frame) * UINT64_C(0x9E3779B97F4A7C15) + 0x632BE5AB;
+}
+
+PCD_INLINE size_t stack_slot(const tach_stacks *st, uint64_t h)
+{
+    return (size_t)(((h ^ (h >> 29)) * UINT64_C(0xBF58476D1CE4E5B9)) >> st->hshift);
+}
+
+static pcd_status stacks_init(tach_stacks *st, pcd_alloc *al)
+{
+    memset(st, 0, sizeof *st);
+    st->al = al;
+    st->cap = 4096;
+    st->cap_ids = 1024;
+    st->hcap = 2048;
+    st->hshift = 64 - 11;
+    st->frames = pcd_alloc_get(al, st->cap * sizeof *st->frames);
+    st->ids = pcd_alloc_get(al, st->cap_ids * sizeof *st->ids);
+    st->h = pcd_alloc_get(al, st->hcap * sizeof *st->h);
+    if (!st->frames || !st->ids || !st->h) return PCD_E_NOMEM;
+    memset(st->h, 0, st->hcap * sizeof *st->h);
+    st->ids[0] = (struct tach_stack){ STACK_SEED, 0, 0 };
+    st->n = 1;
+    return PCD_OK;
+}
+
+static void stacks_free(tach_stacks *st)
+{
+    if (!st->al) return;
+    pcd_alloc_free(st->al, st->frames, st->cap * sizeof *st->frames);
+    pcd_alloc_free(st->al, st->ids, st->cap_ids * sizeof *st->ids);
+    pcd_alloc_free(st->al, st->h, st->hcap * sizeof *st->h);
+    memset(st, 0, sizeof *st);
+}
+
+static pcd_status stacks_rehash(tach_stacks *st)
+{
+    size_t ncap = st->hcap * 2;
+    uint32_t *nh = pcd_alloc_get(st->al, ncap * sizeof *nh);
+    if (!nh) return PCD_E_NOMEM;
+    memset(nh, 0, ncap * sizeof *nh);
+    pcd_alloc_free(st->al, st->h, st->hcap * sizeof *st->h);
+    st->h = nh;
+    st->hcap = ncap;
+    st->hshift--;
+    for (uint32_t id = 1; id < st->n; id++) {
+        size_t j = stack_slot(st, st->ids[id].hash);
+        while (nh[j]) j = (j + 1) & (ncap - 1);
+        nh[j] = id;
+    }
+    return PCD_OK;
+}
+
+/* The id of the stack frames[0..d) (outermost first) whose hash is h, added if new. */
+static pcd_status stacks_find(tach_stacks *st, const uint32_t *frames, uint32_t d, uint64_t h, uint32_t *out)
+{
+    if (d == 0) {
+        *out = 0;
+        return PCD_OK;
+    }
+    size_t i = stack_slot(st, h);
+    for (;;) {
+        uint32_t id = st->h[i];
+        if (!id) break;
+        const struct tach_stack *k = &st->ids[id];
+        if (k->hash == h && k->depth == d && memcmp(st->frames + k->off, frames, d * sizeof *frames) == 0) {
+            *out = id;
+            return PCD_OK;
+        }
+        i = (i + 1) & (st->hcap - 1);
+    }
+    if (st->n == st->cap_ids) {
+        if (st->cap_ids > UINT32_MAX / 2) return PCD_E_LIMIT;
+        uint32_t ncap = st->cap_ids * 2;
+        struct tach_stack *ni = pcd_alloc_resize(st->al, st->ids, st->cap_ids * sizeof *ni, ncap * sizeof *ni);
+        if (!ni) return PCD_E_NOMEM;
+        st->ids = ni;
+        st->cap_ids = ncap;
+    }
+    if (st->cap - st->len < d) {
+        size_t ncap = st->cap * 2;
+        while (ncap - st->len < d) ncap *= 2;
+        uint32_t *nf = pcd_alloc_resize(st->al, st->frames, st->cap * sizeof *nf, ncap * sizeof *nf);
+        if (!nf) return PCD_E_NOMEM;
+        st->frames = nf;
+        st->cap = ncap;
+    }
+    uint32_t id = st->n++;
+    memcpy(st->frames + st->len, frames, d * sizeof *frames);
+    st->ids[id] = (struct tach_stack){ h, st->len, d };
+    st->len += d;
+    st->h[i] = id;
+    *out = id;
+    if ((size_t)st->n * 2 > st->hcap) return stacks_rehash(st);
+    return PCD_OK;
+}
+
+/* ---- threads ---------------------------------------------------------------------------- */
+
+static pcd_status threads_rehash(tach_replay *rp)
+{
+    size_t ncap = rp->th_cap ? rp->th_cap * 2 : 64;
+    uint64_t *nk = pcd_alloc_get(rp->al, ncap * sizeof(uint64_t));
+    uint32_t *ni = pcd_alloc_get(rp->al, ncap * sizeof(uint32_t));
+    uint32_t *nv = pcd_alloc_get(rp->al, ncap * sizeof(uint32_t));
+    if (!nk || !ni || !nv) {
+        pcd_alloc_free(rp->al, nk, ncap * sizeof(uint64_t));
+        pcd_alloc_free(rp->al, ni, ncap * sizeof(uint32_t));
+        pcd_alloc_free(rp->al, nv, ncap * sizeof(uint32_t));
+        return PCD_E_NOMEM;
+    }
+    memset(nv, 0, ncap * sizeof(uint32_t));
+    for (size_t i = 0; i < rp->th_cap; i++) {
+        if (!rp->th_vals[i]) continue;
+        size_t j = mix64(rp->th_keys[i] ^ ((uint64_t)rp->th_interp[i] << 17)) & (ncap - 1);
+        while (nv[j]) j = (j + 1) & (ncap - 1);
+        nk[j] = rp->th_keys[i];
+        ni[j] = rp->th_interp[i];
+        nv[j] = rp->th_vals[i];
+    }
+    pcd_alloc_free(rp->al, rp->th_keys, rp->th_cap * sizeof(uint64_t));
+    pcd_alloc_free(rp->al, rp->th_interp, rp->th_cap * sizeof(uint32_t));
+    pcd_alloc_free(rp->al, rp->th_vals, rp->th_cap * sizeof(uint32_t));
+    rp->th_keys = nk;
+    rp->th_interp = ni;
+    rp->th_vals = nv;
+    rp->th_cap = ncap;
+    return PCD_OK;
+}
+
+/* A thread's allocation: without stacks, not the frames and hashes. */
+static size_t thread_size(const tach_replay *rp)
+{
+    return rp->with_tree ? sizeof(tach_thread) : offsetof(tach_thread, hash);
+}
+
+/* The thread (tid, interp), or NULL with *slot where a new one goes. */
+static tach_thread *thread_find(tach_replay *rp, uint64_t tid, uint32_t interp, size_t *slot)
+{
+    size_t i = mix64(tid ^ ((uint64_t)interp << 17)) & (rp->th_cap - 1);
+    for (;;) {
+        uint32_t v = rp->th_vals[i];
+        if (!v) break;
+        if (rp->th_keys[i] == tid && rp->th_interp[i] == interp) return rp->threads[v - 1];
+        i = (i + 1) & (rp->th_cap - 1);
+    }
+    *slot = i;
+    return NULL;
+}
+
+/* ---- errors ------------------------------------------------------------------------------ */
+
+/* Records the replay's error at the record rec: path samples[i].stack.<kase>.<leaf>. */
+static pcd_status fail(tach_replay *rp, const pcd_record *rec, pcd_status st, const char *kase,
+                       const char *leaf, pcd_found_kind fk, uint64_t found)
+{
+    pcd_error *e = &rp->err;
+    memset(e, 0, sizeof *e);
+    e->status = st;
+    e->offset = rec ? rec->offset : 0;
+    e->expected = rp->expected;
+    e->found_kind = fk;
+    e->found = found;
+    if (leaf) pcd_error_push(e, leaf, -1);
+    if (kase) {
+        pcd_error_push(e, kase, -1);
+        pcd_error_push(e, "stack", -1);
+    }
+    if (rec) {
+        pcd_error_push(e, rec->region ? rec->region->name : "samples", (int64_t)rec->index);
+        if (rec->decompressed) {
+            e->region = "decompressed samples";
+            e->region_offset = PCD_TACHYON_V1_FILE_SAMPLES_AT;
+        }
+    }
+    rp->failed = true;
+    return st;
+}
+
+/* ---- replay -------------------------------------------------------------------------------- */
+
+pcd_status tach_replay_init(tach_replay *rp, const tach_file *root, pcd_alloc *al, bool with_tree,
+                            bool track_used)
+{
+    memset(rp, 0, sizeof *rp);
+    rp->al = al;
+    rp->start_time = root->start_time_us;
+    rp->declared_samples = root->sample_count;
+    rp->declared_threads = root->thread_count;
+    rp->frame_count = root->frame_count;
+    rp->with_tree = with_tree;
+    rp->track_used = track_used;
+    if (track_used && root->frame_count <= (UINT32_C(1) << 17)) {
+        /* a byte per frame the footer counts (frame indexes are checked against it; a byte,
+         * not a bit, so that marking one is a store and not a read-modify-write) */
+        rp->used_bytes = pcd_alloc_get(al, (size_t)root->frame_count + 1);
+        if (!rp->used_bytes) return PCD_E_NOMEM;
+        memset(rp->used_bytes, 0, (size_t)root->frame_count + 1);
+    } else if (track_used && root->frame_count <= (UINT32_C(1) << 20)) {
+        /* a bit per frame, at most 128 kB whatever the footer claims; beyond that a set of
+         * the ones used, which grows with the samples, not with the claim */
+        rp->used_words = ((size_t)root->frame_count + 63) / 64;
+        rp->used_bits = pcd_alloc_get(al, rp->used_words * sizeof(uint64_t) + 8);
+        if (!rp->used_bits) return PCD_E_NOMEM;
+        memset(rp->used_bits, 0, rp->used_words * sizeof(uint64_t) + 8);
+    }
+    PCD_TRY(threads_rehash(rp));
+    if (with_tree) PCD_TRY(stacks_init(&rp->stacks, al));
+    return PCD_OK;
+}
+
+void tach_replay_free(tach_replay *rp)
+{
+    if (!rp->al) return;
+    for (uint32_t i = 0; i < rp->n_threads; i++) pcd_alloc_free(rp->al, rp->threads[i], thread_size(rp));
+    pcd_alloc_free(rp->al, rp->threads, rp->threads_cap * sizeof(tach_thread *));
+    pcd_alloc_free(rp->al, rp->th_keys, rp->th_cap * sizeof(uint64_t));
+    pcd_alloc_free(rp->al, rp->th_interp, rp->th_cap * sizeof(uint32_t));
+    pcd_alloc_free(rp->al, rp->th_vals, rp->th_cap * sizeof(uint32_t));
+    pcd_alloc_free(rp->al, rp->used, rp->used_cap * sizeof(uint32_t));
+    if (rp->used_bits) pcd_alloc_free(rp->al, rp->used_bits, rp->used_words * sizeof(uint64_t) + 8);
+    if (rp->used_bytes) pcd_alloc_free(rp->al, rp->used_bytes, (size_t)rp->frame_count + 1);
+    stacks_free(&rp->stacks);
+    memset(rp, 0, sizeof *rp);
+}
+
+static pcd_status used_add(tach_replay *rp, uint32_t idx)
+{
+    if (rp->used_bits) {
+        /* set once: frames repeat, and a store to the same word each time would chain */
+        uint64_t m = UINT64_C(1) << (idx & 63);
+        if (PCD_UNLIKELY(!(rp->used_bits[idx >> 6] & m))) rp->used_bits[idx >> 6] |= m;
+        return PCD_OK;
+    }
+    if ((rp->used_len + 1) * 10 > rp->used_cap * 7) {
+        size_t ncap = rp->used_cap ? rp->used_cap * 2 : 256;
+        uint32_t *nu = pcd_alloc_get(rp->al, ncap * sizeof(uint32_t));
+        if (!nu) return PCD_E_NOMEM;
+        memset(nu, 0, ncap * sizeof(uint32_t));
+        for (size_t i = 0; i < rp->used_cap; i++) {
+            if (!rp->used[i]) continue;
+            size_t j = mix64(rp->used[i]) & (ncap - 1);
+            while (nu[j]) j = (j + 1) & (ncap - 1);
+            nu[j] = rp->used[i];
+        }
+        pcd_alloc_free(rp->al, rp->used, rp->used_cap * sizeof(uint32_t));
+        rp->used = nu;
+        rp->used_cap = ncap;
+    }
+    uint32_t v = idx + 1; /* idx < frame_count <= UINT32_MAX: never wraps to 0 */
+    size_t i = mix64(v) & (rp->used_cap - 1);
+    while (rp->used[i]) {
+        if (rp->used[i] == v) return PCD_OK;
+        i = (i + 1) & (rp->used_cap - 1);
+    }
+    rp->used[i] = v;
+    rp->used_len++;
+    return PCD_OK;
+}
+
+uint32_t tach_replay_stack_inner(const tach_replay *rp, uint32_t id, uint32_t *out)
+{
+    uint32_t d;
+    const uint32_t *f = tach_replay_stack(rp, id, &d);
+    for (uint32_t i = 0; i < d; i++) out[i] = f[d - 1 - i];
+    return d;
+}
+
+bool tach_replay_used(const tach_replay *rp, uint32_t idx)
+{
+    if (rp->used_bytes) return idx < rp->frame_count && rp->used_bytes[idx];
+    if (rp->used_bits) return idx < rp->frame_count && (rp->used_bits[idx >> 6] >> (idx & 63) & 1);
+    if (!rp->used_cap || idx == UINT32_MAX) return false;
+    uint32_t v = idx + 1;
+    for (size_t i = mix64(v) & (rp->used_cap - 1); rp->used[i]; i = (i + 1) & (rp->used_cap - 1))
+        if (rp->used[i] == v) return true;
+    return false;
+}
+
+/* Reports the first frame index of nf[0..n) that is not below the footer's frame_count. */
+static pcd_status bad_frame(tach_replay *rp, const uint32_t *nf, size_t n, const pcd_record *rec, const char *kase)
+{
+    size_t i = 0;
+    while (i + 1 < n && nf[i] < rp->frame_count) i++;
+    snprintf(rp->expected, sizeof rp->expected, "a frame index below %u (the footer's frame_count)", rp->frame_count);
+    return fail(rp, rec, PCD_E_INVALID, kase, "frames", PCD_FOUND_UINT, nf[i]);
+}
+
+/* Marks frames nf[0..n) (checked against frame_count) as used, with track_used. */
+static pcd_status mark_used(tach_replay *rp, const uint32_t *nf, size_t n, const pcd_record *rec, const char *kase)
+{
+    if (rp->used_bytes) {
+        for (size_t i = 0; i < n; i++) rp->used_bytes[nf[i]] = 1;
+    } else if (rp->used_bits) {
+        for (size_t i = 0; i < n; i++) {
+            uint64_t m = UINT64_C(1) << (nf[i] & 63);
+            if (PCD_UNLIKELY(!(rp->used_bits[nf[i] >> 6] & m))) rp->used_bits[nf[i] >> 6] |= m;
+        }
+    } else if (rp->track_used) {
+        for (size_t i = 0; i < n; i++) {
+            if (used_add(rp, nf[i]) != PCD_OK) {
+                snprintf(rp->expected, sizeof rp->expected, "memory (raise --max-memory)");
+                return fail(rp, rec, PCD_E_NOMEM, kase, "frames", PCD_FOUND_NONE, 0);
+            }
+        }
+    }
+    return PCD_OK;
+}
+
+/* Pushes new frames (given innermost first) on top of th's first `keep` frames. */
+static pcd_status push_frames(tach_replay *rp, tach_thread *th, uint32_t keep, const uint32_t *nf, size_t n,
+                              const pcd_record *rec, const char *kase)
+{
+    if (!rp->with_tree) {
+        /* nothing needs the frames themselves: their indexes checked, the ones used marked */
+        if (rp->used_bytes) {
+            /* checked and marked in one pass: a bad index marks the spare byte at the end */
+            uint32_t fc = rp->frame_count, bad = 0;
+            uint8_t *u = rp->used_bytes;
+            for (size_t i = 0; i < n; i++) {
+                uint32_t f = nf[i], in = f < fc;
+                bad |= in ^ 1;
+                u[in ? f : fc] = 1;
+            }
+            if (PCD_UNLIKELY(bad)) return bad_frame(rp, nf, n, rec, kase);
+            th->depth = keep + (uint32_t)n;
+            return PCD_OK;
+        }
+        uint32_t top = 0;
+        for (size_t i = 0; i < n; i++) top = nf[i] > top ? nf[i] : top;
+        if (PCD_UNLIKELY(n && top >= rp->frame_count)) return bad_frame(rp, nf, n, rec, kase);
+        PCD_TRY(mark_used(rp, nf, n, rec, kase));
+        th->depth = keep + (uint32_t)n;
+        return PCD_OK;
+    }
+    uint32_t top = 0;
+    for (size_t i = 0; i < n; i++) top = nf[i] > top ? nf[i] : top;
+    if (PCD_UNLIKELY(n && top >= rp->frame_count)) return bad_frame(rp, nf, n, rec, kase);
+    PCD_TRY(mark_used(rp, nf, n, rec, kase));
+    /* the new frames on the kept ones, each prefix's hash after them, then the stack's id */
+    uint32_t d = keep;
+    uint64_t h = th->hash[keep];
+    for (size_t i = n; i-- > 0;) {
+        th->frames[d] = nf[i];
+        h = stack_step(h, nf[i]);
+        th->hash[++d] = h;
+    }
+    th->depth = d;
+    pcd_status st = stacks_find(&rp->stacks, th->frames, d, h, &th->node);
+    if (PCD_UNLIKELY(st != PCD_OK)) {
+        snprintf(rp->expected, sizeof rp->expected, "memory for the distinct stacks (raise --max-memory)");
+        return fail(rp, rec, st, kase, "frames", PCD_FOUND_NONE, 0);
+    }
+    return PCD_OK;
+}
+
+static void emit(tach_replay *rp, tach_thread *th, uint64_t delta, uint8_t status)
+{
+    th->ts += delta;
+    if (th->samples == 0) th->first_ts = th->ts;
+    th->last_ts = th->ts;
+    th->samples++;
+    rp->total_samples++;
+    if (rp->on_sample)
+        rp->on_sample(rp->ud, th, th->node, th->ts, status);
+}
+
+pcd_status tach_replay_record(tach_replay *rp, const tach_sample *s, const pcd_record *rec)
+{
+    if (rp->failed) return rp->err.status;
+    tach_thread *th = rp->last;
+    if (!th || th->tid != s->thread_id || th->interp != s->interpreter_id) {
+        size_t slot = 0;
+        th = thread_find(rp, s->thread_id, s->interpreter_id, &slot);
+        if (!th) {
+            if (rp->n_threads >= rp->declared_threads) {
+                snprintf(rp->expected, sizeof rp->expected,
+                         "at most the %u distinct threads the header's thread_count declares", rp->declared_threads);
+                pcd_status st = fail(rp, rec, PCD_E_INVALID, NULL, "thread_id", PCD_FOUND_UINT, s->thread_id);
+                return st;
+            }
+            if (rp->n_threads == rp->threads_cap) {
+                uint32_t ncap = rp->threads_cap ? rp->threads_cap * 2 : 16;
+                tach_thread **nt = grow(rp->al, rp->threads, rp->threads_cap, ncap, sizeof *nt);
+                if (!nt) goto nomem;
+                rp->threads = nt;
+                rp->threads_cap = ncap;
+            }
+            th = pcd_alloc_get(rp->al, thread_size(rp));
+            if (!th) goto nomem;
+            memset(th, 0, offsetof(tach_thread, hash));
+            if (rp->with_tree) th->hash[0] = STACK_SEED;
+            th->tid = s->thread_id;
+            th->interp = s->interpreter_id;
+            th->index = rp->n_threads;
+            th->ts = rp->start_time;
+            rp->threads[rp->n_threads++] = th;
+            rp->th_keys[slot] = th->tid;
+            rp->th_interp[slot] = th->interp;
+            rp->th_vals[slot] = rp->n_threads;
+            if ((size_t)rp->n_threads * 10 > rp->th_cap * 7 && threads_rehash(rp) != PCD_OK) goto nomem;
+        }
+        rp->last = th;
+    }
+    const pcd_tachyon_v1_sample_stack *k = &s->stack;
+    rp->total_records++;
+    switch (k->which) {
+    case PCD_TACHYON_V1_SAMPLE_STACK_REPEAT: {
+        const pcd_tachyon_v1_sample_stack_repeat *r = &k->u.repeat;
+        rp->records[0]++;
+        rp->repeat_samples += r->n_samples;
+        if (rp->on_repeat || !rp->on_sample) {
+            /* one call for the whole run (or none) */
+            if (!r->n_samples) return PCD_OK;
+            if (!rp->no_times) {
+                uint64_t ts = th->ts;
+                for (size_t i = 0; i < r->n_samples; i++) ts += r->samples[i].timestamp_delta;
+                if (th->samples == 0) th->first_ts = th->ts + r->samples[0].timestamp_delta;
+                th->ts = th->last_ts = ts;
+            }
+            th->samples += r->n_samples;
+            rp->total_samples += r->n_samples;
+            if (rp->on_repeat)
+                rp->on_repeat(rp->ud, th, th->node, r->n_samples);
+            return PCD_OK;
+        }
+        for (size_t i = 0; i < r->n_samples; i++) emit(rp, th, r->samples[i].timestamp_delta, r->samples[i].status);
+        return PCD_OK;
+    }
+    case PCD_TACHYON_V1_SAMPLE_STACK_FULL: {
+        const pcd_tachyon_v1_sample_stack_full *f = &k->u.full;
+        rp->records[1]++;
+        /* depth <= 256 is the schema's (max_count) */
+        PCD_TRY(push_frames(rp, th, 0, f->frames, f->n_frames, rec, "full"));
+        emit(rp, th, f->timestamp_delta, f->status);
+        return PCD_OK;
+    }
+    case PCD_TACHYON_V1_SAMPLE_STACK_SUFFIX: {
+        const pcd_tachyon_v1_sample_stack_suffix *f = &k->u.suffix;
+        rp->records[2]++;
+        if (f->shared_count > th->depth) {
+            snprintf(rp->expected, sizeof rp->expected,
+                     "a shared_count of at most the current stack depth (%u)", th->depth);
+            return fail(rp, rec, PCD_E_INVALID, "suffix", "shared_count", PCD_FOUND_UINT, f->shared_count);
+        }
+        if ((uint64_t)f->shared_count + f->n_frames > TACH_MAX_DEPTH) {
+            snprintf(rp->expected, sizeof rp->expected, "a final stack depth of at most %d (shared_count %u + frames)",
+                     TACH_MAX_DEPTH, f->shared_count);
+            return fail(rp, rec, PCD_E_LIMIT, "suffix", "frames", PCD_FOUND_UINT,
+                        (uint64_t)f->shared_count + f->n_frames);
+        }
+        /* the last shared_count entries (innermost first) are the outermost frames */
+        PCD_TRY(push_frames(rp, th, f->shared_count, f->frames, f->n_frames, rec, "suffix"));
+        emit(rp, th, f->timestamp_delta, f->status);
+        return PCD_OK;
+    }
+    case PCD_TACHYON_V1_SAMPLE_STACK_POP_PUSH: {
+        const pcd_tachyon_v1_sample_stack_pop_push *f = &k->u.pop_push;
+        rp->records[3]++;
+        /* a pop_count above the depth keeps nothing (CPython 3.15.2 clamps it) */
+        uint32_t keep = f->pop_count >= th->depth ? 0 : th->depth - f->pop_count;
+        if ((uint64_t)keep + f->n_frames > TACH_MAX_DEPTH) {
+            snprintf(rp->expected, sizeof rp->expected, "a final stack depth of at most %d (%u kept + frames)",
+                     TACH_MAX_DEPTH, keep);
+            return fail(rp, rec, PCD_E_LIMIT, "pop_push", "frames", PCD_FOUND_UINT, (uint64_t)keep + f->n_frames);
+        }
+        PCD_TRY(push_frames(rp, th, keep, f->frames, f->n_frames, rec, "pop_push"));
+        emit(rp, th, f->timestamp_delta, f->status);
+        return PCD_OK;
+    }
+    }
+    snprintf(rp->expected, sizeof rp->expected, "a stack encoding 0..3");
+    return fail(rp, rec, PCD_E_INTERNAL, NULL, "stack", PCD_FOUND_UINT, k->which);
+nomem:
+    snprintf(rp->expected, sizeof rp->expected, "memory for the threads (raise --max-memory)");
+    return fail(rp, rec, PCD_E_NOMEM, NULL, "thread_id", PCD_FOUND_NONE, 0);
+}
+
+pcd_status tach_replay_finish(tach_replay *rp)
+{
+    if (rp->failed) return rp->err.status;
+    if (rp->total_samples != rp->declared_samples) {
+        snprintf(rp->expected, sizeof rp->expected, "%llu samples (the samples the records hold)",
+                 (unsigned long long)rp->total_samples);
+        pcd_error *e = &rp->err;
+        memset(e, 0, sizeof *e);
+        e->status = PCD_E_INVALID;
+        e->offset = PCD_TACHYON_V1_FILE_SAMPLE_COUNT_AT;
+        e->expected = rp->expected;
+        e->found_kind = PCD_FOUND_UINT;
+        e->found = rp->declared_samples;
+        pcd_error_push(e, "sample_count", -1);
+        rp->failed = true;
+        return PCD_E_INVALID;
+    }
+    return PCD_OK;
+}
+
+/* ---- tables ------------------------------------------------------------------------------ */
+
+void tach_tables_init(tach_tables *t, pcd_alloc *al)
+{
+    memset(t, 0, sizeof *t);
+    t->al = al;
+}
+
+void tach_tables_free(tach_tables *t)
+{
+    if (!t->al) return;
+    pcd_alloc_free(t->al, t->strings, t->strings_cap * sizeof *t->strings);
+    pcd_alloc_free(t->al, t->frames, t->frames_cap * sizeof *t->frames);
+    memset(t, 0, sizeof *t);
+}
+
+pcd_status tach_tables_add(tach_tables *t, const pcd_record *rec)
+{
+    if (!rec->data) return PCD_OK;
+    if (rec->type == &pcd_tachyon_v1_string_type) {
+        if (t->n_strings == t->strings_cap) {
+            uint32_t ncap = t->strings_cap ? t->strings_cap * 2 : 256;
+            pcd_bytes *n = grow(t->al, t->strings, t->strings_cap, ncap, sizeof *n);
+            if (!n) return PCD_E_NOMEM;
+            t->strings = n;
+            t->strings_cap = ncap;
+        }
+        t->strings[t->n_strings++] = ((const pcd_tachyon_v1_string *)rec->data)->value;
+    } else if (rec->type == &pcd_tachyon_v1_frame_type) {
+        if (t->n_frames == t->frames_cap) {
+            uint32_t ncap = t->frames_cap ? t->frames_cap * 2 : 256;
+            tach_frame_rec *n = grow(t->al, t->frames, t->frames_cap, ncap, sizeof *n);
+            if (!n) return PCD_E_NOMEM;
+            t->frames = n;
+            t->frames_cap = ncap;
+        }
+        t->frames[t->n_frames++] = *(const tach_frame_rec *)rec->data;
+    } else if (rec->type == &pcd_tachyon_v1_stats_type) {
+        t->stats = *(const pcd_tachyon_v1_stats *)rec->data;
+        t->have_stats = true;
+    }
+    return PCD_OK;
+}

@@ -1,0 +1,658 @@
+/* formats/tachyon/samples_import.c: `encode --from samples`: Tachyon from the per-sample text that
+ * `convert --to samples` writes (the text of CPython's reader, see tachyon_convert.c), through
+ * the writer that makes CPython's choices (tachyon_writer.c).
+ *
+ *   # info KEY=VALUE     header values (start_time_us, sample_interval_us, python_version,
+ *                        mode, capture_config, compression_type, and the statistics)
+ *   S tid interp status timestamp_us ids...   frame ids innermost first, or "=" (the same
+ *                        stack as that thread's previous sample)
+ *   F id lineno end_lineno col end_col opcode 'filename' 'funcname'   (Python reprs)
+ *
+ * F lines may come before or after the S lines that use them. Samples are written in time
+ * order: the text's order when its timestamps never decrease, else sorted by timestamp, the
+ * threads of one timestamp in the order the text shows for them (see "order" below), which
+ * gives back the order in which CPython received them. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/tachyon/tachyon.h"
+#include "formats/tachyon/writer.h"
+
+typedef struct imp_frame {
+    uint8_t *file, *func;
+    size_t file_len, func_len;
+    int32_t loc[4];
+    int opcode;
+    bool defined;
+    uint32_t index;                  /* the writer's frame index + 1, once interned */
+} imp_frame;
+
+typedef struct imp {
+    const pcd_import_args *a;
+    tach_writer_opts o;
+    bool have_start, have_interval, have_duration, have_rate;
+    imp_frame *fr;
+    uint32_t n_fr, fr_cap;
+    uint64_t line;
+    char err[1024];
+    /* per thread: its last stack (for "=") */
+    struct imp_th {
+        uint64_t tid;
+        uint32_t interp, n;
+        uint32_t ids[TACH_MAX_DEPTH];
+    } *th;
+    uint32_t n_th, th_cap;
+} imp;
+
+static int bad(imp *m, const char *fmt, const char *detail)
+{
+    snprintf(m->err, sizeof m->err, fmt, detail ? detail : "");
+    fprintf(m->a->err, "%s:%" PRIu64 ": %s\n", m->a->input_name, m->line, m->err);
+    return 1;
+}
+
+/* ---- Python reprs ------------------------------------------------------------------------- */
+
+static size_t put_utf8(uint8_t *o, uint32_t c)
+{
+    if (c < 0x80) { o[0] = (uint8_t)c; return 1; }
+    if (c < 0x800) { o[0] = (uint8_t)(0xC0 | c >> 6); o[1] = (uint8_t)(0x80 | (c & 0x3F)); return 2; }
+    if (c < 0x10000) {
+        o[0] = (uint8_t)(0xE0 | c >> 12);
+        o[1] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+        o[2] = (uint8_t)(0x80 | (c & 0x3F));
+        return 3;
+    }
+    o[0] = (uint8_t)(0xF0 | c >> 18);
+    o[1] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
+    o[2] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+    o[3] = (uint8_t)(0x80 | (c & 0x3F));
+    return 4;
+}
+
+/* Parses a repr at *pp; the bytes (UTF-8) go to a new buffer. */
+static bool parse_repr(const char **pp, uint8_t **out, size_t *len)
+{
+    const char *p = *pp;
+    char q = *p;
+    if (q != '\'' && q != '"') return false;
+    p++;
+    size_t cap = strlen(p) + 1;
+    uint8_t *o = malloc(cap * 4 + 1);
+    if (!o) return false;
+    size_t n = 0;
+    for (;;) {
+        char c = *p;
+        if (!c) goto fail;
+        if (c == q) {
+            p++;
+            break;
+        }
+        if (c != '\\') {
+            o[n++] = (uint8_t)c;
+            p++;
+            continue;
+        }
+        p++;
+        char e = *p++;
+        uint32_t v = 0;
+        int digits = 0;
+        switch (e) {
+        case '\\': case '\'': case '"': o[n++] = (uint8_t)e; continue;
+        case 't': o[n++] = '\t'; continue;
+        case 'n': o[n++] = '\n'; continue;
+        case 'r': o[n++] = '\r'; continue;
+        case 'x': digits = 2; break;
+        case 'u': digits = 4; break;
+        case 'U': digits = 8; break;
+        default: goto fail;
+        }
+        for (int i = 0; i < digits; i++) {
+            char h = *p++;
+            int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10 : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+            if (d < 0) goto fail;
+            v = v << 4 | (uint32_t)d;
+        }
+        if (v > 0x10FFFF) goto fail;
+        n += put_utf8(o + n, v);
+    }
+    *pp = p;
+    *out = o;
+    *len = n;
+    return true;
+fail:
+    free(o);
+    return false;
+}
+
+/* ---- lines -------------------------------------------------------------------------------- */
+
+static bool next_u64(const char **pp, uint64_t *v)
+{
+    const char *p = *pp;
+    while (*p == ' ') p++;
+    if (*p < '0' || *p > '9') return false;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(p, &end, 10);
+    if (errno) return false;
+    *v = x;
+    *pp = end;
+    return true;
+}
+
+static bool next_i64(const char **pp, int64_t *v)
+{
+    const char *p = *pp;
+    while (*p == ' ') p++;
+    char *end;
+    errno = 0;
+    long long x = strtoll(p, &end, 10);
+    if (end == p || errno) return false;
+    *v = x;
+    *pp = end;
+    return true;
+}
+
+static bool parse_double(const char *s, double *v, bool *none)
+{
+    *none = strcmp(s, "None") == 0;
+    if (*none) return true;
+    char *end;
+    *v = strtod(s, &end);
+    return end != s && *end == 0;
+}
+
+static int info_line(imp *m, const char *line)
+{
+    const char *eq = strchr(line, '=');
+    if (!eq) return bad(m, "an info line without '='%s", NULL);
+    char k[64];
+    size_t kl = (size_t)(eq - line);
+    if (kl >= sizeof k) return 0; /* no key of ours is that long */
+    memcpy(k, line, kl);
+    k[kl] = 0;
+    const char *v = eq + 1;
+    bool none = false;
+    double d = 0;
+    tach_writer_opts *o = &m->o;
+    if (strcmp(k, "start_time_us") == 0) {
+        const char *p = v;
+        if (!next_u64(&p, &o->start_time_us)) return bad(m, "start_time_us is not a number%s", NULL);
+        m->have_start = true;
+    } else if (strcmp(k, "sample_interval_us") == 0) {
+        const char *p = v;
+        if (!next_u64(&p, &o->sample_interval_us)) return bad(m, "sample_interval_us is not a number%s", NULL);
+        m->have_interval = true;
+    } else if (strcmp(k, "compression_type") == 0) {
+        const char *p = v;
+        uint64_t c;
+        if (!next_u64(&p, &c) || c > UINT32_MAX) return bad(m, "compression_type is not a number%s", NULL);
+        o->compression = (uint32_t)c;
+    } else if (strcmp(k, "mode") == 0) {
+        if (strcmp(v, "None") == 0) o->mode = -1;
+        else {
+            const char *p = v;
+            uint64_t x;
+            if (!next_u64(&p, &x) || x > 4) return bad(m, "mode is not 0..4 or None%s", NULL);
+            o->mode = (int)x;
+        }
+    } else if (strcmp(k, "python_version") == 0) {
+        unsigned a, b, c;
+        if (sscanf(v, "(%u, %u, %u)", &a, &b, &c) != 3 || a > 255 || b > 255 || c > 255)
+            return bad(m, "python_version is not (major, minor, micro)%s", NULL);
+        o->python[0] = (uint8_t)a;
+        o->python[1] = (uint8_t)b;
+        o->python[2] = (uint8_t)c;
+    } else if (strcmp(k, "capture_config") == 0) {
+        if (strcmp(v, "None") == 0) o->features = -1;
+        else {
+            o->features = 0;
+            for (int i = 0; i < 5; i++) {
+                char key[40];
+                snprintf(key, sizeof key, "'%s': True", tach_feature_names[i]);
+                if (strstr(v, key)) o->features |= 1 << i;
+            }
+        }
+    } else if (strcmp(k, "duration_sec") == 0 || strcmp(k, "sample_rate") == 0 || strcmp(k, "error_rate") == 0 ||
+               strcmp(k, "missed_samples") == 0) {
+        if (!parse_double(v, &d, &none)) return bad(m, "%s is not a number or None", k);
+        if (k[0] == 'd') {
+            m->have_duration = !none;
+            o->duration_sec = d;
+        } else if (k[1] == 'a') {
+            m->have_rate = !none;
+            o->sample_rate = d;
+        } else if (k[0] == 'e') {
+            if (!none) o->stats_present |= 1;
+            o->error_rate = none ? 0 : d;
+        } else {
+            if (!none) o->stats_present |= 2;
+            o->missed_samples = none ? 0 : d;
+        }
+    }
+    /* the counts (sample_count, thread_count, string_count, frame_count) and version are
+     * computed by the writer */
+    return 0;
+}
+
+static int frame_line(imp *m, const char *line)
+{
+    const char *p = line + 2;
+    uint64_t id;
+    int64_t v[5];
+    if (!next_u64(&p, &id) || id >= (UINT64_C(1) << 28)) return bad(m, "a frame id below 2^28%s", NULL);
+    for (int i = 0; i < 5; i++)
+        if (!next_i64(&p, &v[i]) || v[i] < INT32_MIN || v[i] > INT32_MAX) return bad(m, "a number%s", NULL);
+    while (*p == ' ') p++;
+    uint8_t *file, *func;
+    size_t fl, gl;
+    if (!parse_repr(&p, &file, &fl)) return bad(m, "a quoted file name%s", NULL);
+    while (*p == ' ') p++;
+    if (!parse_repr(&p, &func, &gl)) {
+        free(file);
+        return bad(m, "a quoted function name%s", NULL);
+    }
+    if (id >= m->fr_cap) {
+        uint32_t ncap = m->fr_cap ? m->fr_cap : 64;
+        while (ncap <= id) ncap *= 2;
+        imp_frame *nf = realloc(m->fr, ncap * sizeof *nf);
+        if (!nf) {
+            free(file);
+            free(func);
+            return bad(m, "out of memory%s", NULL);
+        }
+        memset(nf + m->fr_cap, 0, (ncap - m->fr_cap) * sizeof *nf);
+        m->fr = nf;
+        m->fr_cap = ncap;
+    }
+    imp_frame *f = &m->fr[id];
+    if (f->defined) {
+        free(file);
+        free(func);
+        return bad(m, "frame %s is defined twice", NULL);
+    }
+    f->defined = true;
+    f->file = file;
+    f->file_len = fl;
+    f->func = func;
+    f->func_len = gl;
+    for (int i = 0; i < 4; i++) f->loc[i] = (int32_t)v[i];
+    f->opcode = (int)v[4];
+    if (id >= m->n_fr) m->n_fr = (uint32_t)id + 1;
+    return 0;
+}
+
+/* An S line: its thread, status, time and stack (ids, or the thread's previous). */
+typedef struct s_line {
+    uint64_t tid, ts;
+    uint32_t interp;
+    uint8_t status;
+    const char *rest;
+} s_line;
+
+static int parse_s(imp *m, const char *line, s_line *s)
+{
+    const char *p = line + 2;
+    uint64_t interp, status;
+    if (!next_u64(&p, &s->tid) || !next_u64(&p, &interp) || !next_u64(&p, &status) || !next_u64(&p, &s->ts) ||
+        interp > UINT32_MAX || status > 255)
+        return bad(m, "S tid interp status timestamp frames...%s", NULL);
+    s->interp = (uint32_t)interp;
+    s->status = (uint8_t)status;
+    if (*p == ' ') p++;
+    s->rest = p;
+    return 0;
+}
+
+static int write_sample(imp *m, tach_writer *tw, const s_line *s)
+{
+    struct imp_th *t = NULL;
+    for (uint32_t i = m->n_th; i-- > 0;)
+        if (m->th[i].tid == s->tid && m->th[i].interp == s->interp) {
+            t = &m->th[i];
+            break;
+        }
+    if (!t) {
+        if (m->n_th == m->th_cap) {
+            uint32_t ncap = m->th_cap ? m->th_cap * 2 : 16;
+            struct imp_th *nt = realloc(m->th, ncap * sizeof *nt);
+            if (!nt) return bad(m, "out of memory%s", NULL);
+            m->th = nt;
+            m->th_cap = ncap;
+        }
+        t = &m->th[m->n_th++];
+        t->tid = s->tid;
+        t->interp = s->interp;
+        t->n = 0;
+    }
+    const char *p = s->rest;
+    while (*p == ' ') p++;
+    if (*p == '=') {
+        /* the thread's previous stack */
+    } else {
+        t->n = 0;
+        uint64_t id;
+        while (next_u64(&p, &id)) {
+            if (t->n == TACH_MAX_DEPTH) return bad(m, "a stack deeper than 256 frames%s", NULL);
+            if (id >= m->n_fr || !m->fr[id].defined) {
+                char num[32];
+                snprintf(num, sizeof num, "%" PRIu64, id);
+                return bad(m, "frame %s has no F line", num);
+            }
+            t->ids[t->n++] = (uint32_t)id;
+        }
+        while (*p == ' ' || *p == '\n' || *p == '\r') p++;
+        if (*p) return bad(m, "frame ids or '='%s", NULL);
+    }
+    /* frames new to the writer are interned as the sample comes (CPython's table order) */
+    uint32_t idx[TACH_MAX_DEPTH];
+    pcd_status st = PCD_OK;
+    for (uint32_t i = 0; st == PCD_OK && i < t->n; i++) {
+        imp_frame *f = &m->fr[t->ids[i]];
+        if (!f->index) {
+            tach_wframe wf = { f->file, f->file_len, f->func, f->func_len, f->loc[0], f->loc[1], f->loc[2], f->loc[3],
+                               f->opcode };
+            uint32_t k = 0;
+            st = tach_writer_intern(tw, &wf, &k);
+            f->index = k + 1;
+        }
+        idx[i] = f->index - 1;
+    }
+    if (st == PCD_OK) st = tach_writer_sample_ids(tw, s->tid, s->interp, s->status, s->ts, idx, t->n);
+    if (st != PCD_OK) {
+        char msg[512];
+        pcd_error_format(tach_writer_error(tw), msg, sizeof msg);
+        return bad(m, "cannot encode this sample: %s", msg);
+    }
+    return 0;
+}
+
+typedef struct s_ref {
+    uint64_t ts;
+    uint32_t rank;                   /* the thread's place within one capture */
+    uint64_t seq;
+    long pos;                        /* where the line starts in the input */
+    uint64_t lineno;
+} s_ref;
+
+static int ref_cmp(const void *x, const void *y)
+{
+    const s_ref *a = x, *b = y;
+    if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* ---- the order of threads within a capture ------------------------------------------------
+ * CPython gives every thread of one capture the same timestamp, and writes a thread's
+ * record at once unless the stack repeats (REPEAT samples wait in a buffer). The samples
+ * whose stack changed ("=" marks the others) therefore show, per timestamp, the order the
+ * threads came in; that order is the same in every capture, so it ranks the threads. */
+typedef struct order {
+    uint64_t *tid;
+    uint32_t *interp;
+    uint32_t n, cap;
+    uint8_t *before;                 /* n x n: before[a * cap + b] = a came before b */
+    uint64_t *ts_key;                /* timestamp -> last thread with a changed stack there */
+    uint32_t *ts_val;                /* thread + 1 */
+    size_t ts_cap, ts_len;
+    bool nomem;
+} order;
+
+static uint32_t order_thread(order *o, uint64_t tid, uint32_t interp)
+{
+    for (uint32_t i = o->n; i-- > 0;)
+        if (o->tid[i] == tid && o->interp[i] == interp) return i;
+    if (o->n == o->cap) {
+        uint32_t ncap = o->cap ? o->cap * 2 : 16;
+        uint64_t *nt = realloc(o->tid, ncap * sizeof *nt);
+        uint32_t *ni = nt ? realloc(o->interp, ncap * sizeof *ni) : NULL;
+        uint8_t *nb = ni ? calloc((size_t)ncap * ncap, 1) : NULL;
+        if (nt) o->tid = nt;
+        if (ni) o->interp = ni;
+        if (!nb) {
+            o->nomem = true;
+            return UINT32_MAX;
+        }
+        for (uint32_t a = 0; a < o->n; a++)
+            for (uint32_t b = 0; b < o->n; b++) nb[a * ncap + b] = o->before[a * o->cap + b];
+        free(o->before);
+        o->before = nb;
+        o->cap = ncap;
+    }
+    o->tid[o->n] = tid;
+    o->interp[o->n] = interp;
+    return o->n++;
+}
+
+static uint64_t mixts(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= UINT64_C(0xff51afd7ed558ccd);
+    return x ^ (x >> 29);
+}
+
+static void order_note(order *o, uint32_t th, uint64_t ts)
+{
+    if (th == UINT32_MAX || o->nomem) return;
+    if ((o->ts_len + 1) * 10 > o->ts_cap * 7) {
+        size_t ncap = o->ts_cap ? o->ts_cap * 2 : 1024;
+        uint64_t *nk = malloc(ncap * sizeof *nk);
+        uint32_t *nv = calloc(ncap, sizeof *nv);
+        if (!nk || !nv) {
+            free(nk);
+            free(nv);
+            o->nomem = true;
+            return;
+        }
+        for (size_t i = 0; i < o->ts_cap; i++) {
+            if (!o->ts_val[i]) continue;
+            size_t j = mixts(o->ts_key[i]) & (ncap - 1);
+            while (nv[j]) j = (j + 1) & (ncap - 1);
+            nk[j] = o->ts_key[i];
+            nv[j] = o->ts_val[i];
+        }
+        free(o->ts_key);
+        free(o->ts_val);
+        o->ts_key = nk;
+        o->ts_val = nv;
+        o->ts_cap = ncap;
+    }
+    size_t i = mixts(ts) & (o->ts_cap - 1);
+    while (o->ts_val[i] && o->ts_key[i] != ts) i = (i + 1) & (o->ts_cap - 1);
+    if (o->ts_val[i]) {
+        uint32_t prev = o->ts_val[i] - 1;
+        if (prev != th) o->before[prev * o->cap + th] = 1;
+    } else {
+        o->ts_key[i] = ts;
+        o->ts_len++;
+    }
+    o->ts_val[i] = th + 1;
+}
+
+/* Ranks: a topological order of "came before", ties (and cycles) by first appearance. */
+static uint32_t *order_ranks(order *o)
+{
+    uint32_t *rank = malloc((o->n ? o->n : 1) * sizeof *rank);
+    bool *done = calloc(o->n ? o->n : 1, 1);
+    if (!rank || !done) {
+        free(rank);
+        free(done);
+        return NULL;
+    }
+    for (uint32_t r = 0; r < o->n; r++) {
+        uint32_t pick = UINT32_MAX;
+        for (uint32_t t = 0; t < o->n && pick == UINT32_MAX; t++) {
+            if (done[t]) continue;
+            bool free_of = true;
+            for (uint32_t u = 0; u < o->n && free_of; u++)
+                if (!done[u] && u != t && o->before[u * o->cap + t]) free_of = false;
+            if (free_of) pick = t;
+        }
+        if (pick == UINT32_MAX)
+            for (uint32_t t = 0; t < o->n; t++)
+                if (!done[t]) {
+                    pick = t; /* a cycle: first appearance decides */
+                    break;
+                }
+        rank[pick] = r;
+        done[pick] = true;
+    }
+    free(done);
+    return rank;
+}
+
+static void order_free(order *o)
+{
+    free(o->tid);
+    free(o->interp);
+    free(o->before);
+    free(o->ts_key);
+    free(o->ts_val);
+}
+
+/* The input as a seekable file (standard input and pipes are copied to a temporary one). */
+static FILE *seekable(const pcd_import_args *a, bool *own)
+{
+    *own = false;
+    if (fseek(a->in, 0, SEEK_SET) == 0) return a->in;
+    FILE *t = tmpfile();
+    if (!t) return NULL;
+    char buf[1 << 16];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, a->in)) > 0)
+        if (fwrite(buf, 1, n, t) != n) {
+            fclose(t);
+            return NULL;
+        }
+    if (ferror(a->in) || fseek(t, 0, SEEK_SET) != 0) {
+        fclose(t);
+        return NULL;
+    }
+    *own = true;
+    return t;
+}
+
+static void chomp(char *line, ssize_t *n)
+{
+    while (*n > 0 && (line[*n - 1] == '\n' || line[*n - 1] == '\r')) line[--*n] = 0;
+}
+
+int tach_import_samples_run(const pcd_import_args *a)
+{
+    imp m;
+    memset(&m, 0, sizeof m);
+    m.a = a;
+    m.o.mode = -1;
+    m.o.features = -1;
+    m.o.python[0] = 3;
+    m.o.python[1] = 15;
+    m.o.big = a->endian && strcmp(a->endian, "big") == 0;
+    bool own = false;
+    FILE *in = seekable(a, &own);
+    if (!in) {
+        fprintf(a->err, "%s: cannot read\n", a->input_name);
+        return 2;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    /* pass 1: info and frames (F lines may follow the samples that use them); are the
+     * samples in time order? */
+    int rc = 0;
+    uint64_t n_s = 0, last_ts = 0;
+    bool sorted = true;
+    order ord;
+    memset(&ord, 0, sizeof ord);
+    uint32_t *ranks = NULL;
+    while (!rc && (n = getline(&line, &cap, in)) != -1) {
+        chomp(line, &n);
+        m.line++;
+        if (strncmp(line, "# info ", 7) == 0) rc = info_line(&m, line + 7);
+        else if (line[0] == 'F' && line[1] == ' ') rc = frame_line(&m, line);
+        else if (line[0] == 'S' && line[1] == ' ') {
+            s_line sl;
+            rc = parse_s(&m, line, &sl);
+            if (!rc) {
+                if (n_s && sl.ts < last_ts) sorted = false;
+                last_ts = sl.ts;
+                n_s++;
+                uint32_t th = order_thread(&ord, sl.tid, sl.interp);
+                const char *q = sl.rest;
+                while (*q == ' ') q++;
+                if (*q != '=') order_note(&ord, th, sl.ts);
+            }
+        } else if (line[0] && line[0] != '#') rc = bad(&m, "a line that is not # info, S or F%s", NULL);
+    }
+    if (!rc && ferror(in)) rc = bad(&m, "cannot read%s", NULL);
+    if (!rc && (!m.have_start || !m.have_interval))
+        rc = bad(&m, "the text has no '# info start_time_us=' or '# info sample_interval_us=' line%s", NULL);
+    m.o.have_stats = m.have_duration && m.have_rate;
+    tach_writer tw;
+    bool open = false;
+    s_ref *refs = NULL;
+    if (!rc) {
+        pcd_status st = tach_writer_open(&tw, a->out, a->al, &m.o);
+        open = true;
+        if (st != PCD_OK) rc = bad(&m, "cannot start writing%s", NULL);
+    }
+    if (!rc && !sorted) {
+        refs = malloc((n_s ? n_s : 1) * sizeof *refs);
+        ranks = ord.nomem ? NULL : order_ranks(&ord);
+        if (!refs || !ranks) rc = bad(&m, "out of memory%s", NULL);
+    }
+    /* pass 2: the samples in time order: as they come when they are, else sorted */
+    if (!rc && fseek(in, 0, SEEK_SET) != 0) rc = bad(&m, "cannot read the input again%s", NULL);
+    uint64_t k = 0;
+    m.line = 0;
+    long pos = 0;
+    while (!rc && (pos = ftell(in)) >= 0 && (n = getline(&line, &cap, in)) != -1) {
+        chomp(line, &n);
+        m.line++;
+        if (line[0] != 'S' || line[1] != ' ') continue;
+        s_line sl;
+        rc = parse_s(&m, line, &sl);
+        if (!rc && sorted) rc = write_sample(&m, &tw, &sl);
+        else if (!rc) refs[k] = (s_ref){ sl.ts, ranks[order_thread(&ord, sl.tid, sl.interp)], k, pos, m.line };
+        k++;
+    }
+    if (!rc && !sorted) {
+        qsort(refs, n_s, sizeof *refs, ref_cmp);
+        for (uint64_t i = 0; i < n_s && !rc; i++) {
+            m.line = refs[i].lineno;
+            if (fseek(in, refs[i].pos, SEEK_SET) != 0 || (n = getline(&line, &cap, in)) == -1) {
+                rc = bad(&m, "cannot read the input again%s", NULL);
+                break;
+            }
+            chomp(line, &n);
+            s_line sl;
+            rc = parse_s(&m, line, &sl);
+            if (!rc) rc = write_sample(&m, &tw, &sl);
+        }
+    }
+    if (!rc) {
+        pcd_status st = tach_writer_finish(&tw);
+        if (st != PCD_OK) {
+            char msg[512];
+            pcd_error_format(tach_writer_error(&tw), msg, sizeof msg);
+            fprintf(a->err, "%s: cannot finish the output: %s\n", a->input_name, msg);
+            rc = 1;
+        }
+    }
+    if (open) tach_writer_close(&tw);
+    free(refs);
+    free(ranks);
+    order_free(&ord);
+    free(line);
+    if (own) fclose(in);
+    for (uint32_t i = 0; i < m.n_fr; i++) {
+        free(m.fr[i].file);
+        free(m.fr[i].func);
+    }
+    free(m.fr);
+    free(m.th);
+    return rc;
+}

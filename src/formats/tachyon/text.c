@@ -1,0 +1,212 @@
+/* formats/tachyon/text.c: text the way CPython's profiler prints it. */
+#include "formats/tachyon/text.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Length of the well-formed sequence at p (1..4), or 0 when the first byte cannot start
+ * one; *subpart gets the length of the maximal ill-formed subpart otherwise (>= 1). */
+static size_t utf8_seq(const uint8_t *p, size_t n, size_t *subpart)
+{
+    uint8_t b = p[0];
+    size_t len;
+    uint8_t lo = 0x80, hi = 0xBF; /* the allowed range of the second byte */
+    if (b < 0x80) return 1;
+    if (b >= 0xC2 && b <= 0xDF) len = 2;
+    else if (b == 0xE0) { len = 3; lo = 0xA0; }
+    else if (b >= 0xE1 && b <= 0xEC) len = 3;
+    else if (b == 0xED) { len = 3; hi = 0x9F; } /* no surrogates */
+    else if (b >= 0xEE && b <= 0xEF) len = 3;
+    else if (b == 0xF0) { len = 4; lo = 0x90; }
+    else if (b >= 0xF1 && b <= 0xF3) len = 4;
+    else if (b == 0xF4) { len = 4; hi = 0x8F; }
+    else {
+        *subpart = 1;
+        return 0;
+    }
+    size_t k = 1;
+    for (; k < len && k < n; k++) {
+        uint8_t c = p[k];
+        uint8_t l = k == 1 ? lo : 0x80, h = k == 1 ? hi : 0xBF;
+        if (c < l || c > h) break;
+    }
+    if (k == len) return len;
+    *subpart = k; /* the lead byte and the continuation bytes that were right so far */
+    return 0;
+}
+
+bool tach_utf8_ok(const uint8_t *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        if (p[i] < 0x80) {
+            i++;
+            continue;
+        }
+        size_t sub = 0, k = utf8_seq(p + i, n - i, &sub);
+        if (!k) return false;
+        i += k;
+    }
+    return true;
+}
+
+size_t tach_utf8_replace(const uint8_t *p, size_t n, uint8_t *out)
+{
+    size_t i = 0, o = 0;
+    while (i < n) {
+        if (p[i] < 0x80) {
+            out[o++] = p[i++];
+            continue;
+        }
+        size_t sub = 0, k = utf8_seq(p + i, n - i, &sub);
+        if (k) {
+            memcpy(out + o, p + i, k);
+            o += k;
+            i += k;
+        } else {
+            out[o++] = 0xEF;
+            out[o++] = 0xBF;
+            out[o++] = 0xBD;
+            i += sub;
+        }
+    }
+    return o;
+}
+
+const uint8_t *tach_basename(const uint8_t *p, size_t n, size_t *out_len)
+{
+    const uint8_t *slash = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (p[i] == '/') slash = p + i;
+    if (!slash) {
+        *out_len = n;
+        return p;
+    }
+    *out_len = n - (size_t)(slash + 1 - p);
+    return slash + 1;
+}
+
+size_t tach_py_float_repr(char *buf, size_t cap, double v)
+{
+    if (isnan(v)) return (size_t)snprintf(buf, cap, "nan");
+    if (isinf(v)) return (size_t)snprintf(buf, cap, v > 0 ? "inf" : "-inf");
+    if (v == 0) return (size_t)snprintf(buf, cap, signbit(v) ? "-0.0" : "0.0");
+    char e[40];
+    int prec;
+    for (prec = 1; prec <= 17; prec++) {
+        snprintf(e, sizeof e, "%.*e", prec - 1, v);
+        if (strtod(e, NULL) == v) break;
+    }
+    /* e = [-]d.ddde[+-]xx */
+    char digits[24];
+    int nd = 0;
+    const char *q = e;
+    bool neg = false;
+    if (*q == '-') {
+        neg = true;
+        q++;
+    }
+    for (; *q && *q != 'e'; q++)
+        if (*q != '.') digits[nd++] = *q;
+    int exp = atoi(q + 1);
+    while (nd > 1 && digits[nd - 1] == '0') nd--;
+    char out[64];
+    size_t n = 0;
+    if (neg) out[n++] = '-';
+    if (exp < -4 || exp >= 16) {
+        out[n++] = digits[0];
+        if (nd > 1) {
+            out[n++] = '.';
+            for (int i = 1; i < nd; i++) out[n++] = digits[i];
+        }
+        n += (size_t)snprintf(out + n, sizeof out - n, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+    } else if (exp < 0) {
+        out[n++] = '0';
+        out[n++] = '.';
+        for (int i = 0; i < -exp - 1; i++) out[n++] = '0';
+        for (int i = 0; i < nd; i++) out[n++] = digits[i];
+    } else {
+        int point = exp + 1; /* digits before the decimal point */
+        for (int i = 0; i < point; i++) out[n++] = i < nd ? digits[i] : '0';
+        out[n++] = '.';
+        if (nd > point)
+            for (int i = point; i < nd; i++) out[n++] = digits[i];
+        else
+            out[n++] = '0';
+    }
+    out[n] = 0;
+    return (size_t)snprintf(buf, cap, "%s", out);
+}
+
+/* Python's str.isprintable() for one code point, from the general categories that are not
+ * printable: Cc, Cf, Cs, Co, Cn (noncharacters), Zl, Zp, and Zs other than the space. */
+static bool py_printable(uint32_t c)
+{
+    if (c < 0x20 || c == 0x7F) return false;
+    if (c < 0x7F) return true;
+    if (c <= 0x9F || c == 0xA0 || c == 0xAD) return false;
+    if (c == 0x600 || (c >= 0x600 && c <= 0x605) || c == 0x61C || c == 0x6DD || c == 0x70F || c == 0x8E2) return false;
+    if (c == 0x1680 || c == 0x180E) return false;
+    if (c >= 0x2000 && c <= 0x200F) return false;
+    if (c >= 0x2028 && c <= 0x202F) return false;
+    if (c >= 0x205F && c <= 0x2064) return false;
+    if (c >= 0x2066 && c <= 0x206F) return false;
+    if (c == 0x3000) return false;
+    if (c >= 0xD800 && c <= 0xF8FF) return false; /* surrogates, private use */
+    if (c >= 0xFDD0 && c <= 0xFDEF) return false;
+    if (c == 0xFEFF) return false;
+    if (c >= 0xFFF9 && c <= 0xFFFB) return false;
+    if ((c & 0xFFFE) == 0xFFFE) return false;   /* U+xFFFE, U+xFFFF */
+    if (c == 0x110BD || c == 0x110CD) return false;
+    if (c >= 0x1BCA0 && c <= 0x1BCA3) return false;
+    if (c >= 0x1D173 && c <= 0x1D17A) return false;
+    if (c == 0xE0001 || (c >= 0xE0020 && c <= 0xE007F)) return false;
+    if (c >= 0xF0000) return false;             /* private use planes */
+    return true;
+}
+
+size_t tach_py_str_repr(const uint8_t *p, size_t n, char *out)
+{
+    bool sq = memchr(p, '\'', n) != NULL, dq = memchr(p, '"', n) != NULL;
+    char quote = (sq && !dq) ? '"' : '\'';
+    size_t o = 0, i = 0;
+    out[o++] = quote;
+    while (i < n) {
+        uint8_t b = p[i];
+        uint32_t c;
+        size_t k;
+        if (b < 0x80) { c = b; k = 1; }
+        else if (b < 0xE0) { c = b & 0x1F; k = 2; }
+        else if (b < 0xF0) { c = b & 0x0F; k = 3; }
+        else { c = b & 0x07; k = 4; }
+        if (i + k > n) k = n - i; /* not expected: the input is well-formed */
+        for (size_t j = 1; j < k; j++) c = (c << 6) | (p[i + j] & 0x3F);
+        if (c == (uint32_t)quote || c == '\\') {
+            out[o++] = '\\';
+            out[o++] = (char)c;
+        } else if (c == '\t') {
+            out[o++] = '\\';
+            out[o++] = 't';
+        } else if (c == '\n') {
+            out[o++] = '\\';
+            out[o++] = 'n';
+        } else if (c == '\r') {
+            out[o++] = '\\';
+            out[o++] = 'r';
+        } else if (py_printable(c)) {
+            memcpy(out + o, p + i, k);
+            o += k;
+        } else if (c < 0x100) {
+            o += (size_t)sprintf(out + o, "\\x%02x", c);
+        } else if (c < 0x10000) {
+            o += (size_t)sprintf(out + o, "\\u%04x", c);
+        } else {
+            o += (size_t)sprintf(out + o, "\\U%08x", c);
+        }
+        i += k;
+    }
+    out[o++] = quote;
+    return o;
+}
