@@ -1,4 +1,5 @@
 /* moarvm_fuzzlib.c: the MoarVM harnesses' checks above the bytes (see moarvm_fuzzlib.h). */
+#include "cli/job.h"
 #include "moarvm_fuzzlib.h"
 
 #include <stdio.h>
@@ -92,10 +93,7 @@ static int convert(const char *to, const char *metric, const uint8_t *data, size
 {
     const pcd_ext *e = pcd_ext_find("moarvm");
     CHECK(e != NULL, "no moarvm extension");
-    const pcd_converter *cv = NULL;
-    for (size_t k = 0; k < e->n_conv; k++)
-        if (strcmp(e->conv[k].to, to) == 0) cv = &e->conv[k];
-    CHECK(cv != NULL, "no converter %s", to);
+    CHECK(pcd_can_convert(e, to), "no converter %s", to);
     pcd_alloc al;
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, MEM_CAP);
     pcd_reader r;
@@ -106,8 +104,11 @@ static int convert(const char *to, const char *metric, const uint8_t *data, size
     pcd_ctx_init(&x, NULL);
     pcd_sink s;
     pcd_sink_init(&s, buf, sizeof buf, mem_write, NULL, m, &x);
-    pcd_conv_args a = { &pcd_moarvm_v3_format, &r, &s, "fuzz", false, (size & 2) != 0, metric, &al, devnull(), NULL, NULL, NULL };
-    int rc = cv->run(&a);
+    pcd_job j;
+    cli_job_init(&j, &pcd_moarvm_v3_format, &r, "fuzz", &al, devnull());
+    j.all = (size & 2) != 0;
+    j.metric = metric;
+    int rc = cli_job_exit(&j, pcd_convert(&j, to, &s), devnull());
     pcd_sink_flush(&s);
     pcd_reader_close(&r);
     CHECK(al.in_use == 0, "the reader leaked %zu bytes", al.in_use);

@@ -16,6 +16,7 @@
 #include "fuzzlib.h"
 #include "formats/mojo/asm.h"
 #include "mojo_v3.h"
+#include "cli/job.h"
 #include "formats/registry.h"
 
 #define CHECK(cond, ...)                                                                     \
@@ -64,11 +65,7 @@ static const pcd_format *mojo_version(const char *v) { return pcd_format_find("m
 static int convert(const pcd_format *f, const uint8_t *data, size_t size, const char *to, const char *metric,
                    bool all, mbuf *out, uint64_t *warnings)
 {
-    const pcd_ext *ext = pcd_ext_find("mojo");
-    const pcd_converter *cv = NULL;
-    for (size_t k = 0; k < ext->n_conv; k++)
-        if (strcmp(ext->conv[k].to, to) == 0) cv = &ext->conv[k];
-    CHECK(cv != NULL, "no converter %s", to);
+    CHECK(pcd_can_convert(pcd_ext_find("mojo"), to), "no converter %s", to);
     pcd_alloc al;
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, MEM_CAP);
     pcd_reader r;
@@ -85,8 +82,11 @@ static int convert(const pcd_format *f, const uint8_t *data, size_t size, const 
     size_t errlen = 0;
     FILE *err = open_memstream(&errtext, &errlen);
     CHECK(err != NULL, "open_memstream");
-    pcd_conv_args a = { f, &r, &s, "fuzz.mojo", false, all, metric, &al, err, NULL, NULL, NULL };
-    int rc = cv->run(&a);
+    pcd_job j;
+    cli_job_init(&j, f, &r, "fuzz.mojo", &al, err);
+    j.all = all;
+    j.metric = metric;
+    int rc = cli_job_exit(&j, pcd_convert(&j, to, &s), err);
     fclose(err);
     if (warnings) *warnings = errtext && strstr(errtext, "undefined") ? 1 : 0;
     free(errtext);

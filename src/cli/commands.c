@@ -6,12 +6,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli/job.h"
 #include "common/hmap.h"
 #include "cli/jsonl_read.h"
 
 /* Common option handling: returns the index of the first operand, or -1 on error / help. */
 enum { OPT_FORMAT = 1000, OPT_JSON, OPT_ALL, OPT_TO, OPT_COMPAT, OPT_METRIC, OPT_ENDIAN, OPT_MAXMEM, OPT_STRICT,
-       OPT_FROM, OPT_COMPRESSION, OPT_PARTIAL };
+       OPT_FROM, OPT_COMPRESSION, OPT_PARTIAL, OPT_DIALECT };
 
 static int out_to_stdout_ok(const char *name) { return !name || strcmp(name, "-") == 0; }
 
@@ -88,15 +89,14 @@ int cmd_formats(cli *c, int argc, char **argv)
             printf("%s{\"name\":\"%s\",\"version\":\"%s\",\"title\":\"%s\",\"schema\":\"%s\",\"streamable\":%s,\"convert_to\":[",
                    i ? "," : "", f->name, f->version, f->title, f->schema,
                    (f->flags & PCD_FMT_STREAMABLE) ? "true" : "false");
-            for (size_t k = 0; e && k < e->n_conv; k++) printf("%s\"%s\"", k ? "," : "", e->conv[k].to);
+            const char *h, *to;
+            for (size_t k = 0; e && (to = pcd_convert_target(e, k, &h)); k++) printf("%s\"%s\"", k ? "," : "", to);
             printf("]}");
         } else {
             printf("%-8s %-6s %-28s %-10s", f->name, f->version, f->title,
                    (f->flags & PCD_FMT_STREAMABLE) ? "streaming" : "whole-file");
-            if (e && e->n_conv) {
-                printf(" convert to:");
-                for (size_t k = 0; k < e->n_conv; k++) printf(" %s", e->conv[k].to);
-            }
+            const char *h, *to;
+            for (size_t k = 0; e && (to = pcd_convert_target(e, k, &h)); k++) printf("%s %s", k ? "" : " convert to:", to);
             printf("\n");
         }
     }
@@ -875,19 +875,44 @@ static void convert_help(FILE *out)
           "atomically (default: standard output). On damage the output still holds\n"
           "everything before it, closed properly; the error is reported and the exit\n"
           "status is 1 (--all skips damaged records instead); when nothing could be\n"
-          "converted before the damage, no OUT file is written.\n\nconversions:\n", out);
-    for (size_t i = 0; pcd_exts[i]; i++)
-        for (size_t k = 0; k < pcd_exts[i]->n_conv; k++)
-            fprintf(out, "  %-6s --to %-10s %s\n", pcd_exts[i]->format, pcd_exts[i]->conv[k].to,
-                    pcd_exts[i]->conv[k].help);
+          "converted before the damage, no OUT file is written.\n"
+          "--metric picks the sample type (as listed by 'profcodec info'); --dialect\n"
+          "picks whose conventions an output follows (default, austin, cpython, heph;\n"
+          "the input format's own tool by default).\n\nconversions:\n", out);
+    for (size_t i = 0; pcd_exts[i]; i++) {
+        const char *h, *to;
+        for (size_t k = 0; (to = pcd_convert_target(pcd_exts[i], k, &h)); k++)
+            fprintf(out, "  %-7s --to %-10s %s\n", pcd_exts[i]->format, to, h);
+    }
+    /* the same as a matrix: every output, and which inputs give it */
+    const char *outs[32];
+    size_t n_outs = 0;
+    for (size_t i = 0; pcd_exts[i]; i++) {
+        const char *h, *to;
+        for (size_t k = 0; (to = pcd_convert_target(pcd_exts[i], k, &h)); k++) {
+            size_t m = 0;
+            while (m < n_outs && strcmp(outs[m], to) != 0) m++;
+            if (m == n_outs && n_outs < 32) outs[n_outs++] = to;
+        }
+    }
+    fputs("\n         ", out);
+    for (size_t m = 0; m < n_outs; m++) fprintf(out, " %s", outs[m]);
+    fputs("\n", out);
+    for (size_t i = 0; pcd_exts[i]; i++) {
+        fprintf(out, "  %-7s", pcd_exts[i]->format);
+        for (size_t m = 0; m < n_outs; m++)
+            fprintf(out, " %*s", (int)strlen(outs[m]), pcd_can_convert(pcd_exts[i], outs[m]) ? "x" : ".");
+        fputs("\n", out);
+    }
 }
 
 int cmd_convert(cli *c, int argc, char **argv)
 {
-    const char *to = NULL, *outname = NULL, *metric = NULL, *compression = NULL;
+    const char *to = NULL, *outname = NULL, *metric = NULL, *compression = NULL, *dialect = NULL;
     bool compat = false, all = false;
     static const struct option lo[] = {
         { "to", required_argument, 0, OPT_TO }, { "format", required_argument, 0, OPT_FORMAT },
+        { "dialect", required_argument, 0, OPT_DIALECT },
         { "output", required_argument, 0, 'o' }, { "heph-compat", no_argument, 0, OPT_COMPAT },
         { "compat", no_argument, 0, OPT_COMPAT }, { "all", no_argument, 0, OPT_ALL },
         { "metric", required_argument, 0, OPT_METRIC }, { "compression", required_argument, 0, OPT_COMPRESSION },
@@ -902,6 +927,7 @@ int cmd_convert(cli *c, int argc, char **argv)
         else if (o == OPT_COMPAT) compat = true;
         else if (o == OPT_ALL) all = true;
         else if (o == OPT_METRIC) metric = optarg;
+        else if (o == OPT_DIALECT) dialect = optarg;
         else if (o == 'h') { convert_help(stdout); return 0; }
         else { convert_help(stderr); return EXIT_USAGE; }
     }
@@ -917,17 +943,12 @@ int cmd_convert(cli *c, int argc, char **argv)
         return rc;
     }
     const pcd_ext *ext = pcd_ext_find(src.f->name);
-    const pcd_converter *cv = NULL;
-    for (size_t k = 0; ext && k < ext->n_conv; k++)
-        if (strcmp(ext->conv[k].to, to) == 0) cv = &ext->conv[k];
-    if (!cv) {
+    if (!ext || !pcd_can_convert(ext, to)) {
         fprintf(stderr, "%s: a %s file cannot be converted to '%s'", path, src.f->name, to);
-        if (ext && ext->n_conv) {
-            fprintf(stderr, " (it can be converted to:");
-            for (size_t k = 0; k < ext->n_conv; k++) fprintf(stderr, " %s", ext->conv[k].to);
-            fprintf(stderr, ")");
-        }
-        fprintf(stderr, "\n");
+        const char *h, *t;
+        for (size_t k = 0; ext && (t = pcd_convert_target(ext, k, &h)); k++)
+            fprintf(stderr, "%s %s", k ? "" : " (it can be converted to:", t);
+        fprintf(stderr, "%s\n", ext && pcd_convert_target(ext, 0, &(const char *){ NULL }) ? ")" : "");
         cli_close(&src);
         return EXIT_USAGE;
     }
@@ -937,8 +958,20 @@ int cmd_convert(cli *c, int argc, char **argv)
         cli_close(&src);
         return rc;
     }
-    pcd_conv_args a = { src.f, &src.r, &ob.sink, path, compat, all, metric, &c->al, stderr, cli_progress, c, compression };
-    rc = cv->run(&a);
+    {
+        pcd_job j;
+        cli_job_init(&j, src.f, &src.r, path, &c->al, stderr);
+        j.all = all;
+        j.metric = metric;
+        j.dialect = dialect;
+        j.compat = compat;
+        j.compression = compression;
+        j.progress = cli_progress;
+        j.progress_ud = c;
+        pcd_status st = pcd_convert(&j, to, &ob.sink);
+        cli_progress_done(c);
+        rc = cli_job_exit(&j, st, stderr);
+    }
     cli_progress_done(c);
     if (rc == EXIT_USAGE) {
         outbuf_abort(&ob);

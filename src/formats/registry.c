@@ -2,8 +2,11 @@
 #include "formats/registry.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "model/profile.h"
 
 extern const pcd_ext pcd_heph_ext;
 extern const pcd_ext pcd_moarvm_ext;
@@ -88,4 +91,172 @@ size_t pcd_fmt_rust_f64(char *buf, size_t cap, double v)
     }
     out[n] = 0;
     return (size_t)snprintf(buf, cap, "%s", out);
+}
+
+/* ---- conversions ---------------------------------------------------------------------------- */
+
+pcd_status pcd_job_fail(pcd_job *j, pcd_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(j->msg, sizeof j->msg, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+void pcd_job_note(pcd_job *j, const char *fmt, ...)
+{
+    if (!j->note) return;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    j->note(j->report_ud, buf);
+}
+
+void pcd_job_damage(pcd_job *j, const pcd_error *e)
+{
+    j->damaged = true;
+    if (j->report) j->report(j->report_ud, true, e);
+}
+
+typedef struct pump_ctx {
+    pcd_record_fn fn;
+    void *ud;
+    pcd_status st;            /* what fn returned, when not PCD_OK */
+    uint64_t offset;          /* of the latest record, for progress */
+} pump_ctx;
+
+static pcd_status pump_one(void *ud, const pcd_record *rec)
+{
+    pump_ctx *c = ud;
+    c->offset = rec->offset;
+    pcd_status st = c->fn(c->ud, rec);
+    if (PCD_UNLIKELY(st != PCD_OK)) c->st = st;
+    return st;
+}
+
+pcd_status pcd_pump(pcd_job *j, pcd_record_fn fn, void *ud)
+{
+    pump_ctx c = { fn, ud, PCD_OK, 0 };
+    pcd_record rec;
+    for (;;) {
+        uint64_t k = 0;
+        /* batches of 1024 records through the fast path, then one on its own */
+        pcd_status st = pcd_reader_decode_run(j->r, 1024, &k, pump_one, &c);
+        if (k && j->progress) j->progress(j->progress_ud, c.offset);
+        if (st == PCD_OK) {
+            st = pcd_reader_next(j->r, &rec);
+            if (st == PCD_OK) {
+                if (j->progress) j->progress(j->progress_ud, rec.offset);
+                st = pump_one(&c, &rec);
+                if (st == PCD_OK) continue;
+            }
+        }
+        if (c.st != PCD_OK) return c.st;
+        if (st == PCD_END) return PCD_OK;
+        pcd_job_damage(j, pcd_reader_error(j->r));
+        if (j->all && pcd_reader_recover(j->r, NULL) == PCD_OK) continue;
+        return PCD_OK;
+    }
+}
+
+static bool fits(const pcd_ext *ext, const pcd_exporter *x)
+{
+    if (!ext->model) return false;
+    uint32_t has = ext->model->has;
+    return (has & x->needs) == x->needs && (!x->needs_any || (has & x->needs_any));
+}
+
+static const pcd_exporter *find_exporter(const char *to)
+{
+    for (size_t i = 0; pcd_exporters[i]; i++)
+        if (strcmp(pcd_exporters[i]->to, to) == 0) return pcd_exporters[i];
+    return NULL;
+}
+
+const char *pcd_convert_target(const pcd_ext *ext, size_t i, const char **help)
+{
+    for (size_t k = 0; k < ext->n_own; k++, i--)
+        if (i == 0) {
+            *help = ext->own[k].help;
+            return ext->own[k].to;
+        }
+    for (size_t k = 0; pcd_exporters[k]; k++) {
+        const pcd_exporter *x = pcd_exporters[k];
+        bool shadowed = false; /* a format's own converter of the same name comes first */
+        for (size_t m = 0; m < ext->n_conv; m++) shadowed |= strcmp(ext->conv[m].to, x->to) == 0;
+        for (size_t m = 0; m < ext->n_own; m++) shadowed |= strcmp(ext->own[m].to, x->to) == 0;
+        if (shadowed || !fits(ext, x)) continue;
+        if (i-- == 0) {
+            *help = x->help;
+            return x->to;
+        }
+    }
+    for (size_t k = 0; k < ext->n_conv; k++, i--)
+        if (i == 0) {
+            *help = ext->conv[k].help;
+            return ext->conv[k].to;
+        }
+    return NULL;
+}
+
+bool pcd_can_convert(const pcd_ext *ext, const char *to)
+{
+    const char *h;
+    for (size_t i = 0;; i++) {
+        const char *t = pcd_convert_target(ext, i, &h);
+        if (!t) return false;
+        if (strcmp(t, to) == 0) return true;
+    }
+}
+
+int pcd_job_outcome(const pcd_job *j, pcd_status st)
+{
+    if (st == PCD_OK) return j->damaged ? 1 : 0;
+    if (st == PCD_E_ARG || st == PCD_E_NOMEM || st == PCD_E_IO || st == PCD_E_LIMIT) return 2;
+    return 1;
+}
+
+pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
+{
+    const pcd_ext *ext = pcd_ext_find(j->f->name);
+    if (!ext) return pcd_job_fail(j, PCD_E_ARG, "a %s file cannot be converted", j->f->name);
+    for (size_t k = 0; k < ext->n_conv; k++)
+        if (strcmp(ext->conv[k].to, to) == 0) {
+            /* a converter not yet on the model: it prints its own messages */
+            pcd_conv_args a = { j->f, j->r, out, j->input_name, j->compat, j->all, j->metric, j->al, stderr,
+                                j->progress, j->progress_ud, j->compression };
+            int rc = ext->conv[k].run(&a);
+            if (rc == 1) j->damaged = true;
+            return rc == 2 ? PCD_E_ARG : PCD_OK;
+        }
+    for (size_t k = 0; k < ext->n_own; k++)
+        if (strcmp(ext->own[k].to, to) == 0) return ext->own[k].run(j, out);
+    const pcd_exporter *x = find_exporter(to);
+    if (!x || !fits(ext, x)) return pcd_job_fail(j, PCD_E_ARG, "a %s file cannot be converted to '%s'", j->f->name, to);
+    void *state = pcd_alloc_get(j->al, x->state_size ? x->state_size : 1);
+    if (!state) return pcd_job_fail(j, PCD_E_NOMEM, "out of memory (raise --max-memory)");
+    memset(state, 0, x->state_size ? x->state_size : 1);
+    pcd_consumer c;
+    memset(&c, 0, sizeof c);
+    pcd_status st = x->open(state, j, out, &c);
+    if (st == PCD_OK) {
+        pcd_profile p;
+        pcd_profile_init(&p, j->al, &c);
+        p.input_name = j->input_name;
+        p.format = j->f->name;
+        p.version = j->f->version;
+        st = ext->model->run(j, &p);
+        if (st == PCD_OK) st = pcd_profile_end(&p);
+        if (st == PCD_E_NOMEM && !j->msg[0])
+            pcd_job_fail(j, st, "out of memory for the profile's tables (raise --max-memory)");
+        else if (st == PCD_E_IO && !j->msg[0])
+            pcd_job_fail(j, st, "cannot write the output");
+        pcd_profile_free(&p);
+    }
+    if (x->close) x->close(state);
+    pcd_alloc_free(j->al, state, x->state_size ? x->state_size : 1);
+    return st;
 }

@@ -76,6 +76,72 @@ typedef struct pcd_importer {
     int (*run)(const pcd_import_args *a);  /* exit code as for converters */
 } pcd_importer;
 
+/* ---- conversions through the profile model ------------------------------------------------
+ *
+ * A conversion is a job: the input (a reader on it), the user's options, and where problems
+ * go. Code above the bytes never prints and never picks an exit code: it reports damage and
+ * warnings through job->report, says what went wrong in job->msg, and returns a status; the
+ * caller (the CLI, the Python module) turns that into messages and exit codes. */
+
+struct pcd_profile;
+struct pcd_consumer;
+
+typedef struct pcd_job {
+    const pcd_format *f;
+    pcd_reader *r;
+    const char *input_name;
+    pcd_alloc *al;
+    /* options */
+    bool all;                 /* --all: go on past damaged records */
+    const char *metric;       /* --metric, or NULL */
+    const char *dialect;      /* --dialect, or NULL: the input format's own */
+    bool compat;              /* --heph-compat */
+    const char *compression;  /* --compression, or NULL */
+    /* reports: damage (is_error) and warnings with where they are; plain warnings as text */
+    pcd_report_fn report;
+    void *report_ud;
+    void (*note)(void *ud, const char *text);
+    void (*progress)(void *ud, uint64_t bytes);
+    void *progress_ud;
+    /* results */
+    bool damaged;             /* damage was reported; the output holds what came before it */
+    char msg[512];            /* why a status other than PCD_OK was returned */
+} pcd_job;
+
+/* Sets job->msg (printf-style) and returns st. */
+pcd_status pcd_job_fail(pcd_job *j, pcd_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A warning line for the user (through job->note). */
+void pcd_job_note(pcd_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Reports the reader's error as damage and marks the job damaged. */
+void pcd_job_damage(pcd_job *j, const pcd_error *e);
+
+/* The one reader loop: every record of job->r to fn, in batches through the decoding fast
+ * path; damage is reported (and, with --all, skipped). Returns PCD_OK at the end of the input
+ * (job->damaged tells whether something was skipped or the rest was lost) or the first
+ * status other than PCD_OK that fn returned. */
+pcd_status pcd_pump(pcd_job *j, pcd_record_fn fn, void *ud);
+
+/* What a format's records give the model (importer) and what an output needs (exporter). */
+#define PCD_HAS_SAMPLES 1u        /* samples with stacks and values */
+#define PCD_HAS_TIMES 2u          /* samples carry times, in time order */
+#define PCD_HAS_SLICES 4u         /* timed spans on tracks */
+#define PCD_HAS_CODE 8u           /* frames are code (function, file, line): MOJO, Tachyon and
+                                   * Austin text can hold them */
+
+typedef struct pcd_model_importer {
+    uint32_t has;
+    /* Reads job->r into p (which hands the events on), calling pcd_profile_end at the end
+     * (after damage too). */
+    pcd_status (*run)(pcd_job *j, struct pcd_profile *p);
+} pcd_model_importer;
+
+/* A conversion that is not an output of the model (a format's own summary or text). */
+typedef struct pcd_format_output {
+    const char *to;
+    const char *help;
+    pcd_status (*run)(pcd_job *j, pcd_sink *out);
+} pcd_format_output;
+
 typedef struct pcd_ext {
     const char *format;       /* format name, every version */
     const pcd_info_ops *info;
@@ -84,7 +150,35 @@ typedef struct pcd_ext {
     const pcd_check_ops *check;   /* NULL: the schema's checks are all there is */
     const pcd_importer *import;
     size_t n_import;
+    const pcd_model_importer *model;  /* NULL: no profile in it */
+    const pcd_format_output *own;     /* the format's own outputs */
+    size_t n_own;
 } pcd_ext;
+
+/* An output written from the model (src/outputs). */
+typedef struct pcd_exporter {
+    const char *to;
+    const char *help;
+    uint32_t needs;           /* every one of these PCD_HAS_* */
+    uint32_t needs_any;       /* and at least one of these (0: none needed) */
+    size_t state_size;
+    /* Sets up the consumer on a zeroed state; options that need no profile are checked here. */
+    pcd_status (*open)(void *state, pcd_job *j, pcd_sink *out, struct pcd_consumer *c);
+    void (*close)(void *state);
+} pcd_exporter;
+
+extern const pcd_exporter *const pcd_exporters[];
+
+/* Can format `ext` be converted to `to`: its own output, or a model output it fits? */
+bool pcd_can_convert(const pcd_ext *ext, const char *to);
+/* The outputs of a format, in order (its own, then the model's): the i-th, or NULL after the
+ * last. *help gets its help line. */
+const char *pcd_convert_target(const pcd_ext *ext, size_t i, const char **help);
+/* Runs the conversion of job->r to `to` into out. */
+pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out);
+/* What a job came to, as the CLI's exit status: 0 done, 1 invalid or damaged input (the
+ * output holds what came before), 2 a usage, memory or output error. */
+int pcd_job_outcome(const pcd_job *j, pcd_status st);
 
 const pcd_ext *pcd_ext_find(const char *format);
 extern const pcd_ext *const pcd_exts[];

@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/job.h"
 #include "pcd.h"
 #include "formats/registry.h"
 
@@ -421,7 +422,8 @@ static void decode_budget(const pcd_format *f, const uint8_t *p, size_t n, pcd_s
         free(cctx);
         pcd_reader_close(&rd);
     }
-    for (size_t i = 0; ext && i < ext->n_conv; i++) {
+    const char *to, *help;
+    for (size_t i = 0; ext && (to = pcd_convert_target(ext, i, &help)); i++) {
         if (pcd_reader_open_buffer(&rd, f, p, n, &o) != PCD_OK) continue;
         uint8_t buf[4096];
         pcd_ctx x;
@@ -430,8 +432,9 @@ static void decode_budget(const pcd_format *f, const uint8_t *p, size_t n, pcd_s
         pcd_ctx_init(&x, &a);
         pcd_sink out;
         pcd_sink_init(&out, buf, sizeof buf, null_write, null_patch, NULL, &x);
-        pcd_conv_args ca = { f, &rd, &out, "claim", false, false, NULL, &al, g_devnull, NULL, NULL, NULL };
-        ext->conv[i].run(&ca);
+        pcd_job j;
+        cli_job_init(&j, f, &rd, "claim", &al, g_devnull);
+        pcd_convert(&j, to, &out);
         pcd_reader_close(&rd);
         pcd_arena_free(&a);
     }

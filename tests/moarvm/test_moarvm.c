@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/job.h"
 #include "fuzzlib.h"
 #include "formats/moarvm/snapshot.h"
 #include "moarvm_v2.h"
@@ -549,10 +550,7 @@ static size_t run_converter(const char *to, const char *metric, const uint8_t *p
 {
     const pcd_ext *e = pcd_ext_find("moarvm");
     assert_non_null(e);
-    const pcd_converter *cv = NULL;
-    for (size_t k = 0; k < e->n_conv; k++)
-        if (strcmp(e->conv[k].to, to) == 0) cv = &e->conv[k];
-    assert_non_null(cv);
+    assert_true(pcd_can_convert(e, to));
     pcd_alloc al;
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
     pcd_reader r;
@@ -563,8 +561,10 @@ static size_t run_converter(const char *to, const char *metric, const uint8_t *p
     pcd_sink s;
     pcd_sink_init(&s, (uint8_t *)out, cap - 1, NULL, NULL, NULL, &x);
     FILE *err = fopen("/dev/null", "w");
-    pcd_conv_args a = { &pcd_moarvm_v3_format, &r, &s, "test", false, false, metric, &al, err, NULL, NULL, NULL };
-    int rc = cv->run(&a);
+    pcd_job j;
+    cli_job_init(&j, &pcd_moarvm_v3_format, &r, "test", &al, err);
+    j.metric = metric;
+    int rc = cli_job_exit(&j, pcd_convert(&j, to, &s), err);
     fclose(err);
     pcd_reader_close(&r);
     assert_int_equal(rc, 0);

@@ -16,6 +16,7 @@
 #include "formats/mojo/asm.h"
 #include "mojo_v1.h"
 #include "mojo_v3.h"
+#include "cli/job.h"
 #include "formats/registry.h"
 
 /* ---- helpers --------------------------------------------------------------------------- */
@@ -65,10 +66,7 @@ static int convert(const pcd_format *f, const uint8_t *data, size_t n, const cha
                    char **err)
 {
     const pcd_ext *ext = pcd_ext_find("mojo");
-    const pcd_converter *cv = NULL;
-    for (size_t k = 0; k < ext->n_conv; k++)
-        if (strcmp(ext->conv[k].to, to) == 0) cv = &ext->conv[k];
-    assert_non_null(cv);
+    assert_true(pcd_can_convert(ext, to));
     pcd_alloc al;
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
     pcd_reader r;
@@ -84,8 +82,10 @@ static int convert(const pcd_format *f, const uint8_t *data, size_t n, const cha
     size_t elen = 0;
     char *etext = NULL;
     FILE *ef = open_memstream(&etext, &elen);
-    pcd_conv_args a = { f, &r, &s, "in.mojo", false, false, metric, &al, ef, NULL, NULL, NULL };
-    int rc = cv->run(&a);
+    pcd_job j;
+    cli_job_init(&j, f, &r, "in.mojo", &al, ef);
+    j.metric = metric;
+    int rc = cli_job_exit(&j, pcd_convert(&j, to, &s), ef);
     fclose(ef);
     assert_int_equal(pcd_sink_flush(&s), PCD_OK);
     pcd_reader_close(&r);

@@ -1,0 +1,15 @@
+/* cli/job.h: conversion jobs as the tool runs them: problems printed the tool's way. */
+#ifndef PCD_CLI_JOB_H
+#define PCD_CLI_JOB_H
+
+#include <stdio.h>
+
+#include "formats/registry.h"
+
+/* A job on reader r with the tool's defaults: damage and warnings printed to err as
+ * "NAME: offset N: path: message" and "NAME: warning: ...", notes as "NAME: text". */
+void cli_job_init(pcd_job *j, const pcd_format *f, pcd_reader *r, const char *name, pcd_alloc *al, FILE *err);
+/* The exit status of a finished job (pcd_job_outcome), after printing job->msg to err. */
+int cli_job_exit(const pcd_job *j, pcd_status st, FILE *err);
+
+#endif

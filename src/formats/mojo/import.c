@@ -1,0 +1,241 @@
+/* formats/mojo/import.c: Austin MOJO into the profile model.
+ *
+ * The assembler (asm.c) turns events into samples; each becomes a model sample:
+ *  - the thread is (pid, iid, tid): the tid as Austin's text shows it (a decimal number when
+ *    the hexadecimal one parses, else its bytes), told apart by its bytes;
+ *  - frames are code frames (scope as function, file, line, end line, columns as MOJO gives
+ *    them, 0 included); the markers are frames of their kind: invalid, GC, kernel (the symbol
+ *    as function), a string reference (a label);
+ *  - values, one per sample type: time (µs; the first time metric, negative read as 0),
+ *    cpu-time in full mode (the time unless the sample is idle), memory and memory-released
+ *    (the first memory metric's positive and negative parts), samples (1). The flags say
+ *    which metrics the sample had, which came first, and whether it was idle, so that
+ *    Austin's text can be written back byte for byte.
+ * Metadata goes on in file order. Sample types are set up at the first sample (or the end),
+ * when the mode metadata has been seen: their titles follow it ("CPU time", "Wall time"). The
+ * default metric is memory when the last mode seen is memory, else time. */
+#include <stdlib.h>
+
+#include "common/text.h"
+#include "common/vec.h"
+#include "formats/mojo/asm.h"
+#include "model/profile.h"
+
+enum { T_TIME, T_CPU, T_MEMORY, T_RELEASED, T_SAMPLES, T_N };
+
+typedef struct mimport {
+    pcd_job *j;
+    pcd_profile *p;
+    mojo_asm as;
+    pcd_status st;                 /* the first error from the model or its consumer */
+    bool begun;
+    int types[T_N];                /* model type index of each, -1 absent */
+    /* metadata before the first sample, handed on at the begin */
+    struct { pcd_str k, v; } *pending;
+    size_t n_pending, pending_cap;
+    uint32_t mode_id;              /* string id of the latest "mode" value, UINT32_MAX none */
+    /* asm ids -> model ids (+1, 0 not yet) */
+    uint32_t *smap, *fmap;
+    size_t smap_cap, fmap_cap;
+    pcd_frame_id gc, invalid;      /* + 1 */
+} mimport;
+
+static int64_t clamp(pcd_mojo_int v)
+{
+    if (v.neg) return v.mag > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)v.mag;
+    return v.mag > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v.mag;
+}
+
+/* The model string of an assembler string id. */
+static pcd_str str_of(mimport *m, uint32_t id)
+{
+    if (id >= m->smap_cap || !m->smap[id]) {
+        if (id >= m->smap_cap) {
+            size_t old = m->smap_cap;
+            if (PCD_VEC_RESERVE(m->j->al, m->smap, m->smap_cap, (size_t)id + 1) != PCD_OK) {
+                m->p->oom = PCD_E_NOMEM;
+                return 0;
+            }
+            memset(m->smap + old, 0, (m->smap_cap - old) * sizeof *m->smap);
+        }
+        pcd_bytes b = mojo_str(&m->as, id);
+        m->smap[id] = pcd_profile_str(m->p, b.ptr, b.len) + 1;
+    }
+    return m->smap[id] - 1;
+}
+
+static pcd_frame_id frame_of(mimport *m, uint32_t id)
+{
+    if (id >= m->fmap_cap || !m->fmap[id]) {
+        if (id >= m->fmap_cap) {
+            size_t old = m->fmap_cap;
+            if (PCD_VEC_RESERVE(m->j->al, m->fmap, m->fmap_cap, (size_t)id + 1) != PCD_OK) {
+                m->p->oom = PCD_E_NOMEM;
+                return 0;
+            }
+            memset(m->fmap + old, 0, (m->fmap_cap - old) * sizeof *m->fmap);
+        }
+        const mojo_frame *fr = &m->as.fr[id];
+        pcd_frame f = pcd_frame_blank(PCD_FRAME_CODE);
+        f.function = str_of(m, fr->scope);
+        f.file = str_of(m, fr->file);
+        f.line = clamp(fr->line);
+        f.end_line = clamp(fr->line_end);
+        f.column = clamp(fr->column);
+        f.end_column = clamp(fr->column_end);
+        m->fmap[id] = pcd_profile_frame(m->p, &f) + 1;
+    }
+    return m->fmap[id] - 1;
+}
+
+static bool mode_is(const mimport *m, const char *z)
+{
+    return m->mode_id != UINT32_MAX && pcd_bytes_is(mojo_str(&m->as, m->mode_id), z);
+}
+
+/* The sample types (at the first sample or the end), then the metadata held back. */
+static pcd_status begin(mimport *m)
+{
+    if (m->begun) return PCD_OK;
+    m->begun = true;
+    pcd_profile *p = m->p;
+    bool full = mode_is(m, "full");
+    for (int i = 0; i < T_N; i++) m->types[i] = -1;
+    /* in Austin's order: CPU time first in full mode */
+    if (full) m->types[T_CPU] = pcd_profile_add_type(p, "cpu-time", "microseconds", "CPU time");
+    m->types[T_TIME] = pcd_profile_add_type(p, "time", "microseconds",
+                                            mode_is(m, "cpu") ? "CPU time" : mode_is(m, "wall") || full ? "Wall time" : "Time");
+    m->types[T_MEMORY] = pcd_profile_add_type(p, "memory", "bytes", "Memory allocation");
+    m->types[T_RELEASED] = pcd_profile_add_type(p, "memory-released", "bytes", "Memory deallocation");
+    m->types[T_SAMPLES] = pcd_profile_add_type(p, "samples", "count", "Samples");
+    p->types[m->types[T_SAMPLES]].secondary = true;
+    p->default_type = mode_is(m, "memory") ? m->types[T_MEMORY] : m->types[T_TIME];
+    PCD_TRY(pcd_profile_begin(p));
+    for (size_t i = 0; i < m->n_pending; i++) PCD_TRY(pcd_profile_meta(p, m->pending[i].k, m->pending[i].v));
+    return PCD_OK;
+}
+
+static void on_meta(void *ud, uint32_t key, uint32_t value, uint64_t offset)
+{
+    (void)offset;
+    mimport *m = ud;
+    if (m->st != PCD_OK) return;
+    pcd_str k = str_of(m, key), v = str_of(m, value);
+    if (pcd_bytes_is(mojo_str(&m->as, key), "mode")) {
+        m->mode_id = value;
+        if (m->begun) m->p->default_type = mode_is(m, "memory") ? m->types[T_MEMORY] : m->types[T_TIME];
+    }
+    if (!m->begun) {
+        if (PCD_VEC_RESERVE(m->j->al, m->pending, m->pending_cap, m->n_pending + 1) != PCD_OK) {
+            m->st = PCD_E_NOMEM;
+            return;
+        }
+        m->pending[m->n_pending].k = k;
+        m->pending[m->n_pending].v = v;
+        m->n_pending++;
+        return;
+    }
+    m->st = pcd_profile_meta(m->p, k, v);
+}
+
+static void on_sample(void *ud, const mojo_sample *sm)
+{
+    mimport *m = ud;
+    if (m->st != PCD_OK) return;
+    if (!m->begun && (m->st = begin(m)) != PCD_OK) return;
+    pcd_profile *p = m->p;
+    pcd_thread th = pcd_thread_blank();
+    th.pid = clamp(sm->pid);
+    if (sm->has_iid) th.iid = clamp(sm->iid);
+    pcd_bytes tt = mojo_tid_text(&m->as, sm->tid);
+    th.tid_text = pcd_profile_str(p, tt.ptr, tt.len);
+    th.key = (uint64_t)sm->tid + 1;  /* the raw thread string, as the file has it */
+    /* a negative zero pid or iid is a thread of its own in the file */
+    if (sm->pid.neg) th.key |= UINT64_C(1) << 62;
+    if (sm->has_iid && sm->iid.neg) th.key |= UINT64_C(1) << 61;
+    pcd_sample s;
+    memset(&s, 0, sizeof s);
+    s.thread = pcd_profile_thread(p, &th);
+    pcd_stack_id st = PCD_STACK_EMPTY;
+    for (size_t i = 0; i < sm->n_items; i++) {
+        const mojo_item *it = &sm->items[i];
+        pcd_frame_id f;
+        switch (it->kind) {
+        case MOJO_IT_FRAME: f = frame_of(m, it->id); break;
+        case MOJO_IT_GC:
+            if (!m->gc) m->gc = pcd_profile_frame_named(p, PCD_FRAME_GC, 0) + 1;
+            f = m->gc - 1;
+            break;
+        case MOJO_IT_INVALID:
+            if (!m->invalid) m->invalid = pcd_profile_frame_named(p, PCD_FRAME_INVALID, 0) + 1;
+            f = m->invalid - 1;
+            break;
+        case MOJO_IT_KERNEL: f = pcd_profile_frame_named(p, PCD_FRAME_KERNEL, str_of(m, it->id)); break;
+        default: f = pcd_profile_frame_named(p, PCD_FRAME_LABEL, str_of(m, it->id)); break;
+        }
+        st = pcd_profile_push(p, st, f);
+    }
+    if (p->oom) {
+        m->st = p->oom;
+        return;
+    }
+    uint64_t v[T_N] = { 0 };
+    uint64_t time = sm->n_time && !sm->time.neg ? sm->time.mag : 0;
+    v[m->types[T_TIME]] = time;
+    if (m->types[T_CPU] >= 0) v[m->types[T_CPU]] = sm->idle ? 0 : time;
+    v[m->types[T_MEMORY]] = sm->n_memory && !sm->memory.neg ? sm->memory.mag : 0;
+    v[m->types[T_RELEASED]] = sm->n_memory && sm->memory.neg ? sm->memory.mag : 0;
+    v[m->types[T_SAMPLES]] = 1;
+    s.stack = st;
+    s.time = PCD_TIME_NONE;
+    s.count = 1;
+    s.values = v;
+    s.offset = sm->offset;
+    if (sm->idle) s.flags |= PCD_SAMPLE_IDLE;
+    if (sm->n_time) s.flags |= PCD_SAMPLE_HAS(m->types[T_TIME]);
+    if (sm->n_memory) s.flags |= PCD_SAMPLE_HAS(m->types[T_MEMORY]);
+    if (sm->first_metric == MOJO_EV_TIME) s.flags |= (uint32_t)(1 + m->types[T_TIME]) << PCD_SAMPLE_FIRST_SHIFT;
+    if (sm->first_metric == MOJO_EV_MEMORY) s.flags |= (uint32_t)(1 + m->types[T_MEMORY]) << PCD_SAMPLE_FIRST_SHIFT;
+    m->st = pcd_profile_sample(p, &s);
+}
+
+static pcd_status on_record(void *ud, const pcd_record *rec)
+{
+    mimport *m = ud;
+    pcd_status st = mojo_asm_record(&m->as, rec);
+    if (st != PCD_OK) return st;
+    return m->st;
+}
+
+static pcd_status mojo_import(pcd_job *j, pcd_profile *p)
+{
+    static const mojo_asm_ops ops = { on_sample, on_meta };
+    mimport m;
+    memset(&m, 0, sizeof m);
+    m.j = j;
+    m.p = p;
+    m.mode_id = UINT32_MAX;
+    p->dialect = PCD_DIALECT_AUSTIN;
+    pcd_status st = mojo_asm_init(&m.as, j->al, (int)j->f->version_num, &ops, &m, NULL, NULL);
+    if (st == PCD_OK) st = pcd_pump(j, on_record, &m);
+    if (st == PCD_OK) st = mojo_asm_finish(&m.as);
+    if (st == PCD_OK) st = m.st;
+    if (st == PCD_OK) st = begin(&m);
+    if (st == PCD_E_NOMEM && m.as.oom)
+        pcd_job_fail(j, st, "out of memory for the strings and frames (raise --max-memory)");
+    if (st == PCD_OK) {
+        uint64_t us = m.as.problems[MOJO_P_UNDEF_STRING], uf = m.as.problems[MOJO_P_UNDEF_FRAME];
+        if (us || uf)
+            pcd_job_note(j,
+                         "warning: %llu references to undefined string keys and %llu to undefined frame keys, "
+                         "rendered as <unknown> (profcodec validate shows where)",
+                         (unsigned long long)us, (unsigned long long)uf);
+    }
+    PCD_VEC_FREE(j->al, m.pending, m.pending_cap);
+    PCD_VEC_FREE(j->al, m.smap, m.smap_cap);
+    PCD_VEC_FREE(j->al, m.fmap, m.fmap_cap);
+    mojo_asm_free(&m.as);
+    return st;
+}
+
+const pcd_model_importer pcd_mojo_model = { PCD_HAS_SAMPLES | PCD_HAS_CODE, mojo_import };

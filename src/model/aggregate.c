@@ -1,0 +1,76 @@
+/* model/aggregate.c: (thread, stack) -> values, by open addressing with a last-hit shortcut. */
+#include "model/aggregate.h"
+
+#include "common/hash.h"
+#include "common/vec.h"
+
+void pcd_agg_init(pcd_agg *a, pcd_alloc *al, size_t n_types)
+{
+    memset(a, 0, sizeof *a);
+    a->al = al;
+    a->n_types = n_types ? n_types : 1;
+}
+
+void pcd_agg_free(pcd_agg *a)
+{
+    PCD_VEC_FREE(a->al, a->e, a->cap);
+    PCD_VEC_FREE(a->al, a->values, a->vcap);
+    PCD_VEC_FREE(a->al, a->idx, a->idx_cap);
+}
+
+static uint64_t key_hash(pcd_thread_id t, pcd_stack_id s) { return pcd_hash2(t, s); }
+
+static pcd_status rehash(pcd_agg *a)
+{
+    size_t ncap = a->idx_cap ? a->idx_cap * 2 : 1024;
+    uint32_t *q = pcd_alloc_get(a->al, ncap * sizeof *q);
+    if (!q) return PCD_E_NOMEM;
+    memset(q, 0, ncap * sizeof *q);
+    for (size_t i = 0; i < a->n; i++) {
+        size_t j = key_hash(a->e[i].thread, a->e[i].stack) & (ncap - 1);
+        while (q[j]) j = (j + 1) & (ncap - 1);
+        q[j] = (uint32_t)i + 1;
+    }
+    PCD_VEC_FREE(a->al, a->idx, a->idx_cap);
+    a->idx = q;
+    a->idx_cap = ncap;
+    return PCD_OK;
+}
+
+pcd_status pcd_agg_add(pcd_agg *a, pcd_thread_id thread, pcd_stack_id stack, const uint64_t *values, uint64_t count)
+{
+    size_t k;
+    if (a->last && a->e[a->last - 1].thread == thread && a->e[a->last - 1].stack == stack) {
+        k = a->last - 1;
+    } else {
+        if ((a->n + 1) * 2 > a->idx_cap) PCD_TRY(rehash(a));
+        size_t mask = a->idx_cap - 1, i = key_hash(thread, stack) & mask;
+        for (;; i = (i + 1) & mask) {
+            uint32_t v = a->idx[i];
+            if (!v) break;
+            if (a->e[v - 1].thread == thread && a->e[v - 1].stack == stack) break;
+        }
+        if (a->idx[i]) {
+            k = a->idx[i] - 1;
+        } else {
+            if (a->n >= UINT32_MAX - 1 || PCD_VEC_RESERVE(a->al, a->e, a->cap, a->n + 1) != PCD_OK ||
+                PCD_VEC_RESERVE(a->al, a->values, a->vcap, (a->n + 1) * a->n_types) != PCD_OK)
+                return PCD_E_NOMEM;
+            k = a->n++;
+            a->e[k].thread = thread;
+            a->e[k].stack = stack;
+            a->e[k].count = 0;
+            memset(a->values + k * a->n_types, 0, a->n_types * sizeof *a->values);
+            a->idx[i] = (uint32_t)k + 1;
+        }
+        a->last = k + 1;
+    }
+    a->e[k].count += count;
+    uint64_t *v = a->values + k * a->n_types;
+    if (count == 1) {
+        for (size_t t = 0; t < a->n_types; t++) v[t] = pcd_sat_add(v[t], values[t]);
+    } else {
+        for (size_t t = 0; t < a->n_types; t++) v[t] = pcd_sat_add(v[t], pcd_sat_mul(values[t], count));
+    }
+    return PCD_OK;
+}

@@ -1,0 +1,344 @@
+/* model/profile.c: the profile model's tables (interning) and event hand-off. */
+#include "model/profile.h"
+
+#include "common/hash.h"
+#include "common/vec.h"
+
+const char *const pcd_dialect_names[PCD_DIALECT_N] = { "default", "austin", "cpython", "heph" };
+
+void pcd_profile_init(pcd_profile *p, pcd_alloc *al, const pcd_consumer *consumer)
+{
+    memset(p, 0, sizeof *p);
+    p->al = al;
+    p->time_origin = PCD_TIME_NONE;
+    p->duration = PCD_TIME_NONE;
+    p->period_type = -1;
+    p->default_type = 0;
+    if (consumer) p->consumer = *consumer;
+    /* string 0 is "", stack 0 the empty stack */
+    pcd_profile_str(p, "", 0);
+    if (PCD_VEC_RESERVE(al, p->st, p->stacks_cap, 1) == PCD_OK) {
+        memset(&p->st[0], 0, sizeof p->st[0]);
+        p->st[0].frame = UINT32_MAX;
+        p->n_stacks = 1;
+    } else {
+        p->oom = PCD_E_NOMEM;
+    }
+}
+
+void pcd_profile_free(pcd_profile *p)
+{
+    pcd_alloc *al = p->al;
+    pcd_strtab *t = &p->strings;
+    PCD_VEC_FREE(al, t->pool, t->pool_cap);
+    PCD_VEC_FREE(al, t->ent, t->cap);
+    PCD_VEC_FREE(al, t->idx, t->idx_cap);
+    PCD_VEC_FREE(al, p->frames, p->frames_cap);
+    PCD_VEC_FREE(al, p->frame_idx, p->frame_idx_cap);
+    PCD_VEC_FREE(al, p->st, p->stacks_cap);
+    PCD_VEC_FREE(al, p->st_idx, p->st_idx_cap);
+    PCD_VEC_FREE(al, p->threads, p->threads_cap);
+    PCD_VEC_FREE(al, p->th_idx, p->th_idx_cap);
+    PCD_VEC_FREE(al, p->meta, p->meta_cap);
+    memset(p, 0, sizeof *p);
+}
+
+/* ---- open addressing over ids (slot = id + 1, 0 empty), load at most 1/2 ---------------- */
+
+typedef uint64_t (*id_hash_fn)(const pcd_profile *p, uint32_t id);
+
+static pcd_status idx_grow(pcd_profile *p, uint32_t **idx, size_t *cap, size_t n, id_hash_fn hash)
+{
+    if ((n + 1) * 2 <= *cap) return PCD_OK;
+    size_t ncap = *cap ? *cap * 2 : 256;
+    uint32_t *q = pcd_alloc_get(p->al, ncap * sizeof *q);
+    if (!q) return PCD_E_NOMEM;
+    memset(q, 0, ncap * sizeof *q);
+    for (size_t i = 0; i < *cap; i++) {
+        uint32_t v = (*idx)[i];
+        if (!v) continue;
+        size_t j = hash(p, v - 1) & (ncap - 1);
+        while (q[j]) j = (j + 1) & (ncap - 1);
+        q[j] = v;
+    }
+    if (*idx) pcd_alloc_free(p->al, *idx, *cap * sizeof **idx);
+    *idx = q;
+    *cap = ncap;
+    return PCD_OK;
+}
+
+/* ---- strings --------------------------------------------------------------------------- */
+
+pcd_bytes pcd_profile_text(const pcd_profile *p, pcd_str s)
+{
+    pcd_bytes b = { p->strings.pool + p->strings.ent[s].off, p->strings.ent[s].len };
+    return b;
+}
+
+static uint64_t str_hash(const pcd_profile *p, uint32_t id)
+{
+    pcd_bytes b = pcd_profile_text(p, id);
+    return pcd_hash_bytes(b.ptr, b.len);
+}
+
+pcd_str pcd_profile_str(pcd_profile *p, const void *bytes, size_t n)
+{
+    pcd_strtab *t = &p->strings;
+    if (n == 0 && t->n) return 0;
+    if (n > UINT32_MAX || p->oom) {
+        p->oom = PCD_E_NOMEM;
+        return 0;
+    }
+    if (idx_grow(p, &t->idx, &t->idx_cap, t->n, str_hash) != PCD_OK) {
+        p->oom = PCD_E_NOMEM;
+        return 0;
+    }
+    uint64_t h = pcd_hash_bytes(bytes, n);
+    size_t mask = t->idx_cap - 1, i = h & mask;
+    for (; t->idx[i]; i = (i + 1) & mask) {
+        uint32_t id = t->idx[i] - 1;
+        if (t->ent[id].len == n && memcmp(t->pool + t->ent[id].off, bytes, n) == 0) return id;
+    }
+    if (PCD_VEC_RESERVE(p->al, t->pool, t->pool_cap, t->pool_len + n) != PCD_OK ||
+        PCD_VEC_RESERVE(p->al, t->ent, t->cap, t->n + 1) != PCD_OK || t->n >= UINT32_MAX - 1) {
+        p->oom = PCD_E_NOMEM;
+        return 0;
+    }
+    if (n) memcpy(t->pool + t->pool_len, bytes, n);
+    t->ent[t->n].off = t->pool_len;
+    t->ent[t->n].len = (uint32_t)n;
+    t->pool_len += n;
+    t->idx[i] = (uint32_t)t->n + 1;
+    return (pcd_str)t->n++;
+}
+
+/* ---- frames ---------------------------------------------------------------------------- */
+
+pcd_frame pcd_frame_blank(pcd_frame_kind kind)
+{
+    pcd_frame f;
+    memset(&f, 0, sizeof f);
+    f.line = f.end_line = f.column = f.end_column = PCD_POS_NONE;
+    f.kind = (uint16_t)kind;
+    return f;
+}
+
+static uint64_t frame_hash_of(const pcd_frame *f)
+{
+    uint64_t h = pcd_hash2(f->function, f->file);
+    h = pcd_hash2(h, (uint64_t)f->line);
+    h = pcd_hash2(h, (uint64_t)f->end_line ^ ((uint64_t)f->column << 1));
+    h = pcd_hash2(h, (uint64_t)f->end_column ^ ((uint64_t)f->module << 32) ^ f->address);
+    return pcd_hash2(h, (uint64_t)f->kind << 16 | f->flags);
+}
+
+static uint64_t frame_hash(const pcd_profile *p, uint32_t id) { return frame_hash_of(&p->frames[id]); }
+
+static bool frame_eq(const pcd_frame *a, const pcd_frame *b)
+{
+    return a->function == b->function && a->file == b->file && a->line == b->line && a->end_line == b->end_line &&
+           a->column == b->column && a->end_column == b->end_column && a->module == b->module &&
+           a->address == b->address && a->kind == b->kind && a->flags == b->flags;
+}
+
+pcd_frame_id pcd_profile_frame(pcd_profile *p, const pcd_frame *f)
+{
+    if (p->oom) return 0;
+    if (idx_grow(p, &p->frame_idx, &p->frame_idx_cap, p->n_frames, frame_hash) != PCD_OK ||
+        PCD_VEC_RESERVE(p->al, p->frames, p->frames_cap, p->n_frames + 1) != PCD_OK || p->n_frames >= UINT32_MAX - 1) {
+        p->oom = PCD_E_NOMEM;
+        return 0;
+    }
+    size_t mask = p->frame_idx_cap - 1, i = frame_hash_of(f) & mask;
+    for (; p->frame_idx[i]; i = (i + 1) & mask) {
+        uint32_t id = p->frame_idx[i] - 1;
+        if (frame_eq(&p->frames[id], f)) return id;
+    }
+    p->frames[p->n_frames] = *f;
+    p->frame_idx[i] = (uint32_t)p->n_frames + 1;
+    return (pcd_frame_id)p->n_frames++;
+}
+
+pcd_frame_id pcd_profile_frame_named(pcd_profile *p, pcd_frame_kind kind, pcd_str function)
+{
+    pcd_frame f = pcd_frame_blank(kind);
+    f.function = function;
+    return pcd_profile_frame(p, &f);
+}
+
+/* ---- stacks ---------------------------------------------------------------------------- */
+
+static uint64_t stack_hash(const pcd_profile *p, uint32_t id) { return pcd_hash2(p->st[id].parent, p->st[id].frame); }
+
+pcd_stack_id pcd_profile_push_slow(pcd_profile *p, pcd_stack_id parent, pcd_frame_id frame)
+{
+    if (p->oom) return PCD_STACK_EMPTY;
+    if (idx_grow(p, &p->st_idx, &p->st_idx_cap, p->n_stacks, stack_hash) != PCD_OK ||
+        PCD_VEC_RESERVE(p->al, p->st, p->stacks_cap, p->n_stacks + 1) != PCD_OK || p->n_stacks >= UINT32_MAX - 1) {
+        p->oom = PCD_E_NOMEM;
+        return PCD_STACK_EMPTY;
+    }
+    size_t mask = p->st_idx_cap - 1, i = pcd_hash2(parent, frame) & mask;
+    uint32_t id;
+    for (; p->st_idx[i]; i = (i + 1) & mask) {
+        id = p->st_idx[i] - 1;
+        if (p->st[id].parent == parent && p->st[id].frame == frame) goto found;
+    }
+    id = (uint32_t)p->n_stacks++;
+    p->st[id].parent = parent;
+    p->st[id].frame = frame;
+    p->st[id].depth = p->st[parent].depth + 1;
+    p->st[id].kid = 0;
+    p->st_idx[i] = id + 1;
+found:
+    p->st[parent].kid = id;
+    return id;
+}
+
+pcd_stack_id pcd_profile_stack(pcd_profile *p, const pcd_frame_id *frames, size_t n)
+{
+    pcd_stack_id s = PCD_STACK_EMPTY;
+    for (size_t i = 0; i < n; i++) s = pcd_profile_push(p, s, frames[i]);
+    return s;
+}
+
+size_t pcd_stack_frames(const pcd_profile *p, pcd_stack_id s, pcd_frame_id *out)
+{
+    size_t n = p->st[s].depth;
+    for (size_t i = n; i > 0; i--) {
+        out[i - 1] = p->st[s].frame;
+        s = p->st[s].parent;
+    }
+    return n;
+}
+
+/* ---- threads --------------------------------------------------------------------------- */
+
+pcd_thread pcd_thread_blank(void)
+{
+    pcd_thread t;
+    memset(&t, 0, sizeof t);
+    t.pid = PCD_ID_NONE;
+    t.iid = PCD_ID_NONE;
+    return t;
+}
+
+static uint64_t thread_hash_of(const pcd_thread *t)
+{
+    uint64_t h = pcd_hash2((uint64_t)t->pid, (uint64_t)t->iid);
+    h = pcd_hash2(h, t->tid ^ (uint64_t)t->has_tid << 63);
+    return pcd_hash2(h, (uint64_t)t->tid_text << 32 ^ t->key);
+}
+
+static uint64_t thread_hash(const pcd_profile *p, uint32_t id) { return thread_hash_of(&p->threads[id]); }
+
+pcd_thread_id pcd_profile_thread(pcd_profile *p, const pcd_thread *t)
+{
+    if (p->oom) return 0;
+    if (idx_grow(p, &p->th_idx, &p->th_idx_cap, p->n_threads, thread_hash) != PCD_OK ||
+        PCD_VEC_RESERVE(p->al, p->threads, p->threads_cap, p->n_threads + 1) != PCD_OK) {
+        p->oom = PCD_E_NOMEM;
+        return 0;
+    }
+    size_t mask = p->th_idx_cap - 1, i = thread_hash_of(t) & mask;
+    for (; p->th_idx[i]; i = (i + 1) & mask) {
+        const pcd_thread *o = &p->threads[p->th_idx[i] - 1];
+        if (o->pid == t->pid && o->iid == t->iid && o->tid == t->tid && o->has_tid == t->has_tid &&
+            o->tid_text == t->tid_text && o->key == t->key)
+            return p->th_idx[i] - 1;
+    }
+    p->threads[p->n_threads] = *t;
+    p->th_idx[i] = (uint32_t)p->n_threads + 1;
+    return (pcd_thread_id)p->n_threads++;
+}
+
+void pcd_profile_thread_name(pcd_profile *p, pcd_thread_id t, pcd_str name, pcd_str process_name)
+{
+    if (t >= p->n_threads) return;
+    if (name) p->threads[t].name = name;
+    if (process_name) p->threads[t].process_name = process_name;
+}
+
+/* ---- sample types ------------------------------------------------------------------------ */
+
+int pcd_profile_add_type(pcd_profile *p, const char *name, const char *unit, const char *title)
+{
+    if (p->n_types == PCD_MAX_SAMPLE_TYPES) return -1;
+    pcd_sample_type *t = &p->types[p->n_types];
+    t->name = pcd_profile_strz(p, name);
+    t->unit = pcd_profile_strz(p, unit);
+    t->title = title ? pcd_profile_strz(p, title) : 0;
+    return (int)p->n_types++;
+}
+
+void pcd_profile_alias(pcd_profile *p, const char *alias, int type)
+{
+    if (p->n_aliases == sizeof p->aliases / sizeof p->aliases[0] || type < 0) return;
+    p->aliases[p->n_aliases].alias = pcd_profile_strz(p, alias);
+    p->aliases[p->n_aliases].type = type;
+    p->n_aliases++;
+}
+
+static bool text_is(const pcd_profile *p, pcd_str s, const char *z)
+{
+    pcd_bytes b = pcd_profile_text(p, s);
+    return b.len == strlen(z) && memcmp(b.ptr, z, b.len) == 0;
+}
+
+int pcd_profile_find_type(const pcd_profile *p, const char *name)
+{
+    for (size_t i = 0; i < p->n_aliases; i++)
+        if (text_is(p, p->aliases[i].alias, name)) return p->aliases[i].type;
+    for (size_t i = 0; i < p->n_types; i++)
+        if (text_is(p, p->types[i].name, name)) return (int)i;
+    return -1;
+}
+
+/* ---- events -------------------------------------------------------------------------------- */
+
+pcd_status pcd_profile_begin(pcd_profile *p)
+{
+    if (p->begun) return PCD_OK;
+    p->begun = true;
+    if (p->oom) return p->oom;
+    return p->consumer.begin ? p->consumer.begin(p->consumer.ud, p) : PCD_OK;
+}
+
+pcd_status pcd_profile_meta(pcd_profile *p, pcd_str key, pcd_str value)
+{
+    PCD_TRY(pcd_profile_begin(p));
+    if (PCD_VEC_RESERVE(p->al, p->meta, p->meta_cap, p->n_meta + 1) != PCD_OK) return p->oom = PCD_E_NOMEM;
+    p->meta[p->n_meta].key = key;
+    p->meta[p->n_meta].value = value;
+    p->n_meta++;
+    return p->consumer.meta ? p->consumer.meta(p->consumer.ud, p, key, value) : PCD_OK;
+}
+
+pcd_str pcd_profile_meta_get(const pcd_profile *p, const char *key)
+{
+    for (size_t i = 0; i < p->n_meta; i++)
+        if (text_is(p, p->meta[i].key, key)) return p->meta[i].value;
+    return 0;
+}
+
+pcd_status pcd_profile_sample(pcd_profile *p, const pcd_sample *s)
+{
+    if (PCD_UNLIKELY(!p->begun)) PCD_TRY(pcd_profile_begin(p));
+    if (PCD_UNLIKELY(p->oom)) return p->oom;
+    return p->consumer.sample ? p->consumer.sample(p->consumer.ud, p, s) : PCD_OK;
+}
+
+pcd_status pcd_profile_slice(pcd_profile *p, const pcd_slice *s)
+{
+    if (PCD_UNLIKELY(!p->begun)) PCD_TRY(pcd_profile_begin(p));
+    if (PCD_UNLIKELY(p->oom)) return p->oom;
+    return p->consumer.slice ? p->consumer.slice(p->consumer.ud, p, s) : PCD_OK;
+}
+
+pcd_status pcd_profile_end(pcd_profile *p)
+{
+    if (p->ended) return PCD_OK;
+    PCD_TRY(pcd_profile_begin(p));
+    p->ended = true;
+    return p->consumer.end ? p->consumer.end(p->consumer.ud, p) : PCD_OK;
+}

@@ -1,0 +1,285 @@
+/* model/profile.h: the profile model, the one shape between the formats and the outputs.
+ *
+ * Every format's importer (src/formats/<format>/import.c) turns its records into this model;
+ * every output (src/outputs/) is written once, from it. The model is made of tables that grow
+ * with what is distinct in a profile, and of events that are handed on as they come:
+ *
+ *   tables  interned strings; frames (function, file, positions, kind); stacks, a trie of
+ *           (parent stack, frame); threads (process, interpreter, thread, names); sample types
+ *           (name and unit); metadata (key and value, in file order).
+ *   events  samples (thread, optional time, stack, one value per sample type, a count),
+ *           timed slices on tracks (spans: Heph's events), metadata as it comes.
+ *
+ * Events go to one consumer (an output, or the aggregate in model/aggregate.h), in the order
+ * the importer produces them: time order for formats whose samples carry times. Nothing keeps
+ * samples, so streaming conversions run in memory bounded by the distinct strings, frames and
+ * stacks, and a pipe stays live; an output that needs totals aggregates stack -> values.
+ *
+ * All memory comes from the caller's allocator (pcd_alloc), so --max-memory covers it.
+ * Strings are bytes: nothing here requires UTF-8 (outputs make their text safe). */
+#ifndef PCD_MODEL_PROFILE_H
+#define PCD_MODEL_PROFILE_H
+
+#include "pcd.h"
+
+typedef uint32_t pcd_str;          /* an interned string; 0 is "" */
+typedef uint32_t pcd_frame_id;
+typedef uint32_t pcd_stack_id;     /* 0 is the empty stack */
+typedef uint32_t pcd_thread_id;
+
+#define PCD_STACK_EMPTY 0u
+#define PCD_POS_NONE INT64_MIN     /* a line or column the source does not give */
+#define PCD_TIME_NONE INT64_MIN    /* a sample without a time */
+#define PCD_ID_NONE INT64_MIN      /* a process or interpreter id the source does not give */
+#define PCD_MAX_SAMPLE_TYPES 8
+
+/* What a frame is. Outputs use it for colours and markers, pprof and MOJO for their own kinds. */
+typedef enum pcd_frame_kind {
+    PCD_FRAME_CODE = 0,            /* interpreted or managed code: a function in a source file */
+    PCD_FRAME_NATIVE,              /* native code (C, JIT-compiled, unmanaged) */
+    PCD_FRAME_KERNEL,              /* the operating system's kernel */
+    PCD_FRAME_GC,                  /* the garbage collector (a marker, no function) */
+    PCD_FRAME_IDLE,                /* waiting: not running */
+    PCD_FRAME_INVALID,             /* the profiler could not read this frame */
+    PCD_FRAME_LABEL,               /* a free-form label: the function field is the text */
+    PCD_FRAME_TYPE,                /* a heap type (allocation leaves, heap snapshot objects) */
+    PCD_FRAME_ROOT,                /* a heap root (a GC root set) */
+    PCD_FRAME_KIND_N
+} pcd_frame_kind;
+
+/* The frame was inlined into the frame it sits on (its caller): pprof keeps both in one
+ * Location, as several Lines. */
+#define PCD_FRAME_INLINED 1u
+
+typedef struct pcd_frame {
+    pcd_str function;              /* name ("" none) */
+    pcd_str file;                  /* source file, or binary for native frames ("" none) */
+    int64_t line, end_line;        /* 1-based; PCD_POS_NONE when unknown */
+    int64_t column, end_column;    /* 1-based; PCD_POS_NONE when unknown */
+    pcd_str module;                /* the binary or library of native code ("" none) */
+    uint64_t address;              /* instruction address (0 none) */
+    uint16_t kind;                 /* pcd_frame_kind */
+    uint16_t flags;                /* PCD_FRAME_INLINED */
+} pcd_frame;
+
+/* A thread (or, for span traces, a track). The numeric ids are what outputs print; the texts
+ * are how the source spells them. Threads are told apart by (pid, iid, tid, has_tid, tid_text,
+ * key): the names are attributes that may arrive later. */
+typedef struct pcd_thread {
+    int64_t pid;                   /* process id (PCD_ID_NONE none) */
+    int64_t iid;                   /* interpreter or sub-process id (PCD_ID_NONE none) */
+    uint64_t tid;                  /* thread id, valid when has_tid */
+    bool has_tid;
+    pcd_str tid_text;              /* the thread id as the source writes it ("" none) */
+    uint64_t key;                  /* anything else that tells threads apart (0 none) */
+    pcd_str name;                  /* thread name ("" none) */
+    pcd_str process_name;          /* process name ("" none) */
+} pcd_thread;
+
+/* A kind of value samples carry: "wall-time" in "microseconds", "alloc-bytes" in "bytes". */
+typedef struct pcd_sample_type {
+    pcd_str name;                  /* machine name, as --metric takes it */
+    pcd_str unit;                  /* "nanoseconds", "microseconds", "bytes", "count" */
+    pcd_str title;                 /* how a viewer titles it ("Wall time"; "" = name) */
+    bool secondary;                /* a count kept beside a time: viewers show it only when asked */
+} pcd_sample_type;
+
+/* Sample flags. */
+#define PCD_SAMPLE_IDLE 1u         /* the thread was idle (Austin's idle flag) */
+#define PCD_SAMPLE_HAS(i) (2u << (i)) /* the source gave sample type i a value (rather than 0) */
+#define PCD_SAMPLE_FIRST_SHIFT 24  /* bits 24..27: 1 + the index of the value the source gave first */
+
+typedef struct pcd_sample {
+    pcd_thread_id thread;
+    pcd_stack_id stack;
+    int64_t time;                  /* ns since the profile's time origin, or PCD_TIME_NONE */
+    uint64_t count;                /* how many identical samples this stands for (>= 1) */
+    const uint64_t *values;        /* one per sample type, for ONE of the `count` samples (sample
+                                    * values are amounts: a signed quantity, such as memory
+                                    * that is allocated and freed, is two types) */
+    uint32_t flags;                /* PCD_SAMPLE_* */
+    uint32_t status;               /* the source's own per-sample status bits (0 none) */
+    uint64_t offset;               /* where in the input it was read */
+} pcd_sample;
+
+/* A typed argument of a slice (Chrome's args, Heph's attributes). */
+typedef enum pcd_arg_type {
+    PCD_ARG_U64, PCD_ARG_I64, PCD_ARG_F64, PCD_ARG_STR,
+    PCD_ARG_U64_ARRAY, PCD_ARG_I64_ARRAY, PCD_ARG_F64_ARRAY, PCD_ARG_STR_ARRAY
+} pcd_arg_type;
+
+typedef struct pcd_arg {
+    pcd_bytes key;
+    pcd_arg_type type;
+    union {
+        uint64_t u;
+        int64_t i;
+        double f;
+        pcd_bytes s;
+        struct { const uint64_t *items; size_t n; } u_arr;
+        struct { const int64_t *items; size_t n; } i_arr;
+        struct { const double *items; size_t n; } f_arr;
+        struct { const pcd_bytes *items; size_t n; } s_arr;
+    } v;
+} pcd_arg;
+
+/* A timed span on a track (a thread): Heph's events. Views valid during the call only. */
+typedef struct pcd_slice {
+    pcd_thread_id track;
+    int64_t start, end;            /* ns since the profile's time origin */
+    pcd_bytes name;
+    pcd_bytes category;
+    const pcd_arg *args;
+    size_t n_args;
+    uint64_t offset;
+} pcd_slice;
+
+typedef struct pcd_profile pcd_profile;
+
+/* Who gets the events. Each callback may be NULL. A status other than PCD_OK stops the
+ * importer, which returns it. */
+typedef struct pcd_consumer {
+    void *ud;
+    uint32_t needs;                /* PCD_NEEDS_* */
+    pcd_status (*begin)(void *ud, pcd_profile *p);
+    pcd_status (*meta)(void *ud, pcd_profile *p, pcd_str key, pcd_str value);
+    pcd_status (*sample)(void *ud, pcd_profile *p, const pcd_sample *s);
+    pcd_status (*slice)(void *ud, pcd_profile *p, const pcd_slice *s);
+    /* after the last event (also after damage: what came before is closed properly) */
+    pcd_status (*end)(void *ud, pcd_profile *p);
+} pcd_consumer;
+
+/* One call per sample, each with its own time (no count above 1): timelines need it. */
+#define PCD_NEEDS_TIMES 1u
+
+/* Dialects: where a reference tool defines an output's exact bytes, the importer of that
+ * tool's format names the dialect, and the output follows it unless told otherwise. */
+typedef enum pcd_dialect {
+    PCD_DIALECT_DEFAULT = 0,       /* profcodec's own */
+    PCD_DIALECT_AUSTIN,            /* austin-python's (mojo2austin, collapsed Austin frames) */
+    PCD_DIALECT_CPYTHON,           /* CPython 3.15's profiling.sampling (collapsed) */
+    PCD_DIALECT_HEPH,              /* Heph's convert_trace (chrome) */
+    PCD_DIALECT_N
+} pcd_dialect;
+
+extern const char *const pcd_dialect_names[PCD_DIALECT_N];
+
+/* An interned string table (bytes, any content). */
+typedef struct pcd_strtab {
+    uint8_t *pool;
+    size_t pool_len, pool_cap;
+    struct pcd_strent {
+        uint64_t off;              /* where its bytes start in pool */
+        uint32_t len;
+    } *ent;
+    size_t n, cap;
+    uint32_t *idx;                 /* open addressing: id + 1 (0 empty) */
+    size_t idx_cap;
+} pcd_strtab;
+
+struct pcd_profile {
+    pcd_alloc *al;
+    /* what the importer says about the whole profile */
+    const char *input_name;        /* as the user gave it */
+    const char *format;            /* "tachyon" */
+    const char *version;           /* "1" */
+    pcd_dialect dialect;           /* the reference tool the source format comes with */
+    int64_t time_origin;           /* Unix time in ns of time 0 (PCD_TIME_NONE: unknown) */
+    int64_t duration;              /* ns (PCD_TIME_NONE: unknown) */
+    int64_t period;                /* the sampling interval, in units of period_type (0 none) */
+    int period_type;               /* index into types, -1 none */
+    int default_type;              /* what --metric defaults to */
+    pcd_consumer consumer;
+    /* tables */
+    pcd_strtab strings;
+    pcd_frame *frames;
+    size_t n_frames, frames_cap;
+    uint32_t *frame_idx;           /* open addressing: frame id + 1 */
+    size_t frame_idx_cap;
+    /* stacks: node i is its parent plus a frame; node 0 is the empty stack */
+    struct pcd_stack_node {
+        uint32_t parent, frame, depth;
+        uint32_t kid;              /* the child taken last (0: none) */
+    } *st;
+    size_t n_stacks, stacks_cap;
+    uint32_t *st_idx;              /* open addressing of (parent, frame): node + 1 */
+    size_t st_idx_cap;
+    pcd_thread *threads;
+    size_t n_threads, threads_cap;
+    uint32_t *th_idx;
+    size_t th_idx_cap;
+    pcd_sample_type types[PCD_MAX_SAMPLE_TYPES];
+    size_t n_types;
+    struct pcd_metric_alias { pcd_str alias; int type; } aliases[8];
+    size_t n_aliases;
+    struct pcd_meta { pcd_str key, value; } *meta;
+    size_t n_meta, meta_cap;
+    bool begun, ended;
+    pcd_status oom;                /* PCD_E_NOMEM once a table could not grow */
+};
+
+/* Starts an empty profile on an allocator; the consumer gets the events. */
+void pcd_profile_init(pcd_profile *p, pcd_alloc *al, const pcd_consumer *consumer);
+void pcd_profile_free(pcd_profile *p);
+
+/* ---- tables ---------------------------------------------------------------------------- */
+
+/* The id of these bytes (interned). Returns 0 for "" and, with p->oom set, when out of memory. */
+pcd_str pcd_profile_str(pcd_profile *p, const void *bytes, size_t n);
+PCD_INLINE pcd_str pcd_profile_strz(pcd_profile *p, const char *z) { return pcd_profile_str(p, z, strlen(z)); }
+pcd_bytes pcd_profile_text(const pcd_profile *p, pcd_str s);
+
+/* The id of a frame equal in every field (interned). */
+pcd_frame_id pcd_profile_frame(pcd_profile *p, const pcd_frame *f);
+/* A frame with only a kind and a function (markers, labels, heap types). */
+pcd_frame_id pcd_profile_frame_named(pcd_profile *p, pcd_frame_kind kind, pcd_str function);
+/* A frame's fields with no position and no module (to fill in before pcd_profile_frame). */
+pcd_frame pcd_frame_blank(pcd_frame_kind kind);
+PCD_INLINE const pcd_frame *pcd_profile_frame_at(const pcd_profile *p, pcd_frame_id f) { return &p->frames[f]; }
+
+/* The stack `parent` with `frame` on top (called from it), made if new. */
+pcd_stack_id pcd_profile_push_slow(pcd_profile *p, pcd_stack_id parent, pcd_frame_id frame);
+PCD_INLINE pcd_stack_id pcd_profile_push(pcd_profile *p, pcd_stack_id parent, pcd_frame_id frame)
+{
+    /* samples mostly go on as the last one went: the parent's last child first */
+    uint32_t k = p->st[parent].kid;
+    if (PCD_LIKELY(k && p->st[k].frame == frame)) return k;
+    return pcd_profile_push_slow(p, parent, frame);
+}
+/* A whole stack given outermost first. */
+pcd_stack_id pcd_profile_stack(pcd_profile *p, const pcd_frame_id *frames, size_t n);
+PCD_INLINE pcd_stack_id pcd_stack_parent(const pcd_profile *p, pcd_stack_id s) { return p->st[s].parent; }
+PCD_INLINE pcd_frame_id pcd_stack_frame(const pcd_profile *p, pcd_stack_id s) { return p->st[s].frame; }
+PCD_INLINE uint32_t pcd_stack_depth(const pcd_profile *p, pcd_stack_id s) { return p->st[s].depth; }
+/* The frames of stack s, outermost first, into out (room for pcd_stack_depth); the count. */
+size_t pcd_stack_frames(const pcd_profile *p, pcd_stack_id s, pcd_frame_id *out);
+
+/* The id of a thread (interned by its identity; names are kept from the first time they are
+ * given, and set later with pcd_profile_thread_name). */
+pcd_thread_id pcd_profile_thread(pcd_profile *p, const pcd_thread *t);
+pcd_thread pcd_thread_blank(void);
+void pcd_profile_thread_name(pcd_profile *p, pcd_thread_id t, pcd_str name, pcd_str process_name);
+
+/* Adds a sample type; returns its index (or -1 when there are PCD_MAX_SAMPLE_TYPES). */
+int pcd_profile_add_type(pcd_profile *p, const char *name, const char *unit, const char *title);
+/* Another name --metric accepts for type i ("time" for "wall-time"). */
+void pcd_profile_alias(pcd_profile *p, const char *alias, int type);
+/* The type --metric NAME means (a type's name or an alias); -1 if none. */
+int pcd_profile_find_type(const pcd_profile *p, const char *name);
+
+/* ---- events ------------------------------------------------------------------------------ */
+
+/* After the header (sample types, dialect, time origin): the consumer's begin. Called by the
+ * first event if the importer did not. */
+pcd_status pcd_profile_begin(pcd_profile *p);
+/* Metadata: kept (in order) and handed on. */
+pcd_status pcd_profile_meta(pcd_profile *p, pcd_str key, pcd_str value);
+pcd_status pcd_profile_sample(pcd_profile *p, const pcd_sample *s);
+pcd_status pcd_profile_slice(pcd_profile *p, const pcd_slice *s);
+/* The end of the input (also after damage); the consumer's end, once. */
+pcd_status pcd_profile_end(pcd_profile *p);
+
+/* The first value of metadata key (NULL-terminated C string), or 0. */
+pcd_str pcd_profile_meta_get(const pcd_profile *p, const char *key);
+
+#endif

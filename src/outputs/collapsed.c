@@ -1,0 +1,238 @@
+/* outputs/collapsed.c: collapsed stacks (Brendan Gregg's folded format: one line per distinct
+ * stack, frames outermost first separated by ';', then a space and the value), for
+ * flamegraph.pl, inferno and speedscope.
+ *
+ * Lines come in the order their stack was first seen, one per (thread, stack) with a value
+ * other than 0 for the chosen sample type (--metric, else the input's default). In the
+ * CPython dialect they are CPython's `replay --collapsed` lines byte for byte: frames as
+ * basename:function:line compared by (file, function, line), the interpreters of a thread
+ * merged, empty stacks left out, sorted by count (then text, then first appearance). */
+#include <stdlib.h>
+
+#include "common/vec.h"
+#include "model/aggregate.h"
+#include "outputs/outputs.h"
+#include "outputs/render.h"
+
+typedef struct collapsed {
+    pcd_job *j;
+    pcd_sink *out;
+    pcd_dialect d;
+    pcd_agg agg;
+    bool agg_open;
+} collapsed;
+
+static pcd_status c_begin(void *ud, pcd_profile *p)
+{
+    collapsed *c = ud;
+    PCD_TRY(pcd_out_dialect(c->j, p, &c->d));
+    PCD_TRY(pcd_out_metric(c->j, p, NULL));
+    pcd_agg_init(&c->agg, c->j->al, p->n_types);
+    c->agg_open = true;
+    return PCD_OK;
+}
+
+static pcd_status c_sample(void *ud, pcd_profile *p, const pcd_sample *s)
+{
+    (void)p;
+    collapsed *c = ud;
+    return pcd_agg_sample(&c->agg, s);
+}
+
+/* One line: the thread (unless blank), the frames, the value. */
+static pcd_status put_line(collapsed *c, const pcd_profile *p, pcd_thread_id t, pcd_stack_id s, uint64_t v,
+                           pcd_frame_id *fr, pcd_collapsed_escape esc)
+{
+    pcd_sink *o = c->out;
+    bool sep = false;
+    if (c->d == PCD_DIALECT_AUSTIN || c->d == PCD_DIALECT_CPYTHON || !pcd_thread_is_blank(p, t)) {
+        PCD_TRY(pcd_render_thread_prefix(o, p, t, c->d, esc));
+        sep = true;
+    }
+    size_t n = pcd_stack_frames(p, s, fr);
+    for (size_t i = 0; i < n; i++) {
+        if (sep) PCD_TRY(pcd_sink_put(o, ";", 1));
+        sep = true;
+        PCD_TRY(pcd_render_frame(o, p, fr[i], c->d, esc));
+    }
+    PCD_TRY(pcd_sink_put(o, " ", 1));
+    PCD_TRY(pcd_text_u64(o, v));
+    return pcd_sink_put(o, "\n", 1);
+}
+
+/* ---- the CPython dialect ---------------------------------------------------------------- */
+
+typedef struct cline {
+    uint64_t off;                  /* of its text in the pool */
+    uint32_t len;
+    uint32_t order;
+    uint64_t count;
+} cline;
+
+static int cline_cmp(const void *x, const void *y, void *pool_)
+{
+    const cline *a = x, *b = y;
+    const uint8_t *pool = pool_;
+    if (a->count != b->count) return a->count > b->count ? -1 : 1;
+    size_t n = a->len < b->len ? a->len : b->len;
+    int r = memcmp(pool + a->off, pool + b->off, n);
+    if (r) return r;
+    if (a->len != b->len) return a->len < b->len ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static pcd_status write_cpython(collapsed *c, pcd_profile *p, int type)
+{
+    pcd_alloc *al = c->j->al;
+    pcd_status st = PCD_OK;
+    /* the key of a line: the thread id alone, and the stack of (file, function, line) frames */
+    size_t nf = p->n_frames, ns = p->n_stacks;
+    uint32_t *fmap = pcd_alloc_get(al, (nf + 1) * sizeof *fmap), *smap = pcd_alloc_get(al, (ns + 1) * sizeof *smap);
+    pcd_agg lines;
+    pcd_agg_init(&lines, al, 1);
+    cline *cl = NULL;
+    size_t cl_cap = 0, n_lines = 0;
+    const uint8_t *pool = NULL;
+    pcd_memsink text;
+    pcd_memsink_init(&text, al);
+    pcd_frame_id *fr = NULL;
+    size_t fr_cap = 0;
+    if (!fmap || !smap) {
+        st = PCD_E_NOMEM;
+        goto out;
+    }
+    memset(fmap, 0, (nf + 1) * sizeof *fmap);
+    memset(smap, 0, (ns + 1) * sizeof *smap);
+    smap[0] = 1; /* the empty stack is itself */
+    for (size_t i = 0; i < c->agg.n && st == PCD_OK; i++) {
+        const pcd_agg_entry *e = &c->agg.e[i];
+        uint64_t v = pcd_agg_values(&c->agg, i)[type];
+        if (!v) continue;
+        /* project the stack, reusing the projections of its prefixes */
+        pcd_stack_id s = e->stack;
+        if (!smap[s]) {
+            size_t depth = pcd_stack_depth(p, s);
+            if ((st = PCD_VEC_RESERVE(al, fr, fr_cap, depth)) != PCD_OK) break;
+            pcd_stack_frames(p, s, fr);
+            pcd_stack_id src = PCD_STACK_EMPTY, dst = PCD_STACK_EMPTY;
+            for (size_t k = 0; k < depth; k++) {
+                src = pcd_profile_push(p, src, fr[k]);
+                if (smap[src]) {
+                    dst = smap[src] - 1;
+                    continue;
+                }
+                pcd_frame_id f = fr[k];
+                if (!fmap[f]) {
+                    const pcd_frame *o = pcd_profile_frame_at(p, f);
+                    pcd_frame k2 = pcd_frame_blank(PCD_FRAME_CODE);
+                    k2.function = o->function;
+                    k2.file = o->file;
+                    k2.line = o->line == PCD_POS_NONE ? 0 : o->line;
+                    fmap[f] = pcd_profile_frame(p, &k2) + 1;
+                }
+                dst = pcd_profile_push(p, dst, fmap[f] - 1);
+                if (src < ns) smap[src] = dst + 1;
+            }
+            if (p->oom) {
+                st = p->oom;
+                break;
+            }
+            if (s < ns) smap[s] = dst + 1;
+        }
+        pcd_stack_id ps = smap[s] - 1;
+        if (ps == PCD_STACK_EMPTY) continue;
+        pcd_thread key = pcd_thread_blank();
+        const pcd_thread *th = &p->threads[e->thread];
+        key.has_tid = th->has_tid;
+        key.tid = th->tid;
+        key.tid_text = th->tid_text;
+        key.key = UINT64_C(0xC0117A95ED); /* apart from the input's own threads */
+        pcd_thread_id pt = pcd_profile_thread(p, &key);
+        if (p->oom) {
+            st = p->oom;
+            break;
+        }
+        st = pcd_agg_add(&lines, pt, ps, &v, 1);
+    }
+    /* the lines' texts (without their counts), then sort */
+    for (size_t i = 0; i < lines.n && st == PCD_OK; i++) {
+        pcd_stack_id s = lines.e[i].stack;
+        if ((st = PCD_VEC_RESERVE(al, fr, fr_cap, pcd_stack_depth(p, s))) != PCD_OK) break;
+        if ((st = PCD_VEC_RESERVE(al, cl, cl_cap, n_lines + 1)) != PCD_OK) break;
+        uint64_t at = pcd_sink_tell(&text.sink);
+        st = pcd_render_thread_prefix(&text.sink, p, lines.e[i].thread, PCD_DIALECT_CPYTHON, PCD_COLLAPSED_RAW);
+        size_t n = pcd_stack_frames(p, s, fr);
+        for (size_t k = 0; k < n && st == PCD_OK; k++) {
+            st = pcd_sink_put(&text.sink, ";", 1);
+            if (st == PCD_OK) st = pcd_render_frame(&text.sink, p, fr[k], PCD_DIALECT_CPYTHON, PCD_COLLAPSED_RAW);
+        }
+        cl[n_lines].off = at;
+        cl[n_lines].len = (uint32_t)(pcd_sink_tell(&text.sink) - at);
+        cl[n_lines].order = (uint32_t)i;
+        cl[n_lines].count = pcd_agg_values(&lines, i)[0];
+        n_lines++;
+    }
+    if (st == PCD_OK) st = pcd_memsink_flush(&text);
+    pool = text.data;
+    if (st == PCD_OK) qsort_r(cl, n_lines, sizeof *cl, cline_cmp, (void *)pool);
+    for (size_t i = 0; i < n_lines && st == PCD_OK; i++) {
+        st = pcd_sink_put(c->out, pool + cl[i].off, cl[i].len);
+        if (st == PCD_OK) st = pcd_sink_put(c->out, " ", 1);
+        if (st == PCD_OK) st = pcd_text_u64(c->out, cl[i].count);
+        if (st == PCD_OK) st = pcd_sink_put(c->out, "\n", 1);
+    }
+out:
+    if (fmap) pcd_alloc_free(al, fmap, (nf + 1) * sizeof *fmap);
+    if (smap) pcd_alloc_free(al, smap, (ns + 1) * sizeof *smap);
+    pcd_agg_free(&lines);
+    PCD_VEC_FREE(al, cl, cl_cap);
+    pcd_memsink_free(&text);
+    PCD_VEC_FREE(al, fr, fr_cap);
+    return st;
+}
+
+static pcd_status c_end(void *ud, pcd_profile *p)
+{
+    collapsed *c = ud;
+    int type;
+    PCD_TRY(pcd_out_metric(c->j, p, &type));
+    if (c->d == PCD_DIALECT_CPYTHON) return write_cpython(c, p, type);
+    pcd_frame_id *fr = NULL;
+    size_t fr_cap = 0;
+    pcd_status st = PCD_OK;
+    pcd_collapsed_escape esc = PCD_COLLAPSED_SAFE;
+    for (size_t i = 0; i < c->agg.n && st == PCD_OK; i++) {
+        uint64_t v = pcd_agg_values(&c->agg, i)[type];
+        if (!v) continue;
+        const pcd_agg_entry *e = &c->agg.e[i];
+        st = PCD_VEC_RESERVE(c->j->al, fr, fr_cap, pcd_stack_depth(p, e->stack));
+        if (st == PCD_OK) st = put_line(c, p, e->thread, e->stack, v, fr, esc);
+    }
+    PCD_VEC_FREE(c->j->al, fr, fr_cap);
+    return st;
+}
+
+static pcd_status c_open(void *state, pcd_job *j, pcd_sink *out, pcd_consumer *cs)
+{
+    collapsed *c = state;
+    c->j = j;
+    c->out = out;
+    cs->ud = c;
+    cs->begin = c_begin;
+    cs->sample = c_sample;
+    cs->end = c_end;
+    return PCD_OK;
+}
+
+static void c_close(void *state)
+{
+    collapsed *c = state;
+    if (c->agg_open) pcd_agg_free(&c->agg);
+}
+
+const pcd_exporter pcd_out_collapsed = {
+    "collapsed",
+    "collapsed stacks for flamegraph.pl, inferno and speedscope (--metric: the sample type; "
+    "--dialect cpython: CPython's replay --collapsed)",
+    PCD_HAS_SAMPLES, 0, sizeof(collapsed), c_open, c_close,
+};

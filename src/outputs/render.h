@@ -1,0 +1,42 @@
+/* outputs/render.h: how frames and threads are written as text, per dialect (one place, so
+ * that every output names a frame the same way). */
+#ifndef PCD_OUTPUTS_RENDER_H
+#define PCD_OUTPUTS_RENDER_H
+
+#include "common/text.h"
+#include "formats/registry.h"
+#include "model/profile.h"
+
+/* The dialect an output follows: --dialect, else the input format's own. PCD_E_ARG (with
+ * job->msg) for a name that is not one. */
+pcd_status pcd_out_dialect(pcd_job *j, const pcd_profile *p, pcd_dialect *out);
+
+/* A frame as one element of a stack line (collapsed stacks, Austin text):
+ *   austin   file:function:line; GC ":GC:", invalid ":INVALID:", kernel "kernel:NAME:0",
+ *            a label its text;
+ *   cpython  basename(file):function:line (line 0 when unknown), the function alone for the
+ *            file "~" at line 0 (CPython's synthetic frames);
+ *   default  function (basename(file):line), or the function alone without a file; markers
+ *            in brackets ("[GC]", "[invalid]"). */
+pcd_status pcd_render_frame(pcd_sink *s, const pcd_profile *p, pcd_frame_id f, pcd_dialect d,
+                            pcd_collapsed_escape esc);
+
+/* Does the thread say anything (an id or a name)? Profiles of one blank thread (heap
+ * snapshots, merged threads) get no thread part. */
+bool pcd_thread_is_blank(const pcd_profile *p, pcd_thread_id t);
+
+/* A thread as the first element of a stack line:
+ *   austin   P<pid>;T[<iid>:]<tid> (iid when it is not negative);
+ *   cpython  tid:<tid>;
+ *   default  P<pid>;T<tid> from what is known, else the thread's name. */
+pcd_status pcd_render_thread_prefix(pcd_sink *s, const pcd_profile *p, pcd_thread_id t, pcd_dialect d,
+                                    pcd_collapsed_escape esc);
+
+/* A thread's title for viewers: its name, or "Thread <tid>" with the process and interpreter
+ * ("pid:iid:tid" in the Austin dialect, as austin2speedscope titles it). */
+pcd_status pcd_render_thread_title(pcd_sink *s, const pcd_profile *p, pcd_thread_id t, pcd_dialect d);
+
+/* What follows the last '/' of a path. */
+pcd_bytes pcd_basename(pcd_bytes path);
+
+#endif
