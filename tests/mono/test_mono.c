@@ -174,6 +174,12 @@ static void check_map(const char *file, const char *what, json_t *want, json_t *
 
 /* ---- the summary against mprof-report ------------------------------------------------- */
 
+/* A pointer as mprof-report prints it (%p: "0x..." or "(nil)") as the summary's key. */
+static const char *hexkey(const char *p)
+{
+    return strcmp(p, "(nil)") == 0 ? "0x0" : p;
+}
+
 static void check_report(const char *name)
 {
     char mlpd[1024], rep[1024], verb[1024];
@@ -184,6 +190,7 @@ static void check_report(const char *name)
     char *vtext = have_verbose ? slurp(verb, NULL) : NULL;
     assert_non_null(text);
     json_t *allocs = json_object(), *calls = json_object(), *threads = json_object(), *samples = json_object();
+    json_t *domains = json_object(), *contexts = json_object();
     enum { NONE, ALLOC, CALLS, SAMPLES } sec = NONE;
     uint64_t v[4];
     const char *nm;
@@ -266,6 +273,21 @@ static void check_report(const char *name)
                 if (len && q[len - 1] == '"') len--;
                 json_object_set_new(threads, tid, json_stringn(q, len));
             }
+            /* "Domain: %p, friendly name: \"%s\"" and "Context: %p, domain: %p"; %p of 0 is
+             * "(nil)", %s of NULL (a domain never named) "(null)" */
+            char did[64], cid[64];
+            if (sscanf(line, "\tDomain: %63[^,], friendly name: \"%n", did, &off) == 1 && off > 0) {
+                const char *q = line + off;
+                size_t len = strlen(q);
+                if (len && q[len - 1] == '"') len--;
+                json_object_set_new(domains, hexkey(did), len == 6 && strncmp(q, "(null)", 6) == 0 ? json_null()
+                                                                                              : json_stringn(q, len));
+            }
+            if (sscanf(line, "\tContext: %63[^,], domain: %63s", cid, did) == 2) {
+                char ck[64];
+                snprintf(ck, sizeof ck, "%s", hexkey(cid));
+                json_object_set_new(contexts, ck, json_string(hexkey(did)));
+            }
         }
         free(copy);
     }
@@ -285,6 +307,10 @@ static void check_report(const char *name)
     check_map(name, "calls", calls, json_object_get(s, "calls"), have_verbose);
     check_map(name, "threads", threads, json_object_get(s, "threads"), true);
     check_map(name, "samples", samples, json_object_get(s, "samples"), have_verbose);
+    check_map(name, "domains", domains, json_object_get(s, "domains"), true);
+    check_map(name, "contexts", contexts, json_object_get(s, "contexts"), true);
+    json_decref(domains);
+    json_decref(contexts);
     json_decref(allocs);
     json_decref(calls);
     json_decref(threads);
