@@ -16,9 +16,15 @@ local alloc = {
   field "size" (uleb128 { unit = "bytes", doc = "Size of the object in the heap." }),
 }
 
--- metadata events: the mtype byte, the pointer, then what the type carries; domains and
--- threads carry a name only in name events (exinfo 0)
-local function metadata(named)
+-- metadata events: the mtype byte, the pointer, then what the type carries. The three kinds
+-- differ (Mono 6.x log.c writes them, mprof-report reads them so): an image's mvid follows its
+-- name only in load events (image_unloaded() writes the name alone); domains and threads carry
+-- a name only in name events (exinfo 0).
+local function metadata(kind)
+  local load, named = kind == "load", kind == "name"
+  local image = load
+    and struct { cstr("name", "Image file name."), cstr("mvid", "Image MVID (empty for dynamic images).") }
+    or struct { cstr("name", "Image file name (no MVID follows outside load events).") }
   local domain = named and struct { cstr("name", "Friendly name of the domain.") } or struct {}
   local thread = named and struct { cstr("name", "Name of the thread.") } or struct {}
   return {
@@ -29,7 +35,7 @@ local function metadata(named)
     field "detail" (union {
       on = "mtype",
       case(1, "class", struct { ptr("image", "MonoImage* of the class."), cstr("name", "Full class name.") }),
-      case(2, "image", struct { cstr("name", "Image file name."), cstr("mvid", "Image MVID (empty for dynamic images).") }),
+      case(2, "image", image),
       case(3, "assembly", struct { ptr("image", "MonoImage* of the assembly."), cstr("name", "Assembly name.") }),
       case(4, "domain", domain),
       case(5, "thread", thread),
@@ -119,9 +125,9 @@ Every event has a time delta right after its event byte.]],
       ev(0x91, "gc_finalize_end", "The finalizer queue was processed.", { time() }),
       ev(0xA1, "gc_finalize_object_start", "An object is being finalized.", { time(), obj("object") }),
       ev(0xB1, "gc_finalize_object_end", "An object was finalized.", { time(), obj("object") }),
-      ev(0x02, "metadata_name", "A domain or thread was named.", metadata(true)),
-      ev(0x22, "metadata_load", "Metadata was loaded (or a domain, thread, context started).", metadata(false)),
-      ev(0x42, "metadata_unload", "Metadata was unloaded (or a domain, thread, context ended).", metadata(false)),
+      ev(0x02, "metadata_name", "A domain or thread was named.", metadata("name")),
+      ev(0x22, "metadata_load", "Metadata was loaded (or a domain, thread, context started).", metadata("load")),
+      ev(0x42, "metadata_unload", "Metadata was unloaded (or a domain, thread, context ended).", metadata("unload")),
       ev(0x13, "method_leave", "A method returned.", method_ev),
       ev(0x23, "method_enter", "A method was entered.", method_ev),
       ev(0x33, "method_exc_leave", "A method was left by an exception.", method_ev),

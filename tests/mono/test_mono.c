@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 #include <jansson.h>
+#include <zlib.h>
 
 #include "mono_v0_1.h"
 #include "mono_v3_0.h"
@@ -37,22 +38,52 @@ static char *slurp(const char *path, size_t *len)
     return b;
 }
 
+/* The whole file, gunzipped when it is gzip (zlib reads other files as they are). */
+static char *slurp_gz(const char *path, size_t *len)
+{
+    gzFile g = gzopen(path, "rb");
+    if (!g) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap + 1);
+    for (int got; b && (got = gzread(g, b + n, (unsigned)(cap - n))) > 0;) {
+        n += (size_t)got;
+        if (n == cap) {
+            char *nb = realloc(b, 2 * cap + 1);
+            if (!nb) {
+                free(b);
+                b = NULL;
+                break;
+            }
+            b = nb, cap *= 2;
+        }
+    }
+    gzclose(g);
+    if (b) b[n] = 0;
+    if (len) *len = n;
+    return b;
+}
+
 static bool exists(const char *p)
 {
     struct stat st;
     return stat(p, &st) == 0;
 }
 
-/* The real files: the shared corpus (when present) and tests/data/mono. */
-static const char *const names[] = { "alloc", "calls", "exc", "exc-zip", "heapshot", "monitor",
-                                     "threads", "sample", "misc", NULL };
+/* The real files: the shared corpus (when present) and tests/data/mono (SOURCE.md there). */
+static const char *const names[] = { "alloc", "calls", "exc", "exc-zip", "heapshot", "monitor", "threads",
+                                     "sample", "misc", "unload", "events-nobt", "events-bt", "enterleave",
+                                     "heapwalk", "counters", "aot", NULL };
 
+/* NAME + ext, or NAME + ext + ".gz" (the larger mprof-report --debug dumps are kept gzipped) */
 static bool file_of(const char *name, const char *ext, char *out, size_t cap)
 {
-    snprintf(out, cap, "%s/mono/%s%s", PCD_CORPUS, name, ext);
-    if (exists(out)) return true;
-    snprintf(out, cap, "%s/mono/%s%s", PCD_TESTDATA, name, ext);
-    return exists(out);
+    static const char *const dirs[2] = { PCD_CORPUS, PCD_TESTDATA };
+    for (int d = 0; d < 2; d++)
+        for (int gz = 0; gz < 2; gz++) {
+            snprintf(out, cap, "%s/mono/%s%s%s", dirs[d], name, ext, gz ? ".gz" : "");
+            if (exists(out)) return true;
+        }
+    return false;
 }
 
 static json_t *info_json(const char *path)
@@ -145,6 +176,12 @@ static void check_map(const char *file, const char *what, json_t *want, json_t *
 
 /* ---- the summary against mprof-report ------------------------------------------------- */
 
+/* A pointer as mprof-report prints it (%p: "0x..." or "(nil)") as the summary's key. */
+static const char *hexkey(const char *p)
+{
+    return strcmp(p, "(nil)") == 0 ? "0x0" : p;
+}
+
 static void check_report(const char *name)
 {
     char mlpd[1024], rep[1024], verb[1024];
@@ -155,6 +192,7 @@ static void check_report(const char *name)
     char *vtext = have_verbose ? slurp(verb, NULL) : NULL;
     assert_non_null(text);
     json_t *allocs = json_object(), *calls = json_object(), *threads = json_object(), *samples = json_object();
+    json_t *domains = json_object(), *contexts = json_object();
     enum { NONE, ALLOC, CALLS, SAMPLES } sec = NONE;
     uint64_t v[4];
     const char *nm;
@@ -237,6 +275,21 @@ static void check_report(const char *name)
                 if (len && q[len - 1] == '"') len--;
                 json_object_set_new(threads, tid, json_stringn(q, len));
             }
+            /* "Domain: %p, friendly name: \"%s\"" and "Context: %p, domain: %p"; %p of 0 is
+             * "(nil)", %s of NULL (a domain never named) "(null)" */
+            char did[64], cid[64];
+            if (sscanf(line, "\tDomain: %63[^,], friendly name: \"%n", did, &off) == 1 && off > 0) {
+                const char *q = line + off;
+                size_t len = strlen(q);
+                if (len && q[len - 1] == '"') len--;
+                json_object_set_new(domains, hexkey(did), len == 6 && strncmp(q, "(null)", 6) == 0 ? json_null()
+                                                                                              : json_stringn(q, len));
+            }
+            if (sscanf(line, "\tContext: %63[^,], domain: %63s", cid, did) == 2) {
+                char ck[64];
+                snprintf(ck, sizeof ck, "%s", hexkey(cid));
+                json_object_set_new(contexts, ck, json_string(hexkey(did)));
+            }
         }
         free(copy);
     }
@@ -256,6 +309,10 @@ static void check_report(const char *name)
     check_map(name, "calls", calls, json_object_get(s, "calls"), have_verbose);
     check_map(name, "threads", threads, json_object_get(s, "threads"), true);
     check_map(name, "samples", samples, json_object_get(s, "samples"), have_verbose);
+    check_map(name, "domains", domains, json_object_get(s, "domains"), true);
+    check_map(name, "contexts", contexts, json_object_get(s, "contexts"), true);
+    json_decref(domains);
+    json_decref(contexts);
     json_decref(allocs);
     json_decref(calls);
     json_decref(threads);
@@ -288,7 +345,7 @@ static size_t count_prefix(const char *text, const char *prefix)
 typedef struct counts {
     size_t buffers, load[8], unload[8], named[8], vtables, enter, leave, exleave, jit, root_reg, root_unreg,
         root_pairs, throws, clauses, monitors, sync, allocs, moved, gc_events, resizes, handles, fin_queue,
-        fin_start, fin_end, sample_ips, sample_frames, usyms, helpers;
+        fin_start, fin_end, sample_ips, sample_frames, usyms, helpers, heap_start, heap_end, traced, aot_ids;
 } counts;
 
 static void count_v3(const pcd_mono_v3_0_event *e, counts *c)
@@ -332,6 +389,10 @@ static void count_v3(const pcd_mono_v3_0_event *e, counts *c)
         break;
     case PCD_MONO_V3_0_EVENT_SAMPLE_USYM: c->usyms++; break;
     case PCD_MONO_V3_0_EVENT_JIT_HELPER: c->helpers++; break;
+    case PCD_MONO_V3_0_EVENT_HEAP_START: c->heap_start++; break;
+    case PCD_MONO_V3_0_EVENT_HEAP_END: c->heap_end++; break;
+    case PCD_MONO_V3_0_EVENT_HEAP_OBJECT: c->traced += e->u.heap_object.size != 0; break;
+    case PCD_MONO_V3_0_EVENT_AOT_ID: c->aot_ids++; break;
     default: break;
     }
 }
@@ -339,7 +400,7 @@ static void count_v3(const pcd_mono_v3_0_event *e, counts *c)
 static void decode_counts(const char *path, counts *c)
 {
     size_t n;
-    char *data = slurp(path, &n);
+    char *data = slurp_gz(path, &n);
     assert_non_null(data);
     pcd_alloc al;
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
@@ -362,7 +423,7 @@ static void check_debug(const char *name)
 {
     char mlpd[1024], dbg[1024];
     if (!file_of(name, ".mlpd", mlpd, sizeof mlpd) || !file_of(name, ".debug.txt", dbg, sizeof dbg)) return;
-    char *t = slurp(dbg, NULL);
+    char *t = slurp_gz(dbg, NULL);
     counts c;
     decode_counts(mlpd, &c);
     assert_int_equal(count_prefix(t, "buf: "), c.buffers);
@@ -372,6 +433,9 @@ static void check_debug(const char *name)
     /* mprof-report prints domain loads and unloads as "thread" */
     assert_int_equal(count_prefix(t, "loaded thread"), c.load[5] + c.load[4]);
     assert_int_equal(count_prefix(t, "unloaded thread"), c.unload[5] + c.unload[4]);
+    assert_int_equal(count_prefix(t, "unloaded class"), c.unload[1]);
+    assert_int_equal(count_prefix(t, "unloaded image"), c.unload[2]);
+    assert_int_equal(count_prefix(t, "unloaded assembly"), c.unload[3]);
     assert_int_equal(count_prefix(t, "loaded context"), c.load[6]);
     assert_int_equal(count_prefix(t, "unloaded context"), c.unload[6]);
     assert_int_equal(count_prefix(t, "thread 0x"), c.named[5]);
@@ -400,6 +464,11 @@ static void check_debug(const char *name)
     assert_int_equal(count_prefix(t, "sample hit bt"), c.sample_frames);
     assert_int_equal(count_prefix(t, "unmanaged symbol"), c.usyms);
     assert_int_equal(count_prefix(t, "jit helper"), c.helpers);
+    assert_int_equal(count_prefix(t, "heap shot start"), c.heap_start);
+    assert_int_equal(count_prefix(t, "heap shot end"), c.heap_end);
+    /* mprof-report prints a heap object once, where its size is given */
+    assert_int_equal(count_prefix(t, "traced object"), c.traced);
+    assert_int_equal(count_prefix(t, "aot id"), c.aot_ids);
     free(t);
 }
 
@@ -695,7 +764,8 @@ static uint64_t collapsed_total(const char *path, const char *metric)
 static void test_converters(void **state)
 {
     (void)state;
-    static const char *const files[] = { "alloc", "calls", "sample", "misc", NULL };
+    static const char *const files[] = { "alloc",       "calls",     "sample",     "misc",
+                                         "events-nobt", "events-bt", "enterleave", NULL };
     for (int i = 0; files[i]; i++) {
         char mlpd[1024];
         if (!file_of(files[i], ".mlpd", mlpd, sizeof mlpd)) continue;

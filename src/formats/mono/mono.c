@@ -334,6 +334,13 @@ typedef struct mono_sum {
     size_t n_ips, cap_ips;
     usym *usyms;
     size_t n_usyms, cap_usyms;
+    /* mprof-report's domain and context lists: a domain per id seen in any domain event,
+     * named by its last name event; a context per id seen in a load, with the domain of its
+     * last load */
+    struct { uint64_t id, name; } *dom;
+    size_t n_dom, cap_dom;
+    struct { uint64_t id, domain; } *ctx;
+    size_t n_ctx, cap_ctx;
     bool oom;
 } mono_sum;
 
@@ -371,7 +378,35 @@ static void sum_fini(mono_sum *s)
     free(s->mth);
     free(s->ips);
     free(s->usyms);
+    free(s->dom);
+    free(s->ctx);
     free(s->names.buf);
+}
+
+/* The domain (or context) entry of an id, created on first sight (the lists are short:
+ * a program has a few application domains). */
+static size_t domain_at(mono_sum *s, uint64_t id)
+{
+    for (size_t i = 0; i < s->n_dom; i++)
+        if (s->dom[i].id == id) return i;
+    if (!GROW(s->dom, s->n_dom, s->cap_dom)) {
+        s->oom = true;
+        return SIZE_MAX;
+    }
+    s->dom[s->n_dom] = (__typeof__(*s->dom)){ id, 0 };
+    return s->n_dom++;
+}
+
+static size_t context_at(mono_sum *s, uint64_t id)
+{
+    for (size_t i = 0; i < s->n_ctx; i++)
+        if (s->ctx[i].id == id) return i;
+    if (!GROW(s->ctx, s->n_ctx, s->cap_ctx)) {
+        s->oom = true;
+        return SIZE_MAX;
+    }
+    s->ctx[s->n_ctx] = (__typeof__(*s->ctx)){ id, 0 };
+    return s->n_ctx++;
 }
 
 /* mprof-report's lookup_class/add_class: a class entry, created on first sight. */
@@ -601,6 +636,18 @@ static void sum_event(mono_sum *s, const mono_ev *m)
             break;
         }
         case MT_VTABLE: vtable_class(s, m->p1, m->p2, true); break;
+        case MT_DOMAIN: {
+            size_t di = domain_at(s, m->p1);
+            if (di != SIZE_MAX && m->msub == META_NAME)
+                s->dom[di].name = sp_keep(&s->names, s->dom[di].name, m->name.ptr, m->name.len);
+            break;
+        }
+        case MT_CONTEXT:
+            if (m->msub == META_LOAD) {
+                size_t ci = context_at(s, m->p1);
+                if (ci != SIZE_MAX) s->ctx[ci].domain = m->p2;
+            }
+            break;
         default: break;
         }
         break;
@@ -918,6 +965,15 @@ static void info_text(void *ctx, FILE *out)
         first = false;
     }
     fprintf(out, "\n");
+    if (s->n_dom) {
+        fprintf(out, "domains:     ");
+        for (size_t i = 0; i < s->n_dom; i++) {
+            const char *nm = sp_get(&s->names, s->dom[i].name);
+            fprintf(out, "%s0x%" PRIx64 "%s%s%s", i ? ", " : "", s->dom[i].id, nm ? " \"" : "", nm ? nm : "",
+                    nm ? "\"" : "");
+        }
+        fprintf(out, "\n");
+    }
 }
 
 #define PUT(...)                                                                        \
@@ -1038,6 +1094,16 @@ static pcd_status info_json(void *ctx, pcd_sink *sk)
         PCD_TRY(put_name(sk, nm ? nm : ""));
         first = false;
     }
+    /* domains by id: their names (null when never named); contexts by id: their domains */
+    PCD_TRY(pcd_json_raw(sk, "},\"domains\":{"));
+    for (size_t i = 0; i < s->n_dom; i++) {
+        PUT("%s\"0x%" PRIx64 "\":", i ? "," : "", s->dom[i].id);
+        const char *nm = sp_get(&s->names, s->dom[i].name);
+        if (nm) PCD_TRY(put_name(sk, nm));
+        else PCD_TRY(pcd_json_raw(sk, "null"));
+    }
+    PCD_TRY(pcd_json_raw(sk, "},\"contexts\":{"));
+    for (size_t i = 0; i < s->n_ctx; i++) PUT("%s\"0x%" PRIx64 "\":\"0x%" PRIx64 "\"", i ? "," : "", s->ctx[i].id, s->ctx[i].domain);
     PCD_TRY(pcd_json_raw(sk, "},\"samples\":{"));
     size_t ns;
     uint64_t mh, uh, rh;
