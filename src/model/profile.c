@@ -321,7 +321,7 @@ pcd_str pcd_profile_meta_get(const pcd_profile *p, const char *key)
     return 0;
 }
 
-pcd_status pcd_profile_sample(pcd_profile *p, const pcd_sample *s)
+pcd_status pcd_profile_sample_slow(pcd_profile *p, const pcd_sample *s)
 {
     if (PCD_UNLIKELY(!p->begun)) PCD_TRY(pcd_profile_begin(p));
     if (PCD_UNLIKELY(p->oom)) return p->oom;

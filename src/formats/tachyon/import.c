@@ -174,7 +174,7 @@ static int64_t ns_since(uint64_t ts, uint64_t start)
 }
 
 /* Hands on `count` samples of th's stack `node`. */
-static void hand_on(timport *m, const pcd_tachyon_thread *th, uint32_t node, int64_t time, uint8_t status, uint64_t count)
+PCD_INLINE void hand_on(timport *m, const pcd_tachyon_thread *th, uint32_t node, int64_t time, uint8_t status, uint64_t count)
 {
     if (PCD_UNLIKELY(m->st != PCD_OK)) return;
     uint32_t ms = PCD_LIKELY(node < m->stacks_cap) ? m->stacks[node] : 0;

@@ -390,7 +390,7 @@ static pcd_status push_frames(pcd_tachyon_replay *rp, pcd_tachyon_thread *th, ui
     uint32_t top = 0;
     for (size_t i = 0; i < n; i++) top = nf[i] > top ? nf[i] : top;
     if (PCD_UNLIKELY(n && top >= rp->frame_count)) return bad_frame(rp, nf, n, rec, kase);
-    PCD_TRY(mark_used(rp, nf, n, rec, kase));
+    if (rp->track_used) PCD_TRY(mark_used(rp, nf, n, rec, kase));
     /* the new frames on the kept ones, each prefix's hash after them, then the stack's id */
     uint32_t d = keep;
     uint64_t h = th->hash[keep];
