@@ -17,6 +17,7 @@
 
 #include "cli/job.h"
 #include "formats/registry.h"
+#include "model/profile.h"
 #include "outputs/render.h"
 #include "formats/tachyon/tachyon.h"
 #include "common/text.h"
@@ -693,6 +694,162 @@ static void test_damage_sweep(void **state)
     assert_true(runs > 1000);
 }
 
+/* ---- the profile model ------------------------------------------------------------------- */
+
+/* What a consumer of the imported profile saw. */
+typedef struct seen {
+    bool begun, ended;
+    uint64_t samples, calls, runs;   /* samples (counts summed), calls, calls with a count above 1 */
+    const char *want;                /* with times: the S lines of CPython's dump, to walk */
+    uint64_t start_us;
+    int64_t last_time[64];           /* per model thread */
+    unsigned bad;
+    char why[256];
+} seen;
+
+static pcd_status seen_begin(void *ud, pcd_profile *p)
+{
+    (void)p;
+    ((seen *)ud)->begun = true;
+    return PCD_OK;
+}
+
+static pcd_status seen_end(void *ud, pcd_profile *p)
+{
+    (void)p;
+    ((seen *)ud)->ended = true;
+    return PCD_OK;
+}
+
+static pcd_status seen_sample(void *ud, pcd_profile *p, const pcd_sample *s)
+{
+    seen *v = ud;
+    v->calls++;
+    v->samples += s->count;
+    if (s->count > 1) v->runs++;
+    const pcd_thread *th = &p->threads[s->thread];
+    if (!v->want) {
+        if (s->time != PCD_TIME_NONE && !v->bad++) snprintf(v->why, sizeof v->why, "a time without PCD_NEEDS_TIMES");
+        return PCD_OK;
+    }
+    /* the next S line: thread, interpreter, status and timestamp */
+    const char *l = strstr(v->want, "\nS ");
+    if (!l) {
+        if (!v->bad++) snprintf(v->why, sizeof v->why, "more samples than S lines");
+        return PCD_OK;
+    }
+    unsigned long long tid, ts;
+    unsigned interp, status;
+    if (sscanf(l + 3, "%llu %u %u %llu", &tid, &interp, &status, &ts) != 4) return PCD_E_INTERNAL;
+    v->want = l + 1;
+    int64_t t = (int64_t)(ts - v->start_us) * 1000;
+    if ((th->tid != tid || th->iid != interp || s->status != status || s->time != t || s->count != 1) && !v->bad++)
+        snprintf(v->why, sizeof v->why, "sample %llu: tid %llu iid %lld status %u time %lld, want %llu %u %u %lld",
+                 (unsigned long long)v->calls, (unsigned long long)th->tid, (long long)th->iid, s->status,
+                 (long long)s->time, tid, interp, status, (long long)t);
+    if (s->thread < 64) {
+        if (v->last_time[s->thread] > s->time && !v->bad++)
+            snprintf(v->why, sizeof v->why, "sample %llu: a thread's times go back", (unsigned long long)v->calls);
+        v->last_time[s->thread] = s->time;
+    }
+    return PCD_OK;
+}
+
+/* Imports a buffer into the model for a consumer that needs times or not. */
+static void import_into(const uint8_t *data, size_t n, bool times, seen *v, bool check_header)
+{
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, (size_t)1 << 30);
+    pcd_reader r;
+    pcd_reader_opts o = { &al, NULL, 0, false };
+    assert_int_equal(pcd_reader_open_buffer(&r, F, data, n, &o), PCD_OK);
+    FILE *err = fopen("/dev/null", "w");
+    pcd_job j;
+    cli_job_init(&j, F, &r, "test.bin", &al, err);
+    pcd_consumer c = { v, times ? PCD_NEEDS_TIMES : 0, seen_begin, NULL, seen_sample, NULL, seen_end };
+    pcd_profile p;
+    pcd_profile_init(&p, &al, &c);
+    const pcd_ext *ext = pcd_ext_find("tachyon");
+    assert_int_equal(ext->model->run(&j, &p), PCD_OK);
+    assert_int_equal(pcd_profile_end(&p), PCD_OK);
+    assert_false(j.damaged);
+    fclose(err);
+    if (check_header) {
+        /* what the header says, as metadata */
+        assert_int_equal(p.dialect, PCD_DIALECT_CPYTHON);
+        assert_int_equal(p.time_origin, PCD_TIME_NONE);
+        int t = pcd_profile_find_type(&p, "time"), s = pcd_profile_find_type(&p, "samples");
+        assert_true(t >= 0 && s >= 0);
+        assert_int_equal(p.default_type, s);
+        assert_true(p.types[s].secondary);
+        assert_false(p.types[t].secondary);
+        pcd_bytes b = pcd_profile_text(&p, pcd_profile_meta_get(&p, "python_version"));
+        assert_true(b.len == 6 && memcmp(b.ptr, "3.15.2", 6) == 0);
+        b = pcd_profile_text(&p, pcd_profile_meta_get(&p, "start_time_us"));
+        char want[32];
+        snprintf(want, sizeof want, "%llu", (unsigned long long)v->start_us);
+        assert_true(b.len == strlen(want) && memcmp(b.ptr, want, b.len) == 0);
+        /* every frame is code with a file; none of CPython's own */
+        for (size_t i = 0; i < p.n_frames; i++) {
+            const pcd_frame *f = pcd_profile_frame_at(&p, (pcd_frame_id)i);
+            assert_int_equal(f->kind, PCD_FRAME_CODE);
+            b = pcd_profile_text(&p, f->file);
+            assert_true(b.len > 0);
+            assert_false(b.len >= 20 && memcmp(b.ptr + b.len - 20, "_sync_coordinator.py", 20) == 0);
+            if (f->column != PCD_POS_NONE) assert_true(f->column >= 1 && f->line != PCD_POS_NONE);
+        }
+    }
+    pcd_profile_free(&p);
+    pcd_reader_close(&r);
+    assert_int_equal(al.in_use, 0);
+}
+
+/* Every real profile into the model: with times, each sample as CPython's reader gives it
+ * (thread, interpreter, status, timestamp, in the file's order); without, the same samples
+ * with REPEAT runs as counts. */
+static void test_model_import(void **state)
+{
+    (void)state;
+    unsigned seen_files = 0;
+    for (size_t i = 0; i < sizeof k_real / sizeof k_real[0]; i++) {
+        size_t n, sn;
+        uint8_t *bin = load_named(k_real[i], ".bin", &n);
+        char *smp = (char *)load_named(k_real[i], ".samples.txt", &sn);
+        if (!bin || !smp) {
+            free(bin);
+            free(smp);
+            continue;
+        }
+        seen_files++;
+        const char *st = strstr(smp, "# info start_time_us=");
+        assert_non_null(st);
+        const char *sc = strstr(smp, "# info sample_count=");
+        assert_non_null(sc);
+        uint64_t count = strtoull(sc + 20, NULL, 10);
+        seen a;
+        memset(&a, 0, sizeof a);
+        a.want = smp;
+        a.start_us = strtoull(st + 21, NULL, 10);
+        import_into(bin, n, true, &a, false);
+        if (a.bad) fail_msg("%s: %s", k_real[i], a.why);
+        assert_true(a.begun && a.ended);
+        assert_int_equal(a.samples, count);
+        assert_int_equal(a.calls, count);
+        assert_null(strstr(a.want + 1, "\nS "));
+        seen b;
+        memset(&b, 0, sizeof b);
+        b.start_us = a.start_us;
+        import_into(bin, n, false, &b, true);
+        if (b.bad) fail_msg("%s: %s", k_real[i], b.why);
+        assert_int_equal(b.samples, count);
+        assert_true(b.calls <= count);
+        if (strstr(smp, "# stats repeat_samples=0\n") == NULL) assert_true(b.runs > 0);
+        free(bin);
+        free(smp);
+    }
+    assert_true(seen_files >= 7);
+}
+
 /* ---- converters' shapes ----------------------------------------------------------------------- */
 
 static void test_speedscope_chrome(void **state)
@@ -755,7 +912,7 @@ int main(void)
         cmocka_unit_test(test_error_places),         cmocka_unit_test(test_byte_orders),
         cmocka_unit_test(test_writer_reproduces_cpython), cmocka_unit_test(test_writer_choices),
         cmocka_unit_test(test_text),                 cmocka_unit_test(test_damage_sweep),
-        cmocka_unit_test(test_speedscope_chrome),
+        cmocka_unit_test(test_speedscope_chrome),    cmocka_unit_test(test_model_import),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
