@@ -174,7 +174,7 @@ static pcd_status write_cpython(collapsed *c, pcd_profile *p, int type)
     }
     if (st == PCD_OK) st = pcd_memsink_flush(&text);
     pool = text.data;
-    if (st == PCD_OK) qsort_r(cl, n_lines, sizeof *cl, cline_cmp, (void *)pool);
+    if (st == PCD_OK && n_lines) qsort_r(cl, n_lines, sizeof *cl, cline_cmp, (void *)pool); /* cl is NULL without lines */
     for (size_t i = 0; i < n_lines && st == PCD_OK; i++) {
         st = pcd_sink_put(c->out, pool + cl[i].off, cl[i].len);
         if (st == PCD_OK) st = pcd_sink_put(c->out, " ", 1);
