@@ -1,6 +1,6 @@
 /* formats/tachyon/samples_import.c: `encode --from samples`: Tachyon from the per-sample text that
- * `convert --to samples` writes (the text of CPython's reader, see tachyon_convert.c), through
- * the writer that makes CPython's choices (tachyon_writer.c).
+ * `convert --to samples` writes (the text of CPython's reader, see samples.c), through
+ * the writer that makes CPython's choices (writer.c).
  *
  *   # info KEY=VALUE     header values (start_time_us, sample_interval_us, python_version,
  *                        mode, capture_config, compression_type, and the statistics)
