@@ -1,5 +1,5 @@
-/* model/aggregate.c: (thread, stack) -> values, by open addressing, with a shortcut per thread
- * (aggregate.h: the entry of each thread's previous sample). */
+/* model/aggregate.c: (thread, stack) -> values, by open addressing; the shortcuts (each
+ * thread's previous entry, recent entries by stack) are inline in aggregate.h. */
 #include "model/aggregate.h"
 
 #include "common/hash.h"
@@ -87,4 +87,3 @@ pcd_status pcd_agg_add_slow(pcd_agg *a, pcd_thread_id thread, pcd_stack_id stack
     pcd_agg_add_to(a, k, values, count);
     return PCD_OK;
 }
-
