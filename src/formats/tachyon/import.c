@@ -43,6 +43,7 @@
 
 enum { T_TIME, T_SAMPLES, T_N };
 
+
 #define DROPPED UINT32_MAX         /* a frame CPython's outputs leave out */
 
 typedef struct timport {
@@ -57,7 +58,8 @@ typedef struct timport {
     uint32_t *stacks;              /* replay stack id -> model stack + 1 (0: not yet) */
     size_t stacks_cap;
     pcd_thread_id *threads;        /* the replay's thread index -> model thread */
-    size_t n_threads, threads_cap;
+    uint32_t *prev;                /* the replay's thread index -> its previous sample's stack */
+    size_t n_threads, threads_cap, prev_cap;
     uint8_t *text;                 /* a decoded name */
     size_t text_cap;
     int types[T_N];
@@ -120,8 +122,10 @@ static pcd_status frame_of(timport *m, uint32_t f, uint32_t *out)
     return PCD_OK;
 }
 
-/* The model stack of the replay's stack `node` (outermost frame first), made once. */
-static pcd_status map_stack(timport *m, uint32_t node, uint32_t *out)
+/* The model stack of th's current stack, the replay's stack `node`, made once. A new stack
+ * is mostly the thread's previous one with a few frames changed on top: from the model stack
+ * of the previous one, up as many frames as were popped, then the new frames pushed. */
+static pcd_status map_stack(timport *m, const pcd_tachyon_thread *th, uint32_t node, uint32_t *out)
 {
     if (node >= m->stacks_cap) {
         size_t old = m->stacks_cap;
@@ -129,10 +133,14 @@ static pcd_status map_stack(timport *m, uint32_t node, uint32_t *out)
             return PCD_E_NOMEM;
         memset(m->stacks + old, 0, (m->stacks_cap - old) * sizeof *m->stacks);
     }
-    uint32_t d;
-    const uint32_t *f = pcd_tachyon_replay_stack(&m->rp, node, &d);
-    pcd_stack_id s = PCD_STACK_EMPTY;
-    for (uint32_t i = 0; i < d; i++) {
+    uint32_t d = th->depth, pd, c = 0;
+    const uint32_t *f = th->frames; /* outermost first: the frames of `node` */
+    const uint32_t *pf = pcd_tachyon_replay_stack(&m->rp, m->prev[th->index], &pd);
+    while (c < pd && c < d && pf[c] == f[c]) c++;
+    pcd_stack_id s = m->stacks[m->prev[th->index]] - 1; /* mapped: it had a sample */
+    for (uint32_t i = pd; i-- > c;)
+        if (m->frames[pf[i]] != DROPPED) s = pcd_stack_parent(m->p, s);
+    for (uint32_t i = c; i < d; i++) {
         uint32_t fid = DROPPED;
         PCD_TRY(frame_of(m, f[i], &fid));
         if (fid != DROPPED) s = pcd_profile_push(m->p, s, fid);
@@ -147,7 +155,9 @@ static pcd_status map_stack(timport *m, uint32_t node, uint32_t *out)
 static pcd_status thread_of(timport *m, const pcd_tachyon_thread *th)
 {
     PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->threads, m->threads_cap, (size_t)th->index + 1));
+    PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->prev, m->prev_cap, (size_t)th->index + 1));
     while (m->n_threads <= th->index) {
+        m->prev[m->n_threads] = 0; /* the empty stack, mapped first (run) */
         const pcd_tachyon_thread *t = m->rp.threads[m->n_threads];
         pcd_thread mt = pcd_thread_blank();
         mt.tid = t->tid;
@@ -177,12 +187,12 @@ static int64_t ns_since(uint64_t ts, uint64_t start)
 PCD_INLINE void hand_on(timport *m, const pcd_tachyon_thread *th, uint32_t node, int64_t time, uint8_t status, uint64_t count)
 {
     if (PCD_UNLIKELY(m->st != PCD_OK)) return;
-    uint32_t ms = PCD_LIKELY(node < m->stacks_cap) ? m->stacks[node] : 0;
-    if (PCD_UNLIKELY(!ms)) {
-        if ((m->st = map_stack(m, node, &ms)) != PCD_OK) return;
-    }
     if (PCD_UNLIKELY(th->index >= m->n_threads)) {
         if ((m->st = thread_of(m, th)) != PCD_OK) return;
+    }
+    uint32_t ms = PCD_LIKELY(node < m->stacks_cap) ? m->stacks[node] : 0;
+    if (PCD_UNLIKELY(!ms)) {
+        if ((m->st = map_stack(m, th, node, &ms)) != PCD_OK) return;
     }
     pcd_sample *s = &m->s;
     s->thread = m->threads[th->index];
@@ -191,6 +201,7 @@ PCD_INLINE void hand_on(timport *m, const pcd_tachyon_thread *th, uint32_t node,
     s->count = count;
     s->status = status;
     s->offset = m->rp.offset;
+    m->prev[th->index] = node;
     m->st = pcd_profile_sample(m->p, s);
 }
 
@@ -306,6 +317,9 @@ static pcd_status run(timport *m)
     PCD_TRY(header(m));
 
     PCD_TRY(pcd_tachyon_replay_init(&m->rp, &m->root, j->al, true, false));
+    PCD_TRY(PCD_VEC_RESERVE(j->al, m->stacks, m->stacks_cap, 1024));
+    memset(m->stacks, 0, m->stacks_cap * sizeof *m->stacks);
+    m->stacks[0] = PCD_STACK_EMPTY + 1; /* the empty stack is the model's */
     m->rp.ud = m;
     if (p->consumer.needs & PCD_NEEDS_TIMES) {
         m->rp.on_sample = on_sample_timed;
@@ -334,6 +348,7 @@ static pcd_status tachyon_import(pcd_job *j, pcd_profile *p)
     if (m.strs) pcd_alloc_free(al, m.strs, (m.t.n_strings ? m.t.n_strings : 1) * sizeof *m.strs);
     if (m.frames) pcd_alloc_free(al, m.frames, (m.t.n_frames ? m.t.n_frames : 1) * sizeof *m.frames);
     PCD_VEC_FREE(al, m.stacks, m.stacks_cap);
+    PCD_VEC_FREE(al, m.prev, m.prev_cap);
     PCD_VEC_FREE(al, m.threads, m.threads_cap);
     PCD_VEC_FREE(al, m.text, m.text_cap);
     pcd_tachyon_replay_free(&m.rp);
