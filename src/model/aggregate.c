@@ -56,7 +56,7 @@ static pcd_status grow_recent(pcd_agg *a)
 
 pcd_status pcd_agg_add_slow(pcd_agg *a, pcd_thread_id thread, pcd_stack_id stack, const uint64_t *values, uint64_t count)
 {
-    if (PCD_UNLIKELY((a->n + 1) * 2 > a->recent_cap)) PCD_TRY(grow_recent(a));
+    if (PCD_UNLIKELY(a->n + 1 > a->recent_cap)) PCD_TRY(grow_recent(a));
     if (PCD_UNLIKELY(thread >= a->last_cap)) {
         size_t old = a->last_cap;
         PCD_TRY(PCD_VEC_RESERVE(a->al, a->last, a->last_cap, (size_t)thread + 1));

@@ -29,7 +29,7 @@ typedef struct pcd_agg {
     size_t last_cap;
     uint32_t *recent;              /* [pcd_agg_slot(stack)]: an entry of that stack added to last
                                     * (+1, 0 none; its stack may be another) */
-    size_t recent_cap;             /* a power of two, at least twice the entries */
+    size_t recent_cap;             /* a power of two, at least the entries */
 } pcd_agg;
 
 void pcd_agg_init(pcd_agg *a, pcd_alloc *al, size_t n_types);
