@@ -1,4 +1,4 @@
--- emit_md.lua: the Markdown reference page of a format version (docs/formats/).
+-- emit/md.lua: the Markdown reference page of a format version (docs/formats/).
 local lower = require("pcgen.lower")
 local expr = require("pcgen.expr")
 

@@ -1,0 +1,154 @@
+-- emit/header.lua: the generated header: stream state types, one C struct per type
+-- (dependencies first) with the constants code above the bytes uses (case selectors, where
+-- fields sit on the wire), the codec functions and the descriptors.
+local lower = require("pcgen.lower")
+local text = require("pcgen.text")
+local names = require("pcgen.names")
+local C = require("pcgen.emit.common")
+local K = require("pcgen.emit.value")
+local buf = require("pcgen.emit.cbuf")
+
+local H = {}
+
+-- Members of a struct type.
+local function struct_members(b, S)
+  local n = 0
+  for _, f in ipairs(S.fields) do
+    if f.ty and K.has_member(f) then
+      n = n + 1
+      local cm = f.doc and ("  /* " .. f.doc:gsub("\n.*", ""):gsub("%*/", "* /") .. " */") or ""
+      if f.when and f.ty.kind ~= "records" then b:f("bool has_%s;", f.name) end
+      if f.optional then
+        b:f("bool %s;%s", f.name, cm)
+      elseif f.ty.kind == "array" then
+        b:f("%s *%s;%s", C.elem_ctype(f.ty.of), f.name, cm)
+        b:f("size_t n_%s;", f.name)
+      else
+        b:f("%s %s;%s", C.ctype(f.ty), f.name, cm)
+      end
+    end
+  end
+  if n == 0 then b:l("uint8_t unused_; /* no stored fields */") end
+end
+
+-- Members of a union type: which case, the tag as read, the cases.
+local function union_members(b, U)
+  b:l("uint32_t which; /* the case present: one of the constants above */")
+  if U.mode == "tag" and not U.name_tag then b:l("uint64_t tag; /* the tag as read */") end
+  local m = 0
+  for _, c in ipairs(U.cases) do if not c.empty then m = m + 1 end end
+  if m == 0 then return end
+  b:l("union {")
+  b:nest(function()
+    for _, c in ipairs(U.cases) do
+      if not c.empty then
+        local ty = c.ty
+        if ty.kind == "array" then
+          b:f("struct { %s *items; size_t n_items; } %s;", C.elem_ctype(ty.of), c.name)
+        else
+          b:f("%s %s;", C.ctype(ty), c.name)
+        end
+      end
+    end
+  end)
+  b:l("} u;")
+end
+
+-- Where fields sit on the wire, for code above the bytes that reports on them: every
+-- field after fixed-size ones (from the record's start), and footer fields (from the end).
+local function wire_offsets(S)
+  local out = {}
+  local pos, up, cond = 0, S.cname:upper(), false
+  for _, f in ipairs(S.fields) do
+    if f.name and type(f.at_end) == "number" then
+      out[#out + 1] = string.format("#define %s_%s_AT_END %d\n", up, f.name:upper(), f.at_end)
+    elseif pos and not f.at and not f.at_end and f.name then
+      cond = cond or f.when ~= nil
+      out[#out + 1] = string.format("#define %s_%s_AT %d\n", up, f.name:upper(), pos)
+      local w = lower.fixed_wire(f.ty)
+      pos = w and pos + w or nil
+    end
+  end
+  if #out == 0 then return "" end
+  return "/* wire offsets of the fields at fixed places" ..
+      (cond and " (of a field after conditional ones: when those are there)" or "") .. " */\n" .. table.concat(out)
+end
+
+local function struct_def(S)
+  local b = buf(1)
+  local consts
+  if S.kind == "struct" then
+    struct_members(b, S)
+    consts = wire_offsets(S)
+  else
+    union_members(b, S)
+    consts = {}
+    for _, c in ipairs(S.cases) do consts[#consts + 1] = string.format("#define %s %d\n", c.const, c.index) end
+    consts = table.concat(consts)
+  end
+  local doc = S.doc and text.comment(S.doc) or ""
+  return consts .. doc .. "typedef struct " .. S.cname .. " {\n" .. b:text() .. "} " .. S.cname .. ";\n"
+end
+
+function H.file(ir, sha, gen_version)
+  local base = ir.name .. "_" .. ir.vid
+  local out = {}
+  local guard = names.upper(base) .. "_H"
+  out[#out + 1] = C.banner(ir, sha, gen_version, ir.title .. " " .. tostring(ir.version) .. ": types, codec functions, descriptors.")
+  out[#out + 1] = text.render([[
+    #ifndef ${guard}
+    #define ${guard}
+
+    #include "pcd.h"
+
+    #if PCD_RUNTIME_ABI != 1
+    #error "${base}.h was generated for runtime ABI 1; run make regen"
+    #endif
+
+  ]], { guard = guard, base = base }) .. "\n"
+  if ir.doc ~= "" then out[#out + 1] = text.comment(ir.doc) .. "\n" end
+  -- region state types
+  for _, R in ipairs(ir.regions) do
+    if R.has_state then
+      local b = buf(1)
+      for _, V in ipairs(R.state.order) do b:f("%s %s;", V.ctype, V.name) end
+      out[#out + 1] = text.comment("Stream state of the " .. R.name .. " region, reset at its start.")
+      out[#out + 1] = "typedef struct " .. R.state_cname .. " {\n" .. b:text() .. "} " .. R.state_cname .. ";\n\n"
+    end
+  end
+  -- forward declarations, then definitions (dependencies first)
+  for _, S in ipairs(ir.all_types) do out[#out + 1] = "typedef struct " .. S.cname .. " " .. S.cname .. ";\n" end
+  out[#out + 1] = "\n"
+  local defined = {}
+  local function define(S)
+    if defined[S] then return end
+    defined[S] = true
+    -- by-value members first
+    local function dep(ty)
+      if ty and (ty.kind == "struct" or ty.kind == "union") and ty ~= S then define(ty) end
+    end
+    if S.kind == "struct" then
+      for _, f in ipairs(S.fields) do if f.ty and f.ty.kind ~= "array" then dep(f.ty) end end
+    else
+      for _, c in ipairs(S.cases) do if c.ty.kind ~= "array" then dep(c.ty) end end
+    end
+    out[#out + 1] = struct_def(S) .. "\n"
+  end
+  for _, S in ipairs(ir.all_types) do define(S) end
+  out[#out + 1] = "/* ---- codec functions ---- */\n\n"
+  for _, name in ipairs(ir.order) do
+    out[#out + 1] = text.render([[
+      pcd_status ${T}_decode(pcd_cursor *c, ${T} *out);
+      pcd_status ${T}_validate(pcd_cursor *c);
+      pcd_status ${T}_encode(pcd_sink *s, const ${T} *in);
+      uint64_t ${T}_size(pcd_ctx *x, const ${T} *in);
+    ]], { T = ir.types[name].cname }) .. "\n"
+  end
+  out[#out + 1] = "/* ---- descriptors ---- */\n\n"
+  for _, S in ipairs(ir.all_types) do out[#out + 1] = "extern const pcd_type " .. S.cname .. "_type;\n" end
+  for _, R in ipairs(ir.regions) do out[#out + 1] = "extern const pcd_region_desc " .. R.cname .. ";\n" end
+  out[#out + 1] = "extern const pcd_format " .. ir.prefix .. "_format;\n\n#endif\n"
+  return table.concat(out)
+end
+
+return H
