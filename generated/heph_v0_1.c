@@ -11,9 +11,9 @@
 
 /* -------- metadata_packet -------- */
 
-static const pcd_run_field k_metadata_packet_dec_run1[] = {
-    { "magic", 4, "u32be" },
-    { "size", 4, "u32be" },
+static const pcd_run_field k_metadata_packet_run1[] = {
+    { .name = "magic", .wire = 4, .type = "u32be" },
+    { .name = "size", .wire = 4, .type = "u32be" },
 };
 /* metadata_packet: Sets one option for the whole trace (Heph writes only `epoch`, first). */
 static inline pcd_status pcd_heph_v0_1_metadata_packet_decode_(pcd_cursor *c, pcd_heph_v0_1_metadata_packet *out)
@@ -26,10 +26,10 @@ static inline pcd_status pcd_heph_v0_1_metadata_packet_decode_(pcd_cursor *c, pc
     pcd_cursor r_total;
     /* magic, size: 8 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 8))
-        return pcd_fail_run(c, k_metadata_packet_dec_run1, 2);
+        return pcd_fail_run(c, k_metadata_packet_run1, 2);
     /* magic */
     v_magic = pcd_ld_u32be(c->p);
-    if (PCD_UNLIKELY(v_magic != 1976638797))
+    if (PCD_UNLIKELY(v_magic != 0x75D11D4D))
         return pcd_fail(c, c->p, PCD_E_BAD_MAGIC, "magic", "0x75D11D4D", PCD_FOUND_HEX, (uint64_t)(v_magic));
     /* size: Bytes in the packet, magic and size included. */
     v_size = pcd_ld_u32be(c->p + 4);
@@ -76,10 +76,6 @@ pcd_status pcd_heph_v0_1_metadata_packet_decode(pcd_cursor *c, pcd_heph_v0_1_met
     return pcd_heph_v0_1_metadata_packet_decode_(c, out);
 }
 
-static const pcd_run_field k_metadata_packet_val_run1[] = {
-    { "magic", 4, "u32be" },
-    { "size", 4, "u32be" },
-};
 /* metadata_packet: Sets one option for the whole trace (Heph writes only `epoch`, first).
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -93,10 +89,10 @@ static inline pcd_status pcd_heph_v0_1_metadata_packet_validate_(pcd_cursor *c)
     pcd_cursor r_total;
     /* magic, size: 8 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 8))
-        return pcd_fail_run(c, k_metadata_packet_val_run1, 2);
+        return pcd_fail_run(c, k_metadata_packet_run1, 2);
     /* magic */
     v_magic = pcd_ld_u32be(c->p);
-    if (PCD_UNLIKELY(v_magic != 1976638797))
+    if (PCD_UNLIKELY(v_magic != 0x75D11D4D))
         return pcd_fail(c, c->p, PCD_E_BAD_MAGIC, "magic", "0x75D11D4D", PCD_FOUND_HEX, (uint64_t)(v_magic));
     /* size: Bytes in the packet, magic and size included. */
     v_size = pcd_ld_u32be(c->p + 4);
@@ -143,7 +139,7 @@ pcd_status pcd_heph_v0_1_metadata_packet_encode(pcd_sink *s, const pcd_heph_v0_1
     uint64_t d_size = 0;
     d_size = pcd_heph_v0_1_metadata_packet_size(s->x, in);
     /* magic */
-    PCD_TRY(pcd_put_u32be(s, (uint32_t)(1976638797)));
+    PCD_TRY(pcd_put_u32be(s, (uint32_t)(0x75D11D4D)));
     /* size: Bytes in the packet, magic and size included. */
     if (PCD_UNLIKELY((uint64_t)(d_size) > UINT32_MAX))
         return pcd_sink_fail(s, PCD_E_RANGE, "size", "a value that fits in u32be", PCD_FOUND_UINT, (uint64_t)(d_size));
@@ -218,8 +214,8 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
         return pcd_fail_short(c, c->p, "type", "u8");
     v_type = pcd_ld_u8(c->p);
     switch (v_type) {
-    case 1: case 2: case 3: case 4: case 129: case 130:
-    case 131: case 132:
+    case 0x1: case 0x2: case 0x3: case 0x4: case 0x81: case 0x82:
+    case 0x83: case 0x84:
         break;
     default:
         return pcd_fail(c, c->p, PCD_E_RANGE, "type", "one of u64=0x1, i64=0x2, f64=0x3, string=0x4, u64_array=0x81, i64_array=0x82, f64_array=0x83, string_array=0x84", PCD_FOUND_HEX, (uint64_t)(v_type));
@@ -228,7 +224,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
     out->type = v_type;
     /* value */
     switch (v_type) {
-    case 1:
+    case 0x1:
         {
             uint64_t v_value_u_u64 = 0;
             out->value.which = PCD_HEPH_V0_1_ATTRIBUTE_VALUE_U64;
@@ -239,7 +235,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
             out->value.u.u64 = v_value_u_u64;
         }
         break;
-    case 2:
+    case 0x2:
         {
             int64_t v_value_u_i64 = 0;
             out->value.which = PCD_HEPH_V0_1_ATTRIBUTE_VALUE_I64;
@@ -250,7 +246,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
             out->value.u.i64 = v_value_u_i64;
         }
         break;
-    case 3:
+    case 0x3:
         {
             double v_value_u_f64 = 0;
             out->value.which = PCD_HEPH_V0_1_ATTRIBUTE_VALUE_F64;
@@ -261,7 +257,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
             out->value.u.f64 = v_value_u_f64;
         }
         break;
-    case 4:
+    case 0x4:
         {
             pcd_bytes v_value_u_string = { NULL, 0 };
             uint64_t len_value_u_string = 0;
@@ -274,7 +270,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
             out->value.u.string = v_value_u_string;
         }
         break;
-    case 129:
+    case 0x81:
         {
             uint64_t n_value_u_u64_array = 0;
             const uint8_t *f0_value_u_u64_array = NULL;
@@ -293,7 +289,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
             c->p += n_value_u_u64_array * 8;
         }
         break;
-    case 130:
+    case 0x82:
         {
             uint64_t n_value_u_i64_array = 0;
             const uint8_t *f0_value_u_i64_array = NULL;
@@ -312,7 +308,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
             c->p += n_value_u_i64_array * 8;
         }
         break;
-    case 131:
+    case 0x83:
         {
             uint64_t n_value_u_f64_array = 0;
             const uint8_t *f0_value_u_f64_array = NULL;
@@ -331,7 +327,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
             c->p += n_value_u_f64_array * 8;
         }
         break;
-    case 132:
+    case 0x84:
         {
             uint64_t n_value_u_string_array = 0;
             const uint8_t *f0_value_u_string_array = NULL;
@@ -387,8 +383,8 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
         return pcd_fail_short(c, c->p, "type", "u8");
     v_type = pcd_ld_u8(c->p);
     switch (v_type) {
-    case 1: case 2: case 3: case 4: case 129: case 130:
-    case 131: case 132:
+    case 0x1: case 0x2: case 0x3: case 0x4: case 0x81: case 0x82:
+    case 0x83: case 0x84:
         break;
     default:
         return pcd_fail(c, c->p, PCD_E_RANGE, "type", "one of u64=0x1, i64=0x2, f64=0x3, string=0x4, u64_array=0x81, i64_array=0x82, f64_array=0x83, string_array=0x84", PCD_FOUND_HEX, (uint64_t)(v_type));
@@ -396,7 +392,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
     c->p += 1;
     /* value */
     switch (v_type) {
-    case 1:
+    case 0x1:
         {
             PCD_UNUSED uint64_t v_value_u_u64 = 0;
             if (PCD_UNLIKELY(pcd_left(c) < 8))
@@ -405,7 +401,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
             c->p += 8;
         }
         break;
-    case 2:
+    case 0x2:
         {
             PCD_UNUSED int64_t v_value_u_i64 = 0;
             if (PCD_UNLIKELY(pcd_left(c) < 8))
@@ -414,7 +410,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
             c->p += 8;
         }
         break;
-    case 3:
+    case 0x3:
         {
             PCD_UNUSED double v_value_u_f64 = 0;
             if (PCD_UNLIKELY(pcd_left(c) < 8))
@@ -423,7 +419,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
             c->p += 8;
         }
         break;
-    case 4:
+    case 0x4:
         {
             PCD_UNUSED pcd_bytes v_value_u_string = { NULL, 0 };
             PCD_UNUSED uint64_t len_value_u_string = 0;
@@ -434,7 +430,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
             PCD_TRY(pcd_read_bytes(c, len_value_u_string, &v_value_u_string, "value.string"));
         }
         break;
-    case 129:
+    case 0x81:
         {
             PCD_UNUSED uint64_t n_value_u_u64_array = 0;
             PCD_UNUSED const uint8_t *f0_value_u_u64_array = NULL;
@@ -449,7 +445,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
             c->p += n_value_u_u64_array * 8;
         }
         break;
-    case 130:
+    case 0x82:
         {
             PCD_UNUSED uint64_t n_value_u_i64_array = 0;
             PCD_UNUSED const uint8_t *f0_value_u_i64_array = NULL;
@@ -464,7 +460,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
             c->p += n_value_u_i64_array * 8;
         }
         break;
-    case 131:
+    case 0x83:
         {
             PCD_UNUSED uint64_t n_value_u_f64_array = 0;
             PCD_UNUSED const uint8_t *f0_value_u_f64_array = NULL;
@@ -479,7 +475,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
             c->p += n_value_u_f64_array * 8;
         }
         break;
-    case 132:
+    case 0x84:
         {
             PCD_UNUSED uint64_t n_value_u_string_array = 0;
             PCD_UNUSED const uint8_t *f0_value_u_string_array = NULL;
@@ -524,8 +520,8 @@ pcd_status pcd_heph_v0_1_attribute_encode(pcd_sink *s, const pcd_heph_v0_1_attri
     PCD_TRY(pcd_put_bytes(s, (in->name).ptr, (in->name).len));
     /* type: Value type; 0x80 marks an array of that type. */
     switch (in->type) {
-    case 1: case 2: case 3: case 4: case 129: case 130:
-    case 131: case 132:
+    case 0x1: case 0x2: case 0x3: case 0x4: case 0x81: case 0x82:
+    case 0x83: case 0x84:
         break;
     default:
         return pcd_sink_fail(s, PCD_E_RANGE, "type", "a value of its enum", PCD_FOUND_HEX, (uint64_t)(in->type));
@@ -535,22 +531,22 @@ pcd_status pcd_heph_v0_1_attribute_encode(pcd_sink *s, const pcd_heph_v0_1_attri
     t_value = (uint64_t)(in->type);
     switch (in->value.which) {
     case PCD_HEPH_V0_1_ATTRIBUTE_VALUE_U64:
-        if (PCD_UNLIKELY(!(t_value == 1)))
+        if (PCD_UNLIKELY(!(t_value == 0x1)))
             return pcd_sink_fail(s, PCD_E_BAD_TAG, "value", "the tag that selects case u64", PCD_FOUND_HEX, (uint64_t)(t_value));
         PCD_TRY(pcd_put_u64be(s, (uint64_t)(in->value.u.u64)));
         break;
     case PCD_HEPH_V0_1_ATTRIBUTE_VALUE_I64:
-        if (PCD_UNLIKELY(!(t_value == 2)))
+        if (PCD_UNLIKELY(!(t_value == 0x2)))
             return pcd_sink_fail(s, PCD_E_BAD_TAG, "value", "the tag that selects case i64", PCD_FOUND_HEX, (uint64_t)(t_value));
         PCD_TRY(pcd_put_u64be(s, (uint64_t)(in->value.u.i64)));
         break;
     case PCD_HEPH_V0_1_ATTRIBUTE_VALUE_F64:
-        if (PCD_UNLIKELY(!(t_value == 3)))
+        if (PCD_UNLIKELY(!(t_value == 0x3)))
             return pcd_sink_fail(s, PCD_E_BAD_TAG, "value", "the tag that selects case f64", PCD_FOUND_HEX, (uint64_t)(t_value));
         PCD_TRY(pcd_put_u64be(s, (pcd_f64_bits(in->value.u.f64))));
         break;
     case PCD_HEPH_V0_1_ATTRIBUTE_VALUE_STRING:
-        if (PCD_UNLIKELY(!(t_value == 4)))
+        if (PCD_UNLIKELY(!(t_value == 0x4)))
             return pcd_sink_fail(s, PCD_E_BAD_TAG, "value", "the tag that selects case string", PCD_FOUND_HEX, (uint64_t)(t_value));
         if (PCD_UNLIKELY((uint64_t)(in->value.u.string).len > (uint64_t)UINT16_MAX))
             return pcd_sink_fail(s, PCD_E_RANGE, "value.string", "a length that fits its u16be prefix", PCD_FOUND_UINT, (uint64_t)((in->value.u.string).len));
@@ -558,7 +554,7 @@ pcd_status pcd_heph_v0_1_attribute_encode(pcd_sink *s, const pcd_heph_v0_1_attri
         PCD_TRY(pcd_put_bytes(s, (in->value.u.string).ptr, (in->value.u.string).len));
         break;
     case PCD_HEPH_V0_1_ATTRIBUTE_VALUE_U64_ARRAY:
-        if (PCD_UNLIKELY(!(t_value == 129)))
+        if (PCD_UNLIKELY(!(t_value == 0x81)))
             return pcd_sink_fail(s, PCD_E_BAD_TAG, "value", "the tag that selects case u64_array", PCD_FOUND_HEX, (uint64_t)(t_value));
         if (PCD_UNLIKELY((uint64_t)in->value.u.u64_array.n_items > (uint64_t)UINT16_MAX))
             return pcd_sink_fail(s, PCD_E_RANGE, "value.u64_array", "an element count that fits its u16be prefix", PCD_FOUND_UINT, (uint64_t)(in->value.u.u64_array.n_items));
@@ -568,7 +564,7 @@ pcd_status pcd_heph_v0_1_attribute_encode(pcd_sink *s, const pcd_heph_v0_1_attri
         }
         break;
     case PCD_HEPH_V0_1_ATTRIBUTE_VALUE_I64_ARRAY:
-        if (PCD_UNLIKELY(!(t_value == 130)))
+        if (PCD_UNLIKELY(!(t_value == 0x82)))
             return pcd_sink_fail(s, PCD_E_BAD_TAG, "value", "the tag that selects case i64_array", PCD_FOUND_HEX, (uint64_t)(t_value));
         if (PCD_UNLIKELY((uint64_t)in->value.u.i64_array.n_items > (uint64_t)UINT16_MAX))
             return pcd_sink_fail(s, PCD_E_RANGE, "value.i64_array", "an element count that fits its u16be prefix", PCD_FOUND_UINT, (uint64_t)(in->value.u.i64_array.n_items));
@@ -578,7 +574,7 @@ pcd_status pcd_heph_v0_1_attribute_encode(pcd_sink *s, const pcd_heph_v0_1_attri
         }
         break;
     case PCD_HEPH_V0_1_ATTRIBUTE_VALUE_F64_ARRAY:
-        if (PCD_UNLIKELY(!(t_value == 131)))
+        if (PCD_UNLIKELY(!(t_value == 0x83)))
             return pcd_sink_fail(s, PCD_E_BAD_TAG, "value", "the tag that selects case f64_array", PCD_FOUND_HEX, (uint64_t)(t_value));
         if (PCD_UNLIKELY((uint64_t)in->value.u.f64_array.n_items > (uint64_t)UINT16_MAX))
             return pcd_sink_fail(s, PCD_E_RANGE, "value.f64_array", "an element count that fits its u16be prefix", PCD_FOUND_UINT, (uint64_t)(in->value.u.f64_array.n_items));
@@ -588,7 +584,7 @@ pcd_status pcd_heph_v0_1_attribute_encode(pcd_sink *s, const pcd_heph_v0_1_attri
         }
         break;
     case PCD_HEPH_V0_1_ATTRIBUTE_VALUE_STRING_ARRAY:
-        if (PCD_UNLIKELY(!(t_value == 132)))
+        if (PCD_UNLIKELY(!(t_value == 0x84)))
             return pcd_sink_fail(s, PCD_E_BAD_TAG, "value", "the tag that selects case string_array", PCD_FOUND_HEX, (uint64_t)(t_value));
         if (PCD_UNLIKELY((uint64_t)in->value.u.string_array.n_items > (uint64_t)UINT16_MAX))
             return pcd_sink_fail(s, PCD_E_RANGE, "value.string_array", "an element count that fits its u16be prefix", PCD_FOUND_UINT, (uint64_t)(in->value.u.string_array.n_items));
@@ -657,14 +653,14 @@ uint64_t pcd_heph_v0_1_attribute_size(pcd_ctx *x, const pcd_heph_v0_1_attribute 
 
 /* -------- event_packet -------- */
 
-static const pcd_run_field k_event_packet_dec_run1[] = {
-    { "magic", 4, "u32be" },
-    { "size", 4, "u32be" },
-    { "stream_id", 4, "u32be" },
-    { "stream_counter", 4, "u32be" },
-    { "substream_id", 8, "u64be" },
-    { "start_ns", 8, "u64be" },
-    { "end_ns", 8, "u64be" },
+static const pcd_run_field k_event_packet_run1[] = {
+    { .name = "magic", .wire = 4, .type = "u32be" },
+    { .name = "size", .wire = 4, .type = "u32be" },
+    { .name = "stream_id", .wire = 4, .type = "u32be" },
+    { .name = "stream_counter", .wire = 4, .type = "u32be" },
+    { .name = "substream_id", .wire = 8, .type = "u64be" },
+    { .name = "start_ns", .wire = 8, .type = "u64be" },
+    { .name = "end_ns", .wire = 8, .type = "u64be" },
 };
 /* event_packet: One event of a stream, written when it finished. */
 static inline pcd_status pcd_heph_v0_1_event_packet_decode_(pcd_cursor *c, pcd_heph_v0_1_event_packet *out)
@@ -684,10 +680,10 @@ static inline pcd_status pcd_heph_v0_1_event_packet_decode_(pcd_cursor *c, pcd_h
     pcd_cursor r_total;
     /* magic, size, stream_id, stream_counter, substream_id, start_ns, end_ns: 40 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 40))
-        return pcd_fail_run(c, k_event_packet_dec_run1, 7);
+        return pcd_fail_run(c, k_event_packet_run1, 7);
     /* magic */
     v_magic = pcd_ld_u32be(c->p);
-    if (PCD_UNLIKELY(v_magic != UINT64_C(3254525879)))
+    if (PCD_UNLIKELY(v_magic != 0xC1FC1FB7))
         return pcd_fail(c, c->p, PCD_E_BAD_MAGIC, "magic", "0xC1FC1FB7", PCD_FOUND_HEX, (uint64_t)(v_magic));
     /* size: Bytes in the packet, magic and size included. */
     v_size = pcd_ld_u32be(c->p + 4);
@@ -746,15 +742,6 @@ pcd_status pcd_heph_v0_1_event_packet_decode(pcd_cursor *c, pcd_heph_v0_1_event_
     return pcd_heph_v0_1_event_packet_decode_(c, out);
 }
 
-static const pcd_run_field k_event_packet_val_run1[] = {
-    { "magic", 4, "u32be" },
-    { "size", 4, "u32be" },
-    { "stream_id", 4, "u32be" },
-    { "stream_counter", 4, "u32be" },
-    { "substream_id", 8, "u64be" },
-    { "start_ns", 8, "u64be" },
-    { "end_ns", 8, "u64be" },
-};
 /* event_packet: One event of a stream, written when it finished.
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -770,10 +757,10 @@ static inline pcd_status pcd_heph_v0_1_event_packet_validate_(pcd_cursor *c)
     pcd_cursor r_total;
     /* magic, size, stream_id, stream_counter, substream_id, start_ns, end_ns: 40 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 40))
-        return pcd_fail_run(c, k_event_packet_val_run1, 7);
+        return pcd_fail_run(c, k_event_packet_run1, 7);
     /* magic */
     v_magic = pcd_ld_u32be(c->p);
-    if (PCD_UNLIKELY(v_magic != UINT64_C(3254525879)))
+    if (PCD_UNLIKELY(v_magic != 0xC1FC1FB7))
         return pcd_fail(c, c->p, PCD_E_BAD_MAGIC, "magic", "0xC1FC1FB7", PCD_FOUND_HEX, (uint64_t)(v_magic));
     /* size: Bytes in the packet, magic and size included. */
     v_size = pcd_ld_u32be(c->p + 4);
@@ -823,7 +810,7 @@ pcd_status pcd_heph_v0_1_event_packet_encode(pcd_sink *s, const pcd_heph_v0_1_ev
     uint64_t d_size = 0;
     d_size = pcd_heph_v0_1_event_packet_size(s->x, in);
     /* magic */
-    PCD_TRY(pcd_put_u32be(s, (uint32_t)(UINT64_C(3254525879))));
+    PCD_TRY(pcd_put_u32be(s, (uint32_t)(0xC1FC1FB7)));
     /* size: Bytes in the packet, magic and size included. */
     if (PCD_UNLIKELY((uint64_t)(d_size) > UINT32_MAX))
         return pcd_sink_fail(s, PCD_E_RANGE, "size", "a value that fits in u32be", PCD_FOUND_UINT, (uint64_t)(d_size));
@@ -889,13 +876,13 @@ static inline pcd_status pcd_heph_v0_1_packet_decode_(pcd_cursor *c, pcd_heph_v0
         return pcd_fail_short(c, c->p, "packet", "one of 0x75D11D4D, 0xC1FC1FB7");
     tag_u = pcd_ld_u32be(c->p);
     switch (tag_u) {
-    case 1976638797:
+    case 0x75D11D4D:
         {
             out->which = PCD_HEPH_V0_1_PACKET_METADATA;
             PCD_TRY_IN(c->x, pcd_heph_v0_1_metadata_packet_decode_(c, &out->u.metadata), "metadata", -1);
         }
         break;
-    case UINT64_C(3254525879):
+    case 0xC1FC1FB7:
         {
             out->which = PCD_HEPH_V0_1_PACKET_EVENT;
             PCD_TRY_IN(c->x, pcd_heph_v0_1_event_packet_decode_(c, &out->u.event), "event", -1);
@@ -922,12 +909,12 @@ static inline pcd_status pcd_heph_v0_1_packet_validate_(pcd_cursor *c)
         return pcd_fail_short(c, c->p, "packet", "one of 0x75D11D4D, 0xC1FC1FB7");
     tag_u = pcd_ld_u32be(c->p);
     switch (tag_u) {
-    case 1976638797:
+    case 0x75D11D4D:
         {
             PCD_TRY_IN(c->x, pcd_heph_v0_1_metadata_packet_validate_(c), "metadata", -1);
         }
         break;
-    case UINT64_C(3254525879):
+    case 0xC1FC1FB7:
         {
             PCD_TRY_IN(c->x, pcd_heph_v0_1_event_packet_validate_(c), "event", -1);
         }
@@ -1076,21 +1063,30 @@ static const uint8_t pcd_heph_v0_1_region_packets_sync2[] = { 0xc1, 0xfc, 0x1f, 
 static const uint8_t *const pcd_heph_v0_1_region_packets_sync[] = { pcd_heph_v0_1_region_packets_sync1, pcd_heph_v0_1_region_packets_sync2, NULL };
 static const uint8_t pcd_heph_v0_1_region_packets_sync_len[] = { 4, 4 };
 const pcd_region_desc pcd_heph_v0_1_region_packets = {
-    "packets", &pcd_heph_v0_1_packet_type, sizeof(pcd_heph_v0_1_packet),
-    pcd_heph_v0_1_region_packets_dec, pcd_heph_v0_1_region_packets_val, pcd_heph_v0_1_region_packets_run, pcd_heph_v0_1_region_packets_enc,
-    0, NULL, NULL,
-    offsetof(pcd_heph_v0_1_file, packets),
-    4, 4, 1, 0, 0, 10,
-    pcd_heph_v0_1_region_packets_sync, pcd_heph_v0_1_region_packets_sync_len,
-    NULL, 3, 10,
-    pcd_heph_v0_1_region_packets_drun,
+    .name = "packets",
+    .record = &pcd_heph_v0_1_packet_type,
+    .record_size = sizeof(pcd_heph_v0_1_packet),
+    .decode = pcd_heph_v0_1_region_packets_dec,
+    .validate = pcd_heph_v0_1_region_packets_val,
+    .validate_run = pcd_heph_v0_1_region_packets_run,
+    .encode = pcd_heph_v0_1_region_packets_enc,
+    .region_field = offsetof(pcd_heph_v0_1_file, packets),
+    .size_off = 4,  /* where a damaged record's size is */
+    .size_width = 4,
+    .size_big = 1,
+    .size_min = 10,
+    .sync = pcd_heph_v0_1_region_packets_sync,
+    .sync_len = pcd_heph_v0_1_region_packets_sync_len,
+    .zstd_level = 3,
+    .record_min = 10,  /* the smallest record's bytes */
+    .decode_run = pcd_heph_v0_1_region_packets_drun,
 };
 
 /* -------- descriptors -------- */
 
 static const pcd_field pcd_heph_v0_1_metadata_packet_value_fields[] = {
-    { "epoch", PCD_K_U64, 0, 0, offsetof(pcd_heph_v0_1_metadata_packet_value, u.epoch), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "other", PCD_K_BYTES, 0, 0, offsetof(pcd_heph_v0_1_metadata_packet_value, u.other), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "epoch", .kind = PCD_K_U64, .offset = offsetof(pcd_heph_v0_1_metadata_packet_value, u.epoch) },
+    { .name = "other", .kind = PCD_K_BYTES, .offset = offsetof(pcd_heph_v0_1_metadata_packet_value, u.other) },
 };
 static int32_t pcd_heph_v0_1_metadata_packet_value_select(const void *owner_)
 {
@@ -1098,82 +1094,165 @@ static int32_t pcd_heph_v0_1_metadata_packet_value_select(const void *owner_)
     if (pcd_bytes_eq(in->option, "epoch", 5)) return 0;
     return 1;
 }
-const pcd_type pcd_heph_v0_1_metadata_packet_value_type = { "metadata_packet_value", 1, 0, sizeof(pcd_heph_v0_1_metadata_packet_value), pcd_heph_v0_1_metadata_packet_value_fields, 2, "The option's value; unknown options keep their bytes.", NULL, pcd_heph_v0_1_metadata_packet_value_select };
+const pcd_type pcd_heph_v0_1_metadata_packet_value_type = {
+    .name = "metadata_packet_value",
+    .is_union = 1,
+    .size = sizeof(pcd_heph_v0_1_metadata_packet_value),
+    .fields = pcd_heph_v0_1_metadata_packet_value_fields,
+    .n_fields = 2,
+    .doc = "The option's value; unknown options keep their bytes.",
+    .select = pcd_heph_v0_1_metadata_packet_value_select,
+};
 
 static const pcd_field pcd_heph_v0_1_metadata_packet_fields[] = {
-    { "size", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_heph_v0_1_metadata_packet, size), 0, 0, NULL, NULL, 0, "Bytes in the packet, magic and size included.", NULL },
-    { "option", PCD_K_STRING, 0, 0, offsetof(pcd_heph_v0_1_metadata_packet, option), 0, 0, NULL, NULL, 0, "Option name (UTF-8).", NULL },
-    { "value", PCD_K_UNION, 0, 0, offsetof(pcd_heph_v0_1_metadata_packet, value), 0, 0, &pcd_heph_v0_1_metadata_packet_value_type, NULL, 0, "The option's value; unknown options keep their bytes.", NULL },
+    { .name = "size", .kind = PCD_K_U32, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_heph_v0_1_metadata_packet, size),
+      .doc = "Bytes in the packet, magic and size included." },
+    { .name = "option", .kind = PCD_K_STRING, .offset = offsetof(pcd_heph_v0_1_metadata_packet, option),
+      .doc = "Option name (UTF-8)." },
+    { .name = "value", .kind = PCD_K_UNION, .offset = offsetof(pcd_heph_v0_1_metadata_packet, value),
+      .type = &pcd_heph_v0_1_metadata_packet_value_type,
+      .doc = "The option's value; unknown options keep their bytes." },
 };
-const pcd_type pcd_heph_v0_1_metadata_packet_type = { "metadata_packet", 0, 1, sizeof(pcd_heph_v0_1_metadata_packet), pcd_heph_v0_1_metadata_packet_fields, 3, "Sets one option for the whole trace (Heph writes only `epoch`, first).", NULL, NULL };
+const pcd_type pcd_heph_v0_1_metadata_packet_type = {
+    .name = "metadata_packet",
+    .named = 1,
+    .size = sizeof(pcd_heph_v0_1_metadata_packet),
+    .fields = pcd_heph_v0_1_metadata_packet_fields,
+    .n_fields = 3,
+    .doc = "Sets one option for the whole trace (Heph writes only `epoch`, first).",
+};
 
 static const pcd_field pcd_heph_v0_1_attribute_value_fields[] = {
-    { "u64", PCD_K_U64, 0, 0, offsetof(pcd_heph_v0_1_attribute_value, u.u64), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "i64", PCD_K_S64, 0, 0, offsetof(pcd_heph_v0_1_attribute_value, u.i64), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "f64", PCD_K_F64, 0, 0, offsetof(pcd_heph_v0_1_attribute_value, u.f64), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "string", PCD_K_STRING, 0, 0, offsetof(pcd_heph_v0_1_attribute_value, u.string), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "u64_array", PCD_K_ARRAY, PCD_K_U64, 0, offsetof(pcd_heph_v0_1_attribute_value, u.u64_array.items), offsetof(pcd_heph_v0_1_attribute_value, u.u64_array.n_items), 0, NULL, NULL, 0, NULL, NULL },
-    { "i64_array", PCD_K_ARRAY, PCD_K_S64, 0, offsetof(pcd_heph_v0_1_attribute_value, u.i64_array.items), offsetof(pcd_heph_v0_1_attribute_value, u.i64_array.n_items), 0, NULL, NULL, 0, NULL, NULL },
-    { "f64_array", PCD_K_ARRAY, PCD_K_F64, 0, offsetof(pcd_heph_v0_1_attribute_value, u.f64_array.items), offsetof(pcd_heph_v0_1_attribute_value, u.f64_array.n_items), 0, NULL, NULL, 0, NULL, NULL },
-    { "string_array", PCD_K_ARRAY, PCD_K_STRING, 0, offsetof(pcd_heph_v0_1_attribute_value, u.string_array.items), offsetof(pcd_heph_v0_1_attribute_value, u.string_array.n_items), 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "u64", .kind = PCD_K_U64, .offset = offsetof(pcd_heph_v0_1_attribute_value, u.u64) },
+    { .name = "i64", .kind = PCD_K_S64, .offset = offsetof(pcd_heph_v0_1_attribute_value, u.i64) },
+    { .name = "f64", .kind = PCD_K_F64, .offset = offsetof(pcd_heph_v0_1_attribute_value, u.f64) },
+    { .name = "string", .kind = PCD_K_STRING, .offset = offsetof(pcd_heph_v0_1_attribute_value, u.string) },
+    { .name = "u64_array", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U64,
+      .offset = offsetof(pcd_heph_v0_1_attribute_value, u.u64_array.items),
+      .aux = offsetof(pcd_heph_v0_1_attribute_value, u.u64_array.n_items) },
+    { .name = "i64_array", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64,
+      .offset = offsetof(pcd_heph_v0_1_attribute_value, u.i64_array.items),
+      .aux = offsetof(pcd_heph_v0_1_attribute_value, u.i64_array.n_items) },
+    { .name = "f64_array", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_F64,
+      .offset = offsetof(pcd_heph_v0_1_attribute_value, u.f64_array.items),
+      .aux = offsetof(pcd_heph_v0_1_attribute_value, u.f64_array.n_items) },
+    { .name = "string_array", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRING,
+      .offset = offsetof(pcd_heph_v0_1_attribute_value, u.string_array.items),
+      .aux = offsetof(pcd_heph_v0_1_attribute_value, u.string_array.n_items) },
 };
 static int32_t pcd_heph_v0_1_attribute_value_select(const void *owner_)
 {
     const pcd_heph_v0_1_attribute *in = owner_;
     switch ((uint64_t)(in->type)) {
-    case 1: return 0;
-    case 2: return 1;
-    case 3: return 2;
-    case 4: return 3;
-    case 129: return 4;
-    case 130: return 5;
-    case 131: return 6;
-    case 132: return 7;
+    case 0x1: return 0;
+    case 0x2: return 1;
+    case 0x3: return 2;
+    case 0x4: return 3;
+    case 0x81: return 4;
+    case 0x82: return 5;
+    case 0x83: return 6;
+    case 0x84: return 7;
     default: return -1;
     }
 }
-const pcd_type pcd_heph_v0_1_attribute_value_type = { "attribute_value", 1, 0, sizeof(pcd_heph_v0_1_attribute_value), pcd_heph_v0_1_attribute_value_fields, 8, NULL, NULL, pcd_heph_v0_1_attribute_value_select };
+const pcd_type pcd_heph_v0_1_attribute_value_type = {
+    .name = "attribute_value",
+    .is_union = 1,
+    .size = sizeof(pcd_heph_v0_1_attribute_value),
+    .fields = pcd_heph_v0_1_attribute_value_fields,
+    .n_fields = 8,
+    .select = pcd_heph_v0_1_attribute_value_select,
+};
 
 static const pcd_enum_item pcd_heph_v0_1_attribute_type_enum_items[] = {
-    { 1, "u64" },
-    { 2, "i64" },
-    { 3, "f64" },
-    { 4, "string" },
-    { 129, "u64_array" },
-    { 130, "i64_array" },
-    { 131, "f64_array" },
-    { 132, "string_array" },
+    { .value = 0x1, .name = "u64" },
+    { .value = 0x2, .name = "i64" },
+    { .value = 0x3, .name = "f64" },
+    { .value = 0x4, .name = "string" },
+    { .value = 0x81, .name = "u64_array" },
+    { .value = 0x82, .name = "i64_array" },
+    { .value = 0x83, .name = "f64_array" },
+    { .value = 0x84, .name = "string_array" },
 };
-static const pcd_enum pcd_heph_v0_1_attribute_type_enum = { "type", pcd_heph_v0_1_attribute_type_enum_items, 8 };
+static const pcd_enum pcd_heph_v0_1_attribute_type_enum = { .name = "type", .items = pcd_heph_v0_1_attribute_type_enum_items, .n_items = 8 };
 static const pcd_field pcd_heph_v0_1_attribute_fields[] = {
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_heph_v0_1_attribute, name), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "type", PCD_K_U8, 0, PCD_F_HEX, offsetof(pcd_heph_v0_1_attribute, type), 0, 0, NULL, &pcd_heph_v0_1_attribute_type_enum, 0, "Value type; 0x80 marks an array of that type.", NULL },
-    { "value", PCD_K_UNION, 0, 0, offsetof(pcd_heph_v0_1_attribute, value), 0, 0, &pcd_heph_v0_1_attribute_value_type, NULL, 0, NULL, NULL },
+    { .name = "name", .kind = PCD_K_STRING, .offset = offsetof(pcd_heph_v0_1_attribute, name) },
+    { .name = "type", .kind = PCD_K_U8, .flags = PCD_F_HEX, .offset = offsetof(pcd_heph_v0_1_attribute, type),
+      .enumt = &pcd_heph_v0_1_attribute_type_enum,
+      .doc = "Value type; 0x80 marks an array of that type." },
+    { .name = "value", .kind = PCD_K_UNION, .offset = offsetof(pcd_heph_v0_1_attribute, value),
+      .type = &pcd_heph_v0_1_attribute_value_type },
 };
-const pcd_type pcd_heph_v0_1_attribute_type = { "attribute", 0, 1, sizeof(pcd_heph_v0_1_attribute), pcd_heph_v0_1_attribute_fields, 3, "One key-value pair of an event.", NULL, NULL };
+const pcd_type pcd_heph_v0_1_attribute_type = {
+    .name = "attribute",
+    .named = 1,
+    .size = sizeof(pcd_heph_v0_1_attribute),
+    .fields = pcd_heph_v0_1_attribute_fields,
+    .n_fields = 3,
+    .doc = "One key-value pair of an event.",
+};
 
 static const pcd_field pcd_heph_v0_1_event_packet_fields[] = {
-    { "size", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_heph_v0_1_event_packet, size), 0, 0, NULL, NULL, 0, "Bytes in the packet, magic and size included.", NULL },
-    { "stream_id", PCD_K_U32, 0, 0, offsetof(pcd_heph_v0_1_event_packet, stream_id), 0, 0, NULL, NULL, 0, "Stream (thread) the event belongs to.", NULL },
-    { "stream_counter", PCD_K_U32, 0, 0, offsetof(pcd_heph_v0_1_event_packet, stream_counter), 0, 0, NULL, NULL, 0, "Per-stream event counter; wraps, may repeat on stream 0.", NULL },
-    { "substream_id", PCD_K_U64, 0, 0, offsetof(pcd_heph_v0_1_event_packet, substream_id), 0, 0, NULL, NULL, 0, "Substream (e.g. actor) within the stream.", NULL },
-    { "start_ns", PCD_K_U64, 0, 0, offsetof(pcd_heph_v0_1_event_packet, start_ns), 0, 0, NULL, NULL, 0, "Start, ns since the trace epoch.", NULL },
-    { "end_ns", PCD_K_U64, 0, 0, offsetof(pcd_heph_v0_1_event_packet, end_ns), 0, 0, NULL, NULL, 0, "End, ns since the trace epoch.", NULL },
-    { "description", PCD_K_STRING, 0, 0, offsetof(pcd_heph_v0_1_event_packet, description), 0, 0, NULL, NULL, 0, "What happened (UTF-8).", NULL },
-    { "attributes", PCD_K_ARRAY, PCD_K_STRUCT, 0, offsetof(pcd_heph_v0_1_event_packet, attributes), offsetof(pcd_heph_v0_1_event_packet, n_attributes), 0, &pcd_heph_v0_1_attribute_type, NULL, 0, "Key-value pairs until the end of the packet.", NULL },
+    { .name = "size", .kind = PCD_K_U32, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_heph_v0_1_event_packet, size),
+      .doc = "Bytes in the packet, magic and size included." },
+    { .name = "stream_id", .kind = PCD_K_U32, .offset = offsetof(pcd_heph_v0_1_event_packet, stream_id),
+      .doc = "Stream (thread) the event belongs to." },
+    { .name = "stream_counter", .kind = PCD_K_U32,
+      .offset = offsetof(pcd_heph_v0_1_event_packet, stream_counter),
+      .doc = "Per-stream event counter; wraps, may repeat on stream 0." },
+    { .name = "substream_id", .kind = PCD_K_U64, .offset = offsetof(pcd_heph_v0_1_event_packet, substream_id),
+      .doc = "Substream (e.g. actor) within the stream." },
+    { .name = "start_ns", .kind = PCD_K_U64, .offset = offsetof(pcd_heph_v0_1_event_packet, start_ns),
+      .doc = "Start, ns since the trace epoch." },
+    { .name = "end_ns", .kind = PCD_K_U64, .offset = offsetof(pcd_heph_v0_1_event_packet, end_ns),
+      .doc = "End, ns since the trace epoch." },
+    { .name = "description", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_heph_v0_1_event_packet, description), .doc = "What happened (UTF-8)." },
+    { .name = "attributes", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_heph_v0_1_event_packet, attributes),
+      .aux = offsetof(pcd_heph_v0_1_event_packet, n_attributes), .type = &pcd_heph_v0_1_attribute_type,
+      .doc = "Key-value pairs until the end of the packet." },
 };
-const pcd_type pcd_heph_v0_1_event_packet_type = { "event_packet", 0, 1, sizeof(pcd_heph_v0_1_event_packet), pcd_heph_v0_1_event_packet_fields, 8, "One event of a stream, written when it finished.", NULL, NULL };
+const pcd_type pcd_heph_v0_1_event_packet_type = {
+    .name = "event_packet",
+    .named = 1,
+    .size = sizeof(pcd_heph_v0_1_event_packet),
+    .fields = pcd_heph_v0_1_event_packet_fields,
+    .n_fields = 8,
+    .doc = "One event of a stream, written when it finished.",
+};
 
 static const pcd_field pcd_heph_v0_1_packet_fields[] = {
-    { "metadata", PCD_K_STRUCT, 0, 0, offsetof(pcd_heph_v0_1_packet, u.metadata), 0, 0, &pcd_heph_v0_1_metadata_packet_type, NULL, 0, NULL, NULL },
-    { "event", PCD_K_STRUCT, 0, 0, offsetof(pcd_heph_v0_1_packet, u.event), 0, 0, &pcd_heph_v0_1_event_packet_type, NULL, 0, NULL, NULL },
+    { .name = "metadata", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_heph_v0_1_packet, u.metadata),
+      .type = &pcd_heph_v0_1_metadata_packet_type },
+    { .name = "event", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_heph_v0_1_packet, u.event),
+      .type = &pcd_heph_v0_1_event_packet_type },
 };
-const pcd_type pcd_heph_v0_1_packet_type = { "packet", 1, 1, sizeof(pcd_heph_v0_1_packet), pcd_heph_v0_1_packet_fields, 2, "One packet; its magic says which kind.", "_kind", NULL };
+const pcd_type pcd_heph_v0_1_packet_type = {
+    .name = "packet",
+    .is_union = 1,
+    .named = 1,
+    .size = sizeof(pcd_heph_v0_1_packet),
+    .fields = pcd_heph_v0_1_packet_fields,
+    .n_fields = 2,
+    .doc = "One packet; its magic says which kind.",
+    .tag_key = "_kind",
+};
 
 static const pcd_field pcd_heph_v0_1_file_fields[] = {
-    { "packets", PCD_K_REGION, 0, 0, offsetof(pcd_heph_v0_1_file, packets), 0, 0, NULL, NULL, 0, NULL, &pcd_heph_v0_1_region_packets },
+    { .name = "packets", .kind = PCD_K_REGION, .offset = offsetof(pcd_heph_v0_1_file, packets),
+      .region = &pcd_heph_v0_1_region_packets },
 };
-const pcd_type pcd_heph_v0_1_file_type = { "file", 0, 1, sizeof(pcd_heph_v0_1_file), pcd_heph_v0_1_file_fields, 1, "A trace: packets until the end of the file.", NULL, NULL };
+const pcd_type pcd_heph_v0_1_file_type = {
+    .name = "file",
+    .named = 1,
+    .size = sizeof(pcd_heph_v0_1_file),
+    .fields = pcd_heph_v0_1_file_fields,
+    .n_fields = 1,
+    .doc = "A trace: packets until the end of the file.",
+};
 
 static int pcd_heph_v0_1_detect(const uint8_t *p, size_t n)
 {
@@ -1193,8 +1272,18 @@ static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_heph_v0_1_file
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_heph_v0_1_file_encode(s, in); }
 
 const pcd_format pcd_heph_v0_1_format = {
-    "heph", "0.1", "Heph trace", "schemas/heph/v0_1.lua",
-    &pcd_heph_v0_1_file_type, sizeof(pcd_heph_v0_1_file), root_dec, root_enc, NULL,
-    pcd_heph_v0_1_regions, 1,
-    pcd_heph_v0_1_detect, 4, 1, PCD_FMT_STREAMABLE,
+    .name = "heph",
+    .version = "0.1",
+    .title = "Heph trace",
+    .schema = "schemas/heph/v0_1.lua",
+    .root = &pcd_heph_v0_1_file_type,
+    .root_size = sizeof(pcd_heph_v0_1_file),
+    .root_decode = root_dec,
+    .root_encode = root_enc,
+    .regions = pcd_heph_v0_1_regions,
+    .n_regions = 1,
+    .detect = pcd_heph_v0_1_detect,
+    .detect_min = 4,
+    .version_num = 1,
+    .flags = PCD_FMT_STREAMABLE,
 };

@@ -24,11 +24,15 @@ typedef struct pcd_heph_v0_1_event_packet pcd_heph_v0_1_event_packet;
 typedef struct pcd_heph_v0_1_packet pcd_heph_v0_1_packet;
 typedef struct pcd_heph_v0_1_file pcd_heph_v0_1_file;
 
-#define PCD_HEPH_V0_1_METADATA_PACKET_VALUE_EPOCH 0
-#define PCD_HEPH_V0_1_METADATA_PACKET_VALUE_OTHER 1
+/* The cases of metadata_packet.value (its `which`). */
+typedef enum pcd_heph_v0_1_metadata_packet_value_case {
+    PCD_HEPH_V0_1_METADATA_PACKET_VALUE_EPOCH = 0,
+    PCD_HEPH_V0_1_METADATA_PACKET_VALUE_OTHER = 1,
+} pcd_heph_v0_1_metadata_packet_value_case;
+PCD_STATIC_ASSERT(sizeof(pcd_heph_v0_1_metadata_packet_value_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 /* The option's value; unknown options keep their bytes. */
 typedef struct pcd_heph_v0_1_metadata_packet_value {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_heph_v0_1_metadata_packet_value_case which; /* the case present */
     union {
         uint64_t epoch;
         pcd_bytes other;
@@ -46,16 +50,20 @@ typedef struct pcd_heph_v0_1_metadata_packet {
     pcd_heph_v0_1_metadata_packet_value value;  /* The option's value; unknown options keep their bytes. */
 } pcd_heph_v0_1_metadata_packet;
 
-#define PCD_HEPH_V0_1_ATTRIBUTE_VALUE_U64 0
-#define PCD_HEPH_V0_1_ATTRIBUTE_VALUE_I64 1
-#define PCD_HEPH_V0_1_ATTRIBUTE_VALUE_F64 2
-#define PCD_HEPH_V0_1_ATTRIBUTE_VALUE_STRING 3
-#define PCD_HEPH_V0_1_ATTRIBUTE_VALUE_U64_ARRAY 4
-#define PCD_HEPH_V0_1_ATTRIBUTE_VALUE_I64_ARRAY 5
-#define PCD_HEPH_V0_1_ATTRIBUTE_VALUE_F64_ARRAY 6
-#define PCD_HEPH_V0_1_ATTRIBUTE_VALUE_STRING_ARRAY 7
+/* The cases of attribute.value (its `which`). */
+typedef enum pcd_heph_v0_1_attribute_value_case {
+    PCD_HEPH_V0_1_ATTRIBUTE_VALUE_U64 = 0,
+    PCD_HEPH_V0_1_ATTRIBUTE_VALUE_I64 = 1,
+    PCD_HEPH_V0_1_ATTRIBUTE_VALUE_F64 = 2,
+    PCD_HEPH_V0_1_ATTRIBUTE_VALUE_STRING = 3,
+    PCD_HEPH_V0_1_ATTRIBUTE_VALUE_U64_ARRAY = 4,
+    PCD_HEPH_V0_1_ATTRIBUTE_VALUE_I64_ARRAY = 5,
+    PCD_HEPH_V0_1_ATTRIBUTE_VALUE_F64_ARRAY = 6,
+    PCD_HEPH_V0_1_ATTRIBUTE_VALUE_STRING_ARRAY = 7,
+} pcd_heph_v0_1_attribute_value_case;
+PCD_STATIC_ASSERT(sizeof(pcd_heph_v0_1_attribute_value_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 typedef struct pcd_heph_v0_1_attribute_value {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_heph_v0_1_attribute_value_case which; /* the case present */
     union {
         uint64_t u64;
         int64_t i64;
@@ -99,11 +107,15 @@ typedef struct pcd_heph_v0_1_event_packet {
     size_t n_attributes;
 } pcd_heph_v0_1_event_packet;
 
-#define PCD_HEPH_V0_1_PACKET_METADATA 0
-#define PCD_HEPH_V0_1_PACKET_EVENT 1
+/* The cases of packet (its `which`). */
+typedef enum pcd_heph_v0_1_packet_case {
+    PCD_HEPH_V0_1_PACKET_METADATA = 0,
+    PCD_HEPH_V0_1_PACKET_EVENT = 1,
+} pcd_heph_v0_1_packet_case;
+PCD_STATIC_ASSERT(sizeof(pcd_heph_v0_1_packet_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 /* One packet; its magic says which kind. */
 typedef struct pcd_heph_v0_1_packet {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_heph_v0_1_packet_case which; /* the case present */
     union {
         pcd_heph_v0_1_metadata_packet metadata;
         pcd_heph_v0_1_event_packet event;

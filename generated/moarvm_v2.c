@@ -11,13 +11,13 @@
 
 /* -------- collectable -------- */
 
-static const pcd_run_field k_collectable_dec_run1[] = {
-    { "kind", 2, "u16le" },
-    { "tofi", 4, "u32le" },
-    { "size", 2, "u16le" },
-    { "unmanaged_size", 8, "u64le" },
-    { "refs_start", 8, "u64le" },
-    { "refs_count", 4, "u32le" },
+static const pcd_run_field k_collectable_run1[] = {
+    { .name = "kind", .wire = 2, .type = "u16le" },
+    { .name = "tofi", .wire = 4, .type = "u32le" },
+    { .name = "size", .wire = 2, .type = "u16le" },
+    { .name = "unmanaged_size", .wire = 8, .type = "u64le" },
+    { .name = "refs_start", .wire = 8, .type = "u64le" },
+    { .name = "refs_count", .wire = 4, .type = "u32le" },
 };
 /* collectable */
 static inline pcd_status pcd_moarvm_v2_collectable_decode_(pcd_cursor *c, pcd_moarvm_v2_collectable *out)
@@ -30,7 +30,7 @@ static inline pcd_status pcd_moarvm_v2_collectable_decode_(pcd_cursor *c, pcd_mo
     uint32_t v_refs_count = 0;
     /* kind, tofi, size, unmanaged_size, refs_start, refs_count: 28 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 28))
-        return pcd_fail_run(c, k_collectable_dec_run1, 6);
+        return pcd_fail_run(c, k_collectable_run1, 6);
     /* kind: 1 object, 2 type object, 3 STable, 4 frame, 5-11 roots (9 the root). */
     v_kind = pcd_ld_u16le(c->p);
     out->kind = v_kind;
@@ -58,14 +58,6 @@ pcd_status pcd_moarvm_v2_collectable_decode(pcd_cursor *c, pcd_moarvm_v2_collect
     return pcd_moarvm_v2_collectable_decode_(c, out);
 }
 
-static const pcd_run_field k_collectable_val_run1[] = {
-    { "kind", 2, "u16le" },
-    { "tofi", 4, "u32le" },
-    { "size", 2, "u16le" },
-    { "unmanaged_size", 8, "u64le" },
-    { "refs_start", 8, "u64le" },
-    { "refs_count", 4, "u32le" },
-};
 /* collectable
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -73,7 +65,7 @@ static inline pcd_status pcd_moarvm_v2_collectable_validate_(pcd_cursor *c)
 {
     /* kind, tofi, size, unmanaged_size, refs_start, refs_count: 28 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 28))
-        return pcd_fail_run(c, k_collectable_val_run1, 6);
+        return pcd_fail_run(c, k_collectable_run1, 6);
     /* kind: 1 object, 2 type object, 3 STable, 4 frame, 5-11 roots (9 the root). */
     /* (value not needed for validation) */
     /* tofi: Type index (kinds 1-3), static frame index (4), 0 for roots. */
@@ -136,9 +128,9 @@ uint64_t pcd_moarvm_v2_collectable_size(pcd_ctx *x, const pcd_moarvm_v2_collecta
 
 /* -------- coll_block -------- */
 
-static const pcd_run_field k_coll_block_dec_run1[] = {
-    { "count", 8, "u64le" },
-    { "entry_size", 8, "u64le" },
+static const pcd_run_field k_coll_block_run1[] = {
+    { .name = "count", .wire = 8, .type = "u64le" },
+    { .name = "entry_size", .wire = 8, .type = "u64le" },
 };
 /* coll_block: The collectables of one snapshot. */
 static inline pcd_status pcd_moarvm_v2_coll_block_decode_(pcd_cursor *c, pcd_moarvm_v2_coll_block *out)
@@ -148,7 +140,7 @@ static inline pcd_status pcd_moarvm_v2_coll_block_decode_(pcd_cursor *c, pcd_moa
     memset(out, 0, sizeof *out);
     /* count, entry_size: 16 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 16))
-        return pcd_fail_run(c, k_coll_block_dec_run1, 2);
+        return pcd_fail_run(c, k_coll_block_run1, 2);
     /* count */
     v_count = pcd_ld_u64le(c->p);
     out->count = v_count;
@@ -170,10 +162,6 @@ pcd_status pcd_moarvm_v2_coll_block_decode(pcd_cursor *c, pcd_moarvm_v2_coll_blo
     return pcd_moarvm_v2_coll_block_decode_(c, out);
 }
 
-static const pcd_run_field k_coll_block_val_run1[] = {
-    { "count", 8, "u64le" },
-    { "entry_size", 8, "u64le" },
-};
 /* coll_block: The collectables of one snapshot.
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -183,7 +171,7 @@ static inline pcd_status pcd_moarvm_v2_coll_block_validate_(pcd_cursor *c)
     PCD_UNUSED uint64_t v_entry_size = 0;
     /* count, entry_size: 16 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 16))
-        return pcd_fail_run(c, k_coll_block_val_run1, 2);
+        return pcd_fail_run(c, k_coll_block_run1, 2);
     /* count */
     v_count = pcd_ld_u64le(c->p);
     /* entry_size: Bytes per collectable. */
@@ -230,25 +218,25 @@ uint64_t pcd_moarvm_v2_coll_block_size(pcd_ctx *x, const pcd_moarvm_v2_coll_bloc
 
 /* -------- ref -------- */
 
-static const pcd_run_field k_ref_dec_run1[] = {
-    { "ref8.descr", 1, "u8" },
-    { "ref8.index", 1, "u8" },
-    { "ref8.target", 1, "u8" },
+static const pcd_run_field k_ref_run1[] = {
+    { .name = "ref8.descr", .wire = 1, .type = "u8" },
+    { .name = "ref8.index", .wire = 1, .type = "u8" },
+    { .name = "ref8.target", .wire = 1, .type = "u8" },
 };
-static const pcd_run_field k_ref_dec_run2[] = {
-    { "ref16.descr", 1, "u8" },
-    { "ref16.index", 2, "u16le" },
-    { "ref16.target", 2, "u16le" },
+static const pcd_run_field k_ref_run2[] = {
+    { .name = "ref16.descr", .wire = 1, .type = "u8" },
+    { .name = "ref16.index", .wire = 2, .type = "u16le" },
+    { .name = "ref16.target", .wire = 2, .type = "u16le" },
 };
-static const pcd_run_field k_ref_dec_run3[] = {
-    { "ref32.descr", 1, "u8" },
-    { "ref32.index", 4, "u32le" },
-    { "ref32.target", 4, "u32le" },
+static const pcd_run_field k_ref_run3[] = {
+    { .name = "ref32.descr", .wire = 1, .type = "u8" },
+    { .name = "ref32.index", .wire = 4, .type = "u32le" },
+    { .name = "ref32.target", .wire = 4, .type = "u32le" },
 };
-static const pcd_run_field k_ref_dec_run4[] = {
-    { "ref64.descr", 1, "u8" },
-    { "ref64.index", 8, "u64le" },
-    { "ref64.target", 8, "u64le" },
+static const pcd_run_field k_ref_run4[] = {
+    { .name = "ref64.descr", .wire = 1, .type = "u8" },
+    { .name = "ref64.index", .wire = 8, .type = "u64le" },
+    { .name = "ref64.target", .wire = 8, .type = "u64le" },
 };
 /* ref: A reference: '0', '1', '3' or '6' says whether its fields are 8, 16, 32 or 64 bits wide. */
 static inline pcd_status pcd_moarvm_v2_ref_decode_(pcd_cursor *c, pcd_moarvm_v2_ref *out)
@@ -258,7 +246,7 @@ static inline pcd_status pcd_moarvm_v2_ref_decode_(pcd_cursor *c, pcd_moarvm_v2_
         return pcd_fail_short(c, c->p, "ref", "one of 0x30, 0x31, 0x33, 0x36");
     tag_u = pcd_ld_u8(c->p);
     switch (tag_u) {
-    case 48:
+    case 0x30:
         {
             uint8_t v_ref8_descr = 0;
             uint8_t v_ref8_index = 0;
@@ -268,7 +256,7 @@ static inline pcd_status pcd_moarvm_v2_ref_decode_(pcd_cursor *c, pcd_moarvm_v2_
             c->p += 1;
             /* descr, index, target: 3 bytes of fixed fields */
             if (PCD_UNLIKELY(pcd_left(c) < 3))
-                return pcd_fail_run(c, k_ref_dec_run1, 3);
+                return pcd_fail_run(c, k_ref_run1, 3);
             /* descr */
             v_ref8_descr = pcd_ld_u8(c->p);
             out->u.ref8.descr = v_ref8_descr;
@@ -281,7 +269,7 @@ static inline pcd_status pcd_moarvm_v2_ref_decode_(pcd_cursor *c, pcd_moarvm_v2_
             c->p += 3;
         }
         break;
-    case 49:
+    case 0x31:
         {
             uint8_t v_ref16_descr = 0;
             uint16_t v_ref16_index = 0;
@@ -291,7 +279,7 @@ static inline pcd_status pcd_moarvm_v2_ref_decode_(pcd_cursor *c, pcd_moarvm_v2_
             c->p += 1;
             /* descr, index, target: 5 bytes of fixed fields */
             if (PCD_UNLIKELY(pcd_left(c) < 5))
-                return pcd_fail_run(c, k_ref_dec_run2, 3);
+                return pcd_fail_run(c, k_ref_run2, 3);
             /* descr */
             v_ref16_descr = pcd_ld_u8(c->p);
             out->u.ref16.descr = v_ref16_descr;
@@ -304,7 +292,7 @@ static inline pcd_status pcd_moarvm_v2_ref_decode_(pcd_cursor *c, pcd_moarvm_v2_
             c->p += 5;
         }
         break;
-    case 51:
+    case 0x33:
         {
             uint8_t v_ref32_descr = 0;
             uint32_t v_ref32_index = 0;
@@ -314,7 +302,7 @@ static inline pcd_status pcd_moarvm_v2_ref_decode_(pcd_cursor *c, pcd_moarvm_v2_
             c->p += 1;
             /* descr, index, target: 9 bytes of fixed fields */
             if (PCD_UNLIKELY(pcd_left(c) < 9))
-                return pcd_fail_run(c, k_ref_dec_run3, 3);
+                return pcd_fail_run(c, k_ref_run3, 3);
             /* descr */
             v_ref32_descr = pcd_ld_u8(c->p);
             out->u.ref32.descr = v_ref32_descr;
@@ -327,7 +315,7 @@ static inline pcd_status pcd_moarvm_v2_ref_decode_(pcd_cursor *c, pcd_moarvm_v2_
             c->p += 9;
         }
         break;
-    case 54:
+    case 0x36:
         {
             uint8_t v_ref64_descr = 0;
             uint64_t v_ref64_index = 0;
@@ -337,7 +325,7 @@ static inline pcd_status pcd_moarvm_v2_ref_decode_(pcd_cursor *c, pcd_moarvm_v2_
             c->p += 1;
             /* descr, index, target: 17 bytes of fixed fields */
             if (PCD_UNLIKELY(pcd_left(c) < 17))
-                return pcd_fail_run(c, k_ref_dec_run4, 3);
+                return pcd_fail_run(c, k_ref_run4, 3);
             /* descr */
             v_ref64_descr = pcd_ld_u8(c->p);
             out->u.ref64.descr = v_ref64_descr;
@@ -361,26 +349,6 @@ pcd_status pcd_moarvm_v2_ref_decode(pcd_cursor *c, pcd_moarvm_v2_ref *out)
     return pcd_moarvm_v2_ref_decode_(c, out);
 }
 
-static const pcd_run_field k_ref_val_run1[] = {
-    { "ref8.descr", 1, "u8" },
-    { "ref8.index", 1, "u8" },
-    { "ref8.target", 1, "u8" },
-};
-static const pcd_run_field k_ref_val_run2[] = {
-    { "ref16.descr", 1, "u8" },
-    { "ref16.index", 2, "u16le" },
-    { "ref16.target", 2, "u16le" },
-};
-static const pcd_run_field k_ref_val_run3[] = {
-    { "ref32.descr", 1, "u8" },
-    { "ref32.index", 4, "u32le" },
-    { "ref32.target", 4, "u32le" },
-};
-static const pcd_run_field k_ref_val_run4[] = {
-    { "ref64.descr", 1, "u8" },
-    { "ref64.index", 8, "u64le" },
-    { "ref64.target", 8, "u64le" },
-};
 /* ref: A reference: '0', '1', '3' or '6' says whether its fields are 8, 16, 32 or 64 bits wide.
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -391,12 +359,12 @@ static inline pcd_status pcd_moarvm_v2_ref_validate_(pcd_cursor *c)
         return pcd_fail_short(c, c->p, "ref", "one of 0x30, 0x31, 0x33, 0x36");
     tag_u = pcd_ld_u8(c->p);
     switch (tag_u) {
-    case 48:
+    case 0x30:
         {
             c->p += 1;
             /* descr, index, target: 3 bytes of fixed fields */
             if (PCD_UNLIKELY(pcd_left(c) < 3))
-                return pcd_fail_run(c, k_ref_val_run1, 3);
+                return pcd_fail_run(c, k_ref_run1, 3);
             /* descr */
             /* (value not needed for validation) */
             /* index */
@@ -406,12 +374,12 @@ static inline pcd_status pcd_moarvm_v2_ref_validate_(pcd_cursor *c)
             c->p += 3;
         }
         break;
-    case 49:
+    case 0x31:
         {
             c->p += 1;
             /* descr, index, target: 5 bytes of fixed fields */
             if (PCD_UNLIKELY(pcd_left(c) < 5))
-                return pcd_fail_run(c, k_ref_val_run2, 3);
+                return pcd_fail_run(c, k_ref_run2, 3);
             /* descr */
             /* (value not needed for validation) */
             /* index */
@@ -421,12 +389,12 @@ static inline pcd_status pcd_moarvm_v2_ref_validate_(pcd_cursor *c)
             c->p += 5;
         }
         break;
-    case 51:
+    case 0x33:
         {
             c->p += 1;
             /* descr, index, target: 9 bytes of fixed fields */
             if (PCD_UNLIKELY(pcd_left(c) < 9))
-                return pcd_fail_run(c, k_ref_val_run3, 3);
+                return pcd_fail_run(c, k_ref_run3, 3);
             /* descr */
             /* (value not needed for validation) */
             /* index */
@@ -436,12 +404,12 @@ static inline pcd_status pcd_moarvm_v2_ref_validate_(pcd_cursor *c)
             c->p += 9;
         }
         break;
-    case 54:
+    case 0x36:
         {
             c->p += 1;
             /* descr, index, target: 17 bytes of fixed fields */
             if (PCD_UNLIKELY(pcd_left(c) < 17))
-                return pcd_fail_run(c, k_ref_val_run4, 3);
+                return pcd_fail_run(c, k_ref_run4, 3);
             /* descr */
             /* (value not needed for validation) */
             /* index */
@@ -467,7 +435,7 @@ pcd_status pcd_moarvm_v2_ref_encode(pcd_sink *s, const pcd_moarvm_v2_ref *in)
 {
     switch (in->which) {
     case PCD_MOARVM_V2_REF_REF8:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(48)));
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x30)));
         /* descr */
         PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.ref8.descr)));
         /* index */
@@ -476,7 +444,7 @@ pcd_status pcd_moarvm_v2_ref_encode(pcd_sink *s, const pcd_moarvm_v2_ref *in)
         PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.ref8.target)));
         break;
     case PCD_MOARVM_V2_REF_REF16:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(49)));
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x31)));
         /* descr */
         PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.ref16.descr)));
         /* index */
@@ -485,7 +453,7 @@ pcd_status pcd_moarvm_v2_ref_encode(pcd_sink *s, const pcd_moarvm_v2_ref *in)
         PCD_TRY(pcd_put_u16le(s, (uint16_t)(in->u.ref16.target)));
         break;
     case PCD_MOARVM_V2_REF_REF32:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(51)));
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x33)));
         /* descr */
         PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.ref32.descr)));
         /* index */
@@ -494,7 +462,7 @@ pcd_status pcd_moarvm_v2_ref_encode(pcd_sink *s, const pcd_moarvm_v2_ref *in)
         PCD_TRY(pcd_put_u32le(s, (uint32_t)(in->u.ref32.target)));
         break;
     case PCD_MOARVM_V2_REF_REF64:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(54)));
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x36)));
         /* descr */
         PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.ref64.descr)));
         /* index */
@@ -558,10 +526,6 @@ uint64_t pcd_moarvm_v2_ref_size(pcd_ctx *x, const pcd_moarvm_v2_ref *in)
 
 /* -------- refs_block -------- */
 
-static const pcd_run_field k_refs_block_dec_run1[] = {
-    { "count", 8, "u64le" },
-    { "entry_size", 8, "u64le" },
-};
 /* refs_block: The references of one snapshot; each entry is as wide as its largest value needs. */
 static inline pcd_status pcd_moarvm_v2_refs_block_decode_(pcd_cursor *c, pcd_moarvm_v2_refs_block *out)
 {
@@ -570,7 +534,7 @@ static inline pcd_status pcd_moarvm_v2_refs_block_decode_(pcd_cursor *c, pcd_moa
     memset(out, 0, sizeof *out);
     /* count, entry_size: 16 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 16))
-        return pcd_fail_run(c, k_refs_block_dec_run1, 2);
+        return pcd_fail_run(c, k_coll_block_run1, 2);
     /* count */
     v_count = pcd_ld_u64le(c->p);
     out->count = v_count;
@@ -592,10 +556,6 @@ pcd_status pcd_moarvm_v2_refs_block_decode(pcd_cursor *c, pcd_moarvm_v2_refs_blo
     return pcd_moarvm_v2_refs_block_decode_(c, out);
 }
 
-static const pcd_run_field k_refs_block_val_run1[] = {
-    { "count", 8, "u64le" },
-    { "entry_size", 8, "u64le" },
-};
 /* refs_block: The references of one snapshot; each entry is as wide as its largest value needs.
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -605,7 +565,7 @@ static inline pcd_status pcd_moarvm_v2_refs_block_validate_(pcd_cursor *c)
     PCD_UNUSED uint64_t v_entry_size = 0;
     /* count, entry_size: 16 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 16))
-        return pcd_fail_run(c, k_refs_block_val_run1, 2);
+        return pcd_fail_run(c, k_coll_block_run1, 2);
     /* count */
     v_count = pcd_ld_u64le(c->p);
     /* entry_size: Bytes of the widest entry. */
@@ -767,11 +727,11 @@ uint64_t pcd_moarvm_v2_strs_block_size(pcd_ctx *x, const pcd_moarvm_v2_strs_bloc
 
 /* -------- type_row -------- */
 
-static const pcd_run_field k_type_row_dec_run1[] = {
-    { "repr_name", 4, "u32le" },
-    { "type_name", 4, "u32le" },
-    { "type_name_again", 4, "u32le" },
-    { "spill", 4, "u32le" },
+static const pcd_run_field k_type_row_run1[] = {
+    { .name = "repr_name", .wire = 4, .type = "u32le" },
+    { .name = "type_name", .wire = 4, .type = "u32le" },
+    { .name = "type_name_again", .wire = 4, .type = "u32le" },
+    { .name = "spill", .wire = 4, .type = "u32le" },
 };
 /* type_row: MoarVM writes 8 bytes from each of its two 32-bit fields: the row is repr_name and
  * type_name, then type_name again and 4 bytes of whatever followed in its memory.
@@ -784,7 +744,7 @@ static inline pcd_status pcd_moarvm_v2_type_row_decode_(pcd_cursor *c, pcd_moarv
     uint32_t v_spill = 0;
     /* repr_name, type_name, type_name_again, spill: 16 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 16))
-        return pcd_fail_run(c, k_type_row_dec_run1, 4);
+        return pcd_fail_run(c, k_type_row_run1, 4);
     /* repr_name: String index. */
     v_repr_name = pcd_ld_u32le(c->p);
     out->repr_name = v_repr_name;
@@ -806,12 +766,6 @@ pcd_status pcd_moarvm_v2_type_row_decode(pcd_cursor *c, pcd_moarvm_v2_type_row *
     return pcd_moarvm_v2_type_row_decode_(c, out);
 }
 
-static const pcd_run_field k_type_row_val_run1[] = {
-    { "repr_name", 4, "u32le" },
-    { "type_name", 4, "u32le" },
-    { "type_name_again", 4, "u32le" },
-    { "spill", 4, "u32le" },
-};
 /* type_row: MoarVM writes 8 bytes from each of its two 32-bit fields: the row is repr_name and
  * type_name, then type_name again and 4 bytes of whatever followed in its memory.
  * Validation only: the same checks as decoding, nothing stored.
@@ -820,7 +774,7 @@ static inline pcd_status pcd_moarvm_v2_type_row_validate_(pcd_cursor *c)
 {
     /* repr_name, type_name, type_name_again, spill: 16 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 16))
-        return pcd_fail_run(c, k_type_row_val_run1, 4);
+        return pcd_fail_run(c, k_type_row_run1, 4);
     /* repr_name: String index. */
     /* (value not needed for validation) */
     /* type_name: String index. */
@@ -871,10 +825,6 @@ uint64_t pcd_moarvm_v2_type_row_size(pcd_ctx *x, const pcd_moarvm_v2_type_row *i
 
 /* -------- type_block -------- */
 
-static const pcd_run_field k_type_block_dec_run1[] = {
-    { "count", 8, "u64le" },
-    { "entry_size", 8, "u64le" },
-};
 /* type_block: Types added since the last type block. */
 static inline pcd_status pcd_moarvm_v2_type_block_decode_(pcd_cursor *c, pcd_moarvm_v2_type_block *out)
 {
@@ -884,7 +834,7 @@ static inline pcd_status pcd_moarvm_v2_type_block_decode_(pcd_cursor *c, pcd_moa
     const uint8_t *f0_types = NULL;
     /* count, entry_size: 16 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 16))
-        return pcd_fail_run(c, k_type_block_dec_run1, 2);
+        return pcd_fail_run(c, k_coll_block_run1, 2);
     /* count */
     v_count = pcd_ld_u64le(c->p);
     out->count = v_count;
@@ -910,10 +860,6 @@ pcd_status pcd_moarvm_v2_type_block_decode(pcd_cursor *c, pcd_moarvm_v2_type_blo
     return pcd_moarvm_v2_type_block_decode_(c, out);
 }
 
-static const pcd_run_field k_type_block_val_run1[] = {
-    { "count", 8, "u64le" },
-    { "entry_size", 8, "u64le" },
-};
 /* type_block: Types added since the last type block.
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -925,7 +871,7 @@ static inline pcd_status pcd_moarvm_v2_type_block_validate_(pcd_cursor *c)
     PCD_UNUSED const uint8_t *f0_types = NULL;
     /* count, entry_size: 16 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 16))
-        return pcd_fail_run(c, k_type_block_val_run1, 2);
+        return pcd_fail_run(c, k_coll_block_run1, 2);
     /* count */
     v_count = pcd_ld_u64le(c->p);
     /* entry_size */
@@ -985,15 +931,15 @@ uint64_t pcd_moarvm_v2_type_block_size(pcd_ctx *x, const pcd_moarvm_v2_type_bloc
 
 /* -------- frame_row -------- */
 
-static const pcd_run_field k_frame_row_dec_run1[] = {
-    { "name", 4, "u32le" },
-    { "cuid", 4, "u32le" },
-    { "cuid_again", 4, "u32le" },
-    { "line", 4, "u32le" },
-    { "line_again", 4, "u32le" },
-    { "file", 4, "u32le" },
-    { "file_again", 4, "u32le" },
-    { "spill", 4, "u32le" },
+static const pcd_run_field k_frame_row_run1[] = {
+    { .name = "name", .wire = 4, .type = "u32le" },
+    { .name = "cuid", .wire = 4, .type = "u32le" },
+    { .name = "cuid_again", .wire = 4, .type = "u32le" },
+    { .name = "line", .wire = 4, .type = "u32le" },
+    { .name = "line_again", .wire = 4, .type = "u32le" },
+    { .name = "file", .wire = 4, .type = "u32le" },
+    { .name = "file_again", .wire = 4, .type = "u32le" },
+    { .name = "spill", .wire = 4, .type = "u32le" },
 };
 /* frame_row: MoarVM writes 8 bytes from each of its four 32-bit fields: every field but the first
  * appears twice, and the row ends in 4 bytes of whatever followed in its memory.
@@ -1010,7 +956,7 @@ static inline pcd_status pcd_moarvm_v2_frame_row_decode_(pcd_cursor *c, pcd_moar
     uint32_t v_spill = 0;
     /* name, cuid, cuid_again, line, line_again, file, file_again, spill: 32 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 32))
-        return pcd_fail_run(c, k_frame_row_dec_run1, 8);
+        return pcd_fail_run(c, k_frame_row_run1, 8);
     /* name: String index. */
     v_name = pcd_ld_u32le(c->p);
     out->name = v_name;
@@ -1044,16 +990,6 @@ pcd_status pcd_moarvm_v2_frame_row_decode(pcd_cursor *c, pcd_moarvm_v2_frame_row
     return pcd_moarvm_v2_frame_row_decode_(c, out);
 }
 
-static const pcd_run_field k_frame_row_val_run1[] = {
-    { "name", 4, "u32le" },
-    { "cuid", 4, "u32le" },
-    { "cuid_again", 4, "u32le" },
-    { "line", 4, "u32le" },
-    { "line_again", 4, "u32le" },
-    { "file", 4, "u32le" },
-    { "file_again", 4, "u32le" },
-    { "spill", 4, "u32le" },
-};
 /* frame_row: MoarVM writes 8 bytes from each of its four 32-bit fields: every field but the first
  * appears twice, and the row ends in 4 bytes of whatever followed in its memory.
  * Validation only: the same checks as decoding, nothing stored.
@@ -1062,7 +998,7 @@ static inline pcd_status pcd_moarvm_v2_frame_row_validate_(pcd_cursor *c)
 {
     /* name, cuid, cuid_again, line, line_again, file, file_again, spill: 32 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 32))
-        return pcd_fail_run(c, k_frame_row_val_run1, 8);
+        return pcd_fail_run(c, k_frame_row_run1, 8);
     /* name: String index. */
     /* (value not needed for validation) */
     /* cuid: String index (compilation unit id). */
@@ -1137,10 +1073,6 @@ uint64_t pcd_moarvm_v2_frame_row_size(pcd_ctx *x, const pcd_moarvm_v2_frame_row 
 
 /* -------- fram_block -------- */
 
-static const pcd_run_field k_fram_block_dec_run1[] = {
-    { "count", 8, "u64le" },
-    { "entry_size", 8, "u64le" },
-};
 /* fram_block: Static frames added since the last fram block. */
 static inline pcd_status pcd_moarvm_v2_fram_block_decode_(pcd_cursor *c, pcd_moarvm_v2_fram_block *out)
 {
@@ -1150,7 +1082,7 @@ static inline pcd_status pcd_moarvm_v2_fram_block_decode_(pcd_cursor *c, pcd_moa
     const uint8_t *f0_frames = NULL;
     /* count, entry_size: 16 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 16))
-        return pcd_fail_run(c, k_fram_block_dec_run1, 2);
+        return pcd_fail_run(c, k_coll_block_run1, 2);
     /* count */
     v_count = pcd_ld_u64le(c->p);
     out->count = v_count;
@@ -1176,10 +1108,6 @@ pcd_status pcd_moarvm_v2_fram_block_decode(pcd_cursor *c, pcd_moarvm_v2_fram_blo
     return pcd_moarvm_v2_fram_block_decode_(c, out);
 }
 
-static const pcd_run_field k_fram_block_val_run1[] = {
-    { "count", 8, "u64le" },
-    { "entry_size", 8, "u64le" },
-};
 /* fram_block: Static frames added since the last fram block.
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -1191,7 +1119,7 @@ static inline pcd_status pcd_moarvm_v2_fram_block_validate_(pcd_cursor *c)
     PCD_UNUSED const uint8_t *f0_frames = NULL;
     /* count, entry_size: 16 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 16))
-        return pcd_fail_run(c, k_fram_block_val_run1, 2);
+        return pcd_fail_run(c, k_coll_block_run1, 2);
     /* count */
     v_count = pcd_ld_u64le(c->p);
     /* entry_size */
@@ -1389,11 +1317,11 @@ uint64_t pcd_moarvm_v2_block_size(pcd_ctx *x, const pcd_moarvm_v2_block *in)
 
 /* -------- index_entry -------- */
 
-static const pcd_run_field k_index_entry_dec_run1[] = {
-    { "collectables_size", 8, "u64le" },
-    { "full_refs_size", 8, "u64le" },
-    { "refs_middlepoint", 8, "u64le" },
-    { "incremental_data", 8, "u64le" },
+static const pcd_run_field k_index_entry_run1[] = {
+    { .name = "collectables_size", .wire = 8, .type = "u64le" },
+    { .name = "full_refs_size", .wire = 8, .type = "u64le" },
+    { .name = "refs_middlepoint", .wire = 8, .type = "u64le" },
+    { .name = "incremental_data", .wire = 8, .type = "u64le" },
 };
 /* index_entry: One snapshot in the index. */
 static inline pcd_status pcd_moarvm_v2_index_entry_decode_(pcd_cursor *c, pcd_moarvm_v2_index_entry *out)
@@ -1404,7 +1332,7 @@ static inline pcd_status pcd_moarvm_v2_index_entry_decode_(pcd_cursor *c, pcd_mo
     uint64_t v_incremental_data = 0;
     /* collectables_size, full_refs_size, refs_middlepoint, incremental_data: 32 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 32))
-        return pcd_fail_run(c, k_index_entry_dec_run1, 4);
+        return pcd_fail_run(c, k_index_entry_run1, 4);
     /* collectables_size: Bytes of its coll block. */
     v_collectables_size = pcd_ld_u64le(c->p);
     out->collectables_size = v_collectables_size;
@@ -1426,12 +1354,6 @@ pcd_status pcd_moarvm_v2_index_entry_decode(pcd_cursor *c, pcd_moarvm_v2_index_e
     return pcd_moarvm_v2_index_entry_decode_(c, out);
 }
 
-static const pcd_run_field k_index_entry_val_run1[] = {
-    { "collectables_size", 8, "u64le" },
-    { "full_refs_size", 8, "u64le" },
-    { "refs_middlepoint", 8, "u64le" },
-    { "incremental_data", 8, "u64le" },
-};
 /* index_entry: One snapshot in the index.
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -1439,7 +1361,7 @@ static inline pcd_status pcd_moarvm_v2_index_entry_validate_(pcd_cursor *c)
 {
     /* collectables_size, full_refs_size, refs_middlepoint, incremental_data: 32 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 32))
-        return pcd_fail_run(c, k_index_entry_val_run1, 4);
+        return pcd_fail_run(c, k_index_entry_run1, 4);
     /* collectables_size: Bytes of its coll block. */
     /* (value not needed for validation) */
     /* full_refs_size: Bytes of its refs block. */
@@ -1752,14 +1674,19 @@ static pcd_status pcd_moarvm_v2_region_collectables_finish(pcd_sink *s, void *pa
     return PCD_OK;
 }
 const pcd_region_desc pcd_moarvm_v2_region_collectables = {
-    "collectables", &pcd_moarvm_v2_collectable_type, sizeof(pcd_moarvm_v2_collectable),
-    pcd_moarvm_v2_region_collectables_dec, pcd_moarvm_v2_region_collectables_val, pcd_moarvm_v2_region_collectables_run, pcd_moarvm_v2_region_collectables_enc,
-    0, NULL, pcd_moarvm_v2_region_collectables_finish,
-    offsetof(pcd_moarvm_v2_coll_block, collectables),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    NULL, 3, 28,
-    pcd_moarvm_v2_region_collectables_drun,
+    .name = "collectables",
+    .record = &pcd_moarvm_v2_collectable_type,
+    .record_size = sizeof(pcd_moarvm_v2_collectable),
+    .decode = pcd_moarvm_v2_region_collectables_dec,
+    .validate = pcd_moarvm_v2_region_collectables_val,
+    .validate_run = pcd_moarvm_v2_region_collectables_run,
+    .encode = pcd_moarvm_v2_region_collectables_enc,
+    .finish = pcd_moarvm_v2_region_collectables_finish,
+    .region_field = offsetof(pcd_moarvm_v2_coll_block, collectables),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .zstd_level = 3,
+    .record_min = 28,  /* the smallest record's bytes */
+    .decode_run = pcd_moarvm_v2_region_collectables_drun,
 };
 
 static pcd_status pcd_moarvm_v2_region_refs_dec(pcd_cursor *c, void *out) { return pcd_moarvm_v2_ref_decode_(c, out); }
@@ -1820,14 +1747,19 @@ static pcd_status pcd_moarvm_v2_region_refs_finish(pcd_sink *s, void *parent, ui
     return PCD_OK;
 }
 const pcd_region_desc pcd_moarvm_v2_region_refs = {
-    "refs", &pcd_moarvm_v2_ref_type, sizeof(pcd_moarvm_v2_ref),
-    pcd_moarvm_v2_region_refs_dec, pcd_moarvm_v2_region_refs_val, pcd_moarvm_v2_region_refs_run, pcd_moarvm_v2_region_refs_enc,
-    0, NULL, pcd_moarvm_v2_region_refs_finish,
-    offsetof(pcd_moarvm_v2_refs_block, refs),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    NULL, 3, 4,
-    pcd_moarvm_v2_region_refs_drun,
+    .name = "refs",
+    .record = &pcd_moarvm_v2_ref_type,
+    .record_size = sizeof(pcd_moarvm_v2_ref),
+    .decode = pcd_moarvm_v2_region_refs_dec,
+    .validate = pcd_moarvm_v2_region_refs_val,
+    .validate_run = pcd_moarvm_v2_region_refs_run,
+    .encode = pcd_moarvm_v2_region_refs_enc,
+    .finish = pcd_moarvm_v2_region_refs_finish,
+    .region_field = offsetof(pcd_moarvm_v2_refs_block, refs),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .zstd_level = 3,
+    .record_min = 4,  /* the smallest record's bytes */
+    .decode_run = pcd_moarvm_v2_region_refs_drun,
 };
 
 static pcd_status pcd_moarvm_v2_region_blocks_dec(pcd_cursor *c, void *out) { return pcd_moarvm_v2_block_decode_(c, out); }
@@ -1840,14 +1772,17 @@ static const uint8_t pcd_moarvm_v2_region_blocks_sync5[] = { 0x66, 0x72, 0x61, 0
 static const uint8_t *const pcd_moarvm_v2_region_blocks_sync[] = { pcd_moarvm_v2_region_blocks_sync1, pcd_moarvm_v2_region_blocks_sync2, pcd_moarvm_v2_region_blocks_sync3, pcd_moarvm_v2_region_blocks_sync4, pcd_moarvm_v2_region_blocks_sync5, NULL };
 static const uint8_t pcd_moarvm_v2_region_blocks_sync_len[] = { 4, 4, 4, 4, 4 };
 const pcd_region_desc pcd_moarvm_v2_region_blocks = {
-    "blocks", &pcd_moarvm_v2_block_type, sizeof(pcd_moarvm_v2_block),
-    pcd_moarvm_v2_region_blocks_dec, NULL, NULL, pcd_moarvm_v2_region_blocks_enc,
-    0, NULL, NULL,
-    offsetof(pcd_moarvm_v2_file, blocks),
-    -1, 0, 0, 0, 0, 0,
-    pcd_moarvm_v2_region_blocks_sync, pcd_moarvm_v2_region_blocks_sync_len,
-    NULL, 3, 12,
-    NULL,
+    .name = "blocks",
+    .record = &pcd_moarvm_v2_block_type,
+    .record_size = sizeof(pcd_moarvm_v2_block),
+    .decode = pcd_moarvm_v2_region_blocks_dec,
+    .encode = pcd_moarvm_v2_region_blocks_enc,
+    .region_field = offsetof(pcd_moarvm_v2_file, blocks),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .sync = pcd_moarvm_v2_region_blocks_sync,
+    .sync_len = pcd_moarvm_v2_region_blocks_sync_len,
+    .zstd_level = 3,
+    .record_min = 12,  /* the smallest record's bytes */
 };
 
 static pcd_status pcd_moarvm_v2_region_index_dec(pcd_cursor *c, void *out) { return pcd_moarvm_v2_index_entry_decode_(c, out); }
@@ -1896,144 +1831,308 @@ static uint64_t pcd_moarvm_v2_region_index_drun(pcd_cursor *c, uint64_t max, pcd
     return k;
 }
 const pcd_region_desc pcd_moarvm_v2_region_index = {
-    "index", &pcd_moarvm_v2_index_entry_type, sizeof(pcd_moarvm_v2_index_entry),
-    pcd_moarvm_v2_region_index_dec, pcd_moarvm_v2_region_index_val, pcd_moarvm_v2_region_index_run, pcd_moarvm_v2_region_index_enc,
-    0, NULL, NULL,
-    offsetof(pcd_moarvm_v2_file, index),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    NULL, 3, 32,
-    pcd_moarvm_v2_region_index_drun,
+    .name = "index",
+    .record = &pcd_moarvm_v2_index_entry_type,
+    .record_size = sizeof(pcd_moarvm_v2_index_entry),
+    .decode = pcd_moarvm_v2_region_index_dec,
+    .validate = pcd_moarvm_v2_region_index_val,
+    .validate_run = pcd_moarvm_v2_region_index_run,
+    .encode = pcd_moarvm_v2_region_index_enc,
+    .region_field = offsetof(pcd_moarvm_v2_file, index),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .zstd_level = 3,
+    .record_min = 32,  /* the smallest record's bytes */
+    .decode_run = pcd_moarvm_v2_region_index_drun,
 };
 
 /* -------- descriptors -------- */
 
 static const pcd_field pcd_moarvm_v2_collectable_fields[] = {
-    { "kind", PCD_K_U16, 0, 0, offsetof(pcd_moarvm_v2_collectable, kind), 0, 0, NULL, NULL, 0, "1 object, 2 type object, 3 STable, 4 frame, 5-11 roots (9 the root).", NULL },
-    { "tofi", PCD_K_U32, 0, 0, offsetof(pcd_moarvm_v2_collectable, tofi), 0, 0, NULL, NULL, 0, "Type index (kinds 1-3), static frame index (4), 0 for roots.", NULL },
-    { "size", PCD_K_U16, 0, 0, offsetof(pcd_moarvm_v2_collectable, size), 0, 0, NULL, NULL, 0, "Managed size.", NULL },
-    { "unmanaged_size", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v2_collectable, unmanaged_size), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "refs_start", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v2_collectable, refs_start), 0, 0, NULL, NULL, 0, "First of its references (0 when it has none).", NULL },
-    { "refs_count", PCD_K_U32, 0, 0, offsetof(pcd_moarvm_v2_collectable, refs_count), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "kind", .kind = PCD_K_U16, .offset = offsetof(pcd_moarvm_v2_collectable, kind),
+      .doc = "1 object, 2 type object, 3 STable, 4 frame, 5-11 roots (9 the root)." },
+    { .name = "tofi", .kind = PCD_K_U32, .offset = offsetof(pcd_moarvm_v2_collectable, tofi),
+      .doc = "Type index (kinds 1-3), static frame index (4), 0 for roots." },
+    { .name = "size", .kind = PCD_K_U16, .offset = offsetof(pcd_moarvm_v2_collectable, size),
+      .doc = "Managed size." },
+    { .name = "unmanaged_size", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_moarvm_v2_collectable, unmanaged_size) },
+    { .name = "refs_start", .kind = PCD_K_U64, .offset = offsetof(pcd_moarvm_v2_collectable, refs_start),
+      .doc = "First of its references (0 when it has none)." },
+    { .name = "refs_count", .kind = PCD_K_U32, .offset = offsetof(pcd_moarvm_v2_collectable, refs_count) },
 };
-const pcd_type pcd_moarvm_v2_collectable_type = { "collectable", 0, 1, sizeof(pcd_moarvm_v2_collectable), pcd_moarvm_v2_collectable_fields, 6, NULL, NULL, NULL };
+const pcd_type pcd_moarvm_v2_collectable_type = {
+    .name = "collectable",
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v2_collectable),
+    .fields = pcd_moarvm_v2_collectable_fields,
+    .n_fields = 6,
+};
 
 static const pcd_field pcd_moarvm_v2_coll_block_fields[] = {
-    { "count", PCD_K_U64, 0, PCD_F_DERIVED, offsetof(pcd_moarvm_v2_coll_block, count), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "entry_size", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v2_coll_block, entry_size), 0, 0, NULL, NULL, 0, "Bytes per collectable.", NULL },
-    { "collectables", PCD_K_REGION, 0, 0, offsetof(pcd_moarvm_v2_coll_block, collectables), 0, 0, NULL, NULL, 0, NULL, &pcd_moarvm_v2_region_collectables },
+    { .name = "count", .kind = PCD_K_U64, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_moarvm_v2_coll_block, count) },
+    { .name = "entry_size", .kind = PCD_K_U64, .offset = offsetof(pcd_moarvm_v2_coll_block, entry_size),
+      .doc = "Bytes per collectable." },
+    { .name = "collectables", .kind = PCD_K_REGION,
+      .offset = offsetof(pcd_moarvm_v2_coll_block, collectables),
+      .region = &pcd_moarvm_v2_region_collectables },
 };
-const pcd_type pcd_moarvm_v2_coll_block_type = { "coll_block", 0, 1, sizeof(pcd_moarvm_v2_coll_block), pcd_moarvm_v2_coll_block_fields, 3, "The collectables of one snapshot.", NULL, NULL };
+const pcd_type pcd_moarvm_v2_coll_block_type = {
+    .name = "coll_block",
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v2_coll_block),
+    .fields = pcd_moarvm_v2_coll_block_fields,
+    .n_fields = 3,
+    .doc = "The collectables of one snapshot.",
+};
 
 static const pcd_field pcd_moarvm_v2_ref_ref8_fields[] = {
-    { "descr", PCD_K_U8, 0, 0, offsetof(pcd_moarvm_v2_ref_ref8, descr), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "index", PCD_K_U8, 0, 0, offsetof(pcd_moarvm_v2_ref_ref8, index), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "target", PCD_K_U8, 0, 0, offsetof(pcd_moarvm_v2_ref_ref8, target), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "descr", .kind = PCD_K_U8, .offset = offsetof(pcd_moarvm_v2_ref_ref8, descr) },
+    { .name = "index", .kind = PCD_K_U8, .offset = offsetof(pcd_moarvm_v2_ref_ref8, index) },
+    { .name = "target", .kind = PCD_K_U8, .offset = offsetof(pcd_moarvm_v2_ref_ref8, target) },
 };
-const pcd_type pcd_moarvm_v2_ref_ref8_type = { "ref_ref8", 0, 0, sizeof(pcd_moarvm_v2_ref_ref8), pcd_moarvm_v2_ref_ref8_fields, 3, NULL, NULL, NULL };
+const pcd_type pcd_moarvm_v2_ref_ref8_type = {
+    .name = "ref_ref8",
+    .size = sizeof(pcd_moarvm_v2_ref_ref8),
+    .fields = pcd_moarvm_v2_ref_ref8_fields,
+    .n_fields = 3,
+};
 
 static const pcd_field pcd_moarvm_v2_ref_ref16_fields[] = {
-    { "descr", PCD_K_U8, 0, 0, offsetof(pcd_moarvm_v2_ref_ref16, descr), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "index", PCD_K_U16, 0, 0, offsetof(pcd_moarvm_v2_ref_ref16, index), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "target", PCD_K_U16, 0, 0, offsetof(pcd_moarvm_v2_ref_ref16, target), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "descr", .kind = PCD_K_U8, .offset = offsetof(pcd_moarvm_v2_ref_ref16, descr) },
+    { .name = "index", .kind = PCD_K_U16, .offset = offsetof(pcd_moarvm_v2_ref_ref16, index) },
+    { .name = "target", .kind = PCD_K_U16, .offset = offsetof(pcd_moarvm_v2_ref_ref16, target) },
 };
-const pcd_type pcd_moarvm_v2_ref_ref16_type = { "ref_ref16", 0, 0, sizeof(pcd_moarvm_v2_ref_ref16), pcd_moarvm_v2_ref_ref16_fields, 3, NULL, NULL, NULL };
+const pcd_type pcd_moarvm_v2_ref_ref16_type = {
+    .name = "ref_ref16",
+    .size = sizeof(pcd_moarvm_v2_ref_ref16),
+    .fields = pcd_moarvm_v2_ref_ref16_fields,
+    .n_fields = 3,
+};
 
 static const pcd_field pcd_moarvm_v2_ref_ref32_fields[] = {
-    { "descr", PCD_K_U8, 0, 0, offsetof(pcd_moarvm_v2_ref_ref32, descr), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "index", PCD_K_U32, 0, 0, offsetof(pcd_moarvm_v2_ref_ref32, index), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "target", PCD_K_U32, 0, 0, offsetof(pcd_moarvm_v2_ref_ref32, target), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "descr", .kind = PCD_K_U8, .offset = offsetof(pcd_moarvm_v2_ref_ref32, descr) },
+    { .name = "index", .kind = PCD_K_U32, .offset = offsetof(pcd_moarvm_v2_ref_ref32, index) },
+    { .name = "target", .kind = PCD_K_U32, .offset = offsetof(pcd_moarvm_v2_ref_ref32, target) },
 };
-const pcd_type pcd_moarvm_v2_ref_ref32_type = { "ref_ref32", 0, 0, sizeof(pcd_moarvm_v2_ref_ref32), pcd_moarvm_v2_ref_ref32_fields, 3, NULL, NULL, NULL };
+const pcd_type pcd_moarvm_v2_ref_ref32_type = {
+    .name = "ref_ref32",
+    .size = sizeof(pcd_moarvm_v2_ref_ref32),
+    .fields = pcd_moarvm_v2_ref_ref32_fields,
+    .n_fields = 3,
+};
 
 static const pcd_field pcd_moarvm_v2_ref_ref64_fields[] = {
-    { "descr", PCD_K_U8, 0, 0, offsetof(pcd_moarvm_v2_ref_ref64, descr), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "index", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v2_ref_ref64, index), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "target", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v2_ref_ref64, target), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "descr", .kind = PCD_K_U8, .offset = offsetof(pcd_moarvm_v2_ref_ref64, descr) },
+    { .name = "index", .kind = PCD_K_U64, .offset = offsetof(pcd_moarvm_v2_ref_ref64, index) },
+    { .name = "target", .kind = PCD_K_U64, .offset = offsetof(pcd_moarvm_v2_ref_ref64, target) },
 };
-const pcd_type pcd_moarvm_v2_ref_ref64_type = { "ref_ref64", 0, 0, sizeof(pcd_moarvm_v2_ref_ref64), pcd_moarvm_v2_ref_ref64_fields, 3, NULL, NULL, NULL };
+const pcd_type pcd_moarvm_v2_ref_ref64_type = {
+    .name = "ref_ref64",
+    .size = sizeof(pcd_moarvm_v2_ref_ref64),
+    .fields = pcd_moarvm_v2_ref_ref64_fields,
+    .n_fields = 3,
+};
 
 static const pcd_field pcd_moarvm_v2_ref_fields[] = {
-    { "ref8", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v2_ref, u.ref8), 0, 0, &pcd_moarvm_v2_ref_ref8_type, NULL, 0, NULL, NULL },
-    { "ref16", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v2_ref, u.ref16), 0, 0, &pcd_moarvm_v2_ref_ref16_type, NULL, 0, NULL, NULL },
-    { "ref32", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v2_ref, u.ref32), 0, 0, &pcd_moarvm_v2_ref_ref32_type, NULL, 0, NULL, NULL },
-    { "ref64", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v2_ref, u.ref64), 0, 0, &pcd_moarvm_v2_ref_ref64_type, NULL, 0, NULL, NULL },
+    { .name = "ref8", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v2_ref, u.ref8),
+      .type = &pcd_moarvm_v2_ref_ref8_type },
+    { .name = "ref16", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v2_ref, u.ref16),
+      .type = &pcd_moarvm_v2_ref_ref16_type },
+    { .name = "ref32", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v2_ref, u.ref32),
+      .type = &pcd_moarvm_v2_ref_ref32_type },
+    { .name = "ref64", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v2_ref, u.ref64),
+      .type = &pcd_moarvm_v2_ref_ref64_type },
 };
-const pcd_type pcd_moarvm_v2_ref_type = { "ref", 1, 1, sizeof(pcd_moarvm_v2_ref), pcd_moarvm_v2_ref_fields, 4, "A reference: '0', '1', '3' or '6' says whether its fields are 8, 16, 32 or 64 bits wide.", "_kind", NULL, 1 };
+const pcd_type pcd_moarvm_v2_ref_type = {
+    .name = "ref",
+    .is_union = 1,
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v2_ref),
+    .fields = pcd_moarvm_v2_ref_fields,
+    .n_fields = 4,
+    .doc = "A reference: '0', '1', '3' or '6' says whether its fields are 8, 16, 32 or 64 bits wide.",
+    .tag_key = "_kind",
+    .tag_wire = 1,
+};
 
 static const pcd_field pcd_moarvm_v2_refs_block_fields[] = {
-    { "count", PCD_K_U64, 0, PCD_F_DERIVED, offsetof(pcd_moarvm_v2_refs_block, count), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "entry_size", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v2_refs_block, entry_size), 0, 0, NULL, NULL, 0, "Bytes of the widest entry.", NULL },
-    { "refs", PCD_K_REGION, 0, 0, offsetof(pcd_moarvm_v2_refs_block, refs), 0, 0, NULL, NULL, 0, NULL, &pcd_moarvm_v2_region_refs },
+    { .name = "count", .kind = PCD_K_U64, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_moarvm_v2_refs_block, count) },
+    { .name = "entry_size", .kind = PCD_K_U64, .offset = offsetof(pcd_moarvm_v2_refs_block, entry_size),
+      .doc = "Bytes of the widest entry." },
+    { .name = "refs", .kind = PCD_K_REGION, .offset = offsetof(pcd_moarvm_v2_refs_block, refs),
+      .region = &pcd_moarvm_v2_region_refs },
 };
-const pcd_type pcd_moarvm_v2_refs_block_type = { "refs_block", 0, 1, sizeof(pcd_moarvm_v2_refs_block), pcd_moarvm_v2_refs_block_fields, 3, "The references of one snapshot; each entry is as wide as its largest value needs.", NULL, NULL };
+const pcd_type pcd_moarvm_v2_refs_block_type = {
+    .name = "refs_block",
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v2_refs_block),
+    .fields = pcd_moarvm_v2_refs_block_fields,
+    .n_fields = 3,
+    .doc = "The references of one snapshot; each entry is as wide as its largest value needs.",
+};
 
 static const pcd_field pcd_moarvm_v2_strs_block_fields[] = {
-    { "first", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v2_strs_block, first), 0, 0, NULL, NULL, 0, "Strings written before this block (the index of its first).", NULL },
-    { "strings", PCD_K_ARRAY, PCD_K_STRING, 0, offsetof(pcd_moarvm_v2_strs_block, strings), offsetof(pcd_moarvm_v2_strs_block, n_strings), 0, NULL, NULL, 0, "Until the name of the type block that always follows.", NULL },
+    { .name = "first", .kind = PCD_K_U64, .offset = offsetof(pcd_moarvm_v2_strs_block, first),
+      .doc = "Strings written before this block (the index of its first)." },
+    { .name = "strings", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRING,
+      .offset = offsetof(pcd_moarvm_v2_strs_block, strings),
+      .aux = offsetof(pcd_moarvm_v2_strs_block, n_strings),
+      .doc = "Until the name of the type block that always follows." },
 };
-const pcd_type pcd_moarvm_v2_strs_block_type = { "strs_block", 0, 1, sizeof(pcd_moarvm_v2_strs_block), pcd_moarvm_v2_strs_block_fields, 2, "Strings added since the last strs block.", NULL, NULL };
+const pcd_type pcd_moarvm_v2_strs_block_type = {
+    .name = "strs_block",
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v2_strs_block),
+    .fields = pcd_moarvm_v2_strs_block_fields,
+    .n_fields = 2,
+    .doc = "Strings added since the last strs block.",
+};
 
 static const pcd_field pcd_moarvm_v2_type_row_fields[] = {
-    { "repr_name", PCD_K_U32, 0, 0, offsetof(pcd_moarvm_v2_type_row, repr_name), 0, 0, NULL, NULL, 0, "String index.", NULL },
-    { "type_name", PCD_K_U32, 0, 0, offsetof(pcd_moarvm_v2_type_row, type_name), 0, 0, NULL, NULL, 0, "String index.", NULL },
-    { "type_name_again", PCD_K_U32, 0, 0, offsetof(pcd_moarvm_v2_type_row, type_name_again), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "spill", PCD_K_U32, 0, 0, offsetof(pcd_moarvm_v2_type_row, spill), 0, 0, NULL, NULL, 0, "Not data: the next 4 bytes of the writer's memory.", NULL },
+    { .name = "repr_name", .kind = PCD_K_U32, .offset = offsetof(pcd_moarvm_v2_type_row, repr_name),
+      .doc = "String index." },
+    { .name = "type_name", .kind = PCD_K_U32, .offset = offsetof(pcd_moarvm_v2_type_row, type_name),
+      .doc = "String index." },
+    { .name = "type_name_again", .kind = PCD_K_U32,
+      .offset = offsetof(pcd_moarvm_v2_type_row, type_name_again) },
+    { .name = "spill", .kind = PCD_K_U32, .offset = offsetof(pcd_moarvm_v2_type_row, spill),
+      .doc = "Not data: the next 4 bytes of the writer's memory." },
 };
-const pcd_type pcd_moarvm_v2_type_row_type = { "type_row", 0, 1, sizeof(pcd_moarvm_v2_type_row), pcd_moarvm_v2_type_row_fields, 4, "MoarVM writes 8 bytes from each of its two 32-bit fields: the row is repr_name and\ntype_name, then type_name again and 4 bytes of whatever followed in its memory.", NULL, NULL };
+const pcd_type pcd_moarvm_v2_type_row_type = {
+    .name = "type_row",
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v2_type_row),
+    .fields = pcd_moarvm_v2_type_row_fields,
+    .n_fields = 4,
+    .doc = "MoarVM writes 8 bytes from each of its two 32-bit fields: the row is repr_name and\ntype_name, then type_name again and 4 bytes of whatever followed in its memory.",
+};
 
 static const pcd_field pcd_moarvm_v2_type_block_fields[] = {
-    { "count", PCD_K_U64, 0, PCD_F_DERIVED, offsetof(pcd_moarvm_v2_type_block, count), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "entry_size", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v2_type_block, entry_size), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "types", PCD_K_ARRAY, PCD_K_STRUCT, 0, offsetof(pcd_moarvm_v2_type_block, types), offsetof(pcd_moarvm_v2_type_block, n_types), 0, &pcd_moarvm_v2_type_row_type, NULL, 0, NULL, NULL },
+    { .name = "count", .kind = PCD_K_U64, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_moarvm_v2_type_block, count) },
+    { .name = "entry_size", .kind = PCD_K_U64, .offset = offsetof(pcd_moarvm_v2_type_block, entry_size) },
+    { .name = "types", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_moarvm_v2_type_block, types),
+      .aux = offsetof(pcd_moarvm_v2_type_block, n_types), .type = &pcd_moarvm_v2_type_row_type },
 };
-const pcd_type pcd_moarvm_v2_type_block_type = { "type_block", 0, 1, sizeof(pcd_moarvm_v2_type_block), pcd_moarvm_v2_type_block_fields, 3, "Types added since the last type block.", NULL, NULL };
+const pcd_type pcd_moarvm_v2_type_block_type = {
+    .name = "type_block",
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v2_type_block),
+    .fields = pcd_moarvm_v2_type_block_fields,
+    .n_fields = 3,
+    .doc = "Types added since the last type block.",
+};
 
 static const pcd_field pcd_moarvm_v2_frame_row_fields[] = {
-    { "name", PCD_K_U32, 0, 0, offsetof(pcd_moarvm_v2_frame_row, name), 0, 0, NULL, NULL, 0, "String index.", NULL },
-    { "cuid", PCD_K_U32, 0, 0, offsetof(pcd_moarvm_v2_frame_row, cuid), 0, 0, NULL, NULL, 0, "String index (compilation unit id).", NULL },
-    { "cuid_again", PCD_K_U32, 0, 0, offsetof(pcd_moarvm_v2_frame_row, cuid_again), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "line", PCD_K_U32, 0, 0, offsetof(pcd_moarvm_v2_frame_row, line), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "line_again", PCD_K_U32, 0, 0, offsetof(pcd_moarvm_v2_frame_row, line_again), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "file", PCD_K_U32, 0, 0, offsetof(pcd_moarvm_v2_frame_row, file), 0, 0, NULL, NULL, 0, "String index.", NULL },
-    { "file_again", PCD_K_U32, 0, 0, offsetof(pcd_moarvm_v2_frame_row, file_again), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "spill", PCD_K_U32, 0, 0, offsetof(pcd_moarvm_v2_frame_row, spill), 0, 0, NULL, NULL, 0, "Not data: the next 4 bytes of the writer's memory.", NULL },
+    { .name = "name", .kind = PCD_K_U32, .offset = offsetof(pcd_moarvm_v2_frame_row, name),
+      .doc = "String index." },
+    { .name = "cuid", .kind = PCD_K_U32, .offset = offsetof(pcd_moarvm_v2_frame_row, cuid),
+      .doc = "String index (compilation unit id)." },
+    { .name = "cuid_again", .kind = PCD_K_U32, .offset = offsetof(pcd_moarvm_v2_frame_row, cuid_again) },
+    { .name = "line", .kind = PCD_K_U32, .offset = offsetof(pcd_moarvm_v2_frame_row, line) },
+    { .name = "line_again", .kind = PCD_K_U32, .offset = offsetof(pcd_moarvm_v2_frame_row, line_again) },
+    { .name = "file", .kind = PCD_K_U32, .offset = offsetof(pcd_moarvm_v2_frame_row, file),
+      .doc = "String index." },
+    { .name = "file_again", .kind = PCD_K_U32, .offset = offsetof(pcd_moarvm_v2_frame_row, file_again) },
+    { .name = "spill", .kind = PCD_K_U32, .offset = offsetof(pcd_moarvm_v2_frame_row, spill),
+      .doc = "Not data: the next 4 bytes of the writer's memory." },
 };
-const pcd_type pcd_moarvm_v2_frame_row_type = { "frame_row", 0, 1, sizeof(pcd_moarvm_v2_frame_row), pcd_moarvm_v2_frame_row_fields, 8, "MoarVM writes 8 bytes from each of its four 32-bit fields: every field but the first\nappears twice, and the row ends in 4 bytes of whatever followed in its memory.", NULL, NULL };
+const pcd_type pcd_moarvm_v2_frame_row_type = {
+    .name = "frame_row",
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v2_frame_row),
+    .fields = pcd_moarvm_v2_frame_row_fields,
+    .n_fields = 8,
+    .doc = "MoarVM writes 8 bytes from each of its four 32-bit fields: every field but the first\nappears twice, and the row ends in 4 bytes of whatever followed in its memory.",
+};
 
 static const pcd_field pcd_moarvm_v2_fram_block_fields[] = {
-    { "count", PCD_K_U64, 0, PCD_F_DERIVED, offsetof(pcd_moarvm_v2_fram_block, count), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "entry_size", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v2_fram_block, entry_size), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "frames", PCD_K_ARRAY, PCD_K_STRUCT, 0, offsetof(pcd_moarvm_v2_fram_block, frames), offsetof(pcd_moarvm_v2_fram_block, n_frames), 0, &pcd_moarvm_v2_frame_row_type, NULL, 0, NULL, NULL },
+    { .name = "count", .kind = PCD_K_U64, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_moarvm_v2_fram_block, count) },
+    { .name = "entry_size", .kind = PCD_K_U64, .offset = offsetof(pcd_moarvm_v2_fram_block, entry_size) },
+    { .name = "frames", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_moarvm_v2_fram_block, frames),
+      .aux = offsetof(pcd_moarvm_v2_fram_block, n_frames), .type = &pcd_moarvm_v2_frame_row_type },
 };
-const pcd_type pcd_moarvm_v2_fram_block_type = { "fram_block", 0, 1, sizeof(pcd_moarvm_v2_fram_block), pcd_moarvm_v2_fram_block_fields, 3, "Static frames added since the last fram block.", NULL, NULL };
+const pcd_type pcd_moarvm_v2_fram_block_type = {
+    .name = "fram_block",
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v2_fram_block),
+    .fields = pcd_moarvm_v2_fram_block_fields,
+    .n_fields = 3,
+    .doc = "Static frames added since the last fram block.",
+};
 
 static const pcd_field pcd_moarvm_v2_block_fields[] = {
-    { "coll", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v2_block, u.coll), 0, 0, &pcd_moarvm_v2_coll_block_type, NULL, 0, NULL, NULL },
-    { "refs", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v2_block, u.refs), 0, 0, &pcd_moarvm_v2_refs_block_type, NULL, 0, NULL, NULL },
-    { "strs", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v2_block, u.strs), 0, 0, &pcd_moarvm_v2_strs_block_type, NULL, 0, NULL, NULL },
-    { "type", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v2_block, u.type), 0, 0, &pcd_moarvm_v2_type_block_type, NULL, 0, NULL, NULL },
-    { "fram", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v2_block, u.fram), 0, 0, &pcd_moarvm_v2_fram_block_type, NULL, 0, NULL, NULL },
+    { .name = "coll", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v2_block, u.coll),
+      .type = &pcd_moarvm_v2_coll_block_type },
+    { .name = "refs", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v2_block, u.refs),
+      .type = &pcd_moarvm_v2_refs_block_type },
+    { .name = "strs", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v2_block, u.strs),
+      .type = &pcd_moarvm_v2_strs_block_type },
+    { .name = "type", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v2_block, u.type),
+      .type = &pcd_moarvm_v2_type_block_type },
+    { .name = "fram", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v2_block, u.fram),
+      .type = &pcd_moarvm_v2_fram_block_type },
 };
-const pcd_type pcd_moarvm_v2_block_type = { "block", 1, 1, sizeof(pcd_moarvm_v2_block), pcd_moarvm_v2_block_fields, 5, "One block; its 4-byte name says which.", "_kind", NULL, 4 };
+const pcd_type pcd_moarvm_v2_block_type = {
+    .name = "block",
+    .is_union = 1,
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v2_block),
+    .fields = pcd_moarvm_v2_block_fields,
+    .n_fields = 5,
+    .doc = "One block; its 4-byte name says which.",
+    .tag_key = "_kind",
+    .tag_wire = 4,
+};
 
 static const pcd_field pcd_moarvm_v2_index_entry_fields[] = {
-    { "collectables_size", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v2_index_entry, collectables_size), 0, 0, NULL, NULL, 0, "Bytes of its coll block.", NULL },
-    { "full_refs_size", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v2_index_entry, full_refs_size), 0, 0, NULL, NULL, 0, "Bytes of its refs block.", NULL },
-    { "refs_middlepoint", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v2_index_entry, refs_middlepoint), 0, 0, NULL, NULL, 0, "Bytes into the refs block where its second half starts.", NULL },
-    { "incremental_data", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v2_index_entry, incremental_data), 0, 0, NULL, NULL, 0, "Always 0.", NULL },
+    { .name = "collectables_size", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_moarvm_v2_index_entry, collectables_size),
+      .doc = "Bytes of its coll block." },
+    { .name = "full_refs_size", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_moarvm_v2_index_entry, full_refs_size), .doc = "Bytes of its refs block." },
+    { .name = "refs_middlepoint", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_moarvm_v2_index_entry, refs_middlepoint),
+      .doc = "Bytes into the refs block where its second half starts." },
+    { .name = "incremental_data", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_moarvm_v2_index_entry, incremental_data), .doc = "Always 0." },
 };
-const pcd_type pcd_moarvm_v2_index_entry_type = { "index_entry", 0, 1, sizeof(pcd_moarvm_v2_index_entry), pcd_moarvm_v2_index_entry_fields, 4, "One snapshot in the index.", NULL, NULL };
+const pcd_type pcd_moarvm_v2_index_entry_type = {
+    .name = "index_entry",
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v2_index_entry),
+    .fields = pcd_moarvm_v2_index_entry_fields,
+    .n_fields = 4,
+    .doc = "One snapshot in the index.",
+};
 
 static const pcd_field pcd_moarvm_v2_file_fields[] = {
-    { "blocks", PCD_K_REGION, 0, 0, offsetof(pcd_moarvm_v2_file, blocks), 0, 0, NULL, NULL, 0, NULL, &pcd_moarvm_v2_region_blocks },
-    { "index", PCD_K_REGION, 0, 0, offsetof(pcd_moarvm_v2_file, index), 0, 0, NULL, NULL, 0, NULL, &pcd_moarvm_v2_region_index },
-    { "stringheap_size", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v2_file, stringheap_size), 0, 0, NULL, NULL, 0, "Bytes of the last strs block.", NULL },
-    { "types_size", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v2_file, types_size), 0, 0, NULL, NULL, 0, "Bytes of the last type block.", NULL },
-    { "staticframes_size", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v2_file, staticframes_size), 0, 0, NULL, NULL, 0, "Bytes of the last fram block.", NULL },
-    { "snapshots", PCD_K_U64, 0, PCD_F_DERIVED, offsetof(pcd_moarvm_v2_file, snapshots), 0, 0, NULL, NULL, 0, "Snapshots in the file (entries of the index).", NULL },
+    { .name = "blocks", .kind = PCD_K_REGION, .offset = offsetof(pcd_moarvm_v2_file, blocks),
+      .region = &pcd_moarvm_v2_region_blocks },
+    { .name = "index", .kind = PCD_K_REGION, .offset = offsetof(pcd_moarvm_v2_file, index),
+      .region = &pcd_moarvm_v2_region_index },
+    { .name = "stringheap_size", .kind = PCD_K_U64, .offset = offsetof(pcd_moarvm_v2_file, stringheap_size),
+      .doc = "Bytes of the last strs block." },
+    { .name = "types_size", .kind = PCD_K_U64, .offset = offsetof(pcd_moarvm_v2_file, types_size),
+      .doc = "Bytes of the last type block." },
+    { .name = "staticframes_size", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_moarvm_v2_file, staticframes_size), .doc = "Bytes of the last fram block." },
+    { .name = "snapshots", .kind = PCD_K_U64, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_moarvm_v2_file, snapshots),
+      .doc = "Snapshots in the file (entries of the index)." },
 };
-const pcd_type pcd_moarvm_v2_file_type = { "file", 0, 1, sizeof(pcd_moarvm_v2_file), pcd_moarvm_v2_file_fields, 6, NULL, NULL, NULL };
+const pcd_type pcd_moarvm_v2_file_type = {
+    .name = "file",
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v2_file),
+    .fields = pcd_moarvm_v2_file_fields,
+    .n_fields = 6,
+};
 
 static int pcd_moarvm_v2_detect(const uint8_t *p, size_t n)
 {
@@ -2054,8 +2153,19 @@ static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_moarvm_v2_file
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_moarvm_v2_file_encode(s, in); }
 
 const pcd_format pcd_moarvm_v2_format = {
-    "moarvm", "2", "MoarVM heap snapshot", "schemas/moarvm/v2.lua",
-    &pcd_moarvm_v2_file_type, sizeof(pcd_moarvm_v2_file), root_dec, root_enc, pcd_moarvm_v2_file_segments,
-    pcd_moarvm_v2_regions, 4,
-    pcd_moarvm_v2_detect, 16, 2, PCD_FMT_PADDED_NAMES,
+    .name = "moarvm",
+    .version = "2",
+    .title = "MoarVM heap snapshot",
+    .schema = "schemas/moarvm/v2.lua",
+    .root = &pcd_moarvm_v2_file_type,
+    .root_size = sizeof(pcd_moarvm_v2_file),
+    .root_decode = root_dec,
+    .root_encode = root_enc,
+    .root_segment = pcd_moarvm_v2_file_segments,
+    .regions = pcd_moarvm_v2_regions,
+    .n_regions = 4,
+    .detect = pcd_moarvm_v2_detect,
+    .detect_min = 16,
+    .version_num = 2,
+    .flags = PCD_FMT_PADDED_NAMES,
 };

@@ -104,13 +104,17 @@ typedef struct pcd_moarvm_v2_ref_ref64 {
     uint64_t target;
 } pcd_moarvm_v2_ref_ref64;
 
-#define PCD_MOARVM_V2_REF_REF8 0
-#define PCD_MOARVM_V2_REF_REF16 1
-#define PCD_MOARVM_V2_REF_REF32 2
-#define PCD_MOARVM_V2_REF_REF64 3
+/* The cases of ref (its `which`). */
+typedef enum pcd_moarvm_v2_ref_case {
+    PCD_MOARVM_V2_REF_REF8 = 0,
+    PCD_MOARVM_V2_REF_REF16 = 1,
+    PCD_MOARVM_V2_REF_REF32 = 2,
+    PCD_MOARVM_V2_REF_REF64 = 3,
+} pcd_moarvm_v2_ref_case;
+PCD_STATIC_ASSERT(sizeof(pcd_moarvm_v2_ref_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 /* A reference: '0', '1', '3' or '6' says whether its fields are 8, 16, 32 or 64 bits wide. */
 typedef struct pcd_moarvm_v2_ref {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_moarvm_v2_ref_case which; /* the case present */
     uint64_t tag; /* the tag as read */
     union {
         pcd_moarvm_v2_ref_ref8 ref8;
@@ -203,14 +207,18 @@ typedef struct pcd_moarvm_v2_fram_block {
     size_t n_frames;
 } pcd_moarvm_v2_fram_block;
 
-#define PCD_MOARVM_V2_BLOCK_COLL 0
-#define PCD_MOARVM_V2_BLOCK_REFS 1
-#define PCD_MOARVM_V2_BLOCK_STRS 2
-#define PCD_MOARVM_V2_BLOCK_TYPE 3
-#define PCD_MOARVM_V2_BLOCK_FRAM 4
+/* The cases of block (its `which`). */
+typedef enum pcd_moarvm_v2_block_case {
+    PCD_MOARVM_V2_BLOCK_COLL = 0,
+    PCD_MOARVM_V2_BLOCK_REFS = 1,
+    PCD_MOARVM_V2_BLOCK_STRS = 2,
+    PCD_MOARVM_V2_BLOCK_TYPE = 3,
+    PCD_MOARVM_V2_BLOCK_FRAM = 4,
+} pcd_moarvm_v2_block_case;
+PCD_STATIC_ASSERT(sizeof(pcd_moarvm_v2_block_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 /* One block; its 4-byte name says which. */
 typedef struct pcd_moarvm_v2_block {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_moarvm_v2_block_case which; /* the case present */
     union {
         pcd_moarvm_v2_coll_block coll;
         pcd_moarvm_v2_refs_block refs;

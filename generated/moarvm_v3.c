@@ -110,10 +110,10 @@ uint64_t pcd_moarvm_v3_json_block_size(pcd_ctx *x, const pcd_moarvm_v3_json_bloc
 
 /* -------- toc_entry -------- */
 
-static const pcd_run_field k_toc_entry_dec_run1[] = {
-    { "kind", 8, "bytes" },
-    { "start", 8, "u64le" },
-    { "end", 8, "u64le" },
+static const pcd_run_field k_toc_entry_run1[] = {
+    { .name = "kind", .wire = 8, .type = "bytes" },
+    { .name = "start", .wire = 8, .type = "u64le" },
+    { .name = "end", .wire = 8, .type = "u64le" },
 };
 /* toc_entry */
 static inline pcd_status pcd_moarvm_v3_toc_entry_decode_(pcd_cursor *c, pcd_moarvm_v3_toc_entry *out)
@@ -123,7 +123,7 @@ static inline pcd_status pcd_moarvm_v3_toc_entry_decode_(pcd_cursor *c, pcd_moar
     uint64_t v_end = 0;
     /* kind, start, end: 24 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 24))
-        return pcd_fail_run(c, k_toc_entry_dec_run1, 3);
+        return pcd_fail_run(c, k_toc_entry_run1, 3);
     /* kind: Kind name of the block. */
     v_kind.ptr = c->p;
     v_kind.len = pcd_padded_len(c->p, 8);
@@ -143,11 +143,6 @@ pcd_status pcd_moarvm_v3_toc_entry_decode(pcd_cursor *c, pcd_moarvm_v3_toc_entry
     return pcd_moarvm_v3_toc_entry_decode_(c, out);
 }
 
-static const pcd_run_field k_toc_entry_val_run1[] = {
-    { "kind", 8, "bytes" },
-    { "start", 8, "u64le" },
-    { "end", 8, "u64le" },
-};
 /* toc_entry
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -156,7 +151,7 @@ static inline pcd_status pcd_moarvm_v3_toc_entry_validate_(pcd_cursor *c)
     PCD_UNUSED pcd_bytes v_kind = { NULL, 0 };
     /* kind, start, end: 24 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 24))
-        return pcd_fail_run(c, k_toc_entry_val_run1, 3);
+        return pcd_fail_run(c, k_toc_entry_run1, 3);
     /* kind: Kind name of the block. */
     v_kind.ptr = c->p;
     v_kind.len = pcd_padded_len(c->p, 8);
@@ -513,9 +508,9 @@ uint64_t pcd_moarvm_v3_u16_entries_size(pcd_ctx *x, const pcd_moarvm_v3_u16_entr
 
 /* -------- column16 -------- */
 
-static const pcd_run_field k_column16_dec_run1[] = {
-    { "entry_size", 2, "u16le" },
-    { "size", 8, "u64le" },
+static const pcd_run_field k_column16_run1[] = {
+    { .name = "entry_size", .wire = 2, .type = "u16le" },
+    { .name = "size", .wire = 8, .type = "u64le" },
 };
 /* column16: colkind (1 object, 2 type object, 3 STable, 4 frame, 5-11 roots) or colsize (managed size). */
 static inline pcd_status pcd_moarvm_v3_column16_decode_(pcd_cursor *c, pcd_moarvm_v3_column16 *out)
@@ -525,7 +520,7 @@ static inline pcd_status pcd_moarvm_v3_column16_decode_(pcd_cursor *c, pcd_moarv
     memset(out, 0, sizeof *out);
     /* entry_size, size: 10 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 10))
-        return pcd_fail_run(c, k_column16_dec_run1, 2);
+        return pcd_fail_run(c, k_column16_run1, 2);
     /* entry_size: Bytes per entry. */
     v_entry_size = pcd_ld_u16le(c->p);
     if (PCD_UNLIKELY(v_entry_size != 2))
@@ -546,10 +541,6 @@ pcd_status pcd_moarvm_v3_column16_decode(pcd_cursor *c, pcd_moarvm_v3_column16 *
     return pcd_moarvm_v3_column16_decode_(c, out);
 }
 
-static const pcd_run_field k_column16_val_run1[] = {
-    { "entry_size", 2, "u16le" },
-    { "size", 8, "u64le" },
-};
 /* column16: colkind (1 object, 2 type object, 3 STable, 4 frame, 5-11 roots) or colsize (managed size).
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -558,7 +549,7 @@ static inline pcd_status pcd_moarvm_v3_column16_validate_(pcd_cursor *c)
     PCD_UNUSED uint16_t v_entry_size = 0;
     /* entry_size, size: 10 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 10))
-        return pcd_fail_run(c, k_column16_val_run1, 2);
+        return pcd_fail_run(c, k_column16_run1, 2);
     /* entry_size: Bytes per entry. */
     v_entry_size = pcd_ld_u16le(c->p);
     if (PCD_UNLIKELY(v_entry_size != 2))
@@ -668,10 +659,6 @@ uint64_t pcd_moarvm_v3_u32_entries_size(pcd_ctx *x, const pcd_moarvm_v3_u32_entr
 
 /* -------- column32 -------- */
 
-static const pcd_run_field k_column32_dec_run1[] = {
-    { "entry_size", 2, "u16le" },
-    { "size", 8, "u64le" },
-};
 /* column32: coltofi, colrfcnt, reprname, typename, sfname, sfcuid, sfline or sffile. */
 static inline pcd_status pcd_moarvm_v3_column32_decode_(pcd_cursor *c, pcd_moarvm_v3_column32 *out)
 {
@@ -680,7 +667,7 @@ static inline pcd_status pcd_moarvm_v3_column32_decode_(pcd_cursor *c, pcd_moarv
     memset(out, 0, sizeof *out);
     /* entry_size, size: 10 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 10))
-        return pcd_fail_run(c, k_column32_dec_run1, 2);
+        return pcd_fail_run(c, k_column16_run1, 2);
     /* entry_size: Bytes per entry. */
     v_entry_size = pcd_ld_u16le(c->p);
     if (PCD_UNLIKELY(v_entry_size != 4))
@@ -701,10 +688,6 @@ pcd_status pcd_moarvm_v3_column32_decode(pcd_cursor *c, pcd_moarvm_v3_column32 *
     return pcd_moarvm_v3_column32_decode_(c, out);
 }
 
-static const pcd_run_field k_column32_val_run1[] = {
-    { "entry_size", 2, "u16le" },
-    { "size", 8, "u64le" },
-};
 /* column32: coltofi, colrfcnt, reprname, typename, sfname, sfcuid, sfline or sffile.
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -713,7 +696,7 @@ static inline pcd_status pcd_moarvm_v3_column32_validate_(pcd_cursor *c)
     PCD_UNUSED uint16_t v_entry_size = 0;
     /* entry_size, size: 10 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 10))
-        return pcd_fail_run(c, k_column32_val_run1, 2);
+        return pcd_fail_run(c, k_column16_run1, 2);
     /* entry_size: Bytes per entry. */
     v_entry_size = pcd_ld_u16le(c->p);
     if (PCD_UNLIKELY(v_entry_size != 4))
@@ -823,10 +806,6 @@ uint64_t pcd_moarvm_v3_u64_entries_size(pcd_ctx *x, const pcd_moarvm_v3_u64_entr
 
 /* -------- column64 -------- */
 
-static const pcd_run_field k_column64_dec_run1[] = {
-    { "entry_size", 2, "u16le" },
-    { "size", 8, "u64le" },
-};
 /* column64: colrfstr, colusize, refdescr (kind in the low 2 bits), reftrget, topIDs or topscore. */
 static inline pcd_status pcd_moarvm_v3_column64_decode_(pcd_cursor *c, pcd_moarvm_v3_column64 *out)
 {
@@ -835,7 +814,7 @@ static inline pcd_status pcd_moarvm_v3_column64_decode_(pcd_cursor *c, pcd_moarv
     memset(out, 0, sizeof *out);
     /* entry_size, size: 10 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 10))
-        return pcd_fail_run(c, k_column64_dec_run1, 2);
+        return pcd_fail_run(c, k_column16_run1, 2);
     /* entry_size: Bytes per entry. */
     v_entry_size = pcd_ld_u16le(c->p);
     if (PCD_UNLIKELY(v_entry_size != 8))
@@ -856,10 +835,6 @@ pcd_status pcd_moarvm_v3_column64_decode(pcd_cursor *c, pcd_moarvm_v3_column64 *
     return pcd_moarvm_v3_column64_decode_(c, out);
 }
 
-static const pcd_run_field k_column64_val_run1[] = {
-    { "entry_size", 2, "u16le" },
-    { "size", 8, "u64le" },
-};
 /* column64: colrfstr, colusize, refdescr (kind in the low 2 bits), reftrget, topIDs or topscore.
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -868,7 +843,7 @@ static inline pcd_status pcd_moarvm_v3_column64_validate_(pcd_cursor *c)
     PCD_UNUSED uint16_t v_entry_size = 0;
     /* entry_size, size: 10 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 10))
-        return pcd_fail_run(c, k_column64_val_run1, 2);
+        return pcd_fail_run(c, k_column16_run1, 2);
     /* entry_size: Bytes per entry. */
     v_entry_size = pcd_ld_u16le(c->p);
     if (PCD_UNLIKELY(v_entry_size != 8))
@@ -1386,14 +1361,19 @@ static uint8_t pcd_moarvm_v3_region_strings_compression(const void *parent)
     return PCD_REGION_ZSTD_FRAME; /* one zstd frame, its end found by parsing it */
 }
 const pcd_region_desc pcd_moarvm_v3_region_strings = {
-    "strings", &pcd_moarvm_v3_string_entry_type, sizeof(pcd_moarvm_v3_string_entry),
-    pcd_moarvm_v3_region_strings_dec, pcd_moarvm_v3_region_strings_val, pcd_moarvm_v3_region_strings_run, pcd_moarvm_v3_region_strings_enc,
-    0, NULL, NULL,
-    offsetof(pcd_moarvm_v3_strings_block, strings),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    pcd_moarvm_v3_region_strings_compression, 9, 4,
-    pcd_moarvm_v3_region_strings_drun,
+    .name = "strings",
+    .record = &pcd_moarvm_v3_string_entry_type,
+    .record_size = sizeof(pcd_moarvm_v3_string_entry),
+    .decode = pcd_moarvm_v3_region_strings_dec,
+    .validate = pcd_moarvm_v3_region_strings_val,
+    .validate_run = pcd_moarvm_v3_region_strings_run,
+    .encode = pcd_moarvm_v3_region_strings_enc,
+    .region_field = offsetof(pcd_moarvm_v3_strings_block, strings),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .compression = pcd_moarvm_v3_region_strings_compression,
+    .zstd_level = 9,
+    .record_min = 4,  /* the smallest record's bytes */
+    .decode_run = pcd_moarvm_v3_region_strings_drun,
 };
 
 static pcd_status pcd_moarvm_v3_region_column16_entries_dec(pcd_cursor *c, void *out) { return pcd_moarvm_v3_u16_entries_decode_(c, out); }
@@ -1448,15 +1428,19 @@ static uint8_t pcd_moarvm_v3_region_column16_entries_compression(const void *par
     return PCD_REGION_ZSTD_FRAME; /* one zstd frame, its end found by parsing it */
 }
 const pcd_region_desc pcd_moarvm_v3_region_column16_entries = {
-    "entries", &pcd_moarvm_v3_u16_entries_type, sizeof(pcd_moarvm_v3_u16_entries),
-    pcd_moarvm_v3_region_column16_entries_dec, pcd_moarvm_v3_region_column16_entries_val, pcd_moarvm_v3_region_column16_entries_run, pcd_moarvm_v3_region_column16_entries_enc,
-    0, NULL, NULL,
-    offsetof(pcd_moarvm_v3_column16, entries),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    pcd_moarvm_v3_region_column16_entries_compression, 9, 0,
-    pcd_moarvm_v3_region_column16_entries_drun,
-    32768, /* batch: records of at most 16384 elements */
+    .name = "entries",
+    .record = &pcd_moarvm_v3_u16_entries_type,
+    .record_size = sizeof(pcd_moarvm_v3_u16_entries),
+    .decode = pcd_moarvm_v3_region_column16_entries_dec,
+    .validate = pcd_moarvm_v3_region_column16_entries_val,
+    .validate_run = pcd_moarvm_v3_region_column16_entries_run,
+    .encode = pcd_moarvm_v3_region_column16_entries_enc,
+    .region_field = offsetof(pcd_moarvm_v3_column16, entries),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .compression = pcd_moarvm_v3_region_column16_entries_compression,
+    .zstd_level = 9,
+    .decode_run = pcd_moarvm_v3_region_column16_entries_drun,
+    .batch_bytes = 32768,  /* records of at most 16384 elements */
 };
 
 static pcd_status pcd_moarvm_v3_region_column32_entries_dec(pcd_cursor *c, void *out) { return pcd_moarvm_v3_u32_entries_decode_(c, out); }
@@ -1511,15 +1495,19 @@ static uint8_t pcd_moarvm_v3_region_column32_entries_compression(const void *par
     return PCD_REGION_ZSTD_FRAME; /* one zstd frame, its end found by parsing it */
 }
 const pcd_region_desc pcd_moarvm_v3_region_column32_entries = {
-    "entries", &pcd_moarvm_v3_u32_entries_type, sizeof(pcd_moarvm_v3_u32_entries),
-    pcd_moarvm_v3_region_column32_entries_dec, pcd_moarvm_v3_region_column32_entries_val, pcd_moarvm_v3_region_column32_entries_run, pcd_moarvm_v3_region_column32_entries_enc,
-    0, NULL, NULL,
-    offsetof(pcd_moarvm_v3_column32, entries),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    pcd_moarvm_v3_region_column32_entries_compression, 9, 0,
-    pcd_moarvm_v3_region_column32_entries_drun,
-    65536, /* batch: records of at most 16384 elements */
+    .name = "entries",
+    .record = &pcd_moarvm_v3_u32_entries_type,
+    .record_size = sizeof(pcd_moarvm_v3_u32_entries),
+    .decode = pcd_moarvm_v3_region_column32_entries_dec,
+    .validate = pcd_moarvm_v3_region_column32_entries_val,
+    .validate_run = pcd_moarvm_v3_region_column32_entries_run,
+    .encode = pcd_moarvm_v3_region_column32_entries_enc,
+    .region_field = offsetof(pcd_moarvm_v3_column32, entries),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .compression = pcd_moarvm_v3_region_column32_entries_compression,
+    .zstd_level = 9,
+    .decode_run = pcd_moarvm_v3_region_column32_entries_drun,
+    .batch_bytes = 65536,  /* records of at most 16384 elements */
 };
 
 static pcd_status pcd_moarvm_v3_region_column64_entries_dec(pcd_cursor *c, void *out) { return pcd_moarvm_v3_u64_entries_decode_(c, out); }
@@ -1574,15 +1562,19 @@ static uint8_t pcd_moarvm_v3_region_column64_entries_compression(const void *par
     return PCD_REGION_ZSTD_FRAME; /* one zstd frame, its end found by parsing it */
 }
 const pcd_region_desc pcd_moarvm_v3_region_column64_entries = {
-    "entries", &pcd_moarvm_v3_u64_entries_type, sizeof(pcd_moarvm_v3_u64_entries),
-    pcd_moarvm_v3_region_column64_entries_dec, pcd_moarvm_v3_region_column64_entries_val, pcd_moarvm_v3_region_column64_entries_run, pcd_moarvm_v3_region_column64_entries_enc,
-    0, NULL, NULL,
-    offsetof(pcd_moarvm_v3_column64, entries),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    pcd_moarvm_v3_region_column64_entries_compression, 9, 0,
-    pcd_moarvm_v3_region_column64_entries_drun,
-    131072, /* batch: records of at most 16384 elements */
+    .name = "entries",
+    .record = &pcd_moarvm_v3_u64_entries_type,
+    .record_size = sizeof(pcd_moarvm_v3_u64_entries),
+    .decode = pcd_moarvm_v3_region_column64_entries_dec,
+    .validate = pcd_moarvm_v3_region_column64_entries_val,
+    .validate_run = pcd_moarvm_v3_region_column64_entries_run,
+    .encode = pcd_moarvm_v3_region_column64_entries_enc,
+    .region_field = offsetof(pcd_moarvm_v3_column64, entries),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .compression = pcd_moarvm_v3_region_column64_entries_compression,
+    .zstd_level = 9,
+    .decode_run = pcd_moarvm_v3_region_column64_entries_drun,
+    .batch_bytes = 131072,  /* records of at most 16384 elements */
 };
 
 static pcd_status pcd_moarvm_v3_region_blocks_dec(pcd_cursor *c, void *out) { return pcd_moarvm_v3_block_decode_(c, out); }
@@ -1610,113 +1602,256 @@ static const uint8_t pcd_moarvm_v3_region_blocks_sync20[] = { 0x74, 0x6f, 0x70, 
 static const uint8_t *const pcd_moarvm_v3_region_blocks_sync[] = { pcd_moarvm_v3_region_blocks_sync1, pcd_moarvm_v3_region_blocks_sync2, pcd_moarvm_v3_region_blocks_sync3, pcd_moarvm_v3_region_blocks_sync4, pcd_moarvm_v3_region_blocks_sync5, pcd_moarvm_v3_region_blocks_sync6, pcd_moarvm_v3_region_blocks_sync7, pcd_moarvm_v3_region_blocks_sync8, pcd_moarvm_v3_region_blocks_sync9, pcd_moarvm_v3_region_blocks_sync10, pcd_moarvm_v3_region_blocks_sync11, pcd_moarvm_v3_region_blocks_sync12, pcd_moarvm_v3_region_blocks_sync13, pcd_moarvm_v3_region_blocks_sync14, pcd_moarvm_v3_region_blocks_sync15, pcd_moarvm_v3_region_blocks_sync16, pcd_moarvm_v3_region_blocks_sync17, pcd_moarvm_v3_region_blocks_sync18, pcd_moarvm_v3_region_blocks_sync19, pcd_moarvm_v3_region_blocks_sync20, NULL };
 static const uint8_t pcd_moarvm_v3_region_blocks_sync_len[] = { 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8 };
 const pcd_region_desc pcd_moarvm_v3_region_blocks = {
-    "blocks", &pcd_moarvm_v3_block_type, sizeof(pcd_moarvm_v3_block),
-    pcd_moarvm_v3_region_blocks_dec, NULL, NULL, pcd_moarvm_v3_region_blocks_enc,
-    0, NULL, NULL,
-    offsetof(pcd_moarvm_v3_file, blocks),
-    -1, 0, 0, 0, 0, 0,
-    pcd_moarvm_v3_region_blocks_sync, pcd_moarvm_v3_region_blocks_sync_len,
-    NULL, 3, 16,
-    NULL,
+    .name = "blocks",
+    .record = &pcd_moarvm_v3_block_type,
+    .record_size = sizeof(pcd_moarvm_v3_block),
+    .decode = pcd_moarvm_v3_region_blocks_dec,
+    .encode = pcd_moarvm_v3_region_blocks_enc,
+    .region_field = offsetof(pcd_moarvm_v3_file, blocks),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .sync = pcd_moarvm_v3_region_blocks_sync,
+    .sync_len = pcd_moarvm_v3_region_blocks_sync_len,
+    .zstd_level = 3,
+    .record_min = 16,  /* the smallest record's bytes */
 };
 
 /* -------- descriptors -------- */
 
 static const pcd_field pcd_moarvm_v3_json_block_fields[] = {
-    { "size", PCD_K_U64, 0, PCD_F_DERIVED, offsetof(pcd_moarvm_v3_json_block, size), 0, 0, NULL, NULL, 0, "Bytes of JSON text and its NUL (the header is not counted).", NULL },
-    { "json", PCD_K_STRING, 0, 0, offsetof(pcd_moarvm_v3_json_block, json), 0, 0, NULL, NULL, 0, "filemeta: subversion, start_time (us, uv_hrtime / 1000), pid, highscore_structure; snapmeta: snap_time, gc_seq_num, total_heap_size, total_objects, total_typeobjects, total_stables, total_frames, total_refs.", NULL },
+    { .name = "size", .kind = PCD_K_U64, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_moarvm_v3_json_block, size),
+      .doc = "Bytes of JSON text and its NUL (the header is not counted)." },
+    { .name = "json", .kind = PCD_K_STRING, .offset = offsetof(pcd_moarvm_v3_json_block, json),
+      .doc = "filemeta: subversion, start_time (us, uv_hrtime / 1000), pid, highscore_structure; snapmeta: snap_time, gc_seq_num, total_heap_size, total_objects, total_typeobjects, total_stables, total_frames, total_refs." },
 };
-const pcd_type pcd_moarvm_v3_json_block_type = { "json_block", 0, 1, sizeof(pcd_moarvm_v3_json_block), pcd_moarvm_v3_json_block_fields, 2, "filemeta (once, first) or snapmeta (one per snapshot): JSON text and a NUL.", NULL, NULL };
+const pcd_type pcd_moarvm_v3_json_block_type = {
+    .name = "json_block",
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v3_json_block),
+    .fields = pcd_moarvm_v3_json_block_fields,
+    .n_fields = 2,
+    .doc = "filemeta (once, first) or snapmeta (one per snapshot): JSON text and a NUL.",
+};
 
 static const pcd_field pcd_moarvm_v3_toc_entry_fields[] = {
-    { "kind", PCD_K_STRING, 0, 0, offsetof(pcd_moarvm_v3_toc_entry, kind), 0, 0, NULL, NULL, 0, "Kind name of the block.", NULL },
-    { "start", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v3_toc_entry, start), 0, 0, NULL, NULL, 0, "File offset of the block's kind name.", NULL },
-    { "end", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v3_toc_entry, end), 0, 0, NULL, NULL, 0, "File offset just after the block (for a TOC: before its self pointer).", NULL },
+    { .name = "kind", .kind = PCD_K_STRING, .offset = offsetof(pcd_moarvm_v3_toc_entry, kind),
+      .doc = "Kind name of the block." },
+    { .name = "start", .kind = PCD_K_U64, .offset = offsetof(pcd_moarvm_v3_toc_entry, start),
+      .doc = "File offset of the block's kind name." },
+    { .name = "end", .kind = PCD_K_U64, .offset = offsetof(pcd_moarvm_v3_toc_entry, end),
+      .doc = "File offset just after the block (for a TOC: before its self pointer)." },
 };
-const pcd_type pcd_moarvm_v3_toc_entry_type = { "toc_entry", 0, 1, sizeof(pcd_moarvm_v3_toc_entry), pcd_moarvm_v3_toc_entry_fields, 3, NULL, NULL, NULL };
+const pcd_type pcd_moarvm_v3_toc_entry_type = {
+    .name = "toc_entry",
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v3_toc_entry),
+    .fields = pcd_moarvm_v3_toc_entry_fields,
+    .n_fields = 3,
+};
 
 static const pcd_field pcd_moarvm_v3_toc_block_fields[] = {
-    { "count", PCD_K_U64, 0, PCD_F_DERIVED, offsetof(pcd_moarvm_v3_toc_block, count), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "entries", PCD_K_ARRAY, PCD_K_STRUCT, 0, offsetof(pcd_moarvm_v3_toc_block, entries), offsetof(pcd_moarvm_v3_toc_block, n_entries), 0, &pcd_moarvm_v3_toc_entry_type, NULL, 0, NULL, NULL },
-    { "self", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v3_toc_block, self), 0, 0, NULL, NULL, 0, "File offset of this TOC's kind name; the end it records stops before this field.", NULL },
+    { .name = "count", .kind = PCD_K_U64, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_moarvm_v3_toc_block, count) },
+    { .name = "entries", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_moarvm_v3_toc_block, entries),
+      .aux = offsetof(pcd_moarvm_v3_toc_block, n_entries), .type = &pcd_moarvm_v3_toc_entry_type },
+    { .name = "self", .kind = PCD_K_U64, .offset = offsetof(pcd_moarvm_v3_toc_block, self),
+      .doc = "File offset of this TOC's kind name; the end it records stops before this field." },
 };
-const pcd_type pcd_moarvm_v3_toc_block_type = { "toc_block", 0, 1, sizeof(pcd_moarvm_v3_toc_block), pcd_moarvm_v3_toc_block_fields, 3, "A table of contents: an inner one lists a snapshot's blocks, an outer one filemeta and every inner TOC so far.", NULL, NULL };
+const pcd_type pcd_moarvm_v3_toc_block_type = {
+    .name = "toc_block",
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v3_toc_block),
+    .fields = pcd_moarvm_v3_toc_block_fields,
+    .n_fields = 3,
+    .doc = "A table of contents: an inner one lists a snapshot's blocks, an outer one filemeta and every inner TOC so far.",
+};
 
 static const pcd_field pcd_moarvm_v3_string_entry_fields[] = {
-    { "text", PCD_K_STRING, 0, 0, offsetof(pcd_moarvm_v3_string_entry, text), 0, 0, NULL, NULL, 0, "UTF-8 as MoarVM keeps it; a NULL string is stored as <null>.", NULL },
+    { .name = "text", .kind = PCD_K_STRING, .offset = offsetof(pcd_moarvm_v3_string_entry, text),
+      .doc = "UTF-8 as MoarVM keeps it; a NULL string is stored as <null>." },
 };
-const pcd_type pcd_moarvm_v3_string_entry_type = { "string_entry", 0, 1, sizeof(pcd_moarvm_v3_string_entry), pcd_moarvm_v3_string_entry_fields, 1, NULL, NULL, NULL };
+const pcd_type pcd_moarvm_v3_string_entry_type = {
+    .name = "string_entry",
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v3_string_entry),
+    .fields = pcd_moarvm_v3_string_entry_fields,
+    .n_fields = 1,
+};
 
 static const pcd_field pcd_moarvm_v3_strings_block_fields[] = {
-    { "size", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v3_strings_block, size), 0, 0, NULL, NULL, 0, "Always 0 (never filled in). There is no entry-size field.", NULL },
-    { "strings", PCD_K_REGION, 0, 0, offsetof(pcd_moarvm_v3_strings_block, strings), 0, 0, NULL, NULL, 0, NULL, &pcd_moarvm_v3_region_strings },
+    { .name = "size", .kind = PCD_K_U64, .offset = offsetof(pcd_moarvm_v3_strings_block, size),
+      .doc = "Always 0 (never filled in). There is no entry-size field." },
+    { .name = "strings", .kind = PCD_K_REGION, .offset = offsetof(pcd_moarvm_v3_strings_block, strings),
+      .region = &pcd_moarvm_v3_region_strings },
 };
-const pcd_type pcd_moarvm_v3_strings_block_type = { "strings_block", 0, 1, sizeof(pcd_moarvm_v3_strings_block), pcd_moarvm_v3_strings_block_fields, 2, "Strings added since the previous strings block (the heap is their concatenation in file order).", NULL, NULL };
+const pcd_type pcd_moarvm_v3_strings_block_type = {
+    .name = "strings_block",
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v3_strings_block),
+    .fields = pcd_moarvm_v3_strings_block_fields,
+    .n_fields = 2,
+    .doc = "Strings added since the previous strings block (the heap is their concatenation in file order).",
+};
 
 static const pcd_field pcd_moarvm_v3_u16_entries_fields[] = {
-    { "values", PCD_K_ARRAY, PCD_K_U16, 0, offsetof(pcd_moarvm_v3_u16_entries, values), offsetof(pcd_moarvm_v3_u16_entries, n_values), 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "values", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U16,
+      .offset = offsetof(pcd_moarvm_v3_u16_entries, values),
+      .aux = offsetof(pcd_moarvm_v3_u16_entries, n_values) },
 };
-const pcd_type pcd_moarvm_v3_u16_entries_type = { "u16_entries", 0, 1, sizeof(pcd_moarvm_v3_u16_entries), pcd_moarvm_v3_u16_entries_fields, 1, "Up to 16384 entries of a column (the column is the concatenation of these).", NULL, NULL };
+const pcd_type pcd_moarvm_v3_u16_entries_type = {
+    .name = "u16_entries",
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v3_u16_entries),
+    .fields = pcd_moarvm_v3_u16_entries_fields,
+    .n_fields = 1,
+    .doc = "Up to 16384 entries of a column (the column is the concatenation of these).",
+};
 
 static const pcd_field pcd_moarvm_v3_column16_fields[] = {
-    { "entry_size", PCD_K_U16, 0, 0, offsetof(pcd_moarvm_v3_column16, entry_size), 0, 0, NULL, NULL, 0, "Bytes per entry.", NULL },
-    { "size", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v3_column16, size), 0, 0, NULL, NULL, 0, "Always 0: MoarVM never seeks back to fill it in. The block ends where its zstd frame ends.", NULL },
-    { "entries", PCD_K_REGION, 0, 0, offsetof(pcd_moarvm_v3_column16, entries), 0, 0, NULL, NULL, 0, NULL, &pcd_moarvm_v3_region_column16_entries },
+    { .name = "entry_size", .kind = PCD_K_U16, .offset = offsetof(pcd_moarvm_v3_column16, entry_size),
+      .doc = "Bytes per entry." },
+    { .name = "size", .kind = PCD_K_U64, .offset = offsetof(pcd_moarvm_v3_column16, size),
+      .doc = "Always 0: MoarVM never seeks back to fill it in. The block ends where its zstd frame ends." },
+    { .name = "entries", .kind = PCD_K_REGION, .offset = offsetof(pcd_moarvm_v3_column16, entries),
+      .region = &pcd_moarvm_v3_region_column16_entries },
 };
-const pcd_type pcd_moarvm_v3_column16_type = { "column16", 0, 1, sizeof(pcd_moarvm_v3_column16), pcd_moarvm_v3_column16_fields, 3, "colkind (1 object, 2 type object, 3 STable, 4 frame, 5-11 roots) or colsize (managed size).", NULL, NULL };
+const pcd_type pcd_moarvm_v3_column16_type = {
+    .name = "column16",
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v3_column16),
+    .fields = pcd_moarvm_v3_column16_fields,
+    .n_fields = 3,
+    .doc = "colkind (1 object, 2 type object, 3 STable, 4 frame, 5-11 roots) or colsize (managed size).",
+};
 
 static const pcd_field pcd_moarvm_v3_u32_entries_fields[] = {
-    { "values", PCD_K_ARRAY, PCD_K_U32, 0, offsetof(pcd_moarvm_v3_u32_entries, values), offsetof(pcd_moarvm_v3_u32_entries, n_values), 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "values", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U32,
+      .offset = offsetof(pcd_moarvm_v3_u32_entries, values),
+      .aux = offsetof(pcd_moarvm_v3_u32_entries, n_values) },
 };
-const pcd_type pcd_moarvm_v3_u32_entries_type = { "u32_entries", 0, 1, sizeof(pcd_moarvm_v3_u32_entries), pcd_moarvm_v3_u32_entries_fields, 1, "Up to 16384 entries of a column (the column is the concatenation of these).", NULL, NULL };
+const pcd_type pcd_moarvm_v3_u32_entries_type = {
+    .name = "u32_entries",
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v3_u32_entries),
+    .fields = pcd_moarvm_v3_u32_entries_fields,
+    .n_fields = 1,
+    .doc = "Up to 16384 entries of a column (the column is the concatenation of these).",
+};
 
 static const pcd_field pcd_moarvm_v3_column32_fields[] = {
-    { "entry_size", PCD_K_U16, 0, 0, offsetof(pcd_moarvm_v3_column32, entry_size), 0, 0, NULL, NULL, 0, "Bytes per entry.", NULL },
-    { "size", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v3_column32, size), 0, 0, NULL, NULL, 0, "Always 0: MoarVM never seeks back to fill it in. The block ends where its zstd frame ends.", NULL },
-    { "entries", PCD_K_REGION, 0, 0, offsetof(pcd_moarvm_v3_column32, entries), 0, 0, NULL, NULL, 0, NULL, &pcd_moarvm_v3_region_column32_entries },
+    { .name = "entry_size", .kind = PCD_K_U16, .offset = offsetof(pcd_moarvm_v3_column32, entry_size),
+      .doc = "Bytes per entry." },
+    { .name = "size", .kind = PCD_K_U64, .offset = offsetof(pcd_moarvm_v3_column32, size),
+      .doc = "Always 0: MoarVM never seeks back to fill it in. The block ends where its zstd frame ends." },
+    { .name = "entries", .kind = PCD_K_REGION, .offset = offsetof(pcd_moarvm_v3_column32, entries),
+      .region = &pcd_moarvm_v3_region_column32_entries },
 };
-const pcd_type pcd_moarvm_v3_column32_type = { "column32", 0, 1, sizeof(pcd_moarvm_v3_column32), pcd_moarvm_v3_column32_fields, 3, "coltofi, colrfcnt, reprname, typename, sfname, sfcuid, sfline or sffile.", NULL, NULL };
+const pcd_type pcd_moarvm_v3_column32_type = {
+    .name = "column32",
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v3_column32),
+    .fields = pcd_moarvm_v3_column32_fields,
+    .n_fields = 3,
+    .doc = "coltofi, colrfcnt, reprname, typename, sfname, sfcuid, sfline or sffile.",
+};
 
 static const pcd_field pcd_moarvm_v3_u64_entries_fields[] = {
-    { "values", PCD_K_ARRAY, PCD_K_U64, 0, offsetof(pcd_moarvm_v3_u64_entries, values), offsetof(pcd_moarvm_v3_u64_entries, n_values), 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "values", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U64,
+      .offset = offsetof(pcd_moarvm_v3_u64_entries, values),
+      .aux = offsetof(pcd_moarvm_v3_u64_entries, n_values) },
 };
-const pcd_type pcd_moarvm_v3_u64_entries_type = { "u64_entries", 0, 1, sizeof(pcd_moarvm_v3_u64_entries), pcd_moarvm_v3_u64_entries_fields, 1, "Up to 16384 entries of a column (the column is the concatenation of these).", NULL, NULL };
+const pcd_type pcd_moarvm_v3_u64_entries_type = {
+    .name = "u64_entries",
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v3_u64_entries),
+    .fields = pcd_moarvm_v3_u64_entries_fields,
+    .n_fields = 1,
+    .doc = "Up to 16384 entries of a column (the column is the concatenation of these).",
+};
 
 static const pcd_field pcd_moarvm_v3_column64_fields[] = {
-    { "entry_size", PCD_K_U16, 0, 0, offsetof(pcd_moarvm_v3_column64, entry_size), 0, 0, NULL, NULL, 0, "Bytes per entry.", NULL },
-    { "size", PCD_K_U64, 0, 0, offsetof(pcd_moarvm_v3_column64, size), 0, 0, NULL, NULL, 0, "Always 0: MoarVM never seeks back to fill it in. The block ends where its zstd frame ends.", NULL },
-    { "entries", PCD_K_REGION, 0, 0, offsetof(pcd_moarvm_v3_column64, entries), 0, 0, NULL, NULL, 0, NULL, &pcd_moarvm_v3_region_column64_entries },
+    { .name = "entry_size", .kind = PCD_K_U16, .offset = offsetof(pcd_moarvm_v3_column64, entry_size),
+      .doc = "Bytes per entry." },
+    { .name = "size", .kind = PCD_K_U64, .offset = offsetof(pcd_moarvm_v3_column64, size),
+      .doc = "Always 0: MoarVM never seeks back to fill it in. The block ends where its zstd frame ends." },
+    { .name = "entries", .kind = PCD_K_REGION, .offset = offsetof(pcd_moarvm_v3_column64, entries),
+      .region = &pcd_moarvm_v3_region_column64_entries },
 };
-const pcd_type pcd_moarvm_v3_column64_type = { "column64", 0, 1, sizeof(pcd_moarvm_v3_column64), pcd_moarvm_v3_column64_fields, 3, "colrfstr, colusize, refdescr (kind in the low 2 bits), reftrget, topIDs or topscore.", NULL, NULL };
+const pcd_type pcd_moarvm_v3_column64_type = {
+    .name = "column64",
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v3_column64),
+    .fields = pcd_moarvm_v3_column64_fields,
+    .n_fields = 3,
+    .doc = "colrfstr, colusize, refdescr (kind in the low 2 bits), reftrget, topIDs or topscore.",
+};
 
 static const pcd_field pcd_moarvm_v3_block_fields[] = {
-    { "filemeta", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v3_block, u.filemeta), 0, 0, &pcd_moarvm_v3_json_block_type, NULL, 0, NULL, NULL },
-    { "snapmeta", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v3_block, u.snapmeta), 0, 0, &pcd_moarvm_v3_json_block_type, NULL, 0, NULL, NULL },
-    { "toc", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v3_block, u.toc), 0, 0, &pcd_moarvm_v3_toc_block_type, NULL, 0, NULL, NULL },
-    { "strings", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v3_block, u.strings), 0, 0, &pcd_moarvm_v3_strings_block_type, NULL, 0, NULL, NULL },
-    { "colkind", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v3_block, u.colkind), 0, 0, &pcd_moarvm_v3_column16_type, NULL, 0, NULL, NULL },
-    { "colsize", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v3_block, u.colsize), 0, 0, &pcd_moarvm_v3_column16_type, NULL, 0, NULL, NULL },
-    { "coltofi", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v3_block, u.coltofi), 0, 0, &pcd_moarvm_v3_column32_type, NULL, 0, NULL, NULL },
-    { "colrfcnt", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v3_block, u.colrfcnt), 0, 0, &pcd_moarvm_v3_column32_type, NULL, 0, NULL, NULL },
-    { "colrfstr", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v3_block, u.colrfstr), 0, 0, &pcd_moarvm_v3_column64_type, NULL, 0, NULL, NULL },
-    { "colusize", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v3_block, u.colusize), 0, 0, &pcd_moarvm_v3_column64_type, NULL, 0, NULL, NULL },
-    { "refdescr", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v3_block, u.refdescr), 0, 0, &pcd_moarvm_v3_column64_type, NULL, 0, NULL, NULL },
-    { "reftrget", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v3_block, u.reftrget), 0, 0, &pcd_moarvm_v3_column64_type, NULL, 0, NULL, NULL },
-    { "reprname", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v3_block, u.reprname), 0, 0, &pcd_moarvm_v3_column32_type, NULL, 0, NULL, NULL },
-    { "typename", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v3_block, u.typename), 0, 0, &pcd_moarvm_v3_column32_type, NULL, 0, NULL, NULL },
-    { "sfname", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v3_block, u.sfname), 0, 0, &pcd_moarvm_v3_column32_type, NULL, 0, NULL, NULL },
-    { "sfcuid", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v3_block, u.sfcuid), 0, 0, &pcd_moarvm_v3_column32_type, NULL, 0, NULL, NULL },
-    { "sfline", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v3_block, u.sfline), 0, 0, &pcd_moarvm_v3_column32_type, NULL, 0, NULL, NULL },
-    { "sffile", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v3_block, u.sffile), 0, 0, &pcd_moarvm_v3_column32_type, NULL, 0, NULL, NULL },
-    { "top_ids", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v3_block, u.top_ids), 0, 0, &pcd_moarvm_v3_column64_type, NULL, 0, NULL, NULL },
-    { "topscore", PCD_K_STRUCT, 0, 0, offsetof(pcd_moarvm_v3_block, u.topscore), 0, 0, &pcd_moarvm_v3_column64_type, NULL, 0, NULL, NULL },
+    { .name = "filemeta", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v3_block, u.filemeta),
+      .type = &pcd_moarvm_v3_json_block_type },
+    { .name = "snapmeta", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v3_block, u.snapmeta),
+      .type = &pcd_moarvm_v3_json_block_type },
+    { .name = "toc", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v3_block, u.toc),
+      .type = &pcd_moarvm_v3_toc_block_type },
+    { .name = "strings", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v3_block, u.strings),
+      .type = &pcd_moarvm_v3_strings_block_type },
+    { .name = "colkind", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v3_block, u.colkind),
+      .type = &pcd_moarvm_v3_column16_type },
+    { .name = "colsize", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v3_block, u.colsize),
+      .type = &pcd_moarvm_v3_column16_type },
+    { .name = "coltofi", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v3_block, u.coltofi),
+      .type = &pcd_moarvm_v3_column32_type },
+    { .name = "colrfcnt", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v3_block, u.colrfcnt),
+      .type = &pcd_moarvm_v3_column32_type },
+    { .name = "colrfstr", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v3_block, u.colrfstr),
+      .type = &pcd_moarvm_v3_column64_type },
+    { .name = "colusize", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v3_block, u.colusize),
+      .type = &pcd_moarvm_v3_column64_type },
+    { .name = "refdescr", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v3_block, u.refdescr),
+      .type = &pcd_moarvm_v3_column64_type },
+    { .name = "reftrget", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v3_block, u.reftrget),
+      .type = &pcd_moarvm_v3_column64_type },
+    { .name = "reprname", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v3_block, u.reprname),
+      .type = &pcd_moarvm_v3_column32_type },
+    { .name = "typename", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v3_block, u.typename),
+      .type = &pcd_moarvm_v3_column32_type },
+    { .name = "sfname", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v3_block, u.sfname),
+      .type = &pcd_moarvm_v3_column32_type },
+    { .name = "sfcuid", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v3_block, u.sfcuid),
+      .type = &pcd_moarvm_v3_column32_type },
+    { .name = "sfline", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v3_block, u.sfline),
+      .type = &pcd_moarvm_v3_column32_type },
+    { .name = "sffile", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v3_block, u.sffile),
+      .type = &pcd_moarvm_v3_column32_type },
+    { .name = "top_ids", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v3_block, u.top_ids),
+      .type = &pcd_moarvm_v3_column64_type },
+    { .name = "topscore", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_moarvm_v3_block, u.topscore),
+      .type = &pcd_moarvm_v3_column64_type },
 };
-const pcd_type pcd_moarvm_v3_block_type = { "block", 1, 1, sizeof(pcd_moarvm_v3_block), pcd_moarvm_v3_block_fields, 20, "One block; its 8-byte kind name (NUL-padded, compared up to the first NUL) says which.", "_kind", NULL, 8 };
+const pcd_type pcd_moarvm_v3_block_type = {
+    .name = "block",
+    .is_union = 1,
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v3_block),
+    .fields = pcd_moarvm_v3_block_fields,
+    .n_fields = 20,
+    .doc = "One block; its 8-byte kind name (NUL-padded, compared up to the first NUL) says which.",
+    .tag_key = "_kind",
+    .tag_wire = 8,
+};
 
 static const pcd_field pcd_moarvm_v3_file_fields[] = {
-    { "blocks", PCD_K_REGION, 0, 0, offsetof(pcd_moarvm_v3_file, blocks), 0, 0, NULL, NULL, 0, NULL, &pcd_moarvm_v3_region_blocks },
+    { .name = "blocks", .kind = PCD_K_REGION, .offset = offsetof(pcd_moarvm_v3_file, blocks),
+      .region = &pcd_moarvm_v3_region_blocks },
 };
-const pcd_type pcd_moarvm_v3_file_type = { "file", 0, 1, sizeof(pcd_moarvm_v3_file), pcd_moarvm_v3_file_fields, 1, NULL, NULL, NULL };
+const pcd_type pcd_moarvm_v3_file_type = {
+    .name = "file",
+    .named = 1,
+    .size = sizeof(pcd_moarvm_v3_file),
+    .fields = pcd_moarvm_v3_file_fields,
+    .n_fields = 1,
+};
 
 static int pcd_moarvm_v3_detect(const uint8_t *p, size_t n)
 {
@@ -1738,8 +1873,18 @@ static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_moarvm_v3_file
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_moarvm_v3_file_encode(s, in); }
 
 const pcd_format pcd_moarvm_v3_format = {
-    "moarvm", "3", "MoarVM heap snapshot", "schemas/moarvm/v3.lua",
-    &pcd_moarvm_v3_file_type, sizeof(pcd_moarvm_v3_file), root_dec, root_enc, NULL,
-    pcd_moarvm_v3_regions, 5,
-    pcd_moarvm_v3_detect, 16, 3, PCD_FMT_RELOCATES | PCD_FMT_PADDED_NAMES,
+    .name = "moarvm",
+    .version = "3",
+    .title = "MoarVM heap snapshot",
+    .schema = "schemas/moarvm/v3.lua",
+    .root = &pcd_moarvm_v3_file_type,
+    .root_size = sizeof(pcd_moarvm_v3_file),
+    .root_decode = root_dec,
+    .root_encode = root_enc,
+    .regions = pcd_moarvm_v3_regions,
+    .n_regions = 5,
+    .detect = pcd_moarvm_v3_detect,
+    .detect_min = 16,
+    .version_num = 3,
+    .flags = PCD_FMT_RELOCATES | PCD_FMT_PADDED_NAMES,
 };

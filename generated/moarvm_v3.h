@@ -138,29 +138,33 @@ typedef struct pcd_moarvm_v3_column64 {
     pcd_region entries;
 } pcd_moarvm_v3_column64;
 
-#define PCD_MOARVM_V3_BLOCK_FILEMETA 0
-#define PCD_MOARVM_V3_BLOCK_SNAPMETA 1
-#define PCD_MOARVM_V3_BLOCK_TOC 2
-#define PCD_MOARVM_V3_BLOCK_STRINGS 3
-#define PCD_MOARVM_V3_BLOCK_COLKIND 4
-#define PCD_MOARVM_V3_BLOCK_COLSIZE 5
-#define PCD_MOARVM_V3_BLOCK_COLTOFI 6
-#define PCD_MOARVM_V3_BLOCK_COLRFCNT 7
-#define PCD_MOARVM_V3_BLOCK_COLRFSTR 8
-#define PCD_MOARVM_V3_BLOCK_COLUSIZE 9
-#define PCD_MOARVM_V3_BLOCK_REFDESCR 10
-#define PCD_MOARVM_V3_BLOCK_REFTRGET 11
-#define PCD_MOARVM_V3_BLOCK_REPRNAME 12
-#define PCD_MOARVM_V3_BLOCK_TYPENAME 13
-#define PCD_MOARVM_V3_BLOCK_SFNAME 14
-#define PCD_MOARVM_V3_BLOCK_SFCUID 15
-#define PCD_MOARVM_V3_BLOCK_SFLINE 16
-#define PCD_MOARVM_V3_BLOCK_SFFILE 17
-#define PCD_MOARVM_V3_BLOCK_TOP_IDS 18
-#define PCD_MOARVM_V3_BLOCK_TOPSCORE 19
+/* The cases of block (its `which`). */
+typedef enum pcd_moarvm_v3_block_case {
+    PCD_MOARVM_V3_BLOCK_FILEMETA = 0,
+    PCD_MOARVM_V3_BLOCK_SNAPMETA = 1,
+    PCD_MOARVM_V3_BLOCK_TOC = 2,
+    PCD_MOARVM_V3_BLOCK_STRINGS = 3,
+    PCD_MOARVM_V3_BLOCK_COLKIND = 4,
+    PCD_MOARVM_V3_BLOCK_COLSIZE = 5,
+    PCD_MOARVM_V3_BLOCK_COLTOFI = 6,
+    PCD_MOARVM_V3_BLOCK_COLRFCNT = 7,
+    PCD_MOARVM_V3_BLOCK_COLRFSTR = 8,
+    PCD_MOARVM_V3_BLOCK_COLUSIZE = 9,
+    PCD_MOARVM_V3_BLOCK_REFDESCR = 10,
+    PCD_MOARVM_V3_BLOCK_REFTRGET = 11,
+    PCD_MOARVM_V3_BLOCK_REPRNAME = 12,
+    PCD_MOARVM_V3_BLOCK_TYPENAME = 13,
+    PCD_MOARVM_V3_BLOCK_SFNAME = 14,
+    PCD_MOARVM_V3_BLOCK_SFCUID = 15,
+    PCD_MOARVM_V3_BLOCK_SFLINE = 16,
+    PCD_MOARVM_V3_BLOCK_SFFILE = 17,
+    PCD_MOARVM_V3_BLOCK_TOP_IDS = 18,
+    PCD_MOARVM_V3_BLOCK_TOPSCORE = 19,
+} pcd_moarvm_v3_block_case;
+PCD_STATIC_ASSERT(sizeof(pcd_moarvm_v3_block_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 /* One block; its 8-byte kind name (NUL-padded, compared up to the first NUL) says which. */
 typedef struct pcd_moarvm_v3_block {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_moarvm_v3_block_case which; /* the case present */
     union {
         pcd_moarvm_v3_json_block filemeta;
         pcd_moarvm_v3_json_block snapmeta;

@@ -118,21 +118,25 @@ typedef struct pcd_mojo_v1_event_string_ref {
     pcd_mojo_int key;  /* String key defined in the current process. */
 } pcd_mojo_v1_event_string_ref;
 
-#define PCD_MOJO_V1_EVENT_METADATA 0
-#define PCD_MOJO_V1_EVENT_STACK 1
-#define PCD_MOJO_V1_EVENT_FRAME 2
-#define PCD_MOJO_V1_EVENT_INVALID 3
-#define PCD_MOJO_V1_EVENT_FRAME_REF 4
-#define PCD_MOJO_V1_EVENT_KERNEL 5
-#define PCD_MOJO_V1_EVENT_GC 6
-#define PCD_MOJO_V1_EVENT_IDLE 7
-#define PCD_MOJO_V1_EVENT_TIME 8
-#define PCD_MOJO_V1_EVENT_MEMORY 9
-#define PCD_MOJO_V1_EVENT_STRING 10
-#define PCD_MOJO_V1_EVENT_STRING_REF 11
+/* The cases of event (its `which`). */
+typedef enum pcd_mojo_v1_event_case {
+    PCD_MOJO_V1_EVENT_METADATA = 0,
+    PCD_MOJO_V1_EVENT_STACK = 1,
+    PCD_MOJO_V1_EVENT_FRAME = 2,
+    PCD_MOJO_V1_EVENT_INVALID = 3,
+    PCD_MOJO_V1_EVENT_FRAME_REF = 4,
+    PCD_MOJO_V1_EVENT_KERNEL = 5,
+    PCD_MOJO_V1_EVENT_GC = 6,
+    PCD_MOJO_V1_EVENT_IDLE = 7,
+    PCD_MOJO_V1_EVENT_TIME = 8,
+    PCD_MOJO_V1_EVENT_MEMORY = 9,
+    PCD_MOJO_V1_EVENT_STRING = 10,
+    PCD_MOJO_V1_EVENT_STRING_REF = 11,
+} pcd_mojo_v1_event_case;
+PCD_STATIC_ASSERT(sizeof(pcd_mojo_v1_event_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 /* One event: its id, then its fields. */
 typedef struct pcd_mojo_v1_event {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_mojo_v1_event_case which; /* the case present */
     uint64_t tag; /* the tag as read */
     union {
         pcd_mojo_v1_event_metadata metadata;

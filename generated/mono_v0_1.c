@@ -11,1169 +11,1303 @@
 
 /* -------- event -------- */
 
+/* event.alloc: An object was allocated. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_alloc_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_class = 0;
+    int64_t v_object = 0;
+    uint64_t v_size = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "alloc.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.alloc.time = st->time;
+    v_time = out->u.alloc.time;
+    /* class: MonoClass* of the object. */
+    PCD_TRY(pcd_read_sleb128(c, &v_class, "alloc.class"));
+    out->u.alloc.class = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_class)));
+    v_class = out->u.alloc.class;
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_read_sleb128(c, &v_object, "alloc.object"));
+    out->u.alloc.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_object)) << 3);
+    v_object = out->u.alloc.object;
+    /* size: Size of the object in the heap. */
+    PCD_TRY(pcd_read_uleb128(c, &v_size, "alloc.size"));
+    out->u.alloc.size = v_size;
+    return PCD_OK;
+}
+
+/* event.alloc_bt: An object was allocated; with the allocating backtrace. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_alloc_bt_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_class = 0;
+    int64_t v_object = 0;
+    uint64_t v_size = 0;
+    const uint8_t *f0_backtrace_flags = NULL;
+    uint64_t v_backtrace_flags = 0;
+    uint64_t n_backtrace_frames = 0;
+    const uint8_t *f0_backtrace_frames = NULL;
+    int64_t v_backtrace_frames_e = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "alloc_bt.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.alloc_bt.time = st->time;
+    v_time = out->u.alloc_bt.time;
+    /* class: MonoClass* of the object. */
+    PCD_TRY(pcd_read_sleb128(c, &v_class, "alloc_bt.class"));
+    out->u.alloc_bt.class = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_class)));
+    v_class = out->u.alloc_bt.class;
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_read_sleb128(c, &v_object, "alloc_bt.object"));
+    out->u.alloc_bt.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_object)) << 3);
+    v_object = out->u.alloc_bt.object;
+    /* size: Size of the object in the heap. */
+    PCD_TRY(pcd_read_uleb128(c, &v_size, "alloc_bt.size"));
+    out->u.alloc_bt.size = v_size;
+    /* backtrace */
+    /* flags: Must be 0. */
+    f0_backtrace_flags = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &v_backtrace_flags, "alloc_bt.backtrace.flags"));
+    if (PCD_UNLIKELY(v_backtrace_flags != 0))
+        return pcd_fail(c, f0_backtrace_flags, PCD_E_RANGE, "alloc_bt.backtrace.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_backtrace_flags));
+    out->u.alloc_bt.backtrace.flags = v_backtrace_flags;
+    /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
+    f0_backtrace_frames = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_backtrace_frames, "alloc_bt.backtrace.frames"));
+    if (PCD_UNLIKELY(n_backtrace_frames > 65536))
+        return pcd_fail(c, f0_backtrace_frames, PCD_E_LIMIT, "alloc_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace_frames);
+    PCD_TRY(pcd_alloc_array(c, f0_backtrace_frames, n_backtrace_frames, sizeof(int64_t), 1, (void **)&out->u.alloc_bt.backtrace.frames, "alloc_bt.backtrace.frames"));
+    out->u.alloc_bt.backtrace.n_frames = (size_t)n_backtrace_frames;
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_backtrace_frames) {
+            const uint8_t *q = c->p;
+            uint64_t base = (uint64_t)(st->ptr);
+            for (; i0 < n_backtrace_frames; i0++) {
+                uint64_t v;
+                unsigned len = pcd_leb_fast(q, &v);
+                if (PCD_UNLIKELY(len == 0)) break;
+                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                out->u.alloc_bt.backtrace.frames[i0] = (int64_t)((base + v));
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_backtrace_frames; i++) {
+            PCD_TRY(pcd_read_sleb128(c, &v_backtrace_frames_e, "alloc_bt.backtrace.frames"));
+            v_backtrace_frames_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_backtrace_frames_e)));
+            out->u.alloc_bt.backtrace.frames[i] = v_backtrace_frames_e;
+        }
+    }
+    return PCD_OK;
+}
+
+/* event.gc_event: A GC phase. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_gc_event_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    uint64_t v_event = 0;
+    uint64_t v_generation = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "gc_event.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.gc_event.time = st->time;
+    v_time = out->u.gc_event.time;
+    /* event: MONO_GC_EVENT_*. */
+    PCD_TRY(pcd_read_uleb128(c, &v_event, "gc_event.event"));
+    out->u.gc_event.event = v_event;
+    /* generation: Generation the event is about. */
+    PCD_TRY(pcd_read_uleb128(c, &v_generation, "gc_event.generation"));
+    out->u.gc_event.generation = v_generation;
+    return PCD_OK;
+}
+
+/* event.gc_resize: The heap was resized. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_gc_resize_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    uint64_t v_heap_size = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "gc_resize.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.gc_resize.time = st->time;
+    v_time = out->u.gc_resize.time;
+    /* heap_size: New heap size. */
+    PCD_TRY(pcd_read_uleb128(c, &v_heap_size, "gc_resize.heap_size"));
+    out->u.gc_resize.heap_size = v_heap_size;
+    return PCD_OK;
+}
+
+/* event.gc_move: Objects moved: old and new addresses, alternating. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_gc_move_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    uint64_t n_objects = 0;
+    const uint8_t *f0_objects = NULL;
+    int64_t v_objects_e = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "gc_move.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.gc_move.time = st->time;
+    v_time = out->u.gc_move.time;
+    /* objects: Old address, new address, ... (the count counts addresses). */
+    f0_objects = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_objects, "gc_move.objects"));
+    PCD_TRY(pcd_alloc_array(c, f0_objects, n_objects, sizeof(int64_t), 1, (void **)&out->u.gc_move.objects, "gc_move.objects"));
+    out->u.gc_move.n_objects = (size_t)n_objects;
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_objects) {
+            const uint8_t *q = c->p;
+            uint64_t base = (uint64_t)(st->obj);
+            for (; i0 < n_objects; i0++) {
+                uint64_t v;
+                unsigned len = pcd_leb_fast(q, &v);
+                if (PCD_UNLIKELY(len == 0)) break;
+                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                out->u.gc_move.objects[i0] = (int64_t)((base + v) << 3);
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_objects; i++) {
+            PCD_TRY(pcd_read_sleb128(c, &v_objects_e, "gc_move.objects"));
+            v_objects_e = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_objects_e)) << 3);
+            out->u.gc_move.objects[i] = v_objects_e;
+        }
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_start_load: Metadata is being loaded. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_metadata_start_load_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    uint8_t v_mtype = 0;
+    int64_t v_pointer = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "metadata_start_load.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.metadata_start_load.time = st->time;
+    v_time = out->u.metadata_start_load.time;
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "metadata_start_load.mtype", "u8");
+    v_mtype = pcd_ld_u8(c->p);
+    switch (v_mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_start_load.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_mtype));
+    }
+    c->p += 1;
+    out->u.metadata_start_load.mtype = v_mtype;
+    /* pointer: The MonoClass* or MonoImage*. */
+    PCD_TRY(pcd_read_sleb128(c, &v_pointer, "metadata_start_load.pointer"));
+    out->u.metadata_start_load.pointer = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_pointer)));
+    v_pointer = out->u.metadata_start_load.pointer;
+    /* detail */
+    switch (v_mtype) {
+    case 1:
+        {
+            int64_t v_detail_class_image = 0;
+            const uint8_t *f0_detail_class_flags = NULL;
+            uint64_t v_detail_class_flags = 0;
+            pcd_bytes v_detail_class_name = { NULL, 0 };
+            out->u.metadata_start_load.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_DETAIL_CLASS;
+            /* image: MonoImage* of the class. */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_class_image, "metadata_start_load.detail.class.image"));
+            out->u.metadata_start_load.detail.u.class.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_class_image)));
+            v_detail_class_image = out->u.metadata_start_load.detail.u.class.image;
+            /* flags: Must be 0. */
+            f0_detail_class_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_class_flags, "metadata_start_load.detail.class.flags"));
+            if (PCD_UNLIKELY(v_detail_class_flags != 0))
+                return pcd_fail(c, f0_detail_class_flags, PCD_E_RANGE, "metadata_start_load.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_class_flags));
+            out->u.metadata_start_load.detail.u.class.flags = v_detail_class_flags;
+            /* name: Full class name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_class_name, "metadata_start_load.detail.class.name"));
+            out->u.metadata_start_load.detail.u.class.name = v_detail_class_name;
+        }
+        break;
+    case 2:
+        {
+            const uint8_t *f0_detail_image_flags = NULL;
+            uint64_t v_detail_image_flags = 0;
+            pcd_bytes v_detail_image_name = { NULL, 0 };
+            out->u.metadata_start_load.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_DETAIL_IMAGE;
+            /* flags: Must be 0. */
+            f0_detail_image_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_image_flags, "metadata_start_load.detail.image.flags"));
+            if (PCD_UNLIKELY(v_detail_image_flags != 0))
+                return pcd_fail(c, f0_detail_image_flags, PCD_E_RANGE, "metadata_start_load.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_image_flags));
+            out->u.metadata_start_load.detail.u.image.flags = v_detail_image_flags;
+            /* name: Image file name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_name, "metadata_start_load.detail.image.name"));
+            out->u.metadata_start_load.detail.u.image.name = v_detail_image_name;
+        }
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_start_load.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_mtype));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_load: Metadata was loaded. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_metadata_load_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    uint8_t v_mtype = 0;
+    int64_t v_pointer = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "metadata_load.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.metadata_load.time = st->time;
+    v_time = out->u.metadata_load.time;
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "metadata_load.mtype", "u8");
+    v_mtype = pcd_ld_u8(c->p);
+    switch (v_mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_load.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_mtype));
+    }
+    c->p += 1;
+    out->u.metadata_load.mtype = v_mtype;
+    /* pointer: The MonoClass* or MonoImage*. */
+    PCD_TRY(pcd_read_sleb128(c, &v_pointer, "metadata_load.pointer"));
+    out->u.metadata_load.pointer = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_pointer)));
+    v_pointer = out->u.metadata_load.pointer;
+    /* detail */
+    switch (v_mtype) {
+    case 1:
+        {
+            int64_t v_detail_class_image = 0;
+            const uint8_t *f0_detail_class_flags = NULL;
+            uint64_t v_detail_class_flags = 0;
+            pcd_bytes v_detail_class_name = { NULL, 0 };
+            out->u.metadata_load.detail.which = PCD_MONO_V0_1_EVENT_METADATA_LOAD_DETAIL_CLASS;
+            /* image: MonoImage* of the class. */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_class_image, "metadata_load.detail.class.image"));
+            out->u.metadata_load.detail.u.class.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_class_image)));
+            v_detail_class_image = out->u.metadata_load.detail.u.class.image;
+            /* flags: Must be 0. */
+            f0_detail_class_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_class_flags, "metadata_load.detail.class.flags"));
+            if (PCD_UNLIKELY(v_detail_class_flags != 0))
+                return pcd_fail(c, f0_detail_class_flags, PCD_E_RANGE, "metadata_load.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_class_flags));
+            out->u.metadata_load.detail.u.class.flags = v_detail_class_flags;
+            /* name: Full class name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_class_name, "metadata_load.detail.class.name"));
+            out->u.metadata_load.detail.u.class.name = v_detail_class_name;
+        }
+        break;
+    case 2:
+        {
+            const uint8_t *f0_detail_image_flags = NULL;
+            uint64_t v_detail_image_flags = 0;
+            pcd_bytes v_detail_image_name = { NULL, 0 };
+            out->u.metadata_load.detail.which = PCD_MONO_V0_1_EVENT_METADATA_LOAD_DETAIL_IMAGE;
+            /* flags: Must be 0. */
+            f0_detail_image_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_image_flags, "metadata_load.detail.image.flags"));
+            if (PCD_UNLIKELY(v_detail_image_flags != 0))
+                return pcd_fail(c, f0_detail_image_flags, PCD_E_RANGE, "metadata_load.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_image_flags));
+            out->u.metadata_load.detail.u.image.flags = v_detail_image_flags;
+            /* name: Image file name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_name, "metadata_load.detail.image.name"));
+            out->u.metadata_load.detail.u.image.name = v_detail_image_name;
+        }
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_load.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_mtype));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_start_unload: Metadata is being unloaded. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_metadata_start_unload_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    uint8_t v_mtype = 0;
+    int64_t v_pointer = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "metadata_start_unload.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.metadata_start_unload.time = st->time;
+    v_time = out->u.metadata_start_unload.time;
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "metadata_start_unload.mtype", "u8");
+    v_mtype = pcd_ld_u8(c->p);
+    switch (v_mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_start_unload.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_mtype));
+    }
+    c->p += 1;
+    out->u.metadata_start_unload.mtype = v_mtype;
+    /* pointer: The MonoClass* or MonoImage*. */
+    PCD_TRY(pcd_read_sleb128(c, &v_pointer, "metadata_start_unload.pointer"));
+    out->u.metadata_start_unload.pointer = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_pointer)));
+    v_pointer = out->u.metadata_start_unload.pointer;
+    /* detail */
+    switch (v_mtype) {
+    case 1:
+        {
+            int64_t v_detail_class_image = 0;
+            const uint8_t *f0_detail_class_flags = NULL;
+            uint64_t v_detail_class_flags = 0;
+            pcd_bytes v_detail_class_name = { NULL, 0 };
+            out->u.metadata_start_unload.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_DETAIL_CLASS;
+            /* image: MonoImage* of the class. */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_class_image, "metadata_start_unload.detail.class.image"));
+            out->u.metadata_start_unload.detail.u.class.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_class_image)));
+            v_detail_class_image = out->u.metadata_start_unload.detail.u.class.image;
+            /* flags: Must be 0. */
+            f0_detail_class_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_class_flags, "metadata_start_unload.detail.class.flags"));
+            if (PCD_UNLIKELY(v_detail_class_flags != 0))
+                return pcd_fail(c, f0_detail_class_flags, PCD_E_RANGE, "metadata_start_unload.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_class_flags));
+            out->u.metadata_start_unload.detail.u.class.flags = v_detail_class_flags;
+            /* name: Full class name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_class_name, "metadata_start_unload.detail.class.name"));
+            out->u.metadata_start_unload.detail.u.class.name = v_detail_class_name;
+        }
+        break;
+    case 2:
+        {
+            const uint8_t *f0_detail_image_flags = NULL;
+            uint64_t v_detail_image_flags = 0;
+            pcd_bytes v_detail_image_name = { NULL, 0 };
+            out->u.metadata_start_unload.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_DETAIL_IMAGE;
+            /* flags: Must be 0. */
+            f0_detail_image_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_image_flags, "metadata_start_unload.detail.image.flags"));
+            if (PCD_UNLIKELY(v_detail_image_flags != 0))
+                return pcd_fail(c, f0_detail_image_flags, PCD_E_RANGE, "metadata_start_unload.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_image_flags));
+            out->u.metadata_start_unload.detail.u.image.flags = v_detail_image_flags;
+            /* name: Image file name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_name, "metadata_start_unload.detail.image.name"));
+            out->u.metadata_start_unload.detail.u.image.name = v_detail_image_name;
+        }
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_start_unload.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_mtype));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_unload: Metadata was unloaded. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_metadata_unload_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    uint8_t v_mtype = 0;
+    int64_t v_pointer = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "metadata_unload.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.metadata_unload.time = st->time;
+    v_time = out->u.metadata_unload.time;
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "metadata_unload.mtype", "u8");
+    v_mtype = pcd_ld_u8(c->p);
+    switch (v_mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_unload.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_mtype));
+    }
+    c->p += 1;
+    out->u.metadata_unload.mtype = v_mtype;
+    /* pointer: The MonoClass* or MonoImage*. */
+    PCD_TRY(pcd_read_sleb128(c, &v_pointer, "metadata_unload.pointer"));
+    out->u.metadata_unload.pointer = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_pointer)));
+    v_pointer = out->u.metadata_unload.pointer;
+    /* detail */
+    switch (v_mtype) {
+    case 1:
+        {
+            int64_t v_detail_class_image = 0;
+            const uint8_t *f0_detail_class_flags = NULL;
+            uint64_t v_detail_class_flags = 0;
+            pcd_bytes v_detail_class_name = { NULL, 0 };
+            out->u.metadata_unload.detail.which = PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_DETAIL_CLASS;
+            /* image: MonoImage* of the class. */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_class_image, "metadata_unload.detail.class.image"));
+            out->u.metadata_unload.detail.u.class.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_class_image)));
+            v_detail_class_image = out->u.metadata_unload.detail.u.class.image;
+            /* flags: Must be 0. */
+            f0_detail_class_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_class_flags, "metadata_unload.detail.class.flags"));
+            if (PCD_UNLIKELY(v_detail_class_flags != 0))
+                return pcd_fail(c, f0_detail_class_flags, PCD_E_RANGE, "metadata_unload.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_class_flags));
+            out->u.metadata_unload.detail.u.class.flags = v_detail_class_flags;
+            /* name: Full class name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_class_name, "metadata_unload.detail.class.name"));
+            out->u.metadata_unload.detail.u.class.name = v_detail_class_name;
+        }
+        break;
+    case 2:
+        {
+            const uint8_t *f0_detail_image_flags = NULL;
+            uint64_t v_detail_image_flags = 0;
+            pcd_bytes v_detail_image_name = { NULL, 0 };
+            out->u.metadata_unload.detail.which = PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_DETAIL_IMAGE;
+            /* flags: Must be 0. */
+            f0_detail_image_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_image_flags, "metadata_unload.detail.image.flags"));
+            if (PCD_UNLIKELY(v_detail_image_flags != 0))
+                return pcd_fail(c, f0_detail_image_flags, PCD_E_RANGE, "metadata_unload.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_image_flags));
+            out->u.metadata_unload.detail.u.image.flags = v_detail_image_flags;
+            /* name: Image file name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_name, "metadata_unload.detail.image.name"));
+            out->u.metadata_unload.detail.u.image.name = v_detail_image_name;
+        }
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_unload.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_mtype));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_start_load_err: Loading metadata failed (TYPE_LOAD_ERR; never written). */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_metadata_start_load_err_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    uint8_t v_mtype = 0;
+    int64_t v_pointer = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "metadata_start_load_err.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.metadata_start_load_err.time = st->time;
+    v_time = out->u.metadata_start_load_err.time;
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "metadata_start_load_err.mtype", "u8");
+    v_mtype = pcd_ld_u8(c->p);
+    switch (v_mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_start_load_err.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_mtype));
+    }
+    c->p += 1;
+    out->u.metadata_start_load_err.mtype = v_mtype;
+    /* pointer: The MonoClass* or MonoImage*. */
+    PCD_TRY(pcd_read_sleb128(c, &v_pointer, "metadata_start_load_err.pointer"));
+    out->u.metadata_start_load_err.pointer = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_pointer)));
+    v_pointer = out->u.metadata_start_load_err.pointer;
+    /* detail */
+    switch (v_mtype) {
+    case 1:
+        {
+            int64_t v_detail_class_image = 0;
+            const uint8_t *f0_detail_class_flags = NULL;
+            uint64_t v_detail_class_flags = 0;
+            pcd_bytes v_detail_class_name = { NULL, 0 };
+            out->u.metadata_start_load_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_DETAIL_CLASS;
+            /* image: MonoImage* of the class. */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_class_image, "metadata_start_load_err.detail.class.image"));
+            out->u.metadata_start_load_err.detail.u.class.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_class_image)));
+            v_detail_class_image = out->u.metadata_start_load_err.detail.u.class.image;
+            /* flags: Must be 0. */
+            f0_detail_class_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_class_flags, "metadata_start_load_err.detail.class.flags"));
+            if (PCD_UNLIKELY(v_detail_class_flags != 0))
+                return pcd_fail(c, f0_detail_class_flags, PCD_E_RANGE, "metadata_start_load_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_class_flags));
+            out->u.metadata_start_load_err.detail.u.class.flags = v_detail_class_flags;
+            /* name: Full class name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_class_name, "metadata_start_load_err.detail.class.name"));
+            out->u.metadata_start_load_err.detail.u.class.name = v_detail_class_name;
+        }
+        break;
+    case 2:
+        {
+            const uint8_t *f0_detail_image_flags = NULL;
+            uint64_t v_detail_image_flags = 0;
+            pcd_bytes v_detail_image_name = { NULL, 0 };
+            out->u.metadata_start_load_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_DETAIL_IMAGE;
+            /* flags: Must be 0. */
+            f0_detail_image_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_image_flags, "metadata_start_load_err.detail.image.flags"));
+            if (PCD_UNLIKELY(v_detail_image_flags != 0))
+                return pcd_fail(c, f0_detail_image_flags, PCD_E_RANGE, "metadata_start_load_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_image_flags));
+            out->u.metadata_start_load_err.detail.u.image.flags = v_detail_image_flags;
+            /* name: Image file name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_name, "metadata_start_load_err.detail.image.name"));
+            out->u.metadata_start_load_err.detail.u.image.name = v_detail_image_name;
+        }
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_start_load_err.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_mtype));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_load_err: Loading metadata failed (TYPE_LOAD_ERR; never written). */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_metadata_load_err_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    uint8_t v_mtype = 0;
+    int64_t v_pointer = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "metadata_load_err.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.metadata_load_err.time = st->time;
+    v_time = out->u.metadata_load_err.time;
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "metadata_load_err.mtype", "u8");
+    v_mtype = pcd_ld_u8(c->p);
+    switch (v_mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_load_err.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_mtype));
+    }
+    c->p += 1;
+    out->u.metadata_load_err.mtype = v_mtype;
+    /* pointer: The MonoClass* or MonoImage*. */
+    PCD_TRY(pcd_read_sleb128(c, &v_pointer, "metadata_load_err.pointer"));
+    out->u.metadata_load_err.pointer = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_pointer)));
+    v_pointer = out->u.metadata_load_err.pointer;
+    /* detail */
+    switch (v_mtype) {
+    case 1:
+        {
+            int64_t v_detail_class_image = 0;
+            const uint8_t *f0_detail_class_flags = NULL;
+            uint64_t v_detail_class_flags = 0;
+            pcd_bytes v_detail_class_name = { NULL, 0 };
+            out->u.metadata_load_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_DETAIL_CLASS;
+            /* image: MonoImage* of the class. */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_class_image, "metadata_load_err.detail.class.image"));
+            out->u.metadata_load_err.detail.u.class.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_class_image)));
+            v_detail_class_image = out->u.metadata_load_err.detail.u.class.image;
+            /* flags: Must be 0. */
+            f0_detail_class_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_class_flags, "metadata_load_err.detail.class.flags"));
+            if (PCD_UNLIKELY(v_detail_class_flags != 0))
+                return pcd_fail(c, f0_detail_class_flags, PCD_E_RANGE, "metadata_load_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_class_flags));
+            out->u.metadata_load_err.detail.u.class.flags = v_detail_class_flags;
+            /* name: Full class name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_class_name, "metadata_load_err.detail.class.name"));
+            out->u.metadata_load_err.detail.u.class.name = v_detail_class_name;
+        }
+        break;
+    case 2:
+        {
+            const uint8_t *f0_detail_image_flags = NULL;
+            uint64_t v_detail_image_flags = 0;
+            pcd_bytes v_detail_image_name = { NULL, 0 };
+            out->u.metadata_load_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_DETAIL_IMAGE;
+            /* flags: Must be 0. */
+            f0_detail_image_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_image_flags, "metadata_load_err.detail.image.flags"));
+            if (PCD_UNLIKELY(v_detail_image_flags != 0))
+                return pcd_fail(c, f0_detail_image_flags, PCD_E_RANGE, "metadata_load_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_image_flags));
+            out->u.metadata_load_err.detail.u.image.flags = v_detail_image_flags;
+            /* name: Image file name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_name, "metadata_load_err.detail.image.name"));
+            out->u.metadata_load_err.detail.u.image.name = v_detail_image_name;
+        }
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_load_err.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_mtype));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_start_unload_err: Unloading metadata failed (TYPE_LOAD_ERR; never written). */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_metadata_start_unload_err_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    uint8_t v_mtype = 0;
+    int64_t v_pointer = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "metadata_start_unload_err.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.metadata_start_unload_err.time = st->time;
+    v_time = out->u.metadata_start_unload_err.time;
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "metadata_start_unload_err.mtype", "u8");
+    v_mtype = pcd_ld_u8(c->p);
+    switch (v_mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_start_unload_err.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_mtype));
+    }
+    c->p += 1;
+    out->u.metadata_start_unload_err.mtype = v_mtype;
+    /* pointer: The MonoClass* or MonoImage*. */
+    PCD_TRY(pcd_read_sleb128(c, &v_pointer, "metadata_start_unload_err.pointer"));
+    out->u.metadata_start_unload_err.pointer = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_pointer)));
+    v_pointer = out->u.metadata_start_unload_err.pointer;
+    /* detail */
+    switch (v_mtype) {
+    case 1:
+        {
+            int64_t v_detail_class_image = 0;
+            const uint8_t *f0_detail_class_flags = NULL;
+            uint64_t v_detail_class_flags = 0;
+            pcd_bytes v_detail_class_name = { NULL, 0 };
+            out->u.metadata_start_unload_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_DETAIL_CLASS;
+            /* image: MonoImage* of the class. */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_class_image, "metadata_start_unload_err.detail.class.image"));
+            out->u.metadata_start_unload_err.detail.u.class.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_class_image)));
+            v_detail_class_image = out->u.metadata_start_unload_err.detail.u.class.image;
+            /* flags: Must be 0. */
+            f0_detail_class_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_class_flags, "metadata_start_unload_err.detail.class.flags"));
+            if (PCD_UNLIKELY(v_detail_class_flags != 0))
+                return pcd_fail(c, f0_detail_class_flags, PCD_E_RANGE, "metadata_start_unload_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_class_flags));
+            out->u.metadata_start_unload_err.detail.u.class.flags = v_detail_class_flags;
+            /* name: Full class name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_class_name, "metadata_start_unload_err.detail.class.name"));
+            out->u.metadata_start_unload_err.detail.u.class.name = v_detail_class_name;
+        }
+        break;
+    case 2:
+        {
+            const uint8_t *f0_detail_image_flags = NULL;
+            uint64_t v_detail_image_flags = 0;
+            pcd_bytes v_detail_image_name = { NULL, 0 };
+            out->u.metadata_start_unload_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_DETAIL_IMAGE;
+            /* flags: Must be 0. */
+            f0_detail_image_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_image_flags, "metadata_start_unload_err.detail.image.flags"));
+            if (PCD_UNLIKELY(v_detail_image_flags != 0))
+                return pcd_fail(c, f0_detail_image_flags, PCD_E_RANGE, "metadata_start_unload_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_image_flags));
+            out->u.metadata_start_unload_err.detail.u.image.flags = v_detail_image_flags;
+            /* name: Image file name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_name, "metadata_start_unload_err.detail.image.name"));
+            out->u.metadata_start_unload_err.detail.u.image.name = v_detail_image_name;
+        }
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_start_unload_err.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_mtype));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_unload_err: Unloading metadata failed (TYPE_LOAD_ERR; never written). */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_metadata_unload_err_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    uint8_t v_mtype = 0;
+    int64_t v_pointer = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "metadata_unload_err.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.metadata_unload_err.time = st->time;
+    v_time = out->u.metadata_unload_err.time;
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "metadata_unload_err.mtype", "u8");
+    v_mtype = pcd_ld_u8(c->p);
+    switch (v_mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_unload_err.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_mtype));
+    }
+    c->p += 1;
+    out->u.metadata_unload_err.mtype = v_mtype;
+    /* pointer: The MonoClass* or MonoImage*. */
+    PCD_TRY(pcd_read_sleb128(c, &v_pointer, "metadata_unload_err.pointer"));
+    out->u.metadata_unload_err.pointer = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_pointer)));
+    v_pointer = out->u.metadata_unload_err.pointer;
+    /* detail */
+    switch (v_mtype) {
+    case 1:
+        {
+            int64_t v_detail_class_image = 0;
+            const uint8_t *f0_detail_class_flags = NULL;
+            uint64_t v_detail_class_flags = 0;
+            pcd_bytes v_detail_class_name = { NULL, 0 };
+            out->u.metadata_unload_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_DETAIL_CLASS;
+            /* image: MonoImage* of the class. */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_class_image, "metadata_unload_err.detail.class.image"));
+            out->u.metadata_unload_err.detail.u.class.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_class_image)));
+            v_detail_class_image = out->u.metadata_unload_err.detail.u.class.image;
+            /* flags: Must be 0. */
+            f0_detail_class_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_class_flags, "metadata_unload_err.detail.class.flags"));
+            if (PCD_UNLIKELY(v_detail_class_flags != 0))
+                return pcd_fail(c, f0_detail_class_flags, PCD_E_RANGE, "metadata_unload_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_class_flags));
+            out->u.metadata_unload_err.detail.u.class.flags = v_detail_class_flags;
+            /* name: Full class name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_class_name, "metadata_unload_err.detail.class.name"));
+            out->u.metadata_unload_err.detail.u.class.name = v_detail_class_name;
+        }
+        break;
+    case 2:
+        {
+            const uint8_t *f0_detail_image_flags = NULL;
+            uint64_t v_detail_image_flags = 0;
+            pcd_bytes v_detail_image_name = { NULL, 0 };
+            out->u.metadata_unload_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_DETAIL_IMAGE;
+            /* flags: Must be 0. */
+            f0_detail_image_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_image_flags, "metadata_unload_err.detail.image.flags"));
+            if (PCD_UNLIKELY(v_detail_image_flags != 0))
+                return pcd_fail(c, f0_detail_image_flags, PCD_E_RANGE, "metadata_unload_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_image_flags));
+            out->u.metadata_unload_err.detail.u.image.flags = v_detail_image_flags;
+            /* name: Image file name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_name, "metadata_unload_err.detail.image.name"));
+            out->u.metadata_unload_err.detail.u.image.name = v_detail_image_name;
+        }
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_unload_err.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_mtype));
+    }
+    return PCD_OK;
+}
+
+/* event.method_leave: A method returned. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_method_leave_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_method = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "method_leave.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.method_leave.time = st->time;
+    v_time = out->u.method_leave.time;
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    PCD_TRY(pcd_read_sleb128(c, &v_method, "method_leave.method"));
+    st->method = (uint64_t)(st->method + (uint64_t)(v_method));
+    out->u.method_leave.method = st->method;
+    v_method = out->u.method_leave.method;
+    return PCD_OK;
+}
+
+/* event.method_enter: A method was entered. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_method_enter_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_method = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "method_enter.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.method_enter.time = st->time;
+    v_time = out->u.method_enter.time;
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    PCD_TRY(pcd_read_sleb128(c, &v_method, "method_enter.method"));
+    st->method = (uint64_t)(st->method + (uint64_t)(v_method));
+    out->u.method_enter.method = st->method;
+    v_method = out->u.method_enter.method;
+    return PCD_OK;
+}
+
+/* event.method_exc_leave: A method was left by an exception. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_method_exc_leave_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_method = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "method_exc_leave.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.method_exc_leave.time = st->time;
+    v_time = out->u.method_exc_leave.time;
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    PCD_TRY(pcd_read_sleb128(c, &v_method, "method_exc_leave.method"));
+    st->method = (uint64_t)(st->method + (uint64_t)(v_method));
+    out->u.method_exc_leave.method = st->method;
+    v_method = out->u.method_exc_leave.method;
+    return PCD_OK;
+}
+
+/* event.jit: A method was compiled. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_jit_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_method = 0;
+    int64_t v_code = 0;
+    uint64_t v_code_size = 0;
+    pcd_bytes v_name = { NULL, 0 };
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "jit.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.jit.time = st->time;
+    v_time = out->u.jit.time;
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    PCD_TRY(pcd_read_sleb128(c, &v_method, "jit.method"));
+    st->method = (uint64_t)(st->method + (uint64_t)(v_method));
+    out->u.jit.method = st->method;
+    v_method = out->u.jit.method;
+    /* code: Start of the native code. */
+    PCD_TRY(pcd_read_sleb128(c, &v_code, "jit.code"));
+    out->u.jit.code = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_code)));
+    v_code = out->u.jit.code;
+    /* code_size: Size of the native code. */
+    PCD_TRY(pcd_read_uleb128(c, &v_code_size, "jit.code_size"));
+    out->u.jit.code_size = v_code_size;
+    /* name: Full method name. */
+    PCD_TRY(pcd_read_cstring(c, 1048576, &v_name, "jit.name"));
+    out->u.jit.name = v_name;
+    return PCD_OK;
+}
+
+/* event.throw: An exception was thrown. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_throw_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_object = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "throw.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.throw.time = st->time;
+    v_time = out->u.throw.time;
+    /* object: The exception object. */
+    PCD_TRY(pcd_read_sleb128(c, &v_object, "throw.object"));
+    out->u.throw.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_object)) << 3);
+    v_object = out->u.throw.object;
+    return PCD_OK;
+}
+
+/* event.throw_bt: An exception was thrown; with the backtrace. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_throw_bt_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_object = 0;
+    const uint8_t *f0_backtrace_flags = NULL;
+    uint64_t v_backtrace_flags = 0;
+    uint64_t n_backtrace_frames = 0;
+    const uint8_t *f0_backtrace_frames = NULL;
+    int64_t v_backtrace_frames_e = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "throw_bt.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.throw_bt.time = st->time;
+    v_time = out->u.throw_bt.time;
+    /* object: The exception object. */
+    PCD_TRY(pcd_read_sleb128(c, &v_object, "throw_bt.object"));
+    out->u.throw_bt.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_object)) << 3);
+    v_object = out->u.throw_bt.object;
+    /* backtrace */
+    /* flags: Must be 0. */
+    f0_backtrace_flags = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &v_backtrace_flags, "throw_bt.backtrace.flags"));
+    if (PCD_UNLIKELY(v_backtrace_flags != 0))
+        return pcd_fail(c, f0_backtrace_flags, PCD_E_RANGE, "throw_bt.backtrace.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_backtrace_flags));
+    out->u.throw_bt.backtrace.flags = v_backtrace_flags;
+    /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
+    f0_backtrace_frames = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_backtrace_frames, "throw_bt.backtrace.frames"));
+    if (PCD_UNLIKELY(n_backtrace_frames > 65536))
+        return pcd_fail(c, f0_backtrace_frames, PCD_E_LIMIT, "throw_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace_frames);
+    PCD_TRY(pcd_alloc_array(c, f0_backtrace_frames, n_backtrace_frames, sizeof(int64_t), 1, (void **)&out->u.throw_bt.backtrace.frames, "throw_bt.backtrace.frames"));
+    out->u.throw_bt.backtrace.n_frames = (size_t)n_backtrace_frames;
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_backtrace_frames) {
+            const uint8_t *q = c->p;
+            uint64_t base = (uint64_t)(st->ptr);
+            for (; i0 < n_backtrace_frames; i0++) {
+                uint64_t v;
+                unsigned len = pcd_leb_fast(q, &v);
+                if (PCD_UNLIKELY(len == 0)) break;
+                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                out->u.throw_bt.backtrace.frames[i0] = (int64_t)((base + v));
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_backtrace_frames; i++) {
+            PCD_TRY(pcd_read_sleb128(c, &v_backtrace_frames_e, "throw_bt.backtrace.frames"));
+            v_backtrace_frames_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_backtrace_frames_e)));
+            out->u.throw_bt.backtrace.frames[i] = v_backtrace_frames_e;
+        }
+    }
+    return PCD_OK;
+}
+
+/* event.clause: An exception clause ran. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_clause_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    uint64_t v_clause_type = 0;
+    uint64_t v_clause_index = 0;
+    int64_t v_method = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "clause.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.clause.time = st->time;
+    v_time = out->u.clause.time;
+    /* clause_type: ECMA clause flags. */
+    PCD_TRY(pcd_read_uleb128(c, &v_clause_type, "clause.clause_type"));
+    out->u.clause.clause_type = v_clause_type;
+    /* clause_index: The clause's number in the method header. */
+    PCD_TRY(pcd_read_uleb128(c, &v_clause_index, "clause.clause_index"));
+    out->u.clause.clause_index = v_clause_index;
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    PCD_TRY(pcd_read_sleb128(c, &v_method, "clause.method"));
+    st->method = (uint64_t)(st->method + (uint64_t)(v_method));
+    out->u.clause.method = st->method;
+    v_method = out->u.clause.method;
+    return PCD_OK;
+}
+
+/* event.monitor_contention: A thread waits for a lock. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_monitor_contention_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_object = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "monitor_contention.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.monitor_contention.time = st->time;
+    v_time = out->u.monitor_contention.time;
+    /* object: The lock object (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_read_sleb128(c, &v_object, "monitor_contention.object"));
+    out->u.monitor_contention.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_object)) << 3);
+    v_object = out->u.monitor_contention.object;
+    return PCD_OK;
+}
+
+/* event.monitor_contention_bt: A thread waits for a lock; with the backtrace. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_monitor_contention_bt_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_object = 0;
+    const uint8_t *f0_backtrace_flags = NULL;
+    uint64_t v_backtrace_flags = 0;
+    uint64_t n_backtrace_frames = 0;
+    const uint8_t *f0_backtrace_frames = NULL;
+    int64_t v_backtrace_frames_e = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "monitor_contention_bt.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.monitor_contention_bt.time = st->time;
+    v_time = out->u.monitor_contention_bt.time;
+    /* object: The lock object (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_read_sleb128(c, &v_object, "monitor_contention_bt.object"));
+    out->u.monitor_contention_bt.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_object)) << 3);
+    v_object = out->u.monitor_contention_bt.object;
+    /* backtrace */
+    /* flags: Must be 0. */
+    f0_backtrace_flags = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &v_backtrace_flags, "monitor_contention_bt.backtrace.flags"));
+    if (PCD_UNLIKELY(v_backtrace_flags != 0))
+        return pcd_fail(c, f0_backtrace_flags, PCD_E_RANGE, "monitor_contention_bt.backtrace.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_backtrace_flags));
+    out->u.monitor_contention_bt.backtrace.flags = v_backtrace_flags;
+    /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
+    f0_backtrace_frames = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_backtrace_frames, "monitor_contention_bt.backtrace.frames"));
+    if (PCD_UNLIKELY(n_backtrace_frames > 65536))
+        return pcd_fail(c, f0_backtrace_frames, PCD_E_LIMIT, "monitor_contention_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace_frames);
+    PCD_TRY(pcd_alloc_array(c, f0_backtrace_frames, n_backtrace_frames, sizeof(int64_t), 1, (void **)&out->u.monitor_contention_bt.backtrace.frames, "monitor_contention_bt.backtrace.frames"));
+    out->u.monitor_contention_bt.backtrace.n_frames = (size_t)n_backtrace_frames;
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_backtrace_frames) {
+            const uint8_t *q = c->p;
+            uint64_t base = (uint64_t)(st->ptr);
+            for (; i0 < n_backtrace_frames; i0++) {
+                uint64_t v;
+                unsigned len = pcd_leb_fast(q, &v);
+                if (PCD_UNLIKELY(len == 0)) break;
+                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                out->u.monitor_contention_bt.backtrace.frames[i0] = (int64_t)((base + v));
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_backtrace_frames; i++) {
+            PCD_TRY(pcd_read_sleb128(c, &v_backtrace_frames_e, "monitor_contention_bt.backtrace.frames"));
+            v_backtrace_frames_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_backtrace_frames_e)));
+            out->u.monitor_contention_bt.backtrace.frames[i] = v_backtrace_frames_e;
+        }
+    }
+    return PCD_OK;
+}
+
+/* event.monitor_done: A thread took a lock after waiting. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_monitor_done_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_object = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "monitor_done.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.monitor_done.time = st->time;
+    v_time = out->u.monitor_done.time;
+    /* object: The lock object (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_read_sleb128(c, &v_object, "monitor_done.object"));
+    out->u.monitor_done.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_object)) << 3);
+    v_object = out->u.monitor_done.object;
+    return PCD_OK;
+}
+
+/* event.monitor_fail: A thread gave up waiting for a lock. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_monitor_fail_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_object = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "monitor_fail.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.monitor_fail.time = st->time;
+    v_time = out->u.monitor_fail.time;
+    /* object: The lock object (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_read_sleb128(c, &v_object, "monitor_fail.object"));
+    out->u.monitor_fail.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_object)) << 3);
+    v_object = out->u.monitor_fail.object;
+    return PCD_OK;
+}
+
+/* event.heap_start: A heap walk starts. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_heap_start_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "heap_start.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.heap_start.time = st->time;
+    v_time = out->u.heap_start.time;
+    return PCD_OK;
+}
+
+/* event.heap_end: A heap walk ended. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_heap_end_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    uint64_t v_time = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "heap_end.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.heap_end.time = st->time;
+    v_time = out->u.heap_end.time;
+    return PCD_OK;
+}
+
+/* event.heap_object: An object found by the heap walk (no time field in this version). */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_heap_object_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+{
+    int64_t v_object = 0;
+    int64_t v_class = 0;
+    uint64_t v_size = 0;
+    uint64_t n_refs = 0;
+    const uint8_t *f0_refs = NULL;
+    int64_t v_refs_e = 0;
+    pcd_mono_v0_1_events_state *st = c->x->state;
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_read_sleb128(c, &v_object, "heap_object.object"));
+    out->u.heap_object.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_object)) << 3);
+    v_object = out->u.heap_object.object;
+    /* class: MonoClass* of the object. */
+    PCD_TRY(pcd_read_sleb128(c, &v_class, "heap_object.class"));
+    out->u.heap_object.class = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_class)));
+    v_class = out->u.heap_object.class;
+    /* size: Size of the object in the heap. */
+    PCD_TRY(pcd_read_uleb128(c, &v_size, "heap_object.size"));
+    out->u.heap_object.size = v_size;
+    /* refs: Objects it references. */
+    f0_refs = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_refs, "heap_object.refs"));
+    PCD_TRY(pcd_alloc_array(c, f0_refs, n_refs, sizeof(int64_t), 1, (void **)&out->u.heap_object.refs, "heap_object.refs"));
+    out->u.heap_object.n_refs = (size_t)n_refs;
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_refs) {
+            const uint8_t *q = c->p;
+            uint64_t base = (uint64_t)(st->obj);
+            for (; i0 < n_refs; i0++) {
+                uint64_t v;
+                unsigned len = pcd_leb_fast(q, &v);
+                if (PCD_UNLIKELY(len == 0)) break;
+                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                out->u.heap_object.refs[i0] = (int64_t)((base + v) << 3);
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_refs; i++) {
+            PCD_TRY(pcd_read_sleb128(c, &v_refs_e, "heap_object.refs"));
+            v_refs_e = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_refs_e)) << 3);
+            out->u.heap_object.refs[i] = v_refs_e;
+        }
+    }
+    return PCD_OK;
+}
+
 /* event: One event: a byte (sub-type in the high nibble, type in the low one), then its data. */
 static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
 {
     uint64_t tag_u = 0;
-    pcd_mono_v0_1_events_state *st = c->x->state;
     if (PCD_UNLIKELY(pcd_left(c) < 1))
         return pcd_fail_short(c, c->p, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x12, 0x22, 0x32, 0x42, 0x92, 0xA2, 0xB2, 0xC2, 0x13, 0x23, 0x33, ...");
     tag_u = pcd_ld_u8(c->p);
     switch (tag_u) {
-    case 0:
-        {
-            uint64_t v_alloc_time = 0;
-            int64_t v_alloc_class = 0;
-            int64_t v_alloc_object = 0;
-            uint64_t v_alloc_size = 0;
-            out->which = PCD_MONO_V0_1_EVENT_ALLOC;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_alloc_time, "alloc.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_alloc_time));
-            out->u.alloc.time = st->time;
-            v_alloc_time = out->u.alloc.time;
-            /* class: MonoClass* of the object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_alloc_class, "alloc.class"));
-            out->u.alloc.class = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_alloc_class)));
-            v_alloc_class = out->u.alloc.class;
-            /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_alloc_object, "alloc.object"));
-            out->u.alloc.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_alloc_object)) << 3);
-            v_alloc_object = out->u.alloc.object;
-            /* size: Size of the object in the heap. */
-            PCD_TRY(pcd_read_uleb128(c, &v_alloc_size, "alloc.size"));
-            out->u.alloc.size = v_alloc_size;
-        }
-        break;
-    case 16:
-        {
-            uint64_t v_alloc_bt_time = 0;
-            int64_t v_alloc_bt_class = 0;
-            int64_t v_alloc_bt_object = 0;
-            uint64_t v_alloc_bt_size = 0;
-            const uint8_t *f0_alloc_bt_backtrace_flags = NULL;
-            uint64_t v_alloc_bt_backtrace_flags = 0;
-            uint64_t n_alloc_bt_backtrace_frames = 0;
-            const uint8_t *f0_alloc_bt_backtrace_frames = NULL;
-            int64_t v_alloc_bt_backtrace_frames_e = 0;
-            out->which = PCD_MONO_V0_1_EVENT_ALLOC_BT;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_alloc_bt_time, "alloc_bt.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_alloc_bt_time));
-            out->u.alloc_bt.time = st->time;
-            v_alloc_bt_time = out->u.alloc_bt.time;
-            /* class: MonoClass* of the object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_alloc_bt_class, "alloc_bt.class"));
-            out->u.alloc_bt.class = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_alloc_bt_class)));
-            v_alloc_bt_class = out->u.alloc_bt.class;
-            /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_alloc_bt_object, "alloc_bt.object"));
-            out->u.alloc_bt.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_alloc_bt_object)) << 3);
-            v_alloc_bt_object = out->u.alloc_bt.object;
-            /* size: Size of the object in the heap. */
-            PCD_TRY(pcd_read_uleb128(c, &v_alloc_bt_size, "alloc_bt.size"));
-            out->u.alloc_bt.size = v_alloc_bt_size;
-            /* backtrace */
-            /* flags: Must be 0. */
-            f0_alloc_bt_backtrace_flags = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &v_alloc_bt_backtrace_flags, "alloc_bt.backtrace.flags"));
-            if (PCD_UNLIKELY(v_alloc_bt_backtrace_flags != 0))
-                return pcd_fail(c, f0_alloc_bt_backtrace_flags, PCD_E_RANGE, "alloc_bt.backtrace.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_alloc_bt_backtrace_flags));
-            out->u.alloc_bt.backtrace.flags = v_alloc_bt_backtrace_flags;
-            /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
-            f0_alloc_bt_backtrace_frames = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_alloc_bt_backtrace_frames, "alloc_bt.backtrace.frames"));
-            if (PCD_UNLIKELY(n_alloc_bt_backtrace_frames > 65536))
-                return pcd_fail(c, f0_alloc_bt_backtrace_frames, PCD_E_LIMIT, "alloc_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_alloc_bt_backtrace_frames);
-            PCD_TRY(pcd_alloc_array(c, f0_alloc_bt_backtrace_frames, n_alloc_bt_backtrace_frames, sizeof(int64_t), 1, (void **)&out->u.alloc_bt.backtrace.frames, "alloc_bt.backtrace.frames"));
-            out->u.alloc_bt.backtrace.n_frames = (size_t)n_alloc_bt_backtrace_frames;
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_alloc_bt_backtrace_frames) {
-                    const uint8_t *q = c->p;
-                    uint64_t base = (uint64_t)(st->ptr);
-                    for (; i0 < n_alloc_bt_backtrace_frames; i0++) {
-                        uint64_t v;
-                        unsigned len = pcd_leb_fast(q, &v);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
-                        out->u.alloc_bt.backtrace.frames[i0] = (int64_t)((base + v));
-                        q += len;
-                    }
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_alloc_bt_backtrace_frames; i++) {
-                    PCD_TRY(pcd_read_sleb128(c, &v_alloc_bt_backtrace_frames_e, "alloc_bt.backtrace.frames"));
-                    v_alloc_bt_backtrace_frames_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_alloc_bt_backtrace_frames_e)));
-                    out->u.alloc_bt.backtrace.frames[i] = v_alloc_bt_backtrace_frames_e;
-                }
-            }
-        }
-        break;
-    case 17:
-        {
-            uint64_t v_gc_event_time = 0;
-            uint64_t v_gc_event_event = 0;
-            uint64_t v_gc_event_generation = 0;
-            out->which = PCD_MONO_V0_1_EVENT_GC_EVENT;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_event_time, "gc_event.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_gc_event_time));
-            out->u.gc_event.time = st->time;
-            v_gc_event_time = out->u.gc_event.time;
-            /* event: MONO_GC_EVENT_*. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_event_event, "gc_event.event"));
-            out->u.gc_event.event = v_gc_event_event;
-            /* generation: Generation the event is about. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_event_generation, "gc_event.generation"));
-            out->u.gc_event.generation = v_gc_event_generation;
-        }
-        break;
-    case 33:
-        {
-            uint64_t v_gc_resize_time = 0;
-            uint64_t v_gc_resize_heap_size = 0;
-            out->which = PCD_MONO_V0_1_EVENT_GC_RESIZE;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_resize_time, "gc_resize.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_gc_resize_time));
-            out->u.gc_resize.time = st->time;
-            v_gc_resize_time = out->u.gc_resize.time;
-            /* heap_size: New heap size. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_resize_heap_size, "gc_resize.heap_size"));
-            out->u.gc_resize.heap_size = v_gc_resize_heap_size;
-        }
-        break;
-    case 49:
-        {
-            uint64_t v_gc_move_time = 0;
-            uint64_t n_gc_move_objects = 0;
-            const uint8_t *f0_gc_move_objects = NULL;
-            int64_t v_gc_move_objects_e = 0;
-            out->which = PCD_MONO_V0_1_EVENT_GC_MOVE;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_move_time, "gc_move.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_gc_move_time));
-            out->u.gc_move.time = st->time;
-            v_gc_move_time = out->u.gc_move.time;
-            /* objects: Old address, new address, ... (the count counts addresses). */
-            f0_gc_move_objects = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_gc_move_objects, "gc_move.objects"));
-            PCD_TRY(pcd_alloc_array(c, f0_gc_move_objects, n_gc_move_objects, sizeof(int64_t), 1, (void **)&out->u.gc_move.objects, "gc_move.objects"));
-            out->u.gc_move.n_objects = (size_t)n_gc_move_objects;
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_gc_move_objects) {
-                    const uint8_t *q = c->p;
-                    uint64_t base = (uint64_t)(st->obj);
-                    for (; i0 < n_gc_move_objects; i0++) {
-                        uint64_t v;
-                        unsigned len = pcd_leb_fast(q, &v);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
-                        out->u.gc_move.objects[i0] = (int64_t)((base + v) << 3);
-                        q += len;
-                    }
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_gc_move_objects; i++) {
-                    PCD_TRY(pcd_read_sleb128(c, &v_gc_move_objects_e, "gc_move.objects"));
-                    v_gc_move_objects_e = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_gc_move_objects_e)) << 3);
-                    out->u.gc_move.objects[i] = v_gc_move_objects_e;
-                }
-            }
-        }
-        break;
-    case 18:
-        {
-            uint64_t v_metadata_start_load_time = 0;
-            uint8_t v_metadata_start_load_mtype = 0;
-            int64_t v_metadata_start_load_pointer = 0;
-            out->which = PCD_MONO_V0_1_EVENT_METADATA_START_LOAD;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_load_time, "metadata_start_load.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_metadata_start_load_time));
-            out->u.metadata_start_load.time = st->time;
-            v_metadata_start_load_time = out->u.metadata_start_load.time;
-            /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "metadata_start_load.mtype", "u8");
-            v_metadata_start_load_mtype = pcd_ld_u8(c->p);
-            switch (v_metadata_start_load_mtype) {
-            case 1: case 2:
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_start_load.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_load_mtype));
-            }
-            c->p += 1;
-            out->u.metadata_start_load.mtype = v_metadata_start_load_mtype;
-            /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_load_pointer, "metadata_start_load.pointer"));
-            out->u.metadata_start_load.pointer = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_start_load_pointer)));
-            v_metadata_start_load_pointer = out->u.metadata_start_load.pointer;
-            /* detail */
-            switch (v_metadata_start_load_mtype) {
-            case 1:
-                {
-                    int64_t v_metadata_start_load_detail_class_image = 0;
-                    const uint8_t *f0_metadata_start_load_detail_class_flags = NULL;
-                    uint64_t v_metadata_start_load_detail_class_flags = 0;
-                    pcd_bytes v_metadata_start_load_detail_class_name = { NULL, 0 };
-                    out->u.metadata_start_load.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_DETAIL_CLASS;
-                    /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_load_detail_class_image, "metadata_start_load.detail.class.image"));
-                    out->u.metadata_start_load.detail.u.class.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_start_load_detail_class_image)));
-                    v_metadata_start_load_detail_class_image = out->u.metadata_start_load.detail.u.class.image;
-                    /* flags: Must be 0. */
-                    f0_metadata_start_load_detail_class_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_load_detail_class_flags, "metadata_start_load.detail.class.flags"));
-                    if (PCD_UNLIKELY(v_metadata_start_load_detail_class_flags != 0))
-                        return pcd_fail(c, f0_metadata_start_load_detail_class_flags, PCD_E_RANGE, "metadata_start_load.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_load_detail_class_flags));
-                    out->u.metadata_start_load.detail.u.class.flags = v_metadata_start_load_detail_class_flags;
-                    /* name: Full class name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_start_load_detail_class_name, "metadata_start_load.detail.class.name"));
-                    out->u.metadata_start_load.detail.u.class.name = v_metadata_start_load_detail_class_name;
-                }
-                break;
-            case 2:
-                {
-                    const uint8_t *f0_metadata_start_load_detail_image_flags = NULL;
-                    uint64_t v_metadata_start_load_detail_image_flags = 0;
-                    pcd_bytes v_metadata_start_load_detail_image_name = { NULL, 0 };
-                    out->u.metadata_start_load.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_DETAIL_IMAGE;
-                    /* flags: Must be 0. */
-                    f0_metadata_start_load_detail_image_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_load_detail_image_flags, "metadata_start_load.detail.image.flags"));
-                    if (PCD_UNLIKELY(v_metadata_start_load_detail_image_flags != 0))
-                        return pcd_fail(c, f0_metadata_start_load_detail_image_flags, PCD_E_RANGE, "metadata_start_load.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_load_detail_image_flags));
-                    out->u.metadata_start_load.detail.u.image.flags = v_metadata_start_load_detail_image_flags;
-                    /* name: Image file name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_start_load_detail_image_name, "metadata_start_load.detail.image.name"));
-                    out->u.metadata_start_load.detail.u.image.name = v_metadata_start_load_detail_image_name;
-                }
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_start_load.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_metadata_start_load_mtype));
-            }
-        }
-        break;
-    case 34:
-        {
-            uint64_t v_metadata_load_time = 0;
-            uint8_t v_metadata_load_mtype = 0;
-            int64_t v_metadata_load_pointer = 0;
-            out->which = PCD_MONO_V0_1_EVENT_METADATA_LOAD;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_metadata_load_time, "metadata_load.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_metadata_load_time));
-            out->u.metadata_load.time = st->time;
-            v_metadata_load_time = out->u.metadata_load.time;
-            /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "metadata_load.mtype", "u8");
-            v_metadata_load_mtype = pcd_ld_u8(c->p);
-            switch (v_metadata_load_mtype) {
-            case 1: case 2:
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_load.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_metadata_load_mtype));
-            }
-            c->p += 1;
-            out->u.metadata_load.mtype = v_metadata_load_mtype;
-            /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_pointer, "metadata_load.pointer"));
-            out->u.metadata_load.pointer = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_load_pointer)));
-            v_metadata_load_pointer = out->u.metadata_load.pointer;
-            /* detail */
-            switch (v_metadata_load_mtype) {
-            case 1:
-                {
-                    int64_t v_metadata_load_detail_class_image = 0;
-                    const uint8_t *f0_metadata_load_detail_class_flags = NULL;
-                    uint64_t v_metadata_load_detail_class_flags = 0;
-                    pcd_bytes v_metadata_load_detail_class_name = { NULL, 0 };
-                    out->u.metadata_load.detail.which = PCD_MONO_V0_1_EVENT_METADATA_LOAD_DETAIL_CLASS;
-                    /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_detail_class_image, "metadata_load.detail.class.image"));
-                    out->u.metadata_load.detail.u.class.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_load_detail_class_image)));
-                    v_metadata_load_detail_class_image = out->u.metadata_load.detail.u.class.image;
-                    /* flags: Must be 0. */
-                    f0_metadata_load_detail_class_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_load_detail_class_flags, "metadata_load.detail.class.flags"));
-                    if (PCD_UNLIKELY(v_metadata_load_detail_class_flags != 0))
-                        return pcd_fail(c, f0_metadata_load_detail_class_flags, PCD_E_RANGE, "metadata_load.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_load_detail_class_flags));
-                    out->u.metadata_load.detail.u.class.flags = v_metadata_load_detail_class_flags;
-                    /* name: Full class name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_load_detail_class_name, "metadata_load.detail.class.name"));
-                    out->u.metadata_load.detail.u.class.name = v_metadata_load_detail_class_name;
-                }
-                break;
-            case 2:
-                {
-                    const uint8_t *f0_metadata_load_detail_image_flags = NULL;
-                    uint64_t v_metadata_load_detail_image_flags = 0;
-                    pcd_bytes v_metadata_load_detail_image_name = { NULL, 0 };
-                    out->u.metadata_load.detail.which = PCD_MONO_V0_1_EVENT_METADATA_LOAD_DETAIL_IMAGE;
-                    /* flags: Must be 0. */
-                    f0_metadata_load_detail_image_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_load_detail_image_flags, "metadata_load.detail.image.flags"));
-                    if (PCD_UNLIKELY(v_metadata_load_detail_image_flags != 0))
-                        return pcd_fail(c, f0_metadata_load_detail_image_flags, PCD_E_RANGE, "metadata_load.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_load_detail_image_flags));
-                    out->u.metadata_load.detail.u.image.flags = v_metadata_load_detail_image_flags;
-                    /* name: Image file name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_load_detail_image_name, "metadata_load.detail.image.name"));
-                    out->u.metadata_load.detail.u.image.name = v_metadata_load_detail_image_name;
-                }
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_load.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_metadata_load_mtype));
-            }
-        }
-        break;
-    case 50:
-        {
-            uint64_t v_metadata_start_unload_time = 0;
-            uint8_t v_metadata_start_unload_mtype = 0;
-            int64_t v_metadata_start_unload_pointer = 0;
-            out->which = PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_unload_time, "metadata_start_unload.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_metadata_start_unload_time));
-            out->u.metadata_start_unload.time = st->time;
-            v_metadata_start_unload_time = out->u.metadata_start_unload.time;
-            /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "metadata_start_unload.mtype", "u8");
-            v_metadata_start_unload_mtype = pcd_ld_u8(c->p);
-            switch (v_metadata_start_unload_mtype) {
-            case 1: case 2:
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_start_unload.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_unload_mtype));
-            }
-            c->p += 1;
-            out->u.metadata_start_unload.mtype = v_metadata_start_unload_mtype;
-            /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_unload_pointer, "metadata_start_unload.pointer"));
-            out->u.metadata_start_unload.pointer = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_start_unload_pointer)));
-            v_metadata_start_unload_pointer = out->u.metadata_start_unload.pointer;
-            /* detail */
-            switch (v_metadata_start_unload_mtype) {
-            case 1:
-                {
-                    int64_t v_metadata_start_unload_detail_class_image = 0;
-                    const uint8_t *f0_metadata_start_unload_detail_class_flags = NULL;
-                    uint64_t v_metadata_start_unload_detail_class_flags = 0;
-                    pcd_bytes v_metadata_start_unload_detail_class_name = { NULL, 0 };
-                    out->u.metadata_start_unload.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_DETAIL_CLASS;
-                    /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_unload_detail_class_image, "metadata_start_unload.detail.class.image"));
-                    out->u.metadata_start_unload.detail.u.class.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_start_unload_detail_class_image)));
-                    v_metadata_start_unload_detail_class_image = out->u.metadata_start_unload.detail.u.class.image;
-                    /* flags: Must be 0. */
-                    f0_metadata_start_unload_detail_class_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_unload_detail_class_flags, "metadata_start_unload.detail.class.flags"));
-                    if (PCD_UNLIKELY(v_metadata_start_unload_detail_class_flags != 0))
-                        return pcd_fail(c, f0_metadata_start_unload_detail_class_flags, PCD_E_RANGE, "metadata_start_unload.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_unload_detail_class_flags));
-                    out->u.metadata_start_unload.detail.u.class.flags = v_metadata_start_unload_detail_class_flags;
-                    /* name: Full class name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_start_unload_detail_class_name, "metadata_start_unload.detail.class.name"));
-                    out->u.metadata_start_unload.detail.u.class.name = v_metadata_start_unload_detail_class_name;
-                }
-                break;
-            case 2:
-                {
-                    const uint8_t *f0_metadata_start_unload_detail_image_flags = NULL;
-                    uint64_t v_metadata_start_unload_detail_image_flags = 0;
-                    pcd_bytes v_metadata_start_unload_detail_image_name = { NULL, 0 };
-                    out->u.metadata_start_unload.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_DETAIL_IMAGE;
-                    /* flags: Must be 0. */
-                    f0_metadata_start_unload_detail_image_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_unload_detail_image_flags, "metadata_start_unload.detail.image.flags"));
-                    if (PCD_UNLIKELY(v_metadata_start_unload_detail_image_flags != 0))
-                        return pcd_fail(c, f0_metadata_start_unload_detail_image_flags, PCD_E_RANGE, "metadata_start_unload.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_unload_detail_image_flags));
-                    out->u.metadata_start_unload.detail.u.image.flags = v_metadata_start_unload_detail_image_flags;
-                    /* name: Image file name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_start_unload_detail_image_name, "metadata_start_unload.detail.image.name"));
-                    out->u.metadata_start_unload.detail.u.image.name = v_metadata_start_unload_detail_image_name;
-                }
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_start_unload.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_metadata_start_unload_mtype));
-            }
-        }
-        break;
-    case 66:
-        {
-            uint64_t v_metadata_unload_time = 0;
-            uint8_t v_metadata_unload_mtype = 0;
-            int64_t v_metadata_unload_pointer = 0;
-            out->which = PCD_MONO_V0_1_EVENT_METADATA_UNLOAD;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_metadata_unload_time, "metadata_unload.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_metadata_unload_time));
-            out->u.metadata_unload.time = st->time;
-            v_metadata_unload_time = out->u.metadata_unload.time;
-            /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "metadata_unload.mtype", "u8");
-            v_metadata_unload_mtype = pcd_ld_u8(c->p);
-            switch (v_metadata_unload_mtype) {
-            case 1: case 2:
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_unload.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_metadata_unload_mtype));
-            }
-            c->p += 1;
-            out->u.metadata_unload.mtype = v_metadata_unload_mtype;
-            /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_pointer, "metadata_unload.pointer"));
-            out->u.metadata_unload.pointer = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_unload_pointer)));
-            v_metadata_unload_pointer = out->u.metadata_unload.pointer;
-            /* detail */
-            switch (v_metadata_unload_mtype) {
-            case 1:
-                {
-                    int64_t v_metadata_unload_detail_class_image = 0;
-                    const uint8_t *f0_metadata_unload_detail_class_flags = NULL;
-                    uint64_t v_metadata_unload_detail_class_flags = 0;
-                    pcd_bytes v_metadata_unload_detail_class_name = { NULL, 0 };
-                    out->u.metadata_unload.detail.which = PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_DETAIL_CLASS;
-                    /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_detail_class_image, "metadata_unload.detail.class.image"));
-                    out->u.metadata_unload.detail.u.class.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_unload_detail_class_image)));
-                    v_metadata_unload_detail_class_image = out->u.metadata_unload.detail.u.class.image;
-                    /* flags: Must be 0. */
-                    f0_metadata_unload_detail_class_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_unload_detail_class_flags, "metadata_unload.detail.class.flags"));
-                    if (PCD_UNLIKELY(v_metadata_unload_detail_class_flags != 0))
-                        return pcd_fail(c, f0_metadata_unload_detail_class_flags, PCD_E_RANGE, "metadata_unload.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_unload_detail_class_flags));
-                    out->u.metadata_unload.detail.u.class.flags = v_metadata_unload_detail_class_flags;
-                    /* name: Full class name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_unload_detail_class_name, "metadata_unload.detail.class.name"));
-                    out->u.metadata_unload.detail.u.class.name = v_metadata_unload_detail_class_name;
-                }
-                break;
-            case 2:
-                {
-                    const uint8_t *f0_metadata_unload_detail_image_flags = NULL;
-                    uint64_t v_metadata_unload_detail_image_flags = 0;
-                    pcd_bytes v_metadata_unload_detail_image_name = { NULL, 0 };
-                    out->u.metadata_unload.detail.which = PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_DETAIL_IMAGE;
-                    /* flags: Must be 0. */
-                    f0_metadata_unload_detail_image_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_unload_detail_image_flags, "metadata_unload.detail.image.flags"));
-                    if (PCD_UNLIKELY(v_metadata_unload_detail_image_flags != 0))
-                        return pcd_fail(c, f0_metadata_unload_detail_image_flags, PCD_E_RANGE, "metadata_unload.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_unload_detail_image_flags));
-                    out->u.metadata_unload.detail.u.image.flags = v_metadata_unload_detail_image_flags;
-                    /* name: Image file name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_unload_detail_image_name, "metadata_unload.detail.image.name"));
-                    out->u.metadata_unload.detail.u.image.name = v_metadata_unload_detail_image_name;
-                }
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_unload.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_metadata_unload_mtype));
-            }
-        }
-        break;
-    case 146:
-        {
-            uint64_t v_metadata_start_load_err_time = 0;
-            uint8_t v_metadata_start_load_err_mtype = 0;
-            int64_t v_metadata_start_load_err_pointer = 0;
-            out->which = PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_load_err_time, "metadata_start_load_err.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_metadata_start_load_err_time));
-            out->u.metadata_start_load_err.time = st->time;
-            v_metadata_start_load_err_time = out->u.metadata_start_load_err.time;
-            /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "metadata_start_load_err.mtype", "u8");
-            v_metadata_start_load_err_mtype = pcd_ld_u8(c->p);
-            switch (v_metadata_start_load_err_mtype) {
-            case 1: case 2:
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_start_load_err.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_load_err_mtype));
-            }
-            c->p += 1;
-            out->u.metadata_start_load_err.mtype = v_metadata_start_load_err_mtype;
-            /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_load_err_pointer, "metadata_start_load_err.pointer"));
-            out->u.metadata_start_load_err.pointer = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_start_load_err_pointer)));
-            v_metadata_start_load_err_pointer = out->u.metadata_start_load_err.pointer;
-            /* detail */
-            switch (v_metadata_start_load_err_mtype) {
-            case 1:
-                {
-                    int64_t v_metadata_start_load_err_detail_class_image = 0;
-                    const uint8_t *f0_metadata_start_load_err_detail_class_flags = NULL;
-                    uint64_t v_metadata_start_load_err_detail_class_flags = 0;
-                    pcd_bytes v_metadata_start_load_err_detail_class_name = { NULL, 0 };
-                    out->u.metadata_start_load_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_DETAIL_CLASS;
-                    /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_load_err_detail_class_image, "metadata_start_load_err.detail.class.image"));
-                    out->u.metadata_start_load_err.detail.u.class.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_start_load_err_detail_class_image)));
-                    v_metadata_start_load_err_detail_class_image = out->u.metadata_start_load_err.detail.u.class.image;
-                    /* flags: Must be 0. */
-                    f0_metadata_start_load_err_detail_class_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_load_err_detail_class_flags, "metadata_start_load_err.detail.class.flags"));
-                    if (PCD_UNLIKELY(v_metadata_start_load_err_detail_class_flags != 0))
-                        return pcd_fail(c, f0_metadata_start_load_err_detail_class_flags, PCD_E_RANGE, "metadata_start_load_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_load_err_detail_class_flags));
-                    out->u.metadata_start_load_err.detail.u.class.flags = v_metadata_start_load_err_detail_class_flags;
-                    /* name: Full class name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_start_load_err_detail_class_name, "metadata_start_load_err.detail.class.name"));
-                    out->u.metadata_start_load_err.detail.u.class.name = v_metadata_start_load_err_detail_class_name;
-                }
-                break;
-            case 2:
-                {
-                    const uint8_t *f0_metadata_start_load_err_detail_image_flags = NULL;
-                    uint64_t v_metadata_start_load_err_detail_image_flags = 0;
-                    pcd_bytes v_metadata_start_load_err_detail_image_name = { NULL, 0 };
-                    out->u.metadata_start_load_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_DETAIL_IMAGE;
-                    /* flags: Must be 0. */
-                    f0_metadata_start_load_err_detail_image_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_load_err_detail_image_flags, "metadata_start_load_err.detail.image.flags"));
-                    if (PCD_UNLIKELY(v_metadata_start_load_err_detail_image_flags != 0))
-                        return pcd_fail(c, f0_metadata_start_load_err_detail_image_flags, PCD_E_RANGE, "metadata_start_load_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_load_err_detail_image_flags));
-                    out->u.metadata_start_load_err.detail.u.image.flags = v_metadata_start_load_err_detail_image_flags;
-                    /* name: Image file name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_start_load_err_detail_image_name, "metadata_start_load_err.detail.image.name"));
-                    out->u.metadata_start_load_err.detail.u.image.name = v_metadata_start_load_err_detail_image_name;
-                }
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_start_load_err.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_metadata_start_load_err_mtype));
-            }
-        }
-        break;
-    case 162:
-        {
-            uint64_t v_metadata_load_err_time = 0;
-            uint8_t v_metadata_load_err_mtype = 0;
-            int64_t v_metadata_load_err_pointer = 0;
-            out->which = PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_metadata_load_err_time, "metadata_load_err.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_metadata_load_err_time));
-            out->u.metadata_load_err.time = st->time;
-            v_metadata_load_err_time = out->u.metadata_load_err.time;
-            /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "metadata_load_err.mtype", "u8");
-            v_metadata_load_err_mtype = pcd_ld_u8(c->p);
-            switch (v_metadata_load_err_mtype) {
-            case 1: case 2:
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_load_err.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_metadata_load_err_mtype));
-            }
-            c->p += 1;
-            out->u.metadata_load_err.mtype = v_metadata_load_err_mtype;
-            /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_err_pointer, "metadata_load_err.pointer"));
-            out->u.metadata_load_err.pointer = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_load_err_pointer)));
-            v_metadata_load_err_pointer = out->u.metadata_load_err.pointer;
-            /* detail */
-            switch (v_metadata_load_err_mtype) {
-            case 1:
-                {
-                    int64_t v_metadata_load_err_detail_class_image = 0;
-                    const uint8_t *f0_metadata_load_err_detail_class_flags = NULL;
-                    uint64_t v_metadata_load_err_detail_class_flags = 0;
-                    pcd_bytes v_metadata_load_err_detail_class_name = { NULL, 0 };
-                    out->u.metadata_load_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_DETAIL_CLASS;
-                    /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_err_detail_class_image, "metadata_load_err.detail.class.image"));
-                    out->u.metadata_load_err.detail.u.class.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_load_err_detail_class_image)));
-                    v_metadata_load_err_detail_class_image = out->u.metadata_load_err.detail.u.class.image;
-                    /* flags: Must be 0. */
-                    f0_metadata_load_err_detail_class_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_load_err_detail_class_flags, "metadata_load_err.detail.class.flags"));
-                    if (PCD_UNLIKELY(v_metadata_load_err_detail_class_flags != 0))
-                        return pcd_fail(c, f0_metadata_load_err_detail_class_flags, PCD_E_RANGE, "metadata_load_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_load_err_detail_class_flags));
-                    out->u.metadata_load_err.detail.u.class.flags = v_metadata_load_err_detail_class_flags;
-                    /* name: Full class name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_load_err_detail_class_name, "metadata_load_err.detail.class.name"));
-                    out->u.metadata_load_err.detail.u.class.name = v_metadata_load_err_detail_class_name;
-                }
-                break;
-            case 2:
-                {
-                    const uint8_t *f0_metadata_load_err_detail_image_flags = NULL;
-                    uint64_t v_metadata_load_err_detail_image_flags = 0;
-                    pcd_bytes v_metadata_load_err_detail_image_name = { NULL, 0 };
-                    out->u.metadata_load_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_DETAIL_IMAGE;
-                    /* flags: Must be 0. */
-                    f0_metadata_load_err_detail_image_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_load_err_detail_image_flags, "metadata_load_err.detail.image.flags"));
-                    if (PCD_UNLIKELY(v_metadata_load_err_detail_image_flags != 0))
-                        return pcd_fail(c, f0_metadata_load_err_detail_image_flags, PCD_E_RANGE, "metadata_load_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_load_err_detail_image_flags));
-                    out->u.metadata_load_err.detail.u.image.flags = v_metadata_load_err_detail_image_flags;
-                    /* name: Image file name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_load_err_detail_image_name, "metadata_load_err.detail.image.name"));
-                    out->u.metadata_load_err.detail.u.image.name = v_metadata_load_err_detail_image_name;
-                }
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_load_err.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_metadata_load_err_mtype));
-            }
-        }
-        break;
-    case 178:
-        {
-            uint64_t v_metadata_start_unload_err_time = 0;
-            uint8_t v_metadata_start_unload_err_mtype = 0;
-            int64_t v_metadata_start_unload_err_pointer = 0;
-            out->which = PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_unload_err_time, "metadata_start_unload_err.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_metadata_start_unload_err_time));
-            out->u.metadata_start_unload_err.time = st->time;
-            v_metadata_start_unload_err_time = out->u.metadata_start_unload_err.time;
-            /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "metadata_start_unload_err.mtype", "u8");
-            v_metadata_start_unload_err_mtype = pcd_ld_u8(c->p);
-            switch (v_metadata_start_unload_err_mtype) {
-            case 1: case 2:
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_start_unload_err.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_unload_err_mtype));
-            }
-            c->p += 1;
-            out->u.metadata_start_unload_err.mtype = v_metadata_start_unload_err_mtype;
-            /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_unload_err_pointer, "metadata_start_unload_err.pointer"));
-            out->u.metadata_start_unload_err.pointer = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_start_unload_err_pointer)));
-            v_metadata_start_unload_err_pointer = out->u.metadata_start_unload_err.pointer;
-            /* detail */
-            switch (v_metadata_start_unload_err_mtype) {
-            case 1:
-                {
-                    int64_t v_metadata_start_unload_err_detail_class_image = 0;
-                    const uint8_t *f0_metadata_start_unload_err_detail_class_flags = NULL;
-                    uint64_t v_metadata_start_unload_err_detail_class_flags = 0;
-                    pcd_bytes v_metadata_start_unload_err_detail_class_name = { NULL, 0 };
-                    out->u.metadata_start_unload_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_DETAIL_CLASS;
-                    /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_start_unload_err_detail_class_image, "metadata_start_unload_err.detail.class.image"));
-                    out->u.metadata_start_unload_err.detail.u.class.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_start_unload_err_detail_class_image)));
-                    v_metadata_start_unload_err_detail_class_image = out->u.metadata_start_unload_err.detail.u.class.image;
-                    /* flags: Must be 0. */
-                    f0_metadata_start_unload_err_detail_class_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_unload_err_detail_class_flags, "metadata_start_unload_err.detail.class.flags"));
-                    if (PCD_UNLIKELY(v_metadata_start_unload_err_detail_class_flags != 0))
-                        return pcd_fail(c, f0_metadata_start_unload_err_detail_class_flags, PCD_E_RANGE, "metadata_start_unload_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_unload_err_detail_class_flags));
-                    out->u.metadata_start_unload_err.detail.u.class.flags = v_metadata_start_unload_err_detail_class_flags;
-                    /* name: Full class name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_start_unload_err_detail_class_name, "metadata_start_unload_err.detail.class.name"));
-                    out->u.metadata_start_unload_err.detail.u.class.name = v_metadata_start_unload_err_detail_class_name;
-                }
-                break;
-            case 2:
-                {
-                    const uint8_t *f0_metadata_start_unload_err_detail_image_flags = NULL;
-                    uint64_t v_metadata_start_unload_err_detail_image_flags = 0;
-                    pcd_bytes v_metadata_start_unload_err_detail_image_name = { NULL, 0 };
-                    out->u.metadata_start_unload_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_DETAIL_IMAGE;
-                    /* flags: Must be 0. */
-                    f0_metadata_start_unload_err_detail_image_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_unload_err_detail_image_flags, "metadata_start_unload_err.detail.image.flags"));
-                    if (PCD_UNLIKELY(v_metadata_start_unload_err_detail_image_flags != 0))
-                        return pcd_fail(c, f0_metadata_start_unload_err_detail_image_flags, PCD_E_RANGE, "metadata_start_unload_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_unload_err_detail_image_flags));
-                    out->u.metadata_start_unload_err.detail.u.image.flags = v_metadata_start_unload_err_detail_image_flags;
-                    /* name: Image file name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_start_unload_err_detail_image_name, "metadata_start_unload_err.detail.image.name"));
-                    out->u.metadata_start_unload_err.detail.u.image.name = v_metadata_start_unload_err_detail_image_name;
-                }
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_start_unload_err.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_metadata_start_unload_err_mtype));
-            }
-        }
-        break;
-    case 194:
-        {
-            uint64_t v_metadata_unload_err_time = 0;
-            uint8_t v_metadata_unload_err_mtype = 0;
-            int64_t v_metadata_unload_err_pointer = 0;
-            out->which = PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_metadata_unload_err_time, "metadata_unload_err.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_metadata_unload_err_time));
-            out->u.metadata_unload_err.time = st->time;
-            v_metadata_unload_err_time = out->u.metadata_unload_err.time;
-            /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "metadata_unload_err.mtype", "u8");
-            v_metadata_unload_err_mtype = pcd_ld_u8(c->p);
-            switch (v_metadata_unload_err_mtype) {
-            case 1: case 2:
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_unload_err.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_metadata_unload_err_mtype));
-            }
-            c->p += 1;
-            out->u.metadata_unload_err.mtype = v_metadata_unload_err_mtype;
-            /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_err_pointer, "metadata_unload_err.pointer"));
-            out->u.metadata_unload_err.pointer = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_unload_err_pointer)));
-            v_metadata_unload_err_pointer = out->u.metadata_unload_err.pointer;
-            /* detail */
-            switch (v_metadata_unload_err_mtype) {
-            case 1:
-                {
-                    int64_t v_metadata_unload_err_detail_class_image = 0;
-                    const uint8_t *f0_metadata_unload_err_detail_class_flags = NULL;
-                    uint64_t v_metadata_unload_err_detail_class_flags = 0;
-                    pcd_bytes v_metadata_unload_err_detail_class_name = { NULL, 0 };
-                    out->u.metadata_unload_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_DETAIL_CLASS;
-                    /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_err_detail_class_image, "metadata_unload_err.detail.class.image"));
-                    out->u.metadata_unload_err.detail.u.class.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_unload_err_detail_class_image)));
-                    v_metadata_unload_err_detail_class_image = out->u.metadata_unload_err.detail.u.class.image;
-                    /* flags: Must be 0. */
-                    f0_metadata_unload_err_detail_class_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_unload_err_detail_class_flags, "metadata_unload_err.detail.class.flags"));
-                    if (PCD_UNLIKELY(v_metadata_unload_err_detail_class_flags != 0))
-                        return pcd_fail(c, f0_metadata_unload_err_detail_class_flags, PCD_E_RANGE, "metadata_unload_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_unload_err_detail_class_flags));
-                    out->u.metadata_unload_err.detail.u.class.flags = v_metadata_unload_err_detail_class_flags;
-                    /* name: Full class name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_unload_err_detail_class_name, "metadata_unload_err.detail.class.name"));
-                    out->u.metadata_unload_err.detail.u.class.name = v_metadata_unload_err_detail_class_name;
-                }
-                break;
-            case 2:
-                {
-                    const uint8_t *f0_metadata_unload_err_detail_image_flags = NULL;
-                    uint64_t v_metadata_unload_err_detail_image_flags = 0;
-                    pcd_bytes v_metadata_unload_err_detail_image_name = { NULL, 0 };
-                    out->u.metadata_unload_err.detail.which = PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_DETAIL_IMAGE;
-                    /* flags: Must be 0. */
-                    f0_metadata_unload_err_detail_image_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_unload_err_detail_image_flags, "metadata_unload_err.detail.image.flags"));
-                    if (PCD_UNLIKELY(v_metadata_unload_err_detail_image_flags != 0))
-                        return pcd_fail(c, f0_metadata_unload_err_detail_image_flags, PCD_E_RANGE, "metadata_unload_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_unload_err_detail_image_flags));
-                    out->u.metadata_unload_err.detail.u.image.flags = v_metadata_unload_err_detail_image_flags;
-                    /* name: Image file name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_unload_err_detail_image_name, "metadata_unload_err.detail.image.name"));
-                    out->u.metadata_unload_err.detail.u.image.name = v_metadata_unload_err_detail_image_name;
-                }
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_unload_err.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_metadata_unload_err_mtype));
-            }
-        }
-        break;
-    case 19:
-        {
-            uint64_t v_method_leave_time = 0;
-            int64_t v_method_leave_method = 0;
-            out->which = PCD_MONO_V0_1_EVENT_METHOD_LEAVE;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_method_leave_time, "method_leave.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_method_leave_time));
-            out->u.method_leave.time = st->time;
-            v_method_leave_time = out->u.method_leave.time;
-            /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_read_sleb128(c, &v_method_leave_method, "method_leave.method"));
-            st->method = (uint64_t)(st->method + (uint64_t)(v_method_leave_method));
-            out->u.method_leave.method = st->method;
-            v_method_leave_method = out->u.method_leave.method;
-        }
-        break;
-    case 35:
-        {
-            uint64_t v_method_enter_time = 0;
-            int64_t v_method_enter_method = 0;
-            out->which = PCD_MONO_V0_1_EVENT_METHOD_ENTER;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_method_enter_time, "method_enter.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_method_enter_time));
-            out->u.method_enter.time = st->time;
-            v_method_enter_time = out->u.method_enter.time;
-            /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_read_sleb128(c, &v_method_enter_method, "method_enter.method"));
-            st->method = (uint64_t)(st->method + (uint64_t)(v_method_enter_method));
-            out->u.method_enter.method = st->method;
-            v_method_enter_method = out->u.method_enter.method;
-        }
-        break;
-    case 51:
-        {
-            uint64_t v_method_exc_leave_time = 0;
-            int64_t v_method_exc_leave_method = 0;
-            out->which = PCD_MONO_V0_1_EVENT_METHOD_EXC_LEAVE;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_method_exc_leave_time, "method_exc_leave.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_method_exc_leave_time));
-            out->u.method_exc_leave.time = st->time;
-            v_method_exc_leave_time = out->u.method_exc_leave.time;
-            /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_read_sleb128(c, &v_method_exc_leave_method, "method_exc_leave.method"));
-            st->method = (uint64_t)(st->method + (uint64_t)(v_method_exc_leave_method));
-            out->u.method_exc_leave.method = st->method;
-            v_method_exc_leave_method = out->u.method_exc_leave.method;
-        }
-        break;
-    case 67:
-        {
-            uint64_t v_jit_time = 0;
-            int64_t v_jit_method = 0;
-            int64_t v_jit_code = 0;
-            uint64_t v_jit_code_size = 0;
-            pcd_bytes v_jit_name = { NULL, 0 };
-            out->which = PCD_MONO_V0_1_EVENT_JIT;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_jit_time, "jit.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_jit_time));
-            out->u.jit.time = st->time;
-            v_jit_time = out->u.jit.time;
-            /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_read_sleb128(c, &v_jit_method, "jit.method"));
-            st->method = (uint64_t)(st->method + (uint64_t)(v_jit_method));
-            out->u.jit.method = st->method;
-            v_jit_method = out->u.jit.method;
-            /* code: Start of the native code. */
-            PCD_TRY(pcd_read_sleb128(c, &v_jit_code, "jit.code"));
-            out->u.jit.code = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_jit_code)));
-            v_jit_code = out->u.jit.code;
-            /* code_size: Size of the native code. */
-            PCD_TRY(pcd_read_uleb128(c, &v_jit_code_size, "jit.code_size"));
-            out->u.jit.code_size = v_jit_code_size;
-            /* name: Full method name. */
-            PCD_TRY(pcd_read_cstring(c, 1048576, &v_jit_name, "jit.name"));
-            out->u.jit.name = v_jit_name;
-        }
-        break;
-    case 4:
-        {
-            uint64_t v_throw_time = 0;
-            int64_t v_throw_object = 0;
-            out->which = PCD_MONO_V0_1_EVENT_THROW;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_throw_time, "throw.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_throw_time));
-            out->u.throw.time = st->time;
-            v_throw_time = out->u.throw.time;
-            /* object: The exception object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_throw_object, "throw.object"));
-            out->u.throw.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_throw_object)) << 3);
-            v_throw_object = out->u.throw.object;
-        }
-        break;
-    case 132:
-        {
-            uint64_t v_throw_bt_time = 0;
-            int64_t v_throw_bt_object = 0;
-            const uint8_t *f0_throw_bt_backtrace_flags = NULL;
-            uint64_t v_throw_bt_backtrace_flags = 0;
-            uint64_t n_throw_bt_backtrace_frames = 0;
-            const uint8_t *f0_throw_bt_backtrace_frames = NULL;
-            int64_t v_throw_bt_backtrace_frames_e = 0;
-            out->which = PCD_MONO_V0_1_EVENT_THROW_BT;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_throw_bt_time, "throw_bt.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_throw_bt_time));
-            out->u.throw_bt.time = st->time;
-            v_throw_bt_time = out->u.throw_bt.time;
-            /* object: The exception object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_throw_bt_object, "throw_bt.object"));
-            out->u.throw_bt.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_throw_bt_object)) << 3);
-            v_throw_bt_object = out->u.throw_bt.object;
-            /* backtrace */
-            /* flags: Must be 0. */
-            f0_throw_bt_backtrace_flags = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &v_throw_bt_backtrace_flags, "throw_bt.backtrace.flags"));
-            if (PCD_UNLIKELY(v_throw_bt_backtrace_flags != 0))
-                return pcd_fail(c, f0_throw_bt_backtrace_flags, PCD_E_RANGE, "throw_bt.backtrace.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_throw_bt_backtrace_flags));
-            out->u.throw_bt.backtrace.flags = v_throw_bt_backtrace_flags;
-            /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
-            f0_throw_bt_backtrace_frames = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_throw_bt_backtrace_frames, "throw_bt.backtrace.frames"));
-            if (PCD_UNLIKELY(n_throw_bt_backtrace_frames > 65536))
-                return pcd_fail(c, f0_throw_bt_backtrace_frames, PCD_E_LIMIT, "throw_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_throw_bt_backtrace_frames);
-            PCD_TRY(pcd_alloc_array(c, f0_throw_bt_backtrace_frames, n_throw_bt_backtrace_frames, sizeof(int64_t), 1, (void **)&out->u.throw_bt.backtrace.frames, "throw_bt.backtrace.frames"));
-            out->u.throw_bt.backtrace.n_frames = (size_t)n_throw_bt_backtrace_frames;
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_throw_bt_backtrace_frames) {
-                    const uint8_t *q = c->p;
-                    uint64_t base = (uint64_t)(st->ptr);
-                    for (; i0 < n_throw_bt_backtrace_frames; i0++) {
-                        uint64_t v;
-                        unsigned len = pcd_leb_fast(q, &v);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
-                        out->u.throw_bt.backtrace.frames[i0] = (int64_t)((base + v));
-                        q += len;
-                    }
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_throw_bt_backtrace_frames; i++) {
-                    PCD_TRY(pcd_read_sleb128(c, &v_throw_bt_backtrace_frames_e, "throw_bt.backtrace.frames"));
-                    v_throw_bt_backtrace_frames_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_throw_bt_backtrace_frames_e)));
-                    out->u.throw_bt.backtrace.frames[i] = v_throw_bt_backtrace_frames_e;
-                }
-            }
-        }
-        break;
-    case 20:
-        {
-            uint64_t v_clause_time = 0;
-            uint64_t v_clause_clause_type = 0;
-            uint64_t v_clause_clause_index = 0;
-            int64_t v_clause_method = 0;
-            out->which = PCD_MONO_V0_1_EVENT_CLAUSE;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_clause_time, "clause.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_clause_time));
-            out->u.clause.time = st->time;
-            v_clause_time = out->u.clause.time;
-            /* clause_type: ECMA clause flags. */
-            PCD_TRY(pcd_read_uleb128(c, &v_clause_clause_type, "clause.clause_type"));
-            out->u.clause.clause_type = v_clause_clause_type;
-            /* clause_index: The clause's number in the method header. */
-            PCD_TRY(pcd_read_uleb128(c, &v_clause_clause_index, "clause.clause_index"));
-            out->u.clause.clause_index = v_clause_clause_index;
-            /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_read_sleb128(c, &v_clause_method, "clause.method"));
-            st->method = (uint64_t)(st->method + (uint64_t)(v_clause_method));
-            out->u.clause.method = st->method;
-            v_clause_method = out->u.clause.method;
-        }
-        break;
-    case 21:
-        {
-            uint64_t v_monitor_contention_time = 0;
-            int64_t v_monitor_contention_object = 0;
-            out->which = PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_monitor_contention_time, "monitor_contention.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_monitor_contention_time));
-            out->u.monitor_contention.time = st->time;
-            v_monitor_contention_time = out->u.monitor_contention.time;
-            /* object: The lock object (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_monitor_contention_object, "monitor_contention.object"));
-            out->u.monitor_contention.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_monitor_contention_object)) << 3);
-            v_monitor_contention_object = out->u.monitor_contention.object;
-        }
-        break;
-    case 149:
-        {
-            uint64_t v_monitor_contention_bt_time = 0;
-            int64_t v_monitor_contention_bt_object = 0;
-            const uint8_t *f0_monitor_contention_bt_backtrace_flags = NULL;
-            uint64_t v_monitor_contention_bt_backtrace_flags = 0;
-            uint64_t n_monitor_contention_bt_backtrace_frames = 0;
-            const uint8_t *f0_monitor_contention_bt_backtrace_frames = NULL;
-            int64_t v_monitor_contention_bt_backtrace_frames_e = 0;
-            out->which = PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION_BT;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_monitor_contention_bt_time, "monitor_contention_bt.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_monitor_contention_bt_time));
-            out->u.monitor_contention_bt.time = st->time;
-            v_monitor_contention_bt_time = out->u.monitor_contention_bt.time;
-            /* object: The lock object (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_monitor_contention_bt_object, "monitor_contention_bt.object"));
-            out->u.monitor_contention_bt.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_monitor_contention_bt_object)) << 3);
-            v_monitor_contention_bt_object = out->u.monitor_contention_bt.object;
-            /* backtrace */
-            /* flags: Must be 0. */
-            f0_monitor_contention_bt_backtrace_flags = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &v_monitor_contention_bt_backtrace_flags, "monitor_contention_bt.backtrace.flags"));
-            if (PCD_UNLIKELY(v_monitor_contention_bt_backtrace_flags != 0))
-                return pcd_fail(c, f0_monitor_contention_bt_backtrace_flags, PCD_E_RANGE, "monitor_contention_bt.backtrace.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_monitor_contention_bt_backtrace_flags));
-            out->u.monitor_contention_bt.backtrace.flags = v_monitor_contention_bt_backtrace_flags;
-            /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
-            f0_monitor_contention_bt_backtrace_frames = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_monitor_contention_bt_backtrace_frames, "monitor_contention_bt.backtrace.frames"));
-            if (PCD_UNLIKELY(n_monitor_contention_bt_backtrace_frames > 65536))
-                return pcd_fail(c, f0_monitor_contention_bt_backtrace_frames, PCD_E_LIMIT, "monitor_contention_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_monitor_contention_bt_backtrace_frames);
-            PCD_TRY(pcd_alloc_array(c, f0_monitor_contention_bt_backtrace_frames, n_monitor_contention_bt_backtrace_frames, sizeof(int64_t), 1, (void **)&out->u.monitor_contention_bt.backtrace.frames, "monitor_contention_bt.backtrace.frames"));
-            out->u.monitor_contention_bt.backtrace.n_frames = (size_t)n_monitor_contention_bt_backtrace_frames;
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_monitor_contention_bt_backtrace_frames) {
-                    const uint8_t *q = c->p;
-                    uint64_t base = (uint64_t)(st->ptr);
-                    for (; i0 < n_monitor_contention_bt_backtrace_frames; i0++) {
-                        uint64_t v;
-                        unsigned len = pcd_leb_fast(q, &v);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
-                        out->u.monitor_contention_bt.backtrace.frames[i0] = (int64_t)((base + v));
-                        q += len;
-                    }
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_monitor_contention_bt_backtrace_frames; i++) {
-                    PCD_TRY(pcd_read_sleb128(c, &v_monitor_contention_bt_backtrace_frames_e, "monitor_contention_bt.backtrace.frames"));
-                    v_monitor_contention_bt_backtrace_frames_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_monitor_contention_bt_backtrace_frames_e)));
-                    out->u.monitor_contention_bt.backtrace.frames[i] = v_monitor_contention_bt_backtrace_frames_e;
-                }
-            }
-        }
-        break;
-    case 37:
-        {
-            uint64_t v_monitor_done_time = 0;
-            int64_t v_monitor_done_object = 0;
-            out->which = PCD_MONO_V0_1_EVENT_MONITOR_DONE;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_monitor_done_time, "monitor_done.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_monitor_done_time));
-            out->u.monitor_done.time = st->time;
-            v_monitor_done_time = out->u.monitor_done.time;
-            /* object: The lock object (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_monitor_done_object, "monitor_done.object"));
-            out->u.monitor_done.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_monitor_done_object)) << 3);
-            v_monitor_done_object = out->u.monitor_done.object;
-        }
-        break;
-    case 53:
-        {
-            uint64_t v_monitor_fail_time = 0;
-            int64_t v_monitor_fail_object = 0;
-            out->which = PCD_MONO_V0_1_EVENT_MONITOR_FAIL;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_monitor_fail_time, "monitor_fail.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_monitor_fail_time));
-            out->u.monitor_fail.time = st->time;
-            v_monitor_fail_time = out->u.monitor_fail.time;
-            /* object: The lock object (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_monitor_fail_object, "monitor_fail.object"));
-            out->u.monitor_fail.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_monitor_fail_object)) << 3);
-            v_monitor_fail_object = out->u.monitor_fail.object;
-        }
-        break;
-    case 6:
-        {
-            uint64_t v_heap_start_time = 0;
-            out->which = PCD_MONO_V0_1_EVENT_HEAP_START;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_heap_start_time, "heap_start.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_heap_start_time));
-            out->u.heap_start.time = st->time;
-            v_heap_start_time = out->u.heap_start.time;
-        }
-        break;
-    case 22:
-        {
-            uint64_t v_heap_end_time = 0;
-            out->which = PCD_MONO_V0_1_EVENT_HEAP_END;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_heap_end_time, "heap_end.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_heap_end_time));
-            out->u.heap_end.time = st->time;
-            v_heap_end_time = out->u.heap_end.time;
-        }
-        break;
-    case 38:
-        {
-            int64_t v_heap_object_object = 0;
-            int64_t v_heap_object_class = 0;
-            uint64_t v_heap_object_size = 0;
-            uint64_t n_heap_object_refs = 0;
-            const uint8_t *f0_heap_object_refs = NULL;
-            int64_t v_heap_object_refs_e = 0;
-            out->which = PCD_MONO_V0_1_EVENT_HEAP_OBJECT;
-            out->tag = tag_u;
-            c->p += 1;
-            /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_heap_object_object, "heap_object.object"));
-            out->u.heap_object.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_heap_object_object)) << 3);
-            v_heap_object_object = out->u.heap_object.object;
-            /* class: MonoClass* of the object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_heap_object_class, "heap_object.class"));
-            out->u.heap_object.class = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_heap_object_class)));
-            v_heap_object_class = out->u.heap_object.class;
-            /* size: Size of the object in the heap. */
-            PCD_TRY(pcd_read_uleb128(c, &v_heap_object_size, "heap_object.size"));
-            out->u.heap_object.size = v_heap_object_size;
-            /* refs: Objects it references. */
-            f0_heap_object_refs = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_heap_object_refs, "heap_object.refs"));
-            PCD_TRY(pcd_alloc_array(c, f0_heap_object_refs, n_heap_object_refs, sizeof(int64_t), 1, (void **)&out->u.heap_object.refs, "heap_object.refs"));
-            out->u.heap_object.n_refs = (size_t)n_heap_object_refs;
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_heap_object_refs) {
-                    const uint8_t *q = c->p;
-                    uint64_t base = (uint64_t)(st->obj);
-                    for (; i0 < n_heap_object_refs; i0++) {
-                        uint64_t v;
-                        unsigned len = pcd_leb_fast(q, &v);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
-                        out->u.heap_object.refs[i0] = (int64_t)((base + v) << 3);
-                        q += len;
-                    }
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_heap_object_refs; i++) {
-                    PCD_TRY(pcd_read_sleb128(c, &v_heap_object_refs_e, "heap_object.refs"));
-                    v_heap_object_refs_e = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_heap_object_refs_e)) << 3);
-                    out->u.heap_object.refs[i] = v_heap_object_refs_e;
-                }
-            }
-        }
-        break;
+    case 0x0:
+        out->which = PCD_MONO_V0_1_EVENT_ALLOC;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_alloc_decode_(c, out);
+    case 0x10:
+        out->which = PCD_MONO_V0_1_EVENT_ALLOC_BT;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_alloc_bt_decode_(c, out);
+    case 0x11:
+        out->which = PCD_MONO_V0_1_EVENT_GC_EVENT;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_gc_event_decode_(c, out);
+    case 0x21:
+        out->which = PCD_MONO_V0_1_EVENT_GC_RESIZE;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_gc_resize_decode_(c, out);
+    case 0x31:
+        out->which = PCD_MONO_V0_1_EVENT_GC_MOVE;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_gc_move_decode_(c, out);
+    case 0x12:
+        out->which = PCD_MONO_V0_1_EVENT_METADATA_START_LOAD;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_metadata_start_load_decode_(c, out);
+    case 0x22:
+        out->which = PCD_MONO_V0_1_EVENT_METADATA_LOAD;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_metadata_load_decode_(c, out);
+    case 0x32:
+        out->which = PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_metadata_start_unload_decode_(c, out);
+    case 0x42:
+        out->which = PCD_MONO_V0_1_EVENT_METADATA_UNLOAD;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_metadata_unload_decode_(c, out);
+    case 0x92:
+        out->which = PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_metadata_start_load_err_decode_(c, out);
+    case 0xA2:
+        out->which = PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_metadata_load_err_decode_(c, out);
+    case 0xB2:
+        out->which = PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_metadata_start_unload_err_decode_(c, out);
+    case 0xC2:
+        out->which = PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_metadata_unload_err_decode_(c, out);
+    case 0x13:
+        out->which = PCD_MONO_V0_1_EVENT_METHOD_LEAVE;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_method_leave_decode_(c, out);
+    case 0x23:
+        out->which = PCD_MONO_V0_1_EVENT_METHOD_ENTER;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_method_enter_decode_(c, out);
+    case 0x33:
+        out->which = PCD_MONO_V0_1_EVENT_METHOD_EXC_LEAVE;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_method_exc_leave_decode_(c, out);
+    case 0x43:
+        out->which = PCD_MONO_V0_1_EVENT_JIT;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_jit_decode_(c, out);
+    case 0x4:
+        out->which = PCD_MONO_V0_1_EVENT_THROW;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_throw_decode_(c, out);
+    case 0x84:
+        out->which = PCD_MONO_V0_1_EVENT_THROW_BT;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_throw_bt_decode_(c, out);
+    case 0x14:
+        out->which = PCD_MONO_V0_1_EVENT_CLAUSE;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_clause_decode_(c, out);
+    case 0x15:
+        out->which = PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_monitor_contention_decode_(c, out);
+    case 0x95:
+        out->which = PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION_BT;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_monitor_contention_bt_decode_(c, out);
+    case 0x25:
+        out->which = PCD_MONO_V0_1_EVENT_MONITOR_DONE;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_monitor_done_decode_(c, out);
+    case 0x35:
+        out->which = PCD_MONO_V0_1_EVENT_MONITOR_FAIL;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_monitor_fail_decode_(c, out);
+    case 0x6:
+        out->which = PCD_MONO_V0_1_EVENT_HEAP_START;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_heap_start_decode_(c, out);
+    case 0x16:
+        out->which = PCD_MONO_V0_1_EVENT_HEAP_END;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_heap_end_decode_(c, out);
+    case 0x26:
+        out->which = PCD_MONO_V0_1_EVENT_HEAP_OBJECT;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v0_1_event_heap_object_decode_(c, out);
     default:
         return pcd_fail(c, c->p, PCD_E_BAD_TAG, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x12, 0x22, 0x32, 0x42, 0x92, 0xA2, 0xB2, 0xC2, 0x13, 0x23, 0x33, ...", PCD_FOUND_HEX, (uint64_t)(tag_u));
     }
@@ -1183,6 +1317,804 @@ static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_
 pcd_status pcd_mono_v0_1_event_decode(pcd_cursor *c, pcd_mono_v0_1_event *out)
 {
     return pcd_mono_v0_1_event_decode_(c, out);
+}
+
+/* event.alloc: An object was allocated. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_alloc_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "alloc.time"));
+    /* class: MonoClass* of the object. */
+    PCD_TRY(pcd_skip_sleb128(c, "alloc.class"));
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_skip_sleb128(c, "alloc.object"));
+    /* size: Size of the object in the heap. */
+    PCD_TRY(pcd_skip_uleb128(c, "alloc.size"));
+    return PCD_OK;
+}
+
+/* event.alloc_bt: An object was allocated; with the allocating backtrace. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_alloc_bt_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED const uint8_t *f0_backtrace_flags = NULL;
+    PCD_UNUSED uint64_t v_backtrace_flags = 0;
+    PCD_UNUSED uint64_t n_backtrace_frames = 0;
+    PCD_UNUSED const uint8_t *f0_backtrace_frames = NULL;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "alloc_bt.time"));
+    /* class: MonoClass* of the object. */
+    PCD_TRY(pcd_skip_sleb128(c, "alloc_bt.class"));
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_skip_sleb128(c, "alloc_bt.object"));
+    /* size: Size of the object in the heap. */
+    PCD_TRY(pcd_skip_uleb128(c, "alloc_bt.size"));
+    /* backtrace */
+    /* flags: Must be 0. */
+    f0_backtrace_flags = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &v_backtrace_flags, "alloc_bt.backtrace.flags"));
+    if (PCD_UNLIKELY(v_backtrace_flags != 0))
+        return pcd_fail(c, f0_backtrace_flags, PCD_E_RANGE, "alloc_bt.backtrace.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_backtrace_flags));
+    /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
+    f0_backtrace_frames = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_backtrace_frames, "alloc_bt.backtrace.frames"));
+    if (PCD_UNLIKELY(n_backtrace_frames > 65536))
+        return pcd_fail(c, f0_backtrace_frames, PCD_E_LIMIT, "alloc_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace_frames);
+    PCD_TRY(pcd_check_count(c, f0_backtrace_frames, n_backtrace_frames, 1, "alloc_bt.backtrace.frames"));
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_backtrace_frames) {
+            const uint8_t *q = c->p;
+            for (; i0 < n_backtrace_frames; i0++) {
+                unsigned len = pcd_leb_len8(q);
+                if (PCD_UNLIKELY(len == 0)) break;
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_backtrace_frames; i++) {
+            PCD_TRY(pcd_skip_sleb128(c, "alloc_bt.backtrace.frames"));
+        }
+    }
+    return PCD_OK;
+}
+
+/* event.gc_event: A GC phase. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_gc_event_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_event.time"));
+    /* event: MONO_GC_EVENT_*. */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_event.event"));
+    /* generation: Generation the event is about. */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_event.generation"));
+    return PCD_OK;
+}
+
+/* event.gc_resize: The heap was resized. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_gc_resize_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_resize.time"));
+    /* heap_size: New heap size. */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_resize.heap_size"));
+    return PCD_OK;
+}
+
+/* event.gc_move: Objects moved: old and new addresses, alternating. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_gc_move_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint64_t n_objects = 0;
+    PCD_UNUSED const uint8_t *f0_objects = NULL;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_move.time"));
+    /* objects: Old address, new address, ... (the count counts addresses). */
+    f0_objects = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_objects, "gc_move.objects"));
+    PCD_TRY(pcd_check_count(c, f0_objects, n_objects, 1, "gc_move.objects"));
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_objects) {
+            const uint8_t *q = c->p;
+            for (; i0 < n_objects; i0++) {
+                unsigned len = pcd_leb_len8(q);
+                if (PCD_UNLIKELY(len == 0)) break;
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_objects; i++) {
+            PCD_TRY(pcd_skip_sleb128(c, "gc_move.objects"));
+        }
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_start_load: Metadata is being loaded. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_metadata_start_load_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint8_t v_mtype = 0;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "metadata_start_load.time"));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "metadata_start_load.mtype", "u8");
+    v_mtype = pcd_ld_u8(c->p);
+    switch (v_mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_start_load.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_mtype));
+    }
+    c->p += 1;
+    /* pointer: The MonoClass* or MonoImage*. */
+    PCD_TRY(pcd_skip_sleb128(c, "metadata_start_load.pointer"));
+    /* detail */
+    switch (v_mtype) {
+    case 1:
+        {
+            PCD_UNUSED const uint8_t *f0_detail_class_flags = NULL;
+            PCD_UNUSED uint64_t v_detail_class_flags = 0;
+            PCD_UNUSED pcd_bytes v_detail_class_name = { NULL, 0 };
+            /* image: MonoImage* of the class. */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_start_load.detail.class.image"));
+            /* flags: Must be 0. */
+            f0_detail_class_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_class_flags, "metadata_start_load.detail.class.flags"));
+            if (PCD_UNLIKELY(v_detail_class_flags != 0))
+                return pcd_fail(c, f0_detail_class_flags, PCD_E_RANGE, "metadata_start_load.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_class_flags));
+            /* name: Full class name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_class_name, "metadata_start_load.detail.class.name"));
+        }
+        break;
+    case 2:
+        {
+            PCD_UNUSED const uint8_t *f0_detail_image_flags = NULL;
+            PCD_UNUSED uint64_t v_detail_image_flags = 0;
+            PCD_UNUSED pcd_bytes v_detail_image_name = { NULL, 0 };
+            /* flags: Must be 0. */
+            f0_detail_image_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_image_flags, "metadata_start_load.detail.image.flags"));
+            if (PCD_UNLIKELY(v_detail_image_flags != 0))
+                return pcd_fail(c, f0_detail_image_flags, PCD_E_RANGE, "metadata_start_load.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_image_flags));
+            /* name: Image file name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_name, "metadata_start_load.detail.image.name"));
+        }
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_start_load.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_mtype));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_load: Metadata was loaded. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_metadata_load_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint8_t v_mtype = 0;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "metadata_load.time"));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "metadata_load.mtype", "u8");
+    v_mtype = pcd_ld_u8(c->p);
+    switch (v_mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_load.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_mtype));
+    }
+    c->p += 1;
+    /* pointer: The MonoClass* or MonoImage*. */
+    PCD_TRY(pcd_skip_sleb128(c, "metadata_load.pointer"));
+    /* detail */
+    switch (v_mtype) {
+    case 1:
+        {
+            PCD_UNUSED const uint8_t *f0_detail_class_flags = NULL;
+            PCD_UNUSED uint64_t v_detail_class_flags = 0;
+            PCD_UNUSED pcd_bytes v_detail_class_name = { NULL, 0 };
+            /* image: MonoImage* of the class. */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_load.detail.class.image"));
+            /* flags: Must be 0. */
+            f0_detail_class_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_class_flags, "metadata_load.detail.class.flags"));
+            if (PCD_UNLIKELY(v_detail_class_flags != 0))
+                return pcd_fail(c, f0_detail_class_flags, PCD_E_RANGE, "metadata_load.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_class_flags));
+            /* name: Full class name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_class_name, "metadata_load.detail.class.name"));
+        }
+        break;
+    case 2:
+        {
+            PCD_UNUSED const uint8_t *f0_detail_image_flags = NULL;
+            PCD_UNUSED uint64_t v_detail_image_flags = 0;
+            PCD_UNUSED pcd_bytes v_detail_image_name = { NULL, 0 };
+            /* flags: Must be 0. */
+            f0_detail_image_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_image_flags, "metadata_load.detail.image.flags"));
+            if (PCD_UNLIKELY(v_detail_image_flags != 0))
+                return pcd_fail(c, f0_detail_image_flags, PCD_E_RANGE, "metadata_load.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_image_flags));
+            /* name: Image file name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_name, "metadata_load.detail.image.name"));
+        }
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_load.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_mtype));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_start_unload: Metadata is being unloaded. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_metadata_start_unload_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint8_t v_mtype = 0;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "metadata_start_unload.time"));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "metadata_start_unload.mtype", "u8");
+    v_mtype = pcd_ld_u8(c->p);
+    switch (v_mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_start_unload.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_mtype));
+    }
+    c->p += 1;
+    /* pointer: The MonoClass* or MonoImage*. */
+    PCD_TRY(pcd_skip_sleb128(c, "metadata_start_unload.pointer"));
+    /* detail */
+    switch (v_mtype) {
+    case 1:
+        {
+            PCD_UNUSED const uint8_t *f0_detail_class_flags = NULL;
+            PCD_UNUSED uint64_t v_detail_class_flags = 0;
+            PCD_UNUSED pcd_bytes v_detail_class_name = { NULL, 0 };
+            /* image: MonoImage* of the class. */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_start_unload.detail.class.image"));
+            /* flags: Must be 0. */
+            f0_detail_class_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_class_flags, "metadata_start_unload.detail.class.flags"));
+            if (PCD_UNLIKELY(v_detail_class_flags != 0))
+                return pcd_fail(c, f0_detail_class_flags, PCD_E_RANGE, "metadata_start_unload.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_class_flags));
+            /* name: Full class name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_class_name, "metadata_start_unload.detail.class.name"));
+        }
+        break;
+    case 2:
+        {
+            PCD_UNUSED const uint8_t *f0_detail_image_flags = NULL;
+            PCD_UNUSED uint64_t v_detail_image_flags = 0;
+            PCD_UNUSED pcd_bytes v_detail_image_name = { NULL, 0 };
+            /* flags: Must be 0. */
+            f0_detail_image_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_image_flags, "metadata_start_unload.detail.image.flags"));
+            if (PCD_UNLIKELY(v_detail_image_flags != 0))
+                return pcd_fail(c, f0_detail_image_flags, PCD_E_RANGE, "metadata_start_unload.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_image_flags));
+            /* name: Image file name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_name, "metadata_start_unload.detail.image.name"));
+        }
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_start_unload.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_mtype));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_unload: Metadata was unloaded. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_metadata_unload_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint8_t v_mtype = 0;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "metadata_unload.time"));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "metadata_unload.mtype", "u8");
+    v_mtype = pcd_ld_u8(c->p);
+    switch (v_mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_unload.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_mtype));
+    }
+    c->p += 1;
+    /* pointer: The MonoClass* or MonoImage*. */
+    PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.pointer"));
+    /* detail */
+    switch (v_mtype) {
+    case 1:
+        {
+            PCD_UNUSED const uint8_t *f0_detail_class_flags = NULL;
+            PCD_UNUSED uint64_t v_detail_class_flags = 0;
+            PCD_UNUSED pcd_bytes v_detail_class_name = { NULL, 0 };
+            /* image: MonoImage* of the class. */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.detail.class.image"));
+            /* flags: Must be 0. */
+            f0_detail_class_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_class_flags, "metadata_unload.detail.class.flags"));
+            if (PCD_UNLIKELY(v_detail_class_flags != 0))
+                return pcd_fail(c, f0_detail_class_flags, PCD_E_RANGE, "metadata_unload.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_class_flags));
+            /* name: Full class name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_class_name, "metadata_unload.detail.class.name"));
+        }
+        break;
+    case 2:
+        {
+            PCD_UNUSED const uint8_t *f0_detail_image_flags = NULL;
+            PCD_UNUSED uint64_t v_detail_image_flags = 0;
+            PCD_UNUSED pcd_bytes v_detail_image_name = { NULL, 0 };
+            /* flags: Must be 0. */
+            f0_detail_image_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_image_flags, "metadata_unload.detail.image.flags"));
+            if (PCD_UNLIKELY(v_detail_image_flags != 0))
+                return pcd_fail(c, f0_detail_image_flags, PCD_E_RANGE, "metadata_unload.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_image_flags));
+            /* name: Image file name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_name, "metadata_unload.detail.image.name"));
+        }
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_unload.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_mtype));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_start_load_err: Loading metadata failed (TYPE_LOAD_ERR; never written). */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_metadata_start_load_err_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint8_t v_mtype = 0;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "metadata_start_load_err.time"));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "metadata_start_load_err.mtype", "u8");
+    v_mtype = pcd_ld_u8(c->p);
+    switch (v_mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_start_load_err.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_mtype));
+    }
+    c->p += 1;
+    /* pointer: The MonoClass* or MonoImage*. */
+    PCD_TRY(pcd_skip_sleb128(c, "metadata_start_load_err.pointer"));
+    /* detail */
+    switch (v_mtype) {
+    case 1:
+        {
+            PCD_UNUSED const uint8_t *f0_detail_class_flags = NULL;
+            PCD_UNUSED uint64_t v_detail_class_flags = 0;
+            PCD_UNUSED pcd_bytes v_detail_class_name = { NULL, 0 };
+            /* image: MonoImage* of the class. */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_start_load_err.detail.class.image"));
+            /* flags: Must be 0. */
+            f0_detail_class_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_class_flags, "metadata_start_load_err.detail.class.flags"));
+            if (PCD_UNLIKELY(v_detail_class_flags != 0))
+                return pcd_fail(c, f0_detail_class_flags, PCD_E_RANGE, "metadata_start_load_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_class_flags));
+            /* name: Full class name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_class_name, "metadata_start_load_err.detail.class.name"));
+        }
+        break;
+    case 2:
+        {
+            PCD_UNUSED const uint8_t *f0_detail_image_flags = NULL;
+            PCD_UNUSED uint64_t v_detail_image_flags = 0;
+            PCD_UNUSED pcd_bytes v_detail_image_name = { NULL, 0 };
+            /* flags: Must be 0. */
+            f0_detail_image_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_image_flags, "metadata_start_load_err.detail.image.flags"));
+            if (PCD_UNLIKELY(v_detail_image_flags != 0))
+                return pcd_fail(c, f0_detail_image_flags, PCD_E_RANGE, "metadata_start_load_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_image_flags));
+            /* name: Image file name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_name, "metadata_start_load_err.detail.image.name"));
+        }
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_start_load_err.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_mtype));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_load_err: Loading metadata failed (TYPE_LOAD_ERR; never written). */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_metadata_load_err_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint8_t v_mtype = 0;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "metadata_load_err.time"));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "metadata_load_err.mtype", "u8");
+    v_mtype = pcd_ld_u8(c->p);
+    switch (v_mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_load_err.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_mtype));
+    }
+    c->p += 1;
+    /* pointer: The MonoClass* or MonoImage*. */
+    PCD_TRY(pcd_skip_sleb128(c, "metadata_load_err.pointer"));
+    /* detail */
+    switch (v_mtype) {
+    case 1:
+        {
+            PCD_UNUSED const uint8_t *f0_detail_class_flags = NULL;
+            PCD_UNUSED uint64_t v_detail_class_flags = 0;
+            PCD_UNUSED pcd_bytes v_detail_class_name = { NULL, 0 };
+            /* image: MonoImage* of the class. */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_load_err.detail.class.image"));
+            /* flags: Must be 0. */
+            f0_detail_class_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_class_flags, "metadata_load_err.detail.class.flags"));
+            if (PCD_UNLIKELY(v_detail_class_flags != 0))
+                return pcd_fail(c, f0_detail_class_flags, PCD_E_RANGE, "metadata_load_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_class_flags));
+            /* name: Full class name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_class_name, "metadata_load_err.detail.class.name"));
+        }
+        break;
+    case 2:
+        {
+            PCD_UNUSED const uint8_t *f0_detail_image_flags = NULL;
+            PCD_UNUSED uint64_t v_detail_image_flags = 0;
+            PCD_UNUSED pcd_bytes v_detail_image_name = { NULL, 0 };
+            /* flags: Must be 0. */
+            f0_detail_image_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_image_flags, "metadata_load_err.detail.image.flags"));
+            if (PCD_UNLIKELY(v_detail_image_flags != 0))
+                return pcd_fail(c, f0_detail_image_flags, PCD_E_RANGE, "metadata_load_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_image_flags));
+            /* name: Image file name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_name, "metadata_load_err.detail.image.name"));
+        }
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_load_err.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_mtype));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_start_unload_err: Unloading metadata failed (TYPE_LOAD_ERR; never written). */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_metadata_start_unload_err_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint8_t v_mtype = 0;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "metadata_start_unload_err.time"));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "metadata_start_unload_err.mtype", "u8");
+    v_mtype = pcd_ld_u8(c->p);
+    switch (v_mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_start_unload_err.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_mtype));
+    }
+    c->p += 1;
+    /* pointer: The MonoClass* or MonoImage*. */
+    PCD_TRY(pcd_skip_sleb128(c, "metadata_start_unload_err.pointer"));
+    /* detail */
+    switch (v_mtype) {
+    case 1:
+        {
+            PCD_UNUSED const uint8_t *f0_detail_class_flags = NULL;
+            PCD_UNUSED uint64_t v_detail_class_flags = 0;
+            PCD_UNUSED pcd_bytes v_detail_class_name = { NULL, 0 };
+            /* image: MonoImage* of the class. */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_start_unload_err.detail.class.image"));
+            /* flags: Must be 0. */
+            f0_detail_class_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_class_flags, "metadata_start_unload_err.detail.class.flags"));
+            if (PCD_UNLIKELY(v_detail_class_flags != 0))
+                return pcd_fail(c, f0_detail_class_flags, PCD_E_RANGE, "metadata_start_unload_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_class_flags));
+            /* name: Full class name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_class_name, "metadata_start_unload_err.detail.class.name"));
+        }
+        break;
+    case 2:
+        {
+            PCD_UNUSED const uint8_t *f0_detail_image_flags = NULL;
+            PCD_UNUSED uint64_t v_detail_image_flags = 0;
+            PCD_UNUSED pcd_bytes v_detail_image_name = { NULL, 0 };
+            /* flags: Must be 0. */
+            f0_detail_image_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_image_flags, "metadata_start_unload_err.detail.image.flags"));
+            if (PCD_UNLIKELY(v_detail_image_flags != 0))
+                return pcd_fail(c, f0_detail_image_flags, PCD_E_RANGE, "metadata_start_unload_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_image_flags));
+            /* name: Image file name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_name, "metadata_start_unload_err.detail.image.name"));
+        }
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_start_unload_err.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_mtype));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_unload_err: Unloading metadata failed (TYPE_LOAD_ERR; never written). */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_metadata_unload_err_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint8_t v_mtype = 0;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "metadata_unload_err.time"));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "metadata_unload_err.mtype", "u8");
+    v_mtype = pcd_ld_u8(c->p);
+    switch (v_mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_unload_err.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_mtype));
+    }
+    c->p += 1;
+    /* pointer: The MonoClass* or MonoImage*. */
+    PCD_TRY(pcd_skip_sleb128(c, "metadata_unload_err.pointer"));
+    /* detail */
+    switch (v_mtype) {
+    case 1:
+        {
+            PCD_UNUSED const uint8_t *f0_detail_class_flags = NULL;
+            PCD_UNUSED uint64_t v_detail_class_flags = 0;
+            PCD_UNUSED pcd_bytes v_detail_class_name = { NULL, 0 };
+            /* image: MonoImage* of the class. */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_unload_err.detail.class.image"));
+            /* flags: Must be 0. */
+            f0_detail_class_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_class_flags, "metadata_unload_err.detail.class.flags"));
+            if (PCD_UNLIKELY(v_detail_class_flags != 0))
+                return pcd_fail(c, f0_detail_class_flags, PCD_E_RANGE, "metadata_unload_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_class_flags));
+            /* name: Full class name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_class_name, "metadata_unload_err.detail.class.name"));
+        }
+        break;
+    case 2:
+        {
+            PCD_UNUSED const uint8_t *f0_detail_image_flags = NULL;
+            PCD_UNUSED uint64_t v_detail_image_flags = 0;
+            PCD_UNUSED pcd_bytes v_detail_image_name = { NULL, 0 };
+            /* flags: Must be 0. */
+            f0_detail_image_flags = c->p;
+            PCD_TRY(pcd_read_uleb128(c, &v_detail_image_flags, "metadata_unload_err.detail.image.flags"));
+            if (PCD_UNLIKELY(v_detail_image_flags != 0))
+                return pcd_fail(c, f0_detail_image_flags, PCD_E_RANGE, "metadata_unload_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_detail_image_flags));
+            /* name: Image file name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_name, "metadata_unload_err.detail.image.name"));
+        }
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_unload_err.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_mtype));
+    }
+    return PCD_OK;
+}
+
+/* event.method_leave: A method returned. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_method_leave_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "method_leave.time"));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    PCD_TRY(pcd_skip_sleb128(c, "method_leave.method"));
+    return PCD_OK;
+}
+
+/* event.method_enter: A method was entered. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_method_enter_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "method_enter.time"));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    PCD_TRY(pcd_skip_sleb128(c, "method_enter.method"));
+    return PCD_OK;
+}
+
+/* event.method_exc_leave: A method was left by an exception. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_method_exc_leave_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "method_exc_leave.time"));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    PCD_TRY(pcd_skip_sleb128(c, "method_exc_leave.method"));
+    return PCD_OK;
+}
+
+/* event.jit: A method was compiled. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_jit_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED pcd_bytes v_name = { NULL, 0 };
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "jit.time"));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    PCD_TRY(pcd_skip_sleb128(c, "jit.method"));
+    /* code: Start of the native code. */
+    PCD_TRY(pcd_skip_sleb128(c, "jit.code"));
+    /* code_size: Size of the native code. */
+    PCD_TRY(pcd_skip_uleb128(c, "jit.code_size"));
+    /* name: Full method name. */
+    PCD_TRY(pcd_read_cstring(c, 1048576, &v_name, "jit.name"));
+    return PCD_OK;
+}
+
+/* event.throw: An exception was thrown. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_throw_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "throw.time"));
+    /* object: The exception object. */
+    PCD_TRY(pcd_skip_sleb128(c, "throw.object"));
+    return PCD_OK;
+}
+
+/* event.throw_bt: An exception was thrown; with the backtrace. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_throw_bt_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED const uint8_t *f0_backtrace_flags = NULL;
+    PCD_UNUSED uint64_t v_backtrace_flags = 0;
+    PCD_UNUSED uint64_t n_backtrace_frames = 0;
+    PCD_UNUSED const uint8_t *f0_backtrace_frames = NULL;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "throw_bt.time"));
+    /* object: The exception object. */
+    PCD_TRY(pcd_skip_sleb128(c, "throw_bt.object"));
+    /* backtrace */
+    /* flags: Must be 0. */
+    f0_backtrace_flags = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &v_backtrace_flags, "throw_bt.backtrace.flags"));
+    if (PCD_UNLIKELY(v_backtrace_flags != 0))
+        return pcd_fail(c, f0_backtrace_flags, PCD_E_RANGE, "throw_bt.backtrace.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_backtrace_flags));
+    /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
+    f0_backtrace_frames = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_backtrace_frames, "throw_bt.backtrace.frames"));
+    if (PCD_UNLIKELY(n_backtrace_frames > 65536))
+        return pcd_fail(c, f0_backtrace_frames, PCD_E_LIMIT, "throw_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace_frames);
+    PCD_TRY(pcd_check_count(c, f0_backtrace_frames, n_backtrace_frames, 1, "throw_bt.backtrace.frames"));
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_backtrace_frames) {
+            const uint8_t *q = c->p;
+            for (; i0 < n_backtrace_frames; i0++) {
+                unsigned len = pcd_leb_len8(q);
+                if (PCD_UNLIKELY(len == 0)) break;
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_backtrace_frames; i++) {
+            PCD_TRY(pcd_skip_sleb128(c, "throw_bt.backtrace.frames"));
+        }
+    }
+    return PCD_OK;
+}
+
+/* event.clause: An exception clause ran. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_clause_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "clause.time"));
+    /* clause_type: ECMA clause flags. */
+    PCD_TRY(pcd_skip_uleb128(c, "clause.clause_type"));
+    /* clause_index: The clause's number in the method header. */
+    PCD_TRY(pcd_skip_uleb128(c, "clause.clause_index"));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    PCD_TRY(pcd_skip_sleb128(c, "clause.method"));
+    return PCD_OK;
+}
+
+/* event.monitor_contention: A thread waits for a lock. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_monitor_contention_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "monitor_contention.time"));
+    /* object: The lock object (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_skip_sleb128(c, "monitor_contention.object"));
+    return PCD_OK;
+}
+
+/* event.monitor_contention_bt: A thread waits for a lock; with the backtrace. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_monitor_contention_bt_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED const uint8_t *f0_backtrace_flags = NULL;
+    PCD_UNUSED uint64_t v_backtrace_flags = 0;
+    PCD_UNUSED uint64_t n_backtrace_frames = 0;
+    PCD_UNUSED const uint8_t *f0_backtrace_frames = NULL;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "monitor_contention_bt.time"));
+    /* object: The lock object (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_skip_sleb128(c, "monitor_contention_bt.object"));
+    /* backtrace */
+    /* flags: Must be 0. */
+    f0_backtrace_flags = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &v_backtrace_flags, "monitor_contention_bt.backtrace.flags"));
+    if (PCD_UNLIKELY(v_backtrace_flags != 0))
+        return pcd_fail(c, f0_backtrace_flags, PCD_E_RANGE, "monitor_contention_bt.backtrace.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_backtrace_flags));
+    /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
+    f0_backtrace_frames = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_backtrace_frames, "monitor_contention_bt.backtrace.frames"));
+    if (PCD_UNLIKELY(n_backtrace_frames > 65536))
+        return pcd_fail(c, f0_backtrace_frames, PCD_E_LIMIT, "monitor_contention_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace_frames);
+    PCD_TRY(pcd_check_count(c, f0_backtrace_frames, n_backtrace_frames, 1, "monitor_contention_bt.backtrace.frames"));
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_backtrace_frames) {
+            const uint8_t *q = c->p;
+            for (; i0 < n_backtrace_frames; i0++) {
+                unsigned len = pcd_leb_len8(q);
+                if (PCD_UNLIKELY(len == 0)) break;
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_backtrace_frames; i++) {
+            PCD_TRY(pcd_skip_sleb128(c, "monitor_contention_bt.backtrace.frames"));
+        }
+    }
+    return PCD_OK;
+}
+
+/* event.monitor_done: A thread took a lock after waiting. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_monitor_done_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "monitor_done.time"));
+    /* object: The lock object (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_skip_sleb128(c, "monitor_done.object"));
+    return PCD_OK;
+}
+
+/* event.monitor_fail: A thread gave up waiting for a lock. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_monitor_fail_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "monitor_fail.time"));
+    /* object: The lock object (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_skip_sleb128(c, "monitor_fail.object"));
+    return PCD_OK;
+}
+
+/* event.heap_start: A heap walk starts. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_heap_start_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "heap_start.time"));
+    return PCD_OK;
+}
+
+/* event.heap_end: A heap walk ended. */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_heap_end_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "heap_end.time"));
+    return PCD_OK;
+}
+
+/* event.heap_object: An object found by the heap walk (no time field in this version). */
+PCD_INLINE pcd_status pcd_mono_v0_1_event_heap_object_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint64_t n_refs = 0;
+    PCD_UNUSED const uint8_t *f0_refs = NULL;
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_skip_sleb128(c, "heap_object.object"));
+    /* class: MonoClass* of the object. */
+    PCD_TRY(pcd_skip_sleb128(c, "heap_object.class"));
+    /* size: Size of the object in the heap. */
+    PCD_TRY(pcd_skip_uleb128(c, "heap_object.size"));
+    /* refs: Objects it references. */
+    f0_refs = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_refs, "heap_object.refs"));
+    PCD_TRY(pcd_check_count(c, f0_refs, n_refs, 1, "heap_object.refs"));
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_refs) {
+            const uint8_t *q = c->p;
+            for (; i0 < n_refs; i0++) {
+                unsigned len = pcd_leb_len8(q);
+                if (PCD_UNLIKELY(len == 0)) break;
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_refs; i++) {
+            PCD_TRY(pcd_skip_sleb128(c, "heap_object.refs"));
+        }
+    }
+    return PCD_OK;
 }
 
 /* event: One event: a byte (sub-type in the high nibble, type in the low one), then its data.
@@ -1195,777 +2127,87 @@ static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
         return pcd_fail_short(c, c->p, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x12, 0x22, 0x32, 0x42, 0x92, 0xA2, 0xB2, 0xC2, 0x13, 0x23, 0x33, ...");
     tag_u = pcd_ld_u8(c->p);
     switch (tag_u) {
-    case 0:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "alloc.time"));
-            /* class: MonoClass* of the object. */
-            PCD_TRY(pcd_skip_sleb128(c, "alloc.class"));
-            /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_skip_sleb128(c, "alloc.object"));
-            /* size: Size of the object in the heap. */
-            PCD_TRY(pcd_skip_uleb128(c, "alloc.size"));
-        }
-        break;
-    case 16:
-        {
-            PCD_UNUSED const uint8_t *f0_alloc_bt_backtrace_flags = NULL;
-            PCD_UNUSED uint64_t v_alloc_bt_backtrace_flags = 0;
-            PCD_UNUSED uint64_t n_alloc_bt_backtrace_frames = 0;
-            PCD_UNUSED const uint8_t *f0_alloc_bt_backtrace_frames = NULL;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "alloc_bt.time"));
-            /* class: MonoClass* of the object. */
-            PCD_TRY(pcd_skip_sleb128(c, "alloc_bt.class"));
-            /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_skip_sleb128(c, "alloc_bt.object"));
-            /* size: Size of the object in the heap. */
-            PCD_TRY(pcd_skip_uleb128(c, "alloc_bt.size"));
-            /* backtrace */
-            /* flags: Must be 0. */
-            f0_alloc_bt_backtrace_flags = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &v_alloc_bt_backtrace_flags, "alloc_bt.backtrace.flags"));
-            if (PCD_UNLIKELY(v_alloc_bt_backtrace_flags != 0))
-                return pcd_fail(c, f0_alloc_bt_backtrace_flags, PCD_E_RANGE, "alloc_bt.backtrace.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_alloc_bt_backtrace_flags));
-            /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
-            f0_alloc_bt_backtrace_frames = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_alloc_bt_backtrace_frames, "alloc_bt.backtrace.frames"));
-            if (PCD_UNLIKELY(n_alloc_bt_backtrace_frames > 65536))
-                return pcd_fail(c, f0_alloc_bt_backtrace_frames, PCD_E_LIMIT, "alloc_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_alloc_bt_backtrace_frames);
-            PCD_TRY(pcd_check_count(c, f0_alloc_bt_backtrace_frames, n_alloc_bt_backtrace_frames, 1, "alloc_bt.backtrace.frames"));
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_alloc_bt_backtrace_frames) {
-                    const uint8_t *q = c->p;
-                    for (; i0 < n_alloc_bt_backtrace_frames; i0++) {
-                        unsigned len = pcd_leb_len8(q);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        q += len;
-                    }
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_alloc_bt_backtrace_frames; i++) {
-                    PCD_TRY(pcd_skip_sleb128(c, "alloc_bt.backtrace.frames"));
-                }
-            }
-        }
-        break;
-    case 17:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_event.time"));
-            /* event: MONO_GC_EVENT_*. */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_event.event"));
-            /* generation: Generation the event is about. */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_event.generation"));
-        }
-        break;
-    case 33:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_resize.time"));
-            /* heap_size: New heap size. */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_resize.heap_size"));
-        }
-        break;
-    case 49:
-        {
-            PCD_UNUSED uint64_t n_gc_move_objects = 0;
-            PCD_UNUSED const uint8_t *f0_gc_move_objects = NULL;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_move.time"));
-            /* objects: Old address, new address, ... (the count counts addresses). */
-            f0_gc_move_objects = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_gc_move_objects, "gc_move.objects"));
-            PCD_TRY(pcd_check_count(c, f0_gc_move_objects, n_gc_move_objects, 1, "gc_move.objects"));
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_gc_move_objects) {
-                    const uint8_t *q = c->p;
-                    for (; i0 < n_gc_move_objects; i0++) {
-                        unsigned len = pcd_leb_len8(q);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        q += len;
-                    }
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_gc_move_objects; i++) {
-                    PCD_TRY(pcd_skip_sleb128(c, "gc_move.objects"));
-                }
-            }
-        }
-        break;
-    case 18:
-        {
-            PCD_UNUSED uint8_t v_metadata_start_load_mtype = 0;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "metadata_start_load.time"));
-            /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "metadata_start_load.mtype", "u8");
-            v_metadata_start_load_mtype = pcd_ld_u8(c->p);
-            switch (v_metadata_start_load_mtype) {
-            case 1: case 2:
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_start_load.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_load_mtype));
-            }
-            c->p += 1;
-            /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_skip_sleb128(c, "metadata_start_load.pointer"));
-            /* detail */
-            switch (v_metadata_start_load_mtype) {
-            case 1:
-                {
-                    PCD_UNUSED const uint8_t *f0_metadata_start_load_detail_class_flags = NULL;
-                    PCD_UNUSED uint64_t v_metadata_start_load_detail_class_flags = 0;
-                    PCD_UNUSED pcd_bytes v_metadata_start_load_detail_class_name = { NULL, 0 };
-                    /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_start_load.detail.class.image"));
-                    /* flags: Must be 0. */
-                    f0_metadata_start_load_detail_class_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_load_detail_class_flags, "metadata_start_load.detail.class.flags"));
-                    if (PCD_UNLIKELY(v_metadata_start_load_detail_class_flags != 0))
-                        return pcd_fail(c, f0_metadata_start_load_detail_class_flags, PCD_E_RANGE, "metadata_start_load.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_load_detail_class_flags));
-                    /* name: Full class name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_start_load_detail_class_name, "metadata_start_load.detail.class.name"));
-                }
-                break;
-            case 2:
-                {
-                    PCD_UNUSED const uint8_t *f0_metadata_start_load_detail_image_flags = NULL;
-                    PCD_UNUSED uint64_t v_metadata_start_load_detail_image_flags = 0;
-                    PCD_UNUSED pcd_bytes v_metadata_start_load_detail_image_name = { NULL, 0 };
-                    /* flags: Must be 0. */
-                    f0_metadata_start_load_detail_image_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_load_detail_image_flags, "metadata_start_load.detail.image.flags"));
-                    if (PCD_UNLIKELY(v_metadata_start_load_detail_image_flags != 0))
-                        return pcd_fail(c, f0_metadata_start_load_detail_image_flags, PCD_E_RANGE, "metadata_start_load.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_load_detail_image_flags));
-                    /* name: Image file name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_start_load_detail_image_name, "metadata_start_load.detail.image.name"));
-                }
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_start_load.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_metadata_start_load_mtype));
-            }
-        }
-        break;
-    case 34:
-        {
-            PCD_UNUSED uint8_t v_metadata_load_mtype = 0;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "metadata_load.time"));
-            /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "metadata_load.mtype", "u8");
-            v_metadata_load_mtype = pcd_ld_u8(c->p);
-            switch (v_metadata_load_mtype) {
-            case 1: case 2:
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_load.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_metadata_load_mtype));
-            }
-            c->p += 1;
-            /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_skip_sleb128(c, "metadata_load.pointer"));
-            /* detail */
-            switch (v_metadata_load_mtype) {
-            case 1:
-                {
-                    PCD_UNUSED const uint8_t *f0_metadata_load_detail_class_flags = NULL;
-                    PCD_UNUSED uint64_t v_metadata_load_detail_class_flags = 0;
-                    PCD_UNUSED pcd_bytes v_metadata_load_detail_class_name = { NULL, 0 };
-                    /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_load.detail.class.image"));
-                    /* flags: Must be 0. */
-                    f0_metadata_load_detail_class_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_load_detail_class_flags, "metadata_load.detail.class.flags"));
-                    if (PCD_UNLIKELY(v_metadata_load_detail_class_flags != 0))
-                        return pcd_fail(c, f0_metadata_load_detail_class_flags, PCD_E_RANGE, "metadata_load.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_load_detail_class_flags));
-                    /* name: Full class name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_load_detail_class_name, "metadata_load.detail.class.name"));
-                }
-                break;
-            case 2:
-                {
-                    PCD_UNUSED const uint8_t *f0_metadata_load_detail_image_flags = NULL;
-                    PCD_UNUSED uint64_t v_metadata_load_detail_image_flags = 0;
-                    PCD_UNUSED pcd_bytes v_metadata_load_detail_image_name = { NULL, 0 };
-                    /* flags: Must be 0. */
-                    f0_metadata_load_detail_image_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_load_detail_image_flags, "metadata_load.detail.image.flags"));
-                    if (PCD_UNLIKELY(v_metadata_load_detail_image_flags != 0))
-                        return pcd_fail(c, f0_metadata_load_detail_image_flags, PCD_E_RANGE, "metadata_load.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_load_detail_image_flags));
-                    /* name: Image file name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_load_detail_image_name, "metadata_load.detail.image.name"));
-                }
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_load.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_metadata_load_mtype));
-            }
-        }
-        break;
-    case 50:
-        {
-            PCD_UNUSED uint8_t v_metadata_start_unload_mtype = 0;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "metadata_start_unload.time"));
-            /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "metadata_start_unload.mtype", "u8");
-            v_metadata_start_unload_mtype = pcd_ld_u8(c->p);
-            switch (v_metadata_start_unload_mtype) {
-            case 1: case 2:
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_start_unload.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_unload_mtype));
-            }
-            c->p += 1;
-            /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_skip_sleb128(c, "metadata_start_unload.pointer"));
-            /* detail */
-            switch (v_metadata_start_unload_mtype) {
-            case 1:
-                {
-                    PCD_UNUSED const uint8_t *f0_metadata_start_unload_detail_class_flags = NULL;
-                    PCD_UNUSED uint64_t v_metadata_start_unload_detail_class_flags = 0;
-                    PCD_UNUSED pcd_bytes v_metadata_start_unload_detail_class_name = { NULL, 0 };
-                    /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_start_unload.detail.class.image"));
-                    /* flags: Must be 0. */
-                    f0_metadata_start_unload_detail_class_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_unload_detail_class_flags, "metadata_start_unload.detail.class.flags"));
-                    if (PCD_UNLIKELY(v_metadata_start_unload_detail_class_flags != 0))
-                        return pcd_fail(c, f0_metadata_start_unload_detail_class_flags, PCD_E_RANGE, "metadata_start_unload.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_unload_detail_class_flags));
-                    /* name: Full class name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_start_unload_detail_class_name, "metadata_start_unload.detail.class.name"));
-                }
-                break;
-            case 2:
-                {
-                    PCD_UNUSED const uint8_t *f0_metadata_start_unload_detail_image_flags = NULL;
-                    PCD_UNUSED uint64_t v_metadata_start_unload_detail_image_flags = 0;
-                    PCD_UNUSED pcd_bytes v_metadata_start_unload_detail_image_name = { NULL, 0 };
-                    /* flags: Must be 0. */
-                    f0_metadata_start_unload_detail_image_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_unload_detail_image_flags, "metadata_start_unload.detail.image.flags"));
-                    if (PCD_UNLIKELY(v_metadata_start_unload_detail_image_flags != 0))
-                        return pcd_fail(c, f0_metadata_start_unload_detail_image_flags, PCD_E_RANGE, "metadata_start_unload.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_unload_detail_image_flags));
-                    /* name: Image file name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_start_unload_detail_image_name, "metadata_start_unload.detail.image.name"));
-                }
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_start_unload.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_metadata_start_unload_mtype));
-            }
-        }
-        break;
-    case 66:
-        {
-            PCD_UNUSED uint8_t v_metadata_unload_mtype = 0;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "metadata_unload.time"));
-            /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "metadata_unload.mtype", "u8");
-            v_metadata_unload_mtype = pcd_ld_u8(c->p);
-            switch (v_metadata_unload_mtype) {
-            case 1: case 2:
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_unload.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_metadata_unload_mtype));
-            }
-            c->p += 1;
-            /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.pointer"));
-            /* detail */
-            switch (v_metadata_unload_mtype) {
-            case 1:
-                {
-                    PCD_UNUSED const uint8_t *f0_metadata_unload_detail_class_flags = NULL;
-                    PCD_UNUSED uint64_t v_metadata_unload_detail_class_flags = 0;
-                    PCD_UNUSED pcd_bytes v_metadata_unload_detail_class_name = { NULL, 0 };
-                    /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.detail.class.image"));
-                    /* flags: Must be 0. */
-                    f0_metadata_unload_detail_class_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_unload_detail_class_flags, "metadata_unload.detail.class.flags"));
-                    if (PCD_UNLIKELY(v_metadata_unload_detail_class_flags != 0))
-                        return pcd_fail(c, f0_metadata_unload_detail_class_flags, PCD_E_RANGE, "metadata_unload.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_unload_detail_class_flags));
-                    /* name: Full class name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_unload_detail_class_name, "metadata_unload.detail.class.name"));
-                }
-                break;
-            case 2:
-                {
-                    PCD_UNUSED const uint8_t *f0_metadata_unload_detail_image_flags = NULL;
-                    PCD_UNUSED uint64_t v_metadata_unload_detail_image_flags = 0;
-                    PCD_UNUSED pcd_bytes v_metadata_unload_detail_image_name = { NULL, 0 };
-                    /* flags: Must be 0. */
-                    f0_metadata_unload_detail_image_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_unload_detail_image_flags, "metadata_unload.detail.image.flags"));
-                    if (PCD_UNLIKELY(v_metadata_unload_detail_image_flags != 0))
-                        return pcd_fail(c, f0_metadata_unload_detail_image_flags, PCD_E_RANGE, "metadata_unload.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_unload_detail_image_flags));
-                    /* name: Image file name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_unload_detail_image_name, "metadata_unload.detail.image.name"));
-                }
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_unload.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_metadata_unload_mtype));
-            }
-        }
-        break;
-    case 146:
-        {
-            PCD_UNUSED uint8_t v_metadata_start_load_err_mtype = 0;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "metadata_start_load_err.time"));
-            /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "metadata_start_load_err.mtype", "u8");
-            v_metadata_start_load_err_mtype = pcd_ld_u8(c->p);
-            switch (v_metadata_start_load_err_mtype) {
-            case 1: case 2:
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_start_load_err.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_load_err_mtype));
-            }
-            c->p += 1;
-            /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_skip_sleb128(c, "metadata_start_load_err.pointer"));
-            /* detail */
-            switch (v_metadata_start_load_err_mtype) {
-            case 1:
-                {
-                    PCD_UNUSED const uint8_t *f0_metadata_start_load_err_detail_class_flags = NULL;
-                    PCD_UNUSED uint64_t v_metadata_start_load_err_detail_class_flags = 0;
-                    PCD_UNUSED pcd_bytes v_metadata_start_load_err_detail_class_name = { NULL, 0 };
-                    /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_start_load_err.detail.class.image"));
-                    /* flags: Must be 0. */
-                    f0_metadata_start_load_err_detail_class_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_load_err_detail_class_flags, "metadata_start_load_err.detail.class.flags"));
-                    if (PCD_UNLIKELY(v_metadata_start_load_err_detail_class_flags != 0))
-                        return pcd_fail(c, f0_metadata_start_load_err_detail_class_flags, PCD_E_RANGE, "metadata_start_load_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_load_err_detail_class_flags));
-                    /* name: Full class name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_start_load_err_detail_class_name, "metadata_start_load_err.detail.class.name"));
-                }
-                break;
-            case 2:
-                {
-                    PCD_UNUSED const uint8_t *f0_metadata_start_load_err_detail_image_flags = NULL;
-                    PCD_UNUSED uint64_t v_metadata_start_load_err_detail_image_flags = 0;
-                    PCD_UNUSED pcd_bytes v_metadata_start_load_err_detail_image_name = { NULL, 0 };
-                    /* flags: Must be 0. */
-                    f0_metadata_start_load_err_detail_image_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_load_err_detail_image_flags, "metadata_start_load_err.detail.image.flags"));
-                    if (PCD_UNLIKELY(v_metadata_start_load_err_detail_image_flags != 0))
-                        return pcd_fail(c, f0_metadata_start_load_err_detail_image_flags, PCD_E_RANGE, "metadata_start_load_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_load_err_detail_image_flags));
-                    /* name: Image file name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_start_load_err_detail_image_name, "metadata_start_load_err.detail.image.name"));
-                }
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_start_load_err.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_metadata_start_load_err_mtype));
-            }
-        }
-        break;
-    case 162:
-        {
-            PCD_UNUSED uint8_t v_metadata_load_err_mtype = 0;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "metadata_load_err.time"));
-            /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "metadata_load_err.mtype", "u8");
-            v_metadata_load_err_mtype = pcd_ld_u8(c->p);
-            switch (v_metadata_load_err_mtype) {
-            case 1: case 2:
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_load_err.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_metadata_load_err_mtype));
-            }
-            c->p += 1;
-            /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_skip_sleb128(c, "metadata_load_err.pointer"));
-            /* detail */
-            switch (v_metadata_load_err_mtype) {
-            case 1:
-                {
-                    PCD_UNUSED const uint8_t *f0_metadata_load_err_detail_class_flags = NULL;
-                    PCD_UNUSED uint64_t v_metadata_load_err_detail_class_flags = 0;
-                    PCD_UNUSED pcd_bytes v_metadata_load_err_detail_class_name = { NULL, 0 };
-                    /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_load_err.detail.class.image"));
-                    /* flags: Must be 0. */
-                    f0_metadata_load_err_detail_class_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_load_err_detail_class_flags, "metadata_load_err.detail.class.flags"));
-                    if (PCD_UNLIKELY(v_metadata_load_err_detail_class_flags != 0))
-                        return pcd_fail(c, f0_metadata_load_err_detail_class_flags, PCD_E_RANGE, "metadata_load_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_load_err_detail_class_flags));
-                    /* name: Full class name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_load_err_detail_class_name, "metadata_load_err.detail.class.name"));
-                }
-                break;
-            case 2:
-                {
-                    PCD_UNUSED const uint8_t *f0_metadata_load_err_detail_image_flags = NULL;
-                    PCD_UNUSED uint64_t v_metadata_load_err_detail_image_flags = 0;
-                    PCD_UNUSED pcd_bytes v_metadata_load_err_detail_image_name = { NULL, 0 };
-                    /* flags: Must be 0. */
-                    f0_metadata_load_err_detail_image_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_load_err_detail_image_flags, "metadata_load_err.detail.image.flags"));
-                    if (PCD_UNLIKELY(v_metadata_load_err_detail_image_flags != 0))
-                        return pcd_fail(c, f0_metadata_load_err_detail_image_flags, PCD_E_RANGE, "metadata_load_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_load_err_detail_image_flags));
-                    /* name: Image file name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_load_err_detail_image_name, "metadata_load_err.detail.image.name"));
-                }
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_load_err.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_metadata_load_err_mtype));
-            }
-        }
-        break;
-    case 178:
-        {
-            PCD_UNUSED uint8_t v_metadata_start_unload_err_mtype = 0;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "metadata_start_unload_err.time"));
-            /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "metadata_start_unload_err.mtype", "u8");
-            v_metadata_start_unload_err_mtype = pcd_ld_u8(c->p);
-            switch (v_metadata_start_unload_err_mtype) {
-            case 1: case 2:
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_start_unload_err.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_unload_err_mtype));
-            }
-            c->p += 1;
-            /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_skip_sleb128(c, "metadata_start_unload_err.pointer"));
-            /* detail */
-            switch (v_metadata_start_unload_err_mtype) {
-            case 1:
-                {
-                    PCD_UNUSED const uint8_t *f0_metadata_start_unload_err_detail_class_flags = NULL;
-                    PCD_UNUSED uint64_t v_metadata_start_unload_err_detail_class_flags = 0;
-                    PCD_UNUSED pcd_bytes v_metadata_start_unload_err_detail_class_name = { NULL, 0 };
-                    /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_start_unload_err.detail.class.image"));
-                    /* flags: Must be 0. */
-                    f0_metadata_start_unload_err_detail_class_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_unload_err_detail_class_flags, "metadata_start_unload_err.detail.class.flags"));
-                    if (PCD_UNLIKELY(v_metadata_start_unload_err_detail_class_flags != 0))
-                        return pcd_fail(c, f0_metadata_start_unload_err_detail_class_flags, PCD_E_RANGE, "metadata_start_unload_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_unload_err_detail_class_flags));
-                    /* name: Full class name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_start_unload_err_detail_class_name, "metadata_start_unload_err.detail.class.name"));
-                }
-                break;
-            case 2:
-                {
-                    PCD_UNUSED const uint8_t *f0_metadata_start_unload_err_detail_image_flags = NULL;
-                    PCD_UNUSED uint64_t v_metadata_start_unload_err_detail_image_flags = 0;
-                    PCD_UNUSED pcd_bytes v_metadata_start_unload_err_detail_image_name = { NULL, 0 };
-                    /* flags: Must be 0. */
-                    f0_metadata_start_unload_err_detail_image_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_start_unload_err_detail_image_flags, "metadata_start_unload_err.detail.image.flags"));
-                    if (PCD_UNLIKELY(v_metadata_start_unload_err_detail_image_flags != 0))
-                        return pcd_fail(c, f0_metadata_start_unload_err_detail_image_flags, PCD_E_RANGE, "metadata_start_unload_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_start_unload_err_detail_image_flags));
-                    /* name: Image file name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_start_unload_err_detail_image_name, "metadata_start_unload_err.detail.image.name"));
-                }
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_start_unload_err.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_metadata_start_unload_err_mtype));
-            }
-        }
-        break;
-    case 194:
-        {
-            PCD_UNUSED uint8_t v_metadata_unload_err_mtype = 0;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "metadata_unload_err.time"));
-            /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "metadata_unload_err.mtype", "u8");
-            v_metadata_unload_err_mtype = pcd_ld_u8(c->p);
-            switch (v_metadata_unload_err_mtype) {
-            case 1: case 2:
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_unload_err.mtype", "one of class=1, image=2", PCD_FOUND_UINT, (uint64_t)(v_metadata_unload_err_mtype));
-            }
-            c->p += 1;
-            /* pointer: The MonoClass* or MonoImage*. */
-            PCD_TRY(pcd_skip_sleb128(c, "metadata_unload_err.pointer"));
-            /* detail */
-            switch (v_metadata_unload_err_mtype) {
-            case 1:
-                {
-                    PCD_UNUSED const uint8_t *f0_metadata_unload_err_detail_class_flags = NULL;
-                    PCD_UNUSED uint64_t v_metadata_unload_err_detail_class_flags = 0;
-                    PCD_UNUSED pcd_bytes v_metadata_unload_err_detail_class_name = { NULL, 0 };
-                    /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_unload_err.detail.class.image"));
-                    /* flags: Must be 0. */
-                    f0_metadata_unload_err_detail_class_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_unload_err_detail_class_flags, "metadata_unload_err.detail.class.flags"));
-                    if (PCD_UNLIKELY(v_metadata_unload_err_detail_class_flags != 0))
-                        return pcd_fail(c, f0_metadata_unload_err_detail_class_flags, PCD_E_RANGE, "metadata_unload_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_unload_err_detail_class_flags));
-                    /* name: Full class name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_unload_err_detail_class_name, "metadata_unload_err.detail.class.name"));
-                }
-                break;
-            case 2:
-                {
-                    PCD_UNUSED const uint8_t *f0_metadata_unload_err_detail_image_flags = NULL;
-                    PCD_UNUSED uint64_t v_metadata_unload_err_detail_image_flags = 0;
-                    PCD_UNUSED pcd_bytes v_metadata_unload_err_detail_image_name = { NULL, 0 };
-                    /* flags: Must be 0. */
-                    f0_metadata_unload_err_detail_image_flags = c->p;
-                    PCD_TRY(pcd_read_uleb128(c, &v_metadata_unload_err_detail_image_flags, "metadata_unload_err.detail.image.flags"));
-                    if (PCD_UNLIKELY(v_metadata_unload_err_detail_image_flags != 0))
-                        return pcd_fail(c, f0_metadata_unload_err_detail_image_flags, PCD_E_RANGE, "metadata_unload_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_metadata_unload_err_detail_image_flags));
-                    /* name: Image file name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_unload_err_detail_image_name, "metadata_unload_err.detail.image.name"));
-                }
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_unload_err.detail", "one of 1, 2", PCD_FOUND_HEX, (uint64_t)(v_metadata_unload_err_mtype));
-            }
-        }
-        break;
-    case 19:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "method_leave.time"));
-            /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_skip_sleb128(c, "method_leave.method"));
-        }
-        break;
-    case 35:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "method_enter.time"));
-            /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_skip_sleb128(c, "method_enter.method"));
-        }
-        break;
-    case 51:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "method_exc_leave.time"));
-            /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_skip_sleb128(c, "method_exc_leave.method"));
-        }
-        break;
-    case 67:
-        {
-            PCD_UNUSED pcd_bytes v_jit_name = { NULL, 0 };
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "jit.time"));
-            /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_skip_sleb128(c, "jit.method"));
-            /* code: Start of the native code. */
-            PCD_TRY(pcd_skip_sleb128(c, "jit.code"));
-            /* code_size: Size of the native code. */
-            PCD_TRY(pcd_skip_uleb128(c, "jit.code_size"));
-            /* name: Full method name. */
-            PCD_TRY(pcd_read_cstring(c, 1048576, &v_jit_name, "jit.name"));
-        }
-        break;
-    case 4:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "throw.time"));
-            /* object: The exception object. */
-            PCD_TRY(pcd_skip_sleb128(c, "throw.object"));
-        }
-        break;
-    case 132:
-        {
-            PCD_UNUSED const uint8_t *f0_throw_bt_backtrace_flags = NULL;
-            PCD_UNUSED uint64_t v_throw_bt_backtrace_flags = 0;
-            PCD_UNUSED uint64_t n_throw_bt_backtrace_frames = 0;
-            PCD_UNUSED const uint8_t *f0_throw_bt_backtrace_frames = NULL;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "throw_bt.time"));
-            /* object: The exception object. */
-            PCD_TRY(pcd_skip_sleb128(c, "throw_bt.object"));
-            /* backtrace */
-            /* flags: Must be 0. */
-            f0_throw_bt_backtrace_flags = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &v_throw_bt_backtrace_flags, "throw_bt.backtrace.flags"));
-            if (PCD_UNLIKELY(v_throw_bt_backtrace_flags != 0))
-                return pcd_fail(c, f0_throw_bt_backtrace_flags, PCD_E_RANGE, "throw_bt.backtrace.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_throw_bt_backtrace_flags));
-            /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
-            f0_throw_bt_backtrace_frames = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_throw_bt_backtrace_frames, "throw_bt.backtrace.frames"));
-            if (PCD_UNLIKELY(n_throw_bt_backtrace_frames > 65536))
-                return pcd_fail(c, f0_throw_bt_backtrace_frames, PCD_E_LIMIT, "throw_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_throw_bt_backtrace_frames);
-            PCD_TRY(pcd_check_count(c, f0_throw_bt_backtrace_frames, n_throw_bt_backtrace_frames, 1, "throw_bt.backtrace.frames"));
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_throw_bt_backtrace_frames) {
-                    const uint8_t *q = c->p;
-                    for (; i0 < n_throw_bt_backtrace_frames; i0++) {
-                        unsigned len = pcd_leb_len8(q);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        q += len;
-                    }
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_throw_bt_backtrace_frames; i++) {
-                    PCD_TRY(pcd_skip_sleb128(c, "throw_bt.backtrace.frames"));
-                }
-            }
-        }
-        break;
-    case 20:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "clause.time"));
-            /* clause_type: ECMA clause flags. */
-            PCD_TRY(pcd_skip_uleb128(c, "clause.clause_type"));
-            /* clause_index: The clause's number in the method header. */
-            PCD_TRY(pcd_skip_uleb128(c, "clause.clause_index"));
-            /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_skip_sleb128(c, "clause.method"));
-        }
-        break;
-    case 21:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "monitor_contention.time"));
-            /* object: The lock object (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_skip_sleb128(c, "monitor_contention.object"));
-        }
-        break;
-    case 149:
-        {
-            PCD_UNUSED const uint8_t *f0_monitor_contention_bt_backtrace_flags = NULL;
-            PCD_UNUSED uint64_t v_monitor_contention_bt_backtrace_flags = 0;
-            PCD_UNUSED uint64_t n_monitor_contention_bt_backtrace_frames = 0;
-            PCD_UNUSED const uint8_t *f0_monitor_contention_bt_backtrace_frames = NULL;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "monitor_contention_bt.time"));
-            /* object: The lock object (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_skip_sleb128(c, "monitor_contention_bt.object"));
-            /* backtrace */
-            /* flags: Must be 0. */
-            f0_monitor_contention_bt_backtrace_flags = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &v_monitor_contention_bt_backtrace_flags, "monitor_contention_bt.backtrace.flags"));
-            if (PCD_UNLIKELY(v_monitor_contention_bt_backtrace_flags != 0))
-                return pcd_fail(c, f0_monitor_contention_bt_backtrace_flags, PCD_E_RANGE, "monitor_contention_bt.backtrace.flags", "0", PCD_FOUND_UINT, (uint64_t)(v_monitor_contention_bt_backtrace_flags));
-            /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
-            f0_monitor_contention_bt_backtrace_frames = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_monitor_contention_bt_backtrace_frames, "monitor_contention_bt.backtrace.frames"));
-            if (PCD_UNLIKELY(n_monitor_contention_bt_backtrace_frames > 65536))
-                return pcd_fail(c, f0_monitor_contention_bt_backtrace_frames, PCD_E_LIMIT, "monitor_contention_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_monitor_contention_bt_backtrace_frames);
-            PCD_TRY(pcd_check_count(c, f0_monitor_contention_bt_backtrace_frames, n_monitor_contention_bt_backtrace_frames, 1, "monitor_contention_bt.backtrace.frames"));
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_monitor_contention_bt_backtrace_frames) {
-                    const uint8_t *q = c->p;
-                    for (; i0 < n_monitor_contention_bt_backtrace_frames; i0++) {
-                        unsigned len = pcd_leb_len8(q);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        q += len;
-                    }
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_monitor_contention_bt_backtrace_frames; i++) {
-                    PCD_TRY(pcd_skip_sleb128(c, "monitor_contention_bt.backtrace.frames"));
-                }
-            }
-        }
-        break;
-    case 37:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "monitor_done.time"));
-            /* object: The lock object (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_skip_sleb128(c, "monitor_done.object"));
-        }
-        break;
-    case 53:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "monitor_fail.time"));
-            /* object: The lock object (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_skip_sleb128(c, "monitor_fail.object"));
-        }
-        break;
-    case 6:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "heap_start.time"));
-        }
-        break;
-    case 22:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "heap_end.time"));
-        }
-        break;
-    case 38:
-        {
-            PCD_UNUSED uint64_t n_heap_object_refs = 0;
-            PCD_UNUSED const uint8_t *f0_heap_object_refs = NULL;
-            c->p += 1;
-            /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_skip_sleb128(c, "heap_object.object"));
-            /* class: MonoClass* of the object. */
-            PCD_TRY(pcd_skip_sleb128(c, "heap_object.class"));
-            /* size: Size of the object in the heap. */
-            PCD_TRY(pcd_skip_uleb128(c, "heap_object.size"));
-            /* refs: Objects it references. */
-            f0_heap_object_refs = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_heap_object_refs, "heap_object.refs"));
-            PCD_TRY(pcd_check_count(c, f0_heap_object_refs, n_heap_object_refs, 1, "heap_object.refs"));
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_heap_object_refs) {
-                    const uint8_t *q = c->p;
-                    for (; i0 < n_heap_object_refs; i0++) {
-                        unsigned len = pcd_leb_len8(q);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        q += len;
-                    }
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_heap_object_refs; i++) {
-                    PCD_TRY(pcd_skip_sleb128(c, "heap_object.refs"));
-                }
-            }
-        }
-        break;
+    case 0x0:
+        c->p += 1;
+        return pcd_mono_v0_1_event_alloc_validate_(c);
+    case 0x10:
+        c->p += 1;
+        return pcd_mono_v0_1_event_alloc_bt_validate_(c);
+    case 0x11:
+        c->p += 1;
+        return pcd_mono_v0_1_event_gc_event_validate_(c);
+    case 0x21:
+        c->p += 1;
+        return pcd_mono_v0_1_event_gc_resize_validate_(c);
+    case 0x31:
+        c->p += 1;
+        return pcd_mono_v0_1_event_gc_move_validate_(c);
+    case 0x12:
+        c->p += 1;
+        return pcd_mono_v0_1_event_metadata_start_load_validate_(c);
+    case 0x22:
+        c->p += 1;
+        return pcd_mono_v0_1_event_metadata_load_validate_(c);
+    case 0x32:
+        c->p += 1;
+        return pcd_mono_v0_1_event_metadata_start_unload_validate_(c);
+    case 0x42:
+        c->p += 1;
+        return pcd_mono_v0_1_event_metadata_unload_validate_(c);
+    case 0x92:
+        c->p += 1;
+        return pcd_mono_v0_1_event_metadata_start_load_err_validate_(c);
+    case 0xA2:
+        c->p += 1;
+        return pcd_mono_v0_1_event_metadata_load_err_validate_(c);
+    case 0xB2:
+        c->p += 1;
+        return pcd_mono_v0_1_event_metadata_start_unload_err_validate_(c);
+    case 0xC2:
+        c->p += 1;
+        return pcd_mono_v0_1_event_metadata_unload_err_validate_(c);
+    case 0x13:
+        c->p += 1;
+        return pcd_mono_v0_1_event_method_leave_validate_(c);
+    case 0x23:
+        c->p += 1;
+        return pcd_mono_v0_1_event_method_enter_validate_(c);
+    case 0x33:
+        c->p += 1;
+        return pcd_mono_v0_1_event_method_exc_leave_validate_(c);
+    case 0x43:
+        c->p += 1;
+        return pcd_mono_v0_1_event_jit_validate_(c);
+    case 0x4:
+        c->p += 1;
+        return pcd_mono_v0_1_event_throw_validate_(c);
+    case 0x84:
+        c->p += 1;
+        return pcd_mono_v0_1_event_throw_bt_validate_(c);
+    case 0x14:
+        c->p += 1;
+        return pcd_mono_v0_1_event_clause_validate_(c);
+    case 0x15:
+        c->p += 1;
+        return pcd_mono_v0_1_event_monitor_contention_validate_(c);
+    case 0x95:
+        c->p += 1;
+        return pcd_mono_v0_1_event_monitor_contention_bt_validate_(c);
+    case 0x25:
+        c->p += 1;
+        return pcd_mono_v0_1_event_monitor_done_validate_(c);
+    case 0x35:
+        c->p += 1;
+        return pcd_mono_v0_1_event_monitor_fail_validate_(c);
+    case 0x6:
+        c->p += 1;
+        return pcd_mono_v0_1_event_heap_start_validate_(c);
+    case 0x16:
+        c->p += 1;
+        return pcd_mono_v0_1_event_heap_end_validate_(c);
+    case 0x26:
+        c->p += 1;
+        return pcd_mono_v0_1_event_heap_object_validate_(c);
     default:
         return pcd_fail(c, c->p, PCD_E_BAD_TAG, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x12, 0x22, 0x32, 0x42, 0x92, 0xA2, 0xB2, 0xC2, 0x13, 0x23, 0x33, ...", PCD_FOUND_HEX, (uint64_t)(tag_u));
     }
@@ -1977,1422 +2219,1878 @@ pcd_status pcd_mono_v0_1_event_validate(pcd_cursor *c)
     return pcd_mono_v0_1_event_validate_(c);
 }
 
+/* event.alloc: An object was allocated. */
+static pcd_status pcd_mono_v0_1_event_alloc_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_class = 0;
+    int64_t w_object = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.alloc.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.alloc.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* class: MonoClass* of the object. */
+    w_class = (int64_t)(((uint64_t)(in->u.alloc.class)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_class)));
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    if (PCD_UNLIKELY(((uint64_t)(in->u.alloc.object) & 7) != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "alloc.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.alloc.object));
+    w_object = (int64_t)(((uint64_t)(in->u.alloc.object) >> 3) - (uint64_t)(st->obj));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_object)));
+    /* size: Size of the object in the heap. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.alloc.size)));
+    return PCD_OK;
+}
+
+/* event.alloc_bt: An object was allocated; with the allocating backtrace. */
+static pcd_status pcd_mono_v0_1_event_alloc_bt_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_class = 0;
+    int64_t w_object = 0;
+    int64_t w_backtrace_frames_e = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.alloc_bt.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.alloc_bt.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* class: MonoClass* of the object. */
+    w_class = (int64_t)(((uint64_t)(in->u.alloc_bt.class)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_class)));
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    if (PCD_UNLIKELY(((uint64_t)(in->u.alloc_bt.object) & 7) != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "alloc_bt.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.alloc_bt.object));
+    w_object = (int64_t)(((uint64_t)(in->u.alloc_bt.object) >> 3) - (uint64_t)(st->obj));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_object)));
+    /* size: Size of the object in the heap. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.alloc_bt.size)));
+    /* backtrace */
+    /* flags: Must be 0. */
+    if (PCD_UNLIKELY(in->u.alloc_bt.backtrace.flags != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "alloc_bt.backtrace.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.alloc_bt.backtrace.flags));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.alloc_bt.backtrace.flags)));
+    /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.alloc_bt.backtrace.n_frames));
+    if (PCD_UNLIKELY(in->u.alloc_bt.backtrace.n_frames > 65536))
+        return pcd_sink_fail(s, PCD_E_LIMIT, "alloc_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, (uint64_t)(in->u.alloc_bt.backtrace.n_frames));
+    for (size_t i = 0; i < in->u.alloc_bt.backtrace.n_frames; i++) {
+        w_backtrace_frames_e = (int64_t)(((uint64_t)(in->u.alloc_bt.backtrace.frames[i])) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_backtrace_frames_e)));
+    }
+    return PCD_OK;
+}
+
+/* event.gc_event: A GC phase. */
+static pcd_status pcd_mono_v0_1_event_gc_event_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_event.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_event.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* event: MONO_GC_EVENT_*. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_event.event)));
+    /* generation: Generation the event is about. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_event.generation)));
+    return PCD_OK;
+}
+
+/* event.gc_resize: The heap was resized. */
+static pcd_status pcd_mono_v0_1_event_gc_resize_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_resize.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_resize.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* heap_size: New heap size. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_resize.heap_size)));
+    return PCD_OK;
+}
+
+/* event.gc_move: Objects moved: old and new addresses, alternating. */
+static pcd_status pcd_mono_v0_1_event_gc_move_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_objects_e = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_move.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_move.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* objects: Old address, new address, ... (the count counts addresses). */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.gc_move.n_objects));
+    for (size_t i = 0; i < in->u.gc_move.n_objects; i++) {
+        if (PCD_UNLIKELY(((uint64_t)(in->u.gc_move.objects[i]) & 7) != 0))
+            return pcd_sink_fail(s, PCD_E_RANGE, "gc_move.objects", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.gc_move.objects[i]));
+        w_objects_e = (int64_t)(((uint64_t)(in->u.gc_move.objects[i]) >> 3) - (uint64_t)(st->obj));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_objects_e)));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_start_load: Metadata is being loaded. */
+static pcd_status pcd_mono_v0_1_event_metadata_start_load_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_pointer = 0;
+    uint64_t t_detail = 0;
+    int64_t w_detail_class_image = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_start_load.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.metadata_start_load.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    switch (in->u.metadata_start_load.mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_load.mtype", "a value of its enum", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_load.mtype));
+    }
+    PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.metadata_start_load.mtype)));
+    /* pointer: The MonoClass* or MonoImage*. */
+    w_pointer = (int64_t)(((uint64_t)(in->u.metadata_start_load.pointer)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_pointer)));
+    /* detail */
+    t_detail = (uint64_t)(in->u.metadata_start_load.mtype);
+    switch (in->u.metadata_start_load.detail.which) {
+    case PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_DETAIL_CLASS:
+        if (PCD_UNLIKELY(!(t_detail == 1)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_load.detail", "the tag that selects case class", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* image: MonoImage* of the class. */
+        w_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_start_load.detail.u.class.image)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_class_image)));
+        /* flags: Must be 0. */
+        if (PCD_UNLIKELY(in->u.metadata_start_load.detail.u.class.flags != 0))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_load.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_load.detail.u.class.flags));
+        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_start_load.detail.u.class.flags)));
+        /* name: Full class name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_start_load.detail.u.class.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_load.detail.class.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_start_load.detail.u.class.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_start_load.detail.class.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_start_load.detail.u.class.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_start_load.detail.u.class.name).ptr, (in->u.metadata_start_load.detail.u.class.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    case PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_DETAIL_IMAGE:
+        if (PCD_UNLIKELY(!(t_detail == 2)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_load.detail", "the tag that selects case image", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* flags: Must be 0. */
+        if (PCD_UNLIKELY(in->u.metadata_start_load.detail.u.image.flags != 0))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_load.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_load.detail.u.image.flags));
+        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_start_load.detail.u.image.flags)));
+        /* name: Image file name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_start_load.detail.u.image.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_load.detail.image.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_start_load.detail.u.image.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_start_load.detail.image.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_start_load.detail.u.image.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_start_load.detail.u.image.name).ptr, (in->u.metadata_start_load.detail.u.image.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    default:
+        return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_load.detail", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_load.detail.which));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_load: Metadata was loaded. */
+static pcd_status pcd_mono_v0_1_event_metadata_load_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_pointer = 0;
+    uint64_t t_detail = 0;
+    int64_t w_detail_class_image = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_load.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.metadata_load.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    switch (in->u.metadata_load.mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load.mtype", "a value of its enum", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_load.mtype));
+    }
+    PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.metadata_load.mtype)));
+    /* pointer: The MonoClass* or MonoImage*. */
+    w_pointer = (int64_t)(((uint64_t)(in->u.metadata_load.pointer)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_pointer)));
+    /* detail */
+    t_detail = (uint64_t)(in->u.metadata_load.mtype);
+    switch (in->u.metadata_load.detail.which) {
+    case PCD_MONO_V0_1_EVENT_METADATA_LOAD_DETAIL_CLASS:
+        if (PCD_UNLIKELY(!(t_detail == 1)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load.detail", "the tag that selects case class", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* image: MonoImage* of the class. */
+        w_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.class.image)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_class_image)));
+        /* flags: Must be 0. */
+        if (PCD_UNLIKELY(in->u.metadata_load.detail.u.class.flags != 0))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_load.detail.u.class.flags));
+        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_load.detail.u.class.flags)));
+        /* name: Full class name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_load.detail.u.class.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load.detail.class.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_load.detail.u.class.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_load.detail.class.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_load.detail.u.class.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_load.detail.u.class.name).ptr, (in->u.metadata_load.detail.u.class.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    case PCD_MONO_V0_1_EVENT_METADATA_LOAD_DETAIL_IMAGE:
+        if (PCD_UNLIKELY(!(t_detail == 2)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load.detail", "the tag that selects case image", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* flags: Must be 0. */
+        if (PCD_UNLIKELY(in->u.metadata_load.detail.u.image.flags != 0))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_load.detail.u.image.flags));
+        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_load.detail.u.image.flags)));
+        /* name: Image file name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_load.detail.u.image.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load.detail.image.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_load.detail.u.image.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_load.detail.image.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_load.detail.u.image.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_load.detail.u.image.name).ptr, (in->u.metadata_load.detail.u.image.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    default:
+        return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load.detail", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_load.detail.which));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_start_unload: Metadata is being unloaded. */
+static pcd_status pcd_mono_v0_1_event_metadata_start_unload_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_pointer = 0;
+    uint64_t t_detail = 0;
+    int64_t w_detail_class_image = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_start_unload.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.metadata_start_unload.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    switch (in->u.metadata_start_unload.mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_unload.mtype", "a value of its enum", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_unload.mtype));
+    }
+    PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.metadata_start_unload.mtype)));
+    /* pointer: The MonoClass* or MonoImage*. */
+    w_pointer = (int64_t)(((uint64_t)(in->u.metadata_start_unload.pointer)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_pointer)));
+    /* detail */
+    t_detail = (uint64_t)(in->u.metadata_start_unload.mtype);
+    switch (in->u.metadata_start_unload.detail.which) {
+    case PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_DETAIL_CLASS:
+        if (PCD_UNLIKELY(!(t_detail == 1)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_unload.detail", "the tag that selects case class", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* image: MonoImage* of the class. */
+        w_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_start_unload.detail.u.class.image)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_class_image)));
+        /* flags: Must be 0. */
+        if (PCD_UNLIKELY(in->u.metadata_start_unload.detail.u.class.flags != 0))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_unload.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_unload.detail.u.class.flags));
+        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_start_unload.detail.u.class.flags)));
+        /* name: Full class name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_start_unload.detail.u.class.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_unload.detail.class.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_start_unload.detail.u.class.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_start_unload.detail.class.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_start_unload.detail.u.class.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_start_unload.detail.u.class.name).ptr, (in->u.metadata_start_unload.detail.u.class.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    case PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_DETAIL_IMAGE:
+        if (PCD_UNLIKELY(!(t_detail == 2)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_unload.detail", "the tag that selects case image", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* flags: Must be 0. */
+        if (PCD_UNLIKELY(in->u.metadata_start_unload.detail.u.image.flags != 0))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_unload.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_unload.detail.u.image.flags));
+        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_start_unload.detail.u.image.flags)));
+        /* name: Image file name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_start_unload.detail.u.image.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_unload.detail.image.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_start_unload.detail.u.image.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_start_unload.detail.image.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_start_unload.detail.u.image.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_start_unload.detail.u.image.name).ptr, (in->u.metadata_start_unload.detail.u.image.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    default:
+        return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_unload.detail", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_unload.detail.which));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_unload: Metadata was unloaded. */
+static pcd_status pcd_mono_v0_1_event_metadata_unload_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_pointer = 0;
+    uint64_t t_detail = 0;
+    int64_t w_detail_class_image = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_unload.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.metadata_unload.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    switch (in->u.metadata_unload.mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload.mtype", "a value of its enum", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_unload.mtype));
+    }
+    PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.metadata_unload.mtype)));
+    /* pointer: The MonoClass* or MonoImage*. */
+    w_pointer = (int64_t)(((uint64_t)(in->u.metadata_unload.pointer)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_pointer)));
+    /* detail */
+    t_detail = (uint64_t)(in->u.metadata_unload.mtype);
+    switch (in->u.metadata_unload.detail.which) {
+    case PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_DETAIL_CLASS:
+        if (PCD_UNLIKELY(!(t_detail == 1)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload.detail", "the tag that selects case class", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* image: MonoImage* of the class. */
+        w_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.class.image)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_class_image)));
+        /* flags: Must be 0. */
+        if (PCD_UNLIKELY(in->u.metadata_unload.detail.u.class.flags != 0))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_unload.detail.u.class.flags));
+        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_unload.detail.u.class.flags)));
+        /* name: Full class name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_unload.detail.u.class.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload.detail.class.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_unload.detail.u.class.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_unload.detail.class.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_unload.detail.u.class.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_unload.detail.u.class.name).ptr, (in->u.metadata_unload.detail.u.class.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    case PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_DETAIL_IMAGE:
+        if (PCD_UNLIKELY(!(t_detail == 2)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload.detail", "the tag that selects case image", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* flags: Must be 0. */
+        if (PCD_UNLIKELY(in->u.metadata_unload.detail.u.image.flags != 0))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_unload.detail.u.image.flags));
+        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_unload.detail.u.image.flags)));
+        /* name: Image file name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_unload.detail.u.image.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload.detail.image.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_unload.detail.u.image.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_unload.detail.image.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_unload.detail.u.image.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_unload.detail.u.image.name).ptr, (in->u.metadata_unload.detail.u.image.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    default:
+        return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload.detail", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_unload.detail.which));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_start_load_err: Loading metadata failed (TYPE_LOAD_ERR; never written). */
+static pcd_status pcd_mono_v0_1_event_metadata_start_load_err_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_pointer = 0;
+    uint64_t t_detail = 0;
+    int64_t w_detail_class_image = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_start_load_err.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.metadata_start_load_err.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    switch (in->u.metadata_start_load_err.mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_load_err.mtype", "a value of its enum", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_load_err.mtype));
+    }
+    PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.metadata_start_load_err.mtype)));
+    /* pointer: The MonoClass* or MonoImage*. */
+    w_pointer = (int64_t)(((uint64_t)(in->u.metadata_start_load_err.pointer)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_pointer)));
+    /* detail */
+    t_detail = (uint64_t)(in->u.metadata_start_load_err.mtype);
+    switch (in->u.metadata_start_load_err.detail.which) {
+    case PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_DETAIL_CLASS:
+        if (PCD_UNLIKELY(!(t_detail == 1)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_load_err.detail", "the tag that selects case class", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* image: MonoImage* of the class. */
+        w_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_start_load_err.detail.u.class.image)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_class_image)));
+        /* flags: Must be 0. */
+        if (PCD_UNLIKELY(in->u.metadata_start_load_err.detail.u.class.flags != 0))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_load_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_load_err.detail.u.class.flags));
+        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_start_load_err.detail.u.class.flags)));
+        /* name: Full class name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_start_load_err.detail.u.class.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_load_err.detail.class.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_start_load_err.detail.u.class.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_start_load_err.detail.class.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_start_load_err.detail.u.class.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_start_load_err.detail.u.class.name).ptr, (in->u.metadata_start_load_err.detail.u.class.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    case PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_DETAIL_IMAGE:
+        if (PCD_UNLIKELY(!(t_detail == 2)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_load_err.detail", "the tag that selects case image", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* flags: Must be 0. */
+        if (PCD_UNLIKELY(in->u.metadata_start_load_err.detail.u.image.flags != 0))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_load_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_load_err.detail.u.image.flags));
+        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_start_load_err.detail.u.image.flags)));
+        /* name: Image file name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_start_load_err.detail.u.image.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_load_err.detail.image.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_start_load_err.detail.u.image.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_start_load_err.detail.image.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_start_load_err.detail.u.image.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_start_load_err.detail.u.image.name).ptr, (in->u.metadata_start_load_err.detail.u.image.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    default:
+        return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_load_err.detail", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_load_err.detail.which));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_load_err: Loading metadata failed (TYPE_LOAD_ERR; never written). */
+static pcd_status pcd_mono_v0_1_event_metadata_load_err_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_pointer = 0;
+    uint64_t t_detail = 0;
+    int64_t w_detail_class_image = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_load_err.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.metadata_load_err.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    switch (in->u.metadata_load_err.mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load_err.mtype", "a value of its enum", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_load_err.mtype));
+    }
+    PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.metadata_load_err.mtype)));
+    /* pointer: The MonoClass* or MonoImage*. */
+    w_pointer = (int64_t)(((uint64_t)(in->u.metadata_load_err.pointer)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_pointer)));
+    /* detail */
+    t_detail = (uint64_t)(in->u.metadata_load_err.mtype);
+    switch (in->u.metadata_load_err.detail.which) {
+    case PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_DETAIL_CLASS:
+        if (PCD_UNLIKELY(!(t_detail == 1)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load_err.detail", "the tag that selects case class", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* image: MonoImage* of the class. */
+        w_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_load_err.detail.u.class.image)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_class_image)));
+        /* flags: Must be 0. */
+        if (PCD_UNLIKELY(in->u.metadata_load_err.detail.u.class.flags != 0))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_load_err.detail.u.class.flags));
+        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_load_err.detail.u.class.flags)));
+        /* name: Full class name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_load_err.detail.u.class.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load_err.detail.class.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_load_err.detail.u.class.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_load_err.detail.class.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_load_err.detail.u.class.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_load_err.detail.u.class.name).ptr, (in->u.metadata_load_err.detail.u.class.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    case PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_DETAIL_IMAGE:
+        if (PCD_UNLIKELY(!(t_detail == 2)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load_err.detail", "the tag that selects case image", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* flags: Must be 0. */
+        if (PCD_UNLIKELY(in->u.metadata_load_err.detail.u.image.flags != 0))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_load_err.detail.u.image.flags));
+        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_load_err.detail.u.image.flags)));
+        /* name: Image file name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_load_err.detail.u.image.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load_err.detail.image.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_load_err.detail.u.image.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_load_err.detail.image.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_load_err.detail.u.image.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_load_err.detail.u.image.name).ptr, (in->u.metadata_load_err.detail.u.image.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    default:
+        return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load_err.detail", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_load_err.detail.which));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_start_unload_err: Unloading metadata failed (TYPE_LOAD_ERR; never written). */
+static pcd_status pcd_mono_v0_1_event_metadata_start_unload_err_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_pointer = 0;
+    uint64_t t_detail = 0;
+    int64_t w_detail_class_image = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_start_unload_err.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.metadata_start_unload_err.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    switch (in->u.metadata_start_unload_err.mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_unload_err.mtype", "a value of its enum", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_unload_err.mtype));
+    }
+    PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.metadata_start_unload_err.mtype)));
+    /* pointer: The MonoClass* or MonoImage*. */
+    w_pointer = (int64_t)(((uint64_t)(in->u.metadata_start_unload_err.pointer)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_pointer)));
+    /* detail */
+    t_detail = (uint64_t)(in->u.metadata_start_unload_err.mtype);
+    switch (in->u.metadata_start_unload_err.detail.which) {
+    case PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_DETAIL_CLASS:
+        if (PCD_UNLIKELY(!(t_detail == 1)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_unload_err.detail", "the tag that selects case class", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* image: MonoImage* of the class. */
+        w_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_start_unload_err.detail.u.class.image)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_class_image)));
+        /* flags: Must be 0. */
+        if (PCD_UNLIKELY(in->u.metadata_start_unload_err.detail.u.class.flags != 0))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_unload_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_unload_err.detail.u.class.flags));
+        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_start_unload_err.detail.u.class.flags)));
+        /* name: Full class name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_start_unload_err.detail.u.class.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_unload_err.detail.class.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_start_unload_err.detail.u.class.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_start_unload_err.detail.class.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_start_unload_err.detail.u.class.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_start_unload_err.detail.u.class.name).ptr, (in->u.metadata_start_unload_err.detail.u.class.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    case PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_DETAIL_IMAGE:
+        if (PCD_UNLIKELY(!(t_detail == 2)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_unload_err.detail", "the tag that selects case image", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* flags: Must be 0. */
+        if (PCD_UNLIKELY(in->u.metadata_start_unload_err.detail.u.image.flags != 0))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_unload_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_unload_err.detail.u.image.flags));
+        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_start_unload_err.detail.u.image.flags)));
+        /* name: Image file name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_start_unload_err.detail.u.image.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_unload_err.detail.image.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_start_unload_err.detail.u.image.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_start_unload_err.detail.image.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_start_unload_err.detail.u.image.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_start_unload_err.detail.u.image.name).ptr, (in->u.metadata_start_unload_err.detail.u.image.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    default:
+        return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_unload_err.detail", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_unload_err.detail.which));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_unload_err: Unloading metadata failed (TYPE_LOAD_ERR; never written). */
+static pcd_status pcd_mono_v0_1_event_metadata_unload_err_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_pointer = 0;
+    uint64_t t_detail = 0;
+    int64_t w_detail_class_image = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_unload_err.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.metadata_unload_err.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    switch (in->u.metadata_unload_err.mtype) {
+    case 1: case 2:
+        break;
+    default:
+        return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload_err.mtype", "a value of its enum", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_unload_err.mtype));
+    }
+    PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.metadata_unload_err.mtype)));
+    /* pointer: The MonoClass* or MonoImage*. */
+    w_pointer = (int64_t)(((uint64_t)(in->u.metadata_unload_err.pointer)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_pointer)));
+    /* detail */
+    t_detail = (uint64_t)(in->u.metadata_unload_err.mtype);
+    switch (in->u.metadata_unload_err.detail.which) {
+    case PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_DETAIL_CLASS:
+        if (PCD_UNLIKELY(!(t_detail == 1)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload_err.detail", "the tag that selects case class", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* image: MonoImage* of the class. */
+        w_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_unload_err.detail.u.class.image)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_class_image)));
+        /* flags: Must be 0. */
+        if (PCD_UNLIKELY(in->u.metadata_unload_err.detail.u.class.flags != 0))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_unload_err.detail.u.class.flags));
+        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_unload_err.detail.u.class.flags)));
+        /* name: Full class name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_unload_err.detail.u.class.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload_err.detail.class.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_unload_err.detail.u.class.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_unload_err.detail.class.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_unload_err.detail.u.class.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_unload_err.detail.u.class.name).ptr, (in->u.metadata_unload_err.detail.u.class.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    case PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_DETAIL_IMAGE:
+        if (PCD_UNLIKELY(!(t_detail == 2)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload_err.detail", "the tag that selects case image", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* flags: Must be 0. */
+        if (PCD_UNLIKELY(in->u.metadata_unload_err.detail.u.image.flags != 0))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_unload_err.detail.u.image.flags));
+        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_unload_err.detail.u.image.flags)));
+        /* name: Image file name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_unload_err.detail.u.image.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload_err.detail.image.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_unload_err.detail.u.image.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_unload_err.detail.image.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_unload_err.detail.u.image.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_unload_err.detail.u.image.name).ptr, (in->u.metadata_unload_err.detail.u.image.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    default:
+        return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload_err.detail", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_unload_err.detail.which));
+    }
+    return PCD_OK;
+}
+
+/* event.method_leave: A method returned. */
+static pcd_status pcd_mono_v0_1_event_method_leave_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_method = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_leave.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.method_leave.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    w_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_leave.method)) - st->method);
+    st->method = (uint64_t)((uint64_t)(in->u.method_leave.method));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_method)));
+    return PCD_OK;
+}
+
+/* event.method_enter: A method was entered. */
+static pcd_status pcd_mono_v0_1_event_method_enter_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_method = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_enter.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.method_enter.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    w_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_enter.method)) - st->method);
+    st->method = (uint64_t)((uint64_t)(in->u.method_enter.method));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_method)));
+    return PCD_OK;
+}
+
+/* event.method_exc_leave: A method was left by an exception. */
+static pcd_status pcd_mono_v0_1_event_method_exc_leave_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_method = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_exc_leave.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.method_exc_leave.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    w_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_exc_leave.method)) - st->method);
+    st->method = (uint64_t)((uint64_t)(in->u.method_exc_leave.method));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_method)));
+    return PCD_OK;
+}
+
+/* event.jit: A method was compiled. */
+static pcd_status pcd_mono_v0_1_event_jit_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_method = 0;
+    int64_t w_code = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.jit.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.jit.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    w_method = (int64_t)((uint64_t)((uint64_t)(in->u.jit.method)) - st->method);
+    st->method = (uint64_t)((uint64_t)(in->u.jit.method));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_method)));
+    /* code: Start of the native code. */
+    w_code = (int64_t)(((uint64_t)(in->u.jit.code)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_code)));
+    /* code_size: Size of the native code. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.jit.code_size)));
+    /* name: Full method name. */
+    if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.jit.name)))
+        return pcd_sink_fail(s, PCD_E_RANGE, "jit.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+    if (PCD_UNLIKELY((in->u.jit.name).len > 1048576))
+        return pcd_sink_fail(s, PCD_E_LIMIT, "jit.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.jit.name).len));
+    PCD_TRY(pcd_put_bytes(s, (in->u.jit.name).ptr, (in->u.jit.name).len));
+    PCD_TRY(pcd_put_u8(s, 0));
+    return PCD_OK;
+}
+
+/* event.throw: An exception was thrown. */
+static pcd_status pcd_mono_v0_1_event_throw_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_object = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.throw.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.throw.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* object: The exception object. */
+    if (PCD_UNLIKELY(((uint64_t)(in->u.throw.object) & 7) != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "throw.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.throw.object));
+    w_object = (int64_t)(((uint64_t)(in->u.throw.object) >> 3) - (uint64_t)(st->obj));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_object)));
+    return PCD_OK;
+}
+
+/* event.throw_bt: An exception was thrown; with the backtrace. */
+static pcd_status pcd_mono_v0_1_event_throw_bt_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_object = 0;
+    int64_t w_backtrace_frames_e = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.throw_bt.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.throw_bt.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* object: The exception object. */
+    if (PCD_UNLIKELY(((uint64_t)(in->u.throw_bt.object) & 7) != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "throw_bt.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.throw_bt.object));
+    w_object = (int64_t)(((uint64_t)(in->u.throw_bt.object) >> 3) - (uint64_t)(st->obj));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_object)));
+    /* backtrace */
+    /* flags: Must be 0. */
+    if (PCD_UNLIKELY(in->u.throw_bt.backtrace.flags != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "throw_bt.backtrace.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.throw_bt.backtrace.flags));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.throw_bt.backtrace.flags)));
+    /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.throw_bt.backtrace.n_frames));
+    if (PCD_UNLIKELY(in->u.throw_bt.backtrace.n_frames > 65536))
+        return pcd_sink_fail(s, PCD_E_LIMIT, "throw_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, (uint64_t)(in->u.throw_bt.backtrace.n_frames));
+    for (size_t i = 0; i < in->u.throw_bt.backtrace.n_frames; i++) {
+        w_backtrace_frames_e = (int64_t)(((uint64_t)(in->u.throw_bt.backtrace.frames[i])) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_backtrace_frames_e)));
+    }
+    return PCD_OK;
+}
+
+/* event.clause: An exception clause ran. */
+static pcd_status pcd_mono_v0_1_event_clause_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_method = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.clause.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.clause.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* clause_type: ECMA clause flags. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.clause.clause_type)));
+    /* clause_index: The clause's number in the method header. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.clause.clause_index)));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    w_method = (int64_t)((uint64_t)((uint64_t)(in->u.clause.method)) - st->method);
+    st->method = (uint64_t)((uint64_t)(in->u.clause.method));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_method)));
+    return PCD_OK;
+}
+
+/* event.monitor_contention: A thread waits for a lock. */
+static pcd_status pcd_mono_v0_1_event_monitor_contention_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_object = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor_contention.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.monitor_contention.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* object: The lock object (stored >> 3 relative to obj_base). */
+    if (PCD_UNLIKELY(((uint64_t)(in->u.monitor_contention.object) & 7) != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "monitor_contention.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.monitor_contention.object));
+    w_object = (int64_t)(((uint64_t)(in->u.monitor_contention.object) >> 3) - (uint64_t)(st->obj));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_object)));
+    return PCD_OK;
+}
+
+/* event.monitor_contention_bt: A thread waits for a lock; with the backtrace. */
+static pcd_status pcd_mono_v0_1_event_monitor_contention_bt_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_object = 0;
+    int64_t w_backtrace_frames_e = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor_contention_bt.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.monitor_contention_bt.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* object: The lock object (stored >> 3 relative to obj_base). */
+    if (PCD_UNLIKELY(((uint64_t)(in->u.monitor_contention_bt.object) & 7) != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "monitor_contention_bt.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.monitor_contention_bt.object));
+    w_object = (int64_t)(((uint64_t)(in->u.monitor_contention_bt.object) >> 3) - (uint64_t)(st->obj));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_object)));
+    /* backtrace */
+    /* flags: Must be 0. */
+    if (PCD_UNLIKELY(in->u.monitor_contention_bt.backtrace.flags != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "monitor_contention_bt.backtrace.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.monitor_contention_bt.backtrace.flags));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.monitor_contention_bt.backtrace.flags)));
+    /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.monitor_contention_bt.backtrace.n_frames));
+    if (PCD_UNLIKELY(in->u.monitor_contention_bt.backtrace.n_frames > 65536))
+        return pcd_sink_fail(s, PCD_E_LIMIT, "monitor_contention_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, (uint64_t)(in->u.monitor_contention_bt.backtrace.n_frames));
+    for (size_t i = 0; i < in->u.monitor_contention_bt.backtrace.n_frames; i++) {
+        w_backtrace_frames_e = (int64_t)(((uint64_t)(in->u.monitor_contention_bt.backtrace.frames[i])) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_backtrace_frames_e)));
+    }
+    return PCD_OK;
+}
+
+/* event.monitor_done: A thread took a lock after waiting. */
+static pcd_status pcd_mono_v0_1_event_monitor_done_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_object = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor_done.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.monitor_done.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* object: The lock object (stored >> 3 relative to obj_base). */
+    if (PCD_UNLIKELY(((uint64_t)(in->u.monitor_done.object) & 7) != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "monitor_done.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.monitor_done.object));
+    w_object = (int64_t)(((uint64_t)(in->u.monitor_done.object) >> 3) - (uint64_t)(st->obj));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_object)));
+    return PCD_OK;
+}
+
+/* event.monitor_fail: A thread gave up waiting for a lock. */
+static pcd_status pcd_mono_v0_1_event_monitor_fail_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_object = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor_fail.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.monitor_fail.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* object: The lock object (stored >> 3 relative to obj_base). */
+    if (PCD_UNLIKELY(((uint64_t)(in->u.monitor_fail.object) & 7) != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "monitor_fail.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.monitor_fail.object));
+    w_object = (int64_t)(((uint64_t)(in->u.monitor_fail.object) >> 3) - (uint64_t)(st->obj));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_object)));
+    return PCD_OK;
+}
+
+/* event.heap_start: A heap walk starts. */
+static pcd_status pcd_mono_v0_1_event_heap_start_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_start.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.heap_start.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    return PCD_OK;
+}
+
+/* event.heap_end: A heap walk ended. */
+static pcd_status pcd_mono_v0_1_event_heap_end_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    uint64_t w_time = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_end.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.heap_end.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    return PCD_OK;
+}
+
+/* event.heap_object: An object found by the heap walk (no time field in this version). */
+static pcd_status pcd_mono_v0_1_event_heap_object_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
+{
+    int64_t w_object = 0;
+    int64_t w_class = 0;
+    int64_t w_refs_e = 0;
+    pcd_mono_v0_1_events_state *st = s->x->state;
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    if (PCD_UNLIKELY(((uint64_t)(in->u.heap_object.object) & 7) != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "heap_object.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.heap_object.object));
+    w_object = (int64_t)(((uint64_t)(in->u.heap_object.object) >> 3) - (uint64_t)(st->obj));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_object)));
+    /* class: MonoClass* of the object. */
+    w_class = (int64_t)(((uint64_t)(in->u.heap_object.class)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_class)));
+    /* size: Size of the object in the heap. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.heap_object.size)));
+    /* refs: Objects it references. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.heap_object.n_refs));
+    for (size_t i = 0; i < in->u.heap_object.n_refs; i++) {
+        if (PCD_UNLIKELY(((uint64_t)(in->u.heap_object.refs[i]) & 7) != 0))
+            return pcd_sink_fail(s, PCD_E_RANGE, "heap_object.refs", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.heap_object.refs[i]));
+        w_refs_e = (int64_t)(((uint64_t)(in->u.heap_object.refs[i]) >> 3) - (uint64_t)(st->obj));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_refs_e)));
+    }
+    return PCD_OK;
+}
+
 /* event: writes the fields in schema order; sizes and counts are computed. */
 pcd_status pcd_mono_v0_1_event_encode(pcd_sink *s, const pcd_mono_v0_1_event *in)
 {
-    uint64_t w_alloc_time = 0;
-    int64_t w_alloc_class = 0;
-    int64_t w_alloc_object = 0;
-    uint64_t w_alloc_bt_time = 0;
-    int64_t w_alloc_bt_class = 0;
-    int64_t w_alloc_bt_object = 0;
-    int64_t w_alloc_bt_backtrace_frames_e = 0;
-    uint64_t w_gc_event_time = 0;
-    uint64_t w_gc_resize_time = 0;
-    uint64_t w_gc_move_time = 0;
-    int64_t w_gc_move_objects_e = 0;
-    uint64_t w_metadata_start_load_time = 0;
-    int64_t w_metadata_start_load_pointer = 0;
-    uint64_t t_metadata_start_load_detail = 0;
-    int64_t w_metadata_start_load_detail_class_image = 0;
-    uint64_t w_metadata_load_time = 0;
-    int64_t w_metadata_load_pointer = 0;
-    uint64_t t_metadata_load_detail = 0;
-    int64_t w_metadata_load_detail_class_image = 0;
-    uint64_t w_metadata_start_unload_time = 0;
-    int64_t w_metadata_start_unload_pointer = 0;
-    uint64_t t_metadata_start_unload_detail = 0;
-    int64_t w_metadata_start_unload_detail_class_image = 0;
-    uint64_t w_metadata_unload_time = 0;
-    int64_t w_metadata_unload_pointer = 0;
-    uint64_t t_metadata_unload_detail = 0;
-    int64_t w_metadata_unload_detail_class_image = 0;
-    uint64_t w_metadata_start_load_err_time = 0;
-    int64_t w_metadata_start_load_err_pointer = 0;
-    uint64_t t_metadata_start_load_err_detail = 0;
-    int64_t w_metadata_start_load_err_detail_class_image = 0;
-    uint64_t w_metadata_load_err_time = 0;
-    int64_t w_metadata_load_err_pointer = 0;
-    uint64_t t_metadata_load_err_detail = 0;
-    int64_t w_metadata_load_err_detail_class_image = 0;
-    uint64_t w_metadata_start_unload_err_time = 0;
-    int64_t w_metadata_start_unload_err_pointer = 0;
-    uint64_t t_metadata_start_unload_err_detail = 0;
-    int64_t w_metadata_start_unload_err_detail_class_image = 0;
-    uint64_t w_metadata_unload_err_time = 0;
-    int64_t w_metadata_unload_err_pointer = 0;
-    uint64_t t_metadata_unload_err_detail = 0;
-    int64_t w_metadata_unload_err_detail_class_image = 0;
-    uint64_t w_method_leave_time = 0;
-    int64_t w_method_leave_method = 0;
-    uint64_t w_method_enter_time = 0;
-    int64_t w_method_enter_method = 0;
-    uint64_t w_method_exc_leave_time = 0;
-    int64_t w_method_exc_leave_method = 0;
-    uint64_t w_jit_time = 0;
-    int64_t w_jit_method = 0;
-    int64_t w_jit_code = 0;
-    uint64_t w_throw_time = 0;
-    int64_t w_throw_object = 0;
-    uint64_t w_throw_bt_time = 0;
-    int64_t w_throw_bt_object = 0;
-    int64_t w_throw_bt_backtrace_frames_e = 0;
-    uint64_t w_clause_time = 0;
-    int64_t w_clause_method = 0;
-    uint64_t w_monitor_contention_time = 0;
-    int64_t w_monitor_contention_object = 0;
-    uint64_t w_monitor_contention_bt_time = 0;
-    int64_t w_monitor_contention_bt_object = 0;
-    int64_t w_monitor_contention_bt_backtrace_frames_e = 0;
-    uint64_t w_monitor_done_time = 0;
-    int64_t w_monitor_done_object = 0;
-    uint64_t w_monitor_fail_time = 0;
-    int64_t w_monitor_fail_object = 0;
-    uint64_t w_heap_start_time = 0;
-    uint64_t w_heap_end_time = 0;
-    int64_t w_heap_object_object = 0;
-    int64_t w_heap_object_class = 0;
-    int64_t w_heap_object_refs_e = 0;
-    pcd_mono_v0_1_events_state *st = s->x->state;
     switch (in->which) {
     case PCD_MONO_V0_1_EVENT_ALLOC:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(0)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_alloc_time = (uint64_t)((uint64_t)((uint64_t)(in->u.alloc.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.alloc.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_alloc_time)));
-        /* class: MonoClass* of the object. */
-        w_alloc_class = (int64_t)(((uint64_t)(in->u.alloc.class)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_alloc_class)));
-        /* object: Object address (stored >> 3 relative to obj_base). */
-        if (PCD_UNLIKELY(((uint64_t)(in->u.alloc.object) & 7) != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "alloc.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.alloc.object));
-        w_alloc_object = (int64_t)(((uint64_t)(in->u.alloc.object) >> 3) - (uint64_t)(st->obj));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_alloc_object)));
-        /* size: Size of the object in the heap. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.alloc.size)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x0)));
+        return pcd_mono_v0_1_event_alloc_encode(s, in);
     case PCD_MONO_V0_1_EVENT_ALLOC_BT:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(16)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_alloc_bt_time = (uint64_t)((uint64_t)((uint64_t)(in->u.alloc_bt.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.alloc_bt.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_alloc_bt_time)));
-        /* class: MonoClass* of the object. */
-        w_alloc_bt_class = (int64_t)(((uint64_t)(in->u.alloc_bt.class)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_alloc_bt_class)));
-        /* object: Object address (stored >> 3 relative to obj_base). */
-        if (PCD_UNLIKELY(((uint64_t)(in->u.alloc_bt.object) & 7) != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "alloc_bt.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.alloc_bt.object));
-        w_alloc_bt_object = (int64_t)(((uint64_t)(in->u.alloc_bt.object) >> 3) - (uint64_t)(st->obj));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_alloc_bt_object)));
-        /* size: Size of the object in the heap. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.alloc_bt.size)));
-        /* backtrace */
-        /* flags: Must be 0. */
-        if (PCD_UNLIKELY(in->u.alloc_bt.backtrace.flags != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "alloc_bt.backtrace.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.alloc_bt.backtrace.flags));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.alloc_bt.backtrace.flags)));
-        /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.alloc_bt.backtrace.n_frames));
-        if (PCD_UNLIKELY(in->u.alloc_bt.backtrace.n_frames > 65536))
-            return pcd_sink_fail(s, PCD_E_LIMIT, "alloc_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, (uint64_t)(in->u.alloc_bt.backtrace.n_frames));
-        for (size_t i = 0; i < in->u.alloc_bt.backtrace.n_frames; i++) {
-            w_alloc_bt_backtrace_frames_e = (int64_t)(((uint64_t)(in->u.alloc_bt.backtrace.frames[i])) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_alloc_bt_backtrace_frames_e)));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x10)));
+        return pcd_mono_v0_1_event_alloc_bt_encode(s, in);
     case PCD_MONO_V0_1_EVENT_GC_EVENT:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(17)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_event_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_event.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_event.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_gc_event_time)));
-        /* event: MONO_GC_EVENT_*. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_event.event)));
-        /* generation: Generation the event is about. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_event.generation)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x11)));
+        return pcd_mono_v0_1_event_gc_event_encode(s, in);
     case PCD_MONO_V0_1_EVENT_GC_RESIZE:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(33)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_resize_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_resize.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_resize.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_gc_resize_time)));
-        /* heap_size: New heap size. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_resize.heap_size)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x21)));
+        return pcd_mono_v0_1_event_gc_resize_encode(s, in);
     case PCD_MONO_V0_1_EVENT_GC_MOVE:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(49)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_move_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_move.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_move.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_gc_move_time)));
-        /* objects: Old address, new address, ... (the count counts addresses). */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.gc_move.n_objects));
-        for (size_t i = 0; i < in->u.gc_move.n_objects; i++) {
-            if (PCD_UNLIKELY(((uint64_t)(in->u.gc_move.objects[i]) & 7) != 0))
-                return pcd_sink_fail(s, PCD_E_RANGE, "gc_move.objects", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.gc_move.objects[i]));
-            w_gc_move_objects_e = (int64_t)(((uint64_t)(in->u.gc_move.objects[i]) >> 3) - (uint64_t)(st->obj));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_gc_move_objects_e)));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x31)));
+        return pcd_mono_v0_1_event_gc_move_encode(s, in);
     case PCD_MONO_V0_1_EVENT_METADATA_START_LOAD:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(18)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_metadata_start_load_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_start_load.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.metadata_start_load.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_metadata_start_load_time)));
-        /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-        switch (in->u.metadata_start_load.mtype) {
-        case 1: case 2:
-            break;
-        default:
-            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_load.mtype", "a value of its enum", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_load.mtype));
-        }
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.metadata_start_load.mtype)));
-        /* pointer: The MonoClass* or MonoImage*. */
-        w_metadata_start_load_pointer = (int64_t)(((uint64_t)(in->u.metadata_start_load.pointer)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_start_load_pointer)));
-        /* detail */
-        t_metadata_start_load_detail = (uint64_t)(in->u.metadata_start_load.mtype);
-        switch (in->u.metadata_start_load.detail.which) {
-        case PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_DETAIL_CLASS:
-            if (PCD_UNLIKELY(!(t_metadata_start_load_detail == 1)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_load.detail", "the tag that selects case class", PCD_FOUND_HEX, (uint64_t)(t_metadata_start_load_detail));
-            /* image: MonoImage* of the class. */
-            w_metadata_start_load_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_start_load.detail.u.class.image)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_start_load_detail_class_image)));
-            /* flags: Must be 0. */
-            if (PCD_UNLIKELY(in->u.metadata_start_load.detail.u.class.flags != 0))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_load.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_load.detail.u.class.flags));
-            PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_start_load.detail.u.class.flags)));
-            /* name: Full class name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_start_load.detail.u.class.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_load.detail.class.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_start_load.detail.u.class.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_start_load.detail.class.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_start_load.detail.u.class.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_start_load.detail.u.class.name).ptr, (in->u.metadata_start_load.detail.u.class.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        case PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_DETAIL_IMAGE:
-            if (PCD_UNLIKELY(!(t_metadata_start_load_detail == 2)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_load.detail", "the tag that selects case image", PCD_FOUND_HEX, (uint64_t)(t_metadata_start_load_detail));
-            /* flags: Must be 0. */
-            if (PCD_UNLIKELY(in->u.metadata_start_load.detail.u.image.flags != 0))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_load.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_load.detail.u.image.flags));
-            PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_start_load.detail.u.image.flags)));
-            /* name: Image file name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_start_load.detail.u.image.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_load.detail.image.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_start_load.detail.u.image.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_start_load.detail.image.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_start_load.detail.u.image.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_start_load.detail.u.image.name).ptr, (in->u.metadata_start_load.detail.u.image.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        default:
-            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_load.detail", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_load.detail.which));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x12)));
+        return pcd_mono_v0_1_event_metadata_start_load_encode(s, in);
     case PCD_MONO_V0_1_EVENT_METADATA_LOAD:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(34)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_metadata_load_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_load.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.metadata_load.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_metadata_load_time)));
-        /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-        switch (in->u.metadata_load.mtype) {
-        case 1: case 2:
-            break;
-        default:
-            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load.mtype", "a value of its enum", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_load.mtype));
-        }
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.metadata_load.mtype)));
-        /* pointer: The MonoClass* or MonoImage*. */
-        w_metadata_load_pointer = (int64_t)(((uint64_t)(in->u.metadata_load.pointer)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_load_pointer)));
-        /* detail */
-        t_metadata_load_detail = (uint64_t)(in->u.metadata_load.mtype);
-        switch (in->u.metadata_load.detail.which) {
-        case PCD_MONO_V0_1_EVENT_METADATA_LOAD_DETAIL_CLASS:
-            if (PCD_UNLIKELY(!(t_metadata_load_detail == 1)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load.detail", "the tag that selects case class", PCD_FOUND_HEX, (uint64_t)(t_metadata_load_detail));
-            /* image: MonoImage* of the class. */
-            w_metadata_load_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.class.image)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_load_detail_class_image)));
-            /* flags: Must be 0. */
-            if (PCD_UNLIKELY(in->u.metadata_load.detail.u.class.flags != 0))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_load.detail.u.class.flags));
-            PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_load.detail.u.class.flags)));
-            /* name: Full class name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_load.detail.u.class.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load.detail.class.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_load.detail.u.class.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_load.detail.class.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_load.detail.u.class.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_load.detail.u.class.name).ptr, (in->u.metadata_load.detail.u.class.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        case PCD_MONO_V0_1_EVENT_METADATA_LOAD_DETAIL_IMAGE:
-            if (PCD_UNLIKELY(!(t_metadata_load_detail == 2)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load.detail", "the tag that selects case image", PCD_FOUND_HEX, (uint64_t)(t_metadata_load_detail));
-            /* flags: Must be 0. */
-            if (PCD_UNLIKELY(in->u.metadata_load.detail.u.image.flags != 0))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_load.detail.u.image.flags));
-            PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_load.detail.u.image.flags)));
-            /* name: Image file name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_load.detail.u.image.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load.detail.image.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_load.detail.u.image.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_load.detail.image.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_load.detail.u.image.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_load.detail.u.image.name).ptr, (in->u.metadata_load.detail.u.image.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        default:
-            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load.detail", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_load.detail.which));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x22)));
+        return pcd_mono_v0_1_event_metadata_load_encode(s, in);
     case PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(50)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_metadata_start_unload_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_start_unload.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.metadata_start_unload.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_metadata_start_unload_time)));
-        /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-        switch (in->u.metadata_start_unload.mtype) {
-        case 1: case 2:
-            break;
-        default:
-            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_unload.mtype", "a value of its enum", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_unload.mtype));
-        }
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.metadata_start_unload.mtype)));
-        /* pointer: The MonoClass* or MonoImage*. */
-        w_metadata_start_unload_pointer = (int64_t)(((uint64_t)(in->u.metadata_start_unload.pointer)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_start_unload_pointer)));
-        /* detail */
-        t_metadata_start_unload_detail = (uint64_t)(in->u.metadata_start_unload.mtype);
-        switch (in->u.metadata_start_unload.detail.which) {
-        case PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_DETAIL_CLASS:
-            if (PCD_UNLIKELY(!(t_metadata_start_unload_detail == 1)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_unload.detail", "the tag that selects case class", PCD_FOUND_HEX, (uint64_t)(t_metadata_start_unload_detail));
-            /* image: MonoImage* of the class. */
-            w_metadata_start_unload_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_start_unload.detail.u.class.image)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_start_unload_detail_class_image)));
-            /* flags: Must be 0. */
-            if (PCD_UNLIKELY(in->u.metadata_start_unload.detail.u.class.flags != 0))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_unload.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_unload.detail.u.class.flags));
-            PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_start_unload.detail.u.class.flags)));
-            /* name: Full class name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_start_unload.detail.u.class.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_unload.detail.class.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_start_unload.detail.u.class.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_start_unload.detail.class.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_start_unload.detail.u.class.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_start_unload.detail.u.class.name).ptr, (in->u.metadata_start_unload.detail.u.class.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        case PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_DETAIL_IMAGE:
-            if (PCD_UNLIKELY(!(t_metadata_start_unload_detail == 2)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_unload.detail", "the tag that selects case image", PCD_FOUND_HEX, (uint64_t)(t_metadata_start_unload_detail));
-            /* flags: Must be 0. */
-            if (PCD_UNLIKELY(in->u.metadata_start_unload.detail.u.image.flags != 0))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_unload.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_unload.detail.u.image.flags));
-            PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_start_unload.detail.u.image.flags)));
-            /* name: Image file name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_start_unload.detail.u.image.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_unload.detail.image.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_start_unload.detail.u.image.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_start_unload.detail.image.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_start_unload.detail.u.image.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_start_unload.detail.u.image.name).ptr, (in->u.metadata_start_unload.detail.u.image.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        default:
-            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_unload.detail", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_unload.detail.which));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x32)));
+        return pcd_mono_v0_1_event_metadata_start_unload_encode(s, in);
     case PCD_MONO_V0_1_EVENT_METADATA_UNLOAD:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(66)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_metadata_unload_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_unload.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.metadata_unload.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_metadata_unload_time)));
-        /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-        switch (in->u.metadata_unload.mtype) {
-        case 1: case 2:
-            break;
-        default:
-            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload.mtype", "a value of its enum", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_unload.mtype));
-        }
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.metadata_unload.mtype)));
-        /* pointer: The MonoClass* or MonoImage*. */
-        w_metadata_unload_pointer = (int64_t)(((uint64_t)(in->u.metadata_unload.pointer)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_unload_pointer)));
-        /* detail */
-        t_metadata_unload_detail = (uint64_t)(in->u.metadata_unload.mtype);
-        switch (in->u.metadata_unload.detail.which) {
-        case PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_DETAIL_CLASS:
-            if (PCD_UNLIKELY(!(t_metadata_unload_detail == 1)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload.detail", "the tag that selects case class", PCD_FOUND_HEX, (uint64_t)(t_metadata_unload_detail));
-            /* image: MonoImage* of the class. */
-            w_metadata_unload_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.class.image)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_unload_detail_class_image)));
-            /* flags: Must be 0. */
-            if (PCD_UNLIKELY(in->u.metadata_unload.detail.u.class.flags != 0))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_unload.detail.u.class.flags));
-            PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_unload.detail.u.class.flags)));
-            /* name: Full class name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_unload.detail.u.class.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload.detail.class.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_unload.detail.u.class.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_unload.detail.class.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_unload.detail.u.class.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_unload.detail.u.class.name).ptr, (in->u.metadata_unload.detail.u.class.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        case PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_DETAIL_IMAGE:
-            if (PCD_UNLIKELY(!(t_metadata_unload_detail == 2)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload.detail", "the tag that selects case image", PCD_FOUND_HEX, (uint64_t)(t_metadata_unload_detail));
-            /* flags: Must be 0. */
-            if (PCD_UNLIKELY(in->u.metadata_unload.detail.u.image.flags != 0))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_unload.detail.u.image.flags));
-            PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_unload.detail.u.image.flags)));
-            /* name: Image file name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_unload.detail.u.image.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload.detail.image.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_unload.detail.u.image.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_unload.detail.image.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_unload.detail.u.image.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_unload.detail.u.image.name).ptr, (in->u.metadata_unload.detail.u.image.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        default:
-            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload.detail", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_unload.detail.which));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x42)));
+        return pcd_mono_v0_1_event_metadata_unload_encode(s, in);
     case PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(146)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_metadata_start_load_err_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_start_load_err.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.metadata_start_load_err.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_metadata_start_load_err_time)));
-        /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-        switch (in->u.metadata_start_load_err.mtype) {
-        case 1: case 2:
-            break;
-        default:
-            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_load_err.mtype", "a value of its enum", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_load_err.mtype));
-        }
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.metadata_start_load_err.mtype)));
-        /* pointer: The MonoClass* or MonoImage*. */
-        w_metadata_start_load_err_pointer = (int64_t)(((uint64_t)(in->u.metadata_start_load_err.pointer)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_start_load_err_pointer)));
-        /* detail */
-        t_metadata_start_load_err_detail = (uint64_t)(in->u.metadata_start_load_err.mtype);
-        switch (in->u.metadata_start_load_err.detail.which) {
-        case PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_DETAIL_CLASS:
-            if (PCD_UNLIKELY(!(t_metadata_start_load_err_detail == 1)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_load_err.detail", "the tag that selects case class", PCD_FOUND_HEX, (uint64_t)(t_metadata_start_load_err_detail));
-            /* image: MonoImage* of the class. */
-            w_metadata_start_load_err_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_start_load_err.detail.u.class.image)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_start_load_err_detail_class_image)));
-            /* flags: Must be 0. */
-            if (PCD_UNLIKELY(in->u.metadata_start_load_err.detail.u.class.flags != 0))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_load_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_load_err.detail.u.class.flags));
-            PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_start_load_err.detail.u.class.flags)));
-            /* name: Full class name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_start_load_err.detail.u.class.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_load_err.detail.class.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_start_load_err.detail.u.class.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_start_load_err.detail.class.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_start_load_err.detail.u.class.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_start_load_err.detail.u.class.name).ptr, (in->u.metadata_start_load_err.detail.u.class.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        case PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_DETAIL_IMAGE:
-            if (PCD_UNLIKELY(!(t_metadata_start_load_err_detail == 2)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_load_err.detail", "the tag that selects case image", PCD_FOUND_HEX, (uint64_t)(t_metadata_start_load_err_detail));
-            /* flags: Must be 0. */
-            if (PCD_UNLIKELY(in->u.metadata_start_load_err.detail.u.image.flags != 0))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_load_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_load_err.detail.u.image.flags));
-            PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_start_load_err.detail.u.image.flags)));
-            /* name: Image file name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_start_load_err.detail.u.image.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_load_err.detail.image.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_start_load_err.detail.u.image.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_start_load_err.detail.image.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_start_load_err.detail.u.image.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_start_load_err.detail.u.image.name).ptr, (in->u.metadata_start_load_err.detail.u.image.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        default:
-            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_load_err.detail", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_load_err.detail.which));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x92)));
+        return pcd_mono_v0_1_event_metadata_start_load_err_encode(s, in);
     case PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(162)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_metadata_load_err_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_load_err.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.metadata_load_err.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_metadata_load_err_time)));
-        /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-        switch (in->u.metadata_load_err.mtype) {
-        case 1: case 2:
-            break;
-        default:
-            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load_err.mtype", "a value of its enum", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_load_err.mtype));
-        }
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.metadata_load_err.mtype)));
-        /* pointer: The MonoClass* or MonoImage*. */
-        w_metadata_load_err_pointer = (int64_t)(((uint64_t)(in->u.metadata_load_err.pointer)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_load_err_pointer)));
-        /* detail */
-        t_metadata_load_err_detail = (uint64_t)(in->u.metadata_load_err.mtype);
-        switch (in->u.metadata_load_err.detail.which) {
-        case PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_DETAIL_CLASS:
-            if (PCD_UNLIKELY(!(t_metadata_load_err_detail == 1)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load_err.detail", "the tag that selects case class", PCD_FOUND_HEX, (uint64_t)(t_metadata_load_err_detail));
-            /* image: MonoImage* of the class. */
-            w_metadata_load_err_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_load_err.detail.u.class.image)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_load_err_detail_class_image)));
-            /* flags: Must be 0. */
-            if (PCD_UNLIKELY(in->u.metadata_load_err.detail.u.class.flags != 0))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_load_err.detail.u.class.flags));
-            PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_load_err.detail.u.class.flags)));
-            /* name: Full class name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_load_err.detail.u.class.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load_err.detail.class.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_load_err.detail.u.class.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_load_err.detail.class.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_load_err.detail.u.class.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_load_err.detail.u.class.name).ptr, (in->u.metadata_load_err.detail.u.class.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        case PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_DETAIL_IMAGE:
-            if (PCD_UNLIKELY(!(t_metadata_load_err_detail == 2)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load_err.detail", "the tag that selects case image", PCD_FOUND_HEX, (uint64_t)(t_metadata_load_err_detail));
-            /* flags: Must be 0. */
-            if (PCD_UNLIKELY(in->u.metadata_load_err.detail.u.image.flags != 0))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_load_err.detail.u.image.flags));
-            PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_load_err.detail.u.image.flags)));
-            /* name: Image file name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_load_err.detail.u.image.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load_err.detail.image.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_load_err.detail.u.image.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_load_err.detail.image.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_load_err.detail.u.image.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_load_err.detail.u.image.name).ptr, (in->u.metadata_load_err.detail.u.image.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        default:
-            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load_err.detail", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_load_err.detail.which));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0xA2)));
+        return pcd_mono_v0_1_event_metadata_load_err_encode(s, in);
     case PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(178)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_metadata_start_unload_err_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_start_unload_err.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.metadata_start_unload_err.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_metadata_start_unload_err_time)));
-        /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-        switch (in->u.metadata_start_unload_err.mtype) {
-        case 1: case 2:
-            break;
-        default:
-            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_unload_err.mtype", "a value of its enum", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_unload_err.mtype));
-        }
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.metadata_start_unload_err.mtype)));
-        /* pointer: The MonoClass* or MonoImage*. */
-        w_metadata_start_unload_err_pointer = (int64_t)(((uint64_t)(in->u.metadata_start_unload_err.pointer)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_start_unload_err_pointer)));
-        /* detail */
-        t_metadata_start_unload_err_detail = (uint64_t)(in->u.metadata_start_unload_err.mtype);
-        switch (in->u.metadata_start_unload_err.detail.which) {
-        case PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_DETAIL_CLASS:
-            if (PCD_UNLIKELY(!(t_metadata_start_unload_err_detail == 1)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_unload_err.detail", "the tag that selects case class", PCD_FOUND_HEX, (uint64_t)(t_metadata_start_unload_err_detail));
-            /* image: MonoImage* of the class. */
-            w_metadata_start_unload_err_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_start_unload_err.detail.u.class.image)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_start_unload_err_detail_class_image)));
-            /* flags: Must be 0. */
-            if (PCD_UNLIKELY(in->u.metadata_start_unload_err.detail.u.class.flags != 0))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_unload_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_unload_err.detail.u.class.flags));
-            PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_start_unload_err.detail.u.class.flags)));
-            /* name: Full class name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_start_unload_err.detail.u.class.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_unload_err.detail.class.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_start_unload_err.detail.u.class.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_start_unload_err.detail.class.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_start_unload_err.detail.u.class.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_start_unload_err.detail.u.class.name).ptr, (in->u.metadata_start_unload_err.detail.u.class.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        case PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_DETAIL_IMAGE:
-            if (PCD_UNLIKELY(!(t_metadata_start_unload_err_detail == 2)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_unload_err.detail", "the tag that selects case image", PCD_FOUND_HEX, (uint64_t)(t_metadata_start_unload_err_detail));
-            /* flags: Must be 0. */
-            if (PCD_UNLIKELY(in->u.metadata_start_unload_err.detail.u.image.flags != 0))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_unload_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_unload_err.detail.u.image.flags));
-            PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_start_unload_err.detail.u.image.flags)));
-            /* name: Image file name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_start_unload_err.detail.u.image.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_start_unload_err.detail.image.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_start_unload_err.detail.u.image.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_start_unload_err.detail.image.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_start_unload_err.detail.u.image.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_start_unload_err.detail.u.image.name).ptr, (in->u.metadata_start_unload_err.detail.u.image.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        default:
-            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_start_unload_err.detail", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_start_unload_err.detail.which));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0xB2)));
+        return pcd_mono_v0_1_event_metadata_start_unload_err_encode(s, in);
     case PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(194)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_metadata_unload_err_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_unload_err.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.metadata_unload_err.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_metadata_unload_err_time)));
-        /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-        switch (in->u.metadata_unload_err.mtype) {
-        case 1: case 2:
-            break;
-        default:
-            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload_err.mtype", "a value of its enum", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_unload_err.mtype));
-        }
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.metadata_unload_err.mtype)));
-        /* pointer: The MonoClass* or MonoImage*. */
-        w_metadata_unload_err_pointer = (int64_t)(((uint64_t)(in->u.metadata_unload_err.pointer)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_unload_err_pointer)));
-        /* detail */
-        t_metadata_unload_err_detail = (uint64_t)(in->u.metadata_unload_err.mtype);
-        switch (in->u.metadata_unload_err.detail.which) {
-        case PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_DETAIL_CLASS:
-            if (PCD_UNLIKELY(!(t_metadata_unload_err_detail == 1)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload_err.detail", "the tag that selects case class", PCD_FOUND_HEX, (uint64_t)(t_metadata_unload_err_detail));
-            /* image: MonoImage* of the class. */
-            w_metadata_unload_err_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_unload_err.detail.u.class.image)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_unload_err_detail_class_image)));
-            /* flags: Must be 0. */
-            if (PCD_UNLIKELY(in->u.metadata_unload_err.detail.u.class.flags != 0))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload_err.detail.class.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_unload_err.detail.u.class.flags));
-            PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_unload_err.detail.u.class.flags)));
-            /* name: Full class name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_unload_err.detail.u.class.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload_err.detail.class.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_unload_err.detail.u.class.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_unload_err.detail.class.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_unload_err.detail.u.class.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_unload_err.detail.u.class.name).ptr, (in->u.metadata_unload_err.detail.u.class.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        case PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_DETAIL_IMAGE:
-            if (PCD_UNLIKELY(!(t_metadata_unload_err_detail == 2)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload_err.detail", "the tag that selects case image", PCD_FOUND_HEX, (uint64_t)(t_metadata_unload_err_detail));
-            /* flags: Must be 0. */
-            if (PCD_UNLIKELY(in->u.metadata_unload_err.detail.u.image.flags != 0))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload_err.detail.image.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_unload_err.detail.u.image.flags));
-            PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.metadata_unload_err.detail.u.image.flags)));
-            /* name: Image file name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_unload_err.detail.u.image.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload_err.detail.image.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_unload_err.detail.u.image.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_unload_err.detail.image.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_unload_err.detail.u.image.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_unload_err.detail.u.image.name).ptr, (in->u.metadata_unload_err.detail.u.image.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        default:
-            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload_err.detail", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_unload_err.detail.which));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0xC2)));
+        return pcd_mono_v0_1_event_metadata_unload_err_encode(s, in);
     case PCD_MONO_V0_1_EVENT_METHOD_LEAVE:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(19)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_method_leave_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_leave.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.method_leave.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_method_leave_time)));
-        /* method: MonoMethod* (running delta from the previous method of the buffer). */
-        w_method_leave_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_leave.method)) - st->method);
-        st->method = (uint64_t)((uint64_t)(in->u.method_leave.method));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_method_leave_method)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x13)));
+        return pcd_mono_v0_1_event_method_leave_encode(s, in);
     case PCD_MONO_V0_1_EVENT_METHOD_ENTER:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(35)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_method_enter_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_enter.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.method_enter.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_method_enter_time)));
-        /* method: MonoMethod* (running delta from the previous method of the buffer). */
-        w_method_enter_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_enter.method)) - st->method);
-        st->method = (uint64_t)((uint64_t)(in->u.method_enter.method));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_method_enter_method)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x23)));
+        return pcd_mono_v0_1_event_method_enter_encode(s, in);
     case PCD_MONO_V0_1_EVENT_METHOD_EXC_LEAVE:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(51)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_method_exc_leave_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_exc_leave.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.method_exc_leave.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_method_exc_leave_time)));
-        /* method: MonoMethod* (running delta from the previous method of the buffer). */
-        w_method_exc_leave_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_exc_leave.method)) - st->method);
-        st->method = (uint64_t)((uint64_t)(in->u.method_exc_leave.method));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_method_exc_leave_method)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x33)));
+        return pcd_mono_v0_1_event_method_exc_leave_encode(s, in);
     case PCD_MONO_V0_1_EVENT_JIT:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(67)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_jit_time = (uint64_t)((uint64_t)((uint64_t)(in->u.jit.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.jit.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_jit_time)));
-        /* method: MonoMethod* (running delta from the previous method of the buffer). */
-        w_jit_method = (int64_t)((uint64_t)((uint64_t)(in->u.jit.method)) - st->method);
-        st->method = (uint64_t)((uint64_t)(in->u.jit.method));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_jit_method)));
-        /* code: Start of the native code. */
-        w_jit_code = (int64_t)(((uint64_t)(in->u.jit.code)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_jit_code)));
-        /* code_size: Size of the native code. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.jit.code_size)));
-        /* name: Full method name. */
-        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.jit.name)))
-            return pcd_sink_fail(s, PCD_E_RANGE, "jit.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-        if (PCD_UNLIKELY((in->u.jit.name).len > 1048576))
-            return pcd_sink_fail(s, PCD_E_LIMIT, "jit.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.jit.name).len));
-        PCD_TRY(pcd_put_bytes(s, (in->u.jit.name).ptr, (in->u.jit.name).len));
-        PCD_TRY(pcd_put_u8(s, 0));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x43)));
+        return pcd_mono_v0_1_event_jit_encode(s, in);
     case PCD_MONO_V0_1_EVENT_THROW:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(4)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_throw_time = (uint64_t)((uint64_t)((uint64_t)(in->u.throw.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.throw.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_throw_time)));
-        /* object: The exception object. */
-        if (PCD_UNLIKELY(((uint64_t)(in->u.throw.object) & 7) != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "throw.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.throw.object));
-        w_throw_object = (int64_t)(((uint64_t)(in->u.throw.object) >> 3) - (uint64_t)(st->obj));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_throw_object)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x4)));
+        return pcd_mono_v0_1_event_throw_encode(s, in);
     case PCD_MONO_V0_1_EVENT_THROW_BT:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(132)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_throw_bt_time = (uint64_t)((uint64_t)((uint64_t)(in->u.throw_bt.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.throw_bt.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_throw_bt_time)));
-        /* object: The exception object. */
-        if (PCD_UNLIKELY(((uint64_t)(in->u.throw_bt.object) & 7) != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "throw_bt.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.throw_bt.object));
-        w_throw_bt_object = (int64_t)(((uint64_t)(in->u.throw_bt.object) >> 3) - (uint64_t)(st->obj));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_throw_bt_object)));
-        /* backtrace */
-        /* flags: Must be 0. */
-        if (PCD_UNLIKELY(in->u.throw_bt.backtrace.flags != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "throw_bt.backtrace.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.throw_bt.backtrace.flags));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.throw_bt.backtrace.flags)));
-        /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.throw_bt.backtrace.n_frames));
-        if (PCD_UNLIKELY(in->u.throw_bt.backtrace.n_frames > 65536))
-            return pcd_sink_fail(s, PCD_E_LIMIT, "throw_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, (uint64_t)(in->u.throw_bt.backtrace.n_frames));
-        for (size_t i = 0; i < in->u.throw_bt.backtrace.n_frames; i++) {
-            w_throw_bt_backtrace_frames_e = (int64_t)(((uint64_t)(in->u.throw_bt.backtrace.frames[i])) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_throw_bt_backtrace_frames_e)));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x84)));
+        return pcd_mono_v0_1_event_throw_bt_encode(s, in);
     case PCD_MONO_V0_1_EVENT_CLAUSE:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(20)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_clause_time = (uint64_t)((uint64_t)((uint64_t)(in->u.clause.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.clause.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_clause_time)));
-        /* clause_type: ECMA clause flags. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.clause.clause_type)));
-        /* clause_index: The clause's number in the method header. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.clause.clause_index)));
-        /* method: MonoMethod* (running delta from the previous method of the buffer). */
-        w_clause_method = (int64_t)((uint64_t)((uint64_t)(in->u.clause.method)) - st->method);
-        st->method = (uint64_t)((uint64_t)(in->u.clause.method));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_clause_method)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x14)));
+        return pcd_mono_v0_1_event_clause_encode(s, in);
     case PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(21)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_monitor_contention_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor_contention.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.monitor_contention.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_monitor_contention_time)));
-        /* object: The lock object (stored >> 3 relative to obj_base). */
-        if (PCD_UNLIKELY(((uint64_t)(in->u.monitor_contention.object) & 7) != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "monitor_contention.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.monitor_contention.object));
-        w_monitor_contention_object = (int64_t)(((uint64_t)(in->u.monitor_contention.object) >> 3) - (uint64_t)(st->obj));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_monitor_contention_object)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x15)));
+        return pcd_mono_v0_1_event_monitor_contention_encode(s, in);
     case PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION_BT:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(149)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_monitor_contention_bt_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor_contention_bt.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.monitor_contention_bt.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_monitor_contention_bt_time)));
-        /* object: The lock object (stored >> 3 relative to obj_base). */
-        if (PCD_UNLIKELY(((uint64_t)(in->u.monitor_contention_bt.object) & 7) != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "monitor_contention_bt.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.monitor_contention_bt.object));
-        w_monitor_contention_bt_object = (int64_t)(((uint64_t)(in->u.monitor_contention_bt.object) >> 3) - (uint64_t)(st->obj));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_monitor_contention_bt_object)));
-        /* backtrace */
-        /* flags: Must be 0. */
-        if (PCD_UNLIKELY(in->u.monitor_contention_bt.backtrace.flags != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "monitor_contention_bt.backtrace.flags", "0", PCD_FOUND_UINT, (uint64_t)(in->u.monitor_contention_bt.backtrace.flags));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.monitor_contention_bt.backtrace.flags)));
-        /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.monitor_contention_bt.backtrace.n_frames));
-        if (PCD_UNLIKELY(in->u.monitor_contention_bt.backtrace.n_frames > 65536))
-            return pcd_sink_fail(s, PCD_E_LIMIT, "monitor_contention_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, (uint64_t)(in->u.monitor_contention_bt.backtrace.n_frames));
-        for (size_t i = 0; i < in->u.monitor_contention_bt.backtrace.n_frames; i++) {
-            w_monitor_contention_bt_backtrace_frames_e = (int64_t)(((uint64_t)(in->u.monitor_contention_bt.backtrace.frames[i])) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_monitor_contention_bt_backtrace_frames_e)));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x95)));
+        return pcd_mono_v0_1_event_monitor_contention_bt_encode(s, in);
     case PCD_MONO_V0_1_EVENT_MONITOR_DONE:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(37)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_monitor_done_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor_done.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.monitor_done.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_monitor_done_time)));
-        /* object: The lock object (stored >> 3 relative to obj_base). */
-        if (PCD_UNLIKELY(((uint64_t)(in->u.monitor_done.object) & 7) != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "monitor_done.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.monitor_done.object));
-        w_monitor_done_object = (int64_t)(((uint64_t)(in->u.monitor_done.object) >> 3) - (uint64_t)(st->obj));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_monitor_done_object)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x25)));
+        return pcd_mono_v0_1_event_monitor_done_encode(s, in);
     case PCD_MONO_V0_1_EVENT_MONITOR_FAIL:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(53)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_monitor_fail_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor_fail.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.monitor_fail.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_monitor_fail_time)));
-        /* object: The lock object (stored >> 3 relative to obj_base). */
-        if (PCD_UNLIKELY(((uint64_t)(in->u.monitor_fail.object) & 7) != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "monitor_fail.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.monitor_fail.object));
-        w_monitor_fail_object = (int64_t)(((uint64_t)(in->u.monitor_fail.object) >> 3) - (uint64_t)(st->obj));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_monitor_fail_object)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x35)));
+        return pcd_mono_v0_1_event_monitor_fail_encode(s, in);
     case PCD_MONO_V0_1_EVENT_HEAP_START:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(6)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_heap_start_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_start.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.heap_start.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_heap_start_time)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x6)));
+        return pcd_mono_v0_1_event_heap_start_encode(s, in);
     case PCD_MONO_V0_1_EVENT_HEAP_END:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(22)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_heap_end_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_end.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.heap_end.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_heap_end_time)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x16)));
+        return pcd_mono_v0_1_event_heap_end_encode(s, in);
     case PCD_MONO_V0_1_EVENT_HEAP_OBJECT:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(38)));
-        /* object: Object address (stored >> 3 relative to obj_base). */
-        if (PCD_UNLIKELY(((uint64_t)(in->u.heap_object.object) & 7) != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "heap_object.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.heap_object.object));
-        w_heap_object_object = (int64_t)(((uint64_t)(in->u.heap_object.object) >> 3) - (uint64_t)(st->obj));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_heap_object_object)));
-        /* class: MonoClass* of the object. */
-        w_heap_object_class = (int64_t)(((uint64_t)(in->u.heap_object.class)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_heap_object_class)));
-        /* size: Size of the object in the heap. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.heap_object.size)));
-        /* refs: Objects it references. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.heap_object.n_refs));
-        for (size_t i = 0; i < in->u.heap_object.n_refs; i++) {
-            if (PCD_UNLIKELY(((uint64_t)(in->u.heap_object.refs[i]) & 7) != 0))
-                return pcd_sink_fail(s, PCD_E_RANGE, "heap_object.refs", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.heap_object.refs[i]));
-            w_heap_object_refs_e = (int64_t)(((uint64_t)(in->u.heap_object.refs[i]) >> 3) - (uint64_t)(st->obj));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_heap_object_refs_e)));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x26)));
+        return pcd_mono_v0_1_event_heap_object_encode(s, in);
     default:
         return pcd_sink_fail(s, PCD_E_BAD_TAG, "event", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->which));
     }
     return PCD_OK;
 }
 
+/* event.alloc: An object was allocated. */
+static uint64_t pcd_mono_v0_1_event_alloc_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_class = 0;
+    PCD_UNUSED int64_t w_object = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.alloc.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.alloc.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* class: MonoClass* of the object. */
+    w_class = (int64_t)(((uint64_t)(in->u.alloc.class)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_class));
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    w_object = (int64_t)(((uint64_t)(in->u.alloc.object) >> 3) - (uint64_t)(st->obj));
+    n += pcd_size_sleb128((int64_t)(w_object));
+    /* size: Size of the object in the heap. */
+    n += pcd_size_uleb128((uint64_t)(in->u.alloc.size));
+    return n;
+}
+
+/* event.alloc_bt: An object was allocated; with the allocating backtrace. */
+static uint64_t pcd_mono_v0_1_event_alloc_bt_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_class = 0;
+    PCD_UNUSED int64_t w_object = 0;
+    PCD_UNUSED int64_t w_backtrace_frames_e = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.alloc_bt.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.alloc_bt.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* class: MonoClass* of the object. */
+    w_class = (int64_t)(((uint64_t)(in->u.alloc_bt.class)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_class));
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    w_object = (int64_t)(((uint64_t)(in->u.alloc_bt.object) >> 3) - (uint64_t)(st->obj));
+    n += pcd_size_sleb128((int64_t)(w_object));
+    /* size: Size of the object in the heap. */
+    n += pcd_size_uleb128((uint64_t)(in->u.alloc_bt.size));
+    /* backtrace */
+    /* flags: Must be 0. */
+    n += pcd_size_uleb128((uint64_t)(in->u.alloc_bt.backtrace.flags));
+    /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
+    n += pcd_size_uleb128(in->u.alloc_bt.backtrace.n_frames);
+    for (size_t i = 0; i < in->u.alloc_bt.backtrace.n_frames; i++) {
+        w_backtrace_frames_e = (int64_t)(((uint64_t)(in->u.alloc_bt.backtrace.frames[i])) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_backtrace_frames_e));
+    }
+    return n;
+}
+
+/* event.gc_event: A GC phase. */
+static uint64_t pcd_mono_v0_1_event_gc_event_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_event.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_event.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* event: MONO_GC_EVENT_*. */
+    n += pcd_size_uleb128((uint64_t)(in->u.gc_event.event));
+    /* generation: Generation the event is about. */
+    n += pcd_size_uleb128((uint64_t)(in->u.gc_event.generation));
+    return n;
+}
+
+/* event.gc_resize: The heap was resized. */
+static uint64_t pcd_mono_v0_1_event_gc_resize_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_resize.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_resize.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* heap_size: New heap size. */
+    n += pcd_size_uleb128((uint64_t)(in->u.gc_resize.heap_size));
+    return n;
+}
+
+/* event.gc_move: Objects moved: old and new addresses, alternating. */
+static uint64_t pcd_mono_v0_1_event_gc_move_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_objects_e = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_move.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_move.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* objects: Old address, new address, ... (the count counts addresses). */
+    n += pcd_size_uleb128(in->u.gc_move.n_objects);
+    for (size_t i = 0; i < in->u.gc_move.n_objects; i++) {
+        w_objects_e = (int64_t)(((uint64_t)(in->u.gc_move.objects[i]) >> 3) - (uint64_t)(st->obj));
+        n += pcd_size_sleb128((int64_t)(w_objects_e));
+    }
+    return n;
+}
+
+/* event.metadata_start_load: Metadata is being loaded. */
+static uint64_t pcd_mono_v0_1_event_metadata_start_load_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_pointer = 0;
+    PCD_UNUSED uint64_t t_detail = 0;
+    PCD_UNUSED int64_t w_detail_class_image = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_start_load.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.metadata_start_load.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    n += 1;
+    /* pointer: The MonoClass* or MonoImage*. */
+    w_pointer = (int64_t)(((uint64_t)(in->u.metadata_start_load.pointer)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_pointer));
+    /* detail */
+    t_detail = (uint64_t)(in->u.metadata_start_load.mtype);
+    switch (in->u.metadata_start_load.detail.which) {
+    case PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_DETAIL_CLASS:
+        /* image: MonoImage* of the class. */
+        w_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_start_load.detail.u.class.image)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_class_image));
+        /* flags: Must be 0. */
+        n += pcd_size_uleb128((uint64_t)(in->u.metadata_start_load.detail.u.class.flags));
+        /* name: Full class name. */
+        n += (in->u.metadata_start_load.detail.u.class.name).len + 1;
+        break;
+    case PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_DETAIL_IMAGE:
+        /* flags: Must be 0. */
+        n += pcd_size_uleb128((uint64_t)(in->u.metadata_start_load.detail.u.image.flags));
+        /* name: Image file name. */
+        n += (in->u.metadata_start_load.detail.u.image.name).len + 1;
+        break;
+    default:
+        break;
+    }
+    return n;
+}
+
+/* event.metadata_load: Metadata was loaded. */
+static uint64_t pcd_mono_v0_1_event_metadata_load_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_pointer = 0;
+    PCD_UNUSED uint64_t t_detail = 0;
+    PCD_UNUSED int64_t w_detail_class_image = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_load.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.metadata_load.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    n += 1;
+    /* pointer: The MonoClass* or MonoImage*. */
+    w_pointer = (int64_t)(((uint64_t)(in->u.metadata_load.pointer)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_pointer));
+    /* detail */
+    t_detail = (uint64_t)(in->u.metadata_load.mtype);
+    switch (in->u.metadata_load.detail.which) {
+    case PCD_MONO_V0_1_EVENT_METADATA_LOAD_DETAIL_CLASS:
+        /* image: MonoImage* of the class. */
+        w_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.class.image)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_class_image));
+        /* flags: Must be 0. */
+        n += pcd_size_uleb128((uint64_t)(in->u.metadata_load.detail.u.class.flags));
+        /* name: Full class name. */
+        n += (in->u.metadata_load.detail.u.class.name).len + 1;
+        break;
+    case PCD_MONO_V0_1_EVENT_METADATA_LOAD_DETAIL_IMAGE:
+        /* flags: Must be 0. */
+        n += pcd_size_uleb128((uint64_t)(in->u.metadata_load.detail.u.image.flags));
+        /* name: Image file name. */
+        n += (in->u.metadata_load.detail.u.image.name).len + 1;
+        break;
+    default:
+        break;
+    }
+    return n;
+}
+
+/* event.metadata_start_unload: Metadata is being unloaded. */
+static uint64_t pcd_mono_v0_1_event_metadata_start_unload_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_pointer = 0;
+    PCD_UNUSED uint64_t t_detail = 0;
+    PCD_UNUSED int64_t w_detail_class_image = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_start_unload.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.metadata_start_unload.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    n += 1;
+    /* pointer: The MonoClass* or MonoImage*. */
+    w_pointer = (int64_t)(((uint64_t)(in->u.metadata_start_unload.pointer)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_pointer));
+    /* detail */
+    t_detail = (uint64_t)(in->u.metadata_start_unload.mtype);
+    switch (in->u.metadata_start_unload.detail.which) {
+    case PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_DETAIL_CLASS:
+        /* image: MonoImage* of the class. */
+        w_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_start_unload.detail.u.class.image)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_class_image));
+        /* flags: Must be 0. */
+        n += pcd_size_uleb128((uint64_t)(in->u.metadata_start_unload.detail.u.class.flags));
+        /* name: Full class name. */
+        n += (in->u.metadata_start_unload.detail.u.class.name).len + 1;
+        break;
+    case PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_DETAIL_IMAGE:
+        /* flags: Must be 0. */
+        n += pcd_size_uleb128((uint64_t)(in->u.metadata_start_unload.detail.u.image.flags));
+        /* name: Image file name. */
+        n += (in->u.metadata_start_unload.detail.u.image.name).len + 1;
+        break;
+    default:
+        break;
+    }
+    return n;
+}
+
+/* event.metadata_unload: Metadata was unloaded. */
+static uint64_t pcd_mono_v0_1_event_metadata_unload_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_pointer = 0;
+    PCD_UNUSED uint64_t t_detail = 0;
+    PCD_UNUSED int64_t w_detail_class_image = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_unload.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.metadata_unload.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    n += 1;
+    /* pointer: The MonoClass* or MonoImage*. */
+    w_pointer = (int64_t)(((uint64_t)(in->u.metadata_unload.pointer)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_pointer));
+    /* detail */
+    t_detail = (uint64_t)(in->u.metadata_unload.mtype);
+    switch (in->u.metadata_unload.detail.which) {
+    case PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_DETAIL_CLASS:
+        /* image: MonoImage* of the class. */
+        w_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.class.image)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_class_image));
+        /* flags: Must be 0. */
+        n += pcd_size_uleb128((uint64_t)(in->u.metadata_unload.detail.u.class.flags));
+        /* name: Full class name. */
+        n += (in->u.metadata_unload.detail.u.class.name).len + 1;
+        break;
+    case PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_DETAIL_IMAGE:
+        /* flags: Must be 0. */
+        n += pcd_size_uleb128((uint64_t)(in->u.metadata_unload.detail.u.image.flags));
+        /* name: Image file name. */
+        n += (in->u.metadata_unload.detail.u.image.name).len + 1;
+        break;
+    default:
+        break;
+    }
+    return n;
+}
+
+/* event.metadata_start_load_err: Loading metadata failed (TYPE_LOAD_ERR; never written). */
+static uint64_t pcd_mono_v0_1_event_metadata_start_load_err_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_pointer = 0;
+    PCD_UNUSED uint64_t t_detail = 0;
+    PCD_UNUSED int64_t w_detail_class_image = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_start_load_err.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.metadata_start_load_err.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    n += 1;
+    /* pointer: The MonoClass* or MonoImage*. */
+    w_pointer = (int64_t)(((uint64_t)(in->u.metadata_start_load_err.pointer)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_pointer));
+    /* detail */
+    t_detail = (uint64_t)(in->u.metadata_start_load_err.mtype);
+    switch (in->u.metadata_start_load_err.detail.which) {
+    case PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_DETAIL_CLASS:
+        /* image: MonoImage* of the class. */
+        w_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_start_load_err.detail.u.class.image)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_class_image));
+        /* flags: Must be 0. */
+        n += pcd_size_uleb128((uint64_t)(in->u.metadata_start_load_err.detail.u.class.flags));
+        /* name: Full class name. */
+        n += (in->u.metadata_start_load_err.detail.u.class.name).len + 1;
+        break;
+    case PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_DETAIL_IMAGE:
+        /* flags: Must be 0. */
+        n += pcd_size_uleb128((uint64_t)(in->u.metadata_start_load_err.detail.u.image.flags));
+        /* name: Image file name. */
+        n += (in->u.metadata_start_load_err.detail.u.image.name).len + 1;
+        break;
+    default:
+        break;
+    }
+    return n;
+}
+
+/* event.metadata_load_err: Loading metadata failed (TYPE_LOAD_ERR; never written). */
+static uint64_t pcd_mono_v0_1_event_metadata_load_err_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_pointer = 0;
+    PCD_UNUSED uint64_t t_detail = 0;
+    PCD_UNUSED int64_t w_detail_class_image = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_load_err.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.metadata_load_err.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    n += 1;
+    /* pointer: The MonoClass* or MonoImage*. */
+    w_pointer = (int64_t)(((uint64_t)(in->u.metadata_load_err.pointer)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_pointer));
+    /* detail */
+    t_detail = (uint64_t)(in->u.metadata_load_err.mtype);
+    switch (in->u.metadata_load_err.detail.which) {
+    case PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_DETAIL_CLASS:
+        /* image: MonoImage* of the class. */
+        w_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_load_err.detail.u.class.image)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_class_image));
+        /* flags: Must be 0. */
+        n += pcd_size_uleb128((uint64_t)(in->u.metadata_load_err.detail.u.class.flags));
+        /* name: Full class name. */
+        n += (in->u.metadata_load_err.detail.u.class.name).len + 1;
+        break;
+    case PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_DETAIL_IMAGE:
+        /* flags: Must be 0. */
+        n += pcd_size_uleb128((uint64_t)(in->u.metadata_load_err.detail.u.image.flags));
+        /* name: Image file name. */
+        n += (in->u.metadata_load_err.detail.u.image.name).len + 1;
+        break;
+    default:
+        break;
+    }
+    return n;
+}
+
+/* event.metadata_start_unload_err: Unloading metadata failed (TYPE_LOAD_ERR; never written). */
+static uint64_t pcd_mono_v0_1_event_metadata_start_unload_err_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_pointer = 0;
+    PCD_UNUSED uint64_t t_detail = 0;
+    PCD_UNUSED int64_t w_detail_class_image = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_start_unload_err.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.metadata_start_unload_err.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    n += 1;
+    /* pointer: The MonoClass* or MonoImage*. */
+    w_pointer = (int64_t)(((uint64_t)(in->u.metadata_start_unload_err.pointer)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_pointer));
+    /* detail */
+    t_detail = (uint64_t)(in->u.metadata_start_unload_err.mtype);
+    switch (in->u.metadata_start_unload_err.detail.which) {
+    case PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_DETAIL_CLASS:
+        /* image: MonoImage* of the class. */
+        w_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_start_unload_err.detail.u.class.image)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_class_image));
+        /* flags: Must be 0. */
+        n += pcd_size_uleb128((uint64_t)(in->u.metadata_start_unload_err.detail.u.class.flags));
+        /* name: Full class name. */
+        n += (in->u.metadata_start_unload_err.detail.u.class.name).len + 1;
+        break;
+    case PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_DETAIL_IMAGE:
+        /* flags: Must be 0. */
+        n += pcd_size_uleb128((uint64_t)(in->u.metadata_start_unload_err.detail.u.image.flags));
+        /* name: Image file name. */
+        n += (in->u.metadata_start_unload_err.detail.u.image.name).len + 1;
+        break;
+    default:
+        break;
+    }
+    return n;
+}
+
+/* event.metadata_unload_err: Unloading metadata failed (TYPE_LOAD_ERR; never written). */
+static uint64_t pcd_mono_v0_1_event_metadata_unload_err_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_pointer = 0;
+    PCD_UNUSED uint64_t t_detail = 0;
+    PCD_UNUSED int64_t w_detail_class_image = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_unload_err.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.metadata_unload_err.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
+    n += 1;
+    /* pointer: The MonoClass* or MonoImage*. */
+    w_pointer = (int64_t)(((uint64_t)(in->u.metadata_unload_err.pointer)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_pointer));
+    /* detail */
+    t_detail = (uint64_t)(in->u.metadata_unload_err.mtype);
+    switch (in->u.metadata_unload_err.detail.which) {
+    case PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_DETAIL_CLASS:
+        /* image: MonoImage* of the class. */
+        w_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_unload_err.detail.u.class.image)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_class_image));
+        /* flags: Must be 0. */
+        n += pcd_size_uleb128((uint64_t)(in->u.metadata_unload_err.detail.u.class.flags));
+        /* name: Full class name. */
+        n += (in->u.metadata_unload_err.detail.u.class.name).len + 1;
+        break;
+    case PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_DETAIL_IMAGE:
+        /* flags: Must be 0. */
+        n += pcd_size_uleb128((uint64_t)(in->u.metadata_unload_err.detail.u.image.flags));
+        /* name: Image file name. */
+        n += (in->u.metadata_unload_err.detail.u.image.name).len + 1;
+        break;
+    default:
+        break;
+    }
+    return n;
+}
+
+/* event.method_leave: A method returned. */
+static uint64_t pcd_mono_v0_1_event_method_leave_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_method = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_leave.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.method_leave.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    w_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_leave.method)) - st->method);
+    st->method = (uint64_t)((uint64_t)(in->u.method_leave.method));
+    n += pcd_size_sleb128((int64_t)(w_method));
+    return n;
+}
+
+/* event.method_enter: A method was entered. */
+static uint64_t pcd_mono_v0_1_event_method_enter_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_method = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_enter.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.method_enter.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    w_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_enter.method)) - st->method);
+    st->method = (uint64_t)((uint64_t)(in->u.method_enter.method));
+    n += pcd_size_sleb128((int64_t)(w_method));
+    return n;
+}
+
+/* event.method_exc_leave: A method was left by an exception. */
+static uint64_t pcd_mono_v0_1_event_method_exc_leave_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_method = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_exc_leave.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.method_exc_leave.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    w_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_exc_leave.method)) - st->method);
+    st->method = (uint64_t)((uint64_t)(in->u.method_exc_leave.method));
+    n += pcd_size_sleb128((int64_t)(w_method));
+    return n;
+}
+
+/* event.jit: A method was compiled. */
+static uint64_t pcd_mono_v0_1_event_jit_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_method = 0;
+    PCD_UNUSED int64_t w_code = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.jit.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.jit.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    w_method = (int64_t)((uint64_t)((uint64_t)(in->u.jit.method)) - st->method);
+    st->method = (uint64_t)((uint64_t)(in->u.jit.method));
+    n += pcd_size_sleb128((int64_t)(w_method));
+    /* code: Start of the native code. */
+    w_code = (int64_t)(((uint64_t)(in->u.jit.code)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_code));
+    /* code_size: Size of the native code. */
+    n += pcd_size_uleb128((uint64_t)(in->u.jit.code_size));
+    /* name: Full method name. */
+    n += (in->u.jit.name).len + 1;
+    return n;
+}
+
+/* event.throw: An exception was thrown. */
+static uint64_t pcd_mono_v0_1_event_throw_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_object = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.throw.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.throw.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* object: The exception object. */
+    w_object = (int64_t)(((uint64_t)(in->u.throw.object) >> 3) - (uint64_t)(st->obj));
+    n += pcd_size_sleb128((int64_t)(w_object));
+    return n;
+}
+
+/* event.throw_bt: An exception was thrown; with the backtrace. */
+static uint64_t pcd_mono_v0_1_event_throw_bt_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_object = 0;
+    PCD_UNUSED int64_t w_backtrace_frames_e = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.throw_bt.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.throw_bt.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* object: The exception object. */
+    w_object = (int64_t)(((uint64_t)(in->u.throw_bt.object) >> 3) - (uint64_t)(st->obj));
+    n += pcd_size_sleb128((int64_t)(w_object));
+    /* backtrace */
+    /* flags: Must be 0. */
+    n += pcd_size_uleb128((uint64_t)(in->u.throw_bt.backtrace.flags));
+    /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
+    n += pcd_size_uleb128(in->u.throw_bt.backtrace.n_frames);
+    for (size_t i = 0; i < in->u.throw_bt.backtrace.n_frames; i++) {
+        w_backtrace_frames_e = (int64_t)(((uint64_t)(in->u.throw_bt.backtrace.frames[i])) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_backtrace_frames_e));
+    }
+    return n;
+}
+
+/* event.clause: An exception clause ran. */
+static uint64_t pcd_mono_v0_1_event_clause_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_method = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.clause.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.clause.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* clause_type: ECMA clause flags. */
+    n += pcd_size_uleb128((uint64_t)(in->u.clause.clause_type));
+    /* clause_index: The clause's number in the method header. */
+    n += pcd_size_uleb128((uint64_t)(in->u.clause.clause_index));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    w_method = (int64_t)((uint64_t)((uint64_t)(in->u.clause.method)) - st->method);
+    st->method = (uint64_t)((uint64_t)(in->u.clause.method));
+    n += pcd_size_sleb128((int64_t)(w_method));
+    return n;
+}
+
+/* event.monitor_contention: A thread waits for a lock. */
+static uint64_t pcd_mono_v0_1_event_monitor_contention_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_object = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor_contention.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.monitor_contention.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* object: The lock object (stored >> 3 relative to obj_base). */
+    w_object = (int64_t)(((uint64_t)(in->u.monitor_contention.object) >> 3) - (uint64_t)(st->obj));
+    n += pcd_size_sleb128((int64_t)(w_object));
+    return n;
+}
+
+/* event.monitor_contention_bt: A thread waits for a lock; with the backtrace. */
+static uint64_t pcd_mono_v0_1_event_monitor_contention_bt_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_object = 0;
+    PCD_UNUSED int64_t w_backtrace_frames_e = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor_contention_bt.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.monitor_contention_bt.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* object: The lock object (stored >> 3 relative to obj_base). */
+    w_object = (int64_t)(((uint64_t)(in->u.monitor_contention_bt.object) >> 3) - (uint64_t)(st->obj));
+    n += pcd_size_sleb128((int64_t)(w_object));
+    /* backtrace */
+    /* flags: Must be 0. */
+    n += pcd_size_uleb128((uint64_t)(in->u.monitor_contention_bt.backtrace.flags));
+    /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
+    n += pcd_size_uleb128(in->u.monitor_contention_bt.backtrace.n_frames);
+    for (size_t i = 0; i < in->u.monitor_contention_bt.backtrace.n_frames; i++) {
+        w_backtrace_frames_e = (int64_t)(((uint64_t)(in->u.monitor_contention_bt.backtrace.frames[i])) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_backtrace_frames_e));
+    }
+    return n;
+}
+
+/* event.monitor_done: A thread took a lock after waiting. */
+static uint64_t pcd_mono_v0_1_event_monitor_done_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_object = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor_done.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.monitor_done.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* object: The lock object (stored >> 3 relative to obj_base). */
+    w_object = (int64_t)(((uint64_t)(in->u.monitor_done.object) >> 3) - (uint64_t)(st->obj));
+    n += pcd_size_sleb128((int64_t)(w_object));
+    return n;
+}
+
+/* event.monitor_fail: A thread gave up waiting for a lock. */
+static uint64_t pcd_mono_v0_1_event_monitor_fail_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_object = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor_fail.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.monitor_fail.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* object: The lock object (stored >> 3 relative to obj_base). */
+    w_object = (int64_t)(((uint64_t)(in->u.monitor_fail.object) >> 3) - (uint64_t)(st->obj));
+    n += pcd_size_sleb128((int64_t)(w_object));
+    return n;
+}
+
+/* event.heap_start: A heap walk starts. */
+static uint64_t pcd_mono_v0_1_event_heap_start_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_start.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.heap_start.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    return n;
+}
+
+/* event.heap_end: A heap walk ended. */
+static uint64_t pcd_mono_v0_1_event_heap_end_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_end.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.heap_end.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    return n;
+}
+
+/* event.heap_object: An object found by the heap walk (no time field in this version). */
+static uint64_t pcd_mono_v0_1_event_heap_object_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED int64_t w_object = 0;
+    PCD_UNUSED int64_t w_class = 0;
+    PCD_UNUSED int64_t w_refs_e = 0;
+    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
+    pcd_mono_v0_1_events_state *st = &st_copy;
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    w_object = (int64_t)(((uint64_t)(in->u.heap_object.object) >> 3) - (uint64_t)(st->obj));
+    n += pcd_size_sleb128((int64_t)(w_object));
+    /* class: MonoClass* of the object. */
+    w_class = (int64_t)(((uint64_t)(in->u.heap_object.class)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_class));
+    /* size: Size of the object in the heap. */
+    n += pcd_size_uleb128((uint64_t)(in->u.heap_object.size));
+    /* refs: Objects it references. */
+    n += pcd_size_uleb128(in->u.heap_object.n_refs);
+    for (size_t i = 0; i < in->u.heap_object.n_refs; i++) {
+        w_refs_e = (int64_t)(((uint64_t)(in->u.heap_object.refs[i]) >> 3) - (uint64_t)(st->obj));
+        n += pcd_size_sleb128((int64_t)(w_refs_e));
+    }
+    return n;
+}
+
 /* event: the number of bytes pcd_mono_v0_1_event_encode writes. */
 uint64_t pcd_mono_v0_1_event_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
 {
     uint64_t n = 0;
-    PCD_UNUSED uint64_t w_alloc_time = 0;
-    PCD_UNUSED int64_t w_alloc_class = 0;
-    PCD_UNUSED int64_t w_alloc_object = 0;
-    PCD_UNUSED uint64_t w_alloc_bt_time = 0;
-    PCD_UNUSED int64_t w_alloc_bt_class = 0;
-    PCD_UNUSED int64_t w_alloc_bt_object = 0;
-    PCD_UNUSED int64_t w_alloc_bt_backtrace_frames_e = 0;
-    PCD_UNUSED uint64_t w_gc_event_time = 0;
-    PCD_UNUSED uint64_t w_gc_resize_time = 0;
-    PCD_UNUSED uint64_t w_gc_move_time = 0;
-    PCD_UNUSED int64_t w_gc_move_objects_e = 0;
-    PCD_UNUSED uint64_t w_metadata_start_load_time = 0;
-    PCD_UNUSED int64_t w_metadata_start_load_pointer = 0;
-    PCD_UNUSED uint64_t t_metadata_start_load_detail = 0;
-    PCD_UNUSED int64_t w_metadata_start_load_detail_class_image = 0;
-    PCD_UNUSED uint64_t w_metadata_load_time = 0;
-    PCD_UNUSED int64_t w_metadata_load_pointer = 0;
-    PCD_UNUSED uint64_t t_metadata_load_detail = 0;
-    PCD_UNUSED int64_t w_metadata_load_detail_class_image = 0;
-    PCD_UNUSED uint64_t w_metadata_start_unload_time = 0;
-    PCD_UNUSED int64_t w_metadata_start_unload_pointer = 0;
-    PCD_UNUSED uint64_t t_metadata_start_unload_detail = 0;
-    PCD_UNUSED int64_t w_metadata_start_unload_detail_class_image = 0;
-    PCD_UNUSED uint64_t w_metadata_unload_time = 0;
-    PCD_UNUSED int64_t w_metadata_unload_pointer = 0;
-    PCD_UNUSED uint64_t t_metadata_unload_detail = 0;
-    PCD_UNUSED int64_t w_metadata_unload_detail_class_image = 0;
-    PCD_UNUSED uint64_t w_metadata_start_load_err_time = 0;
-    PCD_UNUSED int64_t w_metadata_start_load_err_pointer = 0;
-    PCD_UNUSED uint64_t t_metadata_start_load_err_detail = 0;
-    PCD_UNUSED int64_t w_metadata_start_load_err_detail_class_image = 0;
-    PCD_UNUSED uint64_t w_metadata_load_err_time = 0;
-    PCD_UNUSED int64_t w_metadata_load_err_pointer = 0;
-    PCD_UNUSED uint64_t t_metadata_load_err_detail = 0;
-    PCD_UNUSED int64_t w_metadata_load_err_detail_class_image = 0;
-    PCD_UNUSED uint64_t w_metadata_start_unload_err_time = 0;
-    PCD_UNUSED int64_t w_metadata_start_unload_err_pointer = 0;
-    PCD_UNUSED uint64_t t_metadata_start_unload_err_detail = 0;
-    PCD_UNUSED int64_t w_metadata_start_unload_err_detail_class_image = 0;
-    PCD_UNUSED uint64_t w_metadata_unload_err_time = 0;
-    PCD_UNUSED int64_t w_metadata_unload_err_pointer = 0;
-    PCD_UNUSED uint64_t t_metadata_unload_err_detail = 0;
-    PCD_UNUSED int64_t w_metadata_unload_err_detail_class_image = 0;
-    PCD_UNUSED uint64_t w_method_leave_time = 0;
-    PCD_UNUSED int64_t w_method_leave_method = 0;
-    PCD_UNUSED uint64_t w_method_enter_time = 0;
-    PCD_UNUSED int64_t w_method_enter_method = 0;
-    PCD_UNUSED uint64_t w_method_exc_leave_time = 0;
-    PCD_UNUSED int64_t w_method_exc_leave_method = 0;
-    PCD_UNUSED uint64_t w_jit_time = 0;
-    PCD_UNUSED int64_t w_jit_method = 0;
-    PCD_UNUSED int64_t w_jit_code = 0;
-    PCD_UNUSED uint64_t w_throw_time = 0;
-    PCD_UNUSED int64_t w_throw_object = 0;
-    PCD_UNUSED uint64_t w_throw_bt_time = 0;
-    PCD_UNUSED int64_t w_throw_bt_object = 0;
-    PCD_UNUSED int64_t w_throw_bt_backtrace_frames_e = 0;
-    PCD_UNUSED uint64_t w_clause_time = 0;
-    PCD_UNUSED int64_t w_clause_method = 0;
-    PCD_UNUSED uint64_t w_monitor_contention_time = 0;
-    PCD_UNUSED int64_t w_monitor_contention_object = 0;
-    PCD_UNUSED uint64_t w_monitor_contention_bt_time = 0;
-    PCD_UNUSED int64_t w_monitor_contention_bt_object = 0;
-    PCD_UNUSED int64_t w_monitor_contention_bt_backtrace_frames_e = 0;
-    PCD_UNUSED uint64_t w_monitor_done_time = 0;
-    PCD_UNUSED int64_t w_monitor_done_object = 0;
-    PCD_UNUSED uint64_t w_monitor_fail_time = 0;
-    PCD_UNUSED int64_t w_monitor_fail_object = 0;
-    PCD_UNUSED uint64_t w_heap_start_time = 0;
-    PCD_UNUSED uint64_t w_heap_end_time = 0;
-    PCD_UNUSED int64_t w_heap_object_object = 0;
-    PCD_UNUSED int64_t w_heap_object_class = 0;
-    PCD_UNUSED int64_t w_heap_object_refs_e = 0;
-    pcd_mono_v0_1_events_state st_copy = *(pcd_mono_v0_1_events_state *)x->state;
-    pcd_mono_v0_1_events_state *st = &st_copy;
     switch (in->which) {
     case PCD_MONO_V0_1_EVENT_ALLOC:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_alloc_time = (uint64_t)((uint64_t)((uint64_t)(in->u.alloc.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.alloc.time));
-        n += pcd_size_uleb128((uint64_t)(w_alloc_time));
-        /* class: MonoClass* of the object. */
-        w_alloc_class = (int64_t)(((uint64_t)(in->u.alloc.class)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_alloc_class));
-        /* object: Object address (stored >> 3 relative to obj_base). */
-        w_alloc_object = (int64_t)(((uint64_t)(in->u.alloc.object) >> 3) - (uint64_t)(st->obj));
-        n += pcd_size_sleb128((int64_t)(w_alloc_object));
-        /* size: Size of the object in the heap. */
-        n += pcd_size_uleb128((uint64_t)(in->u.alloc.size));
+        n += pcd_mono_v0_1_event_alloc_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_ALLOC_BT:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_alloc_bt_time = (uint64_t)((uint64_t)((uint64_t)(in->u.alloc_bt.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.alloc_bt.time));
-        n += pcd_size_uleb128((uint64_t)(w_alloc_bt_time));
-        /* class: MonoClass* of the object. */
-        w_alloc_bt_class = (int64_t)(((uint64_t)(in->u.alloc_bt.class)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_alloc_bt_class));
-        /* object: Object address (stored >> 3 relative to obj_base). */
-        w_alloc_bt_object = (int64_t)(((uint64_t)(in->u.alloc_bt.object) >> 3) - (uint64_t)(st->obj));
-        n += pcd_size_sleb128((int64_t)(w_alloc_bt_object));
-        /* size: Size of the object in the heap. */
-        n += pcd_size_uleb128((uint64_t)(in->u.alloc_bt.size));
-        /* backtrace */
-        /* flags: Must be 0. */
-        n += pcd_size_uleb128((uint64_t)(in->u.alloc_bt.backtrace.flags));
-        /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
-        n += pcd_size_uleb128(in->u.alloc_bt.backtrace.n_frames);
-        for (size_t i = 0; i < in->u.alloc_bt.backtrace.n_frames; i++) {
-            w_alloc_bt_backtrace_frames_e = (int64_t)(((uint64_t)(in->u.alloc_bt.backtrace.frames[i])) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_alloc_bt_backtrace_frames_e));
-        }
+        n += pcd_mono_v0_1_event_alloc_bt_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_GC_EVENT:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_event_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_event.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_event.time));
-        n += pcd_size_uleb128((uint64_t)(w_gc_event_time));
-        /* event: MONO_GC_EVENT_*. */
-        n += pcd_size_uleb128((uint64_t)(in->u.gc_event.event));
-        /* generation: Generation the event is about. */
-        n += pcd_size_uleb128((uint64_t)(in->u.gc_event.generation));
+        n += pcd_mono_v0_1_event_gc_event_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_GC_RESIZE:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_resize_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_resize.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_resize.time));
-        n += pcd_size_uleb128((uint64_t)(w_gc_resize_time));
-        /* heap_size: New heap size. */
-        n += pcd_size_uleb128((uint64_t)(in->u.gc_resize.heap_size));
+        n += pcd_mono_v0_1_event_gc_resize_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_GC_MOVE:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_move_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_move.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_move.time));
-        n += pcd_size_uleb128((uint64_t)(w_gc_move_time));
-        /* objects: Old address, new address, ... (the count counts addresses). */
-        n += pcd_size_uleb128(in->u.gc_move.n_objects);
-        for (size_t i = 0; i < in->u.gc_move.n_objects; i++) {
-            w_gc_move_objects_e = (int64_t)(((uint64_t)(in->u.gc_move.objects[i]) >> 3) - (uint64_t)(st->obj));
-            n += pcd_size_sleb128((int64_t)(w_gc_move_objects_e));
-        }
+        n += pcd_mono_v0_1_event_gc_move_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_METADATA_START_LOAD:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_metadata_start_load_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_start_load.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.metadata_start_load.time));
-        n += pcd_size_uleb128((uint64_t)(w_metadata_start_load_time));
-        /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-        n += 1;
-        /* pointer: The MonoClass* or MonoImage*. */
-        w_metadata_start_load_pointer = (int64_t)(((uint64_t)(in->u.metadata_start_load.pointer)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_metadata_start_load_pointer));
-        /* detail */
-        t_metadata_start_load_detail = (uint64_t)(in->u.metadata_start_load.mtype);
-        switch (in->u.metadata_start_load.detail.which) {
-        case PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_DETAIL_CLASS:
-            /* image: MonoImage* of the class. */
-            w_metadata_start_load_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_start_load.detail.u.class.image)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_start_load_detail_class_image));
-            /* flags: Must be 0. */
-            n += pcd_size_uleb128((uint64_t)(in->u.metadata_start_load.detail.u.class.flags));
-            /* name: Full class name. */
-            n += (in->u.metadata_start_load.detail.u.class.name).len + 1;
-            break;
-        case PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_DETAIL_IMAGE:
-            /* flags: Must be 0. */
-            n += pcd_size_uleb128((uint64_t)(in->u.metadata_start_load.detail.u.image.flags));
-            /* name: Image file name. */
-            n += (in->u.metadata_start_load.detail.u.image.name).len + 1;
-            break;
-        default:
-            break;
-        }
+        n += pcd_mono_v0_1_event_metadata_start_load_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_METADATA_LOAD:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_metadata_load_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_load.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.metadata_load.time));
-        n += pcd_size_uleb128((uint64_t)(w_metadata_load_time));
-        /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-        n += 1;
-        /* pointer: The MonoClass* or MonoImage*. */
-        w_metadata_load_pointer = (int64_t)(((uint64_t)(in->u.metadata_load.pointer)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_metadata_load_pointer));
-        /* detail */
-        t_metadata_load_detail = (uint64_t)(in->u.metadata_load.mtype);
-        switch (in->u.metadata_load.detail.which) {
-        case PCD_MONO_V0_1_EVENT_METADATA_LOAD_DETAIL_CLASS:
-            /* image: MonoImage* of the class. */
-            w_metadata_load_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.class.image)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_load_detail_class_image));
-            /* flags: Must be 0. */
-            n += pcd_size_uleb128((uint64_t)(in->u.metadata_load.detail.u.class.flags));
-            /* name: Full class name. */
-            n += (in->u.metadata_load.detail.u.class.name).len + 1;
-            break;
-        case PCD_MONO_V0_1_EVENT_METADATA_LOAD_DETAIL_IMAGE:
-            /* flags: Must be 0. */
-            n += pcd_size_uleb128((uint64_t)(in->u.metadata_load.detail.u.image.flags));
-            /* name: Image file name. */
-            n += (in->u.metadata_load.detail.u.image.name).len + 1;
-            break;
-        default:
-            break;
-        }
+        n += pcd_mono_v0_1_event_metadata_load_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_metadata_start_unload_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_start_unload.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.metadata_start_unload.time));
-        n += pcd_size_uleb128((uint64_t)(w_metadata_start_unload_time));
-        /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-        n += 1;
-        /* pointer: The MonoClass* or MonoImage*. */
-        w_metadata_start_unload_pointer = (int64_t)(((uint64_t)(in->u.metadata_start_unload.pointer)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_metadata_start_unload_pointer));
-        /* detail */
-        t_metadata_start_unload_detail = (uint64_t)(in->u.metadata_start_unload.mtype);
-        switch (in->u.metadata_start_unload.detail.which) {
-        case PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_DETAIL_CLASS:
-            /* image: MonoImage* of the class. */
-            w_metadata_start_unload_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_start_unload.detail.u.class.image)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_start_unload_detail_class_image));
-            /* flags: Must be 0. */
-            n += pcd_size_uleb128((uint64_t)(in->u.metadata_start_unload.detail.u.class.flags));
-            /* name: Full class name. */
-            n += (in->u.metadata_start_unload.detail.u.class.name).len + 1;
-            break;
-        case PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_DETAIL_IMAGE:
-            /* flags: Must be 0. */
-            n += pcd_size_uleb128((uint64_t)(in->u.metadata_start_unload.detail.u.image.flags));
-            /* name: Image file name. */
-            n += (in->u.metadata_start_unload.detail.u.image.name).len + 1;
-            break;
-        default:
-            break;
-        }
+        n += pcd_mono_v0_1_event_metadata_start_unload_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_METADATA_UNLOAD:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_metadata_unload_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_unload.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.metadata_unload.time));
-        n += pcd_size_uleb128((uint64_t)(w_metadata_unload_time));
-        /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-        n += 1;
-        /* pointer: The MonoClass* or MonoImage*. */
-        w_metadata_unload_pointer = (int64_t)(((uint64_t)(in->u.metadata_unload.pointer)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_metadata_unload_pointer));
-        /* detail */
-        t_metadata_unload_detail = (uint64_t)(in->u.metadata_unload.mtype);
-        switch (in->u.metadata_unload.detail.which) {
-        case PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_DETAIL_CLASS:
-            /* image: MonoImage* of the class. */
-            w_metadata_unload_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.class.image)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_unload_detail_class_image));
-            /* flags: Must be 0. */
-            n += pcd_size_uleb128((uint64_t)(in->u.metadata_unload.detail.u.class.flags));
-            /* name: Full class name. */
-            n += (in->u.metadata_unload.detail.u.class.name).len + 1;
-            break;
-        case PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_DETAIL_IMAGE:
-            /* flags: Must be 0. */
-            n += pcd_size_uleb128((uint64_t)(in->u.metadata_unload.detail.u.image.flags));
-            /* name: Image file name. */
-            n += (in->u.metadata_unload.detail.u.image.name).len + 1;
-            break;
-        default:
-            break;
-        }
+        n += pcd_mono_v0_1_event_metadata_unload_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_metadata_start_load_err_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_start_load_err.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.metadata_start_load_err.time));
-        n += pcd_size_uleb128((uint64_t)(w_metadata_start_load_err_time));
-        /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-        n += 1;
-        /* pointer: The MonoClass* or MonoImage*. */
-        w_metadata_start_load_err_pointer = (int64_t)(((uint64_t)(in->u.metadata_start_load_err.pointer)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_metadata_start_load_err_pointer));
-        /* detail */
-        t_metadata_start_load_err_detail = (uint64_t)(in->u.metadata_start_load_err.mtype);
-        switch (in->u.metadata_start_load_err.detail.which) {
-        case PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_DETAIL_CLASS:
-            /* image: MonoImage* of the class. */
-            w_metadata_start_load_err_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_start_load_err.detail.u.class.image)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_start_load_err_detail_class_image));
-            /* flags: Must be 0. */
-            n += pcd_size_uleb128((uint64_t)(in->u.metadata_start_load_err.detail.u.class.flags));
-            /* name: Full class name. */
-            n += (in->u.metadata_start_load_err.detail.u.class.name).len + 1;
-            break;
-        case PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_DETAIL_IMAGE:
-            /* flags: Must be 0. */
-            n += pcd_size_uleb128((uint64_t)(in->u.metadata_start_load_err.detail.u.image.flags));
-            /* name: Image file name. */
-            n += (in->u.metadata_start_load_err.detail.u.image.name).len + 1;
-            break;
-        default:
-            break;
-        }
+        n += pcd_mono_v0_1_event_metadata_start_load_err_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_metadata_load_err_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_load_err.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.metadata_load_err.time));
-        n += pcd_size_uleb128((uint64_t)(w_metadata_load_err_time));
-        /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-        n += 1;
-        /* pointer: The MonoClass* or MonoImage*. */
-        w_metadata_load_err_pointer = (int64_t)(((uint64_t)(in->u.metadata_load_err.pointer)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_metadata_load_err_pointer));
-        /* detail */
-        t_metadata_load_err_detail = (uint64_t)(in->u.metadata_load_err.mtype);
-        switch (in->u.metadata_load_err.detail.which) {
-        case PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_DETAIL_CLASS:
-            /* image: MonoImage* of the class. */
-            w_metadata_load_err_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_load_err.detail.u.class.image)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_load_err_detail_class_image));
-            /* flags: Must be 0. */
-            n += pcd_size_uleb128((uint64_t)(in->u.metadata_load_err.detail.u.class.flags));
-            /* name: Full class name. */
-            n += (in->u.metadata_load_err.detail.u.class.name).len + 1;
-            break;
-        case PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_DETAIL_IMAGE:
-            /* flags: Must be 0. */
-            n += pcd_size_uleb128((uint64_t)(in->u.metadata_load_err.detail.u.image.flags));
-            /* name: Image file name. */
-            n += (in->u.metadata_load_err.detail.u.image.name).len + 1;
-            break;
-        default:
-            break;
-        }
+        n += pcd_mono_v0_1_event_metadata_load_err_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_metadata_start_unload_err_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_start_unload_err.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.metadata_start_unload_err.time));
-        n += pcd_size_uleb128((uint64_t)(w_metadata_start_unload_err_time));
-        /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-        n += 1;
-        /* pointer: The MonoClass* or MonoImage*. */
-        w_metadata_start_unload_err_pointer = (int64_t)(((uint64_t)(in->u.metadata_start_unload_err.pointer)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_metadata_start_unload_err_pointer));
-        /* detail */
-        t_metadata_start_unload_err_detail = (uint64_t)(in->u.metadata_start_unload_err.mtype);
-        switch (in->u.metadata_start_unload_err.detail.which) {
-        case PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_DETAIL_CLASS:
-            /* image: MonoImage* of the class. */
-            w_metadata_start_unload_err_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_start_unload_err.detail.u.class.image)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_start_unload_err_detail_class_image));
-            /* flags: Must be 0. */
-            n += pcd_size_uleb128((uint64_t)(in->u.metadata_start_unload_err.detail.u.class.flags));
-            /* name: Full class name. */
-            n += (in->u.metadata_start_unload_err.detail.u.class.name).len + 1;
-            break;
-        case PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_DETAIL_IMAGE:
-            /* flags: Must be 0. */
-            n += pcd_size_uleb128((uint64_t)(in->u.metadata_start_unload_err.detail.u.image.flags));
-            /* name: Image file name. */
-            n += (in->u.metadata_start_unload_err.detail.u.image.name).len + 1;
-            break;
-        default:
-            break;
-        }
+        n += pcd_mono_v0_1_event_metadata_start_unload_err_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_metadata_unload_err_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_unload_err.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.metadata_unload_err.time));
-        n += pcd_size_uleb128((uint64_t)(w_metadata_unload_err_time));
-        /* mtype: Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout). */
-        n += 1;
-        /* pointer: The MonoClass* or MonoImage*. */
-        w_metadata_unload_err_pointer = (int64_t)(((uint64_t)(in->u.metadata_unload_err.pointer)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_metadata_unload_err_pointer));
-        /* detail */
-        t_metadata_unload_err_detail = (uint64_t)(in->u.metadata_unload_err.mtype);
-        switch (in->u.metadata_unload_err.detail.which) {
-        case PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_DETAIL_CLASS:
-            /* image: MonoImage* of the class. */
-            w_metadata_unload_err_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_unload_err.detail.u.class.image)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_unload_err_detail_class_image));
-            /* flags: Must be 0. */
-            n += pcd_size_uleb128((uint64_t)(in->u.metadata_unload_err.detail.u.class.flags));
-            /* name: Full class name. */
-            n += (in->u.metadata_unload_err.detail.u.class.name).len + 1;
-            break;
-        case PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_DETAIL_IMAGE:
-            /* flags: Must be 0. */
-            n += pcd_size_uleb128((uint64_t)(in->u.metadata_unload_err.detail.u.image.flags));
-            /* name: Image file name. */
-            n += (in->u.metadata_unload_err.detail.u.image.name).len + 1;
-            break;
-        default:
-            break;
-        }
+        n += pcd_mono_v0_1_event_metadata_unload_err_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_METHOD_LEAVE:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_method_leave_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_leave.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.method_leave.time));
-        n += pcd_size_uleb128((uint64_t)(w_method_leave_time));
-        /* method: MonoMethod* (running delta from the previous method of the buffer). */
-        w_method_leave_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_leave.method)) - st->method);
-        st->method = (uint64_t)((uint64_t)(in->u.method_leave.method));
-        n += pcd_size_sleb128((int64_t)(w_method_leave_method));
+        n += pcd_mono_v0_1_event_method_leave_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_METHOD_ENTER:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_method_enter_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_enter.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.method_enter.time));
-        n += pcd_size_uleb128((uint64_t)(w_method_enter_time));
-        /* method: MonoMethod* (running delta from the previous method of the buffer). */
-        w_method_enter_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_enter.method)) - st->method);
-        st->method = (uint64_t)((uint64_t)(in->u.method_enter.method));
-        n += pcd_size_sleb128((int64_t)(w_method_enter_method));
+        n += pcd_mono_v0_1_event_method_enter_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_METHOD_EXC_LEAVE:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_method_exc_leave_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_exc_leave.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.method_exc_leave.time));
-        n += pcd_size_uleb128((uint64_t)(w_method_exc_leave_time));
-        /* method: MonoMethod* (running delta from the previous method of the buffer). */
-        w_method_exc_leave_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_exc_leave.method)) - st->method);
-        st->method = (uint64_t)((uint64_t)(in->u.method_exc_leave.method));
-        n += pcd_size_sleb128((int64_t)(w_method_exc_leave_method));
+        n += pcd_mono_v0_1_event_method_exc_leave_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_JIT:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_jit_time = (uint64_t)((uint64_t)((uint64_t)(in->u.jit.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.jit.time));
-        n += pcd_size_uleb128((uint64_t)(w_jit_time));
-        /* method: MonoMethod* (running delta from the previous method of the buffer). */
-        w_jit_method = (int64_t)((uint64_t)((uint64_t)(in->u.jit.method)) - st->method);
-        st->method = (uint64_t)((uint64_t)(in->u.jit.method));
-        n += pcd_size_sleb128((int64_t)(w_jit_method));
-        /* code: Start of the native code. */
-        w_jit_code = (int64_t)(((uint64_t)(in->u.jit.code)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_jit_code));
-        /* code_size: Size of the native code. */
-        n += pcd_size_uleb128((uint64_t)(in->u.jit.code_size));
-        /* name: Full method name. */
-        n += (in->u.jit.name).len + 1;
+        n += pcd_mono_v0_1_event_jit_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_THROW:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_throw_time = (uint64_t)((uint64_t)((uint64_t)(in->u.throw.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.throw.time));
-        n += pcd_size_uleb128((uint64_t)(w_throw_time));
-        /* object: The exception object. */
-        w_throw_object = (int64_t)(((uint64_t)(in->u.throw.object) >> 3) - (uint64_t)(st->obj));
-        n += pcd_size_sleb128((int64_t)(w_throw_object));
+        n += pcd_mono_v0_1_event_throw_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_THROW_BT:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_throw_bt_time = (uint64_t)((uint64_t)((uint64_t)(in->u.throw_bt.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.throw_bt.time));
-        n += pcd_size_uleb128((uint64_t)(w_throw_bt_time));
-        /* object: The exception object. */
-        w_throw_bt_object = (int64_t)(((uint64_t)(in->u.throw_bt.object) >> 3) - (uint64_t)(st->obj));
-        n += pcd_size_sleb128((int64_t)(w_throw_bt_object));
-        /* backtrace */
-        /* flags: Must be 0. */
-        n += pcd_size_uleb128((uint64_t)(in->u.throw_bt.backtrace.flags));
-        /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
-        n += pcd_size_uleb128(in->u.throw_bt.backtrace.n_frames);
-        for (size_t i = 0; i < in->u.throw_bt.backtrace.n_frames; i++) {
-            w_throw_bt_backtrace_frames_e = (int64_t)(((uint64_t)(in->u.throw_bt.backtrace.frames[i])) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_throw_bt_backtrace_frames_e));
-        }
+        n += pcd_mono_v0_1_event_throw_bt_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_CLAUSE:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_clause_time = (uint64_t)((uint64_t)((uint64_t)(in->u.clause.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.clause.time));
-        n += pcd_size_uleb128((uint64_t)(w_clause_time));
-        /* clause_type: ECMA clause flags. */
-        n += pcd_size_uleb128((uint64_t)(in->u.clause.clause_type));
-        /* clause_index: The clause's number in the method header. */
-        n += pcd_size_uleb128((uint64_t)(in->u.clause.clause_index));
-        /* method: MonoMethod* (running delta from the previous method of the buffer). */
-        w_clause_method = (int64_t)((uint64_t)((uint64_t)(in->u.clause.method)) - st->method);
-        st->method = (uint64_t)((uint64_t)(in->u.clause.method));
-        n += pcd_size_sleb128((int64_t)(w_clause_method));
+        n += pcd_mono_v0_1_event_clause_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_monitor_contention_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor_contention.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.monitor_contention.time));
-        n += pcd_size_uleb128((uint64_t)(w_monitor_contention_time));
-        /* object: The lock object (stored >> 3 relative to obj_base). */
-        w_monitor_contention_object = (int64_t)(((uint64_t)(in->u.monitor_contention.object) >> 3) - (uint64_t)(st->obj));
-        n += pcd_size_sleb128((int64_t)(w_monitor_contention_object));
+        n += pcd_mono_v0_1_event_monitor_contention_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION_BT:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_monitor_contention_bt_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor_contention_bt.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.monitor_contention_bt.time));
-        n += pcd_size_uleb128((uint64_t)(w_monitor_contention_bt_time));
-        /* object: The lock object (stored >> 3 relative to obj_base). */
-        w_monitor_contention_bt_object = (int64_t)(((uint64_t)(in->u.monitor_contention_bt.object) >> 3) - (uint64_t)(st->obj));
-        n += pcd_size_sleb128((int64_t)(w_monitor_contention_bt_object));
-        /* backtrace */
-        /* flags: Must be 0. */
-        n += pcd_size_uleb128((uint64_t)(in->u.monitor_contention_bt.backtrace.flags));
-        /* frames: MonoMethod pointers, relative to ptr_base, as the writer collected them. */
-        n += pcd_size_uleb128(in->u.monitor_contention_bt.backtrace.n_frames);
-        for (size_t i = 0; i < in->u.monitor_contention_bt.backtrace.n_frames; i++) {
-            w_monitor_contention_bt_backtrace_frames_e = (int64_t)(((uint64_t)(in->u.monitor_contention_bt.backtrace.frames[i])) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_monitor_contention_bt_backtrace_frames_e));
-        }
+        n += pcd_mono_v0_1_event_monitor_contention_bt_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_MONITOR_DONE:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_monitor_done_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor_done.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.monitor_done.time));
-        n += pcd_size_uleb128((uint64_t)(w_monitor_done_time));
-        /* object: The lock object (stored >> 3 relative to obj_base). */
-        w_monitor_done_object = (int64_t)(((uint64_t)(in->u.monitor_done.object) >> 3) - (uint64_t)(st->obj));
-        n += pcd_size_sleb128((int64_t)(w_monitor_done_object));
+        n += pcd_mono_v0_1_event_monitor_done_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_MONITOR_FAIL:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_monitor_fail_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor_fail.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.monitor_fail.time));
-        n += pcd_size_uleb128((uint64_t)(w_monitor_fail_time));
-        /* object: The lock object (stored >> 3 relative to obj_base). */
-        w_monitor_fail_object = (int64_t)(((uint64_t)(in->u.monitor_fail.object) >> 3) - (uint64_t)(st->obj));
-        n += pcd_size_sleb128((int64_t)(w_monitor_fail_object));
+        n += pcd_mono_v0_1_event_monitor_fail_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_HEAP_START:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_heap_start_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_start.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.heap_start.time));
-        n += pcd_size_uleb128((uint64_t)(w_heap_start_time));
+        n += pcd_mono_v0_1_event_heap_start_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_HEAP_END:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_heap_end_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_end.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.heap_end.time));
-        n += pcd_size_uleb128((uint64_t)(w_heap_end_time));
+        n += pcd_mono_v0_1_event_heap_end_size(x, in);
         break;
     case PCD_MONO_V0_1_EVENT_HEAP_OBJECT:
         n += 1;
-        /* object: Object address (stored >> 3 relative to obj_base). */
-        w_heap_object_object = (int64_t)(((uint64_t)(in->u.heap_object.object) >> 3) - (uint64_t)(st->obj));
-        n += pcd_size_sleb128((int64_t)(w_heap_object_object));
-        /* class: MonoClass* of the object. */
-        w_heap_object_class = (int64_t)(((uint64_t)(in->u.heap_object.class)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_heap_object_class));
-        /* size: Size of the object in the heap. */
-        n += pcd_size_uleb128((uint64_t)(in->u.heap_object.size));
-        /* refs: Objects it references. */
-        n += pcd_size_uleb128(in->u.heap_object.n_refs);
-        for (size_t i = 0; i < in->u.heap_object.n_refs; i++) {
-            w_heap_object_refs_e = (int64_t)(((uint64_t)(in->u.heap_object.refs[i]) >> 3) - (uint64_t)(st->obj));
-            n += pcd_size_sleb128((int64_t)(w_heap_object_refs_e));
-        }
+        n += pcd_mono_v0_1_event_heap_object_size(x, in);
         break;
     default:
         break;
@@ -3402,14 +4100,14 @@ uint64_t pcd_mono_v0_1_event_size(pcd_ctx *x, const pcd_mono_v0_1_event *in)
 
 /* -------- buffer -------- */
 
-static const pcd_run_field k_buffer_dec_run1[] = {
-    { "id", 4, "magic" },
-    { "len", 4, "u32le" },
-    { "time_base", 8, "u64le" },
-    { "ptr_base", 8, "u64le" },
-    { "obj_base", 8, "u64le" },
-    { "thread_id", 8, "u64le" },
-    { "method_base", 8, "u64le" },
+static const pcd_run_field k_buffer_run1[] = {
+    { .name = "id", .wire = 4, .type = "magic" },
+    { .name = "len", .wire = 4, .type = "u32le" },
+    { .name = "time_base", .wire = 8, .type = "u64le" },
+    { .name = "ptr_base", .wire = 8, .type = "u64le" },
+    { .name = "obj_base", .wire = 8, .type = "u64le" },
+    { .name = "thread_id", .wire = 8, .type = "u64le" },
+    { .name = "method_base", .wire = 8, .type = "u64le" },
 };
 /* buffer: Events of one thread, after a header with the bases they are relative to. */
 static inline pcd_status pcd_mono_v0_1_buffer_decode_(pcd_cursor *c, pcd_mono_v0_1_buffer *out)
@@ -3423,7 +4121,7 @@ static inline pcd_status pcd_mono_v0_1_buffer_decode_(pcd_cursor *c, pcd_mono_v0
     memset(out, 0, sizeof *out);
     /* id, len, time_base, ptr_base, obj_base, thread_id, method_base: 48 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 48))
-        return pcd_fail_run(c, k_buffer_dec_run1, 7);
+        return pcd_fail_run(c, k_buffer_run1, 7);
     /* id */
     if (PCD_UNLIKELY(memcmp(c->p, "\001LPM", 4) != 0))
         return pcd_fail_magic(c, c->p, "id", "bytes 01 4C 50 4D", 4);
@@ -3458,15 +4156,6 @@ pcd_status pcd_mono_v0_1_buffer_decode(pcd_cursor *c, pcd_mono_v0_1_buffer *out)
     return pcd_mono_v0_1_buffer_decode_(c, out);
 }
 
-static const pcd_run_field k_buffer_val_run1[] = {
-    { "id", 4, "magic" },
-    { "len", 4, "u32le" },
-    { "time_base", 8, "u64le" },
-    { "ptr_base", 8, "u64le" },
-    { "obj_base", 8, "u64le" },
-    { "thread_id", 8, "u64le" },
-    { "method_base", 8, "u64le" },
-};
 /* buffer: Events of one thread, after a header with the bases they are relative to.
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -3479,7 +4168,7 @@ static inline pcd_status pcd_mono_v0_1_buffer_validate_(pcd_cursor *c)
     PCD_UNUSED uint64_t v_method_base = 0;
     /* id, len, time_base, ptr_base, obj_base, thread_id, method_base: 48 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 48))
-        return pcd_fail_run(c, k_buffer_val_run1, 7);
+        return pcd_fail_run(c, k_buffer_run1, 7);
     /* id */
     if (PCD_UNLIKELY(memcmp(c->p, "\001LPM", 4) != 0))
         return pcd_fail_magic(c, c->p, "id", "bytes 01 4C 50 4D", 4);
@@ -3555,17 +4244,17 @@ uint64_t pcd_mono_v0_1_buffer_size(pcd_ctx *x, const pcd_mono_v0_1_buffer *in)
 
 /* -------- file -------- */
 
-static const pcd_run_field k_file_dec_run1[] = {
-    { "id", 4, "magic" },
-    { "major", 1, "u8" },
-    { "minor", 1, "u8" },
-    { "data_version", 1, "u8" },
-    { "ptr_size", 1, "u8" },
-    { "startup_ms", 8, "u64le" },
-    { "timer_overhead", 4, "u32le" },
-    { "flags", 4, "u32le" },
-    { "pid", 4, "u32le" },
-    { "sysid", 4, "u32le" },
+static const pcd_run_field k_file_run1[] = {
+    { .name = "id", .wire = 4, .type = "magic" },
+    { .name = "major", .wire = 1, .type = "u8" },
+    { .name = "minor", .wire = 1, .type = "u8" },
+    { .name = "data_version", .wire = 1, .type = "u8" },
+    { .name = "ptr_size", .wire = 1, .type = "u8" },
+    { .name = "startup_ms", .wire = 8, .type = "u64le" },
+    { .name = "timer_overhead", .wire = 4, .type = "u32le" },
+    { .name = "flags", .wire = 4, .type = "u32le" },
+    { .name = "pid", .wire = 4, .type = "u32le" },
+    { .name = "sysid", .wire = 4, .type = "u32le" },
 };
 /* file: The 32-byte header, then buffers until the end of the file. */
 static inline pcd_status pcd_mono_v0_1_file_decode_(pcd_cursor *c, pcd_mono_v0_1_file *out)
@@ -3582,7 +4271,7 @@ static inline pcd_status pcd_mono_v0_1_file_decode_(pcd_cursor *c, pcd_mono_v0_1
     memset(out, 0, sizeof *out);
     /* id, major, minor, data_version, ptr_size, startup_ms, timer_overhead, flags, pid, sysid: 32 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 32))
-        return pcd_fail_run(c, k_file_dec_run1, 10);
+        return pcd_fail_run(c, k_file_run1, 10);
     /* id */
     if (PCD_UNLIKELY(memcmp(c->p, "\001ZPM", 4) != 0))
         return pcd_fail_magic(c, c->p, "id", "bytes 01 5A 50 4D", 4);
@@ -3632,18 +4321,6 @@ pcd_status pcd_mono_v0_1_file_decode(pcd_cursor *c, pcd_mono_v0_1_file *out)
     return pcd_mono_v0_1_file_decode_(c, out);
 }
 
-static const pcd_run_field k_file_val_run1[] = {
-    { "id", 4, "magic" },
-    { "major", 1, "u8" },
-    { "minor", 1, "u8" },
-    { "data_version", 1, "u8" },
-    { "ptr_size", 1, "u8" },
-    { "startup_ms", 8, "u64le" },
-    { "timer_overhead", 4, "u32le" },
-    { "flags", 4, "u32le" },
-    { "pid", 4, "u32le" },
-    { "sysid", 4, "u32le" },
-};
 /* file: The 32-byte header, then buffers until the end of the file.
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -3655,7 +4332,7 @@ static inline pcd_status pcd_mono_v0_1_file_validate_(pcd_cursor *c)
     PCD_UNUSED uint32_t v_flags = 0;
     /* id, major, minor, data_version, ptr_size, startup_ms, timer_overhead, flags, pid, sysid: 32 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 32))
-        return pcd_fail_run(c, k_file_val_run1, 10);
+        return pcd_fail_run(c, k_file_run1, 10);
     /* id */
     if (PCD_UNLIKELY(memcmp(c->p, "\001ZPM", 4) != 0))
         return pcd_fail_magic(c, c->p, "id", "bytes 01 5A 50 4D", 4);
@@ -3837,14 +4514,21 @@ static pcd_status pcd_mono_v0_1_region_events_finish(pcd_sink *s, void *parent, 
     return PCD_OK;
 }
 const pcd_region_desc pcd_mono_v0_1_region_events = {
-    "events", &pcd_mono_v0_1_event_type, sizeof(pcd_mono_v0_1_event),
-    pcd_mono_v0_1_region_events_dec, pcd_mono_v0_1_region_events_val, pcd_mono_v0_1_region_events_run, pcd_mono_v0_1_region_events_enc,
-    sizeof(pcd_mono_v0_1_events_state), pcd_mono_v0_1_region_events_init, pcd_mono_v0_1_region_events_finish,
-    offsetof(pcd_mono_v0_1_buffer, events),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    NULL, 3, 2,
-    pcd_mono_v0_1_region_events_drun,
+    .name = "events",
+    .record = &pcd_mono_v0_1_event_type,
+    .record_size = sizeof(pcd_mono_v0_1_event),
+    .decode = pcd_mono_v0_1_region_events_dec,
+    .validate = pcd_mono_v0_1_region_events_val,
+    .validate_run = pcd_mono_v0_1_region_events_run,
+    .encode = pcd_mono_v0_1_region_events_enc,
+    .state_size = sizeof(pcd_mono_v0_1_events_state),
+    .state_init = pcd_mono_v0_1_region_events_init,
+    .finish = pcd_mono_v0_1_region_events_finish,
+    .region_field = offsetof(pcd_mono_v0_1_buffer, events),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .zstd_level = 3,
+    .record_min = 2,  /* the smallest record's bytes */
+    .decode_run = pcd_mono_v0_1_region_events_drun,
 };
 
 static pcd_status pcd_mono_v0_1_region_buffers_dec(pcd_cursor *c, void *out) { return pcd_mono_v0_1_buffer_decode_(c, out); }
@@ -3853,89 +4537,179 @@ static const uint8_t pcd_mono_v0_1_region_buffers_sync1[] = { 0x01, 0x4c, 0x50, 
 static const uint8_t *const pcd_mono_v0_1_region_buffers_sync[] = { pcd_mono_v0_1_region_buffers_sync1, NULL };
 static const uint8_t pcd_mono_v0_1_region_buffers_sync_len[] = { 4 };
 const pcd_region_desc pcd_mono_v0_1_region_buffers = {
-    "buffers", &pcd_mono_v0_1_buffer_type, sizeof(pcd_mono_v0_1_buffer),
-    pcd_mono_v0_1_region_buffers_dec, NULL, NULL, pcd_mono_v0_1_region_buffers_enc,
-    0, NULL, NULL,
-    offsetof(pcd_mono_v0_1_file, buffers),
-    4, 4, 0, 0, 48, 48,
-    pcd_mono_v0_1_region_buffers_sync, pcd_mono_v0_1_region_buffers_sync_len,
-    NULL, 3, 48,
-    NULL,
+    .name = "buffers",
+    .record = &pcd_mono_v0_1_buffer_type,
+    .record_size = sizeof(pcd_mono_v0_1_buffer),
+    .decode = pcd_mono_v0_1_region_buffers_dec,
+    .encode = pcd_mono_v0_1_region_buffers_enc,
+    .region_field = offsetof(pcd_mono_v0_1_file, buffers),
+    .size_off = 4,  /* where a damaged record's size is */
+    .size_width = 4,
+    .size_add = 48,
+    .size_min = 48,
+    .sync = pcd_mono_v0_1_region_buffers_sync,
+    .sync_len = pcd_mono_v0_1_region_buffers_sync_len,
+    .zstd_level = 3,
+    .record_min = 48,  /* the smallest record's bytes */
 };
 
 /* -------- descriptors -------- */
 
 static const pcd_field pcd_mono_v0_1_event_alloc_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_alloc, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "class", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_alloc, class), 0, 0, NULL, NULL, 0, "MonoClass* of the object.", NULL },
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_alloc, object), 0, 0, NULL, NULL, 0, "Object address (stored >> 3 relative to obj_base).", NULL },
-    { "size", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_alloc, size), 0, 0, NULL, NULL, 0, "Size of the object in the heap.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_alloc, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "class", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_alloc, class), .doc = "MonoClass* of the object." },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_alloc, object),
+      .doc = "Object address (stored >> 3 relative to obj_base)." },
+    { .name = "size", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_alloc, size),
+      .doc = "Size of the object in the heap." },
 };
-const pcd_type pcd_mono_v0_1_event_alloc_type = { "event_alloc", 0, 0, sizeof(pcd_mono_v0_1_event_alloc), pcd_mono_v0_1_event_alloc_fields, 4, "An object was allocated.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_alloc_type = {
+    .name = "event_alloc",
+    .size = sizeof(pcd_mono_v0_1_event_alloc),
+    .fields = pcd_mono_v0_1_event_alloc_fields,
+    .n_fields = 4,
+    .doc = "An object was allocated.",
+};
 
 static const pcd_field pcd_mono_v0_1_event_alloc_bt_backtrace_fields[] = {
-    { "flags", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_alloc_bt_backtrace, flags), 0, 0, NULL, NULL, 0, "Must be 0.", NULL },
-    { "frames", PCD_K_ARRAY, PCD_K_S64, 0, offsetof(pcd_mono_v0_1_event_alloc_bt_backtrace, frames), offsetof(pcd_mono_v0_1_event_alloc_bt_backtrace, n_frames), 0, NULL, NULL, 0, "MonoMethod pointers, relative to ptr_base, as the writer collected them.", NULL },
+    { .name = "flags", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_alloc_bt_backtrace, flags),
+      .doc = "Must be 0." },
+    { .name = "frames", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64,
+      .offset = offsetof(pcd_mono_v0_1_event_alloc_bt_backtrace, frames),
+      .aux = offsetof(pcd_mono_v0_1_event_alloc_bt_backtrace, n_frames),
+      .doc = "MonoMethod pointers, relative to ptr_base, as the writer collected them." },
 };
-const pcd_type pcd_mono_v0_1_event_alloc_bt_backtrace_type = { "event_alloc_bt_backtrace", 0, 0, sizeof(pcd_mono_v0_1_event_alloc_bt_backtrace), pcd_mono_v0_1_event_alloc_bt_backtrace_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_alloc_bt_backtrace_type = {
+    .name = "event_alloc_bt_backtrace",
+    .size = sizeof(pcd_mono_v0_1_event_alloc_bt_backtrace),
+    .fields = pcd_mono_v0_1_event_alloc_bt_backtrace_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v0_1_event_alloc_bt_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_alloc_bt, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "class", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_alloc_bt, class), 0, 0, NULL, NULL, 0, "MonoClass* of the object.", NULL },
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_alloc_bt, object), 0, 0, NULL, NULL, 0, "Object address (stored >> 3 relative to obj_base).", NULL },
-    { "size", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_alloc_bt, size), 0, 0, NULL, NULL, 0, "Size of the object in the heap.", NULL },
-    { "backtrace", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event_alloc_bt, backtrace), 0, 0, &pcd_mono_v0_1_event_alloc_bt_backtrace_type, NULL, 0, NULL, NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_alloc_bt, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "class", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_alloc_bt, class), .doc = "MonoClass* of the object." },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_alloc_bt, object),
+      .doc = "Object address (stored >> 3 relative to obj_base)." },
+    { .name = "size", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_alloc_bt, size),
+      .doc = "Size of the object in the heap." },
+    { .name = "backtrace", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v0_1_event_alloc_bt, backtrace),
+      .type = &pcd_mono_v0_1_event_alloc_bt_backtrace_type },
 };
-const pcd_type pcd_mono_v0_1_event_alloc_bt_type = { "event_alloc_bt", 0, 0, sizeof(pcd_mono_v0_1_event_alloc_bt), pcd_mono_v0_1_event_alloc_bt_fields, 5, "An object was allocated; with the allocating backtrace.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_alloc_bt_type = {
+    .name = "event_alloc_bt",
+    .size = sizeof(pcd_mono_v0_1_event_alloc_bt),
+    .fields = pcd_mono_v0_1_event_alloc_bt_fields,
+    .n_fields = 5,
+    .doc = "An object was allocated; with the allocating backtrace.",
+};
 
 static const pcd_enum_item pcd_mono_v0_1_event_gc_event_event_enum_items[] = {
-    { 0, "start" },
-    { 1, "mark_start" },
-    { 2, "mark_end" },
-    { 3, "reclaim_start" },
-    { 4, "reclaim_end" },
-    { 5, "end" },
-    { 6, "pre_stop_world" },
-    { 7, "post_stop_world" },
-    { 8, "pre_start_world" },
-    { 9, "post_start_world" },
+    { .value = 0, .name = "start" },
+    { .value = 1, .name = "mark_start" },
+    { .value = 2, .name = "mark_end" },
+    { .value = 3, .name = "reclaim_start" },
+    { .value = 4, .name = "reclaim_end" },
+    { .value = 5, .name = "end" },
+    { .value = 6, .name = "pre_stop_world" },
+    { .value = 7, .name = "post_stop_world" },
+    { .value = 8, .name = "pre_start_world" },
+    { .value = 9, .name = "post_start_world" },
 };
-static const pcd_enum pcd_mono_v0_1_event_gc_event_event_enum = { "event", pcd_mono_v0_1_event_gc_event_event_enum_items, 10 };
+static const pcd_enum pcd_mono_v0_1_event_gc_event_event_enum = { .name = "event", .items = pcd_mono_v0_1_event_gc_event_event_enum_items, .n_items = 10 };
 static const pcd_field pcd_mono_v0_1_event_gc_event_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_gc_event, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "event", PCD_K_U64, 0, PCD_F_ENUM_OPEN, offsetof(pcd_mono_v0_1_event_gc_event, event), 0, 0, NULL, &pcd_mono_v0_1_event_gc_event_event_enum, 0, "MONO_GC_EVENT_*.", NULL },
-    { "generation", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_gc_event, generation), 0, 0, NULL, NULL, 0, "Generation the event is about.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_gc_event, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "event", .kind = PCD_K_U64, .flags = PCD_F_ENUM_OPEN,
+      .offset = offsetof(pcd_mono_v0_1_event_gc_event, event),
+      .enumt = &pcd_mono_v0_1_event_gc_event_event_enum, .doc = "MONO_GC_EVENT_*." },
+    { .name = "generation", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_gc_event, generation),
+      .doc = "Generation the event is about." },
 };
-const pcd_type pcd_mono_v0_1_event_gc_event_type = { "event_gc_event", 0, 0, sizeof(pcd_mono_v0_1_event_gc_event), pcd_mono_v0_1_event_gc_event_fields, 3, "A GC phase.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_gc_event_type = {
+    .name = "event_gc_event",
+    .size = sizeof(pcd_mono_v0_1_event_gc_event),
+    .fields = pcd_mono_v0_1_event_gc_event_fields,
+    .n_fields = 3,
+    .doc = "A GC phase.",
+};
 
 static const pcd_field pcd_mono_v0_1_event_gc_resize_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_gc_resize, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "heap_size", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_gc_resize, heap_size), 0, 0, NULL, NULL, 0, "New heap size.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_gc_resize, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "heap_size", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_gc_resize, heap_size),
+      .doc = "New heap size." },
 };
-const pcd_type pcd_mono_v0_1_event_gc_resize_type = { "event_gc_resize", 0, 0, sizeof(pcd_mono_v0_1_event_gc_resize), pcd_mono_v0_1_event_gc_resize_fields, 2, "The heap was resized.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_gc_resize_type = {
+    .name = "event_gc_resize",
+    .size = sizeof(pcd_mono_v0_1_event_gc_resize),
+    .fields = pcd_mono_v0_1_event_gc_resize_fields,
+    .n_fields = 2,
+    .doc = "The heap was resized.",
+};
 
 static const pcd_field pcd_mono_v0_1_event_gc_move_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_gc_move, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "objects", PCD_K_ARRAY, PCD_K_S64, 0, offsetof(pcd_mono_v0_1_event_gc_move, objects), offsetof(pcd_mono_v0_1_event_gc_move, n_objects), 0, NULL, NULL, 0, "Old address, new address, ... (the count counts addresses).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_gc_move, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "objects", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64,
+      .offset = offsetof(pcd_mono_v0_1_event_gc_move, objects),
+      .aux = offsetof(pcd_mono_v0_1_event_gc_move, n_objects),
+      .doc = "Old address, new address, ... (the count counts addresses)." },
 };
-const pcd_type pcd_mono_v0_1_event_gc_move_type = { "event_gc_move", 0, 0, sizeof(pcd_mono_v0_1_event_gc_move), pcd_mono_v0_1_event_gc_move_fields, 2, "Objects moved: old and new addresses, alternating.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_gc_move_type = {
+    .name = "event_gc_move",
+    .size = sizeof(pcd_mono_v0_1_event_gc_move),
+    .fields = pcd_mono_v0_1_event_gc_move_fields,
+    .n_fields = 2,
+    .doc = "Objects moved: old and new addresses, alternating.",
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_start_load_detail_class_fields[] = {
-    { "image", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_metadata_start_load_detail_class, image), 0, 0, NULL, NULL, 0, "MonoImage* of the class.", NULL },
-    { "flags", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_load_detail_class, flags), 0, 0, NULL, NULL, 0, "Must be 0.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_load_detail_class, name), 0, 0, NULL, NULL, 0, "Full class name.", NULL },
+    { .name = "image", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_load_detail_class, image),
+      .doc = "MonoImage* of the class." },
+    { .name = "flags", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_load_detail_class, flags),
+      .doc = "Must be 0." },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_load_detail_class, name),
+      .doc = "Full class name." },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_start_load_detail_class_type = { "event_metadata_start_load_detail_class", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_start_load_detail_class), pcd_mono_v0_1_event_metadata_start_load_detail_class_fields, 3, NULL, NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_start_load_detail_class_type = {
+    .name = "event_metadata_start_load_detail_class",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_start_load_detail_class),
+    .fields = pcd_mono_v0_1_event_metadata_start_load_detail_class_fields,
+    .n_fields = 3,
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_start_load_detail_image_fields[] = {
-    { "flags", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_load_detail_image, flags), 0, 0, NULL, NULL, 0, "Must be 0.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_load_detail_image, name), 0, 0, NULL, NULL, 0, "Image file name.", NULL },
+    { .name = "flags", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_load_detail_image, flags),
+      .doc = "Must be 0." },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_load_detail_image, name),
+      .doc = "Image file name." },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_start_load_detail_image_type = { "event_metadata_start_load_detail_image", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_start_load_detail_image), pcd_mono_v0_1_event_metadata_start_load_detail_image_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_start_load_detail_image_type = {
+    .name = "event_metadata_start_load_detail_image",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_start_load_detail_image),
+    .fields = pcd_mono_v0_1_event_metadata_start_load_detail_image_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_start_load_detail_fields[] = {
-    { "class", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_load_detail, u.class), 0, 0, &pcd_mono_v0_1_event_metadata_start_load_detail_class_type, NULL, 0, NULL, NULL },
-    { "image", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_load_detail, u.image), 0, 0, &pcd_mono_v0_1_event_metadata_start_load_detail_image_type, NULL, 0, NULL, NULL },
+    { .name = "class", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_load_detail, u.class),
+      .type = &pcd_mono_v0_1_event_metadata_start_load_detail_class_type },
+    { .name = "image", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_load_detail, u.image),
+      .type = &pcd_mono_v0_1_event_metadata_start_load_detail_image_type },
 };
 static int32_t pcd_mono_v0_1_event_metadata_start_load_detail_select(const void *owner_)
 {
@@ -3946,37 +4720,79 @@ static int32_t pcd_mono_v0_1_event_metadata_start_load_detail_select(const void 
     default: return -1;
     }
 }
-const pcd_type pcd_mono_v0_1_event_metadata_start_load_detail_type = { "event_metadata_start_load_detail", 1, 0, sizeof(pcd_mono_v0_1_event_metadata_start_load_detail), pcd_mono_v0_1_event_metadata_start_load_detail_fields, 2, NULL, NULL, pcd_mono_v0_1_event_metadata_start_load_detail_select };
+const pcd_type pcd_mono_v0_1_event_metadata_start_load_detail_type = {
+    .name = "event_metadata_start_load_detail",
+    .is_union = 1,
+    .size = sizeof(pcd_mono_v0_1_event_metadata_start_load_detail),
+    .fields = pcd_mono_v0_1_event_metadata_start_load_detail_fields,
+    .n_fields = 2,
+    .select = pcd_mono_v0_1_event_metadata_start_load_detail_select,
+};
 
 static const pcd_enum_item pcd_mono_v0_1_event_metadata_start_load_mtype_enum_items[] = {
-    { 1, "class" },
-    { 2, "image" },
+    { .value = 1, .name = "class" },
+    { .value = 2, .name = "image" },
 };
-static const pcd_enum pcd_mono_v0_1_event_metadata_start_load_mtype_enum = { "mtype", pcd_mono_v0_1_event_metadata_start_load_mtype_enum_items, 2 };
+static const pcd_enum pcd_mono_v0_1_event_metadata_start_load_mtype_enum = { .name = "mtype", .items = pcd_mono_v0_1_event_metadata_start_load_mtype_enum_items, .n_items = 2 };
 static const pcd_field pcd_mono_v0_1_event_metadata_start_load_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_load, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "mtype", PCD_K_U8, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_load, mtype), 0, 0, NULL, &pcd_mono_v0_1_event_metadata_start_load_mtype_enum, 0, "Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout).", NULL },
-    { "pointer", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_metadata_start_load, pointer), 0, 0, NULL, NULL, 0, "The MonoClass* or MonoImage*.", NULL },
-    { "detail", PCD_K_UNION, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_load, detail), 0, 0, &pcd_mono_v0_1_event_metadata_start_load_detail_type, NULL, 0, NULL, NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_metadata_start_load, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "mtype", .kind = PCD_K_U8, .offset = offsetof(pcd_mono_v0_1_event_metadata_start_load, mtype),
+      .enumt = &pcd_mono_v0_1_event_metadata_start_load_mtype_enum,
+      .doc = "Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout)." },
+    { .name = "pointer", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_load, pointer),
+      .doc = "The MonoClass* or MonoImage*." },
+    { .name = "detail", .kind = PCD_K_UNION,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_load, detail),
+      .type = &pcd_mono_v0_1_event_metadata_start_load_detail_type },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_start_load_type = { "event_metadata_start_load", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_start_load), pcd_mono_v0_1_event_metadata_start_load_fields, 4, "Metadata is being loaded.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_start_load_type = {
+    .name = "event_metadata_start_load",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_start_load),
+    .fields = pcd_mono_v0_1_event_metadata_start_load_fields,
+    .n_fields = 4,
+    .doc = "Metadata is being loaded.",
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_load_detail_class_fields[] = {
-    { "image", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_metadata_load_detail_class, image), 0, 0, NULL, NULL, 0, "MonoImage* of the class.", NULL },
-    { "flags", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_load_detail_class, flags), 0, 0, NULL, NULL, 0, "Must be 0.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_load_detail_class, name), 0, 0, NULL, NULL, 0, "Full class name.", NULL },
+    { .name = "image", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_load_detail_class, image),
+      .doc = "MonoImage* of the class." },
+    { .name = "flags", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_load_detail_class, flags), .doc = "Must be 0." },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_load_detail_class, name),
+      .doc = "Full class name." },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_load_detail_class_type = { "event_metadata_load_detail_class", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_load_detail_class), pcd_mono_v0_1_event_metadata_load_detail_class_fields, 3, NULL, NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_load_detail_class_type = {
+    .name = "event_metadata_load_detail_class",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_load_detail_class),
+    .fields = pcd_mono_v0_1_event_metadata_load_detail_class_fields,
+    .n_fields = 3,
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_load_detail_image_fields[] = {
-    { "flags", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_load_detail_image, flags), 0, 0, NULL, NULL, 0, "Must be 0.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_load_detail_image, name), 0, 0, NULL, NULL, 0, "Image file name.", NULL },
+    { .name = "flags", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_load_detail_image, flags), .doc = "Must be 0." },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_load_detail_image, name),
+      .doc = "Image file name." },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_load_detail_image_type = { "event_metadata_load_detail_image", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_load_detail_image), pcd_mono_v0_1_event_metadata_load_detail_image_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_load_detail_image_type = {
+    .name = "event_metadata_load_detail_image",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_load_detail_image),
+    .fields = pcd_mono_v0_1_event_metadata_load_detail_image_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_load_detail_fields[] = {
-    { "class", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_load_detail, u.class), 0, 0, &pcd_mono_v0_1_event_metadata_load_detail_class_type, NULL, 0, NULL, NULL },
-    { "image", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_load_detail, u.image), 0, 0, &pcd_mono_v0_1_event_metadata_load_detail_image_type, NULL, 0, NULL, NULL },
+    { .name = "class", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_load_detail, u.class),
+      .type = &pcd_mono_v0_1_event_metadata_load_detail_class_type },
+    { .name = "image", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_load_detail, u.image),
+      .type = &pcd_mono_v0_1_event_metadata_load_detail_image_type },
 };
 static int32_t pcd_mono_v0_1_event_metadata_load_detail_select(const void *owner_)
 {
@@ -3987,37 +4803,75 @@ static int32_t pcd_mono_v0_1_event_metadata_load_detail_select(const void *owner
     default: return -1;
     }
 }
-const pcd_type pcd_mono_v0_1_event_metadata_load_detail_type = { "event_metadata_load_detail", 1, 0, sizeof(pcd_mono_v0_1_event_metadata_load_detail), pcd_mono_v0_1_event_metadata_load_detail_fields, 2, NULL, NULL, pcd_mono_v0_1_event_metadata_load_detail_select };
+const pcd_type pcd_mono_v0_1_event_metadata_load_detail_type = {
+    .name = "event_metadata_load_detail",
+    .is_union = 1,
+    .size = sizeof(pcd_mono_v0_1_event_metadata_load_detail),
+    .fields = pcd_mono_v0_1_event_metadata_load_detail_fields,
+    .n_fields = 2,
+    .select = pcd_mono_v0_1_event_metadata_load_detail_select,
+};
 
-static const pcd_enum_item pcd_mono_v0_1_event_metadata_load_mtype_enum_items[] = {
-    { 1, "class" },
-    { 2, "image" },
-};
-static const pcd_enum pcd_mono_v0_1_event_metadata_load_mtype_enum = { "mtype", pcd_mono_v0_1_event_metadata_load_mtype_enum_items, 2 };
 static const pcd_field pcd_mono_v0_1_event_metadata_load_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_load, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "mtype", PCD_K_U8, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_load, mtype), 0, 0, NULL, &pcd_mono_v0_1_event_metadata_load_mtype_enum, 0, "Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout).", NULL },
-    { "pointer", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_metadata_load, pointer), 0, 0, NULL, NULL, 0, "The MonoClass* or MonoImage*.", NULL },
-    { "detail", PCD_K_UNION, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_load, detail), 0, 0, &pcd_mono_v0_1_event_metadata_load_detail_type, NULL, 0, NULL, NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_metadata_load, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "mtype", .kind = PCD_K_U8, .offset = offsetof(pcd_mono_v0_1_event_metadata_load, mtype),
+      .enumt = &pcd_mono_v0_1_event_metadata_start_load_mtype_enum,
+      .doc = "Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout)." },
+    { .name = "pointer", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_load, pointer),
+      .doc = "The MonoClass* or MonoImage*." },
+    { .name = "detail", .kind = PCD_K_UNION, .offset = offsetof(pcd_mono_v0_1_event_metadata_load, detail),
+      .type = &pcd_mono_v0_1_event_metadata_load_detail_type },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_load_type = { "event_metadata_load", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_load), pcd_mono_v0_1_event_metadata_load_fields, 4, "Metadata was loaded.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_load_type = {
+    .name = "event_metadata_load",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_load),
+    .fields = pcd_mono_v0_1_event_metadata_load_fields,
+    .n_fields = 4,
+    .doc = "Metadata was loaded.",
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_start_unload_detail_class_fields[] = {
-    { "image", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_metadata_start_unload_detail_class, image), 0, 0, NULL, NULL, 0, "MonoImage* of the class.", NULL },
-    { "flags", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_unload_detail_class, flags), 0, 0, NULL, NULL, 0, "Must be 0.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_unload_detail_class, name), 0, 0, NULL, NULL, 0, "Full class name.", NULL },
+    { .name = "image", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_unload_detail_class, image),
+      .doc = "MonoImage* of the class." },
+    { .name = "flags", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_unload_detail_class, flags),
+      .doc = "Must be 0." },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_unload_detail_class, name),
+      .doc = "Full class name." },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_start_unload_detail_class_type = { "event_metadata_start_unload_detail_class", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_start_unload_detail_class), pcd_mono_v0_1_event_metadata_start_unload_detail_class_fields, 3, NULL, NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_start_unload_detail_class_type = {
+    .name = "event_metadata_start_unload_detail_class",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_start_unload_detail_class),
+    .fields = pcd_mono_v0_1_event_metadata_start_unload_detail_class_fields,
+    .n_fields = 3,
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_start_unload_detail_image_fields[] = {
-    { "flags", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_unload_detail_image, flags), 0, 0, NULL, NULL, 0, "Must be 0.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_unload_detail_image, name), 0, 0, NULL, NULL, 0, "Image file name.", NULL },
+    { .name = "flags", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_unload_detail_image, flags),
+      .doc = "Must be 0." },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_unload_detail_image, name),
+      .doc = "Image file name." },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_start_unload_detail_image_type = { "event_metadata_start_unload_detail_image", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_start_unload_detail_image), pcd_mono_v0_1_event_metadata_start_unload_detail_image_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_start_unload_detail_image_type = {
+    .name = "event_metadata_start_unload_detail_image",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_start_unload_detail_image),
+    .fields = pcd_mono_v0_1_event_metadata_start_unload_detail_image_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_start_unload_detail_fields[] = {
-    { "class", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_unload_detail, u.class), 0, 0, &pcd_mono_v0_1_event_metadata_start_unload_detail_class_type, NULL, 0, NULL, NULL },
-    { "image", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_unload_detail, u.image), 0, 0, &pcd_mono_v0_1_event_metadata_start_unload_detail_image_type, NULL, 0, NULL, NULL },
+    { .name = "class", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_unload_detail, u.class),
+      .type = &pcd_mono_v0_1_event_metadata_start_unload_detail_class_type },
+    { .name = "image", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_unload_detail, u.image),
+      .type = &pcd_mono_v0_1_event_metadata_start_unload_detail_image_type },
 };
 static int32_t pcd_mono_v0_1_event_metadata_start_unload_detail_select(const void *owner_)
 {
@@ -4028,37 +4882,74 @@ static int32_t pcd_mono_v0_1_event_metadata_start_unload_detail_select(const voi
     default: return -1;
     }
 }
-const pcd_type pcd_mono_v0_1_event_metadata_start_unload_detail_type = { "event_metadata_start_unload_detail", 1, 0, sizeof(pcd_mono_v0_1_event_metadata_start_unload_detail), pcd_mono_v0_1_event_metadata_start_unload_detail_fields, 2, NULL, NULL, pcd_mono_v0_1_event_metadata_start_unload_detail_select };
+const pcd_type pcd_mono_v0_1_event_metadata_start_unload_detail_type = {
+    .name = "event_metadata_start_unload_detail",
+    .is_union = 1,
+    .size = sizeof(pcd_mono_v0_1_event_metadata_start_unload_detail),
+    .fields = pcd_mono_v0_1_event_metadata_start_unload_detail_fields,
+    .n_fields = 2,
+    .select = pcd_mono_v0_1_event_metadata_start_unload_detail_select,
+};
 
-static const pcd_enum_item pcd_mono_v0_1_event_metadata_start_unload_mtype_enum_items[] = {
-    { 1, "class" },
-    { 2, "image" },
-};
-static const pcd_enum pcd_mono_v0_1_event_metadata_start_unload_mtype_enum = { "mtype", pcd_mono_v0_1_event_metadata_start_unload_mtype_enum_items, 2 };
 static const pcd_field pcd_mono_v0_1_event_metadata_start_unload_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_unload, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "mtype", PCD_K_U8, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_unload, mtype), 0, 0, NULL, &pcd_mono_v0_1_event_metadata_start_unload_mtype_enum, 0, "Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout).", NULL },
-    { "pointer", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_metadata_start_unload, pointer), 0, 0, NULL, NULL, 0, "The MonoClass* or MonoImage*.", NULL },
-    { "detail", PCD_K_UNION, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_unload, detail), 0, 0, &pcd_mono_v0_1_event_metadata_start_unload_detail_type, NULL, 0, NULL, NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_metadata_start_unload, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "mtype", .kind = PCD_K_U8, .offset = offsetof(pcd_mono_v0_1_event_metadata_start_unload, mtype),
+      .enumt = &pcd_mono_v0_1_event_metadata_start_load_mtype_enum,
+      .doc = "Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout)." },
+    { .name = "pointer", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_unload, pointer),
+      .doc = "The MonoClass* or MonoImage*." },
+    { .name = "detail", .kind = PCD_K_UNION,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_unload, detail),
+      .type = &pcd_mono_v0_1_event_metadata_start_unload_detail_type },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_start_unload_type = { "event_metadata_start_unload", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_start_unload), pcd_mono_v0_1_event_metadata_start_unload_fields, 4, "Metadata is being unloaded.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_start_unload_type = {
+    .name = "event_metadata_start_unload",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_start_unload),
+    .fields = pcd_mono_v0_1_event_metadata_start_unload_fields,
+    .n_fields = 4,
+    .doc = "Metadata is being unloaded.",
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_unload_detail_class_fields[] = {
-    { "image", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_metadata_unload_detail_class, image), 0, 0, NULL, NULL, 0, "MonoImage* of the class.", NULL },
-    { "flags", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_unload_detail_class, flags), 0, 0, NULL, NULL, 0, "Must be 0.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_unload_detail_class, name), 0, 0, NULL, NULL, 0, "Full class name.", NULL },
+    { .name = "image", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_unload_detail_class, image),
+      .doc = "MonoImage* of the class." },
+    { .name = "flags", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_unload_detail_class, flags), .doc = "Must be 0." },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_unload_detail_class, name),
+      .doc = "Full class name." },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_unload_detail_class_type = { "event_metadata_unload_detail_class", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_unload_detail_class), pcd_mono_v0_1_event_metadata_unload_detail_class_fields, 3, NULL, NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_unload_detail_class_type = {
+    .name = "event_metadata_unload_detail_class",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_unload_detail_class),
+    .fields = pcd_mono_v0_1_event_metadata_unload_detail_class_fields,
+    .n_fields = 3,
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_unload_detail_image_fields[] = {
-    { "flags", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_unload_detail_image, flags), 0, 0, NULL, NULL, 0, "Must be 0.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_unload_detail_image, name), 0, 0, NULL, NULL, 0, "Image file name.", NULL },
+    { .name = "flags", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_unload_detail_image, flags), .doc = "Must be 0." },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_unload_detail_image, name),
+      .doc = "Image file name." },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_unload_detail_image_type = { "event_metadata_unload_detail_image", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_unload_detail_image), pcd_mono_v0_1_event_metadata_unload_detail_image_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_unload_detail_image_type = {
+    .name = "event_metadata_unload_detail_image",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_unload_detail_image),
+    .fields = pcd_mono_v0_1_event_metadata_unload_detail_image_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_unload_detail_fields[] = {
-    { "class", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_unload_detail, u.class), 0, 0, &pcd_mono_v0_1_event_metadata_unload_detail_class_type, NULL, 0, NULL, NULL },
-    { "image", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_unload_detail, u.image), 0, 0, &pcd_mono_v0_1_event_metadata_unload_detail_image_type, NULL, 0, NULL, NULL },
+    { .name = "class", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_unload_detail, u.class),
+      .type = &pcd_mono_v0_1_event_metadata_unload_detail_class_type },
+    { .name = "image", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_unload_detail, u.image),
+      .type = &pcd_mono_v0_1_event_metadata_unload_detail_image_type },
 };
 static int32_t pcd_mono_v0_1_event_metadata_unload_detail_select(const void *owner_)
 {
@@ -4069,37 +4960,75 @@ static int32_t pcd_mono_v0_1_event_metadata_unload_detail_select(const void *own
     default: return -1;
     }
 }
-const pcd_type pcd_mono_v0_1_event_metadata_unload_detail_type = { "event_metadata_unload_detail", 1, 0, sizeof(pcd_mono_v0_1_event_metadata_unload_detail), pcd_mono_v0_1_event_metadata_unload_detail_fields, 2, NULL, NULL, pcd_mono_v0_1_event_metadata_unload_detail_select };
+const pcd_type pcd_mono_v0_1_event_metadata_unload_detail_type = {
+    .name = "event_metadata_unload_detail",
+    .is_union = 1,
+    .size = sizeof(pcd_mono_v0_1_event_metadata_unload_detail),
+    .fields = pcd_mono_v0_1_event_metadata_unload_detail_fields,
+    .n_fields = 2,
+    .select = pcd_mono_v0_1_event_metadata_unload_detail_select,
+};
 
-static const pcd_enum_item pcd_mono_v0_1_event_metadata_unload_mtype_enum_items[] = {
-    { 1, "class" },
-    { 2, "image" },
-};
-static const pcd_enum pcd_mono_v0_1_event_metadata_unload_mtype_enum = { "mtype", pcd_mono_v0_1_event_metadata_unload_mtype_enum_items, 2 };
 static const pcd_field pcd_mono_v0_1_event_metadata_unload_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_unload, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "mtype", PCD_K_U8, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_unload, mtype), 0, 0, NULL, &pcd_mono_v0_1_event_metadata_unload_mtype_enum, 0, "Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout).", NULL },
-    { "pointer", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_metadata_unload, pointer), 0, 0, NULL, NULL, 0, "The MonoClass* or MonoImage*.", NULL },
-    { "detail", PCD_K_UNION, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_unload, detail), 0, 0, &pcd_mono_v0_1_event_metadata_unload_detail_type, NULL, 0, NULL, NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_metadata_unload, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "mtype", .kind = PCD_K_U8, .offset = offsetof(pcd_mono_v0_1_event_metadata_unload, mtype),
+      .enumt = &pcd_mono_v0_1_event_metadata_start_load_mtype_enum,
+      .doc = "Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout)." },
+    { .name = "pointer", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_unload, pointer),
+      .doc = "The MonoClass* or MonoImage*." },
+    { .name = "detail", .kind = PCD_K_UNION, .offset = offsetof(pcd_mono_v0_1_event_metadata_unload, detail),
+      .type = &pcd_mono_v0_1_event_metadata_unload_detail_type },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_unload_type = { "event_metadata_unload", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_unload), pcd_mono_v0_1_event_metadata_unload_fields, 4, "Metadata was unloaded.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_unload_type = {
+    .name = "event_metadata_unload",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_unload),
+    .fields = pcd_mono_v0_1_event_metadata_unload_fields,
+    .n_fields = 4,
+    .doc = "Metadata was unloaded.",
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_start_load_err_detail_class_fields[] = {
-    { "image", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_metadata_start_load_err_detail_class, image), 0, 0, NULL, NULL, 0, "MonoImage* of the class.", NULL },
-    { "flags", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_load_err_detail_class, flags), 0, 0, NULL, NULL, 0, "Must be 0.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_load_err_detail_class, name), 0, 0, NULL, NULL, 0, "Full class name.", NULL },
+    { .name = "image", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_load_err_detail_class, image),
+      .doc = "MonoImage* of the class." },
+    { .name = "flags", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_load_err_detail_class, flags),
+      .doc = "Must be 0." },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_load_err_detail_class, name),
+      .doc = "Full class name." },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_start_load_err_detail_class_type = { "event_metadata_start_load_err_detail_class", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_start_load_err_detail_class), pcd_mono_v0_1_event_metadata_start_load_err_detail_class_fields, 3, NULL, NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_start_load_err_detail_class_type = {
+    .name = "event_metadata_start_load_err_detail_class",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_start_load_err_detail_class),
+    .fields = pcd_mono_v0_1_event_metadata_start_load_err_detail_class_fields,
+    .n_fields = 3,
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_start_load_err_detail_image_fields[] = {
-    { "flags", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_load_err_detail_image, flags), 0, 0, NULL, NULL, 0, "Must be 0.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_load_err_detail_image, name), 0, 0, NULL, NULL, 0, "Image file name.", NULL },
+    { .name = "flags", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_load_err_detail_image, flags),
+      .doc = "Must be 0." },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_load_err_detail_image, name),
+      .doc = "Image file name." },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_start_load_err_detail_image_type = { "event_metadata_start_load_err_detail_image", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_start_load_err_detail_image), pcd_mono_v0_1_event_metadata_start_load_err_detail_image_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_start_load_err_detail_image_type = {
+    .name = "event_metadata_start_load_err_detail_image",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_start_load_err_detail_image),
+    .fields = pcd_mono_v0_1_event_metadata_start_load_err_detail_image_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_start_load_err_detail_fields[] = {
-    { "class", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_load_err_detail, u.class), 0, 0, &pcd_mono_v0_1_event_metadata_start_load_err_detail_class_type, NULL, 0, NULL, NULL },
-    { "image", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_load_err_detail, u.image), 0, 0, &pcd_mono_v0_1_event_metadata_start_load_err_detail_image_type, NULL, 0, NULL, NULL },
+    { .name = "class", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_load_err_detail, u.class),
+      .type = &pcd_mono_v0_1_event_metadata_start_load_err_detail_class_type },
+    { .name = "image", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_load_err_detail, u.image),
+      .type = &pcd_mono_v0_1_event_metadata_start_load_err_detail_image_type },
 };
 static int32_t pcd_mono_v0_1_event_metadata_start_load_err_detail_select(const void *owner_)
 {
@@ -4110,37 +5039,76 @@ static int32_t pcd_mono_v0_1_event_metadata_start_load_err_detail_select(const v
     default: return -1;
     }
 }
-const pcd_type pcd_mono_v0_1_event_metadata_start_load_err_detail_type = { "event_metadata_start_load_err_detail", 1, 0, sizeof(pcd_mono_v0_1_event_metadata_start_load_err_detail), pcd_mono_v0_1_event_metadata_start_load_err_detail_fields, 2, NULL, NULL, pcd_mono_v0_1_event_metadata_start_load_err_detail_select };
+const pcd_type pcd_mono_v0_1_event_metadata_start_load_err_detail_type = {
+    .name = "event_metadata_start_load_err_detail",
+    .is_union = 1,
+    .size = sizeof(pcd_mono_v0_1_event_metadata_start_load_err_detail),
+    .fields = pcd_mono_v0_1_event_metadata_start_load_err_detail_fields,
+    .n_fields = 2,
+    .select = pcd_mono_v0_1_event_metadata_start_load_err_detail_select,
+};
 
-static const pcd_enum_item pcd_mono_v0_1_event_metadata_start_load_err_mtype_enum_items[] = {
-    { 1, "class" },
-    { 2, "image" },
-};
-static const pcd_enum pcd_mono_v0_1_event_metadata_start_load_err_mtype_enum = { "mtype", pcd_mono_v0_1_event_metadata_start_load_err_mtype_enum_items, 2 };
 static const pcd_field pcd_mono_v0_1_event_metadata_start_load_err_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_load_err, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "mtype", PCD_K_U8, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_load_err, mtype), 0, 0, NULL, &pcd_mono_v0_1_event_metadata_start_load_err_mtype_enum, 0, "Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout).", NULL },
-    { "pointer", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_metadata_start_load_err, pointer), 0, 0, NULL, NULL, 0, "The MonoClass* or MonoImage*.", NULL },
-    { "detail", PCD_K_UNION, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_load_err, detail), 0, 0, &pcd_mono_v0_1_event_metadata_start_load_err_detail_type, NULL, 0, NULL, NULL },
+    { .name = "time", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_load_err, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "mtype", .kind = PCD_K_U8,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_load_err, mtype),
+      .enumt = &pcd_mono_v0_1_event_metadata_start_load_mtype_enum,
+      .doc = "Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout)." },
+    { .name = "pointer", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_load_err, pointer),
+      .doc = "The MonoClass* or MonoImage*." },
+    { .name = "detail", .kind = PCD_K_UNION,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_load_err, detail),
+      .type = &pcd_mono_v0_1_event_metadata_start_load_err_detail_type },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_start_load_err_type = { "event_metadata_start_load_err", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_start_load_err), pcd_mono_v0_1_event_metadata_start_load_err_fields, 4, "Loading metadata failed (TYPE_LOAD_ERR; never written).", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_start_load_err_type = {
+    .name = "event_metadata_start_load_err",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_start_load_err),
+    .fields = pcd_mono_v0_1_event_metadata_start_load_err_fields,
+    .n_fields = 4,
+    .doc = "Loading metadata failed (TYPE_LOAD_ERR; never written).",
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_load_err_detail_class_fields[] = {
-    { "image", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_metadata_load_err_detail_class, image), 0, 0, NULL, NULL, 0, "MonoImage* of the class.", NULL },
-    { "flags", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_load_err_detail_class, flags), 0, 0, NULL, NULL, 0, "Must be 0.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_load_err_detail_class, name), 0, 0, NULL, NULL, 0, "Full class name.", NULL },
+    { .name = "image", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_load_err_detail_class, image),
+      .doc = "MonoImage* of the class." },
+    { .name = "flags", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_load_err_detail_class, flags), .doc = "Must be 0." },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_load_err_detail_class, name),
+      .doc = "Full class name." },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_load_err_detail_class_type = { "event_metadata_load_err_detail_class", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_load_err_detail_class), pcd_mono_v0_1_event_metadata_load_err_detail_class_fields, 3, NULL, NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_load_err_detail_class_type = {
+    .name = "event_metadata_load_err_detail_class",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_load_err_detail_class),
+    .fields = pcd_mono_v0_1_event_metadata_load_err_detail_class_fields,
+    .n_fields = 3,
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_load_err_detail_image_fields[] = {
-    { "flags", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_load_err_detail_image, flags), 0, 0, NULL, NULL, 0, "Must be 0.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_load_err_detail_image, name), 0, 0, NULL, NULL, 0, "Image file name.", NULL },
+    { .name = "flags", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_load_err_detail_image, flags), .doc = "Must be 0." },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_load_err_detail_image, name),
+      .doc = "Image file name." },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_load_err_detail_image_type = { "event_metadata_load_err_detail_image", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_load_err_detail_image), pcd_mono_v0_1_event_metadata_load_err_detail_image_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_load_err_detail_image_type = {
+    .name = "event_metadata_load_err_detail_image",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_load_err_detail_image),
+    .fields = pcd_mono_v0_1_event_metadata_load_err_detail_image_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_load_err_detail_fields[] = {
-    { "class", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_load_err_detail, u.class), 0, 0, &pcd_mono_v0_1_event_metadata_load_err_detail_class_type, NULL, 0, NULL, NULL },
-    { "image", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_load_err_detail, u.image), 0, 0, &pcd_mono_v0_1_event_metadata_load_err_detail_image_type, NULL, 0, NULL, NULL },
+    { .name = "class", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_load_err_detail, u.class),
+      .type = &pcd_mono_v0_1_event_metadata_load_err_detail_class_type },
+    { .name = "image", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_load_err_detail, u.image),
+      .type = &pcd_mono_v0_1_event_metadata_load_err_detail_image_type },
 };
 static int32_t pcd_mono_v0_1_event_metadata_load_err_detail_select(const void *owner_)
 {
@@ -4151,37 +5119,76 @@ static int32_t pcd_mono_v0_1_event_metadata_load_err_detail_select(const void *o
     default: return -1;
     }
 }
-const pcd_type pcd_mono_v0_1_event_metadata_load_err_detail_type = { "event_metadata_load_err_detail", 1, 0, sizeof(pcd_mono_v0_1_event_metadata_load_err_detail), pcd_mono_v0_1_event_metadata_load_err_detail_fields, 2, NULL, NULL, pcd_mono_v0_1_event_metadata_load_err_detail_select };
+const pcd_type pcd_mono_v0_1_event_metadata_load_err_detail_type = {
+    .name = "event_metadata_load_err_detail",
+    .is_union = 1,
+    .size = sizeof(pcd_mono_v0_1_event_metadata_load_err_detail),
+    .fields = pcd_mono_v0_1_event_metadata_load_err_detail_fields,
+    .n_fields = 2,
+    .select = pcd_mono_v0_1_event_metadata_load_err_detail_select,
+};
 
-static const pcd_enum_item pcd_mono_v0_1_event_metadata_load_err_mtype_enum_items[] = {
-    { 1, "class" },
-    { 2, "image" },
-};
-static const pcd_enum pcd_mono_v0_1_event_metadata_load_err_mtype_enum = { "mtype", pcd_mono_v0_1_event_metadata_load_err_mtype_enum_items, 2 };
 static const pcd_field pcd_mono_v0_1_event_metadata_load_err_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_load_err, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "mtype", PCD_K_U8, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_load_err, mtype), 0, 0, NULL, &pcd_mono_v0_1_event_metadata_load_err_mtype_enum, 0, "Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout).", NULL },
-    { "pointer", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_metadata_load_err, pointer), 0, 0, NULL, NULL, 0, "The MonoClass* or MonoImage*.", NULL },
-    { "detail", PCD_K_UNION, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_load_err, detail), 0, 0, &pcd_mono_v0_1_event_metadata_load_err_detail_type, NULL, 0, NULL, NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_metadata_load_err, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "mtype", .kind = PCD_K_U8, .offset = offsetof(pcd_mono_v0_1_event_metadata_load_err, mtype),
+      .enumt = &pcd_mono_v0_1_event_metadata_start_load_mtype_enum,
+      .doc = "Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout)." },
+    { .name = "pointer", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_load_err, pointer),
+      .doc = "The MonoClass* or MonoImage*." },
+    { .name = "detail", .kind = PCD_K_UNION,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_load_err, detail),
+      .type = &pcd_mono_v0_1_event_metadata_load_err_detail_type },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_load_err_type = { "event_metadata_load_err", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_load_err), pcd_mono_v0_1_event_metadata_load_err_fields, 4, "Loading metadata failed (TYPE_LOAD_ERR; never written).", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_load_err_type = {
+    .name = "event_metadata_load_err",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_load_err),
+    .fields = pcd_mono_v0_1_event_metadata_load_err_fields,
+    .n_fields = 4,
+    .doc = "Loading metadata failed (TYPE_LOAD_ERR; never written).",
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_start_unload_err_detail_class_fields[] = {
-    { "image", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_metadata_start_unload_err_detail_class, image), 0, 0, NULL, NULL, 0, "MonoImage* of the class.", NULL },
-    { "flags", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_unload_err_detail_class, flags), 0, 0, NULL, NULL, 0, "Must be 0.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_unload_err_detail_class, name), 0, 0, NULL, NULL, 0, "Full class name.", NULL },
+    { .name = "image", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_unload_err_detail_class, image),
+      .doc = "MonoImage* of the class." },
+    { .name = "flags", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_unload_err_detail_class, flags),
+      .doc = "Must be 0." },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_unload_err_detail_class, name),
+      .doc = "Full class name." },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_start_unload_err_detail_class_type = { "event_metadata_start_unload_err_detail_class", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_start_unload_err_detail_class), pcd_mono_v0_1_event_metadata_start_unload_err_detail_class_fields, 3, NULL, NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_start_unload_err_detail_class_type = {
+    .name = "event_metadata_start_unload_err_detail_class",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_start_unload_err_detail_class),
+    .fields = pcd_mono_v0_1_event_metadata_start_unload_err_detail_class_fields,
+    .n_fields = 3,
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_start_unload_err_detail_image_fields[] = {
-    { "flags", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_unload_err_detail_image, flags), 0, 0, NULL, NULL, 0, "Must be 0.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_unload_err_detail_image, name), 0, 0, NULL, NULL, 0, "Image file name.", NULL },
+    { .name = "flags", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_unload_err_detail_image, flags),
+      .doc = "Must be 0." },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_unload_err_detail_image, name),
+      .doc = "Image file name." },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_start_unload_err_detail_image_type = { "event_metadata_start_unload_err_detail_image", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_start_unload_err_detail_image), pcd_mono_v0_1_event_metadata_start_unload_err_detail_image_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_start_unload_err_detail_image_type = {
+    .name = "event_metadata_start_unload_err_detail_image",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_start_unload_err_detail_image),
+    .fields = pcd_mono_v0_1_event_metadata_start_unload_err_detail_image_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_start_unload_err_detail_fields[] = {
-    { "class", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_unload_err_detail, u.class), 0, 0, &pcd_mono_v0_1_event_metadata_start_unload_err_detail_class_type, NULL, 0, NULL, NULL },
-    { "image", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_unload_err_detail, u.image), 0, 0, &pcd_mono_v0_1_event_metadata_start_unload_err_detail_image_type, NULL, 0, NULL, NULL },
+    { .name = "class", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_unload_err_detail, u.class),
+      .type = &pcd_mono_v0_1_event_metadata_start_unload_err_detail_class_type },
+    { .name = "image", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_unload_err_detail, u.image),
+      .type = &pcd_mono_v0_1_event_metadata_start_unload_err_detail_image_type },
 };
 static int32_t pcd_mono_v0_1_event_metadata_start_unload_err_detail_select(const void *owner_)
 {
@@ -4192,37 +5199,78 @@ static int32_t pcd_mono_v0_1_event_metadata_start_unload_err_detail_select(const
     default: return -1;
     }
 }
-const pcd_type pcd_mono_v0_1_event_metadata_start_unload_err_detail_type = { "event_metadata_start_unload_err_detail", 1, 0, sizeof(pcd_mono_v0_1_event_metadata_start_unload_err_detail), pcd_mono_v0_1_event_metadata_start_unload_err_detail_fields, 2, NULL, NULL, pcd_mono_v0_1_event_metadata_start_unload_err_detail_select };
+const pcd_type pcd_mono_v0_1_event_metadata_start_unload_err_detail_type = {
+    .name = "event_metadata_start_unload_err_detail",
+    .is_union = 1,
+    .size = sizeof(pcd_mono_v0_1_event_metadata_start_unload_err_detail),
+    .fields = pcd_mono_v0_1_event_metadata_start_unload_err_detail_fields,
+    .n_fields = 2,
+    .select = pcd_mono_v0_1_event_metadata_start_unload_err_detail_select,
+};
 
-static const pcd_enum_item pcd_mono_v0_1_event_metadata_start_unload_err_mtype_enum_items[] = {
-    { 1, "class" },
-    { 2, "image" },
-};
-static const pcd_enum pcd_mono_v0_1_event_metadata_start_unload_err_mtype_enum = { "mtype", pcd_mono_v0_1_event_metadata_start_unload_err_mtype_enum_items, 2 };
 static const pcd_field pcd_mono_v0_1_event_metadata_start_unload_err_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_unload_err, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "mtype", PCD_K_U8, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_unload_err, mtype), 0, 0, NULL, &pcd_mono_v0_1_event_metadata_start_unload_err_mtype_enum, 0, "Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout).", NULL },
-    { "pointer", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_metadata_start_unload_err, pointer), 0, 0, NULL, NULL, 0, "The MonoClass* or MonoImage*.", NULL },
-    { "detail", PCD_K_UNION, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_start_unload_err, detail), 0, 0, &pcd_mono_v0_1_event_metadata_start_unload_err_detail_type, NULL, 0, NULL, NULL },
+    { .name = "time", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_unload_err, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "mtype", .kind = PCD_K_U8,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_unload_err, mtype),
+      .enumt = &pcd_mono_v0_1_event_metadata_start_load_mtype_enum,
+      .doc = "Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout)." },
+    { .name = "pointer", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_unload_err, pointer),
+      .doc = "The MonoClass* or MonoImage*." },
+    { .name = "detail", .kind = PCD_K_UNION,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_start_unload_err, detail),
+      .type = &pcd_mono_v0_1_event_metadata_start_unload_err_detail_type },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_start_unload_err_type = { "event_metadata_start_unload_err", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_start_unload_err), pcd_mono_v0_1_event_metadata_start_unload_err_fields, 4, "Unloading metadata failed (TYPE_LOAD_ERR; never written).", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_start_unload_err_type = {
+    .name = "event_metadata_start_unload_err",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_start_unload_err),
+    .fields = pcd_mono_v0_1_event_metadata_start_unload_err_fields,
+    .n_fields = 4,
+    .doc = "Unloading metadata failed (TYPE_LOAD_ERR; never written).",
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_unload_err_detail_class_fields[] = {
-    { "image", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_metadata_unload_err_detail_class, image), 0, 0, NULL, NULL, 0, "MonoImage* of the class.", NULL },
-    { "flags", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_unload_err_detail_class, flags), 0, 0, NULL, NULL, 0, "Must be 0.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_unload_err_detail_class, name), 0, 0, NULL, NULL, 0, "Full class name.", NULL },
+    { .name = "image", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_unload_err_detail_class, image),
+      .doc = "MonoImage* of the class." },
+    { .name = "flags", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_unload_err_detail_class, flags),
+      .doc = "Must be 0." },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_unload_err_detail_class, name),
+      .doc = "Full class name." },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_unload_err_detail_class_type = { "event_metadata_unload_err_detail_class", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_unload_err_detail_class), pcd_mono_v0_1_event_metadata_unload_err_detail_class_fields, 3, NULL, NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_unload_err_detail_class_type = {
+    .name = "event_metadata_unload_err_detail_class",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_unload_err_detail_class),
+    .fields = pcd_mono_v0_1_event_metadata_unload_err_detail_class_fields,
+    .n_fields = 3,
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_unload_err_detail_image_fields[] = {
-    { "flags", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_unload_err_detail_image, flags), 0, 0, NULL, NULL, 0, "Must be 0.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_unload_err_detail_image, name), 0, 0, NULL, NULL, 0, "Image file name.", NULL },
+    { .name = "flags", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_unload_err_detail_image, flags),
+      .doc = "Must be 0." },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_unload_err_detail_image, name),
+      .doc = "Image file name." },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_unload_err_detail_image_type = { "event_metadata_unload_err_detail_image", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_unload_err_detail_image), pcd_mono_v0_1_event_metadata_unload_err_detail_image_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_unload_err_detail_image_type = {
+    .name = "event_metadata_unload_err_detail_image",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_unload_err_detail_image),
+    .fields = pcd_mono_v0_1_event_metadata_unload_err_detail_image_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v0_1_event_metadata_unload_err_detail_fields[] = {
-    { "class", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_unload_err_detail, u.class), 0, 0, &pcd_mono_v0_1_event_metadata_unload_err_detail_class_type, NULL, 0, NULL, NULL },
-    { "image", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_unload_err_detail, u.image), 0, 0, &pcd_mono_v0_1_event_metadata_unload_err_detail_image_type, NULL, 0, NULL, NULL },
+    { .name = "class", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_unload_err_detail, u.class),
+      .type = &pcd_mono_v0_1_event_metadata_unload_err_detail_class_type },
+    { .name = "image", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_unload_err_detail, u.image),
+      .type = &pcd_mono_v0_1_event_metadata_unload_err_detail_image_type },
 };
 static int32_t pcd_mono_v0_1_event_metadata_unload_err_detail_select(const void *owner_)
 {
@@ -4233,186 +5281,433 @@ static int32_t pcd_mono_v0_1_event_metadata_unload_err_detail_select(const void 
     default: return -1;
     }
 }
-const pcd_type pcd_mono_v0_1_event_metadata_unload_err_detail_type = { "event_metadata_unload_err_detail", 1, 0, sizeof(pcd_mono_v0_1_event_metadata_unload_err_detail), pcd_mono_v0_1_event_metadata_unload_err_detail_fields, 2, NULL, NULL, pcd_mono_v0_1_event_metadata_unload_err_detail_select };
+const pcd_type pcd_mono_v0_1_event_metadata_unload_err_detail_type = {
+    .name = "event_metadata_unload_err_detail",
+    .is_union = 1,
+    .size = sizeof(pcd_mono_v0_1_event_metadata_unload_err_detail),
+    .fields = pcd_mono_v0_1_event_metadata_unload_err_detail_fields,
+    .n_fields = 2,
+    .select = pcd_mono_v0_1_event_metadata_unload_err_detail_select,
+};
 
-static const pcd_enum_item pcd_mono_v0_1_event_metadata_unload_err_mtype_enum_items[] = {
-    { 1, "class" },
-    { 2, "image" },
-};
-static const pcd_enum pcd_mono_v0_1_event_metadata_unload_err_mtype_enum = { "mtype", pcd_mono_v0_1_event_metadata_unload_err_mtype_enum_items, 2 };
 static const pcd_field pcd_mono_v0_1_event_metadata_unload_err_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_unload_err, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "mtype", PCD_K_U8, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_unload_err, mtype), 0, 0, NULL, &pcd_mono_v0_1_event_metadata_unload_err_mtype_enum, 0, "Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout).", NULL },
-    { "pointer", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_metadata_unload_err, pointer), 0, 0, NULL, NULL, 0, "The MonoClass* or MonoImage*.", NULL },
-    { "detail", PCD_K_UNION, 0, 0, offsetof(pcd_mono_v0_1_event_metadata_unload_err, detail), 0, 0, &pcd_mono_v0_1_event_metadata_unload_err_detail_type, NULL, 0, NULL, NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_metadata_unload_err, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "mtype", .kind = PCD_K_U8, .offset = offsetof(pcd_mono_v0_1_event_metadata_unload_err, mtype),
+      .enumt = &pcd_mono_v0_1_event_metadata_start_load_mtype_enum,
+      .doc = "Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout)." },
+    { .name = "pointer", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_unload_err, pointer),
+      .doc = "The MonoClass* or MonoImage*." },
+    { .name = "detail", .kind = PCD_K_UNION,
+      .offset = offsetof(pcd_mono_v0_1_event_metadata_unload_err, detail),
+      .type = &pcd_mono_v0_1_event_metadata_unload_err_detail_type },
 };
-const pcd_type pcd_mono_v0_1_event_metadata_unload_err_type = { "event_metadata_unload_err", 0, 0, sizeof(pcd_mono_v0_1_event_metadata_unload_err), pcd_mono_v0_1_event_metadata_unload_err_fields, 4, "Unloading metadata failed (TYPE_LOAD_ERR; never written).", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_metadata_unload_err_type = {
+    .name = "event_metadata_unload_err",
+    .size = sizeof(pcd_mono_v0_1_event_metadata_unload_err),
+    .fields = pcd_mono_v0_1_event_metadata_unload_err_fields,
+    .n_fields = 4,
+    .doc = "Unloading metadata failed (TYPE_LOAD_ERR; never written).",
+};
 
 static const pcd_field pcd_mono_v0_1_event_method_leave_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_method_leave, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "method", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_method_leave, method), 0, 0, NULL, NULL, 0, "MonoMethod* (running delta from the previous method of the buffer).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_method_leave, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "method", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_method_leave, method),
+      .doc = "MonoMethod* (running delta from the previous method of the buffer)." },
 };
-const pcd_type pcd_mono_v0_1_event_method_leave_type = { "event_method_leave", 0, 0, sizeof(pcd_mono_v0_1_event_method_leave), pcd_mono_v0_1_event_method_leave_fields, 2, "A method returned.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_method_leave_type = {
+    .name = "event_method_leave",
+    .size = sizeof(pcd_mono_v0_1_event_method_leave),
+    .fields = pcd_mono_v0_1_event_method_leave_fields,
+    .n_fields = 2,
+    .doc = "A method returned.",
+};
 
 static const pcd_field pcd_mono_v0_1_event_method_enter_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_method_enter, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "method", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_method_enter, method), 0, 0, NULL, NULL, 0, "MonoMethod* (running delta from the previous method of the buffer).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_method_enter, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "method", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_method_enter, method),
+      .doc = "MonoMethod* (running delta from the previous method of the buffer)." },
 };
-const pcd_type pcd_mono_v0_1_event_method_enter_type = { "event_method_enter", 0, 0, sizeof(pcd_mono_v0_1_event_method_enter), pcd_mono_v0_1_event_method_enter_fields, 2, "A method was entered.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_method_enter_type = {
+    .name = "event_method_enter",
+    .size = sizeof(pcd_mono_v0_1_event_method_enter),
+    .fields = pcd_mono_v0_1_event_method_enter_fields,
+    .n_fields = 2,
+    .doc = "A method was entered.",
+};
 
 static const pcd_field pcd_mono_v0_1_event_method_exc_leave_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_method_exc_leave, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "method", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_method_exc_leave, method), 0, 0, NULL, NULL, 0, "MonoMethod* (running delta from the previous method of the buffer).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_method_exc_leave, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "method", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_method_exc_leave, method),
+      .doc = "MonoMethod* (running delta from the previous method of the buffer)." },
 };
-const pcd_type pcd_mono_v0_1_event_method_exc_leave_type = { "event_method_exc_leave", 0, 0, sizeof(pcd_mono_v0_1_event_method_exc_leave), pcd_mono_v0_1_event_method_exc_leave_fields, 2, "A method was left by an exception.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_method_exc_leave_type = {
+    .name = "event_method_exc_leave",
+    .size = sizeof(pcd_mono_v0_1_event_method_exc_leave),
+    .fields = pcd_mono_v0_1_event_method_exc_leave_fields,
+    .n_fields = 2,
+    .doc = "A method was left by an exception.",
+};
 
 static const pcd_field pcd_mono_v0_1_event_jit_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_jit, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "method", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_jit, method), 0, 0, NULL, NULL, 0, "MonoMethod* (running delta from the previous method of the buffer).", NULL },
-    { "code", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_jit, code), 0, 0, NULL, NULL, 0, "Start of the native code.", NULL },
-    { "code_size", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_jit, code_size), 0, 0, NULL, NULL, 0, "Size of the native code.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v0_1_event_jit, name), 0, 0, NULL, NULL, 0, "Full method name.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_jit, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "method", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_jit, method),
+      .doc = "MonoMethod* (running delta from the previous method of the buffer)." },
+    { .name = "code", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_jit, code), .doc = "Start of the native code." },
+    { .name = "code_size", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_jit, code_size),
+      .doc = "Size of the native code." },
+    { .name = "name", .kind = PCD_K_STRING, .offset = offsetof(pcd_mono_v0_1_event_jit, name),
+      .doc = "Full method name." },
 };
-const pcd_type pcd_mono_v0_1_event_jit_type = { "event_jit", 0, 0, sizeof(pcd_mono_v0_1_event_jit), pcd_mono_v0_1_event_jit_fields, 5, "A method was compiled.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_jit_type = {
+    .name = "event_jit",
+    .size = sizeof(pcd_mono_v0_1_event_jit),
+    .fields = pcd_mono_v0_1_event_jit_fields,
+    .n_fields = 5,
+    .doc = "A method was compiled.",
+};
 
 static const pcd_field pcd_mono_v0_1_event_throw_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_throw, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_throw, object), 0, 0, NULL, NULL, 0, "The exception object.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_throw, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_throw, object), .doc = "The exception object." },
 };
-const pcd_type pcd_mono_v0_1_event_throw_type = { "event_throw", 0, 0, sizeof(pcd_mono_v0_1_event_throw), pcd_mono_v0_1_event_throw_fields, 2, "An exception was thrown.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_throw_type = {
+    .name = "event_throw",
+    .size = sizeof(pcd_mono_v0_1_event_throw),
+    .fields = pcd_mono_v0_1_event_throw_fields,
+    .n_fields = 2,
+    .doc = "An exception was thrown.",
+};
 
 static const pcd_field pcd_mono_v0_1_event_throw_bt_backtrace_fields[] = {
-    { "flags", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_throw_bt_backtrace, flags), 0, 0, NULL, NULL, 0, "Must be 0.", NULL },
-    { "frames", PCD_K_ARRAY, PCD_K_S64, 0, offsetof(pcd_mono_v0_1_event_throw_bt_backtrace, frames), offsetof(pcd_mono_v0_1_event_throw_bt_backtrace, n_frames), 0, NULL, NULL, 0, "MonoMethod pointers, relative to ptr_base, as the writer collected them.", NULL },
+    { .name = "flags", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_throw_bt_backtrace, flags),
+      .doc = "Must be 0." },
+    { .name = "frames", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64,
+      .offset = offsetof(pcd_mono_v0_1_event_throw_bt_backtrace, frames),
+      .aux = offsetof(pcd_mono_v0_1_event_throw_bt_backtrace, n_frames),
+      .doc = "MonoMethod pointers, relative to ptr_base, as the writer collected them." },
 };
-const pcd_type pcd_mono_v0_1_event_throw_bt_backtrace_type = { "event_throw_bt_backtrace", 0, 0, sizeof(pcd_mono_v0_1_event_throw_bt_backtrace), pcd_mono_v0_1_event_throw_bt_backtrace_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_throw_bt_backtrace_type = {
+    .name = "event_throw_bt_backtrace",
+    .size = sizeof(pcd_mono_v0_1_event_throw_bt_backtrace),
+    .fields = pcd_mono_v0_1_event_throw_bt_backtrace_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v0_1_event_throw_bt_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_throw_bt, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_throw_bt, object), 0, 0, NULL, NULL, 0, "The exception object.", NULL },
-    { "backtrace", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event_throw_bt, backtrace), 0, 0, &pcd_mono_v0_1_event_throw_bt_backtrace_type, NULL, 0, NULL, NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_throw_bt, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_throw_bt, object), .doc = "The exception object." },
+    { .name = "backtrace", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v0_1_event_throw_bt, backtrace),
+      .type = &pcd_mono_v0_1_event_throw_bt_backtrace_type },
 };
-const pcd_type pcd_mono_v0_1_event_throw_bt_type = { "event_throw_bt", 0, 0, sizeof(pcd_mono_v0_1_event_throw_bt), pcd_mono_v0_1_event_throw_bt_fields, 3, "An exception was thrown; with the backtrace.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_throw_bt_type = {
+    .name = "event_throw_bt",
+    .size = sizeof(pcd_mono_v0_1_event_throw_bt),
+    .fields = pcd_mono_v0_1_event_throw_bt_fields,
+    .n_fields = 3,
+    .doc = "An exception was thrown; with the backtrace.",
+};
 
-static const pcd_enum_item pcd_mono_v0_1_event_clause_clause_type_enum_items[] = {
-    { 0, "catch" },
-    { 1, "filter" },
-    { 2, "finally" },
-    { 4, "fault" },
+static const pcd_enum_item pcd_mono_v0_1_clause_type_enum_items[] = {
+    { .value = 0, .name = "catch" },
+    { .value = 1, .name = "filter" },
+    { .value = 2, .name = "finally" },
+    { .value = 4, .name = "fault" },
 };
-static const pcd_enum pcd_mono_v0_1_event_clause_clause_type_enum = { "clause_type", pcd_mono_v0_1_event_clause_clause_type_enum_items, 4 };
+static const pcd_enum pcd_mono_v0_1_event_clause_clause_type_enum = { .name = "clause_type", .items = pcd_mono_v0_1_clause_type_enum_items, .n_items = 4 };
 static const pcd_field pcd_mono_v0_1_event_clause_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_clause, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "clause_type", PCD_K_U64, 0, PCD_F_ENUM_OPEN, offsetof(pcd_mono_v0_1_event_clause, clause_type), 0, 0, NULL, &pcd_mono_v0_1_event_clause_clause_type_enum, 0, "ECMA clause flags.", NULL },
-    { "clause_index", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_clause, clause_index), 0, 0, NULL, NULL, 0, "The clause's number in the method header.", NULL },
-    { "method", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_clause, method), 0, 0, NULL, NULL, 0, "MonoMethod* (running delta from the previous method of the buffer).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_clause, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "clause_type", .kind = PCD_K_U64, .flags = PCD_F_ENUM_OPEN,
+      .offset = offsetof(pcd_mono_v0_1_event_clause, clause_type),
+      .enumt = &pcd_mono_v0_1_event_clause_clause_type_enum, .doc = "ECMA clause flags." },
+    { .name = "clause_index", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_clause, clause_index),
+      .doc = "The clause's number in the method header." },
+    { .name = "method", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_clause, method),
+      .doc = "MonoMethod* (running delta from the previous method of the buffer)." },
 };
-const pcd_type pcd_mono_v0_1_event_clause_type = { "event_clause", 0, 0, sizeof(pcd_mono_v0_1_event_clause), pcd_mono_v0_1_event_clause_fields, 4, "An exception clause ran.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_clause_type = {
+    .name = "event_clause",
+    .size = sizeof(pcd_mono_v0_1_event_clause),
+    .fields = pcd_mono_v0_1_event_clause_fields,
+    .n_fields = 4,
+    .doc = "An exception clause ran.",
+};
 
 static const pcd_field pcd_mono_v0_1_event_monitor_contention_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_monitor_contention, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_monitor_contention, object), 0, 0, NULL, NULL, 0, "The lock object (stored >> 3 relative to obj_base).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_monitor_contention, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_monitor_contention, object),
+      .doc = "The lock object (stored >> 3 relative to obj_base)." },
 };
-const pcd_type pcd_mono_v0_1_event_monitor_contention_type = { "event_monitor_contention", 0, 0, sizeof(pcd_mono_v0_1_event_monitor_contention), pcd_mono_v0_1_event_monitor_contention_fields, 2, "A thread waits for a lock.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_monitor_contention_type = {
+    .name = "event_monitor_contention",
+    .size = sizeof(pcd_mono_v0_1_event_monitor_contention),
+    .fields = pcd_mono_v0_1_event_monitor_contention_fields,
+    .n_fields = 2,
+    .doc = "A thread waits for a lock.",
+};
 
 static const pcd_field pcd_mono_v0_1_event_monitor_contention_bt_backtrace_fields[] = {
-    { "flags", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_monitor_contention_bt_backtrace, flags), 0, 0, NULL, NULL, 0, "Must be 0.", NULL },
-    { "frames", PCD_K_ARRAY, PCD_K_S64, 0, offsetof(pcd_mono_v0_1_event_monitor_contention_bt_backtrace, frames), offsetof(pcd_mono_v0_1_event_monitor_contention_bt_backtrace, n_frames), 0, NULL, NULL, 0, "MonoMethod pointers, relative to ptr_base, as the writer collected them.", NULL },
+    { .name = "flags", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v0_1_event_monitor_contention_bt_backtrace, flags),
+      .doc = "Must be 0." },
+    { .name = "frames", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64,
+      .offset = offsetof(pcd_mono_v0_1_event_monitor_contention_bt_backtrace, frames),
+      .aux = offsetof(pcd_mono_v0_1_event_monitor_contention_bt_backtrace, n_frames),
+      .doc = "MonoMethod pointers, relative to ptr_base, as the writer collected them." },
 };
-const pcd_type pcd_mono_v0_1_event_monitor_contention_bt_backtrace_type = { "event_monitor_contention_bt_backtrace", 0, 0, sizeof(pcd_mono_v0_1_event_monitor_contention_bt_backtrace), pcd_mono_v0_1_event_monitor_contention_bt_backtrace_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_monitor_contention_bt_backtrace_type = {
+    .name = "event_monitor_contention_bt_backtrace",
+    .size = sizeof(pcd_mono_v0_1_event_monitor_contention_bt_backtrace),
+    .fields = pcd_mono_v0_1_event_monitor_contention_bt_backtrace_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v0_1_event_monitor_contention_bt_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_monitor_contention_bt, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_monitor_contention_bt, object), 0, 0, NULL, NULL, 0, "The lock object (stored >> 3 relative to obj_base).", NULL },
-    { "backtrace", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event_monitor_contention_bt, backtrace), 0, 0, &pcd_mono_v0_1_event_monitor_contention_bt_backtrace_type, NULL, 0, NULL, NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_monitor_contention_bt, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_monitor_contention_bt, object),
+      .doc = "The lock object (stored >> 3 relative to obj_base)." },
+    { .name = "backtrace", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event_monitor_contention_bt, backtrace),
+      .type = &pcd_mono_v0_1_event_monitor_contention_bt_backtrace_type },
 };
-const pcd_type pcd_mono_v0_1_event_monitor_contention_bt_type = { "event_monitor_contention_bt", 0, 0, sizeof(pcd_mono_v0_1_event_monitor_contention_bt), pcd_mono_v0_1_event_monitor_contention_bt_fields, 3, "A thread waits for a lock; with the backtrace.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_monitor_contention_bt_type = {
+    .name = "event_monitor_contention_bt",
+    .size = sizeof(pcd_mono_v0_1_event_monitor_contention_bt),
+    .fields = pcd_mono_v0_1_event_monitor_contention_bt_fields,
+    .n_fields = 3,
+    .doc = "A thread waits for a lock; with the backtrace.",
+};
 
 static const pcd_field pcd_mono_v0_1_event_monitor_done_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_monitor_done, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_monitor_done, object), 0, 0, NULL, NULL, 0, "The lock object (stored >> 3 relative to obj_base).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_monitor_done, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_monitor_done, object),
+      .doc = "The lock object (stored >> 3 relative to obj_base)." },
 };
-const pcd_type pcd_mono_v0_1_event_monitor_done_type = { "event_monitor_done", 0, 0, sizeof(pcd_mono_v0_1_event_monitor_done), pcd_mono_v0_1_event_monitor_done_fields, 2, "A thread took a lock after waiting.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_monitor_done_type = {
+    .name = "event_monitor_done",
+    .size = sizeof(pcd_mono_v0_1_event_monitor_done),
+    .fields = pcd_mono_v0_1_event_monitor_done_fields,
+    .n_fields = 2,
+    .doc = "A thread took a lock after waiting.",
+};
 
 static const pcd_field pcd_mono_v0_1_event_monitor_fail_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_monitor_fail, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_monitor_fail, object), 0, 0, NULL, NULL, 0, "The lock object (stored >> 3 relative to obj_base).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_monitor_fail, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_monitor_fail, object),
+      .doc = "The lock object (stored >> 3 relative to obj_base)." },
 };
-const pcd_type pcd_mono_v0_1_event_monitor_fail_type = { "event_monitor_fail", 0, 0, sizeof(pcd_mono_v0_1_event_monitor_fail), pcd_mono_v0_1_event_monitor_fail_fields, 2, "A thread gave up waiting for a lock.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_monitor_fail_type = {
+    .name = "event_monitor_fail",
+    .size = sizeof(pcd_mono_v0_1_event_monitor_fail),
+    .fields = pcd_mono_v0_1_event_monitor_fail_fields,
+    .n_fields = 2,
+    .doc = "A thread gave up waiting for a lock.",
+};
 
 static const pcd_field pcd_mono_v0_1_event_heap_start_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_heap_start, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_heap_start, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
 };
-const pcd_type pcd_mono_v0_1_event_heap_start_type = { "event_heap_start", 0, 0, sizeof(pcd_mono_v0_1_event_heap_start), pcd_mono_v0_1_event_heap_start_fields, 1, "A heap walk starts.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_heap_start_type = {
+    .name = "event_heap_start",
+    .size = sizeof(pcd_mono_v0_1_event_heap_start),
+    .fields = pcd_mono_v0_1_event_heap_start_fields,
+    .n_fields = 1,
+    .doc = "A heap walk starts.",
+};
 
 static const pcd_field pcd_mono_v0_1_event_heap_end_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_heap_end, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_heap_end, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
 };
-const pcd_type pcd_mono_v0_1_event_heap_end_type = { "event_heap_end", 0, 0, sizeof(pcd_mono_v0_1_event_heap_end), pcd_mono_v0_1_event_heap_end_fields, 1, "A heap walk ended.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_heap_end_type = {
+    .name = "event_heap_end",
+    .size = sizeof(pcd_mono_v0_1_event_heap_end),
+    .fields = pcd_mono_v0_1_event_heap_end_fields,
+    .n_fields = 1,
+    .doc = "A heap walk ended.",
+};
 
 static const pcd_field pcd_mono_v0_1_event_heap_object_fields[] = {
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_heap_object, object), 0, 0, NULL, NULL, 0, "Object address (stored >> 3 relative to obj_base).", NULL },
-    { "class", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_event_heap_object, class), 0, 0, NULL, NULL, 0, "MonoClass* of the object.", NULL },
-    { "size", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_event_heap_object, size), 0, 0, NULL, NULL, 0, "Size of the object in the heap.", NULL },
-    { "refs", PCD_K_ARRAY, PCD_K_S64, 0, offsetof(pcd_mono_v0_1_event_heap_object, refs), offsetof(pcd_mono_v0_1_event_heap_object, n_refs), 0, NULL, NULL, 0, "Objects it references.", NULL },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_heap_object, object),
+      .doc = "Object address (stored >> 3 relative to obj_base)." },
+    { .name = "class", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_event_heap_object, class), .doc = "MonoClass* of the object." },
+    { .name = "size", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_event_heap_object, size),
+      .doc = "Size of the object in the heap." },
+    { .name = "refs", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64,
+      .offset = offsetof(pcd_mono_v0_1_event_heap_object, refs),
+      .aux = offsetof(pcd_mono_v0_1_event_heap_object, n_refs), .doc = "Objects it references." },
 };
-const pcd_type pcd_mono_v0_1_event_heap_object_type = { "event_heap_object", 0, 0, sizeof(pcd_mono_v0_1_event_heap_object), pcd_mono_v0_1_event_heap_object_fields, 4, "An object found by the heap walk (no time field in this version).", NULL, NULL };
+const pcd_type pcd_mono_v0_1_event_heap_object_type = {
+    .name = "event_heap_object",
+    .size = sizeof(pcd_mono_v0_1_event_heap_object),
+    .fields = pcd_mono_v0_1_event_heap_object_fields,
+    .n_fields = 4,
+    .doc = "An object found by the heap walk (no time field in this version).",
+};
 
 static const pcd_field pcd_mono_v0_1_event_fields[] = {
-    { "alloc", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.alloc), 0, 0, &pcd_mono_v0_1_event_alloc_type, NULL, 0, NULL, NULL },
-    { "alloc_bt", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.alloc_bt), 0, 0, &pcd_mono_v0_1_event_alloc_bt_type, NULL, 0, NULL, NULL },
-    { "gc_event", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.gc_event), 0, 0, &pcd_mono_v0_1_event_gc_event_type, NULL, 0, NULL, NULL },
-    { "gc_resize", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.gc_resize), 0, 0, &pcd_mono_v0_1_event_gc_resize_type, NULL, 0, NULL, NULL },
-    { "gc_move", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.gc_move), 0, 0, &pcd_mono_v0_1_event_gc_move_type, NULL, 0, NULL, NULL },
-    { "metadata_start_load", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.metadata_start_load), 0, 0, &pcd_mono_v0_1_event_metadata_start_load_type, NULL, 0, NULL, NULL },
-    { "metadata_load", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.metadata_load), 0, 0, &pcd_mono_v0_1_event_metadata_load_type, NULL, 0, NULL, NULL },
-    { "metadata_start_unload", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.metadata_start_unload), 0, 0, &pcd_mono_v0_1_event_metadata_start_unload_type, NULL, 0, NULL, NULL },
-    { "metadata_unload", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.metadata_unload), 0, 0, &pcd_mono_v0_1_event_metadata_unload_type, NULL, 0, NULL, NULL },
-    { "metadata_start_load_err", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.metadata_start_load_err), 0, 0, &pcd_mono_v0_1_event_metadata_start_load_err_type, NULL, 0, NULL, NULL },
-    { "metadata_load_err", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.metadata_load_err), 0, 0, &pcd_mono_v0_1_event_metadata_load_err_type, NULL, 0, NULL, NULL },
-    { "metadata_start_unload_err", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.metadata_start_unload_err), 0, 0, &pcd_mono_v0_1_event_metadata_start_unload_err_type, NULL, 0, NULL, NULL },
-    { "metadata_unload_err", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.metadata_unload_err), 0, 0, &pcd_mono_v0_1_event_metadata_unload_err_type, NULL, 0, NULL, NULL },
-    { "method_leave", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.method_leave), 0, 0, &pcd_mono_v0_1_event_method_leave_type, NULL, 0, NULL, NULL },
-    { "method_enter", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.method_enter), 0, 0, &pcd_mono_v0_1_event_method_enter_type, NULL, 0, NULL, NULL },
-    { "method_exc_leave", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.method_exc_leave), 0, 0, &pcd_mono_v0_1_event_method_exc_leave_type, NULL, 0, NULL, NULL },
-    { "jit", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.jit), 0, 0, &pcd_mono_v0_1_event_jit_type, NULL, 0, NULL, NULL },
-    { "throw", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.throw), 0, 0, &pcd_mono_v0_1_event_throw_type, NULL, 0, NULL, NULL },
-    { "throw_bt", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.throw_bt), 0, 0, &pcd_mono_v0_1_event_throw_bt_type, NULL, 0, NULL, NULL },
-    { "clause", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.clause), 0, 0, &pcd_mono_v0_1_event_clause_type, NULL, 0, NULL, NULL },
-    { "monitor_contention", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.monitor_contention), 0, 0, &pcd_mono_v0_1_event_monitor_contention_type, NULL, 0, NULL, NULL },
-    { "monitor_contention_bt", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.monitor_contention_bt), 0, 0, &pcd_mono_v0_1_event_monitor_contention_bt_type, NULL, 0, NULL, NULL },
-    { "monitor_done", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.monitor_done), 0, 0, &pcd_mono_v0_1_event_monitor_done_type, NULL, 0, NULL, NULL },
-    { "monitor_fail", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.monitor_fail), 0, 0, &pcd_mono_v0_1_event_monitor_fail_type, NULL, 0, NULL, NULL },
-    { "heap_start", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.heap_start), 0, 0, &pcd_mono_v0_1_event_heap_start_type, NULL, 0, NULL, NULL },
-    { "heap_end", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.heap_end), 0, 0, &pcd_mono_v0_1_event_heap_end_type, NULL, 0, NULL, NULL },
-    { "heap_object", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v0_1_event, u.heap_object), 0, 0, &pcd_mono_v0_1_event_heap_object_type, NULL, 0, NULL, NULL },
+    { .name = "alloc", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v0_1_event, u.alloc),
+      .type = &pcd_mono_v0_1_event_alloc_type },
+    { .name = "alloc_bt", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v0_1_event, u.alloc_bt),
+      .type = &pcd_mono_v0_1_event_alloc_bt_type },
+    { .name = "gc_event", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v0_1_event, u.gc_event),
+      .type = &pcd_mono_v0_1_event_gc_event_type },
+    { .name = "gc_resize", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v0_1_event, u.gc_resize),
+      .type = &pcd_mono_v0_1_event_gc_resize_type },
+    { .name = "gc_move", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v0_1_event, u.gc_move),
+      .type = &pcd_mono_v0_1_event_gc_move_type },
+    { .name = "metadata_start_load", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event, u.metadata_start_load),
+      .type = &pcd_mono_v0_1_event_metadata_start_load_type },
+    { .name = "metadata_load", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v0_1_event, u.metadata_load),
+      .type = &pcd_mono_v0_1_event_metadata_load_type },
+    { .name = "metadata_start_unload", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event, u.metadata_start_unload),
+      .type = &pcd_mono_v0_1_event_metadata_start_unload_type },
+    { .name = "metadata_unload", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event, u.metadata_unload),
+      .type = &pcd_mono_v0_1_event_metadata_unload_type },
+    { .name = "metadata_start_load_err", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event, u.metadata_start_load_err),
+      .type = &pcd_mono_v0_1_event_metadata_start_load_err_type },
+    { .name = "metadata_load_err", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event, u.metadata_load_err),
+      .type = &pcd_mono_v0_1_event_metadata_load_err_type },
+    { .name = "metadata_start_unload_err", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event, u.metadata_start_unload_err),
+      .type = &pcd_mono_v0_1_event_metadata_start_unload_err_type },
+    { .name = "metadata_unload_err", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event, u.metadata_unload_err),
+      .type = &pcd_mono_v0_1_event_metadata_unload_err_type },
+    { .name = "method_leave", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v0_1_event, u.method_leave),
+      .type = &pcd_mono_v0_1_event_method_leave_type },
+    { .name = "method_enter", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v0_1_event, u.method_enter),
+      .type = &pcd_mono_v0_1_event_method_enter_type },
+    { .name = "method_exc_leave", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event, u.method_exc_leave),
+      .type = &pcd_mono_v0_1_event_method_exc_leave_type },
+    { .name = "jit", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v0_1_event, u.jit),
+      .type = &pcd_mono_v0_1_event_jit_type },
+    { .name = "throw", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v0_1_event, u.throw),
+      .type = &pcd_mono_v0_1_event_throw_type },
+    { .name = "throw_bt", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v0_1_event, u.throw_bt),
+      .type = &pcd_mono_v0_1_event_throw_bt_type },
+    { .name = "clause", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v0_1_event, u.clause),
+      .type = &pcd_mono_v0_1_event_clause_type },
+    { .name = "monitor_contention", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event, u.monitor_contention),
+      .type = &pcd_mono_v0_1_event_monitor_contention_type },
+    { .name = "monitor_contention_bt", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v0_1_event, u.monitor_contention_bt),
+      .type = &pcd_mono_v0_1_event_monitor_contention_bt_type },
+    { .name = "monitor_done", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v0_1_event, u.monitor_done),
+      .type = &pcd_mono_v0_1_event_monitor_done_type },
+    { .name = "monitor_fail", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v0_1_event, u.monitor_fail),
+      .type = &pcd_mono_v0_1_event_monitor_fail_type },
+    { .name = "heap_start", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v0_1_event, u.heap_start),
+      .type = &pcd_mono_v0_1_event_heap_start_type },
+    { .name = "heap_end", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v0_1_event, u.heap_end),
+      .type = &pcd_mono_v0_1_event_heap_end_type },
+    { .name = "heap_object", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v0_1_event, u.heap_object),
+      .type = &pcd_mono_v0_1_event_heap_object_type },
 };
-const pcd_type pcd_mono_v0_1_event_type = { "event", 1, 1, sizeof(pcd_mono_v0_1_event), pcd_mono_v0_1_event_fields, 27, "One event: a byte (sub-type in the high nibble, type in the low one), then its data.", "_kind", NULL, 1 };
+const pcd_type pcd_mono_v0_1_event_type = {
+    .name = "event",
+    .is_union = 1,
+    .named = 1,
+    .size = sizeof(pcd_mono_v0_1_event),
+    .fields = pcd_mono_v0_1_event_fields,
+    .n_fields = 27,
+    .doc = "One event: a byte (sub-type in the high nibble, type in the low one), then its data.",
+    .tag_key = "_kind",
+    .tag_wire = 1,
+};
 
 static const pcd_field pcd_mono_v0_1_buffer_fields[] = {
-    { "len", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_mono_v0_1_buffer, len), 0, 0, NULL, NULL, 0, "Bytes of events after this 48-byte header.", NULL },
-    { "time_base", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_buffer, time_base), 0, 0, NULL, NULL, 0, "Time base in ns since an unspecified epoch.", NULL },
-    { "ptr_base", PCD_K_U64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_buffer, ptr_base), 0, 0, NULL, NULL, 0, "Base of pointer fields.", NULL },
-    { "obj_base", PCD_K_U64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_buffer, obj_base), 0, 0, NULL, NULL, 0, "Base of object fields (an address >> 3).", NULL },
-    { "thread_id", PCD_K_U64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_buffer, thread_id), 0, 0, NULL, NULL, 0, "System thread id (pthread_t) of the events.", NULL },
-    { "method_base", PCD_K_U64, 0, PCD_F_HEX, offsetof(pcd_mono_v0_1_buffer, method_base), 0, 0, NULL, NULL, 0, "Start of the running MonoMethod* deltas.", NULL },
-    { "events", PCD_K_REGION, 0, 0, offsetof(pcd_mono_v0_1_buffer, events), 0, 0, NULL, NULL, 0, NULL, &pcd_mono_v0_1_region_events },
+    { .name = "len", .kind = PCD_K_U32, .flags = PCD_F_DERIVED, .offset = offsetof(pcd_mono_v0_1_buffer, len),
+      .doc = "Bytes of events after this 48-byte header." },
+    { .name = "time_base", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_buffer, time_base),
+      .doc = "Time base in ns since an unspecified epoch." },
+    { .name = "ptr_base", .kind = PCD_K_U64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_buffer, ptr_base), .doc = "Base of pointer fields." },
+    { .name = "obj_base", .kind = PCD_K_U64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_buffer, obj_base),
+      .doc = "Base of object fields (an address >> 3)." },
+    { .name = "thread_id", .kind = PCD_K_U64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_buffer, thread_id),
+      .doc = "System thread id (pthread_t) of the events." },
+    { .name = "method_base", .kind = PCD_K_U64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v0_1_buffer, method_base),
+      .doc = "Start of the running MonoMethod* deltas." },
+    { .name = "events", .kind = PCD_K_REGION, .offset = offsetof(pcd_mono_v0_1_buffer, events),
+      .region = &pcd_mono_v0_1_region_events },
 };
-const pcd_type pcd_mono_v0_1_buffer_type = { "buffer", 0, 1, sizeof(pcd_mono_v0_1_buffer), pcd_mono_v0_1_buffer_fields, 7, "Events of one thread, after a header with the bases they are relative to.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_buffer_type = {
+    .name = "buffer",
+    .named = 1,
+    .size = sizeof(pcd_mono_v0_1_buffer),
+    .fields = pcd_mono_v0_1_buffer_fields,
+    .n_fields = 7,
+    .doc = "Events of one thread, after a header with the bases they are relative to.",
+};
 
 static const pcd_field pcd_mono_v0_1_file_fields[] = {
-    { "major", PCD_K_U8, 0, 0, offsetof(pcd_mono_v0_1_file, major), 0, 0, NULL, NULL, 0, "Log profiler major version.", NULL },
-    { "minor", PCD_K_U8, 0, 0, offsetof(pcd_mono_v0_1_file, minor), 0, 0, NULL, NULL, 0, "Log profiler minor version.", NULL },
-    { "data_version", PCD_K_U8, 0, 0, offsetof(pcd_mono_v0_1_file, data_version), 0, 0, NULL, NULL, 0, "Version of the data format.", NULL },
-    { "ptr_size", PCD_K_U8, 0, 0, offsetof(pcd_mono_v0_1_file, ptr_size), 0, 0, NULL, NULL, 0, "Size of a pointer in the profiled program.", NULL },
-    { "startup_ms", PCD_K_U64, 0, 0, offsetof(pcd_mono_v0_1_file, startup_ms), 0, 0, NULL, NULL, 0, "Program start, ms since the Unix epoch.", NULL },
-    { "timer_overhead", PCD_K_U32, 0, 0, offsetof(pcd_mono_v0_1_file, timer_overhead), 0, 0, NULL, NULL, 0, "Approximate overhead of the timer.", NULL },
-    { "flags", PCD_K_U32, 0, 0, offsetof(pcd_mono_v0_1_file, flags), 0, 0, NULL, NULL, 0, "File format flags, 0.", NULL },
-    { "pid", PCD_K_U32, 0, 0, offsetof(pcd_mono_v0_1_file, pid), 0, 0, NULL, NULL, 0, "Process id of the profiled program.", NULL },
-    { "sysid", PCD_K_U32, 0, 0, offsetof(pcd_mono_v0_1_file, sysid), 0, 0, NULL, NULL, 0, "Operating system and architecture identifier.", NULL },
-    { "buffers", PCD_K_REGION, 0, 0, offsetof(pcd_mono_v0_1_file, buffers), 0, 0, NULL, NULL, 0, NULL, &pcd_mono_v0_1_region_buffers },
+    { .name = "major", .kind = PCD_K_U8, .offset = offsetof(pcd_mono_v0_1_file, major),
+      .doc = "Log profiler major version." },
+    { .name = "minor", .kind = PCD_K_U8, .offset = offsetof(pcd_mono_v0_1_file, minor),
+      .doc = "Log profiler minor version." },
+    { .name = "data_version", .kind = PCD_K_U8, .offset = offsetof(pcd_mono_v0_1_file, data_version),
+      .doc = "Version of the data format." },
+    { .name = "ptr_size", .kind = PCD_K_U8, .offset = offsetof(pcd_mono_v0_1_file, ptr_size),
+      .doc = "Size of a pointer in the profiled program." },
+    { .name = "startup_ms", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v0_1_file, startup_ms),
+      .doc = "Program start, ms since the Unix epoch." },
+    { .name = "timer_overhead", .kind = PCD_K_U32, .offset = offsetof(pcd_mono_v0_1_file, timer_overhead),
+      .doc = "Approximate overhead of the timer." },
+    { .name = "flags", .kind = PCD_K_U32, .offset = offsetof(pcd_mono_v0_1_file, flags),
+      .doc = "File format flags, 0." },
+    { .name = "pid", .kind = PCD_K_U32, .offset = offsetof(pcd_mono_v0_1_file, pid),
+      .doc = "Process id of the profiled program." },
+    { .name = "sysid", .kind = PCD_K_U32, .offset = offsetof(pcd_mono_v0_1_file, sysid),
+      .doc = "Operating system and architecture identifier." },
+    { .name = "buffers", .kind = PCD_K_REGION, .offset = offsetof(pcd_mono_v0_1_file, buffers),
+      .region = &pcd_mono_v0_1_region_buffers },
 };
-const pcd_type pcd_mono_v0_1_file_type = { "file", 0, 1, sizeof(pcd_mono_v0_1_file), pcd_mono_v0_1_file_fields, 10, "The 32-byte header, then buffers until the end of the file.", NULL, NULL };
+const pcd_type pcd_mono_v0_1_file_type = {
+    .name = "file",
+    .named = 1,
+    .size = sizeof(pcd_mono_v0_1_file),
+    .fields = pcd_mono_v0_1_file_fields,
+    .n_fields = 10,
+    .doc = "The 32-byte header, then buffers until the end of the file.",
+};
 
 static int pcd_mono_v0_1_detect(const uint8_t *p, size_t n)
 {
@@ -4431,8 +5726,18 @@ static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_mono_v0_1_file
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_mono_v0_1_file_encode(s, in); }
 
 const pcd_format pcd_mono_v0_1_format = {
-    "mono", "0.1", "Mono log profiler data", "schemas/mono/v0_1.lua",
-    &pcd_mono_v0_1_file_type, sizeof(pcd_mono_v0_1_file), root_dec, root_enc, NULL,
-    pcd_mono_v0_1_regions, 2,
-    pcd_mono_v0_1_detect, 4, 1, PCD_FMT_STREAMABLE,
+    .name = "mono",
+    .version = "0.1",
+    .title = "Mono log profiler data",
+    .schema = "schemas/mono/v0_1.lua",
+    .root = &pcd_mono_v0_1_file_type,
+    .root_size = sizeof(pcd_mono_v0_1_file),
+    .root_decode = root_dec,
+    .root_encode = root_enc,
+    .regions = pcd_mono_v0_1_regions,
+    .n_regions = 2,
+    .detect = pcd_mono_v0_1_detect,
+    .detect_min = 4,
+    .version_num = 1,
+    .flags = PCD_FMT_STREAMABLE,
 };

@@ -161,10 +161,14 @@ typedef struct pcd_mono_v0_1_event_metadata_start_load_detail_image {
     pcd_bytes name;  /* Image file name. */
 } pcd_mono_v0_1_event_metadata_start_load_detail_image;
 
-#define PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_DETAIL_CLASS 0
-#define PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_DETAIL_IMAGE 1
+/* The cases of event.metadata_start_load.detail (its `which`). */
+typedef enum pcd_mono_v0_1_event_metadata_start_load_detail_case {
+    PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_DETAIL_CLASS = 0,
+    PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_DETAIL_IMAGE = 1,
+} pcd_mono_v0_1_event_metadata_start_load_detail_case;
+PCD_STATIC_ASSERT(sizeof(pcd_mono_v0_1_event_metadata_start_load_detail_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 typedef struct pcd_mono_v0_1_event_metadata_start_load_detail {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_mono_v0_1_event_metadata_start_load_detail_case which; /* the case present */
     union {
         pcd_mono_v0_1_event_metadata_start_load_detail_class class;
         pcd_mono_v0_1_event_metadata_start_load_detail_image image;
@@ -196,10 +200,14 @@ typedef struct pcd_mono_v0_1_event_metadata_load_detail_image {
     pcd_bytes name;  /* Image file name. */
 } pcd_mono_v0_1_event_metadata_load_detail_image;
 
-#define PCD_MONO_V0_1_EVENT_METADATA_LOAD_DETAIL_CLASS 0
-#define PCD_MONO_V0_1_EVENT_METADATA_LOAD_DETAIL_IMAGE 1
+/* The cases of event.metadata_load.detail (its `which`). */
+typedef enum pcd_mono_v0_1_event_metadata_load_detail_case {
+    PCD_MONO_V0_1_EVENT_METADATA_LOAD_DETAIL_CLASS = 0,
+    PCD_MONO_V0_1_EVENT_METADATA_LOAD_DETAIL_IMAGE = 1,
+} pcd_mono_v0_1_event_metadata_load_detail_case;
+PCD_STATIC_ASSERT(sizeof(pcd_mono_v0_1_event_metadata_load_detail_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 typedef struct pcd_mono_v0_1_event_metadata_load_detail {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_mono_v0_1_event_metadata_load_detail_case which; /* the case present */
     union {
         pcd_mono_v0_1_event_metadata_load_detail_class class;
         pcd_mono_v0_1_event_metadata_load_detail_image image;
@@ -231,10 +239,14 @@ typedef struct pcd_mono_v0_1_event_metadata_start_unload_detail_image {
     pcd_bytes name;  /* Image file name. */
 } pcd_mono_v0_1_event_metadata_start_unload_detail_image;
 
-#define PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_DETAIL_CLASS 0
-#define PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_DETAIL_IMAGE 1
+/* The cases of event.metadata_start_unload.detail (its `which`). */
+typedef enum pcd_mono_v0_1_event_metadata_start_unload_detail_case {
+    PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_DETAIL_CLASS = 0,
+    PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_DETAIL_IMAGE = 1,
+} pcd_mono_v0_1_event_metadata_start_unload_detail_case;
+PCD_STATIC_ASSERT(sizeof(pcd_mono_v0_1_event_metadata_start_unload_detail_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 typedef struct pcd_mono_v0_1_event_metadata_start_unload_detail {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_mono_v0_1_event_metadata_start_unload_detail_case which; /* the case present */
     union {
         pcd_mono_v0_1_event_metadata_start_unload_detail_class class;
         pcd_mono_v0_1_event_metadata_start_unload_detail_image image;
@@ -266,10 +278,14 @@ typedef struct pcd_mono_v0_1_event_metadata_unload_detail_image {
     pcd_bytes name;  /* Image file name. */
 } pcd_mono_v0_1_event_metadata_unload_detail_image;
 
-#define PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_DETAIL_CLASS 0
-#define PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_DETAIL_IMAGE 1
+/* The cases of event.metadata_unload.detail (its `which`). */
+typedef enum pcd_mono_v0_1_event_metadata_unload_detail_case {
+    PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_DETAIL_CLASS = 0,
+    PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_DETAIL_IMAGE = 1,
+} pcd_mono_v0_1_event_metadata_unload_detail_case;
+PCD_STATIC_ASSERT(sizeof(pcd_mono_v0_1_event_metadata_unload_detail_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 typedef struct pcd_mono_v0_1_event_metadata_unload_detail {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_mono_v0_1_event_metadata_unload_detail_case which; /* the case present */
     union {
         pcd_mono_v0_1_event_metadata_unload_detail_class class;
         pcd_mono_v0_1_event_metadata_unload_detail_image image;
@@ -301,10 +317,14 @@ typedef struct pcd_mono_v0_1_event_metadata_start_load_err_detail_image {
     pcd_bytes name;  /* Image file name. */
 } pcd_mono_v0_1_event_metadata_start_load_err_detail_image;
 
-#define PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_DETAIL_CLASS 0
-#define PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_DETAIL_IMAGE 1
+/* The cases of event.metadata_start_load_err.detail (its `which`). */
+typedef enum pcd_mono_v0_1_event_metadata_start_load_err_detail_case {
+    PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_DETAIL_CLASS = 0,
+    PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_DETAIL_IMAGE = 1,
+} pcd_mono_v0_1_event_metadata_start_load_err_detail_case;
+PCD_STATIC_ASSERT(sizeof(pcd_mono_v0_1_event_metadata_start_load_err_detail_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 typedef struct pcd_mono_v0_1_event_metadata_start_load_err_detail {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_mono_v0_1_event_metadata_start_load_err_detail_case which; /* the case present */
     union {
         pcd_mono_v0_1_event_metadata_start_load_err_detail_class class;
         pcd_mono_v0_1_event_metadata_start_load_err_detail_image image;
@@ -336,10 +356,14 @@ typedef struct pcd_mono_v0_1_event_metadata_load_err_detail_image {
     pcd_bytes name;  /* Image file name. */
 } pcd_mono_v0_1_event_metadata_load_err_detail_image;
 
-#define PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_DETAIL_CLASS 0
-#define PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_DETAIL_IMAGE 1
+/* The cases of event.metadata_load_err.detail (its `which`). */
+typedef enum pcd_mono_v0_1_event_metadata_load_err_detail_case {
+    PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_DETAIL_CLASS = 0,
+    PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_DETAIL_IMAGE = 1,
+} pcd_mono_v0_1_event_metadata_load_err_detail_case;
+PCD_STATIC_ASSERT(sizeof(pcd_mono_v0_1_event_metadata_load_err_detail_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 typedef struct pcd_mono_v0_1_event_metadata_load_err_detail {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_mono_v0_1_event_metadata_load_err_detail_case which; /* the case present */
     union {
         pcd_mono_v0_1_event_metadata_load_err_detail_class class;
         pcd_mono_v0_1_event_metadata_load_err_detail_image image;
@@ -371,10 +395,14 @@ typedef struct pcd_mono_v0_1_event_metadata_start_unload_err_detail_image {
     pcd_bytes name;  /* Image file name. */
 } pcd_mono_v0_1_event_metadata_start_unload_err_detail_image;
 
-#define PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_DETAIL_CLASS 0
-#define PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_DETAIL_IMAGE 1
+/* The cases of event.metadata_start_unload_err.detail (its `which`). */
+typedef enum pcd_mono_v0_1_event_metadata_start_unload_err_detail_case {
+    PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_DETAIL_CLASS = 0,
+    PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_DETAIL_IMAGE = 1,
+} pcd_mono_v0_1_event_metadata_start_unload_err_detail_case;
+PCD_STATIC_ASSERT(sizeof(pcd_mono_v0_1_event_metadata_start_unload_err_detail_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 typedef struct pcd_mono_v0_1_event_metadata_start_unload_err_detail {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_mono_v0_1_event_metadata_start_unload_err_detail_case which; /* the case present */
     union {
         pcd_mono_v0_1_event_metadata_start_unload_err_detail_class class;
         pcd_mono_v0_1_event_metadata_start_unload_err_detail_image image;
@@ -406,10 +434,14 @@ typedef struct pcd_mono_v0_1_event_metadata_unload_err_detail_image {
     pcd_bytes name;  /* Image file name. */
 } pcd_mono_v0_1_event_metadata_unload_err_detail_image;
 
-#define PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_DETAIL_CLASS 0
-#define PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_DETAIL_IMAGE 1
+/* The cases of event.metadata_unload_err.detail (its `which`). */
+typedef enum pcd_mono_v0_1_event_metadata_unload_err_detail_case {
+    PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_DETAIL_CLASS = 0,
+    PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_DETAIL_IMAGE = 1,
+} pcd_mono_v0_1_event_metadata_unload_err_detail_case;
+PCD_STATIC_ASSERT(sizeof(pcd_mono_v0_1_event_metadata_unload_err_detail_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 typedef struct pcd_mono_v0_1_event_metadata_unload_err_detail {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_mono_v0_1_event_metadata_unload_err_detail_case which; /* the case present */
     union {
         pcd_mono_v0_1_event_metadata_unload_err_detail_class class;
         pcd_mono_v0_1_event_metadata_unload_err_detail_image image;
@@ -562,36 +594,40 @@ typedef struct pcd_mono_v0_1_event_heap_object {
     size_t n_refs;
 } pcd_mono_v0_1_event_heap_object;
 
-#define PCD_MONO_V0_1_EVENT_ALLOC 0
-#define PCD_MONO_V0_1_EVENT_ALLOC_BT 1
-#define PCD_MONO_V0_1_EVENT_GC_EVENT 2
-#define PCD_MONO_V0_1_EVENT_GC_RESIZE 3
-#define PCD_MONO_V0_1_EVENT_GC_MOVE 4
-#define PCD_MONO_V0_1_EVENT_METADATA_START_LOAD 5
-#define PCD_MONO_V0_1_EVENT_METADATA_LOAD 6
-#define PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD 7
-#define PCD_MONO_V0_1_EVENT_METADATA_UNLOAD 8
-#define PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR 9
-#define PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR 10
-#define PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR 11
-#define PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR 12
-#define PCD_MONO_V0_1_EVENT_METHOD_LEAVE 13
-#define PCD_MONO_V0_1_EVENT_METHOD_ENTER 14
-#define PCD_MONO_V0_1_EVENT_METHOD_EXC_LEAVE 15
-#define PCD_MONO_V0_1_EVENT_JIT 16
-#define PCD_MONO_V0_1_EVENT_THROW 17
-#define PCD_MONO_V0_1_EVENT_THROW_BT 18
-#define PCD_MONO_V0_1_EVENT_CLAUSE 19
-#define PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION 20
-#define PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION_BT 21
-#define PCD_MONO_V0_1_EVENT_MONITOR_DONE 22
-#define PCD_MONO_V0_1_EVENT_MONITOR_FAIL 23
-#define PCD_MONO_V0_1_EVENT_HEAP_START 24
-#define PCD_MONO_V0_1_EVENT_HEAP_END 25
-#define PCD_MONO_V0_1_EVENT_HEAP_OBJECT 26
+/* The cases of event (its `which`). */
+typedef enum pcd_mono_v0_1_event_case {
+    PCD_MONO_V0_1_EVENT_ALLOC = 0,
+    PCD_MONO_V0_1_EVENT_ALLOC_BT = 1,
+    PCD_MONO_V0_1_EVENT_GC_EVENT = 2,
+    PCD_MONO_V0_1_EVENT_GC_RESIZE = 3,
+    PCD_MONO_V0_1_EVENT_GC_MOVE = 4,
+    PCD_MONO_V0_1_EVENT_METADATA_START_LOAD = 5,
+    PCD_MONO_V0_1_EVENT_METADATA_LOAD = 6,
+    PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD = 7,
+    PCD_MONO_V0_1_EVENT_METADATA_UNLOAD = 8,
+    PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR = 9,
+    PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR = 10,
+    PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR = 11,
+    PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR = 12,
+    PCD_MONO_V0_1_EVENT_METHOD_LEAVE = 13,
+    PCD_MONO_V0_1_EVENT_METHOD_ENTER = 14,
+    PCD_MONO_V0_1_EVENT_METHOD_EXC_LEAVE = 15,
+    PCD_MONO_V0_1_EVENT_JIT = 16,
+    PCD_MONO_V0_1_EVENT_THROW = 17,
+    PCD_MONO_V0_1_EVENT_THROW_BT = 18,
+    PCD_MONO_V0_1_EVENT_CLAUSE = 19,
+    PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION = 20,
+    PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION_BT = 21,
+    PCD_MONO_V0_1_EVENT_MONITOR_DONE = 22,
+    PCD_MONO_V0_1_EVENT_MONITOR_FAIL = 23,
+    PCD_MONO_V0_1_EVENT_HEAP_START = 24,
+    PCD_MONO_V0_1_EVENT_HEAP_END = 25,
+    PCD_MONO_V0_1_EVENT_HEAP_OBJECT = 26,
+} pcd_mono_v0_1_event_case;
+PCD_STATIC_ASSERT(sizeof(pcd_mono_v0_1_event_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 /* One event: a byte (sub-type in the high nibble, type in the low one), then its data. */
 typedef struct pcd_mono_v0_1_event {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_mono_v0_1_event_case which; /* the case present */
     uint64_t tag; /* the tag as read */
     union {
         pcd_mono_v0_1_event_alloc alloc;

@@ -541,1427 +541,1616 @@ uint64_t pcd_mono_v3_0_values_size(pcd_ctx *x, const pcd_mono_v3_0_values *in)
 
 /* -------- event -------- */
 
-static const pcd_run_field k_event_dec_run1[] = {
-    { "gc_event.event", 1, "u8" },
-    { "gc_event.generation", 1, "u8" },
+/* event.alloc: An object was allocated. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_alloc_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_vtable = 0;
+    int64_t v_object = 0;
+    uint64_t v_size = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "alloc.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.alloc.time = st->time;
+    v_time = out->u.alloc.time;
+    /* vtable: MonoVTable* of the object. */
+    PCD_TRY(pcd_read_sleb128(c, &v_vtable, "alloc.vtable"));
+    out->u.alloc.vtable = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_vtable)));
+    v_vtable = out->u.alloc.vtable;
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_read_sleb128(c, &v_object, "alloc.object"));
+    out->u.alloc.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_object)) << 3);
+    v_object = out->u.alloc.object;
+    /* size: Size of the object in the heap. */
+    PCD_TRY(pcd_read_uleb128(c, &v_size, "alloc.size"));
+    out->u.alloc.size = v_size;
+    return PCD_OK;
+}
+
+/* event.alloc_bt: An object was allocated; with the allocating backtrace. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_alloc_bt_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_vtable = 0;
+    int64_t v_object = 0;
+    uint64_t v_size = 0;
+    uint64_t n_backtrace = 0;
+    const uint8_t *f0_backtrace = NULL;
+    int64_t v_backtrace_e = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "alloc_bt.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.alloc_bt.time = st->time;
+    v_time = out->u.alloc_bt.time;
+    /* vtable: MonoVTable* of the object. */
+    PCD_TRY(pcd_read_sleb128(c, &v_vtable, "alloc_bt.vtable"));
+    out->u.alloc_bt.vtable = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_vtable)));
+    v_vtable = out->u.alloc_bt.vtable;
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_read_sleb128(c, &v_object, "alloc_bt.object"));
+    out->u.alloc_bt.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_object)) << 3);
+    v_object = out->u.alloc_bt.object;
+    /* size: Size of the object in the heap. */
+    PCD_TRY(pcd_read_uleb128(c, &v_size, "alloc_bt.size"));
+    out->u.alloc_bt.size = v_size;
+    /* backtrace: MonoMethod pointers, innermost first (running deltas). */
+    f0_backtrace = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_backtrace, "alloc_bt.backtrace"));
+    if (PCD_UNLIKELY(n_backtrace > 65536))
+        return pcd_fail(c, f0_backtrace, PCD_E_LIMIT, "alloc_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace);
+    PCD_TRY(pcd_alloc_array(c, f0_backtrace, n_backtrace, sizeof(int64_t), 1, (void **)&out->u.alloc_bt.backtrace, "alloc_bt.backtrace"));
+    out->u.alloc_bt.n_backtrace = (size_t)n_backtrace;
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_backtrace) {
+            const uint8_t *q = c->p;
+            uint64_t run = st->method;
+            for (; i0 < n_backtrace; i0++) {
+                uint64_t v;
+                unsigned len = pcd_leb_fast(q, &v);
+                if (PCD_UNLIKELY(len == 0)) break;
+                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                run = (uint64_t)(run + (uint64_t)(v));
+                out->u.alloc_bt.backtrace[i0] = (int64_t)run;
+                q += len;
+            }
+            st->method = run;
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_backtrace; i++) {
+            PCD_TRY(pcd_read_sleb128(c, &v_backtrace_e, "alloc_bt.backtrace"));
+            st->method = (uint64_t)(st->method + (uint64_t)(v_backtrace_e));
+            v_backtrace_e = st->method;
+            out->u.alloc_bt.backtrace[i] = v_backtrace_e;
+        }
+    }
+    return PCD_OK;
+}
+
+static const pcd_run_field k_event_run1[] = {
+    { .name = "gc_event.event", .wire = 1, .type = "u8" },
+    { .name = "gc_event.generation", .wire = 1, .type = "u8" },
 };
+/* event.gc_event: A GC phase. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_event_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    uint8_t v_event = 0;
+    uint8_t v_generation = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "gc_event.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.gc_event.time = st->time;
+    v_time = out->u.gc_event.time;
+    /* event, generation: 2 bytes of fixed fields */
+    if (PCD_UNLIKELY(pcd_left(c) < 2))
+        return pcd_fail_run(c, k_event_run1, 2);
+    /* event: MonoProfilerGCEvent (1-4 are no longer written). */
+    v_event = pcd_ld_u8(c->p);
+    out->u.gc_event.event = v_event;
+    /* generation: Generation the event is about. */
+    v_generation = pcd_ld_u8(c->p + 1);
+    out->u.gc_event.generation = v_generation;
+    c->p += 2;
+    return PCD_OK;
+}
+
+/* event.gc_resize: The heap was resized. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_resize_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    uint64_t v_heap_size = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "gc_resize.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.gc_resize.time = st->time;
+    v_time = out->u.gc_resize.time;
+    /* heap_size: New heap size. */
+    PCD_TRY(pcd_read_uleb128(c, &v_heap_size, "gc_resize.heap_size"));
+    out->u.gc_resize.heap_size = v_heap_size;
+    return PCD_OK;
+}
+
+/* event.gc_move: Objects moved: old and new addresses, alternating. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_move_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    uint64_t n_objects = 0;
+    const uint8_t *f0_objects = NULL;
+    int64_t v_objects_e = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "gc_move.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.gc_move.time = st->time;
+    v_time = out->u.gc_move.time;
+    /* objects: Old address, new address, ... (the count counts addresses). */
+    f0_objects = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_objects, "gc_move.objects"));
+    PCD_TRY(pcd_alloc_array(c, f0_objects, n_objects, sizeof(int64_t), 1, (void **)&out->u.gc_move.objects, "gc_move.objects"));
+    out->u.gc_move.n_objects = (size_t)n_objects;
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_objects) {
+            const uint8_t *q = c->p;
+            uint64_t base = (uint64_t)(st->obj);
+            for (; i0 < n_objects; i0++) {
+                uint64_t v;
+                unsigned len = pcd_leb_fast(q, &v);
+                if (PCD_UNLIKELY(len == 0)) break;
+                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                out->u.gc_move.objects[i0] = (int64_t)((base + v) << 3);
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_objects; i++) {
+            PCD_TRY(pcd_read_sleb128(c, &v_objects_e, "gc_move.objects"));
+            v_objects_e = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_objects_e)) << 3);
+            out->u.gc_move.objects[i] = v_objects_e;
+        }
+    }
+    return PCD_OK;
+}
+
+/* event.gc_handle_created: A GC handle was created. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_handle_created_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    uint64_t v_handle_type = 0;
+    uint64_t v_handle = 0;
+    int64_t v_object = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "gc_handle_created.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.gc_handle_created.time = st->time;
+    v_time = out->u.gc_handle_created.time;
+    /* handle_type: MonoGCHandleType; upper bits are flags. */
+    PCD_TRY(pcd_read_uleb128(c, &v_handle_type, "gc_handle_created.handle_type"));
+    out->u.gc_handle_created.handle_type = v_handle_type;
+    /* handle: GC handle value. */
+    PCD_TRY(pcd_read_uleb128(c, &v_handle, "gc_handle_created.handle"));
+    out->u.gc_handle_created.handle = v_handle;
+    /* object: The object it holds. */
+    PCD_TRY(pcd_read_sleb128(c, &v_object, "gc_handle_created.object"));
+    out->u.gc_handle_created.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_object)) << 3);
+    v_object = out->u.gc_handle_created.object;
+    return PCD_OK;
+}
+
+/* event.gc_handle_destroyed: A GC handle was destroyed. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_handle_destroyed_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    uint64_t v_handle_type = 0;
+    uint64_t v_handle = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "gc_handle_destroyed.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.gc_handle_destroyed.time = st->time;
+    v_time = out->u.gc_handle_destroyed.time;
+    /* handle_type: MonoGCHandleType; upper bits are flags. */
+    PCD_TRY(pcd_read_uleb128(c, &v_handle_type, "gc_handle_destroyed.handle_type"));
+    out->u.gc_handle_destroyed.handle_type = v_handle_type;
+    /* handle: GC handle value. */
+    PCD_TRY(pcd_read_uleb128(c, &v_handle, "gc_handle_destroyed.handle"));
+    out->u.gc_handle_destroyed.handle = v_handle;
+    return PCD_OK;
+}
+
+/* event.gc_handle_created_bt: A GC handle was created; with the backtrace. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_handle_created_bt_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    uint64_t v_handle_type = 0;
+    uint64_t v_handle = 0;
+    int64_t v_object = 0;
+    uint64_t n_backtrace = 0;
+    const uint8_t *f0_backtrace = NULL;
+    int64_t v_backtrace_e = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "gc_handle_created_bt.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.gc_handle_created_bt.time = st->time;
+    v_time = out->u.gc_handle_created_bt.time;
+    /* handle_type: MonoGCHandleType; upper bits are flags. */
+    PCD_TRY(pcd_read_uleb128(c, &v_handle_type, "gc_handle_created_bt.handle_type"));
+    out->u.gc_handle_created_bt.handle_type = v_handle_type;
+    /* handle: GC handle value. */
+    PCD_TRY(pcd_read_uleb128(c, &v_handle, "gc_handle_created_bt.handle"));
+    out->u.gc_handle_created_bt.handle = v_handle;
+    /* object: The object it holds. */
+    PCD_TRY(pcd_read_sleb128(c, &v_object, "gc_handle_created_bt.object"));
+    out->u.gc_handle_created_bt.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_object)) << 3);
+    v_object = out->u.gc_handle_created_bt.object;
+    /* backtrace: MonoMethod pointers, innermost first (running deltas). */
+    f0_backtrace = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_backtrace, "gc_handle_created_bt.backtrace"));
+    if (PCD_UNLIKELY(n_backtrace > 65536))
+        return pcd_fail(c, f0_backtrace, PCD_E_LIMIT, "gc_handle_created_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace);
+    PCD_TRY(pcd_alloc_array(c, f0_backtrace, n_backtrace, sizeof(int64_t), 1, (void **)&out->u.gc_handle_created_bt.backtrace, "gc_handle_created_bt.backtrace"));
+    out->u.gc_handle_created_bt.n_backtrace = (size_t)n_backtrace;
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_backtrace) {
+            const uint8_t *q = c->p;
+            uint64_t run = st->method;
+            for (; i0 < n_backtrace; i0++) {
+                uint64_t v;
+                unsigned len = pcd_leb_fast(q, &v);
+                if (PCD_UNLIKELY(len == 0)) break;
+                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                run = (uint64_t)(run + (uint64_t)(v));
+                out->u.gc_handle_created_bt.backtrace[i0] = (int64_t)run;
+                q += len;
+            }
+            st->method = run;
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_backtrace; i++) {
+            PCD_TRY(pcd_read_sleb128(c, &v_backtrace_e, "gc_handle_created_bt.backtrace"));
+            st->method = (uint64_t)(st->method + (uint64_t)(v_backtrace_e));
+            v_backtrace_e = st->method;
+            out->u.gc_handle_created_bt.backtrace[i] = v_backtrace_e;
+        }
+    }
+    return PCD_OK;
+}
+
+/* event.gc_handle_destroyed_bt: A GC handle was destroyed; with the backtrace. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_handle_destroyed_bt_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    uint64_t v_handle_type = 0;
+    uint64_t v_handle = 0;
+    uint64_t n_backtrace = 0;
+    const uint8_t *f0_backtrace = NULL;
+    int64_t v_backtrace_e = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "gc_handle_destroyed_bt.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.gc_handle_destroyed_bt.time = st->time;
+    v_time = out->u.gc_handle_destroyed_bt.time;
+    /* handle_type: MonoGCHandleType; upper bits are flags. */
+    PCD_TRY(pcd_read_uleb128(c, &v_handle_type, "gc_handle_destroyed_bt.handle_type"));
+    out->u.gc_handle_destroyed_bt.handle_type = v_handle_type;
+    /* handle: GC handle value. */
+    PCD_TRY(pcd_read_uleb128(c, &v_handle, "gc_handle_destroyed_bt.handle"));
+    out->u.gc_handle_destroyed_bt.handle = v_handle;
+    /* backtrace: MonoMethod pointers, innermost first (running deltas). */
+    f0_backtrace = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_backtrace, "gc_handle_destroyed_bt.backtrace"));
+    if (PCD_UNLIKELY(n_backtrace > 65536))
+        return pcd_fail(c, f0_backtrace, PCD_E_LIMIT, "gc_handle_destroyed_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace);
+    PCD_TRY(pcd_alloc_array(c, f0_backtrace, n_backtrace, sizeof(int64_t), 1, (void **)&out->u.gc_handle_destroyed_bt.backtrace, "gc_handle_destroyed_bt.backtrace"));
+    out->u.gc_handle_destroyed_bt.n_backtrace = (size_t)n_backtrace;
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_backtrace) {
+            const uint8_t *q = c->p;
+            uint64_t run = st->method;
+            for (; i0 < n_backtrace; i0++) {
+                uint64_t v;
+                unsigned len = pcd_leb_fast(q, &v);
+                if (PCD_UNLIKELY(len == 0)) break;
+                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                run = (uint64_t)(run + (uint64_t)(v));
+                out->u.gc_handle_destroyed_bt.backtrace[i0] = (int64_t)run;
+                q += len;
+            }
+            st->method = run;
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_backtrace; i++) {
+            PCD_TRY(pcd_read_sleb128(c, &v_backtrace_e, "gc_handle_destroyed_bt.backtrace"));
+            st->method = (uint64_t)(st->method + (uint64_t)(v_backtrace_e));
+            v_backtrace_e = st->method;
+            out->u.gc_handle_destroyed_bt.backtrace[i] = v_backtrace_e;
+        }
+    }
+    return PCD_OK;
+}
+
+/* event.gc_finalize_start: The finalizer queue is being processed. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_finalize_start_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "gc_finalize_start.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.gc_finalize_start.time = st->time;
+    v_time = out->u.gc_finalize_start.time;
+    return PCD_OK;
+}
+
+/* event.gc_finalize_end: The finalizer queue was processed. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_finalize_end_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "gc_finalize_end.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.gc_finalize_end.time = st->time;
+    v_time = out->u.gc_finalize_end.time;
+    return PCD_OK;
+}
+
+/* event.gc_finalize_object_start: An object is being finalized. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_finalize_object_start_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_object = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "gc_finalize_object_start.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.gc_finalize_object_start.time = st->time;
+    v_time = out->u.gc_finalize_object_start.time;
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_read_sleb128(c, &v_object, "gc_finalize_object_start.object"));
+    out->u.gc_finalize_object_start.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_object)) << 3);
+    v_object = out->u.gc_finalize_object_start.object;
+    return PCD_OK;
+}
+
+/* event.gc_finalize_object_end: An object was finalized. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_finalize_object_end_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_object = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "gc_finalize_object_end.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.gc_finalize_object_end.time = st->time;
+    v_time = out->u.gc_finalize_object_end.time;
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_read_sleb128(c, &v_object, "gc_finalize_object_end.object"));
+    out->u.gc_finalize_object_end.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_object)) << 3);
+    v_object = out->u.gc_finalize_object_end.object;
+    return PCD_OK;
+}
+
+/* event.metadata_name: A domain or thread was named. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_metadata_name_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    uint8_t v_mtype = 0;
+    int64_t v_pointer = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "metadata_name.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.metadata_name.time = st->time;
+    v_time = out->u.metadata_name.time;
+    /* mtype: Metadata type. */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "metadata_name.mtype", "u8");
+    v_mtype = pcd_ld_u8(c->p);
+    switch (v_mtype) {
+    case 1: case 2: case 3: case 4: case 5: case 6:
+    case 7:
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_name.mtype", "one of class=1, image=2, assembly=3, domain=4, thread=5, context=6, vtable=7", PCD_FOUND_UINT, (uint64_t)(v_mtype));
+    }
+    c->p += 1;
+    out->u.metadata_name.mtype = v_mtype;
+    /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
+    PCD_TRY(pcd_read_sleb128(c, &v_pointer, "metadata_name.pointer"));
+    out->u.metadata_name.pointer = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_pointer)));
+    v_pointer = out->u.metadata_name.pointer;
+    /* detail */
+    switch (v_mtype) {
+    case 1:
+        {
+            int64_t v_detail_class_image = 0;
+            pcd_bytes v_detail_class_name = { NULL, 0 };
+            out->u.metadata_name.detail.which = PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_CLASS;
+            /* image: MonoImage* of the class. */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_class_image, "metadata_name.detail.class.image"));
+            out->u.metadata_name.detail.u.class.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_class_image)));
+            v_detail_class_image = out->u.metadata_name.detail.u.class.image;
+            /* name: Full class name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_class_name, "metadata_name.detail.class.name"));
+            out->u.metadata_name.detail.u.class.name = v_detail_class_name;
+        }
+        break;
+    case 2:
+        {
+            pcd_bytes v_detail_image_name = { NULL, 0 };
+            pcd_bytes v_detail_image_mvid = { NULL, 0 };
+            out->u.metadata_name.detail.which = PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_IMAGE;
+            /* name: Image file name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_name, "metadata_name.detail.image.name"));
+            out->u.metadata_name.detail.u.image.name = v_detail_image_name;
+            /* mvid: Image MVID (empty for dynamic images). */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_mvid, "metadata_name.detail.image.mvid"));
+            out->u.metadata_name.detail.u.image.mvid = v_detail_image_mvid;
+        }
+        break;
+    case 3:
+        {
+            int64_t v_detail_assembly_image = 0;
+            pcd_bytes v_detail_assembly_name = { NULL, 0 };
+            out->u.metadata_name.detail.which = PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_ASSEMBLY;
+            /* image: MonoImage* of the assembly. */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_assembly_image, "metadata_name.detail.assembly.image"));
+            out->u.metadata_name.detail.u.assembly.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_assembly_image)));
+            v_detail_assembly_image = out->u.metadata_name.detail.u.assembly.image;
+            /* name: Assembly name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_assembly_name, "metadata_name.detail.assembly.name"));
+            out->u.metadata_name.detail.u.assembly.name = v_detail_assembly_name;
+        }
+        break;
+    case 4:
+        {
+            pcd_bytes v_detail_domain_name = { NULL, 0 };
+            out->u.metadata_name.detail.which = PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_DOMAIN;
+            /* name: Friendly name of the domain. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_domain_name, "metadata_name.detail.domain.name"));
+            out->u.metadata_name.detail.u.domain.name = v_detail_domain_name;
+        }
+        break;
+    case 5:
+        {
+            pcd_bytes v_detail_thread_name = { NULL, 0 };
+            out->u.metadata_name.detail.which = PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_THREAD;
+            /* name: Name of the thread. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_thread_name, "metadata_name.detail.thread.name"));
+            out->u.metadata_name.detail.u.thread.name = v_detail_thread_name;
+        }
+        break;
+    case 6:
+        {
+            int64_t v_detail_context_domain = 0;
+            out->u.metadata_name.detail.which = PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_CONTEXT;
+            /* domain: Domain id of the context. */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_context_domain, "metadata_name.detail.context.domain"));
+            out->u.metadata_name.detail.u.context.domain = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_context_domain)));
+            v_detail_context_domain = out->u.metadata_name.detail.u.context.domain;
+        }
+        break;
+    case 7:
+        {
+            int64_t v_detail_vtable_domain = 0;
+            int64_t v_detail_vtable_class = 0;
+            out->u.metadata_name.detail.which = PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_VTABLE;
+            /* domain: Domain id (0 for proxy vtables). */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_vtable_domain, "metadata_name.detail.vtable.domain"));
+            out->u.metadata_name.detail.u.vtable.domain = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_vtable_domain)));
+            v_detail_vtable_domain = out->u.metadata_name.detail.u.vtable.domain;
+            /* class: MonoClass* of the vtable. */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_vtable_class, "metadata_name.detail.vtable.class"));
+            out->u.metadata_name.detail.u.vtable.class = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_vtable_class)));
+            v_detail_vtable_class = out->u.metadata_name.detail.u.vtable.class;
+        }
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_name.detail", "one of 1, 2, 3, 4, 5, 6, 7", PCD_FOUND_HEX, (uint64_t)(v_mtype));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_load: Metadata was loaded (or a domain, thread, context started). */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_metadata_load_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    uint8_t v_mtype = 0;
+    int64_t v_pointer = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "metadata_load.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.metadata_load.time = st->time;
+    v_time = out->u.metadata_load.time;
+    /* mtype: Metadata type. */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "metadata_load.mtype", "u8");
+    v_mtype = pcd_ld_u8(c->p);
+    switch (v_mtype) {
+    case 1: case 2: case 3: case 4: case 5: case 6:
+    case 7:
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_load.mtype", "one of class=1, image=2, assembly=3, domain=4, thread=5, context=6, vtable=7", PCD_FOUND_UINT, (uint64_t)(v_mtype));
+    }
+    c->p += 1;
+    out->u.metadata_load.mtype = v_mtype;
+    /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
+    PCD_TRY(pcd_read_sleb128(c, &v_pointer, "metadata_load.pointer"));
+    out->u.metadata_load.pointer = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_pointer)));
+    v_pointer = out->u.metadata_load.pointer;
+    /* detail */
+    switch (v_mtype) {
+    case 1:
+        {
+            int64_t v_detail_class_image = 0;
+            pcd_bytes v_detail_class_name = { NULL, 0 };
+            out->u.metadata_load.detail.which = PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_CLASS;
+            /* image: MonoImage* of the class. */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_class_image, "metadata_load.detail.class.image"));
+            out->u.metadata_load.detail.u.class.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_class_image)));
+            v_detail_class_image = out->u.metadata_load.detail.u.class.image;
+            /* name: Full class name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_class_name, "metadata_load.detail.class.name"));
+            out->u.metadata_load.detail.u.class.name = v_detail_class_name;
+        }
+        break;
+    case 2:
+        {
+            pcd_bytes v_detail_image_name = { NULL, 0 };
+            pcd_bytes v_detail_image_mvid = { NULL, 0 };
+            out->u.metadata_load.detail.which = PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_IMAGE;
+            /* name: Image file name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_name, "metadata_load.detail.image.name"));
+            out->u.metadata_load.detail.u.image.name = v_detail_image_name;
+            /* mvid: Image MVID (empty for dynamic images). */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_mvid, "metadata_load.detail.image.mvid"));
+            out->u.metadata_load.detail.u.image.mvid = v_detail_image_mvid;
+        }
+        break;
+    case 3:
+        {
+            int64_t v_detail_assembly_image = 0;
+            pcd_bytes v_detail_assembly_name = { NULL, 0 };
+            out->u.metadata_load.detail.which = PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_ASSEMBLY;
+            /* image: MonoImage* of the assembly. */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_assembly_image, "metadata_load.detail.assembly.image"));
+            out->u.metadata_load.detail.u.assembly.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_assembly_image)));
+            v_detail_assembly_image = out->u.metadata_load.detail.u.assembly.image;
+            /* name: Assembly name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_assembly_name, "metadata_load.detail.assembly.name"));
+            out->u.metadata_load.detail.u.assembly.name = v_detail_assembly_name;
+        }
+        break;
+    case 4:
+        {
+            out->u.metadata_load.detail.which = PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_DOMAIN;
+        }
+        break;
+    case 5:
+        {
+            out->u.metadata_load.detail.which = PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_THREAD;
+        }
+        break;
+    case 6:
+        {
+            int64_t v_detail_context_domain = 0;
+            out->u.metadata_load.detail.which = PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_CONTEXT;
+            /* domain: Domain id of the context. */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_context_domain, "metadata_load.detail.context.domain"));
+            out->u.metadata_load.detail.u.context.domain = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_context_domain)));
+            v_detail_context_domain = out->u.metadata_load.detail.u.context.domain;
+        }
+        break;
+    case 7:
+        {
+            int64_t v_detail_vtable_domain = 0;
+            int64_t v_detail_vtable_class = 0;
+            out->u.metadata_load.detail.which = PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_VTABLE;
+            /* domain: Domain id (0 for proxy vtables). */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_vtable_domain, "metadata_load.detail.vtable.domain"));
+            out->u.metadata_load.detail.u.vtable.domain = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_vtable_domain)));
+            v_detail_vtable_domain = out->u.metadata_load.detail.u.vtable.domain;
+            /* class: MonoClass* of the vtable. */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_vtable_class, "metadata_load.detail.vtable.class"));
+            out->u.metadata_load.detail.u.vtable.class = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_vtable_class)));
+            v_detail_vtable_class = out->u.metadata_load.detail.u.vtable.class;
+        }
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_load.detail", "one of 1, 2, 3, 4, 5, 6, 7", PCD_FOUND_HEX, (uint64_t)(v_mtype));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_unload: Metadata was unloaded (or a domain, thread, context ended). */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_metadata_unload_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    uint8_t v_mtype = 0;
+    int64_t v_pointer = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "metadata_unload.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.metadata_unload.time = st->time;
+    v_time = out->u.metadata_unload.time;
+    /* mtype: Metadata type. */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "metadata_unload.mtype", "u8");
+    v_mtype = pcd_ld_u8(c->p);
+    switch (v_mtype) {
+    case 1: case 2: case 3: case 4: case 5: case 6:
+    case 7:
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_unload.mtype", "one of class=1, image=2, assembly=3, domain=4, thread=5, context=6, vtable=7", PCD_FOUND_UINT, (uint64_t)(v_mtype));
+    }
+    c->p += 1;
+    out->u.metadata_unload.mtype = v_mtype;
+    /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
+    PCD_TRY(pcd_read_sleb128(c, &v_pointer, "metadata_unload.pointer"));
+    out->u.metadata_unload.pointer = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_pointer)));
+    v_pointer = out->u.metadata_unload.pointer;
+    /* detail */
+    switch (v_mtype) {
+    case 1:
+        {
+            int64_t v_detail_class_image = 0;
+            pcd_bytes v_detail_class_name = { NULL, 0 };
+            out->u.metadata_unload.detail.which = PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_CLASS;
+            /* image: MonoImage* of the class. */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_class_image, "metadata_unload.detail.class.image"));
+            out->u.metadata_unload.detail.u.class.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_class_image)));
+            v_detail_class_image = out->u.metadata_unload.detail.u.class.image;
+            /* name: Full class name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_class_name, "metadata_unload.detail.class.name"));
+            out->u.metadata_unload.detail.u.class.name = v_detail_class_name;
+        }
+        break;
+    case 2:
+        {
+            pcd_bytes v_detail_image_name = { NULL, 0 };
+            pcd_bytes v_detail_image_mvid = { NULL, 0 };
+            out->u.metadata_unload.detail.which = PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_IMAGE;
+            /* name: Image file name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_name, "metadata_unload.detail.image.name"));
+            out->u.metadata_unload.detail.u.image.name = v_detail_image_name;
+            /* mvid: Image MVID (empty for dynamic images). */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_mvid, "metadata_unload.detail.image.mvid"));
+            out->u.metadata_unload.detail.u.image.mvid = v_detail_image_mvid;
+        }
+        break;
+    case 3:
+        {
+            int64_t v_detail_assembly_image = 0;
+            pcd_bytes v_detail_assembly_name = { NULL, 0 };
+            out->u.metadata_unload.detail.which = PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_ASSEMBLY;
+            /* image: MonoImage* of the assembly. */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_assembly_image, "metadata_unload.detail.assembly.image"));
+            out->u.metadata_unload.detail.u.assembly.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_assembly_image)));
+            v_detail_assembly_image = out->u.metadata_unload.detail.u.assembly.image;
+            /* name: Assembly name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_assembly_name, "metadata_unload.detail.assembly.name"));
+            out->u.metadata_unload.detail.u.assembly.name = v_detail_assembly_name;
+        }
+        break;
+    case 4:
+        {
+            out->u.metadata_unload.detail.which = PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_DOMAIN;
+        }
+        break;
+    case 5:
+        {
+            out->u.metadata_unload.detail.which = PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_THREAD;
+        }
+        break;
+    case 6:
+        {
+            int64_t v_detail_context_domain = 0;
+            out->u.metadata_unload.detail.which = PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_CONTEXT;
+            /* domain: Domain id of the context. */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_context_domain, "metadata_unload.detail.context.domain"));
+            out->u.metadata_unload.detail.u.context.domain = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_context_domain)));
+            v_detail_context_domain = out->u.metadata_unload.detail.u.context.domain;
+        }
+        break;
+    case 7:
+        {
+            int64_t v_detail_vtable_domain = 0;
+            int64_t v_detail_vtable_class = 0;
+            out->u.metadata_unload.detail.which = PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_VTABLE;
+            /* domain: Domain id (0 for proxy vtables). */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_vtable_domain, "metadata_unload.detail.vtable.domain"));
+            out->u.metadata_unload.detail.u.vtable.domain = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_vtable_domain)));
+            v_detail_vtable_domain = out->u.metadata_unload.detail.u.vtable.domain;
+            /* class: MonoClass* of the vtable. */
+            PCD_TRY(pcd_read_sleb128(c, &v_detail_vtable_class, "metadata_unload.detail.vtable.class"));
+            out->u.metadata_unload.detail.u.vtable.class = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_detail_vtable_class)));
+            v_detail_vtable_class = out->u.metadata_unload.detail.u.vtable.class;
+        }
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_unload.detail", "one of 1, 2, 3, 4, 5, 6, 7", PCD_FOUND_HEX, (uint64_t)(v_mtype));
+    }
+    return PCD_OK;
+}
+
+/* event.method_leave: A method returned. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_method_leave_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_method = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "method_leave.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.method_leave.time = st->time;
+    v_time = out->u.method_leave.time;
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    PCD_TRY(pcd_read_sleb128(c, &v_method, "method_leave.method"));
+    st->method = (uint64_t)(st->method + (uint64_t)(v_method));
+    out->u.method_leave.method = st->method;
+    v_method = out->u.method_leave.method;
+    return PCD_OK;
+}
+
+/* event.method_enter: A method was entered. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_method_enter_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_method = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "method_enter.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.method_enter.time = st->time;
+    v_time = out->u.method_enter.time;
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    PCD_TRY(pcd_read_sleb128(c, &v_method, "method_enter.method"));
+    st->method = (uint64_t)(st->method + (uint64_t)(v_method));
+    out->u.method_enter.method = st->method;
+    v_method = out->u.method_enter.method;
+    return PCD_OK;
+}
+
+/* event.method_exc_leave: A method was left by an exception. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_method_exc_leave_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_method = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "method_exc_leave.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.method_exc_leave.time = st->time;
+    v_time = out->u.method_exc_leave.time;
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    PCD_TRY(pcd_read_sleb128(c, &v_method, "method_exc_leave.method"));
+    st->method = (uint64_t)(st->method + (uint64_t)(v_method));
+    out->u.method_exc_leave.method = st->method;
+    v_method = out->u.method_exc_leave.method;
+    return PCD_OK;
+}
+
+/* event.jit: A method was compiled. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_jit_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_method = 0;
+    int64_t v_code = 0;
+    uint64_t v_code_size = 0;
+    pcd_bytes v_name = { NULL, 0 };
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "jit.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.jit.time = st->time;
+    v_time = out->u.jit.time;
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    PCD_TRY(pcd_read_sleb128(c, &v_method, "jit.method"));
+    st->method = (uint64_t)(st->method + (uint64_t)(v_method));
+    out->u.jit.method = st->method;
+    v_method = out->u.jit.method;
+    /* code: Start of the native code (may be 0). */
+    PCD_TRY(pcd_read_sleb128(c, &v_code, "jit.code"));
+    out->u.jit.code = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_code)));
+    v_code = out->u.jit.code;
+    /* code_size: Size of the native code (may be 0). */
+    PCD_TRY(pcd_read_uleb128(c, &v_code_size, "jit.code_size"));
+    out->u.jit.code_size = v_code_size;
+    /* name: Full method name. */
+    PCD_TRY(pcd_read_cstring(c, 1048576, &v_name, "jit.name"));
+    out->u.jit.name = v_name;
+    return PCD_OK;
+}
+
+/* event.throw: An exception was thrown. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_throw_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_object = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "throw.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.throw.time = st->time;
+    v_time = out->u.throw.time;
+    /* object: The exception object. */
+    PCD_TRY(pcd_read_sleb128(c, &v_object, "throw.object"));
+    out->u.throw.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_object)) << 3);
+    v_object = out->u.throw.object;
+    return PCD_OK;
+}
+
+/* event.throw_bt: An exception was thrown; with the backtrace. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_throw_bt_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_object = 0;
+    uint64_t n_backtrace = 0;
+    const uint8_t *f0_backtrace = NULL;
+    int64_t v_backtrace_e = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "throw_bt.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.throw_bt.time = st->time;
+    v_time = out->u.throw_bt.time;
+    /* object: The exception object. */
+    PCD_TRY(pcd_read_sleb128(c, &v_object, "throw_bt.object"));
+    out->u.throw_bt.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_object)) << 3);
+    v_object = out->u.throw_bt.object;
+    /* backtrace: MonoMethod pointers, innermost first (running deltas). */
+    f0_backtrace = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_backtrace, "throw_bt.backtrace"));
+    if (PCD_UNLIKELY(n_backtrace > 65536))
+        return pcd_fail(c, f0_backtrace, PCD_E_LIMIT, "throw_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace);
+    PCD_TRY(pcd_alloc_array(c, f0_backtrace, n_backtrace, sizeof(int64_t), 1, (void **)&out->u.throw_bt.backtrace, "throw_bt.backtrace"));
+    out->u.throw_bt.n_backtrace = (size_t)n_backtrace;
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_backtrace) {
+            const uint8_t *q = c->p;
+            uint64_t run = st->method;
+            for (; i0 < n_backtrace; i0++) {
+                uint64_t v;
+                unsigned len = pcd_leb_fast(q, &v);
+                if (PCD_UNLIKELY(len == 0)) break;
+                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                run = (uint64_t)(run + (uint64_t)(v));
+                out->u.throw_bt.backtrace[i0] = (int64_t)run;
+                q += len;
+            }
+            st->method = run;
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_backtrace; i++) {
+            PCD_TRY(pcd_read_sleb128(c, &v_backtrace_e, "throw_bt.backtrace"));
+            st->method = (uint64_t)(st->method + (uint64_t)(v_backtrace_e));
+            v_backtrace_e = st->method;
+            out->u.throw_bt.backtrace[i] = v_backtrace_e;
+        }
+    }
+    return PCD_OK;
+}
+
+/* event.clause: An exception clause ran. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_clause_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    uint8_t v_clause_type = 0;
+    uint64_t v_clause_index = 0;
+    int64_t v_method = 0;
+    int64_t v_object = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "clause.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.clause.time = st->time;
+    v_time = out->u.clause.time;
+    /* clause_type: MonoExceptionEnum. */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "clause.clause_type", "u8");
+    v_clause_type = pcd_ld_u8(c->p);
+    c->p += 1;
+    out->u.clause.clause_type = v_clause_type;
+    /* clause_index: Index of the clause in the method. */
+    PCD_TRY(pcd_read_uleb128(c, &v_clause_index, "clause.clause_index"));
+    out->u.clause.clause_index = v_clause_index;
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    PCD_TRY(pcd_read_sleb128(c, &v_method, "clause.method"));
+    st->method = (uint64_t)(st->method + (uint64_t)(v_method));
+    out->u.clause.method = st->method;
+    v_method = out->u.clause.method;
+    /* object: The exception object. */
+    PCD_TRY(pcd_read_sleb128(c, &v_object, "clause.object"));
+    out->u.clause.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_object)) << 3);
+    v_object = out->u.clause.object;
+    return PCD_OK;
+}
+
+/* event.monitor: A monitor (lock) event. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_monitor_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    uint8_t v_event = 0;
+    int64_t v_object = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "monitor.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.monitor.time = st->time;
+    v_time = out->u.monitor.time;
+    /* event: MonoProfilerMonitorEvent. */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "monitor.event", "u8");
+    v_event = pcd_ld_u8(c->p);
+    c->p += 1;
+    out->u.monitor.event = v_event;
+    /* object: The lock object. */
+    PCD_TRY(pcd_read_sleb128(c, &v_object, "monitor.object"));
+    out->u.monitor.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_object)) << 3);
+    v_object = out->u.monitor.object;
+    return PCD_OK;
+}
+
+/* event.monitor_bt: A monitor (lock) event; with the backtrace. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_monitor_bt_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    uint8_t v_event = 0;
+    int64_t v_object = 0;
+    uint64_t n_backtrace = 0;
+    const uint8_t *f0_backtrace = NULL;
+    int64_t v_backtrace_e = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "monitor_bt.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.monitor_bt.time = st->time;
+    v_time = out->u.monitor_bt.time;
+    /* event: MonoProfilerMonitorEvent. */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "monitor_bt.event", "u8");
+    v_event = pcd_ld_u8(c->p);
+    c->p += 1;
+    out->u.monitor_bt.event = v_event;
+    /* object: The lock object. */
+    PCD_TRY(pcd_read_sleb128(c, &v_object, "monitor_bt.object"));
+    out->u.monitor_bt.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_object)) << 3);
+    v_object = out->u.monitor_bt.object;
+    /* backtrace: MonoMethod pointers, innermost first (running deltas). */
+    f0_backtrace = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_backtrace, "monitor_bt.backtrace"));
+    if (PCD_UNLIKELY(n_backtrace > 65536))
+        return pcd_fail(c, f0_backtrace, PCD_E_LIMIT, "monitor_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace);
+    PCD_TRY(pcd_alloc_array(c, f0_backtrace, n_backtrace, sizeof(int64_t), 1, (void **)&out->u.monitor_bt.backtrace, "monitor_bt.backtrace"));
+    out->u.monitor_bt.n_backtrace = (size_t)n_backtrace;
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_backtrace) {
+            const uint8_t *q = c->p;
+            uint64_t run = st->method;
+            for (; i0 < n_backtrace; i0++) {
+                uint64_t v;
+                unsigned len = pcd_leb_fast(q, &v);
+                if (PCD_UNLIKELY(len == 0)) break;
+                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                run = (uint64_t)(run + (uint64_t)(v));
+                out->u.monitor_bt.backtrace[i0] = (int64_t)run;
+                q += len;
+            }
+            st->method = run;
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_backtrace; i++) {
+            PCD_TRY(pcd_read_sleb128(c, &v_backtrace_e, "monitor_bt.backtrace"));
+            st->method = (uint64_t)(st->method + (uint64_t)(v_backtrace_e));
+            v_backtrace_e = st->method;
+            out->u.monitor_bt.backtrace[i] = v_backtrace_e;
+        }
+    }
+    return PCD_OK;
+}
+
+/* event.heap_start: A heap walk starts. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_heap_start_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "heap_start.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.heap_start.time = st->time;
+    v_time = out->u.heap_start.time;
+    return PCD_OK;
+}
+
+/* event.heap_end: A heap walk ended. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_heap_end_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "heap_end.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.heap_end.time = st->time;
+    v_time = out->u.heap_end.time;
+    return PCD_OK;
+}
+
+/* event.heap_object: An object found by the heap walk. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_heap_object_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_object = 0;
+    int64_t v_vtable = 0;
+    uint64_t v_size = 0;
+    uint8_t v_generation = 0;
+    uint64_t n_refs = 0;
+    const uint8_t *f0_refs = NULL;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "heap_object.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.heap_object.time = st->time;
+    v_time = out->u.heap_object.time;
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_read_sleb128(c, &v_object, "heap_object.object"));
+    out->u.heap_object.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_object)) << 3);
+    v_object = out->u.heap_object.object;
+    /* vtable: MonoVTable* of the object. */
+    PCD_TRY(pcd_read_sleb128(c, &v_vtable, "heap_object.vtable"));
+    out->u.heap_object.vtable = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_vtable)));
+    v_vtable = out->u.heap_object.vtable;
+    /* size: Size in the heap (0: more references of an object already reported). */
+    PCD_TRY(pcd_read_uleb128(c, &v_size, "heap_object.size"));
+    out->u.heap_object.size = v_size;
+    /* generation: Generation the object is in. */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "heap_object.generation", "u8");
+    v_generation = pcd_ld_u8(c->p);
+    c->p += 1;
+    out->u.heap_object.generation = v_generation;
+    /* refs: Objects it references, by increasing offset. */
+    st->ref_offset = 0; /* starts again here */
+    f0_refs = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_refs, "heap_object.refs"));
+    PCD_TRY(pcd_alloc_array(c, f0_refs, n_refs, sizeof(pcd_mono_v3_0_refs), 2, (void **)&out->u.heap_object.refs, "heap_object.refs"));
+    out->u.heap_object.n_refs = (size_t)n_refs;
+    for (uint64_t i = 0; i < n_refs; i++) {
+        PCD_TRY_IN(c->x, pcd_mono_v3_0_refs_decode_(c, &out->u.heap_object.refs[i]), "heap_object.refs", (int64_t)i);
+    }
+    return PCD_OK;
+}
+
+/* event.heap_root: GC roots found by the heap walk. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_heap_root_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    uint64_t n_roots = 0;
+    const uint8_t *f0_roots = NULL;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "heap_root.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.heap_root.time = st->time;
+    v_time = out->u.heap_root.time;
+    /* roots: Root addresses and the objects they hold. */
+    f0_roots = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_roots, "heap_root.roots"));
+    PCD_TRY(pcd_alloc_array(c, f0_roots, n_roots, sizeof(pcd_mono_v3_0_roots), 2, (void **)&out->u.heap_root.roots, "heap_root.roots"));
+    out->u.heap_root.n_roots = (size_t)n_roots;
+    for (uint64_t i = 0; i < n_roots; i++) {
+        PCD_TRY_IN(c->x, pcd_mono_v3_0_roots_decode_(c, &out->u.heap_root.roots[i]), "heap_root.roots", (int64_t)i);
+    }
+    return PCD_OK;
+}
+
+/* event.heap_root_register: A root region was registered. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_heap_root_register_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_start = 0;
+    uint64_t v_size = 0;
+    uint8_t v_source = 0;
+    int64_t v_key = 0;
+    pcd_bytes v_name = { NULL, 0 };
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "heap_root_register.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.heap_root_register.time = st->time;
+    v_time = out->u.heap_root_register.time;
+    /* start: Start of the root region. */
+    PCD_TRY(pcd_read_sleb128(c, &v_start, "heap_root_register.start"));
+    out->u.heap_root_register.start = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_start)));
+    v_start = out->u.heap_root_register.start;
+    /* size: Size of the root region. */
+    PCD_TRY(pcd_read_uleb128(c, &v_size, "heap_root_register.size"));
+    out->u.heap_root_register.size = v_size;
+    /* source: MonoGCRootSource. */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "heap_root_register.source", "u8");
+    v_source = pcd_ld_u8(c->p);
+    c->p += 1;
+    out->u.heap_root_register.source = v_source;
+    /* key: Root key (meaning depends on the source). */
+    PCD_TRY(pcd_read_sleb128(c, &v_key, "heap_root_register.key"));
+    out->u.heap_root_register.key = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_key)));
+    v_key = out->u.heap_root_register.key;
+    /* name: Description of the root. */
+    PCD_TRY(pcd_read_cstring(c, 1048576, &v_name, "heap_root_register.name"));
+    out->u.heap_root_register.name = v_name;
+    return PCD_OK;
+}
+
+/* event.heap_root_unregister: A root region was unregistered. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_heap_root_unregister_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_start = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "heap_root_unregister.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.heap_root_unregister.time = st->time;
+    v_time = out->u.heap_root_unregister.time;
+    /* start: Start of the root region. */
+    PCD_TRY(pcd_read_sleb128(c, &v_start, "heap_root_unregister.start"));
+    out->u.heap_root_unregister.start = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_start)));
+    v_start = out->u.heap_root_unregister.start;
+    return PCD_OK;
+}
+
+/* event.sample_hit: A statistical sample. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_sample_hit_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_thread = 0;
+    uint64_t n_ips = 0;
+    const uint8_t *f0_ips = NULL;
+    int64_t v_ips_e = 0;
+    uint64_t n_frames = 0;
+    const uint8_t *f0_frames = NULL;
+    int64_t v_frames_e = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "sample_hit.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.sample_hit.time = st->time;
+    v_time = out->u.sample_hit.time;
+    /* thread: Thread id of the sampled thread. */
+    PCD_TRY(pcd_read_sleb128(c, &v_thread, "sample_hit.thread"));
+    out->u.sample_hit.thread = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_thread)));
+    v_thread = out->u.sample_hit.thread;
+    /* ips: Instruction pointers. */
+    f0_ips = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_ips, "sample_hit.ips"));
+    if (PCD_UNLIKELY(n_ips > 65536))
+        return pcd_fail(c, f0_ips, PCD_E_LIMIT, "sample_hit.ips", "at most 65536 elements", PCD_FOUND_UINT, n_ips);
+    PCD_TRY(pcd_alloc_array(c, f0_ips, n_ips, sizeof(int64_t), 1, (void **)&out->u.sample_hit.ips, "sample_hit.ips"));
+    out->u.sample_hit.n_ips = (size_t)n_ips;
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_ips) {
+            const uint8_t *q = c->p;
+            uint64_t base = (uint64_t)(st->ptr);
+            for (; i0 < n_ips; i0++) {
+                uint64_t v;
+                unsigned len = pcd_leb_fast(q, &v);
+                if (PCD_UNLIKELY(len == 0)) break;
+                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                out->u.sample_hit.ips[i0] = (int64_t)((base + v));
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_ips; i++) {
+            PCD_TRY(pcd_read_sleb128(c, &v_ips_e, "sample_hit.ips"));
+            v_ips_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_ips_e)));
+            out->u.sample_hit.ips[i] = v_ips_e;
+        }
+    }
+    /* frames: Managed backtrace: MonoMethod pointers, innermost first (running deltas). */
+    f0_frames = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_frames, "sample_hit.frames"));
+    if (PCD_UNLIKELY(n_frames > 65536))
+        return pcd_fail(c, f0_frames, PCD_E_LIMIT, "sample_hit.frames", "at most 65536 elements", PCD_FOUND_UINT, n_frames);
+    PCD_TRY(pcd_alloc_array(c, f0_frames, n_frames, sizeof(int64_t), 1, (void **)&out->u.sample_hit.frames, "sample_hit.frames"));
+    out->u.sample_hit.n_frames = (size_t)n_frames;
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_frames) {
+            const uint8_t *q = c->p;
+            uint64_t run = st->method;
+            for (; i0 < n_frames; i0++) {
+                uint64_t v;
+                unsigned len = pcd_leb_fast(q, &v);
+                if (PCD_UNLIKELY(len == 0)) break;
+                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                run = (uint64_t)(run + (uint64_t)(v));
+                out->u.sample_hit.frames[i0] = (int64_t)run;
+                q += len;
+            }
+            st->method = run;
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_frames; i++) {
+            PCD_TRY(pcd_read_sleb128(c, &v_frames_e, "sample_hit.frames"));
+            st->method = (uint64_t)(st->method + (uint64_t)(v_frames_e));
+            v_frames_e = st->method;
+            out->u.sample_hit.frames[i] = v_frames_e;
+        }
+    }
+    return PCD_OK;
+}
+
+/* event.sample_usym: An unmanaged symbol. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_sample_usym_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    int64_t v_address = 0;
+    uint64_t v_size = 0;
+    pcd_bytes v_name = { NULL, 0 };
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "sample_usym.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.sample_usym.time = st->time;
+    v_time = out->u.sample_usym.time;
+    /* address: Symbol address. */
+    PCD_TRY(pcd_read_sleb128(c, &v_address, "sample_usym.address"));
+    out->u.sample_usym.address = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_address)));
+    v_address = out->u.sample_usym.address;
+    /* size: Symbol size (0 if unknown). */
+    PCD_TRY(pcd_read_uleb128(c, &v_size, "sample_usym.size"));
+    out->u.sample_usym.size = v_size;
+    /* name: Symbol name. */
+    PCD_TRY(pcd_read_cstring(c, 1048576, &v_name, "sample_usym.name"));
+    out->u.sample_usym.name = v_name;
+    return PCD_OK;
+}
+
+/* event.sample_counters_desc: Descriptions of counters. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_sample_counters_desc_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    uint64_t n_counters = 0;
+    const uint8_t *f0_counters = NULL;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "sample_counters_desc.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.sample_counters_desc.time = st->time;
+    v_time = out->u.sample_counters_desc.time;
+    /* counters: The counters described. */
+    f0_counters = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_counters, "sample_counters_desc.counters"));
+    PCD_TRY(pcd_alloc_array(c, f0_counters, n_counters, sizeof(pcd_mono_v3_0_counters), 6, (void **)&out->u.sample_counters_desc.counters, "sample_counters_desc.counters"));
+    out->u.sample_counters_desc.n_counters = (size_t)n_counters;
+    for (uint64_t i = 0; i < n_counters; i++) {
+        PCD_TRY_IN(c->x, pcd_mono_v3_0_counters_decode_(c, &out->u.sample_counters_desc.counters[i]), "sample_counters_desc.counters", (int64_t)i);
+    }
+    return PCD_OK;
+}
+
+/* event.sample_counters: Counter values. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_sample_counters_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    uint64_t n_values = 0;
+    const uint8_t *f0_values = NULL;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "sample_counters.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.sample_counters.time = st->time;
+    v_time = out->u.sample_counters.time;
+    /* values: Values, until index 0. */
+    f0_values = c->p;
+    {
+        pcd_cursor t = *c;
+        pcd_mono_v3_0_values e;
+        for (;;) {
+            PCD_TRY_IN(c->x, pcd_mono_v3_0_values_decode_(&t, &e), "sample_counters.values", (int64_t)n_values);
+            n_values++;
+            if ((&e)->index == 0) break;
+        }
+    }
+    PCD_TRY(pcd_alloc_array(c, f0_values, n_values, sizeof(pcd_mono_v3_0_values), 1, (void **)&out->u.sample_counters.values, "sample_counters.values"));
+    out->u.sample_counters.n_values = (size_t)n_values;
+    for (uint64_t i = 0; i < n_values; i++) {
+        PCD_TRY_IN(c->x, pcd_mono_v3_0_values_decode_(c, &out->u.sample_counters.values[i]), "sample_counters.values", (int64_t)i);
+    }
+    return PCD_OK;
+}
+
+/* event.jit_helper: Code the JIT generated that is not a method. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_jit_helper_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    uint8_t v_kind = 0;
+    int64_t v_start = 0;
+    uint64_t v_size = 0;
+    pcd_bytes v_name = { NULL, 0 };
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "jit_helper.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.jit_helper.time = st->time;
+    v_time = out->u.jit_helper.time;
+    /* kind: MonoProfilerCodeBufferType. */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "jit_helper.kind", "u8");
+    v_kind = pcd_ld_u8(c->p);
+    c->p += 1;
+    out->u.jit_helper.kind = v_kind;
+    /* start: Start of the code. */
+    PCD_TRY(pcd_read_sleb128(c, &v_start, "jit_helper.start"));
+    out->u.jit_helper.start = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_start)));
+    v_start = out->u.jit_helper.start;
+    /* size: Size of the code. */
+    PCD_TRY(pcd_read_uleb128(c, &v_size, "jit_helper.size"));
+    out->u.jit_helper.size = v_size;
+    /* name: Name (specific trampolines only). (when kind == 5) */
+    if (v_kind == 5) {
+        PCD_TRY(pcd_read_cstring(c, 1048576, &v_name, "jit_helper.name"));
+        out->u.jit_helper.name = v_name;
+        out->u.jit_helper.has_name = true;
+    }
+    return PCD_OK;
+}
+
+/* event.sync_point: A sync point. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_sync_point_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    uint8_t v_kind = 0;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "sync_point.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.sync_point.time = st->time;
+    v_time = out->u.sync_point.time;
+    /* kind: MonoProfilerSyncPointType. */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "sync_point.kind", "u8");
+    v_kind = pcd_ld_u8(c->p);
+    c->p += 1;
+    out->u.sync_point.kind = v_kind;
+    return PCD_OK;
+}
+
+/* event.aot_id: The runtime's AOT id. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_aot_id_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+{
+    uint64_t v_time = 0;
+    pcd_bytes v_aot_id = { NULL, 0 };
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_read_uleb128(c, &v_time, "aot_id.time"));
+    st->time = (uint64_t)(st->time + (uint64_t)(v_time));
+    out->u.aot_id.time = st->time;
+    v_time = out->u.aot_id.time;
+    /* aot_id: The AOT id. */
+    PCD_TRY(pcd_read_cstring(c, 1048576, &v_aot_id, "aot_id.aot_id"));
+    out->u.aot_id.aot_id = v_aot_id;
+    return PCD_OK;
+}
+
 /* event: One event: a byte (sub-type in the high nibble, type in the low one), the time, then its data. */
 static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
 {
     uint64_t tag_u = 0;
-    pcd_mono_v3_0_events_state *st = c->x->state;
     memset(out, 0, sizeof *out);
     if (PCD_UNLIKELY(pcd_left(c) < 1))
         return pcd_fail_short(c, c->p, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x41, 0x51, 0x61, 0x71, 0x81, 0x91, 0xA1, 0xB1, 0x2, 0x22, 0x42, ...");
     tag_u = pcd_ld_u8(c->p);
     switch (tag_u) {
-    case 0:
-        {
-            uint64_t v_alloc_time = 0;
-            int64_t v_alloc_vtable = 0;
-            int64_t v_alloc_object = 0;
-            uint64_t v_alloc_size = 0;
-            out->which = PCD_MONO_V3_0_EVENT_ALLOC;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_alloc_time, "alloc.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_alloc_time));
-            out->u.alloc.time = st->time;
-            v_alloc_time = out->u.alloc.time;
-            /* vtable: MonoVTable* of the object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_alloc_vtable, "alloc.vtable"));
-            out->u.alloc.vtable = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_alloc_vtable)));
-            v_alloc_vtable = out->u.alloc.vtable;
-            /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_alloc_object, "alloc.object"));
-            out->u.alloc.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_alloc_object)) << 3);
-            v_alloc_object = out->u.alloc.object;
-            /* size: Size of the object in the heap. */
-            PCD_TRY(pcd_read_uleb128(c, &v_alloc_size, "alloc.size"));
-            out->u.alloc.size = v_alloc_size;
-        }
-        break;
-    case 16:
-        {
-            uint64_t v_alloc_bt_time = 0;
-            int64_t v_alloc_bt_vtable = 0;
-            int64_t v_alloc_bt_object = 0;
-            uint64_t v_alloc_bt_size = 0;
-            uint64_t n_alloc_bt_backtrace = 0;
-            const uint8_t *f0_alloc_bt_backtrace = NULL;
-            int64_t v_alloc_bt_backtrace_e = 0;
-            out->which = PCD_MONO_V3_0_EVENT_ALLOC_BT;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_alloc_bt_time, "alloc_bt.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_alloc_bt_time));
-            out->u.alloc_bt.time = st->time;
-            v_alloc_bt_time = out->u.alloc_bt.time;
-            /* vtable: MonoVTable* of the object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_alloc_bt_vtable, "alloc_bt.vtable"));
-            out->u.alloc_bt.vtable = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_alloc_bt_vtable)));
-            v_alloc_bt_vtable = out->u.alloc_bt.vtable;
-            /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_alloc_bt_object, "alloc_bt.object"));
-            out->u.alloc_bt.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_alloc_bt_object)) << 3);
-            v_alloc_bt_object = out->u.alloc_bt.object;
-            /* size: Size of the object in the heap. */
-            PCD_TRY(pcd_read_uleb128(c, &v_alloc_bt_size, "alloc_bt.size"));
-            out->u.alloc_bt.size = v_alloc_bt_size;
-            /* backtrace: MonoMethod pointers, innermost first (running deltas). */
-            f0_alloc_bt_backtrace = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_alloc_bt_backtrace, "alloc_bt.backtrace"));
-            if (PCD_UNLIKELY(n_alloc_bt_backtrace > 65536))
-                return pcd_fail(c, f0_alloc_bt_backtrace, PCD_E_LIMIT, "alloc_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_alloc_bt_backtrace);
-            PCD_TRY(pcd_alloc_array(c, f0_alloc_bt_backtrace, n_alloc_bt_backtrace, sizeof(int64_t), 1, (void **)&out->u.alloc_bt.backtrace, "alloc_bt.backtrace"));
-            out->u.alloc_bt.n_backtrace = (size_t)n_alloc_bt_backtrace;
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_alloc_bt_backtrace) {
-                    const uint8_t *q = c->p;
-                    uint64_t run = st->method;
-                    for (; i0 < n_alloc_bt_backtrace; i0++) {
-                        uint64_t v;
-                        unsigned len = pcd_leb_fast(q, &v);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
-                        run = (uint64_t)(run + (uint64_t)(v));
-                        out->u.alloc_bt.backtrace[i0] = (int64_t)run;
-                        q += len;
-                    }
-                    st->method = run;
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_alloc_bt_backtrace; i++) {
-                    PCD_TRY(pcd_read_sleb128(c, &v_alloc_bt_backtrace_e, "alloc_bt.backtrace"));
-                    st->method = (uint64_t)(st->method + (uint64_t)(v_alloc_bt_backtrace_e));
-                    v_alloc_bt_backtrace_e = st->method;
-                    out->u.alloc_bt.backtrace[i] = v_alloc_bt_backtrace_e;
-                }
-            }
-        }
-        break;
-    case 17:
-        {
-            uint64_t v_gc_event_time = 0;
-            uint8_t v_gc_event_event = 0;
-            uint8_t v_gc_event_generation = 0;
-            out->which = PCD_MONO_V3_0_EVENT_GC_EVENT;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_event_time, "gc_event.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_gc_event_time));
-            out->u.gc_event.time = st->time;
-            v_gc_event_time = out->u.gc_event.time;
-            /* event, generation: 2 bytes of fixed fields */
-            if (PCD_UNLIKELY(pcd_left(c) < 2))
-                return pcd_fail_run(c, k_event_dec_run1, 2);
-            /* event: MonoProfilerGCEvent (1-4 are no longer written). */
-            v_gc_event_event = pcd_ld_u8(c->p);
-            out->u.gc_event.event = v_gc_event_event;
-            /* generation: Generation the event is about. */
-            v_gc_event_generation = pcd_ld_u8(c->p + 1);
-            out->u.gc_event.generation = v_gc_event_generation;
-            c->p += 2;
-        }
-        break;
-    case 33:
-        {
-            uint64_t v_gc_resize_time = 0;
-            uint64_t v_gc_resize_heap_size = 0;
-            out->which = PCD_MONO_V3_0_EVENT_GC_RESIZE;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_resize_time, "gc_resize.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_gc_resize_time));
-            out->u.gc_resize.time = st->time;
-            v_gc_resize_time = out->u.gc_resize.time;
-            /* heap_size: New heap size. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_resize_heap_size, "gc_resize.heap_size"));
-            out->u.gc_resize.heap_size = v_gc_resize_heap_size;
-        }
-        break;
-    case 49:
-        {
-            uint64_t v_gc_move_time = 0;
-            uint64_t n_gc_move_objects = 0;
-            const uint8_t *f0_gc_move_objects = NULL;
-            int64_t v_gc_move_objects_e = 0;
-            out->which = PCD_MONO_V3_0_EVENT_GC_MOVE;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_move_time, "gc_move.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_gc_move_time));
-            out->u.gc_move.time = st->time;
-            v_gc_move_time = out->u.gc_move.time;
-            /* objects: Old address, new address, ... (the count counts addresses). */
-            f0_gc_move_objects = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_gc_move_objects, "gc_move.objects"));
-            PCD_TRY(pcd_alloc_array(c, f0_gc_move_objects, n_gc_move_objects, sizeof(int64_t), 1, (void **)&out->u.gc_move.objects, "gc_move.objects"));
-            out->u.gc_move.n_objects = (size_t)n_gc_move_objects;
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_gc_move_objects) {
-                    const uint8_t *q = c->p;
-                    uint64_t base = (uint64_t)(st->obj);
-                    for (; i0 < n_gc_move_objects; i0++) {
-                        uint64_t v;
-                        unsigned len = pcd_leb_fast(q, &v);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
-                        out->u.gc_move.objects[i0] = (int64_t)((base + v) << 3);
-                        q += len;
-                    }
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_gc_move_objects; i++) {
-                    PCD_TRY(pcd_read_sleb128(c, &v_gc_move_objects_e, "gc_move.objects"));
-                    v_gc_move_objects_e = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_gc_move_objects_e)) << 3);
-                    out->u.gc_move.objects[i] = v_gc_move_objects_e;
-                }
-            }
-        }
-        break;
-    case 65:
-        {
-            uint64_t v_gc_handle_created_time = 0;
-            uint64_t v_gc_handle_created_handle_type = 0;
-            uint64_t v_gc_handle_created_handle = 0;
-            int64_t v_gc_handle_created_object = 0;
-            out->which = PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_created_time, "gc_handle_created.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_gc_handle_created_time));
-            out->u.gc_handle_created.time = st->time;
-            v_gc_handle_created_time = out->u.gc_handle_created.time;
-            /* handle_type: MonoGCHandleType; upper bits are flags. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_created_handle_type, "gc_handle_created.handle_type"));
-            out->u.gc_handle_created.handle_type = v_gc_handle_created_handle_type;
-            /* handle: GC handle value. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_created_handle, "gc_handle_created.handle"));
-            out->u.gc_handle_created.handle = v_gc_handle_created_handle;
-            /* object: The object it holds. */
-            PCD_TRY(pcd_read_sleb128(c, &v_gc_handle_created_object, "gc_handle_created.object"));
-            out->u.gc_handle_created.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_gc_handle_created_object)) << 3);
-            v_gc_handle_created_object = out->u.gc_handle_created.object;
-        }
-        break;
-    case 81:
-        {
-            uint64_t v_gc_handle_destroyed_time = 0;
-            uint64_t v_gc_handle_destroyed_handle_type = 0;
-            uint64_t v_gc_handle_destroyed_handle = 0;
-            out->which = PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_destroyed_time, "gc_handle_destroyed.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_gc_handle_destroyed_time));
-            out->u.gc_handle_destroyed.time = st->time;
-            v_gc_handle_destroyed_time = out->u.gc_handle_destroyed.time;
-            /* handle_type: MonoGCHandleType; upper bits are flags. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_destroyed_handle_type, "gc_handle_destroyed.handle_type"));
-            out->u.gc_handle_destroyed.handle_type = v_gc_handle_destroyed_handle_type;
-            /* handle: GC handle value. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_destroyed_handle, "gc_handle_destroyed.handle"));
-            out->u.gc_handle_destroyed.handle = v_gc_handle_destroyed_handle;
-        }
-        break;
-    case 97:
-        {
-            uint64_t v_gc_handle_created_bt_time = 0;
-            uint64_t v_gc_handle_created_bt_handle_type = 0;
-            uint64_t v_gc_handle_created_bt_handle = 0;
-            int64_t v_gc_handle_created_bt_object = 0;
-            uint64_t n_gc_handle_created_bt_backtrace = 0;
-            const uint8_t *f0_gc_handle_created_bt_backtrace = NULL;
-            int64_t v_gc_handle_created_bt_backtrace_e = 0;
-            out->which = PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_created_bt_time, "gc_handle_created_bt.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_gc_handle_created_bt_time));
-            out->u.gc_handle_created_bt.time = st->time;
-            v_gc_handle_created_bt_time = out->u.gc_handle_created_bt.time;
-            /* handle_type: MonoGCHandleType; upper bits are flags. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_created_bt_handle_type, "gc_handle_created_bt.handle_type"));
-            out->u.gc_handle_created_bt.handle_type = v_gc_handle_created_bt_handle_type;
-            /* handle: GC handle value. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_created_bt_handle, "gc_handle_created_bt.handle"));
-            out->u.gc_handle_created_bt.handle = v_gc_handle_created_bt_handle;
-            /* object: The object it holds. */
-            PCD_TRY(pcd_read_sleb128(c, &v_gc_handle_created_bt_object, "gc_handle_created_bt.object"));
-            out->u.gc_handle_created_bt.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_gc_handle_created_bt_object)) << 3);
-            v_gc_handle_created_bt_object = out->u.gc_handle_created_bt.object;
-            /* backtrace: MonoMethod pointers, innermost first (running deltas). */
-            f0_gc_handle_created_bt_backtrace = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_gc_handle_created_bt_backtrace, "gc_handle_created_bt.backtrace"));
-            if (PCD_UNLIKELY(n_gc_handle_created_bt_backtrace > 65536))
-                return pcd_fail(c, f0_gc_handle_created_bt_backtrace, PCD_E_LIMIT, "gc_handle_created_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_gc_handle_created_bt_backtrace);
-            PCD_TRY(pcd_alloc_array(c, f0_gc_handle_created_bt_backtrace, n_gc_handle_created_bt_backtrace, sizeof(int64_t), 1, (void **)&out->u.gc_handle_created_bt.backtrace, "gc_handle_created_bt.backtrace"));
-            out->u.gc_handle_created_bt.n_backtrace = (size_t)n_gc_handle_created_bt_backtrace;
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_gc_handle_created_bt_backtrace) {
-                    const uint8_t *q = c->p;
-                    uint64_t run = st->method;
-                    for (; i0 < n_gc_handle_created_bt_backtrace; i0++) {
-                        uint64_t v;
-                        unsigned len = pcd_leb_fast(q, &v);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
-                        run = (uint64_t)(run + (uint64_t)(v));
-                        out->u.gc_handle_created_bt.backtrace[i0] = (int64_t)run;
-                        q += len;
-                    }
-                    st->method = run;
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_gc_handle_created_bt_backtrace; i++) {
-                    PCD_TRY(pcd_read_sleb128(c, &v_gc_handle_created_bt_backtrace_e, "gc_handle_created_bt.backtrace"));
-                    st->method = (uint64_t)(st->method + (uint64_t)(v_gc_handle_created_bt_backtrace_e));
-                    v_gc_handle_created_bt_backtrace_e = st->method;
-                    out->u.gc_handle_created_bt.backtrace[i] = v_gc_handle_created_bt_backtrace_e;
-                }
-            }
-        }
-        break;
-    case 113:
-        {
-            uint64_t v_gc_handle_destroyed_bt_time = 0;
-            uint64_t v_gc_handle_destroyed_bt_handle_type = 0;
-            uint64_t v_gc_handle_destroyed_bt_handle = 0;
-            uint64_t n_gc_handle_destroyed_bt_backtrace = 0;
-            const uint8_t *f0_gc_handle_destroyed_bt_backtrace = NULL;
-            int64_t v_gc_handle_destroyed_bt_backtrace_e = 0;
-            out->which = PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_destroyed_bt_time, "gc_handle_destroyed_bt.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_gc_handle_destroyed_bt_time));
-            out->u.gc_handle_destroyed_bt.time = st->time;
-            v_gc_handle_destroyed_bt_time = out->u.gc_handle_destroyed_bt.time;
-            /* handle_type: MonoGCHandleType; upper bits are flags. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_destroyed_bt_handle_type, "gc_handle_destroyed_bt.handle_type"));
-            out->u.gc_handle_destroyed_bt.handle_type = v_gc_handle_destroyed_bt_handle_type;
-            /* handle: GC handle value. */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_handle_destroyed_bt_handle, "gc_handle_destroyed_bt.handle"));
-            out->u.gc_handle_destroyed_bt.handle = v_gc_handle_destroyed_bt_handle;
-            /* backtrace: MonoMethod pointers, innermost first (running deltas). */
-            f0_gc_handle_destroyed_bt_backtrace = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_gc_handle_destroyed_bt_backtrace, "gc_handle_destroyed_bt.backtrace"));
-            if (PCD_UNLIKELY(n_gc_handle_destroyed_bt_backtrace > 65536))
-                return pcd_fail(c, f0_gc_handle_destroyed_bt_backtrace, PCD_E_LIMIT, "gc_handle_destroyed_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_gc_handle_destroyed_bt_backtrace);
-            PCD_TRY(pcd_alloc_array(c, f0_gc_handle_destroyed_bt_backtrace, n_gc_handle_destroyed_bt_backtrace, sizeof(int64_t), 1, (void **)&out->u.gc_handle_destroyed_bt.backtrace, "gc_handle_destroyed_bt.backtrace"));
-            out->u.gc_handle_destroyed_bt.n_backtrace = (size_t)n_gc_handle_destroyed_bt_backtrace;
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_gc_handle_destroyed_bt_backtrace) {
-                    const uint8_t *q = c->p;
-                    uint64_t run = st->method;
-                    for (; i0 < n_gc_handle_destroyed_bt_backtrace; i0++) {
-                        uint64_t v;
-                        unsigned len = pcd_leb_fast(q, &v);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
-                        run = (uint64_t)(run + (uint64_t)(v));
-                        out->u.gc_handle_destroyed_bt.backtrace[i0] = (int64_t)run;
-                        q += len;
-                    }
-                    st->method = run;
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_gc_handle_destroyed_bt_backtrace; i++) {
-                    PCD_TRY(pcd_read_sleb128(c, &v_gc_handle_destroyed_bt_backtrace_e, "gc_handle_destroyed_bt.backtrace"));
-                    st->method = (uint64_t)(st->method + (uint64_t)(v_gc_handle_destroyed_bt_backtrace_e));
-                    v_gc_handle_destroyed_bt_backtrace_e = st->method;
-                    out->u.gc_handle_destroyed_bt.backtrace[i] = v_gc_handle_destroyed_bt_backtrace_e;
-                }
-            }
-        }
-        break;
-    case 129:
-        {
-            uint64_t v_gc_finalize_start_time = 0;
-            out->which = PCD_MONO_V3_0_EVENT_GC_FINALIZE_START;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_finalize_start_time, "gc_finalize_start.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_gc_finalize_start_time));
-            out->u.gc_finalize_start.time = st->time;
-            v_gc_finalize_start_time = out->u.gc_finalize_start.time;
-        }
-        break;
-    case 145:
-        {
-            uint64_t v_gc_finalize_end_time = 0;
-            out->which = PCD_MONO_V3_0_EVENT_GC_FINALIZE_END;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_finalize_end_time, "gc_finalize_end.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_gc_finalize_end_time));
-            out->u.gc_finalize_end.time = st->time;
-            v_gc_finalize_end_time = out->u.gc_finalize_end.time;
-        }
-        break;
-    case 161:
-        {
-            uint64_t v_gc_finalize_object_start_time = 0;
-            int64_t v_gc_finalize_object_start_object = 0;
-            out->which = PCD_MONO_V3_0_EVENT_GC_FINALIZE_OBJECT_START;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_finalize_object_start_time, "gc_finalize_object_start.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_gc_finalize_object_start_time));
-            out->u.gc_finalize_object_start.time = st->time;
-            v_gc_finalize_object_start_time = out->u.gc_finalize_object_start.time;
-            /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_gc_finalize_object_start_object, "gc_finalize_object_start.object"));
-            out->u.gc_finalize_object_start.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_gc_finalize_object_start_object)) << 3);
-            v_gc_finalize_object_start_object = out->u.gc_finalize_object_start.object;
-        }
-        break;
-    case 177:
-        {
-            uint64_t v_gc_finalize_object_end_time = 0;
-            int64_t v_gc_finalize_object_end_object = 0;
-            out->which = PCD_MONO_V3_0_EVENT_GC_FINALIZE_OBJECT_END;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_gc_finalize_object_end_time, "gc_finalize_object_end.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_gc_finalize_object_end_time));
-            out->u.gc_finalize_object_end.time = st->time;
-            v_gc_finalize_object_end_time = out->u.gc_finalize_object_end.time;
-            /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_gc_finalize_object_end_object, "gc_finalize_object_end.object"));
-            out->u.gc_finalize_object_end.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_gc_finalize_object_end_object)) << 3);
-            v_gc_finalize_object_end_object = out->u.gc_finalize_object_end.object;
-        }
-        break;
-    case 2:
-        {
-            uint64_t v_metadata_name_time = 0;
-            uint8_t v_metadata_name_mtype = 0;
-            int64_t v_metadata_name_pointer = 0;
-            out->which = PCD_MONO_V3_0_EVENT_METADATA_NAME;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_metadata_name_time, "metadata_name.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_metadata_name_time));
-            out->u.metadata_name.time = st->time;
-            v_metadata_name_time = out->u.metadata_name.time;
-            /* mtype: Metadata type. */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "metadata_name.mtype", "u8");
-            v_metadata_name_mtype = pcd_ld_u8(c->p);
-            switch (v_metadata_name_mtype) {
-            case 1: case 2: case 3: case 4: case 5: case 6:
-            case 7:
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_name.mtype", "one of class=1, image=2, assembly=3, domain=4, thread=5, context=6, vtable=7", PCD_FOUND_UINT, (uint64_t)(v_metadata_name_mtype));
-            }
-            c->p += 1;
-            out->u.metadata_name.mtype = v_metadata_name_mtype;
-            /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
-            PCD_TRY(pcd_read_sleb128(c, &v_metadata_name_pointer, "metadata_name.pointer"));
-            out->u.metadata_name.pointer = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_name_pointer)));
-            v_metadata_name_pointer = out->u.metadata_name.pointer;
-            /* detail */
-            switch (v_metadata_name_mtype) {
-            case 1:
-                {
-                    int64_t v_metadata_name_detail_class_image = 0;
-                    pcd_bytes v_metadata_name_detail_class_name = { NULL, 0 };
-                    out->u.metadata_name.detail.which = PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_CLASS;
-                    /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_name_detail_class_image, "metadata_name.detail.class.image"));
-                    out->u.metadata_name.detail.u.class.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_name_detail_class_image)));
-                    v_metadata_name_detail_class_image = out->u.metadata_name.detail.u.class.image;
-                    /* name: Full class name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_name_detail_class_name, "metadata_name.detail.class.name"));
-                    out->u.metadata_name.detail.u.class.name = v_metadata_name_detail_class_name;
-                }
-                break;
-            case 2:
-                {
-                    pcd_bytes v_metadata_name_detail_image_name = { NULL, 0 };
-                    pcd_bytes v_metadata_name_detail_image_mvid = { NULL, 0 };
-                    out->u.metadata_name.detail.which = PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_IMAGE;
-                    /* name: Image file name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_name_detail_image_name, "metadata_name.detail.image.name"));
-                    out->u.metadata_name.detail.u.image.name = v_metadata_name_detail_image_name;
-                    /* mvid: Image MVID (empty for dynamic images). */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_name_detail_image_mvid, "metadata_name.detail.image.mvid"));
-                    out->u.metadata_name.detail.u.image.mvid = v_metadata_name_detail_image_mvid;
-                }
-                break;
-            case 3:
-                {
-                    int64_t v_metadata_name_detail_assembly_image = 0;
-                    pcd_bytes v_metadata_name_detail_assembly_name = { NULL, 0 };
-                    out->u.metadata_name.detail.which = PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_ASSEMBLY;
-                    /* image: MonoImage* of the assembly. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_name_detail_assembly_image, "metadata_name.detail.assembly.image"));
-                    out->u.metadata_name.detail.u.assembly.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_name_detail_assembly_image)));
-                    v_metadata_name_detail_assembly_image = out->u.metadata_name.detail.u.assembly.image;
-                    /* name: Assembly name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_name_detail_assembly_name, "metadata_name.detail.assembly.name"));
-                    out->u.metadata_name.detail.u.assembly.name = v_metadata_name_detail_assembly_name;
-                }
-                break;
-            case 4:
-                {
-                    pcd_bytes v_metadata_name_detail_domain_name = { NULL, 0 };
-                    out->u.metadata_name.detail.which = PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_DOMAIN;
-                    /* name: Friendly name of the domain. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_name_detail_domain_name, "metadata_name.detail.domain.name"));
-                    out->u.metadata_name.detail.u.domain.name = v_metadata_name_detail_domain_name;
-                }
-                break;
-            case 5:
-                {
-                    pcd_bytes v_metadata_name_detail_thread_name = { NULL, 0 };
-                    out->u.metadata_name.detail.which = PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_THREAD;
-                    /* name: Name of the thread. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_name_detail_thread_name, "metadata_name.detail.thread.name"));
-                    out->u.metadata_name.detail.u.thread.name = v_metadata_name_detail_thread_name;
-                }
-                break;
-            case 6:
-                {
-                    int64_t v_metadata_name_detail_context_domain = 0;
-                    out->u.metadata_name.detail.which = PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_CONTEXT;
-                    /* domain: Domain id of the context. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_name_detail_context_domain, "metadata_name.detail.context.domain"));
-                    out->u.metadata_name.detail.u.context.domain = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_name_detail_context_domain)));
-                    v_metadata_name_detail_context_domain = out->u.metadata_name.detail.u.context.domain;
-                }
-                break;
-            case 7:
-                {
-                    int64_t v_metadata_name_detail_vtable_domain = 0;
-                    int64_t v_metadata_name_detail_vtable_class = 0;
-                    out->u.metadata_name.detail.which = PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_VTABLE;
-                    /* domain: Domain id (0 for proxy vtables). */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_name_detail_vtable_domain, "metadata_name.detail.vtable.domain"));
-                    out->u.metadata_name.detail.u.vtable.domain = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_name_detail_vtable_domain)));
-                    v_metadata_name_detail_vtable_domain = out->u.metadata_name.detail.u.vtable.domain;
-                    /* class: MonoClass* of the vtable. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_name_detail_vtable_class, "metadata_name.detail.vtable.class"));
-                    out->u.metadata_name.detail.u.vtable.class = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_name_detail_vtable_class)));
-                    v_metadata_name_detail_vtable_class = out->u.metadata_name.detail.u.vtable.class;
-                }
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_name.detail", "one of 1, 2, 3, 4, 5, 6, 7", PCD_FOUND_HEX, (uint64_t)(v_metadata_name_mtype));
-            }
-        }
-        break;
-    case 34:
-        {
-            uint64_t v_metadata_load_time = 0;
-            uint8_t v_metadata_load_mtype = 0;
-            int64_t v_metadata_load_pointer = 0;
-            out->which = PCD_MONO_V3_0_EVENT_METADATA_LOAD;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_metadata_load_time, "metadata_load.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_metadata_load_time));
-            out->u.metadata_load.time = st->time;
-            v_metadata_load_time = out->u.metadata_load.time;
-            /* mtype: Metadata type. */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "metadata_load.mtype", "u8");
-            v_metadata_load_mtype = pcd_ld_u8(c->p);
-            switch (v_metadata_load_mtype) {
-            case 1: case 2: case 3: case 4: case 5: case 6:
-            case 7:
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_load.mtype", "one of class=1, image=2, assembly=3, domain=4, thread=5, context=6, vtable=7", PCD_FOUND_UINT, (uint64_t)(v_metadata_load_mtype));
-            }
-            c->p += 1;
-            out->u.metadata_load.mtype = v_metadata_load_mtype;
-            /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
-            PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_pointer, "metadata_load.pointer"));
-            out->u.metadata_load.pointer = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_load_pointer)));
-            v_metadata_load_pointer = out->u.metadata_load.pointer;
-            /* detail */
-            switch (v_metadata_load_mtype) {
-            case 1:
-                {
-                    int64_t v_metadata_load_detail_class_image = 0;
-                    pcd_bytes v_metadata_load_detail_class_name = { NULL, 0 };
-                    out->u.metadata_load.detail.which = PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_CLASS;
-                    /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_detail_class_image, "metadata_load.detail.class.image"));
-                    out->u.metadata_load.detail.u.class.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_load_detail_class_image)));
-                    v_metadata_load_detail_class_image = out->u.metadata_load.detail.u.class.image;
-                    /* name: Full class name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_load_detail_class_name, "metadata_load.detail.class.name"));
-                    out->u.metadata_load.detail.u.class.name = v_metadata_load_detail_class_name;
-                }
-                break;
-            case 2:
-                {
-                    pcd_bytes v_metadata_load_detail_image_name = { NULL, 0 };
-                    pcd_bytes v_metadata_load_detail_image_mvid = { NULL, 0 };
-                    out->u.metadata_load.detail.which = PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_IMAGE;
-                    /* name: Image file name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_load_detail_image_name, "metadata_load.detail.image.name"));
-                    out->u.metadata_load.detail.u.image.name = v_metadata_load_detail_image_name;
-                    /* mvid: Image MVID (empty for dynamic images). */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_load_detail_image_mvid, "metadata_load.detail.image.mvid"));
-                    out->u.metadata_load.detail.u.image.mvid = v_metadata_load_detail_image_mvid;
-                }
-                break;
-            case 3:
-                {
-                    int64_t v_metadata_load_detail_assembly_image = 0;
-                    pcd_bytes v_metadata_load_detail_assembly_name = { NULL, 0 };
-                    out->u.metadata_load.detail.which = PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_ASSEMBLY;
-                    /* image: MonoImage* of the assembly. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_detail_assembly_image, "metadata_load.detail.assembly.image"));
-                    out->u.metadata_load.detail.u.assembly.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_load_detail_assembly_image)));
-                    v_metadata_load_detail_assembly_image = out->u.metadata_load.detail.u.assembly.image;
-                    /* name: Assembly name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_load_detail_assembly_name, "metadata_load.detail.assembly.name"));
-                    out->u.metadata_load.detail.u.assembly.name = v_metadata_load_detail_assembly_name;
-                }
-                break;
-            case 4:
-                {
-                    out->u.metadata_load.detail.which = PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_DOMAIN;
-                }
-                break;
-            case 5:
-                {
-                    out->u.metadata_load.detail.which = PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_THREAD;
-                }
-                break;
-            case 6:
-                {
-                    int64_t v_metadata_load_detail_context_domain = 0;
-                    out->u.metadata_load.detail.which = PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_CONTEXT;
-                    /* domain: Domain id of the context. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_detail_context_domain, "metadata_load.detail.context.domain"));
-                    out->u.metadata_load.detail.u.context.domain = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_load_detail_context_domain)));
-                    v_metadata_load_detail_context_domain = out->u.metadata_load.detail.u.context.domain;
-                }
-                break;
-            case 7:
-                {
-                    int64_t v_metadata_load_detail_vtable_domain = 0;
-                    int64_t v_metadata_load_detail_vtable_class = 0;
-                    out->u.metadata_load.detail.which = PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_VTABLE;
-                    /* domain: Domain id (0 for proxy vtables). */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_detail_vtable_domain, "metadata_load.detail.vtable.domain"));
-                    out->u.metadata_load.detail.u.vtable.domain = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_load_detail_vtable_domain)));
-                    v_metadata_load_detail_vtable_domain = out->u.metadata_load.detail.u.vtable.domain;
-                    /* class: MonoClass* of the vtable. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_load_detail_vtable_class, "metadata_load.detail.vtable.class"));
-                    out->u.metadata_load.detail.u.vtable.class = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_load_detail_vtable_class)));
-                    v_metadata_load_detail_vtable_class = out->u.metadata_load.detail.u.vtable.class;
-                }
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_load.detail", "one of 1, 2, 3, 4, 5, 6, 7", PCD_FOUND_HEX, (uint64_t)(v_metadata_load_mtype));
-            }
-        }
-        break;
-    case 66:
-        {
-            uint64_t v_metadata_unload_time = 0;
-            uint8_t v_metadata_unload_mtype = 0;
-            int64_t v_metadata_unload_pointer = 0;
-            out->which = PCD_MONO_V3_0_EVENT_METADATA_UNLOAD;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_metadata_unload_time, "metadata_unload.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_metadata_unload_time));
-            out->u.metadata_unload.time = st->time;
-            v_metadata_unload_time = out->u.metadata_unload.time;
-            /* mtype: Metadata type. */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "metadata_unload.mtype", "u8");
-            v_metadata_unload_mtype = pcd_ld_u8(c->p);
-            switch (v_metadata_unload_mtype) {
-            case 1: case 2: case 3: case 4: case 5: case 6:
-            case 7:
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_unload.mtype", "one of class=1, image=2, assembly=3, domain=4, thread=5, context=6, vtable=7", PCD_FOUND_UINT, (uint64_t)(v_metadata_unload_mtype));
-            }
-            c->p += 1;
-            out->u.metadata_unload.mtype = v_metadata_unload_mtype;
-            /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
-            PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_pointer, "metadata_unload.pointer"));
-            out->u.metadata_unload.pointer = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_unload_pointer)));
-            v_metadata_unload_pointer = out->u.metadata_unload.pointer;
-            /* detail */
-            switch (v_metadata_unload_mtype) {
-            case 1:
-                {
-                    int64_t v_metadata_unload_detail_class_image = 0;
-                    pcd_bytes v_metadata_unload_detail_class_name = { NULL, 0 };
-                    out->u.metadata_unload.detail.which = PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_CLASS;
-                    /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_detail_class_image, "metadata_unload.detail.class.image"));
-                    out->u.metadata_unload.detail.u.class.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_unload_detail_class_image)));
-                    v_metadata_unload_detail_class_image = out->u.metadata_unload.detail.u.class.image;
-                    /* name: Full class name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_unload_detail_class_name, "metadata_unload.detail.class.name"));
-                    out->u.metadata_unload.detail.u.class.name = v_metadata_unload_detail_class_name;
-                }
-                break;
-            case 2:
-                {
-                    pcd_bytes v_metadata_unload_detail_image_name = { NULL, 0 };
-                    pcd_bytes v_metadata_unload_detail_image_mvid = { NULL, 0 };
-                    out->u.metadata_unload.detail.which = PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_IMAGE;
-                    /* name: Image file name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_unload_detail_image_name, "metadata_unload.detail.image.name"));
-                    out->u.metadata_unload.detail.u.image.name = v_metadata_unload_detail_image_name;
-                    /* mvid: Image MVID (empty for dynamic images). */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_unload_detail_image_mvid, "metadata_unload.detail.image.mvid"));
-                    out->u.metadata_unload.detail.u.image.mvid = v_metadata_unload_detail_image_mvid;
-                }
-                break;
-            case 3:
-                {
-                    int64_t v_metadata_unload_detail_assembly_image = 0;
-                    pcd_bytes v_metadata_unload_detail_assembly_name = { NULL, 0 };
-                    out->u.metadata_unload.detail.which = PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_ASSEMBLY;
-                    /* image: MonoImage* of the assembly. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_detail_assembly_image, "metadata_unload.detail.assembly.image"));
-                    out->u.metadata_unload.detail.u.assembly.image = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_unload_detail_assembly_image)));
-                    v_metadata_unload_detail_assembly_image = out->u.metadata_unload.detail.u.assembly.image;
-                    /* name: Assembly name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_unload_detail_assembly_name, "metadata_unload.detail.assembly.name"));
-                    out->u.metadata_unload.detail.u.assembly.name = v_metadata_unload_detail_assembly_name;
-                }
-                break;
-            case 4:
-                {
-                    out->u.metadata_unload.detail.which = PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_DOMAIN;
-                }
-                break;
-            case 5:
-                {
-                    out->u.metadata_unload.detail.which = PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_THREAD;
-                }
-                break;
-            case 6:
-                {
-                    int64_t v_metadata_unload_detail_context_domain = 0;
-                    out->u.metadata_unload.detail.which = PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_CONTEXT;
-                    /* domain: Domain id of the context. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_detail_context_domain, "metadata_unload.detail.context.domain"));
-                    out->u.metadata_unload.detail.u.context.domain = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_unload_detail_context_domain)));
-                    v_metadata_unload_detail_context_domain = out->u.metadata_unload.detail.u.context.domain;
-                }
-                break;
-            case 7:
-                {
-                    int64_t v_metadata_unload_detail_vtable_domain = 0;
-                    int64_t v_metadata_unload_detail_vtable_class = 0;
-                    out->u.metadata_unload.detail.which = PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_VTABLE;
-                    /* domain: Domain id (0 for proxy vtables). */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_detail_vtable_domain, "metadata_unload.detail.vtable.domain"));
-                    out->u.metadata_unload.detail.u.vtable.domain = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_unload_detail_vtable_domain)));
-                    v_metadata_unload_detail_vtable_domain = out->u.metadata_unload.detail.u.vtable.domain;
-                    /* class: MonoClass* of the vtable. */
-                    PCD_TRY(pcd_read_sleb128(c, &v_metadata_unload_detail_vtable_class, "metadata_unload.detail.vtable.class"));
-                    out->u.metadata_unload.detail.u.vtable.class = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_metadata_unload_detail_vtable_class)));
-                    v_metadata_unload_detail_vtable_class = out->u.metadata_unload.detail.u.vtable.class;
-                }
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_unload.detail", "one of 1, 2, 3, 4, 5, 6, 7", PCD_FOUND_HEX, (uint64_t)(v_metadata_unload_mtype));
-            }
-        }
-        break;
-    case 19:
-        {
-            uint64_t v_method_leave_time = 0;
-            int64_t v_method_leave_method = 0;
-            out->which = PCD_MONO_V3_0_EVENT_METHOD_LEAVE;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_method_leave_time, "method_leave.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_method_leave_time));
-            out->u.method_leave.time = st->time;
-            v_method_leave_time = out->u.method_leave.time;
-            /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_read_sleb128(c, &v_method_leave_method, "method_leave.method"));
-            st->method = (uint64_t)(st->method + (uint64_t)(v_method_leave_method));
-            out->u.method_leave.method = st->method;
-            v_method_leave_method = out->u.method_leave.method;
-        }
-        break;
-    case 35:
-        {
-            uint64_t v_method_enter_time = 0;
-            int64_t v_method_enter_method = 0;
-            out->which = PCD_MONO_V3_0_EVENT_METHOD_ENTER;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_method_enter_time, "method_enter.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_method_enter_time));
-            out->u.method_enter.time = st->time;
-            v_method_enter_time = out->u.method_enter.time;
-            /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_read_sleb128(c, &v_method_enter_method, "method_enter.method"));
-            st->method = (uint64_t)(st->method + (uint64_t)(v_method_enter_method));
-            out->u.method_enter.method = st->method;
-            v_method_enter_method = out->u.method_enter.method;
-        }
-        break;
-    case 51:
-        {
-            uint64_t v_method_exc_leave_time = 0;
-            int64_t v_method_exc_leave_method = 0;
-            out->which = PCD_MONO_V3_0_EVENT_METHOD_EXC_LEAVE;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_method_exc_leave_time, "method_exc_leave.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_method_exc_leave_time));
-            out->u.method_exc_leave.time = st->time;
-            v_method_exc_leave_time = out->u.method_exc_leave.time;
-            /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_read_sleb128(c, &v_method_exc_leave_method, "method_exc_leave.method"));
-            st->method = (uint64_t)(st->method + (uint64_t)(v_method_exc_leave_method));
-            out->u.method_exc_leave.method = st->method;
-            v_method_exc_leave_method = out->u.method_exc_leave.method;
-        }
-        break;
-    case 67:
-        {
-            uint64_t v_jit_time = 0;
-            int64_t v_jit_method = 0;
-            int64_t v_jit_code = 0;
-            uint64_t v_jit_code_size = 0;
-            pcd_bytes v_jit_name = { NULL, 0 };
-            out->which = PCD_MONO_V3_0_EVENT_JIT;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_jit_time, "jit.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_jit_time));
-            out->u.jit.time = st->time;
-            v_jit_time = out->u.jit.time;
-            /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_read_sleb128(c, &v_jit_method, "jit.method"));
-            st->method = (uint64_t)(st->method + (uint64_t)(v_jit_method));
-            out->u.jit.method = st->method;
-            v_jit_method = out->u.jit.method;
-            /* code: Start of the native code (may be 0). */
-            PCD_TRY(pcd_read_sleb128(c, &v_jit_code, "jit.code"));
-            out->u.jit.code = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_jit_code)));
-            v_jit_code = out->u.jit.code;
-            /* code_size: Size of the native code (may be 0). */
-            PCD_TRY(pcd_read_uleb128(c, &v_jit_code_size, "jit.code_size"));
-            out->u.jit.code_size = v_jit_code_size;
-            /* name: Full method name. */
-            PCD_TRY(pcd_read_cstring(c, 1048576, &v_jit_name, "jit.name"));
-            out->u.jit.name = v_jit_name;
-        }
-        break;
-    case 4:
-        {
-            uint64_t v_throw_time = 0;
-            int64_t v_throw_object = 0;
-            out->which = PCD_MONO_V3_0_EVENT_THROW;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_throw_time, "throw.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_throw_time));
-            out->u.throw.time = st->time;
-            v_throw_time = out->u.throw.time;
-            /* object: The exception object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_throw_object, "throw.object"));
-            out->u.throw.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_throw_object)) << 3);
-            v_throw_object = out->u.throw.object;
-        }
-        break;
-    case 132:
-        {
-            uint64_t v_throw_bt_time = 0;
-            int64_t v_throw_bt_object = 0;
-            uint64_t n_throw_bt_backtrace = 0;
-            const uint8_t *f0_throw_bt_backtrace = NULL;
-            int64_t v_throw_bt_backtrace_e = 0;
-            out->which = PCD_MONO_V3_0_EVENT_THROW_BT;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_throw_bt_time, "throw_bt.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_throw_bt_time));
-            out->u.throw_bt.time = st->time;
-            v_throw_bt_time = out->u.throw_bt.time;
-            /* object: The exception object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_throw_bt_object, "throw_bt.object"));
-            out->u.throw_bt.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_throw_bt_object)) << 3);
-            v_throw_bt_object = out->u.throw_bt.object;
-            /* backtrace: MonoMethod pointers, innermost first (running deltas). */
-            f0_throw_bt_backtrace = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_throw_bt_backtrace, "throw_bt.backtrace"));
-            if (PCD_UNLIKELY(n_throw_bt_backtrace > 65536))
-                return pcd_fail(c, f0_throw_bt_backtrace, PCD_E_LIMIT, "throw_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_throw_bt_backtrace);
-            PCD_TRY(pcd_alloc_array(c, f0_throw_bt_backtrace, n_throw_bt_backtrace, sizeof(int64_t), 1, (void **)&out->u.throw_bt.backtrace, "throw_bt.backtrace"));
-            out->u.throw_bt.n_backtrace = (size_t)n_throw_bt_backtrace;
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_throw_bt_backtrace) {
-                    const uint8_t *q = c->p;
-                    uint64_t run = st->method;
-                    for (; i0 < n_throw_bt_backtrace; i0++) {
-                        uint64_t v;
-                        unsigned len = pcd_leb_fast(q, &v);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
-                        run = (uint64_t)(run + (uint64_t)(v));
-                        out->u.throw_bt.backtrace[i0] = (int64_t)run;
-                        q += len;
-                    }
-                    st->method = run;
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_throw_bt_backtrace; i++) {
-                    PCD_TRY(pcd_read_sleb128(c, &v_throw_bt_backtrace_e, "throw_bt.backtrace"));
-                    st->method = (uint64_t)(st->method + (uint64_t)(v_throw_bt_backtrace_e));
-                    v_throw_bt_backtrace_e = st->method;
-                    out->u.throw_bt.backtrace[i] = v_throw_bt_backtrace_e;
-                }
-            }
-        }
-        break;
-    case 20:
-        {
-            uint64_t v_clause_time = 0;
-            uint8_t v_clause_clause_type = 0;
-            uint64_t v_clause_clause_index = 0;
-            int64_t v_clause_method = 0;
-            int64_t v_clause_object = 0;
-            out->which = PCD_MONO_V3_0_EVENT_CLAUSE;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_clause_time, "clause.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_clause_time));
-            out->u.clause.time = st->time;
-            v_clause_time = out->u.clause.time;
-            /* clause_type: MonoExceptionEnum. */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "clause.clause_type", "u8");
-            v_clause_clause_type = pcd_ld_u8(c->p);
-            c->p += 1;
-            out->u.clause.clause_type = v_clause_clause_type;
-            /* clause_index: Index of the clause in the method. */
-            PCD_TRY(pcd_read_uleb128(c, &v_clause_clause_index, "clause.clause_index"));
-            out->u.clause.clause_index = v_clause_clause_index;
-            /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_read_sleb128(c, &v_clause_method, "clause.method"));
-            st->method = (uint64_t)(st->method + (uint64_t)(v_clause_method));
-            out->u.clause.method = st->method;
-            v_clause_method = out->u.clause.method;
-            /* object: The exception object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_clause_object, "clause.object"));
-            out->u.clause.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_clause_object)) << 3);
-            v_clause_object = out->u.clause.object;
-        }
-        break;
-    case 5:
-        {
-            uint64_t v_monitor_time = 0;
-            uint8_t v_monitor_event = 0;
-            int64_t v_monitor_object = 0;
-            out->which = PCD_MONO_V3_0_EVENT_MONITOR;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_monitor_time, "monitor.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_monitor_time));
-            out->u.monitor.time = st->time;
-            v_monitor_time = out->u.monitor.time;
-            /* event: MonoProfilerMonitorEvent. */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "monitor.event", "u8");
-            v_monitor_event = pcd_ld_u8(c->p);
-            c->p += 1;
-            out->u.monitor.event = v_monitor_event;
-            /* object: The lock object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_monitor_object, "monitor.object"));
-            out->u.monitor.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_monitor_object)) << 3);
-            v_monitor_object = out->u.monitor.object;
-        }
-        break;
-    case 133:
-        {
-            uint64_t v_monitor_bt_time = 0;
-            uint8_t v_monitor_bt_event = 0;
-            int64_t v_monitor_bt_object = 0;
-            uint64_t n_monitor_bt_backtrace = 0;
-            const uint8_t *f0_monitor_bt_backtrace = NULL;
-            int64_t v_monitor_bt_backtrace_e = 0;
-            out->which = PCD_MONO_V3_0_EVENT_MONITOR_BT;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_monitor_bt_time, "monitor_bt.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_monitor_bt_time));
-            out->u.monitor_bt.time = st->time;
-            v_monitor_bt_time = out->u.monitor_bt.time;
-            /* event: MonoProfilerMonitorEvent. */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "monitor_bt.event", "u8");
-            v_monitor_bt_event = pcd_ld_u8(c->p);
-            c->p += 1;
-            out->u.monitor_bt.event = v_monitor_bt_event;
-            /* object: The lock object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_monitor_bt_object, "monitor_bt.object"));
-            out->u.monitor_bt.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_monitor_bt_object)) << 3);
-            v_monitor_bt_object = out->u.monitor_bt.object;
-            /* backtrace: MonoMethod pointers, innermost first (running deltas). */
-            f0_monitor_bt_backtrace = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_monitor_bt_backtrace, "monitor_bt.backtrace"));
-            if (PCD_UNLIKELY(n_monitor_bt_backtrace > 65536))
-                return pcd_fail(c, f0_monitor_bt_backtrace, PCD_E_LIMIT, "monitor_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_monitor_bt_backtrace);
-            PCD_TRY(pcd_alloc_array(c, f0_monitor_bt_backtrace, n_monitor_bt_backtrace, sizeof(int64_t), 1, (void **)&out->u.monitor_bt.backtrace, "monitor_bt.backtrace"));
-            out->u.monitor_bt.n_backtrace = (size_t)n_monitor_bt_backtrace;
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_monitor_bt_backtrace) {
-                    const uint8_t *q = c->p;
-                    uint64_t run = st->method;
-                    for (; i0 < n_monitor_bt_backtrace; i0++) {
-                        uint64_t v;
-                        unsigned len = pcd_leb_fast(q, &v);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
-                        run = (uint64_t)(run + (uint64_t)(v));
-                        out->u.monitor_bt.backtrace[i0] = (int64_t)run;
-                        q += len;
-                    }
-                    st->method = run;
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_monitor_bt_backtrace; i++) {
-                    PCD_TRY(pcd_read_sleb128(c, &v_monitor_bt_backtrace_e, "monitor_bt.backtrace"));
-                    st->method = (uint64_t)(st->method + (uint64_t)(v_monitor_bt_backtrace_e));
-                    v_monitor_bt_backtrace_e = st->method;
-                    out->u.monitor_bt.backtrace[i] = v_monitor_bt_backtrace_e;
-                }
-            }
-        }
-        break;
-    case 6:
-        {
-            uint64_t v_heap_start_time = 0;
-            out->which = PCD_MONO_V3_0_EVENT_HEAP_START;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_heap_start_time, "heap_start.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_heap_start_time));
-            out->u.heap_start.time = st->time;
-            v_heap_start_time = out->u.heap_start.time;
-        }
-        break;
-    case 22:
-        {
-            uint64_t v_heap_end_time = 0;
-            out->which = PCD_MONO_V3_0_EVENT_HEAP_END;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_heap_end_time, "heap_end.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_heap_end_time));
-            out->u.heap_end.time = st->time;
-            v_heap_end_time = out->u.heap_end.time;
-        }
-        break;
-    case 38:
-        {
-            uint64_t v_heap_object_time = 0;
-            int64_t v_heap_object_object = 0;
-            int64_t v_heap_object_vtable = 0;
-            uint64_t v_heap_object_size = 0;
-            uint8_t v_heap_object_generation = 0;
-            uint64_t n_heap_object_refs = 0;
-            const uint8_t *f0_heap_object_refs = NULL;
-            out->which = PCD_MONO_V3_0_EVENT_HEAP_OBJECT;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_heap_object_time, "heap_object.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_heap_object_time));
-            out->u.heap_object.time = st->time;
-            v_heap_object_time = out->u.heap_object.time;
-            /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_read_sleb128(c, &v_heap_object_object, "heap_object.object"));
-            out->u.heap_object.object = (int64_t)(((uint64_t)(st->obj) + (uint64_t)(v_heap_object_object)) << 3);
-            v_heap_object_object = out->u.heap_object.object;
-            /* vtable: MonoVTable* of the object. */
-            PCD_TRY(pcd_read_sleb128(c, &v_heap_object_vtable, "heap_object.vtable"));
-            out->u.heap_object.vtable = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_heap_object_vtable)));
-            v_heap_object_vtable = out->u.heap_object.vtable;
-            /* size: Size in the heap (0: more references of an object already reported). */
-            PCD_TRY(pcd_read_uleb128(c, &v_heap_object_size, "heap_object.size"));
-            out->u.heap_object.size = v_heap_object_size;
-            /* generation: Generation the object is in. */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "heap_object.generation", "u8");
-            v_heap_object_generation = pcd_ld_u8(c->p);
-            c->p += 1;
-            out->u.heap_object.generation = v_heap_object_generation;
-            /* refs: Objects it references, by increasing offset. */
-            st->ref_offset = 0; /* starts again here */
-            f0_heap_object_refs = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_heap_object_refs, "heap_object.refs"));
-            PCD_TRY(pcd_alloc_array(c, f0_heap_object_refs, n_heap_object_refs, sizeof(pcd_mono_v3_0_refs), 2, (void **)&out->u.heap_object.refs, "heap_object.refs"));
-            out->u.heap_object.n_refs = (size_t)n_heap_object_refs;
-            for (uint64_t i = 0; i < n_heap_object_refs; i++) {
-                PCD_TRY_IN(c->x, pcd_mono_v3_0_refs_decode_(c, &out->u.heap_object.refs[i]), "heap_object.refs", (int64_t)i);
-            }
-        }
-        break;
-    case 54:
-        {
-            uint64_t v_heap_root_time = 0;
-            uint64_t n_heap_root_roots = 0;
-            const uint8_t *f0_heap_root_roots = NULL;
-            out->which = PCD_MONO_V3_0_EVENT_HEAP_ROOT;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_heap_root_time, "heap_root.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_heap_root_time));
-            out->u.heap_root.time = st->time;
-            v_heap_root_time = out->u.heap_root.time;
-            /* roots: Root addresses and the objects they hold. */
-            f0_heap_root_roots = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_heap_root_roots, "heap_root.roots"));
-            PCD_TRY(pcd_alloc_array(c, f0_heap_root_roots, n_heap_root_roots, sizeof(pcd_mono_v3_0_roots), 2, (void **)&out->u.heap_root.roots, "heap_root.roots"));
-            out->u.heap_root.n_roots = (size_t)n_heap_root_roots;
-            for (uint64_t i = 0; i < n_heap_root_roots; i++) {
-                PCD_TRY_IN(c->x, pcd_mono_v3_0_roots_decode_(c, &out->u.heap_root.roots[i]), "heap_root.roots", (int64_t)i);
-            }
-        }
-        break;
-    case 70:
-        {
-            uint64_t v_heap_root_register_time = 0;
-            int64_t v_heap_root_register_start = 0;
-            uint64_t v_heap_root_register_size = 0;
-            uint8_t v_heap_root_register_source = 0;
-            int64_t v_heap_root_register_key = 0;
-            pcd_bytes v_heap_root_register_name = { NULL, 0 };
-            out->which = PCD_MONO_V3_0_EVENT_HEAP_ROOT_REGISTER;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_heap_root_register_time, "heap_root_register.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_heap_root_register_time));
-            out->u.heap_root_register.time = st->time;
-            v_heap_root_register_time = out->u.heap_root_register.time;
-            /* start: Start of the root region. */
-            PCD_TRY(pcd_read_sleb128(c, &v_heap_root_register_start, "heap_root_register.start"));
-            out->u.heap_root_register.start = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_heap_root_register_start)));
-            v_heap_root_register_start = out->u.heap_root_register.start;
-            /* size: Size of the root region. */
-            PCD_TRY(pcd_read_uleb128(c, &v_heap_root_register_size, "heap_root_register.size"));
-            out->u.heap_root_register.size = v_heap_root_register_size;
-            /* source: MonoGCRootSource. */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "heap_root_register.source", "u8");
-            v_heap_root_register_source = pcd_ld_u8(c->p);
-            c->p += 1;
-            out->u.heap_root_register.source = v_heap_root_register_source;
-            /* key: Root key (meaning depends on the source). */
-            PCD_TRY(pcd_read_sleb128(c, &v_heap_root_register_key, "heap_root_register.key"));
-            out->u.heap_root_register.key = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_heap_root_register_key)));
-            v_heap_root_register_key = out->u.heap_root_register.key;
-            /* name: Description of the root. */
-            PCD_TRY(pcd_read_cstring(c, 1048576, &v_heap_root_register_name, "heap_root_register.name"));
-            out->u.heap_root_register.name = v_heap_root_register_name;
-        }
-        break;
-    case 86:
-        {
-            uint64_t v_heap_root_unregister_time = 0;
-            int64_t v_heap_root_unregister_start = 0;
-            out->which = PCD_MONO_V3_0_EVENT_HEAP_ROOT_UNREGISTER;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_heap_root_unregister_time, "heap_root_unregister.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_heap_root_unregister_time));
-            out->u.heap_root_unregister.time = st->time;
-            v_heap_root_unregister_time = out->u.heap_root_unregister.time;
-            /* start: Start of the root region. */
-            PCD_TRY(pcd_read_sleb128(c, &v_heap_root_unregister_start, "heap_root_unregister.start"));
-            out->u.heap_root_unregister.start = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_heap_root_unregister_start)));
-            v_heap_root_unregister_start = out->u.heap_root_unregister.start;
-        }
-        break;
-    case 7:
-        {
-            uint64_t v_sample_hit_time = 0;
-            int64_t v_sample_hit_thread = 0;
-            uint64_t n_sample_hit_ips = 0;
-            const uint8_t *f0_sample_hit_ips = NULL;
-            int64_t v_sample_hit_ips_e = 0;
-            uint64_t n_sample_hit_frames = 0;
-            const uint8_t *f0_sample_hit_frames = NULL;
-            int64_t v_sample_hit_frames_e = 0;
-            out->which = PCD_MONO_V3_0_EVENT_SAMPLE_HIT;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_sample_hit_time, "sample_hit.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_sample_hit_time));
-            out->u.sample_hit.time = st->time;
-            v_sample_hit_time = out->u.sample_hit.time;
-            /* thread: Thread id of the sampled thread. */
-            PCD_TRY(pcd_read_sleb128(c, &v_sample_hit_thread, "sample_hit.thread"));
-            out->u.sample_hit.thread = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_sample_hit_thread)));
-            v_sample_hit_thread = out->u.sample_hit.thread;
-            /* ips: Instruction pointers. */
-            f0_sample_hit_ips = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_sample_hit_ips, "sample_hit.ips"));
-            if (PCD_UNLIKELY(n_sample_hit_ips > 65536))
-                return pcd_fail(c, f0_sample_hit_ips, PCD_E_LIMIT, "sample_hit.ips", "at most 65536 elements", PCD_FOUND_UINT, n_sample_hit_ips);
-            PCD_TRY(pcd_alloc_array(c, f0_sample_hit_ips, n_sample_hit_ips, sizeof(int64_t), 1, (void **)&out->u.sample_hit.ips, "sample_hit.ips"));
-            out->u.sample_hit.n_ips = (size_t)n_sample_hit_ips;
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_sample_hit_ips) {
-                    const uint8_t *q = c->p;
-                    uint64_t base = (uint64_t)(st->ptr);
-                    for (; i0 < n_sample_hit_ips; i0++) {
-                        uint64_t v;
-                        unsigned len = pcd_leb_fast(q, &v);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
-                        out->u.sample_hit.ips[i0] = (int64_t)((base + v));
-                        q += len;
-                    }
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_sample_hit_ips; i++) {
-                    PCD_TRY(pcd_read_sleb128(c, &v_sample_hit_ips_e, "sample_hit.ips"));
-                    v_sample_hit_ips_e = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_sample_hit_ips_e)));
-                    out->u.sample_hit.ips[i] = v_sample_hit_ips_e;
-                }
-            }
-            /* frames: Managed backtrace: MonoMethod pointers, innermost first (running deltas). */
-            f0_sample_hit_frames = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_sample_hit_frames, "sample_hit.frames"));
-            if (PCD_UNLIKELY(n_sample_hit_frames > 65536))
-                return pcd_fail(c, f0_sample_hit_frames, PCD_E_LIMIT, "sample_hit.frames", "at most 65536 elements", PCD_FOUND_UINT, n_sample_hit_frames);
-            PCD_TRY(pcd_alloc_array(c, f0_sample_hit_frames, n_sample_hit_frames, sizeof(int64_t), 1, (void **)&out->u.sample_hit.frames, "sample_hit.frames"));
-            out->u.sample_hit.n_frames = (size_t)n_sample_hit_frames;
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_sample_hit_frames) {
-                    const uint8_t *q = c->p;
-                    uint64_t run = st->method;
-                    for (; i0 < n_sample_hit_frames; i0++) {
-                        uint64_t v;
-                        unsigned len = pcd_leb_fast(q, &v);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
-                        run = (uint64_t)(run + (uint64_t)(v));
-                        out->u.sample_hit.frames[i0] = (int64_t)run;
-                        q += len;
-                    }
-                    st->method = run;
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_sample_hit_frames; i++) {
-                    PCD_TRY(pcd_read_sleb128(c, &v_sample_hit_frames_e, "sample_hit.frames"));
-                    st->method = (uint64_t)(st->method + (uint64_t)(v_sample_hit_frames_e));
-                    v_sample_hit_frames_e = st->method;
-                    out->u.sample_hit.frames[i] = v_sample_hit_frames_e;
-                }
-            }
-        }
-        break;
-    case 23:
-        {
-            uint64_t v_sample_usym_time = 0;
-            int64_t v_sample_usym_address = 0;
-            uint64_t v_sample_usym_size = 0;
-            pcd_bytes v_sample_usym_name = { NULL, 0 };
-            out->which = PCD_MONO_V3_0_EVENT_SAMPLE_USYM;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_sample_usym_time, "sample_usym.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_sample_usym_time));
-            out->u.sample_usym.time = st->time;
-            v_sample_usym_time = out->u.sample_usym.time;
-            /* address: Symbol address. */
-            PCD_TRY(pcd_read_sleb128(c, &v_sample_usym_address, "sample_usym.address"));
-            out->u.sample_usym.address = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_sample_usym_address)));
-            v_sample_usym_address = out->u.sample_usym.address;
-            /* size: Symbol size (0 if unknown). */
-            PCD_TRY(pcd_read_uleb128(c, &v_sample_usym_size, "sample_usym.size"));
-            out->u.sample_usym.size = v_sample_usym_size;
-            /* name: Symbol name. */
-            PCD_TRY(pcd_read_cstring(c, 1048576, &v_sample_usym_name, "sample_usym.name"));
-            out->u.sample_usym.name = v_sample_usym_name;
-        }
-        break;
-    case 55:
-        {
-            uint64_t v_sample_counters_desc_time = 0;
-            uint64_t n_sample_counters_desc_counters = 0;
-            const uint8_t *f0_sample_counters_desc_counters = NULL;
-            out->which = PCD_MONO_V3_0_EVENT_SAMPLE_COUNTERS_DESC;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_sample_counters_desc_time, "sample_counters_desc.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_sample_counters_desc_time));
-            out->u.sample_counters_desc.time = st->time;
-            v_sample_counters_desc_time = out->u.sample_counters_desc.time;
-            /* counters: The counters described. */
-            f0_sample_counters_desc_counters = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_sample_counters_desc_counters, "sample_counters_desc.counters"));
-            PCD_TRY(pcd_alloc_array(c, f0_sample_counters_desc_counters, n_sample_counters_desc_counters, sizeof(pcd_mono_v3_0_counters), 6, (void **)&out->u.sample_counters_desc.counters, "sample_counters_desc.counters"));
-            out->u.sample_counters_desc.n_counters = (size_t)n_sample_counters_desc_counters;
-            for (uint64_t i = 0; i < n_sample_counters_desc_counters; i++) {
-                PCD_TRY_IN(c->x, pcd_mono_v3_0_counters_decode_(c, &out->u.sample_counters_desc.counters[i]), "sample_counters_desc.counters", (int64_t)i);
-            }
-        }
-        break;
-    case 71:
-        {
-            uint64_t v_sample_counters_time = 0;
-            uint64_t n_sample_counters_values = 0;
-            const uint8_t *f0_sample_counters_values = NULL;
-            out->which = PCD_MONO_V3_0_EVENT_SAMPLE_COUNTERS;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_sample_counters_time, "sample_counters.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_sample_counters_time));
-            out->u.sample_counters.time = st->time;
-            v_sample_counters_time = out->u.sample_counters.time;
-            /* values: Values, until index 0. */
-            f0_sample_counters_values = c->p;
-            {
-                pcd_cursor t = *c;
-                pcd_mono_v3_0_values e;
-                for (;;) {
-                    PCD_TRY_IN(c->x, pcd_mono_v3_0_values_decode_(&t, &e), "sample_counters.values", (int64_t)n_sample_counters_values);
-                    n_sample_counters_values++;
-                    if ((&e)->index == 0) break;
-                }
-            }
-            PCD_TRY(pcd_alloc_array(c, f0_sample_counters_values, n_sample_counters_values, sizeof(pcd_mono_v3_0_values), 1, (void **)&out->u.sample_counters.values, "sample_counters.values"));
-            out->u.sample_counters.n_values = (size_t)n_sample_counters_values;
-            for (uint64_t i = 0; i < n_sample_counters_values; i++) {
-                PCD_TRY_IN(c->x, pcd_mono_v3_0_values_decode_(c, &out->u.sample_counters.values[i]), "sample_counters.values", (int64_t)i);
-            }
-        }
-        break;
-    case 24:
-        {
-            uint64_t v_jit_helper_time = 0;
-            uint8_t v_jit_helper_kind = 0;
-            int64_t v_jit_helper_start = 0;
-            uint64_t v_jit_helper_size = 0;
-            pcd_bytes v_jit_helper_name = { NULL, 0 };
-            out->which = PCD_MONO_V3_0_EVENT_JIT_HELPER;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_jit_helper_time, "jit_helper.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_jit_helper_time));
-            out->u.jit_helper.time = st->time;
-            v_jit_helper_time = out->u.jit_helper.time;
-            /* kind: MonoProfilerCodeBufferType. */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "jit_helper.kind", "u8");
-            v_jit_helper_kind = pcd_ld_u8(c->p);
-            c->p += 1;
-            out->u.jit_helper.kind = v_jit_helper_kind;
-            /* start: Start of the code. */
-            PCD_TRY(pcd_read_sleb128(c, &v_jit_helper_start, "jit_helper.start"));
-            out->u.jit_helper.start = (int64_t)(((uint64_t)(st->ptr) + (uint64_t)(v_jit_helper_start)));
-            v_jit_helper_start = out->u.jit_helper.start;
-            /* size: Size of the code. */
-            PCD_TRY(pcd_read_uleb128(c, &v_jit_helper_size, "jit_helper.size"));
-            out->u.jit_helper.size = v_jit_helper_size;
-            /* name: Name (specific trampolines only). (when kind == 5) */
-            if (v_jit_helper_kind == 5) {
-                PCD_TRY(pcd_read_cstring(c, 1048576, &v_jit_helper_name, "jit_helper.name"));
-                out->u.jit_helper.name = v_jit_helper_name;
-                out->u.jit_helper.has_name = true;
-            }
-        }
-        break;
-    case 10:
-        {
-            uint64_t v_sync_point_time = 0;
-            uint8_t v_sync_point_kind = 0;
-            out->which = PCD_MONO_V3_0_EVENT_SYNC_POINT;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_sync_point_time, "sync_point.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_sync_point_time));
-            out->u.sync_point.time = st->time;
-            v_sync_point_time = out->u.sync_point.time;
-            /* kind: MonoProfilerSyncPointType. */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "sync_point.kind", "u8");
-            v_sync_point_kind = pcd_ld_u8(c->p);
-            c->p += 1;
-            out->u.sync_point.kind = v_sync_point_kind;
-        }
-        break;
-    case 26:
-        {
-            uint64_t v_aot_id_time = 0;
-            pcd_bytes v_aot_id_aot_id = { NULL, 0 };
-            out->which = PCD_MONO_V3_0_EVENT_AOT_ID;
-            out->tag = tag_u;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_read_uleb128(c, &v_aot_id_time, "aot_id.time"));
-            st->time = (uint64_t)(st->time + (uint64_t)(v_aot_id_time));
-            out->u.aot_id.time = st->time;
-            v_aot_id_time = out->u.aot_id.time;
-            /* aot_id: The AOT id. */
-            PCD_TRY(pcd_read_cstring(c, 1048576, &v_aot_id_aot_id, "aot_id.aot_id"));
-            out->u.aot_id.aot_id = v_aot_id_aot_id;
-        }
-        break;
+    case 0x0:
+        out->which = PCD_MONO_V3_0_EVENT_ALLOC;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_alloc_decode_(c, out);
+    case 0x10:
+        out->which = PCD_MONO_V3_0_EVENT_ALLOC_BT;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_alloc_bt_decode_(c, out);
+    case 0x11:
+        out->which = PCD_MONO_V3_0_EVENT_GC_EVENT;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_gc_event_decode_(c, out);
+    case 0x21:
+        out->which = PCD_MONO_V3_0_EVENT_GC_RESIZE;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_gc_resize_decode_(c, out);
+    case 0x31:
+        out->which = PCD_MONO_V3_0_EVENT_GC_MOVE;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_gc_move_decode_(c, out);
+    case 0x41:
+        out->which = PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_gc_handle_created_decode_(c, out);
+    case 0x51:
+        out->which = PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_gc_handle_destroyed_decode_(c, out);
+    case 0x61:
+        out->which = PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_gc_handle_created_bt_decode_(c, out);
+    case 0x71:
+        out->which = PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_gc_handle_destroyed_bt_decode_(c, out);
+    case 0x81:
+        out->which = PCD_MONO_V3_0_EVENT_GC_FINALIZE_START;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_gc_finalize_start_decode_(c, out);
+    case 0x91:
+        out->which = PCD_MONO_V3_0_EVENT_GC_FINALIZE_END;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_gc_finalize_end_decode_(c, out);
+    case 0xA1:
+        out->which = PCD_MONO_V3_0_EVENT_GC_FINALIZE_OBJECT_START;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_gc_finalize_object_start_decode_(c, out);
+    case 0xB1:
+        out->which = PCD_MONO_V3_0_EVENT_GC_FINALIZE_OBJECT_END;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_gc_finalize_object_end_decode_(c, out);
+    case 0x2:
+        out->which = PCD_MONO_V3_0_EVENT_METADATA_NAME;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_metadata_name_decode_(c, out);
+    case 0x22:
+        out->which = PCD_MONO_V3_0_EVENT_METADATA_LOAD;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_metadata_load_decode_(c, out);
+    case 0x42:
+        out->which = PCD_MONO_V3_0_EVENT_METADATA_UNLOAD;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_metadata_unload_decode_(c, out);
+    case 0x13:
+        out->which = PCD_MONO_V3_0_EVENT_METHOD_LEAVE;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_method_leave_decode_(c, out);
+    case 0x23:
+        out->which = PCD_MONO_V3_0_EVENT_METHOD_ENTER;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_method_enter_decode_(c, out);
+    case 0x33:
+        out->which = PCD_MONO_V3_0_EVENT_METHOD_EXC_LEAVE;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_method_exc_leave_decode_(c, out);
+    case 0x43:
+        out->which = PCD_MONO_V3_0_EVENT_JIT;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_jit_decode_(c, out);
+    case 0x4:
+        out->which = PCD_MONO_V3_0_EVENT_THROW;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_throw_decode_(c, out);
+    case 0x84:
+        out->which = PCD_MONO_V3_0_EVENT_THROW_BT;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_throw_bt_decode_(c, out);
+    case 0x14:
+        out->which = PCD_MONO_V3_0_EVENT_CLAUSE;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_clause_decode_(c, out);
+    case 0x5:
+        out->which = PCD_MONO_V3_0_EVENT_MONITOR;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_monitor_decode_(c, out);
+    case 0x85:
+        out->which = PCD_MONO_V3_0_EVENT_MONITOR_BT;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_monitor_bt_decode_(c, out);
+    case 0x6:
+        out->which = PCD_MONO_V3_0_EVENT_HEAP_START;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_heap_start_decode_(c, out);
+    case 0x16:
+        out->which = PCD_MONO_V3_0_EVENT_HEAP_END;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_heap_end_decode_(c, out);
+    case 0x26:
+        out->which = PCD_MONO_V3_0_EVENT_HEAP_OBJECT;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_heap_object_decode_(c, out);
+    case 0x36:
+        out->which = PCD_MONO_V3_0_EVENT_HEAP_ROOT;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_heap_root_decode_(c, out);
+    case 0x46:
+        out->which = PCD_MONO_V3_0_EVENT_HEAP_ROOT_REGISTER;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_heap_root_register_decode_(c, out);
+    case 0x56:
+        out->which = PCD_MONO_V3_0_EVENT_HEAP_ROOT_UNREGISTER;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_heap_root_unregister_decode_(c, out);
+    case 0x7:
+        out->which = PCD_MONO_V3_0_EVENT_SAMPLE_HIT;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_sample_hit_decode_(c, out);
+    case 0x17:
+        out->which = PCD_MONO_V3_0_EVENT_SAMPLE_USYM;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_sample_usym_decode_(c, out);
+    case 0x37:
+        out->which = PCD_MONO_V3_0_EVENT_SAMPLE_COUNTERS_DESC;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_sample_counters_desc_decode_(c, out);
+    case 0x47:
+        out->which = PCD_MONO_V3_0_EVENT_SAMPLE_COUNTERS;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_sample_counters_decode_(c, out);
+    case 0x18:
+        out->which = PCD_MONO_V3_0_EVENT_JIT_HELPER;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_jit_helper_decode_(c, out);
+    case 0xA:
+        out->which = PCD_MONO_V3_0_EVENT_SYNC_POINT;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_sync_point_decode_(c, out);
+    case 0x1A:
+        out->which = PCD_MONO_V3_0_EVENT_AOT_ID;
+        out->tag = tag_u;
+        c->p += 1;
+        return pcd_mono_v3_0_event_aot_id_decode_(c, out);
     default:
         return pcd_fail(c, c->p, PCD_E_BAD_TAG, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x41, 0x51, 0x61, 0x71, 0x81, 0x91, 0xA1, 0xB1, 0x2, 0x22, 0x42, ...", PCD_FOUND_HEX, (uint64_t)(tag_u));
     }
@@ -1973,885 +2162,1033 @@ pcd_status pcd_mono_v3_0_event_decode(pcd_cursor *c, pcd_mono_v3_0_event *out)
     return pcd_mono_v3_0_event_decode_(c, out);
 }
 
-static const pcd_run_field k_event_val_run1[] = {
-    { "gc_event.event", 1, "u8" },
-    { "gc_event.generation", 1, "u8" },
-};
+/* event.alloc: An object was allocated. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_alloc_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "alloc.time"));
+    /* vtable: MonoVTable* of the object. */
+    PCD_TRY(pcd_skip_sleb128(c, "alloc.vtable"));
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_skip_sleb128(c, "alloc.object"));
+    /* size: Size of the object in the heap. */
+    PCD_TRY(pcd_skip_uleb128(c, "alloc.size"));
+    return PCD_OK;
+}
+
+/* event.alloc_bt: An object was allocated; with the allocating backtrace. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_alloc_bt_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint64_t n_backtrace = 0;
+    PCD_UNUSED const uint8_t *f0_backtrace = NULL;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "alloc_bt.time"));
+    /* vtable: MonoVTable* of the object. */
+    PCD_TRY(pcd_skip_sleb128(c, "alloc_bt.vtable"));
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_skip_sleb128(c, "alloc_bt.object"));
+    /* size: Size of the object in the heap. */
+    PCD_TRY(pcd_skip_uleb128(c, "alloc_bt.size"));
+    /* backtrace: MonoMethod pointers, innermost first (running deltas). */
+    f0_backtrace = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_backtrace, "alloc_bt.backtrace"));
+    if (PCD_UNLIKELY(n_backtrace > 65536))
+        return pcd_fail(c, f0_backtrace, PCD_E_LIMIT, "alloc_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace);
+    PCD_TRY(pcd_check_count(c, f0_backtrace, n_backtrace, 1, "alloc_bt.backtrace"));
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_backtrace) {
+            const uint8_t *q = c->p;
+            for (; i0 < n_backtrace; i0++) {
+                unsigned len = pcd_leb_len8(q);
+                if (PCD_UNLIKELY(len == 0)) break;
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_backtrace; i++) {
+            PCD_TRY(pcd_skip_sleb128(c, "alloc_bt.backtrace"));
+        }
+    }
+    return PCD_OK;
+}
+
+/* event.gc_event: A GC phase. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_event_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_event.time"));
+    /* event, generation: 2 bytes of fixed fields */
+    if (PCD_UNLIKELY(pcd_left(c) < 2))
+        return pcd_fail_run(c, k_event_run1, 2);
+    /* event: MonoProfilerGCEvent (1-4 are no longer written). */
+    /* (value not needed for validation) */
+    /* generation: Generation the event is about. */
+    /* (value not needed for validation) */
+    c->p += 2;
+    return PCD_OK;
+}
+
+/* event.gc_resize: The heap was resized. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_resize_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_resize.time"));
+    /* heap_size: New heap size. */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_resize.heap_size"));
+    return PCD_OK;
+}
+
+/* event.gc_move: Objects moved: old and new addresses, alternating. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_move_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint64_t n_objects = 0;
+    PCD_UNUSED const uint8_t *f0_objects = NULL;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_move.time"));
+    /* objects: Old address, new address, ... (the count counts addresses). */
+    f0_objects = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_objects, "gc_move.objects"));
+    PCD_TRY(pcd_check_count(c, f0_objects, n_objects, 1, "gc_move.objects"));
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_objects) {
+            const uint8_t *q = c->p;
+            for (; i0 < n_objects; i0++) {
+                unsigned len = pcd_leb_len8(q);
+                if (PCD_UNLIKELY(len == 0)) break;
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_objects; i++) {
+            PCD_TRY(pcd_skip_sleb128(c, "gc_move.objects"));
+        }
+    }
+    return PCD_OK;
+}
+
+/* event.gc_handle_created: A GC handle was created. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_handle_created_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_handle_created.time"));
+    /* handle_type: MonoGCHandleType; upper bits are flags. */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_handle_created.handle_type"));
+    /* handle: GC handle value. */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_handle_created.handle"));
+    /* object: The object it holds. */
+    PCD_TRY(pcd_skip_sleb128(c, "gc_handle_created.object"));
+    return PCD_OK;
+}
+
+/* event.gc_handle_destroyed: A GC handle was destroyed. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_handle_destroyed_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_handle_destroyed.time"));
+    /* handle_type: MonoGCHandleType; upper bits are flags. */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_handle_destroyed.handle_type"));
+    /* handle: GC handle value. */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_handle_destroyed.handle"));
+    return PCD_OK;
+}
+
+/* event.gc_handle_created_bt: A GC handle was created; with the backtrace. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_handle_created_bt_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint64_t n_backtrace = 0;
+    PCD_UNUSED const uint8_t *f0_backtrace = NULL;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_handle_created_bt.time"));
+    /* handle_type: MonoGCHandleType; upper bits are flags. */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_handle_created_bt.handle_type"));
+    /* handle: GC handle value. */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_handle_created_bt.handle"));
+    /* object: The object it holds. */
+    PCD_TRY(pcd_skip_sleb128(c, "gc_handle_created_bt.object"));
+    /* backtrace: MonoMethod pointers, innermost first (running deltas). */
+    f0_backtrace = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_backtrace, "gc_handle_created_bt.backtrace"));
+    if (PCD_UNLIKELY(n_backtrace > 65536))
+        return pcd_fail(c, f0_backtrace, PCD_E_LIMIT, "gc_handle_created_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace);
+    PCD_TRY(pcd_check_count(c, f0_backtrace, n_backtrace, 1, "gc_handle_created_bt.backtrace"));
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_backtrace) {
+            const uint8_t *q = c->p;
+            for (; i0 < n_backtrace; i0++) {
+                unsigned len = pcd_leb_len8(q);
+                if (PCD_UNLIKELY(len == 0)) break;
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_backtrace; i++) {
+            PCD_TRY(pcd_skip_sleb128(c, "gc_handle_created_bt.backtrace"));
+        }
+    }
+    return PCD_OK;
+}
+
+/* event.gc_handle_destroyed_bt: A GC handle was destroyed; with the backtrace. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_handle_destroyed_bt_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint64_t n_backtrace = 0;
+    PCD_UNUSED const uint8_t *f0_backtrace = NULL;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_handle_destroyed_bt.time"));
+    /* handle_type: MonoGCHandleType; upper bits are flags. */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_handle_destroyed_bt.handle_type"));
+    /* handle: GC handle value. */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_handle_destroyed_bt.handle"));
+    /* backtrace: MonoMethod pointers, innermost first (running deltas). */
+    f0_backtrace = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_backtrace, "gc_handle_destroyed_bt.backtrace"));
+    if (PCD_UNLIKELY(n_backtrace > 65536))
+        return pcd_fail(c, f0_backtrace, PCD_E_LIMIT, "gc_handle_destroyed_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace);
+    PCD_TRY(pcd_check_count(c, f0_backtrace, n_backtrace, 1, "gc_handle_destroyed_bt.backtrace"));
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_backtrace) {
+            const uint8_t *q = c->p;
+            for (; i0 < n_backtrace; i0++) {
+                unsigned len = pcd_leb_len8(q);
+                if (PCD_UNLIKELY(len == 0)) break;
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_backtrace; i++) {
+            PCD_TRY(pcd_skip_sleb128(c, "gc_handle_destroyed_bt.backtrace"));
+        }
+    }
+    return PCD_OK;
+}
+
+/* event.gc_finalize_start: The finalizer queue is being processed. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_finalize_start_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_finalize_start.time"));
+    return PCD_OK;
+}
+
+/* event.gc_finalize_end: The finalizer queue was processed. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_finalize_end_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_finalize_end.time"));
+    return PCD_OK;
+}
+
+/* event.gc_finalize_object_start: An object is being finalized. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_finalize_object_start_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_finalize_object_start.time"));
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_skip_sleb128(c, "gc_finalize_object_start.object"));
+    return PCD_OK;
+}
+
+/* event.gc_finalize_object_end: An object was finalized. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_finalize_object_end_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "gc_finalize_object_end.time"));
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_skip_sleb128(c, "gc_finalize_object_end.object"));
+    return PCD_OK;
+}
+
+/* event.metadata_name: A domain or thread was named. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_metadata_name_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint8_t v_mtype = 0;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "metadata_name.time"));
+    /* mtype: Metadata type. */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "metadata_name.mtype", "u8");
+    v_mtype = pcd_ld_u8(c->p);
+    switch (v_mtype) {
+    case 1: case 2: case 3: case 4: case 5: case 6:
+    case 7:
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_name.mtype", "one of class=1, image=2, assembly=3, domain=4, thread=5, context=6, vtable=7", PCD_FOUND_UINT, (uint64_t)(v_mtype));
+    }
+    c->p += 1;
+    /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
+    PCD_TRY(pcd_skip_sleb128(c, "metadata_name.pointer"));
+    /* detail */
+    switch (v_mtype) {
+    case 1:
+        {
+            PCD_UNUSED pcd_bytes v_detail_class_name = { NULL, 0 };
+            /* image: MonoImage* of the class. */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_name.detail.class.image"));
+            /* name: Full class name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_class_name, "metadata_name.detail.class.name"));
+        }
+        break;
+    case 2:
+        {
+            PCD_UNUSED pcd_bytes v_detail_image_name = { NULL, 0 };
+            PCD_UNUSED pcd_bytes v_detail_image_mvid = { NULL, 0 };
+            /* name: Image file name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_name, "metadata_name.detail.image.name"));
+            /* mvid: Image MVID (empty for dynamic images). */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_mvid, "metadata_name.detail.image.mvid"));
+        }
+        break;
+    case 3:
+        {
+            PCD_UNUSED pcd_bytes v_detail_assembly_name = { NULL, 0 };
+            /* image: MonoImage* of the assembly. */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_name.detail.assembly.image"));
+            /* name: Assembly name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_assembly_name, "metadata_name.detail.assembly.name"));
+        }
+        break;
+    case 4:
+        {
+            PCD_UNUSED pcd_bytes v_detail_domain_name = { NULL, 0 };
+            /* name: Friendly name of the domain. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_domain_name, "metadata_name.detail.domain.name"));
+        }
+        break;
+    case 5:
+        {
+            PCD_UNUSED pcd_bytes v_detail_thread_name = { NULL, 0 };
+            /* name: Name of the thread. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_thread_name, "metadata_name.detail.thread.name"));
+        }
+        break;
+    case 6:
+        {
+            /* domain: Domain id of the context. */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_name.detail.context.domain"));
+        }
+        break;
+    case 7:
+        {
+            /* domain: Domain id (0 for proxy vtables). */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_name.detail.vtable.domain"));
+            /* class: MonoClass* of the vtable. */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_name.detail.vtable.class"));
+        }
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_name.detail", "one of 1, 2, 3, 4, 5, 6, 7", PCD_FOUND_HEX, (uint64_t)(v_mtype));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_load: Metadata was loaded (or a domain, thread, context started). */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_metadata_load_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint8_t v_mtype = 0;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "metadata_load.time"));
+    /* mtype: Metadata type. */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "metadata_load.mtype", "u8");
+    v_mtype = pcd_ld_u8(c->p);
+    switch (v_mtype) {
+    case 1: case 2: case 3: case 4: case 5: case 6:
+    case 7:
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_load.mtype", "one of class=1, image=2, assembly=3, domain=4, thread=5, context=6, vtable=7", PCD_FOUND_UINT, (uint64_t)(v_mtype));
+    }
+    c->p += 1;
+    /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
+    PCD_TRY(pcd_skip_sleb128(c, "metadata_load.pointer"));
+    /* detail */
+    switch (v_mtype) {
+    case 1:
+        {
+            PCD_UNUSED pcd_bytes v_detail_class_name = { NULL, 0 };
+            /* image: MonoImage* of the class. */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_load.detail.class.image"));
+            /* name: Full class name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_class_name, "metadata_load.detail.class.name"));
+        }
+        break;
+    case 2:
+        {
+            PCD_UNUSED pcd_bytes v_detail_image_name = { NULL, 0 };
+            PCD_UNUSED pcd_bytes v_detail_image_mvid = { NULL, 0 };
+            /* name: Image file name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_name, "metadata_load.detail.image.name"));
+            /* mvid: Image MVID (empty for dynamic images). */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_mvid, "metadata_load.detail.image.mvid"));
+        }
+        break;
+    case 3:
+        {
+            PCD_UNUSED pcd_bytes v_detail_assembly_name = { NULL, 0 };
+            /* image: MonoImage* of the assembly. */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_load.detail.assembly.image"));
+            /* name: Assembly name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_assembly_name, "metadata_load.detail.assembly.name"));
+        }
+        break;
+    case 4:
+        {
+        }
+        break;
+    case 5:
+        {
+        }
+        break;
+    case 6:
+        {
+            /* domain: Domain id of the context. */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_load.detail.context.domain"));
+        }
+        break;
+    case 7:
+        {
+            /* domain: Domain id (0 for proxy vtables). */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_load.detail.vtable.domain"));
+            /* class: MonoClass* of the vtable. */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_load.detail.vtable.class"));
+        }
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_load.detail", "one of 1, 2, 3, 4, 5, 6, 7", PCD_FOUND_HEX, (uint64_t)(v_mtype));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_unload: Metadata was unloaded (or a domain, thread, context ended). */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_metadata_unload_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint8_t v_mtype = 0;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "metadata_unload.time"));
+    /* mtype: Metadata type. */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "metadata_unload.mtype", "u8");
+    v_mtype = pcd_ld_u8(c->p);
+    switch (v_mtype) {
+    case 1: case 2: case 3: case 4: case 5: case 6:
+    case 7:
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_unload.mtype", "one of class=1, image=2, assembly=3, domain=4, thread=5, context=6, vtable=7", PCD_FOUND_UINT, (uint64_t)(v_mtype));
+    }
+    c->p += 1;
+    /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
+    PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.pointer"));
+    /* detail */
+    switch (v_mtype) {
+    case 1:
+        {
+            PCD_UNUSED pcd_bytes v_detail_class_name = { NULL, 0 };
+            /* image: MonoImage* of the class. */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.detail.class.image"));
+            /* name: Full class name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_class_name, "metadata_unload.detail.class.name"));
+        }
+        break;
+    case 2:
+        {
+            PCD_UNUSED pcd_bytes v_detail_image_name = { NULL, 0 };
+            PCD_UNUSED pcd_bytes v_detail_image_mvid = { NULL, 0 };
+            /* name: Image file name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_name, "metadata_unload.detail.image.name"));
+            /* mvid: Image MVID (empty for dynamic images). */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_image_mvid, "metadata_unload.detail.image.mvid"));
+        }
+        break;
+    case 3:
+        {
+            PCD_UNUSED pcd_bytes v_detail_assembly_name = { NULL, 0 };
+            /* image: MonoImage* of the assembly. */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.detail.assembly.image"));
+            /* name: Assembly name. */
+            PCD_TRY(pcd_read_cstring(c, 1048576, &v_detail_assembly_name, "metadata_unload.detail.assembly.name"));
+        }
+        break;
+    case 4:
+        {
+        }
+        break;
+    case 5:
+        {
+        }
+        break;
+    case 6:
+        {
+            /* domain: Domain id of the context. */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.detail.context.domain"));
+        }
+        break;
+    case 7:
+        {
+            /* domain: Domain id (0 for proxy vtables). */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.detail.vtable.domain"));
+            /* class: MonoClass* of the vtable. */
+            PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.detail.vtable.class"));
+        }
+        break;
+    default:
+        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_unload.detail", "one of 1, 2, 3, 4, 5, 6, 7", PCD_FOUND_HEX, (uint64_t)(v_mtype));
+    }
+    return PCD_OK;
+}
+
+/* event.method_leave: A method returned. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_method_leave_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "method_leave.time"));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    PCD_TRY(pcd_skip_sleb128(c, "method_leave.method"));
+    return PCD_OK;
+}
+
+/* event.method_enter: A method was entered. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_method_enter_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "method_enter.time"));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    PCD_TRY(pcd_skip_sleb128(c, "method_enter.method"));
+    return PCD_OK;
+}
+
+/* event.method_exc_leave: A method was left by an exception. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_method_exc_leave_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "method_exc_leave.time"));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    PCD_TRY(pcd_skip_sleb128(c, "method_exc_leave.method"));
+    return PCD_OK;
+}
+
+/* event.jit: A method was compiled. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_jit_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED pcd_bytes v_name = { NULL, 0 };
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "jit.time"));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    PCD_TRY(pcd_skip_sleb128(c, "jit.method"));
+    /* code: Start of the native code (may be 0). */
+    PCD_TRY(pcd_skip_sleb128(c, "jit.code"));
+    /* code_size: Size of the native code (may be 0). */
+    PCD_TRY(pcd_skip_uleb128(c, "jit.code_size"));
+    /* name: Full method name. */
+    PCD_TRY(pcd_read_cstring(c, 1048576, &v_name, "jit.name"));
+    return PCD_OK;
+}
+
+/* event.throw: An exception was thrown. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_throw_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "throw.time"));
+    /* object: The exception object. */
+    PCD_TRY(pcd_skip_sleb128(c, "throw.object"));
+    return PCD_OK;
+}
+
+/* event.throw_bt: An exception was thrown; with the backtrace. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_throw_bt_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint64_t n_backtrace = 0;
+    PCD_UNUSED const uint8_t *f0_backtrace = NULL;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "throw_bt.time"));
+    /* object: The exception object. */
+    PCD_TRY(pcd_skip_sleb128(c, "throw_bt.object"));
+    /* backtrace: MonoMethod pointers, innermost first (running deltas). */
+    f0_backtrace = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_backtrace, "throw_bt.backtrace"));
+    if (PCD_UNLIKELY(n_backtrace > 65536))
+        return pcd_fail(c, f0_backtrace, PCD_E_LIMIT, "throw_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace);
+    PCD_TRY(pcd_check_count(c, f0_backtrace, n_backtrace, 1, "throw_bt.backtrace"));
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_backtrace) {
+            const uint8_t *q = c->p;
+            for (; i0 < n_backtrace; i0++) {
+                unsigned len = pcd_leb_len8(q);
+                if (PCD_UNLIKELY(len == 0)) break;
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_backtrace; i++) {
+            PCD_TRY(pcd_skip_sleb128(c, "throw_bt.backtrace"));
+        }
+    }
+    return PCD_OK;
+}
+
+/* event.clause: An exception clause ran. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_clause_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint8_t v_clause_type = 0;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "clause.time"));
+    /* clause_type: MonoExceptionEnum. */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "clause.clause_type", "u8");
+    /* (value not needed for validation) */
+    c->p += 1;
+    /* clause_index: Index of the clause in the method. */
+    PCD_TRY(pcd_skip_uleb128(c, "clause.clause_index"));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    PCD_TRY(pcd_skip_sleb128(c, "clause.method"));
+    /* object: The exception object. */
+    PCD_TRY(pcd_skip_sleb128(c, "clause.object"));
+    return PCD_OK;
+}
+
+/* event.monitor: A monitor (lock) event. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_monitor_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint8_t v_event = 0;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "monitor.time"));
+    /* event: MonoProfilerMonitorEvent. */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "monitor.event", "u8");
+    /* (value not needed for validation) */
+    c->p += 1;
+    /* object: The lock object. */
+    PCD_TRY(pcd_skip_sleb128(c, "monitor.object"));
+    return PCD_OK;
+}
+
+/* event.monitor_bt: A monitor (lock) event; with the backtrace. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_monitor_bt_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint8_t v_event = 0;
+    PCD_UNUSED uint64_t n_backtrace = 0;
+    PCD_UNUSED const uint8_t *f0_backtrace = NULL;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "monitor_bt.time"));
+    /* event: MonoProfilerMonitorEvent. */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "monitor_bt.event", "u8");
+    /* (value not needed for validation) */
+    c->p += 1;
+    /* object: The lock object. */
+    PCD_TRY(pcd_skip_sleb128(c, "monitor_bt.object"));
+    /* backtrace: MonoMethod pointers, innermost first (running deltas). */
+    f0_backtrace = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_backtrace, "monitor_bt.backtrace"));
+    if (PCD_UNLIKELY(n_backtrace > 65536))
+        return pcd_fail(c, f0_backtrace, PCD_E_LIMIT, "monitor_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace);
+    PCD_TRY(pcd_check_count(c, f0_backtrace, n_backtrace, 1, "monitor_bt.backtrace"));
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_backtrace) {
+            const uint8_t *q = c->p;
+            for (; i0 < n_backtrace; i0++) {
+                unsigned len = pcd_leb_len8(q);
+                if (PCD_UNLIKELY(len == 0)) break;
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_backtrace; i++) {
+            PCD_TRY(pcd_skip_sleb128(c, "monitor_bt.backtrace"));
+        }
+    }
+    return PCD_OK;
+}
+
+/* event.heap_start: A heap walk starts. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_heap_start_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "heap_start.time"));
+    return PCD_OK;
+}
+
+/* event.heap_end: A heap walk ended. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_heap_end_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "heap_end.time"));
+    return PCD_OK;
+}
+
+/* event.heap_object: An object found by the heap walk. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_heap_object_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint8_t v_generation = 0;
+    PCD_UNUSED uint64_t n_refs = 0;
+    PCD_UNUSED const uint8_t *f0_refs = NULL;
+    pcd_mono_v3_0_events_state *st = c->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "heap_object.time"));
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    PCD_TRY(pcd_skip_sleb128(c, "heap_object.object"));
+    /* vtable: MonoVTable* of the object. */
+    PCD_TRY(pcd_skip_sleb128(c, "heap_object.vtable"));
+    /* size: Size in the heap (0: more references of an object already reported). */
+    PCD_TRY(pcd_skip_uleb128(c, "heap_object.size"));
+    /* generation: Generation the object is in. */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "heap_object.generation", "u8");
+    /* (value not needed for validation) */
+    c->p += 1;
+    /* refs: Objects it references, by increasing offset. */
+    st->ref_offset = 0; /* starts again here */
+    f0_refs = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_refs, "heap_object.refs"));
+    PCD_TRY(pcd_check_count(c, f0_refs, n_refs, 2, "heap_object.refs"));
+    for (uint64_t i = 0; i < n_refs; i++) {
+        PCD_TRY_IN(c->x, pcd_mono_v3_0_refs_validate_(c), "heap_object.refs", (int64_t)i);
+    }
+    return PCD_OK;
+}
+
+/* event.heap_root: GC roots found by the heap walk. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_heap_root_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint64_t n_roots = 0;
+    PCD_UNUSED const uint8_t *f0_roots = NULL;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "heap_root.time"));
+    /* roots: Root addresses and the objects they hold. */
+    f0_roots = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_roots, "heap_root.roots"));
+    PCD_TRY(pcd_check_count(c, f0_roots, n_roots, 2, "heap_root.roots"));
+    for (uint64_t i = 0; i < n_roots; i++) {
+        PCD_TRY_IN(c->x, pcd_mono_v3_0_roots_validate_(c), "heap_root.roots", (int64_t)i);
+    }
+    return PCD_OK;
+}
+
+/* event.heap_root_register: A root region was registered. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_heap_root_register_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint8_t v_source = 0;
+    PCD_UNUSED pcd_bytes v_name = { NULL, 0 };
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "heap_root_register.time"));
+    /* start: Start of the root region. */
+    PCD_TRY(pcd_skip_sleb128(c, "heap_root_register.start"));
+    /* size: Size of the root region. */
+    PCD_TRY(pcd_skip_uleb128(c, "heap_root_register.size"));
+    /* source: MonoGCRootSource. */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "heap_root_register.source", "u8");
+    /* (value not needed for validation) */
+    c->p += 1;
+    /* key: Root key (meaning depends on the source). */
+    PCD_TRY(pcd_skip_sleb128(c, "heap_root_register.key"));
+    /* name: Description of the root. */
+    PCD_TRY(pcd_read_cstring(c, 1048576, &v_name, "heap_root_register.name"));
+    return PCD_OK;
+}
+
+/* event.heap_root_unregister: A root region was unregistered. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_heap_root_unregister_validate_(pcd_cursor *c)
+{
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "heap_root_unregister.time"));
+    /* start: Start of the root region. */
+    PCD_TRY(pcd_skip_sleb128(c, "heap_root_unregister.start"));
+    return PCD_OK;
+}
+
+/* event.sample_hit: A statistical sample. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_sample_hit_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint64_t n_ips = 0;
+    PCD_UNUSED const uint8_t *f0_ips = NULL;
+    PCD_UNUSED uint64_t n_frames = 0;
+    PCD_UNUSED const uint8_t *f0_frames = NULL;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "sample_hit.time"));
+    /* thread: Thread id of the sampled thread. */
+    PCD_TRY(pcd_skip_sleb128(c, "sample_hit.thread"));
+    /* ips: Instruction pointers. */
+    f0_ips = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_ips, "sample_hit.ips"));
+    if (PCD_UNLIKELY(n_ips > 65536))
+        return pcd_fail(c, f0_ips, PCD_E_LIMIT, "sample_hit.ips", "at most 65536 elements", PCD_FOUND_UINT, n_ips);
+    PCD_TRY(pcd_check_count(c, f0_ips, n_ips, 1, "sample_hit.ips"));
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_ips) {
+            const uint8_t *q = c->p;
+            for (; i0 < n_ips; i0++) {
+                unsigned len = pcd_leb_len8(q);
+                if (PCD_UNLIKELY(len == 0)) break;
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_ips; i++) {
+            PCD_TRY(pcd_skip_sleb128(c, "sample_hit.ips"));
+        }
+    }
+    /* frames: Managed backtrace: MonoMethod pointers, innermost first (running deltas). */
+    f0_frames = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_frames, "sample_hit.frames"));
+    if (PCD_UNLIKELY(n_frames > 65536))
+        return pcd_fail(c, f0_frames, PCD_E_LIMIT, "sample_hit.frames", "at most 65536 elements", PCD_FOUND_UINT, n_frames);
+    PCD_TRY(pcd_check_count(c, f0_frames, n_frames, 1, "sample_hit.frames"));
+    {
+        uint64_t i0 = 0;
+        if (pcd_left(c) / 8 >= n_frames) {
+            const uint8_t *q = c->p;
+            for (; i0 < n_frames; i0++) {
+                unsigned len = pcd_leb_len8(q);
+                if (PCD_UNLIKELY(len == 0)) break;
+                q += len;
+            }
+            c->p = q;
+        }
+        for (uint64_t i = i0; i < n_frames; i++) {
+            PCD_TRY(pcd_skip_sleb128(c, "sample_hit.frames"));
+        }
+    }
+    return PCD_OK;
+}
+
+/* event.sample_usym: An unmanaged symbol. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_sample_usym_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED pcd_bytes v_name = { NULL, 0 };
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "sample_usym.time"));
+    /* address: Symbol address. */
+    PCD_TRY(pcd_skip_sleb128(c, "sample_usym.address"));
+    /* size: Symbol size (0 if unknown). */
+    PCD_TRY(pcd_skip_uleb128(c, "sample_usym.size"));
+    /* name: Symbol name. */
+    PCD_TRY(pcd_read_cstring(c, 1048576, &v_name, "sample_usym.name"));
+    return PCD_OK;
+}
+
+/* event.sample_counters_desc: Descriptions of counters. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_sample_counters_desc_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint64_t n_counters = 0;
+    PCD_UNUSED const uint8_t *f0_counters = NULL;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "sample_counters_desc.time"));
+    /* counters: The counters described. */
+    f0_counters = c->p;
+    PCD_TRY(pcd_read_uleb128(c, &n_counters, "sample_counters_desc.counters"));
+    PCD_TRY(pcd_check_count(c, f0_counters, n_counters, 6, "sample_counters_desc.counters"));
+    for (uint64_t i = 0; i < n_counters; i++) {
+        PCD_TRY_IN(c->x, pcd_mono_v3_0_counters_validate_(c), "sample_counters_desc.counters", (int64_t)i);
+    }
+    return PCD_OK;
+}
+
+/* event.sample_counters: Counter values. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_sample_counters_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint64_t n_values = 0;
+    PCD_UNUSED const uint8_t *f0_values = NULL;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "sample_counters.time"));
+    /* values: Values, until index 0. */
+    f0_values = c->p;
+    {
+        pcd_cursor t = *c;
+        pcd_mono_v3_0_values e;
+        for (;;) {
+            PCD_TRY_IN(c->x, pcd_mono_v3_0_values_decode_(&t, &e), "sample_counters.values", (int64_t)n_values);
+            n_values++;
+            if ((&e)->index == 0) break;
+        }
+    }
+    PCD_TRY(pcd_check_count(c, f0_values, n_values, 1, "sample_counters.values"));
+    for (uint64_t i = 0; i < n_values; i++) {
+        PCD_TRY_IN(c->x, pcd_mono_v3_0_values_validate_(c), "sample_counters.values", (int64_t)i);
+    }
+    return PCD_OK;
+}
+
+/* event.jit_helper: Code the JIT generated that is not a method. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_jit_helper_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint8_t v_kind = 0;
+    PCD_UNUSED pcd_bytes v_name = { NULL, 0 };
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "jit_helper.time"));
+    /* kind: MonoProfilerCodeBufferType. */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "jit_helper.kind", "u8");
+    v_kind = pcd_ld_u8(c->p);
+    c->p += 1;
+    /* start: Start of the code. */
+    PCD_TRY(pcd_skip_sleb128(c, "jit_helper.start"));
+    /* size: Size of the code. */
+    PCD_TRY(pcd_skip_uleb128(c, "jit_helper.size"));
+    /* name: Name (specific trampolines only). (when kind == 5) */
+    if (v_kind == 5) {
+        PCD_TRY(pcd_read_cstring(c, 1048576, &v_name, "jit_helper.name"));
+    }
+    return PCD_OK;
+}
+
+/* event.sync_point: A sync point. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_sync_point_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED uint8_t v_kind = 0;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "sync_point.time"));
+    /* kind: MonoProfilerSyncPointType. */
+    if (PCD_UNLIKELY(pcd_left(c) < 1))
+        return pcd_fail_short(c, c->p, "sync_point.kind", "u8");
+    /* (value not needed for validation) */
+    c->p += 1;
+    return PCD_OK;
+}
+
+/* event.aot_id: The runtime's AOT id. */
+PCD_INLINE pcd_status pcd_mono_v3_0_event_aot_id_validate_(pcd_cursor *c)
+{
+    PCD_UNUSED pcd_bytes v_aot_id = { NULL, 0 };
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    PCD_TRY(pcd_skip_uleb128(c, "aot_id.time"));
+    /* aot_id: The AOT id. */
+    PCD_TRY(pcd_read_cstring(c, 1048576, &v_aot_id, "aot_id.aot_id"));
+    return PCD_OK;
+}
+
 /* event: One event: a byte (sub-type in the high nibble, type in the low one), the time, then its data.
  * Validation only: the same checks as decoding, nothing stored.
  */
 static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t tag_u = 0;
-    pcd_mono_v3_0_events_state *st = c->x->state;
     if (PCD_UNLIKELY(pcd_left(c) < 1))
         return pcd_fail_short(c, c->p, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x41, 0x51, 0x61, 0x71, 0x81, 0x91, 0xA1, 0xB1, 0x2, 0x22, 0x42, ...");
     tag_u = pcd_ld_u8(c->p);
     switch (tag_u) {
-    case 0:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "alloc.time"));
-            /* vtable: MonoVTable* of the object. */
-            PCD_TRY(pcd_skip_sleb128(c, "alloc.vtable"));
-            /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_skip_sleb128(c, "alloc.object"));
-            /* size: Size of the object in the heap. */
-            PCD_TRY(pcd_skip_uleb128(c, "alloc.size"));
-        }
-        break;
-    case 16:
-        {
-            PCD_UNUSED uint64_t n_alloc_bt_backtrace = 0;
-            PCD_UNUSED const uint8_t *f0_alloc_bt_backtrace = NULL;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "alloc_bt.time"));
-            /* vtable: MonoVTable* of the object. */
-            PCD_TRY(pcd_skip_sleb128(c, "alloc_bt.vtable"));
-            /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_skip_sleb128(c, "alloc_bt.object"));
-            /* size: Size of the object in the heap. */
-            PCD_TRY(pcd_skip_uleb128(c, "alloc_bt.size"));
-            /* backtrace: MonoMethod pointers, innermost first (running deltas). */
-            f0_alloc_bt_backtrace = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_alloc_bt_backtrace, "alloc_bt.backtrace"));
-            if (PCD_UNLIKELY(n_alloc_bt_backtrace > 65536))
-                return pcd_fail(c, f0_alloc_bt_backtrace, PCD_E_LIMIT, "alloc_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_alloc_bt_backtrace);
-            PCD_TRY(pcd_check_count(c, f0_alloc_bt_backtrace, n_alloc_bt_backtrace, 1, "alloc_bt.backtrace"));
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_alloc_bt_backtrace) {
-                    const uint8_t *q = c->p;
-                    for (; i0 < n_alloc_bt_backtrace; i0++) {
-                        unsigned len = pcd_leb_len8(q);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        q += len;
-                    }
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_alloc_bt_backtrace; i++) {
-                    PCD_TRY(pcd_skip_sleb128(c, "alloc_bt.backtrace"));
-                }
-            }
-        }
-        break;
-    case 17:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_event.time"));
-            /* event, generation: 2 bytes of fixed fields */
-            if (PCD_UNLIKELY(pcd_left(c) < 2))
-                return pcd_fail_run(c, k_event_val_run1, 2);
-            /* event: MonoProfilerGCEvent (1-4 are no longer written). */
-            /* (value not needed for validation) */
-            /* generation: Generation the event is about. */
-            /* (value not needed for validation) */
-            c->p += 2;
-        }
-        break;
-    case 33:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_resize.time"));
-            /* heap_size: New heap size. */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_resize.heap_size"));
-        }
-        break;
-    case 49:
-        {
-            PCD_UNUSED uint64_t n_gc_move_objects = 0;
-            PCD_UNUSED const uint8_t *f0_gc_move_objects = NULL;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_move.time"));
-            /* objects: Old address, new address, ... (the count counts addresses). */
-            f0_gc_move_objects = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_gc_move_objects, "gc_move.objects"));
-            PCD_TRY(pcd_check_count(c, f0_gc_move_objects, n_gc_move_objects, 1, "gc_move.objects"));
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_gc_move_objects) {
-                    const uint8_t *q = c->p;
-                    for (; i0 < n_gc_move_objects; i0++) {
-                        unsigned len = pcd_leb_len8(q);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        q += len;
-                    }
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_gc_move_objects; i++) {
-                    PCD_TRY(pcd_skip_sleb128(c, "gc_move.objects"));
-                }
-            }
-        }
-        break;
-    case 65:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_created.time"));
-            /* handle_type: MonoGCHandleType; upper bits are flags. */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_created.handle_type"));
-            /* handle: GC handle value. */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_created.handle"));
-            /* object: The object it holds. */
-            PCD_TRY(pcd_skip_sleb128(c, "gc_handle_created.object"));
-        }
-        break;
-    case 81:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_destroyed.time"));
-            /* handle_type: MonoGCHandleType; upper bits are flags. */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_destroyed.handle_type"));
-            /* handle: GC handle value. */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_destroyed.handle"));
-        }
-        break;
-    case 97:
-        {
-            PCD_UNUSED uint64_t n_gc_handle_created_bt_backtrace = 0;
-            PCD_UNUSED const uint8_t *f0_gc_handle_created_bt_backtrace = NULL;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_created_bt.time"));
-            /* handle_type: MonoGCHandleType; upper bits are flags. */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_created_bt.handle_type"));
-            /* handle: GC handle value. */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_created_bt.handle"));
-            /* object: The object it holds. */
-            PCD_TRY(pcd_skip_sleb128(c, "gc_handle_created_bt.object"));
-            /* backtrace: MonoMethod pointers, innermost first (running deltas). */
-            f0_gc_handle_created_bt_backtrace = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_gc_handle_created_bt_backtrace, "gc_handle_created_bt.backtrace"));
-            if (PCD_UNLIKELY(n_gc_handle_created_bt_backtrace > 65536))
-                return pcd_fail(c, f0_gc_handle_created_bt_backtrace, PCD_E_LIMIT, "gc_handle_created_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_gc_handle_created_bt_backtrace);
-            PCD_TRY(pcd_check_count(c, f0_gc_handle_created_bt_backtrace, n_gc_handle_created_bt_backtrace, 1, "gc_handle_created_bt.backtrace"));
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_gc_handle_created_bt_backtrace) {
-                    const uint8_t *q = c->p;
-                    for (; i0 < n_gc_handle_created_bt_backtrace; i0++) {
-                        unsigned len = pcd_leb_len8(q);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        q += len;
-                    }
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_gc_handle_created_bt_backtrace; i++) {
-                    PCD_TRY(pcd_skip_sleb128(c, "gc_handle_created_bt.backtrace"));
-                }
-            }
-        }
-        break;
-    case 113:
-        {
-            PCD_UNUSED uint64_t n_gc_handle_destroyed_bt_backtrace = 0;
-            PCD_UNUSED const uint8_t *f0_gc_handle_destroyed_bt_backtrace = NULL;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_destroyed_bt.time"));
-            /* handle_type: MonoGCHandleType; upper bits are flags. */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_destroyed_bt.handle_type"));
-            /* handle: GC handle value. */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_handle_destroyed_bt.handle"));
-            /* backtrace: MonoMethod pointers, innermost first (running deltas). */
-            f0_gc_handle_destroyed_bt_backtrace = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_gc_handle_destroyed_bt_backtrace, "gc_handle_destroyed_bt.backtrace"));
-            if (PCD_UNLIKELY(n_gc_handle_destroyed_bt_backtrace > 65536))
-                return pcd_fail(c, f0_gc_handle_destroyed_bt_backtrace, PCD_E_LIMIT, "gc_handle_destroyed_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_gc_handle_destroyed_bt_backtrace);
-            PCD_TRY(pcd_check_count(c, f0_gc_handle_destroyed_bt_backtrace, n_gc_handle_destroyed_bt_backtrace, 1, "gc_handle_destroyed_bt.backtrace"));
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_gc_handle_destroyed_bt_backtrace) {
-                    const uint8_t *q = c->p;
-                    for (; i0 < n_gc_handle_destroyed_bt_backtrace; i0++) {
-                        unsigned len = pcd_leb_len8(q);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        q += len;
-                    }
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_gc_handle_destroyed_bt_backtrace; i++) {
-                    PCD_TRY(pcd_skip_sleb128(c, "gc_handle_destroyed_bt.backtrace"));
-                }
-            }
-        }
-        break;
-    case 129:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_finalize_start.time"));
-        }
-        break;
-    case 145:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_finalize_end.time"));
-        }
-        break;
-    case 161:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_finalize_object_start.time"));
-            /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_skip_sleb128(c, "gc_finalize_object_start.object"));
-        }
-        break;
-    case 177:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "gc_finalize_object_end.time"));
-            /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_skip_sleb128(c, "gc_finalize_object_end.object"));
-        }
-        break;
-    case 2:
-        {
-            PCD_UNUSED uint8_t v_metadata_name_mtype = 0;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "metadata_name.time"));
-            /* mtype: Metadata type. */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "metadata_name.mtype", "u8");
-            v_metadata_name_mtype = pcd_ld_u8(c->p);
-            switch (v_metadata_name_mtype) {
-            case 1: case 2: case 3: case 4: case 5: case 6:
-            case 7:
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_name.mtype", "one of class=1, image=2, assembly=3, domain=4, thread=5, context=6, vtable=7", PCD_FOUND_UINT, (uint64_t)(v_metadata_name_mtype));
-            }
-            c->p += 1;
-            /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
-            PCD_TRY(pcd_skip_sleb128(c, "metadata_name.pointer"));
-            /* detail */
-            switch (v_metadata_name_mtype) {
-            case 1:
-                {
-                    PCD_UNUSED pcd_bytes v_metadata_name_detail_class_name = { NULL, 0 };
-                    /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_name.detail.class.image"));
-                    /* name: Full class name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_name_detail_class_name, "metadata_name.detail.class.name"));
-                }
-                break;
-            case 2:
-                {
-                    PCD_UNUSED pcd_bytes v_metadata_name_detail_image_name = { NULL, 0 };
-                    PCD_UNUSED pcd_bytes v_metadata_name_detail_image_mvid = { NULL, 0 };
-                    /* name: Image file name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_name_detail_image_name, "metadata_name.detail.image.name"));
-                    /* mvid: Image MVID (empty for dynamic images). */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_name_detail_image_mvid, "metadata_name.detail.image.mvid"));
-                }
-                break;
-            case 3:
-                {
-                    PCD_UNUSED pcd_bytes v_metadata_name_detail_assembly_name = { NULL, 0 };
-                    /* image: MonoImage* of the assembly. */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_name.detail.assembly.image"));
-                    /* name: Assembly name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_name_detail_assembly_name, "metadata_name.detail.assembly.name"));
-                }
-                break;
-            case 4:
-                {
-                    PCD_UNUSED pcd_bytes v_metadata_name_detail_domain_name = { NULL, 0 };
-                    /* name: Friendly name of the domain. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_name_detail_domain_name, "metadata_name.detail.domain.name"));
-                }
-                break;
-            case 5:
-                {
-                    PCD_UNUSED pcd_bytes v_metadata_name_detail_thread_name = { NULL, 0 };
-                    /* name: Name of the thread. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_name_detail_thread_name, "metadata_name.detail.thread.name"));
-                }
-                break;
-            case 6:
-                {
-                    /* domain: Domain id of the context. */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_name.detail.context.domain"));
-                }
-                break;
-            case 7:
-                {
-                    /* domain: Domain id (0 for proxy vtables). */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_name.detail.vtable.domain"));
-                    /* class: MonoClass* of the vtable. */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_name.detail.vtable.class"));
-                }
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_name.detail", "one of 1, 2, 3, 4, 5, 6, 7", PCD_FOUND_HEX, (uint64_t)(v_metadata_name_mtype));
-            }
-        }
-        break;
-    case 34:
-        {
-            PCD_UNUSED uint8_t v_metadata_load_mtype = 0;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "metadata_load.time"));
-            /* mtype: Metadata type. */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "metadata_load.mtype", "u8");
-            v_metadata_load_mtype = pcd_ld_u8(c->p);
-            switch (v_metadata_load_mtype) {
-            case 1: case 2: case 3: case 4: case 5: case 6:
-            case 7:
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_load.mtype", "one of class=1, image=2, assembly=3, domain=4, thread=5, context=6, vtable=7", PCD_FOUND_UINT, (uint64_t)(v_metadata_load_mtype));
-            }
-            c->p += 1;
-            /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
-            PCD_TRY(pcd_skip_sleb128(c, "metadata_load.pointer"));
-            /* detail */
-            switch (v_metadata_load_mtype) {
-            case 1:
-                {
-                    PCD_UNUSED pcd_bytes v_metadata_load_detail_class_name = { NULL, 0 };
-                    /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_load.detail.class.image"));
-                    /* name: Full class name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_load_detail_class_name, "metadata_load.detail.class.name"));
-                }
-                break;
-            case 2:
-                {
-                    PCD_UNUSED pcd_bytes v_metadata_load_detail_image_name = { NULL, 0 };
-                    PCD_UNUSED pcd_bytes v_metadata_load_detail_image_mvid = { NULL, 0 };
-                    /* name: Image file name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_load_detail_image_name, "metadata_load.detail.image.name"));
-                    /* mvid: Image MVID (empty for dynamic images). */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_load_detail_image_mvid, "metadata_load.detail.image.mvid"));
-                }
-                break;
-            case 3:
-                {
-                    PCD_UNUSED pcd_bytes v_metadata_load_detail_assembly_name = { NULL, 0 };
-                    /* image: MonoImage* of the assembly. */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_load.detail.assembly.image"));
-                    /* name: Assembly name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_load_detail_assembly_name, "metadata_load.detail.assembly.name"));
-                }
-                break;
-            case 4:
-                {
-                }
-                break;
-            case 5:
-                {
-                }
-                break;
-            case 6:
-                {
-                    /* domain: Domain id of the context. */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_load.detail.context.domain"));
-                }
-                break;
-            case 7:
-                {
-                    /* domain: Domain id (0 for proxy vtables). */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_load.detail.vtable.domain"));
-                    /* class: MonoClass* of the vtable. */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_load.detail.vtable.class"));
-                }
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_load.detail", "one of 1, 2, 3, 4, 5, 6, 7", PCD_FOUND_HEX, (uint64_t)(v_metadata_load_mtype));
-            }
-        }
-        break;
-    case 66:
-        {
-            PCD_UNUSED uint8_t v_metadata_unload_mtype = 0;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "metadata_unload.time"));
-            /* mtype: Metadata type. */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "metadata_unload.mtype", "u8");
-            v_metadata_unload_mtype = pcd_ld_u8(c->p);
-            switch (v_metadata_unload_mtype) {
-            case 1: case 2: case 3: case 4: case 5: case 6:
-            case 7:
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_RANGE, "metadata_unload.mtype", "one of class=1, image=2, assembly=3, domain=4, thread=5, context=6, vtable=7", PCD_FOUND_UINT, (uint64_t)(v_metadata_unload_mtype));
-            }
-            c->p += 1;
-            /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
-            PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.pointer"));
-            /* detail */
-            switch (v_metadata_unload_mtype) {
-            case 1:
-                {
-                    PCD_UNUSED pcd_bytes v_metadata_unload_detail_class_name = { NULL, 0 };
-                    /* image: MonoImage* of the class. */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.detail.class.image"));
-                    /* name: Full class name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_unload_detail_class_name, "metadata_unload.detail.class.name"));
-                }
-                break;
-            case 2:
-                {
-                    PCD_UNUSED pcd_bytes v_metadata_unload_detail_image_name = { NULL, 0 };
-                    PCD_UNUSED pcd_bytes v_metadata_unload_detail_image_mvid = { NULL, 0 };
-                    /* name: Image file name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_unload_detail_image_name, "metadata_unload.detail.image.name"));
-                    /* mvid: Image MVID (empty for dynamic images). */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_unload_detail_image_mvid, "metadata_unload.detail.image.mvid"));
-                }
-                break;
-            case 3:
-                {
-                    PCD_UNUSED pcd_bytes v_metadata_unload_detail_assembly_name = { NULL, 0 };
-                    /* image: MonoImage* of the assembly. */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.detail.assembly.image"));
-                    /* name: Assembly name. */
-                    PCD_TRY(pcd_read_cstring(c, 1048576, &v_metadata_unload_detail_assembly_name, "metadata_unload.detail.assembly.name"));
-                }
-                break;
-            case 4:
-                {
-                }
-                break;
-            case 5:
-                {
-                }
-                break;
-            case 6:
-                {
-                    /* domain: Domain id of the context. */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.detail.context.domain"));
-                }
-                break;
-            case 7:
-                {
-                    /* domain: Domain id (0 for proxy vtables). */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.detail.vtable.domain"));
-                    /* class: MonoClass* of the vtable. */
-                    PCD_TRY(pcd_skip_sleb128(c, "metadata_unload.detail.vtable.class"));
-                }
-                break;
-            default:
-                return pcd_fail(c, c->p, PCD_E_BAD_TAG, "metadata_unload.detail", "one of 1, 2, 3, 4, 5, 6, 7", PCD_FOUND_HEX, (uint64_t)(v_metadata_unload_mtype));
-            }
-        }
-        break;
-    case 19:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "method_leave.time"));
-            /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_skip_sleb128(c, "method_leave.method"));
-        }
-        break;
-    case 35:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "method_enter.time"));
-            /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_skip_sleb128(c, "method_enter.method"));
-        }
-        break;
-    case 51:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "method_exc_leave.time"));
-            /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_skip_sleb128(c, "method_exc_leave.method"));
-        }
-        break;
-    case 67:
-        {
-            PCD_UNUSED pcd_bytes v_jit_name = { NULL, 0 };
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "jit.time"));
-            /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_skip_sleb128(c, "jit.method"));
-            /* code: Start of the native code (may be 0). */
-            PCD_TRY(pcd_skip_sleb128(c, "jit.code"));
-            /* code_size: Size of the native code (may be 0). */
-            PCD_TRY(pcd_skip_uleb128(c, "jit.code_size"));
-            /* name: Full method name. */
-            PCD_TRY(pcd_read_cstring(c, 1048576, &v_jit_name, "jit.name"));
-        }
-        break;
-    case 4:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "throw.time"));
-            /* object: The exception object. */
-            PCD_TRY(pcd_skip_sleb128(c, "throw.object"));
-        }
-        break;
-    case 132:
-        {
-            PCD_UNUSED uint64_t n_throw_bt_backtrace = 0;
-            PCD_UNUSED const uint8_t *f0_throw_bt_backtrace = NULL;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "throw_bt.time"));
-            /* object: The exception object. */
-            PCD_TRY(pcd_skip_sleb128(c, "throw_bt.object"));
-            /* backtrace: MonoMethod pointers, innermost first (running deltas). */
-            f0_throw_bt_backtrace = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_throw_bt_backtrace, "throw_bt.backtrace"));
-            if (PCD_UNLIKELY(n_throw_bt_backtrace > 65536))
-                return pcd_fail(c, f0_throw_bt_backtrace, PCD_E_LIMIT, "throw_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_throw_bt_backtrace);
-            PCD_TRY(pcd_check_count(c, f0_throw_bt_backtrace, n_throw_bt_backtrace, 1, "throw_bt.backtrace"));
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_throw_bt_backtrace) {
-                    const uint8_t *q = c->p;
-                    for (; i0 < n_throw_bt_backtrace; i0++) {
-                        unsigned len = pcd_leb_len8(q);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        q += len;
-                    }
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_throw_bt_backtrace; i++) {
-                    PCD_TRY(pcd_skip_sleb128(c, "throw_bt.backtrace"));
-                }
-            }
-        }
-        break;
-    case 20:
-        {
-            PCD_UNUSED uint8_t v_clause_clause_type = 0;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "clause.time"));
-            /* clause_type: MonoExceptionEnum. */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "clause.clause_type", "u8");
-            /* (value not needed for validation) */
-            c->p += 1;
-            /* clause_index: Index of the clause in the method. */
-            PCD_TRY(pcd_skip_uleb128(c, "clause.clause_index"));
-            /* method: MonoMethod* (running delta from the previous method of the buffer). */
-            PCD_TRY(pcd_skip_sleb128(c, "clause.method"));
-            /* object: The exception object. */
-            PCD_TRY(pcd_skip_sleb128(c, "clause.object"));
-        }
-        break;
-    case 5:
-        {
-            PCD_UNUSED uint8_t v_monitor_event = 0;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "monitor.time"));
-            /* event: MonoProfilerMonitorEvent. */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "monitor.event", "u8");
-            /* (value not needed for validation) */
-            c->p += 1;
-            /* object: The lock object. */
-            PCD_TRY(pcd_skip_sleb128(c, "monitor.object"));
-        }
-        break;
-    case 133:
-        {
-            PCD_UNUSED uint8_t v_monitor_bt_event = 0;
-            PCD_UNUSED uint64_t n_monitor_bt_backtrace = 0;
-            PCD_UNUSED const uint8_t *f0_monitor_bt_backtrace = NULL;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "monitor_bt.time"));
-            /* event: MonoProfilerMonitorEvent. */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "monitor_bt.event", "u8");
-            /* (value not needed for validation) */
-            c->p += 1;
-            /* object: The lock object. */
-            PCD_TRY(pcd_skip_sleb128(c, "monitor_bt.object"));
-            /* backtrace: MonoMethod pointers, innermost first (running deltas). */
-            f0_monitor_bt_backtrace = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_monitor_bt_backtrace, "monitor_bt.backtrace"));
-            if (PCD_UNLIKELY(n_monitor_bt_backtrace > 65536))
-                return pcd_fail(c, f0_monitor_bt_backtrace, PCD_E_LIMIT, "monitor_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_monitor_bt_backtrace);
-            PCD_TRY(pcd_check_count(c, f0_monitor_bt_backtrace, n_monitor_bt_backtrace, 1, "monitor_bt.backtrace"));
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_monitor_bt_backtrace) {
-                    const uint8_t *q = c->p;
-                    for (; i0 < n_monitor_bt_backtrace; i0++) {
-                        unsigned len = pcd_leb_len8(q);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        q += len;
-                    }
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_monitor_bt_backtrace; i++) {
-                    PCD_TRY(pcd_skip_sleb128(c, "monitor_bt.backtrace"));
-                }
-            }
-        }
-        break;
-    case 6:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "heap_start.time"));
-        }
-        break;
-    case 22:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "heap_end.time"));
-        }
-        break;
-    case 38:
-        {
-            PCD_UNUSED uint8_t v_heap_object_generation = 0;
-            PCD_UNUSED uint64_t n_heap_object_refs = 0;
-            PCD_UNUSED const uint8_t *f0_heap_object_refs = NULL;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "heap_object.time"));
-            /* object: Object address (stored >> 3 relative to obj_base). */
-            PCD_TRY(pcd_skip_sleb128(c, "heap_object.object"));
-            /* vtable: MonoVTable* of the object. */
-            PCD_TRY(pcd_skip_sleb128(c, "heap_object.vtable"));
-            /* size: Size in the heap (0: more references of an object already reported). */
-            PCD_TRY(pcd_skip_uleb128(c, "heap_object.size"));
-            /* generation: Generation the object is in. */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "heap_object.generation", "u8");
-            /* (value not needed for validation) */
-            c->p += 1;
-            /* refs: Objects it references, by increasing offset. */
-            st->ref_offset = 0; /* starts again here */
-            f0_heap_object_refs = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_heap_object_refs, "heap_object.refs"));
-            PCD_TRY(pcd_check_count(c, f0_heap_object_refs, n_heap_object_refs, 2, "heap_object.refs"));
-            for (uint64_t i = 0; i < n_heap_object_refs; i++) {
-                PCD_TRY_IN(c->x, pcd_mono_v3_0_refs_validate_(c), "heap_object.refs", (int64_t)i);
-            }
-        }
-        break;
-    case 54:
-        {
-            PCD_UNUSED uint64_t n_heap_root_roots = 0;
-            PCD_UNUSED const uint8_t *f0_heap_root_roots = NULL;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "heap_root.time"));
-            /* roots: Root addresses and the objects they hold. */
-            f0_heap_root_roots = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_heap_root_roots, "heap_root.roots"));
-            PCD_TRY(pcd_check_count(c, f0_heap_root_roots, n_heap_root_roots, 2, "heap_root.roots"));
-            for (uint64_t i = 0; i < n_heap_root_roots; i++) {
-                PCD_TRY_IN(c->x, pcd_mono_v3_0_roots_validate_(c), "heap_root.roots", (int64_t)i);
-            }
-        }
-        break;
-    case 70:
-        {
-            PCD_UNUSED uint8_t v_heap_root_register_source = 0;
-            PCD_UNUSED pcd_bytes v_heap_root_register_name = { NULL, 0 };
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "heap_root_register.time"));
-            /* start: Start of the root region. */
-            PCD_TRY(pcd_skip_sleb128(c, "heap_root_register.start"));
-            /* size: Size of the root region. */
-            PCD_TRY(pcd_skip_uleb128(c, "heap_root_register.size"));
-            /* source: MonoGCRootSource. */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "heap_root_register.source", "u8");
-            /* (value not needed for validation) */
-            c->p += 1;
-            /* key: Root key (meaning depends on the source). */
-            PCD_TRY(pcd_skip_sleb128(c, "heap_root_register.key"));
-            /* name: Description of the root. */
-            PCD_TRY(pcd_read_cstring(c, 1048576, &v_heap_root_register_name, "heap_root_register.name"));
-        }
-        break;
-    case 86:
-        {
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "heap_root_unregister.time"));
-            /* start: Start of the root region. */
-            PCD_TRY(pcd_skip_sleb128(c, "heap_root_unregister.start"));
-        }
-        break;
-    case 7:
-        {
-            PCD_UNUSED uint64_t n_sample_hit_ips = 0;
-            PCD_UNUSED const uint8_t *f0_sample_hit_ips = NULL;
-            PCD_UNUSED uint64_t n_sample_hit_frames = 0;
-            PCD_UNUSED const uint8_t *f0_sample_hit_frames = NULL;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "sample_hit.time"));
-            /* thread: Thread id of the sampled thread. */
-            PCD_TRY(pcd_skip_sleb128(c, "sample_hit.thread"));
-            /* ips: Instruction pointers. */
-            f0_sample_hit_ips = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_sample_hit_ips, "sample_hit.ips"));
-            if (PCD_UNLIKELY(n_sample_hit_ips > 65536))
-                return pcd_fail(c, f0_sample_hit_ips, PCD_E_LIMIT, "sample_hit.ips", "at most 65536 elements", PCD_FOUND_UINT, n_sample_hit_ips);
-            PCD_TRY(pcd_check_count(c, f0_sample_hit_ips, n_sample_hit_ips, 1, "sample_hit.ips"));
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_sample_hit_ips) {
-                    const uint8_t *q = c->p;
-                    for (; i0 < n_sample_hit_ips; i0++) {
-                        unsigned len = pcd_leb_len8(q);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        q += len;
-                    }
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_sample_hit_ips; i++) {
-                    PCD_TRY(pcd_skip_sleb128(c, "sample_hit.ips"));
-                }
-            }
-            /* frames: Managed backtrace: MonoMethod pointers, innermost first (running deltas). */
-            f0_sample_hit_frames = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_sample_hit_frames, "sample_hit.frames"));
-            if (PCD_UNLIKELY(n_sample_hit_frames > 65536))
-                return pcd_fail(c, f0_sample_hit_frames, PCD_E_LIMIT, "sample_hit.frames", "at most 65536 elements", PCD_FOUND_UINT, n_sample_hit_frames);
-            PCD_TRY(pcd_check_count(c, f0_sample_hit_frames, n_sample_hit_frames, 1, "sample_hit.frames"));
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 8 >= n_sample_hit_frames) {
-                    const uint8_t *q = c->p;
-                    for (; i0 < n_sample_hit_frames; i0++) {
-                        unsigned len = pcd_leb_len8(q);
-                        if (PCD_UNLIKELY(len == 0)) break;
-                        q += len;
-                    }
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_sample_hit_frames; i++) {
-                    PCD_TRY(pcd_skip_sleb128(c, "sample_hit.frames"));
-                }
-            }
-        }
-        break;
-    case 23:
-        {
-            PCD_UNUSED pcd_bytes v_sample_usym_name = { NULL, 0 };
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "sample_usym.time"));
-            /* address: Symbol address. */
-            PCD_TRY(pcd_skip_sleb128(c, "sample_usym.address"));
-            /* size: Symbol size (0 if unknown). */
-            PCD_TRY(pcd_skip_uleb128(c, "sample_usym.size"));
-            /* name: Symbol name. */
-            PCD_TRY(pcd_read_cstring(c, 1048576, &v_sample_usym_name, "sample_usym.name"));
-        }
-        break;
-    case 55:
-        {
-            PCD_UNUSED uint64_t n_sample_counters_desc_counters = 0;
-            PCD_UNUSED const uint8_t *f0_sample_counters_desc_counters = NULL;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "sample_counters_desc.time"));
-            /* counters: The counters described. */
-            f0_sample_counters_desc_counters = c->p;
-            PCD_TRY(pcd_read_uleb128(c, &n_sample_counters_desc_counters, "sample_counters_desc.counters"));
-            PCD_TRY(pcd_check_count(c, f0_sample_counters_desc_counters, n_sample_counters_desc_counters, 6, "sample_counters_desc.counters"));
-            for (uint64_t i = 0; i < n_sample_counters_desc_counters; i++) {
-                PCD_TRY_IN(c->x, pcd_mono_v3_0_counters_validate_(c), "sample_counters_desc.counters", (int64_t)i);
-            }
-        }
-        break;
-    case 71:
-        {
-            PCD_UNUSED uint64_t n_sample_counters_values = 0;
-            PCD_UNUSED const uint8_t *f0_sample_counters_values = NULL;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "sample_counters.time"));
-            /* values: Values, until index 0. */
-            f0_sample_counters_values = c->p;
-            {
-                pcd_cursor t = *c;
-                pcd_mono_v3_0_values e;
-                for (;;) {
-                    PCD_TRY_IN(c->x, pcd_mono_v3_0_values_decode_(&t, &e), "sample_counters.values", (int64_t)n_sample_counters_values);
-                    n_sample_counters_values++;
-                    if ((&e)->index == 0) break;
-                }
-            }
-            PCD_TRY(pcd_check_count(c, f0_sample_counters_values, n_sample_counters_values, 1, "sample_counters.values"));
-            for (uint64_t i = 0; i < n_sample_counters_values; i++) {
-                PCD_TRY_IN(c->x, pcd_mono_v3_0_values_validate_(c), "sample_counters.values", (int64_t)i);
-            }
-        }
-        break;
-    case 24:
-        {
-            PCD_UNUSED uint8_t v_jit_helper_kind = 0;
-            PCD_UNUSED pcd_bytes v_jit_helper_name = { NULL, 0 };
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "jit_helper.time"));
-            /* kind: MonoProfilerCodeBufferType. */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "jit_helper.kind", "u8");
-            v_jit_helper_kind = pcd_ld_u8(c->p);
-            c->p += 1;
-            /* start: Start of the code. */
-            PCD_TRY(pcd_skip_sleb128(c, "jit_helper.start"));
-            /* size: Size of the code. */
-            PCD_TRY(pcd_skip_uleb128(c, "jit_helper.size"));
-            /* name: Name (specific trampolines only). (when kind == 5) */
-            if (v_jit_helper_kind == 5) {
-                PCD_TRY(pcd_read_cstring(c, 1048576, &v_jit_helper_name, "jit_helper.name"));
-            }
-        }
-        break;
-    case 10:
-        {
-            PCD_UNUSED uint8_t v_sync_point_kind = 0;
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "sync_point.time"));
-            /* kind: MonoProfilerSyncPointType. */
-            if (PCD_UNLIKELY(pcd_left(c) < 1))
-                return pcd_fail_short(c, c->p, "sync_point.kind", "u8");
-            /* (value not needed for validation) */
-            c->p += 1;
-        }
-        break;
-    case 26:
-        {
-            PCD_UNUSED pcd_bytes v_aot_id_aot_id = { NULL, 0 };
-            c->p += 1;
-            /* time: Event time in ns (a delta from the previous time of the buffer). */
-            PCD_TRY(pcd_skip_uleb128(c, "aot_id.time"));
-            /* aot_id: The AOT id. */
-            PCD_TRY(pcd_read_cstring(c, 1048576, &v_aot_id_aot_id, "aot_id.aot_id"));
-        }
-        break;
+    case 0x0:
+        c->p += 1;
+        return pcd_mono_v3_0_event_alloc_validate_(c);
+    case 0x10:
+        c->p += 1;
+        return pcd_mono_v3_0_event_alloc_bt_validate_(c);
+    case 0x11:
+        c->p += 1;
+        return pcd_mono_v3_0_event_gc_event_validate_(c);
+    case 0x21:
+        c->p += 1;
+        return pcd_mono_v3_0_event_gc_resize_validate_(c);
+    case 0x31:
+        c->p += 1;
+        return pcd_mono_v3_0_event_gc_move_validate_(c);
+    case 0x41:
+        c->p += 1;
+        return pcd_mono_v3_0_event_gc_handle_created_validate_(c);
+    case 0x51:
+        c->p += 1;
+        return pcd_mono_v3_0_event_gc_handle_destroyed_validate_(c);
+    case 0x61:
+        c->p += 1;
+        return pcd_mono_v3_0_event_gc_handle_created_bt_validate_(c);
+    case 0x71:
+        c->p += 1;
+        return pcd_mono_v3_0_event_gc_handle_destroyed_bt_validate_(c);
+    case 0x81:
+        c->p += 1;
+        return pcd_mono_v3_0_event_gc_finalize_start_validate_(c);
+    case 0x91:
+        c->p += 1;
+        return pcd_mono_v3_0_event_gc_finalize_end_validate_(c);
+    case 0xA1:
+        c->p += 1;
+        return pcd_mono_v3_0_event_gc_finalize_object_start_validate_(c);
+    case 0xB1:
+        c->p += 1;
+        return pcd_mono_v3_0_event_gc_finalize_object_end_validate_(c);
+    case 0x2:
+        c->p += 1;
+        return pcd_mono_v3_0_event_metadata_name_validate_(c);
+    case 0x22:
+        c->p += 1;
+        return pcd_mono_v3_0_event_metadata_load_validate_(c);
+    case 0x42:
+        c->p += 1;
+        return pcd_mono_v3_0_event_metadata_unload_validate_(c);
+    case 0x13:
+        c->p += 1;
+        return pcd_mono_v3_0_event_method_leave_validate_(c);
+    case 0x23:
+        c->p += 1;
+        return pcd_mono_v3_0_event_method_enter_validate_(c);
+    case 0x33:
+        c->p += 1;
+        return pcd_mono_v3_0_event_method_exc_leave_validate_(c);
+    case 0x43:
+        c->p += 1;
+        return pcd_mono_v3_0_event_jit_validate_(c);
+    case 0x4:
+        c->p += 1;
+        return pcd_mono_v3_0_event_throw_validate_(c);
+    case 0x84:
+        c->p += 1;
+        return pcd_mono_v3_0_event_throw_bt_validate_(c);
+    case 0x14:
+        c->p += 1;
+        return pcd_mono_v3_0_event_clause_validate_(c);
+    case 0x5:
+        c->p += 1;
+        return pcd_mono_v3_0_event_monitor_validate_(c);
+    case 0x85:
+        c->p += 1;
+        return pcd_mono_v3_0_event_monitor_bt_validate_(c);
+    case 0x6:
+        c->p += 1;
+        return pcd_mono_v3_0_event_heap_start_validate_(c);
+    case 0x16:
+        c->p += 1;
+        return pcd_mono_v3_0_event_heap_end_validate_(c);
+    case 0x26:
+        c->p += 1;
+        return pcd_mono_v3_0_event_heap_object_validate_(c);
+    case 0x36:
+        c->p += 1;
+        return pcd_mono_v3_0_event_heap_root_validate_(c);
+    case 0x46:
+        c->p += 1;
+        return pcd_mono_v3_0_event_heap_root_register_validate_(c);
+    case 0x56:
+        c->p += 1;
+        return pcd_mono_v3_0_event_heap_root_unregister_validate_(c);
+    case 0x7:
+        c->p += 1;
+        return pcd_mono_v3_0_event_sample_hit_validate_(c);
+    case 0x17:
+        c->p += 1;
+        return pcd_mono_v3_0_event_sample_usym_validate_(c);
+    case 0x37:
+        c->p += 1;
+        return pcd_mono_v3_0_event_sample_counters_desc_validate_(c);
+    case 0x47:
+        c->p += 1;
+        return pcd_mono_v3_0_event_sample_counters_validate_(c);
+    case 0x18:
+        c->p += 1;
+        return pcd_mono_v3_0_event_jit_helper_validate_(c);
+    case 0xA:
+        c->p += 1;
+        return pcd_mono_v3_0_event_sync_point_validate_(c);
+    case 0x1A:
+        c->p += 1;
+        return pcd_mono_v3_0_event_aot_id_validate_(c);
     default:
         return pcd_fail(c, c->p, PCD_E_BAD_TAG, "event", "one of 0x0, 0x10, 0x11, 0x21, 0x31, 0x41, 0x51, 0x61, 0x71, 0x81, 0x91, 0xA1, 0xB1, 0x2, 0x22, 0x42, ...", PCD_FOUND_HEX, (uint64_t)(tag_u));
     }
@@ -2863,1693 +3200,2336 @@ pcd_status pcd_mono_v3_0_event_validate(pcd_cursor *c)
     return pcd_mono_v3_0_event_validate_(c);
 }
 
+/* event.alloc: An object was allocated. */
+static pcd_status pcd_mono_v3_0_event_alloc_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_vtable = 0;
+    int64_t w_object = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.alloc.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.alloc.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* vtable: MonoVTable* of the object. */
+    w_vtable = (int64_t)(((uint64_t)(in->u.alloc.vtable)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_vtable)));
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    if (PCD_UNLIKELY(((uint64_t)(in->u.alloc.object) & 7) != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "alloc.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.alloc.object));
+    w_object = (int64_t)(((uint64_t)(in->u.alloc.object) >> 3) - (uint64_t)(st->obj));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_object)));
+    /* size: Size of the object in the heap. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.alloc.size)));
+    return PCD_OK;
+}
+
+/* event.alloc_bt: An object was allocated; with the allocating backtrace. */
+static pcd_status pcd_mono_v3_0_event_alloc_bt_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_vtable = 0;
+    int64_t w_object = 0;
+    int64_t w_backtrace_e = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.alloc_bt.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.alloc_bt.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* vtable: MonoVTable* of the object. */
+    w_vtable = (int64_t)(((uint64_t)(in->u.alloc_bt.vtable)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_vtable)));
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    if (PCD_UNLIKELY(((uint64_t)(in->u.alloc_bt.object) & 7) != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "alloc_bt.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.alloc_bt.object));
+    w_object = (int64_t)(((uint64_t)(in->u.alloc_bt.object) >> 3) - (uint64_t)(st->obj));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_object)));
+    /* size: Size of the object in the heap. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.alloc_bt.size)));
+    /* backtrace: MonoMethod pointers, innermost first (running deltas). */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.alloc_bt.n_backtrace));
+    if (PCD_UNLIKELY(in->u.alloc_bt.n_backtrace > 65536))
+        return pcd_sink_fail(s, PCD_E_LIMIT, "alloc_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, (uint64_t)(in->u.alloc_bt.n_backtrace));
+    for (size_t i = 0; i < in->u.alloc_bt.n_backtrace; i++) {
+        w_backtrace_e = (int64_t)((uint64_t)((uint64_t)(in->u.alloc_bt.backtrace[i])) - st->method);
+        st->method = (uint64_t)((uint64_t)(in->u.alloc_bt.backtrace[i]));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_backtrace_e)));
+    }
+    return PCD_OK;
+}
+
+/* event.gc_event: A GC phase. */
+static pcd_status pcd_mono_v3_0_event_gc_event_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_event.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_event.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* event: MonoProfilerGCEvent (1-4 are no longer written). */
+    PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.gc_event.event)));
+    /* generation: Generation the event is about. */
+    PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.gc_event.generation)));
+    return PCD_OK;
+}
+
+/* event.gc_resize: The heap was resized. */
+static pcd_status pcd_mono_v3_0_event_gc_resize_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_resize.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_resize.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* heap_size: New heap size. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_resize.heap_size)));
+    return PCD_OK;
+}
+
+/* event.gc_move: Objects moved: old and new addresses, alternating. */
+static pcd_status pcd_mono_v3_0_event_gc_move_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_objects_e = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_move.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_move.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* objects: Old address, new address, ... (the count counts addresses). */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.gc_move.n_objects));
+    for (size_t i = 0; i < in->u.gc_move.n_objects; i++) {
+        if (PCD_UNLIKELY(((uint64_t)(in->u.gc_move.objects[i]) & 7) != 0))
+            return pcd_sink_fail(s, PCD_E_RANGE, "gc_move.objects", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.gc_move.objects[i]));
+        w_objects_e = (int64_t)(((uint64_t)(in->u.gc_move.objects[i]) >> 3) - (uint64_t)(st->obj));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_objects_e)));
+    }
+    return PCD_OK;
+}
+
+/* event.gc_handle_created: A GC handle was created. */
+static pcd_status pcd_mono_v3_0_event_gc_handle_created_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_object = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_handle_created.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_handle_created.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* handle_type: MonoGCHandleType; upper bits are flags. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_handle_created.handle_type)));
+    /* handle: GC handle value. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_handle_created.handle)));
+    /* object: The object it holds. */
+    if (PCD_UNLIKELY(((uint64_t)(in->u.gc_handle_created.object) & 7) != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "gc_handle_created.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.gc_handle_created.object));
+    w_object = (int64_t)(((uint64_t)(in->u.gc_handle_created.object) >> 3) - (uint64_t)(st->obj));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_object)));
+    return PCD_OK;
+}
+
+/* event.gc_handle_destroyed: A GC handle was destroyed. */
+static pcd_status pcd_mono_v3_0_event_gc_handle_destroyed_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_handle_destroyed.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_handle_destroyed.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* handle_type: MonoGCHandleType; upper bits are flags. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_handle_destroyed.handle_type)));
+    /* handle: GC handle value. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_handle_destroyed.handle)));
+    return PCD_OK;
+}
+
+/* event.gc_handle_created_bt: A GC handle was created; with the backtrace. */
+static pcd_status pcd_mono_v3_0_event_gc_handle_created_bt_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_object = 0;
+    int64_t w_backtrace_e = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_handle_created_bt.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_handle_created_bt.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* handle_type: MonoGCHandleType; upper bits are flags. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_handle_created_bt.handle_type)));
+    /* handle: GC handle value. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_handle_created_bt.handle)));
+    /* object: The object it holds. */
+    if (PCD_UNLIKELY(((uint64_t)(in->u.gc_handle_created_bt.object) & 7) != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "gc_handle_created_bt.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.gc_handle_created_bt.object));
+    w_object = (int64_t)(((uint64_t)(in->u.gc_handle_created_bt.object) >> 3) - (uint64_t)(st->obj));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_object)));
+    /* backtrace: MonoMethod pointers, innermost first (running deltas). */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.gc_handle_created_bt.n_backtrace));
+    if (PCD_UNLIKELY(in->u.gc_handle_created_bt.n_backtrace > 65536))
+        return pcd_sink_fail(s, PCD_E_LIMIT, "gc_handle_created_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, (uint64_t)(in->u.gc_handle_created_bt.n_backtrace));
+    for (size_t i = 0; i < in->u.gc_handle_created_bt.n_backtrace; i++) {
+        w_backtrace_e = (int64_t)((uint64_t)((uint64_t)(in->u.gc_handle_created_bt.backtrace[i])) - st->method);
+        st->method = (uint64_t)((uint64_t)(in->u.gc_handle_created_bt.backtrace[i]));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_backtrace_e)));
+    }
+    return PCD_OK;
+}
+
+/* event.gc_handle_destroyed_bt: A GC handle was destroyed; with the backtrace. */
+static pcd_status pcd_mono_v3_0_event_gc_handle_destroyed_bt_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_backtrace_e = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_handle_destroyed_bt.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_handle_destroyed_bt.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* handle_type: MonoGCHandleType; upper bits are flags. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_handle_destroyed_bt.handle_type)));
+    /* handle: GC handle value. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_handle_destroyed_bt.handle)));
+    /* backtrace: MonoMethod pointers, innermost first (running deltas). */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.gc_handle_destroyed_bt.n_backtrace));
+    if (PCD_UNLIKELY(in->u.gc_handle_destroyed_bt.n_backtrace > 65536))
+        return pcd_sink_fail(s, PCD_E_LIMIT, "gc_handle_destroyed_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, (uint64_t)(in->u.gc_handle_destroyed_bt.n_backtrace));
+    for (size_t i = 0; i < in->u.gc_handle_destroyed_bt.n_backtrace; i++) {
+        w_backtrace_e = (int64_t)((uint64_t)((uint64_t)(in->u.gc_handle_destroyed_bt.backtrace[i])) - st->method);
+        st->method = (uint64_t)((uint64_t)(in->u.gc_handle_destroyed_bt.backtrace[i]));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_backtrace_e)));
+    }
+    return PCD_OK;
+}
+
+/* event.gc_finalize_start: The finalizer queue is being processed. */
+static pcd_status pcd_mono_v3_0_event_gc_finalize_start_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_finalize_start.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_finalize_start.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    return PCD_OK;
+}
+
+/* event.gc_finalize_end: The finalizer queue was processed. */
+static pcd_status pcd_mono_v3_0_event_gc_finalize_end_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_finalize_end.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_finalize_end.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    return PCD_OK;
+}
+
+/* event.gc_finalize_object_start: An object is being finalized. */
+static pcd_status pcd_mono_v3_0_event_gc_finalize_object_start_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_object = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_finalize_object_start.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_finalize_object_start.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    if (PCD_UNLIKELY(((uint64_t)(in->u.gc_finalize_object_start.object) & 7) != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "gc_finalize_object_start.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.gc_finalize_object_start.object));
+    w_object = (int64_t)(((uint64_t)(in->u.gc_finalize_object_start.object) >> 3) - (uint64_t)(st->obj));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_object)));
+    return PCD_OK;
+}
+
+/* event.gc_finalize_object_end: An object was finalized. */
+static pcd_status pcd_mono_v3_0_event_gc_finalize_object_end_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_object = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_finalize_object_end.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_finalize_object_end.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    if (PCD_UNLIKELY(((uint64_t)(in->u.gc_finalize_object_end.object) & 7) != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "gc_finalize_object_end.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.gc_finalize_object_end.object));
+    w_object = (int64_t)(((uint64_t)(in->u.gc_finalize_object_end.object) >> 3) - (uint64_t)(st->obj));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_object)));
+    return PCD_OK;
+}
+
+/* event.metadata_name: A domain or thread was named. */
+static pcd_status pcd_mono_v3_0_event_metadata_name_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_pointer = 0;
+    uint64_t t_detail = 0;
+    int64_t w_detail_class_image = 0;
+    int64_t w_detail_assembly_image = 0;
+    int64_t w_detail_context_domain = 0;
+    int64_t w_detail_vtable_domain = 0;
+    int64_t w_detail_vtable_class = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_name.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.metadata_name.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* mtype: Metadata type. */
+    switch (in->u.metadata_name.mtype) {
+    case 1: case 2: case 3: case 4: case 5: case 6:
+    case 7:
+        break;
+    default:
+        return pcd_sink_fail(s, PCD_E_RANGE, "metadata_name.mtype", "a value of its enum", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_name.mtype));
+    }
+    PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.metadata_name.mtype)));
+    /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
+    w_pointer = (int64_t)(((uint64_t)(in->u.metadata_name.pointer)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_pointer)));
+    /* detail */
+    t_detail = (uint64_t)(in->u.metadata_name.mtype);
+    switch (in->u.metadata_name.detail.which) {
+    case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_CLASS:
+        if (PCD_UNLIKELY(!(t_detail == 1)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_name.detail", "the tag that selects case class", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* image: MonoImage* of the class. */
+        w_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_name.detail.u.class.image)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_class_image)));
+        /* name: Full class name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_name.detail.u.class.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_name.detail.class.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_name.detail.u.class.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_name.detail.class.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_name.detail.u.class.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_name.detail.u.class.name).ptr, (in->u.metadata_name.detail.u.class.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_IMAGE:
+        if (PCD_UNLIKELY(!(t_detail == 2)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_name.detail", "the tag that selects case image", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* name: Image file name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_name.detail.u.image.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_name.detail.image.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_name.detail.u.image.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_name.detail.image.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_name.detail.u.image.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_name.detail.u.image.name).ptr, (in->u.metadata_name.detail.u.image.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        /* mvid: Image MVID (empty for dynamic images). */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_name.detail.u.image.mvid)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_name.detail.image.mvid", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_name.detail.u.image.mvid).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_name.detail.image.mvid", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_name.detail.u.image.mvid).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_name.detail.u.image.mvid).ptr, (in->u.metadata_name.detail.u.image.mvid).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_ASSEMBLY:
+        if (PCD_UNLIKELY(!(t_detail == 3)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_name.detail", "the tag that selects case assembly", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* image: MonoImage* of the assembly. */
+        w_detail_assembly_image = (int64_t)(((uint64_t)(in->u.metadata_name.detail.u.assembly.image)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_assembly_image)));
+        /* name: Assembly name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_name.detail.u.assembly.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_name.detail.assembly.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_name.detail.u.assembly.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_name.detail.assembly.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_name.detail.u.assembly.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_name.detail.u.assembly.name).ptr, (in->u.metadata_name.detail.u.assembly.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_DOMAIN:
+        if (PCD_UNLIKELY(!(t_detail == 4)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_name.detail", "the tag that selects case domain", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* name: Friendly name of the domain. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_name.detail.u.domain.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_name.detail.domain.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_name.detail.u.domain.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_name.detail.domain.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_name.detail.u.domain.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_name.detail.u.domain.name).ptr, (in->u.metadata_name.detail.u.domain.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_THREAD:
+        if (PCD_UNLIKELY(!(t_detail == 5)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_name.detail", "the tag that selects case thread", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* name: Name of the thread. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_name.detail.u.thread.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_name.detail.thread.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_name.detail.u.thread.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_name.detail.thread.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_name.detail.u.thread.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_name.detail.u.thread.name).ptr, (in->u.metadata_name.detail.u.thread.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_CONTEXT:
+        if (PCD_UNLIKELY(!(t_detail == 6)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_name.detail", "the tag that selects case context", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* domain: Domain id of the context. */
+        w_detail_context_domain = (int64_t)(((uint64_t)(in->u.metadata_name.detail.u.context.domain)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_context_domain)));
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_VTABLE:
+        if (PCD_UNLIKELY(!(t_detail == 7)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_name.detail", "the tag that selects case vtable", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* domain: Domain id (0 for proxy vtables). */
+        w_detail_vtable_domain = (int64_t)(((uint64_t)(in->u.metadata_name.detail.u.vtable.domain)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_vtable_domain)));
+        /* class: MonoClass* of the vtable. */
+        w_detail_vtable_class = (int64_t)(((uint64_t)(in->u.metadata_name.detail.u.vtable.class)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_vtable_class)));
+        break;
+    default:
+        return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_name.detail", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_name.detail.which));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_load: Metadata was loaded (or a domain, thread, context started). */
+static pcd_status pcd_mono_v3_0_event_metadata_load_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_pointer = 0;
+    uint64_t t_detail = 0;
+    int64_t w_detail_class_image = 0;
+    int64_t w_detail_assembly_image = 0;
+    int64_t w_detail_context_domain = 0;
+    int64_t w_detail_vtable_domain = 0;
+    int64_t w_detail_vtable_class = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_load.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.metadata_load.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* mtype: Metadata type. */
+    switch (in->u.metadata_load.mtype) {
+    case 1: case 2: case 3: case 4: case 5: case 6:
+    case 7:
+        break;
+    default:
+        return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load.mtype", "a value of its enum", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_load.mtype));
+    }
+    PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.metadata_load.mtype)));
+    /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
+    w_pointer = (int64_t)(((uint64_t)(in->u.metadata_load.pointer)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_pointer)));
+    /* detail */
+    t_detail = (uint64_t)(in->u.metadata_load.mtype);
+    switch (in->u.metadata_load.detail.which) {
+    case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_CLASS:
+        if (PCD_UNLIKELY(!(t_detail == 1)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load.detail", "the tag that selects case class", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* image: MonoImage* of the class. */
+        w_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.class.image)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_class_image)));
+        /* name: Full class name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_load.detail.u.class.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load.detail.class.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_load.detail.u.class.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_load.detail.class.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_load.detail.u.class.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_load.detail.u.class.name).ptr, (in->u.metadata_load.detail.u.class.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_IMAGE:
+        if (PCD_UNLIKELY(!(t_detail == 2)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load.detail", "the tag that selects case image", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* name: Image file name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_load.detail.u.image.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load.detail.image.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_load.detail.u.image.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_load.detail.image.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_load.detail.u.image.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_load.detail.u.image.name).ptr, (in->u.metadata_load.detail.u.image.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        /* mvid: Image MVID (empty for dynamic images). */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_load.detail.u.image.mvid)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load.detail.image.mvid", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_load.detail.u.image.mvid).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_load.detail.image.mvid", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_load.detail.u.image.mvid).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_load.detail.u.image.mvid).ptr, (in->u.metadata_load.detail.u.image.mvid).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_ASSEMBLY:
+        if (PCD_UNLIKELY(!(t_detail == 3)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load.detail", "the tag that selects case assembly", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* image: MonoImage* of the assembly. */
+        w_detail_assembly_image = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.assembly.image)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_assembly_image)));
+        /* name: Assembly name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_load.detail.u.assembly.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load.detail.assembly.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_load.detail.u.assembly.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_load.detail.assembly.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_load.detail.u.assembly.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_load.detail.u.assembly.name).ptr, (in->u.metadata_load.detail.u.assembly.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_DOMAIN:
+        if (PCD_UNLIKELY(!(t_detail == 4)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load.detail", "the tag that selects case domain", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_THREAD:
+        if (PCD_UNLIKELY(!(t_detail == 5)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load.detail", "the tag that selects case thread", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_CONTEXT:
+        if (PCD_UNLIKELY(!(t_detail == 6)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load.detail", "the tag that selects case context", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* domain: Domain id of the context. */
+        w_detail_context_domain = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.context.domain)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_context_domain)));
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_VTABLE:
+        if (PCD_UNLIKELY(!(t_detail == 7)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load.detail", "the tag that selects case vtable", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* domain: Domain id (0 for proxy vtables). */
+        w_detail_vtable_domain = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.vtable.domain)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_vtable_domain)));
+        /* class: MonoClass* of the vtable. */
+        w_detail_vtable_class = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.vtable.class)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_vtable_class)));
+        break;
+    default:
+        return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load.detail", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_load.detail.which));
+    }
+    return PCD_OK;
+}
+
+/* event.metadata_unload: Metadata was unloaded (or a domain, thread, context ended). */
+static pcd_status pcd_mono_v3_0_event_metadata_unload_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_pointer = 0;
+    uint64_t t_detail = 0;
+    int64_t w_detail_class_image = 0;
+    int64_t w_detail_assembly_image = 0;
+    int64_t w_detail_context_domain = 0;
+    int64_t w_detail_vtable_domain = 0;
+    int64_t w_detail_vtable_class = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_unload.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.metadata_unload.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* mtype: Metadata type. */
+    switch (in->u.metadata_unload.mtype) {
+    case 1: case 2: case 3: case 4: case 5: case 6:
+    case 7:
+        break;
+    default:
+        return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload.mtype", "a value of its enum", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_unload.mtype));
+    }
+    PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.metadata_unload.mtype)));
+    /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
+    w_pointer = (int64_t)(((uint64_t)(in->u.metadata_unload.pointer)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_pointer)));
+    /* detail */
+    t_detail = (uint64_t)(in->u.metadata_unload.mtype);
+    switch (in->u.metadata_unload.detail.which) {
+    case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_CLASS:
+        if (PCD_UNLIKELY(!(t_detail == 1)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload.detail", "the tag that selects case class", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* image: MonoImage* of the class. */
+        w_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.class.image)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_class_image)));
+        /* name: Full class name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_unload.detail.u.class.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload.detail.class.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_unload.detail.u.class.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_unload.detail.class.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_unload.detail.u.class.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_unload.detail.u.class.name).ptr, (in->u.metadata_unload.detail.u.class.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_IMAGE:
+        if (PCD_UNLIKELY(!(t_detail == 2)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload.detail", "the tag that selects case image", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* name: Image file name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_unload.detail.u.image.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload.detail.image.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_unload.detail.u.image.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_unload.detail.image.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_unload.detail.u.image.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_unload.detail.u.image.name).ptr, (in->u.metadata_unload.detail.u.image.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        /* mvid: Image MVID (empty for dynamic images). */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_unload.detail.u.image.mvid)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload.detail.image.mvid", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_unload.detail.u.image.mvid).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_unload.detail.image.mvid", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_unload.detail.u.image.mvid).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_unload.detail.u.image.mvid).ptr, (in->u.metadata_unload.detail.u.image.mvid).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_ASSEMBLY:
+        if (PCD_UNLIKELY(!(t_detail == 3)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload.detail", "the tag that selects case assembly", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* image: MonoImage* of the assembly. */
+        w_detail_assembly_image = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.assembly.image)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_assembly_image)));
+        /* name: Assembly name. */
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_unload.detail.u.assembly.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload.detail.assembly.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.metadata_unload.detail.u.assembly.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_unload.detail.assembly.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_unload.detail.u.assembly.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.metadata_unload.detail.u.assembly.name).ptr, (in->u.metadata_unload.detail.u.assembly.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_DOMAIN:
+        if (PCD_UNLIKELY(!(t_detail == 4)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload.detail", "the tag that selects case domain", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_THREAD:
+        if (PCD_UNLIKELY(!(t_detail == 5)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload.detail", "the tag that selects case thread", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_CONTEXT:
+        if (PCD_UNLIKELY(!(t_detail == 6)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload.detail", "the tag that selects case context", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* domain: Domain id of the context. */
+        w_detail_context_domain = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.context.domain)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_context_domain)));
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_VTABLE:
+        if (PCD_UNLIKELY(!(t_detail == 7)))
+            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload.detail", "the tag that selects case vtable", PCD_FOUND_HEX, (uint64_t)(t_detail));
+        /* domain: Domain id (0 for proxy vtables). */
+        w_detail_vtable_domain = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.vtable.domain)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_vtable_domain)));
+        /* class: MonoClass* of the vtable. */
+        w_detail_vtable_class = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.vtable.class)) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_detail_vtable_class)));
+        break;
+    default:
+        return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload.detail", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_unload.detail.which));
+    }
+    return PCD_OK;
+}
+
+/* event.method_leave: A method returned. */
+static pcd_status pcd_mono_v3_0_event_method_leave_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_method = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_leave.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.method_leave.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    w_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_leave.method)) - st->method);
+    st->method = (uint64_t)((uint64_t)(in->u.method_leave.method));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_method)));
+    return PCD_OK;
+}
+
+/* event.method_enter: A method was entered. */
+static pcd_status pcd_mono_v3_0_event_method_enter_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_method = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_enter.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.method_enter.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    w_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_enter.method)) - st->method);
+    st->method = (uint64_t)((uint64_t)(in->u.method_enter.method));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_method)));
+    return PCD_OK;
+}
+
+/* event.method_exc_leave: A method was left by an exception. */
+static pcd_status pcd_mono_v3_0_event_method_exc_leave_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_method = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_exc_leave.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.method_exc_leave.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    w_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_exc_leave.method)) - st->method);
+    st->method = (uint64_t)((uint64_t)(in->u.method_exc_leave.method));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_method)));
+    return PCD_OK;
+}
+
+/* event.jit: A method was compiled. */
+static pcd_status pcd_mono_v3_0_event_jit_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_method = 0;
+    int64_t w_code = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.jit.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.jit.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    w_method = (int64_t)((uint64_t)((uint64_t)(in->u.jit.method)) - st->method);
+    st->method = (uint64_t)((uint64_t)(in->u.jit.method));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_method)));
+    /* code: Start of the native code (may be 0). */
+    w_code = (int64_t)(((uint64_t)(in->u.jit.code)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_code)));
+    /* code_size: Size of the native code (may be 0). */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.jit.code_size)));
+    /* name: Full method name. */
+    if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.jit.name)))
+        return pcd_sink_fail(s, PCD_E_RANGE, "jit.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+    if (PCD_UNLIKELY((in->u.jit.name).len > 1048576))
+        return pcd_sink_fail(s, PCD_E_LIMIT, "jit.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.jit.name).len));
+    PCD_TRY(pcd_put_bytes(s, (in->u.jit.name).ptr, (in->u.jit.name).len));
+    PCD_TRY(pcd_put_u8(s, 0));
+    return PCD_OK;
+}
+
+/* event.throw: An exception was thrown. */
+static pcd_status pcd_mono_v3_0_event_throw_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_object = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.throw.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.throw.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* object: The exception object. */
+    if (PCD_UNLIKELY(((uint64_t)(in->u.throw.object) & 7) != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "throw.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.throw.object));
+    w_object = (int64_t)(((uint64_t)(in->u.throw.object) >> 3) - (uint64_t)(st->obj));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_object)));
+    return PCD_OK;
+}
+
+/* event.throw_bt: An exception was thrown; with the backtrace. */
+static pcd_status pcd_mono_v3_0_event_throw_bt_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_object = 0;
+    int64_t w_backtrace_e = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.throw_bt.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.throw_bt.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* object: The exception object. */
+    if (PCD_UNLIKELY(((uint64_t)(in->u.throw_bt.object) & 7) != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "throw_bt.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.throw_bt.object));
+    w_object = (int64_t)(((uint64_t)(in->u.throw_bt.object) >> 3) - (uint64_t)(st->obj));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_object)));
+    /* backtrace: MonoMethod pointers, innermost first (running deltas). */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.throw_bt.n_backtrace));
+    if (PCD_UNLIKELY(in->u.throw_bt.n_backtrace > 65536))
+        return pcd_sink_fail(s, PCD_E_LIMIT, "throw_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, (uint64_t)(in->u.throw_bt.n_backtrace));
+    for (size_t i = 0; i < in->u.throw_bt.n_backtrace; i++) {
+        w_backtrace_e = (int64_t)((uint64_t)((uint64_t)(in->u.throw_bt.backtrace[i])) - st->method);
+        st->method = (uint64_t)((uint64_t)(in->u.throw_bt.backtrace[i]));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_backtrace_e)));
+    }
+    return PCD_OK;
+}
+
+/* event.clause: An exception clause ran. */
+static pcd_status pcd_mono_v3_0_event_clause_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_method = 0;
+    int64_t w_object = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.clause.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.clause.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* clause_type: MonoExceptionEnum. */
+    PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.clause.clause_type)));
+    /* clause_index: Index of the clause in the method. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.clause.clause_index)));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    w_method = (int64_t)((uint64_t)((uint64_t)(in->u.clause.method)) - st->method);
+    st->method = (uint64_t)((uint64_t)(in->u.clause.method));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_method)));
+    /* object: The exception object. */
+    if (PCD_UNLIKELY(((uint64_t)(in->u.clause.object) & 7) != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "clause.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.clause.object));
+    w_object = (int64_t)(((uint64_t)(in->u.clause.object) >> 3) - (uint64_t)(st->obj));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_object)));
+    return PCD_OK;
+}
+
+/* event.monitor: A monitor (lock) event. */
+static pcd_status pcd_mono_v3_0_event_monitor_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_object = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.monitor.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* event: MonoProfilerMonitorEvent. */
+    PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.monitor.event)));
+    /* object: The lock object. */
+    if (PCD_UNLIKELY(((uint64_t)(in->u.monitor.object) & 7) != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "monitor.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.monitor.object));
+    w_object = (int64_t)(((uint64_t)(in->u.monitor.object) >> 3) - (uint64_t)(st->obj));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_object)));
+    return PCD_OK;
+}
+
+/* event.monitor_bt: A monitor (lock) event; with the backtrace. */
+static pcd_status pcd_mono_v3_0_event_monitor_bt_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_object = 0;
+    int64_t w_backtrace_e = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor_bt.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.monitor_bt.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* event: MonoProfilerMonitorEvent. */
+    PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.monitor_bt.event)));
+    /* object: The lock object. */
+    if (PCD_UNLIKELY(((uint64_t)(in->u.monitor_bt.object) & 7) != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "monitor_bt.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.monitor_bt.object));
+    w_object = (int64_t)(((uint64_t)(in->u.monitor_bt.object) >> 3) - (uint64_t)(st->obj));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_object)));
+    /* backtrace: MonoMethod pointers, innermost first (running deltas). */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.monitor_bt.n_backtrace));
+    if (PCD_UNLIKELY(in->u.monitor_bt.n_backtrace > 65536))
+        return pcd_sink_fail(s, PCD_E_LIMIT, "monitor_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, (uint64_t)(in->u.monitor_bt.n_backtrace));
+    for (size_t i = 0; i < in->u.monitor_bt.n_backtrace; i++) {
+        w_backtrace_e = (int64_t)((uint64_t)((uint64_t)(in->u.monitor_bt.backtrace[i])) - st->method);
+        st->method = (uint64_t)((uint64_t)(in->u.monitor_bt.backtrace[i]));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_backtrace_e)));
+    }
+    return PCD_OK;
+}
+
+/* event.heap_start: A heap walk starts. */
+static pcd_status pcd_mono_v3_0_event_heap_start_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_start.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.heap_start.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    return PCD_OK;
+}
+
+/* event.heap_end: A heap walk ended. */
+static pcd_status pcd_mono_v3_0_event_heap_end_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_end.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.heap_end.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    return PCD_OK;
+}
+
+/* event.heap_object: An object found by the heap walk. */
+static pcd_status pcd_mono_v3_0_event_heap_object_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_object = 0;
+    int64_t w_vtable = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_object.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.heap_object.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    if (PCD_UNLIKELY(((uint64_t)(in->u.heap_object.object) & 7) != 0))
+        return pcd_sink_fail(s, PCD_E_RANGE, "heap_object.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.heap_object.object));
+    w_object = (int64_t)(((uint64_t)(in->u.heap_object.object) >> 3) - (uint64_t)(st->obj));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_object)));
+    /* vtable: MonoVTable* of the object. */
+    w_vtable = (int64_t)(((uint64_t)(in->u.heap_object.vtable)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_vtable)));
+    /* size: Size in the heap (0: more references of an object already reported). */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.heap_object.size)));
+    /* generation: Generation the object is in. */
+    PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.heap_object.generation)));
+    /* refs: Objects it references, by increasing offset. */
+    st->ref_offset = 0; /* starts again here */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.heap_object.n_refs));
+    for (size_t i = 0; i < in->u.heap_object.n_refs; i++) {
+        PCD_TRY_IN(s->x, pcd_mono_v3_0_refs_encode(s, &in->u.heap_object.refs[i]), "heap_object.refs", (int64_t)i);
+    }
+    return PCD_OK;
+}
+
+/* event.heap_root: GC roots found by the heap walk. */
+static pcd_status pcd_mono_v3_0_event_heap_root_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_root.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.heap_root.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* roots: Root addresses and the objects they hold. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.heap_root.n_roots));
+    for (size_t i = 0; i < in->u.heap_root.n_roots; i++) {
+        PCD_TRY_IN(s->x, pcd_mono_v3_0_roots_encode(s, &in->u.heap_root.roots[i]), "heap_root.roots", (int64_t)i);
+    }
+    return PCD_OK;
+}
+
+/* event.heap_root_register: A root region was registered. */
+static pcd_status pcd_mono_v3_0_event_heap_root_register_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_start = 0;
+    int64_t w_key = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_root_register.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.heap_root_register.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* start: Start of the root region. */
+    w_start = (int64_t)(((uint64_t)(in->u.heap_root_register.start)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_start)));
+    /* size: Size of the root region. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.heap_root_register.size)));
+    /* source: MonoGCRootSource. */
+    PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.heap_root_register.source)));
+    /* key: Root key (meaning depends on the source). */
+    w_key = (int64_t)(((uint64_t)(in->u.heap_root_register.key)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_key)));
+    /* name: Description of the root. */
+    if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.heap_root_register.name)))
+        return pcd_sink_fail(s, PCD_E_RANGE, "heap_root_register.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+    if (PCD_UNLIKELY((in->u.heap_root_register.name).len > 1048576))
+        return pcd_sink_fail(s, PCD_E_LIMIT, "heap_root_register.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.heap_root_register.name).len));
+    PCD_TRY(pcd_put_bytes(s, (in->u.heap_root_register.name).ptr, (in->u.heap_root_register.name).len));
+    PCD_TRY(pcd_put_u8(s, 0));
+    return PCD_OK;
+}
+
+/* event.heap_root_unregister: A root region was unregistered. */
+static pcd_status pcd_mono_v3_0_event_heap_root_unregister_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_start = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_root_unregister.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.heap_root_unregister.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* start: Start of the root region. */
+    w_start = (int64_t)(((uint64_t)(in->u.heap_root_unregister.start)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_start)));
+    return PCD_OK;
+}
+
+/* event.sample_hit: A statistical sample. */
+static pcd_status pcd_mono_v3_0_event_sample_hit_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_thread = 0;
+    int64_t w_ips_e = 0;
+    int64_t w_frames_e = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.sample_hit.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.sample_hit.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* thread: Thread id of the sampled thread. */
+    w_thread = (int64_t)(((uint64_t)(in->u.sample_hit.thread)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_thread)));
+    /* ips: Instruction pointers. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.sample_hit.n_ips));
+    if (PCD_UNLIKELY(in->u.sample_hit.n_ips > 65536))
+        return pcd_sink_fail(s, PCD_E_LIMIT, "sample_hit.ips", "at most 65536 elements", PCD_FOUND_UINT, (uint64_t)(in->u.sample_hit.n_ips));
+    for (size_t i = 0; i < in->u.sample_hit.n_ips; i++) {
+        w_ips_e = (int64_t)(((uint64_t)(in->u.sample_hit.ips[i])) - (uint64_t)(st->ptr));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_ips_e)));
+    }
+    /* frames: Managed backtrace: MonoMethod pointers, innermost first (running deltas). */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.sample_hit.n_frames));
+    if (PCD_UNLIKELY(in->u.sample_hit.n_frames > 65536))
+        return pcd_sink_fail(s, PCD_E_LIMIT, "sample_hit.frames", "at most 65536 elements", PCD_FOUND_UINT, (uint64_t)(in->u.sample_hit.n_frames));
+    for (size_t i = 0; i < in->u.sample_hit.n_frames; i++) {
+        w_frames_e = (int64_t)((uint64_t)((uint64_t)(in->u.sample_hit.frames[i])) - st->method);
+        st->method = (uint64_t)((uint64_t)(in->u.sample_hit.frames[i]));
+        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_frames_e)));
+    }
+    return PCD_OK;
+}
+
+/* event.sample_usym: An unmanaged symbol. */
+static pcd_status pcd_mono_v3_0_event_sample_usym_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_address = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.sample_usym.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.sample_usym.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* address: Symbol address. */
+    w_address = (int64_t)(((uint64_t)(in->u.sample_usym.address)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_address)));
+    /* size: Symbol size (0 if unknown). */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.sample_usym.size)));
+    /* name: Symbol name. */
+    if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.sample_usym.name)))
+        return pcd_sink_fail(s, PCD_E_RANGE, "sample_usym.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+    if (PCD_UNLIKELY((in->u.sample_usym.name).len > 1048576))
+        return pcd_sink_fail(s, PCD_E_LIMIT, "sample_usym.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.sample_usym.name).len));
+    PCD_TRY(pcd_put_bytes(s, (in->u.sample_usym.name).ptr, (in->u.sample_usym.name).len));
+    PCD_TRY(pcd_put_u8(s, 0));
+    return PCD_OK;
+}
+
+/* event.sample_counters_desc: Descriptions of counters. */
+static pcd_status pcd_mono_v3_0_event_sample_counters_desc_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.sample_counters_desc.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.sample_counters_desc.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* counters: The counters described. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.sample_counters_desc.n_counters));
+    for (size_t i = 0; i < in->u.sample_counters_desc.n_counters; i++) {
+        PCD_TRY_IN(s->x, pcd_mono_v3_0_counters_encode(s, &in->u.sample_counters_desc.counters[i]), "sample_counters_desc.counters", (int64_t)i);
+    }
+    return PCD_OK;
+}
+
+/* event.sample_counters: Counter values. */
+static pcd_status pcd_mono_v3_0_event_sample_counters_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.sample_counters.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.sample_counters.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* values: Values, until index 0. */
+    if (PCD_UNLIKELY(in->u.sample_counters.n_values == 0))
+        return pcd_sink_fail(s, PCD_E_SIZE, "sample_counters.values", "a terminating element", PCD_FOUND_UINT, (uint64_t)(in->u.sample_counters.n_values));
+    for (size_t i = 0; i < in->u.sample_counters.n_values; i++) {
+        PCD_TRY_IN(s->x, pcd_mono_v3_0_values_encode(s, &in->u.sample_counters.values[i]), "sample_counters.values", (int64_t)i);
+        if ((((&in->u.sample_counters.values[i])->index == 0)) != (i + 1 == in->u.sample_counters.n_values))
+            return pcd_sink_fail(s, PCD_E_INVALID, "sample_counters.values", "the terminating element last, and only there", PCD_FOUND_UINT, (uint64_t)(i));
+    }
+    return PCD_OK;
+}
+
+/* event.jit_helper: Code the JIT generated that is not a method. */
+static pcd_status pcd_mono_v3_0_event_jit_helper_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    int64_t w_start = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.jit_helper.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.jit_helper.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* kind: MonoProfilerCodeBufferType. */
+    PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.jit_helper.kind)));
+    /* start: Start of the code. */
+    w_start = (int64_t)(((uint64_t)(in->u.jit_helper.start)) - (uint64_t)(st->ptr));
+    PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_start)));
+    /* size: Size of the code. */
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.jit_helper.size)));
+    /* name: Name (specific trampolines only). */
+    if (in->u.jit_helper.kind == 5) {
+        if (PCD_UNLIKELY(!in->u.jit_helper.has_name))
+            return pcd_sink_fail(s, PCD_E_INVALID, "jit_helper.name", "this field, which its condition requires", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.jit_helper.name)))
+            return pcd_sink_fail(s, PCD_E_RANGE, "jit_helper.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+        if (PCD_UNLIKELY((in->u.jit_helper.name).len > 1048576))
+            return pcd_sink_fail(s, PCD_E_LIMIT, "jit_helper.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.jit_helper.name).len));
+        PCD_TRY(pcd_put_bytes(s, (in->u.jit_helper.name).ptr, (in->u.jit_helper.name).len));
+        PCD_TRY(pcd_put_u8(s, 0));
+    } else if (PCD_UNLIKELY(in->u.jit_helper.has_name)) {
+        return pcd_sink_fail(s, PCD_E_INVALID, "jit_helper.name", "no value here, since its condition is false", PCD_FOUND_NONE, (uint64_t)(0));
+    }
+    return PCD_OK;
+}
+
+/* event.sync_point: A sync point. */
+static pcd_status pcd_mono_v3_0_event_sync_point_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.sync_point.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.sync_point.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* kind: MonoProfilerSyncPointType. */
+    PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.sync_point.kind)));
+    return PCD_OK;
+}
+
+/* event.aot_id: The runtime's AOT id. */
+static pcd_status pcd_mono_v3_0_event_aot_id_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
+{
+    uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state *st = s->x->state;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.aot_id.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.aot_id.time));
+    PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_time)));
+    /* aot_id: The AOT id. */
+    if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.aot_id.aot_id)))
+        return pcd_sink_fail(s, PCD_E_RANGE, "aot_id.aot_id", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
+    if (PCD_UNLIKELY((in->u.aot_id.aot_id).len > 1048576))
+        return pcd_sink_fail(s, PCD_E_LIMIT, "aot_id.aot_id", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.aot_id.aot_id).len));
+    PCD_TRY(pcd_put_bytes(s, (in->u.aot_id.aot_id).ptr, (in->u.aot_id.aot_id).len));
+    PCD_TRY(pcd_put_u8(s, 0));
+    return PCD_OK;
+}
+
 /* event: writes the fields in schema order; sizes and counts are computed. */
 pcd_status pcd_mono_v3_0_event_encode(pcd_sink *s, const pcd_mono_v3_0_event *in)
 {
-    uint64_t w_alloc_time = 0;
-    int64_t w_alloc_vtable = 0;
-    int64_t w_alloc_object = 0;
-    uint64_t w_alloc_bt_time = 0;
-    int64_t w_alloc_bt_vtable = 0;
-    int64_t w_alloc_bt_object = 0;
-    int64_t w_alloc_bt_backtrace_e = 0;
-    uint64_t w_gc_event_time = 0;
-    uint64_t w_gc_resize_time = 0;
-    uint64_t w_gc_move_time = 0;
-    int64_t w_gc_move_objects_e = 0;
-    uint64_t w_gc_handle_created_time = 0;
-    int64_t w_gc_handle_created_object = 0;
-    uint64_t w_gc_handle_destroyed_time = 0;
-    uint64_t w_gc_handle_created_bt_time = 0;
-    int64_t w_gc_handle_created_bt_object = 0;
-    int64_t w_gc_handle_created_bt_backtrace_e = 0;
-    uint64_t w_gc_handle_destroyed_bt_time = 0;
-    int64_t w_gc_handle_destroyed_bt_backtrace_e = 0;
-    uint64_t w_gc_finalize_start_time = 0;
-    uint64_t w_gc_finalize_end_time = 0;
-    uint64_t w_gc_finalize_object_start_time = 0;
-    int64_t w_gc_finalize_object_start_object = 0;
-    uint64_t w_gc_finalize_object_end_time = 0;
-    int64_t w_gc_finalize_object_end_object = 0;
-    uint64_t w_metadata_name_time = 0;
-    int64_t w_metadata_name_pointer = 0;
-    uint64_t t_metadata_name_detail = 0;
-    int64_t w_metadata_name_detail_class_image = 0;
-    int64_t w_metadata_name_detail_assembly_image = 0;
-    int64_t w_metadata_name_detail_context_domain = 0;
-    int64_t w_metadata_name_detail_vtable_domain = 0;
-    int64_t w_metadata_name_detail_vtable_class = 0;
-    uint64_t w_metadata_load_time = 0;
-    int64_t w_metadata_load_pointer = 0;
-    uint64_t t_metadata_load_detail = 0;
-    int64_t w_metadata_load_detail_class_image = 0;
-    int64_t w_metadata_load_detail_assembly_image = 0;
-    int64_t w_metadata_load_detail_context_domain = 0;
-    int64_t w_metadata_load_detail_vtable_domain = 0;
-    int64_t w_metadata_load_detail_vtable_class = 0;
-    uint64_t w_metadata_unload_time = 0;
-    int64_t w_metadata_unload_pointer = 0;
-    uint64_t t_metadata_unload_detail = 0;
-    int64_t w_metadata_unload_detail_class_image = 0;
-    int64_t w_metadata_unload_detail_assembly_image = 0;
-    int64_t w_metadata_unload_detail_context_domain = 0;
-    int64_t w_metadata_unload_detail_vtable_domain = 0;
-    int64_t w_metadata_unload_detail_vtable_class = 0;
-    uint64_t w_method_leave_time = 0;
-    int64_t w_method_leave_method = 0;
-    uint64_t w_method_enter_time = 0;
-    int64_t w_method_enter_method = 0;
-    uint64_t w_method_exc_leave_time = 0;
-    int64_t w_method_exc_leave_method = 0;
-    uint64_t w_jit_time = 0;
-    int64_t w_jit_method = 0;
-    int64_t w_jit_code = 0;
-    uint64_t w_throw_time = 0;
-    int64_t w_throw_object = 0;
-    uint64_t w_throw_bt_time = 0;
-    int64_t w_throw_bt_object = 0;
-    int64_t w_throw_bt_backtrace_e = 0;
-    uint64_t w_clause_time = 0;
-    int64_t w_clause_method = 0;
-    int64_t w_clause_object = 0;
-    uint64_t w_monitor_time = 0;
-    int64_t w_monitor_object = 0;
-    uint64_t w_monitor_bt_time = 0;
-    int64_t w_monitor_bt_object = 0;
-    int64_t w_monitor_bt_backtrace_e = 0;
-    uint64_t w_heap_start_time = 0;
-    uint64_t w_heap_end_time = 0;
-    uint64_t w_heap_object_time = 0;
-    int64_t w_heap_object_object = 0;
-    int64_t w_heap_object_vtable = 0;
-    uint64_t w_heap_root_time = 0;
-    uint64_t w_heap_root_register_time = 0;
-    int64_t w_heap_root_register_start = 0;
-    int64_t w_heap_root_register_key = 0;
-    uint64_t w_heap_root_unregister_time = 0;
-    int64_t w_heap_root_unregister_start = 0;
-    uint64_t w_sample_hit_time = 0;
-    int64_t w_sample_hit_thread = 0;
-    int64_t w_sample_hit_ips_e = 0;
-    int64_t w_sample_hit_frames_e = 0;
-    uint64_t w_sample_usym_time = 0;
-    int64_t w_sample_usym_address = 0;
-    uint64_t w_sample_counters_desc_time = 0;
-    uint64_t w_sample_counters_time = 0;
-    uint64_t w_jit_helper_time = 0;
-    int64_t w_jit_helper_start = 0;
-    uint64_t w_sync_point_time = 0;
-    uint64_t w_aot_id_time = 0;
-    pcd_mono_v3_0_events_state *st = s->x->state;
     switch (in->which) {
     case PCD_MONO_V3_0_EVENT_ALLOC:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(0)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_alloc_time = (uint64_t)((uint64_t)((uint64_t)(in->u.alloc.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.alloc.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_alloc_time)));
-        /* vtable: MonoVTable* of the object. */
-        w_alloc_vtable = (int64_t)(((uint64_t)(in->u.alloc.vtable)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_alloc_vtable)));
-        /* object: Object address (stored >> 3 relative to obj_base). */
-        if (PCD_UNLIKELY(((uint64_t)(in->u.alloc.object) & 7) != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "alloc.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.alloc.object));
-        w_alloc_object = (int64_t)(((uint64_t)(in->u.alloc.object) >> 3) - (uint64_t)(st->obj));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_alloc_object)));
-        /* size: Size of the object in the heap. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.alloc.size)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x0)));
+        return pcd_mono_v3_0_event_alloc_encode(s, in);
     case PCD_MONO_V3_0_EVENT_ALLOC_BT:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(16)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_alloc_bt_time = (uint64_t)((uint64_t)((uint64_t)(in->u.alloc_bt.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.alloc_bt.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_alloc_bt_time)));
-        /* vtable: MonoVTable* of the object. */
-        w_alloc_bt_vtable = (int64_t)(((uint64_t)(in->u.alloc_bt.vtable)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_alloc_bt_vtable)));
-        /* object: Object address (stored >> 3 relative to obj_base). */
-        if (PCD_UNLIKELY(((uint64_t)(in->u.alloc_bt.object) & 7) != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "alloc_bt.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.alloc_bt.object));
-        w_alloc_bt_object = (int64_t)(((uint64_t)(in->u.alloc_bt.object) >> 3) - (uint64_t)(st->obj));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_alloc_bt_object)));
-        /* size: Size of the object in the heap. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.alloc_bt.size)));
-        /* backtrace: MonoMethod pointers, innermost first (running deltas). */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.alloc_bt.n_backtrace));
-        if (PCD_UNLIKELY(in->u.alloc_bt.n_backtrace > 65536))
-            return pcd_sink_fail(s, PCD_E_LIMIT, "alloc_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, (uint64_t)(in->u.alloc_bt.n_backtrace));
-        for (size_t i = 0; i < in->u.alloc_bt.n_backtrace; i++) {
-            w_alloc_bt_backtrace_e = (int64_t)((uint64_t)((uint64_t)(in->u.alloc_bt.backtrace[i])) - st->method);
-            st->method = (uint64_t)((uint64_t)(in->u.alloc_bt.backtrace[i]));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_alloc_bt_backtrace_e)));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x10)));
+        return pcd_mono_v3_0_event_alloc_bt_encode(s, in);
     case PCD_MONO_V3_0_EVENT_GC_EVENT:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(17)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_event_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_event.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_event.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_gc_event_time)));
-        /* event: MonoProfilerGCEvent (1-4 are no longer written). */
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.gc_event.event)));
-        /* generation: Generation the event is about. */
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.gc_event.generation)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x11)));
+        return pcd_mono_v3_0_event_gc_event_encode(s, in);
     case PCD_MONO_V3_0_EVENT_GC_RESIZE:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(33)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_resize_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_resize.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_resize.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_gc_resize_time)));
-        /* heap_size: New heap size. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_resize.heap_size)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x21)));
+        return pcd_mono_v3_0_event_gc_resize_encode(s, in);
     case PCD_MONO_V3_0_EVENT_GC_MOVE:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(49)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_move_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_move.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_move.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_gc_move_time)));
-        /* objects: Old address, new address, ... (the count counts addresses). */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.gc_move.n_objects));
-        for (size_t i = 0; i < in->u.gc_move.n_objects; i++) {
-            if (PCD_UNLIKELY(((uint64_t)(in->u.gc_move.objects[i]) & 7) != 0))
-                return pcd_sink_fail(s, PCD_E_RANGE, "gc_move.objects", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.gc_move.objects[i]));
-            w_gc_move_objects_e = (int64_t)(((uint64_t)(in->u.gc_move.objects[i]) >> 3) - (uint64_t)(st->obj));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_gc_move_objects_e)));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x31)));
+        return pcd_mono_v3_0_event_gc_move_encode(s, in);
     case PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(65)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_handle_created_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_handle_created.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_handle_created.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_gc_handle_created_time)));
-        /* handle_type: MonoGCHandleType; upper bits are flags. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_handle_created.handle_type)));
-        /* handle: GC handle value. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_handle_created.handle)));
-        /* object: The object it holds. */
-        if (PCD_UNLIKELY(((uint64_t)(in->u.gc_handle_created.object) & 7) != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "gc_handle_created.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.gc_handle_created.object));
-        w_gc_handle_created_object = (int64_t)(((uint64_t)(in->u.gc_handle_created.object) >> 3) - (uint64_t)(st->obj));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_gc_handle_created_object)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x41)));
+        return pcd_mono_v3_0_event_gc_handle_created_encode(s, in);
     case PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(81)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_handle_destroyed_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_handle_destroyed.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_handle_destroyed.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_gc_handle_destroyed_time)));
-        /* handle_type: MonoGCHandleType; upper bits are flags. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_handle_destroyed.handle_type)));
-        /* handle: GC handle value. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_handle_destroyed.handle)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x51)));
+        return pcd_mono_v3_0_event_gc_handle_destroyed_encode(s, in);
     case PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(97)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_handle_created_bt_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_handle_created_bt.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_handle_created_bt.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_gc_handle_created_bt_time)));
-        /* handle_type: MonoGCHandleType; upper bits are flags. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_handle_created_bt.handle_type)));
-        /* handle: GC handle value. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_handle_created_bt.handle)));
-        /* object: The object it holds. */
-        if (PCD_UNLIKELY(((uint64_t)(in->u.gc_handle_created_bt.object) & 7) != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "gc_handle_created_bt.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.gc_handle_created_bt.object));
-        w_gc_handle_created_bt_object = (int64_t)(((uint64_t)(in->u.gc_handle_created_bt.object) >> 3) - (uint64_t)(st->obj));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_gc_handle_created_bt_object)));
-        /* backtrace: MonoMethod pointers, innermost first (running deltas). */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.gc_handle_created_bt.n_backtrace));
-        if (PCD_UNLIKELY(in->u.gc_handle_created_bt.n_backtrace > 65536))
-            return pcd_sink_fail(s, PCD_E_LIMIT, "gc_handle_created_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, (uint64_t)(in->u.gc_handle_created_bt.n_backtrace));
-        for (size_t i = 0; i < in->u.gc_handle_created_bt.n_backtrace; i++) {
-            w_gc_handle_created_bt_backtrace_e = (int64_t)((uint64_t)((uint64_t)(in->u.gc_handle_created_bt.backtrace[i])) - st->method);
-            st->method = (uint64_t)((uint64_t)(in->u.gc_handle_created_bt.backtrace[i]));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_gc_handle_created_bt_backtrace_e)));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x61)));
+        return pcd_mono_v3_0_event_gc_handle_created_bt_encode(s, in);
     case PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(113)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_handle_destroyed_bt_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_handle_destroyed_bt.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_handle_destroyed_bt.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_gc_handle_destroyed_bt_time)));
-        /* handle_type: MonoGCHandleType; upper bits are flags. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_handle_destroyed_bt.handle_type)));
-        /* handle: GC handle value. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.gc_handle_destroyed_bt.handle)));
-        /* backtrace: MonoMethod pointers, innermost first (running deltas). */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.gc_handle_destroyed_bt.n_backtrace));
-        if (PCD_UNLIKELY(in->u.gc_handle_destroyed_bt.n_backtrace > 65536))
-            return pcd_sink_fail(s, PCD_E_LIMIT, "gc_handle_destroyed_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, (uint64_t)(in->u.gc_handle_destroyed_bt.n_backtrace));
-        for (size_t i = 0; i < in->u.gc_handle_destroyed_bt.n_backtrace; i++) {
-            w_gc_handle_destroyed_bt_backtrace_e = (int64_t)((uint64_t)((uint64_t)(in->u.gc_handle_destroyed_bt.backtrace[i])) - st->method);
-            st->method = (uint64_t)((uint64_t)(in->u.gc_handle_destroyed_bt.backtrace[i]));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_gc_handle_destroyed_bt_backtrace_e)));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x71)));
+        return pcd_mono_v3_0_event_gc_handle_destroyed_bt_encode(s, in);
     case PCD_MONO_V3_0_EVENT_GC_FINALIZE_START:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(129)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_finalize_start_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_finalize_start.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_finalize_start.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_gc_finalize_start_time)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x81)));
+        return pcd_mono_v3_0_event_gc_finalize_start_encode(s, in);
     case PCD_MONO_V3_0_EVENT_GC_FINALIZE_END:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(145)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_finalize_end_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_finalize_end.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_finalize_end.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_gc_finalize_end_time)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x91)));
+        return pcd_mono_v3_0_event_gc_finalize_end_encode(s, in);
     case PCD_MONO_V3_0_EVENT_GC_FINALIZE_OBJECT_START:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(161)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_finalize_object_start_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_finalize_object_start.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_finalize_object_start.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_gc_finalize_object_start_time)));
-        /* object: Object address (stored >> 3 relative to obj_base). */
-        if (PCD_UNLIKELY(((uint64_t)(in->u.gc_finalize_object_start.object) & 7) != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "gc_finalize_object_start.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.gc_finalize_object_start.object));
-        w_gc_finalize_object_start_object = (int64_t)(((uint64_t)(in->u.gc_finalize_object_start.object) >> 3) - (uint64_t)(st->obj));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_gc_finalize_object_start_object)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0xA1)));
+        return pcd_mono_v3_0_event_gc_finalize_object_start_encode(s, in);
     case PCD_MONO_V3_0_EVENT_GC_FINALIZE_OBJECT_END:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(177)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_finalize_object_end_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_finalize_object_end.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_finalize_object_end.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_gc_finalize_object_end_time)));
-        /* object: Object address (stored >> 3 relative to obj_base). */
-        if (PCD_UNLIKELY(((uint64_t)(in->u.gc_finalize_object_end.object) & 7) != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "gc_finalize_object_end.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.gc_finalize_object_end.object));
-        w_gc_finalize_object_end_object = (int64_t)(((uint64_t)(in->u.gc_finalize_object_end.object) >> 3) - (uint64_t)(st->obj));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_gc_finalize_object_end_object)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0xB1)));
+        return pcd_mono_v3_0_event_gc_finalize_object_end_encode(s, in);
     case PCD_MONO_V3_0_EVENT_METADATA_NAME:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(2)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_metadata_name_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_name.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.metadata_name.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_metadata_name_time)));
-        /* mtype: Metadata type. */
-        switch (in->u.metadata_name.mtype) {
-        case 1: case 2: case 3: case 4: case 5: case 6:
-        case 7:
-            break;
-        default:
-            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_name.mtype", "a value of its enum", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_name.mtype));
-        }
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.metadata_name.mtype)));
-        /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
-        w_metadata_name_pointer = (int64_t)(((uint64_t)(in->u.metadata_name.pointer)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_name_pointer)));
-        /* detail */
-        t_metadata_name_detail = (uint64_t)(in->u.metadata_name.mtype);
-        switch (in->u.metadata_name.detail.which) {
-        case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_CLASS:
-            if (PCD_UNLIKELY(!(t_metadata_name_detail == 1)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_name.detail", "the tag that selects case class", PCD_FOUND_HEX, (uint64_t)(t_metadata_name_detail));
-            /* image: MonoImage* of the class. */
-            w_metadata_name_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_name.detail.u.class.image)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_name_detail_class_image)));
-            /* name: Full class name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_name.detail.u.class.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_name.detail.class.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_name.detail.u.class.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_name.detail.class.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_name.detail.u.class.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_name.detail.u.class.name).ptr, (in->u.metadata_name.detail.u.class.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_IMAGE:
-            if (PCD_UNLIKELY(!(t_metadata_name_detail == 2)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_name.detail", "the tag that selects case image", PCD_FOUND_HEX, (uint64_t)(t_metadata_name_detail));
-            /* name: Image file name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_name.detail.u.image.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_name.detail.image.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_name.detail.u.image.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_name.detail.image.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_name.detail.u.image.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_name.detail.u.image.name).ptr, (in->u.metadata_name.detail.u.image.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            /* mvid: Image MVID (empty for dynamic images). */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_name.detail.u.image.mvid)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_name.detail.image.mvid", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_name.detail.u.image.mvid).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_name.detail.image.mvid", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_name.detail.u.image.mvid).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_name.detail.u.image.mvid).ptr, (in->u.metadata_name.detail.u.image.mvid).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_ASSEMBLY:
-            if (PCD_UNLIKELY(!(t_metadata_name_detail == 3)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_name.detail", "the tag that selects case assembly", PCD_FOUND_HEX, (uint64_t)(t_metadata_name_detail));
-            /* image: MonoImage* of the assembly. */
-            w_metadata_name_detail_assembly_image = (int64_t)(((uint64_t)(in->u.metadata_name.detail.u.assembly.image)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_name_detail_assembly_image)));
-            /* name: Assembly name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_name.detail.u.assembly.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_name.detail.assembly.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_name.detail.u.assembly.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_name.detail.assembly.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_name.detail.u.assembly.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_name.detail.u.assembly.name).ptr, (in->u.metadata_name.detail.u.assembly.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_DOMAIN:
-            if (PCD_UNLIKELY(!(t_metadata_name_detail == 4)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_name.detail", "the tag that selects case domain", PCD_FOUND_HEX, (uint64_t)(t_metadata_name_detail));
-            /* name: Friendly name of the domain. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_name.detail.u.domain.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_name.detail.domain.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_name.detail.u.domain.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_name.detail.domain.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_name.detail.u.domain.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_name.detail.u.domain.name).ptr, (in->u.metadata_name.detail.u.domain.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_THREAD:
-            if (PCD_UNLIKELY(!(t_metadata_name_detail == 5)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_name.detail", "the tag that selects case thread", PCD_FOUND_HEX, (uint64_t)(t_metadata_name_detail));
-            /* name: Name of the thread. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_name.detail.u.thread.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_name.detail.thread.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_name.detail.u.thread.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_name.detail.thread.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_name.detail.u.thread.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_name.detail.u.thread.name).ptr, (in->u.metadata_name.detail.u.thread.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_CONTEXT:
-            if (PCD_UNLIKELY(!(t_metadata_name_detail == 6)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_name.detail", "the tag that selects case context", PCD_FOUND_HEX, (uint64_t)(t_metadata_name_detail));
-            /* domain: Domain id of the context. */
-            w_metadata_name_detail_context_domain = (int64_t)(((uint64_t)(in->u.metadata_name.detail.u.context.domain)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_name_detail_context_domain)));
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_VTABLE:
-            if (PCD_UNLIKELY(!(t_metadata_name_detail == 7)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_name.detail", "the tag that selects case vtable", PCD_FOUND_HEX, (uint64_t)(t_metadata_name_detail));
-            /* domain: Domain id (0 for proxy vtables). */
-            w_metadata_name_detail_vtable_domain = (int64_t)(((uint64_t)(in->u.metadata_name.detail.u.vtable.domain)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_name_detail_vtable_domain)));
-            /* class: MonoClass* of the vtable. */
-            w_metadata_name_detail_vtable_class = (int64_t)(((uint64_t)(in->u.metadata_name.detail.u.vtable.class)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_name_detail_vtable_class)));
-            break;
-        default:
-            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_name.detail", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_name.detail.which));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x2)));
+        return pcd_mono_v3_0_event_metadata_name_encode(s, in);
     case PCD_MONO_V3_0_EVENT_METADATA_LOAD:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(34)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_metadata_load_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_load.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.metadata_load.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_metadata_load_time)));
-        /* mtype: Metadata type. */
-        switch (in->u.metadata_load.mtype) {
-        case 1: case 2: case 3: case 4: case 5: case 6:
-        case 7:
-            break;
-        default:
-            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load.mtype", "a value of its enum", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_load.mtype));
-        }
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.metadata_load.mtype)));
-        /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
-        w_metadata_load_pointer = (int64_t)(((uint64_t)(in->u.metadata_load.pointer)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_load_pointer)));
-        /* detail */
-        t_metadata_load_detail = (uint64_t)(in->u.metadata_load.mtype);
-        switch (in->u.metadata_load.detail.which) {
-        case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_CLASS:
-            if (PCD_UNLIKELY(!(t_metadata_load_detail == 1)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load.detail", "the tag that selects case class", PCD_FOUND_HEX, (uint64_t)(t_metadata_load_detail));
-            /* image: MonoImage* of the class. */
-            w_metadata_load_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.class.image)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_load_detail_class_image)));
-            /* name: Full class name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_load.detail.u.class.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load.detail.class.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_load.detail.u.class.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_load.detail.class.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_load.detail.u.class.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_load.detail.u.class.name).ptr, (in->u.metadata_load.detail.u.class.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_IMAGE:
-            if (PCD_UNLIKELY(!(t_metadata_load_detail == 2)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load.detail", "the tag that selects case image", PCD_FOUND_HEX, (uint64_t)(t_metadata_load_detail));
-            /* name: Image file name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_load.detail.u.image.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load.detail.image.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_load.detail.u.image.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_load.detail.image.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_load.detail.u.image.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_load.detail.u.image.name).ptr, (in->u.metadata_load.detail.u.image.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            /* mvid: Image MVID (empty for dynamic images). */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_load.detail.u.image.mvid)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load.detail.image.mvid", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_load.detail.u.image.mvid).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_load.detail.image.mvid", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_load.detail.u.image.mvid).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_load.detail.u.image.mvid).ptr, (in->u.metadata_load.detail.u.image.mvid).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_ASSEMBLY:
-            if (PCD_UNLIKELY(!(t_metadata_load_detail == 3)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load.detail", "the tag that selects case assembly", PCD_FOUND_HEX, (uint64_t)(t_metadata_load_detail));
-            /* image: MonoImage* of the assembly. */
-            w_metadata_load_detail_assembly_image = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.assembly.image)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_load_detail_assembly_image)));
-            /* name: Assembly name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_load.detail.u.assembly.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_load.detail.assembly.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_load.detail.u.assembly.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_load.detail.assembly.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_load.detail.u.assembly.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_load.detail.u.assembly.name).ptr, (in->u.metadata_load.detail.u.assembly.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_DOMAIN:
-            if (PCD_UNLIKELY(!(t_metadata_load_detail == 4)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load.detail", "the tag that selects case domain", PCD_FOUND_HEX, (uint64_t)(t_metadata_load_detail));
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_THREAD:
-            if (PCD_UNLIKELY(!(t_metadata_load_detail == 5)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load.detail", "the tag that selects case thread", PCD_FOUND_HEX, (uint64_t)(t_metadata_load_detail));
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_CONTEXT:
-            if (PCD_UNLIKELY(!(t_metadata_load_detail == 6)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load.detail", "the tag that selects case context", PCD_FOUND_HEX, (uint64_t)(t_metadata_load_detail));
-            /* domain: Domain id of the context. */
-            w_metadata_load_detail_context_domain = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.context.domain)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_load_detail_context_domain)));
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_VTABLE:
-            if (PCD_UNLIKELY(!(t_metadata_load_detail == 7)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load.detail", "the tag that selects case vtable", PCD_FOUND_HEX, (uint64_t)(t_metadata_load_detail));
-            /* domain: Domain id (0 for proxy vtables). */
-            w_metadata_load_detail_vtable_domain = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.vtable.domain)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_load_detail_vtable_domain)));
-            /* class: MonoClass* of the vtable. */
-            w_metadata_load_detail_vtable_class = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.vtable.class)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_load_detail_vtable_class)));
-            break;
-        default:
-            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_load.detail", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_load.detail.which));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x22)));
+        return pcd_mono_v3_0_event_metadata_load_encode(s, in);
     case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(66)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_metadata_unload_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_unload.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.metadata_unload.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_metadata_unload_time)));
-        /* mtype: Metadata type. */
-        switch (in->u.metadata_unload.mtype) {
-        case 1: case 2: case 3: case 4: case 5: case 6:
-        case 7:
-            break;
-        default:
-            return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload.mtype", "a value of its enum", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_unload.mtype));
-        }
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.metadata_unload.mtype)));
-        /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
-        w_metadata_unload_pointer = (int64_t)(((uint64_t)(in->u.metadata_unload.pointer)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_unload_pointer)));
-        /* detail */
-        t_metadata_unload_detail = (uint64_t)(in->u.metadata_unload.mtype);
-        switch (in->u.metadata_unload.detail.which) {
-        case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_CLASS:
-            if (PCD_UNLIKELY(!(t_metadata_unload_detail == 1)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload.detail", "the tag that selects case class", PCD_FOUND_HEX, (uint64_t)(t_metadata_unload_detail));
-            /* image: MonoImage* of the class. */
-            w_metadata_unload_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.class.image)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_unload_detail_class_image)));
-            /* name: Full class name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_unload.detail.u.class.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload.detail.class.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_unload.detail.u.class.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_unload.detail.class.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_unload.detail.u.class.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_unload.detail.u.class.name).ptr, (in->u.metadata_unload.detail.u.class.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_IMAGE:
-            if (PCD_UNLIKELY(!(t_metadata_unload_detail == 2)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload.detail", "the tag that selects case image", PCD_FOUND_HEX, (uint64_t)(t_metadata_unload_detail));
-            /* name: Image file name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_unload.detail.u.image.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload.detail.image.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_unload.detail.u.image.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_unload.detail.image.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_unload.detail.u.image.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_unload.detail.u.image.name).ptr, (in->u.metadata_unload.detail.u.image.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            /* mvid: Image MVID (empty for dynamic images). */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_unload.detail.u.image.mvid)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload.detail.image.mvid", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_unload.detail.u.image.mvid).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_unload.detail.image.mvid", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_unload.detail.u.image.mvid).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_unload.detail.u.image.mvid).ptr, (in->u.metadata_unload.detail.u.image.mvid).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_ASSEMBLY:
-            if (PCD_UNLIKELY(!(t_metadata_unload_detail == 3)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload.detail", "the tag that selects case assembly", PCD_FOUND_HEX, (uint64_t)(t_metadata_unload_detail));
-            /* image: MonoImage* of the assembly. */
-            w_metadata_unload_detail_assembly_image = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.assembly.image)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_unload_detail_assembly_image)));
-            /* name: Assembly name. */
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata_unload.detail.u.assembly.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "metadata_unload.detail.assembly.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.metadata_unload.detail.u.assembly.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "metadata_unload.detail.assembly.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.metadata_unload.detail.u.assembly.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.metadata_unload.detail.u.assembly.name).ptr, (in->u.metadata_unload.detail.u.assembly.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_DOMAIN:
-            if (PCD_UNLIKELY(!(t_metadata_unload_detail == 4)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload.detail", "the tag that selects case domain", PCD_FOUND_HEX, (uint64_t)(t_metadata_unload_detail));
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_THREAD:
-            if (PCD_UNLIKELY(!(t_metadata_unload_detail == 5)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload.detail", "the tag that selects case thread", PCD_FOUND_HEX, (uint64_t)(t_metadata_unload_detail));
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_CONTEXT:
-            if (PCD_UNLIKELY(!(t_metadata_unload_detail == 6)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload.detail", "the tag that selects case context", PCD_FOUND_HEX, (uint64_t)(t_metadata_unload_detail));
-            /* domain: Domain id of the context. */
-            w_metadata_unload_detail_context_domain = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.context.domain)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_unload_detail_context_domain)));
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_VTABLE:
-            if (PCD_UNLIKELY(!(t_metadata_unload_detail == 7)))
-                return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload.detail", "the tag that selects case vtable", PCD_FOUND_HEX, (uint64_t)(t_metadata_unload_detail));
-            /* domain: Domain id (0 for proxy vtables). */
-            w_metadata_unload_detail_vtable_domain = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.vtable.domain)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_unload_detail_vtable_domain)));
-            /* class: MonoClass* of the vtable. */
-            w_metadata_unload_detail_vtable_class = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.vtable.class)) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_metadata_unload_detail_vtable_class)));
-            break;
-        default:
-            return pcd_sink_fail(s, PCD_E_BAD_TAG, "metadata_unload.detail", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->u.metadata_unload.detail.which));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x42)));
+        return pcd_mono_v3_0_event_metadata_unload_encode(s, in);
     case PCD_MONO_V3_0_EVENT_METHOD_LEAVE:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(19)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_method_leave_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_leave.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.method_leave.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_method_leave_time)));
-        /* method: MonoMethod* (running delta from the previous method of the buffer). */
-        w_method_leave_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_leave.method)) - st->method);
-        st->method = (uint64_t)((uint64_t)(in->u.method_leave.method));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_method_leave_method)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x13)));
+        return pcd_mono_v3_0_event_method_leave_encode(s, in);
     case PCD_MONO_V3_0_EVENT_METHOD_ENTER:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(35)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_method_enter_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_enter.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.method_enter.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_method_enter_time)));
-        /* method: MonoMethod* (running delta from the previous method of the buffer). */
-        w_method_enter_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_enter.method)) - st->method);
-        st->method = (uint64_t)((uint64_t)(in->u.method_enter.method));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_method_enter_method)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x23)));
+        return pcd_mono_v3_0_event_method_enter_encode(s, in);
     case PCD_MONO_V3_0_EVENT_METHOD_EXC_LEAVE:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(51)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_method_exc_leave_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_exc_leave.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.method_exc_leave.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_method_exc_leave_time)));
-        /* method: MonoMethod* (running delta from the previous method of the buffer). */
-        w_method_exc_leave_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_exc_leave.method)) - st->method);
-        st->method = (uint64_t)((uint64_t)(in->u.method_exc_leave.method));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_method_exc_leave_method)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x33)));
+        return pcd_mono_v3_0_event_method_exc_leave_encode(s, in);
     case PCD_MONO_V3_0_EVENT_JIT:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(67)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_jit_time = (uint64_t)((uint64_t)((uint64_t)(in->u.jit.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.jit.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_jit_time)));
-        /* method: MonoMethod* (running delta from the previous method of the buffer). */
-        w_jit_method = (int64_t)((uint64_t)((uint64_t)(in->u.jit.method)) - st->method);
-        st->method = (uint64_t)((uint64_t)(in->u.jit.method));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_jit_method)));
-        /* code: Start of the native code (may be 0). */
-        w_jit_code = (int64_t)(((uint64_t)(in->u.jit.code)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_jit_code)));
-        /* code_size: Size of the native code (may be 0). */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.jit.code_size)));
-        /* name: Full method name. */
-        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.jit.name)))
-            return pcd_sink_fail(s, PCD_E_RANGE, "jit.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-        if (PCD_UNLIKELY((in->u.jit.name).len > 1048576))
-            return pcd_sink_fail(s, PCD_E_LIMIT, "jit.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.jit.name).len));
-        PCD_TRY(pcd_put_bytes(s, (in->u.jit.name).ptr, (in->u.jit.name).len));
-        PCD_TRY(pcd_put_u8(s, 0));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x43)));
+        return pcd_mono_v3_0_event_jit_encode(s, in);
     case PCD_MONO_V3_0_EVENT_THROW:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(4)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_throw_time = (uint64_t)((uint64_t)((uint64_t)(in->u.throw.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.throw.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_throw_time)));
-        /* object: The exception object. */
-        if (PCD_UNLIKELY(((uint64_t)(in->u.throw.object) & 7) != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "throw.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.throw.object));
-        w_throw_object = (int64_t)(((uint64_t)(in->u.throw.object) >> 3) - (uint64_t)(st->obj));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_throw_object)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x4)));
+        return pcd_mono_v3_0_event_throw_encode(s, in);
     case PCD_MONO_V3_0_EVENT_THROW_BT:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(132)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_throw_bt_time = (uint64_t)((uint64_t)((uint64_t)(in->u.throw_bt.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.throw_bt.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_throw_bt_time)));
-        /* object: The exception object. */
-        if (PCD_UNLIKELY(((uint64_t)(in->u.throw_bt.object) & 7) != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "throw_bt.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.throw_bt.object));
-        w_throw_bt_object = (int64_t)(((uint64_t)(in->u.throw_bt.object) >> 3) - (uint64_t)(st->obj));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_throw_bt_object)));
-        /* backtrace: MonoMethod pointers, innermost first (running deltas). */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.throw_bt.n_backtrace));
-        if (PCD_UNLIKELY(in->u.throw_bt.n_backtrace > 65536))
-            return pcd_sink_fail(s, PCD_E_LIMIT, "throw_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, (uint64_t)(in->u.throw_bt.n_backtrace));
-        for (size_t i = 0; i < in->u.throw_bt.n_backtrace; i++) {
-            w_throw_bt_backtrace_e = (int64_t)((uint64_t)((uint64_t)(in->u.throw_bt.backtrace[i])) - st->method);
-            st->method = (uint64_t)((uint64_t)(in->u.throw_bt.backtrace[i]));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_throw_bt_backtrace_e)));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x84)));
+        return pcd_mono_v3_0_event_throw_bt_encode(s, in);
     case PCD_MONO_V3_0_EVENT_CLAUSE:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(20)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_clause_time = (uint64_t)((uint64_t)((uint64_t)(in->u.clause.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.clause.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_clause_time)));
-        /* clause_type: MonoExceptionEnum. */
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.clause.clause_type)));
-        /* clause_index: Index of the clause in the method. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.clause.clause_index)));
-        /* method: MonoMethod* (running delta from the previous method of the buffer). */
-        w_clause_method = (int64_t)((uint64_t)((uint64_t)(in->u.clause.method)) - st->method);
-        st->method = (uint64_t)((uint64_t)(in->u.clause.method));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_clause_method)));
-        /* object: The exception object. */
-        if (PCD_UNLIKELY(((uint64_t)(in->u.clause.object) & 7) != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "clause.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.clause.object));
-        w_clause_object = (int64_t)(((uint64_t)(in->u.clause.object) >> 3) - (uint64_t)(st->obj));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_clause_object)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x14)));
+        return pcd_mono_v3_0_event_clause_encode(s, in);
     case PCD_MONO_V3_0_EVENT_MONITOR:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(5)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_monitor_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.monitor.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_monitor_time)));
-        /* event: MonoProfilerMonitorEvent. */
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.monitor.event)));
-        /* object: The lock object. */
-        if (PCD_UNLIKELY(((uint64_t)(in->u.monitor.object) & 7) != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "monitor.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.monitor.object));
-        w_monitor_object = (int64_t)(((uint64_t)(in->u.monitor.object) >> 3) - (uint64_t)(st->obj));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_monitor_object)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x5)));
+        return pcd_mono_v3_0_event_monitor_encode(s, in);
     case PCD_MONO_V3_0_EVENT_MONITOR_BT:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(133)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_monitor_bt_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor_bt.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.monitor_bt.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_monitor_bt_time)));
-        /* event: MonoProfilerMonitorEvent. */
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.monitor_bt.event)));
-        /* object: The lock object. */
-        if (PCD_UNLIKELY(((uint64_t)(in->u.monitor_bt.object) & 7) != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "monitor_bt.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.monitor_bt.object));
-        w_monitor_bt_object = (int64_t)(((uint64_t)(in->u.monitor_bt.object) >> 3) - (uint64_t)(st->obj));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_monitor_bt_object)));
-        /* backtrace: MonoMethod pointers, innermost first (running deltas). */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.monitor_bt.n_backtrace));
-        if (PCD_UNLIKELY(in->u.monitor_bt.n_backtrace > 65536))
-            return pcd_sink_fail(s, PCD_E_LIMIT, "monitor_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, (uint64_t)(in->u.monitor_bt.n_backtrace));
-        for (size_t i = 0; i < in->u.monitor_bt.n_backtrace; i++) {
-            w_monitor_bt_backtrace_e = (int64_t)((uint64_t)((uint64_t)(in->u.monitor_bt.backtrace[i])) - st->method);
-            st->method = (uint64_t)((uint64_t)(in->u.monitor_bt.backtrace[i]));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_monitor_bt_backtrace_e)));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x85)));
+        return pcd_mono_v3_0_event_monitor_bt_encode(s, in);
     case PCD_MONO_V3_0_EVENT_HEAP_START:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(6)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_heap_start_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_start.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.heap_start.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_heap_start_time)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x6)));
+        return pcd_mono_v3_0_event_heap_start_encode(s, in);
     case PCD_MONO_V3_0_EVENT_HEAP_END:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(22)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_heap_end_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_end.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.heap_end.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_heap_end_time)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x16)));
+        return pcd_mono_v3_0_event_heap_end_encode(s, in);
     case PCD_MONO_V3_0_EVENT_HEAP_OBJECT:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(38)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_heap_object_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_object.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.heap_object.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_heap_object_time)));
-        /* object: Object address (stored >> 3 relative to obj_base). */
-        if (PCD_UNLIKELY(((uint64_t)(in->u.heap_object.object) & 7) != 0))
-            return pcd_sink_fail(s, PCD_E_RANGE, "heap_object.object", "a multiple of 8", PCD_FOUND_HEX, (uint64_t)(in->u.heap_object.object));
-        w_heap_object_object = (int64_t)(((uint64_t)(in->u.heap_object.object) >> 3) - (uint64_t)(st->obj));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_heap_object_object)));
-        /* vtable: MonoVTable* of the object. */
-        w_heap_object_vtable = (int64_t)(((uint64_t)(in->u.heap_object.vtable)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_heap_object_vtable)));
-        /* size: Size in the heap (0: more references of an object already reported). */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.heap_object.size)));
-        /* generation: Generation the object is in. */
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.heap_object.generation)));
-        /* refs: Objects it references, by increasing offset. */
-        st->ref_offset = 0; /* starts again here */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.heap_object.n_refs));
-        for (size_t i = 0; i < in->u.heap_object.n_refs; i++) {
-            PCD_TRY_IN(s->x, pcd_mono_v3_0_refs_encode(s, &in->u.heap_object.refs[i]), "heap_object.refs", (int64_t)i);
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x26)));
+        return pcd_mono_v3_0_event_heap_object_encode(s, in);
     case PCD_MONO_V3_0_EVENT_HEAP_ROOT:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(54)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_heap_root_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_root.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.heap_root.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_heap_root_time)));
-        /* roots: Root addresses and the objects they hold. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.heap_root.n_roots));
-        for (size_t i = 0; i < in->u.heap_root.n_roots; i++) {
-            PCD_TRY_IN(s->x, pcd_mono_v3_0_roots_encode(s, &in->u.heap_root.roots[i]), "heap_root.roots", (int64_t)i);
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x36)));
+        return pcd_mono_v3_0_event_heap_root_encode(s, in);
     case PCD_MONO_V3_0_EVENT_HEAP_ROOT_REGISTER:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(70)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_heap_root_register_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_root_register.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.heap_root_register.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_heap_root_register_time)));
-        /* start: Start of the root region. */
-        w_heap_root_register_start = (int64_t)(((uint64_t)(in->u.heap_root_register.start)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_heap_root_register_start)));
-        /* size: Size of the root region. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.heap_root_register.size)));
-        /* source: MonoGCRootSource. */
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.heap_root_register.source)));
-        /* key: Root key (meaning depends on the source). */
-        w_heap_root_register_key = (int64_t)(((uint64_t)(in->u.heap_root_register.key)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_heap_root_register_key)));
-        /* name: Description of the root. */
-        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.heap_root_register.name)))
-            return pcd_sink_fail(s, PCD_E_RANGE, "heap_root_register.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-        if (PCD_UNLIKELY((in->u.heap_root_register.name).len > 1048576))
-            return pcd_sink_fail(s, PCD_E_LIMIT, "heap_root_register.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.heap_root_register.name).len));
-        PCD_TRY(pcd_put_bytes(s, (in->u.heap_root_register.name).ptr, (in->u.heap_root_register.name).len));
-        PCD_TRY(pcd_put_u8(s, 0));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x46)));
+        return pcd_mono_v3_0_event_heap_root_register_encode(s, in);
     case PCD_MONO_V3_0_EVENT_HEAP_ROOT_UNREGISTER:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(86)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_heap_root_unregister_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_root_unregister.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.heap_root_unregister.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_heap_root_unregister_time)));
-        /* start: Start of the root region. */
-        w_heap_root_unregister_start = (int64_t)(((uint64_t)(in->u.heap_root_unregister.start)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_heap_root_unregister_start)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x56)));
+        return pcd_mono_v3_0_event_heap_root_unregister_encode(s, in);
     case PCD_MONO_V3_0_EVENT_SAMPLE_HIT:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(7)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_sample_hit_time = (uint64_t)((uint64_t)((uint64_t)(in->u.sample_hit.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.sample_hit.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_sample_hit_time)));
-        /* thread: Thread id of the sampled thread. */
-        w_sample_hit_thread = (int64_t)(((uint64_t)(in->u.sample_hit.thread)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_sample_hit_thread)));
-        /* ips: Instruction pointers. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.sample_hit.n_ips));
-        if (PCD_UNLIKELY(in->u.sample_hit.n_ips > 65536))
-            return pcd_sink_fail(s, PCD_E_LIMIT, "sample_hit.ips", "at most 65536 elements", PCD_FOUND_UINT, (uint64_t)(in->u.sample_hit.n_ips));
-        for (size_t i = 0; i < in->u.sample_hit.n_ips; i++) {
-            w_sample_hit_ips_e = (int64_t)(((uint64_t)(in->u.sample_hit.ips[i])) - (uint64_t)(st->ptr));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_sample_hit_ips_e)));
-        }
-        /* frames: Managed backtrace: MonoMethod pointers, innermost first (running deltas). */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.sample_hit.n_frames));
-        if (PCD_UNLIKELY(in->u.sample_hit.n_frames > 65536))
-            return pcd_sink_fail(s, PCD_E_LIMIT, "sample_hit.frames", "at most 65536 elements", PCD_FOUND_UINT, (uint64_t)(in->u.sample_hit.n_frames));
-        for (size_t i = 0; i < in->u.sample_hit.n_frames; i++) {
-            w_sample_hit_frames_e = (int64_t)((uint64_t)((uint64_t)(in->u.sample_hit.frames[i])) - st->method);
-            st->method = (uint64_t)((uint64_t)(in->u.sample_hit.frames[i]));
-            PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_sample_hit_frames_e)));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x7)));
+        return pcd_mono_v3_0_event_sample_hit_encode(s, in);
     case PCD_MONO_V3_0_EVENT_SAMPLE_USYM:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(23)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_sample_usym_time = (uint64_t)((uint64_t)((uint64_t)(in->u.sample_usym.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.sample_usym.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_sample_usym_time)));
-        /* address: Symbol address. */
-        w_sample_usym_address = (int64_t)(((uint64_t)(in->u.sample_usym.address)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_sample_usym_address)));
-        /* size: Symbol size (0 if unknown). */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.sample_usym.size)));
-        /* name: Symbol name. */
-        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.sample_usym.name)))
-            return pcd_sink_fail(s, PCD_E_RANGE, "sample_usym.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-        if (PCD_UNLIKELY((in->u.sample_usym.name).len > 1048576))
-            return pcd_sink_fail(s, PCD_E_LIMIT, "sample_usym.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.sample_usym.name).len));
-        PCD_TRY(pcd_put_bytes(s, (in->u.sample_usym.name).ptr, (in->u.sample_usym.name).len));
-        PCD_TRY(pcd_put_u8(s, 0));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x17)));
+        return pcd_mono_v3_0_event_sample_usym_encode(s, in);
     case PCD_MONO_V3_0_EVENT_SAMPLE_COUNTERS_DESC:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(55)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_sample_counters_desc_time = (uint64_t)((uint64_t)((uint64_t)(in->u.sample_counters_desc.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.sample_counters_desc.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_sample_counters_desc_time)));
-        /* counters: The counters described. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->u.sample_counters_desc.n_counters));
-        for (size_t i = 0; i < in->u.sample_counters_desc.n_counters; i++) {
-            PCD_TRY_IN(s->x, pcd_mono_v3_0_counters_encode(s, &in->u.sample_counters_desc.counters[i]), "sample_counters_desc.counters", (int64_t)i);
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x37)));
+        return pcd_mono_v3_0_event_sample_counters_desc_encode(s, in);
     case PCD_MONO_V3_0_EVENT_SAMPLE_COUNTERS:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(71)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_sample_counters_time = (uint64_t)((uint64_t)((uint64_t)(in->u.sample_counters.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.sample_counters.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_sample_counters_time)));
-        /* values: Values, until index 0. */
-        if (PCD_UNLIKELY(in->u.sample_counters.n_values == 0))
-            return pcd_sink_fail(s, PCD_E_SIZE, "sample_counters.values", "a terminating element", PCD_FOUND_UINT, (uint64_t)(in->u.sample_counters.n_values));
-        for (size_t i = 0; i < in->u.sample_counters.n_values; i++) {
-            PCD_TRY_IN(s->x, pcd_mono_v3_0_values_encode(s, &in->u.sample_counters.values[i]), "sample_counters.values", (int64_t)i);
-            if ((((&in->u.sample_counters.values[i])->index == 0)) != (i + 1 == in->u.sample_counters.n_values))
-                return pcd_sink_fail(s, PCD_E_INVALID, "sample_counters.values", "the terminating element last, and only there", PCD_FOUND_UINT, (uint64_t)(i));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x47)));
+        return pcd_mono_v3_0_event_sample_counters_encode(s, in);
     case PCD_MONO_V3_0_EVENT_JIT_HELPER:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(24)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_jit_helper_time = (uint64_t)((uint64_t)((uint64_t)(in->u.jit_helper.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.jit_helper.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_jit_helper_time)));
-        /* kind: MonoProfilerCodeBufferType. */
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.jit_helper.kind)));
-        /* start: Start of the code. */
-        w_jit_helper_start = (int64_t)(((uint64_t)(in->u.jit_helper.start)) - (uint64_t)(st->ptr));
-        PCD_TRY(pcd_put_sleb128(s, (int64_t)(w_jit_helper_start)));
-        /* size: Size of the code. */
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->u.jit_helper.size)));
-        /* name: Name (specific trampolines only). */
-        if (in->u.jit_helper.kind == 5) {
-            if (PCD_UNLIKELY(!in->u.jit_helper.has_name))
-                return pcd_sink_fail(s, PCD_E_INVALID, "jit_helper.name", "this field, which its condition requires", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.jit_helper.name)))
-                return pcd_sink_fail(s, PCD_E_RANGE, "jit_helper.name", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-            if (PCD_UNLIKELY((in->u.jit_helper.name).len > 1048576))
-                return pcd_sink_fail(s, PCD_E_LIMIT, "jit_helper.name", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.jit_helper.name).len));
-            PCD_TRY(pcd_put_bytes(s, (in->u.jit_helper.name).ptr, (in->u.jit_helper.name).len));
-            PCD_TRY(pcd_put_u8(s, 0));
-        } else if (PCD_UNLIKELY(in->u.jit_helper.has_name)) {
-            return pcd_sink_fail(s, PCD_E_INVALID, "jit_helper.name", "no value here, since its condition is false", PCD_FOUND_NONE, (uint64_t)(0));
-        }
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x18)));
+        return pcd_mono_v3_0_event_jit_helper_encode(s, in);
     case PCD_MONO_V3_0_EVENT_SYNC_POINT:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(10)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_sync_point_time = (uint64_t)((uint64_t)((uint64_t)(in->u.sync_point.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.sync_point.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_sync_point_time)));
-        /* kind: MonoProfilerSyncPointType. */
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(in->u.sync_point.kind)));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0xA)));
+        return pcd_mono_v3_0_event_sync_point_encode(s, in);
     case PCD_MONO_V3_0_EVENT_AOT_ID:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(26)));
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_aot_id_time = (uint64_t)((uint64_t)((uint64_t)(in->u.aot_id.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.aot_id.time));
-        PCD_TRY(pcd_put_uleb128(s, (uint64_t)(w_aot_id_time)));
-        /* aot_id: The AOT id. */
-        if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.aot_id.aot_id)))
-            return pcd_sink_fail(s, PCD_E_RANGE, "aot_id.aot_id", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
-        if (PCD_UNLIKELY((in->u.aot_id.aot_id).len > 1048576))
-            return pcd_sink_fail(s, PCD_E_LIMIT, "aot_id.aot_id", "at most 1048576 bytes", PCD_FOUND_UINT, (uint64_t)((in->u.aot_id.aot_id).len));
-        PCD_TRY(pcd_put_bytes(s, (in->u.aot_id.aot_id).ptr, (in->u.aot_id.aot_id).len));
-        PCD_TRY(pcd_put_u8(s, 0));
-        break;
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x1A)));
+        return pcd_mono_v3_0_event_aot_id_encode(s, in);
     default:
         return pcd_sink_fail(s, PCD_E_BAD_TAG, "event", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->which));
     }
     return PCD_OK;
 }
 
+/* event.alloc: An object was allocated. */
+static uint64_t pcd_mono_v3_0_event_alloc_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_vtable = 0;
+    PCD_UNUSED int64_t w_object = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.alloc.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.alloc.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* vtable: MonoVTable* of the object. */
+    w_vtable = (int64_t)(((uint64_t)(in->u.alloc.vtable)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_vtable));
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    w_object = (int64_t)(((uint64_t)(in->u.alloc.object) >> 3) - (uint64_t)(st->obj));
+    n += pcd_size_sleb128((int64_t)(w_object));
+    /* size: Size of the object in the heap. */
+    n += pcd_size_uleb128((uint64_t)(in->u.alloc.size));
+    return n;
+}
+
+/* event.alloc_bt: An object was allocated; with the allocating backtrace. */
+static uint64_t pcd_mono_v3_0_event_alloc_bt_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_vtable = 0;
+    PCD_UNUSED int64_t w_object = 0;
+    PCD_UNUSED int64_t w_backtrace_e = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.alloc_bt.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.alloc_bt.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* vtable: MonoVTable* of the object. */
+    w_vtable = (int64_t)(((uint64_t)(in->u.alloc_bt.vtable)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_vtable));
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    w_object = (int64_t)(((uint64_t)(in->u.alloc_bt.object) >> 3) - (uint64_t)(st->obj));
+    n += pcd_size_sleb128((int64_t)(w_object));
+    /* size: Size of the object in the heap. */
+    n += pcd_size_uleb128((uint64_t)(in->u.alloc_bt.size));
+    /* backtrace: MonoMethod pointers, innermost first (running deltas). */
+    n += pcd_size_uleb128(in->u.alloc_bt.n_backtrace);
+    for (size_t i = 0; i < in->u.alloc_bt.n_backtrace; i++) {
+        w_backtrace_e = (int64_t)((uint64_t)((uint64_t)(in->u.alloc_bt.backtrace[i])) - st->method);
+        st->method = (uint64_t)((uint64_t)(in->u.alloc_bt.backtrace[i]));
+        n += pcd_size_sleb128((int64_t)(w_backtrace_e));
+    }
+    return n;
+}
+
+/* event.gc_event: A GC phase. */
+static uint64_t pcd_mono_v3_0_event_gc_event_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_event.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_event.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* event: MonoProfilerGCEvent (1-4 are no longer written). */
+    n += 1;
+    /* generation: Generation the event is about. */
+    n += 1;
+    return n;
+}
+
+/* event.gc_resize: The heap was resized. */
+static uint64_t pcd_mono_v3_0_event_gc_resize_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_resize.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_resize.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* heap_size: New heap size. */
+    n += pcd_size_uleb128((uint64_t)(in->u.gc_resize.heap_size));
+    return n;
+}
+
+/* event.gc_move: Objects moved: old and new addresses, alternating. */
+static uint64_t pcd_mono_v3_0_event_gc_move_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_objects_e = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_move.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_move.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* objects: Old address, new address, ... (the count counts addresses). */
+    n += pcd_size_uleb128(in->u.gc_move.n_objects);
+    for (size_t i = 0; i < in->u.gc_move.n_objects; i++) {
+        w_objects_e = (int64_t)(((uint64_t)(in->u.gc_move.objects[i]) >> 3) - (uint64_t)(st->obj));
+        n += pcd_size_sleb128((int64_t)(w_objects_e));
+    }
+    return n;
+}
+
+/* event.gc_handle_created: A GC handle was created. */
+static uint64_t pcd_mono_v3_0_event_gc_handle_created_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_object = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_handle_created.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_handle_created.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* handle_type: MonoGCHandleType; upper bits are flags. */
+    n += pcd_size_uleb128((uint64_t)(in->u.gc_handle_created.handle_type));
+    /* handle: GC handle value. */
+    n += pcd_size_uleb128((uint64_t)(in->u.gc_handle_created.handle));
+    /* object: The object it holds. */
+    w_object = (int64_t)(((uint64_t)(in->u.gc_handle_created.object) >> 3) - (uint64_t)(st->obj));
+    n += pcd_size_sleb128((int64_t)(w_object));
+    return n;
+}
+
+/* event.gc_handle_destroyed: A GC handle was destroyed. */
+static uint64_t pcd_mono_v3_0_event_gc_handle_destroyed_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_handle_destroyed.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_handle_destroyed.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* handle_type: MonoGCHandleType; upper bits are flags. */
+    n += pcd_size_uleb128((uint64_t)(in->u.gc_handle_destroyed.handle_type));
+    /* handle: GC handle value. */
+    n += pcd_size_uleb128((uint64_t)(in->u.gc_handle_destroyed.handle));
+    return n;
+}
+
+/* event.gc_handle_created_bt: A GC handle was created; with the backtrace. */
+static uint64_t pcd_mono_v3_0_event_gc_handle_created_bt_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_object = 0;
+    PCD_UNUSED int64_t w_backtrace_e = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_handle_created_bt.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_handle_created_bt.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* handle_type: MonoGCHandleType; upper bits are flags. */
+    n += pcd_size_uleb128((uint64_t)(in->u.gc_handle_created_bt.handle_type));
+    /* handle: GC handle value. */
+    n += pcd_size_uleb128((uint64_t)(in->u.gc_handle_created_bt.handle));
+    /* object: The object it holds. */
+    w_object = (int64_t)(((uint64_t)(in->u.gc_handle_created_bt.object) >> 3) - (uint64_t)(st->obj));
+    n += pcd_size_sleb128((int64_t)(w_object));
+    /* backtrace: MonoMethod pointers, innermost first (running deltas). */
+    n += pcd_size_uleb128(in->u.gc_handle_created_bt.n_backtrace);
+    for (size_t i = 0; i < in->u.gc_handle_created_bt.n_backtrace; i++) {
+        w_backtrace_e = (int64_t)((uint64_t)((uint64_t)(in->u.gc_handle_created_bt.backtrace[i])) - st->method);
+        st->method = (uint64_t)((uint64_t)(in->u.gc_handle_created_bt.backtrace[i]));
+        n += pcd_size_sleb128((int64_t)(w_backtrace_e));
+    }
+    return n;
+}
+
+/* event.gc_handle_destroyed_bt: A GC handle was destroyed; with the backtrace. */
+static uint64_t pcd_mono_v3_0_event_gc_handle_destroyed_bt_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_backtrace_e = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_handle_destroyed_bt.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_handle_destroyed_bt.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* handle_type: MonoGCHandleType; upper bits are flags. */
+    n += pcd_size_uleb128((uint64_t)(in->u.gc_handle_destroyed_bt.handle_type));
+    /* handle: GC handle value. */
+    n += pcd_size_uleb128((uint64_t)(in->u.gc_handle_destroyed_bt.handle));
+    /* backtrace: MonoMethod pointers, innermost first (running deltas). */
+    n += pcd_size_uleb128(in->u.gc_handle_destroyed_bt.n_backtrace);
+    for (size_t i = 0; i < in->u.gc_handle_destroyed_bt.n_backtrace; i++) {
+        w_backtrace_e = (int64_t)((uint64_t)((uint64_t)(in->u.gc_handle_destroyed_bt.backtrace[i])) - st->method);
+        st->method = (uint64_t)((uint64_t)(in->u.gc_handle_destroyed_bt.backtrace[i]));
+        n += pcd_size_sleb128((int64_t)(w_backtrace_e));
+    }
+    return n;
+}
+
+/* event.gc_finalize_start: The finalizer queue is being processed. */
+static uint64_t pcd_mono_v3_0_event_gc_finalize_start_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_finalize_start.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_finalize_start.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    return n;
+}
+
+/* event.gc_finalize_end: The finalizer queue was processed. */
+static uint64_t pcd_mono_v3_0_event_gc_finalize_end_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_finalize_end.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_finalize_end.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    return n;
+}
+
+/* event.gc_finalize_object_start: An object is being finalized. */
+static uint64_t pcd_mono_v3_0_event_gc_finalize_object_start_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_object = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_finalize_object_start.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_finalize_object_start.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    w_object = (int64_t)(((uint64_t)(in->u.gc_finalize_object_start.object) >> 3) - (uint64_t)(st->obj));
+    n += pcd_size_sleb128((int64_t)(w_object));
+    return n;
+}
+
+/* event.gc_finalize_object_end: An object was finalized. */
+static uint64_t pcd_mono_v3_0_event_gc_finalize_object_end_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_object = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_finalize_object_end.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.gc_finalize_object_end.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    w_object = (int64_t)(((uint64_t)(in->u.gc_finalize_object_end.object) >> 3) - (uint64_t)(st->obj));
+    n += pcd_size_sleb128((int64_t)(w_object));
+    return n;
+}
+
+/* event.metadata_name: A domain or thread was named. */
+static uint64_t pcd_mono_v3_0_event_metadata_name_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_pointer = 0;
+    PCD_UNUSED uint64_t t_detail = 0;
+    PCD_UNUSED int64_t w_detail_class_image = 0;
+    PCD_UNUSED int64_t w_detail_assembly_image = 0;
+    PCD_UNUSED int64_t w_detail_context_domain = 0;
+    PCD_UNUSED int64_t w_detail_vtable_domain = 0;
+    PCD_UNUSED int64_t w_detail_vtable_class = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_name.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.metadata_name.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* mtype: Metadata type. */
+    n += 1;
+    /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
+    w_pointer = (int64_t)(((uint64_t)(in->u.metadata_name.pointer)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_pointer));
+    /* detail */
+    t_detail = (uint64_t)(in->u.metadata_name.mtype);
+    switch (in->u.metadata_name.detail.which) {
+    case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_CLASS:
+        /* image: MonoImage* of the class. */
+        w_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_name.detail.u.class.image)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_class_image));
+        /* name: Full class name. */
+        n += (in->u.metadata_name.detail.u.class.name).len + 1;
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_IMAGE:
+        /* name: Image file name. */
+        n += (in->u.metadata_name.detail.u.image.name).len + 1;
+        /* mvid: Image MVID (empty for dynamic images). */
+        n += (in->u.metadata_name.detail.u.image.mvid).len + 1;
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_ASSEMBLY:
+        /* image: MonoImage* of the assembly. */
+        w_detail_assembly_image = (int64_t)(((uint64_t)(in->u.metadata_name.detail.u.assembly.image)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_assembly_image));
+        /* name: Assembly name. */
+        n += (in->u.metadata_name.detail.u.assembly.name).len + 1;
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_DOMAIN:
+        /* name: Friendly name of the domain. */
+        n += (in->u.metadata_name.detail.u.domain.name).len + 1;
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_THREAD:
+        /* name: Name of the thread. */
+        n += (in->u.metadata_name.detail.u.thread.name).len + 1;
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_CONTEXT:
+        /* domain: Domain id of the context. */
+        w_detail_context_domain = (int64_t)(((uint64_t)(in->u.metadata_name.detail.u.context.domain)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_context_domain));
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_VTABLE:
+        /* domain: Domain id (0 for proxy vtables). */
+        w_detail_vtable_domain = (int64_t)(((uint64_t)(in->u.metadata_name.detail.u.vtable.domain)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_vtable_domain));
+        /* class: MonoClass* of the vtable. */
+        w_detail_vtable_class = (int64_t)(((uint64_t)(in->u.metadata_name.detail.u.vtable.class)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_vtable_class));
+        break;
+    default:
+        break;
+    }
+    return n;
+}
+
+/* event.metadata_load: Metadata was loaded (or a domain, thread, context started). */
+static uint64_t pcd_mono_v3_0_event_metadata_load_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_pointer = 0;
+    PCD_UNUSED uint64_t t_detail = 0;
+    PCD_UNUSED int64_t w_detail_class_image = 0;
+    PCD_UNUSED int64_t w_detail_assembly_image = 0;
+    PCD_UNUSED int64_t w_detail_context_domain = 0;
+    PCD_UNUSED int64_t w_detail_vtable_domain = 0;
+    PCD_UNUSED int64_t w_detail_vtable_class = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_load.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.metadata_load.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* mtype: Metadata type. */
+    n += 1;
+    /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
+    w_pointer = (int64_t)(((uint64_t)(in->u.metadata_load.pointer)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_pointer));
+    /* detail */
+    t_detail = (uint64_t)(in->u.metadata_load.mtype);
+    switch (in->u.metadata_load.detail.which) {
+    case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_CLASS:
+        /* image: MonoImage* of the class. */
+        w_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.class.image)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_class_image));
+        /* name: Full class name. */
+        n += (in->u.metadata_load.detail.u.class.name).len + 1;
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_IMAGE:
+        /* name: Image file name. */
+        n += (in->u.metadata_load.detail.u.image.name).len + 1;
+        /* mvid: Image MVID (empty for dynamic images). */
+        n += (in->u.metadata_load.detail.u.image.mvid).len + 1;
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_ASSEMBLY:
+        /* image: MonoImage* of the assembly. */
+        w_detail_assembly_image = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.assembly.image)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_assembly_image));
+        /* name: Assembly name. */
+        n += (in->u.metadata_load.detail.u.assembly.name).len + 1;
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_DOMAIN:
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_THREAD:
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_CONTEXT:
+        /* domain: Domain id of the context. */
+        w_detail_context_domain = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.context.domain)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_context_domain));
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_VTABLE:
+        /* domain: Domain id (0 for proxy vtables). */
+        w_detail_vtable_domain = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.vtable.domain)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_vtable_domain));
+        /* class: MonoClass* of the vtable. */
+        w_detail_vtable_class = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.vtable.class)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_vtable_class));
+        break;
+    default:
+        break;
+    }
+    return n;
+}
+
+/* event.metadata_unload: Metadata was unloaded (or a domain, thread, context ended). */
+static uint64_t pcd_mono_v3_0_event_metadata_unload_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_pointer = 0;
+    PCD_UNUSED uint64_t t_detail = 0;
+    PCD_UNUSED int64_t w_detail_class_image = 0;
+    PCD_UNUSED int64_t w_detail_assembly_image = 0;
+    PCD_UNUSED int64_t w_detail_context_domain = 0;
+    PCD_UNUSED int64_t w_detail_vtable_domain = 0;
+    PCD_UNUSED int64_t w_detail_vtable_class = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_unload.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.metadata_unload.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* mtype: Metadata type. */
+    n += 1;
+    /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
+    w_pointer = (int64_t)(((uint64_t)(in->u.metadata_unload.pointer)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_pointer));
+    /* detail */
+    t_detail = (uint64_t)(in->u.metadata_unload.mtype);
+    switch (in->u.metadata_unload.detail.which) {
+    case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_CLASS:
+        /* image: MonoImage* of the class. */
+        w_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.class.image)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_class_image));
+        /* name: Full class name. */
+        n += (in->u.metadata_unload.detail.u.class.name).len + 1;
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_IMAGE:
+        /* name: Image file name. */
+        n += (in->u.metadata_unload.detail.u.image.name).len + 1;
+        /* mvid: Image MVID (empty for dynamic images). */
+        n += (in->u.metadata_unload.detail.u.image.mvid).len + 1;
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_ASSEMBLY:
+        /* image: MonoImage* of the assembly. */
+        w_detail_assembly_image = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.assembly.image)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_assembly_image));
+        /* name: Assembly name. */
+        n += (in->u.metadata_unload.detail.u.assembly.name).len + 1;
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_DOMAIN:
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_THREAD:
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_CONTEXT:
+        /* domain: Domain id of the context. */
+        w_detail_context_domain = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.context.domain)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_context_domain));
+        break;
+    case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_VTABLE:
+        /* domain: Domain id (0 for proxy vtables). */
+        w_detail_vtable_domain = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.vtable.domain)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_vtable_domain));
+        /* class: MonoClass* of the vtable. */
+        w_detail_vtable_class = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.vtable.class)) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_detail_vtable_class));
+        break;
+    default:
+        break;
+    }
+    return n;
+}
+
+/* event.method_leave: A method returned. */
+static uint64_t pcd_mono_v3_0_event_method_leave_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_method = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_leave.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.method_leave.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    w_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_leave.method)) - st->method);
+    st->method = (uint64_t)((uint64_t)(in->u.method_leave.method));
+    n += pcd_size_sleb128((int64_t)(w_method));
+    return n;
+}
+
+/* event.method_enter: A method was entered. */
+static uint64_t pcd_mono_v3_0_event_method_enter_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_method = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_enter.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.method_enter.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    w_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_enter.method)) - st->method);
+    st->method = (uint64_t)((uint64_t)(in->u.method_enter.method));
+    n += pcd_size_sleb128((int64_t)(w_method));
+    return n;
+}
+
+/* event.method_exc_leave: A method was left by an exception. */
+static uint64_t pcd_mono_v3_0_event_method_exc_leave_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_method = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_exc_leave.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.method_exc_leave.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    w_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_exc_leave.method)) - st->method);
+    st->method = (uint64_t)((uint64_t)(in->u.method_exc_leave.method));
+    n += pcd_size_sleb128((int64_t)(w_method));
+    return n;
+}
+
+/* event.jit: A method was compiled. */
+static uint64_t pcd_mono_v3_0_event_jit_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_method = 0;
+    PCD_UNUSED int64_t w_code = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.jit.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.jit.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    w_method = (int64_t)((uint64_t)((uint64_t)(in->u.jit.method)) - st->method);
+    st->method = (uint64_t)((uint64_t)(in->u.jit.method));
+    n += pcd_size_sleb128((int64_t)(w_method));
+    /* code: Start of the native code (may be 0). */
+    w_code = (int64_t)(((uint64_t)(in->u.jit.code)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_code));
+    /* code_size: Size of the native code (may be 0). */
+    n += pcd_size_uleb128((uint64_t)(in->u.jit.code_size));
+    /* name: Full method name. */
+    n += (in->u.jit.name).len + 1;
+    return n;
+}
+
+/* event.throw: An exception was thrown. */
+static uint64_t pcd_mono_v3_0_event_throw_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_object = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.throw.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.throw.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* object: The exception object. */
+    w_object = (int64_t)(((uint64_t)(in->u.throw.object) >> 3) - (uint64_t)(st->obj));
+    n += pcd_size_sleb128((int64_t)(w_object));
+    return n;
+}
+
+/* event.throw_bt: An exception was thrown; with the backtrace. */
+static uint64_t pcd_mono_v3_0_event_throw_bt_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_object = 0;
+    PCD_UNUSED int64_t w_backtrace_e = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.throw_bt.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.throw_bt.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* object: The exception object. */
+    w_object = (int64_t)(((uint64_t)(in->u.throw_bt.object) >> 3) - (uint64_t)(st->obj));
+    n += pcd_size_sleb128((int64_t)(w_object));
+    /* backtrace: MonoMethod pointers, innermost first (running deltas). */
+    n += pcd_size_uleb128(in->u.throw_bt.n_backtrace);
+    for (size_t i = 0; i < in->u.throw_bt.n_backtrace; i++) {
+        w_backtrace_e = (int64_t)((uint64_t)((uint64_t)(in->u.throw_bt.backtrace[i])) - st->method);
+        st->method = (uint64_t)((uint64_t)(in->u.throw_bt.backtrace[i]));
+        n += pcd_size_sleb128((int64_t)(w_backtrace_e));
+    }
+    return n;
+}
+
+/* event.clause: An exception clause ran. */
+static uint64_t pcd_mono_v3_0_event_clause_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_method = 0;
+    PCD_UNUSED int64_t w_object = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.clause.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.clause.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* clause_type: MonoExceptionEnum. */
+    n += 1;
+    /* clause_index: Index of the clause in the method. */
+    n += pcd_size_uleb128((uint64_t)(in->u.clause.clause_index));
+    /* method: MonoMethod* (running delta from the previous method of the buffer). */
+    w_method = (int64_t)((uint64_t)((uint64_t)(in->u.clause.method)) - st->method);
+    st->method = (uint64_t)((uint64_t)(in->u.clause.method));
+    n += pcd_size_sleb128((int64_t)(w_method));
+    /* object: The exception object. */
+    w_object = (int64_t)(((uint64_t)(in->u.clause.object) >> 3) - (uint64_t)(st->obj));
+    n += pcd_size_sleb128((int64_t)(w_object));
+    return n;
+}
+
+/* event.monitor: A monitor (lock) event. */
+static uint64_t pcd_mono_v3_0_event_monitor_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_object = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.monitor.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* event: MonoProfilerMonitorEvent. */
+    n += 1;
+    /* object: The lock object. */
+    w_object = (int64_t)(((uint64_t)(in->u.monitor.object) >> 3) - (uint64_t)(st->obj));
+    n += pcd_size_sleb128((int64_t)(w_object));
+    return n;
+}
+
+/* event.monitor_bt: A monitor (lock) event; with the backtrace. */
+static uint64_t pcd_mono_v3_0_event_monitor_bt_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_object = 0;
+    PCD_UNUSED int64_t w_backtrace_e = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor_bt.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.monitor_bt.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* event: MonoProfilerMonitorEvent. */
+    n += 1;
+    /* object: The lock object. */
+    w_object = (int64_t)(((uint64_t)(in->u.monitor_bt.object) >> 3) - (uint64_t)(st->obj));
+    n += pcd_size_sleb128((int64_t)(w_object));
+    /* backtrace: MonoMethod pointers, innermost first (running deltas). */
+    n += pcd_size_uleb128(in->u.monitor_bt.n_backtrace);
+    for (size_t i = 0; i < in->u.monitor_bt.n_backtrace; i++) {
+        w_backtrace_e = (int64_t)((uint64_t)((uint64_t)(in->u.monitor_bt.backtrace[i])) - st->method);
+        st->method = (uint64_t)((uint64_t)(in->u.monitor_bt.backtrace[i]));
+        n += pcd_size_sleb128((int64_t)(w_backtrace_e));
+    }
+    return n;
+}
+
+/* event.heap_start: A heap walk starts. */
+static uint64_t pcd_mono_v3_0_event_heap_start_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_start.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.heap_start.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    return n;
+}
+
+/* event.heap_end: A heap walk ended. */
+static uint64_t pcd_mono_v3_0_event_heap_end_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_end.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.heap_end.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    return n;
+}
+
+/* event.heap_object: An object found by the heap walk. */
+static uint64_t pcd_mono_v3_0_event_heap_object_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_object = 0;
+    PCD_UNUSED int64_t w_vtable = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_object.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.heap_object.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* object: Object address (stored >> 3 relative to obj_base). */
+    w_object = (int64_t)(((uint64_t)(in->u.heap_object.object) >> 3) - (uint64_t)(st->obj));
+    n += pcd_size_sleb128((int64_t)(w_object));
+    /* vtable: MonoVTable* of the object. */
+    w_vtable = (int64_t)(((uint64_t)(in->u.heap_object.vtable)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_vtable));
+    /* size: Size in the heap (0: more references of an object already reported). */
+    n += pcd_size_uleb128((uint64_t)(in->u.heap_object.size));
+    /* generation: Generation the object is in. */
+    n += 1;
+    /* refs: Objects it references, by increasing offset. */
+    st->ref_offset = 0; /* starts again here */
+    n += pcd_size_uleb128(in->u.heap_object.n_refs);
+    for (size_t i = 0; i < in->u.heap_object.n_refs; i++) {
+        n += pcd_mono_v3_0_refs_size(x, &in->u.heap_object.refs[i]);
+    }
+    return n;
+}
+
+/* event.heap_root: GC roots found by the heap walk. */
+static uint64_t pcd_mono_v3_0_event_heap_root_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_root.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.heap_root.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* roots: Root addresses and the objects they hold. */
+    n += pcd_size_uleb128(in->u.heap_root.n_roots);
+    for (size_t i = 0; i < in->u.heap_root.n_roots; i++) {
+        n += pcd_mono_v3_0_roots_size(x, &in->u.heap_root.roots[i]);
+    }
+    return n;
+}
+
+/* event.heap_root_register: A root region was registered. */
+static uint64_t pcd_mono_v3_0_event_heap_root_register_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_start = 0;
+    PCD_UNUSED int64_t w_key = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_root_register.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.heap_root_register.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* start: Start of the root region. */
+    w_start = (int64_t)(((uint64_t)(in->u.heap_root_register.start)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_start));
+    /* size: Size of the root region. */
+    n += pcd_size_uleb128((uint64_t)(in->u.heap_root_register.size));
+    /* source: MonoGCRootSource. */
+    n += 1;
+    /* key: Root key (meaning depends on the source). */
+    w_key = (int64_t)(((uint64_t)(in->u.heap_root_register.key)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_key));
+    /* name: Description of the root. */
+    n += (in->u.heap_root_register.name).len + 1;
+    return n;
+}
+
+/* event.heap_root_unregister: A root region was unregistered. */
+static uint64_t pcd_mono_v3_0_event_heap_root_unregister_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_start = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_root_unregister.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.heap_root_unregister.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* start: Start of the root region. */
+    w_start = (int64_t)(((uint64_t)(in->u.heap_root_unregister.start)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_start));
+    return n;
+}
+
+/* event.sample_hit: A statistical sample. */
+static uint64_t pcd_mono_v3_0_event_sample_hit_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_thread = 0;
+    PCD_UNUSED int64_t w_ips_e = 0;
+    PCD_UNUSED int64_t w_frames_e = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.sample_hit.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.sample_hit.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* thread: Thread id of the sampled thread. */
+    w_thread = (int64_t)(((uint64_t)(in->u.sample_hit.thread)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_thread));
+    /* ips: Instruction pointers. */
+    n += pcd_size_uleb128(in->u.sample_hit.n_ips);
+    for (size_t i = 0; i < in->u.sample_hit.n_ips; i++) {
+        w_ips_e = (int64_t)(((uint64_t)(in->u.sample_hit.ips[i])) - (uint64_t)(st->ptr));
+        n += pcd_size_sleb128((int64_t)(w_ips_e));
+    }
+    /* frames: Managed backtrace: MonoMethod pointers, innermost first (running deltas). */
+    n += pcd_size_uleb128(in->u.sample_hit.n_frames);
+    for (size_t i = 0; i < in->u.sample_hit.n_frames; i++) {
+        w_frames_e = (int64_t)((uint64_t)((uint64_t)(in->u.sample_hit.frames[i])) - st->method);
+        st->method = (uint64_t)((uint64_t)(in->u.sample_hit.frames[i]));
+        n += pcd_size_sleb128((int64_t)(w_frames_e));
+    }
+    return n;
+}
+
+/* event.sample_usym: An unmanaged symbol. */
+static uint64_t pcd_mono_v3_0_event_sample_usym_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_address = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.sample_usym.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.sample_usym.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* address: Symbol address. */
+    w_address = (int64_t)(((uint64_t)(in->u.sample_usym.address)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_address));
+    /* size: Symbol size (0 if unknown). */
+    n += pcd_size_uleb128((uint64_t)(in->u.sample_usym.size));
+    /* name: Symbol name. */
+    n += (in->u.sample_usym.name).len + 1;
+    return n;
+}
+
+/* event.sample_counters_desc: Descriptions of counters. */
+static uint64_t pcd_mono_v3_0_event_sample_counters_desc_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.sample_counters_desc.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.sample_counters_desc.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* counters: The counters described. */
+    n += pcd_size_uleb128(in->u.sample_counters_desc.n_counters);
+    for (size_t i = 0; i < in->u.sample_counters_desc.n_counters; i++) {
+        n += pcd_mono_v3_0_counters_size(x, &in->u.sample_counters_desc.counters[i]);
+    }
+    return n;
+}
+
+/* event.sample_counters: Counter values. */
+static uint64_t pcd_mono_v3_0_event_sample_counters_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.sample_counters.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.sample_counters.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* values: Values, until index 0. */
+    for (size_t i = 0; i < in->u.sample_counters.n_values; i++) {
+        n += pcd_mono_v3_0_values_size(x, &in->u.sample_counters.values[i]);
+    }
+    return n;
+}
+
+/* event.jit_helper: Code the JIT generated that is not a method. */
+static uint64_t pcd_mono_v3_0_event_jit_helper_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    PCD_UNUSED int64_t w_start = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.jit_helper.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.jit_helper.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* kind: MonoProfilerCodeBufferType. */
+    n += 1;
+    /* start: Start of the code. */
+    w_start = (int64_t)(((uint64_t)(in->u.jit_helper.start)) - (uint64_t)(st->ptr));
+    n += pcd_size_sleb128((int64_t)(w_start));
+    /* size: Size of the code. */
+    n += pcd_size_uleb128((uint64_t)(in->u.jit_helper.size));
+    /* name: Name (specific trampolines only). */
+    if (in->u.jit_helper.kind == 5) {
+        n += (in->u.jit_helper.name).len + 1;
+    }
+    return n;
+}
+
+/* event.sync_point: A sync point. */
+static uint64_t pcd_mono_v3_0_event_sync_point_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.sync_point.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.sync_point.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* kind: MonoProfilerSyncPointType. */
+    n += 1;
+    return n;
+}
+
+/* event.aot_id: The runtime's AOT id. */
+static uint64_t pcd_mono_v3_0_event_aot_id_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
+{
+    uint64_t n = 0;
+    PCD_UNUSED uint64_t w_time = 0;
+    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
+    pcd_mono_v3_0_events_state *st = &st_copy;
+    /* time: Event time in ns (a delta from the previous time of the buffer). */
+    w_time = (uint64_t)((uint64_t)((uint64_t)(in->u.aot_id.time)) - st->time);
+    st->time = (uint64_t)((uint64_t)(in->u.aot_id.time));
+    n += pcd_size_uleb128((uint64_t)(w_time));
+    /* aot_id: The AOT id. */
+    n += (in->u.aot_id.aot_id).len + 1;
+    return n;
+}
+
 /* event: the number of bytes pcd_mono_v3_0_event_encode writes. */
 uint64_t pcd_mono_v3_0_event_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
 {
     uint64_t n = 0;
-    PCD_UNUSED uint64_t w_alloc_time = 0;
-    PCD_UNUSED int64_t w_alloc_vtable = 0;
-    PCD_UNUSED int64_t w_alloc_object = 0;
-    PCD_UNUSED uint64_t w_alloc_bt_time = 0;
-    PCD_UNUSED int64_t w_alloc_bt_vtable = 0;
-    PCD_UNUSED int64_t w_alloc_bt_object = 0;
-    PCD_UNUSED int64_t w_alloc_bt_backtrace_e = 0;
-    PCD_UNUSED uint64_t w_gc_event_time = 0;
-    PCD_UNUSED uint64_t w_gc_resize_time = 0;
-    PCD_UNUSED uint64_t w_gc_move_time = 0;
-    PCD_UNUSED int64_t w_gc_move_objects_e = 0;
-    PCD_UNUSED uint64_t w_gc_handle_created_time = 0;
-    PCD_UNUSED int64_t w_gc_handle_created_object = 0;
-    PCD_UNUSED uint64_t w_gc_handle_destroyed_time = 0;
-    PCD_UNUSED uint64_t w_gc_handle_created_bt_time = 0;
-    PCD_UNUSED int64_t w_gc_handle_created_bt_object = 0;
-    PCD_UNUSED int64_t w_gc_handle_created_bt_backtrace_e = 0;
-    PCD_UNUSED uint64_t w_gc_handle_destroyed_bt_time = 0;
-    PCD_UNUSED int64_t w_gc_handle_destroyed_bt_backtrace_e = 0;
-    PCD_UNUSED uint64_t w_gc_finalize_start_time = 0;
-    PCD_UNUSED uint64_t w_gc_finalize_end_time = 0;
-    PCD_UNUSED uint64_t w_gc_finalize_object_start_time = 0;
-    PCD_UNUSED int64_t w_gc_finalize_object_start_object = 0;
-    PCD_UNUSED uint64_t w_gc_finalize_object_end_time = 0;
-    PCD_UNUSED int64_t w_gc_finalize_object_end_object = 0;
-    PCD_UNUSED uint64_t w_metadata_name_time = 0;
-    PCD_UNUSED int64_t w_metadata_name_pointer = 0;
-    PCD_UNUSED uint64_t t_metadata_name_detail = 0;
-    PCD_UNUSED int64_t w_metadata_name_detail_class_image = 0;
-    PCD_UNUSED int64_t w_metadata_name_detail_assembly_image = 0;
-    PCD_UNUSED int64_t w_metadata_name_detail_context_domain = 0;
-    PCD_UNUSED int64_t w_metadata_name_detail_vtable_domain = 0;
-    PCD_UNUSED int64_t w_metadata_name_detail_vtable_class = 0;
-    PCD_UNUSED uint64_t w_metadata_load_time = 0;
-    PCD_UNUSED int64_t w_metadata_load_pointer = 0;
-    PCD_UNUSED uint64_t t_metadata_load_detail = 0;
-    PCD_UNUSED int64_t w_metadata_load_detail_class_image = 0;
-    PCD_UNUSED int64_t w_metadata_load_detail_assembly_image = 0;
-    PCD_UNUSED int64_t w_metadata_load_detail_context_domain = 0;
-    PCD_UNUSED int64_t w_metadata_load_detail_vtable_domain = 0;
-    PCD_UNUSED int64_t w_metadata_load_detail_vtable_class = 0;
-    PCD_UNUSED uint64_t w_metadata_unload_time = 0;
-    PCD_UNUSED int64_t w_metadata_unload_pointer = 0;
-    PCD_UNUSED uint64_t t_metadata_unload_detail = 0;
-    PCD_UNUSED int64_t w_metadata_unload_detail_class_image = 0;
-    PCD_UNUSED int64_t w_metadata_unload_detail_assembly_image = 0;
-    PCD_UNUSED int64_t w_metadata_unload_detail_context_domain = 0;
-    PCD_UNUSED int64_t w_metadata_unload_detail_vtable_domain = 0;
-    PCD_UNUSED int64_t w_metadata_unload_detail_vtable_class = 0;
-    PCD_UNUSED uint64_t w_method_leave_time = 0;
-    PCD_UNUSED int64_t w_method_leave_method = 0;
-    PCD_UNUSED uint64_t w_method_enter_time = 0;
-    PCD_UNUSED int64_t w_method_enter_method = 0;
-    PCD_UNUSED uint64_t w_method_exc_leave_time = 0;
-    PCD_UNUSED int64_t w_method_exc_leave_method = 0;
-    PCD_UNUSED uint64_t w_jit_time = 0;
-    PCD_UNUSED int64_t w_jit_method = 0;
-    PCD_UNUSED int64_t w_jit_code = 0;
-    PCD_UNUSED uint64_t w_throw_time = 0;
-    PCD_UNUSED int64_t w_throw_object = 0;
-    PCD_UNUSED uint64_t w_throw_bt_time = 0;
-    PCD_UNUSED int64_t w_throw_bt_object = 0;
-    PCD_UNUSED int64_t w_throw_bt_backtrace_e = 0;
-    PCD_UNUSED uint64_t w_clause_time = 0;
-    PCD_UNUSED int64_t w_clause_method = 0;
-    PCD_UNUSED int64_t w_clause_object = 0;
-    PCD_UNUSED uint64_t w_monitor_time = 0;
-    PCD_UNUSED int64_t w_monitor_object = 0;
-    PCD_UNUSED uint64_t w_monitor_bt_time = 0;
-    PCD_UNUSED int64_t w_monitor_bt_object = 0;
-    PCD_UNUSED int64_t w_monitor_bt_backtrace_e = 0;
-    PCD_UNUSED uint64_t w_heap_start_time = 0;
-    PCD_UNUSED uint64_t w_heap_end_time = 0;
-    PCD_UNUSED uint64_t w_heap_object_time = 0;
-    PCD_UNUSED int64_t w_heap_object_object = 0;
-    PCD_UNUSED int64_t w_heap_object_vtable = 0;
-    PCD_UNUSED uint64_t w_heap_root_time = 0;
-    PCD_UNUSED uint64_t w_heap_root_register_time = 0;
-    PCD_UNUSED int64_t w_heap_root_register_start = 0;
-    PCD_UNUSED int64_t w_heap_root_register_key = 0;
-    PCD_UNUSED uint64_t w_heap_root_unregister_time = 0;
-    PCD_UNUSED int64_t w_heap_root_unregister_start = 0;
-    PCD_UNUSED uint64_t w_sample_hit_time = 0;
-    PCD_UNUSED int64_t w_sample_hit_thread = 0;
-    PCD_UNUSED int64_t w_sample_hit_ips_e = 0;
-    PCD_UNUSED int64_t w_sample_hit_frames_e = 0;
-    PCD_UNUSED uint64_t w_sample_usym_time = 0;
-    PCD_UNUSED int64_t w_sample_usym_address = 0;
-    PCD_UNUSED uint64_t w_sample_counters_desc_time = 0;
-    PCD_UNUSED uint64_t w_sample_counters_time = 0;
-    PCD_UNUSED uint64_t w_jit_helper_time = 0;
-    PCD_UNUSED int64_t w_jit_helper_start = 0;
-    PCD_UNUSED uint64_t w_sync_point_time = 0;
-    PCD_UNUSED uint64_t w_aot_id_time = 0;
-    pcd_mono_v3_0_events_state st_copy = *(pcd_mono_v3_0_events_state *)x->state;
-    pcd_mono_v3_0_events_state *st = &st_copy;
     switch (in->which) {
     case PCD_MONO_V3_0_EVENT_ALLOC:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_alloc_time = (uint64_t)((uint64_t)((uint64_t)(in->u.alloc.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.alloc.time));
-        n += pcd_size_uleb128((uint64_t)(w_alloc_time));
-        /* vtable: MonoVTable* of the object. */
-        w_alloc_vtable = (int64_t)(((uint64_t)(in->u.alloc.vtable)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_alloc_vtable));
-        /* object: Object address (stored >> 3 relative to obj_base). */
-        w_alloc_object = (int64_t)(((uint64_t)(in->u.alloc.object) >> 3) - (uint64_t)(st->obj));
-        n += pcd_size_sleb128((int64_t)(w_alloc_object));
-        /* size: Size of the object in the heap. */
-        n += pcd_size_uleb128((uint64_t)(in->u.alloc.size));
+        n += pcd_mono_v3_0_event_alloc_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_ALLOC_BT:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_alloc_bt_time = (uint64_t)((uint64_t)((uint64_t)(in->u.alloc_bt.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.alloc_bt.time));
-        n += pcd_size_uleb128((uint64_t)(w_alloc_bt_time));
-        /* vtable: MonoVTable* of the object. */
-        w_alloc_bt_vtable = (int64_t)(((uint64_t)(in->u.alloc_bt.vtable)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_alloc_bt_vtable));
-        /* object: Object address (stored >> 3 relative to obj_base). */
-        w_alloc_bt_object = (int64_t)(((uint64_t)(in->u.alloc_bt.object) >> 3) - (uint64_t)(st->obj));
-        n += pcd_size_sleb128((int64_t)(w_alloc_bt_object));
-        /* size: Size of the object in the heap. */
-        n += pcd_size_uleb128((uint64_t)(in->u.alloc_bt.size));
-        /* backtrace: MonoMethod pointers, innermost first (running deltas). */
-        n += pcd_size_uleb128(in->u.alloc_bt.n_backtrace);
-        for (size_t i = 0; i < in->u.alloc_bt.n_backtrace; i++) {
-            w_alloc_bt_backtrace_e = (int64_t)((uint64_t)((uint64_t)(in->u.alloc_bt.backtrace[i])) - st->method);
-            st->method = (uint64_t)((uint64_t)(in->u.alloc_bt.backtrace[i]));
-            n += pcd_size_sleb128((int64_t)(w_alloc_bt_backtrace_e));
-        }
+        n += pcd_mono_v3_0_event_alloc_bt_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_GC_EVENT:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_event_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_event.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_event.time));
-        n += pcd_size_uleb128((uint64_t)(w_gc_event_time));
-        /* event: MonoProfilerGCEvent (1-4 are no longer written). */
-        n += 1;
-        /* generation: Generation the event is about. */
-        n += 1;
+        n += pcd_mono_v3_0_event_gc_event_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_GC_RESIZE:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_resize_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_resize.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_resize.time));
-        n += pcd_size_uleb128((uint64_t)(w_gc_resize_time));
-        /* heap_size: New heap size. */
-        n += pcd_size_uleb128((uint64_t)(in->u.gc_resize.heap_size));
+        n += pcd_mono_v3_0_event_gc_resize_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_GC_MOVE:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_move_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_move.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_move.time));
-        n += pcd_size_uleb128((uint64_t)(w_gc_move_time));
-        /* objects: Old address, new address, ... (the count counts addresses). */
-        n += pcd_size_uleb128(in->u.gc_move.n_objects);
-        for (size_t i = 0; i < in->u.gc_move.n_objects; i++) {
-            w_gc_move_objects_e = (int64_t)(((uint64_t)(in->u.gc_move.objects[i]) >> 3) - (uint64_t)(st->obj));
-            n += pcd_size_sleb128((int64_t)(w_gc_move_objects_e));
-        }
+        n += pcd_mono_v3_0_event_gc_move_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_handle_created_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_handle_created.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_handle_created.time));
-        n += pcd_size_uleb128((uint64_t)(w_gc_handle_created_time));
-        /* handle_type: MonoGCHandleType; upper bits are flags. */
-        n += pcd_size_uleb128((uint64_t)(in->u.gc_handle_created.handle_type));
-        /* handle: GC handle value. */
-        n += pcd_size_uleb128((uint64_t)(in->u.gc_handle_created.handle));
-        /* object: The object it holds. */
-        w_gc_handle_created_object = (int64_t)(((uint64_t)(in->u.gc_handle_created.object) >> 3) - (uint64_t)(st->obj));
-        n += pcd_size_sleb128((int64_t)(w_gc_handle_created_object));
+        n += pcd_mono_v3_0_event_gc_handle_created_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_handle_destroyed_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_handle_destroyed.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_handle_destroyed.time));
-        n += pcd_size_uleb128((uint64_t)(w_gc_handle_destroyed_time));
-        /* handle_type: MonoGCHandleType; upper bits are flags. */
-        n += pcd_size_uleb128((uint64_t)(in->u.gc_handle_destroyed.handle_type));
-        /* handle: GC handle value. */
-        n += pcd_size_uleb128((uint64_t)(in->u.gc_handle_destroyed.handle));
+        n += pcd_mono_v3_0_event_gc_handle_destroyed_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_handle_created_bt_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_handle_created_bt.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_handle_created_bt.time));
-        n += pcd_size_uleb128((uint64_t)(w_gc_handle_created_bt_time));
-        /* handle_type: MonoGCHandleType; upper bits are flags. */
-        n += pcd_size_uleb128((uint64_t)(in->u.gc_handle_created_bt.handle_type));
-        /* handle: GC handle value. */
-        n += pcd_size_uleb128((uint64_t)(in->u.gc_handle_created_bt.handle));
-        /* object: The object it holds. */
-        w_gc_handle_created_bt_object = (int64_t)(((uint64_t)(in->u.gc_handle_created_bt.object) >> 3) - (uint64_t)(st->obj));
-        n += pcd_size_sleb128((int64_t)(w_gc_handle_created_bt_object));
-        /* backtrace: MonoMethod pointers, innermost first (running deltas). */
-        n += pcd_size_uleb128(in->u.gc_handle_created_bt.n_backtrace);
-        for (size_t i = 0; i < in->u.gc_handle_created_bt.n_backtrace; i++) {
-            w_gc_handle_created_bt_backtrace_e = (int64_t)((uint64_t)((uint64_t)(in->u.gc_handle_created_bt.backtrace[i])) - st->method);
-            st->method = (uint64_t)((uint64_t)(in->u.gc_handle_created_bt.backtrace[i]));
-            n += pcd_size_sleb128((int64_t)(w_gc_handle_created_bt_backtrace_e));
-        }
+        n += pcd_mono_v3_0_event_gc_handle_created_bt_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_handle_destroyed_bt_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_handle_destroyed_bt.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_handle_destroyed_bt.time));
-        n += pcd_size_uleb128((uint64_t)(w_gc_handle_destroyed_bt_time));
-        /* handle_type: MonoGCHandleType; upper bits are flags. */
-        n += pcd_size_uleb128((uint64_t)(in->u.gc_handle_destroyed_bt.handle_type));
-        /* handle: GC handle value. */
-        n += pcd_size_uleb128((uint64_t)(in->u.gc_handle_destroyed_bt.handle));
-        /* backtrace: MonoMethod pointers, innermost first (running deltas). */
-        n += pcd_size_uleb128(in->u.gc_handle_destroyed_bt.n_backtrace);
-        for (size_t i = 0; i < in->u.gc_handle_destroyed_bt.n_backtrace; i++) {
-            w_gc_handle_destroyed_bt_backtrace_e = (int64_t)((uint64_t)((uint64_t)(in->u.gc_handle_destroyed_bt.backtrace[i])) - st->method);
-            st->method = (uint64_t)((uint64_t)(in->u.gc_handle_destroyed_bt.backtrace[i]));
-            n += pcd_size_sleb128((int64_t)(w_gc_handle_destroyed_bt_backtrace_e));
-        }
+        n += pcd_mono_v3_0_event_gc_handle_destroyed_bt_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_GC_FINALIZE_START:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_finalize_start_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_finalize_start.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_finalize_start.time));
-        n += pcd_size_uleb128((uint64_t)(w_gc_finalize_start_time));
+        n += pcd_mono_v3_0_event_gc_finalize_start_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_GC_FINALIZE_END:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_finalize_end_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_finalize_end.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_finalize_end.time));
-        n += pcd_size_uleb128((uint64_t)(w_gc_finalize_end_time));
+        n += pcd_mono_v3_0_event_gc_finalize_end_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_GC_FINALIZE_OBJECT_START:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_finalize_object_start_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_finalize_object_start.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_finalize_object_start.time));
-        n += pcd_size_uleb128((uint64_t)(w_gc_finalize_object_start_time));
-        /* object: Object address (stored >> 3 relative to obj_base). */
-        w_gc_finalize_object_start_object = (int64_t)(((uint64_t)(in->u.gc_finalize_object_start.object) >> 3) - (uint64_t)(st->obj));
-        n += pcd_size_sleb128((int64_t)(w_gc_finalize_object_start_object));
+        n += pcd_mono_v3_0_event_gc_finalize_object_start_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_GC_FINALIZE_OBJECT_END:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_gc_finalize_object_end_time = (uint64_t)((uint64_t)((uint64_t)(in->u.gc_finalize_object_end.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.gc_finalize_object_end.time));
-        n += pcd_size_uleb128((uint64_t)(w_gc_finalize_object_end_time));
-        /* object: Object address (stored >> 3 relative to obj_base). */
-        w_gc_finalize_object_end_object = (int64_t)(((uint64_t)(in->u.gc_finalize_object_end.object) >> 3) - (uint64_t)(st->obj));
-        n += pcd_size_sleb128((int64_t)(w_gc_finalize_object_end_object));
+        n += pcd_mono_v3_0_event_gc_finalize_object_end_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_METADATA_NAME:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_metadata_name_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_name.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.metadata_name.time));
-        n += pcd_size_uleb128((uint64_t)(w_metadata_name_time));
-        /* mtype: Metadata type. */
-        n += 1;
-        /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
-        w_metadata_name_pointer = (int64_t)(((uint64_t)(in->u.metadata_name.pointer)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_metadata_name_pointer));
-        /* detail */
-        t_metadata_name_detail = (uint64_t)(in->u.metadata_name.mtype);
-        switch (in->u.metadata_name.detail.which) {
-        case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_CLASS:
-            /* image: MonoImage* of the class. */
-            w_metadata_name_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_name.detail.u.class.image)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_name_detail_class_image));
-            /* name: Full class name. */
-            n += (in->u.metadata_name.detail.u.class.name).len + 1;
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_IMAGE:
-            /* name: Image file name. */
-            n += (in->u.metadata_name.detail.u.image.name).len + 1;
-            /* mvid: Image MVID (empty for dynamic images). */
-            n += (in->u.metadata_name.detail.u.image.mvid).len + 1;
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_ASSEMBLY:
-            /* image: MonoImage* of the assembly. */
-            w_metadata_name_detail_assembly_image = (int64_t)(((uint64_t)(in->u.metadata_name.detail.u.assembly.image)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_name_detail_assembly_image));
-            /* name: Assembly name. */
-            n += (in->u.metadata_name.detail.u.assembly.name).len + 1;
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_DOMAIN:
-            /* name: Friendly name of the domain. */
-            n += (in->u.metadata_name.detail.u.domain.name).len + 1;
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_THREAD:
-            /* name: Name of the thread. */
-            n += (in->u.metadata_name.detail.u.thread.name).len + 1;
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_CONTEXT:
-            /* domain: Domain id of the context. */
-            w_metadata_name_detail_context_domain = (int64_t)(((uint64_t)(in->u.metadata_name.detail.u.context.domain)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_name_detail_context_domain));
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_VTABLE:
-            /* domain: Domain id (0 for proxy vtables). */
-            w_metadata_name_detail_vtable_domain = (int64_t)(((uint64_t)(in->u.metadata_name.detail.u.vtable.domain)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_name_detail_vtable_domain));
-            /* class: MonoClass* of the vtable. */
-            w_metadata_name_detail_vtable_class = (int64_t)(((uint64_t)(in->u.metadata_name.detail.u.vtable.class)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_name_detail_vtable_class));
-            break;
-        default:
-            break;
-        }
+        n += pcd_mono_v3_0_event_metadata_name_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_METADATA_LOAD:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_metadata_load_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_load.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.metadata_load.time));
-        n += pcd_size_uleb128((uint64_t)(w_metadata_load_time));
-        /* mtype: Metadata type. */
-        n += 1;
-        /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
-        w_metadata_load_pointer = (int64_t)(((uint64_t)(in->u.metadata_load.pointer)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_metadata_load_pointer));
-        /* detail */
-        t_metadata_load_detail = (uint64_t)(in->u.metadata_load.mtype);
-        switch (in->u.metadata_load.detail.which) {
-        case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_CLASS:
-            /* image: MonoImage* of the class. */
-            w_metadata_load_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.class.image)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_load_detail_class_image));
-            /* name: Full class name. */
-            n += (in->u.metadata_load.detail.u.class.name).len + 1;
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_IMAGE:
-            /* name: Image file name. */
-            n += (in->u.metadata_load.detail.u.image.name).len + 1;
-            /* mvid: Image MVID (empty for dynamic images). */
-            n += (in->u.metadata_load.detail.u.image.mvid).len + 1;
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_ASSEMBLY:
-            /* image: MonoImage* of the assembly. */
-            w_metadata_load_detail_assembly_image = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.assembly.image)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_load_detail_assembly_image));
-            /* name: Assembly name. */
-            n += (in->u.metadata_load.detail.u.assembly.name).len + 1;
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_DOMAIN:
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_THREAD:
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_CONTEXT:
-            /* domain: Domain id of the context. */
-            w_metadata_load_detail_context_domain = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.context.domain)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_load_detail_context_domain));
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_VTABLE:
-            /* domain: Domain id (0 for proxy vtables). */
-            w_metadata_load_detail_vtable_domain = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.vtable.domain)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_load_detail_vtable_domain));
-            /* class: MonoClass* of the vtable. */
-            w_metadata_load_detail_vtable_class = (int64_t)(((uint64_t)(in->u.metadata_load.detail.u.vtable.class)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_load_detail_vtable_class));
-            break;
-        default:
-            break;
-        }
+        n += pcd_mono_v3_0_event_metadata_load_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_metadata_unload_time = (uint64_t)((uint64_t)((uint64_t)(in->u.metadata_unload.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.metadata_unload.time));
-        n += pcd_size_uleb128((uint64_t)(w_metadata_unload_time));
-        /* mtype: Metadata type. */
-        n += 1;
-        /* pointer: The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*. */
-        w_metadata_unload_pointer = (int64_t)(((uint64_t)(in->u.metadata_unload.pointer)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_metadata_unload_pointer));
-        /* detail */
-        t_metadata_unload_detail = (uint64_t)(in->u.metadata_unload.mtype);
-        switch (in->u.metadata_unload.detail.which) {
-        case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_CLASS:
-            /* image: MonoImage* of the class. */
-            w_metadata_unload_detail_class_image = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.class.image)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_unload_detail_class_image));
-            /* name: Full class name. */
-            n += (in->u.metadata_unload.detail.u.class.name).len + 1;
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_IMAGE:
-            /* name: Image file name. */
-            n += (in->u.metadata_unload.detail.u.image.name).len + 1;
-            /* mvid: Image MVID (empty for dynamic images). */
-            n += (in->u.metadata_unload.detail.u.image.mvid).len + 1;
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_ASSEMBLY:
-            /* image: MonoImage* of the assembly. */
-            w_metadata_unload_detail_assembly_image = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.assembly.image)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_unload_detail_assembly_image));
-            /* name: Assembly name. */
-            n += (in->u.metadata_unload.detail.u.assembly.name).len + 1;
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_DOMAIN:
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_THREAD:
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_CONTEXT:
-            /* domain: Domain id of the context. */
-            w_metadata_unload_detail_context_domain = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.context.domain)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_unload_detail_context_domain));
-            break;
-        case PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_VTABLE:
-            /* domain: Domain id (0 for proxy vtables). */
-            w_metadata_unload_detail_vtable_domain = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.vtable.domain)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_unload_detail_vtable_domain));
-            /* class: MonoClass* of the vtable. */
-            w_metadata_unload_detail_vtable_class = (int64_t)(((uint64_t)(in->u.metadata_unload.detail.u.vtable.class)) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_metadata_unload_detail_vtable_class));
-            break;
-        default:
-            break;
-        }
+        n += pcd_mono_v3_0_event_metadata_unload_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_METHOD_LEAVE:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_method_leave_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_leave.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.method_leave.time));
-        n += pcd_size_uleb128((uint64_t)(w_method_leave_time));
-        /* method: MonoMethod* (running delta from the previous method of the buffer). */
-        w_method_leave_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_leave.method)) - st->method);
-        st->method = (uint64_t)((uint64_t)(in->u.method_leave.method));
-        n += pcd_size_sleb128((int64_t)(w_method_leave_method));
+        n += pcd_mono_v3_0_event_method_leave_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_METHOD_ENTER:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_method_enter_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_enter.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.method_enter.time));
-        n += pcd_size_uleb128((uint64_t)(w_method_enter_time));
-        /* method: MonoMethod* (running delta from the previous method of the buffer). */
-        w_method_enter_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_enter.method)) - st->method);
-        st->method = (uint64_t)((uint64_t)(in->u.method_enter.method));
-        n += pcd_size_sleb128((int64_t)(w_method_enter_method));
+        n += pcd_mono_v3_0_event_method_enter_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_METHOD_EXC_LEAVE:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_method_exc_leave_time = (uint64_t)((uint64_t)((uint64_t)(in->u.method_exc_leave.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.method_exc_leave.time));
-        n += pcd_size_uleb128((uint64_t)(w_method_exc_leave_time));
-        /* method: MonoMethod* (running delta from the previous method of the buffer). */
-        w_method_exc_leave_method = (int64_t)((uint64_t)((uint64_t)(in->u.method_exc_leave.method)) - st->method);
-        st->method = (uint64_t)((uint64_t)(in->u.method_exc_leave.method));
-        n += pcd_size_sleb128((int64_t)(w_method_exc_leave_method));
+        n += pcd_mono_v3_0_event_method_exc_leave_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_JIT:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_jit_time = (uint64_t)((uint64_t)((uint64_t)(in->u.jit.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.jit.time));
-        n += pcd_size_uleb128((uint64_t)(w_jit_time));
-        /* method: MonoMethod* (running delta from the previous method of the buffer). */
-        w_jit_method = (int64_t)((uint64_t)((uint64_t)(in->u.jit.method)) - st->method);
-        st->method = (uint64_t)((uint64_t)(in->u.jit.method));
-        n += pcd_size_sleb128((int64_t)(w_jit_method));
-        /* code: Start of the native code (may be 0). */
-        w_jit_code = (int64_t)(((uint64_t)(in->u.jit.code)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_jit_code));
-        /* code_size: Size of the native code (may be 0). */
-        n += pcd_size_uleb128((uint64_t)(in->u.jit.code_size));
-        /* name: Full method name. */
-        n += (in->u.jit.name).len + 1;
+        n += pcd_mono_v3_0_event_jit_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_THROW:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_throw_time = (uint64_t)((uint64_t)((uint64_t)(in->u.throw.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.throw.time));
-        n += pcd_size_uleb128((uint64_t)(w_throw_time));
-        /* object: The exception object. */
-        w_throw_object = (int64_t)(((uint64_t)(in->u.throw.object) >> 3) - (uint64_t)(st->obj));
-        n += pcd_size_sleb128((int64_t)(w_throw_object));
+        n += pcd_mono_v3_0_event_throw_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_THROW_BT:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_throw_bt_time = (uint64_t)((uint64_t)((uint64_t)(in->u.throw_bt.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.throw_bt.time));
-        n += pcd_size_uleb128((uint64_t)(w_throw_bt_time));
-        /* object: The exception object. */
-        w_throw_bt_object = (int64_t)(((uint64_t)(in->u.throw_bt.object) >> 3) - (uint64_t)(st->obj));
-        n += pcd_size_sleb128((int64_t)(w_throw_bt_object));
-        /* backtrace: MonoMethod pointers, innermost first (running deltas). */
-        n += pcd_size_uleb128(in->u.throw_bt.n_backtrace);
-        for (size_t i = 0; i < in->u.throw_bt.n_backtrace; i++) {
-            w_throw_bt_backtrace_e = (int64_t)((uint64_t)((uint64_t)(in->u.throw_bt.backtrace[i])) - st->method);
-            st->method = (uint64_t)((uint64_t)(in->u.throw_bt.backtrace[i]));
-            n += pcd_size_sleb128((int64_t)(w_throw_bt_backtrace_e));
-        }
+        n += pcd_mono_v3_0_event_throw_bt_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_CLAUSE:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_clause_time = (uint64_t)((uint64_t)((uint64_t)(in->u.clause.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.clause.time));
-        n += pcd_size_uleb128((uint64_t)(w_clause_time));
-        /* clause_type: MonoExceptionEnum. */
-        n += 1;
-        /* clause_index: Index of the clause in the method. */
-        n += pcd_size_uleb128((uint64_t)(in->u.clause.clause_index));
-        /* method: MonoMethod* (running delta from the previous method of the buffer). */
-        w_clause_method = (int64_t)((uint64_t)((uint64_t)(in->u.clause.method)) - st->method);
-        st->method = (uint64_t)((uint64_t)(in->u.clause.method));
-        n += pcd_size_sleb128((int64_t)(w_clause_method));
-        /* object: The exception object. */
-        w_clause_object = (int64_t)(((uint64_t)(in->u.clause.object) >> 3) - (uint64_t)(st->obj));
-        n += pcd_size_sleb128((int64_t)(w_clause_object));
+        n += pcd_mono_v3_0_event_clause_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_MONITOR:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_monitor_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.monitor.time));
-        n += pcd_size_uleb128((uint64_t)(w_monitor_time));
-        /* event: MonoProfilerMonitorEvent. */
-        n += 1;
-        /* object: The lock object. */
-        w_monitor_object = (int64_t)(((uint64_t)(in->u.monitor.object) >> 3) - (uint64_t)(st->obj));
-        n += pcd_size_sleb128((int64_t)(w_monitor_object));
+        n += pcd_mono_v3_0_event_monitor_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_MONITOR_BT:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_monitor_bt_time = (uint64_t)((uint64_t)((uint64_t)(in->u.monitor_bt.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.monitor_bt.time));
-        n += pcd_size_uleb128((uint64_t)(w_monitor_bt_time));
-        /* event: MonoProfilerMonitorEvent. */
-        n += 1;
-        /* object: The lock object. */
-        w_monitor_bt_object = (int64_t)(((uint64_t)(in->u.monitor_bt.object) >> 3) - (uint64_t)(st->obj));
-        n += pcd_size_sleb128((int64_t)(w_monitor_bt_object));
-        /* backtrace: MonoMethod pointers, innermost first (running deltas). */
-        n += pcd_size_uleb128(in->u.monitor_bt.n_backtrace);
-        for (size_t i = 0; i < in->u.monitor_bt.n_backtrace; i++) {
-            w_monitor_bt_backtrace_e = (int64_t)((uint64_t)((uint64_t)(in->u.monitor_bt.backtrace[i])) - st->method);
-            st->method = (uint64_t)((uint64_t)(in->u.monitor_bt.backtrace[i]));
-            n += pcd_size_sleb128((int64_t)(w_monitor_bt_backtrace_e));
-        }
+        n += pcd_mono_v3_0_event_monitor_bt_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_HEAP_START:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_heap_start_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_start.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.heap_start.time));
-        n += pcd_size_uleb128((uint64_t)(w_heap_start_time));
+        n += pcd_mono_v3_0_event_heap_start_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_HEAP_END:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_heap_end_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_end.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.heap_end.time));
-        n += pcd_size_uleb128((uint64_t)(w_heap_end_time));
+        n += pcd_mono_v3_0_event_heap_end_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_HEAP_OBJECT:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_heap_object_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_object.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.heap_object.time));
-        n += pcd_size_uleb128((uint64_t)(w_heap_object_time));
-        /* object: Object address (stored >> 3 relative to obj_base). */
-        w_heap_object_object = (int64_t)(((uint64_t)(in->u.heap_object.object) >> 3) - (uint64_t)(st->obj));
-        n += pcd_size_sleb128((int64_t)(w_heap_object_object));
-        /* vtable: MonoVTable* of the object. */
-        w_heap_object_vtable = (int64_t)(((uint64_t)(in->u.heap_object.vtable)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_heap_object_vtable));
-        /* size: Size in the heap (0: more references of an object already reported). */
-        n += pcd_size_uleb128((uint64_t)(in->u.heap_object.size));
-        /* generation: Generation the object is in. */
-        n += 1;
-        /* refs: Objects it references, by increasing offset. */
-        st->ref_offset = 0; /* starts again here */
-        n += pcd_size_uleb128(in->u.heap_object.n_refs);
-        for (size_t i = 0; i < in->u.heap_object.n_refs; i++) {
-            n += pcd_mono_v3_0_refs_size(x, &in->u.heap_object.refs[i]);
-        }
+        n += pcd_mono_v3_0_event_heap_object_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_HEAP_ROOT:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_heap_root_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_root.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.heap_root.time));
-        n += pcd_size_uleb128((uint64_t)(w_heap_root_time));
-        /* roots: Root addresses and the objects they hold. */
-        n += pcd_size_uleb128(in->u.heap_root.n_roots);
-        for (size_t i = 0; i < in->u.heap_root.n_roots; i++) {
-            n += pcd_mono_v3_0_roots_size(x, &in->u.heap_root.roots[i]);
-        }
+        n += pcd_mono_v3_0_event_heap_root_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_HEAP_ROOT_REGISTER:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_heap_root_register_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_root_register.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.heap_root_register.time));
-        n += pcd_size_uleb128((uint64_t)(w_heap_root_register_time));
-        /* start: Start of the root region. */
-        w_heap_root_register_start = (int64_t)(((uint64_t)(in->u.heap_root_register.start)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_heap_root_register_start));
-        /* size: Size of the root region. */
-        n += pcd_size_uleb128((uint64_t)(in->u.heap_root_register.size));
-        /* source: MonoGCRootSource. */
-        n += 1;
-        /* key: Root key (meaning depends on the source). */
-        w_heap_root_register_key = (int64_t)(((uint64_t)(in->u.heap_root_register.key)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_heap_root_register_key));
-        /* name: Description of the root. */
-        n += (in->u.heap_root_register.name).len + 1;
+        n += pcd_mono_v3_0_event_heap_root_register_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_HEAP_ROOT_UNREGISTER:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_heap_root_unregister_time = (uint64_t)((uint64_t)((uint64_t)(in->u.heap_root_unregister.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.heap_root_unregister.time));
-        n += pcd_size_uleb128((uint64_t)(w_heap_root_unregister_time));
-        /* start: Start of the root region. */
-        w_heap_root_unregister_start = (int64_t)(((uint64_t)(in->u.heap_root_unregister.start)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_heap_root_unregister_start));
+        n += pcd_mono_v3_0_event_heap_root_unregister_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_SAMPLE_HIT:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_sample_hit_time = (uint64_t)((uint64_t)((uint64_t)(in->u.sample_hit.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.sample_hit.time));
-        n += pcd_size_uleb128((uint64_t)(w_sample_hit_time));
-        /* thread: Thread id of the sampled thread. */
-        w_sample_hit_thread = (int64_t)(((uint64_t)(in->u.sample_hit.thread)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_sample_hit_thread));
-        /* ips: Instruction pointers. */
-        n += pcd_size_uleb128(in->u.sample_hit.n_ips);
-        for (size_t i = 0; i < in->u.sample_hit.n_ips; i++) {
-            w_sample_hit_ips_e = (int64_t)(((uint64_t)(in->u.sample_hit.ips[i])) - (uint64_t)(st->ptr));
-            n += pcd_size_sleb128((int64_t)(w_sample_hit_ips_e));
-        }
-        /* frames: Managed backtrace: MonoMethod pointers, innermost first (running deltas). */
-        n += pcd_size_uleb128(in->u.sample_hit.n_frames);
-        for (size_t i = 0; i < in->u.sample_hit.n_frames; i++) {
-            w_sample_hit_frames_e = (int64_t)((uint64_t)((uint64_t)(in->u.sample_hit.frames[i])) - st->method);
-            st->method = (uint64_t)((uint64_t)(in->u.sample_hit.frames[i]));
-            n += pcd_size_sleb128((int64_t)(w_sample_hit_frames_e));
-        }
+        n += pcd_mono_v3_0_event_sample_hit_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_SAMPLE_USYM:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_sample_usym_time = (uint64_t)((uint64_t)((uint64_t)(in->u.sample_usym.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.sample_usym.time));
-        n += pcd_size_uleb128((uint64_t)(w_sample_usym_time));
-        /* address: Symbol address. */
-        w_sample_usym_address = (int64_t)(((uint64_t)(in->u.sample_usym.address)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_sample_usym_address));
-        /* size: Symbol size (0 if unknown). */
-        n += pcd_size_uleb128((uint64_t)(in->u.sample_usym.size));
-        /* name: Symbol name. */
-        n += (in->u.sample_usym.name).len + 1;
+        n += pcd_mono_v3_0_event_sample_usym_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_SAMPLE_COUNTERS_DESC:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_sample_counters_desc_time = (uint64_t)((uint64_t)((uint64_t)(in->u.sample_counters_desc.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.sample_counters_desc.time));
-        n += pcd_size_uleb128((uint64_t)(w_sample_counters_desc_time));
-        /* counters: The counters described. */
-        n += pcd_size_uleb128(in->u.sample_counters_desc.n_counters);
-        for (size_t i = 0; i < in->u.sample_counters_desc.n_counters; i++) {
-            n += pcd_mono_v3_0_counters_size(x, &in->u.sample_counters_desc.counters[i]);
-        }
+        n += pcd_mono_v3_0_event_sample_counters_desc_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_SAMPLE_COUNTERS:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_sample_counters_time = (uint64_t)((uint64_t)((uint64_t)(in->u.sample_counters.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.sample_counters.time));
-        n += pcd_size_uleb128((uint64_t)(w_sample_counters_time));
-        /* values: Values, until index 0. */
-        for (size_t i = 0; i < in->u.sample_counters.n_values; i++) {
-            n += pcd_mono_v3_0_values_size(x, &in->u.sample_counters.values[i]);
-        }
+        n += pcd_mono_v3_0_event_sample_counters_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_JIT_HELPER:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_jit_helper_time = (uint64_t)((uint64_t)((uint64_t)(in->u.jit_helper.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.jit_helper.time));
-        n += pcd_size_uleb128((uint64_t)(w_jit_helper_time));
-        /* kind: MonoProfilerCodeBufferType. */
-        n += 1;
-        /* start: Start of the code. */
-        w_jit_helper_start = (int64_t)(((uint64_t)(in->u.jit_helper.start)) - (uint64_t)(st->ptr));
-        n += pcd_size_sleb128((int64_t)(w_jit_helper_start));
-        /* size: Size of the code. */
-        n += pcd_size_uleb128((uint64_t)(in->u.jit_helper.size));
-        /* name: Name (specific trampolines only). */
-        if (in->u.jit_helper.kind == 5) {
-            n += (in->u.jit_helper.name).len + 1;
-        }
+        n += pcd_mono_v3_0_event_jit_helper_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_SYNC_POINT:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_sync_point_time = (uint64_t)((uint64_t)((uint64_t)(in->u.sync_point.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.sync_point.time));
-        n += pcd_size_uleb128((uint64_t)(w_sync_point_time));
-        /* kind: MonoProfilerSyncPointType. */
-        n += 1;
+        n += pcd_mono_v3_0_event_sync_point_size(x, in);
         break;
     case PCD_MONO_V3_0_EVENT_AOT_ID:
         n += 1;
-        /* time: Event time in ns (a delta from the previous time of the buffer). */
-        w_aot_id_time = (uint64_t)((uint64_t)((uint64_t)(in->u.aot_id.time)) - st->time);
-        st->time = (uint64_t)((uint64_t)(in->u.aot_id.time));
-        n += pcd_size_uleb128((uint64_t)(w_aot_id_time));
-        /* aot_id: The AOT id. */
-        n += (in->u.aot_id.aot_id).len + 1;
+        n += pcd_mono_v3_0_event_aot_id_size(x, in);
         break;
     default:
         break;
@@ -4559,14 +5539,14 @@ uint64_t pcd_mono_v3_0_event_size(pcd_ctx *x, const pcd_mono_v3_0_event *in)
 
 /* -------- buffer -------- */
 
-static const pcd_run_field k_buffer_dec_run1[] = {
-    { "id", 4, "magic" },
-    { "len", 4, "u32le" },
-    { "time_base", 8, "u64le" },
-    { "ptr_base", 8, "u64le" },
-    { "obj_base", 8, "u64le" },
-    { "thread_id", 8, "u64le" },
-    { "method_base", 8, "u64le" },
+static const pcd_run_field k_buffer_run1[] = {
+    { .name = "id", .wire = 4, .type = "magic" },
+    { .name = "len", .wire = 4, .type = "u32le" },
+    { .name = "time_base", .wire = 8, .type = "u64le" },
+    { .name = "ptr_base", .wire = 8, .type = "u64le" },
+    { .name = "obj_base", .wire = 8, .type = "u64le" },
+    { .name = "thread_id", .wire = 8, .type = "u64le" },
+    { .name = "method_base", .wire = 8, .type = "u64le" },
 };
 /* buffer: Events of one thread, after a header with the bases they are relative to. */
 static inline pcd_status pcd_mono_v3_0_buffer_decode_(pcd_cursor *c, pcd_mono_v3_0_buffer *out)
@@ -4580,7 +5560,7 @@ static inline pcd_status pcd_mono_v3_0_buffer_decode_(pcd_cursor *c, pcd_mono_v3
     memset(out, 0, sizeof *out);
     /* id, len, time_base, ptr_base, obj_base, thread_id, method_base: 48 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 48))
-        return pcd_fail_run(c, k_buffer_dec_run1, 7);
+        return pcd_fail_run(c, k_buffer_run1, 7);
     /* id */
     if (PCD_UNLIKELY(memcmp(c->p, "\001LPM", 4) != 0))
         return pcd_fail_magic(c, c->p, "id", "bytes 01 4C 50 4D", 4);
@@ -4615,15 +5595,6 @@ pcd_status pcd_mono_v3_0_buffer_decode(pcd_cursor *c, pcd_mono_v3_0_buffer *out)
     return pcd_mono_v3_0_buffer_decode_(c, out);
 }
 
-static const pcd_run_field k_buffer_val_run1[] = {
-    { "id", 4, "magic" },
-    { "len", 4, "u32le" },
-    { "time_base", 8, "u64le" },
-    { "ptr_base", 8, "u64le" },
-    { "obj_base", 8, "u64le" },
-    { "thread_id", 8, "u64le" },
-    { "method_base", 8, "u64le" },
-};
 /* buffer: Events of one thread, after a header with the bases they are relative to.
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -4636,7 +5607,7 @@ static inline pcd_status pcd_mono_v3_0_buffer_validate_(pcd_cursor *c)
     PCD_UNUSED uint64_t v_method_base = 0;
     /* id, len, time_base, ptr_base, obj_base, thread_id, method_base: 48 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 48))
-        return pcd_fail_run(c, k_buffer_val_run1, 7);
+        return pcd_fail_run(c, k_buffer_run1, 7);
     /* id */
     if (PCD_UNLIKELY(memcmp(c->p, "\001LPM", 4) != 0))
         return pcd_fail_magic(c, c->p, "id", "bytes 01 4C 50 4D", 4);
@@ -4712,19 +5683,19 @@ uint64_t pcd_mono_v3_0_buffer_size(pcd_ctx *x, const pcd_mono_v3_0_buffer *in)
 
 /* -------- file -------- */
 
-static const pcd_run_field k_file_dec_run1[] = {
-    { "id", 4, "magic" },
-    { "major", 1, "u8" },
-    { "minor", 1, "u8" },
-    { "data_version", 1, "u8" },
-    { "ptr_size", 1, "u8" },
-    { "startup_ms", 8, "u64le" },
-    { "startup_ns", 8, "u64le" },
-    { "timer_overhead", 4, "u32le" },
-    { "flags", 4, "u32le" },
-    { "pid", 4, "u32le" },
-    { "port", 2, "u16le" },
-    { "args_size", 4, "u32le" },
+static const pcd_run_field k_file_run1[] = {
+    { .name = "id", .wire = 4, .type = "magic" },
+    { .name = "major", .wire = 1, .type = "u8" },
+    { .name = "minor", .wire = 1, .type = "u8" },
+    { .name = "data_version", .wire = 1, .type = "u8" },
+    { .name = "ptr_size", .wire = 1, .type = "u8" },
+    { .name = "startup_ms", .wire = 8, .type = "u64le" },
+    { .name = "startup_ns", .wire = 8, .type = "u64le" },
+    { .name = "timer_overhead", .wire = 4, .type = "u32le" },
+    { .name = "flags", .wire = 4, .type = "u32le" },
+    { .name = "pid", .wire = 4, .type = "u32le" },
+    { .name = "port", .wire = 2, .type = "u16le" },
+    { .name = "args_size", .wire = 4, .type = "u32le" },
 };
 /* file: The header, then buffers until the end of the file. */
 static inline pcd_status pcd_mono_v3_0_file_decode_(pcd_cursor *c, pcd_mono_v3_0_file *out)
@@ -4748,7 +5719,7 @@ static inline pcd_status pcd_mono_v3_0_file_decode_(pcd_cursor *c, pcd_mono_v3_0
     memset(out, 0, sizeof *out);
     /* id, major, minor, data_version, ptr_size, startup_ms, startup_ns, timer_overhead, flags, pid, port, args_size: 42 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 42))
-        return pcd_fail_run(c, k_file_dec_run1, 12);
+        return pcd_fail_run(c, k_file_run1, 12);
     /* id */
     if (PCD_UNLIKELY(memcmp(c->p, "\001ZPM", 4) != 0))
         return pcd_fail_magic(c, c->p, "id", "bytes 01 5A 50 4D", 4);
@@ -4846,20 +5817,6 @@ pcd_status pcd_mono_v3_0_file_decode(pcd_cursor *c, pcd_mono_v3_0_file *out)
     return pcd_mono_v3_0_file_decode_(c, out);
 }
 
-static const pcd_run_field k_file_val_run1[] = {
-    { "id", 4, "magic" },
-    { "major", 1, "u8" },
-    { "minor", 1, "u8" },
-    { "data_version", 1, "u8" },
-    { "ptr_size", 1, "u8" },
-    { "startup_ms", 8, "u64le" },
-    { "startup_ns", 8, "u64le" },
-    { "timer_overhead", 4, "u32le" },
-    { "flags", 4, "u32le" },
-    { "pid", 4, "u32le" },
-    { "port", 2, "u16le" },
-    { "args_size", 4, "u32le" },
-};
 /* file: The header, then buffers until the end of the file.
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -4877,7 +5834,7 @@ static inline pcd_status pcd_mono_v3_0_file_validate_(pcd_cursor *c)
     PCD_UNUSED pcd_bytes v_os = { NULL, 0 };
     /* id, major, minor, data_version, ptr_size, startup_ms, startup_ns, timer_overhead, flags, pid, port, args_size: 42 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 42))
-        return pcd_fail_run(c, k_file_val_run1, 12);
+        return pcd_fail_run(c, k_file_run1, 12);
     /* id */
     if (PCD_UNLIKELY(memcmp(c->p, "\001ZPM", 4) != 0))
         return pcd_fail_magic(c, c->p, "id", "bytes 01 5A 50 4D", 4);
@@ -5184,14 +6141,21 @@ static pcd_status pcd_mono_v3_0_region_events_finish(pcd_sink *s, void *parent, 
     return PCD_OK;
 }
 const pcd_region_desc pcd_mono_v3_0_region_events = {
-    "events", &pcd_mono_v3_0_event_type, sizeof(pcd_mono_v3_0_event),
-    pcd_mono_v3_0_region_events_dec, pcd_mono_v3_0_region_events_val, pcd_mono_v3_0_region_events_run, pcd_mono_v3_0_region_events_enc,
-    sizeof(pcd_mono_v3_0_events_state), pcd_mono_v3_0_region_events_init, pcd_mono_v3_0_region_events_finish,
-    offsetof(pcd_mono_v3_0_buffer, events),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    NULL, 3, 2,
-    pcd_mono_v3_0_region_events_drun,
+    .name = "events",
+    .record = &pcd_mono_v3_0_event_type,
+    .record_size = sizeof(pcd_mono_v3_0_event),
+    .decode = pcd_mono_v3_0_region_events_dec,
+    .validate = pcd_mono_v3_0_region_events_val,
+    .validate_run = pcd_mono_v3_0_region_events_run,
+    .encode = pcd_mono_v3_0_region_events_enc,
+    .state_size = sizeof(pcd_mono_v3_0_events_state),
+    .state_init = pcd_mono_v3_0_region_events_init,
+    .finish = pcd_mono_v3_0_region_events_finish,
+    .region_field = offsetof(pcd_mono_v3_0_buffer, events),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .zstd_level = 3,
+    .record_min = 2,  /* the smallest record's bytes */
+    .decode_run = pcd_mono_v3_0_region_events_drun,
 };
 
 static pcd_status pcd_mono_v3_0_region_buffers_dec(pcd_cursor *c, void *out) { return pcd_mono_v3_0_buffer_decode_(c, out); }
@@ -5200,52 +6164,97 @@ static const uint8_t pcd_mono_v3_0_region_buffers_sync1[] = { 0x01, 0x4c, 0x50, 
 static const uint8_t *const pcd_mono_v3_0_region_buffers_sync[] = { pcd_mono_v3_0_region_buffers_sync1, NULL };
 static const uint8_t pcd_mono_v3_0_region_buffers_sync_len[] = { 4 };
 const pcd_region_desc pcd_mono_v3_0_region_buffers = {
-    "buffers", &pcd_mono_v3_0_buffer_type, sizeof(pcd_mono_v3_0_buffer),
-    pcd_mono_v3_0_region_buffers_dec, NULL, NULL, pcd_mono_v3_0_region_buffers_enc,
-    0, NULL, NULL,
-    offsetof(pcd_mono_v3_0_file, buffers),
-    4, 4, 0, 0, 48, 48,
-    pcd_mono_v3_0_region_buffers_sync, pcd_mono_v3_0_region_buffers_sync_len,
-    NULL, 3, 48,
-    NULL,
+    .name = "buffers",
+    .record = &pcd_mono_v3_0_buffer_type,
+    .record_size = sizeof(pcd_mono_v3_0_buffer),
+    .decode = pcd_mono_v3_0_region_buffers_dec,
+    .encode = pcd_mono_v3_0_region_buffers_enc,
+    .region_field = offsetof(pcd_mono_v3_0_file, buffers),
+    .size_off = 4,  /* where a damaged record's size is */
+    .size_width = 4,
+    .size_add = 48,
+    .size_min = 48,
+    .sync = pcd_mono_v3_0_region_buffers_sync,
+    .sync_len = pcd_mono_v3_0_region_buffers_sync_len,
+    .zstd_level = 3,
+    .record_min = 48,  /* the smallest record's bytes */
 };
 
 /* -------- descriptors -------- */
 
 static const pcd_field pcd_mono_v3_0_refs_fields[] = {
-    { "offset", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_refs, offset), 0, 0, NULL, NULL, 0, "Offset of the reference in the object (stored as the difference from the previous reference's, the first from 0).", NULL },
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_refs, object), 0, 0, NULL, NULL, 0, "The referenced object.", NULL },
+    { .name = "offset", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_refs, offset),
+      .doc = "Offset of the reference in the object (stored as the difference from the previous reference's, the first from 0)." },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX, .offset = offsetof(pcd_mono_v3_0_refs, object),
+      .doc = "The referenced object." },
 };
-const pcd_type pcd_mono_v3_0_refs_type = { "refs", 0, 1, sizeof(pcd_mono_v3_0_refs), pcd_mono_v3_0_refs_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_refs_type = {
+    .name = "refs",
+    .named = 1,
+    .size = sizeof(pcd_mono_v3_0_refs),
+    .fields = pcd_mono_v3_0_refs_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v3_0_roots_fields[] = {
-    { "address", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_roots, address), 0, 0, NULL, NULL, 0, "Address of the root.", NULL },
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_roots, object), 0, 0, NULL, NULL, 0, "The object it holds.", NULL },
+    { .name = "address", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_roots, address), .doc = "Address of the root." },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_roots, object), .doc = "The object it holds." },
 };
-const pcd_type pcd_mono_v3_0_roots_type = { "roots", 0, 1, sizeof(pcd_mono_v3_0_roots), pcd_mono_v3_0_roots_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_roots_type = {
+    .name = "roots",
+    .named = 1,
+    .size = sizeof(pcd_mono_v3_0_roots),
+    .fields = pcd_mono_v3_0_roots_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v3_0_counters_fields[] = {
-    { "section", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_counters, section), 0, 0, NULL, NULL, 0, "Counter section (1 << 15: performance counters, named).", NULL },
-    { "section_name", PCD_K_STRING, 0, PCD_F_OPTIONAL, offsetof(pcd_mono_v3_0_counters, section_name), 0, offsetof(pcd_mono_v3_0_counters, has_section_name), NULL, NULL, 0, "Section name.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v3_0_counters, name), 0, 0, NULL, NULL, 0, "Counter name.", NULL },
-    { "type", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_counters, type), 0, 0, NULL, NULL, 0, "Counter type (MONO_COUNTER_INT 0 ... TIME_INTERVAL 7).", NULL },
-    { "unit", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_counters, unit), 0, 0, NULL, NULL, 0, "Counter unit.", NULL },
-    { "variance", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_counters, variance), 0, 0, NULL, NULL, 0, "Counter variance.", NULL },
-    { "index", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_counters, index), 0, 0, NULL, NULL, 0, "Unique index of the counter.", NULL },
+    { .name = "section", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_counters, section),
+      .doc = "Counter section (1 << 15: performance counters, named)." },
+    { .name = "section_name", .kind = PCD_K_STRING, .flags = PCD_F_OPTIONAL,
+      .offset = offsetof(pcd_mono_v3_0_counters, section_name),
+      .present = offsetof(pcd_mono_v3_0_counters, has_section_name), .doc = "Section name." },
+    { .name = "name", .kind = PCD_K_STRING, .offset = offsetof(pcd_mono_v3_0_counters, name),
+      .doc = "Counter name." },
+    { .name = "type", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_counters, type),
+      .doc = "Counter type (MONO_COUNTER_INT 0 ... TIME_INTERVAL 7)." },
+    { .name = "unit", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_counters, unit),
+      .doc = "Counter unit." },
+    { .name = "variance", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_counters, variance),
+      .doc = "Counter variance." },
+    { .name = "index", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_counters, index),
+      .doc = "Unique index of the counter." },
 };
-const pcd_type pcd_mono_v3_0_counters_type = { "counters", 0, 1, sizeof(pcd_mono_v3_0_counters), pcd_mono_v3_0_counters_fields, 7, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_counters_type = {
+    .name = "counters",
+    .named = 1,
+    .size = sizeof(pcd_mono_v3_0_counters),
+    .fields = pcd_mono_v3_0_counters_fields,
+    .n_fields = 7,
+};
 
 static const pcd_field pcd_mono_v3_0_values_value_text_fields[] = {
-    { "present", PCD_K_U8, 0, 0, offsetof(pcd_mono_v3_0_values_value_text, present), 0, 0, NULL, NULL, 0, "0: no value.", NULL },
-    { "text", PCD_K_STRING, 0, PCD_F_OPTIONAL, offsetof(pcd_mono_v3_0_values_value_text, text), 0, offsetof(pcd_mono_v3_0_values_value_text, has_text), NULL, NULL, 0, NULL, NULL },
+    { .name = "present", .kind = PCD_K_U8, .offset = offsetof(pcd_mono_v3_0_values_value_text, present),
+      .doc = "0: no value." },
+    { .name = "text", .kind = PCD_K_STRING, .flags = PCD_F_OPTIONAL,
+      .offset = offsetof(pcd_mono_v3_0_values_value_text, text),
+      .present = offsetof(pcd_mono_v3_0_values_value_text, has_text) },
 };
-const pcd_type pcd_mono_v3_0_values_value_text_type = { "values_value_text", 0, 0, sizeof(pcd_mono_v3_0_values_value_text), pcd_mono_v3_0_values_value_text_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_values_value_text_type = {
+    .name = "values_value_text",
+    .size = sizeof(pcd_mono_v3_0_values_value_text),
+    .fields = pcd_mono_v3_0_values_value_text_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v3_0_values_value_fields[] = {
-    { "uint", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_values_value, u.uint), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "real", PCD_K_F64, 0, 0, offsetof(pcd_mono_v3_0_values_value, u.real), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "text", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_values_value, u.text), 0, 0, &pcd_mono_v3_0_values_value_text_type, NULL, 0, NULL, NULL },
-    { "sint", PCD_K_S64, 0, 0, offsetof(pcd_mono_v3_0_values_value, u.sint), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "uint", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_values_value, u.uint) },
+    { .name = "real", .kind = PCD_K_F64, .offset = offsetof(pcd_mono_v3_0_values_value, u.real) },
+    { .name = "text", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_values_value, u.text),
+      .type = &pcd_mono_v3_0_values_value_text_type },
+    { .name = "sint", .kind = PCD_K_S64, .offset = offsetof(pcd_mono_v3_0_values_value, u.sint) },
 };
 static int32_t pcd_mono_v3_0_values_value_select(const void *owner_)
 {
@@ -5258,195 +6267,403 @@ static int32_t pcd_mono_v3_0_values_value_select(const void *owner_)
     default: return 3;
     }
 }
-const pcd_type pcd_mono_v3_0_values_value_type = { "values_value", 1, 0, sizeof(pcd_mono_v3_0_values_value), pcd_mono_v3_0_values_value_fields, 4, NULL, NULL, pcd_mono_v3_0_values_value_select };
+const pcd_type pcd_mono_v3_0_values_value_type = {
+    .name = "values_value",
+    .is_union = 1,
+    .size = sizeof(pcd_mono_v3_0_values_value),
+    .fields = pcd_mono_v3_0_values_value_fields,
+    .n_fields = 4,
+    .select = pcd_mono_v3_0_values_value_select,
+};
 
 static const pcd_field pcd_mono_v3_0_values_fields[] = {
-    { "index", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_values, index), 0, 0, NULL, NULL, 0, "Index of the counter; 0 ends the list.", NULL },
-    { "type", PCD_K_U64, 0, PCD_F_OPTIONAL, offsetof(pcd_mono_v3_0_values, type), 0, offsetof(pcd_mono_v3_0_values, has_type), NULL, NULL, 0, "Type of the value.", NULL },
-    { "value", PCD_K_UNION, 0, PCD_F_OPTIONAL, offsetof(pcd_mono_v3_0_values, value), 0, offsetof(pcd_mono_v3_0_values, has_value), &pcd_mono_v3_0_values_value_type, NULL, 0, NULL, NULL },
+    { .name = "index", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_values, index),
+      .doc = "Index of the counter; 0 ends the list." },
+    { .name = "type", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL,
+      .offset = offsetof(pcd_mono_v3_0_values, type), .present = offsetof(pcd_mono_v3_0_values, has_type),
+      .doc = "Type of the value." },
+    { .name = "value", .kind = PCD_K_UNION, .flags = PCD_F_OPTIONAL,
+      .offset = offsetof(pcd_mono_v3_0_values, value),
+      .present = offsetof(pcd_mono_v3_0_values, has_value), .type = &pcd_mono_v3_0_values_value_type },
 };
-const pcd_type pcd_mono_v3_0_values_type = { "values", 0, 1, sizeof(pcd_mono_v3_0_values), pcd_mono_v3_0_values_fields, 3, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_values_type = {
+    .name = "values",
+    .named = 1,
+    .size = sizeof(pcd_mono_v3_0_values),
+    .fields = pcd_mono_v3_0_values_fields,
+    .n_fields = 3,
+};
 
 static const pcd_field pcd_mono_v3_0_event_alloc_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_alloc, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "vtable", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_alloc, vtable), 0, 0, NULL, NULL, 0, "MonoVTable* of the object.", NULL },
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_alloc, object), 0, 0, NULL, NULL, 0, "Object address (stored >> 3 relative to obj_base).", NULL },
-    { "size", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_alloc, size), 0, 0, NULL, NULL, 0, "Size of the object in the heap.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_alloc, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "vtable", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_alloc, vtable), .doc = "MonoVTable* of the object." },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_alloc, object),
+      .doc = "Object address (stored >> 3 relative to obj_base)." },
+    { .name = "size", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_alloc, size),
+      .doc = "Size of the object in the heap." },
 };
-const pcd_type pcd_mono_v3_0_event_alloc_type = { "event_alloc", 0, 0, sizeof(pcd_mono_v3_0_event_alloc), pcd_mono_v3_0_event_alloc_fields, 4, "An object was allocated.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_alloc_type = {
+    .name = "event_alloc",
+    .size = sizeof(pcd_mono_v3_0_event_alloc),
+    .fields = pcd_mono_v3_0_event_alloc_fields,
+    .n_fields = 4,
+    .doc = "An object was allocated.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_alloc_bt_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_alloc_bt, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "vtable", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_alloc_bt, vtable), 0, 0, NULL, NULL, 0, "MonoVTable* of the object.", NULL },
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_alloc_bt, object), 0, 0, NULL, NULL, 0, "Object address (stored >> 3 relative to obj_base).", NULL },
-    { "size", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_alloc_bt, size), 0, 0, NULL, NULL, 0, "Size of the object in the heap.", NULL },
-    { "backtrace", PCD_K_ARRAY, PCD_K_S64, 0, offsetof(pcd_mono_v3_0_event_alloc_bt, backtrace), offsetof(pcd_mono_v3_0_event_alloc_bt, n_backtrace), 0, NULL, NULL, 0, "MonoMethod pointers, innermost first (running deltas).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_alloc_bt, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "vtable", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_alloc_bt, vtable), .doc = "MonoVTable* of the object." },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_alloc_bt, object),
+      .doc = "Object address (stored >> 3 relative to obj_base)." },
+    { .name = "size", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_alloc_bt, size),
+      .doc = "Size of the object in the heap." },
+    { .name = "backtrace", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64,
+      .offset = offsetof(pcd_mono_v3_0_event_alloc_bt, backtrace),
+      .aux = offsetof(pcd_mono_v3_0_event_alloc_bt, n_backtrace),
+      .doc = "MonoMethod pointers, innermost first (running deltas)." },
 };
-const pcd_type pcd_mono_v3_0_event_alloc_bt_type = { "event_alloc_bt", 0, 0, sizeof(pcd_mono_v3_0_event_alloc_bt), pcd_mono_v3_0_event_alloc_bt_fields, 5, "An object was allocated; with the allocating backtrace.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_alloc_bt_type = {
+    .name = "event_alloc_bt",
+    .size = sizeof(pcd_mono_v3_0_event_alloc_bt),
+    .fields = pcd_mono_v3_0_event_alloc_bt_fields,
+    .n_fields = 5,
+    .doc = "An object was allocated; with the allocating backtrace.",
+};
 
 static const pcd_enum_item pcd_mono_v3_0_event_gc_event_event_enum_items[] = {
-    { 0, "start" },
-    { 1, "mark_start" },
-    { 2, "mark_end" },
-    { 3, "reclaim_start" },
-    { 4, "reclaim_end" },
-    { 5, "end" },
-    { 6, "pre_stop_world" },
-    { 7, "post_stop_world" },
-    { 8, "pre_start_world" },
-    { 9, "post_start_world" },
-    { 10, "pre_stop_world_locked" },
-    { 11, "post_start_world_unlocked" },
+    { .value = 0, .name = "start" },
+    { .value = 1, .name = "mark_start" },
+    { .value = 2, .name = "mark_end" },
+    { .value = 3, .name = "reclaim_start" },
+    { .value = 4, .name = "reclaim_end" },
+    { .value = 5, .name = "end" },
+    { .value = 6, .name = "pre_stop_world" },
+    { .value = 7, .name = "post_stop_world" },
+    { .value = 8, .name = "pre_start_world" },
+    { .value = 9, .name = "post_start_world" },
+    { .value = 10, .name = "pre_stop_world_locked" },
+    { .value = 11, .name = "post_start_world_unlocked" },
 };
-static const pcd_enum pcd_mono_v3_0_event_gc_event_event_enum = { "event", pcd_mono_v3_0_event_gc_event_event_enum_items, 12 };
+static const pcd_enum pcd_mono_v3_0_event_gc_event_event_enum = { .name = "event", .items = pcd_mono_v3_0_event_gc_event_event_enum_items, .n_items = 12 };
 static const pcd_field pcd_mono_v3_0_event_gc_event_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_gc_event, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "event", PCD_K_U8, 0, PCD_F_ENUM_OPEN, offsetof(pcd_mono_v3_0_event_gc_event, event), 0, 0, NULL, &pcd_mono_v3_0_event_gc_event_event_enum, 0, "MonoProfilerGCEvent (1-4 are no longer written).", NULL },
-    { "generation", PCD_K_U8, 0, 0, offsetof(pcd_mono_v3_0_event_gc_event, generation), 0, 0, NULL, NULL, 0, "Generation the event is about.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_gc_event, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "event", .kind = PCD_K_U8, .flags = PCD_F_ENUM_OPEN,
+      .offset = offsetof(pcd_mono_v3_0_event_gc_event, event),
+      .enumt = &pcd_mono_v3_0_event_gc_event_event_enum,
+      .doc = "MonoProfilerGCEvent (1-4 are no longer written)." },
+    { .name = "generation", .kind = PCD_K_U8, .offset = offsetof(pcd_mono_v3_0_event_gc_event, generation),
+      .doc = "Generation the event is about." },
 };
-const pcd_type pcd_mono_v3_0_event_gc_event_type = { "event_gc_event", 0, 0, sizeof(pcd_mono_v3_0_event_gc_event), pcd_mono_v3_0_event_gc_event_fields, 3, "A GC phase.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_gc_event_type = {
+    .name = "event_gc_event",
+    .size = sizeof(pcd_mono_v3_0_event_gc_event),
+    .fields = pcd_mono_v3_0_event_gc_event_fields,
+    .n_fields = 3,
+    .doc = "A GC phase.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_gc_resize_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_gc_resize, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "heap_size", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_gc_resize, heap_size), 0, 0, NULL, NULL, 0, "New heap size.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_gc_resize, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "heap_size", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_gc_resize, heap_size),
+      .doc = "New heap size." },
 };
-const pcd_type pcd_mono_v3_0_event_gc_resize_type = { "event_gc_resize", 0, 0, sizeof(pcd_mono_v3_0_event_gc_resize), pcd_mono_v3_0_event_gc_resize_fields, 2, "The heap was resized.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_gc_resize_type = {
+    .name = "event_gc_resize",
+    .size = sizeof(pcd_mono_v3_0_event_gc_resize),
+    .fields = pcd_mono_v3_0_event_gc_resize_fields,
+    .n_fields = 2,
+    .doc = "The heap was resized.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_gc_move_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_gc_move, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "objects", PCD_K_ARRAY, PCD_K_S64, 0, offsetof(pcd_mono_v3_0_event_gc_move, objects), offsetof(pcd_mono_v3_0_event_gc_move, n_objects), 0, NULL, NULL, 0, "Old address, new address, ... (the count counts addresses).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_gc_move, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "objects", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64,
+      .offset = offsetof(pcd_mono_v3_0_event_gc_move, objects),
+      .aux = offsetof(pcd_mono_v3_0_event_gc_move, n_objects),
+      .doc = "Old address, new address, ... (the count counts addresses)." },
 };
-const pcd_type pcd_mono_v3_0_event_gc_move_type = { "event_gc_move", 0, 0, sizeof(pcd_mono_v3_0_event_gc_move), pcd_mono_v3_0_event_gc_move_fields, 2, "Objects moved: old and new addresses, alternating.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_gc_move_type = {
+    .name = "event_gc_move",
+    .size = sizeof(pcd_mono_v3_0_event_gc_move),
+    .fields = pcd_mono_v3_0_event_gc_move_fields,
+    .n_fields = 2,
+    .doc = "Objects moved: old and new addresses, alternating.",
+};
 
-static const pcd_enum_item pcd_mono_v3_0_event_gc_handle_created_handle_type_enum_items[] = {
-    { 0, "weak" },
-    { 1, "weaktrack" },
-    { 2, "normal" },
-    { 3, "pinned" },
+static const pcd_enum_item pcd_mono_v3_0_gc_handle_type_enum_items[] = {
+    { .value = 0, .name = "weak" },
+    { .value = 1, .name = "weaktrack" },
+    { .value = 2, .name = "normal" },
+    { .value = 3, .name = "pinned" },
 };
-static const pcd_enum pcd_mono_v3_0_event_gc_handle_created_handle_type_enum = { "handle_type", pcd_mono_v3_0_event_gc_handle_created_handle_type_enum_items, 4 };
+static const pcd_enum pcd_mono_v3_0_event_gc_handle_created_handle_type_enum = { .name = "handle_type", .items = pcd_mono_v3_0_gc_handle_type_enum_items, .n_items = 4 };
 static const pcd_field pcd_mono_v3_0_event_gc_handle_created_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_gc_handle_created, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "handle_type", PCD_K_U64, 0, PCD_F_ENUM_OPEN, offsetof(pcd_mono_v3_0_event_gc_handle_created, handle_type), 0, 0, NULL, &pcd_mono_v3_0_event_gc_handle_created_handle_type_enum, 0, "MonoGCHandleType; upper bits are flags.", NULL },
-    { "handle", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_gc_handle_created, handle), 0, 0, NULL, NULL, 0, "GC handle value.", NULL },
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_gc_handle_created, object), 0, 0, NULL, NULL, 0, "The object it holds.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_gc_handle_created, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "handle_type", .kind = PCD_K_U64, .flags = PCD_F_ENUM_OPEN,
+      .offset = offsetof(pcd_mono_v3_0_event_gc_handle_created, handle_type),
+      .enumt = &pcd_mono_v3_0_event_gc_handle_created_handle_type_enum,
+      .doc = "MonoGCHandleType; upper bits are flags." },
+    { .name = "handle", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_gc_handle_created, handle),
+      .doc = "GC handle value." },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_gc_handle_created, object), .doc = "The object it holds." },
 };
-const pcd_type pcd_mono_v3_0_event_gc_handle_created_type = { "event_gc_handle_created", 0, 0, sizeof(pcd_mono_v3_0_event_gc_handle_created), pcd_mono_v3_0_event_gc_handle_created_fields, 4, "A GC handle was created.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_gc_handle_created_type = {
+    .name = "event_gc_handle_created",
+    .size = sizeof(pcd_mono_v3_0_event_gc_handle_created),
+    .fields = pcd_mono_v3_0_event_gc_handle_created_fields,
+    .n_fields = 4,
+    .doc = "A GC handle was created.",
+};
 
-static const pcd_enum_item pcd_mono_v3_0_event_gc_handle_destroyed_handle_type_enum_items[] = {
-    { 0, "weak" },
-    { 1, "weaktrack" },
-    { 2, "normal" },
-    { 3, "pinned" },
-};
-static const pcd_enum pcd_mono_v3_0_event_gc_handle_destroyed_handle_type_enum = { "handle_type", pcd_mono_v3_0_event_gc_handle_destroyed_handle_type_enum_items, 4 };
 static const pcd_field pcd_mono_v3_0_event_gc_handle_destroyed_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_gc_handle_destroyed, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "handle_type", PCD_K_U64, 0, PCD_F_ENUM_OPEN, offsetof(pcd_mono_v3_0_event_gc_handle_destroyed, handle_type), 0, 0, NULL, &pcd_mono_v3_0_event_gc_handle_destroyed_handle_type_enum, 0, "MonoGCHandleType; upper bits are flags.", NULL },
-    { "handle", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_gc_handle_destroyed, handle), 0, 0, NULL, NULL, 0, "GC handle value.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_gc_handle_destroyed, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "handle_type", .kind = PCD_K_U64, .flags = PCD_F_ENUM_OPEN,
+      .offset = offsetof(pcd_mono_v3_0_event_gc_handle_destroyed, handle_type),
+      .enumt = &pcd_mono_v3_0_event_gc_handle_created_handle_type_enum,
+      .doc = "MonoGCHandleType; upper bits are flags." },
+    { .name = "handle", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v3_0_event_gc_handle_destroyed, handle), .doc = "GC handle value." },
 };
-const pcd_type pcd_mono_v3_0_event_gc_handle_destroyed_type = { "event_gc_handle_destroyed", 0, 0, sizeof(pcd_mono_v3_0_event_gc_handle_destroyed), pcd_mono_v3_0_event_gc_handle_destroyed_fields, 3, "A GC handle was destroyed.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_gc_handle_destroyed_type = {
+    .name = "event_gc_handle_destroyed",
+    .size = sizeof(pcd_mono_v3_0_event_gc_handle_destroyed),
+    .fields = pcd_mono_v3_0_event_gc_handle_destroyed_fields,
+    .n_fields = 3,
+    .doc = "A GC handle was destroyed.",
+};
 
-static const pcd_enum_item pcd_mono_v3_0_event_gc_handle_created_bt_handle_type_enum_items[] = {
-    { 0, "weak" },
-    { 1, "weaktrack" },
-    { 2, "normal" },
-    { 3, "pinned" },
-};
-static const pcd_enum pcd_mono_v3_0_event_gc_handle_created_bt_handle_type_enum = { "handle_type", pcd_mono_v3_0_event_gc_handle_created_bt_handle_type_enum_items, 4 };
 static const pcd_field pcd_mono_v3_0_event_gc_handle_created_bt_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_gc_handle_created_bt, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "handle_type", PCD_K_U64, 0, PCD_F_ENUM_OPEN, offsetof(pcd_mono_v3_0_event_gc_handle_created_bt, handle_type), 0, 0, NULL, &pcd_mono_v3_0_event_gc_handle_created_bt_handle_type_enum, 0, "MonoGCHandleType; upper bits are flags.", NULL },
-    { "handle", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_gc_handle_created_bt, handle), 0, 0, NULL, NULL, 0, "GC handle value.", NULL },
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_gc_handle_created_bt, object), 0, 0, NULL, NULL, 0, "The object it holds.", NULL },
-    { "backtrace", PCD_K_ARRAY, PCD_K_S64, 0, offsetof(pcd_mono_v3_0_event_gc_handle_created_bt, backtrace), offsetof(pcd_mono_v3_0_event_gc_handle_created_bt, n_backtrace), 0, NULL, NULL, 0, "MonoMethod pointers, innermost first (running deltas).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_gc_handle_created_bt, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "handle_type", .kind = PCD_K_U64, .flags = PCD_F_ENUM_OPEN,
+      .offset = offsetof(pcd_mono_v3_0_event_gc_handle_created_bt, handle_type),
+      .enumt = &pcd_mono_v3_0_event_gc_handle_created_handle_type_enum,
+      .doc = "MonoGCHandleType; upper bits are flags." },
+    { .name = "handle", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v3_0_event_gc_handle_created_bt, handle), .doc = "GC handle value." },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_gc_handle_created_bt, object),
+      .doc = "The object it holds." },
+    { .name = "backtrace", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64,
+      .offset = offsetof(pcd_mono_v3_0_event_gc_handle_created_bt, backtrace),
+      .aux = offsetof(pcd_mono_v3_0_event_gc_handle_created_bt, n_backtrace),
+      .doc = "MonoMethod pointers, innermost first (running deltas)." },
 };
-const pcd_type pcd_mono_v3_0_event_gc_handle_created_bt_type = { "event_gc_handle_created_bt", 0, 0, sizeof(pcd_mono_v3_0_event_gc_handle_created_bt), pcd_mono_v3_0_event_gc_handle_created_bt_fields, 5, "A GC handle was created; with the backtrace.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_gc_handle_created_bt_type = {
+    .name = "event_gc_handle_created_bt",
+    .size = sizeof(pcd_mono_v3_0_event_gc_handle_created_bt),
+    .fields = pcd_mono_v3_0_event_gc_handle_created_bt_fields,
+    .n_fields = 5,
+    .doc = "A GC handle was created; with the backtrace.",
+};
 
-static const pcd_enum_item pcd_mono_v3_0_event_gc_handle_destroyed_bt_handle_type_enum_items[] = {
-    { 0, "weak" },
-    { 1, "weaktrack" },
-    { 2, "normal" },
-    { 3, "pinned" },
-};
-static const pcd_enum pcd_mono_v3_0_event_gc_handle_destroyed_bt_handle_type_enum = { "handle_type", pcd_mono_v3_0_event_gc_handle_destroyed_bt_handle_type_enum_items, 4 };
 static const pcd_field pcd_mono_v3_0_event_gc_handle_destroyed_bt_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_gc_handle_destroyed_bt, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "handle_type", PCD_K_U64, 0, PCD_F_ENUM_OPEN, offsetof(pcd_mono_v3_0_event_gc_handle_destroyed_bt, handle_type), 0, 0, NULL, &pcd_mono_v3_0_event_gc_handle_destroyed_bt_handle_type_enum, 0, "MonoGCHandleType; upper bits are flags.", NULL },
-    { "handle", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_gc_handle_destroyed_bt, handle), 0, 0, NULL, NULL, 0, "GC handle value.", NULL },
-    { "backtrace", PCD_K_ARRAY, PCD_K_S64, 0, offsetof(pcd_mono_v3_0_event_gc_handle_destroyed_bt, backtrace), offsetof(pcd_mono_v3_0_event_gc_handle_destroyed_bt, n_backtrace), 0, NULL, NULL, 0, "MonoMethod pointers, innermost first (running deltas).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_gc_handle_destroyed_bt, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "handle_type", .kind = PCD_K_U64, .flags = PCD_F_ENUM_OPEN,
+      .offset = offsetof(pcd_mono_v3_0_event_gc_handle_destroyed_bt, handle_type),
+      .enumt = &pcd_mono_v3_0_event_gc_handle_created_handle_type_enum,
+      .doc = "MonoGCHandleType; upper bits are flags." },
+    { .name = "handle", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v3_0_event_gc_handle_destroyed_bt, handle), .doc = "GC handle value." },
+    { .name = "backtrace", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64,
+      .offset = offsetof(pcd_mono_v3_0_event_gc_handle_destroyed_bt, backtrace),
+      .aux = offsetof(pcd_mono_v3_0_event_gc_handle_destroyed_bt, n_backtrace),
+      .doc = "MonoMethod pointers, innermost first (running deltas)." },
 };
-const pcd_type pcd_mono_v3_0_event_gc_handle_destroyed_bt_type = { "event_gc_handle_destroyed_bt", 0, 0, sizeof(pcd_mono_v3_0_event_gc_handle_destroyed_bt), pcd_mono_v3_0_event_gc_handle_destroyed_bt_fields, 4, "A GC handle was destroyed; with the backtrace.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_gc_handle_destroyed_bt_type = {
+    .name = "event_gc_handle_destroyed_bt",
+    .size = sizeof(pcd_mono_v3_0_event_gc_handle_destroyed_bt),
+    .fields = pcd_mono_v3_0_event_gc_handle_destroyed_bt_fields,
+    .n_fields = 4,
+    .doc = "A GC handle was destroyed; with the backtrace.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_gc_finalize_start_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_gc_finalize_start, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_gc_finalize_start, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
 };
-const pcd_type pcd_mono_v3_0_event_gc_finalize_start_type = { "event_gc_finalize_start", 0, 0, sizeof(pcd_mono_v3_0_event_gc_finalize_start), pcd_mono_v3_0_event_gc_finalize_start_fields, 1, "The finalizer queue is being processed.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_gc_finalize_start_type = {
+    .name = "event_gc_finalize_start",
+    .size = sizeof(pcd_mono_v3_0_event_gc_finalize_start),
+    .fields = pcd_mono_v3_0_event_gc_finalize_start_fields,
+    .n_fields = 1,
+    .doc = "The finalizer queue is being processed.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_gc_finalize_end_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_gc_finalize_end, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_gc_finalize_end, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
 };
-const pcd_type pcd_mono_v3_0_event_gc_finalize_end_type = { "event_gc_finalize_end", 0, 0, sizeof(pcd_mono_v3_0_event_gc_finalize_end), pcd_mono_v3_0_event_gc_finalize_end_fields, 1, "The finalizer queue was processed.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_gc_finalize_end_type = {
+    .name = "event_gc_finalize_end",
+    .size = sizeof(pcd_mono_v3_0_event_gc_finalize_end),
+    .fields = pcd_mono_v3_0_event_gc_finalize_end_fields,
+    .n_fields = 1,
+    .doc = "The finalizer queue was processed.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_gc_finalize_object_start_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_gc_finalize_object_start, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_gc_finalize_object_start, object), 0, 0, NULL, NULL, 0, "Object address (stored >> 3 relative to obj_base).", NULL },
+    { .name = "time", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_mono_v3_0_event_gc_finalize_object_start, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_gc_finalize_object_start, object),
+      .doc = "Object address (stored >> 3 relative to obj_base)." },
 };
-const pcd_type pcd_mono_v3_0_event_gc_finalize_object_start_type = { "event_gc_finalize_object_start", 0, 0, sizeof(pcd_mono_v3_0_event_gc_finalize_object_start), pcd_mono_v3_0_event_gc_finalize_object_start_fields, 2, "An object is being finalized.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_gc_finalize_object_start_type = {
+    .name = "event_gc_finalize_object_start",
+    .size = sizeof(pcd_mono_v3_0_event_gc_finalize_object_start),
+    .fields = pcd_mono_v3_0_event_gc_finalize_object_start_fields,
+    .n_fields = 2,
+    .doc = "An object is being finalized.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_gc_finalize_object_end_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_gc_finalize_object_end, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_gc_finalize_object_end, object), 0, 0, NULL, NULL, 0, "Object address (stored >> 3 relative to obj_base).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_gc_finalize_object_end, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_gc_finalize_object_end, object),
+      .doc = "Object address (stored >> 3 relative to obj_base)." },
 };
-const pcd_type pcd_mono_v3_0_event_gc_finalize_object_end_type = { "event_gc_finalize_object_end", 0, 0, sizeof(pcd_mono_v3_0_event_gc_finalize_object_end), pcd_mono_v3_0_event_gc_finalize_object_end_fields, 2, "An object was finalized.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_gc_finalize_object_end_type = {
+    .name = "event_gc_finalize_object_end",
+    .size = sizeof(pcd_mono_v3_0_event_gc_finalize_object_end),
+    .fields = pcd_mono_v3_0_event_gc_finalize_object_end_fields,
+    .n_fields = 2,
+    .doc = "An object was finalized.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_metadata_name_detail_class_fields[] = {
-    { "image", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_metadata_name_detail_class, image), 0, 0, NULL, NULL, 0, "MonoImage* of the class.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_name_detail_class, name), 0, 0, NULL, NULL, 0, "Full class name.", NULL },
+    { .name = "image", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_name_detail_class, image),
+      .doc = "MonoImage* of the class." },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_name_detail_class, name),
+      .doc = "Full class name." },
 };
-const pcd_type pcd_mono_v3_0_event_metadata_name_detail_class_type = { "event_metadata_name_detail_class", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_name_detail_class), pcd_mono_v3_0_event_metadata_name_detail_class_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_name_detail_class_type = {
+    .name = "event_metadata_name_detail_class",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_name_detail_class),
+    .fields = pcd_mono_v3_0_event_metadata_name_detail_class_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v3_0_event_metadata_name_detail_image_fields[] = {
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_name_detail_image, name), 0, 0, NULL, NULL, 0, "Image file name.", NULL },
-    { "mvid", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_name_detail_image, mvid), 0, 0, NULL, NULL, 0, "Image MVID (empty for dynamic images).", NULL },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_name_detail_image, name),
+      .doc = "Image file name." },
+    { .name = "mvid", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_name_detail_image, mvid),
+      .doc = "Image MVID (empty for dynamic images)." },
 };
-const pcd_type pcd_mono_v3_0_event_metadata_name_detail_image_type = { "event_metadata_name_detail_image", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_name_detail_image), pcd_mono_v3_0_event_metadata_name_detail_image_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_name_detail_image_type = {
+    .name = "event_metadata_name_detail_image",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_name_detail_image),
+    .fields = pcd_mono_v3_0_event_metadata_name_detail_image_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v3_0_event_metadata_name_detail_assembly_fields[] = {
-    { "image", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_metadata_name_detail_assembly, image), 0, 0, NULL, NULL, 0, "MonoImage* of the assembly.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_name_detail_assembly, name), 0, 0, NULL, NULL, 0, "Assembly name.", NULL },
+    { .name = "image", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_name_detail_assembly, image),
+      .doc = "MonoImage* of the assembly." },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_name_detail_assembly, name),
+      .doc = "Assembly name." },
 };
-const pcd_type pcd_mono_v3_0_event_metadata_name_detail_assembly_type = { "event_metadata_name_detail_assembly", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_name_detail_assembly), pcd_mono_v3_0_event_metadata_name_detail_assembly_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_name_detail_assembly_type = {
+    .name = "event_metadata_name_detail_assembly",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_name_detail_assembly),
+    .fields = pcd_mono_v3_0_event_metadata_name_detail_assembly_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v3_0_event_metadata_name_detail_domain_fields[] = {
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_name_detail_domain, name), 0, 0, NULL, NULL, 0, "Friendly name of the domain.", NULL },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_name_detail_domain, name),
+      .doc = "Friendly name of the domain." },
 };
-const pcd_type pcd_mono_v3_0_event_metadata_name_detail_domain_type = { "event_metadata_name_detail_domain", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_name_detail_domain), pcd_mono_v3_0_event_metadata_name_detail_domain_fields, 1, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_name_detail_domain_type = {
+    .name = "event_metadata_name_detail_domain",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_name_detail_domain),
+    .fields = pcd_mono_v3_0_event_metadata_name_detail_domain_fields,
+    .n_fields = 1,
+};
 
 static const pcd_field pcd_mono_v3_0_event_metadata_name_detail_thread_fields[] = {
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_name_detail_thread, name), 0, 0, NULL, NULL, 0, "Name of the thread.", NULL },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_name_detail_thread, name),
+      .doc = "Name of the thread." },
 };
-const pcd_type pcd_mono_v3_0_event_metadata_name_detail_thread_type = { "event_metadata_name_detail_thread", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_name_detail_thread), pcd_mono_v3_0_event_metadata_name_detail_thread_fields, 1, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_name_detail_thread_type = {
+    .name = "event_metadata_name_detail_thread",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_name_detail_thread),
+    .fields = pcd_mono_v3_0_event_metadata_name_detail_thread_fields,
+    .n_fields = 1,
+};
 
 static const pcd_field pcd_mono_v3_0_event_metadata_name_detail_context_fields[] = {
-    { "domain", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_metadata_name_detail_context, domain), 0, 0, NULL, NULL, 0, "Domain id of the context.", NULL },
+    { .name = "domain", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_name_detail_context, domain),
+      .doc = "Domain id of the context." },
 };
-const pcd_type pcd_mono_v3_0_event_metadata_name_detail_context_type = { "event_metadata_name_detail_context", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_name_detail_context), pcd_mono_v3_0_event_metadata_name_detail_context_fields, 1, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_name_detail_context_type = {
+    .name = "event_metadata_name_detail_context",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_name_detail_context),
+    .fields = pcd_mono_v3_0_event_metadata_name_detail_context_fields,
+    .n_fields = 1,
+};
 
 static const pcd_field pcd_mono_v3_0_event_metadata_name_detail_vtable_fields[] = {
-    { "domain", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_metadata_name_detail_vtable, domain), 0, 0, NULL, NULL, 0, "Domain id (0 for proxy vtables).", NULL },
-    { "class", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_metadata_name_detail_vtable, class), 0, 0, NULL, NULL, 0, "MonoClass* of the vtable.", NULL },
+    { .name = "domain", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_name_detail_vtable, domain),
+      .doc = "Domain id (0 for proxy vtables)." },
+    { .name = "class", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_name_detail_vtable, class),
+      .doc = "MonoClass* of the vtable." },
 };
-const pcd_type pcd_mono_v3_0_event_metadata_name_detail_vtable_type = { "event_metadata_name_detail_vtable", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_name_detail_vtable), pcd_mono_v3_0_event_metadata_name_detail_vtable_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_name_detail_vtable_type = {
+    .name = "event_metadata_name_detail_vtable",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_name_detail_vtable),
+    .fields = pcd_mono_v3_0_event_metadata_name_detail_vtable_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v3_0_event_metadata_name_detail_fields[] = {
-    { "class", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_name_detail, u.class), 0, 0, &pcd_mono_v3_0_event_metadata_name_detail_class_type, NULL, 0, NULL, NULL },
-    { "image", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_name_detail, u.image), 0, 0, &pcd_mono_v3_0_event_metadata_name_detail_image_type, NULL, 0, NULL, NULL },
-    { "assembly", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_name_detail, u.assembly), 0, 0, &pcd_mono_v3_0_event_metadata_name_detail_assembly_type, NULL, 0, NULL, NULL },
-    { "domain", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_name_detail, u.domain), 0, 0, &pcd_mono_v3_0_event_metadata_name_detail_domain_type, NULL, 0, NULL, NULL },
-    { "thread", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_name_detail, u.thread), 0, 0, &pcd_mono_v3_0_event_metadata_name_detail_thread_type, NULL, 0, NULL, NULL },
-    { "context", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_name_detail, u.context), 0, 0, &pcd_mono_v3_0_event_metadata_name_detail_context_type, NULL, 0, NULL, NULL },
-    { "vtable", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_name_detail, u.vtable), 0, 0, &pcd_mono_v3_0_event_metadata_name_detail_vtable_type, NULL, 0, NULL, NULL },
+    { .name = "class", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_name_detail, u.class),
+      .type = &pcd_mono_v3_0_event_metadata_name_detail_class_type },
+    { .name = "image", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_name_detail, u.image),
+      .type = &pcd_mono_v3_0_event_metadata_name_detail_image_type },
+    { .name = "assembly", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_name_detail, u.assembly),
+      .type = &pcd_mono_v3_0_event_metadata_name_detail_assembly_type },
+    { .name = "domain", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_name_detail, u.domain),
+      .type = &pcd_mono_v3_0_event_metadata_name_detail_domain_type },
+    { .name = "thread", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_name_detail, u.thread),
+      .type = &pcd_mono_v3_0_event_metadata_name_detail_thread_type },
+    { .name = "context", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_name_detail, u.context),
+      .type = &pcd_mono_v3_0_event_metadata_name_detail_context_type },
+    { .name = "vtable", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_name_detail, u.vtable),
+      .type = &pcd_mono_v3_0_event_metadata_name_detail_vtable_type },
 };
 static int32_t pcd_mono_v3_0_event_metadata_name_detail_select(const void *owner_)
 {
@@ -5462,67 +6679,144 @@ static int32_t pcd_mono_v3_0_event_metadata_name_detail_select(const void *owner
     default: return -1;
     }
 }
-const pcd_type pcd_mono_v3_0_event_metadata_name_detail_type = { "event_metadata_name_detail", 1, 0, sizeof(pcd_mono_v3_0_event_metadata_name_detail), pcd_mono_v3_0_event_metadata_name_detail_fields, 7, NULL, NULL, pcd_mono_v3_0_event_metadata_name_detail_select };
+const pcd_type pcd_mono_v3_0_event_metadata_name_detail_type = {
+    .name = "event_metadata_name_detail",
+    .is_union = 1,
+    .size = sizeof(pcd_mono_v3_0_event_metadata_name_detail),
+    .fields = pcd_mono_v3_0_event_metadata_name_detail_fields,
+    .n_fields = 7,
+    .select = pcd_mono_v3_0_event_metadata_name_detail_select,
+};
 
 static const pcd_enum_item pcd_mono_v3_0_event_metadata_name_mtype_enum_items[] = {
-    { 1, "class" },
-    { 2, "image" },
-    { 3, "assembly" },
-    { 4, "domain" },
-    { 5, "thread" },
-    { 6, "context" },
-    { 7, "vtable" },
+    { .value = 1, .name = "class" },
+    { .value = 2, .name = "image" },
+    { .value = 3, .name = "assembly" },
+    { .value = 4, .name = "domain" },
+    { .value = 5, .name = "thread" },
+    { .value = 6, .name = "context" },
+    { .value = 7, .name = "vtable" },
 };
-static const pcd_enum pcd_mono_v3_0_event_metadata_name_mtype_enum = { "mtype", pcd_mono_v3_0_event_metadata_name_mtype_enum_items, 7 };
+static const pcd_enum pcd_mono_v3_0_event_metadata_name_mtype_enum = { .name = "mtype", .items = pcd_mono_v3_0_event_metadata_name_mtype_enum_items, .n_items = 7 };
 static const pcd_field pcd_mono_v3_0_event_metadata_name_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_name, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "mtype", PCD_K_U8, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_name, mtype), 0, 0, NULL, &pcd_mono_v3_0_event_metadata_name_mtype_enum, 0, "Metadata type.", NULL },
-    { "pointer", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_metadata_name, pointer), 0, 0, NULL, NULL, 0, "The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*.", NULL },
-    { "detail", PCD_K_UNION, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_name, detail), 0, 0, &pcd_mono_v3_0_event_metadata_name_detail_type, NULL, 0, NULL, NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_metadata_name, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "mtype", .kind = PCD_K_U8, .offset = offsetof(pcd_mono_v3_0_event_metadata_name, mtype),
+      .enumt = &pcd_mono_v3_0_event_metadata_name_mtype_enum, .doc = "Metadata type." },
+    { .name = "pointer", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_name, pointer),
+      .doc = "The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*." },
+    { .name = "detail", .kind = PCD_K_UNION, .offset = offsetof(pcd_mono_v3_0_event_metadata_name, detail),
+      .type = &pcd_mono_v3_0_event_metadata_name_detail_type },
 };
-const pcd_type pcd_mono_v3_0_event_metadata_name_type = { "event_metadata_name", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_name), pcd_mono_v3_0_event_metadata_name_fields, 4, "A domain or thread was named.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_name_type = {
+    .name = "event_metadata_name",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_name),
+    .fields = pcd_mono_v3_0_event_metadata_name_fields,
+    .n_fields = 4,
+    .doc = "A domain or thread was named.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_metadata_load_detail_class_fields[] = {
-    { "image", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_metadata_load_detail_class, image), 0, 0, NULL, NULL, 0, "MonoImage* of the class.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_load_detail_class, name), 0, 0, NULL, NULL, 0, "Full class name.", NULL },
+    { .name = "image", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_load_detail_class, image),
+      .doc = "MonoImage* of the class." },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_load_detail_class, name),
+      .doc = "Full class name." },
 };
-const pcd_type pcd_mono_v3_0_event_metadata_load_detail_class_type = { "event_metadata_load_detail_class", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_load_detail_class), pcd_mono_v3_0_event_metadata_load_detail_class_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_load_detail_class_type = {
+    .name = "event_metadata_load_detail_class",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_load_detail_class),
+    .fields = pcd_mono_v3_0_event_metadata_load_detail_class_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v3_0_event_metadata_load_detail_image_fields[] = {
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_load_detail_image, name), 0, 0, NULL, NULL, 0, "Image file name.", NULL },
-    { "mvid", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_load_detail_image, mvid), 0, 0, NULL, NULL, 0, "Image MVID (empty for dynamic images).", NULL },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_load_detail_image, name),
+      .doc = "Image file name." },
+    { .name = "mvid", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_load_detail_image, mvid),
+      .doc = "Image MVID (empty for dynamic images)." },
 };
-const pcd_type pcd_mono_v3_0_event_metadata_load_detail_image_type = { "event_metadata_load_detail_image", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_load_detail_image), pcd_mono_v3_0_event_metadata_load_detail_image_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_load_detail_image_type = {
+    .name = "event_metadata_load_detail_image",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_load_detail_image),
+    .fields = pcd_mono_v3_0_event_metadata_load_detail_image_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v3_0_event_metadata_load_detail_assembly_fields[] = {
-    { "image", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_metadata_load_detail_assembly, image), 0, 0, NULL, NULL, 0, "MonoImage* of the assembly.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_load_detail_assembly, name), 0, 0, NULL, NULL, 0, "Assembly name.", NULL },
+    { .name = "image", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_load_detail_assembly, image),
+      .doc = "MonoImage* of the assembly." },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_load_detail_assembly, name),
+      .doc = "Assembly name." },
 };
-const pcd_type pcd_mono_v3_0_event_metadata_load_detail_assembly_type = { "event_metadata_load_detail_assembly", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_load_detail_assembly), pcd_mono_v3_0_event_metadata_load_detail_assembly_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_load_detail_assembly_type = {
+    .name = "event_metadata_load_detail_assembly",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_load_detail_assembly),
+    .fields = pcd_mono_v3_0_event_metadata_load_detail_assembly_fields,
+    .n_fields = 2,
+};
 
-const pcd_type pcd_mono_v3_0_event_metadata_load_detail_domain_type = { "event_metadata_load_detail_domain", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_load_detail_domain), NULL, 0, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_load_detail_domain_type = {
+    .name = "event_metadata_load_detail_domain",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_load_detail_domain),
+};
 
-const pcd_type pcd_mono_v3_0_event_metadata_load_detail_thread_type = { "event_metadata_load_detail_thread", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_load_detail_thread), NULL, 0, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_load_detail_thread_type = {
+    .name = "event_metadata_load_detail_thread",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_load_detail_thread),
+};
 
 static const pcd_field pcd_mono_v3_0_event_metadata_load_detail_context_fields[] = {
-    { "domain", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_metadata_load_detail_context, domain), 0, 0, NULL, NULL, 0, "Domain id of the context.", NULL },
+    { .name = "domain", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_load_detail_context, domain),
+      .doc = "Domain id of the context." },
 };
-const pcd_type pcd_mono_v3_0_event_metadata_load_detail_context_type = { "event_metadata_load_detail_context", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_load_detail_context), pcd_mono_v3_0_event_metadata_load_detail_context_fields, 1, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_load_detail_context_type = {
+    .name = "event_metadata_load_detail_context",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_load_detail_context),
+    .fields = pcd_mono_v3_0_event_metadata_load_detail_context_fields,
+    .n_fields = 1,
+};
 
 static const pcd_field pcd_mono_v3_0_event_metadata_load_detail_vtable_fields[] = {
-    { "domain", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_metadata_load_detail_vtable, domain), 0, 0, NULL, NULL, 0, "Domain id (0 for proxy vtables).", NULL },
-    { "class", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_metadata_load_detail_vtable, class), 0, 0, NULL, NULL, 0, "MonoClass* of the vtable.", NULL },
+    { .name = "domain", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_load_detail_vtable, domain),
+      .doc = "Domain id (0 for proxy vtables)." },
+    { .name = "class", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_load_detail_vtable, class),
+      .doc = "MonoClass* of the vtable." },
 };
-const pcd_type pcd_mono_v3_0_event_metadata_load_detail_vtable_type = { "event_metadata_load_detail_vtable", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_load_detail_vtable), pcd_mono_v3_0_event_metadata_load_detail_vtable_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_load_detail_vtable_type = {
+    .name = "event_metadata_load_detail_vtable",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_load_detail_vtable),
+    .fields = pcd_mono_v3_0_event_metadata_load_detail_vtable_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v3_0_event_metadata_load_detail_fields[] = {
-    { "class", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_load_detail, u.class), 0, 0, &pcd_mono_v3_0_event_metadata_load_detail_class_type, NULL, 0, NULL, NULL },
-    { "image", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_load_detail, u.image), 0, 0, &pcd_mono_v3_0_event_metadata_load_detail_image_type, NULL, 0, NULL, NULL },
-    { "assembly", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_load_detail, u.assembly), 0, 0, &pcd_mono_v3_0_event_metadata_load_detail_assembly_type, NULL, 0, NULL, NULL },
-    { "domain", PCD_K_STRUCT, 0, 0, 0, 0, 0, &pcd_mono_v3_0_event_metadata_load_detail_domain_type, NULL, 0, NULL, NULL },
-    { "thread", PCD_K_STRUCT, 0, 0, 0, 0, 0, &pcd_mono_v3_0_event_metadata_load_detail_thread_type, NULL, 0, NULL, NULL },
-    { "context", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_load_detail, u.context), 0, 0, &pcd_mono_v3_0_event_metadata_load_detail_context_type, NULL, 0, NULL, NULL },
-    { "vtable", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_load_detail, u.vtable), 0, 0, &pcd_mono_v3_0_event_metadata_load_detail_vtable_type, NULL, 0, NULL, NULL },
+    { .name = "class", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_load_detail, u.class),
+      .type = &pcd_mono_v3_0_event_metadata_load_detail_class_type },
+    { .name = "image", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_load_detail, u.image),
+      .type = &pcd_mono_v3_0_event_metadata_load_detail_image_type },
+    { .name = "assembly", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_load_detail, u.assembly),
+      .type = &pcd_mono_v3_0_event_metadata_load_detail_assembly_type },
+    { .name = "domain", .kind = PCD_K_STRUCT, .type = &pcd_mono_v3_0_event_metadata_load_detail_domain_type },
+    { .name = "thread", .kind = PCD_K_STRUCT, .type = &pcd_mono_v3_0_event_metadata_load_detail_thread_type },
+    { .name = "context", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_load_detail, u.context),
+      .type = &pcd_mono_v3_0_event_metadata_load_detail_context_type },
+    { .name = "vtable", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_load_detail, u.vtable),
+      .type = &pcd_mono_v3_0_event_metadata_load_detail_vtable_type },
 };
 static int32_t pcd_mono_v3_0_event_metadata_load_detail_select(const void *owner_)
 {
@@ -5538,67 +6832,136 @@ static int32_t pcd_mono_v3_0_event_metadata_load_detail_select(const void *owner
     default: return -1;
     }
 }
-const pcd_type pcd_mono_v3_0_event_metadata_load_detail_type = { "event_metadata_load_detail", 1, 0, sizeof(pcd_mono_v3_0_event_metadata_load_detail), pcd_mono_v3_0_event_metadata_load_detail_fields, 7, NULL, NULL, pcd_mono_v3_0_event_metadata_load_detail_select };
+const pcd_type pcd_mono_v3_0_event_metadata_load_detail_type = {
+    .name = "event_metadata_load_detail",
+    .is_union = 1,
+    .size = sizeof(pcd_mono_v3_0_event_metadata_load_detail),
+    .fields = pcd_mono_v3_0_event_metadata_load_detail_fields,
+    .n_fields = 7,
+    .select = pcd_mono_v3_0_event_metadata_load_detail_select,
+};
 
-static const pcd_enum_item pcd_mono_v3_0_event_metadata_load_mtype_enum_items[] = {
-    { 1, "class" },
-    { 2, "image" },
-    { 3, "assembly" },
-    { 4, "domain" },
-    { 5, "thread" },
-    { 6, "context" },
-    { 7, "vtable" },
-};
-static const pcd_enum pcd_mono_v3_0_event_metadata_load_mtype_enum = { "mtype", pcd_mono_v3_0_event_metadata_load_mtype_enum_items, 7 };
 static const pcd_field pcd_mono_v3_0_event_metadata_load_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_load, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "mtype", PCD_K_U8, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_load, mtype), 0, 0, NULL, &pcd_mono_v3_0_event_metadata_load_mtype_enum, 0, "Metadata type.", NULL },
-    { "pointer", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_metadata_load, pointer), 0, 0, NULL, NULL, 0, "The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*.", NULL },
-    { "detail", PCD_K_UNION, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_load, detail), 0, 0, &pcd_mono_v3_0_event_metadata_load_detail_type, NULL, 0, NULL, NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_metadata_load, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "mtype", .kind = PCD_K_U8, .offset = offsetof(pcd_mono_v3_0_event_metadata_load, mtype),
+      .enumt = &pcd_mono_v3_0_event_metadata_name_mtype_enum, .doc = "Metadata type." },
+    { .name = "pointer", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_load, pointer),
+      .doc = "The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*." },
+    { .name = "detail", .kind = PCD_K_UNION, .offset = offsetof(pcd_mono_v3_0_event_metadata_load, detail),
+      .type = &pcd_mono_v3_0_event_metadata_load_detail_type },
 };
-const pcd_type pcd_mono_v3_0_event_metadata_load_type = { "event_metadata_load", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_load), pcd_mono_v3_0_event_metadata_load_fields, 4, "Metadata was loaded (or a domain, thread, context started).", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_load_type = {
+    .name = "event_metadata_load",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_load),
+    .fields = pcd_mono_v3_0_event_metadata_load_fields,
+    .n_fields = 4,
+    .doc = "Metadata was loaded (or a domain, thread, context started).",
+};
 
 static const pcd_field pcd_mono_v3_0_event_metadata_unload_detail_class_fields[] = {
-    { "image", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_metadata_unload_detail_class, image), 0, 0, NULL, NULL, 0, "MonoImage* of the class.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_unload_detail_class, name), 0, 0, NULL, NULL, 0, "Full class name.", NULL },
+    { .name = "image", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_unload_detail_class, image),
+      .doc = "MonoImage* of the class." },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_unload_detail_class, name),
+      .doc = "Full class name." },
 };
-const pcd_type pcd_mono_v3_0_event_metadata_unload_detail_class_type = { "event_metadata_unload_detail_class", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_unload_detail_class), pcd_mono_v3_0_event_metadata_unload_detail_class_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_unload_detail_class_type = {
+    .name = "event_metadata_unload_detail_class",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_unload_detail_class),
+    .fields = pcd_mono_v3_0_event_metadata_unload_detail_class_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v3_0_event_metadata_unload_detail_image_fields[] = {
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_unload_detail_image, name), 0, 0, NULL, NULL, 0, "Image file name.", NULL },
-    { "mvid", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_unload_detail_image, mvid), 0, 0, NULL, NULL, 0, "Image MVID (empty for dynamic images).", NULL },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_unload_detail_image, name),
+      .doc = "Image file name." },
+    { .name = "mvid", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_unload_detail_image, mvid),
+      .doc = "Image MVID (empty for dynamic images)." },
 };
-const pcd_type pcd_mono_v3_0_event_metadata_unload_detail_image_type = { "event_metadata_unload_detail_image", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_unload_detail_image), pcd_mono_v3_0_event_metadata_unload_detail_image_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_unload_detail_image_type = {
+    .name = "event_metadata_unload_detail_image",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_unload_detail_image),
+    .fields = pcd_mono_v3_0_event_metadata_unload_detail_image_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v3_0_event_metadata_unload_detail_assembly_fields[] = {
-    { "image", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_metadata_unload_detail_assembly, image), 0, 0, NULL, NULL, 0, "MonoImage* of the assembly.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_unload_detail_assembly, name), 0, 0, NULL, NULL, 0, "Assembly name.", NULL },
+    { .name = "image", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_unload_detail_assembly, image),
+      .doc = "MonoImage* of the assembly." },
+    { .name = "name", .kind = PCD_K_STRING,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_unload_detail_assembly, name),
+      .doc = "Assembly name." },
 };
-const pcd_type pcd_mono_v3_0_event_metadata_unload_detail_assembly_type = { "event_metadata_unload_detail_assembly", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_unload_detail_assembly), pcd_mono_v3_0_event_metadata_unload_detail_assembly_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_unload_detail_assembly_type = {
+    .name = "event_metadata_unload_detail_assembly",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_unload_detail_assembly),
+    .fields = pcd_mono_v3_0_event_metadata_unload_detail_assembly_fields,
+    .n_fields = 2,
+};
 
-const pcd_type pcd_mono_v3_0_event_metadata_unload_detail_domain_type = { "event_metadata_unload_detail_domain", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_unload_detail_domain), NULL, 0, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_unload_detail_domain_type = {
+    .name = "event_metadata_unload_detail_domain",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_unload_detail_domain),
+};
 
-const pcd_type pcd_mono_v3_0_event_metadata_unload_detail_thread_type = { "event_metadata_unload_detail_thread", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_unload_detail_thread), NULL, 0, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_unload_detail_thread_type = {
+    .name = "event_metadata_unload_detail_thread",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_unload_detail_thread),
+};
 
 static const pcd_field pcd_mono_v3_0_event_metadata_unload_detail_context_fields[] = {
-    { "domain", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_metadata_unload_detail_context, domain), 0, 0, NULL, NULL, 0, "Domain id of the context.", NULL },
+    { .name = "domain", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_unload_detail_context, domain),
+      .doc = "Domain id of the context." },
 };
-const pcd_type pcd_mono_v3_0_event_metadata_unload_detail_context_type = { "event_metadata_unload_detail_context", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_unload_detail_context), pcd_mono_v3_0_event_metadata_unload_detail_context_fields, 1, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_unload_detail_context_type = {
+    .name = "event_metadata_unload_detail_context",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_unload_detail_context),
+    .fields = pcd_mono_v3_0_event_metadata_unload_detail_context_fields,
+    .n_fields = 1,
+};
 
 static const pcd_field pcd_mono_v3_0_event_metadata_unload_detail_vtable_fields[] = {
-    { "domain", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_metadata_unload_detail_vtable, domain), 0, 0, NULL, NULL, 0, "Domain id (0 for proxy vtables).", NULL },
-    { "class", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_metadata_unload_detail_vtable, class), 0, 0, NULL, NULL, 0, "MonoClass* of the vtable.", NULL },
+    { .name = "domain", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_unload_detail_vtable, domain),
+      .doc = "Domain id (0 for proxy vtables)." },
+    { .name = "class", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_unload_detail_vtable, class),
+      .doc = "MonoClass* of the vtable." },
 };
-const pcd_type pcd_mono_v3_0_event_metadata_unload_detail_vtable_type = { "event_metadata_unload_detail_vtable", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_unload_detail_vtable), pcd_mono_v3_0_event_metadata_unload_detail_vtable_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_unload_detail_vtable_type = {
+    .name = "event_metadata_unload_detail_vtable",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_unload_detail_vtable),
+    .fields = pcd_mono_v3_0_event_metadata_unload_detail_vtable_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_mono_v3_0_event_metadata_unload_detail_fields[] = {
-    { "class", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_unload_detail, u.class), 0, 0, &pcd_mono_v3_0_event_metadata_unload_detail_class_type, NULL, 0, NULL, NULL },
-    { "image", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_unload_detail, u.image), 0, 0, &pcd_mono_v3_0_event_metadata_unload_detail_image_type, NULL, 0, NULL, NULL },
-    { "assembly", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_unload_detail, u.assembly), 0, 0, &pcd_mono_v3_0_event_metadata_unload_detail_assembly_type, NULL, 0, NULL, NULL },
-    { "domain", PCD_K_STRUCT, 0, 0, 0, 0, 0, &pcd_mono_v3_0_event_metadata_unload_detail_domain_type, NULL, 0, NULL, NULL },
-    { "thread", PCD_K_STRUCT, 0, 0, 0, 0, 0, &pcd_mono_v3_0_event_metadata_unload_detail_thread_type, NULL, 0, NULL, NULL },
-    { "context", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_unload_detail, u.context), 0, 0, &pcd_mono_v3_0_event_metadata_unload_detail_context_type, NULL, 0, NULL, NULL },
-    { "vtable", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_unload_detail, u.vtable), 0, 0, &pcd_mono_v3_0_event_metadata_unload_detail_vtable_type, NULL, 0, NULL, NULL },
+    { .name = "class", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_unload_detail, u.class),
+      .type = &pcd_mono_v3_0_event_metadata_unload_detail_class_type },
+    { .name = "image", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_unload_detail, u.image),
+      .type = &pcd_mono_v3_0_event_metadata_unload_detail_image_type },
+    { .name = "assembly", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_unload_detail, u.assembly),
+      .type = &pcd_mono_v3_0_event_metadata_unload_detail_assembly_type },
+    { .name = "domain", .kind = PCD_K_STRUCT,
+      .type = &pcd_mono_v3_0_event_metadata_unload_detail_domain_type },
+    { .name = "thread", .kind = PCD_K_STRUCT,
+      .type = &pcd_mono_v3_0_event_metadata_unload_detail_thread_type },
+    { .name = "context", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_unload_detail, u.context),
+      .type = &pcd_mono_v3_0_event_metadata_unload_detail_context_type },
+    { .name = "vtable", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_unload_detail, u.vtable),
+      .type = &pcd_mono_v3_0_event_metadata_unload_detail_vtable_type },
 };
 static int32_t pcd_mono_v3_0_event_metadata_unload_detail_select(const void *owner_)
 {
@@ -5614,292 +6977,628 @@ static int32_t pcd_mono_v3_0_event_metadata_unload_detail_select(const void *own
     default: return -1;
     }
 }
-const pcd_type pcd_mono_v3_0_event_metadata_unload_detail_type = { "event_metadata_unload_detail", 1, 0, sizeof(pcd_mono_v3_0_event_metadata_unload_detail), pcd_mono_v3_0_event_metadata_unload_detail_fields, 7, NULL, NULL, pcd_mono_v3_0_event_metadata_unload_detail_select };
+const pcd_type pcd_mono_v3_0_event_metadata_unload_detail_type = {
+    .name = "event_metadata_unload_detail",
+    .is_union = 1,
+    .size = sizeof(pcd_mono_v3_0_event_metadata_unload_detail),
+    .fields = pcd_mono_v3_0_event_metadata_unload_detail_fields,
+    .n_fields = 7,
+    .select = pcd_mono_v3_0_event_metadata_unload_detail_select,
+};
 
-static const pcd_enum_item pcd_mono_v3_0_event_metadata_unload_mtype_enum_items[] = {
-    { 1, "class" },
-    { 2, "image" },
-    { 3, "assembly" },
-    { 4, "domain" },
-    { 5, "thread" },
-    { 6, "context" },
-    { 7, "vtable" },
-};
-static const pcd_enum pcd_mono_v3_0_event_metadata_unload_mtype_enum = { "mtype", pcd_mono_v3_0_event_metadata_unload_mtype_enum_items, 7 };
 static const pcd_field pcd_mono_v3_0_event_metadata_unload_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_unload, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "mtype", PCD_K_U8, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_unload, mtype), 0, 0, NULL, &pcd_mono_v3_0_event_metadata_unload_mtype_enum, 0, "Metadata type.", NULL },
-    { "pointer", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_metadata_unload, pointer), 0, 0, NULL, NULL, 0, "The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*.", NULL },
-    { "detail", PCD_K_UNION, 0, 0, offsetof(pcd_mono_v3_0_event_metadata_unload, detail), 0, 0, &pcd_mono_v3_0_event_metadata_unload_detail_type, NULL, 0, NULL, NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_metadata_unload, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "mtype", .kind = PCD_K_U8, .offset = offsetof(pcd_mono_v3_0_event_metadata_unload, mtype),
+      .enumt = &pcd_mono_v3_0_event_metadata_name_mtype_enum, .doc = "Metadata type." },
+    { .name = "pointer", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_metadata_unload, pointer),
+      .doc = "The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*." },
+    { .name = "detail", .kind = PCD_K_UNION, .offset = offsetof(pcd_mono_v3_0_event_metadata_unload, detail),
+      .type = &pcd_mono_v3_0_event_metadata_unload_detail_type },
 };
-const pcd_type pcd_mono_v3_0_event_metadata_unload_type = { "event_metadata_unload", 0, 0, sizeof(pcd_mono_v3_0_event_metadata_unload), pcd_mono_v3_0_event_metadata_unload_fields, 4, "Metadata was unloaded (or a domain, thread, context ended).", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_metadata_unload_type = {
+    .name = "event_metadata_unload",
+    .size = sizeof(pcd_mono_v3_0_event_metadata_unload),
+    .fields = pcd_mono_v3_0_event_metadata_unload_fields,
+    .n_fields = 4,
+    .doc = "Metadata was unloaded (or a domain, thread, context ended).",
+};
 
 static const pcd_field pcd_mono_v3_0_event_method_leave_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_method_leave, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "method", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_method_leave, method), 0, 0, NULL, NULL, 0, "MonoMethod* (running delta from the previous method of the buffer).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_method_leave, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "method", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_method_leave, method),
+      .doc = "MonoMethod* (running delta from the previous method of the buffer)." },
 };
-const pcd_type pcd_mono_v3_0_event_method_leave_type = { "event_method_leave", 0, 0, sizeof(pcd_mono_v3_0_event_method_leave), pcd_mono_v3_0_event_method_leave_fields, 2, "A method returned.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_method_leave_type = {
+    .name = "event_method_leave",
+    .size = sizeof(pcd_mono_v3_0_event_method_leave),
+    .fields = pcd_mono_v3_0_event_method_leave_fields,
+    .n_fields = 2,
+    .doc = "A method returned.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_method_enter_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_method_enter, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "method", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_method_enter, method), 0, 0, NULL, NULL, 0, "MonoMethod* (running delta from the previous method of the buffer).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_method_enter, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "method", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_method_enter, method),
+      .doc = "MonoMethod* (running delta from the previous method of the buffer)." },
 };
-const pcd_type pcd_mono_v3_0_event_method_enter_type = { "event_method_enter", 0, 0, sizeof(pcd_mono_v3_0_event_method_enter), pcd_mono_v3_0_event_method_enter_fields, 2, "A method was entered.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_method_enter_type = {
+    .name = "event_method_enter",
+    .size = sizeof(pcd_mono_v3_0_event_method_enter),
+    .fields = pcd_mono_v3_0_event_method_enter_fields,
+    .n_fields = 2,
+    .doc = "A method was entered.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_method_exc_leave_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_method_exc_leave, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "method", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_method_exc_leave, method), 0, 0, NULL, NULL, 0, "MonoMethod* (running delta from the previous method of the buffer).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_method_exc_leave, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "method", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_method_exc_leave, method),
+      .doc = "MonoMethod* (running delta from the previous method of the buffer)." },
 };
-const pcd_type pcd_mono_v3_0_event_method_exc_leave_type = { "event_method_exc_leave", 0, 0, sizeof(pcd_mono_v3_0_event_method_exc_leave), pcd_mono_v3_0_event_method_exc_leave_fields, 2, "A method was left by an exception.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_method_exc_leave_type = {
+    .name = "event_method_exc_leave",
+    .size = sizeof(pcd_mono_v3_0_event_method_exc_leave),
+    .fields = pcd_mono_v3_0_event_method_exc_leave_fields,
+    .n_fields = 2,
+    .doc = "A method was left by an exception.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_jit_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_jit, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "method", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_jit, method), 0, 0, NULL, NULL, 0, "MonoMethod* (running delta from the previous method of the buffer).", NULL },
-    { "code", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_jit, code), 0, 0, NULL, NULL, 0, "Start of the native code (may be 0).", NULL },
-    { "code_size", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_jit, code_size), 0, 0, NULL, NULL, 0, "Size of the native code (may be 0).", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v3_0_event_jit, name), 0, 0, NULL, NULL, 0, "Full method name.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_jit, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "method", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_jit, method),
+      .doc = "MonoMethod* (running delta from the previous method of the buffer)." },
+    { .name = "code", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_jit, code), .doc = "Start of the native code (may be 0)." },
+    { .name = "code_size", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_jit, code_size),
+      .doc = "Size of the native code (may be 0)." },
+    { .name = "name", .kind = PCD_K_STRING, .offset = offsetof(pcd_mono_v3_0_event_jit, name),
+      .doc = "Full method name." },
 };
-const pcd_type pcd_mono_v3_0_event_jit_type = { "event_jit", 0, 0, sizeof(pcd_mono_v3_0_event_jit), pcd_mono_v3_0_event_jit_fields, 5, "A method was compiled.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_jit_type = {
+    .name = "event_jit",
+    .size = sizeof(pcd_mono_v3_0_event_jit),
+    .fields = pcd_mono_v3_0_event_jit_fields,
+    .n_fields = 5,
+    .doc = "A method was compiled.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_throw_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_throw, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_throw, object), 0, 0, NULL, NULL, 0, "The exception object.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_throw, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_throw, object), .doc = "The exception object." },
 };
-const pcd_type pcd_mono_v3_0_event_throw_type = { "event_throw", 0, 0, sizeof(pcd_mono_v3_0_event_throw), pcd_mono_v3_0_event_throw_fields, 2, "An exception was thrown.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_throw_type = {
+    .name = "event_throw",
+    .size = sizeof(pcd_mono_v3_0_event_throw),
+    .fields = pcd_mono_v3_0_event_throw_fields,
+    .n_fields = 2,
+    .doc = "An exception was thrown.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_throw_bt_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_throw_bt, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_throw_bt, object), 0, 0, NULL, NULL, 0, "The exception object.", NULL },
-    { "backtrace", PCD_K_ARRAY, PCD_K_S64, 0, offsetof(pcd_mono_v3_0_event_throw_bt, backtrace), offsetof(pcd_mono_v3_0_event_throw_bt, n_backtrace), 0, NULL, NULL, 0, "MonoMethod pointers, innermost first (running deltas).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_throw_bt, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_throw_bt, object), .doc = "The exception object." },
+    { .name = "backtrace", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64,
+      .offset = offsetof(pcd_mono_v3_0_event_throw_bt, backtrace),
+      .aux = offsetof(pcd_mono_v3_0_event_throw_bt, n_backtrace),
+      .doc = "MonoMethod pointers, innermost first (running deltas)." },
 };
-const pcd_type pcd_mono_v3_0_event_throw_bt_type = { "event_throw_bt", 0, 0, sizeof(pcd_mono_v3_0_event_throw_bt), pcd_mono_v3_0_event_throw_bt_fields, 3, "An exception was thrown; with the backtrace.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_throw_bt_type = {
+    .name = "event_throw_bt",
+    .size = sizeof(pcd_mono_v3_0_event_throw_bt),
+    .fields = pcd_mono_v3_0_event_throw_bt_fields,
+    .n_fields = 3,
+    .doc = "An exception was thrown; with the backtrace.",
+};
 
-static const pcd_enum_item pcd_mono_v3_0_event_clause_clause_type_enum_items[] = {
-    { 0, "catch" },
-    { 1, "filter" },
-    { 2, "finally" },
-    { 4, "fault" },
+static const pcd_enum_item pcd_mono_v3_0_clause_type_enum_items[] = {
+    { .value = 0, .name = "catch" },
+    { .value = 1, .name = "filter" },
+    { .value = 2, .name = "finally" },
+    { .value = 4, .name = "fault" },
 };
-static const pcd_enum pcd_mono_v3_0_event_clause_clause_type_enum = { "clause_type", pcd_mono_v3_0_event_clause_clause_type_enum_items, 4 };
+static const pcd_enum pcd_mono_v3_0_event_clause_clause_type_enum = { .name = "clause_type", .items = pcd_mono_v3_0_clause_type_enum_items, .n_items = 4 };
 static const pcd_field pcd_mono_v3_0_event_clause_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_clause, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "clause_type", PCD_K_U8, 0, PCD_F_ENUM_OPEN, offsetof(pcd_mono_v3_0_event_clause, clause_type), 0, 0, NULL, &pcd_mono_v3_0_event_clause_clause_type_enum, 0, "MonoExceptionEnum.", NULL },
-    { "clause_index", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_clause, clause_index), 0, 0, NULL, NULL, 0, "Index of the clause in the method.", NULL },
-    { "method", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_clause, method), 0, 0, NULL, NULL, 0, "MonoMethod* (running delta from the previous method of the buffer).", NULL },
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_clause, object), 0, 0, NULL, NULL, 0, "The exception object.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_clause, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "clause_type", .kind = PCD_K_U8, .flags = PCD_F_ENUM_OPEN,
+      .offset = offsetof(pcd_mono_v3_0_event_clause, clause_type),
+      .enumt = &pcd_mono_v3_0_event_clause_clause_type_enum, .doc = "MonoExceptionEnum." },
+    { .name = "clause_index", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_clause, clause_index),
+      .doc = "Index of the clause in the method." },
+    { .name = "method", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_clause, method),
+      .doc = "MonoMethod* (running delta from the previous method of the buffer)." },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_clause, object), .doc = "The exception object." },
 };
-const pcd_type pcd_mono_v3_0_event_clause_type = { "event_clause", 0, 0, sizeof(pcd_mono_v3_0_event_clause), pcd_mono_v3_0_event_clause_fields, 5, "An exception clause ran.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_clause_type = {
+    .name = "event_clause",
+    .size = sizeof(pcd_mono_v3_0_event_clause),
+    .fields = pcd_mono_v3_0_event_clause_fields,
+    .n_fields = 5,
+    .doc = "An exception clause ran.",
+};
 
-static const pcd_enum_item pcd_mono_v3_0_event_monitor_event_enum_items[] = {
-    { 1, "contention" },
-    { 2, "done" },
-    { 3, "fail" },
+static const pcd_enum_item pcd_mono_v3_0_monitor_event_enum_items[] = {
+    { .value = 1, .name = "contention" },
+    { .value = 2, .name = "done" },
+    { .value = 3, .name = "fail" },
 };
-static const pcd_enum pcd_mono_v3_0_event_monitor_event_enum = { "event", pcd_mono_v3_0_event_monitor_event_enum_items, 3 };
+static const pcd_enum pcd_mono_v3_0_event_monitor_event_enum = { .name = "event", .items = pcd_mono_v3_0_monitor_event_enum_items, .n_items = 3 };
 static const pcd_field pcd_mono_v3_0_event_monitor_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_monitor, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "event", PCD_K_U8, 0, PCD_F_ENUM_OPEN, offsetof(pcd_mono_v3_0_event_monitor, event), 0, 0, NULL, &pcd_mono_v3_0_event_monitor_event_enum, 0, "MonoProfilerMonitorEvent.", NULL },
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_monitor, object), 0, 0, NULL, NULL, 0, "The lock object.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_monitor, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "event", .kind = PCD_K_U8, .flags = PCD_F_ENUM_OPEN,
+      .offset = offsetof(pcd_mono_v3_0_event_monitor, event),
+      .enumt = &pcd_mono_v3_0_event_monitor_event_enum, .doc = "MonoProfilerMonitorEvent." },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_monitor, object), .doc = "The lock object." },
 };
-const pcd_type pcd_mono_v3_0_event_monitor_type = { "event_monitor", 0, 0, sizeof(pcd_mono_v3_0_event_monitor), pcd_mono_v3_0_event_monitor_fields, 3, "A monitor (lock) event.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_monitor_type = {
+    .name = "event_monitor",
+    .size = sizeof(pcd_mono_v3_0_event_monitor),
+    .fields = pcd_mono_v3_0_event_monitor_fields,
+    .n_fields = 3,
+    .doc = "A monitor (lock) event.",
+};
 
-static const pcd_enum_item pcd_mono_v3_0_event_monitor_bt_event_enum_items[] = {
-    { 1, "contention" },
-    { 2, "done" },
-    { 3, "fail" },
-};
-static const pcd_enum pcd_mono_v3_0_event_monitor_bt_event_enum = { "event", pcd_mono_v3_0_event_monitor_bt_event_enum_items, 3 };
 static const pcd_field pcd_mono_v3_0_event_monitor_bt_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_monitor_bt, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "event", PCD_K_U8, 0, PCD_F_ENUM_OPEN, offsetof(pcd_mono_v3_0_event_monitor_bt, event), 0, 0, NULL, &pcd_mono_v3_0_event_monitor_bt_event_enum, 0, "MonoProfilerMonitorEvent.", NULL },
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_monitor_bt, object), 0, 0, NULL, NULL, 0, "The lock object.", NULL },
-    { "backtrace", PCD_K_ARRAY, PCD_K_S64, 0, offsetof(pcd_mono_v3_0_event_monitor_bt, backtrace), offsetof(pcd_mono_v3_0_event_monitor_bt, n_backtrace), 0, NULL, NULL, 0, "MonoMethod pointers, innermost first (running deltas).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_monitor_bt, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "event", .kind = PCD_K_U8, .flags = PCD_F_ENUM_OPEN,
+      .offset = offsetof(pcd_mono_v3_0_event_monitor_bt, event),
+      .enumt = &pcd_mono_v3_0_event_monitor_event_enum, .doc = "MonoProfilerMonitorEvent." },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_monitor_bt, object), .doc = "The lock object." },
+    { .name = "backtrace", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64,
+      .offset = offsetof(pcd_mono_v3_0_event_monitor_bt, backtrace),
+      .aux = offsetof(pcd_mono_v3_0_event_monitor_bt, n_backtrace),
+      .doc = "MonoMethod pointers, innermost first (running deltas)." },
 };
-const pcd_type pcd_mono_v3_0_event_monitor_bt_type = { "event_monitor_bt", 0, 0, sizeof(pcd_mono_v3_0_event_monitor_bt), pcd_mono_v3_0_event_monitor_bt_fields, 4, "A monitor (lock) event; with the backtrace.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_monitor_bt_type = {
+    .name = "event_monitor_bt",
+    .size = sizeof(pcd_mono_v3_0_event_monitor_bt),
+    .fields = pcd_mono_v3_0_event_monitor_bt_fields,
+    .n_fields = 4,
+    .doc = "A monitor (lock) event; with the backtrace.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_heap_start_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_heap_start, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_heap_start, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
 };
-const pcd_type pcd_mono_v3_0_event_heap_start_type = { "event_heap_start", 0, 0, sizeof(pcd_mono_v3_0_event_heap_start), pcd_mono_v3_0_event_heap_start_fields, 1, "A heap walk starts.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_heap_start_type = {
+    .name = "event_heap_start",
+    .size = sizeof(pcd_mono_v3_0_event_heap_start),
+    .fields = pcd_mono_v3_0_event_heap_start_fields,
+    .n_fields = 1,
+    .doc = "A heap walk starts.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_heap_end_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_heap_end, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_heap_end, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
 };
-const pcd_type pcd_mono_v3_0_event_heap_end_type = { "event_heap_end", 0, 0, sizeof(pcd_mono_v3_0_event_heap_end), pcd_mono_v3_0_event_heap_end_fields, 1, "A heap walk ended.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_heap_end_type = {
+    .name = "event_heap_end",
+    .size = sizeof(pcd_mono_v3_0_event_heap_end),
+    .fields = pcd_mono_v3_0_event_heap_end_fields,
+    .n_fields = 1,
+    .doc = "A heap walk ended.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_heap_object_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_heap_object, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "object", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_heap_object, object), 0, 0, NULL, NULL, 0, "Object address (stored >> 3 relative to obj_base).", NULL },
-    { "vtable", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_heap_object, vtable), 0, 0, NULL, NULL, 0, "MonoVTable* of the object.", NULL },
-    { "size", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_heap_object, size), 0, 0, NULL, NULL, 0, "Size in the heap (0: more references of an object already reported).", NULL },
-    { "generation", PCD_K_U8, 0, 0, offsetof(pcd_mono_v3_0_event_heap_object, generation), 0, 0, NULL, NULL, 0, "Generation the object is in.", NULL },
-    { "refs", PCD_K_ARRAY, PCD_K_STRUCT, 0, offsetof(pcd_mono_v3_0_event_heap_object, refs), offsetof(pcd_mono_v3_0_event_heap_object, n_refs), 0, &pcd_mono_v3_0_refs_type, NULL, 0, "Objects it references, by increasing offset.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_heap_object, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "object", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_heap_object, object),
+      .doc = "Object address (stored >> 3 relative to obj_base)." },
+    { .name = "vtable", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_heap_object, vtable), .doc = "MonoVTable* of the object." },
+    { .name = "size", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_heap_object, size),
+      .doc = "Size in the heap (0: more references of an object already reported)." },
+    { .name = "generation", .kind = PCD_K_U8, .offset = offsetof(pcd_mono_v3_0_event_heap_object, generation),
+      .doc = "Generation the object is in." },
+    { .name = "refs", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event_heap_object, refs),
+      .aux = offsetof(pcd_mono_v3_0_event_heap_object, n_refs), .type = &pcd_mono_v3_0_refs_type,
+      .doc = "Objects it references, by increasing offset." },
 };
-const pcd_type pcd_mono_v3_0_event_heap_object_type = { "event_heap_object", 0, 0, sizeof(pcd_mono_v3_0_event_heap_object), pcd_mono_v3_0_event_heap_object_fields, 6, "An object found by the heap walk.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_heap_object_type = {
+    .name = "event_heap_object",
+    .size = sizeof(pcd_mono_v3_0_event_heap_object),
+    .fields = pcd_mono_v3_0_event_heap_object_fields,
+    .n_fields = 6,
+    .doc = "An object found by the heap walk.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_heap_root_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_heap_root, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "roots", PCD_K_ARRAY, PCD_K_STRUCT, 0, offsetof(pcd_mono_v3_0_event_heap_root, roots), offsetof(pcd_mono_v3_0_event_heap_root, n_roots), 0, &pcd_mono_v3_0_roots_type, NULL, 0, "Root addresses and the objects they hold.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_heap_root, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "roots", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event_heap_root, roots),
+      .aux = offsetof(pcd_mono_v3_0_event_heap_root, n_roots), .type = &pcd_mono_v3_0_roots_type,
+      .doc = "Root addresses and the objects they hold." },
 };
-const pcd_type pcd_mono_v3_0_event_heap_root_type = { "event_heap_root", 0, 0, sizeof(pcd_mono_v3_0_event_heap_root), pcd_mono_v3_0_event_heap_root_fields, 2, "GC roots found by the heap walk.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_heap_root_type = {
+    .name = "event_heap_root",
+    .size = sizeof(pcd_mono_v3_0_event_heap_root),
+    .fields = pcd_mono_v3_0_event_heap_root_fields,
+    .n_fields = 2,
+    .doc = "GC roots found by the heap walk.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_heap_root_register_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_heap_root_register, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "start", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_heap_root_register, start), 0, 0, NULL, NULL, 0, "Start of the root region.", NULL },
-    { "size", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_heap_root_register, size), 0, 0, NULL, NULL, 0, "Size of the root region.", NULL },
-    { "source", PCD_K_U8, 0, 0, offsetof(pcd_mono_v3_0_event_heap_root_register, source), 0, 0, NULL, NULL, 0, "MonoGCRootSource.", NULL },
-    { "key", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_heap_root_register, key), 0, 0, NULL, NULL, 0, "Root key (meaning depends on the source).", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v3_0_event_heap_root_register, name), 0, 0, NULL, NULL, 0, "Description of the root.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_heap_root_register, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "start", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_heap_root_register, start),
+      .doc = "Start of the root region." },
+    { .name = "size", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_heap_root_register, size),
+      .doc = "Size of the root region." },
+    { .name = "source", .kind = PCD_K_U8, .offset = offsetof(pcd_mono_v3_0_event_heap_root_register, source),
+      .doc = "MonoGCRootSource." },
+    { .name = "key", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_heap_root_register, key),
+      .doc = "Root key (meaning depends on the source)." },
+    { .name = "name", .kind = PCD_K_STRING, .offset = offsetof(pcd_mono_v3_0_event_heap_root_register, name),
+      .doc = "Description of the root." },
 };
-const pcd_type pcd_mono_v3_0_event_heap_root_register_type = { "event_heap_root_register", 0, 0, sizeof(pcd_mono_v3_0_event_heap_root_register), pcd_mono_v3_0_event_heap_root_register_fields, 6, "A root region was registered.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_heap_root_register_type = {
+    .name = "event_heap_root_register",
+    .size = sizeof(pcd_mono_v3_0_event_heap_root_register),
+    .fields = pcd_mono_v3_0_event_heap_root_register_fields,
+    .n_fields = 6,
+    .doc = "A root region was registered.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_heap_root_unregister_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_heap_root_unregister, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "start", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_heap_root_unregister, start), 0, 0, NULL, NULL, 0, "Start of the root region.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_heap_root_unregister, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "start", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_heap_root_unregister, start),
+      .doc = "Start of the root region." },
 };
-const pcd_type pcd_mono_v3_0_event_heap_root_unregister_type = { "event_heap_root_unregister", 0, 0, sizeof(pcd_mono_v3_0_event_heap_root_unregister), pcd_mono_v3_0_event_heap_root_unregister_fields, 2, "A root region was unregistered.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_heap_root_unregister_type = {
+    .name = "event_heap_root_unregister",
+    .size = sizeof(pcd_mono_v3_0_event_heap_root_unregister),
+    .fields = pcd_mono_v3_0_event_heap_root_unregister_fields,
+    .n_fields = 2,
+    .doc = "A root region was unregistered.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_sample_hit_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_sample_hit, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "thread", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_sample_hit, thread), 0, 0, NULL, NULL, 0, "Thread id of the sampled thread.", NULL },
-    { "ips", PCD_K_ARRAY, PCD_K_S64, 0, offsetof(pcd_mono_v3_0_event_sample_hit, ips), offsetof(pcd_mono_v3_0_event_sample_hit, n_ips), 0, NULL, NULL, 0, "Instruction pointers.", NULL },
-    { "frames", PCD_K_ARRAY, PCD_K_S64, 0, offsetof(pcd_mono_v3_0_event_sample_hit, frames), offsetof(pcd_mono_v3_0_event_sample_hit, n_frames), 0, NULL, NULL, 0, "Managed backtrace: MonoMethod pointers, innermost first (running deltas).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_sample_hit, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "thread", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_sample_hit, thread),
+      .doc = "Thread id of the sampled thread." },
+    { .name = "ips", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64,
+      .offset = offsetof(pcd_mono_v3_0_event_sample_hit, ips),
+      .aux = offsetof(pcd_mono_v3_0_event_sample_hit, n_ips), .doc = "Instruction pointers." },
+    { .name = "frames", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64,
+      .offset = offsetof(pcd_mono_v3_0_event_sample_hit, frames),
+      .aux = offsetof(pcd_mono_v3_0_event_sample_hit, n_frames),
+      .doc = "Managed backtrace: MonoMethod pointers, innermost first (running deltas)." },
 };
-const pcd_type pcd_mono_v3_0_event_sample_hit_type = { "event_sample_hit", 0, 0, sizeof(pcd_mono_v3_0_event_sample_hit), pcd_mono_v3_0_event_sample_hit_fields, 4, "A statistical sample.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_sample_hit_type = {
+    .name = "event_sample_hit",
+    .size = sizeof(pcd_mono_v3_0_event_sample_hit),
+    .fields = pcd_mono_v3_0_event_sample_hit_fields,
+    .n_fields = 4,
+    .doc = "A statistical sample.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_sample_usym_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_sample_usym, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "address", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_sample_usym, address), 0, 0, NULL, NULL, 0, "Symbol address.", NULL },
-    { "size", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_sample_usym, size), 0, 0, NULL, NULL, 0, "Symbol size (0 if unknown).", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v3_0_event_sample_usym, name), 0, 0, NULL, NULL, 0, "Symbol name.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_sample_usym, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "address", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_sample_usym, address), .doc = "Symbol address." },
+    { .name = "size", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_sample_usym, size),
+      .doc = "Symbol size (0 if unknown)." },
+    { .name = "name", .kind = PCD_K_STRING, .offset = offsetof(pcd_mono_v3_0_event_sample_usym, name),
+      .doc = "Symbol name." },
 };
-const pcd_type pcd_mono_v3_0_event_sample_usym_type = { "event_sample_usym", 0, 0, sizeof(pcd_mono_v3_0_event_sample_usym), pcd_mono_v3_0_event_sample_usym_fields, 4, "An unmanaged symbol.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_sample_usym_type = {
+    .name = "event_sample_usym",
+    .size = sizeof(pcd_mono_v3_0_event_sample_usym),
+    .fields = pcd_mono_v3_0_event_sample_usym_fields,
+    .n_fields = 4,
+    .doc = "An unmanaged symbol.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_sample_counters_desc_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_sample_counters_desc, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "counters", PCD_K_ARRAY, PCD_K_STRUCT, 0, offsetof(pcd_mono_v3_0_event_sample_counters_desc, counters), offsetof(pcd_mono_v3_0_event_sample_counters_desc, n_counters), 0, &pcd_mono_v3_0_counters_type, NULL, 0, "The counters described.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_sample_counters_desc, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "counters", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event_sample_counters_desc, counters),
+      .aux = offsetof(pcd_mono_v3_0_event_sample_counters_desc, n_counters),
+      .type = &pcd_mono_v3_0_counters_type, .doc = "The counters described." },
 };
-const pcd_type pcd_mono_v3_0_event_sample_counters_desc_type = { "event_sample_counters_desc", 0, 0, sizeof(pcd_mono_v3_0_event_sample_counters_desc), pcd_mono_v3_0_event_sample_counters_desc_fields, 2, "Descriptions of counters.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_sample_counters_desc_type = {
+    .name = "event_sample_counters_desc",
+    .size = sizeof(pcd_mono_v3_0_event_sample_counters_desc),
+    .fields = pcd_mono_v3_0_event_sample_counters_desc_fields,
+    .n_fields = 2,
+    .doc = "Descriptions of counters.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_sample_counters_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_sample_counters, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "values", PCD_K_ARRAY, PCD_K_STRUCT, 0, offsetof(pcd_mono_v3_0_event_sample_counters, values), offsetof(pcd_mono_v3_0_event_sample_counters, n_values), 0, &pcd_mono_v3_0_values_type, NULL, 0, "Values, until index 0.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_sample_counters, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "values", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event_sample_counters, values),
+      .aux = offsetof(pcd_mono_v3_0_event_sample_counters, n_values), .type = &pcd_mono_v3_0_values_type,
+      .doc = "Values, until index 0." },
 };
-const pcd_type pcd_mono_v3_0_event_sample_counters_type = { "event_sample_counters", 0, 0, sizeof(pcd_mono_v3_0_event_sample_counters), pcd_mono_v3_0_event_sample_counters_fields, 2, "Counter values.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_sample_counters_type = {
+    .name = "event_sample_counters",
+    .size = sizeof(pcd_mono_v3_0_event_sample_counters),
+    .fields = pcd_mono_v3_0_event_sample_counters_fields,
+    .n_fields = 2,
+    .doc = "Counter values.",
+};
 
 static const pcd_enum_item pcd_mono_v3_0_event_jit_helper_kind_enum_items[] = {
-    { 0, "method" },
-    { 1, "method_trampoline" },
-    { 2, "unbox_trampoline" },
-    { 3, "imt_trampoline" },
-    { 4, "generics_trampoline" },
-    { 5, "specific_trampoline" },
-    { 6, "helper" },
-    { 7, "monitor" },
-    { 8, "delegate_invoke" },
-    { 9, "exception_handling" },
+    { .value = 0, .name = "method" },
+    { .value = 1, .name = "method_trampoline" },
+    { .value = 2, .name = "unbox_trampoline" },
+    { .value = 3, .name = "imt_trampoline" },
+    { .value = 4, .name = "generics_trampoline" },
+    { .value = 5, .name = "specific_trampoline" },
+    { .value = 6, .name = "helper" },
+    { .value = 7, .name = "monitor" },
+    { .value = 8, .name = "delegate_invoke" },
+    { .value = 9, .name = "exception_handling" },
 };
-static const pcd_enum pcd_mono_v3_0_event_jit_helper_kind_enum = { "kind", pcd_mono_v3_0_event_jit_helper_kind_enum_items, 10 };
+static const pcd_enum pcd_mono_v3_0_event_jit_helper_kind_enum = { .name = "kind", .items = pcd_mono_v3_0_event_jit_helper_kind_enum_items, .n_items = 10 };
 static const pcd_field pcd_mono_v3_0_event_jit_helper_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_jit_helper, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "kind", PCD_K_U8, 0, PCD_F_ENUM_OPEN, offsetof(pcd_mono_v3_0_event_jit_helper, kind), 0, 0, NULL, &pcd_mono_v3_0_event_jit_helper_kind_enum, 0, "MonoProfilerCodeBufferType.", NULL },
-    { "start", PCD_K_S64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_event_jit_helper, start), 0, 0, NULL, NULL, 0, "Start of the code.", NULL },
-    { "size", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_jit_helper, size), 0, 0, NULL, NULL, 0, "Size of the code.", NULL },
-    { "name", PCD_K_STRING, 0, PCD_F_OPTIONAL, offsetof(pcd_mono_v3_0_event_jit_helper, name), 0, offsetof(pcd_mono_v3_0_event_jit_helper, has_name), NULL, NULL, 0, "Name (specific trampolines only).", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_jit_helper, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "kind", .kind = PCD_K_U8, .flags = PCD_F_ENUM_OPEN,
+      .offset = offsetof(pcd_mono_v3_0_event_jit_helper, kind),
+      .enumt = &pcd_mono_v3_0_event_jit_helper_kind_enum, .doc = "MonoProfilerCodeBufferType." },
+    { .name = "start", .kind = PCD_K_S64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_event_jit_helper, start), .doc = "Start of the code." },
+    { .name = "size", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_jit_helper, size),
+      .doc = "Size of the code." },
+    { .name = "name", .kind = PCD_K_STRING, .flags = PCD_F_OPTIONAL,
+      .offset = offsetof(pcd_mono_v3_0_event_jit_helper, name),
+      .present = offsetof(pcd_mono_v3_0_event_jit_helper, has_name),
+      .doc = "Name (specific trampolines only)." },
 };
-const pcd_type pcd_mono_v3_0_event_jit_helper_type = { "event_jit_helper", 0, 0, sizeof(pcd_mono_v3_0_event_jit_helper), pcd_mono_v3_0_event_jit_helper_fields, 5, "Code the JIT generated that is not a method.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_jit_helper_type = {
+    .name = "event_jit_helper",
+    .size = sizeof(pcd_mono_v3_0_event_jit_helper),
+    .fields = pcd_mono_v3_0_event_jit_helper_fields,
+    .n_fields = 5,
+    .doc = "Code the JIT generated that is not a method.",
+};
 
 static const pcd_enum_item pcd_mono_v3_0_event_sync_point_kind_enum_items[] = {
-    { 0, "periodic" },
-    { 1, "world_stop" },
-    { 2, "world_start" },
+    { .value = 0, .name = "periodic" },
+    { .value = 1, .name = "world_stop" },
+    { .value = 2, .name = "world_start" },
 };
-static const pcd_enum pcd_mono_v3_0_event_sync_point_kind_enum = { "kind", pcd_mono_v3_0_event_sync_point_kind_enum_items, 3 };
+static const pcd_enum pcd_mono_v3_0_event_sync_point_kind_enum = { .name = "kind", .items = pcd_mono_v3_0_event_sync_point_kind_enum_items, .n_items = 3 };
 static const pcd_field pcd_mono_v3_0_event_sync_point_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_sync_point, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "kind", PCD_K_U8, 0, PCD_F_ENUM_OPEN, offsetof(pcd_mono_v3_0_event_sync_point, kind), 0, 0, NULL, &pcd_mono_v3_0_event_sync_point_kind_enum, 0, "MonoProfilerSyncPointType.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_sync_point, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "kind", .kind = PCD_K_U8, .flags = PCD_F_ENUM_OPEN,
+      .offset = offsetof(pcd_mono_v3_0_event_sync_point, kind),
+      .enumt = &pcd_mono_v3_0_event_sync_point_kind_enum, .doc = "MonoProfilerSyncPointType." },
 };
-const pcd_type pcd_mono_v3_0_event_sync_point_type = { "event_sync_point", 0, 0, sizeof(pcd_mono_v3_0_event_sync_point), pcd_mono_v3_0_event_sync_point_fields, 2, "A sync point.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_sync_point_type = {
+    .name = "event_sync_point",
+    .size = sizeof(pcd_mono_v3_0_event_sync_point),
+    .fields = pcd_mono_v3_0_event_sync_point_fields,
+    .n_fields = 2,
+    .doc = "A sync point.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_aot_id_fields[] = {
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_event_aot_id, time), 0, 0, NULL, NULL, 0, "Event time in ns (a delta from the previous time of the buffer).", NULL },
-    { "aot_id", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v3_0_event_aot_id, aot_id), 0, 0, NULL, NULL, 0, "The AOT id.", NULL },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_event_aot_id, time),
+      .doc = "Event time in ns (a delta from the previous time of the buffer)." },
+    { .name = "aot_id", .kind = PCD_K_STRING, .offset = offsetof(pcd_mono_v3_0_event_aot_id, aot_id),
+      .doc = "The AOT id." },
 };
-const pcd_type pcd_mono_v3_0_event_aot_id_type = { "event_aot_id", 0, 0, sizeof(pcd_mono_v3_0_event_aot_id), pcd_mono_v3_0_event_aot_id_fields, 2, "The runtime's AOT id.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_event_aot_id_type = {
+    .name = "event_aot_id",
+    .size = sizeof(pcd_mono_v3_0_event_aot_id),
+    .fields = pcd_mono_v3_0_event_aot_id_fields,
+    .n_fields = 2,
+    .doc = "The runtime's AOT id.",
+};
 
 static const pcd_field pcd_mono_v3_0_event_fields[] = {
-    { "alloc", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.alloc), 0, 0, &pcd_mono_v3_0_event_alloc_type, NULL, 0, NULL, NULL },
-    { "alloc_bt", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.alloc_bt), 0, 0, &pcd_mono_v3_0_event_alloc_bt_type, NULL, 0, NULL, NULL },
-    { "gc_event", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.gc_event), 0, 0, &pcd_mono_v3_0_event_gc_event_type, NULL, 0, NULL, NULL },
-    { "gc_resize", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.gc_resize), 0, 0, &pcd_mono_v3_0_event_gc_resize_type, NULL, 0, NULL, NULL },
-    { "gc_move", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.gc_move), 0, 0, &pcd_mono_v3_0_event_gc_move_type, NULL, 0, NULL, NULL },
-    { "gc_handle_created", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.gc_handle_created), 0, 0, &pcd_mono_v3_0_event_gc_handle_created_type, NULL, 0, NULL, NULL },
-    { "gc_handle_destroyed", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.gc_handle_destroyed), 0, 0, &pcd_mono_v3_0_event_gc_handle_destroyed_type, NULL, 0, NULL, NULL },
-    { "gc_handle_created_bt", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.gc_handle_created_bt), 0, 0, &pcd_mono_v3_0_event_gc_handle_created_bt_type, NULL, 0, NULL, NULL },
-    { "gc_handle_destroyed_bt", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.gc_handle_destroyed_bt), 0, 0, &pcd_mono_v3_0_event_gc_handle_destroyed_bt_type, NULL, 0, NULL, NULL },
-    { "gc_finalize_start", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.gc_finalize_start), 0, 0, &pcd_mono_v3_0_event_gc_finalize_start_type, NULL, 0, NULL, NULL },
-    { "gc_finalize_end", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.gc_finalize_end), 0, 0, &pcd_mono_v3_0_event_gc_finalize_end_type, NULL, 0, NULL, NULL },
-    { "gc_finalize_object_start", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.gc_finalize_object_start), 0, 0, &pcd_mono_v3_0_event_gc_finalize_object_start_type, NULL, 0, NULL, NULL },
-    { "gc_finalize_object_end", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.gc_finalize_object_end), 0, 0, &pcd_mono_v3_0_event_gc_finalize_object_end_type, NULL, 0, NULL, NULL },
-    { "metadata_name", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.metadata_name), 0, 0, &pcd_mono_v3_0_event_metadata_name_type, NULL, 0, NULL, NULL },
-    { "metadata_load", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.metadata_load), 0, 0, &pcd_mono_v3_0_event_metadata_load_type, NULL, 0, NULL, NULL },
-    { "metadata_unload", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.metadata_unload), 0, 0, &pcd_mono_v3_0_event_metadata_unload_type, NULL, 0, NULL, NULL },
-    { "method_leave", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.method_leave), 0, 0, &pcd_mono_v3_0_event_method_leave_type, NULL, 0, NULL, NULL },
-    { "method_enter", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.method_enter), 0, 0, &pcd_mono_v3_0_event_method_enter_type, NULL, 0, NULL, NULL },
-    { "method_exc_leave", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.method_exc_leave), 0, 0, &pcd_mono_v3_0_event_method_exc_leave_type, NULL, 0, NULL, NULL },
-    { "jit", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.jit), 0, 0, &pcd_mono_v3_0_event_jit_type, NULL, 0, NULL, NULL },
-    { "throw", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.throw), 0, 0, &pcd_mono_v3_0_event_throw_type, NULL, 0, NULL, NULL },
-    { "throw_bt", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.throw_bt), 0, 0, &pcd_mono_v3_0_event_throw_bt_type, NULL, 0, NULL, NULL },
-    { "clause", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.clause), 0, 0, &pcd_mono_v3_0_event_clause_type, NULL, 0, NULL, NULL },
-    { "monitor", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.monitor), 0, 0, &pcd_mono_v3_0_event_monitor_type, NULL, 0, NULL, NULL },
-    { "monitor_bt", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.monitor_bt), 0, 0, &pcd_mono_v3_0_event_monitor_bt_type, NULL, 0, NULL, NULL },
-    { "heap_start", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.heap_start), 0, 0, &pcd_mono_v3_0_event_heap_start_type, NULL, 0, NULL, NULL },
-    { "heap_end", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.heap_end), 0, 0, &pcd_mono_v3_0_event_heap_end_type, NULL, 0, NULL, NULL },
-    { "heap_object", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.heap_object), 0, 0, &pcd_mono_v3_0_event_heap_object_type, NULL, 0, NULL, NULL },
-    { "heap_root", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.heap_root), 0, 0, &pcd_mono_v3_0_event_heap_root_type, NULL, 0, NULL, NULL },
-    { "heap_root_register", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.heap_root_register), 0, 0, &pcd_mono_v3_0_event_heap_root_register_type, NULL, 0, NULL, NULL },
-    { "heap_root_unregister", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.heap_root_unregister), 0, 0, &pcd_mono_v3_0_event_heap_root_unregister_type, NULL, 0, NULL, NULL },
-    { "sample_hit", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.sample_hit), 0, 0, &pcd_mono_v3_0_event_sample_hit_type, NULL, 0, NULL, NULL },
-    { "sample_usym", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.sample_usym), 0, 0, &pcd_mono_v3_0_event_sample_usym_type, NULL, 0, NULL, NULL },
-    { "sample_counters_desc", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.sample_counters_desc), 0, 0, &pcd_mono_v3_0_event_sample_counters_desc_type, NULL, 0, NULL, NULL },
-    { "sample_counters", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.sample_counters), 0, 0, &pcd_mono_v3_0_event_sample_counters_type, NULL, 0, NULL, NULL },
-    { "jit_helper", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.jit_helper), 0, 0, &pcd_mono_v3_0_event_jit_helper_type, NULL, 0, NULL, NULL },
-    { "sync_point", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.sync_point), 0, 0, &pcd_mono_v3_0_event_sync_point_type, NULL, 0, NULL, NULL },
-    { "aot_id", PCD_K_STRUCT, 0, 0, offsetof(pcd_mono_v3_0_event, u.aot_id), 0, 0, &pcd_mono_v3_0_event_aot_id_type, NULL, 0, NULL, NULL },
+    { .name = "alloc", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.alloc),
+      .type = &pcd_mono_v3_0_event_alloc_type },
+    { .name = "alloc_bt", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.alloc_bt),
+      .type = &pcd_mono_v3_0_event_alloc_bt_type },
+    { .name = "gc_event", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.gc_event),
+      .type = &pcd_mono_v3_0_event_gc_event_type },
+    { .name = "gc_resize", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.gc_resize),
+      .type = &pcd_mono_v3_0_event_gc_resize_type },
+    { .name = "gc_move", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.gc_move),
+      .type = &pcd_mono_v3_0_event_gc_move_type },
+    { .name = "gc_handle_created", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event, u.gc_handle_created),
+      .type = &pcd_mono_v3_0_event_gc_handle_created_type },
+    { .name = "gc_handle_destroyed", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event, u.gc_handle_destroyed),
+      .type = &pcd_mono_v3_0_event_gc_handle_destroyed_type },
+    { .name = "gc_handle_created_bt", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event, u.gc_handle_created_bt),
+      .type = &pcd_mono_v3_0_event_gc_handle_created_bt_type },
+    { .name = "gc_handle_destroyed_bt", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event, u.gc_handle_destroyed_bt),
+      .type = &pcd_mono_v3_0_event_gc_handle_destroyed_bt_type },
+    { .name = "gc_finalize_start", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event, u.gc_finalize_start),
+      .type = &pcd_mono_v3_0_event_gc_finalize_start_type },
+    { .name = "gc_finalize_end", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event, u.gc_finalize_end),
+      .type = &pcd_mono_v3_0_event_gc_finalize_end_type },
+    { .name = "gc_finalize_object_start", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event, u.gc_finalize_object_start),
+      .type = &pcd_mono_v3_0_event_gc_finalize_object_start_type },
+    { .name = "gc_finalize_object_end", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event, u.gc_finalize_object_end),
+      .type = &pcd_mono_v3_0_event_gc_finalize_object_end_type },
+    { .name = "metadata_name", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.metadata_name),
+      .type = &pcd_mono_v3_0_event_metadata_name_type },
+    { .name = "metadata_load", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.metadata_load),
+      .type = &pcd_mono_v3_0_event_metadata_load_type },
+    { .name = "metadata_unload", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event, u.metadata_unload),
+      .type = &pcd_mono_v3_0_event_metadata_unload_type },
+    { .name = "method_leave", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.method_leave),
+      .type = &pcd_mono_v3_0_event_method_leave_type },
+    { .name = "method_enter", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.method_enter),
+      .type = &pcd_mono_v3_0_event_method_enter_type },
+    { .name = "method_exc_leave", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event, u.method_exc_leave),
+      .type = &pcd_mono_v3_0_event_method_exc_leave_type },
+    { .name = "jit", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.jit),
+      .type = &pcd_mono_v3_0_event_jit_type },
+    { .name = "throw", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.throw),
+      .type = &pcd_mono_v3_0_event_throw_type },
+    { .name = "throw_bt", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.throw_bt),
+      .type = &pcd_mono_v3_0_event_throw_bt_type },
+    { .name = "clause", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.clause),
+      .type = &pcd_mono_v3_0_event_clause_type },
+    { .name = "monitor", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.monitor),
+      .type = &pcd_mono_v3_0_event_monitor_type },
+    { .name = "monitor_bt", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.monitor_bt),
+      .type = &pcd_mono_v3_0_event_monitor_bt_type },
+    { .name = "heap_start", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.heap_start),
+      .type = &pcd_mono_v3_0_event_heap_start_type },
+    { .name = "heap_end", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.heap_end),
+      .type = &pcd_mono_v3_0_event_heap_end_type },
+    { .name = "heap_object", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.heap_object),
+      .type = &pcd_mono_v3_0_event_heap_object_type },
+    { .name = "heap_root", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.heap_root),
+      .type = &pcd_mono_v3_0_event_heap_root_type },
+    { .name = "heap_root_register", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event, u.heap_root_register),
+      .type = &pcd_mono_v3_0_event_heap_root_register_type },
+    { .name = "heap_root_unregister", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event, u.heap_root_unregister),
+      .type = &pcd_mono_v3_0_event_heap_root_unregister_type },
+    { .name = "sample_hit", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.sample_hit),
+      .type = &pcd_mono_v3_0_event_sample_hit_type },
+    { .name = "sample_usym", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.sample_usym),
+      .type = &pcd_mono_v3_0_event_sample_usym_type },
+    { .name = "sample_counters_desc", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event, u.sample_counters_desc),
+      .type = &pcd_mono_v3_0_event_sample_counters_desc_type },
+    { .name = "sample_counters", .kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_mono_v3_0_event, u.sample_counters),
+      .type = &pcd_mono_v3_0_event_sample_counters_type },
+    { .name = "jit_helper", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.jit_helper),
+      .type = &pcd_mono_v3_0_event_jit_helper_type },
+    { .name = "sync_point", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.sync_point),
+      .type = &pcd_mono_v3_0_event_sync_point_type },
+    { .name = "aot_id", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mono_v3_0_event, u.aot_id),
+      .type = &pcd_mono_v3_0_event_aot_id_type },
 };
-const pcd_type pcd_mono_v3_0_event_type = { "event", 1, 1, sizeof(pcd_mono_v3_0_event), pcd_mono_v3_0_event_fields, 38, "One event: a byte (sub-type in the high nibble, type in the low one), the time, then its data.", "_kind", NULL, 1 };
+const pcd_type pcd_mono_v3_0_event_type = {
+    .name = "event",
+    .is_union = 1,
+    .named = 1,
+    .size = sizeof(pcd_mono_v3_0_event),
+    .fields = pcd_mono_v3_0_event_fields,
+    .n_fields = 38,
+    .doc = "One event: a byte (sub-type in the high nibble, type in the low one), the time, then its data.",
+    .tag_key = "_kind",
+    .tag_wire = 1,
+};
 
 static const pcd_field pcd_mono_v3_0_buffer_fields[] = {
-    { "len", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_mono_v3_0_buffer, len), 0, 0, NULL, NULL, 0, "Bytes of events after this 48-byte header.", NULL },
-    { "time_base", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_buffer, time_base), 0, 0, NULL, NULL, 0, "Time base in ns since an unspecified epoch.", NULL },
-    { "ptr_base", PCD_K_U64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_buffer, ptr_base), 0, 0, NULL, NULL, 0, "Base of pointer fields.", NULL },
-    { "obj_base", PCD_K_U64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_buffer, obj_base), 0, 0, NULL, NULL, 0, "Base of object fields (an address >> 3).", NULL },
-    { "thread_id", PCD_K_U64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_buffer, thread_id), 0, 0, NULL, NULL, 0, "System thread id (pthread_t) of the events.", NULL },
-    { "method_base", PCD_K_U64, 0, PCD_F_HEX, offsetof(pcd_mono_v3_0_buffer, method_base), 0, 0, NULL, NULL, 0, "Start of the running MonoMethod* deltas.", NULL },
-    { "events", PCD_K_REGION, 0, 0, offsetof(pcd_mono_v3_0_buffer, events), 0, 0, NULL, NULL, 0, NULL, &pcd_mono_v3_0_region_events },
+    { .name = "len", .kind = PCD_K_U32, .flags = PCD_F_DERIVED, .offset = offsetof(pcd_mono_v3_0_buffer, len),
+      .doc = "Bytes of events after this 48-byte header." },
+    { .name = "time_base", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_buffer, time_base),
+      .doc = "Time base in ns since an unspecified epoch." },
+    { .name = "ptr_base", .kind = PCD_K_U64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_buffer, ptr_base), .doc = "Base of pointer fields." },
+    { .name = "obj_base", .kind = PCD_K_U64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_buffer, obj_base),
+      .doc = "Base of object fields (an address >> 3)." },
+    { .name = "thread_id", .kind = PCD_K_U64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_buffer, thread_id),
+      .doc = "System thread id (pthread_t) of the events." },
+    { .name = "method_base", .kind = PCD_K_U64, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_mono_v3_0_buffer, method_base),
+      .doc = "Start of the running MonoMethod* deltas." },
+    { .name = "events", .kind = PCD_K_REGION, .offset = offsetof(pcd_mono_v3_0_buffer, events),
+      .region = &pcd_mono_v3_0_region_events },
 };
-const pcd_type pcd_mono_v3_0_buffer_type = { "buffer", 0, 1, sizeof(pcd_mono_v3_0_buffer), pcd_mono_v3_0_buffer_fields, 7, "Events of one thread, after a header with the bases they are relative to.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_buffer_type = {
+    .name = "buffer",
+    .named = 1,
+    .size = sizeof(pcd_mono_v3_0_buffer),
+    .fields = pcd_mono_v3_0_buffer_fields,
+    .n_fields = 7,
+    .doc = "Events of one thread, after a header with the bases they are relative to.",
+};
 
 static const pcd_field pcd_mono_v3_0_file_fields[] = {
-    { "major", PCD_K_U8, 0, 0, offsetof(pcd_mono_v3_0_file, major), 0, 0, NULL, NULL, 0, "Log profiler major version.", NULL },
-    { "minor", PCD_K_U8, 0, 0, offsetof(pcd_mono_v3_0_file, minor), 0, 0, NULL, NULL, 0, "Log profiler minor version.", NULL },
-    { "data_version", PCD_K_U8, 0, 0, offsetof(pcd_mono_v3_0_file, data_version), 0, 0, NULL, NULL, 0, "Version of the data format.", NULL },
-    { "ptr_size", PCD_K_U8, 0, 0, offsetof(pcd_mono_v3_0_file, ptr_size), 0, 0, NULL, NULL, 0, "Size of a pointer in the profiled program.", NULL },
-    { "startup_ms", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_file, startup_ms), 0, 0, NULL, NULL, 0, "Program start, ms since the Unix epoch.", NULL },
-    { "startup_ns", PCD_K_U64, 0, 0, offsetof(pcd_mono_v3_0_file, startup_ns), 0, 0, NULL, NULL, 0, "Program start, ns since an unspecified epoch (that of the time bases).", NULL },
-    { "timer_overhead", PCD_K_U32, 0, 0, offsetof(pcd_mono_v3_0_file, timer_overhead), 0, 0, NULL, NULL, 0, "Approximate overhead of the timer.", NULL },
-    { "flags", PCD_K_U32, 0, 0, offsetof(pcd_mono_v3_0_file, flags), 0, 0, NULL, NULL, 0, "File format flags, 0.", NULL },
-    { "pid", PCD_K_U32, 0, 0, offsetof(pcd_mono_v3_0_file, pid), 0, 0, NULL, NULL, 0, "Process id of the profiled program.", NULL },
-    { "port", PCD_K_U16, 0, 0, offsetof(pcd_mono_v3_0_file, port), 0, 0, NULL, NULL, 0, "TCP port of the command server, 0 if none.", NULL },
-    { "args_size", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_mono_v3_0_file, args_size), 0, 0, NULL, NULL, 0, "Bytes of args, its NUL included.", NULL },
-    { "args", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v3_0_file, args), 0, 0, NULL, NULL, 0, "The profiler's arguments.", NULL },
-    { "arch_size", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_mono_v3_0_file, arch_size), 0, 0, NULL, NULL, 0, "Bytes of arch, its NUL included.", NULL },
-    { "arch", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v3_0_file, arch), 0, 0, NULL, NULL, 0, "Architecture the profiler ran on.", NULL },
-    { "os_size", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_mono_v3_0_file, os_size), 0, 0, NULL, NULL, 0, "Bytes of os, its NUL included.", NULL },
-    { "os", PCD_K_STRING, 0, 0, offsetof(pcd_mono_v3_0_file, os), 0, 0, NULL, NULL, 0, "Operating system the profiler ran on.", NULL },
-    { "buffers", PCD_K_REGION, 0, 0, offsetof(pcd_mono_v3_0_file, buffers), 0, 0, NULL, NULL, 0, NULL, &pcd_mono_v3_0_region_buffers },
+    { .name = "major", .kind = PCD_K_U8, .offset = offsetof(pcd_mono_v3_0_file, major),
+      .doc = "Log profiler major version." },
+    { .name = "minor", .kind = PCD_K_U8, .offset = offsetof(pcd_mono_v3_0_file, minor),
+      .doc = "Log profiler minor version." },
+    { .name = "data_version", .kind = PCD_K_U8, .offset = offsetof(pcd_mono_v3_0_file, data_version),
+      .doc = "Version of the data format." },
+    { .name = "ptr_size", .kind = PCD_K_U8, .offset = offsetof(pcd_mono_v3_0_file, ptr_size),
+      .doc = "Size of a pointer in the profiled program." },
+    { .name = "startup_ms", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_file, startup_ms),
+      .doc = "Program start, ms since the Unix epoch." },
+    { .name = "startup_ns", .kind = PCD_K_U64, .offset = offsetof(pcd_mono_v3_0_file, startup_ns),
+      .doc = "Program start, ns since an unspecified epoch (that of the time bases)." },
+    { .name = "timer_overhead", .kind = PCD_K_U32, .offset = offsetof(pcd_mono_v3_0_file, timer_overhead),
+      .doc = "Approximate overhead of the timer." },
+    { .name = "flags", .kind = PCD_K_U32, .offset = offsetof(pcd_mono_v3_0_file, flags),
+      .doc = "File format flags, 0." },
+    { .name = "pid", .kind = PCD_K_U32, .offset = offsetof(pcd_mono_v3_0_file, pid),
+      .doc = "Process id of the profiled program." },
+    { .name = "port", .kind = PCD_K_U16, .offset = offsetof(pcd_mono_v3_0_file, port),
+      .doc = "TCP port of the command server, 0 if none." },
+    { .name = "args_size", .kind = PCD_K_U32, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_mono_v3_0_file, args_size), .doc = "Bytes of args, its NUL included." },
+    { .name = "args", .kind = PCD_K_STRING, .offset = offsetof(pcd_mono_v3_0_file, args),
+      .doc = "The profiler's arguments." },
+    { .name = "arch_size", .kind = PCD_K_U32, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_mono_v3_0_file, arch_size), .doc = "Bytes of arch, its NUL included." },
+    { .name = "arch", .kind = PCD_K_STRING, .offset = offsetof(pcd_mono_v3_0_file, arch),
+      .doc = "Architecture the profiler ran on." },
+    { .name = "os_size", .kind = PCD_K_U32, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_mono_v3_0_file, os_size), .doc = "Bytes of os, its NUL included." },
+    { .name = "os", .kind = PCD_K_STRING, .offset = offsetof(pcd_mono_v3_0_file, os),
+      .doc = "Operating system the profiler ran on." },
+    { .name = "buffers", .kind = PCD_K_REGION, .offset = offsetof(pcd_mono_v3_0_file, buffers),
+      .region = &pcd_mono_v3_0_region_buffers },
 };
-const pcd_type pcd_mono_v3_0_file_type = { "file", 0, 1, sizeof(pcd_mono_v3_0_file), pcd_mono_v3_0_file_fields, 17, "The header, then buffers until the end of the file.", NULL, NULL };
+const pcd_type pcd_mono_v3_0_file_type = {
+    .name = "file",
+    .named = 1,
+    .size = sizeof(pcd_mono_v3_0_file),
+    .fields = pcd_mono_v3_0_file_fields,
+    .n_fields = 17,
+    .doc = "The header, then buffers until the end of the file.",
+};
 
 static int pcd_mono_v3_0_detect(const uint8_t *p, size_t n)
 {
@@ -5918,8 +7617,18 @@ static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_mono_v3_0_file
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_mono_v3_0_file_encode(s, in); }
 
 const pcd_format pcd_mono_v3_0_format = {
-    "mono", "3.0", "Mono log profiler data", "schemas/mono/v3_0.lua",
-    &pcd_mono_v3_0_file_type, sizeof(pcd_mono_v3_0_file), root_dec, root_enc, NULL,
-    pcd_mono_v3_0_regions, 2,
-    pcd_mono_v3_0_detect, 4, 3017, PCD_FMT_STREAMABLE,
+    .name = "mono",
+    .version = "3.0",
+    .title = "Mono log profiler data",
+    .schema = "schemas/mono/v3_0.lua",
+    .root = &pcd_mono_v3_0_file_type,
+    .root_size = sizeof(pcd_mono_v3_0_file),
+    .root_decode = root_dec,
+    .root_encode = root_enc,
+    .regions = pcd_mono_v3_0_regions,
+    .n_regions = 2,
+    .detect = pcd_mono_v3_0_detect,
+    .detect_min = 4,
+    .version_num = 3017,
+    .flags = PCD_FMT_STREAMABLE,
 };

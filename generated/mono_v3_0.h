@@ -141,12 +141,16 @@ typedef struct pcd_mono_v3_0_values_value_text {
     pcd_bytes text;
 } pcd_mono_v3_0_values_value_text;
 
-#define PCD_MONO_V3_0_VALUES_VALUE_UINT 0
-#define PCD_MONO_V3_0_VALUES_VALUE_REAL 1
-#define PCD_MONO_V3_0_VALUES_VALUE_TEXT 2
-#define PCD_MONO_V3_0_VALUES_VALUE_SINT 3
+/* The cases of values.value (its `which`). */
+typedef enum pcd_mono_v3_0_values_value_case {
+    PCD_MONO_V3_0_VALUES_VALUE_UINT = 0,
+    PCD_MONO_V3_0_VALUES_VALUE_REAL = 1,
+    PCD_MONO_V3_0_VALUES_VALUE_TEXT = 2,
+    PCD_MONO_V3_0_VALUES_VALUE_SINT = 3,
+} pcd_mono_v3_0_values_value_case;
+PCD_STATIC_ASSERT(sizeof(pcd_mono_v3_0_values_value_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 typedef struct pcd_mono_v3_0_values_value {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_mono_v3_0_values_value_case which; /* the case present */
     union {
         uint64_t uint;
         double real;
@@ -331,15 +335,19 @@ typedef struct pcd_mono_v3_0_event_metadata_name_detail_vtable {
     int64_t class;  /* MonoClass* of the vtable. */
 } pcd_mono_v3_0_event_metadata_name_detail_vtable;
 
-#define PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_CLASS 0
-#define PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_IMAGE 1
-#define PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_ASSEMBLY 2
-#define PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_DOMAIN 3
-#define PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_THREAD 4
-#define PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_CONTEXT 5
-#define PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_VTABLE 6
+/* The cases of event.metadata_name.detail (its `which`). */
+typedef enum pcd_mono_v3_0_event_metadata_name_detail_case {
+    PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_CLASS = 0,
+    PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_IMAGE = 1,
+    PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_ASSEMBLY = 2,
+    PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_DOMAIN = 3,
+    PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_THREAD = 4,
+    PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_CONTEXT = 5,
+    PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_VTABLE = 6,
+} pcd_mono_v3_0_event_metadata_name_detail_case;
+PCD_STATIC_ASSERT(sizeof(pcd_mono_v3_0_event_metadata_name_detail_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 typedef struct pcd_mono_v3_0_event_metadata_name_detail {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_mono_v3_0_event_metadata_name_detail_case which; /* the case present */
     union {
         pcd_mono_v3_0_event_metadata_name_detail_class class;
         pcd_mono_v3_0_event_metadata_name_detail_image image;
@@ -403,15 +411,19 @@ typedef struct pcd_mono_v3_0_event_metadata_load_detail_vtable {
     int64_t class;  /* MonoClass* of the vtable. */
 } pcd_mono_v3_0_event_metadata_load_detail_vtable;
 
-#define PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_CLASS 0
-#define PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_IMAGE 1
-#define PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_ASSEMBLY 2
-#define PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_DOMAIN 3
-#define PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_THREAD 4
-#define PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_CONTEXT 5
-#define PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_VTABLE 6
+/* The cases of event.metadata_load.detail (its `which`). */
+typedef enum pcd_mono_v3_0_event_metadata_load_detail_case {
+    PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_CLASS = 0,
+    PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_IMAGE = 1,
+    PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_ASSEMBLY = 2,
+    PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_DOMAIN = 3,
+    PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_THREAD = 4,
+    PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_CONTEXT = 5,
+    PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_VTABLE = 6,
+} pcd_mono_v3_0_event_metadata_load_detail_case;
+PCD_STATIC_ASSERT(sizeof(pcd_mono_v3_0_event_metadata_load_detail_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 typedef struct pcd_mono_v3_0_event_metadata_load_detail {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_mono_v3_0_event_metadata_load_detail_case which; /* the case present */
     union {
         pcd_mono_v3_0_event_metadata_load_detail_class class;
         pcd_mono_v3_0_event_metadata_load_detail_image image;
@@ -473,15 +485,19 @@ typedef struct pcd_mono_v3_0_event_metadata_unload_detail_vtable {
     int64_t class;  /* MonoClass* of the vtable. */
 } pcd_mono_v3_0_event_metadata_unload_detail_vtable;
 
-#define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_CLASS 0
-#define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_IMAGE 1
-#define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_ASSEMBLY 2
-#define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_DOMAIN 3
-#define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_THREAD 4
-#define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_CONTEXT 5
-#define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_VTABLE 6
+/* The cases of event.metadata_unload.detail (its `which`). */
+typedef enum pcd_mono_v3_0_event_metadata_unload_detail_case {
+    PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_CLASS = 0,
+    PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_IMAGE = 1,
+    PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_ASSEMBLY = 2,
+    PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_DOMAIN = 3,
+    PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_THREAD = 4,
+    PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_CONTEXT = 5,
+    PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_VTABLE = 6,
+} pcd_mono_v3_0_event_metadata_unload_detail_case;
+PCD_STATIC_ASSERT(sizeof(pcd_mono_v3_0_event_metadata_unload_detail_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 typedef struct pcd_mono_v3_0_event_metadata_unload_detail {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_mono_v3_0_event_metadata_unload_detail_case which; /* the case present */
     union {
         pcd_mono_v3_0_event_metadata_unload_detail_class class;
         pcd_mono_v3_0_event_metadata_unload_detail_image image;
@@ -709,47 +725,51 @@ typedef struct pcd_mono_v3_0_event_aot_id {
     pcd_bytes aot_id;  /* The AOT id. */
 } pcd_mono_v3_0_event_aot_id;
 
-#define PCD_MONO_V3_0_EVENT_ALLOC 0
-#define PCD_MONO_V3_0_EVENT_ALLOC_BT 1
-#define PCD_MONO_V3_0_EVENT_GC_EVENT 2
-#define PCD_MONO_V3_0_EVENT_GC_RESIZE 3
-#define PCD_MONO_V3_0_EVENT_GC_MOVE 4
-#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED 5
-#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED 6
-#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT 7
-#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT 8
-#define PCD_MONO_V3_0_EVENT_GC_FINALIZE_START 9
-#define PCD_MONO_V3_0_EVENT_GC_FINALIZE_END 10
-#define PCD_MONO_V3_0_EVENT_GC_FINALIZE_OBJECT_START 11
-#define PCD_MONO_V3_0_EVENT_GC_FINALIZE_OBJECT_END 12
-#define PCD_MONO_V3_0_EVENT_METADATA_NAME 13
-#define PCD_MONO_V3_0_EVENT_METADATA_LOAD 14
-#define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD 15
-#define PCD_MONO_V3_0_EVENT_METHOD_LEAVE 16
-#define PCD_MONO_V3_0_EVENT_METHOD_ENTER 17
-#define PCD_MONO_V3_0_EVENT_METHOD_EXC_LEAVE 18
-#define PCD_MONO_V3_0_EVENT_JIT 19
-#define PCD_MONO_V3_0_EVENT_THROW 20
-#define PCD_MONO_V3_0_EVENT_THROW_BT 21
-#define PCD_MONO_V3_0_EVENT_CLAUSE 22
-#define PCD_MONO_V3_0_EVENT_MONITOR 23
-#define PCD_MONO_V3_0_EVENT_MONITOR_BT 24
-#define PCD_MONO_V3_0_EVENT_HEAP_START 25
-#define PCD_MONO_V3_0_EVENT_HEAP_END 26
-#define PCD_MONO_V3_0_EVENT_HEAP_OBJECT 27
-#define PCD_MONO_V3_0_EVENT_HEAP_ROOT 28
-#define PCD_MONO_V3_0_EVENT_HEAP_ROOT_REGISTER 29
-#define PCD_MONO_V3_0_EVENT_HEAP_ROOT_UNREGISTER 30
-#define PCD_MONO_V3_0_EVENT_SAMPLE_HIT 31
-#define PCD_MONO_V3_0_EVENT_SAMPLE_USYM 32
-#define PCD_MONO_V3_0_EVENT_SAMPLE_COUNTERS_DESC 33
-#define PCD_MONO_V3_0_EVENT_SAMPLE_COUNTERS 34
-#define PCD_MONO_V3_0_EVENT_JIT_HELPER 35
-#define PCD_MONO_V3_0_EVENT_SYNC_POINT 36
-#define PCD_MONO_V3_0_EVENT_AOT_ID 37
+/* The cases of event (its `which`). */
+typedef enum pcd_mono_v3_0_event_case {
+    PCD_MONO_V3_0_EVENT_ALLOC = 0,
+    PCD_MONO_V3_0_EVENT_ALLOC_BT = 1,
+    PCD_MONO_V3_0_EVENT_GC_EVENT = 2,
+    PCD_MONO_V3_0_EVENT_GC_RESIZE = 3,
+    PCD_MONO_V3_0_EVENT_GC_MOVE = 4,
+    PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED = 5,
+    PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED = 6,
+    PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT = 7,
+    PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT = 8,
+    PCD_MONO_V3_0_EVENT_GC_FINALIZE_START = 9,
+    PCD_MONO_V3_0_EVENT_GC_FINALIZE_END = 10,
+    PCD_MONO_V3_0_EVENT_GC_FINALIZE_OBJECT_START = 11,
+    PCD_MONO_V3_0_EVENT_GC_FINALIZE_OBJECT_END = 12,
+    PCD_MONO_V3_0_EVENT_METADATA_NAME = 13,
+    PCD_MONO_V3_0_EVENT_METADATA_LOAD = 14,
+    PCD_MONO_V3_0_EVENT_METADATA_UNLOAD = 15,
+    PCD_MONO_V3_0_EVENT_METHOD_LEAVE = 16,
+    PCD_MONO_V3_0_EVENT_METHOD_ENTER = 17,
+    PCD_MONO_V3_0_EVENT_METHOD_EXC_LEAVE = 18,
+    PCD_MONO_V3_0_EVENT_JIT = 19,
+    PCD_MONO_V3_0_EVENT_THROW = 20,
+    PCD_MONO_V3_0_EVENT_THROW_BT = 21,
+    PCD_MONO_V3_0_EVENT_CLAUSE = 22,
+    PCD_MONO_V3_0_EVENT_MONITOR = 23,
+    PCD_MONO_V3_0_EVENT_MONITOR_BT = 24,
+    PCD_MONO_V3_0_EVENT_HEAP_START = 25,
+    PCD_MONO_V3_0_EVENT_HEAP_END = 26,
+    PCD_MONO_V3_0_EVENT_HEAP_OBJECT = 27,
+    PCD_MONO_V3_0_EVENT_HEAP_ROOT = 28,
+    PCD_MONO_V3_0_EVENT_HEAP_ROOT_REGISTER = 29,
+    PCD_MONO_V3_0_EVENT_HEAP_ROOT_UNREGISTER = 30,
+    PCD_MONO_V3_0_EVENT_SAMPLE_HIT = 31,
+    PCD_MONO_V3_0_EVENT_SAMPLE_USYM = 32,
+    PCD_MONO_V3_0_EVENT_SAMPLE_COUNTERS_DESC = 33,
+    PCD_MONO_V3_0_EVENT_SAMPLE_COUNTERS = 34,
+    PCD_MONO_V3_0_EVENT_JIT_HELPER = 35,
+    PCD_MONO_V3_0_EVENT_SYNC_POINT = 36,
+    PCD_MONO_V3_0_EVENT_AOT_ID = 37,
+} pcd_mono_v3_0_event_case;
+PCD_STATIC_ASSERT(sizeof(pcd_mono_v3_0_event_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 /* One event: a byte (sub-type in the high nibble, type in the low one), the time, then its data. */
 typedef struct pcd_mono_v3_0_event {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_mono_v3_0_event_case which; /* the case present */
     uint64_t tag; /* the tag as read */
     union {
         pcd_mono_v3_0_event_alloc alloc;

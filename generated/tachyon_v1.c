@@ -78,9 +78,9 @@ uint64_t pcd_tachyon_v1_repeat_entry_size(pcd_ctx *x, const pcd_tachyon_v1_repea
 
 /* -------- sample -------- */
 
-static const pcd_run_field k_sample_dec_run1[] = {
-    { "thread_id", 8, "u64native" },
-    { "interpreter_id", 4, "u32native" },
+static const pcd_run_field k_sample_run1[] = {
+    { .name = "thread_id", .wire = 8, .type = "u64native" },
+    { .name = "interpreter_id", .wire = 4, .type = "u32native" },
 };
 /* sample: One record of the sample stream: a thread, then how its stack changed. */
 static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyon_v1_sample *out)
@@ -90,7 +90,7 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
     uint64_t tag_stack = 0;
     /* thread_id, interpreter_id: 12 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 12))
-        return pcd_fail_run(c, k_sample_dec_run1, 2);
+        return pcd_fail_run(c, k_sample_run1, 2);
     /* thread_id: Thread id (a kernel TID on Linux). */
     v_thread_id = pcd_ld_u64x(c->p, c->x->big);
     out->thread_id = v_thread_id;
@@ -103,7 +103,7 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
         return pcd_fail_short(c, c->p, "stack", "one of 0x0, 0x1, 0x2, 0x3");
     tag_stack = pcd_ld_u8(c->p);
     switch (tag_stack) {
-    case 0:
+    case 0x0:
         {
             uint64_t n_stack_repeat_samples = 0;
             const uint8_t *f0_stack_repeat_samples = NULL;
@@ -141,7 +141,7 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
             }
         }
         break;
-    case 1:
+    case 0x1:
         {
             uint64_t v_stack_full_timestamp_delta = 0;
             uint8_t v_stack_full_status = 0;
@@ -193,7 +193,7 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
             }
         }
         break;
-    case 2:
+    case 0x2:
         {
             uint64_t v_stack_suffix_timestamp_delta = 0;
             uint8_t v_stack_suffix_status = 0;
@@ -253,7 +253,7 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
             }
         }
         break;
-    case 3:
+    case 0x3:
         {
             uint64_t v_stack_pop_push_timestamp_delta = 0;
             uint8_t v_stack_pop_push_status = 0;
@@ -324,10 +324,6 @@ pcd_status pcd_tachyon_v1_sample_decode(pcd_cursor *c, pcd_tachyon_v1_sample *ou
     return pcd_tachyon_v1_sample_decode_(c, out);
 }
 
-static const pcd_run_field k_sample_val_run1[] = {
-    { "thread_id", 8, "u64native" },
-    { "interpreter_id", 4, "u32native" },
-};
 /* sample: One record of the sample stream: a thread, then how its stack changed.
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -336,7 +332,7 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
     PCD_UNUSED uint64_t tag_stack = 0;
     /* thread_id, interpreter_id: 12 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 12))
-        return pcd_fail_run(c, k_sample_val_run1, 2);
+        return pcd_fail_run(c, k_sample_run1, 2);
     /* thread_id: Thread id (a kernel TID on Linux). */
     /* (value not needed for validation) */
     /* interpreter_id: Interpreter id; the thread's state is per (thread_id, interpreter_id). */
@@ -347,7 +343,7 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
         return pcd_fail_short(c, c->p, "stack", "one of 0x0, 0x1, 0x2, 0x3");
     tag_stack = pcd_ld_u8(c->p);
     switch (tag_stack) {
-    case 0:
+    case 0x0:
         {
             PCD_UNUSED uint64_t n_stack_repeat_samples = 0;
             PCD_UNUSED const uint8_t *f0_stack_repeat_samples = NULL;
@@ -379,7 +375,7 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
             }
         }
         break;
-    case 1:
+    case 0x1:
         {
             PCD_UNUSED uint8_t v_stack_full_status = 0;
             PCD_UNUSED uint64_t n_stack_full_frames = 0;
@@ -422,7 +418,7 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
             }
         }
         break;
-    case 2:
+    case 0x2:
         {
             PCD_UNUSED uint8_t v_stack_suffix_status = 0;
             PCD_UNUSED const uint8_t *f0_stack_suffix_shared_count = NULL;
@@ -472,7 +468,7 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
             }
         }
         break;
-    case 3:
+    case 0x3:
         {
             PCD_UNUSED uint8_t v_stack_pop_push_status = 0;
             PCD_UNUSED const uint8_t *f0_stack_pop_push_pop_count = NULL;
@@ -543,7 +539,7 @@ pcd_status pcd_tachyon_v1_sample_encode(pcd_sink *s, const pcd_tachyon_v1_sample
     /* stack: The stack encoding, against this thread's previous stack (innermost frame first). */
     switch (in->stack.which) {
     case PCD_TACHYON_V1_SAMPLE_STACK_REPEAT:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(0)));
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x0)));
         /* samples */
         PCD_TRY(pcd_put_uleb128(s, (uint64_t)in->stack.u.repeat.n_samples));
         for (size_t i = 0; i < in->stack.u.repeat.n_samples; i++) {
@@ -551,7 +547,7 @@ pcd_status pcd_tachyon_v1_sample_encode(pcd_sink *s, const pcd_tachyon_v1_sample
         }
         break;
     case PCD_TACHYON_V1_SAMPLE_STACK_FULL:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(1)));
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x1)));
         /* timestamp_delta */
         PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->stack.u.full.timestamp_delta)));
         /* status */
@@ -565,7 +561,7 @@ pcd_status pcd_tachyon_v1_sample_encode(pcd_sink *s, const pcd_tachyon_v1_sample
         }
         break;
     case PCD_TACHYON_V1_SAMPLE_STACK_SUFFIX:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(2)));
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x2)));
         /* timestamp_delta */
         PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->stack.u.suffix.timestamp_delta)));
         /* status */
@@ -581,7 +577,7 @@ pcd_status pcd_tachyon_v1_sample_encode(pcd_sink *s, const pcd_tachyon_v1_sample
         }
         break;
     case PCD_TACHYON_V1_SAMPLE_STACK_POP_PUSH:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(3)));
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x3)));
         /* timestamp_delta */
         PCD_TRY(pcd_put_uleb128(s, (uint64_t)(in->stack.u.pop_push.timestamp_delta)));
         /* status */
@@ -863,9 +859,9 @@ uint64_t pcd_tachyon_v1_frame_size(pcd_ctx *x, const pcd_tachyon_v1_frame *in)
 
 /* -------- stats -------- */
 
-static const pcd_run_field k_stats_dec_run1[] = {
-    { "duration_sec", 8, "f64native" },
-    { "sample_rate", 8, "f64native" },
+static const pcd_run_field k_stats_run1[] = {
+    { .name = "duration_sec", .wire = 8, .type = "f64native" },
+    { .name = "sample_rate", .wire = 8, .type = "f64native" },
 };
 /* stats: The profile statistics block (before its 16-byte trailer), 40 bytes, or 16 in the legacy 32-byte form. */
 static inline pcd_status pcd_tachyon_v1_stats_decode_(pcd_cursor *c, pcd_tachyon_v1_stats *out)
@@ -880,7 +876,7 @@ static inline pcd_status pcd_tachyon_v1_stats_decode_(pcd_cursor *c, pcd_tachyon
     memset(out, 0, sizeof *out);
     /* duration_sec, sample_rate: 16 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 16))
-        return pcd_fail_run(c, k_stats_dec_run1, 2);
+        return pcd_fail_run(c, k_stats_run1, 2);
     /* duration_sec: Profiling duration. */
     v_duration_sec = pcd_f64_from_bits(pcd_ld_u64x(c->p, c->x->big));
     out->duration_sec = v_duration_sec;
@@ -938,10 +934,6 @@ pcd_status pcd_tachyon_v1_stats_decode(pcd_cursor *c, pcd_tachyon_v1_stats *out)
     return pcd_tachyon_v1_stats_decode_(c, out);
 }
 
-static const pcd_run_field k_stats_val_run1[] = {
-    { "duration_sec", 8, "f64native" },
-    { "sample_rate", 8, "f64native" },
-};
 /* stats: The profile statistics block (before its 16-byte trailer), 40 bytes, or 16 in the legacy 32-byte form.
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -954,7 +946,7 @@ static inline pcd_status pcd_tachyon_v1_stats_validate_(pcd_cursor *c)
     PCD_UNUSED pcd_bytes v_extra = { NULL, 0 };
     /* duration_sec, sample_rate: 16 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 16))
-        return pcd_fail_run(c, k_stats_val_run1, 2);
+        return pcd_fail_run(c, k_stats_run1, 2);
     /* duration_sec: Profiling duration. */
     /* (value not needed for validation) */
     /* sample_rate: Achieved samples per second. */
@@ -1064,21 +1056,21 @@ uint64_t pcd_tachyon_v1_stats_size(pcd_ctx *x, const pcd_tachyon_v1_stats *in)
 
 /* -------- file -------- */
 
-static const pcd_run_field k_file_dec_run1[] = {
-    { "python_version.major", 1, "u8" },
-    { "python_version.minor", 1, "u8" },
-    { "python_version.micro", 1, "u8" },
-    { "python_version.reserved", 1, "u8" },
+static const pcd_run_field k_file_run1[] = {
+    { .name = "python_version.major", .wire = 1, .type = "u8" },
+    { .name = "python_version.minor", .wire = 1, .type = "u8" },
+    { .name = "python_version.micro", .wire = 1, .type = "u8" },
+    { .name = "python_version.reserved", .wire = 1, .type = "u8" },
 };
-static const pcd_run_field k_file_dec_run2[] = {
-    { "start_time_us", 8, "u64native" },
-    { "sample_interval_us", 8, "u64native" },
-    { "sample_count", 8, "u64native" },
-    { "thread_count", 4, "u32native" },
-    { "string_table_offset", 8, "u64native" },
-    { "frame_table_offset", 8, "u64native" },
-    { "compression", 4, "u32native" },
-    { "config", 4, "u32native" },
+static const pcd_run_field k_file_run2[] = {
+    { .name = "start_time_us", .wire = 8, .type = "u64native" },
+    { .name = "sample_interval_us", .wire = 8, .type = "u64native" },
+    { .name = "sample_count", .wire = 8, .type = "u64native" },
+    { .name = "thread_count", .wire = 4, .type = "u32native" },
+    { .name = "string_table_offset", .wire = 8, .type = "u64native" },
+    { .name = "frame_table_offset", .wire = 8, .type = "u64native" },
+    { .name = "compression", .wire = 4, .type = "u32native" },
+    { .name = "config", .wire = 4, .type = "u32native" },
 };
 /* file: The whole file: header, sample records, tables, statistics, footer. */
 static inline pcd_status pcd_tachyon_v1_file_decode_(pcd_cursor *c, pcd_tachyon_v1_file *out)
@@ -1110,11 +1102,11 @@ static inline pcd_status pcd_tachyon_v1_file_decode_(pcd_cursor *c, pcd_tachyon_
     if (PCD_UNLIKELY(pcd_left(c) < 4))
         return pcd_fail_short(c, c->p, "magic", "u32native");
     v_magic = pcd_ld_u32le(c->p);
-    if (v_magic == 1413563208) {
+    if (v_magic == 0x54414348) {
         c->x->big = false;
-    } else if (v_magic == 1212367188) {
+    } else if (v_magic == 0x48434154) {
         c->x->big = true;
-        v_magic = 1413563208;
+        v_magic = 0x54414348;
     } else {
         return pcd_fail(c, c->p, PCD_E_BAD_MAGIC, "magic", "0x54414348 in either byte order", PCD_FOUND_HEX, v_magic);
     }
@@ -1130,7 +1122,7 @@ static inline pcd_status pcd_tachyon_v1_file_decode_(pcd_cursor *c, pcd_tachyon_
     /* python_version: The Python that wrote the file. */
     /* major, minor, micro, reserved: 4 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 4))
-        return pcd_fail_run(c, k_file_dec_run1, 4);
+        return pcd_fail_run(c, k_file_run1, 4);
     /* major */
     v_python_version_major = pcd_ld_u8(c->p);
     out->python_version.major = v_python_version_major;
@@ -1147,7 +1139,7 @@ static inline pcd_status pcd_tachyon_v1_file_decode_(pcd_cursor *c, pcd_tachyon_
     PCD_TRY(pcd_input_size(c, &input_size));
     /* start_time_us, sample_interval_us, sample_count, thread_count, string_table_offset, frame_table_offset, compression, config: 52 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 52))
-        return pcd_fail_run(c, k_file_dec_run2, 8);
+        return pcd_fail_run(c, k_file_run2, 8);
     /* start_time_us: Profiler start, int(time.monotonic() * 1e6); each thread's first sample is relative to it. */
     v_start_time_us = pcd_ld_u64x(c->p, c->x->big);
     out->start_time_us = v_start_time_us;
@@ -1292,22 +1284,6 @@ pcd_status pcd_tachyon_v1_file_decode(pcd_cursor *c, pcd_tachyon_v1_file *out)
     return pcd_tachyon_v1_file_decode_(c, out);
 }
 
-static const pcd_run_field k_file_val_run1[] = {
-    { "python_version.major", 1, "u8" },
-    { "python_version.minor", 1, "u8" },
-    { "python_version.micro", 1, "u8" },
-    { "python_version.reserved", 1, "u8" },
-};
-static const pcd_run_field k_file_val_run2[] = {
-    { "start_time_us", 8, "u64native" },
-    { "sample_interval_us", 8, "u64native" },
-    { "sample_count", 8, "u64native" },
-    { "thread_count", 4, "u32native" },
-    { "string_table_offset", 8, "u64native" },
-    { "frame_table_offset", 8, "u64native" },
-    { "compression", 4, "u32native" },
-    { "config", 4, "u32native" },
-};
 /* file: The whole file: header, sample records, tables, statistics, footer.
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -1331,11 +1307,11 @@ static inline pcd_status pcd_tachyon_v1_file_validate_(pcd_cursor *c)
     if (PCD_UNLIKELY(pcd_left(c) < 4))
         return pcd_fail_short(c, c->p, "magic", "u32native");
     v_magic = pcd_ld_u32le(c->p);
-    if (v_magic == 1413563208) {
+    if (v_magic == 0x54414348) {
         c->x->big = false;
-    } else if (v_magic == 1212367188) {
+    } else if (v_magic == 0x48434154) {
         c->x->big = true;
-        v_magic = 1413563208;
+        v_magic = 0x54414348;
     } else {
         return pcd_fail(c, c->p, PCD_E_BAD_MAGIC, "magic", "0x54414348 in either byte order", PCD_FOUND_HEX, v_magic);
     }
@@ -1350,7 +1326,7 @@ static inline pcd_status pcd_tachyon_v1_file_validate_(pcd_cursor *c)
     /* python_version: The Python that wrote the file. */
     /* major, minor, micro, reserved: 4 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 4))
-        return pcd_fail_run(c, k_file_val_run1, 4);
+        return pcd_fail_run(c, k_file_run1, 4);
     /* major */
     /* (value not needed for validation) */
     /* minor */
@@ -1363,7 +1339,7 @@ static inline pcd_status pcd_tachyon_v1_file_validate_(pcd_cursor *c)
     PCD_TRY(pcd_input_size(c, &input_size));
     /* start_time_us, sample_interval_us, sample_count, thread_count, string_table_offset, frame_table_offset, compression, config: 52 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 52))
-        return pcd_fail_run(c, k_file_val_run2, 8);
+        return pcd_fail_run(c, k_file_run2, 8);
     /* start_time_us: Profiler start, int(time.monotonic() * 1e6); each thread's first sample is relative to it. */
     /* (value not needed for validation) */
     /* sample_interval_us: Sampling interval. */
@@ -1475,7 +1451,7 @@ pcd_status pcd_tachyon_v1_file_encode(pcd_sink *s, const pcd_tachyon_v1_file *in
     d_string_table_offset = 0; /* patched when its region is finished */
     d_frame_table_offset = 0; /* patched when its region is finished */
     /* magic: 0x54414348 ("TACH") in the writer's byte order: the bytes HCAT mean little-endian. */
-    PCD_TRY(pcd_put_u32x(s, (uint32_t)(1413563208), s->x->big));
+    PCD_TRY(pcd_put_u32x(s, (uint32_t)(0x54414348), s->x->big));
     /* version: Format version (the dispatch key). */
     if (PCD_UNLIKELY(in->version != 1))
         return pcd_sink_fail(s, PCD_E_RANGE, "version", "1", PCD_FOUND_UINT, (uint64_t)(in->version));
@@ -1715,14 +1691,19 @@ static uint8_t pcd_tachyon_v1_region_samples_compression(const void *parent)
     return (uint8_t)((in->compression == 1));
 }
 const pcd_region_desc pcd_tachyon_v1_region_samples = {
-    "samples", &pcd_tachyon_v1_sample_type, sizeof(pcd_tachyon_v1_sample),
-    pcd_tachyon_v1_region_samples_dec, pcd_tachyon_v1_region_samples_val, pcd_tachyon_v1_region_samples_run, pcd_tachyon_v1_region_samples_enc,
-    0, NULL, NULL,
-    offsetof(pcd_tachyon_v1_file, samples),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    pcd_tachyon_v1_region_samples_compression, 5, 14,
-    pcd_tachyon_v1_region_samples_drun,
+    .name = "samples",
+    .record = &pcd_tachyon_v1_sample_type,
+    .record_size = sizeof(pcd_tachyon_v1_sample),
+    .decode = pcd_tachyon_v1_region_samples_dec,
+    .validate = pcd_tachyon_v1_region_samples_val,
+    .validate_run = pcd_tachyon_v1_region_samples_run,
+    .encode = pcd_tachyon_v1_region_samples_enc,
+    .region_field = offsetof(pcd_tachyon_v1_file, samples),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .compression = pcd_tachyon_v1_region_samples_compression,
+    .zstd_level = 5,
+    .record_min = 14,  /* the smallest record's bytes */
+    .decode_run = pcd_tachyon_v1_region_samples_drun,
 };
 
 static pcd_status pcd_tachyon_v1_region_strings_dec(pcd_cursor *c, void *out) { return pcd_tachyon_v1_string_decode_(c, out); }
@@ -1783,14 +1764,19 @@ static pcd_status pcd_tachyon_v1_region_strings_finish(pcd_sink *s, void *parent
     return PCD_OK;
 }
 const pcd_region_desc pcd_tachyon_v1_region_strings = {
-    "strings", &pcd_tachyon_v1_string_type, sizeof(pcd_tachyon_v1_string),
-    pcd_tachyon_v1_region_strings_dec, pcd_tachyon_v1_region_strings_val, pcd_tachyon_v1_region_strings_run, pcd_tachyon_v1_region_strings_enc,
-    0, NULL, pcd_tachyon_v1_region_strings_finish,
-    offsetof(pcd_tachyon_v1_file, strings),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    NULL, 3, 1,
-    pcd_tachyon_v1_region_strings_drun,
+    .name = "strings",
+    .record = &pcd_tachyon_v1_string_type,
+    .record_size = sizeof(pcd_tachyon_v1_string),
+    .decode = pcd_tachyon_v1_region_strings_dec,
+    .validate = pcd_tachyon_v1_region_strings_val,
+    .validate_run = pcd_tachyon_v1_region_strings_run,
+    .encode = pcd_tachyon_v1_region_strings_enc,
+    .finish = pcd_tachyon_v1_region_strings_finish,
+    .region_field = offsetof(pcd_tachyon_v1_file, strings),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .zstd_level = 3,
+    .record_min = 1,  /* the smallest record's bytes */
+    .decode_run = pcd_tachyon_v1_region_strings_drun,
 };
 
 static pcd_status pcd_tachyon_v1_region_frames_dec(pcd_cursor *c, void *out) { return pcd_tachyon_v1_frame_decode_(c, out); }
@@ -1851,14 +1837,19 @@ static pcd_status pcd_tachyon_v1_region_frames_finish(pcd_sink *s, void *parent,
     return PCD_OK;
 }
 const pcd_region_desc pcd_tachyon_v1_region_frames = {
-    "frames", &pcd_tachyon_v1_frame_type, sizeof(pcd_tachyon_v1_frame),
-    pcd_tachyon_v1_region_frames_dec, pcd_tachyon_v1_region_frames_val, pcd_tachyon_v1_region_frames_run, pcd_tachyon_v1_region_frames_enc,
-    0, NULL, pcd_tachyon_v1_region_frames_finish,
-    offsetof(pcd_tachyon_v1_file, frames),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    NULL, 3, 7,
-    pcd_tachyon_v1_region_frames_drun,
+    .name = "frames",
+    .record = &pcd_tachyon_v1_frame_type,
+    .record_size = sizeof(pcd_tachyon_v1_frame),
+    .decode = pcd_tachyon_v1_region_frames_dec,
+    .validate = pcd_tachyon_v1_region_frames_val,
+    .validate_run = pcd_tachyon_v1_region_frames_run,
+    .encode = pcd_tachyon_v1_region_frames_enc,
+    .finish = pcd_tachyon_v1_region_frames_finish,
+    .region_field = offsetof(pcd_tachyon_v1_file, frames),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .zstd_level = 3,
+    .record_min = 7,  /* the smallest record's bytes */
+    .decode_run = pcd_tachyon_v1_region_frames_drun,
 };
 
 static pcd_status pcd_tachyon_v1_region_stats_dec(pcd_cursor *c, void *out) { return pcd_tachyon_v1_stats_decode_(c, out); }
@@ -1907,131 +1898,303 @@ static uint64_t pcd_tachyon_v1_region_stats_drun(pcd_cursor *c, uint64_t max, pc
     return k;
 }
 const pcd_region_desc pcd_tachyon_v1_region_stats = {
-    "stats", &pcd_tachyon_v1_stats_type, sizeof(pcd_tachyon_v1_stats),
-    pcd_tachyon_v1_region_stats_dec, pcd_tachyon_v1_region_stats_val, pcd_tachyon_v1_region_stats_run, pcd_tachyon_v1_region_stats_enc,
-    0, NULL, NULL,
-    offsetof(pcd_tachyon_v1_file, stats),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    NULL, 3, 16,
-    pcd_tachyon_v1_region_stats_drun,
+    .name = "stats",
+    .record = &pcd_tachyon_v1_stats_type,
+    .record_size = sizeof(pcd_tachyon_v1_stats),
+    .decode = pcd_tachyon_v1_region_stats_dec,
+    .validate = pcd_tachyon_v1_region_stats_val,
+    .validate_run = pcd_tachyon_v1_region_stats_run,
+    .encode = pcd_tachyon_v1_region_stats_enc,
+    .region_field = offsetof(pcd_tachyon_v1_file, stats),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .zstd_level = 3,
+    .record_min = 16,  /* the smallest record's bytes */
+    .decode_run = pcd_tachyon_v1_region_stats_drun,
 };
 
 /* -------- descriptors -------- */
 
 static const pcd_field pcd_tachyon_v1_repeat_entry_fields[] = {
-    { "timestamp_delta", PCD_K_U64, 0, 0, offsetof(pcd_tachyon_v1_repeat_entry, timestamp_delta), 0, 0, NULL, NULL, 0, "Microseconds since this thread's previous sample (u64, wrapping; CPython ignores the 10th byte's high bits).", NULL },
-    { "status", PCD_K_U8, 0, PCD_F_HEX, offsetof(pcd_tachyon_v1_repeat_entry, status), 0, 0, NULL, NULL, 0, "Thread status bits: has_gil 1, on_cpu 2, unknown 4, gil_requested 8, has_exception 16, main_thread 32.", NULL },
+    { .name = "timestamp_delta", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_tachyon_v1_repeat_entry, timestamp_delta),
+      .doc = "Microseconds since this thread's previous sample (u64, wrapping; CPython ignores the 10th byte's high bits)." },
+    { .name = "status", .kind = PCD_K_U8, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_tachyon_v1_repeat_entry, status),
+      .doc = "Thread status bits: has_gil 1, on_cpu 2, unknown 4, gil_requested 8, has_exception 16, main_thread 32." },
 };
-const pcd_type pcd_tachyon_v1_repeat_entry_type = { "repeat_entry", 0, 1, sizeof(pcd_tachyon_v1_repeat_entry), pcd_tachyon_v1_repeat_entry_fields, 2, "One sample of a REPEAT record.", NULL, NULL };
+const pcd_type pcd_tachyon_v1_repeat_entry_type = {
+    .name = "repeat_entry",
+    .named = 1,
+    .size = sizeof(pcd_tachyon_v1_repeat_entry),
+    .fields = pcd_tachyon_v1_repeat_entry_fields,
+    .n_fields = 2,
+    .doc = "One sample of a REPEAT record.",
+};
 
 static const pcd_field pcd_tachyon_v1_sample_stack_repeat_fields[] = {
-    { "samples", PCD_K_ARRAY, PCD_K_STRUCT, 0, offsetof(pcd_tachyon_v1_sample_stack_repeat, samples), offsetof(pcd_tachyon_v1_sample_stack_repeat, n_samples), 0, &pcd_tachyon_v1_repeat_entry_type, NULL, 0, NULL, NULL },
+    { .name = "samples", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_tachyon_v1_sample_stack_repeat, samples),
+      .aux = offsetof(pcd_tachyon_v1_sample_stack_repeat, n_samples),
+      .type = &pcd_tachyon_v1_repeat_entry_type },
 };
-const pcd_type pcd_tachyon_v1_sample_stack_repeat_type = { "sample_stack_repeat", 0, 0, sizeof(pcd_tachyon_v1_sample_stack_repeat), pcd_tachyon_v1_sample_stack_repeat_fields, 1, "REPEAT: the thread's previous stack again (possibly empty), once per entry.", NULL, NULL };
+const pcd_type pcd_tachyon_v1_sample_stack_repeat_type = {
+    .name = "sample_stack_repeat",
+    .size = sizeof(pcd_tachyon_v1_sample_stack_repeat),
+    .fields = pcd_tachyon_v1_sample_stack_repeat_fields,
+    .n_fields = 1,
+    .doc = "REPEAT: the thread's previous stack again (possibly empty), once per entry.",
+};
 
 static const pcd_field pcd_tachyon_v1_sample_stack_full_fields[] = {
-    { "timestamp_delta", PCD_K_U64, 0, 0, offsetof(pcd_tachyon_v1_sample_stack_full, timestamp_delta), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "status", PCD_K_U8, 0, PCD_F_HEX, offsetof(pcd_tachyon_v1_sample_stack_full, status), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "frames", PCD_K_ARRAY, PCD_K_U32, 0, offsetof(pcd_tachyon_v1_sample_stack_full, frames), offsetof(pcd_tachyon_v1_sample_stack_full, n_frames), 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "timestamp_delta", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_tachyon_v1_sample_stack_full, timestamp_delta) },
+    { .name = "status", .kind = PCD_K_U8, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_tachyon_v1_sample_stack_full, status) },
+    { .name = "frames", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U32,
+      .offset = offsetof(pcd_tachyon_v1_sample_stack_full, frames),
+      .aux = offsetof(pcd_tachyon_v1_sample_stack_full, n_frames) },
 };
-const pcd_type pcd_tachyon_v1_sample_stack_full_type = { "sample_stack_full", 0, 0, sizeof(pcd_tachyon_v1_sample_stack_full), pcd_tachyon_v1_sample_stack_full_fields, 3, "FULL: the whole stack.", NULL, NULL };
+const pcd_type pcd_tachyon_v1_sample_stack_full_type = {
+    .name = "sample_stack_full",
+    .size = sizeof(pcd_tachyon_v1_sample_stack_full),
+    .fields = pcd_tachyon_v1_sample_stack_full_fields,
+    .n_fields = 3,
+    .doc = "FULL: the whole stack.",
+};
 
 static const pcd_field pcd_tachyon_v1_sample_stack_suffix_fields[] = {
-    { "timestamp_delta", PCD_K_U64, 0, 0, offsetof(pcd_tachyon_v1_sample_stack_suffix, timestamp_delta), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "status", PCD_K_U8, 0, PCD_F_HEX, offsetof(pcd_tachyon_v1_sample_stack_suffix, status), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "shared_count", PCD_K_U32, 0, 0, offsetof(pcd_tachyon_v1_sample_stack_suffix, shared_count), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "frames", PCD_K_ARRAY, PCD_K_U32, 0, offsetof(pcd_tachyon_v1_sample_stack_suffix, frames), offsetof(pcd_tachyon_v1_sample_stack_suffix, n_frames), 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "timestamp_delta", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_tachyon_v1_sample_stack_suffix, timestamp_delta) },
+    { .name = "status", .kind = PCD_K_U8, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_tachyon_v1_sample_stack_suffix, status) },
+    { .name = "shared_count", .kind = PCD_K_U32,
+      .offset = offsetof(pcd_tachyon_v1_sample_stack_suffix, shared_count) },
+    { .name = "frames", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U32,
+      .offset = offsetof(pcd_tachyon_v1_sample_stack_suffix, frames),
+      .aux = offsetof(pcd_tachyon_v1_sample_stack_suffix, n_frames) },
 };
-const pcd_type pcd_tachyon_v1_sample_stack_suffix_type = { "sample_stack_suffix", 0, 0, sizeof(pcd_tachyon_v1_sample_stack_suffix), pcd_tachyon_v1_sample_stack_suffix_fields, 4, "SUFFIX: new frames on top of the last shared_count frames of the previous stack.", NULL, NULL };
+const pcd_type pcd_tachyon_v1_sample_stack_suffix_type = {
+    .name = "sample_stack_suffix",
+    .size = sizeof(pcd_tachyon_v1_sample_stack_suffix),
+    .fields = pcd_tachyon_v1_sample_stack_suffix_fields,
+    .n_fields = 4,
+    .doc = "SUFFIX: new frames on top of the last shared_count frames of the previous stack.",
+};
 
 static const pcd_field pcd_tachyon_v1_sample_stack_pop_push_fields[] = {
-    { "timestamp_delta", PCD_K_U64, 0, 0, offsetof(pcd_tachyon_v1_sample_stack_pop_push, timestamp_delta), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "status", PCD_K_U8, 0, PCD_F_HEX, offsetof(pcd_tachyon_v1_sample_stack_pop_push, status), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "pop_count", PCD_K_U32, 0, 0, offsetof(pcd_tachyon_v1_sample_stack_pop_push, pop_count), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "frames", PCD_K_ARRAY, PCD_K_U32, 0, offsetof(pcd_tachyon_v1_sample_stack_pop_push, frames), offsetof(pcd_tachyon_v1_sample_stack_pop_push, n_frames), 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "timestamp_delta", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_tachyon_v1_sample_stack_pop_push, timestamp_delta) },
+    { .name = "status", .kind = PCD_K_U8, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_tachyon_v1_sample_stack_pop_push, status) },
+    { .name = "pop_count", .kind = PCD_K_U32,
+      .offset = offsetof(pcd_tachyon_v1_sample_stack_pop_push, pop_count) },
+    { .name = "frames", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U32,
+      .offset = offsetof(pcd_tachyon_v1_sample_stack_pop_push, frames),
+      .aux = offsetof(pcd_tachyon_v1_sample_stack_pop_push, n_frames) },
 };
-const pcd_type pcd_tachyon_v1_sample_stack_pop_push_type = { "sample_stack_pop_push", 0, 0, sizeof(pcd_tachyon_v1_sample_stack_pop_push), pcd_tachyon_v1_sample_stack_pop_push_fields, 4, "POP_PUSH: drop pop_count innermost frames of the previous stack (all if more), then push these.", NULL, NULL };
+const pcd_type pcd_tachyon_v1_sample_stack_pop_push_type = {
+    .name = "sample_stack_pop_push",
+    .size = sizeof(pcd_tachyon_v1_sample_stack_pop_push),
+    .fields = pcd_tachyon_v1_sample_stack_pop_push_fields,
+    .n_fields = 4,
+    .doc = "POP_PUSH: drop pop_count innermost frames of the previous stack (all if more), then push these.",
+};
 
 static const pcd_field pcd_tachyon_v1_sample_stack_fields[] = {
-    { "repeat", PCD_K_STRUCT, 0, 0, offsetof(pcd_tachyon_v1_sample_stack, u.repeat), 0, 0, &pcd_tachyon_v1_sample_stack_repeat_type, NULL, 0, NULL, NULL },
-    { "full", PCD_K_STRUCT, 0, 0, offsetof(pcd_tachyon_v1_sample_stack, u.full), 0, 0, &pcd_tachyon_v1_sample_stack_full_type, NULL, 0, NULL, NULL },
-    { "suffix", PCD_K_STRUCT, 0, 0, offsetof(pcd_tachyon_v1_sample_stack, u.suffix), 0, 0, &pcd_tachyon_v1_sample_stack_suffix_type, NULL, 0, NULL, NULL },
-    { "pop_push", PCD_K_STRUCT, 0, 0, offsetof(pcd_tachyon_v1_sample_stack, u.pop_push), 0, 0, &pcd_tachyon_v1_sample_stack_pop_push_type, NULL, 0, NULL, NULL },
+    { .name = "repeat", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_tachyon_v1_sample_stack, u.repeat),
+      .type = &pcd_tachyon_v1_sample_stack_repeat_type },
+    { .name = "full", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_tachyon_v1_sample_stack, u.full),
+      .type = &pcd_tachyon_v1_sample_stack_full_type },
+    { .name = "suffix", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_tachyon_v1_sample_stack, u.suffix),
+      .type = &pcd_tachyon_v1_sample_stack_suffix_type },
+    { .name = "pop_push", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_tachyon_v1_sample_stack, u.pop_push),
+      .type = &pcd_tachyon_v1_sample_stack_pop_push_type },
 };
-const pcd_type pcd_tachyon_v1_sample_stack_type = { "sample_stack", 1, 0, sizeof(pcd_tachyon_v1_sample_stack), pcd_tachyon_v1_sample_stack_fields, 4, "The stack encoding, against this thread's previous stack (innermost frame first).", "_kind", NULL };
+const pcd_type pcd_tachyon_v1_sample_stack_type = {
+    .name = "sample_stack",
+    .is_union = 1,
+    .size = sizeof(pcd_tachyon_v1_sample_stack),
+    .fields = pcd_tachyon_v1_sample_stack_fields,
+    .n_fields = 4,
+    .doc = "The stack encoding, against this thread's previous stack (innermost frame first).",
+    .tag_key = "_kind",
+};
 
 static const pcd_field pcd_tachyon_v1_sample_fields[] = {
-    { "thread_id", PCD_K_U64, 0, 0, offsetof(pcd_tachyon_v1_sample, thread_id), 0, 0, NULL, NULL, 0, "Thread id (a kernel TID on Linux).", NULL },
-    { "interpreter_id", PCD_K_U32, 0, 0, offsetof(pcd_tachyon_v1_sample, interpreter_id), 0, 0, NULL, NULL, 0, "Interpreter id; the thread's state is per (thread_id, interpreter_id).", NULL },
-    { "stack", PCD_K_UNION, 0, 0, offsetof(pcd_tachyon_v1_sample, stack), 0, 0, &pcd_tachyon_v1_sample_stack_type, NULL, 0, "The stack encoding, against this thread's previous stack (innermost frame first).", NULL },
+    { .name = "thread_id", .kind = PCD_K_U64, .offset = offsetof(pcd_tachyon_v1_sample, thread_id),
+      .doc = "Thread id (a kernel TID on Linux)." },
+    { .name = "interpreter_id", .kind = PCD_K_U32, .offset = offsetof(pcd_tachyon_v1_sample, interpreter_id),
+      .doc = "Interpreter id; the thread's state is per (thread_id, interpreter_id)." },
+    { .name = "stack", .kind = PCD_K_UNION, .offset = offsetof(pcd_tachyon_v1_sample, stack),
+      .type = &pcd_tachyon_v1_sample_stack_type,
+      .doc = "The stack encoding, against this thread's previous stack (innermost frame first)." },
 };
-const pcd_type pcd_tachyon_v1_sample_type = { "sample", 0, 1, sizeof(pcd_tachyon_v1_sample), pcd_tachyon_v1_sample_fields, 3, "One record of the sample stream: a thread, then how its stack changed.", NULL, NULL };
+const pcd_type pcd_tachyon_v1_sample_type = {
+    .name = "sample",
+    .named = 1,
+    .size = sizeof(pcd_tachyon_v1_sample),
+    .fields = pcd_tachyon_v1_sample_fields,
+    .n_fields = 3,
+    .doc = "One record of the sample stream: a thread, then how its stack changed.",
+};
 
 static const pcd_field pcd_tachyon_v1_string_fields[] = {
-    { "value", PCD_K_STRING, 0, 0, offsetof(pcd_tachyon_v1_string, value), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "value", .kind = PCD_K_STRING, .offset = offsetof(pcd_tachyon_v1_string, value) },
 };
-const pcd_type pcd_tachyon_v1_string_type = { "string", 0, 1, sizeof(pcd_tachyon_v1_string), pcd_tachyon_v1_string_fields, 1, "An entry of the string table (file and function names), UTF-8 as written.", NULL, NULL };
+const pcd_type pcd_tachyon_v1_string_type = {
+    .name = "string",
+    .named = 1,
+    .size = sizeof(pcd_tachyon_v1_string),
+    .fields = pcd_tachyon_v1_string_fields,
+    .n_fields = 1,
+    .doc = "An entry of the string table (file and function names), UTF-8 as written.",
+};
 
 static const pcd_field pcd_tachyon_v1_frame_fields[] = {
-    { "filename", PCD_K_U32, 0, 0, offsetof(pcd_tachyon_v1_frame, filename), 0, 0, NULL, NULL, 0, "String index of the file name.", NULL },
-    { "funcname", PCD_K_U32, 0, 0, offsetof(pcd_tachyon_v1_frame, funcname), 0, 0, NULL, NULL, 0, "String index of the function name.", NULL },
-    { "lineno", PCD_K_S32, 0, 0, offsetof(pcd_tachyon_v1_frame, lineno), 0, 0, NULL, NULL, 0, "Start line, -1 for none (synthetic frames).", NULL },
-    { "end_lineno_delta", PCD_K_S32, 0, 0, offsetof(pcd_tachyon_v1_frame, end_lineno_delta), 0, 0, NULL, NULL, 0, "end_lineno - lineno (0 when lineno is -1).", NULL },
-    { "column", PCD_K_S32, 0, 0, offsetof(pcd_tachyon_v1_frame, column), 0, 0, NULL, NULL, 0, "Start column in UTF-8 bytes, -1 for none.", NULL },
-    { "end_column_delta", PCD_K_S32, 0, 0, offsetof(pcd_tachyon_v1_frame, end_column_delta), 0, 0, NULL, NULL, 0, "end_column - column (0 when column is -1).", NULL },
-    { "opcode", PCD_K_U8, 0, PCD_F_SENTINEL, offsetof(pcd_tachyon_v1_frame, opcode), 0, 0, NULL, NULL, 255, "Bytecode opcode, 255 for none.", NULL },
+    { .name = "filename", .kind = PCD_K_U32, .offset = offsetof(pcd_tachyon_v1_frame, filename),
+      .doc = "String index of the file name." },
+    { .name = "funcname", .kind = PCD_K_U32, .offset = offsetof(pcd_tachyon_v1_frame, funcname),
+      .doc = "String index of the function name." },
+    { .name = "lineno", .kind = PCD_K_S32, .offset = offsetof(pcd_tachyon_v1_frame, lineno),
+      .doc = "Start line, -1 for none (synthetic frames)." },
+    { .name = "end_lineno_delta", .kind = PCD_K_S32,
+      .offset = offsetof(pcd_tachyon_v1_frame, end_lineno_delta),
+      .doc = "end_lineno - lineno (0 when lineno is -1)." },
+    { .name = "column", .kind = PCD_K_S32, .offset = offsetof(pcd_tachyon_v1_frame, column),
+      .doc = "Start column in UTF-8 bytes, -1 for none." },
+    { .name = "end_column_delta", .kind = PCD_K_S32,
+      .offset = offsetof(pcd_tachyon_v1_frame, end_column_delta),
+      .doc = "end_column - column (0 when column is -1)." },
+    { .name = "opcode", .kind = PCD_K_U8, .flags = PCD_F_SENTINEL,
+      .offset = offsetof(pcd_tachyon_v1_frame, opcode), .sentinel = 255,
+      .doc = "Bytecode opcode, 255 for none." },
 };
-const pcd_type pcd_tachyon_v1_frame_type = { "frame", 0, 1, sizeof(pcd_tachyon_v1_frame), pcd_tachyon_v1_frame_fields, 7, "An entry of the frame table. A location part of -1 means none; the end deltas are 0 then.", NULL, NULL };
+const pcd_type pcd_tachyon_v1_frame_type = {
+    .name = "frame",
+    .named = 1,
+    .size = sizeof(pcd_tachyon_v1_frame),
+    .fields = pcd_tachyon_v1_frame_fields,
+    .n_fields = 7,
+    .doc = "An entry of the frame table. A location part of -1 means none; the end deltas are 0 then.",
+};
 
 static const pcd_field pcd_tachyon_v1_stats_fields[] = {
-    { "duration_sec", PCD_K_F64, 0, 0, offsetof(pcd_tachyon_v1_stats, duration_sec), 0, 0, NULL, NULL, 0, "Profiling duration.", NULL },
-    { "sample_rate", PCD_K_F64, 0, 0, offsetof(pcd_tachyon_v1_stats, sample_rate), 0, 0, NULL, NULL, 0, "Achieved samples per second.", NULL },
-    { "error_rate", PCD_K_F64, 0, PCD_F_OPTIONAL, offsetof(pcd_tachyon_v1_stats, error_rate), 0, offsetof(pcd_tachyon_v1_stats, has_error_rate), NULL, NULL, 0, "Failed captures, in percent (valid when present bit 0).", NULL },
-    { "missed_samples", PCD_K_F64, 0, PCD_F_OPTIONAL, offsetof(pcd_tachyon_v1_stats, missed_samples), 0, offsetof(pcd_tachyon_v1_stats, has_missed_samples), NULL, NULL, 0, "Missed samples, in percent (valid when present bit 1).", NULL },
-    { "present", PCD_K_U32, 0, PCD_F_OPTIONAL | PCD_F_HEX, offsetof(pcd_tachyon_v1_stats, present), 0, offsetof(pcd_tachyon_v1_stats, has_present), NULL, NULL, 0, "Bit 0: error_rate is valid; bit 1: missed_samples is valid.", NULL },
-    { "reserved", PCD_K_U32, 0, PCD_F_OPTIONAL, offsetof(pcd_tachyon_v1_stats, reserved), 0, offsetof(pcd_tachyon_v1_stats, has_reserved), NULL, NULL, 0, "Written as 0.", NULL },
-    { "extra", PCD_K_BYTES, 0, PCD_F_OPTIONAL, offsetof(pcd_tachyon_v1_stats, extra), 0, offsetof(pcd_tachyon_v1_stats, has_extra), NULL, NULL, 0, "Bytes a block larger than its version's layout carries (kept, not interpreted).", NULL },
+    { .name = "duration_sec", .kind = PCD_K_F64, .offset = offsetof(pcd_tachyon_v1_stats, duration_sec),
+      .doc = "Profiling duration." },
+    { .name = "sample_rate", .kind = PCD_K_F64, .offset = offsetof(pcd_tachyon_v1_stats, sample_rate),
+      .doc = "Achieved samples per second." },
+    { .name = "error_rate", .kind = PCD_K_F64, .flags = PCD_F_OPTIONAL,
+      .offset = offsetof(pcd_tachyon_v1_stats, error_rate),
+      .present = offsetof(pcd_tachyon_v1_stats, has_error_rate),
+      .doc = "Failed captures, in percent (valid when present bit 0)." },
+    { .name = "missed_samples", .kind = PCD_K_F64, .flags = PCD_F_OPTIONAL,
+      .offset = offsetof(pcd_tachyon_v1_stats, missed_samples),
+      .present = offsetof(pcd_tachyon_v1_stats, has_missed_samples),
+      .doc = "Missed samples, in percent (valid when present bit 1)." },
+    { .name = "present", .kind = PCD_K_U32, .flags = PCD_F_OPTIONAL | PCD_F_HEX,
+      .offset = offsetof(pcd_tachyon_v1_stats, present),
+      .present = offsetof(pcd_tachyon_v1_stats, has_present),
+      .doc = "Bit 0: error_rate is valid; bit 1: missed_samples is valid." },
+    { .name = "reserved", .kind = PCD_K_U32, .flags = PCD_F_OPTIONAL,
+      .offset = offsetof(pcd_tachyon_v1_stats, reserved),
+      .present = offsetof(pcd_tachyon_v1_stats, has_reserved), .doc = "Written as 0." },
+    { .name = "extra", .kind = PCD_K_BYTES, .flags = PCD_F_OPTIONAL,
+      .offset = offsetof(pcd_tachyon_v1_stats, extra),
+      .present = offsetof(pcd_tachyon_v1_stats, has_extra),
+      .doc = "Bytes a block larger than its version's layout carries (kept, not interpreted)." },
 };
-const pcd_type pcd_tachyon_v1_stats_type = { "stats", 0, 1, sizeof(pcd_tachyon_v1_stats), pcd_tachyon_v1_stats_fields, 7, "The profile statistics block (before its 16-byte trailer), 40 bytes, or 16 in the legacy 32-byte form.", NULL, NULL };
+const pcd_type pcd_tachyon_v1_stats_type = {
+    .name = "stats",
+    .named = 1,
+    .size = sizeof(pcd_tachyon_v1_stats),
+    .fields = pcd_tachyon_v1_stats_fields,
+    .n_fields = 7,
+    .doc = "The profile statistics block (before its 16-byte trailer), 40 bytes, or 16 in the legacy 32-byte form.",
+};
 
 static const pcd_field pcd_tachyon_v1_file_python_version_fields[] = {
-    { "major", PCD_K_U8, 0, 0, offsetof(pcd_tachyon_v1_file_python_version, major), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "minor", PCD_K_U8, 0, 0, offsetof(pcd_tachyon_v1_file_python_version, minor), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "micro", PCD_K_U8, 0, 0, offsetof(pcd_tachyon_v1_file_python_version, micro), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "reserved", PCD_K_U8, 0, 0, offsetof(pcd_tachyon_v1_file_python_version, reserved), 0, 0, NULL, NULL, 0, "Written as 0.", NULL },
+    { .name = "major", .kind = PCD_K_U8, .offset = offsetof(pcd_tachyon_v1_file_python_version, major) },
+    { .name = "minor", .kind = PCD_K_U8, .offset = offsetof(pcd_tachyon_v1_file_python_version, minor) },
+    { .name = "micro", .kind = PCD_K_U8, .offset = offsetof(pcd_tachyon_v1_file_python_version, micro) },
+    { .name = "reserved", .kind = PCD_K_U8, .offset = offsetof(pcd_tachyon_v1_file_python_version, reserved),
+      .doc = "Written as 0." },
 };
-const pcd_type pcd_tachyon_v1_file_python_version_type = { "file_python_version", 0, 0, sizeof(pcd_tachyon_v1_file_python_version), pcd_tachyon_v1_file_python_version_fields, 4, "The Python that wrote the file.", NULL, NULL };
+const pcd_type pcd_tachyon_v1_file_python_version_type = {
+    .name = "file_python_version",
+    .size = sizeof(pcd_tachyon_v1_file_python_version),
+    .fields = pcd_tachyon_v1_file_python_version_fields,
+    .n_fields = 4,
+    .doc = "The Python that wrote the file.",
+};
 
 static const pcd_enum_item pcd_tachyon_v1_file_compression_enum_items[] = {
-    { 0, "none" },
-    { 1, "zstd" },
+    { .value = 0, .name = "none" },
+    { .value = 1, .name = "zstd" },
 };
-static const pcd_enum pcd_tachyon_v1_file_compression_enum = { "compression", pcd_tachyon_v1_file_compression_enum_items, 2 };
+static const pcd_enum pcd_tachyon_v1_file_compression_enum = { .name = "compression", .items = pcd_tachyon_v1_file_compression_enum_items, .n_items = 2 };
 static const pcd_field pcd_tachyon_v1_file_fields[] = {
-    { "version", PCD_K_U32, 0, 0, offsetof(pcd_tachyon_v1_file, version), 0, 0, NULL, NULL, 0, "Format version (the dispatch key).", NULL },
-    { "python_version", PCD_K_STRUCT, 0, 0, offsetof(pcd_tachyon_v1_file, python_version), 0, 0, &pcd_tachyon_v1_file_python_version_type, NULL, 0, "The Python that wrote the file.", NULL },
-    { "start_time_us", PCD_K_U64, 0, 0, offsetof(pcd_tachyon_v1_file, start_time_us), 0, 0, NULL, NULL, 0, "Profiler start, int(time.monotonic() * 1e6); each thread's first sample is relative to it.", NULL },
-    { "sample_interval_us", PCD_K_U64, 0, 0, offsetof(pcd_tachyon_v1_file, sample_interval_us), 0, 0, NULL, NULL, 0, "Sampling interval.", NULL },
-    { "sample_count", PCD_K_U64, 0, 0, offsetof(pcd_tachyon_v1_file, sample_count), 0, 0, NULL, NULL, 0, "Samples in the file (one per thread per capture); replay must decode exactly this many.", NULL },
-    { "thread_count", PCD_K_U32, 0, 0, offsetof(pcd_tachyon_v1_file, thread_count), 0, 0, NULL, NULL, 0, "Distinct (thread_id, interpreter_id) pairs in the samples.", NULL },
-    { "string_table_offset", PCD_K_U64, 0, PCD_F_DERIVED, offsetof(pcd_tachyon_v1_file, string_table_offset), 0, 0, NULL, NULL, 0, "Absolute offset of the string table; the sample records end there.", NULL },
-    { "frame_table_offset", PCD_K_U64, 0, PCD_F_DERIVED, offsetof(pcd_tachyon_v1_file, frame_table_offset), 0, 0, NULL, NULL, 0, "Absolute offset of the frame table.", NULL },
-    { "compression", PCD_K_U32, 0, PCD_F_ENUM_OPEN, offsetof(pcd_tachyon_v1_file, compression), 0, 0, NULL, &pcd_tachyon_v1_file_compression_enum, 0, "1: the sample records are zstd-compressed; any other value means none.", NULL },
-    { "config", PCD_K_U32, 0, PCD_F_HEX, offsetof(pcd_tachyon_v1_file, config), 0, 0, NULL, NULL, 0, "Profiling config: bits 0-2 mode+1 (0 unknown; wall, cpu, gil, all, exception), bit 3 capture features known, bits 4-8 features (all_threads, native, gc, opcodes, blocking).", NULL },
-    { "samples", PCD_K_REGION, 0, 0, offsetof(pcd_tachyon_v1_file, samples), 0, 0, NULL, NULL, 0, NULL, &pcd_tachyon_v1_region_samples },
-    { "strings", PCD_K_REGION, 0, 0, offsetof(pcd_tachyon_v1_file, strings), 0, 0, NULL, NULL, 0, NULL, &pcd_tachyon_v1_region_strings },
-    { "frames", PCD_K_REGION, 0, 0, offsetof(pcd_tachyon_v1_file, frames), 0, 0, NULL, NULL, 0, NULL, &pcd_tachyon_v1_region_frames },
-    { "stats", PCD_K_REGION, 0, 0, offsetof(pcd_tachyon_v1_file, stats), 0, 0, NULL, NULL, 0, NULL, &pcd_tachyon_v1_region_stats },
-    { "stats_tag", PCD_K_BOOL, 0, 0, offsetof(pcd_tachyon_v1_file, stats_tag), 0, 0, NULL, NULL, 0, "Whether the statistics block is there: its tag, 48 bytes before the end.", NULL },
-    { "stats_version", PCD_K_U32, 0, PCD_F_OPTIONAL, offsetof(pcd_tachyon_v1_file, stats_version), 0, offsetof(pcd_tachyon_v1_file, has_stats_version), NULL, NULL, 0, "Statistics block version (1).", NULL },
-    { "stats_size", PCD_K_U32, 0, PCD_F_DERIVED | PCD_F_OPTIONAL, offsetof(pcd_tachyon_v1_file, stats_size), 0, offsetof(pcd_tachyon_v1_file, has_stats_size), NULL, NULL, 0, "Bytes of the statistics block, its 16-byte trailer (tag, version, size) included: 56, or 32 in the legacy form.", NULL },
-    { "string_count", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_tachyon_v1_file, string_count), 0, 0, NULL, NULL, 0, "Footer: entries in the string table.", NULL },
-    { "frame_count", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_tachyon_v1_file, frame_count), 0, 0, NULL, NULL, 0, "Footer: entries in the frame table.", NULL },
-    { "file_size", PCD_K_U64, 0, PCD_F_DERIVED, offsetof(pcd_tachyon_v1_file, file_size), 0, 0, NULL, NULL, 0, "Footer: the file's size (CPython does not check it).", NULL },
-    { "checksum", PCD_K_BYTES, 0, 0, offsetof(pcd_tachyon_v1_file, checksum), 0, 0, NULL, NULL, 0, "Footer: reserved, written as zeros (not checked).", NULL },
+    { .name = "version", .kind = PCD_K_U32, .offset = offsetof(pcd_tachyon_v1_file, version),
+      .doc = "Format version (the dispatch key)." },
+    { .name = "python_version", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_tachyon_v1_file, python_version),
+      .type = &pcd_tachyon_v1_file_python_version_type, .doc = "The Python that wrote the file." },
+    { .name = "start_time_us", .kind = PCD_K_U64, .offset = offsetof(pcd_tachyon_v1_file, start_time_us),
+      .doc = "Profiler start, int(time.monotonic() * 1e6); each thread's first sample is relative to it." },
+    { .name = "sample_interval_us", .kind = PCD_K_U64,
+      .offset = offsetof(pcd_tachyon_v1_file, sample_interval_us), .doc = "Sampling interval." },
+    { .name = "sample_count", .kind = PCD_K_U64, .offset = offsetof(pcd_tachyon_v1_file, sample_count),
+      .doc = "Samples in the file (one per thread per capture); replay must decode exactly this many." },
+    { .name = "thread_count", .kind = PCD_K_U32, .offset = offsetof(pcd_tachyon_v1_file, thread_count),
+      .doc = "Distinct (thread_id, interpreter_id) pairs in the samples." },
+    { .name = "string_table_offset", .kind = PCD_K_U64, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_tachyon_v1_file, string_table_offset),
+      .doc = "Absolute offset of the string table; the sample records end there." },
+    { .name = "frame_table_offset", .kind = PCD_K_U64, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_tachyon_v1_file, frame_table_offset),
+      .doc = "Absolute offset of the frame table." },
+    { .name = "compression", .kind = PCD_K_U32, .flags = PCD_F_ENUM_OPEN,
+      .offset = offsetof(pcd_tachyon_v1_file, compression),
+      .enumt = &pcd_tachyon_v1_file_compression_enum,
+      .doc = "1: the sample records are zstd-compressed; any other value means none." },
+    { .name = "config", .kind = PCD_K_U32, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_tachyon_v1_file, config),
+      .doc = "Profiling config: bits 0-2 mode+1 (0 unknown; wall, cpu, gil, all, exception), bit 3 capture features known, bits 4-8 features (all_threads, native, gc, opcodes, blocking)." },
+    { .name = "samples", .kind = PCD_K_REGION, .offset = offsetof(pcd_tachyon_v1_file, samples),
+      .region = &pcd_tachyon_v1_region_samples },
+    { .name = "strings", .kind = PCD_K_REGION, .offset = offsetof(pcd_tachyon_v1_file, strings),
+      .region = &pcd_tachyon_v1_region_strings },
+    { .name = "frames", .kind = PCD_K_REGION, .offset = offsetof(pcd_tachyon_v1_file, frames),
+      .region = &pcd_tachyon_v1_region_frames },
+    { .name = "stats", .kind = PCD_K_REGION, .offset = offsetof(pcd_tachyon_v1_file, stats),
+      .region = &pcd_tachyon_v1_region_stats },
+    { .name = "stats_tag", .kind = PCD_K_BOOL, .offset = offsetof(pcd_tachyon_v1_file, stats_tag),
+      .doc = "Whether the statistics block is there: its tag, 48 bytes before the end." },
+    { .name = "stats_version", .kind = PCD_K_U32, .flags = PCD_F_OPTIONAL,
+      .offset = offsetof(pcd_tachyon_v1_file, stats_version),
+      .present = offsetof(pcd_tachyon_v1_file, has_stats_version),
+      .doc = "Statistics block version (1)." },
+    { .name = "stats_size", .kind = PCD_K_U32, .flags = PCD_F_DERIVED | PCD_F_OPTIONAL,
+      .offset = offsetof(pcd_tachyon_v1_file, stats_size),
+      .present = offsetof(pcd_tachyon_v1_file, has_stats_size),
+      .doc = "Bytes of the statistics block, its 16-byte trailer (tag, version, size) included: 56, or 32 in the legacy form." },
+    { .name = "string_count", .kind = PCD_K_U32, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_tachyon_v1_file, string_count),
+      .doc = "Footer: entries in the string table." },
+    { .name = "frame_count", .kind = PCD_K_U32, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_tachyon_v1_file, frame_count), .doc = "Footer: entries in the frame table." },
+    { .name = "file_size", .kind = PCD_K_U64, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_tachyon_v1_file, file_size),
+      .doc = "Footer: the file's size (CPython does not check it)." },
+    { .name = "checksum", .kind = PCD_K_BYTES, .offset = offsetof(pcd_tachyon_v1_file, checksum),
+      .doc = "Footer: reserved, written as zeros (not checked)." },
 };
-const pcd_type pcd_tachyon_v1_file_type = { "file", 0, 1, sizeof(pcd_tachyon_v1_file), pcd_tachyon_v1_file_fields, 21, "The whole file: header, sample records, tables, statistics, footer.", NULL, NULL };
+const pcd_type pcd_tachyon_v1_file_type = {
+    .name = "file",
+    .named = 1,
+    .size = sizeof(pcd_tachyon_v1_file),
+    .fields = pcd_tachyon_v1_file_fields,
+    .n_fields = 21,
+    .doc = "The whole file: header, sample records, tables, statistics, footer.",
+};
 
 static int pcd_tachyon_v1_detect(const uint8_t *p, size_t n)
 {
@@ -2054,8 +2217,19 @@ static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_tachyon_v1_fil
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_tachyon_v1_file_encode(s, in); }
 
 const pcd_format pcd_tachyon_v1_format = {
-    "tachyon", "1", "CPython sampling profile (Tachyon)", "schemas/tachyon/v1.lua",
-    &pcd_tachyon_v1_file_type, sizeof(pcd_tachyon_v1_file), root_dec, root_enc, pcd_tachyon_v1_file_segments,
-    pcd_tachyon_v1_regions, 4,
-    pcd_tachyon_v1_detect, 4, 1, PCD_FMT_NATIVE_ORDER,
+    .name = "tachyon",
+    .version = "1",
+    .title = "CPython sampling profile (Tachyon)",
+    .schema = "schemas/tachyon/v1.lua",
+    .root = &pcd_tachyon_v1_file_type,
+    .root_size = sizeof(pcd_tachyon_v1_file),
+    .root_decode = root_dec,
+    .root_encode = root_enc,
+    .root_segment = pcd_tachyon_v1_file_segments,
+    .regions = pcd_tachyon_v1_regions,
+    .n_regions = 4,
+    .detect = pcd_tachyon_v1_detect,
+    .detect_min = 4,
+    .version_num = 1,
+    .flags = PCD_FMT_NATIVE_ORDER,
 };

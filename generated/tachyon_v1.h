@@ -79,13 +79,17 @@ typedef struct pcd_tachyon_v1_sample_stack_pop_push {
     size_t n_frames;
 } pcd_tachyon_v1_sample_stack_pop_push;
 
-#define PCD_TACHYON_V1_SAMPLE_STACK_REPEAT 0
-#define PCD_TACHYON_V1_SAMPLE_STACK_FULL 1
-#define PCD_TACHYON_V1_SAMPLE_STACK_SUFFIX 2
-#define PCD_TACHYON_V1_SAMPLE_STACK_POP_PUSH 3
+/* The cases of sample.stack (its `which`). */
+typedef enum pcd_tachyon_v1_sample_stack_case {
+    PCD_TACHYON_V1_SAMPLE_STACK_REPEAT = 0,
+    PCD_TACHYON_V1_SAMPLE_STACK_FULL = 1,
+    PCD_TACHYON_V1_SAMPLE_STACK_SUFFIX = 2,
+    PCD_TACHYON_V1_SAMPLE_STACK_POP_PUSH = 3,
+} pcd_tachyon_v1_sample_stack_case;
+PCD_STATIC_ASSERT(sizeof(pcd_tachyon_v1_sample_stack_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 /* The stack encoding, against this thread's previous stack (innermost frame first). */
 typedef struct pcd_tachyon_v1_sample_stack {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_tachyon_v1_sample_stack_case which; /* the case present */
     uint64_t tag; /* the tag as read */
     union {
         pcd_tachyon_v1_sample_stack_repeat repeat;

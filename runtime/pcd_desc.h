@@ -28,7 +28,8 @@ enum {
     PCD_F_SENTINEL = 1u << 3,  /* `sentinel` means "absent": dumped as null */
     PCD_F_HEX = 1u << 4,       /* dump integers as "0x..." strings */
     PCD_F_ENUM_OPEN = 1u << 5, /* values outside the enum are allowed */
-    PCD_F_TAG_MULTI = 1u << 6  /* a union case with several tags: the tag is dumped too */
+    PCD_F_TAG_MULTI = 1u << 6  /* a union case with several tags, or the default case of a union
+                                  * that reads its tag: the tag is dumped too */
 };
 
 /* Sign and magnitude (Austin's MOJO varint). */

@@ -492,6 +492,9 @@ local function lower_regions(ir)
   end
 end
 
+-- A named union of this many cases or more reads each case through a function of its own.
+lower.SPLIT_CASES = 16
+
 function lower.run(ir)
   ir.all_types = {}   -- every C struct type, dependencies first
   ir.case_consts = {}
@@ -500,6 +503,10 @@ function lower.run(ir)
   local walk_struct, walk_union
 
   local function walk_type(ty, member, err, flat, cname, T)
+    if (ty.kind == "struct" or ty.kind == "union") and not ty.named then
+      -- how comments name an inline struct or union: type.field.field (no union's u.)
+      ty.display = T.tname .. "." .. member:gsub("^u%.", ""):gsub("%.u%.", ".")
+    end
     if ty.kind == "struct" and not ty.named then
       ty.cname = cname
       walk_struct(ty, member .. ".", err .. ".", flat .. "_", T)
@@ -556,14 +563,27 @@ function lower.run(ir)
   walk_union = function(U, mpre, epre, fpre, T)
     U.consts = {}
     U.owner = T
+    U.case_enum = U.cname .. "_case"
+    -- tags are written in hex where the schema documents them so: a tag the union reads
+    -- or peeks at, or a hex field it is chosen by
+    local on = U.on and U.on.k == "id" and U.on.ref and U.on.ref.field
+    U.hex = U.mode == "tag" or U.mode == "peek" or (on and on.hex) or false
+    -- a named union of many cases reads each case (an inline struct with fields) through a
+    -- function of its own: no function of the generated code grows with the cases
+    U.split = U.named and (U.mode == "tag" or U.mode == "peek") and #U.cases >= lower.SPLIT_CASES
     for i, c in ipairs(U.cases) do
       c.index = i - 1
       c.const = names.upper(U.cname .. "_" .. c.name)
       c.member = mpre .. "u." .. c.name
       c.errname = (epre ~= "" and (epre .. "." .. c.name) or c.name)
+      if c.ty and (c.ty.kind == "struct" or c.ty.kind == "union") and not c.ty.named then
+        c.ty.display = U.display .. "." .. c.name
+      end
       if c.ty and c.ty.kind == "struct" and not c.ty.named then
         c.ty.cname = U.cname .. "_" .. c.name
-        walk_struct(c.ty, c.member .. ".", c.errname .. ".", fpre .. c.name .. "_", T)
+        -- a case read by a function of its own: its locals need no prefix
+        c.split = U.split and #c.ty.fields > 0 or nil
+        walk_struct(c.ty, c.member .. ".", c.errname .. ".", c.split and "" or (fpre .. c.name .. "_"), T)
       elseif c.ty and c.ty.kind == "union" and not c.ty.named then
         c.ty.cname = U.cname .. "_" .. c.name
         walk_union(c.ty, c.member .. ".", c.errname, fpre .. c.name .. "_", T)
@@ -575,6 +595,7 @@ function lower.run(ir)
 
   for _, name in ipairs(ir.order) do
     local T = ir.types[name]
+    T.display = T.tname
     if T.kind == "struct" then
       walk_struct(T, "", "", "", T)
     else

@@ -25,6 +25,7 @@
 #include "fx_strings_v1.h"
 #include "fx_unions_v1.h"
 #include "fx_zstd_v1.h"
+#include "fx_cases_v1.h"
 #include "fuzzlib.h"
 #include "pcd_jsonr.h"
 
@@ -1315,6 +1316,87 @@ static void test_relocate(void **state)
     assert_int_equal(al.in_use, 0);
 }
 
+/* ---- a union of many cases: one function per case --------------------------------------- */
+
+static void check_cases(size_t i, const void *rec)
+{
+    const pcd_fx_cases_v1_ev *d = rec;
+    if (i == 3) assert_memory_equal(d->u.name.s.ptr, "second tag", 10); /* valid while it is read */
+}
+
+static void test_cases(void **state)
+{
+    (void)state;
+    pcd_fx_cases_v1_file root = { { 0 } };
+    static uint16_t xs[] = { 1, 2, 0xffff };
+    pcd_fx_cases_v1_ev e[7];
+    memset(e, 0, sizeof e);
+    e[0].which = PCD_FX_CASES_V1_EV_TICK;
+    e[0].u.tick.t = 1000;
+    e[0].u.tick.a = 100;
+    e[1].which = PCD_FX_CASES_V1_EV_LIST;
+    e[1].u.list.t = 1003; /* a delta of 3 from the tick before */
+    e[1].u.list.xs = xs;
+    e[1].u.list.n_xs = 3;
+    e[2].which = PCD_FX_CASES_V1_EV_NAME;
+    e[2].tag = 0x13;
+    e[2].u.name.s = B("second tag");
+    e[3].which = PCD_FX_CASES_V1_EV_NONE;
+    e[4].which = PCD_FX_CASES_V1_EV_C16;
+    e[4].u.c16.v = 1016;
+    e[5].which = PCD_FX_CASES_V1_EV_OTHER;
+    e[5].tag = 0x7f;
+    e[5].u.other.b = 9;
+    e[6].which = PCD_FX_CASES_V1_EV_C05;
+    e[6].u.c05.v = 5;
+    const pcd_region_desc *R = &pcd_fx_cases_v1_region_evs;
+    rec_in recs[7];
+    for (size_t i = 0; i < 7; i++) recs[i] = (rec_in){ R, &e[i] };
+    size_t n = encode_file(&pcd_fx_cases_v1_format, &root, recs, 7, false, PCD_OK);
+    /* tick: tag, delta 1000 (2 bytes), a; list: tag, delta 3, count, 3 x u16 */
+    static const uint8_t head[] = { 0x01, 0xe8, 0x07, 100, 0x02, 0x03, 3, 1, 0, 2, 0, 0xff, 0xff, 0x13, 10 };
+    assert_memory_equal(out, head, sizeof head);
+    got g;
+    g_check = check_cases;
+    decode_file(&pcd_fx_cases_v1_format, out, n, &g, 3);
+    g_check = NULL;
+    assert_int_equal(g.end, PCD_END);
+    assert_int_equal(g.n, 8);
+    const pcd_fx_cases_v1_ev *d = (const void *)g.data[2];
+    assert_int_equal(d->which, PCD_FX_CASES_V1_EV_LIST);
+    assert_int_equal(d->u.list.t, 1003); /* the stream state ran through the case functions */
+    d = (const void *)g.data[3];
+    assert_int_equal(d->tag, 0x13);
+    d = (const void *)g.data[5];
+    assert_int_equal(d->u.c16.v, 1016);
+    d = (const void *)g.data[6];
+    assert_int_equal(d->which, PCD_FX_CASES_V1_EV_OTHER);
+    assert_int_equal(d->tag, 0x7f);
+    got_free(&g);
+    json_roundtrip(&pcd_fx_cases_v1_format, out, n);
+    /* a check inside a case fails with the case's path, decoding and encoding alike */
+    static const uint8_t bad[] = { 0x01, 0x05, 101 };
+    pcd_fx_cases_v1_ev one;
+    pcd_error err;
+    pcd_fx_cases_v1_evs_state t0 = { 0 };
+    uint8_t block[256];
+    pcd_arena a;
+    pcd_arena_init(&a, block, sizeof block, NULL, 0);
+    pcd_ctx x;
+    pcd_ctx_init(&x, &a);
+    x.state = &t0;
+    pcd_cursor c = pcd_cursor_make(&x, bad, sizeof bad, 0, true);
+    assert_int_equal(pcd_fx_cases_v1_ev_decode(&c, &one), PCD_E_RANGE);
+    err = x.err;
+    assert_string_equal(path_of(&err), "tick.a");
+    assert_int_equal(err.offset, 2);
+    c = pcd_cursor_make(&x, bad, sizeof bad, 0, true);
+    assert_int_equal(pcd_fx_cases_v1_ev_validate(&c), PCD_E_RANGE);
+    e[4].u.c16.v = 1017;
+    rec_in over[] = { { R, &e[4] } };
+    encode_file(&pcd_fx_cases_v1_format, &root, over, 1, false, PCD_E_RANGE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1323,7 +1405,7 @@ int main(void)
         cmocka_unit_test(test_elems),
         cmocka_unit_test(test_tables),  cmocka_unit_test(test_trailer),
         cmocka_unit_test(test_blocks),  cmocka_unit_test(test_footer),
-        cmocka_unit_test(test_relocate),
+        cmocka_unit_test(test_relocate), cmocka_unit_test(test_cases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

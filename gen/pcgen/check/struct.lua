@@ -120,7 +120,11 @@ return function(cx)
         if o.enum ~= nil then
           if ty.kind ~= "int" and ty.kind ~= "varint" then diag(fpath, "enum applies to integers only")
           elseif ty.enc == "mojo" then diag(fpath, "enum does not apply to mojo_varint (sign and magnitude); use equals, min and max")
-          else F.enum = enum_items(o.enum, fpath); F.enum_open = o.open end
+          else
+            F.enum = enum_items(o.enum, fpath)
+            F.enum_open = o.open
+            F.enum_name = type(o.enum) == "string" and o.enum or nil -- a named enum (its table is shared)
+          end
         end
         if o.total_size then
           if ty.kind ~= "int" then diag(fpath, "total_size needs a fixed-width integer") end

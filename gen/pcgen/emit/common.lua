@@ -70,8 +70,13 @@ function C.numtext(v, hex)
   return tostring(v)
 end
 
--- A constant in C: in hex where the schema documents it in hex (magics, hex fields).
-function C.cnum(v) return expr.cnum(v) end
+-- A constant in C, in hex where the schema documents it in hex (magics, hex fields, union
+-- tags): 0xC1FC1FB7, UINT64_C(0x54414348...) past 32 bits.
+function C.cnum(v, hex)
+  if not hex or v < 0 then return expr.cnum(v) end
+  if v > 0xFFFFFFFF then return string.format("UINT64_C(0x%X)", v) end
+  return string.format("0x%X", v)
+end
 
 -- "one of 0x1, 0x2, ..." for a union's tag values (at most 16 shown).
 function C.case_values_text(u)
@@ -183,6 +188,18 @@ end
 -- Size mode: adds n bytes to the count.
 function C.acc(b, env, n)
   b:f("%s += %s;", env.acc or "n", n)
+end
+
+-- A designated initialiser, one member a line: items { {member, value or nil, comment}, ... };
+-- members whose value is nil are left out (zero or NULL).
+function C.block(items)
+  local out = {}
+  for _, it in ipairs(items) do
+    if it[2] ~= nil then
+      out[#out + 1] = "    ." .. it[1] .. " = " .. tostring(it[2]) .. "," .. (it[3] and ("  /* " .. it[3] .. " */") or "")
+    end
+  end
+  return "{\n" .. table.concat(out, "\n") .. "\n}"
 end
 
 -- The banner every generated C file starts with.

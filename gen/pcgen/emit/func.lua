@@ -12,6 +12,52 @@ local cstr, cond = C.cstr, X.cond
 
 local F = {}
 
+-- The functions of the cases of a union that reads each case through its own (lower:
+-- unions of many cases), before the union's.
+local function case_functions(ir, T, mode)
+  if T.kind ~= "union" or not T.split then return "" end
+  local out = {}
+  for _, c in ipairs(T.cases) do
+    if c.split then
+      local env = C.new_env(ir, T, mode)
+      local b = buf(1)
+      local pre = buf(1)
+      local v = { fn = c.ty.cname, T = T.cname }
+      local sig, params, ret
+      if mode == "dec" or mode == "val" then
+        K.dec_struct(b, c.ty, env)
+        sig = mode == "dec" and "PCD_INLINE pcd_status ${fn}_decode_(pcd_cursor *c, ${T} *out)" or
+            "PCD_INLINE pcd_status ${fn}_validate_(pcd_cursor *c)"
+        params, ret = mode == "dec" and { "c", "out" } or { "c" }, "PCD_OK"
+      else
+        K.enc_struct(b, c.ty, env)
+        F.derived_values(ir, c.ty, env, pre)
+        sig = mode == "enc" and "static pcd_status ${fn}_encode(pcd_sink *s, const ${T} *in)" or
+            "static uint64_t ${fn}_size(pcd_ctx *x, const ${T} *in)"
+        params, ret = mode == "enc" and { "s", "in" } or { "x", "in" }, mode == "enc" and "PCD_OK" or "n"
+      end
+      local body = pre:text() .. b:text()
+      local st = F.state_text(env)
+      local doc = c.ty.display .. ((c.ty.doc and c.ty.doc ~= "") and (": " .. c.ty.doc) or "")
+      out[#out + 1] = K.run_tables(env) .. text.comment(doc) .. text.render(sig, v) .. "{\n" ..
+          (mode == "size" and "    uint64_t n = 0;\n" or "") .. C.decls_text(env) .. st ..
+          C.unused_params(body .. st, params) .. body .. "    return " .. ret .. ";\n}\n\n"
+    end
+  end
+  return table.concat(out)
+end
+
+-- The stream state in a function that touched it: the state itself, or (size) a copy.
+function F.state_text(env)
+  if env.mode ~= "size" then return C.state_decl(env) end
+  if not env.need_state then return "" end
+  -- sizes of deltas depend on the state; work on a copy so nothing changes
+  return text.indent(text.render([[
+    ${S} st_copy = *(${S} *)x->state;
+    ${S} *st = &st_copy;
+  ]], { S = env.need_state.state_cname }), 4)
+end
+
 -- mode "dec" or "val".
 function F.decode(ir, T, mode)
   local env = C.new_env(ir, T, mode)
@@ -55,14 +101,14 @@ function F.decode(ir, T, mode)
   local doc = (T.doc and T.doc ~= "" and (T.tname .. ": " .. T.doc) or T.tname) ..
       (mode == "val" and "\nValidation only: the same checks as decoding, nothing stored." or "")
   local st = C.state_decl(env)
-  return K.run_tables(env) .. text.comment(doc) .. sig .. "{\n" .. C.decls_text(env) .. st ..
+  return case_functions(ir, T, mode) .. K.run_tables(env) .. text.comment(doc) .. sig .. "{\n" .. C.decls_text(env) .. st ..
       C.unused_params(head .. body .. tail .. st, mode == "dec" and { "c", "out" } or { "c" }) ..
       head .. body .. tail .. "    return PCD_OK;\n}\n\n" .. wrapper
 end
 
 -- The derived values of the fields written by this function (sizes, counts, offsets,
 -- the file's size), into d_ locals before the fields.
-local function derived_values(ir, T, env, pre)
+function F.derived_values(ir, T, env, pre)
   local mode = env.mode
   local in_seg = {}
   for _, g in ipairs(lower.segment_fields(T, env.segment)) do in_seg[g] = true end
@@ -144,7 +190,7 @@ function F.encode(ir, T, mode, segment)
   if T.kind == "struct" then K.enc_struct(b, T, env) else K.enc_union(b, T, env, nil) end
   local pre = buf(1)
   if T.kind == "struct" then
-    derived_values(ir, T, env, pre)
+    F.derived_values(ir, T, env, pre)
     -- a conditional region just closed: it may hold records only when its condition holds
     if mode == "enc" and env.segment and env.segment > 0 then
       for _, g in ipairs(T.fields) do
@@ -160,22 +206,16 @@ function F.encode(ir, T, mode, segment)
     end
   end
   local body, pre_text = b:text(), pre:text()
+  local cases = case_functions(ir, T, mode)
   if mode == "enc" then
     local st = C.state_decl(env)
-    return text.comment(T.tname .. ": writes the fields in schema order; sizes and counts are computed.") ..
+    return cases .. text.comment(T.tname .. ": writes the fields in schema order; sizes and counts are computed.") ..
         string.format("pcd_status %s_encode(pcd_sink *s, const %s *in)", T.cname, T.cname) ..
         "\n{\n" .. C.decls_text(env) .. st .. C.unused_params(pre_text .. body .. st, { "s", "in" }) ..
         pre_text .. body .. "    return PCD_OK;\n}\n"
   end
-  local st = ""
-  if env.need_state then
-    -- sizes of deltas depend on the state; work on a copy so nothing changes
-    st = text.indent(text.render([[
-      ${S} st_copy = *(${S} *)x->state;
-      ${S} *st = &st_copy;
-    ]], { S = env.need_state.state_cname }), 4)
-  end
-  return text.comment(T.tname .. ": the number of bytes " .. T.cname .. "_encode writes.") ..
+  local st = F.state_text(env)
+  return cases .. text.comment(T.tname .. ": the number of bytes " .. T.cname .. "_encode writes.") ..
       string.format("uint64_t %s_size(pcd_ctx *x, const %s *in)", T.cname, T.cname) ..
       "\n{\n    uint64_t n = 0;\n" .. C.decls_text(env) .. st .. C.unused_params(pre_text .. body .. st, { "x", "in" }) ..
       pre_text .. body .. "    return n;\n}\n"

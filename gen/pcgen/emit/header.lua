@@ -33,7 +33,7 @@ end
 
 -- Members of a union type: which case, the tag as read, the cases.
 local function union_members(b, U)
-  b:l("uint32_t which; /* the case present: one of the constants above */")
+  b:f("%s which; /* the case present */", U.case_enum)
   if U.mode == "tag" and not U.name_tag then b:l("uint64_t tag; /* the tag as read */") end
   local m = 0
   for _, c in ipairs(U.cases) do if not c.empty then m = m + 1 end end
@@ -74,7 +74,7 @@ local function wire_offsets(S)
       (cond and " (of a field after conditional ones: when those are there)" or "") .. " */\n" .. table.concat(out)
 end
 
-local function struct_def(S)
+local function struct_def(ir, S)
   local b = buf(1)
   local consts
   if S.kind == "struct" then
@@ -82,9 +82,17 @@ local function struct_def(S)
     consts = wire_offsets(S)
   else
     union_members(b, S)
-    consts = {}
-    for _, c in ipairs(S.cases) do consts[#consts + 1] = string.format("#define %s %d\n", c.const, c.index) end
-    consts = table.concat(consts)
+    -- the cases as a C enum: -Wswitch checks the switches over `which` that code above the
+    -- bytes writes
+    local items = {}
+    for _, c in ipairs(S.cases) do items[#items + 1] = string.format("    %s = %d,", c.const, c.index) end
+    consts = text.render([[
+      /* The cases of ${name} (its `which`). */
+      typedef enum ${E} {
+      ${items}
+      } ${E};
+      PCD_STATIC_ASSERT(sizeof(${E}) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
+    ]], { name = S.display, E = S.case_enum, items = table.concat(items, "\n") })
   end
   local doc = S.doc and text.comment(S.doc) or ""
   return consts .. doc .. "typedef struct " .. S.cname .. " {\n" .. b:text() .. "} " .. S.cname .. ";\n"
@@ -132,7 +140,7 @@ function H.file(ir, sha, gen_version)
     else
       for _, c in ipairs(S.cases) do if c.ty.kind ~= "array" then dep(c.ty) end end
     end
-    out[#out + 1] = struct_def(S) .. "\n"
+    out[#out + 1] = struct_def(ir, S) .. "\n"
   end
   for _, S in ipairs(ir.all_types) do define(S) end
   out[#out + 1] = "/* ---- codec functions ---- */\n\n"

@@ -178,26 +178,34 @@ function RG.glue(ir, R)
     comp_fn = R.cname .. "_compression"
   end
   local rs = R.recover_size
-  out[#out + 1] = string.format([[
-const pcd_region_desc %s = {
-    %s, &%s_type, sizeof(%s),
-    %s_dec, %s, %s, %s_enc,
-    %s, %s, %s,
-    offsetof(%s, %s),
-    %d, %d, %d, %d, %d, %d,
-    %s, %s,
-    %s, %d, %d,
-    %s,%s
-};
-
-]], R.cname, cstr(R.name), T.cname, T.cname, R.cname,
-    R.opens and "NULL" or (R.cname .. "_val"), R.opens and "NULL" or (R.cname .. "_run"), R.cname,
-    R.has_state and ("sizeof(" .. R.state_cname .. ")") or "0", R.has_state and (R.cname .. "_init") or "NULL",
-    #R.patches > 0 and (R.cname .. "_finish") or "NULL", PT.cname, R.field.member,
-    rs.off, rs.w, rs.big, rs.native, rs.add, rs.min,
-    sync_c, synclen_c, comp_fn, R.zstd_level or 3, T.min or 0,
-    R.opens and "NULL" or (R.cname .. "_drun"),
-    R.batch_bytes and string.format("\n    %d, /* batch: records of at most %d elements */", R.batch_bytes, R.batch) or "")
+  local recover = rs.off >= 0
+  out[#out + 1] = "const pcd_region_desc " .. R.cname .. " = " .. C.block({
+    { "name", cstr(R.name) },
+    { "record", "&" .. T.cname .. "_type" },
+    { "record_size", "sizeof(" .. T.cname .. ")" },
+    { "decode", R.cname .. "_dec" },
+    -- records that open regions must be decoded, not only validated
+    { "validate", not R.opens and (R.cname .. "_val") or nil },
+    { "validate_run", not R.opens and (R.cname .. "_run") or nil },
+    { "encode", R.cname .. "_enc" },
+    { "state_size", R.has_state and ("sizeof(" .. R.state_cname .. ")") or nil },
+    { "state_init", R.has_state and (R.cname .. "_init") or nil },
+    { "finish", #R.patches > 0 and (R.cname .. "_finish") or nil },
+    { "region_field", "offsetof(" .. PT.cname .. ", " .. R.field.member .. ")" },
+    { "size_off", rs.off, recover and "where a damaged record's size is" or "no size to skip a damaged record by" },
+    { "size_width", recover and rs.w or nil },
+    { "size_big", recover and rs.big ~= 0 and 1 or nil },
+    { "size_native", recover and rs.native ~= 0 and 1 or nil },
+    { "size_add", recover and rs.add ~= 0 and rs.add or nil },
+    { "size_min", recover and rs.min or nil },
+    { "sync", sync_c ~= "NULL" and sync_c or nil },
+    { "sync_len", synclen_c ~= "NULL" and synclen_c or nil },
+    { "compression", comp_fn ~= "NULL" and comp_fn or nil },
+    { "zstd_level", R.zstd_level or 3 },
+    { "record_min", (T.min or 0) ~= 0 and T.min or nil, "the smallest record's bytes" },
+    { "decode_run", not R.opens and (R.cname .. "_drun") or nil },
+    { "batch_bytes", R.batch_bytes, R.batch_bytes and ("records of at most " .. R.batch .. " elements") },
+  }) .. ";\n\n"
   return table.concat(out)
 end
 

@@ -25,15 +25,15 @@ function K.dec_checks(b, f, v, at, env)
   local fk = C.found_kind(f, f.ty)
   local found = "(uint64_t)(" .. v .. ")"
   if f.equals ~= nil then
-    fail_if(b, env, at, v .. " != " .. expr.cnum(f.equals), f.magic and "PCD_E_BAD_MAGIC" or "PCD_E_RANGE",
+    fail_if(b, env, at, v .. " != " .. C.cnum(f.equals, f.magic or f.hex), f.magic and "PCD_E_BAD_MAGIC" or "PCD_E_RANGE",
       f.errname, C.numtext(f.equals, f.magic or f.hex), f.magic and "PCD_FOUND_HEX" or fk, found)
   end
   if f.min ~= nil then
-    fail_if(b, env, at, v .. " < " .. expr.cnum(f.min), "PCD_E_RANGE", f.errname,
+    fail_if(b, env, at, v .. " < " .. C.cnum(f.min, f.hex), "PCD_E_RANGE", f.errname,
       "at least " .. C.numtext(f.min, f.hex), fk, found)
   end
   if f.max ~= nil then
-    fail_if(b, env, at, v .. " > " .. expr.cnum(f.max), "PCD_E_RANGE", f.errname,
+    fail_if(b, env, at, v .. " > " .. C.cnum(f.max, f.hex), "PCD_E_RANGE", f.errname,
       "at most " .. C.numtext(f.max, f.hex), fk, found)
   end
   local signed = f.ty and (f.ty.signed or (f.ty.kind == "varint" and f.ty.ctype:match("^int")))
@@ -54,7 +54,7 @@ function K.dec_checks(b, f, v, at, env)
     local parts, labels = {}, {}
     for _, it in ipairs(f.enum) do
       parts[#parts + 1] = it.name .. "=" .. C.numtext(it.value, f.hex)
-      labels[#labels + 1] = "case " .. expr.cnum(it.value) .. ":"
+      labels[#labels + 1] = "case " .. C.cnum(it.value, f.hex) .. ":"
     end
     local rows = {}
     for i = 1, #labels, 6 do rows[#rows + 1] = table.concat(labels, " ", i, math.min(i + 5, #labels)) end
@@ -136,7 +136,7 @@ local function dec_fixed(b, f, env, errname, local_)
       } else {
           return pcd_fail(${cur}, ${cur}->p, PCD_E_BAD_MAGIC, ${path}, ${expected}, PCD_FOUND_HEX, ${l});
       }
-    ]], { l = local_, bits = ty.bits, cur = cur, v = expr.cnum(v), swapped = expr.cnum(swapped),
+    ]], { l = local_, bits = ty.bits, cur = cur, v = C.cnum(v, true), swapped = C.cnum(swapped, true),
       path = cstr(errname), expected = cstr(C.numtext(v, true) .. " in either byte order") })
   elseif env.mode == "val" and not lower.needs_value(f) then
     b:l("/* (value not needed for validation) */")
@@ -254,13 +254,13 @@ local function enc_checks(b, f, v, env)
   if f.check and lower.enc_evaluable(f.check) then
     check("!(" .. cond(f.check, env) .. ")", f.expect or ("a value for which " .. f.check_src))
   end
-  if f.equals ~= nil and not f.magic then check(v .. " != " .. expr.cnum(f.equals), C.numtext(f.equals, f.hex)) end
-  if f.min ~= nil then check(v .. " < " .. expr.cnum(f.min), "at least " .. C.numtext(f.min, f.hex)) end
-  if f.max ~= nil then check(v .. " > " .. expr.cnum(f.max), "at most " .. C.numtext(f.max, f.hex)) end
+  if f.equals ~= nil and not f.magic then check(v .. " != " .. C.cnum(f.equals, f.hex), C.numtext(f.equals, f.hex)) end
+  if f.min ~= nil then check(v .. " < " .. C.cnum(f.min, f.hex), "at least " .. C.numtext(f.min, f.hex)) end
+  if f.max ~= nil then check(v .. " > " .. C.cnum(f.max, f.hex), "at most " .. C.numtext(f.max, f.hex)) end
   if f.enum and not f.enum_open and #f.enum > 0 then
     b:f("switch (%s) {", v)
     local cases = {}
-    for _, it in ipairs(f.enum) do cases[#cases + 1] = "case " .. expr.cnum(it.value) .. ":" end
+    for _, it in ipairs(f.enum) do cases[#cases + 1] = "case " .. C.cnum(it.value, f.hex) .. ":" end
     for i = 1, #cases, 6 do b:l(table.concat(cases, " ", i, math.min(i + 5, #cases))) end
     b:l("    break;")
     b:l("default:")

@@ -108,16 +108,24 @@ function S.file(ir, sha, gen_version)
     static pcd_status root_dec(pcd_cursor *c, void *out) { return ${root}_decode_(c, out); }
     static pcd_status root_enc(pcd_sink *s, const void *in) { return ${root}_encode(s, in); }
 
-    const pcd_format ${p}_format = {
-        ${name}, ${version}, ${title}, ${schema},
-        &${root}_type, sizeof(${root}), root_dec, root_enc, ${segments},
-        ${regions}, ${nregions},
-        ${p}_detect, ${detect_min}, ${version_num}, ${flags},
-    };
-  ]], { root = root.cname, p = ir.prefix, name = cstr(ir.name), version = cstr(tostring(ir.version)),
-    title = cstr(ir.title), schema = cstr(ir.schema_path), segments = root_segment,
-    regions = #regs > 0 and (ir.prefix .. "_regions") or "NULL", nregions = #regs, detect_min = detect_min,
-    version_num = expr.cnum(ir.version_num), flags = #flags > 0 and table.concat(flags, " | ") or "0" })
+  ]], { root = root.cname }) .. "\n"
+  out[#out + 1] = "const pcd_format " .. ir.prefix .. "_format = " .. C.block({
+    { "name", cstr(ir.name) },
+    { "version", cstr(tostring(ir.version)) },
+    { "title", cstr(ir.title) },
+    { "schema", cstr(ir.schema_path) },
+    { "root", "&" .. root.cname .. "_type" },
+    { "root_size", "sizeof(" .. root.cname .. ")" },
+    { "root_decode", "root_dec" },
+    { "root_encode", "root_enc" },
+    { "root_segment", root_segment ~= "NULL" and root_segment or nil },
+    { "regions", #regs > 0 and (ir.prefix .. "_regions") or nil },
+    { "n_regions", #regs },
+    { "detect", ir.prefix .. "_detect" },
+    { "detect_min", detect_min },
+    { "version_num", expr.cnum(ir.version_num) },
+    { "flags", #flags > 0 and table.concat(flags, " | ") or nil },
+  }) .. ";\n"
   return table.concat(out)
 end
 

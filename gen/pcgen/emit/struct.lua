@@ -22,8 +22,24 @@ local function dec_run(b, run, env)
   local cur = env.cur
   local names_ = {}
   for _, f in ipairs(run.fields) do names_[#names_ + 1] = f.name end
-  env.runs[#env.runs + 1] = run
-  run.table = env.fname .. "_run" .. #env.runs
+  -- the run's table, written once before the first function that needs it: shared by a
+  -- type's decoder and validator, and by any run of the same fields
+  local tables = env.ir.run_tables
+  if not tables then
+    tables = { n = {}, by_key = {} }
+    env.ir.run_tables = tables
+  end
+  local key = {}
+  for _, f in ipairs(run.fields) do key[#key + 1] = f.errname .. "/" .. f.ty.wire .. "/" .. C.type_text(f.ty) end
+  key = table.concat(key, ",")
+  if not tables.by_key[key] then
+    local T = env.T.tname
+    tables.n[T] = (tables.n[T] or 0) + 1
+    tables.by_key[key] = "k_" .. T .. "_run" .. tables.n[T]
+    run.table = tables.by_key[key]
+    env.runs[#env.runs + 1] = run
+  end
+  run.table = tables.by_key[key]
   b:t([[
     /* ${names}: ${w} bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(${cur}) < ${w}))
@@ -66,7 +82,8 @@ function K.run_tables(env)
   for _, run in ipairs(env.runs) do
     local items = {}
     for _, f in ipairs(run.fields) do
-      items[#items + 1] = string.format("{ %s, %d, %s }", cstr(f.errname), f.ty.wire, cstr(C.type_text(f.ty)))
+      items[#items + 1] = string.format("{ .name = %s, .wire = %d, .type = %s }", cstr(f.errname), f.ty.wire,
+        cstr(C.type_text(f.ty)))
     end
     out[#out + 1] = "static const pcd_run_field " .. run.table .. "[] = {\n    " ..
         table.concat(items, ",\n    ") .. ",\n};\n"
@@ -272,7 +289,7 @@ function K.enc_field(b, f, env)
   elseif K.has_member(f) then
     v = env.obj .. "->" .. f.member
   end
-  if f.hidden and f.ty.kind == "int" then v = C.cnum(f.equals) end
+  if f.hidden and f.ty.kind == "int" then v = C.cnum(f.equals, true) end
   b:doc(f)
   K.emit_resets(b, f, env)
   local has = env.obj .. "->" .. C.has_of(f.member)

@@ -71,6 +71,21 @@ local function case_block(b, U, env, c, tagv, mpre)
   env.decls, env.decl_set = outer, outer_set
 end
 
+-- A case read by its own function (lower: unions of many cases): which case, the tag, then
+-- the call.
+local function split_case(b, U, env, c, tagv)
+  local dec = env.mode == "dec"
+  b:t([[
+    ${which}
+    ${settag}
+    ${skip}
+    return ${fn}(${args});
+  ]], { which = dec and string.format("%s->which = %s;", env.obj, c.const),
+    settag = dec and U.mode == "tag" and string.format("%s->tag = %s;", env.obj, tagv),
+    skip = U.mode == "tag" and string.format("%s->p += %d;", env.cur, U.tagty.wire),
+    fn = c.ty.cname .. (dec and "_decode_" or "_validate_"), args = env.cur .. (dec and (", " .. env.obj) or "") })
+end
+
 function K.dec_union(b, U, env, f)
   local cur = env.cur
   local mpre = f and (f.member .. ".") or ""
@@ -114,19 +129,25 @@ function K.dec_union(b, U, env, f)
   for _, c in ipairs(U.cases) do
     if c.default then dflt = c else
       local labels = {}
-      for _, v in ipairs(c.values) do labels[#labels + 1] = "case " .. expr.cnum(v) .. ":" end
+      for _, v in ipairs(c.values) do labels[#labels + 1] = "case " .. C.cnum(v, U.hex) .. ":" end
       for i = 1, #labels, 6 do b:l(table.concat(labels, " ", i, math.min(i + 5, #labels))) end
       b:nest(function()
-        b:l("{")
-        b:nest(function() case_block(b, U, env, c, tagv, mpre) end)
-        b:l("}")
-        b:l("break;")
+        if c.split then
+          split_case(b, U, env, c, tagv)
+        else
+          b:l("{")
+          b:nest(function() case_block(b, U, env, c, tagv, mpre) end)
+          b:l("}")
+          b:l("break;")
+        end
       end)
     end
   end
   b:l("default:")
   b:nest(function()
-    if dflt then
+    if dflt and dflt.split then
+      split_case(b, U, env, dflt, tagv)
+    elseif dflt then
       b:l("{")
       b:nest(function() case_block(b, U, env, dflt, tagv, mpre) end)
       b:l("}")
@@ -146,7 +167,7 @@ end
 local function tag_conds(U, t, values, conds)
   for _, v in ipairs(values) do
     if U.string_tag then conds[#conds + 1] = string.format("pcd_bytes_eq(%s, %s, %d)", t, cstr(v), #v)
-    else conds[#conds + 1] = t .. " == " .. expr.cnum(v) end
+    else conds[#conds + 1] = t .. " == " .. C.cnum(v, U.hex) end
   end
   return conds
 end
@@ -172,12 +193,22 @@ local function enc_case_tag(b, U, env, c, tagv, mpre, errname)
   elseif U.mode == "tag" and U.name_tag then
     b:f("PCD_TRY(pcd_put_padded(s, (pcd_bytes){ (const uint8_t *)%s, %d }, %d));", cstr(c.values[1]),
       #c.values[1], U.tagty.wire)
+  elseif U.mode == "tag" and c.default then
+    -- the default case keeps the tag as read: one no named case takes
+    local tg = env.obj .. "->" .. mpre .. "tag"
+    local conds = {}
+    for _, c2 in ipairs(U.cases) do tag_conds(U, tg, c2.values, conds) end
+    if #conds > 0 then
+      b:f("if (PCD_UNLIKELY(%s))", table.concat(conds, " || "))
+      C.enc_fail(b, env, "PCD_E_BAD_TAG", errname, "a tag no named case takes, for case " .. c.name, "PCD_FOUND_HEX", tg)
+    end
+    b:f("PCD_TRY(%s);", C.put(U.tagty, tg, "s"))
   elseif U.mode == "tag" and #c.values == 1 then
-    b:f("PCD_TRY(%s);", C.put(U.tagty, expr.cnum(c.values[1]), "s"))
+    b:f("PCD_TRY(%s);", C.put(U.tagty, C.cnum(c.values[1], U.hex), "s"))
   elseif U.mode == "tag" then
     local tg = env.obj .. "->" .. mpre .. "tag"
     local conds = {}
-    for _, v in ipairs(c.values) do conds[#conds + 1] = tg .. " == " .. expr.cnum(v) end
+    for _, v in ipairs(c.values) do conds[#conds + 1] = tg .. " == " .. C.cnum(v, U.hex) end
     b:f("if (PCD_UNLIKELY(!(%s)))", table.concat(conds, " || "))
     C.enc_fail(b, env, "PCD_E_BAD_TAG", errname, "a tag of case " .. c.name, "PCD_FOUND_HEX", tg)
     b:f("PCD_TRY(%s);", C.put(U.tagty, tg, "s"))
@@ -218,8 +249,15 @@ function K.enc_union(b, U, env, f)
     b:f("case %s:", c.const)
     b:nest(function()
       enc_case_tag(b, U, env, c, tagv, mpre, errname)
-      enc_case(b, env, c)
-      b:l("break;")
+      if c.split and env.mode == "size" then
+        C.acc(b, env, c.ty.cname .. "_size(x, in)")
+        b:l("break;")
+      elseif c.split then
+        b:f("return %s_encode(s, in);", c.ty.cname)
+      else
+        enc_case(b, env, c)
+        b:l("break;")
+      end
     end)
   end
   b:l("default:")
@@ -256,7 +294,7 @@ function K.select_fn(ir, U)
     b:f("switch ((uint64_t)(%s)) {", cexpr(U.on, env))
     for _, c in ipairs(U.cases) do
       if c.default then dflt = c.index else
-        for _, v in ipairs(c.values) do b:f("case %s: return %d;", expr.cnum(v), c.index) end
+        for _, v in ipairs(c.values) do b:f("case %s: return %d;", C.cnum(v, U.hex), c.index) end
       end
     end
     b:f("default: return %d;", dflt)

@@ -67,15 +67,19 @@ typedef struct pcd_fx_blocks_v1_block_exactly8 {
     uint8_t unused_; /* no stored fields */
 } pcd_fx_blocks_v1_block_exactly8;
 
-#define PCD_FX_BLOCKS_V1_BLOCK_NOTE 0
-#define PCD_FX_BLOCKS_V1_BLOCK_U16S 1
-#define PCD_FX_BLOCKS_V1_BLOCK_U16_MORE 2
-#define PCD_FX_BLOCKS_V1_BLOCK_U64S 3
-#define PCD_FX_BLOCKS_V1_BLOCK_EXACTLY8 4
-#define PCD_FX_BLOCKS_V1_BLOCK_INDEX 5
+/* The cases of block (its `which`). */
+typedef enum pcd_fx_blocks_v1_block_case {
+    PCD_FX_BLOCKS_V1_BLOCK_NOTE = 0,
+    PCD_FX_BLOCKS_V1_BLOCK_U16S = 1,
+    PCD_FX_BLOCKS_V1_BLOCK_U16_MORE = 2,
+    PCD_FX_BLOCKS_V1_BLOCK_U64S = 3,
+    PCD_FX_BLOCKS_V1_BLOCK_EXACTLY8 = 4,
+    PCD_FX_BLOCKS_V1_BLOCK_INDEX = 5,
+} pcd_fx_blocks_v1_block_case;
+PCD_STATIC_ASSERT(sizeof(pcd_fx_blocks_v1_block_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 /* A block; its kind name says which. */
 typedef struct pcd_fx_blocks_v1_block {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_fx_blocks_v1_block_case which; /* the case present */
     union {
         pcd_fx_blocks_v1_note_block note;
         pcd_fx_blocks_v1_column16 u16s;

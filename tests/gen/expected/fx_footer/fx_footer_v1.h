@@ -31,10 +31,14 @@ typedef struct pcd_fx_footer_v1_section_done {
     uint8_t x;
 } pcd_fx_footer_v1_section_done;
 
-#define PCD_FX_FOOTER_V1_SECTION_STRS 0
-#define PCD_FX_FOOTER_V1_SECTION_DONE 1
+/* The cases of section (its `which`). */
+typedef enum pcd_fx_footer_v1_section_case {
+    PCD_FX_FOOTER_V1_SECTION_STRS = 0,
+    PCD_FX_FOOTER_V1_SECTION_DONE = 1,
+} pcd_fx_footer_v1_section_case;
+PCD_STATIC_ASSERT(sizeof(pcd_fx_footer_v1_section_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 typedef struct pcd_fx_footer_v1_section {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_fx_footer_v1_section_case which; /* the case present */
     union {
         pcd_fx_footer_v1_section_strs strs;
         pcd_fx_footer_v1_section_done done;

@@ -37,11 +37,15 @@ typedef struct pcd_fx_unions_v1_rec_a_body_gc {
     uint8_t gen;
 } pcd_fx_unions_v1_rec_a_body_gc;
 
-#define PCD_FX_UNIONS_V1_REC_A_BODY_ALLOC 0
-#define PCD_FX_UNIONS_V1_REC_A_BODY_GC 1
-#define PCD_FX_UNIONS_V1_REC_A_BODY_OTHER 2
+/* The cases of rec_a.body (its `which`). */
+typedef enum pcd_fx_unions_v1_rec_a_body_case {
+    PCD_FX_UNIONS_V1_REC_A_BODY_ALLOC = 0,
+    PCD_FX_UNIONS_V1_REC_A_BODY_GC = 1,
+    PCD_FX_UNIONS_V1_REC_A_BODY_OTHER = 2,
+} pcd_fx_unions_v1_rec_a_body_case;
+PCD_STATIC_ASSERT(sizeof(pcd_fx_unions_v1_rec_a_body_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 typedef struct pcd_fx_unions_v1_rec_a_body {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_fx_unions_v1_rec_a_body_case which; /* the case present */
     union {
         pcd_fx_unions_v1_rec_a_body_alloc alloc;
         pcd_fx_unions_v1_rec_a_body_gc gc;
@@ -72,11 +76,15 @@ typedef struct pcd_fx_unions_v1_rec_b_item_empty {
     uint8_t unused_; /* no stored fields */
 } pcd_fx_unions_v1_rec_b_item_empty;
 
-#define PCD_FX_UNIONS_V1_REC_B_ITEM_NUM 0
-#define PCD_FX_UNIONS_V1_REC_B_ITEM_PAIR 1
-#define PCD_FX_UNIONS_V1_REC_B_ITEM_EMPTY 2
+/* The cases of rec_b.item (its `which`). */
+typedef enum pcd_fx_unions_v1_rec_b_item_case {
+    PCD_FX_UNIONS_V1_REC_B_ITEM_NUM = 0,
+    PCD_FX_UNIONS_V1_REC_B_ITEM_PAIR = 1,
+    PCD_FX_UNIONS_V1_REC_B_ITEM_EMPTY = 2,
+} pcd_fx_unions_v1_rec_b_item_case;
+PCD_STATIC_ASSERT(sizeof(pcd_fx_unions_v1_rec_b_item_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 typedef struct pcd_fx_unions_v1_rec_b_item {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_fx_unions_v1_rec_b_item_case which; /* the case present */
     uint64_t tag; /* the tag as read */
     union {
         uint32_t num;
@@ -93,10 +101,14 @@ typedef struct pcd_fx_unions_v1_rec_b {
     pcd_fx_unions_v1_rec_b_item item;
 } pcd_fx_unions_v1_rec_b;
 
-#define PCD_FX_UNIONS_V1_REC_A 0
-#define PCD_FX_UNIONS_V1_REC_B 1
+/* The cases of rec (its `which`). */
+typedef enum pcd_fx_unions_v1_rec_case {
+    PCD_FX_UNIONS_V1_REC_A = 0,
+    PCD_FX_UNIONS_V1_REC_B = 1,
+} pcd_fx_unions_v1_rec_case;
+PCD_STATIC_ASSERT(sizeof(pcd_fx_unions_v1_rec_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 typedef struct pcd_fx_unions_v1_rec {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_fx_unions_v1_rec_case which; /* the case present */
     union {
         pcd_fx_unions_v1_rec_a a;
         pcd_fx_unions_v1_rec_b b;
