@@ -15,7 +15,7 @@ local FIELD_OPTS = {
   optional = true, size_extra = true, relocate = true, reset = true,
 }
 local KIND_OPTS = {
-  int = { kind = 1, bits = 1, signed = 1, endian = 1, byte_order = 1 },
+  int = { kind = 1, bits = 1, signed = 1, endian = 1, byte_order = 1, bitfields = 1 },
   float = { kind = 1, bits = 1, endian = 1 },
   varint = { kind = 1, enc = 1, bits = 1, wrap = 1 },
   magic = { kind = 1, bytes = 1 },
@@ -140,6 +140,13 @@ function check.schema(fmt, schema_path)
       else
         rr.ast.ref = { root = ir.root.fields[f] }
       end
+    end
+  end
+  -- a named bits word needs no field: it may describe values that arrays or columns hold
+  for _, n in ipairs(type_names) do
+    local t = fmt.types[n]
+    if not ir.types[n] and not ir.scalars[n] and vocab.is_type(t) and t.bitfields then
+      resolve_named(n, "types." .. n, nil, nil)
     end
   end
   for _, n in ipairs(type_names) do

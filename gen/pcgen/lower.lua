@@ -112,7 +112,7 @@ end
 function lower.needs_value(f)
   return f.referenced or f.derived or f.equals ~= nil or f.min ~= nil or f.max ~= nil or
       f.min_expr or f.max_expr or f.check or
-      (f.enum and not f.enum_open) or (f.ty and f.ty.byte_order)
+      (f.enum and not f.enum_open) or (f.ty and (f.ty.byte_order or f.ty.bits_checked))
 end
 
 -- Does a varint field go through any check once read?
@@ -154,7 +154,9 @@ end
 -- positions, state, sizes). Returns its largest wire size, or nil.
 local SIMPLE_FIELD_KEYS = { doc = true, errname = true, local_ = true, member = true, name = true, owner = true,
   ty = true, unit = true, hex = true }
-local SIMPLE_TYPE_KEYS = { int = { bits = true, ctype = true, endian = true, kind = true, signed = true, wire = true },
+local SIMPLE_TYPE_KEYS = { int = { bits = true, ctype = true, endian = true, kind = true, signed = true, wire = true,
+  bitfields = true, bitfield_by_name = true, bits_cname = true, bits_display = true, bits_name = true,
+  bits_doc = true },
   varint = { bits = true, ctype = true, enc = true, kind = true, wrap = true } }
 function lower.simple_elem(T)
   if T.kind ~= "struct" or not T.named or #T.fields == 0 then return nil end
@@ -162,7 +164,7 @@ function lower.simple_elem(T)
   for _, g in ipairs(T.fields) do
     for k in pairs(g) do if not SIMPLE_FIELD_KEYS[k] then return nil end end
     local tk = SIMPLE_TYPE_KEYS[g.ty.kind]
-    if not tk then return nil end
+    if not tk or g.ty.bits_checked then return nil end
     for k in pairs(g.ty) do if not tk[k] then return nil end end
     if g.ty.kind == "varint" then
       if g.ty.enc ~= "uleb128" then return nil end
@@ -500,6 +502,22 @@ function lower.run(ir)
   ir.case_consts = {}
   local seen = {}
 
+  -- bits words: the C name their accessors take (a named word its own; another the field,
+  -- union tag or case that holds it), named ones first
+  ir.bits_layouts = {}
+  local function note_bits(ty, cname)
+    if not (ty and ty.kind == "int" and ty.bitfields) then return end
+    if not ty.bits_cname then
+      ty.bits_cname = ty.bits_name and (ir.prefix .. "_" .. ty.bits_name) or cname
+      ty.bits_display = ty.bits_name or cname:sub(#ir.prefix + 2)
+      ir.bits_layouts[#ir.bits_layouts + 1] = ty
+    end
+  end
+  local scalar_names = {}
+  for name in pairs(ir.scalars) do scalar_names[#scalar_names + 1] = name end
+  table.sort(scalar_names)
+  for _, name in ipairs(scalar_names) do note_bits(ir.scalars[name]) end
+
   local walk_struct, walk_union
 
   local function walk_type(ty, member, err, flat, cname, T)
@@ -527,6 +545,8 @@ function lower.run(ir)
       f.owner = S
       if f.ty then
         walk_type(f.ty, f.member, f.errname, fpre .. f.name, S.cname .. "_" .. f.name, T)
+        note_bits(f.ty, S.cname .. "_" .. f.name)
+        if f.ty.kind == "array" then note_bits(f.ty.of, S.cname .. "_" .. f.name) end
       end
     end
     -- runs of fixed fields
@@ -571,6 +591,7 @@ function lower.run(ir)
     -- a named union of many cases reads each case (an inline struct with fields) through a
     -- function of its own: no function of the generated code grows with the cases
     U.split = U.named and (U.mode == "tag" or U.mode == "peek") and #U.cases >= lower.SPLIT_CASES
+    note_bits(U.tagty, U.cname .. "_tag")
     for i, c in ipairs(U.cases) do
       c.index = i - 1
       c.const = names.upper(U.cname .. "_" .. c.name)
@@ -589,6 +610,7 @@ function lower.run(ir)
         walk_union(c.ty, c.member .. ".", c.errname, fpre .. c.name .. "_", T)
       end
       c.empty = c.ty and c.ty.kind == "struct" and #c.ty.fields == 0
+      note_bits(c.ty, U.cname .. "_" .. c.name)
     end
     if not seen[U] then seen[U] = true; ir.all_types[#ir.all_types + 1] = U end
   end

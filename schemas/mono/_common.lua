@@ -60,6 +60,13 @@ function M.buffer()
   }
 end
 
+-- The event byte: what kind of event (the type) in the low nibble, which of its kind (the
+-- sub-type) in the high one.
+M.event_tag = bits(u8) {
+  field "type" (4, { doc = "0 alloc, 1 gc, 2 metadata, 3 method, 4 exception, 5 monitor, 6 heap, 7 sample, 8 runtime, 9 coverage, 10 meta." }),
+  field "subtype" (4, { doc = "Which event of its type (with a backtrace, a start or an end...)." }),
+}
+
 -- A case of the event union: the event byte's value, a name, and the fields after it.
 function M.ev(code, name, doc, fields)
   local s = { doc = doc }

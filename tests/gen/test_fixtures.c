@@ -26,6 +26,7 @@
 #include "fx_unions_v1.h"
 #include "fx_zstd_v1.h"
 #include "fx_cases_v1.h"
+#include "fx_bits_v1.h"
 #include "fuzzlib.h"
 #include "pcd_jsonr.h"
 
@@ -1397,6 +1398,70 @@ static void test_cases(void **state)
     encode_file(&pcd_fx_cases_v1_format, &root, over, 1, false, PCD_E_RANGE);
 }
 
+/* ---- bits words: sub-fields read and built through the generated accessors ------------ */
+
+static void test_bits(void **state)
+{
+    (void)state;
+    /* accessors, make, pack and unpack agree; masks and shifts say where each sits */
+    uint8_t st = pcd_fx_bits_v1_status_make(1, 5, 2, 0);
+    assert_int_equal(st, 1 | 5 << 1 | 2 << 4);
+    assert_int_equal(pcd_fx_bits_v1_status_level(st), 5);
+    assert_int_equal(st & PCD_FX_BITS_V1_STATUS_MODE_MASK, 2 << PCD_FX_BITS_V1_STATUS_MODE_SHIFT);
+    pcd_fx_bits_v1_status_bits sb = pcd_fx_bits_v1_status_unpack(st);
+    assert_true(sb.busy == 1 && sb.level == 5 && sb.mode == 2 && sb.reserved == 0);
+    assert_int_equal(pcd_fx_bits_v1_status_pack(sb), st);
+    uint64_t h = pcd_fx_bits_v1_handle_make(2, UINT64_C(0x3fffffffffffffff));
+    assert_int_equal(pcd_fx_bits_v1_handle_kind(h), 2);
+    assert_true(pcd_fx_bits_v1_handle_index(h) == UINT64_C(0x3fffffffffffffff));
+    assert_int_equal(pcd_fx_bits_v1_spare_hi(pcd_fx_bits_v1_spare_make(1, 0xabcd)), 0xabcd);
+    assert_int_equal(pcd_fx_bits_v1_rec_tag_sub(0x12), 1);
+    /* records keep the words as read; an expression reads a sub-field (n is there when flags.a != 0) */
+    pcd_fx_bits_v1_file root = { { 0 } };
+    static uint64_t handles[] = { 5, 7 << 2 | 1 };
+    pcd_fx_bits_v1_rec r1 = { 0 }, r2 = { 0 }, r3 = { 0 };
+    r1.which = PCD_FX_BITS_V1_REC_PLAIN;
+    r1.u.plain.flags = pcd_fx_bits_v1_rec_plain_flags_make(3, 0xabc);
+    r1.u.plain.st = st;
+    r1.u.plain.handles = handles;
+    r1.u.plain.n_handles = 2;
+    r1.u.plain.has_n = true;
+    r1.u.plain.n = 42;
+    r2 = r1;
+    r2.u.plain.flags = pcd_fx_bits_v1_rec_plain_flags_make(0, 1);
+    r2.u.plain.has_n = false;
+    r3.which = PCD_FX_BITS_V1_REC_OTHER;
+    const pcd_region_desc *R = &pcd_fx_bits_v1_region_recs;
+    rec_in recs[] = { { R, &r1 }, { R, &r2 }, { R, &r3 } };
+    size_t n = encode_file(&pcd_fx_bits_v1_format, &root, recs, 3, false, PCD_OK);
+    assert_int_equal(n, (1 + 2 + 1 + 1 + 16 + 1) + (1 + 2 + 1 + 1 + 16) + 1);
+    got g;
+    decode_file(&pcd_fx_bits_v1_format, out, n, &g, 2);
+    assert_int_equal(g.end, PCD_END);
+    assert_int_equal(g.n, 4);
+    const pcd_fx_bits_v1_rec *d = (const void *)g.data[1];
+    assert_int_equal(pcd_fx_bits_v1_rec_plain_flags_b(d->u.plain.flags), 0xabc);
+    assert_true(d->u.plain.has_n && d->u.plain.n == 42);
+    d = (const void *)g.data[2];
+    assert_false(d->u.plain.has_n);
+    got_free(&g);
+    json_roundtrip(&pcd_fx_bits_v1_format, out, n);
+    /* a sub-field's check, with its path, decoding and encoding alike */
+    uint8_t bad[] = { 0x01, 0x00, 0x00, (uint8_t)(6 << 1), 0 };
+    pcd_fx_bits_v1_rec one;
+    pcd_error err;
+    assert_int_equal(decode_one((pcd_decode_fn)pcd_fx_bits_v1_rec_decode, bad, sizeof bad, &one, &err), PCD_E_RANGE);
+    assert_string_equal(path_of(&err), "plain.st.level");
+    assert_int_equal(err.offset, 3);
+    assert_int_equal(err.found, 6);
+    bad[3] = (uint8_t)(1 << 6);
+    assert_int_equal(decode_one((pcd_decode_fn)pcd_fx_bits_v1_rec_decode, bad, sizeof bad, &one, &err), PCD_E_RANGE);
+    assert_string_equal(path_of(&err), "plain.st.reserved");
+    r2.u.plain.st = pcd_fx_bits_v1_status_make(0, 0, 3, 0); /* mode 3 is no value of its enum */
+    rec_in over[] = { { R, &r2 } };
+    encode_file(&pcd_fx_bits_v1_format, &root, over, 1, false, PCD_E_RANGE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1405,7 +1470,7 @@ int main(void)
         cmocka_unit_test(test_elems),
         cmocka_unit_test(test_tables),  cmocka_unit_test(test_trailer),
         cmocka_unit_test(test_blocks),  cmocka_unit_test(test_footer),
-        cmocka_unit_test(test_relocate), cmocka_unit_test(test_cases),
+        cmocka_unit_test(test_relocate), cmocka_unit_test(test_cases), cmocka_unit_test(test_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

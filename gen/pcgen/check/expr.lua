@@ -48,14 +48,22 @@ return function(cx)
             f = fr.fields[head or id]
             fr = fr.up
           end
-          -- footer.count: a field of an inline struct read earlier
+          -- footer.count: a field of an inline struct read earlier; config.mode: a
+          -- sub-field of a bits word
+          local bit
           while f and rest do
             local seg
             seg, rest = rest:match("^([%a_][%w_]*)%.?(.*)$")
             if rest == "" then rest = nil end
             local sty = f.ty
+            local b = sty and sty.kind == "int" and sty.bitfield_by_name and sty.bitfield_by_name[seg]
+            if b and not rest then
+              bit = b
+              break
+            end
             if not (sty and sty.kind == "struct" and not sty.named and sty.by_name and sty.by_name[seg]) then
-              diag(path, "'" .. id .. "' in " .. what .. ": '" .. seg .. "' is not a field of an inline struct read before")
+              diag(path, "'" .. id .. "' in " .. what .. ": '" .. seg ..
+                "' is not a field of an inline struct, or a sub-field of a bits word, read before")
               ok = false
               f = nil
               break
@@ -95,7 +103,7 @@ return function(cx)
               diag(path, "'" .. id .. "' in " .. what .. " is not an integer field")
               ok = false
             end
-            n.ref = { field = f }
+            n.ref = { field = f, bit = bit }
             f.referenced = true
           end
         end

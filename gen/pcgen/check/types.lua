@@ -13,6 +13,66 @@ return function(cx)
   local function resolve_union(...) return cx.resolve_union(...) end
   local function resolve_named(...) return cx.resolve_named(...) end
   local KIND_OPTS, FIELD_OPTS, type_names = cx.KIND_OPTS, cx.FIELD_OPTS, cx.type_names
+  local BIT_OPTS = { doc = true, equals = true, min = true, max = true, enum = true }
+
+  -- The sub-fields of a bits word, lowest first: each a name and a width in bits, with
+  -- checks of its own (equals, min, max, enum); together they name every bit of the word.
+  local function resolve_bitfields(t, path, w)
+    local out, by_name, shift = {}, {}, 0
+    if w.signed then diag(path, "bits takes an unsigned integer type (u8, u16, u32, u64)") end
+    for i, b in ipairs(t.bitfields) do
+      if type(b) ~= "table" or b.kind ~= "field" then
+        diag(path .. "[" .. i .. "]", "the entries of bits are field \"name\" (width in bits)")
+        goto continue
+      end
+      do
+        local bpath = path .. "." .. tostring(b.name)
+        local bad = names.check(b.name, "bit")
+        if bad then diag(bpath, bad) end
+        if by_name[b.name] then diag(bpath, "duplicate sub-field name '" .. tostring(b.name) .. "'") end
+        local width = b.type
+        if math.type(width) ~= "integer" or width < 1 or width > 64 then
+          diag(bpath, "a sub-field's type is its width in bits, 1 to 64")
+          goto continue
+        end
+        local o = b.opts or {}
+        for _, k in ipairs(sorted_keys(o)) do
+          if not BIT_OPTS[k] then
+            diag(bpath, "unknown option '" .. tostring(k) .. "' for a sub-field (doc, equals, min, max, enum)")
+          end
+        end
+        local top = width == 64 and math.maxinteger or ((1 << width) - 1)
+        local B = { name = b.name, shift = shift, width = width, doc = o.doc, errname = nil,
+          ctype = width <= 8 and "uint8_t" or width <= 16 and "uint16_t" or width <= 32 and "uint32_t" or "uint64_t" }
+        for _, key in ipairs({ "equals", "min", "max" }) do
+          if o[key] ~= nil then
+            if math.type(o[key]) ~= "integer" or o[key] < 0 or (width < 64 and o[key] > top) then
+              diag(bpath, key .. " must be an integer that fits in " .. width .. " bits")
+            else
+              B[key] = o[key]
+            end
+          end
+        end
+        if o.enum ~= nil then
+          B.enum = cx.enum_items(o.enum, bpath)
+          B.enum_name = type(o.enum) == "string" and o.enum or nil
+        end
+        B.checked = B.equals ~= nil or B.min ~= nil or B.max ~= nil or B.enum ~= nil
+        if B.checked then w.bits_checked = true end
+        by_name[b.name] = B
+        out[#out + 1] = B
+        shift = shift + width
+      end
+      ::continue::
+    end
+    if #out == 0 then diag(path, "bits needs at least one sub-field") end
+    if shift ~= w.bits then
+      diag(path, "the sub-fields cover " .. shift .. " bits of the " .. w.bits ..
+        "-bit word: name every bit (call the unused ones reserved)")
+    end
+    w.bitfields, w.bitfield_by_name, w.bits_doc = out, by_name, t.doc
+  end
+
   function cx.resolve_type(v, path, scope, ctx)
     local t = as_type(v, path)
     if not t then return nil end
@@ -34,8 +94,10 @@ return function(cx)
       local e = t.endian or (t.bits == 8 and "le") or ir.endian
       e = ({ big = "be", little = "le" })[e] or e
       if t.byte_order then e = "native" end -- written in the writer's own order
-      return { kind = "int", bits = t.bits, signed = t.signed, endian = e,
+      local r = { kind = "int", bits = t.bits, signed = t.signed, endian = e,
         ctype = int_ctype(t.bits, t.signed), wire = t.bits // 8, byte_order = t.byte_order }
+      if t.bitfields then resolve_bitfields(t, path, r) end
+      return r
     elseif k == "float" then
       local e = t.endian or ir.endian
       e = ({ big = "be", little = "le" })[e] or e
@@ -158,6 +220,9 @@ return function(cx)
         et = { kind = "ref", name = nm, inline = et }
       end
       a.of = et and resolve_type(et, path .. "[]", scope, { lift_name = ctx.lift_name })
+      if a.of and a.of.bits_checked then
+        diag(path, "array elements are not checked one by one: a bits word whose sub-fields have checks cannot be an element")
+      end
       -- stream transforms on each scalar element: delta, base, shift
       if vocab.is_type(et) and (et.delta ~= nil or et.base ~= nil or et.shift ~= nil) then
         local epath = path .. "[]"

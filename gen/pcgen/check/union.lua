@@ -33,7 +33,12 @@ return function(cx)
         u.name_tag = true
       elseif tt and tt.kind ~= "int" then
         diag(path, "a union tag type must be a fixed-width integer (or, for tag =, a fixed_string { fixed = N })")
-      elseif tt then u.tagty = resolve_type(tt, path .. ".tag", scope, ctx) end
+      elseif tt then
+        u.tagty = resolve_type(tt, path .. ".tag", scope, ctx)
+        if u.tagty and u.tagty.bits_checked then
+          diag(path .. ".tag", "a union's tag is checked by its cases: its sub-fields take no checks")
+        end
+      end
     end
     local seen_names, seen_vals = {}, {}
     local has_default = false
@@ -116,8 +121,10 @@ return function(cx)
     ir.cur_type = outer_type
     if not node then return nil end
     if node.kind ~= "struct" and node.kind ~= "union" then
-      -- a named scalar or array is used inline wherever it is referenced
+      -- a named scalar or array is used inline wherever it is referenced; a named bits
+      -- word gives its accessors that name
       ir.scalars[name] = node
+      if node.bitfields then node.bits_name = name end
       return node
     end
     node.named = true

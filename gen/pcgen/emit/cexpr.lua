@@ -9,7 +9,17 @@ local X = {}
 -- A MOJO varint (sign and magnitude) as a signed number.
 local function mojo_signed(v) return "(" .. v .. ".neg ? -(int64_t)" .. v .. ".mag : (int64_t)" .. v .. ".mag)" end
 
-local function name_of(n, env)
+local name_of
+
+-- A name, or (config.mode) a sub-field of a bits word through its accessor.
+local function ref_of(n, env)
+  local v = name_of(n, env)
+  local b = n.ref.bit
+  if not b then return v end
+  return n.ref.field.ty.bits_cname .. "_" .. b.name .. "(" .. v .. ")"
+end
+
+name_of = function(n, env)
   local r = n.ref
   if r.version then return "(" .. env.xp .. "->version)" end
   if r.input_size then
@@ -48,7 +58,7 @@ function X.cexpr(ast, env)
     if k == "paren" then return "(" .. rec(n.a) .. ")" end
     if k == "un" then return n.op .. rec(n.a) end
     if k == "bin" then return "(" .. rec(n.a) .. " " .. n.op .. " " .. rec(n.b) .. ")" end
-    if k == "id" then return name_of(n, env) end
+    if k == "id" then return ref_of(n, env) end
     error("bad expression node")
   end
   return rec(ast)

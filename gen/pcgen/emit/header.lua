@@ -7,6 +7,7 @@ local names = require("pcgen.names")
 local C = require("pcgen.emit.common")
 local K = require("pcgen.emit.value")
 local buf = require("pcgen.emit.cbuf")
+local bits = require("pcgen.emit.bits")
 
 local H = {}
 
@@ -127,6 +128,10 @@ function H.file(ir, sha, gen_version)
   -- forward declarations, then definitions (dependencies first)
   for _, S in ipairs(ir.all_types) do out[#out + 1] = "typedef struct " .. S.cname .. " " .. S.cname .. ";\n" end
   out[#out + 1] = "\n"
+  if #ir.bits_layouts > 0 then
+    out[#out + 1] = "/* ---- bits words ---- */\n\n"
+    for _, ty in ipairs(ir.bits_layouts) do out[#out + 1] = bits.declarations(ty) .. "\n" end
+  end
   local defined = {}
   local function define(S)
     if defined[S] then return end

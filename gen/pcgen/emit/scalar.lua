@@ -5,6 +5,7 @@ local lower = require("pcgen.lower")
 local C = require("pcgen.emit.common")
 local X = require("pcgen.emit.cexpr")
 local K = require("pcgen.emit.kinds")
+local bits = require("pcgen.emit.bits")
 
 local cstr, cexpr, cond = C.cstr, X.cexpr, X.cond
 
@@ -50,6 +51,9 @@ function K.dec_checks(b, f, v, at, env)
     fail_if(b, env, at, "!(" .. cond(f.check, env) .. ")", "PCD_E_RANGE", f.errname,
       f.expect or ("a value for which " .. f.check_src), fk, found)
   end
+  bits.checks(f, v, function(condition, st, path, expected, found)
+    fail_if(b, env, at, condition, st, path, expected, "PCD_FOUND_UINT", found)
+  end)
   if f.enum and not f.enum_open and #f.enum > 0 then
     local parts, labels = {}, {}
     for _, it in ipairs(f.enum) do
@@ -257,6 +261,10 @@ local function enc_checks(b, f, v, env)
   if f.equals ~= nil and not f.magic then check(v .. " != " .. C.cnum(f.equals, f.hex), C.numtext(f.equals, f.hex)) end
   if f.min ~= nil then check(v .. " < " .. C.cnum(f.min, f.hex), "at least " .. C.numtext(f.min, f.hex)) end
   if f.max ~= nil then check(v .. " > " .. C.cnum(f.max, f.hex), "at most " .. C.numtext(f.max, f.hex)) end
+  bits.checks(f, v, function(condition, st, path, expected, found)
+    b:f("if (PCD_UNLIKELY(%s))", condition)
+    C.enc_fail(b, env, st, path, expected, "PCD_FOUND_UINT", found)
+  end)
   if f.enum and not f.enum_open and #f.enum > 0 then
     b:f("switch (%s) {", v)
     local cases = {}

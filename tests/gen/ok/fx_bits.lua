@@ -1,0 +1,36 @@
+-- fx_bits: words of named sub-fields (lowest bit first): a field's, a named word's (also as
+-- array elements), a union tag's, and one no field holds; sub-field checks when decoding and
+-- encoding; an expression that reads a sub-field. The record keeps the word as read.
+return format "fx_bits" {
+  version = 1,
+  endian = "little",
+  types = {
+    file = struct { field "recs" (records { of = "rec" }) },
+    status = bits(u8) {
+      field "busy" (1, { doc = "Working." }),
+      field "level" (3, { max = 5 }),
+      field "mode" (2, { enum = { [0] = "off", [1] = "on", [2] = "auto" } }),
+      field "reserved" (2, { equals = 0 }),
+    },
+    handle = bits(u64) {
+      doc = "A kind and an index.",
+      field "kind" (2),
+      field "index" (62),
+    },
+    spare = bits(u32) {
+      doc = "A word no field holds (one that arrays or columns elsewhere keep).",
+      field "lo" (16),
+      field "hi" (16),
+    },
+    rec = union {
+      tag = bits(u8) { field "type" (4), field "sub" (4) },
+      case(0x01, "plain", struct {
+        field "flags" (bits(u16) { hex = true, field "a" (4), field "b" (12) }),
+        field "st" (ref "status", { hex = true }),
+        field "handles" (array { of = "handle", count = u8 }),
+        field "n" (u8, { when = "flags.a != 0" }),
+      }),
+      case(0x12, "other", struct {}),
+    },
+  },
+}
