@@ -12,7 +12,8 @@ local FIELD_OPTS = {
   absent = true, unit = true, hex = true, size_of = true, count_of = true, total_size = true,
   delta = true, base = true, shift = true, magic = true, _refined = true, init = true,
   at = true, at_end = true, offset_of = true, file_size = true, check = true, expect = true,
-  optional = true, size_extra = true, relocate = true, reset = true,
+  optional = true, size_extra = true, relocate = true, reset = true, delta_of = true, value = true,
+  none = true, warn = true,
 }
 local KIND_OPTS = {
   int = { kind = 1, bits = 1, signed = 1, endian = 1, byte_order = 1, bitfields = 1 },

@@ -178,6 +178,31 @@ return function(cx)
         if o.base ~= nil then
           F.base = resolve_expr(o.base, fpath, inner, "base")
         end
+        if o.delta_of ~= nil or o.value ~= nil or o.none ~= nil then
+          -- stored relative to a sibling read before: value = sibling + this field
+          local base = type(o.delta_of) == "string" and frame.fields[o.delta_of]
+          if o.delta_of == nil then
+            diag(fpath, "value and none go with delta_of (the field this one is relative to)")
+          elseif not base then
+            diag(fpath, "delta_of names '" .. tostring(o.delta_of) .. "', which is not a field of this struct read before it")
+          elseif not base.ty or (base.ty.kind ~= "int" and base.ty.kind ~= "varint") or
+              (base.ty.kind == "varint" and base.ty.enc == "mojo") then
+            diag(fpath, "delta_of names '" .. o.delta_of .. "', which is not an integer field (other than a mojo_varint)")
+          end
+          if ty.kind ~= "int" and ty.kind ~= "varint" or ty.enc == "mojo" then
+            diag(fpath, "delta_of applies to integer fields (not mojo_varint)")
+          end
+          if o.delta_of ~= nil and type(o.value) ~= "string" then
+            diag(fpath, "delta_of needs value = \"name\", the name of what this field and '" .. tostring(o.delta_of) .. "' add up to")
+          elseif o.value ~= nil then
+            local bad = names.check(o.value)
+            if bad then diag(fpath, "value: " .. bad) end
+            if frame.all[o.value] then diag(fpath, "value '" .. o.value .. "' is the name of a field of this struct") end
+          end
+          if o.none ~= nil and math.type(o.none) ~= "integer" then diag(fpath, "none must be an integer") end
+          if F.delta or F.base or F.derived then diag(fpath, "a field relative to a sibling is stored as it is (no delta, base or size)") end
+          if base and type(o.value) == "string" then F.rel = { base = base, value = o.value, none = o.none } end
+        end
         if o.shift ~= nil then
           if math.type(o.shift) ~= "integer" or o.shift < 0 or o.shift > 16 then diag(fpath, "shift must be 0..16") end
           F.shift = o.shift

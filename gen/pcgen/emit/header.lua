@@ -75,6 +75,42 @@ local function wire_offsets(S)
       (cond and " (of a field after conditional ones: when those are there)" or "") .. " */\n" .. table.concat(out)
 end
 
+-- The unsigned type of an integer C type's width (arithmetic that wraps).
+local function unsigned_of(ct) return (ct:gsub("^int", "uint")) end
+
+-- Fields stored relative to a sibling (delta_of): the value from the record, and the
+-- stored field from a value, both ways.
+local function relative_accessors(S)
+  local out = {}
+  for _, f in ipairs(S.fields) do
+    local r = f.rel
+    if r then
+      local bt, dt = r.base.ty.ctype, f.ty.ctype
+      local ut = unsigned_of(bt)
+      local none = r.none ~= nil and C.cnum(r.none)
+      out[#out + 1] = text.render([[
+        /* ${value}: ${base} + ${field}, in ${bits} bits${none_doc}. */
+        static inline ${bt} ${S}_${value}(const ${S} *r)
+        {
+            return ${get};
+        }
+        /* The ${field} that stores ${value} after ${base}${none_doc2}. */
+        static inline ${dt} ${S}_${field}_of(${bt} ${base}, ${bt} ${value})
+        {
+            return ${put};
+        }
+      ]], { value = r.value, base = r.base.name, field = f.name, bits = ut:match("%d+"), S = S.cname, bt = bt, dt = dt,
+        none_doc = none and (" (" .. none .. " when " .. r.base.name .. " is " .. none .. ")") or "",
+        none_doc2 = none and (" (0 when either is " .. none .. ")") or "",
+        get = (none and ("r->" .. r.base.name .. " == " .. none .. " ? " .. none .. " : ") or "") ..
+          string.format("(%s)((%s)r->%s + (%s)r->%s)", bt, ut, r.base.name, ut, f.name),
+        put = (none and ("(" .. r.base.name .. " == " .. none .. " || " .. r.value .. " == " .. none .. ") ? 0 : ") or "") ..
+          string.format("(%s)((%s)%s - (%s)%s)", dt, ut, r.value, ut, r.base.name) })
+    end
+  end
+  return table.concat(out)
+end
+
 local function struct_def(ir, S)
   local b = buf(1)
   local consts
@@ -96,7 +132,8 @@ local function struct_def(ir, S)
     ]], { name = S.display, E = S.case_enum, items = table.concat(items, "\n") })
   end
   local doc = S.doc and text.comment(S.doc) or ""
-  return consts .. doc .. "typedef struct " .. S.cname .. " {\n" .. b:text() .. "} " .. S.cname .. ";\n"
+  return consts .. doc .. "typedef struct " .. S.cname .. " {\n" .. b:text() .. "} " .. S.cname .. ";\n" ..
+      (S.kind == "struct" and relative_accessors(S) or "")
 end
 
 function H.file(ir, sha, gen_version)

@@ -82,6 +82,11 @@ local function notes(f)
   end
   if f.ty and f.ty.byte_order then n[#n + 1] = "byte-order mark: read swapped, it flips every file-order field" end
   if f.ty and f.ty.bitfields then n[#n + 1] = M.bits_text(f.ty) end
+  if f.rel then
+    n[#n + 1] = "stored relative to `" .. f.rel.base.name .. "`: `" .. f.rel.value .. "` = `" .. f.rel.base.name ..
+        "` + this" .. (f.rel.none ~= nil and (" (" .. f.rel.none .. " when `" .. f.rel.base.name .. "` is " ..
+        f.rel.none .. ", and this is 0)") or "") .. "; dumped as stored"
+  end
   return table.concat(n, "; ")
 end
 
