@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 1
-#error "heph_v0_1.h was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "heph_v0_1.h was generated for runtime ABI 2; run make regen"
 #endif
 
 /* Packets written back to back by heph-rt's trace writer: metadata packets (options

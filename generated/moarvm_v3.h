@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 1
-#error "moarvm_v3.h was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "moarvm_v3.h was generated for runtime ABI 2; run make regen"
 #endif
 
 /* A stream of blocks after a 16-byte identification. Each block starts with an 8-byte kind

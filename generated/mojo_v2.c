@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 1
-#error "mojo_v2.c was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "mojo_v2.c was generated for runtime ABI 2; run make regen"
 #endif
 
 /* -------- event -------- */

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 1
-#error "mojo_v3.h was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "mojo_v3.h was generated for runtime ABI 2; run make regen"
 #endif
 
 /* Austin's binary frame-stack samples: "MOJ", the version, then events until the end of

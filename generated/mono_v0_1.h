@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 1
-#error "mono_v0_1.h was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "mono_v0_1.h was generated for runtime ABI 2; run make regen"
 #endif
 
 /* Files written by Mono's log profiler (`mono --profile=log`) of November 2010: log profiler

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 1
-#error "mono_v3_0.h was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "mono_v3_0.h was generated for runtime ABI 2; run make regen"
 #endif
 
 /* Files written by Mono 6.x's log profiler (`mono --profile=log`): log profiler version 3.0,

@@ -52,6 +52,13 @@ typedef struct pcd_enum {
 struct pcd_type;
 struct pcd_region_desc;
 
+/* Warnings: what the real program's reader accepts but a schema flags (warn = ...). e is a
+ * warning (status PCD_OK) with the field's offset and path, what is expected and found. */
+typedef void (*pcd_warn_fn)(void *ud, const pcd_error *e);
+/* A record type's warnings, on a decoded record: offset is where the record starts,
+ * input_size the whole input's size (0 when unknown). */
+typedef void (*pcd_type_warn_fn)(const void *rec, uint64_t offset, uint64_t input_size, pcd_warn_fn warn, void *ud);
+
 typedef struct pcd_field {
     const char *name;
     uint8_t kind;             /* pcd_kind */
@@ -86,6 +93,8 @@ typedef struct pcd_type {
     /* Named unions with a tag of their own: the tag's bytes before a case's fields
      * (a case that opens regions has its sizes patched relative to where it starts). */
     uint32_t tag_wire;
+    /* The warnings its schema declares (warn = ...); NULL when it declares none. */
+    pcd_type_warn_fn warn;
 } pcd_type;
 
 /* Where a records region sits in its parent record; filled by the parent's decoder. */

@@ -123,7 +123,7 @@ function check.schema(fmt, schema_path)
   local cx = { diag = diag, ir = ir, fmt = fmt, enum_items = enum_items, named_enums = named_enums,
     type_names = type_names, root_name = root_name, resolving = resolving, region_of = region_of,
     sorted_keys = sorted_keys, as_type = as_type, int_ctype = int_ctype, KIND_OPTS = KIND_OPTS,
-    FIELD_OPTS = FIELD_OPTS }
+    FIELD_OPTS = FIELD_OPTS, warned = {} }
   for _, m in ipairs({ "expr", "types", "struct", "union" }) do require("pcgen.check." .. m)(cx) end
   local resolve_named = cx.resolve_named
 
@@ -140,6 +140,18 @@ function check.schema(fmt, schema_path)
         diag(rr.path, "root." .. rr.ast.ref.root .. " is not a field of the root type")
       else
         rr.ast.ref = { root = ir.root.fields[f] }
+      end
+    end
+  end
+  -- warnings are checked on decoded records: the root and the records of regions
+  do
+    local record_types = {}
+    if ir.root then record_types[ir.root] = true end
+    for _, R in ipairs(ir.regions) do if R.record then record_types[R.record] = true end end
+    for _, w in ipairs(cx.warned) do
+      local T = ir.types[w.type]
+      if T and not record_types[T] then
+        diag(w.path, "warn applies to the fields of the root or of a region's records (" .. w.type .. " is neither)")
       end
     end
   end

@@ -645,6 +645,39 @@ function lower.run(ir)
     R.state_cname = ir.prefix .. "_" .. nm .. "_state"
   end
   lower_regions(ir)
+  -- where each field of a named type sits, for warnings (and the _AT constants): from the
+  -- record's start for fields after fixed-size ones, from the input's end for at_end ones
+  local function positions(S, base)
+    local pos = 0
+    for _, f in ipairs(S.fields) do
+      if f.name and type(f.at_end) == "number" then
+        f.wpos = { at_end = f.at_end }
+      elseif pos and not f.at and not f.at_end and f.name then
+        f.wpos = { at = base + pos }
+        if f.ty and f.ty.kind == "struct" and not f.ty.named then positions(f.ty, base + pos) end
+        local w = fixed_wire(f.ty)
+        pos = w and pos + w or nil
+      end
+    end
+  end
+  ir.warn_types = {}
+  for _, name in ipairs(ir.order) do
+    local T = ir.types[name]
+    if T.kind == "struct" then
+      positions(T, 0)
+      local function any(S)
+        for _, f in ipairs(S.fields) do
+          if f.warns and #f.warns > 0 then return true end
+          if f.ty and f.ty.kind == "struct" and not f.ty.named and any(f.ty) then return true end
+        end
+        return false
+      end
+      if any(T) then
+        T.warn_fn = T.cname .. "_warnings"
+        ir.warn_types[#ir.warn_types + 1] = T
+      end
+    end
+  end
   return ir
 end
 

@@ -28,6 +28,7 @@
 #include "fx_cases_v1.h"
 #include "fx_bits_v1.h"
 #include "fx_relative_v1.h"
+#include "fx_warn_v1.h"
 #include "fuzzlib.h"
 #include "pcd_jsonr.h"
 
@@ -1500,6 +1501,82 @@ static void test_relative(void **state)
     json_roundtrip(&pcd_fx_relative_v1_format, out, n);
 }
 
+/* ---- warnings: what a reader accepts but the schema flags, on decoded records --------- */
+
+typedef struct warns {
+    size_t n;
+    char text[8][160];
+} warns;
+
+static void on_warn(void *ud, const pcd_error *e)
+{
+    warns *w = ud;
+    assert_int_equal(e->status, PCD_OK);
+    if (w->n < 8) pcd_error_format(e, w->text[w->n++], sizeof w->text[0]);
+}
+
+static void read_warnings(const uint8_t *p, size_t n, warns *w)
+{
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
+    pcd_reader r;
+    pcd_reader_opts o = { &al, NULL, 0, false };
+    assert_int_equal(pcd_reader_open_buffer(&r, &pcd_fx_warn_v1_format, p, n, &o), PCD_OK);
+    memset(w, 0, sizeof *w);
+    pcd_record rec;
+    pcd_status st;
+    while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) pcd_record_warnings(&rec, on_warn, w);
+    assert_int_equal(st, PCD_END);
+    pcd_reader_close(&r);
+    assert_int_equal(al.in_use, 0);
+}
+
+static void test_warn(void **state)
+{
+    (void)state;
+    /* magic, header (major, reserved), mode u32, [extra u16 when mode >= 2], recs, size u64 */
+    uint8_t f[64];
+    size_t n = 0;
+    memcpy(f, "FXW1", 4);
+    n = 4;
+    f[n++] = 1;
+    f[n++] = 0;
+    pcd_st_u32le(f + n, 1);
+    n += 4;
+    f[n++] = 1;
+    f[n++] = 'a';
+    f[n++] = 3; /* rec: name "a", level 3 */
+    pcd_st_u64le(f + n, n + 8);
+    n += 8;
+    warns w;
+    read_warnings(f, n, &w);
+    assert_int_equal(w.n, 0); /* nothing to say */
+    f[5] = 7;              /* header.reserved */
+    pcd_st_u32le(f + 6, 0); /* mode 0: the first warning of mode, not the second */
+    f[12] = 12;            /* rec.level */
+    pcd_st_u64le(f + n - 8, 99);
+    read_warnings(f, n, &w);
+    assert_int_equal(w.n, 4);
+    assert_string_equal(w.text[0], "offset 5: header.reserved: expected 0 (reserved), found 7");
+    assert_string_equal(w.text[1], "offset 6: mode: expected a mode other than 0 (readers treat 0 as 1), found 0x00");
+    assert_string_equal(w.text[2], "offset 13: size: expected the input's size, found 99");
+    assert_string_equal(w.text[3], "offset 10: level: expected a level below 10, found 12"); /* the record's start */
+    /* mode 9: its second warning; extra is there (mode >= 2), and warns too */
+    uint8_t g[64];
+    memcpy(g, f, 10);
+    g[5] = 0;
+    pcd_st_u32le(g + 6, 9);
+    pcd_st_u16le(g + 10, 500);
+    g[12] = 1;
+    g[13] = 'a';
+    g[14] = 3;
+    pcd_st_u64le(g + 15, 23);
+    read_warnings(g, 23, &w);
+    assert_int_equal(w.n, 2);
+    assert_string_equal(w.text[0], "offset 6: mode: expected a mode 1..3, found 0x09");
+    assert_string_equal(w.text[1], "offset 10: extra: expected below 100, found 500");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1509,7 +1586,7 @@ int main(void)
         cmocka_unit_test(test_tables),  cmocka_unit_test(test_trailer),
         cmocka_unit_test(test_blocks),  cmocka_unit_test(test_footer),
         cmocka_unit_test(test_relocate), cmocka_unit_test(test_cases), cmocka_unit_test(test_bits),
-        cmocka_unit_test(test_relative),
+        cmocka_unit_test(test_relative), cmocka_unit_test(test_warn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

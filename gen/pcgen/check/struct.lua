@@ -69,7 +69,7 @@ return function(cx)
         referenced = f._referenced_by_target }
       local tg = targets[f.name]
       local subctx = { lift_name = (ctx.lift_base or "") .. f.name,
-        sized = ctx.sized or st.after_total or (tg and tg.kind == "size_of") }
+        sized = ctx.sized or st.after_total or (tg and tg.kind == "size_of"), in_case = ctx.in_case }
       if tg and tg.kind == "size_of" then subctx.sized_by = true; F.sized_by = tg.by end
       if tg and tg.kind == "count_of" then subctx.counted_by = true; F.counted_by = tg.by end
       F.ty = resolve_type(f.type, fpath, inner, subctx)
@@ -249,6 +249,38 @@ return function(cx)
       frame.fields[f.name] = F
       -- a check may read the field itself
       if F.check_src then F.check = resolve_expr(F.check_src, fpath, inner, "check") end
+      -- warnings: what the real reader accepts but is worth a word (may read the field itself)
+      if f._o and f._o.warn ~= nil then
+        local w = f._o.warn
+        local list = (type(w) == "table" and type(w[1]) == "table") and w or { w }
+        F.warns = {}
+        for i, item in ipairs(list) do
+          local wpath = fpath .. ".warn" .. (#list > 1 and ("[" .. i .. "]") or "")
+          if type(item) ~= "table" or type(item[1]) ~= "string" or type(item[2]) ~= "string" or #item ~= 2 then
+            diag(wpath, "warn takes { \"condition\", \"what is expected\" }, or a list of them (the first that fails is reported)")
+          else
+            local ast = resolve_expr(item[1], wpath, inner, "warn")
+            local ok = ast ~= nil
+            local function walk(n)
+              if not n then return end
+              if n.k == "id" and n.ref and (n.ref.state or n.ref.root or n.ref.version) then
+                diag(wpath, "warn reads the record's own fields (and input_size), not '" .. n.v .. "'")
+                ok = false
+              end
+              walk(n.a)
+              walk(n.b)
+            end
+            walk(ast)
+            if ok then F.warns[#F.warns + 1] = { ast = ast, src = item[1], text = item[2] } end
+          end
+        end
+        if ctx.in_case then
+          diag(fpath, "warn applies to the fields of a named type and of its inline structs, not to a union's cases")
+        elseif F.ty and F.ty.kind == "records" then
+          diag(fpath, "warn applies to values, not to records regions")
+        end
+        cx.warned[#cx.warned + 1] = { field = F, path = fpath, type = ir.cur_type }
+      end
       ::continue::
     end
     for _, ot in ipairs(offset_targets) do

@@ -82,7 +82,7 @@ return function(cx)
         end
       end
       local sub = { lift_name = (ctx.lift_name or "") .. "_" .. tostring(c.name),
-        path_prefix = c.name, sized = ctx.sized }
+        path_prefix = c.name, sized = ctx.sized, in_case = true }
       C.ty = c.type ~= nil and resolve_type(c.type, cpath, scope, sub) or nil
       if c.type == nil then C.ty = { kind = "struct", fields = {}, by_name = {} } end
       if C.ty and C.ty.kind == "records" then diag(cpath, "a union case cannot be a records region") end

@@ -1,6 +1,6 @@
 -- emit/cexpr.lua: schema expressions in C. A name becomes the local that holds the field
--- (decode, validate), the member of the record being written (encode, size), a state
--- variable (st->x), a root field, the version or the input's size.
+-- (decode, validate), the member of the record being written (encode, size) or checked
+-- (warn), a state variable (st->x), a root field, the version or the input's size.
 local expr = require("pcgen.expr")
 local C = require("pcgen.emit.common")
 
@@ -22,6 +22,7 @@ end
 name_of = function(n, env)
   local r = n.ref
   if r.version then return "(" .. env.xp .. "->version)" end
+  if r.input_size and env.mode == "warn" then return "input_size" end -- a parameter of the warnings
   if r.input_size then
     if env.mode ~= "dec" and env.mode ~= "val" then
       error("input_size is only known when decoding (pcgen should not have asked for it here)")
@@ -43,7 +44,7 @@ name_of = function(n, env)
     env.used_locals[f] = true
     return mojo and mojo_signed(f.local_) or f.local_
   end
-  if f.derived then
+  if f.derived and env.mode ~= "warn" then
     env.used_derived[f] = true
     return "d_" .. f.local_:sub(3)
   end

@@ -163,6 +163,7 @@ function D.type(ir, S)
     { "select", sel },
     -- the tag's bytes before a case (named tag unions: where a case's regions are patched)
     { "tag_wire", (S.kind == "union" and S.named and S.mode == "tag") and S.tagty.wire or nil },
+    { "warn", S.warn_fn },
   }) .. ";\n"
   return table.concat(o)
 end

@@ -147,8 +147,8 @@ function H.file(ir, sha, gen_version)
 
     #include "pcd.h"
 
-    #if PCD_RUNTIME_ABI != 1
-    #error "${base}.h was generated for runtime ABI 1; run make regen"
+    #if PCD_RUNTIME_ABI != 2
+    #error "${base}.h was generated for runtime ABI 2; run make regen"
     #endif
 
   ]], { guard = guard, base = base }) .. "\n"

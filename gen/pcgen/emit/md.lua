@@ -82,6 +82,9 @@ local function notes(f)
   end
   if f.ty and f.ty.byte_order then n[#n + 1] = "byte-order mark: read swapped, it flips every file-order field" end
   if f.ty and f.ty.bitfields then n[#n + 1] = M.bits_text(f.ty) end
+  for _, w in ipairs(f.warns or {}) do
+    n[#n + 1] = "warning (not an error) unless `" .. esc(w.src) .. "`: " .. esc(w.text)
+  end
   if f.rel then
     n[#n + 1] = "stored relative to `" .. f.rel.base.name .. "`: `" .. f.rel.value .. "` = `" .. f.rel.base.name ..
         "` + this" .. (f.rel.none ~= nil and (" (" .. f.rel.none .. " when `" .. f.rel.base.name .. "` is " ..

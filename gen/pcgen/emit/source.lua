@@ -8,6 +8,7 @@ local C = require("pcgen.emit.common")
 local F = require("pcgen.emit.func")
 local RG = require("pcgen.emit.region")
 local D = require("pcgen.emit.desc")
+local W = require("pcgen.emit.warn")
 local buf = require("pcgen.emit.cbuf")
 
 local cstr = C.cstr
@@ -66,8 +67,8 @@ function S.file(ir, sha, gen_version)
 
     #include <string.h>
 
-    #if PCD_RUNTIME_ABI != 1
-    #error "${base}.c was generated for runtime ABI 1; run make regen"
+    #if PCD_RUNTIME_ABI != 2
+    #error "${base}.c was generated for runtime ABI 2; run make regen"
     #endif
   ]], { base = base }) .. "\n"
   for _, name in ipairs(ir.order) do
@@ -82,6 +83,10 @@ function S.file(ir, sha, gen_version)
   out[#out + 1] = segs
   out[#out + 1] = "/* -------- regions -------- */\n\n"
   for _, R in ipairs(ir.regions) do out[#out + 1] = RG.glue(ir, R) end
+  if #ir.warn_types > 0 then
+    out[#out + 1] = "/* -------- warnings -------- */\n\n"
+    for _, T in ipairs(ir.warn_types) do out[#out + 1] = W.fn(ir, T) end
+  end
   out[#out + 1] = "/* -------- descriptors -------- */\n\n"
   local descs = {}
   for _, T in ipairs(ir.all_types) do descs[#descs + 1] = D.type(ir, T) end

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_bits_v1.h was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_bits_v1.h was generated for runtime ABI 2; run make regen"
 #endif
 
 typedef struct pcd_fx_bits_v1_rec_plain pcd_fx_bits_v1_rec_plain;

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_stream_v2.h was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_stream_v2.h was generated for runtime ABI 2; run make regen"
 #endif
 
 /* Stream state of the events region, reset at its start. */
