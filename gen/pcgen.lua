@@ -16,6 +16,7 @@ local emit_md = require("pcgen.emit.md")
 local emit_fuzz = require("pcgen.emit.fuzz")
 local emit_dict = require("pcgen.emit.dict")
 local registry = require("pcgen.emit.registry")
+local emit_view = require("pcgen.emit.view")
 local text = require("pcgen.text")
 local sha256 = require("pcgen.sha256")
 
@@ -60,6 +61,7 @@ table.sort(opts.files)
 local outputs = {}   -- { path, data }
 local manifest = {}
 local formats = {}
+local with_views = {}   -- format name -> { ir, ... } of its versions that declare views
 local failed = false
 
 for _, path in ipairs(opts.files) do
@@ -91,12 +93,44 @@ for _, path in ipairs(opts.files) do
         if opts.docs then out(opts.docs .. "/" .. ir.name .. "-" .. ir.vid .. ".md", emit_md.page(ir, sha, GEN_VERSION)) end
         manifest[#manifest + 1] = path .. " " .. sha .. " " .. table.concat(list, " ")
         formats[#formats + 1] = { prefix = ir.prefix, base = base, name = ir.name, version = tostring(ir.version) }
+        if #ir.views > 0 then
+          with_views[ir.name] = with_views[ir.name] or {}
+          table.insert(with_views[ir.name], { ir = ir, path = path, sha = sha })
+        end
       end)
       if not ok then
         io.stderr:write(path .. ": (emit): " .. tostring(err) .. "\n")
         failed = true
       end
     end
+  end
+end
+
+-- views across the versions of each format
+local view_names = {}
+for name in pairs(with_views) do view_names[#view_names + 1] = name end
+table.sort(view_names)
+for _, name in ipairs(view_names) do
+  local list = with_views[name]
+  table.sort(list, function(a, b) return a.path < b.path end)
+  local irs, paths, shas = {}, {}, {}
+  for _, v in ipairs(list) do
+    irs[#irs + 1] = v.ir
+    paths[#paths + 1] = v.path
+    shas[#shas + 1] = v.sha
+  end
+  local ok, res = pcall(emit_view.files, name, irs, paths, GEN_VERSION)
+  if not ok then
+    io.stderr:write(tostring(res) .. "\n")
+    failed = true
+  else
+    local files = {}
+    for _, ext in ipairs({ ".h", ".c" }) do
+      local f = opts.out .. "/" .. name .. "_view" .. ext
+      outputs[#outputs + 1] = { f, res[name .. "_view" .. ext] }
+      files[#files + 1] = f
+    end
+    manifest[#manifest + 1] = "views:" .. name .. " " .. sha256(table.concat(shas, " ")) .. " " .. table.concat(files, " ")
   end
 end
 

@@ -64,7 +64,7 @@ function check.schema(fmt, schema_path)
   end
   for _, k in ipairs(sorted_keys(fmt)) do
     if not ({ kind = 1, name = 1, version = 1, version_num = 1, title = 1, doc = 1, endian = 1,
-        types = 1, root = 1, enums = 1, detect = 1 })[k] then
+        types = 1, root = 1, enums = 1, detect = 1, views = 1 })[k] then
       diag("format." .. tostring(k), "unknown format key '" .. tostring(k) .. "'")
     end
   end
@@ -124,7 +124,7 @@ function check.schema(fmt, schema_path)
     type_names = type_names, root_name = root_name, resolving = resolving, region_of = region_of,
     sorted_keys = sorted_keys, as_type = as_type, int_ctype = int_ctype, KIND_OPTS = KIND_OPTS,
     FIELD_OPTS = FIELD_OPTS, warned = {} }
-  for _, m in ipairs({ "expr", "types", "struct", "union" }) do require("pcgen.check." .. m)(cx) end
+  for _, m in ipairs({ "expr", "types", "struct", "union", "view" }) do require("pcgen.check." .. m)(cx) end
   local resolve_named = cx.resolve_named
 
   ir.root = resolve_named(root_name, "format.root", nil, nil)
@@ -165,6 +165,7 @@ function check.schema(fmt, schema_path)
   for _, n in ipairs(type_names) do
     if not ir.types[n] and not ir.scalars[n] then diag("types." .. n, "type '" .. n .. "' is not reachable from the root '" .. root_name .. "'") end
   end
+  if #diags == 0 then cx.resolve_views() end
   if #diags > 0 then return nil, diags end
   return ir, diags
 end

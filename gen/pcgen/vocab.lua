@@ -143,6 +143,17 @@ function vocab.env()
     return mk(t)
   end
 
+  -- view { of = "event", field "key" (mojo_varint), field "name" (cstring, { from = { "metadata.key" } }) }:
+  -- one C struct for a record type across the versions of a format (views = { ... })
+  E.view = function(spec)
+    if type(spec) ~= "table" then error("view takes a table: view { of = \"type\", field ... }", 2) end
+    local t = { kind = "view", fields = {} }
+    for k, v in pairs(spec) do
+      if math.type(k) == "integer" then t.fields[k] = v else t[k] = v end
+    end
+    return t
+  end
+
   -- format "name" { version = ..., types = { ... } }
   E.format = function(name)
     return function(spec)

@@ -136,4 +136,5 @@ Header fields this writer did not fill (startup time, timer overhead, pid, sysid
     },
   },
   enums = C.enums,
+  views = C.views,
 }

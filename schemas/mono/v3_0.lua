@@ -234,4 +234,5 @@ Every event has a time delta right after its event byte.]],
     },
   },
   enums = C.enums,
+  views = C.views,
 }

@@ -29,6 +29,7 @@
 #include "fx_bits_v1.h"
 #include "fx_relative_v1.h"
 #include "fx_warn_v1.h"
+#include "fx_views_view.h"
 #include "fuzzlib.h"
 #include "pcd_jsonr.h"
 
@@ -1577,6 +1578,67 @@ static void test_warn(void **state)
     assert_string_equal(w.text[1], "offset 10: extra: expected below 100, found 500");
 }
 
+/* ---- views: one struct for an event of either version -------------------------------- */
+
+static void test_views(void **state)
+{
+    (void)state;
+    pcd_fx_views_ev_view v;
+    pcd_fx_views_v1_ev a = { 0 };
+    a.which = PCD_FX_VIEWS_V1_EV_TICK;
+    a.tag = 1;
+    a.u.tick.t = 77;
+    a.u.tick.code = 9;
+    pcd_fx_views_v1_ev_view(&a, &v);
+    assert_int_equal(v.kind, PCD_FX_VIEWS_EV_TICK);
+    assert_int_equal(v.version, 1);
+    assert_int_equal(v.tag, 1);
+    assert_true(v.has_t && v.t == 77 && v.has_code && v.code == 9);
+    assert_false(v.has_name || v.has_xs);
+    pcd_fx_views_v2_ev b = { 0 };
+    b.which = PCD_FX_VIEWS_V2_EV_TICK;
+    b.u.tick.t = 78;
+    b.u.tick.status.code = 10; /* v2 keeps it in a struct */
+    pcd_fx_views_v2_ev_view(&b, &v);
+    assert_int_equal(v.version, 2);
+    assert_true(v.has_code && v.code == 10 && v.t == 78);
+    /* a conditional field: set only when it is there */
+    static uint16_t xs[] = { 4, 5 };
+    memset(&b, 0, sizeof b);
+    b.which = PCD_FX_VIEWS_V2_EV_LIST;
+    b.u.list.xs = xs;
+    b.u.list.n_xs = 2;
+    pcd_fx_views_v2_ev_view(&b, &v);
+    assert_int_equal(v.kind, PCD_FX_VIEWS_EV_LIST);
+    assert_true(v.has_xs && v.n_xs == 2 && v.xs[1] == 5);
+    assert_false(v.has_t);
+    b.u.list.flag = 1;
+    b.u.list.has_t = true;
+    b.u.list.t = 5;
+    pcd_fx_views_v2_ev_view(&b, &v);
+    assert_true(v.has_t && v.t == 5);
+    /* through an inline union: the name of detail's case a, none in case b */
+    memset(&b, 0, sizeof b);
+    b.which = PCD_FX_VIEWS_V2_EV_META;
+    b.u.meta.kind = 1;
+    b.u.meta.detail.which = PCD_FX_VIEWS_V2_EV_META_DETAIL_A;
+    b.u.meta.detail.u.a.name = B("nm");
+    pcd_fx_views_v2_ev_view(&b, &v);
+    assert_int_equal(v.kind, PCD_FX_VIEWS_EV_META);
+    assert_true(v.has_name && v.name.len == 2);
+    b.u.meta.detail.which = PCD_FX_VIEWS_V2_EV_META_DETAIL_B;
+    pcd_fx_views_v2_ev_view(&b, &v);
+    assert_false(v.has_name);
+    /* from a decoded record of either version */
+    pcd_record rec = { 0 };
+    rec.type = &pcd_fx_views_v1_ev_type;
+    rec.data = &a;
+    assert_true(pcd_fx_views_ev_view_of(&rec, &v));
+    assert_int_equal(v.code, 9);
+    rec.type = &pcd_fx_views_v2_file_type;
+    assert_false(pcd_fx_views_ev_view_of(&rec, &v));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1587,6 +1649,7 @@ int main(void)
         cmocka_unit_test(test_blocks),  cmocka_unit_test(test_footer),
         cmocka_unit_test(test_relocate), cmocka_unit_test(test_cases), cmocka_unit_test(test_bits),
         cmocka_unit_test(test_relative), cmocka_unit_test(test_warn),
+        cmocka_unit_test(test_views),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
