@@ -73,6 +73,7 @@ typedef struct pcd_heph_v0_1_metadata_packet_value {
 #define PCD_HEPH_V0_1_METADATA_PACKET_MAGIC_AT 0
 #define PCD_HEPH_V0_1_METADATA_PACKET_SIZE_AT 4
 #define PCD_HEPH_V0_1_METADATA_PACKET_OPTION_AT 8
+#define PCD_HEPH_V0_1_METADATA_PACKET_MIN_SIZE 10 /* the smallest metadata_packet */
 /* Sets one option for the whole trace (Heph writes only `epoch`, first). */
 typedef struct pcd_heph_v0_1_metadata_packet {
     uint32_t size;  /* Bytes in the packet, magic and size included. */
@@ -108,6 +109,7 @@ typedef struct pcd_heph_v0_1_attribute_value {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_HEPH_V0_1_ATTRIBUTE_NAME_AT 0
+#define PCD_HEPH_V0_1_ATTRIBUTE_MIN_SIZE 5 /* the smallest attribute */
 /* One key-value pair of an event. */
 typedef struct pcd_heph_v0_1_attribute {
     pcd_bytes name;
@@ -124,6 +126,7 @@ typedef struct pcd_heph_v0_1_attribute {
 #define PCD_HEPH_V0_1_EVENT_PACKET_START_NS_AT 24
 #define PCD_HEPH_V0_1_EVENT_PACKET_END_NS_AT 32
 #define PCD_HEPH_V0_1_EVENT_PACKET_DESCRIPTION_AT 40
+#define PCD_HEPH_V0_1_EVENT_PACKET_MIN_SIZE 42 /* the smallest event_packet */
 /* One event of a stream, written when it finished. */
 typedef struct pcd_heph_v0_1_event_packet {
     uint32_t size;  /* Bytes in the packet, magic and size included. */
@@ -143,6 +146,10 @@ typedef enum pcd_heph_v0_1_packet_case {
     PCD_HEPH_V0_1_PACKET_EVENT = 1,
 } pcd_heph_v0_1_packet_case;
 PCD_STATIC_ASSERT(sizeof(pcd_heph_v0_1_packet_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
+/* packet's tags on the wire */
+#define PCD_HEPH_V0_1_PACKET_METADATA_TAG 0x75D11D4D
+#define PCD_HEPH_V0_1_PACKET_EVENT_TAG 0xC1FC1FB7
+#define PCD_HEPH_V0_1_PACKET_TAG_SIZE 4
 /* One packet; its magic says which kind. */
 typedef struct pcd_heph_v0_1_packet {
     pcd_heph_v0_1_packet_case which; /* the case present */
@@ -154,6 +161,7 @@ typedef struct pcd_heph_v0_1_packet {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_HEPH_V0_1_FILE_PACKETS_AT 0
+#define PCD_HEPH_V0_1_FILE_MIN_SIZE 0 /* the smallest file */
 /* A trace: packets until the end of the file. */
 typedef struct pcd_heph_v0_1_file {
     pcd_region packets;

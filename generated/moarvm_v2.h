@@ -44,6 +44,7 @@ typedef struct pcd_moarvm_v2_file pcd_moarvm_v2_file;
 #define PCD_MOARVM_V2_COLLECTABLE_UNMANAGED_SIZE_AT 8
 #define PCD_MOARVM_V2_COLLECTABLE_REFS_START_AT 16
 #define PCD_MOARVM_V2_COLLECTABLE_REFS_COUNT_AT 24
+#define PCD_MOARVM_V2_COLLECTABLE_SIZE 28 /* every collectable takes this many bytes */
 typedef struct pcd_moarvm_v2_collectable {
     uint16_t kind;  /* 1 object, 2 type object, 3 STable, 4 frame, 5-11 roots (9 the root). */
     uint32_t tofi;  /* Type index (kinds 1-3), static frame index (4), 0 for roots. */
@@ -57,6 +58,7 @@ typedef struct pcd_moarvm_v2_collectable {
 #define PCD_MOARVM_V2_COLL_BLOCK_COUNT_AT 0
 #define PCD_MOARVM_V2_COLL_BLOCK_ENTRY_SIZE_AT 8
 #define PCD_MOARVM_V2_COLL_BLOCK_COLLECTABLES_AT 16
+#define PCD_MOARVM_V2_COLL_BLOCK_MIN_SIZE 16 /* the smallest coll_block */
 /* The collectables of one snapshot. */
 typedef struct pcd_moarvm_v2_coll_block {
     uint64_t count;
@@ -68,6 +70,10 @@ typedef struct pcd_moarvm_v2_coll_block {
 #define PCD_MOARVM_V2_REF_REF8_DESCR_AT 0
 #define PCD_MOARVM_V2_REF_REF8_INDEX_AT 1
 #define PCD_MOARVM_V2_REF_REF8_TARGET_AT 2
+/* bytes from a field's start to its record's end */
+#define PCD_MOARVM_V2_REF_REF8_DESCR_FROM_END 3
+#define PCD_MOARVM_V2_REF_REF8_INDEX_FROM_END 2
+#define PCD_MOARVM_V2_REF_REF8_TARGET_FROM_END 1
 typedef struct pcd_moarvm_v2_ref_ref8 {
     uint8_t descr;
     uint8_t index;
@@ -78,6 +84,10 @@ typedef struct pcd_moarvm_v2_ref_ref8 {
 #define PCD_MOARVM_V2_REF_REF16_DESCR_AT 0
 #define PCD_MOARVM_V2_REF_REF16_INDEX_AT 1
 #define PCD_MOARVM_V2_REF_REF16_TARGET_AT 3
+/* bytes from a field's start to its record's end */
+#define PCD_MOARVM_V2_REF_REF16_DESCR_FROM_END 5
+#define PCD_MOARVM_V2_REF_REF16_INDEX_FROM_END 4
+#define PCD_MOARVM_V2_REF_REF16_TARGET_FROM_END 2
 typedef struct pcd_moarvm_v2_ref_ref16 {
     uint8_t descr;
     uint16_t index;
@@ -88,6 +98,10 @@ typedef struct pcd_moarvm_v2_ref_ref16 {
 #define PCD_MOARVM_V2_REF_REF32_DESCR_AT 0
 #define PCD_MOARVM_V2_REF_REF32_INDEX_AT 1
 #define PCD_MOARVM_V2_REF_REF32_TARGET_AT 5
+/* bytes from a field's start to its record's end */
+#define PCD_MOARVM_V2_REF_REF32_DESCR_FROM_END 9
+#define PCD_MOARVM_V2_REF_REF32_INDEX_FROM_END 8
+#define PCD_MOARVM_V2_REF_REF32_TARGET_FROM_END 4
 typedef struct pcd_moarvm_v2_ref_ref32 {
     uint8_t descr;
     uint32_t index;
@@ -98,6 +112,10 @@ typedef struct pcd_moarvm_v2_ref_ref32 {
 #define PCD_MOARVM_V2_REF_REF64_DESCR_AT 0
 #define PCD_MOARVM_V2_REF_REF64_INDEX_AT 1
 #define PCD_MOARVM_V2_REF_REF64_TARGET_AT 9
+/* bytes from a field's start to its record's end */
+#define PCD_MOARVM_V2_REF_REF64_DESCR_FROM_END 17
+#define PCD_MOARVM_V2_REF_REF64_INDEX_FROM_END 16
+#define PCD_MOARVM_V2_REF_REF64_TARGET_FROM_END 8
 typedef struct pcd_moarvm_v2_ref_ref64 {
     uint8_t descr;
     uint64_t index;
@@ -112,6 +130,12 @@ typedef enum pcd_moarvm_v2_ref_case {
     PCD_MOARVM_V2_REF_REF64 = 3,
 } pcd_moarvm_v2_ref_case;
 PCD_STATIC_ASSERT(sizeof(pcd_moarvm_v2_ref_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
+/* ref's tags on the wire */
+#define PCD_MOARVM_V2_REF_REF8_TAG 0x30
+#define PCD_MOARVM_V2_REF_REF16_TAG 0x31
+#define PCD_MOARVM_V2_REF_REF32_TAG 0x33
+#define PCD_MOARVM_V2_REF_REF64_TAG 0x36
+#define PCD_MOARVM_V2_REF_TAG_SIZE 1
 /* A reference: '0', '1', '3' or '6' says whether its fields are 8, 16, 32 or 64 bits wide. */
 typedef struct pcd_moarvm_v2_ref {
     pcd_moarvm_v2_ref_case which; /* the case present */
@@ -128,6 +152,7 @@ typedef struct pcd_moarvm_v2_ref {
 #define PCD_MOARVM_V2_REFS_BLOCK_COUNT_AT 0
 #define PCD_MOARVM_V2_REFS_BLOCK_ENTRY_SIZE_AT 8
 #define PCD_MOARVM_V2_REFS_BLOCK_REFS_AT 16
+#define PCD_MOARVM_V2_REFS_BLOCK_MIN_SIZE 16 /* the smallest refs_block */
 /* The references of one snapshot; each entry is as wide as its largest value needs. */
 typedef struct pcd_moarvm_v2_refs_block {
     uint64_t count;
@@ -138,6 +163,7 @@ typedef struct pcd_moarvm_v2_refs_block {
 /* wire offsets of the fields at fixed places */
 #define PCD_MOARVM_V2_STRS_BLOCK_FIRST_AT 0
 #define PCD_MOARVM_V2_STRS_BLOCK_STRINGS_AT 8
+#define PCD_MOARVM_V2_STRS_BLOCK_MIN_SIZE 8 /* the smallest strs_block */
 /* Strings added since the last strs block. */
 typedef struct pcd_moarvm_v2_strs_block {
     uint64_t first;  /* Strings written before this block (the index of its first). */
@@ -150,6 +176,7 @@ typedef struct pcd_moarvm_v2_strs_block {
 #define PCD_MOARVM_V2_TYPE_ROW_TYPE_NAME_AT 4
 #define PCD_MOARVM_V2_TYPE_ROW_TYPE_NAME_AGAIN_AT 8
 #define PCD_MOARVM_V2_TYPE_ROW_SPILL_AT 12
+#define PCD_MOARVM_V2_TYPE_ROW_SIZE 16 /* every type_row takes this many bytes */
 /* MoarVM writes 8 bytes from each of its two 32-bit fields: the row is repr_name and
  * type_name, then type_name again and 4 bytes of whatever followed in its memory.
  */
@@ -164,6 +191,7 @@ typedef struct pcd_moarvm_v2_type_row {
 #define PCD_MOARVM_V2_TYPE_BLOCK_COUNT_AT 0
 #define PCD_MOARVM_V2_TYPE_BLOCK_ENTRY_SIZE_AT 8
 #define PCD_MOARVM_V2_TYPE_BLOCK_TYPES_AT 16
+#define PCD_MOARVM_V2_TYPE_BLOCK_MIN_SIZE 16 /* the smallest type_block */
 /* Types added since the last type block. */
 typedef struct pcd_moarvm_v2_type_block {
     uint64_t count;
@@ -181,6 +209,7 @@ typedef struct pcd_moarvm_v2_type_block {
 #define PCD_MOARVM_V2_FRAME_ROW_FILE_AT 20
 #define PCD_MOARVM_V2_FRAME_ROW_FILE_AGAIN_AT 24
 #define PCD_MOARVM_V2_FRAME_ROW_SPILL_AT 28
+#define PCD_MOARVM_V2_FRAME_ROW_SIZE 32 /* every frame_row takes this many bytes */
 /* MoarVM writes 8 bytes from each of its four 32-bit fields: every field but the first
  * appears twice, and the row ends in 4 bytes of whatever followed in its memory.
  */
@@ -199,6 +228,7 @@ typedef struct pcd_moarvm_v2_frame_row {
 #define PCD_MOARVM_V2_FRAM_BLOCK_COUNT_AT 0
 #define PCD_MOARVM_V2_FRAM_BLOCK_ENTRY_SIZE_AT 8
 #define PCD_MOARVM_V2_FRAM_BLOCK_FRAMES_AT 16
+#define PCD_MOARVM_V2_FRAM_BLOCK_MIN_SIZE 16 /* the smallest fram_block */
 /* Static frames added since the last fram block. */
 typedef struct pcd_moarvm_v2_fram_block {
     uint64_t count;
@@ -216,6 +246,8 @@ typedef enum pcd_moarvm_v2_block_case {
     PCD_MOARVM_V2_BLOCK_FRAM = 4,
 } pcd_moarvm_v2_block_case;
 PCD_STATIC_ASSERT(sizeof(pcd_moarvm_v2_block_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
+/* block's tags on the wire */
+#define PCD_MOARVM_V2_BLOCK_TAG_SIZE 4 /* NUL-padded names */
 /* One block; its 4-byte name says which. */
 typedef struct pcd_moarvm_v2_block {
     pcd_moarvm_v2_block_case which; /* the case present */
@@ -233,6 +265,7 @@ typedef struct pcd_moarvm_v2_block {
 #define PCD_MOARVM_V2_INDEX_ENTRY_FULL_REFS_SIZE_AT 8
 #define PCD_MOARVM_V2_INDEX_ENTRY_REFS_MIDDLEPOINT_AT 16
 #define PCD_MOARVM_V2_INDEX_ENTRY_INCREMENTAL_DATA_AT 24
+#define PCD_MOARVM_V2_INDEX_ENTRY_SIZE 32 /* every index_entry takes this many bytes */
 /* One snapshot in the index. */
 typedef struct pcd_moarvm_v2_index_entry {
     uint64_t collectables_size;  /* Bytes of its coll block. */
@@ -248,6 +281,7 @@ typedef struct pcd_moarvm_v2_index_entry {
 #define PCD_MOARVM_V2_FILE_TYPES_SIZE_AT_END 24
 #define PCD_MOARVM_V2_FILE_STATICFRAMES_SIZE_AT_END 16
 #define PCD_MOARVM_V2_FILE_SNAPSHOTS_AT_END 8
+#define PCD_MOARVM_V2_FILE_MIN_SIZE 16 /* the smallest file */
 typedef struct pcd_moarvm_v2_file {
     pcd_region blocks;
     pcd_region index;

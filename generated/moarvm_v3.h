@@ -69,6 +69,7 @@ static inline uint64_t pcd_moarvm_v3_refdescr_pack(pcd_moarvm_v3_refdescr_bits b
 /* wire offsets of the fields at fixed places */
 #define PCD_MOARVM_V3_JSON_BLOCK_SIZE_AT 0
 #define PCD_MOARVM_V3_JSON_BLOCK_JSON_AT 8
+#define PCD_MOARVM_V3_JSON_BLOCK_MIN_SIZE 9 /* the smallest json_block */
 /* filemeta (once, first) or snapmeta (one per snapshot): JSON text and a NUL. */
 typedef struct pcd_moarvm_v3_json_block {
     uint64_t size;  /* Bytes of JSON text and its NUL (the header is not counted). */
@@ -79,6 +80,7 @@ typedef struct pcd_moarvm_v3_json_block {
 #define PCD_MOARVM_V3_TOC_ENTRY_KIND_AT 0
 #define PCD_MOARVM_V3_TOC_ENTRY_START_AT 8
 #define PCD_MOARVM_V3_TOC_ENTRY_END_AT 16
+#define PCD_MOARVM_V3_TOC_ENTRY_SIZE 24 /* every toc_entry takes this many bytes */
 typedef struct pcd_moarvm_v3_toc_entry {
     pcd_bytes kind;  /* Kind name of the block. */
     uint64_t start;  /* File offset of the block's kind name. */
@@ -88,6 +90,9 @@ typedef struct pcd_moarvm_v3_toc_entry {
 /* wire offsets of the fields at fixed places */
 #define PCD_MOARVM_V3_TOC_BLOCK_COUNT_AT 0
 #define PCD_MOARVM_V3_TOC_BLOCK_ENTRIES_AT 8
+/* bytes from a field's start to its record's end */
+#define PCD_MOARVM_V3_TOC_BLOCK_SELF_FROM_END 8
+#define PCD_MOARVM_V3_TOC_BLOCK_MIN_SIZE 16 /* the smallest toc_block */
 /* A table of contents: an inner one lists a snapshot's blocks, an outer one filemeta and every inner TOC so far. */
 typedef struct pcd_moarvm_v3_toc_block {
     uint64_t count;
@@ -98,6 +103,7 @@ typedef struct pcd_moarvm_v3_toc_block {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MOARVM_V3_STRING_ENTRY_TEXT_AT 0
+#define PCD_MOARVM_V3_STRING_ENTRY_MIN_SIZE 4 /* the smallest string_entry */
 typedef struct pcd_moarvm_v3_string_entry {
     pcd_bytes text;  /* UTF-8 as MoarVM keeps it; a NULL string is stored as <null>. */
 } pcd_moarvm_v3_string_entry;
@@ -105,6 +111,7 @@ typedef struct pcd_moarvm_v3_string_entry {
 /* wire offsets of the fields at fixed places */
 #define PCD_MOARVM_V3_STRINGS_BLOCK_SIZE_AT 0
 #define PCD_MOARVM_V3_STRINGS_BLOCK_STRINGS_AT 8
+#define PCD_MOARVM_V3_STRINGS_BLOCK_MIN_SIZE 8 /* the smallest strings_block */
 /* Strings added since the previous strings block (the heap is their concatenation in file order). */
 typedef struct pcd_moarvm_v3_strings_block {
     uint64_t size;  /* Always 0 (never filled in). There is no entry-size field. */
@@ -113,6 +120,7 @@ typedef struct pcd_moarvm_v3_strings_block {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MOARVM_V3_U16_ENTRIES_VALUES_AT 0
+#define PCD_MOARVM_V3_U16_ENTRIES_MIN_SIZE 0 /* the smallest u16_entries */
 /* Up to 16384 entries of a column (the column is the concatenation of these). */
 typedef struct pcd_moarvm_v3_u16_entries {
     uint16_t *values;
@@ -123,6 +131,7 @@ typedef struct pcd_moarvm_v3_u16_entries {
 #define PCD_MOARVM_V3_COLUMN16_ENTRY_SIZE_AT 0
 #define PCD_MOARVM_V3_COLUMN16_SIZE_AT 2
 #define PCD_MOARVM_V3_COLUMN16_ENTRIES_AT 10
+#define PCD_MOARVM_V3_COLUMN16_MIN_SIZE 10 /* the smallest column16 */
 /* colkind (1 object, 2 type object, 3 STable, 4 frame, 5-11 roots) or colsize (managed size). */
 typedef struct pcd_moarvm_v3_column16 {
     uint16_t entry_size;  /* Bytes per entry. */
@@ -132,6 +141,7 @@ typedef struct pcd_moarvm_v3_column16 {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MOARVM_V3_U32_ENTRIES_VALUES_AT 0
+#define PCD_MOARVM_V3_U32_ENTRIES_MIN_SIZE 0 /* the smallest u32_entries */
 /* Up to 16384 entries of a column (the column is the concatenation of these). */
 typedef struct pcd_moarvm_v3_u32_entries {
     uint32_t *values;
@@ -142,6 +152,7 @@ typedef struct pcd_moarvm_v3_u32_entries {
 #define PCD_MOARVM_V3_COLUMN32_ENTRY_SIZE_AT 0
 #define PCD_MOARVM_V3_COLUMN32_SIZE_AT 2
 #define PCD_MOARVM_V3_COLUMN32_ENTRIES_AT 10
+#define PCD_MOARVM_V3_COLUMN32_MIN_SIZE 10 /* the smallest column32 */
 /* coltofi, colrfcnt, reprname, typename, sfname, sfcuid, sfline or sffile. */
 typedef struct pcd_moarvm_v3_column32 {
     uint16_t entry_size;  /* Bytes per entry. */
@@ -151,6 +162,7 @@ typedef struct pcd_moarvm_v3_column32 {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MOARVM_V3_U64_ENTRIES_VALUES_AT 0
+#define PCD_MOARVM_V3_U64_ENTRIES_MIN_SIZE 0 /* the smallest u64_entries */
 /* Up to 16384 entries of a column (the column is the concatenation of these). */
 typedef struct pcd_moarvm_v3_u64_entries {
     uint64_t *values;
@@ -161,6 +173,7 @@ typedef struct pcd_moarvm_v3_u64_entries {
 #define PCD_MOARVM_V3_COLUMN64_ENTRY_SIZE_AT 0
 #define PCD_MOARVM_V3_COLUMN64_SIZE_AT 2
 #define PCD_MOARVM_V3_COLUMN64_ENTRIES_AT 10
+#define PCD_MOARVM_V3_COLUMN64_MIN_SIZE 10 /* the smallest column64 */
 /* colrfstr, colusize, refdescr (words of the refdescr layout: kind in the low 2 bits), reftrget, topIDs or topscore. */
 typedef struct pcd_moarvm_v3_column64 {
     uint16_t entry_size;  /* Bytes per entry. */
@@ -192,6 +205,8 @@ typedef enum pcd_moarvm_v3_block_case {
     PCD_MOARVM_V3_BLOCK_TOPSCORE = 19,
 } pcd_moarvm_v3_block_case;
 PCD_STATIC_ASSERT(sizeof(pcd_moarvm_v3_block_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
+/* block's tags on the wire */
+#define PCD_MOARVM_V3_BLOCK_TAG_SIZE 8 /* NUL-padded names */
 /* One block; its 8-byte kind name (NUL-padded, compared up to the first NUL) says which. */
 typedef struct pcd_moarvm_v3_block {
     pcd_moarvm_v3_block_case which; /* the case present */
@@ -222,6 +237,7 @@ typedef struct pcd_moarvm_v3_block {
 /* wire offsets of the fields at fixed places */
 #define PCD_MOARVM_V3_FILE_MAGIC_AT 0
 #define PCD_MOARVM_V3_FILE_BLOCKS_AT 16
+#define PCD_MOARVM_V3_FILE_MIN_SIZE 16 /* the smallest file */
 typedef struct pcd_moarvm_v3_file {
     pcd_region blocks;
 } pcd_moarvm_v3_file;

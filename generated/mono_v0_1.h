@@ -655,6 +655,35 @@ typedef enum pcd_mono_v0_1_event_case {
     PCD_MONO_V0_1_EVENT_HEAP_OBJECT = 26,
 } pcd_mono_v0_1_event_case;
 PCD_STATIC_ASSERT(sizeof(pcd_mono_v0_1_event_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
+/* event's tags on the wire */
+#define PCD_MONO_V0_1_EVENT_ALLOC_TAG 0x0
+#define PCD_MONO_V0_1_EVENT_ALLOC_BT_TAG 0x10
+#define PCD_MONO_V0_1_EVENT_GC_EVENT_TAG 0x11
+#define PCD_MONO_V0_1_EVENT_GC_RESIZE_TAG 0x21
+#define PCD_MONO_V0_1_EVENT_GC_MOVE_TAG 0x31
+#define PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_TAG 0x12
+#define PCD_MONO_V0_1_EVENT_METADATA_LOAD_TAG 0x22
+#define PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_TAG 0x32
+#define PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_TAG 0x42
+#define PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_TAG 0x92
+#define PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_TAG 0xA2
+#define PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_TAG 0xB2
+#define PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_TAG 0xC2
+#define PCD_MONO_V0_1_EVENT_METHOD_LEAVE_TAG 0x13
+#define PCD_MONO_V0_1_EVENT_METHOD_ENTER_TAG 0x23
+#define PCD_MONO_V0_1_EVENT_METHOD_EXC_LEAVE_TAG 0x33
+#define PCD_MONO_V0_1_EVENT_JIT_TAG 0x43
+#define PCD_MONO_V0_1_EVENT_THROW_TAG 0x4
+#define PCD_MONO_V0_1_EVENT_THROW_BT_TAG 0x84
+#define PCD_MONO_V0_1_EVENT_CLAUSE_TAG 0x14
+#define PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION_TAG 0x15
+#define PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION_BT_TAG 0x95
+#define PCD_MONO_V0_1_EVENT_MONITOR_DONE_TAG 0x25
+#define PCD_MONO_V0_1_EVENT_MONITOR_FAIL_TAG 0x35
+#define PCD_MONO_V0_1_EVENT_HEAP_START_TAG 0x6
+#define PCD_MONO_V0_1_EVENT_HEAP_END_TAG 0x16
+#define PCD_MONO_V0_1_EVENT_HEAP_OBJECT_TAG 0x26
+#define PCD_MONO_V0_1_EVENT_TAG_SIZE 1
 /* One event: a byte (sub-type in the high nibble, type in the low one), then its data. */
 typedef struct pcd_mono_v0_1_event {
     pcd_mono_v0_1_event_case which; /* the case present */
@@ -699,6 +728,7 @@ typedef struct pcd_mono_v0_1_event {
 #define PCD_MONO_V0_1_BUFFER_THREAD_ID_AT 32
 #define PCD_MONO_V0_1_BUFFER_METHOD_BASE_AT 40
 #define PCD_MONO_V0_1_BUFFER_EVENTS_AT 48
+#define PCD_MONO_V0_1_BUFFER_MIN_SIZE 48 /* the smallest buffer */
 /* Events of one thread, after a header with the bases they are relative to. */
 typedef struct pcd_mono_v0_1_buffer {
     uint32_t len;  /* Bytes of events after this 48-byte header. */
@@ -722,6 +752,7 @@ typedef struct pcd_mono_v0_1_buffer {
 #define PCD_MONO_V0_1_FILE_PID_AT 24
 #define PCD_MONO_V0_1_FILE_SYSID_AT 28
 #define PCD_MONO_V0_1_FILE_BUFFERS_AT 32
+#define PCD_MONO_V0_1_FILE_MIN_SIZE 32 /* the smallest file */
 /* The 32-byte header, then buffers until the end of the file. */
 typedef struct pcd_mono_v0_1_file {
     uint8_t major;  /* Log profiler major version. */

@@ -137,6 +137,7 @@ static inline uint8_t pcd_mono_v3_0_event_tag_pack(pcd_mono_v3_0_event_tag_bits 
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_REFS_OFFSET_AT 0
+#define PCD_MONO_V3_0_REFS_MIN_SIZE 2 /* the smallest refs */
 typedef struct pcd_mono_v3_0_refs {
     uint64_t offset;  /* Offset of the reference in the object (stored as the difference from the previous reference's, the first from 0). */
     int64_t object;  /* The referenced object. */
@@ -144,6 +145,7 @@ typedef struct pcd_mono_v3_0_refs {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_ROOTS_ADDRESS_AT 0
+#define PCD_MONO_V3_0_ROOTS_MIN_SIZE 2 /* the smallest roots */
 typedef struct pcd_mono_v3_0_roots {
     int64_t address;  /* Address of the root. */
     int64_t object;  /* The object it holds. */
@@ -151,6 +153,7 @@ typedef struct pcd_mono_v3_0_roots {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_COUNTERS_SECTION_AT 0
+#define PCD_MONO_V3_0_COUNTERS_MIN_SIZE 6 /* the smallest counters */
 typedef struct pcd_mono_v3_0_counters {
     uint64_t section;  /* Counter section (1 << 15: performance counters, named). */
     bool has_section_name;
@@ -191,6 +194,7 @@ typedef struct pcd_mono_v3_0_values_value {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_VALUES_INDEX_AT 0
+#define PCD_MONO_V3_0_VALUES_MIN_SIZE 1 /* the smallest values */
 typedef struct pcd_mono_v3_0_values {
     uint64_t index;  /* Index of the counter; 0 ends the list. */
     bool has_type;
@@ -223,6 +227,9 @@ typedef struct pcd_mono_v3_0_event_alloc_bt {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_GC_EVENT_TIME_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_MONO_V3_0_EVENT_GC_EVENT_EVENT_FROM_END 2
+#define PCD_MONO_V3_0_EVENT_GC_EVENT_GENERATION_FROM_END 1
 /* A GC phase. */
 typedef struct pcd_mono_v3_0_event_gc_event {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -741,6 +748,8 @@ typedef struct pcd_mono_v3_0_event_jit_helper {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_SYNC_POINT_TIME_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_MONO_V3_0_EVENT_SYNC_POINT_KIND_FROM_END 1
 /* A sync point. */
 typedef struct pcd_mono_v3_0_event_sync_point {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -797,6 +806,46 @@ typedef enum pcd_mono_v3_0_event_case {
     PCD_MONO_V3_0_EVENT_AOT_ID = 37,
 } pcd_mono_v3_0_event_case;
 PCD_STATIC_ASSERT(sizeof(pcd_mono_v3_0_event_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
+/* event's tags on the wire */
+#define PCD_MONO_V3_0_EVENT_ALLOC_TAG 0x0
+#define PCD_MONO_V3_0_EVENT_ALLOC_BT_TAG 0x10
+#define PCD_MONO_V3_0_EVENT_GC_EVENT_TAG 0x11
+#define PCD_MONO_V3_0_EVENT_GC_RESIZE_TAG 0x21
+#define PCD_MONO_V3_0_EVENT_GC_MOVE_TAG 0x31
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_TAG 0x41
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_TAG 0x51
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT_TAG 0x61
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT_TAG 0x71
+#define PCD_MONO_V3_0_EVENT_GC_FINALIZE_START_TAG 0x81
+#define PCD_MONO_V3_0_EVENT_GC_FINALIZE_END_TAG 0x91
+#define PCD_MONO_V3_0_EVENT_GC_FINALIZE_OBJECT_START_TAG 0xA1
+#define PCD_MONO_V3_0_EVENT_GC_FINALIZE_OBJECT_END_TAG 0xB1
+#define PCD_MONO_V3_0_EVENT_METADATA_NAME_TAG 0x2
+#define PCD_MONO_V3_0_EVENT_METADATA_LOAD_TAG 0x22
+#define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_TAG 0x42
+#define PCD_MONO_V3_0_EVENT_METHOD_LEAVE_TAG 0x13
+#define PCD_MONO_V3_0_EVENT_METHOD_ENTER_TAG 0x23
+#define PCD_MONO_V3_0_EVENT_METHOD_EXC_LEAVE_TAG 0x33
+#define PCD_MONO_V3_0_EVENT_JIT_TAG 0x43
+#define PCD_MONO_V3_0_EVENT_THROW_TAG 0x4
+#define PCD_MONO_V3_0_EVENT_THROW_BT_TAG 0x84
+#define PCD_MONO_V3_0_EVENT_CLAUSE_TAG 0x14
+#define PCD_MONO_V3_0_EVENT_MONITOR_TAG 0x5
+#define PCD_MONO_V3_0_EVENT_MONITOR_BT_TAG 0x85
+#define PCD_MONO_V3_0_EVENT_HEAP_START_TAG 0x6
+#define PCD_MONO_V3_0_EVENT_HEAP_END_TAG 0x16
+#define PCD_MONO_V3_0_EVENT_HEAP_OBJECT_TAG 0x26
+#define PCD_MONO_V3_0_EVENT_HEAP_ROOT_TAG 0x36
+#define PCD_MONO_V3_0_EVENT_HEAP_ROOT_REGISTER_TAG 0x46
+#define PCD_MONO_V3_0_EVENT_HEAP_ROOT_UNREGISTER_TAG 0x56
+#define PCD_MONO_V3_0_EVENT_SAMPLE_HIT_TAG 0x7
+#define PCD_MONO_V3_0_EVENT_SAMPLE_USYM_TAG 0x17
+#define PCD_MONO_V3_0_EVENT_SAMPLE_COUNTERS_DESC_TAG 0x37
+#define PCD_MONO_V3_0_EVENT_SAMPLE_COUNTERS_TAG 0x47
+#define PCD_MONO_V3_0_EVENT_JIT_HELPER_TAG 0x18
+#define PCD_MONO_V3_0_EVENT_SYNC_POINT_TAG 0xA
+#define PCD_MONO_V3_0_EVENT_AOT_ID_TAG 0x1A
+#define PCD_MONO_V3_0_EVENT_TAG_SIZE 1
 /* One event: a byte (sub-type in the high nibble, type in the low one), the time, then its data. */
 typedef struct pcd_mono_v3_0_event {
     pcd_mono_v3_0_event_case which; /* the case present */
@@ -852,6 +901,7 @@ typedef struct pcd_mono_v3_0_event {
 #define PCD_MONO_V3_0_BUFFER_THREAD_ID_AT 32
 #define PCD_MONO_V3_0_BUFFER_METHOD_BASE_AT 40
 #define PCD_MONO_V3_0_BUFFER_EVENTS_AT 48
+#define PCD_MONO_V3_0_BUFFER_MIN_SIZE 48 /* the smallest buffer */
 /* Events of one thread, after a header with the bases they are relative to. */
 typedef struct pcd_mono_v3_0_buffer {
     uint32_t len;  /* Bytes of events after this 48-byte header. */
@@ -877,6 +927,7 @@ typedef struct pcd_mono_v3_0_buffer {
 #define PCD_MONO_V3_0_FILE_PORT_AT 36
 #define PCD_MONO_V3_0_FILE_ARGS_SIZE_AT 38
 #define PCD_MONO_V3_0_FILE_ARGS_AT 42
+#define PCD_MONO_V3_0_FILE_MIN_SIZE 53 /* the smallest file */
 /* The header, then buffers until the end of the file. */
 typedef struct pcd_mono_v3_0_file {
     uint8_t major;  /* Log profiler major version. */

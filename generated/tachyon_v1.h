@@ -140,6 +140,9 @@ static inline uint32_t pcd_tachyon_v1_file_config_pack(pcd_tachyon_v1_file_confi
 
 /* wire offsets of the fields at fixed places */
 #define PCD_TACHYON_V1_REPEAT_ENTRY_TIMESTAMP_DELTA_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_TACHYON_V1_REPEAT_ENTRY_STATUS_FROM_END 1
+#define PCD_TACHYON_V1_REPEAT_ENTRY_MIN_SIZE 2 /* the smallest repeat_entry */
 /* One sample of a REPEAT record. */
 typedef struct pcd_tachyon_v1_repeat_entry {
     uint64_t timestamp_delta;  /* Microseconds since this thread's previous sample (u64, wrapping; CPython ignores the 10th byte's high bits). */
@@ -194,6 +197,12 @@ typedef enum pcd_tachyon_v1_sample_stack_case {
     PCD_TACHYON_V1_SAMPLE_STACK_POP_PUSH = 3,
 } pcd_tachyon_v1_sample_stack_case;
 PCD_STATIC_ASSERT(sizeof(pcd_tachyon_v1_sample_stack_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
+/* sample.stack's tags on the wire */
+#define PCD_TACHYON_V1_SAMPLE_STACK_REPEAT_TAG 0x0
+#define PCD_TACHYON_V1_SAMPLE_STACK_FULL_TAG 0x1
+#define PCD_TACHYON_V1_SAMPLE_STACK_SUFFIX_TAG 0x2
+#define PCD_TACHYON_V1_SAMPLE_STACK_POP_PUSH_TAG 0x3
+#define PCD_TACHYON_V1_SAMPLE_STACK_TAG_SIZE 1
 /* The stack encoding, against this thread's previous stack (innermost frame first). */
 typedef struct pcd_tachyon_v1_sample_stack {
     pcd_tachyon_v1_sample_stack_case which; /* the case present */
@@ -210,6 +219,7 @@ typedef struct pcd_tachyon_v1_sample_stack {
 #define PCD_TACHYON_V1_SAMPLE_THREAD_ID_AT 0
 #define PCD_TACHYON_V1_SAMPLE_INTERPRETER_ID_AT 8
 #define PCD_TACHYON_V1_SAMPLE_STACK_AT 12
+#define PCD_TACHYON_V1_SAMPLE_MIN_SIZE 14 /* the smallest sample */
 /* One record of the sample stream: a thread, then how its stack changed. */
 typedef struct pcd_tachyon_v1_sample {
     uint64_t thread_id;  /* Thread id (a kernel TID on Linux). */
@@ -219,6 +229,7 @@ typedef struct pcd_tachyon_v1_sample {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_TACHYON_V1_STRING_VALUE_AT 0
+#define PCD_TACHYON_V1_STRING_MIN_SIZE 1 /* the smallest string */
 /* An entry of the string table (file and function names), UTF-8 as written. */
 typedef struct pcd_tachyon_v1_string {
     pcd_bytes value;
@@ -226,6 +237,9 @@ typedef struct pcd_tachyon_v1_string {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_TACHYON_V1_FRAME_FILENAME_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_TACHYON_V1_FRAME_OPCODE_FROM_END 1
+#define PCD_TACHYON_V1_FRAME_MIN_SIZE 7 /* the smallest frame */
 /* An entry of the frame table. A location part of -1 means none; the end deltas are 0 then. */
 typedef struct pcd_tachyon_v1_frame {
     uint32_t filename;  /* String index of the file name. */
@@ -265,6 +279,8 @@ static inline int32_t pcd_tachyon_v1_frame_end_column_delta_of(int32_t column, i
 #define PCD_TACHYON_V1_STATS_PRESENT_AT 32
 #define PCD_TACHYON_V1_STATS_RESERVED_AT 36
 #define PCD_TACHYON_V1_STATS_EXTRA_AT 40
+#define PCD_TACHYON_V1_STATS_MIN_SIZE 16 /* the smallest stats */
+#define PCD_TACHYON_V1_STATS_FULL_SIZE 40 /* with every fixed-size conditional field */
 /* The profile statistics block (before its 16-byte trailer), 40 bytes, or 16 in the legacy 32-byte form. */
 typedef struct pcd_tachyon_v1_stats {
     double duration_sec;  /* Profiling duration. */
@@ -314,6 +330,8 @@ typedef struct pcd_tachyon_v1_file_python_version {
 #define PCD_TACHYON_V1_FILE_FRAME_COUNT_AT_END 28
 #define PCD_TACHYON_V1_FILE_FILE_SIZE_AT_END 24
 #define PCD_TACHYON_V1_FILE_CHECKSUM_AT_END 16
+#define PCD_TACHYON_V1_FILE_STATS_SIZE_EXTRA 16 /* what stats_size counts besides stats */
+#define PCD_TACHYON_V1_FILE_MIN_SIZE 64 /* the smallest file */
 /* The whole file: header, sample records, tables, statistics, footer. */
 typedef struct pcd_tachyon_v1_file {
     uint32_t version;  /* Format version (the dispatch key). */

@@ -21,6 +21,9 @@ function names.check(name, what)
   if what == "case" and (name == "which" or name == "u" or name == "tag") then
     return "'" .. name .. "' is reserved for union cases by the generated C (which, tag, u)"
   end
+  if what == "case" and (name:match("_tag$") or name == "tag_size") then
+    return "'" .. name .. "' is reserved for union cases by the generated C (the _TAG and TAG_SIZE constants)"
+  end
   if what ~= "bit" and (name:match("^has_") or name:match("^n_")) then
     return "'" .. name .. "' is reserved by the generated C (has_* and n_* name companions of fields)"
   end

@@ -70,9 +70,51 @@ local function wire_offsets(S)
       pos = w and pos + w or nil
     end
   end
-  if #out == 0 then return "" end
-  return "/* wire offsets of the fields at fixed places" ..
-      (cond and " (of a field after conditional ones: when those are there)" or "") .. " */\n" .. table.concat(out)
+  -- fields after variable-size ones that only fixed-size ones follow: from the record's end
+  local from_end, tail = {}, 0
+  for i = #S.fields, 1, -1 do
+    local f = S.fields[i]
+    local w = f.ty and f.ty.kind ~= "records" and not f.when and not f.at and not f.at_end and lower.fixed_wire(f.ty)
+    if not w then break end
+    tail = tail + w
+    if not f.wpos or not f.wpos.at then
+      table.insert(from_end, 1, string.format("#define %s_%s_FROM_END %d\n", up, f.name:upper(), tail))
+    end
+  end
+  -- sizes: a size field's bytes that are not its region's
+  local extra = {}
+  for _, f in ipairs(S.fields) do
+    if f.derived and f.derived.kind == "size_of" and f.derived.extra and f.derived.extra > 0 then
+      extra[#extra + 1] = string.format("#define %s_%s_EXTRA %d /* what %s counts besides %s */\n", up,
+        f.name:upper(), f.derived.extra, f.name, f.derived.target)
+    end
+  end
+  local sizes = {}
+  if S.named then
+    local fixed = lower.fixed_wire(S)
+    if fixed then
+      sizes[#sizes + 1] = string.format("#define %s_SIZE %d /* every %s takes this many bytes */\n", up, fixed, S.tname)
+    else
+      sizes[#sizes + 1] = string.format("#define %s_MIN_SIZE %d /* the smallest %s */\n", up, S.min, S.tname)
+      -- every fixed-size field there, conditional ones too, when only conditional fields vary
+      local full, ok = 0, true
+      for _, f in ipairs(S.fields) do
+        local w = f.ty and not f.at and not f.at_end and lower.fixed_wire(f.ty)
+        if w then full = full + w elseif not f.when or f.at or f.at_end then ok = false end
+      end
+      if ok and full ~= S.min then
+        sizes[#sizes + 1] = string.format("#define %s_FULL_SIZE %d /* with every fixed-size conditional field */\n",
+          up, full)
+      end
+    end
+  end
+  local text_ = ""
+  if #out > 0 then
+    text_ = "/* wire offsets of the fields at fixed places" ..
+        (cond and " (of a field after conditional ones: when those are there)" or "") .. " */\n" .. table.concat(out)
+  end
+  if #from_end > 0 then text_ = text_ .. "/* bytes from a field's start to its record's end */\n" .. table.concat(from_end) end
+  return text_ .. table.concat(extra) .. table.concat(sizes)
 end
 
 -- The unsigned type of an integer C type's width (arithmetic that wraps).
@@ -123,13 +165,25 @@ local function struct_def(ir, S)
     -- bytes writes
     local items = {}
     for _, c in ipairs(S.cases) do items[#items + 1] = string.format("    %s = %d,", c.const, c.index) end
+    -- the tag values on the wire (a tag it reads or peeks at), and its size
+    local tags = {}
+    if (S.mode == "tag" or S.mode == "peek") and not S.name_tag then
+      for _, c in ipairs(S.cases) do
+        if #c.values == 1 then tags[#tags + 1] = string.format("#define %s_TAG %s", c.const, C.cnum(c.values[1], true)) end
+      end
+      tags[#tags + 1] = string.format("#define %s_TAG_SIZE %d", names.upper(S.cname), S.tagty.wire)
+    elseif S.name_tag then
+      tags[#tags + 1] = string.format("#define %s_TAG_SIZE %d /* NUL-padded names */", names.upper(S.cname), S.tagty.wire)
+    end
     consts = text.render([[
       /* The cases of ${name} (its `which`). */
       typedef enum ${E} {
       ${items}
       } ${E};
       PCD_STATIC_ASSERT(sizeof(${E}) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
-    ]], { name = S.display, E = S.case_enum, items = table.concat(items, "\n") })
+      ${tags}
+    ]], { name = S.display, E = S.case_enum, items = table.concat(items, "\n"),
+      tags = #tags > 0 and ("/* " .. S.display .. "'s tags on the wire */\n" .. table.concat(tags, "\n")) or false })
   end
   local doc = S.doc and text.comment(S.doc) or ""
   return consts .. doc .. "typedef struct " .. S.cname .. " {\n" .. b:text() .. "} " .. S.cname .. ";\n" ..

@@ -7,6 +7,7 @@ return format "bad_bits" {
     half = bits(u16) { field "a" (4), field "b" (4) },
     rec = union {
       tag = bits(u8) { field "type" (4, { max = 9 }), field "sub" (4) },
+      case(2, "one_tag", struct {}),
       case(1, "one", struct {
         field "w" (bits(u8) { field "a" (4), field "a" (4) }),
         field "s" (bits(s16) { field "x" (16) }),

@@ -194,6 +194,10 @@ typedef enum pcd_fx_bits_v1_rec_case {
     PCD_FX_BITS_V1_REC_OTHER = 1,
 } pcd_fx_bits_v1_rec_case;
 PCD_STATIC_ASSERT(sizeof(pcd_fx_bits_v1_rec_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
+/* rec's tags on the wire */
+#define PCD_FX_BITS_V1_REC_PLAIN_TAG 0x1
+#define PCD_FX_BITS_V1_REC_OTHER_TAG 0x12
+#define PCD_FX_BITS_V1_REC_TAG_SIZE 1
 typedef struct pcd_fx_bits_v1_rec {
     pcd_fx_bits_v1_rec_case which; /* the case present */
     uint64_t tag; /* the tag as read */
@@ -204,6 +208,7 @@ typedef struct pcd_fx_bits_v1_rec {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_BITS_V1_FILE_RECS_AT 0
+#define PCD_FX_BITS_V1_FILE_MIN_SIZE 0 /* the smallest file */
 typedef struct pcd_fx_bits_v1_file {
     pcd_region recs;
 } pcd_fx_bits_v1_file;

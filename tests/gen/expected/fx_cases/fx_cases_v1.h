@@ -37,6 +37,8 @@ typedef struct pcd_fx_cases_v1_file pcd_fx_cases_v1_file;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_CASES_V1_EV_TICK_T_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_FX_CASES_V1_EV_TICK_A_FROM_END 1
 /* A time (a running delta) and a small number. */
 typedef struct pcd_fx_cases_v1_ev_tick {
     uint64_t t;
@@ -63,78 +65,104 @@ typedef struct pcd_fx_cases_v1_ev_none {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_CASES_V1_EV_C05_V_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_FX_CASES_V1_EV_C05_V_FROM_END 4
 typedef struct pcd_fx_cases_v1_ev_c05 {
     uint32_t v;
 } pcd_fx_cases_v1_ev_c05;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_CASES_V1_EV_C06_V_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_FX_CASES_V1_EV_C06_V_FROM_END 4
 typedef struct pcd_fx_cases_v1_ev_c06 {
     uint32_t v;
 } pcd_fx_cases_v1_ev_c06;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_CASES_V1_EV_C07_V_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_FX_CASES_V1_EV_C07_V_FROM_END 4
 typedef struct pcd_fx_cases_v1_ev_c07 {
     uint32_t v;
 } pcd_fx_cases_v1_ev_c07;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_CASES_V1_EV_C08_V_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_FX_CASES_V1_EV_C08_V_FROM_END 4
 typedef struct pcd_fx_cases_v1_ev_c08 {
     uint32_t v;
 } pcd_fx_cases_v1_ev_c08;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_CASES_V1_EV_C09_V_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_FX_CASES_V1_EV_C09_V_FROM_END 4
 typedef struct pcd_fx_cases_v1_ev_c09 {
     uint32_t v;
 } pcd_fx_cases_v1_ev_c09;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_CASES_V1_EV_C10_V_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_FX_CASES_V1_EV_C10_V_FROM_END 4
 typedef struct pcd_fx_cases_v1_ev_c10 {
     uint32_t v;
 } pcd_fx_cases_v1_ev_c10;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_CASES_V1_EV_C11_V_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_FX_CASES_V1_EV_C11_V_FROM_END 4
 typedef struct pcd_fx_cases_v1_ev_c11 {
     uint32_t v;
 } pcd_fx_cases_v1_ev_c11;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_CASES_V1_EV_C12_V_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_FX_CASES_V1_EV_C12_V_FROM_END 4
 typedef struct pcd_fx_cases_v1_ev_c12 {
     uint32_t v;
 } pcd_fx_cases_v1_ev_c12;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_CASES_V1_EV_C13_V_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_FX_CASES_V1_EV_C13_V_FROM_END 4
 typedef struct pcd_fx_cases_v1_ev_c13 {
     uint32_t v;
 } pcd_fx_cases_v1_ev_c13;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_CASES_V1_EV_C14_V_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_FX_CASES_V1_EV_C14_V_FROM_END 4
 typedef struct pcd_fx_cases_v1_ev_c14 {
     uint32_t v;
 } pcd_fx_cases_v1_ev_c14;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_CASES_V1_EV_C15_V_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_FX_CASES_V1_EV_C15_V_FROM_END 4
 typedef struct pcd_fx_cases_v1_ev_c15 {
     uint32_t v;
 } pcd_fx_cases_v1_ev_c15;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_CASES_V1_EV_C16_V_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_FX_CASES_V1_EV_C16_V_FROM_END 4
 typedef struct pcd_fx_cases_v1_ev_c16 {
     uint32_t v;
 } pcd_fx_cases_v1_ev_c16;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_CASES_V1_EV_OTHER_B_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_FX_CASES_V1_EV_OTHER_B_FROM_END 1
 typedef struct pcd_fx_cases_v1_ev_other {
     uint8_t b;
 } pcd_fx_cases_v1_ev_other;
@@ -160,6 +188,23 @@ typedef enum pcd_fx_cases_v1_ev_case {
     PCD_FX_CASES_V1_EV_OTHER = 16,
 } pcd_fx_cases_v1_ev_case;
 PCD_STATIC_ASSERT(sizeof(pcd_fx_cases_v1_ev_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
+/* ev's tags on the wire */
+#define PCD_FX_CASES_V1_EV_TICK_TAG 0x1
+#define PCD_FX_CASES_V1_EV_LIST_TAG 0x2
+#define PCD_FX_CASES_V1_EV_NONE_TAG 0x4
+#define PCD_FX_CASES_V1_EV_C05_TAG 0x5
+#define PCD_FX_CASES_V1_EV_C06_TAG 0x6
+#define PCD_FX_CASES_V1_EV_C07_TAG 0x7
+#define PCD_FX_CASES_V1_EV_C08_TAG 0x8
+#define PCD_FX_CASES_V1_EV_C09_TAG 0x9
+#define PCD_FX_CASES_V1_EV_C10_TAG 0xA
+#define PCD_FX_CASES_V1_EV_C11_TAG 0xB
+#define PCD_FX_CASES_V1_EV_C12_TAG 0xC
+#define PCD_FX_CASES_V1_EV_C13_TAG 0xD
+#define PCD_FX_CASES_V1_EV_C14_TAG 0xE
+#define PCD_FX_CASES_V1_EV_C15_TAG 0xF
+#define PCD_FX_CASES_V1_EV_C16_TAG 0x10
+#define PCD_FX_CASES_V1_EV_TAG_SIZE 1
 /* An event: a byte, then what its case holds. */
 typedef struct pcd_fx_cases_v1_ev {
     pcd_fx_cases_v1_ev_case which; /* the case present */
@@ -186,6 +231,7 @@ typedef struct pcd_fx_cases_v1_ev {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_CASES_V1_FILE_EVS_AT 0
+#define PCD_FX_CASES_V1_FILE_MIN_SIZE 0 /* the smallest file */
 typedef struct pcd_fx_cases_v1_file {
     pcd_region evs;
 } pcd_fx_cases_v1_file;

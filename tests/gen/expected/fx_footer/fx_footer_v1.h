@@ -27,6 +27,8 @@ typedef struct pcd_fx_footer_v1_section_strs {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_FOOTER_V1_SECTION_DONE_X_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_FX_FOOTER_V1_SECTION_DONE_X_FROM_END 1
 typedef struct pcd_fx_footer_v1_section_done {
     uint8_t x;
 } pcd_fx_footer_v1_section_done;
@@ -37,6 +39,8 @@ typedef enum pcd_fx_footer_v1_section_case {
     PCD_FX_FOOTER_V1_SECTION_DONE = 1,
 } pcd_fx_footer_v1_section_case;
 PCD_STATIC_ASSERT(sizeof(pcd_fx_footer_v1_section_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
+/* section's tags on the wire */
+#define PCD_FX_FOOTER_V1_SECTION_TAG_SIZE 4 /* NUL-padded names */
 typedef struct pcd_fx_footer_v1_section {
     pcd_fx_footer_v1_section_case which; /* the case present */
     union {
@@ -48,6 +52,7 @@ typedef struct pcd_fx_footer_v1_section {
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_FOOTER_V1_INDEX_ENTRY_A_AT 0
 #define PCD_FX_FOOTER_V1_INDEX_ENTRY_B_AT 8
+#define PCD_FX_FOOTER_V1_INDEX_ENTRY_SIZE 16 /* every index_entry takes this many bytes */
 typedef struct pcd_fx_footer_v1_index_entry {
     uint64_t a;
     uint64_t b;
@@ -58,6 +63,7 @@ typedef struct pcd_fx_footer_v1_index_entry {
 #define PCD_FX_FOOTER_V1_FILE_SECTIONS_AT 4
 #define PCD_FX_FOOTER_V1_FILE_TOTAL_AT_END 16
 #define PCD_FX_FOOTER_V1_FILE_N_AT_END 8
+#define PCD_FX_FOOTER_V1_FILE_MIN_SIZE 4 /* the smallest file */
 typedef struct pcd_fx_footer_v1_file {
     pcd_region sections;
     pcd_region index;

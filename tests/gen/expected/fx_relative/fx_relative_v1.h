@@ -15,6 +15,10 @@ typedef struct pcd_fx_relative_v1_file pcd_fx_relative_v1_file;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_RELATIVE_V1_SPAN_LINE_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_FX_RELATIVE_V1_SPAN_START_FROM_END 12
+#define PCD_FX_RELATIVE_V1_SPAN_LENGTH_FROM_END 4
+#define PCD_FX_RELATIVE_V1_SPAN_MIN_SIZE 14 /* the smallest span */
 typedef struct pcd_fx_relative_v1_span {
     int32_t line;  /* First line, -1 for none. */
     int32_t end_delta;  /* end_line - line (0 when line is -1). */
@@ -44,6 +48,7 @@ static inline uint32_t pcd_fx_relative_v1_span_length_of(uint64_t start, uint64_
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_RELATIVE_V1_FILE_SPANS_AT 0
+#define PCD_FX_RELATIVE_V1_FILE_MIN_SIZE 0 /* the smallest file */
 typedef struct pcd_fx_relative_v1_file {
     pcd_region spans;
 } pcd_fx_relative_v1_file;

@@ -18,6 +18,8 @@ typedef struct pcd_fx_views_v1_file pcd_fx_views_v1_file;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_VIEWS_V1_EV_TICK_T_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_FX_VIEWS_V1_EV_TICK_CODE_FROM_END 4
 typedef struct pcd_fx_views_v1_ev_tick {
     uint64_t t;
     uint32_t code;
@@ -44,6 +46,11 @@ typedef enum pcd_fx_views_v1_ev_case {
     PCD_FX_VIEWS_V1_EV_LIST = 2,
 } pcd_fx_views_v1_ev_case;
 PCD_STATIC_ASSERT(sizeof(pcd_fx_views_v1_ev_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
+/* ev's tags on the wire */
+#define PCD_FX_VIEWS_V1_EV_TICK_TAG 0x1
+#define PCD_FX_VIEWS_V1_EV_NAMED_TAG 0x2
+#define PCD_FX_VIEWS_V1_EV_LIST_TAG 0x3
+#define PCD_FX_VIEWS_V1_EV_TAG_SIZE 1
 typedef struct pcd_fx_views_v1_ev {
     pcd_fx_views_v1_ev_case which; /* the case present */
     uint64_t tag; /* the tag as read */
@@ -56,6 +63,7 @@ typedef struct pcd_fx_views_v1_ev {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_VIEWS_V1_FILE_EVS_AT 0
+#define PCD_FX_VIEWS_V1_FILE_MIN_SIZE 0 /* the smallest file */
 typedef struct pcd_fx_views_v1_file {
     pcd_region evs;
 } pcd_fx_views_v1_file;

@@ -24,6 +24,9 @@ typedef struct pcd_fx_views_v2_file pcd_fx_views_v2_file;
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_VIEWS_V2_EV_TICK_STATUS_CODE_AT 0
 #define PCD_FX_VIEWS_V2_EV_TICK_STATUS_FLAGS_AT 4
+/* bytes from a field's start to its record's end */
+#define PCD_FX_VIEWS_V2_EV_TICK_STATUS_CODE_FROM_END 5
+#define PCD_FX_VIEWS_V2_EV_TICK_STATUS_FLAGS_FROM_END 1
 typedef struct pcd_fx_views_v2_ev_tick_status {
     uint32_t code;
     uint8_t flags;
@@ -31,6 +34,8 @@ typedef struct pcd_fx_views_v2_ev_tick_status {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_VIEWS_V2_EV_TICK_T_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_FX_VIEWS_V2_EV_TICK_STATUS_FROM_END 5
 typedef struct pcd_fx_views_v2_ev_tick {
     uint64_t t;
     pcd_fx_views_v2_ev_tick_status status;
@@ -61,6 +66,8 @@ typedef struct pcd_fx_views_v2_ev_meta_detail_a {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_VIEWS_V2_EV_META_DETAIL_B_N_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_FX_VIEWS_V2_EV_META_DETAIL_B_N_FROM_END 1
 typedef struct pcd_fx_views_v2_ev_meta_detail_b {
     uint8_t n;
 } pcd_fx_views_v2_ev_meta_detail_b;
@@ -95,6 +102,12 @@ typedef enum pcd_fx_views_v2_ev_case {
     PCD_FX_VIEWS_V2_EV_META = 3,
 } pcd_fx_views_v2_ev_case;
 PCD_STATIC_ASSERT(sizeof(pcd_fx_views_v2_ev_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
+/* ev's tags on the wire */
+#define PCD_FX_VIEWS_V2_EV_TICK_TAG 0x1
+#define PCD_FX_VIEWS_V2_EV_NAMED_TAG 0x2
+#define PCD_FX_VIEWS_V2_EV_LIST_TAG 0x3
+#define PCD_FX_VIEWS_V2_EV_META_TAG 0x4
+#define PCD_FX_VIEWS_V2_EV_TAG_SIZE 1
 typedef struct pcd_fx_views_v2_ev {
     pcd_fx_views_v2_ev_case which; /* the case present */
     uint64_t tag; /* the tag as read */
@@ -108,6 +121,7 @@ typedef struct pcd_fx_views_v2_ev {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_VIEWS_V2_FILE_EVS_AT 0
+#define PCD_FX_VIEWS_V2_FILE_MIN_SIZE 0 /* the smallest file */
 typedef struct pcd_fx_views_v2_file {
     pcd_region evs;
 } pcd_fx_views_v2_file;

@@ -16,6 +16,9 @@ typedef struct pcd_fx_warn_v1_file pcd_fx_warn_v1_file;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_WARN_V1_REC_NAME_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_FX_WARN_V1_REC_LEVEL_FROM_END 1
+#define PCD_FX_WARN_V1_REC_MIN_SIZE 2 /* the smallest rec */
 typedef struct pcd_fx_warn_v1_rec {
     pcd_bytes name;
     uint8_t level;
@@ -36,6 +39,7 @@ typedef struct pcd_fx_warn_v1_file_header {
 #define PCD_FX_WARN_V1_FILE_EXTRA_AT 10
 #define PCD_FX_WARN_V1_FILE_RECS_AT 12
 #define PCD_FX_WARN_V1_FILE_SIZE_AT_END 8
+#define PCD_FX_WARN_V1_FILE_MIN_SIZE 10 /* the smallest file */
 typedef struct pcd_fx_warn_v1_file {
     pcd_fx_warn_v1_file_header header;
     uint32_t mode;
