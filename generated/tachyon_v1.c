@@ -115,8 +115,29 @@ static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyo
             PCD_TRY(pcd_read_uleb128(c, &n_stack_repeat_samples, "stack.repeat.samples"));
             PCD_TRY(pcd_alloc_array(c, f0_stack_repeat_samples, n_stack_repeat_samples, sizeof(pcd_tachyon_v1_repeat_entry), 2, (void **)&out->stack.u.repeat.samples, "stack.repeat.samples"));
             out->stack.u.repeat.n_samples = (size_t)n_stack_repeat_samples;
-            for (uint64_t i = 0; i < n_stack_repeat_samples; i++) {
-                PCD_TRY_IN(c->x, pcd_tachyon_v1_repeat_entry_decode_(c, &out->stack.u.repeat.samples[i]), "stack.repeat.samples", (int64_t)i);
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 11 >= n_stack_repeat_samples) {
+                    const uint8_t *q = c->p;
+                    pcd_tachyon_v1_repeat_entry *dst = out->stack.u.repeat.samples;
+                    for (; i0 < n_stack_repeat_samples; i0++) {
+                        const uint8_t *s = q;
+                        uint64_t v1;
+                        unsigned len1 = pcd_leb_fast(q, &v1);
+                        if (PCD_UNLIKELY(len1 == 0)) {
+                            q = s;
+                            break;
+                        }
+                        q += len1;
+                        dst[i0].timestamp_delta = (uint64_t)v1;
+                        dst[i0].status = pcd_ld_u8(q);
+                        q += 1;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_stack_repeat_samples; i++) {
+                    PCD_TRY_IN(c->x, pcd_tachyon_v1_repeat_entry_decode_(c, &out->stack.u.repeat.samples[i]), "stack.repeat.samples", (int64_t)i);
+                }
             }
         }
         break;
@@ -331,8 +352,26 @@ static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
             f0_stack_repeat_samples = c->p;
             PCD_TRY(pcd_read_uleb128(c, &n_stack_repeat_samples, "stack.repeat.samples"));
             PCD_TRY(pcd_check_count(c, f0_stack_repeat_samples, n_stack_repeat_samples, 2, "stack.repeat.samples"));
-            for (uint64_t i = 0; i < n_stack_repeat_samples; i++) {
-                PCD_TRY_IN(c->x, pcd_tachyon_v1_repeat_entry_validate_(c), "stack.repeat.samples", (int64_t)i);
+            {
+                uint64_t i0 = 0;
+                if (pcd_left(c) / 11 >= n_stack_repeat_samples) {
+                    const uint8_t *q = c->p;
+                    for (; i0 < n_stack_repeat_samples; i0++) {
+                        const uint8_t *s = q;
+                        uint64_t v1;
+                        unsigned len1 = pcd_leb_fast(q, &v1);
+                        if (PCD_UNLIKELY(len1 == 0)) {
+                            q = s;
+                            break;
+                        }
+                        q += len1;
+                        q += 1;
+                    }
+                    c->p = q;
+                }
+                for (uint64_t i = i0; i < n_stack_repeat_samples; i++) {
+                    PCD_TRY_IN(c->x, pcd_tachyon_v1_repeat_entry_validate_(c), "stack.repeat.samples", (int64_t)i);
+                }
             }
         }
         break;
@@ -1252,7 +1291,6 @@ static inline pcd_status pcd_tachyon_v1_file_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint32_t v_magic = 0;
     PCD_UNUSED uint32_t v_version = 0;
-    PCD_UNUSED uint8_t v_python_version_reserved = 0;
     PCD_UNUSED uint64_t v_string_table_offset = 0;
     PCD_UNUSED uint64_t input_size = 0;
     PCD_UNUSED uint64_t v_frame_table_offset = 0;
@@ -1296,7 +1334,7 @@ static inline pcd_status pcd_tachyon_v1_file_validate_(pcd_cursor *c)
     /* micro */
     /* (value not needed for validation) */
     /* reserved: Written as 0. */
-    v_python_version_reserved = pcd_ld_u8(c->p + 3);
+    /* (value not needed for validation) */
     c->p += 4;
     PCD_TRY(pcd_input_size(c, &input_size));
     /* start_time_us, sample_interval_us, sample_count, thread_count, string_table_offset, frame_table_offset, compression, config: 52 bytes of fixed fields */
@@ -1339,7 +1377,7 @@ static inline pcd_status pcd_tachyon_v1_file_validate_(pcd_cursor *c)
             pcd_cursor *c_stats_version = &r_stats_version;
             if (PCD_UNLIKELY(pcd_left(c_stats_version) < 4))
                 return pcd_fail_short(c_stats_version, c_stats_version->p, "stats_version", "u32native");
-            v_stats_version = pcd_ld_u32x(c_stats_version->p, c->x->big);
+            /* (value not needed for validation) */
             c_stats_version->p += 4;
         }
     }

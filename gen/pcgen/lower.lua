@@ -152,7 +152,7 @@ end
 -- A named struct an array's fast path can read with a plain pointer: fixed-width integers
 -- and unsigned LEB128s, nothing checked but a 32-bit bound, nothing else (no conditions,
 -- positions, state, sizes). Returns its largest wire size, or nil.
-local SIMPLE_FIELD_KEYS = { doc = true, errname = true, local_ = true, member = true, name = true, owner = true,
+local SIMPLE_FIELD_KEYS = { doc = true, errname = true, local_ = true, member = true, name = true, owner = true, wpos = true,
   ty = true, unit = true, hex = true }
 local SIMPLE_TYPE_KEYS = { int = { bits = true, ctype = true, endian = true, kind = true, signed = true, wire = true,
   bitfields = true, bitfield_by_name = true, bits_cname = true, bits_display = true, bits_name = true,

@@ -1430,6 +1430,9 @@ static void test_bits(void **state)
     r1.u.plain.n_handles = 2;
     r1.u.plain.has_n = true;
     r1.u.plain.n = 42;
+    static pcd_fx_bits_v1_pair pairs[] = { { 300, UINT64_C(0xffffffffffffffff) }, { 1, 6 } };
+    r1.u.plain.pairs = pairs;
+    r1.u.plain.n_pairs = 2;
     r2 = r1;
     r2.u.plain.flags = pcd_fx_bits_v1_rec_plain_flags_make(0, 1);
     r2.u.plain.has_n = false;
@@ -1437,7 +1440,7 @@ static void test_bits(void **state)
     const pcd_region_desc *R = &pcd_fx_bits_v1_region_recs;
     rec_in recs[] = { { R, &r1 }, { R, &r2 }, { R, &r3 } };
     size_t n = encode_file(&pcd_fx_bits_v1_format, &root, recs, 3, false, PCD_OK);
-    assert_int_equal(n, (1 + 2 + 1 + 1 + 16 + 1) + (1 + 2 + 1 + 1 + 16) + 1);
+    assert_int_equal(n, (1 + 2 + 1 + 1 + 16 + 1 + 1 + (2 + 8) + (1 + 8)) + (1 + 2 + 1 + 1 + 16 + 1 + (2 + 8) + (1 + 8)) + 1);
     got g;
     decode_file(&pcd_fx_bits_v1_format, out, n, &g, 2);
     assert_int_equal(g.end, PCD_END);
@@ -1445,6 +1448,7 @@ static void test_bits(void **state)
     const pcd_fx_bits_v1_rec *d = (const void *)g.data[1];
     assert_int_equal(pcd_fx_bits_v1_rec_plain_flags_b(d->u.plain.flags), 0xabc);
     assert_true(d->u.plain.has_n && d->u.plain.n == 42);
+    assert_int_equal(d->u.plain.n_pairs, 2); /* read by the elements' fast path */
     d = (const void *)g.data[2];
     assert_false(d->u.plain.has_n);
     got_free(&g);

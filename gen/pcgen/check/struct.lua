@@ -259,7 +259,22 @@ return function(cx)
           if type(item) ~= "table" or type(item[1]) ~= "string" or type(item[2]) ~= "string" or #item ~= 2 then
             diag(wpath, "warn takes { \"condition\", \"what is expected\" }, or a list of them (the first that fails is reported)")
           else
+            -- a warning reads the decoded record, not the decoder's locals: what it names is
+            -- no reason for a validator to load a value
+            local before = {}
+            local fr0 = inner.frames
+            while fr0 do
+              for _, fr in pairs(fr0.fields) do before[fr] = fr.referenced or false end
+              fr0 = fr0.up
+            end
             local ast = resolve_expr(item[1], wpath, inner, "warn")
+            local function unmark(n)
+              if not n then return end
+              if n.k == "id" and n.ref and n.ref.field and before[n.ref.field] == false then n.ref.field.referenced = nil end
+              unmark(n.a)
+              unmark(n.b)
+            end
+            unmark(ast)
             local ok = ast ~= nil
             local function walk(n)
               if not n then return end

@@ -1,6 +1,7 @@
 -- fx_bits: words of named sub-fields (lowest bit first): a field's, a named word's (also as
 -- array elements), a union tag's, and one no field holds; sub-field checks when decoding and
--- encoding; an expression that reads a sub-field. The record keeps the word as read.
+-- encoding; an expression that reads a sub-field; an array of structs with a word, read by the
+-- elements' fast path. The record keeps the word as read.
 return format "fx_bits" {
   version = 1,
   endian = "little",
@@ -22,6 +23,11 @@ return format "fx_bits" {
       field "lo" (16),
       field "hi" (16),
     },
+    pair = struct {
+      doc = "Plain fields (one a bits word without checks): the elements' fast path reads them.",
+      field "n" (uleb128),
+      field "h" (ref "handle"),
+    },
     rec = union {
       tag = bits(u8) { field "type" (4), field "sub" (4) },
       case(0x01, "plain", struct {
@@ -29,6 +35,7 @@ return format "fx_bits" {
         field "st" (ref "status", { hex = true }),
         field "handles" (array { of = "handle", count = u8 }),
         field "n" (u8, { when = "flags.a != 0" }),
+        field "pairs" (array { of = "pair", count = u8 }),
       }),
       case(0x12, "other", struct {}),
     },

@@ -55,7 +55,7 @@ static inline pcd_status pcd_fx_warn_v1_rec_validate_(pcd_cursor *c)
     /* level */
     if (PCD_UNLIKELY(pcd_left(c) < 1))
         return pcd_fail_short(c, c->p, "level", "u8");
-    v_level = pcd_ld_u8(c->p);
+    /* (value not needed for validation) */
     c->p += 1;
     return PCD_OK;
 }
@@ -167,7 +167,6 @@ pcd_status pcd_fx_warn_v1_file_decode(pcd_cursor *c, pcd_fx_warn_v1_file *out)
  */
 static inline pcd_status pcd_fx_warn_v1_file_validate_(pcd_cursor *c)
 {
-    PCD_UNUSED uint8_t v_header_reserved = 0;
     PCD_UNUSED uint32_t v_mode = 0;
     PCD_UNUSED uint16_t v_extra = 0;
     PCD_UNUSED uint64_t v_size = 0;
@@ -184,7 +183,7 @@ static inline pcd_status pcd_fx_warn_v1_file_validate_(pcd_cursor *c)
     /* major */
     /* (value not needed for validation) */
     /* reserved */
-    v_header_reserved = pcd_ld_u8(c->p + 1);
+    /* (value not needed for validation) */
     c->p += 2;
     /* mode */
     if (PCD_UNLIKELY(pcd_left(c) < 4))
@@ -195,7 +194,7 @@ static inline pcd_status pcd_fx_warn_v1_file_validate_(pcd_cursor *c)
     if (v_mode >= 2) {
         if (PCD_UNLIKELY(pcd_left(c) < 2))
             return pcd_fail_short(c, c->p, "extra", "u16le");
-        v_extra = pcd_ld_u16le(c->p);
+        /* (value not needed for validation) */
         c->p += 2;
     }
     /* size */
@@ -205,7 +204,7 @@ static inline pcd_status pcd_fx_warn_v1_file_validate_(pcd_cursor *c)
         pcd_cursor *c_size = &r_size;
         if (PCD_UNLIKELY(pcd_left(c_size) < 8))
             return pcd_fail_short(c_size, c_size->p, "size", "u64le");
-        v_size = pcd_ld_u64le(c_size->p);
+        /* (value not needed for validation) */
         c_size->p += 8;
     }
     return PCD_OK;
