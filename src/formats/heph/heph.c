@@ -355,6 +355,7 @@ static pcd_status put_value(pcd_sink *s, const pcd_heph_v0_1_attribute *at, bool
             }
         }
         break;
+    default: break; /* the scalars: above */
     }
     return pcd_sink_put(s, "]", 1);
 }
