@@ -317,7 +317,9 @@ static pcd_status heph_event(chrome *c, const pcd_profile *p, const pcd_slice *s
     u128 ts = (u128)((i128)origin + s->start) / 1000;
     /* Heph subtracts the u64 times (the shift of a later epoch cancels out) */
     u128 dur = (u128)((uint64_t)s->end - (uint64_t)s->start) / 1000;
-    if ((c->ov_n + 1) * 4 > c->ov_cap * 3) PCD_TRY(ovl_grow(c));
+    if ((c->ov_n + 1) * 4 > c->ov_cap * 3 && ovl_grow(c) != PCD_OK)
+        return pcd_job_fail(c->j, PCD_E_NOMEM,
+                            "out of memory for Heph's overlap table, an entry per event (raise --max-memory)");
     uint32_t track = s->track + 1;
     ovl *e;
     for (unsigned steps = 0;; steps++) {

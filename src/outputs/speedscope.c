@@ -487,6 +487,6 @@ static void s_close(void *state)
 
 const pcd_exporter pcd_out_speedscope = {
     "speedscope", "speedscope's JSON file format (https://www.speedscope.app): a sampled profile per thread and "
-                  "metric, an evented one per track of spans",
+                  "metric, evented ones per track of spans (one per nesting lane)",
     0, PCD_HAS_SAMPLES | PCD_HAS_SLICES, sizeof(speedscope), s_open, s_close,
 };
