@@ -76,6 +76,8 @@ typedef struct speedscope {
     uint32_t n_frames;
     pcd_frame_id *fr;
     size_t fr_cap;
+    size_t *open;                  /* a lane's open spans (indexes into its track's spans) */
+    size_t open_cap;
 } speedscope;
 
 static pcd_status s_begin(void *ud, pcd_profile *p)
@@ -263,23 +265,22 @@ typedef pcd_status (*lane_ev_fn)(speedscope *c, const pcd_profile *p, bool open,
 
 static pcd_status lane_events(speedscope *c, const pcd_profile *p, const strack *t, uint32_t lane, lane_ev_fn fn)
 {
-    /* the open spans, a stack of indexes into t->sp; c->fr is free between profiles */
     size_t n = 0, from = t->lane_at[lane], to = t->lane_at[lane + 1];
-    PCD_TRY(PCD_VEC_RESERVE(c->j->al, c->fr, c->fr_cap, to - from));
+    PCD_TRY(PCD_VEC_RESERVE(c->j->al, c->open, c->open_cap, to - from));
     bool first = true;
     for (size_t i = from; i < to; i++) {
         const sspan *s = &t->sp[i];
-        while (n && t->sp[c->fr[n - 1]].end <= s->start) {
-            const sspan *o = &t->sp[c->fr[--n]];
+        while (n && t->sp[c->open[n - 1]].end <= s->start) {
+            const sspan *o = &t->sp[c->open[--n]];
             PCD_TRY(fn(c, p, false, o->frame, o->end, first));
             first = false;
         }
         PCD_TRY(fn(c, p, true, s->frame, s->start, first));
         first = false;
-        c->fr[n++] = (pcd_frame_id)i;
+        c->open[n++] = i;
     }
     while (n) {
-        const sspan *o = &t->sp[c->fr[--n]];
+        const sspan *o = &t->sp[c->open[--n]];
         PCD_TRY(fn(c, p, false, o->frame, o->end, first));
         first = false;
     }
@@ -483,6 +484,7 @@ static void s_close(void *state)
     PCD_VEC_FREE(al, c->pr_idx, c->pr_idx_cap);
     PCD_VEC_FREE(al, c->fidx, c->fidx_cap);
     PCD_VEC_FREE(al, c->fr, c->fr_cap);
+    PCD_VEC_FREE(al, c->open, c->open_cap);
 }
 
 const pcd_exporter pcd_out_speedscope = {

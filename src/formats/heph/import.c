@@ -206,6 +206,7 @@ static pcd_status heph_import(pcd_job *j, pcd_profile *p)
     h.j = j;
     h.p = p;
     p->dialect = j->compat ? PCD_DIALECT_HEPH : PCD_DIALECT_DEFAULT;
+    p->default_type = -1; /* spans carry no sample values */
     h.k_epoch = pcd_profile_strz(p, "epoch");
     h.cat = pcd_profile_strz(p, "heph");
     pcd_status st = p->oom;
