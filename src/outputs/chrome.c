@@ -225,7 +225,7 @@ static pcd_status c_begin(void *ud, pcd_profile *p)
 static pcd_status put_raw_str(pcd_sink *o, pcd_bytes b)
 {
     PCD_TRY(pcd_sink_put(o, "\"", 1));
-    PCD_TRY(pcd_sink_put(o, b.ptr, b.len));
+    if (b.len) PCD_TRY(pcd_sink_put(o, b.ptr, b.len));
     return pcd_sink_put(o, "\"", 1);
 }
 

@@ -359,6 +359,7 @@ static void test_speedscope_random(void **state)
     for (size_t i = 0; i < N; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         snprintf(names[i], sizeof names[i], "s%u", (unsigned)(x % 50));
+        if (x % 50 == 7) names[i][0] = 0; /* empty names too */
         if (i < 1000) { /* a staircase: each overlaps the one before without nesting: many lanes */
             s[i] = (span){ (int64_t)i, (int64_t)i + 500, names[i], 0 };
         } else {
