@@ -136,7 +136,13 @@ pcd_status pcd_render_thread_title(pcd_sink *s, const pcd_profile *p, pcd_thread
         }
         return put_tid(s, p, th, PCD_COLLAPSED_RAW);
     }
-    if (th->name) return pcd_text_bytes(s, pcd_profile_text(p, th->name));
+    if (th->name) {
+        if (th->process_name) {
+            PCD_TRY(pcd_text_bytes(s, pcd_profile_text(p, th->process_name)));
+            PCD_TRY(pcd_text_z(s, ", "));
+        }
+        return pcd_text_bytes(s, pcd_profile_text(p, th->name));
+    }
     PCD_TRY(pcd_text_z(s, "Thread "));
     PCD_TRY(put_tid(s, p, th, PCD_COLLAPSED_RAW));
     if (th->pid != PCD_ID_NONE) PCD_TRY(pcd_text_printf(s, " (process %lld)", (long long)th->pid));

@@ -32,7 +32,8 @@ bool pcd_thread_is_blank(const pcd_profile *p, pcd_thread_id t);
 pcd_status pcd_render_thread_prefix(pcd_sink *s, const pcd_profile *p, pcd_thread_id t, pcd_dialect d,
                                     pcd_collapsed_escape esc);
 
-/* A thread's title for viewers: its name, or "Thread <tid>" with the process and interpreter
+/* A thread's title for viewers: its name (after its process's name and ", " when it has both:
+ * "stream 1 (worker 1), substream 0"), or "Thread <tid>" with the process and interpreter
  * ("pid:iid:tid" in the Austin dialect, as austin2speedscope titles it). */
 pcd_status pcd_render_thread_title(pcd_sink *s, const pcd_profile *p, pcd_thread_id t, pcd_dialect d);
 
