@@ -51,11 +51,10 @@ typedef struct heph_info {
 
 static void info_init(void *ctx, pcd_alloc *al)
 {
-    (void)al;
     heph_info *h = ctx;
     memset(h, 0, sizeof *h);
-    pcd_hmap_init(&h->streams);
-    pcd_hmap_init(&h->substreams);
+    pcd_hmap_init(&h->streams, al);
+    pcd_hmap_init(&h->substreams, al);
 }
 
 static void info_record(void *ctx, const pcd_record *rec)
@@ -538,9 +537,9 @@ static int chrome_run(const pcd_conv_args *a)
     memset(&c, 0, sizeof c);
     c.a = a;
     c.compat = a->compat;
-    pcd_hmap_init(&c.overlap);
-    pcd_hmap_init(&c.threads);
-    pcd_hmap_init(&c.procs);
+    pcd_hmap_init(&c.overlap, a->al);
+    pcd_hmap_init(&c.threads, a->al);
+    pcd_hmap_init(&c.procs, a->al);
     pcd_sink *s = a->out;
     int rc = 0;
     pcd_status st = PCD_OK;

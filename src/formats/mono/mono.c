@@ -357,13 +357,13 @@ static bool grow_(void **p, size_t *cap, size_t elem)
     return true;
 }
 
-static void sum_init(mono_sum *s)
+static void sum_init(mono_sum *s, pcd_alloc *al)
 {
     memset(s, 0, sizeof *s);
-    pcd_hmap_init(&s->classes);
-    pcd_hmap_init(&s->vtables);
-    pcd_hmap_init(&s->methods);
-    pcd_hmap_init(&s->thr_index);
+    pcd_hmap_init(&s->classes, al);
+    pcd_hmap_init(&s->vtables, al);
+    pcd_hmap_init(&s->methods, al);
+    pcd_hmap_init(&s->thr_index, al);
 }
 
 static void sum_fini(mono_sum *s)
@@ -828,9 +828,8 @@ typedef struct mono_info {
 
 static void info_init(void *ctx, pcd_alloc *al)
 {
-    (void)al;
     mono_info *m = ctx;
-    sum_init(&m->s);
+    sum_init(&m->s, al);
     memset(m->by_type, 0, sizeof m->by_type);
 }
 
@@ -1349,10 +1348,11 @@ static pcd_status write_collapsed(const line *v, size_t n, pcd_sink *sk)
 }
 
 /* speedscope's file format: one sampled profile, frames shared by index. */
-static pcd_status write_speedscope(const line *v, size_t n, pcd_sink *sk, const char *title, const char *unit)
+static pcd_status write_speedscope(const line *v, size_t n, pcd_sink *sk, const char *title, const char *unit,
+                                   pcd_alloc *al)
 {
     pcd_hmap idx;
-    pcd_hmap_init(&idx);
+    pcd_hmap_init(&idx, al);
     /* frames: every distinct name, in order of first appearance */
     const char **frames = NULL;
     size_t nf = 0, capf = 0;
@@ -1471,8 +1471,8 @@ static int stacks_run(const pcd_conv_args *a, bool speedscope)
     memset(&k, 0, sizeof k);
     k.a = a;
     k.metric = mi;
-    sum_init(&k.s);
-    pcd_hmap_init(&k.index);
+    sum_init(&k.s, a->al);
+    pcd_hmap_init(&k.index, a->al);
     int rc = 0;
     if (!GROW(k.nodes, k.n_nodes, k.cap_nodes)) {
         fprintf(a->err, "%s: out of memory\n", a->input_name);
@@ -1512,7 +1512,7 @@ static int stacks_run(const pcd_conv_args *a, bool speedscope)
         static const char *const units[] = { "bytes", "none", "none", "nanoseconds", "none" };
         char title[128];
         snprintf(title, sizeof title, "%s (%s)", a->input_name, metric);
-        st = speedscope ? write_speedscope(v, n, a->out, title, units[mi]) : write_collapsed(v, n, a->out);
+        st = speedscope ? write_speedscope(v, n, a->out, title, units[mi], a->al) : write_collapsed(v, n, a->out);
         for (size_t i = 0; i < n; i++) free(v[i].path);
         free(v);
         if (st != PCD_OK) {
