@@ -209,9 +209,10 @@ static pcd_frame_id frame_of(resolver *r, uint8_t kind, uint64_t ptr, bool *mana
     return f;
 }
 
-static pcd_status finish(mimport *k, pcd_profile *p)
+/* The sample types (the same for every file), then the consumer's begin: a --metric that names
+ * none of them is refused before the file is read. */
+static pcd_status begin(pcd_profile *p)
 {
-    pcd_alloc *al = k->al;
     int types[T_N];
     types[T_ALLOC_BYTES] = pcd_profile_add_type(p, "alloc-bytes", "bytes", "Allocated bytes");
     types[T_ALLOC_COUNT] = pcd_profile_add_type(p, "alloc-count", "count", "Allocations");
@@ -225,7 +226,12 @@ static pcd_status finish(mimport *k, pcd_profile *p)
     p->types[T_CALLS].secondary = true;
     p->default_type = T_ALLOC_BYTES;
     p->dialect = PCD_DIALECT_DEFAULT;
-    PCD_TRY(pcd_profile_begin(p));
+    return pcd_profile_begin(p);
+}
+
+static pcd_status finish(mimport *k, pcd_profile *p)
+{
+    pcd_alloc *al = k->al;
     pcd_mono_sort_usyms(&k->s);
 
     /* the model stack of every node, in node order (a parent comes before its children) */
@@ -284,7 +290,8 @@ static pcd_status mono_import(pcd_job *j, pcd_profile *p)
     k.al = j->al;
     pcd_mono_sum_init(&k.s, j->al);
     pcd_hmap_init(&k.index, j->al);
-    pcd_status st = PCD_VEC_RESERVE(j->al, k.nodes, k.cap_nodes, 1);
+    pcd_status st = begin(p);
+    if (st == PCD_OK) st = PCD_VEC_RESERVE(j->al, k.nodes, k.cap_nodes, 1);
     if (st == PCD_OK) {
         memset(&k.nodes[0], 0, sizeof k.nodes[0]);
         k.nodes[0].kind = NK_ROOT;
