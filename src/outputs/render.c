@@ -38,9 +38,9 @@ pcd_status pcd_render_frame(pcd_sink *s, const pcd_profile *p, pcd_frame_id id, 
             PCD_TRY(pcd_text_z(s, "kernel:"));
             PCD_TRY(pcd_text_collapsed(s, fn.ptr, fn.len, esc));
             return pcd_text_z(s, ":0");
-        case PCD_FRAME_LABEL: case PCD_FRAME_TYPE: case PCD_FRAME_ROOT: case PCD_FRAME_IDLE:
+        case PCD_FRAME_LABEL: case PCD_FRAME_IDLE:
             return pcd_text_collapsed(s, fn.ptr, fn.len, esc);
-        default:
+        default: /* code, native, and heap types and roots as frames without a file */
             PCD_TRY(pcd_text_collapsed(s, file.ptr, file.len, esc));
             PCD_TRY(pcd_sink_put(s, ":", 1));
             PCD_TRY(pcd_text_collapsed(s, fn.ptr, fn.len, esc));

@@ -12,8 +12,9 @@
 pcd_status pcd_out_dialect(pcd_job *j, const pcd_profile *p, pcd_dialect *out);
 
 /* A frame as one element of a stack line (collapsed stacks, Austin text):
- *   austin   file:function:line; GC ":GC:", invalid ":INVALID:", kernel "kernel:NAME:0",
- *            a label its text;
+ *   austin   file:function:line (a heap type or root as a frame without a file: ":NAME:0",
+ *            which Austin's readers can split); GC ":GC:", invalid ":INVALID:", kernel
+ *            "kernel:NAME:0", a label its text;
  *   cpython  basename(file):function:line (line 0 when unknown), the function alone for the
  *            file "~" at line 0 (CPython's synthetic frames);
  *   default  function (basename(file):line), or the function alone without a file; markers

@@ -36,8 +36,8 @@ static void info_init(void *ctx, pcd_alloc *al)
     heph_info *h = ctx;
     memset(h, 0, sizeof *h);
     h->al = al;
-    pcd_hmap_init(&h->streams);
-    pcd_hmap_init(&h->substreams);
+    pcd_hmap_init(&h->streams, al);
+    pcd_hmap_init(&h->substreams, al);
 }
 
 static void info_record(void *ctx, const pcd_record *rec)

@@ -309,7 +309,7 @@ static int write_folded(collapsed *x, const mvm_col *c, pcd_sink *s)
     tnode *t = NULL;
     size_t nt = 0, tcap = 0;
     pcd_hmap kids;
-    pcd_hmap_init(&kids);
+    pcd_hmap_init(&kids, al);
     int rc = 0;
     if (!idom || !chead || !cnext || !tn_of || !stack) {
         rc = 2;

@@ -28,7 +28,7 @@ pcd_status tach_names_build(tach_names *nm, const tach_tables *t, pcd_alloc *al)
     nm->canon = pcd_alloc_get(al, n * sizeof(uint32_t));
     if (!nm->text || !nm->off || !nm->len || !nm->canon) return PCD_E_NOMEM;
     pcd_hmap seen;
-    pcd_hmap_init(&seen);
+    pcd_hmap_init(&seen, al);
     for (uint32_t i = 0; i < t->n_strings; i++) {
         size_t o = nm->text_len;
         size_t k = tach_utf8_replace(t->strings[i].ptr, t->strings[i].len, nm->text + o);
@@ -119,7 +119,7 @@ static pcd_status mapper_init(tach_mapper *m, const tach_tables *t, const tach_n
     m->nm = nm;
     m->with_line = with_line;
     m->al = al;
-    pcd_hmap_init(&m->keys);
+    pcd_hmap_init(&m->keys, al);
     return tach_tree_init(&m->mt, al);
 }
 
