@@ -14,6 +14,6 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     pcd_fuzz_one(&pcd_moarvm_v3_format, data, size);
-    mvm_fuzz_above(data, size, NULL);
+    moarvm_fuzz_above(data, size, NULL);
     return 0;
 }

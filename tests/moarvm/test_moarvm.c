@@ -91,9 +91,9 @@ static void make_heap(heap *h, uint64_t n, uint32_t ntypes, uint32_t nframes, ui
     h->nrefs = nr;
 }
 
-static mvm_snapdata snapdata(const heap *h, uint64_t t, uint64_t seq)
+static pcd_moarvm_snapdata snapdata(const heap *h, uint64_t t, uint64_t seq)
 {
-    mvm_snapdata d;
+    pcd_moarvm_snapdata d;
     memset(&d, 0, sizeof d);
     d.snap_time = t;
     d.gc_seq_num = seq;
@@ -128,7 +128,7 @@ static heap heaps[3];
 
 /* Three snapshots: the first adds every table row, the second a few more, the third none.
  * mutate(k, d) may spoil snapshot k's data before it is written. */
-static void write_file(bool ended, void (*mutate)(int k, mvm_snapdata *d))
+static void write_file(bool ended, void (*mutate)(int k, pcd_moarvm_snapdata *d))
 {
     free(file_buf);
     file_buf = NULL;
@@ -140,13 +140,13 @@ static void write_file(bool ended, void (*mutate)(int k, mvm_snapdata *d))
     pcd_sink_init(&s, sbuf, sizeof sbuf, grow_write, NULL, NULL, &x);
     pcd_alloc al;
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
-    mvm_writer mw;
-    assert_int_equal(mvm_write_open(&mw, &s, &al, 1000, 4242), PCD_OK);
+    pcd_moarvm_writer mw;
+    assert_int_equal(pcd_moarvm_write_open(&mw, &s, &al, 1000, 4242), PCD_OK);
     make_heap(&heaps[0], 300, 4, 2, NSTR0, 1);
     make_heap(&heaps[1], 400, 5, 3, NSTR0 + 3, 2);
     make_heap(&heaps[2], 350, 5, 3, NSTR0 + 3, 3);
     for (int k = 0; k < 3; k++) {
-        mvm_snapdata d = snapdata(&heaps[k], 2000 + 100 * (uint64_t)k, 1 + (uint64_t)k);
+        pcd_moarvm_snapdata d = snapdata(&heaps[k], 2000 + 100 * (uint64_t)k, 1 + (uint64_t)k);
         if (k == 0) {
             d.nstrings = NSTR0;
             d.strings = strings0;
@@ -171,10 +171,10 @@ static void write_file(bool ended, void (*mutate)(int k, mvm_snapdata *d))
             d.ffile = ffile1;
         }
         if (mutate) mutate(k, &d);
-        assert_int_equal(mvm_write_snapshot(&mw, &d), PCD_OK);
+        assert_int_equal(pcd_moarvm_write_snapshot(&mw, &d), PCD_OK);
     }
-    assert_int_equal(mvm_write_finish(&mw, ended), PCD_OK);
-    mvm_write_close(&mw);
+    assert_int_equal(pcd_moarvm_write_finish(&mw, ended), PCD_OK);
+    pcd_moarvm_write_close(&mw);
     assert_int_equal(al.in_use, 0);
 }
 
@@ -204,7 +204,7 @@ static void on_report(void *ud, bool is_error, const pcd_error *e)
     }
 }
 
-static void on_snap(void *ud, const mvm_col *c, const mvm_snapshot *sn, const mvm_stats *st, const mvm_graph *g)
+static void on_snap(void *ud, const pcd_moarvm_col *c, const pcd_moarvm_snapshot *sn, const pcd_moarvm_stats *st, const pcd_moarvm_graph *g)
 {
     (void)c;
     seen *s = ud;
@@ -228,12 +228,30 @@ static void dump_msgs(const seen *s)
     for (size_t i = 0; i < s->n; i++) print_message("%s %s\n", s->is_err[i] ? "E" : "W", s->msg[i]);
 }
 
+/* The collectors' allocator: every byte they take is given back when they are freed. */
+static pcd_alloc col_al;
+static int col_live;
+
+static pcd_moarvm_col *col_new(const pcd_moarvm_opts *o)
+{
+    if (!col_al.fn) pcd_alloc_init(&col_al, pcd_alloc_libc, NULL, 0);
+    pcd_moarvm_col *c = pcd_moarvm_col_new(&col_al, o);
+    if (c) col_live++;
+    return c;
+}
+
+static void col_free(pcd_moarvm_col *c)
+{
+    pcd_moarvm_col_free(c);
+    if (c && --col_live == 0) assert_int_equal(col_al.in_use, 0);
+}
+
 /* Reads p[0..n) with the collector; returns it (caller frees) with what was seen. */
-static mvm_col *read_file(const uint8_t *p, size_t n, seen *s, bool graph)
+static pcd_moarvm_col *read_file(const uint8_t *p, size_t n, seen *s, bool graph)
 {
     memset(s, 0, sizeof *s);
-    mvm_opts o = { true, graph, on_report, s, on_snap, s };
-    mvm_col *c = mvm_col_new(&o);
+    pcd_moarvm_opts o = { true, graph, on_report, s, on_snap, s };
+    pcd_moarvm_col *c = col_new(&o);
     assert_non_null(c);
     pcd_alloc al;
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
@@ -242,8 +260,8 @@ static mvm_col *read_file(const uint8_t *p, size_t n, seen *s, bool graph)
     assert_int_equal(pcd_reader_open_buffer(&r, &pcd_moarvm_v3_format, p, n, &ro), PCD_OK);
     pcd_record rec;
     pcd_status st;
-    while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) mvm_col_record(c, &rec);
-    if (st == PCD_END) mvm_col_finish(c);
+    while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) pcd_moarvm_col_record(c, &rec);
+    if (st == PCD_END) pcd_moarvm_col_finish(c);
     s->end = st;
     pcd_reader_close(&r);
     assert_int_equal(al.in_use, 0);
@@ -257,17 +275,17 @@ static void test_synthetic(void **state)
     (void)state;
     write_file(true, NULL);
     seen s;
-    mvm_col *c = read_file(file_buf, file_len, &s, true);
+    pcd_moarvm_col *c = read_file(file_buf, file_len, &s, true);
     if (s.nerr || s.nwarn) dump_msgs(&s);
     assert_int_equal(s.end, PCD_END);
     assert_int_equal(s.nerr, 0);
     assert_int_equal(s.nwarn, 0);
-    assert_true(mvm_col_ended(c));
-    const mvm_snapshot *sn;
-    assert_int_equal(mvm_col_snapshots(c, &sn), 3);
-    assert_int_equal(mvm_col_strings(c), NSTR0 + 3);
-    assert_int_equal(mvm_col_types(c), 5);
-    assert_int_equal(mvm_col_frames(c), 3);
+    assert_true(pcd_moarvm_col_ended(c));
+    const pcd_moarvm_snapshot *sn;
+    assert_int_equal(pcd_moarvm_col_snapshots(c, &sn), 3);
+    assert_int_equal(pcd_moarvm_col_strings(c), NSTR0 + 3);
+    assert_int_equal(pcd_moarvm_col_types(c), 5);
+    assert_int_equal(pcd_moarvm_col_frames(c), 3);
     for (int k = 0; k < 3; k++) {
         const heap *h = &heaps[k];
         uint64_t kinds[12] = { 0 }, heapsz = 0, t1 = 0, f2 = 0;
@@ -278,11 +296,11 @@ static void test_synthetic(void **state)
             if (h->kind[i] == 4 && h->tofi[i] == 2) f2 += h->size[i] + h->usize[i];
         }
         assert_int_equal(sn[k].index, k);
-        assert_int_equal(sn[k].n[MVM_COLKIND], h->n);
-        assert_int_equal(sn[k].n[MVM_REFTRGET], h->nrefs);
+        assert_int_equal(sn[k].n[PCD_MOARVM_COLKIND], h->n);
+        assert_int_equal(sn[k].n[PCD_MOARVM_REFTRGET], h->nrefs);
         assert_int_equal(sn[k].heap_size, heapsz);
-        assert_int_equal(sn[k].meta[MVM_M_GC_SEQ_NUM], k + 1);
-        assert_int_equal(sn[k].meta[MVM_M_SNAP_TIME], 2000 + 100 * k);
+        assert_int_equal(sn[k].meta[PCD_MOARVM_M_GC_SEQ_NUM], k + 1);
+        assert_int_equal(sn[k].meta[PCD_MOARVM_M_SNAP_TIME], 2000 + 100 * k);
         for (int j = 1; j < 12; j++) assert_int_equal(sn[k].kinds[j], kinds[j]);
         assert_int_equal(s.t1_count[k], t1);
         assert_int_equal(s.f2_size[k], f2);
@@ -293,13 +311,13 @@ static void test_synthetic(void **state)
         assert_int_equal(sn[k].frames, k == 0 ? 2 : 3);
     }
     char name[128];
-    mvm_col_type_name(c, 4, name, sizeof name);
+    pcd_moarvm_col_type_name(c, 4, name, sizeof name);
     assert_string_equal(name, "Tree");
-    mvm_col_frame_name(c, 0, name, sizeof name);
+    pcd_moarvm_col_frame_name(c, 0, name, sizeof name);
     assert_string_equal(name, "frame_a (x.nqp:12)");
-    mvm_col_frame_name(c, 2, name, sizeof name);
+    pcd_moarvm_col_frame_name(c, 2, name, sizeof name);
     assert_string_equal(name, "frame_c (x.nqp:56)");
-    mvm_col_free(c);
+    col_free(c);
     /* the generated layer's own invariants on it (streaming, validate-only, re-encoding) */
     pcd_fuzz_one(&pcd_moarvm_v3_format, file_buf, file_len);
 }
@@ -310,14 +328,14 @@ static void test_killed(void **state)
     (void)state;
     write_file(false, NULL);
     seen s;
-    mvm_col *c = read_file(file_buf, file_len, &s, false);
-    const mvm_snapshot *sn;
-    assert_int_equal(mvm_col_snapshots(c, &sn), 3);
+    pcd_moarvm_col *c = read_file(file_buf, file_len, &s, false);
+    const pcd_moarvm_snapshot *sn;
+    assert_int_equal(pcd_moarvm_col_snapshots(c, &sn), 3);
     assert_int_equal(s.nerr, 0);
     assert_int_equal(s.nwarn, 1);
     assert_true(has_msg(&s, false, "final empty TOC"));
-    assert_false(mvm_col_ended(c));
-    mvm_col_free(c);
+    assert_false(pcd_moarvm_col_ended(c));
+    col_free(c);
 }
 
 /* Cut anywhere: every snapshot whose TOC is complete is there, and the cut is reported
@@ -331,9 +349,9 @@ static void test_cut_sweep(void **state)
     memcpy(full, file_buf, n);
     /* where each snapshot's inner TOC ends, and where the outer TOCs end */
     seen s;
-    mvm_col *c = read_file(full, n, &s, false);
-    const mvm_snapshot *sn;
-    size_t ns = mvm_col_snapshots(c, &sn);
+    pcd_moarvm_col *c = read_file(full, n, &s, false);
+    const pcd_moarvm_snapshot *sn;
+    size_t ns = pcd_moarvm_col_snapshots(c, &sn);
     assert_int_equal(ns, 3);
     uint64_t inner_end[3], outer_end[4];
     for (size_t k = 0; k < 3; k++) {
@@ -345,10 +363,10 @@ static void test_cut_sweep(void **state)
     /* the final (empty) inner TOC, before the last outer one (filemeta and 4 inner TOCs) */
     uint64_t final_inner_end = n - (16 + 24 * 5 + 8);
     uint64_t filemeta_end = 32 + pcd_ld_u64le(full + 24);
-    mvm_col_free(c);
+    col_free(c);
     for (size_t cut = 0; cut <= n; cut++) {
         c = read_file(full, cut, &s, false);
-        size_t got = mvm_col_snapshots(c, &sn);
+        size_t got = pcd_moarvm_col_snapshots(c, &sn);
         size_t want = 0;
         for (size_t k = 0; k < 3; k++)
             if (inner_end[k] <= cut) want++;
@@ -370,7 +388,7 @@ static void test_cut_sweep(void **state)
             if (cut == filemeta_end) {
                 /* stopped before the first snapshot */
                 assert_true(has_msg(&s, false, "final empty TOC"));
-                mvm_col_free(c);
+                col_free(c);
                 continue;
             }
             if (!after_inner) {
@@ -380,7 +398,7 @@ static void test_cut_sweep(void **state)
             assert_true(after_inner);
             assert_true(has_msg(&s, false, "outer TOC"));
         }
-        mvm_col_free(c);
+        col_free(c);
         if (cut % 97 == 0) pcd_fuzz_one(&pcd_moarvm_v3_format, full, cut);
     }
     free(full);
@@ -389,23 +407,23 @@ static void test_cut_sweep(void **state)
 /* ---- every invariant breaks where it should ---------------------------------------------------- */
 
 static int g_break;
-static uint64_t g_stated[MVM_NMETA];
+static uint64_t g_stated[PCD_MOARVM_NMETA];
 static uint64_t g_top_ids[160], g_top_scores[160];
 static uint16_t g_kind[4096];
 static uint32_t g_u32[4096];
 static uint64_t g_u64[16384];
 
-static void spoil(int k, mvm_snapdata *d)
+static void spoil(int k, pcd_moarvm_snapdata *d)
 {
     if (k != 1) return;
     const heap *h = &heaps[1];
     switch (g_break) {
     case 0: /* snapmeta states other totals */
-        for (int i = 0; i < MVM_NMETA; i++) g_stated[i] = 0;
-        g_stated[MVM_M_SNAP_TIME] = 1;
-        g_stated[MVM_M_TOTAL_OBJECTS] = 5;
-        g_stated[MVM_M_TOTAL_FRAMES] = 1;
-        g_stated[MVM_M_TOTAL_REFS] = h->nrefs;
+        for (int i = 0; i < PCD_MOARVM_NMETA; i++) g_stated[i] = 0;
+        g_stated[PCD_MOARVM_M_SNAP_TIME] = 1;
+        g_stated[PCD_MOARVM_M_TOTAL_OBJECTS] = 5;
+        g_stated[PCD_MOARVM_M_TOTAL_FRAMES] = 1;
+        g_stated[PCD_MOARVM_M_TOTAL_REFS] = h->nrefs;
         d->stated = g_stated;
         break;
     case 1: /* a target past the collectables */
@@ -488,7 +506,7 @@ static void test_invariants(void **state)
     for (g_break = 0; g_break < 10; g_break++) {
         write_file(true, spoil);
         seen s;
-        mvm_col *c = read_file(file_buf, file_len, &s, false);
+        pcd_moarvm_col *c = read_file(file_buf, file_len, &s, false);
         assert_int_equal(s.end, PCD_END);
         if (!want[g_break].needle) {
             assert_int_equal(s.nerr, 0);
@@ -504,7 +522,7 @@ static void test_invariants(void **state)
             assert_true(has_msg(&s, false, "total_frames"));
             assert_false(has_msg(&s, true, "total_frames"));
         }
-        mvm_col_free(c);
+        col_free(c);
     }
 }
 
@@ -514,11 +532,11 @@ static void test_toc_tampering(void **state)
     (void)state;
     write_file(true, NULL);
     seen s;
-    mvm_col *c = read_file(file_buf, file_len, &s, false);
-    const mvm_snapshot *sn;
-    mvm_col_snapshots(c, &sn);
+    pcd_moarvm_col *c = read_file(file_buf, file_len, &s, false);
+    const pcd_moarvm_snapshot *sn;
+    pcd_moarvm_col_snapshots(c, &sn);
     uint64_t toc = sn[0].toc_offset;
-    mvm_col_free(c);
+    col_free(c);
     uint8_t *p = malloc(file_len);
     memcpy(p, file_buf, file_len);
     assert_memory_equal(p + toc, "toc\0\0\0\0\0", 8);
@@ -527,20 +545,20 @@ static void test_toc_tampering(void **state)
     pcd_st_u64le(p + toc + 16 + 2 * 24 + 8, v + 1);
     c = read_file(p, file_len, &s, false);
     assert_true(has_msg(&s, true, "snapshot[0].toc.entries[2]: expected start"));
-    mvm_col_free(c);
+    col_free(c);
     /* the self pointer at its end */
     memcpy(p, file_buf, file_len);
     pcd_st_u64le(p + toc + 16 + 18 * 24, 12345);
     c = read_file(p, file_len, &s, false);
     assert_true(has_msg(&s, true, "toc.self: expected"));
-    mvm_col_free(c);
+    col_free(c);
     /* the last 8 bytes (the trailing pointer) */
     memcpy(p, file_buf, file_len);
     pcd_st_u64le(p + file_len - 8, 7);
     c = read_file(p, file_len, &s, false);
     assert_true(has_msg(&s, true, "toc.self"));
-    assert_int_equal(mvm_col_snapshots(c, &sn), 3);
-    mvm_col_free(c);
+    assert_int_equal(pcd_moarvm_col_snapshots(c, &sn), 3);
+    col_free(c);
     free(p);
 }
 
@@ -594,15 +612,15 @@ static void test_collapsed(void **state)
     pcd_sink_init(&s, sbuf, sizeof sbuf, grow_write, NULL, NULL, &x);
     pcd_alloc al;
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
-    mvm_writer mw;
-    assert_int_equal(mvm_write_open(&mw, &s, &al, 1, 2), PCD_OK);
-    mvm_snapdata d = { 5, 1, 7, kind, size, tofi, rfcnt, rfstr, usize, 7, descr, target, 6, strs, 2, repr, tname,
+    pcd_moarvm_writer mw;
+    assert_int_equal(pcd_moarvm_write_open(&mw, &s, &al, 1, 2), PCD_OK);
+    pcd_moarvm_snapdata d = { 5, 1, 7, kind, size, tofi, rfcnt, rfstr, usize, 7, descr, target, 6, strs, 2, repr, tname,
                        1, fn, fc, fl, ff, NULL, NULL, NULL };
-    assert_int_equal(mvm_write_snapshot(&mw, &d), PCD_OK);
-    assert_int_equal(mvm_write_finish(&mw, true), PCD_OK);
-    mvm_write_close(&mw);
+    assert_int_equal(pcd_moarvm_write_snapshot(&mw, &d), PCD_OK);
+    assert_int_equal(pcd_moarvm_write_finish(&mw, true), PCD_OK);
+    pcd_moarvm_write_close(&mw);
     seen sn;
-    mvm_col_free(read_file(file_buf, file_len, &sn, false));
+    col_free(read_file(file_buf, file_len, &sn, false));
     if (sn.nerr) dump_msgs(&sn);
     assert_int_equal(sn.nerr, 0);
     static char out[1 << 16];
@@ -648,7 +666,7 @@ typedef struct topn {
 static topn *tops[16];
 static size_t ntops[16];
 
-static void corpus_snap(void *ud, const mvm_col *c, const mvm_snapshot *s, const mvm_stats *st, const mvm_graph *g)
+static void corpus_snap(void *ud, const pcd_moarvm_col *c, const pcd_moarvm_snapshot *s, const pcd_moarvm_stats *st, const pcd_moarvm_graph *g)
 {
     (void)ud;
     (void)g;
@@ -659,11 +677,11 @@ static void corpus_snap(void *ud, const mvm_col *c, const mvm_snapshot *s, const
     for (int kind = 1; kind <= 4; kind += 3)
         for (size_t i = 0; i < st->len[kind]; i++) {
             if (!st->by_kind[kind][i].count) continue;
-            if (kind == 1) mvm_col_type_name(c, i, t[k].name, sizeof t[k].name);
+            if (kind == 1) pcd_moarvm_col_type_name(c, i, t[k].name, sizeof t[k].name);
             else {
                 /* the facts write frames as name@line */
                 char buf[256];
-                mvm_col_frame_name(c, i, buf, sizeof buf);
+                pcd_moarvm_col_frame_name(c, i, buf, sizeof buf);
                 char *paren = strrchr(buf, '(');
                 char *colon = strrchr(buf, ':');
                 if (paren && colon && paren > buf) {
@@ -726,8 +744,8 @@ static void check_corpus_file(const char *path, const char *facts_path)
     memset(tops, 0, sizeof tops);
     seen s;
     memset(&s, 0, sizeof s);
-    mvm_opts o = { true, false, on_report, &s, corpus_snap, NULL };
-    mvm_col *c = mvm_col_new(&o);
+    pcd_moarvm_opts o = { true, false, on_report, &s, corpus_snap, NULL };
+    pcd_moarvm_col *c = col_new(&o);
     pcd_alloc al;
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
     pcd_reader r;
@@ -735,17 +753,17 @@ static void check_corpus_file(const char *path, const char *facts_path)
     assert_int_equal(pcd_reader_open_buffer(&r, fmt, p, n, &ro), PCD_OK);
     pcd_record rec;
     pcd_status st;
-    while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) mvm_col_record(c, &rec);
-    if (st == PCD_END) mvm_col_finish(c);
+    while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) pcd_moarvm_col_record(c, &rec);
+    if (st == PCD_END) pcd_moarvm_col_finish(c);
     pcd_reader_close(&r);
     assert_int_equal(st, PCD_END);
-    const mvm_snapshot *sn;
-    size_t ns = mvm_col_snapshots(c, &sn);
+    const pcd_moarvm_snapshot *sn;
+    size_t ns = pcd_moarvm_col_snapshots(c, &sn);
     if (fmt == &pcd_moarvm_v2_format) {
         /* no facts for format 2: what its own index says was checked (block sizes) */
         assert_true(ns >= 1);
-        assert_true(mvm_col_ended(c));
-        for (size_t i = 0; i < ns; i++) assert_true(sn[i].n[MVM_COLKIND] > 0);
+        assert_true(pcd_moarvm_col_ended(c));
+        for (size_t i = 0; i < ns; i++) assert_true(sn[i].n[PCD_MOARVM_COLKIND] > 0);
     }
     print_message("%s: %zu snapshots, %zu errors, %zu warnings\n", path, ns, s.nerr, s.nwarn);
     FILE *ff = fopen(facts_path, "r");
@@ -755,16 +773,16 @@ static void check_corpus_file(const char *path, const char *facts_path)
         size_t complete = 0;
         while (fgets(line, sizeof line, ff)) {
             if (strncmp(line, "totals:", 7) == 0) {
-                assert_int_equal(num_after(line, "strings="), mvm_col_strings(c));
-                assert_int_equal(num_after(line, "types="), mvm_col_types(c));
-                assert_int_equal(num_after(line, "frames="), mvm_col_frames(c));
+                assert_int_equal(num_after(line, "strings="), pcd_moarvm_col_strings(c));
+                assert_int_equal(num_after(line, "types="), pcd_moarvm_col_types(c));
+                assert_int_equal(num_after(line, "frames="), pcd_moarvm_col_frames(c));
             } else if (strncmp(line, "--- inner toc ", 14) == 0) {
                 cur = strstr(line, "(empty)") || !strstr(line, "snapmeta") ? -1 : (long)complete++;
             } else if (cur >= 0 && (size_t)cur < ns) {
-                const mvm_snapshot *x = &sn[cur];
+                const pcd_moarvm_snapshot *x = &sn[cur];
                 if (strstr(line, "  collectables=")) {
-                    assert_int_equal(num_after(line, "collectables="), x->n[MVM_COLKIND]);
-                    assert_int_equal(num_after(line, "references="), x->n[MVM_REFDESCR]);
+                    assert_int_equal(num_after(line, "collectables="), x->n[PCD_MOARVM_COLKIND]);
+                    assert_int_equal(num_after(line, "references="), x->n[PCD_MOARVM_REFDESCR]);
                     assert_int_equal(num_after(line, "strings_visible="), x->strings);
                     assert_int_equal(num_after(line, "types_visible="), x->types);
                     assert_int_equal(num_after(line, "frames_visible="), x->frames);
@@ -776,9 +794,9 @@ static void check_corpus_file(const char *path, const char *facts_path)
                         assert_int_equal(v == UINT64_MAX ? 0 : v, x->kinds[k]);
                     }
                 } else if (strstr(line, "  snapmeta: {")) {
-                    for (int k = 0; k < MVM_NMETA; k++) {
+                    for (int k = 0; k < PCD_MOARVM_NMETA; k++) {
                         char key[48];
-                        snprintf(key, sizeof key, "\"%s\": ", mvm_meta_keys[k]);
+                        snprintf(key, sizeof key, "\"%s\": ", pcd_moarvm_meta_keys[k]);
                         assert_int_equal(num_after(line, key), x->meta[k]);
                     }
                 } else if (strstr(line, "  types_by_count:")) check_top5((size_t)cur, line, 1, false);
@@ -809,17 +827,17 @@ static void check_corpus_file(const char *path, const char *facts_path)
         while (ncut < 96) cuts[ncut++] = rnd() % n;
         for (size_t i = 0; i < ncut; i++) {
             seen cs;
-            mvm_col *cc = read_file(p, (size_t)cuts[i], &cs, false);
-            const mvm_snapshot *csn;
-            size_t got = mvm_col_snapshots(cc, &csn), want = 0;
+            pcd_moarvm_col *cc = read_file(p, (size_t)cuts[i], &cs, false);
+            const pcd_moarvm_snapshot *csn;
+            size_t got = pcd_moarvm_col_snapshots(cc, &csn), want = 0;
             for (size_t k = 0; k < ns; k++) want += inner_end[k] <= cuts[i];
             if (got != want) print_message("%s cut at %" PRIu64 ": %zu snapshots, want %zu\n", path, cuts[i], got, want);
             assert_int_equal(got, want);
             assert_true(cs.end != PCD_END || cs.nerr + cs.nwarn > 0);
-            mvm_col_free(cc);
+            col_free(cc);
         }
     }
-    mvm_col_free(c);
+    col_free(c);
     free(p);
 }
 

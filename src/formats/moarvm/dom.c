@@ -72,7 +72,7 @@ static void graph_free(graph_copy *g)
     g->al = al;
 }
 
-static void on_snapshot(void *ud, const mvm_col *c, const mvm_snapshot *s, const mvm_stats *st, const mvm_graph *g)
+static void on_snapshot(void *ud, const pcd_moarvm_col *c, const pcd_moarvm_snapshot *s, const pcd_moarvm_stats *st, const pcd_moarvm_graph *g)
 {
     (void)c;
     (void)st;
@@ -272,7 +272,7 @@ static uint64_t label_of(const graph_copy *g, uint32_t v)
     return k << 32;
 }
 
-static size_t label_text(const mvm_col *c, uint64_t label, char *buf, size_t cap)
+static size_t label_text(const pcd_moarvm_col *c, uint64_t label, char *buf, size_t cap)
 {
     static const char *const roots[12] = {
         "<unknown kind>", "", "", "", "", "Permanent Roots", "VM Instance Roots", "C Stack Roots",
@@ -282,9 +282,9 @@ static size_t label_text(const mvm_col *c, uint64_t label, char *buf, size_t cap
     size_t n;
     if (label == LABEL_DEEPER) return (size_t)snprintf(buf, cap, "...");
     if (label == LABEL_UNREACHABLE) return (size_t)snprintf(buf, cap, "(unreachable from the root)");
-    if (k == 4) n = mvm_col_frame_name(c, i, buf, cap);
+    if (k == 4) n = pcd_moarvm_col_frame_name(c, i, buf, cap);
     else if (k >= 1 && k <= 3) {
-        n = mvm_col_type_name(c, i, buf, cap);
+        n = pcd_moarvm_col_type_name(c, i, buf, cap);
         if (k == 2 && n < cap) n += (size_t)snprintf(buf + n, cap - n, " (type object)");
         if (k == 3 && n < cap) n += (size_t)snprintf(buf + n, cap - n, " (STable)");
     } else {
@@ -297,7 +297,7 @@ static size_t label_text(const mvm_col *c, uint64_t label, char *buf, size_t cap
     return n;
 }
 
-static int write_folded(collapsed *x, const mvm_col *c, pcd_sink *s)
+static int write_folded(collapsed *x, const pcd_moarvm_col *c, pcd_sink *s)
 {
     const graph_copy *g = &x->g;
     pcd_alloc *al = g->al;
@@ -451,8 +451,8 @@ int mvm_collapsed_run(const pcd_conv_args *a)
             x.want_index = true;
         }
     }
-    mvm_opts o = { true, true, conv_report, &x, on_snapshot, &x };
-    mvm_col *c = mvm_col_new(&o);
+    pcd_moarvm_opts o = { true, true, conv_report, &x, on_snapshot, &x };
+    pcd_moarvm_col *c = pcd_moarvm_col_new(a->al, &o);
     if (!c) {
         fprintf(a->err, "%s: out of memory\n", a->input_name);
         return 2;
@@ -462,7 +462,7 @@ int mvm_collapsed_run(const pcd_conv_args *a)
     for (;;) {
         pcd_status st = pcd_reader_next(a->r, &rec);
         if (st == PCD_END) {
-            mvm_col_finish(c);
+            pcd_moarvm_col_finish(c);
             break;
         }
         if (st != PCD_OK) {
@@ -472,7 +472,7 @@ int mvm_collapsed_run(const pcd_conv_args *a)
             break;
         }
         if (a->progress && rec.depth == 1) a->progress(a->progress_ud, rec.offset);
-        mvm_col_record(c, &rec);
+        pcd_moarvm_col_record(c, &rec);
     }
     if (x.too_big || x.oom) {
         fprintf(a->err, "%s: the snapshot is too large for the dominator tree (%s)\n", a->input_name,
@@ -490,6 +490,6 @@ int mvm_collapsed_run(const pcd_conv_args *a)
         if (!rc) rc = 1;
     }
     graph_free(&x.g);
-    mvm_col_free(c);
+    pcd_moarvm_col_free(c);
     return rc;
 }

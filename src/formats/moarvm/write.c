@@ -17,7 +17,7 @@ typedef struct tocent {
     uint64_t start, end;
 } tocent;
 
-static pcd_status wfail(mvm_writer *mw, pcd_status st, const char *what)
+static pcd_status wfail(pcd_moarvm_writer *mw, pcd_status st, const char *what)
 {
     mw->failed = true;
     if (!mw->x.err.status) {
@@ -27,27 +27,27 @@ static pcd_status wfail(mvm_writer *mw, pcd_status st, const char *what)
     return st;
 }
 
-const pcd_error *mvm_write_error(const mvm_writer *mw)
+const pcd_error *pcd_moarvm_write_error(const pcd_moarvm_writer *mw)
 {
     return mw->w.x.err.status ? &mw->w.x.err : &mw->x.err;
 }
 
 /* Closes the block before and returns where the next one starts. */
-static pcd_status next_start(mvm_writer *mw, uint64_t *start)
+static pcd_status next_start(pcd_moarvm_writer *mw, uint64_t *start)
 {
     PCD_TRY(pcd_writer_close_to(&mw->w, 1));
     *start = pcd_sink_tell(mw->s);
     return PCD_OK;
 }
 
-static pcd_status put_block(mvm_writer *mw, const pcd_moarvm_v3_block *b)
+static pcd_status put_block(pcd_moarvm_writer *mw, const pcd_moarvm_v3_block *b)
 {
     pcd_status st = pcd_writer_record(&mw->w, &pcd_moarvm_v3_region_blocks, b);
     if (st != PCD_OK) mw->failed = true;
     return st;
 }
 
-static pcd_status json_block(mvm_writer *mw, uint32_t which, const char *text, tocent *e)
+static pcd_status json_block(pcd_moarvm_writer *mw, uint32_t which, const char *text, tocent *e)
 {
     pcd_moarvm_v3_block b;
     memset(&b, 0, sizeof b);
@@ -62,7 +62,7 @@ static pcd_status json_block(mvm_writer *mw, uint32_t which, const char *text, t
 }
 
 /* A column block and its entries (one zstd frame). width: 2, 4 or 8 bytes. */
-static pcd_status column_block(mvm_writer *mw, uint32_t which, const char *kind, const void *vals, uint64_t n,
+static pcd_status column_block(pcd_moarvm_writer *mw, uint32_t which, const char *kind, const void *vals, uint64_t n,
                                int width, tocent **ents, size_t *ne)
 {
     pcd_moarvm_v3_block b;
@@ -98,7 +98,7 @@ static pcd_status column_block(mvm_writer *mw, uint32_t which, const char *kind,
     return PCD_OK;
 }
 
-static pcd_status toc_block(mvm_writer *mw, const tocent *ents, size_t n, uint64_t *start, uint64_t *end)
+static pcd_status toc_block(pcd_moarvm_writer *mw, const tocent *ents, size_t n, uint64_t *start, uint64_t *end)
 {
     pcd_moarvm_v3_toc_entry *te = calloc(n ? n : 1, sizeof *te);
     if (!te) return wfail(mw, PCD_E_NOMEM, "memory for a TOC");
@@ -120,7 +120,7 @@ static pcd_status toc_block(mvm_writer *mw, const tocent *ents, size_t n, uint64
     return st;
 }
 
-static pcd_status outer_toc(mvm_writer *mw)
+static pcd_status outer_toc(pcd_moarvm_writer *mw)
 {
     size_t n = 1 + mw->ninner;
     tocent *e = calloc(n, sizeof *e);
@@ -133,7 +133,7 @@ static pcd_status outer_toc(mvm_writer *mw)
     return st;
 }
 
-static pcd_status inner_toc(mvm_writer *mw, const tocent *ents, size_t n)
+static pcd_status inner_toc(pcd_moarvm_writer *mw, const tocent *ents, size_t n)
 {
     if (mw->ninner == mw->cap) {
         size_t cap = mw->cap ? mw->cap * 2 : 16;
@@ -150,7 +150,7 @@ static pcd_status inner_toc(mvm_writer *mw, const tocent *ents, size_t n)
     return outer_toc(mw);
 }
 
-pcd_status mvm_write_open(mvm_writer *mw, pcd_sink *s, pcd_alloc *al, uint64_t start_time, int64_t pid)
+pcd_status pcd_moarvm_write_open(pcd_moarvm_writer *mw, pcd_sink *s, pcd_alloc *al, uint64_t start_time, int64_t pid)
 {
     memset(mw, 0, sizeof *mw);
     mw->s = s;
@@ -189,7 +189,7 @@ static int cmp_score(const void *a, const void *b)
 
 /* topIDs and topscore as MoarVM computes them: objects (kind 1) per type and frames (kind 4)
  * per static frame, by count and by size, best 40 of each, zero-padded. */
-static pcd_status highscores(mvm_writer *mw, const mvm_snapdata *d, uint64_t *ids, uint64_t *scores)
+static pcd_status highscores(pcd_moarvm_writer *mw, const pcd_moarvm_snapdata *d, uint64_t *ids, uint64_t *scores)
 {
     uint64_t nt = mw->ntypes, nf = mw->nframes;
     uint64_t *tc = calloc(nt + 1, sizeof *tc), *ts = calloc(nt + 1, sizeof *ts);
@@ -202,10 +202,10 @@ static pcd_status highscores(mvm_writer *mw, const mvm_snapdata *d, uint64_t *id
     }
     for (uint64_t i = 0; i < d->n; i++) {
         uint64_t sz = (uint64_t)d->size[i] + d->usize[i];
-        if (d->kind[i] == MVM_K_OBJECT && d->tofi[i] < nt) {
+        if (d->kind[i] == PCD_MOARVM_K_OBJECT && d->tofi[i] < nt) {
             tc[d->tofi[i]]++;
             ts[d->tofi[i]] += sz;
-        } else if (d->kind[i] == MVM_K_FRAME && d->tofi[i] < nf) {
+        } else if (d->kind[i] == PCD_MOARVM_K_FRAME && d->tofi[i] < nf) {
             fc[d->tofi[i]]++;
             fs[d->tofi[i]] += sz;
         }
@@ -231,9 +231,9 @@ done:
     return st;
 }
 
-pcd_status mvm_write_snapshot(mvm_writer *mw, const mvm_snapdata *d)
+pcd_status pcd_moarvm_write_snapshot(pcd_moarvm_writer *mw, const pcd_moarvm_snapdata *d)
 {
-    if (mw->failed) return mvm_write_error(mw)->status ? mvm_write_error(mw)->status : PCD_E_ARG;
+    if (mw->failed) return pcd_moarvm_write_error(mw)->status ? pcd_moarvm_write_error(mw)->status : PCD_E_ARG;
     tocent ents[24];
     tocent *ep = ents;
     size_t ne = 0;
@@ -243,7 +243,7 @@ pcd_status mvm_write_snapshot(mvm_writer *mw, const mvm_snapdata *d)
         if (d->kind[i] < 12) kinds[d->kind[i]]++;
         heap += (uint64_t)d->size[i] + d->usize[i];
     }
-    uint64_t m[MVM_NMETA] = { d->snap_time, d->gc_seq_num, heap, kinds[1], kinds[2], kinds[3], kinds[4], d->nrefs };
+    uint64_t m[PCD_MOARVM_NMETA] = { d->snap_time, d->gc_seq_num, heap, kinds[1], kinds[2], kinds[3], kinds[4], d->nrefs };
     if (d->stated) memcpy(m, d->stated, sizeof m);
     char meta[512];
     snprintf(meta, sizeof meta,
@@ -304,16 +304,16 @@ pcd_status mvm_write_snapshot(mvm_writer *mw, const mvm_snapdata *d)
     return inner_toc(mw, ents, ne);
 }
 
-pcd_status mvm_write_finish(mvm_writer *mw, bool ended)
+pcd_status pcd_moarvm_write_finish(pcd_moarvm_writer *mw, bool ended)
 {
-    if (mw->failed) return mvm_write_error(mw)->status ? mvm_write_error(mw)->status : PCD_E_ARG;
+    if (mw->failed) return pcd_moarvm_write_error(mw)->status ? pcd_moarvm_write_error(mw)->status : PCD_E_ARG;
     if (ended) PCD_TRY(inner_toc(mw, NULL, 0));
     pcd_status st = pcd_writer_finish(&mw->w);
     if (st != PCD_OK) mw->failed = true;
     return st;
 }
 
-void mvm_write_close(mvm_writer *mw)
+void pcd_moarvm_write_close(pcd_moarvm_writer *mw)
 {
     pcd_writer_close(&mw->w);
     free(mw->inner);
