@@ -100,7 +100,8 @@ static pcd_status column_block(pcd_moarvm_writer *mw, uint32_t which, const char
 
 static pcd_status toc_block(pcd_moarvm_writer *mw, const tocent *ents, size_t n, uint64_t *start, uint64_t *end)
 {
-    pcd_moarvm_v3_toc_entry *te = calloc(n ? n : 1, sizeof *te);
+    size_t tn = n ? n : 1;
+    pcd_moarvm_v3_toc_entry *te = pcd_alloc_get(mw->al, tn * sizeof *te);
     if (!te) return wfail(mw, PCD_E_NOMEM, "memory for a TOC");
     for (size_t i = 0; i < n; i++)
         te[i] = (pcd_moarvm_v3_toc_entry){ { (const uint8_t *)ents[i].kind, strlen(ents[i].kind) }, ents[i].start,
@@ -115,7 +116,7 @@ static pcd_status toc_block(pcd_moarvm_writer *mw, const tocent *ents, size_t n,
         b.u.toc.self = *start;
         st = put_block(mw, &b);
     }
-    free(te);
+    pcd_alloc_free(mw->al, te, tn * sizeof *te);
     if (end) *end = *start + 16 + 24 * (uint64_t)n; /* before its self pointer */
     return st;
 }
@@ -123,13 +124,13 @@ static pcd_status toc_block(pcd_moarvm_writer *mw, const tocent *ents, size_t n,
 static pcd_status outer_toc(pcd_moarvm_writer *mw)
 {
     size_t n = 1 + mw->ninner;
-    tocent *e = calloc(n, sizeof *e);
+    tocent *e = pcd_alloc_get(mw->al, n * sizeof *e);
     if (!e) return wfail(mw, PCD_E_NOMEM, "memory for a TOC");
     e[0] = (tocent){ "filemeta", mw->filemeta_start, mw->filemeta_end };
     for (size_t i = 0; i < mw->ninner; i++) e[1 + i] = (tocent){ "toc", mw->inner[2 * i], mw->inner[2 * i + 1] };
     uint64_t start;
     pcd_status st = toc_block(mw, e, n, &start, NULL);
-    free(e);
+    pcd_alloc_free(mw->al, e, n * sizeof *e);
     return st;
 }
 
@@ -137,7 +138,7 @@ static pcd_status inner_toc(pcd_moarvm_writer *mw, const tocent *ents, size_t n)
 {
     if (mw->ninner == mw->cap) {
         size_t cap = mw->cap ? mw->cap * 2 : 16;
-        uint64_t *p = realloc(mw->inner, cap * 2 * sizeof *p);
+        uint64_t *p = pcd_alloc_resize(mw->al, mw->inner, mw->cap * 2 * sizeof *p, cap * 2 * sizeof *p);
         if (!p) return wfail(mw, PCD_E_NOMEM, "memory for the TOCs");
         mw->inner = p;
         mw->cap = cap;
@@ -154,6 +155,7 @@ pcd_status pcd_moarvm_write_open(pcd_moarvm_writer *mw, pcd_sink *s, pcd_alloc *
 {
     memset(mw, 0, sizeof *mw);
     mw->s = s;
+    mw->al = al;
     pcd_ctx_init(&mw->x, NULL);
     pcd_writer_open(&mw->w, &pcd_moarvm_v3_format, s, al);
     pcd_moarvm_v3_file root;
@@ -192,14 +194,20 @@ static int cmp_score(const void *a, const void *b)
 static pcd_status highscores(pcd_moarvm_writer *mw, const pcd_moarvm_snapdata *d, uint64_t *ids, uint64_t *scores)
 {
     uint64_t nt = mw->ntypes, nf = mw->nframes;
-    uint64_t *tc = calloc(nt + 1, sizeof *tc), *ts = calloc(nt + 1, sizeof *ts);
-    uint64_t *fc = calloc(nf + 1, sizeof *fc), *fs = calloc(nf + 1, sizeof *fs);
-    score *tmp = malloc(((nt > nf ? nt : nf) + ENTRY_COUNT) * sizeof *tmp);
+    pcd_alloc *al = mw->al;
+    size_t ntmp = (size_t)(nt > nf ? nt : nf) + ENTRY_COUNT;
+    uint64_t *tc = pcd_alloc_get(al, (nt + 1) * sizeof *tc), *ts = pcd_alloc_get(al, (nt + 1) * sizeof *ts);
+    uint64_t *fc = pcd_alloc_get(al, (nf + 1) * sizeof *fc), *fs = pcd_alloc_get(al, (nf + 1) * sizeof *fs);
+    score *tmp = pcd_alloc_get(al, ntmp * sizeof *tmp);
     pcd_status st = PCD_OK;
     if (!tc || !ts || !fc || !fs || !tmp) {
         st = wfail(mw, PCD_E_NOMEM, "memory for the highscores");
         goto done;
     }
+    memset(tc, 0, (nt + 1) * sizeof *tc);
+    memset(ts, 0, (nt + 1) * sizeof *ts);
+    memset(fc, 0, (nf + 1) * sizeof *fc);
+    memset(fs, 0, (nf + 1) * sizeof *fs);
     for (uint64_t i = 0; i < d->n; i++) {
         uint64_t sz = (uint64_t)d->size[i] + d->usize[i];
         if (d->kind[i] == PCD_MOARVM_K_OBJECT && d->tofi[i] < nt) {
@@ -223,11 +231,11 @@ static pcd_status highscores(pcd_moarvm_writer *mw, const pcd_moarvm_snapdata *d
         }
     }
 done:
-    free(tc);
-    free(ts);
-    free(fc);
-    free(fs);
-    free(tmp);
+    pcd_alloc_free(al, tc, (nt + 1) * sizeof *tc);
+    pcd_alloc_free(al, ts, (nt + 1) * sizeof *ts);
+    pcd_alloc_free(al, fc, (nf + 1) * sizeof *fc);
+    pcd_alloc_free(al, fs, (nf + 1) * sizeof *fs);
+    pcd_alloc_free(al, tmp, ntmp * sizeof *tmp);
     return st;
 }
 
@@ -316,6 +324,6 @@ pcd_status pcd_moarvm_write_finish(pcd_moarvm_writer *mw, bool ended)
 void pcd_moarvm_write_close(pcd_moarvm_writer *mw)
 {
     pcd_writer_close(&mw->w);
-    free(mw->inner);
+    pcd_alloc_free(mw->al, mw->inner, mw->cap * 2 * sizeof *mw->inner);
     mw->inner = NULL;
 }

@@ -27,12 +27,13 @@ typedef struct pcd_moarvm_snapdata {
     size_t nframes;
     const uint32_t *fname, *fcuid, *fline, *ffile;
     /* totals as snapmeta states them; NULL: computed from the columns */
-    const uint64_t *stated;        /* PCD_MOARVM_NMETA values (moarvm_snap.h order) */
+    const uint64_t *stated;        /* PCD_MOARVM_NMETA values (snapshot.h order) */
     /* highscores (4 x 40 each); NULL: computed from the columns as MoarVM does */
     const uint64_t *top_ids, *top_scores;
 } pcd_moarvm_snapdata;
 
 typedef struct pcd_moarvm_writer {
+    pcd_alloc *al;                 /* every byte the writer takes (the caller's) */
     pcd_writer w;
     pcd_sink *s;
     pcd_ctx x;
@@ -43,7 +44,7 @@ typedef struct pcd_moarvm_writer {
     bool failed;
 } pcd_moarvm_writer;
 
-/* Writes the identification and filemeta (entry_count 40). */
+/* Writes the identification and filemeta (entry_count 40). al must outlive the writer. */
 pcd_status pcd_moarvm_write_open(pcd_moarvm_writer *mw, pcd_sink *s, pcd_alloc *al, uint64_t start_time, int64_t pid);
 pcd_status pcd_moarvm_write_snapshot(pcd_moarvm_writer *mw, const pcd_moarvm_snapdata *d);
 /* The final empty inner TOC and the outer TOC, as when profiling ends; ended = false stops
