@@ -176,6 +176,7 @@ static void write_file(bool ended, void (*mutate)(int k, pcd_moarvm_snapdata *d)
     assert_int_equal(pcd_moarvm_write_finish(&mw, ended), PCD_OK);
     pcd_moarvm_write_close(&mw);
     assert_int_equal(al.in_use, 0);
+    assert_int_equal(al.in_use, 0);
 }
 
 /* ---- reading with the collector ------------------------------------------------------------ */
@@ -204,7 +205,8 @@ static void on_report(void *ud, bool is_error, const pcd_error *e)
     }
 }
 
-static void on_snap(void *ud, const pcd_moarvm_col *c, const pcd_moarvm_snapshot *sn, const pcd_moarvm_stats *st, const pcd_moarvm_graph *g)
+static void on_snap(void *ud, const pcd_moarvm_col *c, const pcd_moarvm_snapshot *sn, const pcd_moarvm_stats *st,
+                    const pcd_moarvm_graph *g)
 {
     (void)c;
     seen *s = ud;
@@ -407,6 +409,7 @@ static void test_cut_sweep(void **state)
 /* ---- every invariant breaks where it should ---------------------------------------------------- */
 
 static int g_break;
+static int g_spoil_at = 1;          /* the snapshot spoil() spoils */
 static uint64_t g_stated[PCD_MOARVM_NMETA];
 static uint64_t g_top_ids[160], g_top_scores[160];
 static uint16_t g_kind[4096];
@@ -415,8 +418,8 @@ static uint64_t g_u64[16384];
 
 static void spoil(int k, pcd_moarvm_snapdata *d)
 {
-    if (k != 1) return;
-    const heap *h = &heaps[1];
+    if (k != g_spoil_at) return;
+    const heap *h = &heaps[k];
     switch (g_break) {
     case 0: /* snapmeta states other totals */
         for (int i = 0; i < PCD_MOARVM_NMETA; i++) g_stated[i] = 0;
@@ -564,30 +567,78 @@ static void test_toc_tampering(void **state)
 
 /* ---- converters on a hand-made heap ------------------------------------------------------------ */
 
-static size_t run_converter(const char *to, const char *metric, const uint8_t *p, size_t n, char *out, size_t cap)
+/* Converts p[0..n) to `to` through pcd_convert as the CLI does, on an allocator with `limit`
+ * bytes (0: none), into out (NUL-terminated); what the job printed goes to err (when not
+ * NULL). Returns the exit status; the conversion must give back every byte it took. */
+static int convert_rc(const char *to, const char *metric, const uint8_t *p, size_t n, size_t limit, char *out,
+                      size_t cap, char *err, size_t err_cap)
 {
     const pcd_ext *e = pcd_ext_find("moarvm");
     assert_non_null(e);
     assert_true(pcd_can_convert(e, to));
     pcd_alloc al;
-    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, limit);
     pcd_reader r;
     pcd_reader_opts ro = { &al, NULL, 0, false };
-    assert_int_equal(pcd_reader_open_buffer(&r, &pcd_moarvm_v3_format, p, n, &ro), PCD_OK);
+    if (pcd_reader_open_buffer(&r, &pcd_moarvm_v3_format, p, n, &ro) != PCD_OK) {
+        assert_true(limit != 0);
+        return -1;
+    }
     pcd_ctx x;
     pcd_ctx_init(&x, NULL);
     pcd_sink s;
     pcd_sink_init(&s, (uint8_t *)out, cap - 1, NULL, NULL, NULL, &x);
-    FILE *err = fopen("/dev/null", "w");
+    FILE *ef = tmpfile();
+    assert_non_null(ef);
     pcd_job j;
-    cli_job_init(&j, &pcd_moarvm_v3_format, &r, "test", &al, err);
+    cli_job_init(&j, &pcd_moarvm_v3_format, &r, "test", &al, ef);
     j.metric = metric;
-    int rc = cli_job_exit(&j, pcd_convert(&j, to, &s), err);
-    fclose(err);
+    int rc = cli_job_exit(&j, pcd_convert(&j, to, &s), ef);
     pcd_reader_close(&r);
-    assert_int_equal(rc, 0);
+    assert_int_equal(al.in_use, 0);
     out[s.len] = 0;
-    return s.len;
+    if (err) {
+        rewind(ef);
+        size_t got = fread(err, 1, err_cap - 1, ef);
+        err[got] = 0;
+    }
+    fclose(ef);
+    return rc;
+}
+
+static size_t run_converter(const char *to, const char *metric, const uint8_t *p, size_t n, char *out, size_t cap)
+{
+    static char err[4096];
+    int rc = convert_rc(to, metric, p, n, 0, out, cap, err, sizeof err);
+    if (rc != 0) print_message("%s", err);
+    assert_int_equal(rc, 0);
+    return strlen(out);
+}
+
+/* Writes one snapshot (d) as a whole file into file_buf, and checks it reads without errors
+ * (unless errors are expected). */
+static void write_one(const pcd_moarvm_snapdata *d, bool errors_expected)
+{
+    free(file_buf);
+    file_buf = NULL;
+    file_len = 0;
+    static uint8_t sbuf[4096];
+    pcd_ctx x;
+    pcd_ctx_init(&x, NULL);
+    pcd_sink s;
+    pcd_sink_init(&s, sbuf, sizeof sbuf, grow_write, NULL, NULL, &x);
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
+    pcd_moarvm_writer mw;
+    assert_int_equal(pcd_moarvm_write_open(&mw, &s, &al, 1, 2), PCD_OK);
+    assert_int_equal(pcd_moarvm_write_snapshot(&mw, d), PCD_OK);
+    assert_int_equal(pcd_moarvm_write_finish(&mw, true), PCD_OK);
+    pcd_moarvm_write_close(&mw);
+    assert_int_equal(al.in_use, 0);
+    seen sn;
+    col_free(read_file(file_buf, file_len, &sn, false));
+    if (sn.nerr && !errors_expected) dump_msgs(&sn);
+    assert_true(errors_expected ? sn.nerr > 0 : sn.nerr == 0);
 }
 
 static void test_collapsed(void **state)
@@ -602,27 +653,9 @@ static void test_collapsed(void **state)
     static const char *strs[] = { "Permanent Roots", "Thread Roots", "A", "B", "f", "x.nqp" };
     static const uint32_t repr[] = { 0, 0 }, tname[] = { 2, 3 };
     static const uint32_t fn[] = { 4 }, fc[] = { 4 }, fl[] = { 7 }, ff[] = { 5 };
-    free(file_buf);
-    file_buf = NULL;
-    file_len = 0;
-    static uint8_t sbuf[4096];
-    pcd_ctx x;
-    pcd_ctx_init(&x, NULL);
-    pcd_sink s;
-    pcd_sink_init(&s, sbuf, sizeof sbuf, grow_write, NULL, NULL, &x);
-    pcd_alloc al;
-    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
-    pcd_moarvm_writer mw;
-    assert_int_equal(pcd_moarvm_write_open(&mw, &s, &al, 1, 2), PCD_OK);
     pcd_moarvm_snapdata d = { 5, 1, 7, kind, size, tofi, rfcnt, rfstr, usize, 7, descr, target, 6, strs, 2, repr, tname,
-                       1, fn, fc, fl, ff, NULL, NULL, NULL };
-    assert_int_equal(pcd_moarvm_write_snapshot(&mw, &d), PCD_OK);
-    assert_int_equal(pcd_moarvm_write_finish(&mw, true), PCD_OK);
-    pcd_moarvm_write_close(&mw);
-    seen sn;
-    col_free(read_file(file_buf, file_len, &sn, false));
-    if (sn.nerr) dump_msgs(&sn);
-    assert_int_equal(sn.nerr, 0);
+                              1, fn, fc, fl, ff, NULL, NULL, NULL };
+    write_one(&d, false);
     static char out[1 << 16];
     run_converter("collapsed", NULL, file_buf, file_len, out, sizeof out);
     assert_string_equal(out, "root;f (x.nqp:7) 100\nroot;Permanent Roots;A 10\nroot;Permanent Roots;A;B 50\n");
@@ -633,6 +666,107 @@ static void test_collapsed(void **state)
     assert_non_null(strstr(out, "Top 2 objects by count\n  Name  Count\n  B     2\n  A     1\n"));
     assert_non_null(strstr(out, "Top 2 objects by size\n  Name  Total bytes\n  B     50\n  A     10\n"));
     assert_non_null(strstr(out, "Top 2 frames by size\n  Name         Total bytes\n  f (x.nqp:7)  100\n"));
+    /* speedscope: the same tree, one sampled profile of retained bytes (the count only when asked) */
+    run_converter("speedscope", NULL, file_buf, file_len, out, sizeof out);
+    assert_string_equal(
+        out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":["
+             "{\"name\":\"root\"},{\"name\":\"f\",\"file\":\"x.nqp\",\"line\":7},{\"name\":\"Permanent Roots\"},"
+             "{\"name\":\"A\"},{\"name\":\"B\"}]},\"profiles\":[{\"type\":\"sampled\",\"name\":\"Retained size, "
+             "snapshot 0\",\"unit\":\"bytes\",\"startValue\":0,\"endValue\":160,\"samples\":[[0,1],[0,2,3],[0,2,3,4]],"
+             "\"weights\":[100,10,50]}],\"name\":\"test\",\"activeProfileIndex\":0,\"exporter\":\"profcodec\"}\n");
+    run_converter("speedscope", "count", file_buf, file_len, out, sizeof out);
+    assert_non_null(strstr(out, "\"name\":\"Retained collectables, snapshot 0\",\"unit\":\"none\",\"startValue\":0,"
+                                "\"endValue\":7,\"samples\":[[0],[0,1],[0,2],[0,3],[0,1,4],[0,1,4,5]],"
+                                "\"weights\":[1,1,1,1,1,2]}"));
+    /* the metric is size or count, optionally @N */
+    static char err[4096];
+    assert_int_equal(convert_rc("collapsed", "bytes", file_buf, file_len, 0, out, sizeof out, err, sizeof err), 2);
+    assert_non_null(strstr(err, "--metric takes size or count"));
+    assert_int_equal(convert_rc("speedscope", "size@x", file_buf, file_len, 0, out, sizeof out, err, sizeof err), 2);
+    assert_non_null(strstr(err, "a snapshot number after @"));
+    assert_int_equal(convert_rc("collapsed", "count@1", file_buf, file_len, 0, out, sizeof out, err, sizeof err), 1);
+    assert_non_null(strstr(err, "no complete snapshot 1 with sound references (1 complete)"));
+}
+
+/* How frames are named: two types of one name stay two frames (two lines, as the folded tree
+ * has them); ';' and line breaks are made safe; MoarVM's conventions for frames (<anon>, ?,
+ * the file's name after '/' or '\'). */
+static void test_labels(void **state)
+{
+    (void)state;
+    static uint16_t kind[] = { 9, 5, 1, 1, 1, 4, 4 }, size[] = { 0, 0, 10, 20, 30, 40, 50 };
+    static uint32_t tofi[] = { 0, 0, 0, 1, 2, 0, 1 }, rfcnt[] = { 1, 5, 0, 0, 0, 0, 0 };
+    static uint64_t rfstr[] = { 0, 1, 6, 6, 6, 6, 6 }, usize[7] = { 0 };
+    static uint64_t target[] = { 1, 2, 3, 4, 5, 6 }, descr[6] = { 2, 0, 0, 0, 0, 0 };
+    static const char *strs[] = { "Permanent Roots", "A", "x;y\nz", "", "C:\\src\\m.nqp", "g" };
+    static const uint32_t repr[] = { 1, 1, 1 }, tname[] = { 1, 1, 2 };
+    static const uint32_t fn[] = { 3, 5 }, fc[] = { 3, 3 }, fl[] = { 3, 9 }, ff[] = { 4, 99 };
+    pcd_moarvm_snapdata d = { 5, 1, 7, kind, size, tofi, rfcnt, rfstr, usize, 6, descr, target, 6, strs, 3, repr, tname,
+                              2, fn, fc, fl, ff, NULL, NULL, NULL };
+    write_one(&d, true); /* frame 1's file is no string */
+    static char out[1 << 16];
+    run_converter("collapsed", NULL, file_buf, file_len, out, sizeof out);
+    assert_string_equal(out, "root;Permanent Roots;A 10\nroot;Permanent Roots;A 20\nroot;Permanent Roots;x:y z 30\n"
+                             "root;Permanent Roots;<anon> (m.nqp:3) 40\nroot;Permanent Roots;g (?:9) 50\n");
+    run_converter("speedscope", NULL, file_buf, file_len, out, sizeof out);
+    assert_non_null(strstr(out,
+                           "\"frames\":[{\"name\":\"root\"},{\"name\":\"Permanent Roots\"},{\"name\":\"A\"},"
+                           "{\"name\":\"A\"},{\"name\":\"x;y\\nz\"},{\"name\":\"<anon>\",\"file\":\"C:/src/m.nqp\","
+                           "\"line\":3},{\"name\":\"g\",\"file\":\"?\",\"line\":9}]"));
+}
+
+/* "The last complete snapshot with sound references": when the last one's references are not
+ * sound, the one before it that is, with a note, and the exit status of damaged input. */
+static void test_fallback(void **state)
+{
+    (void)state;
+    static char out[1 << 17], want[1 << 17], err[8192];
+    g_break = 1; /* a reference target past the collectables */
+    g_spoil_at = 2;
+    write_file(true, spoil);
+    assert_int_equal(convert_rc("collapsed", "size@1", file_buf, file_len, 0, want, sizeof want, NULL, 0), 0);
+    assert_int_equal(convert_rc("collapsed", NULL, file_buf, file_len, 0, out, sizeof out, err, sizeof err), 1);
+    assert_string_equal(out, want);
+    assert_non_null(strstr(err, "snapshot[2].reftrget[5]"));
+    assert_non_null(strstr(err, "snapshot 2 has references out of bounds (see above): the heap is snapshot 1's"));
+    assert_int_equal(convert_rc("speedscope", NULL, file_buf, file_len, 0, out, sizeof out, err, sizeof err), 1);
+    assert_non_null(strstr(out, "\"name\":\"Retained size, snapshot 1\""));
+    assert_int_equal(convert_rc("collapsed", "count@2", file_buf, file_len, 0, out, sizeof out, err, sizeof err), 1);
+    assert_non_null(strstr(err, "no complete snapshot 2 with sound references (3 complete)"));
+    /* an unsound snapshot before the last one changes nothing */
+    g_spoil_at = 1;
+    write_file(true, spoil);
+    assert_int_equal(convert_rc("collapsed", "size@2", file_buf, file_len, 0, want, sizeof want, NULL, 0), 0);
+    assert_int_equal(convert_rc("collapsed", NULL, file_buf, file_len, 0, out, sizeof out, err, sizeof err), 0);
+    assert_string_equal(out, want);
+    g_break = 0;
+}
+
+/* --max-memory covers the conversions: at every limit they end with their output or out of
+ * memory ("raise --max-memory"), and give back every byte. */
+static void test_memory_limit(void **state)
+{
+    (void)state;
+    static char out[1 << 18], err[8192];
+    write_file(true, NULL);
+    static const char *const tos[] = { "collapsed", "speedscope", "summary" };
+    for (size_t t = 0; t < 3; t++) {
+        bool done = false;
+        for (size_t limit = 4096; limit <= ((size_t)64 << 20); limit = limit * 5 / 4) {
+            int rc = convert_rc(tos[t], NULL, file_buf, file_len, limit, out, sizeof out, err, sizeof err);
+            if (rc < 0) continue; /* the reader could not start */
+            if (rc == 0) {
+                done = true;
+                break;
+            }
+            /* 2, or 1 when the reader's own memory (zstd's window) ran out: damage for it */
+            if (!(rc == 2 || rc == 1) || !strstr(err, "raise --max-memory"))
+                print_message("--to %s with %zu bytes: exit %d: %s\n", tos[t], limit, rc, err);
+            assert_true(rc == 2 || rc == 1);
+            assert_non_null(strstr(err, "raise --max-memory"));
+        }
+        assert_true(done);
+    }
 }
 
 /* ---- the shared corpus against its facts ---------------------------------------------------------- */
@@ -666,7 +800,8 @@ typedef struct topn {
 static topn *tops[16];
 static size_t ntops[16];
 
-static void corpus_snap(void *ud, const pcd_moarvm_col *c, const pcd_moarvm_snapshot *s, const pcd_moarvm_stats *st, const pcd_moarvm_graph *g)
+static void corpus_snap(void *ud, const pcd_moarvm_col *c, const pcd_moarvm_snapshot *s, const pcd_moarvm_stats *st,
+                        const pcd_moarvm_graph *g)
 {
     (void)ud;
     (void)g;
@@ -716,7 +851,8 @@ static void check_top5(size_t snap, const char *line, int kind, bool by_size)
         for (size_t i = 0; i < ntops[snap] && !found; i++)
             found = tops[snap][i].kind == kind && strcmp(tops[snap][i].name, item) == 0 &&
                     (by_size ? tops[snap][i].size : tops[snap][i].count) == v;
-        if (!found) print_message("snapshot %zu: no %s with %s %" PRIu64 "\n", snap, item, by_size ? "size" : "count", v);
+        if (!found)
+            print_message("snapshot %zu: no %s with %s %" PRIu64 "\n", snap, item, by_size ? "size" : "count", v);
         assert_true(found);
         p += len;
         while (*p == ',' || *p == ' ') p++;
@@ -815,7 +951,8 @@ static void check_corpus_file(const char *path, const char *facts_path)
         /* cut at sampled points (and around every snapshot's TOC end): the snapshots whose
          * TOC is complete are there, and the cut is reported */
         uint64_t inner_end[16];
-        for (size_t k = 0; k < ns; k++) inner_end[k] = sn[k].toc_offset + 16 + 24 * pcd_ld_u64le(p + sn[k].toc_offset + 8) + 8;
+        for (size_t k = 0; k < ns; k++)
+            inner_end[k] = sn[k].toc_offset + 16 + 24 * pcd_ld_u64le(p + sn[k].toc_offset + 8) + 8;
         uint64_t cuts[96];
         size_t ncut = 0;
         for (size_t k = 0; k < ns && ncut + 3 <= 48; k++) {
@@ -831,7 +968,8 @@ static void check_corpus_file(const char *path, const char *facts_path)
             const pcd_moarvm_snapshot *csn;
             size_t got = pcd_moarvm_col_snapshots(cc, &csn), want = 0;
             for (size_t k = 0; k < ns; k++) want += inner_end[k] <= cuts[i];
-            if (got != want) print_message("%s cut at %" PRIu64 ": %zu snapshots, want %zu\n", path, cuts[i], got, want);
+            if (got != want)
+                print_message("%s cut at %" PRIu64 ": %zu snapshots, want %zu\n", path, cuts[i], got, want);
             assert_int_equal(got, want);
             assert_true(cs.end != PCD_END || cs.nerr + cs.nwarn > 0);
             col_free(cc);
@@ -892,6 +1030,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_synthetic), cmocka_unit_test(test_killed),  cmocka_unit_test(test_cut_sweep),
         cmocka_unit_test(test_invariants), cmocka_unit_test(test_toc_tampering), cmocka_unit_test(test_collapsed),
+        cmocka_unit_test(test_labels), cmocka_unit_test(test_fallback), cmocka_unit_test(test_memory_limit),
         cmocka_unit_test(test_corpus),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -103,7 +103,8 @@ void pcd_moarvm_col_finish_snapshot(pcd_moarvm_col *c, uint64_t toc_offset)
     /* columns */
     for (int k = 0; k < PCD_MOARVM_NCOLS; k++) {
         if (!c->col_seen[k]) {
-            report(c, true, s->offset, pcd_moarvm_col_names[k], -1, PCD_FOUND_NONE, 0, "a %s block in the snapshot", pcd_moarvm_col_names[k]);
+            report(c, true, s->offset, pcd_moarvm_col_names[k], -1, PCD_FOUND_NONE, 0, "a %s block in the snapshot",
+                   pcd_moarvm_col_names[k]);
             continue;
         }
         uint64_t want = k < PCD_MOARVM_REFDESCR ? ncoll : nrefs;
@@ -113,8 +114,9 @@ void pcd_moarvm_col_finish_snapshot(pcd_moarvm_col *c, uint64_t toc_offset)
     }
     const col_bad *b = c->bad;
     if (b[B_KIND].n)
-        report(c, true, c->col_offset[PCD_MOARVM_COLKIND], "colkind", (int64_t)b[B_KIND].idx, PCD_FOUND_UINT, b[B_KIND].val,
-               "a collectable kind 1..11 (%" PRIu64 " entr%s break this)", b[B_KIND].n, b[B_KIND].n == 1 ? "y" : "ies");
+        report(c, true, c->col_offset[PCD_MOARVM_COLKIND], "colkind", (int64_t)b[B_KIND].idx, PCD_FOUND_UINT,
+               b[B_KIND].val, "a collectable kind 1..11 (%" PRIu64 " entr%s break this)", b[B_KIND].n,
+               b[B_KIND].n == 1 ? "y" : "ies");
     if (ncoll && c->kind0 != PCD_MOARVM_K_ROOT)
         report(c, true, c->col_offset[PCD_MOARVM_COLKIND], "colkind", 0, PCD_FOUND_UINT, c->kind0,
                "9 (collectable 0 is the root)");
@@ -184,8 +186,8 @@ void pcd_moarvm_col_finish_snapshot(pcd_moarvm_col *c, uint64_t toc_offset)
             report(c, false, c->col_offset[PCD_MOARVM_COLSIZE], "colsize", (int64_t)b[B_ROOT_SIZE].idx, PCD_FOUND_UINT,
                    b[B_ROOT_SIZE].val, "0 for a root (kinds 5-11)");
         if (b[B_ROOT_USIZE].n)
-            report(c, false, c->col_offset[PCD_MOARVM_COLUSIZE], "colusize", (int64_t)b[B_ROOT_USIZE].idx, PCD_FOUND_UINT,
-                   b[B_ROOT_USIZE].val, "0 for a root (kinds 5-11)");
+            report(c, false, c->col_offset[PCD_MOARVM_COLUSIZE], "colusize", (int64_t)b[B_ROOT_USIZE].idx,
+                   PCD_FOUND_UINT, b[B_ROOT_USIZE].val, "0 for a root (kinds 5-11)");
         check_highscores(c);
     }
     /* the tables this snapshot added */
@@ -204,14 +206,16 @@ void pcd_moarvm_col_finish_snapshot(pcd_moarvm_col *c, uint64_t toc_offset)
                "a string index below %" PRIu64 " (the strings written so far)", s->strings);
     c->tbl_any_str = false;
     c->tbl_max_str = 0;
-    if (c->oom) report(c, true, toc_offset, NULL, -1, PCD_FOUND_NONE, 0, "memory for the snapshot's checks");
+    if (c->oom)
+        report(c, true, toc_offset, NULL, -1, PCD_FOUND_NONE, 0, "memory for the snapshot's checks (raise --max-memory)");
     /* done: hand it on */
     if (c->o.on_snapshot) {
         pcd_moarvm_graph g, *gp = NULL;
-        bool sound = c->o.graph && !c->oom && ncoll && s->n[PCD_MOARVM_REFTRGET] == nrefs && s->n[PCD_MOARVM_COLRFSTR] == ncoll &&
-                     s->n[PCD_MOARVM_COLRFCNT] == ncoll && s->n[PCD_MOARVM_COLUSIZE] == ncoll && s->n[PCD_MOARVM_COLSIZE] == ncoll &&
-                     s->n[PCD_MOARVM_COLTOFI] == ncoll && !b[B_RANGE_OVF].n && (!c->ref_end.any || c->ref_end.val <= nrefs) &&
-                     !c->rfcnt_sum_ovf && c->rfcnt_sum == nrefs &&
+        bool sound = c->o.graph && !c->oom && ncoll && s->n[PCD_MOARVM_REFTRGET] == nrefs &&
+                     s->n[PCD_MOARVM_COLRFSTR] == ncoll && s->n[PCD_MOARVM_COLRFCNT] == ncoll &&
+                     s->n[PCD_MOARVM_COLUSIZE] == ncoll && s->n[PCD_MOARVM_COLSIZE] == ncoll &&
+                     s->n[PCD_MOARVM_COLTOFI] == ncoll && !b[B_RANGE_OVF].n &&
+                     (!c->ref_end.any || c->ref_end.val <= nrefs) && !c->rfcnt_sum_ovf && c->rfcnt_sum == nrefs &&
                      (!c->max_target.any || c->max_target.val < ncoll);
         if (sound) {
             g = (pcd_moarvm_graph){ ncoll, nrefs, c->kind, c->size, c->usize, c->tofi, c->rfstr, c->rfcnt, c->target };

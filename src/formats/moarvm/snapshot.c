@@ -90,6 +90,30 @@ const char *pcd_moarvm_col_string(const pcd_moarvm_col *c, uint64_t i, size_t *l
     return (const char *)c->sbuf.p + off[i];
 }
 
+static pcd_bytes string_bytes(const pcd_moarvm_col *c, uint64_t i)
+{
+    size_t len = 0;
+    const char *t = pcd_moarvm_col_string(c, i, &len);
+    pcd_bytes b = { (const uint8_t *)t, t ? len : 0 };
+    return b;
+}
+
+bool pcd_moarvm_col_type_row(const pcd_moarvm_col *c, uint64_t type, pcd_bytes *name)
+{
+    if (type >= c->tbl[1].n) return false;
+    *name = string_bytes(c, ((const uint32_t *)c->tbl[1].p)[type]);
+    return name->ptr != NULL;
+}
+
+bool pcd_moarvm_col_frame_row(const pcd_moarvm_col *c, uint64_t frame, pcd_bytes *name, pcd_bytes *file, uint32_t *line)
+{
+    if (frame >= nframes(c)) return false;
+    *name = string_bytes(c, ((const uint32_t *)c->tbl[2].p)[frame]);
+    *file = string_bytes(c, ((const uint32_t *)c->tbl[5].p)[frame]);
+    *line = ((const uint32_t *)c->tbl[4].p)[frame];
+    return true;
+}
+
 size_t pcd_moarvm_col_type_name(const pcd_moarvm_col *c, uint64_t type, char *buf, size_t cap)
 {
     size_t len = 0;
@@ -466,6 +490,22 @@ void pcd_moarvm_col_finish(pcd_moarvm_col *c)
 {
     if (c->v2) pcd_moarvm_col_v2_finish(c);
     else pcd_moarvm_col_v3_finish(c);
+}
+
+static pcd_status pump_record(void *ud, const pcd_record *rec)
+{
+    pcd_moarvm_col_record(ud, rec);
+    return PCD_OK;
+}
+
+pcd_status pcd_moarvm_col_pump(pcd_moarvm_col *c, pcd_job *j)
+{
+    pcd_status st = pcd_pump(j, pump_record, c);
+    if (st != PCD_OK) return st;
+    /* read to its end (else the reader holds its error): what is still open is a problem */
+    pcd_record tail;
+    if (pcd_reader_next(j->r, &tail) == PCD_END) pcd_moarvm_col_finish(c);
+    return PCD_OK;
 }
 
 /* ---- what was read ---------------------------------------------------------------------- */

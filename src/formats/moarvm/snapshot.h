@@ -14,22 +14,24 @@
 
 /* The columns of a snapshot, in MoarVM's order. */
 enum {
-    PCD_MOARVM_COLKIND, PCD_MOARVM_COLSIZE, PCD_MOARVM_COLTOFI, PCD_MOARVM_COLRFCNT, PCD_MOARVM_COLRFSTR, PCD_MOARVM_COLUSIZE,
-    PCD_MOARVM_REFDESCR, PCD_MOARVM_REFTRGET, PCD_MOARVM_NCOLS
+    PCD_MOARVM_COLKIND, PCD_MOARVM_COLSIZE, PCD_MOARVM_COLTOFI, PCD_MOARVM_COLRFCNT, PCD_MOARVM_COLRFSTR,
+    PCD_MOARVM_COLUSIZE, PCD_MOARVM_REFDESCR, PCD_MOARVM_REFTRGET, PCD_MOARVM_NCOLS
 };
 
 /* snapmeta keys, in MoarVM's order. */
 enum {
     PCD_MOARVM_M_SNAP_TIME, PCD_MOARVM_M_GC_SEQ_NUM, PCD_MOARVM_M_TOTAL_HEAP_SIZE, PCD_MOARVM_M_TOTAL_OBJECTS,
-    PCD_MOARVM_M_TOTAL_TYPEOBJECTS, PCD_MOARVM_M_TOTAL_STABLES, PCD_MOARVM_M_TOTAL_FRAMES, PCD_MOARVM_M_TOTAL_REFS, PCD_MOARVM_NMETA
+    PCD_MOARVM_M_TOTAL_TYPEOBJECTS, PCD_MOARVM_M_TOTAL_STABLES, PCD_MOARVM_M_TOTAL_FRAMES, PCD_MOARVM_M_TOTAL_REFS,
+    PCD_MOARVM_NMETA
 };
 extern const char *const pcd_moarvm_meta_keys[PCD_MOARVM_NMETA];
 
 /* Collectable kinds (colkind values). */
 enum {
-    PCD_MOARVM_K_OBJECT = 1, PCD_MOARVM_K_TYPEOBJ = 2, PCD_MOARVM_K_STABLE = 3, PCD_MOARVM_K_FRAME = 4, PCD_MOARVM_K_PERM_ROOTS = 5,
-    PCD_MOARVM_K_INSTANCE_ROOTS = 6, PCD_MOARVM_K_CSTACK_ROOTS = 7, PCD_MOARVM_K_THREAD_ROOTS = 8, PCD_MOARVM_K_ROOT = 9,
-    PCD_MOARVM_K_INTERGEN_ROOTS = 10, PCD_MOARVM_K_CALLSTACK_ROOTS = 11
+    PCD_MOARVM_K_OBJECT = 1, PCD_MOARVM_K_TYPEOBJ = 2, PCD_MOARVM_K_STABLE = 3, PCD_MOARVM_K_FRAME = 4,
+    PCD_MOARVM_K_PERM_ROOTS = 5, PCD_MOARVM_K_INSTANCE_ROOTS = 6, PCD_MOARVM_K_CSTACK_ROOTS = 7,
+    PCD_MOARVM_K_THREAD_ROOTS = 8, PCD_MOARVM_K_ROOT = 9, PCD_MOARVM_K_INTERGEN_ROOTS = 10,
+    PCD_MOARVM_K_CALLSTACK_ROOTS = 11
 };
 
 /* The figures of one complete snapshot. */
@@ -53,7 +55,8 @@ typedef struct pcd_moarvm_stat {
 
 /* Per-type and per-frame totals of the snapshot being finished (full mode only). */
 typedef struct pcd_moarvm_stats {
-    pcd_moarvm_stat *by_kind[5];          /* [1] objects, [2] type objects, [3] STables by type index; [4] frames by frame index */
+    /* [1] objects, [2] type objects, [3] STables by type index; [4] frames by frame index */
+    pcd_moarvm_stat *by_kind[5];
     size_t len[5];
 } pcd_moarvm_stats;
 
@@ -73,15 +76,15 @@ typedef struct pcd_moarvm_graph {
 } pcd_moarvm_graph;
 
 typedef struct pcd_moarvm_col pcd_moarvm_col;
-typedef void (*pcd_moarvm_snapshot_fn)(void *ud, const pcd_moarvm_col *c, const pcd_moarvm_snapshot *s, const pcd_moarvm_stats *st,
-                                const pcd_moarvm_graph *g);
+typedef void (*pcd_moarvm_snapshot_fn)(void *ud, const pcd_moarvm_col *c, const pcd_moarvm_snapshot *s,
+                                       const pcd_moarvm_stats *st, const pcd_moarvm_graph *g);
 
 typedef struct pcd_moarvm_opts {
     bool full;                     /* keep per-collectable columns: every check, per-type totals */
     bool graph;                    /* also keep the references (implies full) */
     pcd_report_fn report;          /* problems (errors and warnings); may be NULL */
     void *report_ud;
-    pcd_moarvm_snapshot_fn on_snapshot;   /* each complete snapshot, when its TOC is read; may be NULL */
+    pcd_moarvm_snapshot_fn on_snapshot; /* each complete snapshot, when its TOC is read; may be NULL */
     void *snapshot_ud;
 } pcd_moarvm_opts;
 
@@ -111,6 +114,18 @@ bool pcd_moarvm_col_ended(const pcd_moarvm_col *c);
 uint64_t pcd_moarvm_col_last_block(const pcd_moarvm_col *c);
 /* A snapshot was started but its TOC is missing (the file ends or breaks inside it). */
 bool pcd_moarvm_col_incomplete(const pcd_moarvm_col *c, uint64_t *index, uint64_t *offset);
+
+/* Every record of the job's input into c, through the one reader loop (damage reported and,
+ * with --all, skipped); c is finished when the input was read to its end. Returns what
+ * pcd_pump returns. */
+pcd_status pcd_moarvm_col_pump(pcd_moarvm_col *c, pcd_job *j);
+
+/* The rows of the type and frame tables read so far: a type's name; a static frame's name,
+ * file and line (a string whose index is past the strings has ptr NULL). False when the row
+ * is past its table. */
+bool pcd_moarvm_col_type_row(const pcd_moarvm_col *c, uint64_t type, pcd_bytes *name);
+bool pcd_moarvm_col_frame_row(const pcd_moarvm_col *c, uint64_t frame, pcd_bytes *name, pcd_bytes *file,
+                              uint32_t *line);
 
 /* Names: a string of the heap (NULL if out of range), a type's name, a frame's
  * "name (file:line)" as the reference analyzer prints it. */

@@ -202,6 +202,7 @@ void pcd_moarvm_col_v2_finish(pcd_moarvm_col *c)
     for (int i = 0; i < 3 && c->seen_root; i++)
         if (c->v2_footer[i] != c->v2_last[i])
             report(c, true, c->last_block_end, what[i], -1, PCD_FOUND_UINT, c->v2_footer[i],
-                   "%" PRIu64 " (the size of the last %s block)", c->v2_last[i], i == 0 ? "strs" : i == 1 ? "type" : "fram");
+                   "%" PRIu64 " (the size of the last %s block)", c->v2_last[i],
+                   i == 0 ? "strs" : i == 1 ? "type" : "fram");
 }
 

@@ -258,9 +258,11 @@ void pcd_moarvm_col_v3_block(pcd_moarvm_col *c, const pcd_record *rec)
         int col = column_of(b->which);
         if (col >= 0) {
             if (!c->in_snap)
-                report(c, true, off, pcd_moarvm_col_names[col], -1, PCD_FOUND_NONE, 0, "a snapmeta block before the snapshot's columns");
+                report(c, true, off, pcd_moarvm_col_names[col], -1, PCD_FOUND_NONE, 0,
+                       "a snapmeta block before the snapshot's columns");
             else if (c->col_seen[col])
-                report(c, true, off, pcd_moarvm_col_names[col], -1, PCD_FOUND_NONE, 0, "one %s block per snapshot", pcd_moarvm_col_names[col]);
+                report(c, true, off, pcd_moarvm_col_names[col], -1, PCD_FOUND_NONE, 0, "one %s block per snapshot",
+                       pcd_moarvm_col_names[col]);
             else {
                 c->col_seen[col] = true;
                 c->col_offset[col] = off;
@@ -346,7 +348,8 @@ void pcd_moarvm_col_v3_finish(pcd_moarvm_col *c)
 {
     const col_block *pend = c->pend.p;
     if (!c->seen_filemeta && c->seen_root)
-        report(c, true, PCD_MOARVM_V3_FILE_BLOCKS_AT, "filemeta", -1, PCD_FOUND_NONE, 0, "a filemeta block (the file has none)");
+        report(c, true, PCD_MOARVM_V3_FILE_BLOCKS_AT, "filemeta", -1, PCD_FOUND_NONE, 0,
+               "a filemeta block (the file has none)");
     if (c->in_snap) {
         const col_block *last = c->pend.n ? &pend[c->pend.n - 1] : NULL;
         const pcd_field *cf = last ? &pcd_moarvm_v3_block_type.fields[last->which] : NULL;
