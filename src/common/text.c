@@ -213,6 +213,7 @@ static pcd_status json_escape(pcd_sink *s, uint8_t ch)
 
 pcd_status pcd_text_json(pcd_sink *s, const uint8_t *p, size_t n)
 {
+    if (!n) return pcd_sink_put(s, "\"\"", 2); /* p may be NULL (an empty memory sink) */
     PCD_TRY(pcd_sink_put(s, "\"", 1));
     size_t run = 0, i = 0;
     while (i < n) {

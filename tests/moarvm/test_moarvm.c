@@ -690,29 +690,30 @@ static void test_collapsed(void **state)
 
 /* How frames are named: two types of one name stay two frames (two lines, as the folded tree
  * has them); ';' and line breaks are made safe; MoarVM's conventions for frames (<anon>, ?,
- * the file's name after '/' or '\'). */
+ * the file's name after '/' or '\'); a type with an empty name (an empty JSON string). */
 static void test_labels(void **state)
 {
     (void)state;
-    static uint16_t kind[] = { 9, 5, 1, 1, 1, 4, 4 }, size[] = { 0, 0, 10, 20, 30, 40, 50 };
-    static uint32_t tofi[] = { 0, 0, 0, 1, 2, 0, 1 }, rfcnt[] = { 1, 5, 0, 0, 0, 0, 0 };
-    static uint64_t rfstr[] = { 0, 1, 6, 6, 6, 6, 6 }, usize[7] = { 0 };
-    static uint64_t target[] = { 1, 2, 3, 4, 5, 6 }, descr[6] = { 2, 0, 0, 0, 0, 0 };
+    static uint16_t kind[] = { 9, 5, 1, 1, 1, 4, 4, 1 }, size[] = { 0, 0, 10, 20, 30, 40, 50, 60 };
+    static uint32_t tofi[] = { 0, 0, 0, 1, 2, 0, 1, 3 }, rfcnt[] = { 1, 6, 0, 0, 0, 0, 0, 0 };
+    static uint64_t rfstr[] = { 0, 1, 7, 7, 7, 7, 7, 7 }, usize[8] = { 0 };
+    static uint64_t target[] = { 1, 2, 3, 4, 5, 6, 7 }, descr[7] = { 2, 0, 0, 0, 0, 0, 0 };
     static const char *strs[] = { "Permanent Roots", "A", "x;y\nz", "", "C:\\src\\m.nqp", "g" };
-    static const uint32_t repr[] = { 1, 1, 1 }, tname[] = { 1, 1, 2 };
+    static const uint32_t repr[] = { 1, 1, 1, 1 }, tname[] = { 1, 1, 2, 3 };
     static const uint32_t fn[] = { 3, 5 }, fc[] = { 3, 3 }, fl[] = { 3, 9 }, ff[] = { 4, 99 };
-    pcd_moarvm_snapdata d = { 5, 1, 7, kind, size, tofi, rfcnt, rfstr, usize, 6, descr, target, 6, strs, 3, repr, tname,
+    pcd_moarvm_snapdata d = { 5, 1, 8, kind, size, tofi, rfcnt, rfstr, usize, 7, descr, target, 6, strs, 4, repr, tname,
                               2, fn, fc, fl, ff, NULL, NULL, NULL };
     write_one(&d, true); /* frame 1's file is no string */
     static char out[1 << 16];
     run_converter("collapsed", NULL, file_buf, file_len, out, sizeof out);
     assert_string_equal(out, "root;Permanent Roots;A 10\nroot;Permanent Roots;A 20\nroot;Permanent Roots;x:y z 30\n"
-                             "root;Permanent Roots;<anon> (m.nqp:3) 40\nroot;Permanent Roots;g (?:9) 50\n");
+                             "root;Permanent Roots;<anon> (m.nqp:3) 40\nroot;Permanent Roots;g (?:9) 50\n"
+                             "root;Permanent Roots; 60\n");
     run_converter("speedscope", NULL, file_buf, file_len, out, sizeof out);
     assert_non_null(strstr(out,
                            "\"frames\":[{\"name\":\"root\"},{\"name\":\"Permanent Roots\"},{\"name\":\"A\"},"
                            "{\"name\":\"A\"},{\"name\":\"x;y\\nz\"},{\"name\":\"<anon>\",\"file\":\"C:/src/m.nqp\","
-                           "\"line\":3},{\"name\":\"g\",\"file\":\"?\",\"line\":9}]"));
+                           "\"line\":3},{\"name\":\"g\",\"file\":\"?\",\"line\":9},{\"name\":\"\"}]"));
 }
 
 /* "The last complete snapshot with sound references": when the last one's references are not
@@ -728,7 +729,7 @@ static void test_fallback(void **state)
     assert_int_equal(convert_rc("collapsed", NULL, file_buf, file_len, 0, out, sizeof out, err, sizeof err), 1);
     assert_string_equal(out, want);
     assert_non_null(strstr(err, "snapshot[2].reftrget[5]"));
-    assert_non_null(strstr(err, "snapshot 2 has references out of bounds (see above): the heap is snapshot 1's"));
+    assert_non_null(strstr(err, "snapshot 2's references are not sound (see above): the heap is snapshot 1's"));
     assert_int_equal(convert_rc("speedscope", NULL, file_buf, file_len, 0, out, sizeof out, err, sizeof err), 1);
     assert_non_null(strstr(out, "\"name\":\"Retained size, snapshot 1\""));
     assert_int_equal(convert_rc("collapsed", "count@2", file_buf, file_len, 0, out, sizeof out, err, sizeof err), 1);
