@@ -9,7 +9,7 @@
  * the root does not reach is one node of its own, the last. Each node has the size and the
  * number of the collectables folded into it (their own, not what they retain); the nodes are
  * in the order a depth-first walk of the dominator tree made them (children in ascending
- * collectable order), which is the order of today's folded stacks. */
+ * collectable order), the order of the lines of collapsed output. */
 #ifndef PCD_MOARVM_DOM_H
 #define PCD_MOARVM_DOM_H
 

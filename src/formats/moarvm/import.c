@@ -2,7 +2,7 @@
  *
  * One snapshot makes the profile: the one `--metric TYPE@N` names, else the last complete one
  * whose references are sound (in bounds, adding up). When the last complete snapshot's are not,
- * the one before it that is sound is taken, with a note, and the job is marked damaged (the
+ * the last sound one before it is taken, with a note, and the job is marked damaged (the
  * checks reported why; the output holds the last good snapshot before the damage).
  *
  * Its heap is the folded dominator tree (dom.h); each node is one sample whose stack is the
@@ -339,7 +339,7 @@ static pcd_status moarvm_import(pcd_job *j, pcd_profile *p)
     if (st != PCD_OK) goto done;
     if (!m.last_sound) {
         pcd_job_note(j,
-                     "snapshot %" PRIu64 " has references out of bounds (see above): the heap is snapshot %" PRIu64
+                     "snapshot %" PRIu64 "'s references are not sound (see above): the heap is snapshot %" PRIu64
                      "'s, the last sound one before it",
                      m.last_index, m.heap.snap.index);
         j->damaged = true;
