@@ -12,6 +12,8 @@
 #define COL_MAX_STAT_INDEX ((uint64_t)1 << 20)
 /* topIDs / topscore values kept (MoarVM writes 4 x 40). */
 #define COL_MAX_TOP 65536
+/* Format-2 collectables and references handed to the columns at once. */
+#define V2_BATCH 256
 
 /* The first entry that breaks a per-entry check, and how many do. */
 typedef struct col_bad {
@@ -106,6 +108,18 @@ struct pcd_moarvm_col {
     uint64_t v2_coll_size, v2_refs_size, v2_refs_count, v2_middle;
     col_vec v2_index;             /* uint64_t x 3 per snapshot: coll size, refs size, middle point */
     uint64_t v2_index_seen;
+    /* format 2 has a record per collectable and per reference: they go to the columns in
+     * batches (column by column, as format 3's entries do) */
+    struct {
+        uint16_t kind[V2_BATCH], size[V2_BATCH];
+        uint32_t tofi[V2_BATCH], rfcnt[V2_BATCH];
+        uint64_t rfstr[V2_BATCH], usize[V2_BATCH];
+        size_t n;
+    } v2_coll;
+    struct {
+        uint64_t descr[V2_BATCH], target[V2_BATCH];
+        size_t n;
+    } v2_refs;
 };
 
 extern const char *const pcd_moarvm_col_names[PCD_MOARVM_NCOLS];

@@ -59,10 +59,32 @@ static void v2_finish_snapshot(pcd_moarvm_col *c)
     pcd_moarvm_col_finish_snapshot(c, c->s.offset);
 }
 
+/* The collectables and references batched so far into the columns. */
+static void v2_flush(pcd_moarvm_col *c)
+{
+    size_t n = c->v2_coll.n;
+    if (n) {
+        c->v2_coll.n = 0;
+        pcd_moarvm_col_column_values(c, PCD_MOARVM_COLKIND, c->v2_coll.kind, n);
+        pcd_moarvm_col_column_values(c, PCD_MOARVM_COLSIZE, c->v2_coll.size, n);
+        pcd_moarvm_col_column_values(c, PCD_MOARVM_COLTOFI, c->v2_coll.tofi, n);
+        pcd_moarvm_col_column_values(c, PCD_MOARVM_COLRFCNT, c->v2_coll.rfcnt, n);
+        pcd_moarvm_col_column_values(c, PCD_MOARVM_COLRFSTR, c->v2_coll.rfstr, n);
+        pcd_moarvm_col_column_values(c, PCD_MOARVM_COLUSIZE, c->v2_coll.usize, n);
+    }
+    n = c->v2_refs.n;
+    if (n) {
+        c->v2_refs.n = 0;
+        pcd_moarvm_col_column_values(c, PCD_MOARVM_REFDESCR, c->v2_refs.descr, n);
+        pcd_moarvm_col_column_values(c, PCD_MOARVM_REFTRGET, c->v2_refs.target, n);
+    }
+}
+
 void pcd_moarvm_col_v2_block(pcd_moarvm_col *c, const pcd_record *rec)
 {
     const pcd_moarvm_v2_block *b = rec->data;
     uint64_t off = rec->offset;
+    v2_flush(c);
     v2_close_block(c, off);
     c->v2_cur = (int32_t)b->which;
     c->v2_cur_start = off;
@@ -134,15 +156,14 @@ void pcd_moarvm_col_v2_entry(pcd_moarvm_col *c, const pcd_record *rec)
     if (rec->type == &pcd_moarvm_v2_collectable_type) {
         if (!c->in_snap) return;
         const pcd_moarvm_v2_collectable *e = rec->data;
-        uint16_t kind = e->kind, size = e->size;
-        uint32_t tofi = e->tofi, cnt = e->refs_count;
-        uint64_t start = e->refs_start, usize = e->unmanaged_size;
-        pcd_moarvm_col_column_values(c, PCD_MOARVM_COLKIND, &kind, 1);
-        pcd_moarvm_col_column_values(c, PCD_MOARVM_COLSIZE, &size, 1);
-        pcd_moarvm_col_column_values(c, PCD_MOARVM_COLTOFI, &tofi, 1);
-        pcd_moarvm_col_column_values(c, PCD_MOARVM_COLRFCNT, &cnt, 1);
-        pcd_moarvm_col_column_values(c, PCD_MOARVM_COLRFSTR, &start, 1);
-        pcd_moarvm_col_column_values(c, PCD_MOARVM_COLUSIZE, &usize, 1);
+        size_t k = c->v2_coll.n;
+        c->v2_coll.kind[k] = e->kind;
+        c->v2_coll.size[k] = e->size;
+        c->v2_coll.tofi[k] = e->tofi;
+        c->v2_coll.rfcnt[k] = e->refs_count;
+        c->v2_coll.rfstr[k] = e->refs_start;
+        c->v2_coll.usize[k] = e->unmanaged_size;
+        if (++c->v2_coll.n == V2_BATCH) v2_flush(c);
     } else if (rec->type == &pcd_moarvm_v2_ref_type) {
         if (!c->in_snap || c->col_offset[PCD_MOARVM_REFDESCR] == 0) return;
         const pcd_moarvm_v2_ref *r = rec->data;
@@ -153,14 +174,15 @@ void pcd_moarvm_col_v2_entry(pcd_moarvm_col *c, const pcd_record *rec)
         case PCD_MOARVM_V2_REF_REF32: d = r->u.ref32.descr; idx = r->u.ref32.index; t = r->u.ref32.target; break;
         default: d = r->u.ref64.descr; idx = r->u.ref64.index; t = r->u.ref64.target; break;
         }
-        uint64_t i = c->s.n[PCD_MOARVM_REFDESCR];
+        uint64_t i = c->s.n[PCD_MOARVM_REFDESCR] + c->v2_refs.n;
         if (d > 3) {
             report(c, true, rec->offset, "refs", (int64_t)i, PCD_FOUND_UINT, d, "a description kind 0, 1 or 2");
             d &= 3;
         }
-        uint64_t descr = idx << 2 | d;
-        pcd_moarvm_col_column_values(c, PCD_MOARVM_REFDESCR, &descr, 1);
-        pcd_moarvm_col_column_values(c, PCD_MOARVM_REFTRGET, &t, 1);
+        size_t k = c->v2_refs.n;
+        c->v2_refs.descr[k] = idx << 2 | d;
+        c->v2_refs.target[k] = t;
+        if (++c->v2_refs.n == V2_BATCH) v2_flush(c);
         /* MoarVM notes where the refs block's second half starts */
         if (c->v2_refs_count / 2 - 1 == i) c->v2_middle = rec->offset + rec->size - c->col_offset[PCD_MOARVM_REFDESCR];
     }
@@ -168,6 +190,7 @@ void pcd_moarvm_col_v2_entry(pcd_moarvm_col *c, const pcd_record *rec)
 
 void pcd_moarvm_col_v2_index(pcd_moarvm_col *c, const pcd_record *rec)
 {
+    v2_flush(c);
     v2_close_block(c, rec->offset);
     const pcd_moarvm_v2_index_entry *e = rec->data;
     uint64_t k = c->v2_index_seen++;
@@ -192,6 +215,7 @@ void pcd_moarvm_col_v2_index(pcd_moarvm_col *c, const pcd_record *rec)
 
 void pcd_moarvm_col_v2_finish(pcd_moarvm_col *c)
 {
+    v2_flush(c);
     if (c->in_snap) {
         report(c, true, c->last_block_start, NULL, -1, PCD_FOUND_NONE, 0,
                "the strs, type and fram blocks of this snapshot, which starts at offset %" PRIu64
