@@ -60,6 +60,9 @@ typedef struct pcd_frame {
     uint64_t address;              /* instruction address (0 none) */
     uint16_t kind;                 /* pcd_frame_kind */
     uint16_t flags;                /* PCD_FRAME_INLINED */
+    uint32_t key;                  /* anything else that tells frames apart (0 none): the source's
+                                    * own id where two of its frames may read the same (a heap
+                                    * snapshot's type or static-frame index) */
 } pcd_frame;
 
 /* A thread (or, for span traces, a track). The numeric ids are what outputs print; the texts
@@ -231,7 +234,7 @@ pcd_bytes pcd_profile_text(const pcd_profile *p, pcd_str s);
 
 /* The id of a frame equal in every field (interned). */
 pcd_frame_id pcd_profile_frame(pcd_profile *p, const pcd_frame *f);
-/* A frame with only a kind and a function (markers, labels, heap types). */
+/* A frame with only a kind and a function (markers, labels, heap types); key 0. */
 pcd_frame_id pcd_profile_frame_named(pcd_profile *p, pcd_frame_kind kind, pcd_str function);
 /* A frame's fields with no position and no module (to fill in before pcd_profile_frame). */
 pcd_frame pcd_frame_blank(pcd_frame_kind kind);
