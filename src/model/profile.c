@@ -202,6 +202,15 @@ pcd_stack_id pcd_profile_stack(pcd_profile *p, const pcd_frame_id *frames, size_
     return s;
 }
 
+void pcd_profile_trim(pcd_profile *p)
+{
+    if (p->stacks_cap <= p->n_stacks || !p->n_stacks) return;
+    void *q = pcd_alloc_resize(p->al, p->st, p->stacks_cap * sizeof *p->st, p->n_stacks * sizeof *p->st);
+    if (!q) return; /* (keeps the larger table) */
+    p->st = q;
+    p->stacks_cap = p->n_stacks;
+}
+
 size_t pcd_stack_frames(const pcd_profile *p, pcd_stack_id s, pcd_frame_id *out)
 {
     size_t n = p->st[s].depth;
