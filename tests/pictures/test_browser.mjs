@@ -353,7 +353,7 @@ for (const fmt of byFormat.keys()) {
     await page.screenshot({ path: path.join(OUT, 'readme', 'sandwich.png') });
     await page.fill('#search', '');
     await clickTab('icicle');
-    await page.fill('#search', 'Py.*Call');
+    await page.fill('#search', 'Vectorcall|EvalCode');
     await page.screenshot({ path: path.join(OUT, 'readme', 'search.png') });
     clean(fmt + ' showcase views');
   }

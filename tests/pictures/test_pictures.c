@@ -578,7 +578,8 @@ static void build_columns(pcd_profile *p, json_t *e)
     b = a;
     b.column = 17;
     pcd_frame_id fa = pcd_profile_frame(p, &a), fb = pcd_profile_frame(p, &b);
-    pcd_frame_id leaf = frame(p, PCD_FRAME_CODE, "work", "app.py", 9, NULL);
+    /* (a name that would end the page's script element, were '<' not escaped) */
+    pcd_frame_id leaf = frame(p, PCD_FRAME_CODE, "work</script><!--", "app.py", 9, NULL);
     pcd_thread t = pcd_thread_blank();
     t.pid = 1;
     t.has_tid = true;
@@ -597,6 +598,10 @@ static void test_merge(void **st)
     run_opts o = { &pcd_out_html, pcd_format_find("mojo", "3"), "columns.mojo", build_columns, NULL, NULL, NULL, false, false, NULL };
     mbuf a;
     assert_int_equal(run(&o, &a, NULL, NULL, 0), PCD_OK);
+    size_t scripts = 0;
+    for (const char *q = (const char *)a.p; (q = strstr(q, "</script")); q++) scripts++;
+    assert_int_equal(scripts, 2); /* the data's and the viewer's */
+    assert_null(strstr((const char *)a.p, "<!--"));
     json_t *d = page_data(&a);
     /* the root, main, work: 3 nodes (the source has 5 stacks) */
     assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "nodes"), "n")), 3);

@@ -166,6 +166,7 @@
   }
   function fmtTime(ns) {
     const a = Math.abs(ns);
+    if (a === 0) return '0 s';
     if (a >= 1e9) return (a >= 1e12 ? grouped(ns / 1e9) : sig3(ns / 1e9)) + ' s';
     if (a >= 1e6) return sig3(ns / 1e6) + ' ms';
     if (a >= 1e3) return sig3(ns / 1e3) + ' µs';
@@ -651,19 +652,33 @@
   // ---- time order (the timeline's runs) -------------------------------------------------------
 
   const timed = D.timeline === 'time';
-  /* Boxes of one thread's runs: consecutive runs that share a node at a depth make one box. */
+  /* Boxes of one thread's runs: consecutive runs that share a node at a depth make one box.
+   * The open boxes are the path of the last run; each run walks up only to where its path
+   * meets that one. */
+  const onPath = new Int32Array(N);   // node -> its depth + 1 while on the open path
   function laneBoxes(ti, type) {
     const r = main.runsOf(ti);
-    const out = { start: [], end: [], node: [], depth: [], maxDepth: 0, x0: Infinity, x1: -Infinity };
+    // boxes in typed arrays that double as they fill
+    let cap = 1024, n = 0;
+    let bs = new Float64Array(cap), be = new Float64Array(cap), bn = new Uint32Array(cap), bd = new Uint32Array(cap);
+    const out = { n: 0, start: bs, end: be, node: bn, depth: bd, maxDepth: 0, x0: Infinity, x1: -Infinity };
     if (!r) return out;
     const v = r.v[type];
     if (!timed && !v) return out;
-    const open = [], openStart = [], path = [];
+    const grow = () => {
+      cap *= 2;
+      const s2 = new Float64Array(cap), e2 = new Float64Array(cap), n2 = new Uint32Array(cap), d2 = new Uint32Array(cap);
+      s2.set(bs); e2.set(be); n2.set(bn); d2.set(bd);
+      bs = s2; be = e2; bn = n2; bd = d2;
+    };
+    const open = [], openStart = [], fresh = [];
     let x = 0;
     const close = (from, at) => {
       for (let d = open.length - 1; d >= from; d--) {
-        out.start.push(openStart[d]); out.end.push(at); out.node.push(open[d]); out.depth.push(d);
+        if (n === cap) grow();
+        bs[n] = openStart[d]; be[n] = at; bn[n] = open[d]; bd[n] = d; n++;
         if (d > out.maxDepth) out.maxDepth = d;
+        onPath[open[d]] = 0;
       }
       open.length = openStart.length = from;
     };
@@ -676,16 +691,18 @@
       }
       if (s < out.x0) out.x0 = s;
       if (e > out.x1) out.x1 = e;
-      path.length = 0;
-      for (let a = r.node[i]; a > 0; a = parent[a]) path.push(a);
-      path.reverse();
-      let d = 0;
-      while (d < open.length && d < path.length && open[d] === path[d]) d++;
-      close(d, s);
-      for (; d < path.length; d++) { open.push(path[d]); openStart.push(s); }
+      fresh.length = 0;
+      let a = r.node[i];
+      while (a > 0 && !onPath[a]) { fresh.push(a); a = parent[a]; }
+      close(a > 0 ? onPath[a] : 0, s);
+      for (let k = fresh.length - 1; k >= 0; k--) {
+        open.push(fresh[k]); openStart.push(s);
+        onPath[fresh[k]] = open.length;
+      }
       last = e;
     }
     close(0, last);
+    out.n = n; out.start = bs; out.end = be; out.node = bn; out.depth = bd;
     return out;
   }
 
@@ -702,7 +719,7 @@
     chart.x0 = Infinity; chart.x1 = -Infinity;
     for (const ti of selThreads(main, state.sel)) {
       const b = laneBoxes(ti, state.type);
-      if (!b.start.length) continue;
+      if (!b.n) continue;
       b.title = threadTitle(main.threads[ti].t);
       chart.lanes.push(b);
       if (b.x0 < chart.x0) chart.x0 = b.x0;
@@ -747,30 +764,58 @@
     }
     const rects = [];
     let y = RULER;
+    const drawBox = (l, b, x0, x1, by, match, f) => {
+      const i = rects.length;
+      rects.push({ lane: l, b, x: x0, w: x1 - x0, y: by, node: l.node[b] });
+      if (i === chart.hover) {
+        ctx.strokeStyle = '#111'; ctx.lineWidth = 1.5;
+        ctx.strokeRect(x0 + 0.75, by + 0.75, Math.max(x1 - x0 - 1.5, 0.5), ROW - 2.5);
+      }
+      if (x1 - x0 >= charW * 3 + 6) {
+        let label = frameName(f);
+        const fit = Math.floor((x1 - x0 - 6) / charW);
+        if (label.length > fit) label = label.slice(0, Math.max(fit - 2, 1)) + '..';
+        ctx.fillStyle = match ? '#fff' : '#1a1a1a';
+        ctx.fillText(label, x0 + 3, by + ROW / 2);
+      }
+    };
+    const colourOf = (f) => {
+      const match = frameMatch ? frameMatch[f] === 1 : false;
+      return [frameMatch ? (match ? MATCH : dim(frameColour(f))) : frameColour(f), match];
+    };
     for (const l of chart.lanes) {
       ctx.fillStyle = '#3c3a35';
       ctx.fillText(l.title, 4, y + LANE_HEAD / 2 + 1);
       y += LANE_HEAD;
-      for (let b = 0; b < l.start.length; b++) {
+      // boxes narrower than a pixel: the first one in each pixel of each row stands for them
+      const px = new Int32Array(W * (l.maxDepth + 1)).fill(-1);
+      for (let b = 0; b < l.n; b++) {
         const x = (l.start[b] - chart.v0) * k, w = (l.end[b] - l.start[b]) * k;
-        if (x + w < 0 || x > W || w < 0.3) continue;
+        if (x + w < 0 || x > W) continue;
+        if (w < 1) {
+          const p = Math.max(0, Math.min(W - 1, Math.floor(x)));
+          const at = l.depth[b] * W + p;
+          if (px[at] < 0) px[at] = b;
+          continue;
+        }
         const by = y + l.depth[b] * ROW;
         const f = frameOf[l.node[b]];
-        const match = frameMatch ? frameMatch[f] === 1 : false;
-        ctx.fillStyle = frameMatch ? (match ? MATCH : dim(frameColour(f))) : frameColour(f);
+        const [fill, match] = colourOf(f);
+        ctx.fillStyle = fill;
         const x0 = Math.max(x, 0), x1 = Math.min(x + w, W);
         ctx.fillRect(x0, by, Math.max(x1 - x0 - (w > 2 ? 1 : 0), 0.3), ROW - 1);
-        rects.push({ lane: l, b, x: x0, w: x1 - x0, y: by, node: l.node[b] });
-        if (rects.length - 1 === chart.hover) {
-          ctx.strokeStyle = '#111'; ctx.lineWidth = 1.5;
-          ctx.strokeRect(x0 + 0.75, by + 0.75, Math.max(x1 - x0 - 1.5, 0.5), ROW - 2.5);
-        }
-        if (x1 - x0 >= charW * 3 + 6) {
-          let label = frameName(f);
-          const fit = Math.floor((x1 - x0 - 6) / charW);
-          if (label.length > fit) label = label.slice(0, Math.max(fit - 2, 1)) + '..';
-          ctx.fillStyle = match ? '#fff' : '#1a1a1a';
-          ctx.fillText(label, x0 + 3, by + ROW / 2);
+        drawBox(l, b, x0, x1, by, match, f);
+      }
+      for (let d = 0; d <= l.maxDepth; d++) {
+        const by = y + d * ROW;
+        for (let p = 0; p < W; p++) {
+          const b = px[d * W + p];
+          if (b < 0) continue;
+          const f = frameOf[l.node[b]];
+          const [fill, match] = colourOf(f);
+          ctx.fillStyle = fill;
+          ctx.fillRect(p, by, 1, ROW - 1);
+          drawBox(l, b, p, p + 1, by, match, f);
         }
       }
       y += (l.maxDepth + 1) * ROW + 6;
