@@ -71,7 +71,8 @@ static pcd_status idx_grow(pcd_profile *p, uint32_t **idx, size_t *cap, size_t n
 
 pcd_bytes pcd_profile_text(const pcd_profile *p, pcd_str s)
 {
-    pcd_bytes b = { p->strings.pool + p->strings.ent[s].off, p->strings.ent[s].len };
+    /* (a table of "" alone has no pool yet) */
+    pcd_bytes b = { p->strings.pool ? p->strings.pool + p->strings.ent[s].off : (const uint8_t *)"", p->strings.ent[s].len };
     return b;
 }
 
