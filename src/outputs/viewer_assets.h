@@ -1,6 +1,7 @@
-/* outputs/viewer_assets.h: the HTML viewer (src/outputs/html/viewer.{html,css,js}), embedded
- * at build time by cmake/embed_viewer.lua: the page in three parts, split where the title and
- * the data go, its style and script inline. Each part is its lines, in order. */
+/* outputs/viewer_assets.h: the HTML viewer (src/outputs/html: viewer.html, viewer.css and the
+ * script's parts), embedded at build time by cmake/embed_viewer.lua: the page in three parts,
+ * split where the title and the data go, its style and script inline. Each part is its lines,
+ * in order. */
 #ifndef PCD_OUTPUTS_VIEWER_ASSETS_H
 #define PCD_OUTPUTS_VIEWER_ASSETS_H
 
