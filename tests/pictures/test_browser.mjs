@@ -308,6 +308,19 @@ const showcase = (fmt) => {
       check(rects.filter((r) => r.name === fn).every((r) => r.delta > 0), 'mojo-scaled-diff: ' + fn + ' is not coloured as grown');
       check(rects.some((r) => r.name !== fn && r.delta < 0), 'mojo-scaled-diff: nothing else is coloured as shrunk');
       await page.screenshot({ path: path.join(OUT, 'readme', 'diff.png') });
+      // raw values: the base's own total; per total: the input's
+      const want = [sum(collapsed(scaled)), sum(collapsed(wr))];
+      let got = await page.$eval('#total', (e) => [Number(e.dataset.value), Number(e.dataset.base)]);
+      check(close(got[0], want[0]) && close(got[1], want[0]), 'mojo-scaled-diff: per total ' + got + ', collapsed says ' + want[0]);
+      await page.selectOption('#diff-mode', 'raw');
+      got = await page.$eval('#total', (e) => [Number(e.dataset.value), Number(e.dataset.base)]);
+      check(close(got[0], want[0]) && close(got[1], want[1]), 'mojo-scaled-diff: raw ' + got + ', collapsed says ' + want);
+      for (const w of ['new', 'base', 'both']) {
+        await page.selectOption('#diff-width', w);
+        const r2 = (await drawn()).filter((r) => r.row === 0)[0];
+        check(r2 && r2.w > 0, 'mojo-scaled-diff: nothing drawn with widths by ' + w);
+      }
+      clean('mojo-scaled-diff (values and widths)');
     });
     // the collapsed differential form: per total, the new column is the new profile's lines
     const d = pcd(['convert', '--to', 'collapsed', '--base', wr, scaled]).out.toString().split('\n').filter((l) => l);
