@@ -264,7 +264,7 @@ typedef struct item {
     uint32_t id;
     bool src;                      /* a source stack (direct), else a layout node */
     uint32_t depth;
-    uint64_t x;                    /* value before it */
+    double x;                      /* value before it (a double: saturated sums do not wrap) */
 } item;
 
 /* Adds (or, with sign -1, removes) the values of group g's entries to tot, up their stacks. */
@@ -295,7 +295,7 @@ static pcd_status put_frame(svg *c, const item *it, uint64_t total, double wpv, 
         t = pcd_profile_text(l, pcd_profile_frame_at(l, f)->function);
         kind = c->kind[f];
     }
-    double x1 = XPAD + (double)it->x * wpv, x2 = XPAD + (double)(it->x + v) * wpv;
+    double x1 = XPAD + it->x * wpv, x2 = x1 + (double)v * wpv;
     double y1 = height - YPAD2 - (double)(it->depth + 1) * FRAME_HEIGHT + 1, y2 = height - YPAD2 - (double)it->depth * FRAME_HEIGHT;
     PCD_TRY(pcd_text_z(o, "<g><title>"));
     PCD_TRY(pcd_text_xml(o, t.ptr, t.len));
@@ -370,15 +370,11 @@ static pcd_status walk(svg *c, bool write, uint32_t *max_depth, uint64_t total, 
             nk = c->lstart[it.id + 1] - c->lstart[it.id];
         }
         if (st == PCD_OK) st = PCD_VEC_RESERVE(al, todo, todo_cap, n + nk);
-        uint64_t x = it.x;
-        if (!src) {
-            for (size_t k = 0; k < nk; k++) x += c->ltot[ks[k]];
-        } else {
-            for (size_t k = 0; k < nk; k++) x += c->tot[ks[k]];
-        }
+        double x = it.x;
+        for (size_t k = 0; k < nk; k++) x += (double)(src ? c->tot[ks[k]] : c->ltot[ks[k]]);
         for (size_t k = nk; k-- > 0 && st == PCD_OK;) {
             uint64_t kv = src ? c->tot[ks[k]] : c->ltot[ks[k]];
-            x -= kv;
+            x -= (double)kv;
             if (kv) todo[n++] = (item){ ks[k], src, it.depth + 1, x };
         }
     }
