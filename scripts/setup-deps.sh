@@ -5,8 +5,10 @@
 # (or installs the packages when run as root).
 set -eu
 
+# chromium: the browser tests of the HTML and SVG outputs (tests/pictures) run Debian's, headless,
+# through playwright-core (tests/web), which never downloads a browser of its own
 PKGS="build-essential cmake pkg-config lua5.4 libzstd-dev zstd zlib1g-dev libcmocka-dev \
-libjansson-dev clang libfuzzer-14-dev libclang-rt-14-dev python3 python3-jsonschema"
+libjansson-dev clang libfuzzer-14-dev libclang-rt-14-dev python3 python3-jsonschema chromium"
 
 quiet=0
 [ "${1:-}" = "--quiet" ] && quiet=1

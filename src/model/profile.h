@@ -192,6 +192,9 @@ struct pcd_profile {
     int64_t period;                /* the sampling interval, in units of period_type (0 none) */
     int period_type;               /* index into types, -1 none */
     int default_type;              /* what --metric defaults to */
+    uint32_t has;                  /* what the importer says its profiles hold (PCD_HAS_* of
+                                    * formats/registry.h: times, order...), set by whoever
+                                    * runs it (pcd_convert), for the outputs to see */
     pcd_consumer consumer;
     /* tables */
     pcd_strtab strings;
@@ -254,6 +257,9 @@ pcd_stack_id pcd_profile_stack(pcd_profile *p, const pcd_frame_id *frames, size_
 PCD_INLINE pcd_stack_id pcd_stack_parent(const pcd_profile *p, pcd_stack_id s) { return p->st[s].parent; }
 PCD_INLINE pcd_frame_id pcd_stack_frame(const pcd_profile *p, pcd_stack_id s) { return p->st[s].frame; }
 PCD_INLINE uint32_t pcd_stack_depth(const pcd_profile *p, pcd_stack_id s) { return p->st[s].depth; }
+/* Gives back what the stack table reserves beyond its size (it grows by doubling): for an
+ * output that lays out the whole trie at the end; the table grows again on the next push. */
+void pcd_profile_trim(pcd_profile *p);
 /* The frames of stack s, outermost first, into out (room for pcd_stack_depth); the count. */
 size_t pcd_stack_frames(const pcd_profile *p, pcd_stack_id s, pcd_frame_id *out);
 

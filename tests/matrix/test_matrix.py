@@ -10,6 +10,9 @@ lists (`profcodec formats --json`), each result checked by a reader that is not 
   austin      every line Austin's grammar; read back (encode --from austin) and written again,
               the same text;
   mojo        read back: validates as MOJO 3, and its Austin text has as many samples;
+  html        one page: its data (#pcd-data) parsed as JSON, with frames, nodes and threads
+              (tests/pictures checks it in depth, and in a browser);
+  svg         parsed as XML: an <svg> with a frame per <g> (tests/pictures compares them);
   tachyon     read back: validates as Tachyon 1 (and CPython's own reader when
               PCD_CPYTHON315_ROOT is set);
   the format's own outputs (summary, samples): exit status and non-empty output.
@@ -164,6 +167,24 @@ def check_austin(name, data):
         fail("%s: Austin text -> MOJO 3 -> Austin text differs (exit %d)" % (name, rc))
 
 
+def check_html(name, data):
+    m = re.search(rb'^<!DOCTYPE html>.*<script type="application/json" id="pcd-data">(.*?)</script>', data, re.S)
+    if not m:
+        fail("%s: not a profcodec page" % name)
+        return
+    d = json.loads(m.group(1))
+    for k in ("strings", "frames", "nodes", "threads", "types"):
+        if k not in d:
+            fail("%s: the page's data has no %s" % (name, k))
+
+
+def check_svg(name, data):
+    import xml.etree.ElementTree as ET
+    root = ET.fromstring(data)
+    if root.tag != "{http://www.w3.org/2000/svg}svg" or not root.findall(".//{http://www.w3.org/2000/svg}g"):
+        fail("%s: not an SVG flame graph" % name)
+
+
 def check_readback(name, data, fmt):
     out = os.path.join(WORK, name + "." + fmt)
     with open(out, "wb") as f:
@@ -213,9 +234,13 @@ for path, fmt, ver in inputs():
                 check_austin(name, data)
             elif to in ("mojo", "tachyon"):
                 check_readback(name, data, to)
+            elif to == "html":
+                check_html(name, data)
+            elif to == "svg":
+                check_svg(name, data)
             elif not data:
                 fail("%s: no output" % name)
-        except (ValueError, KeyError, TypeError) as e:
+        except (ValueError, KeyError, TypeError, SyntaxError) as e:
             fail("%s: %s: %s" % (name, type(e).__name__, e))
 
 print("matrix: %d conversions checked, %d failures" % (checked, len(failures)))

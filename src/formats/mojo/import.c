@@ -241,4 +241,4 @@ static pcd_status mojo_import(pcd_job *j, pcd_profile *p)
     return st;
 }
 
-const pcd_model_importer pcd_mojo_model = { PCD_HAS_SAMPLES | PCD_HAS_CODE, mojo_import };
+const pcd_model_importer pcd_mojo_model = { PCD_HAS_SAMPLES | PCD_HAS_CODE | PCD_HAS_ORDER, mojo_import };
