@@ -41,11 +41,12 @@ static void on_report(void *ud, bool is_error, const pcd_error *e)
 
 typedef struct got {
     size_t snapshots;
-    mvm_snapshot last;
-    mvm_snapshot first[4];
+    pcd_moarvm_snapshot last;
+    pcd_moarvm_snapshot first[4];
 } got;
 
-static void on_snapshot(void *ud, const mvm_col *c, const mvm_snapshot *s, const mvm_stats *st, const mvm_graph *g)
+static void on_snapshot(void *ud, const pcd_moarvm_col *c, const pcd_moarvm_snapshot *s, const pcd_moarvm_stats *st,
+                        const pcd_moarvm_graph *g)
 {
     (void)c;
     got *gt = ud;
@@ -88,12 +89,12 @@ static pcd_status mem_write(void *ud, const uint8_t *p, size_t n)
     return PCD_OK;
 }
 
-/* Runs one converter; returns its exit code and its output in m. */
+/* Runs one conversion; returns its exit status and its output in m. */
 static int convert(const char *to, const char *metric, const uint8_t *data, size_t size, membuf *m)
 {
     const pcd_ext *e = pcd_ext_find("moarvm");
     CHECK(e != NULL, "no moarvm extension");
-    CHECK(pcd_can_convert(e, to), "no converter %s", to);
+    CHECK(pcd_can_convert(e, to), "no conversion to %s", to);
     pcd_alloc al;
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, MEM_CAP);
     pcd_reader r;
@@ -115,14 +116,16 @@ static int convert(const char *to, const char *metric, const uint8_t *data, size
     return rc;
 }
 
-void mvm_fuzz_above(const uint8_t *data, size_t size, const mvm_expect *expect)
+void moarvm_fuzz_above(const uint8_t *data, size_t size, const moarvm_fuzz_expect *expect)
 {
     /* 1. the collector with every check and the graph */
     got gt;
     memset(&gt, 0, sizeof gt);
     uint64_t reports[2] = { 0, 0 };
-    mvm_opts o = { true, true, on_report, reports, on_snapshot, &gt };
-    mvm_col *c = mvm_col_new(&o);
+    pcd_moarvm_opts o = { true, true, on_report, reports, on_snapshot, &gt };
+    pcd_alloc cal;
+    pcd_alloc_init(&cal, pcd_alloc_libc, NULL, MEM_CAP);
+    pcd_moarvm_col *c = pcd_moarvm_col_new(&cal, &o);
     CHECK(c != NULL, "out of memory");
     pcd_alloc al;
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, MEM_CAP);
@@ -139,41 +142,45 @@ void mvm_fuzz_above(const uint8_t *data, size_t size, const mvm_expect *expect)
             if ((size & 2) && pcd_reader_recover(&r, NULL) == PCD_OK) continue;
             break;
         }
-        mvm_col_record(c, &rec);
+        pcd_moarvm_col_record(c, &rec);
     }
-    if (st == PCD_END) mvm_col_finish(c);
+    if (st == PCD_END) pcd_moarvm_col_finish(c);
     pcd_reader_close(&r);
     CHECK(al.in_use == 0, "the reader leaked %zu bytes", al.in_use);
-    const mvm_snapshot *sn;
-    size_t ns = mvm_col_snapshots(c, &sn);
+    const pcd_moarvm_snapshot *sn;
+    size_t ns = pcd_moarvm_col_snapshots(c, &sn);
     CHECK(ns == gt.snapshots, "%zu snapshots kept, %zu handed on", ns, gt.snapshots);
     for (size_t i = 0; i < ns; i++) {
         CHECK(sn[i].index >= i, "snapshot numbers go up");
         uint64_t k = 0;
         for (int j = 0; j < 12; j++) k += sn[i].kinds[j];
-        CHECK(k == sn[i].n[MVM_COLKIND], "kinds add up to the collectables");
-        CHECK(sn[i].refkinds[0] + sn[i].refkinds[1] + sn[i].refkinds[2] + sn[i].refkinds[3] == sn[i].n[MVM_REFDESCR],
+        CHECK(k == sn[i].n[PCD_MOARVM_COLKIND], "kinds add up to the collectables");
+        CHECK(sn[i].refkinds[0] + sn[i].refkinds[1] + sn[i].refkinds[2] + sn[i].refkinds[3] ==
+                  sn[i].n[PCD_MOARVM_REFDESCR],
               "description kinds add up to the references");
     }
     if (expect) {
         CHECK(st == PCD_END, "a file the harness wrote reads to its end: %s", pcd_status_name(st));
         CHECK(ns == expect->snapshots, "%zu snapshots, %zu written", ns, expect->snapshots);
         for (size_t i = 0; i < ns && i < 4; i++) {
-            CHECK(sn[i].n[MVM_COLKIND] == expect->collectables[i], "collectables of snapshot %zu", i);
-            CHECK(sn[i].n[MVM_REFDESCR] == expect->references[i], "references of snapshot %zu", i);
+            CHECK(sn[i].n[PCD_MOARVM_COLKIND] == expect->collectables[i], "collectables of snapshot %zu", i);
+            CHECK(sn[i].n[PCD_MOARVM_REFDESCR] == expect->references[i], "references of snapshot %zu", i);
             CHECK(sn[i].heap_size == expect->heap_size[i], "heap size of snapshot %zu", i);
             for (int j = 0; j < 12; j++) CHECK(sn[i].kinds[j] == expect->kinds[i][j], "kind %d in snapshot %zu", j, i);
             for (int j = 0; j < 4; j++)
                 CHECK(sn[i].refkinds[j] == expect->refkinds[i][j], "description kind %d in snapshot %zu", j, i);
         }
     }
-    mvm_col_free(c);
+    pcd_moarvm_col_free(c);
+    CHECK(cal.in_use == 0, "the collector leaked %zu bytes", cal.in_use);
 
     /* 2. info, as the CLI runs it */
     const pcd_ext *e = pcd_ext_find("moarvm");
     void *ictx = calloc(1, e->info->ctx_size);
     CHECK(ictx != NULL, "out of memory");
-    e->info->init(ictx, NULL);
+    pcd_alloc ial;
+    pcd_alloc_init(&ial, pcd_alloc_libc, NULL, MEM_CAP);
+    e->info->init(ictx, &ial);
     CHECK(pcd_reader_open_buffer(&r, &pcd_moarvm_v3_format, data, size, &ro) == PCD_OK, "open");
     while (pcd_reader_next(&r, &rec) == PCD_OK) e->info->record(ictx, &rec);
     pcd_reader_close(&r);
@@ -187,12 +194,17 @@ void mvm_fuzz_above(const uint8_t *data, size_t size, const mvm_expect *expect)
     pcd_sink_flush(&js);
     e->info->text(ictx, devnull());
     e->info->fini(ictx);
+    CHECK(ial.in_use == 0, "info leaked %zu bytes", ial.in_use);
     free(ictx);
     free(jm.p);
 
-    /* 3. the converters; the folded stacks weigh the last snapshot's heap */
+    /* 3. the conversions; the folded stacks weigh the last snapshot's heap (unless its references
+     * are not sound: then the last sound one's, and the exit status is 1) */
     membuf m = { 0 };
     convert("summary", NULL, data, size, &m);
+    free(m.p);
+    memset(&m, 0, sizeof m);
+    convert("speedscope", (size & 4) ? "count" : NULL, data, size, &m);
     free(m.p);
     memset(&m, 0, sizeof m);
     int rc = convert("collapsed", (size & 4) ? "count" : NULL, data, size, &m);
@@ -206,7 +218,7 @@ void mvm_fuzz_above(const uint8_t *data, size_t size, const mvm_expect *expect)
             sum += strtoull(m.p + k, NULL, 10);
             i = j + 1;
         }
-        uint64_t want = (size & 4) ? gt.last.n[MVM_COLKIND] : gt.last.heap_size;
+        uint64_t want = (size & 4) ? gt.last.n[PCD_MOARVM_COLKIND] : gt.last.heap_size;
         CHECK(sum == want, "collapsed stacks weigh %llu, the snapshot %llu", (unsigned long long)sum,
               (unsigned long long)want);
     }

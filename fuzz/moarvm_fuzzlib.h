@@ -5,13 +5,13 @@
 #include "formats/moarvm/snapshot.h"
 
 /* Figures a harness expects for the snapshots it wrote (NULL: none known). */
-typedef struct mvm_expect {
+typedef struct moarvm_fuzz_expect {
     size_t snapshots;
     uint64_t collectables[4], references[4], heap_size[4], kinds[4][12], refkinds[4][4];
-} mvm_expect;
+} moarvm_fuzz_expect;
 
-/* Reads data with the collector (graph mode), info and both converters; aborts when an
+/* Reads data with the collector (graph mode), info and every conversion; aborts when an
  * invariant breaks or what was read differs from `expect`. */
-void mvm_fuzz_above(const uint8_t *data, size_t size, const mvm_expect *expect);
+void moarvm_fuzz_above(const uint8_t *data, size_t size, const moarvm_fuzz_expect *expect);
 
 #endif

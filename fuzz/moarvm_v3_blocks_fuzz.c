@@ -1,8 +1,8 @@
 /* moarvm_v3_blocks_fuzz.c: MoarVM heap snapshots, the block and TOC layer: every generated
  * invariant (fuzzlib), then what sits above the bytes on the same input: snapshot assembly,
- * TOC checks and every invariant (moarvm_snap.c), info, and the summary and collapsed
- * converters. Checks: nothing crashes or leaks, and the collapsed stacks of a snapshot
- * weigh exactly its heap size. */
+ * TOC checks and every invariant (the collector, formats/moarvm/snapshot.h), info, and the
+ * summary, collapsed and speedscope conversions. Checks: nothing crashes or leaks, and the
+ * collapsed stacks of a snapshot weigh exactly its heap size. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +14,6 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     pcd_fuzz_one(&pcd_moarvm_v3_format, data, size);
-    mvm_fuzz_above(data, size, NULL);
+    moarvm_fuzz_above(data, size, NULL);
     return 0;
 }

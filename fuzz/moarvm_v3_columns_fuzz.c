@@ -71,9 +71,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pcd_sink_init(&sk, sbuf, sizeof sbuf, grow, NULL, NULL, &x);
     pcd_alloc al;
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, (size_t)512 << 20);
-    mvm_writer mw;
-    if (mvm_write_open(&mw, &sk, &al, next(&s, 4), (int64_t)next(&s, 2)) != PCD_OK) abort();
-    mvm_expect ex;
+    pcd_moarvm_writer mw;
+    if (pcd_moarvm_write_open(&mw, &sk, &al, next(&s, 4), (int64_t)next(&s, 2)) != PCD_OK) abort();
+    moarvm_fuzz_expect ex;
     memset(&ex, 0, sizeof ex);
     uint64_t types = 0, frames = 0, strings = 0;
     for (unsigned k = 0; k < nsnap; k++) {
@@ -149,9 +149,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         ex.collectables[k] = n;
         ex.references[k] = nrefs;
-        mvm_snapdata d = { next(&s, 4), k + 1, n, kind, csize, tofi, rfcnt, rfstr, usize, nrefs, descr, target,
+        pcd_moarvm_snapdata d = { next(&s, 4), k + 1, n, kind, csize, tofi, rfcnt, rfstr, usize, nrefs, descr, target,
                            nstr, strs, nty, repr, tname, nfr, fn, fc, fl, ff, NULL, NULL, NULL };
-        if (mvm_write_snapshot(&mw, &d) != PCD_OK) abort();
+        if (pcd_moarvm_write_snapshot(&mw, &d) != PCD_OK) abort();
         free(kind);
         free(csize);
         free(tofi);
@@ -162,10 +162,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(target);
     }
     ex.snapshots = nsnap;
-    if (mvm_write_finish(&mw, ended) != PCD_OK) abort();
-    mvm_write_close(&mw);
+    if (pcd_moarvm_write_finish(&mw, ended) != PCD_OK) abort();
+    pcd_moarvm_write_close(&mw);
     if (al.in_use != 0) abort();
-    mvm_fuzz_above(out, out_len, &ex);
+    moarvm_fuzz_above(out, out_len, &ex);
     if (out_len <= 1 << 16) pcd_fuzz_one(&pcd_moarvm_v3_format, out, out_len);
     return 0;
 }

@@ -259,6 +259,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         json_decref(j);
     }
+    /* the pictures: the page's data is JSON, the SVG ends */
+    mbuf page, pic;
+    if (convert(f, buf, n, "html", NULL, all, &page, NULL) != 2 && page.len) {
+        const uint8_t *end = page.p + page.len;
+        const uint8_t *open = memmem(page.p, page.len, "id=\"pcd-data\">", 14);
+        CHECK(open != NULL, "the page has no data");
+        open += 14;
+        const uint8_t *close = memmem(open, (size_t)(end - open), "</script>", 9);
+        CHECK(close != NULL, "the page's data is not closed");
+        json_error_t je;
+        json_t *d = json_loadb((const char *)open, (size_t)(close - open), 0, &je);
+        CHECK(d != NULL && json_is_array(json_object_get(d, "threads")), "the page's data is not JSON: %s", je.text);
+        json_decref(d);
+    }
+    if (convert(f, buf, n, "svg", NULL, all, &pic, NULL) != 2 && pic.len)
+        CHECK(pic.len > 7 && memcmp(pic.p + pic.len - 7, "</svg>\n", 7) == 0, "the SVG is not closed");
+    free(page.p);
+    free(pic.p);
     /* the checks and the converters agree on undefined references (when both read to the end) */
     if (rc == 0)
         CHECK((c.errors > 0) == (w_text > 0) && (w_col > 0) == (w_text > 0),

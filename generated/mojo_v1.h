@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 1
-#error "mojo_v1.h was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "mojo_v1.h was generated for runtime ABI 2; run make regen"
 #endif
 
 /* Austin's binary frame-stack samples: "MOJ", the version, then events until the end of
@@ -16,7 +16,7 @@
  * strings end with a NUL and need not be UTF-8. A sample is a stack event followed by
  * frame references, markers and metrics; string and frame keys are defined per process
  * (the pid of the latest stack event) and may be redefined. Keys are references, not
- * bytes: the checks on them are above the bytes (src/lib/mojo_*.c).
+ * bytes: the checks on them are above the bytes (src/formats/mojo/).
  */
 
 typedef struct pcd_mojo_v1_event_metadata pcd_mojo_v1_event_metadata;
@@ -118,21 +118,39 @@ typedef struct pcd_mojo_v1_event_string_ref {
     pcd_mojo_int key;  /* String key defined in the current process. */
 } pcd_mojo_v1_event_string_ref;
 
-#define PCD_MOJO_V1_EVENT_METADATA 0
-#define PCD_MOJO_V1_EVENT_STACK 1
-#define PCD_MOJO_V1_EVENT_FRAME 2
-#define PCD_MOJO_V1_EVENT_INVALID 3
-#define PCD_MOJO_V1_EVENT_FRAME_REF 4
-#define PCD_MOJO_V1_EVENT_KERNEL 5
-#define PCD_MOJO_V1_EVENT_GC 6
-#define PCD_MOJO_V1_EVENT_IDLE 7
-#define PCD_MOJO_V1_EVENT_TIME 8
-#define PCD_MOJO_V1_EVENT_MEMORY 9
-#define PCD_MOJO_V1_EVENT_STRING 10
-#define PCD_MOJO_V1_EVENT_STRING_REF 11
+/* The cases of event (its `which`). */
+typedef enum pcd_mojo_v1_event_case {
+    PCD_MOJO_V1_EVENT_METADATA = 0,
+    PCD_MOJO_V1_EVENT_STACK = 1,
+    PCD_MOJO_V1_EVENT_FRAME = 2,
+    PCD_MOJO_V1_EVENT_INVALID = 3,
+    PCD_MOJO_V1_EVENT_FRAME_REF = 4,
+    PCD_MOJO_V1_EVENT_KERNEL = 5,
+    PCD_MOJO_V1_EVENT_GC = 6,
+    PCD_MOJO_V1_EVENT_IDLE = 7,
+    PCD_MOJO_V1_EVENT_TIME = 8,
+    PCD_MOJO_V1_EVENT_MEMORY = 9,
+    PCD_MOJO_V1_EVENT_STRING = 10,
+    PCD_MOJO_V1_EVENT_STRING_REF = 11,
+} pcd_mojo_v1_event_case;
+PCD_STATIC_ASSERT(sizeof(pcd_mojo_v1_event_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
+/* event's tags on the wire */
+#define PCD_MOJO_V1_EVENT_METADATA_TAG 0x1
+#define PCD_MOJO_V1_EVENT_STACK_TAG 0x2
+#define PCD_MOJO_V1_EVENT_FRAME_TAG 0x3
+#define PCD_MOJO_V1_EVENT_INVALID_TAG 0x4
+#define PCD_MOJO_V1_EVENT_FRAME_REF_TAG 0x5
+#define PCD_MOJO_V1_EVENT_KERNEL_TAG 0x6
+#define PCD_MOJO_V1_EVENT_GC_TAG 0x7
+#define PCD_MOJO_V1_EVENT_IDLE_TAG 0x8
+#define PCD_MOJO_V1_EVENT_TIME_TAG 0x9
+#define PCD_MOJO_V1_EVENT_MEMORY_TAG 0xA
+#define PCD_MOJO_V1_EVENT_STRING_TAG 0xB
+#define PCD_MOJO_V1_EVENT_STRING_REF_TAG 0xC
+#define PCD_MOJO_V1_EVENT_TAG_SIZE 1
 /* One event: its id, then its fields. */
 typedef struct pcd_mojo_v1_event {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_mojo_v1_event_case which; /* the case present */
     uint64_t tag; /* the tag as read */
     union {
         pcd_mojo_v1_event_metadata metadata;
@@ -150,6 +168,7 @@ typedef struct pcd_mojo_v1_event {
 /* wire offsets of the fields at fixed places */
 #define PCD_MOJO_V1_FILE_MAGIC_AT 0
 #define PCD_MOJO_V1_FILE_VERSION_AT 3
+#define PCD_MOJO_V1_FILE_MIN_SIZE 4 /* the smallest file */
 /* A MOJO file: header, then events to the end of the file. */
 typedef struct pcd_mojo_v1_file {
     pcd_mojo_int version;  /* Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3 */

@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 1
-#error "mojo_v3.c was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "mojo_v3.c was generated for runtime ABI 2; run make regen"
 #endif
 
 /* -------- event -------- */
@@ -19,7 +19,7 @@ static inline pcd_status pcd_mojo_v3_event_decode_(pcd_cursor *c, pcd_mojo_v3_ev
         return pcd_fail_short(c, c->p, "event", "one of 0x1, 0x2, 0x3, 0x4, 0x5, 0x6, 0x7, 0x8, 0x9, 0xA, 0xB, 0xC");
     tag_u = pcd_ld_u8(c->p);
     switch (tag_u) {
-    case 1:
+    case 0x1:
         {
             pcd_bytes v_metadata_key = { NULL, 0 };
             pcd_bytes v_metadata_value = { NULL, 0 };
@@ -34,7 +34,7 @@ static inline pcd_status pcd_mojo_v3_event_decode_(pcd_cursor *c, pcd_mojo_v3_ev
             out->u.metadata.value = v_metadata_value;
         }
         break;
-    case 2:
+    case 0x2:
         {
             pcd_mojo_int v_stack_pid = { 0, false };
             pcd_mojo_int v_stack_iid = { 0, false };
@@ -53,7 +53,7 @@ static inline pcd_status pcd_mojo_v3_event_decode_(pcd_cursor *c, pcd_mojo_v3_ev
             out->u.stack.tid = v_stack_tid;
         }
         break;
-    case 3:
+    case 0x3:
         {
             pcd_mojo_int v_frame_key = { 0, false };
             pcd_mojo_int v_frame_filename = { 0, false };
@@ -88,14 +88,14 @@ static inline pcd_status pcd_mojo_v3_event_decode_(pcd_cursor *c, pcd_mojo_v3_ev
             out->u.frame.column_end = v_frame_column_end;
         }
         break;
-    case 4:
+    case 0x4:
         {
             out->which = PCD_MOJO_V3_EVENT_INVALID;
             out->tag = tag_u;
             c->p += 1;
         }
         break;
-    case 5:
+    case 0x5:
         {
             pcd_mojo_int v_frame_ref_key = { 0, false };
             out->which = PCD_MOJO_V3_EVENT_FRAME_REF;
@@ -106,7 +106,7 @@ static inline pcd_status pcd_mojo_v3_event_decode_(pcd_cursor *c, pcd_mojo_v3_ev
             out->u.frame_ref.key = v_frame_ref_key;
         }
         break;
-    case 6:
+    case 0x6:
         {
             pcd_bytes v_kernel_symbol = { NULL, 0 };
             out->which = PCD_MOJO_V3_EVENT_KERNEL;
@@ -117,21 +117,21 @@ static inline pcd_status pcd_mojo_v3_event_decode_(pcd_cursor *c, pcd_mojo_v3_ev
             out->u.kernel.symbol = v_kernel_symbol;
         }
         break;
-    case 7:
+    case 0x7:
         {
             out->which = PCD_MOJO_V3_EVENT_GC;
             out->tag = tag_u;
             c->p += 1;
         }
         break;
-    case 8:
+    case 0x8:
         {
             out->which = PCD_MOJO_V3_EVENT_IDLE;
             out->tag = tag_u;
             c->p += 1;
         }
         break;
-    case 9:
+    case 0x9:
         {
             pcd_mojo_int v_time_value = { 0, false };
             out->which = PCD_MOJO_V3_EVENT_TIME;
@@ -142,7 +142,7 @@ static inline pcd_status pcd_mojo_v3_event_decode_(pcd_cursor *c, pcd_mojo_v3_ev
             out->u.time.value = v_time_value;
         }
         break;
-    case 10:
+    case 0xA:
         {
             pcd_mojo_int v_memory_value = { 0, false };
             out->which = PCD_MOJO_V3_EVENT_MEMORY;
@@ -153,7 +153,7 @@ static inline pcd_status pcd_mojo_v3_event_decode_(pcd_cursor *c, pcd_mojo_v3_ev
             out->u.memory.value = v_memory_value;
         }
         break;
-    case 11:
+    case 0xB:
         {
             pcd_mojo_int v_string_key = { 0, false };
             pcd_bytes v_string_value = { NULL, 0 };
@@ -168,7 +168,7 @@ static inline pcd_status pcd_mojo_v3_event_decode_(pcd_cursor *c, pcd_mojo_v3_ev
             out->u.string.value = v_string_value;
         }
         break;
-    case 12:
+    case 0xC:
         {
             pcd_mojo_int v_string_ref_key = { 0, false };
             out->which = PCD_MOJO_V3_EVENT_STRING_REF;
@@ -200,7 +200,7 @@ static inline pcd_status pcd_mojo_v3_event_validate_(pcd_cursor *c)
         return pcd_fail_short(c, c->p, "event", "one of 0x1, 0x2, 0x3, 0x4, 0x5, 0x6, 0x7, 0x8, 0x9, 0xA, 0xB, 0xC");
     tag_u = pcd_ld_u8(c->p);
     switch (tag_u) {
-    case 1:
+    case 0x1:
         {
             PCD_UNUSED pcd_bytes v_metadata_key = { NULL, 0 };
             PCD_UNUSED pcd_bytes v_metadata_value = { NULL, 0 };
@@ -211,7 +211,7 @@ static inline pcd_status pcd_mojo_v3_event_validate_(pcd_cursor *c)
             PCD_TRY(pcd_read_cstring(c, 0, &v_metadata_value, "metadata.value"));
         }
         break;
-    case 2:
+    case 0x2:
         {
             PCD_UNUSED pcd_mojo_int v_stack_pid = { 0, false };
             PCD_UNUSED pcd_mojo_int v_stack_iid = { 0, false };
@@ -225,7 +225,7 @@ static inline pcd_status pcd_mojo_v3_event_validate_(pcd_cursor *c)
             PCD_TRY(pcd_read_cstring(c, 0, &v_stack_tid, "stack.tid"));
         }
         break;
-    case 3:
+    case 0x3:
         {
             PCD_UNUSED pcd_mojo_int v_frame_key = { 0, false };
             PCD_UNUSED pcd_mojo_int v_frame_filename = { 0, false };
@@ -251,12 +251,12 @@ static inline pcd_status pcd_mojo_v3_event_validate_(pcd_cursor *c)
             PCD_TRY(pcd_read_mojo(c, &v_frame_column_end.mag, &v_frame_column_end.neg, "frame.column_end"));
         }
         break;
-    case 4:
+    case 0x4:
         {
             c->p += 1;
         }
         break;
-    case 5:
+    case 0x5:
         {
             PCD_UNUSED pcd_mojo_int v_frame_ref_key = { 0, false };
             c->p += 1;
@@ -264,7 +264,7 @@ static inline pcd_status pcd_mojo_v3_event_validate_(pcd_cursor *c)
             PCD_TRY(pcd_read_mojo(c, &v_frame_ref_key.mag, &v_frame_ref_key.neg, "frame_ref.key"));
         }
         break;
-    case 6:
+    case 0x6:
         {
             PCD_UNUSED pcd_bytes v_kernel_symbol = { NULL, 0 };
             c->p += 1;
@@ -272,17 +272,17 @@ static inline pcd_status pcd_mojo_v3_event_validate_(pcd_cursor *c)
             PCD_TRY(pcd_read_cstring(c, 0, &v_kernel_symbol, "kernel.symbol"));
         }
         break;
-    case 7:
+    case 0x7:
         {
             c->p += 1;
         }
         break;
-    case 8:
+    case 0x8:
         {
             c->p += 1;
         }
         break;
-    case 9:
+    case 0x9:
         {
             PCD_UNUSED pcd_mojo_int v_time_value = { 0, false };
             c->p += 1;
@@ -290,7 +290,7 @@ static inline pcd_status pcd_mojo_v3_event_validate_(pcd_cursor *c)
             PCD_TRY(pcd_read_mojo(c, &v_time_value.mag, &v_time_value.neg, "time.value"));
         }
         break;
-    case 10:
+    case 0xA:
         {
             PCD_UNUSED pcd_mojo_int v_memory_value = { 0, false };
             c->p += 1;
@@ -298,7 +298,7 @@ static inline pcd_status pcd_mojo_v3_event_validate_(pcd_cursor *c)
             PCD_TRY(pcd_read_mojo(c, &v_memory_value.mag, &v_memory_value.neg, "memory.value"));
         }
         break;
-    case 11:
+    case 0xB:
         {
             PCD_UNUSED pcd_mojo_int v_string_key = { 0, false };
             PCD_UNUSED pcd_bytes v_string_value = { NULL, 0 };
@@ -309,7 +309,7 @@ static inline pcd_status pcd_mojo_v3_event_validate_(pcd_cursor *c)
             PCD_TRY(pcd_read_cstring(c, 0, &v_string_value, "string.value"));
         }
         break;
-    case 12:
+    case 0xC:
         {
             PCD_UNUSED pcd_mojo_int v_string_ref_key = { 0, false };
             c->p += 1;
@@ -333,7 +333,7 @@ pcd_status pcd_mojo_v3_event_encode(pcd_sink *s, const pcd_mojo_v3_event *in)
 {
     switch (in->which) {
     case PCD_MOJO_V3_EVENT_METADATA:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(1)));
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x1)));
         /* key: Metadata key. */
         if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.metadata.key)))
             return pcd_sink_fail(s, PCD_E_RANGE, "metadata.key", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
@@ -346,7 +346,7 @@ pcd_status pcd_mojo_v3_event_encode(pcd_sink *s, const pcd_mojo_v3_event *in)
         PCD_TRY(pcd_put_u8(s, 0));
         break;
     case PCD_MOJO_V3_EVENT_STACK:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(2)));
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x2)));
         /* pid: Process id; also the scope of the keys defined after it. */
         PCD_TRY(pcd_put_mojo(s, (in->u.stack.pid).mag, (in->u.stack.pid).neg));
         /* iid: Interpreter id (0: the main interpreter). */
@@ -358,7 +358,7 @@ pcd_status pcd_mojo_v3_event_encode(pcd_sink *s, const pcd_mojo_v3_event *in)
         PCD_TRY(pcd_put_u8(s, 0));
         break;
     case PCD_MOJO_V3_EVENT_FRAME:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(3)));
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x3)));
         /* key: Frame key: (code object address & (2^27-1)) << 16 | lasti; 2^64-1 when lasti is -1; a PC for native frames. */
         PCD_TRY(pcd_put_mojo(s, (in->u.frame.key).mag, (in->u.frame.key).neg));
         /* filename: String key of the file name (1: <unknown>). */
@@ -375,15 +375,15 @@ pcd_status pcd_mojo_v3_event_encode(pcd_sink *s, const pcd_mojo_v3_event *in)
         PCD_TRY(pcd_put_mojo(s, (in->u.frame.column_end).mag, (in->u.frame.column_end).neg));
         break;
     case PCD_MOJO_V3_EVENT_INVALID:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(4)));
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x4)));
         break;
     case PCD_MOJO_V3_EVENT_FRAME_REF:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(5)));
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x5)));
         /* key: Frame key defined in the current process. */
         PCD_TRY(pcd_put_mojo(s, (in->u.frame_ref.key).mag, (in->u.frame_ref.key).neg));
         break;
     case PCD_MOJO_V3_EVENT_KERNEL:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(6)));
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x6)));
         /* symbol: Kernel symbol. */
         if (PCD_UNLIKELY(pcd_bytes_has_nul(in->u.kernel.symbol)))
             return pcd_sink_fail(s, PCD_E_RANGE, "kernel.symbol", "a string without NUL bytes", PCD_FOUND_NONE, (uint64_t)(0));
@@ -391,23 +391,23 @@ pcd_status pcd_mojo_v3_event_encode(pcd_sink *s, const pcd_mojo_v3_event *in)
         PCD_TRY(pcd_put_u8(s, 0));
         break;
     case PCD_MOJO_V3_EVENT_GC:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(7)));
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x7)));
         break;
     case PCD_MOJO_V3_EVENT_IDLE:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(8)));
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x8)));
         break;
     case PCD_MOJO_V3_EVENT_TIME:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(9)));
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x9)));
         /* value: Microseconds since the previous sampling round. */
         PCD_TRY(pcd_put_mojo(s, (in->u.time.value).mag, (in->u.time.value).neg));
         break;
     case PCD_MOJO_V3_EVENT_MEMORY:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(10)));
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0xA)));
         /* value: Resident set delta (negative: released). */
         PCD_TRY(pcd_put_mojo(s, (in->u.memory.value).mag, (in->u.memory.value).neg));
         break;
     case PCD_MOJO_V3_EVENT_STRING:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(11)));
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0xB)));
         /* key: String key (an address masked to 27 bits). */
         PCD_TRY(pcd_put_mojo(s, (in->u.string.key).mag, (in->u.string.key).neg));
         /* value: The string (not necessarily UTF-8). */
@@ -417,7 +417,7 @@ pcd_status pcd_mojo_v3_event_encode(pcd_sink *s, const pcd_mojo_v3_event *in)
         PCD_TRY(pcd_put_u8(s, 0));
         break;
     case PCD_MOJO_V3_EVENT_STRING_REF:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(12)));
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0xC)));
         /* key: String key defined in the current process. */
         PCD_TRY(pcd_put_mojo(s, (in->u.string_ref.key).mag, (in->u.string_ref.key).neg));
         break;
@@ -641,100 +641,217 @@ static uint64_t pcd_mojo_v3_region_events_drun(pcd_cursor *c, uint64_t max, pcd_
     return k;
 }
 const pcd_region_desc pcd_mojo_v3_region_events = {
-    "events", &pcd_mojo_v3_event_type, sizeof(pcd_mojo_v3_event),
-    pcd_mojo_v3_region_events_dec, pcd_mojo_v3_region_events_val, pcd_mojo_v3_region_events_run, pcd_mojo_v3_region_events_enc,
-    0, NULL, NULL,
-    offsetof(pcd_mojo_v3_file, events),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    NULL, 3, 1,
-    pcd_mojo_v3_region_events_drun,
+    .name = "events",
+    .record = &pcd_mojo_v3_event_type,
+    .record_size = sizeof(pcd_mojo_v3_event),
+    .decode = pcd_mojo_v3_region_events_dec,
+    .validate = pcd_mojo_v3_region_events_val,
+    .validate_run = pcd_mojo_v3_region_events_run,
+    .encode = pcd_mojo_v3_region_events_enc,
+    .region_field = offsetof(pcd_mojo_v3_file, events),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .zstd_level = 3,
+    .record_min = 1,  /* the smallest record's bytes */
+    .decode_run = pcd_mojo_v3_region_events_drun,
 };
 
 /* -------- descriptors -------- */
 
 static const pcd_field pcd_mojo_v3_event_metadata_fields[] = {
-    { "key", PCD_K_STRING, 0, 0, offsetof(pcd_mojo_v3_event_metadata, key), 0, 0, NULL, NULL, 0, "Metadata key.", NULL },
-    { "value", PCD_K_STRING, 0, 0, offsetof(pcd_mojo_v3_event_metadata, value), 0, 0, NULL, NULL, 0, "Metadata value (printf-formatted text).", NULL },
+    { .name = "key", .kind = PCD_K_STRING, .offset = offsetof(pcd_mojo_v3_event_metadata, key),
+      .doc = "Metadata key." },
+    { .name = "value", .kind = PCD_K_STRING, .offset = offsetof(pcd_mojo_v3_event_metadata, value),
+      .doc = "Metadata value (printf-formatted text)." },
 };
-const pcd_type pcd_mojo_v3_event_metadata_type = { "event_metadata", 0, 0, sizeof(pcd_mojo_v3_event_metadata), pcd_mojo_v3_event_metadata_fields, 2, "A key-value pair: austin, interval, mode, memory, multiprocess, python (header); duration, gc, sampling, saturation, errors (footer); map (austinp).", NULL, NULL };
+const pcd_type pcd_mojo_v3_event_metadata_type = {
+    .name = "event_metadata",
+    .size = sizeof(pcd_mojo_v3_event_metadata),
+    .fields = pcd_mojo_v3_event_metadata_fields,
+    .n_fields = 2,
+    .doc = "A key-value pair: austin, interval, mode, memory, multiprocess, python (header); duration, gc, sampling, saturation, errors (footer); map (austinp).",
+};
 
 static const pcd_field pcd_mojo_v3_event_stack_fields[] = {
-    { "pid", PCD_K_MOJO, 0, 0, offsetof(pcd_mojo_v3_event_stack, pid), 0, 0, NULL, NULL, 0, "Process id; also the scope of the keys defined after it.", NULL },
-    { "iid", PCD_K_MOJO, 0, 0, offsetof(pcd_mojo_v3_event_stack, iid), 0, 0, NULL, NULL, 0, "Interpreter id (0: the main interpreter).", NULL },
-    { "tid", PCD_K_STRING, 0, 0, offsetof(pcd_mojo_v3_event_stack, tid), 0, 0, NULL, NULL, 0, "Thread id as printf %lx (lowercase hex), or any text.", NULL },
+    { .name = "pid", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v3_event_stack, pid),
+      .doc = "Process id; also the scope of the keys defined after it." },
+    { .name = "iid", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v3_event_stack, iid),
+      .doc = "Interpreter id (0: the main interpreter)." },
+    { .name = "tid", .kind = PCD_K_STRING, .offset = offsetof(pcd_mojo_v3_event_stack, tid),
+      .doc = "Thread id as printf %lx (lowercase hex), or any text." },
 };
-const pcd_type pcd_mojo_v3_event_stack_type = { "event_stack", 0, 0, sizeof(pcd_mojo_v3_event_stack), pcd_mojo_v3_event_stack_fields, 3, "Starts a sample: the thread whose frames follow.", NULL, NULL };
+const pcd_type pcd_mojo_v3_event_stack_type = {
+    .name = "event_stack",
+    .size = sizeof(pcd_mojo_v3_event_stack),
+    .fields = pcd_mojo_v3_event_stack_fields,
+    .n_fields = 3,
+    .doc = "Starts a sample: the thread whose frames follow.",
+};
 
 static const pcd_field pcd_mojo_v3_event_frame_fields[] = {
-    { "key", PCD_K_MOJO, 0, 0, offsetof(pcd_mojo_v3_event_frame, key), 0, 0, NULL, NULL, 0, "Frame key: (code object address & (2^27-1)) << 16 | lasti; 2^64-1 when lasti is -1; a PC for native frames.", NULL },
-    { "filename", PCD_K_MOJO, 0, 0, offsetof(pcd_mojo_v3_event_frame, filename), 0, 0, NULL, NULL, 0, "String key of the file name (1: <unknown>).", NULL },
-    { "scope", PCD_K_MOJO, 0, 0, offsetof(pcd_mojo_v3_event_frame, scope), 0, 0, NULL, NULL, 0, "String key of the function (qualified) name (1: <unknown>).", NULL },
-    { "line", PCD_K_MOJO, 0, 0, offsetof(pcd_mojo_v3_event_frame, line), 0, 0, NULL, NULL, 0, "Line number (native frames: offset of the PC in the symbol).", NULL },
-    { "line_end", PCD_K_MOJO, 0, 0, offsetof(pcd_mojo_v3_event_frame, line_end), 0, 0, NULL, NULL, 0, "Last line of the instruction (0: not available).", NULL },
-    { "column", PCD_K_MOJO, 0, 0, offsetof(pcd_mojo_v3_event_frame, column), 0, 0, NULL, NULL, 0, "Start column + 1 (0: not available).", NULL },
-    { "column_end", PCD_K_MOJO, 0, 0, offsetof(pcd_mojo_v3_event_frame, column_end), 0, 0, NULL, NULL, 0, "End column + 1 (0: not available).", NULL },
+    { .name = "key", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v3_event_frame, key),
+      .doc = "Frame key: (code object address & (2^27-1)) << 16 | lasti; 2^64-1 when lasti is -1; a PC for native frames." },
+    { .name = "filename", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v3_event_frame, filename),
+      .doc = "String key of the file name (1: <unknown>)." },
+    { .name = "scope", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v3_event_frame, scope),
+      .doc = "String key of the function (qualified) name (1: <unknown>)." },
+    { .name = "line", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v3_event_frame, line),
+      .doc = "Line number (native frames: offset of the PC in the symbol)." },
+    { .name = "line_end", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v3_event_frame, line_end),
+      .doc = "Last line of the instruction (0: not available)." },
+    { .name = "column", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v3_event_frame, column),
+      .doc = "Start column + 1 (0: not available)." },
+    { .name = "column_end", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v3_event_frame, column_end),
+      .doc = "End column + 1 (0: not available)." },
 };
-const pcd_type pcd_mojo_v3_event_frame_type = { "event_frame", 0, 0, sizeof(pcd_mojo_v3_event_frame), pcd_mojo_v3_event_frame_fields, 7, "Defines a frame key in the current process (may redefine it).", NULL, NULL };
+const pcd_type pcd_mojo_v3_event_frame_type = {
+    .name = "event_frame",
+    .size = sizeof(pcd_mojo_v3_event_frame),
+    .fields = pcd_mojo_v3_event_frame_fields,
+    .n_fields = 7,
+    .doc = "Defines a frame key in the current process (may redefine it).",
+};
 
-const pcd_type pcd_mojo_v3_event_invalid_type = { "event_invalid", 0, 0, sizeof(pcd_mojo_v3_event_invalid), NULL, 0, "A frame that could not be read (rendered :INVALID:).", NULL, NULL };
+const pcd_type pcd_mojo_v3_event_invalid_type = {
+    .name = "event_invalid",
+    .size = sizeof(pcd_mojo_v3_event_invalid),
+    .doc = "A frame that could not be read (rendered :INVALID:).",
+};
 
 static const pcd_field pcd_mojo_v3_event_frame_ref_fields[] = {
-    { "key", PCD_K_MOJO, 0, 0, offsetof(pcd_mojo_v3_event_frame_ref, key), 0, 0, NULL, NULL, 0, "Frame key defined in the current process.", NULL },
+    { .name = "key", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v3_event_frame_ref, key),
+      .doc = "Frame key defined in the current process." },
 };
-const pcd_type pcd_mojo_v3_event_frame_ref_type = { "event_frame_ref", 0, 0, sizeof(pcd_mojo_v3_event_frame_ref), pcd_mojo_v3_event_frame_ref_fields, 1, "The next frame of the sample, outermost first.", NULL, NULL };
+const pcd_type pcd_mojo_v3_event_frame_ref_type = {
+    .name = "event_frame_ref",
+    .size = sizeof(pcd_mojo_v3_event_frame_ref),
+    .fields = pcd_mojo_v3_event_frame_ref_fields,
+    .n_fields = 1,
+    .doc = "The next frame of the sample, outermost first.",
+};
 
 static const pcd_field pcd_mojo_v3_event_kernel_fields[] = {
-    { "symbol", PCD_K_STRING, 0, 0, offsetof(pcd_mojo_v3_event_kernel, symbol), 0, 0, NULL, NULL, 0, "Kernel symbol.", NULL },
+    { .name = "symbol", .kind = PCD_K_STRING, .offset = offsetof(pcd_mojo_v3_event_kernel, symbol),
+      .doc = "Kernel symbol." },
 };
-const pcd_type pcd_mojo_v3_event_kernel_type = { "event_kernel", 0, 0, sizeof(pcd_mojo_v3_event_kernel), pcd_mojo_v3_event_kernel_fields, 1, "A kernel frame (austinp -k), after the frame references.", NULL, NULL };
+const pcd_type pcd_mojo_v3_event_kernel_type = {
+    .name = "event_kernel",
+    .size = sizeof(pcd_mojo_v3_event_kernel),
+    .fields = pcd_mojo_v3_event_kernel_fields,
+    .n_fields = 1,
+    .doc = "A kernel frame (austinp -k), after the frame references.",
+};
 
-const pcd_type pcd_mojo_v3_event_gc_type = { "event_gc", 0, 0, sizeof(pcd_mojo_v3_event_gc), NULL, 0, "The garbage collector was running (austin -g).", NULL, NULL };
+const pcd_type pcd_mojo_v3_event_gc_type = {
+    .name = "event_gc",
+    .size = sizeof(pcd_mojo_v3_event_gc),
+    .doc = "The garbage collector was running (austin -g).",
+};
 
-const pcd_type pcd_mojo_v3_event_idle_type = { "event_idle", 0, 0, sizeof(pcd_mojo_v3_event_idle), NULL, 0, "The thread was idle (full mode only).", NULL, NULL };
+const pcd_type pcd_mojo_v3_event_idle_type = {
+    .name = "event_idle",
+    .size = sizeof(pcd_mojo_v3_event_idle),
+    .doc = "The thread was idle (full mode only).",
+};
 
 static const pcd_field pcd_mojo_v3_event_time_fields[] = {
-    { "value", PCD_K_MOJO, 0, 0, offsetof(pcd_mojo_v3_event_time, value), 0, 0, NULL, NULL, 0, "Microseconds since the previous sampling round.", NULL },
+    { .name = "value", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v3_event_time, value),
+      .doc = "Microseconds since the previous sampling round." },
 };
-const pcd_type pcd_mojo_v3_event_time_type = { "event_time", 0, 0, sizeof(pcd_mojo_v3_event_time), pcd_mojo_v3_event_time_fields, 1, "Time metric of the sample.", NULL, NULL };
+const pcd_type pcd_mojo_v3_event_time_type = {
+    .name = "event_time",
+    .size = sizeof(pcd_mojo_v3_event_time),
+    .fields = pcd_mojo_v3_event_time_fields,
+    .n_fields = 1,
+    .doc = "Time metric of the sample.",
+};
 
 static const pcd_field pcd_mojo_v3_event_memory_fields[] = {
-    { "value", PCD_K_MOJO, 0, 0, offsetof(pcd_mojo_v3_event_memory, value), 0, 0, NULL, NULL, 0, "Resident set delta (negative: released).", NULL },
+    { .name = "value", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v3_event_memory, value),
+      .doc = "Resident set delta (negative: released)." },
 };
-const pcd_type pcd_mojo_v3_event_memory_type = { "event_memory", 0, 0, sizeof(pcd_mojo_v3_event_memory), pcd_mojo_v3_event_memory_fields, 1, "Memory metric of the sample.", NULL, NULL };
+const pcd_type pcd_mojo_v3_event_memory_type = {
+    .name = "event_memory",
+    .size = sizeof(pcd_mojo_v3_event_memory),
+    .fields = pcd_mojo_v3_event_memory_fields,
+    .n_fields = 1,
+    .doc = "Memory metric of the sample.",
+};
 
 static const pcd_field pcd_mojo_v3_event_string_fields[] = {
-    { "key", PCD_K_MOJO, 0, 0, offsetof(pcd_mojo_v3_event_string, key), 0, 0, NULL, NULL, 0, "String key (an address masked to 27 bits).", NULL },
-    { "value", PCD_K_STRING, 0, 0, offsetof(pcd_mojo_v3_event_string, value), 0, 0, NULL, NULL, 0, "The string (not necessarily UTF-8).", NULL },
+    { .name = "key", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v3_event_string, key),
+      .doc = "String key (an address masked to 27 bits)." },
+    { .name = "value", .kind = PCD_K_STRING, .offset = offsetof(pcd_mojo_v3_event_string, value),
+      .doc = "The string (not necessarily UTF-8)." },
 };
-const pcd_type pcd_mojo_v3_event_string_type = { "event_string", 0, 0, sizeof(pcd_mojo_v3_event_string), pcd_mojo_v3_event_string_fields, 2, "Defines a string key in the current process (may redefine it).", NULL, NULL };
+const pcd_type pcd_mojo_v3_event_string_type = {
+    .name = "event_string",
+    .size = sizeof(pcd_mojo_v3_event_string),
+    .fields = pcd_mojo_v3_event_string_fields,
+    .n_fields = 2,
+    .doc = "Defines a string key in the current process (may redefine it).",
+};
 
 static const pcd_field pcd_mojo_v3_event_string_ref_fields[] = {
-    { "key", PCD_K_MOJO, 0, 0, offsetof(pcd_mojo_v3_event_string_ref, key), 0, 0, NULL, NULL, 0, "String key defined in the current process.", NULL },
+    { .name = "key", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v3_event_string_ref, key),
+      .doc = "String key defined in the current process." },
 };
-const pcd_type pcd_mojo_v3_event_string_ref_type = { "event_string_ref", 0, 0, sizeof(pcd_mojo_v3_event_string_ref), pcd_mojo_v3_event_string_ref_fields, 1, "A reference to a string key (never written by Austin 3.7).", NULL, NULL };
+const pcd_type pcd_mojo_v3_event_string_ref_type = {
+    .name = "event_string_ref",
+    .size = sizeof(pcd_mojo_v3_event_string_ref),
+    .fields = pcd_mojo_v3_event_string_ref_fields,
+    .n_fields = 1,
+    .doc = "A reference to a string key (never written by Austin 3.7).",
+};
 
 static const pcd_field pcd_mojo_v3_event_fields[] = {
-    { "metadata", PCD_K_STRUCT, 0, 0, offsetof(pcd_mojo_v3_event, u.metadata), 0, 0, &pcd_mojo_v3_event_metadata_type, NULL, 0, NULL, NULL },
-    { "stack", PCD_K_STRUCT, 0, 0, offsetof(pcd_mojo_v3_event, u.stack), 0, 0, &pcd_mojo_v3_event_stack_type, NULL, 0, NULL, NULL },
-    { "frame", PCD_K_STRUCT, 0, 0, offsetof(pcd_mojo_v3_event, u.frame), 0, 0, &pcd_mojo_v3_event_frame_type, NULL, 0, NULL, NULL },
-    { "invalid", PCD_K_STRUCT, 0, 0, 0, 0, 0, &pcd_mojo_v3_event_invalid_type, NULL, 0, NULL, NULL },
-    { "frame_ref", PCD_K_STRUCT, 0, 0, offsetof(pcd_mojo_v3_event, u.frame_ref), 0, 0, &pcd_mojo_v3_event_frame_ref_type, NULL, 0, NULL, NULL },
-    { "kernel", PCD_K_STRUCT, 0, 0, offsetof(pcd_mojo_v3_event, u.kernel), 0, 0, &pcd_mojo_v3_event_kernel_type, NULL, 0, NULL, NULL },
-    { "gc", PCD_K_STRUCT, 0, 0, 0, 0, 0, &pcd_mojo_v3_event_gc_type, NULL, 0, NULL, NULL },
-    { "idle", PCD_K_STRUCT, 0, 0, 0, 0, 0, &pcd_mojo_v3_event_idle_type, NULL, 0, NULL, NULL },
-    { "time", PCD_K_STRUCT, 0, 0, offsetof(pcd_mojo_v3_event, u.time), 0, 0, &pcd_mojo_v3_event_time_type, NULL, 0, NULL, NULL },
-    { "memory", PCD_K_STRUCT, 0, 0, offsetof(pcd_mojo_v3_event, u.memory), 0, 0, &pcd_mojo_v3_event_memory_type, NULL, 0, NULL, NULL },
-    { "string", PCD_K_STRUCT, 0, 0, offsetof(pcd_mojo_v3_event, u.string), 0, 0, &pcd_mojo_v3_event_string_type, NULL, 0, NULL, NULL },
-    { "string_ref", PCD_K_STRUCT, 0, 0, offsetof(pcd_mojo_v3_event, u.string_ref), 0, 0, &pcd_mojo_v3_event_string_ref_type, NULL, 0, NULL, NULL },
+    { .name = "metadata", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mojo_v3_event, u.metadata),
+      .type = &pcd_mojo_v3_event_metadata_type },
+    { .name = "stack", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mojo_v3_event, u.stack),
+      .type = &pcd_mojo_v3_event_stack_type },
+    { .name = "frame", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mojo_v3_event, u.frame),
+      .type = &pcd_mojo_v3_event_frame_type },
+    { .name = "invalid", .kind = PCD_K_STRUCT, .type = &pcd_mojo_v3_event_invalid_type },
+    { .name = "frame_ref", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mojo_v3_event, u.frame_ref),
+      .type = &pcd_mojo_v3_event_frame_ref_type },
+    { .name = "kernel", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mojo_v3_event, u.kernel),
+      .type = &pcd_mojo_v3_event_kernel_type },
+    { .name = "gc", .kind = PCD_K_STRUCT, .type = &pcd_mojo_v3_event_gc_type },
+    { .name = "idle", .kind = PCD_K_STRUCT, .type = &pcd_mojo_v3_event_idle_type },
+    { .name = "time", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mojo_v3_event, u.time),
+      .type = &pcd_mojo_v3_event_time_type },
+    { .name = "memory", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mojo_v3_event, u.memory),
+      .type = &pcd_mojo_v3_event_memory_type },
+    { .name = "string", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mojo_v3_event, u.string),
+      .type = &pcd_mojo_v3_event_string_type },
+    { .name = "string_ref", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_mojo_v3_event, u.string_ref),
+      .type = &pcd_mojo_v3_event_string_ref_type },
 };
-const pcd_type pcd_mojo_v3_event_type = { "event", 1, 1, sizeof(pcd_mojo_v3_event), pcd_mojo_v3_event_fields, 12, "One event: its id, then its fields.", "_kind", NULL, 1 };
+const pcd_type pcd_mojo_v3_event_type = {
+    .name = "event",
+    .is_union = 1,
+    .named = 1,
+    .size = sizeof(pcd_mojo_v3_event),
+    .fields = pcd_mojo_v3_event_fields,
+    .n_fields = 12,
+    .doc = "One event: its id, then its fields.",
+    .tag_key = "_kind",
+    .tag_wire = 1,
+};
 
 static const pcd_field pcd_mojo_v3_file_fields[] = {
-    { "version", PCD_K_MOJO, 0, 0, offsetof(pcd_mojo_v3_file, version), 0, 0, NULL, NULL, 0, "Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3", NULL },
-    { "events", PCD_K_REGION, 0, 0, offsetof(pcd_mojo_v3_file, events), 0, 0, NULL, NULL, 0, NULL, &pcd_mojo_v3_region_events },
+    { .name = "version", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v3_file, version),
+      .doc = "Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3" },
+    { .name = "events", .kind = PCD_K_REGION, .offset = offsetof(pcd_mojo_v3_file, events),
+      .region = &pcd_mojo_v3_region_events },
 };
-const pcd_type pcd_mojo_v3_file_type = { "file", 0, 1, sizeof(pcd_mojo_v3_file), pcd_mojo_v3_file_fields, 2, "A MOJO file: header, then events to the end of the file.", NULL, NULL };
+const pcd_type pcd_mojo_v3_file_type = {
+    .name = "file",
+    .named = 1,
+    .size = sizeof(pcd_mojo_v3_file),
+    .fields = pcd_mojo_v3_file_fields,
+    .n_fields = 2,
+    .doc = "A MOJO file: header, then events to the end of the file.",
+};
 
 static int pcd_mojo_v3_detect(const uint8_t *p, size_t n)
 {
@@ -752,8 +869,18 @@ static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_mojo_v3_file_d
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_mojo_v3_file_encode(s, in); }
 
 const pcd_format pcd_mojo_v3_format = {
-    "mojo", "3", "Austin MOJO", "schemas/mojo/v3.lua",
-    &pcd_mojo_v3_file_type, sizeof(pcd_mojo_v3_file), root_dec, root_enc, NULL,
-    pcd_mojo_v3_regions, 1,
-    pcd_mojo_v3_detect, 3, 3, PCD_FMT_STREAMABLE,
+    .name = "mojo",
+    .version = "3",
+    .title = "Austin MOJO",
+    .schema = "schemas/mojo/v3.lua",
+    .root = &pcd_mojo_v3_file_type,
+    .root_size = sizeof(pcd_mojo_v3_file),
+    .root_decode = root_dec,
+    .root_encode = root_enc,
+    .regions = pcd_mojo_v3_regions,
+    .n_regions = 1,
+    .detect = pcd_mojo_v3_detect,
+    .detect_min = 3,
+    .version_num = 3,
+    .flags = PCD_FMT_STREAMABLE,
 };

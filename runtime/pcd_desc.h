@@ -28,7 +28,8 @@ enum {
     PCD_F_SENTINEL = 1u << 3,  /* `sentinel` means "absent": dumped as null */
     PCD_F_HEX = 1u << 4,       /* dump integers as "0x..." strings */
     PCD_F_ENUM_OPEN = 1u << 5, /* values outside the enum are allowed */
-    PCD_F_TAG_MULTI = 1u << 6  /* a union case with several tags: the tag is dumped too */
+    PCD_F_TAG_MULTI = 1u << 6  /* a union case with several tags, or the default case of a union
+                                  * that reads its tag: the tag is dumped too */
 };
 
 /* Sign and magnitude (Austin's MOJO varint). */
@@ -50,6 +51,13 @@ typedef struct pcd_enum {
 
 struct pcd_type;
 struct pcd_region_desc;
+
+/* Warnings: what the real program's reader accepts but a schema flags (warn = ...). e is a
+ * warning (status PCD_OK) with the field's offset and path, what is expected and found. */
+typedef void (*pcd_warn_fn)(void *ud, const pcd_error *e);
+/* A record type's warnings, on a decoded record: offset is where the record starts,
+ * input_size the whole input's size (0 when unknown). */
+typedef void (*pcd_type_warn_fn)(const void *rec, uint64_t offset, uint64_t input_size, pcd_warn_fn warn, void *ud);
 
 typedef struct pcd_field {
     const char *name;
@@ -85,6 +93,8 @@ typedef struct pcd_type {
     /* Named unions with a tag of their own: the tag's bytes before a case's fields
      * (a case that opens regions has its sizes patched relative to where it starts). */
     uint32_t tag_wire;
+    /* The warnings its schema declares (warn = ...); NULL when it declares none. */
+    pcd_type_warn_fn warn;
 } pcd_type;
 
 /* Where a records region sits in its parent record; filled by the parent's decoder. */

@@ -218,6 +218,11 @@ void pcd_reader_close(pcd_reader *r)
 
 const pcd_error *pcd_reader_error(const pcd_reader *r) { return &r->x.err; }
 
+void pcd_record_warnings(const pcd_record *rec, pcd_warn_fn warn, void *ud)
+{
+    if (rec->data && rec->type && rec->type->warn) rec->type->warn(rec->data, rec->offset, rec->input_size, warn, ud);
+}
+
 const void *pcd_reader_root(const pcd_reader *r)
 {
     return r->root_done ? r->rec + r->rec_cap : NULL;

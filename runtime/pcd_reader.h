@@ -100,6 +100,10 @@ pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n);
  * counts as read. */
 pcd_status pcd_reader_decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_record_fn fn, void *ud);
 const pcd_error *pcd_reader_error(const pcd_reader *r);
+/* The warnings its schema declares (warn = ...) on a decoded record, each through warn
+ * (a warning: the real reader accepts it; `validate --strict` counts it as an error).
+ * Nothing for records the schema declares none for, or that carry no data. */
+void pcd_record_warnings(const pcd_record *rec, pcd_warn_fn warn, void *ud);
 /* Leaves the innermost open region without reading the rest of its records (nor
  * decompressing them); the next call to pcd_reader_next goes on after it. */
 pcd_status pcd_reader_skip_region(pcd_reader *r);

@@ -5,11 +5,29 @@
 # (or installs the packages when run as root).
 set -eu
 
+# chromium: the browser tests of the HTML and SVG outputs (tests/pictures) run Debian's, headless,
+# through playwright-core (tests/web), which never downloads a browser of its own
 PKGS="build-essential cmake pkg-config lua5.4 libzstd-dev zstd zlib1g-dev libcmocka-dev \
-libjansson-dev clang libfuzzer-14-dev libclang-rt-14-dev python3"
+libjansson-dev clang libfuzzer-14-dev libclang-rt-14-dev python3 python3-jsonschema chromium"
 
 quiet=0
 [ "${1:-}" = "--quiet" ] && quiet=1
+here=$(cd "$(dirname "$0")/.." && pwd)
+# Node.js and npm: the machine's own if it has them, else Debian's
+command -v npm >/dev/null 2>&1 || PKGS="$PKGS nodejs npm"
+
+# The npm packages the tests use (tests/web/package-lock.json pins them): installed when the
+# lock file is newer than what is installed.
+npm_deps() {
+    lock="$here/tests/web/package-lock.json"
+    stamp="$here/tests/web/node_modules/.package-lock.json"
+    if [ -f "$stamp" ] && [ ! "$lock" -nt "$stamp" ]; then return 0; fi
+    [ "$quiet" = 1 ] || echo "setup: npm ci in tests/web"
+    (cd "$here/tests/web" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error >/dev/null) || {
+        echo "setup: npm ci in tests/web failed" >&2
+        return 1
+    }
+}
 
 missing=""
 for p in $PKGS; do
@@ -19,6 +37,7 @@ for p in $PKGS; do
 done
 
 if [ -z "$missing" ]; then
+    npm_deps || exit 1
     [ "$quiet" = 1 ] || echo "setup: all build dependencies are installed"
     exit 0
 fi
@@ -29,6 +48,7 @@ if [ "$(id -u)" = 0 ]; then
     apt-get update -qq
     # shellcheck disable=SC2086
     apt-get install -y -qq --no-install-recommends $missing
+    npm_deps || exit 1
     exit 0
 fi
 

@@ -10,7 +10,8 @@ for w in ([[auto break case char const continue default do double else enum exte
 end
 
 -- Field, case and type names: lowercase snake_case, not a C keyword, not reserved by us
--- (structs get has_x and n_x companions; unions hold `which`, `tag` and `u`).
+-- (structs get has_x and n_x companions; unions hold `which`, `tag` and `u`; the sub-fields
+-- of a bits word, what "bit", have no companions).
 function names.check(name, what)
   if type(name) ~= "string" then return "a name must be a string" end
   if not name:match("^[a-z][a-z0-9_]*$") then
@@ -20,7 +21,10 @@ function names.check(name, what)
   if what == "case" and (name == "which" or name == "u" or name == "tag") then
     return "'" .. name .. "' is reserved for union cases by the generated C (which, tag, u)"
   end
-  if name:match("^has_") or name:match("^n_") then
+  if what == "case" and (name:match("_tag$") or name == "tag_size") then
+    return "'" .. name .. "' is reserved for union cases by the generated C (the _TAG and TAG_SIZE constants)"
+  end
+  if what ~= "bit" and (name:match("^has_") or name:match("^n_")) then
     return "'" .. name .. "' is reserved by the generated C (has_* and n_* name companions of fields)"
   end
   return nil

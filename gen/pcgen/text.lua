@@ -1,8 +1,10 @@
 -- text.lua: C emission helpers: dedent-and-fill templates, identifiers, literals, write-if-changed.
 local text = {}
 
--- Renders C written as an indented long string: strips the common indentation
+-- Renders C written as an indented long string (upb-style): strips the common indentation
 -- and fills ${name} holes from vars. A missing hole is a generator bug.
+-- A line that is nothing but one hole takes a whole block: false or "" drops the line, a
+-- text of several lines is indented as the hole is (a nested body, an optional statement).
 function text.render(tmpl, vars)
   local lines, indent = {}, math.huge
   tmpl = tmpl:gsub("^\n", "")
@@ -13,14 +15,27 @@ function text.render(tmpl, vars)
   end
   while #lines > 0 and lines[#lines]:match("^%s*$") do lines[#lines] = nil end
   if indent == math.huge then indent = 0 end
-  for i, line in ipairs(lines) do
-    lines[i] = line:sub(indent + 1):gsub("%${([%w_]+)}", function(k)
-      local v = vars and vars[k]
-      if v == nil then error("template hole '" .. k .. "' is not set", 2) end
-      return tostring(v)
-    end)
+  local out = {}
+  local function hole(k)
+    local v = vars and vars[k]
+    if v == nil then error("template hole '" .. k .. "' is not set", 3) end
+    return v
   end
-  return table.concat(lines, "\n") .. "\n"
+  for _, line in ipairs(lines) do
+    line = line:sub(indent + 1)
+    local pad, whole = line:match("^( *)%${([%w_]+)}$")
+    if whole then
+      local v = hole(whole)
+      if v ~= false and v ~= "" then
+        v = tostring(v):gsub("\n$", "")
+        for l in (v .. "\n"):gmatch("([^\n]*)\n") do out[#out + 1] = l == "" and "" or (pad .. l) end
+      end
+    else
+      out[#out + 1] = line:gsub("%${([%w_]+)}", function(k) return tostring(hole(k)) end)
+    end
+  end
+  if #out == 0 then return "" end
+  return table.concat(out, "\n") .. "\n"
 end
 
 -- Indents every non-empty line of s by n spaces.

@@ -77,6 +77,24 @@ function vocab.env()
 
   E.ref = function(name) return mk { kind = "ref", name = name } end
 
+  -- bits(u32) { field "mode" (3, { max = 5 }), field "known" (1), ..., hex = true }: a word
+  -- of named sub-fields of so many bits each, lowest first; the other keys refine the word
+  E.bits = function(base)
+    if not (vocab.is_type(base) and base.kind == "int") then
+      error("bits takes a fixed-width integer type: bits(u32) { field \"x\" (4), ... }", 2)
+    end
+    return function(spec)
+      if type(spec) ~= "table" then error("bits(...) takes a table of sub-fields", 2) end
+      local t = shallow(base)
+      t.bitfields = {}
+      for k, v in pairs(spec) do
+        if math.type(k) == "integer" then t.bitfields[k] = v else t[k] = v end
+      end
+      t._refined = true
+      return mk(t)
+    end
+  end
+
   -- struct { field "a" (u8), ..., doc = "..." }
   E.struct = function(spec)
     local t = { kind = "struct", fields = {} }
@@ -123,6 +141,17 @@ function vocab.env()
     local t = { kind = "records" }
     for k, v in pairs(spec) do t[k] = v end
     return mk(t)
+  end
+
+  -- view { of = "event", field "key" (mojo_varint), field "name" (cstring, { from = { "metadata.key" } }) }:
+  -- one C struct for a record type across the versions of a format (views = { ... })
+  E.view = function(spec)
+    if type(spec) ~= "table" then error("view takes a table: view { of = \"type\", field ... }", 2) end
+    local t = { kind = "view", fields = {} }
+    for k, v in pairs(spec) do
+      if math.type(k) == "integer" then t.fields[k] = v else t[k] = v end
+    end
+    return t
   end
 
   -- format "name" { version = ..., types = { ... } }

@@ -56,12 +56,14 @@ with a magic and its total size, so a damaged packet can be skipped.]],
     attribute = struct {
       doc = "One key-value pair of an event.",
       field "name" (string { len = u16 }),
-      field "type" (u8 {
+      field "type" (bits(u8) {
         doc = "Value type; 0x80 marks an array of that type.",
         hex = true,
         enum = { [0x01] = "u64", [0x02] = "i64", [0x03] = "f64", [0x04] = "string",
                  [0x81] = "u64_array", [0x82] = "i64_array", [0x83] = "f64_array",
                  [0x84] = "string_array" },
+        field "kind" (7, { doc = "1 u64, 2 i64, 3 f64, 4 string." }),
+        field "array" (1, { doc = "1: an array of values of that kind." }),
       }),
       field "value" (union {
         on = "type",

@@ -16,6 +16,18 @@ say how many strings it holds: they run until the type block's name. Integers ar
 writer's native order, in practice little-endian.]],
   endian = "little",
 
+  -- One struct for a reference whatever its width: what moarvm_snap.c's format 2 adapter
+  -- reads case by case today (with refdescr's layout in v3.lua, a format 3 column entry).
+  views = {
+    ref = view {
+      of = "ref",
+      doc = "A reference of a refs block, whatever the width of its fields.",
+      field "descr" (u64, { doc = "How it is described: the kind of a format 3 refdescr (0 unknown, 1 index, 2 string)." }),
+      field "index" (u64, { doc = "The numeric or string-heap index." }),
+      field "target" (u64, { doc = "The collectable it points to." }),
+    },
+  },
+
   types = {
     file = struct {
       field "magic" (magic "MoarHeapDumpv002"),

@@ -112,7 +112,12 @@ concatenation so far. Integers are the writer's native order, in practice little
 
     column16 = column(16, "colkind (1 object, 2 type object, 3 STable, 4 frame, 5-11 roots) or colsize (managed size)."),
     column32 = column(32, "coltofi, colrfcnt, reprname, typename, sfname, sfcuid, sfline or sffile."),
-    column64 = column(64, "colrfstr, colusize, refdescr (kind in the low 2 bits), reftrget, topIDs or topscore."),
+    column64 = column(64, "colrfstr, colusize, refdescr (words of the refdescr layout: kind in the low 2 bits), reftrget, topIDs or topscore."),
+    refdescr = bits(u64) {
+      doc = "An entry of the refdescr column: how a reference is described.",
+      field "kind" (2, { doc = "0 unknown (then the whole word is 0), 1 a numeric index, 2 a string-heap index." }),
+      field "index" (62, { doc = "The numeric index (an array slot, a call-stack depth) or the string-heap index." }),
+    },
     u16_entries = entries(u16),
     u32_entries = entries(u32),
     u64_entries = entries(u64),

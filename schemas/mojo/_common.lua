@@ -10,7 +10,7 @@ magnitude: first byte more(7) sign(6) 6 bits, then 7 bits a byte, at most 10 byt
 strings end with a NUL and need not be UTF-8. A sample is a stack event followed by
 frame references, markers and metrics; string and frame keys are defined per process
 (the pid of the latest stack event) and may be redefined. Keys are references, not
-bytes: the checks on them are above the bytes (src/lib/mojo_*.c).]]
+bytes: the checks on them are above the bytes (src/formats/mojo/).]]
 
 -- Events common to every version (case bodies by event id).
 M.metadata = struct {
@@ -46,6 +46,28 @@ M.stack_v3 = struct {
   field "tid" (cstring { doc = "Thread id as printf %lx (lowercase hex), or any text." }),
 }
 
+-- One struct for an event of any version: what mojo_asm.c flattens by hand today.
+M.views = {
+  event = view {
+    of = "event",
+    doc = "An event of any MOJO version.",
+    field "key" (mojo_varint, { doc = "frame, frame_ref, string, string_ref: the key it defines or references." }),
+    field "filename" (mojo_varint),
+    field "scope" (mojo_varint),
+    field "line" (mojo_varint),
+    field "line_end" (mojo_varint, { doc = "From version 2." }),
+    field "column" (mojo_varint, { doc = "From version 2." }),
+    field "column_end" (mojo_varint, { doc = "From version 2." }),
+    field "pid" (mojo_varint),
+    field "iid" (mojo_varint, { doc = "From version 3." }),
+    field "tid" (cstring),
+    field "meta_key" (cstring, { from = "metadata.key", doc = "metadata: its key." }),
+    field "text" (cstring, { from = { "metadata.value", "string.value" }, doc = "metadata: its value; string: the string." }),
+    field "symbol" (cstring),
+    field "value" (mojo_varint, { doc = "time, memory: the metric." }),
+  },
+}
+
 -- The format of one version: v is 1, 2 or 3; ev gives its stack and frame events.
 function M.format(v, ev)
   return format "mojo" {
@@ -54,6 +76,7 @@ function M.format(v, ev)
     title = "Austin MOJO",
     doc = DOC,
     endian = "little",
+    views = M.views,
     types = {
       file = struct {
         doc = "A MOJO file: header, then events to the end of the file.",

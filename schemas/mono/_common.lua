@@ -60,6 +60,13 @@ function M.buffer()
   }
 end
 
+-- The event byte: what kind of event (the type) in the low nibble, which of its kind (the
+-- sub-type) in the high one.
+M.event_tag = bits(u8) {
+  field "type" (4, { doc = "0 alloc, 1 gc, 2 metadata, 3 method, 4 exception, 5 monitor, 6 heap, 7 sample, 8 runtime, 9 coverage, 10 meta." }),
+  field "subtype" (4, { doc = "Which event of its type (with a backtrace, a start or an end...)." }),
+}
+
 -- A case of the event union: the event byte's value, a name, and the fields after it.
 function M.ev(code, name, doc, fields)
   local s = { doc = doc }
@@ -74,6 +81,40 @@ function M.plus(list, ...)
   for _, f in ipairs({ ... }) do out[#out + 1] = f end
   return out
 end
+
+-- One struct for an event of either version: what mono_ext.c's norm_v0_1 and norm_v3_0
+-- flatten by hand today. Members by field name (pointers and objects are resolved values).
+M.views = {
+  event = view {
+    of = "event",
+    doc = "An event of any version of the Mono log profiler format.",
+    field "time" (u64, { doc = "Event time in ns (every event of 3.0; all but heap objects in 0.1)." }),
+    field "class" (s64, { from = { "class", "detail.class" }, doc = "MonoClass* (0.1 allocations and heap objects; a vtable's class)." }),
+    field "vtable" (s64, { doc = "MonoVTable* (3.0 allocations and heap objects)." }),
+    field "object" (s64),
+    field "size" (u64),
+    field "backtrace" (array { of = s64 }, { from = { "backtrace", "backtrace.frames" }, doc = "MonoMethod*, innermost first." }),
+    field "event" (u64, { doc = "gc_event: the GC event; monitor (3.0): the monitor event." }),
+    field "generation" (u64),
+    field "heap_size" (u64),
+    field "objects" (array { of = s64 }, { doc = "gc_move: old, new, old, new..." }),
+    field "handle_type" (u64),
+    field "handle" (u64),
+    field "mtype" (u64),
+    field "pointer" (s64),
+    field "image" (s64, { from = { "detail.image" } }),
+    field "domain" (s64, { from = { "detail.domain" } }),
+    field "name" (cstring, { from = { "name", "detail.name" } }),
+    field "method" (s64),
+    field "code" (s64),
+    field "code_size" (u64),
+    field "clause_type" (u64),
+    field "ips" (array { of = s64 }),
+    field "frames" (array { of = s64 }),
+    field "address" (s64),
+    field "helper_kind" (u64, { from = "jit_helper.kind" }),
+  },
+}
 
 M.enums = {
   gc_handle_type = { [0] = "weak", [1] = "weaktrack", [2] = "normal", [3] = "pinned" },

@@ -76,7 +76,7 @@ Header fields this writer did not fill (startup time, timer overhead, pid, sysid
 
     event = union {
       doc = "One event: a byte (sub-type in the high nibble, type in the low one), then its data.",
-      tag = u8,
+      tag = C.event_tag,
       ev(0x00, "alloc", "An object was allocated.", alloc),
       ev(0x10, "alloc_bt", "An object was allocated; with the allocating backtrace.", plus(alloc, backtrace())),
       ev(0x11, "gc_event", "A GC phase.", {
@@ -136,4 +136,5 @@ Header fields this writer did not fill (startup time, timer overhead, pid, sysid
     },
   },
   enums = C.enums,
+  views = C.views,
 }

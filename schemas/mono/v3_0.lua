@@ -95,7 +95,7 @@ Every event has a time delta right after its event byte.]],
 
     event = union {
       doc = "One event: a byte (sub-type in the high nibble, type in the low one), the time, then its data.",
-      tag = u8,
+      tag = C.event_tag,
       ev(0x00, "alloc", "An object was allocated.", alloc),
       ev(0x10, "alloc_bt", "An object was allocated; with the allocating backtrace.", plus(alloc, backtrace())),
       ev(0x11, "gc_event", "A GC phase.", {
@@ -240,4 +240,5 @@ Every event has a time delta right after its event byte.]],
     },
   },
   enums = C.enums,
+  views = C.views,
 }

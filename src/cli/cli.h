@@ -18,6 +18,7 @@ typedef struct cli {
     bool quiet;
     bool tty;                 /* stderr is a terminal: show progress */
     pcd_alloc al;
+    bool al_shared;           /* the next cli_open keeps al as it is (a second input open beside the first) */
     /* progress */
     uint64_t total;           /* input size when known */
     double last_progress;

@@ -227,7 +227,7 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
         }
     }
     src->f = f;
-    pcd_alloc_init(&c->al, pcd_alloc_libc, NULL, c->max_memory);
+    if (!c->al_shared) pcd_alloc_init(&c->al, pcd_alloc_libc, NULL, c->max_memory);
     /* a 1 MiB window, smaller under a small memory cap (it grows when a record needs it) */
     size_t window = (size_t)1 << 20;
     while (window > 4096 && window > c->max_memory / 8) window /= 2;

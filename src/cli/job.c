@@ -8,8 +8,8 @@ typedef struct job_out {
     const char *name;
 } job_out;
 
-/* Jobs of one thread at a time: where the current job prints. */
-static job_out current;
+/* Jobs of one thread at a time: where the current job (and its base, --base) prints. */
+static job_out current, current_base;
 
 static void job_report(void *ud, bool is_error, const pcd_error *e)
 {
@@ -38,6 +38,25 @@ void cli_job_init(pcd_job *j, const pcd_format *f, pcd_reader *r, const char *na
     j->report = job_report;
     j->note = job_note;
     j->report_ud = &current;
+}
+
+void cli_job_init_base(pcd_job *j, pcd_job *base, const pcd_format *f, pcd_reader *r, const char *name)
+{
+    memset(base, 0, sizeof *base);
+    base->f = f;
+    base->r = r;
+    base->input_name = name;
+    base->al = j->al;
+    base->all = j->all;
+    base->metric = j->metric;
+    base->dialect = j->dialect;
+    base->compat = j->compat;
+    current_base.err = current.err;
+    current_base.name = name;
+    base->report = job_report;
+    base->note = job_note;
+    base->report_ud = &current_base;
+    j->base = base;
 }
 
 int cli_job_exit(const pcd_job *j, pcd_status st, FILE *err)

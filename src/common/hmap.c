@@ -1,7 +1,6 @@
 /* common/hmap.c: linear probing, power-of-two capacity, grows at 70% load. */
 #include "common/hmap.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 static uint64_t mix(pcd_hkey k)
@@ -12,12 +11,18 @@ static uint64_t mix(pcd_hkey k)
     return h ^ (h >> 31);
 }
 
-void pcd_hmap_init(pcd_hmap *m) { memset(m, 0, sizeof *m); }
+void pcd_hmap_init(pcd_hmap *m, pcd_alloc *al)
+{
+    memset(m, 0, sizeof *m);
+    m->al = al;
+}
 
 void pcd_hmap_free(pcd_hmap *m)
 {
-    free(m->slots);
+    pcd_alloc *al = m->al;
+    if (m->slots) pcd_alloc_free(al, m->slots, m->cap * sizeof *m->slots);
     memset(m, 0, sizeof *m);
+    m->al = al;
 }
 
 static bool keq(pcd_hkey x, pcd_hkey y) { return x.a == y.a && x.b == y.b && x.c == y.c; }
@@ -35,15 +40,17 @@ pcd_hslot *pcd_hmap_put(pcd_hmap *m, pcd_hkey k, bool *fresh)
 {
     if ((m->len + 1) * 10 > m->cap * 7) {
         size_t ncap = m->cap ? m->cap * 2 : 64;
-        pcd_hslot *ns = calloc(ncap, sizeof *ns);
+        if (ncap > SIZE_MAX / sizeof(pcd_hslot)) return NULL;
+        pcd_hslot *ns = pcd_alloc_get(m->al, ncap * sizeof *ns);
         if (!ns) return NULL;
+        memset(ns, 0, ncap * sizeof *ns);
         for (size_t i = 0; i < m->cap; i++) {
             if (!m->slots[i].used) continue;
             size_t j = mix(m->slots[i].k) & (ncap - 1);
             while (ns[j].used) j = (j + 1) & (ncap - 1);
             ns[j] = m->slots[i];
         }
-        free(m->slots);
+        if (m->slots) pcd_alloc_free(m->al, m->slots, m->cap * sizeof *m->slots);
         m->slots = ns;
         m->cap = ncap;
     }

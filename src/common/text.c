@@ -1,8 +1,10 @@
 /* common/text.c: numbers, formatted text and JSON strings into a sink. */
 #include "common/text.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 pcd_status pcd_text_vprintf(pcd_sink *s, const char *fmt, va_list ap)
 {
@@ -80,6 +82,16 @@ pcd_status pcd_text_json_int(pcd_sink *s, int64_t v)
     if (v > (int64_t)JS_MAX_SAFE) v = (int64_t)JS_MAX_SAFE;
     if (v < -(int64_t)JS_MAX_SAFE) v = -(int64_t)JS_MAX_SAFE;
     return pcd_text_i64(s, v);
+}
+
+size_t pcd_text_utc_ns(char *buf, size_t cap, uint64_t ns)
+{
+    time_t sec = (time_t)(ns / 1000000000u);
+    struct tm tm;
+    char d[32] = "";
+    if (gmtime_r(&sec, &tm)) strftime(d, sizeof d, "%Y-%m-%dT%H:%M:%S", &tm);
+    int n = snprintf(buf, cap, "%s.%09" PRIu64 "Z", d, ns % 1000000000u);
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
 /* ---- memory sinks ---------------------------------------------------------------------- */
@@ -213,6 +225,7 @@ static pcd_status json_escape(pcd_sink *s, uint8_t ch)
 
 pcd_status pcd_text_json(pcd_sink *s, const uint8_t *p, size_t n)
 {
+    if (!n) return pcd_sink_put(s, "\"\"", 2); /* p may be NULL (an empty memory sink) */
     PCD_TRY(pcd_sink_put(s, "\"", 1));
     size_t run = 0, i = 0;
     while (i < n) {

@@ -23,6 +23,10 @@ size_t pcd_text_i64_digits(char *buf, int64_t v);
 pcd_status pcd_text_u64(pcd_sink *s, uint64_t v);
 pcd_status pcd_text_i64(pcd_sink *s, int64_t v);
 
+/* ns since the Unix epoch as UTC with nanoseconds, "2026-11-22T06:43:50.430572552Z", into
+ * buf (at least 64 bytes); returns the length. */
+size_t pcd_text_utc_ns(char *buf, size_t cap, uint64_t ns);
+
 /* A JSON string, quoted: '"', '\' and control characters escaped (\b \f \n \r \t, else
  * \u00XX), valid UTF-8 as it is, and each maximal invalid part of the bytes replaced by
  * U+FFFD (the way Python's bytes.decode("utf-8", "replace") does; written \ufffd), so the

@@ -211,6 +211,7 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
     if (!ext) return pcd_job_fail(j, PCD_E_ARG, "a %s file cannot be converted", j->f->name);
     for (size_t k = 0; k < ext->n_conv; k++)
         if (strcmp(ext->conv[k].to, to) == 0) {
+            if (j->base) return pcd_job_fail(j, PCD_E_ARG, "--base: --to %s has no differential form", to);
             /* a converter not yet on the model: it prints its own messages */
             pcd_conv_args a = { j->f, j->r, out, j->input_name, j->compat, j->all, j->metric, j->al, stderr,
                                 j->progress, j->progress_ud, j->compression };
@@ -219,21 +220,54 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
             return rc == 2 ? PCD_E_ARG : PCD_OK;
         }
     for (size_t k = 0; k < ext->n_own; k++)
-        if (strcmp(ext->own[k].to, to) == 0) return ext->own[k].run(j, out);
+        if (strcmp(ext->own[k].to, to) == 0) {
+            if (j->base) return pcd_job_fail(j, PCD_E_ARG, "--base: --to %s has no differential form", to);
+            return ext->own[k].run(j, out);
+        }
     const pcd_exporter *x = find_exporter(to);
     if (!x || !fits(ext, x)) return pcd_job_fail(j, PCD_E_ARG, "a %s file cannot be converted to '%s'", j->f->name, to);
+    const pcd_ext *bext = NULL;
+    if (j->base) {
+        if (!x->open_base) return pcd_job_fail(j, PCD_E_ARG, "--base: --to %s has no differential form", to);
+        bext = pcd_ext_find(j->base->f->name);
+        if (!bext || !fits(bext, x))
+            return pcd_job_fail(j, PCD_E_ARG, "--base: a %s file cannot be converted to '%s'", j->base->f->name, to);
+    }
     void *state = pcd_alloc_get(j->al, x->state_size ? x->state_size : 1);
     if (!state) return pcd_job_fail(j, PCD_E_NOMEM, "out of memory (raise --max-memory)");
     memset(state, 0, x->state_size ? x->state_size : 1);
     pcd_consumer c;
     memset(&c, 0, sizeof c);
     pcd_status st = x->open(state, j, out, &c);
+    /* the base profile first, to its end; kept until the output is closed */
+    pcd_profile bp;
+    bool have_base = false;
+    if (st == PCD_OK && j->base) {
+        pcd_job *b = j->base;
+        pcd_consumer bc;
+        memset(&bc, 0, sizeof bc);
+        st = x->open_base(state, b, &bc);
+        if (st == PCD_OK) {
+            pcd_profile_init(&bp, j->al, &bc);
+            have_base = true;
+            bp.input_name = b->input_name;
+            bp.format = b->f->name;
+            bp.version = b->f->version;
+            bp.has = bext->model->has;
+            st = bext->model->run(b, &bp);
+            if (st == PCD_OK) st = pcd_profile_end(&bp);
+            if (st == PCD_E_NOMEM && !b->msg[0]) pcd_job_fail(b, st, "out of memory for the profile's tables (raise --max-memory)");
+        }
+        if (b->damaged) j->damaged = true;
+        if (st != PCD_OK && b->msg[0] && !j->msg[0]) pcd_job_fail(j, st, "--base %s: %s", b->input_name, b->msg);
+    }
     if (st == PCD_OK) {
         pcd_profile p;
         pcd_profile_init(&p, j->al, &c);
         p.input_name = j->input_name;
         p.format = j->f->name;
         p.version = j->f->version;
+        p.has = ext->model->has;
         st = ext->model->run(j, &p);
         if (st == PCD_OK) st = pcd_profile_end(&p);
         if (st == PCD_E_NOMEM && !j->msg[0])
@@ -243,6 +277,7 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
         pcd_profile_free(&p);
     }
     if (x->close) x->close(state);
+    if (have_base) pcd_profile_free(&bp);
     pcd_alloc_free(j->al, state, x->state_size ? x->state_size : 1);
     return st;
 }

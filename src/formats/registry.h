@@ -97,6 +97,11 @@ typedef struct pcd_job {
     const char *dialect;      /* --dialect, or NULL: the input format's own */
     bool compat;              /* --heph-compat */
     const char *compression;  /* --compression, or NULL */
+    /* differential outputs (--base): the job of the profile to compare with (any format with
+     * a model importer; same allocator and options), or NULL */
+    struct pcd_job *base;
+    bool force;               /* --force: compare metrics of different kinds or units */
+    bool raw;                 /* --raw: differential values as they are, not per total */
     /* reports: damage (is_error) and warnings with where they are; plain warnings as text */
     pcd_report_fn report;
     void *report_ud;
@@ -127,6 +132,8 @@ pcd_status pcd_pump(pcd_job *j, pcd_record_fn fn, void *ud);
 #define PCD_HAS_SLICES 4u         /* timed spans on tracks */
 #define PCD_HAS_CODE 8u           /* frames are code (function, file, line): MOJO, Tachyon and
                                    * Austin text can hold them */
+#define PCD_HAS_ORDER 16u         /* samples come in the order they were taken, per thread, even
+                                   * without times (Austin's): a timeline can be drawn from them */
 
 typedef struct pcd_model_importer {
     uint32_t has;
@@ -165,6 +172,10 @@ typedef struct pcd_exporter {
     /* Sets up the consumer on a zeroed state; options that need no profile are checked here. */
     pcd_status (*open)(void *state, pcd_job *j, pcd_sink *out, struct pcd_consumer *c);
     void (*close)(void *state);
+    /* Differential outputs (--base; NULL: the output has none): sets up the consumer of the
+     * base profile (job->base), which pcd_convert imports first, to its end, and keeps (tables
+     * and all) until the main profile has ended and the output is closed. Called after open. */
+    pcd_status (*open_base)(void *state, pcd_job *base, struct pcd_consumer *c);
 } pcd_exporter;
 
 extern const pcd_exporter *const pcd_exporters[];
@@ -174,7 +185,7 @@ bool pcd_can_convert(const pcd_ext *ext, const char *to);
 /* The outputs of a format, in order (its own, then the model's): the i-th, or NULL after the
  * last. *help gets its help line. */
 const char *pcd_convert_target(const pcd_ext *ext, size_t i, const char **help);
-/* Runs the conversion of job->r to `to` into out. */
+/* Runs the conversion of job->r to `to` into out (with job->base: the base profile first). */
 pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out);
 /* What a job came to, as the CLI's exit status: 0 done, 1 invalid or damaged input (the
  * output holds what came before), 2 a usage, memory or output error. */

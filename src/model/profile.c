@@ -71,7 +71,8 @@ static pcd_status idx_grow(pcd_profile *p, uint32_t **idx, size_t *cap, size_t n
 
 pcd_bytes pcd_profile_text(const pcd_profile *p, pcd_str s)
 {
-    pcd_bytes b = { p->strings.pool + p->strings.ent[s].off, p->strings.ent[s].len };
+    /* (a table of "" alone has no pool yet) */
+    pcd_bytes b = { p->strings.pool ? p->strings.pool + p->strings.ent[s].off : (const uint8_t *)"", p->strings.ent[s].len };
     return b;
 }
 
@@ -129,7 +130,7 @@ static uint64_t frame_hash_of(const pcd_frame *f)
     h = pcd_hash2(h, (uint64_t)f->line);
     h = pcd_hash2(h, (uint64_t)f->end_line ^ ((uint64_t)f->column << 1));
     h = pcd_hash2(h, (uint64_t)f->end_column ^ ((uint64_t)f->module << 32) ^ f->address);
-    return pcd_hash2(h, (uint64_t)f->kind << 16 | f->flags);
+    return pcd_hash2(h, (uint64_t)f->key << 32 | (uint64_t)f->kind << 16 | f->flags);
 }
 
 static uint64_t frame_hash(const pcd_profile *p, uint32_t id) { return frame_hash_of(&p->frames[id]); }
@@ -138,7 +139,7 @@ static bool frame_eq(const pcd_frame *a, const pcd_frame *b)
 {
     return a->function == b->function && a->file == b->file && a->line == b->line && a->end_line == b->end_line &&
            a->column == b->column && a->end_column == b->end_column && a->module == b->module &&
-           a->address == b->address && a->kind == b->kind && a->flags == b->flags;
+           a->address == b->address && a->kind == b->kind && a->flags == b->flags && a->key == b->key;
 }
 
 pcd_frame_id pcd_profile_frame(pcd_profile *p, const pcd_frame *f)
@@ -209,6 +210,15 @@ pcd_stack_id pcd_profile_stack(pcd_profile *p, const pcd_frame_id *frames, size_
     pcd_stack_id s = PCD_STACK_EMPTY;
     for (size_t i = 0; i < n; i++) s = pcd_profile_push(p, s, frames[i]);
     return s;
+}
+
+void pcd_profile_trim(pcd_profile *p)
+{
+    if (p->stacks_cap <= p->n_stacks || !p->n_stacks) return;
+    void *q = pcd_alloc_resize(p->al, p->st, p->stacks_cap * sizeof *p->st, p->n_stacks * sizeof *p->st);
+    if (!q) return; /* (keeps the larger table) */
+    p->st = q;
+    p->stacks_cap = p->n_stacks;
 }
 
 size_t pcd_stack_frames(const pcd_profile *p, pcd_stack_id s, pcd_frame_id *out)

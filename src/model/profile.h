@@ -60,6 +60,9 @@ typedef struct pcd_frame {
     uint64_t address;              /* instruction address (0 none) */
     uint16_t kind;                 /* pcd_frame_kind */
     uint16_t flags;                /* PCD_FRAME_INLINED */
+    uint32_t key;                  /* anything else that tells frames apart (0 none): the source's
+                                    * own id where two of its frames may read the same (a heap
+                                    * snapshot's type or static-frame index) */
 } pcd_frame;
 
 /* A thread (or, for span traces, a track). The numeric ids are what outputs print; the texts
@@ -189,6 +192,9 @@ struct pcd_profile {
     int64_t period;                /* the sampling interval, in units of period_type (0 none) */
     int period_type;               /* index into types, -1 none */
     int default_type;              /* what --metric defaults to */
+    uint32_t has;                  /* what the importer says its profiles hold (PCD_HAS_* of
+                                    * formats/registry.h: times, order...), set by whoever
+                                    * runs it (pcd_convert), for the outputs to see */
     pcd_consumer consumer;
     /* tables */
     pcd_strtab strings;
@@ -231,7 +237,7 @@ pcd_bytes pcd_profile_text(const pcd_profile *p, pcd_str s);
 
 /* The id of a frame equal in every field (interned). */
 pcd_frame_id pcd_profile_frame(pcd_profile *p, const pcd_frame *f);
-/* A frame with only a kind and a function (markers, labels, heap types). */
+/* A frame with only a kind and a function (markers, labels, heap types); key 0. */
 pcd_frame_id pcd_profile_frame_named(pcd_profile *p, pcd_frame_kind kind, pcd_str function);
 /* A frame's fields with no position and no module (to fill in before pcd_profile_frame). */
 pcd_frame pcd_frame_blank(pcd_frame_kind kind);
@@ -251,6 +257,9 @@ pcd_stack_id pcd_profile_stack(pcd_profile *p, const pcd_frame_id *frames, size_
 PCD_INLINE pcd_stack_id pcd_stack_parent(const pcd_profile *p, pcd_stack_id s) { return p->st[s].parent; }
 PCD_INLINE pcd_frame_id pcd_stack_frame(const pcd_profile *p, pcd_stack_id s) { return p->st[s].frame; }
 PCD_INLINE uint32_t pcd_stack_depth(const pcd_profile *p, pcd_stack_id s) { return p->st[s].depth; }
+/* Gives back what the stack table reserves beyond its size (it grows by doubling): for an
+ * output that lays out the whole trie at the end; the table grows again on the next push. */
+void pcd_profile_trim(pcd_profile *p);
 /* The frames of stack s, outermost first, into out (room for pcd_stack_depth); the count. */
 size_t pcd_stack_frames(const pcd_profile *p, pcd_stack_id s, pcd_frame_id *out);
 

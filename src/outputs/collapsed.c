@@ -6,13 +6,20 @@
  * other than 0 for the chosen sample type (--metric, else the input's default). In the
  * CPython dialect they are CPython's `replay --collapsed` lines byte for byte: frames as
  * basename:function:line compared by (file, function, line), the interpreters of a thread
- * merged, empty stacks left out, sorted by count (then text, then first appearance). */
+ * merged, empty stacks left out, sorted by count (then text, then first appearance).
+ *
+ * With a base profile (--base OTHER) it writes flamegraph.pl's differential form (its
+ * difffolded.pl's output): "frames BASE NEW", one line per distinct stack of either profile,
+ * threads merged and empty stacks left out, the input's lines in their order then the base's
+ * own; the base's values are scaled to the input's total (rounded) unless --raw, then only to
+ * the input's unit (outputs/view.h says which metrics compare). */
 #include <stdlib.h>
 
 #include "common/vec.h"
 #include "model/aggregate.h"
 #include "outputs/outputs.h"
 #include "outputs/render.h"
+#include "outputs/view.h"
 
 typedef struct collapsed {
     pcd_job *j;
@@ -20,6 +27,9 @@ typedef struct collapsed {
     pcd_dialect d;
     pcd_agg agg;
     bool agg_open;
+    pcd_profile *base;             /* --base: its profile and aggregate */
+    pcd_agg bagg;
+    bool bagg_open;
 } collapsed;
 
 static pcd_status c_begin(void *ud, pcd_profile *p)
@@ -196,11 +206,87 @@ out:
     return st;
 }
 
+/* ---- the differential form ------------------------------------------------------------------- */
+
+/* The frames of stack s of p as text, interned in `lines`. */
+static pcd_status line_of(collapsed *c, pcd_profile *lines, pcd_memsink *m, const pcd_profile *p, pcd_stack_id s,
+                          pcd_frame_id **fr, size_t *fr_cap, pcd_str *out)
+{
+    size_t n = pcd_stack_depth(p, s);
+    PCD_TRY(PCD_VEC_RESERVE(c->j->al, *fr, *fr_cap, n));
+    pcd_stack_frames(p, s, *fr);
+    m->len = 0;
+    m->sink.len = 0;
+    m->sink.pos = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i) PCD_TRY(pcd_sink_put(&m->sink, ";", 1));
+        PCD_TRY(pcd_render_frame(&m->sink, p, (*fr)[i], c->d, PCD_COLLAPSED_SAFE));
+    }
+    PCD_TRY(pcd_memsink_flush(m));
+    *out = pcd_profile_str(lines, m->data, m->len);
+    return lines->oom;
+}
+
+static pcd_status write_diff(collapsed *c, pcd_profile *p, int type)
+{
+    pcd_alloc *al = c->j->al;
+    int btype;
+    double scale;
+    PCD_TRY(pcd_view_base_type(c->j, p, type, c->base, &btype, &scale));
+    pcd_profile lines;             /* its strings: the lines' texts, in order */
+    pcd_profile_init(&lines, al, NULL);
+    pcd_memsink m;
+    pcd_memsink_init(&m, al);
+    pcd_frame_id *fr = NULL;
+    size_t fr_cap = 0, v_cap = 0;
+    uint64_t *v = NULL;            /* per line: base, new */
+    uint64_t total[2] = { 0, 0 };
+    pcd_status st = lines.oom;
+    for (int side = 0; side < 2 && st == PCD_OK; side++) {
+        const pcd_agg *a = side ? &c->bagg : &c->agg;
+        const pcd_profile *q = side ? c->base : p;
+        int t = side ? btype : type;
+        for (size_t i = 0; i < a->n && st == PCD_OK; i++) {
+            uint64_t x = pcd_agg_values(a, i)[t];
+            total[side] = pcd_sat_add(total[side], x);
+            if (!x || a->e[i].stack == PCD_STACK_EMPTY) continue;
+            pcd_str id;
+            if ((st = line_of(c, &lines, &m, q, a->e[i].stack, &fr, &fr_cap, &id)) != PCD_OK) break;
+            if ((size_t)id * 2 + 2 > v_cap) {
+                size_t old = v_cap;
+                if ((st = PCD_VEC_RESERVE(al, v, v_cap, (size_t)id * 2 + 2)) != PCD_OK) break;
+                memset(v + old, 0, (v_cap - old) * sizeof *v);
+            }
+            v[id * 2 + (side ? 0 : 1)] = pcd_sat_add(v[id * 2 + (side ? 0 : 1)], x);
+        }
+    }
+    /* the base per the input's total (or only in the input's unit) */
+    double f = c->j->raw ? scale : total[1] ? (double)total[0] / (double)total[1] : 0;
+    for (size_t id = 1; id < lines.strings.n && st == PCD_OK; id++) {
+        double b = (double)v[id * 2] * f + 0.5;
+        uint64_t bv = b >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)b, nv = v[id * 2 + 1];
+        if (!bv && !nv) continue;
+        pcd_bytes t = pcd_profile_text(&lines, (pcd_str)id);
+        st = pcd_sink_put(c->out, t.ptr, t.len);
+        if (st == PCD_OK) st = pcd_sink_put(c->out, " ", 1);
+        if (st == PCD_OK) st = pcd_text_u64(c->out, bv);
+        if (st == PCD_OK) st = pcd_sink_put(c->out, " ", 1);
+        if (st == PCD_OK) st = pcd_text_u64(c->out, nv);
+        if (st == PCD_OK) st = pcd_sink_put(c->out, "\n", 1);
+    }
+    PCD_VEC_FREE(al, v, v_cap);
+    PCD_VEC_FREE(al, fr, fr_cap);
+    pcd_memsink_free(&m);
+    pcd_profile_free(&lines);
+    return st;
+}
+
 static pcd_status c_end(void *ud, pcd_profile *p)
 {
     collapsed *c = ud;
     int type;
     PCD_TRY(pcd_out_metric(c->j, p, &type));
+    if (c->base) return write_diff(c, p, type);
     if (c->d == PCD_DIALECT_CPYTHON) return write_cpython(c, p, type);
     pcd_frame_id *fr = NULL;
     size_t fr_cap = 0;
@@ -229,15 +315,41 @@ static pcd_status c_open(void *state, pcd_job *j, pcd_sink *out, pcd_consumer *c
     return PCD_OK;
 }
 
+static pcd_status b_begin(void *ud, pcd_profile *p)
+{
+    collapsed *c = ud;
+    c->base = p;
+    pcd_agg_init(&c->bagg, c->j->al, p->n_types);
+    c->bagg_open = true;
+    return PCD_OK;
+}
+
+static pcd_status b_sample(void *ud, pcd_profile *p, const pcd_sample *s)
+{
+    (void)p;
+    collapsed *c = ud;
+    return pcd_agg_sample(&c->bagg, s);
+}
+
+static pcd_status c_open_base(void *state, pcd_job *base, pcd_consumer *cs)
+{
+    (void)base;
+    cs->ud = state;
+    cs->begin = b_begin;
+    cs->sample = b_sample;
+    return PCD_OK;
+}
+
 static void c_close(void *state)
 {
     collapsed *c = state;
     if (c->agg_open) pcd_agg_free(&c->agg);
+    if (c->bagg_open) pcd_agg_free(&c->bagg);
 }
 
 const pcd_exporter pcd_out_collapsed = {
     "collapsed",
     "collapsed stacks for flamegraph.pl, inferno and speedscope (--metric: the sample type; "
-    "--dialect cpython: CPython's replay --collapsed)",
-    PCD_HAS_SAMPLES, 0, sizeof(collapsed), c_open, c_close,
+    "--dialect cpython: CPython's replay --collapsed; --base OTHER: flamegraph.pl's differential form)",
+    PCD_HAS_SAMPLES, 0, sizeof(collapsed), c_open, c_close, c_open_base,
 };

@@ -38,9 +38,9 @@ pcd_status pcd_render_frame(pcd_sink *s, const pcd_profile *p, pcd_frame_id id, 
             PCD_TRY(pcd_text_z(s, "kernel:"));
             PCD_TRY(pcd_text_collapsed(s, fn.ptr, fn.len, esc));
             return pcd_text_z(s, ":0");
-        case PCD_FRAME_LABEL: case PCD_FRAME_TYPE: case PCD_FRAME_ROOT: case PCD_FRAME_IDLE:
+        case PCD_FRAME_LABEL: case PCD_FRAME_IDLE:
             return pcd_text_collapsed(s, fn.ptr, fn.len, esc);
-        default:
+        default: /* code, native, and heap types and roots as frames without a file */
             PCD_TRY(pcd_text_collapsed(s, file.ptr, file.len, esc));
             PCD_TRY(pcd_sink_put(s, ":", 1));
             PCD_TRY(pcd_text_collapsed(s, fn.ptr, fn.len, esc));
@@ -136,7 +136,13 @@ pcd_status pcd_render_thread_title(pcd_sink *s, const pcd_profile *p, pcd_thread
         }
         return put_tid(s, p, th, PCD_COLLAPSED_RAW);
     }
-    if (th->name) return pcd_text_bytes(s, pcd_profile_text(p, th->name));
+    if (th->name) {
+        if (th->process_name) {
+            PCD_TRY(pcd_text_bytes(s, pcd_profile_text(p, th->process_name)));
+            PCD_TRY(pcd_text_z(s, ", "));
+        }
+        return pcd_text_bytes(s, pcd_profile_text(p, th->name));
+    }
     PCD_TRY(pcd_text_z(s, "Thread "));
     PCD_TRY(put_tid(s, p, th, PCD_COLLAPSED_RAW));
     if (th->pid != PCD_ID_NONE) PCD_TRY(pcd_text_printf(s, " (process %lld)", (long long)th->pid));

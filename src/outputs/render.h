@@ -12,8 +12,9 @@
 pcd_status pcd_out_dialect(pcd_job *j, const pcd_profile *p, pcd_dialect *out);
 
 /* A frame as one element of a stack line (collapsed stacks, Austin text):
- *   austin   file:function:line; GC ":GC:", invalid ":INVALID:", kernel "kernel:NAME:0",
- *            a label its text;
+ *   austin   file:function:line (a heap type or root as a frame without a file: ":NAME:0",
+ *            which Austin's readers can split); GC ":GC:", invalid ":INVALID:", kernel
+ *            "kernel:NAME:0", a label its text;
  *   cpython  basename(file):function:line (line 0 when unknown), the function alone for the
  *            file "~" at line 0 (CPython's synthetic frames);
  *   default  function (basename(file):line), or the function alone without a file; markers
@@ -32,7 +33,8 @@ bool pcd_thread_is_blank(const pcd_profile *p, pcd_thread_id t);
 pcd_status pcd_render_thread_prefix(pcd_sink *s, const pcd_profile *p, pcd_thread_id t, pcd_dialect d,
                                     pcd_collapsed_escape esc);
 
-/* A thread's title for viewers: its name, or "Thread <tid>" with the process and interpreter
+/* A thread's title for viewers: its name (after its process's name and ", " when it has both:
+ * "stream 1 (worker 1), substream 0"), or "Thread <tid>" with the process and interpreter
  * ("pid:iid:tid" in the Austin dialect, as austin2speedscope titles it). */
 pcd_status pcd_render_thread_title(pcd_sink *s, const pcd_profile *p, pcd_thread_id t, pcd_dialect d);
 

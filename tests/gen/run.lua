@@ -1,6 +1,8 @@
 -- run.lua: generator tests. Every tests/gen/ok/*.lua must generate exactly the files in
--- tests/gen/expected/<name>/; every tests/gen/bad/*.lua must fail with exactly the
--- diagnostics in tests/gen/bad/<name>.expected.txt, writing nothing.
+-- tests/gen/expected/<name>/, and so must every folder tests/gen/ok/<name>/ of several
+-- versions of one format (its *.lua not starting with _, generated together: views across
+-- versions); every tests/gen/bad/*.lua must fail with exactly the diagnostics in
+-- tests/gen/bad/<name>.expected.txt, writing nothing.
 -- usage: lua5.4 tests/gen/run.lua [--fix]     (from the repository root)
 local fix = arg[1] == "--fix"
 local failures = 0
@@ -32,12 +34,21 @@ local tmp = os.tmpname()
 os.remove(tmp)
 os.execute("mkdir -p " .. tmp)
 
-for _, f in ipairs(list("tests/gen/ok", "%.lua$")) do
+local fixtures = list("tests/gen/ok", "%.lua$")
+for _, d in ipairs(list("tests/gen/ok", "^fx_[%w_]+$")) do fixtures[#fixtures + 1] = d end
+table.sort(fixtures)
+for _, f in ipairs(fixtures) do
   local name = f:gsub("%.lua$", "")
   local out = tmp .. "/" .. name
   os.execute("rm -rf " .. out .. " && mkdir -p " .. out)
+  local schemas = "tests/gen/ok/" .. f
+  if not f:match("%.lua$") then
+    local s = {}
+    for _, g in ipairs(list("tests/gen/ok/" .. f, "^[^_].*%.lua$")) do s[#s + 1] = "tests/gen/ok/" .. f .. "/" .. g end
+    schemas = table.concat(s, " ")
+  end
   local ok = os.execute("lua5.4 gen/pcgen.lua --no-registry --schemas tests/gen/ok -o " .. out ..
-    " --docs " .. out .. " tests/gen/ok/" .. f .. " >/dev/null 2>" .. out .. ".err")
+    " --docs " .. out .. " " .. schemas .. " >/dev/null 2>" .. out .. ".err")
   if not ok then
     io.write("FAIL ok/", f, ": generator failed:\n", read(out .. ".err") or "", "\n")
     failures = failures + 1

@@ -25,6 +25,11 @@
 #include "fx_strings_v1.h"
 #include "fx_unions_v1.h"
 #include "fx_zstd_v1.h"
+#include "fx_cases_v1.h"
+#include "fx_bits_v1.h"
+#include "fx_relative_v1.h"
+#include "fx_warn_v1.h"
+#include "fx_views_view.h"
 #include "fuzzlib.h"
 #include "cli/jsonl_read.h"
 
@@ -1315,6 +1320,329 @@ static void test_relocate(void **state)
     assert_int_equal(al.in_use, 0);
 }
 
+/* ---- a union of many cases: one function per case --------------------------------------- */
+
+static void check_cases(size_t i, const void *rec)
+{
+    const pcd_fx_cases_v1_ev *d = rec;
+    if (i == 3) assert_memory_equal(d->u.name.s.ptr, "second tag", 10); /* valid while it is read */
+}
+
+static void test_cases(void **state)
+{
+    (void)state;
+    pcd_fx_cases_v1_file root = { { 0 } };
+    static uint16_t xs[] = { 1, 2, 0xffff };
+    pcd_fx_cases_v1_ev e[7];
+    memset(e, 0, sizeof e);
+    e[0].which = PCD_FX_CASES_V1_EV_TICK;
+    e[0].u.tick.t = 1000;
+    e[0].u.tick.a = 100;
+    e[1].which = PCD_FX_CASES_V1_EV_LIST;
+    e[1].u.list.t = 1003; /* a delta of 3 from the tick before */
+    e[1].u.list.xs = xs;
+    e[1].u.list.n_xs = 3;
+    e[2].which = PCD_FX_CASES_V1_EV_NAME;
+    e[2].tag = 0x13;
+    e[2].u.name.s = B("second tag");
+    e[3].which = PCD_FX_CASES_V1_EV_NONE;
+    e[4].which = PCD_FX_CASES_V1_EV_C16;
+    e[4].u.c16.v = 1016;
+    e[5].which = PCD_FX_CASES_V1_EV_OTHER;
+    e[5].tag = 0x7f;
+    e[5].u.other.b = 9;
+    e[6].which = PCD_FX_CASES_V1_EV_C05;
+    e[6].u.c05.v = 5;
+    const pcd_region_desc *R = &pcd_fx_cases_v1_region_evs;
+    rec_in recs[7];
+    for (size_t i = 0; i < 7; i++) recs[i] = (rec_in){ R, &e[i] };
+    size_t n = encode_file(&pcd_fx_cases_v1_format, &root, recs, 7, false, PCD_OK);
+    /* tick: tag, delta 1000 (2 bytes), a; list: tag, delta 3, count, 3 x u16 */
+    static const uint8_t head[] = { 0x01, 0xe8, 0x07, 100, 0x02, 0x03, 3, 1, 0, 2, 0, 0xff, 0xff, 0x13, 10 };
+    assert_memory_equal(out, head, sizeof head);
+    got g;
+    g_check = check_cases;
+    decode_file(&pcd_fx_cases_v1_format, out, n, &g, 3);
+    g_check = NULL;
+    assert_int_equal(g.end, PCD_END);
+    assert_int_equal(g.n, 8);
+    const pcd_fx_cases_v1_ev *d = (const void *)g.data[2];
+    assert_int_equal(d->which, PCD_FX_CASES_V1_EV_LIST);
+    assert_int_equal(d->u.list.t, 1003); /* the stream state ran through the case functions */
+    d = (const void *)g.data[3];
+    assert_int_equal(d->tag, 0x13);
+    d = (const void *)g.data[5];
+    assert_int_equal(d->u.c16.v, 1016);
+    d = (const void *)g.data[6];
+    assert_int_equal(d->which, PCD_FX_CASES_V1_EV_OTHER);
+    assert_int_equal(d->tag, 0x7f);
+    got_free(&g);
+    json_roundtrip(&pcd_fx_cases_v1_format, out, n);
+    /* a check inside a case fails with the case's path, decoding and encoding alike */
+    static const uint8_t bad[] = { 0x01, 0x05, 101 };
+    pcd_fx_cases_v1_ev one;
+    pcd_error err;
+    pcd_fx_cases_v1_evs_state t0 = { 0 };
+    uint8_t block[256];
+    pcd_arena a;
+    pcd_arena_init(&a, block, sizeof block, NULL, 0);
+    pcd_ctx x;
+    pcd_ctx_init(&x, &a);
+    x.state = &t0;
+    pcd_cursor c = pcd_cursor_make(&x, bad, sizeof bad, 0, true);
+    assert_int_equal(pcd_fx_cases_v1_ev_decode(&c, &one), PCD_E_RANGE);
+    err = x.err;
+    assert_string_equal(path_of(&err), "tick.a");
+    assert_int_equal(err.offset, 2);
+    c = pcd_cursor_make(&x, bad, sizeof bad, 0, true);
+    assert_int_equal(pcd_fx_cases_v1_ev_validate(&c), PCD_E_RANGE);
+    e[4].u.c16.v = 1017;
+    rec_in over[] = { { R, &e[4] } };
+    encode_file(&pcd_fx_cases_v1_format, &root, over, 1, false, PCD_E_RANGE);
+}
+
+/* ---- bits words: sub-fields read and built through the generated accessors ------------ */
+
+static void test_bits(void **state)
+{
+    (void)state;
+    /* accessors, make, pack and unpack agree; masks and shifts say where each sits */
+    uint8_t st = pcd_fx_bits_v1_status_make(1, 5, 2, 0);
+    assert_int_equal(st, 1 | 5 << 1 | 2 << 4);
+    assert_int_equal(pcd_fx_bits_v1_status_level(st), 5);
+    assert_int_equal(st & PCD_FX_BITS_V1_STATUS_MODE_MASK, 2 << PCD_FX_BITS_V1_STATUS_MODE_SHIFT);
+    pcd_fx_bits_v1_status_bits sb = pcd_fx_bits_v1_status_unpack(st);
+    assert_true(sb.busy == 1 && sb.level == 5 && sb.mode == 2 && sb.reserved == 0);
+    assert_int_equal(pcd_fx_bits_v1_status_pack(sb), st);
+    uint64_t h = pcd_fx_bits_v1_handle_make(2, UINT64_C(0x3fffffffffffffff));
+    assert_int_equal(pcd_fx_bits_v1_handle_kind(h), 2);
+    assert_true(pcd_fx_bits_v1_handle_index(h) == UINT64_C(0x3fffffffffffffff));
+    assert_int_equal(pcd_fx_bits_v1_spare_hi(pcd_fx_bits_v1_spare_make(1, 0xabcd)), 0xabcd);
+    assert_int_equal(pcd_fx_bits_v1_rec_tag_sub(0x12), 1);
+    /* records keep the words as read; an expression reads a sub-field (n is there when flags.a != 0) */
+    pcd_fx_bits_v1_file root = { { 0 } };
+    static uint64_t handles[] = { 5, 7 << 2 | 1 };
+    pcd_fx_bits_v1_rec r1 = { 0 }, r2 = { 0 }, r3 = { 0 };
+    r1.which = PCD_FX_BITS_V1_REC_PLAIN;
+    r1.u.plain.flags = pcd_fx_bits_v1_rec_plain_flags_make(3, 0xabc);
+    r1.u.plain.st = st;
+    r1.u.plain.handles = handles;
+    r1.u.plain.n_handles = 2;
+    r1.u.plain.has_n = true;
+    r1.u.plain.n = 42;
+    static pcd_fx_bits_v1_pair pairs[] = { { 300, UINT64_C(0xffffffffffffffff) }, { 1, 6 } };
+    r1.u.plain.pairs = pairs;
+    r1.u.plain.n_pairs = 2;
+    r2 = r1;
+    r2.u.plain.flags = pcd_fx_bits_v1_rec_plain_flags_make(0, 1);
+    r2.u.plain.has_n = false;
+    r3.which = PCD_FX_BITS_V1_REC_OTHER;
+    const pcd_region_desc *R = &pcd_fx_bits_v1_region_recs;
+    rec_in recs[] = { { R, &r1 }, { R, &r2 }, { R, &r3 } };
+    size_t n = encode_file(&pcd_fx_bits_v1_format, &root, recs, 3, false, PCD_OK);
+    assert_int_equal(n, (1 + 2 + 1 + 1 + 16 + 1 + 1 + (2 + 8) + (1 + 8)) + (1 + 2 + 1 + 1 + 16 + 1 + (2 + 8) + (1 + 8)) + 1);
+    got g;
+    decode_file(&pcd_fx_bits_v1_format, out, n, &g, 2);
+    assert_int_equal(g.end, PCD_END);
+    assert_int_equal(g.n, 4);
+    const pcd_fx_bits_v1_rec *d = (const void *)g.data[1];
+    assert_int_equal(pcd_fx_bits_v1_rec_plain_flags_b(d->u.plain.flags), 0xabc);
+    assert_true(d->u.plain.has_n && d->u.plain.n == 42);
+    assert_int_equal(d->u.plain.n_pairs, 2); /* read by the elements' fast path */
+    d = (const void *)g.data[2];
+    assert_false(d->u.plain.has_n);
+    got_free(&g);
+    json_roundtrip(&pcd_fx_bits_v1_format, out, n);
+    /* a sub-field's check, with its path, decoding and encoding alike */
+    uint8_t bad[] = { 0x01, 0x00, 0x00, (uint8_t)(6 << 1), 0 };
+    pcd_fx_bits_v1_rec one;
+    pcd_error err;
+    assert_int_equal(decode_one((pcd_decode_fn)pcd_fx_bits_v1_rec_decode, bad, sizeof bad, &one, &err), PCD_E_RANGE);
+    assert_string_equal(path_of(&err), "plain.st.level");
+    assert_int_equal(err.offset, 3);
+    assert_int_equal(err.found, 6);
+    bad[3] = (uint8_t)(1 << 6);
+    assert_int_equal(decode_one((pcd_decode_fn)pcd_fx_bits_v1_rec_decode, bad, sizeof bad, &one, &err), PCD_E_RANGE);
+    assert_string_equal(path_of(&err), "plain.st.reserved");
+    r2.u.plain.st = pcd_fx_bits_v1_status_make(0, 0, 3, 0); /* mode 3 is no value of its enum */
+    rec_in over[] = { { R, &r2 } };
+    encode_file(&pcd_fx_bits_v1_format, &root, over, 1, false, PCD_E_RANGE);
+}
+
+/* ---- fields relative to a sibling: the value and the stored field, both ways ----------- */
+
+static void test_relative(void **state)
+{
+    (void)state;
+    pcd_fx_relative_v1_span sp = { 0 };
+    sp.line = 10;
+    sp.end_delta = pcd_fx_relative_v1_span_end_delta_of(10, 14);
+    assert_int_equal(sp.end_delta, 4);
+    assert_int_equal(pcd_fx_relative_v1_span_end_line(&sp), 14);
+    /* none: -1 either side gives -1 and stores 0 */
+    assert_int_equal(pcd_fx_relative_v1_span_end_delta_of(-1, 14), 0);
+    assert_int_equal(pcd_fx_relative_v1_span_end_delta_of(10, -1), 0);
+    sp.line = -1;
+    sp.end_delta = 0;
+    assert_int_equal(pcd_fx_relative_v1_span_end_line(&sp), -1);
+    /* wraps in the base's width, as readers that add in 32 bits do */
+    sp.line = INT32_MAX;
+    sp.end_delta = 1;
+    assert_int_equal(pcd_fx_relative_v1_span_end_line(&sp), INT32_MIN);
+    assert_int_equal(pcd_fx_relative_v1_span_end_delta_of(INT32_MAX, INT32_MIN), 1);
+    sp.start = UINT64_C(1) << 40;
+    sp.length = pcd_fx_relative_v1_span_length_of(sp.start, sp.start + 4096);
+    assert_int_equal(sp.length, 4096);
+    assert_true(pcd_fx_relative_v1_span_stop(&sp) == (UINT64_C(1) << 40) + 4096);
+    /* stored as it is: the dump shows the delta, encode writes it back */
+    pcd_fx_relative_v1_file root = { { 0 } };
+    sp.line = 3;
+    sp.end_delta = -2;
+    const pcd_region_desc *R = &pcd_fx_relative_v1_region_spans;
+    rec_in recs[] = { { R, &sp } };
+    size_t n = encode_file(&pcd_fx_relative_v1_format, &root, recs, 1, false, PCD_OK);
+    assert_int_equal(out[0], 6);  /* zigzag(3) */
+    assert_int_equal(out[1], 3);  /* zigzag(-2) */
+    json_roundtrip(&pcd_fx_relative_v1_format, out, n);
+}
+
+/* ---- warnings: what a reader accepts but the schema flags, on decoded records --------- */
+
+typedef struct warns {
+    size_t n;
+    char text[8][160];
+} warns;
+
+static void on_warn(void *ud, const pcd_error *e)
+{
+    warns *w = ud;
+    assert_int_equal(e->status, PCD_OK);
+    if (w->n < 8) pcd_error_format(e, w->text[w->n++], sizeof w->text[0]);
+}
+
+static void read_warnings(const uint8_t *p, size_t n, warns *w)
+{
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
+    pcd_reader r;
+    pcd_reader_opts o = { &al, NULL, 0, false };
+    assert_int_equal(pcd_reader_open_buffer(&r, &pcd_fx_warn_v1_format, p, n, &o), PCD_OK);
+    memset(w, 0, sizeof *w);
+    pcd_record rec;
+    pcd_status st;
+    while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) pcd_record_warnings(&rec, on_warn, w);
+    assert_int_equal(st, PCD_END);
+    pcd_reader_close(&r);
+    assert_int_equal(al.in_use, 0);
+}
+
+static void test_warn(void **state)
+{
+    (void)state;
+    /* magic, header (major, reserved), mode u32, [extra u16 when mode >= 2], recs, size u64 */
+    uint8_t f[64];
+    size_t n = 0;
+    memcpy(f, "FXW1", 4);
+    n = 4;
+    f[n++] = 1;
+    f[n++] = 0;
+    pcd_st_u32le(f + n, 1);
+    n += 4;
+    f[n++] = 1;
+    f[n++] = 'a';
+    f[n++] = 3; /* rec: name "a", level 3 */
+    pcd_st_u64le(f + n, n + 8);
+    n += 8;
+    warns w;
+    read_warnings(f, n, &w);
+    assert_int_equal(w.n, 0); /* nothing to say */
+    f[5] = 7;              /* header.reserved */
+    pcd_st_u32le(f + 6, 0); /* mode 0: the first warning of mode, not the second */
+    f[12] = 12;            /* rec.level */
+    pcd_st_u64le(f + n - 8, 99);
+    read_warnings(f, n, &w);
+    assert_int_equal(w.n, 4);
+    assert_string_equal(w.text[0], "offset 5: header.reserved: expected 0 (reserved), found 7");
+    assert_string_equal(w.text[1], "offset 6: mode: expected a mode other than 0 (readers treat 0 as 1), found 0x00");
+    assert_string_equal(w.text[2], "offset 13: size: expected the input's size, found 99");
+    assert_string_equal(w.text[3], "offset 10: level: expected a level below 10, found 12"); /* the record's start */
+    /* mode 9: its second warning; extra is there (mode >= 2), and warns too */
+    uint8_t g[64];
+    memcpy(g, f, 10);
+    g[5] = 0;
+    pcd_st_u32le(g + 6, 9);
+    pcd_st_u16le(g + 10, 500);
+    g[12] = 1;
+    g[13] = 'a';
+    g[14] = 3;
+    pcd_st_u64le(g + 15, 23);
+    read_warnings(g, 23, &w);
+    assert_int_equal(w.n, 2);
+    assert_string_equal(w.text[0], "offset 6: mode: expected a mode 1..3, found 0x09");
+    assert_string_equal(w.text[1], "offset 10: extra: expected below 100, found 500");
+}
+
+/* ---- views: one struct for an event of either version -------------------------------- */
+
+static void test_views(void **state)
+{
+    (void)state;
+    pcd_fx_views_ev_view v;
+    pcd_fx_views_v1_ev a = { 0 };
+    a.which = PCD_FX_VIEWS_V1_EV_TICK;
+    a.tag = 1;
+    a.u.tick.t = 77;
+    a.u.tick.code = 9;
+    pcd_fx_views_v1_ev_view(&a, &v);
+    assert_int_equal(v.kind, PCD_FX_VIEWS_EV_TICK);
+    assert_int_equal(v.version, 1);
+    assert_int_equal(v.tag, 1);
+    assert_true(v.has_t && v.t == 77 && v.has_code && v.code == 9);
+    assert_false(v.has_name || v.has_xs);
+    pcd_fx_views_v2_ev b = { 0 };
+    b.which = PCD_FX_VIEWS_V2_EV_TICK;
+    b.u.tick.t = 78;
+    b.u.tick.status.code = 10; /* v2 keeps it in a struct */
+    pcd_fx_views_v2_ev_view(&b, &v);
+    assert_int_equal(v.version, 2);
+    assert_true(v.has_code && v.code == 10 && v.t == 78);
+    /* a conditional field: set only when it is there */
+    static uint16_t xs[] = { 4, 5 };
+    memset(&b, 0, sizeof b);
+    b.which = PCD_FX_VIEWS_V2_EV_LIST;
+    b.u.list.xs = xs;
+    b.u.list.n_xs = 2;
+    pcd_fx_views_v2_ev_view(&b, &v);
+    assert_int_equal(v.kind, PCD_FX_VIEWS_EV_LIST);
+    assert_true(v.has_xs && v.n_xs == 2 && v.xs[1] == 5);
+    assert_false(v.has_t);
+    b.u.list.flag = 1;
+    b.u.list.has_t = true;
+    b.u.list.t = 5;
+    pcd_fx_views_v2_ev_view(&b, &v);
+    assert_true(v.has_t && v.t == 5);
+    /* through an inline union: the name of detail's case a, none in case b */
+    memset(&b, 0, sizeof b);
+    b.which = PCD_FX_VIEWS_V2_EV_META;
+    b.u.meta.kind = 1;
+    b.u.meta.detail.which = PCD_FX_VIEWS_V2_EV_META_DETAIL_A;
+    b.u.meta.detail.u.a.name = B("nm");
+    pcd_fx_views_v2_ev_view(&b, &v);
+    assert_int_equal(v.kind, PCD_FX_VIEWS_EV_META);
+    assert_true(v.has_name && v.name.len == 2);
+    b.u.meta.detail.which = PCD_FX_VIEWS_V2_EV_META_DETAIL_B;
+    pcd_fx_views_v2_ev_view(&b, &v);
+    assert_false(v.has_name);
+    /* from a decoded record of either version */
+    pcd_record rec = { 0 };
+    rec.type = &pcd_fx_views_v1_ev_type;
+    rec.data = &a;
+    assert_true(pcd_fx_views_ev_view_of(&rec, &v));
+    assert_int_equal(v.code, 9);
+    rec.type = &pcd_fx_views_v2_file_type;
+    assert_false(pcd_fx_views_ev_view_of(&rec, &v));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1323,7 +1651,9 @@ int main(void)
         cmocka_unit_test(test_elems),
         cmocka_unit_test(test_tables),  cmocka_unit_test(test_trailer),
         cmocka_unit_test(test_blocks),  cmocka_unit_test(test_footer),
-        cmocka_unit_test(test_relocate),
+        cmocka_unit_test(test_relocate), cmocka_unit_test(test_cases), cmocka_unit_test(test_bits),
+        cmocka_unit_test(test_relative), cmocka_unit_test(test_warn),
+        cmocka_unit_test(test_views),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,6 +39,21 @@ for t in "${traces[@]}"; do
         expect_rc 0 "convert --heph-compat $n" "$P" convert --to chrome --heph-compat "$t" -o "$W/$n.compat.json"
         if cmp -s "$ref" "$W/$n.compat.json"; then ok "--heph-compat byte-identical: $n"; else bad "--heph-compat differs: $n"; fi
     fi
+    # speedscope: evented profiles speedscope can read (closes close the frame on top, times
+    # never go back), one or more nesting lanes per (stream, substream)
+    expect_rc 0 "convert --to speedscope $n" "$P" convert --to speedscope "$t" -o "$W/$n.speedscope.json"
+    python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+assert d["profiles"], "no profiles"
+for pr in d["profiles"]:
+    assert pr["type"] == "evented" and pr["name"].startswith("Spans profile for stream "), pr["name"]
+    st, last = [], None
+    for ev in pr["events"]:
+        assert last is None or ev["at"] >= last, ("time goes back", pr["name"], ev)
+        last = ev["at"]
+        if ev["type"] == "O": st.append(ev["frame"])
+        else: assert st and st.pop() == ev["frame"], ("close of a frame not on top", pr["name"], ev)
+    assert not st, ("left open", pr["name"])' "$W/$n.speedscope.json" && ok "speedscope nests: $n" || bad "speedscope evented profiles do not nest: $n"
     expect_rc 0 "info $n" "$P" info "$t"
     expect_rc 0 "info --json $n" "$P" info --json "$t"
 done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_cli_moarvm.sh: the profcodec CLI on MoarVM heap snapshots: validate, info --json
-# figures, dump | encode byte-identical, summary and collapsed, killed, truncated and
-# damaged files, the v2 format.
+# figures, dump | encode byte-identical, summary, collapsed and speedscope, killed, truncated
+# and damaged files, the v2 format.
 # usage: test_cli_moarvm.sh PROFCODEC TESTDATA CORPUS WORKDIR
 set -u
 P=$1 DATA=$2 CORPUS=$3 W=$4
@@ -31,7 +31,7 @@ done
 
 expect_rc 0 "formats" "$P" formats
 grep -q '^moarvm ' "$W/out" || bad "formats lists moarvm"
-grep -q 'summary collapsed' "$W/out" && ok "formats: moarvm converts to summary and collapsed" || bad "formats: converters"
+grep -q 'summary collapsed speedscope' "$W/out" && ok "formats: moarvm converts to summary, collapsed and speedscope" || bad "formats: converters"
 
 for f in "${files[@]}"; do
     n=$(basename "$f" .mvmheap)
@@ -56,6 +56,16 @@ for f in "${files[@]}"; do
     cnt=$(awk '{ s += $NF } END { print s }' "$W/$n.count.folded")
     coll=$(snap "$W/$n.info.json" 1 collectables)
     [ "$cnt" = "$coll" ] && ok "collapsed count: $cnt collectables" || bad "collapsed count $cnt != $coll"
+    expect_rc 0 "convert --to speedscope $n" "$P" convert --to speedscope "$f" -o "$W/$n.speedscope.json"
+    if command -v python3 >/dev/null; then
+        # one sampled profile of the last snapshot, weighing its heap; every sample's frames exist
+        python3 -c 'import json,sys
+d = json.load(open(sys.argv[1])); p = d["profiles"]; nf = len(d["shared"]["frames"])
+assert len(p) == 1 and p[0]["type"] == "sampled" and p[0]["unit"] == "bytes", p
+assert sum(p[0]["weights"]) == p[0]["endValue"] == int(sys.argv[2]), (p[0]["endValue"], sys.argv[2])
+assert len(p[0]["samples"]) == len(p[0]["weights"]) and all(0 <= i < nf for s in p[0]["samples"] for i in s)' \
+            "$W/$n.speedscope.json" "$heap" && ok "speedscope: one profile weighing the heap ($heap)" || bad "speedscope: $n"
+    fi
 done
 
 # the corpus files against their facts (the C test checks every figure; here the CLI's JSON)
@@ -125,6 +135,10 @@ expect_rc 0 "validate it (every TOC entry relocated)" "$P" validate "$W/moved.mv
 # options
 expect_rc 2 "collapsed: bad metric" "$P" convert --to collapsed --metric bytes "$s"
 expect_rc 1 "collapsed: no such snapshot" "$P" convert --to collapsed --metric size@9 "$s"
+expect_rc 2 "speedscope: bad metric" "$P" convert --to speedscope --metric size@ "$s"
+expect_rc 0 "speedscope --metric count@1" "$P" convert --to speedscope --metric count@1 "$s" -o "$W/count1.json"
+grep -q '"name":"Retained collectables, snapshot 1","unit":"none"' "$W/count1.json" && ok "speedscope: count@1" \
+    || bad "speedscope: count@1"
 expect_rc 2 "summary: bad metric" "$P" convert --to summary --metric 0 "$s"
 
 # format 2 (Debian's stock MoarVM, built without zstd)

@@ -91,9 +91,9 @@ static void make_heap(heap *h, uint64_t n, uint32_t ntypes, uint32_t nframes, ui
     h->nrefs = nr;
 }
 
-static mvm_snapdata snapdata(const heap *h, uint64_t t, uint64_t seq)
+static pcd_moarvm_snapdata snapdata(const heap *h, uint64_t t, uint64_t seq)
 {
-    mvm_snapdata d;
+    pcd_moarvm_snapdata d;
     memset(&d, 0, sizeof d);
     d.snap_time = t;
     d.gc_seq_num = seq;
@@ -128,7 +128,7 @@ static heap heaps[3];
 
 /* Three snapshots: the first adds every table row, the second a few more, the third none.
  * mutate(k, d) may spoil snapshot k's data before it is written. */
-static void write_file(bool ended, void (*mutate)(int k, mvm_snapdata *d))
+static void write_file(bool ended, void (*mutate)(int k, pcd_moarvm_snapdata *d))
 {
     free(file_buf);
     file_buf = NULL;
@@ -140,13 +140,13 @@ static void write_file(bool ended, void (*mutate)(int k, mvm_snapdata *d))
     pcd_sink_init(&s, sbuf, sizeof sbuf, grow_write, NULL, NULL, &x);
     pcd_alloc al;
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
-    mvm_writer mw;
-    assert_int_equal(mvm_write_open(&mw, &s, &al, 1000, 4242), PCD_OK);
+    pcd_moarvm_writer mw;
+    assert_int_equal(pcd_moarvm_write_open(&mw, &s, &al, 1000, 4242), PCD_OK);
     make_heap(&heaps[0], 300, 4, 2, NSTR0, 1);
     make_heap(&heaps[1], 400, 5, 3, NSTR0 + 3, 2);
     make_heap(&heaps[2], 350, 5, 3, NSTR0 + 3, 3);
     for (int k = 0; k < 3; k++) {
-        mvm_snapdata d = snapdata(&heaps[k], 2000 + 100 * (uint64_t)k, 1 + (uint64_t)k);
+        pcd_moarvm_snapdata d = snapdata(&heaps[k], 2000 + 100 * (uint64_t)k, 1 + (uint64_t)k);
         if (k == 0) {
             d.nstrings = NSTR0;
             d.strings = strings0;
@@ -171,10 +171,11 @@ static void write_file(bool ended, void (*mutate)(int k, mvm_snapdata *d))
             d.ffile = ffile1;
         }
         if (mutate) mutate(k, &d);
-        assert_int_equal(mvm_write_snapshot(&mw, &d), PCD_OK);
+        assert_int_equal(pcd_moarvm_write_snapshot(&mw, &d), PCD_OK);
     }
-    assert_int_equal(mvm_write_finish(&mw, ended), PCD_OK);
-    mvm_write_close(&mw);
+    assert_int_equal(pcd_moarvm_write_finish(&mw, ended), PCD_OK);
+    pcd_moarvm_write_close(&mw);
+    assert_int_equal(al.in_use, 0);
     assert_int_equal(al.in_use, 0);
 }
 
@@ -204,7 +205,8 @@ static void on_report(void *ud, bool is_error, const pcd_error *e)
     }
 }
 
-static void on_snap(void *ud, const mvm_col *c, const mvm_snapshot *sn, const mvm_stats *st, const mvm_graph *g)
+static void on_snap(void *ud, const pcd_moarvm_col *c, const pcd_moarvm_snapshot *sn, const pcd_moarvm_stats *st,
+                    const pcd_moarvm_graph *g)
 {
     (void)c;
     seen *s = ud;
@@ -228,12 +230,30 @@ static void dump_msgs(const seen *s)
     for (size_t i = 0; i < s->n; i++) print_message("%s %s\n", s->is_err[i] ? "E" : "W", s->msg[i]);
 }
 
+/* The collectors' allocator: every byte they take is given back when they are freed. */
+static pcd_alloc col_al;
+static int col_live;
+
+static pcd_moarvm_col *col_new(const pcd_moarvm_opts *o)
+{
+    if (!col_al.fn) pcd_alloc_init(&col_al, pcd_alloc_libc, NULL, 0);
+    pcd_moarvm_col *c = pcd_moarvm_col_new(&col_al, o);
+    if (c) col_live++;
+    return c;
+}
+
+static void col_free(pcd_moarvm_col *c)
+{
+    pcd_moarvm_col_free(c);
+    if (c && --col_live == 0) assert_int_equal(col_al.in_use, 0);
+}
+
 /* Reads p[0..n) with the collector; returns it (caller frees) with what was seen. */
-static mvm_col *read_file(const uint8_t *p, size_t n, seen *s, bool graph)
+static pcd_moarvm_col *read_file(const uint8_t *p, size_t n, seen *s, bool graph)
 {
     memset(s, 0, sizeof *s);
-    mvm_opts o = { true, graph, on_report, s, on_snap, s };
-    mvm_col *c = mvm_col_new(&o);
+    pcd_moarvm_opts o = { true, graph, on_report, s, on_snap, s };
+    pcd_moarvm_col *c = col_new(&o);
     assert_non_null(c);
     pcd_alloc al;
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
@@ -242,8 +262,8 @@ static mvm_col *read_file(const uint8_t *p, size_t n, seen *s, bool graph)
     assert_int_equal(pcd_reader_open_buffer(&r, &pcd_moarvm_v3_format, p, n, &ro), PCD_OK);
     pcd_record rec;
     pcd_status st;
-    while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) mvm_col_record(c, &rec);
-    if (st == PCD_END) mvm_col_finish(c);
+    while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) pcd_moarvm_col_record(c, &rec);
+    if (st == PCD_END) pcd_moarvm_col_finish(c);
     s->end = st;
     pcd_reader_close(&r);
     assert_int_equal(al.in_use, 0);
@@ -257,17 +277,17 @@ static void test_synthetic(void **state)
     (void)state;
     write_file(true, NULL);
     seen s;
-    mvm_col *c = read_file(file_buf, file_len, &s, true);
+    pcd_moarvm_col *c = read_file(file_buf, file_len, &s, true);
     if (s.nerr || s.nwarn) dump_msgs(&s);
     assert_int_equal(s.end, PCD_END);
     assert_int_equal(s.nerr, 0);
     assert_int_equal(s.nwarn, 0);
-    assert_true(mvm_col_ended(c));
-    const mvm_snapshot *sn;
-    assert_int_equal(mvm_col_snapshots(c, &sn), 3);
-    assert_int_equal(mvm_col_strings(c), NSTR0 + 3);
-    assert_int_equal(mvm_col_types(c), 5);
-    assert_int_equal(mvm_col_frames(c), 3);
+    assert_true(pcd_moarvm_col_ended(c));
+    const pcd_moarvm_snapshot *sn;
+    assert_int_equal(pcd_moarvm_col_snapshots(c, &sn), 3);
+    assert_int_equal(pcd_moarvm_col_strings(c), NSTR0 + 3);
+    assert_int_equal(pcd_moarvm_col_types(c), 5);
+    assert_int_equal(pcd_moarvm_col_frames(c), 3);
     for (int k = 0; k < 3; k++) {
         const heap *h = &heaps[k];
         uint64_t kinds[12] = { 0 }, heapsz = 0, t1 = 0, f2 = 0;
@@ -278,11 +298,11 @@ static void test_synthetic(void **state)
             if (h->kind[i] == 4 && h->tofi[i] == 2) f2 += h->size[i] + h->usize[i];
         }
         assert_int_equal(sn[k].index, k);
-        assert_int_equal(sn[k].n[MVM_COLKIND], h->n);
-        assert_int_equal(sn[k].n[MVM_REFTRGET], h->nrefs);
+        assert_int_equal(sn[k].n[PCD_MOARVM_COLKIND], h->n);
+        assert_int_equal(sn[k].n[PCD_MOARVM_REFTRGET], h->nrefs);
         assert_int_equal(sn[k].heap_size, heapsz);
-        assert_int_equal(sn[k].meta[MVM_M_GC_SEQ_NUM], k + 1);
-        assert_int_equal(sn[k].meta[MVM_M_SNAP_TIME], 2000 + 100 * k);
+        assert_int_equal(sn[k].meta[PCD_MOARVM_M_GC_SEQ_NUM], k + 1);
+        assert_int_equal(sn[k].meta[PCD_MOARVM_M_SNAP_TIME], 2000 + 100 * k);
         for (int j = 1; j < 12; j++) assert_int_equal(sn[k].kinds[j], kinds[j]);
         assert_int_equal(s.t1_count[k], t1);
         assert_int_equal(s.f2_size[k], f2);
@@ -293,13 +313,13 @@ static void test_synthetic(void **state)
         assert_int_equal(sn[k].frames, k == 0 ? 2 : 3);
     }
     char name[128];
-    mvm_col_type_name(c, 4, name, sizeof name);
+    pcd_moarvm_col_type_name(c, 4, name, sizeof name);
     assert_string_equal(name, "Tree");
-    mvm_col_frame_name(c, 0, name, sizeof name);
+    pcd_moarvm_col_frame_name(c, 0, name, sizeof name);
     assert_string_equal(name, "frame_a (x.nqp:12)");
-    mvm_col_frame_name(c, 2, name, sizeof name);
+    pcd_moarvm_col_frame_name(c, 2, name, sizeof name);
     assert_string_equal(name, "frame_c (x.nqp:56)");
-    mvm_col_free(c);
+    col_free(c);
     /* the generated layer's own invariants on it (streaming, validate-only, re-encoding) */
     pcd_fuzz_one(&pcd_moarvm_v3_format, file_buf, file_len);
 }
@@ -310,14 +330,14 @@ static void test_killed(void **state)
     (void)state;
     write_file(false, NULL);
     seen s;
-    mvm_col *c = read_file(file_buf, file_len, &s, false);
-    const mvm_snapshot *sn;
-    assert_int_equal(mvm_col_snapshots(c, &sn), 3);
+    pcd_moarvm_col *c = read_file(file_buf, file_len, &s, false);
+    const pcd_moarvm_snapshot *sn;
+    assert_int_equal(pcd_moarvm_col_snapshots(c, &sn), 3);
     assert_int_equal(s.nerr, 0);
     assert_int_equal(s.nwarn, 1);
     assert_true(has_msg(&s, false, "final empty TOC"));
-    assert_false(mvm_col_ended(c));
-    mvm_col_free(c);
+    assert_false(pcd_moarvm_col_ended(c));
+    col_free(c);
 }
 
 /* Cut anywhere: every snapshot whose TOC is complete is there, and the cut is reported
@@ -331,9 +351,9 @@ static void test_cut_sweep(void **state)
     memcpy(full, file_buf, n);
     /* where each snapshot's inner TOC ends, and where the outer TOCs end */
     seen s;
-    mvm_col *c = read_file(full, n, &s, false);
-    const mvm_snapshot *sn;
-    size_t ns = mvm_col_snapshots(c, &sn);
+    pcd_moarvm_col *c = read_file(full, n, &s, false);
+    const pcd_moarvm_snapshot *sn;
+    size_t ns = pcd_moarvm_col_snapshots(c, &sn);
     assert_int_equal(ns, 3);
     uint64_t inner_end[3], outer_end[4];
     for (size_t k = 0; k < 3; k++) {
@@ -345,10 +365,10 @@ static void test_cut_sweep(void **state)
     /* the final (empty) inner TOC, before the last outer one (filemeta and 4 inner TOCs) */
     uint64_t final_inner_end = n - (16 + 24 * 5 + 8);
     uint64_t filemeta_end = 32 + pcd_ld_u64le(full + 24);
-    mvm_col_free(c);
+    col_free(c);
     for (size_t cut = 0; cut <= n; cut++) {
         c = read_file(full, cut, &s, false);
-        size_t got = mvm_col_snapshots(c, &sn);
+        size_t got = pcd_moarvm_col_snapshots(c, &sn);
         size_t want = 0;
         for (size_t k = 0; k < 3; k++)
             if (inner_end[k] <= cut) want++;
@@ -370,7 +390,7 @@ static void test_cut_sweep(void **state)
             if (cut == filemeta_end) {
                 /* stopped before the first snapshot */
                 assert_true(has_msg(&s, false, "final empty TOC"));
-                mvm_col_free(c);
+                col_free(c);
                 continue;
             }
             if (!after_inner) {
@@ -380,7 +400,7 @@ static void test_cut_sweep(void **state)
             assert_true(after_inner);
             assert_true(has_msg(&s, false, "outer TOC"));
         }
-        mvm_col_free(c);
+        col_free(c);
         if (cut % 97 == 0) pcd_fuzz_one(&pcd_moarvm_v3_format, full, cut);
     }
     free(full);
@@ -389,23 +409,24 @@ static void test_cut_sweep(void **state)
 /* ---- every invariant breaks where it should ---------------------------------------------------- */
 
 static int g_break;
-static uint64_t g_stated[MVM_NMETA];
+static int g_spoil_at = 1;          /* the snapshot spoil() spoils */
+static uint64_t g_stated[PCD_MOARVM_NMETA];
 static uint64_t g_top_ids[160], g_top_scores[160];
 static uint16_t g_kind[4096];
 static uint32_t g_u32[4096];
 static uint64_t g_u64[16384];
 
-static void spoil(int k, mvm_snapdata *d)
+static void spoil(int k, pcd_moarvm_snapdata *d)
 {
-    if (k != 1) return;
-    const heap *h = &heaps[1];
+    if (k != g_spoil_at) return;
+    const heap *h = &heaps[k];
     switch (g_break) {
     case 0: /* snapmeta states other totals */
-        for (int i = 0; i < MVM_NMETA; i++) g_stated[i] = 0;
-        g_stated[MVM_M_SNAP_TIME] = 1;
-        g_stated[MVM_M_TOTAL_OBJECTS] = 5;
-        g_stated[MVM_M_TOTAL_FRAMES] = 1;
-        g_stated[MVM_M_TOTAL_REFS] = h->nrefs;
+        for (int i = 0; i < PCD_MOARVM_NMETA; i++) g_stated[i] = 0;
+        g_stated[PCD_MOARVM_M_SNAP_TIME] = 1;
+        g_stated[PCD_MOARVM_M_TOTAL_OBJECTS] = 5;
+        g_stated[PCD_MOARVM_M_TOTAL_FRAMES] = 1;
+        g_stated[PCD_MOARVM_M_TOTAL_REFS] = h->nrefs;
         d->stated = g_stated;
         break;
     case 1: /* a target past the collectables */
@@ -488,7 +509,7 @@ static void test_invariants(void **state)
     for (g_break = 0; g_break < 10; g_break++) {
         write_file(true, spoil);
         seen s;
-        mvm_col *c = read_file(file_buf, file_len, &s, false);
+        pcd_moarvm_col *c = read_file(file_buf, file_len, &s, false);
         assert_int_equal(s.end, PCD_END);
         if (!want[g_break].needle) {
             assert_int_equal(s.nerr, 0);
@@ -504,7 +525,7 @@ static void test_invariants(void **state)
             assert_true(has_msg(&s, false, "total_frames"));
             assert_false(has_msg(&s, true, "total_frames"));
         }
-        mvm_col_free(c);
+        col_free(c);
     }
 }
 
@@ -514,11 +535,11 @@ static void test_toc_tampering(void **state)
     (void)state;
     write_file(true, NULL);
     seen s;
-    mvm_col *c = read_file(file_buf, file_len, &s, false);
-    const mvm_snapshot *sn;
-    mvm_col_snapshots(c, &sn);
+    pcd_moarvm_col *c = read_file(file_buf, file_len, &s, false);
+    const pcd_moarvm_snapshot *sn;
+    pcd_moarvm_col_snapshots(c, &sn);
     uint64_t toc = sn[0].toc_offset;
-    mvm_col_free(c);
+    col_free(c);
     uint8_t *p = malloc(file_len);
     memcpy(p, file_buf, file_len);
     assert_memory_equal(p + toc, "toc\0\0\0\0\0", 8);
@@ -527,49 +548,97 @@ static void test_toc_tampering(void **state)
     pcd_st_u64le(p + toc + 16 + 2 * 24 + 8, v + 1);
     c = read_file(p, file_len, &s, false);
     assert_true(has_msg(&s, true, "snapshot[0].toc.entries[2]: expected start"));
-    mvm_col_free(c);
+    col_free(c);
     /* the self pointer at its end */
     memcpy(p, file_buf, file_len);
     pcd_st_u64le(p + toc + 16 + 18 * 24, 12345);
     c = read_file(p, file_len, &s, false);
     assert_true(has_msg(&s, true, "toc.self: expected"));
-    mvm_col_free(c);
+    col_free(c);
     /* the last 8 bytes (the trailing pointer) */
     memcpy(p, file_buf, file_len);
     pcd_st_u64le(p + file_len - 8, 7);
     c = read_file(p, file_len, &s, false);
     assert_true(has_msg(&s, true, "toc.self"));
-    assert_int_equal(mvm_col_snapshots(c, &sn), 3);
-    mvm_col_free(c);
+    assert_int_equal(pcd_moarvm_col_snapshots(c, &sn), 3);
+    col_free(c);
     free(p);
 }
 
 /* ---- converters on a hand-made heap ------------------------------------------------------------ */
 
-static size_t run_converter(const char *to, const char *metric, const uint8_t *p, size_t n, char *out, size_t cap)
+/* Converts p[0..n) to `to` through pcd_convert as the CLI does, on an allocator with `limit`
+ * bytes (0: none), into out (NUL-terminated); what the job printed goes to err (when not
+ * NULL). Returns the exit status; the conversion must give back every byte it took. */
+static int convert_rc(const char *to, const char *metric, const uint8_t *p, size_t n, size_t limit, char *out,
+                      size_t cap, char *err, size_t err_cap)
 {
     const pcd_ext *e = pcd_ext_find("moarvm");
     assert_non_null(e);
     assert_true(pcd_can_convert(e, to));
     pcd_alloc al;
-    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, limit);
     pcd_reader r;
     pcd_reader_opts ro = { &al, NULL, 0, false };
-    assert_int_equal(pcd_reader_open_buffer(&r, &pcd_moarvm_v3_format, p, n, &ro), PCD_OK);
+    if (pcd_reader_open_buffer(&r, &pcd_moarvm_v3_format, p, n, &ro) != PCD_OK) {
+        assert_true(limit != 0);
+        return -1;
+    }
     pcd_ctx x;
     pcd_ctx_init(&x, NULL);
     pcd_sink s;
     pcd_sink_init(&s, (uint8_t *)out, cap - 1, NULL, NULL, NULL, &x);
-    FILE *err = fopen("/dev/null", "w");
+    FILE *ef = tmpfile();
+    assert_non_null(ef);
     pcd_job j;
-    cli_job_init(&j, &pcd_moarvm_v3_format, &r, "test", &al, err);
+    cli_job_init(&j, &pcd_moarvm_v3_format, &r, "test", &al, ef);
     j.metric = metric;
-    int rc = cli_job_exit(&j, pcd_convert(&j, to, &s), err);
-    fclose(err);
+    int rc = cli_job_exit(&j, pcd_convert(&j, to, &s), ef);
     pcd_reader_close(&r);
-    assert_int_equal(rc, 0);
+    assert_int_equal(al.in_use, 0);
     out[s.len] = 0;
-    return s.len;
+    if (err) {
+        rewind(ef);
+        size_t got = fread(err, 1, err_cap - 1, ef);
+        err[got] = 0;
+    }
+    fclose(ef);
+    return rc;
+}
+
+static size_t run_converter(const char *to, const char *metric, const uint8_t *p, size_t n, char *out, size_t cap)
+{
+    static char err[4096];
+    int rc = convert_rc(to, metric, p, n, 0, out, cap, err, sizeof err);
+    if (rc != 0) print_message("%s", err);
+    assert_int_equal(rc, 0);
+    return strlen(out);
+}
+
+/* Writes one snapshot (d) as a whole file into file_buf, and checks it reads without errors
+ * (unless errors are expected). */
+static void write_one(const pcd_moarvm_snapdata *d, bool errors_expected)
+{
+    free(file_buf);
+    file_buf = NULL;
+    file_len = 0;
+    static uint8_t sbuf[4096];
+    pcd_ctx x;
+    pcd_ctx_init(&x, NULL);
+    pcd_sink s;
+    pcd_sink_init(&s, sbuf, sizeof sbuf, grow_write, NULL, NULL, &x);
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
+    pcd_moarvm_writer mw;
+    assert_int_equal(pcd_moarvm_write_open(&mw, &s, &al, 1, 2), PCD_OK);
+    assert_int_equal(pcd_moarvm_write_snapshot(&mw, d), PCD_OK);
+    assert_int_equal(pcd_moarvm_write_finish(&mw, true), PCD_OK);
+    pcd_moarvm_write_close(&mw);
+    assert_int_equal(al.in_use, 0);
+    seen sn;
+    col_free(read_file(file_buf, file_len, &sn, false));
+    if (sn.nerr && !errors_expected) dump_msgs(&sn);
+    assert_true(errors_expected ? sn.nerr > 0 : sn.nerr == 0);
 }
 
 static void test_collapsed(void **state)
@@ -584,27 +653,9 @@ static void test_collapsed(void **state)
     static const char *strs[] = { "Permanent Roots", "Thread Roots", "A", "B", "f", "x.nqp" };
     static const uint32_t repr[] = { 0, 0 }, tname[] = { 2, 3 };
     static const uint32_t fn[] = { 4 }, fc[] = { 4 }, fl[] = { 7 }, ff[] = { 5 };
-    free(file_buf);
-    file_buf = NULL;
-    file_len = 0;
-    static uint8_t sbuf[4096];
-    pcd_ctx x;
-    pcd_ctx_init(&x, NULL);
-    pcd_sink s;
-    pcd_sink_init(&s, sbuf, sizeof sbuf, grow_write, NULL, NULL, &x);
-    pcd_alloc al;
-    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
-    mvm_writer mw;
-    assert_int_equal(mvm_write_open(&mw, &s, &al, 1, 2), PCD_OK);
-    mvm_snapdata d = { 5, 1, 7, kind, size, tofi, rfcnt, rfstr, usize, 7, descr, target, 6, strs, 2, repr, tname,
-                       1, fn, fc, fl, ff, NULL, NULL, NULL };
-    assert_int_equal(mvm_write_snapshot(&mw, &d), PCD_OK);
-    assert_int_equal(mvm_write_finish(&mw, true), PCD_OK);
-    mvm_write_close(&mw);
-    seen sn;
-    mvm_col_free(read_file(file_buf, file_len, &sn, false));
-    if (sn.nerr) dump_msgs(&sn);
-    assert_int_equal(sn.nerr, 0);
+    pcd_moarvm_snapdata d = { 5, 1, 7, kind, size, tofi, rfcnt, rfstr, usize, 7, descr, target, 6, strs, 2, repr, tname,
+                              1, fn, fc, fl, ff, NULL, NULL, NULL };
+    write_one(&d, false);
     static char out[1 << 16];
     run_converter("collapsed", NULL, file_buf, file_len, out, sizeof out);
     assert_string_equal(out, "root;f (x.nqp:7) 100\nroot;Permanent Roots;A 10\nroot;Permanent Roots;A;B 50\n");
@@ -615,6 +666,108 @@ static void test_collapsed(void **state)
     assert_non_null(strstr(out, "Top 2 objects by count\n  Name  Count\n  B     2\n  A     1\n"));
     assert_non_null(strstr(out, "Top 2 objects by size\n  Name  Total bytes\n  B     50\n  A     10\n"));
     assert_non_null(strstr(out, "Top 2 frames by size\n  Name         Total bytes\n  f (x.nqp:7)  100\n"));
+    /* speedscope: the same tree, one sampled profile of retained bytes (the count only when asked) */
+    run_converter("speedscope", NULL, file_buf, file_len, out, sizeof out);
+    assert_string_equal(
+        out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":["
+             "{\"name\":\"root\"},{\"name\":\"f\",\"file\":\"x.nqp\",\"line\":7},{\"name\":\"Permanent Roots\"},"
+             "{\"name\":\"A\"},{\"name\":\"B\"}]},\"profiles\":[{\"type\":\"sampled\",\"name\":\"Retained size, "
+             "snapshot 0\",\"unit\":\"bytes\",\"startValue\":0,\"endValue\":160,\"samples\":[[0,1],[0,2,3],[0,2,3,4]],"
+             "\"weights\":[100,10,50]}],\"name\":\"test\",\"activeProfileIndex\":0,\"exporter\":\"profcodec\"}\n");
+    run_converter("speedscope", "count", file_buf, file_len, out, sizeof out);
+    assert_non_null(strstr(out, "\"name\":\"Retained collectables, snapshot 0\",\"unit\":\"none\",\"startValue\":0,"
+                                "\"endValue\":7,\"samples\":[[0],[0,1],[0,2],[0,3],[0,1,4],[0,1,4,5]],"
+                                "\"weights\":[1,1,1,1,1,2]}"));
+    /* the metric is size or count, optionally @N */
+    static char err[4096];
+    assert_int_equal(convert_rc("collapsed", "bytes", file_buf, file_len, 0, out, sizeof out, err, sizeof err), 2);
+    assert_non_null(strstr(err, "--metric takes size or count"));
+    assert_int_equal(convert_rc("speedscope", "size@x", file_buf, file_len, 0, out, sizeof out, err, sizeof err), 2);
+    assert_non_null(strstr(err, "a snapshot number after @"));
+    assert_int_equal(convert_rc("collapsed", "count@1", file_buf, file_len, 0, out, sizeof out, err, sizeof err), 1);
+    assert_non_null(strstr(err, "no complete snapshot 1 with sound references (1 complete)"));
+}
+
+/* How frames are named: two types of one name stay two frames (two lines, as the folded tree
+ * has them); ';' and line breaks are made safe; MoarVM's conventions for frames (<anon>, ?,
+ * the file's name after '/' or '\'); a type with an empty name (an empty JSON string). */
+static void test_labels(void **state)
+{
+    (void)state;
+    static uint16_t kind[] = { 9, 5, 1, 1, 1, 4, 4, 1 }, size[] = { 0, 0, 10, 20, 30, 40, 50, 60 };
+    static uint32_t tofi[] = { 0, 0, 0, 1, 2, 0, 1, 3 }, rfcnt[] = { 1, 6, 0, 0, 0, 0, 0, 0 };
+    static uint64_t rfstr[] = { 0, 1, 7, 7, 7, 7, 7, 7 }, usize[8] = { 0 };
+    static uint64_t target[] = { 1, 2, 3, 4, 5, 6, 7 }, descr[7] = { 2, 0, 0, 0, 0, 0, 0 };
+    static const char *strs[] = { "Permanent Roots", "A", "x;y\nz", "", "C:\\src\\m.nqp", "g" };
+    static const uint32_t repr[] = { 1, 1, 1, 1 }, tname[] = { 1, 1, 2, 3 };
+    static const uint32_t fn[] = { 3, 5 }, fc[] = { 3, 3 }, fl[] = { 3, 9 }, ff[] = { 4, 99 };
+    pcd_moarvm_snapdata d = { 5, 1, 8, kind, size, tofi, rfcnt, rfstr, usize, 7, descr, target, 6, strs, 4, repr, tname,
+                              2, fn, fc, fl, ff, NULL, NULL, NULL };
+    write_one(&d, true); /* frame 1's file is no string */
+    static char out[1 << 16];
+    run_converter("collapsed", NULL, file_buf, file_len, out, sizeof out);
+    assert_string_equal(out, "root;Permanent Roots;A 10\nroot;Permanent Roots;A 20\nroot;Permanent Roots;x:y z 30\n"
+                             "root;Permanent Roots;<anon> (m.nqp:3) 40\nroot;Permanent Roots;g (?:9) 50\n"
+                             "root;Permanent Roots; 60\n");
+    run_converter("speedscope", NULL, file_buf, file_len, out, sizeof out);
+    assert_non_null(strstr(out,
+                           "\"frames\":[{\"name\":\"root\"},{\"name\":\"Permanent Roots\"},{\"name\":\"A\"},"
+                           "{\"name\":\"A\"},{\"name\":\"x;y\\nz\"},{\"name\":\"<anon>\",\"file\":\"C:/src/m.nqp\","
+                           "\"line\":3},{\"name\":\"g\",\"file\":\"?\",\"line\":9},{\"name\":\"\"}]"));
+}
+
+/* "The last complete snapshot with sound references": when the last one's references are not
+ * sound, the one before it that is, with a note, and the exit status of damaged input. */
+static void test_fallback(void **state)
+{
+    (void)state;
+    static char out[1 << 17], want[1 << 17], err[8192];
+    g_break = 1; /* a reference target past the collectables */
+    g_spoil_at = 2;
+    write_file(true, spoil);
+    assert_int_equal(convert_rc("collapsed", "size@1", file_buf, file_len, 0, want, sizeof want, NULL, 0), 0);
+    assert_int_equal(convert_rc("collapsed", NULL, file_buf, file_len, 0, out, sizeof out, err, sizeof err), 1);
+    assert_string_equal(out, want);
+    assert_non_null(strstr(err, "snapshot[2].reftrget[5]"));
+    assert_non_null(strstr(err, "snapshot 2's references are not sound (see above): the heap is snapshot 1's"));
+    assert_int_equal(convert_rc("speedscope", NULL, file_buf, file_len, 0, out, sizeof out, err, sizeof err), 1);
+    assert_non_null(strstr(out, "\"name\":\"Retained size, snapshot 1\""));
+    assert_int_equal(convert_rc("collapsed", "count@2", file_buf, file_len, 0, out, sizeof out, err, sizeof err), 1);
+    assert_non_null(strstr(err, "no complete snapshot 2 with sound references (3 complete)"));
+    /* an unsound snapshot before the last one changes nothing */
+    g_spoil_at = 1;
+    write_file(true, spoil);
+    assert_int_equal(convert_rc("collapsed", "size@2", file_buf, file_len, 0, want, sizeof want, NULL, 0), 0);
+    assert_int_equal(convert_rc("collapsed", NULL, file_buf, file_len, 0, out, sizeof out, err, sizeof err), 0);
+    assert_string_equal(out, want);
+    g_break = 0;
+}
+
+/* --max-memory covers the conversions: at every limit they end with their output or out of
+ * memory ("raise --max-memory"), and give back every byte. */
+static void test_memory_limit(void **state)
+{
+    (void)state;
+    static char out[1 << 18], err[8192];
+    write_file(true, NULL);
+    static const char *const tos[] = { "collapsed", "speedscope", "summary" };
+    for (size_t t = 0; t < 3; t++) {
+        bool done = false;
+        for (size_t limit = 4096; limit <= ((size_t)64 << 20); limit = limit * 5 / 4) {
+            int rc = convert_rc(tos[t], NULL, file_buf, file_len, limit, out, sizeof out, err, sizeof err);
+            if (rc < 0) continue; /* the reader could not start */
+            if (rc == 0) {
+                done = true;
+                break;
+            }
+            /* 2, or 1 when the reader's own memory (zstd's window) ran out: damage for it */
+            if (!(rc == 2 || rc == 1) || !strstr(err, "raise --max-memory"))
+                print_message("--to %s with %zu bytes: exit %d: %s\n", tos[t], limit, rc, err);
+            assert_true(rc == 2 || rc == 1);
+            assert_non_null(strstr(err, "raise --max-memory"));
+        }
+        assert_true(done);
+    }
 }
 
 /* ---- the shared corpus against its facts ---------------------------------------------------------- */
@@ -648,7 +801,8 @@ typedef struct topn {
 static topn *tops[16];
 static size_t ntops[16];
 
-static void corpus_snap(void *ud, const mvm_col *c, const mvm_snapshot *s, const mvm_stats *st, const mvm_graph *g)
+static void corpus_snap(void *ud, const pcd_moarvm_col *c, const pcd_moarvm_snapshot *s, const pcd_moarvm_stats *st,
+                        const pcd_moarvm_graph *g)
 {
     (void)ud;
     (void)g;
@@ -659,11 +813,11 @@ static void corpus_snap(void *ud, const mvm_col *c, const mvm_snapshot *s, const
     for (int kind = 1; kind <= 4; kind += 3)
         for (size_t i = 0; i < st->len[kind]; i++) {
             if (!st->by_kind[kind][i].count) continue;
-            if (kind == 1) mvm_col_type_name(c, i, t[k].name, sizeof t[k].name);
+            if (kind == 1) pcd_moarvm_col_type_name(c, i, t[k].name, sizeof t[k].name);
             else {
                 /* the facts write frames as name@line */
                 char buf[256];
-                mvm_col_frame_name(c, i, buf, sizeof buf);
+                pcd_moarvm_col_frame_name(c, i, buf, sizeof buf);
                 char *paren = strrchr(buf, '(');
                 char *colon = strrchr(buf, ':');
                 if (paren && colon && paren > buf) {
@@ -698,7 +852,8 @@ static void check_top5(size_t snap, const char *line, int kind, bool by_size)
         for (size_t i = 0; i < ntops[snap] && !found; i++)
             found = tops[snap][i].kind == kind && strcmp(tops[snap][i].name, item) == 0 &&
                     (by_size ? tops[snap][i].size : tops[snap][i].count) == v;
-        if (!found) print_message("snapshot %zu: no %s with %s %" PRIu64 "\n", snap, item, by_size ? "size" : "count", v);
+        if (!found)
+            print_message("snapshot %zu: no %s with %s %" PRIu64 "\n", snap, item, by_size ? "size" : "count", v);
         assert_true(found);
         p += len;
         while (*p == ',' || *p == ' ') p++;
@@ -726,8 +881,8 @@ static void check_corpus_file(const char *path, const char *facts_path)
     memset(tops, 0, sizeof tops);
     seen s;
     memset(&s, 0, sizeof s);
-    mvm_opts o = { true, false, on_report, &s, corpus_snap, NULL };
-    mvm_col *c = mvm_col_new(&o);
+    pcd_moarvm_opts o = { true, false, on_report, &s, corpus_snap, NULL };
+    pcd_moarvm_col *c = col_new(&o);
     pcd_alloc al;
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
     pcd_reader r;
@@ -735,17 +890,17 @@ static void check_corpus_file(const char *path, const char *facts_path)
     assert_int_equal(pcd_reader_open_buffer(&r, fmt, p, n, &ro), PCD_OK);
     pcd_record rec;
     pcd_status st;
-    while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) mvm_col_record(c, &rec);
-    if (st == PCD_END) mvm_col_finish(c);
+    while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) pcd_moarvm_col_record(c, &rec);
+    if (st == PCD_END) pcd_moarvm_col_finish(c);
     pcd_reader_close(&r);
     assert_int_equal(st, PCD_END);
-    const mvm_snapshot *sn;
-    size_t ns = mvm_col_snapshots(c, &sn);
+    const pcd_moarvm_snapshot *sn;
+    size_t ns = pcd_moarvm_col_snapshots(c, &sn);
     if (fmt == &pcd_moarvm_v2_format) {
         /* no facts for format 2: what its own index says was checked (block sizes) */
         assert_true(ns >= 1);
-        assert_true(mvm_col_ended(c));
-        for (size_t i = 0; i < ns; i++) assert_true(sn[i].n[MVM_COLKIND] > 0);
+        assert_true(pcd_moarvm_col_ended(c));
+        for (size_t i = 0; i < ns; i++) assert_true(sn[i].n[PCD_MOARVM_COLKIND] > 0);
     }
     print_message("%s: %zu snapshots, %zu errors, %zu warnings\n", path, ns, s.nerr, s.nwarn);
     FILE *ff = fopen(facts_path, "r");
@@ -755,16 +910,16 @@ static void check_corpus_file(const char *path, const char *facts_path)
         size_t complete = 0;
         while (fgets(line, sizeof line, ff)) {
             if (strncmp(line, "totals:", 7) == 0) {
-                assert_int_equal(num_after(line, "strings="), mvm_col_strings(c));
-                assert_int_equal(num_after(line, "types="), mvm_col_types(c));
-                assert_int_equal(num_after(line, "frames="), mvm_col_frames(c));
+                assert_int_equal(num_after(line, "strings="), pcd_moarvm_col_strings(c));
+                assert_int_equal(num_after(line, "types="), pcd_moarvm_col_types(c));
+                assert_int_equal(num_after(line, "frames="), pcd_moarvm_col_frames(c));
             } else if (strncmp(line, "--- inner toc ", 14) == 0) {
                 cur = strstr(line, "(empty)") || !strstr(line, "snapmeta") ? -1 : (long)complete++;
             } else if (cur >= 0 && (size_t)cur < ns) {
-                const mvm_snapshot *x = &sn[cur];
+                const pcd_moarvm_snapshot *x = &sn[cur];
                 if (strstr(line, "  collectables=")) {
-                    assert_int_equal(num_after(line, "collectables="), x->n[MVM_COLKIND]);
-                    assert_int_equal(num_after(line, "references="), x->n[MVM_REFDESCR]);
+                    assert_int_equal(num_after(line, "collectables="), x->n[PCD_MOARVM_COLKIND]);
+                    assert_int_equal(num_after(line, "references="), x->n[PCD_MOARVM_REFDESCR]);
                     assert_int_equal(num_after(line, "strings_visible="), x->strings);
                     assert_int_equal(num_after(line, "types_visible="), x->types);
                     assert_int_equal(num_after(line, "frames_visible="), x->frames);
@@ -776,9 +931,9 @@ static void check_corpus_file(const char *path, const char *facts_path)
                         assert_int_equal(v == UINT64_MAX ? 0 : v, x->kinds[k]);
                     }
                 } else if (strstr(line, "  snapmeta: {")) {
-                    for (int k = 0; k < MVM_NMETA; k++) {
+                    for (int k = 0; k < PCD_MOARVM_NMETA; k++) {
                         char key[48];
-                        snprintf(key, sizeof key, "\"%s\": ", mvm_meta_keys[k]);
+                        snprintf(key, sizeof key, "\"%s\": ", pcd_moarvm_meta_keys[k]);
                         assert_int_equal(num_after(line, key), x->meta[k]);
                     }
                 } else if (strstr(line, "  types_by_count:")) check_top5((size_t)cur, line, 1, false);
@@ -797,7 +952,8 @@ static void check_corpus_file(const char *path, const char *facts_path)
         /* cut at sampled points (and around every snapshot's TOC end): the snapshots whose
          * TOC is complete are there, and the cut is reported */
         uint64_t inner_end[16];
-        for (size_t k = 0; k < ns; k++) inner_end[k] = sn[k].toc_offset + 16 + 24 * pcd_ld_u64le(p + sn[k].toc_offset + 8) + 8;
+        for (size_t k = 0; k < ns; k++)
+            inner_end[k] = sn[k].toc_offset + 16 + 24 * pcd_ld_u64le(p + sn[k].toc_offset + 8) + 8;
         uint64_t cuts[96];
         size_t ncut = 0;
         for (size_t k = 0; k < ns && ncut + 3 <= 48; k++) {
@@ -809,17 +965,18 @@ static void check_corpus_file(const char *path, const char *facts_path)
         while (ncut < 96) cuts[ncut++] = rnd() % n;
         for (size_t i = 0; i < ncut; i++) {
             seen cs;
-            mvm_col *cc = read_file(p, (size_t)cuts[i], &cs, false);
-            const mvm_snapshot *csn;
-            size_t got = mvm_col_snapshots(cc, &csn), want = 0;
+            pcd_moarvm_col *cc = read_file(p, (size_t)cuts[i], &cs, false);
+            const pcd_moarvm_snapshot *csn;
+            size_t got = pcd_moarvm_col_snapshots(cc, &csn), want = 0;
             for (size_t k = 0; k < ns; k++) want += inner_end[k] <= cuts[i];
-            if (got != want) print_message("%s cut at %" PRIu64 ": %zu snapshots, want %zu\n", path, cuts[i], got, want);
+            if (got != want)
+                print_message("%s cut at %" PRIu64 ": %zu snapshots, want %zu\n", path, cuts[i], got, want);
             assert_int_equal(got, want);
             assert_true(cs.end != PCD_END || cs.nerr + cs.nwarn > 0);
-            mvm_col_free(cc);
+            col_free(cc);
         }
     }
-    mvm_col_free(c);
+    col_free(c);
     free(p);
 }
 
@@ -874,6 +1031,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_synthetic), cmocka_unit_test(test_killed),  cmocka_unit_test(test_cut_sweep),
         cmocka_unit_test(test_invariants), cmocka_unit_test(test_toc_tampering), cmocka_unit_test(test_collapsed),
+        cmocka_unit_test(test_labels), cmocka_unit_test(test_fallback), cmocka_unit_test(test_memory_limit),
         cmocka_unit_test(test_corpus),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -793,6 +793,114 @@ static void test_converters(void **state)
     }
 }
 
+/* ---- allocation stacks: what mprof-report --traces shows ----------------------------------- */
+
+typedef struct stack_sum {
+    char *text;
+    uint64_t bytes;
+} stack_sum;
+
+static void stack_add(stack_sum **v, size_t *n, const char *text, uint64_t bytes)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*v)[i].text, text) == 0) {
+            (*v)[i].bytes += bytes;
+            return;
+        }
+    *v = realloc(*v, (*n + 1) * sizeof **v);
+    assert_non_null(*v);
+    (*v)[*n].text = strdup(text);
+    (*v)[*n].bytes = bytes;
+    ++*n;
+}
+
+/* Every allocation backtrace that mprof-report prints ("N bytes from:" under its class, the
+ * frames outermost first) is a collapsed line of --metric alloc-bytes: the frames in the same
+ * order, then the class, with the same bytes; and every collapsed line with a backtrace is one
+ * of them. (Allocations without a backtrace are lines of the class alone.) */
+static void test_alloc_stacks_match_traces(void **state)
+{
+    (void)state;
+    char traces[1024], mlpd[1024];
+    if (!file_of("events-bt", ".traces.txt", traces, sizeof traces) || !file_of("events-bt", ".mlpd", mlpd, sizeof mlpd))
+        skip();
+    FILE *f = fopen(traces, "r");
+    assert_non_null(f);
+    stack_sum *want = NULL, *got = NULL;
+    size_t n_want = 0, n_got = 0;
+    static char line[65536], cls[4096], cur[65536];
+    uint64_t bytes = 0;
+    bool in_section = false, in_trace = false;
+    cls[0] = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        if (!in_section) {
+            in_section = strcmp(line, "Allocation summary") == 0;
+            continue;
+        }
+        if (!line[0] || strncmp(line, "Total", 5) == 0) break;
+        if (strstr(line, " Type name")) continue; /* the column titles */
+        unsigned long long b, c, avg;
+        int at = 0;
+        if (strncmp(line, "\t\t", 2) == 0) {
+            assert_true(in_trace);
+            size_t k = strlen(cur);
+            snprintf(cur + k, sizeof cur - k, "%s;", line + 2);
+            continue;
+        }
+        if (in_trace) {
+            size_t k = strlen(cur);
+            snprintf(cur + k, sizeof cur - k, "%s", cls);
+            stack_add(&want, &n_want, cur, bytes);
+            in_trace = false;
+        }
+        if (sscanf(line, "\t%llu bytes from:%n", &b, &at) == 1 && at == (int)strlen(line)) {
+            bytes = b;
+            cur[0] = 0;
+            in_trace = true;
+        } else if (line[0] == ' ' && sscanf(line, "%llu %llu %llu %n", &b, &c, &avg, &at) == 3) {
+            snprintf(cls, sizeof cls, "%s", line + at);
+        } else {
+            fail_msg("unexpected line in %s: %s", traces, line);
+        }
+    }
+    if (in_trace) {
+        size_t k = strlen(cur);
+        snprintf(cur + k, sizeof cur - k, "%s", cls);
+        stack_add(&want, &n_want, cur, bytes);
+    }
+    fclose(f);
+    assert_true(n_want > 100);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' convert --to collapsed --metric alloc-bytes '%s'", PCD_CLI, mlpd);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    while (fgets(line, sizeof line, p)) {
+        line[strcspn(line, "\n")] = 0;
+        char *sp = strrchr(line, ' ');
+        assert_non_null(sp);
+        *sp = 0;
+        if (strchr(line, ';')) stack_add(&got, &n_got, line, strtoull(sp + 1, NULL, 10));
+    }
+    assert_int_equal(pclose(p), 0);
+    assert_int_equal(n_got, n_want);
+    for (size_t i = 0; i < n_want; i++) {
+        bool found = false;
+        for (size_t k = 0; k < n_got && !found; k++)
+            if (strcmp(want[i].text, got[k].text) == 0) {
+                found = true;
+                if (want[i].bytes != got[k].bytes)
+                    fail_msg("%s: %llu bytes in the traces, %llu in the stacks", want[i].text,
+                             (unsigned long long)want[i].bytes, (unsigned long long)got[k].bytes);
+            }
+        if (!found) fail_msg("not among the collapsed stacks: %s", want[i].text);
+    }
+    for (size_t i = 0; i < n_want; i++) free(want[i].text);
+    for (size_t i = 0; i < n_got; i++) free(got[i].text);
+    free(want);
+    free(got);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -802,6 +910,7 @@ int main(void)
         cmocka_unit_test(test_same_events_both_versions),
         cmocka_unit_test(test_damage_drops_rest_of_buffer),
         cmocka_unit_test(test_converters),
+        cmocka_unit_test(test_alloc_stacks_match_traces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,22 +1,31 @@
-/* formats/moarvm/moarvm.c: MoarVM heap snapshots in the CLI: the info summary (per snapshot figures,
- * table totals), the checks above the bytes (validate), and the summary and collapsed
- * converters. The work is done by moarvm_snap.c (assembly, tables, invariants) and
- * moarvm_dom.c (dominators). */
+/* formats/moarvm/moarvm.c: MoarVM heap snapshots in the registry: the info summary (per snapshot
+ * figures, table totals), the checks above the bytes (validate), the format's own summary
+ * output, and the importer into the profile model (import.c: the dominator tree of one
+ * snapshot, for collapsed stacks and speedscope). The work is done by the collector (snapshot.h:
+ * assembly, tables, figures, invariants) and dom.c (dominators). */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/vec.h"
 #include "formats/moarvm/snapshot.h"
 #include "moarvm_v3.h"
 #include "formats/registry.h"
 
 /* ---- problems as text (info) ---------------------------------------------------------------- */
 
+typedef struct problem {
+    size_t off, len;               /* of its text in the pool */
+    bool is_error;
+} problem;
+
 typedef struct problems {
-    char **msg;
-    bool *is_error;
+    pcd_alloc *al;
+    problem *p;
     size_t n, cap;
+    char *pool;
+    size_t pool_len, pool_cap;
     uint64_t errors, warnings;
 } problems;
 
@@ -28,37 +37,28 @@ static void keep_problem(void *ud, bool is_error, const pcd_error *e)
     if (is_error) p->errors++;
     else p->warnings++;
     if (p->n >= MAX_PROBLEMS) return;
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 8;
-        char **m = realloc(p->msg, cap * sizeof *m);
-        if (!m) return;
-        p->msg = m;
-        bool *b = realloc(p->is_error, cap * sizeof *b);
-        if (!b) return;
-        p->is_error = b;
-        p->cap = cap;
-    }
     char buf[1024];
     pcd_error_format(e, buf, sizeof buf);
-    char *s = strdup(buf);
-    if (!s) return;
-    p->msg[p->n] = s;
-    p->is_error[p->n] = is_error;
-    p->n++;
+    size_t len = strlen(buf);
+    if (PCD_VEC_RESERVE(p->al, p->p, p->cap, p->n + 1) != PCD_OK ||
+        PCD_VEC_RESERVE(p->al, p->pool, p->pool_cap, p->pool_len + len) != PCD_OK)
+        return; /* counted, not shown */
+    memcpy(p->pool + p->pool_len, buf, len);
+    p->p[p->n++] = (problem){ p->pool_len, len, is_error };
+    p->pool_len += len;
 }
 
 static void problems_free(problems *p)
 {
-    for (size_t i = 0; i < p->n; i++) free(p->msg[i]);
-    free(p->msg);
-    free(p->is_error);
+    PCD_VEC_FREE(p->al, p->p, p->cap);
+    PCD_VEC_FREE(p->al, p->pool, p->pool_cap);
     memset(p, 0, sizeof *p);
 }
 
 /* ---- info ------------------------------------------------------------------------------------ */
 
 typedef struct mvm_info {
-    mvm_col *c;
+    pcd_moarvm_col *c;
     problems pr;
     bool finished;
     uint64_t blocks;
@@ -66,11 +66,11 @@ typedef struct mvm_info {
 
 static void info_init(void *ctx, pcd_alloc *al)
 {
-    (void)al;
     mvm_info *m = ctx;
     memset(m, 0, sizeof *m);
-    mvm_opts o = { false, false, keep_problem, &m->pr, NULL, NULL };
-    m->c = mvm_col_new(&o);
+    m->pr.al = al;
+    pcd_moarvm_opts o = { false, false, keep_problem, &m->pr, NULL, NULL };
+    m->c = pcd_moarvm_col_new(al, &o);
 }
 
 static void info_record(void *ctx, const pcd_record *rec)
@@ -78,7 +78,7 @@ static void info_record(void *ctx, const pcd_record *rec)
     mvm_info *m = ctx;
     if (!m->c) return;
     if (rec->depth == 1) m->blocks++;
-    mvm_col_record(m->c, rec);
+    pcd_moarvm_col_record(m->c, rec);
 }
 
 /* What is still open at the end (a snapshot without its TOC...) is a problem too. */
@@ -86,7 +86,7 @@ static void info_end(mvm_info *m)
 {
     if (m->finished || !m->c) return;
     m->finished = true;
-    mvm_col_finish(m->c);
+    pcd_moarvm_col_finish(m->c);
 }
 
 static const char *const kind_names[12] = {
@@ -100,30 +100,34 @@ static void info_text(void *ctx, FILE *out)
     if (!m->c) return;
     info_end(m);
     int64_t sub, start, pid;
-    if (mvm_col_filemeta(m->c, &sub, &start, &pid))
-        fprintf(out, "filemeta:    subversion %" PRId64 ", pid %" PRId64 ", start_time %" PRId64 " us\n", sub, pid, start);
-    const mvm_snapshot *s;
-    size_t n = mvm_col_snapshots(m->c, &s);
+    if (pcd_moarvm_col_filemeta(m->c, &sub, &start, &pid))
+        fprintf(out, "filemeta:    subversion %" PRId64 ", pid %" PRId64 ", start_time %" PRId64 " us\n", sub, pid,
+                start);
+    const pcd_moarvm_snapshot *s;
+    size_t n = pcd_moarvm_col_snapshots(m->c, &s);
     uint64_t idx, off;
-    bool inc = mvm_col_incomplete(m->c, &idx, &off);
+    bool inc = pcd_moarvm_col_incomplete(m->c, &idx, &off);
     fprintf(out, "snapshots:   %zu complete%s; profiling %s\n", n, inc ? " (and one incomplete)" : "",
-            mvm_col_ended(m->c) ? "ended" : "not ended (the file lacks what MoarVM writes when it ends)");
-    fprintf(out, "tables:      %" PRIu64 " strings, %" PRIu64 " types, %" PRIu64 " frames\n", mvm_col_strings(m->c),
-            mvm_col_types(m->c), mvm_col_frames(m->c));
+            pcd_moarvm_col_ended(m->c) ? "ended" : "not ended (the file lacks what MoarVM writes when it ends)");
+    fprintf(out, "tables:      %" PRIu64 " strings, %" PRIu64 " types, %" PRIu64 " frames\n",
+            pcd_moarvm_col_strings(m->c), pcd_moarvm_col_types(m->c), pcd_moarvm_col_frames(m->c));
     if (n) {
         fprintf(out, "\n%8s %10s %14s %12s %11s %9s %12s %8s %8s %14s\n", "snapshot", "gc_seq_num", "snap_time_us",
                 "collectables", "references", "objects", "type_objects", "stables", "frames", "heap_size");
         for (size_t i = 0; i < n; i++) {
-            const mvm_snapshot *x = &s[i];
-            fprintf(out, "%8" PRIu64 " %10" PRIu64 " %14" PRIu64 " %12" PRIu64 " %11" PRIu64 " %9" PRIu64
-                         " %12" PRIu64 " %8" PRIu64 " %8" PRIu64 " %14" PRIu64 "\n",
-                    x->index, x->meta[MVM_M_GC_SEQ_NUM], x->meta[MVM_M_SNAP_TIME], x->n[MVM_COLKIND],
-                    x->n[MVM_REFDESCR], x->kinds[1], x->kinds[2], x->kinds[3], x->kinds[4], x->heap_size);
+            const pcd_moarvm_snapshot *x = &s[i];
+            fprintf(out,
+                    "%8" PRIu64 " %10" PRIu64 " %14" PRIu64 " %12" PRIu64 " %11" PRIu64 " %9" PRIu64 " %12" PRIu64
+                    " %8" PRIu64 " %8" PRIu64 " %14" PRIu64 "\n",
+                    x->index, x->meta[PCD_MOARVM_M_GC_SEQ_NUM], x->meta[PCD_MOARVM_M_SNAP_TIME],
+                    x->n[PCD_MOARVM_COLKIND], x->n[PCD_MOARVM_REFDESCR], x->kinds[1], x->kinds[2], x->kinds[3],
+                    x->kinds[4], x->heap_size);
         }
     }
     if (inc) fprintf(out, "incomplete:  snapshot %" PRIu64 " (snapmeta at offset %" PRIu64 ") has no TOC\n", idx, off);
     for (size_t i = 0; i < m->pr.n; i++)
-        fprintf(out, "%s %s\n", m->pr.is_error[i] ? "problem:    " : "warning:    ", m->pr.msg[i]);
+        fprintf(out, "%s %.*s\n", m->pr.p[i].is_error ? "problem:    " : "warning:    ", (int)m->pr.p[i].len,
+                m->pr.pool + m->pr.p[i].off);
     if (m->pr.errors + m->pr.warnings > m->pr.n)
         fprintf(out, "             (%" PRIu64 " more not shown)\n", m->pr.errors + m->pr.warnings - m->pr.n);
 }
@@ -146,24 +150,27 @@ static pcd_status info_json(void *ctx, pcd_sink *s)
     if (!m->c) return PCD_OK;
     info_end(m);
     int64_t sub, start, pid;
-    if (mvm_col_filemeta(m->c, &sub, &start, &pid))
+    if (pcd_moarvm_col_filemeta(m->c, &sub, &start, &pid))
         PCD_TRY(putf(s, "\"subversion\":%" PRId64 ",\"start_time\":%" PRId64 ",\"pid\":%" PRId64 ",", sub, start, pid));
     PCD_TRY(putf(s, "\"blocks\":%" PRIu64 ",\"strings\":%" PRIu64 ",\"types\":%" PRIu64 ",\"frames\":%" PRIu64
                     ",\"ended\":%s,\"snapshots\":[",
-                 m->blocks, mvm_col_strings(m->c), mvm_col_types(m->c), mvm_col_frames(m->c),
-                 mvm_col_ended(m->c) ? "true" : "false"));
-    const mvm_snapshot *sn;
-    size_t n = mvm_col_snapshots(m->c, &sn);
+                 m->blocks, pcd_moarvm_col_strings(m->c), pcd_moarvm_col_types(m->c), pcd_moarvm_col_frames(m->c),
+                 pcd_moarvm_col_ended(m->c) ? "true" : "false"));
+    const pcd_moarvm_snapshot *sn;
+    size_t n = pcd_moarvm_col_snapshots(m->c, &sn);
     for (size_t i = 0; i < n; i++) {
-        const mvm_snapshot *x = &sn[i];
+        const pcd_moarvm_snapshot *x = &sn[i];
         PCD_TRY(putf(s, "%s{\"index\":%" PRIu64 ",\"offset\":%" PRIu64, i ? "," : "", x->index, x->offset));
-        if (x->have_meta & (1u << MVM_M_GC_SEQ_NUM)) PCD_TRY(putf(s, ",\"gc_seq_num\":%" PRIu64, x->meta[MVM_M_GC_SEQ_NUM]));
-        if (x->have_meta & (1u << MVM_M_SNAP_TIME)) PCD_TRY(putf(s, ",\"snap_time\":%" PRIu64, x->meta[MVM_M_SNAP_TIME]));
-        PCD_TRY(putf(s, ",\"collectables\":%" PRIu64 ",\"references\":%" PRIu64 ",\"objects\":%" PRIu64
-                        ",\"type_objects\":%" PRIu64 ",\"stables\":%" PRIu64 ",\"frames\":%" PRIu64
-                        ",\"heap_size\":%" PRIu64,
-                     x->n[MVM_COLKIND], x->n[MVM_REFDESCR], x->kinds[1], x->kinds[2], x->kinds[3], x->kinds[4],
-                     x->heap_size));
+        if (x->have_meta & (1u << PCD_MOARVM_M_GC_SEQ_NUM))
+            PCD_TRY(putf(s, ",\"gc_seq_num\":%" PRIu64, x->meta[PCD_MOARVM_M_GC_SEQ_NUM]));
+        if (x->have_meta & (1u << PCD_MOARVM_M_SNAP_TIME))
+            PCD_TRY(putf(s, ",\"snap_time\":%" PRIu64, x->meta[PCD_MOARVM_M_SNAP_TIME]));
+        PCD_TRY(putf(s,
+                     ",\"collectables\":%" PRIu64 ",\"references\":%" PRIu64 ",\"objects\":%" PRIu64
+                     ",\"type_objects\":%" PRIu64 ",\"stables\":%" PRIu64 ",\"frames\":%" PRIu64
+                     ",\"heap_size\":%" PRIu64,
+                     x->n[PCD_MOARVM_COLKIND], x->n[PCD_MOARVM_REFDESCR], x->kinds[1], x->kinds[2], x->kinds[3],
+                     x->kinds[4], x->heap_size));
         PCD_TRY(putf(s, ",\"by_kind\":{"));
         bool first = true;
         for (int k = 0; k < 12; k++) {
@@ -171,27 +178,28 @@ static pcd_status info_json(void *ctx, pcd_sink *s)
             PCD_TRY(putf(s, "%s\"%s\":%" PRIu64, first ? "" : ",", kind_names[k], x->kinds[k]));
             first = false;
         }
-        PCD_TRY(putf(s, "},\"references_by_kind\":{\"unknown\":%" PRIu64 ",\"index\":%" PRIu64 ",\"string\":%" PRIu64 "}",
+        PCD_TRY(putf(s,
+                     "},\"references_by_kind\":{\"unknown\":%" PRIu64 ",\"index\":%" PRIu64 ",\"string\":%" PRIu64 "}",
                      x->refkinds[0], x->refkinds[1], x->refkinds[2]));
         PCD_TRY(putf(s, ",\"visible\":{\"strings\":%" PRIu64 ",\"types\":%" PRIu64 ",\"frames\":%" PRIu64 "}",
                      x->strings, x->types, x->frames));
         PCD_TRY(putf(s, ",\"snapmeta\":{"));
         first = true;
-        for (int k = 0; k < MVM_NMETA; k++) {
+        for (int k = 0; k < PCD_MOARVM_NMETA; k++) {
             if (!(x->have_meta & (1u << k))) continue;
-            PCD_TRY(putf(s, "%s\"%s\":%" PRIu64, first ? "" : ",", mvm_meta_keys[k], x->meta[k]));
+            PCD_TRY(putf(s, "%s\"%s\":%" PRIu64, first ? "" : ",", pcd_moarvm_meta_keys[k], x->meta[k]));
             first = false;
         }
         PCD_TRY(putf(s, "}}"));
     }
     PCD_TRY(putf(s, "]"));
     uint64_t idx, off;
-    if (mvm_col_incomplete(m->c, &idx, &off))
+    if (pcd_moarvm_col_incomplete(m->c, &idx, &off))
         PCD_TRY(putf(s, ",\"incomplete\":{\"index\":%" PRIu64 ",\"offset\":%" PRIu64 "}", idx, off));
     PCD_TRY(putf(s, ",\"errors\":%" PRIu64 ",\"warnings\":%" PRIu64 ",\"problems\":[", m->pr.errors, m->pr.warnings));
     for (size_t i = 0; i < m->pr.n; i++) {
-        PCD_TRY(putf(s, "%s{\"error\":%s,\"message\":", i ? "," : "", m->pr.is_error[i] ? "true" : "false"));
-        PCD_TRY(pcd_json_text(s, (const uint8_t *)m->pr.msg[i], strlen(m->pr.msg[i])));
+        PCD_TRY(putf(s, "%s{\"error\":%s,\"message\":", i ? "," : "", m->pr.p[i].is_error ? "true" : "false"));
+        PCD_TRY(pcd_json_text(s, (const uint8_t *)m->pr.pool + m->pr.p[i].off, m->pr.p[i].len));
         PCD_TRY(putf(s, "}"));
     }
     return putf(s, "]");
@@ -200,7 +208,7 @@ static pcd_status info_json(void *ctx, pcd_sink *s)
 static void info_fini(void *ctx)
 {
     mvm_info *m = ctx;
-    mvm_col_free(m->c);
+    pcd_moarvm_col_free(m->c);
     problems_free(&m->pr);
 }
 
@@ -211,10 +219,10 @@ static bool info_damaged(void *ctx, pcd_error *e)
     if (!m->c) return false;
     info_end(m);
     uint64_t idx, off;
-    if (!mvm_col_incomplete(m->c, &idx, &off)) return false;
+    if (!pcd_moarvm_col_incomplete(m->c, &idx, &off)) return false;
     memset(e, 0, sizeof *e);
     e->status = PCD_E_TRUNCATED;
-    e->offset = mvm_col_last_block(m->c);
+    e->offset = pcd_moarvm_col_last_block(m->c);
     e->expected = "the rest of the snapshot and its TOC (the file ends after the block here)";
     pcd_error_push(e, "snapshot", (int64_t)idx);
     return true;
@@ -227,16 +235,15 @@ static const pcd_info_ops mvm_info_ops = {
 /* ---- checks (validate) --------------------------------------------------------------------- */
 
 typedef struct mvm_check {
-    mvm_col *c;
+    pcd_moarvm_col *c;
     bool oom_reported;
 } mvm_check;
 
 static void check_init(void *ctx, pcd_alloc *al)
 {
-    (void)al;
     mvm_check *k = ctx;
-    mvm_opts o = { true, false, NULL, NULL, NULL, NULL };
-    k->c = mvm_col_new(&o);
+    pcd_moarvm_opts o = { true, false, NULL, NULL, NULL, NULL };
+    k->c = pcd_moarvm_col_new(al, &o);
 }
 
 static void check_record(void *ctx, const pcd_record *rec, pcd_report_fn report, void *ud)
@@ -253,71 +260,37 @@ static void check_record(void *ctx, const pcd_record *rec, pcd_report_fn report,
         }
         return;
     }
-    mvm_col_set_report(k->c, report, ud);
-    mvm_col_record(k->c, rec);
+    pcd_moarvm_col_set_report(k->c, report, ud);
+    pcd_moarvm_col_record(k->c, rec);
 }
 
 static void check_finish(void *ctx, pcd_report_fn report, void *ud)
 {
     mvm_check *k = ctx;
     if (!k->c) return;
-    mvm_col_set_report(k->c, report, ud);
-    mvm_col_finish(k->c);
+    pcd_moarvm_col_set_report(k->c, report, ud);
+    pcd_moarvm_col_finish(k->c);
 }
 
 static void check_fini(void *ctx)
 {
     mvm_check *k = ctx;
-    mvm_col_free(k->c);
+    pcd_moarvm_col_free(k->c);
 }
 
 static const pcd_check_ops mvm_check_ops = {
     sizeof(mvm_check), check_init, check_record, check_finish, check_fini,
 };
 
-/* ---- convert: shared driver ------------------------------------------------------------------ */
+/* ---- convert --to summary (the format's own output) ------------------------------------------ */
 
 typedef struct conv {
-    const pcd_conv_args *a;
+    pcd_alloc *al;
     pcd_sink *s;
     pcd_status st;               /* the first output error */
     uint64_t top;
     uint64_t snapshots;
-    void *extra;
 } conv;
-
-static void conv_report(void *ud, bool is_error, const pcd_error *e)
-{
-    conv *cv = ud;
-    char msg[1024];
-    pcd_error_format(e, msg, sizeof msg);
-    fprintf(cv->a->err, "%s: %s%s\n", cv->a->input_name, is_error ? "" : "warning: ", msg);
-}
-
-/* Feeds every record to a collector; returns the exit code (1 on damage, which is reported). */
-static int conv_run(const pcd_conv_args *a, mvm_col *c)
-{
-    pcd_record rec;
-    int rc = 0;
-    for (;;) {
-        pcd_status st = pcd_reader_next(a->r, &rec);
-        if (st == PCD_END) {
-            mvm_col_finish(c);
-            break;
-        }
-        if (st != PCD_OK) {
-            pcd_report(a->err, a->input_name, pcd_reader_error(a->r));
-            rc = 1;
-            if (a->all && pcd_reader_recover(a->r, NULL) == PCD_OK) continue;
-            break;
-        }
-        if (a->progress && rec.depth == 1) a->progress(a->progress_ud, rec.offset);
-        mvm_col_record(c, &rec);
-    }
-    return rc;
-}
-
-/* ---- convert --to summary -------------------------------------------------------------------- */
 
 typedef struct top_row {
     uint64_t id, value;
@@ -333,19 +306,21 @@ static int cmp_top(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static void summary_table(conv *cv, const mvm_col *c, const mvm_stats *st, int kind, bool by_size, const char *title)
+static void summary_table(conv *cv, const pcd_moarvm_col *c, const pcd_moarvm_stats *st, int kind, bool by_size,
+                          const char *title)
 {
     if (cv->st != PCD_OK) return;
     size_t len = st->len[kind];
-    const mvm_stat *rows = st->by_kind[kind];
+    const pcd_moarvm_stat *rows = st->by_kind[kind];
     size_t n = 0;
     for (size_t i = 0; i < len; i++)
         if (rows[i].count) n++;
-    top_row *t = malloc((n ? n : 1) * sizeof *t);
-    char *names = malloc((n ? n : 1) * 256);
+    size_t rows_n = n ? n : 1;
+    top_row *t = pcd_alloc_get(cv->al, rows_n * sizeof *t);
+    char *names = pcd_alloc_get(cv->al, rows_n * 256);
     if (!t || !names) {
-        free(t);
-        free(names);
+        if (t) pcd_alloc_free(cv->al, t, rows_n * sizeof *t);
+        if (names) pcd_alloc_free(cv->al, names, rows_n * 256);
         cv->st = PCD_E_NOMEM;
         return;
     }
@@ -353,8 +328,8 @@ static void summary_table(conv *cv, const mvm_col *c, const mvm_stats *st, int k
     for (size_t i = 0; i < len; i++) {
         if (!rows[i].count) continue;
         char *nm = names + n * 256;
-        if (kind == MVM_K_FRAME) mvm_col_frame_name(c, i, nm, 256);
-        else mvm_col_type_name(c, i, nm, 256);
+        if (kind == PCD_MOARVM_K_FRAME) pcd_moarvm_col_frame_name(c, i, nm, 256);
+        else pcd_moarvm_col_type_name(c, i, nm, 256);
         t[n] = (top_row){ i, by_size ? rows[i].size : rows[i].count, nm };
         n++;
     }
@@ -367,11 +342,12 @@ static void summary_table(conv *cv, const mvm_col *c, const mvm_stats *st, int k
     for (size_t i = 0; i < show && st2 == PCD_OK; i++)
         st2 = putf(cv->s, "  %-*s  %" PRIu64 "\n", (int)w, t[i].name, t[i].value);
     if (st2 != PCD_OK) cv->st = st2;
-    free(t);
-    free(names);
+    pcd_alloc_free(cv->al, t, rows_n * sizeof *t);
+    pcd_alloc_free(cv->al, names, rows_n * 256);
 }
 
-static void summary_snapshot(void *ud, const mvm_col *c, const mvm_snapshot *s, const mvm_stats *st, const mvm_graph *g)
+static void summary_snapshot(void *ud, const pcd_moarvm_col *c, const pcd_moarvm_snapshot *s,
+                             const pcd_moarvm_stats *st, const pcd_moarvm_graph *g)
 {
     (void)g;
     conv *cv = ud;
@@ -381,19 +357,19 @@ static void summary_snapshot(void *ud, const mvm_col *c, const mvm_snapshot *s, 
                         "%sSnapshot %" PRIu64 ": gc_seq_num %" PRIu64 ", snap_time %" PRIu64 " us\n"
                         "  heap size %" PRIu64 " bytes, %" PRIu64 " collectables, %" PRIu64 " references\n"
                         "  %" PRIu64 " objects, %" PRIu64 " type objects, %" PRIu64 " STables, %" PRIu64 " frames\n",
-                        cv->snapshots > 1 ? "\n" : "", s->index, s->meta[MVM_M_GC_SEQ_NUM], s->meta[MVM_M_SNAP_TIME],
-                        s->heap_size, s->n[MVM_COLKIND], s->n[MVM_REFDESCR], s->kinds[1], s->kinds[2], s->kinds[3],
-                        s->kinds[4]);
+                        cv->snapshots > 1 ? "\n" : "", s->index, s->meta[PCD_MOARVM_M_GC_SEQ_NUM],
+                        s->meta[PCD_MOARVM_M_SNAP_TIME], s->heap_size, s->n[PCD_MOARVM_COLKIND],
+                        s->n[PCD_MOARVM_REFDESCR], s->kinds[1], s->kinds[2], s->kinds[3], s->kinds[4]);
     if (r != PCD_OK) {
         cv->st = r;
         return;
     }
     char title[64];
     static const struct { int kind; bool size; const char *what; } tables[] = {
-        { MVM_K_OBJECT, false, "objects by count" }, { MVM_K_OBJECT, true, "objects by size" },
-        { MVM_K_STABLE, false, "STables by count" }, { MVM_K_STABLE, true, "STables by size" },
-        { MVM_K_TYPEOBJ, false, "type objects by count" }, { MVM_K_FRAME, false, "frames by count" },
-        { MVM_K_FRAME, true, "frames by size" },
+        { PCD_MOARVM_K_OBJECT, false, "objects by count" }, { PCD_MOARVM_K_OBJECT, true, "objects by size" },
+        { PCD_MOARVM_K_STABLE, false, "STables by count" }, { PCD_MOARVM_K_STABLE, true, "STables by size" },
+        { PCD_MOARVM_K_TYPEOBJ, false, "type objects by count" }, { PCD_MOARVM_K_FRAME, false, "frames by count" },
+        { PCD_MOARVM_K_FRAME, true, "frames by size" },
     };
     for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
         snprintf(title, sizeof title, "Top %" PRIu64 " %s", cv->top, tables[i].what);
@@ -401,50 +377,39 @@ static void summary_snapshot(void *ud, const mvm_col *c, const mvm_snapshot *s, 
     }
 }
 
-static bool parse_top(const pcd_conv_args *a, uint64_t *top)
+static pcd_status summary_run(pcd_job *j, pcd_sink *out)
 {
-    *top = 10;
-    if (!a->metric) return true;
-    char *end;
-    unsigned long long v = strtoull(a->metric, &end, 10);
-    if (*end || v == 0 || v > 1000000) {
-        fprintf(a->err, "%s: --metric for --to summary is how many rows each table shows (1..1000000)\n", a->input_name);
-        return false;
+    conv cv = { j->al, out, PCD_OK, 10, 0 };
+    if (j->metric) {
+        char *end;
+        unsigned long long v = strtoull(j->metric, &end, 10);
+        if (*end || v == 0 || v > 1000000)
+            return pcd_job_fail(j, PCD_E_ARG,
+                                "--metric for --to summary is how many rows each table shows (1..1000000)");
+        cv.top = v;
     }
-    *top = v;
-    return true;
-}
-
-static int summary_run(const pcd_conv_args *a)
-{
-    conv cv = { a, a->out, PCD_OK, 10, 0, NULL };
-    if (!parse_top(a, &cv.top)) return 2;
-    mvm_opts o = { true, false, conv_report, &cv, summary_snapshot, &cv };
-    mvm_col *c = mvm_col_new(&o);
-    if (!c) {
-        fprintf(a->err, "%s: out of memory\n", a->input_name);
-        return 2;
-    }
-    int rc = conv_run(a, c);
-    if (cv.st == PCD_OK && cv.snapshots == 0) cv.st = putf(a->out, "No complete snapshot.\n");
-    mvm_col_free(c);
-    if (cv.st != PCD_OK) {
-        fprintf(a->err, "%s: cannot write the output: %s\n", a->input_name, pcd_status_name(cv.st));
-        return 2;
-    }
-    return rc;
+    pcd_moarvm_opts o = { true, false, j->report, j->report_ud, summary_snapshot, &cv };
+    pcd_moarvm_col *c = pcd_moarvm_col_new(j->al, &o);
+    if (!c) return pcd_job_fail(j, PCD_E_NOMEM, "out of memory (raise --max-memory)");
+    pcd_status st = pcd_moarvm_col_pump(c, j);
+    if (st == PCD_OK && cv.st == PCD_OK && cv.snapshots == 0) cv.st = putf(out, "No complete snapshot.\n");
+    if (st == PCD_OK && cv.st == PCD_OK && pcd_moarvm_col_oom(c)) cv.st = PCD_E_NOMEM;
+    pcd_moarvm_col_free(c);
+    if (st != PCD_OK) return st;
+    if (cv.st == PCD_E_NOMEM)
+        return pcd_job_fail(j, cv.st, "out of memory for the summary's tables (raise --max-memory)");
+    if (cv.st != PCD_OK) return pcd_job_fail(j, cv.st, "cannot write the output: %s", pcd_status_name(cv.st));
+    return PCD_OK;
 }
 
 /* ---- registration ------------------------------------------------------------------------------ */
 
-int mvm_collapsed_run(const pcd_conv_args *a);
+extern const pcd_model_importer pcd_moarvm_model;
 
-static const pcd_converter mvm_conv[] = {
+static const pcd_format_output mvm_own[] = {
     { "summary", "per snapshot: heap totals and the top types and frames by count and by size "
                  "(--metric N: rows per table, default 10)", summary_run },
-    { "collapsed", "folded stacks of the dominator tree, weighted by retained bytes, for flame graphs "
-                   "(--metric size|count; the last snapshot, or --metric size@N / count@N for snapshot N)",
-      mvm_collapsed_run },
 };
 
-const pcd_ext pcd_moarvm_ext = { "moarvm", &mvm_info_ops, mvm_conv, 2, &mvm_check_ops, NULL, 0 };
+const pcd_ext pcd_moarvm_ext = {"moarvm", &mvm_info_ops,     NULL,    0, &mvm_check_ops, NULL,
+                                0,        &pcd_moarvm_model, mvm_own, 1};

@@ -17,7 +17,7 @@ typedef struct tocent {
     uint64_t start, end;
 } tocent;
 
-static pcd_status wfail(mvm_writer *mw, pcd_status st, const char *what)
+static pcd_status wfail(pcd_moarvm_writer *mw, pcd_status st, const char *what)
 {
     mw->failed = true;
     if (!mw->x.err.status) {
@@ -27,27 +27,27 @@ static pcd_status wfail(mvm_writer *mw, pcd_status st, const char *what)
     return st;
 }
 
-const pcd_error *mvm_write_error(const mvm_writer *mw)
+const pcd_error *pcd_moarvm_write_error(const pcd_moarvm_writer *mw)
 {
     return mw->w.x.err.status ? &mw->w.x.err : &mw->x.err;
 }
 
 /* Closes the block before and returns where the next one starts. */
-static pcd_status next_start(mvm_writer *mw, uint64_t *start)
+static pcd_status next_start(pcd_moarvm_writer *mw, uint64_t *start)
 {
     PCD_TRY(pcd_writer_close_to(&mw->w, 1));
     *start = pcd_sink_tell(mw->s);
     return PCD_OK;
 }
 
-static pcd_status put_block(mvm_writer *mw, const pcd_moarvm_v3_block *b)
+static pcd_status put_block(pcd_moarvm_writer *mw, const pcd_moarvm_v3_block *b)
 {
     pcd_status st = pcd_writer_record(&mw->w, &pcd_moarvm_v3_region_blocks, b);
     if (st != PCD_OK) mw->failed = true;
     return st;
 }
 
-static pcd_status json_block(mvm_writer *mw, uint32_t which, const char *text, tocent *e)
+static pcd_status json_block(pcd_moarvm_writer *mw, uint32_t which, const char *text, tocent *e)
 {
     pcd_moarvm_v3_block b;
     memset(&b, 0, sizeof b);
@@ -62,7 +62,7 @@ static pcd_status json_block(mvm_writer *mw, uint32_t which, const char *text, t
 }
 
 /* A column block and its entries (one zstd frame). width: 2, 4 or 8 bytes. */
-static pcd_status column_block(mvm_writer *mw, uint32_t which, const char *kind, const void *vals, uint64_t n,
+static pcd_status column_block(pcd_moarvm_writer *mw, uint32_t which, const char *kind, const void *vals, uint64_t n,
                                int width, tocent **ents, size_t *ne)
 {
     pcd_moarvm_v3_block b;
@@ -98,9 +98,10 @@ static pcd_status column_block(mvm_writer *mw, uint32_t which, const char *kind,
     return PCD_OK;
 }
 
-static pcd_status toc_block(mvm_writer *mw, const tocent *ents, size_t n, uint64_t *start, uint64_t *end)
+static pcd_status toc_block(pcd_moarvm_writer *mw, const tocent *ents, size_t n, uint64_t *start, uint64_t *end)
 {
-    pcd_moarvm_v3_toc_entry *te = calloc(n ? n : 1, sizeof *te);
+    size_t tn = n ? n : 1;
+    pcd_moarvm_v3_toc_entry *te = pcd_alloc_get(mw->al, tn * sizeof *te);
     if (!te) return wfail(mw, PCD_E_NOMEM, "memory for a TOC");
     for (size_t i = 0; i < n; i++)
         te[i] = (pcd_moarvm_v3_toc_entry){ { (const uint8_t *)ents[i].kind, strlen(ents[i].kind) }, ents[i].start,
@@ -115,29 +116,29 @@ static pcd_status toc_block(mvm_writer *mw, const tocent *ents, size_t n, uint64
         b.u.toc.self = *start;
         st = put_block(mw, &b);
     }
-    free(te);
+    pcd_alloc_free(mw->al, te, tn * sizeof *te);
     if (end) *end = *start + 16 + 24 * (uint64_t)n; /* before its self pointer */
     return st;
 }
 
-static pcd_status outer_toc(mvm_writer *mw)
+static pcd_status outer_toc(pcd_moarvm_writer *mw)
 {
     size_t n = 1 + mw->ninner;
-    tocent *e = calloc(n, sizeof *e);
+    tocent *e = pcd_alloc_get(mw->al, n * sizeof *e);
     if (!e) return wfail(mw, PCD_E_NOMEM, "memory for a TOC");
     e[0] = (tocent){ "filemeta", mw->filemeta_start, mw->filemeta_end };
     for (size_t i = 0; i < mw->ninner; i++) e[1 + i] = (tocent){ "toc", mw->inner[2 * i], mw->inner[2 * i + 1] };
     uint64_t start;
     pcd_status st = toc_block(mw, e, n, &start, NULL);
-    free(e);
+    pcd_alloc_free(mw->al, e, n * sizeof *e);
     return st;
 }
 
-static pcd_status inner_toc(mvm_writer *mw, const tocent *ents, size_t n)
+static pcd_status inner_toc(pcd_moarvm_writer *mw, const tocent *ents, size_t n)
 {
     if (mw->ninner == mw->cap) {
         size_t cap = mw->cap ? mw->cap * 2 : 16;
-        uint64_t *p = realloc(mw->inner, cap * 2 * sizeof *p);
+        uint64_t *p = pcd_alloc_resize(mw->al, mw->inner, mw->cap * 2 * sizeof *p, cap * 2 * sizeof *p);
         if (!p) return wfail(mw, PCD_E_NOMEM, "memory for the TOCs");
         mw->inner = p;
         mw->cap = cap;
@@ -150,10 +151,11 @@ static pcd_status inner_toc(mvm_writer *mw, const tocent *ents, size_t n)
     return outer_toc(mw);
 }
 
-pcd_status mvm_write_open(mvm_writer *mw, pcd_sink *s, pcd_alloc *al, uint64_t start_time, int64_t pid)
+pcd_status pcd_moarvm_write_open(pcd_moarvm_writer *mw, pcd_sink *s, pcd_alloc *al, uint64_t start_time, int64_t pid)
 {
     memset(mw, 0, sizeof *mw);
     mw->s = s;
+    mw->al = al;
     pcd_ctx_init(&mw->x, NULL);
     pcd_writer_open(&mw->w, &pcd_moarvm_v3_format, s, al);
     pcd_moarvm_v3_file root;
@@ -189,23 +191,29 @@ static int cmp_score(const void *a, const void *b)
 
 /* topIDs and topscore as MoarVM computes them: objects (kind 1) per type and frames (kind 4)
  * per static frame, by count and by size, best 40 of each, zero-padded. */
-static pcd_status highscores(mvm_writer *mw, const mvm_snapdata *d, uint64_t *ids, uint64_t *scores)
+static pcd_status highscores(pcd_moarvm_writer *mw, const pcd_moarvm_snapdata *d, uint64_t *ids, uint64_t *scores)
 {
     uint64_t nt = mw->ntypes, nf = mw->nframes;
-    uint64_t *tc = calloc(nt + 1, sizeof *tc), *ts = calloc(nt + 1, sizeof *ts);
-    uint64_t *fc = calloc(nf + 1, sizeof *fc), *fs = calloc(nf + 1, sizeof *fs);
-    score *tmp = malloc(((nt > nf ? nt : nf) + ENTRY_COUNT) * sizeof *tmp);
+    pcd_alloc *al = mw->al;
+    size_t ntmp = (size_t)(nt > nf ? nt : nf) + ENTRY_COUNT;
+    uint64_t *tc = pcd_alloc_get(al, (nt + 1) * sizeof *tc), *ts = pcd_alloc_get(al, (nt + 1) * sizeof *ts);
+    uint64_t *fc = pcd_alloc_get(al, (nf + 1) * sizeof *fc), *fs = pcd_alloc_get(al, (nf + 1) * sizeof *fs);
+    score *tmp = pcd_alloc_get(al, ntmp * sizeof *tmp);
     pcd_status st = PCD_OK;
     if (!tc || !ts || !fc || !fs || !tmp) {
         st = wfail(mw, PCD_E_NOMEM, "memory for the highscores");
         goto done;
     }
+    memset(tc, 0, (nt + 1) * sizeof *tc);
+    memset(ts, 0, (nt + 1) * sizeof *ts);
+    memset(fc, 0, (nf + 1) * sizeof *fc);
+    memset(fs, 0, (nf + 1) * sizeof *fs);
     for (uint64_t i = 0; i < d->n; i++) {
         uint64_t sz = (uint64_t)d->size[i] + d->usize[i];
-        if (d->kind[i] == MVM_K_OBJECT && d->tofi[i] < nt) {
+        if (d->kind[i] == PCD_MOARVM_K_OBJECT && d->tofi[i] < nt) {
             tc[d->tofi[i]]++;
             ts[d->tofi[i]] += sz;
-        } else if (d->kind[i] == MVM_K_FRAME && d->tofi[i] < nf) {
+        } else if (d->kind[i] == PCD_MOARVM_K_FRAME && d->tofi[i] < nf) {
             fc[d->tofi[i]]++;
             fs[d->tofi[i]] += sz;
         }
@@ -223,17 +231,17 @@ static pcd_status highscores(mvm_writer *mw, const mvm_snapdata *d, uint64_t *id
         }
     }
 done:
-    free(tc);
-    free(ts);
-    free(fc);
-    free(fs);
-    free(tmp);
+    pcd_alloc_free(al, tc, (nt + 1) * sizeof *tc);
+    pcd_alloc_free(al, ts, (nt + 1) * sizeof *ts);
+    pcd_alloc_free(al, fc, (nf + 1) * sizeof *fc);
+    pcd_alloc_free(al, fs, (nf + 1) * sizeof *fs);
+    pcd_alloc_free(al, tmp, ntmp * sizeof *tmp);
     return st;
 }
 
-pcd_status mvm_write_snapshot(mvm_writer *mw, const mvm_snapdata *d)
+pcd_status pcd_moarvm_write_snapshot(pcd_moarvm_writer *mw, const pcd_moarvm_snapdata *d)
 {
-    if (mw->failed) return mvm_write_error(mw)->status ? mvm_write_error(mw)->status : PCD_E_ARG;
+    if (mw->failed) return pcd_moarvm_write_error(mw)->status ? pcd_moarvm_write_error(mw)->status : PCD_E_ARG;
     tocent ents[24];
     tocent *ep = ents;
     size_t ne = 0;
@@ -243,7 +251,7 @@ pcd_status mvm_write_snapshot(mvm_writer *mw, const mvm_snapdata *d)
         if (d->kind[i] < 12) kinds[d->kind[i]]++;
         heap += (uint64_t)d->size[i] + d->usize[i];
     }
-    uint64_t m[MVM_NMETA] = { d->snap_time, d->gc_seq_num, heap, kinds[1], kinds[2], kinds[3], kinds[4], d->nrefs };
+    uint64_t m[PCD_MOARVM_NMETA] = { d->snap_time, d->gc_seq_num, heap, kinds[1], kinds[2], kinds[3], kinds[4], d->nrefs };
     if (d->stated) memcpy(m, d->stated, sizeof m);
     char meta[512];
     snprintf(meta, sizeof meta,
@@ -304,18 +312,18 @@ pcd_status mvm_write_snapshot(mvm_writer *mw, const mvm_snapdata *d)
     return inner_toc(mw, ents, ne);
 }
 
-pcd_status mvm_write_finish(mvm_writer *mw, bool ended)
+pcd_status pcd_moarvm_write_finish(pcd_moarvm_writer *mw, bool ended)
 {
-    if (mw->failed) return mvm_write_error(mw)->status ? mvm_write_error(mw)->status : PCD_E_ARG;
+    if (mw->failed) return pcd_moarvm_write_error(mw)->status ? pcd_moarvm_write_error(mw)->status : PCD_E_ARG;
     if (ended) PCD_TRY(inner_toc(mw, NULL, 0));
     pcd_status st = pcd_writer_finish(&mw->w);
     if (st != PCD_OK) mw->failed = true;
     return st;
 }
 
-void mvm_write_close(mvm_writer *mw)
+void pcd_moarvm_write_close(pcd_moarvm_writer *mw)
 {
     pcd_writer_close(&mw->w);
-    free(mw->inner);
+    pcd_alloc_free(mw->al, mw->inner, mw->cap * 2 * sizeof *mw->inner);
     mw->inner = NULL;
 }

@@ -9,7 +9,7 @@
 
 #include "pcd.h"
 
-typedef struct mvm_snapdata {
+typedef struct pcd_moarvm_snapdata {
     uint64_t snap_time, gc_seq_num;
     /* collectables */
     uint64_t n;
@@ -27,12 +27,13 @@ typedef struct mvm_snapdata {
     size_t nframes;
     const uint32_t *fname, *fcuid, *fline, *ffile;
     /* totals as snapmeta states them; NULL: computed from the columns */
-    const uint64_t *stated;        /* MVM_NMETA values (moarvm_snap.h order) */
+    const uint64_t *stated;        /* PCD_MOARVM_NMETA values (snapshot.h order) */
     /* highscores (4 x 40 each); NULL: computed from the columns as MoarVM does */
     const uint64_t *top_ids, *top_scores;
-} mvm_snapdata;
+} pcd_moarvm_snapdata;
 
-typedef struct mvm_writer {
+typedef struct pcd_moarvm_writer {
+    pcd_alloc *al;                 /* every byte the writer takes (the caller's) */
     pcd_writer w;
     pcd_sink *s;
     pcd_ctx x;
@@ -41,15 +42,15 @@ typedef struct mvm_writer {
     size_t ninner, cap;
     uint64_t ntypes, nframes;      /* rows so far (highscore tables are sized by them) */
     bool failed;
-} mvm_writer;
+} pcd_moarvm_writer;
 
-/* Writes the identification and filemeta (entry_count 40). */
-pcd_status mvm_write_open(mvm_writer *mw, pcd_sink *s, pcd_alloc *al, uint64_t start_time, int64_t pid);
-pcd_status mvm_write_snapshot(mvm_writer *mw, const mvm_snapdata *d);
+/* Writes the identification and filemeta (entry_count 40). al must outlive the writer. */
+pcd_status pcd_moarvm_write_open(pcd_moarvm_writer *mw, pcd_sink *s, pcd_alloc *al, uint64_t start_time, int64_t pid);
+pcd_status pcd_moarvm_write_snapshot(pcd_moarvm_writer *mw, const pcd_moarvm_snapdata *d);
 /* The final empty inner TOC and the outer TOC, as when profiling ends; ended = false stops
  * after the last snapshot's TOCs (as a killed process leaves it). */
-pcd_status mvm_write_finish(mvm_writer *mw, bool ended);
-void mvm_write_close(mvm_writer *mw);
-const pcd_error *mvm_write_error(const mvm_writer *mw);
+pcd_status pcd_moarvm_write_finish(pcd_moarvm_writer *mw, bool ended);
+void pcd_moarvm_write_close(pcd_moarvm_writer *mw);
+const pcd_error *pcd_moarvm_write_error(const pcd_moarvm_writer *mw);
 
 #endif

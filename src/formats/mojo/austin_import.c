@@ -435,9 +435,9 @@ int mojo_import_austin(const pcd_import_args *a)
     imp m;
     memset(&m, 0, sizeof m);
     m.a = a;
-    pcd_hmap_init(&m.strs);
-    pcd_hmap_init(&m.keys);
-    pcd_hmap_init(&m.next_key);
+    pcd_hmap_init(&m.strs, a->al);
+    pcd_hmap_init(&m.keys, a->al);
+    pcd_hmap_init(&m.next_key, a->al);
     pcd_writer_open(&m.w, &pcd_mojo_v3_format, a->out, a->al);
     pcd_mojo_v3_file root;
     memset(&root, 0, sizeof root);

@@ -3,8 +3,8 @@
  * The assembler (asm.c) turns events into samples; each becomes a model sample:
  *  - the thread is (pid, iid, tid): the tid as Austin's text shows it (a decimal number when
  *    the hexadecimal one parses, else its bytes), told apart by its bytes;
- *  - frames are code frames (scope as function, file, line, end line, columns as MOJO gives
- *    them, 0 included); the markers are frames of their kind: invalid, GC, kernel (the symbol
+ *  - frames are code frames (scope as function, file, line, end line, columns; MOJO's 0, "not
+ *    available", is the model's PCD_POS_NONE); the markers are frames of their kind: invalid, GC, kernel (the symbol
  *    as function), a string reference (a label);
  *  - values, one per sample type: time (µs; the first time metric, negative read as 0),
  *    cpu-time in full mode (the time unless the sample is idle), memory and memory-released
@@ -46,6 +46,9 @@ static int64_t clamp(pcd_mojo_int v)
     return v.mag > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v.mag;
 }
 
+/* A line or column: MOJO writes 0 when there is none (columns are 1-based, as the model's). */
+static int64_t pos(pcd_mojo_int v) { return v.mag == 0 ? PCD_POS_NONE : clamp(v); }
+
 /* The model string of an assembler string id. */
 static pcd_str str_of(mimport *m, uint32_t id)
 {
@@ -79,10 +82,10 @@ static pcd_frame_id frame_of(mimport *m, uint32_t id)
         pcd_frame f = pcd_frame_blank(PCD_FRAME_CODE);
         f.function = str_of(m, fr->scope);
         f.file = str_of(m, fr->file);
-        f.line = clamp(fr->line);
-        f.end_line = clamp(fr->line_end);
-        f.column = clamp(fr->column);
-        f.end_column = clamp(fr->column_end);
+        f.line = pos(fr->line);
+        f.end_line = pos(fr->line_end);
+        f.column = pos(fr->column);
+        f.end_column = pos(fr->column_end);
         m->fmap[id] = pcd_profile_frame(m->p, &f) + 1;
     }
     return m->fmap[id] - 1;
@@ -238,4 +241,4 @@ static pcd_status mojo_import(pcd_job *j, pcd_profile *p)
     return st;
 }
 
-const pcd_model_importer pcd_mojo_model = { PCD_HAS_SAMPLES | PCD_HAS_CODE, mojo_import };
+const pcd_model_importer pcd_mojo_model = { PCD_HAS_SAMPLES | PCD_HAS_CODE | PCD_HAS_ORDER, mojo_import };

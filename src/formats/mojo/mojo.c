@@ -141,8 +141,8 @@ static void info_init(void *ctx, pcd_alloc *al)
     mojo_info *h = ctx;
     memset(h, 0, sizeof *h);
     for (int i = 0; i < 8; i++) h->meta[i] = UINT32_MAX;
-    pcd_hmap_init(&h->pids);
-    pcd_hmap_init(&h->threads);
+    pcd_hmap_init(&h->pids, al);
+    pcd_hmap_init(&h->threads, al);
     if (mojo_asm_init(&h->as, al, 0, &info_asm_ops, h, NULL, NULL) != PCD_OK) h->failed = true;
 }
 

@@ -193,7 +193,7 @@ static pcd_status mapper_init(mapper *m, const pcd_tachyon_tables *t, const pcd_
     m->t = t;
     m->nm = nm;
     m->al = al;
-    pcd_hmap_init(&m->keys);
+    pcd_hmap_init(&m->keys, al);
     return tree_init(&m->mt, al);
 }
 

@@ -21,7 +21,7 @@ pcd_status pcd_tachyon_names_build(pcd_tachyon_names *nm, const pcd_tachyon_tabl
     nm->canon = pcd_alloc_get(al, n * sizeof(uint32_t));
     if (!nm->text || !nm->off || !nm->len || !nm->canon) return PCD_E_NOMEM;
     pcd_hmap seen;
-    pcd_hmap_init(&seen);
+    pcd_hmap_init(&seen, al);
     for (uint32_t i = 0; i < t->n_strings; i++) {
         size_t o = nm->text_len;
         size_t k = pcd_utf8_replace(t->strings[i].ptr, t->strings[i].len, nm->text + o);

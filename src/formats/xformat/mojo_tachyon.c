@@ -322,10 +322,10 @@ int xf_mojo_to_tachyon_run(const pcd_conv_args *a)
     c.a = a;
     c.as = &as;
     c.mode = -1;
-    pcd_hmap_init(&c.ts);
-    pcd_hmap_init(&c.tids);
-    pcd_hmap_init(&c.pids);
-    pcd_hmap_init(&c.special);
+    pcd_hmap_init(&c.ts, a->al);
+    pcd_hmap_init(&c.tids, a->al);
+    pcd_hmap_init(&c.pids, a->al);
+    pcd_hmap_init(&c.special, a->al);
     if (mojo_asm_init(&as, a->al, (int)a->f->version_num, &ops, &c, NULL, NULL) != PCD_OK) {
         fprintf(a->err, "%s: out of memory\n", a->input_name);
         return 2;
@@ -629,7 +629,7 @@ int xf_tachyon_to_mojo_run(const pcd_conv_args *a)
     t2m c;
     memset(&c, 0, sizeof c);
     c.a = a;
-    pcd_hmap_init(&c.defined);
+    pcd_hmap_init(&c.defined, a->al);
     pcd_tachyon_v1_file root;
     pcd_tachyon_tables t;
     pcd_tachyon_tables_init(&t, a->al);

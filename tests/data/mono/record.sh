@@ -47,4 +47,9 @@ for name in unload events-nobt events-bt enterleave heapwalk counters aot; do
     fi
     mprof-report --debug "$in" | gzip -9n > "$name.debug.txt.gz"
     cp "$name.mlpd" "$name.report.txt" "$name.debug.txt.gz" "$here/"
+    # the allocations' backtraces, whole (mprof-report keeps 6 frames of each unless told)
+    if [ "$name" = events-bt ]; then
+        mprof-report --traces --maxframes=64 --reports=alloc "$in" > "$name.traces.txt"
+        cp "$name.traces.txt" "$here/"
+    fi
 done

@@ -5,15 +5,15 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_arrays_v1.c was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_arrays_v1.c was generated for runtime ABI 2; run make regen"
 #endif
 
 /* -------- point -------- */
 
-static const pcd_run_field k_point_dec_run1[] = {
-    { "x", 4, "s32le" },
-    { "y", 4, "s32le" },
+static const pcd_run_field k_point_run1[] = {
+    { .name = "x", .wire = 4, .type = "s32le" },
+    { .name = "y", .wire = 4, .type = "s32le" },
 };
 /* point */
 static inline pcd_status pcd_fx_arrays_v1_point_decode_(pcd_cursor *c, pcd_fx_arrays_v1_point *out)
@@ -22,7 +22,7 @@ static inline pcd_status pcd_fx_arrays_v1_point_decode_(pcd_cursor *c, pcd_fx_ar
     int32_t v_y = 0;
     /* x, y: 8 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 8))
-        return pcd_fail_run(c, k_point_dec_run1, 2);
+        return pcd_fail_run(c, k_point_run1, 2);
     /* x */
     v_x = (int32_t)pcd_ld_u32le(c->p);
     out->x = v_x;
@@ -38,10 +38,6 @@ pcd_status pcd_fx_arrays_v1_point_decode(pcd_cursor *c, pcd_fx_arrays_v1_point *
     return pcd_fx_arrays_v1_point_decode_(c, out);
 }
 
-static const pcd_run_field k_point_val_run1[] = {
-    { "x", 4, "s32le" },
-    { "y", 4, "s32le" },
-};
 /* point
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -49,7 +45,7 @@ static inline pcd_status pcd_fx_arrays_v1_point_validate_(pcd_cursor *c)
 {
     /* x, y: 8 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 8))
-        return pcd_fail_run(c, k_point_val_run1, 2);
+        return pcd_fail_run(c, k_point_run1, 2);
     /* x */
     /* (value not needed for validation) */
     /* y */
@@ -163,9 +159,9 @@ uint64_t pcd_fx_arrays_v1_counter_size(pcd_ctx *x, const pcd_fx_arrays_v1_counte
 
 /* -------- rec -------- */
 
-static const pcd_run_field k_rec_dec_run1[] = {
-    { "dims.w", 1, "u8" },
-    { "dims.h", 1, "u8" },
+static const pcd_run_field k_rec_run1[] = {
+    { .name = "dims.w", .wire = 1, .type = "u8" },
+    { .name = "dims.h", .wire = 1, .type = "u8" },
 };
 /* rec */
 static inline pcd_status pcd_fx_arrays_v1_rec_decode_(pcd_cursor *c, pcd_fx_arrays_v1_rec *out)
@@ -260,7 +256,7 @@ static inline pcd_status pcd_fx_arrays_v1_rec_decode_(pcd_cursor *c, pcd_fx_arra
     /* dims */
     /* w, h: 2 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 2))
-        return pcd_fail_run(c, k_rec_dec_run1, 2);
+        return pcd_fail_run(c, k_rec_run1, 2);
     /* w */
     v_dims_w = pcd_ld_u8(c->p);
     out->dims.w = v_dims_w;
@@ -316,10 +312,6 @@ pcd_status pcd_fx_arrays_v1_rec_decode(pcd_cursor *c, pcd_fx_arrays_v1_rec *out)
     return pcd_fx_arrays_v1_rec_decode_(c, out);
 }
 
-static const pcd_run_field k_rec_val_run1[] = {
-    { "dims.w", 1, "u8" },
-    { "dims.h", 1, "u8" },
-};
 /* rec
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -403,7 +395,7 @@ static inline pcd_status pcd_fx_arrays_v1_rec_validate_(pcd_cursor *c)
     /* dims */
     /* w, h: 2 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 2))
-        return pcd_fail_run(c, k_rec_val_run1, 2);
+        return pcd_fail_run(c, k_rec_run1, 2);
     /* w */
     v_dims_w = pcd_ld_u8(c->p);
     /* h */
@@ -655,55 +647,103 @@ static uint64_t pcd_fx_arrays_v1_region_recs_drun(pcd_cursor *c, uint64_t max, p
     return k;
 }
 const pcd_region_desc pcd_fx_arrays_v1_region_recs = {
-    "recs", &pcd_fx_arrays_v1_rec_type, sizeof(pcd_fx_arrays_v1_rec),
-    pcd_fx_arrays_v1_region_recs_dec, pcd_fx_arrays_v1_region_recs_val, pcd_fx_arrays_v1_region_recs_run, pcd_fx_arrays_v1_region_recs_enc,
-    0, NULL, NULL,
-    offsetof(pcd_fx_arrays_v1_file, recs),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    NULL, 3, 10,
-    pcd_fx_arrays_v1_region_recs_drun,
+    .name = "recs",
+    .record = &pcd_fx_arrays_v1_rec_type,
+    .record_size = sizeof(pcd_fx_arrays_v1_rec),
+    .decode = pcd_fx_arrays_v1_region_recs_dec,
+    .validate = pcd_fx_arrays_v1_region_recs_val,
+    .validate_run = pcd_fx_arrays_v1_region_recs_run,
+    .encode = pcd_fx_arrays_v1_region_recs_enc,
+    .region_field = offsetof(pcd_fx_arrays_v1_file, recs),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .zstd_level = 3,
+    .record_min = 10,  /* the smallest record's bytes */
+    .decode_run = pcd_fx_arrays_v1_region_recs_drun,
 };
 
 /* -------- descriptors -------- */
 
 static const pcd_field pcd_fx_arrays_v1_point_fields[] = {
-    { "x", PCD_K_S32, 0, 0, offsetof(pcd_fx_arrays_v1_point, x), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "y", PCD_K_S32, 0, 0, offsetof(pcd_fx_arrays_v1_point, y), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "x", .kind = PCD_K_S32, .offset = offsetof(pcd_fx_arrays_v1_point, x) },
+    { .name = "y", .kind = PCD_K_S32, .offset = offsetof(pcd_fx_arrays_v1_point, y) },
 };
-const pcd_type pcd_fx_arrays_v1_point_type = { "point", 0, 1, sizeof(pcd_fx_arrays_v1_point), pcd_fx_arrays_v1_point_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_fx_arrays_v1_point_type = {
+    .name = "point",
+    .named = 1,
+    .size = sizeof(pcd_fx_arrays_v1_point),
+    .fields = pcd_fx_arrays_v1_point_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_fx_arrays_v1_counter_fields[] = {
-    { "index", PCD_K_U64, 0, 0, offsetof(pcd_fx_arrays_v1_counter, index), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "value", PCD_K_S64, 0, PCD_F_OPTIONAL, offsetof(pcd_fx_arrays_v1_counter, value), 0, offsetof(pcd_fx_arrays_v1_counter, has_value), NULL, NULL, 0, NULL, NULL },
+    { .name = "index", .kind = PCD_K_U64, .offset = offsetof(pcd_fx_arrays_v1_counter, index) },
+    { .name = "value", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL,
+      .offset = offsetof(pcd_fx_arrays_v1_counter, value),
+      .present = offsetof(pcd_fx_arrays_v1_counter, has_value) },
 };
-const pcd_type pcd_fx_arrays_v1_counter_type = { "counter", 0, 1, sizeof(pcd_fx_arrays_v1_counter), pcd_fx_arrays_v1_counter_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_fx_arrays_v1_counter_type = {
+    .name = "counter",
+    .named = 1,
+    .size = sizeof(pcd_fx_arrays_v1_counter),
+    .fields = pcd_fx_arrays_v1_counter_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_fx_arrays_v1_rec_dims_fields[] = {
-    { "w", PCD_K_U8, 0, 0, offsetof(pcd_fx_arrays_v1_rec_dims, w), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "h", PCD_K_U8, 0, 0, offsetof(pcd_fx_arrays_v1_rec_dims, h), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "w", .kind = PCD_K_U8, .offset = offsetof(pcd_fx_arrays_v1_rec_dims, w) },
+    { .name = "h", .kind = PCD_K_U8, .offset = offsetof(pcd_fx_arrays_v1_rec_dims, h) },
 };
-const pcd_type pcd_fx_arrays_v1_rec_dims_type = { "rec_dims", 0, 0, sizeof(pcd_fx_arrays_v1_rec_dims), pcd_fx_arrays_v1_rec_dims_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_fx_arrays_v1_rec_dims_type = {
+    .name = "rec_dims",
+    .size = sizeof(pcd_fx_arrays_v1_rec_dims),
+    .fields = pcd_fx_arrays_v1_rec_dims_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_fx_arrays_v1_rec_fields[] = {
-    { "size", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_fx_arrays_v1_rec, size), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "pfx", PCD_K_ARRAY, PCD_K_U16, 0, offsetof(pcd_fx_arrays_v1_rec, pfx), offsetof(pcd_fx_arrays_v1_rec, n_pfx), 0, NULL, NULL, 0, NULL, NULL },
-    { "n", PCD_K_U64, 0, PCD_F_DERIVED, offsetof(pcd_fx_arrays_v1_rec, n), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "counted", PCD_K_ARRAY, PCD_K_STRUCT, 0, offsetof(pcd_fx_arrays_v1_rec, counted), offsetof(pcd_fx_arrays_v1_rec, n_counted), 0, &pcd_fx_arrays_v1_point_type, NULL, 0, NULL, NULL },
-    { "k", PCD_K_U8, 0, 0, offsetof(pcd_fx_arrays_v1_rec, k), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "twice", PCD_K_ARRAY, PCD_K_U8, 0, offsetof(pcd_fx_arrays_v1_rec, twice), offsetof(pcd_fx_arrays_v1_rec, n_twice), 0, NULL, NULL, 0, NULL, NULL },
-    { "strs", PCD_K_ARRAY, PCD_K_STRING, 0, offsetof(pcd_fx_arrays_v1_rec, strs), offsetof(pcd_fx_arrays_v1_rec, n_strs), 0, NULL, NULL, 0, NULL, NULL },
-    { "dims", PCD_K_STRUCT, 0, 0, offsetof(pcd_fx_arrays_v1_rec, dims), 0, 0, &pcd_fx_arrays_v1_rec_dims_type, NULL, 0, NULL, NULL },
-    { "grid", PCD_K_ARRAY, PCD_K_U8, 0, offsetof(pcd_fx_arrays_v1_rec, grid), offsetof(pcd_fx_arrays_v1_rec, n_grid), 0, NULL, NULL, 0, NULL, NULL },
-    { "counters", PCD_K_ARRAY, PCD_K_STRUCT, 0, offsetof(pcd_fx_arrays_v1_rec, counters), offsetof(pcd_fx_arrays_v1_rec, n_counters), 0, &pcd_fx_arrays_v1_counter_type, NULL, 0, NULL, NULL },
-    { "rest", PCD_K_ARRAY, PCD_K_STRUCT, 0, offsetof(pcd_fx_arrays_v1_rec, rest), offsetof(pcd_fx_arrays_v1_rec, n_rest), 0, &pcd_fx_arrays_v1_point_type, NULL, 0, NULL, NULL },
+    { .name = "size", .kind = PCD_K_U32, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_fx_arrays_v1_rec, size) },
+    { .name = "pfx", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U16,
+      .offset = offsetof(pcd_fx_arrays_v1_rec, pfx), .aux = offsetof(pcd_fx_arrays_v1_rec, n_pfx) },
+    { .name = "n", .kind = PCD_K_U64, .flags = PCD_F_DERIVED, .offset = offsetof(pcd_fx_arrays_v1_rec, n) },
+    { .name = "counted", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_fx_arrays_v1_rec, counted), .aux = offsetof(pcd_fx_arrays_v1_rec, n_counted),
+      .type = &pcd_fx_arrays_v1_point_type },
+    { .name = "k", .kind = PCD_K_U8, .offset = offsetof(pcd_fx_arrays_v1_rec, k) },
+    { .name = "twice", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U8,
+      .offset = offsetof(pcd_fx_arrays_v1_rec, twice), .aux = offsetof(pcd_fx_arrays_v1_rec, n_twice) },
+    { .name = "strs", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRING,
+      .offset = offsetof(pcd_fx_arrays_v1_rec, strs), .aux = offsetof(pcd_fx_arrays_v1_rec, n_strs) },
+    { .name = "dims", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_fx_arrays_v1_rec, dims),
+      .type = &pcd_fx_arrays_v1_rec_dims_type },
+    { .name = "grid", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U8,
+      .offset = offsetof(pcd_fx_arrays_v1_rec, grid), .aux = offsetof(pcd_fx_arrays_v1_rec, n_grid) },
+    { .name = "counters", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_fx_arrays_v1_rec, counters),
+      .aux = offsetof(pcd_fx_arrays_v1_rec, n_counters), .type = &pcd_fx_arrays_v1_counter_type },
+    { .name = "rest", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_fx_arrays_v1_rec, rest), .aux = offsetof(pcd_fx_arrays_v1_rec, n_rest),
+      .type = &pcd_fx_arrays_v1_point_type },
 };
-const pcd_type pcd_fx_arrays_v1_rec_type = { "rec", 0, 1, sizeof(pcd_fx_arrays_v1_rec), pcd_fx_arrays_v1_rec_fields, 11, NULL, NULL, NULL };
+const pcd_type pcd_fx_arrays_v1_rec_type = {
+    .name = "rec",
+    .named = 1,
+    .size = sizeof(pcd_fx_arrays_v1_rec),
+    .fields = pcd_fx_arrays_v1_rec_fields,
+    .n_fields = 11,
+};
 
 static const pcd_field pcd_fx_arrays_v1_file_fields[] = {
-    { "recs", PCD_K_REGION, 0, 0, offsetof(pcd_fx_arrays_v1_file, recs), 0, 0, NULL, NULL, 0, NULL, &pcd_fx_arrays_v1_region_recs },
+    { .name = "recs", .kind = PCD_K_REGION, .offset = offsetof(pcd_fx_arrays_v1_file, recs),
+      .region = &pcd_fx_arrays_v1_region_recs },
 };
-const pcd_type pcd_fx_arrays_v1_file_type = { "file", 0, 1, sizeof(pcd_fx_arrays_v1_file), pcd_fx_arrays_v1_file_fields, 1, NULL, NULL, NULL };
+const pcd_type pcd_fx_arrays_v1_file_type = {
+    .name = "file",
+    .named = 1,
+    .size = sizeof(pcd_fx_arrays_v1_file),
+    .fields = pcd_fx_arrays_v1_file_fields,
+    .n_fields = 1,
+};
 
 static int pcd_fx_arrays_v1_detect(const uint8_t *p, size_t n)
 {
@@ -720,8 +760,18 @@ static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_arrays_v1_f
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_arrays_v1_file_encode(s, in); }
 
 const pcd_format pcd_fx_arrays_v1_format = {
-    "fx_arrays", "1", "fx_arrays", "tests/gen/ok/fx_arrays.lua",
-    &pcd_fx_arrays_v1_file_type, sizeof(pcd_fx_arrays_v1_file), root_dec, root_enc, NULL,
-    pcd_fx_arrays_v1_regions, 1,
-    pcd_fx_arrays_v1_detect, 0, 1, PCD_FMT_STREAMABLE,
+    .name = "fx_arrays",
+    .version = "1",
+    .title = "fx_arrays",
+    .schema = "tests/gen/ok/fx_arrays.lua",
+    .root = &pcd_fx_arrays_v1_file_type,
+    .root_size = sizeof(pcd_fx_arrays_v1_file),
+    .root_decode = root_dec,
+    .root_encode = root_enc,
+    .regions = pcd_fx_arrays_v1_regions,
+    .n_regions = 1,
+    .detect = pcd_fx_arrays_v1_detect,
+    .detect_min = 0,
+    .version_num = 1,
+    .flags = PCD_FMT_STREAMABLE,
 };

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_arrays_v1.h was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_arrays_v1.h was generated for runtime ABI 2; run make regen"
 #endif
 
 typedef struct pcd_fx_arrays_v1_point pcd_fx_arrays_v1_point;
@@ -19,6 +19,7 @@ typedef struct pcd_fx_arrays_v1_file pcd_fx_arrays_v1_file;
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_ARRAYS_V1_POINT_X_AT 0
 #define PCD_FX_ARRAYS_V1_POINT_Y_AT 4
+#define PCD_FX_ARRAYS_V1_POINT_SIZE 8 /* every point takes this many bytes */
 typedef struct pcd_fx_arrays_v1_point {
     int32_t x;
     int32_t y;
@@ -26,6 +27,7 @@ typedef struct pcd_fx_arrays_v1_point {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_ARRAYS_V1_COUNTER_INDEX_AT 0
+#define PCD_FX_ARRAYS_V1_COUNTER_MIN_SIZE 1 /* the smallest counter */
 typedef struct pcd_fx_arrays_v1_counter {
     uint64_t index;
     bool has_value;
@@ -35,6 +37,9 @@ typedef struct pcd_fx_arrays_v1_counter {
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_ARRAYS_V1_REC_DIMS_W_AT 0
 #define PCD_FX_ARRAYS_V1_REC_DIMS_H_AT 1
+/* bytes from a field's start to its record's end */
+#define PCD_FX_ARRAYS_V1_REC_DIMS_W_FROM_END 2
+#define PCD_FX_ARRAYS_V1_REC_DIMS_H_FROM_END 1
 typedef struct pcd_fx_arrays_v1_rec_dims {
     uint8_t w;
     uint8_t h;
@@ -43,6 +48,7 @@ typedef struct pcd_fx_arrays_v1_rec_dims {
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_ARRAYS_V1_REC_SIZE_AT 0
 #define PCD_FX_ARRAYS_V1_REC_PFX_AT 4
+#define PCD_FX_ARRAYS_V1_REC_MIN_SIZE 10 /* the smallest rec */
 typedef struct pcd_fx_arrays_v1_rec {
     uint32_t size;
     uint16_t *pfx;
@@ -66,6 +72,7 @@ typedef struct pcd_fx_arrays_v1_rec {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_ARRAYS_V1_FILE_RECS_AT 0
+#define PCD_FX_ARRAYS_V1_FILE_MIN_SIZE 0 /* the smallest file */
 typedef struct pcd_fx_arrays_v1_file {
     pcd_region recs;
 } pcd_fx_arrays_v1_file;

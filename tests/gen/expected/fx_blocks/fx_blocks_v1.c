@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_blocks_v1.c was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_blocks_v1.c was generated for runtime ABI 2; run make regen"
 #endif
 
 /* -------- note_block -------- */
@@ -325,9 +325,9 @@ uint64_t pcd_fx_blocks_v1_column64_size(pcd_ctx *x, const pcd_fx_blocks_v1_colum
 
 /* -------- index_block -------- */
 
-static const pcd_run_field k_index_block_dec_run1[] = {
-    { "first", 8, "u64le" },
-    { "last", 8, "u64le" },
+static const pcd_run_field k_index_block_run1[] = {
+    { .name = "first", .wire = 8, .type = "u64le" },
+    { .name = "last", .wire = 8, .type = "u64le" },
 };
 /* index_block: Where two earlier blocks start: file offsets that move with them when encoding. */
 static inline pcd_status pcd_fx_blocks_v1_index_block_decode_(pcd_cursor *c, pcd_fx_blocks_v1_index_block *out)
@@ -336,7 +336,7 @@ static inline pcd_status pcd_fx_blocks_v1_index_block_decode_(pcd_cursor *c, pcd
     uint64_t v_last = 0;
     /* first, last: 16 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 16))
-        return pcd_fail_run(c, k_index_block_dec_run1, 2);
+        return pcd_fail_run(c, k_index_block_run1, 2);
     /* first */
     v_first = pcd_ld_u64le(c->p);
     out->first = v_first;
@@ -352,10 +352,6 @@ pcd_status pcd_fx_blocks_v1_index_block_decode(pcd_cursor *c, pcd_fx_blocks_v1_i
     return pcd_fx_blocks_v1_index_block_decode_(c, out);
 }
 
-static const pcd_run_field k_index_block_val_run1[] = {
-    { "first", 8, "u64le" },
-    { "last", 8, "u64le" },
-};
 /* index_block: Where two earlier blocks start: file offsets that move with them when encoding.
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -363,7 +359,7 @@ static inline pcd_status pcd_fx_blocks_v1_index_block_validate_(pcd_cursor *c)
 {
     /* first, last: 16 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 16))
-        return pcd_fail_run(c, k_index_block_val_run1, 2);
+        return pcd_fail_run(c, k_index_block_run1, 2);
     /* first */
     /* (value not needed for validation) */
     /* last */
@@ -672,15 +668,19 @@ static uint8_t pcd_fx_blocks_v1_region_column16_entries_compression(const void *
     return PCD_REGION_ZSTD_FRAME; /* one zstd frame, its end found by parsing it */
 }
 const pcd_region_desc pcd_fx_blocks_v1_region_column16_entries = {
-    "entries", &pcd_fx_blocks_v1_u16_batch_type, sizeof(pcd_fx_blocks_v1_u16_batch),
-    pcd_fx_blocks_v1_region_column16_entries_dec, pcd_fx_blocks_v1_region_column16_entries_val, pcd_fx_blocks_v1_region_column16_entries_run, pcd_fx_blocks_v1_region_column16_entries_enc,
-    0, NULL, NULL,
-    offsetof(pcd_fx_blocks_v1_column16, entries),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    pcd_fx_blocks_v1_region_column16_entries_compression, 9, 0,
-    pcd_fx_blocks_v1_region_column16_entries_drun,
-    8, /* batch: records of at most 4 elements */
+    .name = "entries",
+    .record = &pcd_fx_blocks_v1_u16_batch_type,
+    .record_size = sizeof(pcd_fx_blocks_v1_u16_batch),
+    .decode = pcd_fx_blocks_v1_region_column16_entries_dec,
+    .validate = pcd_fx_blocks_v1_region_column16_entries_val,
+    .validate_run = pcd_fx_blocks_v1_region_column16_entries_run,
+    .encode = pcd_fx_blocks_v1_region_column16_entries_enc,
+    .region_field = offsetof(pcd_fx_blocks_v1_column16, entries),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .compression = pcd_fx_blocks_v1_region_column16_entries_compression,
+    .zstd_level = 9,
+    .decode_run = pcd_fx_blocks_v1_region_column16_entries_drun,
+    .batch_bytes = 8,  /* records of at most 4 elements */
 };
 
 static pcd_status pcd_fx_blocks_v1_region_column64_entries_dec(pcd_cursor *c, void *out) { return pcd_fx_blocks_v1_u64_batch_decode_(c, out); }
@@ -735,15 +735,19 @@ static uint8_t pcd_fx_blocks_v1_region_column64_entries_compression(const void *
     return PCD_REGION_ZSTD_FRAME; /* one zstd frame, its end found by parsing it */
 }
 const pcd_region_desc pcd_fx_blocks_v1_region_column64_entries = {
-    "entries", &pcd_fx_blocks_v1_u64_batch_type, sizeof(pcd_fx_blocks_v1_u64_batch),
-    pcd_fx_blocks_v1_region_column64_entries_dec, pcd_fx_blocks_v1_region_column64_entries_val, pcd_fx_blocks_v1_region_column64_entries_run, pcd_fx_blocks_v1_region_column64_entries_enc,
-    0, NULL, NULL,
-    offsetof(pcd_fx_blocks_v1_column64, entries),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    pcd_fx_blocks_v1_region_column64_entries_compression, 3, 0,
-    pcd_fx_blocks_v1_region_column64_entries_drun,
-    8000, /* batch: records of at most 1000 elements */
+    .name = "entries",
+    .record = &pcd_fx_blocks_v1_u64_batch_type,
+    .record_size = sizeof(pcd_fx_blocks_v1_u64_batch),
+    .decode = pcd_fx_blocks_v1_region_column64_entries_dec,
+    .validate = pcd_fx_blocks_v1_region_column64_entries_val,
+    .validate_run = pcd_fx_blocks_v1_region_column64_entries_run,
+    .encode = pcd_fx_blocks_v1_region_column64_entries_enc,
+    .region_field = offsetof(pcd_fx_blocks_v1_column64, entries),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .compression = pcd_fx_blocks_v1_region_column64_entries_compression,
+    .zstd_level = 3,
+    .decode_run = pcd_fx_blocks_v1_region_column64_entries_drun,
+    .batch_bytes = 8000,  /* records of at most 1000 elements */
 };
 
 static pcd_status pcd_fx_blocks_v1_region_blocks_dec(pcd_cursor *c, void *out) { return pcd_fx_blocks_v1_block_decode_(c, out); }
@@ -757,66 +761,137 @@ static const uint8_t pcd_fx_blocks_v1_region_blocks_sync6[] = { 0x69, 0x6e, 0x64
 static const uint8_t *const pcd_fx_blocks_v1_region_blocks_sync[] = { pcd_fx_blocks_v1_region_blocks_sync1, pcd_fx_blocks_v1_region_blocks_sync2, pcd_fx_blocks_v1_region_blocks_sync3, pcd_fx_blocks_v1_region_blocks_sync4, pcd_fx_blocks_v1_region_blocks_sync5, pcd_fx_blocks_v1_region_blocks_sync6, NULL };
 static const uint8_t pcd_fx_blocks_v1_region_blocks_sync_len[] = { 8, 8, 8, 8, 8, 8 };
 const pcd_region_desc pcd_fx_blocks_v1_region_blocks = {
-    "blocks", &pcd_fx_blocks_v1_block_type, sizeof(pcd_fx_blocks_v1_block),
-    pcd_fx_blocks_v1_region_blocks_dec, NULL, NULL, pcd_fx_blocks_v1_region_blocks_enc,
-    0, NULL, NULL,
-    offsetof(pcd_fx_blocks_v1_file, blocks),
-    -1, 0, 0, 0, 0, 0,
-    pcd_fx_blocks_v1_region_blocks_sync, pcd_fx_blocks_v1_region_blocks_sync_len,
-    NULL, 3, 8,
-    NULL,
+    .name = "blocks",
+    .record = &pcd_fx_blocks_v1_block_type,
+    .record_size = sizeof(pcd_fx_blocks_v1_block),
+    .decode = pcd_fx_blocks_v1_region_blocks_dec,
+    .encode = pcd_fx_blocks_v1_region_blocks_enc,
+    .region_field = offsetof(pcd_fx_blocks_v1_file, blocks),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .sync = pcd_fx_blocks_v1_region_blocks_sync,
+    .sync_len = pcd_fx_blocks_v1_region_blocks_sync_len,
+    .zstd_level = 3,
+    .record_min = 8,  /* the smallest record's bytes */
 };
 
 /* -------- descriptors -------- */
 
 static const pcd_field pcd_fx_blocks_v1_note_block_fields[] = {
-    { "text", PCD_K_STRING, 0, 0, offsetof(pcd_fx_blocks_v1_note_block, text), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "text", .kind = PCD_K_STRING, .offset = offsetof(pcd_fx_blocks_v1_note_block, text) },
 };
-const pcd_type pcd_fx_blocks_v1_note_block_type = { "note_block", 0, 1, sizeof(pcd_fx_blocks_v1_note_block), pcd_fx_blocks_v1_note_block_fields, 1, NULL, NULL, NULL };
+const pcd_type pcd_fx_blocks_v1_note_block_type = {
+    .name = "note_block",
+    .named = 1,
+    .size = sizeof(pcd_fx_blocks_v1_note_block),
+    .fields = pcd_fx_blocks_v1_note_block_fields,
+    .n_fields = 1,
+};
 
 static const pcd_field pcd_fx_blocks_v1_u16_batch_fields[] = {
-    { "v", PCD_K_ARRAY, PCD_K_U16, 0, offsetof(pcd_fx_blocks_v1_u16_batch, v), offsetof(pcd_fx_blocks_v1_u16_batch, n_v), 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "v", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U16,
+      .offset = offsetof(pcd_fx_blocks_v1_u16_batch, v),
+      .aux = offsetof(pcd_fx_blocks_v1_u16_batch, n_v) },
 };
-const pcd_type pcd_fx_blocks_v1_u16_batch_type = { "u16_batch", 0, 1, sizeof(pcd_fx_blocks_v1_u16_batch), pcd_fx_blocks_v1_u16_batch_fields, 1, NULL, NULL, NULL };
+const pcd_type pcd_fx_blocks_v1_u16_batch_type = {
+    .name = "u16_batch",
+    .named = 1,
+    .size = sizeof(pcd_fx_blocks_v1_u16_batch),
+    .fields = pcd_fx_blocks_v1_u16_batch_fields,
+    .n_fields = 1,
+};
 
 static const pcd_field pcd_fx_blocks_v1_column16_fields[] = {
-    { "width", PCD_K_U16, 0, 0, offsetof(pcd_fx_blocks_v1_column16, width), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "entries", PCD_K_REGION, 0, 0, offsetof(pcd_fx_blocks_v1_column16, entries), 0, 0, NULL, NULL, 0, NULL, &pcd_fx_blocks_v1_region_column16_entries },
+    { .name = "width", .kind = PCD_K_U16, .offset = offsetof(pcd_fx_blocks_v1_column16, width) },
+    { .name = "entries", .kind = PCD_K_REGION, .offset = offsetof(pcd_fx_blocks_v1_column16, entries),
+      .region = &pcd_fx_blocks_v1_region_column16_entries },
 };
-const pcd_type pcd_fx_blocks_v1_column16_type = { "column16", 0, 1, sizeof(pcd_fx_blocks_v1_column16), pcd_fx_blocks_v1_column16_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_fx_blocks_v1_column16_type = {
+    .name = "column16",
+    .named = 1,
+    .size = sizeof(pcd_fx_blocks_v1_column16),
+    .fields = pcd_fx_blocks_v1_column16_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_fx_blocks_v1_u64_batch_fields[] = {
-    { "v", PCD_K_ARRAY, PCD_K_U64, 0, offsetof(pcd_fx_blocks_v1_u64_batch, v), offsetof(pcd_fx_blocks_v1_u64_batch, n_v), 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "v", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U64,
+      .offset = offsetof(pcd_fx_blocks_v1_u64_batch, v),
+      .aux = offsetof(pcd_fx_blocks_v1_u64_batch, n_v) },
 };
-const pcd_type pcd_fx_blocks_v1_u64_batch_type = { "u64_batch", 0, 1, sizeof(pcd_fx_blocks_v1_u64_batch), pcd_fx_blocks_v1_u64_batch_fields, 1, NULL, NULL, NULL };
+const pcd_type pcd_fx_blocks_v1_u64_batch_type = {
+    .name = "u64_batch",
+    .named = 1,
+    .size = sizeof(pcd_fx_blocks_v1_u64_batch),
+    .fields = pcd_fx_blocks_v1_u64_batch_fields,
+    .n_fields = 1,
+};
 
 static const pcd_field pcd_fx_blocks_v1_column64_fields[] = {
-    { "entries", PCD_K_REGION, 0, 0, offsetof(pcd_fx_blocks_v1_column64, entries), 0, 0, NULL, NULL, 0, NULL, &pcd_fx_blocks_v1_region_column64_entries },
+    { .name = "entries", .kind = PCD_K_REGION, .offset = offsetof(pcd_fx_blocks_v1_column64, entries),
+      .region = &pcd_fx_blocks_v1_region_column64_entries },
 };
-const pcd_type pcd_fx_blocks_v1_column64_type = { "column64", 0, 1, sizeof(pcd_fx_blocks_v1_column64), pcd_fx_blocks_v1_column64_fields, 1, NULL, NULL, NULL };
+const pcd_type pcd_fx_blocks_v1_column64_type = {
+    .name = "column64",
+    .named = 1,
+    .size = sizeof(pcd_fx_blocks_v1_column64),
+    .fields = pcd_fx_blocks_v1_column64_fields,
+    .n_fields = 1,
+};
 
 static const pcd_field pcd_fx_blocks_v1_index_block_fields[] = {
-    { "first", PCD_K_U64, 0, 0, offsetof(pcd_fx_blocks_v1_index_block, first), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "last", PCD_K_U64, 0, 0, offsetof(pcd_fx_blocks_v1_index_block, last), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "first", .kind = PCD_K_U64, .offset = offsetof(pcd_fx_blocks_v1_index_block, first) },
+    { .name = "last", .kind = PCD_K_U64, .offset = offsetof(pcd_fx_blocks_v1_index_block, last) },
 };
-const pcd_type pcd_fx_blocks_v1_index_block_type = { "index_block", 0, 1, sizeof(pcd_fx_blocks_v1_index_block), pcd_fx_blocks_v1_index_block_fields, 2, "Where two earlier blocks start: file offsets that move with them when encoding.", NULL, NULL };
+const pcd_type pcd_fx_blocks_v1_index_block_type = {
+    .name = "index_block",
+    .named = 1,
+    .size = sizeof(pcd_fx_blocks_v1_index_block),
+    .fields = pcd_fx_blocks_v1_index_block_fields,
+    .n_fields = 2,
+    .doc = "Where two earlier blocks start: file offsets that move with them when encoding.",
+};
 
-const pcd_type pcd_fx_blocks_v1_block_exactly8_type = { "block_exactly8", 0, 0, sizeof(pcd_fx_blocks_v1_block_exactly8), NULL, 0, NULL, NULL, NULL };
+const pcd_type pcd_fx_blocks_v1_block_exactly8_type = {
+    .name = "block_exactly8",
+    .size = sizeof(pcd_fx_blocks_v1_block_exactly8),
+};
 
 static const pcd_field pcd_fx_blocks_v1_block_fields[] = {
-    { "note", PCD_K_STRUCT, 0, 0, offsetof(pcd_fx_blocks_v1_block, u.note), 0, 0, &pcd_fx_blocks_v1_note_block_type, NULL, 0, NULL, NULL },
-    { "u16s", PCD_K_STRUCT, 0, 0, offsetof(pcd_fx_blocks_v1_block, u.u16s), 0, 0, &pcd_fx_blocks_v1_column16_type, NULL, 0, NULL, NULL },
-    { "u16_more", PCD_K_STRUCT, 0, 0, offsetof(pcd_fx_blocks_v1_block, u.u16_more), 0, 0, &pcd_fx_blocks_v1_column16_type, NULL, 0, NULL, NULL },
-    { "u64s", PCD_K_STRUCT, 0, 0, offsetof(pcd_fx_blocks_v1_block, u.u64s), 0, 0, &pcd_fx_blocks_v1_column64_type, NULL, 0, NULL, NULL },
-    { "exactly8", PCD_K_STRUCT, 0, 0, 0, 0, 0, &pcd_fx_blocks_v1_block_exactly8_type, NULL, 0, NULL, NULL },
-    { "index", PCD_K_STRUCT, 0, 0, offsetof(pcd_fx_blocks_v1_block, u.index), 0, 0, &pcd_fx_blocks_v1_index_block_type, NULL, 0, NULL, NULL },
+    { .name = "note", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_fx_blocks_v1_block, u.note),
+      .type = &pcd_fx_blocks_v1_note_block_type },
+    { .name = "u16s", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_fx_blocks_v1_block, u.u16s),
+      .type = &pcd_fx_blocks_v1_column16_type },
+    { .name = "u16_more", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_fx_blocks_v1_block, u.u16_more),
+      .type = &pcd_fx_blocks_v1_column16_type },
+    { .name = "u64s", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_fx_blocks_v1_block, u.u64s),
+      .type = &pcd_fx_blocks_v1_column64_type },
+    { .name = "exactly8", .kind = PCD_K_STRUCT, .type = &pcd_fx_blocks_v1_block_exactly8_type },
+    { .name = "index", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_fx_blocks_v1_block, u.index),
+      .type = &pcd_fx_blocks_v1_index_block_type },
 };
-const pcd_type pcd_fx_blocks_v1_block_type = { "block", 1, 1, sizeof(pcd_fx_blocks_v1_block), pcd_fx_blocks_v1_block_fields, 6, "A block; its kind name says which.", "_kind", NULL, 8 };
+const pcd_type pcd_fx_blocks_v1_block_type = {
+    .name = "block",
+    .is_union = 1,
+    .named = 1,
+    .size = sizeof(pcd_fx_blocks_v1_block),
+    .fields = pcd_fx_blocks_v1_block_fields,
+    .n_fields = 6,
+    .doc = "A block; its kind name says which.",
+    .tag_key = "_kind",
+    .tag_wire = 8,
+};
 
 static const pcd_field pcd_fx_blocks_v1_file_fields[] = {
-    { "blocks", PCD_K_REGION, 0, 0, offsetof(pcd_fx_blocks_v1_file, blocks), 0, 0, NULL, NULL, 0, NULL, &pcd_fx_blocks_v1_region_blocks },
+    { .name = "blocks", .kind = PCD_K_REGION, .offset = offsetof(pcd_fx_blocks_v1_file, blocks),
+      .region = &pcd_fx_blocks_v1_region_blocks },
 };
-const pcd_type pcd_fx_blocks_v1_file_type = { "file", 0, 1, sizeof(pcd_fx_blocks_v1_file), pcd_fx_blocks_v1_file_fields, 1, NULL, NULL, NULL };
+const pcd_type pcd_fx_blocks_v1_file_type = {
+    .name = "file",
+    .named = 1,
+    .size = sizeof(pcd_fx_blocks_v1_file),
+    .fields = pcd_fx_blocks_v1_file_fields,
+    .n_fields = 1,
+};
 
 static int pcd_fx_blocks_v1_detect(const uint8_t *p, size_t n)
 {
@@ -836,8 +911,18 @@ static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_blocks_v1_f
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_blocks_v1_file_encode(s, in); }
 
 const pcd_format pcd_fx_blocks_v1_format = {
-    "fx_blocks", "1", "fx_blocks", "tests/gen/ok/fx_blocks.lua",
-    &pcd_fx_blocks_v1_file_type, sizeof(pcd_fx_blocks_v1_file), root_dec, root_enc, NULL,
-    pcd_fx_blocks_v1_regions, 3,
-    pcd_fx_blocks_v1_detect, 8, 1, PCD_FMT_RELOCATES | PCD_FMT_PADDED_NAMES,
+    .name = "fx_blocks",
+    .version = "1",
+    .title = "fx_blocks",
+    .schema = "tests/gen/ok/fx_blocks.lua",
+    .root = &pcd_fx_blocks_v1_file_type,
+    .root_size = sizeof(pcd_fx_blocks_v1_file),
+    .root_decode = root_dec,
+    .root_encode = root_enc,
+    .regions = pcd_fx_blocks_v1_regions,
+    .n_regions = 3,
+    .detect = pcd_fx_blocks_v1_detect,
+    .detect_min = 8,
+    .version_num = 1,
+    .flags = PCD_FMT_RELOCATES | PCD_FMT_PADDED_NAMES,
 };

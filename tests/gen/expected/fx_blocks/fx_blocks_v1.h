@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_blocks_v1.h was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_blocks_v1.h was generated for runtime ABI 2; run make regen"
 #endif
 
 typedef struct pcd_fx_blocks_v1_note_block pcd_fx_blocks_v1_note_block;
@@ -22,12 +22,14 @@ typedef struct pcd_fx_blocks_v1_file pcd_fx_blocks_v1_file;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_BLOCKS_V1_NOTE_BLOCK_TEXT_AT 0
+#define PCD_FX_BLOCKS_V1_NOTE_BLOCK_MIN_SIZE 2 /* the smallest note_block */
 typedef struct pcd_fx_blocks_v1_note_block {
     pcd_bytes text;
 } pcd_fx_blocks_v1_note_block;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_BLOCKS_V1_U16_BATCH_V_AT 0
+#define PCD_FX_BLOCKS_V1_U16_BATCH_MIN_SIZE 0 /* the smallest u16_batch */
 typedef struct pcd_fx_blocks_v1_u16_batch {
     uint16_t *v;
     size_t n_v;
@@ -36,6 +38,7 @@ typedef struct pcd_fx_blocks_v1_u16_batch {
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_BLOCKS_V1_COLUMN16_WIDTH_AT 0
 #define PCD_FX_BLOCKS_V1_COLUMN16_ENTRIES_AT 2
+#define PCD_FX_BLOCKS_V1_COLUMN16_MIN_SIZE 2 /* the smallest column16 */
 typedef struct pcd_fx_blocks_v1_column16 {
     uint16_t width;
     pcd_region entries;
@@ -43,6 +46,7 @@ typedef struct pcd_fx_blocks_v1_column16 {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_BLOCKS_V1_U64_BATCH_V_AT 0
+#define PCD_FX_BLOCKS_V1_U64_BATCH_MIN_SIZE 0 /* the smallest u64_batch */
 typedef struct pcd_fx_blocks_v1_u64_batch {
     uint64_t *v;
     size_t n_v;
@@ -50,6 +54,7 @@ typedef struct pcd_fx_blocks_v1_u64_batch {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_BLOCKS_V1_COLUMN64_ENTRIES_AT 0
+#define PCD_FX_BLOCKS_V1_COLUMN64_MIN_SIZE 0 /* the smallest column64 */
 typedef struct pcd_fx_blocks_v1_column64 {
     pcd_region entries;
 } pcd_fx_blocks_v1_column64;
@@ -57,6 +62,7 @@ typedef struct pcd_fx_blocks_v1_column64 {
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_BLOCKS_V1_INDEX_BLOCK_FIRST_AT 0
 #define PCD_FX_BLOCKS_V1_INDEX_BLOCK_LAST_AT 8
+#define PCD_FX_BLOCKS_V1_INDEX_BLOCK_SIZE 16 /* every index_block takes this many bytes */
 /* Where two earlier blocks start: file offsets that move with them when encoding. */
 typedef struct pcd_fx_blocks_v1_index_block {
     uint64_t first;
@@ -67,15 +73,21 @@ typedef struct pcd_fx_blocks_v1_block_exactly8 {
     uint8_t unused_; /* no stored fields */
 } pcd_fx_blocks_v1_block_exactly8;
 
-#define PCD_FX_BLOCKS_V1_BLOCK_NOTE 0
-#define PCD_FX_BLOCKS_V1_BLOCK_U16S 1
-#define PCD_FX_BLOCKS_V1_BLOCK_U16_MORE 2
-#define PCD_FX_BLOCKS_V1_BLOCK_U64S 3
-#define PCD_FX_BLOCKS_V1_BLOCK_EXACTLY8 4
-#define PCD_FX_BLOCKS_V1_BLOCK_INDEX 5
+/* The cases of block (its `which`). */
+typedef enum pcd_fx_blocks_v1_block_case {
+    PCD_FX_BLOCKS_V1_BLOCK_NOTE = 0,
+    PCD_FX_BLOCKS_V1_BLOCK_U16S = 1,
+    PCD_FX_BLOCKS_V1_BLOCK_U16_MORE = 2,
+    PCD_FX_BLOCKS_V1_BLOCK_U64S = 3,
+    PCD_FX_BLOCKS_V1_BLOCK_EXACTLY8 = 4,
+    PCD_FX_BLOCKS_V1_BLOCK_INDEX = 5,
+} pcd_fx_blocks_v1_block_case;
+PCD_STATIC_ASSERT(sizeof(pcd_fx_blocks_v1_block_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
+/* block's tags on the wire */
+#define PCD_FX_BLOCKS_V1_BLOCK_TAG_SIZE 8 /* NUL-padded names */
 /* A block; its kind name says which. */
 typedef struct pcd_fx_blocks_v1_block {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_fx_blocks_v1_block_case which; /* the case present */
     union {
         pcd_fx_blocks_v1_note_block note;
         pcd_fx_blocks_v1_column16 u16s;
@@ -88,6 +100,7 @@ typedef struct pcd_fx_blocks_v1_block {
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_BLOCKS_V1_FILE_MAGIC_AT 0
 #define PCD_FX_BLOCKS_V1_FILE_BLOCKS_AT 8
+#define PCD_FX_BLOCKS_V1_FILE_MIN_SIZE 8 /* the smallest file */
 typedef struct pcd_fx_blocks_v1_file {
     pcd_region blocks;
 } pcd_fx_blocks_v1_file;

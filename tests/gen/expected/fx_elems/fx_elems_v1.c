@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_elems_v1.c was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_elems_v1.c was generated for runtime ABI 2; run make regen"
 #endif
 
 /* -------- event_pairs -------- */
@@ -343,11 +343,11 @@ uint64_t pcd_fx_elems_v1_event_size(pcd_ctx *x, const pcd_fx_elems_v1_event *in)
 
 /* -------- block -------- */
 
-static const pcd_run_field k_block_dec_run1[] = {
-    { "id", 4, "u32le" },
-    { "len", 4, "u32le" },
-    { "method_base", 8, "u64le" },
-    { "obj_base", 8, "u64le" },
+static const pcd_run_field k_block_run1[] = {
+    { .name = "id", .wire = 4, .type = "u32le" },
+    { .name = "len", .wire = 4, .type = "u32le" },
+    { .name = "method_base", .wire = 8, .type = "u64le" },
+    { .name = "obj_base", .wire = 8, .type = "u64le" },
 };
 /* block */
 static inline pcd_status pcd_fx_elems_v1_block_decode_(pcd_cursor *c, pcd_fx_elems_v1_block *out)
@@ -359,10 +359,10 @@ static inline pcd_status pcd_fx_elems_v1_block_decode_(pcd_cursor *c, pcd_fx_ele
     memset(out, 0, sizeof *out);
     /* id, len, method_base, obj_base: 24 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 24))
-        return pcd_fail_run(c, k_block_dec_run1, 4);
+        return pcd_fail_run(c, k_block_run1, 4);
     /* id */
     v_id = pcd_ld_u32le(c->p);
-    if (PCD_UNLIKELY(v_id != 1263292226))
+    if (PCD_UNLIKELY(v_id != 0x4B4C4F42))
         return pcd_fail(c, c->p, PCD_E_BAD_MAGIC, "id", "0x4B4C4F42", PCD_FOUND_HEX, (uint64_t)(v_id));
     /* len: Bytes of events after this header. */
     v_len = pcd_ld_u32le(c->p + 4);
@@ -386,12 +386,6 @@ pcd_status pcd_fx_elems_v1_block_decode(pcd_cursor *c, pcd_fx_elems_v1_block *ou
     return pcd_fx_elems_v1_block_decode_(c, out);
 }
 
-static const pcd_run_field k_block_val_run1[] = {
-    { "id", 4, "u32le" },
-    { "len", 4, "u32le" },
-    { "method_base", 8, "u64le" },
-    { "obj_base", 8, "u64le" },
-};
 /* block
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -403,10 +397,10 @@ static inline pcd_status pcd_fx_elems_v1_block_validate_(pcd_cursor *c)
     PCD_UNUSED uint64_t v_obj_base = 0;
     /* id, len, method_base, obj_base: 24 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 24))
-        return pcd_fail_run(c, k_block_val_run1, 4);
+        return pcd_fail_run(c, k_block_run1, 4);
     /* id */
     v_id = pcd_ld_u32le(c->p);
-    if (PCD_UNLIKELY(v_id != 1263292226))
+    if (PCD_UNLIKELY(v_id != 0x4B4C4F42))
         return pcd_fail(c, c->p, PCD_E_BAD_MAGIC, "id", "0x4B4C4F42", PCD_FOUND_HEX, (uint64_t)(v_id));
     /* len: Bytes of events after this header. */
     v_len = pcd_ld_u32le(c->p + 4);
@@ -429,7 +423,7 @@ pcd_status pcd_fx_elems_v1_block_encode(pcd_sink *s, const pcd_fx_elems_v1_block
     uint64_t d_len = 0;
     d_len = 0; /* patched when its region is finished */
     /* id */
-    PCD_TRY(pcd_put_u32le(s, (uint32_t)(1263292226)));
+    PCD_TRY(pcd_put_u32le(s, (uint32_t)(0x4B4C4F42)));
     /* len: Bytes of events after this header. */
     if (PCD_UNLIKELY((uint64_t)(d_len) > UINT32_MAX))
         return pcd_sink_fail(s, PCD_E_RANGE, "len", "a value that fits in u32le", PCD_FOUND_UINT, (uint64_t)(d_len));
@@ -462,9 +456,9 @@ uint64_t pcd_fx_elems_v1_block_size(pcd_ctx *x, const pcd_fx_elems_v1_block *in)
 
 /* -------- file -------- */
 
-static const pcd_run_field k_file_dec_run1[] = {
-    { "magic", 3, "magic" },
-    { "name_size", 4, "u32le" },
+static const pcd_run_field k_file_run1[] = {
+    { .name = "magic", .wire = 3, .type = "magic" },
+    { .name = "name_size", .wire = 4, .type = "u32le" },
 };
 /* file */
 static inline pcd_status pcd_fx_elems_v1_file_decode_(pcd_cursor *c, pcd_fx_elems_v1_file *out)
@@ -474,7 +468,7 @@ static inline pcd_status pcd_fx_elems_v1_file_decode_(pcd_cursor *c, pcd_fx_elem
     memset(out, 0, sizeof *out);
     /* magic, name_size: 7 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 7))
-        return pcd_fail_run(c, k_file_dec_run1, 2);
+        return pcd_fail_run(c, k_file_run1, 2);
     /* magic */
     if (PCD_UNLIKELY(memcmp(c->p, "FXE", 3) != 0))
         return pcd_fail_magic(c, c->p, "magic", "\"FXE\"", 3);
@@ -502,10 +496,6 @@ pcd_status pcd_fx_elems_v1_file_decode(pcd_cursor *c, pcd_fx_elems_v1_file *out)
     return pcd_fx_elems_v1_file_decode_(c, out);
 }
 
-static const pcd_run_field k_file_val_run1[] = {
-    { "magic", 3, "magic" },
-    { "name_size", 4, "u32le" },
-};
 /* file
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -515,7 +505,7 @@ static inline pcd_status pcd_fx_elems_v1_file_validate_(pcd_cursor *c)
     PCD_UNUSED pcd_bytes v_name = { NULL, 0 };
     /* magic, name_size: 7 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 7))
-        return pcd_fail_run(c, k_file_val_run1, 2);
+        return pcd_fail_run(c, k_file_run1, 2);
     /* magic */
     if (PCD_UNLIKELY(memcmp(c->p, "FXE", 3) != 0))
         return pcd_fail_magic(c, c->p, "magic", "\"FXE\"", 3);
@@ -662,59 +652,104 @@ static pcd_status pcd_fx_elems_v1_region_events_finish(pcd_sink *s, void *parent
     return PCD_OK;
 }
 const pcd_region_desc pcd_fx_elems_v1_region_events = {
-    "events", &pcd_fx_elems_v1_event_type, sizeof(pcd_fx_elems_v1_event),
-    pcd_fx_elems_v1_region_events_dec, pcd_fx_elems_v1_region_events_val, pcd_fx_elems_v1_region_events_run, pcd_fx_elems_v1_region_events_enc,
-    sizeof(pcd_fx_elems_v1_events_state), pcd_fx_elems_v1_region_events_init, pcd_fx_elems_v1_region_events_finish,
-    offsetof(pcd_fx_elems_v1_block, events),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    NULL, 3, 4,
-    pcd_fx_elems_v1_region_events_drun,
+    .name = "events",
+    .record = &pcd_fx_elems_v1_event_type,
+    .record_size = sizeof(pcd_fx_elems_v1_event),
+    .decode = pcd_fx_elems_v1_region_events_dec,
+    .validate = pcd_fx_elems_v1_region_events_val,
+    .validate_run = pcd_fx_elems_v1_region_events_run,
+    .encode = pcd_fx_elems_v1_region_events_enc,
+    .state_size = sizeof(pcd_fx_elems_v1_events_state),
+    .state_init = pcd_fx_elems_v1_region_events_init,
+    .finish = pcd_fx_elems_v1_region_events_finish,
+    .region_field = offsetof(pcd_fx_elems_v1_block, events),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .zstd_level = 3,
+    .record_min = 4,  /* the smallest record's bytes */
+    .decode_run = pcd_fx_elems_v1_region_events_drun,
 };
 
 static pcd_status pcd_fx_elems_v1_region_blocks_dec(pcd_cursor *c, void *out) { return pcd_fx_elems_v1_block_decode_(c, out); }
 static pcd_status pcd_fx_elems_v1_region_blocks_enc(pcd_sink *s, const void *in) { return pcd_fx_elems_v1_block_encode(s, in); }
 const pcd_region_desc pcd_fx_elems_v1_region_blocks = {
-    "blocks", &pcd_fx_elems_v1_block_type, sizeof(pcd_fx_elems_v1_block),
-    pcd_fx_elems_v1_region_blocks_dec, NULL, NULL, pcd_fx_elems_v1_region_blocks_enc,
-    0, NULL, NULL,
-    offsetof(pcd_fx_elems_v1_file, blocks),
-    4, 4, 0, 0, 24, 24,
-    NULL, NULL,
-    NULL, 3, 24,
-    NULL,
+    .name = "blocks",
+    .record = &pcd_fx_elems_v1_block_type,
+    .record_size = sizeof(pcd_fx_elems_v1_block),
+    .decode = pcd_fx_elems_v1_region_blocks_dec,
+    .encode = pcd_fx_elems_v1_region_blocks_enc,
+    .region_field = offsetof(pcd_fx_elems_v1_file, blocks),
+    .size_off = 4,  /* where a damaged record's size is */
+    .size_width = 4,
+    .size_add = 24,
+    .size_min = 24,
+    .zstd_level = 3,
+    .record_min = 24,  /* the smallest record's bytes */
 };
 
 /* -------- descriptors -------- */
 
 static const pcd_field pcd_fx_elems_v1_event_pairs_fields[] = {
-    { "offset", PCD_K_U64, 0, 0, offsetof(pcd_fx_elems_v1_event_pairs, offset), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "obj", PCD_K_S64, 0, 0, offsetof(pcd_fx_elems_v1_event_pairs, obj), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "offset", .kind = PCD_K_U64, .offset = offsetof(pcd_fx_elems_v1_event_pairs, offset) },
+    { .name = "obj", .kind = PCD_K_S64, .offset = offsetof(pcd_fx_elems_v1_event_pairs, obj) },
 };
-const pcd_type pcd_fx_elems_v1_event_pairs_type = { "event_pairs", 0, 1, sizeof(pcd_fx_elems_v1_event_pairs), pcd_fx_elems_v1_event_pairs_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_fx_elems_v1_event_pairs_type = {
+    .name = "event_pairs",
+    .named = 1,
+    .size = sizeof(pcd_fx_elems_v1_event_pairs),
+    .fields = pcd_fx_elems_v1_event_pairs_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_fx_elems_v1_event_fields[] = {
-    { "frames", PCD_K_ARRAY, PCD_K_S64, 0, offsetof(pcd_fx_elems_v1_event, frames), offsetof(pcd_fx_elems_v1_event, n_frames), 0, NULL, NULL, 0, "Each frame relative to the previous method of the block.", NULL },
-    { "objs", PCD_K_ARRAY, PCD_K_S64, 0, offsetof(pcd_fx_elems_v1_event, objs), offsetof(pcd_fx_elems_v1_event, n_objs), 0, NULL, NULL, 0, NULL, NULL },
-    { "method", PCD_K_S64, 0, 0, offsetof(pcd_fx_elems_v1_event, method), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "pairs", PCD_K_ARRAY, PCD_K_STRUCT, 0, offsetof(pcd_fx_elems_v1_event, pairs), offsetof(pcd_fx_elems_v1_event, n_pairs), 0, &pcd_fx_elems_v1_event_pairs_type, NULL, 0, "Anonymous struct elements (a type of their own); offsets run from 0 in each event.", NULL },
+    { .name = "frames", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64,
+      .offset = offsetof(pcd_fx_elems_v1_event, frames), .aux = offsetof(pcd_fx_elems_v1_event, n_frames),
+      .doc = "Each frame relative to the previous method of the block." },
+    { .name = "objs", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64,
+      .offset = offsetof(pcd_fx_elems_v1_event, objs), .aux = offsetof(pcd_fx_elems_v1_event, n_objs) },
+    { .name = "method", .kind = PCD_K_S64, .offset = offsetof(pcd_fx_elems_v1_event, method) },
+    { .name = "pairs", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT,
+      .offset = offsetof(pcd_fx_elems_v1_event, pairs), .aux = offsetof(pcd_fx_elems_v1_event, n_pairs),
+      .type = &pcd_fx_elems_v1_event_pairs_type,
+      .doc = "Anonymous struct elements (a type of their own); offsets run from 0 in each event." },
 };
-const pcd_type pcd_fx_elems_v1_event_type = { "event", 0, 1, sizeof(pcd_fx_elems_v1_event), pcd_fx_elems_v1_event_fields, 4, NULL, NULL, NULL };
+const pcd_type pcd_fx_elems_v1_event_type = {
+    .name = "event",
+    .named = 1,
+    .size = sizeof(pcd_fx_elems_v1_event),
+    .fields = pcd_fx_elems_v1_event_fields,
+    .n_fields = 4,
+};
 
 static const pcd_field pcd_fx_elems_v1_block_fields[] = {
-    { "len", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_fx_elems_v1_block, len), 0, 0, NULL, NULL, 0, "Bytes of events after this header.", NULL },
-    { "method_base", PCD_K_U64, 0, 0, offsetof(pcd_fx_elems_v1_block, method_base), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "obj_base", PCD_K_U64, 0, 0, offsetof(pcd_fx_elems_v1_block, obj_base), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "events", PCD_K_REGION, 0, 0, offsetof(pcd_fx_elems_v1_block, events), 0, 0, NULL, NULL, 0, NULL, &pcd_fx_elems_v1_region_events },
+    { .name = "len", .kind = PCD_K_U32, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_fx_elems_v1_block, len), .doc = "Bytes of events after this header." },
+    { .name = "method_base", .kind = PCD_K_U64, .offset = offsetof(pcd_fx_elems_v1_block, method_base) },
+    { .name = "obj_base", .kind = PCD_K_U64, .offset = offsetof(pcd_fx_elems_v1_block, obj_base) },
+    { .name = "events", .kind = PCD_K_REGION, .offset = offsetof(pcd_fx_elems_v1_block, events),
+      .region = &pcd_fx_elems_v1_region_events },
 };
-const pcd_type pcd_fx_elems_v1_block_type = { "block", 0, 1, sizeof(pcd_fx_elems_v1_block), pcd_fx_elems_v1_block_fields, 4, NULL, NULL, NULL };
+const pcd_type pcd_fx_elems_v1_block_type = {
+    .name = "block",
+    .named = 1,
+    .size = sizeof(pcd_fx_elems_v1_block),
+    .fields = pcd_fx_elems_v1_block_fields,
+    .n_fields = 4,
+};
 
 static const pcd_field pcd_fx_elems_v1_file_fields[] = {
-    { "name_size", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_fx_elems_v1_file, name_size), 0, 0, NULL, NULL, 0, "Bytes of the name, its NUL included.", NULL },
-    { "name", PCD_K_STRING, 0, 0, offsetof(pcd_fx_elems_v1_file, name), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "blocks", PCD_K_REGION, 0, 0, offsetof(pcd_fx_elems_v1_file, blocks), 0, 0, NULL, NULL, 0, NULL, &pcd_fx_elems_v1_region_blocks },
+    { .name = "name_size", .kind = PCD_K_U32, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_fx_elems_v1_file, name_size), .doc = "Bytes of the name, its NUL included." },
+    { .name = "name", .kind = PCD_K_STRING, .offset = offsetof(pcd_fx_elems_v1_file, name) },
+    { .name = "blocks", .kind = PCD_K_REGION, .offset = offsetof(pcd_fx_elems_v1_file, blocks),
+      .region = &pcd_fx_elems_v1_region_blocks },
 };
-const pcd_type pcd_fx_elems_v1_file_type = { "file", 0, 1, sizeof(pcd_fx_elems_v1_file), pcd_fx_elems_v1_file_fields, 3, NULL, NULL, NULL };
+const pcd_type pcd_fx_elems_v1_file_type = {
+    .name = "file",
+    .named = 1,
+    .size = sizeof(pcd_fx_elems_v1_file),
+    .fields = pcd_fx_elems_v1_file_fields,
+    .n_fields = 3,
+};
 
 static int pcd_fx_elems_v1_detect(const uint8_t *p, size_t n)
 {
@@ -733,8 +768,18 @@ static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_elems_v1_fi
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_elems_v1_file_encode(s, in); }
 
 const pcd_format pcd_fx_elems_v1_format = {
-    "fx_elems", "1", "fx_elems", "tests/gen/ok/fx_elems.lua",
-    &pcd_fx_elems_v1_file_type, sizeof(pcd_fx_elems_v1_file), root_dec, root_enc, NULL,
-    pcd_fx_elems_v1_regions, 2,
-    pcd_fx_elems_v1_detect, 3, 1, PCD_FMT_STREAMABLE,
+    .name = "fx_elems",
+    .version = "1",
+    .title = "fx_elems",
+    .schema = "tests/gen/ok/fx_elems.lua",
+    .root = &pcd_fx_elems_v1_file_type,
+    .root_size = sizeof(pcd_fx_elems_v1_file),
+    .root_decode = root_dec,
+    .root_encode = root_enc,
+    .regions = pcd_fx_elems_v1_regions,
+    .n_regions = 2,
+    .detect = pcd_fx_elems_v1_detect,
+    .detect_min = 3,
+    .version_num = 1,
+    .flags = PCD_FMT_STREAMABLE,
 };

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_elems_v1.h was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_elems_v1.h was generated for runtime ABI 2; run make regen"
 #endif
 
 /* Stream state of the events region, reset at its start. */
@@ -24,6 +24,7 @@ typedef struct pcd_fx_elems_v1_file pcd_fx_elems_v1_file;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_ELEMS_V1_EVENT_PAIRS_OFFSET_AT 0
+#define PCD_FX_ELEMS_V1_EVENT_PAIRS_MIN_SIZE 2 /* the smallest event_pairs */
 typedef struct pcd_fx_elems_v1_event_pairs {
     uint64_t offset;
     int64_t obj;
@@ -31,6 +32,7 @@ typedef struct pcd_fx_elems_v1_event_pairs {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_ELEMS_V1_EVENT_FRAMES_AT 0
+#define PCD_FX_ELEMS_V1_EVENT_MIN_SIZE 4 /* the smallest event */
 typedef struct pcd_fx_elems_v1_event {
     int64_t *frames;  /* Each frame relative to the previous method of the block. */
     size_t n_frames;
@@ -47,6 +49,7 @@ typedef struct pcd_fx_elems_v1_event {
 #define PCD_FX_ELEMS_V1_BLOCK_METHOD_BASE_AT 8
 #define PCD_FX_ELEMS_V1_BLOCK_OBJ_BASE_AT 16
 #define PCD_FX_ELEMS_V1_BLOCK_EVENTS_AT 24
+#define PCD_FX_ELEMS_V1_BLOCK_MIN_SIZE 24 /* the smallest block */
 typedef struct pcd_fx_elems_v1_block {
     uint32_t len;  /* Bytes of events after this header. */
     uint64_t method_base;
@@ -58,6 +61,7 @@ typedef struct pcd_fx_elems_v1_block {
 #define PCD_FX_ELEMS_V1_FILE_MAGIC_AT 0
 #define PCD_FX_ELEMS_V1_FILE_NAME_SIZE_AT 3
 #define PCD_FX_ELEMS_V1_FILE_NAME_AT 7
+#define PCD_FX_ELEMS_V1_FILE_MIN_SIZE 8 /* the smallest file */
 typedef struct pcd_fx_elems_v1_file {
     uint32_t name_size;  /* Bytes of the name, its NUL included. */
     pcd_bytes name;

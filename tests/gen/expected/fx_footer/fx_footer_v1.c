@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_footer_v1.c was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_footer_v1.c was generated for runtime ABI 2; run make regen"
 #endif
 
 /* -------- section -------- */
@@ -189,9 +189,9 @@ uint64_t pcd_fx_footer_v1_section_size(pcd_ctx *x, const pcd_fx_footer_v1_sectio
 
 /* -------- index_entry -------- */
 
-static const pcd_run_field k_index_entry_dec_run1[] = {
-    { "a", 8, "u64le" },
-    { "b", 8, "u64le" },
+static const pcd_run_field k_index_entry_run1[] = {
+    { .name = "a", .wire = 8, .type = "u64le" },
+    { .name = "b", .wire = 8, .type = "u64le" },
 };
 /* index_entry */
 static inline pcd_status pcd_fx_footer_v1_index_entry_decode_(pcd_cursor *c, pcd_fx_footer_v1_index_entry *out)
@@ -200,7 +200,7 @@ static inline pcd_status pcd_fx_footer_v1_index_entry_decode_(pcd_cursor *c, pcd
     uint64_t v_b = 0;
     /* a, b: 16 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 16))
-        return pcd_fail_run(c, k_index_entry_dec_run1, 2);
+        return pcd_fail_run(c, k_index_entry_run1, 2);
     /* a */
     v_a = pcd_ld_u64le(c->p);
     out->a = v_a;
@@ -216,10 +216,6 @@ pcd_status pcd_fx_footer_v1_index_entry_decode(pcd_cursor *c, pcd_fx_footer_v1_i
     return pcd_fx_footer_v1_index_entry_decode_(c, out);
 }
 
-static const pcd_run_field k_index_entry_val_run1[] = {
-    { "a", 8, "u64le" },
-    { "b", 8, "u64le" },
-};
 /* index_entry
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -227,7 +223,7 @@ static inline pcd_status pcd_fx_footer_v1_index_entry_validate_(pcd_cursor *c)
 {
     /* a, b: 16 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 16))
-        return pcd_fail_run(c, k_index_entry_val_run1, 2);
+        return pcd_fail_run(c, k_index_entry_run1, 2);
     /* a */
     /* (value not needed for validation) */
     /* b */
@@ -463,14 +459,18 @@ static uint64_t pcd_fx_footer_v1_region_sections_drun(pcd_cursor *c, uint64_t ma
     return k;
 }
 const pcd_region_desc pcd_fx_footer_v1_region_sections = {
-    "sections", &pcd_fx_footer_v1_section_type, sizeof(pcd_fx_footer_v1_section),
-    pcd_fx_footer_v1_region_sections_dec, pcd_fx_footer_v1_region_sections_val, pcd_fx_footer_v1_region_sections_run, pcd_fx_footer_v1_region_sections_enc,
-    0, NULL, NULL,
-    offsetof(pcd_fx_footer_v1_file, sections),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    NULL, 3, 5,
-    pcd_fx_footer_v1_region_sections_drun,
+    .name = "sections",
+    .record = &pcd_fx_footer_v1_section_type,
+    .record_size = sizeof(pcd_fx_footer_v1_section),
+    .decode = pcd_fx_footer_v1_region_sections_dec,
+    .validate = pcd_fx_footer_v1_region_sections_val,
+    .validate_run = pcd_fx_footer_v1_region_sections_run,
+    .encode = pcd_fx_footer_v1_region_sections_enc,
+    .region_field = offsetof(pcd_fx_footer_v1_file, sections),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .zstd_level = 3,
+    .record_min = 5,  /* the smallest record's bytes */
+    .decode_run = pcd_fx_footer_v1_region_sections_drun,
 };
 
 static pcd_status pcd_fx_footer_v1_region_index_dec(pcd_cursor *c, void *out) { return pcd_fx_footer_v1_index_entry_decode_(c, out); }
@@ -519,48 +519,90 @@ static uint64_t pcd_fx_footer_v1_region_index_drun(pcd_cursor *c, uint64_t max, 
     return k;
 }
 const pcd_region_desc pcd_fx_footer_v1_region_index = {
-    "index", &pcd_fx_footer_v1_index_entry_type, sizeof(pcd_fx_footer_v1_index_entry),
-    pcd_fx_footer_v1_region_index_dec, pcd_fx_footer_v1_region_index_val, pcd_fx_footer_v1_region_index_run, pcd_fx_footer_v1_region_index_enc,
-    0, NULL, NULL,
-    offsetof(pcd_fx_footer_v1_file, index),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    NULL, 3, 16,
-    pcd_fx_footer_v1_region_index_drun,
+    .name = "index",
+    .record = &pcd_fx_footer_v1_index_entry_type,
+    .record_size = sizeof(pcd_fx_footer_v1_index_entry),
+    .decode = pcd_fx_footer_v1_region_index_dec,
+    .validate = pcd_fx_footer_v1_region_index_val,
+    .validate_run = pcd_fx_footer_v1_region_index_run,
+    .encode = pcd_fx_footer_v1_region_index_enc,
+    .region_field = offsetof(pcd_fx_footer_v1_file, index),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .zstd_level = 3,
+    .record_min = 16,  /* the smallest record's bytes */
+    .decode_run = pcd_fx_footer_v1_region_index_drun,
 };
 
 /* -------- descriptors -------- */
 
 static const pcd_field pcd_fx_footer_v1_section_strs_fields[] = {
-    { "first", PCD_K_U64, 0, 0, offsetof(pcd_fx_footer_v1_section_strs, first), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "strings", PCD_K_ARRAY, PCD_K_STRING, 0, offsetof(pcd_fx_footer_v1_section_strs, strings), offsetof(pcd_fx_footer_v1_section_strs, n_strings), 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "first", .kind = PCD_K_U64, .offset = offsetof(pcd_fx_footer_v1_section_strs, first) },
+    { .name = "strings", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRING,
+      .offset = offsetof(pcd_fx_footer_v1_section_strs, strings),
+      .aux = offsetof(pcd_fx_footer_v1_section_strs, n_strings) },
 };
-const pcd_type pcd_fx_footer_v1_section_strs_type = { "section_strs", 0, 0, sizeof(pcd_fx_footer_v1_section_strs), pcd_fx_footer_v1_section_strs_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_fx_footer_v1_section_strs_type = {
+    .name = "section_strs",
+    .size = sizeof(pcd_fx_footer_v1_section_strs),
+    .fields = pcd_fx_footer_v1_section_strs_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_fx_footer_v1_section_done_fields[] = {
-    { "x", PCD_K_U8, 0, 0, offsetof(pcd_fx_footer_v1_section_done, x), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "x", .kind = PCD_K_U8, .offset = offsetof(pcd_fx_footer_v1_section_done, x) },
 };
-const pcd_type pcd_fx_footer_v1_section_done_type = { "section_done", 0, 0, sizeof(pcd_fx_footer_v1_section_done), pcd_fx_footer_v1_section_done_fields, 1, NULL, NULL, NULL };
+const pcd_type pcd_fx_footer_v1_section_done_type = {
+    .name = "section_done",
+    .size = sizeof(pcd_fx_footer_v1_section_done),
+    .fields = pcd_fx_footer_v1_section_done_fields,
+    .n_fields = 1,
+};
 
 static const pcd_field pcd_fx_footer_v1_section_fields[] = {
-    { "strs", PCD_K_STRUCT, 0, 0, offsetof(pcd_fx_footer_v1_section, u.strs), 0, 0, &pcd_fx_footer_v1_section_strs_type, NULL, 0, NULL, NULL },
-    { "done", PCD_K_STRUCT, 0, 0, offsetof(pcd_fx_footer_v1_section, u.done), 0, 0, &pcd_fx_footer_v1_section_done_type, NULL, 0, NULL, NULL },
+    { .name = "strs", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_fx_footer_v1_section, u.strs),
+      .type = &pcd_fx_footer_v1_section_strs_type },
+    { .name = "done", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_fx_footer_v1_section, u.done),
+      .type = &pcd_fx_footer_v1_section_done_type },
 };
-const pcd_type pcd_fx_footer_v1_section_type = { "section", 1, 1, sizeof(pcd_fx_footer_v1_section), pcd_fx_footer_v1_section_fields, 2, NULL, "_kind", NULL, 4 };
+const pcd_type pcd_fx_footer_v1_section_type = {
+    .name = "section",
+    .is_union = 1,
+    .named = 1,
+    .size = sizeof(pcd_fx_footer_v1_section),
+    .fields = pcd_fx_footer_v1_section_fields,
+    .n_fields = 2,
+    .tag_key = "_kind",
+    .tag_wire = 4,
+};
 
 static const pcd_field pcd_fx_footer_v1_index_entry_fields[] = {
-    { "a", PCD_K_U64, 0, 0, offsetof(pcd_fx_footer_v1_index_entry, a), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "b", PCD_K_U64, 0, 0, offsetof(pcd_fx_footer_v1_index_entry, b), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "a", .kind = PCD_K_U64, .offset = offsetof(pcd_fx_footer_v1_index_entry, a) },
+    { .name = "b", .kind = PCD_K_U64, .offset = offsetof(pcd_fx_footer_v1_index_entry, b) },
 };
-const pcd_type pcd_fx_footer_v1_index_entry_type = { "index_entry", 0, 1, sizeof(pcd_fx_footer_v1_index_entry), pcd_fx_footer_v1_index_entry_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_fx_footer_v1_index_entry_type = {
+    .name = "index_entry",
+    .named = 1,
+    .size = sizeof(pcd_fx_footer_v1_index_entry),
+    .fields = pcd_fx_footer_v1_index_entry_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_fx_footer_v1_file_fields[] = {
-    { "sections", PCD_K_REGION, 0, 0, offsetof(pcd_fx_footer_v1_file, sections), 0, 0, NULL, NULL, 0, NULL, &pcd_fx_footer_v1_region_sections },
-    { "index", PCD_K_REGION, 0, 0, offsetof(pcd_fx_footer_v1_file, index), 0, 0, NULL, NULL, 0, NULL, &pcd_fx_footer_v1_region_index },
-    { "total", PCD_K_U64, 0, 0, offsetof(pcd_fx_footer_v1_file, total), 0, 0, NULL, NULL, 0, "Anything the writer notes.", NULL },
-    { "n", PCD_K_U64, 0, PCD_F_DERIVED, offsetof(pcd_fx_footer_v1_file, n), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "sections", .kind = PCD_K_REGION, .offset = offsetof(pcd_fx_footer_v1_file, sections),
+      .region = &pcd_fx_footer_v1_region_sections },
+    { .name = "index", .kind = PCD_K_REGION, .offset = offsetof(pcd_fx_footer_v1_file, index),
+      .region = &pcd_fx_footer_v1_region_index },
+    { .name = "total", .kind = PCD_K_U64, .offset = offsetof(pcd_fx_footer_v1_file, total),
+      .doc = "Anything the writer notes." },
+    { .name = "n", .kind = PCD_K_U64, .flags = PCD_F_DERIVED, .offset = offsetof(pcd_fx_footer_v1_file, n) },
 };
-const pcd_type pcd_fx_footer_v1_file_type = { "file", 0, 1, sizeof(pcd_fx_footer_v1_file), pcd_fx_footer_v1_file_fields, 4, NULL, NULL, NULL };
+const pcd_type pcd_fx_footer_v1_file_type = {
+    .name = "file",
+    .named = 1,
+    .size = sizeof(pcd_fx_footer_v1_file),
+    .fields = pcd_fx_footer_v1_file_fields,
+    .n_fields = 4,
+};
 
 static int pcd_fx_footer_v1_detect(const uint8_t *p, size_t n)
 {
@@ -579,8 +621,19 @@ static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_footer_v1_f
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_footer_v1_file_encode(s, in); }
 
 const pcd_format pcd_fx_footer_v1_format = {
-    "fx_footer", "1", "fx_footer", "tests/gen/ok/fx_footer.lua",
-    &pcd_fx_footer_v1_file_type, sizeof(pcd_fx_footer_v1_file), root_dec, root_enc, pcd_fx_footer_v1_file_segments,
-    pcd_fx_footer_v1_regions, 2,
-    pcd_fx_footer_v1_detect, 4, 1, PCD_FMT_PADDED_NAMES,
+    .name = "fx_footer",
+    .version = "1",
+    .title = "fx_footer",
+    .schema = "tests/gen/ok/fx_footer.lua",
+    .root = &pcd_fx_footer_v1_file_type,
+    .root_size = sizeof(pcd_fx_footer_v1_file),
+    .root_decode = root_dec,
+    .root_encode = root_enc,
+    .root_segment = pcd_fx_footer_v1_file_segments,
+    .regions = pcd_fx_footer_v1_regions,
+    .n_regions = 2,
+    .detect = pcd_fx_footer_v1_detect,
+    .detect_min = 4,
+    .version_num = 1,
+    .flags = PCD_FMT_PADDED_NAMES,
 };

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_footer_v1.h was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_footer_v1.h was generated for runtime ABI 2; run make regen"
 #endif
 
 typedef struct pcd_fx_footer_v1_section_strs pcd_fx_footer_v1_section_strs;
@@ -27,14 +27,22 @@ typedef struct pcd_fx_footer_v1_section_strs {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_FOOTER_V1_SECTION_DONE_X_AT 0
+/* bytes from a field's start to its record's end */
+#define PCD_FX_FOOTER_V1_SECTION_DONE_X_FROM_END 1
 typedef struct pcd_fx_footer_v1_section_done {
     uint8_t x;
 } pcd_fx_footer_v1_section_done;
 
-#define PCD_FX_FOOTER_V1_SECTION_STRS 0
-#define PCD_FX_FOOTER_V1_SECTION_DONE 1
+/* The cases of section (its `which`). */
+typedef enum pcd_fx_footer_v1_section_case {
+    PCD_FX_FOOTER_V1_SECTION_STRS = 0,
+    PCD_FX_FOOTER_V1_SECTION_DONE = 1,
+} pcd_fx_footer_v1_section_case;
+PCD_STATIC_ASSERT(sizeof(pcd_fx_footer_v1_section_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
+/* section's tags on the wire */
+#define PCD_FX_FOOTER_V1_SECTION_TAG_SIZE 4 /* NUL-padded names */
 typedef struct pcd_fx_footer_v1_section {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_fx_footer_v1_section_case which; /* the case present */
     union {
         pcd_fx_footer_v1_section_strs strs;
         pcd_fx_footer_v1_section_done done;
@@ -44,6 +52,7 @@ typedef struct pcd_fx_footer_v1_section {
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_FOOTER_V1_INDEX_ENTRY_A_AT 0
 #define PCD_FX_FOOTER_V1_INDEX_ENTRY_B_AT 8
+#define PCD_FX_FOOTER_V1_INDEX_ENTRY_SIZE 16 /* every index_entry takes this many bytes */
 typedef struct pcd_fx_footer_v1_index_entry {
     uint64_t a;
     uint64_t b;
@@ -54,6 +63,7 @@ typedef struct pcd_fx_footer_v1_index_entry {
 #define PCD_FX_FOOTER_V1_FILE_SECTIONS_AT 4
 #define PCD_FX_FOOTER_V1_FILE_TOTAL_AT_END 16
 #define PCD_FX_FOOTER_V1_FILE_N_AT_END 8
+#define PCD_FX_FOOTER_V1_FILE_MIN_SIZE 4 /* the smallest file */
 typedef struct pcd_fx_footer_v1_file {
     pcd_region sections;
     pcd_region index;

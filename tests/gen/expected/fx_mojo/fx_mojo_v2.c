@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_mojo_v2.c was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_mojo_v2.c was generated for runtime ABI 2; run make regen"
 #endif
 
 /* -------- rec -------- */
@@ -261,31 +261,50 @@ static uint64_t pcd_fx_mojo_v2_region_recs_drun(pcd_cursor *c, uint64_t max, pcd
     return k;
 }
 const pcd_region_desc pcd_fx_mojo_v2_region_recs = {
-    "recs", &pcd_fx_mojo_v2_rec_type, sizeof(pcd_fx_mojo_v2_rec),
-    pcd_fx_mojo_v2_region_recs_dec, pcd_fx_mojo_v2_region_recs_val, pcd_fx_mojo_v2_region_recs_run, pcd_fx_mojo_v2_region_recs_enc,
-    0, NULL, NULL,
-    offsetof(pcd_fx_mojo_v2_file, recs),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    NULL, 3, 3,
-    pcd_fx_mojo_v2_region_recs_drun,
+    .name = "recs",
+    .record = &pcd_fx_mojo_v2_rec_type,
+    .record_size = sizeof(pcd_fx_mojo_v2_rec),
+    .decode = pcd_fx_mojo_v2_region_recs_dec,
+    .validate = pcd_fx_mojo_v2_region_recs_val,
+    .validate_run = pcd_fx_mojo_v2_region_recs_run,
+    .encode = pcd_fx_mojo_v2_region_recs_enc,
+    .region_field = offsetof(pcd_fx_mojo_v2_file, recs),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .zstd_level = 3,
+    .record_min = 3,  /* the smallest record's bytes */
+    .decode_run = pcd_fx_mojo_v2_region_recs_drun,
 };
 
 /* -------- descriptors -------- */
 
 static const pcd_field pcd_fx_mojo_v2_rec_fields[] = {
-    { "a", PCD_K_MOJO, 0, 0, offsetof(pcd_fx_mojo_v2_rec, a), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "b", PCD_K_MOJO, 0, 0, offsetof(pcd_fx_mojo_v2_rec, b), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "c", PCD_K_MOJO, 0, PCD_F_OPTIONAL, offsetof(pcd_fx_mojo_v2_rec, c), 0, offsetof(pcd_fx_mojo_v2_rec, has_c), NULL, NULL, 0, NULL, NULL },
-    { "d", PCD_K_MOJO, 0, 0, offsetof(pcd_fx_mojo_v2_rec, d), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "a", .kind = PCD_K_MOJO, .offset = offsetof(pcd_fx_mojo_v2_rec, a) },
+    { .name = "b", .kind = PCD_K_MOJO, .offset = offsetof(pcd_fx_mojo_v2_rec, b) },
+    { .name = "c", .kind = PCD_K_MOJO, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_mojo_v2_rec, c),
+      .present = offsetof(pcd_fx_mojo_v2_rec, has_c) },
+    { .name = "d", .kind = PCD_K_MOJO, .offset = offsetof(pcd_fx_mojo_v2_rec, d) },
 };
-const pcd_type pcd_fx_mojo_v2_rec_type = { "rec", 0, 1, sizeof(pcd_fx_mojo_v2_rec), pcd_fx_mojo_v2_rec_fields, 4, NULL, NULL, NULL };
+const pcd_type pcd_fx_mojo_v2_rec_type = {
+    .name = "rec",
+    .named = 1,
+    .size = sizeof(pcd_fx_mojo_v2_rec),
+    .fields = pcd_fx_mojo_v2_rec_fields,
+    .n_fields = 4,
+};
 
 static const pcd_field pcd_fx_mojo_v2_file_fields[] = {
-    { "version", PCD_K_MOJO, 0, 0, offsetof(pcd_fx_mojo_v2_file, version), 0, 0, NULL, NULL, 0, "Only version 2 is this schema's.", NULL },
-    { "recs", PCD_K_REGION, 0, 0, offsetof(pcd_fx_mojo_v2_file, recs), 0, 0, NULL, NULL, 0, NULL, &pcd_fx_mojo_v2_region_recs },
+    { .name = "version", .kind = PCD_K_MOJO, .offset = offsetof(pcd_fx_mojo_v2_file, version),
+      .doc = "Only version 2 is this schema's." },
+    { .name = "recs", .kind = PCD_K_REGION, .offset = offsetof(pcd_fx_mojo_v2_file, recs),
+      .region = &pcd_fx_mojo_v2_region_recs },
 };
-const pcd_type pcd_fx_mojo_v2_file_type = { "file", 0, 1, sizeof(pcd_fx_mojo_v2_file), pcd_fx_mojo_v2_file_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_fx_mojo_v2_file_type = {
+    .name = "file",
+    .named = 1,
+    .size = sizeof(pcd_fx_mojo_v2_file),
+    .fields = pcd_fx_mojo_v2_file_fields,
+    .n_fields = 2,
+};
 
 static int pcd_fx_mojo_v2_detect(const uint8_t *p, size_t n)
 {
@@ -303,8 +322,18 @@ static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_mojo_v2_fil
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_mojo_v2_file_encode(s, in); }
 
 const pcd_format pcd_fx_mojo_v2_format = {
-    "fx_mojo", "2", "fx_mojo", "tests/gen/ok/fx_mojo.lua",
-    &pcd_fx_mojo_v2_file_type, sizeof(pcd_fx_mojo_v2_file), root_dec, root_enc, NULL,
-    pcd_fx_mojo_v2_regions, 1,
-    pcd_fx_mojo_v2_detect, 3, 2, PCD_FMT_STREAMABLE,
+    .name = "fx_mojo",
+    .version = "2",
+    .title = "fx_mojo",
+    .schema = "tests/gen/ok/fx_mojo.lua",
+    .root = &pcd_fx_mojo_v2_file_type,
+    .root_size = sizeof(pcd_fx_mojo_v2_file),
+    .root_decode = root_dec,
+    .root_encode = root_enc,
+    .regions = pcd_fx_mojo_v2_regions,
+    .n_regions = 1,
+    .detect = pcd_fx_mojo_v2_detect,
+    .detect_min = 3,
+    .version_num = 2,
+    .flags = PCD_FMT_STREAMABLE,
 };

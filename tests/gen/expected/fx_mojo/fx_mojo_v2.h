@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_mojo_v2.h was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_mojo_v2.h was generated for runtime ABI 2; run make regen"
 #endif
 
 typedef struct pcd_fx_mojo_v2_rec pcd_fx_mojo_v2_rec;
@@ -15,6 +15,7 @@ typedef struct pcd_fx_mojo_v2_file pcd_fx_mojo_v2_file;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_MOJO_V2_REC_A_AT 0
+#define PCD_FX_MOJO_V2_REC_MIN_SIZE 3 /* the smallest rec */
 typedef struct pcd_fx_mojo_v2_rec {
     pcd_mojo_int a;
     pcd_mojo_int b;
@@ -26,6 +27,7 @@ typedef struct pcd_fx_mojo_v2_rec {
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_MOJO_V2_FILE_MAGIC_AT 0
 #define PCD_FX_MOJO_V2_FILE_VERSION_AT 3
+#define PCD_FX_MOJO_V2_FILE_MIN_SIZE 4 /* the smallest file */
 typedef struct pcd_fx_mojo_v2_file {
     pcd_mojo_int version;  /* Only version 2 is this schema's. */
     pcd_region recs;

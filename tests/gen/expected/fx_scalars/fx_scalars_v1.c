@@ -5,23 +5,23 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_scalars_v1.c was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_scalars_v1.c was generated for runtime ABI 2; run make regen"
 #endif
 
 /* -------- rec -------- */
 
-static const pcd_run_field k_rec_dec_run1[] = {
-    { "a", 1, "u8" },
-    { "b", 2, "u16be" },
-    { "c", 4, "u32le" },
-    { "d", 8, "s64be" },
-    { "e", 4, "f32be" },
-    { "f", 8, "f64le" },
-    { "g", 4, "u32native" },
-    { "h", 2, "s16le" },
-    { "kind", 1, "u8" },
-    { "open_kind", 1, "u8" },
+static const pcd_run_field k_rec_run1[] = {
+    { .name = "a", .wire = 1, .type = "u8" },
+    { .name = "b", .wire = 2, .type = "u16be" },
+    { .name = "c", .wire = 4, .type = "u32le" },
+    { .name = "d", .wire = 8, .type = "s64be" },
+    { .name = "e", .wire = 4, .type = "f32be" },
+    { .name = "f", .wire = 8, .type = "f64le" },
+    { .name = "g", .wire = 4, .type = "u32native" },
+    { .name = "h", .wire = 2, .type = "s16le" },
+    { .name = "kind", .wire = 1, .type = "u8" },
+    { .name = "open_kind", .wire = 1, .type = "u8" },
 };
 /* rec */
 static inline pcd_status pcd_fx_scalars_v1_rec_decode_(pcd_cursor *c, pcd_fx_scalars_v1_rec *out)
@@ -45,7 +45,7 @@ static inline pcd_status pcd_fx_scalars_v1_rec_decode_(pcd_cursor *c, pcd_fx_sca
     pcd_mojo_int v_m = { 0, false };
     /* a, b, c, d, e, f, g, h, kind, open_kind: 35 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 35))
-        return pcd_fail_run(c, k_rec_dec_run1, 10);
+        return pcd_fail_run(c, k_rec_run1, 10);
     /* a */
     v_a = pcd_ld_u8(c->p);
     if (PCD_UNLIKELY(v_a != 7))
@@ -118,18 +118,6 @@ pcd_status pcd_fx_scalars_v1_rec_decode(pcd_cursor *c, pcd_fx_scalars_v1_rec *ou
     return pcd_fx_scalars_v1_rec_decode_(c, out);
 }
 
-static const pcd_run_field k_rec_val_run1[] = {
-    { "a", 1, "u8" },
-    { "b", 2, "u16be" },
-    { "c", 4, "u32le" },
-    { "d", 8, "s64be" },
-    { "e", 4, "f32be" },
-    { "f", 8, "f64le" },
-    { "g", 4, "u32native" },
-    { "h", 2, "s16le" },
-    { "kind", 1, "u8" },
-    { "open_kind", 1, "u8" },
-};
 /* rec
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -145,7 +133,7 @@ static inline pcd_status pcd_fx_scalars_v1_rec_validate_(pcd_cursor *c)
     PCD_UNUSED pcd_mojo_int v_m = { 0, false };
     /* a, b, c, d, e, f, g, h, kind, open_kind: 35 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 35))
-        return pcd_fail_run(c, k_rec_val_run1, 10);
+        return pcd_fail_run(c, k_rec_run1, 10);
     /* a */
     v_a = pcd_ld_u8(c->p);
     if (PCD_UNLIKELY(v_a != 7))
@@ -303,11 +291,11 @@ static inline pcd_status pcd_fx_scalars_v1_file_decode_(pcd_cursor *c, pcd_fx_sc
     if (PCD_UNLIKELY(pcd_left(c) < 4))
         return pcd_fail_short(c, c->p, "mark", "u32native");
     v_mark = pcd_ld_u32le(c->p);
-    if (v_mark == 16909060) {
+    if (v_mark == 0x1020304) {
         c->x->big = false;
-    } else if (v_mark == 67305985) {
+    } else if (v_mark == 0x4030201) {
         c->x->big = true;
-        v_mark = 16909060;
+        v_mark = 0x1020304;
     } else {
         return pcd_fail(c, c->p, PCD_E_BAD_MAGIC, "mark", "0x1020304 in either byte order", PCD_FOUND_HEX, v_mark);
     }
@@ -332,11 +320,11 @@ static inline pcd_status pcd_fx_scalars_v1_file_validate_(pcd_cursor *c)
     if (PCD_UNLIKELY(pcd_left(c) < 4))
         return pcd_fail_short(c, c->p, "mark", "u32native");
     v_mark = pcd_ld_u32le(c->p);
-    if (v_mark == 16909060) {
+    if (v_mark == 0x1020304) {
         c->x->big = false;
-    } else if (v_mark == 67305985) {
+    } else if (v_mark == 0x4030201) {
         c->x->big = true;
-        v_mark = 16909060;
+        v_mark = 0x1020304;
     } else {
         return pcd_fail(c, c->p, PCD_E_BAD_MAGIC, "mark", "0x1020304 in either byte order", PCD_FOUND_HEX, v_mark);
     }
@@ -354,7 +342,7 @@ pcd_status pcd_fx_scalars_v1_file_encode(pcd_sink *s, const pcd_fx_scalars_v1_fi
 {
     (void)in;
     /* mark: Byte-order mark: read swapped, every native field is swapped. */
-    PCD_TRY(pcd_put_u32x(s, (uint32_t)(16909060), s->x->big));
+    PCD_TRY(pcd_put_u32x(s, (uint32_t)(0x1020304), s->x->big));
     return PCD_OK;
 }
 
@@ -417,52 +405,75 @@ static uint64_t pcd_fx_scalars_v1_region_recs_drun(pcd_cursor *c, uint64_t max, 
     return k;
 }
 const pcd_region_desc pcd_fx_scalars_v1_region_recs = {
-    "recs", &pcd_fx_scalars_v1_rec_type, sizeof(pcd_fx_scalars_v1_rec),
-    pcd_fx_scalars_v1_region_recs_dec, pcd_fx_scalars_v1_region_recs_val, pcd_fx_scalars_v1_region_recs_run, pcd_fx_scalars_v1_region_recs_enc,
-    0, NULL, NULL,
-    offsetof(pcd_fx_scalars_v1_file, recs),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    NULL, 3, 41,
-    pcd_fx_scalars_v1_region_recs_drun,
+    .name = "recs",
+    .record = &pcd_fx_scalars_v1_rec_type,
+    .record_size = sizeof(pcd_fx_scalars_v1_rec),
+    .decode = pcd_fx_scalars_v1_region_recs_dec,
+    .validate = pcd_fx_scalars_v1_region_recs_val,
+    .validate_run = pcd_fx_scalars_v1_region_recs_run,
+    .encode = pcd_fx_scalars_v1_region_recs_enc,
+    .region_field = offsetof(pcd_fx_scalars_v1_file, recs),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .zstd_level = 3,
+    .record_min = 41,  /* the smallest record's bytes */
+    .decode_run = pcd_fx_scalars_v1_region_recs_drun,
 };
 
 /* -------- descriptors -------- */
 
 static const pcd_enum_item pcd_fx_scalars_v1_rec_kind_enum_items[] = {
-    { 0, "zero" },
-    { 1, "one" },
-    { 2, "two" },
+    { .value = 0, .name = "zero" },
+    { .value = 1, .name = "one" },
+    { .value = 2, .name = "two" },
 };
-static const pcd_enum pcd_fx_scalars_v1_rec_kind_enum = { "kind", pcd_fx_scalars_v1_rec_kind_enum_items, 3 };
+static const pcd_enum pcd_fx_scalars_v1_rec_kind_enum = { .name = "kind", .items = pcd_fx_scalars_v1_rec_kind_enum_items, .n_items = 3 };
 static const pcd_enum_item pcd_fx_scalars_v1_rec_open_kind_enum_items[] = {
-    { 1, "one" },
+    { .value = 1, .name = "one" },
 };
-static const pcd_enum pcd_fx_scalars_v1_rec_open_kind_enum = { "open_kind", pcd_fx_scalars_v1_rec_open_kind_enum_items, 1 };
+static const pcd_enum pcd_fx_scalars_v1_rec_open_kind_enum = { .name = "open_kind", .items = pcd_fx_scalars_v1_rec_open_kind_enum_items, .n_items = 1 };
 static const pcd_field pcd_fx_scalars_v1_rec_fields[] = {
-    { "a", PCD_K_U8, 0, 0, offsetof(pcd_fx_scalars_v1_rec, a), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "b", PCD_K_U16, 0, 0, offsetof(pcd_fx_scalars_v1_rec, b), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "c", PCD_K_U32, 0, 0, offsetof(pcd_fx_scalars_v1_rec, c), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "d", PCD_K_S64, 0, 0, offsetof(pcd_fx_scalars_v1_rec, d), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "e", PCD_K_F32, 0, 0, offsetof(pcd_fx_scalars_v1_rec, e), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "f", PCD_K_F64, 0, 0, offsetof(pcd_fx_scalars_v1_rec, f), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "g", PCD_K_U32, 0, 0, offsetof(pcd_fx_scalars_v1_rec, g), 0, 0, NULL, NULL, 0, "In the file's own byte order.", NULL },
-    { "h", PCD_K_S16, 0, PCD_F_SENTINEL, offsetof(pcd_fx_scalars_v1_rec, h), 0, 0, NULL, NULL, -1, "-1 means absent.", NULL },
-    { "kind", PCD_K_U8, 0, 0, offsetof(pcd_fx_scalars_v1_rec, kind), 0, 0, NULL, &pcd_fx_scalars_v1_rec_kind_enum, 0, NULL, NULL },
-    { "open_kind", PCD_K_U8, 0, PCD_F_ENUM_OPEN, offsetof(pcd_fx_scalars_v1_rec, open_kind), 0, 0, NULL, &pcd_fx_scalars_v1_rec_open_kind_enum, 0, NULL, NULL },
-    { "u", PCD_K_U64, 0, 0, offsetof(pcd_fx_scalars_v1_rec, u), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "u32v", PCD_K_U32, 0, 0, offsetof(pcd_fx_scalars_v1_rec, u32v), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "s", PCD_K_S64, 0, 0, offsetof(pcd_fx_scalars_v1_rec, s), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "z32", PCD_K_S32, 0, PCD_F_SENTINEL, offsetof(pcd_fx_scalars_v1_rec, z32), 0, 0, NULL, NULL, -1, NULL, NULL },
-    { "z64", PCD_K_S64, 0, 0, offsetof(pcd_fx_scalars_v1_rec, z64), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "m", PCD_K_MOJO, 0, 0, offsetof(pcd_fx_scalars_v1_rec, m), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "a", .kind = PCD_K_U8, .offset = offsetof(pcd_fx_scalars_v1_rec, a) },
+    { .name = "b", .kind = PCD_K_U16, .offset = offsetof(pcd_fx_scalars_v1_rec, b) },
+    { .name = "c", .kind = PCD_K_U32, .offset = offsetof(pcd_fx_scalars_v1_rec, c) },
+    { .name = "d", .kind = PCD_K_S64, .offset = offsetof(pcd_fx_scalars_v1_rec, d) },
+    { .name = "e", .kind = PCD_K_F32, .offset = offsetof(pcd_fx_scalars_v1_rec, e) },
+    { .name = "f", .kind = PCD_K_F64, .offset = offsetof(pcd_fx_scalars_v1_rec, f) },
+    { .name = "g", .kind = PCD_K_U32, .offset = offsetof(pcd_fx_scalars_v1_rec, g),
+      .doc = "In the file's own byte order." },
+    { .name = "h", .kind = PCD_K_S16, .flags = PCD_F_SENTINEL, .offset = offsetof(pcd_fx_scalars_v1_rec, h),
+      .sentinel = -1, .doc = "-1 means absent." },
+    { .name = "kind", .kind = PCD_K_U8, .offset = offsetof(pcd_fx_scalars_v1_rec, kind),
+      .enumt = &pcd_fx_scalars_v1_rec_kind_enum },
+    { .name = "open_kind", .kind = PCD_K_U8, .flags = PCD_F_ENUM_OPEN,
+      .offset = offsetof(pcd_fx_scalars_v1_rec, open_kind),
+      .enumt = &pcd_fx_scalars_v1_rec_open_kind_enum },
+    { .name = "u", .kind = PCD_K_U64, .offset = offsetof(pcd_fx_scalars_v1_rec, u) },
+    { .name = "u32v", .kind = PCD_K_U32, .offset = offsetof(pcd_fx_scalars_v1_rec, u32v) },
+    { .name = "s", .kind = PCD_K_S64, .offset = offsetof(pcd_fx_scalars_v1_rec, s) },
+    { .name = "z32", .kind = PCD_K_S32, .flags = PCD_F_SENTINEL,
+      .offset = offsetof(pcd_fx_scalars_v1_rec, z32), .sentinel = -1 },
+    { .name = "z64", .kind = PCD_K_S64, .offset = offsetof(pcd_fx_scalars_v1_rec, z64) },
+    { .name = "m", .kind = PCD_K_MOJO, .offset = offsetof(pcd_fx_scalars_v1_rec, m) },
 };
-const pcd_type pcd_fx_scalars_v1_rec_type = { "rec", 0, 1, sizeof(pcd_fx_scalars_v1_rec), pcd_fx_scalars_v1_rec_fields, 16, NULL, NULL, NULL };
+const pcd_type pcd_fx_scalars_v1_rec_type = {
+    .name = "rec",
+    .named = 1,
+    .size = sizeof(pcd_fx_scalars_v1_rec),
+    .fields = pcd_fx_scalars_v1_rec_fields,
+    .n_fields = 16,
+};
 
 static const pcd_field pcd_fx_scalars_v1_file_fields[] = {
-    { "recs", PCD_K_REGION, 0, 0, offsetof(pcd_fx_scalars_v1_file, recs), 0, 0, NULL, NULL, 0, NULL, &pcd_fx_scalars_v1_region_recs },
+    { .name = "recs", .kind = PCD_K_REGION, .offset = offsetof(pcd_fx_scalars_v1_file, recs),
+      .region = &pcd_fx_scalars_v1_region_recs },
 };
-const pcd_type pcd_fx_scalars_v1_file_type = { "file", 0, 1, sizeof(pcd_fx_scalars_v1_file), pcd_fx_scalars_v1_file_fields, 1, NULL, NULL, NULL };
+const pcd_type pcd_fx_scalars_v1_file_type = {
+    .name = "file",
+    .named = 1,
+    .size = sizeof(pcd_fx_scalars_v1_file),
+    .fields = pcd_fx_scalars_v1_file_fields,
+    .n_fields = 1,
+};
 
 static int pcd_fx_scalars_v1_detect(const uint8_t *p, size_t n)
 {
@@ -482,8 +493,18 @@ static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_scalars_v1_
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_scalars_v1_file_encode(s, in); }
 
 const pcd_format pcd_fx_scalars_v1_format = {
-    "fx_scalars", "1", "fx_scalars", "tests/gen/ok/fx_scalars.lua",
-    &pcd_fx_scalars_v1_file_type, sizeof(pcd_fx_scalars_v1_file), root_dec, root_enc, NULL,
-    pcd_fx_scalars_v1_regions, 1,
-    pcd_fx_scalars_v1_detect, 4, 1, PCD_FMT_STREAMABLE,
+    .name = "fx_scalars",
+    .version = "1",
+    .title = "fx_scalars",
+    .schema = "tests/gen/ok/fx_scalars.lua",
+    .root = &pcd_fx_scalars_v1_file_type,
+    .root_size = sizeof(pcd_fx_scalars_v1_file),
+    .root_decode = root_dec,
+    .root_encode = root_enc,
+    .regions = pcd_fx_scalars_v1_regions,
+    .n_regions = 1,
+    .detect = pcd_fx_scalars_v1_detect,
+    .detect_min = 4,
+    .version_num = 1,
+    .flags = PCD_FMT_STREAMABLE,
 };

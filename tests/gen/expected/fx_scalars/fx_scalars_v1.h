@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_scalars_v1.h was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_scalars_v1.h was generated for runtime ABI 2; run make regen"
 #endif
 
 typedef struct pcd_fx_scalars_v1_rec pcd_fx_scalars_v1_rec;
@@ -25,6 +25,7 @@ typedef struct pcd_fx_scalars_v1_file pcd_fx_scalars_v1_file;
 #define PCD_FX_SCALARS_V1_REC_KIND_AT 33
 #define PCD_FX_SCALARS_V1_REC_OPEN_KIND_AT 34
 #define PCD_FX_SCALARS_V1_REC_U_AT 35
+#define PCD_FX_SCALARS_V1_REC_MIN_SIZE 41 /* the smallest rec */
 typedef struct pcd_fx_scalars_v1_rec {
     uint8_t a;
     uint16_t b;
@@ -47,6 +48,7 @@ typedef struct pcd_fx_scalars_v1_rec {
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_SCALARS_V1_FILE_MARK_AT 0
 #define PCD_FX_SCALARS_V1_FILE_RECS_AT 4
+#define PCD_FX_SCALARS_V1_FILE_MIN_SIZE 4 /* the smallest file */
 typedef struct pcd_fx_scalars_v1_file {
     pcd_region recs;
 } pcd_fx_scalars_v1_file;

@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_stream_v2.c was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_stream_v2.c was generated for runtime ABI 2; run make regen"
 #endif
 
 /* -------- event -------- */
@@ -138,11 +138,11 @@ uint64_t pcd_fx_stream_v2_event_size(pcd_ctx *x, const pcd_fx_stream_v2_event *i
 
 /* -------- buffer -------- */
 
-static const pcd_run_field k_buffer_dec_run1[] = {
-    { "id", 4, "u32le" },
-    { "len", 4, "u32le" },
-    { "time_base", 8, "u64le" },
-    { "obj_base", 8, "u64le" },
+static const pcd_run_field k_buffer_run1[] = {
+    { .name = "id", .wire = 4, .type = "u32le" },
+    { .name = "len", .wire = 4, .type = "u32le" },
+    { .name = "time_base", .wire = 8, .type = "u64le" },
+    { .name = "obj_base", .wire = 8, .type = "u64le" },
 };
 /* buffer */
 static inline pcd_status pcd_fx_stream_v2_buffer_decode_(pcd_cursor *c, pcd_fx_stream_v2_buffer *out)
@@ -154,10 +154,10 @@ static inline pcd_status pcd_fx_stream_v2_buffer_decode_(pcd_cursor *c, pcd_fx_s
     memset(out, 0, sizeof *out);
     /* id, len, time_base, obj_base: 24 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 24))
-        return pcd_fail_run(c, k_buffer_dec_run1, 4);
+        return pcd_fail_run(c, k_buffer_run1, 4);
     /* id */
     v_id = pcd_ld_u32le(c->p);
-    if (PCD_UNLIKELY(v_id != 1112884806))
+    if (PCD_UNLIKELY(v_id != 0x42554646))
         return pcd_fail(c, c->p, PCD_E_BAD_MAGIC, "id", "0x42554646", PCD_FOUND_HEX, (uint64_t)(v_id));
     /* len: Bytes of events after this header. */
     v_len = pcd_ld_u32le(c->p + 4);
@@ -181,12 +181,6 @@ pcd_status pcd_fx_stream_v2_buffer_decode(pcd_cursor *c, pcd_fx_stream_v2_buffer
     return pcd_fx_stream_v2_buffer_decode_(c, out);
 }
 
-static const pcd_run_field k_buffer_val_run1[] = {
-    { "id", 4, "u32le" },
-    { "len", 4, "u32le" },
-    { "time_base", 8, "u64le" },
-    { "obj_base", 8, "u64le" },
-};
 /* buffer
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -198,10 +192,10 @@ static inline pcd_status pcd_fx_stream_v2_buffer_validate_(pcd_cursor *c)
     PCD_UNUSED uint64_t v_obj_base = 0;
     /* id, len, time_base, obj_base: 24 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 24))
-        return pcd_fail_run(c, k_buffer_val_run1, 4);
+        return pcd_fail_run(c, k_buffer_run1, 4);
     /* id */
     v_id = pcd_ld_u32le(c->p);
-    if (PCD_UNLIKELY(v_id != 1112884806))
+    if (PCD_UNLIKELY(v_id != 0x42554646))
         return pcd_fail(c, c->p, PCD_E_BAD_MAGIC, "id", "0x42554646", PCD_FOUND_HEX, (uint64_t)(v_id));
     /* len: Bytes of events after this header. */
     v_len = pcd_ld_u32le(c->p + 4);
@@ -224,7 +218,7 @@ pcd_status pcd_fx_stream_v2_buffer_encode(pcd_sink *s, const pcd_fx_stream_v2_bu
     uint64_t d_len = 0;
     d_len = 0; /* patched when its region is finished */
     /* id */
-    PCD_TRY(pcd_put_u32le(s, (uint32_t)(1112884806)));
+    PCD_TRY(pcd_put_u32le(s, (uint32_t)(0x42554646)));
     /* len: Bytes of events after this header. */
     if (PCD_UNLIKELY((uint64_t)(d_len) > UINT32_MAX))
         return pcd_sink_fail(s, PCD_E_RANGE, "len", "a value that fits in u32le", PCD_FOUND_UINT, (uint64_t)(d_len));
@@ -257,9 +251,9 @@ uint64_t pcd_fx_stream_v2_buffer_size(pcd_ctx *x, const pcd_fx_stream_v2_buffer 
 
 /* -------- file -------- */
 
-static const pcd_run_field k_file_dec_run1[] = {
-    { "magic", 3, "magic" },
-    { "version", 1, "u8" },
+static const pcd_run_field k_file_run1[] = {
+    { .name = "magic", .wire = 3, .type = "magic" },
+    { .name = "version", .wire = 1, .type = "u8" },
 };
 /* file */
 static inline pcd_status pcd_fx_stream_v2_file_decode_(pcd_cursor *c, pcd_fx_stream_v2_file *out)
@@ -268,7 +262,7 @@ static inline pcd_status pcd_fx_stream_v2_file_decode_(pcd_cursor *c, pcd_fx_str
     memset(out, 0, sizeof *out);
     /* magic, version: 4 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 4))
-        return pcd_fail_run(c, k_file_dec_run1, 2);
+        return pcd_fail_run(c, k_file_run1, 2);
     /* magic */
     if (PCD_UNLIKELY(memcmp(c->p, "FXS", 3) != 0))
         return pcd_fail_magic(c, c->p, "magic", "\"FXS\"", 3);
@@ -288,10 +282,6 @@ pcd_status pcd_fx_stream_v2_file_decode(pcd_cursor *c, pcd_fx_stream_v2_file *ou
     return pcd_fx_stream_v2_file_decode_(c, out);
 }
 
-static const pcd_run_field k_file_val_run1[] = {
-    { "magic", 3, "magic" },
-    { "version", 1, "u8" },
-};
 /* file
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -300,7 +290,7 @@ static inline pcd_status pcd_fx_stream_v2_file_validate_(pcd_cursor *c)
     PCD_UNUSED uint8_t v_version = 0;
     /* magic, version: 4 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 4))
-        return pcd_fail_run(c, k_file_val_run1, 2);
+        return pcd_fail_run(c, k_file_run1, 2);
     /* magic */
     if (PCD_UNLIKELY(memcmp(c->p, "FXS", 3) != 0))
         return pcd_fail_magic(c, c->p, "magic", "\"FXS\"", 3);
@@ -418,56 +408,92 @@ static pcd_status pcd_fx_stream_v2_region_events_finish(pcd_sink *s, void *paren
     return PCD_OK;
 }
 const pcd_region_desc pcd_fx_stream_v2_region_events = {
-    "events", &pcd_fx_stream_v2_event_type, sizeof(pcd_fx_stream_v2_event),
-    pcd_fx_stream_v2_region_events_dec, pcd_fx_stream_v2_region_events_val, pcd_fx_stream_v2_region_events_run, pcd_fx_stream_v2_region_events_enc,
-    sizeof(pcd_fx_stream_v2_events_state), pcd_fx_stream_v2_region_events_init, pcd_fx_stream_v2_region_events_finish,
-    offsetof(pcd_fx_stream_v2_buffer, events),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    NULL, 3, 2,
-    pcd_fx_stream_v2_region_events_drun,
+    .name = "events",
+    .record = &pcd_fx_stream_v2_event_type,
+    .record_size = sizeof(pcd_fx_stream_v2_event),
+    .decode = pcd_fx_stream_v2_region_events_dec,
+    .validate = pcd_fx_stream_v2_region_events_val,
+    .validate_run = pcd_fx_stream_v2_region_events_run,
+    .encode = pcd_fx_stream_v2_region_events_enc,
+    .state_size = sizeof(pcd_fx_stream_v2_events_state),
+    .state_init = pcd_fx_stream_v2_region_events_init,
+    .finish = pcd_fx_stream_v2_region_events_finish,
+    .region_field = offsetof(pcd_fx_stream_v2_buffer, events),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .zstd_level = 3,
+    .record_min = 2,  /* the smallest record's bytes */
+    .decode_run = pcd_fx_stream_v2_region_events_drun,
 };
 
 static pcd_status pcd_fx_stream_v2_region_buffers_dec(pcd_cursor *c, void *out) { return pcd_fx_stream_v2_buffer_decode_(c, out); }
 static pcd_status pcd_fx_stream_v2_region_buffers_enc(pcd_sink *s, const void *in) { return pcd_fx_stream_v2_buffer_encode(s, in); }
 const pcd_region_desc pcd_fx_stream_v2_region_buffers = {
-    "buffers", &pcd_fx_stream_v2_buffer_type, sizeof(pcd_fx_stream_v2_buffer),
-    pcd_fx_stream_v2_region_buffers_dec, NULL, NULL, pcd_fx_stream_v2_region_buffers_enc,
-    0, NULL, NULL,
-    offsetof(pcd_fx_stream_v2_file, buffers),
-    4, 4, 0, 0, 24, 24,
-    NULL, NULL,
-    NULL, 3, 24,
-    NULL,
+    .name = "buffers",
+    .record = &pcd_fx_stream_v2_buffer_type,
+    .record_size = sizeof(pcd_fx_stream_v2_buffer),
+    .decode = pcd_fx_stream_v2_region_buffers_dec,
+    .encode = pcd_fx_stream_v2_region_buffers_enc,
+    .region_field = offsetof(pcd_fx_stream_v2_file, buffers),
+    .size_off = 4,  /* where a damaged record's size is */
+    .size_width = 4,
+    .size_add = 24,
+    .size_min = 24,
+    .zstd_level = 3,
+    .record_min = 24,  /* the smallest record's bytes */
 };
 
 /* -------- descriptors -------- */
 
 static const pcd_enum_item pcd_fx_stream_v2_event_type_enum_items[] = {
-    { 1, "tick" },
-    { 2, "alloc" },
+    { .value = 1, .name = "tick" },
+    { .value = 2, .name = "alloc" },
 };
-static const pcd_enum pcd_fx_stream_v2_event_type_enum = { "type", pcd_fx_stream_v2_event_type_enum_items, 2 };
+static const pcd_enum pcd_fx_stream_v2_event_type_enum = { .name = "type", .items = pcd_fx_stream_v2_event_type_enum_items, .n_items = 2 };
 static const pcd_field pcd_fx_stream_v2_event_fields[] = {
-    { "type", PCD_K_U8, 0, 0, offsetof(pcd_fx_stream_v2_event, type), 0, 0, NULL, &pcd_fx_stream_v2_event_type_enum, 0, NULL, NULL },
-    { "time", PCD_K_U64, 0, 0, offsetof(pcd_fx_stream_v2_event, time), 0, 0, NULL, NULL, 0, "ns since the previous event.", NULL },
-    { "obj", PCD_K_S64, 0, PCD_F_OPTIONAL, offsetof(pcd_fx_stream_v2_event, obj), 0, offsetof(pcd_fx_stream_v2_event, has_obj), NULL, NULL, 0, NULL, NULL },
+    { .name = "type", .kind = PCD_K_U8, .offset = offsetof(pcd_fx_stream_v2_event, type),
+      .enumt = &pcd_fx_stream_v2_event_type_enum },
+    { .name = "time", .kind = PCD_K_U64, .offset = offsetof(pcd_fx_stream_v2_event, time),
+      .doc = "ns since the previous event." },
+    { .name = "obj", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL,
+      .offset = offsetof(pcd_fx_stream_v2_event, obj),
+      .present = offsetof(pcd_fx_stream_v2_event, has_obj) },
 };
-const pcd_type pcd_fx_stream_v2_event_type = { "event", 0, 1, sizeof(pcd_fx_stream_v2_event), pcd_fx_stream_v2_event_fields, 3, NULL, NULL, NULL };
+const pcd_type pcd_fx_stream_v2_event_type = {
+    .name = "event",
+    .named = 1,
+    .size = sizeof(pcd_fx_stream_v2_event),
+    .fields = pcd_fx_stream_v2_event_fields,
+    .n_fields = 3,
+};
 
 static const pcd_field pcd_fx_stream_v2_buffer_fields[] = {
-    { "len", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_fx_stream_v2_buffer, len), 0, 0, NULL, NULL, 0, "Bytes of events after this header.", NULL },
-    { "time_base", PCD_K_U64, 0, 0, offsetof(pcd_fx_stream_v2_buffer, time_base), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "obj_base", PCD_K_U64, 0, 0, offsetof(pcd_fx_stream_v2_buffer, obj_base), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "events", PCD_K_REGION, 0, 0, offsetof(pcd_fx_stream_v2_buffer, events), 0, 0, NULL, NULL, 0, NULL, &pcd_fx_stream_v2_region_events },
+    { .name = "len", .kind = PCD_K_U32, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_fx_stream_v2_buffer, len), .doc = "Bytes of events after this header." },
+    { .name = "time_base", .kind = PCD_K_U64, .offset = offsetof(pcd_fx_stream_v2_buffer, time_base) },
+    { .name = "obj_base", .kind = PCD_K_U64, .offset = offsetof(pcd_fx_stream_v2_buffer, obj_base) },
+    { .name = "events", .kind = PCD_K_REGION, .offset = offsetof(pcd_fx_stream_v2_buffer, events),
+      .region = &pcd_fx_stream_v2_region_events },
 };
-const pcd_type pcd_fx_stream_v2_buffer_type = { "buffer", 0, 1, sizeof(pcd_fx_stream_v2_buffer), pcd_fx_stream_v2_buffer_fields, 4, NULL, NULL, NULL };
+const pcd_type pcd_fx_stream_v2_buffer_type = {
+    .name = "buffer",
+    .named = 1,
+    .size = sizeof(pcd_fx_stream_v2_buffer),
+    .fields = pcd_fx_stream_v2_buffer_fields,
+    .n_fields = 4,
+};
 
 static const pcd_field pcd_fx_stream_v2_file_fields[] = {
-    { "version", PCD_K_U8, 0, 0, offsetof(pcd_fx_stream_v2_file, version), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "buffers", PCD_K_REGION, 0, 0, offsetof(pcd_fx_stream_v2_file, buffers), 0, 0, NULL, NULL, 0, NULL, &pcd_fx_stream_v2_region_buffers },
+    { .name = "version", .kind = PCD_K_U8, .offset = offsetof(pcd_fx_stream_v2_file, version) },
+    { .name = "buffers", .kind = PCD_K_REGION, .offset = offsetof(pcd_fx_stream_v2_file, buffers),
+      .region = &pcd_fx_stream_v2_region_buffers },
 };
-const pcd_type pcd_fx_stream_v2_file_type = { "file", 0, 1, sizeof(pcd_fx_stream_v2_file), pcd_fx_stream_v2_file_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_fx_stream_v2_file_type = {
+    .name = "file",
+    .named = 1,
+    .size = sizeof(pcd_fx_stream_v2_file),
+    .fields = pcd_fx_stream_v2_file_fields,
+    .n_fields = 2,
+};
 
 static int pcd_fx_stream_v2_detect(const uint8_t *p, size_t n)
 {
@@ -486,8 +512,18 @@ static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_stream_v2_f
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_stream_v2_file_encode(s, in); }
 
 const pcd_format pcd_fx_stream_v2_format = {
-    "fx_stream", "2", "fx_stream", "tests/gen/ok/fx_stream.lua",
-    &pcd_fx_stream_v2_file_type, sizeof(pcd_fx_stream_v2_file), root_dec, root_enc, NULL,
-    pcd_fx_stream_v2_regions, 2,
-    pcd_fx_stream_v2_detect, 3, 2, PCD_FMT_STREAMABLE,
+    .name = "fx_stream",
+    .version = "2",
+    .title = "fx_stream",
+    .schema = "tests/gen/ok/fx_stream.lua",
+    .root = &pcd_fx_stream_v2_file_type,
+    .root_size = sizeof(pcd_fx_stream_v2_file),
+    .root_decode = root_dec,
+    .root_encode = root_enc,
+    .regions = pcd_fx_stream_v2_regions,
+    .n_regions = 2,
+    .detect = pcd_fx_stream_v2_detect,
+    .detect_min = 3,
+    .version_num = 2,
+    .flags = PCD_FMT_STREAMABLE,
 };

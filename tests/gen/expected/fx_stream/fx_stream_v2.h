@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_stream_v2.h was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_stream_v2.h was generated for runtime ABI 2; run make regen"
 #endif
 
 /* Stream state of the events region, reset at its start. */
@@ -23,6 +23,7 @@ typedef struct pcd_fx_stream_v2_file pcd_fx_stream_v2_file;
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_STREAM_V2_EVENT_TYPE_AT 0
 #define PCD_FX_STREAM_V2_EVENT_TIME_AT 1
+#define PCD_FX_STREAM_V2_EVENT_MIN_SIZE 2 /* the smallest event */
 typedef struct pcd_fx_stream_v2_event {
     uint8_t type;
     uint64_t time;  /* ns since the previous event. */
@@ -36,6 +37,7 @@ typedef struct pcd_fx_stream_v2_event {
 #define PCD_FX_STREAM_V2_BUFFER_TIME_BASE_AT 8
 #define PCD_FX_STREAM_V2_BUFFER_OBJ_BASE_AT 16
 #define PCD_FX_STREAM_V2_BUFFER_EVENTS_AT 24
+#define PCD_FX_STREAM_V2_BUFFER_MIN_SIZE 24 /* the smallest buffer */
 typedef struct pcd_fx_stream_v2_buffer {
     uint32_t len;  /* Bytes of events after this header. */
     uint64_t time_base;
@@ -47,6 +49,7 @@ typedef struct pcd_fx_stream_v2_buffer {
 #define PCD_FX_STREAM_V2_FILE_MAGIC_AT 0
 #define PCD_FX_STREAM_V2_FILE_VERSION_AT 3
 #define PCD_FX_STREAM_V2_FILE_BUFFERS_AT 4
+#define PCD_FX_STREAM_V2_FILE_MIN_SIZE 4 /* the smallest file */
 typedef struct pcd_fx_stream_v2_file {
     uint8_t version;
     pcd_region buffers;

@@ -5,16 +5,16 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_strings_v1.c was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_strings_v1.c was generated for runtime ABI 2; run make regen"
 #endif
 
 /* -------- rec -------- */
 
-static const pcd_run_field k_rec_dec_run1[] = {
-    { "name8", 8, "bytes" },
-    { "raw4", 4, "bytes" },
-    { "text_size", 2, "u16be" },
+static const pcd_run_field k_rec_run1[] = {
+    { .name = "name8", .wire = 8, .type = "bytes" },
+    { .name = "raw4", .wire = 4, .type = "bytes" },
+    { .name = "text_size", .wire = 2, .type = "u16be" },
 };
 /* rec */
 static inline pcd_status pcd_fx_strings_v1_rec_decode_(pcd_cursor *c, pcd_fx_strings_v1_rec *out)
@@ -63,7 +63,7 @@ static inline pcd_status pcd_fx_strings_v1_rec_decode_(pcd_cursor *c, pcd_fx_str
     out->sized = v_sized;
     /* name8, raw4, text_size: 14 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 14))
-        return pcd_fail_run(c, k_rec_dec_run1, 3);
+        return pcd_fail_run(c, k_rec_run1, 3);
     /* name8 */
     v_name8.ptr = c->p;
     v_name8.len = pcd_padded_len(c->p, 8);
@@ -112,11 +112,6 @@ pcd_status pcd_fx_strings_v1_rec_decode(pcd_cursor *c, pcd_fx_strings_v1_rec *ou
     return pcd_fx_strings_v1_rec_decode_(c, out);
 }
 
-static const pcd_run_field k_rec_val_run1[] = {
-    { "name8", 8, "bytes" },
-    { "raw4", 4, "bytes" },
-    { "text_size", 2, "u16be" },
-};
 /* rec
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -161,7 +156,7 @@ static inline pcd_status pcd_fx_strings_v1_rec_validate_(pcd_cursor *c)
     PCD_TRY(pcd_read_bytes(c, (uint64_t)(v_n), &v_sized, "sized"));
     /* name8, raw4, text_size: 14 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 14))
-        return pcd_fail_run(c, k_rec_val_run1, 3);
+        return pcd_fail_run(c, k_rec_run1, 3);
     /* name8 */
     v_name8.ptr = c->p;
     v_name8.len = pcd_padded_len(c->p, 8);
@@ -409,37 +404,58 @@ static uint64_t pcd_fx_strings_v1_region_recs_drun(pcd_cursor *c, uint64_t max, 
     return k;
 }
 const pcd_region_desc pcd_fx_strings_v1_region_recs = {
-    "recs", &pcd_fx_strings_v1_rec_type, sizeof(pcd_fx_strings_v1_rec),
-    pcd_fx_strings_v1_region_recs_dec, pcd_fx_strings_v1_region_recs_val, pcd_fx_strings_v1_region_recs_run, pcd_fx_strings_v1_region_recs_enc,
-    0, NULL, NULL,
-    offsetof(pcd_fx_strings_v1_file, recs),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    NULL, 3, 25,
-    pcd_fx_strings_v1_region_recs_drun,
+    .name = "recs",
+    .record = &pcd_fx_strings_v1_rec_type,
+    .record_size = sizeof(pcd_fx_strings_v1_rec),
+    .decode = pcd_fx_strings_v1_region_recs_dec,
+    .validate = pcd_fx_strings_v1_region_recs_val,
+    .validate_run = pcd_fx_strings_v1_region_recs_run,
+    .encode = pcd_fx_strings_v1_region_recs_enc,
+    .region_field = offsetof(pcd_fx_strings_v1_file, recs),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .zstd_level = 3,
+    .record_min = 25,  /* the smallest record's bytes */
+    .decode_run = pcd_fx_strings_v1_region_recs_drun,
 };
 
 /* -------- descriptors -------- */
 
 static const pcd_field pcd_fx_strings_v1_rec_fields[] = {
-    { "c", PCD_K_STRING, 0, 0, offsetof(pcd_fx_strings_v1_rec, c), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "p16", PCD_K_STRING, 0, 0, offsetof(pcd_fx_strings_v1_rec, p16), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "pv", PCD_K_BYTES, 0, 0, offsetof(pcd_fx_strings_v1_rec, pv), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "n", PCD_K_U8, 0, 0, offsetof(pcd_fx_strings_v1_rec, n), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "sized", PCD_K_STRING, 0, 0, offsetof(pcd_fx_strings_v1_rec, sized), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "name8", PCD_K_STRING, 0, 0, offsetof(pcd_fx_strings_v1_rec, name8), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "raw4", PCD_K_BYTES, 0, 0, offsetof(pcd_fx_strings_v1_rec, raw4), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "text_size", PCD_K_U16, 0, PCD_F_DERIVED, offsetof(pcd_fx_strings_v1_rec, text_size), 0, 0, NULL, NULL, 0, "Bytes of text, its NUL included.", NULL },
-    { "text", PCD_K_STRING, 0, 0, offsetof(pcd_fx_strings_v1_rec, text), 0, 0, NULL, NULL, 0, "NUL-terminated, and filling its size.", NULL },
-    { "len", PCD_K_U16, 0, PCD_F_DERIVED, offsetof(pcd_fx_strings_v1_rec, len), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "tail", PCD_K_BYTES, 0, 0, offsetof(pcd_fx_strings_v1_rec, tail), 0, 0, NULL, NULL, 0, "Sized by len; the rest of it.", NULL },
+    { .name = "c", .kind = PCD_K_STRING, .offset = offsetof(pcd_fx_strings_v1_rec, c) },
+    { .name = "p16", .kind = PCD_K_STRING, .offset = offsetof(pcd_fx_strings_v1_rec, p16) },
+    { .name = "pv", .kind = PCD_K_BYTES, .offset = offsetof(pcd_fx_strings_v1_rec, pv) },
+    { .name = "n", .kind = PCD_K_U8, .offset = offsetof(pcd_fx_strings_v1_rec, n) },
+    { .name = "sized", .kind = PCD_K_STRING, .offset = offsetof(pcd_fx_strings_v1_rec, sized) },
+    { .name = "name8", .kind = PCD_K_STRING, .offset = offsetof(pcd_fx_strings_v1_rec, name8) },
+    { .name = "raw4", .kind = PCD_K_BYTES, .offset = offsetof(pcd_fx_strings_v1_rec, raw4) },
+    { .name = "text_size", .kind = PCD_K_U16, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_fx_strings_v1_rec, text_size), .doc = "Bytes of text, its NUL included." },
+    { .name = "text", .kind = PCD_K_STRING, .offset = offsetof(pcd_fx_strings_v1_rec, text),
+      .doc = "NUL-terminated, and filling its size." },
+    { .name = "len", .kind = PCD_K_U16, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_fx_strings_v1_rec, len) },
+    { .name = "tail", .kind = PCD_K_BYTES, .offset = offsetof(pcd_fx_strings_v1_rec, tail),
+      .doc = "Sized by len; the rest of it." },
 };
-const pcd_type pcd_fx_strings_v1_rec_type = { "rec", 0, 1, sizeof(pcd_fx_strings_v1_rec), pcd_fx_strings_v1_rec_fields, 11, NULL, NULL, NULL };
+const pcd_type pcd_fx_strings_v1_rec_type = {
+    .name = "rec",
+    .named = 1,
+    .size = sizeof(pcd_fx_strings_v1_rec),
+    .fields = pcd_fx_strings_v1_rec_fields,
+    .n_fields = 11,
+};
 
 static const pcd_field pcd_fx_strings_v1_file_fields[] = {
-    { "recs", PCD_K_REGION, 0, 0, offsetof(pcd_fx_strings_v1_file, recs), 0, 0, NULL, NULL, 0, NULL, &pcd_fx_strings_v1_region_recs },
+    { .name = "recs", .kind = PCD_K_REGION, .offset = offsetof(pcd_fx_strings_v1_file, recs),
+      .region = &pcd_fx_strings_v1_region_recs },
 };
-const pcd_type pcd_fx_strings_v1_file_type = { "file", 0, 1, sizeof(pcd_fx_strings_v1_file), pcd_fx_strings_v1_file_fields, 1, NULL, NULL, NULL };
+const pcd_type pcd_fx_strings_v1_file_type = {
+    .name = "file",
+    .named = 1,
+    .size = sizeof(pcd_fx_strings_v1_file),
+    .fields = pcd_fx_strings_v1_file_fields,
+    .n_fields = 1,
+};
 
 static int pcd_fx_strings_v1_detect(const uint8_t *p, size_t n)
 {
@@ -457,8 +473,18 @@ static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_strings_v1_
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_strings_v1_file_encode(s, in); }
 
 const pcd_format pcd_fx_strings_v1_format = {
-    "fx_strings", "1", "fx_strings", "tests/gen/ok/fx_strings.lua",
-    &pcd_fx_strings_v1_file_type, sizeof(pcd_fx_strings_v1_file), root_dec, root_enc, NULL,
-    pcd_fx_strings_v1_regions, 1,
-    pcd_fx_strings_v1_detect, 3, 1, PCD_FMT_STREAMABLE | PCD_FMT_PADDED_NAMES,
+    .name = "fx_strings",
+    .version = "1",
+    .title = "fx_strings",
+    .schema = "tests/gen/ok/fx_strings.lua",
+    .root = &pcd_fx_strings_v1_file_type,
+    .root_size = sizeof(pcd_fx_strings_v1_file),
+    .root_decode = root_dec,
+    .root_encode = root_enc,
+    .regions = pcd_fx_strings_v1_regions,
+    .n_regions = 1,
+    .detect = pcd_fx_strings_v1_detect,
+    .detect_min = 3,
+    .version_num = 1,
+    .flags = PCD_FMT_STREAMABLE | PCD_FMT_PADDED_NAMES,
 };

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_strings_v1.h was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_strings_v1.h was generated for runtime ABI 2; run make regen"
 #endif
 
 typedef struct pcd_fx_strings_v1_rec pcd_fx_strings_v1_rec;
@@ -16,6 +16,7 @@ typedef struct pcd_fx_strings_v1_file pcd_fx_strings_v1_file;
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_STRINGS_V1_REC_MAGIC_AT 0
 #define PCD_FX_STRINGS_V1_REC_C_AT 3
+#define PCD_FX_STRINGS_V1_REC_MIN_SIZE 25 /* the smallest rec */
 typedef struct pcd_fx_strings_v1_rec {
     pcd_bytes c;
     pcd_bytes p16;
@@ -32,6 +33,7 @@ typedef struct pcd_fx_strings_v1_rec {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_STRINGS_V1_FILE_RECS_AT 0
+#define PCD_FX_STRINGS_V1_FILE_MIN_SIZE 0 /* the smallest file */
 typedef struct pcd_fx_strings_v1_file {
     pcd_region recs;
 } pcd_fx_strings_v1_file;

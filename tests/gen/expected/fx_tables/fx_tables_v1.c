@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_tables_v1.c was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_tables_v1.c was generated for runtime ABI 2; run make regen"
 #endif
 
 /* -------- value -------- */
@@ -118,11 +118,11 @@ uint64_t pcd_fx_tables_v1_name_size(pcd_ctx *x, const pcd_fx_tables_v1_name *in)
 
 /* -------- file -------- */
 
-static const pcd_run_field k_file_dec_run1[] = {
-    { "compression", 2, "u16native" },
-    { "flags", 2, "u16native" },
-    { "names_at", 8, "u64native" },
-    { "values_size", 4, "u32native" },
+static const pcd_run_field k_file_run1[] = {
+    { .name = "compression", .wire = 2, .type = "u16native" },
+    { .name = "flags", .wire = 2, .type = "u16native" },
+    { .name = "names_at", .wire = 8, .type = "u64native" },
+    { .name = "values_size", .wire = 4, .type = "u32native" },
 };
 /* file */
 static inline pcd_status pcd_fx_tables_v1_file_decode_(pcd_cursor *c, pcd_fx_tables_v1_file *out)
@@ -139,18 +139,18 @@ static inline pcd_status pcd_fx_tables_v1_file_decode_(pcd_cursor *c, pcd_fx_tab
     if (PCD_UNLIKELY(pcd_left(c) < 4))
         return pcd_fail_short(c, c->p, "mark", "u32native");
     v_mark = pcd_ld_u32le(c->p);
-    if (v_mark == 1413631025) {
+    if (v_mark == 0x54424C31) {
         c->x->big = false;
-    } else if (v_mark == 827081300) {
+    } else if (v_mark == 0x314C4254) {
         c->x->big = true;
-        v_mark = 1413631025;
+        v_mark = 0x54424C31;
     } else {
         return pcd_fail(c, c->p, PCD_E_BAD_MAGIC, "mark", "0x54424C31 in either byte order", PCD_FOUND_HEX, v_mark);
     }
     c->p += 4;
     /* compression, flags, names_at, values_size: 16 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 16))
-        return pcd_fail_run(c, k_file_dec_run1, 4);
+        return pcd_fail_run(c, k_file_run1, 4);
     /* compression */
     v_compression = pcd_ld_u16x(c->p, c->x->big);
     switch (v_compression) {
@@ -220,12 +220,6 @@ pcd_status pcd_fx_tables_v1_file_decode(pcd_cursor *c, pcd_fx_tables_v1_file *ou
     return pcd_fx_tables_v1_file_decode_(c, out);
 }
 
-static const pcd_run_field k_file_val_run1[] = {
-    { "compression", 2, "u16native" },
-    { "flags", 2, "u16native" },
-    { "names_at", 8, "u64native" },
-    { "values_size", 4, "u32native" },
-};
 /* file
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -241,18 +235,18 @@ static inline pcd_status pcd_fx_tables_v1_file_validate_(pcd_cursor *c)
     if (PCD_UNLIKELY(pcd_left(c) < 4))
         return pcd_fail_short(c, c->p, "mark", "u32native");
     v_mark = pcd_ld_u32le(c->p);
-    if (v_mark == 1413631025) {
+    if (v_mark == 0x54424C31) {
         c->x->big = false;
-    } else if (v_mark == 827081300) {
+    } else if (v_mark == 0x314C4254) {
         c->x->big = true;
-        v_mark = 1413631025;
+        v_mark = 0x54424C31;
     } else {
         return pcd_fail(c, c->p, PCD_E_BAD_MAGIC, "mark", "0x54424C31 in either byte order", PCD_FOUND_HEX, v_mark);
     }
     c->p += 4;
     /* compression, flags, names_at, values_size: 16 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 16))
-        return pcd_fail_run(c, k_file_val_run1, 4);
+        return pcd_fail_run(c, k_file_run1, 4);
     /* compression */
     v_compression = pcd_ld_u16x(c->p, c->x->big);
     switch (v_compression) {
@@ -315,7 +309,7 @@ pcd_status pcd_fx_tables_v1_file_encode(pcd_sink *s, const pcd_fx_tables_v1_file
     d_names_at = 0; /* patched when its region is finished */
     d_values_size = 0; /* patched when its region is finished */
     /* mark */
-    PCD_TRY(pcd_put_u32x(s, (uint32_t)(1413631025), s->x->big));
+    PCD_TRY(pcd_put_u32x(s, (uint32_t)(0x54424C31), s->x->big));
     /* compression */
     switch (in->compression) {
     case 0: case 1:
@@ -471,14 +465,20 @@ static uint8_t pcd_fx_tables_v1_region_values_compression(const void *parent)
     return (uint8_t)(in->compression);
 }
 const pcd_region_desc pcd_fx_tables_v1_region_values = {
-    "values", &pcd_fx_tables_v1_value_type, sizeof(pcd_fx_tables_v1_value),
-    pcd_fx_tables_v1_region_values_dec, pcd_fx_tables_v1_region_values_val, pcd_fx_tables_v1_region_values_run, pcd_fx_tables_v1_region_values_enc,
-    0, NULL, pcd_fx_tables_v1_region_values_finish,
-    offsetof(pcd_fx_tables_v1_file, values),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    pcd_fx_tables_v1_region_values_compression, 3, 1,
-    pcd_fx_tables_v1_region_values_drun,
+    .name = "values",
+    .record = &pcd_fx_tables_v1_value_type,
+    .record_size = sizeof(pcd_fx_tables_v1_value),
+    .decode = pcd_fx_tables_v1_region_values_dec,
+    .validate = pcd_fx_tables_v1_region_values_val,
+    .validate_run = pcd_fx_tables_v1_region_values_run,
+    .encode = pcd_fx_tables_v1_region_values_enc,
+    .finish = pcd_fx_tables_v1_region_values_finish,
+    .region_field = offsetof(pcd_fx_tables_v1_file, values),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .compression = pcd_fx_tables_v1_region_values_compression,
+    .zstd_level = 3,
+    .record_min = 1,  /* the smallest record's bytes */
+    .decode_run = pcd_fx_tables_v1_region_values_drun,
 };
 
 static pcd_status pcd_fx_tables_v1_region_names_dec(pcd_cursor *c, void *out) { return pcd_fx_tables_v1_name_decode_(c, out); }
@@ -539,44 +539,74 @@ static pcd_status pcd_fx_tables_v1_region_names_finish(pcd_sink *s, void *parent
     return PCD_OK;
 }
 const pcd_region_desc pcd_fx_tables_v1_region_names = {
-    "names", &pcd_fx_tables_v1_name_type, sizeof(pcd_fx_tables_v1_name),
-    pcd_fx_tables_v1_region_names_dec, pcd_fx_tables_v1_region_names_val, pcd_fx_tables_v1_region_names_run, pcd_fx_tables_v1_region_names_enc,
-    0, NULL, pcd_fx_tables_v1_region_names_finish,
-    offsetof(pcd_fx_tables_v1_file, names),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    NULL, 3, 1,
-    pcd_fx_tables_v1_region_names_drun,
+    .name = "names",
+    .record = &pcd_fx_tables_v1_name_type,
+    .record_size = sizeof(pcd_fx_tables_v1_name),
+    .decode = pcd_fx_tables_v1_region_names_dec,
+    .validate = pcd_fx_tables_v1_region_names_val,
+    .validate_run = pcd_fx_tables_v1_region_names_run,
+    .encode = pcd_fx_tables_v1_region_names_enc,
+    .finish = pcd_fx_tables_v1_region_names_finish,
+    .region_field = offsetof(pcd_fx_tables_v1_file, names),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .zstd_level = 3,
+    .record_min = 1,  /* the smallest record's bytes */
+    .decode_run = pcd_fx_tables_v1_region_names_drun,
 };
 
 /* -------- descriptors -------- */
 
 static const pcd_field pcd_fx_tables_v1_value_fields[] = {
-    { "v", PCD_K_S64, 0, 0, offsetof(pcd_fx_tables_v1_value, v), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "v", .kind = PCD_K_S64, .offset = offsetof(pcd_fx_tables_v1_value, v) },
 };
-const pcd_type pcd_fx_tables_v1_value_type = { "value", 0, 1, sizeof(pcd_fx_tables_v1_value), pcd_fx_tables_v1_value_fields, 1, NULL, NULL, NULL };
+const pcd_type pcd_fx_tables_v1_value_type = {
+    .name = "value",
+    .named = 1,
+    .size = sizeof(pcd_fx_tables_v1_value),
+    .fields = pcd_fx_tables_v1_value_fields,
+    .n_fields = 1,
+};
 
 static const pcd_field pcd_fx_tables_v1_name_fields[] = {
-    { "s", PCD_K_STRING, 0, 0, offsetof(pcd_fx_tables_v1_name, s), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "s", .kind = PCD_K_STRING, .offset = offsetof(pcd_fx_tables_v1_name, s) },
 };
-const pcd_type pcd_fx_tables_v1_name_type = { "name", 0, 1, sizeof(pcd_fx_tables_v1_name), pcd_fx_tables_v1_name_fields, 1, NULL, NULL, NULL };
+const pcd_type pcd_fx_tables_v1_name_type = {
+    .name = "name",
+    .named = 1,
+    .size = sizeof(pcd_fx_tables_v1_name),
+    .fields = pcd_fx_tables_v1_name_fields,
+    .n_fields = 1,
+};
 
 static const pcd_enum_item pcd_fx_tables_v1_file_compression_enum_items[] = {
-    { 0, "none" },
-    { 1, "zstd" },
+    { .value = 0, .name = "none" },
+    { .value = 1, .name = "zstd" },
 };
-static const pcd_enum pcd_fx_tables_v1_file_compression_enum = { "compression", pcd_fx_tables_v1_file_compression_enum_items, 2 };
+static const pcd_enum pcd_fx_tables_v1_file_compression_enum = { .name = "compression", .items = pcd_fx_tables_v1_file_compression_enum_items, .n_items = 2 };
 static const pcd_field pcd_fx_tables_v1_file_fields[] = {
-    { "compression", PCD_K_U16, 0, 0, offsetof(pcd_fx_tables_v1_file, compression), 0, 0, NULL, &pcd_fx_tables_v1_file_compression_enum, 0, NULL, NULL },
-    { "flags", PCD_K_U16, 0, 0, offsetof(pcd_fx_tables_v1_file, flags), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "names_at", PCD_K_U64, 0, PCD_F_DERIVED, offsetof(pcd_fx_tables_v1_file, names_at), 0, 0, NULL, NULL, 0, "Absolute offset of the name table.", NULL },
-    { "values_size", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_fx_tables_v1_file, values_size), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "values", PCD_K_REGION, 0, 0, offsetof(pcd_fx_tables_v1_file, values), 0, 0, NULL, NULL, 0, NULL, &pcd_fx_tables_v1_region_values },
-    { "names", PCD_K_REGION, 0, 0, offsetof(pcd_fx_tables_v1_file, names), 0, 0, NULL, NULL, 0, NULL, &pcd_fx_tables_v1_region_names },
-    { "name_count", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_fx_tables_v1_file, name_count), 0, 0, NULL, NULL, 0, "Footer: names in the table.", NULL },
-    { "file_size", PCD_K_U64, 0, PCD_F_DERIVED, offsetof(pcd_fx_tables_v1_file, file_size), 0, 0, NULL, NULL, 0, "Footer: the file's size.", NULL },
+    { .name = "compression", .kind = PCD_K_U16, .offset = offsetof(pcd_fx_tables_v1_file, compression),
+      .enumt = &pcd_fx_tables_v1_file_compression_enum },
+    { .name = "flags", .kind = PCD_K_U16, .offset = offsetof(pcd_fx_tables_v1_file, flags) },
+    { .name = "names_at", .kind = PCD_K_U64, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_fx_tables_v1_file, names_at), .doc = "Absolute offset of the name table." },
+    { .name = "values_size", .kind = PCD_K_U32, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_fx_tables_v1_file, values_size) },
+    { .name = "values", .kind = PCD_K_REGION, .offset = offsetof(pcd_fx_tables_v1_file, values),
+      .region = &pcd_fx_tables_v1_region_values },
+    { .name = "names", .kind = PCD_K_REGION, .offset = offsetof(pcd_fx_tables_v1_file, names),
+      .region = &pcd_fx_tables_v1_region_names },
+    { .name = "name_count", .kind = PCD_K_U32, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_fx_tables_v1_file, name_count), .doc = "Footer: names in the table." },
+    { .name = "file_size", .kind = PCD_K_U64, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_fx_tables_v1_file, file_size), .doc = "Footer: the file's size." },
 };
-const pcd_type pcd_fx_tables_v1_file_type = { "file", 0, 1, sizeof(pcd_fx_tables_v1_file), pcd_fx_tables_v1_file_fields, 8, NULL, NULL, NULL };
+const pcd_type pcd_fx_tables_v1_file_type = {
+    .name = "file",
+    .named = 1,
+    .size = sizeof(pcd_fx_tables_v1_file),
+    .fields = pcd_fx_tables_v1_file_fields,
+    .n_fields = 8,
+};
 
 static int pcd_fx_tables_v1_detect(const uint8_t *p, size_t n)
 {
@@ -597,8 +627,19 @@ static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_tables_v1_f
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_tables_v1_file_encode(s, in); }
 
 const pcd_format pcd_fx_tables_v1_format = {
-    "fx_tables", "1", "fx_tables", "tests/gen/ok/fx_tables.lua",
-    &pcd_fx_tables_v1_file_type, sizeof(pcd_fx_tables_v1_file), root_dec, root_enc, pcd_fx_tables_v1_file_segments,
-    pcd_fx_tables_v1_regions, 2,
-    pcd_fx_tables_v1_detect, 4, 1, PCD_FMT_NATIVE_ORDER,
+    .name = "fx_tables",
+    .version = "1",
+    .title = "fx_tables",
+    .schema = "tests/gen/ok/fx_tables.lua",
+    .root = &pcd_fx_tables_v1_file_type,
+    .root_size = sizeof(pcd_fx_tables_v1_file),
+    .root_decode = root_dec,
+    .root_encode = root_enc,
+    .root_segment = pcd_fx_tables_v1_file_segments,
+    .regions = pcd_fx_tables_v1_regions,
+    .n_regions = 2,
+    .detect = pcd_fx_tables_v1_detect,
+    .detect_min = 4,
+    .version_num = 1,
+    .flags = PCD_FMT_NATIVE_ORDER,
 };

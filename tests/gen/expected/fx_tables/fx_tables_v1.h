@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_tables_v1.h was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_tables_v1.h was generated for runtime ABI 2; run make regen"
 #endif
 
 typedef struct pcd_fx_tables_v1_value pcd_fx_tables_v1_value;
@@ -16,12 +16,14 @@ typedef struct pcd_fx_tables_v1_file pcd_fx_tables_v1_file;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_TABLES_V1_VALUE_V_AT 0
+#define PCD_FX_TABLES_V1_VALUE_MIN_SIZE 1 /* the smallest value */
 typedef struct pcd_fx_tables_v1_value {
     int64_t v;
 } pcd_fx_tables_v1_value;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_TABLES_V1_NAME_S_AT 0
+#define PCD_FX_TABLES_V1_NAME_MIN_SIZE 1 /* the smallest name */
 typedef struct pcd_fx_tables_v1_name {
     pcd_bytes s;
 } pcd_fx_tables_v1_name;
@@ -36,6 +38,7 @@ typedef struct pcd_fx_tables_v1_name {
 #define PCD_FX_TABLES_V1_FILE_NAME_COUNT_AT_END 16
 #define PCD_FX_TABLES_V1_FILE_FILE_SIZE_AT_END 12
 #define PCD_FX_TABLES_V1_FILE_END_AT_END 4
+#define PCD_FX_TABLES_V1_FILE_MIN_SIZE 20 /* the smallest file */
 typedef struct pcd_fx_tables_v1_file {
     uint16_t compression;
     uint16_t flags;

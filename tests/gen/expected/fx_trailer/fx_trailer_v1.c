@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_trailer_v1.c was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_trailer_v1.c was generated for runtime ABI 2; run make regen"
 #endif
 
 /* -------- item -------- */
@@ -175,9 +175,9 @@ uint64_t pcd_fx_trailer_v1_extra_size(pcd_ctx *x, const pcd_fx_trailer_v1_extra 
 
 /* -------- file -------- */
 
-static const pcd_run_field k_file_dec_run1[] = {
-    { "mode", 2, "u16native" },
-    { "items_at", 4, "u32native" },
+static const pcd_run_field k_file_run1[] = {
+    { .name = "mode", .wire = 2, .type = "u16native" },
+    { .name = "items_at", .wire = 4, .type = "u32native" },
 };
 /* file */
 static inline pcd_status pcd_fx_trailer_v1_file_decode_(pcd_cursor *c, pcd_fx_trailer_v1_file *out)
@@ -194,11 +194,11 @@ static inline pcd_status pcd_fx_trailer_v1_file_decode_(pcd_cursor *c, pcd_fx_tr
     if (PCD_UNLIKELY(pcd_left(c) < 4))
         return pcd_fail_short(c, c->p, "mark", "u32native");
     v_mark = pcd_ld_u32le(c->p);
-    if (v_mark == 1180193874) {
+    if (v_mark == 0x46585452) {
         c->x->big = false;
-    } else if (v_mark == 1381259334) {
+    } else if (v_mark == 0x52545846) {
         c->x->big = true;
-        v_mark = 1180193874;
+        v_mark = 0x46585452;
     } else {
         return pcd_fail(c, c->p, PCD_E_BAD_MAGIC, "mark", "0x46585452 in either byte order", PCD_FOUND_HEX, v_mark);
     }
@@ -206,7 +206,7 @@ static inline pcd_status pcd_fx_trailer_v1_file_decode_(pcd_cursor *c, pcd_fx_tr
     PCD_TRY(pcd_input_size(c, &input_size));
     /* mode, items_at: 6 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 6))
-        return pcd_fail_run(c, k_file_dec_run1, 2);
+        return pcd_fail_run(c, k_file_run1, 2);
     /* mode */
     v_mode = pcd_ld_u16x(c->p, c->x->big);
     if (PCD_UNLIKELY(!(((v_mode & 7)) <= 5)))
@@ -276,10 +276,6 @@ pcd_status pcd_fx_trailer_v1_file_decode(pcd_cursor *c, pcd_fx_trailer_v1_file *
     return pcd_fx_trailer_v1_file_decode_(c, out);
 }
 
-static const pcd_run_field k_file_val_run1[] = {
-    { "mode", 2, "u16native" },
-    { "items_at", 4, "u32native" },
-};
 /* file
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -296,11 +292,11 @@ static inline pcd_status pcd_fx_trailer_v1_file_validate_(pcd_cursor *c)
     if (PCD_UNLIKELY(pcd_left(c) < 4))
         return pcd_fail_short(c, c->p, "mark", "u32native");
     v_mark = pcd_ld_u32le(c->p);
-    if (v_mark == 1180193874) {
+    if (v_mark == 0x46585452) {
         c->x->big = false;
-    } else if (v_mark == 1381259334) {
+    } else if (v_mark == 0x52545846) {
         c->x->big = true;
-        v_mark = 1180193874;
+        v_mark = 0x46585452;
     } else {
         return pcd_fail(c, c->p, PCD_E_BAD_MAGIC, "mark", "0x46585452 in either byte order", PCD_FOUND_HEX, v_mark);
     }
@@ -308,7 +304,7 @@ static inline pcd_status pcd_fx_trailer_v1_file_validate_(pcd_cursor *c)
     PCD_TRY(pcd_input_size(c, &input_size));
     /* mode, items_at: 6 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 6))
-        return pcd_fail_run(c, k_file_val_run1, 2);
+        return pcd_fail_run(c, k_file_run1, 2);
     /* mode */
     v_mode = pcd_ld_u16x(c->p, c->x->big);
     if (PCD_UNLIKELY(!(((v_mode & 7)) <= 5)))
@@ -363,7 +359,7 @@ pcd_status pcd_fx_trailer_v1_file_encode(pcd_sink *s, const pcd_fx_trailer_v1_fi
     uint64_t d_items_at = 0;
     d_items_at = 0; /* patched when its region is finished */
     /* mark */
-    PCD_TRY(pcd_put_u32x(s, (uint32_t)(1180193874), s->x->big));
+    PCD_TRY(pcd_put_u32x(s, (uint32_t)(0x46585452), s->x->big));
     /* mode */
     if (PCD_UNLIKELY(!(((in->mode & 7)) <= 5)))
         return pcd_sink_fail(s, PCD_E_RANGE, "mode", "a mode 0..5 in bits 0-2", PCD_FOUND_HEX, (uint64_t)(in->mode));
@@ -509,14 +505,19 @@ static pcd_status pcd_fx_trailer_v1_region_items_finish(pcd_sink *s, void *paren
     return PCD_OK;
 }
 const pcd_region_desc pcd_fx_trailer_v1_region_items = {
-    "items", &pcd_fx_trailer_v1_item_type, sizeof(pcd_fx_trailer_v1_item),
-    pcd_fx_trailer_v1_region_items_dec, pcd_fx_trailer_v1_region_items_val, pcd_fx_trailer_v1_region_items_run, pcd_fx_trailer_v1_region_items_enc,
-    0, NULL, pcd_fx_trailer_v1_region_items_finish,
-    offsetof(pcd_fx_trailer_v1_file, items),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    NULL, 3, 2,
-    pcd_fx_trailer_v1_region_items_drun,
+    .name = "items",
+    .record = &pcd_fx_trailer_v1_item_type,
+    .record_size = sizeof(pcd_fx_trailer_v1_item),
+    .decode = pcd_fx_trailer_v1_region_items_dec,
+    .validate = pcd_fx_trailer_v1_region_items_val,
+    .validate_run = pcd_fx_trailer_v1_region_items_run,
+    .encode = pcd_fx_trailer_v1_region_items_enc,
+    .finish = pcd_fx_trailer_v1_region_items_finish,
+    .region_field = offsetof(pcd_fx_trailer_v1_file, items),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .zstd_level = 3,
+    .record_min = 2,  /* the smallest record's bytes */
+    .decode_run = pcd_fx_trailer_v1_region_items_drun,
 };
 
 static pcd_status pcd_fx_trailer_v1_region_extra_dec(pcd_cursor *c, void *out) { return pcd_fx_trailer_v1_extra_decode_(c, out); }
@@ -565,41 +566,75 @@ static uint64_t pcd_fx_trailer_v1_region_extra_drun(pcd_cursor *c, uint64_t max,
     return k;
 }
 const pcd_region_desc pcd_fx_trailer_v1_region_extra = {
-    "extra", &pcd_fx_trailer_v1_extra_type, sizeof(pcd_fx_trailer_v1_extra),
-    pcd_fx_trailer_v1_region_extra_dec, pcd_fx_trailer_v1_region_extra_val, pcd_fx_trailer_v1_region_extra_run, pcd_fx_trailer_v1_region_extra_enc,
-    0, NULL, NULL,
-    offsetof(pcd_fx_trailer_v1_file, extra),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    NULL, 3, 2,
-    pcd_fx_trailer_v1_region_extra_drun,
+    .name = "extra",
+    .record = &pcd_fx_trailer_v1_extra_type,
+    .record_size = sizeof(pcd_fx_trailer_v1_extra),
+    .decode = pcd_fx_trailer_v1_region_extra_dec,
+    .validate = pcd_fx_trailer_v1_region_extra_val,
+    .validate_run = pcd_fx_trailer_v1_region_extra_run,
+    .encode = pcd_fx_trailer_v1_region_extra_enc,
+    .region_field = offsetof(pcd_fx_trailer_v1_file, extra),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .zstd_level = 3,
+    .record_min = 2,  /* the smallest record's bytes */
+    .decode_run = pcd_fx_trailer_v1_region_extra_drun,
 };
 
 /* -------- descriptors -------- */
 
 static const pcd_field pcd_fx_trailer_v1_item_fields[] = {
-    { "v", PCD_K_U64, 0, 0, offsetof(pcd_fx_trailer_v1_item, v), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "w", PCD_K_U64, 0, 0, offsetof(pcd_fx_trailer_v1_item, w), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "v", .kind = PCD_K_U64, .offset = offsetof(pcd_fx_trailer_v1_item, v) },
+    { .name = "w", .kind = PCD_K_U64, .offset = offsetof(pcd_fx_trailer_v1_item, w) },
 };
-const pcd_type pcd_fx_trailer_v1_item_type = { "item", 0, 1, sizeof(pcd_fx_trailer_v1_item), pcd_fx_trailer_v1_item_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_fx_trailer_v1_item_type = {
+    .name = "item",
+    .named = 1,
+    .size = sizeof(pcd_fx_trailer_v1_item),
+    .fields = pcd_fx_trailer_v1_item_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_fx_trailer_v1_extra_fields[] = {
-    { "a", PCD_K_U16, 0, 0, offsetof(pcd_fx_trailer_v1_extra, a), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "b", PCD_K_U16, 0, PCD_F_OPTIONAL, offsetof(pcd_fx_trailer_v1_extra, b), 0, offsetof(pcd_fx_trailer_v1_extra, has_b), NULL, NULL, 0, NULL, NULL },
-    { "rest", PCD_K_BYTES, 0, PCD_F_OPTIONAL, offsetof(pcd_fx_trailer_v1_extra, rest), 0, offsetof(pcd_fx_trailer_v1_extra, has_rest), NULL, NULL, 0, NULL, NULL },
+    { .name = "a", .kind = PCD_K_U16, .offset = offsetof(pcd_fx_trailer_v1_extra, a) },
+    { .name = "b", .kind = PCD_K_U16, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_trailer_v1_extra, b),
+      .present = offsetof(pcd_fx_trailer_v1_extra, has_b) },
+    { .name = "rest", .kind = PCD_K_BYTES, .flags = PCD_F_OPTIONAL,
+      .offset = offsetof(pcd_fx_trailer_v1_extra, rest),
+      .present = offsetof(pcd_fx_trailer_v1_extra, has_rest) },
 };
-const pcd_type pcd_fx_trailer_v1_extra_type = { "extra", 0, 1, sizeof(pcd_fx_trailer_v1_extra), pcd_fx_trailer_v1_extra_fields, 3, NULL, NULL, NULL };
+const pcd_type pcd_fx_trailer_v1_extra_type = {
+    .name = "extra",
+    .named = 1,
+    .size = sizeof(pcd_fx_trailer_v1_extra),
+    .fields = pcd_fx_trailer_v1_extra_fields,
+    .n_fields = 3,
+};
 
 static const pcd_field pcd_fx_trailer_v1_file_fields[] = {
-    { "mode", PCD_K_U16, 0, PCD_F_HEX, offsetof(pcd_fx_trailer_v1_file, mode), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "items_at", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_fx_trailer_v1_file, items_at), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "items", PCD_K_REGION, 0, 0, offsetof(pcd_fx_trailer_v1_file, items), 0, 0, NULL, NULL, 0, NULL, &pcd_fx_trailer_v1_region_items },
-    { "extra", PCD_K_REGION, 0, 0, offsetof(pcd_fx_trailer_v1_file, extra), 0, 0, NULL, NULL, 0, NULL, &pcd_fx_trailer_v1_region_extra },
-    { "extra_tag", PCD_K_BOOL, 0, 0, offsetof(pcd_fx_trailer_v1_file, extra_tag), 0, 0, NULL, NULL, 0, "Whether the extra block is there.", NULL },
-    { "extra_size", PCD_K_U32, 0, PCD_F_DERIVED | PCD_F_OPTIONAL, offsetof(pcd_fx_trailer_v1_file, extra_size), 0, offsetof(pcd_fx_trailer_v1_file, has_extra_size), NULL, NULL, 0, "The extra block's bytes, its tag and this size included.", NULL },
-    { "item_count", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_fx_trailer_v1_file, item_count), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "mode", .kind = PCD_K_U16, .flags = PCD_F_HEX,
+      .offset = offsetof(pcd_fx_trailer_v1_file, mode) },
+    { .name = "items_at", .kind = PCD_K_U32, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_fx_trailer_v1_file, items_at) },
+    { .name = "items", .kind = PCD_K_REGION, .offset = offsetof(pcd_fx_trailer_v1_file, items),
+      .region = &pcd_fx_trailer_v1_region_items },
+    { .name = "extra", .kind = PCD_K_REGION, .offset = offsetof(pcd_fx_trailer_v1_file, extra),
+      .region = &pcd_fx_trailer_v1_region_extra },
+    { .name = "extra_tag", .kind = PCD_K_BOOL, .offset = offsetof(pcd_fx_trailer_v1_file, extra_tag),
+      .doc = "Whether the extra block is there." },
+    { .name = "extra_size", .kind = PCD_K_U32, .flags = PCD_F_DERIVED | PCD_F_OPTIONAL,
+      .offset = offsetof(pcd_fx_trailer_v1_file, extra_size),
+      .present = offsetof(pcd_fx_trailer_v1_file, has_extra_size),
+      .doc = "The extra block's bytes, its tag and this size included." },
+    { .name = "item_count", .kind = PCD_K_U32, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_fx_trailer_v1_file, item_count) },
 };
-const pcd_type pcd_fx_trailer_v1_file_type = { "file", 0, 1, sizeof(pcd_fx_trailer_v1_file), pcd_fx_trailer_v1_file_fields, 7, NULL, NULL, NULL };
+const pcd_type pcd_fx_trailer_v1_file_type = {
+    .name = "file",
+    .named = 1,
+    .size = sizeof(pcd_fx_trailer_v1_file),
+    .fields = pcd_fx_trailer_v1_file_fields,
+    .n_fields = 7,
+};
 
 static int pcd_fx_trailer_v1_detect(const uint8_t *p, size_t n)
 {
@@ -620,8 +655,19 @@ static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_trailer_v1_
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_trailer_v1_file_encode(s, in); }
 
 const pcd_format pcd_fx_trailer_v1_format = {
-    "fx_trailer", "1", "fx_trailer", "tests/gen/ok/fx_trailer.lua",
-    &pcd_fx_trailer_v1_file_type, sizeof(pcd_fx_trailer_v1_file), root_dec, root_enc, pcd_fx_trailer_v1_file_segments,
-    pcd_fx_trailer_v1_regions, 2,
-    pcd_fx_trailer_v1_detect, 4, 1, PCD_FMT_NATIVE_ORDER,
+    .name = "fx_trailer",
+    .version = "1",
+    .title = "fx_trailer",
+    .schema = "tests/gen/ok/fx_trailer.lua",
+    .root = &pcd_fx_trailer_v1_file_type,
+    .root_size = sizeof(pcd_fx_trailer_v1_file),
+    .root_decode = root_dec,
+    .root_encode = root_enc,
+    .root_segment = pcd_fx_trailer_v1_file_segments,
+    .regions = pcd_fx_trailer_v1_regions,
+    .n_regions = 2,
+    .detect = pcd_fx_trailer_v1_detect,
+    .detect_min = 4,
+    .version_num = 1,
+    .flags = PCD_FMT_NATIVE_ORDER,
 };

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_trailer_v1.h was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_trailer_v1.h was generated for runtime ABI 2; run make regen"
 #endif
 
 typedef struct pcd_fx_trailer_v1_item pcd_fx_trailer_v1_item;
@@ -16,6 +16,7 @@ typedef struct pcd_fx_trailer_v1_file pcd_fx_trailer_v1_file;
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_TRAILER_V1_ITEM_V_AT 0
+#define PCD_FX_TRAILER_V1_ITEM_MIN_SIZE 2 /* the smallest item */
 typedef struct pcd_fx_trailer_v1_item {
     uint64_t v;
     uint64_t w;
@@ -25,6 +26,8 @@ typedef struct pcd_fx_trailer_v1_item {
 #define PCD_FX_TRAILER_V1_EXTRA_A_AT 0
 #define PCD_FX_TRAILER_V1_EXTRA_B_AT 2
 #define PCD_FX_TRAILER_V1_EXTRA_REST_AT 4
+#define PCD_FX_TRAILER_V1_EXTRA_MIN_SIZE 2 /* the smallest extra */
+#define PCD_FX_TRAILER_V1_EXTRA_FULL_SIZE 4 /* with every fixed-size conditional field */
 typedef struct pcd_fx_trailer_v1_extra {
     uint16_t a;
     bool has_b;
@@ -41,6 +44,8 @@ typedef struct pcd_fx_trailer_v1_extra {
 #define PCD_FX_TRAILER_V1_FILE_EXTRA_TAG_AT_END 12
 #define PCD_FX_TRAILER_V1_FILE_EXTRA_SIZE_AT_END 8
 #define PCD_FX_TRAILER_V1_FILE_ITEM_COUNT_AT_END 4
+#define PCD_FX_TRAILER_V1_FILE_EXTRA_SIZE_EXTRA 8 /* what extra_size counts besides extra */
+#define PCD_FX_TRAILER_V1_FILE_MIN_SIZE 10 /* the smallest file */
 typedef struct pcd_fx_trailer_v1_file {
     uint16_t mode;
     uint32_t items_at;

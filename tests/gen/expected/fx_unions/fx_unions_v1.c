@@ -5,16 +5,16 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_unions_v1.c was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_unions_v1.c was generated for runtime ABI 2; run make regen"
 #endif
 
 /* -------- rec_a -------- */
 
-static const pcd_run_field k_rec_a_dec_run1[] = {
-    { "magic", 2, "magic" },
-    { "size", 2, "u16le" },
-    { "ev", 1, "u8" },
+static const pcd_run_field k_rec_a_run1[] = {
+    { .name = "magic", .wire = 2, .type = "magic" },
+    { .name = "size", .wire = 2, .type = "u16le" },
+    { .name = "ev", .wire = 1, .type = "u8" },
 };
 /* rec_a */
 static inline pcd_status pcd_fx_unions_v1_rec_a_decode_(pcd_cursor *c, pcd_fx_unions_v1_rec_a *out)
@@ -26,7 +26,7 @@ static inline pcd_status pcd_fx_unions_v1_rec_a_decode_(pcd_cursor *c, pcd_fx_un
     pcd_cursor r_total;
     /* magic, size, ev: 5 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 5))
-        return pcd_fail_run(c, k_rec_a_dec_run1, 3);
+        return pcd_fail_run(c, k_rec_a_run1, 3);
     /* magic */
     if (PCD_UNLIKELY(memcmp(c->p, "AA", 2) != 0))
         return pcd_fail_magic(c, c->p, "magic", "\"AA\"", 2);
@@ -106,11 +106,6 @@ pcd_status pcd_fx_unions_v1_rec_a_decode(pcd_cursor *c, pcd_fx_unions_v1_rec_a *
     return pcd_fx_unions_v1_rec_a_decode_(c, out);
 }
 
-static const pcd_run_field k_rec_a_val_run1[] = {
-    { "magic", 2, "magic" },
-    { "size", 2, "u16le" },
-    { "ev", 1, "u8" },
-};
 /* rec_a
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -122,7 +117,7 @@ static inline pcd_status pcd_fx_unions_v1_rec_a_validate_(pcd_cursor *c)
     pcd_cursor r_total;
     /* magic, size, ev: 5 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 5))
-        return pcd_fail_run(c, k_rec_a_val_run1, 3);
+        return pcd_fail_run(c, k_rec_a_run1, 3);
     /* magic */
     if (PCD_UNLIKELY(memcmp(c->p, "AA", 2) != 0))
         return pcd_fail_magic(c, c->p, "magic", "\"AA\"", 2);
@@ -302,13 +297,13 @@ uint64_t pcd_fx_unions_v1_rec_a_size(pcd_ctx *x, const pcd_fx_unions_v1_rec_a *i
 
 /* -------- rec_b -------- */
 
-static const pcd_run_field k_rec_b_dec_run1[] = {
-    { "magic", 2, "magic" },
-    { "len", 1, "u8" },
+static const pcd_run_field k_rec_b_run1[] = {
+    { .name = "magic", .wire = 2, .type = "magic" },
+    { .name = "len", .wire = 1, .type = "u8" },
 };
-static const pcd_run_field k_rec_b_dec_run2[] = {
-    { "item.pair.x", 1, "u8" },
-    { "item.pair.y", 1, "u8" },
+static const pcd_run_field k_rec_b_run2[] = {
+    { .name = "item.pair.x", .wire = 1, .type = "u8" },
+    { .name = "item.pair.y", .wire = 1, .type = "u8" },
 };
 /* rec_b */
 static inline pcd_status pcd_fx_unions_v1_rec_b_decode_(pcd_cursor *c, pcd_fx_unions_v1_rec_b *out)
@@ -317,7 +312,7 @@ static inline pcd_status pcd_fx_unions_v1_rec_b_decode_(pcd_cursor *c, pcd_fx_un
     uint64_t tag_item = 0;
     /* magic, len: 3 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 3))
-        return pcd_fail_run(c, k_rec_b_dec_run1, 2);
+        return pcd_fail_run(c, k_rec_b_run1, 2);
     /* magic */
     if (PCD_UNLIKELY(memcmp(c->p, "BB", 2) != 0))
         return pcd_fail_magic(c, c->p, "magic", "\"BB\"", 2);
@@ -334,7 +329,7 @@ static inline pcd_status pcd_fx_unions_v1_rec_b_decode_(pcd_cursor *c, pcd_fx_un
             return pcd_fail_short(c_item, c_item->p, "item", "one of 0x1, 0x2, 0x3, 0x4");
         tag_item = pcd_ld_u8(c_item->p);
         switch (tag_item) {
-        case 1:
+        case 0x1:
             {
                 uint32_t v_item_u_num = 0;
                 out->item.which = PCD_FX_UNIONS_V1_REC_B_ITEM_NUM;
@@ -347,7 +342,7 @@ static inline pcd_status pcd_fx_unions_v1_rec_b_decode_(pcd_cursor *c, pcd_fx_un
                 out->item.u.num = v_item_u_num;
             }
             break;
-        case 2: case 3:
+        case 0x2: case 0x3:
             {
                 uint8_t v_item_pair_x = 0;
                 uint8_t v_item_pair_y = 0;
@@ -356,7 +351,7 @@ static inline pcd_status pcd_fx_unions_v1_rec_b_decode_(pcd_cursor *c, pcd_fx_un
                 c_item->p += 1;
                 /* x, y: 2 bytes of fixed fields */
                 if (PCD_UNLIKELY(pcd_left(c_item) < 2))
-                    return pcd_fail_run(c_item, k_rec_b_dec_run2, 2);
+                    return pcd_fail_run(c_item, k_rec_b_run2, 2);
                 /* x */
                 v_item_pair_x = pcd_ld_u8(c_item->p);
                 out->item.u.pair.x = v_item_pair_x;
@@ -366,7 +361,7 @@ static inline pcd_status pcd_fx_unions_v1_rec_b_decode_(pcd_cursor *c, pcd_fx_un
                 c_item->p += 2;
             }
             break;
-        case 4:
+        case 0x4:
             {
                 out->item.which = PCD_FX_UNIONS_V1_REC_B_ITEM_EMPTY;
                 out->item.tag = tag_item;
@@ -387,14 +382,6 @@ pcd_status pcd_fx_unions_v1_rec_b_decode(pcd_cursor *c, pcd_fx_unions_v1_rec_b *
     return pcd_fx_unions_v1_rec_b_decode_(c, out);
 }
 
-static const pcd_run_field k_rec_b_val_run1[] = {
-    { "magic", 2, "magic" },
-    { "len", 1, "u8" },
-};
-static const pcd_run_field k_rec_b_val_run2[] = {
-    { "item.pair.x", 1, "u8" },
-    { "item.pair.y", 1, "u8" },
-};
 /* rec_b
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -404,7 +391,7 @@ static inline pcd_status pcd_fx_unions_v1_rec_b_validate_(pcd_cursor *c)
     PCD_UNUSED uint64_t tag_item = 0;
     /* magic, len: 3 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 3))
-        return pcd_fail_run(c, k_rec_b_val_run1, 2);
+        return pcd_fail_run(c, k_rec_b_run1, 2);
     /* magic */
     if (PCD_UNLIKELY(memcmp(c->p, "BB", 2) != 0))
         return pcd_fail_magic(c, c->p, "magic", "\"BB\"", 2);
@@ -420,7 +407,7 @@ static inline pcd_status pcd_fx_unions_v1_rec_b_validate_(pcd_cursor *c)
             return pcd_fail_short(c_item, c_item->p, "item", "one of 0x1, 0x2, 0x3, 0x4");
         tag_item = pcd_ld_u8(c_item->p);
         switch (tag_item) {
-        case 1:
+        case 0x1:
             {
                 PCD_UNUSED uint32_t v_item_u_num = 0;
                 c_item->p += 1;
@@ -430,12 +417,12 @@ static inline pcd_status pcd_fx_unions_v1_rec_b_validate_(pcd_cursor *c)
                 c_item->p += 4;
             }
             break;
-        case 2: case 3:
+        case 0x2: case 0x3:
             {
                 c_item->p += 1;
                 /* x, y: 2 bytes of fixed fields */
                 if (PCD_UNLIKELY(pcd_left(c_item) < 2))
-                    return pcd_fail_run(c_item, k_rec_b_val_run2, 2);
+                    return pcd_fail_run(c_item, k_rec_b_run2, 2);
                 /* x */
                 /* (value not needed for validation) */
                 /* y */
@@ -443,7 +430,7 @@ static inline pcd_status pcd_fx_unions_v1_rec_b_validate_(pcd_cursor *c)
                 c_item->p += 2;
             }
             break;
-        case 4:
+        case 0x4:
             {
                 c_item->p += 1;
             }
@@ -497,11 +484,11 @@ pcd_status pcd_fx_unions_v1_rec_b_encode(pcd_sink *s, const pcd_fx_unions_v1_rec
     /* item */
     switch (in->item.which) {
     case PCD_FX_UNIONS_V1_REC_B_ITEM_NUM:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(1)));
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x1)));
         PCD_TRY(pcd_put_u32le(s, (uint32_t)(in->item.u.num)));
         break;
     case PCD_FX_UNIONS_V1_REC_B_ITEM_PAIR:
-        if (PCD_UNLIKELY(!(in->item.tag == 2 || in->item.tag == 3)))
+        if (PCD_UNLIKELY(!(in->item.tag == 0x2 || in->item.tag == 0x3)))
             return pcd_sink_fail(s, PCD_E_BAD_TAG, "item", "a tag of case pair", PCD_FOUND_HEX, (uint64_t)(in->item.tag));
         PCD_TRY(pcd_put_u8(s, (uint8_t)(in->item.tag)));
         /* x */
@@ -510,7 +497,7 @@ pcd_status pcd_fx_unions_v1_rec_b_encode(pcd_sink *s, const pcd_fx_unions_v1_rec
         PCD_TRY(pcd_put_u8(s, (uint8_t)(in->item.u.pair.y)));
         break;
     case PCD_FX_UNIONS_V1_REC_B_ITEM_EMPTY:
-        PCD_TRY(pcd_put_u8(s, (uint8_t)(4)));
+        PCD_TRY(pcd_put_u8(s, (uint8_t)(0x4)));
         break;
     default:
         return pcd_sink_fail(s, PCD_E_BAD_TAG, "item", "a valid case index", PCD_FOUND_UINT, (uint64_t)(in->item.which));
@@ -582,13 +569,13 @@ static inline pcd_status pcd_fx_unions_v1_rec_decode_(pcd_cursor *c, pcd_fx_unio
         return pcd_fail_short(c, c->p, "rec", "one of 0x4141, 0x4242");
     tag_u = pcd_ld_u16le(c->p);
     switch (tag_u) {
-    case 16705:
+    case 0x4141:
         {
             out->which = PCD_FX_UNIONS_V1_REC_A;
             PCD_TRY_IN(c->x, pcd_fx_unions_v1_rec_a_decode_(c, &out->u.a), "a", -1);
         }
         break;
-    case 16962:
+    case 0x4242:
         {
             out->which = PCD_FX_UNIONS_V1_REC_B;
             PCD_TRY_IN(c->x, pcd_fx_unions_v1_rec_b_decode_(c, &out->u.b), "b", -1);
@@ -615,12 +602,12 @@ static inline pcd_status pcd_fx_unions_v1_rec_validate_(pcd_cursor *c)
         return pcd_fail_short(c, c->p, "rec", "one of 0x4141, 0x4242");
     tag_u = pcd_ld_u16le(c->p);
     switch (tag_u) {
-    case 16705:
+    case 0x4141:
         {
             PCD_TRY_IN(c->x, pcd_fx_unions_v1_rec_a_validate_(c), "a", -1);
         }
         break;
-    case 16962:
+    case 0x4242:
         {
             PCD_TRY_IN(c->x, pcd_fx_unions_v1_rec_b_validate_(c), "b", -1);
         }
@@ -765,33 +752,54 @@ static uint64_t pcd_fx_unions_v1_region_recs_drun(pcd_cursor *c, uint64_t max, p
     return k;
 }
 const pcd_region_desc pcd_fx_unions_v1_region_recs = {
-    "recs", &pcd_fx_unions_v1_rec_type, sizeof(pcd_fx_unions_v1_rec),
-    pcd_fx_unions_v1_region_recs_dec, pcd_fx_unions_v1_region_recs_val, pcd_fx_unions_v1_region_recs_run, pcd_fx_unions_v1_region_recs_enc,
-    0, NULL, NULL,
-    offsetof(pcd_fx_unions_v1_file, recs),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    NULL, 3, 4,
-    pcd_fx_unions_v1_region_recs_drun,
+    .name = "recs",
+    .record = &pcd_fx_unions_v1_rec_type,
+    .record_size = sizeof(pcd_fx_unions_v1_rec),
+    .decode = pcd_fx_unions_v1_region_recs_dec,
+    .validate = pcd_fx_unions_v1_region_recs_val,
+    .validate_run = pcd_fx_unions_v1_region_recs_run,
+    .encode = pcd_fx_unions_v1_region_recs_enc,
+    .region_field = offsetof(pcd_fx_unions_v1_file, recs),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .zstd_level = 3,
+    .record_min = 4,  /* the smallest record's bytes */
+    .decode_run = pcd_fx_unions_v1_region_recs_drun,
 };
 
 /* -------- descriptors -------- */
 
 static const pcd_field pcd_fx_unions_v1_rec_a_body_alloc_fields[] = {
-    { "size", PCD_K_U64, 0, 0, offsetof(pcd_fx_unions_v1_rec_a_body_alloc, size), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "bt", PCD_K_ARRAY, PCD_K_S64, PCD_F_OPTIONAL, offsetof(pcd_fx_unions_v1_rec_a_body_alloc, bt), offsetof(pcd_fx_unions_v1_rec_a_body_alloc, n_bt), offsetof(pcd_fx_unions_v1_rec_a_body_alloc, has_bt), NULL, NULL, 0, NULL, NULL },
+    { .name = "size", .kind = PCD_K_U64, .offset = offsetof(pcd_fx_unions_v1_rec_a_body_alloc, size) },
+    { .name = "bt", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64, .flags = PCD_F_OPTIONAL,
+      .offset = offsetof(pcd_fx_unions_v1_rec_a_body_alloc, bt),
+      .aux = offsetof(pcd_fx_unions_v1_rec_a_body_alloc, n_bt),
+      .present = offsetof(pcd_fx_unions_v1_rec_a_body_alloc, has_bt) },
 };
-const pcd_type pcd_fx_unions_v1_rec_a_body_alloc_type = { "rec_a_body_alloc", 0, 0, sizeof(pcd_fx_unions_v1_rec_a_body_alloc), pcd_fx_unions_v1_rec_a_body_alloc_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_fx_unions_v1_rec_a_body_alloc_type = {
+    .name = "rec_a_body_alloc",
+    .size = sizeof(pcd_fx_unions_v1_rec_a_body_alloc),
+    .fields = pcd_fx_unions_v1_rec_a_body_alloc_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_fx_unions_v1_rec_a_body_gc_fields[] = {
-    { "gen", PCD_K_U8, 0, PCD_F_OPTIONAL, offsetof(pcd_fx_unions_v1_rec_a_body_gc, gen), 0, offsetof(pcd_fx_unions_v1_rec_a_body_gc, has_gen), NULL, NULL, 0, NULL, NULL },
+    { .name = "gen", .kind = PCD_K_U8, .flags = PCD_F_OPTIONAL,
+      .offset = offsetof(pcd_fx_unions_v1_rec_a_body_gc, gen),
+      .present = offsetof(pcd_fx_unions_v1_rec_a_body_gc, has_gen) },
 };
-const pcd_type pcd_fx_unions_v1_rec_a_body_gc_type = { "rec_a_body_gc", 0, 0, sizeof(pcd_fx_unions_v1_rec_a_body_gc), pcd_fx_unions_v1_rec_a_body_gc_fields, 1, NULL, NULL, NULL };
+const pcd_type pcd_fx_unions_v1_rec_a_body_gc_type = {
+    .name = "rec_a_body_gc",
+    .size = sizeof(pcd_fx_unions_v1_rec_a_body_gc),
+    .fields = pcd_fx_unions_v1_rec_a_body_gc_fields,
+    .n_fields = 1,
+};
 
 static const pcd_field pcd_fx_unions_v1_rec_a_body_fields[] = {
-    { "alloc", PCD_K_STRUCT, 0, 0, offsetof(pcd_fx_unions_v1_rec_a_body, u.alloc), 0, 0, &pcd_fx_unions_v1_rec_a_body_alloc_type, NULL, 0, NULL, NULL },
-    { "gc", PCD_K_STRUCT, 0, 0, offsetof(pcd_fx_unions_v1_rec_a_body, u.gc), 0, 0, &pcd_fx_unions_v1_rec_a_body_gc_type, NULL, 0, NULL, NULL },
-    { "other", PCD_K_BYTES, 0, 0, offsetof(pcd_fx_unions_v1_rec_a_body, u.other), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "alloc", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_fx_unions_v1_rec_a_body, u.alloc),
+      .type = &pcd_fx_unions_v1_rec_a_body_alloc_type },
+    { .name = "gc", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_fx_unions_v1_rec_a_body, u.gc),
+      .type = &pcd_fx_unions_v1_rec_a_body_gc_type },
+    { .name = "other", .kind = PCD_K_BYTES, .offset = offsetof(pcd_fx_unions_v1_rec_a_body, u.other) },
 };
 static int32_t pcd_fx_unions_v1_rec_a_body_select(const void *owner_)
 {
@@ -803,46 +811,104 @@ static int32_t pcd_fx_unions_v1_rec_a_body_select(const void *owner_)
     default: return 2;
     }
 }
-const pcd_type pcd_fx_unions_v1_rec_a_body_type = { "rec_a_body", 1, 0, sizeof(pcd_fx_unions_v1_rec_a_body), pcd_fx_unions_v1_rec_a_body_fields, 3, NULL, NULL, pcd_fx_unions_v1_rec_a_body_select };
+const pcd_type pcd_fx_unions_v1_rec_a_body_type = {
+    .name = "rec_a_body",
+    .is_union = 1,
+    .size = sizeof(pcd_fx_unions_v1_rec_a_body),
+    .fields = pcd_fx_unions_v1_rec_a_body_fields,
+    .n_fields = 3,
+    .select = pcd_fx_unions_v1_rec_a_body_select,
+};
 
 static const pcd_field pcd_fx_unions_v1_rec_a_fields[] = {
-    { "size", PCD_K_U16, 0, PCD_F_DERIVED, offsetof(pcd_fx_unions_v1_rec_a, size), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "ev", PCD_K_U8, 0, PCD_F_HEX, offsetof(pcd_fx_unions_v1_rec_a, ev), 0, 0, NULL, NULL, 0, "Low nibble: type; high nibble: flags.", NULL },
-    { "body", PCD_K_UNION, 0, 0, offsetof(pcd_fx_unions_v1_rec_a, body), 0, 0, &pcd_fx_unions_v1_rec_a_body_type, NULL, 0, NULL, NULL },
+    { .name = "size", .kind = PCD_K_U16, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_fx_unions_v1_rec_a, size) },
+    { .name = "ev", .kind = PCD_K_U8, .flags = PCD_F_HEX, .offset = offsetof(pcd_fx_unions_v1_rec_a, ev),
+      .doc = "Low nibble: type; high nibble: flags." },
+    { .name = "body", .kind = PCD_K_UNION, .offset = offsetof(pcd_fx_unions_v1_rec_a, body),
+      .type = &pcd_fx_unions_v1_rec_a_body_type },
 };
-const pcd_type pcd_fx_unions_v1_rec_a_type = { "rec_a", 0, 1, sizeof(pcd_fx_unions_v1_rec_a), pcd_fx_unions_v1_rec_a_fields, 3, NULL, NULL, NULL };
+const pcd_type pcd_fx_unions_v1_rec_a_type = {
+    .name = "rec_a",
+    .named = 1,
+    .size = sizeof(pcd_fx_unions_v1_rec_a),
+    .fields = pcd_fx_unions_v1_rec_a_fields,
+    .n_fields = 3,
+};
 
 static const pcd_field pcd_fx_unions_v1_rec_b_item_pair_fields[] = {
-    { "x", PCD_K_U8, 0, 0, offsetof(pcd_fx_unions_v1_rec_b_item_pair, x), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "y", PCD_K_U8, 0, 0, offsetof(pcd_fx_unions_v1_rec_b_item_pair, y), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "x", .kind = PCD_K_U8, .offset = offsetof(pcd_fx_unions_v1_rec_b_item_pair, x) },
+    { .name = "y", .kind = PCD_K_U8, .offset = offsetof(pcd_fx_unions_v1_rec_b_item_pair, y) },
 };
-const pcd_type pcd_fx_unions_v1_rec_b_item_pair_type = { "rec_b_item_pair", 0, 0, sizeof(pcd_fx_unions_v1_rec_b_item_pair), pcd_fx_unions_v1_rec_b_item_pair_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_fx_unions_v1_rec_b_item_pair_type = {
+    .name = "rec_b_item_pair",
+    .size = sizeof(pcd_fx_unions_v1_rec_b_item_pair),
+    .fields = pcd_fx_unions_v1_rec_b_item_pair_fields,
+    .n_fields = 2,
+};
 
-const pcd_type pcd_fx_unions_v1_rec_b_item_empty_type = { "rec_b_item_empty", 0, 0, sizeof(pcd_fx_unions_v1_rec_b_item_empty), NULL, 0, NULL, NULL, NULL };
+const pcd_type pcd_fx_unions_v1_rec_b_item_empty_type = {
+    .name = "rec_b_item_empty",
+    .size = sizeof(pcd_fx_unions_v1_rec_b_item_empty),
+};
 
 static const pcd_field pcd_fx_unions_v1_rec_b_item_fields[] = {
-    { "num", PCD_K_U32, 0, 0, offsetof(pcd_fx_unions_v1_rec_b_item, u.num), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "pair", PCD_K_STRUCT, 0, PCD_F_TAG_MULTI, offsetof(pcd_fx_unions_v1_rec_b_item, u.pair), 0, 0, &pcd_fx_unions_v1_rec_b_item_pair_type, NULL, 0, NULL, NULL },
-    { "empty", PCD_K_STRUCT, 0, 0, 0, 0, 0, &pcd_fx_unions_v1_rec_b_item_empty_type, NULL, 0, NULL, NULL },
+    { .name = "num", .kind = PCD_K_U32, .offset = offsetof(pcd_fx_unions_v1_rec_b_item, u.num) },
+    { .name = "pair", .kind = PCD_K_STRUCT, .flags = PCD_F_TAG_MULTI,
+      .offset = offsetof(pcd_fx_unions_v1_rec_b_item, u.pair),
+      .type = &pcd_fx_unions_v1_rec_b_item_pair_type },
+    { .name = "empty", .kind = PCD_K_STRUCT, .type = &pcd_fx_unions_v1_rec_b_item_empty_type },
 };
-const pcd_type pcd_fx_unions_v1_rec_b_item_type = { "rec_b_item", 1, 0, sizeof(pcd_fx_unions_v1_rec_b_item), pcd_fx_unions_v1_rec_b_item_fields, 3, NULL, "_kind", NULL };
+const pcd_type pcd_fx_unions_v1_rec_b_item_type = {
+    .name = "rec_b_item",
+    .is_union = 1,
+    .size = sizeof(pcd_fx_unions_v1_rec_b_item),
+    .fields = pcd_fx_unions_v1_rec_b_item_fields,
+    .n_fields = 3,
+    .tag_key = "_kind",
+};
 
 static const pcd_field pcd_fx_unions_v1_rec_b_fields[] = {
-    { "len", PCD_K_U8, 0, PCD_F_DERIVED, offsetof(pcd_fx_unions_v1_rec_b, len), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "item", PCD_K_UNION, 0, 0, offsetof(pcd_fx_unions_v1_rec_b, item), 0, 0, &pcd_fx_unions_v1_rec_b_item_type, NULL, 0, NULL, NULL },
+    { .name = "len", .kind = PCD_K_U8, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_fx_unions_v1_rec_b, len) },
+    { .name = "item", .kind = PCD_K_UNION, .offset = offsetof(pcd_fx_unions_v1_rec_b, item),
+      .type = &pcd_fx_unions_v1_rec_b_item_type },
 };
-const pcd_type pcd_fx_unions_v1_rec_b_type = { "rec_b", 0, 1, sizeof(pcd_fx_unions_v1_rec_b), pcd_fx_unions_v1_rec_b_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_fx_unions_v1_rec_b_type = {
+    .name = "rec_b",
+    .named = 1,
+    .size = sizeof(pcd_fx_unions_v1_rec_b),
+    .fields = pcd_fx_unions_v1_rec_b_fields,
+    .n_fields = 2,
+};
 
 static const pcd_field pcd_fx_unions_v1_rec_fields[] = {
-    { "a", PCD_K_STRUCT, 0, 0, offsetof(pcd_fx_unions_v1_rec, u.a), 0, 0, &pcd_fx_unions_v1_rec_a_type, NULL, 0, NULL, NULL },
-    { "b", PCD_K_STRUCT, 0, 0, offsetof(pcd_fx_unions_v1_rec, u.b), 0, 0, &pcd_fx_unions_v1_rec_b_type, NULL, 0, NULL, NULL },
+    { .name = "a", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_fx_unions_v1_rec, u.a),
+      .type = &pcd_fx_unions_v1_rec_a_type },
+    { .name = "b", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_fx_unions_v1_rec, u.b),
+      .type = &pcd_fx_unions_v1_rec_b_type },
 };
-const pcd_type pcd_fx_unions_v1_rec_type = { "rec", 1, 1, sizeof(pcd_fx_unions_v1_rec), pcd_fx_unions_v1_rec_fields, 2, NULL, "_kind", NULL };
+const pcd_type pcd_fx_unions_v1_rec_type = {
+    .name = "rec",
+    .is_union = 1,
+    .named = 1,
+    .size = sizeof(pcd_fx_unions_v1_rec),
+    .fields = pcd_fx_unions_v1_rec_fields,
+    .n_fields = 2,
+    .tag_key = "_kind",
+};
 
 static const pcd_field pcd_fx_unions_v1_file_fields[] = {
-    { "recs", PCD_K_REGION, 0, 0, offsetof(pcd_fx_unions_v1_file, recs), 0, 0, NULL, NULL, 0, NULL, &pcd_fx_unions_v1_region_recs },
+    { .name = "recs", .kind = PCD_K_REGION, .offset = offsetof(pcd_fx_unions_v1_file, recs),
+      .region = &pcd_fx_unions_v1_region_recs },
 };
-const pcd_type pcd_fx_unions_v1_file_type = { "file", 0, 1, sizeof(pcd_fx_unions_v1_file), pcd_fx_unions_v1_file_fields, 1, NULL, NULL, NULL };
+const pcd_type pcd_fx_unions_v1_file_type = {
+    .name = "file",
+    .named = 1,
+    .size = sizeof(pcd_fx_unions_v1_file),
+    .fields = pcd_fx_unions_v1_file_fields,
+    .n_fields = 1,
+};
 
 static int pcd_fx_unions_v1_detect(const uint8_t *p, size_t n)
 {
@@ -862,8 +928,18 @@ static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_unions_v1_f
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_unions_v1_file_encode(s, in); }
 
 const pcd_format pcd_fx_unions_v1_format = {
-    "fx_unions", "1", "fx_unions", "tests/gen/ok/fx_unions.lua",
-    &pcd_fx_unions_v1_file_type, sizeof(pcd_fx_unions_v1_file), root_dec, root_enc, NULL,
-    pcd_fx_unions_v1_regions, 1,
-    pcd_fx_unions_v1_detect, 2, 1, PCD_FMT_STREAMABLE,
+    .name = "fx_unions",
+    .version = "1",
+    .title = "fx_unions",
+    .schema = "tests/gen/ok/fx_unions.lua",
+    .root = &pcd_fx_unions_v1_file_type,
+    .root_size = sizeof(pcd_fx_unions_v1_file),
+    .root_decode = root_dec,
+    .root_encode = root_enc,
+    .regions = pcd_fx_unions_v1_regions,
+    .n_regions = 1,
+    .detect = pcd_fx_unions_v1_detect,
+    .detect_min = 2,
+    .version_num = 1,
+    .flags = PCD_FMT_STREAMABLE,
 };

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_unions_v1.h was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_unions_v1.h was generated for runtime ABI 2; run make regen"
 #endif
 
 typedef struct pcd_fx_unions_v1_rec_a_body_alloc pcd_fx_unions_v1_rec_a_body_alloc;
@@ -37,11 +37,15 @@ typedef struct pcd_fx_unions_v1_rec_a_body_gc {
     uint8_t gen;
 } pcd_fx_unions_v1_rec_a_body_gc;
 
-#define PCD_FX_UNIONS_V1_REC_A_BODY_ALLOC 0
-#define PCD_FX_UNIONS_V1_REC_A_BODY_GC 1
-#define PCD_FX_UNIONS_V1_REC_A_BODY_OTHER 2
+/* The cases of rec_a.body (its `which`). */
+typedef enum pcd_fx_unions_v1_rec_a_body_case {
+    PCD_FX_UNIONS_V1_REC_A_BODY_ALLOC = 0,
+    PCD_FX_UNIONS_V1_REC_A_BODY_GC = 1,
+    PCD_FX_UNIONS_V1_REC_A_BODY_OTHER = 2,
+} pcd_fx_unions_v1_rec_a_body_case;
+PCD_STATIC_ASSERT(sizeof(pcd_fx_unions_v1_rec_a_body_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 typedef struct pcd_fx_unions_v1_rec_a_body {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_fx_unions_v1_rec_a_body_case which; /* the case present */
     union {
         pcd_fx_unions_v1_rec_a_body_alloc alloc;
         pcd_fx_unions_v1_rec_a_body_gc gc;
@@ -54,6 +58,7 @@ typedef struct pcd_fx_unions_v1_rec_a_body {
 #define PCD_FX_UNIONS_V1_REC_A_SIZE_AT 2
 #define PCD_FX_UNIONS_V1_REC_A_EV_AT 4
 #define PCD_FX_UNIONS_V1_REC_A_BODY_AT 5
+#define PCD_FX_UNIONS_V1_REC_A_MIN_SIZE 5 /* the smallest rec_a */
 typedef struct pcd_fx_unions_v1_rec_a {
     uint16_t size;
     uint8_t ev;  /* Low nibble: type; high nibble: flags. */
@@ -63,6 +68,9 @@ typedef struct pcd_fx_unions_v1_rec_a {
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_UNIONS_V1_REC_B_ITEM_PAIR_X_AT 0
 #define PCD_FX_UNIONS_V1_REC_B_ITEM_PAIR_Y_AT 1
+/* bytes from a field's start to its record's end */
+#define PCD_FX_UNIONS_V1_REC_B_ITEM_PAIR_X_FROM_END 2
+#define PCD_FX_UNIONS_V1_REC_B_ITEM_PAIR_Y_FROM_END 1
 typedef struct pcd_fx_unions_v1_rec_b_item_pair {
     uint8_t x;
     uint8_t y;
@@ -72,11 +80,19 @@ typedef struct pcd_fx_unions_v1_rec_b_item_empty {
     uint8_t unused_; /* no stored fields */
 } pcd_fx_unions_v1_rec_b_item_empty;
 
-#define PCD_FX_UNIONS_V1_REC_B_ITEM_NUM 0
-#define PCD_FX_UNIONS_V1_REC_B_ITEM_PAIR 1
-#define PCD_FX_UNIONS_V1_REC_B_ITEM_EMPTY 2
+/* The cases of rec_b.item (its `which`). */
+typedef enum pcd_fx_unions_v1_rec_b_item_case {
+    PCD_FX_UNIONS_V1_REC_B_ITEM_NUM = 0,
+    PCD_FX_UNIONS_V1_REC_B_ITEM_PAIR = 1,
+    PCD_FX_UNIONS_V1_REC_B_ITEM_EMPTY = 2,
+} pcd_fx_unions_v1_rec_b_item_case;
+PCD_STATIC_ASSERT(sizeof(pcd_fx_unions_v1_rec_b_item_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
+/* rec_b.item's tags on the wire */
+#define PCD_FX_UNIONS_V1_REC_B_ITEM_NUM_TAG 0x1
+#define PCD_FX_UNIONS_V1_REC_B_ITEM_EMPTY_TAG 0x4
+#define PCD_FX_UNIONS_V1_REC_B_ITEM_TAG_SIZE 1
 typedef struct pcd_fx_unions_v1_rec_b_item {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_fx_unions_v1_rec_b_item_case which; /* the case present */
     uint64_t tag; /* the tag as read */
     union {
         uint32_t num;
@@ -88,15 +104,24 @@ typedef struct pcd_fx_unions_v1_rec_b_item {
 #define PCD_FX_UNIONS_V1_REC_B_MAGIC_AT 0
 #define PCD_FX_UNIONS_V1_REC_B_LEN_AT 2
 #define PCD_FX_UNIONS_V1_REC_B_ITEM_AT 3
+#define PCD_FX_UNIONS_V1_REC_B_MIN_SIZE 4 /* the smallest rec_b */
 typedef struct pcd_fx_unions_v1_rec_b {
     uint8_t len;
     pcd_fx_unions_v1_rec_b_item item;
 } pcd_fx_unions_v1_rec_b;
 
-#define PCD_FX_UNIONS_V1_REC_A 0
-#define PCD_FX_UNIONS_V1_REC_B 1
+/* The cases of rec (its `which`). */
+typedef enum pcd_fx_unions_v1_rec_case {
+    PCD_FX_UNIONS_V1_REC_A = 0,
+    PCD_FX_UNIONS_V1_REC_B = 1,
+} pcd_fx_unions_v1_rec_case;
+PCD_STATIC_ASSERT(sizeof(pcd_fx_unions_v1_rec_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
+/* rec's tags on the wire */
+#define PCD_FX_UNIONS_V1_REC_A_TAG 0x4141
+#define PCD_FX_UNIONS_V1_REC_B_TAG 0x4242
+#define PCD_FX_UNIONS_V1_REC_TAG_SIZE 2
 typedef struct pcd_fx_unions_v1_rec {
-    uint32_t which; /* the case present: one of the constants above */
+    pcd_fx_unions_v1_rec_case which; /* the case present */
     union {
         pcd_fx_unions_v1_rec_a a;
         pcd_fx_unions_v1_rec_b b;
@@ -105,6 +130,7 @@ typedef struct pcd_fx_unions_v1_rec {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_UNIONS_V1_FILE_RECS_AT 0
+#define PCD_FX_UNIONS_V1_FILE_MIN_SIZE 0 /* the smallest file */
 typedef struct pcd_fx_unions_v1_file {
     pcd_region recs;
 } pcd_fx_unions_v1_file;

@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_zstd_v1.c was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_zstd_v1.c was generated for runtime ABI 2; run make regen"
 #endif
 
 /* -------- sample -------- */
@@ -78,10 +78,10 @@ uint64_t pcd_fx_zstd_v1_sample_size(pcd_ctx *x, const pcd_fx_zstd_v1_sample *in)
 
 /* -------- file -------- */
 
-static const pcd_run_field k_file_dec_run1[] = {
-    { "magic", 3, "magic" },
-    { "compression", 1, "u8" },
-    { "size", 4, "u32le" },
+static const pcd_run_field k_file_run1[] = {
+    { .name = "magic", .wire = 3, .type = "magic" },
+    { .name = "compression", .wire = 1, .type = "u8" },
+    { .name = "size", .wire = 4, .type = "u32le" },
 };
 /* file */
 static inline pcd_status pcd_fx_zstd_v1_file_decode_(pcd_cursor *c, pcd_fx_zstd_v1_file *out)
@@ -91,7 +91,7 @@ static inline pcd_status pcd_fx_zstd_v1_file_decode_(pcd_cursor *c, pcd_fx_zstd_
     memset(out, 0, sizeof *out);
     /* magic, compression, size: 8 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 8))
-        return pcd_fail_run(c, k_file_dec_run1, 3);
+        return pcd_fail_run(c, k_file_run1, 3);
     /* magic */
     if (PCD_UNLIKELY(memcmp(c->p, "FXZ", 3) != 0))
         return pcd_fail_magic(c, c->p, "magic", "\"FXZ\"", 3);
@@ -121,11 +121,6 @@ pcd_status pcd_fx_zstd_v1_file_decode(pcd_cursor *c, pcd_fx_zstd_v1_file *out)
     return pcd_fx_zstd_v1_file_decode_(c, out);
 }
 
-static const pcd_run_field k_file_val_run1[] = {
-    { "magic", 3, "magic" },
-    { "compression", 1, "u8" },
-    { "size", 4, "u32le" },
-};
 /* file
  * Validation only: the same checks as decoding, nothing stored.
  */
@@ -135,7 +130,7 @@ static inline pcd_status pcd_fx_zstd_v1_file_validate_(pcd_cursor *c)
     PCD_UNUSED uint32_t v_size = 0;
     /* magic, compression, size: 8 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 8))
-        return pcd_fail_run(c, k_file_val_run1, 3);
+        return pcd_fail_run(c, k_file_run1, 3);
     /* magic */
     if (PCD_UNLIKELY(memcmp(c->p, "FXZ", 3) != 0))
         return pcd_fail_magic(c, c->p, "magic", "\"FXZ\"", 3);
@@ -264,35 +259,56 @@ static uint8_t pcd_fx_zstd_v1_region_samples_compression(const void *parent)
     return (uint8_t)(in->compression);
 }
 const pcd_region_desc pcd_fx_zstd_v1_region_samples = {
-    "samples", &pcd_fx_zstd_v1_sample_type, sizeof(pcd_fx_zstd_v1_sample),
-    pcd_fx_zstd_v1_region_samples_dec, pcd_fx_zstd_v1_region_samples_val, pcd_fx_zstd_v1_region_samples_run, pcd_fx_zstd_v1_region_samples_enc,
-    0, NULL, pcd_fx_zstd_v1_region_samples_finish,
-    offsetof(pcd_fx_zstd_v1_file, samples),
-    -1, 0, 0, 0, 0, 0,
-    NULL, NULL,
-    pcd_fx_zstd_v1_region_samples_compression, 5, 5,
-    pcd_fx_zstd_v1_region_samples_drun,
+    .name = "samples",
+    .record = &pcd_fx_zstd_v1_sample_type,
+    .record_size = sizeof(pcd_fx_zstd_v1_sample),
+    .decode = pcd_fx_zstd_v1_region_samples_dec,
+    .validate = pcd_fx_zstd_v1_region_samples_val,
+    .validate_run = pcd_fx_zstd_v1_region_samples_run,
+    .encode = pcd_fx_zstd_v1_region_samples_enc,
+    .finish = pcd_fx_zstd_v1_region_samples_finish,
+    .region_field = offsetof(pcd_fx_zstd_v1_file, samples),
+    .size_off = -1,  /* no size to skip a damaged record by */
+    .compression = pcd_fx_zstd_v1_region_samples_compression,
+    .zstd_level = 5,
+    .record_min = 5,  /* the smallest record's bytes */
+    .decode_run = pcd_fx_zstd_v1_region_samples_drun,
 };
 
 /* -------- descriptors -------- */
 
 static const pcd_field pcd_fx_zstd_v1_sample_fields[] = {
-    { "tid", PCD_K_U32, 0, 0, offsetof(pcd_fx_zstd_v1_sample, tid), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "value", PCD_K_U64, 0, 0, offsetof(pcd_fx_zstd_v1_sample, value), 0, 0, NULL, NULL, 0, NULL, NULL },
+    { .name = "tid", .kind = PCD_K_U32, .offset = offsetof(pcd_fx_zstd_v1_sample, tid) },
+    { .name = "value", .kind = PCD_K_U64, .offset = offsetof(pcd_fx_zstd_v1_sample, value) },
 };
-const pcd_type pcd_fx_zstd_v1_sample_type = { "sample", 0, 1, sizeof(pcd_fx_zstd_v1_sample), pcd_fx_zstd_v1_sample_fields, 2, NULL, NULL, NULL };
+const pcd_type pcd_fx_zstd_v1_sample_type = {
+    .name = "sample",
+    .named = 1,
+    .size = sizeof(pcd_fx_zstd_v1_sample),
+    .fields = pcd_fx_zstd_v1_sample_fields,
+    .n_fields = 2,
+};
 
 static const pcd_enum_item pcd_fx_zstd_v1_file_compression_enum_items[] = {
-    { 0, "none" },
-    { 1, "zstd" },
+    { .value = 0, .name = "none" },
+    { .value = 1, .name = "zstd" },
 };
-static const pcd_enum pcd_fx_zstd_v1_file_compression_enum = { "compression", pcd_fx_zstd_v1_file_compression_enum_items, 2 };
+static const pcd_enum pcd_fx_zstd_v1_file_compression_enum = { .name = "compression", .items = pcd_fx_zstd_v1_file_compression_enum_items, .n_items = 2 };
 static const pcd_field pcd_fx_zstd_v1_file_fields[] = {
-    { "compression", PCD_K_U8, 0, 0, offsetof(pcd_fx_zstd_v1_file, compression), 0, 0, NULL, &pcd_fx_zstd_v1_file_compression_enum, 0, NULL, NULL },
-    { "size", PCD_K_U32, 0, PCD_F_DERIVED, offsetof(pcd_fx_zstd_v1_file, size), 0, 0, NULL, NULL, 0, NULL, NULL },
-    { "samples", PCD_K_REGION, 0, 0, offsetof(pcd_fx_zstd_v1_file, samples), 0, 0, NULL, NULL, 0, NULL, &pcd_fx_zstd_v1_region_samples },
+    { .name = "compression", .kind = PCD_K_U8, .offset = offsetof(pcd_fx_zstd_v1_file, compression),
+      .enumt = &pcd_fx_zstd_v1_file_compression_enum },
+    { .name = "size", .kind = PCD_K_U32, .flags = PCD_F_DERIVED,
+      .offset = offsetof(pcd_fx_zstd_v1_file, size) },
+    { .name = "samples", .kind = PCD_K_REGION, .offset = offsetof(pcd_fx_zstd_v1_file, samples),
+      .region = &pcd_fx_zstd_v1_region_samples },
 };
-const pcd_type pcd_fx_zstd_v1_file_type = { "file", 0, 1, sizeof(pcd_fx_zstd_v1_file), pcd_fx_zstd_v1_file_fields, 3, NULL, NULL, NULL };
+const pcd_type pcd_fx_zstd_v1_file_type = {
+    .name = "file",
+    .named = 1,
+    .size = sizeof(pcd_fx_zstd_v1_file),
+    .fields = pcd_fx_zstd_v1_file_fields,
+    .n_fields = 3,
+};
 
 static int pcd_fx_zstd_v1_detect(const uint8_t *p, size_t n)
 {
@@ -310,8 +326,17 @@ static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_zstd_v1_fil
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_zstd_v1_file_encode(s, in); }
 
 const pcd_format pcd_fx_zstd_v1_format = {
-    "fx_zstd", "1", "fx_zstd", "tests/gen/ok/fx_zstd.lua",
-    &pcd_fx_zstd_v1_file_type, sizeof(pcd_fx_zstd_v1_file), root_dec, root_enc, NULL,
-    pcd_fx_zstd_v1_regions, 1,
-    pcd_fx_zstd_v1_detect, 3, 1, 0,
+    .name = "fx_zstd",
+    .version = "1",
+    .title = "fx_zstd",
+    .schema = "tests/gen/ok/fx_zstd.lua",
+    .root = &pcd_fx_zstd_v1_file_type,
+    .root_size = sizeof(pcd_fx_zstd_v1_file),
+    .root_decode = root_dec,
+    .root_encode = root_enc,
+    .regions = pcd_fx_zstd_v1_regions,
+    .n_regions = 1,
+    .detect = pcd_fx_zstd_v1_detect,
+    .detect_min = 3,
+    .version_num = 1,
 };

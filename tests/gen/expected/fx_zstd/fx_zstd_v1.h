@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 1
-#error "fx_zstd_v1.h was generated for runtime ABI 1; run make regen"
+#if PCD_RUNTIME_ABI != 2
+#error "fx_zstd_v1.h was generated for runtime ABI 2; run make regen"
 #endif
 
 typedef struct pcd_fx_zstd_v1_sample pcd_fx_zstd_v1_sample;
@@ -16,6 +16,7 @@ typedef struct pcd_fx_zstd_v1_file pcd_fx_zstd_v1_file;
 /* wire offsets of the fields at fixed places */
 #define PCD_FX_ZSTD_V1_SAMPLE_TID_AT 0
 #define PCD_FX_ZSTD_V1_SAMPLE_VALUE_AT 4
+#define PCD_FX_ZSTD_V1_SAMPLE_MIN_SIZE 5 /* the smallest sample */
 typedef struct pcd_fx_zstd_v1_sample {
     uint32_t tid;
     uint64_t value;
@@ -26,6 +27,7 @@ typedef struct pcd_fx_zstd_v1_sample {
 #define PCD_FX_ZSTD_V1_FILE_COMPRESSION_AT 3
 #define PCD_FX_ZSTD_V1_FILE_SIZE_AT 4
 #define PCD_FX_ZSTD_V1_FILE_SAMPLES_AT 8
+#define PCD_FX_ZSTD_V1_FILE_MIN_SIZE 8 /* the smallest file */
 typedef struct pcd_fx_zstd_v1_file {
     uint8_t compression;
     uint32_t size;

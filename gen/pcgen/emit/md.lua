@@ -1,4 +1,4 @@
--- emit_md.lua: the Markdown reference page of a format version (docs/formats/).
+-- emit/md.lua: the Markdown reference page of a format version (docs/formats/).
 local lower = require("pcgen.lower")
 local expr = require("pcgen.expr")
 
@@ -81,6 +81,15 @@ local function notes(f)
     n[#n + 1] = "values: " .. table.concat(parts, ", ") .. (f.enum_open and " (others allowed)" or "")
   end
   if f.ty and f.ty.byte_order then n[#n + 1] = "byte-order mark: read swapped, it flips every file-order field" end
+  if f.ty and f.ty.bitfields then n[#n + 1] = M.bits_text(f.ty) end
+  for _, w in ipairs(f.warns or {}) do
+    n[#n + 1] = "warning (not an error) unless `" .. esc(w.src) .. "`: " .. esc(w.text)
+  end
+  if f.rel then
+    n[#n + 1] = "stored relative to `" .. f.rel.base.name .. "`: `" .. f.rel.value .. "` = `" .. f.rel.base.name ..
+        "` + this" .. (f.rel.none ~= nil and (" (" .. f.rel.none .. " when `" .. f.rel.base.name .. "` is " ..
+        f.rel.none .. ", and this is 0)") or "") .. "; dumped as stored"
+  end
   return table.concat(n, "; ")
 end
 
@@ -107,12 +116,33 @@ local function struct_table(out, S, title, level)
   end
 end
 
+-- "bits 0-2 `mode` (at most 5), bit 3 `known`, ...": a bits word's sub-fields, lowest first.
+function M.bits_text(ty)
+  local parts = {}
+  for _, b in ipairs(ty.bitfields) do
+    local where = b.width == 1 and ("bit " .. b.shift) or ("bits " .. b.shift .. "-" .. (b.shift + b.width - 1))
+    local checks = {}
+    if b.equals ~= nil then checks[#checks + 1] = "must be " .. b.equals end
+    if b.min ~= nil then checks[#checks + 1] = "at least " .. b.min end
+    if b.max ~= nil then checks[#checks + 1] = "at most " .. b.max end
+    if b.enum then
+      local e = {}
+      for _, it in ipairs(b.enum) do e[#e + 1] = it.value .. "=" .. it.name end
+      checks[#checks + 1] = "values " .. table.concat(e, ", ")
+    end
+    if b.doc then checks[#checks + 1] = esc(b.doc) end
+    parts[#parts + 1] = where .. " `" .. b.name .. "`" .. (#checks > 0 and (" (" .. table.concat(checks, "; ") .. ")") or "")
+  end
+  return "bits, lowest first: " .. table.concat(parts, ", ") .. " (`" .. ty.bits_cname .. "_<name>()` reads one)"
+end
+
 function M.union_table(out, U, title, level)
   out[#out + 1] = string.rep("#", level) .. " " .. title .. "\n"
   if U.doc then out[#out + 1] = U.doc .. "\n" end
   local how = U.mode == "peek" and ("chosen by the next " .. type_text(U.tagty) .. " (not consumed)")
       or U.mode == "tag" and ("tag: " .. type_text(U.tagty))
       or ("chosen by an expression over earlier fields")
+  if U.tagty and U.tagty.bitfields then how = how .. "; the tag's " .. M.bits_text(U.tagty) end
   out[#out + 1] = "Union, " .. how .. ".\n\n| tag | case | type |\n|---|---|---|\n"
   local subs = {}
   for _, c in ipairs(U.cases) do
@@ -166,6 +196,17 @@ function M.page(ir, sha, gen_version)
   for _, name in ipairs(ir.order) do
     local T = ir.types[name]
     if T.kind == "struct" then struct_table(out, T, name, 3) else M.union_table(out, T, name, 3) end
+  end
+  local named = {}
+  for _, ty in ipairs(ir.bits_layouts) do if ty.bits_name then named[#named + 1] = ty end end
+  if #named > 0 then
+    out[#out + 1] = "## Bits words\n\nWords of named sub-fields; the dump shows the word, the header reads and builds it " ..
+        "(`_<name>()`, `_unpack()`, `_pack()`, `_make()`, `_SHIFT`, `_MASK`).\n\n| word | type | sub-fields |\n|---|---|---|\n"
+    for _, ty in ipairs(named) do
+      out[#out + 1] = string.format("| `%s` | %s | %s |\n", ty.bits_name, type_text(ty),
+        esc((ty.bits_doc and (ty.bits_doc .. " ") or "") .. M.bits_text(ty)))
+    end
+    out[#out + 1] = "\n"
   end
   out[#out + 1] = "## JSON Lines (dump and encode)\n\n" ..
       "`profcodec dump` writes one object per record: the first names the format (`\"_kind\": \"" ..

@@ -1,0 +1,17 @@
+-- emit/c.lua: IR -> the generated C header and source of one format version.
+--
+-- Decode, validate, encode and size functions are straight-line code, one block per schema
+-- field in schema order, each under the field's doc string; descriptor tables (for the JSON
+-- dumper, the JSON encoder and the stream driver) come last. Each kind's emitters, all four
+-- directions side by side, are in emit/<kind>.lua; the file skeletons in header.lua and
+-- source.lua.
+local H = require("pcgen.emit.header")
+local S = require("pcgen.emit.source")
+
+return function(ir, sha, gen_version)
+  local base = ir.name .. "_" .. ir.vid
+  return {
+    [base .. ".h"] = H.file(ir, sha, gen_version),
+    [base .. ".c"] = S.file(ir, sha, gen_version),
+  }
+end

@@ -1,0 +1,310 @@
+/* formats/mono/import.c: Mono log profiler files into the profile model.
+ *
+ * A Mono file names its methods, classes and unmanaged symbols apart from the events that use
+ * them, and a name may come after its first use (a JIT event after the sample hits in the
+ * method's code, a class after its allocations): mprof-report resolves names at the end of the
+ * file, and so does this importer. While it reads, it builds a call tree whose nodes are
+ * (parent, kind, pointer) with one value per sample type, and keeps the summary's tables
+ * (summary.c) for the names; at the end it resolves every node to a frame and hands the model
+ * one sample per distinct stack, in the order the stacks were first seen, with its values:
+ *
+ *   alloc-bytes, alloc-count  an allocation's backtrace (outermost first, as the writer emits
+ *                 it), else the thread's enter/leave stack, ending in the allocated class (a
+ *                 heap-type frame); the object's size in bytes, and 1;
+ *   calls, time   the enter/leave stack of each thread; a call counts when its leave matches
+ *                 the top of the stack (mprof-report's pop_method), with its self time in ns;
+ *   samples       a sample hit's managed frames (innermost first on the wire), ending in the
+ *                 frame of the instruction pointer: the method whose code holds it (left out
+ *                 when it is the innermost frame's own method), else the unmanaged symbol at or
+ *                 before it (a native frame), else "unresolved 0x..." (native, with the address).
+ *
+ * Method frames are code frames named as mprof-report names them ("unknown method 0x..." when
+ * no JIT event named the method). Threads are merged (one blank thread), as the summary's
+ * tables are; the default metric is alloc-bytes. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/vec.h"
+#include "formats/mono/mono.h"
+#include "formats/registry.h"
+#include "model/aggregate.h"
+#include "model/profile.h"
+
+enum { T_ALLOC_BYTES, T_ALLOC_COUNT, T_CALLS, T_TIME, T_SAMPLES, T_N };
+enum { NK_ROOT, NK_METHOD, NK_CLASS, NK_IP };
+
+typedef struct node {
+    uint32_t parent;
+    uint32_t kid;             /* the child found last (0: none), tried before the map */
+    uint64_t ptr;
+    uint8_t kind;
+    uint64_t v[T_N];
+} node;
+
+typedef struct mimport {
+    pcd_job *j;
+    pcd_alloc *al;
+    pcd_mono_sum s;           /* names, vtables, methods, threads and their stacks */
+    node *nodes;
+    size_t n_nodes, cap_nodes;
+    pcd_hmap index;           /* (parent, kind, ptr) -> v0 node */
+    pcd_mono_ev ev;
+} mimport;
+
+/* The child (kind, ptr) of node parent, made if new; 0 (with s.oom) when out of memory. */
+static uint32_t child_slow(mimport *k, uint32_t parent, uint8_t kind, uint64_t ptr)
+{
+    bool fresh;
+    pcd_hslot *sl = pcd_hmap_put(&k->index, (pcd_hkey){ parent, kind, ptr }, &fresh);
+    if (!sl) {
+        k->s.oom = true;
+        return 0;
+    }
+    if (fresh) {
+        if (k->n_nodes >= UINT32_MAX || PCD_VEC_RESERVE(k->al, k->nodes, k->cap_nodes, k->n_nodes + 1) != PCD_OK) {
+            k->s.oom = true;
+            sl->v0 = 0;
+            return 0;
+        }
+        node *n = &k->nodes[k->n_nodes];
+        memset(n, 0, sizeof *n);
+        n->parent = parent;
+        n->kind = kind;
+        n->ptr = ptr;
+        sl->v0 = k->n_nodes++;
+    }
+    k->nodes[parent].kid = (uint32_t)sl->v0;
+    return (uint32_t)sl->v0;
+}
+
+static inline uint32_t child(mimport *k, uint32_t parent, uint8_t kind, uint64_t ptr)
+{
+    uint32_t c = k->nodes[parent].kid;
+    if (PCD_LIKELY(c && k->nodes[c].ptr == ptr && k->nodes[c].kind == kind)) return c;
+    return child_slow(k, parent, kind, ptr);
+}
+
+/* The node of a thread's current call stack (enter/leave events). */
+static uint32_t stack_node(const pcd_mono_thread *t) { return t->depth ? t->stack[t->depth - 1].node : 0; }
+
+static void event(mimport *k, const pcd_mono_ev *m)
+{
+    pcd_mono_sum *s = &k->s;
+    pcd_mono_thread *t;
+    switch (m->kind) {
+    case PCD_MONO_EV_ENTER: {
+        if (!(t = pcd_mono_cur_thread(s))) return;
+        pcd_mono_method_at(s, m->p1);
+        uint32_t nd = child(k, stack_node(t), NK_METHOD, m->p1);
+        pcd_mono_push_frame(s, t, m->p1, m->time, nd);
+        return;
+    }
+    case PCD_MONO_EV_LEAVE: {
+        if (!(t = pcd_mono_cur_thread(s))) return;
+        pcd_mono_method_at(s, m->p1);
+        uint32_t nd = 0;
+        uint64_t self = pcd_mono_pop_frame(s, t, m->p1, m->time, &nd);
+        if (self != UINT64_MAX) {
+            k->nodes[nd].v[T_TIME] = pcd_sat_add(k->nodes[nd].v[T_TIME], self);
+            k->nodes[nd].v[T_CALLS] = pcd_sat_add(k->nodes[nd].v[T_CALLS], 1);
+        }
+        return;
+    }
+    case PCD_MONO_EV_ALLOC: {
+        if (!(t = pcd_mono_cur_thread(s))) return;
+        uint32_t at = 0;
+        if (m->has_bt)
+            for (size_t i = 0; i < m->n_bt; i++) at = child(k, at, NK_METHOD, (uint64_t)m->bt[i]);
+        else
+            at = stack_node(t);
+        size_t ci = m->vtable ? pcd_mono_vtable_class(s, m->p1) : pcd_mono_class_at(s, m->p1);
+        if (ci == SIZE_MAX) return;
+        uint32_t leaf = child(k, at, NK_CLASS, s->cls[ci].ptr);
+        k->nodes[leaf].v[T_ALLOC_BYTES] = pcd_sat_add(k->nodes[leaf].v[T_ALLOC_BYTES], m->n1);
+        k->nodes[leaf].v[T_ALLOC_COUNT] = pcd_sat_add(k->nodes[leaf].v[T_ALLOC_COUNT], 1);
+        return;
+    }
+    case PCD_MONO_EV_SAMPLE: {
+        uint32_t at = 0;
+        for (size_t i = m->n_bt; i-- > 0;) at = child(k, at, NK_METHOD, (uint64_t)m->bt[i]);
+        for (size_t i = 0; i < m->n_ips; i++) {
+            uint32_t leaf = child(k, at, NK_IP, (uint64_t)m->ips[i]);
+            k->nodes[leaf].v[T_SAMPLES] = pcd_sat_add(k->nodes[leaf].v[T_SAMPLES], 1);
+        }
+        return;
+    }
+    default:
+        /* names, vtables, JIT events, unmanaged symbols: the tables */
+        pcd_mono_sum_event(s, m);
+        return;
+    }
+}
+
+static pcd_status on_record(void *ud, const pcd_record *rec)
+{
+    mimport *k = ud;
+    const pcd_type *t = rec->type;
+    if (t == &pcd_mono_v3_0_event_type && rec->data) {
+        pcd_mono_norm_v3_0(rec->data, &k->ev);
+        event(k, &k->ev);
+    } else if (t == &pcd_mono_v0_1_event_type && rec->data) {
+        pcd_mono_norm_v0_1(rec->data, &k->ev);
+        event(k, &k->ev);
+    } else {
+        pcd_mono_sum_record(&k->s, rec, &k->ev); /* the header, a buffer */
+    }
+    return PCD_UNLIKELY(k->s.oom) ? PCD_E_NOMEM : PCD_OK;
+}
+
+/* ---- the end: names, frames, samples -------------------------------------------------------- */
+
+typedef struct resolver {
+    mimport *k;
+    pcd_profile *p;
+    pcd_hmap memo;            /* (kind, ptr, 0) -> v0 frame + 1 */
+} resolver;
+
+static pcd_frame_id named_frame(pcd_profile *p, pcd_frame_kind kind, const char *name, uint64_t address)
+{
+    pcd_frame f = pcd_frame_blank(kind);
+    f.function = pcd_profile_strz(p, name);
+    f.address = address;
+    return pcd_profile_frame(p, &f);
+}
+
+/* The frame of a method, class or instruction pointer; *managed: an ip in a method's code. */
+static pcd_frame_id frame_of(resolver *r, uint8_t kind, uint64_t ptr, bool *managed)
+{
+    const pcd_mono_sum *s = &r->k->s;
+    bool fresh;
+    pcd_hslot *sl = pcd_hmap_put(&r->memo, (pcd_hkey){ kind, ptr, 0 }, &fresh);
+    if (!sl) {
+        r->p->oom = PCD_E_NOMEM;
+        return 0;
+    }
+    if (!fresh) {
+        *managed = sl->v1 != 0;
+        return (pcd_frame_id)(sl->v0 - 1);
+    }
+    char tmp[64];
+    pcd_frame_id f;
+    *managed = false;
+    switch (kind) {
+    case NK_METHOD: f = named_frame(r->p, PCD_FRAME_CODE, pcd_mono_method_name(s, ptr, tmp, sizeof tmp), 0); break;
+    case NK_CLASS: f = named_frame(r->p, PCD_FRAME_TYPE, pcd_mono_class_name(s, ptr, tmp, sizeof tmp), 0); break;
+    default: {
+        const char *nm = pcd_mono_ip_name(s, ptr, managed);
+        if (nm) {
+            f = named_frame(r->p, *managed ? PCD_FRAME_CODE : PCD_FRAME_NATIVE, nm, 0);
+        } else {
+            snprintf(tmp, sizeof tmp, "unresolved 0x%" PRIx64, ptr);
+            f = named_frame(r->p, PCD_FRAME_NATIVE, tmp, ptr);
+        }
+        break;
+    }
+    }
+    sl->v0 = (uint64_t)f + 1;
+    sl->v1 = *managed;
+    return f;
+}
+
+/* The sample types (the same for every file), then the consumer's begin: a --metric that names
+ * none of them is refused before the file is read. */
+static pcd_status begin(pcd_profile *p)
+{
+    int types[T_N];
+    types[T_ALLOC_BYTES] = pcd_profile_add_type(p, "alloc-bytes", "bytes", "Allocated bytes");
+    types[T_ALLOC_COUNT] = pcd_profile_add_type(p, "alloc-count", "count", "Allocations");
+    types[T_CALLS] = pcd_profile_add_type(p, "calls", "count", "Calls");
+    types[T_TIME] = pcd_profile_add_type(p, "time", "nanoseconds", "Self time");
+    types[T_SAMPLES] = pcd_profile_add_type(p, "samples", "count", "Sample hits");
+    for (int i = 0; i < T_N; i++)
+        if (types[i] != i) return PCD_E_INTERNAL;
+    /* counts kept beside an amount (objects beside bytes, calls beside time) */
+    p->types[T_ALLOC_COUNT].secondary = true;
+    p->types[T_CALLS].secondary = true;
+    p->default_type = T_ALLOC_BYTES;
+    p->dialect = PCD_DIALECT_DEFAULT;
+    return pcd_profile_begin(p);
+}
+
+static pcd_status finish(mimport *k, pcd_profile *p)
+{
+    pcd_alloc *al = k->al;
+    pcd_mono_sort_usyms(&k->s);
+
+    /* the model stack of every node, in node order (a parent comes before its children) */
+    resolver r = { k, p, { 0 } };
+    pcd_hmap_init(&r.memo, al);
+    uint32_t *ms = pcd_alloc_get(al, k->n_nodes * sizeof *ms);
+    pcd_agg agg;
+    pcd_agg_init(&agg, al, T_N);
+    pcd_thread blank = pcd_thread_blank();
+    pcd_thread_id th = pcd_profile_thread(p, &blank);
+    pcd_status st = !ms ? PCD_E_NOMEM : p->oom;
+    if (st == PCD_OK) ms[0] = PCD_STACK_EMPTY;
+    for (size_t i = 1; i < k->n_nodes && st == PCD_OK; i++) {
+        const node *n = &k->nodes[i];
+        bool managed;
+        pcd_frame_id f = frame_of(&r, n->kind, n->ptr, &managed);
+        pcd_stack_id parent = ms[n->parent];
+        /* a managed hit in the innermost frame's own method adds nothing */
+        if (n->kind == NK_IP && managed && k->nodes[n->parent].kind == NK_METHOD && parent != PCD_STACK_EMPTY &&
+            pcd_stack_frame(p, parent) == f)
+            ms[i] = parent;
+        else
+            ms[i] = pcd_profile_push(p, parent, f);
+        if (p->oom) {
+            st = p->oom;
+            break;
+        }
+        bool any = false;
+        for (int t = 0; t < T_N; t++) any |= n->v[t] != 0;
+        if (any) st = pcd_agg_add(&agg, th, ms[i], n->v, 1);
+    }
+    /* one sample per distinct stack, with its sums */
+    for (size_t i = 0; i < agg.n && st == PCD_OK; i++) {
+        pcd_sample sm;
+        memset(&sm, 0, sizeof sm);
+        sm.thread = th;
+        sm.stack = agg.e[i].stack;
+        sm.time = PCD_TIME_NONE;
+        sm.count = 1;
+        sm.values = pcd_agg_values(&agg, i);
+        for (int t = 0; t < T_N; t++)
+            if (sm.values[t]) sm.flags |= PCD_SAMPLE_HAS(t);
+        st = pcd_profile_sample(p, &sm);
+    }
+    pcd_agg_free(&agg);
+    if (ms) pcd_alloc_free(al, ms, k->n_nodes * sizeof *ms);
+    pcd_hmap_free(&r.memo);
+    return st;
+}
+
+static pcd_status mono_import(pcd_job *j, pcd_profile *p)
+{
+    mimport k;
+    memset(&k, 0, sizeof k);
+    k.j = j;
+    k.al = j->al;
+    pcd_mono_sum_init(&k.s, j->al);
+    pcd_hmap_init(&k.index, j->al);
+    pcd_status st = begin(p);
+    if (st == PCD_OK) st = PCD_VEC_RESERVE(j->al, k.nodes, k.cap_nodes, 1);
+    if (st == PCD_OK) {
+        memset(&k.nodes[0], 0, sizeof k.nodes[0]);
+        k.nodes[0].kind = NK_ROOT;
+        k.n_nodes = 1;
+        st = pcd_pump(j, on_record, &k);
+    }
+    if (st == PCD_OK) st = finish(&k, p);
+    if (st == PCD_E_NOMEM && !j->msg[0])
+        pcd_job_fail(j, st, "out of memory for the names and the call tree (raise --max-memory)");
+    PCD_VEC_FREE(j->al, k.nodes, k.cap_nodes);
+    pcd_hmap_free(&k.index);
+    pcd_mono_sum_fini(&k.s);
+    return st;
+}
+
+const pcd_model_importer pcd_mono_model = { PCD_HAS_SAMPLES | PCD_HAS_CODE, mono_import };

@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""The conversion matrix: every input file in tests/data, converted to every output its format
+lists (`profcodec formats --json`), each result checked by a reader that is not the writer:
+
+  speedscope  against speedscope's own file-format schema (the npm package's
+              dist/release/file-format-schema.json), and its frame indexes in range;
+  chrome      parsed as JSON: a traceEvents array of well-formed events;
+  collapsed   every line "frames value"; the totals of each metric equal the input's own
+              totals as `info --json` counts them (a different code path: the summaries);
+  austin      every line Austin's grammar; read back (encode --from austin) and written again,
+              the same text;
+  mojo        read back: validates as MOJO 3, and its Austin text has as many samples;
+  html        one page: its data (#pcd-data) parsed as JSON, with frames, nodes and threads
+              (tests/pictures checks it in depth, and in a browser);
+  svg         parsed as XML: an <svg> with a frame per <g> (tests/pictures compares them);
+  tachyon     read back: validates as Tachyon 1 (and CPython's own reader when
+              PCD_CPYTHON315_ROOT is set);
+  the format's own outputs (summary, samples): exit status and non-empty output.
+
+usage: test_matrix.py PROFCODEC TESTDATA SCHEMA WORKDIR
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+PROFCODEC, DATA, SCHEMA, WORK = sys.argv[1:5]
+os.makedirs(WORK, exist_ok=True)
+failures = []
+checked = 0
+
+
+def fail(what):
+    failures.append(what)
+    print("FAIL: " + what)
+
+
+def run(*args, ok=(0,)):
+    p = subprocess.run([PROFCODEC, *args], capture_output=True)
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+
+
+def inputs():
+    """(path, format, version) of every file PROVENANCE lists with a version this build reads."""
+    with open(os.path.join(DATA, "PROVENANCE"), encoding="utf-8") as f:
+        for line in f:
+            if not line.strip() or line.startswith("#"):
+                continue
+            path, _kind, fv = line.rstrip("\n").split("\t")[:3]
+            if fv == "-":
+                continue
+            fmt, ver = fv.split(":")
+            yield os.path.join(DATA, path), fmt, ver
+
+
+def formats():
+    rc, out, _ = run("formats", "--json")
+    return {(f["name"], f["version"]): f["convert_to"] for f in json.loads(out)}
+
+
+try:
+    import jsonschema
+    with open(SCHEMA, encoding="utf-8") as f:
+        SPEEDSCOPE = jsonschema.Draft7Validator(json.load(f))
+except (ImportError, OSError) as e:
+    print("matrix: the speedscope schema cannot be loaded (%s); run scripts/setup-deps.sh" % e)
+    sys.exit(1)
+
+
+def check_speedscope(name, data):
+    doc = json.loads(data)
+    errs = sorted(SPEEDSCOPE.iter_errors(doc), key=lambda e: list(e.path))
+    for e in errs[:3]:
+        fail("%s: speedscope schema: %s at %s" % (name, e.message[:200], list(e.path)[:6]))
+    n = len(doc["shared"]["frames"])
+    for p in doc["profiles"]:
+        idx = [i for s in p.get("samples", []) for i in s] + [e["frame"] for e in p.get("events", [])]
+        if any(not (0 <= i < n) for i in idx):
+            fail("%s: profile %r uses a frame index outside 0..%d" % (name, p["name"], n - 1))
+        if p["type"] == "sampled" and len(p["samples"]) != len(p["weights"]):
+            fail("%s: profile %r has %d samples and %d weights" % (name, p["name"], len(p["samples"]), len(p["weights"])))
+        if p["type"] == "evented":
+            open_ = []
+            for e in p["events"]:
+                if e["type"] == "O":
+                    open_.append(e["frame"])
+                elif not open_ or open_.pop() != e["frame"]:
+                    fail("%s: profile %r closes frame %d out of order" % (name, p["name"], e["frame"]))
+                    break
+
+
+def check_chrome(name, data):
+    doc = json.loads(data)
+    evs = doc["traceEvents"] if isinstance(doc, dict) else doc
+    if not isinstance(evs, list):
+        fail("%s: no traceEvents array" % name)
+        return
+    for e in evs:
+        if e.get("ph") == "X" and not (isinstance(e.get("ts"), (int, float)) and e.get("dur", 0) >= 0):
+            fail("%s: a complete event without a time or with a negative duration: %r" % (name, e))
+            return
+
+
+LINE = re.compile(rb"^(.+) (\d+)$")
+
+
+def collapsed_total(name, data):
+    total = 0
+    for ln in data.split(b"\n")[:-1]:
+        m = LINE.match(ln)
+        if not m:
+            fail("%s: not a collapsed line: %r" % (name, ln[:120]))
+            return None
+        total += int(m.group(2))
+    if data and not data.endswith(b"\n"):
+        fail("%s: the last line has no newline" % name)
+    return total
+
+
+def info(path):
+    rc, out, _ = run("info", "--json", path)
+    return json.loads(out)["summary"] if out else {}
+
+
+def expected_totals(fmt, path):
+    """{(metric, extra convert options): total} from the input's own summary."""
+    s = info(path)
+    if fmt == "mojo":
+        return {("time", ()): s["time_us"], ("memory", ()): s["memory_allocated"], ("samples", ()): s["samples"]}
+    if fmt == "tachyon":
+        # the default dialect keeps empty stacks (CPython's collapsed leaves them out)
+        return {("samples", ("--dialect", "default")): s["samples"]}
+    if fmt == "mono":
+        t = s["totals"]
+        return {("alloc-bytes", ()): t["allocated_bytes"], ("alloc-count", ()): t["allocated_objects"],
+                ("calls", ()): t["calls"], ("samples", ()): s["sample_hits"]["total"]}
+    if fmt == "moarvm":
+        snaps = [x for x in s.get("snapshots", []) if "heap_size" in x]
+        if not snaps:
+            return {}
+        return {("size", ()): snaps[-1]["heap_size"], ("count", ()): snaps[-1]["collectables"]}
+    return {}
+
+
+AUSTIN = re.compile(rb"^(# [^:]+: .*|P-?\d+;T.* -?\d+(,[01],-?\d+)?)$")
+
+
+def check_austin(name, data):
+    for ln in data.split(b"\n")[:-1]:
+        if not AUSTIN.match(ln):
+            fail("%s: not Austin text: %r" % (name, ln[:120]))
+            return
+    text = os.path.join(WORK, name + ".txt")
+    back = os.path.join(WORK, name + ".mojo")
+    with open(text, "wb") as f:
+        f.write(data)
+    rc, _, err = run("encode", "--from", "austin", text, "-o", back)
+    if rc != 0:
+        fail("%s: encode --from austin: %s" % (name, err.strip()[:300]))
+        return
+    rc, again, err = run("convert", "--to", "austin", back)
+    # MOJO 3 always has an interpreter id: text without one comes back with "T0:"
+    if b";T0:" not in data:
+        again = again.replace(b";T0:", b";T")
+    if rc != 0 or again != data:
+        fail("%s: Austin text -> MOJO 3 -> Austin text differs (exit %d)" % (name, rc))
+
+
+def check_html(name, data):
+    m = re.search(rb'^<!DOCTYPE html>.*<script type="application/json" id="pcd-data">(.*?)</script>', data, re.S)
+    if not m:
+        fail("%s: not a profcodec page" % name)
+        return
+    d = json.loads(m.group(1))
+    for k in ("strings", "frames", "nodes", "threads", "types"):
+        if k not in d:
+            fail("%s: the page's data has no %s" % (name, k))
+
+
+def check_svg(name, data):
+    import xml.etree.ElementTree as ET
+    root = ET.fromstring(data)
+    if root.tag != "{http://www.w3.org/2000/svg}svg" or not root.findall(".//{http://www.w3.org/2000/svg}g"):
+        fail("%s: not an SVG flame graph" % name)
+
+
+def check_readback(name, data, fmt):
+    out = os.path.join(WORK, name + "." + fmt)
+    with open(out, "wb") as f:
+        f.write(data)
+    rc, _, err = run("validate", out)
+    if rc != 0:
+        fail("%s: the %s output does not validate: %s" % (name, fmt, err.strip()[:300]))
+        return
+    rc, o, _ = run("info", "--json", out)
+    if json.loads(o)["format"] != fmt:
+        fail("%s: the output reads as %s, not %s" % (name, json.loads(o)["format"], fmt))
+    root = os.environ.get("PCD_CPYTHON315_ROOT")
+    if fmt == "tachyon" and root and os.path.exists(os.path.join(root, "usr/bin/python3.15")):
+        inside = os.path.join(root, "tmp", "matrix-" + name + ".bin")
+        with open(inside, "wb") as f:
+            f.write(data)
+        p = subprocess.run(["chroot", root, "/usr/bin/python3.15", "-m", "profiling.sampling", "replay",
+                            "--collapsed", "-o", "/dev/null", "/tmp/" + os.path.basename(inside)],
+                           capture_output=True, env=dict(os.environ, LC_ALL="C"))
+        os.unlink(inside)
+        if p.returncode != 0:
+            fail("%s: CPython 3.15 cannot read it: %s" % (name, p.stderr.decode()[-300:]))
+
+
+matrix = formats()
+for path, fmt, ver in inputs():
+    rc_valid, _, _ = run("validate", path)
+    damaged = rc_valid != 0
+    for to in matrix.get((fmt, ver), []):
+        name = "%s.%s" % (os.path.relpath(path, DATA).replace("/", "__"), to)
+        rc, data, err = run("convert", "--to", to, path)
+        checked += 1
+        if rc not in ((0, 1) if damaged else (0,)):
+            fail("%s: exit %d: %s" % (name, rc, err.strip()[:300]))
+            continue
+        if rc != 0 and not data:
+            continue  # damage before anything could be converted
+        try:
+            if to == "speedscope":
+                check_speedscope(name, data)
+            elif to == "chrome":
+                check_chrome(name, data)
+            elif to == "collapsed":
+                collapsed_total(name, data)
+                if not damaged:
+                    for (metric, opts), want in expected_totals(fmt, path).items():
+                        rc, d2, err = run("convert", "--to", "collapsed", "--metric", metric, *opts, path)
+                        got = collapsed_total(name + "." + metric, d2) if rc == 0 else None
+                        if got != int(want):
+                            fail("%s --metric %s %s: total %s, the input's summary says %s" % (name, metric, " ".join(opts), got, want))
+            elif to == "austin":
+                check_austin(name, data)
+            elif to in ("mojo", "tachyon"):
+                check_readback(name, data, to)
+            elif to == "html":
+                check_html(name, data)
+            elif to == "svg":
+                check_svg(name, data)
+            elif not data:
+                fail("%s: no output" % name)
+        except (ValueError, KeyError, TypeError, SyntaxError) as e:
+            fail("%s: %s: %s" % (name, type(e).__name__, e))
+
+print("matrix: %d conversions checked, %d failures" % (checked, len(failures)))
+sys.exit(1 if failures else 0)
