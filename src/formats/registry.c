@@ -226,6 +226,8 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
         }
     const pcd_exporter *x = find_exporter(to);
     if (!x || !fits(ext, x)) return pcd_job_fail(j, PCD_E_ARG, "a %s file cannot be converted to '%s'", j->f->name, to);
+    j->every_part = (x->wants & PCD_WANTS_EVERY_PART) != 0;
+    if (j->base) j->base->every_part = j->every_part;
     const pcd_ext *bext = NULL;
     if (j->base) {
         if (!x->open_base) return pcd_job_fail(j, PCD_E_ARG, "--base: --to %s has no differential form", to);

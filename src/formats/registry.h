@@ -102,6 +102,9 @@ typedef struct pcd_job {
     struct pcd_job *base;
     bool force;               /* --force: compare metrics of different kinds or units */
     bool raw;                 /* --raw: differential values as they are, not per total */
+    bool every_part;          /* the output shows every part of the input side by side (set by
+                               * pcd_convert from the exporter's PCD_WANTS_EVERY_PART): every heap
+                               * snapshot of a MoarVM file as a thread of its own */
     /* reports: damage (is_error) and warnings with where they are; plain warnings as text */
     pcd_report_fn report;
     void *report_ud;
@@ -176,7 +179,12 @@ typedef struct pcd_exporter {
      * base profile (job->base), which pcd_convert imports first, to its end, and keeps (tables
      * and all) until the main profile has ended and the output is closed. Called after open. */
     pcd_status (*open_base)(void *state, pcd_job *base, struct pcd_consumer *c);
+    uint32_t wants;           /* PCD_WANTS_*: what the output would rather have of an importer */
 } pcd_exporter;
+
+/* pcd_exporter.wants: every part of an input (all heap snapshots, not the last one), each as
+ * a thread, where the input has several and the user named none (--metric TYPE@N) */
+#define PCD_WANTS_EVERY_PART 1u
 
 extern const pcd_exporter *const pcd_exporters[];
 

@@ -192,10 +192,16 @@ async function checkFile(file, fmt, name) {
 
   // threads and processes
   const threads = await page.evaluate(() => window.pcdViewer.threads());
+  // heap snapshots as threads ("snapshot N"): each is the collapsed output of --metric TYPE@N,
+  // and the page's totals over all of them that of --metric TYPE@all
+  const snapshotOf = (t) => (t.tid == null && t.name && /^snapshot (\d+)$/.exec(t.name)) || null;
+  const snapshots = threads.length > 1 && threads.every((t) => snapshotOf(t));
+  const def = (await page.evaluate(() => window.pcdViewer.types()))[Number(await page.$eval('#metric', (e) => e.value || '0'))];
   const opts = await page.$$eval('#thread option', (os2) => os2.map((o) => o.value));
   for (const v of opts.filter((o) => o !== 'all').slice(0, 5)) {
     let expect;
-    if (v.startsWith('t:')) expect = sum(lines.filter((l) => l.thread === threadPrefix(threads[Number(v.slice(2))])));
+    if (snapshots && v.startsWith('t:')) expect = sum(collapsed(file, def.name + '@' + snapshotOf(threads[Number(v.slice(2))])[1]));
+    else if (v.startsWith('t:')) expect = sum(lines.filter((l) => l.thread === threadPrefix(threads[Number(v.slice(2))])));
     else expect = sum(lines.filter((l) => l.thread.split(';')[0] === 'P' + v.slice(2)));
     await page.selectOption('#thread', v);
     check(close(await total(), expect), name + ': thread ' + v + ' total ' + (await total()) + ', collapsed says ' + expect);
@@ -206,11 +212,18 @@ async function checkFile(file, fmt, name) {
   const metrics = await page.$$eval('#metric option', (os2) => os2.map((o) => o.value));
   if (metrics.length > 1) {
     for (const v of metrics) {
-      const expect = sum(collapsed(file, types[Number(v)].name));
+      const expect = sum(collapsed(file, types[Number(v)].name + (snapshots ? '@all' : '')));
       await page.selectOption('#metric', v);
       check(close(await total(), expect), name + ': metric ' + types[Number(v)].name + ' total ' + (await total()) + ', collapsed says ' + expect);
     }
     await page.selectOption('#metric', metrics[0]);
+  }
+  // every snapshot of a heap file is on the page: its heap types view compares the first and the last
+  if (snapshots) {
+    await clickTab('types');
+    const growth = await page.$$eval('#types > table tbody tr', (rs) => rs.length);
+    check(growth > 0, name + ': ' + threads.length + ' snapshots and no growth table');
+    await clickTab('flame');
   }
   // the other views draw
   if (await page.$('.tab[data-view="chart"]')) {

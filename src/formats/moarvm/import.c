@@ -5,6 +5,12 @@
  * the last sound one before it is taken, with a note, and the job is marked damaged (the
  * checks reported why; the output holds the last good snapshot before the damage).
  *
+ * Every snapshot instead, each a thread named "snapshot N" (in file order), with
+ * `--metric TYPE@all` or when the output wants every part (job->every_part: the HTML page,
+ * whose heap views compare snapshots) and no @N was named. Each is folded as it completes, so
+ * that one heap is held at a time; a snapshot whose references are not sound is left out with
+ * a note, and the job is marked damaged.
+ *
  * Its heap is the folded dominator tree (dom.h); each node is one sample whose stack is the
  * node's path from the top and whose values are the node's own size in bytes ("size", the
  * default) and its number of collectables ("count", kept beside the size: shown when asked),
@@ -18,7 +24,7 @@
  *  - roots: heap roots ("root", "Permanent Roots", "VM Instance Roots", ...);
  *  - the "..." node that ends a deep path, "(unreachable from the root)" and "<unknown kind>":
  *    labels.
- * The thread is blank (a heap has none), samples have no time. Metadata: the snapshot's
+ * One snapshot's thread is blank (a heap has none), samples have no time. Metadata: the snapshot's
  * number, gc_seq_num and snap_time (format 3), and its totals. Dialect: default. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -43,6 +49,14 @@ typedef struct mimport {
     pcd_moarvm_heap heap;          /* the snapshot taken so far */
     bool have;
     pcd_status copy_st;            /* why the last candidate could not be copied */
+    /* every snapshot (--metric TYPE@all, or job->every_part) */
+    bool every;
+    struct part {
+        pcd_moarvm_snapshot snap;
+        pcd_moarvm_fold fold;
+    } *part;
+    size_t n_part, cap_part;
+    uint64_t unsound;              /* complete snapshots left out: their references are not sound */
 } mimport;
 
 /* --metric: size or count, optionally @N. */
@@ -56,9 +70,11 @@ static pcd_status parse_metric(pcd_job *j, mimport *m)
     if (!(len == 4 && strncmp(metric, "size", 4) == 0) && !m->by_count)
         return pcd_job_fail(j, PCD_E_ARG,
                             "--metric takes size or count for a MoarVM heap snapshot, optionally @N for snapshot N "
-                            "(count@0), not '%s'",
+                            "(count@0) or @all for every snapshot, not '%s'",
                             metric);
-    if (at) {
+    if (at && strcmp(at + 1, "all") == 0) {
+        m->every = true;
+    } else if (at) {
         char *end;
         m->index = strtoull(at + 1, &end, 10);
         if (at[1] < '0' || at[1] > '9' || *end)
@@ -75,6 +91,30 @@ static void on_snapshot(void *ud, const pcd_moarvm_col *c, const pcd_moarvm_snap
     (void)st;
     mimport *m = ud;
     m->complete++;
+    if (m->every) {
+        if (m->copy_st != PCD_OK) return;
+        m->last_index = s->index;
+        if (!g) {
+            pcd_job_note(m->j, "snapshot %" PRIu64 "'s references are not sound (see above): it is left out",
+                         s->index);
+            m->unsound++;
+            return;
+        }
+        if (PCD_VEC_RESERVE(m->j->al, m->part, m->cap_part, m->n_part + 1) != PCD_OK) {
+            m->copy_st = PCD_E_NOMEM;
+            return;
+        }
+        m->copy_st = pcd_moarvm_heap_copy(&m->heap, m->j->al, s, g);
+        if (m->copy_st != PCD_OK) return;
+        struct part *pt = &m->part[m->n_part];
+        memset(pt, 0, sizeof *pt);
+        pt->snap = *s;
+        m->copy_st = pcd_moarvm_fold_heap(&m->heap, &pt->fold);
+        pcd_moarvm_heap_free(&m->heap);
+        if (m->copy_st == PCD_OK) m->n_part++;
+        else pcd_moarvm_fold_free(&pt->fold);
+        return;
+    }
     if (m->want_index && s->index != m->index) return;
     m->last_index = s->index;
     m->last_sound = g != NULL;
@@ -245,41 +285,62 @@ static pcd_status meta_u64(pcd_profile *p, const char *key, uint64_t v)
                             str_bytes(p, buf, (size_t)snprintf(buf, sizeof buf, "%" PRIu64, v)));
 }
 
-/* The header (sample types, metadata), then one sample per node of the folded tree. */
-static pcd_status emit(const mimport *m, pcd_profile *p, const pcd_moarvm_col *c, const pcd_moarvm_snapshot *s,
-                       const pcd_moarvm_fold *f)
+/* The sample types: size (the default) and count; titled with the snapshot's number when the
+ * profile is one snapshot. */
+static void add_types(const mimport *m, pcd_profile *p, const pcd_moarvm_snapshot *one, int *t_size, int *t_count)
+{
+    char title[64];
+    if (one) snprintf(title, sizeof title, "Retained size, snapshot %" PRIu64, one->index);
+    *t_size = pcd_profile_add_type(p, "size", "bytes", one ? title : "Retained size");
+    if (one) snprintf(title, sizeof title, "Retained collectables, snapshot %" PRIu64, one->index);
+    *t_count = pcd_profile_add_type(p, "count", "count", one ? title : "Retained collectables");
+    p->types[*t_count].secondary = true;
+    p->default_type = *t_size;
+    /* --metric TYPE@N (TYPE@all) names the type too */
+    if ((m->want_index || m->every) && m->j->metric) pcd_profile_alias(p, m->j->metric, m->by_count ? *t_count : *t_size);
+}
+
+/* A snapshot's figures as metadata; prefix "" for the one snapshot of a profile, else
+ * "snapshot N " before each key. */
+static pcd_status snapshot_meta(pcd_profile *p, const pcd_moarvm_snapshot *s, const char *prefix)
+{
+    static const struct {
+        const char *key;
+        int what;
+    } keys[] = { { "heap_size", -1 }, { "collectables", -2 }, { "references", -3 }, { "objects", PCD_MOARVM_K_OBJECT },
+                 { "type_objects", PCD_MOARVM_K_TYPEOBJ }, { "stables", PCD_MOARVM_K_STABLE },
+                 { "frames", PCD_MOARVM_K_FRAME } };
+    char key[64];
+    if (s->have_meta & (1u << PCD_MOARVM_M_GC_SEQ_NUM)) {
+        snprintf(key, sizeof key, "%sgc_seq_num", prefix);
+        PCD_TRY(meta_u64(p, key, s->meta[PCD_MOARVM_M_GC_SEQ_NUM]));
+    }
+    if (s->have_meta & (1u << PCD_MOARVM_M_SNAP_TIME)) {
+        snprintf(key, sizeof key, "%ssnap_time_us", prefix);
+        PCD_TRY(meta_u64(p, key, s->meta[PCD_MOARVM_M_SNAP_TIME]));
+    }
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        uint64_t v = keys[i].what == -1   ? s->heap_size
+                     : keys[i].what == -2 ? s->n[PCD_MOARVM_COLKIND]
+                     : keys[i].what == -3 ? s->n[PCD_MOARVM_REFDESCR]
+                                          : s->kinds[keys[i].what];
+        snprintf(key, sizeof key, "%s%s", prefix, keys[i].key);
+        PCD_TRY(meta_u64(p, key, v));
+    }
+    return PCD_OK;
+}
+
+/* One sample per node of a folded tree, on thread `thread`. */
+static pcd_status emit_fold(const mimport *m, pcd_profile *p, const pcd_moarvm_col *c, labels *l,
+                            pcd_thread_id thread, const pcd_moarvm_snapshot *s, const pcd_moarvm_fold *f,
+                            int t_size, int t_count)
 {
     pcd_job *j = m->j;
-    char title[64];
-    snprintf(title, sizeof title, "Retained size, snapshot %" PRIu64, s->index);
-    int t_size = pcd_profile_add_type(p, "size", "bytes", title);
-    snprintf(title, sizeof title, "Retained collectables, snapshot %" PRIu64, s->index);
-    int t_count = pcd_profile_add_type(p, "count", "count", title);
-    p->types[t_count].secondary = true;
-    p->default_type = t_size;
-    /* --metric TYPE@N names the type too */
-    if (m->want_index) pcd_profile_alias(p, j->metric, m->by_count ? t_count : t_size);
-    PCD_TRY(pcd_profile_begin(p));
-    PCD_TRY(meta_u64(p, "snapshot", s->index));
-    if (s->have_meta & (1u << PCD_MOARVM_M_GC_SEQ_NUM))
-        PCD_TRY(meta_u64(p, "gc_seq_num", s->meta[PCD_MOARVM_M_GC_SEQ_NUM]));
-    if (s->have_meta & (1u << PCD_MOARVM_M_SNAP_TIME))
-        PCD_TRY(meta_u64(p, "snap_time_us", s->meta[PCD_MOARVM_M_SNAP_TIME]));
-    PCD_TRY(meta_u64(p, "heap_size", s->heap_size));
-    PCD_TRY(meta_u64(p, "collectables", s->n[PCD_MOARVM_COLKIND]));
-    PCD_TRY(meta_u64(p, "references", s->n[PCD_MOARVM_REFDESCR]));
-    PCD_TRY(meta_u64(p, "objects", s->kinds[PCD_MOARVM_K_OBJECT]));
-    PCD_TRY(meta_u64(p, "type_objects", s->kinds[PCD_MOARVM_K_TYPEOBJ]));
-    PCD_TRY(meta_u64(p, "stables", s->kinds[PCD_MOARVM_K_STABLE]));
-    PCD_TRY(meta_u64(p, "frames", s->kinds[PCD_MOARVM_K_FRAME]));
-    pcd_thread blank = pcd_thread_blank();
-    pcd_thread_id thread = pcd_profile_thread(p, &blank);
-    labels l = { j->al, NULL, NULL, 0, 0 };
     pcd_stack_id *stack = f->n ? pcd_alloc_get(j->al, f->n * sizeof *stack) : NULL;
     pcd_status st = f->n && !stack ? PCD_E_NOMEM : PCD_OK;
     for (size_t i = 0; i < f->n && st == PCD_OK; i++) {
         const pcd_moarvm_fold_node *nd = &f->node[i];
-        pcd_frame_id fr = frame_of(p, c, &l, nd->label);
+        pcd_frame_id fr = frame_of(p, c, l, nd->label);
         stack[i] = pcd_profile_push(p, nd->parent == UINT32_MAX ? PCD_STACK_EMPTY : stack[nd->parent], fr);
         if (p->oom) {
             st = p->oom;
@@ -300,6 +361,49 @@ static pcd_status emit(const mimport *m, pcd_profile *p, const pcd_moarvm_col *c
         st = pcd_profile_sample(p, &sm);
     }
     if (stack) pcd_alloc_free(j->al, stack, f->n * sizeof *stack);
+    return st;
+}
+
+/* The header (sample types, metadata), then one sample per node of the folded tree. */
+static pcd_status emit(const mimport *m, pcd_profile *p, const pcd_moarvm_col *c, const pcd_moarvm_snapshot *s,
+                       const pcd_moarvm_fold *f)
+{
+    int t_size, t_count;
+    add_types(m, p, s, &t_size, &t_count);
+    PCD_TRY(pcd_profile_begin(p));
+    PCD_TRY(meta_u64(p, "snapshot", s->index));
+    PCD_TRY(snapshot_meta(p, s, ""));
+    pcd_thread blank = pcd_thread_blank();
+    pcd_thread_id thread = pcd_profile_thread(p, &blank);
+    labels l = { m->j->al, NULL, NULL, 0, 0 };
+    pcd_status st = emit_fold(m, p, c, &l, thread, s, f, t_size, t_count);
+    labels_free(&l);
+    return st;
+}
+
+/* Every snapshot: the header, then each snapshot's tree on a thread "snapshot N". */
+static pcd_status emit_every(const mimport *m, pcd_profile *p, const pcd_moarvm_col *c)
+{
+    int t_size, t_count;
+    add_types(m, p, NULL, &t_size, &t_count);
+    PCD_TRY(pcd_profile_begin(p));
+    PCD_TRY(meta_u64(p, "snapshots", m->n_part));
+    char prefix[48];
+    for (size_t i = 0; i < m->n_part; i++) {
+        snprintf(prefix, sizeof prefix, "snapshot %" PRIu64 " ", m->part[i].snap.index);
+        PCD_TRY(snapshot_meta(p, &m->part[i].snap, prefix));
+    }
+    labels l = { m->j->al, NULL, NULL, 0, 0 };
+    pcd_status st = PCD_OK;
+    for (size_t i = 0; i < m->n_part && st == PCD_OK; i++) {
+        char name[40];
+        pcd_thread t = pcd_thread_blank();
+        t.key = m->part[i].snap.index + 1;
+        t.name = str_bytes(p, name, (size_t)snprintf(name, sizeof name, "snapshot %" PRIu64, m->part[i].snap.index));
+        pcd_thread_id thread = pcd_profile_thread(p, &t);
+        if (p->oom) st = p->oom;
+        else st = emit_fold(m, p, c, &l, thread, &m->part[i].snap, &m->part[i].fold, t_size, t_count);
+    }
     labels_free(&l);
     return st;
 }
@@ -311,6 +415,7 @@ static pcd_status moarvm_import(pcd_job *j, pcd_profile *p)
     m.j = j;
     p->dialect = PCD_DIALECT_DEFAULT;
     PCD_TRY(parse_metric(j, &m));
+    if (j->every_part && !m.want_index) m.every = true;
     pcd_moarvm_opts o = { true, true, j->report, j->report_ud, on_snapshot, &m };
     pcd_moarvm_col *c = pcd_moarvm_col_new(j->al, &o);
     if (!c) return pcd_job_fail(j, PCD_E_NOMEM, "out of memory (raise --max-memory)");
@@ -320,6 +425,22 @@ static pcd_status moarvm_import(pcd_job *j, pcd_profile *p)
     if (st != PCD_OK) goto done;
     if (pcd_moarvm_col_oom(c)) {
         st = pcd_job_fail(j, PCD_E_NOMEM, "out of memory for the snapshots' columns (raise --max-memory)");
+    } else if (m.every) {
+        if (m.copy_st == PCD_E_LIMIT)
+            st = pcd_job_fail(j, PCD_E_LIMIT,
+                              "snapshot %" PRIu64 " is too large for the dominator tree (2^32 collectables or references)",
+                              m.last_index);
+        else if (m.copy_st != PCD_OK)
+            st = pcd_job_fail(j, m.copy_st,
+                              "out of memory for the dominator tree of snapshot %" PRIu64 " (raise --max-memory)",
+                              m.last_index);
+        else if (!m.n_part)
+            st = pcd_job_fail(j, PCD_E_INVALID, "no complete snapshot with sound references");
+        if (st == PCD_OK) {
+            if (m.unsound) j->damaged = true;
+            st = emit_every(&m, p, c);
+        }
+        goto done;
     } else if (m.copy_st == PCD_E_LIMIT) {
         st = pcd_job_fail(j, PCD_E_LIMIT,
                           "snapshot %" PRIu64 " is too large for the dominator tree (2^32 collectables or references)",
@@ -353,6 +474,8 @@ static pcd_status moarvm_import(pcd_job *j, pcd_profile *p)
     pcd_moarvm_heap_free(&m.heap); /* the folded tree is all that is needed now */
     st = emit(&m, p, c, &snap, &f);
 done:
+    for (size_t i = 0; i < m.n_part; i++) pcd_moarvm_fold_free(&m.part[i].fold);
+    PCD_VEC_FREE(j->al, m.part, m.cap_part);
     pcd_moarvm_fold_free(&f);
     pcd_moarvm_heap_free(&m.heap);
     pcd_moarvm_col_free(c);
