@@ -98,6 +98,7 @@ static pcd_status pcd_pprof_v1_value_type_fill_(pcd_cursor *c, pcd_pprof_v1_valu
     }
     if (o_type > 1) n_unknown += o_type - 1; /* earlier occurrences: kept raw */
     if (o_unit > 1) n_unknown += o_unit - 1; /* earlier occurrences: kept raw */
+    const bool twice = o_type > 1 || o_unit > 1;
     PCD_TRY(pcd_alloc_array(c, start, n_unknown, sizeof(pcd_pb_field), 0, (void **)&out->unknown_, "_unknown"));
     PCD_TRY(pcd_alloc_array(c, start, rc.n, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
     c->p = start;
@@ -109,7 +110,7 @@ static pcd_status pcd_pprof_v1_value_type_fill_(pcd_cursor *c, pcd_pprof_v1_valu
             if (o_type-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->type = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->type = (int64_t)u_; }
                 out->has_type = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 2, 1);
@@ -118,7 +119,7 @@ static pcd_status pcd_pprof_v1_value_type_fill_(pcd_cursor *c, pcd_pprof_v1_valu
             if (o_unit-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->unit = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->unit = (int64_t)u_; }
                 out->has_unit = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 4, 1);
@@ -131,7 +132,7 @@ static pcd_status pcd_pprof_v1_value_type_fill_(pcd_cursor *c, pcd_pprof_v1_valu
     /* the layout is kept only when it is not the canonical form */
     size_t i = 0, n = out->layout_.n;
     const pcd_pb_run *r = out->layout_.runs;
-    if (!(o_type > 1 || o_unit > 1) &&
+    if (!twice &&
         pcd_pb_canon(r, n, &i, 2, out->has_type) &&
         pcd_pb_canon(r, n, &i, 4, out->has_unit) &&
         pcd_pb_canon_other(r, n, &i, out->unknown_, out->n_unknown_) &&
@@ -412,6 +413,7 @@ static pcd_status pcd_pprof_v1_label_fill_(pcd_cursor *c, pcd_pprof_v1_label *ou
     if (o_str > 1) n_unknown += o_str - 1; /* earlier occurrences: kept raw */
     if (o_num > 1) n_unknown += o_num - 1; /* earlier occurrences: kept raw */
     if (o_num_unit > 1) n_unknown += o_num_unit - 1; /* earlier occurrences: kept raw */
+    const bool twice = o_key > 1 || o_str > 1 || o_num > 1 || o_num_unit > 1;
     PCD_TRY(pcd_alloc_array(c, start, n_unknown, sizeof(pcd_pb_field), 0, (void **)&out->unknown_, "_unknown"));
     PCD_TRY(pcd_alloc_array(c, start, rc.n, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
     c->p = start;
@@ -423,7 +425,7 @@ static pcd_status pcd_pprof_v1_label_fill_(pcd_cursor *c, pcd_pprof_v1_label *ou
             if (o_key-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->key = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->key = (int64_t)u_; }
                 out->has_key = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 2, 1);
@@ -432,7 +434,7 @@ static pcd_status pcd_pprof_v1_label_fill_(pcd_cursor *c, pcd_pprof_v1_label *ou
             if (o_str-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->str = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->str = (int64_t)u_; }
                 out->has_str = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 4, 1);
@@ -441,7 +443,7 @@ static pcd_status pcd_pprof_v1_label_fill_(pcd_cursor *c, pcd_pprof_v1_label *ou
             if (o_num-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->num = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->num = (int64_t)u_; }
                 out->has_num = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 6, 1);
@@ -450,7 +452,7 @@ static pcd_status pcd_pprof_v1_label_fill_(pcd_cursor *c, pcd_pprof_v1_label *ou
             if (o_num_unit-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->num_unit = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->num_unit = (int64_t)u_; }
                 out->has_num_unit = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 8, 1);
@@ -463,7 +465,7 @@ static pcd_status pcd_pprof_v1_label_fill_(pcd_cursor *c, pcd_pprof_v1_label *ou
     /* the layout is kept only when it is not the canonical form */
     size_t i = 0, n = out->layout_.n;
     const pcd_pb_run *r = out->layout_.runs;
-    if (!(o_key > 1 || o_str > 1 || o_num > 1 || o_num_unit > 1) &&
+    if (!twice &&
         pcd_pb_canon(r, n, &i, 2, out->has_key) &&
         pcd_pb_canon(r, n, &i, 4, out->has_str) &&
         pcd_pb_canon(r, n, &i, 6, out->has_num) &&
@@ -886,7 +888,7 @@ static pcd_status pcd_pprof_v1_sample_fill_(pcd_cursor *c, pcd_pprof_v1_sample *
             break;
         }
         case 0x10: /* value */
-            { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->value[out->n_value] = (int64_t)u_; }
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->value[out->n_value] = (int64_t)u_; }
             out->n_value++;
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 4, 1);
             break;
@@ -895,7 +897,7 @@ static pcd_status pcd_pprof_v1_sample_fill_(pcd_cursor *c, pcd_pprof_v1_sample *
             PCD_TRY(pcd_pb_len(c, &p, NULL));
             size_t k0 = out->n_value;
             while (p.p < p.end) {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(&p, &u_, NULL)); out->value[out->n_value] = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(&p, &u_, NULL)); out->value[out->n_value] = (int64_t)u_; }
                 out->n_value++;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 5, (uint32_t)(out->n_value - k0));
@@ -964,6 +966,7 @@ static uint64_t pcd_pprof_v1_sample_size_location_id_(pcd_ctx *x, const pcd_ppro
 {
     uint64_t n = 0;
     (void)x;
+    (void)in;
     if (packed) {
         uint64_t len = 0;
         for (size_t i = from; i < from + k; i++) len += pcd_size_uleb128((uint64_t)(in->location_id[i]));
@@ -995,6 +998,7 @@ static uint64_t pcd_pprof_v1_sample_size_value_(pcd_ctx *x, const pcd_pprof_v1_s
 {
     uint64_t n = 0;
     (void)x;
+    (void)in;
     if (packed) {
         uint64_t len = 0;
         for (size_t i = from; i < from + k; i++) len += pcd_size_uleb128((uint64_t)(in->value[i]));
@@ -1020,6 +1024,7 @@ static uint64_t pcd_pprof_v1_sample_size_label_(pcd_ctx *x, const pcd_pprof_v1_s
 {
     uint64_t n = 0;
     (void)x;
+    (void)in;
     (void)packed;
     for (size_t i = from; i < from + k; i++) {
         uint64_t m;
@@ -1323,6 +1328,7 @@ static pcd_status pcd_pprof_v1_mapping_fill_(pcd_cursor *c, pcd_pprof_v1_mapping
     if (o_has_filenames > 1) n_unknown += o_has_filenames - 1; /* earlier occurrences: kept raw */
     if (o_has_line_numbers > 1) n_unknown += o_has_line_numbers - 1; /* earlier occurrences: kept raw */
     if (o_has_inline_frames > 1) n_unknown += o_has_inline_frames - 1; /* earlier occurrences: kept raw */
+    const bool twice = o_id > 1 || o_memory_start > 1 || o_memory_limit > 1 || o_file_offset > 1 || o_filename > 1 || o_build_id > 1 || o_has_functions > 1 || o_has_filenames > 1 || o_has_line_numbers > 1 || o_has_inline_frames > 1;
     PCD_TRY(pcd_alloc_array(c, start, n_unknown, sizeof(pcd_pb_field), 0, (void **)&out->unknown_, "_unknown"));
     PCD_TRY(pcd_alloc_array(c, start, rc.n, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
     c->p = start;
@@ -1370,7 +1376,7 @@ static pcd_status pcd_pprof_v1_mapping_fill_(pcd_cursor *c, pcd_pprof_v1_mapping
             if (o_filename-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->filename = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->filename = (int64_t)u_; }
                 out->has_filename = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 10, 1);
@@ -1379,7 +1385,7 @@ static pcd_status pcd_pprof_v1_mapping_fill_(pcd_cursor *c, pcd_pprof_v1_mapping
             if (o_build_id-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->build_id = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->build_id = (int64_t)u_; }
                 out->has_build_id = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 12, 1);
@@ -1388,7 +1394,7 @@ static pcd_status pcd_pprof_v1_mapping_fill_(pcd_cursor *c, pcd_pprof_v1_mapping
             if (o_has_functions-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->has_functions = u_ != 0; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->has_functions = u_ != 0; }
                 out->has_has_functions = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 14, 1);
@@ -1397,7 +1403,7 @@ static pcd_status pcd_pprof_v1_mapping_fill_(pcd_cursor *c, pcd_pprof_v1_mapping
             if (o_has_filenames-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->has_filenames = u_ != 0; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->has_filenames = u_ != 0; }
                 out->has_has_filenames = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 16, 1);
@@ -1406,7 +1412,7 @@ static pcd_status pcd_pprof_v1_mapping_fill_(pcd_cursor *c, pcd_pprof_v1_mapping
             if (o_has_line_numbers-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->has_line_numbers = u_ != 0; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->has_line_numbers = u_ != 0; }
                 out->has_has_line_numbers = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 18, 1);
@@ -1415,7 +1421,7 @@ static pcd_status pcd_pprof_v1_mapping_fill_(pcd_cursor *c, pcd_pprof_v1_mapping
             if (o_has_inline_frames-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->has_inline_frames = u_ != 0; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->has_inline_frames = u_ != 0; }
                 out->has_has_inline_frames = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 20, 1);
@@ -1428,7 +1434,7 @@ static pcd_status pcd_pprof_v1_mapping_fill_(pcd_cursor *c, pcd_pprof_v1_mapping
     /* the layout is kept only when it is not the canonical form */
     size_t i = 0, n = out->layout_.n;
     const pcd_pb_run *r = out->layout_.runs;
-    if (!(o_id > 1 || o_memory_start > 1 || o_memory_limit > 1 || o_file_offset > 1 || o_filename > 1 || o_build_id > 1 || o_has_functions > 1 || o_has_filenames > 1 || o_has_line_numbers > 1 || o_has_inline_frames > 1) &&
+    if (!twice &&
         pcd_pb_canon(r, n, &i, 2, out->has_id) &&
         pcd_pb_canon(r, n, &i, 4, out->has_memory_start) &&
         pcd_pb_canon(r, n, &i, 6, out->has_memory_limit) &&
@@ -2066,6 +2072,7 @@ static pcd_status pcd_pprof_v1_line_fill_(pcd_cursor *c, pcd_pprof_v1_line *out)
     if (o_function_id > 1) n_unknown += o_function_id - 1; /* earlier occurrences: kept raw */
     if (o_line > 1) n_unknown += o_line - 1; /* earlier occurrences: kept raw */
     if (o_column > 1) n_unknown += o_column - 1; /* earlier occurrences: kept raw */
+    const bool twice = o_function_id > 1 || o_line > 1 || o_column > 1;
     PCD_TRY(pcd_alloc_array(c, start, n_unknown, sizeof(pcd_pb_field), 0, (void **)&out->unknown_, "_unknown"));
     PCD_TRY(pcd_alloc_array(c, start, rc.n, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
     c->p = start;
@@ -2086,7 +2093,7 @@ static pcd_status pcd_pprof_v1_line_fill_(pcd_cursor *c, pcd_pprof_v1_line *out)
             if (o_line-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->line = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->line = (int64_t)u_; }
                 out->has_line = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 4, 1);
@@ -2095,7 +2102,7 @@ static pcd_status pcd_pprof_v1_line_fill_(pcd_cursor *c, pcd_pprof_v1_line *out)
             if (o_column-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->column = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->column = (int64_t)u_; }
                 out->has_column = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 6, 1);
@@ -2108,7 +2115,7 @@ static pcd_status pcd_pprof_v1_line_fill_(pcd_cursor *c, pcd_pprof_v1_line *out)
     /* the layout is kept only when it is not the canonical form */
     size_t i = 0, n = out->layout_.n;
     const pcd_pb_run *r = out->layout_.runs;
-    if (!(o_function_id > 1 || o_line > 1 || o_column > 1) &&
+    if (!twice &&
         pcd_pb_canon(r, n, &i, 2, out->has_function_id) &&
         pcd_pb_canon(r, n, &i, 4, out->has_line) &&
         pcd_pb_canon(r, n, &i, 6, out->has_column) &&
@@ -2452,6 +2459,7 @@ static pcd_status pcd_pprof_v1_location_fill_(pcd_cursor *c, pcd_pprof_v1_locati
     if (o_mapping_id > 1) n_unknown += o_mapping_id - 1; /* earlier occurrences: kept raw */
     if (o_address > 1) n_unknown += o_address - 1; /* earlier occurrences: kept raw */
     if (o_is_folded > 1) n_unknown += o_is_folded - 1; /* earlier occurrences: kept raw */
+    const bool twice = o_id > 1 || o_mapping_id > 1 || o_address > 1 || o_is_folded > 1;
     PCD_TRY(pcd_alloc_array(c, start, n_line, sizeof(pcd_pprof_v1_line), 0, (void **)&out->line, "line"));
     PCD_TRY(pcd_alloc_array(c, start, n_unknown, sizeof(pcd_pb_field), 0, (void **)&out->unknown_, "_unknown"));
     PCD_TRY(pcd_alloc_array(c, start, rc.n, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
@@ -2499,7 +2507,7 @@ static pcd_status pcd_pprof_v1_location_fill_(pcd_cursor *c, pcd_pprof_v1_locati
             if (o_is_folded-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->is_folded = u_ != 0; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->is_folded = u_ != 0; }
                 out->has_is_folded = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 10, 1);
@@ -2512,7 +2520,7 @@ static pcd_status pcd_pprof_v1_location_fill_(pcd_cursor *c, pcd_pprof_v1_locati
     /* the layout is kept only when it is not the canonical form */
     size_t i = 0, n = out->layout_.n;
     const pcd_pb_run *r = out->layout_.runs;
-    if (!(o_id > 1 || o_mapping_id > 1 || o_address > 1 || o_is_folded > 1) &&
+    if (!twice &&
         pcd_pb_canon(r, n, &i, 2, out->has_id) &&
         pcd_pb_canon(r, n, &i, 4, out->has_mapping_id) &&
         pcd_pb_canon(r, n, &i, 6, out->has_address) &&
@@ -2556,6 +2564,7 @@ static uint64_t pcd_pprof_v1_location_size_line_(pcd_ctx *x, const pcd_pprof_v1_
 {
     uint64_t n = 0;
     (void)x;
+    (void)in;
     (void)packed;
     for (size_t i = from; i < from + k; i++) {
         uint64_t m;
@@ -2946,6 +2955,7 @@ static pcd_status pcd_pprof_v1_function_fill_(pcd_cursor *c, pcd_pprof_v1_functi
     if (o_system_name > 1) n_unknown += o_system_name - 1; /* earlier occurrences: kept raw */
     if (o_filename > 1) n_unknown += o_filename - 1; /* earlier occurrences: kept raw */
     if (o_start_line > 1) n_unknown += o_start_line - 1; /* earlier occurrences: kept raw */
+    const bool twice = o_id > 1 || o_name > 1 || o_system_name > 1 || o_filename > 1 || o_start_line > 1;
     PCD_TRY(pcd_alloc_array(c, start, n_unknown, sizeof(pcd_pb_field), 0, (void **)&out->unknown_, "_unknown"));
     PCD_TRY(pcd_alloc_array(c, start, rc.n, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
     c->p = start;
@@ -2966,7 +2976,7 @@ static pcd_status pcd_pprof_v1_function_fill_(pcd_cursor *c, pcd_pprof_v1_functi
             if (o_name-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->name = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->name = (int64_t)u_; }
                 out->has_name = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 4, 1);
@@ -2975,7 +2985,7 @@ static pcd_status pcd_pprof_v1_function_fill_(pcd_cursor *c, pcd_pprof_v1_functi
             if (o_system_name-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->system_name = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->system_name = (int64_t)u_; }
                 out->has_system_name = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 6, 1);
@@ -2984,7 +2994,7 @@ static pcd_status pcd_pprof_v1_function_fill_(pcd_cursor *c, pcd_pprof_v1_functi
             if (o_filename-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->filename = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->filename = (int64_t)u_; }
                 out->has_filename = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 8, 1);
@@ -2993,7 +3003,7 @@ static pcd_status pcd_pprof_v1_function_fill_(pcd_cursor *c, pcd_pprof_v1_functi
             if (o_start_line-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->start_line = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->start_line = (int64_t)u_; }
                 out->has_start_line = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 10, 1);
@@ -3006,7 +3016,7 @@ static pcd_status pcd_pprof_v1_function_fill_(pcd_cursor *c, pcd_pprof_v1_functi
     /* the layout is kept only when it is not the canonical form */
     size_t i = 0, n = out->layout_.n;
     const pcd_pb_run *r = out->layout_.runs;
-    if (!(o_id > 1 || o_name > 1 || o_system_name > 1 || o_filename > 1 || o_start_line > 1) &&
+    if (!twice &&
         pcd_pb_canon(r, n, &i, 2, out->has_id) &&
         pcd_pb_canon(r, n, &i, 4, out->has_name) &&
         pcd_pb_canon(r, n, &i, 6, out->has_system_name) &&
@@ -3598,6 +3608,7 @@ static pcd_status pcd_pprof_v1_profile_fill_(pcd_cursor *c, pcd_pprof_v1_profile
     if (o_period > 1) n_unknown += o_period - 1; /* earlier occurrences: kept raw */
     if (o_default_sample_type > 1) n_unknown += o_default_sample_type - 1; /* earlier occurrences: kept raw */
     if (o_doc_url > 1) n_unknown += o_doc_url - 1; /* earlier occurrences: kept raw */
+    const bool twice = o_drop_frames > 1 || o_keep_frames > 1 || o_time_nanos > 1 || o_duration_nanos > 1 || o_period_type > 1 || o_period > 1 || o_default_sample_type > 1 || o_doc_url > 1;
     PCD_TRY(pcd_alloc_array(c, start, n_sample_type, sizeof(pcd_pprof_v1_value_type), 0, (void **)&out->sample_type, "sample_type"));
     PCD_TRY(pcd_alloc_array(c, start, n_sample, sizeof(pcd_pprof_v1_sample), 0, (void **)&out->sample, "sample"));
     PCD_TRY(pcd_alloc_array(c, start, n_mapping, sizeof(pcd_pprof_v1_mapping), 0, (void **)&out->mapping, "mapping"));
@@ -3665,7 +3676,7 @@ static pcd_status pcd_pprof_v1_profile_fill_(pcd_cursor *c, pcd_pprof_v1_profile
             if (o_drop_frames-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->drop_frames = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->drop_frames = (int64_t)u_; }
                 out->has_drop_frames = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 14, 1);
@@ -3674,7 +3685,7 @@ static pcd_status pcd_pprof_v1_profile_fill_(pcd_cursor *c, pcd_pprof_v1_profile
             if (o_keep_frames-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->keep_frames = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->keep_frames = (int64_t)u_; }
                 out->has_keep_frames = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 16, 1);
@@ -3683,7 +3694,7 @@ static pcd_status pcd_pprof_v1_profile_fill_(pcd_cursor *c, pcd_pprof_v1_profile
             if (o_time_nanos-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->time_nanos = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->time_nanos = (int64_t)u_; }
                 out->has_time_nanos = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 18, 1);
@@ -3692,7 +3703,7 @@ static pcd_status pcd_pprof_v1_profile_fill_(pcd_cursor *c, pcd_pprof_v1_profile
             if (o_duration_nanos-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->duration_nanos = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->duration_nanos = (int64_t)u_; }
                 out->has_duration_nanos = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 20, 1);
@@ -3712,13 +3723,13 @@ static pcd_status pcd_pprof_v1_profile_fill_(pcd_cursor *c, pcd_pprof_v1_profile
             if (o_period-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->period = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->period = (int64_t)u_; }
                 out->has_period = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 24, 1);
             break;
         case 0x68: /* comment */
-            { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->comment[out->n_comment] = (int64_t)u_; }
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->comment[out->n_comment] = (int64_t)u_; }
             out->n_comment++;
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 26, 1);
             break;
@@ -3727,7 +3738,7 @@ static pcd_status pcd_pprof_v1_profile_fill_(pcd_cursor *c, pcd_pprof_v1_profile
             PCD_TRY(pcd_pb_len(c, &p, NULL));
             size_t k0 = out->n_comment;
             while (p.p < p.end) {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(&p, &u_, NULL)); out->comment[out->n_comment] = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(&p, &u_, NULL)); out->comment[out->n_comment] = (int64_t)u_; }
                 out->n_comment++;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 27, (uint32_t)(out->n_comment - k0));
@@ -3737,7 +3748,7 @@ static pcd_status pcd_pprof_v1_profile_fill_(pcd_cursor *c, pcd_pprof_v1_profile
             if (o_default_sample_type-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->default_sample_type = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->default_sample_type = (int64_t)u_; }
                 out->has_default_sample_type = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 28, 1);
@@ -3746,7 +3757,7 @@ static pcd_status pcd_pprof_v1_profile_fill_(pcd_cursor *c, pcd_pprof_v1_profile
             if (o_doc_url-- > 1) {
                 PCD_TRY(pcd_pb_read_other(c, key, &out->unknown_[out->n_unknown_++], NULL));
             } else {
-                { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->doc_url = (int64_t)u_; }
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->doc_url = (int64_t)u_; }
                 out->has_doc_url = true;
             }
             pcd_pb_runs_add(out->layout_.runs, &out->layout_.n, 30, 1);
@@ -3759,7 +3770,7 @@ static pcd_status pcd_pprof_v1_profile_fill_(pcd_cursor *c, pcd_pprof_v1_profile
     /* the layout is kept only when it is not the canonical form */
     size_t i = 0, n = out->layout_.n;
     const pcd_pb_run *r = out->layout_.runs;
-    if (!(o_drop_frames > 1 || o_keep_frames > 1 || o_time_nanos > 1 || o_duration_nanos > 1 || o_period_type > 1 || o_period > 1 || o_default_sample_type > 1 || o_doc_url > 1) &&
+    if (!twice &&
         pcd_pb_canon(r, n, &i, 2, out->n_sample_type) &&
         pcd_pb_canon(r, n, &i, 4, out->n_sample) &&
         pcd_pb_canon(r, n, &i, 6, out->n_mapping) &&
@@ -3813,6 +3824,7 @@ static uint64_t pcd_pprof_v1_profile_size_sample_type_(pcd_ctx *x, const pcd_ppr
 {
     uint64_t n = 0;
     (void)x;
+    (void)in;
     (void)packed;
     for (size_t i = from; i < from + k; i++) {
         uint64_t m;
@@ -3837,6 +3849,7 @@ static uint64_t pcd_pprof_v1_profile_size_sample_(pcd_ctx *x, const pcd_pprof_v1
 {
     uint64_t n = 0;
     (void)x;
+    (void)in;
     (void)packed;
     for (size_t i = from; i < from + k; i++) {
         uint64_t m;
@@ -3861,6 +3874,7 @@ static uint64_t pcd_pprof_v1_profile_size_mapping_(pcd_ctx *x, const pcd_pprof_v
 {
     uint64_t n = 0;
     (void)x;
+    (void)in;
     (void)packed;
     for (size_t i = from; i < from + k; i++) {
         uint64_t m;
@@ -3885,6 +3899,7 @@ static uint64_t pcd_pprof_v1_profile_size_location_(pcd_ctx *x, const pcd_pprof_
 {
     uint64_t n = 0;
     (void)x;
+    (void)in;
     (void)packed;
     for (size_t i = from; i < from + k; i++) {
         uint64_t m;
@@ -3909,6 +3924,7 @@ static uint64_t pcd_pprof_v1_profile_size_function_(pcd_ctx *x, const pcd_pprof_
 {
     uint64_t n = 0;
     (void)x;
+    (void)in;
     (void)packed;
     for (size_t i = from; i < from + k; i++) {
         uint64_t m;
@@ -3933,6 +3949,7 @@ static uint64_t pcd_pprof_v1_profile_size_string_table_(pcd_ctx *x, const pcd_pp
 {
     uint64_t n = 0;
     (void)x;
+    (void)in;
     (void)packed;
     for (size_t i = from; i < from + k; i++) {
         n += pcd_size_uleb128(0x32) + pcd_size_uleb128(in->string_table[i].len) + in->string_table[i].len;
@@ -3961,6 +3978,7 @@ static uint64_t pcd_pprof_v1_profile_size_comment_(pcd_ctx *x, const pcd_pprof_v
 {
     uint64_t n = 0;
     (void)x;
+    (void)in;
     if (packed) {
         uint64_t len = 0;
         for (size_t i = from; i < from + k; i++) len += pcd_size_uleb128((uint64_t)(in->comment[i]));
@@ -4722,19 +4740,19 @@ static pcd_status pcd_pprof_v1_profile_field_fill_(pcd_cursor *c, pcd_pprof_v1_p
     }
     case 0x38: /* drop_frames */
         out->which = PCD_PPROF_V1_PROFILE_FIELD_DROP_FRAMES;
-        { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->u.drop_frames = (int64_t)u_; }
+        { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->u.drop_frames = (int64_t)u_; }
         return PCD_OK;
     case 0x40: /* keep_frames */
         out->which = PCD_PPROF_V1_PROFILE_FIELD_KEEP_FRAMES;
-        { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->u.keep_frames = (int64_t)u_; }
+        { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->u.keep_frames = (int64_t)u_; }
         return PCD_OK;
     case 0x48: /* time_nanos */
         out->which = PCD_PPROF_V1_PROFILE_FIELD_TIME_NANOS;
-        { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->u.time_nanos = (int64_t)u_; }
+        { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->u.time_nanos = (int64_t)u_; }
         return PCD_OK;
     case 0x50: /* duration_nanos */
         out->which = PCD_PPROF_V1_PROFILE_FIELD_DURATION_NANOS;
-        { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->u.duration_nanos = (int64_t)u_; }
+        { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->u.duration_nanos = (int64_t)u_; }
         return PCD_OK;
     case 0x5A: { /* period_type */
         pcd_cursor p = { 0 };
@@ -4745,12 +4763,12 @@ static pcd_status pcd_pprof_v1_profile_field_fill_(pcd_cursor *c, pcd_pprof_v1_p
     }
     case 0x60: /* period */
         out->which = PCD_PPROF_V1_PROFILE_FIELD_PERIOD;
-        { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->u.period = (int64_t)u_; }
+        { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->u.period = (int64_t)u_; }
         return PCD_OK;
     case 0x68: /* comment */
         out->which = PCD_PPROF_V1_PROFILE_FIELD_COMMENT;
         PCD_TRY(pcd_alloc_array(c, c->p, 1, sizeof(int64_t), 0, (void **)&out->u.comment.items, NULL));
-        { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->u.comment.items[0] = (int64_t)u_; }
+        { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->u.comment.items[0] = (int64_t)u_; }
         out->u.comment.n_items = 1;
         return PCD_OK;
     case 0x6A: { /* comment, a packed run */
@@ -4762,7 +4780,7 @@ static pcd_status pcd_pprof_v1_profile_field_fill_(pcd_cursor *c, pcd_pprof_v1_p
         PCD_TRY(pcd_alloc_array(c, p.p, k, sizeof(int64_t), 0, (void **)&out->u.comment.items, NULL));
         out->u.comment.n_items = 0;
         while (p.p < p.end) {
-            { uint64_t u_; PCD_TRY(pcd_read_uleb128(&p, &u_, NULL)); out->u.comment.items[out->u.comment.n_items] = (int64_t)u_; }
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(&p, &u_, NULL)); out->u.comment.items[out->u.comment.n_items] = (int64_t)u_; }
             out->u.comment.n_items++;
         }
         if (k == 1) {
@@ -4775,11 +4793,11 @@ static pcd_status pcd_pprof_v1_profile_field_fill_(pcd_cursor *c, pcd_pprof_v1_p
     }
     case 0x70: /* default_sample_type */
         out->which = PCD_PPROF_V1_PROFILE_FIELD_DEFAULT_SAMPLE_TYPE;
-        { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->u.default_sample_type = (int64_t)u_; }
+        { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->u.default_sample_type = (int64_t)u_; }
         return PCD_OK;
     case 0x78: /* doc_url */
         out->which = PCD_PPROF_V1_PROFILE_FIELD_DOC_URL;
-        { uint64_t u_; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->u.doc_url = (int64_t)u_; }
+        { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->u.doc_url = (int64_t)u_; }
         return PCD_OK;
     default:
         out->which = PCD_PPROF_V1_PROFILE_FIELD_UNKNOWN_;

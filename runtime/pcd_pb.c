@@ -255,9 +255,11 @@ static bool det_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
     return false;
 }
 
-/* Fields of shapes[s] in [p, end): -1 against, else the number of whole fields. strict: every
- * key must be one the shape names; cut: the bytes may end inside the last field. */
-static long det_fields(const pcd_pb_shape *shapes, int s, const uint8_t *p, const uint8_t *end, bool strict,
+/* Fields of shapes[s] in [p, end): -1 against, else the number of whole fields. A field of a
+ * number the shape names must have one of its wire types; other numbers only a valid wire type;
+ * first_known: the first field must be one the shape names; cut: the bytes may end inside the
+ * last field. */
+static long det_fields(const pcd_pb_shape *shapes, int s, const uint8_t *p, const uint8_t *end, bool first_known,
                        bool cut, unsigned depth)
 {
     const pcd_pb_shape *sh = &shapes[s];
@@ -267,19 +269,15 @@ static long det_fields(const pcd_pb_shape *shapes, int s, const uint8_t *p, cons
         if (!det_varint(&p, end, &key)) return cut ? whole : -1;
         if (key < 8 || key > UINT32_MAX) return -1;
         int nested = -1;
-        bool known = false;
+        bool known = false, number = false;
         for (uint32_t i = 0; i < sh->n_keys && !known; i++) {
+            if ((sh->keys[i] >> 3) == (key >> 3)) number = true;
             if (sh->keys[i] == key) {
                 known = true;
                 nested = sh->nested[i];
             }
         }
-        if (!known) {
-            if (strict) return -1;
-            /* a number it names, with another wire type */
-            for (uint32_t i = 0; i < sh->n_keys; i++)
-                if ((sh->keys[i] >> 3) == (key >> 3)) return -1;
-        }
+        if (!known && (number || (first_known && whole == 0))) return -1;
         switch (key & 7) {
         case PCD_PB_VARINT:
             if (!det_varint(&p, end, &v)) return cut ? whole : -1;

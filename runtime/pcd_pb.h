@@ -191,10 +191,11 @@ typedef struct pcd_pb_shape {
     uint32_t n_keys;
 } pcd_pb_shape;
 
-/* Do the first n bytes look like fields of shapes[0]? Every top-level field must be one it
- * names, with its wire type; messages inside that lie wholly in the bytes are looked into
- * (their unknown fields only need a valid wire type). 2: at least one whole field and
- * nothing against it; 0: no. */
+/* Do the first n bytes look like fields of shapes[0]? The first field must be one it names,
+ * with its wire type; after it, a field of a number it names must have one of that field's
+ * wire types, other numbers (newer fields) only a valid wire type; messages inside that lie
+ * wholly in the bytes are looked into the same way. 2: at least one whole field and nothing
+ * against it; 0: no. */
 int pcd_pb_detect(const pcd_pb_shape *shapes, const uint8_t *p, size_t n);
 
 /* ---- the layout as text: runs separated by spaces, "N" one occurrence of field N, "N*K" K

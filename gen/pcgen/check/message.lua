@@ -149,9 +149,9 @@ return function(cx)
               diag(fpath, "unknown option '" .. tostring(k) .. "' for repeated (packed, max_count)")
             end
           end
-          if ty.max_count ~= nil then
-            if math.type(ty.max_count) ~= "integer" or ty.max_count < 0 then diag(fpath, "max_count must be a count")
-            else F.max_count = ty.max_count end
+          if o.max_count ~= nil then
+            if math.type(o.max_count) ~= "integer" or o.max_count < 0 then diag(fpath, "max_count must be a count")
+            else F.max_count = o.max_count end
           end
           if ty.packed ~= nil and type(ty.packed) ~= "boolean" then diag(fpath, "packed takes true or false") end
           F.ty = field_type(ty.of, fpath, F)
@@ -167,6 +167,7 @@ return function(cx)
           end
         else
           F.ty = field_type(ty, fpath, F)
+          if o.max_count ~= nil or o.packed ~= nil then diag(fpath, "max_count and packed apply to repeated fields") end
         end
         if F.ty and F.ty.kind == "bytes" and o.max_len ~= nil then F.ty.max = o.max_len end
         if o.enum ~= nil then

@@ -23,18 +23,18 @@ local function scalar_read(ty, cur, dst, nm)
   local v = { cur = cur, dst = dst, nm = nm }
   local t = ({
     uint64 = "PCD_TRY(pcd_read_uleb128(${cur}, &${dst}, ${nm}));",
-    int64 = "{ uint64_t u_; PCD_TRY(pcd_read_uleb128(${cur}, &u_, ${nm})); ${dst} = (int64_t)u_; }",
+    int64 = "{ uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(${cur}, &u_, ${nm})); ${dst} = (int64_t)u_; }",
     sint64 = "PCD_TRY(pcd_read_zigzag64(${cur}, &${dst}, ${nm}));",
-    bool = "{ uint64_t u_; PCD_TRY(pcd_read_uleb128(${cur}, &u_, ${nm})); ${dst} = u_ != 0; }",
+    bool = "{ uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(${cur}, &u_, ${nm})); ${dst} = u_ != 0; }",
     int32 = "PCD_TRY(pcd_pb_read_int32(${cur}, &${dst}, ${nm}));",
     uint32 = "PCD_TRY(pcd_pb_read_uint32(${cur}, &${dst}, ${nm}));",
     sint32 = "PCD_TRY(pcd_read_zigzag32(${cur}, &${dst}, ${nm}));",
     fixed32 = "PCD_TRY(pcd_read_u32le(${cur}, &${dst}, ${nm}));",
-    sfixed32 = "{ uint32_t u_; PCD_TRY(pcd_read_u32le(${cur}, &u_, ${nm})); ${dst} = (int32_t)u_; }",
+    sfixed32 = "{ uint32_t u_ = 0; PCD_TRY(pcd_read_u32le(${cur}, &u_, ${nm})); ${dst} = (int32_t)u_; }",
     fixed64 = "PCD_TRY(pcd_read_u64le(${cur}, &${dst}, ${nm}));",
-    sfixed64 = "{ uint64_t u_; PCD_TRY(pcd_read_u64le(${cur}, &u_, ${nm})); ${dst} = (int64_t)u_; }",
-    float = "{ uint32_t u_; PCD_TRY(pcd_read_u32le(${cur}, &u_, ${nm})); ${dst} = pcd_f32_from_bits(u_); }",
-    double = "{ uint64_t u_; PCD_TRY(pcd_read_u64le(${cur}, &u_, ${nm})); ${dst} = pcd_f64_from_bits(u_); }",
+    sfixed64 = "{ uint64_t u_ = 0; PCD_TRY(pcd_read_u64le(${cur}, &u_, ${nm})); ${dst} = (int64_t)u_; }",
+    float = "{ uint32_t u_ = 0; PCD_TRY(pcd_read_u32le(${cur}, &u_, ${nm})); ${dst} = pcd_f32_from_bits(u_); }",
+    double = "{ uint64_t u_ = 0; PCD_TRY(pcd_read_u64le(${cur}, &u_, ${nm})); ${dst} = pcd_f64_from_bits(u_); }",
   })[p]
   return text.render(t, v):gsub("\n$", "")
 end
@@ -44,15 +44,15 @@ local function scalar_check(ty, cur, nm)
   local p = ty.pbt
   local v = { cur = cur, nm = nm }
   local t = ({
-    int32 = "{ int32_t v_; PCD_TRY(pcd_pb_read_int32(${cur}, &v_, ${nm})); }",
-    uint32 = "{ uint32_t v_; PCD_TRY(pcd_pb_read_uint32(${cur}, &v_, ${nm})); }",
-    sint32 = "{ int32_t v_; PCD_TRY(pcd_read_zigzag32(${cur}, &v_, ${nm})); }",
-    fixed32 = "{ uint32_t v_; PCD_TRY(pcd_read_u32le(${cur}, &v_, ${nm})); }",
-    sfixed32 = "{ uint32_t v_; PCD_TRY(pcd_read_u32le(${cur}, &v_, ${nm})); }",
-    float = "{ uint32_t v_; PCD_TRY(pcd_read_u32le(${cur}, &v_, ${nm})); }",
-    fixed64 = "{ uint64_t v_; PCD_TRY(pcd_read_u64le(${cur}, &v_, ${nm})); }",
-    sfixed64 = "{ uint64_t v_; PCD_TRY(pcd_read_u64le(${cur}, &v_, ${nm})); }",
-    double = "{ uint64_t v_; PCD_TRY(pcd_read_u64le(${cur}, &v_, ${nm})); }",
+    int32 = "{ int32_t v_ = 0; PCD_TRY(pcd_pb_read_int32(${cur}, &v_, ${nm})); }",
+    uint32 = "{ uint32_t v_ = 0; PCD_TRY(pcd_pb_read_uint32(${cur}, &v_, ${nm})); }",
+    sint32 = "{ int32_t v_ = 0; PCD_TRY(pcd_read_zigzag32(${cur}, &v_, ${nm})); }",
+    fixed32 = "{ uint32_t v_ = 0; PCD_TRY(pcd_read_u32le(${cur}, &v_, ${nm})); }",
+    sfixed32 = "{ uint32_t v_ = 0; PCD_TRY(pcd_read_u32le(${cur}, &v_, ${nm})); }",
+    float = "{ uint32_t v_ = 0; PCD_TRY(pcd_read_u32le(${cur}, &v_, ${nm})); }",
+    fixed64 = "{ uint64_t v_ = 0; PCD_TRY(pcd_read_u64le(${cur}, &v_, ${nm})); }",
+    sfixed64 = "{ uint64_t v_ = 0; PCD_TRY(pcd_read_u64le(${cur}, &v_, ${nm})); }",
+    double = "{ uint64_t v_ = 0; PCD_TRY(pcd_read_u64le(${cur}, &v_, ${nm})); }",
   })[p] or "PCD_TRY(pcd_skip_uleb128(${cur}, ${nm}));"
   return text.render(t, v):gsub("\n$", "")
 end
@@ -376,6 +376,10 @@ local function fill_fn(M)
       dups[#dups + 1] = "o_" .. F.name .. " > 1"
     end
   end
+  if #dups > 0 then
+    -- (the second pass counts the occurrences down)
+    pass1:l("const bool twice = " .. table.concat(dups, " || ") .. ";")
+  end
   -- room
   for _, F in ipairs(M.fields) do
     if F.repeated then
@@ -406,7 +410,7 @@ local function fill_fn(M)
   local conds = {}
   if #dups > 0 then
     -- a singular field written twice: only the layout says which value came last
-    conds[#conds + 1] = "!(" .. table.concat(dups, " || ") .. ")"
+    conds[#conds + 1] = "!twice"
   end
   for _, F in ipairs(M.fields) do
     if F.repeated then

@@ -96,6 +96,7 @@ local function put_fn(M, F, mode)
     {
         uint64_t n = 0;
         (void)x;
+        (void)in;
     ${body}
         return n;
     }
