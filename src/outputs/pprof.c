@@ -11,8 +11,9 @@
  *    per (name, file); a Line's line and column (0 when unknown). A frame that is not code (a
  *    marker, a label, a heap type) has no file, and a marker without a name its text ("[GC]"):
  *    so go tool pprof shows what our collapsed output shows;
- *  - the thread as labels: "pid", "iid", "tid" (numbers), "tid text", "thread", "process"
- *    (texts), which the pprof importer reads back; then the sample's own labels;
+ *  - the thread as labels: "pid", "iid", "tid" (numbers in the unit "id", so that a 0 is kept),
+ *    "tid_text", "thread", "process" (texts), which the pprof importer reads back; then the
+ *    sample's own labels;
  *  - comments: the source ("profcodec: converted from FILE (FORMAT VERSION)"), then the
  *    metadata as "key: value" (a pprof input's comments as they were; its drop_frames,
  *    keep_frames and doc_url back in their fields).
@@ -249,9 +250,11 @@ static pcd_status put_function(pprof_out *o, pcd_str name, pcd_str file, uint64_
     memset(&r, 0, sizeof r);
     r.which = PCD_PPROF_V1_PROFILE_FIELD_FUNCTION;
     pcd_pprof_v1_function *f = &r.u.function;
-    f->has_id = f->has_name = f->has_system_name = true;
+    /* no system name: go tool pprof would take the name for a mangled one and "simplify" it
+     * (<listcomp> becomes "") */
+    f->has_id = f->has_name = true;
     f->id = *id;
-    f->name = f->system_name = sidx(o, name);
+    f->name = sidx(o, name);
     if (file) {
         f->has_filename = true;
         f->filename = sidx(o, file);
@@ -366,12 +369,15 @@ static size_t labels_of(pprof_out *o, const pentry *e, pcd_pprof_v1_label *out)
     const pcd_thread *th = &p->threads[e->thread];
     size_t k = 0;
     memset(out, 0, 6 * sizeof *out);
-#define NUM(z, v) (out[k].has_key = out[k].has_num = true, out[k].key = sidx_z(o, z), out[k].num = (v), k++)
+    /* (the numbers with a unit: google/pprof drops a number label of 0 without one) */
+#define NUM(z, v)                                                                                    \
+    (out[k].has_key = out[k].has_num = out[k].has_num_unit = true, out[k].key = sidx_z(o, z), out[k].num = (v), \
+     out[k].num_unit = sidx_z(o, "id"), k++)
 #define STR(z, s) (out[k].has_key = out[k].has_str = true, out[k].key = sidx_z(o, z), out[k].str = sidx(o, s), k++)
     if (th->pid != PCD_ID_NONE) NUM("pid", th->pid);
     if (th->iid != PCD_ID_NONE) NUM("iid", th->iid);
     if (th->has_tid) NUM("tid", (int64_t)th->tid);
-    if (th->tid_text) STR("tid text", th->tid_text);
+    if (th->tid_text) STR("tid_text", th->tid_text);
     if (th->name) STR("thread", th->name);
     if (th->process_name) STR("process", th->process_name);
 #undef NUM

@@ -14,7 +14,7 @@
  *    others is secondary), the default one (default_sample_type, else the last), the period
  *    and its type (a sample type of that name, else metadata "period_type" = "type/unit"),
  *    time and duration;
- *  - labels: "pid", "iid", "tid" (numbers), "tid text", "thread", "process" (texts) say which
+ *  - labels: "pid", "iid", "tid" (numbers), "tid_text", "thread", "process" (texts) say which
  *    thread a sample is on (what outputs/pprof.c writes); the others are the sample's labels
  *    (a label with neither a text nor a number nor a unit is dropped, as google/pprof does);
  *  - comments, drop_frames, keep_frames and doc_url as metadata, in that order.
@@ -23,6 +23,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "common/hash.h"
 #include "common/hmap.h"
 #include "common/vec.h"
 #include "formats/pprof/pprof.h"
@@ -32,7 +33,7 @@ typedef struct pfunc { int64_t name, system_name, filename; } pfunc;
 typedef struct pmap { int64_t filename; } pmap;
 typedef struct ploc { uint64_t mapping_id, address; uint32_t first_line, n_lines; } ploc;
 typedef struct pline { uint64_t function_id; int64_t line, column; } pline;
-typedef struct pnode { uint32_t parent; uint64_t loc; } pnode;
+typedef struct pnode { uint32_t parent, kid; uint64_t loc; } pnode;   /* kid: the child taken last */
 
 /* A label as read: string indexes. */
 typedef struct plabel { int64_t key, str, num, unit; } plabel;
@@ -100,18 +101,33 @@ static size_t find(const pcd_hmap *h, uint64_t id)
 
 static pcd_status on_sample(pimport *m, const pcd_pprof_v1_sample *s, uint64_t offset)
 {
-    /* the stack as a node of the trie, outermost location first */
+    /* the stack as a node of the trie, outermost location first (node 0, the empty stack, is
+     * nodes[0]); a stack that goes on as the last one went needs no look-up: each node
+     * remembers the child taken last */
+    if (!m->n_nodes) {
+        if (PCD_VEC_RESERVE(m->al, m->nodes, m->nodes_cap, 1) != PCD_OK) return oom(m);
+        m->nodes[0] = (pnode){ 0, 0, 0 };
+        m->n_nodes = 1;
+    }
     uint32_t node = 0;
     for (size_t i = s->n_location_id; i-- > 0;) {
+        uint64_t loc = s->location_id[i];
+        uint32_t kid = m->nodes[node].kid;
+        if (kid && m->nodes[kid].loc == loc) {
+            node = kid;
+            continue;
+        }
         bool fresh;
-        pcd_hslot *sl = pcd_hmap_put(&m->trie, (pcd_hkey){ node, s->location_id[i], 0 }, &fresh);
+        /* (the pair mixed first: nodes made one after another, ids in a cycle, cluster otherwise) */
+        pcd_hslot *sl = pcd_hmap_put(&m->trie, (pcd_hkey){ pcd_hash2(node, loc), node, loc }, &fresh);
         if (!sl) return oom(m);
         if (fresh) {
             if (m->n_nodes >= UINT32_MAX - 1) return pcd_job_fail(m->j, PCD_E_LIMIT, "more than 2^32 distinct stacks");
             if (PCD_VEC_RESERVE(m->al, m->nodes, m->nodes_cap, m->n_nodes + 1) != PCD_OK) return oom(m);
-            m->nodes[m->n_nodes] = (pnode){ node, s->location_id[i] };
-            sl->v0 = ++m->n_nodes;   /* node 0 is the empty stack */
+            m->nodes[m->n_nodes] = (pnode){ node, 0, loc };
+            sl->v0 = m->n_nodes++;
         }
+        m->nodes[node].kid = (uint32_t)sl->v0;
         node = (uint32_t)sl->v0;
     }
     uint64_t head[3] = { offset, node, s->n_value };
@@ -310,7 +326,7 @@ static bool thread_label(pimport *m, pcd_thread *th, const uint64_t *w)
     else if (text_is(m, key, "tid")) {
         th->tid = (uint64_t)num;
         th->has_tid = true;
-    } else if (text_is(m, key, "tid text")) th->tid_text = S(m, str);
+    } else if (text_is(m, key, "tid_text")) th->tid_text = S(m, str);
     else if (text_is(m, key, "thread")) th->name = S(m, str);
     else if (text_is(m, key, "process")) th->process_name = S(m, str);
     else return false;
@@ -327,7 +343,7 @@ static pcd_status samples(pimport *m)
     size_t labels_cap = 0;
     if (!ns) return oom(m);
     ns[0] = PCD_STACK_EMPTY;
-    for (size_t i = 0; i < m->n_nodes; i++) ns[i + 1] = push_location(m, ns[m->nodes[i].parent], m->nodes[i].loc);
+    for (size_t i = 1; i < m->n_nodes; i++) ns[i] = push_location(m, ns[m->nodes[i].parent], m->nodes[i].loc);
     if (p->oom) st = oom(m);
     uint64_t v[PCD_MAX_SAMPLE_TYPES];
     for (size_t at = 0; at < m->n_buf && st == PCD_OK;) {
