@@ -356,7 +356,7 @@ static bool fill_pb_field(jr *r, json_t *obj, pcd_pb_field *f)
 {
     if (!json_is_object(obj)) return fail(r, "expected an object {\"field\": N, \"varint\": V} (or i64, i32, len)");
     json_t *n = json_object_get(obj, "field");
-    uint64_t number;
+    uint64_t number = 0;
     if (!n) return fail(r, "missing \"field\" (the field number)");
     if (!get_u64(r, n, &number)) return false;
     if (number == 0 || number > PCD_PB_MAX_NUMBER) return fail(r, "field number %llu is not 1 .. 2^29 - 1", (unsigned long long)number);

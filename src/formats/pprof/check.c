@@ -9,6 +9,7 @@
  * Memory grows with the distinct ids and references, not with the samples. */
 #include <stdlib.h>
 
+#include "common/hash.h"
 #include "common/hmap.h"
 #include "formats/pprof/pprof.h"
 
@@ -16,10 +17,21 @@ enum { K_MAPPING = 1, K_LOCATION, K_FUNCTION };
 
 #define MAX_REPORTS 20   /* reference errors reported one by one; then a count */
 
+/* The ids referenced: (kind, id) keys in one compact open-addressing table (8 bytes a key: a
+ * sample's location ids are looked up one by one, millions of times), the first record naming
+ * each beside it. Ids of 2^61 and more, which no writer makes, go to the hmap. */
+typedef struct refset {
+    uint64_t *k;           /* kind << 61 | id, 0 empty */
+    uint64_t *off;         /* the first record naming it, and (top 2 bits) its path */
+    size_t cap, len;
+} refset;
+
 typedef struct pcheck {
     pcd_alloc *al;
     pcd_hmap ids;          /* (kind, id) -> v0: offset of its definition */
-    pcd_hmap refs;         /* (kind, id) -> v0: offset of the first record naming it, v1: its path */
+    refset rs;
+    uint64_t recent[256];  /* keys found in rs lately (direct-mapped): most references repeat */
+    pcd_hmap refs;         /* (kind, id) of ids >= 2^61 -> v0: offset, v1: its path */
     uint64_t n_strings;
     bool first_string_seen;
     /* the largest string index any field names, and where */
@@ -65,6 +77,39 @@ static void c_fini(void *ctx)
     pcheck *c = ctx;
     pcd_hmap_free(&c->ids);
     pcd_hmap_free(&c->refs);
+    if (c->rs.k) pcd_alloc_free(c->al, c->rs.k, c->rs.cap * sizeof *c->rs.k);
+    if (c->rs.off) pcd_alloc_free(c->al, c->rs.off, c->rs.cap * sizeof *c->rs.off);
+}
+
+static size_t rs_slot(const refset *r, uint64_t k)
+{
+    size_t i = (size_t)pcd_mix64(k) & (r->cap - 1);
+    while (r->k[i] && r->k[i] != k) i = (i + 1) & (r->cap - 1);
+    return i;
+}
+
+static bool rs_grow(pcheck *c)
+{
+    refset *r = &c->rs;
+    size_t nc = r->cap ? r->cap * 2 : 1024;
+    uint64_t *nk = pcd_alloc_get(c->al, nc * sizeof *nk), *no = pcd_alloc_get(c->al, nc * sizeof *no);
+    if (!nk || !no) {
+        if (nk) pcd_alloc_free(c->al, nk, nc * sizeof *nk);
+        if (no) pcd_alloc_free(c->al, no, nc * sizeof *no);
+        return false;
+    }
+    memset(nk, 0, nc * sizeof *nk);
+    refset n = { nk, no, nc, r->len };
+    for (size_t i = 0; i < r->cap; i++) {
+        if (!r->k[i]) continue;
+        size_t j = rs_slot(&n, r->k[i]);
+        nk[j] = r->k[i];
+        no[j] = r->off[i];
+    }
+    if (r->k) pcd_alloc_free(c->al, r->k, r->cap * sizeof *r->k);
+    if (r->off) pcd_alloc_free(c->al, r->off, r->cap * sizeof *r->off);
+    *r = n;
+    return true;
 }
 
 /* A string index some field holds (has: the field is there). */
@@ -105,6 +150,26 @@ static void define(pcheck *c, int kind, bool has, uint64_t id, uint64_t offset, 
 
 static void refer(pcheck *c, int kind, uint64_t id, uint64_t offset, int path)
 {
+    if (PCD_LIKELY(id < (UINT64_C(1) << 61) && offset < (UINT64_C(1) << 62))) {
+        refset *r = &c->rs;
+        uint64_t k = (uint64_t)kind << 61 | id;
+        uint64_t *hot = &c->recent[(k ^ k >> 8 ^ k >> 61) & 255];
+        if (PCD_LIKELY(*hot == k)) return;
+        *hot = k;
+        if (PCD_LIKELY(r->cap)) {
+            size_t i = rs_slot(r, k);
+            if (PCD_LIKELY(r->k[i] == k)) return;
+        }
+        if ((r->len + 1) * 2 > r->cap && !rs_grow(c)) {
+            c->oom = true;
+            return;
+        }
+        size_t i = rs_slot(r, k);
+        r->k[i] = k;
+        r->off[i] = (uint64_t)path << 62 | offset;
+        r->len++;
+        return;
+    }
     bool fresh;
     pcd_hslot *s = pcd_hmap_put(&c->refs, (pcd_hkey){ (uint64_t)kind, id, 0 }, &fresh);
     if (!s) {
@@ -212,6 +277,16 @@ static void c_finish(void *ctx, pcd_report_fn fn, void *ud)
         report(fn, ud, c->max_offset, c->max_path, NULL, "an index into the string table (below its size)",
                PCD_FOUND_UINT, c->max_index);
     size_t n = 0;
+    for (size_t i = 0; i < c->rs.cap; i++) {
+        uint64_t k = c->rs.k[i];
+        if (!k || pcd_hmap_get(&c->ids, (pcd_hkey){ k >> 61, k & ((UINT64_C(1) << 61) - 1), 0 })) continue;
+        if (n++ < MAX_REPORTS)
+            report(fn, ud, c->rs.off[i] & ((UINT64_C(1) << 62) - 1), ref_paths[c->rs.off[i] >> 62], NULL,
+                   k >> 61 == K_LOCATION ? "the id of a location the profile has"
+                   : k >> 61 == K_MAPPING ? "the id of a mapping the profile has"
+                                          : "the id of a function the profile has",
+                   PCD_FOUND_UINT, k & ((UINT64_C(1) << 61) - 1));
+    }
     for (size_t i = 0; i < c->refs.cap; i++) {
         const pcd_hslot *s = &c->refs.slots[i];
         if (!s->used || pcd_hmap_get(&c->ids, s->k)) continue;

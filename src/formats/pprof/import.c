@@ -63,20 +63,73 @@ typedef struct pimport {
     pcd_hmap trie;                 /* (parent node, location id) -> node */
     pnode *nodes;
     size_t n_nodes, nodes_cap;
-    /* samples: offset, node, n values, values..., n labels, (key, str, num, unit)... */
-    uint64_t *buf;
+    /* samples, as varints: offset (from the last), node, label set, n values, values (zigzag) */
+    uint8_t *buf;
     size_t n_buf, buf_cap;
+    uint64_t last_offset;
+    /* label sets, found again by hash: each a run of labels */
+    pcd_hmap setmap;
+    plabel *lab;
+    size_t n_lab, lab_cap;
+    struct { size_t first, n; } *sets;
+    size_t n_sets, sets_cap;
     uint64_t n_samples, negative, missing;
 } pimport;
 
 static pcd_status oom(pimport *m) { return pcd_job_fail(m->j, PCD_E_NOMEM, "out of memory for the profile's tables (raise --max-memory)"); }
 
-static pcd_status put_words(pimport *m, const uint64_t *w, size_t n)
+static pcd_status put_varint(pimport *m, uint64_t v)
 {
-    if (PCD_VEC_RESERVE(m->al, m->buf, m->buf_cap, m->n_buf + n) != PCD_OK) return oom(m);
-    memcpy(m->buf + m->n_buf, w, n * sizeof *w);
-    m->n_buf += n;
+    if (PCD_VEC_RESERVE(m->al, m->buf, m->buf_cap, m->n_buf + PCD_VARINT_MAX) != PCD_OK) return oom(m);
+    m->n_buf += pcd_enc_uleb128(m->buf + m->n_buf, v);
     return PCD_OK;
+}
+
+static uint64_t get_varint(const uint8_t **p)
+{
+    uint64_t v = 0;
+    for (unsigned shift = 0;; shift += 7) {
+        uint8_t b = *(*p)++;
+        v |= (uint64_t)(b & 0x7F) << shift;
+        if (!(b & 0x80)) return v;
+    }
+}
+
+/* The label set of a sample's labels (index + 1; 0 for none): samples share a few. */
+static pcd_status label_set(pimport *m, const pcd_pprof_v1_sample *s, uint64_t *out)
+{
+    *out = 0;
+    if (!s->n_label) return PCD_OK;
+    uint64_t h = UINT64_C(1469598103934665603);
+    for (size_t i = 0; i < s->n_label; i++) {
+        const pcd_pprof_v1_label *l = &s->label[i];
+        uint64_t w[4] = { (uint64_t)l->key, (uint64_t)l->str, (uint64_t)l->num, (uint64_t)l->num_unit };
+        for (int k = 0; k < 4; k++) h = (h ^ w[k]) * UINT64_C(1099511628211);
+    }
+    for (uint64_t probe = 0;; probe++) {
+        bool fresh;
+        pcd_hslot *sl = pcd_hmap_put(&m->setmap, (pcd_hkey){ h, s->n_label, probe }, &fresh);
+        if (!sl) return oom(m);
+        if (!fresh) {
+            const plabel *have = m->lab + m->sets[sl->v0 - 1].first;
+            bool same = true;
+            for (size_t i = 0; i < s->n_label && same; i++)
+                same = have[i].key == s->label[i].key && have[i].str == s->label[i].str &&
+                       have[i].num == s->label[i].num && have[i].unit == s->label[i].num_unit;
+            if (!same) continue;   /* another set with the same hash */
+            *out = sl->v0;
+            return PCD_OK;
+        }
+        if (PCD_VEC_RESERVE(m->al, m->sets, m->sets_cap, m->n_sets + 1) != PCD_OK ||
+            PCD_VEC_RESERVE(m->al, m->lab, m->lab_cap, m->n_lab + s->n_label) != PCD_OK)
+            return oom(m);
+        m->sets[m->n_sets].first = m->n_lab;
+        m->sets[m->n_sets].n = s->n_label;
+        for (size_t i = 0; i < s->n_label; i++)
+            m->lab[m->n_lab++] = (plabel){ s->label[i].key, s->label[i].str, s->label[i].num, s->label[i].num_unit };
+        sl->v0 = *out = ++m->n_sets;
+        return PCD_OK;
+    }
 }
 
 /* Registers an entity by id (the first one of an id wins; validate reports the others). */
@@ -130,16 +183,14 @@ static pcd_status on_sample(pimport *m, const pcd_pprof_v1_sample *s, uint64_t o
         m->nodes[node].kid = (uint32_t)sl->v0;
         node = (uint32_t)sl->v0;
     }
-    uint64_t head[3] = { offset, node, s->n_value };
-    PCD_TRY(put_words(m, head, 3));
-    PCD_TRY(put_words(m, (const uint64_t *)(const void *)s->value, s->n_value));
-    uint64_t nl = s->n_label;
-    PCD_TRY(put_words(m, &nl, 1));
-    for (size_t i = 0; i < s->n_label; i++) {
-        const pcd_pprof_v1_label *l = &s->label[i];
-        uint64_t w[4] = { (uint64_t)l->key, (uint64_t)l->str, (uint64_t)l->num, (uint64_t)l->num_unit };
-        PCD_TRY(put_words(m, w, 4));
-    }
+    uint64_t set;
+    PCD_TRY(label_set(m, s, &set));
+    PCD_TRY(put_varint(m, offset - m->last_offset));
+    m->last_offset = offset;
+    PCD_TRY(put_varint(m, node));
+    PCD_TRY(put_varint(m, set));
+    PCD_TRY(put_varint(m, s->n_value));
+    for (size_t i = 0; i < s->n_value; i++) PCD_TRY(put_varint(m, pcd_zigzag64(s->value[i])));
     m->n_samples++;
     return PCD_OK;
 }
@@ -318,9 +369,9 @@ static pcd_stack_id push_location(pimport *m, pcd_stack_id st, uint64_t loc)
 }
 
 /* A label that says which thread the sample is on; false for the others. */
-static bool thread_label(pimport *m, pcd_thread *th, const uint64_t *w)
+static bool thread_label(pimport *m, pcd_thread *th, const plabel *l)
 {
-    int64_t key = (int64_t)w[0], str = (int64_t)w[1], num = (int64_t)w[2];
+    int64_t key = l->key, str = l->str, num = l->num;
     if (text_is(m, key, "pid")) th->pid = num;
     else if (text_is(m, key, "iid")) th->iid = num;
     else if (text_is(m, key, "tid")) {
@@ -346,29 +397,29 @@ static pcd_status samples(pimport *m)
     for (size_t i = 1; i < m->n_nodes; i++) ns[i] = push_location(m, ns[m->nodes[i].parent], m->nodes[i].loc);
     if (p->oom) st = oom(m);
     uint64_t v[PCD_MAX_SAMPLE_TYPES];
-    for (size_t at = 0; at < m->n_buf && st == PCD_OK;) {
-        const uint64_t *w = m->buf + at;
-        uint64_t offset = w[0], node = w[1], nv = w[2];
-        const uint64_t *vals = w + 3;
-        uint64_t nl = w[3 + nv];
-        const uint64_t *lw = w + 4 + nv;
-        at += 4 + nv + 4 * nl;
-        for (size_t i = 0; i < p->n_types; i++) {
-            int64_t x = i < nv ? (int64_t)vals[i] : 0;
+    uint64_t offset = 0;
+    for (const uint8_t *q = m->buf, *qe = m->buf + m->n_buf; q < qe && st == PCD_OK;) {
+        offset += get_varint(&q);
+        uint64_t node = get_varint(&q), set = get_varint(&q), nv = get_varint(&q);
+        for (uint64_t i = 0; i < nv; i++) {
+            int64_t x = pcd_unzigzag64(get_varint(&q));
+            if (i >= p->n_types) continue;
             if (x < 0) m->negative++;
             v[i] = x < 0 ? 0 : (uint64_t)x;
         }
+        for (uint64_t i = nv; i < p->n_types; i++) v[i] = 0;
+        const plabel *lw = set ? m->lab + m->sets[set - 1].first : NULL;
+        size_t nl = set ? m->sets[set - 1].n : 0;
         pcd_thread th = pcd_thread_blank();
         if (PCD_VEC_RESERVE(m->al, labels, labels_cap, nl ? nl : 1) != PCD_OK) {
             st = oom(m);
             break;
         }
         size_t k = 0;
-        for (uint64_t i = 0; i < nl; i++, lw += 4) {
-            if (thread_label(m, &th, lw)) continue;
-            int64_t str = (int64_t)lw[1], num = (int64_t)lw[2], unit = (int64_t)lw[3];
-            if (!str && !num && !unit) continue;   /* neither a text nor a number */
-            labels[k++] = (pcd_label){ S(m, (int64_t)lw[0]), S(m, str), num, S(m, unit), str == 0 };
+        for (size_t i = 0; i < nl; i++) {
+            if (thread_label(m, &th, &lw[i])) continue;
+            if (!lw[i].str && !lw[i].num && !lw[i].unit) continue;   /* neither a text nor a number */
+            labels[k++] = (pcd_label){ S(m, lw[i].key), S(m, lw[i].str), lw[i].num, S(m, lw[i].unit), lw[i].str == 0 };
         }
         pcd_sample s;
         memset(&s, 0, sizeof s);
@@ -399,6 +450,7 @@ static pcd_status pprof_import(pcd_job *j, pcd_profile *p)
     pcd_hmap_init(&m.mid, j->al);
     pcd_hmap_init(&m.lid, j->al);
     pcd_hmap_init(&m.trie, j->al);
+    pcd_hmap_init(&m.setmap, j->al);
     pcd_status st = pcd_pump(j, on_record, &m);
     /* after damage too: what came before it */
     if (st == PCD_OK) st = header(&m);
@@ -412,6 +464,9 @@ static pcd_status pprof_import(pcd_job *j, pcd_profile *p)
     pcd_hmap_free(&m.mid);
     pcd_hmap_free(&m.lid);
     pcd_hmap_free(&m.trie);
+    pcd_hmap_free(&m.setmap);
+    PCD_VEC_FREE(j->al, m.lab, m.lab_cap);
+    PCD_VEC_FREE(j->al, m.sets, m.sets_cap);
     PCD_VEC_FREE(j->al, m.strs, m.strs_cap);
     PCD_VEC_FREE(j->al, m.funcs, m.funcs_cap);
     PCD_VEC_FREE(j->al, m.maps, m.maps_cap);
