@@ -149,6 +149,19 @@ def raw_totals(types, samples, locs, type_index, threads=False):
     return {k: v for k, v in out.items() if v}
 
 
+def labelled(samples, locs):
+    """{(stack, labels): summed values} of -raw's samples (the thread labels left out)."""
+    out = {}
+    for vals, ids, labels in samples:
+        frames = [frame_text(fn, file, line) for lid in ids for fn, file, line in locs.get(lid, [])]
+        lab = ";".join("%s=%s" % (k, ",".join(v)) for k, v in sorted(labels.items())
+                       if k not in ("pid", "iid", "tid", "tid_text", "thread", "process"))
+        key = (";".join(frames), lab)
+        prev = out.get(key, [0] * len(vals))
+        out[key] = [x + y for x, y in zip(prev, vals)]
+    return {k: tuple(v) for k, v in out.items()}
+
+
 def collapsed_totals(text):
     out = {}
     for ln in text.splitlines():
@@ -281,6 +294,15 @@ def check_written(pc, path, env):
         top = run([GO, "tool", "pprof", "-top", out], env=env, check=False)
         if top.returncode != 0 or top.stderr.strip() or ("Type: %s" % default).encode() not in top.stdout:
             fail("%s: go tool pprof -top does not show the type %s: %s" % (name, default, (top.stdout + top.stderr)[:300]))
+        # a pprof input's labels come back as they were: per (stack, label set), the same values
+        if path.endswith((".pprof", ".pb")):
+            ref = os.path.splitext(path)[0] + ".raw.txt"
+            text = open(ref, errors="surrogateescape").read() if os.path.exists(ref) else \
+                run([GO, "tool", "pprof", "-raw", path], env=env).stdout.decode(errors="surrogateescape")
+            a = labelled(*parse_raw(text)[2:])
+            b = labelled(samples, locs)
+            if a != b:
+                fail("%s: %s" % (name, diff(a, b, "samples by stack and labels, through convert --to pprof")))
         # and our own importer reads it back to the same collapsed lines
         back = run([pc, "convert", "--to", "collapsed", "--dialect", "default", out]).stdout.decode(errors="surrogateescape")
         orig = run([pc, "convert", "--to", "collapsed", "--dialect", "default", "--metric", default, path]).stdout.decode(errors="surrogateescape")
