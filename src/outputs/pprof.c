@@ -3,7 +3,8 @@
  * --compression none.
  *
  * Samples are summed per (thread, stack, labels), in the order first seen. Then:
- *  - sample types with their names and units; the default one (default_sample_type); the
+ *  - sample types with their names (pprof's own spelling where it has one: alloc-bytes and
+ *    alloc-count are alloc_space and alloc_objects) and units; the default one; the
  *    period and its type (the model's period type, else the metadata "period_type" a pprof
  *    input left, "type/unit"); time_nanos and duration_nanos when the source has them;
  *  - one Location per frame and the frames inlined into it (PCD_FRAME_INLINED: the Lines of one
@@ -466,19 +467,29 @@ static pcd_status put_samples(pprof_out *o)
     return st;
 }
 
+/* A sample type's name in pprof: the model's, or pprof's own spelling of the same thing (what
+ * go tool pprof's -sample_index and the tools around it know). */
+static pcd_str type_name(pprof_out *o, pcd_str name)
+{
+    static const char *const names[][2] = { { "alloc-bytes", "alloc_space" }, { "alloc-count", "alloc_objects" } };
+    for (size_t i = 0; i < PCD_COUNTOF(names); i++)
+        if (text_is(o->p, name, names[i][0])) return pcd_profile_strz(o->p, names[i][1]);
+    return name;
+}
+
 /* The header: sample types, period, times, comments. */
 static pcd_status put_header(pprof_out *o)
 {
     pcd_profile *p = o->p;
     pcd_job *j = o->j;
     for (size_t i = 0; i < p->n_types; i++)
-        PCD_TRY(put_value_type(o, PCD_PPROF_V1_PROFILE_FIELD_SAMPLE_TYPE, p->types[i].name, p->types[i].unit));
+        PCD_TRY(put_value_type(o, PCD_PPROF_V1_PROFILE_FIELD_SAMPLE_TYPE, type_name(o, p->types[i].name), p->types[i].unit));
     if (p->default_type >= 0 && (size_t)p->default_type < p->n_types)
-        PCD_TRY(put_int(o, PCD_PPROF_V1_PROFILE_FIELD_DEFAULT_SAMPLE_TYPE, sidx(o, p->types[p->default_type].name)));
+        PCD_TRY(put_int(o, PCD_PPROF_V1_PROFILE_FIELD_DEFAULT_SAMPLE_TYPE, sidx(o, type_name(o, p->types[p->default_type].name))));
     if (p->time_origin != PCD_TIME_NONE) PCD_TRY(put_int(o, PCD_PPROF_V1_PROFILE_FIELD_TIME_NANOS, p->time_origin));
     if (p->duration != PCD_TIME_NONE) PCD_TRY(put_int(o, PCD_PPROF_V1_PROFILE_FIELD_DURATION_NANOS, p->duration));
     if (p->period_type >= 0 && (size_t)p->period_type < p->n_types) {
-        PCD_TRY(put_value_type(o, PCD_PPROF_V1_PROFILE_FIELD_PERIOD_TYPE, p->types[p->period_type].name,
+        PCD_TRY(put_value_type(o, PCD_PPROF_V1_PROFILE_FIELD_PERIOD_TYPE, type_name(o, p->types[p->period_type].name),
                                p->types[p->period_type].unit));
     } else {
         /* what a pprof input said, when it names no sample type: "type/unit" */
