@@ -1,15 +1,17 @@
 /* tachyon_ext_fuzz.c: libFuzzer harness for Tachyon above the bytes: the checks (replay with
- * per-thread stacks, frame and string indexes) and every converter (collapsed, samples,
- * speedscope, chrome) on any input. Invariants: no crash or leak, bounded memory, and a file
+ * per-thread stacks, frame and string indexes) and every conversion `profcodec formats` lists
+ * for it (through pcd_convert: the profile model's outputs, the format's own per-sample text,
+ * and the converters not on the model yet) on any input. Invariants: no crash or leak,
+ * bounded memory, exit status 0 or 1 (never a usage, memory or internal error), and a file
  * the checks find valid converts without error. Also builds as a corpus replay program. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/job.h"
 #include "formats/registry.h"
 #include "fuzzlib.h"
 #include "formats/tachyon/tachyon.h"
-#include "formats/xformat/xformat.h"
 
 #define CHECK(cond, msg)                                                                     \
     do {                                                                                     \
@@ -65,9 +67,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, (size_t)256 << 20);
     bool ok = valid(data, size, &al);
     CHECK(al.in_use == 0, "the checks leaked");
-    static const pcd_conv_fn convs[] = { tach_collapsed_run, tach_samples_run, tach_speedscope_run, tach_chrome_run,
-                                         xf_tachyon_to_mojo_run };
-    for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
+    const pcd_ext *ext = pcd_ext_find("tachyon");
+    const char *to, *help;
+    for (size_t i = 0; (to = pcd_convert_target(ext, i, &help)) != NULL; i++) {
         pcd_reader r;
         pcd_reader_opts o = { &al, NULL, 0, false };
         CHECK(pcd_reader_open_buffer(&r, &pcd_tachyon_v1_format, data, size, &o) == PCD_OK, "open");
@@ -76,12 +78,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pcd_ctx_init(&x, NULL);
         pcd_sink s;
         pcd_sink_init(&s, buf, sizeof buf, discard, NULL, NULL, &x);
-        pcd_conv_args a = { &pcd_tachyon_v1_format, &r, &s, "fuzz", false, false, NULL, &al, devnull, NULL, NULL, NULL };
-        int rc = convs[i](&a);
-        CHECK(rc == 0 || rc == 1, "a converter failed for a reason other than the input");
+        pcd_job j;
+        cli_job_init(&j, &pcd_tachyon_v1_format, &r, "fuzz", &al, devnull);
+        pcd_status st = pcd_convert(&j, to, &s);
+        CHECK(st != PCD_E_INTERNAL, "an internal error");
+        int rc = cli_job_exit(&j, st, devnull);
+        CHECK(rc == 0 || rc == 1, "a conversion failed for a reason other than the input");
         CHECK(!ok || rc == 0, "a valid file did not convert");
         pcd_reader_close(&r);
-        CHECK(al.in_use == 0, "a converter leaked");
+        CHECK(al.in_use == 0, "a conversion leaked");
     }
     return 0;
 }

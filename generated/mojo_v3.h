@@ -16,7 +16,7 @@
  * strings end with a NUL and need not be UTF-8. A sample is a stack event followed by
  * frame references, markers and metrics; string and frame keys are defined per process
  * (the pid of the latest stack event) and may be redefined. Keys are references, not
- * bytes: the checks on them are above the bytes (src/lib/mojo_*.c).
+ * bytes: the checks on them are above the bytes (src/formats/mojo/).
  */
 
 typedef struct pcd_mojo_v3_event_metadata pcd_mojo_v3_event_metadata;

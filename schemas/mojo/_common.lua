@@ -10,7 +10,7 @@ magnitude: first byte more(7) sign(6) 6 bits, then 7 bits a byte, at most 10 byt
 strings end with a NUL and need not be UTF-8. A sample is a stack event followed by
 frame references, markers and metrics; string and frame keys are defined per process
 (the pid of the latest stack event) and may be redefined. Keys are references, not
-bytes: the checks on them are above the bytes (src/lib/mojo_*.c).]]
+bytes: the checks on them are above the bytes (src/formats/mojo/).]]
 
 -- Events common to every version (case bodies by event id).
 M.metadata = struct {

@@ -123,40 +123,26 @@ void pcd_job_damage(pcd_job *j, const pcd_error *e)
     if (j->report) j->report(j->report_ud, true, e);
 }
 
-typedef struct pump_ctx {
-    pcd_record_fn fn;
-    void *ud;
-    pcd_status st;            /* what fn returned, when not PCD_OK */
-    uint64_t offset;          /* of the latest record, for progress */
-} pump_ctx;
-
-static pcd_status pump_one(void *ud, const pcd_record *rec)
-{
-    pump_ctx *c = ud;
-    c->offset = rec->offset;
-    pcd_status st = c->fn(c->ud, rec);
-    if (PCD_UNLIKELY(st != PCD_OK)) c->st = st;
-    return st;
-}
-
 pcd_status pcd_pump(pcd_job *j, pcd_record_fn fn, void *ud)
 {
-    pump_ctx c = { fn, ud, PCD_OK, 0 };
     pcd_record rec;
     for (;;) {
         uint64_t k = 0;
-        /* batches of 1024 records through the fast path, then one on its own */
-        pcd_status st = pcd_reader_decode_run(j->r, 1024, &k, pump_one, &c);
-        if (k && j->progress) j->progress(j->progress_ud, c.offset);
+        /* batches of 1024 records through the fast path, straight to fn (no wrapper: it is a
+         * call a record), then one on its own; a run that stopped without the reader failing
+         * was stopped by fn (the reader is never done here: next() said so first) */
+        pcd_status st = pcd_reader_decode_run(j->r, 1024, &k, fn, ud);
         if (st == PCD_OK) {
             st = pcd_reader_next(j->r, &rec);
             if (st == PCD_OK) {
                 if (j->progress) j->progress(j->progress_ud, rec.offset);
-                st = pump_one(&c, &rec);
+                st = fn(ud, &rec);
                 if (st == PCD_OK) continue;
+                return st;
             }
+        } else if (!j->r->failed) {
+            return st;
         }
-        if (c.st != PCD_OK) return c.st;
         if (st == PCD_END) return PCD_OK;
         pcd_job_damage(j, pcd_reader_error(j->r));
         if (j->all && pcd_reader_recover(j->r, NULL) == PCD_OK) continue;

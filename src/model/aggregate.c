@@ -1,4 +1,5 @@
-/* model/aggregate.c: (thread, stack) -> values, by open addressing with a last-hit shortcut. */
+/* model/aggregate.c: (thread, stack) -> values, by open addressing; the shortcuts (each
+ * thread's previous entry, recent entries by stack) are inline in aggregate.h. */
 #include "model/aggregate.h"
 
 #include "common/hash.h"
@@ -16,6 +17,8 @@ void pcd_agg_free(pcd_agg *a)
     PCD_VEC_FREE(a->al, a->e, a->cap);
     PCD_VEC_FREE(a->al, a->values, a->vcap);
     PCD_VEC_FREE(a->al, a->idx, a->idx_cap);
+    PCD_VEC_FREE(a->al, a->last, a->last_cap);
+    PCD_VEC_FREE(a->al, a->recent, a->recent_cap);
 }
 
 static uint64_t key_hash(pcd_thread_id t, pcd_stack_id s) { return pcd_hash2(t, s); }
@@ -37,40 +40,50 @@ static pcd_status rehash(pcd_agg *a)
     return PCD_OK;
 }
 
-pcd_status pcd_agg_add(pcd_agg *a, pcd_thread_id thread, pcd_stack_id stack, const uint64_t *values, uint64_t count)
+/* A larger cache of recent entries by stack, filled from the entries (the later ones win). */
+static pcd_status grow_recent(pcd_agg *a)
 {
+    size_t ncap = a->recent_cap ? a->recent_cap * 2 : 1024;
+    uint32_t *r = pcd_alloc_get(a->al, ncap * sizeof *r);
+    if (!r) return PCD_E_NOMEM;
+    memset(r, 0, ncap * sizeof *r);
+    PCD_VEC_FREE(a->al, a->recent, a->recent_cap);
+    a->recent = r;
+    a->recent_cap = ncap;
+    for (size_t i = 0; i < a->n; i++) a->recent[pcd_agg_slot(a, a->e[i].stack)] = (uint32_t)i + 1;
+    return PCD_OK;
+}
+
+pcd_status pcd_agg_add_slow(pcd_agg *a, pcd_thread_id thread, pcd_stack_id stack, const uint64_t *values, uint64_t count)
+{
+    if (PCD_UNLIKELY(a->n + 1 > a->recent_cap)) PCD_TRY(grow_recent(a));
+    if (PCD_UNLIKELY(thread >= a->last_cap)) {
+        size_t old = a->last_cap;
+        PCD_TRY(PCD_VEC_RESERVE(a->al, a->last, a->last_cap, (size_t)thread + 1));
+        memset(a->last + old, 0, (a->last_cap - old) * sizeof *a->last);
+    }
+    if ((a->n + 1) * 2 > a->idx_cap) PCD_TRY(rehash(a));
+    size_t mask = a->idx_cap - 1, i = key_hash(thread, stack) & mask;
+    for (;; i = (i + 1) & mask) {
+        uint32_t v = a->idx[i];
+        if (!v) break;
+        if (a->e[v - 1].thread == thread && a->e[v - 1].stack == stack) break;
+    }
     size_t k;
-    if (a->last && a->e[a->last - 1].thread == thread && a->e[a->last - 1].stack == stack) {
-        k = a->last - 1;
+    if (a->idx[i]) {
+        k = a->idx[i] - 1;
     } else {
-        if ((a->n + 1) * 2 > a->idx_cap) PCD_TRY(rehash(a));
-        size_t mask = a->idx_cap - 1, i = key_hash(thread, stack) & mask;
-        for (;; i = (i + 1) & mask) {
-            uint32_t v = a->idx[i];
-            if (!v) break;
-            if (a->e[v - 1].thread == thread && a->e[v - 1].stack == stack) break;
-        }
-        if (a->idx[i]) {
-            k = a->idx[i] - 1;
-        } else {
-            if (a->n >= UINT32_MAX - 1 || PCD_VEC_RESERVE(a->al, a->e, a->cap, a->n + 1) != PCD_OK ||
-                PCD_VEC_RESERVE(a->al, a->values, a->vcap, (a->n + 1) * a->n_types) != PCD_OK)
-                return PCD_E_NOMEM;
-            k = a->n++;
-            a->e[k].thread = thread;
-            a->e[k].stack = stack;
-            a->e[k].count = 0;
-            memset(a->values + k * a->n_types, 0, a->n_types * sizeof *a->values);
-            a->idx[i] = (uint32_t)k + 1;
-        }
-        a->last = k + 1;
+        if (a->n >= UINT32_MAX - 1 || PCD_VEC_RESERVE(a->al, a->e, a->cap, a->n + 1) != PCD_OK ||
+            PCD_VEC_RESERVE(a->al, a->values, a->vcap, (a->n + 1) * a->n_types) != PCD_OK)
+            return PCD_E_NOMEM;
+        k = a->n++;
+        a->e[k].thread = thread;
+        a->e[k].stack = stack;
+        a->e[k].count = 0;
+        memset(a->values + k * a->n_types, 0, a->n_types * sizeof *a->values);
+        a->idx[i] = (uint32_t)k + 1;
     }
-    a->e[k].count += count;
-    uint64_t *v = a->values + k * a->n_types;
-    if (count == 1) {
-        for (size_t t = 0; t < a->n_types; t++) v[t] = pcd_sat_add(v[t], values[t]);
-    } else {
-        for (size_t t = 0; t < a->n_types; t++) v[t] = pcd_sat_add(v[t], pcd_sat_mul(values[t], count));
-    }
+    a->last[thread] = a->recent[pcd_agg_slot(a, stack)] = (uint32_t)k + 1;
+    pcd_agg_add_to(a, k, values, count);
     return PCD_OK;
 }

@@ -174,16 +174,25 @@ static uint64_t stack_hash(const pcd_profile *p, uint32_t id) { return pcd_hash2
 pcd_stack_id pcd_profile_push_slow(pcd_profile *p, pcd_stack_id parent, pcd_frame_id frame)
 {
     if (p->oom) return PCD_STACK_EMPTY;
-    if (idx_grow(p, &p->st_idx, &p->st_idx_cap, p->n_stacks, stack_hash) != PCD_OK ||
-        PCD_VEC_RESERVE(p->al, p->st, p->stacks_cap, p->n_stacks + 1) != PCD_OK || p->n_stacks >= UINT32_MAX - 1) {
-        p->oom = PCD_E_NOMEM;
-        return PCD_STACK_EMPTY;
-    }
-    size_t mask = p->st_idx_cap - 1, i = pcd_hash2(parent, frame) & mask;
+    uint64_t h = pcd_hash2(parent, frame);
+    size_t mask = p->st_idx_cap - 1, i = h & mask;
     uint32_t id;
-    for (; p->st_idx[i]; i = (i + 1) & mask) {
+    /* a node that exists is found before anything grows */
+    for (; p->st_idx_cap && p->st_idx[i]; i = (i + 1) & mask) {
         id = p->st_idx[i] - 1;
         if (p->st[id].parent == parent && p->st[id].frame == frame) goto found;
+    }
+    if ((p->n_stacks + 1) * 2 > p->st_idx_cap) {
+        if (idx_grow(p, &p->st_idx, &p->st_idx_cap, p->n_stacks, stack_hash) != PCD_OK) {
+            p->oom = PCD_E_NOMEM;
+            return PCD_STACK_EMPTY;
+        }
+        mask = p->st_idx_cap - 1;
+        for (i = h & mask; p->st_idx[i]; i = (i + 1) & mask) {}
+    }
+    if (PCD_VEC_RESERVE(p->al, p->st, p->stacks_cap, p->n_stacks + 1) != PCD_OK || p->n_stacks >= UINT32_MAX - 1) {
+        p->oom = PCD_E_NOMEM;
+        return PCD_STACK_EMPTY;
     }
     id = (uint32_t)p->n_stacks++;
     p->st[id].parent = parent;
@@ -342,7 +351,7 @@ pcd_str pcd_profile_meta_get(const pcd_profile *p, const char *key)
     return 0;
 }
 
-pcd_status pcd_profile_sample(pcd_profile *p, const pcd_sample *s)
+pcd_status pcd_profile_sample_slow(pcd_profile *p, const pcd_sample *s)
 {
     if (PCD_UNLIKELY(!p->begun)) PCD_TRY(pcd_profile_begin(p));
     if (PCD_UNLIKELY(p->oom)) return p->oom;

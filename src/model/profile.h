@@ -298,7 +298,13 @@ int pcd_profile_find_type(const pcd_profile *p, const char *name);
 pcd_status pcd_profile_begin(pcd_profile *p);
 /* Metadata: kept (in order) and handed on. */
 pcd_status pcd_profile_meta(pcd_profile *p, pcd_str key, pcd_str value);
-pcd_status pcd_profile_sample(pcd_profile *p, const pcd_sample *s);
+pcd_status pcd_profile_sample_slow(pcd_profile *p, const pcd_sample *s);
+PCD_INLINE pcd_status pcd_profile_sample(pcd_profile *p, const pcd_sample *s)
+{
+    /* inline: importers call it for every sample (the first one begins the profile) */
+    if (PCD_UNLIKELY(!p->begun || p->oom || !p->consumer.sample)) return pcd_profile_sample_slow(p, s);
+    return p->consumer.sample(p->consumer.ud, p, s);
+}
 pcd_status pcd_profile_slice(pcd_profile *p, const pcd_slice *s);
 /* The end of the input (also after damage); the consumer's end, once. */
 pcd_status pcd_profile_end(pcd_profile *p);

@@ -96,8 +96,9 @@ static pcd_status write_cpython(collapsed *c, pcd_profile *p, int type)
     pcd_alloc *al = c->j->al;
     pcd_status st = PCD_OK;
     /* the key of a line: the thread id alone, and the stack of (file, function, line) frames */
-    size_t nf = p->n_frames, ns = p->n_stacks;
+    size_t nf = p->n_frames, ns = p->n_stacks, nt = p->n_threads;
     uint32_t *fmap = pcd_alloc_get(al, (nf + 1) * sizeof *fmap), *smap = pcd_alloc_get(al, (ns + 1) * sizeof *smap);
+    uint32_t *tmap = pcd_alloc_get(al, (nt + 1) * sizeof *tmap); /* thread -> its line thread + 1 */
     pcd_agg lines;
     pcd_agg_init(&lines, al, 1);
     cline *cl = NULL;
@@ -107,31 +108,33 @@ static pcd_status write_cpython(collapsed *c, pcd_profile *p, int type)
     pcd_memsink_init(&text, al);
     pcd_frame_id *fr = NULL;
     size_t fr_cap = 0;
-    if (!fmap || !smap) {
+    if (!fmap || !smap || !tmap) {
         st = PCD_E_NOMEM;
         goto out;
     }
     memset(fmap, 0, (nf + 1) * sizeof *fmap);
+    memset(tmap, 0, (nt + 1) * sizeof *tmap);
     memset(smap, 0, (ns + 1) * sizeof *smap);
     smap[0] = 1; /* the empty stack is itself */
     for (size_t i = 0; i < c->agg.n && st == PCD_OK; i++) {
         const pcd_agg_entry *e = &c->agg.e[i];
         uint64_t v = pcd_agg_values(&c->agg, i)[type];
         if (!v) continue;
-        /* project the stack, reusing the projections of its prefixes */
+        /* project the stack, reusing the projections of its prefixes: up the parents to one
+         * projected already, then down again, pushing the projected frames */
         pcd_stack_id s = e->stack;
         if (!smap[s]) {
-            size_t depth = pcd_stack_depth(p, s);
-            if ((st = PCD_VEC_RESERVE(al, fr, fr_cap, depth)) != PCD_OK) break;
-            pcd_stack_frames(p, s, fr);
-            pcd_stack_id src = PCD_STACK_EMPTY, dst = PCD_STACK_EMPTY;
-            for (size_t k = 0; k < depth; k++) {
-                src = pcd_profile_push(p, src, fr[k]);
-                if (smap[src]) {
-                    dst = smap[src] - 1;
-                    continue;
-                }
-                pcd_frame_id f = fr[k];
+            if ((st = PCD_VEC_RESERVE(al, fr, fr_cap, pcd_stack_depth(p, s))) != PCD_OK) break;
+            size_t n = 0;
+            pcd_stack_id up = s;
+            while (!smap[up]) {
+                fr[n++] = up; /* stack ids, innermost first */
+                up = pcd_stack_parent(p, up);
+            }
+            pcd_stack_id dst = smap[up] - 1;
+            while (n > 0) {
+                pcd_stack_id node = fr[--n];
+                pcd_frame_id f = pcd_stack_frame(p, node);
                 if (!fmap[f]) {
                     const pcd_frame *o = pcd_profile_frame_at(p, f);
                     pcd_frame k2 = pcd_frame_blank(PCD_FRAME_CODE);
@@ -141,28 +144,29 @@ static pcd_status write_cpython(collapsed *c, pcd_profile *p, int type)
                     fmap[f] = pcd_profile_frame(p, &k2) + 1;
                 }
                 dst = pcd_profile_push(p, dst, fmap[f] - 1);
-                if (src < ns) smap[src] = dst + 1;
+                smap[node] = dst + 1;
             }
             if (p->oom) {
                 st = p->oom;
                 break;
             }
-            if (s < ns) smap[s] = dst + 1;
         }
         pcd_stack_id ps = smap[s] - 1;
         if (ps == PCD_STACK_EMPTY) continue;
-        pcd_thread key = pcd_thread_blank();
-        const pcd_thread *th = &p->threads[e->thread];
-        key.has_tid = th->has_tid;
-        key.tid = th->tid;
-        key.tid_text = th->tid_text;
-        key.key = UINT64_C(0xC0117A95ED); /* apart from the input's own threads */
-        pcd_thread_id pt = pcd_profile_thread(p, &key);
-        if (p->oom) {
-            st = p->oom;
-            break;
+        if (!tmap[e->thread]) {
+            pcd_thread key = pcd_thread_blank();
+            const pcd_thread *th = &p->threads[e->thread];
+            key.has_tid = th->has_tid;
+            key.tid = th->tid;
+            key.tid_text = th->tid_text;
+            key.key = UINT64_C(0xC0117A95ED); /* apart from the input's own threads */
+            tmap[e->thread] = pcd_profile_thread(p, &key) + 1;
+            if (p->oom) {
+                st = p->oom;
+                break;
+            }
         }
-        st = pcd_agg_add(&lines, pt, ps, &v, 1);
+        st = pcd_agg_add(&lines, tmap[e->thread] - 1, ps, &v, 1);
     }
     /* the lines' texts (without their counts), then sort */
     for (size_t i = 0; i < lines.n && st == PCD_OK; i++) {
@@ -184,7 +188,7 @@ static pcd_status write_cpython(collapsed *c, pcd_profile *p, int type)
     }
     if (st == PCD_OK) st = pcd_memsink_flush(&text);
     pool = text.data;
-    if (st == PCD_OK) qsort_r(cl, n_lines, sizeof *cl, cline_cmp, (void *)pool);
+    if (st == PCD_OK && n_lines) qsort_r(cl, n_lines, sizeof *cl, cline_cmp, (void *)pool); /* cl is NULL without lines */
     for (size_t i = 0; i < n_lines && st == PCD_OK; i++) {
         st = pcd_sink_put(c->out, pool + cl[i].off, cl[i].len);
         if (st == PCD_OK) st = pcd_sink_put(c->out, " ", 1);
@@ -194,6 +198,7 @@ static pcd_status write_cpython(collapsed *c, pcd_profile *p, int type)
 out:
     if (fmap) pcd_alloc_free(al, fmap, (nf + 1) * sizeof *fmap);
     if (smap) pcd_alloc_free(al, smap, (ns + 1) * sizeof *smap);
+    if (tmap) pcd_alloc_free(al, tmap, (nt + 1) * sizeof *tmap);
     pcd_agg_free(&lines);
     PCD_VEC_FREE(al, cl, cl_cap);
     pcd_memsink_free(&text);

@@ -260,9 +260,13 @@ for fmt, files in sorted(by_format.items()):
             check(newsum == want_new, "collapsed --base %s %s: new column %d, the input's lines %d" % (b, n, newsum, want_new))
             check(abs(basesum - want_base) <= len(rows), "collapsed --base %s %s: base column %d, the base's lines %d" %
                   (b, n, basesum, want_base))
-    # a damaged base: the page of what came before the damage, exit 1
+    # a damaged base: the page of what came before the damage, exit 1 (a base damaged
+    # before its first sample has no page to give: such a file is not the case tried here)
+    def damaged_with_records(p):
+        rc, out, _ = run("convert", "--to", "html", p)
+        return rc == 1 and bool(out.strip())
     for p, f2, ver in inputs():
-        if f2 == fmt and "html" in FORMATS.get((f2, ver), []) and run("convert", "--to", "collapsed", p)[0] == 1:
+        if f2 == fmt and "html" in FORMATS.get((f2, ver), []) and damaged_with_records(p):
             rc, out, err = run("convert", "--to", "html", "--base", p, a, "--force")
             check(rc == 1 and page_data("damaged base", out) is not None, "a damaged base: exit %d: %s" % (rc, err.strip()[:200]))
             damaged_bases += 1

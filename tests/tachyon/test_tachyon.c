@@ -15,8 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/job.h"
 #include "formats/registry.h"
+#include "model/profile.h"
+#include "outputs/render.h"
 #include "formats/tachyon/tachyon.h"
+#include "common/text.h"
 #include "formats/tachyon/text.h"
 #include "formats/tachyon/writer.h"
 
@@ -86,10 +90,12 @@ static pcd_status mem_patch(void *ud, uint64_t off, const uint8_t *p, size_t n)
     return PCD_OK;
 }
 
-/* Runs a converter over a buffer; returns its exit code, output in *out. */
-static int convert(pcd_conv_fn fn, const uint8_t *data, size_t n, membuf *out)
+/* Converts a buffer as `profcodec convert --to TO` does (pcd_convert, the CLI's messages and
+ * exit statuses); returns the exit status, output in *out. */
+static int convert(const char *to, const uint8_t *data, size_t n, membuf *out)
 {
     memset(out, 0, sizeof *out);
+    assert_true(pcd_can_convert(pcd_ext_find("tachyon"), to));
     pcd_alloc al;
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, (size_t)1 << 30);
     pcd_reader r;
@@ -101,8 +107,9 @@ static int convert(pcd_conv_fn fn, const uint8_t *data, size_t n, membuf *out)
     pcd_sink s;
     pcd_sink_init(&s, buf, sizeof buf, mem_write, mem_patch, out, &x);
     FILE *err = fopen("/dev/null", "w");
-    pcd_conv_args a = { F, &r, &s, "test.bin", false, false, NULL, &al, err, NULL, NULL, NULL };
-    int rc = fn(&a);
+    pcd_job j;
+    cli_job_init(&j, F, &r, "test.bin", &al, err);
+    int rc = cli_job_exit(&j, pcd_convert(&j, to, &s), err);
     assert_int_equal(pcd_sink_flush(&s), PCD_OK);
     fclose(err);
     pcd_reader_close(&r);
@@ -203,11 +210,11 @@ static void test_real_profiles(void **state)
         uint8_t *smp = load_named(k_real[i], ".samples.txt", &sn);
         assert_non_null(col);
         membuf out;
-        assert_int_equal(convert(tach_collapsed_run, bin, n, &out), 0);
+        assert_int_equal(convert("collapsed", bin, n, &out), 0);
         assert_same_text(&out, col, cn, k_real[i]);
         free(out.p);
         if (smp) {
-            assert_int_equal(convert(tach_samples_run, bin, n, &out), 0);
+            assert_int_equal(convert("samples", bin, n, &out), 0);
             assert_same_text(&out, smp, sn, k_real[i]);
             free(out.p);
         }
@@ -307,7 +314,7 @@ static void test_error_places(void **state)
     assert_int_equal(v.errors, 1);
     assert_non_null(strstr(v.msg, "frames[5].funcname: expected string indexes below 12"));
     membuf out;
-    assert_int_equal(convert(tach_collapsed_run, f, n, &out), 1);
+    assert_int_equal(convert("collapsed", f, n, &out), 1);
     free(out.p);
     free(f);
     /* the same, unused: only a warning */
@@ -337,12 +344,12 @@ static membuf reencode(const uint8_t *p, size_t n, bool big)
     pcd_writer w;
     pcd_writer_open(&w, F, &s, &al);
     pcd_writer_set_big(&w, big);
-    tach_file root;
+    pcd_tachyon_v1_file root;
     pcd_record rec;
     pcd_status st;
     while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) {
         if (rec.depth == 0) {
-            root = *(const tach_file *)rec.data;
+            root = *(const pcd_tachyon_v1_file *)rec.data;
             assert_int_equal(pcd_writer_root(&w, &root), PCD_OK);
         } else {
             assert_int_equal(pcd_writer_record(&w, rec.region, rec.data), PCD_OK);
@@ -375,8 +382,8 @@ static void test_byte_orders(void **state)
         assert_memory_equal(other.p, big ? "HCAT" : "TACH", 4);
         /* the other order says the same */
         membuf a, b;
-        assert_int_equal(convert(tach_samples_run, bin, n, &a), 0);
-        assert_int_equal(convert(tach_samples_run, other.p, other.len, &b), 0);
+        assert_int_equal(convert("samples", bin, n, &a), 0);
+        assert_int_equal(convert("samples", other.p, other.len, &b), 0);
         assert_int_equal(a.len, b.len);
         assert_memory_equal(a.p, b.p, a.len);
         verdict v = validate(other.p, other.len);
@@ -408,7 +415,7 @@ static void test_writer_reproduces_cpython(void **state)
         uint8_t *bin = load_named(k_real[i], ".bin", &n);
         if (!bin) continue;
         membuf text;
-        assert_int_equal(convert(tach_samples_run, bin, n, &text), 0);
+        assert_int_equal(convert("samples", bin, n, &text), 0);
         FILE *in = fmemopen(text.p, text.len, "r");
         membuf m = { 0 };
         uint8_t buf[4096];
@@ -421,7 +428,7 @@ static void test_writer_reproduces_cpython(void **state)
         FILE *err = fopen("/dev/null", "w");
         bool big = memcmp(bin, "TACH", 4) == 0;
         pcd_import_args a = { in, "samples", &s, &al, err, big ? "big" : NULL };
-        assert_int_equal(tach_import_samples_run(&a), 0);
+        assert_int_equal(pcd_tachyon_import_samples_run(&a), 0);
         assert_int_equal(pcd_sink_flush(&s), PCD_OK);
         fclose(err);
         fclose(in);
@@ -431,7 +438,7 @@ static void test_writer_reproduces_cpython(void **state)
             if (m.len != n || memcmp(m.p, bin, n) != 0) fail_msg("%s: the writer's bytes differ from CPython's", k_real[i]);
         } else {
             membuf again;
-            assert_int_equal(convert(tach_samples_run, m.p, m.len, &again), 0);
+            assert_int_equal(convert("samples", m.p, m.len, &again), 0);
             assert_int_equal(again.len, text.len);
             assert_memory_equal(again.p, text.p, text.len);
             printf("note: %s re-encodes to the same samples; its zstd bytes differ (libzstd %s here)\n", k_real[i],
@@ -452,7 +459,7 @@ typedef struct rec_summary {
     uint32_t aux;                    /* shared_count / pop_count */
 } rec_summary;
 
-static size_t summarize(const uint8_t *p, size_t n, rec_summary *out, size_t cap, tach_file *root)
+static size_t summarize(const uint8_t *p, size_t n, rec_summary *out, size_t cap, pcd_tachyon_v1_file *root)
 {
     pcd_alloc al;
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, (size_t)1 << 30);
@@ -463,8 +470,8 @@ static size_t summarize(const uint8_t *p, size_t n, rec_summary *out, size_t cap
     size_t k = 0;
     pcd_status st;
     while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) {
-        if (rec.depth == 0) *root = *(const tach_file *)rec.data;
-        const tach_sample *s = tach_as_sample(&rec);
+        if (rec.depth == 0) *root = *(const pcd_tachyon_v1_file *)rec.data;
+        const pcd_tachyon_v1_sample *s = pcd_tachyon_as_sample(&rec);
         if (!s || k == cap) continue;
         rec_summary *rs = &out[k++];
         memset(rs, 0, sizeof *rs);
@@ -487,20 +494,20 @@ static size_t summarize(const uint8_t *p, size_t n, rec_summary *out, size_t cap
     return k;
 }
 
-static tach_wframe fr(int i)
+static pcd_tachyon_wframe fr(int i)
 {
     static char names[300][16];
     snprintf(names[i], sizeof names[i], "f%d", i);
-    return (tach_wframe){ (const uint8_t *)"/x.py", 5, (const uint8_t *)names[i], strlen(names[i]), i + 1, i + 1, 0, 4, -1 };
+    return (pcd_tachyon_wframe){ (const uint8_t *)"/x.py", 5, (const uint8_t *)names[i], strlen(names[i]), i + 1, i + 1, 0, 4, -1 };
 }
 
 /* Stacks given outermost first, as call paths: {a, b, c} is a calling b calling c. */
-static void sample(tach_writer *tw, uint64_t tid, uint64_t ts, const int *path, size_t d)
+static void sample(pcd_tachyon_writer *tw, uint64_t tid, uint64_t ts, const int *path, size_t d)
 {
-    tach_wframe f[300] = { 0 };
+    pcd_tachyon_wframe f[300] = { 0 };
     assert_true(d <= sizeof f / sizeof f[0]);
     for (size_t i = 0; i < d; i++) f[i] = fr(path[d - 1 - i]);
-    assert_int_equal(tach_writer_sample(tw, tid, 0, 0x24, ts, f, d), PCD_OK);
+    assert_int_equal(pcd_tachyon_writer_sample(tw, tid, 0, 0x24, ts, f, d), PCD_OK);
 }
 
 static void test_writer_choices(void **state)
@@ -514,9 +521,9 @@ static void test_writer_choices(void **state)
     pcd_sink_init(&s, buf, sizeof buf, mem_write, mem_patch, &m, &x);
     pcd_alloc al;
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, (size_t)1 << 30);
-    tach_writer_opts o = { 1000, 1000, { 3, 15, 2 }, 0, 4, 0, false, true, 1.0, 1000.0, 0, 0, 1 };
-    tach_writer tw;
-    assert_int_equal(tach_writer_open(&tw, &s, &al, &o), PCD_OK);
+    pcd_tachyon_writer_opts o = { 1000, 1000, { 3, 15, 2 }, 0, 4, 0, false, true, 1.0, 1000.0, 0, 0, 1 };
+    pcd_tachyon_writer tw;
+    assert_int_equal(pcd_tachyon_writer_open(&tw, &s, &al, &o), PCD_OK);
     static const int p1[] = { 0, 1, 2 }, p2[] = { 0, 1, 2, 3, 4 }, p3[] = { 0, 1, 5 }, p4[] = { 7, 8 },
                      p5[] = { 0, 1, 2, 3, 9, 10, 11 }, p6[] = { 0, 12, 13, 14, 15, 16, 17 };
     uint64_t t = 2000;
@@ -539,12 +546,12 @@ static void test_writer_choices(void **state)
      * holds (16384 - 11) / 3 + 1 = 5458 entries before it flushes */
     for (int i = 0; i < 6000; i++) sample(&tw, 2, t += 1000, p1, 3);
     sample(&tw, 1, t += 1000, p1, 3);     /* thread 1 ends with a pending REPEAT */
-    assert_int_equal(tach_writer_finish(&tw), PCD_OK);
-    tach_writer_close(&tw);
+    assert_int_equal(pcd_tachyon_writer_finish(&tw), PCD_OK);
+    pcd_tachyon_writer_close(&tw);
     assert_int_equal(pcd_sink_flush(&s), PCD_OK);
     assert_int_equal(al.in_use, 0);
     rec_summary r[64];
-    tach_file root;
+    pcd_tachyon_v1_file root;
     size_t k = summarize(m.p, m.len, r, 64, &root);
     static const struct { uint32_t which; uint64_t tid; size_t n; uint32_t aux; } want[] = {
         { PCD_TACHYON_V1_SAMPLE_STACK_REPEAT, 1, 1, 0 },  /* flushed by the next record of thread 1 */
@@ -578,7 +585,7 @@ static void test_writer_choices(void **state)
     if (v.errors) fail_msg("%s", v.msg);
     assert_int_equal(v.warnings, 0);
     membuf col;
-    assert_int_equal(convert(tach_collapsed_run, m.p, m.len, &col), 0);
+    assert_int_equal(convert("collapsed", m.p, m.len, &col), 0);
     assert_non_null(strstr((char *)col.p, "tid:3;x.py:f44:45;x.py:f45:46;"));
     assert_non_null(strstr((char *)col.p, ";x.py:f299:300 1\n"));
     assert_null(strstr((char *)col.p, "x.py:f43:44;"));
@@ -603,7 +610,7 @@ static void test_text(void **state)
     };
     for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
         uint8_t out[64];
-        size_t k = tach_utf8_replace((const uint8_t *)u[i].in, u[i].n, out);
+        size_t k = pcd_utf8_replace((const uint8_t *)u[i].in, u[i].n, out);
         assert_int_equal(k, strlen(u[i].out));
         assert_memory_equal(out, u[i].out, k);
     }
@@ -615,11 +622,11 @@ static void test_text(void **state)
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         char b[64];
-        tach_py_float_repr(b, sizeof b, f[i].v);
+        pcd_tachyon_py_float_repr(b, sizeof b, f[i].v);
         assert_string_equal(b, f[i].s);
     }
     char b[64];
-    tach_py_float_repr(b, sizeof b, NAN);
+    pcd_tachyon_py_float_repr(b, sizeof b, NAN);
     assert_string_equal(b, "nan");
     /* repr(str) */
     static const struct { const char *in, *out; } r[] = {
@@ -629,16 +636,16 @@ static void test_text(void **state)
     };
     for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
         char o[128];
-        size_t k = tach_py_str_repr((const uint8_t *)r[i].in, strlen(r[i].in), o);
+        size_t k = pcd_tachyon_py_str_repr((const uint8_t *)r[i].in, strlen(r[i].in), o);
         o[k] = 0;
         assert_string_equal(o, r[i].out);
     }
-    size_t bl;
-    const uint8_t *bn = tach_basename((const uint8_t *)"/a/b/c.py", 9, &bl);
-    assert_int_equal(bl, 4);
-    assert_memory_equal(bn, "c.py", 4);
-    bn = tach_basename((const uint8_t *)"<frozen runpy>", 14, &bl);
-    assert_int_equal(bl, 14);
+    /* os.path.basename, as the CPython dialect of the outputs names files */
+    pcd_bytes bn = pcd_basename((pcd_bytes){ (const uint8_t *)"/a/b/c.py", 9 });
+    assert_int_equal(bn.len, 4);
+    assert_memory_equal(bn.ptr, "c.py", 4);
+    bn = pcd_basename((pcd_bytes){ (const uint8_t *)"<frozen runpy>", 14 });
+    assert_int_equal(bn.len, 14);
 }
 
 /* ---- damage sweeps ------------------------------------------------------------------------------- */
@@ -650,7 +657,7 @@ static void test_damage_sweep(void **state)
 {
     (void)state;
     static const char *const files[] = { "sleepy_cpu_zstd", "crafted/stats_legacy", "deep_zstd" };
-    static const pcd_conv_fn convs[] = { tach_collapsed_run, tach_samples_run, tach_speedscope_run, tach_chrome_run };
+    static const char *const convs[] = { "collapsed", "samples", "speedscope", "chrome", "austin" };
     uint64_t seed = 0x9E3779B97F4A7C15u;
     unsigned runs = 0;
     for (size_t fi = 0; fi < sizeof files / sizeof files[0]; fi++) {
@@ -687,6 +694,162 @@ static void test_damage_sweep(void **state)
     assert_true(runs > 1000);
 }
 
+/* ---- the profile model ------------------------------------------------------------------- */
+
+/* What a consumer of the imported profile saw. */
+typedef struct seen {
+    bool begun, ended;
+    uint64_t samples, calls, runs;   /* samples (counts summed), calls, calls with a count above 1 */
+    const char *want;                /* with times: the S lines of CPython's dump, to walk */
+    uint64_t start_us;
+    int64_t last_time[64];           /* per model thread */
+    unsigned bad;
+    char why[256];
+} seen;
+
+static pcd_status seen_begin(void *ud, pcd_profile *p)
+{
+    (void)p;
+    ((seen *)ud)->begun = true;
+    return PCD_OK;
+}
+
+static pcd_status seen_end(void *ud, pcd_profile *p)
+{
+    (void)p;
+    ((seen *)ud)->ended = true;
+    return PCD_OK;
+}
+
+static pcd_status seen_sample(void *ud, pcd_profile *p, const pcd_sample *s)
+{
+    seen *v = ud;
+    v->calls++;
+    v->samples += s->count;
+    if (s->count > 1) v->runs++;
+    const pcd_thread *th = &p->threads[s->thread];
+    if (!v->want) {
+        if (s->time != PCD_TIME_NONE && !v->bad++) snprintf(v->why, sizeof v->why, "a time without PCD_NEEDS_TIMES");
+        return PCD_OK;
+    }
+    /* the next S line: thread, interpreter, status and timestamp */
+    const char *l = strstr(v->want, "\nS ");
+    if (!l) {
+        if (!v->bad++) snprintf(v->why, sizeof v->why, "more samples than S lines");
+        return PCD_OK;
+    }
+    unsigned long long tid, ts;
+    unsigned interp, status;
+    if (sscanf(l + 3, "%llu %u %u %llu", &tid, &interp, &status, &ts) != 4) return PCD_E_INTERNAL;
+    v->want = l + 1;
+    int64_t t = (int64_t)(ts - v->start_us) * 1000;
+    if ((th->tid != tid || th->iid != interp || s->status != status || s->time != t || s->count != 1) && !v->bad++)
+        snprintf(v->why, sizeof v->why, "sample %llu: tid %llu iid %lld status %u time %lld, want %llu %u %u %lld",
+                 (unsigned long long)v->calls, (unsigned long long)th->tid, (long long)th->iid, s->status,
+                 (long long)s->time, tid, interp, status, (long long)t);
+    if (s->thread < 64) {
+        if (v->last_time[s->thread] > s->time && !v->bad++)
+            snprintf(v->why, sizeof v->why, "sample %llu: a thread's times go back", (unsigned long long)v->calls);
+        v->last_time[s->thread] = s->time;
+    }
+    return PCD_OK;
+}
+
+/* Imports a buffer into the model for a consumer that needs times or not. */
+static void import_into(const uint8_t *data, size_t n, bool times, seen *v, bool check_header)
+{
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, (size_t)1 << 30);
+    pcd_reader r;
+    pcd_reader_opts o = { &al, NULL, 0, false };
+    assert_int_equal(pcd_reader_open_buffer(&r, F, data, n, &o), PCD_OK);
+    FILE *err = fopen("/dev/null", "w");
+    pcd_job j;
+    cli_job_init(&j, F, &r, "test.bin", &al, err);
+    pcd_consumer c = { v, times ? PCD_NEEDS_TIMES : 0, seen_begin, NULL, seen_sample, NULL, seen_end };
+    pcd_profile p;
+    pcd_profile_init(&p, &al, &c);
+    const pcd_ext *ext = pcd_ext_find("tachyon");
+    assert_int_equal(ext->model->run(&j, &p), PCD_OK);
+    assert_int_equal(pcd_profile_end(&p), PCD_OK);
+    assert_false(j.damaged);
+    fclose(err);
+    if (check_header) {
+        /* what the header says, as metadata */
+        assert_int_equal(p.dialect, PCD_DIALECT_CPYTHON);
+        assert_int_equal(p.time_origin, PCD_TIME_NONE);
+        int t = pcd_profile_find_type(&p, "time"), s = pcd_profile_find_type(&p, "samples");
+        assert_true(t >= 0 && s >= 0);
+        assert_int_equal(p.default_type, s);
+        assert_true(p.types[s].secondary);
+        assert_false(p.types[t].secondary);
+        pcd_bytes b = pcd_profile_text(&p, pcd_profile_meta_get(&p, "python_version"));
+        assert_true(b.len == 6 && memcmp(b.ptr, "3.15.2", 6) == 0);
+        b = pcd_profile_text(&p, pcd_profile_meta_get(&p, "start_time_us"));
+        char want[32];
+        snprintf(want, sizeof want, "%llu", (unsigned long long)v->start_us);
+        assert_true(b.len == strlen(want) && memcmp(b.ptr, want, b.len) == 0);
+        /* every frame is code with a file; none of CPython's own */
+        for (size_t i = 0; i < p.n_frames; i++) {
+            const pcd_frame *f = pcd_profile_frame_at(&p, (pcd_frame_id)i);
+            assert_int_equal(f->kind, PCD_FRAME_CODE);
+            b = pcd_profile_text(&p, f->file);
+            assert_true(b.len > 0);
+            assert_false(b.len >= 20 && memcmp(b.ptr + b.len - 20, "_sync_coordinator.py", 20) == 0);
+            if (f->column != PCD_POS_NONE) assert_true(f->column >= 1 && f->line != PCD_POS_NONE);
+        }
+    }
+    pcd_profile_free(&p);
+    pcd_reader_close(&r);
+    assert_int_equal(al.in_use, 0);
+}
+
+/* Every real profile into the model: with times, each sample as CPython's reader gives it
+ * (thread, interpreter, status, timestamp, in the file's order); without, the same samples
+ * with REPEAT runs as counts. */
+static void test_model_import(void **state)
+{
+    (void)state;
+    unsigned seen_files = 0;
+    for (size_t i = 0; i < sizeof k_real / sizeof k_real[0]; i++) {
+        size_t n, sn;
+        uint8_t *bin = load_named(k_real[i], ".bin", &n);
+        char *smp = (char *)load_named(k_real[i], ".samples.txt", &sn);
+        if (!bin || !smp) {
+            free(bin);
+            free(smp);
+            continue;
+        }
+        seen_files++;
+        const char *st = strstr(smp, "# info start_time_us=");
+        assert_non_null(st);
+        const char *sc = strstr(smp, "# info sample_count=");
+        assert_non_null(sc);
+        uint64_t count = strtoull(sc + 20, NULL, 10);
+        seen a;
+        memset(&a, 0, sizeof a);
+        a.want = smp;
+        a.start_us = strtoull(st + 21, NULL, 10);
+        import_into(bin, n, true, &a, false);
+        if (a.bad) fail_msg("%s: %s", k_real[i], a.why);
+        assert_true(a.begun && a.ended);
+        assert_int_equal(a.samples, count);
+        assert_int_equal(a.calls, count);
+        assert_null(strstr(a.want + 1, "\nS "));
+        seen b;
+        memset(&b, 0, sizeof b);
+        b.start_us = a.start_us;
+        import_into(bin, n, false, &b, true);
+        if (b.bad) fail_msg("%s: %s", k_real[i], b.why);
+        assert_int_equal(b.samples, count);
+        assert_true(b.calls <= count);
+        if (strstr(smp, "# stats repeat_samples=0\n") == NULL) assert_true(b.runs > 0);
+        free(bin);
+        free(smp);
+    }
+    assert_true(seen_files >= 7);
+}
+
 /* ---- converters' shapes ----------------------------------------------------------------------- */
 
 static void test_speedscope_chrome(void **state)
@@ -696,24 +859,31 @@ static void test_speedscope_chrome(void **state)
     uint8_t *bin = load_named("threads_gil_none", ".bin", &n);
     assert_non_null(bin);
     membuf out;
-    assert_int_equal(convert(tach_speedscope_run, bin, n, &out), 0);
+    assert_int_equal(convert("speedscope", bin, n, &out), 0);
     json_error_t je;
     json_t *j = json_loadb((const char *)out.p, out.len, 0, &je);
     assert_non_null(j);
     json_t *profiles = json_object_get(j, "profiles");
     assert_int_equal(json_array_size(profiles), 5); /* thread_count 5 */
-    size_t total = 0;
+    /* a time profile per thread (runs of equal stacks merged): the weights are the samples
+     * times the interval, 1304 samples of 1000 us, none with an empty stack */
+    size_t runs = 0;
+    json_int_t total = 0;
     for (size_t i = 0; i < json_array_size(profiles); i++) {
         json_t *pr = json_array_get(profiles, i);
-        assert_int_equal(json_array_size(json_object_get(pr, "samples")), json_array_size(json_object_get(pr, "weights")));
-        total += json_array_size(json_object_get(pr, "samples"));
+        json_t *w = json_object_get(pr, "weights");
+        assert_string_equal(json_string_value(json_object_get(pr, "unit")), "microseconds");
+        assert_int_equal(json_array_size(json_object_get(pr, "samples")), json_array_size(w));
+        runs += json_array_size(w);
+        for (size_t k = 0; k < json_array_size(w); k++) total += json_integer_value(json_array_get(w, k));
     }
-    assert_true(total > 1000);
+    assert_true(runs > 500);
+    assert_int_equal(total, 1304000);
     /* no frame of CPython's own bootstrap */
     assert_null(strstr((const char *)out.p, "_sync_coordinator"));
     json_decref(j);
     free(out.p);
-    assert_int_equal(convert(tach_chrome_run, bin, n, &out), 0);
+    assert_int_equal(convert("chrome", bin, n, &out), 0);
     j = json_loadb((const char *)out.p, out.len, 0, &je);
     assert_non_null(j);
     json_t *ev = json_object_get(j, "traceEvents");
@@ -742,7 +912,7 @@ int main(void)
         cmocka_unit_test(test_error_places),         cmocka_unit_test(test_byte_orders),
         cmocka_unit_test(test_writer_reproduces_cpython), cmocka_unit_test(test_writer_choices),
         cmocka_unit_test(test_text),                 cmocka_unit_test(test_damage_sweep),
-        cmocka_unit_test(test_speedscope_chrome),
+        cmocka_unit_test(test_speedscope_chrome),    cmocka_unit_test(test_model_import),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

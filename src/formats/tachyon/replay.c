@@ -4,23 +4,23 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const tach_mode_names[5] = { "wall", "cpu", "gil", "all", "exception" };
-const char *const tach_feature_names[5] = { "all_threads", "native", "gc", "opcodes", "blocking" };
+const char *const pcd_tachyon_mode_names[5] = { "wall", "cpu", "gil", "all", "exception" };
+const char *const pcd_tachyon_feature_names[5] = { "all_threads", "native", "gc", "opcodes", "blocking" };
 
-int tach_config_mode(uint32_t config)
+int pcd_tachyon_config_mode(uint32_t config)
 {
     uint32_t m = config & 7;
     return m == 0 || m > 5 ? -1 : (int)m - 1;
 }
 
-int tach_config_features(uint32_t config)
+int pcd_tachyon_config_features(uint32_t config)
 {
     return (config & 8) ? (int)((config >> 4) & 31) : -1;
 }
 
-tach_loc tach_frame_loc(const tach_frame_rec *f)
+pcd_tachyon_loc pcd_tachyon_frame_loc(const pcd_tachyon_v1_frame *f)
 {
-    tach_loc l = { f->lineno == -1, -1, -1, -1, -1 };
+    pcd_tachyon_loc l = { f->lineno == -1, -1, -1, -1, -1 };
     if (l.none) return l;
     l.lineno = f->lineno;
     l.end_lineno = (int32_t)((uint32_t)f->lineno + (uint32_t)f->end_lineno_delta);
@@ -45,144 +45,6 @@ static void *grow(pcd_alloc *al, void *p, size_t old_n, size_t new_n, size_t ele
     return pcd_alloc_resize(al, p, old_n * elem, new_n * elem);
 }
 
-/* ---- the stack tree ------------------------------------------------------------------------- */
-
-PCD_INLINE uint64_t tree_hash(uint32_t parent, uint32_t frame)
-{
-    return ((uint64_t)parent << 32 | frame) * UINT64_C(0x9E3779B97F4A7C15);
-}
-
-pcd_status tach_tree_init(tach_tree *t, pcd_alloc *al)
-{
-    memset(t, 0, sizeof *t);
-    t->al = al;
-    t->cap = 1024;
-    t->parent = pcd_alloc_get(al, t->cap * sizeof(uint32_t));
-    t->frame = pcd_alloc_get(al, t->cap * sizeof(uint32_t));
-    t->kids = pcd_alloc_get(al, 4 * t->cap * sizeof(uint32_t));
-    t->hcap = 2048;
-    t->hshift = 64 - 11;
-    t->h = pcd_alloc_get(al, t->hcap * sizeof *t->h);
-    if (!t->parent || !t->frame || !t->kids || !t->h) return PCD_E_NOMEM;
-    memset(t->h, 0, t->hcap * sizeof *t->h);
-    t->parent[0] = 0;
-    t->frame[0] = UINT32_MAX;
-    memset(t->kids, 0, 4 * sizeof(uint32_t));
-    t->n = 1;
-    return PCD_OK;
-}
-
-void tach_tree_free(tach_tree *t)
-{
-    if (!t->al) return;
-    pcd_alloc_free(t->al, t->parent, t->cap * sizeof(uint32_t));
-    pcd_alloc_free(t->al, t->frame, t->cap * sizeof(uint32_t));
-    pcd_alloc_free(t->al, t->kids, 4 * t->cap * sizeof(uint32_t));
-    pcd_alloc_free(t->al, t->h, t->hcap * sizeof *t->h);
-    memset(t, 0, sizeof *t);
-}
-
-static pcd_status tree_rehash(tach_tree *t)
-{
-    size_t ncap = t->hcap * 2;
-    uint32_t *nh = pcd_alloc_get(t->al, ncap * sizeof *nh);
-    if (!nh) return PCD_E_NOMEM;
-    memset(nh, 0, ncap * sizeof *nh);
-    uint32_t *old = t->h;
-    size_t ocap = t->hcap;
-    t->h = nh;
-    t->hcap = ncap;
-    t->hshift--;
-    for (size_t i = 0; i < ocap; i++) {
-        uint32_t nd = old[i];
-        if (!nd) continue;
-        size_t j = (size_t)(tree_hash(t->parent[nd], t->frame[nd]) >> t->hshift);
-        while (nh[j]) j = (j + 1) & (ncap - 1);
-        nh[j] = nd;
-    }
-    pcd_alloc_free(t->al, old, ocap * sizeof *old);
-    return PCD_OK;
-}
-
-/* The parent's two children found last, most recent first. */
-PCD_INLINE void kid_remember(tach_tree *t, uint32_t parent, uint32_t frame, uint32_t node)
-{
-    uint32_t *k = t->kids + 4 * (size_t)parent;
-    k[2] = k[0];
-    k[3] = k[1];
-    k[0] = frame;
-    k[1] = node;
-}
-
-pcd_status tach_tree_child_slow(tach_tree *t, uint32_t parent, uint32_t frame, uint32_t *out)
-{
-    /* the parent's two last children (tach_tree_child looked at the first), then the table */
-    const uint32_t *k = t->kids + 4 * (size_t)parent;
-    if (k[1] && k[0] == frame) {
-        *out = k[1];
-        return PCD_OK;
-    }
-    if (k[3] && k[2] == frame) {
-        uint32_t nd = k[3];
-        kid_remember(t, parent, frame, nd);
-        *out = nd;
-        return PCD_OK;
-    }
-    size_t i = (size_t)(tree_hash(parent, frame) >> t->hshift);
-    for (;;) {
-        uint32_t nd = t->h[i];
-        if (!nd) break;
-        if (t->parent[nd] == parent && t->frame[nd] == frame) {
-            kid_remember(t, parent, frame, nd);
-            *out = nd;
-            return PCD_OK;
-        }
-        i = (i + 1) & (t->hcap - 1);
-    }
-    if (t->n == UINT32_MAX) return PCD_E_LIMIT;
-    if (t->n == t->cap) {
-        uint32_t ncap = t->cap > UINT32_MAX / 2 ? UINT32_MAX : t->cap * 2;
-        if (ncap > UINT32_MAX / 2) return PCD_E_LIMIT;
-        uint32_t **arrays[3] = { &t->parent, &t->frame, &t->kids };
-        static const size_t per[3] = { 1, 1, 4 }; /* entries per node */
-        uint32_t *fresh[3];
-        bool ok = true;
-        for (int a = 0; a < 3; a++) {
-            fresh[a] = pcd_alloc_get(t->al, per[a] * ncap * sizeof(uint32_t));
-            ok = ok && fresh[a];
-        }
-        if (!ok) {
-            for (int a = 0; a < 3; a++) pcd_alloc_free(t->al, fresh[a], per[a] * ncap * sizeof(uint32_t));
-            return PCD_E_NOMEM;
-        }
-        for (int a = 0; a < 3; a++) {
-            memcpy(fresh[a], *arrays[a], per[a] * t->cap * sizeof(uint32_t));
-            pcd_alloc_free(t->al, *arrays[a], per[a] * t->cap * sizeof(uint32_t));
-            *arrays[a] = fresh[a];
-        }
-        t->cap = ncap;
-    }
-    uint32_t node = t->n++;
-    t->parent[node] = parent;
-    t->frame[node] = frame;
-    memset(t->kids + 4 * (size_t)node, 0, 4 * sizeof(uint32_t));
-    t->h[i] = node;
-    kid_remember(t, parent, frame, node);
-    *out = node;
-    if ((size_t)t->n * 2 > t->hcap) return tree_rehash(t);
-    return PCD_OK;
-}
-
-uint32_t tach_tree_stack(const tach_tree *t, uint32_t node, uint32_t *out)
-{
-    uint32_t d = 0;
-    while (node && d < TACH_MAX_DEPTH) {
-        out[d++] = t->frame[node];
-        node = t->parent[node];
-    }
-    return d;
-}
-
 /* ---- the distinct stacks ----------------------------------------------------------------- */
 
 #define STACK_SEED UINT64_C(0x243F6A8885A308D3)
@@ -193,12 +55,12 @@ PCD_INLINE uint64_t stack_step(uint64_t h, uint32_t frame)
     return (h ^ frame) * UINT64_C(0x9E3779B97F4A7C15) + 0x632BE5AB;
 }
 
-PCD_INLINE size_t stack_slot(const tach_stacks *st, uint64_t h)
+PCD_INLINE size_t stack_slot(const pcd_tachyon_stacks *st, uint64_t h)
 {
     return (size_t)(((h ^ (h >> 29)) * UINT64_C(0xBF58476D1CE4E5B9)) >> st->hshift);
 }
 
-static pcd_status stacks_init(tach_stacks *st, pcd_alloc *al)
+static pcd_status stacks_init(pcd_tachyon_stacks *st, pcd_alloc *al)
 {
     memset(st, 0, sizeof *st);
     st->al = al;
@@ -211,12 +73,12 @@ static pcd_status stacks_init(tach_stacks *st, pcd_alloc *al)
     st->h = pcd_alloc_get(al, st->hcap * sizeof *st->h);
     if (!st->frames || !st->ids || !st->h) return PCD_E_NOMEM;
     memset(st->h, 0, st->hcap * sizeof *st->h);
-    st->ids[0] = (struct tach_stack){ STACK_SEED, 0, 0 };
+    st->ids[0] = (struct pcd_tachyon_stack){ STACK_SEED, 0, 0 };
     st->n = 1;
     return PCD_OK;
 }
 
-static void stacks_free(tach_stacks *st)
+static void stacks_free(pcd_tachyon_stacks *st)
 {
     if (!st->al) return;
     pcd_alloc_free(st->al, st->frames, st->cap * sizeof *st->frames);
@@ -225,7 +87,7 @@ static void stacks_free(tach_stacks *st)
     memset(st, 0, sizeof *st);
 }
 
-static pcd_status stacks_rehash(tach_stacks *st)
+static pcd_status stacks_rehash(pcd_tachyon_stacks *st)
 {
     size_t ncap = st->hcap * 2;
     uint32_t *nh = pcd_alloc_get(st->al, ncap * sizeof *nh);
@@ -244,7 +106,7 @@ static pcd_status stacks_rehash(tach_stacks *st)
 }
 
 /* The id of the stack frames[0..d) (outermost first) whose hash is h, added if new. */
-static pcd_status stacks_find(tach_stacks *st, const uint32_t *frames, uint32_t d, uint64_t h, uint32_t *out)
+static pcd_status stacks_find(pcd_tachyon_stacks *st, const uint32_t *frames, uint32_t d, uint64_t h, uint32_t *out)
 {
     if (d == 0) {
         *out = 0;
@@ -254,7 +116,7 @@ static pcd_status stacks_find(tach_stacks *st, const uint32_t *frames, uint32_t 
     for (;;) {
         uint32_t id = st->h[i];
         if (!id) break;
-        const struct tach_stack *k = &st->ids[id];
+        const struct pcd_tachyon_stack *k = &st->ids[id];
         if (k->hash == h && k->depth == d && memcmp(st->frames + k->off, frames, d * sizeof *frames) == 0) {
             *out = id;
             return PCD_OK;
@@ -264,7 +126,7 @@ static pcd_status stacks_find(tach_stacks *st, const uint32_t *frames, uint32_t 
     if (st->n == st->cap_ids) {
         if (st->cap_ids > UINT32_MAX / 2) return PCD_E_LIMIT;
         uint32_t ncap = st->cap_ids * 2;
-        struct tach_stack *ni = pcd_alloc_resize(st->al, st->ids, st->cap_ids * sizeof *ni, ncap * sizeof *ni);
+        struct pcd_tachyon_stack *ni = pcd_alloc_resize(st->al, st->ids, st->cap_ids * sizeof *ni, ncap * sizeof *ni);
         if (!ni) return PCD_E_NOMEM;
         st->ids = ni;
         st->cap_ids = ncap;
@@ -279,7 +141,7 @@ static pcd_status stacks_find(tach_stacks *st, const uint32_t *frames, uint32_t 
     }
     uint32_t id = st->n++;
     memcpy(st->frames + st->len, frames, d * sizeof *frames);
-    st->ids[id] = (struct tach_stack){ h, st->len, d };
+    st->ids[id] = (struct pcd_tachyon_stack){ h, st->len, d };
     st->len += d;
     st->h[i] = id;
     *out = id;
@@ -289,7 +151,7 @@ static pcd_status stacks_find(tach_stacks *st, const uint32_t *frames, uint32_t 
 
 /* ---- threads ---------------------------------------------------------------------------- */
 
-static pcd_status threads_rehash(tach_replay *rp)
+static pcd_status threads_rehash(pcd_tachyon_replay *rp)
 {
     size_t ncap = rp->th_cap ? rp->th_cap * 2 : 64;
     uint64_t *nk = pcd_alloc_get(rp->al, ncap * sizeof(uint64_t));
@@ -321,13 +183,13 @@ static pcd_status threads_rehash(tach_replay *rp)
 }
 
 /* A thread's allocation: without stacks, not the frames and hashes. */
-static size_t thread_size(const tach_replay *rp)
+static size_t thread_size(const pcd_tachyon_replay *rp)
 {
-    return rp->with_tree ? sizeof(tach_thread) : offsetof(tach_thread, hash);
+    return rp->with_tree ? sizeof(pcd_tachyon_thread) : offsetof(pcd_tachyon_thread, hash);
 }
 
 /* The thread (tid, interp), or NULL with *slot where a new one goes. */
-static tach_thread *thread_find(tach_replay *rp, uint64_t tid, uint32_t interp, size_t *slot)
+static pcd_tachyon_thread *thread_find(pcd_tachyon_replay *rp, uint64_t tid, uint32_t interp, size_t *slot)
 {
     size_t i = mix64(tid ^ ((uint64_t)interp << 17)) & (rp->th_cap - 1);
     for (;;) {
@@ -343,7 +205,7 @@ static tach_thread *thread_find(tach_replay *rp, uint64_t tid, uint32_t interp, 
 /* ---- errors ------------------------------------------------------------------------------ */
 
 /* Records the replay's error at the record rec: path samples[i].stack.<kase>.<leaf>. */
-static pcd_status fail(tach_replay *rp, const pcd_record *rec, pcd_status st, const char *kase,
+static pcd_status fail(pcd_tachyon_replay *rp, const pcd_record *rec, pcd_status st, const char *kase,
                        const char *leaf, pcd_found_kind fk, uint64_t found)
 {
     pcd_error *e = &rp->err;
@@ -371,7 +233,7 @@ static pcd_status fail(tach_replay *rp, const pcd_record *rec, pcd_status st, co
 
 /* ---- replay -------------------------------------------------------------------------------- */
 
-pcd_status tach_replay_init(tach_replay *rp, const tach_file *root, pcd_alloc *al, bool with_tree,
+pcd_status pcd_tachyon_replay_init(pcd_tachyon_replay *rp, const pcd_tachyon_v1_file *root, pcd_alloc *al, bool with_tree,
                             bool track_used)
 {
     memset(rp, 0, sizeof *rp);
@@ -401,11 +263,11 @@ pcd_status tach_replay_init(tach_replay *rp, const tach_file *root, pcd_alloc *a
     return PCD_OK;
 }
 
-void tach_replay_free(tach_replay *rp)
+void pcd_tachyon_replay_free(pcd_tachyon_replay *rp)
 {
     if (!rp->al) return;
     for (uint32_t i = 0; i < rp->n_threads; i++) pcd_alloc_free(rp->al, rp->threads[i], thread_size(rp));
-    pcd_alloc_free(rp->al, rp->threads, rp->threads_cap * sizeof(tach_thread *));
+    pcd_alloc_free(rp->al, rp->threads, rp->threads_cap * sizeof(pcd_tachyon_thread *));
     pcd_alloc_free(rp->al, rp->th_keys, rp->th_cap * sizeof(uint64_t));
     pcd_alloc_free(rp->al, rp->th_interp, rp->th_cap * sizeof(uint32_t));
     pcd_alloc_free(rp->al, rp->th_vals, rp->th_cap * sizeof(uint32_t));
@@ -416,7 +278,7 @@ void tach_replay_free(tach_replay *rp)
     memset(rp, 0, sizeof *rp);
 }
 
-static pcd_status used_add(tach_replay *rp, uint32_t idx)
+static pcd_status used_add(pcd_tachyon_replay *rp, uint32_t idx)
 {
     if (rp->used_bits) {
         /* set once: frames repeat, and a store to the same word each time would chain */
@@ -450,15 +312,15 @@ static pcd_status used_add(tach_replay *rp, uint32_t idx)
     return PCD_OK;
 }
 
-uint32_t tach_replay_stack_inner(const tach_replay *rp, uint32_t id, uint32_t *out)
+uint32_t pcd_tachyon_replay_stack_inner(const pcd_tachyon_replay *rp, uint32_t id, uint32_t *out)
 {
     uint32_t d;
-    const uint32_t *f = tach_replay_stack(rp, id, &d);
+    const uint32_t *f = pcd_tachyon_replay_stack(rp, id, &d);
     for (uint32_t i = 0; i < d; i++) out[i] = f[d - 1 - i];
     return d;
 }
 
-bool tach_replay_used(const tach_replay *rp, uint32_t idx)
+bool pcd_tachyon_replay_used(const pcd_tachyon_replay *rp, uint32_t idx)
 {
     if (rp->used_bytes) return idx < rp->frame_count && rp->used_bytes[idx];
     if (rp->used_bits) return idx < rp->frame_count && (rp->used_bits[idx >> 6] >> (idx & 63) & 1);
@@ -470,7 +332,7 @@ bool tach_replay_used(const tach_replay *rp, uint32_t idx)
 }
 
 /* Reports the first frame index of nf[0..n) that is not below the footer's frame_count. */
-static pcd_status bad_frame(tach_replay *rp, const uint32_t *nf, size_t n, const pcd_record *rec, const char *kase)
+static pcd_status bad_frame(pcd_tachyon_replay *rp, const uint32_t *nf, size_t n, const pcd_record *rec, const char *kase)
 {
     size_t i = 0;
     while (i + 1 < n && nf[i] < rp->frame_count) i++;
@@ -479,7 +341,7 @@ static pcd_status bad_frame(tach_replay *rp, const uint32_t *nf, size_t n, const
 }
 
 /* Marks frames nf[0..n) (checked against frame_count) as used, with track_used. */
-static pcd_status mark_used(tach_replay *rp, const uint32_t *nf, size_t n, const pcd_record *rec, const char *kase)
+static pcd_status mark_used(pcd_tachyon_replay *rp, const uint32_t *nf, size_t n, const pcd_record *rec, const char *kase)
 {
     if (rp->used_bytes) {
         for (size_t i = 0; i < n; i++) rp->used_bytes[nf[i]] = 1;
@@ -500,7 +362,7 @@ static pcd_status mark_used(tach_replay *rp, const uint32_t *nf, size_t n, const
 }
 
 /* Pushes new frames (given innermost first) on top of th's first `keep` frames. */
-static pcd_status push_frames(tach_replay *rp, tach_thread *th, uint32_t keep, const uint32_t *nf, size_t n,
+static pcd_status push_frames(pcd_tachyon_replay *rp, pcd_tachyon_thread *th, uint32_t keep, const uint32_t *nf, size_t n,
                               const pcd_record *rec, const char *kase)
 {
     if (!rp->with_tree) {
@@ -528,7 +390,7 @@ static pcd_status push_frames(tach_replay *rp, tach_thread *th, uint32_t keep, c
     uint32_t top = 0;
     for (size_t i = 0; i < n; i++) top = nf[i] > top ? nf[i] : top;
     if (PCD_UNLIKELY(n && top >= rp->frame_count)) return bad_frame(rp, nf, n, rec, kase);
-    PCD_TRY(mark_used(rp, nf, n, rec, kase));
+    if (rp->track_used) PCD_TRY(mark_used(rp, nf, n, rec, kase));
     /* the new frames on the kept ones, each prefix's hash after them, then the stack's id */
     uint32_t d = keep;
     uint64_t h = th->hash[keep];
@@ -546,7 +408,7 @@ static pcd_status push_frames(tach_replay *rp, tach_thread *th, uint32_t keep, c
     return PCD_OK;
 }
 
-static void emit(tach_replay *rp, tach_thread *th, uint64_t delta, uint8_t status)
+static void emit(pcd_tachyon_replay *rp, pcd_tachyon_thread *th, uint64_t delta, uint8_t status)
 {
     th->ts += delta;
     if (th->samples == 0) th->first_ts = th->ts;
@@ -557,10 +419,10 @@ static void emit(tach_replay *rp, tach_thread *th, uint64_t delta, uint8_t statu
         rp->on_sample(rp->ud, th, th->node, th->ts, status);
 }
 
-pcd_status tach_replay_record(tach_replay *rp, const tach_sample *s, const pcd_record *rec)
+pcd_status pcd_tachyon_replay_record(pcd_tachyon_replay *rp, const pcd_tachyon_v1_sample *s, const pcd_record *rec)
 {
     if (rp->failed) return rp->err.status;
-    tach_thread *th = rp->last;
+    pcd_tachyon_thread *th = rp->last;
     if (!th || th->tid != s->thread_id || th->interp != s->interpreter_id) {
         size_t slot = 0;
         th = thread_find(rp, s->thread_id, s->interpreter_id, &slot);
@@ -573,14 +435,14 @@ pcd_status tach_replay_record(tach_replay *rp, const tach_sample *s, const pcd_r
             }
             if (rp->n_threads == rp->threads_cap) {
                 uint32_t ncap = rp->threads_cap ? rp->threads_cap * 2 : 16;
-                tach_thread **nt = grow(rp->al, rp->threads, rp->threads_cap, ncap, sizeof *nt);
+                pcd_tachyon_thread **nt = grow(rp->al, rp->threads, rp->threads_cap, ncap, sizeof *nt);
                 if (!nt) goto nomem;
                 rp->threads = nt;
                 rp->threads_cap = ncap;
             }
             th = pcd_alloc_get(rp->al, thread_size(rp));
             if (!th) goto nomem;
-            memset(th, 0, offsetof(tach_thread, hash));
+            memset(th, 0, offsetof(pcd_tachyon_thread, hash));
             if (rp->with_tree) th->hash[0] = STACK_SEED;
             th->tid = s->thread_id;
             th->interp = s->interpreter_id;
@@ -595,6 +457,7 @@ pcd_status tach_replay_record(tach_replay *rp, const tach_sample *s, const pcd_r
         rp->last = th;
     }
     const pcd_tachyon_v1_sample_stack *k = &s->stack;
+    rp->offset = rec ? rec->offset : 0;
     rp->total_records++;
     switch (k->which) {
     case PCD_TACHYON_V1_SAMPLE_STACK_REPEAT: {
@@ -635,9 +498,9 @@ pcd_status tach_replay_record(tach_replay *rp, const tach_sample *s, const pcd_r
                      "a shared_count of at most the current stack depth (%u)", th->depth);
             return fail(rp, rec, PCD_E_INVALID, "suffix", "shared_count", PCD_FOUND_UINT, f->shared_count);
         }
-        if ((uint64_t)f->shared_count + f->n_frames > TACH_MAX_DEPTH) {
+        if ((uint64_t)f->shared_count + f->n_frames > PCD_TACHYON_MAX_DEPTH) {
             snprintf(rp->expected, sizeof rp->expected, "a final stack depth of at most %d (shared_count %u + frames)",
-                     TACH_MAX_DEPTH, f->shared_count);
+                     PCD_TACHYON_MAX_DEPTH, f->shared_count);
             return fail(rp, rec, PCD_E_LIMIT, "suffix", "frames", PCD_FOUND_UINT,
                         (uint64_t)f->shared_count + f->n_frames);
         }
@@ -651,9 +514,9 @@ pcd_status tach_replay_record(tach_replay *rp, const tach_sample *s, const pcd_r
         rp->records[3]++;
         /* a pop_count above the depth keeps nothing (CPython 3.15.2 clamps it) */
         uint32_t keep = f->pop_count >= th->depth ? 0 : th->depth - f->pop_count;
-        if ((uint64_t)keep + f->n_frames > TACH_MAX_DEPTH) {
+        if ((uint64_t)keep + f->n_frames > PCD_TACHYON_MAX_DEPTH) {
             snprintf(rp->expected, sizeof rp->expected, "a final stack depth of at most %d (%u kept + frames)",
-                     TACH_MAX_DEPTH, keep);
+                     PCD_TACHYON_MAX_DEPTH, keep);
             return fail(rp, rec, PCD_E_LIMIT, "pop_push", "frames", PCD_FOUND_UINT, (uint64_t)keep + f->n_frames);
         }
         PCD_TRY(push_frames(rp, th, keep, f->frames, f->n_frames, rec, "pop_push"));
@@ -668,7 +531,7 @@ nomem:
     return fail(rp, rec, PCD_E_NOMEM, NULL, "thread_id", PCD_FOUND_NONE, 0);
 }
 
-pcd_status tach_replay_finish(tach_replay *rp)
+pcd_status pcd_tachyon_replay_finish(pcd_tachyon_replay *rp)
 {
     if (rp->failed) return rp->err.status;
     if (rp->total_samples != rp->declared_samples) {
@@ -690,13 +553,13 @@ pcd_status tach_replay_finish(tach_replay *rp)
 
 /* ---- tables ------------------------------------------------------------------------------ */
 
-void tach_tables_init(tach_tables *t, pcd_alloc *al)
+void pcd_tachyon_tables_init(pcd_tachyon_tables *t, pcd_alloc *al)
 {
     memset(t, 0, sizeof *t);
     t->al = al;
 }
 
-void tach_tables_free(tach_tables *t)
+void pcd_tachyon_tables_free(pcd_tachyon_tables *t)
 {
     if (!t->al) return;
     pcd_alloc_free(t->al, t->strings, t->strings_cap * sizeof *t->strings);
@@ -704,7 +567,7 @@ void tach_tables_free(tach_tables *t)
     memset(t, 0, sizeof *t);
 }
 
-pcd_status tach_tables_add(tach_tables *t, const pcd_record *rec)
+pcd_status pcd_tachyon_tables_add(pcd_tachyon_tables *t, const pcd_record *rec)
 {
     if (!rec->data) return PCD_OK;
     if (rec->type == &pcd_tachyon_v1_string_type) {
@@ -719,12 +582,12 @@ pcd_status tach_tables_add(tach_tables *t, const pcd_record *rec)
     } else if (rec->type == &pcd_tachyon_v1_frame_type) {
         if (t->n_frames == t->frames_cap) {
             uint32_t ncap = t->frames_cap ? t->frames_cap * 2 : 256;
-            tach_frame_rec *n = grow(t->al, t->frames, t->frames_cap, ncap, sizeof *n);
+            pcd_tachyon_v1_frame *n = grow(t->al, t->frames, t->frames_cap, ncap, sizeof *n);
             if (!n) return PCD_E_NOMEM;
             t->frames = n;
             t->frames_cap = ncap;
         }
-        t->frames[t->n_frames++] = *(const tach_frame_rec *)rec->data;
+        t->frames[t->n_frames++] = *(const pcd_tachyon_v1_frame *)rec->data;
     } else if (rec->type == &pcd_tachyon_v1_stats_type) {
         t->stats = *(const pcd_tachyon_v1_stats *)rec->data;
         t->have_stats = true;

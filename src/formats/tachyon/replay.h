@@ -2,22 +2,18 @@
  * encodings against each (thread, interpreter)'s previous stack, per-thread timestamps, and
  * the checks CPython 3.15.2's reader makes while it replays (thread count, shared count,
  * depth 256, frame indexes, sample count). Records come in file order from pcd_reader. */
-#ifndef TACHYON_REPLAY_H
-#define TACHYON_REPLAY_H
+#ifndef PCD_TACHYON_REPLAY_H
+#define PCD_TACHYON_REPLAY_H
 
 #include "pcd.h"
 #include "tachyon_v1.h"
 
-#define TACH_MAX_DEPTH 256
-
-typedef pcd_tachyon_v1_file tach_file;
-typedef pcd_tachyon_v1_sample tach_sample;
-typedef pcd_tachyon_v1_frame tach_frame_rec;
+#define PCD_TACHYON_MAX_DEPTH 256
 
 /* One (thread_id, interpreter_id) and its current stack: its depth and, when the replay
  * keeps stacks, the frames (outermost first), a hash of every prefix of them, and the id of
  * the whole stack in the replay's stack set (without stacks no check needs the frames). */
-typedef struct tach_thread {
+typedef struct pcd_tachyon_thread {
     uint64_t tid;
     uint32_t interp;
     uint32_t index;                  /* order of first appearance: 0, 1, ... */
@@ -27,18 +23,18 @@ typedef struct tach_thread {
     uint32_t depth;
     uint32_t node;                   /* id of the current stack (with stacks; 0: empty) */
     /* with stacks only (the struct is allocated without them otherwise) */
-    uint64_t hash[TACH_MAX_DEPTH + 1]; /* hash[d]: of frames[0..d) */
-    uint32_t frames[TACH_MAX_DEPTH];
-} tach_thread;
+    uint64_t hash[PCD_TACHYON_MAX_DEPTH + 1]; /* hash[d]: of frames[0..d) */
+    uint32_t frames[PCD_TACHYON_MAX_DEPTH];
+} pcd_tachyon_thread;
 
 /* Every distinct stack the samples had, once: its frames (outermost first) back to back in
  * one array, found again by hash. Id 0 is the empty stack. A record's new stack costs a hash
  * step per frame pushed and one look-up, whatever its depth. */
-typedef struct tach_stacks {
+typedef struct pcd_tachyon_stacks {
     uint32_t *frames;                /* every stack's frames, back to back */
     size_t len, cap;
-    struct tach_stack {
-        uint64_t hash;               /* tach_thread.hash[depth] */
+    struct pcd_tachyon_stack {
+        uint64_t hash;               /* pcd_tachyon_thread.hash[depth] */
         uint64_t off;                /* where its frames start */
         uint32_t depth;
     } *ids;                          /* by id */
@@ -47,42 +43,28 @@ typedef struct tach_stacks {
     size_t hcap;
     unsigned hshift;
     pcd_alloc *al;
-} tach_stacks;
-
-/* Every distinct stack as a node of a tree rooted at the empty stack (node 0): a node is
- * its parent (the stack without its innermost frame) plus that frame. */
-typedef struct tach_tree {
-    uint32_t *parent, *frame;
-    uint32_t *kids;                  /* per node: the 2 children found last, most recent first,
-                                      * as (frame, node) pairs (node 0: none) */
-    uint32_t n, cap;
-    uint32_t *h;                     /* open addressing of node ids (0: empty) by (parent, frame),
-                                      * Fibonacci hashing; the keys are the nodes' own */
-    size_t hcap;
-    unsigned hshift;                 /* 64 - log2(hcap) */
-    pcd_alloc *al;
-} tach_tree;
+} pcd_tachyon_stacks;
 
 /* Called once per sample, in file order (a REPEAT record gives one call per entry). */
-typedef void (*tach_sample_fn)(void *ud, const tach_thread *th, uint32_t node, uint64_t ts, uint8_t status);
+typedef void (*pcd_tachyon_sample_fn)(void *ud, const pcd_tachyon_thread *th, uint32_t node, uint64_t ts, uint8_t status);
 /* When set, a REPEAT record of n samples gives this one call instead (for callers that
  * count samples and need neither their times nor statuses). */
-typedef void (*tach_repeat_fn)(void *ud, const tach_thread *th, uint32_t node, uint64_t n);
+typedef void (*pcd_tachyon_repeat_fn)(void *ud, const pcd_tachyon_thread *th, uint32_t node, uint64_t n);
 
-typedef struct tach_replay {
+typedef struct pcd_tachyon_replay {
     /* from the header and footer */
     uint64_t start_time, declared_samples;
     uint32_t declared_threads, frame_count;
     /* threads, by first appearance */
-    tach_thread **threads;
+    pcd_tachyon_thread **threads;
     uint32_t n_threads, threads_cap;
     uint64_t *th_keys;               /* open addressing: tid */
     uint32_t *th_interp, *th_vals;   /* thread index + 1, 0 = empty */
     size_t th_cap;
-    tach_thread *last;               /* the thread of the previous record */
+    pcd_tachyon_thread *last;               /* the thread of the previous record */
     /* the distinct stacks, when asked for */
     bool with_tree;
-    tach_stacks stacks;
+    pcd_tachyon_stacks stacks;
     /* frame indexes that samples used (for the string-index checks at the end) */
     bool track_used;
     uint32_t *used;                  /* open addressing set of index + 1 */
@@ -93,87 +75,70 @@ typedef struct tach_replay {
     /* counters (the names of CPython's get_stats()) */
     uint64_t records[4];             /* repeat, full, suffix, pop_push */
     uint64_t repeat_samples, total_samples, total_records;
+    uint64_t offset;                 /* of the record being replayed (for the callbacks) */
     /* who gets the samples */
     bool no_times;                   /* nobody needs timestamps (without on_sample): REPEAT
                                       * runs are counted, their deltas not summed */
-    tach_sample_fn on_sample;
-    tach_repeat_fn on_repeat;
+    pcd_tachyon_sample_fn on_sample;
+    pcd_tachyon_repeat_fn on_repeat;
     void *ud;
     /* the first error */
     pcd_error err;
     char expected[160];
     bool failed;
     pcd_alloc *al;
-} tach_replay;
+} pcd_tachyon_replay;
 
 /* Starts a replay of the file whose root record (header and footer) is given. */
-pcd_status tach_replay_init(tach_replay *rp, const tach_file *root, pcd_alloc *al, bool with_tree,
+pcd_status pcd_tachyon_replay_init(pcd_tachyon_replay *rp, const pcd_tachyon_v1_file *root, pcd_alloc *al, bool with_tree,
                             bool track_used);
 /* One sample record (rec is where it came from, for error offsets). PCD_OK, or an error
  * described by rp->err (the replay cannot go on after one). */
-pcd_status tach_replay_record(tach_replay *rp, const tach_sample *s, const pcd_record *rec);
+pcd_status pcd_tachyon_replay_record(pcd_tachyon_replay *rp, const pcd_tachyon_v1_sample *s, const pcd_record *rec);
 /* After the last sample record: the sample count must match the header. */
-pcd_status tach_replay_finish(tach_replay *rp);
-void tach_replay_free(tach_replay *rp);
+pcd_status pcd_tachyon_replay_finish(pcd_tachyon_replay *rp);
+void pcd_tachyon_replay_free(pcd_tachyon_replay *rp);
 /* Did a sample use frame idx (with track_used)? */
-bool tach_replay_used(const tach_replay *rp, uint32_t idx);
+bool pcd_tachyon_replay_used(const pcd_tachyon_replay *rp, uint32_t idx);
 /* The frames of stack `id` (with stacks), outermost first; *depth gets their count. */
-PCD_INLINE const uint32_t *tach_replay_stack(const tach_replay *rp, uint32_t id, uint32_t *depth)
+PCD_INLINE const uint32_t *pcd_tachyon_replay_stack(const pcd_tachyon_replay *rp, uint32_t id, uint32_t *depth)
 {
     *depth = rp->stacks.ids[id].depth;
     return rp->stacks.frames + rp->stacks.ids[id].off;
 }
-/* The frames of stack `id`, innermost first, into out (TACH_MAX_DEPTH); returns the depth. */
-uint32_t tach_replay_stack_inner(const tach_replay *rp, uint32_t id, uint32_t *out);
-
-pcd_status tach_tree_init(tach_tree *t, pcd_alloc *al);
-/* The node for `frame` called from `parent`, made if new. */
-pcd_status tach_tree_child_slow(tach_tree *t, uint32_t parent, uint32_t frame, uint32_t *out);
-PCD_INLINE pcd_status tach_tree_child(tach_tree *t, uint32_t parent, uint32_t frame, uint32_t *out)
-{
-    /* stacks mostly go on as they went last time: the parent's last child first */
-    const uint32_t *k = t->kids + 4 * (size_t)parent;
-    if (PCD_LIKELY(k[1] && k[0] == frame)) {
-        *out = k[1];
-        return PCD_OK;
-    }
-    return tach_tree_child_slow(t, parent, frame, out);
-}
-void tach_tree_free(tach_tree *t);
-/* The stack of a tree node, innermost first, into out (at most TACH_MAX_DEPTH); returns
- * its depth. */
-uint32_t tach_tree_stack(const tach_tree *t, uint32_t node, uint32_t *out);
+/* The frames of stack `id`, innermost first, into out (PCD_TACHYON_MAX_DEPTH); returns the depth. */
+uint32_t pcd_tachyon_replay_stack_inner(const pcd_tachyon_replay *rp, uint32_t id, uint32_t *out);
 
 /* ---- the file's tables, for resolving frames --------------------------------------------- */
 
-typedef struct tach_tables {
+typedef struct pcd_tachyon_tables {
     pcd_bytes *strings;              /* as read (views into the input) */
     uint32_t n_strings, strings_cap;
-    tach_frame_rec *frames;
+    pcd_tachyon_v1_frame *frames;
     uint32_t n_frames, frames_cap;
     bool have_stats;
     pcd_tachyon_v1_stats stats;
     pcd_alloc *al;
-} tach_tables;
+} pcd_tachyon_tables;
 
-void tach_tables_init(tach_tables *t, pcd_alloc *al);
+void pcd_tachyon_tables_init(pcd_tachyon_tables *t, pcd_alloc *al);
 /* Keeps a string, frame or stats record; other records are ignored. */
-pcd_status tach_tables_add(tach_tables *t, const pcd_record *rec);
-void tach_tables_free(tach_tables *t);
+pcd_status pcd_tachyon_tables_add(pcd_tachyon_tables *t, const pcd_record *rec);
+void pcd_tachyon_tables_free(pcd_tachyon_tables *t);
 
 /* A frame's location as CPython's reader returns it: lineno -1 means no location (None);
  * the end parts are -1 when their start is. */
-typedef struct tach_loc {
+typedef struct pcd_tachyon_loc {
     bool none;
     int32_t lineno, end_lineno, column, end_column;
-} tach_loc;
+} pcd_tachyon_loc;
 
-tach_loc tach_frame_loc(const tach_frame_rec *f);
+pcd_tachyon_loc pcd_tachyon_frame_loc(const pcd_tachyon_v1_frame *f);
 
 /* Decoded mode (-1: not recorded) and capture features (-1: not recorded) of the config word. */
-int tach_config_mode(uint32_t config);
-int tach_config_features(uint32_t config);
-extern const char *const tach_mode_names[5];
-extern const char *const tach_feature_names[5];
+int pcd_tachyon_config_mode(uint32_t config);
+int pcd_tachyon_config_features(uint32_t config);
+extern const char *const pcd_tachyon_mode_names[5];
+extern const char *const pcd_tachyon_feature_names[5];
 
 #endif

@@ -1,6 +1,6 @@
 /* formats/tachyon/samples_import.c: `encode --from samples`: Tachyon from the per-sample text that
- * `convert --to samples` writes (the text of CPython's reader, see tachyon_convert.c), through
- * the writer that makes CPython's choices (tachyon_writer.c).
+ * `convert --to samples` writes (the text of CPython's reader, see samples.c), through
+ * the writer that makes CPython's choices (writer.c).
  *
  *   # info KEY=VALUE     header values (start_time_us, sample_interval_us, python_version,
  *                        mode, capture_config, compression_type, and the statistics)
@@ -31,7 +31,7 @@ typedef struct imp_frame {
 
 typedef struct imp {
     const pcd_import_args *a;
-    tach_writer_opts o;
+    pcd_tachyon_writer_opts o;
     bool have_start, have_interval, have_duration, have_rate;
     imp_frame *fr;
     uint32_t n_fr, fr_cap;
@@ -41,7 +41,7 @@ typedef struct imp {
     struct imp_th {
         uint64_t tid;
         uint32_t interp, n;
-        uint32_t ids[TACH_MAX_DEPTH];
+        uint32_t ids[PCD_TACHYON_MAX_DEPTH];
     } *th;
     uint32_t n_th, th_cap;
 } imp;
@@ -177,7 +177,7 @@ static int info_line(imp *m, const char *line)
     const char *v = eq + 1;
     bool none = false;
     double d = 0;
-    tach_writer_opts *o = &m->o;
+    pcd_tachyon_writer_opts *o = &m->o;
     if (strcmp(k, "start_time_us") == 0) {
         const char *p = v;
         if (!next_u64(&p, &o->start_time_us)) return bad(m, "start_time_us is not a number%s", NULL);
@@ -212,7 +212,7 @@ static int info_line(imp *m, const char *line)
             o->features = 0;
             for (int i = 0; i < 5; i++) {
                 char key[40];
-                snprintf(key, sizeof key, "'%s': True", tach_feature_names[i]);
+                snprintf(key, sizeof key, "'%s': True", pcd_tachyon_feature_names[i]);
                 if (strstr(v, key)) o->features |= 1 << i;
             }
         }
@@ -307,7 +307,7 @@ static int parse_s(imp *m, const char *line, s_line *s)
     return 0;
 }
 
-static int write_sample(imp *m, tach_writer *tw, const s_line *s)
+static int write_sample(imp *m, pcd_tachyon_writer *tw, const s_line *s)
 {
     struct imp_th *t = NULL;
     for (uint32_t i = m->n_th; i-- > 0;)
@@ -336,7 +336,7 @@ static int write_sample(imp *m, tach_writer *tw, const s_line *s)
         t->n = 0;
         uint64_t id;
         while (next_u64(&p, &id)) {
-            if (t->n == TACH_MAX_DEPTH) return bad(m, "a stack deeper than 256 frames%s", NULL);
+            if (t->n == PCD_TACHYON_MAX_DEPTH) return bad(m, "a stack deeper than 256 frames%s", NULL);
             if (id >= m->n_fr || !m->fr[id].defined) {
                 char num[32];
                 snprintf(num, sizeof num, "%" PRIu64, id);
@@ -348,23 +348,23 @@ static int write_sample(imp *m, tach_writer *tw, const s_line *s)
         if (*p) return bad(m, "frame ids or '='%s", NULL);
     }
     /* frames new to the writer are interned as the sample comes (CPython's table order) */
-    uint32_t idx[TACH_MAX_DEPTH];
+    uint32_t idx[PCD_TACHYON_MAX_DEPTH];
     pcd_status st = PCD_OK;
     for (uint32_t i = 0; st == PCD_OK && i < t->n; i++) {
         imp_frame *f = &m->fr[t->ids[i]];
         if (!f->index) {
-            tach_wframe wf = { f->file, f->file_len, f->func, f->func_len, f->loc[0], f->loc[1], f->loc[2], f->loc[3],
+            pcd_tachyon_wframe wf = { f->file, f->file_len, f->func, f->func_len, f->loc[0], f->loc[1], f->loc[2], f->loc[3],
                                f->opcode };
             uint32_t k = 0;
-            st = tach_writer_intern(tw, &wf, &k);
+            st = pcd_tachyon_writer_intern(tw, &wf, &k);
             f->index = k + 1;
         }
         idx[i] = f->index - 1;
     }
-    if (st == PCD_OK) st = tach_writer_sample_ids(tw, s->tid, s->interp, s->status, s->ts, idx, t->n);
+    if (st == PCD_OK) st = pcd_tachyon_writer_sample_ids(tw, s->tid, s->interp, s->status, s->ts, idx, t->n);
     if (st != PCD_OK) {
         char msg[512];
-        pcd_error_format(tach_writer_error(tw), msg, sizeof msg);
+        pcd_error_format(pcd_tachyon_writer_error(tw), msg, sizeof msg);
         return bad(m, "cannot encode this sample: %s", msg);
     }
     return 0;
@@ -541,7 +541,7 @@ static void chomp(char *line, ssize_t *n)
     while (*n > 0 && (line[*n - 1] == '\n' || line[*n - 1] == '\r')) line[--*n] = 0;
 }
 
-int tach_import_samples_run(const pcd_import_args *a)
+int pcd_tachyon_import_samples_run(const pcd_import_args *a)
 {
     imp m;
     memset(&m, 0, sizeof m);
@@ -591,11 +591,11 @@ int tach_import_samples_run(const pcd_import_args *a)
     if (!rc && (!m.have_start || !m.have_interval))
         rc = bad(&m, "the text has no '# info start_time_us=' or '# info sample_interval_us=' line%s", NULL);
     m.o.have_stats = m.have_duration && m.have_rate;
-    tach_writer tw;
+    pcd_tachyon_writer tw;
     bool open = false;
     s_ref *refs = NULL;
     if (!rc) {
-        pcd_status st = tach_writer_open(&tw, a->out, a->al, &m.o);
+        pcd_status st = pcd_tachyon_writer_open(&tw, a->out, a->al, &m.o);
         open = true;
         if (st != PCD_OK) rc = bad(&m, "cannot start writing%s", NULL);
     }
@@ -634,15 +634,15 @@ int tach_import_samples_run(const pcd_import_args *a)
         }
     }
     if (!rc) {
-        pcd_status st = tach_writer_finish(&tw);
+        pcd_status st = pcd_tachyon_writer_finish(&tw);
         if (st != PCD_OK) {
             char msg[512];
-            pcd_error_format(tach_writer_error(&tw), msg, sizeof msg);
+            pcd_error_format(pcd_tachyon_writer_error(&tw), msg, sizeof msg);
             fprintf(a->err, "%s: cannot finish the output: %s\n", a->input_name, msg);
             rc = 1;
         }
     }
-    if (open) tach_writer_close(&tw);
+    if (open) pcd_tachyon_writer_close(&tw);
     free(refs);
     free(ranks);
     order_free(&ord);

@@ -1,61 +1,88 @@
-/* formats/tachyon/tachyon.h: what the Tachyon pieces above the bytes share (tachyon_ext.c, tachyon_convert.c,
- * tachyon_writer.c). */
-#ifndef TACHYON_EXT_H
-#define TACHYON_EXT_H
+/* formats/tachyon/tachyon.h: what the Tachyon pieces above the bytes share: the records, the
+ * header's words, CPython's view of the string table, and what the registration (tachyon.c)
+ * puts together. */
+#ifndef PCD_TACHYON_H
+#define PCD_TACHYON_H
 
 #include "formats/registry.h"
 #include "formats/tachyon/replay.h"
 
+struct pcd_profile;
+
 /* The root (header and footer) or a sample record, or NULL. */
-PCD_INLINE const tach_file *tach_as_root(const pcd_record *rec)
+PCD_INLINE const pcd_tachyon_v1_file *pcd_tachyon_as_root(const pcd_record *rec)
 {
     if (rec->depth != 0 || rec->type != &pcd_tachyon_v1_file_type || !rec->data) return NULL;
     return rec->data;
 }
-PCD_INLINE const tach_sample *tach_as_sample(const pcd_record *rec)
+PCD_INLINE const pcd_tachyon_v1_sample *pcd_tachyon_as_sample(const pcd_record *rec)
 {
     if (rec->type != &pcd_tachyon_v1_sample_type || !rec->data) return NULL;
     return rec->data;
 }
 
 /* "wall, features: gc" */
-size_t tach_config_text(char *buf, size_t cap, uint32_t config);
-
-/* Converters (pcd_conv_fn) and the importer (encode --from samples). */
-int tach_collapsed_run(const pcd_conv_args *a);
-int tach_speedscope_run(const pcd_conv_args *a);
-int tach_chrome_run(const pcd_conv_args *a);
-int tach_samples_run(const pcd_conv_args *a);
-int tach_import_samples_run(const pcd_import_args *a);
-
-/* Reading steps the converters share (tachyon_convert.c): each returns 0, or the exit code
- * after reporting the problem. The root record; the tables (after the root, skipping the
- * samples); a second reader over the same input positioned on the first sample record
- * (*opened: it needs closing); the sample records of r through the replay, up to the first
- * record that is not a sample (*next, *have_next). */
-int tach_read_root(const pcd_conv_args *a, pcd_reader *r, tach_file *root);
-int tach_read_tables(const pcd_conv_args *a, pcd_reader *r, tach_tables *t);
-int tach_open_samples(const pcd_conv_args *a, pcd_reader *r2, bool *opened);
-int tach_replay_samples(const pcd_conv_args *a, pcd_reader *r, tach_replay *rp, pcd_record *next, bool *have_next);
+size_t pcd_tachyon_config_text(char *buf, size_t cap, uint32_t config);
 
 /* ---- strings as CPython sees them --------------------------------------------------------
  * Each string of the table decoded with errors="replace" (and written back as UTF-8), with a
  * canonical id shared by strings whose text is equal (CPython compares text, not indexes). */
-typedef struct tach_names {
+typedef struct pcd_tachyon_names {
     uint8_t *text;                   /* all texts, back to back */
     size_t text_len, text_cap;
     uint64_t *off;
     uint32_t *len, *canon;
     uint32_t n;
     pcd_alloc *al;
-} tach_names;
+} pcd_tachyon_names;
 
-pcd_status tach_names_build(tach_names *nm, const tach_tables *t, pcd_alloc *al);
-void tach_names_free(tach_names *nm);
-static inline const uint8_t *tach_name(const tach_names *nm, uint32_t i, size_t *len)
+pcd_status pcd_tachyon_names_build(pcd_tachyon_names *nm, const pcd_tachyon_tables *t, pcd_alloc *al);
+void pcd_tachyon_names_free(pcd_tachyon_names *nm);
+PCD_INLINE const uint8_t *pcd_tachyon_name(const pcd_tachyon_names *nm, uint32_t i, size_t *len)
 {
     *len = nm->len[i];
     return nm->text + nm->off[i];
 }
+/* Is this (decoded) file name one of CPython's own bootstrap frames (it ends in
+ * _sync_coordinator.py)? CPython's outputs leave those frames out. */
+bool pcd_tachyon_internal_file(const uint8_t *p, size_t n);
+
+/* ---- reading through a job ----------------------------------------------------------------
+ * As CPython's reader: the root and the tables first (from j->r at its start; the sample
+ * records are skipped, not decompressed), then the samples through a replay, in file order,
+ * by a second reader over the same input with the same options. Damage (the reader's, or the
+ * first error the replay finds, or a sample count that is not the header's) is reported
+ * through the job and ends the reading with PCD_OK and j->damaged set; other statuses come
+ * with j->msg. *cb is where the replay's callbacks put an error of their own: it stops the
+ * samples and is returned. */
+pcd_status pcd_tachyon_read_head(pcd_job *j, pcd_tachyon_v1_file *root, pcd_tachyon_tables *t);
+pcd_status pcd_tachyon_read_samples(pcd_job *j, pcd_tachyon_replay *rp, const pcd_status *cb);
+
+/* ---- what tachyon.c registers --------------------------------------------------------------- */
+
+extern const pcd_info_ops pcd_tachyon_info_ops;        /* info.c */
+extern const pcd_check_ops pcd_tachyon_check_ops;      /* check.c */
+extern const pcd_model_importer pcd_tachyon_model;     /* import.c */
+/* `convert --to samples`: the per-sample text of CPython's reader (samples.c). */
+pcd_status pcd_tachyon_samples_output(pcd_job *j, pcd_sink *out);
+/* `encode --from samples` (samples_import.c). */
+int pcd_tachyon_import_samples_run(const pcd_import_args *a);
+
+/* ---- converters not on the profile model yet ------------------------------------------------
+ * Chrome (chrome.c) until the shared Chrome output replaces it, and Tachyon to MOJO
+ * (formats/xformat). They print their own problems; conv.c has their reading steps, each
+ * returning 0 or the exit code after reporting: the root record; the tables (after the root,
+ * skipping the samples); a second reader over the same input positioned on the first sample
+ * record (*opened: it needs closing); the sample records of r through the replay, up to the
+ * first record that is not a sample (*next, *have_next). */
+int pcd_tachyon_chrome_run(const pcd_conv_args *a);
+int pcd_tachyon_conv_root(const pcd_conv_args *a, pcd_reader *r, pcd_tachyon_v1_file *root);
+int pcd_tachyon_conv_tables(const pcd_conv_args *a, pcd_reader *r, pcd_tachyon_tables *t);
+int pcd_tachyon_conv_open_samples(const pcd_conv_args *a, pcd_reader *r2, bool *opened);
+int pcd_tachyon_conv_replay(const pcd_conv_args *a, pcd_reader *r, pcd_tachyon_replay *rp, pcd_record *next,
+                            bool *have_next);
+/* "FILE: msg" (exit code 1); "FILE: cannot write the output: ..." (exit code 2). */
+int pcd_tachyon_conv_say(const pcd_conv_args *a, const char *msg);
+int pcd_tachyon_conv_write_error(const pcd_conv_args *a, pcd_status st);
 
 #endif

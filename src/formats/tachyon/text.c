@@ -1,94 +1,14 @@
-/* formats/tachyon/text.c: text the way CPython's profiler prints it. */
+/* formats/tachyon/text.c: text the way CPython's profiler prints it: Python's repr() of floats
+ * and strings. */
 #include "formats/tachyon/text.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Length of the well-formed sequence at p (1..4), or 0 when the first byte cannot start
- * one; *subpart gets the length of the maximal ill-formed subpart otherwise (>= 1). */
-static size_t utf8_seq(const uint8_t *p, size_t n, size_t *subpart)
-{
-    uint8_t b = p[0];
-    size_t len;
-    uint8_t lo = 0x80, hi = 0xBF; /* the allowed range of the second byte */
-    if (b < 0x80) return 1;
-    if (b >= 0xC2 && b <= 0xDF) len = 2;
-    else if (b == 0xE0) { len = 3; lo = 0xA0; }
-    else if (b >= 0xE1 && b <= 0xEC) len = 3;
-    else if (b == 0xED) { len = 3; hi = 0x9F; } /* no surrogates */
-    else if (b >= 0xEE && b <= 0xEF) len = 3;
-    else if (b == 0xF0) { len = 4; lo = 0x90; }
-    else if (b >= 0xF1 && b <= 0xF3) len = 4;
-    else if (b == 0xF4) { len = 4; hi = 0x8F; }
-    else {
-        *subpart = 1;
-        return 0;
-    }
-    size_t k = 1;
-    for (; k < len && k < n; k++) {
-        uint8_t c = p[k];
-        uint8_t l = k == 1 ? lo : 0x80, h = k == 1 ? hi : 0xBF;
-        if (c < l || c > h) break;
-    }
-    if (k == len) return len;
-    *subpart = k; /* the lead byte and the continuation bytes that were right so far */
-    return 0;
-}
-
-bool tach_utf8_ok(const uint8_t *p, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        if (p[i] < 0x80) {
-            i++;
-            continue;
-        }
-        size_t sub = 0, k = utf8_seq(p + i, n - i, &sub);
-        if (!k) return false;
-        i += k;
-    }
-    return true;
-}
-
-size_t tach_utf8_replace(const uint8_t *p, size_t n, uint8_t *out)
-{
-    size_t i = 0, o = 0;
-    while (i < n) {
-        if (p[i] < 0x80) {
-            out[o++] = p[i++];
-            continue;
-        }
-        size_t sub = 0, k = utf8_seq(p + i, n - i, &sub);
-        if (k) {
-            memcpy(out + o, p + i, k);
-            o += k;
-            i += k;
-        } else {
-            out[o++] = 0xEF;
-            out[o++] = 0xBF;
-            out[o++] = 0xBD;
-            i += sub;
-        }
-    }
-    return o;
-}
-
-const uint8_t *tach_basename(const uint8_t *p, size_t n, size_t *out_len)
-{
-    const uint8_t *slash = NULL;
-    for (size_t i = 0; i < n; i++)
-        if (p[i] == '/') slash = p + i;
-    if (!slash) {
-        *out_len = n;
-        return p;
-    }
-    *out_len = n - (size_t)(slash + 1 - p);
-    return slash + 1;
-}
-
-size_t tach_py_float_repr(char *buf, size_t cap, double v)
+size_t pcd_tachyon_py_float_repr(char *buf, size_t cap, double v)
 {
     if (isnan(v)) return (size_t)snprintf(buf, cap, "nan");
     if (isinf(v)) return (size_t)snprintf(buf, cap, v > 0 ? "inf" : "-inf");
@@ -167,7 +87,7 @@ static bool py_printable(uint32_t c)
     return true;
 }
 
-size_t tach_py_str_repr(const uint8_t *p, size_t n, char *out)
+size_t pcd_tachyon_py_str_repr(const uint8_t *p, size_t n, char *out)
 {
     bool sq = memchr(p, '\'', n) != NULL, dq = memchr(p, '"', n) != NULL;
     char quote = (sq && !dq) ? '"' : '\'';

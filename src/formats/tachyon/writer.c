@@ -7,7 +7,7 @@
 #define RLE_ENTRY_MAX 11             /* a 10-byte varint and a status byte */
 #define MAX_DEPTH 256
 
-struct tach_wthread {
+struct pcd_tachyon_wthread {
     uint64_t tid;
     uint32_t interp;
     uint64_t prev_ts;
@@ -26,7 +26,7 @@ static const pcd_region_desc *region(const char *name)
     return NULL;
 }
 
-static pcd_status fail(tach_writer *tw, pcd_status st, const char *what)
+static pcd_status fail(pcd_tachyon_writer *tw, pcd_status st, const char *what)
 {
     pcd_error *e = &tw->w.x.err;
     memset(e, 0, sizeof *e);
@@ -62,7 +62,7 @@ static size_t uleb_size(uint64_t v)
     return n;
 }
 
-pcd_status tach_writer_open(tach_writer *tw, pcd_sink *s, pcd_alloc *al, const tach_writer_opts *o)
+pcd_status pcd_tachyon_writer_open(pcd_tachyon_writer *tw, pcd_sink *s, pcd_alloc *al, const pcd_tachyon_writer_opts *o)
 {
     memset(tw, 0, sizeof *tw);
     tw->al = al;
@@ -99,11 +99,11 @@ pcd_status tach_writer_open(tach_writer *tw, pcd_sink *s, pcd_alloc *al, const t
     return st;
 }
 
-const pcd_error *tach_writer_error(const tach_writer *tw) { return pcd_writer_error(&tw->w); }
+const pcd_error *pcd_tachyon_writer_error(const pcd_tachyon_writer *tw) { return pcd_writer_error(&tw->w); }
 
 /* ---- interning ------------------------------------------------------------------------- */
 
-static pcd_status intern_string(tach_writer *tw, const uint8_t *p, size_t n, uint32_t *out)
+static pcd_status intern_string(pcd_tachyon_writer *tw, const uint8_t *p, size_t n, uint32_t *out)
 {
     if (n > UINT32_MAX) return fail(tw, PCD_E_LIMIT, "strings of at most 4294967295 bytes");
     size_t i = hash_bytes(p, n) & (tw->str_hcap - 1);
@@ -165,14 +165,14 @@ static uint64_t fkey_hash(const fkey *k)
     return mix(h ^ k->op);
 }
 
-static bool fkey_is(const tach_writer *tw, uint32_t i, const fkey *k)
+static bool fkey_is(const pcd_tachyon_writer *tw, uint32_t i, const fkey *k)
 {
     const pcd_tachyon_v1_frame *f = &tw->frames[i];
     return f->filename == k->fn && f->funcname == k->func && f->opcode == k->op &&
            memcmp(tw->fkey[i], k->loc, sizeof k->loc) == 0;
 }
 
-static pcd_status intern_frame(tach_writer *tw, const fkey *k, uint32_t *out)
+static pcd_status intern_frame(pcd_tachyon_writer *tw, const fkey *k, uint32_t *out)
 {
     size_t i = fkey_hash(k) & (tw->frame_hcap - 1);
     for (uint32_t v; (v = tw->frame_hash[i]) != 0; i = (i + 1) & (tw->frame_hcap - 1)) {
@@ -227,14 +227,14 @@ static pcd_status intern_frame(tach_writer *tw, const fkey *k, uint32_t *out)
 
 /* ---- records ----------------------------------------------------------------------------- */
 
-static pcd_status put_record(tach_writer *tw, const pcd_tachyon_v1_sample *rec)
+static pcd_status put_record(pcd_tachyon_writer *tw, const pcd_tachyon_v1_sample *rec)
 {
     pcd_status st = pcd_writer_record(&tw->w, region("samples"), rec);
     if (st != PCD_OK) tw->failed = true;
     return st;
 }
 
-static pcd_status flush_pending(tach_writer *tw, tach_wthread *t)
+static pcd_status flush_pending(pcd_tachyon_writer *tw, pcd_tachyon_wthread *t)
 {
     if (t->n_pending == 0) return PCD_OK;
     pcd_tachyon_v1_sample rec;
@@ -251,7 +251,7 @@ static pcd_status flush_pending(tach_writer *tw, tach_wthread *t)
     return PCD_OK;
 }
 
-static tach_wthread *find_thread(tach_writer *tw, uint64_t tid, uint32_t interp)
+static pcd_tachyon_wthread *find_thread(pcd_tachyon_writer *tw, uint64_t tid, uint32_t interp)
 {
     /* few threads: a linear search, newest first (as CPython, which scans them all) */
     for (uint32_t i = tw->n_th; i-- > 0;)
@@ -259,7 +259,7 @@ static tach_wthread *find_thread(tach_writer *tw, uint64_t tid, uint32_t interp)
     return NULL;
 }
 
-pcd_status tach_writer_intern(tach_writer *tw, const tach_wframe *fr, uint32_t *index)
+pcd_status pcd_tachyon_writer_intern(pcd_tachyon_writer *tw, const pcd_tachyon_wframe *fr, uint32_t *index)
 {
     if (tw->failed) return tw->w.x.err.status ? tw->w.x.err.status : PCD_E_ARG;
     fkey k;
@@ -270,30 +270,30 @@ pcd_status tach_writer_intern(tach_writer *tw, const tach_wframe *fr, uint32_t *
     k.loc[1] = fr->end_lineno;
     k.loc[2] = fr->column;
     k.loc[3] = fr->end_column;
-    k.op = (fr->opcode >= 0 && fr->opcode <= TACH_MAX_REAL_OPCODE) ? (uint8_t)fr->opcode : 255;
+    k.op = (fr->opcode >= 0 && fr->opcode <= PCD_TACHYON_MAX_REAL_OPCODE) ? (uint8_t)fr->opcode : 255;
     return intern_frame(tw, &k, index);
 }
 
-pcd_status tach_writer_sample(tach_writer *tw, uint64_t tid, uint32_t interp, uint8_t status, uint64_t ts,
-                              const tach_wframe *frames, size_t depth)
+pcd_status pcd_tachyon_writer_sample(pcd_tachyon_writer *tw, uint64_t tid, uint32_t interp, uint8_t status, uint64_t ts,
+                              const pcd_tachyon_wframe *frames, size_t depth)
 {
     /* the stack: the innermost 256 frames, interned (file name, then function, then frame) */
     uint32_t cur[MAX_DEPTH];
     size_t d = depth < MAX_DEPTH ? depth : MAX_DEPTH;
-    for (size_t i = 0; i < d; i++) PCD_TRY(tach_writer_intern(tw, &frames[i], &cur[i]));
-    return tach_writer_sample_ids(tw, tid, interp, status, ts, cur, d);
+    for (size_t i = 0; i < d; i++) PCD_TRY(pcd_tachyon_writer_intern(tw, &frames[i], &cur[i]));
+    return pcd_tachyon_writer_sample_ids(tw, tid, interp, status, ts, cur, d);
 }
 
-pcd_status tach_writer_sample_ids(tach_writer *tw, uint64_t tid, uint32_t interp, uint8_t status, uint64_t ts,
+pcd_status pcd_tachyon_writer_sample_ids(pcd_tachyon_writer *tw, uint64_t tid, uint32_t interp, uint8_t status, uint64_t ts,
                                   const uint32_t *ids, size_t depth)
 {
     if (tw->failed) return tw->w.x.err.status ? tw->w.x.err.status : PCD_E_ARG;
-    tach_wthread *t = find_thread(tw, tid, interp);
+    pcd_tachyon_wthread *t = find_thread(tw, tid, interp);
     if (!t) {
         if (tw->n_th == UINT32_MAX) return fail(tw, PCD_E_LIMIT, "fewer threads");
         if (tw->n_th == tw->th_cap) {
             uint32_t ncap = tw->th_cap ? tw->th_cap * 2 : 16;
-            tach_wthread **nt = pcd_alloc_resize(tw->al, tw->th, tw->th_cap * sizeof *nt, ncap * sizeof *nt);
+            pcd_tachyon_wthread **nt = pcd_alloc_resize(tw->al, tw->th, tw->th_cap * sizeof *nt, ncap * sizeof *nt);
             if (!nt) return fail(tw, PCD_E_NOMEM, "memory for the threads");
             tw->th = nt;
             tw->th_cap = ncap;
@@ -368,7 +368,7 @@ pcd_status tach_writer_sample_ids(tach_writer *tw, uint64_t tid, uint32_t interp
     return PCD_OK;
 }
 
-pcd_status tach_writer_finish(tach_writer *tw)
+pcd_status pcd_tachyon_writer_finish(pcd_tachyon_writer *tw)
 {
     if (tw->failed) return tw->w.x.err.status ? tw->w.x.err.status : PCD_E_ARG;
     for (uint32_t i = 0; i < tw->n_th; i++) PCD_TRY(flush_pending(tw, tw->th[i]));
@@ -416,7 +416,7 @@ pcd_status tach_writer_finish(tach_writer *tw)
     return st;
 }
 
-void tach_writer_close(tach_writer *tw)
+void pcd_tachyon_writer_close(pcd_tachyon_writer *tw)
 {
     if (!tw->al) return;
     pcd_writer_close(&tw->w);

@@ -11,7 +11,7 @@
 #include "tachyon_v1.h"
 
 /* Everything the header and the statistics block say that samples do not. */
-typedef struct tach_writer_opts {
+typedef struct pcd_tachyon_writer_opts {
     uint64_t start_time_us;
     uint64_t sample_interval_us;
     uint8_t python[3];               /* major, minor, micro */
@@ -22,26 +22,26 @@ typedef struct tach_writer_opts {
     bool have_stats;                 /* write the 56-byte statistics block */
     double duration_sec, sample_rate, error_rate, missed_samples;
     uint32_t stats_present;          /* bit 0 error_rate, bit 1 missed_samples */
-} tach_writer_opts;
+} pcd_tachyon_writer_opts;
 
 /* One frame of a sample, by content. A location part of -1 is "none". opcode -1 is none;
  * values above the last real opcode are written as none, as CPython does. */
-typedef struct tach_wframe {
+typedef struct pcd_tachyon_wframe {
     const uint8_t *filename;
     size_t filename_len;
     const uint8_t *funcname;
     size_t funcname_len;
     int32_t lineno, end_lineno, column, end_column;
     int opcode;
-} tach_wframe;
+} pcd_tachyon_wframe;
 
-typedef struct tach_wthread tach_wthread;
+typedef struct pcd_tachyon_wthread pcd_tachyon_wthread;
 
-typedef struct tach_writer {
+typedef struct pcd_tachyon_writer {
     pcd_writer w;
     pcd_alloc *al;
     pcd_tachyon_v1_file root;
-    tach_writer_opts o;
+    pcd_tachyon_writer_opts o;
     /* strings: copies, and a table from their bytes to their index */
     uint8_t **str;
     uint32_t *str_len;
@@ -55,30 +55,30 @@ typedef struct tach_writer {
     uint32_t *frame_hash;
     size_t frame_hcap;
     /* threads, in order of their first sample */
-    tach_wthread **th;
+    pcd_tachyon_wthread **th;
     uint32_t n_th, th_cap;
     uint64_t total_samples;
     bool failed;
-} tach_writer;
+} pcd_tachyon_writer;
 
 /* Writes the header (rewritten with its totals at the end) to s. */
-pcd_status tach_writer_open(tach_writer *tw, pcd_sink *s, pcd_alloc *al, const tach_writer_opts *o);
+pcd_status pcd_tachyon_writer_open(pcd_tachyon_writer *tw, pcd_sink *s, pcd_alloc *al, const pcd_tachyon_writer_opts *o);
 /* One sample of one thread at time ts (microseconds, the clock of start_time_us); frames
  * innermost first (only the first 256 are kept, as CPython does). */
-pcd_status tach_writer_sample(tach_writer *tw, uint64_t tid, uint32_t interp, uint8_t status, uint64_t ts,
-                              const tach_wframe *frames, size_t depth);
+pcd_status pcd_tachyon_writer_sample(pcd_tachyon_writer *tw, uint64_t tid, uint32_t interp, uint8_t status, uint64_t ts,
+                              const pcd_tachyon_wframe *frames, size_t depth);
 /* The same in two steps, for callers that see the same frames again and again: a frame's
  * index (interned now if new: call it for a sample's new frames innermost first, when the
  * sample comes, to keep CPython's table order), then a sample of frame indexes. */
-pcd_status tach_writer_intern(tach_writer *tw, const tach_wframe *frame, uint32_t *index);
-pcd_status tach_writer_sample_ids(tach_writer *tw, uint64_t tid, uint32_t interp, uint8_t status, uint64_t ts,
+pcd_status pcd_tachyon_writer_intern(pcd_tachyon_writer *tw, const pcd_tachyon_wframe *frame, uint32_t *index);
+pcd_status pcd_tachyon_writer_sample_ids(pcd_tachyon_writer *tw, uint64_t tid, uint32_t interp, uint8_t status, uint64_t ts,
                                   const uint32_t *ids, size_t depth);
 /* Flushes the REPEAT buffers, writes the tables, statistics and footer, and the totals. */
-pcd_status tach_writer_finish(tach_writer *tw);
-void tach_writer_close(tach_writer *tw);
-const pcd_error *tach_writer_error(const tach_writer *tw);
+pcd_status pcd_tachyon_writer_finish(pcd_tachyon_writer *tw);
+void pcd_tachyon_writer_close(pcd_tachyon_writer *tw);
+const pcd_error *pcd_tachyon_writer_error(const pcd_tachyon_writer *tw);
 
 /* The last opcode CPython counts as real (MAX_REAL_OPCODE in 3.15). */
-#define TACH_MAX_REAL_OPCODE 254
+#define PCD_TACHYON_MAX_REAL_OPCODE 254
 
 #endif

@@ -58,7 +58,7 @@ enum { W_MEMORY, W_PROCESSES, W_DEEP, W_NOTIME, W_NEGTIME, W_TID, W_IID, W_LOC, 
 typedef struct m2t {
     const pcd_conv_args *a;
     mojo_asm *as;
-    tach_writer tw;
+    pcd_tachyon_writer tw;
     bool open;
     pcd_status wst;                  /* the first output error */
     /* from the metadata */
@@ -115,7 +115,7 @@ static void m2t_meta(void *ud, uint32_t key, uint32_t value, uint64_t offset)
 
 static pcd_status m2t_open(m2t *c)
 {
-    tach_writer_opts o;
+    pcd_tachyon_writer_opts o;
     memset(&o, 0, sizeof o);
     o.start_time_us = 0;
     o.sample_interval_us = c->have_interval ? c->interval : 100; /* Austin's default */
@@ -124,7 +124,7 @@ static pcd_status m2t_open(m2t *c)
     o.features = FEAT_ALL_THREADS; /* Austin samples every thread; gc is added at the end */
     const char *comp = c->a->compression;
     o.compression = comp && strcmp(comp, "none") == 0 ? 0 : 1;
-    pcd_status st = tach_writer_open(&c->tw, c->a->out, c->a->al, &o);
+    pcd_status st = pcd_tachyon_writer_open(&c->tw, c->a->out, c->a->al, &o);
     c->open = true;
     return st;
 }
@@ -139,7 +139,7 @@ static pcd_status special_frame(m2t *c, uint32_t kind, uint32_t sid, uint32_t *o
         *out = (uint32_t)sl->v0;
         return PCD_OK;
     }
-    tach_wframe f;
+    pcd_tachyon_wframe f;
     memset(&f, 0, sizeof f);
     f.lineno = f.end_lineno = f.column = f.end_column = -1;
     f.opcode = -1;
@@ -160,7 +160,7 @@ static pcd_status special_frame(m2t *c, uint32_t kind, uint32_t sid, uint32_t *o
     }
     f.funcname = b.ptr;
     f.funcname_len = b.len;
-    PCD_TRY(tach_writer_intern(&c->tw, &f, out));
+    PCD_TRY(pcd_tachyon_writer_intern(&c->tw, &f, out));
     sl->v0 = *out;
     return PCD_OK;
 }
@@ -194,11 +194,11 @@ static pcd_status frame_of(m2t *c, const mojo_item *it, uint32_t *out)
     const mojo_frame *fr = &c->as->fr[it->id];
     pcd_bytes file = mojo_str(c->as, fr->file), scope = mojo_str(c->as, fr->scope);
     bool bad = false;
-    tach_wframe f = { file.ptr, file.len, scope.ptr, scope.len, loc_part(fr->line, 0, &bad),
+    pcd_tachyon_wframe f = { file.ptr, file.len, scope.ptr, scope.len, loc_part(fr->line, 0, &bad),
                       loc_part(fr->line_end, 0, &bad), loc_part(fr->column, 1, &bad), loc_part(fr->column_end, 1, &bad),
                       -1 };
     if (bad) c->warn[W_LOC]++;
-    PCD_TRY(tach_writer_intern(&c->tw, &f, out));
+    PCD_TRY(pcd_tachyon_writer_intern(&c->tw, &f, out));
     c->fmap[it->id] = *out + 1;
     return PCD_OK;
 }
@@ -239,8 +239,8 @@ static void m2t_sample(void *ud, const mojo_sample *s)
         else if (fresh && c->pids.len == 2) c->warn[W_PROCESSES]++;
     }
     /* the stack, innermost first (Tachyon keeps the innermost 256 frames) */
-    size_t n = s->n_items, d = n < TACH_MAX_DEPTH ? n : TACH_MAX_DEPTH;
-    if (n > TACH_MAX_DEPTH) c->warn[W_DEEP]++;
+    size_t n = s->n_items, d = n < PCD_TACHYON_MAX_DEPTH ? n : PCD_TACHYON_MAX_DEPTH;
+    if (n > PCD_TACHYON_MAX_DEPTH) c->warn[W_DEEP]++;
     if (st == PCD_OK && d > c->ids_cap) {
         size_t ncap = d < 64 ? 64 : d;
         uint32_t *ni = realloc(c->ids, ncap * sizeof *ni);
@@ -267,7 +267,7 @@ static void m2t_sample(void *ud, const mojo_sample *s)
         if (!t) st = PCD_E_NOMEM;
         else {
             t->v0 += delta; /* wraps as Tachyon's deltas do */
-            st = tach_writer_sample_ids(&c->tw, tid, interp, status, t->v0, c->ids, d);
+            st = pcd_tachyon_writer_sample_ids(&c->tw, tid, interp, status, t->v0, c->ids, d);
         }
     }
     c->wst = st;
@@ -334,11 +334,11 @@ int xf_mojo_to_tachyon_run(const pcd_conv_args *a)
     if (c.wst == PCD_OK && !c.open) c.wst = m2t_open(&c); /* no samples: an empty profile */
     if (c.wst == PCD_OK) {
         if (c.any_gc) c.tw.root.config |= (uint32_t)FEAT_GC << 4; /* rewritten with the totals */
-        c.wst = tach_writer_finish(&c.tw);
+        c.wst = pcd_tachyon_writer_finish(&c.tw);
     }
     if (c.wst != PCD_OK) {
         char msg[512];
-        if (c.open && tach_writer_error(&c.tw)->status) pcd_error_format(tach_writer_error(&c.tw), msg, sizeof msg);
+        if (c.open && pcd_tachyon_writer_error(&c.tw)->status) pcd_error_format(pcd_tachyon_writer_error(&c.tw), msg, sizeof msg);
         else snprintf(msg, sizeof msg, "%s", pcd_status_name(c.wst));
         fprintf(a->err, "%s: cannot write the Tachyon output: %s\n", a->input_name,
                 c.wst == PCD_E_NOMEM ? "out of memory (raise --max-memory)" : msg);
@@ -347,7 +347,7 @@ int xf_mojo_to_tachyon_run(const pcd_conv_args *a)
         mojo_warn_problems(a, &as);
         m2t_warnings(&c);
     }
-    if (c.open) tach_writer_close(&c.tw);
+    if (c.open) pcd_tachyon_writer_close(&c.tw);
     free(c.fmap);
     free(c.ids);
     pcd_hmap_free(&c.ts);
@@ -366,8 +366,8 @@ typedef struct t2m {
     const pcd_conv_args *a;
     pcd_writer w;
     pcd_status wst;
-    const tach_tables *t;
-    tach_replay rp;
+    const pcd_tachyon_tables *t;
+    pcd_tachyon_replay rp;
     /* pass 1: which threads are flagged main (their tid is their process's id) */
     uint8_t *is_main;                /* by thread index */
     uint32_t main_cap;
@@ -400,7 +400,7 @@ static bool grow_thread_arrays(t2m *c, uint32_t idx)
     return true;
 }
 
-static void t2m_scan(void *ud, const tach_thread *th, uint32_t node, uint64_t ts, uint8_t status)
+static void t2m_scan(void *ud, const pcd_tachyon_thread *th, uint32_t node, uint64_t ts, uint8_t status)
 {
     (void)node;
     (void)ts;
@@ -491,7 +491,7 @@ static pcd_status define_string(t2m *c, uint64_t pid, uint32_t idx)
 /* What a Tachyon frame becomes in MOJO. */
 enum { K_FRAME, K_GC, K_INVALID, K_KERNEL };
 
-static int frame_kind(const t2m *c, const tach_frame_rec *fr)
+static int frame_kind(const t2m *c, const pcd_tachyon_v1_frame *fr)
 {
     pcd_bytes file = c->t->strings[fr->filename], func = c->t->strings[fr->funcname];
     if (bytes_is(file, "~") && fr->lineno == -1) {
@@ -511,10 +511,10 @@ static pcd_status define_frame(t2m *c, uint64_t pid, uint32_t f)
     pcd_hslot *sl = pcd_hmap_put(&c->defined, (pcd_hkey){ pid, 1, f }, &fresh);
     if (!sl) return PCD_E_NOMEM;
     if (!fresh) return PCD_OK;
-    const tach_frame_rec *fr = &c->t->frames[f];
+    const pcd_tachyon_v1_frame *fr = &c->t->frames[f];
     PCD_TRY(define_string(c, pid, fr->filename));
     PCD_TRY(define_string(c, pid, fr->funcname));
-    tach_loc l = tach_frame_loc(fr);
+    pcd_tachyon_loc l = pcd_tachyon_frame_loc(fr);
     pcd_mojo_v3_event ev;
     memset(&ev, 0, sizeof ev);
     ev.which = PCD_MOJO_V3_EVENT_FRAME;
@@ -529,13 +529,13 @@ static pcd_status define_frame(t2m *c, uint64_t pid, uint32_t f)
     return put_ev(c, &ev);
 }
 
-static pcd_status t2m_sample_st(t2m *c, const tach_thread *th, uint32_t node, uint64_t ts, uint8_t status)
+static pcd_status t2m_sample_st(t2m *c, const pcd_tachyon_thread *th, uint32_t node, uint64_t ts, uint8_t status)
 {
-    uint32_t frames[TACH_MAX_DEPTH];
-    uint32_t d = tach_replay_stack_inner(&c->rp, node, frames); /* innermost first */
+    uint32_t frames[PCD_TACHYON_MAX_DEPTH];
+    uint32_t d = pcd_tachyon_replay_stack_inner(&c->rp, node, frames); /* innermost first */
     for (uint32_t i = 0; i < d; i++) {
         if (frames[i] >= c->t->n_frames) return PCD_E_INVALID;
-        const tach_frame_rec *fr = &c->t->frames[frames[i]];
+        const pcd_tachyon_v1_frame *fr = &c->t->frames[frames[i]];
         if (fr->filename >= c->t->n_strings || fr->funcname >= c->t->n_strings) return PCD_E_INVALID;
     }
     if (!grow_thread_arrays(c, th->index)) return PCD_E_NOMEM;
@@ -558,7 +558,7 @@ static pcd_status t2m_sample_st(t2m *c, const tach_thread *th, uint32_t node, ui
     for (uint32_t i = 0; i < d; i++)
         if (frame_kind(c, &c->t->frames[frames[i]]) == K_FRAME) PCD_TRY(define_frame(c, pid, frames[i]));
     for (uint32_t i = d; i-- > 0;) {
-        const tach_frame_rec *fr = &c->t->frames[frames[i]];
+        const pcd_tachyon_v1_frame *fr = &c->t->frames[frames[i]];
         if (fr->opcode != 255) c->warn[T_OPCODE]++;
         memset(&ev, 0, sizeof ev);
         switch (frame_kind(c, fr)) {
@@ -594,13 +594,13 @@ static pcd_status t2m_sample_st(t2m *c, const tach_thread *th, uint32_t node, ui
     return put_ev(c, &ev);
 }
 
-static void t2m_sample(void *ud, const tach_thread *th, uint32_t node, uint64_t ts, uint8_t status)
+static void t2m_sample(void *ud, const pcd_tachyon_thread *th, uint32_t node, uint64_t ts, uint8_t status)
 {
     t2m *c = ud;
     if (c->wst == PCD_OK) c->wst = t2m_sample_st(c, th, node, ts, status);
 }
 
-static void t2m_warnings(const t2m *c, const tach_file *h, int mode)
+static void t2m_warnings(const t2m *c, const pcd_tachyon_v1_file *h, int mode)
 {
     FILE *e = c->a->err;
     const char *in = c->a->input_name;
@@ -614,7 +614,7 @@ static void t2m_warnings(const t2m *c, const tach_file *h, int mode)
                 c->warn[T_OPCODE]);
     if (c->warn[T_MODE])
         fprintf(e, "%s: warning: Tachyon mode %s written as MOJO mode wall (MOJO has wall, cpu, memory and full)\n", in,
-                mode >= 0 ? tach_mode_names[mode] : "unknown");
+                mode >= 0 ? pcd_tachyon_mode_names[mode] : "unknown");
     if (c->warn[T_STATS])
         fprintf(e,
                 "%s: warning: the statistics block dropped but for its duration (MOJO's duration metadata): sample rate, "
@@ -630,34 +630,34 @@ int xf_tachyon_to_mojo_run(const pcd_conv_args *a)
     memset(&c, 0, sizeof c);
     c.a = a;
     pcd_hmap_init(&c.defined, a->al);
-    tach_file root;
-    tach_tables t;
-    tach_tables_init(&t, a->al);
+    pcd_tachyon_v1_file root;
+    pcd_tachyon_tables t;
+    pcd_tachyon_tables_init(&t, a->al);
     c.t = &t;
     pcd_reader r2;
     bool r2_open = false, w_open = false;
     pcd_record next;
     bool have_next;
-    int rc = tach_read_root(a, a->r, &root);
-    if (!rc) rc = tach_read_tables(a, a->r, &t);
+    int rc = pcd_tachyon_conv_root(a, a->r, &root);
+    if (!rc) rc = pcd_tachyon_conv_tables(a, a->r, &t);
     if (rc) goto out;
     c.start = root.start_time_us;
     /* pass 1: the main threads (a status bit CPython sets) */
-    if (tach_replay_init(&c.rp, &root, a->al, false, false) != PCD_OK) {
+    if (pcd_tachyon_replay_init(&c.rp, &root, a->al, false, false) != PCD_OK) {
         fprintf(a->err, "%s: out of memory (raise --max-memory)\n", a->input_name);
         rc = 2;
         goto out;
     }
     c.rp.on_sample = t2m_scan;
     c.rp.ud = &c;
-    rc = tach_open_samples(a, &r2, &r2_open);
+    rc = pcd_tachyon_conv_open_samples(a, &r2, &r2_open);
     /* damage stops this pass quietly: pass 2 reports it, after writing what came before */
     while (!rc && c.wst == PCD_OK) {
         if (pcd_reader_next(&r2, &next) != PCD_OK) break;
-        const tach_sample *s = tach_as_sample(&next);
-        if (!s || tach_replay_record(&c.rp, s, &next) != PCD_OK) break;
+        const pcd_tachyon_v1_sample *s = pcd_tachyon_as_sample(&next);
+        if (!s || pcd_tachyon_replay_record(&c.rp, s, &next) != PCD_OK) break;
     }
-    tach_replay_free(&c.rp);
+    pcd_tachyon_replay_free(&c.rp);
     memset(&c.rp, 0, sizeof c.rp);
     if (r2_open) pcd_reader_close(&r2);
     r2_open = false;
@@ -668,7 +668,7 @@ int xf_tachyon_to_mojo_run(const pcd_conv_args *a)
         goto out;
     }
     /* pass 2: the events */
-    int mode = tach_config_mode(root.config);
+    int mode = pcd_tachyon_config_mode(root.config);
     pcd_writer_open(&c.w, &pcd_mojo_v3_format, a->out, a->al);
     w_open = true;
     pcd_mojo_v3_file mroot;
@@ -687,11 +687,11 @@ int xf_tachyon_to_mojo_run(const pcd_conv_args *a)
                  root.python_version.micro);
         if (c.wst == PCD_OK) c.wst = put_meta(&c, "python", buf);
     }
-    if (c.wst == PCD_OK && tach_replay_init(&c.rp, &root, a->al, true, false) != PCD_OK) c.wst = PCD_E_NOMEM;
+    if (c.wst == PCD_OK && pcd_tachyon_replay_init(&c.rp, &root, a->al, true, false) != PCD_OK) c.wst = PCD_E_NOMEM;
     c.rp.on_sample = t2m_sample;
     c.rp.ud = &c;
-    if (c.wst == PCD_OK) rc = tach_open_samples(a, &r2, &r2_open);
-    if (c.wst == PCD_OK && !rc) rc = tach_replay_samples(a, &r2, &c.rp, &next, &have_next);
+    if (c.wst == PCD_OK) rc = pcd_tachyon_conv_open_samples(a, &r2, &r2_open);
+    if (c.wst == PCD_OK && !rc) rc = pcd_tachyon_conv_replay(a, &r2, &c.rp, &next, &have_next);
     /* the footer: the run's duration, as Austin writes it */
     bool stats = t.have_stats && root.stats_version == 1;
     if (c.wst == PCD_OK && !rc && stats) {
@@ -721,8 +721,8 @@ int xf_tachyon_to_mojo_run(const pcd_conv_args *a)
 out:
     if (r2_open) pcd_reader_close(&r2);
     if (w_open) pcd_writer_close(&c.w);
-    tach_replay_free(&c.rp);
-    tach_tables_free(&t);
+    pcd_tachyon_replay_free(&c.rp);
+    pcd_tachyon_tables_free(&t);
     pcd_hmap_free(&c.defined);
     free(c.is_main);
     free(c.prev_ts);

@@ -1,0 +1,359 @@
+/* formats/tachyon/import.c: CPython's sampling profiles (Tachyon) into the profile model.
+ *
+ * Read as CPython's reader reads them (read.c): the header, the tables (strings, frames,
+ * statistics), then the samples replayed in file order (replay.c). Each sample becomes a
+ * model sample:
+ *  - the thread is (thread id, interpreter id), in order of first appearance, named as
+ *    CPython's outputs name it: "Thread N", "Thread N (interpreter K)" for K other than 0;
+ *  - frames are code frames as CPython's reader sees the table: names decoded as Python's
+ *    bytes.decode("utf-8", "replace") does; a lineno of -1 (no location) gives no position
+ *    at all; columns are 0-based in the file and 1-based in the model; frames of CPython's own
+ *    bootstrap (_sync_coordinator.py) are left out, as CPython's outputs leave them out;
+ *  - two sample types: "time" (microseconds, the sampling interval for each sample) and
+ *    "samples" (count, 1 each; secondary, so that viewers show the time), "samples" being
+ *    the default metric (CPython's collapsed stacks count samples);
+ *  - the time is the sample's timestamp in ns since the header's start time, which is
+ *    time.monotonic(), not a date (the profile's time_origin stays unknown); samples come
+ *    in file order, which is time order within each thread;
+ *  - the status byte (has GIL, on CPU, ...) is the sample's status.
+ * A REPEAT record's run of identical samples is handed on as one sample with a count, without
+ * a time or a status, unless the consumer needs each sample's own time (PCD_NEEDS_TIMES).
+ * The per-sample work is an array look-up (replay stack id -> model stack) and the call to
+ * the consumer: model stacks are made once per distinct replay stack.
+ *
+ * The header and the statistics block go on as metadata (python_version, mode,
+ * capture_features, sample_interval_us, start_time_us, sample_count, thread_count,
+ * string_count, frame_count, compression, duration_sec, sample_rate, error_rate,
+ * missed_samples; floats as Python's repr). The dialect is CPython's.
+ *
+ * A frame or string index beyond the tables in a frame a sample uses is an error with
+ * CPython's words ("Invalid frame index: N", "Invalid string index in frame N"), and nothing
+ * is converted; damage, including the replay's errors, ends the profile after the samples
+ * before it. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "common/text.h"
+#include "common/vec.h"
+#include "formats/tachyon/tachyon.h"
+#include "formats/tachyon/text.h"
+#include "model/profile.h"
+
+enum { T_TIME, T_SAMPLES, T_N };
+
+
+#define DROPPED UINT32_MAX         /* a frame CPython's outputs leave out */
+
+typedef struct timport {
+    pcd_job *j;
+    pcd_profile *p;
+    pcd_tachyon_v1_file root;
+    pcd_tachyon_tables t;
+    pcd_tachyon_replay rp;
+    pcd_status st;                 /* the first error of the sample callbacks */
+    uint32_t *strs;                /* string index -> model string + 1 (0: not yet) */
+    uint32_t *frames;              /* frame index -> model frame + 1, DROPPED, 0: not yet */
+    uint32_t *stacks;              /* replay stack id -> model stack + 1 (0: not yet) */
+    size_t stacks_cap;
+    pcd_thread_id *threads;        /* the replay's thread index -> model thread */
+    uint32_t *prev;                /* the replay's thread index -> its previous sample's stack */
+    size_t n_threads, threads_cap, prev_cap;
+    uint8_t *text;                 /* a decoded name */
+    size_t text_cap;
+    int types[T_N];
+    uint64_t values[T_N];
+    pcd_sample s;
+} timport;
+
+/* ---- tables ------------------------------------------------------------------------------ */
+
+/* The model string of string i (< n_strings), as CPython decodes it. */
+static pcd_str str_of(timport *m, uint32_t i)
+{
+    if (m->strs[i]) return m->strs[i] - 1;
+    pcd_bytes b = m->t.strings[i];
+    if (PCD_VEC_RESERVE(m->j->al, m->text, m->text_cap, PCD_UTF8_REPLACED_MAX(b.len) + 1) != PCD_OK) {
+        m->p->oom = PCD_E_NOMEM;
+        return 0;
+    }
+    size_t n = pcd_utf8_replace(b.ptr, b.len, m->text);
+    pcd_str s = pcd_profile_str(m->p, m->text, n);
+    m->strs[i] = s + 1;
+    return s;
+}
+
+/* The model frame of frame index f into *out (DROPPED for CPython's own frames). */
+static pcd_status frame_of(timport *m, uint32_t f, uint32_t *out)
+{
+    if (PCD_UNLIKELY(f >= m->t.n_frames))
+        return pcd_job_fail(m->j, PCD_E_INVALID, "Invalid frame index: %u", f);
+    if (m->frames[f]) {
+        *out = m->frames[f] == DROPPED ? DROPPED : m->frames[f] - 1;
+        return PCD_OK;
+    }
+    const pcd_tachyon_v1_frame *fr = &m->t.frames[f];
+    if (fr->filename >= m->t.n_strings || fr->funcname >= m->t.n_strings)
+        return pcd_job_fail(m->j, PCD_E_INVALID, "Invalid string index in frame %u", f);
+    pcd_profile *p = m->p;
+    pcd_frame mf = pcd_frame_blank(PCD_FRAME_CODE);
+    mf.file = str_of(m, fr->filename);
+    pcd_bytes file = pcd_profile_text(p, mf.file);
+    if (pcd_tachyon_internal_file(file.ptr, file.len)) {
+        m->frames[f] = *out = DROPPED;
+        return PCD_OK;
+    }
+    mf.function = str_of(m, fr->funcname);
+    pcd_tachyon_loc l = pcd_tachyon_frame_loc(fr);
+    if (!l.none) {
+        mf.line = l.lineno;
+        mf.end_line = l.end_lineno;
+        if (l.column != -1) {
+            mf.column = (int64_t)l.column + 1;
+            mf.end_column = (int64_t)l.end_column + 1;
+        }
+    }
+    if (p->oom) return p->oom;
+    pcd_frame_id id = pcd_profile_frame(p, &mf);
+    if (p->oom) return p->oom;
+    m->frames[f] = id + 1;
+    *out = id;
+    return PCD_OK;
+}
+
+/* The model stack of th's current stack, the replay's stack `node`, made once. A new stack
+ * is mostly the thread's previous one with a few frames changed on top: from the model stack
+ * of the previous one, up as many frames as were popped, then the new frames pushed. */
+static pcd_status map_stack(timport *m, const pcd_tachyon_thread *th, uint32_t node, uint32_t *out)
+{
+    if (node >= m->stacks_cap) {
+        size_t old = m->stacks_cap;
+        if (PCD_VEC_RESERVE(m->j->al, m->stacks, m->stacks_cap, (size_t)m->rp.stacks.n) != PCD_OK)
+            return PCD_E_NOMEM;
+        memset(m->stacks + old, 0, (m->stacks_cap - old) * sizeof *m->stacks);
+    }
+    uint32_t d = th->depth, pd, c = 0;
+    const uint32_t *f = th->frames; /* outermost first: the frames of `node` */
+    const uint32_t *pf = pcd_tachyon_replay_stack(&m->rp, m->prev[th->index], &pd);
+    while (c < pd && c < d && pf[c] == f[c]) c++;
+    pcd_stack_id s = m->stacks[m->prev[th->index]] - 1; /* mapped: it had a sample */
+    for (uint32_t i = pd; i-- > c;)
+        if (m->frames[pf[i]] != DROPPED) s = pcd_stack_parent(m->p, s);
+    for (uint32_t i = c; i < d; i++) {
+        uint32_t fid = DROPPED;
+        PCD_TRY(frame_of(m, f[i], &fid));
+        if (fid != DROPPED) s = pcd_profile_push(m->p, s, fid);
+    }
+    if (m->p->oom) return m->p->oom;
+    m->stacks[node] = s + 1;
+    *out = s + 1;
+    return PCD_OK;
+}
+
+/* The model thread of a replay thread, made at its first sample. */
+static pcd_status thread_of(timport *m, const pcd_tachyon_thread *th)
+{
+    PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->threads, m->threads_cap, (size_t)th->index + 1));
+    PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->prev, m->prev_cap, (size_t)th->index + 1));
+    while (m->n_threads <= th->index) {
+        m->prev[m->n_threads] = 0; /* the empty stack, mapped first (run) */
+        const pcd_tachyon_thread *t = m->rp.threads[m->n_threads];
+        pcd_thread mt = pcd_thread_blank();
+        mt.tid = t->tid;
+        mt.has_tid = true;
+        mt.iid = t->interp;
+        char name[64];
+        if (t->interp) snprintf(name, sizeof name, "Thread %" PRIu64 " (interpreter %u)", t->tid, t->interp);
+        else snprintf(name, sizeof name, "Thread %" PRIu64, t->tid);
+        mt.name = pcd_profile_strz(m->p, name);
+        m->threads[m->n_threads++] = pcd_profile_thread(m->p, &mt);
+        if (m->p->oom) return m->p->oom;
+    }
+    return PCD_OK;
+}
+
+/* ---- samples ----------------------------------------------------------------------------- */
+
+/* ns since the start time: a timestamp before it is negative (u64 differences wrap). */
+static int64_t ns_since(uint64_t ts, uint64_t start)
+{
+    int64_t d = (int64_t)(ts - start);
+    const int64_t lim = INT64_MAX / 1000;
+    return (d > lim ? lim : d < -lim ? -lim : d) * 1000;
+}
+
+/* Hands on `count` samples of th's stack `node`. */
+PCD_INLINE void hand_on(timport *m, const pcd_tachyon_thread *th, uint32_t node, int64_t time, uint8_t status, uint64_t count)
+{
+    if (PCD_UNLIKELY(m->st != PCD_OK)) return;
+    if (PCD_UNLIKELY(th->index >= m->n_threads)) {
+        if ((m->st = thread_of(m, th)) != PCD_OK) return;
+    }
+    uint32_t ms = PCD_LIKELY(node < m->stacks_cap) ? m->stacks[node] : 0;
+    if (PCD_UNLIKELY(!ms)) {
+        if ((m->st = map_stack(m, th, node, &ms)) != PCD_OK) return;
+    }
+    pcd_sample *s = &m->s;
+    s->thread = m->threads[th->index];
+    s->stack = ms - 1;
+    s->time = time;
+    s->count = count;
+    s->status = status;
+    s->offset = m->rp.offset;
+    m->prev[th->index] = node;
+    m->st = pcd_profile_sample(m->p, s);
+}
+
+/* Every sample with its time (PCD_NEEDS_TIMES). */
+static void on_sample_timed(void *ud, const pcd_tachyon_thread *th, uint32_t node, uint64_t ts, uint8_t status)
+{
+    timport *m = ud;
+    hand_on(m, th, node, ns_since(ts, m->root.start_time_us), status, 1);
+}
+
+/* Without times: a sample of a record other than REPEAT ... */
+static void on_sample(void *ud, const pcd_tachyon_thread *th, uint32_t node, uint64_t ts, uint8_t status)
+{
+    (void)ts;
+    hand_on(ud, th, node, PCD_TIME_NONE, status, 1);
+}
+
+/* ... and a REPEAT record's run, as one sample with a count. */
+static void on_repeat(void *ud, const pcd_tachyon_thread *th, uint32_t node, uint64_t n)
+{
+    hand_on(ud, th, node, PCD_TIME_NONE, 0, n);
+}
+
+/* ---- the header ---------------------------------------------------------------------------- */
+
+static pcd_status meta(timport *m, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static pcd_status meta(timport *m, const char *key, const char *fmt, ...)
+{
+    char v[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v, sizeof v, fmt, ap);
+    va_end(ap);
+    pcd_profile *p = m->p;
+    pcd_str k = pcd_profile_strz(p, key), s = pcd_profile_strz(p, v);
+    if (p->oom) return p->oom;
+    return pcd_profile_meta(p, k, s);
+}
+
+static pcd_status float_meta(timport *m, const char *key, double v)
+{
+    char f[40];
+    pcd_tachyon_py_float_repr(f, sizeof f, v);
+    return meta(m, key, "%s", f);
+}
+
+/* What the header and the statistics block say, in the profile and as metadata. */
+static pcd_status header(timport *m)
+{
+    const pcd_tachyon_v1_file *h = &m->root;
+    pcd_profile *p = m->p;
+    int mode = pcd_tachyon_config_mode(h->config), feat = pcd_tachyon_config_features(h->config);
+    p->types[m->types[T_TIME]].title = pcd_profile_strz(p, mode == 0 ? "Wall time" : mode == 1 ? "CPU time" : "Time");
+    p->period = (int64_t)(h->sample_interval_us > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : h->sample_interval_us);
+    m->values[T_TIME] = h->sample_interval_us;
+    /* CPython reads the statistics block only in version 1 */
+    const pcd_tachyon_v1_stats *st = m->t.have_stats && h->stats_version == 1 ? &m->t.stats : NULL;
+    if (st && isfinite(st->duration_sec) && st->duration_sec >= 0 && st->duration_sec < 9e9)
+        p->duration = (int64_t)(st->duration_sec * 1e9 + 0.5);
+    PCD_TRY(pcd_profile_begin(p));
+    PCD_TRY(meta(m, "python_version", "%u.%u.%u", h->python_version.major, h->python_version.minor,
+                 h->python_version.micro));
+    PCD_TRY(meta(m, "mode", "%s", mode < 0 ? "unknown" : pcd_tachyon_mode_names[mode]));
+    if (feat >= 0) {
+        char f[96];
+        size_t n = 0;
+        f[0] = 0;
+        for (int i = 0; i < 5; i++)
+            if (feat & (1 << i))
+                n += (size_t)snprintf(f + n, sizeof f - n, "%s%s", n ? " " : "", pcd_tachyon_feature_names[i]);
+        PCD_TRY(meta(m, "capture_features", "%s", n ? f : "none"));
+    }
+    PCD_TRY(meta(m, "sample_interval_us", "%" PRIu64, h->sample_interval_us));
+    PCD_TRY(meta(m, "start_time_us", "%" PRIu64, h->start_time_us));
+    PCD_TRY(meta(m, "sample_count", "%" PRIu64, h->sample_count));
+    PCD_TRY(meta(m, "thread_count", "%u", h->thread_count));
+    PCD_TRY(meta(m, "string_count", "%u", h->string_count));
+    PCD_TRY(meta(m, "frame_count", "%u", h->frame_count));
+    PCD_TRY(meta(m, "compression", "%s", h->compression == 1 ? "zstd" : "none"));
+    if (st) {
+        PCD_TRY(float_meta(m, "duration_sec", st->duration_sec));
+        PCD_TRY(float_meta(m, "sample_rate", st->sample_rate));
+        if (st->has_present && (st->present & 1)) PCD_TRY(float_meta(m, "error_rate", st->error_rate));
+        if (st->has_present && (st->present & 2)) PCD_TRY(float_meta(m, "missed_samples", st->missed_samples));
+    }
+    return PCD_OK;
+}
+
+/* ---- the import ---------------------------------------------------------------------------- */
+
+static pcd_status run(timport *m)
+{
+    pcd_job *j = m->j;
+    pcd_profile *p = m->p;
+    /* the sample types first: a profile ended by damage in the header still has them */
+    p->dialect = PCD_DIALECT_CPYTHON;
+    m->types[T_TIME] = pcd_profile_add_type(p, "time", "microseconds", "Time");
+    m->types[T_SAMPLES] = pcd_profile_add_type(p, "samples", "count", "Samples");
+    p->types[m->types[T_SAMPLES]].secondary = true;
+    p->default_type = m->types[T_SAMPLES];
+    p->period_type = m->types[T_TIME];
+    m->values[T_SAMPLES] = 1;
+    if (p->oom) return p->oom;
+
+    PCD_TRY(pcd_tachyon_read_head(j, &m->root, &m->t));
+    if (j->damaged) return PCD_OK;
+    size_t ns = m->t.n_strings ? m->t.n_strings : 1, nf = m->t.n_frames ? m->t.n_frames : 1;
+    m->strs = pcd_alloc_get(j->al, ns * sizeof *m->strs);
+    m->frames = pcd_alloc_get(j->al, nf * sizeof *m->frames);
+    if (!m->strs || !m->frames) return PCD_E_NOMEM;
+    memset(m->strs, 0, ns * sizeof *m->strs);
+    memset(m->frames, 0, nf * sizeof *m->frames);
+    PCD_TRY(header(m));
+
+    PCD_TRY(pcd_tachyon_replay_init(&m->rp, &m->root, j->al, true, false));
+    PCD_TRY(PCD_VEC_RESERVE(j->al, m->stacks, m->stacks_cap, 1024));
+    memset(m->stacks, 0, m->stacks_cap * sizeof *m->stacks);
+    m->stacks[0] = PCD_STACK_EMPTY + 1; /* the empty stack is the model's */
+    m->rp.ud = m;
+    if (p->consumer.needs & PCD_NEEDS_TIMES) {
+        m->rp.on_sample = on_sample_timed;
+    } else {
+        /* nobody needs the times: REPEAT runs are counted, their deltas not summed */
+        m->rp.on_sample = on_sample;
+        m->rp.on_repeat = on_repeat;
+        m->rp.no_times = true;
+    }
+    m->s.values = m->values;
+    m->s.flags = PCD_SAMPLE_HAS(m->types[T_TIME]) | PCD_SAMPLE_HAS(m->types[T_SAMPLES]);
+    return pcd_tachyon_read_samples(j, &m->rp, &m->st);
+}
+
+static pcd_status tachyon_import(pcd_job *j, pcd_profile *p)
+{
+    timport m;
+    memset(&m, 0, sizeof m);
+    m.j = j;
+    m.p = p;
+    pcd_tachyon_tables_init(&m.t, j->al);
+    pcd_status st = run(&m);
+    if (st == PCD_E_NOMEM && !j->msg[0])
+        pcd_job_fail(j, st, "out of memory for the profile's tables (raise --max-memory)");
+    pcd_alloc *al = j->al;
+    if (m.strs) pcd_alloc_free(al, m.strs, (m.t.n_strings ? m.t.n_strings : 1) * sizeof *m.strs);
+    if (m.frames) pcd_alloc_free(al, m.frames, (m.t.n_frames ? m.t.n_frames : 1) * sizeof *m.frames);
+    PCD_VEC_FREE(al, m.stacks, m.stacks_cap);
+    PCD_VEC_FREE(al, m.prev, m.prev_cap);
+    PCD_VEC_FREE(al, m.threads, m.threads_cap);
+    PCD_VEC_FREE(al, m.text, m.text_cap);
+    pcd_tachyon_replay_free(&m.rp);
+    pcd_tachyon_tables_free(&m.t);
+    return st;
+}
+
+const pcd_model_importer pcd_tachyon_model = { PCD_HAS_SAMPLES | PCD_HAS_TIMES | PCD_HAS_CODE, tachyon_import };
