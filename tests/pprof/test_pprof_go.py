@@ -58,9 +58,13 @@ LINE_RE = re.compile(r"^(.*) (\S*):(-?\d+) s=-?\d+(?:\(.*\))?$")
 LABEL_RE = re.compile(r"(\S+?):\[(.*?)\]")
 
 
-def parse_raw(text):
+def parse_raw(text, spaced_files=()):
     """Sample types [(type, unit)], default type, samples [(values, location ids, labels)],
-    locations {id: [(function, file, line)] innermost first}."""
+    locations {id: [(function, file, line)] innermost first}. -raw writes a line as
+    "function file:line", so a file name with a space ("<frozen runpy>") is ambiguous: the
+    profile's own file names with spaces (spaced_files) are tried first."""
+    spaced = [re.compile(r"^(.*) (%s):(-?\d+) s=-?\d+(?:\(.*\))?$" % re.escape(f))
+              for f in sorted(spaced_files, key=len, reverse=True)]
     lines = text.split("\n")
     i = 0
     while i < len(lines) and lines[i] != "Samples:":
@@ -97,13 +101,26 @@ def parse_raw(text):
         else:
             rest = ln.strip()
         if rest:
-            lm = LINE_RE.match(rest)
+            lm = next((m2 for m2 in (r.match(rest) for r in spaced) if m2), None) or LINE_RE.match(rest)
             if lm:
                 locs[cur].append((lm.group(1), lm.group(2), int(lm.group(3))))
             else:
                 locs[cur].append((rest, "", 0))
         i += 1
     return types, default, samples, locs
+
+
+def spaced_strings(pc, path):
+    """The strings of a pprof's string table that hold a space (file names such as
+    CPython's "<frozen runpy>"), from our own dump."""
+    out = run([pc, "dump", path]).stdout.decode(errors="surrogateescape")
+    found = set()
+    for ln in out.splitlines():
+        if '"_kind":"string_table"' in ln:
+            v = json.loads(ln)["_value"]
+            if " " in v:
+                found.add(v)
+    return found
 
 
 def frame_text(fn, file, line):
@@ -287,7 +304,7 @@ def check_written(pc, path, env):
         if rp.returncode != 0 or rp.stderr.strip():
             fail("%s: go tool pprof -raw: exit %d: %s" % (name, rp.returncode, rp.stderr.decode(errors="replace")))
             return
-        types, default, samples, locs = parse_raw(rp.stdout.decode(errors="surrogateescape"))
+        types, default, samples, locs = parse_raw(rp.stdout.decode(errors="surrogateescape"), spaced_strings(pc, out))
         empty = empty_stacks(pc, out)
         for t, (ty, unit) in enumerate(types):
             if unit not in UNITS:
