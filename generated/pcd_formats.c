@@ -12,6 +12,7 @@
 #include "mojo_v3.h"
 #include "mono_v0_1.h"
 #include "mono_v3_0.h"
+#include "pprof_v1.h"
 #include "tachyon_v1.h"
 
 const pcd_format *const pcd_formats[] = {
@@ -23,11 +24,12 @@ const pcd_format *const pcd_formats[] = {
     &pcd_mojo_v3_format,
     &pcd_mono_v0_1_format,
     &pcd_mono_v3_0_format,
+    &pcd_pprof_v1_format,
     &pcd_tachyon_v1_format,
     NULL,
 };
 
-const size_t pcd_n_formats = 9;
+const size_t pcd_n_formats = 10;
 
 const pcd_format *pcd_format_find(const char *name, const char *version)
 {

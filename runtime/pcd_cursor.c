@@ -7,6 +7,7 @@ const pcd_limits pcd_default_limits = {
     .max_array = UINT64_C(1) << 32,
     .max_bytes = UINT64_C(1) << 32,
     .max_inflate = UINT64_C(1) << 32,
+    .max_depth = 100,
 };
 
 void pcd_ctx_init(pcd_ctx *x, pcd_arena *arena)

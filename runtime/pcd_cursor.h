@@ -11,6 +11,8 @@ typedef struct pcd_limits {
     uint64_t max_array;        /* elements in one decoded array */
     uint64_t max_bytes;        /* bytes in one string or byte field */
     uint64_t max_inflate;      /* decompressed bytes of one compressed region */
+    uint32_t max_depth;        /* protobuf messages nested in one another (schemas whose messages
+                                * contain themselves); 0: 100 */
 } pcd_limits;
 
 extern const pcd_limits pcd_default_limits;
@@ -27,6 +29,7 @@ typedef struct pcd_ctx {
     void *state;               /* the current region's stream state (generated type) */
     const void *root;          /* the decoded file record (generated type), for header.x */
     const pcd_limits *lim;
+    uint32_t depth;            /* protobuf messages that contain themselves: how deep in them */
     uint64_t version;          /* the format version being decoded */
     /* encoding: where each of the root's regions went (by position among them), for
      * sizes, counts and offsets written after it */

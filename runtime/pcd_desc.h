@@ -5,6 +5,7 @@
 
 #include "pcd_cursor.h"
 #include "pcd_sink.h"
+#include "pcd_pb.h"
 
 /* How a field's value is held in its C struct. */
 typedef enum pcd_kind {
@@ -18,7 +19,11 @@ typedef enum pcd_kind {
     PCD_K_UNION,      /* a nested union by value (type) */
     PCD_K_ARRAY,      /* pointer at offset, size_t count at aux (element: elem_kind / type) */
     PCD_K_MOJO,       /* pcd_mojo_int: 64-bit magnitude and a sign flag */
-    PCD_K_REGION      /* pcd_region: a nested stream of records (regions[]) */
+    PCD_K_REGION,     /* pcd_region: a nested stream of records (regions[]) */
+    PCD_K_PB_OTHER,   /* protobuf: a message's unknown fields, pcd_pb_field pointer at offset, size_t
+                       * count at aux; JSON "_unknown": [{"field": N, "varint": V}, ...], left out when empty */
+    PCD_K_PB_FIELD    /* protobuf: one unknown field (pcd_pb_field), the case of a field record that
+                       * the schema does not name */
 } pcd_kind;
 
 enum {
@@ -28,8 +33,9 @@ enum {
     PCD_F_SENTINEL = 1u << 3,  /* `sentinel` means "absent": dumped as null */
     PCD_F_HEX = 1u << 4,       /* dump integers as "0x..." strings */
     PCD_F_ENUM_OPEN = 1u << 5, /* values outside the enum are allowed */
-    PCD_F_TAG_MULTI = 1u << 6  /* a union case with several tags, or the default case of a union
+    PCD_F_TAG_MULTI = 1u << 6, /* a union case with several tags, or the default case of a union
                                   * that reads its tag: the tag is dumped too */
+    PCD_F_OMIT_EMPTY = 1u << 7 /* an array left out of JSON when empty (a message's repeated field) */
 };
 
 /* Sign and magnitude (Austin's MOJO varint). */
@@ -95,6 +101,9 @@ typedef struct pcd_type {
     uint32_t tag_wire;
     /* The warnings its schema declares (warn = ...); NULL when it declares none. */
     pcd_type_warn_fn warn;
+    /* Protobuf messages and field records: 1 + offsetof a pcd_pb_layout (the order and packing
+     * the writer chose; JSON "_layout", left out when canonical); 0: none. */
+    uint32_t layout_at;
 } pcd_type;
 
 /* Where a records region sits in its parent record; filled by the parent's decoder. */
@@ -195,7 +204,9 @@ enum {
     PCD_FMT_NATIVE_ORDER = 1u << 1, /* byte order detected from a magic */
     PCD_FMT_PADDED_NAMES = 1u << 2, /* NUL-padded strings: what follows a NUL is not kept
                                        (re-encoding writes zeros there) */
-    PCD_FMT_RELOCATES = 1u << 3     /* fields hold file offsets the encoder relocates */
+    PCD_FMT_RELOCATES = 1u << 3,    /* fields hold file offsets the encoder relocates */
+    PCD_FMT_NO_MAGIC = 1u << 4      /* detected by the structure of its first bytes (protobuf), not
+                                     * by a magic: tried after the formats that have one */
 };
 
 /* Every format this build knows (generated/pcd_formats.c). */

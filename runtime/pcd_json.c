@@ -247,6 +247,40 @@ static pcd_status json_key(pcd_sink *s, const char *k, bool *first)
     return pcd_sink_put(s, "\":", 2);
 }
 
+/* A protobuf field the schema does not name: "field": N and its value by wire type. */
+static pcd_status json_pb_field(pcd_sink *s, const pcd_pb_field *f, bool *first)
+{
+    PCD_TRY(json_key(s, "field", first));
+    PCD_TRY(pcd_json_u64(s, f->number));
+    switch (f->wire) {
+    case PCD_PB_VARINT: PCD_TRY(json_key(s, "varint", first)); return pcd_json_u64(s, f->value);
+    case PCD_PB_I64: PCD_TRY(json_key(s, "i64", first)); return pcd_json_u64(s, f->value);
+    case PCD_PB_I32: PCD_TRY(json_key(s, "i32", first)); return pcd_json_u64(s, f->value);
+    default: PCD_TRY(json_key(s, "len", first)); return json_hex(s, f->bytes.ptr, f->bytes.len);
+    }
+}
+
+/* A protobuf message's layout, when it is not the canonical one. */
+static pcd_status json_layout(pcd_sink *s, const pcd_type *t, const void *base, bool *first)
+{
+    if (!t->layout_at) return PCD_OK;
+    const pcd_pb_layout *l = (const pcd_pb_layout *)((const uint8_t *)base + t->layout_at - 1);
+    if (!l->n) return PCD_OK;
+    PCD_TRY(json_key(s, "_layout", first));
+    char small[256];
+    size_t n = pcd_pb_layout_format(l, small, sizeof small);
+    if (n < sizeof small) return pcd_json_string(s, (const uint8_t *)small, n);
+    /* long: run by run */
+    PCD_TRY(pcd_sink_put(s, "\"", 1));
+    for (size_t i = 0; i < l->n; i++) {
+        pcd_pb_layout one = { l->runs + i, 1 };
+        n = pcd_pb_layout_format(&one, small, sizeof small);
+        if (i) PCD_TRY(pcd_sink_put(s, " ", 1));
+        PCD_TRY(pcd_sink_put(s, small, n));
+    }
+    return pcd_sink_put(s, "\"", 1);
+}
+
 /* The fields of a struct (without braces when open_brace is false). */
 static pcd_status json_fields(pcd_sink *s, const pcd_type *t, const void *base, bool *first)
 {
@@ -255,10 +289,26 @@ static pcd_status json_fields(pcd_sink *s, const pcd_type *t, const void *base, 
         if (fd->flags & PCD_F_HIDDEN) continue;
         if (fd->kind == PCD_K_REGION) continue;
         if ((fd->flags & PCD_F_OPTIONAL) && !*(const bool *)((const uint8_t *)base + fd->present)) continue;
+        if ((fd->kind == PCD_K_PB_OTHER || (fd->flags & PCD_F_OMIT_EMPTY)) &&
+            *(const size_t *)((const uint8_t *)base + fd->aux) == 0)
+            continue;
         PCD_TRY(json_key(s, fd->name, first));
+        if (fd->kind == PCD_K_PB_OTHER) {
+            const pcd_pb_field *u = *(const pcd_pb_field *const *)((const uint8_t *)base + fd->offset);
+            size_t n = *(const size_t *)((const uint8_t *)base + fd->aux);
+            PCD_TRY(pcd_sink_put(s, "[", 1));
+            for (size_t k = 0; k < n; k++) {
+                bool f1 = true;
+                PCD_TRY(pcd_sink_put(s, k ? ",{" : "{", k ? 2 : 1));
+                PCD_TRY(json_pb_field(s, &u[k], &f1));
+                PCD_TRY(pcd_sink_put(s, "}", 1));
+            }
+            PCD_TRY(pcd_sink_put(s, "]", 1));
+            continue;
+        }
         PCD_TRY(pcd_json_value(s, fd, base));
     }
-    return PCD_OK;
+    return json_layout(s, t, base, first);
 }
 
 static pcd_status json_union_inner(pcd_sink *s, const pcd_type *t, const void *base, bool *first,
@@ -281,8 +331,11 @@ static pcd_status json_union_inner(pcd_sink *s, const pcd_type *t, const void *b
         return json_fields(s, cf->type, (const uint8_t *)base + cf->offset, first);
     if (cf->kind == PCD_K_UNION && cf->type && cf->type->tag_key)
         return json_union_inner(s, cf->type, (const uint8_t *)base + cf->offset, first, NULL);
+    if (cf->kind == PCD_K_PB_FIELD)
+        return json_pb_field(s, (const pcd_pb_field *)((const uint8_t *)base + cf->offset), first);
     PCD_TRY(json_key(s, "_value", first));
-    return pcd_json_value(s, cf, base);
+    PCD_TRY(pcd_json_value(s, cf, base));
+    return json_layout(s, t, base, first);
 }
 
 static pcd_status json_type(pcd_sink *s, const pcd_type *t, const void *base, bool braces)

@@ -7,8 +7,11 @@ set -eu
 
 # chromium: the browser tests of the HTML and SVG outputs (tests/pictures) run Debian's, headless,
 # through playwright-core (tests/web), which never downloads a browser of its own
+# golang-1.19-go: the pprof tests run `go tool pprof` (tests/pprof; offline) and its profiles
+# were written by Go 1.19's runtime/pprof (tests/data/pprof/gen)
 PKGS="build-essential cmake pkg-config lua5.4 libzstd-dev zstd zlib1g-dev libcmocka-dev \
-libjansson-dev clang libfuzzer-14-dev libclang-rt-14-dev python3 python3-jsonschema chromium"
+libjansson-dev clang libfuzzer-14-dev libclang-rt-14-dev python3 python3-jsonschema chromium \
+golang-1.19-go"
 
 quiet=0
 [ "${1:-}" = "--quiet" ] && quiet=1

@@ -26,7 +26,10 @@ local KIND_OPTS = {
   array = { kind = 1, of = 1, count = 1, until_end = 1, ["until"] = 1, max_count = 1, until_next = 1 },
   ref = { kind = 1, name = 1, inline = 1 },
   records = { kind = 1, of = 1, compression = 1, state = 1, recover = 1, size = 1, zstd_level = 1,
-    count = 1, zstd_frame = 1, batch = 1 },
+    count = 1, zstd_frame = 1, batch = 1, by_field = 1 },
+  message = { kind = 1, fields = 1, pack_min = 1 },
+  pb = { kind = 1, pbt = 1 },
+  ["repeated"] = { kind = 1, of = 1, packed = 1, max_count = 1 },
 }
 
 local function sorted_keys(t)
@@ -124,10 +127,11 @@ function check.schema(fmt, schema_path)
     type_names = type_names, root_name = root_name, resolving = resolving, region_of = region_of,
     sorted_keys = sorted_keys, as_type = as_type, int_ctype = int_ctype, KIND_OPTS = KIND_OPTS,
     FIELD_OPTS = FIELD_OPTS, warned = {} }
-  for _, m in ipairs({ "expr", "types", "struct", "union", "view" }) do require("pcgen.check." .. m)(cx) end
+  for _, m in ipairs({ "expr", "types", "struct", "union", "view", "message" }) do require("pcgen.check." .. m)(cx) end
   local resolve_named = cx.resolve_named
 
   ir.root = resolve_named(root_name, "format.root", nil, nil)
+  cx.resolve_message_refs()
   if ir.root and ir.root.kind ~= "struct" then
     diag("types." .. root_name, "the root type must be a struct")
   end

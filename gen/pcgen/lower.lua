@@ -3,6 +3,7 @@
 -- what the encoder can evaluate, which fast path an array takes, which records open
 -- regions, the magics to detect and to resynchronise on), so the emitters only print.
 local names = require("pcgen.names")
+local LM = require("pcgen.lower.message")
 local lower = {}
 
 local function fixed_wire(ty)
@@ -60,6 +61,7 @@ min_wire = function(ty)
     if ty.mode == "prefix" then return min_wire(ty.prefix) end
     return 0
   end
+  if k == "pbrecord" then return 2 end   -- a protobuf field: a key and a one-byte value
   return 0
 end
 lower.min_wire = min_wire
@@ -228,7 +230,7 @@ function lower.may_allocate(T, seen)
   seen = seen or {}
   if not T or seen[T] then return false end
   seen[T] = true
-  if T.kind == "array" then return true end
+  if T.kind == "array" or T.kind == "message" or T.kind == "pbrecord" then return true end
   if T.kind == "struct" then
     for _, f in ipairs(T.fields) do if f.ty and lower.may_allocate(f.ty, seen) then return true end end
   elseif T.kind == "union" then
@@ -365,6 +367,7 @@ function lower.dict_entries(ir)
     out[#out + 1] = bytes
   end
   for _, m in ipairs(lower.detect_magics(ir)) do add(m) end
+  for _, k in ipairs(LM.dict_entries(ir)) do add(k) end
   for _, name in ipairs(ir.order) do
     local U = ir.types[name]
     if U.kind == "union" then
@@ -620,6 +623,9 @@ function lower.run(ir)
     T.display = T.tname
     if T.kind == "struct" then
       walk_struct(T, "", "", "", T)
+    elseif T.kind == "message" or T.kind == "pbrecord" then
+      LM.run(ir, T)
+      if not seen[T] then seen[T] = true; ir.all_types[#ir.all_types + 1] = T end
     else
       walk_union(T, "", "", "", T)
     end

@@ -105,11 +105,36 @@ function vocab.env()
     return mk(t)
   end
 
-  -- field "name" (type) or field "name" (type, { options })
+  -- field "name" (type) or field "name" (type, { options }); in a message,
+  -- field "name" (number, type) or field "name" (number, type, { options })
   E.field = function(name)
-    return function(ty, opts)
+    return function(ty, opts, more)
+      if math.type(ty) == "integer" and (vocab.is_type(opts) or type(opts) == "string") then
+        return { kind = "field", name = name, number = ty, type = opts, opts = more }
+      end
       return { kind = "field", name = name, type = ty, opts = opts }
     end
+  end
+
+  -- protobuf: message { field "id" (1, uint64), field "line" (4, repeated "line"), ... },
+  -- the scalar types of protobuf's wire format, and repeated(T) / repeated(T, { options })
+  E.message = function(spec)
+    if type(spec) ~= "table" then error("message takes a table: message { field \"x\" (1, int64), ... }", 2) end
+    local t = { kind = "message", fields = {} }
+    for k, v in pairs(spec) do
+      if math.type(k) == "integer" then t.fields[k] = v else t[k] = v end
+    end
+    return mk(t)
+  end
+  for _, pbt in ipairs { "int32", "int64", "uint32", "uint64", "sint32", "sint64", "bool",
+      "fixed32", "fixed64", "sfixed32", "sfixed64", "float", "double" } do
+    E[pbt] = mk { kind = "pb", pbt = pbt }
+  end
+  E.repeated = function(of, opts)
+    if of == nil then error("repeated takes the element type: repeated(uint64), repeated \"line\"", 2) end
+    local t = { kind = "repeated", of = of }
+    for k, v in pairs(opts or {}) do t[k] = v end
+    return mk(t)
   end
 
   -- union { tag = u8 | peek = u32be | on = "expr", case(...), ..., default_case(...) }

@@ -870,7 +870,7 @@ int cmd_encode(cli *c, int argc, char **argv)
 static void convert_help(FILE *out)
 {
     fputs("usage: profcodec convert --to FORMAT FILE [-o OUT] [--all] [--heph-compat] [--metric M]\n"
-          "                        [--compression zstd|none] [--base OTHER [--force] [--raw]]\n\n"
+          "                        [--compression zstd|gzip|none] [--base OTHER [--force] [--raw]]\n\n"
           "Converts a profile or trace for other tools and viewers. OUT is written\n"
           "atomically (default: standard output). On damage the output still holds\n"
           "everything before it, closed properly; the error is reported and the exit\n"

@@ -114,13 +114,23 @@ static int root_fits(const pcd_format *f, const uint8_t *p, size_t n, bool whole
     return 0;
 }
 
+/* The formats in the order detection tries them: those with a magic first, then those told by
+ * the structure of their first bytes (PCD_FMT_NO_MAGIC: protobuf), which a magic must not lose to. */
+static const pcd_format *candidate(size_t i)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t k = 0; k < pcd_n_formats; k++)
+            if (((pcd_formats[k]->flags & PCD_FMT_NO_MAGIC) != 0) == (pass == 1) && i-- == 0) return pcd_formats[k];
+    return NULL;
+}
+
 /* Some format's magic matches head and its root record is complete in it. */
 static bool known_start(const uint8_t *head, size_t n)
 {
     for (size_t i = 0; i < pcd_n_formats; i++) {
         pcd_error e;
         memset(&e, 0, sizeof e);
-        if (pcd_formats[i]->detect(head, n) == 2 && root_fits(pcd_formats[i], head, n, false, &e) == 2) return true;
+        if (candidate(i)->detect(head, n) == 2 && root_fits(candidate(i), head, n, false, &e) == 2) return true;
     }
     return false;
 }
@@ -179,7 +189,7 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
         char versions[256] = "";
         size_t vlen = 0;
         for (size_t i = 0; i < pcd_n_formats && !f; i++) {
-            const pcd_format *g = pcd_formats[i];
+            const pcd_format *g = candidate(i);
             int d = g->detect(head, n);
             if (d == 2 || (d == 1 && whole && n > 0)) {
                 if (!magic_match) magic_match = g;

@@ -350,6 +350,44 @@ static bool fill_field(jr *r, const pcd_field *fd, json_t *v, uint8_t *base, con
     return store_kind(r, fd->kind, fd, fd->type, v, p, owner);
 }
 
+/* A protobuf field the schema does not name: {"field": N, "varint" | "i64" | "i32": V} or
+ * {"field": N, "len": {"hex": ...}}. */
+static bool fill_pb_field(jr *r, json_t *obj, pcd_pb_field *f)
+{
+    if (!json_is_object(obj)) return fail(r, "expected an object {\"field\": N, \"varint\": V} (or i64, i32, len)");
+    json_t *n = json_object_get(obj, "field");
+    uint64_t number = 0;
+    if (!n) return fail(r, "missing \"field\" (the field number)");
+    if (!get_u64(r, n, &number)) return false;
+    if (number == 0 || number > PCD_PB_MAX_NUMBER) return fail(r, "field number %llu is not 1 .. 2^29 - 1", (unsigned long long)number);
+    f->number = (uint32_t)number;
+    static const struct { const char *key; uint8_t wire; } kinds[] = {
+        { "varint", PCD_PB_VARINT }, { "i64", PCD_PB_I64 }, { "i32", PCD_PB_I32 }, { "len", PCD_PB_LEN } };
+    for (size_t k = 0; k < PCD_COUNTOF(kinds); k++) {
+        json_t *v = json_object_get(obj, kinds[k].key);
+        if (!v) continue;
+        f->wire = kinds[k].wire;
+        if (f->wire == PCD_PB_LEN) return get_bytes(r, v, &f->bytes, false);
+        if (!get_u64(r, v, &f->value)) return false;
+        if (f->wire == PCD_PB_I32 && f->value > UINT32_MAX) return fail(r, "an i32 value above 2^32 - 1");
+        return true;
+    }
+    return fail(r, "expected one of \"varint\", \"i64\", \"i32\", \"len\" with the field's value");
+}
+
+/* A protobuf message's or field record's "_layout", when there is one. */
+static bool fill_layout(jr *r, const pcd_type *t, json_t *obj, uint8_t *dst)
+{
+    if (!t->layout_at) return true;
+    json_t *v = json_object_get(obj, "_layout");
+    if (!v) return true;
+    if (!json_is_string(v)) return fail(r, "_layout: expected a string of runs (\"N\", \"N*K\", \"NpK\")");
+    const char *why = pcd_pb_layout_parse(json_string_value(v), json_string_length(v), r->arena,
+                                          (pcd_pb_layout *)(dst + t->layout_at - 1));
+    if (why) return fail(r, "_layout: %s", why);
+    return true;
+}
+
 static bool fill_struct(jr *r, const pcd_type *t, json_t *obj, uint8_t *dst, const void *owner)
 {
     if (!json_is_object(obj)) return fail(r, "expected an object");
@@ -359,8 +397,26 @@ static bool fill_struct(jr *r, const pcd_type *t, json_t *obj, uint8_t *dst, con
         if (fd->kind == PCD_K_REGION) continue;
         json_t *v = json_object_get(obj, fd->name);
         size_t m = push(r, fd->name, -1);
+        if (fd->kind == PCD_K_PB_OTHER) {
+            if (v) {
+                if (!json_is_array(v)) return fail(r, "expected an array");
+                size_t n = json_array_size(v);
+                pcd_pb_field *items = n ? pcd_arena_alloc(r->arena, n * sizeof *items) : NULL;
+                if (n && !items) return fail(r, "out of memory for %zu fields", n);
+                for (size_t k = 0; k < n; k++) {
+                    size_t mk = push(r, NULL, (long)k);
+                    memset(&items[k], 0, sizeof items[k]);
+                    if (!fill_pb_field(r, json_array_get(v, k), &items[k])) return false;
+                    pop(r, mk);
+                }
+                *(pcd_pb_field **)(dst + fd->offset) = items;
+                *(size_t *)(dst + fd->aux) = n;
+            }
+            pop(r, m);
+            continue;
+        }
         if (!v) {
-            if (fd->flags & PCD_F_OPTIONAL) {
+            if (fd->flags & (PCD_F_OPTIONAL | PCD_F_OMIT_EMPTY)) {
                 pop(r, m);
                 continue;
             }
@@ -373,7 +429,7 @@ static bool fill_struct(jr *r, const pcd_type *t, json_t *obj, uint8_t *dst, con
         if (!fill_field(r, fd, v, dst, owner)) return false;
         pop(r, m);
     }
-    return true;
+    return fill_layout(r, t, obj, dst);
 }
 
 /* A union whose case is named by tag_key in obj (or given as which >= 0). */
@@ -400,9 +456,10 @@ static bool fill_union_tagged(jr *r, const pcd_type *t, json_t *obj, uint8_t *ds
         return fill_struct(r, cf->type, obj, dst + cf->offset, cf->type->named ? dst + cf->offset : dst);
     if (cf->kind == PCD_K_UNION && cf->type && cf->type->tag_key)
         return fill_union_tagged(r, cf->type, obj, dst + cf->offset, -1);
+    if (cf->kind == PCD_K_PB_FIELD) return fill_pb_field(r, obj, (pcd_pb_field *)(dst + cf->offset));
     json_t *v = json_object_get(obj, "_value");
     if (!v) return fail(r, "missing \"_value\"");
-    return fill_field(r, cf, v, dst, dst);
+    return fill_field(r, cf, v, dst, dst) && fill_layout(r, t, obj, dst);
 }
 
 static bool fill_type(jr *r, const pcd_type *t, json_t *obj, uint8_t *dst, const void *owner)

@@ -12,6 +12,7 @@ extern const pcd_ext pcd_heph_ext;
 extern const pcd_ext pcd_moarvm_ext;
 extern const pcd_ext pcd_mojo_ext;
 extern const pcd_ext pcd_mono_ext;
+extern const pcd_ext pcd_pprof_ext;
 extern const pcd_ext pcd_tachyon_ext;
 
 const pcd_ext *const pcd_exts[] = {
@@ -19,6 +20,7 @@ const pcd_ext *const pcd_exts[] = {
     &pcd_moarvm_ext,
     &pcd_mojo_ext,
     &pcd_mono_ext,
+    &pcd_pprof_ext,
     &pcd_tachyon_ext,
     NULL,
 };

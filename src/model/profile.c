@@ -290,6 +290,17 @@ int pcd_profile_add_type(pcd_profile *p, const char *name, const char *unit, con
     return (int)p->n_types++;
 }
 
+int pcd_profile_add_type_str(pcd_profile *p, pcd_str name, pcd_str unit, pcd_str title)
+{
+    if (p->n_types == PCD_MAX_SAMPLE_TYPES) return -1;
+    pcd_sample_type *t = &p->types[p->n_types];
+    t->name = name;
+    t->unit = unit;
+    t->title = title;
+    t->secondary = false;
+    return (int)p->n_types++;
+}
+
 void pcd_profile_alias(pcd_profile *p, const char *alias, int type)
 {
     if (p->n_aliases == sizeof p->aliases / sizeof p->aliases[0] || type < 0) return;

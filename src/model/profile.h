@@ -92,6 +92,17 @@ typedef struct pcd_sample_type {
 #define PCD_SAMPLE_HAS(i) (2u << (i)) /* the source gave sample type i a value (rather than 0) */
 #define PCD_SAMPLE_FIRST_SHIFT 24  /* bits 24..27: 1 + the index of the value the source gave first */
 
+/* A label of a sample: a key with a text or a number and the number's unit (pprof's labels:
+ * an allocation's size, a request, a goroutine's labels). The thread a sample is on is not a
+ * label (pcd_thread); importers of formats that keep it in labels turn those into threads. */
+typedef struct pcd_label {
+    pcd_str key;
+    pcd_str str;                   /* the text, when !is_num */
+    int64_t num;                   /* the number, when is_num */
+    pcd_str unit;                  /* the number's unit ("" none) */
+    bool is_num;
+} pcd_label;
+
 typedef struct pcd_sample {
     pcd_thread_id thread;
     pcd_stack_id stack;
@@ -103,6 +114,8 @@ typedef struct pcd_sample {
     uint32_t flags;                /* PCD_SAMPLE_* */
     uint32_t status;               /* the source's own per-sample status bits (0 none) */
     uint64_t offset;               /* where in the input it was read */
+    const pcd_label *labels;       /* its labels (valid during the call), in the source's order */
+    size_t n_labels;
 } pcd_sample;
 
 /* A typed argument of a slice (Chrome's args, Heph's attributes). */
@@ -271,6 +284,8 @@ void pcd_profile_thread_name(pcd_profile *p, pcd_thread_id t, pcd_str name, pcd_
 
 /* Adds a sample type; returns its index (or -1 when there are PCD_MAX_SAMPLE_TYPES). */
 int pcd_profile_add_type(pcd_profile *p, const char *name, const char *unit, const char *title);
+/* The same from interned strings (names read from the input). */
+int pcd_profile_add_type_str(pcd_profile *p, pcd_str name, pcd_str unit, pcd_str title);
 /* Another name --metric accepts for type i ("time" for "wall-time"). */
 void pcd_profile_alias(pcd_profile *p, const char *alias, int type);
 /* The type --metric NAME means (a type's name or an alias); -1 if none. */

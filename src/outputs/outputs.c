@@ -5,7 +5,7 @@
 
 /* In the order `profcodec formats` lists them. */
 const pcd_exporter *const pcd_exporters[] = {
-    &pcd_out_austin, &pcd_out_collapsed, &pcd_out_speedscope, &pcd_out_chrome, &pcd_out_html, &pcd_out_svg, NULL,
+    &pcd_out_austin, &pcd_out_collapsed, &pcd_out_speedscope, &pcd_out_chrome, &pcd_out_html, &pcd_out_svg, &pcd_out_pprof, NULL,
 };
 
 pcd_status pcd_out_metric(pcd_job *j, const pcd_profile *p, int *type)

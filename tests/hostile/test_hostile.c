@@ -268,6 +268,21 @@ static void cut_arrays(json_t *v, size_t max)
     }
 }
 
+/* Drops every "_layout" in v: protobuf's record of how a message's elements were written (order,
+ * packing) counts them, so records whose arrays are cut or stretched are taken in their
+ * canonical form. */
+static void drop_layouts(json_t *v)
+{
+    if (json_is_array(v)) {
+        for (size_t i = 0; i < json_array_size(v); i++) drop_layouts(json_array_get(v, i));
+    } else if (json_is_object(v)) {
+        json_object_del(v, "_layout");
+        const char *k;
+        json_t *x;
+        json_object_foreach(v, k, x) drop_layouts(x);
+    }
+}
+
 /* The longest array inside v. */
 static json_t *longest_array(json_t *v, json_t *best)
 {
@@ -1032,6 +1047,7 @@ static const char *seed_for(const char *name)
         { "tachyon", PCD_TESTDATA "/tachyon/threads_gil_none.bin" },
         { "moarvm", PCD_CORPUS "/moarvm/nqp-killed.mvmheap" },
         { "moarvm", PCD_TESTDATA "/moarvm/synthetic-three.mvmheap" },
+        { "pprof", PCD_TESTDATA "/pprof/labels.cpu.pprof" },
     };
     for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++)
         if (strcmp(seeds[i][0], name) == 0) {
@@ -1077,6 +1093,7 @@ int main(int argc, char **argv)
             fail("%s: cannot dump %s", f->name, x.seed);
             continue;
         }
+        drop_layouts(x.recs);
         json_t *h = json_array_get(x.recs, 0);
         const char *ver = json_string_value(json_object_get(h, "_version"));
         x.f = pcd_format_find(f->name, ver);

@@ -29,6 +29,7 @@ return function(cx)
       end
       local bad = names.check(f.name)
       if bad then field_err(path, f, bad) end
+      if f.number ~= nil then field_err(path, f, "field numbers belong in a message's fields, not a struct's") end
       if st.by_name[f.name] then field_err(path, f, "duplicate field name '" .. tostring(f.name) .. "'") end
       st.by_name[f.name] = i
       local ty = as_type(f.type, path .. "." .. tostring(f.name))
@@ -380,6 +381,14 @@ return function(cx)
               if region_of[rt.name] then diag(fpath, "type '" .. rt.name .. "' is already the record type of region '" .. region_of[rt.name].name .. "'") end
               region_of[rt.name] = R
               R.record = resolve_named(rt.name, fpath, nil, state, t2.batch ~= nil and { sized = true } or nil)
+              if t2.by_field ~= nil then
+                if t2.by_field ~= true then diag(fpath, "by_field takes true") end
+                R.record = cx.message_fields(R.record, rt.name, fpath)
+                R.by_field = true
+              elseif R.record and R.record.kind == "message" then
+                diag(fpath, "a message has no length of its own: records of a message take by_field = true " ..
+                  "(each record one of its fields)")
+              end
             end
           end
         end

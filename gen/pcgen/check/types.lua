@@ -275,6 +275,11 @@ return function(cx)
       return resolve_named(t.name, path, nil, scope.state)
     elseif k == "records" then
       return { kind = "records", src = t }
+    elseif k == "message" then
+      return cx.resolve_message(t, path, scope, ctx)
+    elseif k == "pb" or k == "repeated" then
+      diag(path, (k == "pb" and t.pbt or "repeated") .. " is a protobuf type: it belongs in a message's fields")
+      return nil
     end
   end
 end

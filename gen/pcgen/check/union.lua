@@ -115,12 +115,12 @@ return function(cx)
       node = resolve_struct(t, tpath, scope, { named_top = true, lift_base = name .. "_",
         sized = extra and extra.sized })
     elseif t then
-      node = resolve_type(t, tpath, scope, { lift_name = name })
+      node = resolve_type(t, tpath, scope, { lift_name = name, named = t.kind == "message" })
     end
     resolving[name] = nil
     ir.cur_type = outer_type
     if not node then return nil end
-    if node.kind ~= "struct" and node.kind ~= "union" then
+    if node.kind ~= "struct" and node.kind ~= "union" and node.kind ~= "message" then
       -- a named scalar or array is used inline wherever it is referenced; a named bits
       -- word gives its accessors that name
       ir.scalars[name] = node

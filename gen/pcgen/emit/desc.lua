@@ -4,6 +4,7 @@
 -- NULL left out; an enum's table is written once however many fields use it.
 local C = require("pcgen.emit.common")
 local K = require("pcgen.emit.value")
+local EM = require("pcgen.emit.message")
 
 local cstr = C.cstr
 
@@ -115,6 +116,7 @@ end
 
 -- The descriptors of one C type (and, for unions chosen by an expression, its selector).
 function D.type(ir, S)
+  if EM.is_pb(S) then return EM.desc(ir, S) end
   ir.enum_tables = ir.enum_tables or { items = {}, enums = {} }
   local items, o = {}, {}
   if S.kind == "struct" then

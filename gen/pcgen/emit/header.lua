@@ -8,6 +8,7 @@ local C = require("pcgen.emit.common")
 local K = require("pcgen.emit.value")
 local buf = require("pcgen.emit.cbuf")
 local bits = require("pcgen.emit.bits")
+local EM = require("pcgen.emit.message")
 
 local H = {}
 
@@ -154,6 +155,7 @@ local function relative_accessors(S)
 end
 
 local function struct_def(ir, S)
+  if EM.is_pb(S) then return EM.struct_def(ir, S) end
   local b = buf(1)
   local consts
   if S.kind == "struct" then
@@ -231,7 +233,9 @@ function H.file(ir, sha, gen_version)
     local function dep(ty)
       if ty and (ty.kind == "struct" or ty.kind == "union") and ty ~= S then define(ty) end
     end
-    if S.kind == "struct" then
+    if EM.is_pb(S) then
+      for _, T in ipairs(EM.deps(S)) do define(T) end
+    elseif S.kind == "struct" then
       for _, f in ipairs(S.fields) do if f.ty and f.ty.kind ~= "array" then dep(f.ty) end end
     else
       for _, c in ipairs(S.cases) do if c.ty.kind ~= "array" then dep(c.ty) end end

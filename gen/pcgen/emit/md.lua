@@ -1,6 +1,7 @@
 -- emit/md.lua: the Markdown reference page of a format version (docs/formats/).
 local lower = require("pcgen.lower")
 local expr = require("pcgen.expr")
+local EM = require("pcgen.emit.message")
 
 local M = {}
 
@@ -184,6 +185,7 @@ function M.page(ir, sha, gen_version)
       if R.recover and R.recover.size then rec[#rec + 1] = "skips a damaged record by its `" .. R.recover.size .. "` field" end
       if R.recover and R.recover.sync then rec[#rec + 1] = "resynchronises on the next record magic" end
       out[#out + 1] = string.format("- `%s`: records of [%s](#%s)%s%s%s%s%s\n", R.name, R.record.tname, R.record.tname,
+        R.by_field and (", the fields of " .. R.record.msg.tname .. " one by one, to the end of the enclosing data") or
         R.zstd_frame and ", one zstd frame whose compressed size is stored nowhere (the region ends where the frame ends)"
           or R.sized and ", sized by its parent" or ", to the end of the enclosing data",
         R.compression and ", possibly zstd-compressed" or "",
@@ -195,7 +197,8 @@ function M.page(ir, sha, gen_version)
   out[#out + 1] = "\n\n## Types\n\n"
   for _, name in ipairs(ir.order) do
     local T = ir.types[name]
-    if T.kind == "struct" then struct_table(out, T, name, 3) else M.union_table(out, T, name, 3) end
+    if EM.is_pb(T) then EM.page_table(out, T, 3)
+    elseif T.kind == "struct" then struct_table(out, T, name, 3) else M.union_table(out, T, name, 3) end
   end
   local named = {}
   for _, ty in ipairs(ir.bits_layouts) do if ty.bits_name then named[#named + 1] = ty end end

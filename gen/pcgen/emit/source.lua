@@ -10,6 +10,7 @@ local RG = require("pcgen.emit.region")
 local D = require("pcgen.emit.desc")
 local W = require("pcgen.emit.warn")
 local buf = require("pcgen.emit.cbuf")
+local EM = require("pcgen.emit.message")
 
 local cstr = C.cstr
 
@@ -74,10 +75,14 @@ function S.file(ir, sha, gen_version)
   for _, name in ipairs(ir.order) do
     local T = ir.types[name]
     out[#out + 1] = "/* -------- " .. name .. " -------- */\n\n"
-    out[#out + 1] = F.decode(ir, T, "dec") .. "\n"
-    out[#out + 1] = F.decode(ir, T, "val") .. "\n"
-    out[#out + 1] = F.encode(ir, T, "enc") .. "\n"
-    out[#out + 1] = F.encode(ir, T, "size") .. "\n"
+    if EM.is_pb(T) then
+      out[#out + 1] = EM.functions(ir, T) .. "\n"
+    else
+      out[#out + 1] = F.decode(ir, T, "dec") .. "\n"
+      out[#out + 1] = F.decode(ir, T, "val") .. "\n"
+      out[#out + 1] = F.encode(ir, T, "enc") .. "\n"
+      out[#out + 1] = F.encode(ir, T, "size") .. "\n"
+    end
   end
   local segs, root_segment = root_segments(ir)
   out[#out + 1] = segs
@@ -95,7 +100,8 @@ function S.file(ir, sha, gen_version)
   local magics = lower.detect_magics(ir)
   local detect_min = 0
   for _, m in ipairs(magics) do if #m > detect_min then detect_min = #m end end
-  out[#out + 1] = detect_fn(ir, magics)
+  local structural = EM.detect_fn(ir)
+  out[#out + 1] = structural or detect_fn(ir, magics)
   local regs = {}
   for _, R in ipairs(ir.regions) do regs[#regs + 1] = "&" .. R.cname end
   if #regs > 0 then
@@ -108,6 +114,8 @@ function S.file(ir, sha, gen_version)
   if ir.relocates then flags[#flags + 1] = "PCD_FMT_RELOCATES" end
   -- NUL-padded strings anywhere (fields or union names): junk after the NUL is dropped
   if lower.has_padded_names(ir) then flags[#flags + 1] = "PCD_FMT_PADDED_NAMES" end
+  -- detected by the structure of its first bytes, not by a magic: tried after the others
+  if structural then flags[#flags + 1] = "PCD_FMT_NO_MAGIC" end
   local root = ir.root
   out[#out + 1] = text.render([[
     static pcd_status root_dec(pcd_cursor *c, void *out) { return ${root}_decode_(c, out); }
