@@ -198,7 +198,7 @@ def check_readback(name, data, fmt):
         fail("%s: the output reads as %s, not %s" % (name, json.loads(o)["format"], fmt))
     root = os.environ.get("PCD_CPYTHON315_ROOT")
     if fmt == "tachyon" and root and os.path.exists(os.path.join(root, "usr/bin/python3.15")):
-        inside = os.path.join(root, "tmp", "matrix-" + name + ".bin")
+        inside = os.path.join(root, "tmp", "matrix-%d-%s.bin" % (os.getpid(), name))
         with open(inside, "wb") as f:
             f.write(data)
         p = subprocess.run(["chroot", root, "/usr/bin/python3.15", "-m", "profiling.sampling", "replay",

@@ -16,8 +16,12 @@ if [ "$(id -u)" != 0 ] || ! LC_ALL=C chroot "$R" /usr/bin/python3.15 -c 'import 
     exit 77
 fi
 py() { LC_ALL=C chroot "$R" /usr/bin/python3.15 "$@"; }
-mkdir -p "$W" "$R/tmp/pcd-test"
-cp "$CORPUS/tachyon/tools/dump_samples.py" "$R/tmp/pcd-test/" 2>/dev/null || { echo "skipped: no tools/dump_samples.py in the corpus"; exit 77; }
+# a folder of this run's own inside the root (other runs may share the root at the same time)
+mkdir -p "$W" "$R/tmp"
+T=$(mktemp -d "$R/tmp/pcd-test.XXXXXX") || exit 1
+C=/tmp/${T##*/} # the same folder as the chroot sees it
+trap 'rm -rf "$T"' EXIT
+cp "$CORPUS/tachyon/tools/dump_samples.py" "$T/" 2>/dev/null || { echo "skipped: no tools/dump_samples.py in the corpus"; exit 77; }
 fails=0
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -25,15 +29,15 @@ bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # CPython's collapsed output and per-sample dump of a file; compared with ours
 check() { # name file reference-collapsed
     local n=$1 f=$2 ref=$3
-    cp "$f" "$R/tmp/pcd-test/$n.bin"
-    if ! py -m profiling.sampling replay --collapsed -o "/tmp/pcd-test/$n.collapsed.txt" "/tmp/pcd-test/$n.bin" >"$W/$n.log" 2>&1; then
+    cp "$f" "$T/$n.bin"
+    if ! py -m profiling.sampling replay --collapsed -o "$C/$n.collapsed.txt" "$C/$n.bin" >"$W/$n.log" 2>&1; then
         bad "CPython cannot replay $n: $(tail -1 "$W/$n.log")"
         return
     fi
-    if cmp -s "$R/tmp/pcd-test/$n.collapsed.txt" "$ref"; then ok "CPython reads $n: the same stacks"; else bad "CPython's stacks of $n differ"; fi
-    py /tmp/pcd-test/dump_samples.py "/tmp/pcd-test/$n.bin" "/tmp/pcd-test/$n.samples.txt"
+    if cmp -s "$T/$n.collapsed.txt" "$ref"; then ok "CPython reads $n: the same stacks"; else bad "CPython's stacks of $n differ"; fi
+    py $C/dump_samples.py "$C/$n.bin" "$C/$n.samples.txt"
     "$P" convert --to samples "$f" -o "$W/$n.ours.txt"
-    if cmp -s "$R/tmp/pcd-test/$n.samples.txt" "$W/$n.ours.txt"; then ok "CPython's reader and ours agree on every sample of $n"
+    if cmp -s "$T/$n.samples.txt" "$W/$n.ours.txt"; then ok "CPython's reader and ours agree on every sample of $n"
     else bad "CPython's reader and ours differ on $n"; fi
 }
 
@@ -55,6 +59,5 @@ for t in "$DATA"/tachyon/*.bin "$CORPUS"/tachyon/*.bin; do
     "$P" encode --from samples "$W/$n.recompressed.txt" -o "$W/$n.recompressed.bin" &&
         check "$n.recompressed" "$W/$n.recompressed.bin" "$ref"
 done
-rm -rf "$R/tmp/pcd-test"
 echo "$fails failure(s)"
 [ "$fails" = 0 ]

@@ -16,7 +16,11 @@ if [ "$(id -u)" != 0 ] || ! LC_ALL=C chroot "$R" /usr/bin/python3.15 -c 'import 
     echo "skipped: cannot chroot into $R (needs root)"
     exit 77
 fi
-mkdir -p "$W" "$R/tmp/pcd-xformat"
+# a folder of this run's own inside the root (other runs may share the root at the same time)
+mkdir -p "$W" "$R/tmp"
+T=$(mktemp -d "$R/tmp/pcd-xformat.XXXXXX") || exit 1
+C=/tmp/${T##*/} # the same folder as the chroot sees it
+trap 'rm -rf "$T"' EXIT
 fails=0 n=0
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -27,19 +31,18 @@ for f in "$DATA"/mojo/*.mojo "$CORPUS"/mojo/*.mojo "$CORPUS"/mojo/austin-python-
     for c in none zstd; do
         t="$b.$c"
         "$P" convert --to tachyon --compression $c "$f" -o "$W/$t.bin" 2>/dev/null || { bad "$t: convert failed"; continue; }
-        cp "$W/$t.bin" "$R/tmp/pcd-xformat/$t.bin"
+        cp "$W/$t.bin" "$T/$t.bin"
         if ! LC_ALL=C chroot "$R" /usr/bin/python3.15 -m profiling.sampling replay --collapsed \
-            -o "/tmp/pcd-xformat/$t.txt" "/tmp/pcd-xformat/$t.bin" >"$W/$t.log" 2>&1; then
+            -o "$C/$t.txt" "$C/$t.bin" >"$W/$t.log" 2>&1; then
             bad "CPython cannot replay $t: $(tail -1 "$W/$t.log")"
             continue
         fi
         n=$((n + 1))
         "$P" convert --to collapsed "$W/$t.bin" -o "$W/$t.ours.txt"
-        if cmp -s "$R/tmp/pcd-xformat/$t.txt" "$W/$t.ours.txt"; then ok "CPython reads $t (from MOJO): the same stacks"
+        if cmp -s "$T/$t.txt" "$W/$t.ours.txt"; then ok "CPython reads $t (from MOJO): the same stacks"
         else bad "CPython's stacks of $t differ from ours"; fi
     done
 done
-rm -rf "$R/tmp/pcd-xformat"
 [ "$n" -gt 0 ] || bad "no file was replayed"
 echo "$fails failure(s)"
 [ "$fails" = 0 ]
