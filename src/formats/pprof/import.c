@@ -398,7 +398,7 @@ static pcd_status samples(pimport *m)
     if (p->oom) st = oom(m);
     uint64_t v[PCD_MAX_SAMPLE_TYPES];
     uint64_t offset = 0;
-    for (const uint8_t *q = m->buf, *qe = m->buf + m->n_buf; q < qe && st == PCD_OK;) {
+    for (const uint8_t *q = m->buf, *qe = m->buf ? m->buf + m->n_buf : NULL; q < qe && st == PCD_OK;) {
         offset += get_varint(&q);
         uint64_t node = get_varint(&q), set = get_varint(&q), nv = get_varint(&q);
         for (uint64_t i = 0; i < nv; i++) {
