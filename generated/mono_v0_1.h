@@ -133,6 +133,8 @@ typedef struct pcd_mono_v0_1_event_alloc {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V0_1_EVENT_ALLOC_BT_BACKTRACE_FLAGS_AT 0
+/* named values of its fields */
+#define PCD_MONO_V0_1_EVENT_ALLOC_BT_BACKTRACE_FRAMES_MAX_COUNT 65536 /* the most elements it may hold */
 typedef struct pcd_mono_v0_1_event_alloc_bt_backtrace {
     uint64_t flags;  /* Must be 0. */
     int64_t *frames;  /* MonoMethod pointers, relative to ptr_base, as the writer collected them. */
@@ -152,6 +154,17 @@ typedef struct pcd_mono_v0_1_event_alloc_bt {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V0_1_EVENT_GC_EVENT_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V0_1_EVENT_GC_EVENT_EVENT_START 0
+#define PCD_MONO_V0_1_EVENT_GC_EVENT_EVENT_MARK_START 1
+#define PCD_MONO_V0_1_EVENT_GC_EVENT_EVENT_MARK_END 2
+#define PCD_MONO_V0_1_EVENT_GC_EVENT_EVENT_RECLAIM_START 3
+#define PCD_MONO_V0_1_EVENT_GC_EVENT_EVENT_RECLAIM_END 4
+#define PCD_MONO_V0_1_EVENT_GC_EVENT_EVENT_END 5
+#define PCD_MONO_V0_1_EVENT_GC_EVENT_EVENT_PRE_STOP_WORLD 6
+#define PCD_MONO_V0_1_EVENT_GC_EVENT_EVENT_POST_STOP_WORLD 7
+#define PCD_MONO_V0_1_EVENT_GC_EVENT_EVENT_PRE_START_WORLD 8
+#define PCD_MONO_V0_1_EVENT_GC_EVENT_EVENT_POST_START_WORLD 9
 /* A GC phase. */
 typedef struct pcd_mono_v0_1_event_gc_event {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -207,6 +220,9 @@ typedef struct pcd_mono_v0_1_event_metadata_start_load_detail {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_MTYPE_CLASS 1
+#define PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_MTYPE_IMAGE 2
 /* Metadata is being loaded. */
 typedef struct pcd_mono_v0_1_event_metadata_start_load {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -246,6 +262,9 @@ typedef struct pcd_mono_v0_1_event_metadata_load_detail {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V0_1_EVENT_METADATA_LOAD_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V0_1_EVENT_METADATA_LOAD_MTYPE_CLASS 1
+#define PCD_MONO_V0_1_EVENT_METADATA_LOAD_MTYPE_IMAGE 2
 /* Metadata was loaded. */
 typedef struct pcd_mono_v0_1_event_metadata_load {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -285,6 +304,9 @@ typedef struct pcd_mono_v0_1_event_metadata_start_unload_detail {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_MTYPE_CLASS 1
+#define PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_MTYPE_IMAGE 2
 /* Metadata is being unloaded. */
 typedef struct pcd_mono_v0_1_event_metadata_start_unload {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -324,6 +346,9 @@ typedef struct pcd_mono_v0_1_event_metadata_unload_detail {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_MTYPE_CLASS 1
+#define PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_MTYPE_IMAGE 2
 /* Metadata was unloaded. */
 typedef struct pcd_mono_v0_1_event_metadata_unload {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -363,6 +388,9 @@ typedef struct pcd_mono_v0_1_event_metadata_start_load_err_detail {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_MTYPE_CLASS 1
+#define PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_MTYPE_IMAGE 2
 /* Loading metadata failed (TYPE_LOAD_ERR; never written). */
 typedef struct pcd_mono_v0_1_event_metadata_start_load_err {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -402,6 +430,9 @@ typedef struct pcd_mono_v0_1_event_metadata_load_err_detail {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_MTYPE_CLASS 1
+#define PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_MTYPE_IMAGE 2
 /* Loading metadata failed (TYPE_LOAD_ERR; never written). */
 typedef struct pcd_mono_v0_1_event_metadata_load_err {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -441,6 +472,9 @@ typedef struct pcd_mono_v0_1_event_metadata_start_unload_err_detail {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_MTYPE_CLASS 1
+#define PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_MTYPE_IMAGE 2
 /* Unloading metadata failed (TYPE_LOAD_ERR; never written). */
 typedef struct pcd_mono_v0_1_event_metadata_start_unload_err {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -480,6 +514,9 @@ typedef struct pcd_mono_v0_1_event_metadata_unload_err_detail {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_MTYPE_CLASS 1
+#define PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_MTYPE_IMAGE 2
 /* Unloading metadata failed (TYPE_LOAD_ERR; never written). */
 typedef struct pcd_mono_v0_1_event_metadata_unload_err {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -533,6 +570,8 @@ typedef struct pcd_mono_v0_1_event_throw {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V0_1_EVENT_THROW_BT_BACKTRACE_FLAGS_AT 0
+/* named values of its fields */
+#define PCD_MONO_V0_1_EVENT_THROW_BT_BACKTRACE_FRAMES_MAX_COUNT 65536 /* the most elements it may hold */
 typedef struct pcd_mono_v0_1_event_throw_bt_backtrace {
     uint64_t flags;  /* Must be 0. */
     int64_t *frames;  /* MonoMethod pointers, relative to ptr_base, as the writer collected them. */
@@ -550,6 +589,11 @@ typedef struct pcd_mono_v0_1_event_throw_bt {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V0_1_EVENT_CLAUSE_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V0_1_EVENT_CLAUSE_CLAUSE_TYPE_CATCH 0
+#define PCD_MONO_V0_1_EVENT_CLAUSE_CLAUSE_TYPE_FILTER 1
+#define PCD_MONO_V0_1_EVENT_CLAUSE_CLAUSE_TYPE_FINALLY 2
+#define PCD_MONO_V0_1_EVENT_CLAUSE_CLAUSE_TYPE_FAULT 4
 /* An exception clause ran. */
 typedef struct pcd_mono_v0_1_event_clause {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -568,6 +612,8 @@ typedef struct pcd_mono_v0_1_event_monitor_contention {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION_BT_BACKTRACE_FLAGS_AT 0
+/* named values of its fields */
+#define PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION_BT_BACKTRACE_FRAMES_MAX_COUNT 65536 /* the most elements it may hold */
 typedef struct pcd_mono_v0_1_event_monitor_contention_bt_backtrace {
     uint64_t flags;  /* Must be 0. */
     int64_t *frames;  /* MonoMethod pointers, relative to ptr_base, as the writer collected them. */

@@ -215,6 +215,8 @@ typedef struct pcd_mono_v3_0_event_alloc {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_ALLOC_BT_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V3_0_EVENT_ALLOC_BT_BACKTRACE_MAX_COUNT 65536 /* the most elements it may hold */
 /* An object was allocated; with the allocating backtrace. */
 typedef struct pcd_mono_v3_0_event_alloc_bt {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -230,6 +232,19 @@ typedef struct pcd_mono_v3_0_event_alloc_bt {
 /* bytes from a field's start to its record's end */
 #define PCD_MONO_V3_0_EVENT_GC_EVENT_EVENT_FROM_END 2
 #define PCD_MONO_V3_0_EVENT_GC_EVENT_GENERATION_FROM_END 1
+/* named values of its fields */
+#define PCD_MONO_V3_0_EVENT_GC_EVENT_EVENT_START 0
+#define PCD_MONO_V3_0_EVENT_GC_EVENT_EVENT_MARK_START 1
+#define PCD_MONO_V3_0_EVENT_GC_EVENT_EVENT_MARK_END 2
+#define PCD_MONO_V3_0_EVENT_GC_EVENT_EVENT_RECLAIM_START 3
+#define PCD_MONO_V3_0_EVENT_GC_EVENT_EVENT_RECLAIM_END 4
+#define PCD_MONO_V3_0_EVENT_GC_EVENT_EVENT_END 5
+#define PCD_MONO_V3_0_EVENT_GC_EVENT_EVENT_PRE_STOP_WORLD 6
+#define PCD_MONO_V3_0_EVENT_GC_EVENT_EVENT_POST_STOP_WORLD 7
+#define PCD_MONO_V3_0_EVENT_GC_EVENT_EVENT_PRE_START_WORLD 8
+#define PCD_MONO_V3_0_EVENT_GC_EVENT_EVENT_POST_START_WORLD 9
+#define PCD_MONO_V3_0_EVENT_GC_EVENT_EVENT_PRE_STOP_WORLD_LOCKED 10
+#define PCD_MONO_V3_0_EVENT_GC_EVENT_EVENT_POST_START_WORLD_UNLOCKED 11
 /* A GC phase. */
 typedef struct pcd_mono_v3_0_event_gc_event {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -256,6 +271,11 @@ typedef struct pcd_mono_v3_0_event_gc_move {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_HANDLE_TYPE_WEAK 0
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_HANDLE_TYPE_WEAKTRACK 1
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_HANDLE_TYPE_NORMAL 2
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_HANDLE_TYPE_PINNED 3
 /* A GC handle was created. */
 typedef struct pcd_mono_v3_0_event_gc_handle_created {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -266,6 +286,11 @@ typedef struct pcd_mono_v3_0_event_gc_handle_created {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_HANDLE_TYPE_WEAK 0
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_HANDLE_TYPE_WEAKTRACK 1
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_HANDLE_TYPE_NORMAL 2
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_HANDLE_TYPE_PINNED 3
 /* A GC handle was destroyed. */
 typedef struct pcd_mono_v3_0_event_gc_handle_destroyed {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -275,6 +300,12 @@ typedef struct pcd_mono_v3_0_event_gc_handle_destroyed {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT_HANDLE_TYPE_WEAK 0
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT_HANDLE_TYPE_WEAKTRACK 1
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT_HANDLE_TYPE_NORMAL 2
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT_HANDLE_TYPE_PINNED 3
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT_BACKTRACE_MAX_COUNT 65536 /* the most elements it may hold */
 /* A GC handle was created; with the backtrace. */
 typedef struct pcd_mono_v3_0_event_gc_handle_created_bt {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -287,6 +318,12 @@ typedef struct pcd_mono_v3_0_event_gc_handle_created_bt {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT_HANDLE_TYPE_WEAK 0
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT_HANDLE_TYPE_WEAKTRACK 1
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT_HANDLE_TYPE_NORMAL 2
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT_HANDLE_TYPE_PINNED 3
+#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT_BACKTRACE_MAX_COUNT 65536 /* the most elements it may hold */
 /* A GC handle was destroyed; with the backtrace. */
 typedef struct pcd_mono_v3_0_event_gc_handle_destroyed_bt {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -397,6 +434,14 @@ typedef struct pcd_mono_v3_0_event_metadata_name_detail {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_METADATA_NAME_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V3_0_EVENT_METADATA_NAME_MTYPE_CLASS 1
+#define PCD_MONO_V3_0_EVENT_METADATA_NAME_MTYPE_IMAGE 2
+#define PCD_MONO_V3_0_EVENT_METADATA_NAME_MTYPE_ASSEMBLY 3
+#define PCD_MONO_V3_0_EVENT_METADATA_NAME_MTYPE_DOMAIN 4
+#define PCD_MONO_V3_0_EVENT_METADATA_NAME_MTYPE_THREAD 5
+#define PCD_MONO_V3_0_EVENT_METADATA_NAME_MTYPE_CONTEXT 6
+#define PCD_MONO_V3_0_EVENT_METADATA_NAME_MTYPE_VTABLE 7
 /* A domain or thread was named. */
 typedef struct pcd_mono_v3_0_event_metadata_name {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -471,6 +516,14 @@ typedef struct pcd_mono_v3_0_event_metadata_load_detail {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_METADATA_LOAD_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V3_0_EVENT_METADATA_LOAD_MTYPE_CLASS 1
+#define PCD_MONO_V3_0_EVENT_METADATA_LOAD_MTYPE_IMAGE 2
+#define PCD_MONO_V3_0_EVENT_METADATA_LOAD_MTYPE_ASSEMBLY 3
+#define PCD_MONO_V3_0_EVENT_METADATA_LOAD_MTYPE_DOMAIN 4
+#define PCD_MONO_V3_0_EVENT_METADATA_LOAD_MTYPE_THREAD 5
+#define PCD_MONO_V3_0_EVENT_METADATA_LOAD_MTYPE_CONTEXT 6
+#define PCD_MONO_V3_0_EVENT_METADATA_LOAD_MTYPE_VTABLE 7
 /* Metadata was loaded (or a domain, thread, context started). */
 typedef struct pcd_mono_v3_0_event_metadata_load {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -544,6 +597,14 @@ typedef struct pcd_mono_v3_0_event_metadata_unload_detail {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_MTYPE_CLASS 1
+#define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_MTYPE_IMAGE 2
+#define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_MTYPE_ASSEMBLY 3
+#define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_MTYPE_DOMAIN 4
+#define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_MTYPE_THREAD 5
+#define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_MTYPE_CONTEXT 6
+#define PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_MTYPE_VTABLE 7
 /* Metadata was unloaded (or a domain, thread, context ended). */
 typedef struct pcd_mono_v3_0_event_metadata_unload {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -597,6 +658,8 @@ typedef struct pcd_mono_v3_0_event_throw {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_THROW_BT_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V3_0_EVENT_THROW_BT_BACKTRACE_MAX_COUNT 65536 /* the most elements it may hold */
 /* An exception was thrown; with the backtrace. */
 typedef struct pcd_mono_v3_0_event_throw_bt {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -607,6 +670,11 @@ typedef struct pcd_mono_v3_0_event_throw_bt {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_CLAUSE_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V3_0_EVENT_CLAUSE_CLAUSE_TYPE_CATCH 0
+#define PCD_MONO_V3_0_EVENT_CLAUSE_CLAUSE_TYPE_FILTER 1
+#define PCD_MONO_V3_0_EVENT_CLAUSE_CLAUSE_TYPE_FINALLY 2
+#define PCD_MONO_V3_0_EVENT_CLAUSE_CLAUSE_TYPE_FAULT 4
 /* An exception clause ran. */
 typedef struct pcd_mono_v3_0_event_clause {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -618,6 +686,10 @@ typedef struct pcd_mono_v3_0_event_clause {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_MONITOR_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V3_0_EVENT_MONITOR_EVENT_CONTENTION 1
+#define PCD_MONO_V3_0_EVENT_MONITOR_EVENT_DONE 2
+#define PCD_MONO_V3_0_EVENT_MONITOR_EVENT_FAIL 3
 /* A monitor (lock) event. */
 typedef struct pcd_mono_v3_0_event_monitor {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -627,6 +699,11 @@ typedef struct pcd_mono_v3_0_event_monitor {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_MONITOR_BT_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V3_0_EVENT_MONITOR_BT_EVENT_CONTENTION 1
+#define PCD_MONO_V3_0_EVENT_MONITOR_BT_EVENT_DONE 2
+#define PCD_MONO_V3_0_EVENT_MONITOR_BT_EVENT_FAIL 3
+#define PCD_MONO_V3_0_EVENT_MONITOR_BT_BACKTRACE_MAX_COUNT 65536 /* the most elements it may hold */
 /* A monitor (lock) event; with the backtrace. */
 typedef struct pcd_mono_v3_0_event_monitor_bt {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -694,6 +771,9 @@ typedef struct pcd_mono_v3_0_event_heap_root_unregister {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_SAMPLE_HIT_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V3_0_EVENT_SAMPLE_HIT_IPS_MAX_COUNT 65536 /* the most elements it may hold */
+#define PCD_MONO_V3_0_EVENT_SAMPLE_HIT_FRAMES_MAX_COUNT 65536 /* the most elements it may hold */
 /* A statistical sample. */
 typedef struct pcd_mono_v3_0_event_sample_hit {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -734,6 +814,17 @@ typedef struct pcd_mono_v3_0_event_sample_counters {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_JIT_HELPER_TIME_AT 0
+/* named values of its fields */
+#define PCD_MONO_V3_0_EVENT_JIT_HELPER_KIND_METHOD 0
+#define PCD_MONO_V3_0_EVENT_JIT_HELPER_KIND_METHOD_TRAMPOLINE 1
+#define PCD_MONO_V3_0_EVENT_JIT_HELPER_KIND_UNBOX_TRAMPOLINE 2
+#define PCD_MONO_V3_0_EVENT_JIT_HELPER_KIND_IMT_TRAMPOLINE 3
+#define PCD_MONO_V3_0_EVENT_JIT_HELPER_KIND_GENERICS_TRAMPOLINE 4
+#define PCD_MONO_V3_0_EVENT_JIT_HELPER_KIND_SPECIFIC_TRAMPOLINE 5
+#define PCD_MONO_V3_0_EVENT_JIT_HELPER_KIND_HELPER 6
+#define PCD_MONO_V3_0_EVENT_JIT_HELPER_KIND_MONITOR 7
+#define PCD_MONO_V3_0_EVENT_JIT_HELPER_KIND_DELEGATE_INVOKE 8
+#define PCD_MONO_V3_0_EVENT_JIT_HELPER_KIND_EXCEPTION_HANDLING 9
 /* Code the JIT generated that is not a method. */
 typedef struct pcd_mono_v3_0_event_jit_helper {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -748,6 +839,10 @@ typedef struct pcd_mono_v3_0_event_jit_helper {
 #define PCD_MONO_V3_0_EVENT_SYNC_POINT_TIME_AT 0
 /* bytes from a field's start to its record's end */
 #define PCD_MONO_V3_0_EVENT_SYNC_POINT_KIND_FROM_END 1
+/* named values of its fields */
+#define PCD_MONO_V3_0_EVENT_SYNC_POINT_KIND_PERIODIC 0
+#define PCD_MONO_V3_0_EVENT_SYNC_POINT_KIND_WORLD_STOP 1
+#define PCD_MONO_V3_0_EVENT_SYNC_POINT_KIND_WORLD_START 2
 /* A sync point. */
 typedef struct pcd_mono_v3_0_event_sync_point {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */

@@ -2257,5 +2257,5 @@ const pcd_format pcd_tachyon_v1_format = {
     .detect = pcd_tachyon_v1_detect,
     .detect_min = 4,
     .version_num = 1,
-    .flags = PCD_FMT_NATIVE_ORDER,
+    .flags = PCD_FMT_NATIVE_ORDER | PCD_FMT_WARNS,
 };

@@ -159,6 +159,8 @@ typedef struct pcd_tachyon_v1_sample_stack_repeat {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_TACHYON_V1_SAMPLE_STACK_FULL_TIMESTAMP_DELTA_AT 0
+/* named values of its fields */
+#define PCD_TACHYON_V1_SAMPLE_STACK_FULL_FRAMES_MAX_COUNT 256 /* the most elements it may hold */
 /* FULL: the whole stack. */
 typedef struct pcd_tachyon_v1_sample_stack_full {
     uint64_t timestamp_delta;
@@ -169,6 +171,8 @@ typedef struct pcd_tachyon_v1_sample_stack_full {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_TACHYON_V1_SAMPLE_STACK_SUFFIX_TIMESTAMP_DELTA_AT 0
+/* named values of its fields */
+#define PCD_TACHYON_V1_SAMPLE_STACK_SUFFIX_FRAMES_MAX_COUNT 256 /* the most elements it may hold */
 /* SUFFIX: new frames on top of the last shared_count frames of the previous stack. */
 typedef struct pcd_tachyon_v1_sample_stack_suffix {
     uint64_t timestamp_delta;
@@ -180,6 +184,8 @@ typedef struct pcd_tachyon_v1_sample_stack_suffix {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_TACHYON_V1_SAMPLE_STACK_POP_PUSH_TIMESTAMP_DELTA_AT 0
+/* named values of its fields */
+#define PCD_TACHYON_V1_SAMPLE_STACK_POP_PUSH_FRAMES_MAX_COUNT 256 /* the most elements it may hold */
 /* POP_PUSH: drop pop_count innermost frames of the previous stack (all if more), then push these. */
 typedef struct pcd_tachyon_v1_sample_stack_pop_push {
     uint64_t timestamp_delta;
@@ -240,6 +246,8 @@ typedef struct pcd_tachyon_v1_string {
 /* bytes from a field's start to its record's end */
 #define PCD_TACHYON_V1_FRAME_OPCODE_FROM_END 1
 #define PCD_TACHYON_V1_FRAME_MIN_SIZE 7 /* the smallest frame */
+/* named values of its fields */
+#define PCD_TACHYON_V1_FRAME_OPCODE_ABSENT 255 /* the value that means none */
 /* An entry of the frame table. A location part of -1 means none; the end deltas are 0 then. */
 typedef struct pcd_tachyon_v1_frame {
     uint32_t filename;  /* String index of the file name. */
@@ -332,6 +340,9 @@ typedef struct pcd_tachyon_v1_file_python_version {
 #define PCD_TACHYON_V1_FILE_CHECKSUM_AT_END 16
 #define PCD_TACHYON_V1_FILE_STATS_SIZE_EXTRA 16 /* what stats_size counts besides stats */
 #define PCD_TACHYON_V1_FILE_MIN_SIZE 64 /* the smallest file */
+/* named values of its fields */
+#define PCD_TACHYON_V1_FILE_COMPRESSION_NONE 0
+#define PCD_TACHYON_V1_FILE_COMPRESSION_ZSTD 1
 /* The whole file: header, sample records, tables, statistics, footer. */
 typedef struct pcd_tachyon_v1_file {
     uint32_t version;  /* Format version (the dispatch key). */

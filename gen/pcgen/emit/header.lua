@@ -117,6 +117,35 @@ local function wire_offsets(S)
   return text_ .. table.concat(extra) .. table.concat(sizes)
 end
 
+-- Named values of S's fields, for code above the bytes that compares or writes them: the
+-- items of an enum, the sentinel that means absent, the most elements an array may hold.
+local function value_names(S)
+  local out = {}
+  local up = S.cname:upper()
+  local function num(v, hex)
+    local c = C.cnum(v, hex)
+    return c:match("^%-") and ("(" .. c .. ")") or c
+  end
+  for _, f in ipairs(S.fields) do
+    if f.name then
+      local F = up .. "_" .. f.name:upper()
+      if f.enum then
+        for _, it in ipairs(f.enum) do
+          out[#out + 1] = string.format("#define %s_%s %s\n", F, names.upper(it.name), num(it.value, f.hex))
+        end
+      end
+      if f.absent ~= nil then
+        out[#out + 1] = string.format("#define %s_ABSENT %s /* the value that means none */\n", F, num(f.absent, f.hex))
+      end
+      if f.ty and f.ty.kind == "array" and f.ty.max then
+        out[#out + 1] = string.format("#define %s_MAX_COUNT %d /* the most elements it may hold */\n", F, f.ty.max)
+      end
+    end
+  end
+  if #out == 0 then return "" end
+  return "/* named values of its fields */\n" .. table.concat(out)
+end
+
 -- The unsigned type of an integer C type's width (arithmetic that wraps).
 local function unsigned_of(ct) return (ct:gsub("^int", "uint")) end
 
@@ -158,7 +187,7 @@ local function struct_def(ir, S)
   local consts
   if S.kind == "struct" then
     struct_members(b, S)
-    consts = wire_offsets(S)
+    consts = wire_offsets(S) .. value_names(S)
   else
     union_members(b, S)
     -- the cases as a C enum: -Wswitch checks the switches over `which` that code above the

@@ -26,6 +26,13 @@ typedef struct pcd_fx_scalars_v1_file pcd_fx_scalars_v1_file;
 #define PCD_FX_SCALARS_V1_REC_OPEN_KIND_AT 34
 #define PCD_FX_SCALARS_V1_REC_U_AT 35
 #define PCD_FX_SCALARS_V1_REC_MIN_SIZE 41 /* the smallest rec */
+/* named values of its fields */
+#define PCD_FX_SCALARS_V1_REC_H_ABSENT (-1) /* the value that means none */
+#define PCD_FX_SCALARS_V1_REC_KIND_ZERO 0
+#define PCD_FX_SCALARS_V1_REC_KIND_ONE 1
+#define PCD_FX_SCALARS_V1_REC_KIND_TWO 2
+#define PCD_FX_SCALARS_V1_REC_OPEN_KIND_ONE 1
+#define PCD_FX_SCALARS_V1_REC_Z32_ABSENT (-1) /* the value that means none */
 typedef struct pcd_fx_scalars_v1_rec {
     uint8_t a;
     uint16_t b;
