@@ -88,10 +88,12 @@ static void check_stats(tcheck *k, const pcd_record *rec, const pcd_tachyon_v1_s
 {
     if (k->root.stats_version != 1) return; /* CPython reads only version 1 */
     struct { const char *name; double v; bool used, neg_ok; uint64_t off; } vals[4] = {
-        { "duration_sec", st->duration_sec, true, false, 0 },
-        { "sample_rate", st->sample_rate, true, false, 8 },
-        { "error_rate", st->error_rate, st->has_present && (st->present & 1), false, 16 },
-        { "missed_samples", st->missed_samples, st->has_present && (st->present & 2), true, 24 },
+        { "duration_sec", st->duration_sec, true, false, PCD_TACHYON_V1_STATS_DURATION_SEC_AT },
+        { "sample_rate", st->sample_rate, true, false, PCD_TACHYON_V1_STATS_SAMPLE_RATE_AT },
+        { "error_rate", st->error_rate, st->has_present && pcd_tachyon_v1_stats_present_error_rate(st->present), false,
+          PCD_TACHYON_V1_STATS_ERROR_RATE_AT },
+        { "missed_samples", st->missed_samples, st->has_present && pcd_tachyon_v1_stats_present_missed_samples(st->present),
+          true, PCD_TACHYON_V1_STATS_MISSED_SAMPLES_AT },
     };
     for (int i = 0; i < 4; i++) {
         if (!vals[i].used || !bad_value(vals[i].v, vals[i].neg_ok)) continue;
@@ -111,7 +113,7 @@ static void check_stats(tcheck *k, const pcd_record *rec, const pcd_tachyon_v1_s
         report(ud, true, e);
         return;
     }
-    if (st->has_present && (st->present & ~3u)) {
+    if (st->has_present && pcd_tachyon_v1_stats_present_reserved(st->present)) {
         snprintf(k->msg, sizeof k->msg, "only bits 0 and 1 in present");
         say(k, report, ud, false, rec->offset + PCD_TACHYON_V1_STATS_PRESENT_AT, "stats", 0, "present", PCD_FOUND_HEX, st->present);
     }
@@ -231,7 +233,8 @@ static void check_finish(void *ctx, pcd_report_fn report, void *ud)
         say(k, report, ud, false, k->strings_end, "strings", -1, NULL, PCD_FOUND_UINT, k->strings_end);
     }
     if (k->input_size) {
-        uint64_t want = k->input_size - 32 - (h->stats_tag ? h->stats_size : 0);
+        /* the footer starts with string_count */
+        uint64_t want = k->input_size - PCD_TACHYON_V1_FILE_STRING_COUNT_AT_END - (h->stats_tag ? h->stats_size : 0);
         if (k->frames_end != want) {
             snprintf(k->msg, sizeof k->msg, "the frame table to end where the %s starts, at %" PRIu64,
                      h->stats_tag ? "statistics block" : "footer", want);
