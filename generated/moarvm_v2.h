@@ -247,6 +247,11 @@ typedef enum pcd_moarvm_v2_block_case {
 } pcd_moarvm_v2_block_case;
 PCD_STATIC_ASSERT(sizeof(pcd_moarvm_v2_block_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 /* block's tags on the wire */
+#define PCD_MOARVM_V2_BLOCK_COLL_TAG "coll"
+#define PCD_MOARVM_V2_BLOCK_REFS_TAG "refs"
+#define PCD_MOARVM_V2_BLOCK_STRS_TAG "strs"
+#define PCD_MOARVM_V2_BLOCK_TYPE_TAG "type"
+#define PCD_MOARVM_V2_BLOCK_FRAM_TAG "fram"
 #define PCD_MOARVM_V2_BLOCK_TAG_SIZE 4 /* NUL-padded names */
 /* One block; its 4-byte name says which. */
 typedef struct pcd_moarvm_v2_block {

@@ -209,6 +209,26 @@ typedef enum pcd_moarvm_v3_block_case {
 } pcd_moarvm_v3_block_case;
 PCD_STATIC_ASSERT(sizeof(pcd_moarvm_v3_block_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 /* block's tags on the wire */
+#define PCD_MOARVM_V3_BLOCK_FILEMETA_TAG "filemeta"
+#define PCD_MOARVM_V3_BLOCK_SNAPMETA_TAG "snapmeta"
+#define PCD_MOARVM_V3_BLOCK_TOC_TAG "toc"
+#define PCD_MOARVM_V3_BLOCK_STRINGS_TAG "strings"
+#define PCD_MOARVM_V3_BLOCK_COLKIND_TAG "colkind"
+#define PCD_MOARVM_V3_BLOCK_COLSIZE_TAG "colsize"
+#define PCD_MOARVM_V3_BLOCK_COLTOFI_TAG "coltofi"
+#define PCD_MOARVM_V3_BLOCK_COLRFCNT_TAG "colrfcnt"
+#define PCD_MOARVM_V3_BLOCK_COLRFSTR_TAG "colrfstr"
+#define PCD_MOARVM_V3_BLOCK_COLUSIZE_TAG "colusize"
+#define PCD_MOARVM_V3_BLOCK_REFDESCR_TAG "refdescr"
+#define PCD_MOARVM_V3_BLOCK_REFTRGET_TAG "reftrget"
+#define PCD_MOARVM_V3_BLOCK_REPRNAME_TAG "reprname"
+#define PCD_MOARVM_V3_BLOCK_TYPENAME_TAG "typename"
+#define PCD_MOARVM_V3_BLOCK_SFNAME_TAG "sfname"
+#define PCD_MOARVM_V3_BLOCK_SFCUID_TAG "sfcuid"
+#define PCD_MOARVM_V3_BLOCK_SFLINE_TAG "sfline"
+#define PCD_MOARVM_V3_BLOCK_SFFILE_TAG "sffile"
+#define PCD_MOARVM_V3_BLOCK_TOP_IDS_TAG "topIDs"
+#define PCD_MOARVM_V3_BLOCK_TOPSCORE_TAG "topscore"
 #define PCD_MOARVM_V3_BLOCK_TAG_SIZE 8 /* NUL-padded names */
 /* One block; its 8-byte kind name (NUL-padded, compared up to the first NUL) says which. */
 typedef struct pcd_moarvm_v3_block {

@@ -202,6 +202,7 @@ local function struct_def(ir, S)
       end
       tags[#tags + 1] = string.format("#define %s_TAG_SIZE %d", names.upper(S.cname), S.tagty.wire)
     elseif S.name_tag then
+      for _, c in ipairs(S.cases) do tags[#tags + 1] = string.format("#define %s_TAG %s", c.const, C.cstr(c.values[1])) end
       tags[#tags + 1] = string.format("#define %s_TAG_SIZE %d /* NUL-padded names */", names.upper(S.cname), S.tagty.wire)
     end
     consts = text.render([[
