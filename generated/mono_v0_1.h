@@ -590,10 +590,10 @@ typedef struct pcd_mono_v0_1_event_throw_bt {
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V0_1_EVENT_CLAUSE_TIME_AT 0
 /* named values of its fields */
-#define PCD_MONO_V0_1_EVENT_CLAUSE_CLAUSE_TYPE_CATCH 0
-#define PCD_MONO_V0_1_EVENT_CLAUSE_CLAUSE_TYPE_FILTER 1
-#define PCD_MONO_V0_1_EVENT_CLAUSE_CLAUSE_TYPE_FINALLY 2
-#define PCD_MONO_V0_1_EVENT_CLAUSE_CLAUSE_TYPE_FAULT 4
+#define PCD_MONO_V0_1_CLAUSE_TYPE_CATCH 0
+#define PCD_MONO_V0_1_CLAUSE_TYPE_FILTER 1
+#define PCD_MONO_V0_1_CLAUSE_TYPE_FINALLY 2
+#define PCD_MONO_V0_1_CLAUSE_TYPE_FAULT 4
 /* An exception clause ran. */
 typedef struct pcd_mono_v0_1_event_clause {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */

@@ -272,10 +272,10 @@ typedef struct pcd_mono_v3_0_event_gc_move {
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_TIME_AT 0
 /* named values of its fields */
-#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_HANDLE_TYPE_WEAK 0
-#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_HANDLE_TYPE_WEAKTRACK 1
-#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_HANDLE_TYPE_NORMAL 2
-#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_HANDLE_TYPE_PINNED 3
+#define PCD_MONO_V3_0_GC_HANDLE_TYPE_WEAK 0
+#define PCD_MONO_V3_0_GC_HANDLE_TYPE_WEAKTRACK 1
+#define PCD_MONO_V3_0_GC_HANDLE_TYPE_NORMAL 2
+#define PCD_MONO_V3_0_GC_HANDLE_TYPE_PINNED 3
 /* A GC handle was created. */
 typedef struct pcd_mono_v3_0_event_gc_handle_created {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -286,11 +286,6 @@ typedef struct pcd_mono_v3_0_event_gc_handle_created {
 
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_TIME_AT 0
-/* named values of its fields */
-#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_HANDLE_TYPE_WEAK 0
-#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_HANDLE_TYPE_WEAKTRACK 1
-#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_HANDLE_TYPE_NORMAL 2
-#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_HANDLE_TYPE_PINNED 3
 /* A GC handle was destroyed. */
 typedef struct pcd_mono_v3_0_event_gc_handle_destroyed {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -301,10 +296,6 @@ typedef struct pcd_mono_v3_0_event_gc_handle_destroyed {
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT_TIME_AT 0
 /* named values of its fields */
-#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT_HANDLE_TYPE_WEAK 0
-#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT_HANDLE_TYPE_WEAKTRACK 1
-#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT_HANDLE_TYPE_NORMAL 2
-#define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT_HANDLE_TYPE_PINNED 3
 #define PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT_BACKTRACE_MAX_COUNT 65536 /* the most elements it may hold */
 /* A GC handle was created; with the backtrace. */
 typedef struct pcd_mono_v3_0_event_gc_handle_created_bt {
@@ -319,10 +310,6 @@ typedef struct pcd_mono_v3_0_event_gc_handle_created_bt {
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT_TIME_AT 0
 /* named values of its fields */
-#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT_HANDLE_TYPE_WEAK 0
-#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT_HANDLE_TYPE_WEAKTRACK 1
-#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT_HANDLE_TYPE_NORMAL 2
-#define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT_HANDLE_TYPE_PINNED 3
 #define PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT_BACKTRACE_MAX_COUNT 65536 /* the most elements it may hold */
 /* A GC handle was destroyed; with the backtrace. */
 typedef struct pcd_mono_v3_0_event_gc_handle_destroyed_bt {
@@ -671,10 +658,10 @@ typedef struct pcd_mono_v3_0_event_throw_bt {
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_CLAUSE_TIME_AT 0
 /* named values of its fields */
-#define PCD_MONO_V3_0_EVENT_CLAUSE_CLAUSE_TYPE_CATCH 0
-#define PCD_MONO_V3_0_EVENT_CLAUSE_CLAUSE_TYPE_FILTER 1
-#define PCD_MONO_V3_0_EVENT_CLAUSE_CLAUSE_TYPE_FINALLY 2
-#define PCD_MONO_V3_0_EVENT_CLAUSE_CLAUSE_TYPE_FAULT 4
+#define PCD_MONO_V3_0_CLAUSE_TYPE_CATCH 0
+#define PCD_MONO_V3_0_CLAUSE_TYPE_FILTER 1
+#define PCD_MONO_V3_0_CLAUSE_TYPE_FINALLY 2
+#define PCD_MONO_V3_0_CLAUSE_TYPE_FAULT 4
 /* An exception clause ran. */
 typedef struct pcd_mono_v3_0_event_clause {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -687,9 +674,9 @@ typedef struct pcd_mono_v3_0_event_clause {
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_MONITOR_TIME_AT 0
 /* named values of its fields */
-#define PCD_MONO_V3_0_EVENT_MONITOR_EVENT_CONTENTION 1
-#define PCD_MONO_V3_0_EVENT_MONITOR_EVENT_DONE 2
-#define PCD_MONO_V3_0_EVENT_MONITOR_EVENT_FAIL 3
+#define PCD_MONO_V3_0_MONITOR_EVENT_CONTENTION 1
+#define PCD_MONO_V3_0_MONITOR_EVENT_DONE 2
+#define PCD_MONO_V3_0_MONITOR_EVENT_FAIL 3
 /* A monitor (lock) event. */
 typedef struct pcd_mono_v3_0_event_monitor {
     uint64_t time;  /* Event time in ns (a delta from the previous time of the buffer). */
@@ -700,9 +687,6 @@ typedef struct pcd_mono_v3_0_event_monitor {
 /* wire offsets of the fields at fixed places */
 #define PCD_MONO_V3_0_EVENT_MONITOR_BT_TIME_AT 0
 /* named values of its fields */
-#define PCD_MONO_V3_0_EVENT_MONITOR_BT_EVENT_CONTENTION 1
-#define PCD_MONO_V3_0_EVENT_MONITOR_BT_EVENT_DONE 2
-#define PCD_MONO_V3_0_EVENT_MONITOR_BT_EVENT_FAIL 3
 #define PCD_MONO_V3_0_EVENT_MONITOR_BT_BACKTRACE_MAX_COUNT 65536 /* the most elements it may hold */
 /* A monitor (lock) event; with the backtrace. */
 typedef struct pcd_mono_v3_0_event_monitor_bt {

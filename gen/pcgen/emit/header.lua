@@ -118,8 +118,9 @@ local function wire_offsets(S)
 end
 
 -- Named values of S's fields, for code above the bytes that compares or writes them: the
--- items of an enum, the sentinel that means absent, the most elements an array may hold.
-local function value_names(S)
+-- items of an enum (a named enum's once, before the first type that uses it, under its own
+-- name), the sentinel that means absent, the most elements an array may hold.
+local function value_names(ir, S)
   local out = {}
   local up = S.cname:upper()
   local function num(v, hex)
@@ -129,7 +130,15 @@ local function value_names(S)
   for _, f in ipairs(S.fields) do
     if f.name then
       local F = up .. "_" .. f.name:upper()
-      if f.enum then
+      if f.enum and f.enum_name then
+        if not ir.enum_names_done[f.enum_name] then
+          ir.enum_names_done[f.enum_name] = true
+          local E = names.upper(ir.prefix .. "_" .. f.enum_name)
+          for _, it in ipairs(f.enum) do
+            out[#out + 1] = string.format("#define %s_%s %s\n", E, names.upper(it.name), num(it.value, f.hex))
+          end
+        end
+      elseif f.enum then
         for _, it in ipairs(f.enum) do
           out[#out + 1] = string.format("#define %s_%s %s\n", F, names.upper(it.name), num(it.value, f.hex))
         end
@@ -187,7 +196,7 @@ local function struct_def(ir, S)
   local consts
   if S.kind == "struct" then
     struct_members(b, S)
-    consts = wire_offsets(S) .. value_names(S)
+    consts = wire_offsets(S) .. value_names(ir, S)
   else
     union_members(b, S)
     -- the cases as a C enum: -Wswitch checks the switches over `which` that code above the
@@ -224,6 +233,7 @@ function H.file(ir, sha, gen_version)
   local base = ir.name .. "_" .. ir.vid
   local out = {}
   local guard = names.upper(base) .. "_H"
+  ir.enum_names_done = {}
   out[#out + 1] = C.banner(ir, sha, gen_version, ir.title .. " " .. tostring(ir.version) .. ": types, codec functions, descriptors.")
   out[#out + 1] = text.render([[
     #ifndef ${guard}
