@@ -116,6 +116,14 @@ M.views = {
   },
 }
 
+-- The shared enums and a version's own.
+function M.plus_enums(own)
+  local out = {}
+  for k, v in pairs(M.enums) do out[k] = v end
+  for k, v in pairs(own) do out[k] = v end
+  return out
+end
+
 M.enums = {
   gc_handle_type = { [0] = "weak", [1] = "weaktrack", [2] = "normal", [3] = "pinned" },
   clause_type = { [0] = "catch", [1] = "filter", [2] = "finally", [4] = "fault" },
