@@ -12,7 +12,6 @@
 #include "heph_v0_1.h"
 #include "moarvm_v3.h"
 #include "moarvm_view.h"
-#include "formats/mojo/asm.h"
 #include "mojo_v3.h"
 #include "mojo_view.h"
 #include "mono_v3_0.h"
@@ -44,16 +43,6 @@ PCD_STATIC_ASSERT(PCD_MOARVM_V3_REFDESCR_KIND_MASK == 3 && PCD_MOARVM_V3_REFDESC
 PCD_STATIC_ASSERT(PCD_MONO_V3_0_EVENT_TAG_TYPE_MASK == 0x0f, "the type nibble");
 /* heph_ext.c: type & 0x80 */
 PCD_STATIC_ASSERT(PCD_HEPH_V0_1_ATTRIBUTE_TYPE_ARRAY_MASK == 0x80, "the array flag");
-/* mojo_asm.h: the event ids declared again */
-PCD_STATIC_ASSERT(PCD_MOJO_V3_EVENT_METADATA_TAG == MOJO_EV_METADATA && PCD_MOJO_V3_EVENT_STACK_TAG == MOJO_EV_STACK &&
-                      PCD_MOJO_V3_EVENT_FRAME_TAG == MOJO_EV_FRAME && PCD_MOJO_V3_EVENT_INVALID_TAG == MOJO_EV_INVALID &&
-                      PCD_MOJO_V3_EVENT_FRAME_REF_TAG == MOJO_EV_FRAME_REF &&
-                      PCD_MOJO_V3_EVENT_KERNEL_TAG == MOJO_EV_KERNEL && PCD_MOJO_V3_EVENT_GC_TAG == MOJO_EV_GC &&
-                      PCD_MOJO_V3_EVENT_IDLE_TAG == MOJO_EV_IDLE && PCD_MOJO_V3_EVENT_TIME_TAG == MOJO_EV_TIME &&
-                      PCD_MOJO_V3_EVENT_MEMORY_TAG == MOJO_EV_MEMORY && PCD_MOJO_V3_EVENT_STRING_TAG == MOJO_EV_STRING &&
-                      PCD_MOJO_V3_EVENT_STRING_REF_TAG == MOJO_EV_STRING_REF,
-                  "MOJO event ids");
-
 static void test_wire_facts(void **state)
 {
     (void)state;
