@@ -136,10 +136,13 @@ pcd_bytes mojo_str(const mojo_asm *a, uint32_t id);
  * decimal, or the bytes as they are when that is not a number (or has more than 4300
  * digits, Python's limit). Cached per string; valid until the next event. */
 pcd_bytes mojo_tid_text(mojo_asm *a, uint32_t tid);
+/* Python's str(int) refuses more than this many digits (sys.get_int_max_str_digits()). */
+#define MOJO_PY_MAX_STR_DIGITS 4300
 /* Writes Python's int(text, 16) for p[0..n) in decimal to out (cap bytes); returns the
- * length, or 0 if Python would raise ValueError. */
+ * length, or 0 if Python would raise ValueError (pytext.c). */
 size_t mojo_py_hex_to_dec(const uint8_t *p, size_t n, char *out, size_t cap);
-/* Decimal text of a sign-and-magnitude value the way Python prints an int (-0 is 0). */
+/* Decimal text of a sign-and-magnitude value the way Python prints an int (-0 is 0)
+ * (pytext.c). */
 size_t mojo_int_text(char *buf, pcd_mojo_int v);
 
 /* Converters' driver (mojo_ext.c): feeds every event of a->r to the assembler, closes it,
