@@ -225,7 +225,7 @@ static pcd_status flush_pending(pcd_tachyon_writer *tw, pcd_tachyon_wthread *t)
     rec.thread_id = t->tid;
     rec.interpreter_id = t->interp;
     rec.stack.which = PCD_TACHYON_V1_SAMPLE_STACK_REPEAT;
-    rec.stack.tag = 0;
+    rec.stack.tag = PCD_TACHYON_V1_SAMPLE_STACK_REPEAT_TAG;
     rec.stack.u.repeat.samples = t->pending;
     rec.stack.u.repeat.n_samples = t->n_pending;
     PCD_TRY(put_record(tw, &rec));
@@ -319,7 +319,7 @@ pcd_status pcd_tachyon_writer_sample_ids(pcd_tachyon_writer *tw, uint64_t tid, u
         rec.interpreter_id = interp;
         if (shared == 0 || (pop > 0 && shared < d / 2)) {
             rec.stack.which = PCD_TACHYON_V1_SAMPLE_STACK_FULL;
-            rec.stack.tag = 1;
+            rec.stack.tag = PCD_TACHYON_V1_SAMPLE_STACK_FULL_TAG;
             rec.stack.u.full.timestamp_delta = delta;
             rec.stack.u.full.status = status;
             rec.stack.u.full.frames = cur;
@@ -327,7 +327,7 @@ pcd_status pcd_tachyon_writer_sample_ids(pcd_tachyon_writer *tw, uint64_t tid, u
         } else if (pop == 0) {
             /* something pushed (the stacks differ) and nothing popped */
             rec.stack.which = PCD_TACHYON_V1_SAMPLE_STACK_SUFFIX;
-            rec.stack.tag = 2;
+            rec.stack.tag = PCD_TACHYON_V1_SAMPLE_STACK_SUFFIX_TAG;
             rec.stack.u.suffix.timestamp_delta = delta;
             rec.stack.u.suffix.status = status;
             rec.stack.u.suffix.shared_count = (uint32_t)shared;
@@ -335,7 +335,7 @@ pcd_status pcd_tachyon_writer_sample_ids(pcd_tachyon_writer *tw, uint64_t tid, u
             rec.stack.u.suffix.n_frames = push;
         } else {
             rec.stack.which = PCD_TACHYON_V1_SAMPLE_STACK_POP_PUSH;
-            rec.stack.tag = 3;
+            rec.stack.tag = PCD_TACHYON_V1_SAMPLE_STACK_POP_PUSH_TAG;
             rec.stack.u.pop_push.timestamp_delta = delta;
             rec.stack.u.pop_push.status = status;
             rec.stack.u.pop_push.pop_count = (uint32_t)pop;
