@@ -495,11 +495,12 @@ pcd_status mojo_asm_record(mojo_asm *a, const pcd_record *rec)
             return a->oom;
         }
         pcd_mojo_v1_event_view(ev, &e);
-    } else {
-        if (rec->depth == 0) {
-            int v = mojo_version_of(rec);
-            if (v) a->version = v;
-        }
+    } else if (rec->depth == 0) {
+        int v = mojo_version_of(rec);
+        if (v) a->version = v;
+        return PCD_OK;
+    } else if (rec->depth != 1 || !pcd_mojo_event_view_of(rec, &e)) {
+        /* (the view of any version: a version without a path of its own above gets here) */
         return PCD_OK;
     }
     return mojo_asm_event(a, &e, rec->offset);
