@@ -116,10 +116,15 @@ static void compare(const pcd_record *rec)
     ref_ev e;
     pcd_mojo_event_view v;
     bool a = ref_from(rec, &e), b = rec->depth == 1 && pcd_mojo_event_view_of(rec, &v);
+    if (b && !a) {
+        /* a version after the reference's (it knows 1 to 3) */
+        assert_true(v.version > 3);
+        return;
+    }
     assert_int_equal(a, b);
     if (!a) return;
     events++;
-    versions_seen[v.version & 3]++;
+    versions_seen[v.version]++;
     assert_int_equal(v.tag, e.id);
     switch (v.kind) {
     case PCD_MOJO_EVENT_METADATA:
