@@ -110,6 +110,15 @@ typedef struct pcd_heph_v0_1_attribute_value {
 /* wire offsets of the fields at fixed places */
 #define PCD_HEPH_V0_1_ATTRIBUTE_NAME_AT 0
 #define PCD_HEPH_V0_1_ATTRIBUTE_MIN_SIZE 5 /* the smallest attribute */
+/* named values of its fields */
+#define PCD_HEPH_V0_1_ATTRIBUTE_TYPE_U64 0x1
+#define PCD_HEPH_V0_1_ATTRIBUTE_TYPE_I64 0x2
+#define PCD_HEPH_V0_1_ATTRIBUTE_TYPE_F64 0x3
+#define PCD_HEPH_V0_1_ATTRIBUTE_TYPE_STRING 0x4
+#define PCD_HEPH_V0_1_ATTRIBUTE_TYPE_U64_ARRAY 0x81
+#define PCD_HEPH_V0_1_ATTRIBUTE_TYPE_I64_ARRAY 0x82
+#define PCD_HEPH_V0_1_ATTRIBUTE_TYPE_F64_ARRAY 0x83
+#define PCD_HEPH_V0_1_ATTRIBUTE_TYPE_STRING_ARRAY 0x84
 /* One key-value pair of an event. */
 typedef struct pcd_heph_v0_1_attribute {
     pcd_bytes name;

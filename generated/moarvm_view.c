@@ -3,12 +3,12 @@
  * Regenerate: make regen (or: lua5.4 gen/pcgen.lua -o generated schemas/...) */
 #include "moarvm_view.h"
 
-#include <string.h>
-
 /* ref of schemas/moarvm/v2.lua as a pcd_moarvm_ref_view. */
 void pcd_moarvm_v2_ref_view(const pcd_moarvm_v2_ref *e, pcd_moarvm_ref_view *v)
 {
-    memset(v, 0, sizeof *v);
+    v->has_descr = false;
+    v->has_index = false;
+    v->has_target = false;
     v->version = 2;
     v->tag = e->tag;
     switch (e->which) {

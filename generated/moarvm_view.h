@@ -15,23 +15,24 @@ typedef enum pcd_moarvm_ref_kind {
 } pcd_moarvm_ref_kind;
 
 /* ref: A reference of a refs block, whatever the width of its fields.
- * Each member is set (has_ true) when the record's case has it.
+ * A member is set when the record's case has it (has_ true); the others are not.
  */
 typedef struct pcd_moarvm_ref_view {
     pcd_moarvm_ref_kind kind; /* the case */
     uint32_t version; /* the format version (its dispatch key) */
     uint64_t tag; /* the tag as read */
+    /* which members the case has (the others are not set) */
     bool has_descr;
-    uint64_t descr;  /* How it is described: the kind of a format 3 refdescr (0 unknown, 1 index, 2 string). */
     bool has_index;
-    uint64_t index;  /* The numeric or string-heap index. */
     bool has_target;
+    uint64_t descr;  /* How it is described: the kind of a format 3 refdescr (0 unknown, 1 index, 2 string). */
+    uint64_t index;  /* The numeric or string-heap index. */
     uint64_t target;  /* The collectable it points to. */
 } pcd_moarvm_ref_view;
 
 /* Fills v from one ref of any version (rec->type says which); false for other records. */
 bool pcd_moarvm_ref_view_of(const pcd_record *rec, pcd_moarvm_ref_view *v);
-/* Fills v from one ref of one version: the members its case has, has_ set. */
+/* Fills v from one ref of one version: the members its case has, and every has_. */
 void pcd_moarvm_v2_ref_view(const pcd_moarvm_v2_ref *e, pcd_moarvm_ref_view *v);
 
 #endif

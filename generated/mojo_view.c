@@ -3,39 +3,58 @@
  * Regenerate: make regen (or: lua5.4 gen/pcgen.lua -o generated schemas/...) */
 #include "mojo_view.h"
 
-#include <string.h>
-
 /* event of schemas/mojo/v1.lua as a pcd_mojo_event_view. */
 void pcd_mojo_v1_event_view(const pcd_mojo_v1_event *e, pcd_mojo_event_view *v)
 {
-    memset(v, 0, sizeof *v);
+    v->has_key = false;
+    v->has_filename = false;
+    v->has_scope = false;
+    v->has_line = false;
+    v->has_line_end = false;
+    v->has_column = false;
+    v->has_column_end = false;
+    v->has_pid = false;
+    v->has_iid = false;
+    v->has_tid = false;
+    v->has_meta_key = false;
+    v->has_text = false;
+    v->has_symbol = false;
+    v->has_value = false;
     v->version = 1;
     v->tag = e->tag;
     switch (e->which) {
     case PCD_MOJO_V1_EVENT_METADATA:
         v->kind = PCD_MOJO_EVENT_METADATA;
         v->has_meta_key = true;
-        v->meta_key = e->u.metadata.key;
+        v->meta_key.ptr = e->u.metadata.key.ptr;
+        v->meta_key.len = e->u.metadata.key.len;
         v->has_text = true;
-        v->text = e->u.metadata.value;
+        v->text.ptr = e->u.metadata.value.ptr;
+        v->text.len = e->u.metadata.value.len;
         break;
     case PCD_MOJO_V1_EVENT_STACK:
         v->kind = PCD_MOJO_EVENT_STACK;
         v->has_pid = true;
-        v->pid = e->u.stack.pid;
+        v->pid.mag = e->u.stack.pid.mag;
+        v->pid.neg = e->u.stack.pid.neg;
         v->has_tid = true;
-        v->tid = e->u.stack.tid;
+        v->tid.ptr = e->u.stack.tid.ptr;
+        v->tid.len = e->u.stack.tid.len;
         break;
     case PCD_MOJO_V1_EVENT_FRAME:
         v->kind = PCD_MOJO_EVENT_FRAME;
         v->has_key = true;
-        v->key = e->u.frame.key;
+        v->key.mag = e->u.frame.key.mag;
+        v->key.neg = e->u.frame.key.neg;
         v->has_filename = true;
-        v->filename = e->u.frame.filename;
+        v->filename.mag = e->u.frame.filename.mag;
+        v->filename.neg = e->u.frame.filename.neg;
         v->has_scope = true;
-        v->scope = e->u.frame.scope;
+        v->scope.mag = e->u.frame.scope.mag;
+        v->scope.neg = e->u.frame.scope.neg;
         v->has_line = true;
-        v->line = e->u.frame.line;
+        v->line.mag = e->u.frame.line.mag;
+        v->line.neg = e->u.frame.line.neg;
         break;
     case PCD_MOJO_V1_EVENT_INVALID:
         v->kind = PCD_MOJO_EVENT_INVALID;
@@ -43,12 +62,14 @@ void pcd_mojo_v1_event_view(const pcd_mojo_v1_event *e, pcd_mojo_event_view *v)
     case PCD_MOJO_V1_EVENT_FRAME_REF:
         v->kind = PCD_MOJO_EVENT_FRAME_REF;
         v->has_key = true;
-        v->key = e->u.frame_ref.key;
+        v->key.mag = e->u.frame_ref.key.mag;
+        v->key.neg = e->u.frame_ref.key.neg;
         break;
     case PCD_MOJO_V1_EVENT_KERNEL:
         v->kind = PCD_MOJO_EVENT_KERNEL;
         v->has_symbol = true;
-        v->symbol = e->u.kernel.symbol;
+        v->symbol.ptr = e->u.kernel.symbol.ptr;
+        v->symbol.len = e->u.kernel.symbol.len;
         break;
     case PCD_MOJO_V1_EVENT_GC:
         v->kind = PCD_MOJO_EVENT_GC;
@@ -59,24 +80,29 @@ void pcd_mojo_v1_event_view(const pcd_mojo_v1_event *e, pcd_mojo_event_view *v)
     case PCD_MOJO_V1_EVENT_TIME:
         v->kind = PCD_MOJO_EVENT_TIME;
         v->has_value = true;
-        v->value = e->u.time.value;
+        v->value.mag = e->u.time.value.mag;
+        v->value.neg = e->u.time.value.neg;
         break;
     case PCD_MOJO_V1_EVENT_MEMORY:
         v->kind = PCD_MOJO_EVENT_MEMORY;
         v->has_value = true;
-        v->value = e->u.memory.value;
+        v->value.mag = e->u.memory.value.mag;
+        v->value.neg = e->u.memory.value.neg;
         break;
     case PCD_MOJO_V1_EVENT_STRING:
         v->kind = PCD_MOJO_EVENT_STRING;
         v->has_key = true;
-        v->key = e->u.string.key;
+        v->key.mag = e->u.string.key.mag;
+        v->key.neg = e->u.string.key.neg;
         v->has_text = true;
-        v->text = e->u.string.value;
+        v->text.ptr = e->u.string.value.ptr;
+        v->text.len = e->u.string.value.len;
         break;
     case PCD_MOJO_V1_EVENT_STRING_REF:
         v->kind = PCD_MOJO_EVENT_STRING_REF;
         v->has_key = true;
-        v->key = e->u.string_ref.key;
+        v->key.mag = e->u.string_ref.key.mag;
+        v->key.neg = e->u.string_ref.key.neg;
         break;
     }
 }
@@ -84,40 +110,64 @@ void pcd_mojo_v1_event_view(const pcd_mojo_v1_event *e, pcd_mojo_event_view *v)
 /* event of schemas/mojo/v2.lua as a pcd_mojo_event_view. */
 void pcd_mojo_v2_event_view(const pcd_mojo_v2_event *e, pcd_mojo_event_view *v)
 {
-    memset(v, 0, sizeof *v);
+    v->has_key = false;
+    v->has_filename = false;
+    v->has_scope = false;
+    v->has_line = false;
+    v->has_line_end = false;
+    v->has_column = false;
+    v->has_column_end = false;
+    v->has_pid = false;
+    v->has_iid = false;
+    v->has_tid = false;
+    v->has_meta_key = false;
+    v->has_text = false;
+    v->has_symbol = false;
+    v->has_value = false;
     v->version = 2;
     v->tag = e->tag;
     switch (e->which) {
     case PCD_MOJO_V2_EVENT_METADATA:
         v->kind = PCD_MOJO_EVENT_METADATA;
         v->has_meta_key = true;
-        v->meta_key = e->u.metadata.key;
+        v->meta_key.ptr = e->u.metadata.key.ptr;
+        v->meta_key.len = e->u.metadata.key.len;
         v->has_text = true;
-        v->text = e->u.metadata.value;
+        v->text.ptr = e->u.metadata.value.ptr;
+        v->text.len = e->u.metadata.value.len;
         break;
     case PCD_MOJO_V2_EVENT_STACK:
         v->kind = PCD_MOJO_EVENT_STACK;
         v->has_pid = true;
-        v->pid = e->u.stack.pid;
+        v->pid.mag = e->u.stack.pid.mag;
+        v->pid.neg = e->u.stack.pid.neg;
         v->has_tid = true;
-        v->tid = e->u.stack.tid;
+        v->tid.ptr = e->u.stack.tid.ptr;
+        v->tid.len = e->u.stack.tid.len;
         break;
     case PCD_MOJO_V2_EVENT_FRAME:
         v->kind = PCD_MOJO_EVENT_FRAME;
         v->has_key = true;
-        v->key = e->u.frame.key;
+        v->key.mag = e->u.frame.key.mag;
+        v->key.neg = e->u.frame.key.neg;
         v->has_filename = true;
-        v->filename = e->u.frame.filename;
+        v->filename.mag = e->u.frame.filename.mag;
+        v->filename.neg = e->u.frame.filename.neg;
         v->has_scope = true;
-        v->scope = e->u.frame.scope;
+        v->scope.mag = e->u.frame.scope.mag;
+        v->scope.neg = e->u.frame.scope.neg;
         v->has_line = true;
-        v->line = e->u.frame.line;
+        v->line.mag = e->u.frame.line.mag;
+        v->line.neg = e->u.frame.line.neg;
         v->has_line_end = true;
-        v->line_end = e->u.frame.line_end;
+        v->line_end.mag = e->u.frame.line_end.mag;
+        v->line_end.neg = e->u.frame.line_end.neg;
         v->has_column = true;
-        v->column = e->u.frame.column;
+        v->column.mag = e->u.frame.column.mag;
+        v->column.neg = e->u.frame.column.neg;
         v->has_column_end = true;
-        v->column_end = e->u.frame.column_end;
+        v->column_end.mag = e->u.frame.column_end.mag;
+        v->column_end.neg = e->u.frame.column_end.neg;
         break;
     case PCD_MOJO_V2_EVENT_INVALID:
         v->kind = PCD_MOJO_EVENT_INVALID;
@@ -125,12 +175,14 @@ void pcd_mojo_v2_event_view(const pcd_mojo_v2_event *e, pcd_mojo_event_view *v)
     case PCD_MOJO_V2_EVENT_FRAME_REF:
         v->kind = PCD_MOJO_EVENT_FRAME_REF;
         v->has_key = true;
-        v->key = e->u.frame_ref.key;
+        v->key.mag = e->u.frame_ref.key.mag;
+        v->key.neg = e->u.frame_ref.key.neg;
         break;
     case PCD_MOJO_V2_EVENT_KERNEL:
         v->kind = PCD_MOJO_EVENT_KERNEL;
         v->has_symbol = true;
-        v->symbol = e->u.kernel.symbol;
+        v->symbol.ptr = e->u.kernel.symbol.ptr;
+        v->symbol.len = e->u.kernel.symbol.len;
         break;
     case PCD_MOJO_V2_EVENT_GC:
         v->kind = PCD_MOJO_EVENT_GC;
@@ -141,24 +193,29 @@ void pcd_mojo_v2_event_view(const pcd_mojo_v2_event *e, pcd_mojo_event_view *v)
     case PCD_MOJO_V2_EVENT_TIME:
         v->kind = PCD_MOJO_EVENT_TIME;
         v->has_value = true;
-        v->value = e->u.time.value;
+        v->value.mag = e->u.time.value.mag;
+        v->value.neg = e->u.time.value.neg;
         break;
     case PCD_MOJO_V2_EVENT_MEMORY:
         v->kind = PCD_MOJO_EVENT_MEMORY;
         v->has_value = true;
-        v->value = e->u.memory.value;
+        v->value.mag = e->u.memory.value.mag;
+        v->value.neg = e->u.memory.value.neg;
         break;
     case PCD_MOJO_V2_EVENT_STRING:
         v->kind = PCD_MOJO_EVENT_STRING;
         v->has_key = true;
-        v->key = e->u.string.key;
+        v->key.mag = e->u.string.key.mag;
+        v->key.neg = e->u.string.key.neg;
         v->has_text = true;
-        v->text = e->u.string.value;
+        v->text.ptr = e->u.string.value.ptr;
+        v->text.len = e->u.string.value.len;
         break;
     case PCD_MOJO_V2_EVENT_STRING_REF:
         v->kind = PCD_MOJO_EVENT_STRING_REF;
         v->has_key = true;
-        v->key = e->u.string_ref.key;
+        v->key.mag = e->u.string_ref.key.mag;
+        v->key.neg = e->u.string_ref.key.neg;
         break;
     }
 }
@@ -166,42 +223,67 @@ void pcd_mojo_v2_event_view(const pcd_mojo_v2_event *e, pcd_mojo_event_view *v)
 /* event of schemas/mojo/v3.lua as a pcd_mojo_event_view. */
 void pcd_mojo_v3_event_view(const pcd_mojo_v3_event *e, pcd_mojo_event_view *v)
 {
-    memset(v, 0, sizeof *v);
+    v->has_key = false;
+    v->has_filename = false;
+    v->has_scope = false;
+    v->has_line = false;
+    v->has_line_end = false;
+    v->has_column = false;
+    v->has_column_end = false;
+    v->has_pid = false;
+    v->has_iid = false;
+    v->has_tid = false;
+    v->has_meta_key = false;
+    v->has_text = false;
+    v->has_symbol = false;
+    v->has_value = false;
     v->version = 3;
     v->tag = e->tag;
     switch (e->which) {
     case PCD_MOJO_V3_EVENT_METADATA:
         v->kind = PCD_MOJO_EVENT_METADATA;
         v->has_meta_key = true;
-        v->meta_key = e->u.metadata.key;
+        v->meta_key.ptr = e->u.metadata.key.ptr;
+        v->meta_key.len = e->u.metadata.key.len;
         v->has_text = true;
-        v->text = e->u.metadata.value;
+        v->text.ptr = e->u.metadata.value.ptr;
+        v->text.len = e->u.metadata.value.len;
         break;
     case PCD_MOJO_V3_EVENT_STACK:
         v->kind = PCD_MOJO_EVENT_STACK;
         v->has_pid = true;
-        v->pid = e->u.stack.pid;
+        v->pid.mag = e->u.stack.pid.mag;
+        v->pid.neg = e->u.stack.pid.neg;
         v->has_iid = true;
-        v->iid = e->u.stack.iid;
+        v->iid.mag = e->u.stack.iid.mag;
+        v->iid.neg = e->u.stack.iid.neg;
         v->has_tid = true;
-        v->tid = e->u.stack.tid;
+        v->tid.ptr = e->u.stack.tid.ptr;
+        v->tid.len = e->u.stack.tid.len;
         break;
     case PCD_MOJO_V3_EVENT_FRAME:
         v->kind = PCD_MOJO_EVENT_FRAME;
         v->has_key = true;
-        v->key = e->u.frame.key;
+        v->key.mag = e->u.frame.key.mag;
+        v->key.neg = e->u.frame.key.neg;
         v->has_filename = true;
-        v->filename = e->u.frame.filename;
+        v->filename.mag = e->u.frame.filename.mag;
+        v->filename.neg = e->u.frame.filename.neg;
         v->has_scope = true;
-        v->scope = e->u.frame.scope;
+        v->scope.mag = e->u.frame.scope.mag;
+        v->scope.neg = e->u.frame.scope.neg;
         v->has_line = true;
-        v->line = e->u.frame.line;
+        v->line.mag = e->u.frame.line.mag;
+        v->line.neg = e->u.frame.line.neg;
         v->has_line_end = true;
-        v->line_end = e->u.frame.line_end;
+        v->line_end.mag = e->u.frame.line_end.mag;
+        v->line_end.neg = e->u.frame.line_end.neg;
         v->has_column = true;
-        v->column = e->u.frame.column;
+        v->column.mag = e->u.frame.column.mag;
+        v->column.neg = e->u.frame.column.neg;
         v->has_column_end = true;
-        v->column_end = e->u.frame.column_end;
+        v->column_end.mag = e->u.frame.column_end.mag;
+        v->column_end.neg = e->u.frame.column_end.neg;
         break;
     case PCD_MOJO_V3_EVENT_INVALID:
         v->kind = PCD_MOJO_EVENT_INVALID;
@@ -209,12 +291,14 @@ void pcd_mojo_v3_event_view(const pcd_mojo_v3_event *e, pcd_mojo_event_view *v)
     case PCD_MOJO_V3_EVENT_FRAME_REF:
         v->kind = PCD_MOJO_EVENT_FRAME_REF;
         v->has_key = true;
-        v->key = e->u.frame_ref.key;
+        v->key.mag = e->u.frame_ref.key.mag;
+        v->key.neg = e->u.frame_ref.key.neg;
         break;
     case PCD_MOJO_V3_EVENT_KERNEL:
         v->kind = PCD_MOJO_EVENT_KERNEL;
         v->has_symbol = true;
-        v->symbol = e->u.kernel.symbol;
+        v->symbol.ptr = e->u.kernel.symbol.ptr;
+        v->symbol.len = e->u.kernel.symbol.len;
         break;
     case PCD_MOJO_V3_EVENT_GC:
         v->kind = PCD_MOJO_EVENT_GC;
@@ -225,24 +309,29 @@ void pcd_mojo_v3_event_view(const pcd_mojo_v3_event *e, pcd_mojo_event_view *v)
     case PCD_MOJO_V3_EVENT_TIME:
         v->kind = PCD_MOJO_EVENT_TIME;
         v->has_value = true;
-        v->value = e->u.time.value;
+        v->value.mag = e->u.time.value.mag;
+        v->value.neg = e->u.time.value.neg;
         break;
     case PCD_MOJO_V3_EVENT_MEMORY:
         v->kind = PCD_MOJO_EVENT_MEMORY;
         v->has_value = true;
-        v->value = e->u.memory.value;
+        v->value.mag = e->u.memory.value.mag;
+        v->value.neg = e->u.memory.value.neg;
         break;
     case PCD_MOJO_V3_EVENT_STRING:
         v->kind = PCD_MOJO_EVENT_STRING;
         v->has_key = true;
-        v->key = e->u.string.key;
+        v->key.mag = e->u.string.key.mag;
+        v->key.neg = e->u.string.key.neg;
         v->has_text = true;
-        v->text = e->u.string.value;
+        v->text.ptr = e->u.string.value.ptr;
+        v->text.len = e->u.string.value.len;
         break;
     case PCD_MOJO_V3_EVENT_STRING_REF:
         v->kind = PCD_MOJO_EVENT_STRING_REF;
         v->has_key = true;
-        v->key = e->u.string_ref.key;
+        v->key.mag = e->u.string_ref.key.mag;
+        v->key.neg = e->u.string_ref.key.neg;
         break;
     }
 }

@@ -25,45 +25,46 @@ typedef enum pcd_mojo_event_kind {
 } pcd_mojo_event_kind;
 
 /* event: An event of any MOJO version.
- * Each member is set (has_ true) when the record's case has it.
+ * A member is set when the record's case has it (has_ true); the others are not.
  */
 typedef struct pcd_mojo_event_view {
     pcd_mojo_event_kind kind; /* the case */
     uint32_t version; /* the format version (its dispatch key) */
     uint64_t tag; /* the tag as read */
+    /* which members the case has (the others are not set) */
     bool has_key;
-    pcd_mojo_int key;  /* frame, frame_ref, string, string_ref: the key it defines or references. */
     bool has_filename;
-    pcd_mojo_int filename;
     bool has_scope;
-    pcd_mojo_int scope;
     bool has_line;
-    pcd_mojo_int line;
     bool has_line_end;
-    pcd_mojo_int line_end;  /* From version 2. */
     bool has_column;
-    pcd_mojo_int column;  /* From version 2. */
     bool has_column_end;
-    pcd_mojo_int column_end;  /* From version 2. */
     bool has_pid;
-    pcd_mojo_int pid;
     bool has_iid;
-    pcd_mojo_int iid;  /* From version 3. */
     bool has_tid;
-    pcd_bytes tid;
     bool has_meta_key;
-    pcd_bytes meta_key;  /* metadata: its key. */
     bool has_text;
-    pcd_bytes text;  /* metadata: its value; string: the string. */
     bool has_symbol;
-    pcd_bytes symbol;
     bool has_value;
+    pcd_mojo_int key;  /* frame, frame_ref, string, string_ref: the key it defines or references. */
+    pcd_mojo_int filename;
+    pcd_mojo_int scope;
+    pcd_mojo_int line;
+    pcd_mojo_int line_end;  /* From version 2. */
+    pcd_mojo_int column;  /* From version 2. */
+    pcd_mojo_int column_end;  /* From version 2. */
+    pcd_mojo_int pid;
+    pcd_mojo_int iid;  /* From version 3. */
+    pcd_bytes tid;
+    pcd_bytes meta_key;  /* metadata: its key. */
+    pcd_bytes text;  /* metadata: its value; string: the string. */
+    pcd_bytes symbol;
     pcd_mojo_int value;  /* time, memory: the metric. */
 } pcd_mojo_event_view;
 
 /* Fills v from one event of any version (rec->type says which); false for other records. */
 bool pcd_mojo_event_view_of(const pcd_record *rec, pcd_mojo_event_view *v);
-/* Fills v from one event of one version: the members its case has, has_ set. */
+/* Fills v from one event of one version: the members its case has, and every has_. */
 void pcd_mojo_v1_event_view(const pcd_mojo_v1_event *e, pcd_mojo_event_view *v);
 void pcd_mojo_v2_event_view(const pcd_mojo_v2_event *e, pcd_mojo_event_view *v);
 void pcd_mojo_v3_event_view(const pcd_mojo_v3_event *e, pcd_mojo_event_view *v);

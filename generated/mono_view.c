@@ -3,8 +3,6 @@
  * Regenerate: make regen (or: lua5.4 gen/pcgen.lua -o generated schemas/...) */
 #include "mono_view.h"
 
-#include <string.h>
-
 static void pcd_mono_v0_1_event_alloc_view(const pcd_mono_v0_1_event *e, pcd_mono_event_view *v)
 {
     v->has_time = true;
@@ -73,10 +71,12 @@ static void pcd_mono_v0_1_event_metadata_start_load_view(const pcd_mono_v0_1_eve
     }
     if (e->u.metadata_start_load.detail.which == PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_DETAIL_CLASS) {
         v->has_name = true;
-        v->name = e->u.metadata_start_load.detail.u.class.name;
+        v->name.ptr = e->u.metadata_start_load.detail.u.class.name.ptr;
+        v->name.len = e->u.metadata_start_load.detail.u.class.name.len;
     } else if (e->u.metadata_start_load.detail.which == PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_DETAIL_IMAGE) {
         v->has_name = true;
-        v->name = e->u.metadata_start_load.detail.u.image.name;
+        v->name.ptr = e->u.metadata_start_load.detail.u.image.name.ptr;
+        v->name.len = e->u.metadata_start_load.detail.u.image.name.len;
     }
 }
 
@@ -94,10 +94,12 @@ static void pcd_mono_v0_1_event_metadata_load_view(const pcd_mono_v0_1_event *e,
     }
     if (e->u.metadata_load.detail.which == PCD_MONO_V0_1_EVENT_METADATA_LOAD_DETAIL_CLASS) {
         v->has_name = true;
-        v->name = e->u.metadata_load.detail.u.class.name;
+        v->name.ptr = e->u.metadata_load.detail.u.class.name.ptr;
+        v->name.len = e->u.metadata_load.detail.u.class.name.len;
     } else if (e->u.metadata_load.detail.which == PCD_MONO_V0_1_EVENT_METADATA_LOAD_DETAIL_IMAGE) {
         v->has_name = true;
-        v->name = e->u.metadata_load.detail.u.image.name;
+        v->name.ptr = e->u.metadata_load.detail.u.image.name.ptr;
+        v->name.len = e->u.metadata_load.detail.u.image.name.len;
     }
 }
 
@@ -115,10 +117,12 @@ static void pcd_mono_v0_1_event_metadata_start_unload_view(const pcd_mono_v0_1_e
     }
     if (e->u.metadata_start_unload.detail.which == PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_DETAIL_CLASS) {
         v->has_name = true;
-        v->name = e->u.metadata_start_unload.detail.u.class.name;
+        v->name.ptr = e->u.metadata_start_unload.detail.u.class.name.ptr;
+        v->name.len = e->u.metadata_start_unload.detail.u.class.name.len;
     } else if (e->u.metadata_start_unload.detail.which == PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_DETAIL_IMAGE) {
         v->has_name = true;
-        v->name = e->u.metadata_start_unload.detail.u.image.name;
+        v->name.ptr = e->u.metadata_start_unload.detail.u.image.name.ptr;
+        v->name.len = e->u.metadata_start_unload.detail.u.image.name.len;
     }
 }
 
@@ -136,10 +140,12 @@ static void pcd_mono_v0_1_event_metadata_unload_view(const pcd_mono_v0_1_event *
     }
     if (e->u.metadata_unload.detail.which == PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_DETAIL_CLASS) {
         v->has_name = true;
-        v->name = e->u.metadata_unload.detail.u.class.name;
+        v->name.ptr = e->u.metadata_unload.detail.u.class.name.ptr;
+        v->name.len = e->u.metadata_unload.detail.u.class.name.len;
     } else if (e->u.metadata_unload.detail.which == PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_DETAIL_IMAGE) {
         v->has_name = true;
-        v->name = e->u.metadata_unload.detail.u.image.name;
+        v->name.ptr = e->u.metadata_unload.detail.u.image.name.ptr;
+        v->name.len = e->u.metadata_unload.detail.u.image.name.len;
     }
 }
 
@@ -157,10 +163,12 @@ static void pcd_mono_v0_1_event_metadata_start_load_err_view(const pcd_mono_v0_1
     }
     if (e->u.metadata_start_load_err.detail.which == PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_DETAIL_CLASS) {
         v->has_name = true;
-        v->name = e->u.metadata_start_load_err.detail.u.class.name;
+        v->name.ptr = e->u.metadata_start_load_err.detail.u.class.name.ptr;
+        v->name.len = e->u.metadata_start_load_err.detail.u.class.name.len;
     } else if (e->u.metadata_start_load_err.detail.which == PCD_MONO_V0_1_EVENT_METADATA_START_LOAD_ERR_DETAIL_IMAGE) {
         v->has_name = true;
-        v->name = e->u.metadata_start_load_err.detail.u.image.name;
+        v->name.ptr = e->u.metadata_start_load_err.detail.u.image.name.ptr;
+        v->name.len = e->u.metadata_start_load_err.detail.u.image.name.len;
     }
 }
 
@@ -178,10 +186,12 @@ static void pcd_mono_v0_1_event_metadata_load_err_view(const pcd_mono_v0_1_event
     }
     if (e->u.metadata_load_err.detail.which == PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_DETAIL_CLASS) {
         v->has_name = true;
-        v->name = e->u.metadata_load_err.detail.u.class.name;
+        v->name.ptr = e->u.metadata_load_err.detail.u.class.name.ptr;
+        v->name.len = e->u.metadata_load_err.detail.u.class.name.len;
     } else if (e->u.metadata_load_err.detail.which == PCD_MONO_V0_1_EVENT_METADATA_LOAD_ERR_DETAIL_IMAGE) {
         v->has_name = true;
-        v->name = e->u.metadata_load_err.detail.u.image.name;
+        v->name.ptr = e->u.metadata_load_err.detail.u.image.name.ptr;
+        v->name.len = e->u.metadata_load_err.detail.u.image.name.len;
     }
 }
 
@@ -199,10 +209,12 @@ static void pcd_mono_v0_1_event_metadata_start_unload_err_view(const pcd_mono_v0
     }
     if (e->u.metadata_start_unload_err.detail.which == PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_DETAIL_CLASS) {
         v->has_name = true;
-        v->name = e->u.metadata_start_unload_err.detail.u.class.name;
+        v->name.ptr = e->u.metadata_start_unload_err.detail.u.class.name.ptr;
+        v->name.len = e->u.metadata_start_unload_err.detail.u.class.name.len;
     } else if (e->u.metadata_start_unload_err.detail.which == PCD_MONO_V0_1_EVENT_METADATA_START_UNLOAD_ERR_DETAIL_IMAGE) {
         v->has_name = true;
-        v->name = e->u.metadata_start_unload_err.detail.u.image.name;
+        v->name.ptr = e->u.metadata_start_unload_err.detail.u.image.name.ptr;
+        v->name.len = e->u.metadata_start_unload_err.detail.u.image.name.len;
     }
 }
 
@@ -220,10 +232,12 @@ static void pcd_mono_v0_1_event_metadata_unload_err_view(const pcd_mono_v0_1_eve
     }
     if (e->u.metadata_unload_err.detail.which == PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_DETAIL_CLASS) {
         v->has_name = true;
-        v->name = e->u.metadata_unload_err.detail.u.class.name;
+        v->name.ptr = e->u.metadata_unload_err.detail.u.class.name.ptr;
+        v->name.len = e->u.metadata_unload_err.detail.u.class.name.len;
     } else if (e->u.metadata_unload_err.detail.which == PCD_MONO_V0_1_EVENT_METADATA_UNLOAD_ERR_DETAIL_IMAGE) {
         v->has_name = true;
-        v->name = e->u.metadata_unload_err.detail.u.image.name;
+        v->name.ptr = e->u.metadata_unload_err.detail.u.image.name.ptr;
+        v->name.len = e->u.metadata_unload_err.detail.u.image.name.len;
     }
 }
 
@@ -256,7 +270,8 @@ static void pcd_mono_v0_1_event_jit_view(const pcd_mono_v0_1_event *e, pcd_mono_
     v->has_time = true;
     v->time = (uint64_t)e->u.jit.time;
     v->has_name = true;
-    v->name = e->u.jit.name;
+    v->name.ptr = e->u.jit.name.ptr;
+    v->name.len = e->u.jit.name.len;
     v->has_method = true;
     v->method = (int64_t)e->u.jit.method;
     v->has_code = true;
@@ -354,7 +369,31 @@ static void pcd_mono_v0_1_event_heap_object_view(const pcd_mono_v0_1_event *e, p
 /* event of schemas/mono/v0_1.lua as a pcd_mono_event_view. */
 void pcd_mono_v0_1_event_view(const pcd_mono_v0_1_event *e, pcd_mono_event_view *v)
 {
-    memset(v, 0, sizeof *v);
+    v->has_time = false;
+    v->has_class = false;
+    v->has_vtable = false;
+    v->has_object = false;
+    v->has_size = false;
+    v->has_backtrace = false;
+    v->has_event = false;
+    v->has_generation = false;
+    v->has_heap_size = false;
+    v->has_objects = false;
+    v->has_handle_type = false;
+    v->has_handle = false;
+    v->has_mtype = false;
+    v->has_pointer = false;
+    v->has_image = false;
+    v->has_domain = false;
+    v->has_name = false;
+    v->has_method = false;
+    v->has_code = false;
+    v->has_code_size = false;
+    v->has_clause_type = false;
+    v->has_ips = false;
+    v->has_frames = false;
+    v->has_address = false;
+    v->has_helper_kind = false;
     v->version = 1;
     v->tag = e->tag;
     switch (e->which) {
@@ -629,19 +668,24 @@ static void pcd_mono_v3_0_event_metadata_name_view(const pcd_mono_v3_0_event *e,
     }
     if (e->u.metadata_name.detail.which == PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_CLASS) {
         v->has_name = true;
-        v->name = e->u.metadata_name.detail.u.class.name;
+        v->name.ptr = e->u.metadata_name.detail.u.class.name.ptr;
+        v->name.len = e->u.metadata_name.detail.u.class.name.len;
     } else if (e->u.metadata_name.detail.which == PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_IMAGE) {
         v->has_name = true;
-        v->name = e->u.metadata_name.detail.u.image.name;
+        v->name.ptr = e->u.metadata_name.detail.u.image.name.ptr;
+        v->name.len = e->u.metadata_name.detail.u.image.name.len;
     } else if (e->u.metadata_name.detail.which == PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_ASSEMBLY) {
         v->has_name = true;
-        v->name = e->u.metadata_name.detail.u.assembly.name;
+        v->name.ptr = e->u.metadata_name.detail.u.assembly.name.ptr;
+        v->name.len = e->u.metadata_name.detail.u.assembly.name.len;
     } else if (e->u.metadata_name.detail.which == PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_DOMAIN) {
         v->has_name = true;
-        v->name = e->u.metadata_name.detail.u.domain.name;
+        v->name.ptr = e->u.metadata_name.detail.u.domain.name.ptr;
+        v->name.len = e->u.metadata_name.detail.u.domain.name.len;
     } else if (e->u.metadata_name.detail.which == PCD_MONO_V3_0_EVENT_METADATA_NAME_DETAIL_THREAD) {
         v->has_name = true;
-        v->name = e->u.metadata_name.detail.u.thread.name;
+        v->name.ptr = e->u.metadata_name.detail.u.thread.name.ptr;
+        v->name.len = e->u.metadata_name.detail.u.thread.name.len;
     }
 }
 
@@ -673,13 +717,16 @@ static void pcd_mono_v3_0_event_metadata_load_view(const pcd_mono_v3_0_event *e,
     }
     if (e->u.metadata_load.detail.which == PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_CLASS) {
         v->has_name = true;
-        v->name = e->u.metadata_load.detail.u.class.name;
+        v->name.ptr = e->u.metadata_load.detail.u.class.name.ptr;
+        v->name.len = e->u.metadata_load.detail.u.class.name.len;
     } else if (e->u.metadata_load.detail.which == PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_IMAGE) {
         v->has_name = true;
-        v->name = e->u.metadata_load.detail.u.image.name;
+        v->name.ptr = e->u.metadata_load.detail.u.image.name.ptr;
+        v->name.len = e->u.metadata_load.detail.u.image.name.len;
     } else if (e->u.metadata_load.detail.which == PCD_MONO_V3_0_EVENT_METADATA_LOAD_DETAIL_ASSEMBLY) {
         v->has_name = true;
-        v->name = e->u.metadata_load.detail.u.assembly.name;
+        v->name.ptr = e->u.metadata_load.detail.u.assembly.name.ptr;
+        v->name.len = e->u.metadata_load.detail.u.assembly.name.len;
     }
 }
 
@@ -711,13 +758,16 @@ static void pcd_mono_v3_0_event_metadata_unload_view(const pcd_mono_v3_0_event *
     }
     if (e->u.metadata_unload.detail.which == PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_CLASS) {
         v->has_name = true;
-        v->name = e->u.metadata_unload.detail.u.class.name;
+        v->name.ptr = e->u.metadata_unload.detail.u.class.name.ptr;
+        v->name.len = e->u.metadata_unload.detail.u.class.name.len;
     } else if (e->u.metadata_unload.detail.which == PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_IMAGE) {
         v->has_name = true;
-        v->name = e->u.metadata_unload.detail.u.image.name;
+        v->name.ptr = e->u.metadata_unload.detail.u.image.name.ptr;
+        v->name.len = e->u.metadata_unload.detail.u.image.name.len;
     } else if (e->u.metadata_unload.detail.which == PCD_MONO_V3_0_EVENT_METADATA_UNLOAD_DETAIL_ASSEMBLY) {
         v->has_name = true;
-        v->name = e->u.metadata_unload.detail.u.assembly.name;
+        v->name.ptr = e->u.metadata_unload.detail.u.assembly.name.ptr;
+        v->name.len = e->u.metadata_unload.detail.u.assembly.name.len;
     }
 }
 
@@ -750,7 +800,8 @@ static void pcd_mono_v3_0_event_jit_view(const pcd_mono_v3_0_event *e, pcd_mono_
     v->has_time = true;
     v->time = (uint64_t)e->u.jit.time;
     v->has_name = true;
-    v->name = e->u.jit.name;
+    v->name.ptr = e->u.jit.name.ptr;
+    v->name.len = e->u.jit.name.len;
     v->has_method = true;
     v->method = (int64_t)e->u.jit.method;
     v->has_code = true;
@@ -852,7 +903,8 @@ static void pcd_mono_v3_0_event_heap_root_register_view(const pcd_mono_v3_0_even
     v->has_size = true;
     v->size = (uint64_t)e->u.heap_root_register.size;
     v->has_name = true;
-    v->name = e->u.heap_root_register.name;
+    v->name.ptr = e->u.heap_root_register.name.ptr;
+    v->name.len = e->u.heap_root_register.name.len;
 }
 
 static void pcd_mono_v3_0_event_heap_root_unregister_view(const pcd_mono_v3_0_event *e, pcd_mono_event_view *v)
@@ -880,7 +932,8 @@ static void pcd_mono_v3_0_event_sample_usym_view(const pcd_mono_v3_0_event *e, p
     v->has_size = true;
     v->size = (uint64_t)e->u.sample_usym.size;
     v->has_name = true;
-    v->name = e->u.sample_usym.name;
+    v->name.ptr = e->u.sample_usym.name.ptr;
+    v->name.len = e->u.sample_usym.name.len;
     v->has_address = true;
     v->address = (int64_t)e->u.sample_usym.address;
 }
@@ -905,7 +958,8 @@ static void pcd_mono_v3_0_event_jit_helper_view(const pcd_mono_v3_0_event *e, pc
     v->size = (uint64_t)e->u.jit_helper.size;
     if (e->u.jit_helper.has_name) {
         v->has_name = true;
-        v->name = e->u.jit_helper.name;
+        v->name.ptr = e->u.jit_helper.name.ptr;
+        v->name.len = e->u.jit_helper.name.len;
     }
     v->has_helper_kind = true;
     v->helper_kind = (uint64_t)e->u.jit_helper.kind;
@@ -926,7 +980,31 @@ static void pcd_mono_v3_0_event_aot_id_view(const pcd_mono_v3_0_event *e, pcd_mo
 /* event of schemas/mono/v3_0.lua as a pcd_mono_event_view. */
 void pcd_mono_v3_0_event_view(const pcd_mono_v3_0_event *e, pcd_mono_event_view *v)
 {
-    memset(v, 0, sizeof *v);
+    v->has_time = false;
+    v->has_class = false;
+    v->has_vtable = false;
+    v->has_object = false;
+    v->has_size = false;
+    v->has_backtrace = false;
+    v->has_event = false;
+    v->has_generation = false;
+    v->has_heap_size = false;
+    v->has_objects = false;
+    v->has_handle_type = false;
+    v->has_handle = false;
+    v->has_mtype = false;
+    v->has_pointer = false;
+    v->has_image = false;
+    v->has_domain = false;
+    v->has_name = false;
+    v->has_method = false;
+    v->has_code = false;
+    v->has_code_size = false;
+    v->has_clause_type = false;
+    v->has_ips = false;
+    v->has_frames = false;
+    v->has_address = false;
+    v->has_helper_kind = false;
     v->version = 3017;
     v->tag = e->tag;
     switch (e->which) {

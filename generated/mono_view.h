@@ -60,71 +60,72 @@ typedef enum pcd_mono_event_kind {
 } pcd_mono_event_kind;
 
 /* event: An event of any version of the Mono log profiler format.
- * Each member is set (has_ true) when the record's case has it.
+ * A member is set when the record's case has it (has_ true); the others are not.
  */
 typedef struct pcd_mono_event_view {
     pcd_mono_event_kind kind; /* the case */
     uint32_t version; /* the format version (its dispatch key) */
     uint64_t tag; /* the tag as read */
+    /* which members the case has (the others are not set) */
     bool has_time;
-    uint64_t time;  /* Event time in ns (every event of 3.0; all but heap objects in 0.1). */
     bool has_class;
-    int64_t class;  /* MonoClass* (0.1 allocations and heap objects; a vtable's class). */
     bool has_vtable;
-    int64_t vtable;  /* MonoVTable* (3.0 allocations and heap objects). */
     bool has_object;
-    int64_t object;
     bool has_size;
-    uint64_t size;
     bool has_backtrace;
+    bool has_event;
+    bool has_generation;
+    bool has_heap_size;
+    bool has_objects;
+    bool has_handle_type;
+    bool has_handle;
+    bool has_mtype;
+    bool has_pointer;
+    bool has_image;
+    bool has_domain;
+    bool has_name;
+    bool has_method;
+    bool has_code;
+    bool has_code_size;
+    bool has_clause_type;
+    bool has_ips;
+    bool has_frames;
+    bool has_address;
+    bool has_helper_kind;
+    uint64_t time;  /* Event time in ns (every event of 3.0; all but heap objects in 0.1). */
+    int64_t class;  /* MonoClass* (0.1 allocations and heap objects; a vtable's class). */
+    int64_t vtable;  /* MonoVTable* (3.0 allocations and heap objects). */
+    int64_t object;
+    uint64_t size;
     const int64_t *backtrace;  /* MonoMethod*, innermost first. */
     size_t n_backtrace;
-    bool has_event;
     uint64_t event;  /* gc_event: the GC event; monitor (3.0): the monitor event. */
-    bool has_generation;
     uint64_t generation;
-    bool has_heap_size;
     uint64_t heap_size;
-    bool has_objects;
     const int64_t *objects;  /* gc_move: old, new, old, new... */
     size_t n_objects;
-    bool has_handle_type;
     uint64_t handle_type;
-    bool has_handle;
     uint64_t handle;
-    bool has_mtype;
     uint64_t mtype;
-    bool has_pointer;
     int64_t pointer;
-    bool has_image;
     int64_t image;
-    bool has_domain;
     int64_t domain;
-    bool has_name;
     pcd_bytes name;
-    bool has_method;
     int64_t method;
-    bool has_code;
     int64_t code;
-    bool has_code_size;
     uint64_t code_size;
-    bool has_clause_type;
     uint64_t clause_type;
-    bool has_ips;
     const int64_t *ips;
     size_t n_ips;
-    bool has_frames;
     const int64_t *frames;
     size_t n_frames;
-    bool has_address;
     int64_t address;
-    bool has_helper_kind;
     uint64_t helper_kind;
 } pcd_mono_event_view;
 
 /* Fills v from one event of any version (rec->type says which); false for other records. */
 bool pcd_mono_event_view_of(const pcd_record *rec, pcd_mono_event_view *v);
-/* Fills v from one event of one version: the members its case has, has_ set. */
+/* Fills v from one event of one version: the members its case has, and every has_. */
 void pcd_mono_v0_1_event_view(const pcd_mono_v0_1_event *e, pcd_mono_event_view *v);
 void pcd_mono_v3_0_event_view(const pcd_mono_v3_0_event *e, pcd_mono_event_view *v);
 

@@ -205,8 +205,10 @@ enum {
     PCD_FMT_PADDED_NAMES = 1u << 2, /* NUL-padded strings: what follows a NUL is not kept
                                        (re-encoding writes zeros there) */
     PCD_FMT_RELOCATES = 1u << 3,    /* fields hold file offsets the encoder relocates */
-    PCD_FMT_NO_MAGIC = 1u << 4      /* detected by the structure of its first bytes (protobuf), not
+    PCD_FMT_NO_MAGIC = 1u << 4,     /* detected by the structure of its first bytes (protobuf), not
                                      * by a magic: tried after the formats that have one */
+    PCD_FMT_WARNS = 1u << 5         /* record types declare warnings (warn = ...): checking them
+                                       takes decoded records (pcd_record_warnings) */
 };
 
 /* Every format this build knows (generated/pcd_formats.c). */

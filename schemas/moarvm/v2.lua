@@ -16,8 +16,8 @@ say how many strings it holds: they run until the type block's name. Integers ar
 writer's native order, in practice little-endian.]],
   endian = "little",
 
-  -- One struct for a reference whatever its width: what moarvm_snap.c's format 2 adapter
-  -- reads case by case today (with refdescr's layout in v3.lua, a format 3 column entry).
+  -- One struct for a reference whatever its width: what the format 2 adapter
+  -- (src/formats/moarvm/v2.c) reads, and packs as format 3's refdescr column holds it.
   views = {
     ref = view {
       of = "ref",

@@ -115,7 +115,8 @@ concatenation so far. Integers are the writer's native order, in practice little
     column64 = column(64, "colrfstr, colusize, refdescr (words of the refdescr layout: kind in the low 2 bits), reftrget, topIDs or topscore."),
     refdescr = bits(u64) {
       doc = "An entry of the refdescr column: how a reference is described.",
-      field "kind" (2, { doc = "0 unknown (then the whole word is 0), 1 a numeric index, 2 a string-heap index." }),
+      field "kind" (2, { enum = { [0] = "unknown", [1] = "index", [2] = "string" }, open = true,
+        doc = "0 unknown (then the whole word is 0), 1 a numeric index, 2 a string-heap index (3 is none)." }),
       field "index" (62, { doc = "The numeric index (an array slot, a call-stack depth) or the string-heap index." }),
     },
     u16_entries = entries(u16),

@@ -46,7 +46,8 @@ M.stack_v3 = struct {
   field "tid" (cstring { doc = "Thread id as printf %lx (lowercase hex), or any text." }),
 }
 
--- One struct for an event of any version: what mojo_asm.c flattens by hand today.
+-- One struct for an event of any version: what the sample assembler (src/formats/mojo/asm.c)
+-- reads.
 M.views = {
   event = view {
     of = "event",

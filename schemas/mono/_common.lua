@@ -82,8 +82,9 @@ function M.plus(list, ...)
   return out
 end
 
--- One struct for an event of either version: what mono_ext.c's norm_v0_1 and norm_v3_0
--- flatten by hand today. Members by field name (pointers and objects are resolved values).
+-- One struct for an event of either version. Members by field name (pointers and objects
+-- are resolved values). (src/formats/mono/events.c does not read it: it maps each version's
+-- cases to Mono's neutral events, merging and renaming cases as it goes.)
 M.views = {
   event = view {
     of = "event",
@@ -115,6 +116,14 @@ M.views = {
     field "helper_kind" (u64, { from = "jit_helper.kind" }),
   },
 }
+
+-- The shared enums and a version's own.
+function M.plus_enums(own)
+  local out = {}
+  for k, v in pairs(M.enums) do out[k] = v end
+  for k, v in pairs(own) do out[k] = v end
+  return out
+end
 
 M.enums = {
   gc_handle_type = { [0] = "weak", [1] = "weaktrack", [2] = "normal", [3] = "pinned" },

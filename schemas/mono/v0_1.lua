@@ -24,7 +24,7 @@ local alloc = {
 local function metadata(doc)
   return {
     time(),
-    field "mtype" (u8 { enum = { [1] = "class", [2] = "image" },
+    field "mtype" (u8 { enum = "metadata_type",
       doc = "Metadata type (assembly 3 and domain 4 were defined, never written, and have no layout)." }),
     ptr("pointer", "The MonoClass* or MonoImage*."),
     field "detail" (union {
@@ -81,10 +81,7 @@ Header fields this writer did not fill (startup time, timer overhead, pid, sysid
       ev(0x10, "alloc_bt", "An object was allocated; with the allocating backtrace.", plus(alloc, backtrace())),
       ev(0x11, "gc_event", "A GC phase.", {
         time(),
-        field "event" (uleb128 { enum = { [0] = "start", [1] = "mark_start", [2] = "mark_end",
-          [3] = "reclaim_start", [4] = "reclaim_end", [5] = "end", [6] = "pre_stop_world",
-          [7] = "post_stop_world", [8] = "pre_start_world", [9] = "post_start_world" }, open = true,
-          doc = "MONO_GC_EVENT_*." }),
+        field "event" (uleb128 { enum = "gc_event", open = true, doc = "MONO_GC_EVENT_*." }),
         field "generation" (uleb128 { doc = "Generation the event is about." }),
       }),
       ev(0x21, "gc_resize", "The heap was resized.", {
@@ -135,6 +132,11 @@ Header fields this writer did not fill (startup time, timer overhead, pid, sysid
       }),
     },
   },
-  enums = C.enums,
+  enums = C.plus_enums {
+    -- assembly 3 and domain 4 were defined, never written, and have no layout
+    metadata_type = { [1] = "class", [2] = "image" },
+    gc_event = { [0] = "start", [1] = "mark_start", [2] = "mark_end", [3] = "reclaim_start", [4] = "reclaim_end",
+      [5] = "end", [6] = "pre_stop_world", [7] = "post_stop_world", [8] = "pre_start_world", [9] = "post_start_world" },
+  },
   views = C.views,
 }

@@ -29,8 +29,7 @@ local function metadata(kind)
   local thread = named and struct { cstr("name", "Name of the thread.") } or struct {}
   return {
     time(),
-    field "mtype" (u8 { enum = { [1] = "class", [2] = "image", [3] = "assembly", [4] = "domain",
-      [5] = "thread", [6] = "context", [7] = "vtable" }, doc = "Metadata type." }),
+    field "mtype" (u8 { enum = "metadata_type", doc = "Metadata type." }),
     ptr("pointer", "The MonoClass*, MonoImage*, MonoAssembly*, domain id, thread id, context id or MonoVTable*."),
     field "detail" (union {
       on = "mtype",
@@ -100,11 +99,7 @@ Every event has a time delta right after its event byte.]],
       ev(0x10, "alloc_bt", "An object was allocated; with the allocating backtrace.", plus(alloc, backtrace())),
       ev(0x11, "gc_event", "A GC phase.", {
         time(),
-        field "event" (u8 { enum = { [0] = "start", [1] = "mark_start", [2] = "mark_end",
-          [3] = "reclaim_start", [4] = "reclaim_end", [5] = "end", [6] = "pre_stop_world",
-          [7] = "post_stop_world", [8] = "pre_start_world", [9] = "post_start_world",
-          [10] = "pre_stop_world_locked", [11] = "post_start_world_unlocked" }, open = true,
-          doc = "MonoProfilerGCEvent (1-4 are no longer written)." }),
+        field "event" (u8 { enum = "gc_event", open = true, doc = "MonoProfilerGCEvent (1-4 are no longer written)." }),
         field "generation" (u8 { doc = "Generation the event is about." }),
       }),
       ev(0x21, "gc_resize", "The heap was resized.", {
@@ -239,6 +234,12 @@ Every event has a time delta right after its event byte.]],
       ev(0x1A, "aot_id", "The runtime's AOT id.", { time(), cstr("aot_id", "The AOT id.") }),
     },
   },
-  enums = C.enums,
+  enums = C.plus_enums {
+    metadata_type = { [1] = "class", [2] = "image", [3] = "assembly", [4] = "domain", [5] = "thread", [6] = "context",
+      [7] = "vtable" },
+    gc_event = { [0] = "start", [1] = "mark_start", [2] = "mark_end", [3] = "reclaim_start", [4] = "reclaim_end",
+      [5] = "end", [6] = "pre_stop_world", [7] = "post_stop_world", [8] = "pre_start_world", [9] = "post_start_world",
+      [10] = "pre_stop_world_locked", [11] = "post_start_world_unlocked" },
+  },
   views = C.views,
 }

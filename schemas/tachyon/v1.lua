@@ -11,7 +11,7 @@
 --   last 32 bytes                 footer
 -- Stack reconstruction (the four encodings against each thread's previous stack),
 -- per-thread timestamps and the checks CPython makes above the bytes are in
--- src/lib/tachyon_*.c.
+-- src/formats/tachyon/.
 return format "tachyon" {
   version = 1,
   title = "CPython sampling profile (Tachyon)",
@@ -158,8 +158,11 @@ header and counted by the footer.]],
         { when = "root.stats_size >= 56" }),
       field "missed_samples" (f64 { doc = "Missed samples, in percent (valid when present bit 1)." },
         { when = "root.stats_size >= 56" }),
-      field "present" (u32 { hex = true, doc = "Bit 0: error_rate is valid; bit 1: missed_samples is valid." },
-        { when = "root.stats_size >= 56" }),
+      field "present" (bits(u32) { hex = true, doc = "Bit 0: error_rate is valid; bit 1: missed_samples is valid.",
+        field "error_rate" (1, { doc = "1: error_rate is valid." }),
+        field "missed_samples" (1, { doc = "1: missed_samples is valid." }),
+        field "reserved" (30, { doc = "Written as 0." }),
+      }, { when = "root.stats_size >= 56" }),
       field "reserved" (u32 { doc = "Written as 0." }, { when = "root.stats_size >= 56" }),
       field "extra" (bytes { size = "root.stats_size - 32 - 24 * (root.stats_size >= 56)",
         doc = "Bytes a block larger than its version's layout carries (kept, not interpreted)." },

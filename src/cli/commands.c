@@ -338,18 +338,21 @@ typedef struct check_report {
     bool strict;
 } check_report;
 
-/* The checks' view of a run of records decoded by the fast path. */
+/* What sees each decoded record: the schema's warnings (warn = ...), then the format's
+ * checks above the bytes (either may be absent). */
 typedef struct check_feed {
     const pcd_check_ops *ops;
     void *cctx;
     pcd_report_fn report;
     void *ud;
+    pcd_warn_fn warn;
 } check_feed;
 
 static pcd_status check_one(void *ud, const pcd_record *rec)
 {
     check_feed *cf = ud;
-    cf->ops->record(cf->cctx, rec, cf->report, cf->ud);
+    if (cf->warn) pcd_record_warnings(rec, cf->warn, cf->ud);
+    if (cf->cctx) cf->ops->record(cf->cctx, rec, cf->report, cf->ud);
     return PCD_OK;
 }
 
@@ -366,6 +369,8 @@ static void on_report(void *ud, bool is_error, const pcd_error *e)
         cr->warnings++;
     }
 }
+
+static void on_warn(void *ud, const pcd_error *e) { on_report(ud, false, e); }
 
 int cmd_validate(cli *c, int argc, char **argv)
 {
@@ -401,22 +406,26 @@ int cmd_validate(cli *c, int argc, char **argv)
         ext = pcd_ext_find(src.f->name);
         void *cctx = NULL;
         check_report cr = { path, 0, 0, strict };
-        if (ext && ext->check) {
-            /* decode instead (the checks read the records' values); nothing was read yet, so
-             * the reader just changes mode (reopening would lose standard input) */
+        bool warns = (src.f->flags & PCD_FMT_WARNS) != 0;
+        if (warns || (ext && ext->check)) {
+            /* decode instead (the schema's warnings and the checks read the records' values);
+             * nothing was read yet, so the reader just changes mode (reopening would lose
+             * standard input) */
             src.r.validate_only = false;
+        }
+        if (ext && ext->check) {
             cctx = calloc(1, ext->check->ctx_size ? ext->check->ctx_size : 1);
             if (cctx) ext->check->init(cctx, &c->al);
         }
         uint64_t records = 0, errors = 0;
         bool reached_end = false;
         pcd_record rec;
-        check_feed cf = { ext ? ext->check : NULL, cctx, on_report, &cr };
+        check_feed cf = { ext ? ext->check : NULL, cctx, on_report, &cr, warns ? on_warn : NULL };
         for (;;) {
             /* the fast paths take runs of plain records; next() does the rest */
             uint64_t k = 0;
-            pcd_status st = cctx ? pcd_reader_decode_run(&src.r, 1u << 16, &k, check_one, &cf)
-                                 : pcd_reader_validate_run(&src.r, 1u << 16, &k);
+            pcd_status st = !src.r.validate_only ? pcd_reader_decode_run(&src.r, 1u << 16, &k, check_one, &cf)
+                                                 : pcd_reader_validate_run(&src.r, 1u << 16, &k);
             records += k;
             if (k) {
                 c->progress_tick = 1023;
@@ -439,7 +448,7 @@ int cmd_validate(cli *c, int argc, char **argv)
                 break;
             }
             if (rec.depth > 0) records++;
-            if (cctx) ext->check->record(cctx, &rec, on_report, &cr);
+            check_one(&cf, &rec);
             cli_progress(c, rec.offset);
         }
         cli_progress_done(c);
@@ -447,8 +456,8 @@ int cmd_validate(cli *c, int argc, char **argv)
             if (reached_end && ext->check->finish) ext->check->finish(cctx, on_report, &cr);
             if (ext->check->fini) ext->check->fini(cctx);
             free(cctx);
-            errors += cr.errors;
         }
+        errors += cr.errors;
         if (errors) {
             if (worst < EXIT_INVALID) worst = EXIT_INVALID;
             if (all && !c->quiet)

@@ -374,24 +374,28 @@ static void test_sample_bounds(void **state)
     memset(&g, 0, sizeof g);
     g.as = &as;
     assert_int_equal(mojo_asm_init(&as, &al, 3, &ops, &g, got_report, &g), PCD_OK);
-    mojo_ev e;
+    pcd_mojo_event_view e;
     memset(&e, 0, sizeof e);
-    e.id = MOJO_EV_TIME;
-    e.offset = 4;
-    assert_int_equal(mojo_asm_event(&as, &e), PCD_OK); /* before any stack: a warning */
+    e.kind = PCD_MOJO_EVENT_TIME;
+    e.has_value = true;
+    assert_int_equal(mojo_asm_event(&as, &e, 4), PCD_OK); /* before any stack: a warning */
     assert_int_equal(as.problems[MOJO_P_OUTSIDE], 1);
-    e.id = MOJO_EV_STACK;
-    e.v[0].mag = 5;
-    e.s1 = (pcd_bytes){ (const uint8_t *)"5", 1 };
-    e.has_iid = true;
-    assert_int_equal(mojo_asm_event(&as, &e), PCD_OK);
-    e.id = MOJO_EV_METADATA;
-    e.s1 = (pcd_bytes){ (const uint8_t *)"k", 1 };
-    e.s2 = (pcd_bytes){ (const uint8_t *)"v", 1 };
-    assert_int_equal(mojo_asm_event(&as, &e), PCD_OK); /* ends the sample */
+    memset(&e, 0, sizeof e);
+    e.kind = PCD_MOJO_EVENT_STACK;
+    e.has_pid = e.has_tid = e.has_iid = true;
+    e.pid.mag = 5;
+    e.tid = (pcd_bytes){ (const uint8_t *)"5", 1 };
+    assert_int_equal(mojo_asm_event(&as, &e, 4), PCD_OK);
+    memset(&e, 0, sizeof e);
+    e.kind = PCD_MOJO_EVENT_METADATA;
+    e.has_meta_key = e.has_text = true;
+    e.meta_key = (pcd_bytes){ (const uint8_t *)"k", 1 };
+    e.text = (pcd_bytes){ (const uint8_t *)"v", 1 };
+    assert_int_equal(mojo_asm_event(&as, &e, 4), PCD_OK); /* ends the sample */
     assert_int_equal(g.n, 1);
-    e.id = MOJO_EV_GC;
-    assert_int_equal(mojo_asm_event(&as, &e), PCD_OK); /* outside again */
+    memset(&e, 0, sizeof e);
+    e.kind = PCD_MOJO_EVENT_GC;
+    assert_int_equal(mojo_asm_event(&as, &e, 4), PCD_OK); /* outside again */
     assert_int_equal(as.problems[MOJO_P_OUTSIDE], 2);
     assert_int_equal(mojo_asm_finish(&as), PCD_OK);
     assert_int_equal(g.n, 1);
@@ -404,11 +408,12 @@ static void test_sample_bounds(void **state)
     char s[64];
     for (int i = 0; st == PCD_OK && i < 10000; i++) {
         memset(&e, 0, sizeof e);
-        e.id = MOJO_EV_STRING;
-        e.v[0].mag = (uint64_t)i;
+        e.kind = PCD_MOJO_EVENT_STRING;
+        e.has_key = e.has_text = true;
+        e.key.mag = (uint64_t)i;
         int k = snprintf(s, sizeof s, "string number %d", i);
-        e.s1 = (pcd_bytes){ (const uint8_t *)s, (size_t)k };
-        st = mojo_asm_event(&as, &e);
+        e.text = (pcd_bytes){ (const uint8_t *)s, (size_t)k };
+        st = mojo_asm_event(&as, &e, 4);
     }
     assert_int_equal(st, PCD_E_NOMEM);
     mojo_asm_free(&as);

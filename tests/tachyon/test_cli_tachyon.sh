@@ -86,6 +86,12 @@ if [ -d "$inv" ]; then
     expect_rc 0 "ok_bad_footer_size_and_checksum: a warning only" "$P" validate "$inv/ok_bad_footer_size_and_checksum.bin"
     grep -q 'warning: offset 11813: file_size' "$W/err" || bad "the footer's file size is a warning"
     expect_rc 1 "... but an error with --strict" "$P" validate --strict "$inv/ok_bad_footer_size_and_checksum.bin"
+    # a warning the schema declares (warn = ...), reported by validate from the generated code
+    expect_rc 0 "ok_compression_2: a warning only" "$P" validate "$inv/ok_compression_2.bin"
+    grep -q 'warning: offset 56: compression: expected 0 (none) or 1 (zstd); CPython reads other values as none, found 2' \
+        "$W/err" || bad "the schema's warning about compression"
+    grep -q 'valid tachyon 1, 495 records, 1 warning$' "$W/out" || bad "one warning counted"
+    expect_rc 1 "... an error with --strict" "$P" validate --strict "$inv/ok_compression_2.bin"
     expect_rc 1 "version 2 is not read as version 1" "$P" validate "$inv/version_2.bin"
     grep -q 'unsupported CPython sampling profile (Tachyon) version 2 (this build reads 1)' "$W/err" || bad "version 2 says so"
 fi

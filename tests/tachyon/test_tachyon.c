@@ -140,7 +140,10 @@ static void on_report(void *ud, bool is_error, const pcd_error *e)
     }
 }
 
-/* What `profcodec validate` says: the reader's errors and the checks above the bytes. */
+static void on_warn(void *ud, const pcd_error *e) { on_report(ud, false, e); }
+
+/* What `profcodec validate` says: the reader's errors, the schema's warnings and the checks
+ * above the bytes. */
 static verdict validate(const uint8_t *data, size_t n)
 {
     verdict v;
@@ -156,7 +159,10 @@ static verdict validate(const uint8_t *data, size_t n)
     ext->check->init(ctx, &al);
     pcd_record rec;
     pcd_status st;
-    while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) ext->check->record(ctx, &rec, on_report, &v);
+    while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) {
+        pcd_record_warnings(&rec, on_warn, &v); /* the schema's, as validate reports them */
+        ext->check->record(ctx, &rec, on_report, &v);
+    }
     if (st == PCD_END) {
         v.decoded = true;
         ext->check->finish(ctx, on_report, &v);

@@ -13,10 +13,11 @@ return function(cx)
   local function resolve_union(...) return cx.resolve_union(...) end
   local function resolve_named(...) return cx.resolve_named(...) end
   local KIND_OPTS, FIELD_OPTS, type_names = cx.KIND_OPTS, cx.FIELD_OPTS, cx.type_names
-  local BIT_OPTS = { doc = true, equals = true, min = true, max = true, enum = true }
+  local BIT_OPTS = { doc = true, equals = true, min = true, max = true, enum = true, open = true }
 
   -- The sub-fields of a bits word, lowest first: each a name and a width in bits, with
-  -- checks of its own (equals, min, max, enum); together they name every bit of the word.
+  -- checks of its own (equals, min, max, enum; an open enum only names values); together
+  -- they name every bit of the word.
   local function resolve_bitfields(t, path, w)
     local out, by_name, shift = {}, {}, 0
     if w.signed then diag(path, "bits takes an unsigned integer type (u8, u16, u32, u64)") end
@@ -38,7 +39,7 @@ return function(cx)
         local o = b.opts or {}
         for _, k in ipairs(sorted_keys(o)) do
           if not BIT_OPTS[k] then
-            diag(bpath, "unknown option '" .. tostring(k) .. "' for a sub-field (doc, equals, min, max, enum)")
+            diag(bpath, "unknown option '" .. tostring(k) .. "' for a sub-field (doc, equals, min, max, enum, open)")
           end
         end
         local top = width == 64 and math.maxinteger or ((1 << width) - 1)
@@ -56,8 +57,11 @@ return function(cx)
         if o.enum ~= nil then
           B.enum = cx.enum_items(o.enum, bpath)
           B.enum_name = type(o.enum) == "string" and o.enum or nil
+          B.enum_open = o.open == true
+        elseif o.open ~= nil then
+          diag(bpath, "open applies to an enum")
         end
-        B.checked = B.equals ~= nil or B.min ~= nil or B.max ~= nil or B.enum ~= nil
+        B.checked = B.equals ~= nil or B.min ~= nil or B.max ~= nil or (B.enum ~= nil and not B.enum_open)
         if B.checked then w.bits_checked = true end
         by_name[b.name] = B
         out[#out + 1] = B

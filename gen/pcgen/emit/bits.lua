@@ -39,6 +39,9 @@ function B.declarations(ty)
     doc[#doc + 1] = "  " .. bits_text(b) .. " " .. b.name .. ((b.doc and b.doc ~= "") and (": " .. b.doc) or "")
     consts[#consts + 1] = string.format("#define %s_SHIFT %d", U, b.shift)
     consts[#consts + 1] = string.format("#define %s_MASK %s", U, word_const(b.width == 64 and m or (m << b.shift), ty))
+    for _, it in ipairs(b.enum or {}) do
+      consts[#consts + 1] = string.format("#define %s_%s %d /* a value of %s */", U, names.upper(it.name), it.value, b.name)
+    end
     members[#members + 1] = string.format("    %s %s; /* %s */", b.ctype, b.name, bits_text(b))
     getters[#getters + 1] = string.format("static inline %s %s_%s(%s w) { return (%s)((w >> %d) & %s); }",
       b.ctype, W, b.name, wt, b.ctype, b.shift, word_const(m, ty))
@@ -85,7 +88,7 @@ function B.checks(f, v, fail)
       if b.equals ~= nil then fail(x .. " != " .. C.cnum(b.equals), "PCD_E_RANGE", path, C.numtext(b.equals), found) end
       if b.min ~= nil then fail(x .. " < " .. C.cnum(b.min), "PCD_E_RANGE", path, "at least " .. C.numtext(b.min), found) end
       if b.max ~= nil then fail(x .. " > " .. C.cnum(b.max), "PCD_E_RANGE", path, "at most " .. C.numtext(b.max), found) end
-      if b.enum and #b.enum > 0 then
+      if b.enum and not b.enum_open and #b.enum > 0 then
         local conds, parts = {}, {}
         for _, it in ipairs(b.enum) do
           conds[#conds + 1] = x .. " != " .. C.cnum(it.value)

@@ -118,6 +118,44 @@ local function wire_offsets(S)
   return text_ .. table.concat(extra) .. table.concat(sizes)
 end
 
+-- Named values of S's fields, for code above the bytes that compares or writes them: the
+-- items of an enum (a named enum's once, before the first type that uses it, under its own
+-- name), the sentinel that means absent, the most elements an array may hold.
+local function value_names(ir, S)
+  local out = {}
+  local up = S.cname:upper()
+  local function num(v, hex)
+    local c = C.cnum(v, hex)
+    return c:match("^%-") and ("(" .. c .. ")") or c
+  end
+  for _, f in ipairs(S.fields) do
+    if f.name then
+      local F = up .. "_" .. f.name:upper()
+      if f.enum and f.enum_name then
+        if not ir.enum_names_done[f.enum_name] then
+          ir.enum_names_done[f.enum_name] = true
+          local E = names.upper(ir.prefix .. "_" .. f.enum_name)
+          for _, it in ipairs(f.enum) do
+            out[#out + 1] = string.format("#define %s_%s %s\n", E, names.upper(it.name), num(it.value, f.hex))
+          end
+        end
+      elseif f.enum then
+        for _, it in ipairs(f.enum) do
+          out[#out + 1] = string.format("#define %s_%s %s\n", F, names.upper(it.name), num(it.value, f.hex))
+        end
+      end
+      if f.absent ~= nil then
+        out[#out + 1] = string.format("#define %s_ABSENT %s /* the value that means none */\n", F, num(f.absent, f.hex))
+      end
+      if f.ty and f.ty.kind == "array" and f.ty.max then
+        out[#out + 1] = string.format("#define %s_MAX_COUNT %d /* the most elements it may hold */\n", F, f.ty.max)
+      end
+    end
+  end
+  if #out == 0 then return "" end
+  return "/* named values of its fields */\n" .. table.concat(out)
+end
+
 -- The unsigned type of an integer C type's width (arithmetic that wraps).
 local function unsigned_of(ct) return (ct:gsub("^int", "uint")) end
 
@@ -160,7 +198,7 @@ local function struct_def(ir, S)
   local consts
   if S.kind == "struct" then
     struct_members(b, S)
-    consts = wire_offsets(S)
+    consts = wire_offsets(S) .. value_names(ir, S)
   else
     union_members(b, S)
     -- the cases as a C enum: -Wswitch checks the switches over `which` that code above the
@@ -175,6 +213,7 @@ local function struct_def(ir, S)
       end
       tags[#tags + 1] = string.format("#define %s_TAG_SIZE %d", names.upper(S.cname), S.tagty.wire)
     elseif S.name_tag then
+      for _, c in ipairs(S.cases) do tags[#tags + 1] = string.format("#define %s_TAG %s", c.const, C.cstr(c.values[1])) end
       tags[#tags + 1] = string.format("#define %s_TAG_SIZE %d /* NUL-padded names */", names.upper(S.cname), S.tagty.wire)
     end
     consts = text.render([[
@@ -196,6 +235,7 @@ function H.file(ir, sha, gen_version)
   local base = ir.name .. "_" .. ir.vid
   local out = {}
   local guard = names.upper(base) .. "_H"
+  ir.enum_names_done = {}
   out[#out + 1] = C.banner(ir, sha, gen_version, ir.title .. " " .. tostring(ir.version) .. ": types, codec functions, descriptors.")
   out[#out + 1] = text.render([[
     #ifndef ${guard}

@@ -129,7 +129,7 @@ function M.bits_text(ty)
     if b.enum then
       local e = {}
       for _, it in ipairs(b.enum) do e[#e + 1] = it.value .. "=" .. it.name end
-      checks[#checks + 1] = "values " .. table.concat(e, ", ")
+      checks[#checks + 1] = "values " .. table.concat(e, ", ") .. (b.enum_open and "; others accepted" or "")
     end
     if b.doc then checks[#checks + 1] = esc(b.doc) end
     parts[#parts + 1] = where .. " `" .. b.name .. "`" .. (#checks > 0 and (" (" .. table.concat(checks, "; ") .. ")") or "")

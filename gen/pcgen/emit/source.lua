@@ -112,6 +112,7 @@ function S.file(ir, sha, gen_version)
   if lower.streamable(ir) then flags[#flags + 1] = "PCD_FMT_STREAMABLE" end
   if ir.endian == "native" then flags[#flags + 1] = "PCD_FMT_NATIVE_ORDER" end
   if ir.relocates then flags[#flags + 1] = "PCD_FMT_RELOCATES" end
+  if #ir.warn_types > 0 then flags[#flags + 1] = "PCD_FMT_WARNS" end
   -- NUL-padded strings anywhere (fields or union names): junk after the NUL is dropped
   if lower.has_padded_names(ir) then flags[#flags + 1] = "PCD_FMT_PADDED_NAMES" end
   -- detected by the structure of its first bytes, not by a magic: tried after the others

@@ -2,6 +2,10 @@
 -- (views = { name = view { ... } }), one C struct per view across the versions that declare
 -- it: which case (an enum of every version's cases), the version, the tag, and each member
 -- with a has_ flag; an accessor per version, and one that takes any decoded record.
+-- An accessor sets the has_ flags (kept together, so that clearing them is a store or two)
+-- and the members its case has, nothing else: the others keep whatever they held. Values
+-- made of two parts (pcd_bytes, pcd_mojo_int) are copied part by part, as the decoder
+-- stored them (a load of the whole just after stores of its parts waits for them).
 local text = require("pcgen.text")
 local names = require("pcgen.names")
 local C = require("pcgen.emit.common")
@@ -13,10 +17,21 @@ local function member_decl(M)
   local t = M.type
   local doc = M.doc and ("  /* " .. M.doc:gsub("\n.*", ""):gsub("%*/", "* /") .. " */") or ""
   if t.kind == "array" then
-    return { string.format("bool has_%s;", M.name), string.format("const %s *%s;%s", t.elem.ctype, M.name, doc),
-      string.format("size_t n_%s;", M.name) }
+    return { string.format("const %s *%s;%s", t.elem.ctype, M.name, doc), string.format("size_t n_%s;", M.name) }
   end
-  return { string.format("bool has_%s;", M.name), string.format("%s %s;%s", t.ctype, M.name, doc) }
+  return { string.format("%s %s;%s", t.ctype, M.name, doc) }
+end
+
+-- The statements that copy acc into member m of v.
+local function copy(M, m, acc)
+  if M.type.kind == "num" then return { string.format("v->%s = (%s)%s;", m, M.type.ctype, acc) } end
+  if M.type.ctype == "pcd_bytes" then
+    return { string.format("v->%s.ptr = %s.ptr;", m, acc), string.format("v->%s.len = %s.len;", m, acc) }
+  end
+  if M.type.ctype == "pcd_mojo_int" then
+    return { string.format("v->%s.mag = %s.mag;", m, acc), string.format("v->%s.neg = %s.neg;", m, acc) }
+  end
+  return { string.format("v->%s = %s;", m, acc) }
 end
 
 -- Checks that every version declares the same view; returns the list of views by name, each
@@ -94,10 +109,8 @@ local function fill_case(b, U, c, view)
       if M.type.kind == "array" then
         set[#set + 1] = string.format("v->%s = %s;", M.name, acc)
         set[#set + 1] = string.format("v->n_%s = %s;", M.name, cnt)
-      elseif M.type.kind == "num" then
-        set[#set + 1] = string.format("v->%s = (%s)%s;", M.name, M.type.ctype, acc)
       else
-        set[#set + 1] = string.format("v->%s = %s;", M.name, acc)
+        for _, l in ipairs(copy(M, M.name, acc)) do set[#set + 1] = l end
       end
       if #conds == 0 then
         if i > 1 then b:l("} else {") b.ind = b.ind + 1 end
@@ -133,7 +146,7 @@ function V.files(format, versions, sources, gen_version)
 
   ]], { G = names.upper(base) .. "_H", includes = table.concat(includes, "\n") }) .. "\n"
   S[#S + 1] = string.format(banner, "Views of " .. format .. " records across its versions.")
-  S[#S + 1] = '#include "' .. base .. '.h"\n\n#include <string.h>\n\n'
+  S[#S + 1] = '#include "' .. base .. '.h"\n\n'
   for _, view in ipairs(views) do
     local T = P .. "_" .. view.name .. "_view"
     local E = P .. "_" .. view.name .. "_kind"
@@ -145,6 +158,8 @@ function V.files(format, versions, sources, gen_version)
     members:l(E .. " kind; /* the case */")
     members:l("uint32_t version; /* the format version (its dispatch key) */")
     if view.tag then members:l("uint64_t tag; /* the tag as read */") end
+    members:l("/* which members the case has (the others are not set) */")
+    for _, M in ipairs(view.members) do members:f("bool has_%s;", M.name) end
     for _, M in ipairs(view.members) do for _, l in ipairs(member_decl(M)) do members:l(l) end end
     local protos = {}
     for _, vv in ipairs(view.versions) do
@@ -162,12 +177,12 @@ function V.files(format, versions, sources, gen_version)
 
       /* Fills v from one ${name} of any version (rec->type says which); false for other records. */
       bool ${T}_of(const pcd_record *rec, ${T} *v);
-      /* Fills v from one ${name} of one version: the members its case has, has_ set. */
+      /* Fills v from one ${name} of one version: the members its case has, and every has_. */
       ${protos}
 
     ]], { name = view.name, E = E, items = table.concat(items, "\n"), T = T, members = members:text(),
       doc = text.comment(view.name .. ": " .. (view.doc or ("a " .. view.name .. " of any version")) ..
-        "\nEach member is set (has_ true) when the record's case has it."),
+        "\nA member is set when the record's case has it (has_ true); the others are not."),
       protos = table.concat(protos, "\n") }) .. "\n"
     -- the accessors
     local any = buf(1)
@@ -187,7 +202,7 @@ function V.files(format, versions, sources, gen_version)
           end
         end
       end
-      b:l("memset(v, 0, sizeof *v);")
+      for _, M in ipairs(vv.view.members) do b:f("v->has_%s = false;", M.name) end
       b:f("v->version = %s;", C.cnum(ir.version_num))
       if view.tag then b:l("v->tag = e->tag;") end
       b:l("switch (e->which) {")

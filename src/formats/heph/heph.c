@@ -58,10 +58,10 @@ static void info_record(void *ctx, const pcd_record *rec)
     h->events++;
     h->attributes += e->n_attributes;
     for (size_t i = 0; i < e->n_attributes; i++) {
-        if (e->attributes[i].type & 0x80) h->array_attributes++;
+        if (pcd_heph_v0_1_attribute_type_array(e->attributes[i].type)) h->array_attributes++;
         if (e->description.len == 16 && memcmp(e->description.ptr, "Building runtime", 16) == 0 &&
             e->attributes[i].name.len == 14 && memcmp(e->attributes[i].name.ptr, "worker_threads", 14) == 0 &&
-            e->attributes[i].type == 1) {
+            e->attributes[i].type == PCD_HEPH_V0_1_ATTRIBUTE_TYPE_U64) {
             h->worker_threads = e->attributes[i].value.u.u64;
             h->have_workers = true;
         }

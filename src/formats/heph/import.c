@@ -149,7 +149,7 @@ static pcd_status on_event(himport *h, const pcd_heph_v0_1_event_packet *e, uint
     for (size_t i = 0; i < e->n_attributes; i++) {
         const pcd_heph_v0_1_attribute *at = &e->attributes[i];
         attr_arg(&h->args[i], at);
-        if (building && at->type == 1 && pcd_bytes_is(at->name, "worker_threads")) {
+        if (building && at->type == PCD_HEPH_V0_1_ATTRIBUTE_TYPE_U64 && pcd_bytes_is(at->name, "worker_threads")) {
             h->worker_threads = at->value.u.u64;
             h->have_workers = true;
         }

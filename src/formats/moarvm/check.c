@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "moarvm_v3.h"
+
 #define report pcd_moarvm_col_report
 
 static int cmp_desc(const void *a, const void *b)
@@ -164,7 +166,7 @@ void pcd_moarvm_col_finish_snapshot(pcd_moarvm_col *c, uint64_t toc_offset)
     if (c->str_ref.any && c->str_ref.val >= s->strings)
         report(c, true, c->col_offset[PCD_MOARVM_REFDESCR], "refdescr", (int64_t)c->str_ref.idx, PCD_FOUND_UINT,
                c->str_ref.val, "a string index below %" PRIu64 " (the strings written so far)", s->strings);
-    if (s->strings > 65535 && s->refkinds[2])
+    if (s->strings > 65535 && s->refkinds[PCD_MOARVM_V3_REFDESCR_KIND_STRING])
         report(c, false, c->col_offset[PCD_MOARVM_REFDESCR], "refdescr", -1, PCD_FOUND_UINT, s->strings,
                "at most 65535 strings: MoarVM keeps the string index of references it adds from a GC "
                "worklist in 16 bits, so some of these descriptions may name the wrong string");

@@ -180,7 +180,8 @@ static pcd_status info_json(void *ctx, pcd_sink *s)
         }
         PCD_TRY(putf(s,
                      "},\"references_by_kind\":{\"unknown\":%" PRIu64 ",\"index\":%" PRIu64 ",\"string\":%" PRIu64 "}",
-                     x->refkinds[0], x->refkinds[1], x->refkinds[2]));
+                     x->refkinds[PCD_MOARVM_V3_REFDESCR_KIND_UNKNOWN], x->refkinds[PCD_MOARVM_V3_REFDESCR_KIND_INDEX],
+                     x->refkinds[PCD_MOARVM_V3_REFDESCR_KIND_STRING]));
         PCD_TRY(putf(s, ",\"visible\":{\"strings\":%" PRIu64 ",\"types\":%" PRIu64 ",\"frames\":%" PRIu64 "}",
                      x->strings, x->types, x->frames));
         PCD_TRY(putf(s, ",\"snapmeta\":{"));

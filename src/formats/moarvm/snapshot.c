@@ -20,7 +20,9 @@ const char *const pcd_moarvm_meta_keys[PCD_MOARVM_NMETA] = {
 };
 
 const char *const pcd_moarvm_col_names[PCD_MOARVM_NCOLS] = {
-    "colkind", "colsize", "coltofi", "colrfcnt", "colrfstr", "colusize", "refdescr", "reftrget",
+    PCD_MOARVM_V3_BLOCK_COLKIND_TAG, PCD_MOARVM_V3_BLOCK_COLSIZE_TAG, PCD_MOARVM_V3_BLOCK_COLTOFI_TAG,
+    PCD_MOARVM_V3_BLOCK_COLRFCNT_TAG, PCD_MOARVM_V3_BLOCK_COLRFSTR_TAG, PCD_MOARVM_V3_BLOCK_COLUSIZE_TAG,
+    PCD_MOARVM_V3_BLOCK_REFDESCR_TAG, PCD_MOARVM_V3_BLOCK_REFTRGET_TAG,
 };
 
 /* ---- helpers ------------------------------------------------------------------ */
@@ -353,35 +355,39 @@ void pcd_moarvm_col_column_values(pcd_moarvm_col *c, int col, const void *vals, 
         /* counts and the largest string index in registers (a counter in memory per kind
          * would make each reference wait for the last one's store); the rare bad ones again
          * one by one */
+        /* kind 3 has no name: none is written */
+        enum { UNKNOWN = PCD_MOARVM_V3_REFDESCR_KIND_UNKNOWN, STRING = PCD_MOARVM_V3_REFDESCR_KIND_STRING, NONE = 3 };
         uint64_t n0 = 0, n2 = 0, n3 = 0, odd = 0, m2 = 0;
         for (size_t i = 0; i < n; i++) {
-            uint64_t d = v[i], k = d & 3;
-            n0 += k == 0;
-            n2 += k == 2;
-            n3 += k == 3;
-            odd |= (uint64_t)(k == 0 && d != 0) | (uint64_t)(k == 3);
-            uint64_t sv = k == 2 ? d >> 2 : 0;
+            uint64_t d = v[i], k = pcd_moarvm_v3_refdescr_kind(d);
+            n0 += k == UNKNOWN;
+            n2 += k == STRING;
+            n3 += k == NONE;
+            odd |= (uint64_t)(k == UNKNOWN && d != 0) | (uint64_t)(k == NONE);
+            uint64_t sv = k == STRING ? pcd_moarvm_v3_refdescr_index(d) : 0;
             m2 = sv > m2 ? sv : m2;
         }
         /* the first string reference past the largest so far (rarely any after the first) */
         col_max *sr = &c->str_ref;
         if (n2 && (!sr->any || m2 > sr->val)) {
             for (size_t i = 0; i < n; i++) {
-                if ((v[i] & 3) == 2 && (!sr->any || (v[i] >> 2) > sr->val)) {
+                uint64_t x = pcd_moarvm_v3_refdescr_index(v[i]);
+                if (pcd_moarvm_v3_refdescr_kind(v[i]) == STRING && (!sr->any || x > sr->val)) {
                     sr->any = true;
-                    sr->val = v[i] >> 2;
+                    sr->val = x;
                     sr->idx = base + i;
                 }
             }
         }
-        s->refkinds[0] += n0;
-        s->refkinds[1] += n - n0 - n2 - n3;
-        s->refkinds[2] += n2;
-        s->refkinds[3] += n3;
+        s->refkinds[UNKNOWN] += n0;
+        s->refkinds[PCD_MOARVM_V3_REFDESCR_KIND_INDEX] += n - n0 - n2 - n3;
+        s->refkinds[STRING] += n2;
+        s->refkinds[NONE] += n3;
         for (size_t i = 0; odd && i < n; i++) {
             uint64_t d = v[i];
-            if ((d & 3) == 0 && d != 0) bad(&c->bad[B_UNKNOWN_REF], base + i, d);
-            else if ((d & 3) == 3) bad(&c->bad[B_REF_KIND3], base + i, d);
+            unsigned k = pcd_moarvm_v3_refdescr_kind(d);
+            if (k == UNKNOWN && d != 0) bad(&c->bad[B_UNKNOWN_REF], base + i, d);
+            else if (k == NONE) bad(&c->bad[B_REF_KIND3], base + i, d);
         }
         break;
     }

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "moarvm_v2.h"
+#include "moarvm_v3.h"
+#include "moarvm_view.h"
 
 #define report pcd_moarvm_col_report
 #define vec_push pcd_moarvm_col_push
@@ -166,22 +168,19 @@ void pcd_moarvm_col_v2_entry(pcd_moarvm_col *c, const pcd_record *rec)
         if (++c->v2_coll.n == V2_BATCH) v2_flush(c);
     } else if (rec->type == &pcd_moarvm_v2_ref_type) {
         if (!c->in_snap || c->col_offset[PCD_MOARVM_REFDESCR] == 0) return;
-        const pcd_moarvm_v2_ref *r = rec->data;
-        uint64_t d, idx, t;
-        switch (r->which) {
-        case PCD_MOARVM_V2_REF_REF8: d = r->u.ref8.descr; idx = r->u.ref8.index; t = r->u.ref8.target; break;
-        case PCD_MOARVM_V2_REF_REF16: d = r->u.ref16.descr; idx = r->u.ref16.index; t = r->u.ref16.target; break;
-        case PCD_MOARVM_V2_REF_REF32: d = r->u.ref32.descr; idx = r->u.ref32.index; t = r->u.ref32.target; break;
-        default: d = r->u.ref64.descr; idx = r->u.ref64.index; t = r->u.ref64.target; break;
-        }
+        /* whatever the width of its fields (the generated view) */
+        pcd_moarvm_ref_view r;
+        pcd_moarvm_v2_ref_view(rec->data, &r);
+        uint64_t d = r.descr;
         uint64_t i = c->s.n[PCD_MOARVM_REFDESCR] + c->v2_refs.n;
-        if (d > 3) {
+        if (d > PCD_MOARVM_V3_REFDESCR_KIND_MASK) {
             report(c, true, rec->offset, "refs", (int64_t)i, PCD_FOUND_UINT, d, "a description kind 0, 1 or 2");
-            d &= 3;
+            d = pcd_moarvm_v3_refdescr_kind(d);
         }
+        /* as format 3's refdescr column holds it */
         size_t k = c->v2_refs.n;
-        c->v2_refs.descr[k] = idx << 2 | d;
-        c->v2_refs.target[k] = t;
+        c->v2_refs.descr[k] = pcd_moarvm_v3_refdescr_make((uint8_t)d, r.index);
+        c->v2_refs.target[k] = r.target;
         if (++c->v2_refs.n == V2_BATCH) v2_flush(c);
         /* MoarVM notes where the refs block's second half starts */
         if (c->v2_refs_count / 2 - 1 == i) c->v2_middle = rec->offset + rec->size - c->col_offset[PCD_MOARVM_REFDESCR];

@@ -121,11 +121,13 @@ static void check_toc_entries(pcd_moarvm_col *c, const pcd_moarvm_v3_toc_block *
         const pcd_moarvm_v3_toc_entry *e = &t->entries[i];
         const pcd_field *cf = &pcd_moarvm_v3_block_type.fields[want[i].which];
         /* the name a block of this kind carries (the case's tag) */
+#define KIND(C) [PCD_MOARVM_V3_BLOCK_##C] = PCD_MOARVM_V3_BLOCK_##C##_TAG
         static const char *const kind_names[] = {
-            "filemeta", "snapmeta", "toc", "strings", "colkind", "colsize", "coltofi", "colrfcnt", "colrfstr",
-            "colusize", "refdescr", "reftrget", "reprname", "typename", "sfname", "sfcuid", "sfline", "sffile",
-            "topIDs", "topscore",
+            KIND(FILEMETA), KIND(SNAPMETA), KIND(TOC), KIND(STRINGS), KIND(COLKIND), KIND(COLSIZE), KIND(COLTOFI),
+            KIND(COLRFCNT), KIND(COLRFSTR), KIND(COLUSIZE), KIND(REFDESCR), KIND(REFTRGET), KIND(REPRNAME),
+            KIND(TYPENAME), KIND(SFNAME), KIND(SFCUID), KIND(SFLINE), KIND(SFFILE), KIND(TOP_IDS), KIND(TOPSCORE),
         };
+#undef KIND
         const char *kn = want[i].which < sizeof kind_names / sizeof *kind_names ? kind_names[want[i].which] : cf->name;
         if (!pcd_bytes_eq(e->kind, kn, strlen(kn))) {
             snprintf(c->found, sizeof c->found, "\"%.*s\"", (int)(e->kind.len < 8 ? e->kind.len : 8),
@@ -179,10 +181,12 @@ static void on_toc(pcd_moarvm_col *c, const pcd_moarvm_v3_toc_block *t, uint64_t
 {
     if (t->self != offset)
         report(c, true, offset, "toc.self", -1, PCD_FOUND_UINT, t->self, "%" PRIu64 " (where this TOC starts)", offset);
-    col_block me = { PCD_MOARVM_V3_BLOCK_TOC, offset, offset + size - 8 };
+    /* the TOC's entries end where its self pointer starts */
+    col_block me = { PCD_MOARVM_V3_BLOCK_TOC, offset, offset + size - PCD_MOARVM_V3_TOC_BLOCK_SELF_FROM_END };
     bool outer = false;
     for (size_t i = 0; i < t->n_entries && !outer; i++)
-        outer = pcd_bytes_eq(t->entries[i].kind, "filemeta", 8) || pcd_bytes_eq(t->entries[i].kind, "toc", 3);
+        outer = pcd_bytes_eq(t->entries[i].kind, PCD_MOARVM_V3_BLOCK_FILEMETA_TAG, sizeof PCD_MOARVM_V3_BLOCK_FILEMETA_TAG - 1) ||
+                pcd_bytes_eq(t->entries[i].kind, PCD_MOARVM_V3_BLOCK_TOC_TAG, sizeof PCD_MOARVM_V3_BLOCK_TOC_TAG - 1);
     const col_block *pend = c->pend.p;
     bool has_meta = false;
     for (size_t i = 0; i < c->pend.n; i++) has_meta = has_meta || pend[i].which == PCD_MOARVM_V3_BLOCK_SNAPMETA;

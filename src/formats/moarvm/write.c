@@ -57,7 +57,7 @@ static pcd_status json_block(pcd_moarvm_writer *mw, uint32_t which, const char *
     PCD_TRY(next_start(mw, &e->start));
     PCD_TRY(put_block(mw, &b));
     e->end = pcd_sink_tell(mw->s);
-    e->kind = which == PCD_MOARVM_V3_BLOCK_FILEMETA ? "filemeta" : "snapmeta";
+    e->kind = which == PCD_MOARVM_V3_BLOCK_FILEMETA ? PCD_MOARVM_V3_BLOCK_FILEMETA_TAG : PCD_MOARVM_V3_BLOCK_SNAPMETA_TAG;
     return PCD_OK;
 }
 
@@ -117,7 +117,10 @@ static pcd_status toc_block(pcd_moarvm_writer *mw, const tocent *ents, size_t n,
         st = put_block(mw, &b);
     }
     pcd_alloc_free(mw->al, te, tn * sizeof *te);
-    if (end) *end = *start + 16 + 24 * (uint64_t)n; /* before its self pointer */
+    /* its end: before its self pointer (a kind name, the count, the entries) */
+    if (end)
+        *end = *start + PCD_MOARVM_V3_BLOCK_TAG_SIZE + PCD_MOARVM_V3_TOC_BLOCK_ENTRIES_AT +
+               PCD_MOARVM_V3_TOC_ENTRY_SIZE * (uint64_t)n;
     return st;
 }
 
@@ -126,8 +129,8 @@ static pcd_status outer_toc(pcd_moarvm_writer *mw)
     size_t n = 1 + mw->ninner;
     tocent *e = pcd_alloc_get(mw->al, n * sizeof *e);
     if (!e) return wfail(mw, PCD_E_NOMEM, "memory for a TOC");
-    e[0] = (tocent){ "filemeta", mw->filemeta_start, mw->filemeta_end };
-    for (size_t i = 0; i < mw->ninner; i++) e[1 + i] = (tocent){ "toc", mw->inner[2 * i], mw->inner[2 * i + 1] };
+    e[0] = (tocent){ PCD_MOARVM_V3_BLOCK_FILEMETA_TAG, mw->filemeta_start, mw->filemeta_end };
+    for (size_t i = 0; i < mw->ninner; i++) e[1 + i] = (tocent){ PCD_MOARVM_V3_BLOCK_TOC_TAG, mw->inner[2 * i], mw->inner[2 * i + 1] };
     uint64_t start;
     pcd_status st = toc_block(mw, e, n, &start, NULL);
     pcd_alloc_free(mw->al, e, n * sizeof *e);
@@ -262,21 +265,21 @@ pcd_status pcd_moarvm_write_snapshot(pcd_moarvm_writer *mw, const pcd_moarvm_sna
     PCD_TRY(json_block(mw, PCD_MOARVM_V3_BLOCK_SNAPMETA, meta, &ents[ne]));
     ne++;
     /* the columns */
-    PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_COLKIND, "colkind", d->kind, d->n, 2, &ep, &ne));
-    PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_COLSIZE, "colsize", d->size, d->n, 2, &ep, &ne));
-    PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_COLTOFI, "coltofi", d->tofi, d->n, 4, &ep, &ne));
-    PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_COLRFCNT, "colrfcnt", d->rfcnt, d->n, 4, &ep, &ne));
-    PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_COLRFSTR, "colrfstr", d->rfstr, d->n, 8, &ep, &ne));
-    PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_COLUSIZE, "colusize", d->usize, d->n, 8, &ep, &ne));
-    PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_REFDESCR, "refdescr", d->descr, d->nrefs, 8, &ep, &ne));
-    PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_REFTRGET, "reftrget", d->target, d->nrefs, 8, &ep, &ne));
+    PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_COLKIND, PCD_MOARVM_V3_BLOCK_COLKIND_TAG, d->kind, d->n, 2, &ep, &ne));
+    PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_COLSIZE, PCD_MOARVM_V3_BLOCK_COLSIZE_TAG, d->size, d->n, 2, &ep, &ne));
+    PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_COLTOFI, PCD_MOARVM_V3_BLOCK_COLTOFI_TAG, d->tofi, d->n, 4, &ep, &ne));
+    PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_COLRFCNT, PCD_MOARVM_V3_BLOCK_COLRFCNT_TAG, d->rfcnt, d->n, 4, &ep, &ne));
+    PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_COLRFSTR, PCD_MOARVM_V3_BLOCK_COLRFSTR_TAG, d->rfstr, d->n, 8, &ep, &ne));
+    PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_COLUSIZE, PCD_MOARVM_V3_BLOCK_COLUSIZE_TAG, d->usize, d->n, 8, &ep, &ne));
+    PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_REFDESCR, PCD_MOARVM_V3_BLOCK_REFDESCR_TAG, d->descr, d->nrefs, 8, &ep, &ne));
+    PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_REFTRGET, PCD_MOARVM_V3_BLOCK_REFTRGET_TAG, d->target, d->nrefs, 8, &ep, &ne));
     /* what the tables gained */
     if (d->nstrings) {
         pcd_moarvm_v3_block b;
         memset(&b, 0, sizeof b);
         b.which = PCD_MOARVM_V3_BLOCK_STRINGS;
         tocent *e = &ents[ne++];
-        e->kind = "strings";
+        e->kind = PCD_MOARVM_V3_BLOCK_STRINGS_TAG;
         PCD_TRY(next_start(mw, &e->start));
         PCD_TRY(put_block(mw, &b));
         for (size_t i = 0; i < d->nstrings; i++) {
@@ -291,15 +294,15 @@ pcd_status pcd_moarvm_write_snapshot(pcd_moarvm_writer *mw, const pcd_moarvm_sna
         e->end = pcd_sink_tell(mw->s);
     }
     if (d->ntypes) {
-        PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_REPRNAME, "reprname", d->repr, d->ntypes, 4, &ep, &ne));
-        PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_TYPENAME, "typename", d->tname, d->ntypes, 4, &ep, &ne));
+        PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_REPRNAME, PCD_MOARVM_V3_BLOCK_REPRNAME_TAG, d->repr, d->ntypes, 4, &ep, &ne));
+        PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_TYPENAME, PCD_MOARVM_V3_BLOCK_TYPENAME_TAG, d->tname, d->ntypes, 4, &ep, &ne));
         mw->ntypes += d->ntypes;
     }
     if (d->nframes) {
-        PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_SFNAME, "sfname", d->fname, d->nframes, 4, &ep, &ne));
-        PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_SFCUID, "sfcuid", d->fcuid, d->nframes, 4, &ep, &ne));
-        PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_SFLINE, "sfline", d->fline, d->nframes, 4, &ep, &ne));
-        PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_SFFILE, "sffile", d->ffile, d->nframes, 4, &ep, &ne));
+        PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_SFNAME, PCD_MOARVM_V3_BLOCK_SFNAME_TAG, d->fname, d->nframes, 4, &ep, &ne));
+        PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_SFCUID, PCD_MOARVM_V3_BLOCK_SFCUID_TAG, d->fcuid, d->nframes, 4, &ep, &ne));
+        PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_SFLINE, PCD_MOARVM_V3_BLOCK_SFLINE_TAG, d->fline, d->nframes, 4, &ep, &ne));
+        PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_SFFILE, PCD_MOARVM_V3_BLOCK_SFFILE_TAG, d->ffile, d->nframes, 4, &ep, &ne));
         mw->nframes += d->nframes;
     }
     /* highscores */
@@ -307,8 +310,8 @@ pcd_status pcd_moarvm_write_snapshot(pcd_moarvm_writer *mw, const pcd_moarvm_sna
     PCD_TRY(highscores(mw, d, ids, scores));
     if (d->top_ids) memcpy(ids, d->top_ids, sizeof ids);
     if (d->top_scores) memcpy(scores, d->top_scores, sizeof scores);
-    PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_TOP_IDS, "topIDs", ids, 4 * ENTRY_COUNT, 8, &ep, &ne));
-    PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_TOPSCORE, "topscore", scores, 4 * ENTRY_COUNT, 8, &ep, &ne));
+    PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_TOP_IDS, PCD_MOARVM_V3_BLOCK_TOP_IDS_TAG, ids, 4 * ENTRY_COUNT, 8, &ep, &ne));
+    PCD_TRY(column_block(mw, PCD_MOARVM_V3_BLOCK_TOPSCORE, PCD_MOARVM_V3_BLOCK_TOPSCORE_TAG, scores, 4 * ENTRY_COUNT, 8, &ep, &ne));
     return inner_toc(mw, ents, ne);
 }
 

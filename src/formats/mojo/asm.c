@@ -1,12 +1,11 @@
-/* formats/mojo/asm.c: the MOJO sample assembler (see mojo_asm.h for the semantics). */
+/* formats/mojo/asm.c: the MOJO sample assembler (see asm.h for the semantics; pytext.c writes
+ * numbers as Python does). */
 #include "formats/mojo/asm.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "mojo_v1.h"
-#include "mojo_v2.h"
-#include "mojo_v3.h"
+#include "common/text.h"
 
 /* ---- events of each version ---------------------------------------------------- */
 
@@ -16,87 +15,6 @@ int mojo_version_of(const pcd_record *rec)
     if (rec->type == &pcd_mojo_v2_event_type || rec->type == &pcd_mojo_v2_file_type) return 2;
     if (rec->type == &pcd_mojo_v1_event_type || rec->type == &pcd_mojo_v1_file_type) return 1;
     return 0;
-}
-
-/* Copies a value member by member: the decoder stored it that way, and a 16-byte load of
- * what was just stored as 8 + 1 bytes stalls (no store forwarding). */
-#define MI_SET(dst, src)                                                                  \
-    do {                                                                                  \
-        (dst).mag = (src).mag;                                                            \
-        (dst).neg = (src).neg;                                                            \
-    } while (0)
-
-/* The generated event types of the three versions have the same cases in the same
- * order; they differ in the stack (iid from 3) and the frame (4 fields in 1). */
-#define MOJO_EV_COMMON(V, ev, e)                                                          \
-    switch ((ev)->which) {                                                                \
-    case PCD_MOJO_##V##_EVENT_METADATA:                                                   \
-        (e)->s1 = (ev)->u.metadata.key;                                                   \
-        (e)->s2 = (ev)->u.metadata.value;                                                 \
-        break;                                                                            \
-    case PCD_MOJO_##V##_EVENT_FRAME_REF: MI_SET((e)->v[0], (ev)->u.frame_ref.key); break;        \
-    case PCD_MOJO_##V##_EVENT_KERNEL: (e)->s1 = (ev)->u.kernel.symbol; break;             \
-    case PCD_MOJO_##V##_EVENT_TIME: MI_SET((e)->v[0], (ev)->u.time.value); break;                \
-    case PCD_MOJO_##V##_EVENT_MEMORY: MI_SET((e)->v[0], (ev)->u.memory.value); break;            \
-    case PCD_MOJO_##V##_EVENT_STRING:                                                     \
-        MI_SET((e)->v[0], (ev)->u.string.key);                                                   \
-        (e)->s1 = (ev)->u.string.value;                                                   \
-        break;                                                                            \
-    case PCD_MOJO_##V##_EVENT_STRING_REF: MI_SET((e)->v[0], (ev)->u.string_ref.key); break;      \
-    case PCD_MOJO_##V##_EVENT_FRAME:                                                      \
-        MI_SET((e)->v[0], (ev)->u.frame.key);                                                    \
-        MI_SET((e)->v[1], (ev)->u.frame.filename);                                               \
-        MI_SET((e)->v[2], (ev)->u.frame.scope);                                                  \
-        MI_SET((e)->v[3], (ev)->u.frame.line);                                                   \
-        break;                                                                            \
-    case PCD_MOJO_##V##_EVENT_STACK:                                                      \
-        MI_SET((e)->v[0], (ev)->u.stack.pid);                                                    \
-        (e)->s1 = (ev)->u.stack.tid;                                                      \
-        break;                                                                            \
-    default: break;                                                                       \
-    }
-
-bool mojo_ev_from(const pcd_record *rec, mojo_ev *e)
-{
-    if (!rec->data || rec->depth != 1) return false;
-    e->offset = rec->offset;
-    e->has_iid = false;
-    if (rec->type == &pcd_mojo_v3_event_type) {
-        const pcd_mojo_v3_event *ev = rec->data;
-        e->id = (uint8_t)ev->tag;
-        MOJO_EV_COMMON(V3, ev, e)
-        if (ev->which == PCD_MOJO_V3_EVENT_STACK) {
-            MI_SET(e->v[1], ev->u.stack.iid);
-            e->has_iid = true;
-        } else if (ev->which == PCD_MOJO_V3_EVENT_FRAME) {
-            MI_SET(e->v[4], ev->u.frame.line_end);
-            MI_SET(e->v[5], ev->u.frame.column);
-            MI_SET(e->v[6], ev->u.frame.column_end);
-        }
-        return true;
-    }
-    if (rec->type == &pcd_mojo_v2_event_type) {
-        const pcd_mojo_v2_event *ev = rec->data;
-        e->id = (uint8_t)ev->tag;
-        MOJO_EV_COMMON(V2, ev, e)
-        if (ev->which == PCD_MOJO_V2_EVENT_FRAME) {
-            MI_SET(e->v[4], ev->u.frame.line_end);
-            MI_SET(e->v[5], ev->u.frame.column);
-            MI_SET(e->v[6], ev->u.frame.column_end);
-        }
-        return true;
-    }
-    if (rec->type == &pcd_mojo_v1_event_type) {
-        const pcd_mojo_v1_event *ev = rec->data;
-        e->id = (uint8_t)ev->tag;
-        MOJO_EV_COMMON(V1, ev, e)
-        if (ev->which == PCD_MOJO_V1_EVENT_FRAME) {
-            static const pcd_mojo_int zero = { 0, false };
-            e->v[4] = e->v[5] = e->v[6] = zero;
-        }
-        return true;
-    }
-    return false;
 }
 
 /* ---- memory ------------------------------------------------------------------- */
@@ -152,6 +70,13 @@ static pcd_mojo_int norm(pcd_mojo_int v)
 {
     if (v.mag == 0) v.neg = false;
     return v;
+}
+
+/* A member of a view its case may not have: 0 when it has not. */
+static pcd_mojo_int norm_opt(bool has, pcd_mojo_int v)
+{
+    pcd_mojo_int zero = { 0, false };
+    return has ? norm(v) : zero;
 }
 
 static struct mojo_kslot *kmap_find(const mojo_kmap *m, pcd_mojo_int k)
@@ -300,116 +225,7 @@ static uint32_t intern(mojo_asm *a, const uint8_t *p, size_t n)
     return id;
 }
 
-/* ---- Python's int(text, 16), in decimal ---------------------------------------------- */
-
-/* Python's str(int) refuses more than this many digits (sys.get_int_max_str_digits()). */
-#define PY_MAX_STR_DIGITS 4300
-
-static int hexval(uint8_t c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-/* Length of a non-ASCII whitespace character (as Python's str.isspace() sees it) at p, or 0. */
-static size_t uni_space(const uint8_t *p, size_t n)
-{
-    if (n >= 2 && p[0] == 0xC2 && (p[1] == 0x85 || p[1] == 0xA0)) return 2;
-    if (n >= 3 && p[0] == 0xE1 && p[1] == 0x9A && p[2] == 0x80) return 3;             /* U+1680 */
-    if (n >= 3 && p[0] == 0xE2 && p[1] == 0x80 && (p[2] <= 0x8A || p[2] == 0xA8 || p[2] == 0xA9 || p[2] == 0xAF))
-        return 3;                                                                     /* U+2000-200A, 2028, 2029, 202F */
-    if (n >= 3 && p[0] == 0xE2 && p[1] == 0x81 && p[2] == 0x9F) return 3;             /* U+205F */
-    if (n >= 3 && p[0] == 0xE3 && p[1] == 0x80 && p[2] == 0x80) return 3;             /* U+3000 */
-    return 0;
-}
-
-static size_t space_at(const uint8_t *p, size_t n)
-{
-    if (!n) return 0;
-    uint8_t c = p[0];
-    if (c == ' ' || (c >= '\t' && c <= '\r')) return 1;
-    return c >= 0x80 ? uni_space(p, n) : 0;
-}
-
-size_t mojo_py_hex_to_dec(const uint8_t *p, size_t n, char *out, size_t cap)
-{
-    size_t i = 0, j = n;
-    while (i < j) {
-        size_t k = space_at(p + i, j - i);
-        if (!k) break;
-        i += k;
-    }
-    /* trailing whitespace: scan forwards for the last non-space character */
-    {
-        size_t last = i, q = i;
-        while (q < j) {
-            size_t k = space_at(p + q, j - q);
-            if (k) q += k;
-            else last = ++q;
-        }
-        j = last;
-    }
-    bool neg = false;
-    if (i < j && (p[i] == '+' || p[i] == '-')) neg = p[i++] == '-';
-    if (j - i >= 2 && p[i] == '0' && (p[i + 1] == 'x' || p[i + 1] == 'X')) {
-        i += 2;
-        if (i < j && p[i] == '_') i++; /* 0x_ff */
-    }
-    if (i >= j) return 0;
-    /* digits with single underscores between them */
-    size_t sig = 0;
-    bool leading = true, prev_us = true;
-    for (size_t q = i; q < j; q++) {
-        if (p[q] == '_') {
-            if (prev_us) return 0;
-            prev_us = true;
-            continue;
-        }
-        int v = hexval(p[q]);
-        if (v < 0) return 0;
-        prev_us = false;
-        if (leading && v == 0) continue;
-        leading = false;
-        sig++;
-    }
-    if (prev_us) return 0;
-    /* 16^3572 > 10^4300: surely too many digits for Python to print */
-    if (sig > 3572) return 0;
-    /* base 10^9 limbs, most significant last */
-    uint32_t limb[512];
-    size_t nl = 0;
-    for (size_t q = i; q < j; q++) {
-        int v = p[q] == '_' ? -1 : hexval(p[q]);
-        if (v < 0) continue;
-        uint64_t carry = (uint64_t)v;
-        for (size_t k = 0; k < nl; k++) {
-            uint64_t t = (uint64_t)limb[k] * 16 + carry;
-            limb[k] = (uint32_t)(t % 1000000000u);
-            carry = t / 1000000000u;
-        }
-        if (carry) limb[nl++] = (uint32_t)carry;
-    }
-    char tmp[PY_MAX_STR_DIGITS + 16];
-    size_t len = 0;
-    if (nl == 0) {
-        tmp[len++] = '0';
-        neg = false;
-    } else {
-        len = (size_t)snprintf(tmp, sizeof tmp, "%u", limb[nl - 1]);
-        for (size_t k = nl - 1; k-- > 0;) {
-            if (len + 9 > PY_MAX_STR_DIGITS + 1) return 0;
-            len += (size_t)snprintf(tmp + len, sizeof tmp - len, "%09u", limb[k]);
-        }
-    }
-    if (len > PY_MAX_STR_DIGITS) return 0;
-    if (len + neg > cap) return 0;
-    size_t o = 0;
-    if (neg) out[o++] = '-';
-    memcpy(out + o, tmp, len);
-    return o + len;
-}
+/* ---- thread ids as Austin prints them ------------------------------------------------ */
 
 pcd_bytes mojo_tid_text(mojo_asm *a, uint32_t tid)
 {
@@ -417,7 +233,7 @@ pcd_bytes mojo_tid_text(mojo_asm *a, uint32_t tid)
     if (tid >= a->n_str) return b;
     struct mojo_str *s = &a->str[tid];
     if (s->tid_off == NO_TEXT) {
-        char dec[PY_MAX_STR_DIGITS + 2];
+        char dec[MOJO_PY_MAX_STR_DIGITS + 2];
         size_t n = mojo_py_hex_to_dec(b.ptr, b.len, dec, sizeof dec);
         uint64_t off;
         if (n && pool_add(a, (const uint8_t *)dec, n, &off)) {
@@ -431,21 +247,6 @@ pcd_bytes mojo_tid_text(mojo_asm *a, uint32_t tid)
     }
     if (s->tid_off == RAW_TEXT) return b;
     return (pcd_bytes){ a->pool + s->tid_off, s->tid_len };
-}
-
-size_t mojo_int_text(char *buf, pcd_mojo_int v)
-{
-    char t[24];
-    size_t k = 0;
-    uint64_t m = v.mag;
-    do {
-        t[k++] = (char)('0' + m % 10);
-        m /= 10;
-    } while (m);
-    size_t n = 0;
-    if (v.neg && v.mag) buf[n++] = '-';
-    while (k) buf[n++] = t[--k];
-    return n;
 }
 
 /* ---- frames ------------------------------------------------------------------- */
@@ -634,10 +435,10 @@ static void add_item(mojo_asm *a, uint32_t kind, uint32_t id, uint64_t offset)
 }
 
 /* Events that belong to a sample, outside one. */
-static bool in_sample(mojo_asm *a, const mojo_ev *e, const char *path)
+static bool in_sample(mojo_asm *a, uint64_t offset, const char *path)
 {
     if (a->open) return true;
-    problem(a, MOJO_P_OUTSIDE, false, e->offset, path,
+    problem(a, MOJO_P_OUTSIDE, false, offset, path,
             a->samples ? "a stack event before it (a sample ends at a metadata event)" : "a stack event before it",
             PCD_FOUND_NONE, 0);
     return false;
@@ -660,148 +461,153 @@ PCD_INLINE void frame_ref(mojo_asm *a, uint64_t mag, bool neg, uint64_t offset)
     } else if (a->open) {
         add_item(a, MOJO_IT_FRAME, id, offset);
     } else {
-        mojo_ev e;
-        memset(&e, 0, sizeof e);
-        e.id = MOJO_EV_FRAME_REF;
-        e.offset = offset;
-        in_sample(a, &e, "frame_ref");
+        in_sample(a, offset, "frame_ref");
     }
 }
 
 pcd_status mojo_asm_record(mojo_asm *a, const pcd_record *rec)
 {
     if (PCD_UNLIKELY(a->oom)) return a->oom;
+    /* the events of each version: frame references by the short path, the others as the
+     * generated view of a MOJO event (its version's accessor, called directly) */
+    pcd_mojo_event_view e;
     if (PCD_LIKELY(rec->type == &pcd_mojo_v3_event_type)) {
         const pcd_mojo_v3_event *ev = rec->data;
-        if (PCD_LIKELY(ev && ev->which == PCD_MOJO_V3_EVENT_FRAME_REF)) {
+        if (PCD_UNLIKELY(!ev)) return PCD_OK;
+        if (PCD_LIKELY(ev->which == PCD_MOJO_V3_EVENT_FRAME_REF)) {
             frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
             return a->oom;
         }
+        pcd_mojo_v3_event_view(ev, &e);
     } else if (rec->type == &pcd_mojo_v2_event_type) {
         const pcd_mojo_v2_event *ev = rec->data;
-        if (ev && ev->which == PCD_MOJO_V2_EVENT_FRAME_REF) {
+        if (!ev) return PCD_OK;
+        if (ev->which == PCD_MOJO_V2_EVENT_FRAME_REF) {
             frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
             return a->oom;
         }
+        pcd_mojo_v2_event_view(ev, &e);
     } else if (rec->type == &pcd_mojo_v1_event_type) {
         const pcd_mojo_v1_event *ev = rec->data;
-        if (ev && ev->which == PCD_MOJO_V1_EVENT_FRAME_REF) {
+        if (!ev) return PCD_OK;
+        if (ev->which == PCD_MOJO_V1_EVENT_FRAME_REF) {
             frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
             return a->oom;
         }
+        pcd_mojo_v1_event_view(ev, &e);
     } else if (rec->depth == 0) {
         int v = mojo_version_of(rec);
         if (v) a->version = v;
         return PCD_OK;
+    } else if (rec->depth != 1 || !pcd_mojo_event_view_of(rec, &e)) {
+        /* (the view of any version: a version without a path of its own above gets here) */
+        return PCD_OK;
     }
-    mojo_ev e;
-    if (!mojo_ev_from(rec, &e)) return PCD_OK;
-    return mojo_asm_event(a, &e);
+    return mojo_asm_event(a, &e, rec->offset);
 }
 
-pcd_status mojo_asm_event(mojo_asm *a, const mojo_ev *e)
+pcd_status mojo_asm_event(mojo_asm *a, const pcd_mojo_event_view *e, uint64_t offset)
 {
     if (a->oom) return a->oom;
-    switch (e->id) {
-    case MOJO_EV_FRAME_REF:
-        frame_ref(a, e->v[0].mag, e->v[0].neg, e->offset);
+    switch (e->kind) {
+    case PCD_MOJO_EVENT_FRAME_REF:
+        frame_ref(a, e->key.mag, e->key.neg, offset);
         break;
-    case MOJO_EV_STACK:
+    case PCD_MOJO_EVENT_STACK:
         close_sample(a);
-        a->cur = scope_of(a, norm(e->v[0]));
+        a->cur = scope_of(a, norm(e->pid));
         a->cur_frames = &a->sc[a->cur].frames;
         a->open = true;
         memset(&a->s, 0, sizeof a->s);
-        a->s.offset = e->offset;
+        a->s.offset = offset;
         a->s.index = a->samples++;
-        a->s.pid = norm(e->v[0]);
+        a->s.pid = norm(e->pid);
         a->s.has_iid = e->has_iid;
-        if (e->has_iid) a->s.iid = norm(e->v[1]);
-        a->s.tid = intern(a, e->s1.ptr, e->s1.len);
+        if (e->has_iid) a->s.iid = norm(e->iid);
+        a->s.tid = intern(a, e->tid.ptr, e->tid.len);
         break;
-    case MOJO_EV_TIME:
-    case MOJO_EV_MEMORY:
-        if (!in_sample(a, e, e->id == MOJO_EV_TIME ? "time" : "memory")) break;
-        if (!a->s.first_metric) a->s.first_metric = e->id;
-        if (e->id == MOJO_EV_TIME) {
-            if (!a->s.n_time++) a->s.time = norm(e->v[0]);
-        } else {
-            if (!a->s.n_memory++) a->s.memory = norm(e->v[0]);
-        }
+    case PCD_MOJO_EVENT_TIME:
+        if (!in_sample(a, offset, "time")) break;
+        if (!a->s.first_metric) a->s.first_metric = MOJO_METRIC_TIME;
+        if (!a->s.n_time++) a->s.time = norm(e->value);
         break;
-    case MOJO_EV_METADATA: {
+    case PCD_MOJO_EVENT_MEMORY:
+        if (!in_sample(a, offset, "memory")) break;
+        if (!a->s.first_metric) a->s.first_metric = MOJO_METRIC_MEMORY;
+        if (!a->s.n_memory++) a->s.memory = norm(e->value);
+        break;
+    case PCD_MOJO_EVENT_METADATA: {
         close_sample(a);
-        uint32_t k = intern(a, e->s1.ptr, e->s1.len), v = intern(a, e->s2.ptr, e->s2.len);
+        uint32_t k = intern(a, e->meta_key.ptr, e->meta_key.len), v = intern(a, e->text.ptr, e->text.len);
         if (a->oom) break;
-        if (e->s1.len == 4 && memcmp(e->s1.ptr, "mode", 4) == 0 && e->s2.len == 4 && memcmp(e->s2.ptr, "full", 4) == 0)
-            a->full = true;
-        if (a->ops && a->ops->metadata) a->ops->metadata(a->ud, k, v, e->offset);
+        if (pcd_bytes_is(e->meta_key, "mode") && pcd_bytes_is(e->text, "full")) a->full = true;
+        if (a->ops && a->ops->metadata) a->ops->metadata(a->ud, k, v, offset);
         break;
     }
-    case MOJO_EV_STRING: {
+    case PCD_MOJO_EVENT_STRING: {
         if (!a->open && a->cur == 0)
-            problem(a, MOJO_P_EARLY_DEF, false, e->offset, "string",
+            problem(a, MOJO_P_EARLY_DEF, false, offset, "string",
                     "a stack event before it (austin-python cannot read definitions before the first sample)",
                     PCD_FOUND_NONE, 0);
-        uint32_t id = intern(a, e->s1.ptr, e->s1.len);
-        if (id != UINT32_MAX) kmap_put(a, &a->sc[a->cur].strings, norm(e->v[0]), id);
+        uint32_t id = intern(a, e->text.ptr, e->text.len);
+        if (id != UINT32_MAX) kmap_put(a, &a->sc[a->cur].strings, norm(e->key), id);
         break;
     }
-    case MOJO_EV_FRAME: {
+    case PCD_MOJO_EVENT_FRAME: {
         if (!a->open && a->cur == 0)
-            problem(a, MOJO_P_EARLY_DEF, false, e->offset, "frame",
+            problem(a, MOJO_P_EARLY_DEF, false, offset, "frame",
                     "a stack event before it (austin-python cannot read definitions before the first sample)",
                     PCD_FOUND_NONE, 0);
         mojo_frame f;
-        pcd_mojo_int fk = norm(e->v[1]), sk = norm(e->v[2]);
+        pcd_mojo_int fk = norm(e->filename), sk = norm(e->scope);
         if (!string_lookup(a, fk, &f.file)) {
-            problem(a, MOJO_P_UNDEF_STRING, true, e->offset, "frame.filename", "a string key defined in this process",
+            problem(a, MOJO_P_UNDEF_STRING, true, offset, "frame.filename", "a string key defined in this process",
                     fk_of(fk), fk.mag);
             f.file = a->unknown;
         }
         if (!string_lookup(a, sk, &f.scope)) {
-            problem(a, MOJO_P_UNDEF_STRING, true, e->offset, "frame.scope", "a string key defined in this process",
+            problem(a, MOJO_P_UNDEF_STRING, true, offset, "frame.scope", "a string key defined in this process",
                     fk_of(sk), sk.mag);
             f.scope = a->unknown;
         }
-        f.line = norm(e->v[3]);
-        f.line_end = norm(e->v[4]);
-        f.column = norm(e->v[5]);
-        f.column_end = norm(e->v[6]);
+        /* version 1 has no ends nor column: 0 */
+        f.line = norm(e->line);
+        f.line_end = norm_opt(e->has_line_end, e->line_end);
+        f.column = norm_opt(e->has_column, e->column);
+        f.column_end = norm_opt(e->has_column_end, e->column_end);
         uint32_t id = frame_intern(a, &f);
-        if (id != UINT32_MAX) kmap_put(a, &a->sc[a->cur].frames, norm(e->v[0]), id);
+        if (id != UINT32_MAX) kmap_put(a, &a->sc[a->cur].frames, norm(e->key), id);
         break;
     }
-    case MOJO_EV_INVALID:
-        if (in_sample(a, e, "invalid")) add_item(a, MOJO_IT_INVALID, 0, e->offset);
+    case PCD_MOJO_EVENT_INVALID:
+        if (in_sample(a, offset, "invalid")) add_item(a, MOJO_IT_INVALID, 0, offset);
         break;
-    case MOJO_EV_GC:
-        if (in_sample(a, e, "gc")) {
+    case PCD_MOJO_EVENT_GC:
+        if (in_sample(a, offset, "gc")) {
             a->s.gc = true;
-            add_item(a, MOJO_IT_GC, 0, e->offset);
+            add_item(a, MOJO_IT_GC, 0, offset);
         }
         break;
-    case MOJO_EV_IDLE:
-        if (in_sample(a, e, "idle")) a->s.idle = true;
+    case PCD_MOJO_EVENT_IDLE:
+        if (in_sample(a, offset, "idle")) a->s.idle = true;
         break;
-    case MOJO_EV_KERNEL:
-        if (in_sample(a, e, "kernel")) {
-            uint32_t id = intern(a, e->s1.ptr, e->s1.len);
-            if (id != UINT32_MAX) add_item(a, MOJO_IT_KERNEL, id, e->offset);
+    case PCD_MOJO_EVENT_KERNEL:
+        if (in_sample(a, offset, "kernel")) {
+            uint32_t id = intern(a, e->symbol.ptr, e->symbol.len);
+            if (id != UINT32_MAX) add_item(a, MOJO_IT_KERNEL, id, offset);
         }
         break;
-    case MOJO_EV_STRING_REF: {
+    case PCD_MOJO_EVENT_STRING_REF: {
         uint32_t id;
-        pcd_mojo_int k = norm(e->v[0]);
+        pcd_mojo_int k = norm(e->key);
         if (!string_lookup(a, k, &id)) {
-            problem(a, MOJO_P_UNDEF_STRING, true, e->offset, "string_ref.key", "a string key defined in this process",
+            problem(a, MOJO_P_UNDEF_STRING, true, offset, "string_ref.key", "a string key defined in this process",
                     fk_of(k), k.mag);
             id = a->unknown;
         }
-        if (in_sample(a, e, "string_ref")) add_item(a, MOJO_IT_STRREF, id, e->offset);
+        if (in_sample(a, offset, "string_ref")) add_item(a, MOJO_IT_STRREF, id, offset);
         break;
     }
-    default: break;
     }
     return a->oom;
 }

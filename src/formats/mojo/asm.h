@@ -19,30 +19,10 @@
 
 #include "pcd.h"
 #include "formats/registry.h"
-
-/* Event ids. */
-enum {
-    MOJO_EV_METADATA = 1, MOJO_EV_STACK, MOJO_EV_FRAME, MOJO_EV_INVALID, MOJO_EV_FRAME_REF,
-    MOJO_EV_KERNEL, MOJO_EV_GC, MOJO_EV_IDLE, MOJO_EV_TIME, MOJO_EV_MEMORY, MOJO_EV_STRING,
-    MOJO_EV_STRING_REF
-};
-
-/* One decoded event, whatever the version. Only the fields of its kind are set:
- * metadata s1 s2; stack v0 pid, v1 iid (has_iid), s1 tid; frame v0 key, v1 filename,
- * v2 scope, v3 line, v4 line_end, v5 column, v6 column_end; frame_ref, string_ref,
- * time, memory v0; kernel s1; string v0 key, s1 value. */
-typedef struct mojo_ev {
-    uint8_t id;
-    bool has_iid;
-    uint64_t offset;
-    pcd_bytes s1, s2;
-    pcd_mojo_int v[7];
-} mojo_ev;
+#include "mojo_view.h"
 
 /* The MOJO version of a decoded record's format (1, 2, 3), or 0 if it is not MOJO. */
 int mojo_version_of(const pcd_record *rec);
-/* Fills e from a decoded event record of any MOJO version; false for other records. */
-bool mojo_ev_from(const pcd_record *rec, mojo_ev *e);
 
 /* A sample's frames and markers, in file order. */
 enum { MOJO_IT_FRAME, MOJO_IT_INVALID, MOJO_IT_GC, MOJO_IT_KERNEL, MOJO_IT_STRREF };
@@ -57,6 +37,8 @@ typedef struct mojo_frame {
     pcd_mojo_int line, line_end, column, column_end;
 } mojo_frame;
 
+enum { MOJO_METRIC_NONE, MOJO_METRIC_TIME, MOJO_METRIC_MEMORY };
+
 typedef struct mojo_sample {
     uint64_t offset;            /* of its stack event */
     uint64_t index;             /* 0, 1, 2, ... */
@@ -67,7 +49,7 @@ typedef struct mojo_sample {
     size_t n_items;
     bool idle, gc;
     bool full;                  /* the file said mode: full before the sample ended */
-    uint8_t first_metric;       /* 0 none, MOJO_EV_TIME or MOJO_EV_MEMORY */
+    uint8_t first_metric;       /* MOJO_METRIC_*: which metric came first */
     uint32_t n_time, n_memory;
     pcd_mojo_int time, memory;  /* the first of each */
 } mojo_sample;
@@ -139,10 +121,11 @@ typedef struct mojo_asm {
 pcd_status mojo_asm_init(mojo_asm *a, pcd_alloc *al, int version, const mojo_asm_ops *ops, void *ud,
                          pcd_report_fn report, void *report_ud);
 /* One decoded record of a MOJO reader (the root sets the version; events go on to
- * mojo_asm_event, frame references by a shorter path). */
+ * mojo_asm_event as the generated view of a MOJO event, frame references by a shorter path). */
 pcd_status mojo_asm_record(mojo_asm *a, const pcd_record *rec);
-/* One event. PCD_OK, or PCD_E_NOMEM when memory ran out (--max-memory). */
-pcd_status mojo_asm_event(mojo_asm *a, const mojo_ev *e);
+/* One event of any version, at offset. PCD_OK, or PCD_E_NOMEM when memory ran out
+ * (--max-memory). */
+pcd_status mojo_asm_event(mojo_asm *a, const pcd_mojo_event_view *e, uint64_t offset);
 /* The end of the events: closes the last sample. */
 pcd_status mojo_asm_finish(mojo_asm *a);
 void mojo_asm_free(mojo_asm *a);
@@ -153,10 +136,13 @@ pcd_bytes mojo_str(const mojo_asm *a, uint32_t id);
  * decimal, or the bytes as they are when that is not a number (or has more than 4300
  * digits, Python's limit). Cached per string; valid until the next event. */
 pcd_bytes mojo_tid_text(mojo_asm *a, uint32_t tid);
+/* Python's str(int) refuses more than this many digits (sys.get_int_max_str_digits()). */
+#define MOJO_PY_MAX_STR_DIGITS 4300
 /* Writes Python's int(text, 16) for p[0..n) in decimal to out (cap bytes); returns the
- * length, or 0 if Python would raise ValueError. */
+ * length, or 0 if Python would raise ValueError (pytext.c). */
 size_t mojo_py_hex_to_dec(const uint8_t *p, size_t n, char *out, size_t cap);
-/* Decimal text of a sign-and-magnitude value the way Python prints an int (-0 is 0). */
+/* Decimal text of a sign-and-magnitude value the way Python prints an int (-0 is 0)
+ * (pytext.c). */
 size_t mojo_int_text(char *buf, pcd_mojo_int v);
 
 /* Converters' driver (mojo_ext.c): feeds every event of a->r to the assembler, closes it,

@@ -134,7 +134,7 @@ static pcd_status string_key(imp *m, pcd_mojo_int pid, const uint8_t *p, size_t 
         pcd_mojo_v3_event ev;
         memset(&ev, 0, sizeof ev);
         ev.which = PCD_MOJO_V3_EVENT_STRING;
-        ev.tag = 11;
+        ev.tag = PCD_MOJO_V3_EVENT_STRING_TAG;
         ev.u.string.key = MI(sl->v0, false);
         ev.u.string.value = (pcd_bytes){ p, n };
         PCD_TRY(put_event(m, &ev));
@@ -145,7 +145,7 @@ static pcd_status string_key(imp *m, pcd_mojo_int pid, const uint8_t *p, size_t 
 
 /* One frame of a sample line, as its parts. */
 typedef struct tframe {
-    int kind;                   /* 0 frame, 4 invalid, 6 kernel, 7 gc */
+    pcd_mojo_v3_event_case kind; /* the event it becomes: a frame reference, invalid, kernel, gc */
     const uint8_t *file, *scope;
     size_t file_len, scope_len;
     pcd_mojo_int line;
@@ -157,12 +157,13 @@ typedef struct tframe {
 static bool split_frame(const uint8_t *p, size_t n, tframe *f)
 {
     memset(f, 0, sizeof *f);
+    f->kind = PCD_MOJO_V3_EVENT_FRAME_REF;
     if (n == 9 && memcmp(p, ":INVALID:", 9) == 0) {
-        f->kind = 4;
+        f->kind = PCD_MOJO_V3_EVENT_INVALID;
         return true;
     }
     if (n == 4 && memcmp(p, ":GC:", 4) == 0) {
-        f->kind = 7;
+        f->kind = PCD_MOJO_V3_EVENT_GC;
         return true;
     }
     size_t c2 = n;
@@ -176,7 +177,7 @@ static bool split_frame(const uint8_t *p, size_t n, tframe *f)
     f->file_len = c1 - 1;
     f->scope = p + c1;
     f->scope_len = c2 - 1 - c1;
-    if (f->file_len == 6 && memcmp(p, "kernel", 6) == 0 && f->line.mag == 0) f->kind = 6;
+    if (f->file_len == 6 && memcmp(p, "kernel", 6) == 0 && f->line.mag == 0) f->kind = PCD_MOJO_V3_EVENT_KERNEL;
     return true;
 }
 
@@ -319,7 +320,7 @@ static int sample_line(imp *m, uint8_t *p, size_t n)
         pcd_mojo_v3_event ev;
         memset(&ev, 0, sizeof ev);
         ev.which = PCD_MOJO_V3_EVENT_STACK;
-        ev.tag = 2;
+        ev.tag = PCD_MOJO_V3_EVENT_STACK_TAG;
         ev.u.stack.pid = pid;
         ev.u.stack.iid = iid;
         ev.u.stack.tid = hl ? (pcd_bytes){ (const uint8_t *)hex, hl } : (pcd_bytes){ th, th_len };
@@ -329,7 +330,7 @@ static int sample_line(imp *m, uint8_t *p, size_t n)
     /* definitions of what is new in this process, then the frames in order */
     for (size_t i = 0; i < nf && rc == 0 && st == PCD_OK; i++) {
         tframe *f = &fr[i];
-        if (f->kind != 0) continue;
+        if (f->kind != PCD_MOJO_V3_EVENT_FRAME_REF) continue;
         pcd_mojo_int fk, sk;
         st = string_key(m, pid, f->file, f->file_len, &fk);
         if (st == PCD_OK) st = string_key(m, pid, f->scope, f->scope_len, &sk);
@@ -357,7 +358,7 @@ static int sample_line(imp *m, uint8_t *p, size_t n)
             pcd_mojo_v3_event ev;
             memset(&ev, 0, sizeof ev);
             ev.which = PCD_MOJO_V3_EVENT_FRAME;
-            ev.tag = 3;
+            ev.tag = PCD_MOJO_V3_EVENT_FRAME_TAG;
             ev.u.frame.key = MI(key, false);
             ev.u.frame.filename = fk;
             ev.u.frame.scope = sk;
@@ -370,23 +371,17 @@ static int sample_line(imp *m, uint8_t *p, size_t n)
         tframe *f = &fr[i];
         pcd_mojo_v3_event ev;
         memset(&ev, 0, sizeof ev);
+        ev.which = f->kind;
         switch (f->kind) {
-        case 0:
-            ev.which = PCD_MOJO_V3_EVENT_FRAME_REF;
-            ev.tag = 5;
+        case PCD_MOJO_V3_EVENT_FRAME_REF:
+            ev.tag = PCD_MOJO_V3_EVENT_FRAME_REF_TAG;
             ev.u.frame_ref.key = f->key;
             break;
-        case 4:
-            ev.which = PCD_MOJO_V3_EVENT_INVALID;
-            ev.tag = 4;
-            break;
-        case 7:
-            ev.which = PCD_MOJO_V3_EVENT_GC;
-            ev.tag = 7;
-            break;
+        case PCD_MOJO_V3_EVENT_INVALID: ev.tag = PCD_MOJO_V3_EVENT_INVALID_TAG; break;
+        case PCD_MOJO_V3_EVENT_GC: ev.tag = PCD_MOJO_V3_EVENT_GC_TAG; break;
         default:
             ev.which = PCD_MOJO_V3_EVENT_KERNEL;
-            ev.tag = 6;
+            ev.tag = PCD_MOJO_V3_EVENT_KERNEL_TAG;
             ev.u.kernel.symbol = (pcd_bytes){ f->scope, f->scope_len };
             break;
         }
@@ -397,22 +392,22 @@ static int sample_line(imp *m, uint8_t *p, size_t n)
         memset(&ev, 0, sizeof ev);
         if (nm == 3) {
             ev.which = PCD_MOJO_V3_EVENT_TIME;
-            ev.tag = 9;
+            ev.tag = PCD_MOJO_V3_EVENT_TIME_TAG;
             ev.u.time.value = mv[0];
             st = put_event(m, &ev);
-            if (st == PCD_OK && mv[1].mag) st = put_simple(m, PCD_MOJO_V3_EVENT_IDLE, 8);
+            if (st == PCD_OK && mv[1].mag) st = put_simple(m, PCD_MOJO_V3_EVENT_IDLE, PCD_MOJO_V3_EVENT_IDLE_TAG);
             ev.which = PCD_MOJO_V3_EVENT_MEMORY;
-            ev.tag = 10;
+            ev.tag = PCD_MOJO_V3_EVENT_MEMORY_TAG;
             ev.u.memory.value = mv[2];
             if (st == PCD_OK) st = put_event(m, &ev);
         } else if (m->memory) {
             ev.which = PCD_MOJO_V3_EVENT_MEMORY;
-            ev.tag = 10;
+            ev.tag = PCD_MOJO_V3_EVENT_MEMORY_TAG;
             ev.u.memory.value = mv[0];
             st = put_event(m, &ev);
         } else {
             ev.which = PCD_MOJO_V3_EVENT_TIME;
-            ev.tag = 9;
+            ev.tag = PCD_MOJO_V3_EVENT_TIME_TAG;
             ev.u.time.value = mv[0];
             st = put_event(m, &ev);
         }
@@ -471,7 +466,7 @@ int mojo_import_austin(const pcd_import_args *a)
             pcd_mojo_v3_event ev;
             memset(&ev, 0, sizeof ev);
             ev.which = PCD_MOJO_V3_EVENT_METADATA;
-            ev.tag = 1;
+            ev.tag = PCD_MOJO_V3_EVENT_METADATA_TAG;
             ev.u.metadata.key = (pcd_bytes){ p + i, k - i };
             size_t v = k + 2 <= n ? k + 2 : n;
             ev.u.metadata.value = (pcd_bytes){ p + v, n - v };

@@ -197,8 +197,8 @@ static void on_sample(void *ud, const mojo_sample *sm)
     if (sm->idle) s.flags |= PCD_SAMPLE_IDLE;
     if (sm->n_time) s.flags |= PCD_SAMPLE_HAS(m->types[T_TIME]);
     if (sm->n_memory) s.flags |= PCD_SAMPLE_HAS(m->types[T_MEMORY]);
-    if (sm->first_metric == MOJO_EV_TIME) s.flags |= (uint32_t)(1 + m->types[T_TIME]) << PCD_SAMPLE_FIRST_SHIFT;
-    if (sm->first_metric == MOJO_EV_MEMORY) s.flags |= (uint32_t)(1 + m->types[T_MEMORY]) << PCD_SAMPLE_FIRST_SHIFT;
+    if (sm->first_metric == MOJO_METRIC_TIME) s.flags |= (uint32_t)(1 + m->types[T_TIME]) << PCD_SAMPLE_FIRST_SHIFT;
+    if (sm->first_metric == MOJO_METRIC_MEMORY) s.flags |= (uint32_t)(1 + m->types[T_MEMORY]) << PCD_SAMPLE_FIRST_SHIFT;
     m->st = pcd_profile_sample(p, &s);
 }
 

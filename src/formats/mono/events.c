@@ -6,6 +6,15 @@
 
 #define SET_BT(ev, b, n) ((ev)->has_bt = true, (ev)->bt = (b), (ev)->n_bt = (n))
 
+/* The neutral event carries 3.0's numbers; 0.1's that it keeps are the same. */
+PCD_STATIC_ASSERT(PCD_MONO_V0_1_GC_EVENT_START == PCD_MONO_V3_0_GC_EVENT_START &&
+                      PCD_MONO_V0_1_GC_EVENT_END == PCD_MONO_V3_0_GC_EVENT_END,
+                  "GC events");
+PCD_STATIC_ASSERT(PCD_MONO_V0_1_METADATA_TYPE_CLASS == PCD_MONO_V3_0_METADATA_TYPE_CLASS &&
+                      PCD_MONO_V0_1_METADATA_TYPE_IMAGE == PCD_MONO_V3_0_METADATA_TYPE_IMAGE,
+                  "metadata types");
+PCD_STATIC_ASSERT(PCD_MONO_V0_1_CLAUSE_TYPE_FAULT == PCD_MONO_V3_0_CLAUSE_TYPE_FAULT, "clause types");
+
 void pcd_mono_norm_v0_1(const pcd_mono_v0_1_event *e, pcd_mono_ev *m)
 {
     memset(m, 0, sizeof *m);
@@ -33,7 +42,7 @@ void pcd_mono_norm_v0_1(const pcd_mono_v0_1_event *e, pcd_mono_ev *m)
     case C: {                                                                                      \
         const __typeof__(e->u.M) *x = &e->u.M;                                                     \
         m->kind = PCD_MONO_EV_META, m->time = x->time, m->mtype = x->mtype, m->msub = SUB, m->p1 = (uint64_t)x->pointer; \
-        if (x->mtype == PCD_MONO_MT_CLASS) m->name = x->detail.u.class.name;                                \
+        if (x->mtype == PCD_MONO_V0_1_METADATA_TYPE_CLASS) m->name = x->detail.u.class.name;                     \
         else m->name = x->detail.u.image.name;                                                     \
         break;                                                                                     \
     }
@@ -69,17 +78,18 @@ void pcd_mono_norm_v0_1(const pcd_mono_v0_1_event *e, pcd_mono_ev *m)
         m->kind = PCD_MONO_EV_CLAUSE, m->time = e->u.clause.time, m->n1 = e->u.clause.clause_type, m->p1 = (uint64_t)e->u.clause.method;
         break;
     case PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION:
-        m->kind = PCD_MONO_EV_MONITOR, m->time = e->u.monitor_contention.time, m->n1 = 1;
+        m->kind = PCD_MONO_EV_MONITOR, m->time = e->u.monitor_contention.time, m->n1 = PCD_MONO_V3_0_MONITOR_EVENT_CONTENTION;
         break;
     case PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION_BT:
-        m->kind = PCD_MONO_EV_MONITOR, m->time = e->u.monitor_contention_bt.time, m->n1 = 1;
+        m->kind = PCD_MONO_EV_MONITOR, m->time = e->u.monitor_contention_bt.time,
+        m->n1 = PCD_MONO_V3_0_MONITOR_EVENT_CONTENTION;
         SET_BT(m, e->u.monitor_contention_bt.backtrace.frames, e->u.monitor_contention_bt.backtrace.n_frames);
         break;
     case PCD_MONO_V0_1_EVENT_MONITOR_DONE:
-        m->kind = PCD_MONO_EV_MONITOR, m->time = e->u.monitor_done.time, m->n1 = 2;
+        m->kind = PCD_MONO_EV_MONITOR, m->time = e->u.monitor_done.time, m->n1 = PCD_MONO_V3_0_MONITOR_EVENT_DONE;
         break;
     case PCD_MONO_V0_1_EVENT_MONITOR_FAIL:
-        m->kind = PCD_MONO_EV_MONITOR, m->time = e->u.monitor_fail.time, m->n1 = 3;
+        m->kind = PCD_MONO_EV_MONITOR, m->time = e->u.monitor_fail.time, m->n1 = PCD_MONO_V3_0_MONITOR_EVENT_FAIL;
         break;
     case PCD_MONO_V0_1_EVENT_HEAP_START:
         m->kind = PCD_MONO_EV_OTHER, m->time = e->u.heap_start.time;

@@ -77,14 +77,15 @@ static void info_record(void *ctx, const pcd_record *rec)
                     s->cls[ci].bytes += size;
                 }
             }
-            m->by_type[e->tag & 0x0f]++;
+            m->by_type[pcd_mono_v3_0_event_tag_type((uint8_t)e->tag)]++;
             return;
         }
     }
     pcd_mono_ev ev;
     if (pcd_mono_sum_record(&m->s, rec, &ev)) {
-        const pcd_mono_v3_0_event *e = rec->data; /* the tag sits at the same place in both versions */
-        m->by_type[e->tag & 0x0f]++;
+        uint8_t tag = rec->type == &pcd_mono_v3_0_event_type ? (uint8_t)((const pcd_mono_v3_0_event *)rec->data)->tag
+                                                              : (uint8_t)((const pcd_mono_v0_1_event *)rec->data)->tag;
+        m->by_type[pcd_mono_v3_0_event_tag_type(tag)]++; /* the same byte in both versions */
     }
 }
 
@@ -167,7 +168,8 @@ static void info_text(void *ctx, FILE *out)
     fprintf(out, "calls:       %" PRIu64 "\n", calls);
     fprintf(out, "exceptions:  %" PRIu64 " throws; clauses: %" PRIu64 " catch, %" PRIu64 " filter, %" PRIu64
                  " finally, %" PRIu64 " fault\n",
-            s->throws, s->clauses[0], s->clauses[1], s->clauses[2], s->clauses[4]);
+            s->throws, s->clauses[PCD_MONO_V3_0_CLAUSE_TYPE_CATCH], s->clauses[PCD_MONO_V3_0_CLAUSE_TYPE_FILTER],
+            s->clauses[PCD_MONO_V3_0_CLAUSE_TYPE_FINALLY], s->clauses[PCD_MONO_V3_0_CLAUSE_TYPE_FAULT]);
     fprintf(out, "monitors:    %" PRIu64 " contentions, %" PRIu64 " acquired, %" PRIu64 " failures\n", s->contentions,
             s->acquired, s->failures);
     if (s->n_ips) fprintf(out, "samples:     %zu hits, %zu unmanaged symbols\n", s->n_ips, s->n_usyms);
@@ -239,7 +241,10 @@ static pcd_status info_json(void *ctx, pcd_sink *sk)
         PUT("%s\"gen%d\":{\"count\":%" PRIu64 ",\"max_us\":%" PRIu64 ",\"total_us\":%" PRIu64 "}", g ? "," : "", g,
             s->gc[g].count, s->gc[g].max / 1000, s->gc[g].total / 1000);
     PCD_TRY(pcd_json_raw(sk, "},\"handles\":{"));
-    static const char *const hn[4] = { "weak", "weaktrack", "normal", "pinned" };
+    static const char *const hn[4] = {
+        [PCD_MONO_V3_0_GC_HANDLE_TYPE_WEAK] = "weak", [PCD_MONO_V3_0_GC_HANDLE_TYPE_WEAKTRACK] = "weaktrack",
+        [PCD_MONO_V3_0_GC_HANDLE_TYPE_NORMAL] = "normal", [PCD_MONO_V3_0_GC_HANDLE_TYPE_PINNED] = "pinned",
+    };
     for (int h = 0; h < 4; h++)
         PUT("%s\"%s\":{\"created\":%" PRIu64 ",\"destroyed\":%" PRIu64 ",\"max_live\":%" PRIu64 "}", h ? "," : "",
             hn[h], s->handles[h].created, s->handles[h].destroyed, s->handles[h].max_live);
@@ -298,7 +303,8 @@ static pcd_status info_json(void *ctx, pcd_sink *sk)
         total_bytes, total_allocs, total_calls);
     PUT(",\"exceptions\":{\"throws\":%" PRIu64 ",\"clauses\":{\"catch\":%" PRIu64 ",\"finally\":%" PRIu64
         ",\"filter\":%" PRIu64 ",\"fault\":%" PRIu64 "}}",
-        s->throws, s->clauses[0], s->clauses[2], s->clauses[1], s->clauses[4]);
+        s->throws, s->clauses[PCD_MONO_V3_0_CLAUSE_TYPE_CATCH], s->clauses[PCD_MONO_V3_0_CLAUSE_TYPE_FINALLY],
+        s->clauses[PCD_MONO_V3_0_CLAUSE_TYPE_FILTER], s->clauses[PCD_MONO_V3_0_CLAUSE_TYPE_FAULT]);
     PUT(",\"monitors\":{\"contentions\":%" PRIu64 ",\"acquired\":%" PRIu64 ",\"failures\":%" PRIu64 "}",
         s->contentions, s->acquired, s->failures);
     PUT(",\"metadata\":{\"images\":%" PRIu64 ",\"assemblies\":%" PRIu64 "}", s->images, s->assemblies);

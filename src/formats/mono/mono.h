@@ -27,9 +27,6 @@ enum {
     PCD_MONO_EV_JIT, PCD_MONO_EV_THROW, PCD_MONO_EV_CLAUSE, PCD_MONO_EV_MONITOR, PCD_MONO_EV_SAMPLE,
     PCD_MONO_EV_USYM, PCD_MONO_EV_HELPER, PCD_MONO_EV_OTHER
 };
-/* metadata types, as the files number them */
-enum { PCD_MONO_MT_CLASS = 1, PCD_MONO_MT_IMAGE, PCD_MONO_MT_ASSEMBLY, PCD_MONO_MT_DOMAIN, PCD_MONO_MT_THREAD,
-       PCD_MONO_MT_CONTEXT, PCD_MONO_MT_VTABLE };
 /* what a metadata event says about its object */
 enum { PCD_MONO_META_NAME, PCD_MONO_META_LOAD, PCD_MONO_META_UNLOAD, PCD_MONO_META_START, PCD_MONO_META_ERR };
 
@@ -40,7 +37,8 @@ typedef struct pcd_mono_ev {
     uint64_t p1, p2;          /* alloc: class or vtable; meta: pointer, class (vtable); jit: method, code */
     uint64_t n1, n2;          /* sizes, kinds, generations, counts */
     bool vtable;              /* alloc: p1 is a MonoVTable* (data 15+), not a MonoClass* */
-    int mtype, msub;
+    int mtype, msub;          /* mtype as the files number it (PCD_MONO_V3_0_METADATA_TYPE_*: 0.1
+                                 numbers its two, class and image, the same way); msub PCD_MONO_META_* */
     pcd_bytes name;
     bool has_bt;
     /* the backtrace as the writer emits it: for allocations, throws, monitors and GC handles

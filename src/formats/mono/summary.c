@@ -233,10 +233,10 @@ void pcd_mono_sum_event(pcd_mono_sum *s, const pcd_mono_ev *m)
     }
     case PCD_MONO_EV_GC_EVENT:
         if (m->n2 > 2) break;
-        if (m->n1 == 0) {
+        if (m->n1 == PCD_MONO_V3_0_GC_EVENT_START) {
             t->gc_start[m->n2] = m->time;
             s->gc[m->n2].count++;
-        } else if (m->n1 == 5) {
+        } else if (m->n1 == PCD_MONO_V3_0_GC_EVENT_END) {
             uint64_t d = m->time - t->gc_start[m->n2];
             s->gc[m->n2].total += d;
             if (d > s->gc[m->n2].max) s->gc[m->n2].max = d;
@@ -248,40 +248,40 @@ void pcd_mono_sum_event(pcd_mono_sum *s, const pcd_mono_ev *m)
         break;
     case PCD_MONO_EV_GC_MOVE: s->moves += m->n1 / 2; break;
     case PCD_MONO_EV_HANDLE_NEW:
-        if (m->n1 < 4) {
+        if (m->n1 < sizeof s->handles / sizeof s->handles[0]) { /* the gc_handle_type values */
             s->handles[m->n1].created++;
             if (++s->handles[m->n1].live > s->handles[m->n1].max_live) s->handles[m->n1].max_live = s->handles[m->n1].live;
         }
         break;
     case PCD_MONO_EV_HANDLE_FREE:
-        if (m->n1 < 4) {
+        if (m->n1 < sizeof s->handles / sizeof s->handles[0]) {
             s->handles[m->n1].destroyed++;
             s->handles[m->n1].live--;
         }
         break;
     case PCD_MONO_EV_META:
         switch (m->mtype) {
-        case PCD_MONO_MT_CLASS:
+        case PCD_MONO_V3_0_METADATA_TYPE_CLASS:
             if (m->msub != PCD_MONO_META_ERR) {
                 size_t ci = pcd_mono_class_at(s, m->p1);
                 if (ci != SIZE_MAX) s->cls[ci].name = name_keep(s, s->cls[ci].name, m->name.ptr, m->name.len);
             }
             break;
-        case PCD_MONO_MT_IMAGE: if (m->msub == PCD_MONO_META_LOAD) s->images++; break;
-        case PCD_MONO_MT_ASSEMBLY: if (m->msub == PCD_MONO_META_LOAD) s->assemblies++; break;
-        case PCD_MONO_MT_THREAD: {
+        case PCD_MONO_V3_0_METADATA_TYPE_IMAGE: if (m->msub == PCD_MONO_META_LOAD) s->images++; break;
+        case PCD_MONO_V3_0_METADATA_TYPE_ASSEMBLY: if (m->msub == PCD_MONO_META_LOAD) s->assemblies++; break;
+        case PCD_MONO_V3_0_METADATA_TYPE_THREAD: {
             pcd_mono_thread *nt = pcd_mono_thread_at(s, m->p1);
             if (nt && m->msub == PCD_MONO_META_NAME) nt->name = name_keep(s, nt->name, m->name.ptr, m->name.len);
             break;
         }
-        case PCD_MONO_MT_VTABLE: vtable_load(s, m->p1, m->p2); break;
-        case PCD_MONO_MT_DOMAIN: {
+        case PCD_MONO_V3_0_METADATA_TYPE_VTABLE: vtable_load(s, m->p1, m->p2); break;
+        case PCD_MONO_V3_0_METADATA_TYPE_DOMAIN: {
             size_t di = domain_at(s, m->p1);
             if (di != SIZE_MAX && m->msub == PCD_MONO_META_NAME)
                 s->dom[di].name = name_keep(s, s->dom[di].name, m->name.ptr, m->name.len);
             break;
         }
-        case PCD_MONO_MT_CONTEXT:
+        case PCD_MONO_V3_0_METADATA_TYPE_CONTEXT:
             if (m->msub == PCD_MONO_META_LOAD) {
                 size_t ci = context_at(s, m->p1);
                 if (ci != SIZE_MAX) s->ctx[ci].domain = m->p2;
@@ -310,12 +310,12 @@ void pcd_mono_sum_event(pcd_mono_sum *s, const pcd_mono_ev *m)
         break;
     case PCD_MONO_EV_THROW: s->throws++; break;
     case PCD_MONO_EV_CLAUSE:
-        if (m->n1 < 5) s->clauses[m->n1]++;
+        if (m->n1 < sizeof s->clauses / sizeof s->clauses[0]) s->clauses[m->n1]++;
         break;
     case PCD_MONO_EV_MONITOR:
-        if (m->n1 == 1) s->contentions++;
-        else if (m->n1 == 2) s->acquired++;
-        else if (m->n1 == 3) s->failures++;
+        if (m->n1 == PCD_MONO_V3_0_MONITOR_EVENT_CONTENTION) s->contentions++;
+        else if (m->n1 == PCD_MONO_V3_0_MONITOR_EVENT_DONE) s->acquired++;
+        else if (m->n1 == PCD_MONO_V3_0_MONITOR_EVENT_FAIL) s->failures++;
         break;
     case PCD_MONO_EV_SAMPLE:
         if (!s->keep_ips) break;

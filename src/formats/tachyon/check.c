@@ -1,6 +1,7 @@
 /* formats/tachyon/check.c: the checks above the bytes (profcodec validate and info):
  * errors for what CPython 3.15.2's reader rejects beyond the bytes the schema checks,
- * warnings for what it does not check but a correct writer never does. */
+ * warnings for what it does not check but a correct writer never does (besides the ones
+ * schemas/tachyon/v1.lua declares, warn = ...). */
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -62,42 +63,21 @@ static bool all_zero(pcd_bytes b)
     return true;
 }
 
+/* The root's checks the schema's warnings (warn = ...) do not make: profcodec validate reports
+ * those from the generated code (pcd_record_warnings). */
 static void check_root(tcheck *k, const pcd_record *rec, pcd_report_fn report, void *ud)
 {
     const pcd_tachyon_v1_file *h = &k->root;
-    if (h->compression > 1) {
-        snprintf(k->msg, sizeof k->msg, "0 (none) or 1 (zstd); CPython reads other values as none");
-        say(k, report, ud, false, PCD_TACHYON_V1_FILE_COMPRESSION_AT, "compression", -1, NULL, PCD_FOUND_UINT, h->compression);
+    uint64_t n = rec->input_size;
+    if (n && h->file_size != n) {
+        snprintf(k->msg, sizeof k->msg, "the file's size, %" PRIu64 " (CPython does not check it)", n);
+        say(k, report, ud, false, n - PCD_TACHYON_V1_FILE_FILE_SIZE_AT_END, "file_size", -1, NULL, PCD_FOUND_UINT,
+            h->file_size);
     }
-    if (h->python_version.reserved) {
-        snprintf(k->msg, sizeof k->msg, "0 (reserved)");
-        say(k, report, ud, false, PCD_TACHYON_V1_FILE_PYTHON_VERSION_AT + PCD_TACHYON_V1_FILE_PYTHON_VERSION_RESERVED_AT,
-            "python_version", -1, "reserved", PCD_FOUND_UINT, h->python_version.reserved);
-    }
-    if ((h->config & 8) == 0 && (h->config >> 4) != 0) {
-        snprintf(k->msg, sizeof k->msg, "no feature bits when bit 3 (features known) is clear");
-        say(k, report, ud, false, PCD_TACHYON_V1_FILE_CONFIG_AT, "config", -1, NULL, PCD_FOUND_HEX, h->config);
-    } else if (h->config >> 9) {
-        snprintf(k->msg, sizeof k->msg, "no bits above bit 8 (CPython ignores them)");
-        say(k, report, ud, false, PCD_TACHYON_V1_FILE_CONFIG_AT, "config", -1, NULL, PCD_FOUND_HEX, h->config);
-    }
-    if (rec->input_size && h->file_size != rec->input_size) {
-        snprintf(k->msg, sizeof k->msg, "the file's size, %" PRIu64 " (CPython does not check it)", rec->input_size);
-        say(k, report, ud, false, rec->input_size - 24, "file_size", -1, NULL, PCD_FOUND_UINT, h->file_size);
-    }
-    if (h->checksum.len == 16 && !all_zero(h->checksum)) {
+    if (!all_zero(h->checksum)) {
         snprintf(k->msg, sizeof k->msg, "zeros (the checksum is reserved; CPython does not check it)");
-        say(k, report, ud, false, rec->input_size ? rec->input_size - 16 : 0, "checksum", -1, NULL, PCD_FOUND_NONE, 0);
-    }
-    if (h->stats_tag && h->stats_version != 1) {
-        snprintf(k->msg, sizeof k->msg, "statistics block version 1 (CPython ignores other versions)");
-        say(k, report, ud, false, rec->input_size ? rec->input_size - 40 : 0, "stats_version", -1, NULL,
-            PCD_FOUND_UINT, h->stats_version);
-    }
-    if (h->stats_tag && h->stats_size != 56 && h->stats_size != 32) {
-        snprintf(k->msg, sizeof k->msg, "a statistics block of 56 bytes (or 32, the legacy form)");
-        say(k, report, ud, false, rec->input_size ? rec->input_size - 36 : 0, "stats_size", -1, NULL, PCD_FOUND_UINT,
-            h->stats_size);
+        say(k, report, ud, false, n ? n - PCD_TACHYON_V1_FILE_CHECKSUM_AT_END : 0, "checksum", -1, NULL,
+            PCD_FOUND_NONE, 0);
     }
 }
 
@@ -108,10 +88,12 @@ static void check_stats(tcheck *k, const pcd_record *rec, const pcd_tachyon_v1_s
 {
     if (k->root.stats_version != 1) return; /* CPython reads only version 1 */
     struct { const char *name; double v; bool used, neg_ok; uint64_t off; } vals[4] = {
-        { "duration_sec", st->duration_sec, true, false, 0 },
-        { "sample_rate", st->sample_rate, true, false, 8 },
-        { "error_rate", st->error_rate, st->has_present && (st->present & 1), false, 16 },
-        { "missed_samples", st->missed_samples, st->has_present && (st->present & 2), true, 24 },
+        { "duration_sec", st->duration_sec, true, false, PCD_TACHYON_V1_STATS_DURATION_SEC_AT },
+        { "sample_rate", st->sample_rate, true, false, PCD_TACHYON_V1_STATS_SAMPLE_RATE_AT },
+        { "error_rate", st->error_rate, st->has_present && pcd_tachyon_v1_stats_present_error_rate(st->present), false,
+          PCD_TACHYON_V1_STATS_ERROR_RATE_AT },
+        { "missed_samples", st->missed_samples, st->has_present && pcd_tachyon_v1_stats_present_missed_samples(st->present),
+          true, PCD_TACHYON_V1_STATS_MISSED_SAMPLES_AT },
     };
     for (int i = 0; i < 4; i++) {
         if (!vals[i].used || !bad_value(vals[i].v, vals[i].neg_ok)) continue;
@@ -131,7 +113,7 @@ static void check_stats(tcheck *k, const pcd_record *rec, const pcd_tachyon_v1_s
         report(ud, true, e);
         return;
     }
-    if (st->has_present && (st->present & ~3u)) {
+    if (st->has_present && pcd_tachyon_v1_stats_present_reserved(st->present)) {
         snprintf(k->msg, sizeof k->msg, "only bits 0 and 1 in present");
         say(k, report, ud, false, rec->offset + PCD_TACHYON_V1_STATS_PRESENT_AT, "stats", 0, "present", PCD_FOUND_HEX, st->present);
     }
@@ -251,7 +233,8 @@ static void check_finish(void *ctx, pcd_report_fn report, void *ud)
         say(k, report, ud, false, k->strings_end, "strings", -1, NULL, PCD_FOUND_UINT, k->strings_end);
     }
     if (k->input_size) {
-        uint64_t want = k->input_size - 32 - (h->stats_tag ? h->stats_size : 0);
+        /* the footer starts with string_count */
+        uint64_t want = k->input_size - PCD_TACHYON_V1_FILE_STRING_COUNT_AT_END - (h->stats_tag ? h->stats_size : 0);
         if (k->frames_end != want) {
             snprintf(k->msg, sizeof k->msg, "the frame table to end where the %s starts, at %" PRIu64,
                      h->stats_tag ? "statistics block" : "footer", want);

@@ -280,12 +280,14 @@ static pcd_status header(timport *m)
     PCD_TRY(meta(m, "thread_count", "%u", h->thread_count));
     PCD_TRY(meta(m, "string_count", "%u", h->string_count));
     PCD_TRY(meta(m, "frame_count", "%u", h->frame_count));
-    PCD_TRY(meta(m, "compression", "%s", h->compression == 1 ? "zstd" : "none"));
+    PCD_TRY(meta(m, "compression", "%s", h->compression == PCD_TACHYON_V1_FILE_COMPRESSION_ZSTD ? "zstd" : "none"));
     if (st) {
         PCD_TRY(float_meta(m, "duration_sec", st->duration_sec));
         PCD_TRY(float_meta(m, "sample_rate", st->sample_rate));
-        if (st->has_present && (st->present & 1)) PCD_TRY(float_meta(m, "error_rate", st->error_rate));
-        if (st->has_present && (st->present & 2)) PCD_TRY(float_meta(m, "missed_samples", st->missed_samples));
+        if (st->has_present && pcd_tachyon_v1_stats_present_error_rate(st->present))
+            PCD_TRY(float_meta(m, "error_rate", st->error_rate));
+        if (st->has_present && pcd_tachyon_v1_stats_present_missed_samples(st->present))
+            PCD_TRY(float_meta(m, "missed_samples", st->missed_samples));
     }
     return PCD_OK;
 }

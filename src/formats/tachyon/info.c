@@ -77,10 +77,10 @@ static void info_text(void *ctx, FILE *out)
     fprintf(out, "interval:    %" PRIu64 " us", h->sample_interval_us);
     if (h->sample_interval_us) fprintf(out, " (%.6g Hz)", 1e6 / (double)h->sample_interval_us);
     fprintf(out, "\nstart time:  %" PRIu64 " us (time.monotonic)\n", h->start_time_us);
-    fprintf(out, "compression: %s", h->compression == 1 ? "zstd" : h->compression == 0 ? "none" : "none (unknown value)");
-    if (h->compression == 1)
+    fprintf(out, "compression: %s", h->compression == PCD_TACHYON_V1_FILE_COMPRESSION_ZSTD ? "zstd" : h->compression == PCD_TACHYON_V1_FILE_COMPRESSION_NONE ? "none" : "none (unknown value)");
+    if (h->compression == PCD_TACHYON_V1_FILE_COMPRESSION_ZSTD)
         fprintf(out, ", %" PRIu64 " bytes of samples from %" PRIu64 " compressed", t->samples_bytes,
-                h->string_table_offset - 64);
+                h->string_table_offset - PCD_TACHYON_V1_FILE_SAMPLES_AT);
     fprintf(out, "\n");
     const pcd_tachyon_replay *rp = &t->rp;
     fprintf(out, "samples:     %" PRIu64 " (header: %" PRIu64 ") in %" PRIu64 " records: full %" PRIu64 ", suffix %" PRIu64
@@ -117,8 +117,10 @@ static void info_text(void *ctx, FILE *out)
         if (t->stats.has_present) {
             fmt_f(c, sizeof c, t->stats.error_rate);
             fmt_f(d, sizeof d, t->stats.missed_samples);
-            fprintf(out, ", error rate %s%%%s, missed samples %s%%%s", c, (t->stats.present & 1) ? "" : " (not recorded)",
-                    d, (t->stats.present & 2) ? "" : " (not recorded)");
+            uint32_t pr = t->stats.present;
+            fprintf(out, ", error rate %s%%%s, missed samples %s%%%s", c,
+                    pcd_tachyon_v1_stats_present_error_rate(pr) ? "" : " (not recorded)", d,
+                    pcd_tachyon_v1_stats_present_missed_samples(pr) ? "" : " (not recorded)");
         }
         fprintf(out, "\n");
     } else {
@@ -170,7 +172,7 @@ static pcd_status info_json(void *ctx, pcd_sink *s)
                  ",\"samples\":%" PRIu64 ",\"header_samples\":%" PRIu64 ",\"threads\":%u,\"header_threads\":%u"
                  ",\"records\":{\"full\":%" PRIu64 ",\"suffix\":%" PRIu64 ",\"pop_push\":%" PRIu64 ",\"repeat\":%" PRIu64
                  ",\"repeat_samples\":%" PRIu64 "},\"strings\":%" PRIu64 ",\"frames\":%" PRIu64,
-                 h->sample_interval_us, h->start_time_us, h->compression == 1 ? "zstd" : "none", rp->total_samples,
+                 h->sample_interval_us, h->start_time_us, h->compression == PCD_TACHYON_V1_FILE_COMPRESSION_ZSTD ? "zstd" : "none", rp->total_samples,
                  h->sample_count, rp->n_threads, h->thread_count, rp->records[1], rp->records[2], rp->records[3],
                  rp->records[0], rp->repeat_samples, t->strings, t->frames);
     PCD_TRY(pcd_sink_put(s, buf, (size_t)n));
@@ -192,8 +194,8 @@ static pcd_status info_json(void *ctx, pcd_sink *s)
         PCD_TRY(pcd_sink_put(s, buf, (size_t)n));
         PCD_TRY(put_f(s, "duration_sec", t->stats.duration_sec));
         PCD_TRY(put_f(s, "sample_rate", t->stats.sample_rate));
-        if (t->stats.has_present && (t->stats.present & 1)) PCD_TRY(put_f(s, "error_rate", t->stats.error_rate));
-        if (t->stats.has_present && (t->stats.present & 2)) PCD_TRY(put_f(s, "missed_samples", t->stats.missed_samples));
+        if (t->stats.has_present && pcd_tachyon_v1_stats_present_error_rate(t->stats.present)) PCD_TRY(put_f(s, "error_rate", t->stats.error_rate));
+        if (t->stats.has_present && pcd_tachyon_v1_stats_present_missed_samples(t->stats.present)) PCD_TRY(put_f(s, "missed_samples", t->stats.missed_samples));
         PCD_TRY(pcd_json_raw(s, "}"));
     } else {
         PCD_TRY(pcd_json_raw(s, "null"));

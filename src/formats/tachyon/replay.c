@@ -9,13 +9,14 @@ const char *const pcd_tachyon_feature_names[5] = { "all_threads", "native", "gc"
 
 int pcd_tachyon_config_mode(uint32_t config)
 {
-    uint32_t m = config & 7;
-    return m == 0 || m > 5 ? -1 : (int)m - 1;
+    /* mode + 1; 0 is unknown */
+    unsigned m = pcd_tachyon_v1_file_config_mode(config);
+    return m == 0 || m > sizeof pcd_tachyon_mode_names / sizeof pcd_tachyon_mode_names[0] ? -1 : (int)m - 1;
 }
 
 int pcd_tachyon_config_features(uint32_t config)
 {
-    return (config & 8) ? (int)((config >> 4) & 31) : -1;
+    return pcd_tachyon_v1_file_config_features_known(config) ? pcd_tachyon_v1_file_config_features(config) : -1;
 }
 
 pcd_tachyon_loc pcd_tachyon_frame_loc(const pcd_tachyon_v1_frame *f)
@@ -23,9 +24,9 @@ pcd_tachyon_loc pcd_tachyon_frame_loc(const pcd_tachyon_v1_frame *f)
     pcd_tachyon_loc l = { f->lineno == -1, -1, -1, -1, -1 };
     if (l.none) return l;
     l.lineno = f->lineno;
-    l.end_lineno = (int32_t)((uint32_t)f->lineno + (uint32_t)f->end_lineno_delta);
+    l.end_lineno = pcd_tachyon_v1_frame_end_lineno(f);
     l.column = f->column;
-    l.end_column = f->column == -1 ? -1 : (int32_t)((uint32_t)f->column + (uint32_t)f->end_column_delta);
+    l.end_column = pcd_tachyon_v1_frame_end_column(f);
     return l;
 }
 

@@ -8,7 +8,7 @@
 #include "pcd.h"
 #include "tachyon_v1.h"
 
-#define PCD_TACHYON_MAX_DEPTH 256
+#define PCD_TACHYON_MAX_DEPTH PCD_TACHYON_V1_SAMPLE_STACK_FULL_FRAMES_MAX_COUNT
 
 /* One (thread_id, interpreter_id) and its current stack: its depth and, when the replay
  * keeps stacks, the frames (outermost first), a hash of every prefix of them, and the id of

@@ -164,11 +164,11 @@ static pcd_status info_lines(pcd_sink *s, const pcd_tachyon_v1_file *h, const pc
     char f[40];
     if (stats) pcd_tachyon_py_float_repr(f, sizeof f, t->stats.duration_sec);
     PCD_TRY(pcd_text_printf(s, "# info duration_sec=%s\n", stats ? f : "None"));
-    bool er = stats && t->stats.has_present && (t->stats.present & 1);
+    bool er = stats && t->stats.has_present && pcd_tachyon_v1_stats_present_error_rate(t->stats.present);
     if (er) pcd_tachyon_py_float_repr(f, sizeof f, t->stats.error_rate);
     PCD_TRY(pcd_text_printf(s, "# info error_rate=%s\n", er ? f : "None"));
     PCD_TRY(pcd_text_printf(s, "# info frame_count=%u\n", h->frame_count));
-    bool ms = stats && t->stats.has_present && (t->stats.present & 2);
+    bool ms = stats && t->stats.has_present && pcd_tachyon_v1_stats_present_missed_samples(t->stats.present);
     if (ms) pcd_tachyon_py_float_repr(f, sizeof f, t->stats.missed_samples);
     PCD_TRY(pcd_text_printf(s, "# info missed_samples=%s\n", ms ? f : "None"));
     if (mode < 0) PCD_TRY(pcd_text_z(s, "# info mode=None\n"));
@@ -200,7 +200,7 @@ static pcd_status frame_lines(samples_out *o)
         const pcd_tachyon_v1_frame *fr = &o->t.frames[o->id_frame[id]];
         pcd_tachyon_loc l = pcd_tachyon_frame_loc(fr);
         st = pcd_text_printf(s, "F %u %d %d %d %d %d ", id, l.lineno, l.end_lineno, l.column, l.end_column,
-                             fr->opcode == 255 ? -1 : fr->opcode);
+                             fr->opcode == PCD_TACHYON_V1_FRAME_OPCODE_ABSENT ? -1 : fr->opcode);
         size_t len;
         const uint8_t *p = pcd_tachyon_name(&o->nm, fr->filename, &len);
         if (st == PCD_OK) st = pcd_sink_put(s, repr, pcd_tachyon_py_str_repr(p, len, repr));

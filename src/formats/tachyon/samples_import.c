@@ -226,10 +226,10 @@ static int info_line(imp *m, const char *line)
             m->have_rate = !none;
             o->sample_rate = d;
         } else if (k[0] == 'e') {
-            if (!none) o->stats_present |= 1;
+            if (!none) o->stats_present |= PCD_TACHYON_V1_STATS_PRESENT_ERROR_RATE_MASK;
             o->error_rate = none ? 0 : d;
         } else {
-            if (!none) o->stats_present |= 2;
+            if (!none) o->stats_present |= PCD_TACHYON_V1_STATS_PRESENT_MISSED_SAMPLES_MASK;
             o->missed_samples = none ? 0 : d;
         }
     }

@@ -5,7 +5,7 @@
 
 #define RLE_BUF 16384                /* bytes of (delta, status) pairs a thread buffers */
 #define RLE_ENTRY_MAX 11             /* a 10-byte varint and a status byte */
-#define MAX_DEPTH 256
+#define MAX_DEPTH PCD_TACHYON_V1_SAMPLE_STACK_FULL_FRAMES_MAX_COUNT
 
 struct pcd_tachyon_wthread {
     uint64_t tid;
@@ -17,14 +17,6 @@ struct pcd_tachyon_wthread {
     uint32_t n_pending;
     uint32_t pending_bytes;
 };
-
-static const pcd_region_desc *region(const char *name)
-{
-    const pcd_format *f = &pcd_tachyon_v1_format;
-    for (uint32_t i = 0; i < f->n_regions; i++)
-        if (strcmp(f->regions[i]->name, name) == 0) return f->regions[i];
-    return NULL;
-}
 
 static pcd_status fail(pcd_tachyon_writer *tw, pcd_status st, const char *what)
 {
@@ -52,16 +44,6 @@ static uint64_t hash_bytes(const uint8_t *p, size_t n)
     return mix(h ^ n);
 }
 
-static size_t uleb_size(uint64_t v)
-{
-    size_t n = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
 pcd_status pcd_tachyon_writer_open(pcd_tachyon_writer *tw, pcd_sink *s, pcd_alloc *al, const pcd_tachyon_writer_opts *o)
 {
     memset(tw, 0, sizeof *tw);
@@ -75,8 +57,9 @@ pcd_status pcd_tachyon_writer_open(pcd_tachyon_writer *tw, pcd_sink *s, pcd_allo
     h->start_time_us = o->start_time_us;
     h->sample_interval_us = o->sample_interval_us;
     h->compression = o->compression;
-    h->config = (uint32_t)(o->mode + 1);
-    if (o->features >= 0) h->config |= 8u | (uint32_t)o->features << 4;
+    /* mode + 1 (0: unknown); the features, when known */
+    h->config = pcd_tachyon_v1_file_config_make((uint8_t)(o->mode + 1), o->features >= 0,
+                                                 o->features >= 0 ? (uint8_t)o->features : 0, 0);
     h->stats_tag = o->have_stats;
     if (o->have_stats) {
         h->has_stats_version = true;
@@ -199,9 +182,9 @@ static pcd_status intern_frame(pcd_tachyon_writer *tw, const fkey *k, uint32_t *
     f->funcname = k->func;
     f->lineno = k->loc[0];
     /* the ends are written as deltas, 0 when either part is missing */
-    f->end_lineno_delta = (k->loc[0] != -1 && k->loc[1] != -1) ? (int32_t)((uint32_t)k->loc[1] - (uint32_t)k->loc[0]) : 0;
+    f->end_lineno_delta = pcd_tachyon_v1_frame_end_lineno_delta_of(k->loc[0], k->loc[1]);
     f->column = k->loc[2];
-    f->end_column_delta = (k->loc[2] != -1 && k->loc[3] != -1) ? (int32_t)((uint32_t)k->loc[3] - (uint32_t)k->loc[2]) : 0;
+    f->end_column_delta = pcd_tachyon_v1_frame_end_column_delta_of(k->loc[2], k->loc[3]);
     f->opcode = k->op;
     memcpy(tw->fkey[idx], k->loc, sizeof k->loc);
     tw->frame_hash[i] = idx + 1;
@@ -229,7 +212,7 @@ static pcd_status intern_frame(pcd_tachyon_writer *tw, const fkey *k, uint32_t *
 
 static pcd_status put_record(pcd_tachyon_writer *tw, const pcd_tachyon_v1_sample *rec)
 {
-    pcd_status st = pcd_writer_record(&tw->w, region("samples"), rec);
+    pcd_status st = pcd_writer_record(&tw->w, &pcd_tachyon_v1_region_samples, rec);
     if (st != PCD_OK) tw->failed = true;
     return st;
 }
@@ -242,7 +225,7 @@ static pcd_status flush_pending(pcd_tachyon_writer *tw, pcd_tachyon_wthread *t)
     rec.thread_id = t->tid;
     rec.interpreter_id = t->interp;
     rec.stack.which = PCD_TACHYON_V1_SAMPLE_STACK_REPEAT;
-    rec.stack.tag = 0;
+    rec.stack.tag = PCD_TACHYON_V1_SAMPLE_STACK_REPEAT_TAG;
     rec.stack.u.repeat.samples = t->pending;
     rec.stack.u.repeat.n_samples = t->n_pending;
     PCD_TRY(put_record(tw, &rec));
@@ -270,7 +253,7 @@ pcd_status pcd_tachyon_writer_intern(pcd_tachyon_writer *tw, const pcd_tachyon_w
     k.loc[1] = fr->end_lineno;
     k.loc[2] = fr->column;
     k.loc[3] = fr->end_column;
-    k.op = (fr->opcode >= 0 && fr->opcode <= PCD_TACHYON_MAX_REAL_OPCODE) ? (uint8_t)fr->opcode : 255;
+    k.op = (fr->opcode >= 0 && fr->opcode <= PCD_TACHYON_MAX_REAL_OPCODE) ? (uint8_t)fr->opcode : PCD_TACHYON_V1_FRAME_OPCODE_ABSENT;
     return intern_frame(tw, &k, index);
 }
 
@@ -324,7 +307,7 @@ pcd_status pcd_tachyon_writer_sample_ids(pcd_tachyon_writer *tw, uint64_t tid, u
         t->pending[t->n_pending].timestamp_delta = delta;
         t->pending[t->n_pending].status = status;
         t->n_pending++;
-        t->pending_bytes += (uint32_t)(uleb_size(delta) + 1);
+        t->pending_bytes += (uint32_t)(pcd_size_uleb128(delta) + 1); /* and the status byte */
     } else {
         PCD_TRY(flush_pending(tw, t));
         size_t shared = 0, mn = prev < d ? prev : d;
@@ -336,7 +319,7 @@ pcd_status pcd_tachyon_writer_sample_ids(pcd_tachyon_writer *tw, uint64_t tid, u
         rec.interpreter_id = interp;
         if (shared == 0 || (pop > 0 && shared < d / 2)) {
             rec.stack.which = PCD_TACHYON_V1_SAMPLE_STACK_FULL;
-            rec.stack.tag = 1;
+            rec.stack.tag = PCD_TACHYON_V1_SAMPLE_STACK_FULL_TAG;
             rec.stack.u.full.timestamp_delta = delta;
             rec.stack.u.full.status = status;
             rec.stack.u.full.frames = cur;
@@ -344,7 +327,7 @@ pcd_status pcd_tachyon_writer_sample_ids(pcd_tachyon_writer *tw, uint64_t tid, u
         } else if (pop == 0) {
             /* something pushed (the stacks differ) and nothing popped */
             rec.stack.which = PCD_TACHYON_V1_SAMPLE_STACK_SUFFIX;
-            rec.stack.tag = 2;
+            rec.stack.tag = PCD_TACHYON_V1_SAMPLE_STACK_SUFFIX_TAG;
             rec.stack.u.suffix.timestamp_delta = delta;
             rec.stack.u.suffix.status = status;
             rec.stack.u.suffix.shared_count = (uint32_t)shared;
@@ -352,7 +335,7 @@ pcd_status pcd_tachyon_writer_sample_ids(pcd_tachyon_writer *tw, uint64_t tid, u
             rec.stack.u.suffix.n_frames = push;
         } else {
             rec.stack.which = PCD_TACHYON_V1_SAMPLE_STACK_POP_PUSH;
-            rec.stack.tag = 3;
+            rec.stack.tag = PCD_TACHYON_V1_SAMPLE_STACK_POP_PUSH_TAG;
             rec.stack.u.pop_push.timestamp_delta = delta;
             rec.stack.u.pop_push.status = status;
             rec.stack.u.pop_push.pop_count = (uint32_t)pop;
@@ -380,17 +363,16 @@ pcd_status pcd_tachyon_writer_finish(pcd_tachyon_writer *tw)
         tw->failed = true;
         return st;
     }
-    const pcd_region_desc *rs = region("strings"), *rf = region("frames"), *rt = region("stats");
     for (uint32_t i = 0; i < tw->n_str; i++) {
         pcd_tachyon_v1_string s = { { tw->str[i], tw->str_len[i] } };
-        st = pcd_writer_record(&tw->w, rs, &s);
+        st = pcd_writer_record(&tw->w, &pcd_tachyon_v1_region_strings, &s);
         if (st != PCD_OK) {
             tw->failed = true;
             return st;
         }
     }
     for (uint32_t i = 0; i < tw->n_frames; i++) {
-        st = pcd_writer_record(&tw->w, rf, &tw->frames[i]);
+        st = pcd_writer_record(&tw->w, &pcd_tachyon_v1_region_frames, &tw->frames[i]);
         if (st != PCD_OK) {
             tw->failed = true;
             return st;
@@ -405,7 +387,7 @@ pcd_status pcd_tachyon_writer_finish(pcd_tachyon_writer *tw)
         s.error_rate = tw->o.error_rate;
         s.missed_samples = tw->o.missed_samples;
         s.present = tw->o.stats_present;
-        st = pcd_writer_record(&tw->w, rt, &s);
+        st = pcd_writer_record(&tw->w, &pcd_tachyon_v1_region_stats, &s);
         if (st != PCD_OK) {
             tw->failed = true;
             return st;

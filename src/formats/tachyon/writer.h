@@ -17,11 +17,11 @@ typedef struct pcd_tachyon_writer_opts {
     uint8_t python[3];               /* major, minor, micro */
     int mode;                        /* 0 wall .. 4 exception; -1 not recorded */
     int features;                    /* capture feature bits; -1 not recorded */
-    uint32_t compression;            /* 0 none, 1 zstd (level 5) */
+    uint32_t compression;            /* PCD_TACHYON_V1_FILE_COMPRESSION_NONE or _ZSTD (level 5) */
     bool big;                        /* big-endian fixed-width fields */
     bool have_stats;                 /* write the 56-byte statistics block */
     double duration_sec, sample_rate, error_rate, missed_samples;
-    uint32_t stats_present;          /* bit 0 error_rate, bit 1 missed_samples */
+    uint32_t stats_present;          /* the statistics block's present bits (pcd_tachyon_v1_stats_present_make) */
 } pcd_tachyon_writer_opts;
 
 /* One frame of a sample, by content. A location part of -1 is "none". opcode -1 is none;

@@ -17,9 +17,12 @@
 #include "formats/tachyon/writer.h"
 #include "formats/xformat/xformat.h"
 
-/* Tachyon thread status bits (CPython 3.15.2, NOTES-tachyon.md). */
-enum { ST_HAS_GIL = 1, ST_ON_CPU = 2, ST_UNKNOWN = 4, ST_GIL_REQUESTED = 8, ST_EXCEPTION = 16, ST_MAIN = 32 };
-/* Tachyon capture feature bits. */
+/* Tachyon thread status bits (schemas/tachyon/v1.lua, thread_status). */
+#define ST_ON_CPU PCD_TACHYON_V1_THREAD_STATUS_ON_CPU_MASK
+#define ST_UNKNOWN PCD_TACHYON_V1_THREAD_STATUS_UNKNOWN_MASK
+#define ST_MAIN PCD_TACHYON_V1_THREAD_STATUS_MAIN_THREAD_MASK
+/* Tachyon capture feature bits, within config's features (the schema's doc: bit 0 all_threads,
+ * 2 gc). */
 enum { FEAT_ALL_THREADS = 1, FEAT_GC = 4 };
 
 static bool bytes_is(pcd_bytes b, const char *z) { return b.len == strlen(z) && memcmp(b.ptr, z, b.len) == 0; }
@@ -123,7 +126,7 @@ static pcd_status m2t_open(m2t *c)
     o.mode = c->mode == 1 ? 1 : c->mode < 0 ? -1 : 0;
     o.features = FEAT_ALL_THREADS; /* Austin samples every thread; gc is added at the end */
     const char *comp = c->a->compression;
-    o.compression = comp && strcmp(comp, "none") == 0 ? 0 : 1;
+    o.compression = comp && strcmp(comp, "none") == 0 ? PCD_TACHYON_V1_FILE_COMPRESSION_NONE : PCD_TACHYON_V1_FILE_COMPRESSION_ZSTD;
     pcd_status st = pcd_tachyon_writer_open(&c->tw, c->a->out, c->a->al, &o);
     c->open = true;
     return st;
@@ -333,7 +336,8 @@ int xf_mojo_to_tachyon_run(const pcd_conv_args *a)
     int rc = mojo_drive_all(a, &as, &c.wst);
     if (c.wst == PCD_OK && !c.open) c.wst = m2t_open(&c); /* no samples: an empty profile */
     if (c.wst == PCD_OK) {
-        if (c.any_gc) c.tw.root.config |= (uint32_t)FEAT_GC << 4; /* rewritten with the totals */
+        if (c.any_gc) /* rewritten with the totals */
+            c.tw.root.config |= (uint32_t)FEAT_GC << PCD_TACHYON_V1_FILE_CONFIG_FEATURES_SHIFT;
         c.wst = pcd_tachyon_writer_finish(&c.tw);
     }
     if (c.wst != PCD_OK) {
@@ -437,7 +441,7 @@ static pcd_status put_meta(t2m *c, const char *k, const char *v)
     pcd_mojo_v3_event ev;
     memset(&ev, 0, sizeof ev);
     ev.which = PCD_MOJO_V3_EVENT_METADATA;
-    ev.tag = 1;
+    ev.tag = PCD_MOJO_V3_EVENT_METADATA_TAG;
     ev.u.metadata.key = (pcd_bytes){ (const uint8_t *)k, strlen(k) };
     ev.u.metadata.value = (pcd_bytes){ (const uint8_t *)v, strlen(v) };
     return put_ev(c, &ev);
@@ -482,7 +486,7 @@ static pcd_status define_string(t2m *c, uint64_t pid, uint32_t idx)
     pcd_mojo_v3_event ev;
     memset(&ev, 0, sizeof ev);
     ev.which = PCD_MOJO_V3_EVENT_STRING;
-    ev.tag = 11;
+    ev.tag = PCD_MOJO_V3_EVENT_STRING_TAG;
     ev.u.string.key = MI((uint64_t)idx + 2);
     ev.u.string.value = b;
     return put_ev(c, &ev);
@@ -518,7 +522,7 @@ static pcd_status define_frame(t2m *c, uint64_t pid, uint32_t f)
     pcd_mojo_v3_event ev;
     memset(&ev, 0, sizeof ev);
     ev.which = PCD_MOJO_V3_EVENT_FRAME;
-    ev.tag = 3;
+    ev.tag = PCD_MOJO_V3_EVENT_FRAME_TAG;
     ev.u.frame.key = MI(f);
     ev.u.frame.filename = MI((uint64_t)fr->filename + 2);
     ev.u.frame.scope = MI((uint64_t)fr->funcname + 2);
@@ -549,7 +553,7 @@ static pcd_status t2m_sample_st(t2m *c, const pcd_tachyon_thread *th, uint32_t n
     pcd_mojo_v3_event ev;
     memset(&ev, 0, sizeof ev);
     ev.which = PCD_MOJO_V3_EVENT_STACK;
-    ev.tag = 2;
+    ev.tag = PCD_MOJO_V3_EVENT_STACK_TAG;
     ev.u.stack.pid = MI(pid);
     ev.u.stack.iid = MI(th->interp);
     ev.u.stack.tid = (pcd_bytes){ (const uint8_t *)tid, strlen(tid) };
@@ -559,14 +563,14 @@ static pcd_status t2m_sample_st(t2m *c, const pcd_tachyon_thread *th, uint32_t n
         if (frame_kind(c, &c->t->frames[frames[i]]) == K_FRAME) PCD_TRY(define_frame(c, pid, frames[i]));
     for (uint32_t i = d; i-- > 0;) {
         const pcd_tachyon_v1_frame *fr = &c->t->frames[frames[i]];
-        if (fr->opcode != 255) c->warn[T_OPCODE]++;
+        if (fr->opcode != PCD_TACHYON_V1_FRAME_OPCODE_ABSENT) c->warn[T_OPCODE]++;
         memset(&ev, 0, sizeof ev);
         switch (frame_kind(c, fr)) {
-        case K_GC: PCD_TRY(put_simple(c, PCD_MOJO_V3_EVENT_GC, 7)); break;
-        case K_INVALID: PCD_TRY(put_simple(c, PCD_MOJO_V3_EVENT_INVALID, 4)); break;
+        case K_GC: PCD_TRY(put_simple(c, PCD_MOJO_V3_EVENT_GC, PCD_MOJO_V3_EVENT_GC_TAG)); break;
+        case K_INVALID: PCD_TRY(put_simple(c, PCD_MOJO_V3_EVENT_INVALID, PCD_MOJO_V3_EVENT_INVALID_TAG)); break;
         case K_KERNEL:
             ev.which = PCD_MOJO_V3_EVENT_KERNEL;
-            ev.tag = 6;
+            ev.tag = PCD_MOJO_V3_EVENT_KERNEL_TAG;
             ev.u.kernel.symbol = c->t->strings[fr->funcname];
             if (memchr(ev.u.kernel.symbol.ptr, 0, ev.u.kernel.symbol.len)) {
                 c->warn[T_NUL]++;
@@ -577,7 +581,7 @@ static pcd_status t2m_sample_st(t2m *c, const pcd_tachyon_thread *th, uint32_t n
             break;
         default:
             ev.which = PCD_MOJO_V3_EVENT_FRAME_REF;
-            ev.tag = 5;
+            ev.tag = PCD_MOJO_V3_EVENT_FRAME_REF_TAG;
             ev.u.frame_ref.key = MI(frames[i]);
             PCD_TRY(put_ev(c, &ev));
         }
@@ -589,7 +593,7 @@ static pcd_status t2m_sample_st(t2m *c, const pcd_tachyon_thread *th, uint32_t n
     c->prev_ts[th->index] = ts;
     memset(&ev, 0, sizeof ev);
     ev.which = PCD_MOJO_V3_EVENT_TIME;
-    ev.tag = 9;
+    ev.tag = PCD_MOJO_V3_EVENT_TIME_TAG;
     ev.u.time.value = MI(ts - prev);
     return put_ev(c, &ev);
 }

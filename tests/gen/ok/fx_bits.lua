@@ -1,7 +1,8 @@
 -- fx_bits: words of named sub-fields (lowest bit first): a field's, a named word's (also as
 -- array elements), a union tag's, and one no field holds; sub-field checks when decoding and
 -- encoding; an expression that reads a sub-field; an array of structs with a word, read by the
--- elements' fast path. The record keeps the word as read.
+-- elements' fast path; named values of a sub-field (an enum, open or not). The record keeps
+-- the word as read.
 return format "fx_bits" {
   version = 1,
   endian = "little",
@@ -14,8 +15,8 @@ return format "fx_bits" {
       field "reserved" (2, { equals = 0 }),
     },
     handle = bits(u64) {
-      doc = "A kind and an index.",
-      field "kind" (2),
+      doc = "A kind (its values named, none checked: an open enum) and an index.",
+      field "kind" (2, { enum = { [0] = "none", [1] = "number", [2] = "name" }, open = true }),
       field "index" (62),
     },
     spare = bits(u32) {

@@ -1,4 +1,5 @@
--- fx_scalars: fixed-width integers and floats in every byte order, varints, checks.
+-- fx_scalars: fixed-width integers and floats in every byte order, varints, checks, named
+-- values (enums, inline and named, and absent sentinels).
 return format "fx_scalars" {
   version = 1,
   endian = "little",
@@ -18,7 +19,7 @@ return format "fx_scalars" {
       field "g" (u32native { doc = "In the file's own byte order." }),
       field "h" (s16 { absent = -1, doc = "-1 means absent." }),
       field "kind" (u8 { enum = { [0] = "zero", [1] = "one", [2] = "two" } }),
-      field "open_kind" (u8 { enum = { [1] = "one" }, open = true }),
+      field "open_kind" (u8 { enum = "odd_kind", open = true, doc = "A named enum (its values are named once)" }),
       field "u" (uleb128),
       field "u32v" (uleb128 { bits = 32 }),
       field "s" (sleb128),
@@ -27,4 +28,5 @@ return format "fx_scalars" {
       field "m" (mojo_varint),
     },
   },
+  enums = { odd_kind = { [1] = "one" } },
 }

@@ -84,6 +84,12 @@ typedef enum pcd_fx_blocks_v1_block_case {
 } pcd_fx_blocks_v1_block_case;
 PCD_STATIC_ASSERT(sizeof(pcd_fx_blocks_v1_block_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 /* block's tags on the wire */
+#define PCD_FX_BLOCKS_V1_BLOCK_NOTE_TAG "note"
+#define PCD_FX_BLOCKS_V1_BLOCK_U16S_TAG "u16s"
+#define PCD_FX_BLOCKS_V1_BLOCK_U16_MORE_TAG "u16more"
+#define PCD_FX_BLOCKS_V1_BLOCK_U64S_TAG "u64s"
+#define PCD_FX_BLOCKS_V1_BLOCK_EXACTLY8_TAG "exactly8"
+#define PCD_FX_BLOCKS_V1_BLOCK_INDEX_TAG "index"
 #define PCD_FX_BLOCKS_V1_BLOCK_TAG_SIZE 8 /* NUL-padded names */
 /* A block; its kind name says which. */
 typedef struct pcd_fx_blocks_v1_block {

@@ -40,6 +40,8 @@ typedef enum pcd_fx_footer_v1_section_case {
 } pcd_fx_footer_v1_section_case;
 PCD_STATIC_ASSERT(sizeof(pcd_fx_footer_v1_section_case) == sizeof(uint32_t), "the runtime reads which as a uint32_t");
 /* section's tags on the wire */
+#define PCD_FX_FOOTER_V1_SECTION_STRS_TAG "strs"
+#define PCD_FX_FOOTER_V1_SECTION_DONE_TAG "done"
 #define PCD_FX_FOOTER_V1_SECTION_TAG_SIZE 4 /* NUL-padded names */
 typedef struct pcd_fx_footer_v1_section {
     pcd_fx_footer_v1_section_case which; /* the case present */

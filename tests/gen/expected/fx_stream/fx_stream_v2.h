@@ -24,6 +24,9 @@ typedef struct pcd_fx_stream_v2_file pcd_fx_stream_v2_file;
 #define PCD_FX_STREAM_V2_EVENT_TYPE_AT 0
 #define PCD_FX_STREAM_V2_EVENT_TIME_AT 1
 #define PCD_FX_STREAM_V2_EVENT_MIN_SIZE 2 /* the smallest event */
+/* named values of its fields */
+#define PCD_FX_STREAM_V2_EVENT_TYPE_TICK 1
+#define PCD_FX_STREAM_V2_EVENT_TYPE_ALLOC 2
 typedef struct pcd_fx_stream_v2_event {
     uint8_t type;
     uint64_t time;  /* ns since the previous event. */

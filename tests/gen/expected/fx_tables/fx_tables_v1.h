@@ -39,6 +39,9 @@ typedef struct pcd_fx_tables_v1_name {
 #define PCD_FX_TABLES_V1_FILE_FILE_SIZE_AT_END 12
 #define PCD_FX_TABLES_V1_FILE_END_AT_END 4
 #define PCD_FX_TABLES_V1_FILE_MIN_SIZE 20 /* the smallest file */
+/* named values of its fields */
+#define PCD_FX_TABLES_V1_FILE_COMPRESSION_NONE 0
+#define PCD_FX_TABLES_V1_FILE_COMPRESSION_ZSTD 1
 typedef struct pcd_fx_tables_v1_file {
     uint16_t compression;
     uint16_t flags;

@@ -3,12 +3,13 @@
  * Regenerate: make regen (or: lua5.4 gen/pcgen.lua -o generated schemas/...) */
 #include "fx_views_view.h"
 
-#include <string.h>
-
 /* ev of tests/gen/ok/fx_views/v1.lua as a pcd_fx_views_ev_view. */
 void pcd_fx_views_v1_ev_view(const pcd_fx_views_v1_ev *e, pcd_fx_views_ev_view *v)
 {
-    memset(v, 0, sizeof *v);
+    v->has_t = false;
+    v->has_name = false;
+    v->has_xs = false;
+    v->has_code = false;
     v->version = 1;
     v->tag = e->tag;
     switch (e->which) {
@@ -24,7 +25,8 @@ void pcd_fx_views_v1_ev_view(const pcd_fx_views_v1_ev *e, pcd_fx_views_ev_view *
         v->has_t = true;
         v->t = (uint64_t)e->u.named.t;
         v->has_name = true;
-        v->name = e->u.named.name;
+        v->name.ptr = e->u.named.name.ptr;
+        v->name.len = e->u.named.name.len;
         break;
     case PCD_FX_VIEWS_V1_EV_LIST:
         v->kind = PCD_FX_VIEWS_EV_LIST;
@@ -38,7 +40,10 @@ void pcd_fx_views_v1_ev_view(const pcd_fx_views_v1_ev *e, pcd_fx_views_ev_view *
 /* ev of tests/gen/ok/fx_views/v2.lua as a pcd_fx_views_ev_view. */
 void pcd_fx_views_v2_ev_view(const pcd_fx_views_v2_ev *e, pcd_fx_views_ev_view *v)
 {
-    memset(v, 0, sizeof *v);
+    v->has_t = false;
+    v->has_name = false;
+    v->has_xs = false;
+    v->has_code = false;
     v->version = 2;
     v->tag = e->tag;
     switch (e->which) {
@@ -54,7 +59,8 @@ void pcd_fx_views_v2_ev_view(const pcd_fx_views_v2_ev *e, pcd_fx_views_ev_view *
         v->has_t = true;
         v->t = (uint64_t)e->u.named.t;
         v->has_name = true;
-        v->name = e->u.named.name;
+        v->name.ptr = e->u.named.name.ptr;
+        v->name.len = e->u.named.name.len;
         break;
     case PCD_FX_VIEWS_V2_EV_LIST:
         v->kind = PCD_FX_VIEWS_EV_LIST;
@@ -70,7 +76,8 @@ void pcd_fx_views_v2_ev_view(const pcd_fx_views_v2_ev *e, pcd_fx_views_ev_view *
         v->kind = PCD_FX_VIEWS_EV_META;
         if (e->u.meta.detail.which == PCD_FX_VIEWS_V2_EV_META_DETAIL_A) {
             v->has_name = true;
-            v->name = e->u.meta.detail.u.a.name;
+            v->name.ptr = e->u.meta.detail.u.a.name.ptr;
+            v->name.len = e->u.meta.detail.u.a.name.len;
         }
         break;
     }

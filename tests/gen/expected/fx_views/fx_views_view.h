@@ -16,26 +16,27 @@ typedef enum pcd_fx_views_ev_kind {
 } pcd_fx_views_ev_kind;
 
 /* ev: An event of either version.
- * Each member is set (has_ true) when the record's case has it.
+ * A member is set when the record's case has it (has_ true); the others are not.
  */
 typedef struct pcd_fx_views_ev_view {
     pcd_fx_views_ev_kind kind; /* the case */
     uint32_t version; /* the format version (its dispatch key) */
     uint64_t tag; /* the tag as read */
+    /* which members the case has (the others are not set) */
     bool has_t;
-    uint64_t t;  /* Its time, in the cases that have one. */
     bool has_name;
-    pcd_bytes name;
     bool has_xs;
+    bool has_code;
+    uint64_t t;  /* Its time, in the cases that have one. */
+    pcd_bytes name;
     const uint16_t *xs;
     size_t n_xs;
-    bool has_code;
     uint32_t code;
 } pcd_fx_views_ev_view;
 
 /* Fills v from one ev of any version (rec->type says which); false for other records. */
 bool pcd_fx_views_ev_view_of(const pcd_record *rec, pcd_fx_views_ev_view *v);
-/* Fills v from one ev of one version: the members its case has, has_ set. */
+/* Fills v from one ev of one version: the members its case has, and every has_. */
 void pcd_fx_views_v1_ev_view(const pcd_fx_views_v1_ev *e, pcd_fx_views_ev_view *v);
 void pcd_fx_views_v2_ev_view(const pcd_fx_views_v2_ev *e, pcd_fx_views_ev_view *v);
 

@@ -447,4 +447,5 @@ const pcd_format pcd_fx_warn_v1_format = {
     .detect = pcd_fx_warn_v1_detect,
     .detect_min = 4,
     .version_num = 1,
+    .flags = PCD_FMT_WARNS,
 };

@@ -28,6 +28,9 @@ typedef struct pcd_fx_zstd_v1_sample {
 #define PCD_FX_ZSTD_V1_FILE_SIZE_AT 4
 #define PCD_FX_ZSTD_V1_FILE_SAMPLES_AT 8
 #define PCD_FX_ZSTD_V1_FILE_MIN_SIZE 8 /* the smallest file */
+/* named values of its fields */
+#define PCD_FX_ZSTD_V1_FILE_COMPRESSION_NONE 0
+#define PCD_FX_ZSTD_V1_FILE_COMPRESSION_ZSTD 1
 typedef struct pcd_fx_zstd_v1_file {
     uint8_t compression;
     uint32_t size;
