@@ -100,8 +100,9 @@ PyObject *pcdpy_rec_new(const pcdpy_cls *cls, const pcd_type *dt, const void *sr
 /* The same from a copy made elsewhere (pcdpy_copy into a staging buffer, `bytes` long). */
 PyObject *pcdpy_rec_from_copy(const pcdpy_cls *cls, const pcd_type *dt, const uint8_t *copy, size_t bytes,
                               size_t rsize, const pcd_region_desc *rd, uint64_t offset, uint32_t flags);
-/* A view of a value inside owner's memory: class cls over the struct at p. */
-PyObject *pcdpy_rec_view(const pcdpy_cls *cls, PyObject *owner, const void *p);
+/* A view of a value inside owner's memory: class cls over the struct of type dt at p (a
+ * union's case: the union). */
+PyObject *pcdpy_rec_view(const pcdpy_cls *cls, PyObject *owner, const void *p, const pcd_type *dt);
 /* The record's JSON (the dump's line without the newline) into a new bytes object. */
 PyObject *pcdpy_rec_json(pcdpy_rec *r, bool with_offset);
 /* The record as a pcd_record (for the JSON writer and encode). */
@@ -132,11 +133,26 @@ json_t *pcdpy_to_json(PyObject *o);
 struct pcd_jkind;
 bool pcdpy_fill(const struct pcd_jkind *k, PyObject *dict, void *dst, pcd_arena *arena);
 
-/* Sets DamagedInput (or LimitError for limits and memory) for e, read from `file`; records:
- * how many records came before it. Returns NULL. */
-PyObject *pcdpy_raise_damage(const pcd_error *e, const char *file, uint64_t records);
-/* The exception object for e (not raised). */
-PyObject *pcdpy_damage_exc(const pcd_error *e, const char *file, uint64_t records);
+/* An error as the library reported it, copied at once: its texts may live in a buffer of the
+ * code that reported it (a check's expected value), gone by the time Python sees them. */
+typedef struct pcdpy_err {
+    pcd_status status;
+    uint64_t offset;
+    bool has_region, has_found;
+    uint64_t region_offset;
+    char region[96];
+    char message[1024];            /* pcd_error_format: "offset N: path: expected X, found Y" */
+    char path[512];
+    char expected[512];
+    char found[160];
+} pcdpy_err;
+
+void pcdpy_err_capture(pcdpy_err *c, const pcd_error *e);
+/* DamagedInput (or LimitError for limits and memory) for e, read from `file`; records: how
+ * many records came before it. New reference, NULL with an exception. */
+PyObject *pcdpy_damage_exc(const pcdpy_err *e, const char *file, uint64_t records);
+/* The same, raised. Returns NULL. */
+PyObject *pcdpy_raise_damage(const pcdpy_err *e, const char *file, uint64_t records);
 /* A DamagedInput without a place (an importer's own check): offset and path None. */
 PyObject *pcdpy_damage_text(const char *msg, const char *file, uint64_t records);
 /* Raises exc with printf text. Returns NULL. */

@@ -189,9 +189,6 @@ static int make_format(pcdpy_fmt *F, const pcdpy_format *gen, PyObject *package)
             }
         }
         record_place(c, gen->format);
-        PyObject *kind = c->kind ? PyUnicode_FromString(c->kind) : (Py_INCREF(Py_None), Py_None);
-        if (!kind || PyObject_SetAttrString((PyObject *)c->py, "_kind", kind) < 0) return Py_XDECREF(kind), -1;
-        Py_DECREF(kind);
         if (PyModule_AddObject(F->module, g->name, (PyObject *)c->py) < 0) return -1;
         Py_INCREF(c->py);
         /* the map */
@@ -316,8 +313,10 @@ PyObject *pcdpy_module_init(const pcdpy_registry *reg)
                                        "The input is damaged or invalid: offset, path, expected, found, "
                                        "message, file, records (how many came before the damage).")))
         goto fail;
-    if (!(pcdpy.LimitError = new_exc(m, "LimitError", pcdpy.Error,
-                                     "A limit was reached: memory (max_memory), a count or a size.")))
+    if (!(pcdpy.LimitError = new_exc(m, "LimitError", pcdpy.DamagedInput,
+                                     "Reading stopped at a limit rather than at a defect: memory (max_memory), "
+                                     "zstd's window, a count larger than the format allows. A DamagedInput too: "
+                                     "where reading stopped (offset and path, None when not reading).")))
         goto fail;
     {
         PyObject *bases = PyTuple_Pack(2, pcdpy.Error, PyExc_ValueError);

@@ -17,9 +17,18 @@ typedef struct entry {
     const pcd_type *dt;
     const pcd_region_desc *rd;
     uint64_t offset;
-    size_t rsize, bytes, at;
+    size_t rsize, bytes;
+    const uint8_t *copy;           /* in a staging chunk */
     uint32_t flags;
 } entry;
+
+/* Staging memory: chunks that never move (a copy's pointers point into itself), the first
+ * kept from batch to batch. */
+typedef struct chunk {
+    struct chunk *next;
+    size_t cap, len;
+    _Alignas(16) uint8_t data[];
+} chunk;
 
 typedef struct Reader {
     PyObject_HEAD
@@ -34,10 +43,10 @@ typedef struct Reader {
     PyObject *pending;             /* the root, read for .header before iteration got it */
     entry *ents;
     size_t n_ents, pos;
-    uint8_t *stage;
-    size_t stage_len, stage_cap;
+    chunk *chunks;                 /* the current one first */
+    size_t stage_len;              /* bytes staged in this batch */
     bool ended, failed;
-    pcd_error err;
+    pcdpy_err err;
     pcd_status stage_err;          /* staging failed (memory, a kind it cannot copy) */
     uint64_t records;              /* records handed out (the root too, as dump counts them) */
     PyObject *damage;              /* DamagedInput of each place skipped (all=True) */
@@ -67,20 +76,22 @@ static pcd_status stage_one(Reader *R, const pcd_record *rec)
     else rsize = pcdpy_record_size(rec->type, rec->type->is_union ? (int32_t) * (const uint32_t *)rec->data : -1);
     size_t bytes = pcdpy_copy_size(rec->type, rec->data, rsize);
     if (bytes == (size_t)-1) return R->stage_err = PCD_E_ARG;
-    size_t at = (R->stage_len + 15) & ~(size_t)15;
-    if (at + bytes > R->stage_cap || at + bytes < at) {
-        size_t cap = R->stage_cap ? R->stage_cap : STAGE_MAX + 4096;
-        while (cap < at + bytes) {
-            if (cap > SIZE_MAX / 2) return R->stage_err = PCD_E_NOMEM;
-            cap *= 2;
-        }
-        uint8_t *p = realloc(R->stage, cap);
-        if (!p) return R->stage_err = PCD_E_NOMEM;
-        /* (entries hold positions, not pointers: nothing moves with it) */
-        R->stage = p;
-        R->stage_cap = cap;
+    chunk *c = R->chunks;
+    size_t at = c ? (c->len + 15) & ~(size_t)15 : 0;
+    if (!c || at > c->cap || bytes > c->cap - at) {
+        size_t cap = bytes > STAGE_MAX ? bytes : STAGE_MAX;
+        if (cap > SIZE_MAX - sizeof(chunk)) return R->stage_err = PCD_E_NOMEM;
+        chunk *n = malloc(sizeof(chunk) + cap);
+        if (!n) return R->stage_err = PCD_E_NOMEM;
+        n->next = c;
+        n->cap = cap;
+        n->len = 0;
+        R->chunks = c = n;
+        at = 0;
     }
-    pcdpy_copy(rec->type, rec->data, rsize, R->stage + at);
+    uint8_t *copy = c->data + at;
+    pcdpy_copy(rec->type, rec->data, rsize, copy);
+    c->len = at + bytes;
     entry *e = &R->ents[R->n_ents++];
     e->cls = cls;
     e->dt = rec->type;
@@ -88,9 +99,9 @@ static pcd_status stage_one(Reader *R, const pcd_record *rec)
     e->offset = rec->offset;
     e->rsize = rsize;
     e->bytes = bytes;
-    e->at = at;
+    e->copy = copy;
     e->flags = PCDPY_HAS_OFFSET | (rec->big ? PCDPY_BIG : 0) | (rec->decompressed ? PCDPY_DECOMPRESSED : 0);
-    R->stage_len = at + bytes;
+    R->stage_len += bytes;
     return PCD_OK;
 }
 
@@ -110,6 +121,13 @@ static void fill(Reader *R, size_t max)
     pcd_record rec;
     R->n_ents = R->pos = 0;
     R->stage_len = 0;
+    /* the last batch's records are objects now: keep one chunk of the usual size */
+    while (R->chunks && (R->chunks->next || R->chunks->cap != STAGE_MAX)) {
+        chunk *c = R->chunks;
+        R->chunks = c->next;
+        free(c);
+    }
+    if (R->chunks) R->chunks->len = 0;
     if (max > BATCH) max = BATCH;
     while (R->n_ents < max && R->stage_len < STAGE_MAX) {
         uint64_t k = 0;
@@ -127,7 +145,7 @@ static void fill(Reader *R, size_t max)
             R->ended = true;
             return;
         }
-        R->err = *pcd_reader_error(r);
+        pcdpy_err_capture(&R->err, pcd_reader_error(r));
         R->failed = true;
         return;
     }
@@ -157,7 +175,7 @@ static int next_batch(Reader *R, size_t max)
 
 static PyObject *make(Reader *R, const entry *e)
 {
-    PyObject *o = pcdpy_rec_from_copy(e->cls, e->dt, R->stage + e->at, e->bytes, e->rsize, e->rd, e->offset, e->flags);
+    PyObject *o = pcdpy_rec_from_copy(e->cls, e->dt, e->copy, e->bytes, e->rsize, e->rd, e->offset, e->flags);
     if (o) R->records++;
     return o;
 }
@@ -291,8 +309,8 @@ static PyObject *reader_new(PyObject *what, const char *format, bool all, size_t
     R->pending = NULL;
     R->ents = NULL;
     R->n_ents = R->pos = 0;
-    R->stage = NULL;
-    R->stage_len = R->stage_cap = 0;
+    R->chunks = NULL;
+    R->stage_len = 0;
     R->ended = R->failed = false;
     memset(&R->err, 0, sizeof R->err);
     R->stage_err = PCD_OK;
@@ -335,7 +353,7 @@ PyObject *pcdpy_open(PyObject *self, PyObject *args, PyObject *kw)
 /* ---- validate ---------------------------------------------------------------------------------------- */
 
 typedef struct problem {
-    pcd_error e;
+    pcdpy_err e;
     bool is_error;
 } problem;
 
@@ -360,7 +378,7 @@ static void on_report(void *ud, bool is_error, const pcd_error *e)
         v->p = q;
         v->cap = cap;
     }
-    v->p[v->n].e = *e;
+    pcdpy_err_capture(&v->p[v->n].e, e);
     v->p[v->n].is_error = is_error;
     v->n++;
 }
@@ -440,9 +458,7 @@ static PyObject *do_validate(PyObject *what, const common_opts *co)
         if (err) {
             x = pcdpy_damage_exc(&v.p[i].e, name, records);
         } else {
-            char msg[1024];
-            pcd_error_format(&v.p[i].e, msg, sizeof msg);
-            x = PyUnicode_FromFormat("%s: warning: %s", name, msg);
+            x = PyUnicode_FromFormat("%s: warning: %s", name, v.p[i].e.message);
         }
         if (!x || PyList_Append(err ? errors : warnings, x) < 0) {
             Py_XDECREF(x);
@@ -588,7 +604,11 @@ static void reader_dealloc(PyObject *self)
     Py_XDECREF(R->pending);
     Py_XDECREF(R->damage);
     free(R->ents);
-    free(R->stage);
+    while (R->chunks) {
+        chunk *c = R->chunks;
+        R->chunks = c->next;
+        free(c);
+    }
     PyObject_Free(self);
     Py_DECREF(tp);
 }

@@ -80,11 +80,10 @@ PyObject *pcdpy_rec_new(const pcdpy_cls *cls, const pcd_type *dt, const void *sr
     return (PyObject *)r;
 }
 
-PyObject *pcdpy_rec_view(const pcdpy_cls *cls, PyObject *owner, const void *p)
+PyObject *pcdpy_rec_view(const pcdpy_cls *cls, PyObject *owner, const void *p, const pcd_type *dt)
 {
     pcdpy_rec *r = rec_alloc(cls->py, 0);
     if (!r) return NULL;
-    const pcd_type *dt = cls->gen->what == PCDPY_STRUCT ? cls->type : cls->gen->type;
     r->cls = cls;
     r->data = p;
     r->dtype = dt;
@@ -155,7 +154,7 @@ static PyObject *kind_value(PyObject *owner, uint8_t k, const pcd_field *fd, con
     }
     case PCD_K_STRUCT: {
         const pcdpy_cls *c = t ? pcdpy_class_of(t, -1) : NULL;
-        if (c) return pcdpy_rec_view(c, owner, p);
+        if (c) return pcdpy_rec_view(c, owner, p, t);
         break;
     }
     case PCD_K_UNION: {
@@ -164,7 +163,7 @@ static PyObject *kind_value(PyObject *owner, uint8_t k, const pcd_field *fd, con
         if (which >= t->n_fields) Py_RETURN_NONE;
         if (!t->tag_key) return pcdpy_get_value(owner, &t->fields[which], p); /* chosen by other fields: bare */
         const pcdpy_cls *c = pcdpy_class_of(t, (int32_t)which);
-        if (c) return pcdpy_rec_view(c, owner, p);
+        if (c) return pcdpy_rec_view(c, owner, p, t); /* a case's class over its union */
         break;
     }
     case PCD_K_REGION: Py_RETURN_NONE;
@@ -367,6 +366,21 @@ static PyObject *rec_sizeof(PyObject *self, PyObject *noargs)
     return PyLong_FromSize_t(PCDPY_PAYLOAD_OFF + ((pcdpy_rec *)self)->payload);
 }
 
+/* The kind dump names a record or a union's case by. */
+static PyObject *get_kind(PyObject *self, void *closure)
+{
+    (void)closure;
+    pcdpy_rec *r = (pcdpy_rec *)self;
+    if (!r->cls) Py_RETURN_NONE;
+    const pcd_type *t = r->dtype;
+    if (t->is_union && t->tag_key) {
+        uint32_t which = *(const uint32_t *)r->data;
+        if (which < t->n_fields) return PyUnicode_FromString(t->fields[which].name);
+    }
+    if (r->cls->kind && !r->owner) return PyUnicode_FromString(r->cls->root ? t->name : t->name);
+    Py_RETURN_NONE;
+}
+
 static PyObject *get_offset(PyObject *self, void *closure)
 {
     (void)closure;
@@ -376,6 +390,13 @@ static PyObject *get_offset(PyObject *self, void *closure)
 }
 
 /* ---- constructors ------------------------------------------------------------------------------------ */
+
+static PyObject *pcdpy_zero(void)
+{
+    static PyObject *zero;
+    if (!zero) zero = PyLong_FromLong(0);
+    return zero;
+}
 
 static const pcdpy_cls *class_of_pytype(PyTypeObject *tp)
 {
@@ -392,6 +413,52 @@ static bool required(const pcd_field *fd)
     /* a union chosen by other fields whose case has no fields needs no value */
     if (fd->kind == PCD_K_UNION && fd->type && !fd->type->tag_key) return false;
     return true;
+}
+
+/* Derived fields (sizes, counts, offsets: the encoder computes them) given as numbers are kept
+ * as given, as a record read holds what its file says. */
+static int set_derived(const pcdpy_cls *c, PyObject *kw, uint8_t *rec, const pcd_jkind *k)
+{
+    if (!kw || c->gen->what == PCDPY_VALUE) return 0;
+    uint8_t *base = rec;
+    if (k->type->is_union && k->which >= 0) base += k->type->fields[k->which].offset;
+    for (uint32_t i = 0; i < c->n_attrs; i++) {
+        const pcd_field *fd = c->attrs[i];
+        if (!(fd->flags & PCD_F_DERIVED)) continue;
+        PyObject *v = PyDict_GetItemString(kw, c->names[i]);
+        if (!v || !PyLong_Check(v)) continue;
+        uint8_t *p = base + fd->offset;
+        if (fd->flags & PCD_F_OPTIONAL) *(bool *)(base + fd->present) = true;
+        if (fd->kind == PCD_K_MOJO) {
+            pcd_mojo_int *m = (pcd_mojo_int *)p;
+            int neg = PyObject_RichCompareBool(v, pcdpy_zero(), Py_LT);
+            PyObject *a = neg ? PyNumber_Negative(v) : (Py_INCREF(v), v);
+            if (!a) return -1;
+            m->mag = PyLong_AsUnsignedLongLong(a);
+            m->neg = neg > 0;
+            Py_DECREF(a);
+            if (PyErr_Occurred()) return -1;
+            continue;
+        }
+        bool sg = fd->kind >= PCD_K_S8 && fd->kind <= PCD_K_S64;
+        unsigned long long u = 0;
+        long long si = 0;
+        if (sg) si = PyLong_AsLongLong(v);
+        else u = PyLong_AsUnsignedLongLong(v);
+        if (PyErr_Occurred()) return -1;
+        switch (fd->kind) {
+        case PCD_K_U8: *(uint8_t *)p = (uint8_t)u; break;
+        case PCD_K_U16: *(uint16_t *)p = (uint16_t)u; break;
+        case PCD_K_U32: *(uint32_t *)p = (uint32_t)u; break;
+        case PCD_K_U64: *(uint64_t *)p = (uint64_t)u; break;
+        case PCD_K_S8: *(int8_t *)p = (int8_t)si; break;
+        case PCD_K_S16: *(int16_t *)p = (int16_t)si; break;
+        case PCD_K_S32: *(int32_t *)p = (int32_t)si; break;
+        case PCD_K_S64: *(int64_t *)p = (int64_t)si; break;
+        default: break;
+        }
+    }
+    return 0;
 }
 
 static PyObject *rec_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
@@ -424,6 +491,7 @@ static PyObject *rec_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
             return NULL;
         }
     }
+    if (kw && PyDict_GetItemString(kw, "_kind")) used++;
     if (used != given) {
         /* name the keyword that is not a field */
         PyObject *k, *v;
@@ -443,7 +511,21 @@ static PyObject *rec_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
         }
     }
     pcd_jkind k;
-    if (c->kind) {
+    PyObject *kind = kw ? PyDict_GetItemString(kw, "_kind") : NULL;
+    if (kind) {
+        /* a struct that is the case of several kinds (MoarVM's filemeta, snapmeta): which one */
+        PyObject *keep = NULL;
+        const char *kn = PyUnicode_Check(kind) ? pcdpy_utf8(kind, &keep) : NULL;
+        bool ok = kn && c->kind && pcd_jsonr_kind(c->fmt->gen->format, kn, &k) &&
+                  (k.which >= 0 ? k.type->fields[k.which].type == c->type : k.type == c->type);
+        Py_XDECREF(keep);
+        if (!ok) {
+            Py_DECREF(obj);
+            PyErr_Clear();
+            PyErr_Format(pcdpy.UsageError, "%s: _kind=%R is not a kind of record it makes", c->gen->name, kind);
+            return NULL;
+        }
+    } else if (c->kind) {
         k.rd = c->rd;
         k.type = c->rtype;
         k.which = c->rwhich;
@@ -463,9 +545,9 @@ static PyObject *rec_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
     pcd_arena arena;
     pcd_arena_init(&arena, NULL, 0, &al, 0);
     PyObject *res = NULL;
-    if (pcdpy_fill(&k, obj, tmp, &arena)) {
+    if (pcdpy_fill(&k, obj, tmp, &arena) && set_derived(c, kw, tmp, &k) == 0) {
         if (c->kind) {
-            res = pcdpy_rec_new(c, c->rtype, tmp, c->rsize, c->rd, 0, 0);
+            res = pcdpy_rec_new(c, k.type, tmp, pcdpy_record_size(k.type, k.which), k.rd, 0, 0);
         } else {
             /* a value: its own copy, as a record of no region */
             const pcdpy_cls *vc = c;
@@ -502,6 +584,8 @@ static PyMethodDef rec_methods[] = {
 
 static PyGetSetDef rec_getset[] = {
     { "_offset", get_offset, NULL, "Where the record starts in its input (None: not read from one).", NULL },
+    { "_kind", get_kind, NULL, "The kind dump names it by: a record's kind, a union case's name (None: a nested "
+                               "struct).", NULL },
     { NULL, NULL, NULL, NULL, NULL },
 };
 
@@ -529,7 +613,6 @@ int pcdpy_record_init_type(PyObject *module)
     spec.name = name_store;
     pcdpy.record_type = (PyTypeObject *)PyType_FromSpec(&spec);
     if (!pcdpy.record_type) return -1;
-    if (PyObject_SetAttrString((PyObject *)pcdpy.record_type, "_kind", Py_None) < 0) return -1;
     Py_INCREF(pcdpy.record_type);
     if (PyModule_AddObject(module, "Record", (PyObject *)pcdpy.record_type) < 0) {
         Py_DECREF(pcdpy.record_type);

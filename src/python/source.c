@@ -399,7 +399,9 @@ pcdpy_src *pcdpy_src_open(PyObject *what, const pcdpy_open_opts *o)
             if (why.unknown) {
                 pcdpy_fail(pcdpy.UsageError, "%s: %s; name it with format= (see profcodec.formats())", s->name, why.msg);
             } else {
-                PyObject *exc = pcdpy_damage_exc(&why.err, s->name, 0);
+                pcdpy_err err;
+                pcdpy_err_capture(&err, &why.err);
+                PyObject *exc = pcdpy_damage_exc(&err, s->name, 0);
                 if (exc) {
                     PyObject *text = PyUnicode_FromFormat("%s: %s", s->name, why.msg);
                     PyObject *args = text ? PyTuple_Pack(1, text) : NULL;

@@ -88,23 +88,34 @@ int pcdpy_warn(const char *fmt, ...)
     return PyErr_WarnEx(pcdpy.InputWarning, msg, 1);
 }
 
-/* What the error found, as pcd_error_format writes it (NULL: nothing). */
-static PyObject *found_text(const pcd_error *e)
+void pcdpy_err_capture(pcdpy_err *c, const pcd_error *e)
 {
-    char b[128];
-    switch (e->found_kind) {
-    case PCD_FOUND_NONE: Py_RETURN_NONE;
-    case PCD_FOUND_UINT: snprintf(b, sizeof b, "%llu", (unsigned long long)e->found); break;
-    case PCD_FOUND_INT: snprintf(b, sizeof b, "%lld", (long long)(int64_t)e->found); break;
-    case PCD_FOUND_HEX: snprintf(b, sizeof b, "0x%02llx", (unsigned long long)e->found); break;
-    case PCD_FOUND_END:
-        snprintf(b, sizeof b, "end of data (%llu byte%s left)", (unsigned long long)e->found, e->found == 1 ? "" : "s");
-        break;
-    case PCD_FOUND_TEXT: snprintf(b, sizeof b, "%s", e->found_text ? e->found_text : "?"); break;
-    case PCD_FOUND_NEG: snprintf(b, sizeof b, "-%llu", (unsigned long long)e->found); break;
-    default: Py_RETURN_NONE;
+    memset(c, 0, sizeof *c);
+    c->status = e->status;
+    c->offset = e->offset;
+    pcd_error_format(e, c->message, sizeof c->message);
+    pcd_error_path(e, c->path, sizeof c->path);
+    snprintf(c->expected, sizeof c->expected, "%s", e->expected ? e->expected : pcd_status_name(e->status));
+    if (e->region) {
+        c->has_region = true;
+        c->region_offset = e->region_offset;
+        snprintf(c->region, sizeof c->region, "%s", e->region);
     }
-    return PyUnicode_FromString(b);
+    /* what it found, as pcd_error_format writes it */
+    c->has_found = true;
+    char *b = c->found;
+    size_t n = sizeof c->found;
+    switch (e->found_kind) {
+    case PCD_FOUND_UINT: snprintf(b, n, "%llu", (unsigned long long)e->found); break;
+    case PCD_FOUND_INT: snprintf(b, n, "%lld", (long long)(int64_t)e->found); break;
+    case PCD_FOUND_HEX: snprintf(b, n, "0x%02llx", (unsigned long long)e->found); break;
+    case PCD_FOUND_END:
+        snprintf(b, n, "end of data (%llu byte%s left)", (unsigned long long)e->found, e->found == 1 ? "" : "s");
+        break;
+    case PCD_FOUND_TEXT: snprintf(b, n, "%s", e->found_text ? e->found_text : "?"); break;
+    case PCD_FOUND_NEG: snprintf(b, n, "-%llu", (unsigned long long)e->found); break;
+    default: c->has_found = false;
+    }
 }
 
 static int set_attr(PyObject *o, const char *name, PyObject *v)
@@ -115,25 +126,23 @@ static int set_attr(PyObject *o, const char *name, PyObject *v)
     return rc;
 }
 
-PyObject *pcdpy_damage_exc(const pcd_error *e, const char *file, uint64_t records)
+PyObject *pcdpy_damage_exc(const pcdpy_err *e, const char *file, uint64_t records)
 {
-    char msg[1024], line[1400], path[512];
-    pcd_error_format(e, msg, sizeof msg);
-    pcd_error_path(e, path, sizeof path);
-    snprintf(line, sizeof line, "%s: %s", file ? file : "(input)", msg);
+    char line[1700];
+    snprintf(line, sizeof line, "%s: %s", file ? file : "(input)", e->message);
     PyObject *cls = (e->status == PCD_E_LIMIT || e->status == PCD_E_NOMEM) ? pcdpy.LimitError : pcdpy.DamagedInput;
     PyObject *exc = PyObject_CallFunction(cls, "s", line);
     if (!exc) return NULL;
-    if (set_attr(exc, "message", PyUnicode_FromString(msg)) < 0 ||
+    if (set_attr(exc, "message", PyUnicode_FromString(e->message)) < 0 ||
         set_attr(exc, "file", file ? PyUnicode_DecodeFSDefault(file) : (Py_INCREF(Py_None), Py_None)) < 0 ||
         set_attr(exc, "offset", PyLong_FromUnsignedLongLong(e->offset)) < 0 ||
-        set_attr(exc, "path", PyUnicode_FromString(path)) < 0 ||
-        set_attr(exc, "expected", PyUnicode_FromString(e->expected ? e->expected : pcd_status_name(e->status))) < 0 ||
-        set_attr(exc, "found", found_text(e)) < 0 ||
+        set_attr(exc, "path", PyUnicode_FromString(e->path)) < 0 ||
+        set_attr(exc, "expected", PyUnicode_FromString(e->expected)) < 0 ||
+        set_attr(exc, "found", e->has_found ? PyUnicode_FromString(e->found) : (Py_INCREF(Py_None), Py_None)) < 0 ||
         set_attr(exc, "status", PyUnicode_FromString(pcd_status_name(e->status))) < 0 ||
-        set_attr(exc, "region", e->region ? PyUnicode_FromString(e->region) : (Py_INCREF(Py_None), Py_None)) < 0 ||
-        set_attr(exc, "region_offset", e->region ? PyLong_FromUnsignedLongLong(e->region_offset)
-                                                 : (Py_INCREF(Py_None), Py_None)) < 0 ||
+        set_attr(exc, "region", e->has_region ? PyUnicode_FromString(e->region) : (Py_INCREF(Py_None), Py_None)) < 0 ||
+        set_attr(exc, "region_offset", e->has_region ? PyLong_FromUnsignedLongLong(e->region_offset)
+                                                     : (Py_INCREF(Py_None), Py_None)) < 0 ||
         set_attr(exc, "records", PyLong_FromUnsignedLongLong(records)) < 0) {
         Py_DECREF(exc);
         return NULL;
@@ -144,7 +153,8 @@ PyObject *pcdpy_damage_exc(const pcd_error *e, const char *file, uint64_t record
 PyObject *pcdpy_damage_text(const char *msg, const char *file, uint64_t records)
 {
     char line[1400];
-    snprintf(line, sizeof line, "%s: %s", file ? file : "(input)", msg);
+    if (file) snprintf(line, sizeof line, "%s: %s", file, msg);
+    else snprintf(line, sizeof line, "%s", msg);
     PyObject *exc = PyObject_CallFunction(pcdpy.DamagedInput, "s", line);
     if (!exc) return NULL;
     static const char *const none[] = { "offset", "path", "expected", "found", "status", "region", "region_offset" };
@@ -159,7 +169,7 @@ PyObject *pcdpy_damage_text(const char *msg, const char *file, uint64_t records)
     return exc;
 }
 
-PyObject *pcdpy_raise_damage(const pcd_error *e, const char *file, uint64_t records)
+PyObject *pcdpy_raise_damage(const pcdpy_err *e, const char *file, uint64_t records)
 {
     PyObject *exc = pcdpy_damage_exc(e, file, records);
     if (!exc) return NULL;

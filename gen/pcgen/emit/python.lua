@@ -222,7 +222,7 @@ function P.stub(ir, sha, gen_version, package)
       sha:sub(1, 16)),
     "# Type stubs of " .. package .. "." .. ir.name .. "_" .. ir.vid .. ": " .. ir.title .. " " ..
         tostring(ir.version) .. ".\n",
-    "from typing import Any, ClassVar, Literal\n\n",
+    "from typing import Any, Literal\n\n",
     "from " .. package .. " import Record\n\n",
     "FORMAT: str\nVERSION: str\n",
   }
@@ -232,7 +232,6 @@ function P.stub(ir, sha, gen_version, package)
     local doc = cl.what == "union" and T.doc or (cl.what == "value" and ("The case " .. cl.case.name .. ".") or T.doc)
     local d = docstring(doc, "    ")
     if d ~= "" then body[#body + 1] = d end
-    if cl.what ~= "union" then body[#body + 1] = "    _kind: ClassVar[str | None]\n" end
     local params = {}
     if cl.what == "value" then
       local h = hint(cl.case.ty, nil, of_type)
