@@ -193,6 +193,9 @@ void pcdpy_src_acquire(pcdpy_src *s);
 bool pcdpy_src_reraise(pcdpy_src *s);
 /* A gzip input that stopped: why (NULL: it did not, or it is not gzip). */
 const char *pcdpy_src_gzip_error(const pcdpy_src *s);
+/* While records of a batch wait to be handed out, a stream with nothing more yet stops the
+ * batch (the reader returns PCD_WOULD_BLOCK) rather than waiting. */
+void pcdpy_src_nonblock(pcdpy_src *s, bool on);
 /* Reads of the input so far (bytes of the file, for progress). */
 uint64_t pcdpy_src_size(const pcdpy_src *s);
 

@@ -41,6 +41,7 @@ typedef struct Reader {
     bool touched;                  /* records were read */
     bool stopped;                  /* damage was raised, or close() */
     PyObject *pending;             /* the root, read for .header before iteration got it */
+    PyObject *header;              /* the root, once read */
     entry *ents;
     size_t n_ents, pos;
     chunk *chunks;                 /* the current one first */
@@ -102,6 +103,7 @@ static pcd_status stage_one(Reader *R, const pcd_record *rec)
     e->copy = copy;
     e->flags = PCDPY_HAS_OFFSET | (rec->big ? PCDPY_BIG : 0) | (rec->decompressed ? PCDPY_DECOMPRESSED : 0);
     R->stage_len += bytes;
+    pcdpy_src_nonblock(R->src, true);
     return PCD_OK;
 }
 
@@ -129,26 +131,30 @@ static void fill(Reader *R, size_t max)
     }
     if (R->chunks) R->chunks->len = 0;
     if (max > BATCH) max = BATCH;
+    pcdpy_src_nonblock(R->src, false);
     while (R->n_ents < max && R->stage_len < STAGE_MAX) {
         uint64_t k = 0;
         pcd_status st = pcd_reader_decode_run(r, max - R->n_ents, &k, stage_cb, R);
         if (st == PCDPY_STOP) break;
-        if (R->stage_err) return;
+        if (R->stage_err) break;
         if (st == PCD_OK) {
             st = pcd_reader_next(r, &rec);
             if (st == PCD_OK) {
-                if (stage_one(R, &rec) != PCD_OK) return;
+                if (stage_one(R, &rec) != PCD_OK) break;
                 continue;
             }
         }
+        /* a stream with nothing more yet: the records staged go out first (then it waits) */
+        if (st == PCD_WOULD_BLOCK) break;
         if (st == PCD_END) {
             R->ended = true;
-            return;
+            break;
         }
         pcdpy_err_capture(&R->err, pcd_reader_error(r));
         R->failed = true;
-        return;
+        break;
     }
+    pcdpy_src_nonblock(R->src, false);
 }
 
 /* The next batch, the GIL released while it is read. 0, or -1 with an exception. */
@@ -176,7 +182,12 @@ static int next_batch(Reader *R, size_t max)
 static PyObject *make(Reader *R, const entry *e)
 {
     PyObject *o = pcdpy_rec_from_copy(e->cls, e->dt, e->copy, e->bytes, e->rsize, e->rd, e->offset, e->flags);
-    if (o) R->records++;
+    if (!o) return NULL;
+    R->records++;
+    if (e->cls->root && !R->header) {
+        Py_INCREF(o);
+        R->header = o;
+    }
     return o;
 }
 
@@ -217,6 +228,7 @@ static PyObject *reader_next(PyObject *self)
     if (R->pending) {
         PyObject *o = R->pending;
         R->pending = NULL;
+        R->records++;
         return o;
     }
     for (;;) {
@@ -235,7 +247,7 @@ static PyObject *reader_next(PyObject *self)
 /* The root, for .header and .metadata: read now when iteration has not got it yet. */
 static PyObject *root_record(Reader *R)
 {
-    if (R->pending) return R->pending;
+    if (R->header) return R->header;
     if (R->records == 0 && !R->touched) {
         if (reader_busy(R)) return NULL;
         if (next_batch(R, 1) < 0) return NULL;
@@ -250,7 +262,7 @@ static PyObject *root_record(Reader *R)
             return pcdpy_raise_damage(&R->err, pcdpy_src_name(R->src), 0);
         }
     }
-    return pcdpy_fail(pcdpy.UsageError, "the header (root record) was already read: it is the first record");
+    return pcdpy_fail(pcdpy.UsageError, "no header: reading stopped before it");
 }
 
 /* ---- opening ------------------------------------------------------------------------------------ */
@@ -307,6 +319,7 @@ static PyObject *reader_new(PyObject *what, const char *format, bool all, size_t
     R->all = all;
     R->busy = R->touched = R->stopped = false;
     R->pending = NULL;
+    R->header = NULL;
     R->ents = NULL;
     R->n_ents = R->pos = 0;
     R->chunks = NULL;
@@ -602,6 +615,7 @@ static void reader_dealloc(PyObject *self)
     pcdpy_src_close(R->src);
     Py_XDECREF(R->what);
     Py_XDECREF(R->pending);
+    Py_XDECREF(R->header);
     Py_XDECREF(R->damage);
     free(R->ents);
     while (R->chunks) {

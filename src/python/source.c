@@ -44,6 +44,10 @@ struct pcdpy_src {
     uint8_t *gzbuf;
     PyObject *exc_type, *exc_value, *exc_tb;   /* what the file object raised */
     uint64_t bytes_read;
+    /* a stream that may have nothing yet (a pipe, a socket, a terminal): its descriptor, polled
+     * so that the records read already are handed out before a read waits (-1: cannot tell) */
+    int poll_fd;
+    bool nonblock;                 /* records are waiting to be handed out: do not wait */
 };
 
 pcd_reader *pcdpy_src_reader(pcdpy_src *s) { return &s->r; }
@@ -52,6 +56,7 @@ const char *pcdpy_src_name(const pcdpy_src *s) { return s->name; }
 pcd_alloc *pcdpy_src_alloc(pcdpy_src *s) { return &s->al; }
 uint64_t pcdpy_src_size(const pcdpy_src *s) { return s->is_regular ? s->size : s->bytes_read; }
 const char *pcdpy_src_gzip_error(const pcdpy_src *s) { return s->gz ? s->gz->error : NULL; }
+void pcdpy_src_nonblock(pcdpy_src *s, bool on) { s->nonblock = on; }
 
 /* This thread's state while it runs without the GIL (one for every source it reads: a
  * conversion reads its input and its base). */
@@ -164,6 +169,14 @@ static pcd_status raw_read(void *ud, uint8_t *dst, size_t cap, size_t *got)
         return PCD_OK;
     }
     if (s->eof || cap == 0) return PCD_OK;
+    if (s->nonblock && s->r.suspendable && !s->gz && s->poll_fd >= 0) {
+        /* records are staged and the reader can stop here: hand them out before waiting */
+        struct pollfd pf = { s->poll_fd, POLLIN, 0 };
+        int n;
+        do n = poll(&pf, 1, 0);
+        while (n < 0 && errno == EINTR);
+        if (n == 0) return PCD_WOULD_BLOCK;
+    }
     pcd_status st;
     if (s->file) {
         if (released) {
@@ -297,6 +310,7 @@ pcdpy_src *pcdpy_src_open(PyObject *what, const pcdpy_open_opts *o)
     pcdpy_src *s = calloc(1, sizeof *s);
     if (!s) return (pcdpy_src *)PyErr_NoMemory();
     s->fd = -1;
+    s->poll_fd = -1;
     s->max_memory = o->max_memory ? o->max_memory : (size_t)2 << 30;
     bool is_path = PyUnicode_Check(what) || PyBytes_Check(what) || PyObject_HasAttrString(what, "__fspath__");
     if (is_path) {
@@ -321,6 +335,8 @@ pcdpy_src *pcdpy_src_open(PyObject *what, const pcdpy_open_opts *o)
         if (fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode)) {
             s->is_regular = true;
             s->size = (uint64_t)st.st_size;
+        } else {
+            s->poll_fd = s->fd;
         }
     } else {
         s->name = object_name(what);
@@ -331,6 +347,16 @@ pcdpy_src *pcdpy_src_open(PyObject *what, const pcdpy_open_opts *o)
             PyErr_Clear();
             s->readinto = PyObject_GetAttrString(what, "readinto");
         }
+        /* a pipe's or a socket's file object: its descriptor can say whether data is there */
+        PyObject *fno = PyObject_CallMethod(what, "fileno", NULL);
+        if (fno && PyLong_Check(fno)) {
+            int fd = (int)PyLong_AsLong(fno);
+            struct stat st;
+            if (!PyErr_Occurred() && fd >= 0 && fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+                s->poll_fd = fd;
+        }
+        Py_XDECREF(fno);
+        PyErr_Clear();
         if (!s->readinto) {
             PyErr_Clear();
             s->read = PyObject_GetAttrString(what, "read");
