@@ -423,7 +423,9 @@ static PyObject *view(const void *p, size_t n, const char *fmt, Py_ssize_t rows,
     PyObject *mv = PyMemoryView_FromObject(ba);
     Py_DECREF(ba);
     if (!mv) return NULL;
-    PyObject *res = k >= 0 ? PyObject_CallMethod(mv, "cast", "s[nn]", fmt, rows, k) : PyObject_CallMethod(mv, "cast", "s", fmt);
+    /* (a memoryview has no shape with a zero in it: an empty table is a 1-D view) */
+    PyObject *res = k > 0 && rows > 0 ? PyObject_CallMethod(mv, "cast", "s[nn]", fmt, rows, k)
+                                      : PyObject_CallMethod(mv, "cast", "s", fmt);
     Py_DECREF(mv);
     return res;
 }
