@@ -1,6 +1,7 @@
 """Encoding: the records of every input in tests/data, as objects and as dicts, give the bytes
 `profcodec dump | profcodec encode` gives (the original bytes, for every input that reads back
 exactly); constructors make records that encode like the ones read."""
+import gzip
 import io
 import os
 import tempfile
@@ -48,18 +49,43 @@ def test_encode_records_and_dicts(data_file, tmp_path):
         assert profcodec.encode(records) == original
 
 
-def test_originals_that_read_back_exactly():
-    """Most inputs read back to their own bytes (the ones that do not: gzip, edited files)."""
-    from conftest import DATA
-    same = 0
-    for path, real, _ in DATA:
-        want = cli_round_trip(path)
-        with open(path, "rb") as f:
-            if want == f.read():
-                same += 1
-                with profcodec.open(path) as r:
-                    assert profcodec.encode(list(r)) == want
-    assert same >= len(DATA) // 2
+def test_encode_gives_the_original_bytes(data_file):
+    """encode(list(profcodec.open(f))) is f's bytes, for every input. The exceptions, each checked
+    for what it is: a gzip input (Mono's zip option) gives the bytes inside the gzip (encode does
+    not compress the whole file); a Tachyon profile whose sample records are one zstd stream gives
+    the same records, and the same bytes only when this libzstd is the one CPython used (1.5.7;
+    Debian 12's 1.5.4 differs in a few bytes of larger streams: docs/tachyon.md); a damaged input
+    gives its bytes up to the damaged record."""
+    path, real, fmt = data_file
+    with open(path, "rb") as f:
+        original = f.read()
+    records, exc = [], None
+    with profcodec.open(path) as r:
+        try:
+            for x in r:
+                records.append(x)
+        except profcodec.DamagedInput as e:
+            exc = e
+    if exc is not None:
+        got = profcodec.encode(records)
+        assert got == original[:len(got)] and len(got) <= exc.offset
+        return
+    got = profcodec.encode(records)
+    if original[:2] == b"\x1f\x8b":
+        assert got == gzip.decompress(original)
+        return
+    if got != original:
+        assert fmt.startswith("tachyon") and records[0].compression == "zstd", "encode changed the bytes"
+        assert len(got) == pytest.approx(len(original), rel=0.01)
+        # the same records; where the tables after the stream start (and the file's size) moved
+        moved = {"_offset", "string_table_offset", "frame_table_offset", "file_size"}
+
+        def same(rs):
+            return [{k: v for k, v in x.to_dict().items() if k not in moved} for x in rs]
+        with profcodec.open(io.BytesIO(got)) as r:
+            assert same(r) == same(records)
+        return
+    assert got == original
 
 
 def test_constructors_make_the_same_records():
