@@ -381,6 +381,18 @@ static PyObject *get_kind(PyObject *self, void *closure)
     Py_RETURN_NONE;
 }
 
+/* The tag a value of a case with several tags was read with (None: a case of one tag). */
+static PyObject *get_tag(PyObject *self, void *closure)
+{
+    (void)closure;
+    pcdpy_rec *r = (pcdpy_rec *)self;
+    const pcd_type *t = r->dtype;
+    if (!r->cls || !t || !t->is_union || !t->tag_key) Py_RETURN_NONE;
+    uint32_t which = *(const uint32_t *)r->data;
+    if (which >= t->n_fields || !(t->fields[which].flags & PCD_F_TAG_MULTI)) Py_RETURN_NONE;
+    return PyLong_FromUnsignedLongLong(*(const uint64_t *)((const uint8_t *)r->data + 8));
+}
+
 static PyObject *get_offset(PyObject *self, void *closure)
 {
     (void)closure;
@@ -461,6 +473,29 @@ static int set_derived(const pcdpy_cls *c, PyObject *kw, uint8_t *rec, const pcd
     return 0;
 }
 
+/* The union a class is a case of, when its values say their case (a record kind of a union, an
+ * inline struct case, a value case), and which case; NULL otherwise. */
+static const pcd_type *case_of(const pcdpy_cls *c, int32_t *which)
+{
+    *which = -1;
+    if (c->kind) {
+        *which = c->rwhich;
+        return c->rwhich >= 0 ? c->rtype : NULL;
+    }
+    if (c->gen->what == PCDPY_VALUE) {
+        *which = c->gen->which;
+        return c->gen->type;
+    }
+    if (c->gen->base < 0 || c->fmt->classes[c->gen->base].gen->what != PCDPY_UNION) return NULL;
+    const pcd_type *u = c->fmt->classes[c->gen->base].gen->type;
+    for (uint32_t k = 0; k < u->n_fields; k++)
+        if (u->fields[k].kind == PCD_K_STRUCT && u->fields[k].type == c->type) {
+            *which = (int32_t)k;
+            return u;
+        }
+    return NULL;
+}
+
 static PyObject *rec_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 {
     const pcdpy_cls *c = class_of_pytype(tp);
@@ -469,9 +504,24 @@ static PyObject *rec_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
                           c ? c->gen->name : "Record");
     if (args && PyTuple_Size(args) > 0)
         return pcdpy_fail(PyExc_TypeError, "%s() takes its fields by keyword only", c->gen->name);
+    int32_t cwhich;
+    const pcd_type *cunion = case_of(c, &cwhich);
+    /* a case with several tags (or a default case): which tag, _tag= (what to_dict() says) */
+    bool multi = cunion && (cunion->fields[cwhich].flags & PCD_F_TAG_MULTI);
+    PyObject *tag = kw ? PyDict_GetItemString(kw, "_tag") : NULL;
+    if (multi && !tag)
+        return pcdpy_fail(PyExc_TypeError, "%s() missing the keyword argument '_tag' (the case has several tags)",
+                          c->gen->name);
+    if (tag && !multi)
+        return pcdpy_fail(PyExc_TypeError, "%s() got an unexpected keyword argument '_tag' (its case has one tag)",
+                          c->gen->name);
     PyObject *obj = PyDict_New();
     if (!obj) return NULL;
-    Py_ssize_t given = kw ? PyDict_Size(kw) : 0, used = 0;
+    if (tag && PyDict_SetItemString(obj, "_tag", tag) < 0) {
+        Py_DECREF(obj);
+        return NULL;
+    }
+    Py_ssize_t given = kw ? PyDict_Size(kw) : 0, used = tag ? 1 : 0;
     for (uint32_t i = 0; i < c->n_attrs; i++) {
         const pcd_field *fd = c->attrs[i];
         PyObject *v = kw ? PyDict_GetItemString(kw, c->names[i]) : NULL;
@@ -499,7 +549,7 @@ static PyObject *rec_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
         while (PyDict_Next(kw, &pos, &k, &v)) {
             PyObject *keep = NULL;
             const char *name = pcdpy_utf8(k, &keep);
-            bool known = false;
+            bool known = name && (strcmp(name, "_kind") == 0 || strcmp(name, "_tag") == 0);
             for (uint32_t i = 0; name && i < c->n_attrs && !known; i++) known = strcmp(name, c->names[i]) == 0;
             Py_XDECREF(keep);
             if (!known) {
@@ -529,10 +579,15 @@ static PyObject *rec_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
         k.rd = c->rd;
         k.type = c->rtype;
         k.which = c->rwhich;
+    } else if (cunion) {
+        /* a case of a union whose values say their case: a value of the union, as it is in a record */
+        k.rd = NULL;
+        k.type = cunion;
+        k.which = cwhich;
     } else {
         k.rd = NULL;
         k.type = c->gen->type;
-        k.which = c->gen->what == PCDPY_VALUE ? c->gen->which : -1;
+        k.which = -1;
     }
     size_t sz = k.type->size;
     uint8_t *tmp = PyMem_Malloc(sz ? sz : 1);
@@ -584,6 +639,7 @@ static PyMethodDef rec_methods[] = {
 
 static PyGetSetDef rec_getset[] = {
     { "_offset", get_offset, NULL, "Where the record starts in its input (None: not read from one).", NULL },
+    { "_tag", get_tag, NULL, "The tag of a value of a union case that has several (None: its case has one).", NULL },
     { "_kind", get_kind, NULL, "The kind dump names it by: a record's kind, a union case's name (None: a nested "
                                "struct).", NULL },
     { NULL, NULL, NULL, NULL, NULL },

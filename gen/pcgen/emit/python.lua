@@ -82,9 +82,26 @@ function P.classes(ir)
   return out, of_type
 end
 
+-- Is the class a case of a union whose values say their case, with several tags (or the
+-- default case)? Its values then carry the tag they were read with (`_tag`, a keyword too).
+local function multi_tag(cl, ir)
+  local function multi(U, c) return U.mode == "tag" and (#c.values > 1 or c.default) end
+  if cl.what == "value" then return multi(cl.T, cl.case) end
+  if cl.what ~= "struct" then return false end
+  for _, U in ipairs(ir.all_types) do
+    if tagged(U) then
+      for _, c in ipairs(U.cases) do
+        if c.ty == cl.T then return multi(U, c) end
+      end
+    end
+  end
+  return false
+end
+
 -- The signature line of a class's doc: Name(*, a, b, size=None).
-local function signature(cl)
+local function signature(cl, ir)
   local parts = { "*" }
+  if multi_tag(cl, ir) then parts[#parts + 1] = "_tag" end
   if cl.what == "value" then
     parts[#parts + 1] = "value"
   else
@@ -97,11 +114,11 @@ local function signature(cl)
   return cl.name .. "(" .. table.concat(parts, ", ") .. ")"
 end
 
-local function class_doc(cl)
+local function class_doc(cl, ir)
   local d = cl.T.doc
   if cl.what == "value" then d = "The case " .. cl.case.name .. " of " .. (cl.T.tname or cl.T.display or "a union") end
   if cl.what == "union" then return d or ("A union: " .. (cl.T.tname or cl.T.display or "")) end
-  return signature(cl) .. "\n--\n\n" .. (d or "")
+  return signature(cl, ir) .. "\n--\n\n" .. (d or "")
 end
 
 -- The C file of a format version's classes.
@@ -122,7 +139,7 @@ function P.c_file(ir, sha, gen_version, package)
     local T = cl.T
     local what = cl.what == "value" and ((T.tname or T.display) .. "." .. cl.case.name) or (T.tname or T.display)
     out[#out + 1] = text.comment(cl.name .. ": " .. what .. (T.doc and (": " .. T.doc) or ""), "")
-    local slots = { "    { Py_tp_doc, (void *)" .. cdoc(class_doc(cl)) .. " }," }
+    local slots = { "    { Py_tp_doc, (void *)" .. cdoc(class_doc(cl, ir)) .. " }," }
     local getset = {}
     if cl.what == "value" then
       getset[#getset + 1] = string.format('    { "value", pcdpy_get, NULL, %s, (void *)0 },',
@@ -233,6 +250,10 @@ function P.stub(ir, sha, gen_version, package)
     local d = docstring(doc, "    ")
     if d ~= "" then body[#body + 1] = d end
     local params = {}
+    if multi_tag(cl, ir) then
+      body[#body + 1] = "    _tag: int\n"
+      params[#params + 1] = "_tag: int"
+    end
     if cl.what == "value" then
       local h = hint(cl.case.ty, nil, of_type)
       body[#body + 1] = "    value: " .. h .. "\n"
@@ -250,6 +271,7 @@ function P.stub(ir, sha, gen_version, package)
       body[#body + 1] = "    def __init__(self" .. (#params > 0 and (", *, " .. table.concat(params, ", ")) or "") ..
           ") -> None: ...\n"
     end
+    if #body == 0 then body[1] = "    ...\n" end
     out[#out + 1] = "\n\nclass " .. cl.name .. "(" .. (cl.base and cl.base.name or "Record") .. "):\n" ..
         table.concat(body)
   end
