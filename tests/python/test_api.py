@@ -305,6 +305,15 @@ def test_formats_and_schemas():
     import inspect
     sig = inspect.signature(profcodec.mojo_v3.EventFrame)
     assert list(sig.parameters)[:2] == ["key", "filename"]
-    # the stubs sit beside the extension
+    # the stubs sit beside the extension, one per format version, a class for each of its classes
+    import ast
     pkg = os.path.dirname(profcodec.__file__)
-    assert os.path.exists(os.path.join(pkg, "mojo_v3.pyi")) and os.path.exists(os.path.join(pkg, "__init__.pyi"))
+    with open(os.path.join(pkg, "__init__.pyi")) as f:
+        ast.parse(f.read())
+    assert os.path.exists(os.path.join(pkg, "py.typed"))
+    for f in fs:
+        m = getattr(profcodec, f["module"])
+        with open(os.path.join(pkg, f["module"] + ".pyi")) as s:
+            tree = ast.parse(s.read())
+        assert sorted(n.name for n in tree.body if isinstance(n, ast.ClassDef)) == \
+            sorted(n for n, v in vars(m).items() if isinstance(v, type))
