@@ -7,8 +7,11 @@ set -eu
 
 # chromium: the browser tests of the HTML and SVG outputs (tests/pictures) run Debian's, headless,
 # through playwright-core (tests/web), which never downloads a browser of its own
+# python3-dev ... python3-numpy: the Python module (profcodec._profcodec), its tests (pytest; NumPy
+# for the zero-copy columns), and its packaging offline (pip, venv, setuptools, wheel, build)
 PKGS="build-essential cmake pkg-config lua5.4 libzstd-dev zstd zlib1g-dev libcmocka-dev \
-libjansson-dev clang libfuzzer-14-dev libclang-rt-14-dev python3 python3-jsonschema chromium"
+libjansson-dev clang libfuzzer-14-dev libclang-rt-14-dev python3 python3-jsonschema chromium \
+python3-dev python3-pytest python3-setuptools python3-wheel python3-build python3-pip python3-venv python3-numpy"
 
 quiet=0
 [ "${1:-}" = "--quiet" ] && quiet=1
