@@ -12,6 +12,8 @@ generated from declarative schemas. The classes of each format version are gener
 
 See docs/python.md.
 """
+from array import array
+
 from ._profcodec import (  # noqa: F401
     DamagedInput,
     Error,
@@ -94,6 +96,16 @@ class Profile:
             stack = parent[stack]
         out.reverse()
         return out
+
+    def weights(self, sample_type=None):
+        """What each row of samples adds to a total of a sample type (by name; None: the default
+        one): its value times its count (a row may stand for a run of identical samples), as an
+        array('Q'). With NumPy: ``values[:, t] * count``."""
+        t = self.sample_type(sample_type)
+        k = len(self.sample_types)
+        flat = self.samples.values.cast("B").cast("Q") if self.samples.values.ndim == 2 else self.samples.values
+        count = self.samples.count
+        return array("Q", [flat[i * k + t] * count[i] for i in range(len(count))])
 
     def sample_type(self, name):
         """The index of a sample type by name (the default one when name is None)."""
