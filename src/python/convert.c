@@ -347,39 +347,57 @@ fail:
 
 #include "model/profile.h"
 
-/* A column of fixed-width values, grown without the GIL. */
+/* The samples and the slices as columns, each a bytearray the memoryviews handed out will be
+ * over (no copy at the end): rows are written without the GIL, straight into the arrays; the
+ * GIL is taken back only to grow them (doubling: a few dozen times at most). */
 typedef struct col {
-    uint8_t *p;
-    size_t len, cap;
+    PyObject *ba;                  /* the bytearray */
+    uint8_t *p;                    /* its bytes */
+    size_t width;                  /* bytes per row */
 } col;
 
-static bool col_put(col *c, const void *v, size_t n)
-{
-    if (c->len + n > c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 4096;
-        while (cap < c->len + n) cap *= 2;
-        uint8_t *q = realloc(c->p, cap);
-        if (!q) return false;
-        c->p = q;
-        c->cap = cap;
-    }
-    memcpy(c->p + c->len, v, n);
-    c->len += n;
-    return true;
-}
+typedef struct table {
+    col *cols;
+    size_t n_cols;
+    uint64_t n, cap;               /* rows written, rows there is room for */
+} table;
+
+enum { S_THREAD, S_STACK, S_TIME, S_COUNT, S_FLAGS, S_VALUES, S_N };
+enum { L_TRACK, L_START, L_END, L_NAME, L_CAT, L_N };
 
 typedef struct pcols {
+    pcdpy_src *src;
     size_t n_types;
-    col thread, stack, time, count, flags, values;
-    col sl_track, sl_start, sl_end, sl_name, sl_cat;
-    uint64_t n_samples, n_slices;
+    col s[S_N], l[L_N];
+    table samples, slices;
     bool oom;
 } pcols;
+
+/* Room for one more row. Called without the GIL (from the model's callbacks). */
+static bool table_room(pcols *c, table *t)
+{
+    if (t->n < t->cap) return true;
+    uint64_t cap = t->cap ? t->cap * 2 : 16384;
+    bool ok = true;
+    pcdpy_src_acquire(c->src);
+    for (size_t i = 0; i < t->n_cols && ok; i++) {
+        col *k = &t->cols[i];
+        if (k->width && cap > (uint64_t)PY_SSIZE_T_MAX / k->width) ok = false;
+        else if (PyByteArray_Resize(k->ba, (Py_ssize_t)(cap * k->width)) < 0) ok = false;
+        else k->p = (uint8_t *)PyByteArray_AsString(k->ba);
+    }
+    if (!ok) PyErr_Clear();
+    pcdpy_src_release(c->src);
+    if (!ok) return c->oom = true, false;
+    t->cap = cap;
+    return true;
+}
 
 static pcd_status pc_begin(void *ud, pcd_profile *p)
 {
     pcols *c = ud;
     c->n_types = p->n_types;
+    c->s[S_VALUES].width = 8 * p->n_types;
     return PCD_OK;
 }
 
@@ -387,45 +405,82 @@ static pcd_status pc_sample(void *ud, pcd_profile *p, const pcd_sample *s)
 {
     (void)p;
     pcols *c = ud;
-    uint32_t th = s->thread, st = s->stack, fl = s->flags;
-    bool ok = col_put(&c->thread, &th, 4) && col_put(&c->stack, &st, 4) && col_put(&c->time, &s->time, 8) &&
-              col_put(&c->count, &s->count, 8) && col_put(&c->flags, &fl, 4);
-    for (size_t k = 0; ok && k < c->n_types; k++) ok = col_put(&c->values, &s->values[k], 8);
-    if (!ok) {
-        c->oom = true;
-        return PCD_E_NOMEM;
-    }
-    c->n_samples++;
+    table *t = &c->samples;
+    if (t->n == t->cap && !table_room(c, t)) return PCD_E_NOMEM;
+    uint64_t i = t->n++;
+    ((uint32_t *)(void *)c->s[S_THREAD].p)[i] = s->thread;
+    ((uint32_t *)(void *)c->s[S_STACK].p)[i] = s->stack;
+    ((int64_t *)(void *)c->s[S_TIME].p)[i] = s->time;
+    ((uint64_t *)(void *)c->s[S_COUNT].p)[i] = s->count;
+    ((uint32_t *)(void *)c->s[S_FLAGS].p)[i] = s->flags;
+    if (c->n_types) memcpy(c->s[S_VALUES].p + i * c->s[S_VALUES].width, s->values, c->s[S_VALUES].width);
     return PCD_OK;
 }
 
 static pcd_status pc_slice(void *ud, pcd_profile *p, const pcd_slice *s)
 {
     pcols *c = ud;
-    uint32_t tr = s->track;
+    table *t = &c->slices;
     pcd_str name = pcd_profile_str(p, s->name.ptr, s->name.len), cat = pcd_profile_str(p, s->category.ptr, s->category.len);
     if (p->oom) return PCD_E_NOMEM;
-    bool ok = col_put(&c->sl_track, &tr, 4) && col_put(&c->sl_start, &s->start, 8) && col_put(&c->sl_end, &s->end, 8) &&
-              col_put(&c->sl_name, &name, 4) && col_put(&c->sl_cat, &cat, 4);
-    if (!ok) {
-        c->oom = true;
-        return PCD_E_NOMEM;
-    }
-    c->n_slices++;
+    if (t->n == t->cap && !table_room(c, t)) return PCD_E_NOMEM;
+    uint64_t i = t->n++;
+    ((uint32_t *)(void *)c->l[L_TRACK].p)[i] = s->track;
+    ((int64_t *)(void *)c->l[L_START].p)[i] = s->start;
+    ((int64_t *)(void *)c->l[L_END].p)[i] = s->end;
+    ((uint32_t *)(void *)c->l[L_NAME].p)[i] = name;
+    ((uint32_t *)(void *)c->l[L_CAT].p)[i] = cat;
     return PCD_OK;
 }
 
-/* A memoryview of format fmt over a copy of n bytes at p (shape: rows x k, when k). */
-static PyObject *view(const void *p, size_t n, const char *fmt, Py_ssize_t rows, Py_ssize_t k)
+/* The columns, empty (with the GIL). */
+static int pcols_init(pcols *c, pcdpy_src *src)
+{
+    memset(c, 0, sizeof *c);
+    c->src = src;
+    static const size_t sw[S_N] = { 4, 4, 8, 8, 4, 0 }, lw[L_N] = { 4, 8, 8, 4, 4 };
+    for (size_t i = 0; i < S_N; i++) {
+        c->s[i].width = sw[i];
+        if (!(c->s[i].ba = PyByteArray_FromStringAndSize(NULL, 0))) return -1;
+    }
+    for (size_t i = 0; i < L_N; i++) {
+        c->l[i].width = lw[i];
+        if (!(c->l[i].ba = PyByteArray_FromStringAndSize(NULL, 0))) return -1;
+    }
+    c->samples = (table){ c->s, S_N, 0, 0 };
+    c->slices = (table){ c->l, L_N, 0, 0 };
+    return 0;
+}
+
+static void pcols_free(pcols *c)
+{
+    for (size_t i = 0; i < S_N; i++) Py_XDECREF(c->s[i].ba);
+    for (size_t i = 0; i < L_N; i++) Py_XDECREF(c->l[i].ba);
+}
+
+/* A memoryview of format fmt over a column, cut to its rows (shape: rows x k, when k > 0). */
+static PyObject *col_view(col *k, uint64_t rows, const char *fmt, Py_ssize_t per_row)
+{
+    if (PyByteArray_Resize(k->ba, (Py_ssize_t)(rows * k->width)) < 0) return NULL;
+    PyObject *mv = PyMemoryView_FromObject(k->ba);
+    if (!mv) return NULL;
+    /* (a memoryview has no shape with a zero in it: an empty table is a 1-D view) */
+    PyObject *res = per_row > 0 && rows > 0
+                        ? PyObject_CallMethod(mv, "cast", "s[nn]", fmt, (Py_ssize_t)rows, per_row)
+                        : PyObject_CallMethod(mv, "cast", "s", fmt);
+    Py_DECREF(mv);
+    return res;
+}
+
+/* A memoryview of format fmt over a copy of n bytes at p (the frames' and stacks' columns). */
+static PyObject *view(const void *p, size_t n, const char *fmt)
 {
     PyObject *ba = PyByteArray_FromStringAndSize(p ? (const char *)p : "", (Py_ssize_t)(p ? n : 0));
     if (!ba) return NULL;
     PyObject *mv = PyMemoryView_FromObject(ba);
     Py_DECREF(ba);
     if (!mv) return NULL;
-    /* (a memoryview has no shape with a zero in it: an empty table is a 1-D view) */
-    PyObject *res = k > 0 && rows > 0 ? PyObject_CallMethod(mv, "cast", "s[nn]", fmt, rows, k)
-                                      : PyObject_CallMethod(mv, "cast", "s", fmt);
+    PyObject *res = PyObject_CallMethod(mv, "cast", "s", fmt);
     Py_DECREF(mv);
     return res;
 }
@@ -450,7 +505,7 @@ static int put(PyObject *d, const char *k, PyObject *v)
     return rc;
 }
 
-static PyObject *profile_dict(const pcd_profile *p, const pcols *c)
+static PyObject *profile_dict(const pcd_profile *p, pcols *c)
 {
     PyObject *d = PyDict_New();
     if (!d) return NULL;
@@ -481,7 +536,7 @@ static PyObject *profile_dict(const pcd_profile *p, const pcols *c)
     do {                                                                                \
         ctype *col_ = (ctype *)(void *)u32;                                             \
         for (size_t i = 0; i < nf; i++) col_[i] = (ctype)(p->frames[i].expr);           \
-        if (put(fr, name, view(col_, nf * sizeof(ctype), fmt, 0, -1)) < 0) goto frfail; \
+        if (put(fr, name, view(col_, nf * sizeof(ctype), fmt)) < 0) goto frfail; \
     } while (0)
         FCOL("function", uint32_t, "I", function);
         FCOL("file", uint32_t, "I", file);
@@ -513,7 +568,7 @@ static PyObject *profile_dict(const pcd_profile *p, const pcols *c)
 #define SCOL(name, field)                                                                 \
     do {                                                                                  \
         for (size_t i = 0; i < ns; i++) u32[i] = p->st[i].field;                          \
-        if (put(stk, name, view(u32, ns * 4, "I", 0, -1)) < 0) goto stfail;               \
+        if (put(stk, name, view(u32, ns * 4, "I")) < 0) goto stfail;               \
     } while (0)
         SCOL("parent", parent);
         SCOL("frame", frame);
@@ -574,21 +629,21 @@ tables_done:;
     }
     PyObject *sm = PyDict_New();
     if (!sm || put(d, "samples", sm) < 0) goto fail;
-    Py_ssize_t n = (Py_ssize_t)c->n_samples;
-    if (put(sm, "thread", view(c->thread.p, c->thread.len, "I", 0, -1)) < 0 ||
-        put(sm, "stack", view(c->stack.p, c->stack.len, "I", 0, -1)) < 0 ||
-        put(sm, "time", view(c->time.p, c->time.len, "q", 0, -1)) < 0 ||
-        put(sm, "count", view(c->count.p, c->count.len, "Q", 0, -1)) < 0 ||
-        put(sm, "flags", view(c->flags.p, c->flags.len, "I", 0, -1)) < 0 ||
-        put(sm, "values", view(c->values.p, c->values.len, "Q", n, (Py_ssize_t)c->n_types)) < 0)
+    uint64_t n = c->samples.n, nl = c->slices.n;
+    if (put(sm, "thread", col_view(&c->s[S_THREAD], n, "I", 0)) < 0 ||
+        put(sm, "stack", col_view(&c->s[S_STACK], n, "I", 0)) < 0 ||
+        put(sm, "time", col_view(&c->s[S_TIME], n, "q", 0)) < 0 ||
+        put(sm, "count", col_view(&c->s[S_COUNT], n, "Q", 0)) < 0 ||
+        put(sm, "flags", col_view(&c->s[S_FLAGS], n, "I", 0)) < 0 ||
+        put(sm, "values", col_view(&c->s[S_VALUES], n, "Q", (Py_ssize_t)c->n_types)) < 0)
         goto fail;
     PyObject *sl = PyDict_New();
     if (!sl || put(d, "slices", sl) < 0) goto fail;
-    if (put(sl, "track", view(c->sl_track.p, c->sl_track.len, "I", 0, -1)) < 0 ||
-        put(sl, "start", view(c->sl_start.p, c->sl_start.len, "q", 0, -1)) < 0 ||
-        put(sl, "end", view(c->sl_end.p, c->sl_end.len, "q", 0, -1)) < 0 ||
-        put(sl, "name", view(c->sl_name.p, c->sl_name.len, "I", 0, -1)) < 0 ||
-        put(sl, "category", view(c->sl_cat.p, c->sl_cat.len, "I", 0, -1)) < 0)
+    if (put(sl, "track", col_view(&c->l[L_TRACK], nl, "I", 0)) < 0 ||
+        put(sl, "start", col_view(&c->l[L_START], nl, "q", 0)) < 0 ||
+        put(sl, "end", col_view(&c->l[L_END], nl, "q", 0)) < 0 ||
+        put(sl, "name", col_view(&c->l[L_NAME], nl, "I", 0)) < 0 ||
+        put(sl, "category", col_view(&c->l[L_CAT], nl, "I", 0)) < 0)
         goto fail;
     if (put(d, "format", PyUnicode_FromString(p->format)) < 0 || put(d, "version", PyUnicode_FromString(p->version)) < 0 ||
         put(d, "dialect", PyUnicode_FromString(pcd_dialect_names[p->dialect])) < 0 ||
@@ -604,13 +659,6 @@ nomem:
 fail:
     Py_DECREF(d);
     return NULL;
-}
-
-static void pcols_free(pcols *c)
-{
-    col *all[] = { &c->thread, &c->stack, &c->time, &c->count, &c->flags, &c->values,
-                   &c->sl_track, &c->sl_start, &c->sl_end, &c->sl_name, &c->sl_cat };
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) free(all[i]->p);
 }
 
 PyObject *pcdpy_profile_of(pcdpy_src *src, PyObject *kw_times, bool all, const char *metric)
@@ -630,7 +678,10 @@ PyObject *pcdpy_profile_of(pcdpy_src *src, PyObject *kw_times, bool all, const c
     j.all = all;
     j.metric = metric;
     pcols cols;
-    memset(&cols, 0, sizeof cols);
+    if (pcols_init(&cols, src) < 0) {
+        pcols_free(&cols);
+        return NULL;
+    }
     pcd_consumer c;
     memset(&c, 0, sizeof c);
     c.ud = &cols;
