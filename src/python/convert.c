@@ -421,7 +421,15 @@ static pcd_status pc_slice(void *ud, pcd_profile *p, const pcd_slice *s)
 {
     pcols *c = ud;
     table *t = &c->slices;
-    pcd_str name = pcd_profile_str(p, s->name.ptr, s->name.len), cat = pcd_profile_str(p, s->category.ptr, s->category.len);
+    /* a text the importer took from the profile's own strings moves when interning the other
+     * grows them: such a one is interned first (it is there already: nothing grows) */
+    const pcd_strtab *st = &p->strings;
+    uintptr_t c0 = (uintptr_t)s->category.ptr, p0 = (uintptr_t)st->pool;
+    bool cat_first = st->pool && c0 >= p0 && c0 < p0 + st->pool_len;
+    pcd_str name = 0, cat = 0;
+    if (cat_first) cat = pcd_profile_str(p, s->category.ptr, s->category.len);
+    name = pcd_profile_str(p, s->name.ptr, s->name.len);
+    if (!cat_first) cat = pcd_profile_str(p, s->category.ptr, s->category.len);
     if (p->oom) return PCD_E_NOMEM;
     if (t->n == t->cap && !table_room(c, t)) return PCD_E_NOMEM;
     uint64_t i = t->n++;
