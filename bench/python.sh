@@ -21,7 +21,7 @@ fi
 . "$root/bench/tachyon-data.bash"
 on_model=$(env "$pyenv" "$py" -c 'import profcodec; print(int(any(f["name"] == "tachyon" and f["profile"] for f in profcodec.formats())))')
 [ "$on_model" = 1 ] && tachyon_build 1 "$tzstd"
-psize=$(stat -c %s "$pmojo")
+psize=$(stat -L -c %s "$pmojo")
 precords=$(env "$pyenv" "$py" "$root/bench/python_iter.py" profcodec "$pmojo")
 warm "$pmojo"
 
@@ -67,7 +67,7 @@ print(len(p.samples))'
     py_start=$("$R" "$RUNS" env "$pyenv" "$py" -c 'import profcodec')
     sum_row Python "\`Reader.profile()\` of a Tachyon profile (41.6 M samples, zstd)" "\`profcodec convert --to collapsed\` of the same file" \
         "$r_prof" "at most 1.5 x (issue 17)" "$(at_most "$r_prof" 1.5)"
-    prof_rows="Input: \`bench/data/tachyon-200m-zstd.bin\` ($(stat -c %s "$tzstd") bytes), the file of the Tachyon section.
+    prof_rows="Input: \`bench/data/tachyon-200m-zstd.bin\` ($(stat -L -c %s "$tzstd") bytes), the file of the Tachyon section.
 
 | what | time (s) | peak RSS |
 |---|---|---|
