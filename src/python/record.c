@@ -567,7 +567,9 @@ static PyObject *rec_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
         PyObject *keep = NULL;
         const char *kn = PyUnicode_Check(kind) ? pcdpy_utf8(kind, &keep) : NULL;
         bool ok = kn && c->kind && pcd_jsonr_kind(c->fmt->gen->format, kn, &k) &&
-                  (k.which >= 0 ? k.type->fields[k.which].type == c->type : k.type == c->type);
+                  (c->gen->what == PCDPY_VALUE ? k.type == c->gen->type && k.which == c->gen->which
+                   : k.which >= 0              ? k.type->fields[k.which].type == c->type
+                                               : k.type == c->type);
         Py_XDECREF(keep);
         if (!ok) {
             Py_DECREF(obj);
