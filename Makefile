@@ -52,9 +52,10 @@ test-release:
 	    echo "test-release: $$cc Release build clean"; \
 	done
 
-# Regenerate generated/ and docs/formats/ from schemas/ (make test fails if you forget).
+# Regenerate generated/ (with the Python binding, generated/python) and docs/formats/ from
+# schemas/ (make test fails if you forget).
 regen:
-	lua5.4 gen/pcgen.lua -o generated --docs docs/formats
+	lua5.4 gen/pcgen.lua -o generated --docs docs/formats --python generated/python
 
 # Run every libFuzzer harness for FUZZ_SECONDS each (default 300); FUZZ_ONLY=mojo picks some.
 fuzz: setup

@@ -1,8 +1,10 @@
 -- pcgen.lua: the profcodec generator: schema files -> generated C, fuzz harnesses, reference pages.
 --
--- usage: lua5.4 gen/pcgen.lua [--check] [-o DIR] [--docs DIR] [--schemas DIR] [SCHEMA.lua ...]
+-- usage: lua5.4 gen/pcgen.lua [--check] [-o DIR] [--docs DIR] [--python DIR] [--schemas DIR] [SCHEMA.lua ...]
 --   With no schema files, every schemas/**/*.lua not starting with "_" is used.
 --   --check  writes nothing; reports stale files with a diff and the fix command (exit 1).
+--   --python DIR  the Python binding too: each version's classes and stub, and the registry of
+--            the extension (--python-package NAME, default profcodec; its module _profcodec).
 -- Passes: load -> check -> lower -> emit -> sync. Nothing is written if any schema has
 -- a diagnostic; diagnostics read "schema-file: type.field: message".
 local here = arg[0]:match("^(.*)/[^/]*$") or "."
@@ -17,22 +19,27 @@ local emit_fuzz = require("pcgen.emit.fuzz")
 local emit_dict = require("pcgen.emit.dict")
 local registry = require("pcgen.emit.registry")
 local emit_view = require("pcgen.emit.view")
+local emit_py = require("pcgen.emit.python")
 local text = require("pcgen.text")
 local sha256 = require("pcgen.sha256")
 
 local GEN_VERSION = "1.0"
 
-local opts = { out = "generated", docs = nil, check = false, schemas_root = "schemas", files = {} }
+local opts = { out = "generated", docs = nil, check = false, schemas_root = "schemas", files = {},
+  python = nil, py_package = "profcodec" }
 local i = 1
 while i <= #arg do
   local a = arg[i]
   if a == "--check" then opts.check = true
   elseif a == "-o" then i = i + 1; opts.out = arg[i]
   elseif a == "--docs" then i = i + 1; opts.docs = arg[i]
+  elseif a == "--python" then i = i + 1; opts.python = arg[i]
+  elseif a == "--python-package" then i = i + 1; opts.py_package = arg[i]
   elseif a == "--schemas" then i = i + 1; opts.schemas_root = arg[i]
   elseif a == "--no-registry" then opts.no_registry = true
   elseif a == "-h" or a == "--help" then
-    io.write("usage: lua5.4 gen/pcgen.lua [--check] [-o DIR] [--docs DIR] [--schemas DIR] [SCHEMA.lua ...]\n")
+    io.write("usage: lua5.4 gen/pcgen.lua [--check] [-o DIR] [--docs DIR] [--python DIR] [--python-package NAME]\n" ..
+      "                           [--schemas DIR] [SCHEMA.lua ...]\n")
     os.exit(0)
   elseif a:sub(1, 1) == "-" then
     io.stderr:write("pcgen: unknown option " .. a .. "\n")
@@ -91,6 +98,10 @@ for _, path in ipairs(opts.files) do
         out(opts.out .. "/" .. base .. "_fuzz.c", emit_fuzz(ir, sha, GEN_VERSION))
         out(opts.out .. "/" .. base .. ".dict", emit_dict(ir))
         if opts.docs then out(opts.docs .. "/" .. ir.name .. "-" .. ir.vid .. ".md", emit_md.page(ir, sha, GEN_VERSION)) end
+        if opts.python then
+          out(opts.python .. "/" .. base .. "_py.c", emit_py.c_file(ir, sha, GEN_VERSION, opts.py_package))
+          out(opts.python .. "/" .. base .. ".pyi", emit_py.stub(ir, sha, GEN_VERSION, opts.py_package))
+        end
         manifest[#manifest + 1] = path .. " " .. sha .. " " .. table.concat(list, " ")
         formats[#formats + 1] = { prefix = ir.prefix, base = base, name = ir.name, version = tostring(ir.version) }
         if #ir.views > 0 then
@@ -145,6 +156,14 @@ if not opts.no_registry then
   outputs[#outputs + 1] = { opts.out .. "/pcd_formats.c", registry.formats_c(formats, GEN_VERSION) }
   outputs[#outputs + 1] = { opts.out .. "/MANIFEST", registry.manifest(manifest) }
 end
+if opts.python then
+  -- the Python extension's registry, in the order of pcd_formats
+  local sorted = {}
+  for _, f in ipairs(formats) do sorted[#sorted + 1] = f end
+  table.sort(sorted, function(a, b) return a.base < b.base end)
+  outputs[#outputs + 1] = { opts.python .. "/pcdpy_registry.c",
+    emit_py.registry(sorted, GEN_VERSION, opts.py_package, "_profcodec") }
+end
 
 local stale = {}
 for _, o in ipairs(outputs) do
@@ -158,6 +177,6 @@ for _, o in ipairs(outputs) do
 end
 if #stale > 0 then
   io.stderr:write("pcgen: stale generated files: " .. table.concat(stale, ", ") ..
-    "\npcgen: fix with: make regen   (lua5.4 gen/pcgen.lua -o generated --docs docs/formats)\n")
+    "\npcgen: fix with: make regen   (lua5.4 gen/pcgen.lua -o generated --docs docs/formats --python generated/python)\n")
   os.exit(1)
 end

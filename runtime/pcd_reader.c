@@ -59,6 +59,7 @@ static pcd_status win_fill(pcd_reader *r, pcd_win *w)
     }
     size_t got = 0;
     pcd_status st = r->read(r->ud, w->buf + w->hi, w->cap - w->hi, &got);
+    if (st == PCD_WOULD_BLOCK && r->suspendable) return st;
     if (st != PCD_OK)
         return rfail(r, PCD_E_IO, w->base + w->hi, NULL, "readable input", PCD_FOUND_NONE, 0);
     if (got == 0) w->eof = true;
@@ -118,6 +119,19 @@ static pcd_status fill(pcd_reader *r, uint32_t d)
         return PCD_OK;
     }
     return win_fill(r, file_win(r));
+}
+
+/* fill where nothing of the record at hand was consumed: the read callback may answer
+ * PCD_WOULD_BLOCK, returned as it is (not under a compressed level, whose decompressor has
+ * taken its input already). */
+static pcd_status fill_resumable(pcd_reader *r, uint32_t d)
+{
+    for (int i = (int)d; i >= 1; i--)
+        if (r->lv[i - 1].compression) return fill(r, d);
+    r->suspendable = true;
+    pcd_status st = fill(r, d);
+    r->suspendable = false;
+    return st;
 }
 
 /* ---- open / close ----------------------------------------------------- */
@@ -415,7 +429,7 @@ static pcd_status decode_in(pcd_reader *r, uint32_t d, pcd_decode_fn dec, pcd_va
                 end = w->pos + bb;
                 hard = true;
             } else if (!hard) {
-                PCD_TRY(fill(r, d));
+                PCD_TRY(fill_resumable(r, d));
                 continue;
             }
         }
@@ -448,7 +462,7 @@ static pcd_status decode_in(pcd_reader *r, uint32_t d, pcd_decode_fn dec, pcd_va
         if (hard)
             return rfail(r, PCD_E_INTERNAL, w->base + w->pos, NULL, "no short read at a hard end",
                          PCD_FOUND_NONE, 0);
-        PCD_TRY(fill(r, d));
+        PCD_TRY(fill_resumable(r, d));
     }
 }
 
@@ -474,7 +488,7 @@ static pcd_status at_end(pcd_reader *r, uint32_t d, bool *end)
             *end = true;
             return PCD_OK;
         }
-        PCD_TRY(fill(r, d));
+        PCD_TRY(fill_resumable(r, d));
     }
 }
 
@@ -532,6 +546,7 @@ pcd_status pcd_reader_next(pcd_reader *r, pcd_record *rec)
         uint64_t off;
         size_t used;
         pcd_status st = decode_in(r, 0, r->f->root_decode, NULL, root, NULL, 0, &off, &used);
+        if (st == PCD_WOULD_BLOCK) return st;
         if (st != PCD_OK) {
             r->failed = true;
             r->fail_depth = 0;
@@ -558,6 +573,7 @@ pcd_status pcd_reader_next(pcd_reader *r, pcd_record *rec)
         pcd_level *L = &r->lv[r->depth - 1];
         bool end;
         pcd_status st = at_end(r, r->depth, &end);
+        if (st == PCD_WOULD_BLOCK) return st;
         if (st != PCD_OK) {
             r->failed = true;
             r->fail_depth = r->depth;
@@ -574,6 +590,7 @@ pcd_status pcd_reader_next(pcd_reader *r, pcd_record *rec)
         size_t used;
         st = decode_in(r, r->depth, rd->decode, val ? rd->validate : NULL, r->rec, L->state,
                        rd->state_size, &off, &used);
+        if (st == PCD_WOULD_BLOCK) return st;
         if (st != PCD_OK) {
             r->failed = true;
             r->fail_depth = r->depth;
@@ -770,8 +787,8 @@ pcd_status pcd_reader_recover(pcd_reader *r, uint64_t *resume_offset)
  * error) is recorded as next() records it, so that recovery sees the same state. */
 static pcd_status run_fill(pcd_reader *r)
 {
-    pcd_status st = fill(r, r->depth);
-    if (st != PCD_OK) {
+    pcd_status st = fill_resumable(r, r->depth);
+    if (st != PCD_OK && st != PCD_WOULD_BLOCK) {
         pcd_win *w = level_win(r, r->depth);
         r->failed = true;
         r->fail_depth = r->depth;

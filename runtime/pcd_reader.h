@@ -6,7 +6,11 @@
 #include "pcd_desc.h"
 #include "pcd_zstd.h"
 
-/* Fills dst with up to cap bytes; *got = 0 means end of input. Blocking is fine. */
+/* Fills dst with up to cap bytes; *got = 0 means end of input. Blocking is fine. While the
+ * reader's `suspendable` is set (and only then), the callback may instead return
+ * PCD_WOULD_BLOCK when nothing is there yet: the call that read (pcd_reader_next, a fast
+ * path) returns PCD_WOULD_BLOCK having consumed nothing of the record it was at, and may be
+ * made again later. (A reader of a pipe hands out the records it has before it waits.) */
 typedef pcd_status (*pcd_read_fn)(void *ud, uint8_t *dst, size_t cap, size_t *got);
 
 #define PCD_READER_MAX_DEPTH 8
@@ -60,6 +64,7 @@ typedef struct pcd_reader {
     bool validate_only;
     bool threads;
     bool failed;              /* an error is pending; call pcd_reader_recover or stop */
+    bool suspendable;         /* the read in progress may answer PCD_WOULD_BLOCK (pcd_read_fn) */
     bool done;
     bool root_done;
     uint8_t *win;             /* window bytes [0, hi); owned unless whole */
@@ -82,7 +87,8 @@ pcd_status pcd_reader_open(pcd_reader *r, const pcd_format *f, pcd_read_fn read,
 /* Whole input in memory (caller keeps it alive until close). */
 pcd_status pcd_reader_open_buffer(pcd_reader *r, const pcd_format *f, const uint8_t *data,
                                   size_t size, const pcd_reader_opts *o);
-/* PCD_OK with a record, PCD_END at a clean end, or an error (see pcd_reader_error). */
+/* PCD_OK with a record, PCD_END at a clean end, PCD_WOULD_BLOCK (see pcd_read_fn), or an
+ * error (see pcd_reader_error). */
 pcd_status pcd_reader_next(pcd_reader *r, pcd_record *rec);
 /* After an error: skip the damaged part if the format allows it. PCD_OK: call
  * next again; otherwise nothing more can be read. *skipped gets the offset resumed at. */
@@ -95,7 +101,8 @@ pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n);
 /* Decoding fast path: decodes up to max records and hands each to fn (valid during the
  * call) without returning them one by one (*n gets how many). PCD_OK: call again, or
  * pcd_reader_next for what this cannot do (the root, records that open regions, batches
- * of a compressed region, level ends). Stream state moves on as in pcd_reader_next. fn's
+ * of a compressed region, level ends), or PCD_WOULD_BLOCK as pcd_reader_next returns it (the
+ * records before it counted in *n). Stream state moves on as in pcd_reader_next. fn's
  * own status (anything but PCD_OK) stops the run and is returned; the record it was given
  * counts as read. */
 pcd_status pcd_reader_decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_record_fn fn, void *ud);

@@ -11,6 +11,7 @@ const char *pcd_status_name(pcd_status s)
     case PCD_END: return "end";
     case PCD_SHORT_READ: return "short read";
     case PCD_SHORT_WRITE: return "short write";
+    case PCD_WOULD_BLOCK: return "would block";
     case PCD_E_TRUNCATED: return "truncated";
     case PCD_E_BAD_MAGIC: return "bad magic";
     case PCD_E_BAD_TAG: return "bad tag";

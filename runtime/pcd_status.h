@@ -11,6 +11,7 @@ typedef enum pcd_status {
     PCD_END = 1,              /* note: clean end of the stream or region */
     PCD_SHORT_READ = 16,      /* suspension: more input is needed, nothing was consumed */
     PCD_SHORT_WRITE = 17,     /* suspension: the sink is full */
+    PCD_WOULD_BLOCK = 18,     /* suspension: the read callback has nothing yet (pcd_reader.h) */
     PCD_E_TRUNCATED = 32,     /* input ends inside a field */
     PCD_E_BAD_MAGIC = 33,     /* a magic constant does not match */
     PCD_E_BAD_TAG = 34,       /* a union tag names no case */

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "cli/gzin.h"
+#include "formats/detect.h"
 
 void cli_init(cli *c)
 {
@@ -93,48 +94,6 @@ void cli_progress_done(cli *c)
     c->progress_shown = false;
 }
 
-/* Does the format's root record decode from these first bytes? 2: it does, completely;
- * 1: as far as they go (more bytes needed); 0: no. */
-static int root_fits(const pcd_format *f, const uint8_t *p, size_t n, bool whole, pcd_error *err)
-{
-    uint8_t *tmp = malloc(f->root_size ? f->root_size : 1);
-    if (!tmp) return 0;
-    pcd_arena a;
-    uint8_t block[4096];
-    pcd_arena_init(&a, block, sizeof block, NULL, 0);
-    pcd_ctx x;
-    pcd_ctx_init(&x, &a);
-    x.version = f->version_num;
-    pcd_cursor cur = pcd_cursor_make(&x, p, n, 0, whole);
-    pcd_status st = f->root_decode(&cur, tmp);
-    free(tmp);
-    if (st == PCD_OK) return 2;
-    if (st == PCD_SHORT_READ) return 1;
-    if (err) *err = x.err;
-    return 0;
-}
-
-/* The formats in the order detection tries them: those with a magic first, then those told by
- * the structure of their first bytes (PCD_FMT_NO_MAGIC: protobuf), which a magic must not lose to. */
-static const pcd_format *candidate(size_t i)
-{
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t k = 0; k < pcd_n_formats; k++)
-            if (((pcd_formats[k]->flags & PCD_FMT_NO_MAGIC) != 0) == (pass == 1) && i-- == 0) return pcd_formats[k];
-    return NULL;
-}
-
-/* Some format's magic matches head and its root record is complete in it. */
-static bool known_start(const uint8_t *head, size_t n)
-{
-    for (size_t i = 0; i < pcd_n_formats; i++) {
-        pcd_error e;
-        memset(&e, 0, sizeof e);
-        if (candidate(i)->detect(head, n) == 2 && root_fits(candidate(i), head, n, false, &e) == 2) return true;
-    }
-    return false;
-}
-
 int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
 {
     memset(src, 0, sizeof *src);
@@ -154,7 +113,8 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
          * for a full head */
         for (want = 16;; want *= 2) {
             n = pcd_input_peek(&src->in, head, want);
-            if (n < want || want == sizeof head || (c->format ? n >= 2 : known_start(head, n))) break;
+            if (n < want || want == sizeof head ||
+                (c->format ? n >= 2 : pcd_detect_known_start(pcd_formats, pcd_n_formats, head, n))) break;
         }
     } else {
         n = pcd_input_peek(&src->in, head, sizeof head);
@@ -163,7 +123,7 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
     if (pcd_gzin_is_gzip(head, n)) {
         /* gzip (e.g. Mono's zip option): everything below reads the decompressed stream */
         src->gz = malloc(sizeof *src->gz);
-        if (!src->gz || pcd_gzin_open(src->gz, &src->in, 0) != 0) {
+        if (!src->gz || pcd_gzin_open(src->gz, pcd_input_read, &src->in, 0) != 0) {
             fprintf(stderr, "%s: cannot start decompressing\n", path);
             return EXIT_USAGE;
         }
@@ -181,58 +141,13 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
             return EXIT_USAGE;
         }
     } else {
-        const pcd_format *magic_match = NULL;
-        pcd_error why;
-        memset(&why, 0, sizeof why);
-        /* every candidate that rejected the root at its version field, by the same value */
-        bool version_only = true;
-        char versions[256] = "";
-        size_t vlen = 0;
-        for (size_t i = 0; i < pcd_n_formats && !f; i++) {
-            const pcd_format *g = candidate(i);
-            int d = g->detect(head, n);
-            if (d == 2 || (d == 1 && whole && n > 0)) {
-                if (!magic_match) magic_match = g;
-                pcd_error e;
-                memset(&e, 0, sizeof e);
-                if (root_fits(g, head, n, whole, &e)) f = g;
-                else {
-                    if (!why.status) why = e;
-                    char p[64];
-                    pcd_error_path(&e, p, sizeof p);
-                    if (e.status != PCD_E_RANGE || strcmp(p, "version") != 0 || strcmp(g->name, magic_match->name) != 0 ||
-                        e.found_kind != why.found_kind || e.found != why.found)
-                        version_only = false;
-                    int k = snprintf(versions + vlen, sizeof versions - vlen, "%s%s", vlen ? ", " : "", g->version);
-                    if (k > 0 && (size_t)k < sizeof versions - vlen) vlen += (size_t)k;
-                }
-            }
-        }
+        pcd_detect_why why;
+        f = pcd_detect(pcd_formats, pcd_n_formats, head, n, whole, &why);
         if (!f) {
-            if (magic_match && version_only) {
-                char msg[512];
-                pcd_error_format(&why, msg, sizeof msg);
-                const char *found = strstr(msg, ", found ");
-                fprintf(stderr, "%s: unsupported %s version %s (this build reads %s)\n", path, magic_match->title,
-                        found ? found + 8 : "?", versions);
-                return EXIT_INVALID;
-            }
-            if (magic_match && why.status == PCD_E_TRUNCATED) {
-                /* the start says which format; the file ends inside its header */
-                char msg[512];
-                pcd_error_format(&why, msg, sizeof msg);
-                fprintf(stderr, "%s: %s\n", path, msg);
-                return EXIT_INVALID;
-            }
-            if (magic_match) {
-                char msg[512];
-                pcd_error_format(&why, msg, sizeof msg);
-                fprintf(stderr, "%s: a %s file, but no version this build reads accepts it: %s\n", path,
-                        magic_match->name, msg);
-                return EXIT_INVALID;
-            }
-            fprintf(stderr, "%s: cannot tell the format%s; name it with --format (see profcodec formats)\n",
-                    path, n == 0 ? " of an empty input" : " from its first bytes");
+            if (why.unknown)
+                fprintf(stderr, "%s: %s; name it with --format (see profcodec formats)\n", path, why.msg);
+            else
+                fprintf(stderr, "%s: %s\n", path, why.msg);
             return EXIT_INVALID;
         }
     }

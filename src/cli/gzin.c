@@ -1,4 +1,4 @@
-/* cli/gzin.c: gzip input for the CLI (zlib): inflates member after member, bounded. */
+/* cli/gzin.c: gzip input for the CLI and the Python module (zlib): inflates member after member, bounded. */
 #include "cli/gzin.h"
 
 #include <stdlib.h>
@@ -8,10 +8,11 @@
 
 bool pcd_gzin_is_gzip(const uint8_t *p, size_t n) { return n >= 3 && p[0] == 0x1f && p[1] == 0x8b && p[2] == 8; }
 
-int pcd_gzin_open(pcd_gzin *g, pcd_input *in, uint64_t limit)
+int pcd_gzin_open(pcd_gzin *g, pcd_read_fn read, void *ud, uint64_t limit)
 {
     memset(g, 0, sizeof *g);
-    g->in = in;
+    g->read = read;
+    g->ud = ud;
     g->limit = limit && limit < PCD_GZIN_HARD_LIMIT ? limit : PCD_GZIN_HARD_LIMIT;
     /* 16 + 15: a gzip wrapper, the largest window */
     if (inflateInit2(&g->z, 16 + 15) != Z_OK) return -1;
@@ -32,7 +33,7 @@ static pcd_status inflate_some(pcd_gzin *g, uint8_t *dst, size_t cap, size_t *go
     for (;;) {
         if (g->z.avail_in == 0) {
             size_t n = 0;
-            if (pcd_input_read(g->in, g->ibuf, sizeof g->ibuf, &n) != PCD_OK) {
+            if (g->read(g->ud, g->ibuf, sizeof g->ibuf, &n) != PCD_OK) {
                 g->error = "cannot read the compressed input";
                 return PCD_E_IO;
             }
@@ -54,7 +55,7 @@ static pcd_status inflate_some(pcd_gzin *g, uint8_t *dst, size_t cap, size_t *go
             /* another member may follow (concatenated gzip files) */
             if (g->z.avail_in == 0) {
                 size_t n = 0;
-                if (pcd_input_read(g->in, g->ibuf, sizeof g->ibuf, &n) != PCD_OK) {
+                if (g->read(g->ud, g->ibuf, sizeof g->ibuf, &n) != PCD_OK) {
                     g->error = "cannot read the compressed input";
                     return PCD_E_IO;
                 }

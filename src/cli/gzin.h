@@ -1,5 +1,6 @@
-/* cli/gzin.h: gzip-compressed input, read transparently (the CLI side): a pcd_read_fn
- * that inflates the members of a gzip stream from a pcd_input, with an output limit. */
+/* cli/gzin.h: gzip-compressed input, read transparently (the CLI and the Python module): a
+ * pcd_read_fn that inflates the members of a gzip stream read through another pcd_read_fn
+ * (a pcd_input's), with an output limit. */
 #ifndef PCD_GZIN_H
 #define PCD_GZIN_H
 
@@ -8,7 +9,8 @@
 #include "cli/io.h"
 
 typedef struct pcd_gzin {
-    pcd_input *in;
+    pcd_read_fn read;         /* the compressed bytes */
+    void *ud;
     z_stream z;
     bool inited;
     bool end;                 /* the last member ended and the input is used up */
@@ -22,8 +24,9 @@ typedef struct pcd_gzin {
 
 /* True when the first bytes are a gzip member header. */
 bool pcd_gzin_is_gzip(const uint8_t *p, size_t n);
-/* Starts inflating in; limit caps the decompressed bytes (0: no cap beyond 1 TiB). */
-int pcd_gzin_open(pcd_gzin *g, pcd_input *in, uint64_t limit);
+/* Starts inflating what read(ud, ...) gives; limit caps the decompressed bytes (0: no cap
+ * beyond 1 TiB). */
+int pcd_gzin_open(pcd_gzin *g, pcd_read_fn read, void *ud, uint64_t limit);
 /* The first n decompressed bytes, without consuming them for later reads. */
 size_t pcd_gzin_peek(pcd_gzin *g, uint8_t *dst, size_t n);
 /* pcd_read_fn: *got = 0 at the end of the last member. PCD_E_IO with g->error set on

@@ -9,7 +9,10 @@
  *   - in formats read front to back, every record that ended before the damage is
  *     still decoded, unchanged (checked against the undamaged file).
  * A few mutated files also go through the CLI: exit 0 or 1, never a signal.
- * usage: test_sweeps [FORMAT]   (PCD_SWEEP_SCALE=n multiplies the number of mutations) */
+ * usage: test_sweeps [FORMAT]   (PCD_SWEEP_SCALE=n multiplies the number of mutations)
+ *        test_sweeps --save DIR N [FORMAT]: writes N mutated inputs of each kind of every file,
+ *        FORMAT-VERSION--FILE--KIND-I.bin, and checks nothing (the Python module's tests read
+ *        them: the same damage through the CLI and through profcodec.open) */
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,6 +36,8 @@ typedef struct recs {
 
 static unsigned long g_files, g_mutations, g_cli;
 static int g_failures;
+static const char *g_save_dir;   /* --save: write the mutated inputs there, check nothing */
+static unsigned g_save_per_kind;
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15u;
 static uint64_t rnd(void)
@@ -169,6 +174,18 @@ static void mutate_and_check(const pcd_format *f, const char *file, const uint8_
             }
             }
             g_mutations++;
+            if (g_save_dir) {
+                const char *base = strrchr(file, '/');
+                char out[8448];
+                snprintf(out, sizeof out, "%s/%s-%s--%s--%d-%u.bin", g_save_dir, f->name, f->version,
+                         base ? base + 1 : file, kind, i);
+                FILE *o = fopen(out, "wb");
+                if (o) {
+                    fwrite(q, 1, m, o);
+                    fclose(o);
+                }
+                continue;
+            }
             if (getenv("PCD_SWEEP_VERBOSE")) {
                 fprintf(stderr, "%s %s at %zu\n", file, names[kind], pos);
                 FILE *o = fopen("/tmp/pcd-sweep-last.bin", "wb");
@@ -331,11 +348,12 @@ static void sweep_dir(const pcd_format *f, const char *dir, recs *clean, recs *g
         if (p && belongs(f, p, n) && g_counting) {
             g_format_files++;
         } else if (p && belongs(f, p, n)) {
-            decode(f, p, n, clean);
-            unsigned per_kind = budget(n) * scale;
+            if (!g_save_dir) decode(f, p, n, clean);
+            unsigned per_kind = g_save_dir ? g_save_per_kind : budget(n) * scale;
             g_files++;
-            printf("sweep %s %s: %zu bytes, %zu records clean (%s), %u mutations of each kind\n", f->name,
-                   names[i], n, clean->n, pcd_status_name(clean->end), per_kind);
+            if (!g_save_dir)
+                printf("sweep %s %s: %zu bytes, %zu records clean (%s), %u mutations of each kind\n", f->name,
+                       names[i], n, clean->n, pcd_status_name(clean->end), per_kind);
             fflush(stdout);
             mutate_and_check(f, path, p, n, clean, got, per_kind, true);
         }
@@ -373,6 +391,12 @@ static void recs_free(recs *r)
 
 int main(int argc, char **argv)
 {
+    if (argc >= 4 && strcmp(argv[1], "--save") == 0) {
+        g_save_dir = argv[2];
+        g_save_per_kind = (unsigned)atoi(argv[3]);
+        argv += 3;
+        argc -= 3;
+    }
     const char *only = argc > 1 ? argv[1] : NULL;
     recs *clean = recs_new(), *got = recs_new();
     for (size_t i = 0; i < pcd_n_formats; i++) {

@@ -1,0 +1,89 @@
+"""Builds the Python package profcodec (pyproject.toml has its metadata).
+
+The extension profcodec._profcodec is built by the project's own CMake build (the library, the
+code above the bytes, the Python runtime in src/python and the generated binding in
+generated/python), static, on CPython's limited API: one wheel (cp39-abi3) for Python 3.9 and up.
+It needs what `make` needs (scripts/setup-deps.sh: cmake, pkg-config, lua5.4, libzstd-dev,
+libjansson-dev, zlib1g-dev) and python3-dev. Offline, with Debian's setuptools and wheel:
+
+    python3 -m build --wheel --no-isolation            (Debian: python3-build)
+    pip install --no-build-isolation .                 (in a venv: python3 -m venv --system-site-packages)
+
+CMAKE_BUILD_PARALLEL_LEVEL sets the build's jobs (default: the CPUs there are).
+setuptools' own build directory is build-python/ (build/ is CMake's, `make`'s), or
+$PCD_PYTHON_BUILD_DIR."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+BUILD_BASE = os.path.abspath(os.environ.get("PCD_PYTHON_BUILD_DIR") or os.path.join(ROOT, "build-python"))
+
+
+def version():
+    with open(os.path.join(ROOT, "CMakeLists.txt")) as f:
+        m = re.search(r"project\(profcodec VERSION ([0-9.]+)", f.read())
+    if not m:
+        raise RuntimeError("CMakeLists.txt: no project(profcodec VERSION ...)")
+    return m.group(1)
+
+
+class CMakeBuild(build_ext):
+    """The extension, by CMake: its target pcdpy_ext, everything linked in statically."""
+
+    def build_extension(self, ext):
+        tree = os.path.abspath(os.path.join(self.build_temp, "cmake"))
+        os.makedirs(tree, exist_ok=True)
+        config = [
+            "cmake", "-S", ROOT, "-B", tree,
+            "-DCMAKE_BUILD_TYPE=Release",
+            "-DBUILD_SHARED_LIBS=OFF",
+            "-DBUILD_TESTING=OFF",
+            "-DPCD_BUILD_CLI=OFF",
+            "-DPCD_PYTHON=ON",
+            "-DPCD_PYTHON_EXECUTABLE=" + sys.executable,
+        ]
+        jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)
+        build = ["cmake", "--build", tree, "--target", "pcdpy_ext", "-j", jobs]
+        for cmd in (config, build):
+            self.announce(" ".join(cmd), level=2)
+            subprocess.run(cmd, check=True)
+        built = os.path.join(tree, "python", "profcodec", "_profcodec.abi3.so")
+        dest = self.get_ext_fullpath(ext.name)
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        shutil.copyfile(built, dest)
+
+
+class BuildPy(build_py):
+    """The package's Python files, and beside them the generated stubs of each format version's
+    module (generated/python/*.pyi)."""
+
+    def run(self):
+        super().run()
+        gen = os.path.join(ROOT, "generated", "python")
+        dest = os.path.join(self.build_lib, "profcodec")
+        os.makedirs(dest, exist_ok=True)
+        for name in sorted(os.listdir(gen)):
+            if name.endswith(".pyi"):
+                self.copy_file(os.path.join(gen, name), os.path.join(dest, name))
+
+
+# (egg_info's directory must exist before it runs)
+os.makedirs(BUILD_BASE, exist_ok=True)
+
+setup(
+    version=version(),
+    ext_modules=[Extension("profcodec._profcodec", sources=[], py_limited_api=True)],
+    cmdclass={"build_ext": CMakeBuild, "build_py": BuildPy},
+    options={
+        "build": {"build_base": BUILD_BASE},
+        "egg_info": {"egg_base": BUILD_BASE},
+        "bdist_wheel": {"py_limited_api": "cp39"},
+    },
+)

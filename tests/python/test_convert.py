@@ -1,0 +1,97 @@
+"""profcodec.convert: every conversion `profcodec formats` lists for every input in tests/data
+gives the CLI's bytes, returned, written to a path and to a file object; damage raises
+DamagedInput once the output holds what came before it, as the CLI's output does."""
+import io
+import json
+import os
+import warnings
+
+import pytest
+
+import profcodec
+
+from conftest import cli, DATA, TESTDATA
+
+
+def conversions():
+    rc, out, _ = cli("formats", "--json")
+    targets = {}
+    for f in json.loads(out):
+        targets[f["name"] + ":" + f["version"]] = f["convert_to"]
+    cases = []
+    for path, _, fmt in DATA:
+        for to in targets.get(fmt, []):
+            cases.append((path, fmt, to))
+    return cases
+
+
+CASES = conversions()
+
+
+def test_formats_match_the_cli():
+    rc, out, _ = cli("formats", "--json")
+    want = json.loads(out)
+    got = profcodec.formats()
+    assert [(f["name"], f["version"], f["title"], f["schema"], f["streamable"], f["convert_to"]) for f in got] == \
+        [(f["name"], f["version"], f["title"], f["schema"], f["streamable"], f["convert_to"]) for f in want]
+    for f in got:
+        assert getattr(profcodec, f["module"]).FORMAT == f["name"]
+
+
+@pytest.mark.parametrize("path,fmt,to", CASES, ids=[os.path.relpath(p, TESTDATA) + ":" + t for p, _, t in CASES])
+def test_convert_is_the_cli(path, fmt, to, tmp_path):
+    out = tmp_path / ("out." + to)
+    rc, _, err = cli("convert", "--to", to, path, "-o", str(out))
+    want = out.read_bytes() if out.exists() else None
+    if rc == 0:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            assert profcodec.convert(path, to) == want
+        # what the CLI says beside the output, the module says as warnings
+        assert sorted(str(x.message) for x in w) == sorted(l for l in err.splitlines() if l)
+        mine = tmp_path / "mine"
+        assert profcodec.convert(path, to=to, output=str(mine)) is None
+        assert mine.read_bytes() == want
+        buf = io.BytesIO()
+        with open(path, "rb") as f:
+            profcodec.convert(f, to, buf)
+        assert buf.getvalue() == want
+    else:
+        assert rc == 1, err
+        with pytest.raises(profcodec.DamagedInput) as e:
+            profcodec.convert(path, to)
+        assert (e.value.output or b"") == (want or b"")
+        # the first line the CLI prints is the damage DamagedInput says
+        assert err.splitlines()[0] == str(e.value)
+
+
+def test_convert_options(tmp_path):
+    mojo = os.path.join(TESTDATA, "mojo", "v3_multiproc.mojo")
+    for args, kw in [(["--dialect", "default"], {"dialect": "default"}),
+                     (["--metric", "time"], {"metric": "time"})]:
+        rc, out, err = cli("convert", "--to", "collapsed", *args, mojo)
+        assert rc == 0, err
+        assert profcodec.convert(mojo, "collapsed", **kw) == out
+    other = os.path.join(TESTDATA, "mojo", "v3_basic.mojo")
+    rc, out, err = cli("convert", "--to", "collapsed", "--base", other, "--raw", "--force", mojo)
+    assert rc == 0, err
+    assert profcodec.convert(mojo, "collapsed", base=other, raw=True, force=True) == out
+    with pytest.raises(profcodec.UsageError, match="different clocks"):
+        profcodec.convert(mojo, "collapsed", base=other)
+    heph = os.path.join(TESTDATA, "heph", "runtime_example.bin.log")
+    rc, out, err = cli("convert", "--to", "chrome", "--heph-compat", heph)
+    assert rc == 0, err
+    assert profcodec.convert(heph, "chrome", heph_compat=True) == out
+    with pytest.raises(profcodec.UsageError, match="cannot be converted to 'nonsense'"):
+        profcodec.convert(mojo, "nonsense")
+    with pytest.raises(profcodec.UsageError, match="go with base"):
+        profcodec.convert(mojo, "collapsed", raw=True)
+    with pytest.raises(profcodec.UsageError):
+        profcodec.convert(mojo, "collapsed", metric="nonsense")
+    with pytest.raises(TypeError):
+        profcodec.convert(mojo, "collapsed", nonsense=True)
+    # nothing before the damage: no file
+    cut = os.path.join(TESTDATA, "mojo", "v3_truncated_varint.mojo")
+    out = tmp_path / "cut.json"
+    with pytest.raises(profcodec.DamagedInput):
+        profcodec.convert(cut, "speedscope", out)

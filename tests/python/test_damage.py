@@ -1,0 +1,88 @@
+"""Damaged inputs: the inputs tests/sweeps makes (every real file of every format, truncated,
+bit-flipped, with bytes inserted and deleted, 1-8 byte windows set to 0, max and max-1), read
+through profcodec.open as `profcodec dump` reads them: the same records before the damage, and
+DamagedInput with the same offset, field path and message; never a crash (the sanitizers' build
+runs this too). profcodec.validate says what `profcodec validate` says."""
+import os
+import subprocess
+
+import pytest
+
+import profcodec
+
+from conftest import cli, cli_env, dump_lines, read_all
+
+SANITIZED = bool(os.environ.get("PCD_SANITIZED"))
+PER_KIND = 1 if SANITIZED else 2
+
+
+@pytest.fixture(scope="module")
+def sweep_inputs(tmp_path_factory):
+    d = os.environ.get("PCD_SWEEP_DIR") or str(tmp_path_factory.mktemp("sweep"))
+    os.makedirs(d, exist_ok=True)
+    for name in os.listdir(d):
+        os.unlink(os.path.join(d, name))
+    subprocess.run([os.environ["PCD_SWEEPS"], "--save", d, str(PER_KIND)], check=True, env=cli_env(),
+                   stdout=subprocess.DEVNULL)
+    files = sorted(os.listdir(d))
+    assert len(files) >= 50
+    return [os.path.join(d, f) for f in files]
+
+
+def spec_of(path):
+    """'mojo-3--v3_basic.mojo--1-0.bin' -> 'mojo:3'"""
+    head = os.path.basename(path).split("--")[0]
+    name, version = head.split("-", 1)
+    return name + ":" + version
+
+
+def test_damage_is_the_clis(sweep_inputs):
+    damaged = 0
+    for path in sweep_inputs:
+        spec = spec_of(path)
+        rc, lines, err = dump_lines(path, "--format", spec)
+        assert rc in (0, 1), (path, err)
+        got, exc = read_all(path, format=spec)
+        if lines and lines[-1].get("_kind") == "stopped":
+            stopped = lines.pop()
+            damaged += 1
+            assert exc is not None, path
+            assert (exc.offset, exc.message, exc.records) == (stopped["_offset"], stopped["error"], stopped["records"]), path
+            assert exc.message.startswith("offset %d" % exc.offset)
+            assert (": %s: " % exc.path) in exc.message
+            assert str(exc) == err.splitlines()[0], path
+        else:
+            assert exc is None, (path, str(exc))
+        assert got == lines, path
+    assert damaged >= len(sweep_inputs) // 4
+
+
+def test_validate_is_the_clis(sweep_inputs):
+    for path in sweep_inputs[::3]:
+        spec = spec_of(path)
+        rc, _, err = cli("validate", "--format", spec, path)
+        lines = [l for l in err.splitlines() if l and ": warning: " not in l]
+        if rc == 0:
+            v = profcodec.validate(path, format=spec)
+            assert v.valid and not v.errors
+        else:
+            assert rc == 1, err
+            with pytest.raises(profcodec.Error) as e:
+                profcodec.validate(path, format=spec)
+            assert str(e.value) == lines[0], path
+            assert [str(x) for x in e.value.errors] == lines, path
+
+
+def test_all_goes_past_damage(sweep_inputs):
+    """open(all=True) reads on past damage it can skip, as dump --all does."""
+    for path in sweep_inputs[::5]:
+        spec = spec_of(path)
+        rc, lines, _ = dump_lines(path, "--format", spec, "--all")
+        kept = [l for l in lines if l.get("_kind") not in ("damage", "stopped")]
+        with profcodec.open(path, format=spec, all=True) as r:
+            got = [x.to_dict() for x in r]
+            places = r.damage
+        assert got == kept, path
+        assert [e.message for e in places] == [l["message"] for l in lines if l.get("_kind") == "damage"] + \
+            [l["error"] for l in lines if l.get("_kind") == "stopped" and
+             not any(d.get("_kind") == "damage" and d["message"] == l["error"] for d in lines)], path

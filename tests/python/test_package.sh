@@ -1,0 +1,51 @@
+#!/bin/sh
+# The Python package as a user builds it, offline: `python3 -m build --wheel --no-isolation`
+# (pyproject.toml, setup.py: the extension by the project's CMake build, static, abi3), the wheel
+# installed by pip into a directory of its own and imported from there (nothing of the build tree
+# on the path), reading, converting and encoding a file.
+# usage: test_package.sh PYTHON SOURCE_DIR WORK_DIR CLI TESTDATA
+set -eu
+py=$1 src=$2 work=$3 cli=$4 data=$5
+rm -rf "$work"
+mkdir -p "$work"
+if ! PCD_PYTHON_BUILD_DIR="$work/build" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}" \
+    "$py" -m build --wheel --no-isolation --outdir "$work/dist" "$src" >"$work/build.log" 2>&1; then
+    tail -40 "$work/build.log"
+    echo "FAIL: python3 -m build --wheel --no-isolation"
+    exit 1
+fi
+whl=$(ls "$work"/dist/profcodec-*-cp39-abi3-linux_*.whl)
+echo "built $(basename "$whl")"
+"$py" -m pip install --no-index --no-deps --target "$work/site" "$whl" >"$work/pip.log" 2>&1 || {
+    cat "$work/pip.log"
+    echo "FAIL: pip install of the wheel"
+    exit 1
+}
+# everything of ours linked in: no libprofcodec.so at run time
+if ldd "$work/site/profcodec/_profcodec.abi3.so" | grep -q profcodec; then
+    ldd "$work/site/profcodec/_profcodec.abi3.so"
+    echo "FAIL: the extension needs a shared library of the build"
+    exit 1
+fi
+mojo="$data/mojo/v3_multiproc.mojo"
+"$cli" -q dump "$mojo" >"$work/dump.jsonl"
+"$cli" -q convert --to collapsed "$mojo" -o "$work/collapsed.txt"
+cd "$work"
+env -u PYTHONPATH -u LD_PRELOAD PYTHONPATH="$work/site" PYTHONDONTWRITEBYTECODE=1 "$py" - "$work" "$mojo" <<'PY'
+import json, os, sys
+work, mojo = sys.argv[1], sys.argv[2]
+import profcodec
+assert profcodec.__file__.startswith(os.path.join(work, "site")), profcodec.__file__
+pkg = os.path.dirname(profcodec.__file__)
+for f in ("__init__.pyi", "py.typed", "mojo_v3.pyi", "tachyon_v1.pyi"):
+    assert os.path.exists(os.path.join(pkg, f)), f
+with profcodec.open(mojo) as r:
+    records = list(r)
+with open(os.path.join(work, "dump.jsonl")) as f:
+    assert [x.to_dict() for x in records] == [json.loads(l) for l in f]
+with open(os.path.join(work, "collapsed.txt"), "rb") as f:
+    assert profcodec.convert(mojo, "collapsed") == f.read()
+with open(mojo, "rb") as f:
+    assert profcodec.encode(records) == f.read()
+print("the wheel reads, converts and encodes: %d records" % len(records))
+PY
