@@ -19,4 +19,22 @@ extern const pcd_exporter pcd_out_svg;
  * only checks the name. PCD_E_ARG with job->msg listing the names when it names none. */
 pcd_status pcd_out_metric(pcd_job *j, const pcd_profile *p, int *type);
 
+/* ---- samples on a clock ------------------------------------------------------------------
+ * Outputs that lay samples out in time (chrome, tachyon) take a sample's own time when it has
+ * one. Samples without times that come in the order they were taken (PCD_HAS_ORDER: Austin's)
+ * are laid end to end on a clock per thread, each as long as its value of the profile's time
+ * type: Austin's time metric is the time since the thread's previous sample. */
+
+/* Nanoseconds per unit of sample type `type` when its unit is one of time, else 0. */
+int64_t pcd_out_unit_ns(const pcd_profile *p, int type);
+/* The type that says how long a sample lasts: "time" when its unit is one of time, else the
+ * first type in a unit of time; -1 when there is none. */
+int pcd_out_time_type(const pcd_profile *p);
+/* The sampling period in microseconds (0: unknown). */
+uint64_t pcd_out_period_us(const pcd_profile *p);
+/* How many microseconds sample s lasts on its thread's clock: its value of time_type; without
+ * one, a sampling period when the profile's metric is not a time (Austin's memory mode). False
+ * (and 0) when the sample has no time value where the profile's metric is a time. */
+bool pcd_out_sample_us(const pcd_profile *p, int time_type, const pcd_sample *s, uint64_t *us);
+
 #endif

@@ -13,7 +13,9 @@
  *    Austin's text can be written back byte for byte.
  * Metadata goes on in file order. Sample types are set up at the first sample (or the end),
  * when the mode metadata has been seen: their titles follow it ("CPU time", "Wall time"). The
- * default metric is memory when the last mode seen is memory, else time. */
+ * default metric is memory when the last mode seen is memory, else time. The sampling period
+ * is the latest "interval" metadata (µs, in the time type) when it is a decimal number, else
+ * Austin's default, 100 µs. */
 #include <stdlib.h>
 
 #include "common/text.h"
@@ -34,6 +36,7 @@ typedef struct mimport {
     struct { pcd_str k, v; } *pending;
     size_t n_pending, pending_cap;
     uint32_t mode_id;              /* string id of the latest "mode" value, UINT32_MAX none */
+    int64_t interval;              /* the sampling period (µs) */
     /* asm ids -> model ids (+1, 0 not yet) */
     uint32_t *smap, *fmap;
     size_t smap_cap, fmap_cap;
@@ -44,6 +47,23 @@ static int64_t clamp(pcd_mojo_int v)
 {
     if (v.neg) return v.mag > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)v.mag;
     return v.mag > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v.mag;
+}
+
+#define DEFAULT_INTERVAL 100        /* Austin's sampling interval (µs) when none is given */
+
+/* The sampling interval an "interval" value says (µs): a decimal number (held at 2^63-1), else
+ * Austin's default. */
+static int64_t interval_of(pcd_bytes b)
+{
+    if (!b.len) return DEFAULT_INTERVAL;
+    uint64_t v = 0;
+    for (size_t i = 0; i < b.len; i++) {
+        if (b.ptr[i] < '0' || b.ptr[i] > '9') return DEFAULT_INTERVAL;
+        unsigned d = (unsigned)(b.ptr[i] - '0');
+        if (v > ((uint64_t)INT64_MAX - d) / 10) v = (uint64_t)INT64_MAX;
+        else v = v * 10 + d;
+    }
+    return (int64_t)v;
 }
 
 /* A line or column: MOJO writes 0 when there is none (columns are 1-based, as the model's). */
@@ -113,6 +133,8 @@ static pcd_status begin(mimport *m)
     m->types[T_SAMPLES] = pcd_profile_add_type(p, "samples", "count", "Samples");
     p->types[m->types[T_SAMPLES]].secondary = true;
     p->default_type = mode_is(m, "memory") ? m->types[T_MEMORY] : m->types[T_TIME];
+    p->period = m->interval;
+    p->period_type = m->types[T_TIME];
     PCD_TRY(pcd_profile_begin(p));
     for (size_t i = 0; i < m->n_pending; i++) PCD_TRY(pcd_profile_meta(p, m->pending[i].k, m->pending[i].v));
     return PCD_OK;
@@ -124,9 +146,13 @@ static void on_meta(void *ud, uint32_t key, uint32_t value, uint64_t offset)
     mimport *m = ud;
     if (m->st != PCD_OK) return;
     pcd_str k = str_of(m, key), v = str_of(m, value);
-    if (pcd_bytes_is(mojo_str(&m->as, key), "mode")) {
+    pcd_bytes kb = mojo_str(&m->as, key);
+    if (pcd_bytes_is(kb, "mode")) {
         m->mode_id = value;
         if (m->begun) m->p->default_type = mode_is(m, "memory") ? m->types[T_MEMORY] : m->types[T_TIME];
+    } else if (pcd_bytes_is(kb, "interval")) {
+        m->interval = interval_of(mojo_str(&m->as, value));
+        if (m->begun) m->p->period = m->interval;
     }
     if (!m->begun) {
         if (PCD_VEC_RESERVE(m->j->al, m->pending, m->pending_cap, m->n_pending + 1) != PCD_OK) {
@@ -218,6 +244,7 @@ static pcd_status mojo_import(pcd_job *j, pcd_profile *p)
     m.j = j;
     m.p = p;
     m.mode_id = UINT32_MAX;
+    m.interval = DEFAULT_INTERVAL;
     p->dialect = PCD_DIALECT_AUSTIN;
     pcd_status st = mojo_asm_init(&m.as, j->al, (int)j->f->version_num, &ops, &m, NULL, NULL);
     if (st == PCD_OK) st = pcd_pump(j, on_record, &m);

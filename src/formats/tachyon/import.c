@@ -7,9 +7,9 @@
  *    CPython's outputs name it: "Thread N", "Thread N (interpreter K)" for K other than 0;
  *    its process id is the thread id of the process's main thread (a kernel thread id, which
  *    for the main thread is the process id on Linux): a thread whose first sample has the
- *    status bit MAIN_THREAD is its process's main thread, and the threads that come after one
- *    belong to its process (a profile is of one process; CPython samples the main thread
- *    first), those before it have no process id;
+ *    status bit MAIN_THREAD is its process's main thread, and the other threads belong to the
+ *    process of the first sample so flagged (a profile is of one process; CPython samples the
+ *    main thread first, so that a look at the first record finds it), or to none;
  *  - frames are code frames as CPython's reader sees the table: names decoded as Python's
  *    bytes.decode("utf-8", "replace") does; a lineno of -1 (no location) gives no position
  *    at all; columns are 0-based in the file and 1-based in the model; frames of CPython's own
@@ -74,7 +74,7 @@ typedef struct timport {
     int types[T_N];
     uint64_t values[T_N];
     pcd_sample s;
-    int64_t main_pid;              /* the first main thread's id (PCD_ID_NONE: none yet) */
+    int64_t main_pid;              /* the first main thread's id (PCD_ID_NONE: none) */
 } timport;
 
 /* ---- tables ------------------------------------------------------------------------------ */
@@ -338,6 +338,8 @@ static pcd_status run(timport *m)
     if (!m->strs || !m->frames) return PCD_E_NOMEM;
     memset(m->strs, 0, ns * sizeof *m->strs);
     memset(m->frames, 0, nf * sizeof *m->frames);
+    uint64_t main;
+    if (pcd_tachyon_find_main(j, &m->root, &main) && main <= (uint64_t)INT64_MAX) m->main_pid = (int64_t)main;
     PCD_TRY(header(m));
 
     PCD_TRY(pcd_tachyon_replay_init(&m->rp, &m->root, j->al, true, false));

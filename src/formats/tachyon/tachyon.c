@@ -1,12 +1,11 @@
 /* formats/tachyon/tachyon.c: Tachyon (CPython sampling profiles) above the bytes, registered:
  * the info summary (info.c), the checks CPython's reader makes beyond the bytes (check.c),
  * the profile model importer (import.c), the format's own per-sample text (samples.c), the
- * converters not yet on the model (chrome.c; MOJO in formats/xformat), and `encode --from
+ * converter not yet on the model (chrome.c), and `encode --from
  * samples` (samples_import.c, writer.c). */
 #include <stdio.h>
 
 #include "formats/tachyon/tachyon.h"
-#include "formats/xformat/xformat.h"
 
 size_t pcd_tachyon_config_text(char *buf, size_t cap, uint32_t config)
 {
@@ -29,12 +28,10 @@ size_t pcd_tachyon_config_text(char *buf, size_t cap, uint32_t config)
 
 /* ---- registration --------------------------------------------------------------------- */
 
-/* Not on the model yet: Chrome waits for the shared Chrome output, MOJO for the MOJO one. */
+/* Not on the model yet: Chrome waits for the shared Chrome output. */
 static const pcd_converter tach_conv[] = {
     { "chrome", "Chrome Trace Event JSON (Perfetto UI, chrome://tracing): a timeline per thread from the samples",
       pcd_tachyon_chrome_run },
-    { "mojo", "Austin MOJO 3 (time metrics from the timestamps), read by austin-python and Austin's tools",
-      xf_tachyon_to_mojo_run },
 };
 
 static const pcd_format_output tach_own[] = {
@@ -48,6 +45,6 @@ static const pcd_importer tach_import[] = {
 };
 
 const pcd_ext pcd_tachyon_ext = {
-    "tachyon", &pcd_tachyon_info_ops, tach_conv, 2, &pcd_tachyon_check_ops, tach_import, 1,
+    "tachyon", &pcd_tachyon_info_ops, tach_conv, 1, &pcd_tachyon_check_ops, tach_import, 1,
     &pcd_tachyon_model, tach_own, 1,
 };

@@ -57,6 +57,11 @@ bool pcd_tachyon_internal_file(const uint8_t *p, size_t n);
  * samples and is returned. */
 pcd_status pcd_tachyon_read_head(pcd_job *j, pcd_tachyon_v1_file *root, pcd_tachyon_tables *t);
 pcd_status pcd_tachyon_read_samples(pcd_job *j, pcd_tachyon_replay *rp, const pcd_status *cb);
+/* The thread id of the first sample flagged MAIN_THREAD, by a look at the samples from the
+ * start that ends there, or when every thread the header counts has had a sample (CPython
+ * samples the main thread first: one record); false when there is none, or damage came first
+ * (reading the samples reports it). */
+bool pcd_tachyon_find_main(pcd_job *j, const pcd_tachyon_v1_file *root, uint64_t *tid);
 
 /* ---- what tachyon.c registers --------------------------------------------------------------- */
 
