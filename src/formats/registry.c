@@ -205,6 +205,18 @@ int pcd_job_outcome(const pcd_job *j, pcd_status st)
     return 1;
 }
 
+/* An input the importer found invalid after the profile began (a Tachyon sample whose frame
+ * is beyond the tables): damage, as the reader's. Its reason is said, and the profile ends, so
+ * that the output holds what came before, closed properly. */
+static pcd_status invalid_as_damage(pcd_job *j, pcd_profile *p, pcd_status st)
+{
+    if (st != PCD_E_INVALID || !p->begun || !j->msg[0]) return st;
+    pcd_job_note(j, "%s", j->msg);
+    j->msg[0] = 0;
+    j->damaged = true;
+    return pcd_profile_end(p);
+}
+
 pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
 {
     const pcd_ext *ext = pcd_ext_find(j->f->name);
@@ -254,7 +266,7 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
             bp.format = b->f->name;
             bp.version = b->f->version;
             bp.has = bext->model->has;
-            st = bext->model->run(b, &bp);
+            st = invalid_as_damage(b, &bp, bext->model->run(b, &bp));
             if (st == PCD_OK) st = pcd_profile_end(&bp);
             if (st == PCD_E_NOMEM && !b->msg[0]) pcd_job_fail(b, st, "out of memory for the profile's tables (raise --max-memory)");
         }
@@ -268,7 +280,7 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
         p.format = j->f->name;
         p.version = j->f->version;
         p.has = ext->model->has;
-        st = ext->model->run(j, &p);
+        st = invalid_as_damage(j, &p, ext->model->run(j, &p));
         if (st == PCD_OK) st = pcd_profile_end(&p);
         if (st == PCD_E_NOMEM && !j->msg[0])
             pcd_job_fail(j, st, "out of memory for the profile's tables (raise --max-memory)");

@@ -54,7 +54,6 @@ typedef struct tachyon_out {
     pcd_sink *out;
     pcd_tachyon_writer tw;
     bool open;                     /* the writer is open (the header written) */
-    bool finished;                 /* and its tables and totals written */
     bool cpython;                  /* the CPython dialect: the samples' status bits are CPython's */
     int time_type;
     int mode;                      /* of the latest mode metadata: 0..4 Tachyon's, MODE_*, -1 none */
@@ -309,19 +308,13 @@ static void warnings(tachyon_out *t, const pcd_profile *p)
     (void)p;
 }
 
-/* The tables, statistics and footer, and the header's totals (with the gc feature). */
-static pcd_status finish(tachyon_out *t)
-{
-    t->finished = true;
-    if (t->any_gc) t->tw.root.config |= (uint32_t)(1 << FEATURE_GC) << PCD_TACHYON_V1_FILE_CONFIG_FEATURES_SHIFT;
-    return pcd_tachyon_writer_finish(&t->tw);
-}
-
 static pcd_status t_end(void *ud, pcd_profile *p)
 {
     tachyon_out *t = ud;
     if (!t->open) PCD_TRY(open_writer(t, p)); /* no samples: an empty profile */
-    pcd_status st = finish(t);
+    /* the gc feature: the header is rewritten with the totals */
+    if (t->any_gc) t->tw.root.config |= (uint32_t)(1 << FEATURE_GC) << PCD_TACHYON_V1_FILE_CONFIG_FEATURES_SHIFT;
+    pcd_status st = pcd_tachyon_writer_finish(&t->tw);
     if (st != PCD_OK) {
         if (st == PCD_E_NOMEM) return st;
         char msg[400];
@@ -359,9 +352,6 @@ static void t_close(void *state)
 {
     tachyon_out *t = state;
     if (!t->j) return;
-    /* an importer that stopped with an error (an index beyond Tachyon's tables) leaves the
-     * samples before it: they make a whole file, as a damaged input's do */
-    if (t->open && !t->finished) finish(t);
     if (t->open) pcd_tachyon_writer_close(&t->tw);
     PCD_VEC_FREE(t->j->al, t->fmap, t->fmap_cap);
     pcd_hmap_free(&t->clock);

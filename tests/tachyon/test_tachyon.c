@@ -905,7 +905,7 @@ static void test_speedscope_chrome(void **state)
         const char *ph = json_string_value(json_object_get(e, "ph"));
         if (strcmp(ph, "X") == 0) {
             slices++;
-            assert_true(json_integer_value(json_object_get(e, "dur")) > 0);
+            assert_true(json_number_value(json_object_get(e, "dur")) > 0); /* µs, to the ns */
         } else if (strcmp(json_string_value(json_object_get(e, "name")), "thread_name") == 0) {
             names++;
         }

@@ -1,8 +1,7 @@
 /* formats/tachyon/tachyon.c: Tachyon (CPython sampling profiles) above the bytes, registered:
  * the info summary (info.c), the checks CPython's reader makes beyond the bytes (check.c),
- * the profile model importer (import.c), the format's own per-sample text (samples.c), the
- * converter not yet on the model (chrome.c), and `encode --from
- * samples` (samples_import.c, writer.c). */
+ * the profile model importer (import.c), the format's own per-sample text (samples.c), and
+ * `encode --from samples` (samples_import.c, writer.c). */
 #include <stdio.h>
 
 #include "formats/tachyon/tachyon.h"
@@ -28,12 +27,6 @@ size_t pcd_tachyon_config_text(char *buf, size_t cap, uint32_t config)
 
 /* ---- registration --------------------------------------------------------------------- */
 
-/* Not on the model yet: Chrome waits for the shared Chrome output. */
-static const pcd_converter tach_conv[] = {
-    { "chrome", "Chrome Trace Event JSON (Perfetto UI, chrome://tracing): a timeline per thread from the samples",
-      pcd_tachyon_chrome_run },
-};
-
 static const pcd_format_output tach_own[] = {
     { "samples", "one line per sample, frames resolved: the text of CPython's reader (dump_samples.py)",
       pcd_tachyon_samples_output },
@@ -45,6 +38,6 @@ static const pcd_importer tach_import[] = {
 };
 
 const pcd_ext pcd_tachyon_ext = {
-    "tachyon", &pcd_tachyon_info_ops, tach_conv, 1, &pcd_tachyon_check_ops, tach_import, 1,
+    "tachyon", &pcd_tachyon_info_ops, NULL, 0, &pcd_tachyon_check_ops, tach_import, 1,
     &pcd_tachyon_model, tach_own, 1,
 };

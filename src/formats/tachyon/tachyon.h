@@ -73,21 +73,4 @@ pcd_status pcd_tachyon_samples_output(pcd_job *j, pcd_sink *out);
 /* `encode --from samples` (samples_import.c). */
 int pcd_tachyon_import_samples_run(const pcd_import_args *a);
 
-/* ---- converters not on the profile model yet ------------------------------------------------
- * Chrome (chrome.c) until the shared Chrome output replaces it, and Tachyon to MOJO
- * (formats/xformat). They print their own problems; conv.c has their reading steps, each
- * returning 0 or the exit code after reporting: the root record; the tables (after the root,
- * skipping the samples); a second reader over the same input positioned on the first sample
- * record (*opened: it needs closing); the sample records of r through the replay, up to the
- * first record that is not a sample (*next, *have_next). */
-int pcd_tachyon_chrome_run(const pcd_conv_args *a);
-int pcd_tachyon_conv_root(const pcd_conv_args *a, pcd_reader *r, pcd_tachyon_v1_file *root);
-int pcd_tachyon_conv_tables(const pcd_conv_args *a, pcd_reader *r, pcd_tachyon_tables *t);
-int pcd_tachyon_conv_open_samples(const pcd_conv_args *a, pcd_reader *r2, bool *opened);
-int pcd_tachyon_conv_replay(const pcd_conv_args *a, pcd_reader *r, pcd_tachyon_replay *rp, pcd_record *next,
-                            bool *have_next);
-/* "FILE: msg" (exit code 1); "FILE: cannot write the output: ..." (exit code 2). */
-int pcd_tachyon_conv_say(const pcd_conv_args *a, const char *msg);
-int pcd_tachyon_conv_write_error(const pcd_conv_args *a, pcd_status st);
-
 #endif
