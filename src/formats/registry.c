@@ -171,8 +171,7 @@ const char *pcd_convert_target(const pcd_ext *ext, size_t i, const char **help)
         }
     for (size_t k = 0; pcd_exporters[k]; k++) {
         const pcd_exporter *x = pcd_exporters[k];
-        bool shadowed = false; /* a format's own converter of the same name comes first */
-        for (size_t m = 0; m < ext->n_conv; m++) shadowed |= strcmp(ext->conv[m].to, x->to) == 0;
+        bool shadowed = false; /* a format's own output of the same name comes first */
         for (size_t m = 0; m < ext->n_own; m++) shadowed |= strcmp(ext->own[m].to, x->to) == 0;
         if (shadowed || !fits(ext, x)) continue;
         if (i-- == 0) {
@@ -180,11 +179,6 @@ const char *pcd_convert_target(const pcd_ext *ext, size_t i, const char **help)
             return x->to;
         }
     }
-    for (size_t k = 0; k < ext->n_conv; k++, i--)
-        if (i == 0) {
-            *help = ext->conv[k].help;
-            return ext->conv[k].to;
-        }
     return NULL;
 }
 
@@ -221,16 +215,6 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
 {
     const pcd_ext *ext = pcd_ext_find(j->f->name);
     if (!ext) return pcd_job_fail(j, PCD_E_ARG, "a %s file cannot be converted", j->f->name);
-    for (size_t k = 0; k < ext->n_conv; k++)
-        if (strcmp(ext->conv[k].to, to) == 0) {
-            if (j->base) return pcd_job_fail(j, PCD_E_ARG, "--base: --to %s has no differential form", to);
-            /* a converter not yet on the model: it prints its own messages */
-            pcd_conv_args a = { j->f, j->r, out, j->input_name, j->compat, j->all, j->metric, j->al, stderr,
-                                j->progress, j->progress_ud, j->compression };
-            int rc = ext->conv[k].run(&a);
-            if (rc == 1) j->damaged = true;
-            return rc == 2 ? PCD_E_ARG : PCD_OK;
-        }
     for (size_t k = 0; k < ext->n_own; k++)
         if (strcmp(ext->own[k].to, to) == 0) {
             if (j->base) return pcd_job_fail(j, PCD_E_ARG, "--base: --to %s has no differential form", to);

@@ -501,6 +501,6 @@ static void m_close(void *state)
 }
 
 const pcd_exporter pcd_out_mojo = {
-    "mojo", "Austin MOJO 3 (time metrics from the timestamps), read by austin-python and Austin's tools",
+    "mojo", "Austin MOJO 3 (the time metric: the time since the thread's previous sample), read by austin-python and Austin's tools",
     PCD_HAS_SAMPLES | PCD_HAS_CODE, 0, sizeof(mojo_out), m_open, m_close,
 };

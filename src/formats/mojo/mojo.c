@@ -278,4 +278,4 @@ static const pcd_importer mojo_import[] = {
 
 extern const pcd_model_importer pcd_mojo_model;
 
-const pcd_ext pcd_mojo_ext = { "mojo", &mojo_info_ops, NULL, 0, &mojo_check_ops, mojo_import, 1, &pcd_mojo_model, NULL, 0 };
+const pcd_ext pcd_mojo_ext = { "mojo", &mojo_info_ops, &mojo_check_ops, mojo_import, 1, &pcd_mojo_model, NULL, 0 };

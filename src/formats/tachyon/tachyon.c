@@ -38,6 +38,6 @@ static const pcd_importer tach_import[] = {
 };
 
 const pcd_ext pcd_tachyon_ext = {
-    "tachyon", &pcd_tachyon_info_ops, NULL, 0, &pcd_tachyon_check_ops, tach_import, 1,
+    "tachyon", &pcd_tachyon_info_ops, &pcd_tachyon_check_ops, tach_import, 1,
     &pcd_tachyon_model, tach_own, 1,
 };
