@@ -124,13 +124,17 @@ static pcd_status clean(mojo_out *m, pcd_bytes *b)
     return PCD_OK;
 }
 
-/* The thread id as Austin writes it: a decimal number in hex (any length), else its text. */
+/* The thread id as Austin writes it: a decimal number (with its sign: the text is Python's
+ * int(tid, 16)) in hex, any length; else its text. */
 static pcd_status tid_hex(mojo_out *m, const pcd_profile *p, const pcd_thread *th, pcd_bytes *out)
 {
     pcd_bytes d = pcd_profile_text(p, th->tid_text);
+    bool neg = d.len > 1 && d.ptr[0] == '-';
+    if (neg) d = (pcd_bytes){ d.ptr + 1, d.len - 1 };
     bool dec = d.len > 0;
     for (size_t i = 0; i < d.len && dec; i++) dec = d.ptr[i] >= '0' && d.ptr[i] <= '9';
-    if (th->has_tid || !th->tid_text || (dec && d.len <= 19)) {
+    if (!dec && neg) d = (pcd_bytes){ d.ptr - 1, d.len + 1 };
+    if (th->has_tid || !th->tid_text || (dec && !neg && d.len <= 19)) {
         uint64_t v = th->tid;
         if (!th->has_tid && th->tid_text) {
             v = 0;
@@ -144,9 +148,10 @@ static pcd_status tid_hex(mojo_out *m, const pcd_profile *p, const pcd_thread *t
         *out = d;
         return PCD_OK;
     }
-    /* a long decimal number: divided by 16 digit by digit, the hex digits from the last */
-    PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->tid, m->tid_cap, 2 * d.len + 2));
-    char *num = m->tid + d.len + 1, *hex = m->tid;
+    /* a long or negative decimal number: divided by 16 digit by digit, the hex digits from the
+     * last (then the sign), reversed */
+    PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->tid, m->tid_cap, 2 * d.len + 3));
+    char *num = m->tid + d.len + 2, *hex = m->tid;
     size_t n = d.len, k = 0;
     for (size_t i = 0; i < n; i++) num[i] = (char)(d.ptr[i] - '0');
     size_t lead = 0;
@@ -162,6 +167,7 @@ static pcd_status tid_hex(mojo_out *m, const pcd_profile *p, const pcd_thread *t
         while (lead < n && !num[lead]) lead++;
     }
     if (!k) hex[k++] = '0';
+    if (neg) hex[k++] = '-';
     for (size_t i = 0; i < k / 2; i++) {
         char c = hex[i];
         hex[i] = hex[k - 1 - i];
