@@ -91,7 +91,7 @@ typedef struct chrome {
     pcd_job *j;
     pcd_sink *out;
     pcd_dialect d;
-    int time_type;                 /* how long a sample without a time lasts (-1 none) */
+    pcd_out_pace pace;             /* how long a sample without a time lasts */
     bool begun;
     uint64_t events;               /* X events written */
     int64_t now;                   /* the Heph dialect's origin without one: the conversion time */
@@ -194,7 +194,7 @@ static pcd_status c_begin(void *ud, pcd_profile *p)
 {
     chrome *c = ud;
     PCD_TRY(pcd_out_dialect(c->j, p, &c->d));
-    c->time_type = pcd_out_time_type(p);
+    pcd_out_pace_init(&c->pace, p);
     c->begun = true;
     pcd_sink *o = c->out;
     if (c->d == PCD_DIALECT_HEPH) {
@@ -478,7 +478,7 @@ static pcd_status c_sample(void *ud, pcd_profile *p, const pcd_sample *s)
     int64_t at = s->time != PCD_TIME_NONE ? s->time : ct->have_last ? ct->last : 0;
     if (s->time == PCD_TIME_NONE && (p->has & PCD_HAS_ORDER)) {
         uint64_t us;
-        pcd_out_sample_us(p, c->time_type, s, &us);
+        pcd_out_pace_us(&c->pace, p, s, &us);
         ct->clock += us; /* wraps as Tachyon's deltas do */
         at = ct->clock > (uint64_t)INT64_MAX / 1000 ? INT64_MAX : (int64_t)ct->clock * 1000;
     }

@@ -48,7 +48,7 @@ typedef struct mojo_out {
     bool w_open;
     bool austin;                   /* the profile is Austin's own: its metadata go as they are */
     bool head;                     /* the header (or the input's metadata) is written */
-    int time_type;                 /* the time metric's type (-1 none) */
+    pcd_out_pace pace;             /* the time metric's type (pace.type, -1 none) and its unit */
     int memory, released;          /* Austin's memory types (-1 none) */
     pcd_hmap defined;              /* (pid, kind << 1 | sign, id): defined in that process */
     pcd_hmap pids;                 /* pid -> index + 1 in `fresh` */
@@ -330,8 +330,8 @@ static pcd_status time_of(mojo_out *m, const pcd_profile *p, const pcd_sample *s
         m->seen[t] = 1;
         m->prev[t] = now;
         *has = true;
-    } else if (m->time_type >= 0 && (s->flags & PCD_SAMPLE_HAS(m->time_type))) {
-        *has = pcd_out_sample_us(p, m->time_type, s, us);
+    } else if (m->pace.type >= 0 && (s->flags & PCD_SAMPLE_HAS(m->pace.type))) {
+        *has = pcd_out_pace_us(&m->pace, p, s, us);
     }
     return PCD_OK;
 }
@@ -402,7 +402,7 @@ static pcd_status one_sample(mojo_out *m, pcd_profile *p, const pcd_sample *s, s
     bool has_mem = (m->memory >= 0 && (s->flags & PCD_SAMPLE_HAS(m->memory))) ||
                    (m->released >= 0 && (s->flags & PCD_SAMPLE_HAS(m->released)));
     unsigned first = s->flags >> PCD_SAMPLE_FIRST_SHIFT & 15;
-    bool mem_first = has_mem && first && (int)first - 1 != m->time_type &&
+    bool mem_first = has_mem && first && (int)first - 1 != m->pace.type &&
                      ((int)first - 1 == m->memory || (int)first - 1 == m->released);
     if (mem_first) PCD_TRY(put_memory(m, s));
     if (has_time) PCD_TRY(put_time(m, us));
@@ -430,7 +430,7 @@ static pcd_status m_begin(void *ud, pcd_profile *p)
     pcd_dialect d;
     PCD_TRY(pcd_out_dialect(m->j, p, &d));
     m->austin = d == PCD_DIALECT_AUSTIN;
-    m->time_type = pcd_out_time_type(p);
+    pcd_out_pace_init(&m->pace, p);
     m->memory = pcd_profile_find_type(p, "memory");
     m->released = pcd_profile_find_type(p, "memory-released");
     pcd_writer_open(&m->w, &pcd_mojo_v3_format, m->out, m->j->al);
@@ -479,7 +479,7 @@ static pcd_status m_open(void *state, pcd_job *j, pcd_sink *out, pcd_consumer *c
     mojo_out *m = state;
     m->j = j;
     m->out = out;
-    m->time_type = m->memory = m->released = -1;
+    m->pace.type = m->memory = m->released = -1;
     pcd_hmap_init(&m->defined, j->al);
     pcd_hmap_init(&m->pids, j->al);
     c->ud = m;

@@ -39,15 +39,6 @@ int64_t pcd_out_unit_ns(const pcd_profile *p, int type)
          : pcd_bytes_is(u, "milliseconds") ? 1000000 : pcd_bytes_is(u, "seconds") ? 1000000000 : 0;
 }
 
-int pcd_out_time_type(const pcd_profile *p)
-{
-    int t = pcd_profile_find_type(p, "time");
-    if (t >= 0 && pcd_out_unit_ns(p, t)) return t;
-    for (size_t i = 0; i < p->n_types; i++)
-        if (pcd_out_unit_ns(p, (int)i)) return (int)i;
-    return -1;
-}
-
 /* v units of k ns each, in microseconds (held at 2^64-1). */
 static uint64_t to_us(uint64_t v, int64_t k)
 {
@@ -62,14 +53,27 @@ uint64_t pcd_out_period_us(const pcd_profile *p)
     return p->period > 0 && k ? to_us((uint64_t)p->period, k) : 0;
 }
 
-bool pcd_out_sample_us(const pcd_profile *p, int time_type, const pcd_sample *s, uint64_t *us)
+void pcd_out_pace_init(pcd_out_pace *c, const pcd_profile *p)
 {
-    if (time_type >= 0 && (s->flags & PCD_SAMPLE_HAS(time_type))) {
-        *us = to_us(s->values[time_type], pcd_out_unit_ns(p, time_type));
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < p->n_types && i < PCD_MAX_SAMPLE_TYPES; i++) c->unit_ns[i] = pcd_out_unit_ns(p, (int)i);
+    c->type = pcd_profile_find_type(p, "time");
+    if (c->type >= 0 && c->unit_ns[c->type]) return;
+    c->type = -1;
+    for (size_t i = 0; i < p->n_types && i < PCD_MAX_SAMPLE_TYPES && c->type < 0; i++)
+        if (c->unit_ns[i]) c->type = (int)i;
+}
+
+bool pcd_out_pace_us(const pcd_out_pace *c, const pcd_profile *p, const pcd_sample *s, uint64_t *us)
+{
+    if (c->type >= 0 && (s->flags & PCD_SAMPLE_HAS(c->type))) {
+        *us = to_us(s->values[c->type], c->unit_ns[c->type]);
         return true;
     }
-    if (!pcd_out_unit_ns(p, p->default_type)) {
-        *us = pcd_out_period_us(p);
+    int d = p->default_type;
+    if (d < 0 || d >= PCD_MAX_SAMPLE_TYPES || !c->unit_ns[d]) {
+        int k = p->period_type;
+        *us = p->period > 0 && k >= 0 && k < PCD_MAX_SAMPLE_TYPES && c->unit_ns[k] ? to_us((uint64_t)p->period, c->unit_ns[k]) : 0;
         return true;
     }
     *us = 0;

@@ -49,18 +49,38 @@ enum { W_MEMORY, W_PROCESSES, W_DEEP, W_NOTIME, W_TID, W_IID, W_LOC, W_MODE, W_M
 /* Modes beyond Tachyon's (pcd_tachyon_mode_names): Austin's. */
 enum { MODE_MEMORY = 5, MODE_FULL = 6 };
 
+/* A model thread as Tachyon sees it, found at its first sample. */
+typedef struct tthread {
+    uint64_t tid;
+    uint32_t interp;
+    uint32_t clock;                /* index + 1 into clocks (0: not found yet) */
+    bool main;                     /* its id is its process's */
+    bool bad_iid;                  /* an interpreter id beyond 32 bits (written as 0) */
+} tthread;
+
 typedef struct tachyon_out {
     pcd_job *j;
     pcd_sink *out;
     pcd_tachyon_writer tw;
     bool open;                     /* the writer is open (the header written) */
     bool cpython;                  /* the CPython dialect: the samples' status bits are CPython's */
-    int time_type;
+    pcd_out_pace pace;
+    uint32_t bytes_mask;           /* PCD_SAMPLE_HAS of the types in bytes (memory) */
     int mode;                      /* of the latest mode metadata: 0..4 Tachyon's, MODE_*, -1 none */
     uint32_t *fmap;                /* model frame -> Tachyon frame index + 1 */
     size_t fmap_cap;
-    uint32_t ids[PCD_TACHYON_MAX_DEPTH];
-    pcd_hmap clock;                /* (tid, interp) -> the thread's clock (µs) */
+    /* the last stack of at most 256 frames: its nodes and frame indexes, slot 256 - depth for
+     * the node at each depth (so that the frames from a depth up are innermost first), valid
+     * from depth 1 to `path_depth`: a sample walks up only to where its stack meets it */
+    pcd_stack_id path[PCD_TACHYON_MAX_DEPTH];
+    uint32_t path_ids[PCD_TACHYON_MAX_DEPTH];
+    uint32_t path_depth;
+    uint32_t deep_ids[PCD_TACHYON_MAX_DEPTH]; /* a deeper stack's innermost 256 */
+    tthread *th;                   /* by model thread */
+    size_t n_th, th_cap;
+    uint64_t *clocks;              /* per Tachyon thread (tid, interp): its clock (µs) */
+    size_t n_clocks, clocks_cap;
+    pcd_hmap clock_of;             /* (tid, interp) -> index into clocks */
     pcd_hmap tids;                 /* thread id text -> a synthetic thread id */
     uint64_t next_synthetic;
     pcd_hmap pids;                 /* the distinct process ids */
@@ -146,12 +166,8 @@ static int32_t loc(int64_t v, int shift, bool *bad)
     return (int32_t)(v - shift);
 }
 
-static pcd_status frame_of(tachyon_out *t, const pcd_profile *p, pcd_frame_id id, uint32_t *out)
+static pcd_status frame_slow(tachyon_out *t, const pcd_profile *p, pcd_frame_id id, uint32_t *out)
 {
-    if (id < t->fmap_cap && t->fmap[id]) {
-        *out = t->fmap[id] - 1;
-        return PCD_OK;
-    }
     if (id >= t->fmap_cap) {
         size_t old = t->fmap_cap;
         PCD_TRY(PCD_VEC_RESERVE(t->j->al, t->fmap, t->fmap_cap, (size_t)id + 1));
@@ -199,6 +215,16 @@ static pcd_status frame_of(tachyon_out *t, const pcd_profile *p, pcd_frame_id id
     return PCD_OK;
 }
 
+/* The Tachyon frame index of model frame id, interned when new. */
+PCD_INLINE pcd_status frame_of(tachyon_out *t, const pcd_profile *p, pcd_frame_id id, uint32_t *out)
+{
+    if (PCD_LIKELY(id < t->fmap_cap && t->fmap[id])) {
+        *out = t->fmap[id] - 1;
+        return PCD_OK;
+    }
+    return frame_slow(t, p, id, out);
+}
+
 /* The Tachyon thread id: the number the source gave, else a synthetic one from 2^63. */
 static pcd_status thread_id(tachyon_out *t, const pcd_profile *p, const pcd_thread *th, uint64_t *out)
 {
@@ -220,46 +246,79 @@ static pcd_status thread_id(tachyon_out *t, const pcd_profile *p, const pcd_thre
 
 /* ---- samples ------------------------------------------------------------------------------- */
 
-static pcd_status t_sample(void *ud, pcd_profile *p, const pcd_sample *s)
+/* Model thread `id` as Tachyon sees it: its ids, its clock, whether it is its process's main
+ * thread; found at its first sample. */
+static pcd_status thread_slow(tachyon_out *t, const pcd_profile *p, pcd_thread_id id)
 {
-    tachyon_out *t = ud;
-    if (!t->open) PCD_TRY(open_writer(t, p));
-    const pcd_thread *th = &p->threads[s->thread];
-    uint64_t tid;
-    PCD_TRY(thread_id(t, p, th, &tid));
-    uint32_t interp = 0;
-    if (th->iid != PCD_ID_NONE && (th->iid < 0 || th->iid > (int64_t)UINT32_MAX)) t->warn[W_IID]++;
-    else if (th->iid != PCD_ID_NONE) interp = (uint32_t)th->iid;
+    if (id >= t->th_cap) PCD_TRY(PCD_VEC_RESERVE(t->j->al, t->th, t->th_cap, (size_t)id + 1));
+    for (; t->n_th <= id; t->n_th++) memset(&t->th[t->n_th], 0, sizeof *t->th);
+    tthread *tt = &t->th[id];
+    const pcd_thread *th = &p->threads[id];
+    PCD_TRY(thread_id(t, p, th, &tt->tid));
+    if (th->iid != PCD_ID_NONE && (th->iid < 0 || th->iid > (int64_t)UINT32_MAX)) tt->bad_iid = true;
+    else if (th->iid != PCD_ID_NONE) tt->interp = (uint32_t)th->iid;
+    tt->main = th->pid >= 0 && tt->tid == (uint64_t)th->pid;
     bool fresh;
     if (!pcd_hmap_put(&t->pids, (pcd_hkey){ (uint64_t)th->pid, 0, 0 }, &fresh)) return PCD_E_NOMEM;
     if (fresh && t->pids.len == 2) t->warn[W_PROCESSES]++;
-    /* the stack, innermost first: up the trie */
-    uint32_t depth = pcd_stack_depth(p, s->stack), d = 0;
-    if (depth > PCD_TACHYON_MAX_DEPTH) t->warn[W_DEEP]++;
-    for (pcd_stack_id at = s->stack; at != PCD_STACK_EMPTY && d < PCD_TACHYON_MAX_DEPTH; at = pcd_stack_parent(p, at))
-        PCD_TRY(frame_of(t, p, pcd_stack_frame(p, at), &t->ids[d++]));
-    for (size_t i = 0; i < p->n_types; i++)
-        if ((s->flags & PCD_SAMPLE_HAS(i)) && pcd_bytes_is(pcd_profile_text(p, p->types[i].unit), "bytes")) {
-            t->warn[W_MEMORY]++;
-            break;
+    pcd_hslot *c = pcd_hmap_put(&t->clock_of, (pcd_hkey){ tt->tid, tt->interp, 0 }, &fresh);
+    if (!c) return PCD_E_NOMEM;
+    if (fresh) {
+        PCD_TRY(PCD_VEC_RESERVE(t->j->al, t->clocks, t->clocks_cap, t->n_clocks + 1));
+        t->clocks[t->n_clocks] = 0;
+        c->v0 = t->n_clocks++;
+    }
+    tt->clock = (uint32_t)c->v0 + 1;
+    return PCD_OK;
+}
+
+static pcd_status t_sample(void *ud, pcd_profile *p, const pcd_sample *s)
+{
+    tachyon_out *t = ud;
+    if (PCD_UNLIKELY(!t->open)) PCD_TRY(open_writer(t, p));
+    if (PCD_UNLIKELY(s->thread >= t->n_th || !t->th[s->thread].clock)) PCD_TRY(thread_slow(t, p, s->thread));
+    const tthread *tt = &t->th[s->thread];
+    if (PCD_UNLIKELY(tt->bad_iid)) t->warn[W_IID]++;
+    /* the stack, innermost first: up the trie to where it meets the last one */
+    uint32_t depth = pcd_stack_depth(p, s->stack), n;
+    const uint32_t *ids;
+    if (PCD_LIKELY(depth <= PCD_TACHYON_MAX_DEPTH)) {
+        uint32_t k = depth;
+        for (pcd_stack_id at = s->stack; k > 0; at = pcd_stack_parent(p, at), k--) {
+            uint32_t r = PCD_TACHYON_MAX_DEPTH - k;
+            if (k <= t->path_depth && t->path[r] == at) break;
+            t->path[r] = at;
+            t->path_depth = t->path_depth < k ? t->path_depth : k - 1; /* slots k.. are written */
+            PCD_TRY(frame_of(t, p, pcd_stack_frame(p, at), &t->path_ids[r]));
         }
+        t->path_depth = depth;
+        ids = t->path_ids + (PCD_TACHYON_MAX_DEPTH - depth);
+        n = depth;
+    } else {
+        t->warn[W_DEEP]++;
+        n = 0;
+        for (pcd_stack_id at = s->stack; n < PCD_TACHYON_MAX_DEPTH; at = pcd_stack_parent(p, at))
+            PCD_TRY(frame_of(t, p, pcd_stack_frame(p, at), &t->deep_ids[n++]));
+        ids = t->deep_ids;
+    }
+    if (s->flags & t->bytes_mask) t->warn[W_MEMORY]++;
     uint8_t status;
-    if (t->cpython) status = (uint8_t)s->status;
-    else status = t->mode == 1 ? ST_ON_CPU : t->mode == MODE_FULL ? ((s->flags & PCD_SAMPLE_IDLE) ? 0 : ST_ON_CPU) : ST_UNKNOWN;
-    if (!t->cpython && th->pid >= 0 && tid == (uint64_t)th->pid) status |= ST_MAIN;
-    pcd_hslot *clock = NULL;
+    if (t->cpython) {
+        status = (uint8_t)s->status;
+    } else {
+        status = t->mode == 1 ? ST_ON_CPU : t->mode == MODE_FULL ? ((s->flags & PCD_SAMPLE_IDLE) ? 0 : ST_ON_CPU) : ST_UNKNOWN;
+        if (tt->main) status |= ST_MAIN;
+    }
     for (uint64_t k = 0; k < s->count; k++) {
         uint64_t ts;
         if (s->time != PCD_TIME_NONE) {
             ts = (uint64_t)(s->time / 1000);
         } else {
-            if (!clock && !(clock = pcd_hmap_put(&t->clock, (pcd_hkey){ tid, interp, 0 }, &fresh))) return PCD_E_NOMEM;
             uint64_t us;
-            if (!pcd_out_sample_us(p, t->time_type, s, &us)) t->warn[W_NOTIME]++;
-            clock->v0 += us; /* wraps as Tachyon's deltas do */
-            ts = clock->v0;
+            if (!pcd_out_pace_us(&t->pace, p, s, &us)) t->warn[W_NOTIME]++;
+            ts = t->clocks[tt->clock - 1] += us; /* wraps as Tachyon's deltas do */
         }
-        PCD_TRY(pcd_tachyon_writer_sample_ids(&t->tw, tid, interp, status, ts, t->ids, d));
+        PCD_TRY(pcd_tachyon_writer_sample_ids(&t->tw, tt->tid, tt->interp, status, ts, ids, n));
     }
     return PCD_OK;
 }
@@ -272,7 +331,9 @@ static pcd_status t_begin(void *ud, pcd_profile *p)
     pcd_dialect d;
     PCD_TRY(pcd_out_dialect(t->j, p, &d));
     t->cpython = d == PCD_DIALECT_CPYTHON;
-    t->time_type = pcd_out_time_type(p);
+    pcd_out_pace_init(&t->pace, p);
+    for (size_t i = 0; i < p->n_types; i++)
+        if (pcd_bytes_is(pcd_profile_text(p, p->types[i].unit), "bytes")) t->bytes_mask |= PCD_SAMPLE_HAS(i);
     return PCD_OK;
 }
 
@@ -335,8 +396,8 @@ static pcd_status t_open(void *state, pcd_job *j, pcd_sink *out, pcd_consumer *c
     t->j = j;
     t->out = out;
     t->mode = -1;
-    t->time_type = -1;
-    pcd_hmap_init(&t->clock, j->al);
+    t->pace.type = -1;
+    pcd_hmap_init(&t->clock_of, j->al);
     pcd_hmap_init(&t->tids, j->al);
     pcd_hmap_init(&t->pids, j->al);
     c->ud = t;
@@ -354,7 +415,9 @@ static void t_close(void *state)
     if (!t->j) return;
     if (t->open) pcd_tachyon_writer_close(&t->tw);
     PCD_VEC_FREE(t->j->al, t->fmap, t->fmap_cap);
-    pcd_hmap_free(&t->clock);
+    PCD_VEC_FREE(t->j->al, t->th, t->th_cap);
+    PCD_VEC_FREE(t->j->al, t->clocks, t->clocks_cap);
+    pcd_hmap_free(&t->clock_of);
     pcd_hmap_free(&t->tids);
     pcd_hmap_free(&t->pids);
 }

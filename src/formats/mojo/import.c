@@ -41,6 +41,17 @@ typedef struct mimport {
     uint32_t *smap, *fmap;
     size_t smap_cap, fmap_cap;
     pcd_frame_id gc, invalid;      /* + 1 */
+    /* the previous sample: its thread, its items and the model stack after each, so that a
+     * sample of the same thread makes only what changed (Austin's samples mostly go on as the
+     * thread's last one went) */
+    bool have_prev;
+    pcd_mojo_int prev_pid, prev_iid;
+    bool prev_has_iid;
+    uint32_t prev_tid;
+    pcd_thread_id prev_thread;
+    mojo_item *prev;
+    pcd_stack_id *prev_st;
+    size_t n_prev, prev_cap, prev_st_cap;
 } mimport;
 
 static int64_t clamp(pcd_mojo_int v)
@@ -173,20 +184,40 @@ static void on_sample(void *ud, const mojo_sample *sm)
     if (m->st != PCD_OK) return;
     if (!m->begun && (m->st = begin(m)) != PCD_OK) return;
     pcd_profile *p = m->p;
-    pcd_thread th = pcd_thread_blank();
-    th.pid = clamp(sm->pid);
-    if (sm->has_iid) th.iid = clamp(sm->iid);
-    pcd_bytes tt = mojo_tid_text(&m->as, sm->tid);
-    th.tid_text = pcd_profile_str(p, tt.ptr, tt.len);
-    th.key = (uint64_t)sm->tid + 1;  /* the raw thread string, as the file has it */
-    /* a negative zero pid or iid is a thread of its own in the file */
-    if (sm->pid.neg) th.key |= UINT64_C(1) << 62;
-    if (sm->has_iid && sm->iid.neg) th.key |= UINT64_C(1) << 61;
     pcd_sample s;
     memset(&s, 0, sizeof s);
-    s.thread = pcd_profile_thread(p, &th);
-    pcd_stack_id st = PCD_STACK_EMPTY;
-    for (size_t i = 0; i < sm->n_items; i++) {
+    if (m->have_prev && sm->tid == m->prev_tid && sm->pid.mag == m->prev_pid.mag && sm->pid.neg == m->prev_pid.neg &&
+        sm->has_iid == m->prev_has_iid && sm->iid.mag == m->prev_iid.mag && sm->iid.neg == m->prev_iid.neg) {
+        s.thread = m->prev_thread;
+    } else {
+        pcd_thread th = pcd_thread_blank();
+        th.pid = clamp(sm->pid);
+        if (sm->has_iid) th.iid = clamp(sm->iid);
+        pcd_bytes tt = mojo_tid_text(&m->as, sm->tid);
+        th.tid_text = pcd_profile_str(p, tt.ptr, tt.len);
+        th.key = (uint64_t)sm->tid + 1;  /* the raw thread string, as the file has it */
+        /* a negative zero pid or iid is a thread of its own in the file */
+        if (sm->pid.neg) th.key |= UINT64_C(1) << 62;
+        if (sm->has_iid && sm->iid.neg) th.key |= UINT64_C(1) << 61;
+        s.thread = pcd_profile_thread(p, &th);
+        m->have_prev = true;
+        m->prev_tid = sm->tid;
+        m->prev_pid = sm->pid;
+        m->prev_iid = sm->iid;
+        m->prev_has_iid = sm->has_iid;
+        m->prev_thread = s.thread;
+        m->n_prev = 0; /* another thread: its stack from the root */
+    }
+    /* the items the previous sample had too keep its stack */
+    size_t c = 0;
+    while (c < m->n_prev && c < sm->n_items && m->prev[c].kind == sm->items[c].kind && m->prev[c].id == sm->items[c].id) c++;
+    if (PCD_VEC_RESERVE(m->j->al, m->prev, m->prev_cap, sm->n_items) != PCD_OK ||
+        PCD_VEC_RESERVE(m->j->al, m->prev_st, m->prev_st_cap, sm->n_items) != PCD_OK) {
+        m->st = PCD_E_NOMEM;
+        return;
+    }
+    pcd_stack_id st = c ? m->prev_st[c - 1] : PCD_STACK_EMPTY;
+    for (size_t i = c; i < sm->n_items; i++) {
         const mojo_item *it = &sm->items[i];
         pcd_frame_id f;
         switch (it->kind) {
@@ -203,7 +234,10 @@ static void on_sample(void *ud, const mojo_sample *sm)
         default: f = pcd_profile_frame_named(p, PCD_FRAME_LABEL, str_of(m, it->id)); break;
         }
         st = pcd_profile_push(p, st, f);
+        m->prev[i] = *it;
+        m->prev_st[i] = st;
     }
+    m->n_prev = sm->n_items;
     if (p->oom) {
         m->st = p->oom;
         return;
@@ -264,6 +298,8 @@ static pcd_status mojo_import(pcd_job *j, pcd_profile *p)
     PCD_VEC_FREE(j->al, m.pending, m.pending_cap);
     PCD_VEC_FREE(j->al, m.smap, m.smap_cap);
     PCD_VEC_FREE(j->al, m.fmap, m.fmap_cap);
+    PCD_VEC_FREE(j->al, m.prev, m.prev_cap);
+    PCD_VEC_FREE(j->al, m.prev_st, m.prev_st_cap);
     mojo_asm_free(&m.as);
     return st;
 }
