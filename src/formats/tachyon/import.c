@@ -116,6 +116,8 @@ static pcd_status frame_of(timport *m, uint32_t f, uint32_t *out)
     }
     mf.function = str_of(m, fr->funcname);
     pcd_tachyon_loc l = pcd_tachyon_frame_loc(fr);
+    /* the texts again: interning the function may have moved the file's */
+    file = pcd_profile_text(p, mf.file);
     pcd_bytes fn = pcd_profile_text(p, mf.function);
     if (l.none && pcd_bytes_is(file, "~")) {
         if (pcd_bytes_is(fn, "<GC>")) mf.kind = PCD_FRAME_GC;
