@@ -173,8 +173,7 @@ const char *pcd_convert_target(const pcd_ext *ext, size_t i, const char **help)
         }
     for (size_t k = 0; pcd_exporters[k]; k++) {
         const pcd_exporter *x = pcd_exporters[k];
-        bool shadowed = false; /* a format's own converter of the same name comes first */
-        for (size_t m = 0; m < ext->n_conv; m++) shadowed |= strcmp(ext->conv[m].to, x->to) == 0;
+        bool shadowed = false; /* a format's own output of the same name comes first */
         for (size_t m = 0; m < ext->n_own; m++) shadowed |= strcmp(ext->own[m].to, x->to) == 0;
         if (shadowed || !fits(ext, x)) continue;
         if (i-- == 0) {
@@ -182,11 +181,6 @@ const char *pcd_convert_target(const pcd_ext *ext, size_t i, const char **help)
             return x->to;
         }
     }
-    for (size_t k = 0; k < ext->n_conv; k++, i--)
-        if (i == 0) {
-            *help = ext->conv[k].help;
-            return ext->conv[k].to;
-        }
     return NULL;
 }
 
@@ -207,20 +201,22 @@ int pcd_job_outcome(const pcd_job *j, pcd_status st)
     return 1;
 }
 
+/* An input the importer found invalid after the profile began (a Tachyon sample whose frame
+ * is beyond the tables): damage, as the reader's. Its reason is said, and the profile ends, so
+ * that the output holds what came before, closed properly. */
+static pcd_status invalid_as_damage(pcd_job *j, pcd_profile *p, pcd_status st)
+{
+    if (st != PCD_E_INVALID || !p->begun || !j->msg[0]) return st;
+    pcd_job_note(j, "%s", j->msg);
+    j->msg[0] = 0;
+    j->damaged = true;
+    return pcd_profile_end(p);
+}
+
 pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
 {
     const pcd_ext *ext = pcd_ext_find(j->f->name);
     if (!ext) return pcd_job_fail(j, PCD_E_ARG, "a %s file cannot be converted", j->f->name);
-    for (size_t k = 0; k < ext->n_conv; k++)
-        if (strcmp(ext->conv[k].to, to) == 0) {
-            if (j->base) return pcd_job_fail(j, PCD_E_ARG, "--base: --to %s has no differential form", to);
-            /* a converter not yet on the model: it prints its own messages */
-            pcd_conv_args a = { j->f, j->r, out, j->input_name, j->compat, j->all, j->metric, j->al, stderr,
-                                j->progress, j->progress_ud, j->compression };
-            int rc = ext->conv[k].run(&a);
-            if (rc == 1) j->damaged = true;
-            return rc == 2 ? PCD_E_ARG : PCD_OK;
-        }
     for (size_t k = 0; k < ext->n_own; k++)
         if (strcmp(ext->own[k].to, to) == 0) {
             if (j->base) return pcd_job_fail(j, PCD_E_ARG, "--base: --to %s has no differential form", to);
@@ -258,7 +254,7 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
             bp.format = b->f->name;
             bp.version = b->f->version;
             bp.has = bext->model->has;
-            st = bext->model->run(b, &bp);
+            st = invalid_as_damage(b, &bp, bext->model->run(b, &bp));
             if (st == PCD_OK) st = pcd_profile_end(&bp);
             if (st == PCD_E_NOMEM && !b->msg[0]) pcd_job_fail(b, st, "out of memory for the profile's tables (raise --max-memory)");
         }
@@ -272,7 +268,7 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
         p.format = j->f->name;
         p.version = j->f->version;
         p.has = ext->model->has;
-        st = ext->model->run(j, &p);
+        st = invalid_as_damage(j, &p, ext->model->run(j, &p));
         if (st == PCD_OK) st = pcd_profile_end(&p);
         if (st == PCD_E_NOMEM && !j->msg[0])
             pcd_job_fail(j, st, "out of memory for the profile's tables (raise --max-memory)");

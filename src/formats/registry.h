@@ -1,35 +1,13 @@
-/* formats/registry.h: what sits above the bytes, per format: info summaries and converters. */
+/* formats/registry.h: what sits above the bytes, per format (info summaries, checks, the
+ * profile model importer, the format's own outputs, `encode --from`), and conversions: jobs,
+ * the one reader loop, and the matrix of inputs and outputs computed from what importers have
+ * and exporters need. */
 #ifndef PCD_EXT_H
 #define PCD_EXT_H
 
 #include <stdio.h>
 
 #include "pcd.h"
-
-/* Everything a converter gets from the CLI. */
-typedef struct pcd_conv_args {
-    const pcd_format *f;
-    pcd_reader *r;            /* opened on the input; the converter pulls records */
-    pcd_sink *out;            /* output (atomic file or stdout) */
-    const char *input_name;
-    bool compat;              /* --heph-compat and the like: byte-compatible with the reference tool */
-    bool all;                 /* skip damaged records instead of stopping */
-    const char *metric;       /* --metric, when the converter has one */
-    pcd_alloc *al;
-    FILE *err;                /* where to report problems (stderr) */
-    void (*progress)(void *ud, uint64_t bytes);
-    void *progress_ud;
-    const char *compression;  /* --compression, when the converter writes a format that has one */
-} pcd_conv_args;
-
-/* Returns the process exit code: 0 ok, 1 invalid input (output holds what came before), 2 other. */
-typedef int (*pcd_conv_fn)(const pcd_conv_args *a);
-
-typedef struct pcd_converter {
-    const char *to;           /* "chrome" */
-    const char *help;         /* one line */
-    pcd_conv_fn run;
-} pcd_converter;
 
 /* An info summary accumulated record by record. */
 typedef struct pcd_info_ops {
@@ -73,7 +51,7 @@ typedef struct pcd_import_args {
 typedef struct pcd_importer {
     const char *from;         /* "austin" */
     const char *help;
-    int (*run)(const pcd_import_args *a);  /* exit code as for converters */
+    int (*run)(const pcd_import_args *a);  /* exit code: 0 done, 1 invalid input, 2 other errors */
 } pcd_importer;
 
 /* ---- conversions through the profile model ------------------------------------------------
@@ -155,8 +133,6 @@ typedef struct pcd_format_output {
 typedef struct pcd_ext {
     const char *format;       /* format name, every version */
     const pcd_info_ops *info;
-    const pcd_converter *conv;
-    size_t n_conv;
     const pcd_check_ops *check;   /* NULL: the schema's checks are all there is */
     const pcd_importer *import;
     size_t n_import;
@@ -202,7 +178,7 @@ int pcd_job_outcome(const pcd_job *j, pcd_status st);
 const pcd_ext *pcd_ext_find(const char *format);
 extern const pcd_ext *const pcd_exts[];
 
-/* Report helper shared by converters: "FILE: offset N: path: message". */
+/* A problem as the tool reports it: "FILE: offset N: path: message". */
 void pcd_report(FILE *err, const char *file, const pcd_error *e);
 /* Called after each pcd_report, to add what only the caller knows (the CLI: why a gzip
  * stream stopped, in the compressed file's offsets). */

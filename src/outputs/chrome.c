@@ -1,10 +1,12 @@
 /* outputs/chrome.c: Chrome's Trace Event JSON (Perfetto UI, chrome://tracing, speedscope's
  * importer), written as the events come, from
  *  - slices (span traces: Heph's events): one complete ("X") event each, on its track;
- *  - samples with times (PCD_NEEDS_TIMES): a timeline per thread, one X event per frame for
- *    as long as it stays on the stack at its depth (frames compared by (file, function), so
- *    a change of line does not cut the slice), closed when the stack changes below it or, at
- *    the end, at the thread's last sample time plus the sampling period. Levels closing at
+ *  - samples with times (PCD_NEEDS_TIMES), or without times in the order they were taken
+ *    (PCD_HAS_ORDER: Austin's, on each thread's clock as outputs.h lays them out): a timeline
+ *    per thread, one X event per frame for as long as it stays on the stack at its depth
+ *    (frames compared by (file, function), so a change of line does not cut the slice), closed
+ *    when the stack changes below it or, at the end, at the thread's last sample time plus the
+ *    sampling period. Levels closing at
  *    the same time come innermost first. Its name is the function (a marker's text for
  *    frames that are not code), its category the frame's kind ("code", "native", "kernel",
  *    "gc", ...), its only argument the source file.
@@ -71,6 +73,7 @@ typedef struct cthread {
     uint64_t tid;
     pcd_stack_id stack;            /* the stack of the open frames */
     int64_t last;                  /* the time of the last sample */
+    uint64_t clock;                /* samples without times: the thread's clock (µs) */
     copen *open;
     size_t n_open, open_cap;
 } cthread;
@@ -88,6 +91,7 @@ typedef struct chrome {
     pcd_job *j;
     pcd_sink *out;
     pcd_dialect d;
+    pcd_out_pace pace;             /* how long a sample without a time lasts */
     bool begun;
     uint64_t events;               /* X events written */
     int64_t now;                   /* the Heph dialect's origin without one: the conversion time */
@@ -190,6 +194,7 @@ static pcd_status c_begin(void *ud, pcd_profile *p)
 {
     chrome *c = ud;
     PCD_TRY(pcd_out_dialect(c->j, p, &c->d));
+    pcd_out_pace_init(&c->pace, p);
     c->begun = true;
     pcd_sink *o = c->out;
     if (c->d == PCD_DIALECT_HEPH) {
@@ -471,6 +476,12 @@ static pcd_status c_sample(void *ud, pcd_profile *p, const pcd_sample *s)
     cthread *ct;
     PCD_TRY(thread_of(c, p, s->thread, &ct));
     int64_t at = s->time != PCD_TIME_NONE ? s->time : ct->have_last ? ct->last : 0;
+    if (s->time == PCD_TIME_NONE && (p->has & PCD_HAS_ORDER)) {
+        uint64_t us;
+        pcd_out_pace_us(&c->pace, p, s, &us);
+        ct->clock += us; /* wraps as Tachyon's deltas do */
+        at = ct->clock > (uint64_t)INT64_MAX / 1000 ? INT64_MAX : (int64_t)ct->clock * 1000;
+    }
     ct->last = at;
     ct->have_last = true;
     if (s->stack == ct->stack && ct->n_open == pcd_stack_depth(p, s->stack)) return PCD_OK;
@@ -494,11 +505,9 @@ static pcd_status c_sample(void *ud, pcd_profile *p, const pcd_sample *s)
 /* The sampling period in ns (0 unknown). */
 static int64_t period_ns(const pcd_profile *p)
 {
-    if (p->period <= 0 || p->period_type < 0 || (size_t)p->period_type >= p->n_types) return 0;
-    pcd_bytes u = pcd_profile_text(p, p->types[p->period_type].unit);
-    int64_t k = pcd_bytes_is(u, "nanoseconds") ? 1 : pcd_bytes_is(u, "microseconds") ? 1000
-              : pcd_bytes_is(u, "milliseconds") ? 1000000 : pcd_bytes_is(u, "seconds") ? 1000000000 : 0;
-    return p->period > INT64_MAX / (k ? k : 1) ? INT64_MAX : p->period * k;
+    int64_t k = pcd_out_unit_ns(p, p->period_type);
+    if (p->period <= 0 || !k) return 0;
+    return p->period > INT64_MAX / k ? INT64_MAX : p->period * k;
 }
 
 /* ---- the end: what is still open, names, the footer -------------------------------------------- */
@@ -643,7 +652,7 @@ static void c_close(void *state)
 
 const pcd_exporter pcd_out_chrome = {
     "chrome",
-    "Chrome Trace Event JSON for Perfetto UI and chrome://tracing: spans as they are, samples with times as a "
-    "timeline per thread (--heph-compat or --dialect heph: byte-identical to Heph's convert_trace)",
-    0, PCD_HAS_SLICES | PCD_HAS_TIMES, sizeof(chrome), c_open, c_close,
+    "Chrome Trace Event JSON for Perfetto UI and chrome://tracing: spans as they are, samples as a timeline per "
+    "thread (--heph-compat or --dialect heph: byte-identical to Heph's convert_trace)",
+    0, PCD_HAS_SLICES | PCD_HAS_TIMES | PCD_HAS_ORDER, sizeof(chrome), c_open, c_close,
 };

@@ -199,48 +199,11 @@ PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw)
         bj.raw = j.raw;
         j.base = &bj;
     }
-    /* a converter not yet on the model prints its own reports: to a memory stream here */
-    const pcd_converter *legacy = NULL;
-    for (size_t k = 0; !bsrc && k < ext->n_conv; k++)
-        if (strcmp(ext->conv[k].to, to) == 0) legacy = &ext->conv[k];
-    char *ltext = NULL;
-    size_t llen = 0;
-    FILE *lerr = legacy ? open_memstream(&ltext, &llen) : NULL;
     pcdpy_src_release(src);
-    pcd_status st;
-    if (legacy) {
-        pcd_conv_args a = { j.f, j.r, &out.sink, j.input_name, j.compat, j.all, j.metric, j.al, lerr ? lerr : stderr,
-                            NULL, NULL, j.compression };
-        int crc = legacy->run(&a);
-        if (crc == 1) j.damaged = true;
-        st = crc == 2 ? PCD_E_ARG : PCD_OK;
-        if (lerr) fclose(lerr);
-    } else {
-        st = pcd_convert(&j, to, &out.sink);
-    }
+    pcd_status st = pcd_convert(&j, to, &out.sink);
     pcdpy_src_acquire(src);
     int rc = pcd_job_outcome(&j, st);
     PyObject *res = NULL;
-    if (legacy && ltext) {
-        /* its lines: the first one the damage (or the usage error), the others warnings */
-        char *nl = strchr(ltext, '\n');
-        if (rc != 0 && !j.msg[0]) snprintf(j.msg, sizeof j.msg, "%.*s", nl ? (int)(nl - ltext) : (int)llen, ltext);
-        for (char *line = (rc != 0 && nl) ? nl + 1 : (rc != 0 ? ltext + llen : ltext); *line;) {
-            char *e = strchr(line, '\n');
-            size_t n = e ? (size_t)(e - line) : strlen(line);
-            jmsg *m = jlog_add(&log);
-            if (m) {
-                m->text = malloc(n + 1);
-                if (m->text) {
-                    memcpy(m->text, line, n);
-                    m->text[n] = 0;
-                }
-                m->name = NULL;
-            }
-            line += n + (e ? 1 : 0);
-        }
-    }
-    free(ltext);
     if (pcdpy_src_reraise(src) || (bsrc && pcdpy_src_reraise(bsrc))) {
         pcdpy_out_abort(&out);
         goto done;
@@ -279,9 +242,8 @@ PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw)
         goto done;
     }
     if (rc == 1 && !exc && !all) {
-        /* invalid input that no damage report named (an importer's own check; a converter not
-         * on the model, whose report is its whole line) */
-        exc = pcdpy_damage_text(j.msg[0] ? j.msg : "the input is invalid", legacy ? NULL : mctx.name, j.r->records);
+        /* invalid input that no damage report named (an importer's own check) */
+        exc = pcdpy_damage_text(j.msg[0] ? j.msg : "the input is invalid", mctx.name, j.r->records);
     } else if (rc == 1 && !exc && all && j.msg[0]) {
         pcdpy_warn("%s: %s", j.input_name, j.msg);
     }

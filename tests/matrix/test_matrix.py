@@ -9,12 +9,14 @@ lists (`profcodec formats --json`), each result checked by a reader that is not 
               totals as `info --json` counts them (a different code path: the summaries);
   austin      every line Austin's grammar; read back (encode --from austin) and written again,
               the same text;
-  mojo        read back: validates as MOJO 3, and its Austin text has as many samples;
+  mojo        read back: validates as MOJO 3, its collapsed sample count is the input's (the
+              sample lines of the input's Austin text), and for MOJO input its time and memory
+              totals are the input's own;
   html        one page: its data (#pcd-data) parsed as JSON, with frames, nodes and threads
               (tests/pictures checks it in depth, and in a browser);
   svg         parsed as XML: an <svg> with a frame per <g> (tests/pictures compares them);
   tachyon     read back: validates as Tachyon 1 (and CPython's own reader when
-              PCD_CPYTHON315_ROOT is set);
+              PCD_CPYTHON315_ROOT is set), its collapsed sample count is the input's;
   the format's own outputs (summary, samples): exit status and non-empty output.
 
 usage: test_matrix.py PROFCODEC TESTDATA SCHEMA WORKDIR
@@ -185,7 +187,13 @@ def check_svg(name, data):
         fail("%s: not an SVG flame graph" % name)
 
 
-def check_readback(name, data, fmt):
+def sample_lines(path):
+    """The samples of an input: the sample lines of its Austin text (a line per sample)."""
+    rc, text, _ = run("convert", "--to", "austin", path)
+    return sum(1 for ln in text.split(b"\n") if ln and not ln.startswith(b"#")) if rc == 0 else None
+
+
+def check_readback(name, data, fmt, path, in_fmt, damaged):
     out = os.path.join(WORK, name + "." + fmt)
     with open(out, "wb") as f:
         f.write(data)
@@ -196,6 +204,18 @@ def check_readback(name, data, fmt):
     rc, o, _ = run("info", "--json", out)
     if json.loads(o)["format"] != fmt:
         fail("%s: the output reads as %s, not %s" % (name, json.loads(o)["format"], fmt))
+    if not damaged:
+        # read back: as many samples as the input has, and MOJO's own totals
+        want = {("samples", ("--dialect", "default")): sample_lines(path)}
+        if in_fmt == "mojo" and fmt == "mojo":
+            totals = expected_totals("mojo", path)
+            want[("time", ())] = totals[("time", ())]
+            want[("memory", ())] = totals[("memory", ())]
+        for (metric, opts), n in want.items():
+            rc, d2, _ = run("convert", "--to", "collapsed", "--metric", metric, *opts, out)
+            got = collapsed_total(name + ".back." + metric, d2) if rc == 0 else None
+            if n is None or got != int(n):
+                fail("%s: read back, --metric %s totals %s, the input's %s" % (name, metric, got, n))
     root = os.environ.get("PCD_CPYTHON315_ROOT")
     if fmt == "tachyon" and root and os.path.exists(os.path.join(root, "usr/bin/python3.15")):
         inside = os.path.join(root, "tmp", "matrix-%d-%s.bin" % (os.getpid(), name))
@@ -238,7 +258,7 @@ for path, fmt, ver in inputs():
             elif to == "austin":
                 check_austin(name, data)
             elif to in ("mojo", "tachyon"):
-                check_readback(name, data, to)
+                check_readback(name, data, to, path, fmt, damaged)
             elif to == "html":
                 check_html(name, data)
             elif to == "svg":

@@ -709,6 +709,7 @@ typedef struct seen {
     const char *want;                /* with times: the S lines of CPython's dump, to walk */
     uint64_t start_us;
     int64_t last_time[64];           /* per model thread */
+    int64_t main_pid;                /* the first main thread's id (0: none yet) */
     unsigned bad;
     char why[256];
 } seen;
@@ -753,6 +754,11 @@ static pcd_status seen_sample(void *ud, pcd_profile *p, const pcd_sample *s)
         snprintf(v->why, sizeof v->why, "sample %llu: tid %llu iid %lld status %u time %lld, want %llu %u %u %lld",
                  (unsigned long long)v->calls, (unsigned long long)th->tid, (long long)th->iid, s->status,
                  (long long)s->time, tid, interp, status, (long long)t);
+    /* the main thread's id is its process's id, and the other threads' process */
+    if ((status & 32) && !v->main_pid) v->main_pid = (int64_t)tid;
+    if (th->pid != (v->main_pid ? v->main_pid : PCD_ID_NONE) && !v->bad++)
+        snprintf(v->why, sizeof v->why, "sample %llu: thread %llu of process %lld, want %lld", (unsigned long long)v->calls,
+                 tid, (long long)th->pid, (long long)v->main_pid);
     if (s->thread < 64) {
         if (v->last_time[s->thread] > s->time && !v->bad++)
             snprintf(v->why, sizeof v->why, "sample %llu: a thread's times go back", (unsigned long long)v->calls);
@@ -795,11 +801,17 @@ static void import_into(const uint8_t *data, size_t n, bool times, seen *v, bool
         char want[32];
         snprintf(want, sizeof want, "%llu", (unsigned long long)v->start_us);
         assert_true(b.len == strlen(want) && memcmp(b.ptr, want, b.len) == 0);
-        /* every frame is code with a file; none of CPython's own */
+        /* every frame is code with a file, or CPython's "~" / "<GC>" or "<native>" frame; none of
+         * CPython's own */
         for (size_t i = 0; i < p.n_frames; i++) {
             const pcd_frame *f = pcd_profile_frame_at(&p, (pcd_frame_id)i);
-            assert_int_equal(f->kind, PCD_FRAME_CODE);
             b = pcd_profile_text(&p, f->file);
+            if (f->kind != PCD_FRAME_CODE) {
+                pcd_bytes fn = pcd_profile_text(&p, f->function);
+                assert_true(b.len == 1 && b.ptr[0] == '~' && f->line == PCD_POS_NONE);
+                if (f->kind == PCD_FRAME_GC) assert_true(fn.len == 4 && memcmp(fn.ptr, "<GC>", 4) == 0);
+                else assert_true(f->kind == PCD_FRAME_NATIVE && fn.len == 8 && memcmp(fn.ptr, "<native>", 8) == 0);
+            }
             assert_true(b.len > 0);
             assert_false(b.len >= 20 && memcmp(b.ptr + b.len - 20, "_sync_coordinator.py", 20) == 0);
             if (f->column != PCD_POS_NONE) assert_true(f->column >= 1 && f->line != PCD_POS_NONE);
@@ -899,7 +911,7 @@ static void test_speedscope_chrome(void **state)
         const char *ph = json_string_value(json_object_get(e, "ph"));
         if (strcmp(ph, "X") == 0) {
             slices++;
-            assert_true(json_integer_value(json_object_get(e, "dur")) > 0);
+            assert_true(json_number_value(json_object_get(e, "dur")) > 0); /* µs, to the ns */
         } else if (strcmp(json_string_value(json_object_get(e, "name")), "thread_name") == 0) {
             names++;
         }

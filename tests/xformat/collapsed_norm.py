@@ -14,8 +14,9 @@ A thread id that is not a number (Austin writes hex, austin-python shows it in d
 becomes 2^63, 2^63 + 1, ... in order of first appearance, as `convert --to tachyon` numbers them.
 tachyon: CPython's collapsed stacks as they are.
 Both: identical stacks merged, sorted by count (descending) then text, as CPython sorts.
-mojo-tids: MOJO collapsed stacks with only the thread ids renumbered that way (what MOJO ->
-Tachyon -> MOJO gives back), in their order.
+mojo-tids: MOJO collapsed stacks with only the thread ids renumbered that way and names
+decoded as CPython decodes a Tachyon file's (what MOJO -> Tachyon -> MOJO gives back), in their
+order.
 """
 import sys
 
@@ -47,9 +48,8 @@ def main():
         return synthetic.setdefault(t, str(2**63 + len(synthetic)))
 
     with open(path, "rb") as f:
-        # mojo-tids keeps the bytes as they are; the others decode as CPython does
-        errors = "surrogateescape" if kind == "mojo-tids" else "replace"
-        for raw in f.read().decode("utf-8", errors).split("\n"):
+        # every kind decodes names as CPython does (Tachyon's strings are read so)
+        for raw in f.read().decode("utf-8", "replace").split("\n"):
             if not raw:
                 continue
             stack, _, value = raw.rpartition(" ")
@@ -58,7 +58,7 @@ def main():
                 head, _, tid = parts[1].rpartition(":")
                 parts[1] = (head + ":" if head else "T") + tid_of(tid if head else tid[1:])
                 line = ";".join(parts) + " " + value + "\n"
-                sys.stdout.buffer.write(line.encode("utf-8", "surrogateescape"))
+                sys.stdout.buffer.write(line.encode("utf-8"))
                 continue
             if kind == "mojo":
                 parts = stack.split(";")

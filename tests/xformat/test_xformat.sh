@@ -104,7 +104,7 @@ w=$(grep -c "memory metrics of .* samples dropped" "$W/w.err")
 g="$CORPUS/tachyon/unicode_exception_opcodes_none.bin"
 if [ -f "$g" ]; then
     "$P" convert --to mojo "$g" -o "$W/u.mojo" 2>"$W/u.err"
-    for k in "thread statuses" "opcodes of" "mode exception written as MOJO mode wall" "statistics block"; do
+    for k in "thread statuses" "mode exception written as MOJO mode wall" "metadata entries dropped"; do
         c=$(grep -c "$k" "$W/u.err")
         [ "$c" = 1 ] && ok "Tachyon -> MOJO warns once: $k" || bad "Tachyon -> MOJO warning '$k' $c times"
     done

@@ -196,4 +196,4 @@ static const pcd_info_ops heph_info_ops = {
     sizeof(heph_info), info_init, info_record, info_text, info_json, info_fini,
 };
 
-const pcd_ext pcd_heph_ext = { "heph", &heph_info_ops, NULL, 0, NULL, NULL, 0, &pcd_heph_model, NULL, 0 };
+const pcd_ext pcd_heph_ext = { "heph", &heph_info_ops, NULL, NULL, 0, &pcd_heph_model, NULL, 0 };

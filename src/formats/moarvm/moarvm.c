@@ -412,5 +412,4 @@ static const pcd_format_output mvm_own[] = {
                  "(--metric N: rows per table, default 10)", summary_run },
 };
 
-const pcd_ext pcd_moarvm_ext = {"moarvm", &mvm_info_ops,     NULL,    0, &mvm_check_ops, NULL,
-                                0,        &pcd_moarvm_model, mvm_own, 1};
+const pcd_ext pcd_moarvm_ext = {"moarvm", &mvm_info_ops, &mvm_check_ops, NULL, 0, &pcd_moarvm_model, mvm_own, 1};

@@ -145,13 +145,6 @@ size_t mojo_py_hex_to_dec(const uint8_t *p, size_t n, char *out, size_t cap);
  * (pytext.c). */
 size_t mojo_int_text(char *buf, pcd_mojo_int v);
 
-/* Converters' driver (mojo_ext.c): feeds every event of a->r to the assembler, closes it,
- * reports damage (going on past it with --all); *wst is where the sample callbacks record
- * an output error. Returns the exit code. */
-int mojo_drive_all(const pcd_conv_args *a, mojo_asm *as, const pcd_status *wst);
-/* Says on a->err how many references were undefined (convert still renders them). */
-void mojo_warn_problems(const pcd_conv_args *a, const mojo_asm *as);
-
 /* encode --from austin: Austin's text format to MOJO 3 (mojo_import.c). */
 int mojo_import_austin(const pcd_import_args *a);
 

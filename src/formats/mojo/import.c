@@ -13,7 +13,9 @@
  *    Austin's text can be written back byte for byte.
  * Metadata goes on in file order. Sample types are set up at the first sample (or the end),
  * when the mode metadata has been seen: their titles follow it ("CPU time", "Wall time"). The
- * default metric is memory when the last mode seen is memory, else time. */
+ * default metric is memory when the last mode seen is memory, else time. The sampling period
+ * is the latest "interval" metadata (µs, in the time type) when it is a decimal number, else
+ * Austin's default, 100 µs. */
 #include <stdlib.h>
 
 #include "common/text.h"
@@ -34,16 +36,45 @@ typedef struct mimport {
     struct { pcd_str k, v; } *pending;
     size_t n_pending, pending_cap;
     uint32_t mode_id;              /* string id of the latest "mode" value, UINT32_MAX none */
+    int64_t interval;              /* the sampling period (µs) */
     /* asm ids -> model ids (+1, 0 not yet) */
     uint32_t *smap, *fmap;
     size_t smap_cap, fmap_cap;
     pcd_frame_id gc, invalid;      /* + 1 */
+    /* the previous sample: its thread, its items and the model stack after each, so that a
+     * sample of the same thread makes only what changed (Austin's samples mostly go on as the
+     * thread's last one went) */
+    bool have_prev;
+    pcd_mojo_int prev_pid, prev_iid;
+    bool prev_has_iid;
+    uint32_t prev_tid;
+    pcd_thread_id prev_thread;
+    mojo_item *prev;
+    pcd_stack_id *prev_st;
+    size_t n_prev, prev_cap, prev_st_cap;
 } mimport;
 
 static int64_t clamp(pcd_mojo_int v)
 {
     if (v.neg) return v.mag > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)v.mag;
     return v.mag > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v.mag;
+}
+
+#define DEFAULT_INTERVAL 100        /* Austin's sampling interval (µs) when none is given */
+
+/* The sampling interval an "interval" value says (µs): a decimal number (held at 2^63-1), else
+ * Austin's default. */
+static int64_t interval_of(pcd_bytes b)
+{
+    if (!b.len) return DEFAULT_INTERVAL;
+    uint64_t v = 0;
+    for (size_t i = 0; i < b.len; i++) {
+        if (b.ptr[i] < '0' || b.ptr[i] > '9') return DEFAULT_INTERVAL;
+        unsigned d = (unsigned)(b.ptr[i] - '0');
+        if (v > ((uint64_t)INT64_MAX - d) / 10) v = (uint64_t)INT64_MAX;
+        else v = v * 10 + d;
+    }
+    return (int64_t)v;
 }
 
 /* A line or column: MOJO writes 0 when there is none (columns are 1-based, as the model's). */
@@ -113,6 +144,8 @@ static pcd_status begin(mimport *m)
     m->types[T_SAMPLES] = pcd_profile_add_type(p, "samples", "count", "Samples");
     p->types[m->types[T_SAMPLES]].secondary = true;
     p->default_type = mode_is(m, "memory") ? m->types[T_MEMORY] : m->types[T_TIME];
+    p->period = m->interval;
+    p->period_type = m->types[T_TIME];
     PCD_TRY(pcd_profile_begin(p));
     for (size_t i = 0; i < m->n_pending; i++) PCD_TRY(pcd_profile_meta(p, m->pending[i].k, m->pending[i].v));
     return PCD_OK;
@@ -124,9 +157,13 @@ static void on_meta(void *ud, uint32_t key, uint32_t value, uint64_t offset)
     mimport *m = ud;
     if (m->st != PCD_OK) return;
     pcd_str k = str_of(m, key), v = str_of(m, value);
-    if (pcd_bytes_is(mojo_str(&m->as, key), "mode")) {
+    pcd_bytes kb = mojo_str(&m->as, key);
+    if (pcd_bytes_is(kb, "mode")) {
         m->mode_id = value;
         if (m->begun) m->p->default_type = mode_is(m, "memory") ? m->types[T_MEMORY] : m->types[T_TIME];
+    } else if (pcd_bytes_is(kb, "interval")) {
+        m->interval = interval_of(mojo_str(&m->as, value));
+        if (m->begun) m->p->period = m->interval;
     }
     if (!m->begun) {
         if (PCD_VEC_RESERVE(m->j->al, m->pending, m->pending_cap, m->n_pending + 1) != PCD_OK) {
@@ -147,20 +184,40 @@ static void on_sample(void *ud, const mojo_sample *sm)
     if (m->st != PCD_OK) return;
     if (!m->begun && (m->st = begin(m)) != PCD_OK) return;
     pcd_profile *p = m->p;
-    pcd_thread th = pcd_thread_blank();
-    th.pid = clamp(sm->pid);
-    if (sm->has_iid) th.iid = clamp(sm->iid);
-    pcd_bytes tt = mojo_tid_text(&m->as, sm->tid);
-    th.tid_text = pcd_profile_str(p, tt.ptr, tt.len);
-    th.key = (uint64_t)sm->tid + 1;  /* the raw thread string, as the file has it */
-    /* a negative zero pid or iid is a thread of its own in the file */
-    if (sm->pid.neg) th.key |= UINT64_C(1) << 62;
-    if (sm->has_iid && sm->iid.neg) th.key |= UINT64_C(1) << 61;
     pcd_sample s;
     memset(&s, 0, sizeof s);
-    s.thread = pcd_profile_thread(p, &th);
-    pcd_stack_id st = PCD_STACK_EMPTY;
-    for (size_t i = 0; i < sm->n_items; i++) {
+    if (m->have_prev && sm->tid == m->prev_tid && sm->pid.mag == m->prev_pid.mag && sm->pid.neg == m->prev_pid.neg &&
+        sm->has_iid == m->prev_has_iid && sm->iid.mag == m->prev_iid.mag && sm->iid.neg == m->prev_iid.neg) {
+        s.thread = m->prev_thread;
+    } else {
+        pcd_thread th = pcd_thread_blank();
+        th.pid = clamp(sm->pid);
+        if (sm->has_iid) th.iid = clamp(sm->iid);
+        pcd_bytes tt = mojo_tid_text(&m->as, sm->tid);
+        th.tid_text = pcd_profile_str(p, tt.ptr, tt.len);
+        th.key = (uint64_t)sm->tid + 1;  /* the raw thread string, as the file has it */
+        /* a negative zero pid or iid is a thread of its own in the file */
+        if (sm->pid.neg) th.key |= UINT64_C(1) << 62;
+        if (sm->has_iid && sm->iid.neg) th.key |= UINT64_C(1) << 61;
+        s.thread = pcd_profile_thread(p, &th);
+        m->have_prev = true;
+        m->prev_tid = sm->tid;
+        m->prev_pid = sm->pid;
+        m->prev_iid = sm->iid;
+        m->prev_has_iid = sm->has_iid;
+        m->prev_thread = s.thread;
+        m->n_prev = 0; /* another thread: its stack from the root */
+    }
+    /* the items the previous sample had too keep its stack */
+    size_t c = 0;
+    while (c < m->n_prev && c < sm->n_items && m->prev[c].kind == sm->items[c].kind && m->prev[c].id == sm->items[c].id) c++;
+    if (PCD_VEC_RESERVE(m->j->al, m->prev, m->prev_cap, sm->n_items) != PCD_OK ||
+        PCD_VEC_RESERVE(m->j->al, m->prev_st, m->prev_st_cap, sm->n_items) != PCD_OK) {
+        m->st = PCD_E_NOMEM;
+        return;
+    }
+    pcd_stack_id st = c ? m->prev_st[c - 1] : PCD_STACK_EMPTY;
+    for (size_t i = c; i < sm->n_items; i++) {
         const mojo_item *it = &sm->items[i];
         pcd_frame_id f;
         switch (it->kind) {
@@ -177,7 +234,10 @@ static void on_sample(void *ud, const mojo_sample *sm)
         default: f = pcd_profile_frame_named(p, PCD_FRAME_LABEL, str_of(m, it->id)); break;
         }
         st = pcd_profile_push(p, st, f);
+        m->prev[i] = *it;
+        m->prev_st[i] = st;
     }
+    m->n_prev = sm->n_items;
     if (p->oom) {
         m->st = p->oom;
         return;
@@ -218,6 +278,7 @@ static pcd_status mojo_import(pcd_job *j, pcd_profile *p)
     m.j = j;
     m.p = p;
     m.mode_id = UINT32_MAX;
+    m.interval = DEFAULT_INTERVAL;
     p->dialect = PCD_DIALECT_AUSTIN;
     pcd_status st = mojo_asm_init(&m.as, j->al, (int)j->f->version_num, &ops, &m, NULL, NULL);
     if (st == PCD_OK) st = pcd_pump(j, on_record, &m);
@@ -237,6 +298,8 @@ static pcd_status mojo_import(pcd_job *j, pcd_profile *p)
     PCD_VEC_FREE(j->al, m.pending, m.pending_cap);
     PCD_VEC_FREE(j->al, m.smap, m.smap_cap);
     PCD_VEC_FREE(j->al, m.fmap, m.fmap_cap);
+    PCD_VEC_FREE(j->al, m.prev, m.prev_cap);
+    PCD_VEC_FREE(j->al, m.prev_st, m.prev_st_cap);
     mojo_asm_free(&m.as);
     return st;
 }

@@ -1,5 +1,5 @@
 /* formats/mojo/mojo.c: Austin MOJO above the bytes: info summary, reference checks, and the
- * converters to Austin's text format, collapsed stacks and speedscope JSON. */
+ * registration (the profile model importer is import.c; `encode --from austin` austin_import.c). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,76 +8,6 @@
 #include "formats/mojo/asm.h"
 #include "formats/registry.h"
 #include "common/hmap.h"
-#include "formats/xformat/xformat.h"
-
-/* ---- driving the assembler over a reader ------------------------------------------ */
-
-typedef struct drive {
-    mojo_asm *as;
-    const pcd_status *wst;      /* the converter's first output error */
-    uint64_t offset;            /* of the latest record, for progress */
-} drive;
-
-static pcd_status on_record(void *ud, const pcd_record *rec)
-{
-    drive *d = ud;
-    d->offset = rec->offset;
-    pcd_status st = mojo_asm_record(d->as, rec);
-    if (st != PCD_OK) return st;
-    return *d->wst;
-}
-
-/* Feeds every event of the input to the assembler (with the decoding fast path), then
- * closes it; reports damage, and goes on past it with --all. *wst is where the sample
- * callbacks record an output error (it stops the run). Returns the exit code. */
-int mojo_drive_all(const pcd_conv_args *a, mojo_asm *as, const pcd_status *wst)
-{
-    drive d = { as, wst, 0 };
-    int rc = 0;
-    pcd_record rec;
-    for (;;) {
-        uint64_t k = 0;
-        /* batches of 1024 records: progress (shown every 1024 calls) every million records */
-        pcd_status st = pcd_reader_decode_run(a->r, 1024, &k, on_record, &d);
-        if (k && a->progress) a->progress(a->progress_ud, d.offset);
-        if (st == PCD_OK) {
-            st = pcd_reader_next(a->r, &rec);
-            if (st == PCD_OK) {
-                if (a->progress) a->progress(a->progress_ud, rec.offset);
-                st = on_record(&d, &rec);
-                if (st == PCD_OK) continue;
-            }
-        }
-        if (st == PCD_END) break;
-        if (*wst != PCD_OK) return 2;
-        if (as->oom) {
-            fprintf(a->err, "%s: out of memory for the strings and frames (raise --max-memory)\n", a->input_name);
-            return 2;
-        }
-        pcd_report(a->err, a->input_name, pcd_reader_error(a->r));
-        rc = 1;
-        if (a->all && pcd_reader_recover(a->r, NULL) == PCD_OK) continue;
-        break;
-    }
-    if (mojo_asm_finish(as) != PCD_OK) {
-        fprintf(a->err, "%s: out of memory for the strings and frames (raise --max-memory)\n", a->input_name);
-        return 2;
-    }
-    if (*wst != PCD_OK) return 2;
-    return rc;
-}
-
-/* Says how many references were undefined (convert still renders them). */
-void mojo_warn_problems(const pcd_conv_args *a, const mojo_asm *as)
-{
-    uint64_t us = as->problems[MOJO_P_UNDEF_STRING], uf = as->problems[MOJO_P_UNDEF_FRAME];
-    if (us || uf)
-        fprintf(a->err,
-                "%s: warning: %" PRIu64 " references to undefined string keys and %" PRIu64
-                " to undefined frame keys, rendered as <unknown> (profcodec validate shows where)\n",
-                a->input_name, us, uf);
-}
-
 
 /* ---- info ------------------------------------------------------------------------------- */
 
@@ -342,15 +272,10 @@ static const pcd_check_ops mojo_check_ops = {
 
 /* ---- registration --------------------------------------------------------------------------- */
 
-static const pcd_converter mojo_conv[] = {
-    { "tachyon", "CPython's Tachyon profile (--compression zstd|none), read by CPython 3.15's profiling.sampling replay",
-      xf_mojo_to_tachyon_run },
-};
-
 static const pcd_importer mojo_import[] = {
     { "austin", "Austin's text format (as austin writes it, or convert --to austin) to MOJO 3", mojo_import_austin },
 };
 
 extern const pcd_model_importer pcd_mojo_model;
 
-const pcd_ext pcd_mojo_ext = { "mojo", &mojo_info_ops, mojo_conv, 1, &mojo_check_ops, mojo_import, 1, &pcd_mojo_model, NULL, 0 };
+const pcd_ext pcd_mojo_ext = { "mojo", &mojo_info_ops, &mojo_check_ops, mojo_import, 1, &pcd_mojo_model, NULL, 0 };

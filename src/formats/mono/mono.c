@@ -3,4 +3,4 @@
  * (collapsed stacks, speedscope, Austin text) are written in src/outputs. */
 #include "formats/mono/mono.h"
 
-const pcd_ext pcd_mono_ext = { "mono", &pcd_mono_info_ops, NULL, 0, NULL, NULL, 0, &pcd_mono_model, NULL, 0 };
+const pcd_ext pcd_mono_ext = { "mono", &pcd_mono_info_ops, NULL, NULL, 0, &pcd_mono_model, NULL, 0 };

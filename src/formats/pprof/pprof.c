@@ -178,4 +178,4 @@ static void i_fini(void *ctx) { (void)ctx; }
 
 static const pcd_info_ops pprof_info_ops = { sizeof(pinfo), i_init, i_record, i_text, i_json, i_fini, NULL };
 
-const pcd_ext pcd_pprof_ext = { "pprof", &pprof_info_ops, NULL, 0, &pcd_pprof_check_ops, NULL, 0, &pcd_pprof_model, NULL, 0 };
+const pcd_ext pcd_pprof_ext = { "pprof", &pprof_info_ops, &pcd_pprof_check_ops, NULL, 0, &pcd_pprof_model, NULL, 0 };

@@ -5,10 +5,19 @@
  * model sample:
  *  - the thread is (thread id, interpreter id), in order of first appearance, named as
  *    CPython's outputs name it: "Thread N", "Thread N (interpreter K)" for K other than 0;
+ *    its process id is the thread id of the process's main thread (a kernel thread id, which
+ *    for the main thread is the process id on Linux): a thread whose first sample has the
+ *    status bit MAIN_THREAD is its process's main thread, and the other threads belong to the
+ *    process of the first sample so flagged (a profile is of one process; CPython samples the
+ *    main thread first, so that a look at the first record finds it), or to none;
  *  - frames are code frames as CPython's reader sees the table: names decoded as Python's
  *    bytes.decode("utf-8", "replace") does; a lineno of -1 (no location) gives no position
  *    at all; columns are 0-based in the file and 1-based in the model; frames of CPython's own
- *    bootstrap (_sync_coordinator.py) are left out, as CPython's outputs leave them out;
+ *    bootstrap (_sync_coordinator.py) are left out, as CPython's outputs leave them out.
+ *    CPython's synthetic frames (file "~", no location) "<GC>" and "<native>" are a GC and a
+ *    native frame, and so are what `convert --to tachyon` writes for Austin's markers: "~" /
+ *    ":INVALID:" an invalid frame, file "kernel" at line 0 a kernel frame (the function is
+ *    the symbol); their texts stay as they are, so that CPython's outputs read the same;
  *  - two sample types: "time" (microseconds, the sampling interval for each sample) and
  *    "samples" (count, 1 each; secondary, so that viewers show the time), "samples" being
  *    the default metric (CPython's collapsed stacks count samples);
@@ -65,6 +74,7 @@ typedef struct timport {
     int types[T_N];
     uint64_t values[T_N];
     pcd_sample s;
+    int64_t main_pid;              /* the first main thread's id (PCD_ID_NONE: none) */
 } timport;
 
 /* ---- tables ------------------------------------------------------------------------------ */
@@ -106,6 +116,16 @@ static pcd_status frame_of(timport *m, uint32_t f, uint32_t *out)
     }
     mf.function = str_of(m, fr->funcname);
     pcd_tachyon_loc l = pcd_tachyon_frame_loc(fr);
+    /* the texts again: interning the function may have moved the file's */
+    file = pcd_profile_text(p, mf.file);
+    pcd_bytes fn = pcd_profile_text(p, mf.function);
+    if (l.none && pcd_bytes_is(file, "~")) {
+        if (pcd_bytes_is(fn, "<GC>")) mf.kind = PCD_FRAME_GC;
+        else if (pcd_bytes_is(fn, "<native>")) mf.kind = PCD_FRAME_NATIVE;
+        else if (pcd_bytes_is(fn, ":INVALID:")) mf.kind = PCD_FRAME_INVALID;
+    } else if (!l.none && l.lineno == 0 && pcd_bytes_is(file, "kernel")) {
+        mf.kind = PCD_FRAME_KERNEL;
+    }
     if (!l.none) {
         mf.line = l.lineno;
         mf.end_line = l.end_lineno;
@@ -151,8 +171,8 @@ static pcd_status map_stack(timport *m, const pcd_tachyon_thread *th, uint32_t n
     return PCD_OK;
 }
 
-/* The model thread of a replay thread, made at its first sample. */
-static pcd_status thread_of(timport *m, const pcd_tachyon_thread *th)
+/* The model thread of a replay thread, made at its first sample (whose status it is). */
+static pcd_status thread_of(timport *m, const pcd_tachyon_thread *th, uint8_t status)
 {
     PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->threads, m->threads_cap, (size_t)th->index + 1));
     PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->prev, m->prev_cap, (size_t)th->index + 1));
@@ -163,6 +183,12 @@ static pcd_status thread_of(timport *m, const pcd_tachyon_thread *th)
         mt.tid = t->tid;
         mt.has_tid = true;
         mt.iid = t->interp;
+        if (t == th && (status & PCD_TACHYON_V1_THREAD_STATUS_MAIN_THREAD_MASK) && t->tid <= (uint64_t)INT64_MAX) {
+            mt.pid = (int64_t)t->tid;
+            if (m->main_pid == PCD_ID_NONE) m->main_pid = mt.pid;
+        } else {
+            mt.pid = m->main_pid;
+        }
         char name[64];
         if (t->interp) snprintf(name, sizeof name, "Thread %" PRIu64 " (interpreter %u)", t->tid, t->interp);
         else snprintf(name, sizeof name, "Thread %" PRIu64, t->tid);
@@ -188,7 +214,7 @@ PCD_INLINE void hand_on(timport *m, const pcd_tachyon_thread *th, uint32_t node,
 {
     if (PCD_UNLIKELY(m->st != PCD_OK)) return;
     if (PCD_UNLIKELY(th->index >= m->n_threads)) {
-        if ((m->st = thread_of(m, th)) != PCD_OK) return;
+        if ((m->st = thread_of(m, th, status)) != PCD_OK) return;
     }
     uint32_t ms = PCD_LIKELY(node < m->stacks_cap) ? m->stacks[node] : 0;
     if (PCD_UNLIKELY(!ms)) {
@@ -316,6 +342,8 @@ static pcd_status run(timport *m)
     if (!m->strs || !m->frames) return PCD_E_NOMEM;
     memset(m->strs, 0, ns * sizeof *m->strs);
     memset(m->frames, 0, nf * sizeof *m->frames);
+    uint64_t main;
+    if (pcd_tachyon_find_main(j, &m->root, &main) && main <= (uint64_t)INT64_MAX) m->main_pid = (int64_t)main;
     PCD_TRY(header(m));
 
     PCD_TRY(pcd_tachyon_replay_init(&m->rp, &m->root, j->al, true, false));
@@ -342,6 +370,7 @@ static pcd_status tachyon_import(pcd_job *j, pcd_profile *p)
     memset(&m, 0, sizeof m);
     m.j = j;
     m.p = p;
+    m.main_pid = PCD_ID_NONE;
     pcd_tachyon_tables_init(&m.t, j->al);
     pcd_status st = run(&m);
     if (st == PCD_E_NOMEM && !j->msg[0])

@@ -4,6 +4,7 @@
  * over the same input. */
 #include <string.h>
 
+#include "common/hmap.h"
 #include "formats/tachyon/tachyon.h"
 
 pcd_status pcd_tachyon_read_head(pcd_job *j, pcd_tachyon_v1_file *root, pcd_tachyon_tables *t)
@@ -93,4 +94,49 @@ pcd_status pcd_tachyon_read_samples(pcd_job *j, pcd_tachyon_replay *rp, const pc
     if (st != PCD_OK || j->damaged) return st;
     if (pcd_tachyon_replay_finish(rp) != PCD_OK) pcd_job_damage(j, &rp->err);
     return PCD_OK;
+}
+
+/* The status of a sample record (a REPEAT record's first). */
+static bool record_status(const pcd_tachyon_v1_sample *s, uint8_t *status)
+{
+    const pcd_tachyon_v1_sample_stack *k = &s->stack;
+    switch (k->which) {
+    case PCD_TACHYON_V1_SAMPLE_STACK_REPEAT:
+        if (!k->u.repeat.n_samples) return false;
+        *status = k->u.repeat.samples[0].status;
+        return true;
+    case PCD_TACHYON_V1_SAMPLE_STACK_FULL: *status = k->u.full.status; return true;
+    case PCD_TACHYON_V1_SAMPLE_STACK_SUFFIX: *status = k->u.suffix.status; return true;
+    case PCD_TACHYON_V1_SAMPLE_STACK_POP_PUSH: *status = k->u.pop_push.status; return true;
+    }
+    return false;
+}
+
+bool pcd_tachyon_find_main(pcd_job *j, const pcd_tachyon_v1_file *root, uint64_t *tid)
+{
+    const uint8_t *data;
+    size_t size;
+    if (!pcd_reader_input(j->r, &data, &size)) return false;
+    pcd_reader_opts o = { j->al, j->r->x.lim, 0, false, 0 };
+    pcd_reader r;
+    bool found = false;
+    pcd_hmap seen;
+    pcd_hmap_init(&seen, j->al);
+    pcd_record rec;
+    if (pcd_reader_open_buffer(&r, j->f, data, size, &o) == PCD_OK && pcd_reader_next(&r, &rec) == PCD_OK) {
+        while (!found && seen.len < root->thread_count && pcd_reader_next(&r, &rec) == PCD_OK) {
+            const pcd_tachyon_v1_sample *s = pcd_tachyon_as_sample(&rec);
+            if (!s) break;
+            uint8_t status;
+            bool fresh;
+            if (!pcd_hmap_put(&seen, (pcd_hkey){ s->thread_id, s->interpreter_id, 0 }, &fresh)) break;
+            if (record_status(s, &status) && (status & PCD_TACHYON_V1_THREAD_STATUS_MAIN_THREAD_MASK)) {
+                *tid = s->thread_id;
+                found = true;
+            }
+        }
+    }
+    pcd_reader_close(&r);
+    pcd_hmap_free(&seen);
+    return found;
 }

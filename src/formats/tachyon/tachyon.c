@@ -1,12 +1,10 @@
 /* formats/tachyon/tachyon.c: Tachyon (CPython sampling profiles) above the bytes, registered:
  * the info summary (info.c), the checks CPython's reader makes beyond the bytes (check.c),
- * the profile model importer (import.c), the format's own per-sample text (samples.c), the
- * converters not yet on the model (chrome.c; MOJO in formats/xformat), and `encode --from
- * samples` (samples_import.c, writer.c). */
+ * the profile model importer (import.c), the format's own per-sample text (samples.c), and
+ * `encode --from samples` (samples_import.c, writer.c). */
 #include <stdio.h>
 
 #include "formats/tachyon/tachyon.h"
-#include "formats/xformat/xformat.h"
 
 size_t pcd_tachyon_config_text(char *buf, size_t cap, uint32_t config)
 {
@@ -29,14 +27,6 @@ size_t pcd_tachyon_config_text(char *buf, size_t cap, uint32_t config)
 
 /* ---- registration --------------------------------------------------------------------- */
 
-/* Not on the model yet: Chrome waits for the shared Chrome output, MOJO for the MOJO one. */
-static const pcd_converter tach_conv[] = {
-    { "chrome", "Chrome Trace Event JSON (Perfetto UI, chrome://tracing): a timeline per thread from the samples",
-      pcd_tachyon_chrome_run },
-    { "mojo", "Austin MOJO 3 (time metrics from the timestamps), read by austin-python and Austin's tools",
-      xf_tachyon_to_mojo_run },
-};
-
 static const pcd_format_output tach_own[] = {
     { "samples", "one line per sample, frames resolved: the text of CPython's reader (dump_samples.py)",
       pcd_tachyon_samples_output },
@@ -48,6 +38,6 @@ static const pcd_importer tach_import[] = {
 };
 
 const pcd_ext pcd_tachyon_ext = {
-    "tachyon", &pcd_tachyon_info_ops, tach_conv, 2, &pcd_tachyon_check_ops, tach_import, 1,
+    "tachyon", &pcd_tachyon_info_ops, &pcd_tachyon_check_ops, tach_import, 1,
     &pcd_tachyon_model, tach_own, 1,
 };

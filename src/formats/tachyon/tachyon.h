@@ -57,6 +57,11 @@ bool pcd_tachyon_internal_file(const uint8_t *p, size_t n);
  * samples and is returned. */
 pcd_status pcd_tachyon_read_head(pcd_job *j, pcd_tachyon_v1_file *root, pcd_tachyon_tables *t);
 pcd_status pcd_tachyon_read_samples(pcd_job *j, pcd_tachyon_replay *rp, const pcd_status *cb);
+/* The thread id of the first sample flagged MAIN_THREAD, by a look at the samples from the
+ * start that ends there, or when every thread the header counts has had a sample (CPython
+ * samples the main thread first: one record); false when there is none, or damage came first
+ * (reading the samples reports it). */
+bool pcd_tachyon_find_main(pcd_job *j, const pcd_tachyon_v1_file *root, uint64_t *tid);
 
 /* ---- what tachyon.c registers --------------------------------------------------------------- */
 
@@ -67,22 +72,5 @@ extern const pcd_model_importer pcd_tachyon_model;     /* import.c */
 pcd_status pcd_tachyon_samples_output(pcd_job *j, pcd_sink *out);
 /* `encode --from samples` (samples_import.c). */
 int pcd_tachyon_import_samples_run(const pcd_import_args *a);
-
-/* ---- converters not on the profile model yet ------------------------------------------------
- * Chrome (chrome.c) until the shared Chrome output replaces it, and Tachyon to MOJO
- * (formats/xformat). They print their own problems; conv.c has their reading steps, each
- * returning 0 or the exit code after reporting: the root record; the tables (after the root,
- * skipping the samples); a second reader over the same input positioned on the first sample
- * record (*opened: it needs closing); the sample records of r through the replay, up to the
- * first record that is not a sample (*next, *have_next). */
-int pcd_tachyon_chrome_run(const pcd_conv_args *a);
-int pcd_tachyon_conv_root(const pcd_conv_args *a, pcd_reader *r, pcd_tachyon_v1_file *root);
-int pcd_tachyon_conv_tables(const pcd_conv_args *a, pcd_reader *r, pcd_tachyon_tables *t);
-int pcd_tachyon_conv_open_samples(const pcd_conv_args *a, pcd_reader *r2, bool *opened);
-int pcd_tachyon_conv_replay(const pcd_conv_args *a, pcd_reader *r, pcd_tachyon_replay *rp, pcd_record *next,
-                            bool *have_next);
-/* "FILE: msg" (exit code 1); "FILE: cannot write the output: ..." (exit code 2). */
-int pcd_tachyon_conv_say(const pcd_conv_args *a, const char *msg);
-int pcd_tachyon_conv_write_error(const pcd_conv_args *a, pcd_status st);
 
 #endif

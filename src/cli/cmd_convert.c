@@ -1,0 +1,171 @@
+/* cli/cmd_convert.c: `profcodec convert`: a conversion job through the registry (pcd_convert). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/job.h"
+
+/* ---- convert ---------------------------------------------------------------------- */
+
+static void convert_help(FILE *out)
+{
+    fputs("usage: profcodec convert --to FORMAT FILE [-o OUT] [--all] [--heph-compat] [--metric M]\n"
+          "                        [--compression zstd|gzip|none] [--base OTHER [--force] [--raw]]\n\n"
+          "Converts a profile or trace for other tools and viewers. OUT is written\n"
+          "atomically (default: standard output). On damage the output still holds\n"
+          "everything before it, closed properly; the error is reported and the exit\n"
+          "status is 1 (--all skips damaged records instead); when nothing could be\n"
+          "converted before the damage, no OUT file is written.\n"
+          "--metric picks the sample type (as listed by 'profcodec info'); --dialect\n"
+          "picks whose conventions an output follows (default, austin, cpython, heph;\n"
+          "the input format's own tool by default).\n"
+          "--base OTHER compares FILE with the profile OTHER (any format, html and\n"
+          "collapsed): values per total (--raw: as they are); metrics of different kinds\n"
+          "or units are refused unless --force.\n\nconversions:\n", out);
+    for (size_t i = 0; pcd_exts[i]; i++) {
+        const char *h, *to;
+        for (size_t k = 0; (to = pcd_convert_target(pcd_exts[i], k, &h)); k++)
+            fprintf(out, "  %-7s --to %-10s %s\n", pcd_exts[i]->format, to, h);
+    }
+    /* the same as a matrix: every output, and which inputs give it */
+    const char *outs[32];
+    size_t n_outs = 0;
+    for (size_t i = 0; pcd_exts[i]; i++) {
+        const char *h, *to;
+        for (size_t k = 0; (to = pcd_convert_target(pcd_exts[i], k, &h)); k++) {
+            size_t m = 0;
+            while (m < n_outs && strcmp(outs[m], to) != 0) m++;
+            if (m == n_outs && n_outs < 32) outs[n_outs++] = to;
+        }
+    }
+    fputs("\n         ", out);
+    for (size_t m = 0; m < n_outs; m++) fprintf(out, " %s", outs[m]);
+    fputs("\n", out);
+    for (size_t i = 0; pcd_exts[i]; i++) {
+        fprintf(out, "  %-7s", pcd_exts[i]->format);
+        for (size_t m = 0; m < n_outs; m++)
+            fprintf(out, " %*s", (int)strlen(outs[m]), pcd_can_convert(pcd_exts[i], outs[m]) ? "x" : ".");
+        fputs("\n", out);
+    }
+}
+
+int cmd_convert(cli *c, int argc, char **argv)
+{
+    const char *to = NULL, *outname = NULL, *metric = NULL, *compression = NULL, *dialect = NULL, *base = NULL;
+    bool compat = false, all = false, force = false, raw = false;
+    static const struct option lo[] = {
+        { "to", required_argument, 0, OPT_TO }, { "format", required_argument, 0, OPT_FORMAT },
+        { "dialect", required_argument, 0, OPT_DIALECT },
+        { "output", required_argument, 0, 'o' }, { "heph-compat", no_argument, 0, OPT_COMPAT },
+        { "compat", no_argument, 0, OPT_COMPAT }, { "all", no_argument, 0, OPT_ALL },
+        { "metric", required_argument, 0, OPT_METRIC }, { "compression", required_argument, 0, OPT_COMPRESSION },
+        { "base", required_argument, 0, OPT_BASE }, { "force", no_argument, 0, OPT_FORCE },
+        { "raw", no_argument, 0, OPT_RAW }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+    optind = 1;
+    int o;
+    while ((o = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+        if (o == OPT_TO) to = optarg;
+        else if (o == OPT_COMPRESSION) compression = optarg;
+        else if (o == OPT_FORMAT) c->format = optarg;
+        else if (o == 'o') outname = optarg;
+        else if (o == OPT_COMPAT) compat = true;
+        else if (o == OPT_ALL) all = true;
+        else if (o == OPT_METRIC) metric = optarg;
+        else if (o == OPT_DIALECT) dialect = optarg;
+        else if (o == OPT_BASE) base = optarg;
+        else if (o == OPT_FORCE) force = true;
+        else if (o == OPT_RAW) raw = true;
+        else if (o == 'h') { convert_help(stdout); return 0; }
+        else { convert_help(stderr); return EXIT_USAGE; }
+    }
+    if (!to || optind != argc - 1) {
+        convert_help(stderr);
+        return EXIT_USAGE;
+    }
+    if ((force || raw) && !base) {
+        fprintf(stderr, "profcodec convert: --force and --raw go with --base OTHER\n");
+        return EXIT_USAGE;
+    }
+    const char *path = argv[optind];
+    /* the base first (--base), so that progress and gzip notes are the main input's */
+    cli_src bsrc, src;
+    memset(&bsrc, 0, sizeof bsrc);
+    int rc = 0;
+    if (base) {
+        if (c->format) {
+            fprintf(stderr, "profcodec convert: --format and --base do not go together (each input's format is detected)\n");
+            return EXIT_USAGE;
+        }
+        rc = cli_open(c, &bsrc, base, false);
+        if (rc) {
+            cli_close(&bsrc);
+            return rc;
+        }
+        const pcd_ext *bext = pcd_ext_find(bsrc.f->name);
+        if (!bext || !pcd_can_convert(bext, to)) {
+            fprintf(stderr, "%s: a %s file cannot be converted to '%s', so it cannot be the base of one\n", base,
+                    bsrc.f->name, to);
+            cli_close(&bsrc);
+            return EXIT_USAGE;
+        }
+        c->al_shared = true;
+    }
+    rc = cli_open(c, &src, path, false);
+    if (rc) {
+        cli_close(&src);
+        cli_close(&bsrc);
+        return rc;
+    }
+    const pcd_ext *ext = pcd_ext_find(src.f->name);
+    if (!ext || !pcd_can_convert(ext, to)) {
+        fprintf(stderr, "%s: a %s file cannot be converted to '%s'", path, src.f->name, to);
+        const char *h, *t;
+        for (size_t k = 0; ext && (t = pcd_convert_target(ext, k, &h)); k++)
+            fprintf(stderr, "%s %s", k ? "" : " (it can be converted to:", t);
+        fprintf(stderr, "%s\n", ext && pcd_convert_target(ext, 0, &(const char *){ NULL }) ? ")" : "");
+        cli_close(&src);
+        cli_close(&bsrc);
+        return EXIT_USAGE;
+    }
+    outbuf ob;
+    rc = outbuf_open(&ob, out_to_stdout_ok(outname) ? "-" : outname);
+    if (rc) {
+        cli_close(&src);
+        cli_close(&bsrc);
+        return rc;
+    }
+    {
+        pcd_job j, bj;
+        cli_job_init(&j, src.f, &src.r, path, &c->al, stderr);
+        j.all = all;
+        j.metric = metric;
+        j.dialect = dialect;
+        j.compat = compat;
+        j.compression = compression;
+        j.progress = cli_progress;
+        j.progress_ud = c;
+        j.force = force;
+        j.raw = raw;
+        if (base) cli_job_init_base(&j, &bj, bsrc.f, &bsrc.r, base);
+        pcd_status st = pcd_convert(&j, to, &ob.sink);
+        cli_progress_done(c);
+        rc = cli_job_exit(&j, st, stderr);
+    }
+    cli_progress_done(c);
+    if (rc == EXIT_USAGE) {
+        outbuf_abort(&ob);
+    } else if (rc != 0 && pcd_sink_tell(&ob.sink) == 0 && outname && strcmp(outname, "-") != 0) {
+        /* damage before anything could be converted: no empty (and, for JSON, invalid) file */
+        outbuf_abort(&ob);
+        fprintf(stderr, "%s: nothing to convert before the damage; %s not written\n", path, outname);
+    } else if (outbuf_commit(&ob)) {
+        rc = EXIT_USAGE;
+    }
+    cli_close(&src);
+    cli_close(&bsrc);
+    c->al_shared = false;
+    return rc;
+}

@@ -1,0 +1,49 @@
+/* cli/cmd_formats.c: `profcodec formats`: the formats and versions this build knows, and the
+ * matrix of conversions (from the registry). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+
+/* ---- formats ------------------------------------------------------------------- */
+
+int cmd_formats(cli *c, int argc, char **argv)
+{
+    (void)c;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) json = true;
+        else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("usage: profcodec formats [--json]\n\nLists every format and version this build reads and writes,\n"
+                   "with what it can be converted to.\n");
+            return 0;
+        } else {
+            fprintf(stderr, "profcodec formats: unexpected '%s'\n", argv[i]);
+            return EXIT_USAGE;
+        }
+    }
+    if (json) printf("[");
+    for (size_t i = 0; i < pcd_n_formats; i++) {
+        const pcd_format *f = pcd_formats[i];
+        const pcd_ext *e = pcd_ext_find(f->name);
+        if (json) {
+            printf("%s{\"name\":\"%s\",\"version\":\"%s\",\"title\":\"%s\",\"schema\":\"%s\",\"streamable\":%s,\"convert_to\":[",
+                   i ? "," : "", f->name, f->version, f->title, f->schema,
+                   (f->flags & PCD_FMT_STREAMABLE) ? "true" : "false");
+            const char *h, *to;
+            for (size_t k = 0; e && (to = pcd_convert_target(e, k, &h)); k++) printf("%s\"%s\"", k ? "," : "", to);
+            printf("]}");
+        } else {
+            printf("%-8s %-6s %-28s %-10s", f->name, f->version, f->title,
+                   (f->flags & PCD_FMT_STREAMABLE) ? "streaming" : "whole-file");
+            const char *h, *to;
+            for (size_t k = 0; e && (to = pcd_convert_target(e, k, &h)); k++) printf("%s %s", k ? "" : " convert to:", to);
+            printf("\n");
+        }
+    }
+    if (json) printf("]\n");
+    return 0;
+}

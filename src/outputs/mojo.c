@@ -1,0 +1,512 @@
+/* outputs/mojo.c: Austin's MOJO 3, the binary form of Austin's samples, streamed through the
+ * generated MOJO 3 encoder, from any profile whose frames are code. austin-python and Austin's
+ * tools read it; `profcodec convert --to austin` of it is the input's Austin text.
+ *
+ * Each sample (each of a sample's `count`) is a stack event, the definitions of what is new
+ * in its process, the frame references, and its metrics:
+ *  - the stack event: the thread's process id (0 unknown), interpreter id (0 unknown) and
+ *    thread id in lowercase hex as Austin writes it (the decimal number the source gave, which
+ *    for MOJO input is Python's int(tid, 16) of the file's text; a thread id that is not a
+ *    number as it is);
+ *  - strings and frames are defined per process before their first use there, innermost
+ *    first, as Austin does: a string's key is its model id + 2 (key 1 is "<unknown>"), a
+ *    frame's its model id; frames carry file, function, line, line end, column and column end
+ *    (MOJO's 0 is "not available", as the model's none); a NUL byte in a string (MOJO strings
+ *    end at one) becomes U+FFFD;
+ *  - references outermost first: code, native and heap frames as frame references; GC,
+ *    invalid and kernel frames as MOJO's gc, invalid and kernel (symbol) events; labels as
+ *    string references;
+ *  - metrics: the time metric, the time since the thread's previous sample, in µs: for samples
+ *    with times, the difference of the times (u64, wrapping, as Tachyon's deltas do; a thread's
+ *    first sample from time 0), else the sample's value of the profile's time type; the idle
+ *    flag; the memory metric (Austin's "memory" types: allocated, or minus "memory-released");
+ *    in the order the source gave them first (Austin's own samples).
+ * Metadata: a profile of Austin's own (the Austin dialect: MOJO input) keeps its metadata, in
+ * place. Any other gets Austin's header before its first sample: austin (3.7.0, the release
+ * that writes MOJO 3 as written here), interval (the sampling period in µs), mode (cpu when the
+ * input's mode metadata says cpu, else wall), python (the input's "python" or "python_version"
+ * metadata), and at the end the duration (µs), when known.
+ *
+ * What MOJO cannot hold is said once per kind at the end, with a count: the other metadata,
+ * modes other than wall and cpu, thread statuses, NUL bytes in strings. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "common/hmap.h"
+#include "common/text.h"
+#include "common/vec.h"
+#include "mojo_v3.h"
+#include "outputs/outputs.h"
+#include "outputs/render.h"
+
+enum { W_META, W_MODE, W_STATUS, W_NUL, W_N };
+
+typedef struct mojo_out {
+    pcd_job *j;
+    pcd_sink *out;
+    pcd_writer w;
+    bool w_open;
+    bool austin;                   /* the profile is Austin's own: its metadata go as they are */
+    bool head;                     /* the header (or the input's metadata) is written */
+    pcd_out_pace pace;             /* the time metric's type (pace.type, -1 none) and its unit */
+    int memory, released;          /* Austin's memory types (-1 none) */
+    pcd_hmap defined;              /* (pid, kind << 1 | sign, id): defined in that process */
+    pcd_hmap pids;                 /* pid -> index + 1 in `fresh` */
+    uint32_t *stack_pid;           /* stack id -> the pid index + 1 all of whose frames are defined */
+    size_t stack_pid_cap;
+    int64_t *prev;                 /* thread id -> the time (µs) of its previous sample */
+    uint8_t *seen;                 /* thread id -> 1 after its first sample with a time */
+    size_t prev_cap, seen_cap;
+    pcd_frame_id *fr;
+    size_t fr_cap;
+    uint8_t *clean;                /* a string without its NUL bytes */
+    size_t clean_cap;
+    char *tid;                     /* a thread id in hex */
+    size_t tid_cap;
+    uint64_t warn[W_N];
+} mojo_out;
+
+static pcd_mojo_int mint(int64_t v)
+{
+    return v < 0 ? (pcd_mojo_int){ (uint64_t)0 - (uint64_t)v, true } : (pcd_mojo_int){ (uint64_t)v, false };
+}
+
+static pcd_mojo_int mpos(int64_t v) { return v == PCD_POS_NONE ? mint(0) : mint(v); }
+
+static pcd_status put(mojo_out *m, pcd_mojo_v3_event *ev)
+{
+    return pcd_writer_record(&m->w, &pcd_mojo_v3_region_events, ev);
+}
+
+static pcd_status put_simple(mojo_out *m, pcd_mojo_v3_event_case which, uint64_t tag)
+{
+    pcd_mojo_v3_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.which = which;
+    ev.tag = tag;
+    return put(m, &ev);
+}
+
+static pcd_status put_meta(mojo_out *m, pcd_bytes k, pcd_bytes v)
+{
+    pcd_mojo_v3_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.which = PCD_MOJO_V3_EVENT_METADATA;
+    ev.tag = PCD_MOJO_V3_EVENT_METADATA_TAG;
+    ev.u.metadata.key = k;
+    ev.u.metadata.value = v;
+    return put(m, &ev);
+}
+
+static pcd_status put_meta_z(mojo_out *m, const char *k, const char *v)
+{
+    return put_meta(m, (pcd_bytes){ (const uint8_t *)k, strlen(k) }, (pcd_bytes){ (const uint8_t *)v, strlen(v) });
+}
+
+/* ---- text ------------------------------------------------------------------------------- */
+
+/* b without NUL bytes (each one U+FFFD), counted. */
+static pcd_status clean(mojo_out *m, pcd_bytes *b)
+{
+    if (!b->len || !memchr(b->ptr, 0, b->len)) return PCD_OK;
+    m->warn[W_NUL]++;
+    PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->clean, m->clean_cap, b->len * 3));
+    size_t o = 0;
+    for (size_t i = 0; i < b->len; i++) {
+        if (b->ptr[i]) {
+            m->clean[o++] = b->ptr[i];
+        } else {
+            memcpy(m->clean + o, "\xEF\xBF\xBD", 3);
+            o += 3;
+        }
+    }
+    *b = (pcd_bytes){ m->clean, o };
+    return PCD_OK;
+}
+
+/* The thread id as Austin writes it: a decimal number (with its sign: the text is Python's
+ * int(tid, 16)) in hex, any length; else its text. */
+static pcd_status tid_hex(mojo_out *m, const pcd_profile *p, const pcd_thread *th, pcd_bytes *out)
+{
+    pcd_bytes d = pcd_profile_text(p, th->tid_text);
+    bool neg = d.len > 1 && d.ptr[0] == '-';
+    if (neg) d = (pcd_bytes){ d.ptr + 1, d.len - 1 };
+    bool dec = d.len > 0;
+    for (size_t i = 0; i < d.len && dec; i++) dec = d.ptr[i] >= '0' && d.ptr[i] <= '9';
+    if (!dec && neg) d = (pcd_bytes){ d.ptr - 1, d.len + 1 };
+    if (th->has_tid || !th->tid_text || (dec && !neg && d.len <= 19)) {
+        uint64_t v = th->tid;
+        if (!th->has_tid && th->tid_text) {
+            v = 0;
+            for (size_t i = 0; i < d.len; i++) v = v * 10 + (uint64_t)(d.ptr[i] - '0');
+        }
+        PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->tid, m->tid_cap, 24));
+        *out = (pcd_bytes){ (const uint8_t *)m->tid, (size_t)snprintf(m->tid, 24, "%" PRIx64, v) };
+        return PCD_OK;
+    }
+    if (!dec) {
+        *out = d;
+        return PCD_OK;
+    }
+    /* a long or negative decimal number: divided by 16 digit by digit, the hex digits from the
+     * last (then the sign), reversed */
+    PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->tid, m->tid_cap, 2 * d.len + 3));
+    char *num = m->tid + d.len + 2, *hex = m->tid;
+    size_t n = d.len, k = 0;
+    for (size_t i = 0; i < n; i++) num[i] = (char)(d.ptr[i] - '0');
+    size_t lead = 0;
+    while (lead < n && !num[lead]) lead++;
+    while (lead < n) {
+        unsigned r = 0;
+        for (size_t i = lead; i < n; i++) {
+            unsigned x = r * 10 + (unsigned)num[i];
+            num[i] = (char)(x / 16);
+            r = x % 16;
+        }
+        hex[k++] = "0123456789abcdef"[r];
+        while (lead < n && !num[lead]) lead++;
+    }
+    if (!k) hex[k++] = '0';
+    if (neg) hex[k++] = '-';
+    for (size_t i = 0; i < k / 2; i++) {
+        char c = hex[i];
+        hex[i] = hex[k - 1 - i];
+        hex[k - 1 - i] = c;
+    }
+    *out = (pcd_bytes){ (const uint8_t *)hex, k };
+    return PCD_OK;
+}
+
+/* ---- the header ------------------------------------------------------------------------- */
+
+static pcd_status head(mojo_out *m, pcd_profile *p)
+{
+    if (m->head) return PCD_OK;
+    m->head = true;
+    if (m->austin) return PCD_OK;
+    char buf[64];
+    PCD_TRY(put_meta_z(m, "austin", "3.7.0"));
+    uint64_t interval = pcd_out_period_us(p);
+    if (interval) {
+        snprintf(buf, sizeof buf, "%" PRIu64, interval);
+        PCD_TRY(put_meta_z(m, "interval", buf));
+    }
+    pcd_bytes mode = pcd_profile_text(p, pcd_profile_meta_get(p, "mode"));
+    bool cpu = pcd_bytes_is(mode, "cpu");
+    if (mode.len && !cpu && !pcd_bytes_is(mode, "wall") && !pcd_bytes_is(mode, "unknown")) m->warn[W_MODE]++;
+    PCD_TRY(put_meta_z(m, "mode", cpu ? "cpu" : "wall"));
+    pcd_str py = pcd_profile_meta_get(p, "python");
+    if (!py) py = pcd_profile_meta_get(p, "python_version");
+    pcd_bytes v = pcd_profile_text(p, py);
+    if (v.len && !pcd_bytes_is(v, "0.0.0")) {
+        PCD_TRY(clean(m, &v));
+        PCD_TRY(put_meta(m, (pcd_bytes){ (const uint8_t *)"python", 6 }, v));
+    }
+    return PCD_OK;
+}
+
+static pcd_status m_meta(void *ud, pcd_profile *p, pcd_str key, pcd_str value)
+{
+    mojo_out *m = ud;
+    if (!m->austin) {
+        /* kept by the profile for the header; not carried as they are */
+        m->warn[W_META]++;
+        return PCD_OK;
+    }
+    pcd_bytes k = pcd_profile_text(p, key), v = pcd_profile_text(p, value);
+    PCD_TRY(clean(m, &k));
+    /* the key's text may be in the scratch buffer: the value gets its own copy */
+    if (memchr(v.ptr, 0, v.len)) {
+        pcd_memsink t;
+        pcd_memsink_init(&t, m->j->al);
+        pcd_status st = pcd_sink_put(&t.sink, k.ptr, k.len);
+        if (st == PCD_OK) st = pcd_memsink_flush(&t);
+        if (st == PCD_OK) st = clean(m, &v);
+        if (st == PCD_OK) st = put_meta(m, (pcd_bytes){ t.data, t.len }, v);
+        pcd_memsink_free(&t);
+        return st;
+    }
+    return put_meta(m, k, v);
+}
+
+/* ---- definitions ------------------------------------------------------------------------- */
+
+static pcd_status define_string(mojo_out *m, pcd_mojo_int pid, const pcd_profile *p, pcd_str s)
+{
+    bool fresh;
+    pcd_hslot *sl = pcd_hmap_put(&m->defined, (pcd_hkey){ pid.mag, (uint64_t)pid.neg, s }, &fresh);
+    if (!sl) return PCD_E_NOMEM;
+    if (!fresh) return PCD_OK;
+    pcd_bytes b = pcd_profile_text(p, s);
+    PCD_TRY(clean(m, &b));
+    pcd_mojo_v3_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.which = PCD_MOJO_V3_EVENT_STRING;
+    ev.tag = PCD_MOJO_V3_EVENT_STRING_TAG;
+    ev.u.string.key = mint((int64_t)s + 2);
+    ev.u.string.value = b;
+    return put(m, &ev);
+}
+
+static bool is_ref(const pcd_frame *f)
+{
+    return f->kind != PCD_FRAME_GC && f->kind != PCD_FRAME_INVALID && f->kind != PCD_FRAME_KERNEL &&
+           f->kind != PCD_FRAME_LABEL && f->kind != PCD_FRAME_IDLE;
+}
+
+static pcd_status define_frame(mojo_out *m, pcd_mojo_int pid, const pcd_profile *p, pcd_frame_id id)
+{
+    const pcd_frame *f = pcd_profile_frame_at(p, id);
+    if (f->kind == PCD_FRAME_LABEL || f->kind == PCD_FRAME_IDLE) return define_string(m, pid, p, f->function);
+    if (!is_ref(f)) return PCD_OK;
+    bool fresh;
+    pcd_hslot *sl = pcd_hmap_put(&m->defined, (pcd_hkey){ pid.mag, (uint64_t)pid.neg | 2, id }, &fresh);
+    if (!sl) return PCD_E_NOMEM;
+    if (!fresh) return PCD_OK;
+    PCD_TRY(define_string(m, pid, p, f->file));
+    PCD_TRY(define_string(m, pid, p, f->function));
+    pcd_mojo_v3_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.which = PCD_MOJO_V3_EVENT_FRAME;
+    ev.tag = PCD_MOJO_V3_EVENT_FRAME_TAG;
+    ev.u.frame.key = mint(id);
+    ev.u.frame.filename = mint((int64_t)f->file + 2);
+    ev.u.frame.scope = mint((int64_t)f->function + 2);
+    ev.u.frame.line = mpos(f->line);
+    ev.u.frame.line_end = mpos(f->end_line);
+    ev.u.frame.column = mpos(f->column);
+    ev.u.frame.column_end = mpos(f->end_column);
+    return put(m, &ev);
+}
+
+/* The index (+ 1) of a process, for the stacks' memo. */
+static pcd_status pid_index(mojo_out *m, pcd_mojo_int pid, uint32_t *out)
+{
+    bool fresh;
+    pcd_hslot *sl = pcd_hmap_put(&m->pids, (pcd_hkey){ pid.mag, (uint64_t)pid.neg, 0 }, &fresh);
+    if (!sl) return PCD_E_NOMEM;
+    if (fresh) sl->v0 = m->pids.len;
+    *out = (uint32_t)sl->v0;
+    return PCD_OK;
+}
+
+/* ---- samples --------------------------------------------------------------------------------- */
+
+static pcd_status put_time(mojo_out *m, uint64_t us)
+{
+    pcd_mojo_v3_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.which = PCD_MOJO_V3_EVENT_TIME;
+    ev.tag = PCD_MOJO_V3_EVENT_TIME_TAG;
+    ev.u.time.value = (pcd_mojo_int){ us, false };
+    return put(m, &ev);
+}
+
+static pcd_status put_memory(mojo_out *m, const pcd_sample *s)
+{
+    pcd_mojo_v3_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.which = PCD_MOJO_V3_EVENT_MEMORY;
+    ev.tag = PCD_MOJO_V3_EVENT_MEMORY_TAG;
+    if (m->released >= 0 && s->values[m->released]) ev.u.memory.value = (pcd_mojo_int){ s->values[m->released], true };
+    else ev.u.memory.value = (pcd_mojo_int){ m->memory >= 0 ? s->values[m->memory] : 0, false };
+    return put(m, &ev);
+}
+
+/* The time metric of one sample into *us; false when it has none. */
+static pcd_status time_of(mojo_out *m, const pcd_profile *p, const pcd_sample *s, bool *has, uint64_t *us)
+{
+    *has = false;
+    if (s->time != PCD_TIME_NONE) {
+        pcd_thread_id t = s->thread;
+        if (t >= m->seen_cap) {
+            size_t old = m->seen_cap;
+            PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->seen, m->seen_cap, (size_t)t + 1));
+            memset(m->seen + old, 0, m->seen_cap - old);
+        }
+        PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->prev, m->prev_cap, (size_t)t + 1));
+        int64_t now = s->time / 1000;
+        *us = (uint64_t)now - (uint64_t)(m->seen[t] ? m->prev[t] : 0);
+        m->seen[t] = 1;
+        m->prev[t] = now;
+        *has = true;
+    } else if (m->pace.type >= 0 && (s->flags & PCD_SAMPLE_HAS(m->pace.type))) {
+        *has = pcd_out_pace_us(&m->pace, p, s, us);
+    }
+    return PCD_OK;
+}
+
+static pcd_status one_sample(mojo_out *m, pcd_profile *p, const pcd_sample *s, size_t n)
+{
+    const pcd_thread *th = &p->threads[s->thread];
+    pcd_mojo_int pid = mint(th->pid == PCD_ID_NONE ? 0 : th->pid);
+    pcd_mojo_v3_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.which = PCD_MOJO_V3_EVENT_STACK;
+    ev.tag = PCD_MOJO_V3_EVENT_STACK_TAG;
+    ev.u.stack.pid = pid;
+    ev.u.stack.iid = mint(th->iid == PCD_ID_NONE ? 0 : th->iid);
+    PCD_TRY(tid_hex(m, p, th, &ev.u.stack.tid));
+    PCD_TRY(put(m, &ev));
+    /* what is new in this process, innermost first (a stack seen whole in it: nothing) */
+    uint32_t pi;
+    PCD_TRY(pid_index(m, pid, &pi));
+    if (s->stack >= m->stack_pid_cap) {
+        size_t old = m->stack_pid_cap;
+        PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->stack_pid, m->stack_pid_cap, (size_t)s->stack + 1));
+        memset(m->stack_pid + old, 0, (m->stack_pid_cap - old) * sizeof *m->stack_pid);
+    }
+    if (m->stack_pid[s->stack] != pi) {
+        for (size_t i = n; i-- > 0;) PCD_TRY(define_frame(m, pid, p, m->fr[i]));
+        m->stack_pid[s->stack] = pi;
+    }
+    /* the references, outermost first */
+    for (size_t i = 0; i < n; i++) {
+        const pcd_frame *f = pcd_profile_frame_at(p, m->fr[i]);
+        memset(&ev, 0, sizeof ev);
+        switch (f->kind) {
+        case PCD_FRAME_GC: PCD_TRY(put_simple(m, PCD_MOJO_V3_EVENT_GC, PCD_MOJO_V3_EVENT_GC_TAG)); continue;
+        case PCD_FRAME_INVALID:
+            PCD_TRY(put_simple(m, PCD_MOJO_V3_EVENT_INVALID, PCD_MOJO_V3_EVENT_INVALID_TAG));
+            continue;
+        case PCD_FRAME_KERNEL: {
+            pcd_bytes sym = pcd_profile_text(p, f->function);
+            const uint8_t *z = sym.len ? memchr(sym.ptr, 0, sym.len) : NULL;
+            if (z) {
+                m->warn[W_NUL]++;
+                sym.len = (size_t)(z - sym.ptr);
+            }
+            ev.which = PCD_MOJO_V3_EVENT_KERNEL;
+            ev.tag = PCD_MOJO_V3_EVENT_KERNEL_TAG;
+            ev.u.kernel.symbol = sym;
+            break;
+        }
+        case PCD_FRAME_LABEL:
+        case PCD_FRAME_IDLE:
+            ev.which = PCD_MOJO_V3_EVENT_STRING_REF;
+            ev.tag = PCD_MOJO_V3_EVENT_STRING_REF_TAG;
+            ev.u.string_ref.key = mint((int64_t)f->function + 2);
+            break;
+        default:
+            ev.which = PCD_MOJO_V3_EVENT_FRAME_REF;
+            ev.tag = PCD_MOJO_V3_EVENT_FRAME_REF_TAG;
+            ev.u.frame_ref.key = mint(m->fr[i]);
+            break;
+        }
+        PCD_TRY(put(m, &ev));
+    }
+    /* the metrics, in the order the source gave them first */
+    bool has_time;
+    uint64_t us = 0;
+    PCD_TRY(time_of(m, p, s, &has_time, &us));
+    bool has_mem = (m->memory >= 0 && (s->flags & PCD_SAMPLE_HAS(m->memory))) ||
+                   (m->released >= 0 && (s->flags & PCD_SAMPLE_HAS(m->released)));
+    unsigned first = s->flags >> PCD_SAMPLE_FIRST_SHIFT & 15;
+    bool mem_first = has_mem && first && (int)first - 1 != m->pace.type &&
+                     ((int)first - 1 == m->memory || (int)first - 1 == m->released);
+    if (mem_first) PCD_TRY(put_memory(m, s));
+    if (has_time) PCD_TRY(put_time(m, us));
+    if (s->flags & PCD_SAMPLE_IDLE) PCD_TRY(put_simple(m, PCD_MOJO_V3_EVENT_IDLE, PCD_MOJO_V3_EVENT_IDLE_TAG));
+    if (has_mem && !mem_first) PCD_TRY(put_memory(m, s));
+    return PCD_OK;
+}
+
+static pcd_status m_sample(void *ud, pcd_profile *p, const pcd_sample *s)
+{
+    mojo_out *m = ud;
+    PCD_TRY(head(m, p));
+    if (s->status) m->warn[W_STATUS]++;
+    PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->fr, m->fr_cap, pcd_stack_depth(p, s->stack)));
+    size_t n = pcd_stack_frames(p, s->stack, m->fr);
+    for (uint64_t k = 0; k < s->count; k++) PCD_TRY(one_sample(m, p, s, n));
+    return PCD_OK;
+}
+
+/* ---- the output ------------------------------------------------------------------------------- */
+
+static pcd_status m_begin(void *ud, pcd_profile *p)
+{
+    mojo_out *m = ud;
+    pcd_dialect d;
+    PCD_TRY(pcd_out_dialect(m->j, p, &d));
+    m->austin = d == PCD_DIALECT_AUSTIN;
+    pcd_out_pace_init(&m->pace, p);
+    m->memory = pcd_profile_find_type(p, "memory");
+    m->released = pcd_profile_find_type(p, "memory-released");
+    pcd_writer_open(&m->w, &pcd_mojo_v3_format, m->out, m->j->al);
+    m->w_open = true;
+    pcd_mojo_v3_file root;
+    memset(&root, 0, sizeof root);
+    root.version = mint(3);
+    return pcd_writer_root(&m->w, &root);
+}
+
+static pcd_status m_end(void *ud, pcd_profile *p)
+{
+    mojo_out *m = ud;
+    if (!m->w_open) return PCD_OK; /* begin failed */
+    PCD_TRY(head(m, p));
+    if (!m->austin && p->duration != PCD_TIME_NONE && p->duration >= 0) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%" PRId64, p->duration / 1000 + (p->duration % 1000 >= 500));
+        PCD_TRY(put_meta_z(m, "duration", buf));
+    }
+    pcd_status st = pcd_writer_finish(&m->w);
+    if (st != PCD_OK) {
+        if (st == PCD_E_NOMEM) return st;
+        char msg[400];
+        pcd_error_format(pcd_writer_error(&m->w), msg, sizeof msg);
+        return pcd_job_fail(m->j, st, "cannot write the MOJO output: %s", msg);
+    }
+    const uint64_t *w = m->warn;
+    if (w[W_STATUS])
+        pcd_job_note(m->j, "warning: thread statuses (GIL, on-CPU, exception...) of %" PRIu64
+                           " samples dropped (MOJO has no such field)", w[W_STATUS]);
+    if (w[W_MODE]) {
+        pcd_bytes mode = pcd_profile_text(p, pcd_profile_meta_get(p, "mode"));
+        pcd_job_note(m->j, "warning: mode %.*s written as MOJO mode wall (MOJO has wall, cpu, memory and full)",
+                     (int)mode.len, (const char *)mode.ptr);
+    }
+    if (w[W_META])
+        pcd_job_note(m->j, "warning: %" PRIu64 " metadata entries dropped but for what Austin's interval, mode, python "
+                           "and duration metadata say", w[W_META]);
+    if (w[W_NUL]) pcd_job_note(m->j, "warning: %" PRIu64 " strings with NUL bytes (U+FFFD in MOJO)", w[W_NUL]);
+    return PCD_OK;
+}
+
+static pcd_status m_open(void *state, pcd_job *j, pcd_sink *out, pcd_consumer *c)
+{
+    mojo_out *m = state;
+    m->j = j;
+    m->out = out;
+    m->pace.type = m->memory = m->released = -1;
+    pcd_hmap_init(&m->defined, j->al);
+    pcd_hmap_init(&m->pids, j->al);
+    c->ud = m;
+    c->needs = PCD_NEEDS_TIMES; /* a MOJO sample per sample, with its time */
+    c->begin = m_begin;
+    c->meta = m_meta;
+    c->sample = m_sample;
+    c->end = m_end;
+    return PCD_OK;
+}
+
+static void m_close(void *state)
+{
+    mojo_out *m = state;
+    pcd_alloc *al = m->j->al;
+    if (m->w_open) pcd_writer_close(&m->w);
+    pcd_hmap_free(&m->defined);
+    pcd_hmap_free(&m->pids);
+    PCD_VEC_FREE(al, m->stack_pid, m->stack_pid_cap);
+    PCD_VEC_FREE(al, m->prev, m->prev_cap);
+    PCD_VEC_FREE(al, m->seen, m->seen_cap);
+    PCD_VEC_FREE(al, m->fr, m->fr_cap);
+    PCD_VEC_FREE(al, m->clean, m->clean_cap);
+    PCD_VEC_FREE(al, m->tid, m->tid_cap);
+}
+
+const pcd_exporter pcd_out_mojo = {
+    "mojo", "Austin MOJO 3 (the time metric: the time since the thread's previous sample), read by austin-python and Austin's tools",
+    PCD_HAS_SAMPLES | PCD_HAS_CODE, 0, sizeof(mojo_out), m_open, m_close,
+};
