@@ -208,8 +208,7 @@ static pcd_status invalid_as_damage(pcd_job *j, pcd_profile *p, pcd_status st)
 {
     if (st != PCD_E_INVALID || !p->begun || !j->msg[0]) return st;
     pcd_job_note(j, "%s", j->msg);
-    j->msg[0] = 0;
-    j->damaged = true;
+    j->damaged = true; /* j->msg stays: why the output ends there */
     return pcd_profile_end(p);
 }
 
