@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 row_of() {
     case $1 in
     src/formats/xformat/* | src/lib/xformat*) echo "cross-format" ;;
-    src/formats/registry.*) echo "registry and jobs" ;;
+    src/formats/registry.* | src/formats/detect.*) echo "registry and jobs" ;;
     src/formats/*/*) echo "${1#src/formats/}" | cut -d/ -f1 ;;
     src/lib/pcd_ext.*) echo "registry and jobs" ;;
     src/lib/pcd_hmap.*) echo "common" ;;
@@ -33,6 +33,7 @@ row_of() {
     src/model/*) echo "model" ;;
     src/outputs/*) echo "outputs" ;;
     src/cli/*) echo "CLI" ;;
+    src/python/*) echo "Python extension" ;;
     runtime/*) echo "runtime" ;;
     *) echo "other" ;;
     esac
@@ -75,7 +76,7 @@ done < <(git ls-tree -r --name-only "$rev")
 echo "| $(git log -1 --format='%h' "$rev") | lines | code lines |"
 echo "|---|---|---|"
 total=0 total_code=0
-for r in heph mojo mono moarvm tachyon "cross-format" "registry and jobs" common model outputs CLI runtime other; do
+for r in heph mojo mono moarvm tachyon pprof "cross-format" "registry and jobs" common model outputs CLI "Python extension" runtime other; do
     [ -n "${lines[$r]:-}" ] || { [ "$r" = other ] && continue; echo "| $r | 0 | 0 |"; continue; }
     echo "| $r | ${lines[$r]} | ${code[$r]} |"
     total=$((total + lines[$r])) total_code=$((total_code + code[$r]))
