@@ -1,0 +1,824 @@
+/* pcd_mut.c: the mutator engine: sessions, loading a file into records (through gzip),
+ * encoding them again with the stream writer, mutating, crossover, the seed-less
+ * generator, structural shrinking. The kinds themselves are in pcd_mut_kinds.c, the
+ * walks over descriptors in pcd_mut_walk.c; each schema's part is generated
+ * (generated/mut/<fmt>_v<N>_mut.c). */
+#include "pcd_mut_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <zlib.h>
+
+static const char *const kind_names[PCD_MUT_N_KINDS] = {
+    "int_near", "int_boundary", "int_evil", "tag", "str_length", "str_copy", "str_nul", "str_utf8",
+    "array_insert", "array_delete", "array_dup", "rec_insert", "rec_delete", "rec_dup", "rec_swap",
+    "rec_splice", "ref_real", "ref_stale", "ref_missing", "key_redefine", "layer_size",
+    "layer_truncate", "layer_zstd", "layer_gzip", "layer_trailing",
+};
+
+const char *pcd_mut_kind_name(pcd_mut_kind k) { return (unsigned)k < PCD_MUT_N_KINDS ? kind_names[k] : "?"; }
+
+bool pcd_mut_kind_layer(pcd_mut_kind k) { return k >= PCD_MUT_LAYER_SIZE && k < PCD_MUT_N_KINDS; }
+
+bool pcd_mut_kind_keeps(pcd_mut_kind k)
+{
+    switch (k) {
+    case PCD_MUT_INT_EVIL: case PCD_MUT_STR_NUL: case PCD_MUT_STR_UTF8: case PCD_MUT_REF_STALE:
+    case PCD_MUT_REF_MISSING: case PCD_MUT_KEY_REDEFINE:
+        return false;
+    default:
+        return !pcd_mut_kind_layer(k) && (unsigned)k < PCD_MUT_N_KINDS;
+    }
+}
+
+void pcd_mut_opts_default(pcd_mut_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->seed = 1;
+    o->evil = true;
+    o->layer_break = 0.03;
+    o->max_stack = 3;
+    o->max_output = (size_t)1 << 20;
+    o->kinds = ((uint64_t)1 << PCD_MUT_N_KINDS) - 1;
+}
+
+/* ---- schemas ---- */
+
+const pcd_format *pcd_mutator_format(const pcd_mutator *mu) { return mu->format; }
+const char *pcd_mutator_name(const pcd_mutator *mu) { return mu->name; }
+
+const pcd_mutator *pcd_mutator_find(const char *name, const char *version)
+{
+    char nm[64], ver[32];
+    const char *sep = strchr(name, ':');
+    if (!sep) sep = strstr(name, "_v");
+    if (sep && !version) {
+        size_t k = (size_t)(sep - name);
+        if (k >= sizeof nm) return NULL;
+        memcpy(nm, name, k);
+        nm[k] = 0;
+        snprintf(ver, sizeof ver, "%s", sep + (*sep == ':' ? 1 : 2));
+        for (char *c = ver; *c; c++)
+            if (*c == '_') *c = '.';   /* mono_v3_0 -> 3.0 */
+        name = nm;
+        version = ver;
+    }
+    const pcd_mutator *best = NULL;
+    for (size_t i = 0; i < pcd_n_mutators; i++) {
+        const pcd_format *f = pcd_mutators[i]->format;
+        if (strcmp(f->name, name) != 0) continue;
+        if (version && strcmp(f->version, version) != 0) continue;
+        best = pcd_mutators[i];
+    }
+    return best;
+}
+
+static bool is_gzip(const uint8_t *p, size_t n) { return n >= 10 && p[0] == 0x1f && p[1] == 0x8b; }
+
+static void *z_alloc(void *ud, unsigned items, unsigned size)
+{
+    return pcd_alloc_sized(ud, (size_t)items * size);
+}
+static void z_free(void *ud, void *p) { pcd_alloc_sized_free(ud, p); }
+
+/* gunzip into *buf (grown through al, up to limit bytes). */
+static pcd_status gunzip(pcd_alloc *al, const uint8_t *in, size_t n, uint8_t **buf, size_t *cap, size_t limit,
+                         size_t *len)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    z.zalloc = z_alloc;
+    z.zfree = z_free;
+    z.opaque = al;
+    if (inflateInit2(&z, 31) != Z_OK) return PCD_E_NOMEM;
+    z.next_in = (Bytef *)(uintptr_t)in;
+    z.avail_in = (uInt)n;
+    size_t have = 0;
+    pcd_status st = PCD_OK;
+    for (;;) {
+        if (have == *cap) {
+            size_t nc = *cap ? *cap * 2 : 65536;
+            if (nc > limit) nc = limit;
+            if (nc <= have) { st = PCD_E_LIMIT; break; }
+            uint8_t *q = pcd_alloc_resize(al, *buf, *cap, nc);
+            if (!q) { st = PCD_E_NOMEM; break; }
+            *buf = q;
+            *cap = nc;
+        }
+        z.next_out = *buf + have;
+        z.avail_out = (uInt)(*cap - have);
+        int r = inflate(&z, Z_NO_FLUSH);
+        have = *cap - z.avail_out;
+        if (r == Z_STREAM_END) break;
+        if (r != Z_OK && r != Z_BUF_ERROR) { st = PCD_E_GZIP; break; }
+        if (r == Z_BUF_ERROR && z.avail_out != 0) { st = PCD_E_GZIP; break; }   /* input ended */
+    }
+    inflateEnd(&z);
+    *len = have;
+    return st;
+}
+
+static pcd_status gzip(pcd_alloc *al, const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t *len)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    z.zalloc = z_alloc;
+    z.zfree = z_free;
+    z.opaque = al;
+    if (deflateInit2(&z, 1, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK) return PCD_E_NOMEM;
+    z.next_in = (Bytef *)(uintptr_t)in;
+    z.avail_in = (uInt)n;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    int r = deflate(&z, Z_FINISH);
+    *len = cap - z.avail_out;
+    deflateEnd(&z);
+    return r == Z_STREAM_END ? PCD_OK : PCD_E_LIMIT;
+}
+
+/* Does f's root record decode from these bytes (or need more than there are)? */
+static bool root_fits(const pcd_format *f, const uint8_t *p, size_t n, bool whole)
+{
+    uint8_t tmp[4096], block[4096];
+    if (f->root_size > sizeof tmp) return true;
+    pcd_arena a;
+    pcd_arena_init(&a, block, sizeof block, NULL, 0);
+    pcd_ctx x;
+    pcd_ctx_init(&x, &a);
+    x.version = f->version_num;
+    pcd_cursor cur = pcd_cursor_make(&x, p, n, 0, whole);
+    pcd_status st = f->root_decode(&cur, tmp);
+    return st == PCD_OK || st == PCD_SHORT_READ;
+}
+
+const pcd_mutator *pcd_mutator_detect(const uint8_t *data, size_t size)
+{
+    uint8_t head[4096];
+    bool whole = true;
+    if (is_gzip(data, size)) {
+        /* the first bytes inside */
+        z_stream z;
+        memset(&z, 0, sizeof z);
+        if (inflateInit2(&z, 31) != Z_OK) return NULL;
+        z.next_in = (Bytef *)(uintptr_t)data;
+        z.avail_in = (uInt)size;
+        z.next_out = head;
+        z.avail_out = sizeof head;
+        inflate(&z, Z_NO_FLUSH);
+        size = sizeof head - z.avail_out;
+        whole = z.avail_out != 0;
+        inflateEnd(&z);
+        data = head;
+    }
+    const pcd_mutator *maybe = NULL;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < pcd_n_mutators; i++) {
+            const pcd_format *f = pcd_mutators[i]->format;
+            /* formats with a magic first, then those known by their structure */
+            if (((f->flags & PCD_FMT_NO_MAGIC) != 0) != (pass == 1) || !f->detect) continue;
+            int d = f->detect(data, size);
+            if (d == 0 || !root_fits(f, data, size, whole)) continue;
+            if (d == 2) return pcd_mutators[i];
+            if (d == 1 && !maybe) maybe = pcd_mutators[i];
+        }
+    return maybe;
+}
+
+/* ---- sessions ---- */
+
+uint64_t mut_rand(pcd_mut *m)
+{
+    uint64_t x = m->rng;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    m->rng = x;
+    return x * UINT64_C(2685821657736338717);
+}
+
+void pcd_mut_reseed(pcd_mut *m, uint64_t seed)
+{
+    /* splitmix64 of the seed: never zero */
+    uint64_t z = seed + UINT64_C(0x9E3779B97F4A7C15);
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    m->rng = (z ^ (z >> 31)) | 1;
+}
+
+pcd_status pcd_mut_new(pcd_mut **out, const pcd_mutator *mu, const pcd_mut_opts *o, pcd_alloc *al)
+{
+    *out = NULL;
+    if (!mu || !al) return PCD_E_ARG;
+    pcd_mut *m = pcd_alloc_get(al, sizeof *m);
+    if (!m) return PCD_E_NOMEM;
+    memset(m, 0, sizeof *m);
+    m->mu = mu;
+    m->f = mu->format;
+    m->al = al;
+    if (o) m->o = *o;
+    else pcd_mut_opts_default(&m->o);
+    if (!m->o.max_stack) m->o.max_stack = 1;
+    if (!m->o.max_output) m->o.max_output = (size_t)1 << 20;
+    if (!m->o.evil) {
+        for (int k = 0; k < PCD_MUT_N_KINDS; k++)
+            if (!pcd_mut_kind_keeps((pcd_mut_kind)k)) m->o.kinds &= ~((uint64_t)1 << k);
+        m->o.layer_break = 0;
+    }
+    pcd_mut_reseed(m, m->o.seed);
+    pcd_arena_init(&m->pristine.arena, NULL, 0, al, 0);
+    pcd_arena_init(&m->other.arena, NULL, 0, al, 0);
+    pcd_arena_init(&m->ma, NULL, 0, al, 0);
+    pcd_arena_init(&m->chk, NULL, 0, al, 0);
+    m->max_rec = m->f->root_size;
+    for (uint32_t i = 0; i < m->f->n_regions; i++)
+        if (m->f->regions[i]->record_size > m->max_rec) m->max_rec = m->f->regions[i]->record_size;
+    m->chkrec = pcd_alloc_get(al, m->max_rec);
+    m->buf_cap = m->o.max_output + 4096;
+    m->buf = pcd_alloc_get(al, m->buf_cap);
+    if (!m->chkrec || !m->buf) {
+        pcd_mut_free(m);
+        return PCD_E_NOMEM;
+    }
+    m->layer = -1;
+    *out = m;
+    return PCD_OK;
+}
+
+static void set_free(pcd_alloc *al, mset *s)
+{
+    pcd_alloc_free(al, s->r, s->cap * sizeof *s->r);
+    s->r = NULL;
+    s->n = s->cap = 0;
+    pcd_arena_free(&s->arena);
+}
+
+void pcd_mut_free(pcd_mut *m)
+{
+    if (!m) return;
+    pcd_alloc *al = m->al;
+    set_free(al, &m->pristine);
+    set_free(al, &m->other);
+    pcd_arena_free(&m->ma);
+    pcd_arena_free(&m->chk);
+    pcd_alloc_free(al, m->w, m->wcap * sizeof *m->w);
+    pcd_alloc_free(al, m->defs, m->cdefs * sizeof *m->defs);
+    pcd_alloc_free(al, m->buf, m->buf_cap);
+    pcd_alloc_free(al, m->buf2, m->buf2_cap);
+    pcd_alloc_free(al, m->chkrec, m->max_rec);
+    pcd_alloc_free(al, m, sizeof *m);
+}
+
+void mut_note(pcd_mut *m, const char *fmt, ...)
+{
+    if (m->dlen + 8 >= sizeof m->desc) return;
+    if (m->dlen == 0) {
+        m->dlen = (size_t)snprintf(m->desc, sizeof m->desc, "%s: ", m->mu->name);
+    } else {
+        m->desc[m->dlen++] = ';';
+        m->desc[m->dlen++] = ' ';
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(m->desc + m->dlen, sizeof m->desc - m->dlen, fmt, ap);
+    va_end(ap);
+    if (k > 0) m->dlen += (size_t)k;
+    if (m->dlen >= sizeof m->desc) m->dlen = sizeof m->desc - 1;
+}
+
+const char *pcd_mut_describe(const pcd_mut *m) { return m->dlen ? m->desc : "(no mutation)"; }
+
+size_t pcd_mut_records(const pcd_mut *m) { return m->wn; }
+
+static bool set_push(pcd_alloc *al, mset *s, mrec r)
+{
+    if (s->n == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 64;
+        mrec *q = pcd_alloc_resize(al, s->r, s->cap * sizeof *q, nc * sizeof *q);
+        if (!q) return false;
+        s->r = q;
+        s->cap = nc;
+    }
+    s->r[s->n++] = r;
+    return true;
+}
+
+bool mut_reserve(pcd_mut *m, size_t n)
+{
+    if (n <= m->wcap) return true;
+    size_t nc = m->wcap ? m->wcap : 64;
+    while (nc < n) nc *= 2;
+    mrec *q = pcd_alloc_resize(m->al, m->w, m->wcap * sizeof *q, nc * sizeof *q);
+    if (!q) return false;
+    m->w = q;
+    m->wcap = nc;
+    return true;
+}
+
+/* The working copy made the pristine records again. */
+static bool restore(pcd_mut *m)
+{
+    pcd_arena_reset(&m->ma);
+    if (!mut_reserve(m, m->pristine.n)) return false;
+    memcpy(m->w, m->pristine.r, m->pristine.n * sizeof *m->w);
+    m->wn = m->pristine.n;
+    m->layer = -1;
+    m->dlen = 0;
+    return true;
+}
+
+/* Reads data (gzip taken off) into the set s: every record up to the end or the damage. */
+static pcd_status read_set(pcd_mut *m, mset *s, const uint8_t *data, size_t size)
+{
+    s->n = 0;
+    pcd_arena_reset(&s->arena);
+    s->gz = is_gzip(data, size);
+    if (s->gz) {
+        size_t len;
+        pcd_status st = gunzip(m->al, data, size, &m->buf2, &m->buf2_cap, m->o.max_output * 16, &len);
+        if (st != PCD_OK && st != PCD_E_GZIP) return st;
+        data = m->buf2;
+        size = len;
+    }
+    pcd_reader r;
+    pcd_reader_opts ro = { m->al, NULL, 0, false, false };
+    pcd_status st = pcd_reader_open_buffer(&r, m->f, data, size, &ro);
+    if (st != PCD_OK) return st;
+    pcd_record rec;
+    if (!set_push(m->al, s, (mrec){ NULL, m->f->root, NULL, 0, false, 0 })) st = PCD_E_NOMEM;
+    bool root = false;
+    while (st == PCD_OK) {
+        st = pcd_reader_next(&r, &rec);
+        if (st != PCD_OK) break;
+        if (rec.depth == 0) {
+            root = true;
+            s->big = rec.big;
+            continue;
+        }
+        if (!rec.data || !rec.region) continue;
+        void *q = pcd_arena_alloc(&s->arena, rec.type->size);
+        if (!q || !mut_copy(&s->arena, rec.type, q, rec.data) ||
+            !set_push(m->al, s, (mrec){ rec.region, rec.type, q, rec.depth, false,
+                                        rec.decompressed ? UINT64_MAX : rec.offset })) {
+            st = PCD_E_NOMEM;
+            break;
+        }
+    }
+    const void *rt = pcd_reader_root(&r);
+    if (root && rt) {
+        void *q = pcd_arena_alloc(&s->arena, m->f->root_size);
+        if (q && mut_copy(&s->arena, m->f->root, q, rt)) s->r[0].data = q;
+        else st = PCD_E_NOMEM;
+    }
+    pcd_reader_close(&r);
+    if (st == PCD_E_NOMEM) return st;
+    if (!s->r[0].data) return st == PCD_END ? PCD_E_TRUNCATED : st;
+    return PCD_OK;   /* (the records before any damage) */
+}
+
+static uint64_t hash_bytes(const uint8_t *p, size_t n)
+{
+    uint64_t h = UINT64_C(1469598103934665603);
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * UINT64_C(1099511628211);
+    return h;
+}
+
+pcd_status pcd_mut_load(pcd_mut *m, const uint8_t *data, size_t size)
+{
+    uint64_t h = hash_bytes(data, size);
+    if (m->loaded && h == m->load_hash && size == m->load_size) return restore(m) ? PCD_OK : PCD_E_NOMEM;
+    m->loaded = false;
+    pcd_status st = read_set(m, &m->pristine, data, size);
+    if (st != PCD_OK) {
+        m->pristine.n = 0;
+        m->wn = 0;
+        return st;
+    }
+    mut_scan_keys(m, &m->pristine);
+    m->loaded = true;
+    m->load_hash = h;
+    m->load_size = size;
+    return restore(m) ? PCD_OK : PCD_E_NOMEM;
+}
+
+size_t mut_subtree_end(const mrec *r, size_t n, size_t k)
+{
+    size_t e = k + 1;
+    while (e < n && r[e].depth > r[k].depth) e++;
+    return e;
+}
+
+/* ---- encoding ---- */
+
+pcd_status mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out, size_t cap, size_t *len,
+                              size_t size_rec, uint64_t *size_at)
+{
+    pcd_ctx x;
+    pcd_ctx_init(&x, NULL);
+    pcd_sink s;
+    pcd_sink_init(&s, out, cap, NULL, NULL, NULL, &x);
+    pcd_writer w;
+    *len = 0;
+    if (size_at) *size_at = UINT64_MAX;
+    pcd_status st = pcd_writer_open(&w, m->f, &s, m->al);
+    if (st != PCD_OK) return st;
+    pcd_writer_set_big(&w, m->pristine.big);
+    bool reloc = (m->f->flags & PCD_FMT_RELOCATES) != 0;
+    st = n && r[0].data ? pcd_writer_root(&w, r[0].data) : PCD_E_ARG;
+    for (size_t i = 1; i < n && st == PCD_OK; i++) {
+        if (i == size_rec) {
+            st = pcd_writer_close_to(&w, r[i].depth);
+            if (st != PCD_OK) break;
+            if (w.cur == w.s && size_at) *size_at = pcd_sink_tell(&s);
+        }
+        if (reloc && r[i].origin != UINT64_MAX) pcd_writer_set_origin(&w, r[i].origin);
+        st = pcd_writer_record(&w, r[i].rd, r[i].data);
+    }
+    if (st == PCD_OK) st = pcd_writer_finish(&w);
+    pcd_writer_close(&w);
+    if (st == PCD_OK) *len = s.len;
+    return st;
+}
+
+bool mut_check_record(pcd_mut *m, size_t k)
+{
+    const mrec *r = &m->w[k];
+    if (!r->rd || r->rd->state_size || !r->rd->decode || !r->rd->encode) return true;
+    pcd_ctx x;
+    pcd_ctx_init(&x, NULL);
+    x.big = m->pristine.big;
+    x.root = m->w[0].data;
+    x.version = m->f->version_num;
+    uint8_t tmp[8192];
+    pcd_sink s;
+    pcd_sink_init(&s, tmp, sizeof tmp, NULL, NULL, NULL, &x);
+    pcd_status st = r->rd->encode(&s, r->data);
+    if (st == PCD_E_LIMIT) return true;   /* too big to check here: the whole file is checked by who needs it */
+    if (st != PCD_OK) return false;
+    pcd_arena_reset(&m->chk);
+    pcd_ctx y;
+    pcd_ctx_init(&y, &m->chk);
+    y.big = x.big;
+    y.root = x.root;
+    y.version = x.version;
+    pcd_cursor c = pcd_cursor_make(&y, tmp, s.len, 0, true);
+    st = r->rd->decode(&c, m->chkrec);
+    return st == PCD_OK && c.p == tmp + s.len;
+}
+
+pcd_status pcd_mut_encode(pcd_mut *m, uint8_t *out, size_t cap, size_t *len)
+{
+    *len = 0;
+    if (!m->wn) return PCD_E_ARG;
+    size_t lim = cap < m->o.max_output ? cap : m->o.max_output;
+    size_t size_rec = SIZE_MAX;
+    uint64_t size_at = UINT64_MAX;
+    if (m->layer == PCD_MUT_LAYER_SIZE) {
+        /* a record with a size field of its own, written where it can be found */
+        for (int t = 0; t < 16 && size_rec == SIZE_MAX && m->wn > 1; t++) {
+            size_t k = 1 + (size_t)mut_below(m, m->wn - 1);
+            if (m->w[k].rd->size_off >= 0) size_rec = k;
+        }
+    }
+    pcd_status st;
+    size_t n;
+    if (m->pristine.gz) {
+        if (m->buf2_cap < m->o.max_output * 2) {
+            uint8_t *q = pcd_alloc_resize(m->al, m->buf2, m->buf2_cap, m->o.max_output * 2);
+            if (!q) return PCD_E_NOMEM;
+            m->buf2 = q;
+            m->buf2_cap = m->o.max_output * 2;
+        }
+        st = mut_encode_records(m, m->w, m->wn, m->buf2, m->buf2_cap, &n, size_rec, &size_at);
+        if (st != PCD_OK) return st;
+        if (m->layer >= 0 && m->layer != PCD_MUT_LAYER_GZIP)
+            mut_layer(m, m->layer, m->buf2, m->buf2_cap, &n, size_at, size_rec);
+        st = gzip(m->al, m->buf2, n, out, lim, len);
+        if (st != PCD_OK) return st;
+        if (m->layer == PCD_MUT_LAYER_GZIP) mut_layer(m, m->layer, out, lim, len, UINT64_MAX, SIZE_MAX);
+        return PCD_OK;
+    }
+    st = mut_encode_records(m, m->w, m->wn, out, lim, len, size_rec, &size_at);
+    if (st != PCD_OK) return st;
+    if (m->layer >= 0) mut_layer(m, m->layer, out, lim, len, size_at, size_rec);
+    return PCD_OK;
+}
+
+/* ---- mutating ---- */
+
+static int pick_kind(pcd_mut *m, bool layer)
+{
+    int cand[PCD_MUT_N_KINDS], n = 0;
+    for (int k = 0; k < PCD_MUT_N_KINDS; k++)
+        if ((m->o.kinds >> k & 1) && pcd_mut_kind_layer((pcd_mut_kind)k) == layer) cand[n++] = k;
+    return n ? cand[mut_below(m, (uint64_t)n)] : -1;
+}
+
+pcd_status pcd_mut_apply(pcd_mut *m, pcd_mut_kind k)
+{
+    if (!m->wn) return PCD_E_ARG;
+    if ((unsigned)k >= PCD_MUT_N_KINDS) return PCD_E_ARG;
+    if (pcd_mut_kind_layer(k)) {
+        if (k == PCD_MUT_LAYER_GZIP && !m->pristine.gz) return PCD_END;
+        m->layer = (int)k;
+        return PCD_OK;
+    }
+    return mut_apply(m, k);
+}
+
+pcd_status pcd_mut_mutate(pcd_mut *m, uint32_t *applied)
+{
+    uint32_t want = 1 + (uint32_t)mut_below(m, m->o.max_stack), done = 0;
+    for (uint32_t i = 0; i < want; i++) {
+        for (int t = 0; t < 24; t++) {
+            int k = pick_kind(m, false);
+            if (k < 0) break;
+            pcd_status st = mut_apply(m, (pcd_mut_kind)k);
+            if (st == PCD_OK) {
+                done++;
+                break;
+            }
+            if (st == PCD_E_NOMEM) return st;
+        }
+    }
+    if (m->o.evil && m->o.layer_break > 0 && mut_chance(m, m->o.layer_break)) {
+        int k = pick_kind(m, true);
+        if (k == PCD_MUT_LAYER_GZIP && !m->pristine.gz) k = PCD_MUT_LAYER_TRUNCATE;
+        if (k >= 0) {
+            m->layer = k;
+            done++;
+        }
+    }
+    if (applied) *applied = done;
+    return done ? PCD_OK : PCD_END;
+}
+
+pcd_status pcd_mut_crossover(pcd_mut *m, const uint8_t *other, size_t size)
+{
+    if (!m->wn) return PCD_E_ARG;
+    pcd_status st = read_set(m, &m->other, other, size);
+    if (st != PCD_OK) return st;
+    if (m->other.n < 2) return PCD_END;
+    /* a record of the other file (and what it holds) after a record of the same region here */
+    for (int t = 0; t < 16; t++) {
+        size_t j = 1 + (size_t)mut_below(m, m->other.n - 1);
+        size_t je = mut_subtree_end(m->other.r, m->other.n, j);
+        size_t cand[64], nc = 0;
+        for (size_t k = 1; k < m->wn && nc < 64; k++)
+            if (m->w[k].rd == m->other.r[j].rd && m->w[k].depth == m->other.r[j].depth) cand[nc++] = k;
+        if (!nc) continue;
+        size_t k = cand[mut_below(m, nc)];
+        size_t at = mut_subtree_end(m->w, m->wn, k), cnt = je - j;
+        if (!mut_reserve(m, m->wn + cnt)) return PCD_E_NOMEM;
+        memmove(m->w + at + cnt, m->w + at, (m->wn - at) * sizeof *m->w);
+        for (size_t i = 0; i < cnt; i++) {
+            mrec r = m->other.r[j + i];
+            void *q = pcd_arena_alloc(&m->ma, r.type->size);
+            if (!q || !mut_copy(&m->ma, r.type, q, r.data)) return PCD_E_NOMEM;
+            r.data = q;
+            r.owned = true;
+            r.origin = UINT64_MAX;
+            m->w[at + i] = r;
+        }
+        m->wn += cnt;
+        mut_note(m, "rec_splice %s[%zu]+%zu from the other input", m->w[at].rd->name, at, cnt);
+        return PCD_OK;
+    }
+    return PCD_END;
+}
+
+pcd_status pcd_mut_fuzz(pcd_mut *m, const uint8_t *in, size_t size, uint8_t *out, size_t cap, size_t *len)
+{
+    *len = 0;
+    pcd_status st = pcd_mut_load(m, in, size);
+    if (st != PCD_OK) {
+        st = pcd_mut_generate(m);
+        if (st != PCD_OK) return st;
+        return pcd_mut_encode(m, out, cap, len);
+    }
+    for (int t = 0; t < 4; t++) {
+        if (t && !restore(m)) return PCD_E_NOMEM;
+        uint32_t n;
+        st = pcd_mut_mutate(m, &n);
+        if (st == PCD_E_NOMEM) return st;
+        st = pcd_mut_encode(m, out, cap, len);
+        if (st == PCD_OK) return st;
+    }
+    if (!restore(m)) return PCD_E_NOMEM;
+    return pcd_mut_encode(m, out, cap, len);
+}
+
+/* ---- the seed-less generator ---- */
+
+/* A new record of region rd (a random case of a union), made valid by its schema's
+ * starting values. */
+void *mut_new_record(pcd_mut *m, const pcd_region_desc *rd)
+{
+    const pcd_type *t = rd->record;
+    uint8_t *q = pcd_arena_alloc(&m->ma, t->size);
+    if (!q) return NULL;
+    memset(q, 0, t->size);
+    if (t->is_union && t->n_fields) {
+        const pcd_mut_init *in = mut_init_of(m->mu, t);
+        if (!in || !in->set_case) {
+            /* without a tag of its own (protobuf field records): a case whose value is
+             * a number or a message */
+            *(uint32_t *)q = (uint32_t)mut_below(m, t->n_fields);
+            if (t->fields[*(uint32_t *)q].kind == PCD_K_PB_FIELD) *(uint32_t *)q = 0;
+        } else {
+            *(uint32_t *)q = (uint32_t)mut_below(m, t->n_fields);
+        }
+    }
+    mut_init_type(m->mu, t, q);
+    return q;
+}
+
+static bool gen_region(pcd_mut *m, const pcd_type *t, const void *data, uint32_t depth)
+{
+    (void)data;
+    for (uint32_t i = 0; i < t->n_fields; i++) {
+        const pcd_field *f = &t->fields[i];
+        if (f->kind != PCD_K_REGION || !f->region) continue;
+        uint32_t n = depth >= 2 ? (uint32_t)mut_below(m, 3) : 1 + (uint32_t)mut_below(m, 24);
+        for (uint32_t j = 0; j < n; j++) {
+            void *q = mut_new_record(m, f->region);
+            if (!q || !mut_reserve(m, m->wn + 1)) return false;
+            m->w[m->wn++] = (mrec){ f->region, f->region->record, q, depth + 1, true, UINT64_MAX };
+            const pcd_type *rt = f->region->record;
+            if (rt->is_union) {
+                uint32_t w = *(uint32_t *)q;
+                if (w < rt->n_fields && rt->fields[w].kind == PCD_K_STRUCT && rt->fields[w].type &&
+                    depth < 4 && !gen_region(m, rt->fields[w].type, q, depth + 1))
+                    return false;
+            } else if (depth < 4 && !gen_region(m, rt, q, depth + 1)) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+static bool decodes(pcd_mut *m, const uint8_t *p, size_t n)
+{
+    pcd_reader r;
+    pcd_reader_opts ro = { m->al, NULL, 0, true, false };
+    if (pcd_reader_open_buffer(&r, m->f, p, n, &ro) != PCD_OK) return false;
+    pcd_record rec;
+    pcd_status st;
+    uint64_t k;
+    do {
+        st = pcd_reader_validate_run(&r, 1u << 20, &k);
+        if (st == PCD_OK) st = pcd_reader_next(&r, &rec);
+    } while (st == PCD_OK);
+    pcd_reader_close(&r);
+    return st == PCD_END;
+}
+
+pcd_status pcd_mut_generate(pcd_mut *m)
+{
+    /* an empty set to start from */
+    m->pristine.n = 0;
+    pcd_arena_reset(&m->pristine.arena);
+    m->pristine.gz = false;
+    m->pristine.big = false;
+    m->loaded = false;
+    void *root = pcd_arena_alloc(&m->pristine.arena, m->f->root_size);
+    if (!root) return PCD_E_NOMEM;
+    memset(root, 0, m->f->root_size);
+    mut_init_type(m->mu, m->f->root, root);
+    if (!set_push(m->al, &m->pristine, (mrec){ NULL, m->f->root, root, 0, false, UINT64_MAX })) return PCD_E_NOMEM;
+    m->ndefs = 0;
+    memset(m->index_count, 0, sizeof m->index_count);
+    for (int attempt = 0; attempt < 8; attempt++) {
+        if (!restore(m)) return PCD_E_NOMEM;
+        if (!gen_region(m, m->f->root, root, 0)) return PCD_E_NOMEM;
+        /* values made different, then references pointed at what is there */
+        uint32_t n = (uint32_t)m->wn;
+        for (uint32_t i = 0; i < n; i++) {
+            static const pcd_mut_kind valid[] = { PCD_MUT_INT_NEAR, PCD_MUT_INT_BOUNDARY, PCD_MUT_STR_LENGTH,
+                                                  PCD_MUT_ARRAY_INSERT };
+            mut_apply(m, valid[mut_below(m, 4)]);
+        }
+        mset cur = { m->w, m->wn, m->wn, m->pristine.arena, false, false };
+        mut_scan_keys(m, &cur);
+        for (uint32_t i = 0; i < n; i++) mut_apply(m, PCD_MUT_REF_REAL);
+        size_t len;
+        pcd_status st = mut_encode_records(m, m->w, m->wn, m->buf, m->buf_cap, &len, SIZE_MAX, NULL);
+        if (st == PCD_OK && decodes(m, m->buf, len)) break;
+        if (attempt == 7) {
+            /* the root alone */
+            if (!restore(m)) return PCD_E_NOMEM;
+        }
+    }
+    /* what was made becomes what is loaded */
+    mset *s = &m->pristine;
+    size_t n = m->wn;
+    mrec *made = m->w;
+    s->n = 1;
+    for (size_t i = 1; i < n; i++) {
+        mrec r = made[i];
+        void *q = pcd_arena_alloc(&s->arena, r.type->size);
+        if (!q || !mut_copy(&s->arena, r.type, q, r.data) || !set_push(m->al, s, r)) return PCD_E_NOMEM;
+        s->r[s->n - 1].data = q;
+        s->r[s->n - 1].owned = false;
+    }
+    void *q = pcd_arena_alloc(&s->arena, m->f->root_size);
+    if (!q || !mut_copy(&s->arena, m->f->root, q, made[0].data)) return PCD_E_NOMEM;
+    s->r[0].data = q;
+    mut_scan_keys(m, s);
+    if (!restore(m)) return PCD_E_NOMEM;
+    mut_note(m, "generated %zu records", m->wn);
+    return PCD_OK;
+}
+
+/* ---- shrinking ---- */
+
+uint32_t pcd_mut_shrink_steps(pcd_mut *m)
+{
+    if (!m->wn || !restore(m)) return 0;
+    m->det = true;
+    size_t total = 0;
+    for (size_t k = 0; k < m->wn; k++) {
+        mut_sites(m, m->w[k].type, m->w[k].data, false, "r", -1);
+        total += m->nsites;
+    }
+    m->det = false;
+    return (uint32_t)(m->wn - 1 + total);
+}
+
+/* Applies step to the working copy (restored first); PCD_END when it does nothing. */
+static pcd_status shrink_step(pcd_mut *m, uint32_t step)
+{
+    if (!m->wn || !restore(m)) return PCD_E_ARG;
+    if (step < m->wn - 1) {
+        size_t k = m->wn - 1 - step;
+        size_t e = mut_subtree_end(m->w, m->wn, k);
+        snprintf(m->sdesc, sizeof m->sdesc, "drop %s[%zu] (%zu records)", m->w[k].rd->name, k, e - k);
+        memmove(m->w + k, m->w + e, (m->wn - e) * sizeof *m->w);
+        m->wn -= e - k;
+        return PCD_OK;
+    }
+    size_t j = step - (m->wn - 1);
+    for (size_t k = 0; k < m->wn; k++) {
+        mut_sites(m, m->w[k].type, m->w[k].data, false, "r", -1);
+        if (j >= m->nsites) {
+            j -= m->nsites;
+            continue;
+        }
+        void *d = mut_own(m, k);
+        if (!d) return PCD_E_NOMEM;
+        mut_sites(m, m->w[k].type, d, true, m->w[k].rd ? m->w[k].rd->name : m->f->root->name, k ? (int32_t)k : -1);
+        if (j >= m->nsites) return PCD_END;
+        msite *s = &m->sites[j];
+        char path[160];
+        mut_site_path(s, path, sizeof path);
+        if (mut_is_int(s->kind) || s->kind == PCD_K_MOJO) {
+            if (mut_get_int(s->kind, s->p) == 0) return PCD_END;
+            mut_set_int(s->kind, s->p, 0);
+            snprintf(m->sdesc, sizeof m->sdesc, "shrink %s to 0", path);
+        } else if (s->kind == PCD_K_BYTES || s->kind == PCD_K_STRING) {
+            pcd_bytes *b = s->p;
+            if (!b->len) return PCD_END;
+            b->len = b->len > 1 ? b->len / 2 : 0;
+            snprintf(m->sdesc, sizeof m->sdesc, "shrink %s to %zu bytes", path, b->len);
+        } else if (s->kind == PCD_K_ARRAY) {
+            size_t *n = (size_t *)((uint8_t *)s->owner + s->f->aux);
+            if (!*n) return PCD_END;
+            *n = *n > 1 ? *n / 2 : 0;
+            if (s->owner_t->layout_at) ((pcd_pb_layout *)((uint8_t *)s->owner + s->owner_t->layout_at - 1))->n = 0;
+            snprintf(m->sdesc, sizeof m->sdesc, "shrink %s to %zu elements", path, *n);
+        } else {
+            return PCD_END;
+        }
+        return PCD_OK;
+    }
+    return PCD_END;
+}
+
+pcd_status pcd_mut_shrink(pcd_mut *m, uint32_t step, uint8_t *out, size_t cap, size_t *len)
+{
+    *len = 0;
+    m->det = true;
+    pcd_status st = shrink_step(m, step);
+    m->det = false;
+    if (st == PCD_OK) {
+        int layer = m->layer;
+        m->layer = -1;
+        st = pcd_mut_encode(m, out, cap, len);
+        m->layer = layer;
+        if (st != PCD_OK) st = PCD_END;   /* a step the encoder refuses is no step */
+    }
+    restore(m);
+    return st;
+}
+
+const char *pcd_mut_shrink_describe(pcd_mut *m, uint32_t step)
+{
+    m->sdesc[0] = 0;
+    m->det = true;
+    pcd_status st = shrink_step(m, step);
+    m->det = false;
+    if (st != PCD_OK) snprintf(m->sdesc, sizeof m->sdesc, "step %u: nothing", step);
+    restore(m);
+    return m->sdesc;
+}
