@@ -54,5 +54,6 @@ int cmd_validate(cli *c, int argc, char **argv);
 int cmd_dump(cli *c, int argc, char **argv);
 int cmd_encode(cli *c, int argc, char **argv);
 int cmd_convert(cli *c, int argc, char **argv);
+int cmd_fuzz(cli *c, int argc, char **argv);
 
 #endif

@@ -249,7 +249,7 @@ pcd_status pcd_fz_read(const pcd_format *f, const uint8_t *data, size_t n, pcd_a
 
 int pcd_fz_total_index(const pcd_fz_reading *r, const char *name)
 {
-    if (strcmp(name, "samples") == 0) return -1;
+    if (strcmp(name, "@samples") == 0) return -1;
     for (size_t i = 0; i < r->n_types; i++)
         if (strcmp(r->type_name[i], name) == 0) return (int)i;
     return -2;

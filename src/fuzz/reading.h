@@ -26,7 +26,8 @@ typedef struct pcd_fz_reading {
  * when the allocator refused. */
 pcd_status pcd_fz_read(const pcd_format *f, const uint8_t *data, size_t n, pcd_alloc *al, pcd_fz_reading *out);
 
-/* The index of the total named `name` ("samples" is -1), or -2 when the reading has none. */
+/* The index of the total named `name` (a sample type; "@samples", the number of samples, is -1),
+ * or -2 when the reading has none. */
 int pcd_fz_total_index(const pcd_fz_reading *r, const char *name);
 
 #endif

@@ -413,7 +413,7 @@ static void test_reading(void **state)
     assert_string_equal(rd.f->name, "mojo");
     assert_true(rd.has_totals);
     assert_true(rd.samples > 0);
-    assert_int_equal(pcd_fz_total_index(&rd, "samples"), -1);
+    assert_int_equal(pcd_fz_total_index(&rd, "@samples"), -1);
     assert_int_equal(pcd_fz_total_index(&rd, "no such type"), -2);
     /* cut: not accepted, and why, with an offset */
     assert_int_equal(pcd_fz_read(NULL, data, n - 3, &al, &rd), PCD_OK);
