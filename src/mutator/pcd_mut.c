@@ -247,6 +247,9 @@ pcd_status pcd_mut_new(pcd_mut **out, const pcd_mutator *mu, const pcd_mut_opts 
 
 static void set_free(pcd_alloc *al, mset *s)
 {
+    pcd_alloc_free(al, s->spans, s->cspans * sizeof *s->spans);
+    s->spans = NULL;
+    s->nspans = s->cspans = 0;
     pcd_alloc_free(al, s->r, s->cap * sizeof *s->r);
     s->r = NULL;
     s->n = s->cap = 0;
@@ -261,6 +264,7 @@ void pcd_mut_free(pcd_mut *m)
     set_free(al, &m->other);
     pcd_arena_free(&m->ma);
     pcd_arena_free(&m->chk);
+    if (m->has_spare) pcd_writer_spare_free(al, &m->spare);
     pcd_alloc_free(al, m->w, m->wcap * sizeof *m->w);
     pcd_alloc_free(al, m->defs, m->cdefs * sizeof *m->defs);
     pcd_alloc_free(al, m->buf, m->buf_cap);
@@ -299,6 +303,7 @@ static bool set_push(pcd_alloc *al, mset *s, mrec r)
         s->r = q;
         s->cap = nc;
     }
+    r.pidx = (uint32_t)s->n;
     s->r[s->n++] = r;
     return true;
 }
@@ -327,10 +332,67 @@ static bool restore(pcd_mut *m)
     return true;
 }
 
+/* The compressed regions of record k (of type t, data d) whose bytes are in the file. */
+static bool spans_of(pcd_mut *m, mset *s, size_t k, const pcd_type *t, const uint8_t *d, const uint8_t *data,
+                     size_t size)
+{
+    if (t->is_union) {
+        uint32_t w = *(const uint32_t *)d;
+        if (w >= t->n_fields || t->fields[w].kind != PCD_K_STRUCT || !t->fields[w].type) return true;
+        return spans_of(m, s, k, t->fields[w].type, d + t->fields[w].offset, data, size);
+    }
+    for (uint32_t i = 0; i < t->n_fields; i++) {
+        const pcd_field *f = &t->fields[i];
+        if (f->kind != PCD_K_REGION || !f->region) continue;
+        const pcd_region *rg = (const pcd_region *)(d + f->offset);
+        if (!rg->compression || rg->absent || rg->offset >= size) continue;
+        size_t n;
+        if (rg->compression == PCD_REGION_ZSTD_FRAME || !rg->sized) {
+            if (pcd_zstd_frame_size(data + rg->offset, size - (size_t)rg->offset, &n) != PCD_OK) continue;
+        } else {
+            if (rg->size > size - rg->offset) continue;
+            n = (size_t)rg->size;
+        }
+        /* its records: the parent's descendants of that region */
+        size_t first = SIZE_MAX, end = 0;
+        uint64_t count = 0;
+        for (size_t j = k + 1; j < s->n && s->r[j].depth > s->r[k].depth; j++)
+            if (s->r[j].depth == s->r[k].depth + 1 && s->r[j].rd == f->region) {
+                if (first == SIZE_MAX) first = j;
+                end = mut_subtree_end(s->r, s->n, j);
+                count++;
+            }
+        if (first == SIZE_MAX) first = end = k + 1;
+        uint8_t *q = pcd_arena_alloc(&s->arena, n);
+        if (!q) return false;
+        memcpy(q, data + rg->offset, n);
+        if (s->nspans == s->cspans) {
+            size_t nc = s->cspans ? s->cspans * 2 : 16;
+            mspan *ns = pcd_alloc_resize(m->al, s->spans, s->cspans * sizeof *ns, nc * sizeof *ns);
+            if (!ns) return false;
+            s->spans = ns;
+            s->cspans = nc;
+        }
+        s->spans[s->nspans++] = (mspan){ k, first, end, count, f->region, q, n };
+    }
+    return true;
+}
+
+static pcd_status find_spans(pcd_mut *m, mset *s, const uint8_t *data, size_t size)
+{
+    s->nspans = 0;
+    for (size_t k = 0; k < s->n; k++) {
+        if (s->r[k].origin == UINT64_MAX && k) continue;   /* in decompressed data */
+        if (!spans_of(m, s, k, s->r[k].type, s->r[k].data, data, size)) return PCD_E_NOMEM;
+    }
+    return PCD_END;
+}
+
 /* Reads data (gzip taken off) into the set s: every record up to the end or the damage. */
 static pcd_status read_set(pcd_mut *m, mset *s, const uint8_t *data, size_t size)
 {
     s->n = 0;
+    s->nspans = 0;
     pcd_arena_reset(&s->arena);
     s->gz = is_gzip(data, size);
     if (s->gz) {
@@ -371,6 +433,7 @@ static pcd_status read_set(pcd_mut *m, mset *s, const uint8_t *data, size_t size
         else st = PCD_E_NOMEM;
     }
     pcd_reader_close(&r);
+    if (st == PCD_END && s->r[0].data) st = find_spans(m, s, data, size);
     if (st == PCD_E_NOMEM) return st;
     if (!s->r[0].data) return st == PCD_END ? PCD_E_TRUNCATED : st;
     return PCD_OK;   /* (the records before any damage) */
@@ -410,6 +473,32 @@ size_t mut_subtree_end(const mrec *r, size_t n, size_t k)
 
 /* ---- encoding ---- */
 
+/* After record i was written: the compressed regions it opens whose records are all there
+ * unchanged, written as the bytes they had. Returns the index of the last record passed over. */
+static size_t raw_spans(pcd_mut *m, pcd_writer *w, const mrec *r, size_t n, size_t i, pcd_status *st)
+{
+    const mset *p = &m->pristine;
+    if (r != m->w || r[i].owned || r[i].pidx == UINT32_MAX) return i;
+    size_t at = i;
+    for (size_t k = 0; k < p->nspans; k++) {
+        const mspan *sp = &p->spans[k];
+        if (sp->parent != r[i].pidx) continue;
+        /* the loaded records [first, end) next, unchanged, and no record of the region after them */
+        size_t len = sp->end - sp->first;
+        if (at + 1 + len > n) return at;
+        for (size_t j = 0; j < len; j++) {
+            const mrec *x = &r[at + 1 + j];
+            if (x->owned || x->pidx != sp->first + j) return at;
+        }
+        size_t after = at + 1 + len;
+        if (after < n && r[after].rd == sp->rd && r[after].depth == r[i].depth + 1) return at;
+        *st = pcd_writer_raw_region(w, sp->rd, sp->p, sp->n, sp->count);
+        if (*st != PCD_OK) return at;
+        at = after - 1;
+    }
+    return at;
+}
+
 pcd_status mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out, size_t cap, size_t *len,
                               size_t size_rec, uint64_t *size_at)
 {
@@ -422,10 +511,20 @@ pcd_status mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out,
     if (size_at) *size_at = UINT64_MAX;
     pcd_status st = pcd_writer_open(&w, m->f, &s, m->al);
     if (st != PCD_OK) return st;
+    if (m->has_spare) {
+        pcd_writer_give_spare(&w, &m->spare);
+        m->has_spare = false;
+    }
     pcd_writer_set_big(&w, m->pristine.big);
+    /* a mutated file is compressed fast; an unmutated one as the schema says (the same bytes) */
+    if (m->dlen) {
+        w.zstd_level = 1;
+        w.zstd_small = true;
+    }
     bool reloc = (m->f->flags & PCD_FMT_RELOCATES) != 0;
     st = n && r[0].data ? pcd_writer_root(&w, r[0].data) : PCD_E_ARG;
-    for (size_t i = 1; i < n && st == PCD_OK; i++) {
+    size_t from = st == PCD_OK ? raw_spans(m, &w, r, n, 0, &st) + 1 : 1;
+    for (size_t i = from; i < n && st == PCD_OK; i++) {
         if (i == size_rec) {
             st = pcd_writer_close_to(&w, r[i].depth);
             if (st != PCD_OK) break;
@@ -433,8 +532,10 @@ pcd_status mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out,
         }
         if (reloc && r[i].origin != UINT64_MAX) pcd_writer_set_origin(&w, r[i].origin);
         st = pcd_writer_record(&w, r[i].rd, r[i].data);
+        if (st == PCD_OK) i = raw_spans(m, &w, r, n, i, &st);
     }
     if (st == PCD_OK) st = pcd_writer_finish(&w);
+    m->has_spare = pcd_writer_take_spare(&w, &m->spare);
     pcd_writer_close(&w);
     if (st == PCD_OK) *len = s.len;
     return st;
@@ -578,6 +679,7 @@ pcd_status pcd_mut_crossover(pcd_mut *m, const uint8_t *other, size_t size)
             r.data = q;
             r.owned = true;
             r.origin = UINT64_MAX;
+            r.pidx = UINT32_MAX;
             m->w[at + i] = r;
         }
         m->wn += cnt;
@@ -643,7 +745,7 @@ static bool gen_region(pcd_mut *m, const pcd_type *t, const void *data, uint32_t
         for (uint32_t j = 0; j < n; j++) {
             void *q = mut_new_record(m, f->region);
             if (!q || !mut_reserve(m, m->wn + 1)) return false;
-            m->w[m->wn++] = (mrec){ f->region, f->region->record, q, depth + 1, true, UINT64_MAX };
+            m->w[m->wn++] = (mrec){ f->region, f->region->record, q, depth + 1, true, UINT64_MAX, UINT32_MAX };
             const pcd_type *rt = f->region->record;
             if (rt->is_union) {
                 uint32_t w = *(uint32_t *)q;
@@ -678,6 +780,7 @@ pcd_status pcd_mut_generate(pcd_mut *m)
 {
     /* an empty set to start from */
     m->pristine.n = 0;
+    m->pristine.nspans = 0;
     pcd_arena_reset(&m->pristine.arena);
     m->pristine.gz = false;
     m->pristine.big = false;
