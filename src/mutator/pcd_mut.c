@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -16,6 +17,8 @@ static const char *const kind_names[PCD_MUT_N_KINDS] = {
     "rec_splice", "ref_real", "ref_stale", "ref_missing", "key_redefine", "layer_size",
     "layer_truncate", "layer_zstd", "layer_gzip", "layer_trailing",
 };
+
+const uint8_t pcd_mut_zeros[4096];
 
 const char *pcd_mut_kind_name(pcd_mut_kind k) { return (unsigned)k < PCD_MUT_N_KINDS ? kind_names[k] : "?"; }
 
@@ -119,14 +122,14 @@ static pcd_status gunzip(pcd_alloc *al, const uint8_t *in, size_t n, uint8_t **b
     return st;
 }
 
-static pcd_status gzip(pcd_alloc *al, const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t *len)
+static pcd_status gzip(pcd_alloc *al, int level, const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t *len)
 {
     z_stream z;
     memset(&z, 0, sizeof z);
     z.zalloc = z_alloc;
     z.zfree = z_free;
     z.opaque = al;
-    if (deflateInit2(&z, 1, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK) return PCD_E_NOMEM;
+    if (deflateInit2(&z, level, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK) return PCD_E_NOMEM;
     z.next_in = (Bytef *)(uintptr_t)in;
     z.avail_in = (uInt)n;
     z.next_out = out;
@@ -439,10 +442,18 @@ static pcd_status read_set(pcd_mut *m, mset *s, const uint8_t *data, size_t size
     return PCD_OK;   /* (the records before any damage) */
 }
 
+/* A hash of the input (is it the one loaded last?), 8 bytes a step. */
 static uint64_t hash_bytes(const uint8_t *p, size_t n)
 {
-    uint64_t h = UINT64_C(1469598103934665603);
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * UINT64_C(1099511628211);
+    uint64_t h = UINT64_C(1469598103934665603) ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * UINT64_C(0x9E3779B97F4A7C15);
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) h = (h ^ p[i]) * UINT64_C(1099511628211);
     return h;
 }
 
@@ -535,6 +546,11 @@ pcd_status mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out,
         if (st == PCD_OK) i = raw_spans(m, &w, r, n, i, &st);
     }
     if (st == PCD_OK) st = pcd_writer_finish(&w);
+    if (st != PCD_OK && getenv("PCD_MUT_DEBUG")) {
+        char msg[512];
+        pcd_error_format(pcd_writer_error(&w), msg, sizeof msg);
+        fprintf(stderr, "encode: %s\n", msg);
+    }
     m->has_spare = pcd_writer_take_spare(&w, &m->spare);
     pcd_writer_close(&w);
     if (st == PCD_OK) *len = s.len;
@@ -544,24 +560,39 @@ pcd_status mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out,
 bool mut_check_record(pcd_mut *m, size_t k)
 {
     const mrec *r = &m->w[k];
-    if (!r->rd || r->rd->state_size || !r->rd->decode || !r->rd->encode) return true;
+    if (!r->rd || !r->rd->decode || !r->rd->encode) return true;
     pcd_ctx x;
     pcd_ctx_init(&x, NULL);
     x.big = m->pristine.big;
     x.root = m->w[0].data;
     x.version = m->f->version_num;
+    pcd_arena_reset(&m->chk);
+    void *st_enc = NULL, *st_dec = NULL;
+    if (r->rd->state_size) {
+        /* a stream state as its region starts (from the record that opens it): values that
+         * depend on what came before in the region are checked against that */
+        size_t p = k;
+        while (p > 0 && m->w[p].depth >= r->depth) p--;
+        st_enc = pcd_arena_alloc(&m->chk, r->rd->state_size);
+        st_dec = pcd_arena_alloc(&m->chk, r->rd->state_size);
+        if (!st_enc || !st_dec) return true;
+        memset(st_enc, 0, r->rd->state_size);
+        if (r->rd->state_init) r->rd->state_init(st_enc, m->w[p].data, &x);
+        memcpy(st_dec, st_enc, r->rd->state_size);
+        x.state = st_enc;
+    }
     uint8_t tmp[8192];
     pcd_sink s;
     pcd_sink_init(&s, tmp, sizeof tmp, NULL, NULL, NULL, &x);
     pcd_status st = r->rd->encode(&s, r->data);
     if (st == PCD_E_LIMIT) return true;   /* too big to check here: the whole file is checked by who needs it */
     if (st != PCD_OK) return false;
-    pcd_arena_reset(&m->chk);
     pcd_ctx y;
     pcd_ctx_init(&y, &m->chk);
     y.big = x.big;
     y.root = x.root;
     y.version = x.version;
+    y.state = st_dec;
     pcd_cursor c = pcd_cursor_make(&y, tmp, s.len, 0, true);
     st = r->rd->decode(&c, m->chkrec);
     return st == PCD_OK && c.p == tmp + s.len;
@@ -594,7 +625,10 @@ pcd_status pcd_mut_encode(pcd_mut *m, uint8_t *out, size_t cap, size_t *len)
         if (st != PCD_OK) return st;
         if (m->layer >= 0 && m->layer != PCD_MUT_LAYER_GZIP)
             mut_layer(m, m->layer, m->buf2, m->buf2_cap, &n, size_at, size_rec);
-        st = gzip(m->al, m->buf2, n, out, lim, len);
+        /* a mutated file: mostly stored blocks (fast; the reader's inflate still runs), now
+         * and then compressed; an unmutated one compressed as most writers do */
+        int level = !m->dlen ? 6 : mut_below(m, 4) ? 0 : 1;
+        st = gzip(m->al, level, m->buf2, n, out, lim, len);
         if (st != PCD_OK) return st;
         if (m->layer == PCD_MUT_LAYER_GZIP) mut_layer(m, m->layer, out, lim, len, UINT64_MAX, SIZE_MAX);
         return PCD_OK;
@@ -735,24 +769,32 @@ void *mut_new_record(pcd_mut *m, const pcd_region_desc *rd)
     return q;
 }
 
-static bool gen_region(pcd_mut *m, const pcd_type *t, const void *data, uint32_t depth)
+/* Records for the regions of a new record (of type t, at depth): some regions may only be
+ * there under a condition, so each attempt leaves some out (`keep` in 8: how likely one is
+ * filled), the later attempts more of them. */
+static bool gen_region(pcd_mut *m, const pcd_type *t, const void *data, uint32_t depth, unsigned keep)
 {
     (void)data;
     for (uint32_t i = 0; i < t->n_fields; i++) {
         const pcd_field *f = &t->fields[i];
         if (f->kind != PCD_K_REGION || !f->region) continue;
+        if (mut_below(m, 8) >= keep) continue;
         uint32_t n = depth >= 2 ? (uint32_t)mut_below(m, 3) : 1 + (uint32_t)mut_below(m, 24);
         for (uint32_t j = 0; j < n; j++) {
             void *q = mut_new_record(m, f->region);
             if (!q || !mut_reserve(m, m->wn + 1)) return false;
             m->w[m->wn++] = (mrec){ f->region, f->region->record, q, depth + 1, true, UINT64_MAX, UINT32_MAX };
+            if (!mut_check_record(m, m->wn - 1)) {
+                m->wn--;   /* a case whose starting values do not make it valid */
+                continue;
+            }
             const pcd_type *rt = f->region->record;
             if (rt->is_union) {
                 uint32_t w = *(uint32_t *)q;
                 if (w < rt->n_fields && rt->fields[w].kind == PCD_K_STRUCT && rt->fields[w].type &&
-                    depth < 4 && !gen_region(m, rt->fields[w].type, q, depth + 1))
+                    depth < 4 && !gen_region(m, rt->fields[w].type, q, depth + 1, keep))
                     return false;
-            } else if (depth < 4 && !gen_region(m, rt, q, depth + 1)) {
+            } else if (depth < 4 && !gen_region(m, rt, q, depth + 1, keep)) {
                 return false;
             }
         }
@@ -794,7 +836,7 @@ pcd_status pcd_mut_generate(pcd_mut *m)
     memset(m->index_count, 0, sizeof m->index_count);
     for (int attempt = 0; attempt < 8; attempt++) {
         if (!restore(m)) return PCD_E_NOMEM;
-        if (!gen_region(m, m->f->root, root, 0)) return PCD_E_NOMEM;
+        if (!gen_region(m, m->f->root, root, 0, attempt < 2 ? 8 : attempt < 5 ? 5 : 3)) return PCD_E_NOMEM;
         /* values made different, then references pointed at what is there */
         uint32_t n = (uint32_t)m->wn;
         for (uint32_t i = 0; i < n; i++) {
@@ -807,6 +849,7 @@ pcd_status pcd_mut_generate(pcd_mut *m)
         for (uint32_t i = 0; i < n; i++) mut_apply(m, PCD_MUT_REF_REAL);
         size_t len;
         pcd_status st = mut_encode_records(m, m->w, m->wn, m->buf, m->buf_cap, &len, SIZE_MAX, NULL);
+        if (getenv("PCD_MUT_DEBUG")) fprintf(stderr, "attempt %d: %zu records, %s, decodes %d\n", attempt, m->wn, pcd_status_name(st), st == PCD_OK && decodes(m, m->buf, len));
         if (st == PCD_OK && decodes(m, m->buf, len)) break;
         if (attempt == 7) {
             /* the root alone */

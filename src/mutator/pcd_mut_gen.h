@@ -13,6 +13,9 @@ typedef struct pcd_mut_init {
     void (*set_case)(void *rec, uint32_t which);
 } pcd_mut_init;
 
+/* Zero bytes, for the fixed-size byte strings of new records (a generated init points at them). */
+extern const uint8_t pcd_mut_zeros[4096];
+
 struct pcd_mutator {
     const char *name;                 /* "mojo_v3" */
     const pcd_format *format;

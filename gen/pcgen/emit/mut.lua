@@ -17,6 +17,11 @@ local function struct_lines(S)
   local lines = {}
   for _, f in ipairs(S.fields) do
     local ty = f.ty
+    if ty and K.has_member(f) and not f.derived and not f.when and ty.kind == "bytes" and ty.mode == "fixed" and
+        not ty.padded then
+      lines[#lines + 1] = string.format("r->%s.ptr = pcd_mut_zeros; r->%s.len = %d; /* %s: exactly %d bytes */",
+        f.name, f.name, ty.fixed, f.name, ty.fixed)
+    end
     if ty and K.has_member(f) and not f.derived and not f.when and not f.magic and
         (ty.kind == "int" or ty.kind == "varint") then
       local v, why
@@ -81,6 +86,7 @@ function M.file(ir, sha, gen_version)
     #include "pcd_mut_gen.h"
 
     ${fns}
+
     static const pcd_mut_init ${prefix}_mut_inits[] = {
     ${rows}
         { NULL, NULL, NULL },
