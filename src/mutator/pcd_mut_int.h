@@ -129,6 +129,8 @@ void *mut_new_record(pcd_mut *m, const pcd_region_desc *rd);
 
 /* Does record k of the working copy still encode and decode by itself? */
 bool mut_check_record(pcd_mut *m, size_t k);
+/* ... or only that it still encodes (evil kinds: what the encoder cannot write is no output) */
+bool mut_check_record_as(pcd_mut *m, size_t k, bool encode_only);
 
 /* pcd_mut_kinds.c */
 pcd_status mut_apply(pcd_mut *m, pcd_mut_kind k);

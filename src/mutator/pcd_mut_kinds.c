@@ -99,7 +99,7 @@ static void set_present(undo *u, msite *s)
 
 static pcd_status finish(pcd_mut *m, pcd_mut_kind kind, size_t k, undo *u)
 {
-    if (pcd_mut_kind_keeps(kind) && !mut_check_record(m, k)) {
+    if (!mut_check_record_as(m, k, !pcd_mut_kind_keeps(kind))) {
         undo_all(u);
         return PCD_E_RANGE;
     }
