@@ -2,12 +2,11 @@
  * encoding them again with the stream writer, mutating, crossover, the seed-less
  * generator, structural shrinking. The kinds themselves are in pcd_mut_kinds.c, the
  * walks over descriptors in pcd_mut_walk.c; each schema's part is generated
- * (generated/mut/<fmt>_v<N>_mut.c). */
+ * (generated/<fmt>_v<N>_mut.c). */
 #include "pcd_mut_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -546,11 +545,6 @@ pcd_status mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out,
         if (st == PCD_OK) i = raw_spans(m, &w, r, n, i, &st);
     }
     if (st == PCD_OK) st = pcd_writer_finish(&w);
-    if (st != PCD_OK && getenv("PCD_MUT_DEBUG")) {
-        char msg[512];
-        pcd_error_format(pcd_writer_error(&w), msg, sizeof msg);
-        fprintf(stderr, "encode: %s\n", msg);
-    }
     m->has_spare = pcd_writer_take_spare(&w, &m->spare);
     pcd_writer_close(&w);
     if (st == PCD_OK) *len = s.len;
@@ -632,6 +626,7 @@ pcd_status pcd_mut_encode(pcd_mut *m, uint8_t *out, size_t cap, size_t *len)
          * and then compressed; an unmutated one compressed as most writers do */
         int level = !m->dlen ? 6 : mut_below(m, 4) ? 0 : 1;
         st = gzip(m->al, level, m->buf2, n, out, lim, len);
+        if (st == PCD_E_LIMIT && level < 6) st = gzip(m->al, 6, m->buf2, n, out, lim, len);   /* to fit */
         if (st != PCD_OK) return st;
         if (m->layer == PCD_MUT_LAYER_GZIP) mut_layer(m, m->layer, out, lim, len, UINT64_MAX, SIZE_MAX);
         return PCD_OK;
@@ -852,7 +847,6 @@ pcd_status pcd_mut_generate(pcd_mut *m)
         for (uint32_t i = 0; i < n; i++) mut_apply(m, PCD_MUT_REF_REAL);
         size_t len;
         pcd_status st = mut_encode_records(m, m->w, m->wn, m->buf, m->buf_cap, &len, SIZE_MAX, NULL);
-        if (getenv("PCD_MUT_DEBUG")) fprintf(stderr, "attempt %d: %zu records, %s, decodes %d\n", attempt, m->wn, pcd_status_name(st), st == PCD_OK && decodes(m, m->buf, len));
         if (st == PCD_OK && decodes(m, m->buf, len)) break;
         if (attempt == 7) {
             /* the root alone */

@@ -1,4 +1,4 @@
-/* pcd_mut_gen.h: what a generated mutator (generated/mut/<fmt>_v<N>_mut.c) holds, for the
+/* pcd_mut_gen.h: what a generated mutator (generated/<fmt>_v<N>_mut.c) holds, for the
  * engine in pcd_mut.c. Everything else the engine reads from the format's descriptors. */
 #ifndef PCD_MUT_GEN_H
 #define PCD_MUT_GEN_H
