@@ -9,9 +9,11 @@ BENCH_BUILD ?= build-bench
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 PREFIX      ?= /usr/local
 FUZZ_SECONDS ?= 300
+FUZZ_TOOLS_BUILD ?= build-fuzz-tools
+FUZZ_COMPARE_SECONDS ?= 600
 export CTEST_OUTPUT_ON_FAILURE = 1
 
-.PHONY: all setup build run test test-fast test-asan test-release regen fuzz bench install clean
+.PHONY: all setup build run test test-fast test-asan test-release regen fuzz fuzz-tools bench bench-fuzz install clean
 
 all: build
 
@@ -64,6 +66,29 @@ fuzz: setup
 	@cmake --build $(FUZZ_BUILD) -j$(JOBS)
 	@scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
+# The engine plugins over the generated structure-aware mutators, for anyone's harness (in
+# build-fuzz-tools/): libpcdmut_libfuzzer.a (LLVMFuzzerCustomMutator/CustomCrossOver: link it
+# with a libFuzzer harness) and pcdmut_afl.so (AFL_CUSTOM_MUTATOR_LIBRARY for afl-fuzz).
+fuzz-tools: setup
+	@CC=clang cmake -S . -B $(FUZZ_TOOLS_BUILD) -DCMAKE_BUILD_TYPE=Release -DPCD_FUZZ_TOOLS=ON -DBUILD_SHARED_LIBS=OFF \
+	    -DBUILD_TESTING=OFF -DPCD_BUILD_CLI=OFF -DPCD_WERROR=ON >/dev/null
+	@cmake --build $(FUZZ_TOOLS_BUILD) -j$(JOBS) --target pcdmut_libfuzzer pcdmut_afl
+	@echo "fuzz-tools: $(FUZZ_TOOLS_BUILD)/fuzz/libpcdmut_libfuzzer.a and $(FUZZ_TOOLS_BUILD)/fuzz/pcdmut_afl.so (docs/fuzzing.md)"
+
+# The structure-aware mutators measured (bench/RESULTS.md): round trip, the share of generated and
+# mutated files our decoder accepts with the evil kinds off, mutations/s on inputs under 64 KB
+# (bench/mutbench.c); then coverage after FUZZ_COMPARE_SECONDS (600) per format, structure-aware
+# against byte-level, both arms at once (scripts/fuzz-compare.sh; FUZZ_COMPARE=mojo picks formats).
+bench-fuzz: setup
+	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DPCD_WERROR=ON >/dev/null
+	@cmake --build $(BENCH_BUILD) -j$(JOBS) --target mutbench
+	@echo "load average: $$(cut -d' ' -f1-3 /proc/loadavg)"
+	@$(BENCH_BUILD)/bench/mutbench -n 2000 -g 200 -t 3 $$(find tests/data ../shared/corpus fuzz/corpus -type f -size -64k 2>/dev/null)
+	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCD_FUZZ=ON -DPCD_SANITIZE=ON -DPCD_WERROR=ON \
+	    -DBUILD_TESTING=OFF -DPCD_BUILD_CLI=OFF >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j$(JOBS)
+	@scripts/fuzz-compare.sh $(FUZZ_BUILD) $(FUZZ_COMPARE_SECONDS) $(FUZZ_COMPARE)
+
 # Throughput and memory against the baselines each format names; writes bench/RESULTS.md
 # (BENCH=heph: that section only).
 bench: setup
@@ -75,4 +100,4 @@ install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(BENCH_BUILD) $(RELEASE_BUILD)-gcc $(RELEASE_BUILD)-clang
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(BENCH_BUILD) $(RELEASE_BUILD)-gcc $(RELEASE_BUILD)-clang $(FUZZ_TOOLS_BUILD)

@@ -98,7 +98,7 @@ for _, path in ipairs(opts.files) do
         for _, name in ipairs({ base .. ".h", base .. ".c" }) do out(opts.out .. "/" .. name, files[name]) end
         out(opts.out .. "/" .. base .. "_fuzz.c", emit_fuzz(ir, sha, GEN_VERSION))
         out(opts.out .. "/" .. base .. ".dict", emit_dict(ir))
-        out(opts.out .. "/mut/" .. base .. "_mut.c", emit_mut.file(ir, sha, GEN_VERSION))
+        out(opts.out .. "/" .. base .. "_mut.c", emit_mut.file(ir, sha, GEN_VERSION))
         if opts.docs then out(opts.docs .. "/" .. ir.name .. "-" .. ir.vid .. ".md", emit_md.page(ir, sha, GEN_VERSION)) end
         if opts.python then
           out(opts.python .. "/" .. base .. "_py.c", emit_py.c_file(ir, sha, GEN_VERSION, opts.py_package))
@@ -156,7 +156,7 @@ if not opts.no_registry then
   -- the registry of every format, and the manifest
   table.sort(formats, function(a, b) return a.base < b.base end)
   outputs[#outputs + 1] = { opts.out .. "/pcd_formats.c", registry.formats_c(formats, GEN_VERSION) }
-  outputs[#outputs + 1] = { opts.out .. "/mut/pcd_mutators.c", emit_mut.registry(formats, GEN_VERSION) }
+  outputs[#outputs + 1] = { opts.out .. "/pcd_mutators.c", emit_mut.registry(formats, GEN_VERSION) }
   outputs[#outputs + 1] = { opts.out .. "/MANIFEST", registry.manifest(manifest) }
 end
 if opts.python then

@@ -390,7 +390,7 @@ pcd_status pcd_zstd_writer_init(pcd_zstd_writer *w, pcd_alloc *al, int level, pc
 
 pcd_status pcd_zstd_writer_restart(pcd_zstd_writer *w, int level, pcd_sink *out)
 {
-    size_t r = ZSTD_CCtx_reset(w->c, ZSTD_reset_session_only);
+    size_t r = ZSTD_CCtx_reset(w->c, ZSTD_reset_session_and_parameters);
     if (!ZSTD_isError(r)) r = ZSTD_CCtx_setParameter(w->c, ZSTD_c_compressionLevel, level);
     if (ZSTD_isError(r)) return PCD_E_ZSTD;
     w->out = out;
@@ -430,4 +430,12 @@ void pcd_zstd_writer_free(pcd_zstd_writer *w)
 {
     if (w->c) ZSTD_freeCCtx(w->c);
     w->c = NULL;
+}
+
+pcd_status pcd_zstd_writer_small(pcd_zstd_writer *w)
+{
+    size_t r = ZSTD_CCtx_setParameter(w->c, ZSTD_c_windowLog, 17);
+    if (!ZSTD_isError(r)) r = ZSTD_CCtx_setParameter(w->c, ZSTD_c_hashLog, 6);
+    if (!ZSTD_isError(r)) r = ZSTD_CCtx_setParameter(w->c, ZSTD_c_chainLog, 6);
+    return ZSTD_isError(r) ? PCD_E_ZSTD : PCD_OK;
 }

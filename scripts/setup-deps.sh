@@ -13,7 +13,7 @@ set -eu
 # for the zero-copy columns), and its packaging offline (pip, venv, setuptools, wheel, build)
 PKGS="build-essential cmake pkg-config lua5.4 libzstd-dev zstd zlib1g-dev libcmocka-dev \
 libjansson-dev clang libfuzzer-14-dev libclang-rt-14-dev python3 python3-jsonschema chromium \
-golang-1.19-go python3-dev python3-pytest python3-setuptools python3-wheel python3-build python3-pip python3-venv python3-numpy"
+golang-1.19-go afl++ python3-dev python3-pytest python3-setuptools python3-wheel python3-build python3-pip python3-venv python3-numpy"
 
 quiet=0
 [ "${1:-}" = "--quiet" ] && quiet=1

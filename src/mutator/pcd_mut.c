@@ -2,7 +2,7 @@
  * encoding them again with the stream writer, mutating, crossover, the seed-less
  * generator, structural shrinking. The kinds themselves are in pcd_mut_kinds.c, the
  * walks over descriptors in pcd_mut_walk.c; each schema's part is generated
- * (generated/mut/<fmt>_v<N>_mut.c). */
+ * (generated/<fmt>_v<N>_mut.c). */
 #include "pcd_mut_int.h"
 
 #include <stdarg.h>
@@ -16,6 +16,8 @@ static const char *const kind_names[PCD_MUT_N_KINDS] = {
     "rec_splice", "ref_real", "ref_stale", "ref_missing", "key_redefine", "layer_size",
     "layer_truncate", "layer_zstd", "layer_gzip", "layer_trailing",
 };
+
+const uint8_t pcd_mut_zeros[4096];
 
 const char *pcd_mut_kind_name(pcd_mut_kind k) { return (unsigned)k < PCD_MUT_N_KINDS ? kind_names[k] : "?"; }
 
@@ -119,14 +121,14 @@ static pcd_status gunzip(pcd_alloc *al, const uint8_t *in, size_t n, uint8_t **b
     return st;
 }
 
-static pcd_status gzip(pcd_alloc *al, const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t *len)
+static pcd_status gzip(pcd_alloc *al, int level, const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t *len)
 {
     z_stream z;
     memset(&z, 0, sizeof z);
     z.zalloc = z_alloc;
     z.zfree = z_free;
     z.opaque = al;
-    if (deflateInit2(&z, 1, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK) return PCD_E_NOMEM;
+    if (deflateInit2(&z, level, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK) return PCD_E_NOMEM;
     z.next_in = (Bytef *)(uintptr_t)in;
     z.avail_in = (uInt)n;
     z.next_out = out;
@@ -247,6 +249,9 @@ pcd_status pcd_mut_new(pcd_mut **out, const pcd_mutator *mu, const pcd_mut_opts 
 
 static void set_free(pcd_alloc *al, mset *s)
 {
+    pcd_alloc_free(al, s->spans, s->cspans * sizeof *s->spans);
+    s->spans = NULL;
+    s->nspans = s->cspans = 0;
     pcd_alloc_free(al, s->r, s->cap * sizeof *s->r);
     s->r = NULL;
     s->n = s->cap = 0;
@@ -261,6 +266,7 @@ void pcd_mut_free(pcd_mut *m)
     set_free(al, &m->other);
     pcd_arena_free(&m->ma);
     pcd_arena_free(&m->chk);
+    if (m->has_spare) pcd_writer_spare_free(al, &m->spare);
     pcd_alloc_free(al, m->w, m->wcap * sizeof *m->w);
     pcd_alloc_free(al, m->defs, m->cdefs * sizeof *m->defs);
     pcd_alloc_free(al, m->buf, m->buf_cap);
@@ -299,6 +305,7 @@ static bool set_push(pcd_alloc *al, mset *s, mrec r)
         s->r = q;
         s->cap = nc;
     }
+    r.pidx = (uint32_t)s->n;
     s->r[s->n++] = r;
     return true;
 }
@@ -327,10 +334,67 @@ static bool restore(pcd_mut *m)
     return true;
 }
 
+/* The compressed regions of record k (of type t, data d) whose bytes are in the file. */
+static bool spans_of(pcd_mut *m, mset *s, size_t k, const pcd_type *t, const uint8_t *d, const uint8_t *data,
+                     size_t size)
+{
+    if (t->is_union) {
+        uint32_t w = *(const uint32_t *)d;
+        if (w >= t->n_fields || t->fields[w].kind != PCD_K_STRUCT || !t->fields[w].type) return true;
+        return spans_of(m, s, k, t->fields[w].type, d + t->fields[w].offset, data, size);
+    }
+    for (uint32_t i = 0; i < t->n_fields; i++) {
+        const pcd_field *f = &t->fields[i];
+        if (f->kind != PCD_K_REGION || !f->region) continue;
+        const pcd_region *rg = (const pcd_region *)(d + f->offset);
+        if (!rg->compression || rg->absent || rg->offset >= size) continue;
+        size_t n;
+        if (rg->compression == PCD_REGION_ZSTD_FRAME || !rg->sized) {
+            if (pcd_zstd_frame_size(data + rg->offset, size - (size_t)rg->offset, &n) != PCD_OK) continue;
+        } else {
+            if (rg->size > size - rg->offset) continue;
+            n = (size_t)rg->size;
+        }
+        /* its records: the parent's descendants of that region */
+        size_t first = SIZE_MAX, end = 0;
+        uint64_t count = 0;
+        for (size_t j = k + 1; j < s->n && s->r[j].depth > s->r[k].depth; j++)
+            if (s->r[j].depth == s->r[k].depth + 1 && s->r[j].rd == f->region) {
+                if (first == SIZE_MAX) first = j;
+                end = mut_subtree_end(s->r, s->n, j);
+                count++;
+            }
+        if (first == SIZE_MAX) first = end = k + 1;
+        uint8_t *q = pcd_arena_alloc(&s->arena, n);
+        if (!q) return false;
+        memcpy(q, data + rg->offset, n);
+        if (s->nspans == s->cspans) {
+            size_t nc = s->cspans ? s->cspans * 2 : 16;
+            mspan *ns = pcd_alloc_resize(m->al, s->spans, s->cspans * sizeof *ns, nc * sizeof *ns);
+            if (!ns) return false;
+            s->spans = ns;
+            s->cspans = nc;
+        }
+        s->spans[s->nspans++] = (mspan){ k, first, end, count, f->region, q, n };
+    }
+    return true;
+}
+
+static pcd_status find_spans(pcd_mut *m, mset *s, const uint8_t *data, size_t size)
+{
+    s->nspans = 0;
+    for (size_t k = 0; k < s->n; k++) {
+        if (s->r[k].origin == UINT64_MAX && k) continue;   /* in decompressed data */
+        if (!spans_of(m, s, k, s->r[k].type, s->r[k].data, data, size)) return PCD_E_NOMEM;
+    }
+    return PCD_END;
+}
+
 /* Reads data (gzip taken off) into the set s: every record up to the end or the damage. */
 static pcd_status read_set(pcd_mut *m, mset *s, const uint8_t *data, size_t size)
 {
     s->n = 0;
+    s->nspans = 0;
     pcd_arena_reset(&s->arena);
     s->gz = is_gzip(data, size);
     if (s->gz) {
@@ -371,15 +435,24 @@ static pcd_status read_set(pcd_mut *m, mset *s, const uint8_t *data, size_t size
         else st = PCD_E_NOMEM;
     }
     pcd_reader_close(&r);
+    if (st == PCD_END && s->r[0].data) st = find_spans(m, s, data, size);
     if (st == PCD_E_NOMEM) return st;
     if (!s->r[0].data) return st == PCD_END ? PCD_E_TRUNCATED : st;
     return PCD_OK;   /* (the records before any damage) */
 }
 
+/* A hash of the input (is it the one loaded last?), 8 bytes a step. */
 static uint64_t hash_bytes(const uint8_t *p, size_t n)
 {
-    uint64_t h = UINT64_C(1469598103934665603);
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * UINT64_C(1099511628211);
+    uint64_t h = UINT64_C(1469598103934665603) ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * UINT64_C(0x9E3779B97F4A7C15);
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) h = (h ^ p[i]) * UINT64_C(1099511628211);
     return h;
 }
 
@@ -410,6 +483,32 @@ size_t mut_subtree_end(const mrec *r, size_t n, size_t k)
 
 /* ---- encoding ---- */
 
+/* After record i was written: the compressed regions it opens whose records are all there
+ * unchanged, written as the bytes they had. Returns the index of the last record passed over. */
+static size_t raw_spans(pcd_mut *m, pcd_writer *w, const mrec *r, size_t n, size_t i, pcd_status *st)
+{
+    const mset *p = &m->pristine;
+    if (r != m->w || r[i].owned || r[i].pidx == UINT32_MAX) return i;
+    size_t at = i;
+    for (size_t k = 0; k < p->nspans; k++) {
+        const mspan *sp = &p->spans[k];
+        if (sp->parent != r[i].pidx) continue;
+        /* the loaded records [first, end) next, unchanged, and no record of the region after them */
+        size_t len = sp->end - sp->first;
+        if (at + 1 + len > n) return at;
+        for (size_t j = 0; j < len; j++) {
+            const mrec *x = &r[at + 1 + j];
+            if (x->owned || x->pidx != sp->first + j) return at;
+        }
+        size_t after = at + 1 + len;
+        if (after < n && r[after].rd == sp->rd && r[after].depth == r[i].depth + 1) return at;
+        *st = pcd_writer_raw_region(w, sp->rd, sp->p, sp->n, sp->count);
+        if (*st != PCD_OK) return at;
+        at = after - 1;
+    }
+    return at;
+}
+
 pcd_status mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out, size_t cap, size_t *len,
                               size_t size_rec, uint64_t *size_at)
 {
@@ -422,10 +521,20 @@ pcd_status mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out,
     if (size_at) *size_at = UINT64_MAX;
     pcd_status st = pcd_writer_open(&w, m->f, &s, m->al);
     if (st != PCD_OK) return st;
+    if (m->has_spare) {
+        pcd_writer_give_spare(&w, &m->spare);
+        m->has_spare = false;
+    }
     pcd_writer_set_big(&w, m->pristine.big);
+    /* a mutated file is compressed fast; an unmutated one as the schema says (the same bytes) */
+    if (m->dlen) {
+        w.zstd_level = 1;
+        w.zstd_small = true;
+    }
     bool reloc = (m->f->flags & PCD_FMT_RELOCATES) != 0;
     st = n && r[0].data ? pcd_writer_root(&w, r[0].data) : PCD_E_ARG;
-    for (size_t i = 1; i < n && st == PCD_OK; i++) {
+    size_t from = st == PCD_OK ? raw_spans(m, &w, r, n, 0, &st) + 1 : 1;
+    for (size_t i = from; i < n && st == PCD_OK; i++) {
         if (i == size_rec) {
             st = pcd_writer_close_to(&w, r[i].depth);
             if (st != PCD_OK) break;
@@ -433,34 +542,54 @@ pcd_status mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out,
         }
         if (reloc && r[i].origin != UINT64_MAX) pcd_writer_set_origin(&w, r[i].origin);
         st = pcd_writer_record(&w, r[i].rd, r[i].data);
+        if (st == PCD_OK) i = raw_spans(m, &w, r, n, i, &st);
     }
     if (st == PCD_OK) st = pcd_writer_finish(&w);
+    m->has_spare = pcd_writer_take_spare(&w, &m->spare);
     pcd_writer_close(&w);
     if (st == PCD_OK) *len = s.len;
     return st;
 }
 
-bool mut_check_record(pcd_mut *m, size_t k)
+bool mut_check_record(pcd_mut *m, size_t k) { return mut_check_record_as(m, k, false); }
+
+bool mut_check_record_as(pcd_mut *m, size_t k, bool encode_only)
 {
     const mrec *r = &m->w[k];
-    if (!r->rd || r->rd->state_size || !r->rd->decode || !r->rd->encode) return true;
+    if (!r->rd || !r->rd->decode || !r->rd->encode) return true;
     pcd_ctx x;
     pcd_ctx_init(&x, NULL);
     x.big = m->pristine.big;
     x.root = m->w[0].data;
     x.version = m->f->version_num;
+    pcd_arena_reset(&m->chk);
+    void *st_enc = NULL, *st_dec = NULL;
+    if (r->rd->state_size) {
+        /* a stream state as its region starts (from the record that opens it): values that
+         * depend on what came before in the region are checked against that */
+        size_t p = k;
+        while (p > 0 && m->w[p].depth >= r->depth) p--;
+        st_enc = pcd_arena_alloc(&m->chk, r->rd->state_size);
+        st_dec = pcd_arena_alloc(&m->chk, r->rd->state_size);
+        if (!st_enc || !st_dec) return true;
+        memset(st_enc, 0, r->rd->state_size);
+        if (r->rd->state_init) r->rd->state_init(st_enc, m->w[p].data, &x);
+        memcpy(st_dec, st_enc, r->rd->state_size);
+        x.state = st_enc;
+    }
     uint8_t tmp[8192];
     pcd_sink s;
     pcd_sink_init(&s, tmp, sizeof tmp, NULL, NULL, NULL, &x);
     pcd_status st = r->rd->encode(&s, r->data);
     if (st == PCD_E_LIMIT) return true;   /* too big to check here: the whole file is checked by who needs it */
     if (st != PCD_OK) return false;
-    pcd_arena_reset(&m->chk);
+    if (encode_only) return true;
     pcd_ctx y;
     pcd_ctx_init(&y, &m->chk);
     y.big = x.big;
     y.root = x.root;
     y.version = x.version;
+    y.state = st_dec;
     pcd_cursor c = pcd_cursor_make(&y, tmp, s.len, 0, true);
     st = r->rd->decode(&c, m->chkrec);
     return st == PCD_OK && c.p == tmp + s.len;
@@ -493,7 +622,11 @@ pcd_status pcd_mut_encode(pcd_mut *m, uint8_t *out, size_t cap, size_t *len)
         if (st != PCD_OK) return st;
         if (m->layer >= 0 && m->layer != PCD_MUT_LAYER_GZIP)
             mut_layer(m, m->layer, m->buf2, m->buf2_cap, &n, size_at, size_rec);
-        st = gzip(m->al, m->buf2, n, out, lim, len);
+        /* a mutated file: mostly stored blocks (fast; the reader's inflate still runs), now
+         * and then compressed; an unmutated one compressed as most writers do */
+        int level = !m->dlen ? 6 : mut_below(m, 4) ? 0 : 1;
+        st = gzip(m->al, level, m->buf2, n, out, lim, len);
+        if (st == PCD_E_LIMIT && level < 6) st = gzip(m->al, 6, m->buf2, n, out, lim, len);   /* to fit */
         if (st != PCD_OK) return st;
         if (m->layer == PCD_MUT_LAYER_GZIP) mut_layer(m, m->layer, out, lim, len, UINT64_MAX, SIZE_MAX);
         return PCD_OK;
@@ -578,6 +711,7 @@ pcd_status pcd_mut_crossover(pcd_mut *m, const uint8_t *other, size_t size)
             r.data = q;
             r.owned = true;
             r.origin = UINT64_MAX;
+            r.pidx = UINT32_MAX;
             m->w[at + i] = r;
         }
         m->wn += cnt;
@@ -633,24 +767,32 @@ void *mut_new_record(pcd_mut *m, const pcd_region_desc *rd)
     return q;
 }
 
-static bool gen_region(pcd_mut *m, const pcd_type *t, const void *data, uint32_t depth)
+/* Records for the regions of a new record (of type t, at depth): some regions may only be
+ * there under a condition, so each attempt leaves some out (`keep` in 8: how likely one is
+ * filled), the later attempts more of them. */
+static bool gen_region(pcd_mut *m, const pcd_type *t, const void *data, uint32_t depth, unsigned keep)
 {
     (void)data;
     for (uint32_t i = 0; i < t->n_fields; i++) {
         const pcd_field *f = &t->fields[i];
         if (f->kind != PCD_K_REGION || !f->region) continue;
+        if (mut_below(m, 8) >= keep) continue;
         uint32_t n = depth >= 2 ? (uint32_t)mut_below(m, 3) : 1 + (uint32_t)mut_below(m, 24);
         for (uint32_t j = 0; j < n; j++) {
             void *q = mut_new_record(m, f->region);
             if (!q || !mut_reserve(m, m->wn + 1)) return false;
-            m->w[m->wn++] = (mrec){ f->region, f->region->record, q, depth + 1, true, UINT64_MAX };
+            m->w[m->wn++] = (mrec){ f->region, f->region->record, q, depth + 1, true, UINT64_MAX, UINT32_MAX };
+            if (!mut_check_record(m, m->wn - 1)) {
+                m->wn--;   /* a case whose starting values do not make it valid */
+                continue;
+            }
             const pcd_type *rt = f->region->record;
             if (rt->is_union) {
                 uint32_t w = *(uint32_t *)q;
                 if (w < rt->n_fields && rt->fields[w].kind == PCD_K_STRUCT && rt->fields[w].type &&
-                    depth < 4 && !gen_region(m, rt->fields[w].type, q, depth + 1))
+                    depth < 4 && !gen_region(m, rt->fields[w].type, q, depth + 1, keep))
                     return false;
-            } else if (depth < 4 && !gen_region(m, rt, q, depth + 1)) {
+            } else if (depth < 4 && !gen_region(m, rt, q, depth + 1, keep)) {
                 return false;
             }
         }
@@ -678,6 +820,7 @@ pcd_status pcd_mut_generate(pcd_mut *m)
 {
     /* an empty set to start from */
     m->pristine.n = 0;
+    m->pristine.nspans = 0;
     pcd_arena_reset(&m->pristine.arena);
     m->pristine.gz = false;
     m->pristine.big = false;
@@ -691,7 +834,7 @@ pcd_status pcd_mut_generate(pcd_mut *m)
     memset(m->index_count, 0, sizeof m->index_count);
     for (int attempt = 0; attempt < 8; attempt++) {
         if (!restore(m)) return PCD_E_NOMEM;
-        if (!gen_region(m, m->f->root, root, 0)) return PCD_E_NOMEM;
+        if (!gen_region(m, m->f->root, root, 0, attempt < 2 ? 8 : attempt < 5 ? 5 : 3)) return PCD_E_NOMEM;
         /* values made different, then references pointed at what is there */
         uint32_t n = (uint32_t)m->wn;
         for (uint32_t i = 0; i < n; i++) {

@@ -124,8 +124,8 @@ pcd_status pcd_mut_fuzz(pcd_mut *m, const uint8_t *in, size_t size, uint8_t *out
 
 /* ---- structural shrinking (minimisers) ----
  * Steps over the loaded records: first "drop record i" (i from the last to the first;
- * the records it holds go with it), then "shrink value j" (integers to 0 or halved,
- * strings and arrays halved then emptied). A step never changes the loaded records:
+ * the records it holds go with it), then "shrink value j" (an integer to 0, a string or
+ * an array halved, a single byte or element emptied). A step never changes the loaded records:
  * it writes a candidate. Reload a candidate that still shows the finding and start
  * over; stop when no step is taken. */
 uint32_t pcd_mut_shrink_steps(pcd_mut *m);

@@ -1,4 +1,4 @@
-/* pcd_mut_gen.h: what a generated mutator (generated/mut/<fmt>_v<N>_mut.c) holds, for the
+/* pcd_mut_gen.h: what a generated mutator (generated/<fmt>_v<N>_mut.c) holds, for the
  * engine in pcd_mut.c. Everything else the engine reads from the format's descriptors. */
 #ifndef PCD_MUT_GEN_H
 #define PCD_MUT_GEN_H
@@ -12,6 +12,9 @@ typedef struct pcd_mut_init {
     void (*init)(void *rec);
     void (*set_case)(void *rec, uint32_t which);
 } pcd_mut_init;
+
+/* Zero bytes, for the fixed-size byte strings of new records (a generated init points at them). */
+extern const uint8_t pcd_mut_zeros[4096];
 
 struct pcd_mutator {
     const char *name;                 /* "mojo_v3" */

@@ -13,7 +13,19 @@ typedef struct mrec {
     uint32_t depth;
     bool owned;                  /* data belongs to the working copy (may be changed in place) */
     uint64_t origin;             /* offset in the file it was read from; UINT64_MAX: none */
+    uint32_t pidx;               /* its index in the loaded records; UINT32_MAX: made since */
 } mrec;
+
+/* A compressed region as it was in the file: written again as these bytes while its records
+ * and its parent are unchanged (no recompression, and the same bytes). */
+typedef struct mspan {
+    size_t parent;               /* the record that opens it (loaded index) */
+    size_t first, end;           /* its records [first, end) (loaded indexes) */
+    uint64_t count;              /* records of the region itself */
+    const pcd_region_desc *rd;
+    const uint8_t *p;
+    size_t n;
+} mspan;
 
 /* A set of records and the memory behind them. */
 typedef struct mset {
@@ -21,6 +33,8 @@ typedef struct mset {
     size_t n, cap;
     pcd_arena arena;
     bool gz, big;
+    mspan *spans;
+    size_t nspans, cspans;
 } mset;
 
 #define MUT_MAX_PATH 6
@@ -74,6 +88,8 @@ struct pcd_mut {
     uint8_t *buf2;
     size_t buf2_cap;
     int layer;                   /* a pending layer-breaking kind, -1 none */
+    pcd_writer_spare spare;      /* the writers' zstd context, from one encode to the next */
+    bool has_spare;
     pcd_arena chk;               /* the check of a changed record: decoded arrays */
     uint8_t *chkrec;             /* ... and the record it decodes to */
     size_t max_rec;              /* the largest record struct of the format */
@@ -113,6 +129,8 @@ void *mut_new_record(pcd_mut *m, const pcd_region_desc *rd);
 
 /* Does record k of the working copy still encode and decode by itself? */
 bool mut_check_record(pcd_mut *m, size_t k);
+/* ... or only that it still encodes (evil kinds: what the encoder cannot write is no output) */
+bool mut_check_record_as(pcd_mut *m, size_t k, bool encode_only);
 
 /* pcd_mut_kinds.c */
 pcd_status mut_apply(pcd_mut *m, pcd_mut_kind k);

@@ -99,7 +99,7 @@ static void set_present(undo *u, msite *s)
 
 static pcd_status finish(pcd_mut *m, pcd_mut_kind kind, size_t k, undo *u)
 {
-    if (pcd_mut_kind_keeps(kind) && !mut_check_record(m, k)) {
+    if (!mut_check_record_as(m, k, !pcd_mut_kind_keeps(kind))) {
         undo_all(u);
         return PCD_E_RANGE;
     }
@@ -368,7 +368,7 @@ static pcd_status k_rec_insert(pcd_mut *m)
     if (!rd) return PCD_END;
     void *q = mut_new_record(m, rd);
     if (!q) return PCD_E_NOMEM;
-    mrec r = { rd, rd->record, q, depth, true, UINT64_MAX };
+    mrec r = { rd, rd->record, q, depth, true, UINT64_MAX, UINT32_MAX };
     if (!insert_recs(m, at, &r, 1)) return PCD_E_NOMEM;
     if (!mut_check_record(m, at)) {
         memmove(m->w + at, m->w + at + 1, (m->wn - at - 1) * sizeof *m->w);
@@ -398,8 +398,11 @@ static pcd_status k_rec(pcd_mut *m, pcd_mut_kind kind)
     if (!tmp) return PCD_E_NOMEM;
     memcpy(tmp, m->w + k, cnt * sizeof *tmp);
     for (size_t i = 0; i < cnt; i++) {
-        tmp[i].owned = false;   /* shared with the original: copied before a change */
-        m->w[k + i].owned = false;
+        /* shared with the original from now on: copied before a change; a changed one is
+         * no longer what was loaded */
+        if (m->w[k + i].owned) tmp[i].pidx = m->w[k + i].pidx = UINT32_MAX;
+        tmp[i].owned = m->w[k + i].owned = false;
+        if (kind != PCD_MUT_REC_SWAP) tmp[i].pidx = UINT32_MAX;
     }
     if (kind == PCD_MUT_REC_DUP) {
         for (size_t i = 0; i < cnt; i++) tmp[i].origin = UINT64_MAX;

@@ -1,4 +1,4 @@
--- emit/mut.lua: the structure-aware mutator of a format version (generated/mut/<base>_mut.c),
+-- emit/mut.lua: the structure-aware mutator of a format version (generated/<base>_mut.c),
 -- run by the engine in src/mutator/pcd_mut.c: what a new record of each type holds to be valid
 -- (fixed values, lower bounds, a closed enum's first name), the tag of each case of a union
 -- that carries its own, and the key spaces the schema's references use (key/ref/index_key).
@@ -17,6 +17,11 @@ local function struct_lines(S)
   local lines = {}
   for _, f in ipairs(S.fields) do
     local ty = f.ty
+    if ty and K.has_member(f) and not f.derived and not f.when and ty.kind == "bytes" and ty.mode == "fixed" and
+        not ty.padded then
+      lines[#lines + 1] = string.format("r->%s.ptr = pcd_mut_zeros; r->%s.len = %d; /* %s: exactly %d bytes */",
+        f.name, f.name, ty.fixed, f.name, ty.fixed)
+    end
     if ty and K.has_member(f) and not f.derived and not f.when and not f.magic and
         (ty.kind == "int" or ty.kind == "varint") then
       local v, why
@@ -53,9 +58,17 @@ function M.file(ir, sha, gen_version)
       end
     elseif S.kind == "union" and S.mode == "tag" and not S.name_tag then
       case = nm .. "_case"
-      local cs = {}
+      local cs, used = {}, {}
+      for _, c in ipairs(S.cases) do for _, v in ipairs(c.values or {}) do if type(v) == "number" then used[v] = true end end end
       for _, c in ipairs(S.cases) do
-        cs[#cs + 1] = string.format("    case %s: r->tag = %s; break;", c.const, C.cnum(c.values[1], true))
+        local v, why = c.values and c.values[1], ""
+        if type(v) ~= "number" then
+          -- the default case: a tag no other case has
+          v = 0
+          while used[v] do v = v + 1 end
+          why = " /* (default: a tag no case names) */"
+        end
+        cs[#cs + 1] = string.format("    case %s: r->tag = %s; break;%s", c.const, C.cnum(v, true), why)
       end
       fns[#fns + 1] = string.format(
         "/* %s: case `which`, with its (first) tag. */\nstatic void %s(void *p, uint32_t which)\n{\n    %s *r = p;\n" ..
@@ -81,6 +94,7 @@ function M.file(ir, sha, gen_version)
     #include "pcd_mut_gen.h"
 
     ${fns}
+
     static const pcd_mut_init ${prefix}_mut_inits[] = {
     ${rows}
         { NULL, NULL, NULL },
@@ -99,7 +113,7 @@ function M.file(ir, sha, gen_version)
     rows = table.concat(rows, "\n"), spaces = #sp > 0 and (table.concat(sp, ", ") .. ", ") or "" })
 end
 
--- generated/mut/pcd_mutators.c: every schema's mutator, in the order of pcd_formats.
+-- generated/pcd_mutators.c: every schema's mutator, in the order of pcd_formats.
 function M.registry(formats, gen_version)
   local decl, entries = {}, {}
   for _, f in ipairs(formats) do

@@ -82,6 +82,7 @@ static void file_init(void *p)
     r->data_version = 17; /* data_version: equals 17 */
     r->flags = 0; /* flags: equals 0 */
 }
+
 static const pcd_mut_init pcd_mono_v3_0_mut_inits[] = {
     { &pcd_mono_v3_0_event_metadata_name_type, event_metadata_name_init, NULL },
     { &pcd_mono_v3_0_event_metadata_load_type, event_metadata_load_init, NULL },

@@ -5,6 +5,7 @@
 #include "pprof_v1.h"
 #include "pcd_mut_gen.h"
 
+
 static const pcd_mut_init pcd_pprof_v1_mut_inits[] = {
     { NULL, NULL, NULL },
 };

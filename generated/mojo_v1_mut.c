@@ -32,6 +32,7 @@ static void file_init(void *p)
     pcd_mojo_v1_file *r = p;
     r->version.mag = 1; r->version.neg = false; /* version: equals 1 */
 }
+
 static const pcd_mut_init pcd_mojo_v1_mut_inits[] = {
     { &pcd_mojo_v1_event_type, NULL, event_case },
     { &pcd_mojo_v1_file_type, file_init, NULL },

@@ -32,6 +32,7 @@ static void file_init(void *p)
     pcd_mojo_v2_file *r = p;
     r->version.mag = 2; r->version.neg = false; /* version: equals 2 */
 }
+
 static const pcd_mut_init pcd_mojo_v2_mut_inits[] = {
     { &pcd_mojo_v2_event_type, NULL, event_case },
     { &pcd_mojo_v2_file_type, file_init, NULL },

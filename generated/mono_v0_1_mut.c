@@ -239,6 +239,7 @@ static void file_init(void *p)
     r->data_version = 1; /* data_version: equals 1 */
     r->flags = 0; /* flags: equals 0 */
 }
+
 static const pcd_mut_init pcd_mono_v0_1_mut_inits[] = {
     { &pcd_mono_v0_1_event_alloc_bt_backtrace_type, event_alloc_bt_backtrace_init, NULL },
     { &pcd_mono_v0_1_event_metadata_start_load_detail_class_type, event_metadata_start_load_detail_class_init, NULL },

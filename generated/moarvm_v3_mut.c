@@ -25,6 +25,7 @@ static void column64_init(void *p)
     pcd_moarvm_v3_column64 *r = p;
     r->entry_size = 8; /* entry_size: equals 8 */
 }
+
 static const pcd_mut_init pcd_moarvm_v3_mut_inits[] = {
     { &pcd_moarvm_v3_column16_type, column16_init, NULL },
     { &pcd_moarvm_v3_column32_type, column32_init, NULL },

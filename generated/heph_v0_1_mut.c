@@ -11,6 +11,7 @@ static void attribute_init(void *p)
     pcd_heph_v0_1_attribute *r = p;
     r->type = 1; /* type: u64 */
 }
+
 static const pcd_mut_init pcd_heph_v0_1_mut_inits[] = {
     { &pcd_heph_v0_1_attribute_type, attribute_init, NULL },
     { NULL, NULL, NULL },

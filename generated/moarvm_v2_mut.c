@@ -45,6 +45,7 @@ static void fram_block_init(void *p)
     pcd_moarvm_v2_fram_block *r = p;
     r->entry_size = 32; /* entry_size: equals 32 */
 }
+
 static const pcd_mut_init pcd_moarvm_v2_mut_inits[] = {
     { &pcd_moarvm_v2_coll_block_type, coll_block_init, NULL },
     { &pcd_moarvm_v2_ref_type, NULL, ref_case },

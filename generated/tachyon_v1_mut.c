@@ -23,7 +23,9 @@ static void file_init(void *p)
 {
     pcd_tachyon_v1_file *r = p;
     r->version = 1; /* version: equals 1 */
+    r->checksum.ptr = pcd_mut_zeros; r->checksum.len = 16; /* checksum: exactly 16 bytes */
 }
+
 static const pcd_mut_init pcd_tachyon_v1_mut_inits[] = {
     { &pcd_tachyon_v1_sample_stack_type, NULL, sample_stack_case },
     { &pcd_tachyon_v1_file_type, file_init, NULL },

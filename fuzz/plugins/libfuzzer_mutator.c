@@ -1,0 +1,44 @@
+/* libfuzzer_mutator.c: libFuzzer's custom mutator hooks over profcodec's structure-aware
+ * mutators. Link it with any libFuzzer harness of a reader of these formats:
+ *     clang -fsanitize=fuzzer harness.c libpcdmut_libfuzzer.a -lzstd -lz -lm -lpthread
+ * Settings: plugin_env.h (PCD_MUT_FORMAT, PCD_MUT_EVIL, PCD_MUT_LAYER, PCD_MUT_BYTES, ...).
+ * A share of the calls (PCD_MUT_BYTES) goes to libFuzzer's own byte-level mutations, and so
+ * does every input our decoder cannot read at all. */
+#include <string.h>
+
+#include "plugin_env.h"
+
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
+size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, const uint8_t *data2, size_t size2,
+                                 uint8_t *out, size_t max_out_size, unsigned int seed);
+
+static plugin P;
+static uint8_t out_buf[(size_t)1 << 22];
+
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+    pcd_mut *m = plugin_session(&P, data, size);
+    if (!m || (double)(seed % 1000) < P.bytes_share * 1000.0) return LLVMFuzzerMutate(data, size, max_size);
+    pcd_mut_reseed(m, seed);
+    size_t len = 0, cap = max_size < sizeof out_buf ? max_size : sizeof out_buf;
+    if (pcd_mut_fuzz(m, data, size, out_buf, cap, &len) != PCD_OK || len == 0)
+        return LLVMFuzzerMutate(data, size, max_size);
+    if (P.verbose) fprintf(stderr, "%s\n", pcd_mut_describe(m));
+    memcpy(data, out_buf, len);
+    return len;
+}
+
+size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, const uint8_t *data2, size_t size2,
+                                 uint8_t *out, size_t max_out_size, unsigned int seed)
+{
+    pcd_mut *m = plugin_session(&P, data1, size1);
+    if (!m) return 0;
+    pcd_mut_reseed(m, seed);
+    size_t len = 0;
+    if (pcd_mut_load(m, data1, size1) != PCD_OK || pcd_mut_crossover(m, data2, size2) != PCD_OK ||
+        pcd_mut_encode(m, out, max_out_size, &len) != PCD_OK)
+        return 0;   /* libFuzzer then does without */
+    if (P.verbose) fprintf(stderr, "%s\n", pcd_mut_describe(m));
+    return len;
+}
