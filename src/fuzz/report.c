@@ -177,12 +177,26 @@ static void sanitizer_stack(const char *from, const char *end, pcd_fz_report *r)
     }
 }
 
+/* A frame of the C library (glibc's own source paths, or a system library without symbols): of
+ * a run of them only the first counts (strlen -> vfprintf -> fprintf is "a crash in strlen",
+ * told apart by the program's frames below it). */
+static bool system_frame(const char *loc, size_t n)
+{
+    static const char *const marks[] = { "/libc.so", "/libm.so", "/libpthread", "/ld-linux", "../sysdeps/",
+                                         "./stdio-common/", "./libio/", "./string/", "./stdlib/", "./malloc/",
+                                         "./debug/", "./nptl/", "../csu/", NULL };
+    for (int i = 0; marks[i]; i++)
+        if (find_in(loc, n, marks[i])) return true;
+    return false;
+}
+
 int pcd_fz_gdb_frames(const char *text, size_t len, pcd_fz_report *r)
 {
     line_it it = { text, text + len };
     const char *s;
     size_t n;
     int before = r->n_frames;
+    bool in_system = false;
     while (next_line(&it, &s, &n) && r->n_frames < PCD_FZ_FRAMES) {
         /* "#0  0x00007ffff7a4 in fn (a=1) at x.c:12" / "#1  fn (...) at x.c:3" / "... from /lib/libc.so.6" */
         if (n < 3 || s[0] != '#' || !isdigit((unsigned char)s[1])) continue;
@@ -205,6 +219,9 @@ int pcd_fz_gdb_frames(const char *text, size_t len, pcd_fz_report *r)
         const char *from = find_in(s + i, n - i, " from ");
         const char *loc = at ? at + 4 : from ? from + 6 : NULL;
         size_t loc_n = loc ? (size_t)(s + n - loc) : 0;
+        bool sys = loc && system_frame(loc, loc_n);
+        if (sys && in_system) continue;
+        in_system = sys;
         if (fn == 2 && memcmp(s + f0, "??", 2) == 0 && addr) {
             /* no symbol: the address (gdb starts programs without address randomisation) */
             add_frame(r, addr, addr_n, loc, loc_n);

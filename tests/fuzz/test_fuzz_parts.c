@@ -131,6 +131,15 @@ static const char gdb_sym_text[] =
     "#4  0x0000555555555189 in read_header (f=0x0) at mprof.c:120\n"
     "#5  0x0000555555555200 in main () at mprof.c:300\n";
 
+static const char gdb_libc_text[] =
+    "#0  __strlen_evex () at ../sysdeps/x86_64/multiarch/strlen-evex.S:79\n"
+    "#1  0x00007ffff7e12258 in __vfprintf_internal (s=0x7ffff7f88760 <_IO_2_1_stdout_>, format=0x7ff \"%s\", "
+    "mode_flags=2) at ./stdio-common/vfprintf-process-arg.c:397\n"
+    "#2  0x00007ffff7ecab0f in ___fprintf_chk (fp=<optimized out>) at ./debug/fprintf_chk.c:33\n"
+    "#3  0x0000555555558988 in ?? ()\n"
+    "#4  0x0000555555558f8b in ?? ()\n"
+    "#5  0x000055555556091b in ?? ()\n";
+
 static const char libfuzzer_text[] =
     "==5== ERROR: libFuzzer: deadly signal\n"
     "    #0 0x4f in __sanitizer_print_stack_trace (/f+0x4f)\n"
@@ -227,6 +236,11 @@ static void test_gdb_and_libfuzzer(void **state)
     assert_int_equal(pcd_fz_gdb_frames(gdb_sym_text, strlen(gdb_sym_text), &r), 2);
     assert_string_equal(r.frames[0], "read_header"); /* abort's own frames left out */
     assert_string_equal(r.frames[1], "main");
+    /* a crash inside the C library: its first frame, then the program's */
+    memset(&r, 0, sizeof r);
+    assert_int_equal(pcd_fz_gdb_frames(gdb_libc_text, strlen(gdb_libc_text), &r), 3);
+    pcd_fz_signature("signal|SIGSEGV", &r, sig, sizeof sig);
+    assert_string_equal(sig, "signal|SIGSEGV|__strlen_evex|0x0000555555558988|0x0000555555558f8b");
     parse(libfuzzer_text, &r, sig, sizeof sig);
     assert_int_equal(r.kind, PCD_FZ_LIBFUZZER);
     assert_string_equal(sig, "libfuzzer|deadly signal|tachyon_read_samples|LLVMFuzzerTestOneInput");
