@@ -84,6 +84,9 @@ static size_t cap_text(fz_capture *c, char **out)
         }
     }
     c->lin[n] = 0;
+    /* NUL bytes as '?': the text is searched as a C string (reports, regexes) */
+    for (size_t i = 0; i < n; i++)
+        if (!c->lin[i]) c->lin[i] = '?';
     *out = c->lin;
     return n;
 }

@@ -226,8 +226,23 @@ static const regex_t *type_regex(fz *z, const char *tmpl, const char *name)
     return z->type_re[k].ok ? &z->type_re[k].re : NULL;
 }
 
-/* A total of ours against the target's: a disagreement when they differ or it printed none. */
-static void compare_total(fz *z, const fz_run *run, fz_verdict *v, const char *name, uint64_t ours, const regex_t *re)
+/* Can the target's line for sample type t be found by its name? Not when the name is empty, has
+ * control bytes (a mutated string table: a NUL, a newline) or is another type's name too. */
+static bool comparable_name(const pcd_fz_reading *rd, size_t t)
+{
+    const char *name = rd->type_name[t];
+    if (!name[0]) return false;
+    for (const char *s = name; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) return false;
+    for (size_t u = 0; u < rd->n_types; u++)
+        if (u != t && strcmp(rd->type_name[u], name) == 0) return false;
+    return true;
+}
+
+/* A total of ours against the target's: a disagreement when they differ or it printed none.
+ * key tells disagreements apart (the sample type's place, not its name, which mutations change). */
+static void compare_total(fz *z, const fz_run *run, fz_verdict *v, const char *key, const char *name, uint64_t ours,
+                          const regex_t *re)
 {
     (void)z;
     uint64_t theirs = 0;
@@ -235,7 +250,7 @@ static void compare_total(fz *z, const fz_run *run, fz_verdict *v, const char *n
     if ((got && theirs == ours) || (!got && ours == 0)) return; /* readers often print no total of nothing */
     v->finding = v->disagreement = true;
     snprintf(v->kind, sizeof v->kind, "diff-total");
-    snprintf(v->sig, sizeof v->sig, "diff|total|%s|%s", name, got ? "differs" : "not printed");
+    snprintf(v->sig, sizeof v->sig, "diff|total|%s|%s", key, got ? "differs" : "not printed");
     if (got)
         snprintf(v->title, sizeof v->title, "total %s: the target says %" PRIu64 ", profcodec %" PRIu64, name, theirs, ours);
     else
@@ -293,8 +308,11 @@ static void differ(fz *z, const uint8_t *data, size_t n, const fz_run *run, fz_v
     for (int i = 0; i < z->n_totals && !v->finding; i++) {
         if (strcmp(z->totals[i].name, "*") == 0) {
             for (size_t t = 0; t < rd.n_types && !v->finding; t++) {
+                if (!comparable_name(&rd, t)) continue;
                 const regex_t *re = type_regex(z, z->totals[i].tmpl, rd.type_name[t]);
-                if (re) compare_total(z, run, v, rd.type_name[t], rd.total[t], re);
+                char key[24];
+                snprintf(key, sizeof key, "#%zu", t);
+                if (re) compare_total(z, run, v, key, rd.type_name[t], rd.total[t], re);
             }
             continue;
         }
@@ -309,7 +327,7 @@ static void differ(fz *z, const uint8_t *data, size_t n, const fz_run *run, fz_v
             }
             continue;
         }
-        compare_total(z, run, v, z->totals[i].name, k < 0 ? rd.samples : rd.total[k], &z->totals[i].re);
+        compare_total(z, run, v, z->totals[i].name, z->totals[i].name, k < 0 ? rd.samples : rd.total[k], &z->totals[i].re);
     }
 }
 
@@ -391,6 +409,70 @@ static int oracle(void *ud, const uint8_t *p, size_t n)
     return same;
 }
 
+/* The leading steps that drop a record ("drop ..."): the shrinking steps list them first. */
+static uint32_t drop_steps(pcd_mut *m)
+{
+    uint32_t k = pcd_mut_shrink_steps(m), nd = 0;
+    while (nd < k && strncmp(pcd_mut_shrink_describe(m, nd), "drop ", 5) == 0) nd++;
+    return nd;
+}
+
+/* Records dropped in runs, ddmin's way: half of the droppable records at once, then quarters,
+ * ... down to runs of 2 (single records are the step loop's), each run made in-process by
+ * applying the same drop step again to the input it gave (records go from the last backwards,
+ * so one step number walks down a run) and tried on the reader once. A 600-record profile of
+ * which a few records matter then takes tens of runs instead of hundreds. m is left loaded with
+ * *best. Returns false when the oracle said stop. */
+static bool shrink_chunks(fz *z, pcd_mut *m, tri *t, uint8_t **best, size_t *len, char *log, size_t log_cap,
+                          unsigned *steps)
+{
+    size_t cap = z->buf_cap;
+    uint8_t *cand = malloc(cap), *work = malloc(cap);
+    bool go_on = true;
+    if (!cand || !work || pcd_mut_load(m, *best, *len) != PCD_OK) goto done;
+    for (uint32_t chunk = drop_steps(m) / 2; chunk >= 2 && go_on; chunk /= 2) {
+        for (uint32_t start = 0;;) {
+            if (pcd_mut_load(m, *best, *len) != PCD_OK) goto done;
+            if (start + chunk > drop_steps(m)) break;
+            size_t n = 0;
+            uint32_t r = 0;
+            for (; r < chunk; r++) {
+                if (pcd_mut_shrink(m, start, cand, cap, &n) != PCD_OK || n == 0) break;
+                memcpy(work, cand, n);
+                if (pcd_mut_load(m, work, n) != PCD_OK) break;
+            }
+            if (r < chunk) {
+                start += chunk;
+                continue;
+            }
+            int res = oracle(t, cand, n);
+            if (res < 0) {
+                go_on = false;
+                break;
+            }
+            if (res == 0) {
+                start += chunk;
+                continue;
+            }
+            size_t o = strlen(log);
+            if (*steps < 8) snprintf(log + o, log_cap - o, "%sdrop %u records at once", *steps ? ", " : "", chunk);
+            else if (*steps == 8) snprintf(log + o, log_cap - o, ", ...");
+            (*steps)++;
+            uint8_t *nb = malloc(n);
+            if (!nb) goto done;
+            memcpy(nb, cand, n);
+            free(*best);
+            *best = nb;
+            *len = n;
+        }
+    }
+done:
+    if (pcd_mut_load(m, *best, *len) != PCD_OK) go_on = false;
+    free(cand);
+    free(work);
+    return go_on;
+}
+
 /* Structural minimizing through the schema's mutator: records dropped and values shrunk while
  * the finding stays; *best is replaced (malloc'd) as steps are kept. Appends the steps taken to
  * log. */
@@ -399,6 +481,7 @@ static void shrink_structure(fz *z, const pcd_mutator *mu, tri *t, uint8_t **bes
 {
     pcd_mut *m = fz_session(z, mu);
     if (!m || pcd_mut_load(m, *best, *len) != PCD_OK) return;
+    if (!shrink_chunks(z, m, t, best, len, log, log_cap, steps)) return;
     size_t cap = z->buf_cap;
     uint8_t *cand = malloc(cap);
     if (!cand) return;

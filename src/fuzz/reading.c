@@ -169,6 +169,8 @@ static pcd_status t_begin(void *ud, pcd_profile *p)
         size_t k = b.len < sizeof t->out->type_name[i] - 1 ? b.len : sizeof t->out->type_name[i] - 1;
         memcpy(t->out->type_name[i], b.ptr, k);
         t->out->type_name[i][k] = 0;
+        for (size_t c = 0; c < k; c++) /* a NUL in a name (bytes, any content) as '?' */
+            if (!t->out->type_name[i][c]) t->out->type_name[i][c] = '?';
     }
     return PCD_OK;
 }

@@ -81,7 +81,15 @@ if [ -n "$t" ] && grep -q '^what: total @samples: the target says 0, profcodec [
     grep -q '^profcodec: accepts' "$t/report.txt"; then ok "--diff --total: $(sed -n 's/^what: //p' "$t/report.txt")"
 else bad "--diff --total: no total disagreement"; fi
 
-# 5. usage
+# 5. --replay: files as they are (another fuzzer's crashes), triaged the same way
+mkdir -p "$W/crashes"
+cp "$W"/out/findings/*/original.mojo "$W/crashes/crash-1.mojo" 2>/dev/null
+cp "$W/seeds/v3_basic.mojo" "$W/crashes/fine.mojo"
+"$P" fuzz --replay "$W/crashes" -o "$W/replay" --minimize-runs 100 -- "$R" {} >"$W/log7" 2>&1
+[ $? = 1 ] && [ "$(ls "$W/replay/findings" | wc -l)" = 1 ] && ok "--replay: the crash triaged, the good file not" ||
+    bad "--replay: $(ls "$W/replay/findings" 2>&1)"
+
+# 6. usage
 "$P" fuzz --seeds "$W/seeds" >/dev/null 2>&1
 [ $? = 2 ] && ok "no command: exit 2" || bad "no command"
 "$P" fuzz --seeds "$W/seeds" -o "$W/x" -- /nonexistent/reader {} >"$W/log6" 2>&1
