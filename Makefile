@@ -13,7 +13,7 @@ FUZZ_TOOLS_BUILD ?= build-fuzz-tools
 FUZZ_COMPARE_SECONDS ?= 600
 export CTEST_OUTPUT_ON_FAILURE = 1
 
-.PHONY: all setup build run test test-fast test-asan test-release regen fuzz fuzz-tools bench bench-fuzz install clean
+.PHONY: all setup build run test test-fast test-asan test-release regen fuzz fuzz-tools fuzz-others bench bench-fuzz install clean
 
 all: build
 
@@ -74,6 +74,16 @@ fuzz-tools: setup
 	    -DBUILD_TESTING=OFF -DPCD_BUILD_CLI=OFF -DPCD_WERROR=ON >/dev/null
 	@cmake --build $(FUZZ_TOOLS_BUILD) -j$(JOBS) --target pcdmut_libfuzzer pcdmut_afl
 	@echo "fuzz-tools: $(FUZZ_TOOLS_BUILD)/fuzz/libpcdmut_libfuzzer.a and $(FUZZ_TOOLS_BUILD)/fuzz/pcdmut_afl.so (docs/fuzzing.md)"
+
+# Campaigns of `profcodec fuzz` against other readers (fuzz/others/: mprof-report, Go's pprof
+# parser, CPython 3.15's binary reader, austin-python's MOJO reader with AUSTIN_PYTHON=checkout),
+# FUZZ_OTHERS_SECONDS (1800) each, one after the other; FUZZ_OTHERS=go picks some. Never in make
+# test. Figures: fuzz/others/LEDGER.tsv; findings: fuzz/others/findings/, docs/fuzzing.md.
+fuzz-others: setup
+	@scripts/setup-deps.sh --quiet --fuzz-others
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS) --target profcodec-cli
+	@PROFCODEC=$(CURDIR)/$(BUILD)/profcodec fuzz/others/run.sh
 
 # The structure-aware mutators measured (bench/RESULTS.md): round trip, the share of generated and
 # mutated files our decoder accepts with the evil kinds off, mutations/s on inputs under 64 KB
