@@ -31,7 +31,7 @@ mkdir -p "$seeds"
 cp "$root"/tests/data/mojo/v3_basic.mojo "$root"/tests/data/mojo/v3_full.mojo "$root"/tests/data/mojo/v3_multiproc.mojo \
     "$root"/tests/data/mojo/v2_columns.mojo "$root"/tests/data/mojo/v1_early_defs.mojo "$seeds/"
 for f in "$root"/../shared/corpus/mojo/*.mojo; do [ -f "$f" ] && [ "$(stat -c %s "$f")" -le 150000 ] && cp "$f" "$seeds/"; done
-campaign austin-python "$version" "$seconds" -- --seeds "$seeds" --diff --python-tracebacks \
+campaign austin-python "$version" "$seconds" -- --seeds "$seeds" --diff --python-tracebacks --timeout 30 \
     --total '@samples=^samples ([0-9]+)$' --total 'time=^total time ([0-9]+)$' \
     --total 'memory=^total memory ([0-9]+)$' --total 'memory-released=^total memory-released ([0-9]+)$' \
     -- "$py" "$others/austin-python/harness.py" {} || exit $?

@@ -117,13 +117,15 @@ if src=$(fetch_source) && build_asan "$src"; then
     cov=$(grep -E '^#[0-9]+' "$work/log.txt" | tail -1 | sed -n 's/.*cov: \([0-9]*\).*ft: \([0-9]*\).*/\1 edges, \2 features/p')
     echo "cpython: libFuzzer ran $execs inputs, coverage $cov"
     # what it found: confirmed, minimized, told apart by stack
+    n=0
     if ls "$work"/artifacts/* >/dev/null 2>&1; then
-        campaign cpython "python3.15 $ver (ASan+UBSan+libFuzzer)" "$seconds" -- --replay "$work/artifacts" \
-            --python-tracebacks --timeout 60 -- "$base/asan/cpython_reader_fuzz" {} || exit $?
+        rm -rf "$base/triage"
+        nice -n 10 "$(pcd_bin)" fuzz --replay "$work/artifacts" -o "$base/triage" --python-tracebacks --timeout 60 \
+            --minimize-time "${MINIMIZE_SECONDS:-600}" --minimize-runs 100000 -- "$base/asan/cpython_reader_fuzz" {}
+        copy_findings cpython "$base/triage"
+        n=$(ls "$base/triage/findings" | wc -l)
     fi
     [ -f "$others/LEDGER.tsv" ] || printf '# date\tcommit\treader\tversion\tseconds\truns\truns_per_s\ttriage_runs\tcoverage\tfindings\tload\n' >"$others/LEDGER.tsv"
-    n=0
-    [ -d "$base/campaign/findings" ] && n=$(ls "$base/campaign/findings" | wc -l)
     printf '%s\t%s\tcpython\tpython3.15 %s (ASan+UBSan+libFuzzer)\t%s\t%s\t-\t-\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%MZ)" \
         "$(git -C "$root" rev-parse --short HEAD)" "$ver" "$seconds" "${execs:-?}" "${cov:-?}" "$n" "$load0 .. $(load_avg)" \
         >>"$others/LEDGER.tsv"

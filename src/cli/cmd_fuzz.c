@@ -296,6 +296,33 @@ static int check_seeds(fz *z)
     return 0;
 }
 
+/* Everything the campaign holds, at its end. */
+static void fz_free(fz *z)
+{
+    fz_runner_free(&z->runner);
+    if (z->sess)
+        for (size_t i = 0; i < pcd_n_mutators; i++)
+            if (z->sess[i]) pcd_mut_free(z->sess[i]);
+    free(z->sess);
+    for (size_t i = 0; i < z->n_in; i++) {
+        free(z->in[i].name);
+        free(z->in[i].data);
+        free(z->in[i].desc);
+    }
+    free(z->in);
+    free(z->good);
+    free(z->fd);
+    free(z->beh);
+    free(z->buf);
+    if (z->has_crash_re) regfree(&z->crash_re);
+    if (z->has_reject_re) regfree(&z->reject_re);
+    for (int i = 0; i < z->n_totals; i++)
+        if (strcmp(z->totals[i].name, "*") != 0) regfree(&z->totals[i].re);
+    for (int i = 0; i < z->n_type_re; i++)
+        if (z->type_re[i].ok) regfree(&z->type_re[i].re);
+    memset(z, 0, sizeof *z);
+}
+
 static void set_env_default(const char *name, const char *value)
 {
     if (!getenv(name)) setenv(name, value, 0);
@@ -536,10 +563,8 @@ out:
                     z->fd[i].title);
         if (fz_stop) fprintf(stderr, "profcodec fuzz: the same command resumes the campaign\n");
     }
-    fz_runner_free(&z->runner);
-    if (z->sess)
-        for (size_t i = 0; i < pcd_n_mutators; i++)
-            if (z->sess[i]) pcd_mut_free(z->sess[i]);
+    size_t n_fd = z->n_fd;
+    fz_free(z);
     if (rc) return rc;
-    return z->n_fd ? EXIT_INVALID : 0;
+    return n_fd ? EXIT_INVALID : 0;
 }

@@ -79,7 +79,7 @@ typedef struct fz {
     int n_crash_exit, n_accept_exit;
     struct { char name[48]; regex_t re; char tmpl[256]; } totals[FZ_MAX_TOTALS];  /* name "*": tmpl */
     int n_totals;
-    struct { char name[48]; regex_t re; bool ok; } type_re[32];  /* "*" made per sample type */
+    struct { char name[64]; regex_t re; bool ok; } type_re[32];  /* "*" made per sample type */
     int n_type_re;
     const pcd_format *format; /* --format */
     const pcd_mutator *format_mu;
@@ -104,7 +104,7 @@ typedef struct fz {
     fz_runner runner;
     pcd_alloc al;             /* mutators and the differential reading */
     pcd_mut **sess;           /* one session per mutator (pcd_mutators order), made when first needed */
-    uint8_t *buf, *cand;      /* the input being run, a minimizer's candidate */
+    uint8_t *buf;             /* the input being run */
     size_t buf_cap;
     char desc[FZ_DESC];       /* how buf was made */
     const char *made_from;    /* what buf was made from: an input's name, or the generator's */

@@ -226,12 +226,13 @@ static const regex_t *type_regex(fz *z, const char *tmpl, const char *name)
     return z->type_re[k].ok ? &z->type_re[k].re : NULL;
 }
 
-/* Can the target's line for sample type t be found by its name? Not when the name is empty, has
- * control bytes (a mutated string table: a NUL, a newline) or is another type's name too. */
+/* Can the target's line for sample type t be found by its name? Not when the name is empty, too
+ * long to be kept whole, has control bytes (a mutated string table: a NUL, a newline) or is
+ * another type's name too. */
 static bool comparable_name(const pcd_fz_reading *rd, size_t t)
 {
     const char *name = rd->type_name[t];
-    if (!name[0]) return false;
+    if (!name[0] || rd->type_name_cut[t]) return false;
     for (const char *s = name; *s; s++)
         if ((unsigned char)*s < 0x20 || *s == 0x7f) return false;
     for (size_t u = 0; u < rd->n_types; u++)

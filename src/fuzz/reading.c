@@ -167,6 +167,7 @@ static pcd_status t_begin(void *ud, pcd_profile *p)
     for (size_t i = 0; i < p->n_types; i++) {
         pcd_bytes b = pcd_profile_text(p, p->types[i].name);
         size_t k = b.len < sizeof t->out->type_name[i] - 1 ? b.len : sizeof t->out->type_name[i] - 1;
+        t->out->type_name_cut[i] = k < b.len;
         memcpy(t->out->type_name[i], b.ptr, k);
         t->out->type_name[i][k] = 0;
         for (size_t c = 0; c < k; c++) /* a NUL in a name (bytes, any content) as '?' */

@@ -17,7 +17,8 @@ typedef struct pcd_fz_reading {
     bool has_totals;          /* the format imports into the model, and did to its end */
     uint64_t samples;         /* samples, each counted as many times as it stands for */
     size_t n_types;
-    char type_name[PCD_MAX_SAMPLE_TYPES][48];
+    char type_name[PCD_MAX_SAMPLE_TYPES][64];  /* NUL bytes as '?' */
+    bool type_name_cut[PCD_MAX_SAMPLE_TYPES];  /* longer than type_name holds */
     uint64_t total[PCD_MAX_SAMPLE_TYPES];  /* per sample type, summed (saturating) */
 } pcd_fz_reading;
 
