@@ -1,4 +1,4 @@
-/* test_mutator.c: the structure-aware mutators (src/mutator, generated/*_mut.c): each one round-trips
+/* test_mutator.c: the structure-aware mutators (src/mutator and the generated <fmt>_v<N>_mut.c): each one round-trips
  * unmutated inputs byte for byte, every mutation kind is exercised and keeps the file decodable
  * when it says it does, layer-breaking kinds break what they name, outputs are deterministic,
  * shrinking steps shrink, crossover splices, the seed-less generator writes valid files, and every
