@@ -1,6 +1,8 @@
 /* libfuzzer_mutator.c: libFuzzer's custom mutator hooks over profcodec's structure-aware
  * mutators. Link it with any libFuzzer harness of a reader of these formats:
- *     clang -fsanitize=fuzzer harness.c libpcdmut_libfuzzer.a -lzstd -lz -lm -lpthread
+ *     clang -fsanitize=fuzzer harness.c -Wl,--whole-archive libpcdmut_libfuzzer.a -Wl,--no-whole-archive \
+ *         -lzstd -lz -lm -lpthread
+ * (--whole-archive: libFuzzer looks the hooks up as weak symbols, which pull nothing out of an archive).
  * Settings: plugin_env.h (PCD_MUT_FORMAT, PCD_MUT_EVIL, PCD_MUT_LAYER, PCD_MUT_BYTES, ...).
  * A share of the calls (PCD_MUT_BYTES) goes to libFuzzer's own byte-level mutations, and so
  * does every input our decoder cannot read at all. */
