@@ -24,6 +24,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
     if (!m || (double)(seed % 1000) < P.bytes_share * 1000.0) return LLVMFuzzerMutate(data, size, max_size);
     pcd_mut_reseed(m, seed);
     size_t len = 0, cap = max_size < sizeof out_buf ? max_size : sizeof out_buf;
+    if (P.grow > 0 && size + size / 4 + (size_t)P.grow < cap) cap = size + size / 4 + (size_t)P.grow;
     if (pcd_mut_fuzz(m, data, size, out_buf, cap, &len) != PCD_OK || len == 0)
         return LLVMFuzzerMutate(data, size, max_size);
     if (P.verbose) fprintf(stderr, "%s\n", pcd_mut_describe(m));
