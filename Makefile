@@ -11,6 +11,7 @@ PREFIX      ?= /usr/local
 FUZZ_SECONDS ?= 300
 FUZZ_TOOLS_BUILD ?= build-fuzz-tools
 FUZZ_COMPARE_SECONDS ?= 600
+FUZZ_COV_BUILD ?= build-fuzz-cov
 export CTEST_OUTPUT_ON_FAILURE = 1
 
 .PHONY: all setup build run test test-fast test-asan test-release regen fuzz fuzz-tools fuzz-others bench bench-fuzz install clean
@@ -88,16 +89,17 @@ fuzz-others: setup
 # The structure-aware mutators measured (bench/RESULTS.md): round trip, the share of generated and
 # mutated files our decoder accepts with the evil kinds off, mutations/s on inputs under 64 KB
 # (bench/mutbench.c); then coverage after FUZZ_COMPARE_SECONDS (600) per format, structure-aware
-# against byte-level, both arms at once (scripts/fuzz-compare.sh; FUZZ_COMPARE=mojo picks formats).
+# against byte-level, both arms at once (scripts/fuzz-compare.sh; FUZZ_COMPARE=mojo picks formats),
+# built without sanitizers (coverage is the measure, not what a sanitizer would catch).
 bench-fuzz: setup
 	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DPCD_WERROR=ON >/dev/null
 	@cmake --build $(BENCH_BUILD) -j$(JOBS) --target mutbench
 	@echo "load average: $$(cut -d' ' -f1-3 /proc/loadavg)"
 	@$(BENCH_BUILD)/bench/mutbench -n 2000 -g 200 -t 3 $$(find tests/data ../shared/corpus fuzz/corpus -type f -size -64k 2>/dev/null)
-	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCD_FUZZ=ON -DPCD_SANITIZE=ON -DPCD_WERROR=ON \
+	@CC=clang cmake -S . -B $(FUZZ_COV_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCD_FUZZ=ON -DPCD_WERROR=ON \
 	    -DBUILD_TESTING=OFF -DPCD_BUILD_CLI=OFF >/dev/null
-	@cmake --build $(FUZZ_BUILD) -j$(JOBS)
-	@scripts/fuzz-compare.sh $(FUZZ_BUILD) $(FUZZ_COMPARE_SECONDS) $(FUZZ_COMPARE)
+	@cmake --build $(FUZZ_COV_BUILD) -j$(JOBS) --target $(foreach h,tachyon_v1 moarvm_v3 pprof_gz mojo_v3 mono_v3_0 heph_v0_1,fuzz_$(h) fuzz_$(h)_sa)
+	@scripts/fuzz-compare.sh $(FUZZ_COV_BUILD) $(FUZZ_COMPARE_SECONDS) $(FUZZ_COMPARE)
 
 # Throughput and memory against the baselines each format names; writes bench/RESULTS.md
 # (BENCH=heph: that section only).
@@ -110,4 +112,4 @@ install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(BENCH_BUILD) $(RELEASE_BUILD)-gcc $(RELEASE_BUILD)-clang $(FUZZ_TOOLS_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(BENCH_BUILD) $(RELEASE_BUILD)-gcc $(RELEASE_BUILD)-clang $(FUZZ_TOOLS_BUILD) $(FUZZ_COV_BUILD)

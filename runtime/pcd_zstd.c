@@ -390,7 +390,9 @@ pcd_status pcd_zstd_writer_init(pcd_zstd_writer *w, pcd_alloc *al, int level, pc
 
 pcd_status pcd_zstd_writer_restart(pcd_zstd_writer *w, int level, pcd_sink *out)
 {
-    size_t r = ZSTD_CCtx_reset(w->c, ZSTD_reset_session_and_parameters);
+    /* (the parameters are reset only when pcd_zstd_writer_small changed them) */
+    size_t r = ZSTD_CCtx_reset(w->c, w->small ? ZSTD_reset_session_and_parameters : ZSTD_reset_session_only);
+    w->small = false;
     if (!ZSTD_isError(r)) r = ZSTD_CCtx_setParameter(w->c, ZSTD_c_compressionLevel, level);
     if (ZSTD_isError(r)) return PCD_E_ZSTD;
     w->out = out;
@@ -437,5 +439,6 @@ pcd_status pcd_zstd_writer_small(pcd_zstd_writer *w)
     size_t r = ZSTD_CCtx_setParameter(w->c, ZSTD_c_windowLog, 17);
     if (!ZSTD_isError(r)) r = ZSTD_CCtx_setParameter(w->c, ZSTD_c_hashLog, 6);
     if (!ZSTD_isError(r)) r = ZSTD_CCtx_setParameter(w->c, ZSTD_c_chainLog, 6);
+    w->small = true;
     return ZSTD_isError(r) ? PCD_E_ZSTD : PCD_OK;
 }

@@ -68,6 +68,7 @@ typedef struct pcd_zstd_writer {
     pcd_alloc *al;
     pcd_sink *out;
     uint64_t in_total;
+    bool small;               /* pcd_zstd_writer_small's parameters are set (restart clears them) */
 } pcd_zstd_writer;
 
 pcd_status pcd_zstd_writer_init(pcd_zstd_writer *w, pcd_alloc *al, int level, pcd_sink *out);

@@ -31,17 +31,29 @@ seeds() {
     for d in "$root/fuzz/corpus/$fam" "$root/tests/data/$fam" "$shared/$fam"; do
         [ -d "$d" ] || continue
         find "$d" -type f -size -64k ! -name '*.txt' ! -name '*.md' ! -name '*.json*' ! -name '*.py' ! -name '*.cs' \
-            ! -name '*.sh' ! -name '*.sha256' ! -name '*.tsv' ! -name '*.gz' -print0 |
-        while IFS= read -r -d '' f; do
-            case $fmt in
-                # Tachyon files whose samples are zstd (compression = 1 at offset 56)
-                tachyon_zstd) [ "$(od -An -tu1 -j56 -N1 "$f" | tr -d ' ')" = 1 ] || continue ;;
-                # pprof as files are: gzip
-                pprof_gz) [ "$(od -An -tx1 -N2 "$f" | tr -d ' ')" = 1f8b ] || continue ;;
-            esac
-            cp -n "$f" "$dir/$(basename "$(dirname "$f")")_$(basename "$f")" 2>/dev/null
-        done
+            ! -name '*.sh' ! -name '*.sha256' ! -name '*.tsv' ! -name '*.gz' -print0 | xargs -0 -r cp -t "$dir"
     done
+    case $fmt in
+        # Tachyon files whose samples are zstd (compression = 1 at offset 56); pprof as files are: gzip
+        tachyon_zstd|pprof_gz) python3 - "$fmt" "$dir" <<'PY'
+import os, sys
+fmt, d = sys.argv[1], sys.argv[2]
+for n in os.listdir(d):
+    p = os.path.join(d, n)
+    b = open(p, 'rb').read(64)
+    keep = (len(b) >= 60 and b[56] == 1) if fmt == 'tachyon_zstd' else b[:2] == b'\x1f\x8b'
+    if not keep: os.remove(p)
+PY
+        ;;
+    esac
+}
+
+# the schema the structure-aware arm mutates (the plugin would otherwise take the first input's)
+schema_of() {
+    case $1 in
+        tachyon_zstd) echo tachyon:1 ;; moarvm) echo moarvm:3 ;; pprof_gz) echo pprof:1 ;;
+        mojo) echo mojo:3 ;; mono) echo mono:3.0 ;; heph) echo heph:0.1 ;;
+    esac
 }
 
 harness_of() {
@@ -65,7 +77,7 @@ run_arm() {   # fmt harness binary arm seedsdir
     rm -rf "$w"; mkdir -p "$w/corpus" "$w/artifacts"
     cp "$sd"/* "$w/corpus/" 2>/dev/null
     # (CPU seconds the process got: from /usr/bin/time)
-    /usr/bin/time -f "%U %S" -o "$w/time.txt" "$bin" "$w/corpus" -max_total_time="$T" -timeout=30 -rss_limit_mb=2048 \
+    PCD_MUT_FORMAT=$(schema_of "$fmt") /usr/bin/time -f "%U %S" -o "$w/time.txt" "$bin" "$w/corpus" -max_total_time="$T" -timeout=30 -rss_limit_mb=2048 \
         -max_len=65536 -print_final_stats=1 -seed=1 -artifact_prefix="$w/artifacts/" ${dict:+-dict="$dict"} \
         >"$w/log.txt" 2>&1
     echo $? >"$w/rc"

@@ -1,6 +1,8 @@
 /* libfuzzer_mutator.c: libFuzzer's custom mutator hooks over profcodec's structure-aware
  * mutators. Link it with any libFuzzer harness of a reader of these formats:
- *     clang -fsanitize=fuzzer harness.c libpcdmut_libfuzzer.a -lzstd -lz -lm -lpthread
+ *     clang -fsanitize=fuzzer harness.c -Wl,--whole-archive libpcdmut_libfuzzer.a -Wl,--no-whole-archive \
+ *         -lzstd -lz -lm -lpthread
+ * (--whole-archive: libFuzzer looks the hooks up as weak symbols, which pull nothing out of an archive).
  * Settings: plugin_env.h (PCD_MUT_FORMAT, PCD_MUT_EVIL, PCD_MUT_LAYER, PCD_MUT_BYTES, ...).
  * A share of the calls (PCD_MUT_BYTES) goes to libFuzzer's own byte-level mutations, and so
  * does every input our decoder cannot read at all. */
@@ -22,6 +24,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
     if (!m || (double)(seed % 1000) < P.bytes_share * 1000.0) return LLVMFuzzerMutate(data, size, max_size);
     pcd_mut_reseed(m, seed);
     size_t len = 0, cap = max_size < sizeof out_buf ? max_size : sizeof out_buf;
+    if (P.grow > 0 && size + size / 4 + (size_t)P.grow < cap) cap = size + size / 4 + (size_t)P.grow;
     if (pcd_mut_fuzz(m, data, size, out_buf, cap, &len) != PCD_OK || len == 0)
         return LLVMFuzzerMutate(data, size, max_size);
     if (P.verbose) fprintf(stderr, "%s\n", pcd_mut_describe(m));

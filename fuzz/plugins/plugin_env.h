@@ -4,6 +4,9 @@
  *   PCD_MUT_LAYER   the probability of a layer-breaking kind per mutation (default 0.03)
  *   PCD_MUT_BYTES   libFuzzer only: the share of calls left to libFuzzer's own byte-level
  *                   mutations (default 0.2)
+ *   PCD_MUT_GROW    libFuzzer only: how much larger than its input an output may be, in bytes
+ *                   (default 1024 and a quarter of the input; libFuzzer's own length control is
+ *                   off with a custom mutator, and large inputs slow every execution); 0: no cap
  *   PCD_MUT_SEED    the session's first seed (default 1)
  *   PCD_MUT_VERBOSE 1: each mutation's one-line description on stderr */
 #ifndef PCD_PLUGIN_ENV_H
@@ -19,6 +22,7 @@ typedef struct plugin {
     pcd_mut *m;
     const pcd_mutator *mu;
     double bytes_share;
+    double grow;
     int verbose;
     int failed;               /* no schema for these inputs: byte-level only */
 } plugin;
@@ -49,6 +53,7 @@ static pcd_mut *plugin_session(plugin *p, const uint8_t *data, size_t size)
     o.seed = (uint64_t)env_num("PCD_MUT_SEED", 1);
     o.max_output = (size_t)1 << 22;
     p->bytes_share = env_num("PCD_MUT_BYTES", 0.2);
+    p->grow = env_num("PCD_MUT_GROW", 1024);
     p->verbose = (int)env_num("PCD_MUT_VERBOSE", 0);
     if (pcd_mut_new(&p->m, p->mu, &o, &p->al) != PCD_OK) {
         p->failed = 1;

@@ -232,6 +232,7 @@ pcd_status pcd_mut_new(pcd_mut **out, const pcd_mutator *mu, const pcd_mut_opts 
     pcd_arena_init(&m->other.arena, NULL, 0, al, 0);
     pcd_arena_init(&m->ma, NULL, 0, al, 0);
     pcd_arena_init(&m->chk, NULL, 0, al, 0);
+    pcd_arena_init(&m->next, NULL, 0, al, 0);
     m->max_rec = m->f->root_size;
     for (uint32_t i = 0; i < m->f->n_regions; i++)
         if (m->f->regions[i]->record_size > m->max_rec) m->max_rec = m->f->regions[i]->record_size;
@@ -266,6 +267,8 @@ void pcd_mut_free(pcd_mut *m)
     set_free(al, &m->other);
     pcd_arena_free(&m->ma);
     pcd_arena_free(&m->chk);
+    pcd_arena_free(&m->next);
+    pcd_alloc_free(al, m->span_at, m->span_cap * sizeof *m->span_at);
     if (m->has_spare) pcd_writer_spare_free(al, &m->spare);
     pcd_alloc_free(al, m->w, m->wcap * sizeof *m->w);
     pcd_alloc_free(al, m->defs, m->cdefs * sizeof *m->defs);
@@ -456,11 +459,74 @@ static uint64_t hash_bytes(const uint8_t *p, size_t n)
     return h;
 }
 
+/* The working copy (just written as the file now being loaded) made the loaded records:
+ * copied into the spare arena, with the compressed regions that went out as they were. */
+static bool promote(pcd_mut *m, uint64_t h, size_t size)
+{
+    mset *s = &m->pristine;
+    pcd_arena_reset(&m->next);
+    size_t n = m->wn;
+    mrec *r = pcd_alloc_get(m->al, (n ? n : 1) * sizeof *r);
+    mspan *sp = s->nspans ? pcd_alloc_get(m->al, s->nspans * sizeof *sp) : NULL;
+    if (!r || (s->nspans && !sp)) goto fail;
+    for (size_t i = 0; i < n; i++) {
+        r[i] = m->w[i];
+        void *q = pcd_arena_alloc(&m->next, r[i].type->size);
+        if (!q || !mut_copy(&m->next, r[i].type, q, r[i].data)) goto fail;
+        r[i].data = q;
+        r[i].owned = false;
+        r[i].pidx = (uint32_t)i;
+    }
+    size_t ns = 0;
+    for (size_t k = 0; k < s->nspans && k < m->span_cap; k++) {
+        if (m->span_at[k] == SIZE_MAX) continue;
+        mspan x = s->spans[k];
+        size_t len = x.end - x.first;
+        x.parent = m->span_at[k];
+        x.first = x.parent + 1;
+        x.end = x.first + len;
+        uint8_t *q = pcd_arena_alloc(&m->next, x.n);
+        if (!q) goto fail;
+        memcpy(q, x.p, x.n);
+        x.p = q;
+        sp[ns++] = x;
+    }
+    /* swap: the records and spans, and the arena behind them */
+    pcd_alloc_free(m->al, s->r, s->cap * sizeof *s->r);
+    s->r = r;
+    s->n = s->cap = n ? n : 1;
+    s->n = n;
+    if (s->spans) {
+        memcpy(s->spans, sp, ns * sizeof *sp);
+        pcd_alloc_free(m->al, sp, s->nspans * sizeof *sp);
+    }
+    s->nspans = ns;
+    pcd_arena t = s->arena;
+    s->arena = m->next;
+    m->next = t;
+    pcd_arena_reset(&m->next);
+    mut_scan_keys(m, s);
+    m->load_hash = h;
+    m->load_size = size;
+    m->loaded = true;
+    m->fast_zstd = true;
+    return restore(m);
+fail:
+    if (r) pcd_alloc_free(m->al, r, (n ? n : 1) * sizeof *r);
+    if (sp) pcd_alloc_free(m->al, sp, s->nspans * sizeof *sp);
+    return false;
+}
+
 pcd_status pcd_mut_load(pcd_mut *m, const uint8_t *data, size_t size)
 {
     uint64_t h = hash_bytes(data, size);
     if (m->loaded && h == m->load_hash && size == m->load_size) return restore(m) ? PCD_OK : PCD_E_NOMEM;
+    if (m->out_valid && m->loaded && h == m->out_hash && size == m->out_len && m->wn) {
+        m->out_valid = false;
+        if (promote(m, h, size)) return PCD_OK;
+    }
     m->loaded = false;
+    m->fast_zstd = false;
     pcd_status st = read_set(m, &m->pristine, data, size);
     if (st != PCD_OK) {
         m->pristine.n = 0;
@@ -504,6 +570,7 @@ static size_t raw_spans(pcd_mut *m, pcd_writer *w, const mrec *r, size_t n, size
         if (after < n && r[after].rd == sp->rd && r[after].depth == r[i].depth + 1) return at;
         *st = pcd_writer_raw_region(w, sp->rd, sp->p, sp->n, sp->count);
         if (*st != PCD_OK) return at;
+        if (k < m->span_cap) m->span_at[k] = i;
         at = after - 1;
     }
     return at;
@@ -527,12 +594,22 @@ pcd_status mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out,
     }
     pcd_writer_set_big(&w, m->pristine.big);
     /* a mutated file is compressed fast; an unmutated one as the schema says (the same bytes) */
-    if (m->dlen) {
+    if (m->dlen || m->fast_zstd) {
         w.zstd_level = 1;
         w.zstd_small = true;
     }
     bool reloc = (m->f->flags & PCD_FMT_RELOCATES) != 0;
     st = n && r[0].data ? pcd_writer_root(&w, r[0].data) : PCD_E_ARG;
+    if (r == m->w) {
+        if (m->span_cap < m->pristine.nspans) {
+            size_t *q = pcd_alloc_resize(m->al, m->span_at, m->span_cap * sizeof *q, m->pristine.nspans * sizeof *q);
+            if (q) {
+                m->span_at = q;
+                m->span_cap = m->pristine.nspans;
+            }
+        }
+        for (size_t k = 0; k < m->span_cap; k++) m->span_at[k] = SIZE_MAX;
+    }
     size_t from = st == PCD_OK ? raw_spans(m, &w, r, n, 0, &st) + 1 : 1;
     for (size_t i = from; i < n && st == PCD_OK; i++) {
         if (i == size_rec) {
@@ -595,7 +672,23 @@ bool mut_check_record_as(pcd_mut *m, size_t k, bool encode_only)
     return st == PCD_OK && c.p == tmp + s.len;
 }
 
+static pcd_status encode(pcd_mut *m, uint8_t *out, size_t cap, size_t *len);
+
 pcd_status pcd_mut_encode(pcd_mut *m, uint8_t *out, size_t cap, size_t *len)
+{
+    m->out_valid = false;
+    pcd_status st = encode(m, out, cap, len);
+    if (st == PCD_OK && m->layer < 0 && m->dlen) {
+        /* a file written from these records: loaded next (a fuzzer's next mutation of it), it
+         * is made the loaded one from them */
+        m->out_hash = hash_bytes(out, *len);
+        m->out_len = *len;
+        m->out_valid = true;
+    }
+    return st;
+}
+
+static pcd_status encode(pcd_mut *m, uint8_t *out, size_t cap, size_t *len)
 {
     *len = 0;
     if (!m->wn) return PCD_E_ARG;

@@ -93,6 +93,16 @@ struct pcd_mut {
     pcd_arena chk;               /* the check of a changed record: decoded arrays */
     uint8_t *chkrec;             /* ... and the record it decodes to */
     size_t max_rec;              /* the largest record struct of the format */
+    /* the last output (an input equal to it is the working copy again: no decoding) */
+    uint64_t out_hash;
+    size_t out_len;
+    bool out_valid;
+    bool fast_zstd;              /* the loaded records were promoted: regions they did not keep
+                                  * as bytes were compressed fast, and are again (the same bytes) */
+    size_t *span_at;             /* per loaded span: where the last encode wrote it raw (its
+                                  * parent's index in the working copy), SIZE_MAX: not raw */
+    size_t span_cap;
+    pcd_arena next;              /* the arena a promoted working copy is copied into */
     char desc[2048];
     size_t dlen;
     char sdesc[256];

@@ -151,8 +151,10 @@ static pcd_status k_int(pcd_mut *m, pcd_mut_kind kind)
     char path[160], val[48];
     mut_site_path(s, path, sizeof path);
     if (s->kind == PCD_K_F32 || s->kind == PCD_K_F64) {
-        static const double fv[] = { 0.0, -0.0, 1.0, -1.0, 1e308, -1e308, 5e-324, 3.4e38 };
-        double d = fv[mut_below(m, sizeof fv / sizeof fv[0])];
+        /* (a float's own range: a double beyond it does not convert) */
+        static const double dv[] = { 0.0, -0.0, 1.0, -1.0, 1e308, -1e308, 5e-324, 3.4e38 };
+        static const double fv[] = { 0.0, -0.0, 1.0, -1.0, 3.4e38, -3.4e38, 1.4e-45, 1.17549435e-38 };
+        double d = s->kind == PCD_K_F32 ? fv[mut_below(m, 8)] : dv[mut_below(m, 8)];
         if (kind == PCD_MUT_INT_EVIL) {
             const double ev[] = { __builtin_nan(""), __builtin_inf(), -__builtin_inf() };
             d = ev[mut_below(m, 3)];
