@@ -77,12 +77,13 @@ ledger() {
     runs=$(sed -n 's/^runs //p' "$st")
     triage=$(sed -n 's/^triage_runs //p' "$st")
     secs=$(sed -n 's/^seconds //p' "$st")
-    n=$(grep -vc '^#' "$CAMPAIGN_OUT/findings.tsv" 2>/dev/null || echo 0)
+    n=$(grep -vc '^#' "$CAMPAIGN_OUT/findings.tsv" 2>/dev/null)
     local tri="${CAMPAIGN_OUT%/campaign}/triage"
     if [ -f "$tri/state" ]; then # the minimizing runs count with the confirming ones
         triage=$((triage + $(sed -n 's/^runs //p' "$tri/state") + $(sed -n 's/^triage_runs //p' "$tri/state")))
-        n=$(grep -vc '^#' "$tri/findings.tsv" 2>/dev/null || echo 0)
+        n=$(grep -vc '^#' "$tri/findings.tsv" 2>/dev/null)
     fi
+    n=${n:-0}
     local rate
     rate=$(awk -v r="$runs" -v s="$secs" 'BEGIN { printf "%.1f", (s > 0 ? r / s : 0) }')
     [ -f "$others/LEDGER.tsv" ] || printf '# date\tcommit\treader\tversion\tseconds\truns\truns_per_s\ttriage_runs\tcoverage\tfindings\tload\n' >"$others/LEDGER.tsv"
@@ -93,18 +94,26 @@ ledger() {
         "coverage: $cov, findings: $n, load $CAMPAIGN_LOAD"
 }
 
-# Each finding of a campaign folder into fuzz/others/findings/READER/ID/ (input, mutation,
-# report cut short, repro.sh running READER.sh --repro).
+# Each finding of a folder (the triage's, or a campaign's) into fuzz/others/findings/READER/ID/
+# (input, mutation, report cut short, repro.sh running READER.sh --repro). A finding the triage
+# replayed keeps the mutation its campaign recorded (campaign/findings/ID/mutation.txt).
 copy_findings() {
-    local reader=$1 out=$2 d id dst in
+    local reader=$1 out=$2 d id dst in from
     for d in "$out"/findings/*/; do
         [ -d "$d" ] || continue
         id=$(basename "$d")
         dst="$others/findings/$reader/$id"
         mkdir -p "$dst"
         in=$(ls "$d" | grep '^input' | head -1)
-        cp "$d/$in" "$d/mutation.txt" "$dst/"
-        awk 'NR <= 120' "$d/report.txt" >"$dst/report.txt"
+        cp "$d/$in" "$dst/"
+        from=$(sed -n 's|^found: .* made from .*/found/\([0-9]*-[^./]*\).*|\1|p' "$d/report.txt")
+        if [ -n "$from" ] && [ -f "$others/out/$reader/campaign/findings/$from/mutation.txt" ]; then
+            cp "$others/out/$reader/campaign/findings/$from/mutation.txt" "$dst/"
+        else
+            cp "$d/mutation.txt" "$dst/"
+        fi
+        awk -v m="$(cat "$dst/mutation.txt")" 'NR <= 120 { if (/^mutation: replayed as it is/) print "mutation: " m; else print }' \
+            "$d/report.txt" >"$dst/report.txt"
         [ "$(wc -l <"$d/report.txt")" -gt 120 ] && echo "[... report cut at 120 lines ...]" >>"$dst/report.txt"
         cat >"$dst/repro.sh" <<EOF
 #!/bin/sh

@@ -19,7 +19,9 @@ typedef struct fz_cmd {
 } fz_cmd;
 
 typedef struct fz_limits {
-    double timeout_s;         /* a run longer than this is a hang (0: none) */
+    double timeout_s;         /* a run longer than this is a hang (0: none); one that had less
+                               * than a quarter of it in CPU time (a loaded machine) gets more
+                               * wall time, up to 4 x */
     uint64_t rss_limit;       /* bytes of resident memory of the target's processes (0: none) */
     int hang_signal;          /* sent to the group at the time limit before SIGKILL, for a
                                * stack dump (Go and Mono print one on SIGQUIT); 0: none */
