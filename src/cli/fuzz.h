@@ -140,7 +140,8 @@ int fz_store_save(fz *z);
 int fz_fmt(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A file written whole under a temporary name, then renamed. */
 int fz_write_file(const char *path, const void *data, size_t n);
-/* Adds an input to the queue (in memory and in OUT/queue). */
+/* Adds an input to the queue (in memory and in OUT/queue). z->in may move: pointers into it,
+ * from included, are stale afterwards. */
 int fz_store_queue(fz *z, const uint8_t *data, size_t n, const fz_input *from, const char *desc);
 /* Records a behaviour; true when it is new. */
 bool fz_behaviour_new(fz *z, uint64_t h);

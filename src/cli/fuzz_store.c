@@ -287,8 +287,12 @@ int fz_store_queue(fz *z, const uint8_t *data, size_t n, const fz_input *from, c
     fz_fmt(side, sizeof side, "%s.txt", path);
     int m = snprintf(meta, sizeof meta, "%s\n%s\n", from->ext, desc);
     fz_write_file(side, meta, (size_t)(m < (int)sizeof meta ? m : (int)sizeof meta - 1));
-    if (fz_add_input(z, name, copy, n, from->ext, d) != 0) return -1;
-    z->in[z->n_in - 1].mu = from->mu;
+    /* from may point into z->in, which adding an input may move */
+    char ext[sizeof from->ext];
+    memcpy(ext, from->ext, sizeof ext);
+    const pcd_mutator *mu = from->mu;
+    if (fz_add_input(z, name, copy, n, ext, d) != 0) return -1;
+    z->in[z->n_in - 1].mu = mu;
     return 0;
 }
 

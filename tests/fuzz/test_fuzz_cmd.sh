@@ -89,7 +89,14 @@ cp "$W/seeds/v3_basic.mojo" "$W/crashes/fine.mojo"
 [ $? = 1 ] && [ "$(ls "$W/replay/findings" | wc -l)" = 1 ] && ok "--replay: the crash triaged, the good file not" ||
     bad "--replay: $(ls "$W/replay/findings" 2>&1)"
 
-# 6. usage
+# 6. the queue: a reader whose output changes with every input (its first line: the file's)
+# queues many inputs; adding them moves the inputs' array under the input they came from
+"$P" fuzz --seeds "$W/seeds" -o "$W/queue" --seed 3 --runs 150 --mutate bytes -- "$H" cat {} >"$W/log8" 2>&1
+rc=$?
+q=$(ls "$W/queue/queue" | grep -vc '\.txt$')
+[ $rc = 0 ] && [ "$q" -gt 64 ] && ok "the queue: $q inputs (exit $rc)" || { bad "the queue: $q inputs, exit $rc"; tail -3 "$W/log8"; }
+
+# 7. usage
 "$P" fuzz --seeds "$W/seeds" >/dev/null 2>&1
 [ $? = 2 ] && ok "no command: exit 2" || bad "no command"
 "$P" fuzz --seeds "$W/seeds" -o "$W/x" -- /nonexistent/reader {} >"$W/log6" 2>&1
