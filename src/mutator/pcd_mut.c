@@ -496,7 +496,7 @@ static bool promote(pcd_mut *m, uint64_t h, size_t size)
     s->r = r;
     s->n = s->cap = n ? n : 1;
     s->n = n;
-    if (s->spans) {
+    if (sp) {   /* (none when the loaded records had no compressed region) */
         memcpy(s->spans, sp, ns * sizeof *sp);
         pcd_alloc_free(m->al, sp, s->nspans * sizeof *sp);
     }

@@ -143,11 +143,13 @@ static size_t inputs(const pcd_mutator *mu, size_t k, seed *list, size_t cap)
             size_t len;
             assert_int_equal(pcd_mut_generate(m), PCD_OK);
             assert_int_equal(pcd_mut_encode(m, out, sizeof out, &len), PCD_OK);
-            list[n].p = malloc(len);
-            memcpy(list[n].p, out, len);
-            list[n].n = len;
-            snprintf(list[n].path, sizeof list[n].path, "(generated %s %d)", pcd_mutator_name(mu), g);
-            n++;
+            /* kept with the seeds (made once, freed never: reachable to the end) */
+            seed *sd = &by_mutator[k].s[by_mutator[k].n++];
+            sd->p = malloc(len);
+            memcpy(sd->p, out, len);
+            sd->n = len;
+            snprintf(sd->path, sizeof sd->path, "(generated %s %d)", pcd_mutator_name(mu), g);
+            list[n++] = *sd;
         }
         pcd_mut_free(m);
     }
