@@ -120,6 +120,10 @@ static const pcd_field *region_field(const pcd_type *t, uint32_t from, uint32_t 
 static pcd_status zfeed(void *ud, const uint8_t *p, size_t n)
 {
     pcd_wlevel *L = ud;
+    if (L->w && L->w->region_bytes) {
+        pcd_status st = L->w->region_bytes(L->w->region_bytes_ud, L->rd, L->ordinal, &p, &n);
+        if (st != PCD_OK) return st;
+    }
     return pcd_zstd_writer_write(&L->zw, p, n);
 }
 
@@ -215,6 +219,8 @@ static pcd_status start_compression(pcd_writer *w, pcd_wlevel *L)
         return wfail(w, PCD_E_ZSTD, L->rd->name, "zstd parameters it accepts");
     }
     pcd_sink_init(&L->inner, L->ibuf, PCD_WRITER_IBUF, zfeed, NULL, L, &w->x);
+    L->w = w;
+    L->ordinal = ++w->compressed_opened;
     L->compressed = true;
     return PCD_OK;
 }

@@ -17,6 +17,8 @@ typedef struct pcd_wlevel {
     pcd_zstd_writer zw;
     pcd_sink inner;
     uint8_t *ibuf;
+    struct pcd_writer *w;     /* (for region_bytes) */
+    uint32_t ordinal;         /* compressed regions: which one opened, from 1 */
 } pcd_wlevel;
 
 typedef struct pcd_writer {
@@ -46,6 +48,13 @@ typedef struct pcd_writer {
      * set after pcd_writer_open (mutators: fast for files nobody keeps) */
     int zstd_level;
     bool zstd_small;          /* ... and with the smallest window and tables (pcd_zstd_writer_small) */
+    /* Set after pcd_writer_open (mutators; NULL otherwise): the bytes of every compressed region
+     * on their way into zstd, in chunks, which the hook may replace (*p, *n: bytes of its own,
+     * valid until the next call) to damage what is inside a layer and not the layer itself.
+     * `ordinal` counts the compressed regions opened, from 1. */
+    pcd_status (*region_bytes)(void *ud, const pcd_region_desc *rd, uint32_t ordinal, const uint8_t **p, size_t *n);
+    void *region_bytes_ud;
+    uint32_t compressed_opened;
 } pcd_writer;
 
 /* The sink's ctx is replaced by the writer's. `al` gives state memory. */
