@@ -13,7 +13,7 @@
 static const char *const kind_names[PCD_MUT_N_KINDS] = {
     "int_near", "int_boundary", "int_evil", "tag", "str_length", "str_copy", "str_nul", "str_utf8",
     "array_insert", "array_delete", "array_dup", "rec_insert", "rec_delete", "rec_dup", "rec_swap",
-    "rec_splice", "ref_real", "ref_stale", "ref_missing", "key_redefine", "layer_size",
+    "rec_splice", "ref_real", "ref_stale", "ref_missing", "key_redefine", "inner_bytes", "layer_size",
     "layer_truncate", "layer_zstd", "layer_gzip", "layer_trailing",
 };
 
@@ -27,7 +27,7 @@ bool pcd_mut_kind_keeps(pcd_mut_kind k)
 {
     switch (k) {
     case PCD_MUT_INT_EVIL: case PCD_MUT_STR_NUL: case PCD_MUT_STR_UTF8: case PCD_MUT_REF_STALE:
-    case PCD_MUT_REF_MISSING: case PCD_MUT_KEY_REDEFINE:
+    case PCD_MUT_REF_MISSING: case PCD_MUT_KEY_REDEFINE: case PCD_MUT_INNER_BYTES:
         return false;
     default:
         return !pcd_mut_kind_layer(k) && (unsigned)k < PCD_MUT_N_KINDS;
@@ -244,6 +244,7 @@ pcd_status pcd_mut_new(pcd_mut **out, const pcd_mutator *mu, const pcd_mut_opts 
         return PCD_E_NOMEM;
     }
     m->layer = -1;
+    m->inner = -1;
     *out = m;
     return PCD_OK;
 }
@@ -274,6 +275,7 @@ void pcd_mut_free(pcd_mut *m)
     pcd_alloc_free(al, m->defs, m->cdefs * sizeof *m->defs);
     pcd_alloc_free(al, m->buf, m->buf_cap);
     pcd_alloc_free(al, m->buf2, m->buf2_cap);
+    pcd_alloc_free(al, m->ibytes, m->ibytes_cap);
     pcd_alloc_free(al, m->chkrec, m->max_rec);
     pcd_alloc_free(al, m, sizeof *m);
 }
@@ -333,6 +335,7 @@ static bool restore(pcd_mut *m)
     memcpy(m->w, m->pristine.r, m->pristine.n * sizeof *m->w);
     m->wn = m->pristine.n;
     m->layer = -1;
+    m->inner = -1;
     m->dlen = 0;
     return true;
 }
@@ -549,12 +552,34 @@ size_t mut_subtree_end(const mrec *r, size_t n, size_t k)
 
 /* ---- encoding ---- */
 
+/* The bytes of a compressed region on their way into zstd: inner_bytes' target region has
+ * its first chunk changed byte by byte. */
+static pcd_status inner_region(void *ud, const pcd_region_desc *rd, uint32_t ordinal, const uint8_t **p, size_t *n)
+{
+    pcd_mut *m = ud;
+    if (m->inner_done || ordinal != (uint32_t)m->inner) return PCD_OK;
+    m->inner_done = true;
+    size_t need = *n + *n / 4 + 1024;
+    if (m->ibytes_cap < need) {
+        uint8_t *q = pcd_alloc_resize(m->al, m->ibytes, m->ibytes_cap, need);
+        if (!q) return PCD_E_NOMEM;
+        m->ibytes = q;
+        m->ibytes_cap = need;
+    }
+    memcpy(m->ibytes, *p, *n);
+    size_t k = mut_bytes(m, m->ibytes, *n, need);
+    mut_note(m, "inner_bytes in %s (zstd region %u): %zu -> %zu bytes", rd->name, ordinal, *n, k);
+    *p = m->ibytes;
+    *n = k;
+    return PCD_OK;
+}
+
 /* After record i was written: the compressed regions it opens whose records are all there
  * unchanged, written as the bytes they had. Returns the index of the last record passed over. */
 static size_t raw_spans(pcd_mut *m, pcd_writer *w, const mrec *r, size_t n, size_t i, pcd_status *st)
 {
     const mset *p = &m->pristine;
-    if (r != m->w || r[i].owned || r[i].pidx == UINT32_MAX) return i;
+    if (r != m->w || r[i].owned || r[i].pidx == UINT32_MAX || m->inner > 0) return i;
     size_t at = i;
     for (size_t k = 0; k < p->nspans; k++) {
         const mspan *sp = &p->spans[k];
@@ -593,8 +618,12 @@ pcd_status mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out,
         m->has_spare = false;
     }
     pcd_writer_set_big(&w, m->pristine.big);
+    if (m->inner > 0 && r == m->w) {
+        w.region_bytes = inner_region;
+        w.region_bytes_ud = m;
+    }
     /* a mutated file is compressed fast; an unmutated one as the schema says (the same bytes) */
-    if (m->dlen || m->fast_zstd) {
+    if (m->dlen || m->fast_zstd || m->inner >= 0) {
         w.zstd_level = 1;
         w.zstd_small = true;
     }
@@ -622,6 +651,7 @@ pcd_status mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out,
         if (st == PCD_OK) i = raw_spans(m, &w, r, n, i, &st);
     }
     if (st == PCD_OK) st = pcd_writer_finish(&w);
+    m->opened = w.compressed_opened;
     m->has_spare = pcd_writer_take_spare(&w, &m->spare);
     pcd_writer_close(&w);
     if (st == PCD_OK) *len = s.len;
@@ -678,7 +708,7 @@ pcd_status pcd_mut_encode(pcd_mut *m, uint8_t *out, size_t cap, size_t *len)
 {
     m->out_valid = false;
     pcd_status st = encode(m, out, cap, len);
-    if (st == PCD_OK && m->layer < 0 && m->dlen) {
+    if (st == PCD_OK && m->layer < 0 && m->inner < 0 && m->dlen) {
         /* a file written from these records: loaded next (a fuzzer's next mutation of it), it
          * is made the loaded one from them */
         m->out_hash = hash_bytes(out, *len);
@@ -715,6 +745,14 @@ static pcd_status encode(pcd_mut *m, uint8_t *out, size_t cap, size_t *len)
         if (st != PCD_OK) return st;
         if (m->layer >= 0 && m->layer != PCD_MUT_LAYER_GZIP)
             mut_layer(m, m->layer, m->buf2, m->buf2_cap, &n, size_at, size_rec);
+        if (m->inner == 0) {
+            /* what the gzip layer holds, changed byte by byte (the gzip layer made right around it) */
+            size_t cap2 = n + n / 4 + 1024;
+            if (cap2 > m->buf2_cap) cap2 = m->buf2_cap;
+            size_t k = mut_bytes(m, m->buf2, n, cap2);
+            mut_note(m, "inner_bytes in the gzip layer: %zu -> %zu bytes", n, k);
+            n = k;
+        }
         /* a mutated file: mostly stored blocks (fast; the reader's inflate still runs), now
          * and then compressed; an unmutated one compressed as most writers do */
         int level = !m->dlen ? 6 : mut_below(m, 4) ? 0 : 1;
@@ -724,8 +762,17 @@ static pcd_status encode(pcd_mut *m, uint8_t *out, size_t cap, size_t *len)
         if (m->layer == PCD_MUT_LAYER_GZIP) mut_layer(m, m->layer, out, lim, len, UINT64_MAX, SIZE_MAX);
         return PCD_OK;
     }
+    m->inner_done = false;
     st = mut_encode_records(m, m->w, m->wn, out, lim, len, size_rec, &size_at);
     if (st != PCD_OK) return st;
+    if (m->inner > 0 && !m->inner_done && m->opened > 0) {
+        /* fewer compressed regions written than the file had (some empty, or records
+         * changed): one of those written */
+        m->inner = 1 + (int)mut_below(m, m->opened);
+        st = mut_encode_records(m, m->w, m->wn, out, lim, len, size_rec, &size_at);
+        if (st != PCD_OK) return st;
+    }
+    if (m->inner > 0 && !m->inner_done) mut_note(m, "inner_bytes: no zstd region written");
     if (m->layer >= 0) mut_layer(m, m->layer, out, lim, len, size_at, size_rec);
     return PCD_OK;
 }
@@ -740,6 +787,33 @@ static int pick_kind(pcd_mut *m, bool layer)
     return n ? cand[mut_below(m, (uint64_t)n)] : -1;
 }
 
+void pcd_mut_set_bytes(pcd_mut *m, pcd_mut_bytes_fn fn, void *ud)
+{
+    m->bytes_fn = fn;
+    m->bytes_ud = ud;
+}
+
+/* inner_bytes: a compressed layer of the file to change inside, at encode time */
+static pcd_status inner_pick(pcd_mut *m)
+{
+    if (m->inner >= 0) return PCD_END;   /* one a call */
+    if (m->pristine.gz) m->inner = 0;
+    else {
+        /* the compressed regions the writer will open: those with records (an empty one is
+         * written without compressing anything) */
+        size_t n = 0;
+        for (size_t k = 0; k < m->pristine.nspans; k++) n += m->pristine.spans[k].count > 0;
+        if (!n) return PCD_END;
+        m->inner = 1 + (int)mut_below(m, n);
+    }
+    return PCD_OK;
+}
+
+static pcd_status apply_kind(pcd_mut *m, pcd_mut_kind k)
+{
+    return k == PCD_MUT_INNER_BYTES ? inner_pick(m) : mut_apply(m, k);
+}
+
 pcd_status pcd_mut_apply(pcd_mut *m, pcd_mut_kind k)
 {
     if (!m->wn) return PCD_E_ARG;
@@ -749,7 +823,7 @@ pcd_status pcd_mut_apply(pcd_mut *m, pcd_mut_kind k)
         m->layer = (int)k;
         return PCD_OK;
     }
-    return mut_apply(m, k);
+    return apply_kind(m, k);
 }
 
 pcd_status pcd_mut_mutate(pcd_mut *m, uint32_t *applied)
@@ -759,7 +833,7 @@ pcd_status pcd_mut_mutate(pcd_mut *m, uint32_t *applied)
         for (int t = 0; t < 24; t++) {
             int k = pick_kind(m, false);
             if (k < 0) break;
-            pcd_status st = mut_apply(m, (pcd_mut_kind)k);
+            pcd_status st = apply_kind(m, (pcd_mut_kind)k);
             if (st == PCD_OK) {
                 done++;
                 break;

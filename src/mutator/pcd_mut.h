@@ -58,6 +58,9 @@ typedef enum pcd_mut_kind {
     PCD_MUT_REF_STALE,        /* a reference pointed at a target defined only later, or elsewhere (evil) */
     PCD_MUT_REF_MISSING,      /* a reference pointed at no target (evil) */
     PCD_MUT_KEY_REDEFINE,     /* a key definition given the key of another definition (evil) */
+    PCD_MUT_INNER_BYTES,      /* the bytes inside a compressed layer (what the gzip layer holds, or
+                               * one zstd region's records) changed byte by byte, then compressed
+                               * again: everything outside stays consistent (evil) */
     /* layer-breaking kinds: one layer broken on purpose, after encoding */
     PCD_MUT_LAYER_SIZE,       /* a record's size field off by a little or a lot */
     PCD_MUT_LAYER_TRUNCATE,   /* the file cut short */
@@ -89,6 +92,13 @@ typedef struct pcd_mut pcd_mut;
 pcd_status pcd_mut_new(pcd_mut **out, const pcd_mutator *mu, const pcd_mut_opts *o, pcd_alloc *al);
 void pcd_mut_free(pcd_mut *m);
 void pcd_mut_reseed(pcd_mut *m, uint64_t seed);
+
+/* The byte-level mutation inner_bytes uses: data holds size bytes with room for max_size,
+ * changed in place; returns the new size (the shape of libFuzzer's LLVMFuzzerMutate). NULL
+ * (the default): a small one of the engine's own (bits, bytes, interesting values, bytes
+ * inserted, erased, copied). */
+typedef size_t (*pcd_mut_bytes_fn)(void *ud, uint8_t *data, size_t size, size_t max_size);
+void pcd_mut_set_bytes(pcd_mut *m, pcd_mut_bytes_fn fn, void *ud);
 
 /* Decodes an input into records (gzip taken off). An input that does not decode whole keeps
  * the records before the damage (PCD_OK as long as the root decoded) and is then mutated

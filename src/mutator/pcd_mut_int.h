@@ -88,6 +88,14 @@ struct pcd_mut {
     uint8_t *buf2;
     size_t buf2_cap;
     int layer;                   /* a pending layer-breaking kind, -1 none */
+    int inner;                   /* a pending inner_bytes: -1 none, 0 the gzip layer, k > 0 the
+                                  * k-th compressed region the writer opens */
+    bool inner_done;
+    uint32_t opened;             /* compressed regions the last encode opened */
+    pcd_mut_bytes_fn bytes_fn;
+    void *bytes_ud;
+    uint8_t *ibytes;             /* inner_bytes' scratch */
+    size_t ibytes_cap;
     pcd_writer_spare spare;      /* the writers' zstd context, from one encode to the next */
     bool has_spare;
     pcd_arena chk;               /* the check of a changed record: decoded arrays */
@@ -144,6 +152,8 @@ bool mut_check_record_as(pcd_mut *m, size_t k, bool encode_only);
 
 /* pcd_mut_kinds.c */
 pcd_status mut_apply(pcd_mut *m, pcd_mut_kind k);
+/* inner_bytes on n bytes in buf (room for cap): the session's byte mutation, or the engine's own */
+size_t mut_bytes(pcd_mut *m, uint8_t *buf, size_t n, size_t cap);
 void mut_layer(pcd_mut *m, int kind, uint8_t *out, size_t cap, size_t *len, uint64_t size_at, size_t size_rec);
 
 #endif

@@ -590,3 +590,43 @@ void mut_layer(pcd_mut *m, int kind, uint8_t *out, size_t cap, size_t *len, uint
         mut_note(m, "layer_truncate to %zu of %zu bytes", *len, n);
     }
 }
+
+/* ---- inner_bytes ---- */
+
+/* The engine's own byte-level mutation, for sessions given none (AFL++, profcodec fuzz): one to
+ * four changes of a bit, a byte, an interesting value, or bytes inserted, erased or copied. */
+size_t mut_bytes(pcd_mut *m, uint8_t *buf, size_t n, size_t cap)
+{
+    if (m->bytes_fn && n) return m->bytes_fn(m->bytes_ud, buf, n, cap);
+    static const uint8_t interesting[] = { 0x00, 0x01, 0x7f, 0x80, 0xff, 0x10, 0x40, 0xfe };
+    uint32_t steps = 1 + (uint32_t)mut_below(m, 4);
+    for (uint32_t i = 0; i < steps; i++) {
+        switch (n ? mut_below(m, 6) : 3) {
+        case 0: buf[mut_below(m, n)] ^= (uint8_t)(1u << mut_below(m, 8)); break;
+        case 1: buf[mut_below(m, n)] = (uint8_t)mut_rand(m); break;
+        case 2: buf[mut_below(m, n)] = interesting[mut_below(m, sizeof interesting)]; break;
+        case 3: {   /* insert 1..8 bytes */
+            size_t k = 1 + (size_t)mut_below(m, 8), at = (size_t)mut_below(m, n + 1);
+            if (n + k > cap) break;
+            memmove(buf + at + k, buf + at, n - at);
+            for (size_t j = 0; j < k; j++) buf[at + j] = (uint8_t)mut_rand(m);
+            n += k;
+            break;
+        }
+        case 4: {   /* erase 1..16 bytes */
+            size_t at = (size_t)mut_below(m, n), k = 1 + (size_t)mut_below(m, 16);
+            if (k > n - at) k = n - at;
+            memmove(buf + at, buf + at + k, n - at - k);
+            n -= k;
+            break;
+        }
+        default: {   /* copy 1..32 bytes over other bytes */
+            size_t k = 1 + (size_t)mut_below(m, 32);
+            if (k > n) k = n;
+            size_t from = (size_t)mut_below(m, n - k + 1), to = (size_t)mut_below(m, n - k + 1);
+            memmove(buf + to, buf + from, k);
+        }
+        }
+    }
+    return n;
+}
