@@ -3,7 +3,11 @@
  *   PCD_MUT_EVIL    1 (default) or 0: evil kinds and layer-breaking kinds off
  *   PCD_MUT_LAYER   the probability of a layer-breaking kind per mutation (default 0.03)
  *   PCD_MUT_BYTES   libFuzzer only: the share of calls left to libFuzzer's own byte-level
- *                   mutations (default 0.2)
+ *                   mutations of the whole input (default 0.25)
+ *   PCD_MUT_INNER   libFuzzer only: the share of calls that are inner_bytes with libFuzzer's
+ *                   byte-level mutations: the bytes inside the gzip layer or inside one zstd
+ *                   region changed, then compressed again (default 0.35; on inputs without a
+ *                   compressed layer these calls are structural ones)
  *   PCD_MUT_GROW    libFuzzer only: how much larger than its input an output may be, in bytes
  *                   (default 1024 and a quarter of the input; libFuzzer's own length control is
  *                   off with a custom mutator, and large inputs slow every execution); 0: no cap
@@ -22,6 +26,7 @@ typedef struct plugin {
     pcd_mut *m;
     const pcd_mutator *mu;
     double bytes_share;
+    double inner_share;
     double grow;
     int verbose;
     int failed;               /* no schema for these inputs: byte-level only */
@@ -52,7 +57,8 @@ static pcd_mut *plugin_session(plugin *p, const uint8_t *data, size_t size)
     o.layer_break = env_num("PCD_MUT_LAYER", 0.03);
     o.seed = (uint64_t)env_num("PCD_MUT_SEED", 1);
     o.max_output = (size_t)1 << 22;
-    p->bytes_share = env_num("PCD_MUT_BYTES", 0.2);
+    p->bytes_share = env_num("PCD_MUT_BYTES", 0.25);
+    p->inner_share = env_num("PCD_MUT_INNER", 0.35);
     p->grow = env_num("PCD_MUT_GROW", 1024);
     p->verbose = (int)env_num("PCD_MUT_VERBOSE", 0);
     if (pcd_mut_new(&p->m, p->mu, &o, &p->al) != PCD_OK) {
