@@ -88,9 +88,12 @@ fuzz-others: setup
 
 # The structure-aware mutators measured (bench/RESULTS.md): round trip, the share of generated and
 # mutated files our decoder accepts with the evil kinds off, mutations/s on inputs under 64 KB
-# (bench/mutbench.c); then coverage after FUZZ_COMPARE_SECONDS (600) per format, structure-aware
-# against byte-level, both arms at once (scripts/fuzz-compare.sh; FUZZ_COMPARE=mojo picks formats),
-# built without sanitizers (coverage is the measure, not what a sanitizer would catch).
+# (bench/mutbench.c); then coverage after FUZZ_COMPARE_SECONDS (600) CPU seconds per arm and format,
+# structure-aware against byte-level, both arms at once, each stopped when its process has had that
+# much CPU time, and counted by replaying its corpus with the byte-level binary
+# (scripts/fuzz-compare.sh; FUZZ_COMPARE=mojo picks formats, FUZZ_COMPARE_JOBS=3 runs three formats
+# at once, FUZZ_COMPARE_WALL=SECONDS stops a run the machine is too loaded to finish), built without
+# sanitizers (coverage is the measure, not what a sanitizer would catch).
 bench-fuzz: setup
 	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DPCD_WERROR=ON >/dev/null
 	@cmake --build $(BENCH_BUILD) -j$(JOBS) --target mutbench
