@@ -450,6 +450,82 @@ static void test_crossover(void **state)
     pcd_mut_free(m);
 }
 
+/* A byte mutation of the test's own: counts its calls, changes the first byte. */
+static unsigned bytes_calls;
+static size_t test_bytes(void *ud, uint8_t *data, size_t size, size_t max_size)
+{
+    (void)max_size;
+    bytes_calls += ud == &bytes_calls;
+    data[0] ^= 0x5a;
+    return size;
+}
+
+/* The status our decoder ends a file with (through gzip: PCD_E_GZIP when that layer is wrong). */
+static pcd_status decode_status(const pcd_format *f, const uint8_t *p, size_t n)
+{
+    if (is_gz(p, n)) {
+        n = gunzip(p, n, inner_a, sizeof inner_a);
+        if (n == SIZE_MAX) return PCD_E_GZIP;
+        p = inner_a;
+    }
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, (size_t)1 << 30);
+    pcd_reader r;
+    pcd_reader_opts ro = { &al, NULL, 0, false, false };
+    pcd_status st = pcd_reader_open_buffer(&r, f, p, n, &ro);
+    if (st != PCD_OK) return st;
+    pcd_record rec;
+    while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) {}
+    pcd_reader_close(&r);
+    return st;
+}
+
+/* inner_bytes changes what a compressed layer holds and keeps the layer right: the gzip layer of
+ * pprof and the zstd frames of Tachyon and MoarVM still decompress (whatever their records
+ * become), and the session's byte mutation is the one used. */
+static void test_inner_bytes(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "pprof", "tachyon", "moarvm:3" };
+    size_t taken = counting.in_use;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const pcd_mutator *mu = pcd_mutator_find(names[i], NULL);
+        assert_non_null(mu);
+        const pcd_format *f = pcd_mutator_format(mu);
+        size_t k = 0;
+        while (pcd_mutators[k] != mu) k++;
+        seed list[MAX_SEEDS];
+        size_t n = inputs(mu, k, list, MAX_SEEDS);
+        pcd_mut *m = session(mu, true, 11);
+        unsigned applied = 0, changed = 0;
+        for (unsigned t = 0; t < 3 * n && applied < 12; t++) {
+            const seed *sd = &list[t % n];
+            size_t len, len0;
+            assert_int_equal(pcd_mut_load(m, sd->p, sd->n), PCD_OK);
+            assert_int_equal(pcd_mut_encode(m, out2, sizeof out2, &len0), PCD_OK);   /* unmutated */
+            assert_int_equal(pcd_mut_load(m, sd->p, sd->n), PCD_OK);
+            pcd_mut_set_bytes(m, (t & 1) ? test_bytes : NULL, &bytes_calls);
+            unsigned calls = bytes_calls;
+            if (pcd_mut_apply(m, PCD_MUT_INNER_BYTES) != PCD_OK) continue;   /* no compressed layer */
+            assert_int_equal(pcd_mut_encode(m, out, sizeof out, &len), PCD_OK);
+            const char *d = pcd_mut_describe(m);
+            if (!strstr(d, "inner_bytes")) fail_msg("%s: '%s' does not name inner_bytes", sd->path, d);
+            pcd_status st = decode_status(f, out, len);
+            if (st == PCD_E_GZIP || st == PCD_E_ZSTD)
+                fail_msg("%s: inner_bytes broke the compressed layer (%d): %s", sd->path, (int)st, d);
+            if (strstr(d, "inner_bytes in")) {
+                if ((t & 1) && bytes_calls != calls + 1) fail_msg("%s: the session's byte mutation was not used", sd->path);
+                changed += len != len0 || memcmp(out, out2, len) != 0;
+            }
+            applied++;
+        }
+        pcd_mut_set_bytes(m, NULL, NULL);
+        if (!applied || !changed) fail_msg("%s: inner_bytes applied %u times, changed %u outputs", names[i], applied, changed);
+        pcd_mut_free(m);
+    }
+    assert_int_equal(counting.in_use, taken);
+}
+
 static void test_find(void **state)
 {
     (void)state;
@@ -473,6 +549,7 @@ int main(void)
         cmocka_unit_test(test_evil_switch), cmocka_unit_test(test_deterministic), cmocka_unit_test(test_chain),
         cmocka_unit_test(test_generate),
         cmocka_unit_test(test_shrink),     cmocka_unit_test(test_crossover),
+        cmocka_unit_test(test_inner_bytes),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
