@@ -411,6 +411,9 @@ static pcd_status zpump(pcd_zstd_writer *w, ZSTD_inBuffer *in, ZSTD_EndDirective
             return pcd_sink_fail(s, PCD_E_ZSTD, NULL, "zstd compression", PCD_FOUND_NONE, 0);
         s->len = out.pos;
         if (mode == ZSTD_e_continue ? in->pos == in->size : r == 0) return PCD_OK;
+        /* a memory sink keeps its bytes: full, nothing more can go out (else this loops for ever) */
+        if (!s->write && out.pos == out.size)
+            return pcd_sink_fail(s, PCD_E_LIMIT, NULL, "room in the output buffer", PCD_FOUND_UINT, s->cap);
         if (out.pos == out.size || out.pos > 0) PCD_TRY(pcd_sink_flush(s));
     }
 }

@@ -526,6 +526,42 @@ static void test_inner_bytes(void **state)
     assert_int_equal(counting.in_use, taken);
 }
 
+/* An output buffer too small for a file whose zstd region runs past its end: PCD_E_LIMIT, never a
+ * writer that waits for ever for room a memory buffer cannot make (the libFuzzer plugin's outputs
+ * are capped a little above their input's size, so this is an everyday case there). */
+static void test_small_cap(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "tachyon", "moarvm:3" };
+    size_t taken = counting.in_use;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const pcd_mutator *mu = pcd_mutator_find(names[i], NULL);
+        size_t k = 0;
+        while (pcd_mutators[k] != mu) k++;
+        seed list[MAX_SEEDS];
+        size_t n = inputs(mu, k, list, MAX_SEEDS), tried = 0;
+        pcd_mut *m = session(mu, true, 5);
+        for (size_t t = 0; t < n; t++) {
+            size_t len;
+            assert_int_equal(pcd_mut_load(m, list[t].p, list[t].n), PCD_OK);
+            if (pcd_mut_apply(m, PCD_MUT_INNER_BYTES) != PCD_OK) continue;   /* no zstd region */
+            assert_int_equal(pcd_mut_encode(m, out, sizeof out, &len), PCD_OK);
+            for (size_t cap = len / 2; cap < len; cap += (len - cap + 1) / 2) {
+                assert_int_equal(pcd_mut_load(m, list[t].p, list[t].n), PCD_OK);
+                assert_int_equal(pcd_mut_apply(m, PCD_MUT_INNER_BYTES), PCD_OK);
+                size_t got;
+                pcd_status st = pcd_mut_encode(m, out, cap, &got);
+                if (st != PCD_OK && st != PCD_E_LIMIT) fail_msg("%s: cap %zu: status %d", list[t].path, cap, (int)st);
+                if (st == PCD_OK && got > cap) fail_msg("%s: %zu bytes written in %zu", list[t].path, got, cap);
+            }
+            tried++;
+        }
+        assert_true(tried > 0);
+        pcd_mut_free(m);
+    }
+    assert_int_equal(counting.in_use, taken);
+}
+
 static void test_find(void **state)
 {
     (void)state;
@@ -549,7 +585,7 @@ int main(void)
         cmocka_unit_test(test_evil_switch), cmocka_unit_test(test_deterministic), cmocka_unit_test(test_chain),
         cmocka_unit_test(test_generate),
         cmocka_unit_test(test_shrink),     cmocka_unit_test(test_crossover),
-        cmocka_unit_test(test_inner_bytes),
+        cmocka_unit_test(test_inner_bytes), cmocka_unit_test(test_small_cap),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
