@@ -553,11 +553,17 @@ size_t mut_subtree_end(const mrec *r, size_t n, size_t k)
 /* ---- encoding ---- */
 
 /* The bytes of a compressed region on their way into zstd: inner_bytes' target region has
- * its first chunk changed byte by byte. */
+ * its first chunk changed byte by byte. The target is the next region of its kind to get
+ * bytes once raw_spans has passed over it (armed), or else the inner_fed-th region to get any. */
 static pcd_status inner_region(void *ud, const pcd_region_desc *rd, uint32_t ordinal, const uint8_t **p, size_t *n)
 {
     pcd_mut *m = ud;
-    if (m->inner_done || ordinal != (uint32_t)m->inner) return PCD_OK;
+    if (ordinal != m->fed_last) {
+        m->fed_last = ordinal;
+        m->fed++;
+    }
+    if (m->inner_done) return PCD_OK;
+    if (m->inner_armed ? rd != m->inner_rd : (!m->inner_fed || m->fed != m->inner_fed)) return PCD_OK;
     m->inner_done = true;
     size_t need = *n + *n / 4 + 1024;
     if (m->ibytes_cap < need) {
@@ -579,11 +585,19 @@ static pcd_status inner_region(void *ud, const pcd_region_desc *rd, uint32_t ord
 static size_t raw_spans(pcd_mut *m, pcd_writer *w, const mrec *r, size_t n, size_t i, pcd_status *st)
 {
     const mset *p = &m->pristine;
-    if (r != m->w || r[i].owned || r[i].pidx == UINT32_MAX || m->inner > 0) return i;
+    if (r != m->w || r[i].owned || r[i].pidx == UINT32_MAX) return i;
     size_t at = i;
     for (size_t k = 0; k < p->nspans; k++) {
         const mspan *sp = &p->spans[k];
         if (sp->parent != r[i].pidx) continue;
+        if (m->inner > 0 && k == m->inner_span) {
+            /* inner_bytes' region: written from its records, the next bytes of its kind */
+            if (!m->inner_fed) {
+                m->inner_armed = true;
+                m->inner_rd = sp->rd;
+            }
+            return at;
+        }
         /* the loaded records [first, end) next, unchanged, and no record of the region after them */
         size_t len = sp->end - sp->first;
         if (at + 1 + len > n) return at;
@@ -651,7 +665,6 @@ pcd_status mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out,
         if (st == PCD_OK) i = raw_spans(m, &w, r, n, i, &st);
     }
     if (st == PCD_OK) st = pcd_writer_finish(&w);
-    m->opened = w.compressed_opened;
     m->has_spare = pcd_writer_take_spare(&w, &m->spare);
     pcd_writer_close(&w);
     if (st == PCD_OK) *len = s.len;
@@ -762,13 +775,16 @@ static pcd_status encode(pcd_mut *m, uint8_t *out, size_t cap, size_t *len)
         if (m->layer == PCD_MUT_LAYER_GZIP) mut_layer(m, m->layer, out, lim, len, UINT64_MAX, SIZE_MAX);
         return PCD_OK;
     }
-    m->inner_done = false;
+    m->inner_done = m->inner_armed = false;
+    m->inner_fed = m->fed = m->fed_last = 0;
     st = mut_encode_records(m, m->w, m->wn, out, lim, len, size_rec, &size_at);
     if (st != PCD_OK) return st;
-    if (m->inner > 0 && !m->inner_done && m->opened > 0) {
-        /* fewer compressed regions written than the file had (some empty, or records
-         * changed): one of those written */
-        m->inner = 1 + (int)mut_below(m, m->opened);
+    if (m->inner > 0 && !m->inner_done && m->fed > 0) {
+        /* its region not passed over as such (its parent changed, say): one of the compressed
+         * regions that got bytes (the same ones again: the encoding is deterministic) */
+        m->inner_fed = 1 + (uint32_t)mut_below(m, m->fed);
+        m->inner_armed = false;
+        m->fed = m->fed_last = 0;
         st = mut_encode_records(m, m->w, m->wn, out, lim, len, size_rec, &size_at);
         if (st != PCD_OK) return st;
     }
@@ -804,7 +820,11 @@ static pcd_status inner_pick(pcd_mut *m)
         size_t n = 0;
         for (size_t k = 0; k < m->pristine.nspans; k++) n += m->pristine.spans[k].count > 0;
         if (!n) return PCD_END;
-        m->inner = 1 + (int)mut_below(m, n);
+        size_t j = (size_t)mut_below(m, n), k = 0;
+        for (;; k++)
+            if (m->pristine.spans[k].count > 0 && j-- == 0) break;
+        m->inner = 1;
+        m->inner_span = k;
     }
     return PCD_OK;
 }

@@ -88,10 +88,15 @@ struct pcd_mut {
     uint8_t *buf2;
     size_t buf2_cap;
     int layer;                   /* a pending layer-breaking kind, -1 none */
-    int inner;                   /* a pending inner_bytes: -1 none, 0 the gzip layer, k > 0 the
-                                  * k-th compressed region the writer opens */
+    int inner;                   /* a pending inner_bytes: -1 none, 0 the gzip layer, 1 a zstd
+                                  * region: the loaded span inner_span, which the encode writes
+                                  * from its records (the others raw as usual) */
+    size_t inner_span;
+    const pcd_region_desc *inner_rd;
+    bool inner_armed;            /* inner_span passed over: the next bytes of inner_rd are its */
+    uint32_t inner_fed;          /* else the inner_fed-th region that gets bytes (0: none) */
+    uint32_t fed, fed_last;      /* regions that got bytes in this encode; the last one's ordinal */
     bool inner_done;
-    uint32_t opened;             /* compressed regions the last encode opened */
     pcd_mut_bytes_fn bytes_fn;
     void *bytes_ud;
     uint8_t *ibytes;             /* inner_bytes' scratch */
