@@ -12,6 +12,8 @@ FUZZ_SECONDS ?= 300
 FUZZ_TOOLS_BUILD ?= build-fuzz-tools
 FUZZ_COMPARE_SECONDS ?= 600
 FUZZ_COV_BUILD ?= build-fuzz-cov
+FUZZ_COMPARE_JOBS ?= 1
+FUZZ_COMPARE_WALL ?= 0
 export CTEST_OUTPUT_ON_FAILURE = 1
 
 .PHONY: all setup build run test test-fast test-asan test-release regen fuzz fuzz-tools fuzz-others bench bench-fuzz install clean
@@ -102,7 +104,8 @@ bench-fuzz: setup
 	@CC=clang cmake -S . -B $(FUZZ_COV_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCD_FUZZ=ON -DPCD_WERROR=ON \
 	    -DBUILD_TESTING=OFF -DPCD_BUILD_CLI=OFF >/dev/null
 	@cmake --build $(FUZZ_COV_BUILD) -j$(JOBS) --target $(foreach h,tachyon_v1 moarvm_v3 pprof_gz mojo_v3 mono_v3_0 heph_v0_1,fuzz_$(h) fuzz_$(h)_sa)
-	@scripts/fuzz-compare.sh $(FUZZ_COV_BUILD) $(FUZZ_COMPARE_SECONDS) $(FUZZ_COMPARE)
+	@FUZZ_COMPARE_JOBS=$(FUZZ_COMPARE_JOBS) FUZZ_COMPARE_WALL=$(FUZZ_COMPARE_WALL) \
+	    scripts/fuzz-compare.sh $(FUZZ_COV_BUILD) $(FUZZ_COMPARE_SECONDS) $(FUZZ_COMPARE)
 
 # Throughput and memory against the baselines each format names; writes bench/RESULTS.md
 # (BENCH=heph: that section only).

@@ -172,7 +172,7 @@ compare_format() {
             dir="$w/snap-$at" stop=wall
             [ -d "$dir" ] || dir="$sd"   # (no snapshot reached: the seeds)
             # libFuzzer's status line and executions when the arm had that much CPU
-            last=$(awk -F'\t' -v c="$at" 'NR > 1 && $1 <= c { l = $4 } END { print l }' "$w/curve.tsv")
+            last=$(awk -F'\t' -v c="$at" 'NR > 1 && $1 <= c { l = $4; for (i = 5; i <= NF; i++) l = l " " $i } END { print l }' "$w/curve.tsv")
             execs=$(echo "$last" | sed -n 's/^#\([0-9]*\).*/\1/p')
             cpu=$at
         fi
