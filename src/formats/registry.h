@@ -161,6 +161,9 @@ typedef struct pcd_exporter {
 /* pcd_exporter.wants: every part of an input (all heap snapshots, not the last one), each as
  * a thread, where the input has several and the user named none (--metric TYPE@N) */
 #define PCD_WANTS_EVERY_PART 1u
+/* pcd_exporter.wants: the output draws values as widths (flame graphs), so it cannot show a
+ * negative value (a difference of profiles): the metric it shows must have none */
+#define PCD_WANTS_AMOUNTS 2u
 
 extern const pcd_exporter *const pcd_exporters[];
 
@@ -169,7 +172,15 @@ bool pcd_can_convert(const pcd_ext *ext, const char *to);
 /* The outputs of a format, in order (its own, then the model's): the i-th, or NULL after the
  * last. *help gets its help line. */
 const char *pcd_convert_target(const pcd_ext *ext, size_t i, const char **help);
-/* Runs the conversion of job->r to `to` into out (with job->base: the base profile first). */
+/* Runs the conversion of job->r to `to` into out (with job->base: the base profile first).
+ *
+ * Nothing to show, one rule for every output: when the profile has ended (after damage too),
+ * before the output's end, the default metric is settled (pcd_profile_settle_default: one with
+ * values) and the profile must hold something the output shows: a span for an output of spans,
+ * else a sample with a value other than 0 of the metric shown (--metric, else the default), and,
+ * for an output that draws widths (PCD_WANTS_AMOUNTS), no negative one. Otherwise PCD_E_EMPTY,
+ * with job->msg naming what is missing, and the output's end is not called (the caller writes no
+ * output). */
 pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out);
 /* What a job came to, as the CLI's exit status: 0 done, 1 invalid or damaged input (the
  * output holds what came before), 2 a usage, memory or output error. */
