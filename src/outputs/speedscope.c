@@ -295,12 +295,14 @@ static pcd_status put_frame(speedscope *c, const pcd_profile *p, pcd_frame_id id
     pcd_bytes fn = pcd_profile_text(p, f->function), file = pcd_profile_text(p, f->file);
     bool code = f->kind == PCD_FRAME_CODE || f->kind == PCD_FRAME_NATIVE;
     PCD_TRY(pcd_text_z(o, "{\"name\":"));
-    if (code || (f->kind == PCD_FRAME_KERNEL && fn.len)) {
+    if ((code || (f->kind == PCD_FRAME_KERNEL && fn.len)) && !pcd_frame_nameless(f)) {
         PCD_TRY(pcd_text_json(o, fn.ptr, fn.len));
     } else {
         pcd_memsink m;
         pcd_memsink_init(&m, c->j->al);
-        pcd_status st = pcd_render_frame(&m.sink, p, id, c->d, PCD_COLLAPSED_RAW);
+        /* a nameless frame of code: named by its address and module, as go tool pprof names it */
+        pcd_status st = pcd_frame_nameless(f) ? pcd_render_function(&m.sink, p, id, PCD_COLLAPSED_RAW)
+                                              : pcd_render_frame(&m.sink, p, id, c->d, PCD_COLLAPSED_RAW);
         if (st == PCD_OK) st = pcd_memsink_flush(&m);
         if (st == PCD_OK) st = pcd_text_json(o, m.data, m.len);
         pcd_memsink_free(&m);
@@ -490,5 +492,5 @@ static void s_close(void *state)
 const pcd_exporter pcd_out_speedscope = {
     "speedscope", "speedscope's JSON file format (https://www.speedscope.app): a sampled profile per thread and "
                   "metric, evented ones per track of spans (one per nesting lane)",
-    0, PCD_HAS_SAMPLES | PCD_HAS_SLICES, sizeof(speedscope), s_open, s_close,
+    0, PCD_HAS_SAMPLES | PCD_HAS_SLICES, sizeof(speedscope), s_open, s_close, NULL, PCD_WANTS_AMOUNTS,
 };

@@ -115,7 +115,7 @@ static pcd_status s_begin(void *ud, pcd_profile *p)
 {
     svg *c = ud;
     PCD_TRY(pcd_out_metric(c->j, p, NULL));
-    pcd_agg_init(&c->agg, c->j->al, p->n_types);
+    pcd_agg_init_types(&c->agg, c->j->al, p);
     c->agg_open = true;
     return PCD_OK;
 }
@@ -560,5 +560,5 @@ static void s_close(void *state)
 const pcd_exporter pcd_out_svg = {
     "svg",
     "a static flame graph in SVG with flamegraph.pl's conventions (--metric: the sample type)",
-    PCD_HAS_SAMPLES, 0, sizeof(svg), s_open, s_close,
+    PCD_HAS_SAMPLES, 0, sizeof(svg), s_open, s_close, NULL, PCD_WANTS_AMOUNTS,
 };
