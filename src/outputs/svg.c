@@ -506,7 +506,15 @@ static pcd_status draw(svg *c)
     pcd_bytes unit = pcd_profile_text(p, ty->unit);
     PCD_TRY(pcd_sink_put(o, " ", 1));
     PCD_TRY(pcd_text_xml(o, unit.ptr, unit.len));
-    PCD_TRY(pcd_text_z(o, " (hover over a frame for its value)</text>\n<g id=\"frames\">\n"));
+    /* what was counted: the samples the profiler took, or distinct stacks with their sums (Mono's
+     * call tree, a heap's folded tree), or pprof's sample records */
+    uint64_t n = 0;
+    for (size_t i = 0; i < c->agg.n; i++) n = pcd_sat_add(n, c->agg.e[i].count);
+    static const char *const nouns[] = { "samples", "distinct stacks", "sample records" };
+    PCD_TRY(pcd_text_z(o, " in "));
+    PCD_TRY(put_grouped(o, n));
+    PCD_TRY(pcd_text_printf(o, " %s (hover over a frame for its value)</text>\n<g id=\"frames\">\n",
+                            nouns[p->sample_noun < 3 ? p->sample_noun : 0]));
     PCD_TRY(walk(c, true, &max_depth, total, wpv, height));
     return pcd_text_z(o, "</g>\n</svg>\n");
 }
