@@ -391,9 +391,18 @@ static pcd_status s_end(void *ud, pcd_profile *p)
     speedscope *c = ud;
     pcd_sink *o = c->out;
     PCD_TRY(pcd_text_z(o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":["));
+    /* a type with negative values (a difference of profiles) cannot be weights: left out, said */
+    for (size_t t = 0; t < p->n_types; t++)
+        if (p->negative >> t & 1) {
+            pcd_bytes n = pcd_profile_text(p, p->types[t].name);
+            pcd_job_note(c->j, "warning: speedscope leaves out %.*s: it has negative values (a difference of profiles), "
+                               "which cannot be weights (--to collapsed shows them)",
+                         (int)(n.len > 64 ? 64 : n.len), (const char *)n.ptr);
+        }
     /* frames: numbered as the profiles first use them */
     for (size_t i = 0; i < c->n_pr; i++) {
         const sprofile *pr = &c->pr[i];
+        if (p->negative >> pr->type & 1) continue;
         for (size_t r = 0; r < pr->n; r++) {
             size_t n = pcd_stack_depth(p, pr->runs[r].stack);
             PCD_TRY(PCD_VEC_RESERVE(c->j->al, c->fr, c->fr_cap, n));
@@ -408,9 +417,11 @@ static pcd_status s_end(void *ud, pcd_profile *p)
         for (uint32_t k = 0; k < t->n_lanes; k++) PCD_TRY(lane_events(c, p, t, k, ev_frame));
     }
     PCD_TRY(pcd_text_z(o, "]},\"profiles\":["));
+    size_t shown = 0;
     for (size_t i = 0; i < c->n_pr; i++) {
         const sprofile *pr = &c->pr[i];
-        PCD_TRY(pcd_text_z(o, i ? ",{\"type\":\"sampled\",\"name\":" : "{\"type\":\"sampled\",\"name\":"));
+        if (p->negative >> pr->type & 1) continue;
+        PCD_TRY(pcd_text_z(o, shown++ ? ",{\"type\":\"sampled\",\"name\":" : "{\"type\":\"sampled\",\"name\":"));
         const pcd_sample_type *ty = &p->types[pr->type];
         PCD_TRY(put_name(c, p, ty->title ? ty->title : ty->name, pr->thread, 0));
         PCD_TRY(pcd_text_z(o, ",\"unit\":"));
@@ -434,7 +445,7 @@ static pcd_status s_end(void *ud, pcd_profile *p)
         }
         PCD_TRY(pcd_text_z(o, "]}"));
     }
-    bool any = c->n_pr > 0;
+    bool any = shown > 0;
     for (size_t i = 0; i < c->n_tr; i++) {
         const strack *t = &c->tr[i];
         for (uint32_t k = 0; k < t->n_lanes; k++) {
@@ -454,7 +465,7 @@ static pcd_status s_end(void *ud, pcd_profile *p)
     const char *base = strrchr(c->j->input_name, '/');
     base = base ? base + 1 : c->j->input_name;
     PCD_TRY(pcd_text_json_z(o, base));
-    if (c->n_pr || c->n_tr) PCD_TRY(pcd_text_z(o, ",\"activeProfileIndex\":0"));
+    if (any) PCD_TRY(pcd_text_z(o, ",\"activeProfileIndex\":0"));
     return pcd_text_z(o, ",\"exporter\":\"profcodec\"}\n");
 }
 
