@@ -19,6 +19,7 @@ from ._profcodec import (  # noqa: F401
     Error,
     InputWarning,
     LimitError,
+    NothingToShow,
     Reader,
     Record,
     UsageError,
@@ -31,7 +32,8 @@ from ._profcodec import (  # noqa: F401
 )
 
 __all__ = [
-    "DamagedInput", "Error", "InputWarning", "LimitError", "Profile", "Reader", "Record", "UsageError",
+    "DamagedInput", "Error", "InputWarning", "LimitError", "NothingToShow", "Profile", "Reader", "Record",
+    "UsageError",
     "convert", "encode", "formats", "open", "schema", "validate",
 ]
 

@@ -213,6 +213,12 @@ PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw)
         PyErr_NoMemory();
         goto done;
     }
+    if (st == PCD_E_EMPTY) {
+        /* nothing to show (j.msg says what is missing): nothing written */
+        pcdpy_out_abort(&out);
+        pcdpy_fail(pcdpy.NothingToShow, "%s: %s", j.input_name, j.msg);
+        goto done;
+    }
     if (rc == 2) {
         pcdpy_out_abort(&out);
         const char *msg = j.msg[0] ? j.msg : pcd_status_name(st);
