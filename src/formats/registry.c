@@ -44,10 +44,11 @@ void pcd_report_set_hook(pcd_report_hook fn, void *ud)
 
 void pcd_report(FILE *err, const char *file, const pcd_error *e)
 {
+    if (report_hook && report_hook(err, file, e, report_hook_ud, false)) return;
     char msg[1024];
     pcd_error_format(e, msg, sizeof msg);
     fprintf(err, "%s: %s\n", file, msg);
-    if (report_hook) report_hook(err, file, e, report_hook_ud);
+    if (report_hook) report_hook(err, file, e, report_hook_ud, true);
 }
 
 size_t pcd_fmt_rust_f64(char *buf, size_t cap, double v)

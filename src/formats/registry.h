@@ -191,9 +191,11 @@ extern const pcd_ext *const pcd_exts[];
 
 /* A problem as the tool reports it: "FILE: offset N: path: message". */
 void pcd_report(FILE *err, const char *file, const pcd_error *e);
-/* Called after each pcd_report, to add what only the caller knows (the CLI: why a gzip
- * stream stopped, in the compressed file's offsets). */
-typedef void (*pcd_report_hook)(FILE *err, const char *file, const pcd_error *e, void *ud);
+/* Called by pcd_report instead of writing the line itself, to say what only the caller knows
+ * (the CLI: that a gzip stream stopped, and where in the compressed file); it writes the report
+ * and returns true, or returns false for pcd_report to write its line (and may add a line after:
+ * it is called again with after = true). */
+typedef bool (*pcd_report_hook)(FILE *err, const char *file, const pcd_error *e, void *ud, bool after);
 void pcd_report_set_hook(pcd_report_hook fn, void *ud);
 
 /* Writes a double the way Rust's Display does (shortest digits, never an exponent). */
