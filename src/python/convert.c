@@ -590,7 +590,8 @@ tables_done:;
         }
         Py_DECREF(td);
         if (put(td, "name", str_of(p, t->name)) < 0 || put(td, "unit", str_of(p, t->unit)) < 0 ||
-            put(td, "title", str_of(p, t->title)) < 0 || put(td, "secondary", PyBool_FromLong(t->secondary)) < 0)
+            put(td, "title", str_of(p, t->title)) < 0 || put(td, "secondary", PyBool_FromLong(t->secondary)) < 0 ||
+            put(td, "signed", PyBool_FromLong(t->is_signed)) < 0)
             goto fail;
     }
     PyObject *meta = PyList_New(0);
