@@ -359,8 +359,8 @@ pcd_str pcd_profile_meta_get(const pcd_profile *p, const char *key)
 
 void pcd_profile_note_values(pcd_profile *p, const pcd_sample *s)
 {
-    /* only the types that have had no value yet, and the signed ones */
-    for (uint32_t todo = (p->all_types & ~p->valued) | p->signed_types; todo; todo &= todo - 1) {
+    /* only the types that have had no value yet, and the signed ones no negative one yet */
+    for (uint32_t todo = (p->all_types & ~p->valued) | (p->signed_types & ~p->negative); todo; todo &= todo - 1) {
         int t = __builtin_ctz(todo);
         uint64_t v = s->values[t];
         if (v) p->valued |= 1u << t;

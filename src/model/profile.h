@@ -345,8 +345,8 @@ PCD_INLINE pcd_status pcd_profile_sample(pcd_profile *p, const pcd_sample *s)
     /* inline: importers call it for every sample (the first one begins the profile) */
     if (PCD_UNLIKELY(!p->begun || p->oom || !p->consumer.sample)) return pcd_profile_sample_slow(p, s);
     p->n_samples++;
-    /* once every type has had a value, nothing more to note (unless values can be negative) */
-    if (PCD_UNLIKELY((p->valued ^ p->all_types) | p->signed_types)) pcd_profile_note_values(p, s);
+    /* once every type has had a value (and every signed one a negative one), nothing to note */
+    if (PCD_UNLIKELY((p->valued ^ p->all_types) | (p->signed_types & ~p->negative))) pcd_profile_note_values(p, s);
     return p->consumer.sample(p->consumer.ud, p, s);
 }
 pcd_status pcd_profile_slice(pcd_profile *p, const pcd_slice *s);
