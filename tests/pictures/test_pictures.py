@@ -196,6 +196,10 @@ for path, fmt, ver in inputs():
             continue
         name = "%s.%s" % (rel, to)
         rc, data, err = run("convert", "--to", to, path)
+        if rc == 1 and "nothing to show" in str(err) and not data:
+            # an input without sample values: said, nothing written, as collapsed says
+            check(not collapsed(path), "%s: nothing to show, but collapsed has lines" % name)
+            continue
         check(rc in ((0, 1) if damaged else (0,)), "%s: exit %d: %s" % (name, rc, err.strip()[:300]))
         if not data:
             continue
