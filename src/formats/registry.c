@@ -219,6 +219,7 @@ static pcd_status invalid_as_damage(pcd_job *j, pcd_profile *p, pcd_status st)
 typedef struct shown {
     pcd_job *j;
     const pcd_exporter *x;
+    const pcd_profile *base;       /* --base: the base profile (a differential output shows it too) */
 } shown;
 
 static size_t put_name(char *buf, size_t cap, size_t n, const pcd_profile *p, int t)
@@ -244,6 +245,8 @@ static pcd_status check_shown(void *ud, pcd_profile *p)
     pcd_job *j = k->j;
     const pcd_exporter *x = k->x;
     pcd_profile_settle_default(p);
+    /* a differential output shows the base beside the input: what only the base has is there */
+    if (k->base && k->base->valued) return PCD_OK;
     bool spans = ((x->needs | x->needs_any) & PCD_HAS_SLICES) != 0;
     if (spans && p->n_slices) return PCD_OK;
     bool samples = ((x->needs | x->needs_any) & (PCD_HAS_SAMPLES | PCD_HAS_TIMES | PCD_HAS_ORDER)) != 0;
@@ -333,7 +336,7 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
     if (st == PCD_OK) {
         pcd_profile p;
         pcd_profile_init(&p, j->al, &c);
-        shown k = { j, x };
+        shown k = { j, x, have_base ? &bp : NULL };
         p.before_end = check_shown;
         p.before_end_ud = &k;
         p.input_name = j->input_name;

@@ -178,7 +178,8 @@ const char *pcd_convert_target(const pcd_ext *ext, size_t i, const char **help);
  * before the output's end, the default metric is settled (pcd_profile_settle_default: one with
  * values) and the profile must hold something the output shows: a span for an output of spans,
  * else a sample with a value other than 0 of the metric shown (--metric, else the default), and,
- * for an output that draws widths (PCD_WANTS_AMOUNTS), no negative one. Otherwise PCD_E_EMPTY,
+ * for an output that draws widths (PCD_WANTS_AMOUNTS), no negative one (with --base, a base with
+ * values is something to show: what only it has). Otherwise PCD_E_EMPTY,
  * with job->msg naming what is missing, and the output's end is not called (the caller writes no
  * output). */
 pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out);

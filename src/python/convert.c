@@ -213,7 +213,7 @@ PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw)
         PyErr_NoMemory();
         goto done;
     }
-    if (st == PCD_E_EMPTY) {
+    if (st == PCD_E_EMPTY && !j.damaged) {
         /* nothing to show (j.msg says what is missing): nothing written */
         pcdpy_out_abort(&out);
         pcdpy_fail(pcdpy.NothingToShow, "%s: %s", j.input_name, j.msg);
@@ -229,8 +229,9 @@ PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw)
     }
     uint64_t written = pcdpy_out_tell(&out);
     PyObject *output = NULL;
-    if (rc == 1 && written == 0 && out.is_path) {
-        /* damage before anything could be converted: no empty (or, for JSON, invalid) file */
+    if (st == PCD_E_EMPTY || (rc == 1 && written == 0 && out.is_path)) {
+        /* damage before anything could be converted: no empty (or, for JSON, invalid) file, and
+         * no output at all (DamagedInput says where) */
         pcdpy_out_abort(&out);
         output = Py_None;
         Py_INCREF(output);

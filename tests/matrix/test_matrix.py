@@ -215,8 +215,10 @@ def check_readback(name, data, fmt, path, in_fmt, damaged):
             want[("time", ())] = totals[("time", ())]
             want[("memory", ())] = totals[("memory", ())]
         for (metric, opts), n in want.items():
-            rc, d2, _ = run("convert", "--to", "collapsed", "--metric", metric, *opts, out)
+            rc, d2, err = run("convert", "--to", "collapsed", "--metric", metric, *opts, out)
             got = collapsed_total(name + ".back." + metric, d2) if rc == 0 else None
+            if rc == 1 and "nothing to show" in err and not d2:
+                got = 0  # no sample has a value of that metric: said, nothing written
             if n is None or got != int(n):
                 fail("%s: read back, --metric %s totals %s, the input's %s" % (name, metric, got, n))
     root = os.environ.get("PCD_CPYTHON315_ROOT")
