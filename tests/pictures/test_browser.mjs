@@ -142,7 +142,9 @@ async function checkFile(file, fmt, name) {
   clean(name);
   const want = sum(lines);
   check(close(await total(), want), name + ': root total ' + (await total()) + ', collapsed says ' + want);
-  if (!(want > 0)) return true;
+  // (nothing but the root to draw: no sample value, or only samples without frames, as a MOJO
+  // file cut after its first, empty, sample)
+  if (!(want > 0) || !lines.some((l) => l.texts.length)) return true;
 
   // the root level
   let rects = await drawn();
