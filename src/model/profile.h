@@ -31,7 +31,7 @@ typedef uint32_t pcd_thread_id;
 #define PCD_POS_NONE INT64_MIN     /* a line or column the source does not give */
 #define PCD_TIME_NONE INT64_MIN    /* a sample without a time */
 #define PCD_ID_NONE INT64_MIN      /* a process or interpreter id the source does not give */
-#define PCD_MAX_SAMPLE_TYPES 8
+#define PCD_MAX_SAMPLE_TYPES 16    /* (pprof files of some profilers list more than 8) */
 
 /* What a frame is. Outputs use it for colours and markers, pprof and MOJO for their own kinds. */
 typedef enum pcd_frame_kind {
@@ -103,7 +103,7 @@ PCD_INLINE int64_t pcd_value_i64(uint64_t v) { return (int64_t)v; }
 /* Sample flags. */
 #define PCD_SAMPLE_IDLE 1u         /* the thread was idle (Austin's idle flag) */
 #define PCD_SAMPLE_HAS(i) (2u << (i)) /* the source gave sample type i a value (rather than 0) */
-#define PCD_SAMPLE_FIRST_SHIFT 24  /* bits 24..27: 1 + the index of the value the source gave first */
+#define PCD_SAMPLE_FIRST_SHIFT 24  /* bits 24..28: 1 + the index of the value the source gave first */
 
 /* A label of a sample: a key with a text or a number and the number's unit (pprof's labels:
  * an allocation's size, a request, a goroutine's labels). The thread a sample is on is not a

@@ -98,7 +98,7 @@ static pcd_status a_sample(void *ud, pcd_profile *p, const pcd_sample *s)
         PCD_TRY(put_mem(o, a, s));
     } else if (p->dialect == PCD_DIALECT_AUSTIN) {
         /* Austin's own samples: the metric that came first, or 0 when there was none */
-        unsigned first = s->flags >> PCD_SAMPLE_FIRST_SHIFT & 15;
+        unsigned first = s->flags >> PCD_SAMPLE_FIRST_SHIFT & 31;
         if (first && (int)first - 1 == a->memory) PCD_TRY(put_mem(o, a, s));
         else if (first && (int)first - 1 == a->time) PCD_TRY(pcd_text_u64(o, t));
         else PCD_TRY(pcd_sink_put(o, "0", 1));

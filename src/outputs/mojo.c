@@ -418,7 +418,7 @@ static pcd_status one_sample(mojo_out *m, pcd_profile *p, const pcd_sample *s, s
     PCD_TRY(time_of(m, p, s, &has_time, &us));
     bool has_mem = (m->memory >= 0 && (s->flags & PCD_SAMPLE_HAS(m->memory))) ||
                    (m->released >= 0 && (s->flags & PCD_SAMPLE_HAS(m->released)));
-    unsigned first = s->flags >> PCD_SAMPLE_FIRST_SHIFT & 15;
+    unsigned first = s->flags >> PCD_SAMPLE_FIRST_SHIFT & 31;
     bool mem_first = has_mem && first && (int)first - 1 != m->pace.type &&
                      ((int)first - 1 == m->memory || (int)first - 1 == m->released);
     if (mem_first) PCD_TRY(put_memory(m, s));

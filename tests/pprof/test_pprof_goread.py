@@ -13,7 +13,7 @@ give exit status 1 and "nothing to show" naming it.
 The files: every pprof of tests/data/pprof, every file of ../shared/corpus/pprof (other-writers/
 included) that profcodec recognises as pprof, and the files of tests/pprof/crafted/*.jsonl made
 through `profcodec encode` (an unsymbolized profile, a difference of heap profiles with negative
-values, mappings without lines), each raw and gzip-compressed.
+values, mappings without lines, ten sample types), each raw and gzip-compressed.
 
 It prints a table: file, sample type, stacks, total, and whether ours are Go's.
 
@@ -147,9 +147,9 @@ def main():
                 rows.append((name, ty, len(theirs), total, "match"))
             failures += not ok
     w = max(len(r[0]) for r in rows)
-    print("%-*s  %-16s %7s %22s  %s" % (w, "file", "sample type", "stacks", "total", "against Go's profile package"))
+    print("%-*s  %-18s %7s %22s  %s" % (w, "file", "sample type", "stacks", "total", "against Go's profile package"))
     for r in rows:
-        print("%-*s  %-16s %7s %22s  %s" % (w, r[0], r[1], r[2], r[3], r[4]))
+        print("%-*s  %-18s %7s %22s  %s" % (w, r[0], r[1], r[2], r[3], r[4]))
     compared = [r for r in rows if r[4].startswith(("match", "MISMATCH"))]
     print("%d passed, %d failed" % (len(compared) - failures, failures))
     return 1 if failures else 0
