@@ -4,7 +4,9 @@
  *
  * Samples are summed per (thread, stack, labels), in the order first seen. Then:
  *  - sample types with their names (pprof's own spelling where it has one: alloc-bytes and
- *    alloc-count are alloc_space and alloc_objects) and units; the default one; the
+ *    alloc-count are alloc_space and alloc_objects) and units: every type the input lists itself
+ *    (a pprof's), and of those its format always has, the ones some sample has a value of (no
+ *    all-zero memory types for a wall-time MOJO); the default one (settled: one with values); the
  *    period and its type (the model's period type, else the metadata "period_type" a pprof
  *    input left, "type/unit"); time_nanos and duration_nanos when the source has them;
  *  - one Location per frame and the frames inlined into it (PCD_FRAME_INLINED: the Lines of one
@@ -18,7 +20,9 @@
  *  - comments: the source ("profcodec: converted from FILE (FORMAT VERSION)"), then the
  *    metadata as "key: value" (a pprof input's comments as they were; its drop_frames,
  *    keep_frames and doc_url back in their fields).
- * Values are int64: an amount above 2^63-1 is written as 2^63-1. */
+ * Values are int64: an amount above 2^63-1 is written as 2^63-1, a signed value (a pprof
+ * input's, negative in a difference of profiles) as it is. A frame of nothing but an address is
+ * a Location without Lines, in its module's Mapping or in none. */
 #include <inttypes.h>
 #include <stdlib.h>
 
