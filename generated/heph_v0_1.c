@@ -869,7 +869,7 @@ uint64_t pcd_heph_v0_1_event_packet_size(pcd_ctx *x, const pcd_heph_v0_1_event_p
 /* -------- packet -------- */
 
 /* packet: One packet; its magic says which kind. */
-static inline pcd_status pcd_heph_v0_1_packet_decode_(pcd_cursor *c, pcd_heph_v0_1_packet *out)
+PCD_INLINE pcd_status pcd_heph_v0_1_packet_decode_(pcd_cursor *c, pcd_heph_v0_1_packet *out)
 {
     uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 4))
@@ -902,7 +902,7 @@ pcd_status pcd_heph_v0_1_packet_decode(pcd_cursor *c, pcd_heph_v0_1_packet *out)
 /* packet: One packet; its magic says which kind.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_heph_v0_1_packet_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_heph_v0_1_packet_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 4))

@@ -20,7 +20,7 @@ static const pcd_run_field k_collectable_run1[] = {
     { .name = "refs_count", .wire = 4, .type = "u32le" },
 };
 /* collectable */
-static inline pcd_status pcd_moarvm_v2_collectable_decode_(pcd_cursor *c, pcd_moarvm_v2_collectable *out)
+PCD_INLINE pcd_status pcd_moarvm_v2_collectable_decode_(pcd_cursor *c, pcd_moarvm_v2_collectable *out)
 {
     uint16_t v_kind = 0;
     uint32_t v_tofi = 0;
@@ -61,7 +61,7 @@ pcd_status pcd_moarvm_v2_collectable_decode(pcd_cursor *c, pcd_moarvm_v2_collect
 /* collectable
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_moarvm_v2_collectable_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_moarvm_v2_collectable_validate_(pcd_cursor *c)
 {
     /* kind, tofi, size, unmanaged_size, refs_start, refs_count: 28 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 28))
@@ -239,7 +239,7 @@ static const pcd_run_field k_ref_run4[] = {
     { .name = "ref64.target", .wire = 8, .type = "u64le" },
 };
 /* ref: A reference: '0', '1', '3' or '6' says whether its fields are 8, 16, 32 or 64 bits wide. */
-static inline pcd_status pcd_moarvm_v2_ref_decode_(pcd_cursor *c, pcd_moarvm_v2_ref *out)
+PCD_INLINE pcd_status pcd_moarvm_v2_ref_decode_(pcd_cursor *c, pcd_moarvm_v2_ref *out)
 {
     uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -352,7 +352,7 @@ pcd_status pcd_moarvm_v2_ref_decode(pcd_cursor *c, pcd_moarvm_v2_ref *out)
 /* ref: A reference: '0', '1', '3' or '6' says whether its fields are 8, 16, 32 or 64 bits wide.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_moarvm_v2_ref_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_moarvm_v2_ref_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -1324,7 +1324,7 @@ static const pcd_run_field k_index_entry_run1[] = {
     { .name = "incremental_data", .wire = 8, .type = "u64le" },
 };
 /* index_entry: One snapshot in the index. */
-static inline pcd_status pcd_moarvm_v2_index_entry_decode_(pcd_cursor *c, pcd_moarvm_v2_index_entry *out)
+PCD_INLINE pcd_status pcd_moarvm_v2_index_entry_decode_(pcd_cursor *c, pcd_moarvm_v2_index_entry *out)
 {
     uint64_t v_collectables_size = 0;
     uint64_t v_full_refs_size = 0;
@@ -1357,7 +1357,7 @@ pcd_status pcd_moarvm_v2_index_entry_decode(pcd_cursor *c, pcd_moarvm_v2_index_e
 /* index_entry: One snapshot in the index.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_moarvm_v2_index_entry_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_moarvm_v2_index_entry_validate_(pcd_cursor *c)
 {
     /* collectables_size, full_refs_size, refs_middlepoint, incremental_data: 32 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 32))

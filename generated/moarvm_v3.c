@@ -316,7 +316,7 @@ uint64_t pcd_moarvm_v3_toc_block_size(pcd_ctx *x, const pcd_moarvm_v3_toc_block 
 /* -------- string_entry -------- */
 
 /* string_entry */
-static inline pcd_status pcd_moarvm_v3_string_entry_decode_(pcd_cursor *c, pcd_moarvm_v3_string_entry *out)
+PCD_INLINE pcd_status pcd_moarvm_v3_string_entry_decode_(pcd_cursor *c, pcd_moarvm_v3_string_entry *out)
 {
     pcd_bytes v_text = { NULL, 0 };
     uint64_t len_text = 0;
@@ -338,7 +338,7 @@ pcd_status pcd_moarvm_v3_string_entry_decode(pcd_cursor *c, pcd_moarvm_v3_string
 /* string_entry
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_moarvm_v3_string_entry_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_moarvm_v3_string_entry_validate_(pcd_cursor *c)
 {
     PCD_UNUSED pcd_bytes v_text = { NULL, 0 };
     PCD_UNUSED uint64_t len_text = 0;
@@ -442,7 +442,7 @@ uint64_t pcd_moarvm_v3_strings_block_size(pcd_ctx *x, const pcd_moarvm_v3_string
 /* -------- u16_entries -------- */
 
 /* u16_entries: Up to 16384 entries of a column (the column is the concatenation of these). */
-static inline pcd_status pcd_moarvm_v3_u16_entries_decode_(pcd_cursor *c, pcd_moarvm_v3_u16_entries *out)
+PCD_INLINE pcd_status pcd_moarvm_v3_u16_entries_decode_(pcd_cursor *c, pcd_moarvm_v3_u16_entries *out)
 {
     uint64_t n_values = 0;
     const uint8_t *f0_values = NULL;
@@ -467,7 +467,7 @@ pcd_status pcd_moarvm_v3_u16_entries_decode(pcd_cursor *c, pcd_moarvm_v3_u16_ent
 /* u16_entries: Up to 16384 entries of a column (the column is the concatenation of these).
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_moarvm_v3_u16_entries_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_moarvm_v3_u16_entries_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t n_values = 0;
     PCD_UNUSED const uint8_t *f0_values = NULL;
@@ -593,7 +593,7 @@ uint64_t pcd_moarvm_v3_column16_size(pcd_ctx *x, const pcd_moarvm_v3_column16 *i
 /* -------- u32_entries -------- */
 
 /* u32_entries: Up to 16384 entries of a column (the column is the concatenation of these). */
-static inline pcd_status pcd_moarvm_v3_u32_entries_decode_(pcd_cursor *c, pcd_moarvm_v3_u32_entries *out)
+PCD_INLINE pcd_status pcd_moarvm_v3_u32_entries_decode_(pcd_cursor *c, pcd_moarvm_v3_u32_entries *out)
 {
     uint64_t n_values = 0;
     const uint8_t *f0_values = NULL;
@@ -618,7 +618,7 @@ pcd_status pcd_moarvm_v3_u32_entries_decode(pcd_cursor *c, pcd_moarvm_v3_u32_ent
 /* u32_entries: Up to 16384 entries of a column (the column is the concatenation of these).
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_moarvm_v3_u32_entries_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_moarvm_v3_u32_entries_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t n_values = 0;
     PCD_UNUSED const uint8_t *f0_values = NULL;
@@ -740,7 +740,7 @@ uint64_t pcd_moarvm_v3_column32_size(pcd_ctx *x, const pcd_moarvm_v3_column32 *i
 /* -------- u64_entries -------- */
 
 /* u64_entries: Up to 16384 entries of a column (the column is the concatenation of these). */
-static inline pcd_status pcd_moarvm_v3_u64_entries_decode_(pcd_cursor *c, pcd_moarvm_v3_u64_entries *out)
+PCD_INLINE pcd_status pcd_moarvm_v3_u64_entries_decode_(pcd_cursor *c, pcd_moarvm_v3_u64_entries *out)
 {
     uint64_t n_values = 0;
     const uint8_t *f0_values = NULL;
@@ -765,7 +765,7 @@ pcd_status pcd_moarvm_v3_u64_entries_decode(pcd_cursor *c, pcd_moarvm_v3_u64_ent
 /* u64_entries: Up to 16384 entries of a column (the column is the concatenation of these).
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_moarvm_v3_u64_entries_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_moarvm_v3_u64_entries_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t n_values = 0;
     PCD_UNUSED const uint8_t *f0_values = NULL;

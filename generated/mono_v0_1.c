@@ -1166,7 +1166,7 @@ PCD_INLINE pcd_status pcd_mono_v0_1_event_heap_object_decode_(pcd_cursor *c, pcd
 }
 
 /* event: One event: a byte (sub-type in the high nibble, type in the low one), then its data. */
-static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+PCD_INLINE pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
 {
     uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -2120,7 +2120,7 @@ PCD_INLINE pcd_status pcd_mono_v0_1_event_heap_object_validate_(pcd_cursor *c)
 /* event: One event: a byte (sub-type in the high nibble, type in the low one), then its data.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))

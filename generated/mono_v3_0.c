@@ -1945,7 +1945,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_aot_id_decode_(pcd_cursor *c, pcd_mono
 }
 
 /* event: One event: a byte (sub-type in the high nibble, type in the low one), the time, then its data. */
-static inline pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+PCD_INLINE pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
 {
     uint64_t tag_u = 0;
     memset(out, 0, sizeof *out);
@@ -3054,7 +3054,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_aot_id_validate_(pcd_cursor *c)
 /* event: One event: a byte (sub-type in the high nibble, type in the low one), the time, then its data.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_mono_v3_0_event_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))

@@ -83,7 +83,7 @@ static const pcd_run_field k_sample_run1[] = {
     { .name = "interpreter_id", .wire = 4, .type = "u32native" },
 };
 /* sample: One record of the sample stream: a thread, then how its stack changed. */
-static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyon_v1_sample *out)
+PCD_INLINE pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyon_v1_sample *out)
 {
     uint64_t v_thread_id = 0;
     uint32_t v_interpreter_id = 0;
@@ -327,7 +327,7 @@ pcd_status pcd_tachyon_v1_sample_decode(pcd_cursor *c, pcd_tachyon_v1_sample *ou
 /* sample: One record of the sample stream: a thread, then how its stack changed.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t tag_stack = 0;
     /* thread_id, interpreter_id: 12 bytes of fixed fields */
@@ -665,7 +665,7 @@ uint64_t pcd_tachyon_v1_sample_size(pcd_ctx *x, const pcd_tachyon_v1_sample *in)
 /* -------- string -------- */
 
 /* string: An entry of the string table (file and function names), UTF-8 as written. */
-static inline pcd_status pcd_tachyon_v1_string_decode_(pcd_cursor *c, pcd_tachyon_v1_string *out)
+PCD_INLINE pcd_status pcd_tachyon_v1_string_decode_(pcd_cursor *c, pcd_tachyon_v1_string *out)
 {
     pcd_bytes v_value = { NULL, 0 };
     uint64_t len_value = 0;
@@ -684,7 +684,7 @@ pcd_status pcd_tachyon_v1_string_decode(pcd_cursor *c, pcd_tachyon_v1_string *ou
 /* string: An entry of the string table (file and function names), UTF-8 as written.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_tachyon_v1_string_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_tachyon_v1_string_validate_(pcd_cursor *c)
 {
     PCD_UNUSED pcd_bytes v_value = { NULL, 0 };
     PCD_UNUSED uint64_t len_value = 0;
@@ -721,7 +721,7 @@ uint64_t pcd_tachyon_v1_string_size(pcd_ctx *x, const pcd_tachyon_v1_string *in)
 /* -------- frame -------- */
 
 /* frame: An entry of the frame table. A location part of -1 means none; the end deltas are 0 then. */
-static inline pcd_status pcd_tachyon_v1_frame_decode_(pcd_cursor *c, pcd_tachyon_v1_frame *out)
+PCD_INLINE pcd_status pcd_tachyon_v1_frame_decode_(pcd_cursor *c, pcd_tachyon_v1_frame *out)
 {
     const uint8_t *f0_filename = NULL;
     uint64_t v_filename = 0;
@@ -773,7 +773,7 @@ pcd_status pcd_tachyon_v1_frame_decode(pcd_cursor *c, pcd_tachyon_v1_frame *out)
 /* frame: An entry of the frame table. A location part of -1 means none; the end deltas are 0 then.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_tachyon_v1_frame_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_tachyon_v1_frame_validate_(pcd_cursor *c)
 {
     PCD_UNUSED const uint8_t *f0_filename = NULL;
     PCD_UNUSED uint64_t v_filename = 0;
@@ -864,7 +864,7 @@ static const pcd_run_field k_stats_run1[] = {
     { .name = "sample_rate", .wire = 8, .type = "f64native" },
 };
 /* stats: The profile statistics block (before its 16-byte trailer), 40 bytes, or 16 in the legacy 32-byte form. */
-static inline pcd_status pcd_tachyon_v1_stats_decode_(pcd_cursor *c, pcd_tachyon_v1_stats *out)
+PCD_INLINE pcd_status pcd_tachyon_v1_stats_decode_(pcd_cursor *c, pcd_tachyon_v1_stats *out)
 {
     double v_duration_sec = 0;
     double v_sample_rate = 0;
@@ -937,7 +937,7 @@ pcd_status pcd_tachyon_v1_stats_decode(pcd_cursor *c, pcd_tachyon_v1_stats *out)
 /* stats: The profile statistics block (before its 16-byte trailer), 40 bytes, or 16 in the legacy 32-byte form.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_tachyon_v1_stats_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_tachyon_v1_stats_validate_(pcd_cursor *c)
 {
     PCD_UNUSED double v_error_rate = 0;
     PCD_UNUSED double v_missed_samples = 0;

@@ -152,6 +152,8 @@ static pcd_status common_open(pcd_reader *r, const pcd_format *f, const pcd_read
     r->al = o->al;
     r->validate_only = o->validate_only;
     r->threads = o->threads;
+    r->release = o->release;
+    r->release_ud = o->release_ud;
     pcd_arena_init(&r->arena, NULL, 0, r->al, 0);
     pcd_ctx_init(&r->x, &r->arena);
     if (o->lim) r->x.lim = o->lim;
@@ -537,7 +539,38 @@ bool pcd_reader_input(const pcd_reader *r, const uint8_t **data, size_t *size)
     return true;
 }
 
+/* Whole-buffer readers: tells the release hook how far the input has been read, every
+ * RELEASE_STEP bytes: the file window's position, or, inside a compressed region, how much of
+ * its compressed bytes the zstd reader (or its helper) has taken. */
+#define RELEASE_STEP ((uint64_t)8 << 20)
+static void release_behind(pcd_reader *r)
+{
+    if (!r->release || !r->whole) return;
+    uint64_t at = file_win(r)->pos;
+    for (uint32_t i = 0; i < r->depth; i++) {
+        pcd_level *L = &r->lv[i];
+        if (L->compression && L->zl) {
+            pcd_zlevel *zl = L->zl;
+            at = zl->z.in_base + pcd_zstd_reader_taken(&zl->z);
+            break;
+        }
+    }
+    if (at >= r->released + RELEASE_STEP) {
+        r->release(r->release_ud, at);
+        r->released = at;
+    }
+}
+
+static pcd_status next_record(pcd_reader *r, pcd_record *rec);
+
 pcd_status pcd_reader_next(pcd_reader *r, pcd_record *rec)
+{
+    pcd_status st = next_record(r, rec);
+    if (PCD_UNLIKELY(r->release != NULL) && (r->records & 1023) == 0) release_behind(r);
+    return st;
+}
+
+static pcd_status next_record(pcd_reader *r, pcd_record *rec)
 {
     if (r->failed) return r->x.err.status;
     if (r->done) return PCD_END;
@@ -797,7 +830,16 @@ static pcd_status run_fill(pcd_reader *r)
     return st;
 }
 
+static pcd_status validate_run(pcd_reader *r, uint64_t max, uint64_t *n);
+
 pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n)
+{
+    pcd_status st = validate_run(r, max, n);
+    if (PCD_UNLIKELY(r->release != NULL)) release_behind(r);
+    return st;
+}
+
+static pcd_status validate_run(pcd_reader *r, uint64_t max, uint64_t *n)
 {
     *n = 0;
     if (r->failed) return r->x.err.status;
@@ -862,7 +904,16 @@ pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n)
 
 /* ---- decoding fast path ---------------------------------------------------------- */
 
+static pcd_status decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_record_fn fn, void *ud);
+
 pcd_status pcd_reader_decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_record_fn fn, void *ud)
+{
+    pcd_status st = decode_run(r, max, n, fn, ud);
+    if (PCD_UNLIKELY(r->release != NULL)) release_behind(r);
+    return st;
+}
+
+static pcd_status decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_record_fn fn, void *ud)
 {
     *n = 0;
     if (r->failed) return r->x.err.status;

@@ -22,6 +22,12 @@ typedef struct pcd_reader_opts {
     bool validate_only;       /* use validate functions where possible: records carry no data */
     bool threads;             /* a large zstd region may be decompressed ahead on one helper
                                * thread (see pcd_zstd_reader_allow_thread); same results */
+    /* Whole-buffer readers: told, every few MiB, how far the input has been read (by the reader
+     * or its helper thread): a caller that mapped a file may drop the pages before `upto`, so
+     * that the resident memory does not grow with the file (a part read again is only read
+     * again from the file). NULL: not told. */
+    void (*release)(void *ud, uint64_t upto);
+    void *release_ud;
 } pcd_reader_opts;
 
 /* One decoded record. `data` points to the generated C struct of `type` (NULL in
@@ -77,6 +83,9 @@ typedef struct pcd_reader {
     uint64_t fail_offset;     /* start of the damaged record */
     uint32_t fail_depth;
     void *spare_zl;           /* a closed compressed level's zstd context and window, for the next one */
+    void (*release)(void *ud, uint64_t upto); /* pcd_reader_opts.release */
+    void *release_ud;
+    uint64_t released;        /* where release was told last */
     uint64_t records;         /* records returned */
     uint64_t skipped_bytes;   /* bytes passed over by recovery */
 } pcd_reader;

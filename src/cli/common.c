@@ -182,6 +182,10 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
                 fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
             return EXIT_USAGE;
         }
+        if (src->in.mapped) {
+            o.release = pcd_input_release;
+            o.release_ud = &src->in;
+        }
         st = pcd_reader_open_buffer(&src->r, f, src->in.map, src->in.map_len, &o);
     }
     if (st != PCD_OK) {

@@ -107,7 +107,7 @@ int pcd_input_load(pcd_input *in, size_t limit)
         }
         void *p = mmap(NULL, (size_t)in->size, PROT_READ, MAP_PRIVATE, in->fd, 0);
         if (p == MAP_FAILED) return -1;
-        madvise(p, (size_t)in->size, MADV_SEQUENTIAL | MADV_WILLNEED);
+        madvise(p, (size_t)in->size, MADV_SEQUENTIAL);
         in->map = p;
         in->map_len = (size_t)in->size;
         in->mapped = true;
@@ -144,6 +144,17 @@ int pcd_input_load(pcd_input *in, size_t limit)
     in->map = buf;
     in->map_len = len;
     return 0;
+}
+
+void pcd_input_release(void *ud, uint64_t upto)
+{
+    pcd_input *in = ud;
+    if (!in->mapped || upto > in->map_len) return;
+    /* whole pages only; a page read again comes back from the file (the mapping is private
+     * and never written) */
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), from = in->released / page * page, to = (size_t)upto / page * page;
+    if (to > from) madvise(in->map + from, to - from, MADV_DONTNEED);
+    if (to > in->released) in->released = to;
 }
 
 void pcd_input_close(pcd_input *in)

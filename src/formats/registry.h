@@ -36,6 +36,11 @@ typedef struct pcd_check_ops {
     /* after the last record (only called when the file decoded to its end) */
     void (*finish)(void *ctx, pcd_report_fn report, void *ud);
     void (*fini)(void *ctx);
+    /* Optional, the fast path: where the reports go, given once (bind), then each record as
+     * `record` takes it, through a pcd_record_fn that validate hands straight to the reader's
+     * decoding runs (no call in between a record). Both or neither. */
+    void (*bind)(void *ctx, pcd_report_fn report, void *ud);
+    pcd_status (*run)(void *ctx, const pcd_record *rec);
 } pcd_check_ops;
 
 /* `encode --from NAME`: another text or binary form turned into this format. */

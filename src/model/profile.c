@@ -79,7 +79,7 @@ pcd_bytes pcd_profile_text(const pcd_profile *p, pcd_str s)
 static uint64_t str_hash(const pcd_profile *p, uint32_t id)
 {
     pcd_bytes b = pcd_profile_text(p, id);
-    return pcd_hash_bytes(b.ptr, b.len);
+    return pcd_hash_key(b.ptr, b.len);
 }
 
 pcd_str pcd_profile_str(pcd_profile *p, const void *bytes, size_t n)
@@ -94,11 +94,11 @@ pcd_str pcd_profile_str(pcd_profile *p, const void *bytes, size_t n)
         p->oom = PCD_E_NOMEM;
         return 0;
     }
-    uint64_t h = pcd_hash_bytes(bytes, n);
+    uint64_t h = pcd_hash_key(bytes, n);
     size_t mask = t->idx_cap - 1, i = h & mask;
     for (; t->idx[i]; i = (i + 1) & mask) {
         uint32_t id = t->idx[i] - 1;
-        if (t->ent[id].len == n && memcmp(t->pool + t->ent[id].off, bytes, n) == 0) return id;
+        if (t->ent[id].len == n && pcd_key_equal(t->pool + t->ent[id].off, bytes, n)) return id;
     }
     if (PCD_VEC_RESERVE(p->al, t->pool, t->pool_cap, t->pool_len + n) != PCD_OK ||
         PCD_VEC_RESERVE(p->al, t->ent, t->cap, t->n + 1) != PCD_OK || t->n >= UINT32_MAX - 1) {

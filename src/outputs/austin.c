@@ -16,6 +16,12 @@
 #include "outputs/outputs.h"
 #include "outputs/render.h"
 
+/* Where a text made once sits in the texts' pool: off + 1 (0: not made yet) and its length. */
+typedef struct frag {
+    uint64_t off1;
+    size_t len;
+} frag;
+
 typedef struct austin {
     pcd_job *j;
     pcd_sink *out;
@@ -25,6 +31,11 @@ typedef struct austin {
     int fallback;                  /* the metric of inputs that have neither (-2: not chosen yet) */
     pcd_frame_id *fr;
     size_t fr_cap;
+    /* A sample's line is texts put together: its thread's prefix, then each frame's text with
+     * the ';' before it (none before a label), each made once, when first written. */
+    pcd_memsink texts;
+    frag *ftext, *ttext;           /* by frame id, by thread id */
+    size_t ftext_cap, ttext_cap;
 } austin;
 
 static bool text_is(const pcd_profile *p, pcd_str s, const char *z)
@@ -66,6 +77,53 @@ static pcd_status put_mem(pcd_sink *o, const austin *a, const pcd_sample *s)
     return pcd_text_u64(o, a->memory >= 0 ? s->values[a->memory] : 0);
 }
 
+/* Texts are followed by COPY_PAD bytes in the pool, so that a line is put together in 16-byte
+ * steps that may read past a text's end (and write past the line's end, in the room kept). */
+#define COPY_PAD 16
+static const uint8_t copy_pad[COPY_PAD];
+
+/* Renders the text for a frame (frame >= 0) or a thread's prefix into the pool: *fr. */
+static pcd_status make_text(austin *a, pcd_profile *p, frag *fr, bool frame, uint32_t id)
+{
+    pcd_sink *t = &a->texts.sink;
+    uint64_t start = pcd_sink_tell(t);
+    if (frame) {
+        if (pcd_profile_frame_at(p, id)->kind != PCD_FRAME_LABEL) PCD_TRY(pcd_sink_put(t, ";", 1));
+        PCD_TRY(pcd_render_frame(t, p, id, PCD_DIALECT_AUSTIN, PCD_COLLAPSED_RAW));
+    } else {
+        PCD_TRY(pcd_render_thread_prefix(t, p, id, PCD_DIALECT_AUSTIN, PCD_COLLAPSED_RAW));
+    }
+    size_t len = (size_t)(pcd_sink_tell(t) - start);
+    PCD_TRY(pcd_sink_put(t, copy_pad, COPY_PAD));
+    PCD_TRY(pcd_memsink_flush(&a->texts));
+    fr->off1 = start + 1;
+    fr->len = len;
+    return PCD_OK;
+}
+
+/* The text of id in *tab (made now if new). */
+static pcd_status text_of(austin *a, pcd_profile *p, frag **tab, size_t *cap, bool frame, uint32_t id,
+                          const frag **out)
+{
+    if (PCD_UNLIKELY(id >= *cap || !(*tab)[id].off1)) {
+        if (id >= *cap) {
+            size_t old = *cap;
+            PCD_TRY(PCD_VEC_RESERVE(a->j->al, *tab, *cap, (size_t)id + 1));
+            memset(*tab + old, 0, (*cap - old) * sizeof **tab);
+        }
+        PCD_TRY(make_text(a, p, &(*tab)[id], frame, id));
+    }
+    *out = &(*tab)[id];
+    return PCD_OK;
+}
+
+PCD_INLINE uint8_t *copy_text(uint8_t *d, const uint8_t *pool, const frag *f)
+{
+    const uint8_t *src = pool + f->off1 - 1;
+    for (size_t i = 0; i < f->len; i += 16) memcpy(d + i, src + i, 16);
+    return d + f->len;
+}
+
 /* The metric of inputs without Austin's: time, memory, samples, the default; the first that has
  * values as far as the profile knows. */
 static int choose_fallback(const austin *a, const pcd_profile *p)
@@ -81,14 +139,36 @@ static pcd_status a_sample(void *ud, pcd_profile *p, const pcd_sample *s)
     austin *a = ud;
     pcd_sink *o = a->out;
     if (PCD_UNLIKELY(a->fallback == -2)) a->fallback = choose_fallback(a, p);
-    size_t depth = pcd_stack_depth(p, s->stack);
-    PCD_TRY(PCD_VEC_RESERVE(a->j->al, a->fr, a->fr_cap, depth));
-    PCD_TRY(pcd_render_thread_prefix(o, p, s->thread, PCD_DIALECT_AUSTIN, PCD_COLLAPSED_RAW));
-    size_t n = pcd_stack_frames(p, s->stack, a->fr);
-    for (size_t i = 0; i < n; i++) {
-        const pcd_frame *f = pcd_profile_frame_at(p, a->fr[i]);
-        if (f->kind != PCD_FRAME_LABEL) PCD_TRY(pcd_sink_put(o, ";", 1));
-        PCD_TRY(pcd_render_frame(o, p, a->fr[i], PCD_DIALECT_AUSTIN, PCD_COLLAPSED_RAW));
+    /* the stack's frames, outermost first, straight from the model's stack nodes, and the
+     * length of the line's texts */
+    size_t n = pcd_stack_depth(p, s->stack);
+    if (PCD_UNLIKELY(n > a->fr_cap)) PCD_TRY(PCD_VEC_RESERVE(a->j->al, a->fr, a->fr_cap, n));
+    const frag *tf, *ff;
+    PCD_TRY(text_of(a, p, &a->ttext, &a->ttext_cap, false, s->thread, &tf));
+    size_t total = tf->len;
+    pcd_stack_id st = s->stack;
+    for (size_t i = n; i-- > 0;) {
+        pcd_frame_id f = pcd_stack_frame(p, st);
+        PCD_TRY(text_of(a, p, &a->ftext, &a->ftext_cap, true, f, &ff));
+        total += ff->len;
+        a->fr[i] = f;
+        st = pcd_stack_parent(p, st);
+    }
+    tf = &a->ttext[s->thread]; /* (the table may have moved) */
+    if (PCD_UNLIKELY(o->cap - o->len < total + COPY_PAD)) PCD_TRY(pcd_sink_flush(o));
+    if (PCD_LIKELY(o->cap - o->len >= total + COPY_PAD)) {
+        /* the whole line's texts, straight into the output's buffer */
+        const uint8_t *pool = a->texts.data;
+        uint8_t *d = copy_text(o->buf + o->len, pool, tf);
+        for (size_t i = 0; i < n; i++) d = copy_text(d, pool, &a->ftext[a->fr[i]]);
+        o->len = (size_t)(d - o->buf);
+    } else {
+        /* a line longer than the output's buffer */
+        PCD_TRY(pcd_sink_put(o, a->texts.data + tf->off1 - 1, tf->len));
+        for (size_t i = 0; i < n; i++) {
+            const frag *g = &a->ftext[a->fr[i]];
+            PCD_TRY(pcd_sink_put(o, a->texts.data + g->off1 - 1, g->len));
+        }
     }
     PCD_TRY(pcd_sink_put(o, " ", 1));
     uint64_t t = a->time >= 0 ? s->values[a->time] / a->time_div : 0;
@@ -117,6 +197,7 @@ static pcd_status a_open(void *state, pcd_job *j, pcd_sink *out, pcd_consumer *c
     austin *a = state;
     a->j = j;
     a->out = out;
+    pcd_memsink_init(&a->texts, j->al);
     c->ud = a;
     c->needs = PCD_NEEDS_TIMES; /* one line per sample */
     c->begin = a_begin;
@@ -129,6 +210,9 @@ static void a_close(void *state)
 {
     austin *a = state;
     PCD_VEC_FREE(a->j->al, a->fr, a->fr_cap);
+    PCD_VEC_FREE(a->j->al, a->ftext, a->ftext_cap);
+    PCD_VEC_FREE(a->j->al, a->ttext, a->ttext_cap);
+    pcd_memsink_free(&a->texts);
 }
 
 const pcd_exporter pcd_out_austin = {

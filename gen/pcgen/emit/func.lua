@@ -58,6 +58,16 @@ function F.state_text(env)
   ]], { S = env.need_state.state_cname }), 4)
 end
 
+-- Is T the record of a region whose records are run back to back (the _run and _drun fast
+-- paths)? Its function is then inlined into the loops (always: a call a record costs as much as
+-- a small record's decoding).
+local function run_record(ir, T)
+  for _, R in ipairs(ir.regions or {}) do
+    if R.record == T and not R.opens then return true end
+  end
+  return false
+end
+
 -- mode "dec" or "val".
 function F.decode(ir, T, mode)
   local env = C.new_env(ir, T, mode)
@@ -74,10 +84,10 @@ function F.decode(ir, T, mode)
           return pcd_fail(c, c->p, PCD_E_SIZE, ${name}, "content that ends where the size says", PCD_FOUND_UINT, pcd_left(c));
     ]], { name = cstr(env.total_field.errname) }), 4)
   end
-  local v = { T = T.cname }
+  local v = { T = T.cname, inl = run_record(ir, T) and "PCD_INLINE" or "static inline" }
   local sig, wrapper
   if mode == "dec" then
-    sig = text.render("static inline pcd_status ${T}_decode_(pcd_cursor *c, ${T} *out)", v)
+    sig = text.render("${inl} pcd_status ${T}_decode_(pcd_cursor *c, ${T} *out)", v)
     wrapper = text.render([[
       pcd_status ${T}_decode(pcd_cursor *c, ${T} *out)
       {
@@ -89,7 +99,7 @@ function F.decode(ir, T, mode)
     -- has is assigned (a union: its case's), and skipping the memset matters for small records
     if lower.may_leave_unset(T) then head = "    memset(out, 0, sizeof *out);\n" .. head end
   else
-    sig = text.render("static inline pcd_status ${T}_validate_(pcd_cursor *c)", v)
+    sig = text.render("${inl} pcd_status ${T}_validate_(pcd_cursor *c)", v)
     wrapper = text.render([[
       pcd_status ${T}_validate(pcd_cursor *c)
       {

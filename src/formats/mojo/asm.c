@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "common/text.h"
 
 /* ---- events of each version ---------------------------------------------------- */
@@ -52,18 +53,7 @@ static uint64_t mix64(uint64_t x)
 
 /* ---- key maps ------------------------------------------------------------------- */
 
-struct mojo_kslot {
-    uint64_t key;
-    uint32_t tag;               /* 0 empty; 1 + the key's sign */
-    uint32_t val;
-};
 
-/* Where a key starts its probe in a table of cap (a power of two) slots: Fibonacci
- * hashing, one multiplication (keys are looked up once per frame reference). */
-PCD_INLINE uint32_t kslot(uint64_t key, uint32_t cap)
-{
-    return (uint32_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (cap - 1);
-}
 
 /* Python's ints: -0 is 0. */
 static pcd_mojo_int norm(pcd_mojo_int v)
@@ -79,20 +69,10 @@ static pcd_mojo_int norm_opt(bool has, pcd_mojo_int v)
     return has ? norm(v) : zero;
 }
 
-static struct mojo_kslot *kmap_find(const mojo_kmap *m, pcd_mojo_int k)
-{
-    if (!m->cap) return NULL;
-    uint32_t tag = 1 + (uint32_t)k.neg;
-    for (uint32_t i = kslot(k.mag, m->cap);; i = (i + 1) & (m->cap - 1)) {
-        struct mojo_kslot *s = &m->s[i];
-        if (s->tag == tag && s->key == k.mag) return s;
-        if (!s->tag) return NULL;
-    }
-}
 
 static bool kmap_put(mojo_asm *a, mojo_kmap *m, pcd_mojo_int k, uint32_t val)
 {
-    struct mojo_kslot *s = kmap_find(m, k);
+    struct mojo_kslot *s = mojo_kmap_find(m, k);
     if (s) {
         s->val = val;
         return true;
@@ -112,7 +92,7 @@ static bool kmap_put(mojo_asm *a, mojo_kmap *m, pcd_mojo_int k, uint32_t val)
         memset(ns, 0, (size_t)ncap * sizeof *ns);
         for (uint32_t i = 0; i < m->cap; i++) {
             if (!m->s[i].tag) continue;
-            uint32_t j = kslot(m->s[i].key, ncap);
+            uint32_t j = mojo_kslot_at(m->s[i].key, ncap);
             while (ns[j].tag) j = (j + 1) & (ncap - 1);
             ns[j] = m->s[i];
         }
@@ -120,7 +100,7 @@ static bool kmap_put(mojo_asm *a, mojo_kmap *m, pcd_mojo_int k, uint32_t val)
         m->s = ns;
         m->cap = ncap;
     }
-    uint32_t i = kslot(k.mag, m->cap);
+    uint32_t i = mojo_kslot_at(k.mag, m->cap);
     while (m->s[i].tag) i = (i + 1) & (m->cap - 1);
     m->s[i].key = k.mag;
     m->s[i].tag = 1 + (uint32_t)k.neg;
@@ -147,12 +127,7 @@ struct mojo_str {
     uint32_t tid_len;
 };
 
-static uint32_t hash_bytes(const uint8_t *p, size_t n)
-{
-    uint64_t h = UINT64_C(1469598103934665603);
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * UINT64_C(1099511628211);
-    return (uint32_t)(h ^ (h >> 32));
-}
+static uint32_t hash_bytes(const uint8_t *p, size_t n) { return (uint32_t)pcd_hash_key(p, n); }
 
 pcd_bytes mojo_str(const mojo_asm *a, uint32_t id)
 {
@@ -194,7 +169,7 @@ static uint32_t intern(mojo_asm *a, const uint8_t *p, size_t n)
             uint32_t id = a->str_idx[i];
             if (!id) break;
             const struct mojo_str *s = &a->str[id - 1];
-            if (s->hash == h && s->len == n && memcmp(a->pool + s->off, p, n) == 0) return id - 1;
+            if (s->hash == h && s->len == n && pcd_key_equal(a->pool + s->off, p, n)) return id - 1;
         }
     }
     if ((size_t)(a->n_str + 1) * 2 > a->str_idx_cap) {
@@ -376,7 +351,7 @@ static void close_sample(mojo_asm *a)
 /* The scope of a pid, created if new. */
 static uint32_t scope_of(mojo_asm *a, pcd_mojo_int pid)
 {
-    struct mojo_kslot *s = kmap_find(&a->pids, pid);
+    struct mojo_kslot *s = mojo_kmap_find(&a->pids, pid);
     if (s) return s->val;
     if (!grow(a, (void **)&a->sc, &a->sc_cap, sizeof *a->sc, (size_t)a->n_sc + 1)) return 0;
     uint32_t i = a->n_sc;
@@ -394,17 +369,8 @@ static bool string_lookup(const mojo_asm *a, pcd_mojo_int key, uint32_t *id)
         *id = a->unknown;
         return true;
     }
-    const struct mojo_kslot *s = kmap_find(&a->sc[a->cur].strings, key);
-    if (!s && a->cur) s = kmap_find(&a->sc[0].strings, key);
-    if (!s) return false;
-    *id = s->val;
-    return true;
-}
-
-PCD_INLINE bool frame_lookup(const mojo_asm *a, pcd_mojo_int key, uint32_t *id)
-{
-    const struct mojo_kslot *s = kmap_find(a->cur_frames, key);
-    if (PCD_UNLIKELY(!s) && a->cur) s = kmap_find(&a->sc[0].frames, key);
+    const struct mojo_kslot *s = mojo_kmap_find(&a->sc[a->cur].strings, key);
+    if (!s && a->cur) s = mojo_kmap_find(&a->sc[0].strings, key);
     if (!s) return false;
     *id = s->val;
     return true;
@@ -444,38 +410,36 @@ static bool in_sample(mojo_asm *a, uint64_t offset, const char *path)
     return false;
 }
 
-/* A frame reference: the most common event by far, so it has its own path. */
-PCD_INLINE void frame_ref(mojo_asm *a, uint64_t mag, bool neg, uint64_t offset)
+/* A frame reference that the inline path (asm.h) does not take: a key not defined in the
+ * current process, or the item array full, or no sample open. */
+void mojo_asm_frame_ref_slow(mojo_asm *a, uint64_t mag, bool neg, uint64_t offset)
 {
     uint32_t id;
     pcd_mojo_int k = { mag, neg && mag };
-    if (PCD_UNLIKELY(!frame_lookup(a, k, &id))) {
+    const struct mojo_kslot *s = mojo_kmap_find(a->cur_frames, k);
+    if (!s && a->cur) s = mojo_kmap_find(&a->sc[0].frames, k);
+    if (s) {
+        id = s->val;
+    } else {
         problem(a, MOJO_P_UNDEF_FRAME, true, offset, "frame_ref.key", "a frame key defined in this process",
                 fk_of(k), k.mag);
         id = a->unknown_frame;
     }
-    if (PCD_LIKELY(a->open && a->s.n_items < a->items_cap)) {
-        a->items[a->s.n_items].kind = MOJO_IT_FRAME;
-        a->items[a->s.n_items].id = id;
-        a->s.n_items++;
-    } else if (a->open) {
-        add_item(a, MOJO_IT_FRAME, id, offset);
-    } else {
-        in_sample(a, offset, "frame_ref");
-    }
+    if (a->open) add_item(a, MOJO_IT_FRAME, id, offset);
+    else in_sample(a, offset, "frame_ref");
 }
 
-pcd_status mojo_asm_record(mojo_asm *a, const pcd_record *rec)
+pcd_status mojo_asm_record_slow(mojo_asm *a, const pcd_record *rec)
 {
     if (PCD_UNLIKELY(a->oom)) return a->oom;
     /* the events of each version: frame references by the short path, the others as the
      * generated view of a MOJO event (its version's accessor, called directly) */
     pcd_mojo_event_view e;
-    if (PCD_LIKELY(rec->type == &pcd_mojo_v3_event_type)) {
+    if (rec->type == &pcd_mojo_v3_event_type) {
         const pcd_mojo_v3_event *ev = rec->data;
-        if (PCD_UNLIKELY(!ev)) return PCD_OK;
-        if (PCD_LIKELY(ev->which == PCD_MOJO_V3_EVENT_FRAME_REF)) {
-            frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
+        if (!ev) return PCD_OK;
+        if (ev->which == PCD_MOJO_V3_EVENT_FRAME_REF) {
+            mojo_asm_frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
             return a->oom;
         }
         pcd_mojo_v3_event_view(ev, &e);
@@ -483,7 +447,7 @@ pcd_status mojo_asm_record(mojo_asm *a, const pcd_record *rec)
         const pcd_mojo_v2_event *ev = rec->data;
         if (!ev) return PCD_OK;
         if (ev->which == PCD_MOJO_V2_EVENT_FRAME_REF) {
-            frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
+            mojo_asm_frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
             return a->oom;
         }
         pcd_mojo_v2_event_view(ev, &e);
@@ -491,7 +455,7 @@ pcd_status mojo_asm_record(mojo_asm *a, const pcd_record *rec)
         const pcd_mojo_v1_event *ev = rec->data;
         if (!ev) return PCD_OK;
         if (ev->which == PCD_MOJO_V1_EVENT_FRAME_REF) {
-            frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
+            mojo_asm_frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
             return a->oom;
         }
         pcd_mojo_v1_event_view(ev, &e);
@@ -511,7 +475,7 @@ pcd_status mojo_asm_event(mojo_asm *a, const pcd_mojo_event_view *e, uint64_t of
     if (a->oom) return a->oom;
     switch (e->kind) {
     case PCD_MOJO_EVENT_FRAME_REF:
-        frame_ref(a, e->key.mag, e->key.neg, offset);
+        mojo_asm_frame_ref(a, e->key.mag, e->key.neg, offset);
         break;
     case PCD_MOJO_EVENT_STACK:
         close_sample(a);
@@ -593,7 +557,11 @@ pcd_status mojo_asm_event(mojo_asm *a, const pcd_mojo_event_view *e, uint64_t of
         break;
     case PCD_MOJO_EVENT_KERNEL:
         if (in_sample(a, offset, "kernel")) {
-            uint32_t id = intern(a, e->symbol.ptr, e->symbol.len);
+            uint32_t *seen = &a->kernel_seen[(a->s.tid * 16 + a->s.n_items) & 255], id = *seen - 1;
+            if (!*seen || a->str[id].len != e->symbol.len || !pcd_key_equal(a->pool + a->str[id].off, e->symbol.ptr, e->symbol.len)) {
+                id = intern(a, e->symbol.ptr, e->symbol.len);
+                *seen = id + 1; /* (0 when out of memory) */
+            }
             if (id != UINT32_MAX) add_item(a, MOJO_IT_KERNEL, id, offset);
         }
         break;

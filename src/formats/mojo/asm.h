@@ -60,10 +60,33 @@ typedef struct mojo_asm_ops {
 } mojo_asm_ops;
 
 /* A key -> id table with open addressing (keys are sign and magnitude). */
+struct mojo_kslot {
+    uint64_t key;
+    uint32_t tag;               /* 0 empty; 1 + the key's sign */
+    uint32_t val;
+};
 typedef struct mojo_kmap {
     struct mojo_kslot *s;
     uint32_t cap, len;
 } mojo_kmap;
+
+/* Where a key starts its probe in a table of cap (a power of two) slots: Fibonacci
+ * hashing, one multiplication (keys are looked up once per frame reference). */
+PCD_INLINE uint32_t mojo_kslot_at(uint64_t key, uint32_t cap)
+{
+    return (uint32_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (cap - 1);
+}
+
+PCD_INLINE struct mojo_kslot *mojo_kmap_find(const mojo_kmap *m, pcd_mojo_int k)
+{
+    if (!m->cap) return NULL;
+    uint32_t tag = 1 + (uint32_t)k.neg;
+    for (uint32_t i = mojo_kslot_at(k.mag, m->cap);; i = (i + 1) & (m->cap - 1)) {
+        struct mojo_kslot *s = &m->s[i];
+        if (s->tag == tag && s->key == k.mag) return s;
+        if (!s->tag) return NULL;
+    }
+}
 
 typedef struct mojo_scope {
     pcd_mojo_int pid;
@@ -111,6 +134,9 @@ typedef struct mojo_asm {
     size_t items_cap;
     bool full;
     uint64_t samples;
+    /* the kernel symbol taken last at each item position of a thread's samples (string id
+     * + 1, 0 none), tried before the string table: kernel stacks repeat */
+    uint32_t kernel_seen[256];
     uint32_t unknown;           /* string id of "<unknown>" */
     uint32_t unknown_frame;     /* frame id of <unknown>:<unknown>:0 */
     uint32_t empty;             /* string id of "" */
@@ -121,8 +147,36 @@ typedef struct mojo_asm {
 pcd_status mojo_asm_init(mojo_asm *a, pcd_alloc *al, int version, const mojo_asm_ops *ops, void *ud,
                          pcd_report_fn report, void *report_ud);
 /* One decoded record of a MOJO reader (the root sets the version; events go on to
- * mojo_asm_event as the generated view of a MOJO event, frame references by a shorter path). */
-pcd_status mojo_asm_record(mojo_asm *a, const pcd_record *rec);
+ * mojo_asm_event as the generated view of a MOJO event, frame references by a shorter path:
+ * inline, as they are most of a file). */
+pcd_status mojo_asm_record_slow(mojo_asm *a, const pcd_record *rec);
+void mojo_asm_frame_ref_slow(mojo_asm *a, uint64_t mag, bool neg, uint64_t offset);
+
+/* A frame reference: the key in the current process, onto the open sample. */
+PCD_INLINE void mojo_asm_frame_ref(mojo_asm *a, uint64_t mag, bool neg, uint64_t offset)
+{
+    pcd_mojo_int k = { mag, neg && mag };
+    const struct mojo_kslot *s = mojo_kmap_find(a->cur_frames, k);
+    if (PCD_LIKELY(s && a->open && a->s.n_items < a->items_cap)) {
+        a->items[a->s.n_items].kind = MOJO_IT_FRAME;
+        a->items[a->s.n_items].id = s->val;
+        a->s.n_items++;
+        return;
+    }
+    mojo_asm_frame_ref_slow(a, mag, neg, offset);
+}
+
+PCD_INLINE pcd_status mojo_asm_record(mojo_asm *a, const pcd_record *rec)
+{
+    if (PCD_LIKELY(rec->type == &pcd_mojo_v3_event_type && !a->oom)) {
+        const pcd_mojo_v3_event *ev = rec->data;
+        if (PCD_LIKELY(ev && ev->which == PCD_MOJO_V3_EVENT_FRAME_REF)) {
+            mojo_asm_frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
+            return a->oom;
+        }
+    }
+    return mojo_asm_record_slow(a, rec);
+}
 /* One event of any version, at offset. PCD_OK, or PCD_E_NOMEM when memory ran out
  * (--max-memory). */
 pcd_status mojo_asm_event(mojo_asm *a, const pcd_mojo_event_view *e, uint64_t offset);

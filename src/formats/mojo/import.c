@@ -40,18 +40,26 @@ typedef struct mimport {
     /* asm ids -> model ids (+1, 0 not yet) */
     uint32_t *smap, *fmap;
     size_t smap_cap, fmap_cap;
+    /* asm string ids -> the model's kernel frame and label frame of that text (+1, 0 not yet) */
+    uint32_t *kmap, *lmap;
+    size_t kmap_cap, lmap_cap;
     pcd_frame_id gc, invalid;      /* + 1 */
-    /* the previous sample: its thread, its items and the model stack after each, so that a
-     * sample of the same thread makes only what changed (Austin's samples mostly go on as the
-     * thread's last one went) */
-    bool have_prev;
-    pcd_mojo_int prev_pid, prev_iid;
-    bool prev_has_iid;
-    uint32_t prev_tid;
-    pcd_thread_id prev_thread;
-    mojo_item *prev;
-    pcd_stack_id *prev_st;
-    size_t n_prev, prev_cap, prev_st_cap;
+    /* Each thread's previous sample: its items and the model stack after each, so that a
+     * sample makes only what changed since its thread's last one (Austin's samples mostly go on
+     * as the thread's last one went, with threads taking turns). Found by the sample's thread
+     * id string: the (pid, iid) it came with last and the model thread (+1, 0 none). */
+    struct tid_seen {
+        pcd_mojo_int pid, iid;
+        bool has_iid;
+        pcd_thread_id thread1;
+    } *tids;
+    size_t tids_cap;
+    struct thread_prev {
+        mojo_item *items;
+        pcd_stack_id *st;
+        size_t n, items_cap, st_cap;
+    } *prev;
+    size_t prev_cap;
 } mimport;
 
 static int64_t clamp(pcd_mojo_int v)
@@ -122,6 +130,25 @@ static pcd_frame_id frame_of(mimport *m, uint32_t id)
     return m->fmap[id] - 1;
 }
 
+/* The model frame of kind `kind` named by assembler string id (a kernel symbol, a label),
+ * found once per id through *map. */
+static pcd_frame_id named_of(mimport *m, uint32_t **map, size_t *cap, pcd_frame_kind kind, uint32_t id)
+{
+    if (PCD_LIKELY(id < *cap && (*map)[id])) return (*map)[id] - 1;
+    if (id >= *cap) {
+        size_t old = *cap;
+        if (PCD_VEC_RESERVE(m->j->al, *map, *cap, (size_t)id + 1) != PCD_OK) {
+            m->p->oom = PCD_E_NOMEM;
+            return 0;
+        }
+        memset(*map + old, 0, (*cap - old) * sizeof **map);
+    }
+    pcd_frame_id f = pcd_profile_frame_named(m->p, kind, str_of(m, id));
+    if (m->p->oom) return 0;
+    (*map)[id] = f + 1;
+    return f;
+}
+
 static bool mode_is(const mimport *m, const char *z)
 {
     return m->mode_id != UINT32_MAX && pcd_bytes_is(mojo_str(&m->as, m->mode_id), z);
@@ -178,6 +205,41 @@ static void on_meta(void *ud, uint32_t key, uint32_t value, uint64_t offset)
     m->st = pcd_profile_meta(m->p, k, v);
 }
 
+static bool same_int(pcd_mojo_int x, pcd_mojo_int y) { return x.mag == y.mag && x.neg == y.neg; }
+
+/* The model thread of a sample: (pid, iid, tid), the tid as Austin's text shows it. */
+static pcd_thread_id thread_of(mimport *m, const mojo_sample *sm)
+{
+    if (sm->tid >= m->tids_cap) {
+        size_t old = m->tids_cap;
+        if (PCD_VEC_RESERVE(m->j->al, m->tids, m->tids_cap, (size_t)sm->tid + 1) != PCD_OK) {
+            m->p->oom = PCD_E_NOMEM;
+            return 0;
+        }
+        memset(m->tids + old, 0, (m->tids_cap - old) * sizeof *m->tids);
+    }
+    struct tid_seen *ts = &m->tids[sm->tid];
+    if (PCD_LIKELY(ts->thread1 && same_int(ts->pid, sm->pid) && ts->has_iid == sm->has_iid && same_int(ts->iid, sm->iid)))
+        return ts->thread1 - 1;
+    pcd_thread th = pcd_thread_blank();
+    th.pid = clamp(sm->pid);
+    if (sm->has_iid) th.iid = clamp(sm->iid);
+    pcd_bytes tt = mojo_tid_text(&m->as, sm->tid);
+    th.tid_text = pcd_profile_str(m->p, tt.ptr, tt.len);
+    th.key = (uint64_t)sm->tid + 1;  /* the raw thread string, as the file has it */
+    /* a negative zero pid or iid is a thread of its own in the file */
+    if (sm->pid.neg) th.key |= UINT64_C(1) << 62;
+    if (sm->has_iid && sm->iid.neg) th.key |= UINT64_C(1) << 61;
+    pcd_thread_id t = pcd_profile_thread(m->p, &th);
+    if (m->p->oom) return 0;
+    ts = &m->tids[sm->tid];
+    ts->pid = sm->pid;
+    ts->iid = sm->iid;
+    ts->has_iid = sm->has_iid;
+    ts->thread1 = t + 1;
+    return t;
+}
+
 static void on_sample(void *ud, const mojo_sample *sm)
 {
     mimport *m = ud;
@@ -186,37 +248,30 @@ static void on_sample(void *ud, const mojo_sample *sm)
     pcd_profile *p = m->p;
     pcd_sample s;
     memset(&s, 0, sizeof s);
-    if (m->have_prev && sm->tid == m->prev_tid && sm->pid.mag == m->prev_pid.mag && sm->pid.neg == m->prev_pid.neg &&
-        sm->has_iid == m->prev_has_iid && sm->iid.mag == m->prev_iid.mag && sm->iid.neg == m->prev_iid.neg) {
-        s.thread = m->prev_thread;
-    } else {
-        pcd_thread th = pcd_thread_blank();
-        th.pid = clamp(sm->pid);
-        if (sm->has_iid) th.iid = clamp(sm->iid);
-        pcd_bytes tt = mojo_tid_text(&m->as, sm->tid);
-        th.tid_text = pcd_profile_str(p, tt.ptr, tt.len);
-        th.key = (uint64_t)sm->tid + 1;  /* the raw thread string, as the file has it */
-        /* a negative zero pid or iid is a thread of its own in the file */
-        if (sm->pid.neg) th.key |= UINT64_C(1) << 62;
-        if (sm->has_iid && sm->iid.neg) th.key |= UINT64_C(1) << 61;
-        s.thread = pcd_profile_thread(p, &th);
-        m->have_prev = true;
-        m->prev_tid = sm->tid;
-        m->prev_pid = sm->pid;
-        m->prev_iid = sm->iid;
-        m->prev_has_iid = sm->has_iid;
-        m->prev_thread = s.thread;
-        m->n_prev = 0; /* another thread: its stack from the root */
+    s.thread = thread_of(m, sm);
+    if (p->oom) {
+        m->st = p->oom;
+        return;
     }
-    /* the items the previous sample had too keep its stack */
+    if (s.thread >= m->prev_cap) {
+        size_t old = m->prev_cap;
+        if (PCD_VEC_RESERVE(m->j->al, m->prev, m->prev_cap, (size_t)s.thread + 1) != PCD_OK) {
+            m->st = PCD_E_NOMEM;
+            return;
+        }
+        memset(m->prev + old, 0, (m->prev_cap - old) * sizeof *m->prev);
+    }
+    struct thread_prev *tp = &m->prev[s.thread];
+    /* the items the thread's previous sample had too keep its stack */
     size_t c = 0;
-    while (c < m->n_prev && c < sm->n_items && m->prev[c].kind == sm->items[c].kind && m->prev[c].id == sm->items[c].id) c++;
-    if (PCD_VEC_RESERVE(m->j->al, m->prev, m->prev_cap, sm->n_items) != PCD_OK ||
-        PCD_VEC_RESERVE(m->j->al, m->prev_st, m->prev_st_cap, sm->n_items) != PCD_OK) {
+    while (c < tp->n && c < sm->n_items && tp->items[c].kind == sm->items[c].kind && tp->items[c].id == sm->items[c].id) c++;
+    if (PCD_UNLIKELY(sm->n_items > tp->items_cap || sm->n_items > tp->st_cap) &&
+        (PCD_VEC_RESERVE(m->j->al, tp->items, tp->items_cap, sm->n_items) != PCD_OK ||
+         PCD_VEC_RESERVE(m->j->al, tp->st, tp->st_cap, sm->n_items) != PCD_OK)) {
         m->st = PCD_E_NOMEM;
         return;
     }
-    pcd_stack_id st = c ? m->prev_st[c - 1] : PCD_STACK_EMPTY;
+    pcd_stack_id st = c ? tp->st[c - 1] : PCD_STACK_EMPTY;
     for (size_t i = c; i < sm->n_items; i++) {
         const mojo_item *it = &sm->items[i];
         pcd_frame_id f;
@@ -230,14 +285,14 @@ static void on_sample(void *ud, const mojo_sample *sm)
             if (!m->invalid) m->invalid = pcd_profile_frame_named(p, PCD_FRAME_INVALID, 0) + 1;
             f = m->invalid - 1;
             break;
-        case MOJO_IT_KERNEL: f = pcd_profile_frame_named(p, PCD_FRAME_KERNEL, str_of(m, it->id)); break;
-        default: f = pcd_profile_frame_named(p, PCD_FRAME_LABEL, str_of(m, it->id)); break;
+        case MOJO_IT_KERNEL: f = named_of(m, &m->kmap, &m->kmap_cap, PCD_FRAME_KERNEL, it->id); break;
+        default: f = named_of(m, &m->lmap, &m->lmap_cap, PCD_FRAME_LABEL, it->id); break;
         }
         st = pcd_profile_push(p, st, f);
-        m->prev[i] = *it;
-        m->prev_st[i] = st;
+        tp->items[i] = *it;
+        tp->st[i] = st;
     }
-    m->n_prev = sm->n_items;
+    tp->n = sm->n_items;
     if (p->oom) {
         m->st = p->oom;
         return;
@@ -298,8 +353,14 @@ static pcd_status mojo_import(pcd_job *j, pcd_profile *p)
     PCD_VEC_FREE(j->al, m.pending, m.pending_cap);
     PCD_VEC_FREE(j->al, m.smap, m.smap_cap);
     PCD_VEC_FREE(j->al, m.fmap, m.fmap_cap);
+    PCD_VEC_FREE(j->al, m.kmap, m.kmap_cap);
+    PCD_VEC_FREE(j->al, m.lmap, m.lmap_cap);
+    for (size_t i = 0; i < m.prev_cap; i++) {
+        PCD_VEC_FREE(j->al, m.prev[i].items, m.prev[i].items_cap);
+        PCD_VEC_FREE(j->al, m.prev[i].st, m.prev[i].st_cap);
+    }
     PCD_VEC_FREE(j->al, m.prev, m.prev_cap);
-    PCD_VEC_FREE(j->al, m.prev_st, m.prev_st_cap);
+    PCD_VEC_FREE(j->al, m.tids, m.tids_cap);
     mojo_asm_free(&m.as);
     return st;
 }

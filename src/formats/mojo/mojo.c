@@ -214,21 +214,35 @@ static void check_init(void *ctx, pcd_alloc *al)
     k->ok = mojo_asm_init(&k->as, al, 0, NULL, NULL, NULL, NULL) == PCD_OK;
 }
 
-static void check_record(void *ctx, const pcd_record *rec, pcd_report_fn report, void *ud)
+static void check_bind(void *ctx, pcd_report_fn report, void *ud)
 {
     mojo_check *k = ctx;
-    if (!k->ok) return;
     k->as.report = report;
     k->as.report_ud = ud;
-    if (PCD_UNLIKELY(mojo_asm_record(&k->as, rec) != PCD_OK)) {
-        pcd_error err;
-        memset(&err, 0, sizeof err);
-        err.status = PCD_E_NOMEM;
-        err.offset = rec->offset;
-        err.expected = "memory for the strings and frames (raise --max-memory); the reference checks stop here";
-        report(ud, false, &err);
-        k->ok = false;
-    }
+}
+
+static PCD_COLD void check_nomem(mojo_check *k, const pcd_record *rec)
+{
+    pcd_error err;
+    memset(&err, 0, sizeof err);
+    err.status = PCD_E_NOMEM;
+    err.offset = rec->offset;
+    err.expected = "memory for the strings and frames (raise --max-memory); the reference checks stop here";
+    k->as.report(k->as.report_ud, false, &err);
+    k->ok = false;
+}
+
+static pcd_status check_run(void *ctx, const pcd_record *rec)
+{
+    mojo_check *k = ctx;
+    if (PCD_LIKELY(k->ok) && PCD_UNLIKELY(mojo_asm_record(&k->as, rec) != PCD_OK)) check_nomem(k, rec);
+    return PCD_OK;
+}
+
+static void check_record(void *ctx, const pcd_record *rec, pcd_report_fn report, void *ud)
+{
+    check_bind(ctx, report, ud);
+    check_run(ctx, rec);
 }
 
 static void check_finish(void *ctx, pcd_report_fn report, void *ud)
@@ -267,7 +281,7 @@ static void check_fini(void *ctx)
 }
 
 static const pcd_check_ops mojo_check_ops = {
-    sizeof(mojo_check), check_init, check_record, check_finish, check_fini,
+    sizeof(mojo_check), check_init, check_record, check_finish, check_fini, check_bind, check_run,
 };
 
 /* ---- registration --------------------------------------------------------------------------- */

@@ -164,7 +164,7 @@ static const pcd_run_field k_rec_run1[] = {
     { .name = "dims.h", .wire = 1, .type = "u8" },
 };
 /* rec */
-static inline pcd_status pcd_fx_arrays_v1_rec_decode_(pcd_cursor *c, pcd_fx_arrays_v1_rec *out)
+PCD_INLINE pcd_status pcd_fx_arrays_v1_rec_decode_(pcd_cursor *c, pcd_fx_arrays_v1_rec *out)
 {
     uint32_t v_size = 0;
     uint64_t n_pfx = 0;
@@ -315,7 +315,7 @@ pcd_status pcd_fx_arrays_v1_rec_decode(pcd_cursor *c, pcd_fx_arrays_v1_rec *out)
 /* rec
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_arrays_v1_rec_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_arrays_v1_rec_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint32_t v_size = 0;
     PCD_UNUSED uint64_t n_pfx = 0;

@@ -83,7 +83,7 @@ static const pcd_run_field k_rec_run1[] = {
     { .name = "plain.st", .wire = 1, .type = "u8" },
 };
 /* rec */
-static inline pcd_status pcd_fx_bits_v1_rec_decode_(pcd_cursor *c, pcd_fx_bits_v1_rec *out)
+PCD_INLINE pcd_status pcd_fx_bits_v1_rec_decode_(pcd_cursor *c, pcd_fx_bits_v1_rec *out)
 {
     uint64_t tag_u = 0;
     memset(out, 0, sizeof *out);
@@ -198,7 +198,7 @@ pcd_status pcd_fx_bits_v1_rec_decode(pcd_cursor *c, pcd_fx_bits_v1_rec *out)
 /* rec
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_bits_v1_rec_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_bits_v1_rec_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))

@@ -76,7 +76,7 @@ uint64_t pcd_fx_blocks_v1_note_block_size(pcd_ctx *x, const pcd_fx_blocks_v1_not
 /* -------- u16_batch -------- */
 
 /* u16_batch */
-static inline pcd_status pcd_fx_blocks_v1_u16_batch_decode_(pcd_cursor *c, pcd_fx_blocks_v1_u16_batch *out)
+PCD_INLINE pcd_status pcd_fx_blocks_v1_u16_batch_decode_(pcd_cursor *c, pcd_fx_blocks_v1_u16_batch *out)
 {
     uint64_t n_v = 0;
     const uint8_t *f0_v = NULL;
@@ -101,7 +101,7 @@ pcd_status pcd_fx_blocks_v1_u16_batch_decode(pcd_cursor *c, pcd_fx_blocks_v1_u16
 /* u16_batch
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_blocks_v1_u16_batch_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_blocks_v1_u16_batch_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t n_v = 0;
     PCD_UNUSED const uint8_t *f0_v = NULL;
@@ -211,7 +211,7 @@ uint64_t pcd_fx_blocks_v1_column16_size(pcd_ctx *x, const pcd_fx_blocks_v1_colum
 /* -------- u64_batch -------- */
 
 /* u64_batch */
-static inline pcd_status pcd_fx_blocks_v1_u64_batch_decode_(pcd_cursor *c, pcd_fx_blocks_v1_u64_batch *out)
+PCD_INLINE pcd_status pcd_fx_blocks_v1_u64_batch_decode_(pcd_cursor *c, pcd_fx_blocks_v1_u64_batch *out)
 {
     uint64_t n_v = 0;
     const uint8_t *f0_v = NULL;
@@ -236,7 +236,7 @@ pcd_status pcd_fx_blocks_v1_u64_batch_decode(pcd_cursor *c, pcd_fx_blocks_v1_u64
 /* u64_batch
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_blocks_v1_u64_batch_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_blocks_v1_u64_batch_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t n_v = 0;
     PCD_UNUSED const uint8_t *f0_v = NULL;

@@ -270,7 +270,7 @@ PCD_INLINE pcd_status pcd_fx_cases_v1_ev_other_decode_(pcd_cursor *c, pcd_fx_cas
 }
 
 /* ev: An event: a byte, then what its case holds. */
-static inline pcd_status pcd_fx_cases_v1_ev_decode_(pcd_cursor *c, pcd_fx_cases_v1_ev *out)
+PCD_INLINE pcd_status pcd_fx_cases_v1_ev_decode_(pcd_cursor *c, pcd_fx_cases_v1_ev *out)
 {
     uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -606,7 +606,7 @@ PCD_INLINE pcd_status pcd_fx_cases_v1_ev_other_validate_(pcd_cursor *c)
 /* ev: An event: a byte, then what its case holds.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_cases_v1_ev_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_cases_v1_ev_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))

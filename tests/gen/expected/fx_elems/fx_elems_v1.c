@@ -90,7 +90,7 @@ uint64_t pcd_fx_elems_v1_event_pairs_size(pcd_ctx *x, const pcd_fx_elems_v1_even
 /* -------- event -------- */
 
 /* event */
-static inline pcd_status pcd_fx_elems_v1_event_decode_(pcd_cursor *c, pcd_fx_elems_v1_event *out)
+PCD_INLINE pcd_status pcd_fx_elems_v1_event_decode_(pcd_cursor *c, pcd_fx_elems_v1_event *out)
 {
     uint64_t n_frames = 0;
     const uint8_t *f0_frames = NULL;
@@ -192,7 +192,7 @@ pcd_status pcd_fx_elems_v1_event_decode(pcd_cursor *c, pcd_fx_elems_v1_event *ou
 /* event
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_elems_v1_event_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_elems_v1_event_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t n_frames = 0;
     PCD_UNUSED const uint8_t *f0_frames = NULL;

@@ -12,7 +12,7 @@
 /* -------- section -------- */
 
 /* section */
-static inline pcd_status pcd_fx_footer_v1_section_decode_(pcd_cursor *c, pcd_fx_footer_v1_section *out)
+PCD_INLINE pcd_status pcd_fx_footer_v1_section_decode_(pcd_cursor *c, pcd_fx_footer_v1_section *out)
 {
     pcd_bytes tag_u = { NULL, 0 };
     if (PCD_UNLIKELY(pcd_left(c) < 4))
@@ -83,7 +83,7 @@ pcd_status pcd_fx_footer_v1_section_decode(pcd_cursor *c, pcd_fx_footer_v1_secti
 /* section
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_footer_v1_section_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_footer_v1_section_validate_(pcd_cursor *c)
 {
     PCD_UNUSED pcd_bytes tag_u = { NULL, 0 };
     if (PCD_UNLIKELY(pcd_left(c) < 4))
@@ -194,7 +194,7 @@ static const pcd_run_field k_index_entry_run1[] = {
     { .name = "b", .wire = 8, .type = "u64le" },
 };
 /* index_entry */
-static inline pcd_status pcd_fx_footer_v1_index_entry_decode_(pcd_cursor *c, pcd_fx_footer_v1_index_entry *out)
+PCD_INLINE pcd_status pcd_fx_footer_v1_index_entry_decode_(pcd_cursor *c, pcd_fx_footer_v1_index_entry *out)
 {
     uint64_t v_a = 0;
     uint64_t v_b = 0;
@@ -219,7 +219,7 @@ pcd_status pcd_fx_footer_v1_index_entry_decode(pcd_cursor *c, pcd_fx_footer_v1_i
 /* index_entry
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_footer_v1_index_entry_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_footer_v1_index_entry_validate_(pcd_cursor *c)
 {
     /* a, b: 16 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 16))

@@ -12,7 +12,7 @@
 /* -------- rec -------- */
 
 /* rec */
-static inline pcd_status pcd_fx_mojo_v2_rec_decode_(pcd_cursor *c, pcd_fx_mojo_v2_rec *out)
+PCD_INLINE pcd_status pcd_fx_mojo_v2_rec_decode_(pcd_cursor *c, pcd_fx_mojo_v2_rec *out)
 {
     const uint8_t *f0_a = NULL;
     pcd_mojo_int v_a = { 0, false };
@@ -55,7 +55,7 @@ pcd_status pcd_fx_mojo_v2_rec_decode(pcd_cursor *c, pcd_fx_mojo_v2_rec *out)
 /* rec
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_mojo_v2_rec_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_mojo_v2_rec_validate_(pcd_cursor *c)
 {
     PCD_UNUSED const uint8_t *f0_a = NULL;
     PCD_UNUSED pcd_mojo_int v_a = { 0, false };

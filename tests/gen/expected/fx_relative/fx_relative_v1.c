@@ -16,7 +16,7 @@ static const pcd_run_field k_span_run1[] = {
     { .name = "length", .wire = 4, .type = "u32le" },
 };
 /* span */
-static inline pcd_status pcd_fx_relative_v1_span_decode_(pcd_cursor *c, pcd_fx_relative_v1_span *out)
+PCD_INLINE pcd_status pcd_fx_relative_v1_span_decode_(pcd_cursor *c, pcd_fx_relative_v1_span *out)
 {
     int32_t v_line = 0;
     int32_t v_end_delta = 0;
@@ -49,7 +49,7 @@ pcd_status pcd_fx_relative_v1_span_decode(pcd_cursor *c, pcd_fx_relative_v1_span
 /* span
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_relative_v1_span_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_relative_v1_span_validate_(pcd_cursor *c)
 {
     PCD_UNUSED int32_t v_line = 0;
     PCD_UNUSED int32_t v_end_delta = 0;

@@ -24,7 +24,7 @@ static const pcd_run_field k_rec_run1[] = {
     { .name = "open_kind", .wire = 1, .type = "u8" },
 };
 /* rec */
-static inline pcd_status pcd_fx_scalars_v1_rec_decode_(pcd_cursor *c, pcd_fx_scalars_v1_rec *out)
+PCD_INLINE pcd_status pcd_fx_scalars_v1_rec_decode_(pcd_cursor *c, pcd_fx_scalars_v1_rec *out)
 {
     uint8_t v_a = 0;
     uint16_t v_b = 0;
@@ -121,7 +121,7 @@ pcd_status pcd_fx_scalars_v1_rec_decode(pcd_cursor *c, pcd_fx_scalars_v1_rec *ou
 /* rec
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_scalars_v1_rec_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_scalars_v1_rec_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint8_t v_a = 0;
     PCD_UNUSED uint16_t v_b = 0;

@@ -12,7 +12,7 @@
 /* -------- event -------- */
 
 /* event */
-static inline pcd_status pcd_fx_stream_v2_event_decode_(pcd_cursor *c, pcd_fx_stream_v2_event *out)
+PCD_INLINE pcd_status pcd_fx_stream_v2_event_decode_(pcd_cursor *c, pcd_fx_stream_v2_event *out)
 {
     uint8_t v_type = 0;
     uint64_t v_time = 0;
@@ -54,7 +54,7 @@ pcd_status pcd_fx_stream_v2_event_decode(pcd_cursor *c, pcd_fx_stream_v2_event *
 /* event
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_stream_v2_event_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_stream_v2_event_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint8_t v_type = 0;
     /* type */

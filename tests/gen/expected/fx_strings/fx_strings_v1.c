@@ -17,7 +17,7 @@ static const pcd_run_field k_rec_run1[] = {
     { .name = "text_size", .wire = 2, .type = "u16be" },
 };
 /* rec */
-static inline pcd_status pcd_fx_strings_v1_rec_decode_(pcd_cursor *c, pcd_fx_strings_v1_rec *out)
+PCD_INLINE pcd_status pcd_fx_strings_v1_rec_decode_(pcd_cursor *c, pcd_fx_strings_v1_rec *out)
 {
     pcd_bytes v_c = { NULL, 0 };
     pcd_bytes v_p16 = { NULL, 0 };
@@ -115,7 +115,7 @@ pcd_status pcd_fx_strings_v1_rec_decode(pcd_cursor *c, pcd_fx_strings_v1_rec *ou
 /* rec
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_strings_v1_rec_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_strings_v1_rec_validate_(pcd_cursor *c)
 {
     PCD_UNUSED pcd_bytes v_c = { NULL, 0 };
     PCD_UNUSED pcd_bytes v_p16 = { NULL, 0 };

@@ -12,7 +12,7 @@
 /* -------- value -------- */
 
 /* value */
-static inline pcd_status pcd_fx_tables_v1_value_decode_(pcd_cursor *c, pcd_fx_tables_v1_value *out)
+PCD_INLINE pcd_status pcd_fx_tables_v1_value_decode_(pcd_cursor *c, pcd_fx_tables_v1_value *out)
 {
     int64_t v_v = 0;
     /* v */
@@ -29,7 +29,7 @@ pcd_status pcd_fx_tables_v1_value_decode(pcd_cursor *c, pcd_fx_tables_v1_value *
 /* value
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_tables_v1_value_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_tables_v1_value_validate_(pcd_cursor *c)
 {
     PCD_UNUSED int64_t v_v = 0;
     /* v */
@@ -63,7 +63,7 @@ uint64_t pcd_fx_tables_v1_value_size(pcd_ctx *x, const pcd_fx_tables_v1_value *i
 /* -------- name -------- */
 
 /* name */
-static inline pcd_status pcd_fx_tables_v1_name_decode_(pcd_cursor *c, pcd_fx_tables_v1_name *out)
+PCD_INLINE pcd_status pcd_fx_tables_v1_name_decode_(pcd_cursor *c, pcd_fx_tables_v1_name *out)
 {
     pcd_bytes v_s = { NULL, 0 };
     uint64_t len_s = 0;
@@ -82,7 +82,7 @@ pcd_status pcd_fx_tables_v1_name_decode(pcd_cursor *c, pcd_fx_tables_v1_name *ou
 /* name
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_tables_v1_name_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_tables_v1_name_validate_(pcd_cursor *c)
 {
     PCD_UNUSED pcd_bytes v_s = { NULL, 0 };
     PCD_UNUSED uint64_t len_s = 0;

@@ -12,7 +12,7 @@
 /* -------- item -------- */
 
 /* item */
-static inline pcd_status pcd_fx_trailer_v1_item_decode_(pcd_cursor *c, pcd_fx_trailer_v1_item *out)
+PCD_INLINE pcd_status pcd_fx_trailer_v1_item_decode_(pcd_cursor *c, pcd_fx_trailer_v1_item *out)
 {
     uint64_t v_v = 0;
     uint64_t v_w = 0;
@@ -33,7 +33,7 @@ pcd_status pcd_fx_trailer_v1_item_decode(pcd_cursor *c, pcd_fx_trailer_v1_item *
 /* item
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_trailer_v1_item_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_trailer_v1_item_validate_(pcd_cursor *c)
 {
     /* v */
     PCD_TRY(pcd_skip_uleb128(c, "v"));
@@ -72,7 +72,7 @@ uint64_t pcd_fx_trailer_v1_item_size(pcd_ctx *x, const pcd_fx_trailer_v1_item *i
 /* -------- extra -------- */
 
 /* extra */
-static inline pcd_status pcd_fx_trailer_v1_extra_decode_(pcd_cursor *c, pcd_fx_trailer_v1_extra *out)
+PCD_INLINE pcd_status pcd_fx_trailer_v1_extra_decode_(pcd_cursor *c, pcd_fx_trailer_v1_extra *out)
 {
     uint16_t v_a = 0;
     uint16_t v_b = 0;
@@ -110,7 +110,7 @@ pcd_status pcd_fx_trailer_v1_extra_decode(pcd_cursor *c, pcd_fx_trailer_v1_extra
 /* extra
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_trailer_v1_extra_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_trailer_v1_extra_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint16_t v_a = 0;
     PCD_UNUSED uint16_t v_b = 0;

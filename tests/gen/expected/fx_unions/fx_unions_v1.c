@@ -562,7 +562,7 @@ uint64_t pcd_fx_unions_v1_rec_b_size(pcd_ctx *x, const pcd_fx_unions_v1_rec_b *i
 /* -------- rec -------- */
 
 /* rec */
-static inline pcd_status pcd_fx_unions_v1_rec_decode_(pcd_cursor *c, pcd_fx_unions_v1_rec *out)
+PCD_INLINE pcd_status pcd_fx_unions_v1_rec_decode_(pcd_cursor *c, pcd_fx_unions_v1_rec *out)
 {
     uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 2))
@@ -595,7 +595,7 @@ pcd_status pcd_fx_unions_v1_rec_decode(pcd_cursor *c, pcd_fx_unions_v1_rec *out)
 /* rec
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_unions_v1_rec_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_unions_v1_rec_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 2))

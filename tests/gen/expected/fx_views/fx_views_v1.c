@@ -12,7 +12,7 @@
 /* -------- ev -------- */
 
 /* ev */
-static inline pcd_status pcd_fx_views_v1_ev_decode_(pcd_cursor *c, pcd_fx_views_v1_ev *out)
+PCD_INLINE pcd_status pcd_fx_views_v1_ev_decode_(pcd_cursor *c, pcd_fx_views_v1_ev *out)
 {
     uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -93,7 +93,7 @@ pcd_status pcd_fx_views_v1_ev_decode(pcd_cursor *c, pcd_fx_views_v1_ev *out)
 /* ev
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_views_v1_ev_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_views_v1_ev_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))

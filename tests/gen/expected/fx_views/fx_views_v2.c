@@ -16,7 +16,7 @@ static const pcd_run_field k_ev_run1[] = {
     { .name = "tick.status.flags", .wire = 1, .type = "u8" },
 };
 /* ev */
-static inline pcd_status pcd_fx_views_v2_ev_decode_(pcd_cursor *c, pcd_fx_views_v2_ev *out)
+PCD_INLINE pcd_status pcd_fx_views_v2_ev_decode_(pcd_cursor *c, pcd_fx_views_v2_ev *out)
 {
     uint64_t tag_u = 0;
     memset(out, 0, sizeof *out);
@@ -163,7 +163,7 @@ pcd_status pcd_fx_views_v2_ev_decode(pcd_cursor *c, pcd_fx_views_v2_ev *out)
 /* ev
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_views_v2_ev_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_views_v2_ev_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))

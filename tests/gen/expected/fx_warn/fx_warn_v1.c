@@ -12,7 +12,7 @@
 /* -------- rec -------- */
 
 /* rec */
-static inline pcd_status pcd_fx_warn_v1_rec_decode_(pcd_cursor *c, pcd_fx_warn_v1_rec *out)
+PCD_INLINE pcd_status pcd_fx_warn_v1_rec_decode_(pcd_cursor *c, pcd_fx_warn_v1_rec *out)
 {
     pcd_bytes v_name = { NULL, 0 };
     uint64_t len_name = 0;
@@ -41,7 +41,7 @@ pcd_status pcd_fx_warn_v1_rec_decode(pcd_cursor *c, pcd_fx_warn_v1_rec *out)
 /* rec
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_warn_v1_rec_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_warn_v1_rec_validate_(pcd_cursor *c)
 {
     PCD_UNUSED pcd_bytes v_name = { NULL, 0 };
     PCD_UNUSED uint64_t len_name = 0;

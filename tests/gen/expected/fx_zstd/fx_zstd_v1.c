@@ -12,7 +12,7 @@
 /* -------- sample -------- */
 
 /* sample */
-static inline pcd_status pcd_fx_zstd_v1_sample_decode_(pcd_cursor *c, pcd_fx_zstd_v1_sample *out)
+PCD_INLINE pcd_status pcd_fx_zstd_v1_sample_decode_(pcd_cursor *c, pcd_fx_zstd_v1_sample *out)
 {
     uint32_t v_tid = 0;
     uint64_t v_value = 0;
@@ -36,7 +36,7 @@ pcd_status pcd_fx_zstd_v1_sample_decode(pcd_cursor *c, pcd_fx_zstd_v1_sample *ou
 /* sample
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_zstd_v1_sample_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_zstd_v1_sample_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint32_t v_tid = 0;
     /* tid */
