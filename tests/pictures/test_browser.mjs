@@ -62,7 +62,13 @@ function pcd(args, okCodes = [0]) {
  * "P<pid>;T<tid>") zipped with the default dialect's (its frames: "name (file:line)"): per
  * element its text (a frame per line, as the page merged by line shows them), its function
  * (file:name, as the page merged by function shows them) and its name. */
+const collapsedOf = new Map();   // (each file and metric converted once)
 function collapsed(file, metric) {
+  const key = file + '\0' + (metric || '');
+  if (!collapsedOf.has(key)) collapsedOf.set(key, collapsed0(file, metric));
+  return collapsedOf.get(key);
+}
+function collapsed0(file, metric) {
   const m = metric ? ['--metric', metric] : [];
   const a = pcd(['convert', '--to', 'collapsed', '--dialect', 'austin', ...m, file]);
   const d = pcd(['convert', '--to', 'collapsed', '--dialect', 'default', ...m, file]);

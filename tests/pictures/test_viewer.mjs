@@ -468,7 +468,8 @@ const typeTables = () => page.$$eval('#types .tables > div', (ds) => ds.map((d) 
   check(after.filter((f) => f.parent).length === ancestors.length && ancestors.length === 3, 'go.svg: ' + after.filter((f) => f.parent).length + ' frames shown as ancestors, ' +
     JSON.stringify(ancestors.map((f) => f.title)));
   check(await page.$eval('#unzoom', (e) => !e.classList.contains('hide')), 'go.svg: no Reset Zoom when zoomed');
-  await page.screenshot({ path: path.join(OUT, 'svg-zoom.png') });
+  const clip = await page.evaluate(() => ({ x: 0, y: 0, width: document.documentElement.width.baseVal.value, height: document.documentElement.height.baseVal.value }));
+  await page.screenshot({ path: path.join(OUT, 'svg-zoom.png'), clip });
   await page.click('#unzoom');
   after = await geom();
   check(after.every((f, i) => !f.hidden && !f.parent && f.x === before[i].x && f.w === before[i].w), 'go.svg: Reset Zoom does not give the picture back');
@@ -485,7 +486,7 @@ const typeTables = () => page.$$eval('#types .tables > div', (ds) => ds.map((d) 
   const wantLit = prefixes(lines, 'texts', /^crypto\/sha256\.block /, 'texts').size;
   check(lit === wantLit, 'go.svg: ' + lit + ' frames lit, collapsed has ' + wantLit);
   await page.locator('#frames > g').nth(idx).click({ position: { x: 20, y: 8 } });
-  await page.screenshot({ path: path.join(OUT, 'svg.png') });
+  await page.screenshot({ path: path.join(OUT, 'svg.png'), clip });
   clean('go.svg');
   // ?s= and an invalid regex in words
   await page.goto(url + '?s=' + encodeURIComponent('sha256.(block'));
