@@ -123,7 +123,7 @@ static pcd_status s_begin(void *ud, pcd_profile *p)
 {
     svg *c = ud;
     PCD_TRY(pcd_out_metric(c->j, p, NULL));
-    pcd_agg_init(&c->agg, c->j->al, p->n_types);
+    pcd_agg_init_types(&c->agg, c->j->al, p);
     c->agg_open = true;
     return PCD_OK;
 }
@@ -678,6 +678,14 @@ static pcd_status draw(svg *c)
     char hv[48];
     human(hv, sizeof hv, total, unit);
     if (hv[0]) PCD_TRY(pcd_text_printf(o, " (%s)", hv));
+    /* what was counted: the samples the profiler took, or distinct stacks with their sums (Mono's
+     * call tree, a heap's folded tree), or pprof's sample records */
+    uint64_t n = 0;
+    for (size_t i = 0; i < c->agg.n; i++) n = pcd_sat_add(n, c->agg.e[i].count);
+    static const char *const nouns[] = { "samples", "distinct stacks", "sample records" };
+    PCD_TRY(pcd_text_z(o, " from "));
+    PCD_TRY(put_grouped(o, n));
+    PCD_TRY(pcd_text_printf(o, " %s", nouns[p->sample_noun < 3 ? p->sample_noun : 0]));
     /* the controls (shown by the script), the frame under the pointer and the search's share */
     PCD_TRY(pcd_text_printf(o, "</text>\n<text id=\"unzoom\" class=\"ctl hide\" x=\"%.1f\" y=\"%.0f\">Reset Zoom</text>\n"
                                "<text id=\"search\" class=\"ctl hide\" x=\"%.1f\" y=\"%.0f\">Search</text>\n",
@@ -740,5 +748,5 @@ static void s_close(void *state)
 const pcd_exporter pcd_out_svg = {
     "svg",
     "a static flame graph in SVG with flamegraph.pl's conventions (--metric: the sample type)",
-    PCD_HAS_SAMPLES, 0, sizeof(svg), s_open, s_close,
+    PCD_HAS_SAMPLES, 0, sizeof(svg), s_open, s_close, NULL, PCD_WANTS_AMOUNTS,
 };

@@ -446,7 +446,10 @@ const typeTables = () => page.$$eval('#types .tables > div', (ds) => ds.map((d) 
   const url = pathToFileURL(svg).href;
   await page.goto(url);
   const head = await page.$eval('#what', (e) => e.textContent);
-  check(head === 'widths: cpu in nanoseconds, ' + grouped(sum(lines)) + ' in total (690 ms)', 'go.svg: the header says ' + JSON.stringify(head));
+  // (pprof's samples are records: `info` counts them)
+  const records = JSON.parse(pcd(['info', '--json', real.go]).out.toString()).summary.samples;
+  check(head === 'widths: cpu in nanoseconds, ' + grouped(sum(lines)) + ' in total (690 ms) from ' + grouped(records) + ' sample records',
+    'go.svg: the header says ' + JSON.stringify(head));
   check(await page.$eval('#search', (e) => !e.classList.contains('hide')), 'go.svg: no Search control');
   const geom = () => page.$$eval('#frames > g', (gs) => gs.map((g) => {
     const r = g.querySelector('rect');
