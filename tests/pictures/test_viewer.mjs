@@ -20,7 +20,11 @@
 //               data; MoarVM's snapshots;
 //   svg         flamegraph.pl's click-to-zoom, Reset Zoom, Esc, search (prompt and ?s=) with
 //               the share matched, an invalid regex in words, under a strict CSP that allows
-//               its script and style by their hashes; the header says what the widths measure.
+//               its script and style by their hashes; the header says what the widths measure;
+//   signed      pprof with negative values (issue 21's crafted difference of heap profiles; a
+//               delta of one, heap_delta.jsonl, whose alloc_* only grew): refused in words where
+//               every metric has them; else the page and the SVG show the metrics without,
+//               merged by function, as collapsed says; unsymbolized frames named by address.
 //
 // Screenshots of every view go to OUT (docs/images holds them, looked at).
 // usage: node test_viewer.mjs PROFCODEC TESTDATA CORPUS OUT
@@ -514,6 +518,109 @@ const typeTables = () => page.$$eval('#types .tables > div', (ds) => ds.map((d) 
   check(await page.evaluate(() => window.pcdSvg.zoomed()) === target.title.slice(0, target.title.lastIndexOf(' (')), 'go.svg under a strict CSP: no zoom');
   clean('go.svg under a CSP');
   await page.unroute('http://pcd.invalid/**');
+}
+
+// ---- signed values and frames named by address (pprof, issue 21) ------------------------------
+
+{
+  const crafted = (f) => {
+    const out = path.join(OUT, 'pages', f + '.pprof');
+    const r = pcd(['encode', path.join(here, f === 'heap_delta' ? '.' : '../pprof/crafted', f + '.jsonl'), '-o', out]);
+    check(r.rc === 0, f + ': encode exit ' + r.rc + ': ' + r.err);
+    return out;
+  };
+  // a difference of heap profiles, every metric with negative values: a flame graph cannot
+  // draw them as widths; said, and nothing written
+  const neg = crafted('negative');
+  for (const to of ['html', 'svg']) {
+    const out = path.join(OUT, 'pages', 'negative.' + to);
+    const r = pcd(['convert', '--to', to, neg, '-o', out]);
+    check(r.rc === 1 && !fs.existsSync(out) && new RegExp('has negative values \\(a difference of profiles\\), which ' + to + ' cannot draw as widths').test(r.err),
+      'negative --to ' + to + ': exit ' + r.rc + ', ' + (fs.existsSync(out) ? 'written' : 'not written') + ': ' + r.err.trim());
+  }
+  // a delta of a heap profile: allocations only grew, what is in use grew and shrank
+  const delta = crafted('heap_delta');
+  const lines = collapsed(delta, 'alloc_space');
+  const out = path.join(OUT, 'pages', 'heap_delta.html');
+  let r = pcd(['convert', '--to', 'html', '--metric', 'alloc_space', delta, '-o', out]);
+  check(r.rc === 0 && /leaves out inuse_objects/.test(r.err) && /leaves out inuse_space/.test(r.err), 'heap_delta --to html: exit ' + r.rc + ': ' + r.err.trim());
+  await open(out);
+  clean('heap_delta');
+  const metrics = await page.$$eval('#metric option', (os2) => os2.map((o) => o.textContent));
+  check(JSON.stringify(metrics) === '["alloc_objects","alloc_space (bytes)"]', 'heap_delta: the metrics offered ' + JSON.stringify(metrics));
+  check(await total() === sum(lines), 'heap_delta: total ' + (await total()) + ', collapsed says ' + sum(lines));
+  // by function: Marshal once under handle (its lines 30 and 31 are one function), by line twice
+  const width = (rs, name) => rs.filter((x) => x.name === name && !x.faded);
+  const rootW = (rs) => rs.find((x) => x.row === 0).w;
+  let rects = await drawn();
+  const marshal = width(rects, 'encoding/json.Marshal');
+  const wantFn = sum(lines.filter((l) => l.names.includes('encoding/json.Marshal')));
+  check(marshal.length === 1 && Math.abs(marshal[0].w - rootW(rects) * wantFn / sum(lines)) < 0.5,
+    'heap_delta: by function, Marshal drawn ' + JSON.stringify(marshal.map((x) => x.w)) + ', collapsed says ' + wantFn + ' of ' + sum(lines));
+  check(twins(rects).length === 0, 'heap_delta: siblings of one function by function: ' + JSON.stringify(twins(rects)));
+  await select('merge', 'line');
+  rects = await drawn();
+  const byLine = width(rects, 'encoding/json.Marshal').map((x) => x.line).sort();
+  check(JSON.stringify(byLine) === '[30,31]', 'heap_delta: by line, Marshal on lines ' + JSON.stringify(byLine));
+  check(await total() === sum(lines), 'heap_delta: by line, total ' + (await total()));
+  await select('merge', 'function');
+  await page.fill('#search', '^encoding/json\\.');
+  await frame();
+  const res = await page.$eval('#search-result', (e) => e.dataset.percent);
+  check(res === share(lines, /^encoding\/json\./), 'heap_delta: search shows ' + res + ', collapsed says ' + share(lines, /^encoding\/json\./));
+  await page.fill('#search', '');
+  await select('metric', String(await page.$eval('#metric', (e) => [...e.options].find((o) => o.textContent === 'alloc_objects').value)));
+  const objects = sum(collapsed(delta, 'alloc_objects'));
+  check(await total() === objects, 'heap_delta: alloc_objects total ' + (await total()) + ', collapsed says ' + objects);
+  await shot('heap-delta');
+  clean('heap_delta metrics');
+  // the SVG of alloc_space: its total, zoom and search
+  const svgOut = path.join(OUT, 'pages', 'heap_delta.svg');
+  r = pcd(['convert', '--to', 'svg', '--metric', 'alloc_space', delta, '-o', svgOut]);
+  check(r.rc === 0, 'heap_delta --to svg: exit ' + r.rc + ': ' + r.err.trim());
+  errors = []; requests = [];
+  await page.goto(pathToFileURL(svgOut).href + '?s=' + encodeURIComponent('^encoding/json\\.'));
+  const head = await page.$eval('#what', (e) => e.textContent);
+  check(head.startsWith('widths: alloc_space in bytes, ' + grouped(sum(lines)) + ' in total '), 'heap_delta.svg: the header says ' + JSON.stringify(head));
+  const m = await page.$eval('#matched', (e) => e.dataset.percent);
+  check(m === share(lines, /^encoding\/json\./), 'heap_delta.svg: ?s= matched ' + m + ', collapsed says ' + share(lines, /^encoding\/json\./));
+  const zoomed = await page.evaluate(() => {
+    const f = window.pcdSvg.frames.find((x) => x.name.startsWith('main.handle '));
+    return f && window.pcdSvg.zoom(f.name) && window.pcdSvg.zoomed();
+  });
+  check(zoomed === 'main.handle (main.go:20)', 'heap_delta.svg: zoomed on ' + JSON.stringify(zoomed) + ', not main.handle');
+  clean('heap_delta.svg');
+
+  // unsymbolized native code: frames named by address and module, as go tool pprof names them
+  const uns = crafted('unsymbolized');
+  const ulines = collapsed(uns);
+  const names = new Set(ulines.flatMap((l) => l.texts));
+  check([...names].some((n) => /^[0-9a-f]{16} \[libc\.so\.6\]$/.test(n)), 'unsymbolized: collapsed names no frame by address: ' + JSON.stringify([...names]));
+  await open(convert(uns, 'html', 'unsymbolized'));
+  clean('unsymbolized');
+  rects = await drawn();
+  const shown = new Set(rects.filter((x) => x.node !== 0).map((x) => x.name));
+  check(JSON.stringify([...shown].sort()) === JSON.stringify([...names].sort()), 'unsymbolized: the page shows ' + JSON.stringify([...shown].sort()) +
+    ', collapsed ' + JSON.stringify([...names].sort()));
+  check(await total() === sum(ulines), 'unsymbolized: total ' + (await total()) + ', collapsed says ' + sum(ulines));
+  await page.fill('#search', '\\[server\\]$');
+  await frame();
+  const us = await page.$eval('#search-result', (e) => e.dataset.percent);
+  const uwant = share(ulines.map((l) => ({ ...l, names: l.texts })), /\[server\]$/);
+  check(us === uwant, 'unsymbolized: search shows ' + us + ', collapsed says ' + uwant);
+  await page.fill('#search', '');
+  await select('palette', 'package');
+  const legend = await page.$$eval('#legend-items .legend-item', (es) => es.map((e) => e.dataset.label));
+  check(legend.includes('libc.so.6') && legend.includes('server'), 'unsymbolized: the modules\' legend ' + JSON.stringify(legend));
+  await shot('unsymbolized');
+  clean('unsymbolized palette');
+  const usvg = convert(uns, 'svg', 'unsymbolized');
+  errors = []; requests = [];
+  await page.goto(pathToFileURL(usvg).href + '?s=' + encodeURIComponent('\\[server\\]$'));
+  const titles = await page.$$eval('#frames > g title', (ts) => ts.map((t) => t.textContent.slice(0, t.textContent.lastIndexOf(' ('))));
+  check(JSON.stringify([...new Set(titles.slice(1))].sort()) === JSON.stringify([...names].sort()), 'unsymbolized.svg: the frames ' + JSON.stringify(titles));
+  check(await page.$eval('#matched', (e) => e.dataset.percent) === uwant, 'unsymbolized.svg: ?s= matched ' + await page.$eval('#matched', (e) => e.dataset.percent));
+  clean('unsymbolized.svg');
 }
 
 await context.close();
