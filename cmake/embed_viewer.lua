@@ -4,8 +4,11 @@
 -- and the script's parts (one after the other, in the order given), and the marks {{TITLE}}
 -- and {{DATA}}, where the page is split into its three
 -- parts (the output writes the title and the data there). Each line becomes a C string literal
--- (bytes outside printable ASCII, '"', '\' and '?' escaped), so the C is plain and the bytes
--- are exactly the sources'.
+-- (bytes outside printable ASCII, '"', '\' and '?' escaped), so the C is plain.
+-- The style sheet and the script go into every page without what only their readers need:
+-- lines that are comments (// ..., and /* ... */ from the start of a line to its end),
+-- blank lines and indentation. Code is never joined or cut (a comment after code stays), so
+-- the script means what its sources say.
 local out_path, html_path, css_path = ...
 local js_paths = { select(4, ...) }
 local function slurp(path)
@@ -19,15 +22,45 @@ local function fail(msg)
   os.exit(1)
 end
 
+-- the text without comment lines, blank lines and indentation
+local function strip(text)
+  local out, in_block = {}, false
+  for line in (text .. "\n"):gmatch("([^\n]*)\n") do
+    local t = line:match("^%s*(.-)%s*$")
+    if in_block then
+      local e = t:find("*/", 1, true)
+      if e then
+        in_block = false
+        t = t:sub(e + 2):match("^%s*(.-)$")
+      else
+        t = ""
+      end
+    elseif t:sub(1, 2) == "//" then
+      t = ""
+    elseif t:sub(1, 2) == "/*" then
+      local e = t:find("*/", 3, true)
+      if e then
+        t = t:sub(e + 2):match("^%s*(.-)$")
+      else
+        in_block, t = true, ""
+      end
+    end
+    if t ~= "" then out[#out + 1] = t end
+  end
+  if in_block then fail("a comment that does not end") end
+  return table.concat(out, "\n") .. "\n"
+end
+
 local html, css = slurp(html_path), slurp(css_path)
 local parts_js, sources = {}, { [css_path] = css }
 for _, path in ipairs(js_paths) do
   local text = slurp(path)
   sources[path] = text
-  parts_js[#parts_js + 1] = text:match("\n$") and text or text .. "\n"
+  parts_js[#parts_js + 1] = text
 end
 if #parts_js == 0 then fail("no script parts") end
-local js = table.concat(parts_js, "\n")
+local js = strip(table.concat(parts_js, "\n"))
+css = strip(css)
 -- what would end the inline elements early
 for name, text in pairs(sources) do
   local low = text:lower()

@@ -71,7 +71,7 @@ for to in SAMPLE_OUTPUTS:
         vals = [int(ln.rsplit(b" ", 1)[1]) for ln in data.split(b"\n") if ln and not ln.startswith(b"#")]
         check(sum(vals) == hits, "Mono log:sample --to austin: its hits, not a time of 0 (total %d)" % sum(vals))
     if to == "svg" and data:
-        check(b"total 0 " not in data and re.search(rb">total [\d,]+ count in [\d,]+ distinct stacks ", data),
+        check(b", 0 in total" not in data and re.search(rb">widths: [^<,]+, [\d,]+ in total from [\d,]+ distinct stacks<", data),
               "Mono log:sample --to svg: a total of hits, in distinct stacks")
     if to == "html" and data:
         d = json.loads(re.search(rb'id="pcd-data">(.*?)</script>', data, re.S).group(1))
