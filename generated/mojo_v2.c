@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "mojo_v2.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "mojo_v2.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- event -------- */
@@ -586,6 +586,7 @@ uint64_t pcd_mojo_v2_file_size(pcd_ctx *x, const pcd_mojo_v2_file *in)
 
 static pcd_status pcd_mojo_v2_region_events_dec(pcd_cursor *c, void *out) { return pcd_mojo_v2_event_decode_(c, out); }
 static pcd_status pcd_mojo_v2_region_events_enc(pcd_sink *s, const void *in) { return pcd_mojo_v2_event_encode(s, in); }
+static pcd_status pcd_mojo_v2_region_events_exp(pcd_cursor *c, void *out) { return pcd_mojo_v2_event_explain(c, out); }
 static pcd_status pcd_mojo_v2_region_events_val(pcd_cursor *c) { return pcd_mojo_v2_event_validate_(c); }
 /* Validates events records back to back (the validation fast path). */
 static uint64_t pcd_mojo_v2_region_events_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -642,6 +643,7 @@ const pcd_region_desc pcd_mojo_v2_region_events = {
     .zstd_level = 3,
     .record_min = 1,  /* the smallest record's bytes */
     .decode_run = pcd_mojo_v2_region_events_drun,
+    .explain = pcd_mojo_v2_region_events_exp,
 };
 
 /* -------- descriptors -------- */
@@ -854,6 +856,7 @@ static const pcd_region_desc *const pcd_mojo_v2_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_mojo_v2_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_mojo_v2_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_mojo_v2_file_explain(c, out); }
 
 const pcd_format pcd_mojo_v2_format = {
     .name = "mojo",
@@ -870,4 +873,5 @@ const pcd_format pcd_mojo_v2_format = {
     .detect_min = 3,
     .version_num = 2,
     .flags = PCD_FMT_STREAMABLE,
+    .root_explain = root_exp,
 };

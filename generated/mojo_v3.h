@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 2
-#error "mojo_v3.h was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "mojo_v3.h was generated for runtime ABI 3; run make regen"
 #endif
 
 /* Austin's binary frame-stack samples: "MOJ", the version, then events until the end of
@@ -185,11 +185,13 @@ pcd_status pcd_mojo_v3_event_decode(pcd_cursor *c, pcd_mojo_v3_event *out);
 pcd_status pcd_mojo_v3_event_validate(pcd_cursor *c);
 pcd_status pcd_mojo_v3_event_encode(pcd_sink *s, const pcd_mojo_v3_event *in);
 uint64_t pcd_mojo_v3_event_size(pcd_ctx *x, const pcd_mojo_v3_event *in);
+pcd_status pcd_mojo_v3_event_explain(pcd_cursor *c, pcd_mojo_v3_event *out); /* mojo_v3_explain.c */
 
 pcd_status pcd_mojo_v3_file_decode(pcd_cursor *c, pcd_mojo_v3_file *out);
 pcd_status pcd_mojo_v3_file_validate(pcd_cursor *c);
 pcd_status pcd_mojo_v3_file_encode(pcd_sink *s, const pcd_mojo_v3_file *in);
 uint64_t pcd_mojo_v3_file_size(pcd_ctx *x, const pcd_mojo_v3_file *in);
+pcd_status pcd_mojo_v3_file_explain(pcd_cursor *c, pcd_mojo_v3_file *out); /* mojo_v3_explain.c */
 
 /* ---- descriptors ---- */
 
