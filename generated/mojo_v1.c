@@ -483,7 +483,7 @@ static inline pcd_status pcd_mojo_v1_file_decode_(pcd_cursor *c, pcd_mojo_v1_fil
     if (PCD_UNLIKELY(memcmp(c->p, "MOJ", 3) != 0))
         return pcd_fail_magic(c, c->p, "magic", "\"MOJ\"", 3);
     c->p += 3;
-    /* version: Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3 */
+    /* version: Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3, 4.x writes 4 */
     f0_version = c->p;
     PCD_TRY(pcd_read_mojo(c, &v_version.mag, &v_version.neg, "version"));
     if (PCD_UNLIKELY(pcd_mojo_cmp(v_version.mag, v_version.neg, 1) != 0))
@@ -512,7 +512,7 @@ static inline pcd_status pcd_mojo_v1_file_validate_(pcd_cursor *c)
     if (PCD_UNLIKELY(memcmp(c->p, "MOJ", 3) != 0))
         return pcd_fail_magic(c, c->p, "magic", "\"MOJ\"", 3);
     c->p += 3;
-    /* version: Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3 */
+    /* version: Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3, 4.x writes 4 */
     f0_version = c->p;
     PCD_TRY(pcd_read_mojo(c, &v_version.mag, &v_version.neg, "version"));
     if (PCD_UNLIKELY(pcd_mojo_cmp(v_version.mag, v_version.neg, 1) != 0))
@@ -530,7 +530,7 @@ pcd_status pcd_mojo_v1_file_encode(pcd_sink *s, const pcd_mojo_v1_file *in)
 {
     /* magic */
     PCD_TRY(pcd_put_bytes(s, (const uint8_t *)"MOJ", 3));
-    /* version: Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3 */
+    /* version: Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3, 4.x writes 4 */
     if (PCD_UNLIKELY(pcd_mojo_cmp((in->version).mag, (in->version).neg, 1) != 0))
         return pcd_sink_fail(s, PCD_E_RANGE, "version", "1", PCD_MOJO_FOUND((in->version)));
     PCD_TRY(pcd_put_mojo(s, (in->version).mag, (in->version).neg));
@@ -544,7 +544,7 @@ uint64_t pcd_mojo_v1_file_size(pcd_ctx *x, const pcd_mojo_v1_file *in)
     (void)x;
     /* magic */
     n += 3;
-    /* version: Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3 */
+    /* version: Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3, 4.x writes 4 */
     n += pcd_size_mojo((in->version).mag);
     return n;
 }
@@ -790,7 +790,7 @@ const pcd_type pcd_mojo_v1_event_type = {
 
 static const pcd_field pcd_mojo_v1_file_fields[] = {
     { .name = "version", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v1_file, version),
-      .doc = "Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3" },
+      .doc = "Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3, 4.x writes 4" },
     { .name = "events", .kind = PCD_K_REGION, .offset = offsetof(pcd_mojo_v1_file, events),
       .region = &pcd_mojo_v1_region_events },
 };

@@ -263,7 +263,7 @@ static pcd_status pcd_mojo_v1_file_explain_(pcd_cursor *c, pcd_mojo_v1_file *out
         return pcd_fail_magic(c, c->p, "magic", "\"MOJ\"", 3);
     c->p += 3;
     pcd_span_close(c);
-    /* version: Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3 */
+    /* version: Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3, 4.x writes 4 */
     pcd_span_open(c, "version", -1);
     f0_version = c->p;
     PCD_TRY(pcd_read_mojo(c, &v_version.mag, &v_version.neg, "version"));

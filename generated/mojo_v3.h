@@ -175,7 +175,7 @@ typedef struct pcd_mojo_v3_event {
 #define PCD_MOJO_V3_FILE_MIN_SIZE 4 /* the smallest file */
 /* A MOJO file: header, then events to the end of the file. */
 typedef struct pcd_mojo_v3_file {
-    pcd_mojo_int version;  /* Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3 */
+    pcd_mojo_int version;  /* Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3, 4.x writes 4 */
     pcd_region events;
 } pcd_mojo_v3_file;
 

@@ -55,7 +55,7 @@ static pcd_status put_line(collapsed *c, const pcd_profile *p, pcd_thread_id t, 
 {
     pcd_sink *o = c->out;
     bool sep = false;
-    if (c->d == PCD_DIALECT_AUSTIN || c->d == PCD_DIALECT_CPYTHON || !pcd_thread_is_blank(p, t)) {
+    if (c->d == PCD_DIALECT_AUSTIN || c->d == PCD_DIALECT_AUSTIN2 || c->d == PCD_DIALECT_CPYTHON || !pcd_thread_is_blank(p, t)) {
         PCD_TRY(pcd_render_thread_prefix(o, p, t, c->d, esc));
         sep = true;
     }

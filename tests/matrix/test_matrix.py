@@ -129,7 +129,9 @@ def expected_totals(fmt, path):
     """{(metric, extra convert options): total} from the input's own summary."""
     s = info(path)
     if fmt == "mojo":
-        return {("time", ()): s["time_us"], ("memory", ()): s["memory_allocated"], ("samples", ()): s["samples"]}
+        # MOJO 4's asyncio tasks are samples of their own (lanes), which the summary counts apart
+        return {("time", ()): s["time_us"] + s["task_time_us"], ("memory", ()): s["memory_allocated"],
+                ("samples", ()): s["samples"] + s["task_samples"]}
     if fmt == "tachyon":
         # the default dialect keeps empty stacks (CPython's collapsed leaves them out)
         return {("samples", ("--dialect", "default")): s["samples"]}
@@ -205,8 +207,12 @@ def check_readback(name, data, fmt, path, in_fmt, damaged):
     if json.loads(o)["format"] != fmt:
         fail("%s: the output reads as %s, not %s" % (name, json.loads(o)["format"], fmt))
     if not damaged:
-        # read back: as many samples as the input has, and MOJO's own totals
-        want = {("samples", ("--dialect", "default")): sample_lines(path)}
+        # read back: as many samples as the input has (Austin's text has no tasks: MOJO counts
+        # those apart), and MOJO's own totals
+        n = sample_lines(path)
+        if in_fmt == "mojo" and n is not None:
+            n += info(path)["task_samples"]
+        want = {("samples", ("--dialect", "default")): n}
         if in_fmt == "mojo" and fmt == "mojo":
             totals = expected_totals("mojo", path)
             want[("time", ())] = totals[("time", ())]
@@ -256,6 +262,10 @@ for path, fmt, ver in inputs():
                         if got != int(want):
                             fail("%s --metric %s %s: total %s, the input's summary says %s" % (name, metric, " ".join(opts), got, want))
             elif to == "austin":
+                if fmt == "mojo" and ver == "4":
+                    # MOJO 4's text is austin-python 2.2.0's, which leaves markers out and writes
+                    # one metric in full mode: Austin's own text (1.7.1's) is the one to read back
+                    rc, data, err = run("convert", "--to", "austin", "--dialect", "austin", path)
                 check_austin(name, data)
             elif to in ("mojo", "tachyon"):
                 check_readback(name, data, to, path, fmt, damaged)
