@@ -28,7 +28,7 @@
  * input's mode metadata says cpu, else wall), python (the input's "python" or "python_version"
  * metadata), and at the end the duration (µs), when known.
  *
- * MOJO 4 as Austin 4's writer makes it:
+ * MOJO 4 as Austin 4's writer makes it (mojo4.c):
  *  - a stack repeat where the writer would use one: when the thread's previous sample (its
  *    frame references as a reader expands them; threads as readers tell them apart, by pid and
  *    thread text) without its innermost native frames (austin-python's test: a file that
@@ -49,83 +49,14 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "common/hmap.h"
 #include "common/text.h"
 #include "common/vec.h"
-#include "mojo_v3.h"
-#include "mojo_v4.h"
-#include "outputs/outputs.h"
+#include "outputs/mojo_out.h"
 #include "outputs/render.h"
-
-enum { W_META, W_MODE, W_STATUS, W_NUL, W_LANES, W_LINKS, W_N };
-
-/* MOJO 4: a task event waiting for a sample of its lane's thread (a task stack for a lane
- * sample, or a waiter for a link). */
-typedef struct task_ev {
-    pcd_thread_id lane, waiter;    /* waiter: UINT32_MAX for a task stack */
-    pcd_stack_id stack;
-    uint64_t us;
-} task_ev;
-
-/* MOJO 4: how a reader tells threads apart (pid and thread text): the previous frames of each. */
-typedef struct rthread {
-    pcd_mojo_int pid;
-    uint64_t text_off;             /* its thread text in `texts` */
-    size_t text_len;
-    uint32_t *fr;                  /* its previous sample's frame references (model frame ids) */
-    size_t n_fr, fr_cap;
-} rthread;
-
-typedef struct mojo_out {
-    pcd_job *j;
-    pcd_sink *out;
-    pcd_writer w;
-    bool w_open;
-    int version;                   /* 3 or 4 */
-    bool austin;                   /* the profile is Austin's own: its metadata go as they are */
-    bool head;                     /* the header (or the input's metadata) is written */
-    pcd_out_pace pace;             /* the time metric's type (pace.type, -1 none) and its unit */
-    int memory, released;          /* Austin's memory types (-1 none) */
-    pcd_hmap defined;              /* (pid, kind << 1 | sign, id): defined in that process */
-    pcd_hmap pids;                 /* pid -> index + 1 in `fresh` */
-    uint32_t *stack_pid;           /* stack id -> the pid index + 1 all of whose frames are defined */
-    size_t stack_pid_cap;
-    int64_t *prev;                 /* thread id -> the time (µs) of its previous sample */
-    uint8_t *seen;                 /* thread id -> 1 after its first sample with a time */
-    size_t prev_cap, seen_cap;
-    pcd_frame_id *fr;
-    size_t fr_cap;
-    pcd_frame_id *tfr;             /* a task's frames (MOJO 4), while fr holds a sample's */
-    size_t tfr_cap;
-    uint8_t *clean;                /* a string without its NUL bytes */
-    size_t clean_cap;
-    char *tid;                     /* a thread id in hex */
-    size_t tid_cap;
-    uint64_t warn[W_N];
-    /* MOJO 4 */
-    rthread *rt;                   /* the threads as readers tell them apart */
-    size_t n_rt, rt_cap;
-    uint8_t *texts;
-    size_t texts_len, texts_cap;
-    uint32_t *rt_of;               /* model thread -> rt index + 1 */
-    size_t rt_of_cap;
-    task_ev *tev;                  /* task events waiting, in order */
-    size_t n_tev, tev_cap;
-    pcd_hmap tasks;                /* lane -> its point's stack + 1 (v0), the time at it (v1) */
-    bool any_stack;                /* a stack event was written */
-    struct { pcd_str k, v; } *held; /* metadata after a sample, until the next one is written */
-    size_t n_held, held_cap;
-} mojo_out;
-
-static pcd_mojo_int mint(int64_t v)
-{
-    return v < 0 ? (pcd_mojo_int){ (uint64_t)0 - (uint64_t)v, true } : (pcd_mojo_int){ (uint64_t)v, false };
-}
 
 static pcd_mojo_int mpos(int64_t v) { return v == PCD_POS_NONE ? mint(0) : mint(v); }
 
-/* An event of MOJO 4 (version 3's are the same, minus the cases version 4 adds) to the output. */
-static pcd_status put(mojo_out *m, pcd_mojo_v4_event *ev)
+pcd_status mojo_put(mojo_out *m, pcd_mojo_v4_event *ev)
 {
     if (m->version == 4) return pcd_writer_record(&m->w, &pcd_mojo_v4_region_events, ev);
     pcd_mojo_v3_event e3;
@@ -194,7 +125,7 @@ static pcd_status put_simple(mojo_out *m, pcd_mojo_v4_event_case which, uint64_t
     memset(&ev, 0, sizeof ev);
     ev.which = which;
     ev.tag = tag;
-    return put(m, &ev);
+    return mojo_put(m, &ev);
 }
 
 static pcd_status put_meta(mojo_out *m, pcd_bytes k, pcd_bytes v)
@@ -205,7 +136,7 @@ static pcd_status put_meta(mojo_out *m, pcd_bytes k, pcd_bytes v)
     ev.tag = PCD_MOJO_V4_EVENT_METADATA_TAG;
     ev.u.metadata.key = k;
     ev.u.metadata.value = v;
-    return put(m, &ev);
+    return mojo_put(m, &ev);
 }
 
 static pcd_status put_meta_z(mojo_out *m, const char *k, const char *v)
@@ -364,7 +295,7 @@ static pcd_status write_meta(mojo_out *m, pcd_profile *p, pcd_str key, pcd_str v
 
 /* ---- definitions ------------------------------------------------------------------------- */
 
-static pcd_status define_string(mojo_out *m, pcd_mojo_int pid, const pcd_profile *p, pcd_str s)
+pcd_status mojo_define_string(mojo_out *m, pcd_mojo_int pid, const pcd_profile *p, pcd_str s)
 {
     bool fresh;
     pcd_hslot *sl = pcd_hmap_put(&m->defined, (pcd_hkey){ pid.mag, (uint64_t)pid.neg, s }, &fresh);
@@ -378,10 +309,10 @@ static pcd_status define_string(mojo_out *m, pcd_mojo_int pid, const pcd_profile
     ev.tag = PCD_MOJO_V4_EVENT_STRING_TAG;
     ev.u.string.key = mint((int64_t)s + 2);
     ev.u.string.value = b;
-    return put(m, &ev);
+    return mojo_put(m, &ev);
 }
 
-static bool is_ref(const pcd_frame *f)
+bool mojo_is_ref(const pcd_frame *f)
 {
     return f->kind != PCD_FRAME_GC && f->kind != PCD_FRAME_INVALID && f->kind != PCD_FRAME_KERNEL &&
            f->kind != PCD_FRAME_LABEL && f->kind != PCD_FRAME_IDLE;
@@ -390,14 +321,14 @@ static bool is_ref(const pcd_frame *f)
 static pcd_status define_frame(mojo_out *m, pcd_mojo_int pid, const pcd_profile *p, pcd_frame_id id)
 {
     const pcd_frame *f = pcd_profile_frame_at(p, id);
-    if (f->kind == PCD_FRAME_LABEL || f->kind == PCD_FRAME_IDLE) return define_string(m, pid, p, f->function);
-    if (!is_ref(f)) return PCD_OK;
+    if (f->kind == PCD_FRAME_LABEL || f->kind == PCD_FRAME_IDLE) return mojo_define_string(m, pid, p, f->function);
+    if (!mojo_is_ref(f)) return PCD_OK;
     bool fresh;
     pcd_hslot *sl = pcd_hmap_put(&m->defined, (pcd_hkey){ pid.mag, (uint64_t)pid.neg | 2, id }, &fresh);
     if (!sl) return PCD_E_NOMEM;
     if (!fresh) return PCD_OK;
-    PCD_TRY(define_string(m, pid, p, f->file));
-    PCD_TRY(define_string(m, pid, p, f->function));
+    PCD_TRY(mojo_define_string(m, pid, p, f->file));
+    PCD_TRY(mojo_define_string(m, pid, p, f->function));
     pcd_mojo_v4_event ev;
     memset(&ev, 0, sizeof ev);
     ev.which = PCD_MOJO_V4_EVENT_FRAME;
@@ -409,7 +340,7 @@ static pcd_status define_frame(mojo_out *m, pcd_mojo_int pid, const pcd_profile 
     ev.u.frame.line_end = mpos(f->end_line);
     ev.u.frame.column = mpos(f->column);
     ev.u.frame.column_end = mpos(f->end_column);
-    return put(m, &ev);
+    return mojo_put(m, &ev);
 }
 
 /* The index (+ 1) of a process, for the stacks' memo. */
@@ -425,14 +356,14 @@ static pcd_status pid_index(mojo_out *m, pcd_mojo_int pid, uint32_t *out)
 
 /* ---- samples --------------------------------------------------------------------------------- */
 
-static pcd_status put_time(mojo_out *m, uint64_t us)
+pcd_status mojo_put_time(mojo_out *m, uint64_t us)
 {
     pcd_mojo_v4_event ev;
     memset(&ev, 0, sizeof ev);
     ev.which = PCD_MOJO_V4_EVENT_TIME;
     ev.tag = PCD_MOJO_V4_EVENT_TIME_TAG;
     ev.u.time.value = (pcd_mojo_int){ us, false };
-    return put(m, &ev);
+    return mojo_put(m, &ev);
 }
 
 static pcd_status put_memory(mojo_out *m, const pcd_sample *s)
@@ -443,7 +374,7 @@ static pcd_status put_memory(mojo_out *m, const pcd_sample *s)
     ev.tag = PCD_MOJO_V4_EVENT_MEMORY_TAG;
     if (m->released >= 0 && s->values[m->released]) ev.u.memory.value = (pcd_mojo_int){ s->values[m->released], true };
     else ev.u.memory.value = (pcd_mojo_int){ m->memory >= 0 ? s->values[m->memory] : 0, false };
-    return put(m, &ev);
+    return mojo_put(m, &ev);
 }
 
 /* The time metric of one sample into *us; false when it has none. */
@@ -471,7 +402,7 @@ static pcd_status time_of(mojo_out *m, const pcd_profile *p, const pcd_sample *s
 
 /* The frames of a stack defined in the process pid (innermost first, as Austin does; a stack
  * seen whole in it: nothing). fr holds its n frames. */
-static pcd_status define_stack(mojo_out *m, pcd_mojo_int pid, const pcd_profile *p, pcd_stack_id st,
+pcd_status mojo_define_stack(mojo_out *m, pcd_mojo_int pid, const pcd_profile *p, pcd_stack_id st,
                                const pcd_frame_id *fr, size_t n)
 {
     uint32_t pi;
@@ -488,189 +419,6 @@ static pcd_status define_stack(mojo_out *m, pcd_mojo_int pid, const pcd_profile 
     return PCD_OK;
 }
 
-/* ---- MOJO 4: stack repeats and tasks -------------------------------------------------------- */
-
-/* austin-python's native frame: a file that neither ends in ".py" nor is "<...>". */
-static bool is_native(const pcd_profile *p, const pcd_frame *f)
-{
-    pcd_bytes b = pcd_profile_text(p, f->file);
-    if (b.len >= 3 && memcmp(b.ptr + b.len - 3, ".py", 3) == 0) return false;
-    return !(b.len >= 1 && b.ptr[0] == '<' && b.ptr[b.len - 1] == '>');
-}
-
-/* The thread as readers tell threads apart (pid and the thread text written), made if new. */
-static pcd_status rthread_of(mojo_out *m, pcd_thread_id t, const pcd_mojo_v4_event *stack, rthread **out)
-{
-    if (t >= m->rt_of_cap) {
-        size_t old = m->rt_of_cap;
-        PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->rt_of, m->rt_of_cap, (size_t)t + 1));
-        memset(m->rt_of + old, 0, (m->rt_of_cap - old) * sizeof *m->rt_of);
-    }
-    if (!m->rt_of[t]) {
-        pcd_mojo_int pid = stack->u.stack.pid;
-        pcd_bytes text = stack->u.stack.tid;
-        size_t i = 0;
-        for (; i < m->n_rt; i++) {
-            const rthread *r = &m->rt[i];
-            if (r->pid.mag == pid.mag && r->pid.neg == pid.neg && r->text_len == text.len &&
-                (!text.len || memcmp(m->texts + r->text_off, text.ptr, text.len) == 0))
-                break;
-        }
-        if (i == m->n_rt) {
-            PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->rt, m->rt_cap, m->n_rt + 1));
-            PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->texts, m->texts_cap, m->texts_len + text.len));
-            rthread *r = &m->rt[m->n_rt++];
-            memset(r, 0, sizeof *r);
-            r->pid = pid;
-            r->text_off = m->texts_len;
-            r->text_len = text.len;
-            if (text.len) memcpy(m->texts + m->texts_len, text.ptr, text.len);
-            m->texts_len += text.len;
-        }
-        m->rt_of[t] = (uint32_t)i + 1;
-    }
-    *out = &m->rt[m->rt_of[t] - 1];
-    return PCD_OK;
-}
-
-/* Whether this sample (m->fr, n frames) repeats its thread's previous one as Austin 4's writer
- * would say it: *from is where its references go on after a stack repeat, 0 when there is none.
- * The thread's previous frames become this sample's. */
-static pcd_status repeat_of(mojo_out *m, const pcd_profile *p, pcd_thread_id t, const pcd_mojo_v4_event *stack,
-                            size_t n, size_t *from)
-{
-    rthread *r;
-    PCD_TRY(rthread_of(m, t, stack, &r));
-    size_t k = r->n_fr;
-    while (k && is_native(p, pcd_profile_frame_at(p, r->fr[k - 1]))) k--;
-    *from = 0;
-    if (k && k <= n) {
-        bool same = memcmp(r->fr, m->fr, k * sizeof *m->fr) == 0;
-        for (size_t i = k; same && i < n; i++) {
-            const pcd_frame *f = pcd_profile_frame_at(p, m->fr[i]);
-            if (is_ref(f) && !is_native(p, f)) same = false; /* a Python frame more: not the same stack */
-        }
-        if (same) *from = k;
-    }
-    /* what a reader keeps of this sample for the next repeat: its frame references */
-    PCD_TRY(PCD_VEC_RESERVE(m->j->al, r->fr, r->fr_cap, n));
-    r->n_fr = 0;
-    for (size_t i = 0; i < n; i++)
-        if (is_ref(pcd_profile_frame_at(p, m->fr[i]))) r->fr[r->n_fr++] = m->fr[i];
-    return PCD_OK;
-}
-
-static pcd_status put_task_stack(mojo_out *m, const pcd_profile *p, const pcd_thread *lane, pcd_stack_id st,
-                                 uint64_t us)
-{
-    pcd_mojo_int pid = mint(lane->pid == PCD_ID_NONE ? 0 : lane->pid);
-    /* (m->fr holds the sample being written) */
-    size_t n = pcd_stack_depth(p, st);
-    PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->tfr, m->tfr_cap, n));
-    n = pcd_stack_frames(p, st, m->tfr);
-    PCD_TRY(define_stack(m, pid, p, st, m->tfr, n));
-    if (lane->name) PCD_TRY(define_string(m, pid, p, lane->name));
-    pcd_mojo_v4_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.which = PCD_MOJO_V4_EVENT_TASK_STACK;
-    ev.tag = PCD_MOJO_V4_EVENT_TASK_STACK_TAG;
-    ev.u.task_stack.task = (pcd_mojo_int){ lane->tid, false };
-    ev.u.task_stack.name = lane->name ? mint((int64_t)lane->name + 2) : mint(0);
-    PCD_TRY(put(m, &ev));
-    for (size_t i = 0; i < n; i++) {
-        if (!is_ref(pcd_profile_frame_at(p, m->tfr[i]))) continue; /* a task's stack is its frames */
-        memset(&ev, 0, sizeof ev);
-        ev.which = PCD_MOJO_V4_EVENT_FRAME_REF;
-        ev.tag = PCD_MOJO_V4_EVENT_FRAME_REF_TAG;
-        ev.u.frame_ref.key = mint(m->tfr[i]);
-        PCD_TRY(put(m, &ev));
-    }
-    return put_time(m, us);
-}
-
-/* The task events waiting for a sample of thread t (all of them: t UINT32_MAX), in order. */
-static pcd_status flush_tasks(mojo_out *m, pcd_profile *p, pcd_thread_id t)
-{
-    size_t keep = 0;
-    for (size_t i = 0; i < m->n_tev; i++) {
-        task_ev e = m->tev[i];
-        const pcd_thread *lane = &p->threads[e.lane];
-        if (t != UINT32_MAX && lane->lane_of - 1 != t) {
-            m->tev[keep++] = e;
-            continue;
-        }
-        if (e.waiter != UINT32_MAX) {
-            pcd_mojo_v4_event ev;
-            memset(&ev, 0, sizeof ev);
-            ev.which = PCD_MOJO_V4_EVENT_TASK_WAITER;
-            ev.tag = PCD_MOJO_V4_EVENT_TASK_WAITER_TAG;
-            ev.u.task_waiter.task = (pcd_mojo_int){ lane->tid, false };
-            ev.u.task_waiter.waiter = (pcd_mojo_int){ p->threads[e.waiter].tid, false };
-            PCD_TRY(put(m, &ev));
-            continue;
-        }
-        /* this point now, the time at the one before (0 for the task's first) */
-        bool fresh;
-        pcd_hslot *sl = pcd_hmap_put(&m->tasks, (pcd_hkey){ e.lane, 0, 0 }, &fresh);
-        if (!sl) return PCD_E_NOMEM;
-        PCD_TRY(put_task_stack(m, p, lane, e.stack, fresh ? 0 : sl->v1));
-        sl->v0 = (uint64_t)e.stack + 1;
-        sl->v1 = e.us;
-    }
-    m->n_tev = keep;
-    return PCD_OK;
-}
-
-/* The end: each task's last time on a task stack without frames. */
-static pcd_status close_tasks(mojo_out *m, pcd_profile *p)
-{
-    if (!m->any_stack) {
-        /* nothing to put them in */
-        m->warn[W_LANES] += m->n_tev;
-        m->n_tev = 0;
-        return PCD_OK;
-    }
-    PCD_TRY(flush_tasks(m, p, UINT32_MAX));
-    for (size_t i = 0; i < m->tasks.cap; i++) {
-        const pcd_hslot *sl = &m->tasks.slots[i];
-        if (!sl->used || !sl->v0) continue;
-        const pcd_thread *lane = &p->threads[sl->k.a];
-        pcd_mojo_int pid = mint(lane->pid == PCD_ID_NONE ? 0 : lane->pid);
-        if (lane->name) PCD_TRY(define_string(m, pid, p, lane->name));
-        pcd_mojo_v4_event ev;
-        memset(&ev, 0, sizeof ev);
-        ev.which = PCD_MOJO_V4_EVENT_TASK_STACK;
-        ev.tag = PCD_MOJO_V4_EVENT_TASK_STACK_TAG;
-        ev.u.task_stack.task = (pcd_mojo_int){ lane->tid, false };
-        ev.u.task_stack.name = lane->name ? mint((int64_t)lane->name + 2) : mint(0);
-        PCD_TRY(put(m, &ev));
-        PCD_TRY(put_time(m, sl->v1));
-    }
-    return PCD_OK;
-}
-
-static pcd_status add_task_ev(mojo_out *m, task_ev e)
-{
-    PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->tev, m->tev_cap, m->n_tev + 1));
-    m->tev[m->n_tev++] = e;
-    return PCD_OK;
-}
-
-static pcd_status m_link(void *ud, pcd_profile *p, const pcd_link *l)
-{
-    mojo_out *m = ud;
-    const pcd_thread *a = &p->threads[l->from], *b = &p->threads[l->to];
-    if (m->version != 4 || !pcd_bytes_is(pcd_profile_text(p, l->kind), "awaited-by") || !a->lane_of ||
-        !b->lane_of || !a->has_tid || !b->has_tid) {
-        m->warn[W_LINKS]++;
-        return PCD_OK;
-    }
-    return add_task_ev(m, (task_ev){ l->from, l->to, 0, 0 });
-}
-
-static pcd_status flush_tasks(mojo_out *m, pcd_profile *p, pcd_thread_id t);
-static pcd_status repeat_of(mojo_out *m, const pcd_profile *p, pcd_thread_id t, const pcd_mojo_v4_event *stack,
-                            size_t n, size_t *from);
 
 static pcd_status one_sample(mojo_out *m, pcd_profile *p, const pcd_sample *s, size_t n)
 {
@@ -683,16 +431,16 @@ static pcd_status one_sample(mojo_out *m, pcd_profile *p, const pcd_sample *s, s
     ev.u.stack.pid = pid;
     ev.u.stack.iid = mint(th->iid == PCD_ID_NONE ? 0 : th->iid);
     PCD_TRY(tid_hex(m, p, th, &ev.u.stack.tid));
-    PCD_TRY(put(m, &ev));
+    PCD_TRY(mojo_put(m, &ev));
     m->any_stack = true;
     /* version 4: does it repeat the thread's previous stack, and up to where (before the
      * definitions and tasks, which may use the scratch buffer the thread text is in) */
     size_t from = 0;
-    if (m->version == 4) PCD_TRY(repeat_of(m, p, s->thread, &ev, n, &from));
-    PCD_TRY(define_stack(m, pid, p, s->stack, m->fr, n));
+    if (m->version == 4) PCD_TRY(mojo_repeat_of(m, p, s->thread, &ev, n, &from));
+    PCD_TRY(mojo_define_stack(m, pid, p, s->stack, m->fr, n));
     if (m->version == 4) {
         /* its tasks' events (they may define frames: the stack's are defined first) */
-        PCD_TRY(flush_tasks(m, p, s->thread));
+        PCD_TRY(mojo_flush_tasks(m, p, s->thread));
         if (from) PCD_TRY(put_simple(m, PCD_MOJO_V4_EVENT_STACK_REPEAT, PCD_MOJO_V4_EVENT_STACK_REPEAT_TAG));
     }
     /* the references, outermost first */
@@ -728,7 +476,7 @@ static pcd_status one_sample(mojo_out *m, pcd_profile *p, const pcd_sample *s, s
             ev.u.frame_ref.key = mint(m->fr[i]);
             break;
         }
-        PCD_TRY(put(m, &ev));
+        PCD_TRY(mojo_put(m, &ev));
     }
     /* the metrics, in the order the source gave them first */
     bool has_time;
@@ -740,7 +488,7 @@ static pcd_status one_sample(mojo_out *m, pcd_profile *p, const pcd_sample *s, s
     bool mem_first = has_mem && first && (int)first - 1 != m->pace.type &&
                      ((int)first - 1 == m->memory || (int)first - 1 == m->released);
     if (mem_first) PCD_TRY(put_memory(m, s));
-    if (has_time) PCD_TRY(put_time(m, us));
+    if (has_time) PCD_TRY(mojo_put_time(m, us));
     if (s->flags & PCD_SAMPLE_IDLE) PCD_TRY(put_simple(m, PCD_MOJO_V4_EVENT_IDLE, PCD_MOJO_V4_EVENT_IDLE_TAG));
     if (has_mem && !mem_first) PCD_TRY(put_memory(m, s));
     return flush_held(m, p);
@@ -758,7 +506,7 @@ static pcd_status m_sample(void *ud, pcd_profile *p, const pcd_sample *s)
             return PCD_OK;
         }
         if (m->pace.type >= 0) pcd_out_pace_us(&m->pace, p, s, &us);
-        for (uint64_t k = 0; k < s->count; k++) PCD_TRY(add_task_ev(m, (task_ev){ s->thread, UINT32_MAX, s->stack, us }));
+        for (uint64_t k = 0; k < s->count; k++) PCD_TRY(mojo_add_task_ev(m, (task_ev){ s->thread, UINT32_MAX, s->stack, us }));
         return PCD_OK;
     }
     if (s->status) m->warn[W_STATUS]++;
@@ -801,7 +549,7 @@ static pcd_status m_end(void *ud, pcd_profile *p)
     if (!m->w_open) return PCD_OK; /* begin failed */
     PCD_TRY(head(m, p));
     if (m->version == 4) {
-        PCD_TRY(close_tasks(m, p));
+        PCD_TRY(mojo_close_tasks(m, p));
         PCD_TRY(flush_held(m, p));
     }
     if (!m->austin && p->duration != PCD_TIME_NONE && p->duration >= 0) {
@@ -859,7 +607,7 @@ static pcd_status m_open(void *state, pcd_job *j, pcd_sink *out, pcd_consumer *c
     c->meta = m_meta;
     c->sample = m_sample;
     c->end = m_end;
-    c->link = m_link;
+    c->link = mojo_link;
     return PCD_OK;
 }
 

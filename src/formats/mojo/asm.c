@@ -370,13 +370,13 @@ void mojo_asm_free(mojo_asm *a)
     memset(a, 0, sizeof *a);
 }
 
-static void drop_task(mojo_asm *a, uint64_t offset);
+static void drop_task(mojo_asm *a);
 static void remember_frames(mojo_asm *a);
 
 static void close_sample(mojo_asm *a)
 {
     if (!a->open) return;
-    if (a->task_open) drop_task(a, a->s.offset);
+    if (a->task_open) drop_task(a);
     if (a->version >= 4) remember_frames(a);
     a->open = false;
     a->s.items = a->items;
@@ -537,14 +537,10 @@ static void stack_repeat(mojo_asm *a, uint64_t offset)
                 PCD_FOUND_NONE, 0);
         return;
     }
-    if (n + k > a->items_cap) {
-        size_t ncap = a->items_cap ? a->items_cap : 256;
-        while (ncap < n + k) ncap *= 2;
+    while (n + k > a->items_cap) {
+        size_t ncap = a->items_cap ? a->items_cap * 2 : 256;
         mojo_item *q = a->oom ? NULL : pcd_alloc_resize(a->al, a->items, a->items_cap * sizeof *q, ncap * sizeof *q);
-        if (!q) {
-            a->oom = PCD_E_NOMEM;
-            return;
-        }
+        if (!q) return (void)(a->oom = PCD_E_NOMEM);
         a->items = q;
         a->items_cap = ncap;
     }
@@ -559,7 +555,7 @@ static void open_task(mojo_asm *a, const pcd_mojo_event_view *e, uint64_t offset
 {
     a->tasks++;
     if (!in_sample(a, offset, "task_stack")) return;
-    if (a->task_open) drop_task(a, offset);
+    if (a->task_open) drop_task(a);
     a->s_items = a->items;
     a->s_items_cap = a->items_cap;
     a->s_n_items = a->s.n_items;
@@ -583,10 +579,9 @@ static void close_task(mojo_asm *a)
     a->task_open = false;
 }
 
-static void drop_task(mojo_asm *a, uint64_t offset)
+static void drop_task(mojo_asm *a)
 {
     problem(a, MOJO_P_TASK, false, a->task_offset, "task_stack", "a time metric ending it", PCD_FOUND_NONE, 0);
-    (void)offset;
     close_task(a);
 }
 
