@@ -130,31 +130,10 @@ static pcd_status pcd_fx_bits_v1_rec_explain_(pcd_cursor *c, pcd_fx_bits_v1_rec 
             n_plain_pairs = n_plain_pairs_raw;
             PCD_TRY(pcd_alloc_array(c, f0_plain_pairs, n_plain_pairs, sizeof(pcd_fx_bits_v1_pair), 9, (void **)&out->u.plain.pairs, "plain.pairs"));
             out->u.plain.n_pairs = (size_t)n_plain_pairs;
-            {
-                uint64_t i0 = 0;
-                if (pcd_left(c) / 18 >= n_plain_pairs) {
-                    const uint8_t *q = c->p;
-                    pcd_fx_bits_v1_pair *dst = out->u.plain.pairs;
-                    for (; i0 < n_plain_pairs; i0++) {
-                        const uint8_t *s = q;
-                        uint64_t v1;
-                        unsigned len1 = pcd_leb_fast(q, &v1);
-                        if (PCD_UNLIKELY(len1 == 0)) {
-                            q = s;
-                            break;
-                        }
-                        q += len1;
-                        dst[i0].n = (uint64_t)v1;
-                        dst[i0].h = pcd_ld_u64le(q);
-                        q += 8;
-                    }
-                    c->p = q;
-                }
-                for (uint64_t i = i0; i < n_plain_pairs; i++) {
-                    pcd_span_open(c, NULL, (int64_t)i);
-                    PCD_TRY_IN(c->x, pcd_fx_bits_v1_pair_explain_(c, &out->u.plain.pairs[i]), "plain.pairs", (int64_t)i);
-                    pcd_span_close(c);
-                }
+            for (uint64_t i = 0; i < n_plain_pairs; i++) {
+                pcd_span_open(c, NULL, (int64_t)i);
+                PCD_TRY_IN(c->x, pcd_fx_bits_v1_pair_explain_(c, &out->u.plain.pairs[i]), "plain.pairs", (int64_t)i);
+                pcd_span_close(c);
             }
             pcd_span_close(c);
             pcd_span_close(c);
