@@ -141,6 +141,7 @@ int cmd_convert(cli *c, int argc, char **argv)
         cli_close(&bsrc);
         return rc;
     }
+    pcd_status st;
     {
         pcd_job j, bj;
         cli_job_init(&j, src.f, &src.r, path, &c->al, stderr);
@@ -155,13 +156,17 @@ int cmd_convert(cli *c, int argc, char **argv)
         j.force = force;
         j.raw = raw;
         if (base) cli_job_init_base(&j, &bj, bsrc.f, &bsrc.r, base);
-        pcd_status st = pcd_convert(&j, to, &ob.sink);
+        st = pcd_convert(&j, to, &ob.sink);
         cli_progress_done(c);
         rc = cli_job_exit(&j, st, stderr);
     }
     cli_progress_done(c);
     if (rc == EXIT_USAGE) {
         outbuf_abort(&ob);
+    } else if (st == PCD_E_EMPTY) {
+        /* nothing to show (the message said what is missing): no file, nothing on stdout */
+        outbuf_abort(&ob);
+        if (outname && strcmp(outname, "-") != 0) fprintf(stderr, "%s: %s not written\n", path, outname);
     } else if (rc != 0 && pcd_sink_tell(&ob.sink) == 0 && outname && strcmp(outname, "-") != 0) {
         /* damage before anything could be converted: no empty (and, for JSON, invalid) file */
         outbuf_abort(&ob);

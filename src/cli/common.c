@@ -51,18 +51,21 @@ const pcd_format *cli_find_format(const char *spec)
 
 void cli_report(const char *file, const pcd_error *e) { pcd_report(stderr, file, e); }
 
-/* After an error on a gzip input: offsets in messages are in the decompressed stream, and
- * when the gzip layer itself stopped, the reader only saw "unreadable input". */
-static void gzip_note(FILE *err, const char *file, const pcd_error *e, void *ud)
+/* An error on a gzip input. When the gzip layer itself stopped (the reader only saw that its
+ * input could not be read), the gzip layer's own error is the report, with where it stopped in
+ * the compressed file; after any other error, a note that offsets are in the decompressed data. */
+static bool gzip_note(FILE *err, const char *file, const pcd_error *e, void *ud, bool after)
 {
     const cli_src *src = ud;
-    if (!src->gz) return;
-    if (src->gz->error && e->status == PCD_E_IO)
-        fprintf(err, "%s: gzip: %s, at byte %llu of the compressed file (%llu bytes decompressed)\n", file,
-                src->gz->error, (unsigned long long)src->gz->z.total_in,
-                (unsigned long long)src->gz->out_total);
-    else
-        fprintf(err, "%s: (a gzip file: the offset is in the decompressed data)\n", file);
+    if (!src->gz) return false;
+    if (src->gz->error && e->status == PCD_E_IO) {
+        if (!after)
+            fprintf(err, "%s: gzip: %s at byte %llu of the compressed file (after %llu bytes decompressed)\n", file,
+                    src->gz->error, (unsigned long long)src->gz->z.total_in, (unsigned long long)src->gz->out_total);
+        return true;
+    }
+    if (after) fprintf(err, "%s: (a gzip file: the offset is in the decompressed data)\n", file);
+    return false;
 }
 
 static double now_s(void)

@@ -29,13 +29,15 @@ pcd_status pcd_input_read(void *ud, uint8_t *dst, size_t cap, size_t *got);
 /* Peeks at the first bytes without consuming them for later reads (buffers for pipes). */
 size_t pcd_input_peek(pcd_input *in, uint8_t *dst, size_t n);
 
-/* An output file written to a temporary name and renamed into place on commit. */
+/* An output file written to a temporary name and renamed into place on commit; a device or a
+ * pipe that exists (/dev/null, a FIFO) is written in place. */
 typedef struct pcd_output {
     const char *name;       /* final name, or "-" for stdout */
     char *tmp;              /* temporary name beside it */
     int fd;
     FILE *fp;
     bool to_stdout;
+    bool in_place;          /* a device or a pipe: no temporary file */
     uint64_t written;
 } pcd_output;
 

@@ -13,7 +13,10 @@
  * the metric is the memory metric in memory mode and the time metric otherwise (in full mode
  * too), "None" when the sample has none, and text that is not UTF-8 is decoded with U+FFFD
  * for what is not (Python's "replace").
- * Inputs without Austin's metrics give their time type (in µs) as the metric, else samples.
+ * Inputs without Austin's metrics give their time type (in µs) as the metric, else samples, else
+ * the default: the first of them that some sample has a value of, where the importer said so
+ * before its first sample (Mono's sampling profile: its hits, not its time of 0); chosen at the
+ * first sample. A signed type's values print with their sign.
  * Austin's text has no lanes (asyncio tasks): their samples are left out, and counted. */
 #include "common/text.h"
 #include "common/vec.h"
@@ -32,7 +35,7 @@ typedef struct austin {
     uint64_t lanes;                /* lane samples left out */
     int time, memory, released;    /* type indexes, -1 none */
     uint64_t time_div;              /* the time type's unit per µs (1000 for nanoseconds) */
-    int fallback;                  /* the metric of inputs that have neither */
+    int fallback;                  /* the metric of inputs that have neither (-2: not chosen yet) */
     pcd_frame_id *fr;
     size_t fr_cap;
 } austin;
@@ -51,8 +54,7 @@ static pcd_status a_begin(void *ud, pcd_profile *p)
     a->released = pcd_profile_find_type(p, "memory-released");
     a->time_div = 1;
     if (a->time >= 0 && text_is(p, p->types[a->time].unit, "nanoseconds")) a->time_div = 1000;
-    a->fallback = a->time >= 0 ? a->time : a->memory >= 0 ? a->memory : pcd_profile_find_type(p, "samples");
-    if (a->fallback < 0) a->fallback = p->default_type;
+    a->fallback = -2;
     pcd_dialect d;
     PCD_TRY(pcd_out_dialect(a->j, p, &d));
     a->py2 = d == PCD_DIALECT_AUSTIN2;
@@ -124,6 +126,16 @@ static pcd_status sample_py2(austin *a, pcd_profile *p, const pcd_sample *s, siz
     return put_line_py2(a);
 }
 
+/* The metric of inputs without Austin's: time, memory, samples, the default; the first that has
+ * values as far as the profile knows. */
+static int choose_fallback(const austin *a, const pcd_profile *p)
+{
+    int cand[3] = { a->time, a->memory, pcd_profile_find_type(p, "samples") };
+    for (int i = 0; i < 3; i++)
+        if (cand[i] >= 0 && pcd_profile_type_valued(p, cand[i])) return cand[i];
+    return p->default_type;
+}
+
 static pcd_status a_sample(void *ud, pcd_profile *p, const pcd_sample *s)
 {
     austin *a = ud;
@@ -132,6 +144,7 @@ static pcd_status a_sample(void *ud, pcd_profile *p, const pcd_sample *s)
         a->lanes++;
         return PCD_OK;
     }
+    if (PCD_UNLIKELY(a->fallback == -2)) a->fallback = choose_fallback(a, p);
     size_t depth = pcd_stack_depth(p, s->stack);
     PCD_TRY(PCD_VEC_RESERVE(a->j->al, a->fr, a->fr_cap, depth));
     size_t n = pcd_stack_frames(p, s->stack, a->fr);
@@ -150,12 +163,16 @@ static pcd_status a_sample(void *ud, pcd_profile *p, const pcd_sample *s)
         PCD_TRY(put_mem(o, a, s));
     } else if (p->dialect == PCD_DIALECT_AUSTIN) {
         /* Austin's own samples: the metric that came first, or 0 when there was none */
-        unsigned first = s->flags >> PCD_SAMPLE_FIRST_SHIFT & 15;
+        unsigned first = s->flags >> PCD_SAMPLE_FIRST_SHIFT & 31;
         if (first && (int)first - 1 == a->memory) PCD_TRY(put_mem(o, a, s));
         else if (first && (int)first - 1 == a->time) PCD_TRY(pcd_text_u64(o, t));
         else PCD_TRY(pcd_sink_put(o, "0", 1));
     } else {
-        PCD_TRY(pcd_text_u64(o, a->fallback == a->time ? t : a->fallback >= 0 ? s->values[a->fallback] : 0));
+        int f = a->fallback;
+        if (f >= 0 && p->types[f].is_signed)
+            PCD_TRY(pcd_text_i64(o, pcd_value_i64(s->values[f]) / (int64_t)(f == a->time ? a->time_div : 1)));
+        else if (f == a->time) PCD_TRY(pcd_text_u64(o, t));
+        else PCD_TRY(pcd_text_u64(o, f >= 0 ? s->values[f] : 0));
     }
     return pcd_sink_put(o, "\n", 1);
 }

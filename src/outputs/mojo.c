@@ -318,8 +318,25 @@ bool mojo_is_ref(const pcd_frame *f)
            f->kind != PCD_FRAME_LABEL && f->kind != PCD_FRAME_IDLE;
 }
 
-static pcd_status define_frame(mojo_out *m, pcd_mojo_int pid, const pcd_profile *p, pcd_frame_id id)
+/* The function's string of frame f: its own, or for a nameless frame of code the name the outputs
+ * give it (its address and module, outputs/render.h), interned in the profile's strings. */
+static pcd_status function_of(mojo_out *m, pcd_profile *p, pcd_frame_id id, pcd_str *out)
 {
+    *out = pcd_profile_frame_at(p, id)->function;
+    if (!pcd_frame_nameless(pcd_profile_frame_at(p, id))) return PCD_OK;
+    pcd_memsink t;
+    pcd_memsink_init(&t, m->j->al);
+    pcd_status st = pcd_render_function(&t.sink, p, id, PCD_COLLAPSED_RAW);
+    if (st == PCD_OK) st = pcd_memsink_flush(&t);
+    if (st == PCD_OK) *out = pcd_profile_str(p, t.data, t.len);
+    pcd_memsink_free(&t);
+    return st == PCD_OK ? p->oom : st;
+}
+
+static pcd_status define_frame(mojo_out *m, pcd_mojo_int pid, pcd_profile *p, pcd_frame_id id)
+{
+    pcd_str fn;
+    PCD_TRY(function_of(m, p, id, &fn));
     const pcd_frame *f = pcd_profile_frame_at(p, id);
     if (f->kind == PCD_FRAME_LABEL || f->kind == PCD_FRAME_IDLE) return mojo_define_string(m, pid, p, f->function);
     if (!mojo_is_ref(f)) return PCD_OK;
@@ -328,14 +345,14 @@ static pcd_status define_frame(mojo_out *m, pcd_mojo_int pid, const pcd_profile 
     if (!sl) return PCD_E_NOMEM;
     if (!fresh) return PCD_OK;
     PCD_TRY(mojo_define_string(m, pid, p, f->file));
-    PCD_TRY(mojo_define_string(m, pid, p, f->function));
+    PCD_TRY(mojo_define_string(m, pid, p, fn));
     pcd_mojo_v4_event ev;
     memset(&ev, 0, sizeof ev);
     ev.which = PCD_MOJO_V4_EVENT_FRAME;
     ev.tag = PCD_MOJO_V4_EVENT_FRAME_TAG;
     ev.u.frame.key = mint(id);
     ev.u.frame.filename = mint((int64_t)f->file + 2);
-    ev.u.frame.scope = mint((int64_t)f->function + 2);
+    ev.u.frame.scope = mint((int64_t)fn + 2);
     ev.u.frame.line = mpos(f->line);
     ev.u.frame.line_end = mpos(f->end_line);
     ev.u.frame.column = mpos(f->column);
@@ -402,7 +419,7 @@ static pcd_status time_of(mojo_out *m, const pcd_profile *p, const pcd_sample *s
 
 /* The frames of a stack defined in the process pid (innermost first, as Austin does; a stack
  * seen whole in it: nothing). fr holds its n frames. */
-pcd_status mojo_define_stack(mojo_out *m, pcd_mojo_int pid, const pcd_profile *p, pcd_stack_id st,
+pcd_status mojo_define_stack(mojo_out *m, pcd_mojo_int pid, pcd_profile *p, pcd_stack_id st,
                                const pcd_frame_id *fr, size_t n)
 {
     uint32_t pi;
@@ -484,7 +501,7 @@ static pcd_status one_sample(mojo_out *m, pcd_profile *p, const pcd_sample *s, s
     PCD_TRY(time_of(m, p, s, &has_time, &us));
     bool has_mem = (m->memory >= 0 && (s->flags & PCD_SAMPLE_HAS(m->memory))) ||
                    (m->released >= 0 && (s->flags & PCD_SAMPLE_HAS(m->released)));
-    unsigned first = s->flags >> PCD_SAMPLE_FIRST_SHIFT & 15;
+    unsigned first = s->flags >> PCD_SAMPLE_FIRST_SHIFT & 31;
     bool mem_first = has_mem && first && (int)first - 1 != m->pace.type &&
                      ((int)first - 1 == m->memory || (int)first - 1 == m->released);
     if (mem_first) PCD_TRY(put_memory(m, s));

@@ -76,7 +76,7 @@ pcd_status mojo_repeat_of(mojo_out *m, const pcd_profile *p, pcd_thread_id t, co
     return PCD_OK;
 }
 
-static pcd_status put_task_stack(mojo_out *m, const pcd_profile *p, const pcd_thread *lane, pcd_stack_id st,
+static pcd_status put_task_stack(mojo_out *m, pcd_profile *p, const pcd_thread *lane, pcd_stack_id st,
                                  uint64_t us)
 {
     pcd_mojo_int pid = mint(lane->pid == PCD_ID_NONE ? 0 : lane->pid);

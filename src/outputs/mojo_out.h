@@ -81,7 +81,7 @@ pcd_status mojo_put(mojo_out *m, pcd_mojo_v4_event *ev);
 pcd_status mojo_put_time(mojo_out *m, uint64_t us);
 /* Defined in the process pid before its first use there. */
 pcd_status mojo_define_string(mojo_out *m, pcd_mojo_int pid, const pcd_profile *p, pcd_str s);
-pcd_status mojo_define_stack(mojo_out *m, pcd_mojo_int pid, const pcd_profile *p, pcd_stack_id st,
+pcd_status mojo_define_stack(mojo_out *m, pcd_mojo_int pid, pcd_profile *p, pcd_stack_id st,
                              const pcd_frame_id *fr, size_t n);
 /* A frame written as a frame reference (not a marker, a kernel frame or a label). */
 bool mojo_is_ref(const pcd_frame *f);

@@ -1,6 +1,8 @@
 /* outputs/render.c: frame and thread texts per dialect. */
 #include "outputs/render.h"
 
+#include <inttypes.h>
+
 pcd_status pcd_out_dialect(pcd_job *j, const pcd_profile *p, pcd_dialect *out)
 {
     *out = p->dialect;
@@ -20,6 +22,38 @@ pcd_bytes pcd_basename(pcd_bytes path)
     while (i > 0 && path.ptr[i - 1] != '/') i--;
     pcd_bytes b = { path.ptr + i, path.len - i };
     return b;
+}
+
+bool pcd_frame_nameless(const pcd_frame *f)
+{
+    return !f->function && !f->file &&
+           (f->kind == PCD_FRAME_CODE || f->kind == PCD_FRAME_NATIVE || f->kind == PCD_FRAME_KERNEL);
+}
+
+/* What Go's filepath.Base gives for a path: its last element, trailing slashes removed ("/" for
+ * nothing but slashes). */
+static pcd_bytes go_base(pcd_bytes path)
+{
+    size_t n = path.len;
+    while (n > 1 && path.ptr[n - 1] == '/') n--;
+    if (n == 1 && path.ptr[0] == '/') return path.len ? (pcd_bytes){ path.ptr, 1 } : path;
+    pcd_bytes b = { path.ptr, n };
+    return pcd_basename(b);
+}
+
+pcd_status pcd_render_function(pcd_sink *s, const pcd_profile *p, pcd_frame_id id, pcd_collapsed_escape esc)
+{
+    const pcd_frame *f = pcd_profile_frame_at(p, id);
+    if (!pcd_frame_nameless(f)) {
+        pcd_bytes fn = pcd_profile_text(p, f->function);
+        return pcd_text_collapsed(s, fn.ptr, fn.len, esc);
+    }
+    if (f->address) PCD_TRY(pcd_text_printf(s, "%016" PRIx64 " ", f->address));
+    if (!f->module) return pcd_text_z(s, "<unknown>");
+    pcd_bytes m = go_base(pcd_profile_text(p, f->module));
+    PCD_TRY(pcd_sink_put(s, "[", 1));
+    PCD_TRY(pcd_text_collapsed(s, m.ptr, m.len, esc));
+    return pcd_sink_put(s, "]", 1);
 }
 
 static pcd_status put_pos(pcd_sink *s, int64_t v) { return pcd_text_i64(s, v == PCD_POS_NONE ? 0 : v); }
@@ -44,7 +78,7 @@ pcd_status pcd_render_frame(pcd_sink *s, const pcd_profile *p, pcd_frame_id id, 
         default: /* code, native, and heap types and roots as frames without a file */
             PCD_TRY(pcd_text_collapsed(s, file.ptr, file.len, esc));
             PCD_TRY(pcd_sink_put(s, ":", 1));
-            PCD_TRY(pcd_text_collapsed(s, fn.ptr, fn.len, esc));
+            PCD_TRY(pcd_render_function(s, p, id, esc));
             PCD_TRY(pcd_sink_put(s, ":", 1));
             return put_pos(s, f->line);
         }
@@ -56,7 +90,7 @@ pcd_status pcd_render_frame(pcd_sink *s, const pcd_profile *p, pcd_frame_id id, 
         file = pcd_basename(file);
         PCD_TRY(pcd_text_collapsed(s, file.ptr, file.len, esc));
         PCD_TRY(pcd_sink_put(s, ":", 1));
-        PCD_TRY(pcd_text_collapsed(s, fn.ptr, fn.len, esc));
+        PCD_TRY(pcd_render_function(s, p, id, esc));
         PCD_TRY(pcd_sink_put(s, ":", 1));
         return put_pos(s, f->line);
     default:
@@ -66,7 +100,7 @@ pcd_status pcd_render_frame(pcd_sink *s, const pcd_profile *p, pcd_frame_id id, 
         case PCD_FRAME_IDLE: if (!fn.len) return pcd_text_z(s, "[idle]"); break;
         default: break;
         }
-        PCD_TRY(pcd_text_collapsed(s, fn.ptr, fn.len, esc));
+        PCD_TRY(pcd_render_function(s, p, id, esc));
         if (!file.len || (f->kind != PCD_FRAME_CODE && f->kind != PCD_FRAME_NATIVE && f->kind != PCD_FRAME_KERNEL))
             return PCD_OK;
         file = pcd_basename(file);

@@ -11,6 +11,15 @@
  * job->msg) for a name that is not one. */
 pcd_status pcd_out_dialect(pcd_job *j, const pcd_profile *p, pcd_dialect *out);
 
+/* A frame of code (code, native or kernel) that has neither a function nor a file: named by
+ * where it is, as go tool pprof names it (internal/graph's NodeInfo.NameComponents): its address
+ * as 16 hex digits when it has one, then its module's file name in brackets ("[libc.so.6]", the
+ * last part of the path as Go's filepath.Base has it), or "<unknown>" without a module.
+ * Unsymbolized native code (pprof's Locations without Lines) is such a frame. */
+bool pcd_frame_nameless(const pcd_frame *f);
+/* A frame's function as outputs show it: its function, or the name of a nameless frame. */
+pcd_status pcd_render_function(pcd_sink *s, const pcd_profile *p, pcd_frame_id f, pcd_collapsed_escape esc);
+
 /* A frame as one element of a stack line (collapsed stacks, Austin text):
  *   austin   file:function:line (a heap type or root as a frame without a file: ":NAME:0",
  *            which Austin's readers can split); GC ":GC:", invalid ":INVALID:", kernel
@@ -18,7 +27,8 @@ pcd_status pcd_out_dialect(pcd_job *j, const pcd_profile *p, pcd_dialect *out);
  *   cpython  basename(file):function:line (line 0 when unknown), the function alone for the
  *            file "~" at line 0 (CPython's synthetic frames);
  *   default  function (basename(file):line), or the function alone without a file; markers
- *            in brackets ("[GC]", "[invalid]"). */
+ *            in brackets ("[GC]", "[invalid]").
+ * The function of a nameless frame is its name (pcd_render_function). */
 pcd_status pcd_render_frame(pcd_sink *s, const pcd_profile *p, pcd_frame_id f, pcd_dialect d,
                             pcd_collapsed_escape esc);
 

@@ -115,7 +115,7 @@ static pcd_status s_begin(void *ud, pcd_profile *p)
 {
     svg *c = ud;
     PCD_TRY(pcd_out_metric(c->j, p, NULL));
-    pcd_agg_init(&c->agg, c->j->al, p->n_types);
+    pcd_agg_init_types(&c->agg, c->j->al, p);
     c->agg_open = true;
     return PCD_OK;
 }
@@ -506,7 +506,15 @@ static pcd_status draw(svg *c)
     pcd_bytes unit = pcd_profile_text(p, ty->unit);
     PCD_TRY(pcd_sink_put(o, " ", 1));
     PCD_TRY(pcd_text_xml(o, unit.ptr, unit.len));
-    PCD_TRY(pcd_text_z(o, " (hover over a frame for its value)</text>\n<g id=\"frames\">\n"));
+    /* what was counted: the samples the profiler took, or distinct stacks with their sums (Mono's
+     * call tree, a heap's folded tree), or pprof's sample records */
+    uint64_t n = 0;
+    for (size_t i = 0; i < c->agg.n; i++) n = pcd_sat_add(n, c->agg.e[i].count);
+    static const char *const nouns[] = { "samples", "distinct stacks", "sample records" };
+    PCD_TRY(pcd_text_z(o, " in "));
+    PCD_TRY(put_grouped(o, n));
+    PCD_TRY(pcd_text_printf(o, " %s (hover over a frame for its value)</text>\n<g id=\"frames\">\n",
+                            nouns[p->sample_noun < 3 ? p->sample_noun : 0]));
     PCD_TRY(walk(c, true, &max_depth, total, wpv, height));
     return pcd_text_z(o, "</g>\n</svg>\n");
 }
@@ -560,5 +568,5 @@ static void s_close(void *state)
 const pcd_exporter pcd_out_svg = {
     "svg",
     "a static flame graph in SVG with flamegraph.pl's conventions (--metric: the sample type)",
-    PCD_HAS_SAMPLES, 0, sizeof(svg), s_open, s_close,
+    PCD_HAS_SAMPLES, 0, sizeof(svg), s_open, s_close, NULL, PCD_WANTS_AMOUNTS,
 };

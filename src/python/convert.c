@@ -214,6 +214,12 @@ PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw)
         PyErr_NoMemory();
         goto done;
     }
+    if (st == PCD_E_EMPTY && !j.damaged) {
+        /* nothing to show (j.msg says what is missing): nothing written */
+        pcdpy_out_abort(&out);
+        pcdpy_fail(pcdpy.NothingToShow, "%s: %s", j.input_name, j.msg);
+        goto done;
+    }
     if (rc == 2) {
         pcdpy_out_abort(&out);
         const char *msg = j.msg[0] ? j.msg : pcd_status_name(st);
@@ -224,8 +230,9 @@ PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw)
     }
     uint64_t written = pcdpy_out_tell(&out);
     PyObject *output = NULL;
-    if (rc == 1 && written == 0 && out.is_path) {
-        /* damage before anything could be converted: no empty (or, for JSON, invalid) file */
+    if (st == PCD_E_EMPTY || (rc == 1 && written == 0 && out.is_path)) {
+        /* damage before anything could be converted: no empty (or, for JSON, invalid) file, and
+         * no output at all (DamagedInput says where) */
         pcdpy_out_abort(&out);
         output = Py_None;
         Py_INCREF(output);
@@ -585,7 +592,8 @@ tables_done:;
         }
         Py_DECREF(td);
         if (put(td, "name", str_of(p, t->name)) < 0 || put(td, "unit", str_of(p, t->unit)) < 0 ||
-            put(td, "title", str_of(p, t->title)) < 0 || put(td, "secondary", PyBool_FromLong(t->secondary)) < 0)
+            put(td, "title", str_of(p, t->title)) < 0 || put(td, "secondary", PyBool_FromLong(t->secondary)) < 0 ||
+            put(td, "signed", PyBool_FromLong(t->is_signed)) < 0)
             goto fail;
     }
     PyObject *meta = PyList_New(0);

@@ -87,6 +87,13 @@ function collapsed(file, metric) {
   });
 }
 const sum = (lines) => lines.reduce((s, l) => s + l.value, 0);
+/* The total of `convert --to collapsed` (the default dialect's lines: with every heap snapshot a
+ * thread, --metric TYPE@all, the austin dialect's "P0;T0" threads merge lines the default dialect
+ * keeps apart, so the two cannot be zipped; the totals are the same). */
+function collapsedTotal(file, metric) {
+  const d = pcd(['convert', '--to', 'collapsed', '--dialect', 'default', '--metric', metric, file]);
+  return d.out.toString().split('\n').filter((l) => l).reduce((s, l) => s + Math.min(Number(l.slice(l.lastIndexOf(' ') + 1)), JS_MAX), 0);
+}
 function threadPrefix(t) {
   return 'P' + (t.pid == null ? 0 : t.pid) + ';T' + (t.iid != null && t.iid >= 0 ? t.iid + ':' : '') + t.tid;
 }
@@ -135,7 +142,9 @@ async function checkFile(file, fmt, name) {
   clean(name);
   const want = sum(lines);
   check(close(await total(), want), name + ': root total ' + (await total()) + ', collapsed says ' + want);
-  if (!(want > 0)) return true;
+  // (nothing but the root to draw: no sample value, or only samples without frames, as a MOJO
+  // file cut after its first, empty, sample)
+  if (!(want > 0) || !lines.some((l) => l.texts.length)) return true;
 
   // the root level
   let rects = await drawn();
@@ -200,7 +209,7 @@ async function checkFile(file, fmt, name) {
   const opts = await page.$$eval('#thread option', (os2) => os2.map((o) => o.value));
   for (const v of opts.filter((o) => o !== 'all').slice(0, 5)) {
     let expect;
-    if (snapshots && v.startsWith('t:')) expect = sum(collapsed(file, def.name + '@' + snapshotOf(threads[Number(v.slice(2))])[1]));
+    if (snapshots && v.startsWith('t:')) expect = collapsedTotal(file, def.name + '@' + snapshotOf(threads[Number(v.slice(2))])[1]);
     else if (v.startsWith('t:')) expect = sum(lines.filter((l) => l.thread === threadPrefix(threads[Number(v.slice(2))])));
     else expect = sum(lines.filter((l) => l.thread.split(';')[0] === 'P' + v.slice(2)));
     await page.selectOption('#thread', v);
@@ -212,7 +221,7 @@ async function checkFile(file, fmt, name) {
   const metrics = await page.$$eval('#metric option', (os2) => os2.map((o) => o.value));
   if (metrics.length > 1) {
     for (const v of metrics) {
-      const expect = sum(collapsed(file, types[Number(v)].name + (snapshots ? '@all' : '')));
+      const expect = snapshots ? collapsedTotal(file, types[Number(v)].name + '@all') : sum(collapsed(file, types[Number(v)].name));
       await page.selectOption('#metric', v);
       check(close(await total(), expect), name + ': metric ' + types[Number(v)].name + ' total ' + (await total()) + ', collapsed says ' + expect);
     }

@@ -341,13 +341,14 @@ function setTotal(t) {
   if (t.newT) {
     tot.dataset.value = String(t.newT[0]);
     tot.dataset.base = String(t.baseT[0]);
-    tot.textContent = 'New ' + fmtValue(t.newT[0], t.unit) + ' (' + grouped(t.samples) + ' samples) vs base ' +
-      fmtValue(t.baseT[0], t.unit) + (state.diffMode === 'norm' ? ' per total' : '') + ' (' + grouped(t.baseSamples) + ' samples)';
+    tot.textContent = 'New ' + fmtValue(t.newT[0], t.unit) + ' (' + grouped(t.samples) + ' ' + countWord(D.noun) + ') vs base ' +
+      fmtValue(t.baseT[0], t.unit) + (state.diffMode === 'norm' ? ' per total' : '') + ' (' + grouped(t.baseSamples) + ' ' +
+      countWord(D.base.noun) + ')';
     tot.append(el('span', { class: 'legend' }, el('i', { class: 'sw grew-sw' }), 'grew ', el('i', { class: 'sw shrank-sw' }), 'shrank ',
       el('i', { class: 'sw only-sw' }), 'on one side only'));
     return;
   }
-  tot.textContent = 'Total ' + fmtValue(t.total[0], t.unit) + ' · ' + grouped(t.samples) + ' samples';
+  tot.textContent = 'Total ' + fmtValue(t.total[0], t.unit) + ' · ' + grouped(t.samples) + ' ' + countWord(D.noun);
 }
 function setCrumbs(t, zoom, onPick) {
   const path = [];

@@ -147,6 +147,12 @@ function sig3(x) {
   if (a >= 10) return x.toFixed(1);
   return x.toFixed(2);
 }
+/* what the samples of a profile are, as the header counts them (D.noun): samples the profiler
+ * took, distinct stacks with their sums (Mono's call tree, a heap), or pprof's sample records */
+function countWord(noun) {
+  return noun === 'stacks' ? 'distinct stacks' : noun === 'records' ? 'sample records' : 'samples';
+}
+
 function grouped(v) {
   const neg = v < 0;
   let s = Math.round(Math.abs(v)).toString();

@@ -35,7 +35,7 @@ function header() {
   $('format').textContent = D.formatTitle + ' ' + D.version + (diffPage && (D.base.format !== D.format || D.base.version !== D.version) ? ' vs ' + D.base.formatTitle + ' ' + D.base.version : '');
   let samples = 0;
   for (const th of main.threads) samples += th.t.samples;
-  const stats = [grouped(samples) + ' samples'];
+  const stats = [grouped(samples) + ' ' + countWord(D.noun)];
   if (main.threads.length > 1 || main.threads.some((th) => th.t.tid != null)) stats.push(main.threads.length + ' ' + threadWord + (main.threads.length === 1 ? '' : 's'));
   const pids = new Set(main.threads.map((th) => th.t.pid).filter((p) => p != null));
   if (pids.size > 1) stats.push(pids.size + ' processes');
@@ -46,7 +46,7 @@ function header() {
     if (b > a) dur = b - a;
   }
   if (dur != null) stats.push('duration ' + fmtTime(dur));
-  if (diffPage) stats.push('base: ' + grouped(base.threads.reduce((s, th) => s + th.t.samples, 0)) + ' samples');
+  if (diffPage) stats.push('base: ' + grouped(base.threads.reduce((s, th) => s + th.t.samples, 0)) + ' ' + countWord(D.base.noun));
   $('stats').textContent = stats.join(' · ');
   const meta = D.meta.concat(diffPage ? D.base.meta.map(([k, v]) => ['base ' + k, v]) : []);
   $('meta-summary').textContent = 'Metadata (' + meta.length + ')';
