@@ -11,7 +11,7 @@ PREFIX      ?= /usr/local
 FUZZ_SECONDS ?= 300
 export CTEST_OUTPUT_ON_FAILURE = 1
 
-.PHONY: all setup build run test test-fast test-asan test-release test-long regen fuzz bench install clean
+.PHONY: all setup build run test test-fast test-asan test-release test-long regen explain fuzz bench install clean
 
 all: build
 
@@ -70,6 +70,17 @@ test-release:
 # schemas/ (make test fails if you forget).
 regen:
 	lua5.4 gen/pcgen.lua -o generated --docs docs/formats --python generated/python
+
+# The schema author's loop (docs/adding-a-format.md): regenerate, rebuild only the tool, and
+# explain FILE (an HTML page, OUT (explain.html); TO=text or json: to the terminal, or OUT; ARGS:
+# explain's options).
+explain:
+	@test -n "$(FILE)" || { echo "usage: make explain FILE=path [OUT=explain.html] [TO=html|text|json] [ARGS=...]"; exit 2; }
+	@lua5.4 gen/pcgen.lua -o generated --docs docs/formats --python generated/python >/dev/null
+	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS) --target profcodec-cli >/dev/null
+	@$(BUILD)/profcodec explain --to $(or $(TO),html) $(ARGS) $(FILE) \
+	    $(if $(OUT),-o $(OUT),$(if $(filter-out html,$(or $(TO),html)),,-o explain.html))
 
 # Run every libFuzzer harness for FUZZ_SECONDS each (default 300); FUZZ_ONLY=mojo picks some.
 fuzz: setup

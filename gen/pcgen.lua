@@ -94,7 +94,7 @@ for _, path in ipairs(opts.files) do
           outputs[#outputs + 1] = { path, data }
           list[#list + 1] = path
         end
-        for _, name in ipairs({ base .. ".h", base .. ".c" }) do out(opts.out .. "/" .. name, files[name]) end
+        for _, name in ipairs({ base .. ".h", base .. ".c", base .. "_explain.c" }) do out(opts.out .. "/" .. name, files[name]) end
         out(opts.out .. "/" .. base .. "_fuzz.c", emit_fuzz(ir, sha, GEN_VERSION))
         out(opts.out .. "/" .. base .. ".dict", emit_dict(ir))
         if opts.docs then out(opts.docs .. "/" .. ir.name .. "-" .. ir.vid .. ".md", emit_md.page(ir, sha, GEN_VERSION)) end

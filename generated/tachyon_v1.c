@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "tachyon_v1.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "tachyon_v1.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- repeat_entry -------- */
@@ -1641,6 +1641,7 @@ static pcd_status pcd_tachyon_v1_file_segments(pcd_sink *s, const void *in, uint
 
 static pcd_status pcd_tachyon_v1_region_samples_dec(pcd_cursor *c, void *out) { return pcd_tachyon_v1_sample_decode_(c, out); }
 static pcd_status pcd_tachyon_v1_region_samples_enc(pcd_sink *s, const void *in) { return pcd_tachyon_v1_sample_encode(s, in); }
+static pcd_status pcd_tachyon_v1_region_samples_exp(pcd_cursor *c, void *out) { return pcd_tachyon_v1_sample_explain(c, out); }
 static pcd_status pcd_tachyon_v1_region_samples_val(pcd_cursor *c) { return pcd_tachyon_v1_sample_validate_(c); }
 /* Validates samples records back to back (the validation fast path). */
 static uint64_t pcd_tachyon_v1_region_samples_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -1704,10 +1705,12 @@ const pcd_region_desc pcd_tachyon_v1_region_samples = {
     .zstd_level = 5,
     .record_min = 14,  /* the smallest record's bytes */
     .decode_run = pcd_tachyon_v1_region_samples_drun,
+    .explain = pcd_tachyon_v1_region_samples_exp,
 };
 
 static pcd_status pcd_tachyon_v1_region_strings_dec(pcd_cursor *c, void *out) { return pcd_tachyon_v1_string_decode_(c, out); }
 static pcd_status pcd_tachyon_v1_region_strings_enc(pcd_sink *s, const void *in) { return pcd_tachyon_v1_string_encode(s, in); }
+static pcd_status pcd_tachyon_v1_region_strings_exp(pcd_cursor *c, void *out) { return pcd_tachyon_v1_string_explain(c, out); }
 static pcd_status pcd_tachyon_v1_region_strings_val(pcd_cursor *c) { return pcd_tachyon_v1_string_validate_(c); }
 /* Validates strings records back to back (the validation fast path). */
 static uint64_t pcd_tachyon_v1_region_strings_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -1777,10 +1780,12 @@ const pcd_region_desc pcd_tachyon_v1_region_strings = {
     .zstd_level = 3,
     .record_min = 1,  /* the smallest record's bytes */
     .decode_run = pcd_tachyon_v1_region_strings_drun,
+    .explain = pcd_tachyon_v1_region_strings_exp,
 };
 
 static pcd_status pcd_tachyon_v1_region_frames_dec(pcd_cursor *c, void *out) { return pcd_tachyon_v1_frame_decode_(c, out); }
 static pcd_status pcd_tachyon_v1_region_frames_enc(pcd_sink *s, const void *in) { return pcd_tachyon_v1_frame_encode(s, in); }
+static pcd_status pcd_tachyon_v1_region_frames_exp(pcd_cursor *c, void *out) { return pcd_tachyon_v1_frame_explain(c, out); }
 static pcd_status pcd_tachyon_v1_region_frames_val(pcd_cursor *c) { return pcd_tachyon_v1_frame_validate_(c); }
 /* Validates frames records back to back (the validation fast path). */
 static uint64_t pcd_tachyon_v1_region_frames_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -1850,10 +1855,12 @@ const pcd_region_desc pcd_tachyon_v1_region_frames = {
     .zstd_level = 3,
     .record_min = 7,  /* the smallest record's bytes */
     .decode_run = pcd_tachyon_v1_region_frames_drun,
+    .explain = pcd_tachyon_v1_region_frames_exp,
 };
 
 static pcd_status pcd_tachyon_v1_region_stats_dec(pcd_cursor *c, void *out) { return pcd_tachyon_v1_stats_decode_(c, out); }
 static pcd_status pcd_tachyon_v1_region_stats_enc(pcd_sink *s, const void *in) { return pcd_tachyon_v1_stats_encode(s, in); }
+static pcd_status pcd_tachyon_v1_region_stats_exp(pcd_cursor *c, void *out) { return pcd_tachyon_v1_stats_explain(c, out); }
 static pcd_status pcd_tachyon_v1_region_stats_val(pcd_cursor *c) { return pcd_tachyon_v1_stats_validate_(c); }
 /* Validates stats records back to back (the validation fast path). */
 static uint64_t pcd_tachyon_v1_region_stats_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -1910,6 +1917,7 @@ const pcd_region_desc pcd_tachyon_v1_region_stats = {
     .zstd_level = 3,
     .record_min = 16,  /* the smallest record's bytes */
     .decode_run = pcd_tachyon_v1_region_stats_drun,
+    .explain = pcd_tachyon_v1_region_stats_exp,
 };
 
 /* -------- warnings -------- */
@@ -2241,6 +2249,7 @@ static const pcd_region_desc *const pcd_tachyon_v1_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_tachyon_v1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_tachyon_v1_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_tachyon_v1_file_explain(c, out); }
 
 const pcd_format pcd_tachyon_v1_format = {
     .name = "tachyon",
@@ -2258,4 +2267,5 @@ const pcd_format pcd_tachyon_v1_format = {
     .detect_min = 4,
     .version_num = 1,
     .flags = PCD_FMT_NATIVE_ORDER | PCD_FMT_WARNS,
+    .root_explain = root_exp,
 };

@@ -17,6 +17,8 @@ typedef struct pcd_limits {
 
 extern const pcd_limits pcd_default_limits;
 
+struct pcd_spans;
+
 /* Shared by every cursor of one decode: error record, arena, byte order, state. */
 typedef struct pcd_ctx {
     pcd_error err;
@@ -40,6 +42,9 @@ typedef struct pcd_ctx {
      * points into was written (relocate = true fields); NULL: offsets stay as they are */
     bool (*reloc)(void *ud, uint64_t old, uint64_t *now);
     void *reloc_ud;
+    /* explain: where the generated explain functions record each field's bytes (NULL: not
+     * asked; pcd_span.h) */
+    struct pcd_spans *spans;
 } pcd_ctx;
 
 void pcd_ctx_init(pcd_ctx *x, pcd_arena *arena);

@@ -78,6 +78,7 @@ typedef struct pcd_field {
     int64_t sentinel;         /* with PCD_F_SENTINEL */
     const char *doc;
     const struct pcd_region_desc *region;  /* PCD_K_REGION */
+    uint32_t number;          /* protobuf: the field's number (0: not a message's field) */
 } pcd_field;
 
 /* Unions are C structs { uint32_t which; union {...} u; }; `fields` are the cases
@@ -176,6 +177,9 @@ typedef struct pcd_region_desc {
     /* Records that are batches of fixed-width elements: each record is decoded within the
      * next batch_bytes of the region (the last one within what is left); 0: not batched. */
     uint32_t batch_bytes;
+    /* explain: decode that also records where each field lies (pcd_span.h); NULL for
+     * protobuf records, whose fields the runtime finds by their keys (pcd_pb_spans) */
+    pcd_decode_fn explain;
 } pcd_region_desc;
 
 /* A format version: what `formats` lists and what the stream driver runs. */
@@ -197,6 +201,7 @@ typedef struct pcd_format {
     uint32_t detect_min;          /* bytes detect() wants */
     uint64_t version_num;         /* dispatch key */
     uint32_t flags;
+    pcd_decode_fn root_explain;   /* the root's decode that records its spans (pcd_span.h) */
 } pcd_format;
 
 enum {

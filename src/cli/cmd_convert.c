@@ -13,15 +13,16 @@
 static void convert_help(FILE *out)
 {
     fputs("usage: profcodec convert --to FORMAT FILE [-o OUT] [--all] [--heph-compat] [--metric M]\n"
-          "                        [--compression zstd|gzip|none] [--base OTHER [--force] [--raw]]\n\n"
+          "                        [--compression zstd|gzip|none] [--version V] [--base OTHER [--force] [--raw]]\n\n"
           "Converts a profile or trace for other tools and viewers. OUT is written\n"
           "atomically (default: standard output). On damage the output still holds\n"
           "everything before it, closed properly; the error is reported and the exit\n"
           "status is 1 (--all skips damaged records instead); when nothing could be\n"
           "converted before the damage, no OUT file is written.\n"
           "--metric picks the sample type (as listed by 'profcodec info'); --dialect\n"
-          "picks whose conventions an output follows (default, austin, cpython, heph;\n"
-          "the input format's own tool by default).\n"
+          "picks whose conventions an output follows (default, austin, austin2, cpython,\n"
+          "heph; the input format's own tool by default). --version picks the version of\n"
+          "the output's format (--to mojo: 3, the default, or 4).\n"
           "--base OTHER compares FILE with the profile OTHER (any format, html and\n"
           "collapsed): values per total (--raw: as they are); metrics of different kinds\n"
           "or units are refused unless --force.\n\nconversions:\n", out);
@@ -55,6 +56,7 @@ static void convert_help(FILE *out)
 int cmd_convert(cli *c, int argc, char **argv)
 {
     const char *to = NULL, *outname = NULL, *metric = NULL, *compression = NULL, *dialect = NULL, *base = NULL;
+    const char *version = NULL;
     bool compat = false, all = false, force = false, raw = false;
     static const struct option lo[] = {
         { "to", required_argument, 0, OPT_TO }, { "format", required_argument, 0, OPT_FORMAT },
@@ -63,7 +65,8 @@ int cmd_convert(cli *c, int argc, char **argv)
         { "compat", no_argument, 0, OPT_COMPAT }, { "all", no_argument, 0, OPT_ALL },
         { "metric", required_argument, 0, OPT_METRIC }, { "compression", required_argument, 0, OPT_COMPRESSION },
         { "base", required_argument, 0, OPT_BASE }, { "force", no_argument, 0, OPT_FORCE },
-        { "raw", no_argument, 0, OPT_RAW }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+        { "raw", no_argument, 0, OPT_RAW }, { "version", required_argument, 0, OPT_VERSION },
+        { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
     optind = 1;
     int o;
     while ((o = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
@@ -78,6 +81,7 @@ int cmd_convert(cli *c, int argc, char **argv)
         else if (o == OPT_BASE) base = optarg;
         else if (o == OPT_FORCE) force = true;
         else if (o == OPT_RAW) raw = true;
+        else if (o == OPT_VERSION) version = optarg;
         else if (o == 'h') { convert_help(stdout); return 0; }
         else { convert_help(stderr); return EXIT_USAGE; }
     }
@@ -146,6 +150,7 @@ int cmd_convert(cli *c, int argc, char **argv)
         j.dialect = dialect;
         j.compat = compat;
         j.compression = compression;
+        j.version = version;
         j.progress = cli_progress;
         j.progress_ud = c;
         j.force = force;

@@ -97,7 +97,21 @@ void cli_progress_done(cli *c)
     c->progress_shown = false;
 }
 
+static int open_input(cli *c, cli_src *src, const char *path, bool validate_only, pcd_spans *spans);
+
 int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
+{
+    return open_input(c, src, path, validate_only, NULL);
+}
+
+int cli_open_explain(cli *c, cli_src *src, const char *path, pcd_spans *spans)
+{
+    return open_input(c, src, path, false, spans);
+}
+
+/* spans: explain: the whole input in memory (offsets in every record, bytes for the hex), read
+ * by the explain decoders into spans. */
+static int open_input(cli *c, cli_src *src, const char *path, bool validate_only, pcd_spans *spans)
 {
     memset(src, 0, sizeof *src);
     if (pcd_input_open(&src->in, path) != 0) {
@@ -160,8 +174,10 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
     size_t window = (size_t)1 << 20;
     while (window > 4096 && window > c->max_memory / 8) window /= 2;
     pcd_reader_opts o = { &c->al, NULL, window, validate_only, c->threads > 1 };
+    o.spans = spans;
+    if (spans) pcd_spans_init(spans, &c->al);
     pcd_status st;
-    if (src->gz && (f->flags & PCD_FMT_STREAMABLE)) {
+    if (src->gz && (f->flags & PCD_FMT_STREAMABLE) && !spans) {
         st = pcd_reader_open(&src->r, f, pcd_gzin_read, src->gz, &o);
     } else if (src->gz) {
         size_t len = 0;
@@ -171,7 +187,7 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
             return EXIT_INVALID;
         }
         st = pcd_reader_open_buffer(&src->r, f, src->gzbuf, len, &o);
-    } else if (f->flags & PCD_FMT_STREAMABLE) {
+    } else if ((f->flags & PCD_FMT_STREAMABLE) && !spans) {
         st = pcd_reader_open(&src->r, f, pcd_input_read, &src->in, &o);
     } else {
         if (pcd_input_load(&src->in, c->max_memory) != 0) {

@@ -1,4 +1,4 @@
-/* main.c: profcodec, the command-line tool: formats, info, validate, dump, encode, convert. */
+/* main.c: profcodec, the command-line tool: formats, info, validate, dump, encode, convert, explain. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -18,6 +18,7 @@ static const char usage_text[] =
     "  dump FILE [-o OUT] [--all]  one JSON object per record (JSON Lines), lossless\n"
     "  encode [IN.jsonl|-] -o OUT  JSON Lines back to the binary format (--from: other forms)\n"
     "  convert --to FORMAT FILE [-o OUT]   to viewers and other formats (convert --help lists them)\n"
+    "  explain FILE [--to text|json|html]  every field: where it lies, its bytes, value and doc string\n"
     "\n"
     "global options:\n"
     "  --max-memory SIZE  cap on the memory profcodec uses for one input (default 2G)\n"
@@ -86,6 +87,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "dump") == 0) return cmd_dump(&c, sub_argc, sub_argv);
     if (strcmp(cmd, "encode") == 0) return cmd_encode(&c, sub_argc, sub_argv);
     if (strcmp(cmd, "convert") == 0) return cmd_convert(&c, sub_argc, sub_argv);
+    if (strcmp(cmd, "explain") == 0) return cmd_explain(&c, sub_argc, sub_argv);
     if (strcmp(cmd, "help") == 0) {
         fputs(usage_text, stdout);
         return 0;

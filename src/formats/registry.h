@@ -80,6 +80,8 @@ typedef struct pcd_job {
     const char *dialect;      /* --dialect, or NULL: the input format's own */
     bool compat;              /* --heph-compat */
     const char *compression;  /* --compression, or NULL */
+    const char *version;      /* --version: the version of the output's format to write (MOJO: 3 or
+                               * 4), or NULL: the output's default */
     /* differential outputs (--base): the job of the profile to compare with (any format with
      * a model importer; same allocator and options), or NULL */
     struct pcd_job *base;

@@ -4,7 +4,7 @@
 #include "common/hash.h"
 #include "common/vec.h"
 
-const char *const pcd_dialect_names[PCD_DIALECT_N] = { "default", "austin", "cpython", "heph" };
+const char *const pcd_dialect_names[PCD_DIALECT_N] = { "default", "austin", "cpython", "heph", "austin2" };
 
 void pcd_profile_init(pcd_profile *p, pcd_alloc *al, const pcd_consumer *consumer)
 {
@@ -383,6 +383,13 @@ pcd_status pcd_profile_slice(pcd_profile *p, const pcd_slice *s)
     if (PCD_UNLIKELY(p->oom)) return p->oom;
     p->n_slices++;
     return p->consumer.slice ? p->consumer.slice(p->consumer.ud, p, s) : PCD_OK;
+}
+
+pcd_status pcd_profile_link(pcd_profile *p, const pcd_link *l)
+{
+    if (PCD_UNLIKELY(!p->begun)) PCD_TRY(pcd_profile_begin(p));
+    if (PCD_UNLIKELY(p->oom)) return p->oom;
+    return p->consumer.link ? p->consumer.link(p->consumer.ud, p, l) : PCD_OK;
 }
 
 pcd_status pcd_profile_end(pcd_profile *p)

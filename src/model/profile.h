@@ -67,7 +67,13 @@ typedef struct pcd_frame {
 
 /* A thread (or, for span traces, a track). The numeric ids are what outputs print; the texts
  * are how the source spells them. Threads are told apart by (pid, iid, tid, has_tid, tid_text,
- * key): the names are attributes that may arrive later. */
+ * key): the names are attributes that may arrive later.
+ *
+ * A lane is a thread-like line of work that runs on threads but is followed on its own (an
+ * asyncio task, a coroutine, a green thread): a thread whose lane_of names the thread it was
+ * first seen on (its owner). Its samples are its own; outputs show it as a thread (named by
+ * its name) unless they cannot (Austin's text has no lanes). Relations between threads and
+ * lanes (a task awaited by another) are links (pcd_link), metadata of the lanes. */
 typedef struct pcd_thread {
     int64_t pid;                   /* process id (PCD_ID_NONE none) */
     int64_t iid;                   /* interpreter or sub-process id (PCD_ID_NONE none) */
@@ -77,6 +83,7 @@ typedef struct pcd_thread {
     uint64_t key;                  /* anything else that tells threads apart (0 none) */
     pcd_str name;                  /* thread name ("" none) */
     pcd_str process_name;          /* process name ("" none) */
+    pcd_thread_id lane_of;         /* a lane: 1 + the thread it was first seen on; 0: a thread */
 } pcd_thread;
 
 /* A kind of value samples carry: "wall-time" in "microseconds", "alloc-bytes" in "bytes".
@@ -162,6 +169,16 @@ typedef struct pcd_slice {
     uint64_t offset;
 } pcd_slice;
 
+/* A link between two threads or lanes, in file order: "awaited-by" (from is awaited by to:
+ * MOJO 4's task waiters). A lane's links with one kind come together (the source's whole
+ * current set): a consumer that keeps them replaces a lane's earlier ones of that kind when
+ * a new run starts. */
+typedef struct pcd_link {
+    pcd_str kind;
+    pcd_thread_id from, to;
+    uint64_t offset;
+} pcd_link;
+
 typedef struct pcd_profile pcd_profile;
 
 /* Who gets the events. Each callback may be NULL. A status other than PCD_OK stops the
@@ -175,6 +192,7 @@ typedef struct pcd_consumer {
     pcd_status (*slice)(void *ud, pcd_profile *p, const pcd_slice *s);
     /* after the last event (also after damage: what came before is closed properly) */
     pcd_status (*end)(void *ud, pcd_profile *p);
+    pcd_status (*link)(void *ud, pcd_profile *p, const pcd_link *l);
 } pcd_consumer;
 
 /* One call per sample, each with its own time (no count above 1): timelines need it. */
@@ -187,6 +205,7 @@ typedef enum pcd_dialect {
     PCD_DIALECT_AUSTIN,            /* austin-python's (mojo2austin, collapsed Austin frames) */
     PCD_DIALECT_CPYTHON,           /* CPython 3.15's profiling.sampling (collapsed) */
     PCD_DIALECT_HEPH,              /* Heph's convert_trace (chrome) */
+    PCD_DIALECT_AUSTIN2,           /* austin-python 2.2.0's mojo2austin (MOJO 4's reader) */
     PCD_DIALECT_N
 } pcd_dialect;
 
@@ -350,6 +369,8 @@ PCD_INLINE pcd_status pcd_profile_sample(pcd_profile *p, const pcd_sample *s)
     return p->consumer.sample(p->consumer.ud, p, s);
 }
 pcd_status pcd_profile_slice(pcd_profile *p, const pcd_slice *s);
+/* A link between threads (lanes): handed on, not kept. */
+pcd_status pcd_profile_link(pcd_profile *p, const pcd_link *l);
 /* The end of the input (also after damage); the consumer's end, once. */
 pcd_status pcd_profile_end(pcd_profile *p);
 

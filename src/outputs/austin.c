@@ -7,10 +7,17 @@
  * "time,idle,memory", otherwise the sample's first metric (time in µs, or memory in bytes).
  * For MOJO input this is austin-python 1.7.1's mojo2austin byte for byte, quirks included
  * (a string reference's text follows the previous frame without a ';'; nothing is escaped).
+ * In the austin2 dialect (MOJO 4's default, or --dialect austin2) it is austin-python 2.2.0's
+ * mojo2austin byte for byte instead: only frame references are frames (no GC, invalid or
+ * kernel frames, no string references), the interpreter id is written even when negative,
+ * the metric is the memory metric in memory mode and the time metric otherwise (in full mode
+ * too), "None" when the sample has none, and text that is not UTF-8 is decoded with U+FFFD
+ * for what is not (Python's "replace").
  * Inputs without Austin's metrics give their time type (in µs) as the metric, else samples, else
  * the default: the first of them that some sample has a value of, where the importer said so
  * before its first sample (Mono's sampling profile: its hits, not its time of 0); chosen at the
- * first sample. A signed type's values print with their sign. */
+ * first sample. A signed type's values print with their sign.
+ * Austin's text has no lanes (asyncio tasks): their samples are left out, and counted. */
 #include "common/text.h"
 #include "common/vec.h"
 #include "outputs/outputs.h"
@@ -26,6 +33,12 @@ typedef struct austin {
     pcd_job *j;
     pcd_sink *out;
     bool full;                     /* "mode: full" was seen */
+    bool py2;                      /* the austin2 dialect */
+    bool memory_mode;              /* austin2: "mode: memory" was the latest mode */
+    pcd_memsink line;              /* austin2: a line before its text is made UTF-8 */
+    uint8_t *utf8;
+    size_t utf8_cap;
+    uint64_t lanes;                /* lane samples left out */
     int time, memory, released;    /* type indexes, -1 none */
     uint64_t time_div;              /* the time type's unit per µs (1000 for nanoseconds) */
     int fallback;                  /* the metric of inputs that have neither (-2: not chosen yet) */
@@ -53,18 +66,36 @@ static pcd_status a_begin(void *ud, pcd_profile *p)
     a->time_div = 1;
     if (a->time >= 0 && text_is(p, p->types[a->time].unit, "nanoseconds")) a->time_div = 1000;
     a->fallback = -2;
+    pcd_dialect d;
+    PCD_TRY(pcd_out_dialect(a->j, p, &d));
+    a->py2 = d == PCD_DIALECT_AUSTIN2;
     return PCD_OK;
+}
+
+/* austin2: the line in a->line, to the output as Python's decode("utf-8", "replace") makes it. */
+static pcd_status put_line_py2(austin *a)
+{
+    PCD_TRY(pcd_memsink_flush(&a->line));
+    const uint8_t *p = a->line.data;
+    size_t n = a->line.len;
+    a->line.len = 0;
+    if (pcd_utf8_valid_prefix(p, n) == n) return pcd_sink_put(a->out, p, n);
+    PCD_TRY(PCD_VEC_RESERVE(a->j->al, a->utf8, a->utf8_cap, PCD_UTF8_REPLACED_MAX(n)));
+    return pcd_sink_put(a->out, a->utf8, pcd_utf8_replace(p, n, a->utf8));
 }
 
 static pcd_status a_meta(void *ud, pcd_profile *p, pcd_str key, pcd_str value)
 {
     austin *a = ud;
     if (text_is(p, key, "mode") && text_is(p, value, "full")) a->full = true;
-    PCD_TRY(pcd_sink_put(a->out, "# ", 2));
-    PCD_TRY(pcd_text_bytes(a->out, pcd_profile_text(p, key)));
-    PCD_TRY(pcd_sink_put(a->out, ": ", 2));
-    PCD_TRY(pcd_text_bytes(a->out, pcd_profile_text(p, value)));
-    return pcd_sink_put(a->out, "\n", 1);
+    if (text_is(p, key, "mode")) a->memory_mode = text_is(p, value, "memory");
+    pcd_sink *o = a->py2 ? &a->line.sink : a->out;
+    PCD_TRY(pcd_sink_put(o, "# ", 2));
+    PCD_TRY(pcd_text_bytes(o, pcd_profile_text(p, key)));
+    PCD_TRY(pcd_sink_put(o, ": ", 2));
+    PCD_TRY(pcd_text_bytes(o, pcd_profile_text(p, value)));
+    PCD_TRY(pcd_sink_put(o, "\n", 1));
+    return a->py2 ? put_line_py2(a) : PCD_OK;
 }
 
 /* Austin's signed memory metric: what was allocated, or minus what was released. */
@@ -124,6 +155,35 @@ PCD_INLINE uint8_t *copy_text(uint8_t *d, const uint8_t *pool, const frag *f)
     return d + f->len;
 }
 
+/* austin-python 2.2.0's line: its frames are the frame references, its metric memory in memory
+ * mode and time otherwise, "None" for one the sample lacks. */
+static pcd_status sample_py2(austin *a, pcd_profile *p, const pcd_sample *s, size_t n)
+{
+    pcd_sink *o = &a->line.sink;
+    PCD_TRY(pcd_render_thread_prefix(o, p, s->thread, PCD_DIALECT_AUSTIN2, PCD_COLLAPSED_RAW));
+    for (size_t i = 0; i < n; i++) {
+        const pcd_frame *f = pcd_profile_frame_at(p, a->fr[i]);
+        if (f->kind == PCD_FRAME_GC || f->kind == PCD_FRAME_INVALID || f->kind == PCD_FRAME_KERNEL ||
+            f->kind == PCD_FRAME_LABEL || f->kind == PCD_FRAME_IDLE)
+            continue;
+        PCD_TRY(pcd_sink_put(o, ";", 1));
+        PCD_TRY(pcd_render_frame(o, p, a->fr[i], PCD_DIALECT_AUSTIN2, PCD_COLLAPSED_RAW));
+    }
+    PCD_TRY(pcd_sink_put(o, " ", 1));
+    if (a->memory_mode) {
+        bool has = (a->memory >= 0 && (s->flags & PCD_SAMPLE_HAS(a->memory))) ||
+                   (a->released >= 0 && (s->flags & PCD_SAMPLE_HAS(a->released)));
+        if (has) PCD_TRY(put_mem(o, a, s));
+        else PCD_TRY(pcd_text_z(o, "None"));
+    } else if (a->time >= 0 && (s->flags & PCD_SAMPLE_HAS(a->time))) {
+        PCD_TRY(pcd_text_u64(o, s->values[a->time] / a->time_div));
+    } else {
+        PCD_TRY(pcd_text_z(o, "None"));
+    }
+    PCD_TRY(pcd_sink_put(o, "\n", 1));
+    return put_line_py2(a);
+}
+
 /* The metric of inputs without Austin's: time, memory, samples, the default; the first that has
  * values as far as the profile knows. */
 static int choose_fallback(const austin *a, const pcd_profile *p)
@@ -138,7 +198,16 @@ static pcd_status a_sample(void *ud, pcd_profile *p, const pcd_sample *s)
 {
     austin *a = ud;
     pcd_sink *o = a->out;
+    if (p->threads[s->thread].lane_of) {
+        a->lanes++;
+        return PCD_OK;
+    }
     if (PCD_UNLIKELY(a->fallback == -2)) a->fallback = choose_fallback(a, p);
+    if (PCD_UNLIKELY(a->py2)) {
+        size_t depth = pcd_stack_depth(p, s->stack);
+        PCD_TRY(PCD_VEC_RESERVE(a->j->al, a->fr, a->fr_cap, depth));
+        return sample_py2(a, p, s, pcd_stack_frames(p, s->stack, a->fr));
+    }
     /* the stack's frames, outermost first, straight from the model's stack nodes, and the
      * length of the line's texts */
     size_t n = pcd_stack_depth(p, s->stack);
@@ -192,17 +261,29 @@ static pcd_status a_sample(void *ud, pcd_profile *p, const pcd_sample *s)
     return pcd_sink_put(o, "\n", 1);
 }
 
+static pcd_status a_end(void *ud, pcd_profile *p)
+{
+    (void)p;
+    austin *a = ud;
+    if (a->lanes)
+        pcd_job_note(a->j, "warning: %llu samples of asyncio tasks left out (Austin's text has no tasks)",
+                     (unsigned long long)a->lanes);
+    return PCD_OK;
+}
+
 static pcd_status a_open(void *state, pcd_job *j, pcd_sink *out, pcd_consumer *c)
 {
     austin *a = state;
     a->j = j;
     a->out = out;
     pcd_memsink_init(&a->texts, j->al);
+    pcd_memsink_init(&a->line, j->al);
     c->ud = a;
     c->needs = PCD_NEEDS_TIMES; /* one line per sample */
     c->begin = a_begin;
     c->meta = a_meta;
     c->sample = a_sample;
+    c->end = a_end;
     return PCD_OK;
 }
 
@@ -213,9 +294,11 @@ static void a_close(void *state)
     PCD_VEC_FREE(a->j->al, a->ftext, a->ftext_cap);
     PCD_VEC_FREE(a->j->al, a->ttext, a->ttext_cap);
     pcd_memsink_free(&a->texts);
+    PCD_VEC_FREE(a->j->al, a->utf8, a->utf8_cap);
+    pcd_memsink_free(&a->line);
 }
 
 const pcd_exporter pcd_out_austin = {
-    "austin", "Austin's text format (for MOJO input byte-identical to austin-python 1.7.1's mojo2austin)",
+    "austin", "Austin's text format (for MOJO input byte-identical to austin-python's mojo2austin: 1.7.1's, or 2.2.0's for MOJO 4 and --dialect austin2)",
     PCD_HAS_SAMPLES | PCD_HAS_CODE, 0, sizeof(austin), a_open, a_close,
 };

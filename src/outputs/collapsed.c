@@ -64,7 +64,7 @@ static pcd_status put_text(collapsed *c, pcd_sink *o, const pcd_profile *p, pcd_
                            pcd_frame_id *fr, pcd_collapsed_escape esc)
 {
     bool sep = false;
-    if (c->d == PCD_DIALECT_AUSTIN || c->d == PCD_DIALECT_CPYTHON || !pcd_thread_is_blank(p, t)) {
+    if (c->d == PCD_DIALECT_AUSTIN || c->d == PCD_DIALECT_AUSTIN2 || c->d == PCD_DIALECT_CPYTHON || !pcd_thread_is_blank(p, t)) {
         PCD_TRY(pcd_render_thread_prefix(o, p, t, c->d, esc));
         sep = true;
     }

@@ -221,7 +221,7 @@ static pcd_status put_thread_head(html *h, const pcd_profile *p, pcd_thread_id t
     pcd_sink *o = h->out;
     const pcd_thread *th = &p->threads[t];
     PCD_TRY(pcd_text_z(o, "{\"tid\":"));
-    if (th->tid_text) PCD_TRY(put_str(h, p, th->tid_text));
+    if (pcd_thread_id_text(th)) PCD_TRY(put_str(h, p, pcd_thread_id_text(th))); /* (a lane: its name) */
     else if (th->has_tid) PCD_TRY(pcd_text_printf(o, "\"%llu\"", (unsigned long long)th->tid));
     else PCD_TRY(pcd_text_z(o, "null"));
     PCD_TRY(put_id(o, "pid", th->pid));

@@ -32,6 +32,7 @@
 #include "common/vec.h"
 #include "model/aggregate.h"
 #include "outputs/outputs.h"
+#include "outputs/render.h"
 #include "pprof_v1.h"
 
 typedef struct pentry {
@@ -388,7 +389,7 @@ static size_t labels_of(pprof_out *o, const pentry *e, pcd_pprof_v1_label *out)
     if (th->pid != PCD_ID_NONE) NUM("pid", th->pid);
     if (th->iid != PCD_ID_NONE) NUM("iid", th->iid);
     if (th->has_tid) NUM("tid", (int64_t)th->tid);
-    if (th->tid_text) STR("tid_text", th->tid_text);
+    if (pcd_thread_id_text(th)) STR("tid_text", pcd_thread_id_text(th)); /* (a lane: its name) */
     if (th->name) STR("thread", th->name);
     if (th->process_name) STR("process", th->process_name);
 #undef NUM

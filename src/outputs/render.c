@@ -13,7 +13,7 @@ pcd_status pcd_out_dialect(pcd_job *j, const pcd_profile *p, pcd_dialect *out)
             *out = (pcd_dialect)d;
             return PCD_OK;
         }
-    return pcd_job_fail(j, PCD_E_ARG, "--dialect takes default, austin, cpython or heph, not '%s'", j->dialect);
+    return pcd_job_fail(j, PCD_E_ARG, "--dialect takes default, austin, austin2, cpython or heph, not '%s'", j->dialect);
 }
 
 pcd_bytes pcd_basename(pcd_bytes path)
@@ -63,6 +63,7 @@ pcd_status pcd_render_frame(pcd_sink *s, const pcd_profile *p, pcd_frame_id id, 
 {
     const pcd_frame *f = pcd_profile_frame_at(p, id);
     pcd_bytes fn = pcd_profile_text(p, f->function), file = pcd_profile_text(p, f->file);
+    if (d == PCD_DIALECT_AUSTIN2) d = PCD_DIALECT_AUSTIN; /* austin-python 2.2.0 writes frames as 1.7.1 */
     switch (d) {
     case PCD_DIALECT_AUSTIN:
         switch (f->kind) {
@@ -122,8 +123,9 @@ bool pcd_thread_is_blank(const pcd_profile *p, pcd_thread_id t)
 
 static pcd_status put_tid(pcd_sink *s, const pcd_profile *p, const pcd_thread *th, pcd_collapsed_escape esc)
 {
-    if (th->tid_text) {
-        pcd_bytes b = pcd_profile_text(p, th->tid_text);
+    pcd_str text = pcd_thread_id_text(th);
+    if (text) {
+        pcd_bytes b = pcd_profile_text(p, text);
         return pcd_text_collapsed(s, b.ptr, b.len, esc);
     }
     return pcd_text_u64(s, th->tid);
@@ -137,16 +139,18 @@ pcd_status pcd_render_thread_prefix(pcd_sink *s, const pcd_profile *p, pcd_threa
         PCD_TRY(pcd_text_z(s, "tid:"));
         return put_tid(s, p, th, esc);
     }
-    if (d == PCD_DIALECT_AUSTIN || th->pid != PCD_ID_NONE || th->has_tid || th->tid_text) {
+    bool austin = d == PCD_DIALECT_AUSTIN || d == PCD_DIALECT_AUSTIN2;
+    if (austin || th->pid != PCD_ID_NONE || th->has_tid || th->tid_text) {
         bool any = false;
-        if (th->pid != PCD_ID_NONE || d == PCD_DIALECT_AUSTIN) {
+        if (th->pid != PCD_ID_NONE || austin) {
             PCD_TRY(pcd_sink_put(s, "P", 1));
             PCD_TRY(pcd_text_i64(s, th->pid == PCD_ID_NONE ? 0 : th->pid));
             any = true;
         }
-        if (th->has_tid || th->tid_text || d == PCD_DIALECT_AUSTIN) {
+        if (th->has_tid || th->tid_text || austin) {
             PCD_TRY(pcd_sink_put(s, any ? ";T" : "T", any ? 2 : 1));
-            if (th->iid != PCD_ID_NONE && th->iid >= 0) {
+            /* austin-python 1.7.1 leaves a negative interpreter id out, 2.2.0 writes it */
+            if (th->iid != PCD_ID_NONE && (th->iid >= 0 || d == PCD_DIALECT_AUSTIN2)) {
                 PCD_TRY(pcd_text_i64(s, th->iid));
                 PCD_TRY(pcd_sink_put(s, ":", 1));
             }
@@ -161,7 +165,7 @@ pcd_status pcd_render_thread_prefix(pcd_sink *s, const pcd_profile *p, pcd_threa
 pcd_status pcd_render_thread_title(pcd_sink *s, const pcd_profile *p, pcd_thread_id t, pcd_dialect d)
 {
     const pcd_thread *th = &p->threads[t];
-    if (d == PCD_DIALECT_AUSTIN) {
+    if (d == PCD_DIALECT_AUSTIN || d == PCD_DIALECT_AUSTIN2) {
         PCD_TRY(pcd_text_i64(s, th->pid == PCD_ID_NONE ? 0 : th->pid));
         PCD_TRY(pcd_sink_put(s, ":", 1));
         if (th->iid != PCD_ID_NONE && th->iid >= 0) {
@@ -169,6 +173,12 @@ pcd_status pcd_render_thread_title(pcd_sink *s, const pcd_profile *p, pcd_thread
             PCD_TRY(pcd_sink_put(s, ":", 1));
         }
         return put_tid(s, p, th, PCD_COLLAPSED_RAW);
+    }
+    if (th->lane_of) {
+        PCD_TRY(pcd_text_z(s, "Task "));
+        PCD_TRY(put_tid(s, p, th, PCD_COLLAPSED_RAW));
+        PCD_TRY(pcd_text_z(s, " of "));
+        return pcd_render_thread_title(s, p, th->lane_of - 1, d);
     }
     if (th->name) {
         if (th->process_name) {

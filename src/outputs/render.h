@@ -37,16 +37,25 @@ pcd_status pcd_render_frame(pcd_sink *s, const pcd_profile *p, pcd_frame_id f, p
 bool pcd_thread_is_blank(const pcd_profile *p, pcd_thread_id t);
 
 /* A thread as the first element of a stack line:
- *   austin   P<pid>;T[<iid>:]<tid> (iid when it is not negative);
+ *   austin   P<pid>;T[<iid>:]<tid> (iid when it is not negative; austin2: whenever there is one);
  *   cpython  tid:<tid>;
- *   default  P<pid>;T<tid> from what is known, else the thread's name. */
+ *   default  P<pid>;T<tid> from what is known, else the thread's name.
+ * A lane's <tid> is its name (importers name every lane: MOJO's "task 0x<id>" until its own). */
 pcd_status pcd_render_thread_prefix(pcd_sink *s, const pcd_profile *p, pcd_thread_id t, pcd_dialect d,
                                     pcd_collapsed_escape esc);
 
 /* A thread's title for viewers: its name (after its process's name and ", " when it has both:
  * "stream 1 (worker 1), substream 0"), or "Thread <tid>" with the process and interpreter
- * ("pid:iid:tid" in the Austin dialect, as austin2speedscope titles it). */
+ * ("pid:iid:tid" in the Austin dialect, as austin2speedscope titles it); a lane "Task <name>
+ * of <its thread's title>". */
 pcd_status pcd_render_thread_title(pcd_sink *s, const pcd_profile *p, pcd_thread_id t, pcd_dialect d);
+
+/* The text that stands for a thread's id where one is written: a lane's name, else the id's
+ * own text; 0: none (write the number, tid). */
+PCD_INLINE pcd_str pcd_thread_id_text(const pcd_thread *th)
+{
+    return th->lane_of && th->name ? th->name : th->tid_text;
+}
 
 /* What follows the last '/' of a path. */
 pcd_bytes pcd_basename(pcd_bytes path);

@@ -124,13 +124,13 @@ PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
     static char *kwlist[] = { "source", "to", "output", "format", "all", "metric", "dialect", "heph_compat", "compat",
-                              "compression", "base", "force", "raw", "max_memory", "threads", NULL };
+                              "compression", "base", "force", "raw", "max_memory", "threads", "version", NULL };
     PyObject *what, *target = Py_None, *base = Py_None, *mm = NULL;
-    const char *to, *format = NULL, *metric = NULL, *dialect = NULL, *compression = NULL;
+    const char *to, *format = NULL, *metric = NULL, *dialect = NULL, *compression = NULL, *version = NULL;
     int all = 0, heph_compat = 0, compat = 0, force = 0, raw = 0, threads = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "Os|O$zpzzppzOppOp:convert", kwlist, &what, &to, &target, &format, &all,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Os|O$zpzzppzOppOpz:convert", kwlist, &what, &to, &target, &format, &all,
                                      &metric, &dialect, &heph_compat, &compat, &compression, &base, &force, &raw, &mm,
-                                     &threads))
+                                     &threads, &version))
         return NULL;
     size_t max_memory = 0;
     if (pcdpy_parse_size(mm, &max_memory) < 0) return NULL;
@@ -186,6 +186,7 @@ PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw)
     j.dialect = dialect;
     j.compat = heph_compat || compat;
     j.compression = compression;
+    j.version = version;
     j.force = force;
     j.raw = raw;
     if (bsrc) {

@@ -12,6 +12,7 @@
 
 int mojo_version_of(const pcd_record *rec)
 {
+    if (rec->type == &pcd_mojo_v4_event_type || rec->type == &pcd_mojo_v4_file_type) return 4;
     if (rec->type == &pcd_mojo_v3_event_type || rec->type == &pcd_mojo_v3_file_type) return 3;
     if (rec->type == &pcd_mojo_v2_event_type || rec->type == &pcd_mojo_v2_file_type) return 2;
     if (rec->type == &pcd_mojo_v1_event_type || rec->type == &pcd_mojo_v1_file_type) return 1;
@@ -324,7 +325,15 @@ void mojo_asm_free(mojo_asm *a)
     for (uint32_t i = 0; i < a->n_sc; i++) {
         kmap_free(a, &a->sc[i].strings);
         kmap_free(a, &a->sc[i].frames);
+        kmap_free(a, &a->sc[i].threads);
     }
+    for (uint32_t i = 0; i < a->n_prev; i++) pcd_alloc_free(a->al, a->prev[i].fr, (size_t)a->prev[i].cap * sizeof *a->prev[i].fr);
+    pcd_alloc_free(a->al, a->prev, (size_t)a->prev_cap * sizeof *a->prev);
+    if (a->task_open) {
+        /* the sample's items are the ones kept aside */
+        pcd_alloc_free(a->al, a->s_items, a->s_items_cap * sizeof *a->s_items);
+    }
+    pcd_alloc_free(a->al, a->task_fr, a->task_fr_cap * sizeof *a->task_fr);
     kmap_free(a, &a->pids);
     pcd_alloc_free(a->al, a->sc, (size_t)a->sc_cap * sizeof *a->sc);
     pcd_alloc_free(a->al, a->pool, a->pool_cap);
@@ -336,9 +345,14 @@ void mojo_asm_free(mojo_asm *a)
     memset(a, 0, sizeof *a);
 }
 
+static void drop_task(mojo_asm *a);
+static void remember_frames(mojo_asm *a);
+
 static void close_sample(mojo_asm *a)
 {
     if (!a->open) return;
+    if (a->task_open) drop_task(a);
+    if (a->version >= 4) remember_frames(a);
     a->open = false;
     a->s.items = a->items;
     a->s.full = a->full;
@@ -429,13 +443,164 @@ void mojo_asm_frame_ref_slow(mojo_asm *a, uint64_t mag, bool neg, uint64_t offse
     else in_sample(a, offset, "frame_ref");
 }
 
+/* ---- version 4: stack repeats and tasks ---------------------------------------------------- */
+
+/* The previous frames of the current sample's thread (created empty); NULL when out of memory. */
+static mojo_prev *prev_of(mojo_asm *a)
+{
+    mojo_kmap *m = &a->sc[a->cur].threads;
+    pcd_mojo_int k = { a->s.tid, false };
+    struct mojo_kslot *sl = mojo_kmap_find(m, k);
+    if (sl) return &a->prev[sl->val];
+    if (!grow(a, (void **)&a->prev, &a->prev_cap, sizeof *a->prev, (size_t)a->n_prev + 1)) return NULL;
+    if (!kmap_put(a, m, k, a->n_prev)) return NULL;
+    memset(&a->prev[a->n_prev], 0, sizeof a->prev[a->n_prev]);
+    return &a->prev[a->n_prev++];
+}
+
+/* At the end of a sample: its frame references, for the thread's next stack repeat. */
+static void remember_frames(mojo_asm *a)
+{
+    mojo_prev *pv = prev_of(a);
+    if (!pv) return;
+    size_t n = 0;
+    for (size_t i = 0; i < a->s.n_items; i++) n += a->items[i].kind == MOJO_IT_FRAME;
+    if (!grow(a, (void **)&pv->fr, &pv->cap, sizeof *pv->fr, n)) return;
+    pv->n = 0;
+    for (size_t i = 0; i < a->s.n_items; i++)
+        if (a->items[i].kind == MOJO_IT_FRAME) pv->fr[pv->n++] = a->items[i].id;
+}
+
+/* austin-python's native frame: a file that neither ends in ".py" nor is "<...>". */
+static bool is_native(const mojo_asm *a, uint32_t frame)
+{
+    pcd_bytes f = mojo_str(a, a->fr[frame].file);
+    if (f.len >= 3 && memcmp(f.ptr + f.len - 3, ".py", 3) == 0) return false;
+    return !(f.len >= 1 && f.ptr[0] == '<' && f.ptr[f.len - 1] == '>');
+}
+
+/* A stack repeat: the thread's previous frames but the innermost native ones, before the
+ * sample's items so far. */
+static void stack_repeat(mojo_asm *a, uint64_t offset)
+{
+    a->repeats++;
+    if (!in_sample(a, offset, "stack_repeat")) return;
+    if (a->task_open) {
+        problem(a, MOJO_P_TASK, false, offset, "stack_repeat", "a time metric ending the task stack before it",
+                PCD_FOUND_NONE, 0);
+        return;
+    }
+    mojo_prev *pv = prev_of(a);
+    if (!pv) return;
+    size_t k = pv->n;
+    while (k && is_native(a, pv->fr[k - 1])) k--;
+    if (!k) return;
+    size_t n = a->s.n_items;
+    if (n + k > MOJO_MAX_ITEMS) {
+        problem(a, MOJO_P_DEEP, false, offset, NULL, "at most 1048576 frames and markers in a sample (the rest are dropped)",
+                PCD_FOUND_NONE, 0);
+        return;
+    }
+    while (n + k > a->items_cap) {
+        size_t ncap = a->items_cap ? a->items_cap * 2 : 256;
+        mojo_item *q = a->oom ? NULL : pcd_alloc_resize(a->al, a->items, a->items_cap * sizeof *q, ncap * sizeof *q);
+        if (!q) return (void)(a->oom = PCD_E_NOMEM);
+        a->items = q;
+        a->items_cap = ncap;
+    }
+    memmove(a->items + k, a->items, n * sizeof *a->items);
+    for (size_t i = 0; i < k; i++) a->items[i] = (mojo_item){ MOJO_IT_FRAME, pv->fr[i] };
+    a->s.n_items = n + k;
+}
+
+/* The frame references between a task stack and its time metric are the task's: the
+ * sample's items are put aside (and frame_ref, unchanged, fills the task's). */
+static void open_task(mojo_asm *a, const pcd_mojo_event_view *e, uint64_t offset)
+{
+    a->tasks++;
+    if (!in_sample(a, offset, "task_stack")) return;
+    if (a->task_open) drop_task(a);
+    a->s_items = a->items;
+    a->s_items_cap = a->items_cap;
+    a->s_n_items = a->s.n_items;
+    a->items = NULL;
+    a->items_cap = 0;
+    a->s.n_items = 0;
+    a->task_open = true;
+    a->task_offset = offset;
+    a->task_id = norm(e->task);
+    a->task_name = norm(e->name);
+}
+
+/* The sample's items back; the task's freed. */
+static void close_task(mojo_asm *a)
+{
+    pcd_alloc_free(a->al, a->items, a->items_cap * sizeof *a->items);
+    a->items = a->s_items;
+    a->items_cap = a->s_items_cap;
+    a->s.n_items = a->s_n_items;
+    a->s_items = NULL;
+    a->task_open = false;
+}
+
+static void drop_task(mojo_asm *a)
+{
+    problem(a, MOJO_P_TASK, false, a->task_offset, "task_stack", "a time metric ending it", PCD_FOUND_NONE, 0);
+    close_task(a);
+}
+
+/* The time metric that ends a task stack: the task goes to ops->task. */
+static void end_task(mojo_asm *a, pcd_mojo_int elapsed)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < a->s.n_items; i++) n += a->items[i].kind == MOJO_IT_FRAME;
+    if (n > a->task_fr_cap) {
+        uint32_t *q = a->oom ? NULL
+                             : pcd_alloc_resize(a->al, a->task_fr, a->task_fr_cap * sizeof *q, n * sizeof *q);
+        if (!q) {
+            a->oom = PCD_E_NOMEM;
+            close_task(a);
+            return;
+        }
+        a->task_fr = q;
+        a->task_fr_cap = n;
+    }
+    n = 0;
+    for (size_t i = 0; i < a->s.n_items; i++)
+        if (a->items[i].kind == MOJO_IT_FRAME) a->task_fr[n++] = a->items[i].id;
+    mojo_task t;
+    memset(&t, 0, sizeof t);
+    t.offset = a->task_offset;
+    t.task = a->task_id;
+    t.name = UINT32_MAX;
+    if (a->task_name.mag && !string_lookup(a, a->task_name, &t.name)) {
+        problem(a, MOJO_P_UNDEF_STRING, true, a->task_offset, "task_stack.name", "a string key defined in this process",
+                fk_of(a->task_name), a->task_name.mag);
+        t.name = UINT32_MAX;
+    }
+    t.frames = a->task_fr;
+    t.n_frames = n;
+    t.elapsed = elapsed;
+    close_task(a);
+    t.owner = &a->s;
+    if (a->ops && a->ops->task) a->ops->task(a->ud, &t);
+}
+
 pcd_status mojo_asm_record_slow(mojo_asm *a, const pcd_record *rec)
 {
     if (PCD_UNLIKELY(a->oom)) return a->oom;
     /* the events of each version: frame references by the short path, the others as the
      * generated view of a MOJO event (its version's accessor, called directly) */
     pcd_mojo_event_view e;
-    if (rec->type == &pcd_mojo_v3_event_type) {
+    if (rec->type == &pcd_mojo_v4_event_type) {
+        const pcd_mojo_v4_event *ev = rec->data;
+        if (PCD_UNLIKELY(!ev)) return PCD_OK;
+        if (PCD_LIKELY(ev->which == PCD_MOJO_V4_EVENT_FRAME_REF)) {
+            mojo_asm_frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
+            return a->oom;
+        }
+        pcd_mojo_v4_event_view(ev, &e);
+    } else if (rec->type == &pcd_mojo_v3_event_type) {
         const pcd_mojo_v3_event *ev = rec->data;
         if (!ev) return PCD_OK;
         if (ev->which == PCD_MOJO_V3_EVENT_FRAME_REF) {
@@ -491,6 +656,10 @@ pcd_status mojo_asm_event(mojo_asm *a, const pcd_mojo_event_view *e, uint64_t of
         a->s.tid = intern(a, e->tid.ptr, e->tid.len);
         break;
     case PCD_MOJO_EVENT_TIME:
+        if (a->task_open) {
+            end_task(a, norm(e->value));
+            break;
+        }
         if (!in_sample(a, offset, "time")) break;
         if (!a->s.first_metric) a->s.first_metric = MOJO_METRIC_TIME;
         if (!a->s.n_time++) a->s.time = norm(e->value);
@@ -501,7 +670,7 @@ pcd_status mojo_asm_event(mojo_asm *a, const pcd_mojo_event_view *e, uint64_t of
         if (!a->s.n_memory++) a->s.memory = norm(e->value);
         break;
     case PCD_MOJO_EVENT_METADATA: {
-        close_sample(a);
+        if (a->version < 4 && !a->py2) close_sample(a);
         uint32_t k = intern(a, e->meta_key.ptr, e->meta_key.len), v = intern(a, e->text.ptr, e->text.len);
         if (a->oom) break;
         if (pcd_bytes_is(e->meta_key, "mode") && pcd_bytes_is(e->text, "full")) a->full = true;
@@ -576,6 +745,16 @@ pcd_status mojo_asm_event(mojo_asm *a, const pcd_mojo_event_view *e, uint64_t of
         if (in_sample(a, offset, "string_ref")) add_item(a, MOJO_IT_STRREF, id, offset);
         break;
     }
+    case PCD_MOJO_EVENT_STACK_REPEAT:
+        stack_repeat(a, offset);
+        break;
+    case PCD_MOJO_EVENT_TASK_STACK:
+        open_task(a, e, offset);
+        break;
+    case PCD_MOJO_EVENT_TASK_WAITER:
+        a->waiters++;
+        if (a->ops && a->ops->waiter) a->ops->waiter(a->ud, a->sc[a->cur].pid, norm(e->task), norm(e->waiter), offset);
+        break;
     }
     return a->oom;
 }

@@ -11,13 +11,23 @@
  *    (the first memory metric's positive and negative parts), samples (1). The flags say
  *    which metrics the sample had, which came first, and whether it was idle, so that
  *    Austin's text can be written back byte for byte.
+ * MOJO 4's asyncio tasks are lanes (model/profile.h) of the thread within whose sample they
+ * first appear, one per (pid, task id), named by the task's name: each task stack says where
+ * the task is now and how long it spent at its previous suspension point, so it gives the lane
+ * a sample of that time on the previous point's stack (a task's first stack has none; a time
+ * without a previous point goes to the lane's empty stack; a task stack without frames, the
+ * task gone, ends it). Waiter edges are links "awaited-by" from the task to its waiter. Version 4
+ * files are austin-python 2.2.0's: its mojo2austin is their text (the austin2 dialect).
  * Metadata goes on in file order. Sample types are set up at the first sample (or the end),
  * when the mode metadata has been seen: their titles follow it ("CPU time", "Wall time"). The
  * default metric is memory when the last mode seen is memory, else time. The sampling period
  * is the latest "interval" metadata (µs, in the time type) when it is a decimal number, else
  * Austin's default, 100 µs. */
 #include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
 
+#include "common/hmap.h"
 #include "common/text.h"
 #include "common/vec.h"
 #include "formats/mojo/asm.h"
@@ -60,6 +70,11 @@ typedef struct mimport {
         size_t n, items_cap, st_cap;
     } *prev;
     size_t prev_cap;
+    /* MOJO 4's tasks: (pid, sign, task id) -> lane + 1 (v0), its current point's stack + 1 (v1) */
+    pcd_hmap tasks;
+    pcd_frame_id *tfr;
+    size_t tfr_cap;
+    pcd_str awaited_by;
 } mimport;
 
 static int64_t clamp(pcd_mojo_int v)
@@ -317,6 +332,99 @@ static void on_sample(void *ud, const mojo_sample *sm)
     m->st = pcd_profile_sample(p, &s);
 }
 
+/* ---- MOJO 4's tasks ---------------------------------------------------------------------- */
+
+#define LANE_KEY (UINT64_C(1) << 63)  /* a lane's thread key: never a MOJO thread's */
+
+/* The state of task (pid, id), its lane made (on the thread of `owner`) when new. */
+static pcd_hslot *task_of(mimport *m, pcd_mojo_int pid, pcd_mojo_int task, const mojo_sample *owner)
+{
+    bool fresh;
+    pcd_hslot *sl = pcd_hmap_put(&m->tasks, (pcd_hkey){ pid.mag, pid.neg, task.mag | (uint64_t)task.neg << 63 }, &fresh);
+    if (!sl) {
+        m->st = PCD_E_NOMEM;
+        return NULL;
+    }
+    if (fresh) {
+        pcd_thread th = pcd_thread_blank();
+        th.pid = clamp(pid);
+        if (owner && owner->has_iid) th.iid = clamp(owner->iid);
+        th.tid = task.mag;
+        th.has_tid = true;
+        th.key = LANE_KEY | task.neg;
+        th.lane_of = owner ? thread_of(m, owner) + 1 : 0;
+        /* its name until the task's own is known (outputs show a lane by its name) */
+        char nm[40];
+        int k = snprintf(nm, sizeof nm, "task 0x%llx", (unsigned long long)task.mag);
+        th.name = pcd_profile_str(m->p, nm, (size_t)k);
+        sl->v0 = pcd_profile_thread(m->p, &th) + 1;
+    }
+    return sl;
+}
+
+static pcd_status lane_sample(mimport *m, pcd_thread_id lane, pcd_stack_id st, pcd_mojo_int elapsed, uint64_t offset)
+{
+    uint64_t v[T_N] = { 0 };
+    v[m->types[T_TIME]] = elapsed.neg ? 0 : elapsed.mag;
+    v[m->types[T_SAMPLES]] = 1;
+    pcd_sample s;
+    memset(&s, 0, sizeof s);
+    s.thread = lane;
+    s.stack = st;
+    s.time = PCD_TIME_NONE;
+    s.count = 1;
+    s.values = v;
+    s.offset = offset;
+    s.flags = PCD_SAMPLE_HAS(m->types[T_TIME]) | (uint32_t)(1 + m->types[T_TIME]) << PCD_SAMPLE_FIRST_SHIFT;
+    return pcd_profile_sample(m->p, &s);
+}
+
+static void on_task(void *ud, const mojo_task *t)
+{
+    mimport *m = ud;
+    if (m->st != PCD_OK) return;
+    if (!m->begun && (m->st = begin(m)) != PCD_OK) return;
+    pcd_profile *p = m->p;
+    pcd_hslot *sl = task_of(m, t->owner->pid, t->task, t->owner);
+    if (!sl) return;
+    pcd_thread_id lane = (pcd_thread_id)sl->v0 - 1;
+    if (t->name != UINT32_MAX) pcd_profile_thread_name(p, lane, str_of(m, t->name), 0);
+    if (sl->v1 || t->elapsed.mag) {
+        m->st = lane_sample(m, lane, sl->v1 ? (pcd_stack_id)sl->v1 - 1 : PCD_STACK_EMPTY, t->elapsed, t->offset);
+        if (m->st != PCD_OK) return;
+    }
+    sl->v1 = 0;
+    if (!t->n_frames) return; /* the task is gone */
+    if (PCD_VEC_RESERVE(m->j->al, m->tfr, m->tfr_cap, t->n_frames) != PCD_OK) {
+        m->st = PCD_E_NOMEM;
+        return;
+    }
+    for (size_t i = 0; i < t->n_frames; i++) m->tfr[i] = frame_of(m, t->frames[i]);
+    pcd_stack_id st = pcd_profile_stack(p, m->tfr, t->n_frames);
+    if (p->oom) {
+        m->st = p->oom;
+        return;
+    }
+    sl->v1 = (uint64_t)st + 1;
+}
+
+static void on_waiter(void *ud, pcd_mojo_int pid, pcd_mojo_int task, pcd_mojo_int waiter, uint64_t offset)
+{
+    mimport *m = ud;
+    if (m->st != PCD_OK) return;
+    if (!m->begun && (m->st = begin(m)) != PCD_OK) return;
+    /* a task first named here belongs to the thread whose sample this is in */
+    const mojo_sample *owner = m->as.open ? &m->as.s : NULL;
+    pcd_hslot *a = task_of(m, pid, task, owner);
+    if (!a) return;
+    pcd_thread_id from = (pcd_thread_id)a->v0 - 1;
+    pcd_hslot *b = task_of(m, pid, waiter, owner);
+    if (!b) return;
+    if (!m->awaited_by) m->awaited_by = pcd_profile_strz(m->p, "awaited-by");
+    pcd_link l = { m->awaited_by, from, (pcd_thread_id)b->v0 - 1, offset };
+    m->st = m->p->oom ? m->p->oom : pcd_profile_link(m->p, &l);
+}
+
 static pcd_status on_record(void *ud, const pcd_record *rec)
 {
     mimport *m = ud;
@@ -327,15 +435,18 @@ static pcd_status on_record(void *ud, const pcd_record *rec)
 
 static pcd_status mojo_import(pcd_job *j, pcd_profile *p)
 {
-    static const mojo_asm_ops ops = { on_sample, on_meta };
+    static const mojo_asm_ops ops = { on_sample, on_meta, on_task, on_waiter };
     mimport m;
     memset(&m, 0, sizeof m);
     m.j = j;
     m.p = p;
     m.mode_id = UINT32_MAX;
     m.interval = DEFAULT_INTERVAL;
-    p->dialect = PCD_DIALECT_AUSTIN;
+    pcd_hmap_init(&m.tasks, j->al);
+    p->dialect = j->f->version_num >= 4 ? PCD_DIALECT_AUSTIN2 : PCD_DIALECT_AUSTIN;
     pcd_status st = mojo_asm_init(&m.as, j->al, (int)j->f->version_num, &ops, &m, NULL, NULL);
+    /* austin-python 2.2.0's text of any version: its reading of samples too */
+    m.as.py2 = j->dialect && strcmp(j->dialect, pcd_dialect_names[PCD_DIALECT_AUSTIN2]) == 0;
     if (st == PCD_OK) st = pcd_pump(j, on_record, &m);
     if (st == PCD_OK) st = mojo_asm_finish(&m.as);
     if (st == PCD_OK) st = m.st;
@@ -361,6 +472,8 @@ static pcd_status mojo_import(pcd_job *j, pcd_profile *p)
     }
     PCD_VEC_FREE(j->al, m.prev, m.prev_cap);
     PCD_VEC_FREE(j->al, m.tids, m.tids_cap);
+    PCD_VEC_FREE(j->al, m.tfr, m.tfr_cap);
+    pcd_hmap_free(&m.tasks);
     mojo_asm_free(&m.as);
     return st;
 }

@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_trailer_v1.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_trailer_v1.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- item -------- */
@@ -447,6 +447,7 @@ static pcd_status pcd_fx_trailer_v1_file_segments(pcd_sink *s, const void *in, u
 
 static pcd_status pcd_fx_trailer_v1_region_items_dec(pcd_cursor *c, void *out) { return pcd_fx_trailer_v1_item_decode_(c, out); }
 static pcd_status pcd_fx_trailer_v1_region_items_enc(pcd_sink *s, const void *in) { return pcd_fx_trailer_v1_item_encode(s, in); }
+static pcd_status pcd_fx_trailer_v1_region_items_exp(pcd_cursor *c, void *out) { return pcd_fx_trailer_v1_item_explain(c, out); }
 static pcd_status pcd_fx_trailer_v1_region_items_val(pcd_cursor *c) { return pcd_fx_trailer_v1_item_validate_(c); }
 /* Validates items records back to back (the validation fast path). */
 static uint64_t pcd_fx_trailer_v1_region_items_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -518,10 +519,12 @@ const pcd_region_desc pcd_fx_trailer_v1_region_items = {
     .zstd_level = 3,
     .record_min = 2,  /* the smallest record's bytes */
     .decode_run = pcd_fx_trailer_v1_region_items_drun,
+    .explain = pcd_fx_trailer_v1_region_items_exp,
 };
 
 static pcd_status pcd_fx_trailer_v1_region_extra_dec(pcd_cursor *c, void *out) { return pcd_fx_trailer_v1_extra_decode_(c, out); }
 static pcd_status pcd_fx_trailer_v1_region_extra_enc(pcd_sink *s, const void *in) { return pcd_fx_trailer_v1_extra_encode(s, in); }
+static pcd_status pcd_fx_trailer_v1_region_extra_exp(pcd_cursor *c, void *out) { return pcd_fx_trailer_v1_extra_explain(c, out); }
 static pcd_status pcd_fx_trailer_v1_region_extra_val(pcd_cursor *c) { return pcd_fx_trailer_v1_extra_validate_(c); }
 /* Validates extra records back to back (the validation fast path). */
 static uint64_t pcd_fx_trailer_v1_region_extra_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -578,6 +581,7 @@ const pcd_region_desc pcd_fx_trailer_v1_region_extra = {
     .zstd_level = 3,
     .record_min = 2,  /* the smallest record's bytes */
     .decode_run = pcd_fx_trailer_v1_region_extra_drun,
+    .explain = pcd_fx_trailer_v1_region_extra_exp,
 };
 
 /* -------- descriptors -------- */
@@ -653,6 +657,7 @@ static const pcd_region_desc *const pcd_fx_trailer_v1_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_trailer_v1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_trailer_v1_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_fx_trailer_v1_file_explain(c, out); }
 
 const pcd_format pcd_fx_trailer_v1_format = {
     .name = "fx_trailer",
@@ -670,4 +675,5 @@ const pcd_format pcd_fx_trailer_v1_format = {
     .detect_min = 4,
     .version_num = 1,
     .flags = PCD_FMT_NATIVE_ORDER,
+    .root_explain = root_exp,
 };
