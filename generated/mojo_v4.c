@@ -12,7 +12,7 @@
 /* -------- event -------- */
 
 /* event: One event: its id, then its fields. */
-static inline pcd_status pcd_mojo_v4_event_decode_(pcd_cursor *c, pcd_mojo_v4_event *out)
+PCD_INLINE pcd_status pcd_mojo_v4_event_decode_(pcd_cursor *c, pcd_mojo_v4_event *out)
 {
     uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -230,7 +230,7 @@ pcd_status pcd_mojo_v4_event_decode(pcd_cursor *c, pcd_mojo_v4_event *out)
 /* event: One event: its id, then its fields.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_mojo_v4_event_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_mojo_v4_event_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))
