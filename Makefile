@@ -16,7 +16,7 @@ FUZZ_COMPARE_JOBS ?= 1
 FUZZ_COMPARE_WALL ?= 0
 export CTEST_OUTPUT_ON_FAILURE = 1
 
-.PHONY: all setup build run test test-fast test-asan test-release regen fuzz fuzz-tools fuzz-others bench bench-fuzz install clean
+.PHONY: all setup build run test test-fast test-asan test-release test-long regen explain fuzz fuzz-tools fuzz-others bench bench-fuzz install clean
 
 all: build
 
@@ -28,28 +28,42 @@ build: setup
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
 
-# Build, then run profcodec on the bundled sample files and show what it finds.
-run: build
+# Build the command-line tool (only what `run` needs: make test builds the rest), then run
+# profcodec on the bundled sample files and show what it finds.
+run: setup
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS) --target profcodec-cli
 	@scripts/run-samples.sh $(BUILD)/profcodec
 
-# The whole suite: gcc build, then clang with AddressSanitizer + UndefinedBehaviorSanitizer,
-# then Release builds with gcc and clang (-O3-only warnings). Warnings are errors in all of them.
-test: setup test-fast test-asan test-release
-	@echo "make test: all passed (gcc, clang with ASan+UBSan, Release with gcc and clang)"
+# The whole suite, sized to take well under 10 minutes on 2 cores: gcc -O3 -g (where gcc's
+# warnings that only show with optimisation fail), then clang with AddressSanitizer +
+# UndefinedBehaviorSanitizer (clang's warnings come from its front end, the same at every -O).
+# Warnings are errors in both. The hostile-input sweeps and limits run sized for CI here;
+# make test-long runs them in full, and the Release builds.
+test: setup test-fast test-asan
+	@echo "make test: all passed (gcc -O3, clang with ASan+UBSan)"
+
+# Everything make test runs, with the full sweeps (PCD_TEST_LONG=1: every converter on every
+# hostile claim, twice the CLI runs and linear-time inputs, four times the mutation sweeps),
+# and the Release builds with gcc and clang. Run it before a release, when a change touches the
+# readers, the limits or the generator, and in fuzz campaigns (beside make fuzz).
+test-long: export PCD_TEST_LONG = 1
+test-long: setup test-fast test-asan test-release
+	@echo "make test-long: all passed (the full sweeps; gcc, clang with ASan+UBSan, Release with gcc and clang)"
 
 test-fast:
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCD_WERROR=ON >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
-	@cd $(BUILD) && ctest -j$(JOBS) --timeout 300
+	@cd $(BUILD) && ctest -j$(JOBS) --timeout $(if $(PCD_TEST_LONG),1800,300)
 
 test-asan:
 	@CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPCD_SANITIZE=ON -DPCD_WERROR=ON >/dev/null
 	@cmake --build $(ASAN_BUILD) -j$(JOBS)
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	    ctest -j$(JOBS) --timeout 600
+	    ctest -j$(JOBS) --timeout $(if $(PCD_TEST_LONG),3600,600)
 
-# Release (-O3) builds of everything, tests included, with gcc and with clang: warnings that
-# only show with optimisation fail here rather than in a user's build. Built, not run.
+# Release (-O3 -DNDEBUG) builds of everything, tests included, with gcc and with clang, as a
+# user's or a distribution's build is made. Built, not run (make test-long).
 test-release:
 	@for cc in gcc clang; do \
 	    CC=$$cc cmake -S . -B $(RELEASE_BUILD)-$$cc -DCMAKE_BUILD_TYPE=Release -DPCD_WERROR=ON >/dev/null && \
@@ -61,6 +75,17 @@ test-release:
 # schemas/ (make test fails if you forget).
 regen:
 	lua5.4 gen/pcgen.lua -o generated --docs docs/formats --python generated/python
+
+# The schema author's loop (docs/adding-a-format.md): regenerate, rebuild only the tool, and
+# explain FILE (an HTML page, OUT (explain.html); TO=text or json: to the terminal, or OUT; ARGS:
+# explain's options).
+explain:
+	@test -n "$(FILE)" || { echo "usage: make explain FILE=path [OUT=explain.html] [TO=html|text|json] [ARGS=...]"; exit 2; }
+	@lua5.4 gen/pcgen.lua -o generated --docs docs/formats --python generated/python >/dev/null
+	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS) --target profcodec-cli >/dev/null
+	@$(BUILD)/profcodec explain --to $(or $(TO),html) $(ARGS) $(FILE) \
+	    $(if $(OUT),-o $(OUT),$(if $(filter-out html,$(or $(TO),html)),,-o explain.html))
 
 # Run every libFuzzer harness for FUZZ_SECONDS each (default 300); FUZZ_ONLY=mojo picks some.
 fuzz: setup

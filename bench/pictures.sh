@@ -32,6 +32,12 @@ mpic_ss=$alt_a
 mpic_html=$alt_b
 pic_svg=$("$R" 3 "$P" -q convert --to svg "$pic" -o "$data/pictures.svg")
 pic_collapsed=$("$R" 3 "$P" -q convert --to collapsed "$pic" -o /dev/null)
+guard pictures.speedscope-tachyon "$pic_ss"
+guard pictures.html-tachyon "$pic_html"
+guard pictures.speedscope-mojo "$mpic_ss"
+guard pictures.html-mojo "$mpic_html"
+guard pictures.svg "$pic_svg"
+guard pictures.collapsed "$pic_collapsed"
 size_ss=$(stat -c %s "$data/pictures.speedscope.json")
 size_html=$(stat -c %s "$data/pictures.html")
 size_svg=$(stat -c %s "$data/pictures.svg")

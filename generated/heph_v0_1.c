@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "heph_v0_1.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "heph_v0_1.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- metadata_packet -------- */
@@ -869,7 +869,7 @@ uint64_t pcd_heph_v0_1_event_packet_size(pcd_ctx *x, const pcd_heph_v0_1_event_p
 /* -------- packet -------- */
 
 /* packet: One packet; its magic says which kind. */
-static inline pcd_status pcd_heph_v0_1_packet_decode_(pcd_cursor *c, pcd_heph_v0_1_packet *out)
+PCD_INLINE pcd_status pcd_heph_v0_1_packet_decode_(pcd_cursor *c, pcd_heph_v0_1_packet *out)
 {
     uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 4))
@@ -902,7 +902,7 @@ pcd_status pcd_heph_v0_1_packet_decode(pcd_cursor *c, pcd_heph_v0_1_packet *out)
 /* packet: One packet; its magic says which kind.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_heph_v0_1_packet_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_heph_v0_1_packet_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 4))
@@ -1014,6 +1014,7 @@ uint64_t pcd_heph_v0_1_file_size(pcd_ctx *x, const pcd_heph_v0_1_file *in)
 
 static pcd_status pcd_heph_v0_1_region_packets_dec(pcd_cursor *c, void *out) { return pcd_heph_v0_1_packet_decode_(c, out); }
 static pcd_status pcd_heph_v0_1_region_packets_enc(pcd_sink *s, const void *in) { return pcd_heph_v0_1_packet_encode(s, in); }
+static pcd_status pcd_heph_v0_1_region_packets_exp(pcd_cursor *c, void *out) { return pcd_heph_v0_1_packet_explain(c, out); }
 static pcd_status pcd_heph_v0_1_region_packets_val(pcd_cursor *c) { return pcd_heph_v0_1_packet_validate_(c); }
 /* Validates packets records back to back (the validation fast path). */
 static uint64_t pcd_heph_v0_1_region_packets_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -1080,6 +1081,7 @@ const pcd_region_desc pcd_heph_v0_1_region_packets = {
     .zstd_level = 3,
     .record_min = 10,  /* the smallest record's bytes */
     .decode_run = pcd_heph_v0_1_region_packets_drun,
+    .explain = pcd_heph_v0_1_region_packets_exp,
 };
 
 /* -------- descriptors -------- */
@@ -1270,6 +1272,7 @@ static const pcd_region_desc *const pcd_heph_v0_1_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_heph_v0_1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_heph_v0_1_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_heph_v0_1_file_explain(c, out); }
 
 const pcd_format pcd_heph_v0_1_format = {
     .name = "heph",
@@ -1286,4 +1289,5 @@ const pcd_format pcd_heph_v0_1_format = {
     .detect_min = 4,
     .version_num = 1,
     .flags = PCD_FMT_STREAMABLE,
+    .root_explain = root_exp,
 };

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 2
-#error "heph_v0_1.h was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "heph_v0_1.h was generated for runtime ABI 3; run make regen"
 #endif
 
 /* Packets written back to back by heph-rt's trace writer: metadata packets (options
@@ -182,26 +182,31 @@ pcd_status pcd_heph_v0_1_metadata_packet_decode(pcd_cursor *c, pcd_heph_v0_1_met
 pcd_status pcd_heph_v0_1_metadata_packet_validate(pcd_cursor *c);
 pcd_status pcd_heph_v0_1_metadata_packet_encode(pcd_sink *s, const pcd_heph_v0_1_metadata_packet *in);
 uint64_t pcd_heph_v0_1_metadata_packet_size(pcd_ctx *x, const pcd_heph_v0_1_metadata_packet *in);
+pcd_status pcd_heph_v0_1_metadata_packet_explain(pcd_cursor *c, pcd_heph_v0_1_metadata_packet *out); /* heph_v0_1_explain.c */
 
 pcd_status pcd_heph_v0_1_attribute_decode(pcd_cursor *c, pcd_heph_v0_1_attribute *out);
 pcd_status pcd_heph_v0_1_attribute_validate(pcd_cursor *c);
 pcd_status pcd_heph_v0_1_attribute_encode(pcd_sink *s, const pcd_heph_v0_1_attribute *in);
 uint64_t pcd_heph_v0_1_attribute_size(pcd_ctx *x, const pcd_heph_v0_1_attribute *in);
+pcd_status pcd_heph_v0_1_attribute_explain(pcd_cursor *c, pcd_heph_v0_1_attribute *out); /* heph_v0_1_explain.c */
 
 pcd_status pcd_heph_v0_1_event_packet_decode(pcd_cursor *c, pcd_heph_v0_1_event_packet *out);
 pcd_status pcd_heph_v0_1_event_packet_validate(pcd_cursor *c);
 pcd_status pcd_heph_v0_1_event_packet_encode(pcd_sink *s, const pcd_heph_v0_1_event_packet *in);
 uint64_t pcd_heph_v0_1_event_packet_size(pcd_ctx *x, const pcd_heph_v0_1_event_packet *in);
+pcd_status pcd_heph_v0_1_event_packet_explain(pcd_cursor *c, pcd_heph_v0_1_event_packet *out); /* heph_v0_1_explain.c */
 
 pcd_status pcd_heph_v0_1_packet_decode(pcd_cursor *c, pcd_heph_v0_1_packet *out);
 pcd_status pcd_heph_v0_1_packet_validate(pcd_cursor *c);
 pcd_status pcd_heph_v0_1_packet_encode(pcd_sink *s, const pcd_heph_v0_1_packet *in);
 uint64_t pcd_heph_v0_1_packet_size(pcd_ctx *x, const pcd_heph_v0_1_packet *in);
+pcd_status pcd_heph_v0_1_packet_explain(pcd_cursor *c, pcd_heph_v0_1_packet *out); /* heph_v0_1_explain.c */
 
 pcd_status pcd_heph_v0_1_file_decode(pcd_cursor *c, pcd_heph_v0_1_file *out);
 pcd_status pcd_heph_v0_1_file_validate(pcd_cursor *c);
 pcd_status pcd_heph_v0_1_file_encode(pcd_sink *s, const pcd_heph_v0_1_file *in);
 uint64_t pcd_heph_v0_1_file_size(pcd_ctx *x, const pcd_heph_v0_1_file *in);
+pcd_status pcd_heph_v0_1_file_explain(pcd_cursor *c, pcd_heph_v0_1_file *out); /* heph_v0_1_explain.c */
 
 /* ---- descriptors ---- */
 

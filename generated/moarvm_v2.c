@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "moarvm_v2.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "moarvm_v2.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- collectable -------- */
@@ -20,7 +20,7 @@ static const pcd_run_field k_collectable_run1[] = {
     { .name = "refs_count", .wire = 4, .type = "u32le" },
 };
 /* collectable */
-static inline pcd_status pcd_moarvm_v2_collectable_decode_(pcd_cursor *c, pcd_moarvm_v2_collectable *out)
+PCD_INLINE pcd_status pcd_moarvm_v2_collectable_decode_(pcd_cursor *c, pcd_moarvm_v2_collectable *out)
 {
     uint16_t v_kind = 0;
     uint32_t v_tofi = 0;
@@ -61,7 +61,7 @@ pcd_status pcd_moarvm_v2_collectable_decode(pcd_cursor *c, pcd_moarvm_v2_collect
 /* collectable
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_moarvm_v2_collectable_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_moarvm_v2_collectable_validate_(pcd_cursor *c)
 {
     /* kind, tofi, size, unmanaged_size, refs_start, refs_count: 28 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 28))
@@ -239,7 +239,7 @@ static const pcd_run_field k_ref_run4[] = {
     { .name = "ref64.target", .wire = 8, .type = "u64le" },
 };
 /* ref: A reference: '0', '1', '3' or '6' says whether its fields are 8, 16, 32 or 64 bits wide. */
-static inline pcd_status pcd_moarvm_v2_ref_decode_(pcd_cursor *c, pcd_moarvm_v2_ref *out)
+PCD_INLINE pcd_status pcd_moarvm_v2_ref_decode_(pcd_cursor *c, pcd_moarvm_v2_ref *out)
 {
     uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -352,7 +352,7 @@ pcd_status pcd_moarvm_v2_ref_decode(pcd_cursor *c, pcd_moarvm_v2_ref *out)
 /* ref: A reference: '0', '1', '3' or '6' says whether its fields are 8, 16, 32 or 64 bits wide.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_moarvm_v2_ref_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_moarvm_v2_ref_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -1324,7 +1324,7 @@ static const pcd_run_field k_index_entry_run1[] = {
     { .name = "incremental_data", .wire = 8, .type = "u64le" },
 };
 /* index_entry: One snapshot in the index. */
-static inline pcd_status pcd_moarvm_v2_index_entry_decode_(pcd_cursor *c, pcd_moarvm_v2_index_entry *out)
+PCD_INLINE pcd_status pcd_moarvm_v2_index_entry_decode_(pcd_cursor *c, pcd_moarvm_v2_index_entry *out)
 {
     uint64_t v_collectables_size = 0;
     uint64_t v_full_refs_size = 0;
@@ -1357,7 +1357,7 @@ pcd_status pcd_moarvm_v2_index_entry_decode(pcd_cursor *c, pcd_moarvm_v2_index_e
 /* index_entry: One snapshot in the index.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_moarvm_v2_index_entry_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_moarvm_v2_index_entry_validate_(pcd_cursor *c)
 {
     /* collectables_size, full_refs_size, refs_middlepoint, incremental_data: 32 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 32))
@@ -1618,6 +1618,7 @@ static pcd_status pcd_moarvm_v2_file_segments(pcd_sink *s, const void *in, uint3
 
 static pcd_status pcd_moarvm_v2_region_collectables_dec(pcd_cursor *c, void *out) { return pcd_moarvm_v2_collectable_decode_(c, out); }
 static pcd_status pcd_moarvm_v2_region_collectables_enc(pcd_sink *s, const void *in) { return pcd_moarvm_v2_collectable_encode(s, in); }
+static pcd_status pcd_moarvm_v2_region_collectables_exp(pcd_cursor *c, void *out) { return pcd_moarvm_v2_collectable_explain(c, out); }
 static pcd_status pcd_moarvm_v2_region_collectables_val(pcd_cursor *c) { return pcd_moarvm_v2_collectable_validate_(c); }
 /* Validates collectables records back to back (the validation fast path). */
 static uint64_t pcd_moarvm_v2_region_collectables_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -1687,10 +1688,12 @@ const pcd_region_desc pcd_moarvm_v2_region_collectables = {
     .zstd_level = 3,
     .record_min = 28,  /* the smallest record's bytes */
     .decode_run = pcd_moarvm_v2_region_collectables_drun,
+    .explain = pcd_moarvm_v2_region_collectables_exp,
 };
 
 static pcd_status pcd_moarvm_v2_region_refs_dec(pcd_cursor *c, void *out) { return pcd_moarvm_v2_ref_decode_(c, out); }
 static pcd_status pcd_moarvm_v2_region_refs_enc(pcd_sink *s, const void *in) { return pcd_moarvm_v2_ref_encode(s, in); }
+static pcd_status pcd_moarvm_v2_region_refs_exp(pcd_cursor *c, void *out) { return pcd_moarvm_v2_ref_explain(c, out); }
 static pcd_status pcd_moarvm_v2_region_refs_val(pcd_cursor *c) { return pcd_moarvm_v2_ref_validate_(c); }
 /* Validates refs records back to back (the validation fast path). */
 static uint64_t pcd_moarvm_v2_region_refs_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -1760,10 +1763,12 @@ const pcd_region_desc pcd_moarvm_v2_region_refs = {
     .zstd_level = 3,
     .record_min = 4,  /* the smallest record's bytes */
     .decode_run = pcd_moarvm_v2_region_refs_drun,
+    .explain = pcd_moarvm_v2_region_refs_exp,
 };
 
 static pcd_status pcd_moarvm_v2_region_blocks_dec(pcd_cursor *c, void *out) { return pcd_moarvm_v2_block_decode_(c, out); }
 static pcd_status pcd_moarvm_v2_region_blocks_enc(pcd_sink *s, const void *in) { return pcd_moarvm_v2_block_encode(s, in); }
+static pcd_status pcd_moarvm_v2_region_blocks_exp(pcd_cursor *c, void *out) { return pcd_moarvm_v2_block_explain(c, out); }
 static const uint8_t pcd_moarvm_v2_region_blocks_sync1[] = { 0x63, 0x6f, 0x6c, 0x6c };
 static const uint8_t pcd_moarvm_v2_region_blocks_sync2[] = { 0x72, 0x65, 0x66, 0x73 };
 static const uint8_t pcd_moarvm_v2_region_blocks_sync3[] = { 0x73, 0x74, 0x72, 0x73 };
@@ -1783,10 +1788,12 @@ const pcd_region_desc pcd_moarvm_v2_region_blocks = {
     .sync_len = pcd_moarvm_v2_region_blocks_sync_len,
     .zstd_level = 3,
     .record_min = 12,  /* the smallest record's bytes */
+    .explain = pcd_moarvm_v2_region_blocks_exp,
 };
 
 static pcd_status pcd_moarvm_v2_region_index_dec(pcd_cursor *c, void *out) { return pcd_moarvm_v2_index_entry_decode_(c, out); }
 static pcd_status pcd_moarvm_v2_region_index_enc(pcd_sink *s, const void *in) { return pcd_moarvm_v2_index_entry_encode(s, in); }
+static pcd_status pcd_moarvm_v2_region_index_exp(pcd_cursor *c, void *out) { return pcd_moarvm_v2_index_entry_explain(c, out); }
 static pcd_status pcd_moarvm_v2_region_index_val(pcd_cursor *c) { return pcd_moarvm_v2_index_entry_validate_(c); }
 /* Validates index records back to back (the validation fast path). */
 static uint64_t pcd_moarvm_v2_region_index_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -1843,6 +1850,7 @@ const pcd_region_desc pcd_moarvm_v2_region_index = {
     .zstd_level = 3,
     .record_min = 32,  /* the smallest record's bytes */
     .decode_run = pcd_moarvm_v2_region_index_drun,
+    .explain = pcd_moarvm_v2_region_index_exp,
 };
 
 /* -------- descriptors -------- */
@@ -2151,6 +2159,7 @@ static const pcd_region_desc *const pcd_moarvm_v2_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_moarvm_v2_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_moarvm_v2_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_moarvm_v2_file_explain(c, out); }
 
 const pcd_format pcd_moarvm_v2_format = {
     .name = "moarvm",
@@ -2168,4 +2177,5 @@ const pcd_format pcd_moarvm_v2_format = {
     .detect_min = 16,
     .version_num = 2,
     .flags = PCD_FMT_PADDED_NAMES,
+    .root_explain = root_exp,
 };

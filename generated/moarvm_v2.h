@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 2
-#error "moarvm_v2.h was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "moarvm_v2.h was generated for runtime ABI 3; run make regen"
 #endif
 
 /* Uncompressed. After the 16-byte identification come, per snapshot, a coll block (the
@@ -302,61 +302,73 @@ pcd_status pcd_moarvm_v2_collectable_decode(pcd_cursor *c, pcd_moarvm_v2_collect
 pcd_status pcd_moarvm_v2_collectable_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v2_collectable_encode(pcd_sink *s, const pcd_moarvm_v2_collectable *in);
 uint64_t pcd_moarvm_v2_collectable_size(pcd_ctx *x, const pcd_moarvm_v2_collectable *in);
+pcd_status pcd_moarvm_v2_collectable_explain(pcd_cursor *c, pcd_moarvm_v2_collectable *out); /* moarvm_v2_explain.c */
 
 pcd_status pcd_moarvm_v2_coll_block_decode(pcd_cursor *c, pcd_moarvm_v2_coll_block *out);
 pcd_status pcd_moarvm_v2_coll_block_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v2_coll_block_encode(pcd_sink *s, const pcd_moarvm_v2_coll_block *in);
 uint64_t pcd_moarvm_v2_coll_block_size(pcd_ctx *x, const pcd_moarvm_v2_coll_block *in);
+pcd_status pcd_moarvm_v2_coll_block_explain(pcd_cursor *c, pcd_moarvm_v2_coll_block *out); /* moarvm_v2_explain.c */
 
 pcd_status pcd_moarvm_v2_ref_decode(pcd_cursor *c, pcd_moarvm_v2_ref *out);
 pcd_status pcd_moarvm_v2_ref_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v2_ref_encode(pcd_sink *s, const pcd_moarvm_v2_ref *in);
 uint64_t pcd_moarvm_v2_ref_size(pcd_ctx *x, const pcd_moarvm_v2_ref *in);
+pcd_status pcd_moarvm_v2_ref_explain(pcd_cursor *c, pcd_moarvm_v2_ref *out); /* moarvm_v2_explain.c */
 
 pcd_status pcd_moarvm_v2_refs_block_decode(pcd_cursor *c, pcd_moarvm_v2_refs_block *out);
 pcd_status pcd_moarvm_v2_refs_block_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v2_refs_block_encode(pcd_sink *s, const pcd_moarvm_v2_refs_block *in);
 uint64_t pcd_moarvm_v2_refs_block_size(pcd_ctx *x, const pcd_moarvm_v2_refs_block *in);
+pcd_status pcd_moarvm_v2_refs_block_explain(pcd_cursor *c, pcd_moarvm_v2_refs_block *out); /* moarvm_v2_explain.c */
 
 pcd_status pcd_moarvm_v2_strs_block_decode(pcd_cursor *c, pcd_moarvm_v2_strs_block *out);
 pcd_status pcd_moarvm_v2_strs_block_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v2_strs_block_encode(pcd_sink *s, const pcd_moarvm_v2_strs_block *in);
 uint64_t pcd_moarvm_v2_strs_block_size(pcd_ctx *x, const pcd_moarvm_v2_strs_block *in);
+pcd_status pcd_moarvm_v2_strs_block_explain(pcd_cursor *c, pcd_moarvm_v2_strs_block *out); /* moarvm_v2_explain.c */
 
 pcd_status pcd_moarvm_v2_type_row_decode(pcd_cursor *c, pcd_moarvm_v2_type_row *out);
 pcd_status pcd_moarvm_v2_type_row_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v2_type_row_encode(pcd_sink *s, const pcd_moarvm_v2_type_row *in);
 uint64_t pcd_moarvm_v2_type_row_size(pcd_ctx *x, const pcd_moarvm_v2_type_row *in);
+pcd_status pcd_moarvm_v2_type_row_explain(pcd_cursor *c, pcd_moarvm_v2_type_row *out); /* moarvm_v2_explain.c */
 
 pcd_status pcd_moarvm_v2_type_block_decode(pcd_cursor *c, pcd_moarvm_v2_type_block *out);
 pcd_status pcd_moarvm_v2_type_block_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v2_type_block_encode(pcd_sink *s, const pcd_moarvm_v2_type_block *in);
 uint64_t pcd_moarvm_v2_type_block_size(pcd_ctx *x, const pcd_moarvm_v2_type_block *in);
+pcd_status pcd_moarvm_v2_type_block_explain(pcd_cursor *c, pcd_moarvm_v2_type_block *out); /* moarvm_v2_explain.c */
 
 pcd_status pcd_moarvm_v2_frame_row_decode(pcd_cursor *c, pcd_moarvm_v2_frame_row *out);
 pcd_status pcd_moarvm_v2_frame_row_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v2_frame_row_encode(pcd_sink *s, const pcd_moarvm_v2_frame_row *in);
 uint64_t pcd_moarvm_v2_frame_row_size(pcd_ctx *x, const pcd_moarvm_v2_frame_row *in);
+pcd_status pcd_moarvm_v2_frame_row_explain(pcd_cursor *c, pcd_moarvm_v2_frame_row *out); /* moarvm_v2_explain.c */
 
 pcd_status pcd_moarvm_v2_fram_block_decode(pcd_cursor *c, pcd_moarvm_v2_fram_block *out);
 pcd_status pcd_moarvm_v2_fram_block_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v2_fram_block_encode(pcd_sink *s, const pcd_moarvm_v2_fram_block *in);
 uint64_t pcd_moarvm_v2_fram_block_size(pcd_ctx *x, const pcd_moarvm_v2_fram_block *in);
+pcd_status pcd_moarvm_v2_fram_block_explain(pcd_cursor *c, pcd_moarvm_v2_fram_block *out); /* moarvm_v2_explain.c */
 
 pcd_status pcd_moarvm_v2_block_decode(pcd_cursor *c, pcd_moarvm_v2_block *out);
 pcd_status pcd_moarvm_v2_block_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v2_block_encode(pcd_sink *s, const pcd_moarvm_v2_block *in);
 uint64_t pcd_moarvm_v2_block_size(pcd_ctx *x, const pcd_moarvm_v2_block *in);
+pcd_status pcd_moarvm_v2_block_explain(pcd_cursor *c, pcd_moarvm_v2_block *out); /* moarvm_v2_explain.c */
 
 pcd_status pcd_moarvm_v2_index_entry_decode(pcd_cursor *c, pcd_moarvm_v2_index_entry *out);
 pcd_status pcd_moarvm_v2_index_entry_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v2_index_entry_encode(pcd_sink *s, const pcd_moarvm_v2_index_entry *in);
 uint64_t pcd_moarvm_v2_index_entry_size(pcd_ctx *x, const pcd_moarvm_v2_index_entry *in);
+pcd_status pcd_moarvm_v2_index_entry_explain(pcd_cursor *c, pcd_moarvm_v2_index_entry *out); /* moarvm_v2_explain.c */
 
 pcd_status pcd_moarvm_v2_file_decode(pcd_cursor *c, pcd_moarvm_v2_file *out);
 pcd_status pcd_moarvm_v2_file_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v2_file_encode(pcd_sink *s, const pcd_moarvm_v2_file *in);
 uint64_t pcd_moarvm_v2_file_size(pcd_ctx *x, const pcd_moarvm_v2_file *in);
+pcd_status pcd_moarvm_v2_file_explain(pcd_cursor *c, pcd_moarvm_v2_file *out); /* moarvm_v2_explain.c */
 
 /* ---- descriptors ---- */
 

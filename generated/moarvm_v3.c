@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "moarvm_v3.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "moarvm_v3.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- json_block -------- */
@@ -316,7 +316,7 @@ uint64_t pcd_moarvm_v3_toc_block_size(pcd_ctx *x, const pcd_moarvm_v3_toc_block 
 /* -------- string_entry -------- */
 
 /* string_entry */
-static inline pcd_status pcd_moarvm_v3_string_entry_decode_(pcd_cursor *c, pcd_moarvm_v3_string_entry *out)
+PCD_INLINE pcd_status pcd_moarvm_v3_string_entry_decode_(pcd_cursor *c, pcd_moarvm_v3_string_entry *out)
 {
     pcd_bytes v_text = { NULL, 0 };
     uint64_t len_text = 0;
@@ -338,7 +338,7 @@ pcd_status pcd_moarvm_v3_string_entry_decode(pcd_cursor *c, pcd_moarvm_v3_string
 /* string_entry
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_moarvm_v3_string_entry_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_moarvm_v3_string_entry_validate_(pcd_cursor *c)
 {
     PCD_UNUSED pcd_bytes v_text = { NULL, 0 };
     PCD_UNUSED uint64_t len_text = 0;
@@ -442,7 +442,7 @@ uint64_t pcd_moarvm_v3_strings_block_size(pcd_ctx *x, const pcd_moarvm_v3_string
 /* -------- u16_entries -------- */
 
 /* u16_entries: Up to 16384 entries of a column (the column is the concatenation of these). */
-static inline pcd_status pcd_moarvm_v3_u16_entries_decode_(pcd_cursor *c, pcd_moarvm_v3_u16_entries *out)
+PCD_INLINE pcd_status pcd_moarvm_v3_u16_entries_decode_(pcd_cursor *c, pcd_moarvm_v3_u16_entries *out)
 {
     uint64_t n_values = 0;
     const uint8_t *f0_values = NULL;
@@ -467,7 +467,7 @@ pcd_status pcd_moarvm_v3_u16_entries_decode(pcd_cursor *c, pcd_moarvm_v3_u16_ent
 /* u16_entries: Up to 16384 entries of a column (the column is the concatenation of these).
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_moarvm_v3_u16_entries_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_moarvm_v3_u16_entries_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t n_values = 0;
     PCD_UNUSED const uint8_t *f0_values = NULL;
@@ -593,7 +593,7 @@ uint64_t pcd_moarvm_v3_column16_size(pcd_ctx *x, const pcd_moarvm_v3_column16 *i
 /* -------- u32_entries -------- */
 
 /* u32_entries: Up to 16384 entries of a column (the column is the concatenation of these). */
-static inline pcd_status pcd_moarvm_v3_u32_entries_decode_(pcd_cursor *c, pcd_moarvm_v3_u32_entries *out)
+PCD_INLINE pcd_status pcd_moarvm_v3_u32_entries_decode_(pcd_cursor *c, pcd_moarvm_v3_u32_entries *out)
 {
     uint64_t n_values = 0;
     const uint8_t *f0_values = NULL;
@@ -618,7 +618,7 @@ pcd_status pcd_moarvm_v3_u32_entries_decode(pcd_cursor *c, pcd_moarvm_v3_u32_ent
 /* u32_entries: Up to 16384 entries of a column (the column is the concatenation of these).
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_moarvm_v3_u32_entries_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_moarvm_v3_u32_entries_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t n_values = 0;
     PCD_UNUSED const uint8_t *f0_values = NULL;
@@ -740,7 +740,7 @@ uint64_t pcd_moarvm_v3_column32_size(pcd_ctx *x, const pcd_moarvm_v3_column32 *i
 /* -------- u64_entries -------- */
 
 /* u64_entries: Up to 16384 entries of a column (the column is the concatenation of these). */
-static inline pcd_status pcd_moarvm_v3_u64_entries_decode_(pcd_cursor *c, pcd_moarvm_v3_u64_entries *out)
+PCD_INLINE pcd_status pcd_moarvm_v3_u64_entries_decode_(pcd_cursor *c, pcd_moarvm_v3_u64_entries *out)
 {
     uint64_t n_values = 0;
     const uint8_t *f0_values = NULL;
@@ -765,7 +765,7 @@ pcd_status pcd_moarvm_v3_u64_entries_decode(pcd_cursor *c, pcd_moarvm_v3_u64_ent
 /* u64_entries: Up to 16384 entries of a column (the column is the concatenation of these).
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_moarvm_v3_u64_entries_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_moarvm_v3_u64_entries_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t n_values = 0;
     PCD_UNUSED const uint8_t *f0_values = NULL;
@@ -1312,6 +1312,7 @@ uint64_t pcd_moarvm_v3_file_size(pcd_ctx *x, const pcd_moarvm_v3_file *in)
 
 static pcd_status pcd_moarvm_v3_region_strings_dec(pcd_cursor *c, void *out) { return pcd_moarvm_v3_string_entry_decode_(c, out); }
 static pcd_status pcd_moarvm_v3_region_strings_enc(pcd_sink *s, const void *in) { return pcd_moarvm_v3_string_entry_encode(s, in); }
+static pcd_status pcd_moarvm_v3_region_strings_exp(pcd_cursor *c, void *out) { return pcd_moarvm_v3_string_entry_explain(c, out); }
 static pcd_status pcd_moarvm_v3_region_strings_val(pcd_cursor *c) { return pcd_moarvm_v3_string_entry_validate_(c); }
 /* Validates strings records back to back (the validation fast path). */
 static uint64_t pcd_moarvm_v3_region_strings_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -1374,10 +1375,12 @@ const pcd_region_desc pcd_moarvm_v3_region_strings = {
     .zstd_level = 9,
     .record_min = 4,  /* the smallest record's bytes */
     .decode_run = pcd_moarvm_v3_region_strings_drun,
+    .explain = pcd_moarvm_v3_region_strings_exp,
 };
 
 static pcd_status pcd_moarvm_v3_region_column16_entries_dec(pcd_cursor *c, void *out) { return pcd_moarvm_v3_u16_entries_decode_(c, out); }
 static pcd_status pcd_moarvm_v3_region_column16_entries_enc(pcd_sink *s, const void *in) { return pcd_moarvm_v3_u16_entries_encode(s, in); }
+static pcd_status pcd_moarvm_v3_region_column16_entries_exp(pcd_cursor *c, void *out) { return pcd_moarvm_v3_u16_entries_explain(c, out); }
 static pcd_status pcd_moarvm_v3_region_column16_entries_val(pcd_cursor *c) { return pcd_moarvm_v3_u16_entries_validate_(c); }
 /* Validates entries records back to back (the validation fast path). */
 static uint64_t pcd_moarvm_v3_region_column16_entries_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -1441,10 +1444,12 @@ const pcd_region_desc pcd_moarvm_v3_region_column16_entries = {
     .zstd_level = 9,
     .decode_run = pcd_moarvm_v3_region_column16_entries_drun,
     .batch_bytes = 32768,  /* records of at most 16384 elements */
+    .explain = pcd_moarvm_v3_region_column16_entries_exp,
 };
 
 static pcd_status pcd_moarvm_v3_region_column32_entries_dec(pcd_cursor *c, void *out) { return pcd_moarvm_v3_u32_entries_decode_(c, out); }
 static pcd_status pcd_moarvm_v3_region_column32_entries_enc(pcd_sink *s, const void *in) { return pcd_moarvm_v3_u32_entries_encode(s, in); }
+static pcd_status pcd_moarvm_v3_region_column32_entries_exp(pcd_cursor *c, void *out) { return pcd_moarvm_v3_u32_entries_explain(c, out); }
 static pcd_status pcd_moarvm_v3_region_column32_entries_val(pcd_cursor *c) { return pcd_moarvm_v3_u32_entries_validate_(c); }
 /* Validates entries records back to back (the validation fast path). */
 static uint64_t pcd_moarvm_v3_region_column32_entries_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -1508,10 +1513,12 @@ const pcd_region_desc pcd_moarvm_v3_region_column32_entries = {
     .zstd_level = 9,
     .decode_run = pcd_moarvm_v3_region_column32_entries_drun,
     .batch_bytes = 65536,  /* records of at most 16384 elements */
+    .explain = pcd_moarvm_v3_region_column32_entries_exp,
 };
 
 static pcd_status pcd_moarvm_v3_region_column64_entries_dec(pcd_cursor *c, void *out) { return pcd_moarvm_v3_u64_entries_decode_(c, out); }
 static pcd_status pcd_moarvm_v3_region_column64_entries_enc(pcd_sink *s, const void *in) { return pcd_moarvm_v3_u64_entries_encode(s, in); }
+static pcd_status pcd_moarvm_v3_region_column64_entries_exp(pcd_cursor *c, void *out) { return pcd_moarvm_v3_u64_entries_explain(c, out); }
 static pcd_status pcd_moarvm_v3_region_column64_entries_val(pcd_cursor *c) { return pcd_moarvm_v3_u64_entries_validate_(c); }
 /* Validates entries records back to back (the validation fast path). */
 static uint64_t pcd_moarvm_v3_region_column64_entries_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -1575,10 +1582,12 @@ const pcd_region_desc pcd_moarvm_v3_region_column64_entries = {
     .zstd_level = 9,
     .decode_run = pcd_moarvm_v3_region_column64_entries_drun,
     .batch_bytes = 131072,  /* records of at most 16384 elements */
+    .explain = pcd_moarvm_v3_region_column64_entries_exp,
 };
 
 static pcd_status pcd_moarvm_v3_region_blocks_dec(pcd_cursor *c, void *out) { return pcd_moarvm_v3_block_decode_(c, out); }
 static pcd_status pcd_moarvm_v3_region_blocks_enc(pcd_sink *s, const void *in) { return pcd_moarvm_v3_block_encode(s, in); }
+static pcd_status pcd_moarvm_v3_region_blocks_exp(pcd_cursor *c, void *out) { return pcd_moarvm_v3_block_explain(c, out); }
 static const uint8_t pcd_moarvm_v3_region_blocks_sync1[] = { 0x66, 0x69, 0x6c, 0x65, 0x6d, 0x65, 0x74, 0x61 };
 static const uint8_t pcd_moarvm_v3_region_blocks_sync2[] = { 0x73, 0x6e, 0x61, 0x70, 0x6d, 0x65, 0x74, 0x61 };
 static const uint8_t pcd_moarvm_v3_region_blocks_sync3[] = { 0x74, 0x6f, 0x63, 0x00, 0x00, 0x00, 0x00, 0x00 };
@@ -1613,6 +1622,7 @@ const pcd_region_desc pcd_moarvm_v3_region_blocks = {
     .sync_len = pcd_moarvm_v3_region_blocks_sync_len,
     .zstd_level = 3,
     .record_min = 16,  /* the smallest record's bytes */
+    .explain = pcd_moarvm_v3_region_blocks_exp,
 };
 
 /* -------- descriptors -------- */
@@ -1871,6 +1881,7 @@ static const pcd_region_desc *const pcd_moarvm_v3_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_moarvm_v3_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_moarvm_v3_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_moarvm_v3_file_explain(c, out); }
 
 const pcd_format pcd_moarvm_v3_format = {
     .name = "moarvm",
@@ -1887,4 +1898,5 @@ const pcd_format pcd_moarvm_v3_format = {
     .detect_min = 16,
     .version_num = 3,
     .flags = PCD_FMT_RELOCATES | PCD_FMT_PADDED_NAMES,
+    .root_explain = root_exp,
 };

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 2
-#error "moarvm_v3.h was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "moarvm_v3.h was generated for runtime ABI 3; run make regen"
 #endif
 
 /* A stream of blocks after a 16-byte identification. Each block starts with an 8-byte kind
@@ -271,66 +271,79 @@ pcd_status pcd_moarvm_v3_json_block_decode(pcd_cursor *c, pcd_moarvm_v3_json_blo
 pcd_status pcd_moarvm_v3_json_block_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v3_json_block_encode(pcd_sink *s, const pcd_moarvm_v3_json_block *in);
 uint64_t pcd_moarvm_v3_json_block_size(pcd_ctx *x, const pcd_moarvm_v3_json_block *in);
+pcd_status pcd_moarvm_v3_json_block_explain(pcd_cursor *c, pcd_moarvm_v3_json_block *out); /* moarvm_v3_explain.c */
 
 pcd_status pcd_moarvm_v3_toc_entry_decode(pcd_cursor *c, pcd_moarvm_v3_toc_entry *out);
 pcd_status pcd_moarvm_v3_toc_entry_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v3_toc_entry_encode(pcd_sink *s, const pcd_moarvm_v3_toc_entry *in);
 uint64_t pcd_moarvm_v3_toc_entry_size(pcd_ctx *x, const pcd_moarvm_v3_toc_entry *in);
+pcd_status pcd_moarvm_v3_toc_entry_explain(pcd_cursor *c, pcd_moarvm_v3_toc_entry *out); /* moarvm_v3_explain.c */
 
 pcd_status pcd_moarvm_v3_toc_block_decode(pcd_cursor *c, pcd_moarvm_v3_toc_block *out);
 pcd_status pcd_moarvm_v3_toc_block_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v3_toc_block_encode(pcd_sink *s, const pcd_moarvm_v3_toc_block *in);
 uint64_t pcd_moarvm_v3_toc_block_size(pcd_ctx *x, const pcd_moarvm_v3_toc_block *in);
+pcd_status pcd_moarvm_v3_toc_block_explain(pcd_cursor *c, pcd_moarvm_v3_toc_block *out); /* moarvm_v3_explain.c */
 
 pcd_status pcd_moarvm_v3_string_entry_decode(pcd_cursor *c, pcd_moarvm_v3_string_entry *out);
 pcd_status pcd_moarvm_v3_string_entry_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v3_string_entry_encode(pcd_sink *s, const pcd_moarvm_v3_string_entry *in);
 uint64_t pcd_moarvm_v3_string_entry_size(pcd_ctx *x, const pcd_moarvm_v3_string_entry *in);
+pcd_status pcd_moarvm_v3_string_entry_explain(pcd_cursor *c, pcd_moarvm_v3_string_entry *out); /* moarvm_v3_explain.c */
 
 pcd_status pcd_moarvm_v3_strings_block_decode(pcd_cursor *c, pcd_moarvm_v3_strings_block *out);
 pcd_status pcd_moarvm_v3_strings_block_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v3_strings_block_encode(pcd_sink *s, const pcd_moarvm_v3_strings_block *in);
 uint64_t pcd_moarvm_v3_strings_block_size(pcd_ctx *x, const pcd_moarvm_v3_strings_block *in);
+pcd_status pcd_moarvm_v3_strings_block_explain(pcd_cursor *c, pcd_moarvm_v3_strings_block *out); /* moarvm_v3_explain.c */
 
 pcd_status pcd_moarvm_v3_u16_entries_decode(pcd_cursor *c, pcd_moarvm_v3_u16_entries *out);
 pcd_status pcd_moarvm_v3_u16_entries_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v3_u16_entries_encode(pcd_sink *s, const pcd_moarvm_v3_u16_entries *in);
 uint64_t pcd_moarvm_v3_u16_entries_size(pcd_ctx *x, const pcd_moarvm_v3_u16_entries *in);
+pcd_status pcd_moarvm_v3_u16_entries_explain(pcd_cursor *c, pcd_moarvm_v3_u16_entries *out); /* moarvm_v3_explain.c */
 
 pcd_status pcd_moarvm_v3_column16_decode(pcd_cursor *c, pcd_moarvm_v3_column16 *out);
 pcd_status pcd_moarvm_v3_column16_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v3_column16_encode(pcd_sink *s, const pcd_moarvm_v3_column16 *in);
 uint64_t pcd_moarvm_v3_column16_size(pcd_ctx *x, const pcd_moarvm_v3_column16 *in);
+pcd_status pcd_moarvm_v3_column16_explain(pcd_cursor *c, pcd_moarvm_v3_column16 *out); /* moarvm_v3_explain.c */
 
 pcd_status pcd_moarvm_v3_u32_entries_decode(pcd_cursor *c, pcd_moarvm_v3_u32_entries *out);
 pcd_status pcd_moarvm_v3_u32_entries_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v3_u32_entries_encode(pcd_sink *s, const pcd_moarvm_v3_u32_entries *in);
 uint64_t pcd_moarvm_v3_u32_entries_size(pcd_ctx *x, const pcd_moarvm_v3_u32_entries *in);
+pcd_status pcd_moarvm_v3_u32_entries_explain(pcd_cursor *c, pcd_moarvm_v3_u32_entries *out); /* moarvm_v3_explain.c */
 
 pcd_status pcd_moarvm_v3_column32_decode(pcd_cursor *c, pcd_moarvm_v3_column32 *out);
 pcd_status pcd_moarvm_v3_column32_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v3_column32_encode(pcd_sink *s, const pcd_moarvm_v3_column32 *in);
 uint64_t pcd_moarvm_v3_column32_size(pcd_ctx *x, const pcd_moarvm_v3_column32 *in);
+pcd_status pcd_moarvm_v3_column32_explain(pcd_cursor *c, pcd_moarvm_v3_column32 *out); /* moarvm_v3_explain.c */
 
 pcd_status pcd_moarvm_v3_u64_entries_decode(pcd_cursor *c, pcd_moarvm_v3_u64_entries *out);
 pcd_status pcd_moarvm_v3_u64_entries_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v3_u64_entries_encode(pcd_sink *s, const pcd_moarvm_v3_u64_entries *in);
 uint64_t pcd_moarvm_v3_u64_entries_size(pcd_ctx *x, const pcd_moarvm_v3_u64_entries *in);
+pcd_status pcd_moarvm_v3_u64_entries_explain(pcd_cursor *c, pcd_moarvm_v3_u64_entries *out); /* moarvm_v3_explain.c */
 
 pcd_status pcd_moarvm_v3_column64_decode(pcd_cursor *c, pcd_moarvm_v3_column64 *out);
 pcd_status pcd_moarvm_v3_column64_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v3_column64_encode(pcd_sink *s, const pcd_moarvm_v3_column64 *in);
 uint64_t pcd_moarvm_v3_column64_size(pcd_ctx *x, const pcd_moarvm_v3_column64 *in);
+pcd_status pcd_moarvm_v3_column64_explain(pcd_cursor *c, pcd_moarvm_v3_column64 *out); /* moarvm_v3_explain.c */
 
 pcd_status pcd_moarvm_v3_block_decode(pcd_cursor *c, pcd_moarvm_v3_block *out);
 pcd_status pcd_moarvm_v3_block_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v3_block_encode(pcd_sink *s, const pcd_moarvm_v3_block *in);
 uint64_t pcd_moarvm_v3_block_size(pcd_ctx *x, const pcd_moarvm_v3_block *in);
+pcd_status pcd_moarvm_v3_block_explain(pcd_cursor *c, pcd_moarvm_v3_block *out); /* moarvm_v3_explain.c */
 
 pcd_status pcd_moarvm_v3_file_decode(pcd_cursor *c, pcd_moarvm_v3_file *out);
 pcd_status pcd_moarvm_v3_file_validate(pcd_cursor *c);
 pcd_status pcd_moarvm_v3_file_encode(pcd_sink *s, const pcd_moarvm_v3_file *in);
 uint64_t pcd_moarvm_v3_file_size(pcd_ctx *x, const pcd_moarvm_v3_file *in);
+pcd_status pcd_moarvm_v3_file_explain(pcd_cursor *c, pcd_moarvm_v3_file *out); /* moarvm_v3_explain.c */
 
 /* ---- descriptors ---- */
 

@@ -5,14 +5,14 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "mojo_v2.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "mojo_v2.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- event -------- */
 
 /* event: One event: its id, then its fields. */
-static inline pcd_status pcd_mojo_v2_event_decode_(pcd_cursor *c, pcd_mojo_v2_event *out)
+PCD_INLINE pcd_status pcd_mojo_v2_event_decode_(pcd_cursor *c, pcd_mojo_v2_event *out)
 {
     uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -189,7 +189,7 @@ pcd_status pcd_mojo_v2_event_decode(pcd_cursor *c, pcd_mojo_v2_event *out)
 /* event: One event: its id, then its fields.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_mojo_v2_event_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_mojo_v2_event_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -516,7 +516,7 @@ static inline pcd_status pcd_mojo_v2_file_decode_(pcd_cursor *c, pcd_mojo_v2_fil
     if (PCD_UNLIKELY(memcmp(c->p, "MOJ", 3) != 0))
         return pcd_fail_magic(c, c->p, "magic", "\"MOJ\"", 3);
     c->p += 3;
-    /* version: Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3 */
+    /* version: Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3, 4.x writes 4 */
     f0_version = c->p;
     PCD_TRY(pcd_read_mojo(c, &v_version.mag, &v_version.neg, "version"));
     if (PCD_UNLIKELY(pcd_mojo_cmp(v_version.mag, v_version.neg, 2) != 0))
@@ -545,7 +545,7 @@ static inline pcd_status pcd_mojo_v2_file_validate_(pcd_cursor *c)
     if (PCD_UNLIKELY(memcmp(c->p, "MOJ", 3) != 0))
         return pcd_fail_magic(c, c->p, "magic", "\"MOJ\"", 3);
     c->p += 3;
-    /* version: Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3 */
+    /* version: Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3, 4.x writes 4 */
     f0_version = c->p;
     PCD_TRY(pcd_read_mojo(c, &v_version.mag, &v_version.neg, "version"));
     if (PCD_UNLIKELY(pcd_mojo_cmp(v_version.mag, v_version.neg, 2) != 0))
@@ -563,7 +563,7 @@ pcd_status pcd_mojo_v2_file_encode(pcd_sink *s, const pcd_mojo_v2_file *in)
 {
     /* magic */
     PCD_TRY(pcd_put_bytes(s, (const uint8_t *)"MOJ", 3));
-    /* version: Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3 */
+    /* version: Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3, 4.x writes 4 */
     if (PCD_UNLIKELY(pcd_mojo_cmp((in->version).mag, (in->version).neg, 2) != 0))
         return pcd_sink_fail(s, PCD_E_RANGE, "version", "2", PCD_MOJO_FOUND((in->version)));
     PCD_TRY(pcd_put_mojo(s, (in->version).mag, (in->version).neg));
@@ -577,7 +577,7 @@ uint64_t pcd_mojo_v2_file_size(pcd_ctx *x, const pcd_mojo_v2_file *in)
     (void)x;
     /* magic */
     n += 3;
-    /* version: Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3 */
+    /* version: Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3, 4.x writes 4 */
     n += pcd_size_mojo((in->version).mag);
     return n;
 }
@@ -586,6 +586,7 @@ uint64_t pcd_mojo_v2_file_size(pcd_ctx *x, const pcd_mojo_v2_file *in)
 
 static pcd_status pcd_mojo_v2_region_events_dec(pcd_cursor *c, void *out) { return pcd_mojo_v2_event_decode_(c, out); }
 static pcd_status pcd_mojo_v2_region_events_enc(pcd_sink *s, const void *in) { return pcd_mojo_v2_event_encode(s, in); }
+static pcd_status pcd_mojo_v2_region_events_exp(pcd_cursor *c, void *out) { return pcd_mojo_v2_event_explain(c, out); }
 static pcd_status pcd_mojo_v2_region_events_val(pcd_cursor *c) { return pcd_mojo_v2_event_validate_(c); }
 /* Validates events records back to back (the validation fast path). */
 static uint64_t pcd_mojo_v2_region_events_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -642,6 +643,7 @@ const pcd_region_desc pcd_mojo_v2_region_events = {
     .zstd_level = 3,
     .record_min = 1,  /* the smallest record's bytes */
     .decode_run = pcd_mojo_v2_region_events_drun,
+    .explain = pcd_mojo_v2_region_events_exp,
 };
 
 /* -------- descriptors -------- */
@@ -828,7 +830,7 @@ const pcd_type pcd_mojo_v2_event_type = {
 
 static const pcd_field pcd_mojo_v2_file_fields[] = {
     { .name = "version", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v2_file, version),
-      .doc = "Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3" },
+      .doc = "Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3, 4.x writes 4" },
     { .name = "events", .kind = PCD_K_REGION, .offset = offsetof(pcd_mojo_v2_file, events),
       .region = &pcd_mojo_v2_region_events },
 };
@@ -855,6 +857,7 @@ static const pcd_region_desc *const pcd_mojo_v2_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_mojo_v2_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_mojo_v2_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_mojo_v2_file_explain(c, out); }
 
 const pcd_format pcd_mojo_v2_format = {
     .name = "mojo",
@@ -871,4 +874,5 @@ const pcd_format pcd_mojo_v2_format = {
     .detect_min = 3,
     .version_num = 2,
     .flags = PCD_FMT_STREAMABLE,
+    .root_explain = root_exp,
 };

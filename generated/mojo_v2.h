@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 2
-#error "mojo_v2.h was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "mojo_v2.h was generated for runtime ABI 3; run make regen"
 #endif
 
 /* Austin's binary frame-stack samples: "MOJ", the version, then events until the end of
@@ -174,7 +174,7 @@ typedef struct pcd_mojo_v2_event {
 #define PCD_MOJO_V2_FILE_MIN_SIZE 4 /* the smallest file */
 /* A MOJO file: header, then events to the end of the file. */
 typedef struct pcd_mojo_v2_file {
-    pcd_mojo_int version;  /* Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3 */
+    pcd_mojo_int version;  /* Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3, 4.x writes 4 */
     pcd_region events;
 } pcd_mojo_v2_file;
 
@@ -184,11 +184,13 @@ pcd_status pcd_mojo_v2_event_decode(pcd_cursor *c, pcd_mojo_v2_event *out);
 pcd_status pcd_mojo_v2_event_validate(pcd_cursor *c);
 pcd_status pcd_mojo_v2_event_encode(pcd_sink *s, const pcd_mojo_v2_event *in);
 uint64_t pcd_mojo_v2_event_size(pcd_ctx *x, const pcd_mojo_v2_event *in);
+pcd_status pcd_mojo_v2_event_explain(pcd_cursor *c, pcd_mojo_v2_event *out); /* mojo_v2_explain.c */
 
 pcd_status pcd_mojo_v2_file_decode(pcd_cursor *c, pcd_mojo_v2_file *out);
 pcd_status pcd_mojo_v2_file_validate(pcd_cursor *c);
 pcd_status pcd_mojo_v2_file_encode(pcd_sink *s, const pcd_mojo_v2_file *in);
 uint64_t pcd_mojo_v2_file_size(pcd_ctx *x, const pcd_mojo_v2_file *in);
+pcd_status pcd_mojo_v2_file_explain(pcd_cursor *c, pcd_mojo_v2_file *out); /* mojo_v2_explain.c */
 
 /* ---- descriptors ---- */
 

@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "mono_v0_1.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "mono_v0_1.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- event -------- */
@@ -1166,7 +1166,7 @@ PCD_INLINE pcd_status pcd_mono_v0_1_event_heap_object_decode_(pcd_cursor *c, pcd
 }
 
 /* event: One event: a byte (sub-type in the high nibble, type in the low one), then its data. */
-static inline pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+PCD_INLINE pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
 {
     uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -2120,7 +2120,7 @@ PCD_INLINE pcd_status pcd_mono_v0_1_event_heap_object_validate_(pcd_cursor *c)
 /* event: One event: a byte (sub-type in the high nibble, type in the low one), then its data.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_mono_v0_1_event_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -4438,6 +4438,7 @@ uint64_t pcd_mono_v0_1_file_size(pcd_ctx *x, const pcd_mono_v0_1_file *in)
 
 static pcd_status pcd_mono_v0_1_region_events_dec(pcd_cursor *c, void *out) { return pcd_mono_v0_1_event_decode_(c, out); }
 static pcd_status pcd_mono_v0_1_region_events_enc(pcd_sink *s, const void *in) { return pcd_mono_v0_1_event_encode(s, in); }
+static pcd_status pcd_mono_v0_1_region_events_exp(pcd_cursor *c, void *out) { return pcd_mono_v0_1_event_explain(c, out); }
 static pcd_status pcd_mono_v0_1_region_events_val(pcd_cursor *c) { return pcd_mono_v0_1_event_validate_(c); }
 /* Validates events records back to back (the validation fast path). */
 static uint64_t pcd_mono_v0_1_region_events_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -4529,10 +4530,12 @@ const pcd_region_desc pcd_mono_v0_1_region_events = {
     .zstd_level = 3,
     .record_min = 2,  /* the smallest record's bytes */
     .decode_run = pcd_mono_v0_1_region_events_drun,
+    .explain = pcd_mono_v0_1_region_events_exp,
 };
 
 static pcd_status pcd_mono_v0_1_region_buffers_dec(pcd_cursor *c, void *out) { return pcd_mono_v0_1_buffer_decode_(c, out); }
 static pcd_status pcd_mono_v0_1_region_buffers_enc(pcd_sink *s, const void *in) { return pcd_mono_v0_1_buffer_encode(s, in); }
+static pcd_status pcd_mono_v0_1_region_buffers_exp(pcd_cursor *c, void *out) { return pcd_mono_v0_1_buffer_explain(c, out); }
 static const uint8_t pcd_mono_v0_1_region_buffers_sync1[] = { 0x01, 0x4c, 0x50, 0x4d };
 static const uint8_t *const pcd_mono_v0_1_region_buffers_sync[] = { pcd_mono_v0_1_region_buffers_sync1, NULL };
 static const uint8_t pcd_mono_v0_1_region_buffers_sync_len[] = { 4 };
@@ -4551,6 +4554,7 @@ const pcd_region_desc pcd_mono_v0_1_region_buffers = {
     .sync_len = pcd_mono_v0_1_region_buffers_sync_len,
     .zstd_level = 3,
     .record_min = 48,  /* the smallest record's bytes */
+    .explain = pcd_mono_v0_1_region_buffers_exp,
 };
 
 /* -------- descriptors -------- */
@@ -5724,6 +5728,7 @@ static const pcd_region_desc *const pcd_mono_v0_1_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_mono_v0_1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_mono_v0_1_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_mono_v0_1_file_explain(c, out); }
 
 const pcd_format pcd_mono_v0_1_format = {
     .name = "mono",
@@ -5740,4 +5745,5 @@ const pcd_format pcd_mono_v0_1_format = {
     .detect_min = 4,
     .version_num = 1,
     .flags = PCD_FMT_STREAMABLE,
+    .root_explain = root_exp,
 };

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 2
-#error "mono_v0_1.h was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "mono_v0_1.h was generated for runtime ABI 3; run make regen"
 #endif
 
 /* Files written by Mono's log profiler (`mono --profile=log`) of November 2010: log profiler
@@ -798,16 +798,19 @@ pcd_status pcd_mono_v0_1_event_decode(pcd_cursor *c, pcd_mono_v0_1_event *out);
 pcd_status pcd_mono_v0_1_event_validate(pcd_cursor *c);
 pcd_status pcd_mono_v0_1_event_encode(pcd_sink *s, const pcd_mono_v0_1_event *in);
 uint64_t pcd_mono_v0_1_event_size(pcd_ctx *x, const pcd_mono_v0_1_event *in);
+pcd_status pcd_mono_v0_1_event_explain(pcd_cursor *c, pcd_mono_v0_1_event *out); /* mono_v0_1_explain.c */
 
 pcd_status pcd_mono_v0_1_buffer_decode(pcd_cursor *c, pcd_mono_v0_1_buffer *out);
 pcd_status pcd_mono_v0_1_buffer_validate(pcd_cursor *c);
 pcd_status pcd_mono_v0_1_buffer_encode(pcd_sink *s, const pcd_mono_v0_1_buffer *in);
 uint64_t pcd_mono_v0_1_buffer_size(pcd_ctx *x, const pcd_mono_v0_1_buffer *in);
+pcd_status pcd_mono_v0_1_buffer_explain(pcd_cursor *c, pcd_mono_v0_1_buffer *out); /* mono_v0_1_explain.c */
 
 pcd_status pcd_mono_v0_1_file_decode(pcd_cursor *c, pcd_mono_v0_1_file *out);
 pcd_status pcd_mono_v0_1_file_validate(pcd_cursor *c);
 pcd_status pcd_mono_v0_1_file_encode(pcd_sink *s, const pcd_mono_v0_1_file *in);
 uint64_t pcd_mono_v0_1_file_size(pcd_ctx *x, const pcd_mono_v0_1_file *in);
+pcd_status pcd_mono_v0_1_file_explain(pcd_cursor *c, pcd_mono_v0_1_file *out); /* mono_v0_1_explain.c */
 
 /* ---- descriptors ---- */
 

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 2
-#error "mono_v3_0.h was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "mono_v3_0.h was generated for runtime ABI 3; run make regen"
 #endif
 
 /* Files written by Mono 6.x's log profiler (`mono --profile=log`): log profiler version 3.0,
@@ -1016,36 +1016,43 @@ pcd_status pcd_mono_v3_0_refs_decode(pcd_cursor *c, pcd_mono_v3_0_refs *out);
 pcd_status pcd_mono_v3_0_refs_validate(pcd_cursor *c);
 pcd_status pcd_mono_v3_0_refs_encode(pcd_sink *s, const pcd_mono_v3_0_refs *in);
 uint64_t pcd_mono_v3_0_refs_size(pcd_ctx *x, const pcd_mono_v3_0_refs *in);
+pcd_status pcd_mono_v3_0_refs_explain(pcd_cursor *c, pcd_mono_v3_0_refs *out); /* mono_v3_0_explain.c */
 
 pcd_status pcd_mono_v3_0_roots_decode(pcd_cursor *c, pcd_mono_v3_0_roots *out);
 pcd_status pcd_mono_v3_0_roots_validate(pcd_cursor *c);
 pcd_status pcd_mono_v3_0_roots_encode(pcd_sink *s, const pcd_mono_v3_0_roots *in);
 uint64_t pcd_mono_v3_0_roots_size(pcd_ctx *x, const pcd_mono_v3_0_roots *in);
+pcd_status pcd_mono_v3_0_roots_explain(pcd_cursor *c, pcd_mono_v3_0_roots *out); /* mono_v3_0_explain.c */
 
 pcd_status pcd_mono_v3_0_counters_decode(pcd_cursor *c, pcd_mono_v3_0_counters *out);
 pcd_status pcd_mono_v3_0_counters_validate(pcd_cursor *c);
 pcd_status pcd_mono_v3_0_counters_encode(pcd_sink *s, const pcd_mono_v3_0_counters *in);
 uint64_t pcd_mono_v3_0_counters_size(pcd_ctx *x, const pcd_mono_v3_0_counters *in);
+pcd_status pcd_mono_v3_0_counters_explain(pcd_cursor *c, pcd_mono_v3_0_counters *out); /* mono_v3_0_explain.c */
 
 pcd_status pcd_mono_v3_0_values_decode(pcd_cursor *c, pcd_mono_v3_0_values *out);
 pcd_status pcd_mono_v3_0_values_validate(pcd_cursor *c);
 pcd_status pcd_mono_v3_0_values_encode(pcd_sink *s, const pcd_mono_v3_0_values *in);
 uint64_t pcd_mono_v3_0_values_size(pcd_ctx *x, const pcd_mono_v3_0_values *in);
+pcd_status pcd_mono_v3_0_values_explain(pcd_cursor *c, pcd_mono_v3_0_values *out); /* mono_v3_0_explain.c */
 
 pcd_status pcd_mono_v3_0_event_decode(pcd_cursor *c, pcd_mono_v3_0_event *out);
 pcd_status pcd_mono_v3_0_event_validate(pcd_cursor *c);
 pcd_status pcd_mono_v3_0_event_encode(pcd_sink *s, const pcd_mono_v3_0_event *in);
 uint64_t pcd_mono_v3_0_event_size(pcd_ctx *x, const pcd_mono_v3_0_event *in);
+pcd_status pcd_mono_v3_0_event_explain(pcd_cursor *c, pcd_mono_v3_0_event *out); /* mono_v3_0_explain.c */
 
 pcd_status pcd_mono_v3_0_buffer_decode(pcd_cursor *c, pcd_mono_v3_0_buffer *out);
 pcd_status pcd_mono_v3_0_buffer_validate(pcd_cursor *c);
 pcd_status pcd_mono_v3_0_buffer_encode(pcd_sink *s, const pcd_mono_v3_0_buffer *in);
 uint64_t pcd_mono_v3_0_buffer_size(pcd_ctx *x, const pcd_mono_v3_0_buffer *in);
+pcd_status pcd_mono_v3_0_buffer_explain(pcd_cursor *c, pcd_mono_v3_0_buffer *out); /* mono_v3_0_explain.c */
 
 pcd_status pcd_mono_v3_0_file_decode(pcd_cursor *c, pcd_mono_v3_0_file *out);
 pcd_status pcd_mono_v3_0_file_validate(pcd_cursor *c);
 pcd_status pcd_mono_v3_0_file_encode(pcd_sink *s, const pcd_mono_v3_0_file *in);
 uint64_t pcd_mono_v3_0_file_size(pcd_ctx *x, const pcd_mono_v3_0_file *in);
+pcd_status pcd_mono_v3_0_file_explain(pcd_cursor *c, pcd_mono_v3_0_file *out); /* mono_v3_0_explain.c */
 
 /* ---- descriptors ---- */
 

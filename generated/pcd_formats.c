@@ -10,6 +10,7 @@
 #include "mojo_v1.h"
 #include "mojo_v2.h"
 #include "mojo_v3.h"
+#include "mojo_v4.h"
 #include "mono_v0_1.h"
 #include "mono_v3_0.h"
 #include "pprof_v1.h"
@@ -22,6 +23,7 @@ const pcd_format *const pcd_formats[] = {
     &pcd_mojo_v1_format,
     &pcd_mojo_v2_format,
     &pcd_mojo_v3_format,
+    &pcd_mojo_v4_format,
     &pcd_mono_v0_1_format,
     &pcd_mono_v3_0_format,
     &pcd_pprof_v1_format,
@@ -29,7 +31,7 @@ const pcd_format *const pcd_formats[] = {
     NULL,
 };
 
-const size_t pcd_n_formats = 10;
+const size_t pcd_n_formats = 11;
 
 const pcd_format *pcd_format_find(const char *name, const char *version)
 {

@@ -8,6 +8,7 @@ extern const pcd_mutator pcd_moarvm_v3_mutator;
 extern const pcd_mutator pcd_mojo_v1_mutator;
 extern const pcd_mutator pcd_mojo_v2_mutator;
 extern const pcd_mutator pcd_mojo_v3_mutator;
+extern const pcd_mutator pcd_mojo_v4_mutator;
 extern const pcd_mutator pcd_mono_v0_1_mutator;
 extern const pcd_mutator pcd_mono_v3_0_mutator;
 extern const pcd_mutator pcd_pprof_v1_mutator;
@@ -20,6 +21,7 @@ const pcd_mutator *const pcd_mutators[] = {
     &pcd_mojo_v1_mutator,
     &pcd_mojo_v2_mutator,
     &pcd_mojo_v3_mutator,
+    &pcd_mojo_v4_mutator,
     &pcd_mono_v0_1_mutator,
     &pcd_mono_v3_0_mutator,
     &pcd_pprof_v1_mutator,
@@ -27,4 +29,4 @@ const pcd_mutator *const pcd_mutators[] = {
     NULL,
 };
 
-const size_t pcd_n_mutators = 10;
+const size_t pcd_n_mutators = 11;

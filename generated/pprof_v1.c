@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "pprof_v1.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "pprof_v1.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- value_type -------- */
@@ -5107,8 +5107,8 @@ const pcd_region_desc pcd_pprof_v1_region_profile = {
 /* -------- descriptors -------- */
 
 static const pcd_field pcd_pprof_v1_value_type_fields[] = {
-    { .name = "type", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_value_type, type), .present = offsetof(pcd_pprof_v1_value_type, has_type), .doc = "Index into string_table: \"cpu\", \"alloc_space\"...", .ref = "string" },
-    { .name = "unit", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_value_type, unit), .present = offsetof(pcd_pprof_v1_value_type, has_unit), .doc = "Index into string_table: \"nanoseconds\", \"bytes\", \"count\"...", .ref = "string" },
+    { .name = "type", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_value_type, type), .present = offsetof(pcd_pprof_v1_value_type, has_type), .doc = "Index into string_table: \"cpu\", \"alloc_space\"...", .ref = "string", .number = 1 },
+    { .name = "unit", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_value_type, unit), .present = offsetof(pcd_pprof_v1_value_type, has_unit), .doc = "Index into string_table: \"nanoseconds\", \"bytes\", \"count\"...", .ref = "string", .number = 2 },
     { .name = "_unknown", .kind = PCD_K_PB_OTHER, .offset = offsetof(pcd_pprof_v1_value_type, unknown_), .aux = offsetof(pcd_pprof_v1_value_type, n_unknown_) },
 };
 const pcd_type pcd_pprof_v1_value_type_type = {
@@ -5122,10 +5122,10 @@ const pcd_type pcd_pprof_v1_value_type_type = {
 };
 
 static const pcd_field pcd_pprof_v1_label_fields[] = {
-    { .name = "key", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_label, key), .present = offsetof(pcd_pprof_v1_label, has_key), .doc = "Index into string_table.", .ref = "string" },
-    { .name = "str", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_label, str), .present = offsetof(pcd_pprof_v1_label, has_str), .doc = "Index into string_table: the value, when it is a string.", .ref = "string" },
-    { .name = "num", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_label, num), .present = offsetof(pcd_pprof_v1_label, has_num), .doc = "The value, when it is a number." },
-    { .name = "num_unit", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_label, num_unit), .present = offsetof(pcd_pprof_v1_label, has_num_unit), .doc = "Index into string_table: num's unit (\"bytes\", \"requests\"...).", .ref = "string" },
+    { .name = "key", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_label, key), .present = offsetof(pcd_pprof_v1_label, has_key), .doc = "Index into string_table.", .ref = "string", .number = 1 },
+    { .name = "str", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_label, str), .present = offsetof(pcd_pprof_v1_label, has_str), .doc = "Index into string_table: the value, when it is a string.", .ref = "string", .number = 2 },
+    { .name = "num", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_label, num), .present = offsetof(pcd_pprof_v1_label, has_num), .doc = "The value, when it is a number.", .number = 3 },
+    { .name = "num_unit", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_label, num_unit), .present = offsetof(pcd_pprof_v1_label, has_num_unit), .doc = "Index into string_table: num's unit (\"bytes\", \"requests\"...).", .ref = "string", .number = 4 },
     { .name = "_unknown", .kind = PCD_K_PB_OTHER, .offset = offsetof(pcd_pprof_v1_label, unknown_), .aux = offsetof(pcd_pprof_v1_label, n_unknown_) },
 };
 const pcd_type pcd_pprof_v1_label_type = {
@@ -5139,9 +5139,9 @@ const pcd_type pcd_pprof_v1_label_type = {
 };
 
 static const pcd_field pcd_pprof_v1_sample_fields[] = {
-    { .name = "location_id", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U64, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_pprof_v1_sample, location_id), .aux = offsetof(pcd_pprof_v1_sample, n_location_id), .doc = "Location ids, the leaf first.", .ref = "location" },
-    { .name = "value", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_pprof_v1_sample, value), .aux = offsetof(pcd_pprof_v1_sample, n_value), .doc = "One value per Profile.sample_type." },
-    { .name = "label", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_pprof_v1_sample, label), .aux = offsetof(pcd_pprof_v1_sample, n_label), .type = &pcd_pprof_v1_label_type, .doc = "Context: a thread, an allocation size, a request..." },
+    { .name = "location_id", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U64, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_pprof_v1_sample, location_id), .aux = offsetof(pcd_pprof_v1_sample, n_location_id), .doc = "Location ids, the leaf first.", .ref = "location", .number = 1 },
+    { .name = "value", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_pprof_v1_sample, value), .aux = offsetof(pcd_pprof_v1_sample, n_value), .doc = "One value per Profile.sample_type.", .number = 2 },
+    { .name = "label", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_pprof_v1_sample, label), .aux = offsetof(pcd_pprof_v1_sample, n_label), .type = &pcd_pprof_v1_label_type, .doc = "Context: a thread, an allocation size, a request...", .number = 3 },
     { .name = "_unknown", .kind = PCD_K_PB_OTHER, .offset = offsetof(pcd_pprof_v1_sample, unknown_), .aux = offsetof(pcd_pprof_v1_sample, n_unknown_) },
 };
 const pcd_type pcd_pprof_v1_sample_type = {
@@ -5155,16 +5155,16 @@ const pcd_type pcd_pprof_v1_sample_type = {
 };
 
 static const pcd_field pcd_pprof_v1_mapping_fields[] = {
-    { .name = "id", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_mapping, id), .present = offsetof(pcd_pprof_v1_mapping, has_id), .doc = "Unique nonzero id.", .key = "mapping" },
-    { .name = "memory_start", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL | PCD_F_HEX, .offset = offsetof(pcd_pprof_v1_mapping, memory_start), .present = offsetof(pcd_pprof_v1_mapping, has_memory_start), .doc = "Where the binary is loaded." },
-    { .name = "memory_limit", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL | PCD_F_HEX, .offset = offsetof(pcd_pprof_v1_mapping, memory_limit), .present = offsetof(pcd_pprof_v1_mapping, has_memory_limit), .doc = "The end of the address range it occupies." },
-    { .name = "file_offset", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL | PCD_F_HEX, .offset = offsetof(pcd_pprof_v1_mapping, file_offset), .present = offsetof(pcd_pprof_v1_mapping, has_file_offset), .doc = "Offset in the binary of the first mapped address." },
-    { .name = "filename", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_mapping, filename), .present = offsetof(pcd_pprof_v1_mapping, has_filename), .doc = "Index into string_table: the binary or library, or a name such as [vdso].", .ref = "string" },
-    { .name = "build_id", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_mapping, build_id), .present = offsetof(pcd_pprof_v1_mapping, has_build_id), .doc = "Index into string_table: an id of the binary's version (GNU build-id).", .ref = "string" },
-    { .name = "has_functions", .kind = PCD_K_BOOL, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_mapping, has_functions), .present = offsetof(pcd_pprof_v1_mapping, has_has_functions), .doc = "Symbolized: function names." },
-    { .name = "has_filenames", .kind = PCD_K_BOOL, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_mapping, has_filenames), .present = offsetof(pcd_pprof_v1_mapping, has_has_filenames), .doc = "Symbolized: source files." },
-    { .name = "has_line_numbers", .kind = PCD_K_BOOL, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_mapping, has_line_numbers), .present = offsetof(pcd_pprof_v1_mapping, has_has_line_numbers), .doc = "Symbolized: line numbers." },
-    { .name = "has_inline_frames", .kind = PCD_K_BOOL, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_mapping, has_inline_frames), .present = offsetof(pcd_pprof_v1_mapping, has_has_inline_frames), .doc = "Symbolized: inlined functions." },
+    { .name = "id", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_mapping, id), .present = offsetof(pcd_pprof_v1_mapping, has_id), .doc = "Unique nonzero id.", .key = "mapping", .number = 1 },
+    { .name = "memory_start", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL | PCD_F_HEX, .offset = offsetof(pcd_pprof_v1_mapping, memory_start), .present = offsetof(pcd_pprof_v1_mapping, has_memory_start), .doc = "Where the binary is loaded.", .number = 2 },
+    { .name = "memory_limit", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL | PCD_F_HEX, .offset = offsetof(pcd_pprof_v1_mapping, memory_limit), .present = offsetof(pcd_pprof_v1_mapping, has_memory_limit), .doc = "The end of the address range it occupies.", .number = 3 },
+    { .name = "file_offset", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL | PCD_F_HEX, .offset = offsetof(pcd_pprof_v1_mapping, file_offset), .present = offsetof(pcd_pprof_v1_mapping, has_file_offset), .doc = "Offset in the binary of the first mapped address.", .number = 4 },
+    { .name = "filename", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_mapping, filename), .present = offsetof(pcd_pprof_v1_mapping, has_filename), .doc = "Index into string_table: the binary or library, or a name such as [vdso].", .ref = "string", .number = 5 },
+    { .name = "build_id", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_mapping, build_id), .present = offsetof(pcd_pprof_v1_mapping, has_build_id), .doc = "Index into string_table: an id of the binary's version (GNU build-id).", .ref = "string", .number = 6 },
+    { .name = "has_functions", .kind = PCD_K_BOOL, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_mapping, has_functions), .present = offsetof(pcd_pprof_v1_mapping, has_has_functions), .doc = "Symbolized: function names.", .number = 7 },
+    { .name = "has_filenames", .kind = PCD_K_BOOL, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_mapping, has_filenames), .present = offsetof(pcd_pprof_v1_mapping, has_has_filenames), .doc = "Symbolized: source files.", .number = 8 },
+    { .name = "has_line_numbers", .kind = PCD_K_BOOL, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_mapping, has_line_numbers), .present = offsetof(pcd_pprof_v1_mapping, has_has_line_numbers), .doc = "Symbolized: line numbers.", .number = 9 },
+    { .name = "has_inline_frames", .kind = PCD_K_BOOL, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_mapping, has_inline_frames), .present = offsetof(pcd_pprof_v1_mapping, has_has_inline_frames), .doc = "Symbolized: inlined functions.", .number = 10 },
     { .name = "_unknown", .kind = PCD_K_PB_OTHER, .offset = offsetof(pcd_pprof_v1_mapping, unknown_), .aux = offsetof(pcd_pprof_v1_mapping, n_unknown_) },
 };
 const pcd_type pcd_pprof_v1_mapping_type = {
@@ -5178,9 +5178,9 @@ const pcd_type pcd_pprof_v1_mapping_type = {
 };
 
 static const pcd_field pcd_pprof_v1_line_fields[] = {
-    { .name = "function_id", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_line, function_id), .present = offsetof(pcd_pprof_v1_line, has_function_id), .doc = "The Function.", .ref = "function" },
-    { .name = "line", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_line, line), .present = offsetof(pcd_pprof_v1_line, has_line), .doc = "Line number." },
-    { .name = "column", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_line, column), .present = offsetof(pcd_pprof_v1_line, has_column), .doc = "Column number." },
+    { .name = "function_id", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_line, function_id), .present = offsetof(pcd_pprof_v1_line, has_function_id), .doc = "The Function.", .ref = "function", .number = 1 },
+    { .name = "line", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_line, line), .present = offsetof(pcd_pprof_v1_line, has_line), .doc = "Line number.", .number = 2 },
+    { .name = "column", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_line, column), .present = offsetof(pcd_pprof_v1_line, has_column), .doc = "Column number.", .number = 3 },
     { .name = "_unknown", .kind = PCD_K_PB_OTHER, .offset = offsetof(pcd_pprof_v1_line, unknown_), .aux = offsetof(pcd_pprof_v1_line, n_unknown_) },
 };
 const pcd_type pcd_pprof_v1_line_type = {
@@ -5194,11 +5194,11 @@ const pcd_type pcd_pprof_v1_line_type = {
 };
 
 static const pcd_field pcd_pprof_v1_location_fields[] = {
-    { .name = "id", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_location, id), .present = offsetof(pcd_pprof_v1_location, has_id), .doc = "Unique nonzero id.", .key = "location" },
-    { .name = "mapping_id", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_location, mapping_id), .present = offsetof(pcd_pprof_v1_location, has_mapping_id), .doc = "The Mapping it belongs to (0: none).", .ref = "mapping" },
-    { .name = "address", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL | PCD_F_HEX, .offset = offsetof(pcd_pprof_v1_location, address), .present = offsetof(pcd_pprof_v1_location, has_address), .doc = "The instruction address." },
-    { .name = "line", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_pprof_v1_location, line), .aux = offsetof(pcd_pprof_v1_location, n_line), .type = &pcd_pprof_v1_line_type, .doc = "Source lines: functions inlined into the last one come first." },
-    { .name = "is_folded", .kind = PCD_K_BOOL, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_location, is_folded), .present = offsetof(pcd_pprof_v1_location, has_is_folded), .doc = "Several symbols share this address (identical code folding)." },
+    { .name = "id", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_location, id), .present = offsetof(pcd_pprof_v1_location, has_id), .doc = "Unique nonzero id.", .key = "location", .number = 1 },
+    { .name = "mapping_id", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_location, mapping_id), .present = offsetof(pcd_pprof_v1_location, has_mapping_id), .doc = "The Mapping it belongs to (0: none).", .ref = "mapping", .number = 2 },
+    { .name = "address", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL | PCD_F_HEX, .offset = offsetof(pcd_pprof_v1_location, address), .present = offsetof(pcd_pprof_v1_location, has_address), .doc = "The instruction address.", .number = 3 },
+    { .name = "line", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_pprof_v1_location, line), .aux = offsetof(pcd_pprof_v1_location, n_line), .type = &pcd_pprof_v1_line_type, .doc = "Source lines: functions inlined into the last one come first.", .number = 4 },
+    { .name = "is_folded", .kind = PCD_K_BOOL, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_location, is_folded), .present = offsetof(pcd_pprof_v1_location, has_is_folded), .doc = "Several symbols share this address (identical code folding).", .number = 5 },
     { .name = "_unknown", .kind = PCD_K_PB_OTHER, .offset = offsetof(pcd_pprof_v1_location, unknown_), .aux = offsetof(pcd_pprof_v1_location, n_unknown_) },
 };
 const pcd_type pcd_pprof_v1_location_type = {
@@ -5212,11 +5212,11 @@ const pcd_type pcd_pprof_v1_location_type = {
 };
 
 static const pcd_field pcd_pprof_v1_function_fields[] = {
-    { .name = "id", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_function, id), .present = offsetof(pcd_pprof_v1_function, has_id), .doc = "Unique nonzero id.", .key = "function" },
-    { .name = "name", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_function, name), .present = offsetof(pcd_pprof_v1_function, has_name), .doc = "Index into string_table: the name people read.", .ref = "string" },
-    { .name = "system_name", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_function, system_name), .present = offsetof(pcd_pprof_v1_function, has_system_name), .doc = "Index into string_table: the name the system knows (a mangled C++ name).", .ref = "string" },
-    { .name = "filename", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_function, filename), .present = offsetof(pcd_pprof_v1_function, has_filename), .doc = "Index into string_table: the source file.", .ref = "string" },
-    { .name = "start_line", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_function, start_line), .present = offsetof(pcd_pprof_v1_function, has_start_line), .doc = "The line the function starts at." },
+    { .name = "id", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_function, id), .present = offsetof(pcd_pprof_v1_function, has_id), .doc = "Unique nonzero id.", .key = "function", .number = 1 },
+    { .name = "name", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_function, name), .present = offsetof(pcd_pprof_v1_function, has_name), .doc = "Index into string_table: the name people read.", .ref = "string", .number = 2 },
+    { .name = "system_name", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_function, system_name), .present = offsetof(pcd_pprof_v1_function, has_system_name), .doc = "Index into string_table: the name the system knows (a mangled C++ name).", .ref = "string", .number = 3 },
+    { .name = "filename", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_function, filename), .present = offsetof(pcd_pprof_v1_function, has_filename), .doc = "Index into string_table: the source file.", .ref = "string", .number = 4 },
+    { .name = "start_line", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_function, start_line), .present = offsetof(pcd_pprof_v1_function, has_start_line), .doc = "The line the function starts at.", .number = 5 },
     { .name = "_unknown", .kind = PCD_K_PB_OTHER, .offset = offsetof(pcd_pprof_v1_function, unknown_), .aux = offsetof(pcd_pprof_v1_function, n_unknown_) },
 };
 const pcd_type pcd_pprof_v1_function_type = {
@@ -5230,21 +5230,21 @@ const pcd_type pcd_pprof_v1_function_type = {
 };
 
 static const pcd_field pcd_pprof_v1_profile_fields[] = {
-    { .name = "sample_type", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_pprof_v1_profile, sample_type), .aux = offsetof(pcd_pprof_v1_profile, n_sample_type), .type = &pcd_pprof_v1_value_type_type, .doc = "What each Sample.value is: [[\"cpu\",\"nanoseconds\"]], [[\"alloc_space\",\"bytes\"]] ..." },
-    { .name = "sample", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_pprof_v1_profile, sample), .aux = offsetof(pcd_pprof_v1_profile, n_sample), .type = &pcd_pprof_v1_sample_type, .doc = "The samples." },
-    { .name = "mapping", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_pprof_v1_profile, mapping), .aux = offsetof(pcd_pprof_v1_profile, n_mapping), .type = &pcd_pprof_v1_mapping_type, .doc = "Address ranges and the binaries mapped there; mapping[0] is the main binary." },
-    { .name = "location", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_pprof_v1_profile, location), .aux = offsetof(pcd_pprof_v1_profile, n_location), .type = &pcd_pprof_v1_location_type, .doc = "Locations the samples reference." },
-    { .name = "function", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_pprof_v1_profile, function), .aux = offsetof(pcd_pprof_v1_profile, n_function), .type = &pcd_pprof_v1_function_type, .doc = "Functions the locations reference." },
-    { .name = "string_table", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRING, .flags = PCD_F_OMIT_EMPTY | PCD_F_INDEX_KEY, .offset = offsetof(pcd_pprof_v1_profile, string_table), .aux = offsetof(pcd_pprof_v1_profile, n_string_table), .doc = "Strings everything else indexes; string_table[0] is \"\".", .key = "string" },
-    { .name = "drop_frames", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_profile, drop_frames), .present = offsetof(pcd_pprof_v1_profile, has_drop_frames), .doc = "Index into string_table: a regexp of frames to drop, with their callers.", .ref = "string" },
-    { .name = "keep_frames", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_profile, keep_frames), .present = offsetof(pcd_pprof_v1_profile, has_keep_frames), .doc = "Index into string_table: a regexp of frames to keep even if dropped.", .ref = "string" },
-    { .name = "time_nanos", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_profile, time_nanos), .present = offsetof(pcd_pprof_v1_profile, has_time_nanos), .doc = "When the profile was collected, ns since the Unix epoch (UTC)." },
-    { .name = "duration_nanos", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_profile, duration_nanos), .present = offsetof(pcd_pprof_v1_profile, has_duration_nanos), .doc = "How long the profile covers, in ns." },
-    { .name = "period_type", .kind = PCD_K_STRUCT, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_profile, period_type), .present = offsetof(pcd_pprof_v1_profile, has_period_type), .type = &pcd_pprof_v1_value_type_type, .doc = "The kind of events between sampled occurrences." },
-    { .name = "period", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_profile, period), .present = offsetof(pcd_pprof_v1_profile, has_period), .doc = "The number of events (of period_type) between sampled occurrences." },
-    { .name = "comment", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_pprof_v1_profile, comment), .aux = offsetof(pcd_pprof_v1_profile, n_comment), .doc = "Indexes into string_table: free-form text for people.", .ref = "string" },
-    { .name = "default_sample_type", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_profile, default_sample_type), .present = offsetof(pcd_pprof_v1_profile, has_default_sample_type), .doc = "Index into string_table: the preferred sample type's name.", .ref = "string" },
-    { .name = "doc_url", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_profile, doc_url), .present = offsetof(pcd_pprof_v1_profile, has_doc_url), .doc = "Index into string_table: an absolute URL documenting this profile type.", .ref = "string" },
+    { .name = "sample_type", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_pprof_v1_profile, sample_type), .aux = offsetof(pcd_pprof_v1_profile, n_sample_type), .type = &pcd_pprof_v1_value_type_type, .doc = "What each Sample.value is: [[\"cpu\",\"nanoseconds\"]], [[\"alloc_space\",\"bytes\"]] ...", .number = 1 },
+    { .name = "sample", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_pprof_v1_profile, sample), .aux = offsetof(pcd_pprof_v1_profile, n_sample), .type = &pcd_pprof_v1_sample_type, .doc = "The samples.", .number = 2 },
+    { .name = "mapping", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_pprof_v1_profile, mapping), .aux = offsetof(pcd_pprof_v1_profile, n_mapping), .type = &pcd_pprof_v1_mapping_type, .doc = "Address ranges and the binaries mapped there; mapping[0] is the main binary.", .number = 3 },
+    { .name = "location", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_pprof_v1_profile, location), .aux = offsetof(pcd_pprof_v1_profile, n_location), .type = &pcd_pprof_v1_location_type, .doc = "Locations the samples reference.", .number = 4 },
+    { .name = "function", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_pprof_v1_profile, function), .aux = offsetof(pcd_pprof_v1_profile, n_function), .type = &pcd_pprof_v1_function_type, .doc = "Functions the locations reference.", .number = 5 },
+    { .name = "string_table", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRING, .flags = PCD_F_OMIT_EMPTY | PCD_F_INDEX_KEY, .offset = offsetof(pcd_pprof_v1_profile, string_table), .aux = offsetof(pcd_pprof_v1_profile, n_string_table), .doc = "Strings everything else indexes; string_table[0] is \"\".", .key = "string", .number = 6 },
+    { .name = "drop_frames", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_profile, drop_frames), .present = offsetof(pcd_pprof_v1_profile, has_drop_frames), .doc = "Index into string_table: a regexp of frames to drop, with their callers.", .ref = "string", .number = 7 },
+    { .name = "keep_frames", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_profile, keep_frames), .present = offsetof(pcd_pprof_v1_profile, has_keep_frames), .doc = "Index into string_table: a regexp of frames to keep even if dropped.", .ref = "string", .number = 8 },
+    { .name = "time_nanos", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_profile, time_nanos), .present = offsetof(pcd_pprof_v1_profile, has_time_nanos), .doc = "When the profile was collected, ns since the Unix epoch (UTC).", .number = 9 },
+    { .name = "duration_nanos", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_profile, duration_nanos), .present = offsetof(pcd_pprof_v1_profile, has_duration_nanos), .doc = "How long the profile covers, in ns.", .number = 10 },
+    { .name = "period_type", .kind = PCD_K_STRUCT, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_profile, period_type), .present = offsetof(pcd_pprof_v1_profile, has_period_type), .type = &pcd_pprof_v1_value_type_type, .doc = "The kind of events between sampled occurrences.", .number = 11 },
+    { .name = "period", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_profile, period), .present = offsetof(pcd_pprof_v1_profile, has_period), .doc = "The number of events (of period_type) between sampled occurrences.", .number = 12 },
+    { .name = "comment", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_pprof_v1_profile, comment), .aux = offsetof(pcd_pprof_v1_profile, n_comment), .doc = "Indexes into string_table: free-form text for people.", .ref = "string", .number = 13 },
+    { .name = "default_sample_type", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_profile, default_sample_type), .present = offsetof(pcd_pprof_v1_profile, has_default_sample_type), .doc = "Index into string_table: the preferred sample type's name.", .ref = "string", .number = 14 },
+    { .name = "doc_url", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_pprof_v1_profile, doc_url), .present = offsetof(pcd_pprof_v1_profile, has_doc_url), .doc = "Index into string_table: an absolute URL documenting this profile type.", .ref = "string", .number = 15 },
     { .name = "_unknown", .kind = PCD_K_PB_OTHER, .offset = offsetof(pcd_pprof_v1_profile, unknown_), .aux = offsetof(pcd_pprof_v1_profile, n_unknown_) },
 };
 const pcd_type pcd_pprof_v1_profile_type = {
@@ -5258,21 +5258,21 @@ const pcd_type pcd_pprof_v1_profile_type = {
 };
 
 static const pcd_field pcd_pprof_v1_profile_field_fields[] = {
-    { .name = "sample_type", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_pprof_v1_profile_field, u.sample_type), .type = &pcd_pprof_v1_value_type_type, .doc = "What each Sample.value is: [[\"cpu\",\"nanoseconds\"]], [[\"alloc_space\",\"bytes\"]] ..." },
-    { .name = "sample", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_pprof_v1_profile_field, u.sample), .type = &pcd_pprof_v1_sample_type, .doc = "The samples." },
-    { .name = "mapping", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_pprof_v1_profile_field, u.mapping), .type = &pcd_pprof_v1_mapping_type, .doc = "Address ranges and the binaries mapped there; mapping[0] is the main binary." },
-    { .name = "location", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_pprof_v1_profile_field, u.location), .type = &pcd_pprof_v1_location_type, .doc = "Locations the samples reference." },
-    { .name = "function", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_pprof_v1_profile_field, u.function), .type = &pcd_pprof_v1_function_type, .doc = "Functions the locations reference." },
-    { .name = "string_table", .kind = PCD_K_STRING, .flags = PCD_F_INDEX_KEY, .offset = offsetof(pcd_pprof_v1_profile_field, u.string_table), .doc = "Strings everything else indexes; string_table[0] is \"\".", .key = "string" },
-    { .name = "drop_frames", .kind = PCD_K_S64, .offset = offsetof(pcd_pprof_v1_profile_field, u.drop_frames), .doc = "Index into string_table: a regexp of frames to drop, with their callers.", .ref = "string" },
-    { .name = "keep_frames", .kind = PCD_K_S64, .offset = offsetof(pcd_pprof_v1_profile_field, u.keep_frames), .doc = "Index into string_table: a regexp of frames to keep even if dropped.", .ref = "string" },
-    { .name = "time_nanos", .kind = PCD_K_S64, .offset = offsetof(pcd_pprof_v1_profile_field, u.time_nanos), .doc = "When the profile was collected, ns since the Unix epoch (UTC)." },
-    { .name = "duration_nanos", .kind = PCD_K_S64, .offset = offsetof(pcd_pprof_v1_profile_field, u.duration_nanos), .doc = "How long the profile covers, in ns." },
-    { .name = "period_type", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_pprof_v1_profile_field, u.period_type), .type = &pcd_pprof_v1_value_type_type, .doc = "The kind of events between sampled occurrences." },
-    { .name = "period", .kind = PCD_K_S64, .offset = offsetof(pcd_pprof_v1_profile_field, u.period), .doc = "The number of events (of period_type) between sampled occurrences." },
-    { .name = "comment", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64, .offset = offsetof(pcd_pprof_v1_profile_field, u.comment.items), .aux = offsetof(pcd_pprof_v1_profile_field, u.comment.n_items), .doc = "Indexes into string_table: free-form text for people.", .ref = "string" },
-    { .name = "default_sample_type", .kind = PCD_K_S64, .offset = offsetof(pcd_pprof_v1_profile_field, u.default_sample_type), .doc = "Index into string_table: the preferred sample type's name.", .ref = "string" },
-    { .name = "doc_url", .kind = PCD_K_S64, .offset = offsetof(pcd_pprof_v1_profile_field, u.doc_url), .doc = "Index into string_table: an absolute URL documenting this profile type.", .ref = "string" },
+    { .name = "sample_type", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_pprof_v1_profile_field, u.sample_type), .type = &pcd_pprof_v1_value_type_type, .doc = "What each Sample.value is: [[\"cpu\",\"nanoseconds\"]], [[\"alloc_space\",\"bytes\"]] ...", .number = 1 },
+    { .name = "sample", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_pprof_v1_profile_field, u.sample), .type = &pcd_pprof_v1_sample_type, .doc = "The samples.", .number = 2 },
+    { .name = "mapping", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_pprof_v1_profile_field, u.mapping), .type = &pcd_pprof_v1_mapping_type, .doc = "Address ranges and the binaries mapped there; mapping[0] is the main binary.", .number = 3 },
+    { .name = "location", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_pprof_v1_profile_field, u.location), .type = &pcd_pprof_v1_location_type, .doc = "Locations the samples reference.", .number = 4 },
+    { .name = "function", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_pprof_v1_profile_field, u.function), .type = &pcd_pprof_v1_function_type, .doc = "Functions the locations reference.", .number = 5 },
+    { .name = "string_table", .kind = PCD_K_STRING, .flags = PCD_F_INDEX_KEY, .offset = offsetof(pcd_pprof_v1_profile_field, u.string_table), .doc = "Strings everything else indexes; string_table[0] is \"\".", .key = "string", .number = 6 },
+    { .name = "drop_frames", .kind = PCD_K_S64, .offset = offsetof(pcd_pprof_v1_profile_field, u.drop_frames), .doc = "Index into string_table: a regexp of frames to drop, with their callers.", .ref = "string", .number = 7 },
+    { .name = "keep_frames", .kind = PCD_K_S64, .offset = offsetof(pcd_pprof_v1_profile_field, u.keep_frames), .doc = "Index into string_table: a regexp of frames to keep even if dropped.", .ref = "string", .number = 8 },
+    { .name = "time_nanos", .kind = PCD_K_S64, .offset = offsetof(pcd_pprof_v1_profile_field, u.time_nanos), .doc = "When the profile was collected, ns since the Unix epoch (UTC).", .number = 9 },
+    { .name = "duration_nanos", .kind = PCD_K_S64, .offset = offsetof(pcd_pprof_v1_profile_field, u.duration_nanos), .doc = "How long the profile covers, in ns.", .number = 10 },
+    { .name = "period_type", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_pprof_v1_profile_field, u.period_type), .type = &pcd_pprof_v1_value_type_type, .doc = "The kind of events between sampled occurrences.", .number = 11 },
+    { .name = "period", .kind = PCD_K_S64, .offset = offsetof(pcd_pprof_v1_profile_field, u.period), .doc = "The number of events (of period_type) between sampled occurrences.", .number = 12 },
+    { .name = "comment", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64, .offset = offsetof(pcd_pprof_v1_profile_field, u.comment.items), .aux = offsetof(pcd_pprof_v1_profile_field, u.comment.n_items), .doc = "Indexes into string_table: free-form text for people.", .ref = "string", .number = 13 },
+    { .name = "default_sample_type", .kind = PCD_K_S64, .offset = offsetof(pcd_pprof_v1_profile_field, u.default_sample_type), .doc = "Index into string_table: the preferred sample type's name.", .ref = "string", .number = 14 },
+    { .name = "doc_url", .kind = PCD_K_S64, .offset = offsetof(pcd_pprof_v1_profile_field, u.doc_url), .doc = "Index into string_table: an absolute URL documenting this profile type.", .ref = "string", .number = 15 },
     { .name = "_unknown", .kind = PCD_K_PB_FIELD, .offset = offsetof(pcd_pprof_v1_profile_field, u.unknown_) },
 };
 const pcd_type pcd_pprof_v1_profile_field_type = {
@@ -5339,6 +5339,7 @@ static const pcd_region_desc *const pcd_pprof_v1_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_pprof_v1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_pprof_v1_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_pprof_v1_file_explain(c, out); }
 
 const pcd_format pcd_pprof_v1_format = {
     .name = "pprof",
@@ -5355,4 +5356,5 @@ const pcd_format pcd_pprof_v1_format = {
     .detect_min = 0,
     .version_num = 1,
     .flags = PCD_FMT_STREAMABLE | PCD_FMT_NO_MAGIC,
+    .root_explain = root_exp,
 };

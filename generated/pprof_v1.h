@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 2
-#error "pprof_v1.h was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "pprof_v1.h was generated for runtime ABI 3; run make regen"
 #endif
 
 /* A Profile message (protobuf, proto3): samples with values per sample type and stacks of
@@ -281,6 +281,7 @@ pcd_status pcd_pprof_v1_file_decode(pcd_cursor *c, pcd_pprof_v1_file *out);
 pcd_status pcd_pprof_v1_file_validate(pcd_cursor *c);
 pcd_status pcd_pprof_v1_file_encode(pcd_sink *s, const pcd_pprof_v1_file *in);
 uint64_t pcd_pprof_v1_file_size(pcd_ctx *x, const pcd_pprof_v1_file *in);
+pcd_status pcd_pprof_v1_file_explain(pcd_cursor *c, pcd_pprof_v1_file *out); /* pprof_v1_explain.c */
 
 /* ---- descriptors ---- */
 

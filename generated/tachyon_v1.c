@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "tachyon_v1.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "tachyon_v1.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- repeat_entry -------- */
@@ -83,7 +83,7 @@ static const pcd_run_field k_sample_run1[] = {
     { .name = "interpreter_id", .wire = 4, .type = "u32native" },
 };
 /* sample: One record of the sample stream: a thread, then how its stack changed. */
-static inline pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyon_v1_sample *out)
+PCD_INLINE pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyon_v1_sample *out)
 {
     uint64_t v_thread_id = 0;
     uint32_t v_interpreter_id = 0;
@@ -327,7 +327,7 @@ pcd_status pcd_tachyon_v1_sample_decode(pcd_cursor *c, pcd_tachyon_v1_sample *ou
 /* sample: One record of the sample stream: a thread, then how its stack changed.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_tachyon_v1_sample_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t tag_stack = 0;
     /* thread_id, interpreter_id: 12 bytes of fixed fields */
@@ -665,7 +665,7 @@ uint64_t pcd_tachyon_v1_sample_size(pcd_ctx *x, const pcd_tachyon_v1_sample *in)
 /* -------- string -------- */
 
 /* string: An entry of the string table (file and function names), UTF-8 as written. */
-static inline pcd_status pcd_tachyon_v1_string_decode_(pcd_cursor *c, pcd_tachyon_v1_string *out)
+PCD_INLINE pcd_status pcd_tachyon_v1_string_decode_(pcd_cursor *c, pcd_tachyon_v1_string *out)
 {
     pcd_bytes v_value = { NULL, 0 };
     uint64_t len_value = 0;
@@ -684,7 +684,7 @@ pcd_status pcd_tachyon_v1_string_decode(pcd_cursor *c, pcd_tachyon_v1_string *ou
 /* string: An entry of the string table (file and function names), UTF-8 as written.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_tachyon_v1_string_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_tachyon_v1_string_validate_(pcd_cursor *c)
 {
     PCD_UNUSED pcd_bytes v_value = { NULL, 0 };
     PCD_UNUSED uint64_t len_value = 0;
@@ -721,7 +721,7 @@ uint64_t pcd_tachyon_v1_string_size(pcd_ctx *x, const pcd_tachyon_v1_string *in)
 /* -------- frame -------- */
 
 /* frame: An entry of the frame table. A location part of -1 means none; the end deltas are 0 then. */
-static inline pcd_status pcd_tachyon_v1_frame_decode_(pcd_cursor *c, pcd_tachyon_v1_frame *out)
+PCD_INLINE pcd_status pcd_tachyon_v1_frame_decode_(pcd_cursor *c, pcd_tachyon_v1_frame *out)
 {
     const uint8_t *f0_filename = NULL;
     uint64_t v_filename = 0;
@@ -773,7 +773,7 @@ pcd_status pcd_tachyon_v1_frame_decode(pcd_cursor *c, pcd_tachyon_v1_frame *out)
 /* frame: An entry of the frame table. A location part of -1 means none; the end deltas are 0 then.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_tachyon_v1_frame_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_tachyon_v1_frame_validate_(pcd_cursor *c)
 {
     PCD_UNUSED const uint8_t *f0_filename = NULL;
     PCD_UNUSED uint64_t v_filename = 0;
@@ -864,7 +864,7 @@ static const pcd_run_field k_stats_run1[] = {
     { .name = "sample_rate", .wire = 8, .type = "f64native" },
 };
 /* stats: The profile statistics block (before its 16-byte trailer), 40 bytes, or 16 in the legacy 32-byte form. */
-static inline pcd_status pcd_tachyon_v1_stats_decode_(pcd_cursor *c, pcd_tachyon_v1_stats *out)
+PCD_INLINE pcd_status pcd_tachyon_v1_stats_decode_(pcd_cursor *c, pcd_tachyon_v1_stats *out)
 {
     double v_duration_sec = 0;
     double v_sample_rate = 0;
@@ -937,7 +937,7 @@ pcd_status pcd_tachyon_v1_stats_decode(pcd_cursor *c, pcd_tachyon_v1_stats *out)
 /* stats: The profile statistics block (before its 16-byte trailer), 40 bytes, or 16 in the legacy 32-byte form.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_tachyon_v1_stats_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_tachyon_v1_stats_validate_(pcd_cursor *c)
 {
     PCD_UNUSED double v_error_rate = 0;
     PCD_UNUSED double v_missed_samples = 0;
@@ -1641,6 +1641,7 @@ static pcd_status pcd_tachyon_v1_file_segments(pcd_sink *s, const void *in, uint
 
 static pcd_status pcd_tachyon_v1_region_samples_dec(pcd_cursor *c, void *out) { return pcd_tachyon_v1_sample_decode_(c, out); }
 static pcd_status pcd_tachyon_v1_region_samples_enc(pcd_sink *s, const void *in) { return pcd_tachyon_v1_sample_encode(s, in); }
+static pcd_status pcd_tachyon_v1_region_samples_exp(pcd_cursor *c, void *out) { return pcd_tachyon_v1_sample_explain(c, out); }
 static pcd_status pcd_tachyon_v1_region_samples_val(pcd_cursor *c) { return pcd_tachyon_v1_sample_validate_(c); }
 /* Validates samples records back to back (the validation fast path). */
 static uint64_t pcd_tachyon_v1_region_samples_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -1704,10 +1705,12 @@ const pcd_region_desc pcd_tachyon_v1_region_samples = {
     .zstd_level = 5,
     .record_min = 14,  /* the smallest record's bytes */
     .decode_run = pcd_tachyon_v1_region_samples_drun,
+    .explain = pcd_tachyon_v1_region_samples_exp,
 };
 
 static pcd_status pcd_tachyon_v1_region_strings_dec(pcd_cursor *c, void *out) { return pcd_tachyon_v1_string_decode_(c, out); }
 static pcd_status pcd_tachyon_v1_region_strings_enc(pcd_sink *s, const void *in) { return pcd_tachyon_v1_string_encode(s, in); }
+static pcd_status pcd_tachyon_v1_region_strings_exp(pcd_cursor *c, void *out) { return pcd_tachyon_v1_string_explain(c, out); }
 static pcd_status pcd_tachyon_v1_region_strings_val(pcd_cursor *c) { return pcd_tachyon_v1_string_validate_(c); }
 /* Validates strings records back to back (the validation fast path). */
 static uint64_t pcd_tachyon_v1_region_strings_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -1777,10 +1780,12 @@ const pcd_region_desc pcd_tachyon_v1_region_strings = {
     .zstd_level = 3,
     .record_min = 1,  /* the smallest record's bytes */
     .decode_run = pcd_tachyon_v1_region_strings_drun,
+    .explain = pcd_tachyon_v1_region_strings_exp,
 };
 
 static pcd_status pcd_tachyon_v1_region_frames_dec(pcd_cursor *c, void *out) { return pcd_tachyon_v1_frame_decode_(c, out); }
 static pcd_status pcd_tachyon_v1_region_frames_enc(pcd_sink *s, const void *in) { return pcd_tachyon_v1_frame_encode(s, in); }
+static pcd_status pcd_tachyon_v1_region_frames_exp(pcd_cursor *c, void *out) { return pcd_tachyon_v1_frame_explain(c, out); }
 static pcd_status pcd_tachyon_v1_region_frames_val(pcd_cursor *c) { return pcd_tachyon_v1_frame_validate_(c); }
 /* Validates frames records back to back (the validation fast path). */
 static uint64_t pcd_tachyon_v1_region_frames_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -1850,10 +1855,12 @@ const pcd_region_desc pcd_tachyon_v1_region_frames = {
     .zstd_level = 3,
     .record_min = 7,  /* the smallest record's bytes */
     .decode_run = pcd_tachyon_v1_region_frames_drun,
+    .explain = pcd_tachyon_v1_region_frames_exp,
 };
 
 static pcd_status pcd_tachyon_v1_region_stats_dec(pcd_cursor *c, void *out) { return pcd_tachyon_v1_stats_decode_(c, out); }
 static pcd_status pcd_tachyon_v1_region_stats_enc(pcd_sink *s, const void *in) { return pcd_tachyon_v1_stats_encode(s, in); }
+static pcd_status pcd_tachyon_v1_region_stats_exp(pcd_cursor *c, void *out) { return pcd_tachyon_v1_stats_explain(c, out); }
 static pcd_status pcd_tachyon_v1_region_stats_val(pcd_cursor *c) { return pcd_tachyon_v1_stats_validate_(c); }
 /* Validates stats records back to back (the validation fast path). */
 static uint64_t pcd_tachyon_v1_region_stats_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -1910,6 +1917,7 @@ const pcd_region_desc pcd_tachyon_v1_region_stats = {
     .zstd_level = 3,
     .record_min = 16,  /* the smallest record's bytes */
     .decode_run = pcd_tachyon_v1_region_stats_drun,
+    .explain = pcd_tachyon_v1_region_stats_exp,
 };
 
 /* -------- warnings -------- */
@@ -2241,6 +2249,7 @@ static const pcd_region_desc *const pcd_tachyon_v1_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_tachyon_v1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_tachyon_v1_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_tachyon_v1_file_explain(c, out); }
 
 const pcd_format pcd_tachyon_v1_format = {
     .name = "tachyon",
@@ -2258,4 +2267,5 @@ const pcd_format pcd_tachyon_v1_format = {
     .detect_min = 4,
     .version_num = 1,
     .flags = PCD_FMT_NATIVE_ORDER | PCD_FMT_WARNS,
+    .root_explain = root_exp,
 };

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 2
-#error "tachyon_v1.h was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "tachyon_v1.h was generated for runtime ABI 3; run make regen"
 #endif
 
 /* The binary output of CPython 3.15's sampling profiler (profiling.sampling,
@@ -411,31 +411,37 @@ pcd_status pcd_tachyon_v1_repeat_entry_decode(pcd_cursor *c, pcd_tachyon_v1_repe
 pcd_status pcd_tachyon_v1_repeat_entry_validate(pcd_cursor *c);
 pcd_status pcd_tachyon_v1_repeat_entry_encode(pcd_sink *s, const pcd_tachyon_v1_repeat_entry *in);
 uint64_t pcd_tachyon_v1_repeat_entry_size(pcd_ctx *x, const pcd_tachyon_v1_repeat_entry *in);
+pcd_status pcd_tachyon_v1_repeat_entry_explain(pcd_cursor *c, pcd_tachyon_v1_repeat_entry *out); /* tachyon_v1_explain.c */
 
 pcd_status pcd_tachyon_v1_sample_decode(pcd_cursor *c, pcd_tachyon_v1_sample *out);
 pcd_status pcd_tachyon_v1_sample_validate(pcd_cursor *c);
 pcd_status pcd_tachyon_v1_sample_encode(pcd_sink *s, const pcd_tachyon_v1_sample *in);
 uint64_t pcd_tachyon_v1_sample_size(pcd_ctx *x, const pcd_tachyon_v1_sample *in);
+pcd_status pcd_tachyon_v1_sample_explain(pcd_cursor *c, pcd_tachyon_v1_sample *out); /* tachyon_v1_explain.c */
 
 pcd_status pcd_tachyon_v1_string_decode(pcd_cursor *c, pcd_tachyon_v1_string *out);
 pcd_status pcd_tachyon_v1_string_validate(pcd_cursor *c);
 pcd_status pcd_tachyon_v1_string_encode(pcd_sink *s, const pcd_tachyon_v1_string *in);
 uint64_t pcd_tachyon_v1_string_size(pcd_ctx *x, const pcd_tachyon_v1_string *in);
+pcd_status pcd_tachyon_v1_string_explain(pcd_cursor *c, pcd_tachyon_v1_string *out); /* tachyon_v1_explain.c */
 
 pcd_status pcd_tachyon_v1_frame_decode(pcd_cursor *c, pcd_tachyon_v1_frame *out);
 pcd_status pcd_tachyon_v1_frame_validate(pcd_cursor *c);
 pcd_status pcd_tachyon_v1_frame_encode(pcd_sink *s, const pcd_tachyon_v1_frame *in);
 uint64_t pcd_tachyon_v1_frame_size(pcd_ctx *x, const pcd_tachyon_v1_frame *in);
+pcd_status pcd_tachyon_v1_frame_explain(pcd_cursor *c, pcd_tachyon_v1_frame *out); /* tachyon_v1_explain.c */
 
 pcd_status pcd_tachyon_v1_stats_decode(pcd_cursor *c, pcd_tachyon_v1_stats *out);
 pcd_status pcd_tachyon_v1_stats_validate(pcd_cursor *c);
 pcd_status pcd_tachyon_v1_stats_encode(pcd_sink *s, const pcd_tachyon_v1_stats *in);
 uint64_t pcd_tachyon_v1_stats_size(pcd_ctx *x, const pcd_tachyon_v1_stats *in);
+pcd_status pcd_tachyon_v1_stats_explain(pcd_cursor *c, pcd_tachyon_v1_stats *out); /* tachyon_v1_explain.c */
 
 pcd_status pcd_tachyon_v1_file_decode(pcd_cursor *c, pcd_tachyon_v1_file *out);
 pcd_status pcd_tachyon_v1_file_validate(pcd_cursor *c);
 pcd_status pcd_tachyon_v1_file_encode(pcd_sink *s, const pcd_tachyon_v1_file *in);
 uint64_t pcd_tachyon_v1_file_size(pcd_ctx *x, const pcd_tachyon_v1_file *in);
+pcd_status pcd_tachyon_v1_file_explain(pcd_cursor *c, pcd_tachyon_v1_file *out); /* tachyon_v1_explain.c */
 
 /* ---- descriptors ---- */
 

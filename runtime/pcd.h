@@ -7,6 +7,7 @@
 #include "pcd_alloc.h"
 #include "pcd_endian.h"
 #include "pcd_cursor.h"
+#include "pcd_span.h"
 #include "pcd_varint.h"
 #include "pcd_sink.h"
 #include "pcd_desc.h"
@@ -14,6 +15,7 @@
 #include "pcd_reader.h"
 #include "pcd_writer.h"
 #include "pcd_json.h"
+#include "pcd_explain.h"
 #include "pcd_zstd.h"
 
 #include <stddef.h>

@@ -55,7 +55,7 @@ pcd_status pcd_wrap(pcd_ctx *x, pcd_status s, const char *name, int64_t index)
     return s;
 }
 
-pcd_status pcd_read_cstring(pcd_cursor *c, uint64_t max, pcd_bytes *out, const char *name)
+pcd_status pcd_read_cstring_slow(pcd_cursor *c, uint64_t max, pcd_bytes *out, const char *name)
 {
     size_t left = (size_t)(c->end - c->p);
     size_t scan = (max && max < left) ? (size_t)max + 1 : left;

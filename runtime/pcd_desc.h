@@ -79,6 +79,7 @@ typedef struct pcd_field {
     int64_t sentinel;         /* with PCD_F_SENTINEL */
     const char *doc;
     const struct pcd_region_desc *region;  /* PCD_K_REGION */
+    uint32_t number;          /* protobuf: the field's number (0: not a message's field) */
     /* References (schema: key = / index_key = / ref = "space"): the key space whose targets
      * this field defines (key; with PCD_F_INDEX_KEY by its position), or points at (ref);
      * NULL: neither. For the mutators; no decoder reads them. */
@@ -182,6 +183,9 @@ typedef struct pcd_region_desc {
     /* Records that are batches of fixed-width elements: each record is decoded within the
      * next batch_bytes of the region (the last one within what is left); 0: not batched. */
     uint32_t batch_bytes;
+    /* explain: decode that also records where each field lies (pcd_span.h); NULL for
+     * protobuf records, whose fields the runtime finds by their keys (pcd_pb_spans) */
+    pcd_decode_fn explain;
 } pcd_region_desc;
 
 /* A format version: what `formats` lists and what the stream driver runs. */
@@ -203,6 +207,7 @@ typedef struct pcd_format {
     uint32_t detect_min;          /* bytes detect() wants */
     uint64_t version_num;         /* dispatch key */
     uint32_t flags;
+    pcd_decode_fn root_explain;   /* the root's decode that records its spans (pcd_span.h) */
 } pcd_format;
 
 enum {

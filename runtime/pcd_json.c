@@ -238,6 +238,20 @@ pcd_status pcd_json_value(pcd_sink *s, const pcd_field *fd, const void *base)
     return json_kind(s, fd->kind, fd, fd->type, p);
 }
 
+pcd_status pcd_json_elements(pcd_sink *s, const pcd_field *fd, const void *base, uint64_t first, uint64_t count)
+{
+    if (fd->kind != PCD_K_ARRAY) return pcd_json_value(s, fd, base);
+    const uint8_t *items = *(const uint8_t *const *)((const uint8_t *)base + fd->offset);
+    size_t n = *(const size_t *)((const uint8_t *)base + fd->aux);
+    size_t es = fd->type ? fd->type->size : kind_size(fd->elem_kind);
+    PCD_TRY(pcd_sink_put(s, "[", 1));
+    for (uint64_t i = first; i < first + count && i < n; i++) {
+        if (i > first) PCD_TRY(pcd_sink_put(s, ",", 1));
+        PCD_TRY(json_kind(s, fd->elem_kind, NULL, fd->type, items + i * es));
+    }
+    return pcd_sink_put(s, "]", 1);
+}
+
 static pcd_status json_key(pcd_sink *s, const char *k, bool *first)
 {
     if (!*first) PCD_TRY(pcd_sink_put(s, ",", 1));

@@ -23,5 +23,8 @@ size_t pcd_fmt_f64(char *buf, double v);
 
 /* Writes the value of one described field (used by the dumper and converters). */
 pcd_status pcd_json_value(pcd_sink *s, const pcd_field *fd, const void *base);
+/* The elements [first, first + count) of an array field, as a JSON array (explain: the values
+ * of one occurrence of a repeated protobuf field). */
+pcd_status pcd_json_elements(pcd_sink *s, const pcd_field *fd, const void *base, uint64_t first, uint64_t count);
 
 #endif

@@ -8,7 +8,7 @@
 
 /* Bumped whenever generated code and the runtime stop matching; every generated
  * file checks it with #error (see docs/notes/generated-code.md). */
-#define PCD_RUNTIME_ABI 2
+#define PCD_RUNTIME_ABI 3
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PCD_LIKELY(x) __builtin_expect(!!(x), 1)

@@ -1,5 +1,6 @@
 /* pcd_reader.c: windows, refills, nested regions, zstd regions and damage recovery. */
 #include "pcd_reader.h"
+#include "pcd_span.h"
 
 #include <string.h>
 
@@ -152,8 +153,11 @@ static pcd_status common_open(pcd_reader *r, const pcd_format *f, const pcd_read
     r->al = o->al;
     r->validate_only = o->validate_only;
     r->threads = o->threads;
+    r->release = o->release;
+    r->release_ud = o->release_ud;
     pcd_arena_init(&r->arena, NULL, 0, r->al, 0);
     pcd_ctx_init(&r->x, &r->arena);
+    r->x.spans = o->spans;
     if (o->lim) r->x.lim = o->lim;
     r->x.version = f->version_num;
     r->rec_cap = max_record_size(f);
@@ -444,6 +448,7 @@ static pcd_status decode_in(pcd_reader *r, uint32_t d, pcd_decode_fn dec, pcd_va
         r->x.state = state;
         if (state_size) memcpy(saved, state, state_size);
         if (r->arena.used) pcd_arena_reset(&r->arena);
+        if (r->x.spans) pcd_spans_reset(r->x.spans);
         pcd_status st = val ? val(&c) : dec(&c, out);
         if (st == PCD_OK) {
             *off = w->base + w->pos;
@@ -500,7 +505,14 @@ static pcd_status close_level(pcd_reader *r)
     const pcd_region_desc *rd = L->rd;
     uint64_t resume = L->file_end;
     pcd_status st = PCD_OK;
+    uint32_t depth = r->depth;
     pop_level(r);
+    if (r->n_closed < PCD_READER_MAX_DEPTH) {
+        /* where it ended in its parent's stream (explain: pcd_reader_closed) */
+        const pcd_win *pw = level_win(r, r->depth);
+        r->closed[r->n_closed].depth = depth;
+        r->closed[r->n_closed++].end = resume != UINT64_MAX ? resume : pw->base + pw->pos;
+    }
     if (r->depth == 0 && r->whole) {
         /* the root may have further regions */
         const pcd_type *t = r->f->root;
@@ -537,15 +549,93 @@ bool pcd_reader_input(const pcd_reader *r, const uint8_t **data, size_t *size)
     return true;
 }
 
+bool pcd_reader_stream(const pcd_reader *r, uint32_t depth, const uint8_t **p, uint64_t *base, size_t *n)
+{
+    if (depth > r->depth || !r->win) return false;
+    const pcd_win *w = level_win((pcd_reader *)r, depth);
+    if (!w || !w->buf) return false;
+    *p = w->buf;
+    *base = w->base;
+    *n = w->hi;
+    return true;
+}
+
+bool pcd_reader_failed_record(const pcd_reader *r, pcd_record *rec)
+{
+    if (!r->failed) return false;
+    uint32_t d = r->fail_depth;
+    memset(rec, 0, sizeof *rec);
+    if (d == 0) {
+        if (r->root_done) return false;
+        rec->type = r->f->root;
+        rec->data = r->rec + r->rec_cap;
+        rec->offset = 0;
+    } else {
+        if (d > r->depth) return false;
+        const pcd_region_desc *rd = r->lv[d - 1].rd;
+        rec->type = rd->record;
+        rec->data = r->rec;
+        rec->region = rd;
+        rec->offset = r->fail_offset;
+        rec->depth = d;
+        for (uint32_t i = 0; i < d; i++) rec->decompressed = rec->decompressed || r->lv[i].compression;
+    }
+    rec->big = r->x.big;
+    return true;
+}
+
+size_t pcd_reader_closed(const pcd_reader *r, uint32_t *depths, uint64_t *ends, size_t max)
+{
+    size_t n = 0;
+    for (; n < r->n_closed && n < max; n++) {
+        depths[n] = r->closed[n].depth;
+        ends[n] = r->closed[n].end;
+    }
+    return n;
+}
+
+/* Whole-buffer readers: tells the release hook how far the input has been read, every
+ * RELEASE_STEP bytes: the file window's position, or, inside a compressed region, how much of
+ * its compressed bytes the zstd reader (or its helper) has taken. */
+#define RELEASE_STEP ((uint64_t)8 << 20)
+static void release_behind(pcd_reader *r)
+{
+    if (!r->release || !r->whole) return;
+    uint64_t at = file_win(r)->pos;
+    for (uint32_t i = 0; i < r->depth; i++) {
+        pcd_level *L = &r->lv[i];
+        if (L->compression && L->zl) {
+            pcd_zlevel *zl = L->zl;
+            at = zl->z.in_base + pcd_zstd_reader_taken(&zl->z);
+            break;
+        }
+    }
+    if (at >= r->released + RELEASE_STEP) {
+        r->release(r->release_ud, at);
+        r->released = at;
+    }
+}
+
+static pcd_status next_record(pcd_reader *r, pcd_record *rec);
+
 pcd_status pcd_reader_next(pcd_reader *r, pcd_record *rec)
 {
+    pcd_status st = next_record(r, rec);
+    if (PCD_UNLIKELY(r->release != NULL) && (r->records & 1023) == 0) release_behind(r);
+    return st;
+}
+
+static pcd_status next_record(pcd_reader *r, pcd_record *rec)
+{
+    r->n_closed = 0;
     if (r->failed) return r->x.err.status;
     if (r->done) return PCD_END;
     uint8_t *root = r->rec + r->rec_cap;
     if (!r->root_done) {
         uint64_t off;
         size_t used;
-        pcd_status st = decode_in(r, 0, r->f->root_decode, NULL, root, NULL, 0, &off, &used);
+        pcd_decode_fn rdec = r->x.spans && r->f->root_explain ? r->f->root_explain : r->f->root_decode;
+        pcd_status st = decode_in(r, 0, rdec, NULL, root, NULL, 0, &off, &used);
         if (st == PCD_WOULD_BLOCK) return st;
         if (st != PCD_OK) {
             r->failed = true;
@@ -588,8 +678,8 @@ pcd_status pcd_reader_next(pcd_reader *r, pcd_record *rec)
         bool val = r->validate_only && rd->validate;
         uint64_t off;
         size_t used;
-        st = decode_in(r, r->depth, rd->decode, val ? rd->validate : NULL, r->rec, L->state,
-                       rd->state_size, &off, &used);
+        st = decode_in(r, r->depth, r->x.spans && rd->explain ? rd->explain : rd->decode, val ? rd->validate : NULL,
+                       r->rec, L->state, rd->state_size, &off, &used);
         if (st == PCD_WOULD_BLOCK) return st;
         if (st != PCD_OK) {
             r->failed = true;
@@ -797,7 +887,16 @@ static pcd_status run_fill(pcd_reader *r)
     return st;
 }
 
+static pcd_status validate_run(pcd_reader *r, uint64_t max, uint64_t *n);
+
 pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n)
+{
+    pcd_status st = validate_run(r, max, n);
+    if (PCD_UNLIKELY(r->release != NULL)) release_behind(r);
+    return st;
+}
+
+static pcd_status validate_run(pcd_reader *r, uint64_t max, uint64_t *n)
 {
     *n = 0;
     if (r->failed) return r->x.err.status;
@@ -862,7 +961,16 @@ pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n)
 
 /* ---- decoding fast path ---------------------------------------------------------- */
 
+static pcd_status decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_record_fn fn, void *ud);
+
 pcd_status pcd_reader_decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_record_fn fn, void *ud)
+{
+    pcd_status st = decode_run(r, max, n, fn, ud);
+    if (PCD_UNLIKELY(r->release != NULL)) release_behind(r);
+    return st;
+}
+
+static pcd_status decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_record_fn fn, void *ud)
 {
     *n = 0;
     if (r->failed) return r->x.err.status;

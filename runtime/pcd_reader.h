@@ -22,6 +22,15 @@ typedef struct pcd_reader_opts {
     bool validate_only;       /* use validate functions where possible: records carry no data */
     bool threads;             /* a large zstd region may be decompressed ahead on one helper
                                * thread (see pcd_zstd_reader_allow_thread); same results */
+    /* Whole-buffer readers: told, every few MiB, how far the input has been read (by the reader
+     * or its helper thread): a caller that mapped a file may drop the pages before `upto`, so
+     * that the resident memory does not grow with the file (a part read again is only read
+     * again from the file). NULL: not told. */
+    void (*release)(void *ud, uint64_t upto);
+    void *release_ud;
+    struct pcd_spans *spans;  /* explain: records are decoded by the generated explain functions,
+                               * which record where each field lies here (reset at each record;
+                               * pcd_span.h); NULL: plain decoding */
 } pcd_reader_opts;
 
 /* One decoded record. `data` points to the generated C struct of `type` (NULL in
@@ -77,8 +86,14 @@ typedef struct pcd_reader {
     uint64_t fail_offset;     /* start of the damaged record */
     uint32_t fail_depth;
     void *spare_zl;           /* a closed compressed level's zstd context and window, for the next one */
+    void (*release)(void *ud, uint64_t upto); /* pcd_reader_opts.release */
+    void *release_ud;
+    uint64_t released;        /* where release was told last */
     uint64_t records;         /* records returned */
     uint64_t skipped_bytes;   /* bytes passed over by recovery */
+    /* the regions that ended during the last pcd_reader_next (pcd_reader_closed) */
+    struct { uint32_t depth; uint64_t end; } closed[PCD_READER_MAX_DEPTH];
+    uint32_t n_closed;
 } pcd_reader;
 
 /* Streaming: bytes come from read(ud, ...). */
@@ -116,6 +131,17 @@ void pcd_record_warnings(const pcd_record *rec, pcd_warn_fn warn, void *ud);
 pcd_status pcd_reader_skip_region(pcd_reader *r);
 /* The whole input, for readers opened on a buffer (false otherwise). */
 bool pcd_reader_input(const pcd_reader *r, const uint8_t **data, size_t *size);
+/* explain: the bytes the reader holds of the stream of the records at `depth` (the file, or a
+ * compressed region's decompressed data): *p, n bytes at stream offset *base. The record
+ * pcd_reader_next returned last at that depth lies within them. False when there are none. */
+bool pcd_reader_stream(const pcd_reader *r, uint32_t depth, const uint8_t **p, uint64_t *base, size_t *n);
+/* explain: the regions that ended during the last pcd_reader_next, innermost first: for each,
+ * the depth of its records and where it ended in its parent's stream (a zstd frame's end is
+ * known only then). Returns how many (at most max). */
+size_t pcd_reader_closed(const pcd_reader *r, uint32_t *depths, uint64_t *ends, size_t max);
+/* explain: after an error, the record whose decoding failed (its type, its data as far as it was
+ * decoded, where it starts, its depth); false when there is none (the error was elsewhere). */
+bool pcd_reader_failed_record(const pcd_reader *r, pcd_record *rec);
 /* The root (file) record, once the first record was read. */
 const void *pcd_reader_root(const pcd_reader *r);
 void pcd_reader_close(pcd_reader *r);

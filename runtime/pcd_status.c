@@ -26,6 +26,7 @@ const char *pcd_status_name(pcd_status s)
     case PCD_E_INVALID: return "invalid";
     case PCD_E_ARG: return "bad argument";
     case PCD_E_GZIP: return "gzip error";
+    case PCD_E_EMPTY: return "nothing to show";
     case PCD_E_INTERNAL: return "internal error";
     }
     return "unknown status";

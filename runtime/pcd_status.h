@@ -26,6 +26,8 @@ typedef enum pcd_status {
     PCD_E_INVALID = 43,       /* a semantic check failed (reference, order, consistency) */
     PCD_E_ARG = 44,           /* the caller passed something unusable */
     PCD_E_GZIP = 45,          /* zlib reported an error */
+    PCD_E_EMPTY = 46,         /* the input holds nothing an output can show (no samples, none
+                               * with a value of the metric, or values it cannot draw) */
     PCD_E_INTERNAL = 63       /* a bug in profcodec; fuzzers treat it as a crash */
 } pcd_status;
 

@@ -59,6 +59,7 @@ struct pcd_zstd_worker {
     bool stop;                /* the reader asks it to stop */
     const uint8_t *in;
     size_t in_len;
+    size_t in_done;           /* input the helper has taken, published with each block */
     uint64_t max_out;
 };
 
@@ -102,6 +103,7 @@ static void *worker_main(void *arg)
             w->len[head % PCD_ZSTD_RING] = out.pos;
             w->head = head + 1;
         }
+        w->in_done = in.pos;
         bool end = fail || exhausted;
         if (end) {
             ok = !fail && pending == 0;
@@ -215,6 +217,16 @@ static pcd_status worker_read(pcd_zstd_reader *z, uint8_t *dst, size_t cap, size
 }
 
 void pcd_zstd_reader_allow_thread(pcd_zstd_reader *z, bool allow) { z->allow_thread = allow; }
+
+size_t pcd_zstd_reader_taken(pcd_zstd_reader *z)
+{
+    pcd_zstd_worker *w = z->w;
+    if (!w) return z->in_pos;
+    pthread_mutex_lock(&w->mu);
+    size_t n = w->in_done;
+    pthread_mutex_unlock(&w->mu);
+    return n;
+}
 
 void pcd_zstd_reader_reset(pcd_zstd_reader *z, uint64_t max_out)
 {

@@ -43,6 +43,8 @@ typedef struct pcd_zstd_reader {
 #define PCD_ZSTD_RING 4
 #define PCD_ZSTD_BLOCK ((size_t)1 << 18)
 void pcd_zstd_reader_allow_thread(pcd_zstd_reader *z, bool allow);
+/* How much of the input (from in[0]) has been taken by the reader or its helper thread. */
+size_t pcd_zstd_reader_taken(pcd_zstd_reader *z);
 
 /* `al` supplies zstd's own memory (through ZSTD_customMem); it may not be NULL. */
 pcd_status pcd_zstd_reader_init(pcd_zstd_reader *z, pcd_alloc *al, uint64_t max_out);

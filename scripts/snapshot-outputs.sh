@@ -2,7 +2,8 @@
 # snapshot-outputs.sh: every converter's output for every input file, for comparing two builds
 # byte for byte (refactors must not change what users get).
 # usage: scripts/snapshot-outputs.sh PROFCODEC OUTDIR [INPUT_DIR...]
-#        (default inputs: tests/data and ../shared/corpus)
+#        (default inputs: tests/data and ../shared/corpus; SHARD=i/n takes every n-th input
+#        from the i-th, so that n runs side by side fill one OUTDIR)
 # Writes OUTDIR/<input path with / as __>.<to>[.<options>].out with the exit status and stderr
 # appended after a line "---- rc=N", so a diff -r of two OUTDIRs shows every change.
 set -u
@@ -15,16 +16,18 @@ run() { # name args...
     local name=$1; shift
     "$P" "$@" >"$OUT/$name.out" 2>"$OUT/$name.err"
     local rc=$?
-    { echo "---- rc=$rc"; sed "s#$PWD/##g" "$OUT/$name.err"; } >>"$OUT/$name.out"
+    echo "---- rc=$rc" >>"$OUT/$name.out"
+    [ -s "$OUT/$name.err" ] && sed "s#$PWD/##g" "$OUT/$name.err" >>"$OUT/$name.out"
     rm -f "$OUT/$name.err"
 }
-find "${dirs[@]}" -type f | sort | while read -r f; do
-    fmt=$("$P" info --json "$f" 2>/dev/null | python3 -c 'import json,sys
-try: print(json.load(sys.stdin)["format"])
-except Exception: pass' 2>/dev/null)
+formats=$("$P" formats)
+# SHARD=i/n: every n-th input from the i-th (0-based), for runs side by side
+shard=${SHARD:-0/1}
+find "${dirs[@]}" -type f | sort | awk -v i="${shard%/*}" -v n="${shard#*/}" '(NR - 1) % n == i' | while read -r f; do
+    fmt=$("$P" info --json "$f" 2>/dev/null | sed -n '1s/^{"file":.*,"size":[0-9]*,"format":"\([^"]*\)".*/\1/p')
     [ -n "$fmt" ] || continue
     key=$(echo "$f" | sed 's#^\.\./##; s#/#__#g')
-    tos=$("$P" formats | awk -v f="$fmt" '$1==f { sub(/.*convert to: /, ""); print; exit }')
+    tos=$(echo "$formats" | awk -v f="$fmt" '$1==f { sub(/.*convert to: /, ""); print; exit }')
     for to in $tos; do
         run "$key.$to" convert --to "$to" "$f"
         case "$fmt:$to" in
@@ -39,4 +42,4 @@ except Exception: pass' 2>/dev/null)
     run "$key.info" info "$f"
     run "$key.info-json" info --json "$f"
 done
-echo "snapshot: $(ls "$OUT" | wc -l) outputs in $OUT"
+echo "snapshot: $(ls "$OUT" | wc -l) outputs in $OUT${SHARD:+ (shard $SHARD)}"

@@ -113,5 +113,5 @@ class EventStringRef(Event):
 class File(Record):
     """A MOJO file: header, then events to the end of the file."""
     version: int
-    """Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3"""
+    """Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3, 4.x writes 4"""
     def __init__(self, *, version: int) -> None: ...

@@ -139,7 +139,7 @@ static PyType_Slot EventStringRef_slots[] = {
 
 /* File: file: A MOJO file: header, then events to the end of the file. */
 static PyGetSetDef File_getset[] = {
-    { "version", pcdpy_get, NULL, "Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3", (void *)0 },
+    { "version", pcdpy_get, NULL, "Format version: Austin 3.4 wrote 1, 3.5 wrote 2, 3.6 and 3.7 write 3, 4.x writes 4", (void *)0 },
     { NULL, NULL, NULL, NULL, NULL },
 };
 static PyType_Slot File_slots[] = {

@@ -8,6 +8,7 @@ extern const pcdpy_format pcdpy_moarvm_v3;
 extern const pcdpy_format pcdpy_mojo_v1;
 extern const pcdpy_format pcdpy_mojo_v2;
 extern const pcdpy_format pcdpy_mojo_v3;
+extern const pcdpy_format pcdpy_mojo_v4;
 extern const pcdpy_format pcdpy_mono_v0_1;
 extern const pcdpy_format pcdpy_mono_v3_0;
 extern const pcdpy_format pcdpy_pprof_v1;
@@ -20,6 +21,7 @@ static const pcdpy_format *const formats[] = {
     &pcdpy_mojo_v1,
     &pcdpy_mojo_v2,
     &pcdpy_mojo_v3,
+    &pcdpy_mojo_v4,
     &pcdpy_mono_v0_1,
     &pcdpy_mono_v3_0,
     &pcdpy_pprof_v1,
@@ -31,7 +33,7 @@ static const pcdpy_registry registry = {
     .package = "profcodec",
     .module = "_profcodec",
     .formats = formats,
-    .n_formats = 10,
+    .n_formats = 11,
 };
 
 PyMODINIT_FUNC PyInit__profcodec(void);

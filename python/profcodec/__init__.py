@@ -19,6 +19,7 @@ from ._profcodec import (  # noqa: F401
     Error,
     InputWarning,
     LimitError,
+    NothingToShow,
     Reader,
     Record,
     UsageError,
@@ -31,7 +32,8 @@ from ._profcodec import (  # noqa: F401
 )
 
 __all__ = [
-    "DamagedInput", "Error", "InputWarning", "LimitError", "Profile", "Reader", "Record", "UsageError",
+    "DamagedInput", "Error", "InputWarning", "LimitError", "NothingToShow", "Profile", "Reader", "Record",
+    "UsageError",
     "convert", "encode", "formats", "open", "schema", "validate",
 ]
 
@@ -65,9 +67,10 @@ class Profile:
                   end_column (NONE when unknown), address, kind (FRAME_KINDS), flags, key
     stacks        columns: parent (a stack), frame, depth; stack 0 is the empty stack
     threads       a list of dicts: pid, iid, tid, tid_text, key, name, process_name
-    sample_types  a list of dicts: name, unit, title, secondary
+    sample_types  a list of dicts: name, unit, title, secondary, signed
     samples       columns: thread, stack, time (ns, NONE when none), count, flags, and values
-                  (rows x sample types)
+                  (rows x sample types, unsigned 64 bits; a signed type's are int64 in the same
+                  bits, as pprof's: weights() reads them so)
     slices        columns: track (a thread), start, end (ns), name, category (string ids)
     metadata      (key, value) pairs in file order
     """
@@ -100,12 +103,15 @@ class Profile:
     def weights(self, sample_type=None):
         """What each row of samples adds to a total of a sample type (by name; None: the default
         one): its value times its count (a row may stand for a run of identical samples), as an
-        array('Q'). With NumPy: ``values[:, t] * count``."""
+        array('Q'), or array('q') for a signed type (pprof's). With NumPy: ``values[:, t] * count``
+        (``.view(np.int64)`` first for a signed type)."""
         t = self.sample_type(sample_type)
         k = len(self.sample_types)
-        flat = self.samples.values.cast("B").cast("Q") if self.samples.values.ndim == 2 else self.samples.values
+        code = "q" if self.sample_types[t].get("signed") else "Q"
+        v = self.samples.values
+        flat = v.cast("B").cast(code) if v.ndim == 2 or code == "q" else v
         count = self.samples.count
-        return array("Q", [flat[i * k + t] * count[i] for i in range(len(count))])
+        return array(code, [flat[i * k + t] * count[i] for i in range(len(count))])
 
     def sample_type(self, name):
         """The index of a sample type by name (the default one when name is None)."""

@@ -42,6 +42,9 @@ bool cli_parse_size(const char *s, size_t *out);
 const pcd_format *cli_find_format(const char *spec);
 /* Opens path, detects (or takes --format) and starts a reader. Returns an exit code (0 ok). */
 int cli_open(cli *c, cli_src *src, const char *path, bool validate_only);
+/* The same for explain: the whole input read into memory, decoded by the explain functions,
+ * which record where each field lies in spans (initialised here, on c's allocator). */
+int cli_open_explain(cli *c, cli_src *src, const char *path, pcd_spans *spans);
 void cli_close(cli_src *src);
 void cli_progress(void *ud, uint64_t bytes);
 void cli_progress_done(cli *c);
@@ -55,5 +58,6 @@ int cmd_dump(cli *c, int argc, char **argv);
 int cmd_encode(cli *c, int argc, char **argv);
 int cmd_convert(cli *c, int argc, char **argv);
 int cmd_fuzz(cli *c, int argc, char **argv);
+int cmd_explain(cli *c, int argc, char **argv);
 
 #endif

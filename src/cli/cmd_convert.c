@@ -13,15 +13,16 @@
 static void convert_help(FILE *out)
 {
     fputs("usage: profcodec convert --to FORMAT FILE [-o OUT] [--all] [--heph-compat] [--metric M]\n"
-          "                        [--compression zstd|gzip|none] [--base OTHER [--force] [--raw]]\n\n"
+          "                        [--compression zstd|gzip|none] [--version V] [--base OTHER [--force] [--raw]]\n\n"
           "Converts a profile or trace for other tools and viewers. OUT is written\n"
           "atomically (default: standard output). On damage the output still holds\n"
           "everything before it, closed properly; the error is reported and the exit\n"
           "status is 1 (--all skips damaged records instead); when nothing could be\n"
           "converted before the damage, no OUT file is written.\n"
           "--metric picks the sample type (as listed by 'profcodec info'); --dialect\n"
-          "picks whose conventions an output follows (default, austin, cpython, heph;\n"
-          "the input format's own tool by default).\n"
+          "picks whose conventions an output follows (default, austin, austin2, cpython,\n"
+          "heph; the input format's own tool by default). --version picks the version of\n"
+          "the output's format (--to mojo: 3, the default, or 4).\n"
           "--base OTHER compares FILE with the profile OTHER (any format, html and\n"
           "collapsed): values per total (--raw: as they are); metrics of different kinds\n"
           "or units are refused unless --force.\n\nconversions:\n", out);
@@ -55,6 +56,7 @@ static void convert_help(FILE *out)
 int cmd_convert(cli *c, int argc, char **argv)
 {
     const char *to = NULL, *outname = NULL, *metric = NULL, *compression = NULL, *dialect = NULL, *base = NULL;
+    const char *version = NULL;
     bool compat = false, all = false, force = false, raw = false;
     static const struct option lo[] = {
         { "to", required_argument, 0, OPT_TO }, { "format", required_argument, 0, OPT_FORMAT },
@@ -63,7 +65,8 @@ int cmd_convert(cli *c, int argc, char **argv)
         { "compat", no_argument, 0, OPT_COMPAT }, { "all", no_argument, 0, OPT_ALL },
         { "metric", required_argument, 0, OPT_METRIC }, { "compression", required_argument, 0, OPT_COMPRESSION },
         { "base", required_argument, 0, OPT_BASE }, { "force", no_argument, 0, OPT_FORCE },
-        { "raw", no_argument, 0, OPT_RAW }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+        { "raw", no_argument, 0, OPT_RAW }, { "version", required_argument, 0, OPT_VERSION },
+        { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
     optind = 1;
     int o;
     while ((o = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
@@ -78,6 +81,7 @@ int cmd_convert(cli *c, int argc, char **argv)
         else if (o == OPT_BASE) base = optarg;
         else if (o == OPT_FORCE) force = true;
         else if (o == OPT_RAW) raw = true;
+        else if (o == OPT_VERSION) version = optarg;
         else if (o == 'h') { convert_help(stdout); return 0; }
         else { convert_help(stderr); return EXIT_USAGE; }
     }
@@ -137,6 +141,7 @@ int cmd_convert(cli *c, int argc, char **argv)
         cli_close(&bsrc);
         return rc;
     }
+    pcd_status st;
     {
         pcd_job j, bj;
         cli_job_init(&j, src.f, &src.r, path, &c->al, stderr);
@@ -145,18 +150,23 @@ int cmd_convert(cli *c, int argc, char **argv)
         j.dialect = dialect;
         j.compat = compat;
         j.compression = compression;
+        j.version = version;
         j.progress = cli_progress;
         j.progress_ud = c;
         j.force = force;
         j.raw = raw;
         if (base) cli_job_init_base(&j, &bj, bsrc.f, &bsrc.r, base);
-        pcd_status st = pcd_convert(&j, to, &ob.sink);
+        st = pcd_convert(&j, to, &ob.sink);
         cli_progress_done(c);
         rc = cli_job_exit(&j, st, stderr);
     }
     cli_progress_done(c);
     if (rc == EXIT_USAGE) {
         outbuf_abort(&ob);
+    } else if (st == PCD_E_EMPTY) {
+        /* nothing to show (the message said what is missing): no file, nothing on stdout */
+        outbuf_abort(&ob);
+        if (outname && strcmp(outname, "-") != 0) fprintf(stderr, "%s: %s not written\n", path, outname);
     } else if (rc != 0 && pcd_sink_tell(&ob.sink) == 0 && outname && strcmp(outname, "-") != 0) {
         /* damage before anything could be converted: no empty (and, for JSON, invalid) file */
         outbuf_abort(&ob);

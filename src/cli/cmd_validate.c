@@ -110,10 +110,19 @@ int cmd_validate(cli *c, int argc, char **argv)
         bool reached_end = false;
         pcd_record rec;
         check_feed cf = { ext ? ext->check : NULL, cctx, on_report, &cr, warns ? on_warn : NULL };
+        /* the records of the decoding runs straight to the format's checks when that is all
+         * there is to do with them */
+        pcd_record_fn run_fn = check_one;
+        void *run_ud = &cf;
+        if (cctx && !warns && ext->check->run) {
+            ext->check->bind(cctx, on_report, &cr);
+            run_fn = ext->check->run;
+            run_ud = cctx;
+        }
         for (;;) {
             /* the fast paths take runs of plain records; next() does the rest */
             uint64_t k = 0;
-            pcd_status st = !src.r.validate_only ? pcd_reader_decode_run(&src.r, 1u << 16, &k, check_one, &cf)
+            pcd_status st = !src.r.validate_only ? pcd_reader_decode_run(&src.r, 1u << 16, &k, run_fn, run_ud)
                                                  : pcd_reader_validate_run(&src.r, 1u << 16, &k);
             records += k;
             if (k) {

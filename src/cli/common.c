@@ -51,18 +51,21 @@ const pcd_format *cli_find_format(const char *spec)
 
 void cli_report(const char *file, const pcd_error *e) { pcd_report(stderr, file, e); }
 
-/* After an error on a gzip input: offsets in messages are in the decompressed stream, and
- * when the gzip layer itself stopped, the reader only saw "unreadable input". */
-static void gzip_note(FILE *err, const char *file, const pcd_error *e, void *ud)
+/* An error on a gzip input. When the gzip layer itself stopped (the reader only saw that its
+ * input could not be read), the gzip layer's own error is the report, with where it stopped in
+ * the compressed file; after any other error, a note that offsets are in the decompressed data. */
+static bool gzip_note(FILE *err, const char *file, const pcd_error *e, void *ud, bool after)
 {
     const cli_src *src = ud;
-    if (!src->gz) return;
-    if (src->gz->error && e->status == PCD_E_IO)
-        fprintf(err, "%s: gzip: %s, at byte %llu of the compressed file (%llu bytes decompressed)\n", file,
-                src->gz->error, (unsigned long long)src->gz->z.total_in,
-                (unsigned long long)src->gz->out_total);
-    else
-        fprintf(err, "%s: (a gzip file: the offset is in the decompressed data)\n", file);
+    if (!src->gz) return false;
+    if (src->gz->error && e->status == PCD_E_IO) {
+        if (!after)
+            fprintf(err, "%s: gzip: %s at byte %llu of the compressed file (after %llu bytes decompressed)\n", file,
+                    src->gz->error, (unsigned long long)src->gz->z.total_in, (unsigned long long)src->gz->out_total);
+        return true;
+    }
+    if (after) fprintf(err, "%s: (a gzip file: the offset is in the decompressed data)\n", file);
+    return false;
 }
 
 static double now_s(void)
@@ -94,7 +97,21 @@ void cli_progress_done(cli *c)
     c->progress_shown = false;
 }
 
+static int open_input(cli *c, cli_src *src, const char *path, bool validate_only, pcd_spans *spans);
+
 int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
+{
+    return open_input(c, src, path, validate_only, NULL);
+}
+
+int cli_open_explain(cli *c, cli_src *src, const char *path, pcd_spans *spans)
+{
+    return open_input(c, src, path, false, spans);
+}
+
+/* spans: explain: the whole input in memory (offsets in every record, bytes for the hex), read
+ * by the explain decoders into spans. */
+static int open_input(cli *c, cli_src *src, const char *path, bool validate_only, pcd_spans *spans)
 {
     memset(src, 0, sizeof *src);
     if (pcd_input_open(&src->in, path) != 0) {
@@ -157,8 +174,10 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
     size_t window = (size_t)1 << 20;
     while (window > 4096 && window > c->max_memory / 8) window /= 2;
     pcd_reader_opts o = { &c->al, NULL, window, validate_only, c->threads > 1 };
+    o.spans = spans;
+    if (spans) pcd_spans_init(spans, &c->al);
     pcd_status st;
-    if (src->gz && (f->flags & PCD_FMT_STREAMABLE)) {
+    if (src->gz && (f->flags & PCD_FMT_STREAMABLE) && !spans) {
         st = pcd_reader_open(&src->r, f, pcd_gzin_read, src->gz, &o);
     } else if (src->gz) {
         size_t len = 0;
@@ -168,7 +187,7 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
             return EXIT_INVALID;
         }
         st = pcd_reader_open_buffer(&src->r, f, src->gzbuf, len, &o);
-    } else if (f->flags & PCD_FMT_STREAMABLE) {
+    } else if ((f->flags & PCD_FMT_STREAMABLE) && !spans) {
         st = pcd_reader_open(&src->r, f, pcd_input_read, &src->in, &o);
     } else {
         if (pcd_input_load(&src->in, c->max_memory) != 0) {
@@ -178,6 +197,10 @@ int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
             else
                 fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
             return EXIT_USAGE;
+        }
+        if (src->in.mapped) {
+            o.release = pcd_input_release;
+            o.release_ud = &src->in;
         }
         st = pcd_reader_open_buffer(&src->r, f, src->in.map, src->in.map_len, &o);
     }

@@ -41,7 +41,7 @@ static pcd_status inflate_some(pcd_gzin *g, uint8_t *dst, size_t cap, size_t *go
             g->z.avail_in = (uInt)n;
             if (n == 0) {
                 /* the input ended inside a member */
-                g->error = "the gzip data ends before its end marker (truncated)";
+                g->error = "the gzip stream ends early";
                 return PCD_E_IO;
             }
         }

@@ -107,7 +107,7 @@ int pcd_input_load(pcd_input *in, size_t limit)
         }
         void *p = mmap(NULL, (size_t)in->size, PROT_READ, MAP_PRIVATE, in->fd, 0);
         if (p == MAP_FAILED) return -1;
-        madvise(p, (size_t)in->size, MADV_SEQUENTIAL | MADV_WILLNEED);
+        madvise(p, (size_t)in->size, MADV_SEQUENTIAL);
         in->map = p;
         in->map_len = (size_t)in->size;
         in->mapped = true;
@@ -144,6 +144,17 @@ int pcd_input_load(pcd_input *in, size_t limit)
     in->map = buf;
     in->map_len = len;
     return 0;
+}
+
+void pcd_input_release(void *ud, uint64_t upto)
+{
+    pcd_input *in = ud;
+    if (!in->mapped || upto > in->map_len) return;
+    /* whole pages only; a page read again comes back from the file (the mapping is private
+     * and never written) */
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), from = in->released / page * page, to = (size_t)upto / page * page;
+    if (to > from) madvise(in->map + from, to - from, MADV_DONTNEED);
+    if (to > in->released) in->released = to;
 }
 
 void pcd_input_close(pcd_input *in)
@@ -210,6 +221,20 @@ int pcd_output_open(pcd_output *out, const char *name)
         out->fp = stdout;
         return 0;
     }
+    /* a device or a pipe (/dev/null, a FIFO) is written in place: renaming a temporary file
+     * over it would replace the device node with a regular file */
+    struct stat st;
+    if (stat(name, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        out->fd = open(name, O_WRONLY | O_CLOEXEC);
+        if (out->fd < 0) return -1;
+        out->fp = fdopen(out->fd, "wb");
+        if (!out->fp) {
+            close(out->fd);
+            return -1;
+        }
+        out->in_place = true;
+        return 0;
+    }
     size_t n = strlen(name);
     out->tmp = malloc(n + 16);
     if (!out->tmp) return -1;
@@ -221,7 +246,6 @@ int pcd_output_open(pcd_output *out, const char *name)
         return -1;
     }
     /* the mode a plain open(O_CREAT, 0666) would give, or the mode of the file replaced */
-    struct stat st;
     if (stat(name, &st) == 0 && S_ISREG(st.st_mode)) {
         fchmod(out->fd, st.st_mode & 07777);
     } else {
@@ -245,6 +269,11 @@ int pcd_output_open(pcd_output *out, const char *name)
 int pcd_output_commit(pcd_output *out)
 {
     if (out->to_stdout) return fflush(stdout) == 0 ? 0 : -1;
+    if (out->in_place) {
+        int r = fclose(out->fp);
+        out->fp = NULL;
+        return r == 0 ? 0 : -1;
+    }
     int rc = 0;
     if (fflush(out->fp) != 0) rc = -1;
     if (rc == 0 && fsync(fileno(out->fp)) != 0 && errno != EINVAL) rc = -1;

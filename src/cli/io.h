@@ -15,6 +15,7 @@ typedef struct pcd_input {
     uint8_t *map;           /* whole-file mapping or buffer, when asked for */
     size_t map_len;
     bool mapped;            /* map came from mmap (else malloc) */
+    uint64_t released;      /* the mapped pages before it were dropped (pcd_input_release) */
     uint64_t bytes_read;
 } pcd_input;
 
@@ -24,18 +25,24 @@ int pcd_input_open(pcd_input *in, const char *name);
  * `limit` bytes (0: no limit) fails with errno EFBIG. */
 int pcd_input_load(pcd_input *in, size_t limit);
 void pcd_input_close(pcd_input *in);
+/* A reader's release hook (pcd_reader_opts.release) over a mapped input: drops the pages
+ * before upto from the process's memory (not from the page cache), so that reading a large
+ * file whole takes memory that does not grow with it. Nothing for inputs read into memory. */
+void pcd_input_release(void *ud, uint64_t upto);
 /* A pcd_read_fn over the input's file descriptor. */
 pcd_status pcd_input_read(void *ud, uint8_t *dst, size_t cap, size_t *got);
 /* Peeks at the first bytes without consuming them for later reads (buffers for pipes). */
 size_t pcd_input_peek(pcd_input *in, uint8_t *dst, size_t n);
 
-/* An output file written to a temporary name and renamed into place on commit. */
+/* An output file written to a temporary name and renamed into place on commit; a device or a
+ * pipe that exists (/dev/null, a FIFO) is written in place. */
 typedef struct pcd_output {
     const char *name;       /* final name, or "-" for stdout */
     char *tmp;              /* temporary name beside it */
     int fd;
     FILE *fp;
     bool to_stdout;
+    bool in_place;          /* a device or a pipe: no temporary file */
     uint64_t written;
 } pcd_output;
 

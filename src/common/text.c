@@ -42,16 +42,34 @@ pcd_status pcd_text_printf(pcd_sink *s, const char *fmt, ...)
     return st;
 }
 
+/* "00" .. "99": two digits a division */
+static const char digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
 size_t pcd_text_u64_digits(char *buf, uint64_t v)
 {
-    char t[21];
-    size_t k = 0;
-    do {
-        t[k++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < k; i++) buf[i] = t[k - 1 - i];
-    return k;
+    if (v < 10) {
+        buf[0] = (char)('0' + v);
+        return 1;
+    }
+    char t[24];
+    size_t k = sizeof t;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        k -= 2;
+        memcpy(t + k, digit_pairs + 2 * r, 2);
+    }
+    if (v >= 10) {
+        k -= 2;
+        memcpy(t + k, digit_pairs + 2 * v, 2);
+    } else {
+        t[--k] = (char)('0' + v);
+    }
+    memcpy(buf, t + k, sizeof t - k);
+    return sizeof t - k;
 }
 
 size_t pcd_text_i64_digits(char *buf, int64_t v)
@@ -63,12 +81,21 @@ size_t pcd_text_i64_digits(char *buf, int64_t v)
 
 pcd_status pcd_text_u64(pcd_sink *s, uint64_t v)
 {
+    /* straight into the sink's buffer when 20 digits fit */
+    if (PCD_LIKELY(s->cap - s->len >= 24)) {
+        s->len += pcd_text_u64_digits((char *)s->buf + s->len, v);
+        return PCD_OK;
+    }
     char b[24];
     return pcd_sink_put(s, b, pcd_text_u64_digits(b, v));
 }
 
 pcd_status pcd_text_i64(pcd_sink *s, int64_t v)
 {
+    if (PCD_LIKELY(s->cap - s->len >= 24)) {
+        s->len += pcd_text_i64_digits((char *)s->buf + s->len, v);
+        return PCD_OK;
+    }
     char b[24];
     return pcd_sink_put(s, b, pcd_text_i64_digits(b, v));
 }

@@ -1,6 +1,7 @@
 /* formats/registry.c: the registry of per-format extensions and shared helpers. */
 #include "formats/registry.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -43,10 +44,11 @@ void pcd_report_set_hook(pcd_report_hook fn, void *ud)
 
 void pcd_report(FILE *err, const char *file, const pcd_error *e)
 {
+    if (report_hook && report_hook(err, file, e, report_hook_ud, false)) return;
     char msg[1024];
     pcd_error_format(e, msg, sizeof msg);
     fprintf(err, "%s: %s\n", file, msg);
-    if (report_hook) report_hook(err, file, e, report_hook_ud);
+    if (report_hook) report_hook(err, file, e, report_hook_ud, true);
 }
 
 size_t pcd_fmt_rust_f64(char *buf, size_t cap, double v)
@@ -212,6 +214,77 @@ static pcd_status invalid_as_damage(pcd_job *j, pcd_profile *p, pcd_status st)
     return pcd_profile_end(p);
 }
 
+/* ---- nothing to show ------------------------------------------------------------------------ */
+
+typedef struct shown {
+    pcd_job *j;
+    const pcd_exporter *x;
+    const pcd_profile *base;       /* --base: the base profile (a differential output shows it too) */
+} shown;
+
+static size_t put_name(char *buf, size_t cap, size_t n, const pcd_profile *p, int t)
+{
+    pcd_bytes b = pcd_profile_text(p, p->types[t].name);
+    if (n < cap) n += (size_t)snprintf(buf + n, cap - n, "%s%.*s", n ? ", " : "", (int)(b.len > 64 ? 64 : b.len), (const char *)b.ptr);
+    return n < cap ? n : cap - 1;
+}
+
+/* The types whose bit is in mask, by name ("alloc-bytes, samples"). */
+static const char *type_list(char *buf, size_t cap, const pcd_profile *p, uint32_t mask)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (size_t t = 0; t < p->n_types; t++)
+        if (mask >> t & 1) n = put_name(buf, cap, n, p, (int)t);
+    return buf;
+}
+
+static pcd_status check_shown(void *ud, pcd_profile *p)
+{
+    const shown *k = ud;
+    pcd_job *j = k->j;
+    const pcd_exporter *x = k->x;
+    pcd_profile_settle_default(p);
+    /* a differential output shows the base beside the input: what only the base has is there */
+    if (k->base && k->base->valued) return PCD_OK;
+    bool spans = ((x->needs | x->needs_any) & PCD_HAS_SLICES) != 0;
+    if (spans && p->n_slices) return PCD_OK;
+    bool samples = ((x->needs | x->needs_any) & (PCD_HAS_SAMPLES | PCD_HAS_TIMES | PCD_HAS_ORDER)) != 0;
+    const char *what = samples && spans ? "no samples and no spans" : spans ? "no spans" : "no samples";
+    if (!p->n_samples || !samples) {
+        if (j->damaged) return pcd_job_fail(j, PCD_E_EMPTY, "nothing to convert before the damage (%s before it)", what);
+        return pcd_job_fail(j, PCD_E_EMPTY, "nothing to show: the input has %s", what);
+    }
+    if (!p->n_types) return pcd_job_fail(j, PCD_E_EMPTY, "nothing to show: the samples have no values");
+    int t = p->default_type;
+    if (j->metric) {
+        t = pcd_profile_find_type(p, j->metric);
+        if (t < 0) return PCD_OK; /* the output refused the name at its begin */
+    }
+    if (t < 0 || (size_t)t >= p->n_types) return PCD_OK;
+    pcd_bytes name = pcd_profile_text(p, p->types[t].name);
+    char list[256];
+    if (!(p->valued >> t & 1)) {
+        if (!p->valued)
+            return pcd_job_fail(j, PCD_E_EMPTY, "nothing to show: %s%" PRIu64 " samples have no value other than 0 (of %s)",
+                                j->damaged ? "before the damage, the " : "the ", p->n_samples,
+                                type_list(list, sizeof list, p, p->all_types));
+        return pcd_job_fail(j, PCD_E_EMPTY,
+                            "nothing to show: no sample has a value of %.*s%s (the samples have values of %s: --metric "
+                            "takes them)",
+                            (int)(name.len > 64 ? 64 : name.len), (const char *)name.ptr,
+                            j->damaged ? " before the damage" : "", type_list(list, sizeof list, p, p->valued));
+    }
+    if ((x->wants & PCD_WANTS_AMOUNTS) && (p->negative >> t & 1))
+        return pcd_job_fail(j, PCD_E_EMPTY,
+                            "%.*s has negative values (a difference of profiles), which %s cannot draw as widths: "
+                            "--to collapsed and --to pprof show them%s%s",
+                            (int)(name.len > 64 ? 64 : name.len), (const char *)name.ptr, x->to,
+                            p->valued & ~p->negative ? ", and --metric takes " : "",
+                            p->valued & ~p->negative ? type_list(list, sizeof list, p, p->valued & ~p->negative) : "");
+    return PCD_OK;
+}
+
 pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
 {
     const pcd_ext *ext = pcd_ext_find(j->f->name);
@@ -263,6 +336,9 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
     if (st == PCD_OK) {
         pcd_profile p;
         pcd_profile_init(&p, j->al, &c);
+        shown k = { j, x, have_base ? &bp : NULL };
+        p.before_end = check_shown;
+        p.before_end_ud = &k;
         p.input_name = j->input_name;
         p.format = j->f->name;
         p.version = j->f->version;

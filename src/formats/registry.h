@@ -36,6 +36,11 @@ typedef struct pcd_check_ops {
     /* after the last record (only called when the file decoded to its end) */
     void (*finish)(void *ctx, pcd_report_fn report, void *ud);
     void (*fini)(void *ctx);
+    /* Optional, the fast path: where the reports go, given once (bind), then each record as
+     * `record` takes it, through a pcd_record_fn that validate hands straight to the reader's
+     * decoding runs (no call in between a record). Both or neither. */
+    void (*bind)(void *ctx, pcd_report_fn report, void *ud);
+    pcd_status (*run)(void *ctx, const pcd_record *rec);
 } pcd_check_ops;
 
 /* `encode --from NAME`: another text or binary form turned into this format. */
@@ -75,6 +80,8 @@ typedef struct pcd_job {
     const char *dialect;      /* --dialect, or NULL: the input format's own */
     bool compat;              /* --heph-compat */
     const char *compression;  /* --compression, or NULL */
+    const char *version;      /* --version: the version of the output's format to write (MOJO: 3 or
+                               * 4), or NULL: the output's default */
     /* differential outputs (--base): the job of the profile to compare with (any format with
      * a model importer; same allocator and options), or NULL */
     struct pcd_job *base;
@@ -161,6 +168,9 @@ typedef struct pcd_exporter {
 /* pcd_exporter.wants: every part of an input (all heap snapshots, not the last one), each as
  * a thread, where the input has several and the user named none (--metric TYPE@N) */
 #define PCD_WANTS_EVERY_PART 1u
+/* pcd_exporter.wants: the output draws values as widths (flame graphs), so it cannot show a
+ * negative value (a difference of profiles): the metric it shows must have none */
+#define PCD_WANTS_AMOUNTS 2u
 
 extern const pcd_exporter *const pcd_exporters[];
 
@@ -169,7 +179,16 @@ bool pcd_can_convert(const pcd_ext *ext, const char *to);
 /* The outputs of a format, in order (its own, then the model's): the i-th, or NULL after the
  * last. *help gets its help line. */
 const char *pcd_convert_target(const pcd_ext *ext, size_t i, const char **help);
-/* Runs the conversion of job->r to `to` into out (with job->base: the base profile first). */
+/* Runs the conversion of job->r to `to` into out (with job->base: the base profile first).
+ *
+ * Nothing to show, one rule for every output: when the profile has ended (after damage too),
+ * before the output's end, the default metric is settled (pcd_profile_settle_default: one with
+ * values) and the profile must hold something the output shows: a span for an output of spans,
+ * else a sample with a value other than 0 of the metric shown (--metric, else the default), and,
+ * for an output that draws widths (PCD_WANTS_AMOUNTS), no negative one (with --base, a base with
+ * values is something to show: what only it has). Otherwise PCD_E_EMPTY,
+ * with job->msg naming what is missing, and the output's end is not called (the caller writes no
+ * output). */
 pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out);
 /* What a job came to, as the CLI's exit status: 0 done, 1 invalid or damaged input (the
  * output holds what came before), 2 a usage, memory or output error. */
@@ -180,9 +199,11 @@ extern const pcd_ext *const pcd_exts[];
 
 /* A problem as the tool reports it: "FILE: offset N: path: message". */
 void pcd_report(FILE *err, const char *file, const pcd_error *e);
-/* Called after each pcd_report, to add what only the caller knows (the CLI: why a gzip
- * stream stopped, in the compressed file's offsets). */
-typedef void (*pcd_report_hook)(FILE *err, const char *file, const pcd_error *e, void *ud);
+/* Called by pcd_report instead of writing the line itself, to say what only the caller knows
+ * (the CLI: that a gzip stream stopped, and where in the compressed file); it writes the report
+ * and returns true, or returns false for pcd_report to write its line (and may add a line after:
+ * it is called again with after = true). */
+typedef bool (*pcd_report_hook)(FILE *err, const char *file, const pcd_error *e, void *ud, bool after);
 void pcd_report_set_hook(pcd_report_hook fn, void *ud);
 
 /* Writes a double the way Rust's Display does (shortest digits, never an exponent). */

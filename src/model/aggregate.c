@@ -12,6 +12,19 @@ void pcd_agg_init(pcd_agg *a, pcd_alloc *al, size_t n_types)
     a->n_types = n_types ? n_types : 1;
 }
 
+void pcd_agg_init_types(pcd_agg *a, pcd_alloc *al, const pcd_profile *p)
+{
+    pcd_agg_init(a, al, p->n_types);
+    a->signed_mask = p->signed_types;
+}
+
+void pcd_agg_add_mixed(const pcd_agg *a, uint64_t *v, const uint64_t *values, uint64_t count)
+{
+    for (size_t t = 0; t < a->n_types; t++)
+        v[t] = (a->signed_mask >> t & 1) ? pcd_sat_add_i(v[t], count == 1 ? values[t] : pcd_sat_mul_i(values[t], count))
+                                         : pcd_sat_add(v[t], count == 1 ? values[t] : pcd_sat_mul(values[t], count));
+}
+
 void pcd_agg_free(pcd_agg *a)
 {
     PCD_VEC_FREE(a->al, a->e, a->cap);

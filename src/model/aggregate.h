@@ -21,7 +21,8 @@ typedef struct pcd_agg {
     pcd_alloc *al;
     size_t n_types;
     pcd_agg_entry *e;
-    uint64_t *values;              /* n_types per entry: sums, saturating */
+    uint64_t *values;              /* n_types per entry: sums, saturating (signed types' as int64_t) */
+    uint32_t signed_mask;          /* bit t: type t is signed (pcd_sample_type.is_signed) */
     size_t n, cap, vcap;
     uint32_t *idx;                 /* open addressing of entries: index + 1 */
     size_t idx_cap;
@@ -33,6 +34,8 @@ typedef struct pcd_agg {
 } pcd_agg;
 
 void pcd_agg_init(pcd_agg *a, pcd_alloc *al, size_t n_types);
+/* The same for the sample types of profile p (their number, and which are signed). */
+void pcd_agg_init_types(pcd_agg *a, pcd_alloc *al, const pcd_profile *p);
 void pcd_agg_free(pcd_agg *a);
 /* v + w and v * n, held at 2^64-1 instead of wrapping. */
 PCD_INLINE uint64_t pcd_sat_add(uint64_t v, uint64_t w) { return v + w < v ? UINT64_MAX : v + w; }
@@ -42,12 +45,32 @@ PCD_INLINE uint64_t pcd_sat_mul(uint64_t v, uint64_t n)
     return __builtin_mul_overflow(v, n, &r) ? UINT64_MAX : r;
 }
 
+/* The same for int64_t values in uint64_t slots: held at -2^63 and 2^63-1. */
+PCD_INLINE uint64_t pcd_sat_add_i(uint64_t v, uint64_t w)
+{
+    int64_t r;
+    if (__builtin_add_overflow((int64_t)v, (int64_t)w, &r)) r = (int64_t)w < 0 ? INT64_MIN : INT64_MAX;
+    return (uint64_t)r;
+}
+PCD_INLINE uint64_t pcd_sat_mul_i(uint64_t v, uint64_t n)
+{
+    int64_t r;
+    if (n > (uint64_t)INT64_MAX || __builtin_mul_overflow((int64_t)v, (int64_t)n, &r))
+        r = (int64_t)v < 0 ? INT64_MIN : (int64_t)v > 0 ? INT64_MAX : 0;
+    return (uint64_t)r;
+}
+
+/* Adds count samples of signed and unsigned types to v (the slow path of pcd_agg_add_to). */
+void pcd_agg_add_mixed(const pcd_agg *a, uint64_t *v, const uint64_t *values, uint64_t count);
+
 /* Adds count samples of `values` (one sample's values) to entry k. */
 PCD_INLINE void pcd_agg_add_to(pcd_agg *a, size_t k, const uint64_t *values, uint64_t count)
 {
     a->e[k].count += count;
     uint64_t *v = a->values + k * a->n_types;
-    if (PCD_LIKELY(count == 1)) {
+    if (PCD_UNLIKELY(a->signed_mask)) {
+        pcd_agg_add_mixed(a, v, values, count);
+    } else if (PCD_LIKELY(count == 1)) {
         for (size_t t = 0; t < a->n_types; t++) v[t] = pcd_sat_add(v[t], values[t]);
     } else {
         for (size_t t = 0; t < a->n_types; t++) v[t] = pcd_sat_add(v[t], pcd_sat_mul(values[t], count));

@@ -4,7 +4,7 @@
 #include "common/hash.h"
 #include "common/vec.h"
 
-const char *const pcd_dialect_names[PCD_DIALECT_N] = { "default", "austin", "cpython", "heph" };
+const char *const pcd_dialect_names[PCD_DIALECT_N] = { "default", "austin", "cpython", "heph", "austin2" };
 
 void pcd_profile_init(pcd_profile *p, pcd_alloc *al, const pcd_consumer *consumer)
 {
@@ -79,7 +79,7 @@ pcd_bytes pcd_profile_text(const pcd_profile *p, pcd_str s)
 static uint64_t str_hash(const pcd_profile *p, uint32_t id)
 {
     pcd_bytes b = pcd_profile_text(p, id);
-    return pcd_hash_bytes(b.ptr, b.len);
+    return pcd_hash_key(b.ptr, b.len);
 }
 
 pcd_str pcd_profile_str(pcd_profile *p, const void *bytes, size_t n)
@@ -94,11 +94,11 @@ pcd_str pcd_profile_str(pcd_profile *p, const void *bytes, size_t n)
         p->oom = PCD_E_NOMEM;
         return 0;
     }
-    uint64_t h = pcd_hash_bytes(bytes, n);
+    uint64_t h = pcd_hash_key(bytes, n);
     size_t mask = t->idx_cap - 1, i = h & mask;
     for (; t->idx[i]; i = (i + 1) & mask) {
         uint32_t id = t->idx[i] - 1;
-        if (t->ent[id].len == n && memcmp(t->pool + t->ent[id].off, bytes, n) == 0) return id;
+        if (t->ent[id].len == n && pcd_key_equal(t->pool + t->ent[id].off, bytes, n)) return id;
     }
     if (PCD_VEC_RESERVE(p->al, t->pool, t->pool_cap, t->pool_len + n) != PCD_OK ||
         PCD_VEC_RESERVE(p->al, t->ent, t->cap, t->n + 1) != PCD_OK || t->n >= UINT32_MAX - 1) {
@@ -280,25 +280,31 @@ void pcd_profile_thread_name(pcd_profile *p, pcd_thread_id t, pcd_str name, pcd_
 
 /* ---- sample types ------------------------------------------------------------------------ */
 
-int pcd_profile_add_type(pcd_profile *p, const char *name, const char *unit, const char *title)
-{
-    if (p->n_types == PCD_MAX_SAMPLE_TYPES) return -1;
-    pcd_sample_type *t = &p->types[p->n_types];
-    t->name = pcd_profile_strz(p, name);
-    t->unit = pcd_profile_strz(p, unit);
-    t->title = title ? pcd_profile_strz(p, title) : 0;
-    return (int)p->n_types++;
-}
-
 int pcd_profile_add_type_str(pcd_profile *p, pcd_str name, pcd_str unit, pcd_str title)
 {
     if (p->n_types == PCD_MAX_SAMPLE_TYPES) return -1;
     pcd_sample_type *t = &p->types[p->n_types];
+    memset(t, 0, sizeof *t);
     t->name = name;
     t->unit = unit;
     t->title = title;
-    t->secondary = false;
+    p->all_types |= 1u << p->n_types;
     return (int)p->n_types++;
+}
+
+int pcd_profile_add_type(pcd_profile *p, const char *name, const char *unit, const char *title)
+{
+    if (p->n_types == PCD_MAX_SAMPLE_TYPES) return -1;
+    return pcd_profile_add_type_str(p, pcd_profile_strz(p, name), pcd_profile_strz(p, unit),
+                                    title ? pcd_profile_strz(p, title) : 0);
+}
+
+void pcd_profile_type_signed(pcd_profile *p, int i)
+{
+    if (i < 0 || (size_t)i >= p->n_types) return;
+    p->types[i].is_signed = true;
+    p->types[i].listed = true;
+    p->signed_types |= 1u << i;
 }
 
 void pcd_profile_alias(pcd_profile *p, const char *alias, int type)
@@ -351,10 +357,23 @@ pcd_str pcd_profile_meta_get(const pcd_profile *p, const char *key)
     return 0;
 }
 
+void pcd_profile_note_values(pcd_profile *p, const pcd_sample *s)
+{
+    /* only the types that have had no value yet, and the signed ones no negative one yet */
+    for (uint32_t todo = (p->all_types & ~p->valued) | (p->signed_types & ~p->negative); todo; todo &= todo - 1) {
+        int t = __builtin_ctz(todo);
+        uint64_t v = s->values[t];
+        if (v) p->valued |= 1u << t;
+        if ((p->signed_types >> t & 1) && pcd_value_i64(v) < 0) p->negative |= 1u << t;
+    }
+}
+
 pcd_status pcd_profile_sample_slow(pcd_profile *p, const pcd_sample *s)
 {
     if (PCD_UNLIKELY(!p->begun)) PCD_TRY(pcd_profile_begin(p));
     if (PCD_UNLIKELY(p->oom)) return p->oom;
+    p->n_samples++;
+    pcd_profile_note_values(p, s);
     return p->consumer.sample ? p->consumer.sample(p->consumer.ud, p, s) : PCD_OK;
 }
 
@@ -362,7 +381,15 @@ pcd_status pcd_profile_slice(pcd_profile *p, const pcd_slice *s)
 {
     if (PCD_UNLIKELY(!p->begun)) PCD_TRY(pcd_profile_begin(p));
     if (PCD_UNLIKELY(p->oom)) return p->oom;
+    p->n_slices++;
     return p->consumer.slice ? p->consumer.slice(p->consumer.ud, p, s) : PCD_OK;
+}
+
+pcd_status pcd_profile_link(pcd_profile *p, const pcd_link *l)
+{
+    if (PCD_UNLIKELY(!p->begun)) PCD_TRY(pcd_profile_begin(p));
+    if (PCD_UNLIKELY(p->oom)) return p->oom;
+    return p->consumer.link ? p->consumer.link(p->consumer.ud, p, l) : PCD_OK;
 }
 
 pcd_status pcd_profile_end(pcd_profile *p)
@@ -370,5 +397,38 @@ pcd_status pcd_profile_end(pcd_profile *p)
     if (p->ended) return PCD_OK;
     PCD_TRY(pcd_profile_begin(p));
     p->ended = true;
+    p->valued_final = true;
+    if (p->before_end) PCD_TRY(p->before_end(p->before_end_ud, p));
     return p->consumer.end ? p->consumer.end(p->consumer.ud, p) : PCD_OK;
+}
+
+/* ---- what the profile held ------------------------------------------------------------------- */
+
+void pcd_profile_values_ahead(pcd_profile *p, uint32_t valued)
+{
+    p->valued = valued & p->all_types;
+    p->valued_final = true;
+    pcd_profile_settle_default(p);
+}
+
+bool pcd_profile_type_valued(const pcd_profile *p, int t)
+{
+    if (t < 0 || (size_t)t >= p->n_types) return false;
+    return !p->valued_final || (p->valued >> t & 1);
+}
+
+void pcd_profile_settle_default(pcd_profile *p)
+{
+    int d = p->default_type;
+    if (d >= 0 && (size_t)d < p->n_types && (p->valued >> d & 1)) return;
+    for (size_t t = 0; t < p->n_types; t++)
+        if ((p->valued >> t & 1) && !p->types[t].secondary) {
+            p->default_type = (int)t;
+            return;
+        }
+    for (size_t t = 0; t < p->n_types; t++)
+        if (p->valued >> t & 1) {
+            p->default_type = (int)t;
+            return;
+        }
 }

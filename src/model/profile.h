@@ -31,7 +31,7 @@ typedef uint32_t pcd_thread_id;
 #define PCD_POS_NONE INT64_MIN     /* a line or column the source does not give */
 #define PCD_TIME_NONE INT64_MIN    /* a sample without a time */
 #define PCD_ID_NONE INT64_MIN      /* a process or interpreter id the source does not give */
-#define PCD_MAX_SAMPLE_TYPES 8
+#define PCD_MAX_SAMPLE_TYPES 16    /* (pprof files of some profilers list more than 8) */
 
 /* What a frame is. Outputs use it for colours and markers, pprof and MOJO for their own kinds. */
 typedef enum pcd_frame_kind {
@@ -67,7 +67,13 @@ typedef struct pcd_frame {
 
 /* A thread (or, for span traces, a track). The numeric ids are what outputs print; the texts
  * are how the source spells them. Threads are told apart by (pid, iid, tid, has_tid, tid_text,
- * key): the names are attributes that may arrive later. */
+ * key): the names are attributes that may arrive later.
+ *
+ * A lane is a thread-like line of work that runs on threads but is followed on its own (an
+ * asyncio task, a coroutine, a green thread): a thread whose lane_of names the thread it was
+ * first seen on (its owner). Its samples are its own; outputs show it as a thread (named by
+ * its name) unless they cannot (Austin's text has no lanes). Relations between threads and
+ * lanes (a task awaited by another) are links (pcd_link), metadata of the lanes. */
 typedef struct pcd_thread {
     int64_t pid;                   /* process id (PCD_ID_NONE none) */
     int64_t iid;                   /* interpreter or sub-process id (PCD_ID_NONE none) */
@@ -77,20 +83,34 @@ typedef struct pcd_thread {
     uint64_t key;                  /* anything else that tells threads apart (0 none) */
     pcd_str name;                  /* thread name ("" none) */
     pcd_str process_name;          /* process name ("" none) */
+    pcd_thread_id lane_of;         /* a lane: 1 + the thread it was first seen on; 0: a thread */
 } pcd_thread;
 
-/* A kind of value samples carry: "wall-time" in "microseconds", "alloc-bytes" in "bytes". */
+/* A kind of value samples carry: "wall-time" in "microseconds", "alloc-bytes" in "bytes".
+ *
+ * Values are 64 bits of one of two kinds, which the type says: amounts (uint64_t, every format
+ * but pprof: a time, bytes, a count; sums hold at 2^64-1), or signed quantities (is_signed:
+ * int64_t stored in the same uint64_t slots, two's complement: pprof's values, which a difference
+ * of profiles makes negative; sums hold at -2^63 and 2^63-1). A format whose signed quantity is
+ * two amounts in its own terms (MOJO's memory: allocated and released) keeps them as two types. */
 typedef struct pcd_sample_type {
     pcd_str name;                  /* machine name, as --metric takes it */
     pcd_str unit;                  /* "nanoseconds", "microseconds", "bytes", "count" */
     pcd_str title;                 /* how a viewer titles it ("Wall time"; "" = name) */
     bool secondary;                /* a count kept beside a time: viewers show it only when asked */
+    bool is_signed;                /* values are int64_t (pcd_value_i64) */
+    bool listed;                   /* the file itself lists this type (pprof's sample_type), rather
+                                    * than the format always having it: kept by outputs that list
+                                    * types even when no sample has a value of it */
 } pcd_sample_type;
+
+/* Value v of a signed type, as what it is. */
+PCD_INLINE int64_t pcd_value_i64(uint64_t v) { return (int64_t)v; }
 
 /* Sample flags. */
 #define PCD_SAMPLE_IDLE 1u         /* the thread was idle (Austin's idle flag) */
 #define PCD_SAMPLE_HAS(i) (2u << (i)) /* the source gave sample type i a value (rather than 0) */
-#define PCD_SAMPLE_FIRST_SHIFT 24  /* bits 24..27: 1 + the index of the value the source gave first */
+#define PCD_SAMPLE_FIRST_SHIFT 24  /* bits 24..28: 1 + the index of the value the source gave first */
 
 /* A label of a sample: a key with a text or a number and the number's unit (pprof's labels:
  * an allocation's size, a request, a goroutine's labels). The thread a sample is on is not a
@@ -108,9 +128,8 @@ typedef struct pcd_sample {
     pcd_stack_id stack;
     int64_t time;                  /* ns since the profile's time origin, or PCD_TIME_NONE */
     uint64_t count;                /* how many identical samples this stands for (>= 1) */
-    const uint64_t *values;        /* one per sample type, for ONE of the `count` samples (sample
-                                    * values are amounts: a signed quantity, such as memory
-                                    * that is allocated and freed, is two types) */
+    const uint64_t *values;        /* one per sample type, for ONE of the `count` samples: an
+                                    * amount, or an int64_t for a signed type (pcd_sample_type) */
     uint32_t flags;                /* PCD_SAMPLE_* */
     uint32_t status;               /* the source's own per-sample status bits (0 none) */
     uint64_t offset;               /* where in the input it was read */
@@ -150,6 +169,16 @@ typedef struct pcd_slice {
     uint64_t offset;
 } pcd_slice;
 
+/* A link between two threads or lanes, in file order: "awaited-by" (from is awaited by to:
+ * MOJO 4's task waiters). A lane's links with one kind come together (the source's whole
+ * current set): a consumer that keeps them replaces a lane's earlier ones of that kind when
+ * a new run starts. */
+typedef struct pcd_link {
+    pcd_str kind;
+    pcd_thread_id from, to;
+    uint64_t offset;
+} pcd_link;
+
 typedef struct pcd_profile pcd_profile;
 
 /* Who gets the events. Each callback may be NULL. A status other than PCD_OK stops the
@@ -163,6 +192,7 @@ typedef struct pcd_consumer {
     pcd_status (*slice)(void *ud, pcd_profile *p, const pcd_slice *s);
     /* after the last event (also after damage: what came before is closed properly) */
     pcd_status (*end)(void *ud, pcd_profile *p);
+    pcd_status (*link)(void *ud, pcd_profile *p, const pcd_link *l);
 } pcd_consumer;
 
 /* One call per sample, each with its own time (no count above 1): timelines need it. */
@@ -175,6 +205,7 @@ typedef enum pcd_dialect {
     PCD_DIALECT_AUSTIN,            /* austin-python's (mojo2austin, collapsed Austin frames) */
     PCD_DIALECT_CPYTHON,           /* CPython 3.15's profiling.sampling (collapsed) */
     PCD_DIALECT_HEPH,              /* Heph's convert_trace (chrome) */
+    PCD_DIALECT_AUSTIN2,           /* austin-python 2.2.0's mojo2austin (MOJO 4's reader) */
     PCD_DIALECT_N
 } pcd_dialect;
 
@@ -193,6 +224,15 @@ typedef struct pcd_strtab {
     size_t idx_cap;
 } pcd_strtab;
 
+/* What one sample of a profile stands for (pcd_profile.sample_noun): what the pictures count. */
+typedef enum pcd_sample_noun {
+    PCD_NOUN_SAMPLES = 0,          /* samples the profiler took (count: how many alike) */
+    PCD_NOUN_STACKS,               /* a distinct stack with its sums (Mono's call tree, a heap's
+                                    * folded tree): no event of its own */
+    PCD_NOUN_RECORDS,              /* a record of a stack with its values (pprof's Sample), which
+                                    * its writer may have summed */
+} pcd_sample_noun;
+
 struct pcd_profile {
     pcd_alloc *al;
     /* what the importer says about the whole profile */
@@ -204,11 +244,17 @@ struct pcd_profile {
     int64_t duration;              /* ns (PCD_TIME_NONE: unknown) */
     int64_t period;                /* the sampling interval, in units of period_type (0 none) */
     int period_type;               /* index into types, -1 none */
-    int default_type;              /* what --metric defaults to */
+    int default_type;              /* what --metric defaults to (the importer's choice; at the end,
+                                    * pcd_profile_settle_default makes it one with values) */
+    pcd_sample_noun sample_noun;   /* what one sample stands for */
     uint32_t has;                  /* what the importer says its profiles hold (PCD_HAS_* of
                                     * formats/registry.h: times, order...), set by whoever
                                     * runs it (pcd_convert), for the outputs to see */
     pcd_consumer consumer;
+    /* called by pcd_profile_end before the consumer's end (NULL: none): the pipeline's checks of
+     * what the profile held; a status other than PCD_OK is returned without the consumer's end */
+    pcd_status (*before_end)(void *ud, pcd_profile *p);
+    void *before_end_ud;
     /* tables */
     pcd_strtab strings;
     pcd_frame *frames;
@@ -235,6 +281,16 @@ struct pcd_profile {
     size_t n_meta, meta_cap;
     bool begun, ended;
     pcd_status oom;                /* PCD_E_NOMEM once a table could not grow */
+    /* what the events handed on held (kept by the model as they pass: the pipeline's "nothing to
+     * show" and the default metric are decided from it, in one place) */
+    uint64_t n_samples;            /* sample events (one with a count above 1 is one) */
+    uint64_t n_slices;
+    uint32_t valued;               /* bit i: a sample gave type i a value other than 0 */
+    uint32_t negative;             /* bit i: a sample gave signed type i a negative value */
+    uint32_t all_types;            /* bit i for every type (valued needs no more look once equal) */
+    uint32_t signed_types;         /* bit i for every signed type (negative values are looked for) */
+    bool valued_final;             /* valued is known for the whole profile (at its end, or told
+                                    * ahead by an importer that holds every sample until then) */
 };
 
 /* Starts an empty profile on an allocator; the consumer gets the events. */
@@ -286,6 +342,8 @@ void pcd_profile_thread_name(pcd_profile *p, pcd_thread_id t, pcd_str name, pcd_
 int pcd_profile_add_type(pcd_profile *p, const char *name, const char *unit, const char *title);
 /* The same from interned strings (names read from the input). */
 int pcd_profile_add_type_str(pcd_profile *p, pcd_str name, pcd_str unit, pcd_str title);
+/* Type i's values are signed (int64_t), and type i is one the file itself lists (pprof). */
+void pcd_profile_type_signed(pcd_profile *p, int i);
 /* Another name --metric accepts for type i ("time" for "wall-time"). */
 void pcd_profile_alias(pcd_profile *p, const char *alias, int type);
 /* The type --metric NAME means (a type's name or an alias); -1 if none. */
@@ -299,15 +357,38 @@ pcd_status pcd_profile_begin(pcd_profile *p);
 /* Metadata: kept (in order) and handed on. */
 pcd_status pcd_profile_meta(pcd_profile *p, pcd_str key, pcd_str value);
 pcd_status pcd_profile_sample_slow(pcd_profile *p, const pcd_sample *s);
+/* Notes which types sample s gives a value (and a negative one). */
+void pcd_profile_note_values(pcd_profile *p, const pcd_sample *s);
 PCD_INLINE pcd_status pcd_profile_sample(pcd_profile *p, const pcd_sample *s)
 {
     /* inline: importers call it for every sample (the first one begins the profile) */
     if (PCD_UNLIKELY(!p->begun || p->oom || !p->consumer.sample)) return pcd_profile_sample_slow(p, s);
+    p->n_samples++;
+    /* once every type has had a value (and every signed one a negative one), nothing to note */
+    if (PCD_UNLIKELY((p->valued ^ p->all_types) | (p->signed_types & ~p->negative))) pcd_profile_note_values(p, s);
     return p->consumer.sample(p->consumer.ud, p, s);
 }
 pcd_status pcd_profile_slice(pcd_profile *p, const pcd_slice *s);
+/* A link between threads (lanes): handed on, not kept. */
+pcd_status pcd_profile_link(pcd_profile *p, const pcd_link *l);
 /* The end of the input (also after damage); the consumer's end, once. */
 pcd_status pcd_profile_end(pcd_profile *p);
+
+/* ---- what the profile held ------------------------------------------------------------------- */
+
+/* An importer that holds every sample until its end (Mono's call tree) says, before it hands the
+ * first one on, which types some sample has a value of (bit i: type i): outputs that pick a
+ * metric as samples stream (Austin text) then skip types without values, and the default is
+ * settled at once. */
+void pcd_profile_values_ahead(pcd_profile *p, uint32_t valued);
+/* Does type t have a value in some sample (as far as known: before the end, true unless the
+ * importer said otherwise ahead)? */
+bool pcd_profile_type_valued(const pcd_profile *p, int t);
+/* The one rule for the default metric: the importer's default when some sample has a value of
+ * it, else the first type that has values and is not secondary, else the first that has values
+ * (else the importer's). Sets p->default_type; called by the pipeline at the end, before the
+ * output's end, and by pcd_profile_values_ahead. */
+void pcd_profile_settle_default(pcd_profile *p);
 
 /* The first value of metadata key (NULL-terminated C string), or 0. */
 pcd_str pcd_profile_meta_get(const pcd_profile *p, const char *key);

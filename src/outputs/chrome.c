@@ -418,7 +418,8 @@ static bool same_slice(const pcd_profile *p, pcd_frame_id a, pcd_frame_id b)
 {
     if (a == b) return true;
     const pcd_frame *x = pcd_profile_frame_at(p, a), *y = pcd_profile_frame_at(p, b);
-    return x->function == y->function && x->file == y->file && x->kind == y->kind;
+    return x->function == y->function && x->file == y->file && x->kind == y->kind &&
+           (!pcd_frame_nameless(x) || (x->address == y->address && x->module == y->module));
 }
 
 /* The X event of an open frame, from its start to `end`. */
@@ -432,9 +433,9 @@ static pcd_status close_frame(chrome *c, const pcd_profile *p, pcd_thread_id t, 
     s.track = t;
     s.start = op->start;
     s.end = end;
-    if (code || (f->kind == PCD_FRAME_KERNEL && fn.len)) {
+    if ((code || (f->kind == PCD_FRAME_KERNEL && fn.len)) && !pcd_frame_nameless(f)) {
         s.name = fn;
-    } else {
+    } else { /* (a nameless frame of code: the default dialect names it by its address) */
         if (!c->name_open) {
             pcd_memsink_init(&c->name, c->j->al);
             c->name_open = true;

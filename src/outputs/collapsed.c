@@ -2,8 +2,12 @@
  * stack, frames outermost first separated by ';', then a space and the value), for
  * flamegraph.pl, inferno and speedscope.
  *
- * Lines come in the order their stack was first seen, one per (thread, stack) with a value
- * other than 0 for the chosen sample type (--metric, else the input's default). In the
+ * Lines come in the order their stack was first seen, one per text: (thread, stack) pairs that
+ * print the same (frames that differ only where the text does not show, a column or an address)
+ * are one line, their values summed; a line whose sum for the chosen sample type (--metric, else
+ * the input's default) is 0 is left out. A signed type's values print with their sign (a
+ * difference of profiles: "stack -4096", as go tool pprof -traces and flamegraph.pl's difference
+ * users read them). In the
  * CPython dialect they are CPython's `replay --collapsed` lines byte for byte: frames as
  * basename:function:line compared by (file, function, line), the interpreters of a thread
  * merged, empty stacks left out, sorted by count (then text, then first appearance).
@@ -37,7 +41,7 @@ static pcd_status c_begin(void *ud, pcd_profile *p)
     collapsed *c = ud;
     PCD_TRY(pcd_out_dialect(c->j, p, &c->d));
     PCD_TRY(pcd_out_metric(c->j, p, NULL));
-    pcd_agg_init(&c->agg, c->j->al, p->n_types);
+    pcd_agg_init_types(&c->agg, c->j->al, p);
     c->agg_open = true;
     return PCD_OK;
 }
@@ -49,13 +53,18 @@ static pcd_status c_sample(void *ud, pcd_profile *p, const pcd_sample *s)
     return pcd_agg_sample(&c->agg, s);
 }
 
-/* One line: the thread (unless blank), the frames, the value. */
-static pcd_status put_line(collapsed *c, const pcd_profile *p, pcd_thread_id t, pcd_stack_id s, uint64_t v,
+/* A value of type `type` as text: with its sign when the type is signed. */
+static pcd_status put_value(pcd_sink *o, const pcd_profile *p, int type, uint64_t v)
+{
+    return p->types[type].is_signed ? pcd_text_i64(o, pcd_value_i64(v)) : pcd_text_u64(o, v);
+}
+
+/* A line's text: the thread (unless blank), the frames. */
+static pcd_status put_text(collapsed *c, pcd_sink *o, const pcd_profile *p, pcd_thread_id t, pcd_stack_id s,
                            pcd_frame_id *fr, pcd_collapsed_escape esc)
 {
-    pcd_sink *o = c->out;
     bool sep = false;
-    if (c->d == PCD_DIALECT_AUSTIN || c->d == PCD_DIALECT_CPYTHON || !pcd_thread_is_blank(p, t)) {
+    if (c->d == PCD_DIALECT_AUSTIN || c->d == PCD_DIALECT_AUSTIN2 || c->d == PCD_DIALECT_CPYTHON || !pcd_thread_is_blank(p, t)) {
         PCD_TRY(pcd_render_thread_prefix(o, p, t, c->d, esc));
         sep = true;
     }
@@ -65,9 +74,7 @@ static pcd_status put_line(collapsed *c, const pcd_profile *p, pcd_thread_id t, 
         sep = true;
         PCD_TRY(pcd_render_frame(o, p, fr[i], c->d, esc));
     }
-    PCD_TRY(pcd_sink_put(o, " ", 1));
-    PCD_TRY(pcd_text_u64(o, v));
-    return pcd_sink_put(o, "\n", 1);
+    return PCD_OK;
 }
 
 /* ---- the CPython dialect ---------------------------------------------------------------- */
@@ -79,11 +86,18 @@ typedef struct cline {
     uint64_t count;
 } cline;
 
-static int cline_cmp(const void *x, const void *y, void *pool_)
+typedef struct cline_order {
+    const uint8_t *pool;
+    bool sgn;                      /* counts are int64_t */
+} cline_order;
+
+static int cline_cmp(const void *x, const void *y, void *ud)
 {
     const cline *a = x, *b = y;
-    const uint8_t *pool = pool_;
-    if (a->count != b->count) return a->count > b->count ? -1 : 1;
+    const cline_order *o = ud;
+    const uint8_t *pool = o->pool;
+    if (a->count != b->count)
+        return (o->sgn ? pcd_value_i64(a->count) > pcd_value_i64(b->count) : a->count > b->count) ? -1 : 1;
     size_t n = a->len < b->len ? a->len : b->len;
     int r = memcmp(pool + a->off, pool + b->off, n);
     if (r) return r;
@@ -101,6 +115,8 @@ static pcd_status write_cpython(collapsed *c, pcd_profile *p, int type)
     uint32_t *tmap = pcd_alloc_get(al, (nt + 1) * sizeof *tmap); /* thread -> its line thread + 1 */
     pcd_agg lines;
     pcd_agg_init(&lines, al, 1);
+    bool sgn = p->types[type].is_signed;
+    lines.signed_mask = sgn;
     cline *cl = NULL;
     size_t cl_cap = 0, n_lines = 0;
     const uint8_t *pool = NULL;
@@ -188,11 +204,13 @@ static pcd_status write_cpython(collapsed *c, pcd_profile *p, int type)
     }
     if (st == PCD_OK) st = pcd_memsink_flush(&text);
     pool = text.data;
-    if (st == PCD_OK && n_lines) qsort_r(cl, n_lines, sizeof *cl, cline_cmp, (void *)pool); /* cl is NULL without lines */
+    cline_order co = { pool, sgn };
+    if (st == PCD_OK && n_lines) qsort_r(cl, n_lines, sizeof *cl, cline_cmp, &co); /* cl is NULL without lines */
     for (size_t i = 0; i < n_lines && st == PCD_OK; i++) {
+        if (!cl[i].count) continue; /* (signed values that came to 0) */
         st = pcd_sink_put(c->out, pool + cl[i].off, cl[i].len);
         if (st == PCD_OK) st = pcd_sink_put(c->out, " ", 1);
-        if (st == PCD_OK) st = pcd_text_u64(c->out, cl[i].count);
+        if (st == PCD_OK) st = put_value(c->out, p, type, cl[i].count);
         if (st == PCD_OK) st = pcd_sink_put(c->out, "\n", 1);
     }
 out:
@@ -248,7 +266,8 @@ static pcd_status write_diff(collapsed *c, pcd_profile *p, int type)
         int t = side ? btype : type;
         for (size_t i = 0; i < a->n && st == PCD_OK; i++) {
             uint64_t x = pcd_agg_values(a, i)[t];
-            total[side] = pcd_sat_add(total[side], x);
+            bool sg = q->types[t].is_signed;
+            total[side] = sg ? pcd_sat_add_i(total[side], x) : pcd_sat_add(total[side], x);
             if (!x || a->e[i].stack == PCD_STACK_EMPTY) continue;
             pcd_str id;
             if ((st = line_of(c, &lines, &m, q, a->e[i].stack, &fr, &fr_cap, &id)) != PCD_OK) break;
@@ -257,21 +276,29 @@ static pcd_status write_diff(collapsed *c, pcd_profile *p, int type)
                 if ((st = PCD_VEC_RESERVE(al, v, v_cap, (size_t)id * 2 + 2)) != PCD_OK) break;
                 memset(v + old, 0, (v_cap - old) * sizeof *v);
             }
-            v[id * 2 + (side ? 0 : 1)] = pcd_sat_add(v[id * 2 + (side ? 0 : 1)], x);
+            uint64_t *slot = &v[id * 2 + (side ? 0 : 1)];
+            *slot = sg ? pcd_sat_add_i(*slot, x) : pcd_sat_add(*slot, x);
         }
     }
-    /* the base per the input's total (or only in the input's unit) */
-    double f = c->j->raw ? scale : total[1] ? (double)total[0] / (double)total[1] : 0;
+    /* the base per the input's total (or only in the input's unit); signed types' values as
+     * int64_t, with their sign */
+    bool nsg = p->types[type].is_signed, bsg = c->base->types[btype].is_signed;
+    double tn = nsg ? (double)pcd_value_i64(total[0]) : (double)total[0];
+    double tb = bsg ? (double)pcd_value_i64(total[1]) : (double)total[1];
+    double f = c->j->raw ? scale : tb ? tn / tb : 0;
     for (size_t id = 1; id < lines.strings.n && st == PCD_OK; id++) {
-        double b = (double)v[id * 2] * f + 0.5;
-        uint64_t bv = b >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)b, nv = v[id * 2 + 1];
+        double b = (bsg ? (double)pcd_value_i64(v[id * 2]) : (double)v[id * 2]) * f;
+        uint64_t nv = v[id * 2 + 1];
+        bool neg = b < 0;
+        b = (neg ? -b : b) + 0.5;
+        uint64_t bv = b >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)b;
         if (!bv && !nv) continue;
         pcd_bytes t = pcd_profile_text(&lines, (pcd_str)id);
         st = pcd_sink_put(c->out, t.ptr, t.len);
-        if (st == PCD_OK) st = pcd_sink_put(c->out, " ", 1);
+        if (st == PCD_OK) st = pcd_sink_put(c->out, neg && bv ? " -" : " ", neg && bv ? 2 : 1);
         if (st == PCD_OK) st = pcd_text_u64(c->out, bv);
         if (st == PCD_OK) st = pcd_sink_put(c->out, " ", 1);
-        if (st == PCD_OK) st = pcd_text_u64(c->out, nv);
+        if (st == PCD_OK) st = nsg ? pcd_text_i64(c->out, pcd_value_i64(nv)) : pcd_text_u64(c->out, nv);
         if (st == PCD_OK) st = pcd_sink_put(c->out, "\n", 1);
     }
     PCD_VEC_FREE(al, v, v_cap);
@@ -288,18 +315,57 @@ static pcd_status c_end(void *ud, pcd_profile *p)
     PCD_TRY(pcd_out_metric(c->j, p, &type));
     if (c->base) return write_diff(c, p, type);
     if (c->d == PCD_DIALECT_CPYTHON) return write_cpython(c, p, type);
+    /* each line's text interned (in first-seen order), its values summed per text */
+    pcd_alloc *al = c->j->al;
+    bool sgn = p->types[type].is_signed;
+    pcd_profile lines;             /* its strings: the lines' texts, in order */
+    pcd_profile_init(&lines, al, NULL);
+    pcd_memsink m;
+    pcd_memsink_init(&m, al);
     pcd_frame_id *fr = NULL;
-    size_t fr_cap = 0;
-    pcd_status st = PCD_OK;
-    pcd_collapsed_escape esc = PCD_COLLAPSED_SAFE;
+    size_t fr_cap = 0, v_cap = 0, ord_cap = 0, n_ord = 0;
+    struct tsum { uint64_t v; bool seen; } *v = NULL; /* per text id */
+    pcd_str *ord = NULL;           /* text ids in the order first seen ("" is id 0 wherever it came) */
+    pcd_status st = lines.oom;
     for (size_t i = 0; i < c->agg.n && st == PCD_OK; i++) {
-        uint64_t v = pcd_agg_values(&c->agg, i)[type];
-        if (!v) continue;
+        uint64_t x = pcd_agg_values(&c->agg, i)[type];
+        if (!x) continue;
         const pcd_agg_entry *e = &c->agg.e[i];
-        st = PCD_VEC_RESERVE(c->j->al, fr, fr_cap, pcd_stack_depth(p, e->stack));
-        if (st == PCD_OK) st = put_line(c, p, e->thread, e->stack, v, fr, esc);
+        st = PCD_VEC_RESERVE(al, fr, fr_cap, pcd_stack_depth(p, e->stack));
+        m.len = 0;
+        m.sink.len = 0;
+        m.sink.pos = 0;
+        if (st == PCD_OK) st = put_text(c, &m.sink, p, e->thread, e->stack, fr, PCD_COLLAPSED_SAFE);
+        if (st == PCD_OK) st = pcd_memsink_flush(&m);
+        if (st != PCD_OK) break;
+        pcd_str id = pcd_profile_str(&lines, m.data, m.len);
+        if ((st = lines.oom) != PCD_OK) break;
+        if ((size_t)id + 1 > v_cap) {
+            size_t old = v_cap;
+            if ((st = PCD_VEC_RESERVE(al, v, v_cap, (size_t)id + 1)) != PCD_OK) break;
+            memset(v + old, 0, (v_cap - old) * sizeof *v);
+        }
+        if (!v[id].seen) {
+            if ((st = PCD_VEC_RESERVE(al, ord, ord_cap, n_ord + 1)) != PCD_OK) break;
+            ord[n_ord++] = id;
+            v[id].seen = true;
+        }
+        v[id].v = sgn ? pcd_sat_add_i(v[id].v, x) : pcd_sat_add(v[id].v, x);
     }
-    PCD_VEC_FREE(c->j->al, fr, fr_cap);
+    for (size_t i = 0; i < n_ord && st == PCD_OK; i++) {
+        pcd_str id = ord[i];
+        if (!v[id].v) continue;
+        pcd_bytes t = pcd_profile_text(&lines, id);
+        st = pcd_sink_put(c->out, t.ptr, t.len);
+        if (st == PCD_OK) st = pcd_sink_put(c->out, " ", 1);
+        if (st == PCD_OK) st = put_value(c->out, p, type, v[id].v);
+        if (st == PCD_OK) st = pcd_sink_put(c->out, "\n", 1);
+    }
+    PCD_VEC_FREE(al, v, v_cap);
+    PCD_VEC_FREE(al, ord, ord_cap);
+    PCD_VEC_FREE(al, fr, fr_cap);
+    pcd_memsink_free(&m);
+    pcd_profile_free(&lines);
     return st;
 }
 
@@ -319,7 +385,7 @@ static pcd_status b_begin(void *ud, pcd_profile *p)
 {
     collapsed *c = ud;
     c->base = p;
-    pcd_agg_init(&c->bagg, c->j->al, p->n_types);
+    pcd_agg_init_types(&c->bagg, c->j->al, p);
     c->bagg_open = true;
     return PCD_OK;
 }

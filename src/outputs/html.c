@@ -221,7 +221,7 @@ static pcd_status put_thread_head(html *h, const pcd_profile *p, pcd_thread_id t
     pcd_sink *o = h->out;
     const pcd_thread *th = &p->threads[t];
     PCD_TRY(pcd_text_z(o, "{\"tid\":"));
-    if (th->tid_text) PCD_TRY(put_str(h, p, th->tid_text));
+    if (pcd_thread_id_text(th)) PCD_TRY(put_str(h, p, pcd_thread_id_text(th))); /* (a lane: its name) */
     else if (th->has_tid) PCD_TRY(pcd_text_printf(o, "\"%llu\"", (unsigned long long)th->tid));
     else PCD_TRY(pcd_text_z(o, "null"));
     PCD_TRY(put_id(o, "pid", th->pid));
@@ -305,6 +305,7 @@ static pcd_status put_threads(html *h, int k)
             st = vcol_put(al, &node, nd - prev); /* (a node may come twice: its values add up) */
             prev = nd;
             for (size_t t = 0; t < nt && st == PCD_OK; t++) {
+                if (p->negative >> t & 1) continue; /* (left out: h_end said so) */
                 st = vcol_put(al, &v[t], val[t]);
                 total[t] = pcd_sat_add(total[t], val[t]);
             }
@@ -380,6 +381,9 @@ static pcd_status put_source(html *h, const pcd_profile *p, const pcd_job *j)
     PCD_TRY(put_jsonz(h, j->f->version));
     PCD_TRY(pcd_text_z(o, ",\"formatTitle\":"));
     PCD_TRY(put_jsonz(h, j->f->title));
+    /* what one of its samples is (the header counts them): samples taken, distinct stacks, records */
+    static const char *const nouns[] = { "samples", "stacks", "records" };
+    PCD_TRY(pcd_text_printf(o, ",\"noun\":\"%s\"", nouns[p->sample_noun < 3 ? p->sample_noun : 0]));
     PCD_TRY(pcd_text_z(o, ",\"duration\":"));
     PCD_TRY(p->duration == PCD_TIME_NONE ? pcd_text_z(o, "null") : pcd_text_json_int(o, p->duration));
     PCD_TRY(pcd_text_z(o, ",\"meta\":["));
@@ -449,6 +453,17 @@ static pcd_status h_end(void *ud, pcd_profile *p)
     pcd_sink *o = h->out;
     int btype = -1;
     double scale = 1;
+    /* the metric the page opens on: the default is settled now (one with values) */
+    PCD_TRY(pcd_out_metric(h->j, p, &h->type));
+    /* a flame graph cannot draw a negative width: other metrics with negative values are left
+     * out of the page (the one it opens on has none: the pipeline refused it) */
+    for (size_t t = 0; t < p->n_types; t++)
+        if (p->negative >> t & 1) {
+            pcd_bytes n = pcd_profile_text(p, p->types[t].name);
+            pcd_job_note(h->j, "warning: the page leaves out %.*s: it has negative values (a difference of profiles), "
+                               "which a flame graph cannot draw as widths (--to collapsed shows them)",
+                         (int)(n.len > 64 ? 64 : n.len), (const char *)n.ptr);
+        }
     if (h->p[1]) PCD_TRY(pcd_view_base_type(h->j, p, h->type, h->p[1], &btype, &scale));
     for (size_t i = 0; i < h->n_tl; i++)
         if (h->tl[i].open) PCD_TRY(flush_run(h, &h->tl[i], p->n_types));
@@ -515,5 +530,5 @@ const pcd_exporter pcd_out_html = {
     "html",
     "one self-contained HTML file to open in a browser: flame graph, icicle, timeline, sandwich, search, "
     "threads and metrics, heap types (--base OTHER: a differential view)",
-    PCD_HAS_SAMPLES, 0, sizeof(html), h_open, h_close, h_open_base, PCD_WANTS_EVERY_PART,
+    PCD_HAS_SAMPLES, 0, sizeof(html), h_open, h_close, h_open_base, PCD_WANTS_EVERY_PART | PCD_WANTS_AMOUNTS,
 };

@@ -1,6 +1,7 @@
-/* outputs/mojo.c: Austin's MOJO 3, the binary form of Austin's samples, streamed through the
- * generated MOJO 3 encoder, from any profile whose frames are code. austin-python and Austin's
- * tools read it; `profcodec convert --to austin` of it is the input's Austin text.
+/* outputs/mojo.c: Austin's MOJO 3 (the default) or 4 (--version 4), the binary form of Austin's
+ * samples, streamed through the generated MOJO 3 or 4 encoder, from any profile whose frames are
+ * code. austin-python and Austin's tools read it; `profcodec convert --to austin` of it is the
+ * input's Austin text.
  *
  * Each sample (each of a sample's `count`) is a stack event, the definitions of what is new
  * in its process, the frame references, and its metrics:
@@ -27,75 +28,115 @@
  * input's mode metadata says cpu, else wall), python (the input's "python" or "python_version"
  * metadata), and at the end the duration (µs), when known.
  *
+ * MOJO 4 as Austin 4's writer makes it (mojo4.c):
+ *  - a stack repeat where the writer would use one: when the thread's previous sample (its
+ *    frame references as a reader expands them; threads as readers tell them apart, by pid and
+ *    thread text) without its innermost native frames (austin-python's test: a file that
+ *    neither ends in ".py" nor is "<...>") starts this sample's stack and the rest of the
+ *    stack holds no Python frame (the same Python stack; native frames and markers follow);
+ *  - lanes (asyncio tasks) as task stacks and links "awaited-by" as task waiters, within a
+ *    sample of the lane's thread, between its stack event and its frame references (where
+ *    Austin writes them). A lane sample (time T on stack S) is the time a task spent at S; a
+ *    task stack says where the task is now and how long it was at its previous point, so each
+ *    task stack carries the point of a lane sample and the time of the one before it: the
+ *    task's first stack has time 0, and after the last sample a stack without frames (the
+ *    task gone) carries the last time. A task's id is the lane's thread id, its name key the
+ *    lane's name.
+ * MOJO 3 has no tasks: lane samples and links are left out, and counted.
+ *
  * What MOJO cannot hold is said once per kind at the end, with a count: the other metadata,
- * modes other than wall and cpu, thread statuses, NUL bytes in strings. */
+ * modes other than wall and cpu, thread statuses, NUL bytes in strings, tasks in MOJO 3. */
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "common/hmap.h"
 #include "common/text.h"
 #include "common/vec.h"
-#include "mojo_v3.h"
-#include "outputs/outputs.h"
+#include "outputs/mojo_out.h"
 #include "outputs/render.h"
-
-enum { W_META, W_MODE, W_STATUS, W_NUL, W_N };
-
-typedef struct mojo_out {
-    pcd_job *j;
-    pcd_sink *out;
-    pcd_writer w;
-    bool w_open;
-    bool austin;                   /* the profile is Austin's own: its metadata go as they are */
-    bool head;                     /* the header (or the input's metadata) is written */
-    pcd_out_pace pace;             /* the time metric's type (pace.type, -1 none) and its unit */
-    int memory, released;          /* Austin's memory types (-1 none) */
-    pcd_hmap defined;              /* (pid, kind << 1 | sign, id): defined in that process */
-    pcd_hmap pids;                 /* pid -> index + 1 in `fresh` */
-    uint32_t *stack_pid;           /* stack id -> the pid index + 1 all of whose frames are defined */
-    size_t stack_pid_cap;
-    int64_t *prev;                 /* thread id -> the time (µs) of its previous sample */
-    uint8_t *seen;                 /* thread id -> 1 after its first sample with a time */
-    size_t prev_cap, seen_cap;
-    pcd_frame_id *fr;
-    size_t fr_cap;
-    uint8_t *clean;                /* a string without its NUL bytes */
-    size_t clean_cap;
-    char *tid;                     /* a thread id in hex */
-    size_t tid_cap;
-    uint64_t warn[W_N];
-} mojo_out;
-
-static pcd_mojo_int mint(int64_t v)
-{
-    return v < 0 ? (pcd_mojo_int){ (uint64_t)0 - (uint64_t)v, true } : (pcd_mojo_int){ (uint64_t)v, false };
-}
 
 static pcd_mojo_int mpos(int64_t v) { return v == PCD_POS_NONE ? mint(0) : mint(v); }
 
-static pcd_status put(mojo_out *m, pcd_mojo_v3_event *ev)
+pcd_status mojo_put(mojo_out *m, pcd_mojo_v4_event *ev)
 {
-    return pcd_writer_record(&m->w, &pcd_mojo_v3_region_events, ev);
+    if (m->version == 4) return pcd_writer_record(&m->w, &pcd_mojo_v4_region_events, ev);
+    pcd_mojo_v3_event e3;
+    memset(&e3, 0, sizeof e3);
+    e3.tag = ev->tag;
+    switch (ev->which) {
+    case PCD_MOJO_V4_EVENT_METADATA:
+        e3.which = PCD_MOJO_V3_EVENT_METADATA;
+        e3.u.metadata.key = ev->u.metadata.key;
+        e3.u.metadata.value = ev->u.metadata.value;
+        break;
+    case PCD_MOJO_V4_EVENT_STACK:
+        e3.which = PCD_MOJO_V3_EVENT_STACK;
+        e3.u.stack.pid = ev->u.stack.pid;
+        e3.u.stack.iid = ev->u.stack.iid;
+        e3.u.stack.tid = ev->u.stack.tid;
+        break;
+    case PCD_MOJO_V4_EVENT_FRAME:
+        e3.which = PCD_MOJO_V3_EVENT_FRAME;
+        e3.u.frame.key = ev->u.frame.key;
+        e3.u.frame.filename = ev->u.frame.filename;
+        e3.u.frame.scope = ev->u.frame.scope;
+        e3.u.frame.line = ev->u.frame.line;
+        e3.u.frame.line_end = ev->u.frame.line_end;
+        e3.u.frame.column = ev->u.frame.column;
+        e3.u.frame.column_end = ev->u.frame.column_end;
+        break;
+    case PCD_MOJO_V4_EVENT_INVALID: e3.which = PCD_MOJO_V3_EVENT_INVALID; break;
+    case PCD_MOJO_V4_EVENT_FRAME_REF:
+        e3.which = PCD_MOJO_V3_EVENT_FRAME_REF;
+        e3.u.frame_ref.key = ev->u.frame_ref.key;
+        break;
+    case PCD_MOJO_V4_EVENT_KERNEL:
+        e3.which = PCD_MOJO_V3_EVENT_KERNEL;
+        e3.u.kernel.symbol = ev->u.kernel.symbol;
+        break;
+    case PCD_MOJO_V4_EVENT_GC: e3.which = PCD_MOJO_V3_EVENT_GC; break;
+    case PCD_MOJO_V4_EVENT_IDLE: e3.which = PCD_MOJO_V3_EVENT_IDLE; break;
+    case PCD_MOJO_V4_EVENT_TIME:
+        e3.which = PCD_MOJO_V3_EVENT_TIME;
+        e3.u.time.value = ev->u.time.value;
+        break;
+    case PCD_MOJO_V4_EVENT_MEMORY:
+        e3.which = PCD_MOJO_V3_EVENT_MEMORY;
+        e3.u.memory.value = ev->u.memory.value;
+        break;
+    case PCD_MOJO_V4_EVENT_STRING:
+        e3.which = PCD_MOJO_V3_EVENT_STRING;
+        e3.u.string.key = ev->u.string.key;
+        e3.u.string.value = ev->u.string.value;
+        break;
+    case PCD_MOJO_V4_EVENT_STRING_REF:
+        e3.which = PCD_MOJO_V3_EVENT_STRING_REF;
+        e3.u.string_ref.key = ev->u.string_ref.key;
+        break;
+    case PCD_MOJO_V4_EVENT_STACK_REPEAT:
+    case PCD_MOJO_V4_EVENT_TASK_STACK:
+    case PCD_MOJO_V4_EVENT_TASK_WAITER: return PCD_E_INTERNAL; /* never asked of version 3 */
+    }
+    return pcd_writer_record(&m->w, &pcd_mojo_v3_region_events, &e3);
 }
 
-static pcd_status put_simple(mojo_out *m, pcd_mojo_v3_event_case which, uint64_t tag)
+static pcd_status put_simple(mojo_out *m, pcd_mojo_v4_event_case which, uint64_t tag)
 {
-    pcd_mojo_v3_event ev;
+    pcd_mojo_v4_event ev;
     memset(&ev, 0, sizeof ev);
     ev.which = which;
     ev.tag = tag;
-    return put(m, &ev);
+    return mojo_put(m, &ev);
 }
 
 static pcd_status put_meta(mojo_out *m, pcd_bytes k, pcd_bytes v)
 {
-    pcd_mojo_v3_event ev;
+    pcd_mojo_v4_event ev;
     memset(&ev, 0, sizeof ev);
-    ev.which = PCD_MOJO_V3_EVENT_METADATA;
-    ev.tag = PCD_MOJO_V3_EVENT_METADATA_TAG;
+    ev.which = PCD_MOJO_V4_EVENT_METADATA;
+    ev.tag = PCD_MOJO_V4_EVENT_METADATA_TAG;
     ev.u.metadata.key = k;
     ev.u.metadata.value = v;
-    return put(m, &ev);
+    return mojo_put(m, &ev);
 }
 
 static pcd_status put_meta_z(mojo_out *m, const char *k, const char *v)
@@ -205,6 +246,8 @@ static pcd_status head(mojo_out *m, pcd_profile *p)
     return PCD_OK;
 }
 
+static pcd_status write_meta(mojo_out *m, pcd_profile *p, pcd_str key, pcd_str value);
+
 static pcd_status m_meta(void *ud, pcd_profile *p, pcd_str key, pcd_str value)
 {
     mojo_out *m = ud;
@@ -213,6 +256,27 @@ static pcd_status m_meta(void *ud, pcd_profile *p, pcd_str key, pcd_str value)
         m->warn[W_META]++;
         return PCD_OK;
     }
+    if (m->version == 4 && m->any_stack) {
+        /* a MOJO 4 reader ends a sample at the next stack event only: metadata after a sample go
+         * after the next one, where Austin 4 writes its footer (after the last sample) */
+        PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->held, m->held_cap, m->n_held + 1));
+        m->held[m->n_held].k = key;
+        m->held[m->n_held++].v = value;
+        return PCD_OK;
+    }
+    return write_meta(m, p, key, value);
+}
+
+/* The metadata held back (MOJO 4), after the sample just written. */
+static pcd_status flush_held(mojo_out *m, pcd_profile *p)
+{
+    for (size_t i = 0; i < m->n_held; i++) PCD_TRY(write_meta(m, p, m->held[i].k, m->held[i].v));
+    m->n_held = 0;
+    return PCD_OK;
+}
+
+static pcd_status write_meta(mojo_out *m, pcd_profile *p, pcd_str key, pcd_str value)
+{
     pcd_bytes k = pcd_profile_text(p, key), v = pcd_profile_text(p, value);
     PCD_TRY(clean(m, &k));
     /* the key's text may be in the scratch buffer: the value gets its own copy */
@@ -231,7 +295,7 @@ static pcd_status m_meta(void *ud, pcd_profile *p, pcd_str key, pcd_str value)
 
 /* ---- definitions ------------------------------------------------------------------------- */
 
-static pcd_status define_string(mojo_out *m, pcd_mojo_int pid, const pcd_profile *p, pcd_str s)
+pcd_status mojo_define_string(mojo_out *m, pcd_mojo_int pid, const pcd_profile *p, pcd_str s)
 {
     bool fresh;
     pcd_hslot *sl = pcd_hmap_put(&m->defined, (pcd_hkey){ pid.mag, (uint64_t)pid.neg, s }, &fresh);
@@ -239,44 +303,61 @@ static pcd_status define_string(mojo_out *m, pcd_mojo_int pid, const pcd_profile
     if (!fresh) return PCD_OK;
     pcd_bytes b = pcd_profile_text(p, s);
     PCD_TRY(clean(m, &b));
-    pcd_mojo_v3_event ev;
+    pcd_mojo_v4_event ev;
     memset(&ev, 0, sizeof ev);
-    ev.which = PCD_MOJO_V3_EVENT_STRING;
-    ev.tag = PCD_MOJO_V3_EVENT_STRING_TAG;
+    ev.which = PCD_MOJO_V4_EVENT_STRING;
+    ev.tag = PCD_MOJO_V4_EVENT_STRING_TAG;
     ev.u.string.key = mint((int64_t)s + 2);
     ev.u.string.value = b;
-    return put(m, &ev);
+    return mojo_put(m, &ev);
 }
 
-static bool is_ref(const pcd_frame *f)
+bool mojo_is_ref(const pcd_frame *f)
 {
     return f->kind != PCD_FRAME_GC && f->kind != PCD_FRAME_INVALID && f->kind != PCD_FRAME_KERNEL &&
            f->kind != PCD_FRAME_LABEL && f->kind != PCD_FRAME_IDLE;
 }
 
-static pcd_status define_frame(mojo_out *m, pcd_mojo_int pid, const pcd_profile *p, pcd_frame_id id)
+/* The function's string of frame f: its own, or for a nameless frame of code the name the outputs
+ * give it (its address and module, outputs/render.h), interned in the profile's strings. */
+static pcd_status function_of(mojo_out *m, pcd_profile *p, pcd_frame_id id, pcd_str *out)
 {
+    *out = pcd_profile_frame_at(p, id)->function;
+    if (!pcd_frame_nameless(pcd_profile_frame_at(p, id))) return PCD_OK;
+    pcd_memsink t;
+    pcd_memsink_init(&t, m->j->al);
+    pcd_status st = pcd_render_function(&t.sink, p, id, PCD_COLLAPSED_RAW);
+    if (st == PCD_OK) st = pcd_memsink_flush(&t);
+    if (st == PCD_OK) *out = pcd_profile_str(p, t.data, t.len);
+    pcd_memsink_free(&t);
+    return st == PCD_OK ? p->oom : st;
+}
+
+static pcd_status define_frame(mojo_out *m, pcd_mojo_int pid, pcd_profile *p, pcd_frame_id id)
+{
+    pcd_str fn;
+    PCD_TRY(function_of(m, p, id, &fn));
     const pcd_frame *f = pcd_profile_frame_at(p, id);
-    if (f->kind == PCD_FRAME_LABEL || f->kind == PCD_FRAME_IDLE) return define_string(m, pid, p, f->function);
-    if (!is_ref(f)) return PCD_OK;
+    if (f->kind == PCD_FRAME_LABEL || f->kind == PCD_FRAME_IDLE) return mojo_define_string(m, pid, p, f->function);
+    if (!mojo_is_ref(f)) return PCD_OK;
     bool fresh;
     pcd_hslot *sl = pcd_hmap_put(&m->defined, (pcd_hkey){ pid.mag, (uint64_t)pid.neg | 2, id }, &fresh);
     if (!sl) return PCD_E_NOMEM;
     if (!fresh) return PCD_OK;
-    PCD_TRY(define_string(m, pid, p, f->file));
-    PCD_TRY(define_string(m, pid, p, f->function));
-    pcd_mojo_v3_event ev;
+    PCD_TRY(mojo_define_string(m, pid, p, f->file));
+    PCD_TRY(mojo_define_string(m, pid, p, fn));
+    pcd_mojo_v4_event ev;
     memset(&ev, 0, sizeof ev);
-    ev.which = PCD_MOJO_V3_EVENT_FRAME;
-    ev.tag = PCD_MOJO_V3_EVENT_FRAME_TAG;
+    ev.which = PCD_MOJO_V4_EVENT_FRAME;
+    ev.tag = PCD_MOJO_V4_EVENT_FRAME_TAG;
     ev.u.frame.key = mint(id);
     ev.u.frame.filename = mint((int64_t)f->file + 2);
-    ev.u.frame.scope = mint((int64_t)f->function + 2);
+    ev.u.frame.scope = mint((int64_t)fn + 2);
     ev.u.frame.line = mpos(f->line);
     ev.u.frame.line_end = mpos(f->end_line);
     ev.u.frame.column = mpos(f->column);
     ev.u.frame.column_end = mpos(f->end_column);
-    return put(m, &ev);
+    return mojo_put(m, &ev);
 }
 
 /* The index (+ 1) of a process, for the stacks' memo. */
@@ -292,25 +373,25 @@ static pcd_status pid_index(mojo_out *m, pcd_mojo_int pid, uint32_t *out)
 
 /* ---- samples --------------------------------------------------------------------------------- */
 
-static pcd_status put_time(mojo_out *m, uint64_t us)
+pcd_status mojo_put_time(mojo_out *m, uint64_t us)
 {
-    pcd_mojo_v3_event ev;
+    pcd_mojo_v4_event ev;
     memset(&ev, 0, sizeof ev);
-    ev.which = PCD_MOJO_V3_EVENT_TIME;
-    ev.tag = PCD_MOJO_V3_EVENT_TIME_TAG;
+    ev.which = PCD_MOJO_V4_EVENT_TIME;
+    ev.tag = PCD_MOJO_V4_EVENT_TIME_TAG;
     ev.u.time.value = (pcd_mojo_int){ us, false };
-    return put(m, &ev);
+    return mojo_put(m, &ev);
 }
 
 static pcd_status put_memory(mojo_out *m, const pcd_sample *s)
 {
-    pcd_mojo_v3_event ev;
+    pcd_mojo_v4_event ev;
     memset(&ev, 0, sizeof ev);
-    ev.which = PCD_MOJO_V3_EVENT_MEMORY;
-    ev.tag = PCD_MOJO_V3_EVENT_MEMORY_TAG;
+    ev.which = PCD_MOJO_V4_EVENT_MEMORY;
+    ev.tag = PCD_MOJO_V4_EVENT_MEMORY_TAG;
     if (m->released >= 0 && s->values[m->released]) ev.u.memory.value = (pcd_mojo_int){ s->values[m->released], true };
     else ev.u.memory.value = (pcd_mojo_int){ m->memory >= 0 ? s->values[m->memory] : 0, false };
-    return put(m, &ev);
+    return mojo_put(m, &ev);
 }
 
 /* The time metric of one sample into *us; false when it has none. */
@@ -336,38 +417,57 @@ static pcd_status time_of(mojo_out *m, const pcd_profile *p, const pcd_sample *s
     return PCD_OK;
 }
 
+/* The frames of a stack defined in the process pid (innermost first, as Austin does; a stack
+ * seen whole in it: nothing). fr holds its n frames. */
+pcd_status mojo_define_stack(mojo_out *m, pcd_mojo_int pid, pcd_profile *p, pcd_stack_id st,
+                               const pcd_frame_id *fr, size_t n)
+{
+    uint32_t pi;
+    PCD_TRY(pid_index(m, pid, &pi));
+    if (st >= m->stack_pid_cap) {
+        size_t old = m->stack_pid_cap;
+        PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->stack_pid, m->stack_pid_cap, (size_t)st + 1));
+        memset(m->stack_pid + old, 0, (m->stack_pid_cap - old) * sizeof *m->stack_pid);
+    }
+    if (m->stack_pid[st] != pi) {
+        for (size_t i = n; i-- > 0;) PCD_TRY(define_frame(m, pid, p, fr[i]));
+        m->stack_pid[st] = pi;
+    }
+    return PCD_OK;
+}
+
+
 static pcd_status one_sample(mojo_out *m, pcd_profile *p, const pcd_sample *s, size_t n)
 {
     const pcd_thread *th = &p->threads[s->thread];
     pcd_mojo_int pid = mint(th->pid == PCD_ID_NONE ? 0 : th->pid);
-    pcd_mojo_v3_event ev;
+    pcd_mojo_v4_event ev;
     memset(&ev, 0, sizeof ev);
-    ev.which = PCD_MOJO_V3_EVENT_STACK;
-    ev.tag = PCD_MOJO_V3_EVENT_STACK_TAG;
+    ev.which = PCD_MOJO_V4_EVENT_STACK;
+    ev.tag = PCD_MOJO_V4_EVENT_STACK_TAG;
     ev.u.stack.pid = pid;
     ev.u.stack.iid = mint(th->iid == PCD_ID_NONE ? 0 : th->iid);
     PCD_TRY(tid_hex(m, p, th, &ev.u.stack.tid));
-    PCD_TRY(put(m, &ev));
-    /* what is new in this process, innermost first (a stack seen whole in it: nothing) */
-    uint32_t pi;
-    PCD_TRY(pid_index(m, pid, &pi));
-    if (s->stack >= m->stack_pid_cap) {
-        size_t old = m->stack_pid_cap;
-        PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->stack_pid, m->stack_pid_cap, (size_t)s->stack + 1));
-        memset(m->stack_pid + old, 0, (m->stack_pid_cap - old) * sizeof *m->stack_pid);
-    }
-    if (m->stack_pid[s->stack] != pi) {
-        for (size_t i = n; i-- > 0;) PCD_TRY(define_frame(m, pid, p, m->fr[i]));
-        m->stack_pid[s->stack] = pi;
+    PCD_TRY(mojo_put(m, &ev));
+    m->any_stack = true;
+    /* version 4: does it repeat the thread's previous stack, and up to where (before the
+     * definitions and tasks, which may use the scratch buffer the thread text is in) */
+    size_t from = 0;
+    if (m->version == 4) PCD_TRY(mojo_repeat_of(m, p, s->thread, &ev, n, &from));
+    PCD_TRY(mojo_define_stack(m, pid, p, s->stack, m->fr, n));
+    if (m->version == 4) {
+        /* its tasks' events (they may define frames: the stack's are defined first) */
+        PCD_TRY(mojo_flush_tasks(m, p, s->thread));
+        if (from) PCD_TRY(put_simple(m, PCD_MOJO_V4_EVENT_STACK_REPEAT, PCD_MOJO_V4_EVENT_STACK_REPEAT_TAG));
     }
     /* the references, outermost first */
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = from; i < n; i++) {
         const pcd_frame *f = pcd_profile_frame_at(p, m->fr[i]);
         memset(&ev, 0, sizeof ev);
         switch (f->kind) {
-        case PCD_FRAME_GC: PCD_TRY(put_simple(m, PCD_MOJO_V3_EVENT_GC, PCD_MOJO_V3_EVENT_GC_TAG)); continue;
+        case PCD_FRAME_GC: PCD_TRY(put_simple(m, PCD_MOJO_V4_EVENT_GC, PCD_MOJO_V4_EVENT_GC_TAG)); continue;
         case PCD_FRAME_INVALID:
-            PCD_TRY(put_simple(m, PCD_MOJO_V3_EVENT_INVALID, PCD_MOJO_V3_EVENT_INVALID_TAG));
+            PCD_TRY(put_simple(m, PCD_MOJO_V4_EVENT_INVALID, PCD_MOJO_V4_EVENT_INVALID_TAG));
             continue;
         case PCD_FRAME_KERNEL: {
             pcd_bytes sym = pcd_profile_text(p, f->function);
@@ -376,24 +476,24 @@ static pcd_status one_sample(mojo_out *m, pcd_profile *p, const pcd_sample *s, s
                 m->warn[W_NUL]++;
                 sym.len = (size_t)(z - sym.ptr);
             }
-            ev.which = PCD_MOJO_V3_EVENT_KERNEL;
-            ev.tag = PCD_MOJO_V3_EVENT_KERNEL_TAG;
+            ev.which = PCD_MOJO_V4_EVENT_KERNEL;
+            ev.tag = PCD_MOJO_V4_EVENT_KERNEL_TAG;
             ev.u.kernel.symbol = sym;
             break;
         }
         case PCD_FRAME_LABEL:
         case PCD_FRAME_IDLE:
-            ev.which = PCD_MOJO_V3_EVENT_STRING_REF;
-            ev.tag = PCD_MOJO_V3_EVENT_STRING_REF_TAG;
+            ev.which = PCD_MOJO_V4_EVENT_STRING_REF;
+            ev.tag = PCD_MOJO_V4_EVENT_STRING_REF_TAG;
             ev.u.string_ref.key = mint((int64_t)f->function + 2);
             break;
         default:
-            ev.which = PCD_MOJO_V3_EVENT_FRAME_REF;
-            ev.tag = PCD_MOJO_V3_EVENT_FRAME_REF_TAG;
+            ev.which = PCD_MOJO_V4_EVENT_FRAME_REF;
+            ev.tag = PCD_MOJO_V4_EVENT_FRAME_REF_TAG;
             ev.u.frame_ref.key = mint(m->fr[i]);
             break;
         }
-        PCD_TRY(put(m, &ev));
+        PCD_TRY(mojo_put(m, &ev));
     }
     /* the metrics, in the order the source gave them first */
     bool has_time;
@@ -401,20 +501,31 @@ static pcd_status one_sample(mojo_out *m, pcd_profile *p, const pcd_sample *s, s
     PCD_TRY(time_of(m, p, s, &has_time, &us));
     bool has_mem = (m->memory >= 0 && (s->flags & PCD_SAMPLE_HAS(m->memory))) ||
                    (m->released >= 0 && (s->flags & PCD_SAMPLE_HAS(m->released)));
-    unsigned first = s->flags >> PCD_SAMPLE_FIRST_SHIFT & 15;
+    unsigned first = s->flags >> PCD_SAMPLE_FIRST_SHIFT & 31;
     bool mem_first = has_mem && first && (int)first - 1 != m->pace.type &&
                      ((int)first - 1 == m->memory || (int)first - 1 == m->released);
     if (mem_first) PCD_TRY(put_memory(m, s));
-    if (has_time) PCD_TRY(put_time(m, us));
-    if (s->flags & PCD_SAMPLE_IDLE) PCD_TRY(put_simple(m, PCD_MOJO_V3_EVENT_IDLE, PCD_MOJO_V3_EVENT_IDLE_TAG));
+    if (has_time) PCD_TRY(mojo_put_time(m, us));
+    if (s->flags & PCD_SAMPLE_IDLE) PCD_TRY(put_simple(m, PCD_MOJO_V4_EVENT_IDLE, PCD_MOJO_V4_EVENT_IDLE_TAG));
     if (has_mem && !mem_first) PCD_TRY(put_memory(m, s));
-    return PCD_OK;
+    return flush_held(m, p);
 }
 
 static pcd_status m_sample(void *ud, pcd_profile *p, const pcd_sample *s)
 {
     mojo_out *m = ud;
     PCD_TRY(head(m, p));
+    if (p->threads[s->thread].lane_of) {
+        /* a task's time at a point: version 4's task stacks, written with its thread's next sample */
+        uint64_t us = 0;
+        if (m->version != 4 || !p->threads[s->thread].has_tid) {
+            m->warn[W_LANES] += s->count;
+            return PCD_OK;
+        }
+        if (m->pace.type >= 0) pcd_out_pace_us(&m->pace, p, s, &us);
+        for (uint64_t k = 0; k < s->count; k++) PCD_TRY(mojo_add_task_ev(m, (task_ev){ s->thread, UINT32_MAX, s->stack, us }));
+        return PCD_OK;
+    }
     if (s->status) m->warn[W_STATUS]++;
     PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->fr, m->fr_cap, pcd_stack_depth(p, s->stack)));
     size_t n = pcd_stack_frames(p, s->stack, m->fr);
@@ -429,10 +540,18 @@ static pcd_status m_begin(void *ud, pcd_profile *p)
     mojo_out *m = ud;
     pcd_dialect d;
     PCD_TRY(pcd_out_dialect(m->j, p, &d));
-    m->austin = d == PCD_DIALECT_AUSTIN;
+    m->austin = d == PCD_DIALECT_AUSTIN || d == PCD_DIALECT_AUSTIN2;
     pcd_out_pace_init(&m->pace, p);
     m->memory = pcd_profile_find_type(p, "memory");
     m->released = pcd_profile_find_type(p, "memory-released");
+    if (m->version == 4) {
+        pcd_writer_open(&m->w, &pcd_mojo_v4_format, m->out, m->j->al);
+        m->w_open = true;
+        pcd_mojo_v4_file root;
+        memset(&root, 0, sizeof root);
+        root.version = mint(4);
+        return pcd_writer_root(&m->w, &root);
+    }
     pcd_writer_open(&m->w, &pcd_mojo_v3_format, m->out, m->j->al);
     m->w_open = true;
     pcd_mojo_v3_file root;
@@ -446,6 +565,10 @@ static pcd_status m_end(void *ud, pcd_profile *p)
     mojo_out *m = ud;
     if (!m->w_open) return PCD_OK; /* begin failed */
     PCD_TRY(head(m, p));
+    if (m->version == 4) {
+        PCD_TRY(mojo_close_tasks(m, p));
+        PCD_TRY(flush_held(m, p));
+    }
     if (!m->austin && p->duration != PCD_TIME_NONE && p->duration >= 0) {
         char buf[32];
         snprintf(buf, sizeof buf, "%" PRId64, p->duration / 1000 + (p->duration % 1000 >= 500));
@@ -471,6 +594,12 @@ static pcd_status m_end(void *ud, pcd_profile *p)
         pcd_job_note(m->j, "warning: %" PRIu64 " metadata entries dropped but for what Austin's interval, mode, python "
                            "and duration metadata say", w[W_META]);
     if (w[W_NUL]) pcd_job_note(m->j, "warning: %" PRIu64 " strings with NUL bytes (U+FFFD in MOJO)", w[W_NUL]);
+    if (w[W_LANES])
+        pcd_job_note(m->j, "warning: %" PRIu64 " samples of asyncio tasks left out (%s)", w[W_LANES],
+                     m->version == 4 ? "no sample of a thread to write them in" : "MOJO 3 has no tasks: --version 4");
+    if (w[W_LINKS])
+        pcd_job_note(m->j, "warning: %" PRIu64 " links between tasks left out (%s)", w[W_LINKS],
+                     m->version == 4 ? "MOJO 4 has only task waiters" : "MOJO 3 has no tasks: --version 4");
     return PCD_OK;
 }
 
@@ -482,12 +611,20 @@ static pcd_status m_open(void *state, pcd_job *j, pcd_sink *out, pcd_consumer *c
     m->pace.type = m->memory = m->released = -1;
     pcd_hmap_init(&m->defined, j->al);
     pcd_hmap_init(&m->pids, j->al);
+    pcd_hmap_init(&m->tasks, j->al);
+    m->version = 3;
+    if (j->version) {
+        if (strcmp(j->version, "4") == 0) m->version = 4;
+        else if (strcmp(j->version, "3") != 0)
+            return pcd_job_fail(j, PCD_E_ARG, "--to mojo writes MOJO 3 or 4 (--version 3 or 4), not '%s'", j->version);
+    }
     c->ud = m;
     c->needs = PCD_NEEDS_TIMES; /* a MOJO sample per sample, with its time */
     c->begin = m_begin;
     c->meta = m_meta;
     c->sample = m_sample;
     c->end = m_end;
+    c->link = mojo_link;
     return PCD_OK;
 }
 
@@ -502,11 +639,19 @@ static void m_close(void *state)
     PCD_VEC_FREE(al, m->prev, m->prev_cap);
     PCD_VEC_FREE(al, m->seen, m->seen_cap);
     PCD_VEC_FREE(al, m->fr, m->fr_cap);
+    PCD_VEC_FREE(al, m->tfr, m->tfr_cap);
     PCD_VEC_FREE(al, m->clean, m->clean_cap);
     PCD_VEC_FREE(al, m->tid, m->tid_cap);
+    for (size_t i = 0; i < m->n_rt; i++) PCD_VEC_FREE(al, m->rt[i].fr, m->rt[i].fr_cap);
+    PCD_VEC_FREE(al, m->rt, m->rt_cap);
+    PCD_VEC_FREE(al, m->texts, m->texts_cap);
+    PCD_VEC_FREE(al, m->rt_of, m->rt_of_cap);
+    PCD_VEC_FREE(al, m->tev, m->tev_cap);
+    PCD_VEC_FREE(al, m->held, m->held_cap);
+    pcd_hmap_free(&m->tasks);
 }
 
 const pcd_exporter pcd_out_mojo = {
-    "mojo", "Austin MOJO 3 (the time metric: the time since the thread's previous sample), read by austin-python and Austin's tools",
+    "mojo", "Austin MOJO 3, or 4 with --version 4 (the time metric: the time since the thread's previous sample), read by austin-python and Austin's tools",
     PCD_HAS_SAMPLES | PCD_HAS_CODE, 0, sizeof(mojo_out), m_open, m_close,
 };

@@ -4,7 +4,9 @@
  *
  * Samples are summed per (thread, stack, labels), in the order first seen. Then:
  *  - sample types with their names (pprof's own spelling where it has one: alloc-bytes and
- *    alloc-count are alloc_space and alloc_objects) and units; the default one; the
+ *    alloc-count are alloc_space and alloc_objects) and units: every type the input lists itself
+ *    (a pprof's), and of those its format always has, the ones some sample has a value of (no
+ *    all-zero memory types for a wall-time MOJO); the default one (settled: one with values); the
  *    period and its type (the model's period type, else the metadata "period_type" a pprof
  *    input left, "type/unit"); time_nanos and duration_nanos when the source has them;
  *  - one Location per frame and the frames inlined into it (PCD_FRAME_INLINED: the Lines of one
@@ -18,7 +20,9 @@
  *  - comments: the source ("profcodec: converted from FILE (FORMAT VERSION)"), then the
  *    metadata as "key: value" (a pprof input's comments as they were; its drop_frames,
  *    keep_frames and doc_url back in their fields).
- * Values are int64: an amount above 2^63-1 is written as 2^63-1. */
+ * Values are int64: an amount above 2^63-1 is written as 2^63-1, a signed value (a pprof
+ * input's, negative in a difference of profiles) as it is. A frame of nothing but an address is
+ * a Location without Lines, in its module's Mapping or in none. */
 #include <inttypes.h>
 #include <stdlib.h>
 
@@ -26,7 +30,9 @@
 #include "common/hmap.h"
 #include "common/text.h"
 #include "common/vec.h"
+#include "model/aggregate.h"
 #include "outputs/outputs.h"
+#include "outputs/render.h"
 #include "pprof_v1.h"
 
 typedef struct pentry {
@@ -42,9 +48,11 @@ typedef struct pprof_out {
     pcd_hmap entries;              /* (thread << 32 | stack, label set) -> index + 1 */
     pentry *e;
     size_t n_e, e_cap;
-    uint64_t *vals;                /* n_types per entry */
+    uint64_t *vals;                /* n_types per entry (signed types' as int64_t) */
     size_t vals_cap;
     size_t n_types;
+    uint32_t signed_mask;          /* bit t: type t is signed */
+    uint32_t keep;                 /* bit t: type t is written (at the end) */
     /* label sets: each a run of pcd_labels in `lab`, found again by hash */
     pcd_hmap setmap;               /* (hash, n, probe) -> set index + 1 */
     struct { size_t first, n; } *sets;
@@ -119,6 +127,7 @@ static pcd_status p_begin(void *ud, pcd_profile *p)
 {
     pprof_out *o = ud;
     o->n_types = p->n_types;
+    o->signed_mask = p->signed_types;
     if (!o->n_types) return pcd_job_fail(o->j, PCD_E_ARG, "this input has no sample values");
     return PCD_OK;
 }
@@ -141,9 +150,10 @@ static pcd_status p_sample(void *ud, pcd_profile *p, const pcd_sample *s)
         sl->v0 = ++o->n_e;
     }
     uint64_t *v = o->vals + (sl->v0 - 1) * o->n_types;
+    uint64_t c = s->count ? s->count : 1;
     for (size_t i = 0; i < o->n_types; i++) {
-        uint64_t x = s->values[i], c = s->count ? s->count : 1, add;
-        if (__builtin_mul_overflow(x, c, &add) || __builtin_add_overflow(v[i], add, &v[i])) v[i] = UINT64_MAX;
+        uint64_t x = s->values[i];
+        v[i] = (o->signed_mask >> i & 1) ? pcd_sat_add_i(v[i], pcd_sat_mul_i(x, c)) : pcd_sat_add(v[i], pcd_sat_mul(x, c));
     }
     return PCD_OK;
 }
@@ -340,7 +350,10 @@ static pcd_status put_location(pprof_out *o, const pcd_frame_id *fr, size_t n, u
             ln[i].column = f->column;
         }
     }
-    uint64_t mid = 1;
+    /* a location of nothing but an address (native code without symbols) has no line, and
+     * the mapping of its module, or none: not the input's (its name is its address and module) */
+    bool bare = n == 1 && !ln[0].has_function_id && !ln[0].has_line;
+    uint64_t mid = bare ? 0 : 1;
     if (st == PCD_OK && caller->module) st = put_mapping(o, caller->module, &mid);
     if (st == PCD_OK) {
         pcd_pprof_v1_profile_field r;
@@ -349,12 +362,10 @@ static pcd_status put_location(pprof_out *o, const pcd_frame_id *fr, size_t n, u
         pcd_pprof_v1_location *l = &r.u.location;
         l->has_id = true;
         l->id = *id;
-        l->has_mapping_id = true;
+        l->has_mapping_id = mid != 0;
         l->mapping_id = mid;
         l->has_address = caller->address != 0;
         l->address = caller->address;
-        /* a location of nothing but an address (native code without symbols) has no line */
-        bool bare = n == 1 && !ln[0].has_function_id && !ln[0].has_line;
         l->line = ln;
         l->n_line = bare ? 0 : n;
         st = rec(o, &r);
@@ -378,7 +389,7 @@ static size_t labels_of(pprof_out *o, const pentry *e, pcd_pprof_v1_label *out)
     if (th->pid != PCD_ID_NONE) NUM("pid", th->pid);
     if (th->iid != PCD_ID_NONE) NUM("iid", th->iid);
     if (th->has_tid) NUM("tid", (int64_t)th->tid);
-    if (th->tid_text) STR("tid_text", th->tid_text);
+    if (pcd_thread_id_text(th)) STR("tid_text", pcd_thread_id_text(th)); /* (a lane: its name) */
     if (th->name) STR("thread", th->name);
     if (th->process_name) STR("process", th->process_name);
 #undef NUM
@@ -445,7 +456,11 @@ static pcd_status put_samples(pprof_out *o)
             top = bottom;
         }
         const uint64_t *v = o->vals + i * o->n_types;
-        for (size_t t = 0; t < o->n_types; t++) vals[t] = v[t] > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v[t];
+        size_t nv = 0;
+        for (size_t t = 0; t < o->n_types; t++) {
+            if (!(o->keep >> t & 1)) continue;
+            vals[nv++] = (o->signed_mask >> t & 1) ? pcd_value_i64(v[t]) : v[t] > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v[t];
+        }
         if (st == PCD_OK) {
             pcd_pprof_v1_profile_field r;
             memset(&r, 0, sizeof r);
@@ -453,7 +468,7 @@ static pcd_status put_samples(pprof_out *o)
             r.u.sample.location_id = locs;
             r.u.sample.n_location_id = nloc;
             r.u.sample.value = vals;
-            r.u.sample.n_value = o->n_types;
+            r.u.sample.n_value = nv;
             r.u.sample.label = lab;
             r.u.sample.n_label = labels_of(o, e, lab);
             st = rec(o, &r);
@@ -483,7 +498,8 @@ static pcd_status put_header(pprof_out *o)
     pcd_profile *p = o->p;
     pcd_job *j = o->j;
     for (size_t i = 0; i < p->n_types; i++)
-        PCD_TRY(put_value_type(o, PCD_PPROF_V1_PROFILE_FIELD_SAMPLE_TYPE, type_name(o, p->types[i].name), p->types[i].unit));
+        if (o->keep >> i & 1)
+            PCD_TRY(put_value_type(o, PCD_PPROF_V1_PROFILE_FIELD_SAMPLE_TYPE, type_name(o, p->types[i].name), p->types[i].unit));
     if (p->default_type >= 0 && (size_t)p->default_type < p->n_types)
         PCD_TRY(put_int(o, PCD_PPROF_V1_PROFILE_FIELD_DEFAULT_SAMPLE_TYPE, sidx(o, type_name(o, p->types[p->default_type].name))));
     if (p->time_origin != PCD_TIME_NONE) PCD_TRY(put_int(o, PCD_PPROF_V1_PROFILE_FIELD_TIME_NANOS, p->time_origin));
@@ -552,6 +568,11 @@ static pcd_status p_end(void *ud, pcd_profile *p)
     pcd_job *j = o->j;
     o->p = p;
     if (!o->n_types) return PCD_OK;   /* (begin said why) */
+    /* the sample types: every one the input lists itself (a pprof's), and those of the format's
+     * that some sample has a value of (a wall-time MOJO has no memory types in pprof); the
+     * default is one with values (the pipeline settled it), so one is written at least */
+    for (size_t t = 0; t < o->n_types; t++)
+        if (p->types[t].listed || (p->valued >> t & 1) || (int)t == p->default_type) o->keep |= 1u << t;
     pcd_gzout *gz = NULL;
     pcd_sink *sink = o->out;
     if (o->gzip) {

@@ -295,12 +295,14 @@ static pcd_status put_frame(speedscope *c, const pcd_profile *p, pcd_frame_id id
     pcd_bytes fn = pcd_profile_text(p, f->function), file = pcd_profile_text(p, f->file);
     bool code = f->kind == PCD_FRAME_CODE || f->kind == PCD_FRAME_NATIVE;
     PCD_TRY(pcd_text_z(o, "{\"name\":"));
-    if (code || (f->kind == PCD_FRAME_KERNEL && fn.len)) {
+    if ((code || (f->kind == PCD_FRAME_KERNEL && fn.len)) && !pcd_frame_nameless(f)) {
         PCD_TRY(pcd_text_json(o, fn.ptr, fn.len));
     } else {
         pcd_memsink m;
         pcd_memsink_init(&m, c->j->al);
-        pcd_status st = pcd_render_frame(&m.sink, p, id, c->d, PCD_COLLAPSED_RAW);
+        /* a nameless frame of code: named by its address and module, as go tool pprof names it */
+        pcd_status st = pcd_frame_nameless(f) ? pcd_render_function(&m.sink, p, id, PCD_COLLAPSED_RAW)
+                                              : pcd_render_frame(&m.sink, p, id, c->d, PCD_COLLAPSED_RAW);
         if (st == PCD_OK) st = pcd_memsink_flush(&m);
         if (st == PCD_OK) st = pcd_text_json(o, m.data, m.len);
         pcd_memsink_free(&m);
@@ -389,9 +391,18 @@ static pcd_status s_end(void *ud, pcd_profile *p)
     speedscope *c = ud;
     pcd_sink *o = c->out;
     PCD_TRY(pcd_text_z(o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":["));
+    /* a type with negative values (a difference of profiles) cannot be weights: left out, said */
+    for (size_t t = 0; t < p->n_types; t++)
+        if (p->negative >> t & 1) {
+            pcd_bytes n = pcd_profile_text(p, p->types[t].name);
+            pcd_job_note(c->j, "warning: speedscope leaves out %.*s: it has negative values (a difference of profiles), "
+                               "which cannot be weights (--to collapsed shows them)",
+                         (int)(n.len > 64 ? 64 : n.len), (const char *)n.ptr);
+        }
     /* frames: numbered as the profiles first use them */
     for (size_t i = 0; i < c->n_pr; i++) {
         const sprofile *pr = &c->pr[i];
+        if (p->negative >> pr->type & 1) continue;
         for (size_t r = 0; r < pr->n; r++) {
             size_t n = pcd_stack_depth(p, pr->runs[r].stack);
             PCD_TRY(PCD_VEC_RESERVE(c->j->al, c->fr, c->fr_cap, n));
@@ -406,9 +417,11 @@ static pcd_status s_end(void *ud, pcd_profile *p)
         for (uint32_t k = 0; k < t->n_lanes; k++) PCD_TRY(lane_events(c, p, t, k, ev_frame));
     }
     PCD_TRY(pcd_text_z(o, "]},\"profiles\":["));
+    size_t shown = 0;
     for (size_t i = 0; i < c->n_pr; i++) {
         const sprofile *pr = &c->pr[i];
-        PCD_TRY(pcd_text_z(o, i ? ",{\"type\":\"sampled\",\"name\":" : "{\"type\":\"sampled\",\"name\":"));
+        if (p->negative >> pr->type & 1) continue;
+        PCD_TRY(pcd_text_z(o, shown++ ? ",{\"type\":\"sampled\",\"name\":" : "{\"type\":\"sampled\",\"name\":"));
         const pcd_sample_type *ty = &p->types[pr->type];
         PCD_TRY(put_name(c, p, ty->title ? ty->title : ty->name, pr->thread, 0));
         PCD_TRY(pcd_text_z(o, ",\"unit\":"));
@@ -432,7 +445,7 @@ static pcd_status s_end(void *ud, pcd_profile *p)
         }
         PCD_TRY(pcd_text_z(o, "]}"));
     }
-    bool any = c->n_pr > 0;
+    bool any = shown > 0;
     for (size_t i = 0; i < c->n_tr; i++) {
         const strack *t = &c->tr[i];
         for (uint32_t k = 0; k < t->n_lanes; k++) {
@@ -452,7 +465,7 @@ static pcd_status s_end(void *ud, pcd_profile *p)
     const char *base = strrchr(c->j->input_name, '/');
     base = base ? base + 1 : c->j->input_name;
     PCD_TRY(pcd_text_json_z(o, base));
-    if (c->n_pr || c->n_tr) PCD_TRY(pcd_text_z(o, ",\"activeProfileIndex\":0"));
+    if (any) PCD_TRY(pcd_text_z(o, ",\"activeProfileIndex\":0"));
     return pcd_text_z(o, ",\"exporter\":\"profcodec\"}\n");
 }
 
@@ -490,5 +503,5 @@ static void s_close(void *state)
 const pcd_exporter pcd_out_speedscope = {
     "speedscope", "speedscope's JSON file format (https://www.speedscope.app): a sampled profile per thread and "
                   "metric, evented ones per track of spans (one per nesting lane)",
-    0, PCD_HAS_SAMPLES | PCD_HAS_SLICES, sizeof(speedscope), s_open, s_close,
+    0, PCD_HAS_SAMPLES | PCD_HAS_SLICES, sizeof(speedscope), s_open, s_close, NULL, PCD_WANTS_AMOUNTS,
 };

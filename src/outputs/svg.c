@@ -3,10 +3,18 @@
  * metric (every element of a line a frame, thread parts included; siblings merged by their
  * text and sorted by it, byte order; width proportional to the value; frames narrower than
  * 0.1 px left out; the root "all" at the bottom), 1200 px wide, 16 px a frame, a title, and
- * a <title> tooltip on every frame ("text (value unit, percent)"). Colours are flamegraph.pl's
- * "hot" palette for code, hashed from the text (its --hash), other hues for native, kernel,
- * GC, idle, label, heap and thread frames. No script: it renders anywhere SVG does. The same
- * input gives the same bytes.
+ * a <title> tooltip on every frame ("text (value unit, percent)"), and under the title what the
+ * widths measure (the metric, its unit, the total). Colours are flamegraph.pl's "hot" palette
+ * for code, hashed from the text (its --hash), other hues for native, kernel, GC, idle, label,
+ * heap and thread frames. The same input gives the same bytes.
+ *
+ * Opened in a browser, one inline script (flamegraph.pl's, written anew: no event-handler
+ * attributes, no eval, so a Content-Security-Policy that allows the script and the style by
+ * their hashes runs it) zooms into the frame clicked ("Reset Zoom", Esc or a click on "all"
+ * zooms out), searches frames by regular expression ("Search", Ctrl-F or /, or the page's
+ * ?s=REGEX; the share of the total matched, each stack counted once) and shows the frame under
+ * the pointer at the bottom. Where scripts do not run (an <img>), it is the same picture
+ * without them: nothing depends on the script to be seen.
  *
  * The layout is a trie of texts. When every source frame has a text of its own (and the
  * threads' parts end where the frames begin), the source's own stack trie is that trie below
@@ -29,7 +37,7 @@
 #define FONT_WIDTH 0.59
 #define MIN_WIDTH 0.1
 #define XPAD 10.0
-#define YPAD1 (FONT_SIZE * 3)
+#define YPAD1 (FONT_SIZE * 3 + 16) /* the title, and under it what the widths measure */
 #define YPAD2 (FONT_SIZE * 2 + 10)
 #define KIND_THREAD PCD_FRAME_KIND_N /* a thread part of a line */
 
@@ -115,7 +123,7 @@ static pcd_status s_begin(void *ud, pcd_profile *p)
 {
     svg *c = ud;
     PCD_TRY(pcd_out_metric(c->j, p, NULL));
-    pcd_agg_init(&c->agg, c->j->al, p->n_types);
+    pcd_agg_init_types(&c->agg, c->j->al, p);
     c->agg_open = true;
     return PCD_OK;
 }
@@ -308,7 +316,8 @@ static pcd_status put_frame(svg *c, const item *it, uint64_t total, double wpv, 
     int rgb[3];
     if (!it->src && it->id == PCD_STACK_EMPTY) rgb[0] = 230, rgb[1] = 90, rgb[2] = 40;
     else colour(kind, t, rgb);
-    PCD_TRY(pcd_text_printf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/>",
+    /* (x and width to 0.01 px: the script finds a frame's descendants by where they are) */
+    PCD_TRY(pcd_text_printf(o, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/>",
                             x1, y1, x2 - x1, y2 - y1, rgb[0], rgb[1], rgb[2]));
     /* the text when three characters fit, cut with ".." as flamegraph.pl cuts it */
     size_t chars = (size_t)((x2 - x1) / (FONT_SIZE * FONT_WIDTH));
@@ -470,6 +479,156 @@ static pcd_status lay_out(svg *c)
     return PCD_OK;
 }
 
+/* A value with its unit for people: time in s, ms, µs or ns, bytes in KiB, MiB or GiB, 3
+ * significant digits; "" for other units (the exact value says it all). */
+static void human(char *buf, size_t cap, uint64_t v, pcd_bytes unit)
+{
+    static const struct { const char *unit; double ns; } times[] = {
+        { "nanoseconds", 1 }, { "microseconds", 1e3 }, { "milliseconds", 1e6 }, { "seconds", 1e9 },
+    };
+    static const char *const tnames[] = { "ns", "\xC2\xB5s", "ms", "s" };
+    static const char *const bnames[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+    double x = (double)v;
+    const char *name = NULL;
+    buf[0] = 0;
+    for (size_t i = 0; i < sizeof times / sizeof times[0]; i++)
+        if (pcd_bytes_is(unit, times[i].unit)) {
+            x *= times[i].ns;
+            size_t k = 0;
+            while (k < 3 && x >= 1000) x /= 1000, k++;
+            name = tnames[k];
+        }
+    if (pcd_bytes_is(unit, "bytes")) {
+        size_t k = 0;
+        while (k < 4 && x >= 1024) x /= 1024, k++;
+        if (k == 0) return; /* (a few bytes: the exact value) */
+        name = bnames[k];
+    }
+    if (!name) return;
+    snprintf(buf, cap, x >= 100 ? "%.0f %s" : x >= 10 ? "%.1f %s" : "%.2f %s", x, name);
+}
+
+/* The script of an SVG opened in a browser (see the top of this file): flamegraph.pl's zoom,
+ * search and details, on the frames as written (x, width and y of each <rect>; the name and
+ * value from its <title>). */
+static const char *const script[] = {
+    "(function () {\n",
+    "  'use strict';\n",
+    "  var W = 1200, PAD = 10, CHAR = 12 * 0.59, EPS = 0.02, MATCH = 'rgb(230,0,230)';\n",
+    "  var $ = function (id) { return document.getElementById(id); };\n",
+    "  var frames = [], byG = new Map(), root = null;\n",
+    "  var gs = $('frames').children;\n",
+    "  for (var i = 0; i < gs.length; i++) {\n",
+    "    var g = gs[i], r = g.querySelector('rect'), t = g.querySelector('text'), title = g.querySelector('title').textContent;\n",
+    "    var cut = title.lastIndexOf(' (');\n",
+    "    var f = { g: g, r: r, t: t, title: title, name: title.slice(0, cut), value: Number(title.slice(cut + 2).split(' ')[0].replace(/,/g, '')),\n",
+    "      x: Number(r.getAttribute('x')), w: Number(r.getAttribute('width')), y: Number(r.getAttribute('y')), fill: r.getAttribute('fill'), text: t.textContent };\n",
+    "    frames.push(f);\n",
+    "    byG.set(g, f);\n",
+    "    if (!root || f.y > root.y) root = f;\n",
+    "  }\n",
+    "  if (!root) return;\n",
+    "  var details = $('details'), matched = $('matched'), unzoom = $('unzoom'), find = $('search');\n",
+    "  var hint = 'Click a frame to zoom in; Search (or Ctrl-F) finds frames by regular expression; Esc resets.';\n",
+    "  details.textContent = hint;\n",
+    "  unzoom.classList.add('hide');\n",
+    "  find.classList.remove('hide');\n",
+    "  /* the name cut to w pixels as flamegraph.pl cuts it: 3 characters at least, '..' at the end */\n",
+    "  function fit(name, w) {\n",
+    "    var n = Math.floor(w / CHAR);\n",
+    "    if (n < 3) return '';\n",
+    "    var cs = Array.from(name);\n",
+    "    return cs.length <= n ? name : cs.slice(0, n - 2).join('') + '..';\n",
+    "  }\n",
+    "  function place(f, x, w) {\n",
+    "    f.r.setAttribute('x', x.toFixed(2));\n",
+    "    f.r.setAttribute('width', w.toFixed(2));\n",
+    "    f.t.setAttribute('x', (x + 3).toFixed(2));\n",
+    "    f.t.textContent = fit(f.name, w);\n",
+    "  }\n",
+    "  var zoomed = null;\n",
+    "  /* frame z across the width, its descendants with it, its ancestors under it (faded) */\n",
+    "  function zoom(z) {\n",
+    "    if (z === root) { reset(); return; }\n",
+    "    zoomed = z;\n",
+    "    var k = (W - 2 * PAD) / z.w, x0 = z.x, x1 = z.x + z.w;\n",
+    "    frames.forEach(function (f) {\n",
+    "      var under = f.y > z.y, inside = under ? f.x <= x0 + EPS && f.x + f.w >= x1 - EPS : f.x >= x0 - EPS && f.x + f.w <= x1 + EPS;\n",
+    "      f.g.classList.toggle('hide', !inside);\n",
+    "      f.g.classList.toggle('parent', inside && under);\n",
+    "      if (inside) place(f, under ? PAD : PAD + (f.x - x0) * k, under ? W - 2 * PAD : f.w * k);\n",
+    "    });\n",
+    "    unzoom.classList.remove('hide');\n",
+    "  }\n",
+    "  function reset() {\n",
+    "    zoomed = null;\n",
+    "    frames.forEach(function (f) {\n",
+    "      f.g.classList.remove('hide', 'parent');\n",
+    "      f.r.setAttribute('x', f.x.toFixed(2));\n",
+    "      f.r.setAttribute('width', f.w.toFixed(2));\n",
+    "      f.t.setAttribute('x', (f.x + 3).toFixed(2));\n",
+    "      f.t.textContent = f.text;\n",
+    "    });\n",
+    "    unzoom.classList.add('hide');\n",
+    "  }\n",
+    "  /* frames whose name matches: coloured; the share of the total they cover, a frame inside\n",
+    "   * one that matches (a recursion) not counted again */\n",
+    "  var term = '';\n",
+    "  function search(text) {\n",
+    "    term = text || '';\n",
+    "    var re = null;\n",
+    "    matched.classList.remove('err');\n",
+    "    try { re = term ? new RegExp(term) : null; } catch (e) {\n",
+    "      matched.textContent = 'Not a regular expression: ' + String(e.message).replace(/^.*: /, '').toLowerCase();\n",
+    "      matched.classList.add('err');\n",
+    "    }\n",
+    "    var hits = [];\n",
+    "    frames.forEach(function (f) {\n",
+    "      var on = re !== null && f !== root && re.test(f.name);\n",
+    "      f.r.setAttribute('fill', on ? MATCH : f.fill);\n",
+    "      if (on) hits.push(f);\n",
+    "    });\n",
+    "    find.textContent = re ? 'Search: ' + term : 'Search';\n",
+    "    if (!re) { if (!matched.classList.contains('err')) matched.textContent = ''; delete matched.dataset.percent; return; }\n",
+    "    hits.sort(function (a, b) { return a.x - b.x || b.y - a.y; });\n",
+    "    var end = -Infinity, sum = 0;\n",
+    "    hits.forEach(function (f) {\n",
+    "      if (f.x + f.w <= end + EPS) return;\n",
+    "      sum += f.value;\n",
+    "      end = f.x + f.w;\n",
+    "    });\n",
+    "    var p = root.value > 0 ? (100 * sum / root.value).toFixed(2) + '%' : '0.00%';\n",
+    "    matched.dataset.percent = p;\n",
+    "    matched.dataset.count = String(hits.length);\n",
+    "    matched.textContent = 'Matched: ' + p + ' of the total (' + hits.length + (hits.length === 1 ? ' frame)' : ' frames)');\n",
+    "  }\n",
+    "  function ask() {\n",
+    "    var text = window.prompt('Search frames (a regular expression; empty: clear)', term);\n",
+    "    if (text !== null) search(text);\n",
+    "  }\n",
+    "  var box = $('frames');\n",
+    "  box.addEventListener('click', function (e) {\n",
+    "    var g = e.target.closest('g'), f = g && byG.get(g);\n",
+    "    if (f) zoom(f);\n",
+    "  });\n",
+    "  box.addEventListener('mouseover', function (e) {\n",
+    "    var g = e.target.closest('g'), f = g && byG.get(g);\n",
+    "    if (f) details.textContent = f.title;\n",
+    "  });\n",
+    "  box.addEventListener('mouseout', function () { details.textContent = hint; });\n",
+    "  unzoom.addEventListener('click', reset);\n",
+    "  find.addEventListener('click', ask);\n",
+    "  window.addEventListener('keydown', function (e) {\n",
+    "    if ((e.key === 'f' && (e.ctrlKey || e.metaKey)) || e.key === '/') { e.preventDefault(); ask(); }\n",
+    "    else if (e.key === 'Escape') { reset(); search(''); }\n",
+    "  });\n",
+    "  window.pcdSvg = { zoom: function (name) { var f = frames.find(function (x) { return x.name === name; }); if (f) zoom(f); return !!f; },\n",
+    "    reset: reset, search: search, frames: frames, zoomed: function () { return zoomed && zoomed.name; } };\n",
+    "  var s = new URLSearchParams(window.location.search).get('s');\n",
+    "  if (s) search(s);\n",
+    "})();\n",
+};
+
 static pcd_status draw(svg *c)
 {
     pcd_sink *o = c->out;
@@ -494,21 +653,50 @@ static pcd_status draw(svg *c)
                           "<stop stop-color=\"#eeeeee\" offset=\"5%\"/><stop stop-color=\"#eeeeb0\" offset=\"95%\"/>"
                           "</linearGradient></defs>\n"
                           "<style type=\"text/css\">text { font-family: Verdana, sans-serif; font-size: 12px; fill: rgb(0,0,0); }"
-                          " #title { text-anchor: middle; font-size: 17px; } g:hover rect { stroke: rgb(40,40,40); stroke-width: 0.5; }</style>\n"));
+                          " #title { text-anchor: middle; font-size: 17px; } #what { text-anchor: middle; fill: rgb(90,90,90); }"
+                          " g:hover rect { stroke: rgb(40,40,40); stroke-width: 0.5; } #frames g, .ctl { cursor: pointer; }"
+                          " .ctl:hover { text-decoration: underline; } .hide { display: none; } .parent { opacity: 0.5; }"
+                          " #matched { text-anchor: end; } #search { text-anchor: end; } .err { fill: rgb(185,28,28); }</style>\n"));
     PCD_TRY(pcd_text_printf(o, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"url(#background)\"/>\n"
                                "<text id=\"title\" x=\"%.1f\" y=\"%.0f\">",
                             IMAGE_WIDTH, height, IMAGE_WIDTH / 2, FONT_SIZE * 2));
     PCD_TRY(pcd_text_xml(o, (const uint8_t *)base, strlen(base)));
     PCD_TRY(pcd_text_z(o, ": "));
     PCD_TRY(pcd_text_xml(o, tt.ptr, tt.len));
-    PCD_TRY(pcd_text_printf(o, "</text>\n<text x=\"%.1f\" y=\"%.0f\">total ", XPAD, height - YPAD2 / 2));
-    PCD_TRY(put_grouped(o, total));
+    /* what the widths measure: the metric in its unit, the total (for people too) */
+    PCD_TRY(pcd_text_printf(o, "</text>\n<text id=\"what\" x=\"%.1f\" y=\"%.0f\">widths: ", IMAGE_WIDTH / 2, FONT_SIZE * 2 + 18));
+    PCD_TRY(pcd_text_xml(o, tt.ptr, tt.len));
     pcd_bytes unit = pcd_profile_text(p, ty->unit);
-    PCD_TRY(pcd_sink_put(o, " ", 1));
-    PCD_TRY(pcd_text_xml(o, unit.ptr, unit.len));
-    PCD_TRY(pcd_text_z(o, " (hover over a frame for its value)</text>\n<g id=\"frames\">\n"));
+    bool counted = !unit.len || pcd_bytes_is(unit, "count");
+    if (!counted) {
+        PCD_TRY(pcd_text_z(o, " in "));
+        PCD_TRY(pcd_text_xml(o, unit.ptr, unit.len));
+    }
+    PCD_TRY(pcd_text_z(o, ", "));
+    PCD_TRY(put_grouped(o, total));
+    PCD_TRY(pcd_text_z(o, " in total"));
+    char hv[48];
+    human(hv, sizeof hv, total, unit);
+    if (hv[0]) PCD_TRY(pcd_text_printf(o, " (%s)", hv));
+    /* what was counted: the samples the profiler took, or distinct stacks with their sums (Mono's
+     * call tree, a heap's folded tree), or pprof's sample records */
+    uint64_t n = 0;
+    for (size_t i = 0; i < c->agg.n; i++) n = pcd_sat_add(n, c->agg.e[i].count);
+    static const char *const nouns[] = { "samples", "distinct stacks", "sample records" };
+    PCD_TRY(pcd_text_z(o, " from "));
+    PCD_TRY(put_grouped(o, n));
+    PCD_TRY(pcd_text_printf(o, " %s", nouns[p->sample_noun < 3 ? p->sample_noun : 0]));
+    /* the controls (shown by the script), the frame under the pointer and the search's share */
+    PCD_TRY(pcd_text_printf(o, "</text>\n<text id=\"unzoom\" class=\"ctl hide\" x=\"%.1f\" y=\"%.0f\">Reset Zoom</text>\n"
+                               "<text id=\"search\" class=\"ctl hide\" x=\"%.1f\" y=\"%.0f\">Search</text>\n",
+                            XPAD, FONT_SIZE * 2, IMAGE_WIDTH - XPAD, FONT_SIZE * 2));
+    PCD_TRY(pcd_text_printf(o, "<text id=\"details\" x=\"%.1f\" y=\"%.0f\"> </text>\n<text id=\"matched\" x=\"%.1f\" y=\"%.0f\"> </text>\n"
+                               "<g id=\"frames\">\n",
+                            XPAD, height - YPAD2 / 2, IMAGE_WIDTH - XPAD, height - YPAD2 / 2));
     PCD_TRY(walk(c, true, &max_depth, total, wpv, height));
-    return pcd_text_z(o, "</g>\n</svg>\n");
+    PCD_TRY(pcd_text_z(o, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n"));
+    for (size_t i = 0; i < sizeof script / sizeof script[0]; i++) PCD_TRY(pcd_text_z(o, script[i]));
+    return pcd_text_z(o, "]]></script>\n</svg>\n");
 }
 
 static pcd_status s_end(void *ud, pcd_profile *p)
@@ -560,5 +748,5 @@ static void s_close(void *state)
 const pcd_exporter pcd_out_svg = {
     "svg",
     "a static flame graph in SVG with flamegraph.pl's conventions (--metric: the sample type)",
-    PCD_HAS_SAMPLES, 0, sizeof(svg), s_open, s_close,
+    PCD_HAS_SAMPLES, 0, sizeof(svg), s_open, s_close, NULL, PCD_WANTS_AMOUNTS,
 };

@@ -225,16 +225,18 @@ PCD_INLINE pcd_status frame_of(tachyon_out *t, const pcd_profile *p, pcd_frame_i
     return frame_slow(t, p, id, out);
 }
 
-/* The Tachyon thread id: the number the source gave, else a synthetic one from 2^63. */
+/* The Tachyon thread id: the number the source gave, else a synthetic one from 2^63 (for the
+ * text that stands for the thread: a lane, an asyncio task, is shown by its name). */
 static pcd_status thread_id(tachyon_out *t, const pcd_profile *p, const pcd_thread *th, uint64_t *out)
 {
-    if (th->has_tid || !th->tid_text) {
+    pcd_str text = pcd_thread_id_text(th);
+    if ((th->has_tid && !th->lane_of) || !text) {
         *out = th->tid;
         return PCD_OK;
     }
-    if (dec_u64(pcd_profile_text(p, th->tid_text), out)) return PCD_OK;
+    if (dec_u64(pcd_profile_text(p, text), out)) return PCD_OK;
     bool fresh;
-    pcd_hslot *sl = pcd_hmap_put(&t->tids, (pcd_hkey){ th->tid_text, 0, 0 }, &fresh);
+    pcd_hslot *sl = pcd_hmap_put(&t->tids, (pcd_hkey){ text, 0, 0 }, &fresh);
     if (!sl) return PCD_E_NOMEM;
     if (fresh) {
         sl->v0 = (UINT64_C(1) << 63) + t->next_synthetic++;

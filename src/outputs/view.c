@@ -31,7 +31,7 @@ pcd_status pcd_view_begin(pcd_view *w, int k, pcd_profile *src)
 {
     pcd_view_side *d = &w->side[k];
     d->src = src;
-    if (!d->agg_open) pcd_agg_init(&d->agg, w->al, src->n_types);
+    if (!d->agg_open) pcd_agg_init_types(&d->agg, w->al, src);
     d->agg_open = true;
     return PCD_OK;
 }

@@ -124,13 +124,13 @@ PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
     static char *kwlist[] = { "source", "to", "output", "format", "all", "metric", "dialect", "heph_compat", "compat",
-                              "compression", "base", "force", "raw", "max_memory", "threads", NULL };
+                              "compression", "base", "force", "raw", "max_memory", "threads", "version", NULL };
     PyObject *what, *target = Py_None, *base = Py_None, *mm = NULL;
-    const char *to, *format = NULL, *metric = NULL, *dialect = NULL, *compression = NULL;
+    const char *to, *format = NULL, *metric = NULL, *dialect = NULL, *compression = NULL, *version = NULL;
     int all = 0, heph_compat = 0, compat = 0, force = 0, raw = 0, threads = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "Os|O$zpzzppzOppOp:convert", kwlist, &what, &to, &target, &format, &all,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Os|O$zpzzppzOppOpz:convert", kwlist, &what, &to, &target, &format, &all,
                                      &metric, &dialect, &heph_compat, &compat, &compression, &base, &force, &raw, &mm,
-                                     &threads))
+                                     &threads, &version))
         return NULL;
     size_t max_memory = 0;
     if (pcdpy_parse_size(mm, &max_memory) < 0) return NULL;
@@ -186,6 +186,7 @@ PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw)
     j.dialect = dialect;
     j.compat = heph_compat || compat;
     j.compression = compression;
+    j.version = version;
     j.force = force;
     j.raw = raw;
     if (bsrc) {
@@ -213,6 +214,12 @@ PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw)
         PyErr_NoMemory();
         goto done;
     }
+    if (st == PCD_E_EMPTY && !j.damaged) {
+        /* nothing to show (j.msg says what is missing): nothing written */
+        pcdpy_out_abort(&out);
+        pcdpy_fail(pcdpy.NothingToShow, "%s: %s", j.input_name, j.msg);
+        goto done;
+    }
     if (rc == 2) {
         pcdpy_out_abort(&out);
         const char *msg = j.msg[0] ? j.msg : pcd_status_name(st);
@@ -223,8 +230,9 @@ PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw)
     }
     uint64_t written = pcdpy_out_tell(&out);
     PyObject *output = NULL;
-    if (rc == 1 && written == 0 && out.is_path) {
-        /* damage before anything could be converted: no empty (or, for JSON, invalid) file */
+    if (st == PCD_E_EMPTY || (rc == 1 && written == 0 && out.is_path)) {
+        /* damage before anything could be converted: no empty (or, for JSON, invalid) file, and
+         * no output at all (DamagedInput says where) */
         pcdpy_out_abort(&out);
         output = Py_None;
         Py_INCREF(output);
@@ -584,7 +592,8 @@ tables_done:;
         }
         Py_DECREF(td);
         if (put(td, "name", str_of(p, t->name)) < 0 || put(td, "unit", str_of(p, t->unit)) < 0 ||
-            put(td, "title", str_of(p, t->title)) < 0 || put(td, "secondary", PyBool_FromLong(t->secondary)) < 0)
+            put(td, "title", str_of(p, t->title)) < 0 || put(td, "secondary", PyBool_FromLong(t->secondary)) < 0 ||
+            put(td, "signed", PyBool_FromLong(t->is_signed)) < 0)
             goto fail;
     }
     PyObject *meta = PyList_New(0);

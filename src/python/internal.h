@@ -58,7 +58,7 @@ typedef struct pcdpy_state {
     const pcd_format **formats;    /* every format's pcd_format, in the registry's order */
     PyTypeObject *record_type;     /* profcodec.Record */
     PyTypeObject *reader_type;
-    PyObject *Error, *DamagedInput, *LimitError, *UsageError, *InputWarning;
+    PyObject *Error, *DamagedInput, *LimitError, *UsageError, *NothingToShow, *InputWarning;
     PyObject *json_loads;          /* json.loads */
     PyObject *empty_tuple;
 } pcdpy_state;

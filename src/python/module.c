@@ -327,6 +327,11 @@ PyObject *pcdpy_module_init(const pcdpy_registry *reg)
         Py_DECREF(bases);
         if (!pcdpy.UsageError) goto fail;
     }
+    if (!(pcdpy.NothingToShow = new_exc(m, "NothingToShow", pcdpy.Error,
+                                        "The input holds nothing the output shows: no samples (before the "
+                                        "damage), none with a value of the metric, or values it cannot draw "
+                                        "(negative ones in a flame graph). Nothing was written.")))
+        goto fail;
     if (!(pcdpy.InputWarning = new_exc(m, "InputWarning", PyExc_UserWarning,
                                        "What the real program's reader accepts but looks wrong, and damage "
                                        "skipped with all=True.")))

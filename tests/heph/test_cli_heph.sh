@@ -109,6 +109,20 @@ rm -f "$W/bad.bin"
 expect_rc 1 "encode of a bad record" "$P" encode "$W/bad.jsonl" -o "$W/bad.bin"
 [ ! -e "$W/bad.bin" ] && ! ls "$W"/bad.bin.tmp.* >/dev/null 2>&1 && ok "no output file left behind" || bad "a failed encode left a file"
 grep -q "bad.jsonl:2: event: stream_id" "$W/err" && ok "encode error names line and field" || bad "encode error: $(cat "$W/err")"
+# a device or a pipe is written in place (a temporary file renamed over /dev/null would replace
+# the device with a regular file): a FIFO stays a FIFO and its reader gets the whole output
+rm -f "$W/fifo" "$W/fifo.out" && mkfifo "$W/fifo"
+cat "$W/fifo" >"$W/fifo.out" &
+reader=$!
+expect_rc 0 "dump into a FIFO" "$P" dump "$t" -o "$W/fifo"
+if [ -p "$W/fifo" ] && ! ls "$W"/fifo.tmp.* >/dev/null 2>&1; then
+    ok "the FIFO is still a FIFO"
+    wait "$reader"
+    "$P" dump "$t" | cmp -s - "$W/fifo.out" && ok "the FIFO's reader got the dump" || bad "dump through a FIFO differs"
+else
+    bad "the FIFO was replaced by a file"
+    kill "$reader" 2>/dev/null
+fi
 expect_rc 2 "output into a missing directory" "$P" dump "$t" -o "$W/no/such/dir/x.jsonl"
 expect_rc 1 "unrecognised input" "$P" validate "$DATA/heph/SOURCE.md"
 expect_rc 2 "bad --max-memory" "$P" --max-memory lots validate "$t"

@@ -688,8 +688,9 @@ static void test_collapsed(void **state)
     assert_non_null(strstr(err, "no complete snapshot 1 with sound references (1 complete)"));
 }
 
-/* How frames are named: two types of one name stay two frames (two lines, as the folded tree
- * has them); ';' and line breaks are made safe; MoarVM's conventions for frames (<anon>, ?,
+/* How frames are named: two types of one name stay two frames (two nodes of the folded tree,
+ * and of speedscope's frames), which collapsed stacks, texts, show as one line of their sum
+ * (issue 21: lines that print the same are merged); ';' and line breaks are made safe; MoarVM's conventions for frames (<anon>, ?,
  * the file's name after '/' or '\'); a type with an empty name (an empty JSON string). */
 static void test_labels(void **state)
 {
@@ -706,7 +707,7 @@ static void test_labels(void **state)
     write_one(&d, true); /* frame 1's file is no string */
     static char out[1 << 16];
     run_converter("collapsed", NULL, file_buf, file_len, out, sizeof out);
-    assert_string_equal(out, "root;Permanent Roots;A 10\nroot;Permanent Roots;A 20\nroot;Permanent Roots;x:y z 30\n"
+    assert_string_equal(out, "root;Permanent Roots;A 30\nroot;Permanent Roots;x:y z 30\n"
                              "root;Permanent Roots;<anon> (m.nqp:3) 40\nroot;Permanent Roots;g (?:9) 50\n"
                              "root;Permanent Roots; 60\n");
     run_converter("speedscope", NULL, file_buf, file_len, out, sizeof out);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test_cli_mojo.sh: the profcodec CLI on Austin MOJO files: every corpus file validates,
 # round-trips through dump | encode, and converts to Austin's text byte for byte like
-# austin-python 1.7.1's mojo2austin; collapsed and speedscope output; the austin importer;
-# version 4, truncation and undefined keys; stdin.
+# austin-python 1.7.1's mojo2austin (2.2.0's for version 4 and --dialect austin2); collapsed and
+# speedscope output; the austin importer; version 4 (repeats, tasks, --to mojo --version 4);
+# version 5, truncation and undefined keys; stdin.
 # usage: test_cli_mojo.sh PROFCODEC TESTDATA CORPUS WORKDIR
 set -u
 P=$1 DATA=$2 CORPUS=$3 W=$4
@@ -21,7 +22,7 @@ same() { # file file description
 }
 
 expect_rc 0 "formats" "$P" formats
-for v in 1 2 3; do grep -q "^mojo  *$v .*convert to: austin collapsed speedscope" "$W/out" && ok "formats lists mojo $v" || bad "formats lists mojo $v"; done
+for v in 1 2 3 4; do grep -q "^mojo  *$v .*convert to: austin collapsed speedscope" "$W/out" && ok "formats lists mojo $v" || bad "formats lists mojo $v"; done
 
 # ---- the small files of tests/data ----------------------------------------------------------
 D="$DATA/mojo"
@@ -57,9 +58,45 @@ grep -q "v3_undefined.mojo: offset 27: frame.scope: expected a string key define
 expect_rc 0 "convert v3_undefined" "$P" convert --to austin "$D/v3_undefined.mojo" -o "$W/u.txt"
 grep -q "warning: 1 references to undefined string keys and 2 to undefined frame keys" "$W/err" && ok "convert warns about undefined keys" || bad "convert warning: $(cat "$W/err")"
 
-# version 4 and damage
-expect_rc 1 "validate v4" "$P" validate "$D/v4_unsupported.mojo"
-grep -q "unsupported Austin MOJO version 4 (this build reads 1, 2, 3)" "$W/err" && ok "version 4: a clear error" || bad "version 4 message: $(cat "$W/err")"
+# version 4: repeats as austin-python 2.2.0 expands them, its text, tasks, --to mojo --version 4
+[ "$("$P" convert --to austin "$D/v4_repeat.mojo" | sha256sum | cut -c1-64)" = "$(cat "$D/v4_repeat.austin.sha256")" ] &&
+    ok "v4_repeat: austin-python 2.2.0's text (its digest)" || bad "v4_repeat: the text differs from austin-python 2.2.0's"
+expect_rc 0 "info v4_repeat" "$P" info "$D/v4_repeat.mojo"
+grep -q "records:     6589 (metadata 9, stack 1708, string 8, frame 20, frame_ref 2163, time 1708, stack_repeat 973)" "$W/out" &&
+    grep -q "repeats:     973 samples" "$W/out" && ok "v4_repeat: the events NOTES-mojo-v4.md counts" || bad "v4_repeat info: $(cat "$W/out")"
+expect_rc 0 "--dialect austin of v4_native" "$P" convert --to austin --dialect austin "$D/v4_native.mojo" -o "$W/n1.txt"
+same "$D/v4_native.austin1.txt" "$W/n1.txt" "v4_native in austin-python 1.7.1's text"
+expect_rc 0 "collapsed v4_tasks" "$P" convert --to collapsed "$D/v4_tasks.mojo" -o "$W/tc.txt"
+same "$D/v4_tasks.collapsed.txt" "$W/tc.txt" "v4_tasks: the tasks as lanes (collapsed)"
+expect_rc 0 "austin v4_tasks" "$P" convert --to austin "$D/v4_tasks.mojo" -o "$W/ta.txt"
+grep -q "warning: 3 samples of asyncio tasks left out (Austin's text has no tasks)" "$W/err" && ok "austin text says it leaves tasks out" || bad "austin tasks warning: $(cat "$W/err")"
+expect_rc 0 "info v4_tasks" "$P" info "$D/v4_tasks.mojo"
+grep -q "tasks:       3 asyncio tasks in 6 task stacks, 3 waiter edges" "$W/out" && ok "info counts the tasks" || bad "info tasks: $(cat "$W/out")"
+# --to mojo --version 4: the same text and lanes back, repeats where Austin 4 writes them
+for n in v4_repeat v4_native v4_tasks; do
+    expect_rc 0 "--to mojo --version 4 $n" "$P" convert --to mojo --version 4 "$D/$n.mojo" -o "$W/$n.v4.mojo"
+    expect_rc 0 "validate --strict its output" "$P" validate --strict "$W/$n.v4.mojo"
+    "$P" convert --to austin "$D/$n.mojo" -o "$W/$n.a.txt" 2>/dev/null
+    "$P" convert --to austin "$W/$n.v4.mojo" -o "$W/$n.b.txt" 2>/dev/null
+    same "$W/$n.a.txt" "$W/$n.b.txt" "$n -> MOJO 4 -> austin text unchanged"
+    "$P" convert --to collapsed --dialect default "$D/$n.mojo" | sort >"$W/$n.a.col"
+    "$P" convert --to collapsed --dialect default "$W/$n.v4.mojo" | sort >"$W/$n.b.col"
+    same "$W/$n.a.col" "$W/$n.b.col" "$n -> MOJO 4: the same stacks, tasks and values"
+done
+"$P" dump "$D/v4_repeat.mojo" | awk '/"_kind":"stack"/{n++} /"_kind":"stack_repeat"/{print n}' >"$W/rep.a"
+"$P" dump "$W/v4_repeat.v4.mojo" | awk '/"_kind":"stack"/{n++} /"_kind":"stack_repeat"/{print n}' >"$W/rep.b"
+[ "$(wc -l <"$W/rep.a")" = 973 ] && [ -z "$(comm -23 <(sort "$W/rep.a") <(sort "$W/rep.b"))" ] && [ "$(wc -l <"$W/rep.b")" = 1193 ] &&
+    ok "--version 4 repeats every stack Austin repeated (973), and the 220 more whose stacks are the same" ||
+    bad "repeats: $(wc -l <"$W/rep.a") in Austin's file, $(wc -l <"$W/rep.b") written, $(comm -23 <(sort "$W/rep.a") <(sort "$W/rep.b") | wc -l) of Austin's missing"
+[ "$("$P" dump "$W/v4_tasks.v4.mojo" | grep -c '"_kind":"task_waiter"')" = 3 ] && ok "task waiters written back" || bad "task waiters: $("$P" dump "$W/v4_tasks.v4.mojo" | grep -c task_waiter)"
+expect_rc 0 "--to mojo (3) of v4_tasks" "$P" convert --to mojo "$D/v4_tasks.mojo" -o "$W/t3.mojo"
+grep -q "warning: 3 samples of asyncio tasks left out (MOJO 3 has no tasks: --version 4)" "$W/err" && ok "MOJO 3 says it leaves tasks out" || bad "mojo 3 tasks: $(cat "$W/err")"
+expect_rc 2 "--version 5" "$P" convert --to mojo --version 5 "$D/v3_full.mojo" -o "$W/v5.mojo"
+grep -q "writes MOJO 3 or 4" "$W/err" && ok "--version 5 refused" || bad "--version 5: $(cat "$W/err")"
+
+# version 5 and damage
+expect_rc 1 "validate v5" "$P" validate "$D/v5_unsupported.mojo"
+grep -q "unsupported Austin MOJO version 5 (this build reads 1, 2, 3, 4)" "$W/err" && ok "version 5: a clear error" || bad "version 5 message: $(cat "$W/err")"
 expect_rc 1 "validate truncated in a varint" "$P" validate "$D/v3_truncated_varint.mojo"
 grep -q "offset 53: string.key: expected MOJO varint, found end of data (2 bytes left)" "$W/err" && ok "truncated varint reported" || bad "truncation message: $(cat "$W/err")"
 expect_rc 1 "validate truncated in a string" "$P" validate "$D/v3_truncated.mojo"
@@ -129,14 +166,21 @@ grep -q "bad.austin:2: a frame is <file>:<function>:<line>" "$W/err" && ok "impo
 if [ -d "$CORPUS/mojo" ]; then
     for f in "$CORPUS"/mojo/*.mojo "$CORPUS"/mojo/austin-python-testdata/*.mojo; do
         n=$(basename "$f" .mojo)
-        [ "$n" = repeat ] && continue
         expect_rc 0 "validate $n" "$P" validate "$f"
         "$P" dump "$f" | "$P" encode - -o "$W/c_$n.mojo" && same "$f" "$W/c_$n.mojo" "dump|encode identical: $n"
         ref="${f%.mojo}.austin.txt"
         [ -f "$ref" ] || ref="${f%.mojo}.austin"
+        [ -f "$ref" ] || ref="${f%.mojo}.expected.austin"
         if [ -f "$ref" ]; then
             expect_rc 0 "convert --to austin $n" "$P" convert --to austin "$f" -o "$W/c_$n.txt"
             same "$ref" "$W/c_$n.txt" "byte-identical to mojo2austin: $n"
+        fi
+        # austin-python 2.2.0's text of any version (--dialect austin2), and through MOJO 4
+        if [ -f "${f%.mojo}.austin-py2.txt" ]; then
+            expect_rc 0 "--dialect austin2 $n" "$P" convert --to austin --dialect austin2 "$f" -o "$W/c_$n.py2"
+            same "${f%.mojo}.austin-py2.txt" "$W/c_$n.py2" "byte-identical to austin-python 2.2.0's mojo2austin: $n"
+            "$P" convert --to mojo --version 4 "$f" -o "$W/c_$n.v4.mojo" && "$P" convert --to austin "$W/c_$n.v4.mojo" -o "$W/c_$n.v4.txt"
+            same "${f%.mojo}.austin-py2.txt" "$W/c_$n.v4.txt" "$n -> MOJO 4: austin-python 2.2.0's text"
         fi
         expect_rc 0 "convert --to collapsed $n" "$P" convert --to collapsed "$f" -o "$W/c_$n.collapsed"
         expect_rc 0 "convert --to speedscope $n" "$P" convert --to speedscope "$f" -o "$W/c_$n.json"
@@ -154,9 +198,12 @@ if [ -d "$CORPUS/mojo" ]; then
         [ "$(grep -c '^P' "$W/austinp.txt")" = 1323 ] && ok "austinp.mojo: all 1323 samples" || bad "austinp samples: $(grep -c '^P' "$W/austinp.txt")"
         grep -q '^P44633;T44633;native@5c9ea5:_start:37;' "$W/austinp.txt" && ok "austinp.mojo: native frames resolved" || bad "austinp frames"
     fi
-    if [ -f "$T/repeat.mojo" ]; then
-        expect_rc 1 "repeat.mojo (v4)" "$P" convert --to austin "$T/repeat.mojo" -o "$W/repeat.txt"
-        grep -q "unsupported Austin MOJO version 4" "$W/err" && ok "repeat.mojo: unsupported version 4" || bad "repeat.mojo: $(cat "$W/err")"
+    V4="$CORPUS/mojo/v4"
+    if [ -f "$V4/repeat.mojo" ]; then
+        expect_rc 0 "validate v4/repeat.mojo" "$P" validate "$V4/repeat.mojo"
+        "$P" dump "$V4/repeat.mojo" | "$P" encode - -o "$W/v4r.mojo" && same "$V4/repeat.mojo" "$W/v4r.mojo" "dump|encode identical: v4/repeat.mojo"
+        expect_rc 0 "convert --to austin v4/repeat.mojo" "$P" convert --to austin "$V4/repeat.mojo" -o "$W/v4r.txt"
+        same "$V4/repeat.expected.austin" "$W/v4r.txt" "v4/repeat.mojo: austin-python 2.2.0's text"
     fi
     # austin -> MOJO 3 -> austin over a real recording
     f="$CORPUS/mojo/full_sleepy.austin.txt"

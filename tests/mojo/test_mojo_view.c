@@ -166,6 +166,9 @@ static void compare(const pcd_record *rec)
     case PCD_MOJO_EVENT_INVALID:
     case PCD_MOJO_EVENT_GC:
     case PCD_MOJO_EVENT_IDLE: break;
+    case PCD_MOJO_EVENT_STACK_REPEAT:
+    case PCD_MOJO_EVENT_TASK_STACK:
+    case PCD_MOJO_EVENT_TASK_WAITER: fail_msg("an event of version 4 read as one of version %u", v.version); break;
     }
 }
 

@@ -130,7 +130,7 @@ def test_damage():
     assert rc == 1 and err.splitlines()[0] == str(e)
     # the header itself: open raises when it is damaged
     with pytest.raises(profcodec.DamagedInput, match="unsupported Austin MOJO version"):
-        profcodec.open(os.path.join(TESTDATA, "mojo", "v4_unsupported.mojo"))
+        profcodec.open(os.path.join(TESTDATA, "mojo", "v5_unsupported.mojo"))
     # all=True: warnings and reader.damage instead
     with pytest.warns(profcodec.InputWarning):
         with profcodec.open(cut, all=True) as r:
@@ -299,7 +299,7 @@ def test_formats_and_schemas():
         assert (m.FORMAT, m.VERSION) == (f["name"], f["version"])
         import importlib
         assert importlib.import_module("profcodec." + f["module"]) is m
-    assert profcodec.schema("mojo") is profcodec.mojo_v3
+    assert profcodec.schema("mojo") is profcodec.mojo_v4
     with pytest.raises(profcodec.UsageError):
         profcodec.schema("nope")
     import inspect

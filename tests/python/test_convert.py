@@ -56,6 +56,12 @@ def test_convert_is_the_cli(path, fmt, to, tmp_path):
         with open(path, "rb") as f:
             profcodec.convert(f, to, buf)
         assert buf.getvalue() == want
+    elif ": nothing to show" in err.splitlines()[0]:
+        # nothing to show (no damage): NothingToShow, with the CLI's message, and no output
+        assert rc == 1 and want is None, err
+        with pytest.raises(profcodec.NothingToShow) as e:
+            profcodec.convert(path, to)
+        assert err.splitlines()[0] == str(e.value)
     else:
         assert rc == 1, err
         with pytest.raises(profcodec.DamagedInput) as e:

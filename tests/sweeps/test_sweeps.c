@@ -9,7 +9,8 @@
  *   - in formats read front to back, every record that ended before the damage is
  *     still decoded, unchanged (checked against the undamaged file).
  * A few mutated files also go through the CLI: exit 0 or 1, never a signal.
- * usage: test_sweeps [FORMAT]   (PCD_SWEEP_SCALE=n multiplies the number of mutations)
+ * usage: test_sweeps [FORMAT]   (PCD_SWEEP_SCALE=n multiplies the number of mutations; 4 with
+ *        PCD_TEST_LONG=1, make test-long)
  *        test_sweeps --save DIR N [FORMAT]: writes N mutated inputs of each kind of every file,
  *        FORMAT-VERSION--FILE--KIND-I.bin, and checks nothing (the Python module's tests read
  *        them: the same damage through the CLI and through profcodec.open) */
@@ -332,8 +333,9 @@ static void sweep_dir(const pcd_format *f, const char *dir, recs *clean, recs *g
                 names[i] = names[j];
                 names[j] = t;
             }
-    const char *scale_env = getenv("PCD_SWEEP_SCALE");
-    unsigned scale = scale_env ? (unsigned)atoi(scale_env) : 1;
+    /* make test-long (PCD_TEST_LONG=1) sweeps four times the positions */
+    const char *scale_env = getenv("PCD_SWEEP_SCALE"), *long_env = getenv("PCD_TEST_LONG");
+    unsigned scale = scale_env ? (unsigned)atoi(scale_env) : long_env && strcmp(long_env, "0") != 0 ? 4 : 1;
     if (scale < 1) scale = 1;
     for (size_t i = 0; i < nn; i++) {
         char path[4096];

@@ -28,7 +28,7 @@ n_mojo=0
 for f in "$DATA"/mojo/*.mojo "$CORPUS"/mojo/*.mojo "$CORPUS"/mojo/austin-python-testdata/*.mojo; do
     [ -f "$f" ] || continue
     n=$(basename "$f" .mojo)
-    case $n in v3_truncated* | *_unsupported | repeat) continue ;; esac # damaged, or not MOJO 1-3
+    case $n in v3_truncated* | *_unsupported) continue ;; esac # damaged, or not read
     n_mojo=$((n_mojo + 1))
     t="$W/$n.bin"
     if ! "$P" convert --to tachyon "$f" -o "$t" 2>"$W/$n.warn"; then bad "$n: convert --to tachyon failed: $(head -1 "$W/$n.warn")"; continue; fi
@@ -48,6 +48,8 @@ for f in "$DATA"/mojo/*.mojo "$CORPUS"/mojo/*.mojo "$CORPUS"/mojo/austin-python-
         "$P" convert --to collapsed --metric "$m" "$f" 2>/dev/null >"$W/$n.a.$m"
         "$P" convert --to collapsed --metric "$m" "$W/$n.rt.mojo" >"$W/$n.b.$m"
         [ "$v" -lt 3 ] && sed -i 's/^\(P[0-9-]*\);T/\1;T0:/' "$W/$n.a.$m" # MOJO 3 on always has an interpreter id
+        # (Tachyon's interpreter ids are unsigned: MOJO 4's negative one is written as 0, with a warning)
+        [ "$v" -ge 4 ] && sed -i 's/^\(P[0-9-]*\);T-[0-9]*:/\1;T0:/' "$W/$n.a.$m"
         $NORM mojo-tids "$W/$n.a.$m" >"$W/$n.a2.$m" && mv "$W/$n.a2.$m" "$W/$n.a.$m"
         same <(nopid "$W/$n.a.$m") <(nopid "$W/$n.b.$m") "$n: MOJO -> Tachyon -> MOJO keeps stacks and $m"
         # Linux recordings: each process's main thread carries its pid

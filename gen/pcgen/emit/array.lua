@@ -19,8 +19,9 @@ local cstr = C.cstr
 local function dec_elem(b, f, env, errname, local_, cur, index)
   local et = f.ty.of
   if et.kind == "struct" or et.kind == "union" then
-    b:f("PCD_TRY_IN(c->x, %s(%s), %s, (int64_t)%s);", C.elem_fn(et, "validate"), cur == "(&t)" and "&t" or cur,
-      cstr(errname), index)
+    -- (an explain file has not the codec file's static bodies: the exported validator)
+    b:f("PCD_TRY_IN(c->x, %s(%s), %s, (int64_t)%s);", env.explain and (et.cname .. "_validate") or C.elem_fn(et, "validate"),
+      cur == "(&t)" and "&t" or cur, cstr(errname), index)
   else
     K.dec_value(b, { name = f.name, ty = et, errname = errname, local_ = local_ .. "_e" }, env, nil,
       errname, local_ .. "_e", cur)
@@ -32,18 +33,24 @@ local function dec_count(b, f, env, errname, local_, n)
   local a, cur = f.ty, env.cur
   local fixed = lower.fixed_elem(a)
   if a.mode == "prefix" then
+    -- explain: the count is a span of its own when the elements are (they have fields)
+    local count_span = env.explain and (a.of.kind == "struct" or a.of.kind == "union")
     if a.prefix.kind == "int" then
       local raw = n .. "_raw"
       C.declare(env, raw, a.prefix.ctype, "0")
       b:t([[
         if (PCD_UNLIKELY(pcd_left(${cur}) < ${w}))
             return pcd_fail_short(${cur}, ${cur}->p, ${path}, "element count");
+        ${span}
         ${raw} = ${load};
         ${cur}->p += ${w};
         ${n} = ${raw};
-      ]], { cur = cur, w = a.prefix.wire, path = cstr(errname), raw = raw, load = C.load(a.prefix, cur .. "->p"), n = n })
+      ]], { cur = cur, w = a.prefix.wire, path = cstr(errname), raw = raw, load = C.load(a.prefix, cur .. "->p"), n = n,
+        span = count_span and string.format("pcd_span_at(%s, \"_count\", %s->p, %d);", cur, cur, a.prefix.wire) or false })
     else
+      if count_span then C.span_open(b, env, cur, "_count") end
       b:f("PCD_TRY(pcd_read_uleb128(%s, &%s, %s));", cur, n, cstr(errname))
+      if count_span then C.span_close(b, env, cur) end
     end
   elseif a.mode == "expr" then
     b:f("%s = (uint64_t)(%s);", n, X.cexpr(a.count, env))
@@ -99,7 +106,8 @@ local function dec_count(b, f, env, errname, local_, n)
               if (${until}) break;
           }
       }
-    ]], { cur = cur, et = et.cname, fn = C.elem_fn(et, "decode"), path = cstr(errname), n = n,
+    ]], { cur = cur, et = et.cname, fn = env.explain and (et.cname .. "_decode") or C.elem_fn(et, "decode"),
+      path = cstr(errname), n = n,
       ["until"] = X.cond(a["until"], env2) })
   end
 end
@@ -316,6 +324,8 @@ function K.dec_array(b, f, env, member, errname, local_)
     return
   end
   local path, maxw = lower.elem_path(a, env.mode)
+  -- explain: every element through the checked loop (whose elements are spans of their own)
+  if env.explain and (et.kind == "struct" or et.kind == "union") then path = nil end
   if path == "rel" then fast_rel(b, a, env, dst, elem_ct, n)
   elseif path == "skip" then fast_skip(b, env, n)
   elseif path == "plain" then fast_plain(b, a, env, dst, elem_ct, n, maxw)
@@ -324,8 +334,12 @@ function K.dec_array(b, f, env, member, errname, local_)
   if fast then b.ind = b.ind + 1 end
   b:f("for (uint64_t i = %s; i < %s; i++) {", fast and "i0" or "0", n)
   b:nest(function()
+    -- explain: an element with fields of its own is a span of its own (a number is a part of
+    -- the array's)
+    local span = et.kind == "struct" or et.kind == "union"
+    if span then C.span_open(b, env, cur, nil, "i") end
     if named and env.mode == "dec" then
-      b:f("PCD_TRY_IN(c->x, %s(%s, &%s[i]), %s, (int64_t)i);", C.elem_fn(et, "decode"), cur, dst, cstr(errname))
+      b:f("PCD_TRY_IN(c->x, %s(%s, &%s[i]), %s, (int64_t)i);", C.dec_fn(env, et), cur, dst, cstr(errname))
     elseif named then
       b:f("PCD_TRY_IN(c->x, %s(%s), %s, (int64_t)i);", C.elem_fn(et, "validate"), cur, cstr(errname))
     else
@@ -335,6 +349,7 @@ function K.dec_array(b, f, env, member, errname, local_)
         delta = E.delta, base = E.base, shift = E.shift }, env, nil, errname, el, cur)
       if env.mode == "dec" then b:f("%s[i] = %s;", dst, el) end
     end
+    if span then C.span_close(b, env, cur) end
   end)
   b:l("}")
   if fast then b:close("}") end

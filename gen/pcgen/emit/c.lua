@@ -4,7 +4,8 @@
 -- field in schema order, each under the field's doc string; descriptor tables (for the JSON
 -- dumper, the JSON encoder and the stream driver) come last. Each kind's emitters, all four
 -- directions side by side, are in emit/<kind>.lua; the file skeletons in header.lua and
--- source.lua.
+-- source.lua. The explain functions (decoders that record where each field lies) go to a file
+-- of their own, <base>_explain.c.
 local H = require("pcgen.emit.header")
 local S = require("pcgen.emit.source")
 
@@ -13,5 +14,6 @@ return function(ir, sha, gen_version)
   return {
     [base .. ".h"] = H.file(ir, sha, gen_version),
     [base .. ".c"] = S.file(ir, sha, gen_version),
+    [base .. "_explain.c"] = S.explain_file(ir, sha, gen_version),
   }
 end

@@ -118,6 +118,24 @@ C.cstr = text.cstr
 ---------------------------------------------------------------------------
 -- the environment of one generated function
 
+-- The decoding function of a named type that code in env calls: its explain variant in an
+-- explain function (env.explain), so that the fields of the types it reads are recorded too.
+function C.dec_fn(env, T)
+  return C.elem_fn(T, env.explain and "explain" or "decode")
+end
+
+-- Explain functions record where each field lies (runtime/pcd_span.h): the C that opens a
+-- span at cursor cur (name a string, or nil for an array element with index), and closes it.
+function C.span_open(b, env, cur, name, index)
+  if not env.explain then return end
+  if name then b:f("pcd_span_open(%s, %s, -1);", cur, text.cstr(name))
+  else b:f("pcd_span_open(%s, NULL, (int64_t)%s);", cur, index) end
+end
+
+function C.span_close(b, env, cur)
+  if env.explain then b:f("pcd_span_close(%s);", cur) end
+end
+
 -- mode: "dec" (decode), "val" (validate), "enc" (encode) or "size".
 function C.new_env(ir, T, mode)
   return { ir = ir, T = T, mode = mode, cur = "c", obj = mode == "dec" and "out" or "in",
@@ -174,7 +192,7 @@ function C.out_ref(env, member) return env.obj .. "->" .. member end
 -- Generated code calls the inlinable internal decode_/validate_ bodies; the exported
 -- names are thin wrappers for callers outside the file.
 function C.elem_fn(T, suffix)
-  if suffix == "decode" or suffix == "validate" then return T.cname .. "_" .. suffix .. "_" end
+  if suffix == "decode" or suffix == "validate" or suffix == "explain" then return T.cname .. "_" .. suffix .. "_" end
   return T.cname .. "_" .. suffix
 end
 

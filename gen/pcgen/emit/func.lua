@@ -13,20 +13,22 @@ local cstr, cond = C.cstr, X.cond
 local F = {}
 
 -- The functions of the cases of a union that reads each case through its own (lower:
--- unions of many cases), before the union's.
-local function case_functions(ir, T, mode)
+-- unions of many cases), before the union's. explain: the explain functions' (mode "dec").
+local function case_functions(ir, T, mode, explain)
   if T.kind ~= "union" or not T.split then return "" end
   local out = {}
   for _, c in ipairs(T.cases) do
     if c.split then
       local env = C.new_env(ir, T, mode)
+      env.explain = explain
       local b = buf(1)
       local pre = buf(1)
       local v = { fn = c.ty.cname, T = T.cname }
       local sig, params, ret
       if mode == "dec" or mode == "val" then
         K.dec_struct(b, c.ty, env)
-        sig = mode == "dec" and "PCD_INLINE pcd_status ${fn}_decode_(pcd_cursor *c, ${T} *out)" or
+        sig = explain and "static pcd_status ${fn}_explain_(pcd_cursor *c, ${T} *out)" or
+            mode == "dec" and "PCD_INLINE pcd_status ${fn}_decode_(pcd_cursor *c, ${T} *out)" or
             "PCD_INLINE pcd_status ${fn}_validate_(pcd_cursor *c)"
         params, ret = mode == "dec" and { "c", "out" } or { "c" }, "PCD_OK"
       else
@@ -58,9 +60,21 @@ function F.state_text(env)
   ]], { S = env.need_state.state_cname }), 4)
 end
 
--- mode "dec" or "val".
-function F.decode(ir, T, mode)
+-- Is T the record of a region whose records are run back to back (the _run and _drun fast
+-- paths)? Its function is then inlined into the loops (always: a call a record costs as much as
+-- a small record's decoding).
+local function run_record(ir, T)
+  for _, R in ipairs(ir.regions or {}) do
+    if R.record == T and not R.opens then return true end
+  end
+  return false
+end
+
+-- mode "dec" or "val"; explain (mode "dec"): the explain function, which records where each
+-- field lies as it decodes (runtime/pcd_span.h).
+function F.decode(ir, T, mode, explain)
   local env = C.new_env(ir, T, mode)
+  env.explain = explain
   local b = buf(1)
   if T.kind == "struct" then K.dec_struct(b, T, env) else K.dec_union(b, T, env, nil) end
   local head = ""
@@ -74,10 +88,19 @@ function F.decode(ir, T, mode)
           return pcd_fail(c, c->p, PCD_E_SIZE, ${name}, "content that ends where the size says", PCD_FOUND_UINT, pcd_left(c));
     ]], { name = cstr(env.total_field.errname) }), 4)
   end
-  local v = { T = T.cname }
+  local v = { T = T.cname, inl = run_record(ir, T) and "PCD_INLINE" or "static inline" }
   local sig, wrapper
-  if mode == "dec" then
-    sig = text.render("static inline pcd_status ${T}_decode_(pcd_cursor *c, ${T} *out)", v)
+  if explain then
+    sig = text.render("static pcd_status ${T}_explain_(pcd_cursor *c, ${T} *out)", v)
+    wrapper = text.render([[
+      pcd_status ${T}_explain(pcd_cursor *c, ${T} *out)
+      {
+          return ${T}_explain_(c, out);
+      }
+    ]], v)
+    if lower.may_leave_unset(T) then head = "    memset(out, 0, sizeof *out);\n" .. head end
+  elseif mode == "dec" then
+    sig = text.render("${inl} pcd_status ${T}_decode_(pcd_cursor *c, ${T} *out)", v)
     wrapper = text.render([[
       pcd_status ${T}_decode(pcd_cursor *c, ${T} *out)
       {
@@ -89,7 +112,7 @@ function F.decode(ir, T, mode)
     -- has is assigned (a union: its case's), and skipping the memset matters for small records
     if lower.may_leave_unset(T) then head = "    memset(out, 0, sizeof *out);\n" .. head end
   else
-    sig = text.render("static inline pcd_status ${T}_validate_(pcd_cursor *c)", v)
+    sig = text.render("${inl} pcd_status ${T}_validate_(pcd_cursor *c)", v)
     wrapper = text.render([[
       pcd_status ${T}_validate(pcd_cursor *c)
       {
@@ -99,9 +122,10 @@ function F.decode(ir, T, mode)
   end
   local body = b:text()
   local doc = (T.doc and T.doc ~= "" and (T.tname .. ": " .. T.doc) or T.tname) ..
-      (mode == "val" and "\nValidation only: the same checks as decoding, nothing stored." or "")
+      (mode == "val" and "\nValidation only: the same checks as decoding, nothing stored." or "") ..
+      (explain and "\nExplain: the decoder, recording where each field lies (pcd_span_open/_close/_at)." or "")
   local st = C.state_decl(env)
-  return case_functions(ir, T, mode) .. K.run_tables(env) .. text.comment(doc) .. sig .. "{\n" .. C.decls_text(env) .. st ..
+  return case_functions(ir, T, mode, explain) .. K.run_tables(env) .. text.comment(doc) .. sig .. "{\n" .. C.decls_text(env) .. st ..
       C.unused_params(head .. body .. tail .. st, mode == "dec" and { "c", "out" } or { "c" }) ..
       head .. body .. tail .. "    return PCD_OK;\n}\n\n" .. wrapper
 end

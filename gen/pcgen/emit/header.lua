@@ -243,8 +243,8 @@ function H.file(ir, sha, gen_version)
 
     #include "pcd.h"
 
-    #if PCD_RUNTIME_ABI != 2
-    #error "${base}.h was generated for runtime ABI 2; run make regen"
+    #if PCD_RUNTIME_ABI != 3
+    #error "${base}.h was generated for runtime ABI 3; run make regen"
     #endif
 
   ]], { guard = guard, base = base }) .. "\n"
@@ -285,12 +285,16 @@ function H.file(ir, sha, gen_version)
   for _, S in ipairs(ir.all_types) do define(S) end
   out[#out + 1] = "/* ---- codec functions ---- */\n\n"
   for _, name in ipairs(ir.order) do
+    local T = ir.types[name]
     out[#out + 1] = text.render([[
       pcd_status ${T}_decode(pcd_cursor *c, ${T} *out);
       pcd_status ${T}_validate(pcd_cursor *c);
       pcd_status ${T}_encode(pcd_sink *s, const ${T} *in);
       uint64_t ${T}_size(pcd_ctx *x, const ${T} *in);
-    ]], { T = ir.types[name].cname }) .. "\n"
+      ${explain}
+    ]], { T = T.cname, explain = not EM.is_pb(T) and
+      string.format("pcd_status %s_explain(pcd_cursor *c, %s *out); /* %s_explain.c */", T.cname, T.cname,
+        ir.name .. "_" .. ir.vid) }) .. "\n"
   end
   out[#out + 1] = "/* ---- descriptors ---- */\n\n"
   for _, S in ipairs(ir.all_types) do out[#out + 1] = "extern const pcd_type " .. S.cname .. "_type;\n" end

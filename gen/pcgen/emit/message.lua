@@ -148,13 +148,13 @@ function EM.desc(ir, T)
           { "flags", flags_of(F, "PCD_F_OMIT_EMPTY") }, { "offset", "offsetof(" .. T.cname .. ", " .. F.member .. ")" },
           { "aux", "offsetof(" .. T.cname .. ", n_" .. F.name .. ")" }, { "type", tref }, { "enumt", enumt },
           { "doc", F.doc and cstr(F.doc) }, { "key", (F.key_space or F.index_key_space) and cstr(F.key_space or F.index_key_space) },
-          { "ref", F.ref_space and cstr(F.ref_space) } })
+          { "ref", F.ref_space and cstr(F.ref_space) }, { "number", F.number } })
       else
         rows[#rows + 1] = designated({ { "name", cstr(F.name) }, { "kind", F.desc_kind },
           { "flags", flags_of(F, "PCD_F_OPTIONAL") }, { "offset", "offsetof(" .. T.cname .. ", " .. F.member .. ")" },
           { "present", "offsetof(" .. T.cname .. ", has_" .. F.name .. ")" }, { "type", tref }, { "enumt", enumt },
           { "doc", F.doc and cstr(F.doc) }, { "key", (F.key_space or F.index_key_space) and cstr(F.key_space or F.index_key_space) },
-          { "ref", F.ref_space and cstr(F.ref_space) } })
+          { "ref", F.ref_space and cstr(F.ref_space) }, { "number", F.number } })
       end
     end
     rows[#rows + 1] = designated({ { "name", cstr("_unknown") }, { "kind", "PCD_K_PB_OTHER" },
@@ -169,12 +169,12 @@ function EM.desc(ir, T)
           { "flags", flags_of(F) }, { "offset", "offsetof(" .. T.cname .. ", u." .. F.name .. ".items)" },
           { "aux", "offsetof(" .. T.cname .. ", u." .. F.name .. ".n_items)" }, { "enumt", enumt },
           { "doc", F.doc and cstr(F.doc) }, { "key", (F.key_space or F.index_key_space) and cstr(F.key_space or F.index_key_space) },
-          { "ref", F.ref_space and cstr(F.ref_space) } })
+          { "ref", F.ref_space and cstr(F.ref_space) }, { "number", F.number } })
       else
         rows[#rows + 1] = designated({ { "name", cstr(F.name) }, { "kind", F.desc_kind }, { "flags", flags_of(F) },
           { "offset", member }, { "type", F.ty.kind == "message" and ("&" .. F.ty.cname .. "_type") or nil },
           { "enumt", enumt }, { "doc", F.doc and cstr(F.doc) },
-          { "key", (F.key_space or F.index_key_space) and cstr(F.key_space or F.index_key_space) }, { "ref", F.ref_space and cstr(F.ref_space) } })
+          { "key", (F.key_space or F.index_key_space) and cstr(F.key_space or F.index_key_space) }, { "ref", F.ref_space and cstr(F.ref_space) }, { "number", F.number } })
       end
     end
     rows[#rows + 1] = designated({ { "name", cstr("_unknown") }, { "kind", "PCD_K_PB_FIELD" },

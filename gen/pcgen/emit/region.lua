@@ -6,6 +6,7 @@ local text = require("pcgen.text")
 local C = require("pcgen.emit.common")
 local X = require("pcgen.emit.cexpr")
 local buf = require("pcgen.emit.cbuf")
+local EM = require("pcgen.emit.message")
 
 local cstr = C.cstr
 
@@ -130,9 +131,12 @@ function RG.glue(ir, R)
   local out = {}
   local T, PT = R.record, R.parent
   local v = { r = R.cname, t = T.cname, name = R.name }
+  local pb = EM.is_pb(T)
+  v.exp = not pb and text.render("static pcd_status ${r}_exp(pcd_cursor *c, void *out) { return ${t}_explain(c, out); }", v)
   out[#out + 1] = text.render([[
     static pcd_status ${r}_dec(pcd_cursor *c, void *out) { return ${t}_decode_(c, out); }
     static pcd_status ${r}_enc(pcd_sink *s, const void *in) { return ${t}_encode(s, in); }
+    ${exp}
   ]], v)
   if not R.opens then
     -- records that open regions must be decoded, not only validated
@@ -205,6 +209,7 @@ function RG.glue(ir, R)
     { "record_min", (T.min or 0) ~= 0 and T.min or nil, "the smallest record's bytes" },
     { "decode_run", not R.opens and (R.cname .. "_drun") or nil },
     { "batch_bytes", R.batch_bytes, R.batch_bytes and ("records of at most " .. R.batch .. " elements") },
+    { "explain", not pb and (R.cname .. "_exp") or nil },
   }) .. ";\n\n"
   return table.concat(out)
 end

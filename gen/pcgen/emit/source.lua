@@ -59,6 +59,45 @@ local function detect_fn(ir, magics)
   return "static int " .. ir.prefix .. "_detect(const uint8_t *p, size_t n)\n{\n" .. b:text() .. "}\n\n"
 end
 
+-- generated/<format>_v<N>_explain.c: every named type's decoder again, recording where each
+-- field lies (profcodec explain; runtime/pcd_span.h). Kept out of the codec's file: nothing on a
+-- decoding path calls it. Protobuf messages have none (the runtime walks their keys).
+function S.explain_file(ir, sha, gen_version)
+  local base = ir.name .. "_" .. ir.vid
+  local out = {}
+  out[#out + 1] = C.banner(ir, sha, gen_version, ir.title .. " " .. tostring(ir.version) ..
+    ": explain, the decoders recording where each field lies.")
+  out[#out + 1] = text.render([[
+    #include "${base}.h"
+
+    #include <string.h>
+
+    #if PCD_RUNTIME_ABI != 3
+    #error "${base}_explain.c was generated for runtime ABI 3; run make regen"
+    #endif
+  ]], { base = base }) .. "\n"
+  -- the run tables this file uses are its own (static in each file)
+  local saved = ir.run_tables
+  ir.run_tables = nil
+  local protos = {}
+  for _, name in ipairs(ir.order) do
+    local T = ir.types[name]
+    if not EM.is_pb(T) then
+      protos[#protos + 1] = string.format("static pcd_status %s_explain_(pcd_cursor *c, %s *out);", T.cname, T.cname)
+    end
+  end
+  if #protos > 0 then out[#out + 1] = table.concat(protos, "\n") .. "\n\n" end
+  for _, name in ipairs(ir.order) do
+    local T = ir.types[name]
+    if not EM.is_pb(T) then
+      out[#out + 1] = "/* -------- " .. name .. " -------- */\n\n"
+      out[#out + 1] = F.decode(ir, T, "dec", true) .. "\n"
+    end
+  end
+  ir.run_tables = saved
+  return table.concat(out)
+end
+
 function S.file(ir, sha, gen_version)
   local base = ir.name .. "_" .. ir.vid
   local out = {}
@@ -68,8 +107,8 @@ function S.file(ir, sha, gen_version)
 
     #include <string.h>
 
-    #if PCD_RUNTIME_ABI != 2
-    #error "${base}.c was generated for runtime ABI 2; run make regen"
+    #if PCD_RUNTIME_ABI != 3
+    #error "${base}.c was generated for runtime ABI 3; run make regen"
     #endif
   ]], { base = base }) .. "\n"
   for _, name in ipairs(ir.order) do
@@ -118,11 +157,14 @@ function S.file(ir, sha, gen_version)
   -- detected by the structure of its first bytes, not by a magic: tried after the others
   if structural then flags[#flags + 1] = "PCD_FMT_NO_MAGIC" end
   local root = ir.root
+  local pb_root = EM.is_pb(root)
   out[#out + 1] = text.render([[
     static pcd_status root_dec(pcd_cursor *c, void *out) { return ${root}_decode_(c, out); }
     static pcd_status root_enc(pcd_sink *s, const void *in) { return ${root}_encode(s, in); }
+    ${exp}
 
-  ]], { root = root.cname }) .. "\n"
+  ]], { root = root.cname, exp = not pb_root and
+    string.format("static pcd_status root_exp(pcd_cursor *c, void *out) { return %s_explain(c, out); }", root.cname) }) .. "\n"
   out[#out + 1] = "const pcd_format " .. ir.prefix .. "_format = " .. C.block({
     { "name", cstr(ir.name) },
     { "version", cstr(tostring(ir.version)) },
@@ -139,6 +181,7 @@ function S.file(ir, sha, gen_version)
     { "detect_min", detect_min },
     { "version_num", expr.cnum(ir.version_num) },
     { "flags", #flags > 0 and table.concat(flags, " | ") or nil },
+    { "root_explain", not pb_root and "root_exp" or nil },
   }) .. ";\n"
   return table.concat(out)
 end

@@ -48,6 +48,7 @@ local function dec_run(b, run, env)
   for _, f in ipairs(run.fields) do
     local p = run_off_ptr(cur, f.run_off)
     b:doc(f)
+    if env.explain then b:f("pcd_span_at(%s, %s, %s, %d);", cur, cstr(f.name), p, f.ty.wire) end
     local ty = f.ty
     if ty.kind == "magic" then
       b:t([[
@@ -112,7 +113,9 @@ local function dec_placed(b, f, env, member, seek, check, vars)
   b:f("pcd_cursor %s = { 0 };", r)
   b:l(seek(r))
   b:f("pcd_cursor *%s = &%s;", cr, r)
+  C.span_open(b, env, cr, f.name)
   K.dec_value(b, f, env, member, f.errname, f.local_, cr)
+  C.span_close(b, env, cr)
   if check then
     vars.cr = cr
     b:t(check, vars)
@@ -129,6 +132,20 @@ local function dec_field_body(b, f, env)
     local where = f.at and ("(uint64_t)(" .. cexpr(f.at, env) .. "), false") or (f.at_end .. ", true")
     b:f("PCD_TRY(pcd_peek_match(%s, %s, (const uint8_t *)%s, %d, &%s));", cur, where,
       cstr(f.ty.bytes), #f.ty.bytes, f.local_)
+    if env.explain then
+      -- where it was found
+      if f.at then
+        b:f("if (%s) pcd_span_offset(%s, %s, (uint64_t)(%s), %d);", f.local_, cur, cstr(f.name), cexpr(f.at, env), #f.ty.bytes)
+      else
+        b:t([[
+          if (${v}) {
+              uint64_t size_;
+              PCD_TRY(pcd_input_size(${cur}, &size_));
+              pcd_span_offset(${cur}, ${name}, size_ - ${at_end}, ${n});
+          }
+        ]], { v = f.local_, cur = cur, name = cstr(f.name), at_end = f.at_end, n = #f.ty.bytes })
+      end
+    end
     if env.mode == "dec" then b:f("%s = %s;", C.out_ref(env, f.member), f.local_) end
   elseif f.at then
     -- placed by a header or footer: read it there, the cursor stays where it is
@@ -150,7 +167,9 @@ local function dec_field_body(b, f, env)
           return pcd_fail(${cr}, ${cr}->p, PCD_E_SIZE, ${path}, "content that fills its size", PCD_FOUND_UINT, pcd_left(${cr}));
     ]], { path = cstr(f.sized_by.errname) })
   else
+    C.span_open(b, env, cur, f.name)
     K.dec_value(b, f, env, K.has_member(f) and f.member or nil, f.errname, f.local_)
+    C.span_close(b, env, env.cur)
   end
   if f.when and env.mode == "dec" then b:f("%s = true;", C.out_ref(env, C.has_of(f.member))) end
 end

@@ -41,14 +41,18 @@ local function dec_case(b, U, env, c, tagv, mpre)
     b:f("%s = %s;", C.out_ref(env, mpre .. "which"), c.const)
     if U.mode == "tag" and not U.name_tag then b:f("%s = %s;", C.out_ref(env, mpre .. "tag"), tagv) end
   end
-  if U.mode == "tag" then b:f("%s->p += %d;", cur, U.tagty.wire) end
+  if U.mode == "tag" then
+    if env.explain then b:f("pcd_span_at(%s, \"_tag\", %s->p, %d);", cur, cur, U.tagty.wire) end
+    b:f("%s->p += %d;", cur, U.tagty.wire)
+  end
+  C.span_open(b, env, cur, c.name)
   local ty = c.ty
   if ty.kind == "struct" and not ty.named then
     K.dec_struct(b, ty, env)
   elseif ty.kind == "union" and not ty.named then
     K.dec_union(b, ty, env, { member = c.member, errname = c.errname, local_ = "v_" .. c.member:gsub("%.", "_") })
   elseif ty.named and env.mode == "dec" then
-    b:f("PCD_TRY_IN(c->x, %s(%s, &%s), %s, -1);", C.elem_fn(ty, "decode"), cur, C.out_ref(env, c.member), cstr(c.errname))
+    b:f("PCD_TRY_IN(c->x, %s(%s, &%s), %s, -1);", C.dec_fn(env, ty), cur, C.out_ref(env, c.member), cstr(c.errname))
   elseif ty.named then
     b:f("PCD_TRY_IN(c->x, %s(%s), %s, -1);", C.elem_fn(ty, "validate"), cur, cstr(c.errname))
   else
@@ -56,6 +60,7 @@ local function dec_case(b, U, env, c, tagv, mpre)
     local pf = { name = c.name, ty = ty, errname = c.errname, member = m, local_ = "v_" .. c.member:gsub("%.", "_") }
     K.dec_value(b, pf, env, m, c.errname, pf.local_)
   end
+  C.span_close(b, env, cur)
 end
 
 -- A case's body with its own locals declared at its top: a union of many cases does not
@@ -75,6 +80,24 @@ end
 -- the call.
 local function split_case(b, U, env, c, tagv)
   local dec = env.mode == "dec"
+  if env.explain then
+    -- the case's span around the call
+    b:t([[
+      ${which}
+      ${settag}
+      ${tagspan}
+      ${skip}
+      pcd_span_open(${cur}, ${name}, -1);
+      PCD_TRY(${fn}(${cur}, ${obj}));
+      pcd_span_close(${cur});
+      return PCD_OK;
+    ]], { which = string.format("%s->which = %s;", env.obj, c.const),
+      settag = U.mode == "tag" and string.format("%s->tag = %s;", env.obj, tagv) or false,
+      tagspan = U.mode == "tag" and string.format("pcd_span_at(%s, \"_tag\", %s->p, %d);", env.cur, env.cur, U.tagty.wire) or false,
+      skip = U.mode == "tag" and string.format("%s->p += %d;", env.cur, U.tagty.wire) or false,
+      cur = env.cur, name = cstr(c.name), fn = c.ty.cname .. "_explain_", obj = env.obj })
+    return
+  end
   b:t([[
     ${which}
     ${settag}

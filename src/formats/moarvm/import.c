@@ -296,6 +296,7 @@ static void add_types(const mimport *m, pcd_profile *p, const pcd_moarvm_snapsho
     *t_count = pcd_profile_add_type(p, "count", "count", one ? title : "Retained collectables");
     p->types[*t_count].secondary = true;
     p->default_type = *t_size;
+    p->sample_noun = PCD_NOUN_STACKS; /* a node of the folded dominator tree */
     /* --metric TYPE@N (TYPE@all) names the type too */
     if ((m->want_index || m->every) && m->j->metric) pcd_profile_alias(p, m->j->metric, m->by_count ? *t_count : *t_size);
 }

@@ -5,12 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "common/text.h"
 
 /* ---- events of each version ---------------------------------------------------- */
 
 int mojo_version_of(const pcd_record *rec)
 {
+    if (rec->type == &pcd_mojo_v4_event_type || rec->type == &pcd_mojo_v4_file_type) return 4;
     if (rec->type == &pcd_mojo_v3_event_type || rec->type == &pcd_mojo_v3_file_type) return 3;
     if (rec->type == &pcd_mojo_v2_event_type || rec->type == &pcd_mojo_v2_file_type) return 2;
     if (rec->type == &pcd_mojo_v1_event_type || rec->type == &pcd_mojo_v1_file_type) return 1;
@@ -52,18 +54,7 @@ static uint64_t mix64(uint64_t x)
 
 /* ---- key maps ------------------------------------------------------------------- */
 
-struct mojo_kslot {
-    uint64_t key;
-    uint32_t tag;               /* 0 empty; 1 + the key's sign */
-    uint32_t val;
-};
 
-/* Where a key starts its probe in a table of cap (a power of two) slots: Fibonacci
- * hashing, one multiplication (keys are looked up once per frame reference). */
-PCD_INLINE uint32_t kslot(uint64_t key, uint32_t cap)
-{
-    return (uint32_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (cap - 1);
-}
 
 /* Python's ints: -0 is 0. */
 static pcd_mojo_int norm(pcd_mojo_int v)
@@ -79,20 +70,10 @@ static pcd_mojo_int norm_opt(bool has, pcd_mojo_int v)
     return has ? norm(v) : zero;
 }
 
-static struct mojo_kslot *kmap_find(const mojo_kmap *m, pcd_mojo_int k)
-{
-    if (!m->cap) return NULL;
-    uint32_t tag = 1 + (uint32_t)k.neg;
-    for (uint32_t i = kslot(k.mag, m->cap);; i = (i + 1) & (m->cap - 1)) {
-        struct mojo_kslot *s = &m->s[i];
-        if (s->tag == tag && s->key == k.mag) return s;
-        if (!s->tag) return NULL;
-    }
-}
 
 static bool kmap_put(mojo_asm *a, mojo_kmap *m, pcd_mojo_int k, uint32_t val)
 {
-    struct mojo_kslot *s = kmap_find(m, k);
+    struct mojo_kslot *s = mojo_kmap_find(m, k);
     if (s) {
         s->val = val;
         return true;
@@ -112,7 +93,7 @@ static bool kmap_put(mojo_asm *a, mojo_kmap *m, pcd_mojo_int k, uint32_t val)
         memset(ns, 0, (size_t)ncap * sizeof *ns);
         for (uint32_t i = 0; i < m->cap; i++) {
             if (!m->s[i].tag) continue;
-            uint32_t j = kslot(m->s[i].key, ncap);
+            uint32_t j = mojo_kslot_at(m->s[i].key, ncap);
             while (ns[j].tag) j = (j + 1) & (ncap - 1);
             ns[j] = m->s[i];
         }
@@ -120,7 +101,7 @@ static bool kmap_put(mojo_asm *a, mojo_kmap *m, pcd_mojo_int k, uint32_t val)
         m->s = ns;
         m->cap = ncap;
     }
-    uint32_t i = kslot(k.mag, m->cap);
+    uint32_t i = mojo_kslot_at(k.mag, m->cap);
     while (m->s[i].tag) i = (i + 1) & (m->cap - 1);
     m->s[i].key = k.mag;
     m->s[i].tag = 1 + (uint32_t)k.neg;
@@ -147,12 +128,7 @@ struct mojo_str {
     uint32_t tid_len;
 };
 
-static uint32_t hash_bytes(const uint8_t *p, size_t n)
-{
-    uint64_t h = UINT64_C(1469598103934665603);
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * UINT64_C(1099511628211);
-    return (uint32_t)(h ^ (h >> 32));
-}
+static uint32_t hash_bytes(const uint8_t *p, size_t n) { return (uint32_t)pcd_hash_key(p, n); }
 
 pcd_bytes mojo_str(const mojo_asm *a, uint32_t id)
 {
@@ -194,7 +170,7 @@ static uint32_t intern(mojo_asm *a, const uint8_t *p, size_t n)
             uint32_t id = a->str_idx[i];
             if (!id) break;
             const struct mojo_str *s = &a->str[id - 1];
-            if (s->hash == h && s->len == n && memcmp(a->pool + s->off, p, n) == 0) return id - 1;
+            if (s->hash == h && s->len == n && pcd_key_equal(a->pool + s->off, p, n)) return id - 1;
         }
     }
     if ((size_t)(a->n_str + 1) * 2 > a->str_idx_cap) {
@@ -349,7 +325,15 @@ void mojo_asm_free(mojo_asm *a)
     for (uint32_t i = 0; i < a->n_sc; i++) {
         kmap_free(a, &a->sc[i].strings);
         kmap_free(a, &a->sc[i].frames);
+        kmap_free(a, &a->sc[i].threads);
     }
+    for (uint32_t i = 0; i < a->n_prev; i++) pcd_alloc_free(a->al, a->prev[i].fr, (size_t)a->prev[i].cap * sizeof *a->prev[i].fr);
+    pcd_alloc_free(a->al, a->prev, (size_t)a->prev_cap * sizeof *a->prev);
+    if (a->task_open) {
+        /* the sample's items are the ones kept aside */
+        pcd_alloc_free(a->al, a->s_items, a->s_items_cap * sizeof *a->s_items);
+    }
+    pcd_alloc_free(a->al, a->task_fr, a->task_fr_cap * sizeof *a->task_fr);
     kmap_free(a, &a->pids);
     pcd_alloc_free(a->al, a->sc, (size_t)a->sc_cap * sizeof *a->sc);
     pcd_alloc_free(a->al, a->pool, a->pool_cap);
@@ -361,9 +345,14 @@ void mojo_asm_free(mojo_asm *a)
     memset(a, 0, sizeof *a);
 }
 
+static void drop_task(mojo_asm *a);
+static void remember_frames(mojo_asm *a);
+
 static void close_sample(mojo_asm *a)
 {
     if (!a->open) return;
+    if (a->task_open) drop_task(a);
+    if (a->version >= 4) remember_frames(a);
     a->open = false;
     a->s.items = a->items;
     a->s.full = a->full;
@@ -376,7 +365,7 @@ static void close_sample(mojo_asm *a)
 /* The scope of a pid, created if new. */
 static uint32_t scope_of(mojo_asm *a, pcd_mojo_int pid)
 {
-    struct mojo_kslot *s = kmap_find(&a->pids, pid);
+    struct mojo_kslot *s = mojo_kmap_find(&a->pids, pid);
     if (s) return s->val;
     if (!grow(a, (void **)&a->sc, &a->sc_cap, sizeof *a->sc, (size_t)a->n_sc + 1)) return 0;
     uint32_t i = a->n_sc;
@@ -394,17 +383,8 @@ static bool string_lookup(const mojo_asm *a, pcd_mojo_int key, uint32_t *id)
         *id = a->unknown;
         return true;
     }
-    const struct mojo_kslot *s = kmap_find(&a->sc[a->cur].strings, key);
-    if (!s && a->cur) s = kmap_find(&a->sc[0].strings, key);
-    if (!s) return false;
-    *id = s->val;
-    return true;
-}
-
-PCD_INLINE bool frame_lookup(const mojo_asm *a, pcd_mojo_int key, uint32_t *id)
-{
-    const struct mojo_kslot *s = kmap_find(a->cur_frames, key);
-    if (PCD_UNLIKELY(!s) && a->cur) s = kmap_find(&a->sc[0].frames, key);
+    const struct mojo_kslot *s = mojo_kmap_find(&a->sc[a->cur].strings, key);
+    if (!s && a->cur) s = mojo_kmap_find(&a->sc[0].strings, key);
     if (!s) return false;
     *id = s->val;
     return true;
@@ -444,38 +424,187 @@ static bool in_sample(mojo_asm *a, uint64_t offset, const char *path)
     return false;
 }
 
-/* A frame reference: the most common event by far, so it has its own path. */
-PCD_INLINE void frame_ref(mojo_asm *a, uint64_t mag, bool neg, uint64_t offset)
+/* A frame reference that the inline path (asm.h) does not take: a key not defined in the
+ * current process, or the item array full, or no sample open. */
+void mojo_asm_frame_ref_slow(mojo_asm *a, uint64_t mag, bool neg, uint64_t offset)
 {
     uint32_t id;
     pcd_mojo_int k = { mag, neg && mag };
-    if (PCD_UNLIKELY(!frame_lookup(a, k, &id))) {
+    const struct mojo_kslot *s = mojo_kmap_find(a->cur_frames, k);
+    if (!s && a->cur) s = mojo_kmap_find(&a->sc[0].frames, k);
+    if (s) {
+        id = s->val;
+    } else {
         problem(a, MOJO_P_UNDEF_FRAME, true, offset, "frame_ref.key", "a frame key defined in this process",
                 fk_of(k), k.mag);
         id = a->unknown_frame;
     }
-    if (PCD_LIKELY(a->open && a->s.n_items < a->items_cap)) {
-        a->items[a->s.n_items].kind = MOJO_IT_FRAME;
-        a->items[a->s.n_items].id = id;
-        a->s.n_items++;
-    } else if (a->open) {
-        add_item(a, MOJO_IT_FRAME, id, offset);
-    } else {
-        in_sample(a, offset, "frame_ref");
-    }
+    if (a->open) add_item(a, MOJO_IT_FRAME, id, offset);
+    else in_sample(a, offset, "frame_ref");
 }
 
-pcd_status mojo_asm_record(mojo_asm *a, const pcd_record *rec)
+/* ---- version 4: stack repeats and tasks ---------------------------------------------------- */
+
+/* The previous frames of the current sample's thread (created empty); NULL when out of memory. */
+static mojo_prev *prev_of(mojo_asm *a)
+{
+    mojo_kmap *m = &a->sc[a->cur].threads;
+    pcd_mojo_int k = { a->s.tid, false };
+    struct mojo_kslot *sl = mojo_kmap_find(m, k);
+    if (sl) return &a->prev[sl->val];
+    if (!grow(a, (void **)&a->prev, &a->prev_cap, sizeof *a->prev, (size_t)a->n_prev + 1)) return NULL;
+    if (!kmap_put(a, m, k, a->n_prev)) return NULL;
+    memset(&a->prev[a->n_prev], 0, sizeof a->prev[a->n_prev]);
+    return &a->prev[a->n_prev++];
+}
+
+/* At the end of a sample: its frame references, for the thread's next stack repeat. */
+static void remember_frames(mojo_asm *a)
+{
+    mojo_prev *pv = prev_of(a);
+    if (!pv) return;
+    size_t n = 0;
+    for (size_t i = 0; i < a->s.n_items; i++) n += a->items[i].kind == MOJO_IT_FRAME;
+    if (!grow(a, (void **)&pv->fr, &pv->cap, sizeof *pv->fr, n)) return;
+    pv->n = 0;
+    for (size_t i = 0; i < a->s.n_items; i++)
+        if (a->items[i].kind == MOJO_IT_FRAME) pv->fr[pv->n++] = a->items[i].id;
+}
+
+/* austin-python's native frame: a file that neither ends in ".py" nor is "<...>". */
+static bool is_native(const mojo_asm *a, uint32_t frame)
+{
+    pcd_bytes f = mojo_str(a, a->fr[frame].file);
+    if (f.len >= 3 && memcmp(f.ptr + f.len - 3, ".py", 3) == 0) return false;
+    return !(f.len >= 1 && f.ptr[0] == '<' && f.ptr[f.len - 1] == '>');
+}
+
+/* A stack repeat: the thread's previous frames but the innermost native ones, before the
+ * sample's items so far. */
+static void stack_repeat(mojo_asm *a, uint64_t offset)
+{
+    a->repeats++;
+    if (!in_sample(a, offset, "stack_repeat")) return;
+    if (a->task_open) {
+        problem(a, MOJO_P_TASK, false, offset, "stack_repeat", "a time metric ending the task stack before it",
+                PCD_FOUND_NONE, 0);
+        return;
+    }
+    mojo_prev *pv = prev_of(a);
+    if (!pv) return;
+    size_t k = pv->n;
+    while (k && is_native(a, pv->fr[k - 1])) k--;
+    if (!k) return;
+    size_t n = a->s.n_items;
+    if (n + k > MOJO_MAX_ITEMS) {
+        problem(a, MOJO_P_DEEP, false, offset, NULL, "at most 1048576 frames and markers in a sample (the rest are dropped)",
+                PCD_FOUND_NONE, 0);
+        return;
+    }
+    while (n + k > a->items_cap) {
+        size_t ncap = a->items_cap ? a->items_cap * 2 : 256;
+        mojo_item *q = a->oom ? NULL : pcd_alloc_resize(a->al, a->items, a->items_cap * sizeof *q, ncap * sizeof *q);
+        if (!q) return (void)(a->oom = PCD_E_NOMEM);
+        a->items = q;
+        a->items_cap = ncap;
+    }
+    memmove(a->items + k, a->items, n * sizeof *a->items);
+    for (size_t i = 0; i < k; i++) a->items[i] = (mojo_item){ MOJO_IT_FRAME, pv->fr[i] };
+    a->s.n_items = n + k;
+}
+
+/* The frame references between a task stack and its time metric are the task's: the
+ * sample's items are put aside (and frame_ref, unchanged, fills the task's). */
+static void open_task(mojo_asm *a, const pcd_mojo_event_view *e, uint64_t offset)
+{
+    a->tasks++;
+    if (!in_sample(a, offset, "task_stack")) return;
+    if (a->task_open) drop_task(a);
+    a->s_items = a->items;
+    a->s_items_cap = a->items_cap;
+    a->s_n_items = a->s.n_items;
+    a->items = NULL;
+    a->items_cap = 0;
+    a->s.n_items = 0;
+    a->task_open = true;
+    a->task_offset = offset;
+    a->task_id = norm(e->task);
+    a->task_name = norm(e->name);
+}
+
+/* The sample's items back; the task's freed. */
+static void close_task(mojo_asm *a)
+{
+    pcd_alloc_free(a->al, a->items, a->items_cap * sizeof *a->items);
+    a->items = a->s_items;
+    a->items_cap = a->s_items_cap;
+    a->s.n_items = a->s_n_items;
+    a->s_items = NULL;
+    a->task_open = false;
+}
+
+static void drop_task(mojo_asm *a)
+{
+    problem(a, MOJO_P_TASK, false, a->task_offset, "task_stack", "a time metric ending it", PCD_FOUND_NONE, 0);
+    close_task(a);
+}
+
+/* The time metric that ends a task stack: the task goes to ops->task. */
+static void end_task(mojo_asm *a, pcd_mojo_int elapsed)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < a->s.n_items; i++) n += a->items[i].kind == MOJO_IT_FRAME;
+    if (n > a->task_fr_cap) {
+        uint32_t *q = a->oom ? NULL
+                             : pcd_alloc_resize(a->al, a->task_fr, a->task_fr_cap * sizeof *q, n * sizeof *q);
+        if (!q) {
+            a->oom = PCD_E_NOMEM;
+            close_task(a);
+            return;
+        }
+        a->task_fr = q;
+        a->task_fr_cap = n;
+    }
+    n = 0;
+    for (size_t i = 0; i < a->s.n_items; i++)
+        if (a->items[i].kind == MOJO_IT_FRAME) a->task_fr[n++] = a->items[i].id;
+    mojo_task t;
+    memset(&t, 0, sizeof t);
+    t.offset = a->task_offset;
+    t.task = a->task_id;
+    t.name = UINT32_MAX;
+    if (a->task_name.mag && !string_lookup(a, a->task_name, &t.name)) {
+        problem(a, MOJO_P_UNDEF_STRING, true, a->task_offset, "task_stack.name", "a string key defined in this process",
+                fk_of(a->task_name), a->task_name.mag);
+        t.name = UINT32_MAX;
+    }
+    t.frames = a->task_fr;
+    t.n_frames = n;
+    t.elapsed = elapsed;
+    close_task(a);
+    t.owner = &a->s;
+    if (a->ops && a->ops->task) a->ops->task(a->ud, &t);
+}
+
+pcd_status mojo_asm_record_slow(mojo_asm *a, const pcd_record *rec)
 {
     if (PCD_UNLIKELY(a->oom)) return a->oom;
     /* the events of each version: frame references by the short path, the others as the
      * generated view of a MOJO event (its version's accessor, called directly) */
     pcd_mojo_event_view e;
-    if (PCD_LIKELY(rec->type == &pcd_mojo_v3_event_type)) {
-        const pcd_mojo_v3_event *ev = rec->data;
+    if (rec->type == &pcd_mojo_v4_event_type) {
+        const pcd_mojo_v4_event *ev = rec->data;
         if (PCD_UNLIKELY(!ev)) return PCD_OK;
-        if (PCD_LIKELY(ev->which == PCD_MOJO_V3_EVENT_FRAME_REF)) {
-            frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
+        if (PCD_LIKELY(ev->which == PCD_MOJO_V4_EVENT_FRAME_REF)) {
+            mojo_asm_frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
+            return a->oom;
+        }
+        pcd_mojo_v4_event_view(ev, &e);
+    } else if (rec->type == &pcd_mojo_v3_event_type) {
+        const pcd_mojo_v3_event *ev = rec->data;
+        if (!ev) return PCD_OK;
+        if (ev->which == PCD_MOJO_V3_EVENT_FRAME_REF) {
+            mojo_asm_frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
             return a->oom;
         }
         pcd_mojo_v3_event_view(ev, &e);
@@ -483,7 +612,7 @@ pcd_status mojo_asm_record(mojo_asm *a, const pcd_record *rec)
         const pcd_mojo_v2_event *ev = rec->data;
         if (!ev) return PCD_OK;
         if (ev->which == PCD_MOJO_V2_EVENT_FRAME_REF) {
-            frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
+            mojo_asm_frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
             return a->oom;
         }
         pcd_mojo_v2_event_view(ev, &e);
@@ -491,7 +620,7 @@ pcd_status mojo_asm_record(mojo_asm *a, const pcd_record *rec)
         const pcd_mojo_v1_event *ev = rec->data;
         if (!ev) return PCD_OK;
         if (ev->which == PCD_MOJO_V1_EVENT_FRAME_REF) {
-            frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
+            mojo_asm_frame_ref(a, ev->u.frame_ref.key.mag, ev->u.frame_ref.key.neg, rec->offset);
             return a->oom;
         }
         pcd_mojo_v1_event_view(ev, &e);
@@ -511,7 +640,7 @@ pcd_status mojo_asm_event(mojo_asm *a, const pcd_mojo_event_view *e, uint64_t of
     if (a->oom) return a->oom;
     switch (e->kind) {
     case PCD_MOJO_EVENT_FRAME_REF:
-        frame_ref(a, e->key.mag, e->key.neg, offset);
+        mojo_asm_frame_ref(a, e->key.mag, e->key.neg, offset);
         break;
     case PCD_MOJO_EVENT_STACK:
         close_sample(a);
@@ -527,6 +656,10 @@ pcd_status mojo_asm_event(mojo_asm *a, const pcd_mojo_event_view *e, uint64_t of
         a->s.tid = intern(a, e->tid.ptr, e->tid.len);
         break;
     case PCD_MOJO_EVENT_TIME:
+        if (a->task_open) {
+            end_task(a, norm(e->value));
+            break;
+        }
         if (!in_sample(a, offset, "time")) break;
         if (!a->s.first_metric) a->s.first_metric = MOJO_METRIC_TIME;
         if (!a->s.n_time++) a->s.time = norm(e->value);
@@ -537,7 +670,7 @@ pcd_status mojo_asm_event(mojo_asm *a, const pcd_mojo_event_view *e, uint64_t of
         if (!a->s.n_memory++) a->s.memory = norm(e->value);
         break;
     case PCD_MOJO_EVENT_METADATA: {
-        close_sample(a);
+        if (a->version < 4 && !a->py2) close_sample(a);
         uint32_t k = intern(a, e->meta_key.ptr, e->meta_key.len), v = intern(a, e->text.ptr, e->text.len);
         if (a->oom) break;
         if (pcd_bytes_is(e->meta_key, "mode") && pcd_bytes_is(e->text, "full")) a->full = true;
@@ -593,7 +726,11 @@ pcd_status mojo_asm_event(mojo_asm *a, const pcd_mojo_event_view *e, uint64_t of
         break;
     case PCD_MOJO_EVENT_KERNEL:
         if (in_sample(a, offset, "kernel")) {
-            uint32_t id = intern(a, e->symbol.ptr, e->symbol.len);
+            uint32_t *seen = &a->kernel_seen[(a->s.tid * 16 + a->s.n_items) & 255], id = *seen - 1;
+            if (!*seen || a->str[id].len != e->symbol.len || !pcd_key_equal(a->pool + a->str[id].off, e->symbol.ptr, e->symbol.len)) {
+                id = intern(a, e->symbol.ptr, e->symbol.len);
+                *seen = id + 1; /* (0 when out of memory) */
+            }
             if (id != UINT32_MAX) add_item(a, MOJO_IT_KERNEL, id, offset);
         }
         break;
@@ -608,6 +745,16 @@ pcd_status mojo_asm_event(mojo_asm *a, const pcd_mojo_event_view *e, uint64_t of
         if (in_sample(a, offset, "string_ref")) add_item(a, MOJO_IT_STRREF, id, offset);
         break;
     }
+    case PCD_MOJO_EVENT_STACK_REPEAT:
+        stack_repeat(a, offset);
+        break;
+    case PCD_MOJO_EVENT_TASK_STACK:
+        open_task(a, e, offset);
+        break;
+    case PCD_MOJO_EVENT_TASK_WAITER:
+        a->waiters++;
+        if (a->ops && a->ops->waiter) a->ops->waiter(a->ud, a->sc[a->cur].pid, norm(e->task), norm(e->waiter), offset);
+        break;
     }
     return a->oom;
 }

@@ -18,7 +18,9 @@ typedef struct mojo_info {
     uint64_t samples, idle, gc, invalid, kernel, frame_refs, max_depth, empty;
     uint64_t time_n, mem_n;
     unsigned __int128 time_sum, mem_plus, mem_minus;
-    pcd_hmap pids, threads;
+    pcd_hmap pids, threads, tasks;
+    uint64_t task_samples;
+    unsigned __int128 task_time;
     uint32_t meta[8];           /* string ids of the metadata values below, UINT32_MAX none */
     uint64_t n_meta;
 } mojo_info;
@@ -64,7 +66,22 @@ static void info_meta(void *ud, uint32_t key, uint32_t value, uint64_t offset)
         if (pcd_bytes_is(k, info_keys[i])) h->meta[i] = value;
 }
 
-static const mojo_asm_ops info_asm_ops = { info_sample, info_meta };
+/* A task's time at its previous point, as the importer gives it to the task's lane (a sample
+ * when the task has a previous point or the time is not 0). */
+static void info_task(void *ud, const mojo_task *t)
+{
+    mojo_info *h = ud;
+    bool fresh;
+    pcd_hslot *sl = pcd_hmap_put(&h->tasks, (pcd_hkey){ t->owner->pid.mag, t->owner->pid.neg, t->task.mag }, &fresh);
+    if (!sl) return;
+    if (sl->v0 || t->elapsed.mag) {
+        h->task_samples++;
+        if (!t->elapsed.neg) h->task_time += t->elapsed.mag;
+    }
+    sl->v0 = t->n_frames > 0;
+}
+
+static const mojo_asm_ops info_asm_ops = { info_sample, info_meta, info_task, NULL };
 
 static void info_init(void *ctx, pcd_alloc *al)
 {
@@ -73,6 +90,7 @@ static void info_init(void *ctx, pcd_alloc *al)
     for (int i = 0; i < 8; i++) h->meta[i] = UINT32_MAX;
     pcd_hmap_init(&h->pids, al);
     pcd_hmap_init(&h->threads, al);
+    pcd_hmap_init(&h->tasks, al);
     if (mojo_asm_init(&h->as, al, 0, &info_asm_ops, h, NULL, NULL) != PCD_OK) h->failed = true;
 }
 
@@ -122,6 +140,14 @@ static void info_text(void *ctx, FILE *out)
             h->frame_refs, h->max_depth, h->as.n_fr ? h->as.n_fr - 1 : 0, h->as.n_str ? h->as.n_str - 2 : 0);
     if (h->invalid || h->kernel) fprintf(out, ", %" PRIu64 " invalid, %" PRIu64 " kernel", h->invalid, h->kernel);
     fprintf(out, "\n");
+    if (h->as.repeats) fprintf(out, "repeats:     %" PRIu64 " samples repeat their thread's previous stack\n", h->as.repeats);
+    if (h->as.tasks || h->as.waiters)
+    {
+        fprintf(out, "tasks:       %zu asyncio tasks in %" PRIu64 " task stacks, %" PRIu64 " waiter edges; ", h->tasks.len,
+                h->as.tasks, h->as.waiters);
+        put_u128(out, h->task_time);
+        fprintf(out, " us in %" PRIu64 " samples of tasks\n", h->task_samples);
+    }
     if (h->time_n) {
         fprintf(out, "time:        ");
         put_u128(out, h->time_sum);
@@ -186,7 +212,12 @@ static pcd_status info_json(void *ctx, pcd_sink *s)
     PCD_TRY(pcd_json_raw(s, ",\"memory_allocated\":"));
     PCD_TRY(json_u128(s, h->mem_plus));
     PCD_TRY(pcd_json_raw(s, ",\"memory_released\":"));
-    return json_u128(s, h->mem_minus);
+    PCD_TRY(json_u128(s, h->mem_minus));
+    n = snprintf(buf, sizeof buf, ",\"stack_repeats\":%" PRIu64 ",\"tasks\":%zu,\"task_stacks\":%" PRIu64
+                 ",\"task_waiters\":%" PRIu64 ",\"task_samples\":%" PRIu64 ",\"task_time_us\":",
+                 h->as.repeats, h->tasks.len, h->as.tasks, h->as.waiters, h->task_samples);
+    PCD_TRY(pcd_sink_put(s, buf, (size_t)n));
+    return json_u128(s, h->task_time);
 }
 
 static void info_fini(void *ctx)
@@ -194,6 +225,7 @@ static void info_fini(void *ctx)
     mojo_info *h = ctx;
     pcd_hmap_free(&h->pids);
     pcd_hmap_free(&h->threads);
+    pcd_hmap_free(&h->tasks);
     mojo_asm_free(&h->as);
 }
 
@@ -214,21 +246,35 @@ static void check_init(void *ctx, pcd_alloc *al)
     k->ok = mojo_asm_init(&k->as, al, 0, NULL, NULL, NULL, NULL) == PCD_OK;
 }
 
-static void check_record(void *ctx, const pcd_record *rec, pcd_report_fn report, void *ud)
+static void check_bind(void *ctx, pcd_report_fn report, void *ud)
 {
     mojo_check *k = ctx;
-    if (!k->ok) return;
     k->as.report = report;
     k->as.report_ud = ud;
-    if (PCD_UNLIKELY(mojo_asm_record(&k->as, rec) != PCD_OK)) {
-        pcd_error err;
-        memset(&err, 0, sizeof err);
-        err.status = PCD_E_NOMEM;
-        err.offset = rec->offset;
-        err.expected = "memory for the strings and frames (raise --max-memory); the reference checks stop here";
-        report(ud, false, &err);
-        k->ok = false;
-    }
+}
+
+static PCD_COLD void check_nomem(mojo_check *k, const pcd_record *rec)
+{
+    pcd_error err;
+    memset(&err, 0, sizeof err);
+    err.status = PCD_E_NOMEM;
+    err.offset = rec->offset;
+    err.expected = "memory for the strings and frames (raise --max-memory); the reference checks stop here";
+    k->as.report(k->as.report_ud, false, &err);
+    k->ok = false;
+}
+
+static pcd_status check_run(void *ctx, const pcd_record *rec)
+{
+    mojo_check *k = ctx;
+    if (PCD_LIKELY(k->ok) && PCD_UNLIKELY(mojo_asm_record(&k->as, rec) != PCD_OK)) check_nomem(k, rec);
+    return PCD_OK;
+}
+
+static void check_record(void *ctx, const pcd_record *rec, pcd_report_fn report, void *ud)
+{
+    check_bind(ctx, report, ud);
+    check_run(ctx, rec);
 }
 
 static void check_finish(void *ctx, pcd_report_fn report, void *ud)
@@ -241,6 +287,7 @@ static void check_finish(void *ctx, pcd_report_fn report, void *ud)
     static const char *const what[MOJO_P_N] = {
         "references to undefined string keys", "references to undefined frame keys",
         "events outside a sample", NULL, "samples with repeated metrics", "samples cut at 1048576 frames",
+        "task stacks without a time metric",
     };
     for (int i = 0; i < MOJO_P_N; i++) {
         if (!what[i] || k->as.problems[i] <= MOJO_REPORT_MAX) continue;
@@ -267,7 +314,7 @@ static void check_fini(void *ctx)
 }
 
 static const pcd_check_ops mojo_check_ops = {
-    sizeof(mojo_check), check_init, check_record, check_finish, check_fini,
+    sizeof(mojo_check), check_init, check_record, check_finish, check_fini, check_bind, check_run,
 };
 
 /* ---- registration --------------------------------------------------------------------------- */

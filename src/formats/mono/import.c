@@ -225,6 +225,7 @@ static pcd_status begin(pcd_profile *p)
     p->types[T_ALLOC_COUNT].secondary = true;
     p->types[T_CALLS].secondary = true;
     p->default_type = T_ALLOC_BYTES;
+    p->sample_noun = PCD_NOUN_STACKS; /* the call tree summed per distinct stack */
     p->dialect = PCD_DIALECT_DEFAULT;
     return pcd_profile_begin(p);
 }
@@ -263,6 +264,12 @@ static pcd_status finish(mimport *k, pcd_profile *p)
         for (int t = 0; t < T_N; t++) any |= n->v[t] != 0;
         if (any) st = pcd_agg_add(&agg, th, ms[i], n->v, 1);
     }
+    /* which types have values, before the first sample (so that the default is one of them) */
+    uint32_t valued = 0;
+    for (size_t i = 0; i < agg.n; i++)
+        for (int t = 0; t < T_N; t++)
+            if (pcd_agg_values(&agg, i)[t]) valued |= 1u << t;
+    if (st == PCD_OK) pcd_profile_values_ahead(p, valued);
     /* one sample per distinct stack, with its sums */
     for (size_t i = 0; i < agg.n && st == PCD_OK; i++) {
         pcd_sample sm;

@@ -15,10 +15,14 @@
  *    and its type (a sample type of that name, else metadata "period_type" = "type/unit"),
  *    time and duration;
  *  - labels: "pid", "iid", "tid" (numbers), "tid_text", "thread", "process" (texts) say which
- *    thread a sample is on (what outputs/pprof.c writes); the others are the sample's labels
- *    (a label with neither a text nor a number nor a unit is dropped, as google/pprof does);
+ *    thread a sample is on (what outputs/pprof.c writes; a label of one of these keys but of the
+ *    other kind is an ordinary label); the others are the sample's labels (a label with neither
+ *    a text nor a number nor a unit is dropped, as google/pprof does);
  *  - comments, drop_frames, keep_frames and doc_url as metadata, in that order.
- * Values are amounts: a negative one (a difference of profiles) reads as 0, with a warning.
+ * Values are pprof's int64s: every sample type is signed (a difference of profiles has negative
+ * values), and one the file lists. A Sample is a record, not an event (PCD_NOUN_RECORDS).
+ * A Location without Lines stays a native frame of nothing but its address and its mapping's
+ * file: the outputs name it as go tool pprof does (outputs/render.h).
  * References to ids the profile does not have give frames that say so (validate reports them). */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -73,7 +77,7 @@ typedef struct pimport {
     size_t n_lab, lab_cap;
     struct { size_t first, n; } *sets;
     size_t n_sets, sets_cap;
-    uint64_t n_samples, negative, missing;
+    uint64_t n_samples, missing;
 } pimport;
 
 static pcd_status oom(pimport *m) { return pcd_job_fail(m->j, PCD_E_NOMEM, "out of memory for the profile's tables (raise --max-memory)"); }
@@ -289,7 +293,9 @@ static pcd_status header(pimport *m)
         pcd_job_note(m->j, "warning: %zu sample types; the profile model keeps the first %d", n, PCD_MAX_SAMPLE_TYPES);
         n = PCD_MAX_SAMPLE_TYPES;
     }
-    for (size_t i = 0; i < n; i++) pcd_profile_add_type_str(p, S(m, m->stypes[i].type), S(m, m->stypes[i].unit), 0);
+    for (size_t i = 0; i < n; i++)
+        pcd_profile_type_signed(p, pcd_profile_add_type_str(p, S(m, m->stypes[i].type), S(m, m->stypes[i].unit), 0));
+    p->sample_noun = PCD_NOUN_RECORDS;
     for (size_t i = 0; i < n && n > 1; i++)
         if (text_is(m, m->stypes[i].type, "samples") && text_is(m, m->stypes[i].unit, "count")) p->types[i].secondary = true;
     p->default_type = n ? (int)n - 1 : 0;
@@ -372,12 +378,17 @@ static pcd_stack_id push_location(pimport *m, pcd_stack_id st, uint64_t loc)
 static bool thread_label(pimport *m, pcd_thread *th, const plabel *l)
 {
     int64_t key = l->key, str = l->str, num = l->num;
-    if (text_is(m, key, "pid")) th->pid = num;
-    else if (text_is(m, key, "iid")) th->iid = num;
-    else if (text_is(m, key, "tid")) {
-        th->tid = (uint64_t)num;
-        th->has_tid = true;
-    } else if (text_is(m, key, "tid_text")) th->tid_text = S(m, str);
+    if (!str) {   /* a number (google/pprof: a label without a text) */
+        if (!num && !l->unit) return false;
+        if (text_is(m, key, "pid")) th->pid = num;
+        else if (text_is(m, key, "iid")) th->iid = num;
+        else if (text_is(m, key, "tid")) {
+            th->tid = (uint64_t)num;
+            th->has_tid = true;
+        } else return false;
+        return true;
+    }
+    if (text_is(m, key, "tid_text")) th->tid_text = S(m, str);
     else if (text_is(m, key, "thread")) th->name = S(m, str);
     else if (text_is(m, key, "process")) th->process_name = S(m, str);
     else return false;
@@ -403,9 +414,7 @@ static pcd_status samples(pimport *m)
         uint64_t node = get_varint(&q), set = get_varint(&q), nv = get_varint(&q);
         for (uint64_t i = 0; i < nv; i++) {
             int64_t x = pcd_unzigzag64(get_varint(&q));
-            if (i >= p->n_types) continue;
-            if (x < 0) m->negative++;
-            v[i] = x < 0 ? 0 : (uint64_t)x;
+            if (i < p->n_types) v[i] = (uint64_t)x;   /* signed types: int64_t in the slot */
         }
         for (uint64_t i = nv; i < p->n_types; i++) v[i] = 0;
         const plabel *lw = set ? m->lab + m->sets[set - 1].first : NULL;
@@ -421,6 +430,9 @@ static pcd_status samples(pimport *m)
             if (!lw[i].str && !lw[i].num && !lw[i].unit) continue;   /* neither a text nor a number */
             labels[k++] = (pcd_label){ S(m, lw[i].key), S(m, lw[i].str), lw[i].num, S(m, lw[i].unit), lw[i].str == 0 };
         }
+        /* a thread's names tell it apart too: samples labelled "thread" but with no id are not
+         * on the thread of the samples without labels */
+        th.key = (uint64_t)th.name << 32 | th.process_name;
         pcd_sample s;
         memset(&s, 0, sizeof s);
         s.thread = pcd_profile_thread(p, &th);   /* (blank when no label says) */
@@ -455,8 +467,6 @@ static pcd_status pprof_import(pcd_job *j, pcd_profile *p)
     /* after damage too: what came before it */
     if (st == PCD_OK) st = header(&m);
     if (st == PCD_OK) st = samples(&m);
-    if (st == PCD_OK && m.negative)
-        pcd_job_note(j, "warning: %" PRIu64 " negative sample values read as 0 (the model's values are amounts)", m.negative);
     if (st == PCD_OK && m.missing)
         pcd_job_note(j, "warning: %" PRIu64 " references to locations, functions or mappings the profile does not have "
                         "(profcodec validate shows where)", m.missing);

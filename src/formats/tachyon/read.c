@@ -60,7 +60,7 @@ pcd_status pcd_tachyon_read_samples(pcd_job *j, pcd_tachyon_replay *rp, const pc
     if (!pcd_reader_input(j->r, &data, &size))
         return pcd_job_fail(j, PCD_E_ARG, "a Tachyon file is read whole (the input must be a buffer)");
     /* the same options as the job's reader: limits, and the zstd helper thread */
-    pcd_reader_opts o = { j->al, j->r->x.lim, 0, false, j->r->threads };
+    pcd_reader_opts o = { j->al, j->r->x.lim, 0, false, j->r->threads, j->r->release, j->r->release_ud };
     pcd_reader r2;
     pcd_status st = pcd_reader_open_buffer(&r2, j->f, data, size, &o);
     if (st != PCD_OK) {
@@ -117,7 +117,7 @@ bool pcd_tachyon_find_main(pcd_job *j, const pcd_tachyon_v1_file *root, uint64_t
     const uint8_t *data;
     size_t size;
     if (!pcd_reader_input(j->r, &data, &size)) return false;
-    pcd_reader_opts o = { j->al, j->r->x.lim, 0, false, 0 };
+    pcd_reader_opts o = { j->al, j->r->x.lim, 0, false, 0, j->r->release, j->r->release_ud };
     pcd_reader r;
     bool found = false;
     pcd_hmap seen;

@@ -9,12 +9,19 @@ const state = {
   sel: 'all',                     // all | p:<pid> | t:<index>
   type: D.type,
   search: null,                   // RegExp or null
+  searchError: '',                // why the search text is not a regular expression
   sort: 'name',
+  merge: canMerge ? 'function' : 'line',   // frames merged by function, or one per line
+  palette: 'kind',                // kind | package
   diffMode: D.base && D.base.raw ? 'raw' : 'norm',
   diffWidth: 'both',
-  zoom: 0,
+  zoom: 0,                        // a node of the trie in use
   swFn: -1,
+  swSort: 'total',                // the sandwich's order: name | file | self | total
+  swDesc: true,
 };
+/* the trie drawn: merged by function or by line */
+const curTrie = () => (state.merge === 'function' ? fnTrie() : lineTrie);
 
 function threadTitle(t) {
   let s = t.name || (t.tid != null ? 'Thread ' + t.tid : 'All samples');
@@ -31,22 +38,24 @@ function selThreads(side, sel) {
   return [Number(sel.slice(2))];
 }
 
-/* self and total of every node, for threads `list` of a side and metric `type` */
+/* self and total of every node of the trie in use, for threads `list` of a side and metric `type` */
 const totalsCache = new Map();
 function totalsOf(side, list, type) {
-  const key = (side === base ? 'b' : 'm') + ':' + type + ':' + list.join(',');
+  const tr = curTrie();
+  const key = (side === base ? 'b' : 'm') + ':' + state.merge + ':' + type + ':' + list.join(',');
   let r = totalsCache.get(key);
   if (r) return r;
-  const self = new Float64Array(N);
+  const self = new Float64Array(tr.n), map = tr.map;
   let samples = 0;
   for (const ti of list) {
     samples += side.threads[ti].t.samples;
     if (!side.threads[ti].t.self.v[type]) continue;
     const s = side.selfOf(ti), v = s.v[type];
-    for (let i = 0; i < s.n; i++) self[s.node[i]] += v[i];
+    if (map) for (let i = 0; i < s.n; i++) self[map[s.node[i]]] += v[i];
+    else for (let i = 0; i < s.n; i++) self[s.node[i]] += v[i];
   }
-  const total = self.slice();
-  for (let i = N - 1; i > 0; i--) total[parent[i]] += total[i];
+  const total = self.slice(), par = tr.parent;
+  for (let i = tr.n - 1; i > 0; i--) total[par[i]] += total[i];
   r = { self, total, samples };
   if (totalsCache.size > 24) totalsCache.clear();
   totalsCache.set(key, r);
@@ -55,6 +64,7 @@ function totalsOf(side, list, type) {
 
 /* A tree to draw: the profile's trie with the chosen totals, or a sandwich's. */
 function mainTree() {
+  const tr = curTrie(), N = tr.n;
   if (diffPage) {
     const a = totalsOf(main, selThreads(main, 'all'), D.type);
     const b = totalsOf(base, selThreads(base, 'all'), D.base.type);
@@ -66,11 +76,11 @@ function mainTree() {
     if (state.diffWidth === 'new') width = a.total;
     else if (state.diffWidth === 'base') width = bt;
     else { width = new Float64Array(N); for (let i = 0; i < N; i++) width[i] = a.total[i] + bt[i]; }
-    return { n: N, parent, frame: frameOf, total: width, kidStart, kids, newT: a.total, baseT: bt,
+    return { n: N, parent: tr.parent, frame: tr.frame, total: width, kidStart: tr.kidStart, kids: tr.kids, newT: a.total, baseT: bt,
       rootLabel: 'all', unit: D.types[D.type].unit, samples: a.samples, baseSamples: b.samples };
   }
   const t = totalsOf(main, selThreads(main, state.sel), state.type);
-  return { n: N, parent, frame: frameOf, total: t.total, self: t.self, kidStart, kids, rootLabel: 'all',
+  return { n: N, parent: tr.parent, frame: tr.frame, total: t.total, self: t.self, kidStart: tr.kidStart, kids: tr.kids, rootLabel: 'all',
     unit: D.types[state.type].unit, samples: t.samples };
 }
 
@@ -95,13 +105,18 @@ let frameMatch = null;            // Uint8Array per frame, or null
 function setSearch(text) {
   const box = $('search');
   box.classList.remove('bad');
+  box.removeAttribute('aria-invalid');
   state.search = null;
+  state.searchError = '';
   frameMatch = null;
   if (text) {
     try {
       state.search = new RegExp(text);
     } catch (e) {
       box.classList.add('bad');
+      box.setAttribute('aria-invalid', 'true');
+      // "Invalid regular expression: /(/: Unterminated group": what is wrong, in words
+      state.searchError = 'Not a regular expression: ' + String(e.message).replace(/^.*: /, '').toLowerCase() + ' (nothing searched)';
     }
   }
   if (state.search) {
@@ -138,6 +153,9 @@ function FlameView(pane, canvas, opts) {
   this.zoom = 0;
   this.rects = [];
   this.hover = -1;
+  this.atBottom = true;
+  this.ownScroll = -1;
+  pane.addEventListener('scroll', () => this.onScroll());
   canvas.addEventListener('mousemove', (e) => this.onMove(e));
   canvas.addEventListener('mouseleave', () => { this.hover = -1; hideTip(); this.draw(); });
   canvas.addEventListener('click', (e) => {
@@ -186,16 +204,20 @@ FlameView.prototype.setTree = function (t, zoom) {
 };
 FlameView.prototype.draw = function (relayout) {
   const pane = this.pane, canvas = this.canvas;
-  const W = Math.max(200, pane.clientWidth - (pane.scrollHeight > pane.clientHeight ? 0 : 0));
+  const W = Math.max(200, pane.clientWidth);
   if (relayout || W !== this.width) { this.width = W; this.layout(); }
   const inverted = this.opts.inverted();
-  const H = Math.max(pane.clientHeight, this.rows * ROW + 8);
+  // as tall as the frames (a shallow graph is not pushed under blank space); a sandwich's
+  // callers fill their pane, their root next to the callees below
+  const H = this.opts.fill ? Math.max(pane.clientHeight, this.rows * ROW + 8) : this.rows * ROW + 8;
   const dpr = window.devicePixelRatio || 1;
   if (canvas.width !== Math.round(W * dpr) || canvas.height !== Math.round(H * dpr)) {
     canvas.width = Math.round(W * dpr);
     canvas.height = Math.round(H * dpr);
     canvas.style.width = W + 'px';
     canvas.style.height = H + 'px';
+    // a scroll bar that came with the height takes width: lay out again in what is left
+    if (pane.clientWidth < W && pane.clientWidth >= 200) return this.draw(true);
   }
   this.height = H;
   const ctx = canvas.getContext('2d');
@@ -226,6 +248,7 @@ FlameView.prototype.draw = function (relayout) {
       if (frameMatch) fill = r.match ? MATCH : dim(fill);
     }
     if (r.faded) fill = dim(fill);
+    r.fill = fill;
     ctx.fillStyle = fill;
     const w = r.w > 2 ? r.w - 1 : r.w;
     ctx.fillRect(r.x, y, w, ROW - 1);
@@ -247,6 +270,20 @@ FlameView.prototype.draw = function (relayout) {
     }
   }
   if (this.opts.drawn) this.opts.drawn(this);
+};
+/* scrolls the pane; whether it shows its bottom is kept (the user's scrolling changes it), so
+ * that a flame graph drawn again to a new size still shows its root */
+FlameView.prototype.scrollTo = function (y) {
+  const pane = this.pane;
+  pane.scrollTop = y;
+  this.ownScroll = pane.scrollTop;
+  this.atBottom = pane.scrollTop + pane.clientHeight >= pane.scrollHeight - 4;
+};
+FlameView.prototype.onScroll = function () {
+  const pane = this.pane;
+  if (pane.scrollTop === this.ownScroll) return;   // (the event of scrollTo)
+  this.ownScroll = -1;
+  this.atBottom = pane.scrollTop + pane.clientHeight >= pane.scrollHeight - 4;
 };
 FlameView.prototype.maxDelta = function () {
   const t = this.tree;
@@ -287,8 +324,14 @@ function showTip(e, content) {
   tip.style.left = x + 'px';
   tip.style.top = y + 'px';
 }
+/* file:line (merged by function: the function's lines) and module of frame f */
 function where(f) {
-  const file = S[fFile[f]], line = frameLine(f), mod = S[fModule[f]];
+  const file = S[fFile[f]], mod = S[fModule[f]];
+  let line = frameLine(f);
+  if (state.merge === 'function' && line != null) {
+    const r = fnLines(fnOf[f]);
+    if (r[0] !== r[1]) line = r[0] + '–' + r[1];
+  }
   let s = file ? file + (line != null ? ':' + line : '') : '';
   if (mod && mod !== file) s += (s ? ' in ' : '') + mod;
   return s;
@@ -341,13 +384,14 @@ function setTotal(t) {
   if (t.newT) {
     tot.dataset.value = String(t.newT[0]);
     tot.dataset.base = String(t.baseT[0]);
-    tot.textContent = 'New ' + fmtValue(t.newT[0], t.unit) + ' (' + grouped(t.samples) + ' samples) vs base ' +
-      fmtValue(t.baseT[0], t.unit) + (state.diffMode === 'norm' ? ' per total' : '') + ' (' + grouped(t.baseSamples) + ' samples)';
+    tot.textContent = 'New ' + fmtValue(t.newT[0], t.unit) + ' (' + grouped(t.samples) + ' ' + countWord(D.noun) + ') vs base ' +
+      fmtValue(t.baseT[0], t.unit) + (state.diffMode === 'norm' ? ' per total' : '') + ' (' + grouped(t.baseSamples) + ' ' +
+      countWord(D.base.noun) + ')';
     tot.append(el('span', { class: 'legend' }, el('i', { class: 'sw grew-sw' }), 'grew ', el('i', { class: 'sw shrank-sw' }), 'shrank ',
       el('i', { class: 'sw only-sw' }), 'on one side only'));
     return;
   }
-  tot.textContent = 'Total ' + fmtValue(t.total[0], t.unit) + ' · ' + grouped(t.samples) + ' samples';
+  tot.textContent = 'Total ' + fmtValue(t.total[0], t.unit) + ' · ' + grouped(t.samples) + ' ' + countWord(D.noun);
 }
 function setCrumbs(t, zoom, onPick) {
   const path = [];
@@ -364,7 +408,8 @@ function setCrumbs(t, zoom, onPick) {
 }
 function setSearchResult(t) {
   const out = $('search-result');
-  if (!frameMatch) { out.textContent = ''; out.dataset.count = ''; out.dataset.percent = ''; return; }
+  out.classList.toggle('bad', !!state.searchError);
+  if (!frameMatch) { out.textContent = state.searchError; out.dataset.count = ''; out.dataset.percent = ''; return; }
   const s = searchStats(t);
   const root = t.newT ? t.newT[0] : t.total[0];
   const p = pct(t.newT ? Math.min(s.covered, root) : s.covered, root);
@@ -379,11 +424,92 @@ function showGraph() {
   setCrumbs(t, state.zoom, (a) => { state.zoom = a; showGraph(); });
   setSearchResult(t);
   const pane = $('graph');
+  // a flame graph taller than its pane shows its root (at the bottom) when it opens, zooms or
+  // was showing it; an icicle its top when it opens or zooms
+  const moved = graph.shown !== state.view + ':' + state.zoom + ':' + state.merge;
   const atBottom = pane.scrollTop + pane.clientHeight >= pane.scrollHeight - 4;
+  graph.shown = state.view + ':' + state.zoom + ':' + state.merge;
+  setLegend(t);
   graph.setTree(t, state.zoom);
-  if (state.view === 'flame' && atBottom) pane.scrollTop = pane.scrollHeight;
+  if (state.view === 'flame' && (moved || atBottom)) graph.scrollTo(pane.scrollHeight);
+  else if (moved) graph.scrollTo(0);
   if (!(t.total[0] > 0)) showEmpty('Nothing to show: the samples of this selection have no ' + D.types[state.type].title + '.');
   else $('empty').hidden = true;
+}
+
+// ---- the legend of the colours ----------------------------------------------------------------
+
+/* self and total per group (function, package: id[frame] of n groups) of tree t, a recursive
+ * group's total counted once; outer[node]: the node is its group's outermost on its path */
+function groupTotals(t, id, n) {
+  const self = new Float64Array(n), total = new Float64Array(n), onPath = new Int32Array(n);
+  const outer = new Uint8Array(t.n);
+  const stack = [0];
+  while (stack.length) {
+    const i = stack.pop();
+    if (i < 0) { const j = ~i; if (j > 0) onPath[id[t.frame[j]]]--; continue; }
+    if (i > 0) {
+      const g = id[t.frame[i]];
+      self[g] += nodeSelf(t, i);
+      if (!onPath[g]) { total[g] += t.total[i]; outer[i] = 1; }
+      onPath[g]++;
+    }
+    stack.push(~i);
+    for (let k = t.kidStart[i + 1]; k-- > t.kidStart[i];) if (t.total[t.kids[k]] > 0) stack.push(t.kids[k]);
+  }
+  return { self, total, outer };
+}
+/* packages by their total in the whole profile (every thread, the metric the page opens on):
+ * the first ones get the palette's colours, in this order, whatever is selected later */
+let pkgOrder = null;
+function rankPackages() {
+  if (pkgOrder) return pkgOrder;
+  const tr = lineTrie, id = packages();
+  const t = { n: tr.n, parent: tr.parent, frame: tr.frame, kidStart: tr.kidStart, kids: tr.kids };
+  const keep = state.merge;
+  state.merge = 'line';
+  t.total = totalsOf(main, selThreads(main, 'all'), D.type).total;
+  state.merge = keep;
+  const g = groupTotals(t, id, pkgNames.length);
+  pkgOrder = pkgNames.map((_, i) => i).filter((i) => i > 0 && g.total[i] > 0).sort((a, b) => g.total[b] - g.total[a] || (pkgNames[a] < pkgNames[b] ? -1 : 1));
+  pkgRank = new Int32Array(pkgNames.length).fill(-1);
+  pkgOrder.forEach((p, r) => { pkgRank[p] = r; });
+  colourCache.clear();
+  return pkgOrder;
+}
+const KIND_SWATCH = { 0: 'linear-gradient(90deg,rgb(230,90,40),rgb(240,200,50))' };
+/* what the colours of tree t mean: the kinds it has, or its packages (the first ones named) */
+function setLegend(t) {
+  const box = $('legend-items');
+  $('legend').hidden = diffPage || !(t.total[0] > 0);
+  if ($('legend').hidden) return;
+  const items = [];
+  if (state.palette === 'package') {
+    const order = rankPackages(), id = packages();
+    const here = new Float64Array(pkgNames.length);
+    for (let i = 1; i < t.n; i++) if (t.total[i] > 0) here[id[t.frame[i]]] = 1;
+    const shown = order.filter((p) => here[p]);
+    for (const p of shown.slice(0, PKG_COLOURS.length)) if (pkgRank[p] < PKG_COLOURS.length) items.push([rgb(PKG_COLOURS[pkgRank[p]]), pkgNames[p]]);
+    const rest = shown.filter((p) => pkgRank[p] >= PKG_COLOURS.length).length;
+    if (rest) items.push(['rgb(196,196,190)', rest + ' more package' + (rest === 1 ? '' : 's')]);
+    if (here[0]) items.push(['', 'no package: by kind']);
+    box.replaceChildren();
+  } else {
+    const kinds = new Uint8Array(KIND_NAMES.length);
+    for (let i = 1; i < t.n; i++) if (t.total[i] > 0) kinds[fKind[t.frame[i]]] = 1;
+    kinds.forEach((on, k) => { if (on) items.push([KIND_SWATCH[k] || rgb(kindRGB(k, 0x808080)), KIND_NAMES[k]]); });
+    box.replaceChildren();
+  }
+  for (const [c, label] of items) {
+    const sw = el('i', { class: 'sw' });
+    if (c) sw.style.background = c; else sw.classList.add('sw-none');
+    box.append(el('span', { class: 'legend-item', 'data-label': label }, sw, label));
+  }
+  if (frameMatch) {
+    const sw = el('i', { class: 'sw' });
+    sw.style.background = MATCH;
+    box.append(el('span', { class: 'legend-item' }, sw, 'matches the search'));
+  }
 }
 function showEmpty(text) {
   const e = $('empty');

@@ -68,21 +68,100 @@ const frameRank = new Uint32Array(NF);
   order.forEach((f, r) => { frameRank[f] = r; });
 }
 
-// children of every node (CSR), by frame rank
-const kidStart = new Uint32Array(N + 1);
-const kids = new Uint32Array(Math.max(N - 1, 0));
-{
-  for (let i = 1; i < N; i++) kidStart[parent[i] + 1]++;
-  for (let i = 0; i < N; i++) kidStart[i + 1] += kidStart[i];
-  const fill = kidStart.slice(0, N);
-  for (let i = 1; i < N; i++) kids[fill[parent[i]]++] = i;
-  for (let i = 0; i < N; i++) {
+/* A trie to draw: n nodes (0 the root, a parent before its children), each one's parent and
+ * frame, the children lists (CSR) in frame rank order, and map: the data's node -> its node
+ * here (null: the data's nodes themselves). */
+function makeTrie(n, par, fr, map) {
+  const kidStart = new Uint32Array(n + 1), kids = new Uint32Array(Math.max(n - 1, 0));
+  for (let i = 1; i < n; i++) kidStart[par[i] + 1]++;
+  for (let i = 0; i < n; i++) kidStart[i + 1] += kidStart[i];
+  const fill = kidStart.slice(0, n);
+  for (let i = 1; i < n; i++) kids[fill[par[i]]++] = i;
+  for (let i = 0; i < n; i++) {
     const a = kidStart[i], b = kidStart[i + 1];
-    if (b - a > 1) {
-      const part = kids.subarray(a, b);
-      part.sort((x, y) => frameRank[frameOf[x]] - frameRank[frameOf[y]]);
+    if (b - a < 2) continue;
+    let k = a + 1;
+    while (k < b && frameRank[fr[kids[k - 1]]] <= frameRank[fr[kids[k]]]) k++;
+    if (k < b) kids.subarray(a, b).sort((x, y) => frameRank[fr[x]] - frameRank[fr[y]]);
+  }
+  return { n, parent: par, frame: fr, kidStart, kids, map };
+}
+/* the data's trie: a node per frame, and so per line */
+const lineTrie = makeTrie(N, parent, frameOf, null);
+
+// functions: frames merged by name and file (a function's identity; lines and columns apart)
+const fnOf = new Int32Array(NF);
+const fnFrame = [];               // a frame of each function (its first)
+{
+  const ids = new Map();
+  for (let f = 0; f < NF; f++) {
+    const key = fName[f] + ':' + fFile[f];
+    let id = ids.get(key);
+    if (id === undefined) { id = fnFrame.length; ids.set(key, id); fnFrame.push(f); }
+    fnOf[f] = id;
+  }
+}
+const NFN = fnFrame.length;
+/* the lines of each function: [first, last] (null: none known) */
+let fnLineCache = null;
+function fnLines(fn) {
+  if (!fnLineCache) {
+    fnLineCache = new Array(NFN).fill(null);
+    for (let f = 0; f < NF; f++) {
+      const l = frameLine(f);
+      if (l == null) continue;
+      const r = fnLineCache[fnOf[f]];
+      if (!r) fnLineCache[fnOf[f]] = [l, l];
+      else { if (l < r[0]) r[0] = l; if (l > r[1]) r[1] = l; }
     }
   }
+  return fnLineCache[fn];
+}
+/* Whether merging by function changes anything: some node has two children of one function
+ * (a function's frames have adjacent ranks, so they are next to each other in its children
+ * list). Otherwise every function node is one of the data's, and the toggle is not offered. */
+const canMerge = (() => {
+  const lk = lineTrie.kids, lks = lineTrie.kidStart;
+  for (let p = 0; p < N; p++)
+    for (let i = lks[p] + 1; i < lks[p + 1]; i++) if (fnOf[frameOf[lk[i]]] === fnOf[frameOf[lk[i - 1]]]) return true;
+  return false;
+})();
+/* The trie merged by function: siblings of one function are one node (pprof's -functions,
+ * speedscope's frames by name and file). Built when first asked for, in the data's order
+ * (parents first), from each data node's children in runs of one function (a run: the child for
+ * that function of the parent's function node). A function node made of one data node makes
+ * its children straight from its runs; under one made of several, a child may already exist,
+ * found in a hash table of (node, function) in one typed array (a Map of number keys costs ten
+ * times more on a million nodes), whose slots follow the nodes (two a node) for locality. */
+let fnTrieCache = null;
+function fnTrie() {
+  if (fnTrieCache) return fnTrieCache;
+  const lk = lineTrie.kids, lks = lineTrie.kidStart;
+  const map = new Uint32Array(N), par = new Int32Array(N), fr = new Int32Array(N), one = new Uint8Array(N);
+  let table = null, mask = 0;
+  par[0] = -1; fr[0] = -1; one[0] = 1;
+  let n = 1;
+  for (let p = 0; p < N; p++) {
+    const m = map[p];
+    for (let i = lks[p], end = lks[p + 1]; i < end;) {
+      const fn = fnOf[frameOf[lk[i]]], from = i;
+      while (i < end && fnOf[frameOf[lk[i]]] === fn) i++;
+      let c;
+      if (one[m]) {
+        c = n++;
+        par[c] = m; fr[c] = fnFrame[fn]; one[c] = i - from === 1 ? 1 : 0;
+      } else {
+        if (!table) { mask = (1 << Math.ceil(Math.log2(2 * N + 2))) - 1; table = new Int32Array(3 * (mask + 1)).fill(-1); }
+        // (slots by the node first: nodes made one after the other are probed near each other)
+        let h = (2 * m + (Math.imul(fn, 0x9e3779b1) >>> 31)) & mask;
+        while (table[3 * h] !== -1 && (table[3 * h] !== m || table[3 * h + 1] !== fn)) h = (h + 1) & mask;
+        if (table[3 * h] === -1) { table[3 * h] = m; table[3 * h + 1] = fn; table[3 * h + 2] = n; par[n] = m; fr[n] = fnFrame[fn]; n++; }
+        c = table[3 * h + 2];
+      }
+      for (let k = from; k < i; k++) map[lk[k]] = c;
+    }
+  }
+  return (fnTrieCache = makeTrie(n, par.subarray(0, n), fr.subarray(0, n), map));
 }
 
 /* heap roots: a dominator tree (heap snapshots), drawn as an icicle first */
@@ -147,6 +226,12 @@ function sig3(x) {
   if (a >= 10) return x.toFixed(1);
   return x.toFixed(2);
 }
+/* what the samples of a profile are, as the header counts them (D.noun): samples the profiler
+ * took, distinct stacks with their sums (Mono's call tree, a heap), or pprof's sample records */
+function countWord(noun) {
+  return noun === 'stacks' ? 'distinct stacks' : noun === 'records' ? 'sample records' : 'samples';
+}
+
 function grouped(v) {
   const neg = v < 0;
   let s = Math.round(Math.abs(v)).toString();
@@ -176,6 +261,13 @@ function fmtValue(v, unit) {
   const n = Number.isInteger(v) ? grouped(v) : sig3(v);
   return unit && unit !== 'count' ? n + ' ' + unit : n;
 }
+/* A metadata value as shown: a decimal of many digits (a float written exactly, 1.5220000099999993)
+ * to 6 significant digits, whatever trails them dropped (1.522); anything else as it is. */
+function fmtMeta(v) {
+  if (!/^-?\d+\.\d{6,}(e[-+]?\d+)?$/i.test(v)) return v;
+  const x = Number(v);
+  return Number.isFinite(x) ? String(Number(x.toPrecision(6))) : v;
+}
 const pct = (v, total) => (total > 0 ? (100 * v / total).toFixed(2) : '0.00') + '%';
 
 function el(tag, attrs, ...children) {
@@ -197,28 +289,102 @@ function hashStr(s) {
   for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
   return h >>> 0;
 }
+/* flamegraph.pl's palettes, by kind: "hot" for code, yellow native, orange kernel, ... */
+function kindRGB(kind, h) {
+  const v1 = (h & 255) / 255, v2 = ((h >>> 8) & 255) / 255, v3 = ((h >>> 16) & 255) / 255;
+  switch (kind) {
+    case K_NATIVE: return [190 + 50 * v2, 185 + 50 * v2, 60 + 30 * v3];
+    case K_KERNEL: return [215 + 40 * v1, 130 + 50 * v1, 40];
+    case K_GC: return [110 + 40 * v1, 160 + 40 * v1, 230];
+    case K_IDLE: return [200 + 25 * v1, 200 + 25 * v1, 200 + 25 * v1];
+    case K_INVALID: return [225, 150 + 30 * v1, 150 + 30 * v1];
+    case K_LABEL: return [195 + 40 * v1, 150 + 40 * v2, 230];
+    case K_TYPE: return [90 + 60 * v1, 190 + 45 * v1, 190 + 45 * v1];
+    case K_ROOT: return [110 + 40 * v1, 200 + 35 * v1, 110];
+    default: return [215 + 40 * v3, 75 + 160 * v1, 20 + 55 * v2];
+  }
+}
+const rgb = (c) => 'rgb(' + (c[0] | 0) + ',' + (c[1] | 0) + ',' + (c[2] | 0) + ')';
+
+/* Packages (modules): what a frame's code belongs to, from its name's syntax, else its file,
+ * else its module; '' for none (markers, labels, heap roots):
+ *   "crypto/sha256.(*digest).Write"  Go (a '/' before the '.', or a .go/.s file): crypto/sha256;
+ *                                    a symbol without a '.' (assembly): its file's directory
+ *   "std::vector<int>::push_back"    C++, Rust, Raku: the outermost namespace, std
+ *   "System.IO.File:Open (string)"   .NET (Mono): the class's namespace, System.IO (a class
+ *                                    without one: the class); "(wrapper ...) " prefixes dropped
+ *   a Python file                    the module: site- or dist-packages/NAME/..., the standard
+ *                                    library's lib/pythonX.Y/NAME..., else the file's name
+ *                                    without its extension; "<frozen runpy>": runpy
+ *   a heap type "System.Int32[]"     its namespace, System */
+function packageName(f) {
+  const kind = fKind[f];
+  if (kind !== K_CODE && kind !== K_NATIVE && kind !== K_KERNEL && kind !== K_TYPE) return '';
+  const n = frameName(f).replace(/^\(wrapper [^)]*\) /, ''), file = S[fFile[f]];
+  const cc = n.indexOf('::');
+  if (cc > 0) return n.slice(0, cc);
+  const colon = n.indexOf(':');
+  if (colon > 0 && /^[\w.`<>,[\]]+$/.test(n.slice(0, colon))) {
+    const cls = n.slice(0, colon), d = cls.lastIndexOf('.');
+    return d > 0 ? cls.slice(0, d) : cls;
+  }
+  const slash = n.lastIndexOf('/');
+  if (slash > 0 || /\.(go|s)$/.test(file)) {
+    const dot = n.indexOf('.', slash + 1);
+    if (dot > 0) return n.slice(0, dot);
+    if (file.lastIndexOf('/') > 0) return file.slice(0, file.lastIndexOf('/'));   // assembly: its directory
+  }
+  if (file) {
+    const fz = /^<frozen ([^>]+)>$/.exec(file);
+    if (fz) return fz[1].split('.')[0];
+    const m = /(?:site|dist)-packages\/([^/]+)/.exec(file) || /\/lib\/python[\d.]+\/([^/]+)/.exec(file);
+    const b = m ? m[1] : file.slice(file.lastIndexOf('/') + 1);
+    return b.replace(/\.(py|pyc|pyx|so|dll)$/, '') || file;
+  }
+  const mod = S[fModule[f]];
+  if (mod) return mod.slice(mod.lastIndexOf('/') + 1);
+  if (kind === K_TYPE) {
+    const base = n.split(/[<[ ]/)[0], d = base.lastIndexOf('.');
+    return d > 0 ? base.slice(0, d) : '';
+  }
+  return '';
+}
+const pkgNames = [''];            // package ids: 0 is none
+let pkgOf = null;                 // per frame
+function packages() {
+  if (pkgOf) return pkgOf;
+  pkgOf = new Uint32Array(NF);
+  const ids = new Map([['', 0]]);
+  for (let f = 0; f < NF; f++) {
+    const p = packageName(f);
+    let id = ids.get(p);
+    if (id === undefined) { id = pkgNames.length; ids.set(p, id); pkgNames.push(p); }
+    pkgOf[f] = id;
+  }
+  return pkgOf;
+}
+/* colours of the packages ranked first by value; the others are grey */
+const PKG_COLOURS = [[232, 160, 92], [122, 174, 222], [140, 204, 122], [228, 136, 136], [180, 150, 218],
+  [214, 190, 84], [104, 196, 190], [228, 150, 198], [172, 166, 118], [150, 172, 196]];
+let pkgRank = null;               // package id -> its rank by value (set by the legend)
+
 const colourCache = new Map();
-/* flamegraph.pl's palettes: "hot" for code, yellow native, orange kernel, ... */
+/* the fill of frame f in the palette chosen (state.palette: 'kind' or 'package') */
 function frameColour(f) {
   if (f < 0) return 'rgb(232,106,60)';
-  let c = colourCache.get(f);
+  const key = f * 2 + (state.palette === 'package' ? 1 : 0);
+  let c = colourCache.get(key);
   if (c) return c;
   const h = hashStr(frameName(f));
-  const v1 = (h & 255) / 255, v2 = ((h >>> 8) & 255) / 255, v3 = ((h >>> 16) & 255) / 255;
-  let r, g, b;
-  switch (fKind[f]) {
-    case K_NATIVE: r = 190 + 50 * v2; g = 185 + 50 * v2; b = 60 + 30 * v3; break;
-    case K_KERNEL: r = 215 + 40 * v1; g = 130 + 50 * v1; b = 40; break;
-    case K_GC: r = 110 + 40 * v1; g = 160 + 40 * v1; b = 230; break;
-    case K_IDLE: r = g = b = 200 + 25 * v1; break;
-    case K_INVALID: r = 225; g = 150 + 30 * v1; b = 150 + 30 * v1; break;
-    case K_LABEL: r = 195 + 40 * v1; g = 150 + 40 * v2; b = 230; break;
-    case K_TYPE: r = 90 + 60 * v1; g = 190 + 45 * v1; b = 190 + 45 * v1; break;
-    case K_ROOT: r = 110 + 40 * v1; g = 200 + 35 * v1; b = 110; break;
-    default: r = 215 + 40 * v3; g = 75 + 160 * v1; b = 20 + 55 * v2;
+  if (state.palette === 'package' && packages()[f]) {
+    const r = pkgRank ? pkgRank[pkgOf[f]] : -1;
+    const k = 0.9 + 0.2 * ((h & 255) / 255);   // shades of one hue, per function
+    const base = r >= 0 && r < PKG_COLOURS.length ? PKG_COLOURS[r] : [196, 196, 190];
+    c = rgb(base.map((x) => Math.min(250, x * k)));
+  } else {
+    c = rgb(kindRGB(fKind[f], h));
   }
-  c = 'rgb(' + (r | 0) + ',' + (g | 0) + ',' + (b | 0) + ')';
-  colourCache.set(f, c);
+  colourCache.set(key, c);
   return c;
 }
 function dim(rgb) {

@@ -18,7 +18,9 @@ function setView(v) {
   $('chart').hidden = v !== 'chart';
   $('sandwich').hidden = v !== 'sandwich';
   $('types').hidden = v !== 'types';
-  $('sort-box').hidden = !(v === 'flame' || v === 'icicle' || v === 'sandwich');
+  $('sort-box').hidden = !(v === 'flame' || v === 'icicle');
+  $('palette-box').hidden = diffPage || v === 'types';
+  $('merge-box').hidden = !canMerge || v === 'types';
   refresh();
 }
 function refresh() {
@@ -35,7 +37,7 @@ function header() {
   $('format').textContent = D.formatTitle + ' ' + D.version + (diffPage && (D.base.format !== D.format || D.base.version !== D.version) ? ' vs ' + D.base.formatTitle + ' ' + D.base.version : '');
   let samples = 0;
   for (const th of main.threads) samples += th.t.samples;
-  const stats = [grouped(samples) + ' samples'];
+  const stats = [grouped(samples) + ' ' + countWord(D.noun)];
   if (main.threads.length > 1 || main.threads.some((th) => th.t.tid != null)) stats.push(main.threads.length + ' ' + threadWord + (main.threads.length === 1 ? '' : 's'));
   const pids = new Set(main.threads.map((th) => th.t.pid).filter((p) => p != null));
   if (pids.size > 1) stats.push(pids.size + ' processes');
@@ -46,12 +48,15 @@ function header() {
     if (b > a) dur = b - a;
   }
   if (dur != null) stats.push('duration ' + fmtTime(dur));
-  if (diffPage) stats.push('base: ' + grouped(base.threads.reduce((s, th) => s + th.t.samples, 0)) + ' samples');
+  if (diffPage) stats.push('base: ' + grouped(base.threads.reduce((s, th) => s + th.t.samples, 0)) + ' ' + countWord(D.base.noun));
   $('stats').textContent = stats.join(' · ');
   const meta = D.meta.concat(diffPage ? D.base.meta.map(([k, v]) => ['base ' + k, v]) : []);
   $('meta-summary').textContent = 'Metadata (' + meta.length + ')';
   $('meta').hidden = !meta.length;
-  $('meta-list').replaceChildren(...meta.map(([k, v]) => el('span', null, el('b', null, k), ' = ' + v)));
+  $('meta-list').replaceChildren(...meta.map(([k, v]) => {
+    const shown = fmtMeta(v);
+    return el('span', shown !== v ? { title: k + ' = ' + v } : null, el('b', null, k), ' = ' + shown);
+  }));
 }
 
 function controls() {
@@ -94,24 +99,54 @@ function controls() {
   $('diff-mode').addEventListener('change', () => { state.diffMode = $('diff-mode').value; refresh(); });
   $('diff-width').addEventListener('change', () => { state.diffWidth = $('diff-width').value; refresh(); });
   $('sort').addEventListener('change', () => { state.sort = $('sort').value; refresh(); });
+  // frames merged by function or by line: the zoomed node is the same one merged, or the root
+  const merge = $('merge');
+  merge.value = state.merge;
+  merge.addEventListener('change', () => {
+    const z = state.zoom;
+    state.merge = merge.value;
+    state.zoom = state.merge === 'function' && z ? fnTrie().map[z] : 0;
+    refresh();
+  });
+  // palettes: by kind, or by package (when frames have two packages or more: found after the
+  // first picture, which does not need them)
+  const pal = $('palette');
+  pal.value = state.palette;
+  setTimeout(() => {
+    packages();
+    if (pkgNames.length < 3) pal.querySelector('option[value="package"]').remove();
+    pal.disabled = pal.options.length < 2;
+  }, 0);
+  pal.addEventListener('change', () => {
+    state.palette = pal.value;
+    if (state.palette === 'package') rankPackages();
+    refresh();
+  });
   const search = $('search');
   search.addEventListener('input', () => { setSearch(search.value); refresh(); });
   window.addEventListener('keydown', (e) => {
     if (e.key === '/' && document.activeElement !== search) { e.preventDefault(); search.focus(); return; }
+    // Esc: in the search box, clears it; elsewhere zooms all the way out (one press)
     if (e.key !== 'Escape') return;
     if (document.activeElement === search && search.value) { search.value = ''; setSearch(''); refresh(); return; }
-    if (state.view === 'chart' && chart.history.length) { [chart.v0, chart.v1] = chart.history.pop(); showChart(); return; }
-    if ((state.view === 'flame' || state.view === 'icicle') && state.zoom) { state.zoom = Math.max(parent[state.zoom], 0); showGraph(); }
+    if (state.view === 'chart' && (chart.v0 !== chart.x0 || chart.v1 !== chart.x1)) { chart.v0 = chart.x0; chart.v1 = chart.x1; chart.history = []; showChart(); return; }
+    if ((state.view === 'flame' || state.view === 'icicle') && state.zoom) { state.zoom = 0; showGraph(); }
   });
+  // the panes' size (the window's, the metadata opened or closed): drawn again to fit, a flame
+  // graph that showed its root still showing it
   let pending = 0;
-  window.addEventListener('resize', () => {
+  new ResizeObserver(() => {
     cancelAnimationFrame(pending);
     pending = requestAnimationFrame(() => {
       if (state.view === 'chart') drawChart();
       else if (state.view === 'sandwich') { swCallers.draw(); swCallees.draw(); }
-      else if (state.view !== 'types') graph.draw();
+      else if (state.view !== 'types') {
+        const bottom = graph.atBottom;
+        graph.draw();
+        if (state.view === 'flame' && bottom) graph.scrollTo($('graph').scrollHeight);
+      }
     });
-  });
+  }).observe($('main'));
 }
 
 // ---- what the tests read --------------------------------------------------------------------
@@ -125,12 +160,14 @@ const api = {
   state,
   /* the frames drawn on the main canvas (or the time order's, or a sandwich pane's) */
   drawn(which) {
-    if (which === 'chart') return chart.rects.map((r) => ({ x: r.x, y: r.y, w: r.w, row: r.lane.depth[r.b], name: frameName(frameOf[r.node]), node: r.node }));
+    if (which === 'chart') return chart.rects.map((r) => ({ x: r.x, y: r.y, w: r.w, row: r.lane.depth[r.b], name: frameName(curTrie().frame[r.node]), node: r.node }));
     const v = which === 'callers' ? swCallers : which === 'callees' ? swCallees : graph;
     return v.rects.map((r) => ({
-      x: r.x, y: r.y, w: r.w, row: r.row, node: r.node, faded: !!r.faded,
+      x: r.x, y: r.y, w: r.w, row: r.row, node: r.node, parent: r.node === 0 ? -1 : v.tree.parent[r.node], faded: !!r.faded,
       name: r.node === 0 ? v.tree.rootLabel : frameName(v.tree.frame[r.node]),
-      match: !!r.match, delta: r.delta === undefined ? null : r.delta, only: r.only || '',
+      match: !!r.match, delta: r.delta === undefined ? null : r.delta, only: r.only || '', fill: r.fill,
+      file: r.node === 0 && !v.tree.rootFrame ? '' : S[fFile[v.tree.frame[r.node]]], line: r.node === 0 && !v.tree.rootFrame ? null : frameLine(v.tree.frame[r.node]),
+      package: r.node === 0 && !v.tree.rootFrame ? '' : pkgNames[packages()[v.tree.frame[r.node]]],
     }));
   },
   threads: () => main.threads.map((th) => th.t),

@@ -4,38 +4,8 @@
 
 // ---- sandwich: a function's callers and callees ---------------------------------------------
 
-// functions: frames merged by name and file
-const fnOf = new Int32Array(NF);
-const fnFrame = [];               // a frame of each function (its first)
-{
-  const ids = new Map();
-  for (let f = 0; f < NF; f++) {
-    const key = fName[f] + ':' + fFile[f];
-    let id = ids.get(key);
-    if (id === undefined) { id = fnFrame.length; ids.set(key, id); fnFrame.push(f); }
-    fnOf[f] = id;
-  }
-}
-const NFN = fnFrame.length;
 /* self and total per function (a recursive function's total counted once) */
-function fnTotals(t) {
-  const self = new Float64Array(NFN), total = new Float64Array(NFN), onPath = new Int32Array(NFN);
-  const outer = new Uint8Array(t.n);
-  const stack = [0];
-  while (stack.length) {
-    const i = stack.pop();
-    if (i < 0) { const j = ~i; if (j > 0) onPath[fnOf[t.frame[j]]]--; continue; }
-    if (i > 0) {
-      const fn = fnOf[t.frame[i]];
-      self[fn] += nodeSelf(t, i);
-      if (!onPath[fn]) { total[fn] += t.total[i]; outer[i] = 1; }
-      onPath[fn]++;
-    }
-    stack.push(~i);
-    for (let k = t.kidStart[i + 1]; k-- > t.kidStart[i];) if (t.total[t.kids[k]] > 0) stack.push(t.kids[k]);
-  }
-  return { self, total, outer };
-}
+const fnTotals = (t) => groupTotals(t, fnOf, NFN);
 function miniTree(root) {
   return { n: 1, parent: [-1], frame: [root], total: [0], kidsArr: [[]], map: new Map() };
 }
@@ -87,7 +57,7 @@ function sandwichTrees(t, fn, outer) {
   const label = frameName(f0);
   return { callers: finishMini(callers, label), callees: finishMini(callees, label) };
 }
-const swCallers = new FlameView($('sw-callers'), $('sw-callers-canvas'), { inverted: () => false, tip: miniTip, onClick: null });
+const swCallers = new FlameView($('sw-callers'), $('sw-callers-canvas'), { inverted: () => false, tip: miniTip, onClick: null, fill: true });
 const swCallees = new FlameView($('sw-callees'), $('sw-callees-canvas'), { inverted: () => true, tip: miniTip, onClick: null });
 function miniTip(t, node) {
   const f = t.frame[node];
@@ -98,25 +68,69 @@ function miniTip(t, node) {
     el('td', { class: 'num' }, pct(t.total[node], mainTree().total[0])))));
   return box;
 }
+/* a file as the sandwich's column shows it: its name, with its directory when another file of
+ * the profile has that name too (the whole path in the tooltip) */
+let sameName = null;
+function shortFile(file) {
+  if (!sameName) {
+    sameName = new Map();
+    for (let f = 0; f < NF; f++) for (const x of [S[fFile[f]], S[fModule[f]]]) {
+      if (!x) continue;
+      const b = x.slice(x.lastIndexOf('/') + 1);
+      if (!sameName.has(b)) sameName.set(b, new Set());
+      sameName.get(b).add(x);
+    }
+  }
+  const parts = file.split('/'), b = parts[parts.length - 1];
+  return sameName.get(b).size > 1 && parts.length > 1 ? (parts.length > 2 ? '…/' : '') + parts.slice(-2).join('/') : b;
+}
+const SW_COLUMNS = [['name', 'Function'], ['file', 'File'], ['self', 'Self'], ['total', 'Total']];
+function swHead() {
+  const row = el('tr');
+  for (const [key, label] of SW_COLUMNS) {
+    const on = state.swSort === key;
+    row.append(el('th', { class: (key === 'self' || key === 'total' ? 'num ' : '') + 'sortable' + (on ? ' sorted' : ''), 'data-sort': key,
+      title: 'Sort by ' + label.toLowerCase() + (on ? ' (again: the other way)' : ''),
+      'aria-sort': on ? (state.swDesc ? 'descending' : 'ascending') : 'none',
+      onclick: () => {
+        if (state.swSort === key) state.swDesc = !state.swDesc;
+        else { state.swSort = key; state.swDesc = key === 'self' || key === 'total'; }
+        showSandwich();
+      } }, label, on ? el('span', { class: 'arrow' }, state.swDesc ? ' ▾' : ' ▴') : null));
+  }
+  $('sw-table').tHead.replaceChildren(row);
+}
 function showSandwich() {
   const t = mainTree();
   setTotal(t);
   setSearchResult(t);
-  $('path').replaceChildren(el('span', { class: 'crumb cur' }, 'Functions by total; pick one for its callers and callees'));
+  setLegend(t);
+  $('path').replaceChildren(el('span', { class: 'crumb cur' }, 'Functions (name and file); pick one for its callers and callees'));
   const ft = fnTotals(t);
   const order = [];
   for (let fn = 0; fn < NFN; fn++) if (ft.total[fn] > 0 && (!frameMatch || frameMatch[fnFrame[fn]])) order.push(fn);
-  order.sort((a, b) => ft.total[b] - ft.total[a] || frameRank[fnFrame[a]] - frameRank[fnFrame[b]]);
+  const byName = (a, b) => frameRank[fnFrame[a]] - frameRank[fnFrame[b]];
+  const fileOf = (fn) => S[fFile[fnFrame[fn]]] || '';
+  const cmp = {
+    name: byName,
+    file: (a, b) => (fileOf(a) < fileOf(b) ? -1 : fileOf(a) > fileOf(b) ? 1 : byName(a, b)),
+    self: (a, b) => ft.self[a] - ft.self[b] || ft.total[a] - ft.total[b] || byName(b, a),
+    total: (a, b) => ft.total[a] - ft.total[b] || ft.self[a] - ft.self[b] || byName(b, a),
+  }[state.swSort];
+  order.sort(state.swDesc ? (a, b) => cmp(b, a) : cmp);
   if (state.swFn < 0 || !(ft.total[state.swFn] > 0) || (frameMatch && !order.includes(state.swFn))) state.swFn = order.length ? order[0] : -1;
+  swHead();
   const body = el('tbody');
   const root = t.total[0];
   for (const fn of order.slice(0, 400)) {
-    const f = fnFrame[fn];
+    const f = fnFrame[fn], file = S[fFile[f]], mod = S[fModule[f]];
     body.append(el('tr', { class: fn === state.swFn ? 'sel' : '', 'data-fn': String(fn), onclick: () => { state.swFn = fn; showSandwich(); } },
       el('td', { class: 'fn', title: where(f) }, frameName(f)),
-      el('td', { class: 'num' }, ft.self[fn] > 0 ? fmtValue(ft.self[fn], t.unit) + ' · ' + pct(ft.self[fn], root) : '–'),
-      el('td', { class: 'num' }, fmtValue(ft.total[fn], t.unit) + ' · ' + pct(ft.total[fn], root))));
+      el('td', { class: 'file', title: file || mod || '' }, file ? shortFile(file) : mod ? shortFile(mod) : '–'),
+      el('td', { class: 'num', 'data-value': String(ft.self[fn]) }, ft.self[fn] > 0 ? fmtValue(ft.self[fn], t.unit) + ' · ' + pct(ft.self[fn], root) : '–'),
+      el('td', { class: 'num', 'data-value': String(ft.total[fn]) }, fmtValue(ft.total[fn], t.unit) + ' · ' + pct(ft.total[fn], root))));
   }
+  if (order.length > 400) body.append(el('tr', { class: 'more' }, el('td', { colspan: '4' }, (order.length - 400) + ' more functions: search to find one')));
   $('sw-table').tBodies[0].replaceWith(body);
   if (state.swFn < 0) {
     $('sw-title').textContent = '';
@@ -124,8 +138,10 @@ function showSandwich() {
     return;
   }
   const f = fnFrame[state.swFn];
+  const fn = state.swFn;
   $('sw-title').replaceChildren(frameName(f), el('span', { class: 'kind' }, KIND_NAMES[fKind[f]]),
-    el('span', { class: 'where' }, '  ' + (S[fFile[f]] || '') + '  total ' + fmtValue(ft.total[state.swFn], t.unit) + ' (' + pct(ft.total[state.swFn], root) + ')'));
+    el('span', { class: 'where' }, '  ' + (S[fFile[f]] || '') + '  self ' + fmtValue(ft.self[fn], t.unit) + ' (' + pct(ft.self[fn], root) + '), total ' +
+      fmtValue(ft.total[fn], t.unit) + ' (' + pct(ft.total[fn], root) + ')'));
   const tr = sandwichTrees(t, state.swFn, ft.outer);
   swCallers.setTree(tr.callers);
   swCallees.setTree(tr.callees);
@@ -160,39 +176,56 @@ function showTypes() {
   const t = mainTree();
   setTotal(t);
   setSearchResult(t);
-  $('path').replaceChildren(el('span', { class: 'crumb cur' }, 'Heap types: values of the frames of kind "heap type", merged by name'));
+  $('legend').hidden = true;
+  $('path').replaceChildren(el('span', { class: 'crumb cur' }, 'Heap types: the values of the frames of kind "heap type", merged by name'));
   const box = $('types');
   box.replaceChildren();
   const list = selThreads(main, state.sel);
-  const metrics = D.types.map((ty, i) => i).filter((i) => main.typeTotal(i) > 0);
-  box.append(el('h2', null, 'Top types (' + ($('thread').selectedOptions[0] || { textContent: '' }).textContent + ')'));
-  box.append(el('p', { class: 'note' }, 'Click a type for its sandwich: where it is allocated or what retains it.'));
+  const sel = $('thread-box').hidden ? '' : ($('thread').selectedOptions[0] || { textContent: '' }).textContent;
+  // a table per metric that has values on heap types here; rows with a value only
   const tables = el('div', { class: 'tables' });
-  for (const m of metrics) {
+  const none = [];
+  for (let m = 0; m < D.types.length; m++) {
+    if (!(main.typeTotal(m) > 0)) continue;
     const vals = typeValues(list, m);
-    const rows = [...vals.entries()].filter((e) => !frameMatch || state.search.test(e[0])).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 50);
     const total = [...vals.values()].reduce((a, b) => a + b, 0);
+    if (!(total > 0)) { none.push(D.types[m].title); continue; }
+    const rows = [...vals.entries()].filter((e) => e[1] > 0 && (!frameMatch || state.search.test(e[0])))
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
     const top = rows.length ? rows[0][1] : 1;
-    tables.append(el('div', null, el('h2', null, 'By ' + D.types[m].title),
-      table(['Type', D.types[m].title, 'share'], rows.map(([name, v]) => el('tr', { 'data-type': name, onclick: () => pickType(name) },
-        el('td', { class: 'fn' }, el('span', { class: 'bar', style: 'width:' + Math.round(60 * v / top) + 'px' }), name),
-        el('td', { class: 'num' }, fmtValue(v, D.types[m].unit)), el('td', { class: 'num' }, pct(v, total)))))));
+    const shown = rows.slice(0, 50);
+    const part = el('div', { 'data-metric': D.types[m].name }, el('h2', null, 'By ' + D.types[m].title + ' (' + rows.length + (rows.length === 1 ? ' type' : ' types') + ')'));
+    if (!rows.length) part.append(el('p', { class: 'note' }, 'No type matches the search.'));
+    else part.append(table(['Type', D.types[m].title, 'share'], shown.map(([name, v]) => el('tr', { 'data-type': name, onclick: () => pickType(name) },
+      el('td', { class: 'fn' }, el('span', { class: 'bar', style: 'width:' + Math.round(60 * v / top) + 'px' }), name),
+      el('td', { class: 'num' }, fmtValue(v, D.types[m].unit)), el('td', { class: 'num' }, pct(v, total))))));
+    if (rows.length > shown.length) part.append(el('p', { class: 'note' }, (rows.length - shown.length) + ' more types: search to find one'));
+    tables.append(part);
   }
-  box.append(tables);
-  // growth across snapshots
+  box.append(el('h2', null, 'Top types' + (sel ? ' in ' + sel : '')));
+  if (!tables.children.length) {
+    box.append(el('p', { class: 'note empty-types' }, 'No heap type has a value ' + (sel ? 'in ' + sel : 'in this file') +
+      ': its heap-type frames carry none of ' + D.types.map((ty) => ty.title).join(', ') + '.'));
+  } else {
+    box.append(el('p', { class: 'note' }, 'Click a type for its sandwich: where it is allocated or what retains it.' +
+      (none.length ? ' ' + none.join(', ') + ': no values on heap types, no table.' : '')));
+    box.append(tables);
+  }
+  // growth across snapshots (the types with a value in some snapshot)
   if (snapshots) {
     const m = state.type;
     const per = main.threads.map((th) => typeValues([th.i], m));
     const names = new Set();
-    per.forEach((mm) => mm.forEach((_, k) => names.add(k)));
+    per.forEach((mm) => mm.forEach((v, k) => { if (v) names.add(k); }));
     const first = per[0], last = per[per.length - 1];
     const rows = [...names].filter((n) => !frameMatch || state.search.test(n))
       .map((n) => [n, (last.get(n) || 0) - (first.get(n) || 0)])
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 50);
     box.append(el('h2', null, 'Growth from the first to the last snapshot (' + D.types[m].title + ')'));
-    box.append(table(['Type', ...main.threads.map((th) => threadTitle(th.t)), 'change'], rows.map(([n, d]) =>
+    if (!rows.length) box.append(el('p', { class: 'note' }, names.size ? 'No type matches the search.' : 'No heap type has a ' + D.types[m].title + ' in any snapshot.'));
+    else box.append(table(['Type', ...main.threads.map((th) => threadTitle(th.t)), 'change'], rows.map(([n, d]) =>
       el('tr', { 'data-type': n, onclick: () => pickType(n) }, el('td', { class: 'fn' }, n),
-        ...per.map((mm) => el('td', { class: 'num' }, fmtValue(mm.get(n) || 0, D.types[m].unit))),
+        ...per.map((mm) => el('td', { class: 'num' }, mm.get(n) ? fmtValue(mm.get(n), D.types[m].unit) : '–')),
         el('td', { class: 'num ' + (d > 0 ? 'grew' : d < 0 ? 'shrank' : '') }, (d > 0 ? '+' : '') + fmtValue(d, D.types[m].unit))))));
   }
   $('empty').hidden = true;

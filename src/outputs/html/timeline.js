@@ -8,9 +8,10 @@ const timed = D.timeline === 'time';
 /* Boxes of one thread's runs: consecutive runs that share a node at a depth make one box.
  * The open boxes are the path of the last run; each run walks up only to where its path
  * meets that one. */
-const onPath = new Int32Array(N);   // node -> its depth + 1 while on the open path
+let onPath = null;                // node of the trie -> its depth + 1 while on the open path
 function laneBoxes(ti, type) {
-  const r = main.runsOf(ti);
+  const r = main.runsOf(ti), tr = curTrie(), map = tr.map, par = tr.parent;
+  if (!onPath || onPath.length < tr.n) onPath = new Int32Array(tr.n);
   // boxes in typed arrays that double as they fill
   let cap = 1024, n = 0;
   let bs = new Float64Array(cap), be = new Float64Array(cap), bn = new Uint32Array(cap), bd = new Uint32Array(cap);
@@ -45,8 +46,8 @@ function laneBoxes(ti, type) {
     if (s < out.x0) out.x0 = s;
     if (e > out.x1) out.x1 = e;
     fresh.length = 0;
-    let a = r.node[i];
-    while (a > 0 && !onPath[a]) { fresh.push(a); a = parent[a]; }
+    let a = map ? map[r.node[i]] : r.node[i];
+    while (a > 0 && !onPath[a]) { fresh.push(a); a = par[a]; }
     close(a > 0 ? onPath[a] : 0, s);
     for (let k = fresh.length - 1; k >= 0; k--) {
       open.push(fresh[k]); openStart.push(s);
@@ -65,7 +66,7 @@ const chart = {
 };
 const LANE_HEAD = 20, RULER = 22;
 function chartLanes() {
-  const key = state.sel + ':' + state.type;
+  const key = state.sel + ':' + state.type + ':' + state.merge;
   if (chart.key === key) return;
   chart.key = key;
   chart.lanes = [];
@@ -116,6 +117,7 @@ function drawChart() {
     ctx.fillText(chartLabel(v), x + 3, RULER / 2);
   }
   const rects = [];
+  const frame = curTrie().frame;
   let y = RULER;
   const drawBox = (l, b, x0, x1, by, match, f) => {
     const i = rects.length;
@@ -152,7 +154,7 @@ function drawChart() {
         continue;
       }
       const by = y + l.depth[b] * ROW;
-      const f = frameOf[l.node[b]];
+      const f = frame[l.node[b]];
       const [fill, match] = colourOf(f);
       ctx.fillStyle = fill;
       const x0 = Math.max(x, 0), x1 = Math.min(x + w, W);
@@ -164,7 +166,7 @@ function drawChart() {
       for (let p = 0; p < W; p++) {
         const b = px[d * W + p];
         if (b < 0) continue;
-        const f = frameOf[l.node[b]];
+        const f = frame[l.node[b]];
         const [fill, match] = colourOf(f);
         ctx.fillStyle = fill;
         ctx.fillRect(p, by, 1, ROW - 1);
@@ -191,7 +193,7 @@ function chartHit(e) {
   return -1;
 }
 function chartTip(r) {
-  const l = r.lane, f = frameOf[r.node];
+  const l = r.lane, f = curTrie().frame[r.node];
   const box = el('div');
   box.append(el('div', { class: 'name' }, frameName(f), el('span', { class: 'kind' }, KIND_NAMES[fKind[f]])));
   if (where(f)) box.append(el('div', { class: 'where' }, where(f)));
@@ -245,6 +247,7 @@ function showChart() {
   const box = $('path');
   box.replaceChildren(el('span', { class: chart.history.length ? 'crumb' : 'crumb cur', onclick: () => { chart.v0 = chart.x0; chart.v1 = chart.x1; chart.history = []; showChart(); } }, 'whole ' + (timed ? 'run' : 'profile')));
   if (chart.history.length) box.append(el('span', { class: 'sep' }, '›'), el('span', { class: 'crumb cur' }, chartLabel(chart.v0) + ' – ' + chartLabel(chart.v1)));
+  setLegend(t);
   if (!chart.lanes.length) showEmpty('No timeline for this selection and metric.');
   else $('empty').hidden = true;
   drawChart();

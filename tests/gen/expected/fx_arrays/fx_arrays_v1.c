@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_arrays_v1.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_arrays_v1.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- point -------- */
@@ -164,7 +164,7 @@ static const pcd_run_field k_rec_run1[] = {
     { .name = "dims.h", .wire = 1, .type = "u8" },
 };
 /* rec */
-static inline pcd_status pcd_fx_arrays_v1_rec_decode_(pcd_cursor *c, pcd_fx_arrays_v1_rec *out)
+PCD_INLINE pcd_status pcd_fx_arrays_v1_rec_decode_(pcd_cursor *c, pcd_fx_arrays_v1_rec *out)
 {
     uint32_t v_size = 0;
     uint64_t n_pfx = 0;
@@ -315,7 +315,7 @@ pcd_status pcd_fx_arrays_v1_rec_decode(pcd_cursor *c, pcd_fx_arrays_v1_rec *out)
 /* rec
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_arrays_v1_rec_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_arrays_v1_rec_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint32_t v_size = 0;
     PCD_UNUSED uint64_t n_pfx = 0;
@@ -602,6 +602,7 @@ uint64_t pcd_fx_arrays_v1_file_size(pcd_ctx *x, const pcd_fx_arrays_v1_file *in)
 
 static pcd_status pcd_fx_arrays_v1_region_recs_dec(pcd_cursor *c, void *out) { return pcd_fx_arrays_v1_rec_decode_(c, out); }
 static pcd_status pcd_fx_arrays_v1_region_recs_enc(pcd_sink *s, const void *in) { return pcd_fx_arrays_v1_rec_encode(s, in); }
+static pcd_status pcd_fx_arrays_v1_region_recs_exp(pcd_cursor *c, void *out) { return pcd_fx_arrays_v1_rec_explain(c, out); }
 static pcd_status pcd_fx_arrays_v1_region_recs_val(pcd_cursor *c) { return pcd_fx_arrays_v1_rec_validate_(c); }
 /* Validates recs records back to back (the validation fast path). */
 static uint64_t pcd_fx_arrays_v1_region_recs_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -659,6 +660,7 @@ const pcd_region_desc pcd_fx_arrays_v1_region_recs = {
     .zstd_level = 3,
     .record_min = 10,  /* the smallest record's bytes */
     .decode_run = pcd_fx_arrays_v1_region_recs_drun,
+    .explain = pcd_fx_arrays_v1_region_recs_exp,
 };
 
 /* -------- descriptors -------- */
@@ -758,6 +760,7 @@ static const pcd_region_desc *const pcd_fx_arrays_v1_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_arrays_v1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_arrays_v1_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_fx_arrays_v1_file_explain(c, out); }
 
 const pcd_format pcd_fx_arrays_v1_format = {
     .name = "fx_arrays",
@@ -774,4 +777,5 @@ const pcd_format pcd_fx_arrays_v1_format = {
     .detect_min = 0,
     .version_num = 1,
     .flags = PCD_FMT_STREAMABLE,
+    .root_explain = root_exp,
 };

@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_blocks_v1.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_blocks_v1.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- note_block -------- */
@@ -76,7 +76,7 @@ uint64_t pcd_fx_blocks_v1_note_block_size(pcd_ctx *x, const pcd_fx_blocks_v1_not
 /* -------- u16_batch -------- */
 
 /* u16_batch */
-static inline pcd_status pcd_fx_blocks_v1_u16_batch_decode_(pcd_cursor *c, pcd_fx_blocks_v1_u16_batch *out)
+PCD_INLINE pcd_status pcd_fx_blocks_v1_u16_batch_decode_(pcd_cursor *c, pcd_fx_blocks_v1_u16_batch *out)
 {
     uint64_t n_v = 0;
     const uint8_t *f0_v = NULL;
@@ -101,7 +101,7 @@ pcd_status pcd_fx_blocks_v1_u16_batch_decode(pcd_cursor *c, pcd_fx_blocks_v1_u16
 /* u16_batch
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_blocks_v1_u16_batch_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_blocks_v1_u16_batch_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t n_v = 0;
     PCD_UNUSED const uint8_t *f0_v = NULL;
@@ -211,7 +211,7 @@ uint64_t pcd_fx_blocks_v1_column16_size(pcd_ctx *x, const pcd_fx_blocks_v1_colum
 /* -------- u64_batch -------- */
 
 /* u64_batch */
-static inline pcd_status pcd_fx_blocks_v1_u64_batch_decode_(pcd_cursor *c, pcd_fx_blocks_v1_u64_batch *out)
+PCD_INLINE pcd_status pcd_fx_blocks_v1_u64_batch_decode_(pcd_cursor *c, pcd_fx_blocks_v1_u64_batch *out)
 {
     uint64_t n_v = 0;
     const uint8_t *f0_v = NULL;
@@ -236,7 +236,7 @@ pcd_status pcd_fx_blocks_v1_u64_batch_decode(pcd_cursor *c, pcd_fx_blocks_v1_u64
 /* u64_batch
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_blocks_v1_u64_batch_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_blocks_v1_u64_batch_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t n_v = 0;
     PCD_UNUSED const uint8_t *f0_v = NULL;
@@ -618,6 +618,7 @@ uint64_t pcd_fx_blocks_v1_file_size(pcd_ctx *x, const pcd_fx_blocks_v1_file *in)
 
 static pcd_status pcd_fx_blocks_v1_region_column16_entries_dec(pcd_cursor *c, void *out) { return pcd_fx_blocks_v1_u16_batch_decode_(c, out); }
 static pcd_status pcd_fx_blocks_v1_region_column16_entries_enc(pcd_sink *s, const void *in) { return pcd_fx_blocks_v1_u16_batch_encode(s, in); }
+static pcd_status pcd_fx_blocks_v1_region_column16_entries_exp(pcd_cursor *c, void *out) { return pcd_fx_blocks_v1_u16_batch_explain(c, out); }
 static pcd_status pcd_fx_blocks_v1_region_column16_entries_val(pcd_cursor *c) { return pcd_fx_blocks_v1_u16_batch_validate_(c); }
 /* Validates entries records back to back (the validation fast path). */
 static uint64_t pcd_fx_blocks_v1_region_column16_entries_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -681,10 +682,12 @@ const pcd_region_desc pcd_fx_blocks_v1_region_column16_entries = {
     .zstd_level = 9,
     .decode_run = pcd_fx_blocks_v1_region_column16_entries_drun,
     .batch_bytes = 8,  /* records of at most 4 elements */
+    .explain = pcd_fx_blocks_v1_region_column16_entries_exp,
 };
 
 static pcd_status pcd_fx_blocks_v1_region_column64_entries_dec(pcd_cursor *c, void *out) { return pcd_fx_blocks_v1_u64_batch_decode_(c, out); }
 static pcd_status pcd_fx_blocks_v1_region_column64_entries_enc(pcd_sink *s, const void *in) { return pcd_fx_blocks_v1_u64_batch_encode(s, in); }
+static pcd_status pcd_fx_blocks_v1_region_column64_entries_exp(pcd_cursor *c, void *out) { return pcd_fx_blocks_v1_u64_batch_explain(c, out); }
 static pcd_status pcd_fx_blocks_v1_region_column64_entries_val(pcd_cursor *c) { return pcd_fx_blocks_v1_u64_batch_validate_(c); }
 /* Validates entries records back to back (the validation fast path). */
 static uint64_t pcd_fx_blocks_v1_region_column64_entries_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -748,10 +751,12 @@ const pcd_region_desc pcd_fx_blocks_v1_region_column64_entries = {
     .zstd_level = 3,
     .decode_run = pcd_fx_blocks_v1_region_column64_entries_drun,
     .batch_bytes = 8000,  /* records of at most 1000 elements */
+    .explain = pcd_fx_blocks_v1_region_column64_entries_exp,
 };
 
 static pcd_status pcd_fx_blocks_v1_region_blocks_dec(pcd_cursor *c, void *out) { return pcd_fx_blocks_v1_block_decode_(c, out); }
 static pcd_status pcd_fx_blocks_v1_region_blocks_enc(pcd_sink *s, const void *in) { return pcd_fx_blocks_v1_block_encode(s, in); }
+static pcd_status pcd_fx_blocks_v1_region_blocks_exp(pcd_cursor *c, void *out) { return pcd_fx_blocks_v1_block_explain(c, out); }
 static const uint8_t pcd_fx_blocks_v1_region_blocks_sync1[] = { 0x6e, 0x6f, 0x74, 0x65, 0x00, 0x00, 0x00, 0x00 };
 static const uint8_t pcd_fx_blocks_v1_region_blocks_sync2[] = { 0x75, 0x31, 0x36, 0x73, 0x00, 0x00, 0x00, 0x00 };
 static const uint8_t pcd_fx_blocks_v1_region_blocks_sync3[] = { 0x75, 0x31, 0x36, 0x6d, 0x6f, 0x72, 0x65, 0x00 };
@@ -772,6 +777,7 @@ const pcd_region_desc pcd_fx_blocks_v1_region_blocks = {
     .sync_len = pcd_fx_blocks_v1_region_blocks_sync_len,
     .zstd_level = 3,
     .record_min = 8,  /* the smallest record's bytes */
+    .explain = pcd_fx_blocks_v1_region_blocks_exp,
 };
 
 /* -------- descriptors -------- */
@@ -909,6 +915,7 @@ static const pcd_region_desc *const pcd_fx_blocks_v1_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_blocks_v1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_blocks_v1_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_fx_blocks_v1_file_explain(c, out); }
 
 const pcd_format pcd_fx_blocks_v1_format = {
     .name = "fx_blocks",
@@ -925,4 +932,5 @@ const pcd_format pcd_fx_blocks_v1_format = {
     .detect_min = 8,
     .version_num = 1,
     .flags = PCD_FMT_RELOCATES | PCD_FMT_PADDED_NAMES,
+    .root_explain = root_exp,
 };

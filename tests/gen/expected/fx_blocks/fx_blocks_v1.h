@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_blocks_v1.h was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_blocks_v1.h was generated for runtime ABI 3; run make regen"
 #endif
 
 typedef struct pcd_fx_blocks_v1_note_block pcd_fx_blocks_v1_note_block;
@@ -117,41 +117,49 @@ pcd_status pcd_fx_blocks_v1_note_block_decode(pcd_cursor *c, pcd_fx_blocks_v1_no
 pcd_status pcd_fx_blocks_v1_note_block_validate(pcd_cursor *c);
 pcd_status pcd_fx_blocks_v1_note_block_encode(pcd_sink *s, const pcd_fx_blocks_v1_note_block *in);
 uint64_t pcd_fx_blocks_v1_note_block_size(pcd_ctx *x, const pcd_fx_blocks_v1_note_block *in);
+pcd_status pcd_fx_blocks_v1_note_block_explain(pcd_cursor *c, pcd_fx_blocks_v1_note_block *out); /* fx_blocks_v1_explain.c */
 
 pcd_status pcd_fx_blocks_v1_u16_batch_decode(pcd_cursor *c, pcd_fx_blocks_v1_u16_batch *out);
 pcd_status pcd_fx_blocks_v1_u16_batch_validate(pcd_cursor *c);
 pcd_status pcd_fx_blocks_v1_u16_batch_encode(pcd_sink *s, const pcd_fx_blocks_v1_u16_batch *in);
 uint64_t pcd_fx_blocks_v1_u16_batch_size(pcd_ctx *x, const pcd_fx_blocks_v1_u16_batch *in);
+pcd_status pcd_fx_blocks_v1_u16_batch_explain(pcd_cursor *c, pcd_fx_blocks_v1_u16_batch *out); /* fx_blocks_v1_explain.c */
 
 pcd_status pcd_fx_blocks_v1_column16_decode(pcd_cursor *c, pcd_fx_blocks_v1_column16 *out);
 pcd_status pcd_fx_blocks_v1_column16_validate(pcd_cursor *c);
 pcd_status pcd_fx_blocks_v1_column16_encode(pcd_sink *s, const pcd_fx_blocks_v1_column16 *in);
 uint64_t pcd_fx_blocks_v1_column16_size(pcd_ctx *x, const pcd_fx_blocks_v1_column16 *in);
+pcd_status pcd_fx_blocks_v1_column16_explain(pcd_cursor *c, pcd_fx_blocks_v1_column16 *out); /* fx_blocks_v1_explain.c */
 
 pcd_status pcd_fx_blocks_v1_u64_batch_decode(pcd_cursor *c, pcd_fx_blocks_v1_u64_batch *out);
 pcd_status pcd_fx_blocks_v1_u64_batch_validate(pcd_cursor *c);
 pcd_status pcd_fx_blocks_v1_u64_batch_encode(pcd_sink *s, const pcd_fx_blocks_v1_u64_batch *in);
 uint64_t pcd_fx_blocks_v1_u64_batch_size(pcd_ctx *x, const pcd_fx_blocks_v1_u64_batch *in);
+pcd_status pcd_fx_blocks_v1_u64_batch_explain(pcd_cursor *c, pcd_fx_blocks_v1_u64_batch *out); /* fx_blocks_v1_explain.c */
 
 pcd_status pcd_fx_blocks_v1_column64_decode(pcd_cursor *c, pcd_fx_blocks_v1_column64 *out);
 pcd_status pcd_fx_blocks_v1_column64_validate(pcd_cursor *c);
 pcd_status pcd_fx_blocks_v1_column64_encode(pcd_sink *s, const pcd_fx_blocks_v1_column64 *in);
 uint64_t pcd_fx_blocks_v1_column64_size(pcd_ctx *x, const pcd_fx_blocks_v1_column64 *in);
+pcd_status pcd_fx_blocks_v1_column64_explain(pcd_cursor *c, pcd_fx_blocks_v1_column64 *out); /* fx_blocks_v1_explain.c */
 
 pcd_status pcd_fx_blocks_v1_index_block_decode(pcd_cursor *c, pcd_fx_blocks_v1_index_block *out);
 pcd_status pcd_fx_blocks_v1_index_block_validate(pcd_cursor *c);
 pcd_status pcd_fx_blocks_v1_index_block_encode(pcd_sink *s, const pcd_fx_blocks_v1_index_block *in);
 uint64_t pcd_fx_blocks_v1_index_block_size(pcd_ctx *x, const pcd_fx_blocks_v1_index_block *in);
+pcd_status pcd_fx_blocks_v1_index_block_explain(pcd_cursor *c, pcd_fx_blocks_v1_index_block *out); /* fx_blocks_v1_explain.c */
 
 pcd_status pcd_fx_blocks_v1_block_decode(pcd_cursor *c, pcd_fx_blocks_v1_block *out);
 pcd_status pcd_fx_blocks_v1_block_validate(pcd_cursor *c);
 pcd_status pcd_fx_blocks_v1_block_encode(pcd_sink *s, const pcd_fx_blocks_v1_block *in);
 uint64_t pcd_fx_blocks_v1_block_size(pcd_ctx *x, const pcd_fx_blocks_v1_block *in);
+pcd_status pcd_fx_blocks_v1_block_explain(pcd_cursor *c, pcd_fx_blocks_v1_block *out); /* fx_blocks_v1_explain.c */
 
 pcd_status pcd_fx_blocks_v1_file_decode(pcd_cursor *c, pcd_fx_blocks_v1_file *out);
 pcd_status pcd_fx_blocks_v1_file_validate(pcd_cursor *c);
 pcd_status pcd_fx_blocks_v1_file_encode(pcd_sink *s, const pcd_fx_blocks_v1_file *in);
 uint64_t pcd_fx_blocks_v1_file_size(pcd_ctx *x, const pcd_fx_blocks_v1_file *in);
+pcd_status pcd_fx_blocks_v1_file_explain(pcd_cursor *c, pcd_fx_blocks_v1_file *out); /* fx_blocks_v1_explain.c */
 
 /* ---- descriptors ---- */
 

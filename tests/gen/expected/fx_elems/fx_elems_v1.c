@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_elems_v1.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_elems_v1.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- event_pairs -------- */
@@ -90,7 +90,7 @@ uint64_t pcd_fx_elems_v1_event_pairs_size(pcd_ctx *x, const pcd_fx_elems_v1_even
 /* -------- event -------- */
 
 /* event */
-static inline pcd_status pcd_fx_elems_v1_event_decode_(pcd_cursor *c, pcd_fx_elems_v1_event *out)
+PCD_INLINE pcd_status pcd_fx_elems_v1_event_decode_(pcd_cursor *c, pcd_fx_elems_v1_event *out)
 {
     uint64_t n_frames = 0;
     const uint8_t *f0_frames = NULL;
@@ -192,7 +192,7 @@ pcd_status pcd_fx_elems_v1_event_decode(pcd_cursor *c, pcd_fx_elems_v1_event *ou
 /* event
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_elems_v1_event_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_elems_v1_event_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t n_frames = 0;
     PCD_UNUSED const uint8_t *f0_frames = NULL;
@@ -578,6 +578,7 @@ uint64_t pcd_fx_elems_v1_file_size(pcd_ctx *x, const pcd_fx_elems_v1_file *in)
 
 static pcd_status pcd_fx_elems_v1_region_events_dec(pcd_cursor *c, void *out) { return pcd_fx_elems_v1_event_decode_(c, out); }
 static pcd_status pcd_fx_elems_v1_region_events_enc(pcd_sink *s, const void *in) { return pcd_fx_elems_v1_event_encode(s, in); }
+static pcd_status pcd_fx_elems_v1_region_events_exp(pcd_cursor *c, void *out) { return pcd_fx_elems_v1_event_explain(c, out); }
 static pcd_status pcd_fx_elems_v1_region_events_val(pcd_cursor *c) { return pcd_fx_elems_v1_event_validate_(c); }
 /* Validates events records back to back (the validation fast path). */
 static uint64_t pcd_fx_elems_v1_region_events_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -667,10 +668,12 @@ const pcd_region_desc pcd_fx_elems_v1_region_events = {
     .zstd_level = 3,
     .record_min = 4,  /* the smallest record's bytes */
     .decode_run = pcd_fx_elems_v1_region_events_drun,
+    .explain = pcd_fx_elems_v1_region_events_exp,
 };
 
 static pcd_status pcd_fx_elems_v1_region_blocks_dec(pcd_cursor *c, void *out) { return pcd_fx_elems_v1_block_decode_(c, out); }
 static pcd_status pcd_fx_elems_v1_region_blocks_enc(pcd_sink *s, const void *in) { return pcd_fx_elems_v1_block_encode(s, in); }
+static pcd_status pcd_fx_elems_v1_region_blocks_exp(pcd_cursor *c, void *out) { return pcd_fx_elems_v1_block_explain(c, out); }
 const pcd_region_desc pcd_fx_elems_v1_region_blocks = {
     .name = "blocks",
     .record = &pcd_fx_elems_v1_block_type,
@@ -684,6 +687,7 @@ const pcd_region_desc pcd_fx_elems_v1_region_blocks = {
     .size_min = 24,
     .zstd_level = 3,
     .record_min = 24,  /* the smallest record's bytes */
+    .explain = pcd_fx_elems_v1_region_blocks_exp,
 };
 
 /* -------- descriptors -------- */
@@ -766,6 +770,7 @@ static const pcd_region_desc *const pcd_fx_elems_v1_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_elems_v1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_elems_v1_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_fx_elems_v1_file_explain(c, out); }
 
 const pcd_format pcd_fx_elems_v1_format = {
     .name = "fx_elems",
@@ -782,4 +787,5 @@ const pcd_format pcd_fx_elems_v1_format = {
     .detect_min = 3,
     .version_num = 1,
     .flags = PCD_FMT_STREAMABLE,
+    .root_explain = root_exp,
 };

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_elems_v1.h was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_elems_v1.h was generated for runtime ABI 3; run make regen"
 #endif
 
 /* Stream state of the events region, reset at its start. */
@@ -74,21 +74,25 @@ pcd_status pcd_fx_elems_v1_event_pairs_decode(pcd_cursor *c, pcd_fx_elems_v1_eve
 pcd_status pcd_fx_elems_v1_event_pairs_validate(pcd_cursor *c);
 pcd_status pcd_fx_elems_v1_event_pairs_encode(pcd_sink *s, const pcd_fx_elems_v1_event_pairs *in);
 uint64_t pcd_fx_elems_v1_event_pairs_size(pcd_ctx *x, const pcd_fx_elems_v1_event_pairs *in);
+pcd_status pcd_fx_elems_v1_event_pairs_explain(pcd_cursor *c, pcd_fx_elems_v1_event_pairs *out); /* fx_elems_v1_explain.c */
 
 pcd_status pcd_fx_elems_v1_event_decode(pcd_cursor *c, pcd_fx_elems_v1_event *out);
 pcd_status pcd_fx_elems_v1_event_validate(pcd_cursor *c);
 pcd_status pcd_fx_elems_v1_event_encode(pcd_sink *s, const pcd_fx_elems_v1_event *in);
 uint64_t pcd_fx_elems_v1_event_size(pcd_ctx *x, const pcd_fx_elems_v1_event *in);
+pcd_status pcd_fx_elems_v1_event_explain(pcd_cursor *c, pcd_fx_elems_v1_event *out); /* fx_elems_v1_explain.c */
 
 pcd_status pcd_fx_elems_v1_block_decode(pcd_cursor *c, pcd_fx_elems_v1_block *out);
 pcd_status pcd_fx_elems_v1_block_validate(pcd_cursor *c);
 pcd_status pcd_fx_elems_v1_block_encode(pcd_sink *s, const pcd_fx_elems_v1_block *in);
 uint64_t pcd_fx_elems_v1_block_size(pcd_ctx *x, const pcd_fx_elems_v1_block *in);
+pcd_status pcd_fx_elems_v1_block_explain(pcd_cursor *c, pcd_fx_elems_v1_block *out); /* fx_elems_v1_explain.c */
 
 pcd_status pcd_fx_elems_v1_file_decode(pcd_cursor *c, pcd_fx_elems_v1_file *out);
 pcd_status pcd_fx_elems_v1_file_validate(pcd_cursor *c);
 pcd_status pcd_fx_elems_v1_file_encode(pcd_sink *s, const pcd_fx_elems_v1_file *in);
 uint64_t pcd_fx_elems_v1_file_size(pcd_ctx *x, const pcd_fx_elems_v1_file *in);
+pcd_status pcd_fx_elems_v1_file_explain(pcd_cursor *c, pcd_fx_elems_v1_file *out); /* fx_elems_v1_explain.c */
 
 /* ---- descriptors ---- */
 

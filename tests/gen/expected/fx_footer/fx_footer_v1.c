@@ -5,14 +5,14 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_footer_v1.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_footer_v1.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- section -------- */
 
 /* section */
-static inline pcd_status pcd_fx_footer_v1_section_decode_(pcd_cursor *c, pcd_fx_footer_v1_section *out)
+PCD_INLINE pcd_status pcd_fx_footer_v1_section_decode_(pcd_cursor *c, pcd_fx_footer_v1_section *out)
 {
     pcd_bytes tag_u = { NULL, 0 };
     if (PCD_UNLIKELY(pcd_left(c) < 4))
@@ -83,7 +83,7 @@ pcd_status pcd_fx_footer_v1_section_decode(pcd_cursor *c, pcd_fx_footer_v1_secti
 /* section
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_footer_v1_section_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_footer_v1_section_validate_(pcd_cursor *c)
 {
     PCD_UNUSED pcd_bytes tag_u = { NULL, 0 };
     if (PCD_UNLIKELY(pcd_left(c) < 4))
@@ -194,7 +194,7 @@ static const pcd_run_field k_index_entry_run1[] = {
     { .name = "b", .wire = 8, .type = "u64le" },
 };
 /* index_entry */
-static inline pcd_status pcd_fx_footer_v1_index_entry_decode_(pcd_cursor *c, pcd_fx_footer_v1_index_entry *out)
+PCD_INLINE pcd_status pcd_fx_footer_v1_index_entry_decode_(pcd_cursor *c, pcd_fx_footer_v1_index_entry *out)
 {
     uint64_t v_a = 0;
     uint64_t v_b = 0;
@@ -219,7 +219,7 @@ pcd_status pcd_fx_footer_v1_index_entry_decode(pcd_cursor *c, pcd_fx_footer_v1_i
 /* index_entry
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_footer_v1_index_entry_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_footer_v1_index_entry_validate_(pcd_cursor *c)
 {
     /* a, b: 16 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 16))
@@ -414,6 +414,7 @@ static pcd_status pcd_fx_footer_v1_file_segments(pcd_sink *s, const void *in, ui
 
 static pcd_status pcd_fx_footer_v1_region_sections_dec(pcd_cursor *c, void *out) { return pcd_fx_footer_v1_section_decode_(c, out); }
 static pcd_status pcd_fx_footer_v1_region_sections_enc(pcd_sink *s, const void *in) { return pcd_fx_footer_v1_section_encode(s, in); }
+static pcd_status pcd_fx_footer_v1_region_sections_exp(pcd_cursor *c, void *out) { return pcd_fx_footer_v1_section_explain(c, out); }
 static pcd_status pcd_fx_footer_v1_region_sections_val(pcd_cursor *c) { return pcd_fx_footer_v1_section_validate_(c); }
 /* Validates sections records back to back (the validation fast path). */
 static uint64_t pcd_fx_footer_v1_region_sections_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -471,10 +472,12 @@ const pcd_region_desc pcd_fx_footer_v1_region_sections = {
     .zstd_level = 3,
     .record_min = 5,  /* the smallest record's bytes */
     .decode_run = pcd_fx_footer_v1_region_sections_drun,
+    .explain = pcd_fx_footer_v1_region_sections_exp,
 };
 
 static pcd_status pcd_fx_footer_v1_region_index_dec(pcd_cursor *c, void *out) { return pcd_fx_footer_v1_index_entry_decode_(c, out); }
 static pcd_status pcd_fx_footer_v1_region_index_enc(pcd_sink *s, const void *in) { return pcd_fx_footer_v1_index_entry_encode(s, in); }
+static pcd_status pcd_fx_footer_v1_region_index_exp(pcd_cursor *c, void *out) { return pcd_fx_footer_v1_index_entry_explain(c, out); }
 static pcd_status pcd_fx_footer_v1_region_index_val(pcd_cursor *c) { return pcd_fx_footer_v1_index_entry_validate_(c); }
 /* Validates index records back to back (the validation fast path). */
 static uint64_t pcd_fx_footer_v1_region_index_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -531,6 +534,7 @@ const pcd_region_desc pcd_fx_footer_v1_region_index = {
     .zstd_level = 3,
     .record_min = 16,  /* the smallest record's bytes */
     .decode_run = pcd_fx_footer_v1_region_index_drun,
+    .explain = pcd_fx_footer_v1_region_index_exp,
 };
 
 /* -------- descriptors -------- */
@@ -619,6 +623,7 @@ static const pcd_region_desc *const pcd_fx_footer_v1_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_footer_v1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_footer_v1_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_fx_footer_v1_file_explain(c, out); }
 
 const pcd_format pcd_fx_footer_v1_format = {
     .name = "fx_footer",
@@ -636,4 +641,5 @@ const pcd_format pcd_fx_footer_v1_format = {
     .detect_min = 4,
     .version_num = 1,
     .flags = PCD_FMT_PADDED_NAMES,
+    .root_explain = root_exp,
 };

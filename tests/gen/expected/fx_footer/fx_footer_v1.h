@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_footer_v1.h was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_footer_v1.h was generated for runtime ABI 3; run make regen"
 #endif
 
 typedef struct pcd_fx_footer_v1_section_strs pcd_fx_footer_v1_section_strs;
@@ -79,16 +79,19 @@ pcd_status pcd_fx_footer_v1_section_decode(pcd_cursor *c, pcd_fx_footer_v1_secti
 pcd_status pcd_fx_footer_v1_section_validate(pcd_cursor *c);
 pcd_status pcd_fx_footer_v1_section_encode(pcd_sink *s, const pcd_fx_footer_v1_section *in);
 uint64_t pcd_fx_footer_v1_section_size(pcd_ctx *x, const pcd_fx_footer_v1_section *in);
+pcd_status pcd_fx_footer_v1_section_explain(pcd_cursor *c, pcd_fx_footer_v1_section *out); /* fx_footer_v1_explain.c */
 
 pcd_status pcd_fx_footer_v1_index_entry_decode(pcd_cursor *c, pcd_fx_footer_v1_index_entry *out);
 pcd_status pcd_fx_footer_v1_index_entry_validate(pcd_cursor *c);
 pcd_status pcd_fx_footer_v1_index_entry_encode(pcd_sink *s, const pcd_fx_footer_v1_index_entry *in);
 uint64_t pcd_fx_footer_v1_index_entry_size(pcd_ctx *x, const pcd_fx_footer_v1_index_entry *in);
+pcd_status pcd_fx_footer_v1_index_entry_explain(pcd_cursor *c, pcd_fx_footer_v1_index_entry *out); /* fx_footer_v1_explain.c */
 
 pcd_status pcd_fx_footer_v1_file_decode(pcd_cursor *c, pcd_fx_footer_v1_file *out);
 pcd_status pcd_fx_footer_v1_file_validate(pcd_cursor *c);
 pcd_status pcd_fx_footer_v1_file_encode(pcd_sink *s, const pcd_fx_footer_v1_file *in);
 uint64_t pcd_fx_footer_v1_file_size(pcd_ctx *x, const pcd_fx_footer_v1_file *in);
+pcd_status pcd_fx_footer_v1_file_explain(pcd_cursor *c, pcd_fx_footer_v1_file *out); /* fx_footer_v1_explain.c */
 
 /* ---- descriptors ---- */
 

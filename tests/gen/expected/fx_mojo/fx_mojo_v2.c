@@ -5,14 +5,14 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_mojo_v2.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_mojo_v2.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- rec -------- */
 
 /* rec */
-static inline pcd_status pcd_fx_mojo_v2_rec_decode_(pcd_cursor *c, pcd_fx_mojo_v2_rec *out)
+PCD_INLINE pcd_status pcd_fx_mojo_v2_rec_decode_(pcd_cursor *c, pcd_fx_mojo_v2_rec *out)
 {
     const uint8_t *f0_a = NULL;
     pcd_mojo_int v_a = { 0, false };
@@ -55,7 +55,7 @@ pcd_status pcd_fx_mojo_v2_rec_decode(pcd_cursor *c, pcd_fx_mojo_v2_rec *out)
 /* rec
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_mojo_v2_rec_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_mojo_v2_rec_validate_(pcd_cursor *c)
 {
     PCD_UNUSED const uint8_t *f0_a = NULL;
     PCD_UNUSED pcd_mojo_int v_a = { 0, false };
@@ -217,6 +217,7 @@ uint64_t pcd_fx_mojo_v2_file_size(pcd_ctx *x, const pcd_fx_mojo_v2_file *in)
 
 static pcd_status pcd_fx_mojo_v2_region_recs_dec(pcd_cursor *c, void *out) { return pcd_fx_mojo_v2_rec_decode_(c, out); }
 static pcd_status pcd_fx_mojo_v2_region_recs_enc(pcd_sink *s, const void *in) { return pcd_fx_mojo_v2_rec_encode(s, in); }
+static pcd_status pcd_fx_mojo_v2_region_recs_exp(pcd_cursor *c, void *out) { return pcd_fx_mojo_v2_rec_explain(c, out); }
 static pcd_status pcd_fx_mojo_v2_region_recs_val(pcd_cursor *c) { return pcd_fx_mojo_v2_rec_validate_(c); }
 /* Validates recs records back to back (the validation fast path). */
 static uint64_t pcd_fx_mojo_v2_region_recs_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -273,6 +274,7 @@ const pcd_region_desc pcd_fx_mojo_v2_region_recs = {
     .zstd_level = 3,
     .record_min = 3,  /* the smallest record's bytes */
     .decode_run = pcd_fx_mojo_v2_region_recs_drun,
+    .explain = pcd_fx_mojo_v2_region_recs_exp,
 };
 
 /* -------- descriptors -------- */
@@ -320,6 +322,7 @@ static const pcd_region_desc *const pcd_fx_mojo_v2_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_mojo_v2_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_mojo_v2_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_fx_mojo_v2_file_explain(c, out); }
 
 const pcd_format pcd_fx_mojo_v2_format = {
     .name = "fx_mojo",
@@ -336,4 +339,5 @@ const pcd_format pcd_fx_mojo_v2_format = {
     .detect_min = 3,
     .version_num = 2,
     .flags = PCD_FMT_STREAMABLE,
+    .root_explain = root_exp,
 };

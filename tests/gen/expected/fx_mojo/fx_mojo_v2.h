@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_mojo_v2.h was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_mojo_v2.h was generated for runtime ABI 3; run make regen"
 #endif
 
 typedef struct pcd_fx_mojo_v2_rec pcd_fx_mojo_v2_rec;
@@ -39,11 +39,13 @@ pcd_status pcd_fx_mojo_v2_rec_decode(pcd_cursor *c, pcd_fx_mojo_v2_rec *out);
 pcd_status pcd_fx_mojo_v2_rec_validate(pcd_cursor *c);
 pcd_status pcd_fx_mojo_v2_rec_encode(pcd_sink *s, const pcd_fx_mojo_v2_rec *in);
 uint64_t pcd_fx_mojo_v2_rec_size(pcd_ctx *x, const pcd_fx_mojo_v2_rec *in);
+pcd_status pcd_fx_mojo_v2_rec_explain(pcd_cursor *c, pcd_fx_mojo_v2_rec *out); /* fx_mojo_v2_explain.c */
 
 pcd_status pcd_fx_mojo_v2_file_decode(pcd_cursor *c, pcd_fx_mojo_v2_file *out);
 pcd_status pcd_fx_mojo_v2_file_validate(pcd_cursor *c);
 pcd_status pcd_fx_mojo_v2_file_encode(pcd_sink *s, const pcd_fx_mojo_v2_file *in);
 uint64_t pcd_fx_mojo_v2_file_size(pcd_ctx *x, const pcd_fx_mojo_v2_file *in);
+pcd_status pcd_fx_mojo_v2_file_explain(pcd_cursor *c, pcd_fx_mojo_v2_file *out); /* fx_mojo_v2_explain.c */
 
 /* ---- descriptors ---- */
 

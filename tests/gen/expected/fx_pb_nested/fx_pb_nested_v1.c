@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_pb_nested_v1.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_pb_nested_v1.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- part -------- */
@@ -1402,10 +1402,10 @@ const pcd_region_desc pcd_fx_pb_nested_v1_region_fields = {
 /* -------- descriptors -------- */
 
 static const pcd_field pcd_fx_pb_nested_v1_part_fields[] = {
-    { .name = "name", .kind = PCD_K_STRING, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_nested_v1_part, name), .present = offsetof(pcd_fx_pb_nested_v1_part, has_name) },
-    { .name = "ids", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U64, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_fx_pb_nested_v1_part, ids), .aux = offsetof(pcd_fx_pb_nested_v1_part, n_ids) },
-    { .name = "tags", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRING, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_fx_pb_nested_v1_part, tags), .aux = offsetof(pcd_fx_pb_nested_v1_part, n_tags) },
-    { .name = "weight", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_nested_v1_part, weight), .present = offsetof(pcd_fx_pb_nested_v1_part, has_weight) },
+    { .name = "name", .kind = PCD_K_STRING, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_nested_v1_part, name), .present = offsetof(pcd_fx_pb_nested_v1_part, has_name), .number = 1 },
+    { .name = "ids", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U64, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_fx_pb_nested_v1_part, ids), .aux = offsetof(pcd_fx_pb_nested_v1_part, n_ids), .number = 2 },
+    { .name = "tags", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRING, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_fx_pb_nested_v1_part, tags), .aux = offsetof(pcd_fx_pb_nested_v1_part, n_tags), .number = 3 },
+    { .name = "weight", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_nested_v1_part, weight), .present = offsetof(pcd_fx_pb_nested_v1_part, has_weight), .number = 4 },
     { .name = "_unknown", .kind = PCD_K_PB_OTHER, .offset = offsetof(pcd_fx_pb_nested_v1_part, unknown_), .aux = offsetof(pcd_fx_pb_nested_v1_part, n_unknown_) },
 };
 const pcd_type pcd_fx_pb_nested_v1_part_type = {
@@ -1418,11 +1418,11 @@ const pcd_type pcd_fx_pb_nested_v1_part_type = {
 };
 
 static const pcd_field pcd_fx_pb_nested_v1_doc_fields[] = {
-    { .name = "title", .kind = PCD_K_STRING, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_nested_v1_doc, title), .present = offsetof(pcd_fx_pb_nested_v1_doc, has_title) },
-    { .name = "part", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_fx_pb_nested_v1_doc, part), .aux = offsetof(pcd_fx_pb_nested_v1_doc, n_part), .type = &pcd_fx_pb_nested_v1_part_type },
-    { .name = "head", .kind = PCD_K_STRUCT, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_nested_v1_doc, head), .present = offsetof(pcd_fx_pb_nested_v1_doc, has_head), .type = &pcd_fx_pb_nested_v1_part_type, .doc = "A singular message." },
-    { .name = "ids", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U64, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_fx_pb_nested_v1_doc, ids), .aux = offsetof(pcd_fx_pb_nested_v1_doc, n_ids) },
-    { .name = "blob", .kind = PCD_K_BYTES, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_nested_v1_doc, blob), .present = offsetof(pcd_fx_pb_nested_v1_doc, has_blob) },
+    { .name = "title", .kind = PCD_K_STRING, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_nested_v1_doc, title), .present = offsetof(pcd_fx_pb_nested_v1_doc, has_title), .number = 1 },
+    { .name = "part", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_fx_pb_nested_v1_doc, part), .aux = offsetof(pcd_fx_pb_nested_v1_doc, n_part), .type = &pcd_fx_pb_nested_v1_part_type, .number = 2 },
+    { .name = "head", .kind = PCD_K_STRUCT, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_nested_v1_doc, head), .present = offsetof(pcd_fx_pb_nested_v1_doc, has_head), .type = &pcd_fx_pb_nested_v1_part_type, .doc = "A singular message.", .number = 3 },
+    { .name = "ids", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U64, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_fx_pb_nested_v1_doc, ids), .aux = offsetof(pcd_fx_pb_nested_v1_doc, n_ids), .number = 4 },
+    { .name = "blob", .kind = PCD_K_BYTES, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_nested_v1_doc, blob), .present = offsetof(pcd_fx_pb_nested_v1_doc, has_blob), .number = 5 },
     { .name = "_unknown", .kind = PCD_K_PB_OTHER, .offset = offsetof(pcd_fx_pb_nested_v1_doc, unknown_), .aux = offsetof(pcd_fx_pb_nested_v1_doc, n_unknown_) },
 };
 const pcd_type pcd_fx_pb_nested_v1_doc_type = {
@@ -1435,11 +1435,11 @@ const pcd_type pcd_fx_pb_nested_v1_doc_type = {
 };
 
 static const pcd_field pcd_fx_pb_nested_v1_doc_field_fields[] = {
-    { .name = "title", .kind = PCD_K_STRING, .offset = offsetof(pcd_fx_pb_nested_v1_doc_field, u.title) },
-    { .name = "part", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_fx_pb_nested_v1_doc_field, u.part), .type = &pcd_fx_pb_nested_v1_part_type },
-    { .name = "head", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_fx_pb_nested_v1_doc_field, u.head), .type = &pcd_fx_pb_nested_v1_part_type, .doc = "A singular message." },
-    { .name = "ids", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U64, .offset = offsetof(pcd_fx_pb_nested_v1_doc_field, u.ids.items), .aux = offsetof(pcd_fx_pb_nested_v1_doc_field, u.ids.n_items) },
-    { .name = "blob", .kind = PCD_K_BYTES, .offset = offsetof(pcd_fx_pb_nested_v1_doc_field, u.blob) },
+    { .name = "title", .kind = PCD_K_STRING, .offset = offsetof(pcd_fx_pb_nested_v1_doc_field, u.title), .number = 1 },
+    { .name = "part", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_fx_pb_nested_v1_doc_field, u.part), .type = &pcd_fx_pb_nested_v1_part_type, .number = 2 },
+    { .name = "head", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_fx_pb_nested_v1_doc_field, u.head), .type = &pcd_fx_pb_nested_v1_part_type, .doc = "A singular message.", .number = 3 },
+    { .name = "ids", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U64, .offset = offsetof(pcd_fx_pb_nested_v1_doc_field, u.ids.items), .aux = offsetof(pcd_fx_pb_nested_v1_doc_field, u.ids.n_items), .number = 4 },
+    { .name = "blob", .kind = PCD_K_BYTES, .offset = offsetof(pcd_fx_pb_nested_v1_doc_field, u.blob), .number = 5 },
     { .name = "_unknown", .kind = PCD_K_PB_FIELD, .offset = offsetof(pcd_fx_pb_nested_v1_doc_field, u.unknown_) },
 };
 const pcd_type pcd_fx_pb_nested_v1_doc_field_type = {
@@ -1487,6 +1487,7 @@ static const pcd_region_desc *const pcd_fx_pb_nested_v1_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_pb_nested_v1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_pb_nested_v1_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_fx_pb_nested_v1_file_explain(c, out); }
 
 const pcd_format pcd_fx_pb_nested_v1_format = {
     .name = "fx_pb_nested",
@@ -1503,4 +1504,5 @@ const pcd_format pcd_fx_pb_nested_v1_format = {
     .detect_min = 0,
     .version_num = 1,
     .flags = PCD_FMT_STREAMABLE | PCD_FMT_NO_MAGIC,
+    .root_explain = root_exp,
 };

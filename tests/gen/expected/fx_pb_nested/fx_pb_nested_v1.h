@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_pb_nested_v1.h was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_pb_nested_v1.h was generated for runtime ABI 3; run make regen"
 #endif
 
 typedef struct pcd_fx_pb_nested_v1_part pcd_fx_pb_nested_v1_part;
@@ -99,6 +99,7 @@ pcd_status pcd_fx_pb_nested_v1_file_decode(pcd_cursor *c, pcd_fx_pb_nested_v1_fi
 pcd_status pcd_fx_pb_nested_v1_file_validate(pcd_cursor *c);
 pcd_status pcd_fx_pb_nested_v1_file_encode(pcd_sink *s, const pcd_fx_pb_nested_v1_file *in);
 uint64_t pcd_fx_pb_nested_v1_file_size(pcd_ctx *x, const pcd_fx_pb_nested_v1_file *in);
+pcd_status pcd_fx_pb_nested_v1_file_explain(pcd_cursor *c, pcd_fx_pb_nested_v1_file *out); /* fx_pb_nested_v1_explain.c */
 
 /* ---- descriptors ---- */
 

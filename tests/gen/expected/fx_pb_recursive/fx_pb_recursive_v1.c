@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_pb_recursive_v1.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_pb_recursive_v1.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- node -------- */
@@ -770,8 +770,8 @@ const pcd_region_desc pcd_fx_pb_recursive_v1_region_nodes = {
 /* -------- descriptors -------- */
 
 static const pcd_field pcd_fx_pb_recursive_v1_node_fields[] = {
-    { .name = "value", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_recursive_v1_node, value), .present = offsetof(pcd_fx_pb_recursive_v1_node, has_value) },
-    { .name = "child", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_fx_pb_recursive_v1_node, child), .aux = offsetof(pcd_fx_pb_recursive_v1_node, n_child), .type = &pcd_fx_pb_recursive_v1_node_type },
+    { .name = "value", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_recursive_v1_node, value), .present = offsetof(pcd_fx_pb_recursive_v1_node, has_value), .number = 1 },
+    { .name = "child", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_fx_pb_recursive_v1_node, child), .aux = offsetof(pcd_fx_pb_recursive_v1_node, n_child), .type = &pcd_fx_pb_recursive_v1_node_type, .number = 2 },
     { .name = "_unknown", .kind = PCD_K_PB_OTHER, .offset = offsetof(pcd_fx_pb_recursive_v1_node, unknown_), .aux = offsetof(pcd_fx_pb_recursive_v1_node, n_unknown_) },
 };
 const pcd_type pcd_fx_pb_recursive_v1_node_type = {
@@ -784,7 +784,7 @@ const pcd_type pcd_fx_pb_recursive_v1_node_type = {
 };
 
 static const pcd_field pcd_fx_pb_recursive_v1_tree_fields[] = {
-    { .name = "node", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_fx_pb_recursive_v1_tree, node), .aux = offsetof(pcd_fx_pb_recursive_v1_tree, n_node), .type = &pcd_fx_pb_recursive_v1_node_type },
+    { .name = "node", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_STRUCT, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_fx_pb_recursive_v1_tree, node), .aux = offsetof(pcd_fx_pb_recursive_v1_tree, n_node), .type = &pcd_fx_pb_recursive_v1_node_type, .number = 1 },
     { .name = "_unknown", .kind = PCD_K_PB_OTHER, .offset = offsetof(pcd_fx_pb_recursive_v1_tree, unknown_), .aux = offsetof(pcd_fx_pb_recursive_v1_tree, n_unknown_) },
 };
 const pcd_type pcd_fx_pb_recursive_v1_tree_type = {
@@ -797,7 +797,7 @@ const pcd_type pcd_fx_pb_recursive_v1_tree_type = {
 };
 
 static const pcd_field pcd_fx_pb_recursive_v1_tree_field_fields[] = {
-    { .name = "node", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_fx_pb_recursive_v1_tree_field, u.node), .type = &pcd_fx_pb_recursive_v1_node_type },
+    { .name = "node", .kind = PCD_K_STRUCT, .offset = offsetof(pcd_fx_pb_recursive_v1_tree_field, u.node), .type = &pcd_fx_pb_recursive_v1_node_type, .number = 1 },
     { .name = "_unknown", .kind = PCD_K_PB_FIELD, .offset = offsetof(pcd_fx_pb_recursive_v1_tree_field, u.unknown_) },
 };
 const pcd_type pcd_fx_pb_recursive_v1_tree_field_type = {
@@ -845,6 +845,7 @@ static const pcd_region_desc *const pcd_fx_pb_recursive_v1_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_pb_recursive_v1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_pb_recursive_v1_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_fx_pb_recursive_v1_file_explain(c, out); }
 
 const pcd_format pcd_fx_pb_recursive_v1_format = {
     .name = "fx_pb_recursive",
@@ -861,4 +862,5 @@ const pcd_format pcd_fx_pb_recursive_v1_format = {
     .detect_min = 0,
     .version_num = 1,
     .flags = PCD_FMT_STREAMABLE | PCD_FMT_NO_MAGIC,
+    .root_explain = root_exp,
 };

@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_pb_scalars_v1.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_pb_scalars_v1.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- all -------- */
@@ -2048,24 +2048,24 @@ static const pcd_enum_item pcd_fx_pb_scalars_v1_all_color_enum_items[] = {
 };
 static const pcd_enum pcd_fx_pb_scalars_v1_all_color_enum = { .name = "color", .items = pcd_fx_pb_scalars_v1_all_color_enum_items, .n_items = 3 };
 static const pcd_field pcd_fx_pb_scalars_v1_all_fields[] = {
-    { .name = "i32", .kind = PCD_K_S32, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, i32), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_i32) },
-    { .name = "i64", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, i64), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_i64) },
-    { .name = "u32", .kind = PCD_K_U32, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, u32), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_u32) },
-    { .name = "u64", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL | PCD_F_HEX, .offset = offsetof(pcd_fx_pb_scalars_v1_all, u64), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_u64) },
-    { .name = "s32", .kind = PCD_K_S32, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, s32), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_s32) },
-    { .name = "s64", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, s64), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_s64) },
-    { .name = "flag", .kind = PCD_K_BOOL, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, flag), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_flag) },
-    { .name = "color", .kind = PCD_K_S32, .flags = PCD_F_OPTIONAL | PCD_F_ENUM_OPEN, .offset = offsetof(pcd_fx_pb_scalars_v1_all, color), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_color), .enumt = &pcd_fx_pb_scalars_v1_all_color_enum },
-    { .name = "f32", .kind = PCD_K_U32, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, f32), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_f32) },
-    { .name = "f64", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, f64), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_f64) },
-    { .name = "sf32", .kind = PCD_K_S32, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, sf32), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_sf32) },
-    { .name = "sf64", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, sf64), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_sf64) },
-    { .name = "fl", .kind = PCD_K_F32, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, fl), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_fl) },
-    { .name = "db", .kind = PCD_K_F64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, db), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_db) },
-    { .name = "many", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_fx_pb_scalars_v1_all, many), .aux = offsetof(pcd_fx_pb_scalars_v1_all, n_many), .doc = "Packed (canonical)." },
-    { .name = "flags", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_BOOL, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_fx_pb_scalars_v1_all, flags), .aux = offsetof(pcd_fx_pb_scalars_v1_all, n_flags), .doc = "One per occurrence (canonical)." },
-    { .name = "fixed", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U32, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_fx_pb_scalars_v1_all, fixed), .aux = offsetof(pcd_fx_pb_scalars_v1_all, n_fixed) },
-    { .name = "big", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, big), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_big), .doc = "A two-byte key." },
+    { .name = "i32", .kind = PCD_K_S32, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, i32), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_i32), .number = 1 },
+    { .name = "i64", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, i64), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_i64), .number = 2 },
+    { .name = "u32", .kind = PCD_K_U32, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, u32), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_u32), .number = 3 },
+    { .name = "u64", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL | PCD_F_HEX, .offset = offsetof(pcd_fx_pb_scalars_v1_all, u64), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_u64), .number = 4 },
+    { .name = "s32", .kind = PCD_K_S32, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, s32), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_s32), .number = 5 },
+    { .name = "s64", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, s64), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_s64), .number = 6 },
+    { .name = "flag", .kind = PCD_K_BOOL, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, flag), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_flag), .number = 7 },
+    { .name = "color", .kind = PCD_K_S32, .flags = PCD_F_OPTIONAL | PCD_F_ENUM_OPEN, .offset = offsetof(pcd_fx_pb_scalars_v1_all, color), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_color), .enumt = &pcd_fx_pb_scalars_v1_all_color_enum, .number = 8 },
+    { .name = "f32", .kind = PCD_K_U32, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, f32), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_f32), .number = 9 },
+    { .name = "f64", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, f64), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_f64), .number = 10 },
+    { .name = "sf32", .kind = PCD_K_S32, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, sf32), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_sf32), .number = 11 },
+    { .name = "sf64", .kind = PCD_K_S64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, sf64), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_sf64), .number = 12 },
+    { .name = "fl", .kind = PCD_K_F32, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, fl), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_fl), .number = 13 },
+    { .name = "db", .kind = PCD_K_F64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, db), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_db), .number = 14 },
+    { .name = "many", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_fx_pb_scalars_v1_all, many), .aux = offsetof(pcd_fx_pb_scalars_v1_all, n_many), .doc = "Packed (canonical).", .number = 15 },
+    { .name = "flags", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_BOOL, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_fx_pb_scalars_v1_all, flags), .aux = offsetof(pcd_fx_pb_scalars_v1_all, n_flags), .doc = "One per occurrence (canonical).", .number = 16 },
+    { .name = "fixed", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U32, .flags = PCD_F_OMIT_EMPTY, .offset = offsetof(pcd_fx_pb_scalars_v1_all, fixed), .aux = offsetof(pcd_fx_pb_scalars_v1_all, n_fixed), .number = 17 },
+    { .name = "big", .kind = PCD_K_U64, .flags = PCD_F_OPTIONAL, .offset = offsetof(pcd_fx_pb_scalars_v1_all, big), .present = offsetof(pcd_fx_pb_scalars_v1_all, has_big), .doc = "A two-byte key.", .number = 2000 },
     { .name = "_unknown", .kind = PCD_K_PB_OTHER, .offset = offsetof(pcd_fx_pb_scalars_v1_all, unknown_), .aux = offsetof(pcd_fx_pb_scalars_v1_all, n_unknown_) },
 };
 const pcd_type pcd_fx_pb_scalars_v1_all_type = {
@@ -2085,24 +2085,24 @@ static const pcd_enum_item pcd_fx_pb_scalars_v1_all_field_color_enum_items[] = {
 };
 static const pcd_enum pcd_fx_pb_scalars_v1_all_field_color_enum = { .name = "color", .items = pcd_fx_pb_scalars_v1_all_field_color_enum_items, .n_items = 3 };
 static const pcd_field pcd_fx_pb_scalars_v1_all_field_fields[] = {
-    { .name = "i32", .kind = PCD_K_S32, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.i32) },
-    { .name = "i64", .kind = PCD_K_S64, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.i64) },
-    { .name = "u32", .kind = PCD_K_U32, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.u32) },
-    { .name = "u64", .kind = PCD_K_U64, .flags = PCD_F_HEX, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.u64) },
-    { .name = "s32", .kind = PCD_K_S32, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.s32) },
-    { .name = "s64", .kind = PCD_K_S64, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.s64) },
-    { .name = "flag", .kind = PCD_K_BOOL, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.flag) },
-    { .name = "color", .kind = PCD_K_S32, .flags = PCD_F_ENUM_OPEN, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.color), .enumt = &pcd_fx_pb_scalars_v1_all_field_color_enum },
-    { .name = "f32", .kind = PCD_K_U32, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.f32) },
-    { .name = "f64", .kind = PCD_K_U64, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.f64) },
-    { .name = "sf32", .kind = PCD_K_S32, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.sf32) },
-    { .name = "sf64", .kind = PCD_K_S64, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.sf64) },
-    { .name = "fl", .kind = PCD_K_F32, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.fl) },
-    { .name = "db", .kind = PCD_K_F64, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.db) },
-    { .name = "many", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.many.items), .aux = offsetof(pcd_fx_pb_scalars_v1_all_field, u.many.n_items), .doc = "Packed (canonical)." },
-    { .name = "flags", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_BOOL, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.flags.items), .aux = offsetof(pcd_fx_pb_scalars_v1_all_field, u.flags.n_items), .doc = "One per occurrence (canonical)." },
-    { .name = "fixed", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U32, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.fixed.items), .aux = offsetof(pcd_fx_pb_scalars_v1_all_field, u.fixed.n_items) },
-    { .name = "big", .kind = PCD_K_U64, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.big), .doc = "A two-byte key." },
+    { .name = "i32", .kind = PCD_K_S32, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.i32), .number = 1 },
+    { .name = "i64", .kind = PCD_K_S64, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.i64), .number = 2 },
+    { .name = "u32", .kind = PCD_K_U32, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.u32), .number = 3 },
+    { .name = "u64", .kind = PCD_K_U64, .flags = PCD_F_HEX, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.u64), .number = 4 },
+    { .name = "s32", .kind = PCD_K_S32, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.s32), .number = 5 },
+    { .name = "s64", .kind = PCD_K_S64, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.s64), .number = 6 },
+    { .name = "flag", .kind = PCD_K_BOOL, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.flag), .number = 7 },
+    { .name = "color", .kind = PCD_K_S32, .flags = PCD_F_ENUM_OPEN, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.color), .enumt = &pcd_fx_pb_scalars_v1_all_field_color_enum, .number = 8 },
+    { .name = "f32", .kind = PCD_K_U32, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.f32), .number = 9 },
+    { .name = "f64", .kind = PCD_K_U64, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.f64), .number = 10 },
+    { .name = "sf32", .kind = PCD_K_S32, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.sf32), .number = 11 },
+    { .name = "sf64", .kind = PCD_K_S64, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.sf64), .number = 12 },
+    { .name = "fl", .kind = PCD_K_F32, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.fl), .number = 13 },
+    { .name = "db", .kind = PCD_K_F64, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.db), .number = 14 },
+    { .name = "many", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_S64, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.many.items), .aux = offsetof(pcd_fx_pb_scalars_v1_all_field, u.many.n_items), .doc = "Packed (canonical).", .number = 15 },
+    { .name = "flags", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_BOOL, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.flags.items), .aux = offsetof(pcd_fx_pb_scalars_v1_all_field, u.flags.n_items), .doc = "One per occurrence (canonical).", .number = 16 },
+    { .name = "fixed", .kind = PCD_K_ARRAY, .elem_kind = PCD_K_U32, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.fixed.items), .aux = offsetof(pcd_fx_pb_scalars_v1_all_field, u.fixed.n_items), .number = 17 },
+    { .name = "big", .kind = PCD_K_U64, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.big), .doc = "A two-byte key.", .number = 2000 },
     { .name = "_unknown", .kind = PCD_K_PB_FIELD, .offset = offsetof(pcd_fx_pb_scalars_v1_all_field, u.unknown_) },
 };
 const pcd_type pcd_fx_pb_scalars_v1_all_field_type = {
@@ -2147,6 +2147,7 @@ static const pcd_region_desc *const pcd_fx_pb_scalars_v1_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_pb_scalars_v1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_pb_scalars_v1_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_fx_pb_scalars_v1_file_explain(c, out); }
 
 const pcd_format pcd_fx_pb_scalars_v1_format = {
     .name = "fx_pb_scalars",
@@ -2163,4 +2164,5 @@ const pcd_format pcd_fx_pb_scalars_v1_format = {
     .detect_min = 0,
     .version_num = 1,
     .flags = PCD_FMT_STREAMABLE | PCD_FMT_NO_MAGIC,
+    .root_explain = root_exp,
 };

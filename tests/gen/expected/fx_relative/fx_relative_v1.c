@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_relative_v1.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_relative_v1.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- span -------- */
@@ -16,7 +16,7 @@ static const pcd_run_field k_span_run1[] = {
     { .name = "length", .wire = 4, .type = "u32le" },
 };
 /* span */
-static inline pcd_status pcd_fx_relative_v1_span_decode_(pcd_cursor *c, pcd_fx_relative_v1_span *out)
+PCD_INLINE pcd_status pcd_fx_relative_v1_span_decode_(pcd_cursor *c, pcd_fx_relative_v1_span *out)
 {
     int32_t v_line = 0;
     int32_t v_end_delta = 0;
@@ -49,7 +49,7 @@ pcd_status pcd_fx_relative_v1_span_decode(pcd_cursor *c, pcd_fx_relative_v1_span
 /* span
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_relative_v1_span_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_relative_v1_span_validate_(pcd_cursor *c)
 {
     PCD_UNUSED int32_t v_line = 0;
     PCD_UNUSED int32_t v_end_delta = 0;
@@ -154,6 +154,7 @@ uint64_t pcd_fx_relative_v1_file_size(pcd_ctx *x, const pcd_fx_relative_v1_file 
 
 static pcd_status pcd_fx_relative_v1_region_spans_dec(pcd_cursor *c, void *out) { return pcd_fx_relative_v1_span_decode_(c, out); }
 static pcd_status pcd_fx_relative_v1_region_spans_enc(pcd_sink *s, const void *in) { return pcd_fx_relative_v1_span_encode(s, in); }
+static pcd_status pcd_fx_relative_v1_region_spans_exp(pcd_cursor *c, void *out) { return pcd_fx_relative_v1_span_explain(c, out); }
 static pcd_status pcd_fx_relative_v1_region_spans_val(pcd_cursor *c) { return pcd_fx_relative_v1_span_validate_(c); }
 /* Validates spans records back to back (the validation fast path). */
 static uint64_t pcd_fx_relative_v1_region_spans_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -210,6 +211,7 @@ const pcd_region_desc pcd_fx_relative_v1_region_spans = {
     .zstd_level = 3,
     .record_min = 14,  /* the smallest record's bytes */
     .decode_run = pcd_fx_relative_v1_region_spans_drun,
+    .explain = pcd_fx_relative_v1_region_spans_exp,
 };
 
 /* -------- descriptors -------- */
@@ -255,6 +257,7 @@ static const pcd_region_desc *const pcd_fx_relative_v1_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_relative_v1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_relative_v1_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_fx_relative_v1_file_explain(c, out); }
 
 const pcd_format pcd_fx_relative_v1_format = {
     .name = "fx_relative",
@@ -271,4 +274,5 @@ const pcd_format pcd_fx_relative_v1_format = {
     .detect_min = 0,
     .version_num = 1,
     .flags = PCD_FMT_STREAMABLE,
+    .root_explain = root_exp,
 };

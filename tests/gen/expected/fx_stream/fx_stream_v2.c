@@ -5,14 +5,14 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_stream_v2.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_stream_v2.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- event -------- */
 
 /* event */
-static inline pcd_status pcd_fx_stream_v2_event_decode_(pcd_cursor *c, pcd_fx_stream_v2_event *out)
+PCD_INLINE pcd_status pcd_fx_stream_v2_event_decode_(pcd_cursor *c, pcd_fx_stream_v2_event *out)
 {
     uint8_t v_type = 0;
     uint64_t v_time = 0;
@@ -54,7 +54,7 @@ pcd_status pcd_fx_stream_v2_event_decode(pcd_cursor *c, pcd_fx_stream_v2_event *
 /* event
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_stream_v2_event_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_stream_v2_event_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint8_t v_type = 0;
     /* type */
@@ -336,6 +336,7 @@ uint64_t pcd_fx_stream_v2_file_size(pcd_ctx *x, const pcd_fx_stream_v2_file *in)
 
 static pcd_status pcd_fx_stream_v2_region_events_dec(pcd_cursor *c, void *out) { return pcd_fx_stream_v2_event_decode_(c, out); }
 static pcd_status pcd_fx_stream_v2_region_events_enc(pcd_sink *s, const void *in) { return pcd_fx_stream_v2_event_encode(s, in); }
+static pcd_status pcd_fx_stream_v2_region_events_exp(pcd_cursor *c, void *out) { return pcd_fx_stream_v2_event_explain(c, out); }
 static pcd_status pcd_fx_stream_v2_region_events_val(pcd_cursor *c) { return pcd_fx_stream_v2_event_validate_(c); }
 /* Validates events records back to back (the validation fast path). */
 static uint64_t pcd_fx_stream_v2_region_events_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -423,10 +424,12 @@ const pcd_region_desc pcd_fx_stream_v2_region_events = {
     .zstd_level = 3,
     .record_min = 2,  /* the smallest record's bytes */
     .decode_run = pcd_fx_stream_v2_region_events_drun,
+    .explain = pcd_fx_stream_v2_region_events_exp,
 };
 
 static pcd_status pcd_fx_stream_v2_region_buffers_dec(pcd_cursor *c, void *out) { return pcd_fx_stream_v2_buffer_decode_(c, out); }
 static pcd_status pcd_fx_stream_v2_region_buffers_enc(pcd_sink *s, const void *in) { return pcd_fx_stream_v2_buffer_encode(s, in); }
+static pcd_status pcd_fx_stream_v2_region_buffers_exp(pcd_cursor *c, void *out) { return pcd_fx_stream_v2_buffer_explain(c, out); }
 const pcd_region_desc pcd_fx_stream_v2_region_buffers = {
     .name = "buffers",
     .record = &pcd_fx_stream_v2_buffer_type,
@@ -440,6 +443,7 @@ const pcd_region_desc pcd_fx_stream_v2_region_buffers = {
     .size_min = 24,
     .zstd_level = 3,
     .record_min = 24,  /* the smallest record's bytes */
+    .explain = pcd_fx_stream_v2_region_buffers_exp,
 };
 
 /* -------- descriptors -------- */
@@ -510,6 +514,7 @@ static const pcd_region_desc *const pcd_fx_stream_v2_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_stream_v2_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_stream_v2_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_fx_stream_v2_file_explain(c, out); }
 
 const pcd_format pcd_fx_stream_v2_format = {
     .name = "fx_stream",
@@ -526,4 +531,5 @@ const pcd_format pcd_fx_stream_v2_format = {
     .detect_min = 3,
     .version_num = 2,
     .flags = PCD_FMT_STREAMABLE,
+    .root_explain = root_exp,
 };

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_stream_v2.h was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_stream_v2.h was generated for runtime ABI 3; run make regen"
 #endif
 
 /* Stream state of the events region, reset at its start. */
@@ -64,16 +64,19 @@ pcd_status pcd_fx_stream_v2_event_decode(pcd_cursor *c, pcd_fx_stream_v2_event *
 pcd_status pcd_fx_stream_v2_event_validate(pcd_cursor *c);
 pcd_status pcd_fx_stream_v2_event_encode(pcd_sink *s, const pcd_fx_stream_v2_event *in);
 uint64_t pcd_fx_stream_v2_event_size(pcd_ctx *x, const pcd_fx_stream_v2_event *in);
+pcd_status pcd_fx_stream_v2_event_explain(pcd_cursor *c, pcd_fx_stream_v2_event *out); /* fx_stream_v2_explain.c */
 
 pcd_status pcd_fx_stream_v2_buffer_decode(pcd_cursor *c, pcd_fx_stream_v2_buffer *out);
 pcd_status pcd_fx_stream_v2_buffer_validate(pcd_cursor *c);
 pcd_status pcd_fx_stream_v2_buffer_encode(pcd_sink *s, const pcd_fx_stream_v2_buffer *in);
 uint64_t pcd_fx_stream_v2_buffer_size(pcd_ctx *x, const pcd_fx_stream_v2_buffer *in);
+pcd_status pcd_fx_stream_v2_buffer_explain(pcd_cursor *c, pcd_fx_stream_v2_buffer *out); /* fx_stream_v2_explain.c */
 
 pcd_status pcd_fx_stream_v2_file_decode(pcd_cursor *c, pcd_fx_stream_v2_file *out);
 pcd_status pcd_fx_stream_v2_file_validate(pcd_cursor *c);
 pcd_status pcd_fx_stream_v2_file_encode(pcd_sink *s, const pcd_fx_stream_v2_file *in);
 uint64_t pcd_fx_stream_v2_file_size(pcd_ctx *x, const pcd_fx_stream_v2_file *in);
+pcd_status pcd_fx_stream_v2_file_explain(pcd_cursor *c, pcd_fx_stream_v2_file *out); /* fx_stream_v2_explain.c */
 
 /* ---- descriptors ---- */
 

@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_strings_v1.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_strings_v1.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- rec -------- */
@@ -17,7 +17,7 @@ static const pcd_run_field k_rec_run1[] = {
     { .name = "text_size", .wire = 2, .type = "u16be" },
 };
 /* rec */
-static inline pcd_status pcd_fx_strings_v1_rec_decode_(pcd_cursor *c, pcd_fx_strings_v1_rec *out)
+PCD_INLINE pcd_status pcd_fx_strings_v1_rec_decode_(pcd_cursor *c, pcd_fx_strings_v1_rec *out)
 {
     pcd_bytes v_c = { NULL, 0 };
     pcd_bytes v_p16 = { NULL, 0 };
@@ -115,7 +115,7 @@ pcd_status pcd_fx_strings_v1_rec_decode(pcd_cursor *c, pcd_fx_strings_v1_rec *ou
 /* rec
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_strings_v1_rec_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_strings_v1_rec_validate_(pcd_cursor *c)
 {
     PCD_UNUSED pcd_bytes v_c = { NULL, 0 };
     PCD_UNUSED pcd_bytes v_p16 = { NULL, 0 };
@@ -360,6 +360,7 @@ uint64_t pcd_fx_strings_v1_file_size(pcd_ctx *x, const pcd_fx_strings_v1_file *i
 
 static pcd_status pcd_fx_strings_v1_region_recs_dec(pcd_cursor *c, void *out) { return pcd_fx_strings_v1_rec_decode_(c, out); }
 static pcd_status pcd_fx_strings_v1_region_recs_enc(pcd_sink *s, const void *in) { return pcd_fx_strings_v1_rec_encode(s, in); }
+static pcd_status pcd_fx_strings_v1_region_recs_exp(pcd_cursor *c, void *out) { return pcd_fx_strings_v1_rec_explain(c, out); }
 static pcd_status pcd_fx_strings_v1_region_recs_val(pcd_cursor *c) { return pcd_fx_strings_v1_rec_validate_(c); }
 /* Validates recs records back to back (the validation fast path). */
 static uint64_t pcd_fx_strings_v1_region_recs_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -416,6 +417,7 @@ const pcd_region_desc pcd_fx_strings_v1_region_recs = {
     .zstd_level = 3,
     .record_min = 25,  /* the smallest record's bytes */
     .decode_run = pcd_fx_strings_v1_region_recs_drun,
+    .explain = pcd_fx_strings_v1_region_recs_exp,
 };
 
 /* -------- descriptors -------- */
@@ -471,6 +473,7 @@ static const pcd_region_desc *const pcd_fx_strings_v1_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_strings_v1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_strings_v1_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_fx_strings_v1_file_explain(c, out); }
 
 const pcd_format pcd_fx_strings_v1_format = {
     .name = "fx_strings",
@@ -487,4 +490,5 @@ const pcd_format pcd_fx_strings_v1_format = {
     .detect_min = 3,
     .version_num = 1,
     .flags = PCD_FMT_STREAMABLE | PCD_FMT_PADDED_NAMES,
+    .root_explain = root_exp,
 };

@@ -5,14 +5,14 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_tables_v1.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_tables_v1.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- value -------- */
 
 /* value */
-static inline pcd_status pcd_fx_tables_v1_value_decode_(pcd_cursor *c, pcd_fx_tables_v1_value *out)
+PCD_INLINE pcd_status pcd_fx_tables_v1_value_decode_(pcd_cursor *c, pcd_fx_tables_v1_value *out)
 {
     int64_t v_v = 0;
     /* v */
@@ -29,7 +29,7 @@ pcd_status pcd_fx_tables_v1_value_decode(pcd_cursor *c, pcd_fx_tables_v1_value *
 /* value
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_tables_v1_value_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_tables_v1_value_validate_(pcd_cursor *c)
 {
     PCD_UNUSED int64_t v_v = 0;
     /* v */
@@ -63,7 +63,7 @@ uint64_t pcd_fx_tables_v1_value_size(pcd_ctx *x, const pcd_fx_tables_v1_value *i
 /* -------- name -------- */
 
 /* name */
-static inline pcd_status pcd_fx_tables_v1_name_decode_(pcd_cursor *c, pcd_fx_tables_v1_name *out)
+PCD_INLINE pcd_status pcd_fx_tables_v1_name_decode_(pcd_cursor *c, pcd_fx_tables_v1_name *out)
 {
     pcd_bytes v_s = { NULL, 0 };
     uint64_t len_s = 0;
@@ -82,7 +82,7 @@ pcd_status pcd_fx_tables_v1_name_decode(pcd_cursor *c, pcd_fx_tables_v1_name *ou
 /* name
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_tables_v1_name_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_tables_v1_name_validate_(pcd_cursor *c)
 {
     PCD_UNUSED pcd_bytes v_s = { NULL, 0 };
     PCD_UNUSED uint64_t len_s = 0;
@@ -402,6 +402,7 @@ static pcd_status pcd_fx_tables_v1_file_segments(pcd_sink *s, const void *in, ui
 
 static pcd_status pcd_fx_tables_v1_region_values_dec(pcd_cursor *c, void *out) { return pcd_fx_tables_v1_value_decode_(c, out); }
 static pcd_status pcd_fx_tables_v1_region_values_enc(pcd_sink *s, const void *in) { return pcd_fx_tables_v1_value_encode(s, in); }
+static pcd_status pcd_fx_tables_v1_region_values_exp(pcd_cursor *c, void *out) { return pcd_fx_tables_v1_value_explain(c, out); }
 static pcd_status pcd_fx_tables_v1_region_values_val(pcd_cursor *c) { return pcd_fx_tables_v1_value_validate_(c); }
 /* Validates values records back to back (the validation fast path). */
 static uint64_t pcd_fx_tables_v1_region_values_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -479,10 +480,12 @@ const pcd_region_desc pcd_fx_tables_v1_region_values = {
     .zstd_level = 3,
     .record_min = 1,  /* the smallest record's bytes */
     .decode_run = pcd_fx_tables_v1_region_values_drun,
+    .explain = pcd_fx_tables_v1_region_values_exp,
 };
 
 static pcd_status pcd_fx_tables_v1_region_names_dec(pcd_cursor *c, void *out) { return pcd_fx_tables_v1_name_decode_(c, out); }
 static pcd_status pcd_fx_tables_v1_region_names_enc(pcd_sink *s, const void *in) { return pcd_fx_tables_v1_name_encode(s, in); }
+static pcd_status pcd_fx_tables_v1_region_names_exp(pcd_cursor *c, void *out) { return pcd_fx_tables_v1_name_explain(c, out); }
 static pcd_status pcd_fx_tables_v1_region_names_val(pcd_cursor *c) { return pcd_fx_tables_v1_name_validate_(c); }
 /* Validates names records back to back (the validation fast path). */
 static uint64_t pcd_fx_tables_v1_region_names_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -552,6 +555,7 @@ const pcd_region_desc pcd_fx_tables_v1_region_names = {
     .zstd_level = 3,
     .record_min = 1,  /* the smallest record's bytes */
     .decode_run = pcd_fx_tables_v1_region_names_drun,
+    .explain = pcd_fx_tables_v1_region_names_exp,
 };
 
 /* -------- descriptors -------- */
@@ -625,6 +629,7 @@ static const pcd_region_desc *const pcd_fx_tables_v1_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_tables_v1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_tables_v1_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_fx_tables_v1_file_explain(c, out); }
 
 const pcd_format pcd_fx_tables_v1_format = {
     .name = "fx_tables",
@@ -642,4 +647,5 @@ const pcd_format pcd_fx_tables_v1_format = {
     .detect_min = 4,
     .version_num = 1,
     .flags = PCD_FMT_NATIVE_ORDER,
+    .root_explain = root_exp,
 };

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_tables_v1.h was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_tables_v1.h was generated for runtime ABI 3; run make regen"
 #endif
 
 typedef struct pcd_fx_tables_v1_value pcd_fx_tables_v1_value;
@@ -59,16 +59,19 @@ pcd_status pcd_fx_tables_v1_value_decode(pcd_cursor *c, pcd_fx_tables_v1_value *
 pcd_status pcd_fx_tables_v1_value_validate(pcd_cursor *c);
 pcd_status pcd_fx_tables_v1_value_encode(pcd_sink *s, const pcd_fx_tables_v1_value *in);
 uint64_t pcd_fx_tables_v1_value_size(pcd_ctx *x, const pcd_fx_tables_v1_value *in);
+pcd_status pcd_fx_tables_v1_value_explain(pcd_cursor *c, pcd_fx_tables_v1_value *out); /* fx_tables_v1_explain.c */
 
 pcd_status pcd_fx_tables_v1_name_decode(pcd_cursor *c, pcd_fx_tables_v1_name *out);
 pcd_status pcd_fx_tables_v1_name_validate(pcd_cursor *c);
 pcd_status pcd_fx_tables_v1_name_encode(pcd_sink *s, const pcd_fx_tables_v1_name *in);
 uint64_t pcd_fx_tables_v1_name_size(pcd_ctx *x, const pcd_fx_tables_v1_name *in);
+pcd_status pcd_fx_tables_v1_name_explain(pcd_cursor *c, pcd_fx_tables_v1_name *out); /* fx_tables_v1_explain.c */
 
 pcd_status pcd_fx_tables_v1_file_decode(pcd_cursor *c, pcd_fx_tables_v1_file *out);
 pcd_status pcd_fx_tables_v1_file_validate(pcd_cursor *c);
 pcd_status pcd_fx_tables_v1_file_encode(pcd_sink *s, const pcd_fx_tables_v1_file *in);
 uint64_t pcd_fx_tables_v1_file_size(pcd_ctx *x, const pcd_fx_tables_v1_file *in);
+pcd_status pcd_fx_tables_v1_file_explain(pcd_cursor *c, pcd_fx_tables_v1_file *out); /* fx_tables_v1_explain.c */
 
 /* ---- descriptors ---- */
 

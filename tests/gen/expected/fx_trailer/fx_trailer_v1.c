@@ -5,14 +5,14 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_trailer_v1.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_trailer_v1.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- item -------- */
 
 /* item */
-static inline pcd_status pcd_fx_trailer_v1_item_decode_(pcd_cursor *c, pcd_fx_trailer_v1_item *out)
+PCD_INLINE pcd_status pcd_fx_trailer_v1_item_decode_(pcd_cursor *c, pcd_fx_trailer_v1_item *out)
 {
     uint64_t v_v = 0;
     uint64_t v_w = 0;
@@ -33,7 +33,7 @@ pcd_status pcd_fx_trailer_v1_item_decode(pcd_cursor *c, pcd_fx_trailer_v1_item *
 /* item
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_trailer_v1_item_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_trailer_v1_item_validate_(pcd_cursor *c)
 {
     /* v */
     PCD_TRY(pcd_skip_uleb128(c, "v"));
@@ -72,7 +72,7 @@ uint64_t pcd_fx_trailer_v1_item_size(pcd_ctx *x, const pcd_fx_trailer_v1_item *i
 /* -------- extra -------- */
 
 /* extra */
-static inline pcd_status pcd_fx_trailer_v1_extra_decode_(pcd_cursor *c, pcd_fx_trailer_v1_extra *out)
+PCD_INLINE pcd_status pcd_fx_trailer_v1_extra_decode_(pcd_cursor *c, pcd_fx_trailer_v1_extra *out)
 {
     uint16_t v_a = 0;
     uint16_t v_b = 0;
@@ -110,7 +110,7 @@ pcd_status pcd_fx_trailer_v1_extra_decode(pcd_cursor *c, pcd_fx_trailer_v1_extra
 /* extra
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_trailer_v1_extra_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_trailer_v1_extra_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint16_t v_a = 0;
     PCD_UNUSED uint16_t v_b = 0;
@@ -447,6 +447,7 @@ static pcd_status pcd_fx_trailer_v1_file_segments(pcd_sink *s, const void *in, u
 
 static pcd_status pcd_fx_trailer_v1_region_items_dec(pcd_cursor *c, void *out) { return pcd_fx_trailer_v1_item_decode_(c, out); }
 static pcd_status pcd_fx_trailer_v1_region_items_enc(pcd_sink *s, const void *in) { return pcd_fx_trailer_v1_item_encode(s, in); }
+static pcd_status pcd_fx_trailer_v1_region_items_exp(pcd_cursor *c, void *out) { return pcd_fx_trailer_v1_item_explain(c, out); }
 static pcd_status pcd_fx_trailer_v1_region_items_val(pcd_cursor *c) { return pcd_fx_trailer_v1_item_validate_(c); }
 /* Validates items records back to back (the validation fast path). */
 static uint64_t pcd_fx_trailer_v1_region_items_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -518,10 +519,12 @@ const pcd_region_desc pcd_fx_trailer_v1_region_items = {
     .zstd_level = 3,
     .record_min = 2,  /* the smallest record's bytes */
     .decode_run = pcd_fx_trailer_v1_region_items_drun,
+    .explain = pcd_fx_trailer_v1_region_items_exp,
 };
 
 static pcd_status pcd_fx_trailer_v1_region_extra_dec(pcd_cursor *c, void *out) { return pcd_fx_trailer_v1_extra_decode_(c, out); }
 static pcd_status pcd_fx_trailer_v1_region_extra_enc(pcd_sink *s, const void *in) { return pcd_fx_trailer_v1_extra_encode(s, in); }
+static pcd_status pcd_fx_trailer_v1_region_extra_exp(pcd_cursor *c, void *out) { return pcd_fx_trailer_v1_extra_explain(c, out); }
 static pcd_status pcd_fx_trailer_v1_region_extra_val(pcd_cursor *c) { return pcd_fx_trailer_v1_extra_validate_(c); }
 /* Validates extra records back to back (the validation fast path). */
 static uint64_t pcd_fx_trailer_v1_region_extra_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -578,6 +581,7 @@ const pcd_region_desc pcd_fx_trailer_v1_region_extra = {
     .zstd_level = 3,
     .record_min = 2,  /* the smallest record's bytes */
     .decode_run = pcd_fx_trailer_v1_region_extra_drun,
+    .explain = pcd_fx_trailer_v1_region_extra_exp,
 };
 
 /* -------- descriptors -------- */
@@ -653,6 +657,7 @@ static const pcd_region_desc *const pcd_fx_trailer_v1_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_trailer_v1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_trailer_v1_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_fx_trailer_v1_file_explain(c, out); }
 
 const pcd_format pcd_fx_trailer_v1_format = {
     .name = "fx_trailer",
@@ -670,4 +675,5 @@ const pcd_format pcd_fx_trailer_v1_format = {
     .detect_min = 4,
     .version_num = 1,
     .flags = PCD_FMT_NATIVE_ORDER,
+    .root_explain = root_exp,
 };

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_trailer_v1.h was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_trailer_v1.h was generated for runtime ABI 3; run make regen"
 #endif
 
 typedef struct pcd_fx_trailer_v1_item pcd_fx_trailer_v1_item;
@@ -63,16 +63,19 @@ pcd_status pcd_fx_trailer_v1_item_decode(pcd_cursor *c, pcd_fx_trailer_v1_item *
 pcd_status pcd_fx_trailer_v1_item_validate(pcd_cursor *c);
 pcd_status pcd_fx_trailer_v1_item_encode(pcd_sink *s, const pcd_fx_trailer_v1_item *in);
 uint64_t pcd_fx_trailer_v1_item_size(pcd_ctx *x, const pcd_fx_trailer_v1_item *in);
+pcd_status pcd_fx_trailer_v1_item_explain(pcd_cursor *c, pcd_fx_trailer_v1_item *out); /* fx_trailer_v1_explain.c */
 
 pcd_status pcd_fx_trailer_v1_extra_decode(pcd_cursor *c, pcd_fx_trailer_v1_extra *out);
 pcd_status pcd_fx_trailer_v1_extra_validate(pcd_cursor *c);
 pcd_status pcd_fx_trailer_v1_extra_encode(pcd_sink *s, const pcd_fx_trailer_v1_extra *in);
 uint64_t pcd_fx_trailer_v1_extra_size(pcd_ctx *x, const pcd_fx_trailer_v1_extra *in);
+pcd_status pcd_fx_trailer_v1_extra_explain(pcd_cursor *c, pcd_fx_trailer_v1_extra *out); /* fx_trailer_v1_explain.c */
 
 pcd_status pcd_fx_trailer_v1_file_decode(pcd_cursor *c, pcd_fx_trailer_v1_file *out);
 pcd_status pcd_fx_trailer_v1_file_validate(pcd_cursor *c);
 pcd_status pcd_fx_trailer_v1_file_encode(pcd_sink *s, const pcd_fx_trailer_v1_file *in);
 uint64_t pcd_fx_trailer_v1_file_size(pcd_ctx *x, const pcd_fx_trailer_v1_file *in);
+pcd_status pcd_fx_trailer_v1_file_explain(pcd_cursor *c, pcd_fx_trailer_v1_file *out); /* fx_trailer_v1_explain.c */
 
 /* ---- descriptors ---- */
 

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_unions_v1.h was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_unions_v1.h was generated for runtime ABI 3; run make regen"
 #endif
 
 typedef struct pcd_fx_unions_v1_rec_a_body_alloc pcd_fx_unions_v1_rec_a_body_alloc;
@@ -141,21 +141,25 @@ pcd_status pcd_fx_unions_v1_rec_a_decode(pcd_cursor *c, pcd_fx_unions_v1_rec_a *
 pcd_status pcd_fx_unions_v1_rec_a_validate(pcd_cursor *c);
 pcd_status pcd_fx_unions_v1_rec_a_encode(pcd_sink *s, const pcd_fx_unions_v1_rec_a *in);
 uint64_t pcd_fx_unions_v1_rec_a_size(pcd_ctx *x, const pcd_fx_unions_v1_rec_a *in);
+pcd_status pcd_fx_unions_v1_rec_a_explain(pcd_cursor *c, pcd_fx_unions_v1_rec_a *out); /* fx_unions_v1_explain.c */
 
 pcd_status pcd_fx_unions_v1_rec_b_decode(pcd_cursor *c, pcd_fx_unions_v1_rec_b *out);
 pcd_status pcd_fx_unions_v1_rec_b_validate(pcd_cursor *c);
 pcd_status pcd_fx_unions_v1_rec_b_encode(pcd_sink *s, const pcd_fx_unions_v1_rec_b *in);
 uint64_t pcd_fx_unions_v1_rec_b_size(pcd_ctx *x, const pcd_fx_unions_v1_rec_b *in);
+pcd_status pcd_fx_unions_v1_rec_b_explain(pcd_cursor *c, pcd_fx_unions_v1_rec_b *out); /* fx_unions_v1_explain.c */
 
 pcd_status pcd_fx_unions_v1_rec_decode(pcd_cursor *c, pcd_fx_unions_v1_rec *out);
 pcd_status pcd_fx_unions_v1_rec_validate(pcd_cursor *c);
 pcd_status pcd_fx_unions_v1_rec_encode(pcd_sink *s, const pcd_fx_unions_v1_rec *in);
 uint64_t pcd_fx_unions_v1_rec_size(pcd_ctx *x, const pcd_fx_unions_v1_rec *in);
+pcd_status pcd_fx_unions_v1_rec_explain(pcd_cursor *c, pcd_fx_unions_v1_rec *out); /* fx_unions_v1_explain.c */
 
 pcd_status pcd_fx_unions_v1_file_decode(pcd_cursor *c, pcd_fx_unions_v1_file *out);
 pcd_status pcd_fx_unions_v1_file_validate(pcd_cursor *c);
 pcd_status pcd_fx_unions_v1_file_encode(pcd_sink *s, const pcd_fx_unions_v1_file *in);
 uint64_t pcd_fx_unions_v1_file_size(pcd_ctx *x, const pcd_fx_unions_v1_file *in);
+pcd_status pcd_fx_unions_v1_file_explain(pcd_cursor *c, pcd_fx_unions_v1_file *out); /* fx_unions_v1_explain.c */
 
 /* ---- descriptors ---- */
 

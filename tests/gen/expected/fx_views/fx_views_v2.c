@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_views_v2.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_views_v2.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- ev -------- */
@@ -16,7 +16,7 @@ static const pcd_run_field k_ev_run1[] = {
     { .name = "tick.status.flags", .wire = 1, .type = "u8" },
 };
 /* ev */
-static inline pcd_status pcd_fx_views_v2_ev_decode_(pcd_cursor *c, pcd_fx_views_v2_ev *out)
+PCD_INLINE pcd_status pcd_fx_views_v2_ev_decode_(pcd_cursor *c, pcd_fx_views_v2_ev *out)
 {
     uint64_t tag_u = 0;
     memset(out, 0, sizeof *out);
@@ -163,7 +163,7 @@ pcd_status pcd_fx_views_v2_ev_decode(pcd_cursor *c, pcd_fx_views_v2_ev *out)
 /* ev
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_views_v2_ev_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_views_v2_ev_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -466,6 +466,7 @@ uint64_t pcd_fx_views_v2_file_size(pcd_ctx *x, const pcd_fx_views_v2_file *in)
 
 static pcd_status pcd_fx_views_v2_region_evs_dec(pcd_cursor *c, void *out) { return pcd_fx_views_v2_ev_decode_(c, out); }
 static pcd_status pcd_fx_views_v2_region_evs_enc(pcd_sink *s, const void *in) { return pcd_fx_views_v2_ev_encode(s, in); }
+static pcd_status pcd_fx_views_v2_region_evs_exp(pcd_cursor *c, void *out) { return pcd_fx_views_v2_ev_explain(c, out); }
 static pcd_status pcd_fx_views_v2_region_evs_val(pcd_cursor *c) { return pcd_fx_views_v2_ev_validate_(c); }
 /* Validates evs records back to back (the validation fast path). */
 static uint64_t pcd_fx_views_v2_region_evs_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -523,6 +524,7 @@ const pcd_region_desc pcd_fx_views_v2_region_evs = {
     .zstd_level = 3,
     .record_min = 3,  /* the smallest record's bytes */
     .decode_run = pcd_fx_views_v2_region_evs_drun,
+    .explain = pcd_fx_views_v2_region_evs_exp,
 };
 
 /* -------- descriptors -------- */
@@ -677,6 +679,7 @@ static const pcd_region_desc *const pcd_fx_views_v2_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_views_v2_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_views_v2_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_fx_views_v2_file_explain(c, out); }
 
 const pcd_format pcd_fx_views_v2_format = {
     .name = "fx_views",
@@ -693,4 +696,5 @@ const pcd_format pcd_fx_views_v2_format = {
     .detect_min = 0,
     .version_num = 2,
     .flags = PCD_FMT_STREAMABLE,
+    .root_explain = root_exp,
 };

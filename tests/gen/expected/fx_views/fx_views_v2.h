@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_views_v2.h was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_views_v2.h was generated for runtime ABI 3; run make regen"
 #endif
 
 typedef struct pcd_fx_views_v2_ev_tick_status pcd_fx_views_v2_ev_tick_status;
@@ -132,11 +132,13 @@ pcd_status pcd_fx_views_v2_ev_decode(pcd_cursor *c, pcd_fx_views_v2_ev *out);
 pcd_status pcd_fx_views_v2_ev_validate(pcd_cursor *c);
 pcd_status pcd_fx_views_v2_ev_encode(pcd_sink *s, const pcd_fx_views_v2_ev *in);
 uint64_t pcd_fx_views_v2_ev_size(pcd_ctx *x, const pcd_fx_views_v2_ev *in);
+pcd_status pcd_fx_views_v2_ev_explain(pcd_cursor *c, pcd_fx_views_v2_ev *out); /* fx_views_v2_explain.c */
 
 pcd_status pcd_fx_views_v2_file_decode(pcd_cursor *c, pcd_fx_views_v2_file *out);
 pcd_status pcd_fx_views_v2_file_validate(pcd_cursor *c);
 pcd_status pcd_fx_views_v2_file_encode(pcd_sink *s, const pcd_fx_views_v2_file *in);
 uint64_t pcd_fx_views_v2_file_size(pcd_ctx *x, const pcd_fx_views_v2_file *in);
+pcd_status pcd_fx_views_v2_file_explain(pcd_cursor *c, pcd_fx_views_v2_file *out); /* fx_views_v2_explain.c */
 
 /* ---- descriptors ---- */
 

@@ -5,14 +5,14 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_zstd_v1.c was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_zstd_v1.c was generated for runtime ABI 3; run make regen"
 #endif
 
 /* -------- sample -------- */
 
 /* sample */
-static inline pcd_status pcd_fx_zstd_v1_sample_decode_(pcd_cursor *c, pcd_fx_zstd_v1_sample *out)
+PCD_INLINE pcd_status pcd_fx_zstd_v1_sample_decode_(pcd_cursor *c, pcd_fx_zstd_v1_sample *out)
 {
     uint32_t v_tid = 0;
     uint64_t v_value = 0;
@@ -36,7 +36,7 @@ pcd_status pcd_fx_zstd_v1_sample_decode(pcd_cursor *c, pcd_fx_zstd_v1_sample *ou
 /* sample
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_fx_zstd_v1_sample_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_fx_zstd_v1_sample_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint32_t v_tid = 0;
     /* tid */
@@ -196,6 +196,7 @@ uint64_t pcd_fx_zstd_v1_file_size(pcd_ctx *x, const pcd_fx_zstd_v1_file *in)
 
 static pcd_status pcd_fx_zstd_v1_region_samples_dec(pcd_cursor *c, void *out) { return pcd_fx_zstd_v1_sample_decode_(c, out); }
 static pcd_status pcd_fx_zstd_v1_region_samples_enc(pcd_sink *s, const void *in) { return pcd_fx_zstd_v1_sample_encode(s, in); }
+static pcd_status pcd_fx_zstd_v1_region_samples_exp(pcd_cursor *c, void *out) { return pcd_fx_zstd_v1_sample_explain(c, out); }
 static pcd_status pcd_fx_zstd_v1_region_samples_val(pcd_cursor *c) { return pcd_fx_zstd_v1_sample_validate_(c); }
 /* Validates samples records back to back (the validation fast path). */
 static uint64_t pcd_fx_zstd_v1_region_samples_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
@@ -273,6 +274,7 @@ const pcd_region_desc pcd_fx_zstd_v1_region_samples = {
     .zstd_level = 5,
     .record_min = 5,  /* the smallest record's bytes */
     .decode_run = pcd_fx_zstd_v1_region_samples_drun,
+    .explain = pcd_fx_zstd_v1_region_samples_exp,
 };
 
 /* -------- descriptors -------- */
@@ -324,6 +326,7 @@ static const pcd_region_desc *const pcd_fx_zstd_v1_regions[] = {
 
 static pcd_status root_dec(pcd_cursor *c, void *out) { return pcd_fx_zstd_v1_file_decode_(c, out); }
 static pcd_status root_enc(pcd_sink *s, const void *in) { return pcd_fx_zstd_v1_file_encode(s, in); }
+static pcd_status root_exp(pcd_cursor *c, void *out) { return pcd_fx_zstd_v1_file_explain(c, out); }
 
 const pcd_format pcd_fx_zstd_v1_format = {
     .name = "fx_zstd",
@@ -339,4 +342,5 @@ const pcd_format pcd_fx_zstd_v1_format = {
     .detect = pcd_fx_zstd_v1_detect,
     .detect_min = 3,
     .version_num = 1,
+    .root_explain = root_exp,
 };

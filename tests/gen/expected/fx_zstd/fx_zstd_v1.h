@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 2
-#error "fx_zstd_v1.h was generated for runtime ABI 2; run make regen"
+#if PCD_RUNTIME_ABI != 3
+#error "fx_zstd_v1.h was generated for runtime ABI 3; run make regen"
 #endif
 
 typedef struct pcd_fx_zstd_v1_sample pcd_fx_zstd_v1_sample;
@@ -43,11 +43,13 @@ pcd_status pcd_fx_zstd_v1_sample_decode(pcd_cursor *c, pcd_fx_zstd_v1_sample *ou
 pcd_status pcd_fx_zstd_v1_sample_validate(pcd_cursor *c);
 pcd_status pcd_fx_zstd_v1_sample_encode(pcd_sink *s, const pcd_fx_zstd_v1_sample *in);
 uint64_t pcd_fx_zstd_v1_sample_size(pcd_ctx *x, const pcd_fx_zstd_v1_sample *in);
+pcd_status pcd_fx_zstd_v1_sample_explain(pcd_cursor *c, pcd_fx_zstd_v1_sample *out); /* fx_zstd_v1_explain.c */
 
 pcd_status pcd_fx_zstd_v1_file_decode(pcd_cursor *c, pcd_fx_zstd_v1_file *out);
 pcd_status pcd_fx_zstd_v1_file_validate(pcd_cursor *c);
 pcd_status pcd_fx_zstd_v1_file_encode(pcd_sink *s, const pcd_fx_zstd_v1_file *in);
 uint64_t pcd_fx_zstd_v1_file_size(pcd_ctx *x, const pcd_fx_zstd_v1_file *in);
+pcd_status pcd_fx_zstd_v1_file_explain(pcd_cursor *c, pcd_fx_zstd_v1_file *out); /* fx_zstd_v1_explain.c */
 
 /* ---- descriptors ---- */
 
