@@ -13,7 +13,8 @@
 static const char *const kind_names[PCD_MUT_N_KINDS] = {
     "int_near", "int_boundary", "int_evil", "tag", "str_length", "str_copy", "str_nul", "str_utf8",
     "array_insert", "array_delete", "array_dup", "rec_insert", "rec_delete", "rec_dup", "rec_swap",
-    "rec_splice", "ref_real", "ref_stale", "ref_missing", "key_redefine", "inner_bytes", "layer_size",
+    "rec_splice", "ref_real", "ref_stale", "ref_missing", "key_redefine", "inner_bytes", "gzip_drop",
+    "layer_size",
     "layer_truncate", "layer_zstd", "layer_gzip", "layer_trailing",
 };
 
@@ -245,6 +246,7 @@ pcd_status pcd_mut_new(pcd_mut **out, const pcd_mutator *mu, const pcd_mut_opts 
     }
     m->layer = -1;
     m->inner = -1;
+    m->gz_drop = false;
     *out = m;
     return PCD_OK;
 }
@@ -336,6 +338,7 @@ static bool restore(pcd_mut *m)
     m->wn = m->pristine.n;
     m->layer = -1;
     m->inner = -1;
+    m->gz_drop = false;
     m->dlen = 0;
     return true;
 }
@@ -504,6 +507,7 @@ static bool promote(pcd_mut *m, uint64_t h, size_t size)
         pcd_alloc_free(m->al, sp, s->nspans * sizeof *sp);
     }
     s->nspans = ns;
+    if (m->gz_drop) s->gz = false;   /* it went out without its gzip layer */
     pcd_arena t = s->arena;
     s->arena = m->next;
     m->next = t;
@@ -747,7 +751,7 @@ static pcd_status encode(pcd_mut *m, uint8_t *out, size_t cap, size_t *len)
     }
     pcd_status st;
     size_t n;
-    if (m->pristine.gz) {
+    if (m->pristine.gz && !m->gz_drop) {
         if (m->buf2_cap < m->o.max_output * 2) {
             uint8_t *q = pcd_alloc_resize(m->al, m->buf2, m->buf2_cap, m->o.max_output * 2);
             if (!q) return PCD_E_NOMEM;
@@ -789,6 +793,12 @@ static pcd_status encode(pcd_mut *m, uint8_t *out, size_t cap, size_t *len)
         if (st != PCD_OK) return st;
     }
     if (m->inner > 0 && !m->inner_done) mut_note(m, "inner_bytes: no zstd region written");
+    if (m->inner == 0) {
+        /* inner_bytes in a gzip layer that gzip_drop then took off: on the bytes as they are */
+        size_t k = mut_bytes(m, out, *len, lim);
+        mut_note(m, "inner_bytes in what the gzip layer held: %zu -> %zu bytes", *len, k);
+        *len = k;
+    }
     if (m->layer >= 0) mut_layer(m, m->layer, out, lim, len, size_at, size_rec);
     return PCD_OK;
 }
@@ -829,9 +839,18 @@ static pcd_status inner_pick(pcd_mut *m)
     return PCD_OK;
 }
 
+/* gzip_drop: the next encode writes what the gzip layer holds, without the layer */
+static pcd_status gz_drop(pcd_mut *m)
+{
+    if (!m->pristine.gz || m->gz_drop) return PCD_END;
+    m->gz_drop = true;
+    mut_note(m, "gzip_drop: the gzip layer taken off");
+    return PCD_OK;
+}
+
 static pcd_status apply_kind(pcd_mut *m, pcd_mut_kind k)
 {
-    return k == PCD_MUT_INNER_BYTES ? inner_pick(m) : mut_apply(m, k);
+    return k == PCD_MUT_INNER_BYTES ? inner_pick(m) : k == PCD_MUT_GZIP_DROP ? gz_drop(m) : mut_apply(m, k);
 }
 
 pcd_status pcd_mut_apply(pcd_mut *m, pcd_mut_kind k)
@@ -839,7 +858,7 @@ pcd_status pcd_mut_apply(pcd_mut *m, pcd_mut_kind k)
     if (!m->wn) return PCD_E_ARG;
     if ((unsigned)k >= PCD_MUT_N_KINDS) return PCD_E_ARG;
     if (pcd_mut_kind_layer(k)) {
-        if (k == PCD_MUT_LAYER_GZIP && !m->pristine.gz) return PCD_END;
+        if (k == PCD_MUT_LAYER_GZIP && (!m->pristine.gz || m->gz_drop)) return PCD_END;
         m->layer = (int)k;
         return PCD_OK;
     }
@@ -863,7 +882,7 @@ pcd_status pcd_mut_mutate(pcd_mut *m, uint32_t *applied)
     }
     if (m->o.evil && m->o.layer_break > 0 && mut_chance(m, m->o.layer_break)) {
         int k = pick_kind(m, true);
-        if (k == PCD_MUT_LAYER_GZIP && !m->pristine.gz) k = PCD_MUT_LAYER_TRUNCATE;
+        if (k == PCD_MUT_LAYER_GZIP && (!m->pristine.gz || m->gz_drop)) k = PCD_MUT_LAYER_TRUNCATE;
         if (k >= 0) {
             m->layer = k;
             done++;

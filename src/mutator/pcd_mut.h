@@ -61,6 +61,9 @@ typedef enum pcd_mut_kind {
     PCD_MUT_INNER_BYTES,      /* the bytes inside a compressed layer (what the gzip layer holds, or
                                * one zstd region's records) changed byte by byte, then compressed
                                * again: everything outside stays consistent (evil) */
+    PCD_MUT_GZIP_DROP,        /* the gzip layer taken off: what it holds written as it is, a file
+                               * every reader of a gzip'd format also takes; the inputs stay small
+                               * and quick to run (keeps) */
     /* layer-breaking kinds: one layer broken on purpose, after encoding */
     PCD_MUT_LAYER_SIZE,       /* a record's size field off by a little or a lot */
     PCD_MUT_LAYER_TRUNCATE,   /* the file cut short */

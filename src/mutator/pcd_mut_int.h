@@ -97,6 +97,7 @@ struct pcd_mut {
     uint32_t inner_fed;          /* else the inner_fed-th region that gets bytes (0: none) */
     uint32_t fed, fed_last;      /* regions that got bytes in this encode; the last one's ordinal */
     bool inner_done;
+    bool gz_drop;                /* a pending gzip_drop: the encode writes no gzip layer */
     pcd_mut_bytes_fn bytes_fn;
     void *bytes_ud;
     uint8_t *ibytes;             /* inner_bytes' scratch */

@@ -526,6 +526,41 @@ static void test_inner_bytes(void **state)
     assert_int_equal(counting.in_use, taken);
 }
 
+/* gzip_drop on a gzip'd pprof file: exactly what its gzip layer held (the unmutated records are
+ * written byte for byte, test_roundtrip), and refused on a file with no gzip layer. */
+static void test_gzip_drop(void **state)
+{
+    (void)state;
+    const pcd_mutator *mu = pcd_mutator_find("pprof", NULL);
+    assert_non_null(mu);
+    size_t k = 0;
+    while (pcd_mutators[k] != mu) k++;
+    seed list[MAX_SEEDS];
+    size_t n = inputs(mu, k, list, MAX_SEEDS), dropped = 0, plain = 0;
+    size_t taken = counting.in_use;
+    pcd_mut *m = session(mu, true, 3);
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        assert_int_equal(pcd_mut_load(m, list[i].p, list[i].n), PCD_OK);
+        if (!is_gz(list[i].p, list[i].n)) {
+            assert_int_equal(pcd_mut_apply(m, PCD_MUT_GZIP_DROP), PCD_END);
+            plain++;
+            continue;
+        }
+        assert_int_equal(pcd_mut_apply(m, PCD_MUT_GZIP_DROP), PCD_OK);
+        assert_int_equal(pcd_mut_encode(m, out, sizeof out, &len), PCD_OK);
+        size_t a = gunzip(list[i].p, list[i].n, inner_a, sizeof inner_a);
+        assert_false(is_gz(out, len));
+        assert_int_equal(len, a);
+        assert_memory_equal(out, inner_a, a);
+        if (!strstr(pcd_mut_describe(m), "gzip_drop")) fail_msg("'%s' does not name gzip_drop", pcd_mut_describe(m));
+        dropped++;
+    }
+    pcd_mut_free(m);
+    if (!dropped) fail_msg("no gzip'd pprof seed (%zu plain)", plain);
+    assert_int_equal(counting.in_use, taken);
+}
+
 /* An output buffer too small for a file whose zstd region runs past its end: PCD_E_LIMIT, never a
  * writer that waits for ever for room a memory buffer cannot make (the libFuzzer plugin's outputs
  * are capped a little above their input's size, so this is an everyday case there). */
@@ -586,6 +621,7 @@ int main(void)
         cmocka_unit_test(test_generate),
         cmocka_unit_test(test_shrink),     cmocka_unit_test(test_crossover),
         cmocka_unit_test(test_inner_bytes), cmocka_unit_test(test_small_cap),
+        cmocka_unit_test(test_gzip_drop),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
