@@ -22,7 +22,9 @@
 #
 # usage: fuzz-compare.sh BUILD CPU_SECONDS [FORMAT...]   (formats: tachyon_zstd moarvm pprof_gz
 #        mojo mono heph; default all). FUZZ_COMPARE_JOBS=N: N formats at once (default 1; each
-#        format is two processes). Appends to bench/fuzz-coverage.tsv.
+#        format is two processes); FUZZ_COMPARE_LEVEL=user|decode: the harnesses (harness_of);
+#        FUZZ_COMPARE_SEEDS=real|corpus: the seeds (seeds).
+#        Appends to bench/fuzz-coverage.tsv (the harness is in its own column).
 set -u
 B=$1 T=${2:-600}
 shift 2 || true
@@ -30,6 +32,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 shared="$root/../shared/corpus"
 formats=${*:-"tachyon_zstd moarvm pprof_gz mojo mono heph"}
 jobs=${FUZZ_COMPARE_JOBS:-1}
+level=${FUZZ_COMPARE_LEVEL:-user}
+seedset=${FUZZ_COMPARE_SEEDS:-real}
 snap=${FUZZ_COMPARE_SNAP:-60}
 wall=${FUZZ_COMPARE_WALL:-0}
 out="$root/fuzz/out/compare"
@@ -37,18 +41,23 @@ mkdir -p "$out"
 tsv="$root/bench/fuzz-coverage.tsv"
 hz=$(getconf CLK_TCK)
 commit=$(git -C "$root" rev-parse --short HEAD)
-[ -f "$tsv" ] || printf 'date\tcommit\tformat\tharness\tcpu_budget_s\tarm\texecutions\tcpu_s\twall_s\tcov_replayed\tft_replayed\tcov_seeds\tcov_printed\tcorpus\tload_start\tload_mean\tload_end\texit\tstopped\n' >"$tsv"
+[ -f "$tsv" ] || printf 'date\tcommit\tformat\tharness\tcpu_budget_s\tarm\texecutions\tcpu_s\twall_s\tcov_replayed\tft_replayed\tcov_seeds\tcov_printed\tcorpus\tload_start\tload_mean\tload_end\texit\tstopped\tseeds\n' >"$tsv"
 
-# seeds of a format into DIR (files under 64 KB)
+# seeds of a format into DIR (files under 64 KB). FUZZ_COMPARE_SEEDS=real (the default): the
+# files real writers wrote (tests/data, the shared corpus); corpus: those and fuzz/corpus, the
+# inputs earlier byte-level campaigns kept (most of what a decoder can reach, before either arm
+# runs).
 seeds() {
-    local fmt=$1 dir=$2 fam
+    local fmt=$1 dir=$2 fam dirs
     mkdir -p "$dir"
     case $fmt in
         tachyon_zstd) fam=tachyon ;;
         pprof_gz) fam=pprof ;;
         *) fam=$fmt ;;
     esac
-    for d in "$root/fuzz/corpus/$fam" "$root/tests/data/$fam" "$shared/$fam"; do
+    dirs="$root/tests/data/$fam $shared/$fam"
+    [ "$seedset" = corpus ] && dirs="$root/fuzz/corpus/$fam $dirs"
+    for d in $dirs; do
         [ -d "$d" ] || continue
         find "$d" -type f -size -64k ! -name '*.txt' ! -name '*.md' ! -name '*.json*' ! -name '*.py' ! -name '*.cs' \
             ! -name '*.sh' ! -name '*.sha256' ! -name '*.tsv' ! -name '*.gz' -print0 | xargs -0 -r cp -t "$dir"
@@ -76,18 +85,29 @@ schema_of() {
     esac
 }
 
+# The harness both arms run. FUZZ_COMPARE_LEVEL=user (the default): what a user runs on a
+# file, decode, the checks above the bytes and every conversion (the hand-written harnesses:
+# fuzz/*_ext_fuzz.c over extlib.c, moarvm_v3_blocks, mojo_v3_asm); decode: the generated
+# decode-only harnesses (every decode path and the re-encode, nothing above the bytes).
 harness_of() {
-    case $1 in
-        tachyon_zstd) echo tachyon_v1 ;; moarvm) echo moarvm_v3 ;; pprof_gz) echo pprof_gz ;;
-        mojo) echo mojo_v3 ;; mono) echo mono_v3_0 ;; heph) echo heph_v0_1 ;;
-    esac
+    if [ "$level" = decode ]; then
+        case $1 in
+            tachyon_zstd) echo tachyon_v1 ;; moarvm) echo moarvm_v3 ;; pprof_gz) echo pprof_gz ;;
+            mojo) echo mojo_v3 ;; mono) echo mono_v3_0 ;; heph) echo heph_v0_1 ;;
+        esac
+    else
+        case $1 in
+            tachyon_zstd) echo tachyon_ext ;; moarvm) echo moarvm_v3_blocks ;; pprof_gz) echo pprof_gz_ext ;;
+            mojo) echo mojo_v3_asm ;; mono) echo mono_ext ;; heph) echo heph_ext ;;
+        esac
+    fi
 }
 
+# the schema's dictionary (generated/<schema>.dict), the same for both arms
 dict_of() {
-    local h=$1
-    for d in "$root/generated/$h.dict" "$root/generated/pprof_v1.dict"; do
-        [ -f "$d" ] && { echo "$d"; return; }
-    done
+    local d
+    d="$root/generated/$(schema_of "$1" | sed 's/:/_v/; s/\./_/').dict"
+    [ -f "$d" ] && echo "$d"
 }
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }
@@ -102,7 +122,7 @@ replay_cov() {
 
 run_arm() {   # fmt harness binary arm seedsdir
     local fmt=$1 h=$2 bin=$3 arm=$4 sd=$5 dict
-    dict=$(dict_of "$h")
+    dict=$(dict_of "$fmt")
     local w="$out/$fmt-$arm"
     rm -rf "$w"; mkdir -p "$w/corpus" "$w/artifacts"
     cp "$sd"/* "$w/corpus/" 2>/dev/null
@@ -150,7 +170,7 @@ compare_format() {
     sd="$out/$fmt-seeds"
     rm -rf "$sd"; seeds "$fmt" "$sd"
     n=$(ls "$sd" | wc -l)
-    echo "== $fmt ($h): $n seeds, $T CPU s per arm, both arms at once (load $(load1))"
+    echo "== $fmt ($h): $n seeds ($seedset), $T CPU s per arm, both arms at once (load $(load1))"
     l0=$(load1)
     run_arm "$fmt" "$h" "$B/fuzz/fuzz_$h" byte "$sd" &
     run_arm "$fmt" "$h" "$B/fuzz/fuzz_${h}_sa" structure "$sd" &
@@ -180,9 +200,9 @@ compare_format() {
         corp=$(ls "$dir" | wc -l)
         rc=$(cat "$w/rc")
         cf=$(replay_cov "$B/fuzz/fuzz_$h" "$dir" "$w/replay.txt")
-        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%MZ)" \
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%MZ)" \
             "$commit" "$fmt" "$h" "$at" "$arm" "${execs:-?}" "$cpu" "$wall" "${cf% *}" "${cf#* }" "${base% *}" \
-            "${pcov:-?}" "$corp" "$l0" "$lmean" "$l1" "$rc" "$stop" >>"$tsv"
+            "${pcov:-?}" "$corp" "$l0" "$lmean" "$l1" "$rc" "$stop" "$seedset:$(ls "$sd" | wc -l)" >>"$tsv"
         echo "   $fmt $arm: $(echo "$cf" | cut -d' ' -f1) edges replayed (seeds ${base% *}), ${execs:-?} executions in $cpu CPU s ($wall s wall, load ~$lmean), corpus $corp, exit $rc, stopped by $stop"
     done
 }
