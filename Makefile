@@ -52,7 +52,7 @@ test-fast:
 	@cd $(BUILD) && ctest -j$(JOBS) --timeout $(if $(PCD_TEST_LONG),1800,300)
 
 test-asan:
-	@CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPCD_SANITIZE=ON -DPCD_WERROR=ON >/dev/null
+	@CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPCD_SANITIZE=ON -DPCD_WERROR=ON -DPCD_BENCH=OFF >/dev/null
 	@cmake --build $(ASAN_BUILD) -j$(JOBS)
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    ctest -j$(JOBS) --timeout $(if $(PCD_TEST_LONG),3600,600)
