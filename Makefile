@@ -39,7 +39,8 @@ test: setup test-fast test-asan
 	@echo "make test: all passed (gcc -O3, clang with ASan+UBSan)"
 
 # Everything make test runs, with the full sweeps (PCD_TEST_LONG=1: every converter on every
-# hostile claim, twice the CLI runs and linear-time inputs, four times the mutation sweeps),
+# hostile claim, twice the CLI runs and linear-time inputs, four times the mutation sweeps, the
+# Python module's damaged inputs and the pictures' --base pairs in full, the wheel built Release),
 # and the Release builds with gcc and clang. Run it before a release, when a change touches the
 # readers, the limits or the generator, and in fuzz campaigns (beside make fuzz).
 test-long: export PCD_TEST_LONG = 1
