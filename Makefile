@@ -44,7 +44,8 @@ test: setup test-fast test-asan
 	@echo "make test: all passed (gcc -O3, clang with ASan+UBSan)"
 
 # Everything make test runs, with the full sweeps (PCD_TEST_LONG=1: every converter on every
-# hostile claim, twice the CLI runs and linear-time inputs, four times the mutation sweeps),
+# hostile claim, twice the CLI runs and linear-time inputs, four times the mutation sweeps, the
+# Python module's damaged inputs and the pictures' --base pairs in full, the wheel built Release),
 # and the Release builds with gcc and clang. Run it before a release, when a change touches the
 # readers, the limits or the generator, and in fuzz campaigns (beside make fuzz).
 test-long: export PCD_TEST_LONG = 1
@@ -57,7 +58,7 @@ test-fast:
 	@cd $(BUILD) && ctest -j$(JOBS) --timeout $(if $(PCD_TEST_LONG),1800,300)
 
 test-asan:
-	@CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPCD_SANITIZE=ON -DPCD_WERROR=ON >/dev/null
+	@CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPCD_SANITIZE=ON -DPCD_WERROR=ON -DPCD_BENCH=OFF >/dev/null
 	@cmake --build $(ASAN_BUILD) -j$(JOBS)
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    ctest -j$(JOBS) --timeout $(if $(PCD_TEST_LONG),3600,600)

@@ -9,7 +9,9 @@ libjansson-dev, zlib1g-dev) and python3-dev. Offline, with Debian's setuptools a
     python3 -m build --wheel --no-isolation            (Debian: python3-build)
     pip install --no-build-isolation .                 (in a venv: python3 -m venv --system-site-packages)
 
-CMAKE_BUILD_PARALLEL_LEVEL sets the build's jobs (default: the CPUs there are).
+CMAKE_BUILD_PARALLEL_LEVEL sets the build's jobs (default: the CPUs there are); PCD_PYTHON_BUILD_TYPE
+the CMake build type (default Release; make test's packaging check builds Debug, which compiles
+faster, since what it checks is the packaging).
 setuptools' own build directory is build-python/ (build/ is CMake's, `make`'s), or
 $PCD_PYTHON_BUILD_DIR."""
 import os
@@ -42,7 +44,7 @@ class CMakeBuild(build_ext):
         os.makedirs(tree, exist_ok=True)
         config = [
             "cmake", "-S", ROOT, "-B", tree,
-            "-DCMAKE_BUILD_TYPE=Release",
+            "-DCMAKE_BUILD_TYPE=" + (os.environ.get("PCD_PYTHON_BUILD_TYPE") or "Release"),
             "-DBUILD_SHARED_LIBS=OFF",
             "-DBUILD_TESTING=OFF",
             "-DPCD_BUILD_CLI=OFF",

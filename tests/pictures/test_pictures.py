@@ -11,7 +11,9 @@
              many values as they say; nothing on the page refers to the network;
   both       the same input gives the same bytes;
   --base     refusals (a metric of another clock, an output with no differential form, --raw
-             alone), --force, the collapsed differential form's columns, a damaged base.
+             alone), --force, the collapsed differential form's columns, a damaged base; on
+             each file of a format as the base of the next (every ordered pair of them under
+             PCD_TEST_LONG=1, make test-long).
 
 usage: test_pictures.py PROFCODEC TESTDATA CORPUS WORKDIR
 """
@@ -27,6 +29,7 @@ os.makedirs(WORK, exist_ok=True)
 failures = []
 checks = 0
 JS_MAX = 2 ** 53 - 1
+LONG = os.environ.get("PCD_TEST_LONG", "0") not in ("", "0")
 
 
 def check(ok, what):
@@ -223,6 +226,15 @@ def frames_total(path, metric):
     return total
 
 
+def base_pairs(files):
+    """Sized for CI: each file once as the base of the next (a cycle: every file on both sides,
+    and a format with files of two kinds has a pair of them); make test-long (PCD_TEST_LONG=1):
+    every ordered pair."""
+    if LONG:
+        return [(b, n) for b in files for n in files if b != n]
+    return [(files[i], files[(i + 1) % len(files)]) for i in range(len(files))] if len(files) > 1 else []
+
+
 refused = forced = damaged_bases = 0
 for fmt, files in sorted(by_format.items()):
     files = [p for p, v in files if "html" in FORMATS.get((fmt, v), [])]
@@ -236,41 +248,38 @@ for fmt, files in sorted(by_format.items()):
         check(rc == 2 and "no differential form" in err and not out, "--to %s --base: exit %d: %s" % (to, rc, err.strip()))
     rc, _, err = run("convert", "--to", "html", "--base", os.path.join(WORK, "missing"), a)
     check(rc == 2 and "missing" in err, "a missing base: exit %d: %s" % (rc, err.strip()))
-    for b in files:
-        for n in files:
-            if b == n:
-                continue
-            rc, out, err = run("convert", "--to", "html", "--base", b, n)
-            # (a format whose files measure different things, pprof's CPU and allocation
-            # profiles, is refused for its units)
-            if rc == 2 and ("different clocks" in err or "different units" in err):
-                refused += 1
-                check("--force" in err, "the refusal does not name --force: " + err)
-                rc, out, err = run("convert", "--to", "html", "--base", b, n, "--force")
-                check(rc == 0 and page_data("forced", out) is not None, "--force: exit %d: %s" % (rc, err.strip()))
-                forced += 1
-                continue
-            if rc == 1 and "nothing to show" in err and not out:
-                # neither side has sample values (two Mono logs of counters): said, nothing written
-                check(not collapsed(b) and not collapsed(n), "--base %s %s: nothing to show, but collapsed has lines" % (b, n))
-                continue
-            if rc != 0:
-                check(False, "--base %s %s: exit %d: %s" % (b, n, rc, err.strip()))
-                continue
-            d = page_data("diff", out)
-            check(d["base"] is not None and d["timeline"] is None, "--base: no base in the page's data")
-            # the collapsed differential form, raw: its columns are each side's lines with frames
-            rc, out, err = run("convert", "--to", "collapsed", "--base", b, n, "--raw")
-            check(rc == 0, "collapsed --base %s %s: exit %d: %s" % (b, n, rc, err.strip()))
-            rows = [ln.rsplit(" ", 2) for ln in out.decode("utf-8", "replace").split("\n") if ln]
-            check(all(len(r) == 3 and r[1].isdigit() and r[2].isdigit() for r in rows), "collapsed --base: not 3 columns")
-            metric = d["types"][d["type"]]["name"]
-            bmetric = d["base"]["types"][d["base"]["type"]]["name"]
-            newsum, basesum = sum(int(r[2]) for r in rows), sum(int(r[1]) for r in rows)
-            want_new, want_base = frames_total(n, metric), frames_total(b, bmetric) * d["base"]["scale"]
-            check(newsum == want_new, "collapsed --base %s %s: new column %d, the input's lines %d" % (b, n, newsum, want_new))
-            check(abs(basesum - want_base) <= len(rows), "collapsed --base %s %s: base column %d, the base's lines %d" %
-                  (b, n, basesum, want_base))
+    for b, n in base_pairs(files):
+        rc, out, err = run("convert", "--to", "html", "--base", b, n)
+        # (a format whose files measure different things, pprof's CPU and allocation
+        # profiles, is refused for its units)
+        if rc == 2 and ("different clocks" in err or "different units" in err):
+            refused += 1
+            check("--force" in err, "the refusal does not name --force: " + err)
+            rc, out, err = run("convert", "--to", "html", "--base", b, n, "--force")
+            check(rc == 0 and page_data("forced", out) is not None, "--force: exit %d: %s" % (rc, err.strip()))
+            forced += 1
+            continue
+        if rc == 1 and "nothing to show" in err and not out:
+            # neither side has sample values (two Mono logs of counters): said, nothing written
+            check(not collapsed(b) and not collapsed(n), "--base %s %s: nothing to show, but collapsed has lines" % (b, n))
+            continue
+        if rc != 0:
+            check(False, "--base %s %s: exit %d: %s" % (b, n, rc, err.strip()))
+            continue
+        d = page_data("diff", out)
+        check(d["base"] is not None and d["timeline"] is None, "--base: no base in the page's data")
+        # the collapsed differential form, raw: its columns are each side's lines with frames
+        rc, out, err = run("convert", "--to", "collapsed", "--base", b, n, "--raw")
+        check(rc == 0, "collapsed --base %s %s: exit %d: %s" % (b, n, rc, err.strip()))
+        rows = [ln.rsplit(" ", 2) for ln in out.decode("utf-8", "replace").split("\n") if ln]
+        check(all(len(r) == 3 and r[1].isdigit() and r[2].isdigit() for r in rows), "collapsed --base: not 3 columns")
+        metric = d["types"][d["type"]]["name"]
+        bmetric = d["base"]["types"][d["base"]["type"]]["name"]
+        newsum, basesum = sum(int(r[2]) for r in rows), sum(int(r[1]) for r in rows)
+        want_new, want_base = frames_total(n, metric), frames_total(b, bmetric) * d["base"]["scale"]
+        check(newsum == want_new, "collapsed --base %s %s: new column %d, the input's lines %d" % (b, n, newsum, want_new))
+        check(abs(basesum - want_base) <= len(rows), "collapsed --base %s %s: base column %d, the base's lines %d" %
+              (b, n, basesum, want_base))
     # a damaged base: the page of what came before the damage, exit 1 (a base damaged
     # before its first sample has no page to give: such a file is not the case tried here)
     def damaged_with_records(p):

@@ -3,12 +3,18 @@
 # (pyproject.toml, setup.py: the extension by the project's CMake build, static, abi3), the wheel
 # installed by pip into a directory of its own and imported from there (nothing of the build tree
 # on the path), reading, converting and encoding a file.
+# The extension is built Debug (-O0: what is checked here is the packaging, not the code, which
+# the build tree's tests check optimised), Release as a user's under PCD_TEST_LONG (make test-long).
 # usage: test_package.sh PYTHON SOURCE_DIR WORK_DIR CLI TESTDATA
 set -eu
 py=$1 src=$2 work=$3 cli=$4 data=$5
+case "${PCD_TEST_LONG:-0}" in
+0) build_type=Debug ;;
+*) build_type=Release ;;
+esac
 rm -rf "$work"
 mkdir -p "$work"
-if ! PCD_PYTHON_BUILD_DIR="$work/build" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}" \
+if ! PCD_PYTHON_BUILD_DIR="$work/build" PCD_PYTHON_BUILD_TYPE="${PCD_PYTHON_BUILD_TYPE:-$build_type}" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}" \
     "$py" -m build --wheel --no-isolation --outdir "$work/dist" "$src" >"$work/build.log" 2>&1; then
     tail -40 "$work/build.log"
     echo "FAIL: python3 -m build --wheel --no-isolation"

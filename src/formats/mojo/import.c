@@ -121,28 +121,34 @@ static pcd_str str_of(mimport *m, uint32_t id)
     return m->smap[id] - 1;
 }
 
-static pcd_frame_id frame_of(mimport *m, uint32_t id)
+/* An assembler frame's model frame, made at its first use (frame_of: the common case inline,
+ * on the hot path of every sample's new frames). */
+PCD_COLD static pcd_frame_id frame_make(mimport *m, uint32_t id)
 {
-    if (id >= m->fmap_cap || !m->fmap[id]) {
-        if (id >= m->fmap_cap) {
-            size_t old = m->fmap_cap;
-            if (PCD_VEC_RESERVE(m->j->al, m->fmap, m->fmap_cap, (size_t)id + 1) != PCD_OK) {
-                m->p->oom = PCD_E_NOMEM;
-                return 0;
-            }
-            memset(m->fmap + old, 0, (m->fmap_cap - old) * sizeof *m->fmap);
+    if (id >= m->fmap_cap) {
+        size_t old = m->fmap_cap;
+        if (PCD_VEC_RESERVE(m->j->al, m->fmap, m->fmap_cap, (size_t)id + 1) != PCD_OK) {
+            m->p->oom = PCD_E_NOMEM;
+            return 0;
         }
-        const mojo_frame *fr = &m->as.fr[id];
-        pcd_frame f = pcd_frame_blank(PCD_FRAME_CODE);
-        f.function = str_of(m, fr->scope);
-        f.file = str_of(m, fr->file);
-        f.line = pos(fr->line);
-        f.end_line = pos(fr->line_end);
-        f.column = pos(fr->column);
-        f.end_column = pos(fr->column_end);
-        m->fmap[id] = pcd_profile_frame(m->p, &f) + 1;
+        memset(m->fmap + old, 0, (m->fmap_cap - old) * sizeof *m->fmap);
     }
+    const mojo_frame *fr = &m->as.fr[id];
+    pcd_frame f = pcd_frame_blank(PCD_FRAME_CODE);
+    f.function = str_of(m, fr->scope);
+    f.file = str_of(m, fr->file);
+    f.line = pos(fr->line);
+    f.end_line = pos(fr->line_end);
+    f.column = pos(fr->column);
+    f.end_column = pos(fr->column_end);
+    m->fmap[id] = pcd_profile_frame(m->p, &f) + 1;
     return m->fmap[id] - 1;
+}
+
+PCD_INLINE pcd_frame_id frame_of(mimport *m, uint32_t id)
+{
+    if (PCD_LIKELY(id < m->fmap_cap && m->fmap[id])) return m->fmap[id] - 1;
+    return frame_make(m, id);
 }
 
 /* The model frame of kind `kind` named by assembler string id (a kernel symbol, a label),
@@ -222,8 +228,9 @@ static void on_meta(void *ud, uint32_t key, uint32_t value, uint64_t offset)
 
 static bool same_int(pcd_mojo_int x, pcd_mojo_int y) { return x.mag == y.mag && x.neg == y.neg; }
 
-/* The model thread of a sample: (pid, iid, tid), the tid as Austin's text shows it. */
-static pcd_thread_id thread_of(mimport *m, const mojo_sample *sm)
+/* The model thread of a sample: (pid, iid, tid), the tid as Austin's text shows it (thread_of:
+ * the thread of the latest sample with this tid, inline; thread_make: a new one). */
+PCD_COLD static pcd_thread_id thread_make(mimport *m, const mojo_sample *sm)
 {
     if (sm->tid >= m->tids_cap) {
         size_t old = m->tids_cap;
@@ -233,9 +240,6 @@ static pcd_thread_id thread_of(mimport *m, const mojo_sample *sm)
         }
         memset(m->tids + old, 0, (m->tids_cap - old) * sizeof *m->tids);
     }
-    struct tid_seen *ts = &m->tids[sm->tid];
-    if (PCD_LIKELY(ts->thread1 && same_int(ts->pid, sm->pid) && ts->has_iid == sm->has_iid && same_int(ts->iid, sm->iid)))
-        return ts->thread1 - 1;
     pcd_thread th = pcd_thread_blank();
     th.pid = clamp(sm->pid);
     if (sm->has_iid) th.iid = clamp(sm->iid);
@@ -247,12 +251,22 @@ static pcd_thread_id thread_of(mimport *m, const mojo_sample *sm)
     if (sm->has_iid && sm->iid.neg) th.key |= UINT64_C(1) << 61;
     pcd_thread_id t = pcd_profile_thread(m->p, &th);
     if (m->p->oom) return 0;
-    ts = &m->tids[sm->tid];
+    struct tid_seen *ts = &m->tids[sm->tid];
     ts->pid = sm->pid;
     ts->iid = sm->iid;
     ts->has_iid = sm->has_iid;
     ts->thread1 = t + 1;
     return t;
+}
+
+PCD_INLINE pcd_thread_id thread_of(mimport *m, const mojo_sample *sm)
+{
+    if (PCD_LIKELY(sm->tid < m->tids_cap)) {
+        const struct tid_seen *ts = &m->tids[sm->tid];
+        if (PCD_LIKELY(ts->thread1 && same_int(ts->pid, sm->pid) && ts->has_iid == sm->has_iid && same_int(ts->iid, sm->iid)))
+            return ts->thread1 - 1;
+    }
+    return thread_make(m, sm);
 }
 
 static void on_sample(void *ud, const mojo_sample *sm)
