@@ -120,7 +120,8 @@ fuzz-others: setup
 # structure-aware against byte-level, both arms at once, each stopped when its process has had that
 # much CPU time, and counted by replaying its corpus with the byte-level binary
 # (scripts/fuzz-compare.sh; FUZZ_COMPARE=mojo picks formats, FUZZ_COMPARE_JOBS=3 runs three formats
-# at once, FUZZ_COMPARE_WALL=SECONDS stops a run the machine is too loaded to finish), built without
+# at once, FUZZ_COMPARE_WALL=SECONDS stops a run the machine is too loaded to finish,
+# FUZZ_COMPARE_LEVEL=decode and FUZZ_COMPARE_SEEDS=corpus pick the first round's harnesses and seeds), built without
 # sanitizers (coverage is the measure, not what a sanitizer would catch).
 bench-fuzz: setup
 	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DPCD_WERROR=ON >/dev/null
@@ -129,7 +130,8 @@ bench-fuzz: setup
 	@$(BENCH_BUILD)/bench/mutbench -n 2000 -g 200 -t 3 $$(find tests/data ../shared/corpus fuzz/corpus -type f -size -64k 2>/dev/null)
 	@CC=clang cmake -S . -B $(FUZZ_COV_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCD_FUZZ=ON -DPCD_WERROR=ON \
 	    -DBUILD_TESTING=OFF -DPCD_BUILD_CLI=OFF >/dev/null
-	@cmake --build $(FUZZ_COV_BUILD) -j$(JOBS) --target $(foreach h,tachyon_v1 moarvm_v3 pprof_gz mojo_v3 mono_v3_0 heph_v0_1,fuzz_$(h) fuzz_$(h)_sa)
+	@cmake --build $(FUZZ_COV_BUILD) -j$(JOBS) --target $(foreach h,tachyon_v1 moarvm_v3 pprof_gz mojo_v3 mono_v3_0 heph_v0_1 \
+	    tachyon_ext moarvm_v3_blocks pprof_gz_ext mojo_v3_asm mono_ext heph_ext,fuzz_$(h) fuzz_$(h)_sa)
 	@FUZZ_COMPARE_JOBS=$(FUZZ_COMPARE_JOBS) FUZZ_COMPARE_WALL=$(FUZZ_COMPARE_WALL) \
 	    scripts/fuzz-compare.sh $(FUZZ_COV_BUILD) $(FUZZ_COMPARE_SECONDS) $(FUZZ_COMPARE)
 

@@ -116,7 +116,7 @@ load1() { cut -d' ' -f1 /proc/loadavg; }
 # edges the byte-level binary of harness h reaches on the inputs of DIR: "cov ft"
 replay_cov() {
     local bin=$1 dir=$2 log=$3
-    "$bin" -runs=0 -max_len=65536 -timeout=30 -rss_limit_mb=2048 "$dir" >"$log" 2>&1
+    "$bin" -runs=0 -max_len=65536 -timeout=30 -rss_limit_mb=2048 -artifact_prefix="${log%/*}/" "$dir" >"$log" 2>&1
     sed -n 's/.*INITED cov: \([0-9]*\) ft: \([0-9]*\).*/\1 \2/p' "$log" | tail -1
 }
 
@@ -159,6 +159,9 @@ run_arm() {   # fmt harness binary arm seedsdir
     done
     wait "$pid"
     echo $? >"$w/rc"
+    # ended by itself before the budget (a crash or a broken invariant: artifacts/): compared
+    # like a wall-time stop, at the last snapshot both arms reached
+    [ "$stopped" = budget ] && [ "${ticks:-0}" -lt "$budget" ] && stopped=exit
     echo "$((ticks / hz)) $((SECONDS - t0)) $(awk -v a="$lsum" -v n="$ln" 'BEGIN { printf "%.1f", n ? a / n : 0 }') $stopped" >"$w/cpu.txt"
     printf '%s\t%s\t%s\t%s\n' "$((ticks / hz))" "$((SECONDS - t0))" "$(load1)" \
         "$(grep -aE '^#[0-9]+' "$w/log.txt" | tail -1)" >>"$w/curve.tsv"
@@ -189,7 +192,8 @@ compare_format() {
         dir="$w/corpus" last=$(grep -aE '^#[0-9]+' "$w/log.txt" | tail -1)
         execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$w/log.txt")
         if [ "$at" -lt "$T" ]; then
-            dir="$w/snap-$at" stop=wall
+            dir="$w/snap-$at"
+            [ "$stop" = exit ] || stop=wall
             [ -d "$dir" ] || dir="$sd"   # (no snapshot reached: the seeds)
             # libFuzzer's status line and executions when the arm had that much CPU
             last=$(awk -F'\t' -v c="$at" 'NR > 1 && $1 <= c { l = $4; for (i = 5; i <= NF; i++) l = l " " $i } END { print l }' "$w/curve.tsv")

@@ -26,7 +26,11 @@ pcd_status pcd_out_metric(pcd_job *j, const pcd_profile *p, int *type)
                                 j->metric);
         }
     }
-    if (t < 0 || (size_t)t >= p->n_types) return pcd_job_fail(j, PCD_E_ARG, "this input has no sample values");
+    /* no sample type at all (a profile with no samples, or damage before them): nothing to show,
+     * as check_shown says it at the end (exit 1), not a usage error */
+    if (t < 0 || (size_t)t >= p->n_types)
+        return pcd_job_fail(j, PCD_E_EMPTY, j->damaged ? "nothing to convert before the damage (no sample values before it)"
+                                                       : "nothing to show: the input has no sample values");
     if (type) *type = t;
     return PCD_OK;
 }

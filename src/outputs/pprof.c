@@ -128,7 +128,9 @@ static pcd_status p_begin(void *ud, pcd_profile *p)
     pprof_out *o = ud;
     o->n_types = p->n_types;
     o->signed_mask = p->signed_types;
-    if (!o->n_types) return pcd_job_fail(o->j, PCD_E_ARG, "this input has no sample values");
+    if (!o->n_types)   /* (nothing to show, as pcd_out_metric says it) */
+        return pcd_job_fail(o->j, PCD_E_EMPTY, o->j->damaged ? "nothing to convert before the damage (no sample values before it)"
+                                                             : "nothing to show: the input has no sample values");
     return PCD_OK;
 }
 
