@@ -24,6 +24,10 @@ run() { # name args...
     [ -s "$OUT/$name.err" ] && sed "s#$PWD/##g" "$OUT/$name.err" >>"$OUT/$name.out"
     rm -f "$OUT/$name.err"
 }
+run_in() { # name input args...: run with standard input from a file (whose name then says nothing)
+    local name=$1 input=$2; shift 2
+    run "$name" "$@" <"$input"
+}
 formats=$("$P" formats)
 # SHARD=i/n: every n-th input from the i-th (0-based), for runs side by side
 shard=${SHARD:-0/1}
@@ -55,14 +59,14 @@ find "${dirs[@]}" -type f | sort | awk -v i="${shard%/*}" -v n="${shard#*/}" '(N
     run "$key.explain-html" explain --records 200 --to html "$f"
     tmp=$(mktemp)
     "$P" dump --all "$f" >"$tmp" 2>/dev/null
-    run "$key.encode" encode --format "$fmt" "$tmp" -o -
+    run_in "$key.encode" "$tmp" encode - -o -
     case "$fmt" in
     mojo)
         "$P" convert --to austin "$f" >"$tmp" 2>/dev/null
-        run "$key.encode-from-austin" encode --from austin "$tmp" -o - ;;
+        run_in "$key.encode-from-austin" "$tmp" encode --from austin - -o - ;;
     tachyon)
         "$P" convert --to samples "$f" >"$tmp" 2>/dev/null
-        for e in little big; do run "$key.encode-from-samples.$e" encode --from samples --endian "$e" "$tmp" -o -; done ;;
+        for e in little big; do run_in "$key.encode-from-samples.$e" "$tmp" encode --from samples --endian "$e" - -o -; done ;;
     esac
     rm -f "$tmp"
 done
