@@ -19,7 +19,7 @@
 #include "formats/mojo/asm.h"
 #include "mojo_v3.h"
 #include "cli/job.h"
-#include "formats/registry.h"
+#include "pipeline/pipeline.h"
 
 #define CHECK(cond, ...)                                                                     \
     do {                                                                                     \

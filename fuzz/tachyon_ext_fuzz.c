@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli/job.h"
-#include "formats/registry.h"
+#include "pipeline/pipeline.h"
 #include "fuzzlib.h"
 #include "formats/tachyon/tachyon.h"
 

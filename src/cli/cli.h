@@ -5,11 +5,13 @@
 #include <stdio.h>
 
 #include "pcd.h"
-#include "formats/registry.h"
+#include "pipeline/pipeline.h"
 #include "cli/io.h"
 
 #define EXIT_INVALID 1   /* the input is invalid or damaged */
 #define EXIT_USAGE 2     /* bad usage, or an I/O error */
+
+struct cli_src;
 
 typedef struct cli {
     size_t max_memory;
@@ -24,6 +26,9 @@ typedef struct cli {
     double last_progress;
     unsigned progress_tick;
     bool progress_shown;
+    /* the input whose gzip layer explains a report (cli_report): the one opened last, until
+     * an input is closed */
+    const struct cli_src *report_src;
 } cli;
 
 /* An opened input and a reader positioned before its first record. */
@@ -34,6 +39,7 @@ typedef struct cli_src {
     bool opened;
     struct pcd_gzin *gz;      /* gzip-compressed input, read through zlib; NULL if plain */
     uint8_t *gzbuf;           /* its whole decompressed stream, for whole-file formats */
+    cli *c;                   /* the tool that opened it */
 } cli_src;
 
 void cli_init(cli *c);
@@ -48,8 +54,10 @@ int cli_open_explain(cli *c, cli_src *src, const char *path, pcd_spans *spans);
 void cli_close(cli_src *src);
 void cli_progress(void *ud, uint64_t bytes);
 void cli_progress_done(cli *c);
-/* Prints "FILE: offset N: path: message". */
-void cli_report(const char *file, const pcd_error *e);
+/* Prints "FILE: offset N: path: message" to stderr (to err), with what only the CLI knows of a
+ * gzip input: that its gzip stream stopped, and where in the compressed file. */
+void cli_report(const cli *c, const char *file, const pcd_error *e);
+void cli_report_to(const cli *c, FILE *err, const char *file, const pcd_error *e);
 
 int cmd_formats(cli *c, int argc, char **argv);
 int cmd_info(cli *c, int argc, char **argv);

@@ -145,6 +145,7 @@ int cmd_convert(cli *c, int argc, char **argv)
     {
         pcd_job j, bj;
         cli_job_init(&j, src.f, &src.r, path, &c->al, stderr);
+        cli_job_tool(&j, c);
         j.all = all;
         j.metric = metric;
         j.dialect = dialect;

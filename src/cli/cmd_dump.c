@@ -95,7 +95,7 @@ int cmd_dump(cli *c, int argc, char **argv)
         if (st != PCD_OK) {
             const pcd_error *e = pcd_reader_error(&src.r);
             cli_progress_done(c);
-            cli_report(path, e);
+            cli_report(c, path, e);
             damaged = true;
             if (all) {
                 char msg[1024], buf[96];

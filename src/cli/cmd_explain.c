@@ -715,7 +715,7 @@ int cmd_explain(cli *c, int argc, char **argv)
             bool resumed = r.all && pcd_reader_recover(&x.src.r, &resume) == PCD_OK;
             if (wst == PCD_OK) wst = damage(&r, &err, resumed, resume);
             if (!resumed) {
-                cli_report(path, &err);
+                cli_report(c, path, &err);
                 break;
             }
             continue;

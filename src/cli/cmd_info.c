@@ -142,7 +142,7 @@ int cmd_info(cli *c, int argc, char **argv)
             damaged = true;
             damaged_places++;
             if (all) {
-                cli_report(path, pcd_reader_error(&src.r));
+                cli_report(c, path, pcd_reader_error(&src.r));
                 if (pcd_reader_recover(&src.r, NULL) == PCD_OK) continue;
             }
             break;
@@ -209,7 +209,7 @@ int cmd_info(cli *c, int argc, char **argv)
         }
     }
     if (damaged) {
-        if (!all) cli_report(path, &damage);
+        if (!all) cli_report(c, path, &damage);
         rc = EXIT_INVALID;
     }
     if (ictx) {

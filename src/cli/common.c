@@ -49,15 +49,12 @@ const pcd_format *cli_find_format(const char *spec)
     return pcd_format_find(name, colon ? colon + 1 : NULL);
 }
 
-void cli_report(const char *file, const pcd_error *e) { pcd_report(stderr, file, e); }
-
 /* An error on a gzip input. When the gzip layer itself stopped (the reader only saw that its
  * input could not be read), the gzip layer's own error is the report, with where it stopped in
  * the compressed file; after any other error, a note that offsets are in the decompressed data. */
-static bool gzip_note(FILE *err, const char *file, const pcd_error *e, void *ud, bool after)
+static bool gzip_note(FILE *err, const char *file, const pcd_error *e, const cli_src *src, bool after)
 {
-    const cli_src *src = ud;
-    if (!src->gz) return false;
+    if (!src || !src->gz) return false;
     if (src->gz->error && e->status == PCD_E_IO) {
         if (!after)
             fprintf(err, "%s: gzip: %s at byte %llu of the compressed file (after %llu bytes decompressed)\n", file,
@@ -67,6 +64,18 @@ static bool gzip_note(FILE *err, const char *file, const pcd_error *e, void *ud,
     if (after) fprintf(err, "%s: (a gzip file: the offset is in the decompressed data)\n", file);
     return false;
 }
+
+void cli_report_to(const cli *c, FILE *err, const char *file, const pcd_error *e)
+{
+    const cli_src *src = c ? c->report_src : NULL;
+    if (gzip_note(err, file, e, src, false)) return;
+    char msg[1024];
+    pcd_error_format(e, msg, sizeof msg);
+    fprintf(err, "%s: %s\n", file, msg);
+    gzip_note(err, file, e, src, true);
+}
+
+void cli_report(const cli *c, const char *file, const pcd_error *e) { cli_report_to(c, stderr, file, e); }
 
 static double now_s(void)
 {
@@ -119,7 +128,8 @@ static int open_input(cli *c, cli_src *src, const char *path, bool validate_only
         return EXIT_USAGE;
     }
     src->opened = true;
-    pcd_report_set_hook(gzip_note, src);
+    src->c = c;
+    c->report_src = src;
     c->total = src->in.is_regular ? src->in.size : 0;
     const pcd_format *f = NULL;
     uint8_t head[512];
@@ -213,7 +223,7 @@ static int open_input(cli *c, cli_src *src, const char *path, bool validate_only
 
 void cli_close(cli_src *src)
 {
-    pcd_report_set_hook(NULL, NULL);
+    if (src->c) src->c->report_src = NULL;
     if (src->f) pcd_reader_close(&src->r);
     if (src->gz) {
         pcd_gzin_close(src->gz);

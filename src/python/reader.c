@@ -6,7 +6,7 @@
  * then raises DamagedInput (all=True: a warning, and reading goes on where it can). */
 #include "internal.h"
 
-#include "formats/registry.h"
+#include "pipeline/pipeline.h"
 
 #define BATCH 4096
 #define STAGE_MAX ((size_t)1 << 20)

@@ -17,7 +17,7 @@
 #include "mojo_v1.h"
 #include "mojo_v3.h"
 #include "cli/job.h"
-#include "formats/registry.h"
+#include "pipeline/pipeline.h"
 
 /* ---- helpers --------------------------------------------------------------------------- */
 

@@ -16,13 +16,13 @@
 #include <string.h>
 
 #include "cli/job.h"
-#include "formats/registry.h"
+#include "pipeline/pipeline.h"
 #include "model/profile.h"
 #include "outputs/render.h"
 #include "formats/tachyon/tachyon.h"
 #include "common/text.h"
 #include "formats/tachyon/text.h"
-#include "formats/tachyon/writer.h"
+#include "writers/tachyon.h"
 
 static const pcd_format *F = &pcd_tachyon_v1_format;
 

@@ -11,7 +11,7 @@
 #include "common/vec.h"
 #include "formats/moarvm/snapshot.h"
 #include "moarvm_v3.h"
-#include "formats/registry.h"
+#include "pipeline/job.h"
 
 /* ---- problems as text (info) ---------------------------------------------------------------- */
 

@@ -25,7 +25,7 @@
 #define MOJO_ASM_H
 
 #include "pcd.h"
-#include "formats/registry.h"
+#include "pipeline/job.h"
 #include "mojo_view.h"
 
 /* The MOJO version of a decoded record's format (1 to 4), or 0 if it is not MOJO. */

@@ -12,7 +12,7 @@
 
 #include "formats/mojo/asm.h"
 #include "mojo_v3.h"
-#include "formats/registry.h"
+#include "pipeline/job.h"
 #include "common/hmap.h"
 
 typedef struct imp {

@@ -6,7 +6,7 @@
 
 #include "common/text.h"
 #include "formats/mojo/asm.h"
-#include "formats/registry.h"
+#include "pipeline/job.h"
 #include "common/hmap.h"
 
 /* ---- info ------------------------------------------------------------------------------- */

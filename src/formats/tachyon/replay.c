@@ -4,8 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const pcd_tachyon_mode_names[5] = { "wall", "cpu", "gil", "all", "exception" };
-const char *const pcd_tachyon_feature_names[5] = { "all_threads", "native", "gc", "opcodes", "blocking" };
 
 int pcd_tachyon_config_mode(uint32_t config)
 {

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "formats/tachyon/tachyon.h"
-#include "formats/tachyon/writer.h"
+#include "writers/tachyon.h"
 
 typedef struct imp_frame {
     uint8_t *file, *func;

@@ -4,7 +4,7 @@
 #ifndef PCD_TACHYON_H
 #define PCD_TACHYON_H
 
-#include "formats/registry.h"
+#include "pipeline/job.h"
 #include "formats/tachyon/replay.h"
 
 struct pcd_profile;

@@ -1,7 +1,10 @@
-/* formats/tachyon/writer.c: Tachyon files written as CPython 3.15.2 writes them. */
-#include "formats/tachyon/writer.h"
+/* writers/tachyon.c: Tachyon files written as CPython 3.15.2 writes them. */
+#include "writers/tachyon.h"
 
 #include <string.h>
+
+const char *const pcd_tachyon_mode_names[5] = { "wall", "cpu", "gil", "all", "exception" };
+const char *const pcd_tachyon_feature_names[5] = { "all_threads", "native", "gc", "opcodes", "blocking" };
 
 #define RLE_BUF 16384                /* bytes of (delta, status) pairs a thread buffers */
 #define RLE_ENTRY_MAX 11             /* a 10-byte varint and a status byte */
