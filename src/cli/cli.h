@@ -6,7 +6,7 @@
 
 #include "pcd.h"
 #include "pipeline/pipeline.h"
-#include "cli/io.h"
+#include "io/io.h"
 
 #define EXIT_INVALID 1   /* the input is invalid or damaged */
 #define EXIT_USAGE 2     /* bad usage, or an I/O error */
@@ -29,6 +29,8 @@ typedef struct cli {
     /* the input whose gzip layer explains a report (cli_report): the one opened last, until
      * an input is closed */
     const struct cli_src *report_src;
+    /* the temporary files of outputs not yet committed, which a fatal signal removes */
+    pcd_output_pending pending;
 } cli;
 
 /* An opened input and a reader positioned before its first record. */
@@ -43,6 +45,10 @@ typedef struct cli_src {
 } cli_src;
 
 void cli_init(cli *c);
+/* Makes SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE and SIGXFSZ remove the temporary files of
+ * c's outputs not yet committed (c->pending) before the process dies of them (call once,
+ * early; c lives until the process ends). */
+void cli_cleanup_on_signals(cli *c);
 /* Parses --max-memory values like 512M, 2G. */
 bool cli_parse_size(const char *s, size_t *out);
 const pcd_format *cli_find_format(const char *spec);

@@ -135,7 +135,7 @@ int cmd_convert(cli *c, int argc, char **argv)
         return EXIT_USAGE;
     }
     outbuf ob;
-    rc = outbuf_open(&ob, out_to_stdout_ok(outname) ? "-" : outname);
+    rc = outbuf_open(c, &ob, out_to_stdout_ok(outname) ? "-" : outname);
     if (rc) {
         cli_close(&src);
         cli_close(&bsrc);

@@ -79,7 +79,7 @@ int cmd_dump(cli *c, int argc, char **argv)
         return rc;
     }
     outbuf ob;
-    rc = outbuf_open(&ob, out_to_stdout_ok(outname) ? "-" : outname);
+    rc = outbuf_open(c, &ob, out_to_stdout_ok(outname) ? "-" : outname);
     if (rc) {
         cli_close(&src);
         return rc;

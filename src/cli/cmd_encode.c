@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/jsonl_read.h"
+#include "io/jsonl_read.h"
 
 /* ---- encode ----------------------------------------------------------------------- */
 
@@ -49,7 +49,7 @@ static int run_importer(cli *c, const char *from, const char *inname, const char
         return EXIT_USAGE;
     }
     outbuf ob;
-    int rc = outbuf_open(&ob, outname);
+    int rc = outbuf_open(c, &ob, outname);
     if (rc == 0) {
         pcd_alloc_init(&c->al, pcd_alloc_libc, NULL, c->max_memory);
         pcd_import_args a = { in, inname, &ob.sink, &c->al, stderr, endian };
@@ -102,7 +102,7 @@ int cmd_encode(cli *c, int argc, char **argv)
         return EXIT_USAGE;
     }
     outbuf ob;
-    int rc = outbuf_open(&ob, outname);
+    int rc = outbuf_open(c, &ob, outname);
     if (rc) {
         if (in != stdin) fclose(in);
         return rc;

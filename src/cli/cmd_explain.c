@@ -668,7 +668,7 @@ int cmd_explain(cli *c, int argc, char **argv)
     if (!x.file_size) x.file_size = x.gzip ? 0 : x.stream_size;
     new_stream(&x, NULL, 0, 0, x.stream_size);
     outbuf ob;
-    rc = outbuf_open(&ob, out_to_stdout_ok(outname) ? "-" : outname);
+    rc = outbuf_open(c, &ob, out_to_stdout_ok(outname) ? "-" : outname);
     if (rc) {
         cli_close(&x.src);
         pcd_spans_free(&x.spans);

@@ -159,7 +159,7 @@ int cmd_info(cli *c, int argc, char **argv)
     uint64_t size = src.in.is_regular ? src.in.size : src.in.bytes_read;
     if (json) {
         outbuf ob;
-        if (outbuf_open(&ob, "-") == 0) {
+        if (outbuf_open(c, &ob, "-") == 0) {
             pcd_sink *s = &ob.sink;
             char buf[256];
             pcd_json_raw(s, "{\"file\":");

@@ -1,12 +1,13 @@
 /* common.c: format detection, opening inputs, progress and error reporting for the CLI. */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli/gzin.h"
+#include "io/gzin.h"
 #include "formats/detect.h"
 
 void cli_init(cli *c)
@@ -15,6 +16,32 @@ void cli_init(cli *c)
     c->max_memory = (size_t)2 << 30;
     c->threads = 2;
     c->tty = isatty(2);
+}
+
+/* The process's tool, for its signal handler (signals take no argument). */
+static cli *signal_cli;
+
+static void on_fatal_signal(int sig)
+{
+    if (signal_cli) pcd_output_pending_unlink(&signal_cli->pending);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void cli_cleanup_on_signals(cli *c)
+{
+    signal_cli = c;
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ };
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sigemptyset(&sa.sa_mask);
+        /* an ignored signal (nohup) stays ignored */
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
 }
 
 bool cli_parse_size(const char *s, size_t *out)

@@ -201,7 +201,7 @@ uint64_t pcdpy_src_size(const pcdpy_src *s);
 
 /* ---- outputs (encode.c) --------------------------------------------------------------------------- */
 
-#include "cli/io.h"
+#include "io/io.h"
 
 /* Where encode and convert write: a path (atomically), a binary file object (its bytes written
  * at the end), or bytes returned (output None). */

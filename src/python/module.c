@@ -3,7 +3,7 @@
  * module's functions. */
 #include "internal.h"
 
-#include "cli/jsonl_read.h"
+#include "io/jsonl_read.h"
 
 pcdpy_state pcdpy;
 

@@ -5,7 +5,7 @@
 
 #include <math.h>
 
-#include "cli/jsonl_read.h"
+#include "io/jsonl_read.h"
 
 /* ---- making objects --------------------------------------------------------------------------- */
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli/jsonl_read.h"
+#include "io/jsonl_read.h"
 
 /* ---- memory sinks ------------------------------------------------------------------------------ */
 
