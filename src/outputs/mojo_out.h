@@ -1,6 +1,6 @@
-/* outputs/mojo_out.h: the MOJO output's state and the parts its files share (mojo.c: the
- * output, MOJO 3 and 4; mojo4.c: what only MOJO 4 writes, stack repeats and tasks). Internal to
- * src/outputs. */
+/* outputs/mojo_out.h: the MOJO output's state and its parts (mojo.c: the output, MOJO 3 and 4,
+ * and at its end what only MOJO 4 writes, stack repeats and tasks; one file, as the two parts
+ * call each other). Internal to src/outputs. */
 #ifndef PCD_OUTPUTS_MOJO_OUT_H
 #define PCD_OUTPUTS_MOJO_OUT_H
 
@@ -86,7 +86,7 @@ pcd_status mojo_define_stack(mojo_out *m, pcd_mojo_int pid, pcd_profile *p, pcd_
 /* A frame written as a frame reference (not a marker, a kernel frame or a label). */
 bool mojo_is_ref(const pcd_frame *f);
 
-/* mojo4.c */
+/* what only MOJO 4 writes */
 /* Whether the sample being written (m->fr, n frames) repeats its thread's previous one as Austin
  * 4's writer would say it: *from is where its references go on after a stack repeat, 0 when
  * there is none. */
