@@ -125,12 +125,8 @@ size_t pcd_text_utc_ns(char *buf, size_t cap, uint64_t ns)
 
 /* ---- memory sinks ---------------------------------------------------------------------- */
 
-size_t pcd_fmt_rust_f64(char *buf, size_t cap, double v)
+int pcd_fmt_shortest(double v, char digits[24], int *exp, bool *neg)
 {
-    if (isnan(v)) return (size_t)snprintf(buf, cap, "NaN");
-    if (isinf(v)) return (size_t)snprintf(buf, cap, v > 0 ? "inf" : "-inf");
-    if (v == 0) return (size_t)snprintf(buf, cap, signbit(v) ? "-0" : "0");
-    /* shortest digits that read back exactly */
     char e[40];
     int prec;
     for (prec = 1; prec <= 17; prec++) {
@@ -138,18 +134,29 @@ size_t pcd_fmt_rust_f64(char *buf, size_t cap, double v)
         if (strtod(e, NULL) == v) break;
     }
     /* e = [-]d.ddddde[+-]xx */
-    char digits[24];
     int nd = 0;
     const char *p = e;
-    bool neg = false;
+    *neg = false;
     if (*p == '-') {
-        neg = true;
+        *neg = true;
         p++;
     }
     for (; *p && *p != 'e'; p++)
         if (*p != '.') digits[nd++] = *p;
-    int exp = atoi(p + 1);
+    *exp = atoi(p + 1);
     while (nd > 1 && digits[nd - 1] == '0') nd--;
+    return nd;
+}
+
+size_t pcd_fmt_rust_f64(char *buf, size_t cap, double v)
+{
+    if (isnan(v)) return (size_t)snprintf(buf, cap, "NaN");
+    if (isinf(v)) return (size_t)snprintf(buf, cap, v > 0 ? "inf" : "-inf");
+    if (v == 0) return (size_t)snprintf(buf, cap, signbit(v) ? "-0" : "0");
+    char digits[24];
+    int exp;
+    bool neg;
+    int nd = pcd_fmt_shortest(v, digits, &exp, &neg);
     char out[400];
     size_t n = 0;
     if (neg) out[n++] = '-';

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/problem.h"
 #include "common/vec.h"
 #include "moarvm_v3.h"
 
@@ -68,12 +69,7 @@ void pcd_moarvm_col_report(pcd_moarvm_col *c, bool is_error, uint64_t offset, co
     vsnprintf(c->msg, sizeof c->msg, fmt, ap);
     va_end(ap);
     pcd_error e;
-    memset(&e, 0, sizeof e);
-    e.status = PCD_E_INVALID;
-    e.offset = offset;
-    e.expected = c->msg;
-    e.found_kind = fk;
-    e.found = found;
+    pcd_problem(&e, PCD_E_INVALID, offset, c->msg, fk, found);
     if (fk == PCD_FOUND_TEXT) e.found_text = c->found;
     if (field) pcd_error_push(&e, field, index);
     if (c->in_snap) pcd_error_push(&e, "snapshot", (int64_t)c->s.index);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/hash.h"
+#include "common/problem.h"
 #include "common/text.h"
 
 /* ---- events of each version ---------------------------------------------------- */
@@ -40,16 +41,6 @@ static bool grow(mojo_asm *a, void **p, uint32_t *cap, size_t sz, size_t need)
     *p = q;
     *cap = (uint32_t)ncap;
     return true;
-}
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= UINT64_C(0xff51afd7ed558ccd);
-    x ^= x >> 33;
-    x *= UINT64_C(0xc4ceb9fe1a85ec53);
-    x ^= x >> 33;
-    return x;
 }
 
 /* ---- key maps ------------------------------------------------------------------- */
@@ -231,9 +222,9 @@ static bool mi_eq(pcd_mojo_int x, pcd_mojo_int y) { return x.mag == y.mag && x.n
 
 static uint32_t frame_hash(const mojo_frame *f)
 {
-    uint64_t h = mix64(((uint64_t)f->file << 32 | f->scope) ^ mix64(f->line.mag + 2 * f->line.neg));
-    h = mix64(h ^ f->line_end.mag ^ ((uint64_t)f->line_end.neg << 63));
-    h = mix64(h ^ f->column.mag ^ ((uint64_t)f->column.neg << 63) ^ mix64(f->column_end.mag + f->column_end.neg));
+    uint64_t h = pcd_mix64(((uint64_t)f->file << 32 | f->scope) ^ pcd_mix64(f->line.mag + 2 * f->line.neg));
+    h = pcd_mix64(h ^ f->line_end.mag ^ ((uint64_t)f->line_end.neg << 63));
+    h = pcd_mix64(h ^ f->column.mag ^ ((uint64_t)f->column.neg << 63) ^ pcd_mix64(f->column_end.mag + f->column_end.neg));
     return (uint32_t)h;
 }
 
@@ -284,12 +275,7 @@ static void problem(mojo_asm *a, int kind, bool is_error, uint64_t offset, const
     uint64_t k = a->problems[kind]++;
     if (!a->report || k >= (kind == MOJO_P_EARLY_DEF ? 1 : MOJO_REPORT_MAX)) return;
     pcd_error e;
-    memset(&e, 0, sizeof e);
-    e.status = PCD_E_INVALID;
-    e.offset = offset;
-    e.expected = expected;
-    e.found_kind = fk;
-    e.found = found;
+    pcd_problem(&e, PCD_E_INVALID, offset, expected, fk, found);
     if (path) pcd_error_push(&e, path, -1);
     a->report(a->report_ud, is_error, &e);
 }

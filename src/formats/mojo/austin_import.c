@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "formats/mojo/asm.h"
+#include "common/hash.h"
 #include "mojo_v3.h"
 #include "pipeline/job.h"
 #include "common/hmap.h"
@@ -41,8 +42,8 @@ static int fail(imp *m, const char *msg)
 
 static uint64_t fnv(const uint8_t *p, size_t n)
 {
-    uint64_t h = UINT64_C(1469598103934665603);
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * UINT64_C(1099511628211);
+    uint64_t h = PCD_FNV_SEED;
+    for (size_t i = 0; i < n; i++) h = pcd_fnv_step(h, p[i]);
     return h;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/text.h"
+#include "common/problem.h"
 #include "formats/mojo/asm.h"
 #include "pipeline/job.h"
 #include "common/hmap.h"
@@ -256,10 +257,9 @@ static void check_bind(void *ctx, pcd_report_fn report, void *ud)
 static PCD_COLD void check_nomem(mojo_check *k, const pcd_record *rec)
 {
     pcd_error err;
-    memset(&err, 0, sizeof err);
-    err.status = PCD_E_NOMEM;
-    err.offset = rec->offset;
-    err.expected = "memory for the strings and frames (raise --max-memory); the reference checks stop here";
+    pcd_problem(&err, PCD_E_NOMEM, rec->offset,
+                "memory for the strings and frames (raise --max-memory); the reference checks stop here", PCD_FOUND_NONE,
+                0);
     k->as.report(k->as.report_ud, false, &err);
     k->ok = false;
 }
@@ -295,12 +295,7 @@ static void check_finish(void *ctx, pcd_report_fn report, void *ud)
         snprintf(msg, sizeof msg, "%s: %" PRIu64 " in all (the first %d are shown)", what[i], k->as.problems[i],
                  MOJO_REPORT_MAX);
         pcd_error err;
-        memset(&err, 0, sizeof err);
-        err.status = PCD_E_INVALID;
-        err.offset = 0;
-        err.expected = NULL;
-        err.found_kind = PCD_FOUND_TEXT;
-        err.found_text = msg;
+        pcd_problem(&err, PCD_E_INVALID, 0, NULL, PCD_FOUND_TEXT, 0)->found_text = msg;
         /* the summary is said once; the counted problems were already errors or warnings */
         pcd_error_push(&err, "summary", -1);
         report(ud, false, &err);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "formats/tachyon/tachyon.h"
+#include "common/hash.h"
 #include "writers/tachyon.h"
 
 typedef struct imp_frame {
@@ -428,12 +429,6 @@ static uint32_t order_thread(order *o, uint64_t tid, uint32_t interp)
     return o->n++;
 }
 
-static uint64_t mixts(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= UINT64_C(0xff51afd7ed558ccd);
-    return x ^ (x >> 29);
-}
 
 static void order_note(order *o, uint32_t th, uint64_t ts)
 {
@@ -450,7 +445,7 @@ static void order_note(order *o, uint32_t th, uint64_t ts)
         }
         for (size_t i = 0; i < o->ts_cap; i++) {
             if (!o->ts_val[i]) continue;
-            size_t j = mixts(o->ts_key[i]) & (ncap - 1);
+            size_t j = pcd_mix64(o->ts_key[i]) & (ncap - 1);
             while (nv[j]) j = (j + 1) & (ncap - 1);
             nk[j] = o->ts_key[i];
             nv[j] = o->ts_val[i];
@@ -461,7 +456,7 @@ static void order_note(order *o, uint32_t th, uint64_t ts)
         o->ts_val = nv;
         o->ts_cap = ncap;
     }
-    size_t i = mixts(ts) & (o->ts_cap - 1);
+    size_t i = pcd_mix64(ts) & (o->ts_cap - 1);
     while (o->ts_val[i] && o->ts_key[i] != ts) i = (i + 1) & (o->ts_cap - 1);
     if (o->ts_val[i]) {
         uint32_t prev = o->ts_val[i] - 1;
