@@ -724,7 +724,7 @@ int cmd_explain(cli *c, int argc, char **argv)
     }
     if (wst == PCD_OK && r.to == TO_HTML) {
         wst = pcd_memsink_flush(&page);
-        if (wst == PCD_OK) wst = explain_page(&ob.sink, &x, page.data, page.len);
+        if (wst == PCD_OK) wst = cli_explain_page(&ob.sink, &x, page.data, page.len);
     }
     if (wst == PCD_OK && r.to == TO_TEXT && !r.shown && !damaged)
         wst = put(&ob.sink, "(no record ends after --from)\n");

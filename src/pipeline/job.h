@@ -45,20 +45,28 @@ typedef struct pcd_check_ops {
     pcd_status (*run)(void *ctx, const pcd_record *rec);
 } pcd_check_ops;
 
-/* `encode --from NAME`: another text or binary form turned into this format. */
+/* `encode --from NAME`: another text or binary form turned into this format. Everything goes
+ * through al (--max-memory covers it); nothing is printed: what went wrong is a->msg. */
 typedef struct pcd_import_args {
-    FILE *in;
+    pcd_read_fn read;         /* the input as a stream */
+    void *read_ud;
+    /* or the whole input in memory, for an importer that reads it twice (a file mapped, a pipe
+     * read to its end within the memory cap): PCD_OK with *p, *n; else a status */
+    pcd_status (*load)(void *ud, const uint8_t **p, size_t *n);
     const char *input_name;
     pcd_sink *out;            /* output (atomic file) */
     pcd_alloc *al;
-    FILE *err;
     const char *endian;       /* --endian, or NULL */
+    char msg[4096];           /* why a status other than PCD_OK was returned (a line for the user;
+                               * empty: nothing to add) */
 } pcd_import_args;
 
 typedef struct pcd_importer {
     const char *from;         /* "austin" */
     const char *help;
-    int (*run)(const pcd_import_args *a);  /* exit code: 0 done, 1 invalid input, 2 other errors */
+    /* PCD_OK done; PCD_E_INVALID the input is invalid; PCD_E_NOMEM, PCD_E_LIMIT over the memory
+     * cap; PCD_E_IO cannot read or write */
+    pcd_status (*run)(pcd_import_args *a);
 } pcd_importer;
 
 /* ---- conversions through the profile model ------------------------------------------------

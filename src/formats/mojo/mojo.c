@@ -62,7 +62,7 @@ static void info_meta(void *ud, uint32_t key, uint32_t value, uint64_t offset)
     (void)offset;
     mojo_info *h = ud;
     h->n_meta++;
-    pcd_bytes k = mojo_str(&h->as, key);
+    pcd_bytes k = pcd_mojo_str(&h->as, key);
     for (int i = 0; i < 8; i++)
         if (pcd_bytes_is(k, info_keys[i])) h->meta[i] = value;
 }
@@ -92,7 +92,7 @@ static void info_init(void *ctx, pcd_alloc *al)
     pcd_hmap_init(&h->pids, al);
     pcd_hmap_init(&h->threads, al);
     pcd_hmap_init(&h->tasks, al);
-    if (mojo_asm_init(&h->as, al, 0, &info_asm_ops, h, NULL, NULL) != PCD_OK) h->failed = true;
+    if (pcd_mojo_asm_init(&h->as, al, 0, &info_asm_ops, h, NULL, NULL) != PCD_OK) h->failed = true;
 }
 
 static void info_record(void *ctx, const pcd_record *rec)
@@ -106,7 +106,7 @@ static void info_done(mojo_info *h)
 {
     if (!h->started && !h->failed) {
         h->started = true;
-        if (mojo_asm_finish(&h->as) != PCD_OK) h->failed = true;
+        if (pcd_mojo_asm_finish(&h->as) != PCD_OK) h->failed = true;
     }
 }
 
@@ -129,7 +129,7 @@ static void info_text(void *ctx, FILE *out)
     bool any = false;
     for (int i = 0; i < 8; i++) {
         if (h->meta[i] == UINT32_MAX) continue;
-        pcd_bytes v = mojo_str(&h->as, h->meta[i]);
+        pcd_bytes v = pcd_mojo_str(&h->as, h->meta[i]);
         fprintf(out, "%s%s=%.*s", any ? ", " : " (", info_keys[i], (int)(v.len > 200 ? 200 : v.len), (const char *)v.ptr);
         any = true;
     }
@@ -193,7 +193,7 @@ static pcd_status info_json(void *ctx, pcd_sink *s)
     bool any = false;
     for (int i = 0; i < 8; i++) {
         if (h->meta[i] == UINT32_MAX) continue;
-        pcd_bytes v = mojo_str(&h->as, h->meta[i]);
+        pcd_bytes v = pcd_mojo_str(&h->as, h->meta[i]);
         int n = snprintf(buf, sizeof buf, "%s\"%s\":", any ? "," : "", info_keys[i]);
         PCD_TRY(pcd_sink_put(s, buf, (size_t)n));
         PCD_TRY(pcd_text_json(s, v.ptr, v.len));
@@ -227,7 +227,7 @@ static void info_fini(void *ctx)
     pcd_hmap_free(&h->pids);
     pcd_hmap_free(&h->threads);
     pcd_hmap_free(&h->tasks);
-    mojo_asm_free(&h->as);
+    pcd_mojo_asm_free(&h->as);
 }
 
 static const pcd_info_ops mojo_info_ops = {
@@ -244,7 +244,7 @@ typedef struct mojo_check {
 static void check_init(void *ctx, pcd_alloc *al)
 {
     mojo_check *k = ctx;
-    k->ok = mojo_asm_init(&k->as, al, 0, NULL, NULL, NULL, NULL) == PCD_OK;
+    k->ok = pcd_mojo_asm_init(&k->as, al, 0, NULL, NULL, NULL, NULL) == PCD_OK;
 }
 
 static void check_bind(void *ctx, pcd_report_fn report, void *ud)
@@ -283,7 +283,7 @@ static void check_finish(void *ctx, pcd_report_fn report, void *ud)
     if (!k->ok) return;
     k->as.report = report;
     k->as.report_ud = ud;
-    mojo_asm_finish(&k->as);
+    pcd_mojo_asm_finish(&k->as);
     static const char *const what[MOJO_P_N] = {
         "references to undefined string keys", "references to undefined frame keys",
         "events outside a sample", NULL, "samples with repeated metrics", "samples cut at 1048576 frames",
@@ -305,7 +305,7 @@ static void check_finish(void *ctx, pcd_report_fn report, void *ud)
 static void check_fini(void *ctx)
 {
     mojo_check *k = ctx;
-    mojo_asm_free(&k->as);
+    pcd_mojo_asm_free(&k->as);
 }
 
 static const pcd_check_ops mojo_check_ops = {
@@ -315,7 +315,7 @@ static const pcd_check_ops mojo_check_ops = {
 /* ---- registration --------------------------------------------------------------------------- */
 
 static const pcd_importer mojo_import[] = {
-    { "austin", "Austin's text format (as austin writes it, or convert --to austin) to MOJO 3", mojo_import_austin },
+    { "austin", "Austin's text format (as austin writes it, or convert --to austin) to MOJO 3", pcd_mojo_import_austin },
 };
 
 extern const pcd_model_importer pcd_mojo_model;
