@@ -1,6 +1,8 @@
 /* cli/job.c: conversion jobs as the tool runs them. */
 #include "cli/job.h"
 
+#include "cli.h"
+
 #include <string.h>
 
 typedef struct job_out {
