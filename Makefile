@@ -9,9 +9,14 @@ BENCH_BUILD ?= build-bench
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 PREFIX      ?= /usr/local
 FUZZ_SECONDS ?= 300
+FUZZ_TOOLS_BUILD ?= build-fuzz-tools
+FUZZ_COMPARE_SECONDS ?= 600
+FUZZ_COV_BUILD ?= build-fuzz-cov
+FUZZ_COMPARE_JOBS ?= 1
+FUZZ_COMPARE_WALL ?= 0
 export CTEST_OUTPUT_ON_FAILURE = 1
 
-.PHONY: all setup build run test test-fast test-asan test-release test-long regen explain fuzz bench install clean
+.PHONY: all setup build run test test-fast test-asan test-release test-long regen explain fuzz fuzz-tools fuzz-others bench bench-fuzz install clean
 
 all: build
 
@@ -89,6 +94,44 @@ fuzz: setup
 	@cmake --build $(FUZZ_BUILD) -j$(JOBS)
 	@scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
+# The engine plugins over the generated structure-aware mutators, for anyone's harness (in
+# build-fuzz-tools/): libpcdmut_libfuzzer.a (LLVMFuzzerCustomMutator/CustomCrossOver: link it
+# with a libFuzzer harness) and pcdmut_afl.so (AFL_CUSTOM_MUTATOR_LIBRARY for afl-fuzz).
+fuzz-tools: setup
+	@CC=clang cmake -S . -B $(FUZZ_TOOLS_BUILD) -DCMAKE_BUILD_TYPE=Release -DPCD_FUZZ_TOOLS=ON -DBUILD_SHARED_LIBS=OFF \
+	    -DBUILD_TESTING=OFF -DPCD_BUILD_CLI=OFF -DPCD_WERROR=ON >/dev/null
+	@cmake --build $(FUZZ_TOOLS_BUILD) -j$(JOBS) --target pcdmut_libfuzzer pcdmut_afl
+	@echo "fuzz-tools: $(FUZZ_TOOLS_BUILD)/fuzz/libpcdmut_libfuzzer.a and $(FUZZ_TOOLS_BUILD)/fuzz/pcdmut_afl.so (docs/fuzzing.md)"
+
+# Campaigns of `profcodec fuzz` against other readers (fuzz/others/: mprof-report, Go's pprof
+# parser, CPython 3.15's binary reader, austin-python's MOJO reader with AUSTIN_PYTHON=checkout),
+# FUZZ_OTHERS_SECONDS (1800) each, one after the other; FUZZ_OTHERS=go picks some. Never in make
+# test. Figures: fuzz/others/LEDGER.tsv; findings: fuzz/others/findings/, docs/fuzzing.md.
+fuzz-others: setup
+	@scripts/setup-deps.sh --quiet --fuzz-others
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS) --target profcodec-cli
+	@PROFCODEC=$(CURDIR)/$(BUILD)/profcodec fuzz/others/run.sh
+
+# The structure-aware mutators measured (bench/RESULTS.md): round trip, the share of generated and
+# mutated files our decoder accepts with the evil kinds off, mutations/s on inputs under 64 KB
+# (bench/mutbench.c); then coverage after FUZZ_COMPARE_SECONDS (600) CPU seconds per arm and format,
+# structure-aware against byte-level, both arms at once, each stopped when its process has had that
+# much CPU time, and counted by replaying its corpus with the byte-level binary
+# (scripts/fuzz-compare.sh; FUZZ_COMPARE=mojo picks formats, FUZZ_COMPARE_JOBS=3 runs three formats
+# at once, FUZZ_COMPARE_WALL=SECONDS stops a run the machine is too loaded to finish), built without
+# sanitizers (coverage is the measure, not what a sanitizer would catch).
+bench-fuzz: setup
+	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DPCD_WERROR=ON >/dev/null
+	@cmake --build $(BENCH_BUILD) -j$(JOBS) --target mutbench
+	@echo "load average: $$(cut -d' ' -f1-3 /proc/loadavg)"
+	@$(BENCH_BUILD)/bench/mutbench -n 2000 -g 200 -t 3 $$(find tests/data ../shared/corpus fuzz/corpus -type f -size -64k 2>/dev/null)
+	@CC=clang cmake -S . -B $(FUZZ_COV_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCD_FUZZ=ON -DPCD_WERROR=ON \
+	    -DBUILD_TESTING=OFF -DPCD_BUILD_CLI=OFF >/dev/null
+	@cmake --build $(FUZZ_COV_BUILD) -j$(JOBS) --target $(foreach h,tachyon_v1 moarvm_v3 pprof_gz mojo_v3 mono_v3_0 heph_v0_1,fuzz_$(h) fuzz_$(h)_sa)
+	@FUZZ_COMPARE_JOBS=$(FUZZ_COMPARE_JOBS) FUZZ_COMPARE_WALL=$(FUZZ_COMPARE_WALL) \
+	    scripts/fuzz-compare.sh $(FUZZ_COV_BUILD) $(FUZZ_COMPARE_SECONDS) $(FUZZ_COMPARE)
+
 # Throughput and memory against the baselines each format names; writes bench/RESULTS.md
 # (BENCH=heph: that section only).
 bench: setup
@@ -100,4 +143,4 @@ install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(BENCH_BUILD) $(RELEASE_BUILD)-gcc $(RELEASE_BUILD)-clang
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(BENCH_BUILD) $(RELEASE_BUILD)-gcc $(RELEASE_BUILD)-clang $(FUZZ_TOOLS_BUILD) $(FUZZ_COV_BUILD)

@@ -20,6 +20,7 @@ local emit_dict = require("pcgen.emit.dict")
 local registry = require("pcgen.emit.registry")
 local emit_view = require("pcgen.emit.view")
 local emit_py = require("pcgen.emit.python")
+local emit_mut = require("pcgen.emit.mut")
 local text = require("pcgen.text")
 local sha256 = require("pcgen.sha256")
 
@@ -97,6 +98,7 @@ for _, path in ipairs(opts.files) do
         for _, name in ipairs({ base .. ".h", base .. ".c", base .. "_explain.c" }) do out(opts.out .. "/" .. name, files[name]) end
         out(opts.out .. "/" .. base .. "_fuzz.c", emit_fuzz(ir, sha, GEN_VERSION))
         out(opts.out .. "/" .. base .. ".dict", emit_dict(ir))
+        out(opts.out .. "/" .. base .. "_mut.c", emit_mut.file(ir, sha, GEN_VERSION))
         if opts.docs then out(opts.docs .. "/" .. ir.name .. "-" .. ir.vid .. ".md", emit_md.page(ir, sha, GEN_VERSION)) end
         if opts.python then
           out(opts.python .. "/" .. base .. "_py.c", emit_py.c_file(ir, sha, GEN_VERSION, opts.py_package))
@@ -154,6 +156,7 @@ if not opts.no_registry then
   -- the registry of every format, and the manifest
   table.sort(formats, function(a, b) return a.base < b.base end)
   outputs[#outputs + 1] = { opts.out .. "/pcd_formats.c", registry.formats_c(formats, GEN_VERSION) }
+  outputs[#outputs + 1] = { opts.out .. "/pcd_mutators.c", emit_mut.registry(formats, GEN_VERSION) }
   outputs[#outputs + 1] = { opts.out .. "/MANIFEST", registry.manifest(manifest) }
 end
 if opts.python then

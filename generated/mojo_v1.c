@@ -645,11 +645,12 @@ const pcd_type pcd_mojo_v1_event_stack_type = {
 
 static const pcd_field pcd_mojo_v1_event_frame_fields[] = {
     { .name = "key", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v1_event_frame, key),
-      .doc = "Frame key: (code object address & (2^27-1)) << 16 | lasti; 2^64-1 when lasti is -1; a PC for native frames." },
+      .doc = "Frame key: (code object address & (2^27-1)) << 16 | lasti; 2^64-1 when lasti is -1; a PC for native frames.",
+      .key = "frame" },
     { .name = "filename", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v1_event_frame, filename),
-      .doc = "String key of the file name (1: <unknown>)." },
+      .doc = "String key of the file name (1: <unknown>).", .ref = "string" },
     { .name = "scope", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v1_event_frame, scope),
-      .doc = "String key of the function (qualified) name (1: <unknown>)." },
+      .doc = "String key of the function (qualified) name (1: <unknown>).", .ref = "string" },
     { .name = "line", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v1_event_frame, line),
       .doc = "Line number (native frames: offset of the PC in the symbol)." },
 };
@@ -669,7 +670,7 @@ const pcd_type pcd_mojo_v1_event_invalid_type = {
 
 static const pcd_field pcd_mojo_v1_event_frame_ref_fields[] = {
     { .name = "key", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v1_event_frame_ref, key),
-      .doc = "Frame key defined in the current process." },
+      .doc = "Frame key defined in the current process.", .ref = "frame" },
 };
 const pcd_type pcd_mojo_v1_event_frame_ref_type = {
     .name = "event_frame_ref",
@@ -729,7 +730,7 @@ const pcd_type pcd_mojo_v1_event_memory_type = {
 
 static const pcd_field pcd_mojo_v1_event_string_fields[] = {
     { .name = "key", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v1_event_string, key),
-      .doc = "String key (an address masked to 27 bits)." },
+      .doc = "String key (an address masked to 27 bits).", .key = "string" },
     { .name = "value", .kind = PCD_K_STRING, .offset = offsetof(pcd_mojo_v1_event_string, value),
       .doc = "The string (not necessarily UTF-8)." },
 };
@@ -743,7 +744,7 @@ const pcd_type pcd_mojo_v1_event_string_type = {
 
 static const pcd_field pcd_mojo_v1_event_string_ref_fields[] = {
     { .name = "key", .kind = PCD_K_MOJO, .offset = offsetof(pcd_mojo_v1_event_string_ref, key),
-      .doc = "String key defined in the current process." },
+      .doc = "String key defined in the current process.", .ref = "string" },
 };
 const pcd_type pcd_mojo_v1_event_string_ref_type = {
     .name = "event_string_ref",

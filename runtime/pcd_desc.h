@@ -35,7 +35,8 @@ enum {
     PCD_F_ENUM_OPEN = 1u << 5, /* values outside the enum are allowed */
     PCD_F_TAG_MULTI = 1u << 6, /* a union case with several tags, or the default case of a union
                                   * that reads its tag: the tag is dumped too */
-    PCD_F_OMIT_EMPTY = 1u << 7 /* an array left out of JSON when empty (a message's repeated field) */
+    PCD_F_OMIT_EMPTY = 1u << 7, /* an array left out of JSON when empty (a message's repeated field) */
+    PCD_F_INDEX_KEY = 1u << 8   /* each occurrence is the next target of the key space `key` (0, 1, ...) */
 };
 
 /* Sign and magnitude (Austin's MOJO varint). */
@@ -79,6 +80,11 @@ typedef struct pcd_field {
     const char *doc;
     const struct pcd_region_desc *region;  /* PCD_K_REGION */
     uint32_t number;          /* protobuf: the field's number (0: not a message's field) */
+    /* References (schema: key = / index_key = / ref = "space"): the key space whose targets
+     * this field defines (key; with PCD_F_INDEX_KEY by its position), or points at (ref);
+     * NULL: neither. For the mutators; no decoder reads them. */
+    const char *key;
+    const char *ref;
 } pcd_field;
 
 /* Unions are C structs { uint32_t which; union {...} u; }; `fields` are the cases

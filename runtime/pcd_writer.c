@@ -120,6 +120,10 @@ static const pcd_field *region_field(const pcd_type *t, uint32_t from, uint32_t 
 static pcd_status zfeed(void *ud, const uint8_t *p, size_t n)
 {
     pcd_wlevel *L = ud;
+    if (L->w && L->w->region_bytes) {
+        pcd_status st = L->w->region_bytes(L->w->region_bytes_ud, L->rd, L->ordinal, &p, &n);
+        if (st != PCD_OK) return st;
+    }
     return pcd_zstd_writer_write(&L->zw, p, n);
 }
 
@@ -195,13 +199,13 @@ static pcd_status start_compression(pcd_writer *w, pcd_wlevel *L)
         w->has_spare = false;
         L->zw = w->spare_zw;
         L->ibuf = w->spare_ibuf;
-        if (pcd_zstd_writer_restart(&L->zw, L->rd->zstd_level, outer) != PCD_OK) {
+        if (pcd_zstd_writer_restart(&L->zw, w->zstd_level ? w->zstd_level : L->rd->zstd_level, outer) != PCD_OK) {
             pcd_zstd_writer_free(&L->zw);
             pcd_alloc_free(w->al, L->ibuf, PCD_WRITER_IBUF);
             return wfail(w, PCD_E_ZSTD, L->rd->name, "a zstd context that can be reused");
         }
     } else {
-        if (pcd_zstd_writer_init(&L->zw, w->al, L->rd->zstd_level, outer) != PCD_OK)
+        if (pcd_zstd_writer_init(&L->zw, w->al, w->zstd_level ? w->zstd_level : L->rd->zstd_level, outer) != PCD_OK)
             return wfail(w, PCD_E_NOMEM, L->rd->name, "memory for zstd (raise --max-memory)");
         L->ibuf = pcd_alloc_get(w->al, PCD_WRITER_IBUF);
         if (!L->ibuf) {
@@ -209,7 +213,14 @@ static pcd_status start_compression(pcd_writer *w, pcd_wlevel *L)
             return wfail(w, PCD_E_NOMEM, L->rd->name, "memory for zstd (raise --max-memory)");
         }
     }
+    if (w->zstd_small && pcd_zstd_writer_small(&L->zw) != PCD_OK) {
+        pcd_zstd_writer_free(&L->zw);
+        pcd_alloc_free(w->al, L->ibuf, PCD_WRITER_IBUF);
+        return wfail(w, PCD_E_ZSTD, L->rd->name, "zstd parameters it accepts");
+    }
     pcd_sink_init(&L->inner, L->ibuf, PCD_WRITER_IBUF, zfeed, NULL, L, &w->x);
+    L->w = w;
+    L->ordinal = ++w->compressed_opened;
     L->compressed = true;
     return PCD_OK;
 }
@@ -304,6 +315,63 @@ pcd_status pcd_writer_update_root(pcd_writer *w, const void *root)
     return st;
 }
 
+/* The level of region rd, the inner ones closed (a later region of the root opened); -1 on failure. */
+static int level_of(pcd_writer *w, const pcd_region_desc *rd)
+{
+    int k = (int)w->depth - 1;
+    while (k >= 0 && w->lv[k].rd != rd) k--;
+    if (k < 0) {
+        /* not open: a later region of the root (whole-file formats); close what is
+         * open, pass the ones in between (empty), open it */
+        uint32_t j = root_ordinal(w->f, rd);
+        if (j == 0 || j <= w->root_next) {
+            wfail(w, PCD_E_INVALID, rd->name, "a record of a region that is open here");
+            return -1;
+        }
+        while (w->depth)
+            if (close_level(w) != PCD_OK) return -1;
+        for (uint32_t m = w->root_next + 1; m < j; m++)
+            if (open_root_region(w, m) != PCD_OK || close_level(w) != PCD_OK) return -1;
+        if (open_root_region(w, j) != PCD_OK) return -1;
+        k = 0;
+    }
+    while ((int)w->depth - 1 > k)
+        if (close_level(w) != PCD_OK) return -1;
+    return k;
+}
+
+pcd_status pcd_writer_raw_region(pcd_writer *w, const pcd_region_desc *rd, const uint8_t *p, size_t n,
+                                 uint64_t records)
+{
+    if (w->failed) return w->x.err.status ? w->x.err.status : PCD_E_ARG;
+    if (!w->root_done) return wfail(w, PCD_E_ARG, NULL, "the root record first");
+    int k = level_of(w, rd);
+    if (k < 0) return w->x.err.status ? w->x.err.status : PCD_E_INVALID;
+    pcd_wlevel *L = &w->lv[k];
+    if (L->count) return wfail(w, PCD_E_ARG, rd->name, "a region without records yet");
+    if (L->compressed) {
+        /* nothing went into its frame: the context is kept for the next one */
+        if (!w->has_spare) {
+            w->spare_zw = L->zw;
+            w->spare_ibuf = L->ibuf;
+            w->has_spare = true;
+        } else {
+            pcd_zstd_writer_free(&L->zw);
+            pcd_alloc_free(w->al, L->ibuf, PCD_WRITER_IBUF);
+        }
+        L->compressed = false;
+    }
+    w->cur = level_sink(w, k);
+    pcd_status st = pcd_put_bytes(w->cur, p, n);
+    if (st != PCD_OK) {
+        w->failed = true;
+        return st;
+    }
+    L->count = records;
+    w->records += records;
+    return PCD_OK;
+}
+
 pcd_status pcd_writer_record(pcd_writer *w, const pcd_region_desc *rd, const void *rec)
 {
     if (w->failed) return w->x.err.status ? w->x.err.status : PCD_E_ARG;
@@ -381,4 +449,41 @@ void pcd_writer_close(pcd_writer *w)
         if (L->state) pcd_alloc_free(w->al, L->state, L->rd->state_size);
         w->depth--;
     }
+}
+
+bool pcd_writer_take_spare(pcd_writer *w, pcd_writer_spare *out)
+{
+    /* a writer that failed inside a compressed region: that region's context (its frame is
+     * started again by the next writer) */
+    for (uint32_t i = w->depth; i-- > 0 && !w->has_spare;) {
+        pcd_wlevel *L = &w->lv[i];
+        if (!L->compressed) continue;
+        w->spare_zw = L->zw;
+        w->spare_ibuf = L->ibuf;
+        w->has_spare = true;
+        L->compressed = false;
+    }
+    if (!w->has_spare) return false;
+    out->zw = w->spare_zw;
+    out->ibuf = w->spare_ibuf;
+    w->has_spare = false;
+    return true;
+}
+
+void pcd_writer_give_spare(pcd_writer *w, const pcd_writer_spare *sp)
+{
+    if (w->has_spare) {
+        pcd_zstd_writer_free(&w->spare_zw);
+        pcd_alloc_free(w->al, w->spare_ibuf, PCD_WRITER_IBUF);
+    }
+    w->spare_zw = sp->zw;
+    w->spare_ibuf = sp->ibuf;
+    w->has_spare = true;
+}
+
+void pcd_writer_spare_free(pcd_alloc *al, pcd_writer_spare *sp)
+{
+    pcd_zstd_writer_free(&sp->zw);
+    pcd_alloc_free(al, sp->ibuf, PCD_WRITER_IBUF);
+    sp->ibuf = NULL;
 }

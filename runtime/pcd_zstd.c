@@ -402,7 +402,9 @@ pcd_status pcd_zstd_writer_init(pcd_zstd_writer *w, pcd_alloc *al, int level, pc
 
 pcd_status pcd_zstd_writer_restart(pcd_zstd_writer *w, int level, pcd_sink *out)
 {
-    size_t r = ZSTD_CCtx_reset(w->c, ZSTD_reset_session_only);
+    /* (the parameters are reset only when pcd_zstd_writer_small changed them) */
+    size_t r = ZSTD_CCtx_reset(w->c, w->small ? ZSTD_reset_session_and_parameters : ZSTD_reset_session_only);
+    w->small = false;
     if (!ZSTD_isError(r)) r = ZSTD_CCtx_setParameter(w->c, ZSTD_c_compressionLevel, level);
     if (ZSTD_isError(r)) return PCD_E_ZSTD;
     w->out = out;
@@ -421,6 +423,9 @@ static pcd_status zpump(pcd_zstd_writer *w, ZSTD_inBuffer *in, ZSTD_EndDirective
             return pcd_sink_fail(s, PCD_E_ZSTD, NULL, "zstd compression", PCD_FOUND_NONE, 0);
         s->len = out.pos;
         if (mode == ZSTD_e_continue ? in->pos == in->size : r == 0) return PCD_OK;
+        /* a memory sink keeps its bytes: full, nothing more can go out (else this loops for ever) */
+        if (!s->write && out.pos == out.size)
+            return pcd_sink_fail(s, PCD_E_LIMIT, NULL, "room in the output buffer", PCD_FOUND_UINT, s->cap);
         if (out.pos == out.size || out.pos > 0) PCD_TRY(pcd_sink_flush(s));
     }
 }
@@ -442,4 +447,13 @@ void pcd_zstd_writer_free(pcd_zstd_writer *w)
 {
     if (w->c) ZSTD_freeCCtx(w->c);
     w->c = NULL;
+}
+
+pcd_status pcd_zstd_writer_small(pcd_zstd_writer *w)
+{
+    size_t r = ZSTD_CCtx_setParameter(w->c, ZSTD_c_windowLog, 17);
+    if (!ZSTD_isError(r)) r = ZSTD_CCtx_setParameter(w->c, ZSTD_c_hashLog, 6);
+    if (!ZSTD_isError(r)) r = ZSTD_CCtx_setParameter(w->c, ZSTD_c_chainLog, 6);
+    w->small = true;
+    return ZSTD_isError(r) ? PCD_E_ZSTD : PCD_OK;
 }

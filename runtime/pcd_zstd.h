@@ -70,6 +70,7 @@ typedef struct pcd_zstd_writer {
     pcd_alloc *al;
     pcd_sink *out;
     uint64_t in_total;
+    bool small;               /* pcd_zstd_writer_small's parameters are set (restart clears them) */
 } pcd_zstd_writer;
 
 pcd_status pcd_zstd_writer_init(pcd_zstd_writer *w, pcd_alloc *al, int level, pcd_sink *out);
@@ -77,6 +78,10 @@ pcd_status pcd_zstd_writer_init(pcd_zstd_writer *w, pcd_alloc *al, int level, pc
  * at high levels; reusing them is much cheaper than free + init). */
 pcd_status pcd_zstd_writer_restart(pcd_zstd_writer *w, int level, pcd_sink *out);
 pcd_status pcd_zstd_writer_write(pcd_zstd_writer *w, const uint8_t *p, size_t n);
+/* The frame started is made with the smallest tables (and a 128 KiB window, whole blocks):
+ * cheap to start (a few hundred bytes cleared, not megabytes), for many small frames that
+ * nobody keeps. */
+pcd_status pcd_zstd_writer_small(pcd_zstd_writer *w);
 /* Ends the frame and flushes it into the sink. */
 pcd_status pcd_zstd_writer_end(pcd_zstd_writer *w);
 void pcd_zstd_writer_free(pcd_zstd_writer *w);

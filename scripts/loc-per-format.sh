@@ -15,6 +15,7 @@
 #   common (hash, arrays, text)                   src/common/, src/lib/pcd_hmap.*
 #   model                                         src/model/
 #   outputs                                       src/outputs/
+#   fuzz (profcodec fuzz below the CLI)           src/fuzz/
 #   CLI                                           src/cli/, and src/lib/pcd_{io,gzin,jsonr}.*
 #                                                 (CLI-only code that sat in src/lib then)
 #   runtime                                       runtime/
@@ -37,6 +38,7 @@ row_of() {
     src/common/*) echo "common" ;;
     src/model/*) echo "model" ;;
     src/outputs/*) echo "outputs" ;;
+    src/fuzz/*) echo "fuzz (profcodec fuzz below the CLI)" ;;
     src/cli/*) echo "CLI" ;;
     src/python/*) echo "Python extension" ;;
     runtime/*) echo "runtime" ;;

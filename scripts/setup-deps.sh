@@ -1,6 +1,9 @@
 #!/bin/sh
 # Checks (and, as root, installs) the Debian 12 packages profcodec needs to build and test.
-# usage: scripts/setup-deps.sh [--quiet]
+# usage: scripts/setup-deps.sh [--quiet] [--fuzz-others]
+# --fuzz-others: the readers and tools of the campaigns against other readers instead
+# (make fuzz-others, fuzz/others/): mprof-report (mono-utils), gdb (crash stacks of a stripped
+# reader), Go's own source of its pprof parser (golang-1.19-src), python3-coverage
 # Exit 0 when everything is present; otherwise prints the apt-get line and exits 1
 # (or installs the packages when run as root).
 set -eu
@@ -14,17 +17,23 @@ set -eu
 # for the zero-copy columns), and its packaging offline (pip, venv, setuptools, wheel, build)
 PKGS="build-essential cmake pkg-config lua5.4 libzstd-dev zstd zlib1g-dev libcmocka-dev \
 libjansson-dev clang libfuzzer-14-dev libclang-rt-14-dev python3 python3-jsonschema chromium \
-golang-1.19-go golang-1.19-src python3-dev python3-pytest python3-setuptools python3-wheel python3-build python3-pip python3-venv python3-numpy"
+golang-1.19-go golang-1.19-src afl++ python3-dev python3-pytest python3-setuptools python3-wheel python3-build python3-pip python3-venv python3-numpy"
 
-quiet=0
-[ "${1:-}" = "--quiet" ] && quiet=1
+quiet=0 others=0
+for a in "$@"; do
+    case $a in
+    --quiet) quiet=1 ;;
+    --fuzz-others) PKGS="mono-utils gdb golang-1.19-go golang-1.19-src python3-coverage" others=1 ;;
+    esac
+done
 here=$(cd "$(dirname "$0")/.." && pwd)
 # Node.js and npm: the machine's own if it has them, else Debian's
-command -v npm >/dev/null 2>&1 || PKGS="$PKGS nodejs npm"
+[ "$others" = 1 ] || command -v npm >/dev/null 2>&1 || PKGS="$PKGS nodejs npm"
 
 # The npm packages the tests use (tests/web/package-lock.json pins them): installed when the
 # lock file is newer than what is installed.
 npm_deps() {
+    [ "$others" = 1 ] && return 0
     lock="$here/tests/web/package-lock.json"
     stamp="$here/tests/web/node_modules/.package-lock.json"
     if [ -f "$stamp" ] && [ ! "$lock" -nt "$stamp" ]; then return 0; fi

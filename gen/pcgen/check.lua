@@ -13,7 +13,7 @@ local FIELD_OPTS = {
   delta = true, base = true, shift = true, magic = true, _refined = true, init = true,
   at = true, at_end = true, offset_of = true, file_size = true, check = true, expect = true,
   optional = true, size_extra = true, relocate = true, reset = true, delta_of = true, value = true,
-  none = true, warn = true,
+  none = true, warn = true, key = true, ref = true, index_key = true,
 }
 local KIND_OPTS = {
   int = { kind = 1, bits = 1, signed = 1, endian = 1, byte_order = 1, bitfields = 1 },
@@ -127,11 +127,39 @@ function check.schema(fmt, schema_path)
     type_names = type_names, root_name = root_name, resolving = resolving, region_of = region_of,
     sorted_keys = sorted_keys, as_type = as_type, int_ctype = int_ctype, KIND_OPTS = KIND_OPTS,
     FIELD_OPTS = FIELD_OPTS, warned = {} }
+  -- key = "space" (the field's value names a target of that space: a frame key, a location id),
+  -- index_key = "space" (each occurrence of the field is the next target, numbered from 0: a
+  -- string table), ref = "space" (the value points at a target of that space). Declared on
+  -- the fields, for the mutators (references to real, stale or missing targets) and the docs.
+  ir.key_spaces, ir.ref_spaces = {}, {}
+  function cx.ref_opts(F, o, fpath, ty)
+    local n = 0
+    for _, k in ipairs({ "key", "index_key", "ref" }) do
+      if o[k] ~= nil then
+        n = n + 1
+        if type(o[k]) ~= "string" or not o[k]:match("^[%a_][%w_]*$") then
+          diag(fpath, k .. " names a key space (an identifier)")
+        else
+          F[k .. "_space"] = o[k]   -- (F.key is a protobuf field's wire key)
+          local set = k == "ref" and ir.ref_spaces or ir.key_spaces
+          set[o[k]] = set[o[k]] or fpath
+        end
+      end
+    end
+    if n > 1 then diag(fpath, "key, index_key and ref exclude each other") end
+    local vt = type(ty) == "table" and ty.kind
+    if (o.key or o.ref) and vt and vt ~= "int" and vt ~= "varint" and vt ~= "ref" then
+      diag(fpath, (o.key and "key" or "ref") .. " applies to integers")
+    end
+  end
   for _, m in ipairs({ "expr", "types", "struct", "union", "view", "message" }) do require("pcgen.check." .. m)(cx) end
   local resolve_named = cx.resolve_named
 
   ir.root = resolve_named(root_name, "format.root", nil, nil)
   cx.resolve_message_refs()
+  for space, fpath in pairs(ir.ref_spaces) do
+    if not ir.key_spaces[space] then diag(fpath, "ref = \"" .. space .. "\": no field defines that space (key or index_key)") end
+  end
   if ir.root and ir.root.kind ~= "struct" then
     diag("types." .. root_name, "the root type must be a struct")
   end

@@ -22,9 +22,9 @@ M.metadata = struct {
 
 M.frame_v1 = struct {
   doc = "Defines a frame key in the current process (may redefine it).",
-  field "key" (mojo_varint { doc = "Frame key: (code object address & (2^27-1)) << 16 | lasti; 2^64-1 when lasti is -1; a PC for native frames." }),
-  field "filename" (mojo_varint { doc = "String key of the file name (1: <unknown>)." }),
-  field "scope" (mojo_varint { doc = "String key of the function (qualified) name (1: <unknown>)." }),
+  field "key" (mojo_varint { key = "frame", doc = "Frame key: (code object address & (2^27-1)) << 16 | lasti; 2^64-1 when lasti is -1; a PC for native frames." }),
+  field "filename" (mojo_varint { ref = "string", doc = "String key of the file name (1: <unknown>)." }),
+  field "scope" (mojo_varint { ref = "string", doc = "String key of the function (qualified) name (1: <unknown>)." }),
   field "line" (mojo_varint { doc = "Line number (native frames: offset of the PC in the symbol)." }),
 }
 
@@ -65,7 +65,7 @@ M.cases_v4 = {
   case(14, "task_stack", struct {
     doc = "An asyncio task seen at a new suspension point: its frame references and one time metric follow.",
     field "task" (mojo_varint { doc = "Task id: the address of its TaskObj, masked to 27 bits." }),
-    field "name" (mojo_varint { doc = "String key of the task's name (0: not resolved)." }),
+    field "name" (mojo_varint { ref = "string", doc = "String key of the task's name (0: not resolved)." }),
   }),
   case(15, "task_waiter", struct {
     doc = "One edge of the tasks' waiter graph: task is awaited by waiter (a task's waiters come together).",
@@ -110,7 +110,7 @@ function M.format(v, ev)
     case(4, "invalid", struct { doc = "A frame that could not be read (rendered :INVALID:)." }),
     case(5, "frame_ref", struct {
       doc = "The next frame of the sample, outermost first.",
-      field "key" (mojo_varint { doc = "Frame key defined in the current process." }),
+      field "key" (mojo_varint { ref = "frame", doc = "Frame key defined in the current process." }),
     }),
     case(6, "kernel", struct {
       doc = "A kernel frame (austinp -k), after the frame references.",
@@ -128,12 +128,12 @@ function M.format(v, ev)
     }),
     case(11, "string", struct {
       doc = "Defines a string key in the current process (may redefine it).",
-      field "key" (mojo_varint { doc = "String key (an address masked to 27 bits)." }),
+      field "key" (mojo_varint { key = "string", doc = "String key (an address masked to 27 bits)." }),
       field "value" (cstring { doc = "The string (not necessarily UTF-8)." }),
     }),
     case(12, "string_ref", struct {
       doc = "A reference to a string key (never written by Austin 3.7).",
-      field "key" (mojo_varint { doc = "String key defined in the current process." }),
+      field "key" (mojo_varint { ref = "string", doc = "String key defined in the current process." }),
     }),
   }
   for _, c in ipairs(ev.more or {}) do cases[#cases + 1] = c end

@@ -71,6 +71,7 @@ int cmd_validate(cli *c, int argc, char **argv);
 int cmd_dump(cli *c, int argc, char **argv);
 int cmd_encode(cli *c, int argc, char **argv);
 int cmd_convert(cli *c, int argc, char **argv);
+int cmd_fuzz(cli *c, int argc, char **argv);
 int cmd_explain(cli *c, int argc, char **argv);
 
 #endif

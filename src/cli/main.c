@@ -1,4 +1,5 @@
-/* main.c: profcodec, the command-line tool: formats, info, validate, dump, encode, convert, explain. */
+/* main.c: profcodec, the command-line tool: formats, info, validate, dump, encode, convert, explain,
+ * fuzz. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -19,6 +20,8 @@ static const char usage_text[] =
     "  encode [IN.jsonl|-] -o OUT  JSON Lines back to the binary format (--from: other forms)\n"
     "  convert --to FORMAT FILE [-o OUT]   to viewers and other formats (convert --help lists them)\n"
     "  explain FILE [--to text|json|html]  every field: where it lies, its bytes, value and doc string\n"
+    "  fuzz --seeds DIR -- CMD {}  fuzz a reader that is a program with files mutated through\n"
+    "                              the schemas: crashes, hangs, disagreements (fuzz --help)\n"
     "\n"
     "global options:\n"
     "  --max-memory SIZE  cap on the memory profcodec uses for one input (default 2G)\n"
@@ -88,6 +91,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "encode") == 0) return cmd_encode(&c, sub_argc, sub_argv);
     if (strcmp(cmd, "convert") == 0) return cmd_convert(&c, sub_argc, sub_argv);
     if (strcmp(cmd, "explain") == 0) return cmd_explain(&c, sub_argc, sub_argv);
+    if (strcmp(cmd, "fuzz") == 0) return cmd_fuzz(&c, sub_argc, sub_argv);
     if (strcmp(cmd, "help") == 0) {
         fputs(usage_text, stdout);
         return 0;

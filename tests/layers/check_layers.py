@@ -27,7 +27,7 @@ import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # extra folders searched for "..." includes (the build's include directories)
-SEARCH = ["src", "runtime", "generated", "src/cli", "src/python", "fuzz"]
+SEARCH = ["src", "runtime", "generated", "src/cli", "src/python", "src/mutator", "fuzz"]
 SCANNED = ("src/", "runtime/", "generated/")
 
 

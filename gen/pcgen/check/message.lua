@@ -22,7 +22,7 @@ local PB = {
 }
 
 local MESSAGE_OPTS = { kind = 1, fields = 1, doc = 1, pack_min = 1 }
-local FIELD_OPTS = { doc = 1, unit = 1, hex = 1, enum = 1, open = 1 }
+local FIELD_OPTS = { doc = 1, unit = 1, hex = 1, enum = 1, open = 1, key = 1, ref = 1, index_key = 1 }
 local REPEATED_OPTS = { kind = 1, of = 1, packed = 1, max_count = 1 }
 
 return function(cx)
@@ -138,10 +138,11 @@ return function(cx)
         end
         for _, k in ipairs(sorted_keys(f.opts or {})) do
           if not FIELD_OPTS[k] and not REPEATED_OPTS[k] and k ~= "max_len" then
-            diag(fpath, "unknown option '" .. tostring(k) .. "' for a message field (doc, unit, hex, enum, max_len, max_count)")
+            diag(fpath, "unknown option '" .. tostring(k) .. "' for a message field (doc, unit, hex, enum, max_len, max_count, key, ref, index_key)")
           end
         end
         F.doc, F.unit, F.hex = o.doc, o.unit, o.hex
+        cx.ref_opts(F, o, fpath, nil)
         if vocab.is_type(ty) and ty.kind == "repeated" then
           F.repeated = true
           for _, k in ipairs(sorted_keys(ty)) do

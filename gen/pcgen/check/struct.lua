@@ -68,6 +68,7 @@ return function(cx)
       end
       local F = { name = f.name, doc = o.doc, unit = o.unit, hex = o.hex,
         referenced = f._referenced_by_target }
+      cx.ref_opts(F, o, fpath, f.type)
       local tg = targets[f.name]
       local subctx = { lift_name = (ctx.lift_base or "") .. f.name,
         sized = ctx.sized or st.after_total or (tg and tg.kind == "size_of"), in_case = ctx.in_case }

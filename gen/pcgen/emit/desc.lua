@@ -100,6 +100,8 @@ local function field_row(name, ty, member, aux, flags, f, present, enumt)
     { "sentinel", (f and f.absent) and C.cnum(f.absent, f.hex) },
     { "doc", f and f.doc and cstr(f.doc) },
     { "region", ty.kind == "records" and ("&" .. ty.cname) or nil },
+    { "key", f and (f.key_space or f.index_key_space) and cstr(f.key_space or f.index_key_space) },
+    { "ref", f and f.ref_space and cstr(f.ref_space) },
   }, "    ")
 end
 
@@ -111,6 +113,7 @@ local function field_flags(f)
   if f.absent then flags[#flags + 1] = "PCD_F_SENTINEL" end
   if f.hex then flags[#flags + 1] = "PCD_F_HEX" end
   if f.enum_open then flags[#flags + 1] = "PCD_F_ENUM_OPEN" end
+  if f.index_key_space then flags[#flags + 1] = "PCD_F_INDEX_KEY" end
   return #flags > 0 and table.concat(flags, " | ") or nil
 end
 

@@ -57,6 +57,9 @@ local function notes(f)
   if f.min_src then n[#n + 1] = "at least `" .. esc(f.min_src) .. "`" end
   if f.max ~= nil then n[#n + 1] = "at most " .. f.max end
   if f.max_src then n[#n + 1] = "at most `" .. esc(f.max_src) .. "`" end
+  if f.key_space then n[#n + 1] = "defines a `" .. f.key_space .. "` key" end
+  if f.index_key_space then n[#n + 1] = "each one is the next `" .. f.index_key_space .. "` (numbered from 0)" end
+  if f.ref_space then n[#n + 1] = "refers to a `" .. f.ref_space .. "`" end
   if f.check_src then n[#n + 1] = "must satisfy `" .. esc(f.check_src) .. "`" .. (f.expect and (" (" .. esc(f.expect) .. ")") or "") end
   if f.ty and f.ty.wrap then n[#n + 1] = "bits past 64 in a 10th byte are dropped" end
   if f.absent ~= nil then n[#n + 1] = f.absent .. " means absent (null in JSON)" end

@@ -131,6 +131,7 @@ end
 local function flags_of(F, extra)
   local fl = {}
   if extra then fl[#fl + 1] = extra end
+  if F.index_key_space then fl[#fl + 1] = "PCD_F_INDEX_KEY" end
   if F.hex then fl[#fl + 1] = "PCD_F_HEX" end
   if F.enum then fl[#fl + 1] = "PCD_F_ENUM_OPEN" end
   return #fl > 0 and table.concat(fl, " | ") or nil
@@ -146,12 +147,14 @@ function EM.desc(ir, T)
         rows[#rows + 1] = designated({ { "name", cstr(F.name) }, { "kind", "PCD_K_ARRAY" }, { "elem_kind", F.desc_kind },
           { "flags", flags_of(F, "PCD_F_OMIT_EMPTY") }, { "offset", "offsetof(" .. T.cname .. ", " .. F.member .. ")" },
           { "aux", "offsetof(" .. T.cname .. ", n_" .. F.name .. ")" }, { "type", tref }, { "enumt", enumt },
-          { "doc", F.doc and cstr(F.doc) }, { "number", F.number } })
+          { "doc", F.doc and cstr(F.doc) }, { "key", (F.key_space or F.index_key_space) and cstr(F.key_space or F.index_key_space) },
+          { "ref", F.ref_space and cstr(F.ref_space) }, { "number", F.number } })
       else
         rows[#rows + 1] = designated({ { "name", cstr(F.name) }, { "kind", F.desc_kind },
           { "flags", flags_of(F, "PCD_F_OPTIONAL") }, { "offset", "offsetof(" .. T.cname .. ", " .. F.member .. ")" },
           { "present", "offsetof(" .. T.cname .. ", has_" .. F.name .. ")" }, { "type", tref }, { "enumt", enumt },
-          { "doc", F.doc and cstr(F.doc) }, { "number", F.number } })
+          { "doc", F.doc and cstr(F.doc) }, { "key", (F.key_space or F.index_key_space) and cstr(F.key_space or F.index_key_space) },
+          { "ref", F.ref_space and cstr(F.ref_space) }, { "number", F.number } })
       end
     end
     rows[#rows + 1] = designated({ { "name", cstr("_unknown") }, { "kind", "PCD_K_PB_OTHER" },
@@ -165,11 +168,13 @@ function EM.desc(ir, T)
         rows[#rows + 1] = designated({ { "name", cstr(F.name) }, { "kind", "PCD_K_ARRAY" }, { "elem_kind", F.desc_kind },
           { "flags", flags_of(F) }, { "offset", "offsetof(" .. T.cname .. ", u." .. F.name .. ".items)" },
           { "aux", "offsetof(" .. T.cname .. ", u." .. F.name .. ".n_items)" }, { "enumt", enumt },
-          { "doc", F.doc and cstr(F.doc) }, { "number", F.number } })
+          { "doc", F.doc and cstr(F.doc) }, { "key", (F.key_space or F.index_key_space) and cstr(F.key_space or F.index_key_space) },
+          { "ref", F.ref_space and cstr(F.ref_space) }, { "number", F.number } })
       else
         rows[#rows + 1] = designated({ { "name", cstr(F.name) }, { "kind", F.desc_kind }, { "flags", flags_of(F) },
           { "offset", member }, { "type", F.ty.kind == "message" and ("&" .. F.ty.cname .. "_type") or nil },
-          { "enumt", enumt }, { "doc", F.doc and cstr(F.doc) }, { "number", F.number } })
+          { "enumt", enumt }, { "doc", F.doc and cstr(F.doc) },
+          { "key", (F.key_space or F.index_key_space) and cstr(F.key_space or F.index_key_space) }, { "ref", F.ref_space and cstr(F.ref_space) }, { "number", F.number } })
       end
     end
     rows[#rows + 1] = designated({ { "name", cstr("_unknown") }, { "kind", "PCD_K_PB_FIELD" },

@@ -1,0 +1,14 @@
+/* extlib.h: what a user runs on a file, for the hand-written harnesses that go above the
+ * bytes: the format's checks (replayed as `profcodec validate` does), then every conversion
+ * `profcodec formats` lists for it, each on a fresh reader, with the tool's memory limit. */
+#ifndef PCD_FUZZ_EXTLIB_H
+#define PCD_FUZZ_EXTLIB_H
+
+#include "pcd.h"
+
+/* Runs the checks and every conversion of format `name` (schema f) on data. Aborts on a
+ * broken invariant: a leak, an internal error, a conversion failing for a reason other than
+ * the input, or a file the checks find valid that does not convert. */
+void pcd_fuzz_ext(const char *name, const pcd_format *f, const uint8_t *data, size_t size);
+
+#endif

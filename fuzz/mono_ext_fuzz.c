@@ -1,0 +1,12 @@
+/* mono_ext_fuzz.c: Mono log profiler 3.0 as a user runs it: the whole file read (the format has no
+ * checks above the schema's) and every conversion `profcodec formats` lists for it (extlib.c).
+ * Invariants as tachyon_ext's. Also builds as a corpus replay program. */
+#include "extlib.h"
+#include "fuzzlib.h"
+#include "mono_v3_0.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    pcd_fuzz_ext("mono", &pcd_mono_v3_0_format, data, size);
+    return 0;
+}

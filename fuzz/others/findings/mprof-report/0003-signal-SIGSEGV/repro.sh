@@ -1,0 +1,5 @@
+#!/bin/sh
+# killed by SIGSEGV (in 0x000055555555e723)
+# runs mprof-report on the input beside this script (fuzz/others/mprof-report.sh builds what it needs)
+here=$(cd "$(dirname "$0")" && pwd)
+exec "$here/../../../mprof-report.sh" --repro "$here/input.mlpd"

@@ -1,0 +1,1173 @@
+/* pcd_mut.c: the mutator engine: sessions, loading a file into records (through gzip),
+ * encoding them again with the stream writer, mutating, crossover, the seed-less
+ * generator, structural shrinking. The kinds themselves are in pcd_mut_kinds.c, the
+ * walks over descriptors in pcd_mut_walk.c; each schema's part is generated
+ * (generated/<fmt>_v<N>_mut.c). */
+#include "pcd_mut_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <zlib.h>
+
+static const char *const kind_names[PCD_MUT_N_KINDS] = {
+    "int_near", "int_boundary", "int_evil", "tag", "str_length", "str_copy", "str_nul", "str_utf8",
+    "array_insert", "array_delete", "array_dup", "rec_insert", "rec_delete", "rec_dup", "rec_swap",
+    "rec_splice", "ref_real", "ref_stale", "ref_missing", "key_redefine", "inner_bytes", "gzip_drop",
+    "layer_size",
+    "layer_truncate", "layer_zstd", "layer_gzip", "layer_trailing",
+};
+
+const uint8_t pcd_mut_zeros[4096];
+
+const char *pcd_mut_kind_name(pcd_mut_kind k) { return (unsigned)k < PCD_MUT_N_KINDS ? kind_names[k] : "?"; }
+
+bool pcd_mut_kind_layer(pcd_mut_kind k) { return k >= PCD_MUT_LAYER_SIZE && k < PCD_MUT_N_KINDS; }
+
+bool pcd_mut_kind_keeps(pcd_mut_kind k)
+{
+    switch (k) {
+    case PCD_MUT_INT_EVIL: case PCD_MUT_STR_NUL: case PCD_MUT_STR_UTF8: case PCD_MUT_REF_STALE:
+    case PCD_MUT_REF_MISSING: case PCD_MUT_KEY_REDEFINE: case PCD_MUT_INNER_BYTES:
+        return false;
+    default:
+        return !pcd_mut_kind_layer(k) && (unsigned)k < PCD_MUT_N_KINDS;
+    }
+}
+
+void pcd_mut_opts_default(pcd_mut_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->seed = 1;
+    o->evil = true;
+    o->layer_break = 0.03;
+    o->max_stack = 3;
+    o->max_output = (size_t)1 << 20;
+    o->kinds = ((uint64_t)1 << PCD_MUT_N_KINDS) - 1;
+}
+
+/* ---- schemas ---- */
+
+const pcd_format *pcd_mutator_format(const pcd_mutator *mu) { return mu->format; }
+const char *pcd_mutator_name(const pcd_mutator *mu) { return mu->name; }
+
+const pcd_mutator *pcd_mutator_find(const char *name, const char *version)
+{
+    char nm[64], ver[32];
+    const char *sep = strchr(name, ':');
+    if (!sep) sep = strstr(name, "_v");
+    if (sep && !version) {
+        size_t k = (size_t)(sep - name);
+        if (k >= sizeof nm) return NULL;
+        memcpy(nm, name, k);
+        nm[k] = 0;
+        snprintf(ver, sizeof ver, "%s", sep + (*sep == ':' ? 1 : 2));
+        for (char *c = ver; *c; c++)
+            if (*c == '_') *c = '.';   /* mono_v3_0 -> 3.0 */
+        name = nm;
+        version = ver;
+    }
+    const pcd_mutator *best = NULL;
+    for (size_t i = 0; i < pcd_n_mutators; i++) {
+        const pcd_format *f = pcd_mutators[i]->format;
+        if (strcmp(f->name, name) != 0) continue;
+        if (version && strcmp(f->version, version) != 0) continue;
+        best = pcd_mutators[i];
+    }
+    return best;
+}
+
+static bool is_gzip(const uint8_t *p, size_t n) { return n >= 10 && p[0] == 0x1f && p[1] == 0x8b; }
+
+static void *z_alloc(void *ud, unsigned items, unsigned size)
+{
+    return pcd_alloc_sized(ud, (size_t)items * size);
+}
+static void z_free(void *ud, void *p) { pcd_alloc_sized_free(ud, p); }
+
+/* gunzip into *buf (grown through al, up to limit bytes). */
+static pcd_status gunzip(pcd_alloc *al, const uint8_t *in, size_t n, uint8_t **buf, size_t *cap, size_t limit,
+                         size_t *len)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    z.zalloc = z_alloc;
+    z.zfree = z_free;
+    z.opaque = al;
+    if (inflateInit2(&z, 31) != Z_OK) return PCD_E_NOMEM;
+    z.next_in = (Bytef *)(uintptr_t)in;
+    z.avail_in = (uInt)n;
+    size_t have = 0;
+    pcd_status st = PCD_OK;
+    for (;;) {
+        if (have == *cap) {
+            size_t nc = *cap ? *cap * 2 : 65536;
+            if (nc > limit) nc = limit;
+            if (nc <= have) { st = PCD_E_LIMIT; break; }
+            uint8_t *q = pcd_alloc_resize(al, *buf, *cap, nc);
+            if (!q) { st = PCD_E_NOMEM; break; }
+            *buf = q;
+            *cap = nc;
+        }
+        z.next_out = *buf + have;
+        z.avail_out = (uInt)(*cap - have);
+        int r = inflate(&z, Z_NO_FLUSH);
+        have = *cap - z.avail_out;
+        if (r == Z_STREAM_END) break;
+        if (r != Z_OK && r != Z_BUF_ERROR) { st = PCD_E_GZIP; break; }
+        if (r == Z_BUF_ERROR && z.avail_out != 0) { st = PCD_E_GZIP; break; }   /* input ended */
+    }
+    inflateEnd(&z);
+    *len = have;
+    return st;
+}
+
+static pcd_status gzip(pcd_alloc *al, int level, const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t *len)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    z.zalloc = z_alloc;
+    z.zfree = z_free;
+    z.opaque = al;
+    if (deflateInit2(&z, level, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK) return PCD_E_NOMEM;
+    z.next_in = (Bytef *)(uintptr_t)in;
+    z.avail_in = (uInt)n;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    int r = deflate(&z, Z_FINISH);
+    *len = cap - z.avail_out;
+    deflateEnd(&z);
+    return r == Z_STREAM_END ? PCD_OK : PCD_E_LIMIT;
+}
+
+/* Does f's root record decode from these bytes (or need more than there are)? */
+static bool root_fits(const pcd_format *f, const uint8_t *p, size_t n, bool whole)
+{
+    uint8_t tmp[4096], block[4096];
+    if (f->root_size > sizeof tmp) return true;
+    pcd_arena a;
+    pcd_arena_init(&a, block, sizeof block, NULL, 0);
+    pcd_ctx x;
+    pcd_ctx_init(&x, &a);
+    x.version = f->version_num;
+    pcd_cursor cur = pcd_cursor_make(&x, p, n, 0, whole);
+    pcd_status st = f->root_decode(&cur, tmp);
+    return st == PCD_OK || st == PCD_SHORT_READ;
+}
+
+const pcd_mutator *pcd_mutator_detect(const uint8_t *data, size_t size)
+{
+    uint8_t head[4096];
+    bool whole = true;
+    if (is_gzip(data, size)) {
+        /* the first bytes inside */
+        z_stream z;
+        memset(&z, 0, sizeof z);
+        if (inflateInit2(&z, 31) != Z_OK) return NULL;
+        z.next_in = (Bytef *)(uintptr_t)data;
+        z.avail_in = (uInt)size;
+        z.next_out = head;
+        z.avail_out = sizeof head;
+        inflate(&z, Z_NO_FLUSH);
+        size = sizeof head - z.avail_out;
+        whole = z.avail_out != 0;
+        inflateEnd(&z);
+        data = head;
+    }
+    const pcd_mutator *maybe = NULL;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < pcd_n_mutators; i++) {
+            const pcd_format *f = pcd_mutators[i]->format;
+            /* formats with a magic first, then those known by their structure */
+            if (((f->flags & PCD_FMT_NO_MAGIC) != 0) != (pass == 1) || !f->detect) continue;
+            int d = f->detect(data, size);
+            if (d == 0 || !root_fits(f, data, size, whole)) continue;
+            if (d == 2) return pcd_mutators[i];
+            if (d == 1 && !maybe) maybe = pcd_mutators[i];
+        }
+    return maybe;
+}
+
+/* ---- sessions ---- */
+
+uint64_t mut_rand(pcd_mut *m)
+{
+    uint64_t x = m->rng;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    m->rng = x;
+    return x * UINT64_C(2685821657736338717);
+}
+
+void pcd_mut_reseed(pcd_mut *m, uint64_t seed)
+{
+    /* splitmix64 of the seed: never zero */
+    uint64_t z = seed + UINT64_C(0x9E3779B97F4A7C15);
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    m->rng = (z ^ (z >> 31)) | 1;
+}
+
+pcd_status pcd_mut_new(pcd_mut **out, const pcd_mutator *mu, const pcd_mut_opts *o, pcd_alloc *al)
+{
+    *out = NULL;
+    if (!mu || !al) return PCD_E_ARG;
+    pcd_mut *m = pcd_alloc_get(al, sizeof *m);
+    if (!m) return PCD_E_NOMEM;
+    memset(m, 0, sizeof *m);
+    m->mu = mu;
+    m->f = mu->format;
+    m->al = al;
+    if (o) m->o = *o;
+    else pcd_mut_opts_default(&m->o);
+    if (!m->o.max_stack) m->o.max_stack = 1;
+    if (!m->o.max_output) m->o.max_output = (size_t)1 << 20;
+    if (!m->o.evil) {
+        for (int k = 0; k < PCD_MUT_N_KINDS; k++)
+            if (!pcd_mut_kind_keeps((pcd_mut_kind)k)) m->o.kinds &= ~((uint64_t)1 << k);
+        m->o.layer_break = 0;
+    }
+    pcd_mut_reseed(m, m->o.seed);
+    pcd_arena_init(&m->pristine.arena, NULL, 0, al, 0);
+    pcd_arena_init(&m->other.arena, NULL, 0, al, 0);
+    pcd_arena_init(&m->ma, NULL, 0, al, 0);
+    pcd_arena_init(&m->chk, NULL, 0, al, 0);
+    pcd_arena_init(&m->next, NULL, 0, al, 0);
+    m->max_rec = m->f->root_size;
+    for (uint32_t i = 0; i < m->f->n_regions; i++)
+        if (m->f->regions[i]->record_size > m->max_rec) m->max_rec = m->f->regions[i]->record_size;
+    m->chkrec = pcd_alloc_get(al, m->max_rec);
+    m->buf_cap = m->o.max_output + 4096;
+    m->buf = pcd_alloc_get(al, m->buf_cap);
+    if (!m->chkrec || !m->buf) {
+        pcd_mut_free(m);
+        return PCD_E_NOMEM;
+    }
+    m->layer = -1;
+    m->inner = -1;
+    m->gz_drop = false;
+    *out = m;
+    return PCD_OK;
+}
+
+static void set_free(pcd_alloc *al, mset *s)
+{
+    pcd_alloc_free(al, s->spans, s->cspans * sizeof *s->spans);
+    s->spans = NULL;
+    s->nspans = s->cspans = 0;
+    pcd_alloc_free(al, s->r, s->cap * sizeof *s->r);
+    s->r = NULL;
+    s->n = s->cap = 0;
+    pcd_arena_free(&s->arena);
+}
+
+void pcd_mut_free(pcd_mut *m)
+{
+    if (!m) return;
+    pcd_alloc *al = m->al;
+    set_free(al, &m->pristine);
+    set_free(al, &m->other);
+    pcd_arena_free(&m->ma);
+    pcd_arena_free(&m->chk);
+    pcd_arena_free(&m->next);
+    pcd_alloc_free(al, m->span_at, m->span_cap * sizeof *m->span_at);
+    if (m->has_spare) pcd_writer_spare_free(al, &m->spare);
+    pcd_alloc_free(al, m->w, m->wcap * sizeof *m->w);
+    pcd_alloc_free(al, m->defs, m->cdefs * sizeof *m->defs);
+    pcd_alloc_free(al, m->buf, m->buf_cap);
+    pcd_alloc_free(al, m->buf2, m->buf2_cap);
+    pcd_alloc_free(al, m->ibytes, m->ibytes_cap);
+    pcd_alloc_free(al, m->chkrec, m->max_rec);
+    pcd_alloc_free(al, m, sizeof *m);
+}
+
+void mut_note(pcd_mut *m, const char *fmt, ...)
+{
+    if (m->dlen + 8 >= sizeof m->desc) return;
+    if (m->dlen == 0) {
+        m->dlen = (size_t)snprintf(m->desc, sizeof m->desc, "%s: ", m->mu->name);
+    } else {
+        m->desc[m->dlen++] = ';';
+        m->desc[m->dlen++] = ' ';
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(m->desc + m->dlen, sizeof m->desc - m->dlen, fmt, ap);
+    va_end(ap);
+    if (k > 0) m->dlen += (size_t)k;
+    if (m->dlen >= sizeof m->desc) m->dlen = sizeof m->desc - 1;
+}
+
+const char *pcd_mut_describe(const pcd_mut *m) { return m->dlen ? m->desc : "(no mutation)"; }
+
+size_t pcd_mut_records(const pcd_mut *m) { return m->wn; }
+
+static bool set_push(pcd_alloc *al, mset *s, mrec r)
+{
+    if (s->n == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 64;
+        mrec *q = pcd_alloc_resize(al, s->r, s->cap * sizeof *q, nc * sizeof *q);
+        if (!q) return false;
+        s->r = q;
+        s->cap = nc;
+    }
+    r.pidx = (uint32_t)s->n;
+    s->r[s->n++] = r;
+    return true;
+}
+
+bool mut_reserve(pcd_mut *m, size_t n)
+{
+    if (n <= m->wcap) return true;
+    size_t nc = m->wcap ? m->wcap : 64;
+    while (nc < n) nc *= 2;
+    mrec *q = pcd_alloc_resize(m->al, m->w, m->wcap * sizeof *q, nc * sizeof *q);
+    if (!q) return false;
+    m->w = q;
+    m->wcap = nc;
+    return true;
+}
+
+/* The working copy made the pristine records again. */
+static bool restore(pcd_mut *m)
+{
+    pcd_arena_reset(&m->ma);
+    if (!mut_reserve(m, m->pristine.n)) return false;
+    memcpy(m->w, m->pristine.r, m->pristine.n * sizeof *m->w);
+    m->wn = m->pristine.n;
+    m->layer = -1;
+    m->inner = -1;
+    m->gz_drop = false;
+    m->dlen = 0;
+    return true;
+}
+
+/* The compressed regions of record k (of type t, data d) whose bytes are in the file. */
+static bool spans_of(pcd_mut *m, mset *s, size_t k, const pcd_type *t, const uint8_t *d, const uint8_t *data,
+                     size_t size)
+{
+    if (t->is_union) {
+        uint32_t w = *(const uint32_t *)d;
+        if (w >= t->n_fields || t->fields[w].kind != PCD_K_STRUCT || !t->fields[w].type) return true;
+        return spans_of(m, s, k, t->fields[w].type, d + t->fields[w].offset, data, size);
+    }
+    for (uint32_t i = 0; i < t->n_fields; i++) {
+        const pcd_field *f = &t->fields[i];
+        if (f->kind != PCD_K_REGION || !f->region) continue;
+        const pcd_region *rg = (const pcd_region *)(d + f->offset);
+        if (!rg->compression || rg->absent || rg->offset >= size) continue;
+        size_t n;
+        if (rg->compression == PCD_REGION_ZSTD_FRAME || !rg->sized) {
+            if (pcd_zstd_frame_size(data + rg->offset, size - (size_t)rg->offset, &n) != PCD_OK) continue;
+        } else {
+            if (rg->size > size - rg->offset) continue;
+            n = (size_t)rg->size;
+        }
+        /* its records: the parent's descendants of that region */
+        size_t first = SIZE_MAX, end = 0;
+        uint64_t count = 0;
+        for (size_t j = k + 1; j < s->n && s->r[j].depth > s->r[k].depth; j++)
+            if (s->r[j].depth == s->r[k].depth + 1 && s->r[j].rd == f->region) {
+                if (first == SIZE_MAX) first = j;
+                end = mut_subtree_end(s->r, s->n, j);
+                count++;
+            }
+        if (first == SIZE_MAX) first = end = k + 1;
+        uint8_t *q = pcd_arena_alloc(&s->arena, n);
+        if (!q) return false;
+        memcpy(q, data + rg->offset, n);
+        if (s->nspans == s->cspans) {
+            size_t nc = s->cspans ? s->cspans * 2 : 16;
+            mspan *ns = pcd_alloc_resize(m->al, s->spans, s->cspans * sizeof *ns, nc * sizeof *ns);
+            if (!ns) return false;
+            s->spans = ns;
+            s->cspans = nc;
+        }
+        s->spans[s->nspans++] = (mspan){ k, first, end, count, f->region, q, n };
+    }
+    return true;
+}
+
+static pcd_status find_spans(pcd_mut *m, mset *s, const uint8_t *data, size_t size)
+{
+    s->nspans = 0;
+    for (size_t k = 0; k < s->n; k++) {
+        if (s->r[k].origin == UINT64_MAX && k) continue;   /* in decompressed data */
+        if (!spans_of(m, s, k, s->r[k].type, s->r[k].data, data, size)) return PCD_E_NOMEM;
+    }
+    return PCD_END;
+}
+
+/* Reads data (gzip taken off) into the set s: every record up to the end or the damage. */
+static pcd_status read_set(pcd_mut *m, mset *s, const uint8_t *data, size_t size)
+{
+    s->n = 0;
+    s->nspans = 0;
+    pcd_arena_reset(&s->arena);
+    s->gz = is_gzip(data, size);
+    if (s->gz) {
+        size_t len;
+        pcd_status st = gunzip(m->al, data, size, &m->buf2, &m->buf2_cap, m->o.max_output * 16, &len);
+        if (st != PCD_OK && st != PCD_E_GZIP) return st;
+        data = m->buf2;
+        size = len;
+    }
+    pcd_reader r;
+    pcd_reader_opts ro = { m->al, NULL, 0, false, false };
+    pcd_status st = pcd_reader_open_buffer(&r, m->f, data, size, &ro);
+    if (st != PCD_OK) return st;
+    pcd_record rec;
+    if (!set_push(m->al, s, (mrec){ NULL, m->f->root, NULL, 0, false, 0 })) st = PCD_E_NOMEM;
+    bool root = false;
+    while (st == PCD_OK) {
+        st = pcd_reader_next(&r, &rec);
+        if (st != PCD_OK) break;
+        if (rec.depth == 0) {
+            root = true;
+            s->big = rec.big;
+            continue;
+        }
+        if (!rec.data || !rec.region) continue;
+        void *q = pcd_arena_alloc(&s->arena, rec.type->size);
+        if (!q || !mut_copy(&s->arena, rec.type, q, rec.data) ||
+            !set_push(m->al, s, (mrec){ rec.region, rec.type, q, rec.depth, false,
+                                        rec.decompressed ? UINT64_MAX : rec.offset })) {
+            st = PCD_E_NOMEM;
+            break;
+        }
+    }
+    const void *rt = pcd_reader_root(&r);
+    if (root && rt) {
+        void *q = pcd_arena_alloc(&s->arena, m->f->root_size);
+        if (q && mut_copy(&s->arena, m->f->root, q, rt)) s->r[0].data = q;
+        else st = PCD_E_NOMEM;
+    }
+    pcd_reader_close(&r);
+    if (st == PCD_END && s->r[0].data) st = find_spans(m, s, data, size);
+    if (st == PCD_E_NOMEM) return st;
+    if (!s->r[0].data) return st == PCD_END ? PCD_E_TRUNCATED : st;
+    return PCD_OK;   /* (the records before any damage) */
+}
+
+/* A hash of the input (is it the one loaded last?), 8 bytes a step. */
+static uint64_t hash_bytes(const uint8_t *p, size_t n)
+{
+    uint64_t h = UINT64_C(1469598103934665603) ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * UINT64_C(0x9E3779B97F4A7C15);
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) h = (h ^ p[i]) * UINT64_C(1099511628211);
+    return h;
+}
+
+/* The working copy (just written as the file now being loaded) made the loaded records:
+ * copied into the spare arena, with the compressed regions that went out as they were. */
+static bool promote(pcd_mut *m, uint64_t h, size_t size)
+{
+    mset *s = &m->pristine;
+    pcd_arena_reset(&m->next);
+    size_t n = m->wn;
+    mrec *r = pcd_alloc_get(m->al, (n ? n : 1) * sizeof *r);
+    mspan *sp = s->nspans ? pcd_alloc_get(m->al, s->nspans * sizeof *sp) : NULL;
+    if (!r || (s->nspans && !sp)) goto fail;
+    for (size_t i = 0; i < n; i++) {
+        r[i] = m->w[i];
+        void *q = pcd_arena_alloc(&m->next, r[i].type->size);
+        if (!q || !mut_copy(&m->next, r[i].type, q, r[i].data)) goto fail;
+        r[i].data = q;
+        r[i].owned = false;
+        r[i].pidx = (uint32_t)i;
+    }
+    size_t ns = 0;
+    for (size_t k = 0; k < s->nspans && k < m->span_cap; k++) {
+        if (m->span_at[k] == SIZE_MAX) continue;
+        mspan x = s->spans[k];
+        size_t len = x.end - x.first;
+        x.parent = m->span_at[k];
+        x.first = x.parent + 1;
+        x.end = x.first + len;
+        uint8_t *q = pcd_arena_alloc(&m->next, x.n);
+        if (!q) goto fail;
+        memcpy(q, x.p, x.n);
+        x.p = q;
+        sp[ns++] = x;
+    }
+    /* swap: the records and spans, and the arena behind them */
+    pcd_alloc_free(m->al, s->r, s->cap * sizeof *s->r);
+    s->r = r;
+    s->n = s->cap = n ? n : 1;
+    s->n = n;
+    if (sp) {   /* (none when the loaded records had no compressed region) */
+        memcpy(s->spans, sp, ns * sizeof *sp);
+        pcd_alloc_free(m->al, sp, s->nspans * sizeof *sp);
+    }
+    s->nspans = ns;
+    if (m->gz_drop) s->gz = false;   /* it went out without its gzip layer */
+    pcd_arena t = s->arena;
+    s->arena = m->next;
+    m->next = t;
+    pcd_arena_reset(&m->next);
+    mut_scan_keys(m, s);
+    m->load_hash = h;
+    m->load_size = size;
+    m->loaded = true;
+    m->fast_zstd = true;
+    return restore(m);
+fail:
+    if (r) pcd_alloc_free(m->al, r, (n ? n : 1) * sizeof *r);
+    if (sp) pcd_alloc_free(m->al, sp, s->nspans * sizeof *sp);
+    return false;
+}
+
+pcd_status pcd_mut_load(pcd_mut *m, const uint8_t *data, size_t size)
+{
+    uint64_t h = hash_bytes(data, size);
+    if (m->loaded && h == m->load_hash && size == m->load_size) return restore(m) ? PCD_OK : PCD_E_NOMEM;
+    if (m->out_valid && m->loaded && h == m->out_hash && size == m->out_len && m->wn) {
+        m->out_valid = false;
+        if (promote(m, h, size)) return PCD_OK;
+    }
+    m->loaded = false;
+    m->fast_zstd = false;
+    pcd_status st = read_set(m, &m->pristine, data, size);
+    if (st != PCD_OK) {
+        m->pristine.n = 0;
+        m->wn = 0;
+        return st;
+    }
+    mut_scan_keys(m, &m->pristine);
+    m->loaded = true;
+    m->load_hash = h;
+    m->load_size = size;
+    return restore(m) ? PCD_OK : PCD_E_NOMEM;
+}
+
+size_t mut_subtree_end(const mrec *r, size_t n, size_t k)
+{
+    size_t e = k + 1;
+    while (e < n && r[e].depth > r[k].depth) e++;
+    return e;
+}
+
+/* ---- encoding ---- */
+
+/* The bytes of a compressed region on their way into zstd: inner_bytes' target region has
+ * its first chunk changed byte by byte. The target is the next region of its kind to get
+ * bytes once raw_spans has passed over it (armed), or else the inner_fed-th region to get any. */
+static pcd_status inner_region(void *ud, const pcd_region_desc *rd, uint32_t ordinal, const uint8_t **p, size_t *n)
+{
+    pcd_mut *m = ud;
+    if (ordinal != m->fed_last) {
+        m->fed_last = ordinal;
+        m->fed++;
+    }
+    if (m->inner_done) return PCD_OK;
+    if (m->inner_armed ? rd != m->inner_rd : (!m->inner_fed || m->fed != m->inner_fed)) return PCD_OK;
+    m->inner_done = true;
+    size_t need = *n + *n / 4 + 1024;
+    if (m->ibytes_cap < need) {
+        uint8_t *q = pcd_alloc_resize(m->al, m->ibytes, m->ibytes_cap, need);
+        if (!q) return PCD_E_NOMEM;
+        m->ibytes = q;
+        m->ibytes_cap = need;
+    }
+    memcpy(m->ibytes, *p, *n);
+    size_t k = mut_bytes(m, m->ibytes, *n, need);
+    mut_note(m, "inner_bytes in %s (zstd region %u): %zu -> %zu bytes", rd->name, ordinal, *n, k);
+    *p = m->ibytes;
+    *n = k;
+    return PCD_OK;
+}
+
+/* After record i was written: the compressed regions it opens whose records are all there
+ * unchanged, written as the bytes they had. Returns the index of the last record passed over. */
+static size_t raw_spans(pcd_mut *m, pcd_writer *w, const mrec *r, size_t n, size_t i, pcd_status *st)
+{
+    const mset *p = &m->pristine;
+    if (r != m->w || r[i].owned || r[i].pidx == UINT32_MAX) return i;
+    size_t at = i;
+    for (size_t k = 0; k < p->nspans; k++) {
+        const mspan *sp = &p->spans[k];
+        if (sp->parent != r[i].pidx) continue;
+        if (m->inner > 0 && k == m->inner_span) {
+            /* inner_bytes' region: written from its records, the next bytes of its kind */
+            if (!m->inner_fed) {
+                m->inner_armed = true;
+                m->inner_rd = sp->rd;
+            }
+            return at;
+        }
+        /* the loaded records [first, end) next, unchanged, and no record of the region after them */
+        size_t len = sp->end - sp->first;
+        if (at + 1 + len > n) return at;
+        for (size_t j = 0; j < len; j++) {
+            const mrec *x = &r[at + 1 + j];
+            if (x->owned || x->pidx != sp->first + j) return at;
+        }
+        size_t after = at + 1 + len;
+        if (after < n && r[after].rd == sp->rd && r[after].depth == r[i].depth + 1) return at;
+        *st = pcd_writer_raw_region(w, sp->rd, sp->p, sp->n, sp->count);
+        if (*st != PCD_OK) return at;
+        if (k < m->span_cap) m->span_at[k] = i;
+        at = after - 1;
+    }
+    return at;
+}
+
+pcd_status mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out, size_t cap, size_t *len,
+                              size_t size_rec, uint64_t *size_at)
+{
+    pcd_ctx x;
+    pcd_ctx_init(&x, NULL);
+    pcd_sink s;
+    pcd_sink_init(&s, out, cap, NULL, NULL, NULL, &x);
+    pcd_writer w;
+    *len = 0;
+    if (size_at) *size_at = UINT64_MAX;
+    pcd_status st = pcd_writer_open(&w, m->f, &s, m->al);
+    if (st != PCD_OK) return st;
+    if (m->has_spare) {
+        pcd_writer_give_spare(&w, &m->spare);
+        m->has_spare = false;
+    }
+    pcd_writer_set_big(&w, m->pristine.big);
+    if (m->inner > 0 && r == m->w) {
+        w.region_bytes = inner_region;
+        w.region_bytes_ud = m;
+    }
+    /* a mutated file is compressed fast; an unmutated one as the schema says (the same bytes) */
+    if (m->dlen || m->fast_zstd || m->inner >= 0) {
+        w.zstd_level = 1;
+        w.zstd_small = true;
+    }
+    bool reloc = (m->f->flags & PCD_FMT_RELOCATES) != 0;
+    st = n && r[0].data ? pcd_writer_root(&w, r[0].data) : PCD_E_ARG;
+    if (r == m->w) {
+        if (m->span_cap < m->pristine.nspans) {
+            size_t *q = pcd_alloc_resize(m->al, m->span_at, m->span_cap * sizeof *q, m->pristine.nspans * sizeof *q);
+            if (q) {
+                m->span_at = q;
+                m->span_cap = m->pristine.nspans;
+            }
+        }
+        for (size_t k = 0; k < m->span_cap; k++) m->span_at[k] = SIZE_MAX;
+    }
+    size_t from = st == PCD_OK ? raw_spans(m, &w, r, n, 0, &st) + 1 : 1;
+    for (size_t i = from; i < n && st == PCD_OK; i++) {
+        if (i == size_rec) {
+            st = pcd_writer_close_to(&w, r[i].depth);
+            if (st != PCD_OK) break;
+            if (w.cur == w.s && size_at) *size_at = pcd_sink_tell(&s);
+        }
+        if (reloc && r[i].origin != UINT64_MAX) pcd_writer_set_origin(&w, r[i].origin);
+        st = pcd_writer_record(&w, r[i].rd, r[i].data);
+        if (st == PCD_OK) i = raw_spans(m, &w, r, n, i, &st);
+    }
+    if (st == PCD_OK) st = pcd_writer_finish(&w);
+    m->has_spare = pcd_writer_take_spare(&w, &m->spare);
+    pcd_writer_close(&w);
+    if (st == PCD_OK) *len = s.len;
+    return st;
+}
+
+bool mut_check_record(pcd_mut *m, size_t k) { return mut_check_record_as(m, k, false); }
+
+bool mut_check_record_as(pcd_mut *m, size_t k, bool encode_only)
+{
+    const mrec *r = &m->w[k];
+    if (!r->rd || !r->rd->decode || !r->rd->encode) return true;
+    pcd_ctx x;
+    pcd_ctx_init(&x, NULL);
+    x.big = m->pristine.big;
+    x.root = m->w[0].data;
+    x.version = m->f->version_num;
+    pcd_arena_reset(&m->chk);
+    void *st_enc = NULL, *st_dec = NULL;
+    if (r->rd->state_size) {
+        /* a stream state as its region starts (from the record that opens it): values that
+         * depend on what came before in the region are checked against that */
+        size_t p = k;
+        while (p > 0 && m->w[p].depth >= r->depth) p--;
+        st_enc = pcd_arena_alloc(&m->chk, r->rd->state_size);
+        st_dec = pcd_arena_alloc(&m->chk, r->rd->state_size);
+        if (!st_enc || !st_dec) return true;
+        memset(st_enc, 0, r->rd->state_size);
+        if (r->rd->state_init) r->rd->state_init(st_enc, m->w[p].data, &x);
+        memcpy(st_dec, st_enc, r->rd->state_size);
+        x.state = st_enc;
+    }
+    uint8_t tmp[8192];
+    pcd_sink s;
+    pcd_sink_init(&s, tmp, sizeof tmp, NULL, NULL, NULL, &x);
+    pcd_status st = r->rd->encode(&s, r->data);
+    if (st == PCD_E_LIMIT) return true;   /* too big to check here: the whole file is checked by who needs it */
+    if (st != PCD_OK) return false;
+    if (encode_only) return true;
+    pcd_ctx y;
+    pcd_ctx_init(&y, &m->chk);
+    y.big = x.big;
+    y.root = x.root;
+    y.version = x.version;
+    y.state = st_dec;
+    pcd_cursor c = pcd_cursor_make(&y, tmp, s.len, 0, true);
+    st = r->rd->decode(&c, m->chkrec);
+    return st == PCD_OK && c.p == tmp + s.len;
+}
+
+static pcd_status encode(pcd_mut *m, uint8_t *out, size_t cap, size_t *len);
+
+pcd_status pcd_mut_encode(pcd_mut *m, uint8_t *out, size_t cap, size_t *len)
+{
+    m->out_valid = false;
+    pcd_status st = encode(m, out, cap, len);
+    if (st == PCD_OK && m->layer < 0 && m->inner < 0 && m->dlen) {
+        /* a file written from these records: loaded next (a fuzzer's next mutation of it), it
+         * is made the loaded one from them */
+        m->out_hash = hash_bytes(out, *len);
+        m->out_len = *len;
+        m->out_valid = true;
+    }
+    return st;
+}
+
+static pcd_status encode(pcd_mut *m, uint8_t *out, size_t cap, size_t *len)
+{
+    *len = 0;
+    if (!m->wn) return PCD_E_ARG;
+    size_t lim = cap < m->o.max_output ? cap : m->o.max_output;
+    size_t size_rec = SIZE_MAX;
+    uint64_t size_at = UINT64_MAX;
+    if (m->layer == PCD_MUT_LAYER_SIZE) {
+        /* a record with a size field of its own, written where it can be found */
+        for (int t = 0; t < 16 && size_rec == SIZE_MAX && m->wn > 1; t++) {
+            size_t k = 1 + (size_t)mut_below(m, m->wn - 1);
+            if (m->w[k].rd->size_off >= 0) size_rec = k;
+        }
+    }
+    pcd_status st;
+    size_t n;
+    if (m->pristine.gz && !m->gz_drop) {
+        if (m->buf2_cap < m->o.max_output * 2) {
+            uint8_t *q = pcd_alloc_resize(m->al, m->buf2, m->buf2_cap, m->o.max_output * 2);
+            if (!q) return PCD_E_NOMEM;
+            m->buf2 = q;
+            m->buf2_cap = m->o.max_output * 2;
+        }
+        st = mut_encode_records(m, m->w, m->wn, m->buf2, m->buf2_cap, &n, size_rec, &size_at);
+        if (st != PCD_OK) return st;
+        if (m->layer >= 0 && m->layer != PCD_MUT_LAYER_GZIP)
+            mut_layer(m, m->layer, m->buf2, m->buf2_cap, &n, size_at, size_rec);
+        if (m->inner == 0) {
+            /* what the gzip layer holds, changed byte by byte (the gzip layer made right around it) */
+            size_t cap2 = n + n / 4 + 1024;
+            if (cap2 > m->buf2_cap) cap2 = m->buf2_cap;
+            size_t k = mut_bytes(m, m->buf2, n, cap2);
+            mut_note(m, "inner_bytes in the gzip layer: %zu -> %zu bytes", n, k);
+            n = k;
+        }
+        /* a mutated file: mostly stored blocks (fast; the reader's inflate still runs), now
+         * and then compressed; an unmutated one compressed as most writers do */
+        int level = !m->dlen ? 6 : mut_below(m, 4) ? 0 : 1;
+        st = gzip(m->al, level, m->buf2, n, out, lim, len);
+        if (st == PCD_E_LIMIT && level < 6) st = gzip(m->al, 6, m->buf2, n, out, lim, len);   /* to fit */
+        if (st != PCD_OK) return st;
+        if (m->layer == PCD_MUT_LAYER_GZIP) mut_layer(m, m->layer, out, lim, len, UINT64_MAX, SIZE_MAX);
+        return PCD_OK;
+    }
+    m->inner_done = m->inner_armed = false;
+    m->inner_fed = m->fed = m->fed_last = 0;
+    st = mut_encode_records(m, m->w, m->wn, out, lim, len, size_rec, &size_at);
+    if (st != PCD_OK) return st;
+    if (m->inner > 0 && !m->inner_done && m->fed > 0) {
+        /* its region not passed over as such (its parent changed, say): one of the compressed
+         * regions that got bytes (the same ones again: the encoding is deterministic) */
+        m->inner_fed = 1 + (uint32_t)mut_below(m, m->fed);
+        m->inner_armed = false;
+        m->fed = m->fed_last = 0;
+        st = mut_encode_records(m, m->w, m->wn, out, lim, len, size_rec, &size_at);
+        if (st != PCD_OK) return st;
+    }
+    if (m->inner > 0 && !m->inner_done) mut_note(m, "inner_bytes: no zstd region written");
+    if (m->inner == 0) {
+        /* inner_bytes in a gzip layer that gzip_drop then took off: on the bytes as they are */
+        size_t k = mut_bytes(m, out, *len, lim);
+        mut_note(m, "inner_bytes in what the gzip layer held: %zu -> %zu bytes", *len, k);
+        *len = k;
+    }
+    if (m->layer >= 0) mut_layer(m, m->layer, out, lim, len, size_at, size_rec);
+    return PCD_OK;
+}
+
+/* ---- mutating ---- */
+
+static int pick_kind(pcd_mut *m, bool layer)
+{
+    int cand[PCD_MUT_N_KINDS], n = 0;
+    for (int k = 0; k < PCD_MUT_N_KINDS; k++)
+        if ((m->o.kinds >> k & 1) && pcd_mut_kind_layer((pcd_mut_kind)k) == layer) cand[n++] = k;
+    return n ? cand[mut_below(m, (uint64_t)n)] : -1;
+}
+
+void pcd_mut_set_bytes(pcd_mut *m, pcd_mut_bytes_fn fn, void *ud)
+{
+    m->bytes_fn = fn;
+    m->bytes_ud = ud;
+}
+
+/* inner_bytes: a compressed layer of the file to change inside, at encode time */
+static pcd_status inner_pick(pcd_mut *m)
+{
+    if (m->inner >= 0) return PCD_END;   /* one a call */
+    if (m->pristine.gz) m->inner = 0;
+    else {
+        /* the compressed regions the writer will open: those with records (an empty one is
+         * written without compressing anything) */
+        size_t n = 0;
+        for (size_t k = 0; k < m->pristine.nspans; k++) n += m->pristine.spans[k].count > 0;
+        if (!n) return PCD_END;
+        size_t j = (size_t)mut_below(m, n), k = 0;
+        for (;; k++)
+            if (m->pristine.spans[k].count > 0 && j-- == 0) break;
+        m->inner = 1;
+        m->inner_span = k;
+    }
+    return PCD_OK;
+}
+
+/* gzip_drop: the next encode writes what the gzip layer holds, without the layer */
+static pcd_status gz_drop(pcd_mut *m)
+{
+    if (!m->pristine.gz || m->gz_drop) return PCD_END;
+    m->gz_drop = true;
+    mut_note(m, "gzip_drop: the gzip layer taken off");
+    return PCD_OK;
+}
+
+static pcd_status apply_kind(pcd_mut *m, pcd_mut_kind k)
+{
+    return k == PCD_MUT_INNER_BYTES ? inner_pick(m) : k == PCD_MUT_GZIP_DROP ? gz_drop(m) : mut_apply(m, k);
+}
+
+pcd_status pcd_mut_apply(pcd_mut *m, pcd_mut_kind k)
+{
+    if (!m->wn) return PCD_E_ARG;
+    if ((unsigned)k >= PCD_MUT_N_KINDS) return PCD_E_ARG;
+    if (pcd_mut_kind_layer(k)) {
+        if (k == PCD_MUT_LAYER_GZIP && (!m->pristine.gz || m->gz_drop)) return PCD_END;
+        m->layer = (int)k;
+        return PCD_OK;
+    }
+    return apply_kind(m, k);
+}
+
+pcd_status pcd_mut_mutate(pcd_mut *m, uint32_t *applied)
+{
+    uint32_t want = 1 + (uint32_t)mut_below(m, m->o.max_stack), done = 0;
+    for (uint32_t i = 0; i < want; i++) {
+        for (int t = 0; t < 24; t++) {
+            int k = pick_kind(m, false);
+            if (k < 0) break;
+            pcd_status st = apply_kind(m, (pcd_mut_kind)k);
+            if (st == PCD_OK) {
+                done++;
+                break;
+            }
+            if (st == PCD_E_NOMEM) return st;
+        }
+    }
+    if (m->o.evil && m->o.layer_break > 0 && mut_chance(m, m->o.layer_break)) {
+        int k = pick_kind(m, true);
+        if (k == PCD_MUT_LAYER_GZIP && (!m->pristine.gz || m->gz_drop)) k = PCD_MUT_LAYER_TRUNCATE;
+        if (k >= 0) {
+            m->layer = k;
+            done++;
+        }
+    }
+    if (applied) *applied = done;
+    return done ? PCD_OK : PCD_END;
+}
+
+pcd_status pcd_mut_crossover(pcd_mut *m, const uint8_t *other, size_t size)
+{
+    if (!m->wn) return PCD_E_ARG;
+    pcd_status st = read_set(m, &m->other, other, size);
+    if (st != PCD_OK) return st;
+    if (m->other.n < 2) return PCD_END;
+    /* a record of the other file (and what it holds) after a record of the same region here */
+    for (int t = 0; t < 16; t++) {
+        size_t j = 1 + (size_t)mut_below(m, m->other.n - 1);
+        size_t je = mut_subtree_end(m->other.r, m->other.n, j);
+        size_t cand[64], nc = 0;
+        for (size_t k = 1; k < m->wn && nc < 64; k++)
+            if (m->w[k].rd == m->other.r[j].rd && m->w[k].depth == m->other.r[j].depth) cand[nc++] = k;
+        if (!nc) continue;
+        size_t k = cand[mut_below(m, nc)];
+        size_t at = mut_subtree_end(m->w, m->wn, k), cnt = je - j;
+        if (!mut_reserve(m, m->wn + cnt)) return PCD_E_NOMEM;
+        memmove(m->w + at + cnt, m->w + at, (m->wn - at) * sizeof *m->w);
+        for (size_t i = 0; i < cnt; i++) {
+            mrec r = m->other.r[j + i];
+            void *q = pcd_arena_alloc(&m->ma, r.type->size);
+            if (!q || !mut_copy(&m->ma, r.type, q, r.data)) return PCD_E_NOMEM;
+            r.data = q;
+            r.owned = true;
+            r.origin = UINT64_MAX;
+            r.pidx = UINT32_MAX;
+            m->w[at + i] = r;
+        }
+        m->wn += cnt;
+        mut_note(m, "rec_splice %s[%zu]+%zu from the other input", m->w[at].rd->name, at, cnt);
+        return PCD_OK;
+    }
+    return PCD_END;
+}
+
+pcd_status pcd_mut_fuzz(pcd_mut *m, const uint8_t *in, size_t size, uint8_t *out, size_t cap, size_t *len)
+{
+    *len = 0;
+    pcd_status st = pcd_mut_load(m, in, size);
+    if (st != PCD_OK) {
+        st = pcd_mut_generate(m);
+        if (st != PCD_OK) return st;
+        return pcd_mut_encode(m, out, cap, len);
+    }
+    for (int t = 0; t < 4; t++) {
+        if (t && !restore(m)) return PCD_E_NOMEM;
+        uint32_t n;
+        st = pcd_mut_mutate(m, &n);
+        if (st == PCD_E_NOMEM) return st;
+        st = pcd_mut_encode(m, out, cap, len);
+        if (st == PCD_OK) return st;
+    }
+    if (!restore(m)) return PCD_E_NOMEM;
+    return pcd_mut_encode(m, out, cap, len);
+}
+
+/* ---- the seed-less generator ---- */
+
+/* A new record of region rd (a random case of a union), made valid by its schema's
+ * starting values. */
+void *mut_new_record(pcd_mut *m, const pcd_region_desc *rd)
+{
+    const pcd_type *t = rd->record;
+    uint8_t *q = pcd_arena_alloc(&m->ma, t->size);
+    if (!q) return NULL;
+    memset(q, 0, t->size);
+    if (t->is_union && t->n_fields) {
+        const pcd_mut_init *in = mut_init_of(m->mu, t);
+        if (!in || !in->set_case) {
+            /* without a tag of its own (protobuf field records): a case whose value is
+             * a number or a message */
+            *(uint32_t *)q = (uint32_t)mut_below(m, t->n_fields);
+            if (t->fields[*(uint32_t *)q].kind == PCD_K_PB_FIELD) *(uint32_t *)q = 0;
+        } else {
+            *(uint32_t *)q = (uint32_t)mut_below(m, t->n_fields);
+        }
+    }
+    mut_init_type(m->mu, t, q);
+    return q;
+}
+
+/* Records for the regions of a new record (of type t, at depth): some regions may only be
+ * there under a condition, so each attempt leaves some out (`keep` in 8: how likely one is
+ * filled), the later attempts more of them. */
+static bool gen_region(pcd_mut *m, const pcd_type *t, const void *data, uint32_t depth, unsigned keep)
+{
+    (void)data;
+    for (uint32_t i = 0; i < t->n_fields; i++) {
+        const pcd_field *f = &t->fields[i];
+        if (f->kind != PCD_K_REGION || !f->region) continue;
+        if (mut_below(m, 8) >= keep) continue;
+        uint32_t n = depth >= 2 ? (uint32_t)mut_below(m, 3) : 1 + (uint32_t)mut_below(m, 24);
+        for (uint32_t j = 0; j < n; j++) {
+            void *q = mut_new_record(m, f->region);
+            if (!q || !mut_reserve(m, m->wn + 1)) return false;
+            m->w[m->wn++] = (mrec){ f->region, f->region->record, q, depth + 1, true, UINT64_MAX, UINT32_MAX };
+            if (!mut_check_record(m, m->wn - 1)) {
+                m->wn--;   /* a case whose starting values do not make it valid */
+                continue;
+            }
+            const pcd_type *rt = f->region->record;
+            if (rt->is_union) {
+                uint32_t w = *(uint32_t *)q;
+                if (w < rt->n_fields && rt->fields[w].kind == PCD_K_STRUCT && rt->fields[w].type &&
+                    depth < 4 && !gen_region(m, rt->fields[w].type, q, depth + 1, keep))
+                    return false;
+            } else if (depth < 4 && !gen_region(m, rt, q, depth + 1, keep)) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+static bool decodes(pcd_mut *m, const uint8_t *p, size_t n)
+{
+    pcd_reader r;
+    pcd_reader_opts ro = { m->al, NULL, 0, true, false };
+    if (pcd_reader_open_buffer(&r, m->f, p, n, &ro) != PCD_OK) return false;
+    pcd_record rec;
+    pcd_status st;
+    uint64_t k;
+    do {
+        st = pcd_reader_validate_run(&r, 1u << 20, &k);
+        if (st == PCD_OK) st = pcd_reader_next(&r, &rec);
+    } while (st == PCD_OK);
+    pcd_reader_close(&r);
+    return st == PCD_END;
+}
+
+pcd_status pcd_mut_generate(pcd_mut *m)
+{
+    /* an empty set to start from */
+    m->pristine.n = 0;
+    m->pristine.nspans = 0;
+    pcd_arena_reset(&m->pristine.arena);
+    m->pristine.gz = false;
+    m->pristine.big = false;
+    m->loaded = false;
+    void *root = pcd_arena_alloc(&m->pristine.arena, m->f->root_size);
+    if (!root) return PCD_E_NOMEM;
+    memset(root, 0, m->f->root_size);
+    mut_init_type(m->mu, m->f->root, root);
+    if (!set_push(m->al, &m->pristine, (mrec){ NULL, m->f->root, root, 0, false, UINT64_MAX })) return PCD_E_NOMEM;
+    m->ndefs = 0;
+    memset(m->index_count, 0, sizeof m->index_count);
+    for (int attempt = 0; attempt < 8; attempt++) {
+        if (!restore(m)) return PCD_E_NOMEM;
+        if (!gen_region(m, m->f->root, root, 0, attempt < 2 ? 8 : attempt < 5 ? 5 : 3)) return PCD_E_NOMEM;
+        /* values made different, then references pointed at what is there */
+        uint32_t n = (uint32_t)m->wn;
+        for (uint32_t i = 0; i < n; i++) {
+            static const pcd_mut_kind valid[] = { PCD_MUT_INT_NEAR, PCD_MUT_INT_BOUNDARY, PCD_MUT_STR_LENGTH,
+                                                  PCD_MUT_ARRAY_INSERT };
+            mut_apply(m, valid[mut_below(m, 4)]);
+        }
+        mset cur = { m->w, m->wn, m->wn, m->pristine.arena, false, false };
+        mut_scan_keys(m, &cur);
+        for (uint32_t i = 0; i < n; i++) mut_apply(m, PCD_MUT_REF_REAL);
+        size_t len;
+        pcd_status st = mut_encode_records(m, m->w, m->wn, m->buf, m->buf_cap, &len, SIZE_MAX, NULL);
+        if (st == PCD_OK && decodes(m, m->buf, len)) break;
+        if (attempt == 7) {
+            /* the root alone */
+            if (!restore(m)) return PCD_E_NOMEM;
+        }
+    }
+    /* what was made becomes what is loaded */
+    mset *s = &m->pristine;
+    size_t n = m->wn;
+    mrec *made = m->w;
+    s->n = 1;
+    for (size_t i = 1; i < n; i++) {
+        mrec r = made[i];
+        void *q = pcd_arena_alloc(&s->arena, r.type->size);
+        if (!q || !mut_copy(&s->arena, r.type, q, r.data) || !set_push(m->al, s, r)) return PCD_E_NOMEM;
+        s->r[s->n - 1].data = q;
+        s->r[s->n - 1].owned = false;
+    }
+    void *q = pcd_arena_alloc(&s->arena, m->f->root_size);
+    if (!q || !mut_copy(&s->arena, m->f->root, q, made[0].data)) return PCD_E_NOMEM;
+    s->r[0].data = q;
+    mut_scan_keys(m, s);
+    if (!restore(m)) return PCD_E_NOMEM;
+    mut_note(m, "generated %zu records", m->wn);
+    return PCD_OK;
+}
+
+/* ---- shrinking ---- */
+
+uint32_t pcd_mut_shrink_steps(pcd_mut *m)
+{
+    if (!m->wn || !restore(m)) return 0;
+    m->det = true;
+    size_t total = 0;
+    for (size_t k = 0; k < m->wn; k++) {
+        mut_sites(m, m->w[k].type, m->w[k].data, false, "r", -1);
+        total += m->nsites;
+    }
+    m->det = false;
+    return (uint32_t)(m->wn - 1 + total);
+}
+
+/* Applies step to the working copy (restored first); PCD_END when it does nothing. */
+static pcd_status shrink_step(pcd_mut *m, uint32_t step)
+{
+    if (!m->wn || !restore(m)) return PCD_E_ARG;
+    if (step < m->wn - 1) {
+        size_t k = m->wn - 1 - step;
+        size_t e = mut_subtree_end(m->w, m->wn, k);
+        snprintf(m->sdesc, sizeof m->sdesc, "drop %s[%zu] (%zu records)", m->w[k].rd->name, k, e - k);
+        memmove(m->w + k, m->w + e, (m->wn - e) * sizeof *m->w);
+        m->wn -= e - k;
+        return PCD_OK;
+    }
+    size_t j = step - (m->wn - 1);
+    for (size_t k = 0; k < m->wn; k++) {
+        mut_sites(m, m->w[k].type, m->w[k].data, false, "r", -1);
+        if (j >= m->nsites) {
+            j -= m->nsites;
+            continue;
+        }
+        void *d = mut_own(m, k);
+        if (!d) return PCD_E_NOMEM;
+        mut_sites(m, m->w[k].type, d, true, m->w[k].rd ? m->w[k].rd->name : m->f->root->name, k ? (int32_t)k : -1);
+        if (j >= m->nsites) return PCD_END;
+        msite *s = &m->sites[j];
+        char path[160];
+        mut_site_path(s, path, sizeof path);
+        if (mut_is_int(s->kind) || s->kind == PCD_K_MOJO) {
+            if (mut_get_int(s->kind, s->p) == 0) return PCD_END;
+            mut_set_int(s->kind, s->p, 0);
+            snprintf(m->sdesc, sizeof m->sdesc, "shrink %s to 0", path);
+        } else if (s->kind == PCD_K_BYTES || s->kind == PCD_K_STRING) {
+            pcd_bytes *b = s->p;
+            if (!b->len) return PCD_END;
+            b->len = b->len > 1 ? b->len / 2 : 0;
+            snprintf(m->sdesc, sizeof m->sdesc, "shrink %s to %zu bytes", path, b->len);
+        } else if (s->kind == PCD_K_ARRAY) {
+            size_t *n = (size_t *)((uint8_t *)s->owner + s->f->aux);
+            if (!*n) return PCD_END;
+            *n = *n > 1 ? *n / 2 : 0;
+            if (s->owner_t->layout_at) ((pcd_pb_layout *)((uint8_t *)s->owner + s->owner_t->layout_at - 1))->n = 0;
+            snprintf(m->sdesc, sizeof m->sdesc, "shrink %s to %zu elements", path, *n);
+        } else {
+            return PCD_END;
+        }
+        return PCD_OK;
+    }
+    return PCD_END;
+}
+
+pcd_status pcd_mut_shrink(pcd_mut *m, uint32_t step, uint8_t *out, size_t cap, size_t *len)
+{
+    *len = 0;
+    m->det = true;
+    pcd_status st = shrink_step(m, step);
+    m->det = false;
+    if (st == PCD_OK) {
+        int layer = m->layer;
+        m->layer = -1;
+        st = pcd_mut_encode(m, out, cap, len);
+        m->layer = layer;
+        if (st != PCD_OK) st = PCD_END;   /* a step the encoder refuses is no step */
+    }
+    restore(m);
+    return st;
+}
+
+const char *pcd_mut_shrink_describe(pcd_mut *m, uint32_t step)
+{
+    m->sdesc[0] = 0;
+    m->det = true;
+    pcd_status st = shrink_step(m, step);
+    m->det = false;
+    if (st != PCD_OK) snprintf(m->sdesc, sizeof m->sdesc, "step %u: nothing", step);
+    restore(m);
+    return m->sdesc;
+}
