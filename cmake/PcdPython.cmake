@@ -32,7 +32,7 @@ file(GLOB PCD_PY_PACKAGE CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/python/profcode
 
 add_library(pcdpy STATIC ${PCD_PY_RUNTIME_SRC})
 target_include_directories(pcdpy PUBLIC ${PROJECT_SOURCE_DIR}/src/python ${Python3_INCLUDE_DIRS})
-target_link_libraries(pcdpy PUBLIC pcdcli)
+target_link_libraries(pcdpy PUBLIC pcdio)
 
 set(PCD_PY_DIR ${PROJECT_BINARY_DIR}/python)
 add_library(pcdpy_ext MODULE ${PCD_PY_GEN_SRC})

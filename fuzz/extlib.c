@@ -4,7 +4,7 @@
 
 #include "cli/job.h"
 #include "extlib.h"
-#include "formats/registry.h"
+#include "pipeline/pipeline.h"
 
 #define CHECK(cond, msg)                                                                     \
     do {                                                                                     \

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "moarvm_v3.h"
-#include "formats/registry.h"
+#include "pipeline/pipeline.h"
 
 #define CHECK(cond, ...)                                                                     \
     do {                                                                                     \

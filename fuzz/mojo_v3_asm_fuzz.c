@@ -15,11 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/lines.h"
 #include "fuzzlib.h"
 #include "formats/mojo/asm.h"
 #include "mojo_v3.h"
 #include "cli/job.h"
-#include "formats/registry.h"
+#include "pipeline/pipeline.h"
 
 #define CHECK(cond, ...)                                                                     \
     do {                                                                                     \
@@ -193,9 +194,7 @@ static void check_and_info(const pcd_format *f, const uint8_t *data, size_t size
 static int import_text(const mbuf *text, mbuf *out)
 {
     const pcd_ext *ext = pcd_ext_find("mojo");
-    FILE *in = fmemopen(text->len ? text->p : (void *)"", text->len ? text->len : 1, "rb");
-    CHECK(in != NULL, "fmemopen");
-    if (!text->len) fgetc(in);
+    pcd_memread in = { (const uint8_t *)text->p, text->len, 0 };
     pcd_alloc al;
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, MEM_CAP);
     uint8_t sbuf[4096];
@@ -204,10 +203,17 @@ static int import_text(const mbuf *text, mbuf *out)
     pcd_sink s;
     memset(out, 0, sizeof *out);
     pcd_sink_init(&s, sbuf, sizeof sbuf, mbuf_write, NULL, out, &x);
-    pcd_import_args a = { in, "fuzz.austin", &s, &al, devnull(), NULL };
-    int rc = ext->import[0].run(&a);
+    pcd_import_args a;
+    memset(&a, 0, sizeof a);
+    a.read = pcd_memread_read;
+    a.read_ud = &in;
+    a.load = pcd_memread_load;
+    a.input_name = "fuzz.austin";
+    a.out = &s;
+    a.al = &al;
+    pcd_status st = ext->import[0].run(&a);
+    int rc = st == PCD_OK ? 0 : st == PCD_E_INVALID ? 1 : 2;
     if (rc == 0) CHECK(pcd_sink_flush(&s) == PCD_OK, "flush");
-    fclose(in);
     CHECK(al.in_use == 0, "the importer leaked %zu bytes", al.in_use);
     return rc;
 }

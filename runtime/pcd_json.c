@@ -1,5 +1,6 @@
 /* pcd_json.c: descriptor-driven JSON writer (no allocation; output goes to a sink). */
 #include "pcd_json.h"
+#include "pcd_kind.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -153,19 +154,6 @@ static int64_t load_int(uint8_t kind, const void *p, bool *is_signed)
 
 static bool is_int_kind(uint8_t k) { return (k >= PCD_K_U8 && k <= PCD_K_S64) || k == PCD_K_BOOL; }
 
-static size_t kind_size(uint8_t k)
-{
-    switch (k) {
-    case PCD_K_U8: case PCD_K_S8: case PCD_K_BOOL: return 1;
-    case PCD_K_U16: case PCD_K_S16: return 2;
-    case PCD_K_U32: case PCD_K_S32: case PCD_K_F32: return 4;
-    case PCD_K_U64: case PCD_K_S64: case PCD_K_F64: return 8;
-    case PCD_K_BYTES: case PCD_K_STRING: return sizeof(pcd_bytes);
-    case PCD_K_MOJO: return sizeof(pcd_mojo_int);
-    }
-    return 0;
-}
-
 static pcd_status json_type(pcd_sink *s, const pcd_type *t, const void *base, bool open_brace);
 
 /* A scalar or nested value of kind k at p. */
@@ -227,7 +215,7 @@ pcd_status pcd_json_value(pcd_sink *s, const pcd_field *fd, const void *base)
     if (fd->kind == PCD_K_ARRAY) {
         const uint8_t *items = *(const uint8_t *const *)p;
         size_t n = *(const size_t *)((const uint8_t *)base + fd->aux);
-        size_t es = fd->type ? fd->type->size : kind_size(fd->elem_kind);
+        size_t es = fd->type ? fd->type->size : pcd_kind_size(fd->elem_kind);
         PCD_TRY(pcd_sink_put(s, "[", 1));
         for (size_t i = 0; i < n; i++) {
             if (i) PCD_TRY(pcd_sink_put(s, ",", 1));
@@ -243,7 +231,7 @@ pcd_status pcd_json_elements(pcd_sink *s, const pcd_field *fd, const void *base,
     if (fd->kind != PCD_K_ARRAY) return pcd_json_value(s, fd, base);
     const uint8_t *items = *(const uint8_t *const *)((const uint8_t *)base + fd->offset);
     size_t n = *(const size_t *)((const uint8_t *)base + fd->aux);
-    size_t es = fd->type ? fd->type->size : kind_size(fd->elem_kind);
+    size_t es = fd->type ? fd->type->size : pcd_kind_size(fd->elem_kind);
     PCD_TRY(pcd_sink_put(s, "[", 1));
     for (uint64_t i = first; i < first + count && i < n; i++) {
         if (i > first) PCD_TRY(pcd_sink_put(s, ",", 1));

@@ -8,7 +8,10 @@
 #   a format (heph, mojo, mono, moarvm, tachyon)  src/formats/<format>/, or in the flat tree
 #                                                 before the layers src/lib/<format>_*
 #   cross-format (MOJO <-> Tachyon)               src/formats/xformat/, src/lib/xformat*
-#   registry and jobs                             src/formats/registry.*, src/lib/pcd_ext.*
+#   registry and jobs                             src/pipeline/, src/formats/registry.*,
+#                                                 src/formats/detect.*, src/lib/pcd_ext.*
+#   writers (shared by an output and an importer) src/writers/
+#   I/O (files, gzip, JSON Lines: CLI and Python)  src/io/
 #   common (hash, arrays, text)                   src/common/, src/lib/pcd_hmap.*
 #   model                                         src/model/
 #   outputs                                       src/outputs/
@@ -24,7 +27,9 @@ cd "$(dirname "$0")/.."
 row_of() {
     case $1 in
     src/formats/xformat/* | src/lib/xformat*) echo "cross-format" ;;
-    src/formats/registry.* | src/formats/detect.*) echo "registry and jobs" ;;
+    src/formats/registry.* | src/formats/detect.* | src/pipeline/*) echo "registry and jobs" ;;
+    src/writers/*) echo "writers" ;;
+    src/io/*) echo "I/O" ;;
     src/formats/*/*) echo "${1#src/formats/}" | cut -d/ -f1 ;;
     src/lib/pcd_ext.*) echo "registry and jobs" ;;
     src/lib/pcd_hmap.*) echo "common" ;;
@@ -78,7 +83,7 @@ done < <(git ls-tree -r --name-only "$rev")
 echo "| $(git log -1 --format='%h' "$rev") | lines | code lines |"
 echo "|---|---|---|"
 total=0 total_code=0
-for r in heph mojo mono moarvm tachyon pprof "cross-format" "registry and jobs" common model outputs CLI "Python extension" runtime other; do
+for r in heph mojo mono moarvm tachyon pprof "cross-format" "registry and jobs" writers common model outputs I/O CLI "Python extension" runtime other; do
     [ -n "${lines[$r]:-}" ] || { [ "$r" = other ] && continue; echo "| $r | 0 | 0 |"; continue; }
     echo "| $r | ${lines[$r]} | ${code[$r]} |"
     total=$((total + lines[$r])) total_code=$((total_code + code[$r]))

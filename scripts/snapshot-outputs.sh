@@ -6,6 +6,10 @@
 #        from the i-th, so that n runs side by side fill one OUTDIR)
 # Writes OUTDIR/<input path with / as __>.<to>[.<options>].out with the exit status and stderr
 # appended after a line "---- rc=N", so a diff -r of two OUTDIRs shows every change.
+# Besides convert and info: validate (plain and --all --strict), dump (plain and --all), explain
+# (text, json and html, the first 200 records), encode of the dump back to the binary format, and
+# encode --from austin (a MOJO file's Austin text) and --from samples (a Tachyon file's text, both
+# byte orders). EXTRA=0 leaves those out (convert and info only).
 set -u
 P=$1 OUT=$2
 shift 2
@@ -19,6 +23,10 @@ run() { # name args...
     echo "---- rc=$rc" >>"$OUT/$name.out"
     [ -s "$OUT/$name.err" ] && sed "s#$PWD/##g" "$OUT/$name.err" >>"$OUT/$name.out"
     rm -f "$OUT/$name.err"
+}
+run_in() { # name input args...: run with standard input from a file (whose name then says nothing)
+    local name=$1 input=$2; shift 2
+    run "$name" "$@" <"$input"
 }
 formats=$("$P" formats)
 # SHARD=i/n: every n-th input from the i-th (0-based), for runs side by side
@@ -41,5 +49,25 @@ find "${dirs[@]}" -type f | sort | awk -v i="${shard%/*}" -v n="${shard#*/}" '(N
     done
     run "$key.info" info "$f"
     run "$key.info-json" info --json "$f"
+    [ "${EXTRA:-1}" = 0 ] && continue
+    run "$key.validate" validate "$f"
+    run "$key.validate.all-strict" validate --all --strict "$f"
+    run "$key.dump" dump "$f"
+    run "$key.dump.all" dump --all "$f"
+    run "$key.explain-text" explain --records 200 --color never "$f"
+    run "$key.explain-json" explain --records 200 --to json "$f"
+    run "$key.explain-html" explain --records 200 --to html "$f"
+    tmp=$(mktemp)
+    "$P" dump --all "$f" >"$tmp" 2>/dev/null
+    run_in "$key.encode" "$tmp" encode - -o -
+    case "$fmt" in
+    mojo)
+        "$P" convert --to austin "$f" >"$tmp" 2>/dev/null
+        run_in "$key.encode-from-austin" "$tmp" encode --from austin - -o - ;;
+    tachyon)
+        "$P" convert --to samples "$f" >"$tmp" 2>/dev/null
+        for e in little big; do run_in "$key.encode-from-samples.$e" "$tmp" encode --from samples --endian "$e" - -o -; done ;;
+    esac
+    rm -f "$tmp"
 done
 echo "snapshot: $(ls "$OUT" | wc -l) outputs in $OUT${SHARD:+ (shard $SHARD)}"

@@ -5,11 +5,13 @@
 #include <stdio.h>
 
 #include "pcd.h"
-#include "formats/registry.h"
-#include "cli/io.h"
+#include "pipeline/pipeline.h"
+#include "io/io.h"
 
 #define EXIT_INVALID 1   /* the input is invalid or damaged */
 #define EXIT_USAGE 2     /* bad usage, or an I/O error */
+
+struct cli_src;
 
 typedef struct cli {
     size_t max_memory;
@@ -24,6 +26,11 @@ typedef struct cli {
     double last_progress;
     unsigned progress_tick;
     bool progress_shown;
+    /* the input whose gzip layer explains a report (cli_report): the one opened last, until
+     * an input is closed */
+    const struct cli_src *report_src;
+    /* the temporary files of outputs not yet committed, which a fatal signal removes */
+    pcd_output_pending pending;
 } cli;
 
 /* An opened input and a reader positioned before its first record. */
@@ -34,9 +41,14 @@ typedef struct cli_src {
     bool opened;
     struct pcd_gzin *gz;      /* gzip-compressed input, read through zlib; NULL if plain */
     uint8_t *gzbuf;           /* its whole decompressed stream, for whole-file formats */
+    cli *c;                   /* the tool that opened it */
 } cli_src;
 
 void cli_init(cli *c);
+/* Makes SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE and SIGXFSZ remove the temporary files of
+ * c's outputs not yet committed (c->pending) before the process dies of them (call once,
+ * early; c lives until the process ends). */
+void cli_cleanup_on_signals(cli *c);
 /* Parses --max-memory values like 512M, 2G. */
 bool cli_parse_size(const char *s, size_t *out);
 const pcd_format *cli_find_format(const char *spec);
@@ -48,8 +60,10 @@ int cli_open_explain(cli *c, cli_src *src, const char *path, pcd_spans *spans);
 void cli_close(cli_src *src);
 void cli_progress(void *ud, uint64_t bytes);
 void cli_progress_done(cli *c);
-/* Prints "FILE: offset N: path: message". */
-void cli_report(const char *file, const pcd_error *e);
+/* Prints "FILE: offset N: path: message" to stderr (to err), with what only the CLI knows of a
+ * gzip input: that its gzip stream stopped, and where in the compressed file. */
+void cli_report(const cli *c, const char *file, const pcd_error *e);
+void cli_report_to(const cli *c, FILE *err, const char *file, const pcd_error *e);
 
 int cmd_formats(cli *c, int argc, char **argv);
 int cmd_info(cli *c, int argc, char **argv);

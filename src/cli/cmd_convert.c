@@ -135,7 +135,7 @@ int cmd_convert(cli *c, int argc, char **argv)
         return EXIT_USAGE;
     }
     outbuf ob;
-    rc = outbuf_open(&ob, out_to_stdout_ok(outname) ? "-" : outname);
+    rc = outbuf_open(c, &ob, out_to_stdout_ok(outname) ? "-" : outname);
     if (rc) {
         cli_close(&src);
         cli_close(&bsrc);
@@ -145,6 +145,7 @@ int cmd_convert(cli *c, int argc, char **argv)
     {
         pcd_job j, bj;
         cli_job_init(&j, src.f, &src.r, path, &c->al, stderr);
+        cli_job_tool(&j, c);
         j.all = all;
         j.metric = metric;
         j.dialect = dialect;

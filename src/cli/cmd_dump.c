@@ -79,7 +79,7 @@ int cmd_dump(cli *c, int argc, char **argv)
         return rc;
     }
     outbuf ob;
-    rc = outbuf_open(&ob, out_to_stdout_ok(outname) ? "-" : outname);
+    rc = outbuf_open(c, &ob, out_to_stdout_ok(outname) ? "-" : outname);
     if (rc) {
         cli_close(&src);
         return rc;
@@ -95,7 +95,7 @@ int cmd_dump(cli *c, int argc, char **argv)
         if (st != PCD_OK) {
             const pcd_error *e = pcd_reader_error(&src.r);
             cli_progress_done(c);
-            cli_report(path, e);
+            cli_report(c, path, e);
             damaged = true;
             if (all) {
                 char msg[1024], buf[96];

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/jsonl_read.h"
+#include "io/jsonl_read.h"
 
 /* ---- encode ----------------------------------------------------------------------- */
 
@@ -33,6 +33,27 @@ static void encode_usage(FILE *out)
         }
 }
 
+/* The input of an importer: read as a stream, or loaded whole (mapped; a pipe within the
+ * memory cap). */
+typedef struct import_input {
+    pcd_input *in;
+    size_t limit;
+} import_input;
+
+static pcd_status import_read(void *ud, uint8_t *dst, size_t cap, size_t *got)
+{
+    return pcd_input_read(((import_input *)ud)->in, dst, cap, got);
+}
+
+static pcd_status load_input(void *ud, const uint8_t **p, size_t *n)
+{
+    import_input *ii = ud;
+    if (pcd_input_load(ii->in, ii->limit) != 0) return errno == EFBIG || errno == ENOMEM ? PCD_E_NOMEM : PCD_E_IO;
+    *p = ii->in->map;
+    *n = ii->in->map_len;
+    return PCD_OK;
+}
+
 static int run_importer(cli *c, const char *from, const char *inname, const char *outname, const char *endian)
 {
     const pcd_importer *im = NULL;
@@ -43,21 +64,32 @@ static int run_importer(cli *c, const char *from, const char *inname, const char
         fprintf(stderr, "profcodec encode: no importer for '%s' (see profcodec encode --help)\n", from);
         return EXIT_USAGE;
     }
-    FILE *in = strcmp(inname, "-") == 0 ? stdin : fopen(inname, "rb");
-    if (!in) {
+    pcd_input in;
+    if (pcd_input_open(&in, inname) != 0) {
         fprintf(stderr, "%s: cannot open: %s\n", inname, strerror(errno));
         return EXIT_USAGE;
     }
     outbuf ob;
-    int rc = outbuf_open(&ob, outname);
+    int rc = outbuf_open(c, &ob, outname);
     if (rc == 0) {
         pcd_alloc_init(&c->al, pcd_alloc_libc, NULL, c->max_memory);
-        pcd_import_args a = { in, inname, &ob.sink, &c->al, stderr, endian };
-        rc = im->run(&a);
+        import_input ii = { &in, c->max_memory };
+        pcd_import_args a;
+        memset(&a, 0, sizeof a);
+        a.read = import_read;
+        a.read_ud = &ii;
+        a.load = load_input;
+        a.input_name = inname;
+        a.out = &ob.sink;
+        a.al = &c->al;
+        a.endian = endian;
+        pcd_status st = im->run(&a);
+        if (a.msg[0]) fprintf(stderr, "%s\n", a.msg);
+        rc = st == PCD_OK ? 0 : st == PCD_E_INVALID ? EXIT_INVALID : EXIT_USAGE;
         if (rc == 0) rc = outbuf_commit(&ob);
         else outbuf_abort(&ob);
     }
-    if (in != stdin) fclose(in);
+    pcd_input_close(&in);
     return rc;
 }
 
@@ -102,7 +134,7 @@ int cmd_encode(cli *c, int argc, char **argv)
         return EXIT_USAGE;
     }
     outbuf ob;
-    int rc = outbuf_open(&ob, outname);
+    int rc = outbuf_open(c, &ob, outname);
     if (rc) {
         if (in != stdin) fclose(in);
         return rc;

@@ -668,7 +668,7 @@ int cmd_explain(cli *c, int argc, char **argv)
     if (!x.file_size) x.file_size = x.gzip ? 0 : x.stream_size;
     new_stream(&x, NULL, 0, 0, x.stream_size);
     outbuf ob;
-    rc = outbuf_open(&ob, out_to_stdout_ok(outname) ? "-" : outname);
+    rc = outbuf_open(c, &ob, out_to_stdout_ok(outname) ? "-" : outname);
     if (rc) {
         cli_close(&x.src);
         pcd_spans_free(&x.spans);
@@ -715,7 +715,7 @@ int cmd_explain(cli *c, int argc, char **argv)
             bool resumed = r.all && pcd_reader_recover(&x.src.r, &resume) == PCD_OK;
             if (wst == PCD_OK) wst = damage(&r, &err, resumed, resume);
             if (!resumed) {
-                cli_report(path, &err);
+                cli_report(c, path, &err);
                 break;
             }
             continue;
@@ -724,7 +724,7 @@ int cmd_explain(cli *c, int argc, char **argv)
     }
     if (wst == PCD_OK && r.to == TO_HTML) {
         wst = pcd_memsink_flush(&page);
-        if (wst == PCD_OK) wst = explain_page(&ob.sink, &x, page.data, page.len);
+        if (wst == PCD_OK) wst = cli_explain_page(&ob.sink, &x, page.data, page.len);
     }
     if (wst == PCD_OK && r.to == TO_TEXT && !r.shown && !damaged)
         wst = put(&ob.sink, "(no record ends after --from)\n");

@@ -74,15 +74,6 @@ enum { OPT_SEEDS = 1100, OPT_MUTATE, OPT_NOEVIL, OPT_LAYER, OPT_GENERATE, OPT_RU
 
 volatile sig_atomic_t fz_stop;
 
-double fz_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-double fz_elapsed(const fz *z) { return z->seconds_before + (fz_now() - z->t_start); }
-
 static void on_signal(int sig)
 {
     if (fz_stop && sig == SIGINT) { /* a second Ctrl-C: now */

@@ -142,7 +142,7 @@ int cmd_info(cli *c, int argc, char **argv)
             damaged = true;
             damaged_places++;
             if (all) {
-                cli_report(path, pcd_reader_error(&src.r));
+                cli_report(c, path, pcd_reader_error(&src.r));
                 if (pcd_reader_recover(&src.r, NULL) == PCD_OK) continue;
             }
             break;
@@ -159,7 +159,7 @@ int cmd_info(cli *c, int argc, char **argv)
     uint64_t size = src.in.is_regular ? src.in.size : src.in.bytes_read;
     if (json) {
         outbuf ob;
-        if (outbuf_open(&ob, "-") == 0) {
+        if (outbuf_open(c, &ob, "-") == 0) {
             pcd_sink *s = &ob.sink;
             char buf[256];
             pcd_json_raw(s, "{\"file\":");
@@ -209,7 +209,7 @@ int cmd_info(cli *c, int argc, char **argv)
         }
     }
     if (damaged) {
-        if (!all) cli_report(path, &damage);
+        if (!all) cli_report(c, path, &damage);
         rc = EXIT_INVALID;
     }
     if (ictx) {

@@ -136,7 +136,7 @@ int cmd_validate(cli *c, int argc, char **argv)
             }
             if (st != PCD_OK) {
                 cli_progress_done(c);
-                cli_report(path, pcd_reader_error(&src.r));
+                cli_report(c, path, pcd_reader_error(&src.r));
                 errors++;
                 uint64_t resume;
                 if (all && pcd_reader_recover(&src.r, &resume) == PCD_OK) {

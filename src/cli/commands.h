@@ -25,10 +25,10 @@ typedef struct outbuf {
     uint8_t *buf;
 } outbuf;
 
-static inline int outbuf_open(outbuf *o, const char *name)
+static inline int outbuf_open(cli *c, outbuf *o, const char *name)
 {
     memset(o, 0, sizeof *o);
-    if (pcd_output_open(&o->out, name) != 0) {
+    if (pcd_output_open(&o->out, name, &c->pending) != 0) {
         fprintf(stderr, "%s: cannot create: %s\n", name, strerror(errno));
         return EXIT_USAGE;
     }

@@ -1,12 +1,13 @@
 /* common.c: format detection, opening inputs, progress and error reporting for the CLI. */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli/gzin.h"
+#include "io/gzin.h"
 #include "formats/detect.h"
 
 void cli_init(cli *c)
@@ -15,6 +16,32 @@ void cli_init(cli *c)
     c->max_memory = (size_t)2 << 30;
     c->threads = 2;
     c->tty = isatty(2);
+}
+
+/* The process's tool, for its signal handler (signals take no argument). */
+static cli *signal_cli;
+
+static void on_fatal_signal(int sig)
+{
+    if (signal_cli) pcd_output_pending_unlink(&signal_cli->pending);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void cli_cleanup_on_signals(cli *c)
+{
+    signal_cli = c;
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ };
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sigemptyset(&sa.sa_mask);
+        /* an ignored signal (nohup) stays ignored */
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
 }
 
 bool cli_parse_size(const char *s, size_t *out)
@@ -49,15 +76,12 @@ const pcd_format *cli_find_format(const char *spec)
     return pcd_format_find(name, colon ? colon + 1 : NULL);
 }
 
-void cli_report(const char *file, const pcd_error *e) { pcd_report(stderr, file, e); }
-
 /* An error on a gzip input. When the gzip layer itself stopped (the reader only saw that its
  * input could not be read), the gzip layer's own error is the report, with where it stopped in
  * the compressed file; after any other error, a note that offsets are in the decompressed data. */
-static bool gzip_note(FILE *err, const char *file, const pcd_error *e, void *ud, bool after)
+static bool gzip_note(FILE *err, const char *file, const pcd_error *e, const cli_src *src, bool after)
 {
-    const cli_src *src = ud;
-    if (!src->gz) return false;
+    if (!src || !src->gz) return false;
     if (src->gz->error && e->status == PCD_E_IO) {
         if (!after)
             fprintf(err, "%s: gzip: %s at byte %llu of the compressed file (after %llu bytes decompressed)\n", file,
@@ -67,6 +91,18 @@ static bool gzip_note(FILE *err, const char *file, const pcd_error *e, void *ud,
     if (after) fprintf(err, "%s: (a gzip file: the offset is in the decompressed data)\n", file);
     return false;
 }
+
+void cli_report_to(const cli *c, FILE *err, const char *file, const pcd_error *e)
+{
+    const cli_src *src = c ? c->report_src : NULL;
+    if (gzip_note(err, file, e, src, false)) return;
+    char msg[1024];
+    pcd_error_format(e, msg, sizeof msg);
+    fprintf(err, "%s: %s\n", file, msg);
+    gzip_note(err, file, e, src, true);
+}
+
+void cli_report(const cli *c, const char *file, const pcd_error *e) { cli_report_to(c, stderr, file, e); }
 
 static double now_s(void)
 {
@@ -119,7 +155,8 @@ static int open_input(cli *c, cli_src *src, const char *path, bool validate_only
         return EXIT_USAGE;
     }
     src->opened = true;
-    pcd_report_set_hook(gzip_note, src);
+    src->c = c;
+    c->report_src = src;
     c->total = src->in.is_regular ? src->in.size : 0;
     const pcd_format *f = NULL;
     uint8_t head[512];
@@ -213,7 +250,7 @@ static int open_input(cli *c, cli_src *src, const char *path, bool validate_only
 
 void cli_close(cli_src *src)
 {
-    pcd_report_set_hook(NULL, NULL);
+    if (src->c) src->c->report_src = NULL;
     if (src->f) pcd_reader_close(&src->r);
     if (src->gz) {
         pcd_gzin_close(src->gz);

@@ -33,6 +33,6 @@ typedef struct explainer {
 
 /* The explain page: the page's data (JSON: the records, see cmd_explain.c) and the streams'
  * bytes the page shows, written as one HTML file. */
-pcd_status explain_page(pcd_sink *out, const explainer *x, const uint8_t *records_json, size_t records_len);
+pcd_status cli_explain_page(pcd_sink *out, const explainer *x, const uint8_t *records_json, size_t records_len);
 
 #endif

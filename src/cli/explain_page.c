@@ -60,7 +60,7 @@ static pcd_status base64(pcd_sink *s, const uint8_t *p, size_t n)
 /* The file itself is shown whole up to this size; above it, the part the records shown are in. */
 #define WHOLE_FILE_MAX ((size_t)8 << 20)
 
-pcd_status explain_page(pcd_sink *out, const explainer *x, const uint8_t *records_json, size_t records_len)
+pcd_status cli_explain_page(pcd_sink *out, const explainer *x, const uint8_t *records_json, size_t records_len)
 {
     PCD_TRY(part(out, &pcd_explain_parts[0]));
     /* the title: the file's name, escaped for HTML */

@@ -14,9 +14,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/fuzz.h"
+
+/* The clock of a campaign (the store and triage keep its times; cmd_fuzz.c runs it). */
+double fz_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double fz_elapsed(const fz *z) { return z->seconds_before + (fz_now() - z->t_start); }
 
 int fz_fmt(char *buf, size_t cap, const char *fmt, ...)
 {

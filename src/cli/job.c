@@ -1,9 +1,12 @@
 /* cli/job.c: conversion jobs as the tool runs them. */
 #include "cli/job.h"
 
+#include "cli.h"
+
 #include <string.h>
 
 typedef struct job_out {
+    const cli *c;
     FILE *err;
     const char *name;
 } job_out;
@@ -16,7 +19,7 @@ static void job_report(void *ud, bool is_error, const pcd_error *e)
     const job_out *o = ud;
     char msg[1024];
     pcd_error_format(e, msg, sizeof msg);
-    if (is_error) pcd_report(o->err, o->name, e);
+    if (is_error) cli_report_to(o->c, o->err, o->name, e);
     else fprintf(o->err, "%s: warning: %s\n", o->name, msg);
 }
 
@@ -33,11 +36,17 @@ void cli_job_init(pcd_job *j, const pcd_format *f, pcd_reader *r, const char *na
     j->r = r;
     j->input_name = name;
     j->al = al;
+    current.c = NULL;
     current.err = err;
     current.name = name;
     j->report = job_report;
     j->note = job_note;
     j->report_ud = &current;
+}
+
+void cli_job_tool(pcd_job *j, const cli *c)
+{
+    ((job_out *)j->report_ud)->c = c;
 }
 
 void cli_job_init_base(pcd_job *j, pcd_job *base, const pcd_format *f, pcd_reader *r, const char *name)
@@ -51,6 +60,7 @@ void cli_job_init_base(pcd_job *j, pcd_job *base, const pcd_format *f, pcd_reade
     base->metric = j->metric;
     base->dialect = j->dialect;
     base->compat = j->compat;
+    current_base.c = current.c;
     current_base.err = current.err;
     current_base.name = name;
     base->report = job_report;
@@ -62,5 +72,15 @@ void cli_job_init_base(pcd_job *j, pcd_job *base, const pcd_format *f, pcd_reade
 int cli_job_exit(const pcd_job *j, pcd_status st, FILE *err)
 {
     if (st != PCD_OK && j->msg[0]) fprintf(err, "%s: %s\n", j->input_name, j->msg);
-    return pcd_job_outcome(j, st);
+    return cli_job_outcome(j, st);
+}
+
+int cli_job_outcome(const pcd_job *j, pcd_status st)
+{
+    switch (pcd_job_result_of(j, st)) {
+    case PCD_JOB_DONE: return 0;
+    case PCD_JOB_INVALID: return EXIT_INVALID;
+    case PCD_JOB_FAILED: break;
+    }
+    return EXIT_USAGE;
 }

@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 {
     cli c;
     cli_init(&c);
-    pcd_output_cleanup_on_signals();
+    cli_cleanup_on_signals(&c);
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];

@@ -26,15 +26,17 @@ PCD_INLINE uint64_t pcd_hash2(uint64_t a, uint64_t b)
     return pcd_mix64(a * UINT64_C(0x9E3779B97F4A7C15) ^ (b + UINT64_C(0xBF58476D1CE4E5B9)));
 }
 
+/* FNV-1a a step at a time, for what is hashed where it lies (bytes, or words: a label's
+ * fields, a location's frames): h = PCD_FNV_SEED, then h = pcd_fnv_step(h, v) for each. */
+#define PCD_FNV_SEED UINT64_C(1469598103934665603)
+PCD_INLINE uint64_t pcd_fnv_step(uint64_t h, uint64_t v) { return (h ^ v) * UINT64_C(1099511628211); }
+
 /* Bytes (FNV-1a, then mixed so that the low bits are usable as a table index). */
 PCD_INLINE uint64_t pcd_hash_bytes(const void *p, size_t n)
 {
     const uint8_t *b = p;
-    uint64_t h = UINT64_C(1469598103934665603);
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= UINT64_C(1099511628211);
-    }
+    uint64_t h = PCD_FNV_SEED;
+    for (size_t i = 0; i < n; i++) h = pcd_fnv_step(h, b[i]);
     return pcd_mix64(h ^ n);
 }
 

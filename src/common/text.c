@@ -2,8 +2,10 @@
 #include "common/text.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 pcd_status pcd_text_vprintf(pcd_sink *s, const char *fmt, va_list ap)
@@ -122,6 +124,59 @@ size_t pcd_text_utc_ns(char *buf, size_t cap, uint64_t ns)
 }
 
 /* ---- memory sinks ---------------------------------------------------------------------- */
+
+int pcd_fmt_shortest(double v, char digits[24], int *exp, bool *neg)
+{
+    char e[40];
+    int prec;
+    for (prec = 1; prec <= 17; prec++) {
+        snprintf(e, sizeof e, "%.*e", prec - 1, v);
+        if (strtod(e, NULL) == v) break;
+    }
+    /* e = [-]d.ddddde[+-]xx */
+    int nd = 0;
+    const char *p = e;
+    *neg = false;
+    if (*p == '-') {
+        *neg = true;
+        p++;
+    }
+    for (; *p && *p != 'e'; p++)
+        if (*p != '.') digits[nd++] = *p;
+    *exp = atoi(p + 1);
+    while (nd > 1 && digits[nd - 1] == '0') nd--;
+    return nd;
+}
+
+size_t pcd_fmt_rust_f64(char *buf, size_t cap, double v)
+{
+    if (isnan(v)) return (size_t)snprintf(buf, cap, "NaN");
+    if (isinf(v)) return (size_t)snprintf(buf, cap, v > 0 ? "inf" : "-inf");
+    if (v == 0) return (size_t)snprintf(buf, cap, signbit(v) ? "-0" : "0");
+    char digits[24];
+    int exp;
+    bool neg;
+    int nd = pcd_fmt_shortest(v, digits, &exp, &neg);
+    char out[400];
+    size_t n = 0;
+    if (neg) out[n++] = '-';
+    int point = exp + 1; /* digits before the decimal point */
+    if (point <= 0) {
+        out[n++] = '0';
+        out[n++] = '.';
+        for (int i = 0; i < -point; i++) out[n++] = '0';
+        for (int i = 0; i < nd; i++) out[n++] = digits[i];
+    } else if (point >= nd) {
+        for (int i = 0; i < nd; i++) out[n++] = digits[i];
+        for (int i = nd; i < point; i++) out[n++] = '0';
+    } else {
+        for (int i = 0; i < point; i++) out[n++] = digits[i];
+        out[n++] = '.';
+        for (int i = point; i < nd; i++) out[n++] = digits[i];
+    }
+    out[n] = 0;
+    return (size_t)snprintf(buf, cap, "%s", out);
+}
 
 static pcd_status memsink_write(void *ud, const uint8_t *p, size_t n)
 {

@@ -26,6 +26,13 @@ pcd_status pcd_text_i64(pcd_sink *s, int64_t v);
 /* ns since the Unix epoch as UTC with nanoseconds, "2026-11-22T06:43:50.430572552Z", into
  * buf (at least 64 bytes); returns the length. */
 size_t pcd_text_utc_ns(char *buf, size_t cap, uint64_t ns);
+/* The one float formatter's core: the shortest decimal digits of v (finite, not 0) that read
+ * back exactly, without the point and trailing zeros (at least one); *exp is the exponent of
+ * the first digit (v = d.ddd * 10^exp) and *neg the sign. Returns the number of digits. The
+ * notations below (and Python's repr, formats/tachyon/text.h) write them. */
+int pcd_fmt_shortest(double v, char digits[24], int *exp, bool *neg);
+/* Writes a double the way Rust's Display does (shortest digits, never an exponent). */
+size_t pcd_fmt_rust_f64(char *buf, size_t cap, double v);
 
 /* A JSON string, quoted: '"', '\' and control characters escaped (\b \f \n \r \t, else
  * \u00XX), valid UTF-8 as it is, and each maximal invalid part of the bytes replaced by

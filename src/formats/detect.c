@@ -1,16 +1,27 @@
 /* formats/detect.c: which format an input is, from its first bytes. */
 #include "formats/detect.h"
 
+#include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* Does the format's root record decode from these first bytes? 2: it does, completely;
  * 1: as far as they go (more bytes needed); 0: no (*err says why). */
 static int root_fits(const pcd_format *f, const uint8_t *p, size_t n, bool whole, pcd_error *err)
 {
-    uint8_t *tmp = malloc(f->root_size ? f->root_size : 1);
-    if (!tmp) return 0;
+    /* the root struct on the stack: the largest root of the formats is a few hundred bytes */
+    union {
+        max_align_t align;
+        uint8_t bytes[4096];
+    } tmp;
+    if (f->root_size > sizeof tmp.bytes) {
+        if (err) {
+            memset(err, 0, sizeof *err);
+            err->status = PCD_E_LIMIT;
+            err->expected = "a root record of at most 4096 bytes in memory (detection decodes it on the stack)";
+        }
+        return 0;
+    }
     pcd_arena a;
     uint8_t block[4096];
     pcd_arena_init(&a, block, sizeof block, NULL, 0);
@@ -18,8 +29,7 @@ static int root_fits(const pcd_format *f, const uint8_t *p, size_t n, bool whole
     pcd_ctx_init(&x, &a);
     x.version = f->version_num;
     pcd_cursor cur = pcd_cursor_make(&x, p, n, 0, whole);
-    pcd_status st = f->root_decode(&cur, tmp);
-    free(tmp);
+    pcd_status st = f->root_decode(&cur, tmp.bytes);
     if (st == PCD_OK) return 2;
     if (st == PCD_SHORT_READ) return 1;
     if (err) *err = x.err;

@@ -6,7 +6,7 @@
 #include <zlib.h>
 
 #include "formats/detect.h"
-#include "formats/registry.h"
+#include "pipeline/pipeline.h"
 
 /* ---- gzip around the input ------------------------------------------------------------------ */
 

@@ -248,7 +248,7 @@ struct pcd_profile {
                                     * pcd_profile_settle_default makes it one with values) */
     pcd_sample_noun sample_noun;   /* what one sample stands for */
     uint32_t has;                  /* what the importer says its profiles hold (PCD_HAS_* of
-                                    * formats/registry.h: times, order...), set by whoever
+                                    * pipeline/job.h: times, order...), set by whoever
                                     * runs it (pcd_convert), for the outputs to see */
     pcd_consumer consumer;
     /* called by pcd_profile_end before the consumer's end (NULL: none): the pipeline's checks of

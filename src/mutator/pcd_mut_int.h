@@ -1,4 +1,4 @@
-/* pcd_mut_int.h: the mutator engine's inside (pcd_mut.c, pcd_mut_walk.c, pcd_mut_kinds.c). */
+/* pcd_mut_int.h: the mutator engine's inside (pcd_mut.c, pcd_mut_walk.c). */
 #ifndef PCD_MUT_INT_H
 #define PCD_MUT_INT_H
 
@@ -156,7 +156,7 @@ bool mut_check_record(pcd_mut *m, size_t k);
 /* ... or only that it still encodes (evil kinds: what the encoder cannot write is no output) */
 bool mut_check_record_as(pcd_mut *m, size_t k, bool encode_only);
 
-/* pcd_mut_kinds.c */
+/* the kinds (end of pcd_mut.c) */
 pcd_status mut_apply(pcd_mut *m, pcd_mut_kind k);
 /* inner_bytes on n bytes in buf (room for cap): the session's byte mutation, or the engine's own */
 size_t mut_bytes(pcd_mut *m, uint8_t *buf, size_t n, size_t cap);

@@ -1,6 +1,6 @@
-/* outputs/mojo_out.h: the MOJO output's state and the parts its files share (mojo.c: the
- * output, MOJO 3 and 4; mojo4.c: what only MOJO 4 writes, stack repeats and tasks). Internal to
- * src/outputs. */
+/* outputs/mojo_out.h: the MOJO output's state and its parts (mojo.c: the output, MOJO 3 and 4,
+ * and at its end what only MOJO 4 writes, stack repeats and tasks; one file, as the two parts
+ * call each other). Internal to src/outputs. */
 #ifndef PCD_OUTPUTS_MOJO_OUT_H
 #define PCD_OUTPUTS_MOJO_OUT_H
 
@@ -77,27 +77,27 @@ static inline pcd_mojo_int mint(int64_t v)
 
 /* mojo.c */
 /* An event of MOJO 4 (version 3's are the same, minus the cases version 4 adds) to the output. */
-pcd_status mojo_put(mojo_out *m, pcd_mojo_v4_event *ev);
-pcd_status mojo_put_time(mojo_out *m, uint64_t us);
+pcd_status pcd_mojo_put(mojo_out *m, pcd_mojo_v4_event *ev);
+pcd_status pcd_mojo_put_time(mojo_out *m, uint64_t us);
 /* Defined in the process pid before its first use there. */
-pcd_status mojo_define_string(mojo_out *m, pcd_mojo_int pid, const pcd_profile *p, pcd_str s);
-pcd_status mojo_define_stack(mojo_out *m, pcd_mojo_int pid, pcd_profile *p, pcd_stack_id st,
+pcd_status pcd_mojo_define_string(mojo_out *m, pcd_mojo_int pid, const pcd_profile *p, pcd_str s);
+pcd_status pcd_mojo_define_stack(mojo_out *m, pcd_mojo_int pid, pcd_profile *p, pcd_stack_id st,
                              const pcd_frame_id *fr, size_t n);
 /* A frame written as a frame reference (not a marker, a kernel frame or a label). */
-bool mojo_is_ref(const pcd_frame *f);
+bool pcd_mojo_is_ref(const pcd_frame *f);
 
-/* mojo4.c */
+/* what only MOJO 4 writes */
 /* Whether the sample being written (m->fr, n frames) repeats its thread's previous one as Austin
  * 4's writer would say it: *from is where its references go on after a stack repeat, 0 when
  * there is none. */
-pcd_status mojo_repeat_of(mojo_out *m, const pcd_profile *p, pcd_thread_id t, const pcd_mojo_v4_event *stack,
+pcd_status pcd_mojo_repeat_of(mojo_out *m, const pcd_profile *p, pcd_thread_id t, const pcd_mojo_v4_event *stack,
                           size_t n, size_t *from);
 /* The task events waiting for a sample of thread t (all of them: t UINT32_MAX), in order. */
-pcd_status mojo_flush_tasks(mojo_out *m, pcd_profile *p, pcd_thread_id t);
+pcd_status pcd_mojo_flush_tasks(mojo_out *m, pcd_profile *p, pcd_thread_id t);
 /* The end: each task's last time on a task stack without frames. */
-pcd_status mojo_close_tasks(mojo_out *m, pcd_profile *p);
-pcd_status mojo_add_task_ev(mojo_out *m, task_ev e);
+pcd_status pcd_mojo_close_tasks(mojo_out *m, pcd_profile *p);
+pcd_status pcd_mojo_add_task_ev(mojo_out *m, task_ev e);
 /* The consumer's link: a task waiter (MOJO 4). */
-pcd_status mojo_link(void *ud, pcd_profile *p, const pcd_link *l);
+pcd_status pcd_mojo_link(void *ud, pcd_profile *p, const pcd_link *l);
 
 #endif

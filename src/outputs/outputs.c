@@ -1,13 +1,7 @@
-/* outputs/outputs.c: the list of outputs, and what they share. */
+/* outputs/outputs.c: what the outputs share (their list is pipeline/pipeline.c's). */
 #include "outputs/outputs.h"
 
 #include "common/text.h"
-
-/* In the order `profcodec formats` lists them. */
-const pcd_exporter *const pcd_exporters[] = {
-    &pcd_out_austin, &pcd_out_collapsed, &pcd_out_speedscope, &pcd_out_chrome, &pcd_out_html, &pcd_out_svg,
-    &pcd_out_mojo, &pcd_out_tachyon, &pcd_out_pprof, NULL,
-};
 
 pcd_status pcd_out_metric(pcd_job *j, const pcd_profile *p, int *type)
 {

@@ -1,9 +1,9 @@
 /* outputs/outputs.h: the outputs written from the profile model, each once, for every format
- * whose profile fits (formats/registry.h: pcd_exporter), and what they share. */
+ * whose profile fits (pipeline/job.h: pcd_exporter), and what they share. */
 #ifndef PCD_OUTPUTS_H
 #define PCD_OUTPUTS_H
 
-#include "formats/registry.h"
+#include "pipeline/job.h"
 #include "model/profile.h"
 
 extern const pcd_exporter pcd_out_austin;

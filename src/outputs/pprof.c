@@ -27,6 +27,7 @@
 #include <stdlib.h>
 
 #include "common/gzout.h"
+#include "common/hash.h"
 #include "common/hmap.h"
 #include "common/text.h"
 #include "common/vec.h"
@@ -80,10 +81,10 @@ static pcd_status oom(pprof_out *o) { return pcd_job_fail(o->j, PCD_E_NOMEM, "ou
 
 static uint64_t label_hash(const pcd_label *l, size_t n)
 {
-    uint64_t h = UINT64_C(1469598103934665603);
+    uint64_t h = PCD_FNV_SEED;
     for (size_t i = 0; i < n; i++) {
         uint64_t w[4] = { l[i].key, l[i].str, (uint64_t)l[i].num, (uint64_t)l[i].unit << 1 | l[i].is_num };
-        for (int k = 0; k < 4; k++) h = (h ^ w[k]) * UINT64_C(1099511628211);
+        for (int k = 0; k < 4; k++) h = pcd_fnv_step(h, w[k]);
     }
     return h;
 }
@@ -303,8 +304,8 @@ static pcd_status put_mapping(pprof_out *o, pcd_str module, uint64_t *id)
  * inlined into): its id, written the first time. */
 static pcd_status put_location(pprof_out *o, const pcd_frame_id *fr, size_t n, uint64_t *id)
 {
-    uint64_t h = UINT64_C(1469598103934665603);
-    for (size_t i = 0; i < n; i++) h = (h ^ fr[i]) * UINT64_C(1099511628211);
+    uint64_t h = PCD_FNV_SEED;
+    for (size_t i = 0; i < n; i++) h = pcd_fnv_step(h, fr[i]);
     for (uint64_t probe = 0;; probe++) {
         bool fresh;
         pcd_hslot *s = pcd_hmap_put(&o->locs, (pcd_hkey){ n == 1 ? fr[0] : h, n, probe }, &fresh);

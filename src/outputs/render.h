@@ -4,7 +4,7 @@
 #define PCD_OUTPUTS_RENDER_H
 
 #include "common/text.h"
-#include "formats/registry.h"
+#include "pipeline/job.h"
 #include "model/profile.h"
 
 /* The dialect an output follows: --dialect, else the input format's own. PCD_E_ARG (with

@@ -1,5 +1,5 @@
 /* outputs/tachyon.c: CPython 3.15's sampling profiles (Tachyon 1), written through the Tachyon
- * writer (formats/tachyon/writer.h: CPython's writer rules, the generated encoders) from any
+ * writer (writers/tachyon.h: CPython's writer rules, the generated encoders) from any
  * profile whose frames are code and whose samples come in time order (with times, or in the
  * order taken: Austin's). CPython's `python -m profiling.sampling replay` reads the result.
  *
@@ -32,8 +32,7 @@
 #include "common/hmap.h"
 #include "common/text.h"
 #include "common/vec.h"
-#include "formats/tachyon/replay.h"
-#include "formats/tachyon/writer.h"
+#include "writers/tachyon.h"
 #include "outputs/outputs.h"
 #include "outputs/render.h"
 

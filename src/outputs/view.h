@@ -18,7 +18,7 @@
 #define PCD_OUTPUTS_VIEW_H
 
 #include "common/text.h"
-#include "formats/registry.h"
+#include "pipeline/job.h"
 #include "model/aggregate.h"
 #include "model/profile.h"
 

@@ -1,10 +1,10 @@
 /* python/convert.c: profcodec.convert() and profcodec.formats(): conversions run as the CLI
- * runs them, as a job through pcd_convert (src/formats/registry.h), so that outputs are the
+ * runs them, as a job through pcd_convert (src/pipeline/pipeline.h), so that outputs are the
  * CLI's bytes; the GIL released while the job runs. What the CLI prints to standard error
  * comes back as exceptions (damage: DamagedInput, after the output is complete) and warnings. */
 #include "internal.h"
 
-#include "formats/registry.h"
+#include "pipeline/pipeline.h"
 
 #include <stdio.h>
 
@@ -203,7 +203,7 @@ PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw)
     pcdpy_src_release(src);
     pcd_status st = pcd_convert(&j, to, &out.sink);
     pcdpy_src_acquire(src);
-    int rc = pcd_job_outcome(&j, st);
+    pcd_job_result rc = pcd_job_result_of(&j, st);
     PyObject *res = NULL;
     if (pcdpy_src_reraise(src) || (bsrc && pcdpy_src_reraise(bsrc))) {
         pcdpy_out_abort(&out);
@@ -220,7 +220,7 @@ PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw)
         pcdpy_fail(pcdpy.NothingToShow, "%s: %s", j.input_name, j.msg);
         goto done;
     }
-    if (rc == 2) {
+    if (rc == PCD_JOB_FAILED) {
         pcdpy_out_abort(&out);
         const char *msg = j.msg[0] ? j.msg : pcd_status_name(st);
         if (st == PCD_E_NOMEM || st == PCD_E_LIMIT) pcdpy_fail(pcdpy.LimitError, "%s: %s", j.input_name, msg);
@@ -230,7 +230,7 @@ PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw)
     }
     uint64_t written = pcdpy_out_tell(&out);
     PyObject *output = NULL;
-    if (st == PCD_E_EMPTY || (rc == 1 && written == 0 && out.is_path)) {
+    if (st == PCD_E_EMPTY || (rc == PCD_JOB_INVALID && written == 0 && out.is_path)) {
         /* damage before anything could be converted: no empty (or, for JSON, invalid) file, and
          * no output at all (DamagedInput says where) */
         pcdpy_out_abort(&out);
@@ -249,10 +249,10 @@ PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw)
         Py_DECREF(output);
         goto done;
     }
-    if (rc == 1 && !exc && !all) {
+    if (rc == PCD_JOB_INVALID && !exc && !all) {
         /* invalid input that no damage report named (an importer's own check) */
         exc = pcdpy_damage_text(j.msg[0] ? j.msg : "the input is invalid", mctx.name, j.r->records);
-    } else if (rc == 1 && !exc && all && j.msg[0]) {
+    } else if (rc == PCD_JOB_INVALID && !exc && all && j.msg[0]) {
         pcdpy_warn("%s: %s", j.input_name, j.msg);
     }
     if (exc && !all) {
@@ -680,13 +680,13 @@ PyObject *pcdpy_profile_of(pcdpy_src *src, PyObject *kw_times, bool all, const c
     pcdpy_src_acquire(src);
     PyObject *res = NULL, *d = NULL;
     if (st == PCD_E_NOMEM && !j.msg[0]) pcd_job_fail(&j, st, "out of memory for the profile (raise max_memory)");
-    int rc = pcd_job_outcome(&j, st);
+    pcd_job_result rc = pcd_job_result_of(&j, st);
     if (pcdpy_src_reraise(src)) goto done;
     if (log.oom || cols.oom) {
         PyErr_NoMemory();
         goto done;
     }
-    if (rc == 2) {
+    if (rc == PCD_JOB_FAILED) {
         const char *msg = j.msg[0] ? j.msg : pcd_status_name(st);
         pcdpy_fail(st == PCD_E_NOMEM || st == PCD_E_LIMIT ? pcdpy.LimitError : pcdpy.UsageError, "%s: %s",
                    j.input_name, msg);
@@ -716,7 +716,7 @@ PyObject *pcdpy_profile_of(pcdpy_src *src, PyObject *kw_times, bool all, const c
         Py_CLEAR(res);
         goto done;
     }
-    if (rc == 1 && !exc && !all) exc = pcdpy_damage_text(j.msg[0] ? j.msg : "the input is invalid", ctx.name, j.r->records);
+    if (rc == PCD_JOB_INVALID && !exc && !all) exc = pcdpy_damage_text(j.msg[0] ? j.msg : "the input is invalid", ctx.name, j.r->records);
     if (exc && !all) {
         PyObject_SetAttrString(exc, "profile", res);
         PyObject_SetAttrString(exc, "errors", errors);

@@ -3,23 +3,10 @@
  * walk is the JSON writer's: the descriptor tables say where the pointers are. */
 #include "internal.h"
 
+#include "pcd_kind.h"
+
 #define A8(n) (((n) + (size_t)7) & ~(size_t)7)
 #define BAD ((size_t)-1)
-
-static size_t kind_size(uint8_t k)
-{
-    switch (k) {
-    case PCD_K_U8: case PCD_K_S8: case PCD_K_BOOL: return 1;
-    case PCD_K_U16: case PCD_K_S16: return 2;
-    case PCD_K_U32: case PCD_K_S32: case PCD_K_F32: return 4;
-    case PCD_K_U64: case PCD_K_S64: case PCD_K_F64: return 8;
-    case PCD_K_BYTES: case PCD_K_STRING: return sizeof(pcd_bytes);
-    case PCD_K_MOJO: return sizeof(pcd_mojo_int);
-    case PCD_K_REGION: return sizeof(pcd_region);
-    case PCD_K_PB_FIELD: return sizeof(pcd_pb_field);
-    }
-    return 0;
-}
 
 static bool known_kind(uint8_t k)
 {
@@ -63,7 +50,7 @@ static size_t ext_field(const pcd_field *fd, const uint8_t *base)
     const pcd_type *et = fd->kind == PCD_K_PB_OTHER ? NULL : fd->type;
     const uint8_t *items = *(const uint8_t *const *)(base + fd->offset);
     size_t n = *(const size_t *)(base + fd->aux);
-    size_t es = et ? et->size : kind_size(ek);
+    size_t es = et ? et->size : pcd_kind_size(ek);
     if (!es || (!et && !known_kind(ek))) return BAD;
     if (n > SIZE_MAX / es) return BAD;
     size_t total = A8(n * es);
@@ -117,7 +104,7 @@ static void fix_field(const pcd_field *fd, uint8_t *base, uint8_t **cur)
     const pcd_type *et = fd->kind == PCD_K_PB_OTHER ? NULL : fd->type;
     uint8_t **items = (uint8_t **)(base + fd->offset);
     size_t n = *(const size_t *)(base + fd->aux);
-    size_t es = et ? et->size : kind_size(ek);
+    size_t es = et ? et->size : pcd_kind_size(ek);
     uint8_t *to = *cur;
     if (n) memcpy(to, *items, n * es);
     *items = to;
@@ -161,7 +148,7 @@ size_t pcdpy_record_size(const pcd_type *t, int32_t which)
     } else if (cf->kind == PCD_K_STRUCT || cf->kind == PCD_K_UNION) {
         end = (size_t)cf->offset + (cf->type ? cf->type->size : 0);
     } else {
-        end = (size_t)cf->offset + kind_size(cf->kind);
+        end = (size_t)cf->offset + pcd_kind_size(cf->kind);
     }
     if (end < 16) end = 16;
     /* a protobuf field record's layout sits after its cases */

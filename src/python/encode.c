@@ -3,8 +3,8 @@
  * and offsets computed, offsets stored as data moved with the records they point into. */
 #include "internal.h"
 
-#include "cli/io.h"
-#include "cli/jsonl_read.h"
+#include "io/io.h"
+#include "io/jsonl_read.h"
 
 static bool is_pathlike(PyObject *o)
 {
@@ -28,7 +28,7 @@ int pcdpy_out_open(pcdpy_out *o, PyObject *target)
             goto fail;
         }
         o->is_path = true;
-        int rc = strcmp(name, "-") == 0 ? -1 : pcd_output_open(&o->file, name);
+        int rc = strcmp(name, "-") == 0 ? -1 : pcd_output_open(&o->file, name, NULL);
         if (rc != 0) {
             if (strcmp(name, "-") == 0) pcdpy_fail(pcdpy.UsageError, "output '-': give sys.stdout.buffer instead");
             else PyErr_SetFromErrnoWithFilename(PyExc_OSError, name);

@@ -65,6 +65,22 @@ typedef struct pcdpy_state {
 
 extern pcdpy_state pcdpy;
 
+/* ---- C types to classes, formats (types.c) ---------------------------------------------- */
+
+/* An entry of the map from C types to classes (module.c fills it as it makes the classes). */
+typedef struct pcdpy_type_ent {
+    const pcd_type *t;
+    const pcdpy_cls *cls;          /* a struct's class, a union's (abstract) class */
+    const pcdpy_cls **cases;       /* a union whose records say their case: each case's class */
+} pcdpy_type_ent;
+
+/* Room for n_types entries; false when out of memory. */
+bool pcdpy_types_alloc(size_t n_types);
+/* The entry of t, or NULL. */
+pcdpy_type_ent *pcdpy_type_get(const pcd_type *t);
+/* The entry of t, made if new. */
+pcdpy_type_ent *pcdpy_type_put(const pcd_type *t);
+
 /* The class of a C struct type (and, for a union whose records say their case, of case
  * `which`); NULL when there is none. */
 const pcdpy_cls *pcdpy_class_of(const pcd_type *t, int32_t which);
@@ -201,7 +217,7 @@ uint64_t pcdpy_src_size(const pcdpy_src *s);
 
 /* ---- outputs (encode.c) --------------------------------------------------------------------------- */
 
-#include "cli/io.h"
+#include "io/io.h"
 
 /* Where encode and convert write: a path (atomically), a binary file object (its bytes written
  * at the end), or bytes returned (output None). */

@@ -1,81 +1,9 @@
 /* python/module.c: the extension module: the classes made from the generated tables (one
- * submodule per format version), the map from C types to classes, the exceptions, and the
- * module's functions. */
+ * submodule per format version), the exceptions, and the module's functions (the map from
+ * C types to classes and the formats: types.c). */
 #include "internal.h"
 
-#include "cli/jsonl_read.h"
-
-pcdpy_state pcdpy;
-
-/* ---- C types to classes ------------------------------------------------------------------ */
-
-typedef struct type_ent {
-    const pcd_type *t;
-    const pcdpy_cls *cls;          /* a struct's class, a union's (abstract) class */
-    const pcdpy_cls **cases;       /* a union whose records say their case: each case's class */
-} type_ent;
-
-static type_ent *types;
-static size_t types_cap;
-
-static size_t type_slot(const pcd_type *t)
-{
-    size_t h = ((uintptr_t)t >> 3) * UINT64_C(0x9E3779B97F4A7C15) >> 7;
-    size_t i = h & (types_cap - 1);
-    while (types[i].t && types[i].t != t) i = (i + 1) & (types_cap - 1);
-    return i;
-}
-
-static type_ent *type_get(const pcd_type *t)
-{
-    if (!types_cap) return NULL;
-    size_t i = type_slot(t);
-    return types[i].t ? &types[i] : NULL;
-}
-
-static type_ent *type_put(const pcd_type *t)
-{
-    size_t i = type_slot(t);
-    types[i].t = t;
-    return &types[i];
-}
-
-const pcdpy_cls *pcdpy_class_of(const pcd_type *t, int32_t which)
-{
-    type_ent *e = type_get(t);
-    if (!e) return NULL;
-    if (which >= 0 && e->cases) return (uint32_t)which < t->n_fields ? e->cases[which] : NULL;
-    return e->cls;
-}
-
-const pcdpy_cls *pcdpy_record_class(const pcd_record *rec)
-{
-    const pcd_type *t = rec->type;
-    if (t->is_union && t->tag_key && rec->data) return pcdpy_class_of(t, (int32_t) * (const uint32_t *)rec->data);
-    return pcdpy_class_of(t, -1);
-}
-
-pcdpy_fmt *pcdpy_fmt_of(const pcd_format *f)
-{
-    for (size_t i = 0; i < pcdpy.n_fmts; i++)
-        if (pcdpy.fmts[i].gen->format == f) return &pcdpy.fmts[i];
-    return NULL;
-}
-
-const pcd_format *pcdpy_find_format(const char *spec)
-{
-    const char *colon = strchr(spec, ':');
-    size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
-    const pcd_format *best = NULL;
-    for (size_t i = 0; i < pcdpy.n_fmts; i++) {
-        const pcd_format *f = pcdpy.formats[i];
-        if (strlen(f->name) != n || memcmp(f->name, spec, n) != 0) continue;
-        if (colon && strcmp(f->version, colon + 1) != 0) continue;
-        best = f; /* the newest version when none is named */
-    }
-    if (!best) pcdpy_fail(pcdpy.UsageError, "unknown format '%s' (see profcodec.formats())", spec);
-    return best;
-}
+#include "io/jsonl_read.h"
 
 /* ---- making the classes -------------------------------------------------------------------- */
 
@@ -192,20 +120,20 @@ static int make_format(pcdpy_fmt *F, const pcdpy_format *gen, PyObject *package)
         if (PyModule_AddObject(F->module, g->name, (PyObject *)c->py) < 0) return -1;
         Py_INCREF(c->py);
         /* the map */
-        if (g->what != PCDPY_VALUE) type_put(g->type)->cls = c;
+        if (g->what != PCDPY_VALUE) pcdpy_type_put(g->type)->cls = c;
     }
     /* the classes of the cases of unions whose records say their case */
     for (uint32_t i = 0; i < gen->n_classes; i++) {
         pcdpy_cls *c = &F->classes[i];
         const pcd_type *t = c->gen->type;
         if (c->gen->what != PCDPY_UNION) continue;
-        type_ent *e = type_get(t);
+        pcdpy_type_ent *e = pcdpy_type_get(t);
         e->cases = PyMem_Calloc(t->n_fields ? t->n_fields : 1, sizeof *e->cases);
         if (!e->cases) return PyErr_NoMemory(), -1;
         for (uint32_t k = 0; k < t->n_fields; k++) {
             const pcd_field *cf = &t->fields[k];
             if (cf->kind == PCD_K_STRUCT && cf->type) {
-                type_ent *ce = type_get(cf->type);
+                pcdpy_type_ent *ce = pcdpy_type_get(cf->type);
                 e->cases[k] = ce ? ce->cls : NULL;
             }
             for (uint32_t j = 0; j < gen->n_classes; j++)
@@ -340,11 +268,10 @@ PyObject *pcdpy_module_init(const pcdpy_registry *reg)
     /* the type map: twice the types there are, a power of two */
     size_t n_types = 0;
     for (size_t i = 0; i < reg->n_formats; i++) n_types += reg->formats[i]->n_classes;
-    for (types_cap = 16; types_cap < 2 * n_types + 2; types_cap *= 2) {}
-    types = PyMem_Calloc(types_cap, sizeof *types);
+    bool types_ok = pcdpy_types_alloc(n_types);
     pcdpy.fmts = PyMem_Calloc(reg->n_formats ? reg->n_formats : 1, sizeof *pcdpy.fmts);
     pcdpy.formats = PyMem_Calloc(reg->n_formats ? reg->n_formats : 1, sizeof *pcdpy.formats);
-    if (!types || !pcdpy.fmts || !pcdpy.formats) {
+    if (!types_ok || !pcdpy.fmts || !pcdpy.formats) {
         PyErr_NoMemory();
         goto fail;
     }

@@ -6,7 +6,7 @@
  * then raises DamagedInput (all=True: a warning, and reading goes on where it can). */
 #include "internal.h"
 
-#include "formats/registry.h"
+#include "pipeline/pipeline.h"
 
 #define BATCH 4096
 #define STAGE_MAX ((size_t)1 << 20)
@@ -266,42 +266,6 @@ static PyObject *root_record(Reader *R)
 }
 
 /* ---- opening ------------------------------------------------------------------------------------ */
-
-int pcdpy_parse_size(PyObject *o, size_t *out)
-{
-    if (!o || o == Py_None) return 0;
-    if (PyLong_Check(o)) {
-        unsigned long long v = PyLong_AsUnsignedLongLong(o);
-        if (PyErr_Occurred()) return -1;
-        *out = (size_t)v;
-        return 0;
-    }
-    PyObject *b = PyUnicode_Check(o) ? PyUnicode_AsUTF8String(o) : NULL;
-    if (!b) {
-        if (!PyErr_Occurred()) pcdpy_fail(pcdpy.UsageError, "max_memory is a number of bytes or a text like '512M'");
-        return -1;
-    }
-    const char *s = PyBytes_AsString(b);
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    unsigned long long mul = 1;
-    switch (*end) {
-    case 'k': case 'K': mul = 1ull << 10; end++; break;
-    case 'm': case 'M': mul = 1ull << 20; end++; break;
-    case 'g': case 'G': mul = 1ull << 30; end++; break;
-    case 't': case 'T': mul = 1ull << 40; end++; break;
-    default: break;
-    }
-    if (*end == 'B' || *end == 'b') end++;
-    bool ok = end != s && !*end && !(mul > 1 && v > ~0ull / mul);
-    Py_DECREF(b);
-    if (!ok) {
-        PyErr_Format(pcdpy.UsageError, "max_memory: not a size: %S", o);
-        return -1;
-    }
-    *out = (size_t)(v * mul);
-    return 0;
-}
 
 static PyObject *reader_new(PyObject *what, const char *format, bool all, size_t max_memory, bool threads)
 {

@@ -1,11 +1,13 @@
 /* python/record.c: profcodec.Record, the base of every generated class: attribute values,
  * to_dict() (the dump's JSON object), equality and hashing (by that object, offsets left
- * out), repr, and constructors that take fields by keyword (as encode reads a dump's line). */
+ * out), repr, and constructors that take fields by keyword (as encode reads a dump's line):
+ * Python values to JSON (jansson), which then fill structs with the JSON Lines reader
+ * `profcodec encode` uses (pcdpy_to_json, pcdpy_fill). */
 #include "internal.h"
 
 #include <math.h>
 
-#include "cli/jsonl_read.h"
+#include "io/jsonl_read.h"
 
 /* ---- making objects --------------------------------------------------------------------------- */
 
@@ -701,4 +703,151 @@ int pcdpy_record_init_type(PyObject *module)
         return -1;
     }
     return 0;
+}
+
+/* ---- Python values as JSON ------------------------------------------------------------------------- */
+
+static const char hexd[] = "0123456789abcdef";
+
+static json_t *hex_object(const uint8_t *p, size_t n)
+{
+    char *h = PyMem_Malloc(2 * n + 1);
+    if (!h) return (json_t *)PyErr_NoMemory();
+    for (size_t i = 0; i < n; i++) {
+        h[2 * i] = hexd[p[i] >> 4];
+        h[2 * i + 1] = hexd[p[i] & 15];
+    }
+    json_t *o = json_pack("{s:s%}", "hex", h, 2 * n);
+    PyMem_Free(h);
+    if (!o) PyErr_NoMemory();
+    return o;
+}
+
+static json_t *float_json(double d)
+{
+    if (isnan(d)) {
+        uint64_t bits = pcd_f64_bits(d);
+        if (bits == UINT64_C(0x7ff8000000000000)) return json_string("NaN");
+        char b[40];
+        snprintf(b, sizeof b, "NaN:0x%016llx", (unsigned long long)bits);
+        return json_string(b);
+    }
+    if (isinf(d)) return json_string(d > 0 ? "Infinity" : "-Infinity");
+    return json_real(d);
+}
+
+static json_t *to_json(PyObject *o, int depth)
+{
+    if (depth > 64) return pcdpy_fail(pcdpy.UsageError, "values nested more than 64 deep"), NULL;
+    if (o == Py_None) return json_null();
+    if (o == Py_True) return json_true();
+    if (o == Py_False) return json_false();
+    if (PyLong_Check(o)) {
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (v == -1 && PyErr_Occurred()) return NULL;
+        if (!overflow) return json_integer((json_int_t)v);
+        /* beyond 64 bits signed: the decimal string dump writes */
+        PyObject *s = PyObject_Str(o), *keep = NULL;
+        const char *t = s ? pcdpy_utf8(s, &keep) : NULL;
+        json_t *j = t ? json_string(t) : NULL;
+        Py_XDECREF(s);
+        Py_XDECREF(keep);
+        return j;
+    }
+    if (PyFloat_Check(o)) return float_json(PyFloat_AsDouble(o));
+    if (PyUnicode_Check(o)) {
+        PyObject *b = PyUnicode_AsUTF8String(o);
+        if (!b) return NULL;
+        json_t *j = json_stringn(PyBytes_AsString(b), (size_t)PyBytes_Size(b));
+        Py_DECREF(b);
+        if (!j) PyErr_NoMemory();
+        return j;
+    }
+    if (PyBytes_Check(o)) return hex_object((const uint8_t *)PyBytes_AsString(o), (size_t)PyBytes_Size(o));
+    if (PyByteArray_Check(o)) return hex_object((const uint8_t *)PyByteArray_AsString(o), (size_t)PyByteArray_Size(o));
+    if (pcdpy_is_rec(o)) {
+        pcdpy_rec *r = (pcdpy_rec *)o;
+        PyObject *b = pcdpy_rec_json(r, (r->flags & PCDPY_HAS_OFFSET) != 0);
+        if (!b) return NULL;
+        json_error_t je;
+        json_t *j = json_loadb(PyBytes_AsString(b), (size_t)PyBytes_Size(b), JSON_ALLOW_NUL, &je);
+        Py_DECREF(b);
+        if (!j) return pcdpy_fail(pcdpy.UsageError, "a record's JSON did not read back: %s", je.text), NULL;
+        return j;
+    }
+    if (PyDict_Check(o)) {
+        json_t *obj = json_object();
+        if (!obj) return (json_t *)PyErr_NoMemory();
+        PyObject *k, *v;
+        Py_ssize_t pos = 0;
+        while (PyDict_Next(o, &pos, &k, &v)) {
+            PyObject *keep = NULL;
+            const char *key = PyUnicode_Check(k) ? pcdpy_utf8(k, &keep) : NULL;
+            if (!key) {
+                json_decref(obj);
+                if (!PyErr_Occurred()) pcdpy_fail(pcdpy.UsageError, "a record's keys are strings");
+                return NULL;
+            }
+            json_t *jv = to_json(v, depth + 1);
+            if (!jv || json_object_set_new(obj, key, jv) < 0) {
+                Py_DECREF(keep);
+                json_decref(obj);
+                if (!PyErr_Occurred()) PyErr_NoMemory();
+                return NULL;
+            }
+            Py_DECREF(keep);
+        }
+        return obj;
+    }
+    if (PyList_Check(o) || PyTuple_Check(o)) {
+        json_t *arr = json_array();
+        if (!arr) return (json_t *)PyErr_NoMemory();
+        Py_ssize_t n = PyList_Check(o) ? PyList_Size(o) : PyTuple_Size(o);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *v = PyList_Check(o) ? PyList_GetItem(o, i) : PyTuple_GetItem(o, i);
+            json_t *jv = v ? to_json(v, depth + 1) : NULL;
+            if (!jv || json_array_append_new(arr, jv) < 0) {
+                json_decref(arr);
+                if (!PyErr_Occurred()) PyErr_NoMemory();
+                return NULL;
+            }
+        }
+        return arr;
+    }
+    /* other sequences (array.array, memoryview of numbers) and mappings, through their lists */
+    if (PyObject_HasAttrString(o, "keys")) {
+        PyObject *d = PyObject_CallFunctionObjArgs((PyObject *)&PyDict_Type, o, NULL);
+        if (!d) return NULL;
+        json_t *j = to_json(d, depth + 1);
+        Py_DECREF(d);
+        return j;
+    }
+    PyObject *it = PyObject_GetIter(o);
+    if (it) {
+        Py_DECREF(it);
+        PyObject *l = PySequence_List(o);
+        if (!l) return NULL;
+        json_t *j = to_json(l, depth + 1);
+        Py_DECREF(l);
+        return j;
+    }
+    PyErr_Clear();
+    PyObject *tn = PyObject_GetAttrString((PyObject *)Py_TYPE(o), "__name__");
+    if (tn) PyErr_Format(pcdpy.UsageError, "a value of type %S cannot be a field's", tn);
+    Py_XDECREF(tn);
+    return NULL;
+}
+
+json_t *pcdpy_to_json(PyObject *o) { return to_json(o, 0); }
+
+bool pcdpy_fill(const pcd_jkind *k, PyObject *dict, void *dst, pcd_arena *arena)
+{
+    json_t *j = pcdpy_to_json(dict);
+    if (!j) return false;
+    char err[512];
+    bool ok = pcd_jsonr_record(k, j, dst, arena, err, sizeof err);
+    json_decref(j);
+    if (!ok) pcdpy_fail(pcdpy.UsageError, "%s: %s", k->which >= 0 ? k->type->fields[k->which].name : k->type->name, err);
+    return ok;
 }

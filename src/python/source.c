@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/gzin.h"
+#include "io/gzin.h"
 #include "formats/detect.h"
 
 struct pcdpy_src {

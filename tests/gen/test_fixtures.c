@@ -31,7 +31,7 @@
 #include "fx_warn_v1.h"
 #include "fx_views_view.h"
 #include "fuzzlib.h"
-#include "cli/jsonl_read.h"
+#include "io/jsonl_read.h"
 
 #include <zstd.h>
 

@@ -17,7 +17,7 @@
 #include "fx_pb_recursive_v1.h"
 #include "fx_pb_scalars_v1.h"
 #include "fuzzlib.h"
-#include "cli/jsonl_read.h"
+#include "io/jsonl_read.h"
 
 /* ---- building protobuf bytes ---------------------------------------------------------- */
 

@@ -52,7 +52,7 @@
 
 #include "cli/job.h"
 #include "pcd.h"
-#include "formats/registry.h"
+#include "pipeline/pipeline.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SANITIZED 1

@@ -20,7 +20,7 @@
 #include "moarvm_v2.h"
 #include "moarvm_v3.h"
 #include "formats/moarvm/write.h"
-#include "formats/registry.h"
+#include "pipeline/pipeline.h"
 
 /* ---- a synthetic heap --------------------------------------------------------------------- */
 

@@ -160,6 +160,12 @@ done
 printf '# mode: wall\nP1;T0:1;a.py:f 3\n' >"$W/bad.austin"
 expect_rc 1 "encode --from austin, a bad frame" "$P" encode --from austin "$W/bad.austin" -o "$W/bad.mojo"
 grep -q "bad.austin:2: a frame is <file>:<function>:<line>" "$W/err" && ok "importer errors name the line" || bad "importer error: $(cat "$W/err")"
+# --max-memory covers the importer: 20000 samples of distinct frames in 1 MiB
+awk 'BEGIN { for (i = 0; i < 20000; i++) printf "P1;T1;mod%d_%0100d.py:f%d:%d 1\n", i, 0, i, i }' >"$W/mem.austin"
+expect_rc 0 "encode --from austin within the default memory cap" "$P" encode --from austin "$W/mem.austin" -o "$W/mem.mojo"
+expect_rc 2 "encode --from austin over --max-memory 1M" "$P" --max-memory 1M encode --from austin "$W/mem.austin" -o "$W/mem1.mojo"
+grep -q 'out of memory (raise --max-memory)' "$W/err" || bad "the importer says the memory cap stopped it"
+[ -e "$W/mem1.mojo" ] && bad "no output left behind after the memory cap"
 [ ! -e "$W/bad.mojo" ] && ok "nothing left behind by a failed import" || bad "failed import left output"
 
 # ---- the shared corpus: real recordings and austin-python's own test files -------------------

@@ -13,11 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/lines.h"
 #include "formats/mojo/asm.h"
 #include "mojo_v1.h"
 #include "mojo_v3.h"
 #include "cli/job.h"
-#include "formats/registry.h"
+#include "pipeline/pipeline.h"
 
 /* ---- helpers --------------------------------------------------------------------------- */
 
@@ -165,9 +166,9 @@ static void test_varint_paths(void **state)
     assert_int_equal(pcd_mojo_cmp(UINT64_MAX, true, INT64_MIN), -1);
     assert_int_equal(pcd_mojo_cmp((uint64_t)1 << 63, true, INT64_MIN), 0);
     char b[32];
-    assert_int_equal(mojo_int_text(b, (pcd_mojo_int){ 0, true }), 1);
+    assert_int_equal(pcd_mojo_int_text(b, (pcd_mojo_int){ 0, true }), 1);
     assert_memory_equal(b, "0", 1);
-    assert_int_equal(mojo_int_text(b, (pcd_mojo_int){ UINT64_MAX, true }), 21);
+    assert_int_equal(pcd_mojo_int_text(b, (pcd_mojo_int){ UINT64_MAX, true }), 21);
     assert_memory_equal(b, "-18446744073709551615", 21);
 }
 
@@ -176,7 +177,7 @@ static void test_varint_paths(void **state)
 static void hexcase(const char *in, const char *want)
 {
     char out[4400];
-    size_t n = mojo_py_hex_to_dec((const uint8_t *)in, strlen(in), out, sizeof out);
+    size_t n = pcd_mojo_py_hex_to_dec((const uint8_t *)in, strlen(in), out, sizeof out);
     print_message("int(%s, 16)\n", in);
     if (!want) {
         assert_int_equal(n, 0);
@@ -221,12 +222,12 @@ static void test_python_hex(void **state)
     memset(big, 'f', 3571);
     big[3571] = 0;
     char out[4400];
-    size_t n = mojo_py_hex_to_dec((const uint8_t *)big, 3571, out, sizeof out);
+    size_t n = pcd_mojo_py_hex_to_dec((const uint8_t *)big, 3571, out, sizeof out);
     assert_int_equal(n, 4300);
     assert_memory_equal(out, "81744410132094422503", 20);
     assert_memory_equal(out + 4280, "47391660265823010815", 20);
     big[3571] = 'f';
-    assert_int_equal(mojo_py_hex_to_dec((const uint8_t *)big, 3572, out, sizeof out), 0);
+    assert_int_equal(pcd_mojo_py_hex_to_dec((const uint8_t *)big, 3572, out, sizeof out), 0);
     /* leading zeros do not count */
     static char zeros[5000];
     memset(zeros, '0', 4000);
@@ -252,10 +253,10 @@ static void got_sample(void *ud, const mojo_sample *s)
     char *l = g->lines[g->n++];
     size_t k = 0;
     char num[24];
-    memcpy(l + k, num, mojo_int_text(num, s->pid));
-    k += mojo_int_text(num, s->pid);
+    memcpy(l + k, num, pcd_mojo_int_text(num, s->pid));
+    k += pcd_mojo_int_text(num, s->pid);
     l[k++] = '/';
-    pcd_bytes t = mojo_tid_text(g->as, s->tid);
+    pcd_bytes t = pcd_mojo_tid_text(g->as, s->tid);
     memcpy(l + k, t.ptr, t.len);
     k += t.len;
     for (size_t i = 0; i < s->n_items && k < 200; i++) {
@@ -263,7 +264,7 @@ static void got_sample(void *ud, const mojo_sample *s)
         l[k++] = ' ';
         if (it->kind == MOJO_IT_FRAME) {
             const mojo_frame *f = &g->as->fr[it->id];
-            pcd_bytes a = mojo_str(g->as, f->file), b = mojo_str(g->as, f->scope);
+            pcd_bytes a = pcd_mojo_str(g->as, f->file), b = pcd_mojo_str(g->as, f->scope);
             k += (size_t)snprintf(l + k, 256 - k, "%.*s:%.*s:%llu", (int)a.len, (const char *)a.ptr, (int)b.len,
                                   (const char *)b.ptr, (unsigned long long)f->line.mag);
         } else {
@@ -303,7 +304,7 @@ static void assemble(const char *name, got *g)
     mojo_asm as;
     memset(g, 0, sizeof *g);
     g->as = &as;
-    assert_int_equal(mojo_asm_init(&as, &al, 0, &ops, g, got_report, g), PCD_OK);
+    assert_int_equal(pcd_mojo_asm_init(&as, &al, 0, &ops, g, got_report, g), PCD_OK);
     const pcd_format *f = NULL;
     for (size_t i = 0; i < pcd_n_formats && !f; i++) {
         const pcd_format *c = pcd_formats[i];
@@ -318,9 +319,9 @@ static void assemble(const char *name, got *g)
     while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) assert_int_equal(mojo_asm_record(&as, &rec), PCD_OK);
     assert_int_equal(st, PCD_END);
     assert_int_equal(as.version, data[3]);
-    assert_int_equal(mojo_asm_finish(&as), PCD_OK);
+    assert_int_equal(pcd_mojo_asm_finish(&as), PCD_OK);
     pcd_reader_close(&r);
-    mojo_asm_free(&as);
+    pcd_mojo_asm_free(&as);
     assert_int_equal(al.in_use, 0);
     free(data);
 }
@@ -373,38 +374,38 @@ static void test_sample_bounds(void **state)
     got g;
     memset(&g, 0, sizeof g);
     g.as = &as;
-    assert_int_equal(mojo_asm_init(&as, &al, 3, &ops, &g, got_report, &g), PCD_OK);
+    assert_int_equal(pcd_mojo_asm_init(&as, &al, 3, &ops, &g, got_report, &g), PCD_OK);
     pcd_mojo_event_view e;
     memset(&e, 0, sizeof e);
     e.kind = PCD_MOJO_EVENT_TIME;
     e.has_value = true;
-    assert_int_equal(mojo_asm_event(&as, &e, 4), PCD_OK); /* before any stack: a warning */
+    assert_int_equal(pcd_mojo_asm_event(&as, &e, 4), PCD_OK); /* before any stack: a warning */
     assert_int_equal(as.problems[MOJO_P_OUTSIDE], 1);
     memset(&e, 0, sizeof e);
     e.kind = PCD_MOJO_EVENT_STACK;
     e.has_pid = e.has_tid = e.has_iid = true;
     e.pid.mag = 5;
     e.tid = (pcd_bytes){ (const uint8_t *)"5", 1 };
-    assert_int_equal(mojo_asm_event(&as, &e, 4), PCD_OK);
+    assert_int_equal(pcd_mojo_asm_event(&as, &e, 4), PCD_OK);
     memset(&e, 0, sizeof e);
     e.kind = PCD_MOJO_EVENT_METADATA;
     e.has_meta_key = e.has_text = true;
     e.meta_key = (pcd_bytes){ (const uint8_t *)"k", 1 };
     e.text = (pcd_bytes){ (const uint8_t *)"v", 1 };
-    assert_int_equal(mojo_asm_event(&as, &e, 4), PCD_OK); /* ends the sample */
+    assert_int_equal(pcd_mojo_asm_event(&as, &e, 4), PCD_OK); /* ends the sample */
     assert_int_equal(g.n, 1);
     memset(&e, 0, sizeof e);
     e.kind = PCD_MOJO_EVENT_GC;
-    assert_int_equal(mojo_asm_event(&as, &e, 4), PCD_OK); /* outside again */
+    assert_int_equal(pcd_mojo_asm_event(&as, &e, 4), PCD_OK); /* outside again */
     assert_int_equal(as.problems[MOJO_P_OUTSIDE], 2);
-    assert_int_equal(mojo_asm_finish(&as), PCD_OK);
+    assert_int_equal(pcd_mojo_asm_finish(&as), PCD_OK);
     assert_int_equal(g.n, 1);
     assert_int_equal(g.n_err, 0);
-    mojo_asm_free(&as);
+    pcd_mojo_asm_free(&as);
     assert_int_equal(al.in_use, 0);
     /* a memory limit is an error, not a crash */
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, 2048);
-    pcd_status st = mojo_asm_init(&as, &al, 3, &ops, &g, NULL, NULL);
+    pcd_status st = pcd_mojo_asm_init(&as, &al, 3, &ops, &g, NULL, NULL);
     char s[64];
     for (int i = 0; st == PCD_OK && i < 10000; i++) {
         memset(&e, 0, sizeof e);
@@ -413,10 +414,10 @@ static void test_sample_bounds(void **state)
         e.key.mag = (uint64_t)i;
         int k = snprintf(s, sizeof s, "string number %d", i);
         e.text = (pcd_bytes){ (const uint8_t *)s, (size_t)k };
-        st = mojo_asm_event(&as, &e, 4);
+        st = pcd_mojo_asm_event(&as, &e, 4);
     }
     assert_int_equal(st, PCD_E_NOMEM);
-    mojo_asm_free(&as);
+    pcd_mojo_asm_free(&as);
     assert_int_equal(al.in_use, 0);
 }
 
@@ -561,7 +562,7 @@ static void test_speedscope(void **state)
 static int import(const char *text, mbuf *out)
 {
     const pcd_ext *ext = pcd_ext_find("mojo");
-    FILE *in = fmemopen((void *)text, strlen(text), "rb");
+    pcd_memread in = { (const uint8_t *)text, strlen(text), 0 };
     pcd_alloc al;
     pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
     uint8_t sb[256];
@@ -570,10 +571,18 @@ static int import(const char *text, mbuf *out)
     pcd_sink s;
     memset(out, 0, sizeof *out);
     pcd_sink_init(&s, sb, sizeof sb, mbuf_write, NULL, out, &x);
-    pcd_import_args a = { in, "in.austin", &s, &al, stderr, NULL };
-    int rc = ext->import[0].run(&a);
+    pcd_import_args a;
+    memset(&a, 0, sizeof a);
+    a.read = pcd_memread_read;
+    a.read_ud = &in;
+    a.load = pcd_memread_load;
+    a.input_name = "in.austin";
+    a.out = &s;
+    a.al = &al;
+    pcd_status st = ext->import[0].run(&a);
+    if (a.msg[0]) fprintf(stderr, "%s\n", a.msg);
+    int rc = st == PCD_OK ? 0 : st == PCD_E_INVALID ? 1 : 2;
     if (rc == 0) assert_int_equal(pcd_sink_flush(&s), PCD_OK);
-    fclose(in);
     assert_int_equal(al.in_use, 0);
     return rc;
 }

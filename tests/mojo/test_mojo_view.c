@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/registry.h"
+#include "pipeline/pipeline.h"
 #include "mojo_view.h"
 
 /* ---- the reference: src/lib/mojo_asm.c's mojo_ev_from, as it was -------------------------- */

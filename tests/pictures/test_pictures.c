@@ -25,7 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "formats/registry.h"
+#include "pipeline/pipeline.h"
 #include "model/profile.h"
 #include "outputs/outputs.h"
 

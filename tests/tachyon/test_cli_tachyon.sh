@@ -103,6 +103,16 @@ expect_rc 1 "a cut file" "$P" validate "$W/cut.bin"
 expect_rc 1 "samples text with an unknown frame" bash -c "printf '# info start_time_us=1\n# info sample_interval_us=1\nS 1 0 0 5 3\n' | '$P' encode --from samples - -o '$W/x.bin'"
 grep -q ':3: frame 3 has no F line' "$W/err" || bad "the importer names the line"
 [ -e "$W/x.bin" ] && bad "no output left behind after a failed import"
+# --max-memory covers the importer: 3000 frames of long names and their samples in 1 MiB
+awk 'BEGIN { print "# info start_time_us=1"; print "# info sample_interval_us=1000"
+             for (i = 0; i < 3000; i++) printf "F %d %d %d 0 0 -1 \"file%d_%0200d.py\" \"f%d\"\n", i, i, i, i, 0, i
+             for (i = 0; i < 3000; i++) printf "S 1 0 0 %d %d %d\n", i, i, (i + 1) % 3000 }' >"$W/mem.txt"
+expect_rc 0 "samples text within the default memory cap" "$P" encode --from samples "$W/mem.txt" -o "$W/mem.bin"
+expect_rc 2 "samples text over --max-memory 1M" "$P" --max-memory 1M encode --from samples "$W/mem.txt" -o "$W/mem1.bin"
+grep -q 'out of memory (raise --max-memory)' "$W/err" || bad "the importer says the memory cap stopped it"
+[ -e "$W/mem1.bin" ] && bad "no output left behind after the memory cap"
+expect_rc 2 "piped samples text over --max-memory 1M" bash -c "cat '$W/mem.txt' | '$P' --max-memory 1M encode --from samples - -o '$W/mem1.bin'"
+grep -q '(raise --max-memory)' "$W/err" || bad "a pipe over the memory cap is said so"
 
 # stdin
 t="$DATA/tachyon/deep_zstd.bin"

@@ -4,7 +4,7 @@
 #define PCD_FORMATS_HEPH_H
 
 #include "heph_v0_1.h"
-#include "formats/registry.h"
+#include "pipeline/job.h"
 
 /* The packet a record holds, or NULL (the file's root record). */
 PCD_INLINE const pcd_heph_v0_1_packet *pcd_heph_packet(const pcd_record *rec)

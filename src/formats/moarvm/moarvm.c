@@ -9,9 +9,10 @@
 #include <string.h>
 
 #include "common/vec.h"
+#include "common/problem.h"
 #include "formats/moarvm/snapshot.h"
 #include "moarvm_v3.h"
-#include "formats/registry.h"
+#include "pipeline/job.h"
 
 /* ---- problems as text (info) ---------------------------------------------------------------- */
 
@@ -221,10 +222,8 @@ static bool info_damaged(void *ctx, pcd_error *e)
     info_end(m);
     uint64_t idx, off;
     if (!pcd_moarvm_col_incomplete(m->c, &idx, &off)) return false;
-    memset(e, 0, sizeof *e);
-    e->status = PCD_E_TRUNCATED;
-    e->offset = pcd_moarvm_col_last_block(m->c);
-    e->expected = "the rest of the snapshot and its TOC (the file ends after the block here)";
+    pcd_problem(e, PCD_E_TRUNCATED, pcd_moarvm_col_last_block(m->c),
+                "the rest of the snapshot and its TOC (the file ends after the block here)", PCD_FOUND_NONE, 0);
     pcd_error_push(e, "snapshot", (int64_t)idx);
     return true;
 }
@@ -253,10 +252,7 @@ static void check_record(void *ctx, const pcd_record *rec, pcd_report_fn report,
     if (!k->c) {
         if (!k->oom_reported) {
             pcd_error e;
-            memset(&e, 0, sizeof e);
-            e.status = PCD_E_NOMEM;
-            e.expected = "memory for the checks";
-            report(ud, true, &e);
+            report(ud, true, pcd_problem(&e, PCD_E_NOMEM, 0, "memory for the checks", PCD_FOUND_NONE, 0));
             k->oom_reported = true;
         }
         return;

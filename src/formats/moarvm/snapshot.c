@@ -1,7 +1,7 @@
 /* formats/moarvm/snapshot.c: MoarVM heap snapshots above the bytes (see snapshot.h): the
  * collector's tables and names, the columns of the snapshot being read (figures, the
- * per-collectable arrays of full and graph mode, per-type totals), records handed to the
- * part of each format (v3.c, v2.c), and what was read. Every byte through the caller's
+ * per-collectable arrays of full and graph mode, per-type totals), and what was read (records
+ * are handed to the part of each format, v3.c and v2.c, by collect.c). Every byte through the caller's
  * allocator. */
 #include "formats/moarvm/collector.h"
 
@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/problem.h"
 #include "common/vec.h"
-#include "moarvm_v2.h"
 #include "moarvm_v3.h"
 
 const char *const pcd_moarvm_meta_keys[PCD_MOARVM_NMETA] = {
@@ -69,12 +69,7 @@ void pcd_moarvm_col_report(pcd_moarvm_col *c, bool is_error, uint64_t offset, co
     vsnprintf(c->msg, sizeof c->msg, fmt, ap);
     va_end(ap);
     pcd_error e;
-    memset(&e, 0, sizeof e);
-    e.status = PCD_E_INVALID;
-    e.offset = offset;
-    e.expected = c->msg;
-    e.found_kind = fk;
-    e.found = found;
+    pcd_problem(&e, PCD_E_INVALID, offset, c->msg, fk, found);
     if (fk == PCD_FOUND_TEXT) e.found_text = c->found;
     if (field) pcd_error_push(&e, field, index);
     if (c->in_snap) pcd_error_push(&e, "snapshot", (int64_t)c->s.index);
@@ -466,52 +461,6 @@ void pcd_moarvm_col_free(pcd_moarvm_col *c)
     pcd_moarvm_col_vec_free(c, &c->snaps, sizeof(pcd_moarvm_snapshot));
     pcd_moarvm_col_vec_free(c, &c->v2_index, 3 * sizeof(uint64_t));
     pcd_alloc_free(c->al, c, sizeof *c);
-}
-
-void pcd_moarvm_col_record(pcd_moarvm_col *c, const pcd_record *rec)
-{
-    if (!rec->data) return;
-    if (rec->depth == 1 && !c->v2 && !c->seen_root &&
-        (rec->type == &pcd_moarvm_v2_block_type || rec->type == &pcd_moarvm_v2_index_entry_type)) {
-        /* a caller that does not hand on the root (info): format 2 by its records */
-        c->v2 = true;
-        c->v2_cur = -1;
-    }
-    if (rec->depth == 0) {
-        c->seen_root = true;
-        if (rec->type == &pcd_moarvm_v2_file_type) pcd_moarvm_col_v2_root(c, rec);
-        return;
-    }
-    if (c->v2) {
-        if (rec->depth == 1 && rec->type == &pcd_moarvm_v2_block_type) pcd_moarvm_col_v2_block(c, rec);
-        else if (rec->depth == 1 && rec->type == &pcd_moarvm_v2_index_entry_type) pcd_moarvm_col_v2_index(c, rec);
-        else if (rec->depth == 2) pcd_moarvm_col_v2_entry(c, rec);
-        return;
-    }
-    if (rec->depth == 1 && rec->type == &pcd_moarvm_v3_block_type) pcd_moarvm_col_v3_block(c, rec);
-    else if (rec->depth == 2) pcd_moarvm_col_v3_entries(c, rec);
-}
-
-void pcd_moarvm_col_finish(pcd_moarvm_col *c)
-{
-    if (c->v2) pcd_moarvm_col_v2_finish(c);
-    else pcd_moarvm_col_v3_finish(c);
-}
-
-static pcd_status pump_record(void *ud, const pcd_record *rec)
-{
-    pcd_moarvm_col_record(ud, rec);
-    return PCD_OK;
-}
-
-pcd_status pcd_moarvm_col_pump(pcd_moarvm_col *c, pcd_job *j)
-{
-    pcd_status st = pcd_pump(j, pump_record, c);
-    if (st != PCD_OK) return st;
-    /* read to its end (else the reader holds its error): what is still open is a problem */
-    pcd_record tail;
-    if (pcd_reader_next(j->r, &tail) == PCD_END) pcd_moarvm_col_finish(c);
-    return PCD_OK;
 }
 
 /* ---- what was read ---------------------------------------------------------------------- */

@@ -10,7 +10,7 @@
 #define PCD_MOARVM_SNAPSHOT_H
 
 #include "pcd.h"
-#include "formats/registry.h"
+#include "pipeline/job.h"
 
 /* The columns of a snapshot, in MoarVM's order. */
 enum {

@@ -6,11 +6,12 @@
 #include <string.h>
 
 #include "common/hash.h"
+#include "common/problem.h"
 #include "common/text.h"
 
 /* ---- events of each version ---------------------------------------------------- */
 
-int mojo_version_of(const pcd_record *rec)
+int pcd_mojo_version_of(const pcd_record *rec)
 {
     if (rec->type == &pcd_mojo_v4_event_type || rec->type == &pcd_mojo_v4_file_type) return 4;
     if (rec->type == &pcd_mojo_v3_event_type || rec->type == &pcd_mojo_v3_file_type) return 3;
@@ -40,16 +41,6 @@ static bool grow(mojo_asm *a, void **p, uint32_t *cap, size_t sz, size_t need)
     *p = q;
     *cap = (uint32_t)ncap;
     return true;
-}
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= UINT64_C(0xff51afd7ed558ccd);
-    x ^= x >> 33;
-    x *= UINT64_C(0xc4ceb9fe1a85ec53);
-    x ^= x >> 33;
-    return x;
 }
 
 /* ---- key maps ------------------------------------------------------------------- */
@@ -121,7 +112,7 @@ static void kmap_free(mojo_asm *a, mojo_kmap *m)
 #define NO_TEXT UINT64_MAX
 #define RAW_TEXT (UINT64_MAX - 1)
 
-struct mojo_str {
+struct pcd_mojo_str {
     uint64_t off;
     uint32_t len, hash;
     uint64_t tid_off;           /* tid text in the pool: NO_TEXT not made yet, RAW_TEXT the bytes */
@@ -130,7 +121,7 @@ struct mojo_str {
 
 static uint32_t hash_bytes(const uint8_t *p, size_t n) { return (uint32_t)pcd_hash_key(p, n); }
 
-pcd_bytes mojo_str(const mojo_asm *a, uint32_t id)
+pcd_bytes pcd_mojo_str(const mojo_asm *a, uint32_t id)
 {
     pcd_bytes b = { NULL, 0 };
     if (id >= a->n_str) return b;
@@ -169,7 +160,7 @@ static uint32_t intern(mojo_asm *a, const uint8_t *p, size_t n)
         for (uint32_t i = h & (a->str_idx_cap - 1);; i = (i + 1) & (a->str_idx_cap - 1)) {
             uint32_t id = a->str_idx[i];
             if (!id) break;
-            const struct mojo_str *s = &a->str[id - 1];
+            const struct pcd_mojo_str *s = &a->str[id - 1];
             if (s->hash == h && s->len == n && pcd_key_equal(a->pool + s->off, p, n)) return id - 1;
         }
     }
@@ -194,7 +185,7 @@ static uint32_t intern(mojo_asm *a, const uint8_t *p, size_t n)
     uint64_t off;
     if (!pool_add(a, p, n, &off)) return UINT32_MAX;
     uint32_t id = a->n_str++;
-    a->str[id] = (struct mojo_str){ off, (uint32_t)n, h, NO_TEXT, 0 };
+    a->str[id] = (struct pcd_mojo_str){ off, (uint32_t)n, h, NO_TEXT, 0 };
     uint32_t i = h & (a->str_idx_cap - 1);
     while (a->str_idx[i]) i = (i + 1) & (a->str_idx_cap - 1);
     a->str_idx[i] = id + 1;
@@ -203,14 +194,14 @@ static uint32_t intern(mojo_asm *a, const uint8_t *p, size_t n)
 
 /* ---- thread ids as Austin prints them ------------------------------------------------ */
 
-pcd_bytes mojo_tid_text(mojo_asm *a, uint32_t tid)
+pcd_bytes pcd_mojo_tid_text(mojo_asm *a, uint32_t tid)
 {
-    pcd_bytes b = mojo_str(a, tid);
+    pcd_bytes b = pcd_mojo_str(a, tid);
     if (tid >= a->n_str) return b;
-    struct mojo_str *s = &a->str[tid];
+    struct pcd_mojo_str *s = &a->str[tid];
     if (s->tid_off == NO_TEXT) {
         char dec[MOJO_PY_MAX_STR_DIGITS + 2];
-        size_t n = mojo_py_hex_to_dec(b.ptr, b.len, dec, sizeof dec);
+        size_t n = pcd_mojo_py_hex_to_dec(b.ptr, b.len, dec, sizeof dec);
         uint64_t off;
         if (n && pool_add(a, (const uint8_t *)dec, n, &off)) {
             s = &a->str[tid];
@@ -219,7 +210,7 @@ pcd_bytes mojo_tid_text(mojo_asm *a, uint32_t tid)
         } else {
             s->tid_off = RAW_TEXT;
         }
-        b = mojo_str(a, tid);
+        b = pcd_mojo_str(a, tid);
     }
     if (s->tid_off == RAW_TEXT) return b;
     return (pcd_bytes){ a->pool + s->tid_off, s->tid_len };
@@ -231,9 +222,9 @@ static bool mi_eq(pcd_mojo_int x, pcd_mojo_int y) { return x.mag == y.mag && x.n
 
 static uint32_t frame_hash(const mojo_frame *f)
 {
-    uint64_t h = mix64(((uint64_t)f->file << 32 | f->scope) ^ mix64(f->line.mag + 2 * f->line.neg));
-    h = mix64(h ^ f->line_end.mag ^ ((uint64_t)f->line_end.neg << 63));
-    h = mix64(h ^ f->column.mag ^ ((uint64_t)f->column.neg << 63) ^ mix64(f->column_end.mag + f->column_end.neg));
+    uint64_t h = pcd_mix64(((uint64_t)f->file << 32 | f->scope) ^ pcd_mix64(f->line.mag + 2 * f->line.neg));
+    h = pcd_mix64(h ^ f->line_end.mag ^ ((uint64_t)f->line_end.neg << 63));
+    h = pcd_mix64(h ^ f->column.mag ^ ((uint64_t)f->column.neg << 63) ^ pcd_mix64(f->column_end.mag + f->column_end.neg));
     return (uint32_t)h;
 }
 
@@ -284,12 +275,7 @@ static void problem(mojo_asm *a, int kind, bool is_error, uint64_t offset, const
     uint64_t k = a->problems[kind]++;
     if (!a->report || k >= (kind == MOJO_P_EARLY_DEF ? 1 : MOJO_REPORT_MAX)) return;
     pcd_error e;
-    memset(&e, 0, sizeof e);
-    e.status = PCD_E_INVALID;
-    e.offset = offset;
-    e.expected = expected;
-    e.found_kind = fk;
-    e.found = found;
+    pcd_problem(&e, PCD_E_INVALID, offset, expected, fk, found);
     if (path) pcd_error_push(&e, path, -1);
     a->report(a->report_ud, is_error, &e);
 }
@@ -298,7 +284,7 @@ static pcd_found_kind fk_of(pcd_mojo_int v) { return v.neg && v.mag ? PCD_FOUND_
 
 /* ---- the assembler ------------------------------------------------------------------ */
 
-pcd_status mojo_asm_init(mojo_asm *a, pcd_alloc *al, int version, const mojo_asm_ops *ops, void *ud,
+pcd_status pcd_mojo_asm_init(mojo_asm *a, pcd_alloc *al, int version, const mojo_asm_ops *ops, void *ud,
                          pcd_report_fn report, void *report_ud)
 {
     memset(a, 0, sizeof *a);
@@ -320,7 +306,7 @@ pcd_status mojo_asm_init(mojo_asm *a, pcd_alloc *al, int version, const mojo_asm
     return a->oom ? a->oom : PCD_OK;
 }
 
-void mojo_asm_free(mojo_asm *a)
+void pcd_mojo_asm_free(mojo_asm *a)
 {
     for (uint32_t i = 0; i < a->n_sc; i++) {
         kmap_free(a, &a->sc[i].strings);
@@ -426,7 +412,7 @@ static bool in_sample(mojo_asm *a, uint64_t offset, const char *path)
 
 /* A frame reference that the inline path (asm.h) does not take: a key not defined in the
  * current process, or the item array full, or no sample open. */
-void mojo_asm_frame_ref_slow(mojo_asm *a, uint64_t mag, bool neg, uint64_t offset)
+void pcd_mojo_asm_frame_ref_slow(mojo_asm *a, uint64_t mag, bool neg, uint64_t offset)
 {
     uint32_t id;
     pcd_mojo_int k = { mag, neg && mag };
@@ -474,7 +460,7 @@ static void remember_frames(mojo_asm *a)
 /* austin-python's native frame: a file that neither ends in ".py" nor is "<...>". */
 static bool is_native(const mojo_asm *a, uint32_t frame)
 {
-    pcd_bytes f = mojo_str(a, a->fr[frame].file);
+    pcd_bytes f = pcd_mojo_str(a, a->fr[frame].file);
     if (f.len >= 3 && memcmp(f.ptr + f.len - 3, ".py", 3) == 0) return false;
     return !(f.len >= 1 && f.ptr[0] == '<' && f.ptr[f.len - 1] == '>');
 }
@@ -586,7 +572,7 @@ static void end_task(mojo_asm *a, pcd_mojo_int elapsed)
     if (a->ops && a->ops->task) a->ops->task(a->ud, &t);
 }
 
-pcd_status mojo_asm_record_slow(mojo_asm *a, const pcd_record *rec)
+pcd_status pcd_mojo_asm_record_slow(mojo_asm *a, const pcd_record *rec)
 {
     if (PCD_UNLIKELY(a->oom)) return a->oom;
     /* the events of each version: frame references by the short path, the others as the
@@ -625,17 +611,17 @@ pcd_status mojo_asm_record_slow(mojo_asm *a, const pcd_record *rec)
         }
         pcd_mojo_v1_event_view(ev, &e);
     } else if (rec->depth == 0) {
-        int v = mojo_version_of(rec);
+        int v = pcd_mojo_version_of(rec);
         if (v) a->version = v;
         return PCD_OK;
     } else if (rec->depth != 1 || !pcd_mojo_event_view_of(rec, &e)) {
         /* (the view of any version: a version without a path of its own above gets here) */
         return PCD_OK;
     }
-    return mojo_asm_event(a, &e, rec->offset);
+    return pcd_mojo_asm_event(a, &e, rec->offset);
 }
 
-pcd_status mojo_asm_event(mojo_asm *a, const pcd_mojo_event_view *e, uint64_t offset)
+pcd_status pcd_mojo_asm_event(mojo_asm *a, const pcd_mojo_event_view *e, uint64_t offset)
 {
     if (a->oom) return a->oom;
     switch (e->kind) {
@@ -759,7 +745,7 @@ pcd_status mojo_asm_event(mojo_asm *a, const pcd_mojo_event_view *e, uint64_t of
     return a->oom;
 }
 
-pcd_status mojo_asm_finish(mojo_asm *a)
+pcd_status pcd_mojo_asm_finish(mojo_asm *a)
 {
     if (a->oom) return a->oom;
     close_sample(a);

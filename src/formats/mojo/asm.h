@@ -25,11 +25,11 @@
 #define MOJO_ASM_H
 
 #include "pcd.h"
-#include "formats/registry.h"
+#include "pipeline/job.h"
 #include "mojo_view.h"
 
 /* The MOJO version of a decoded record's format (1 to 4), or 0 if it is not MOJO. */
-int mojo_version_of(const pcd_record *rec);
+int pcd_mojo_version_of(const pcd_record *rec);
 
 /* A sample's frames and markers, in file order. */
 enum { MOJO_IT_FRAME, MOJO_IT_INVALID, MOJO_IT_GC, MOJO_IT_KERNEL, MOJO_IT_STRREF };
@@ -145,7 +145,7 @@ typedef struct mojo_asm {
     /* strings */
     uint8_t *pool;
     size_t pool_len, pool_cap;
-    struct mojo_str *str;
+    struct pcd_mojo_str *str;
     uint32_t n_str, str_cap;
     uint32_t *str_idx;          /* hash index: string id + 1, 0 empty */
     uint32_t str_idx_cap;
@@ -189,13 +189,13 @@ typedef struct mojo_asm {
 } mojo_asm;
 
 /* Starts an assembler for a file of the given version; ops (and report) may be NULL. */
-pcd_status mojo_asm_init(mojo_asm *a, pcd_alloc *al, int version, const mojo_asm_ops *ops, void *ud,
+pcd_status pcd_mojo_asm_init(mojo_asm *a, pcd_alloc *al, int version, const mojo_asm_ops *ops, void *ud,
                          pcd_report_fn report, void *report_ud);
 /* One decoded record of a MOJO reader (the root sets the version; events go on to
- * mojo_asm_event as the generated view of a MOJO event, frame references by a shorter path:
+ * pcd_mojo_asm_event as the generated view of a MOJO event, frame references by a shorter path:
  * inline, as they are most of a file). */
-pcd_status mojo_asm_record_slow(mojo_asm *a, const pcd_record *rec);
-void mojo_asm_frame_ref_slow(mojo_asm *a, uint64_t mag, bool neg, uint64_t offset);
+pcd_status pcd_mojo_asm_record_slow(mojo_asm *a, const pcd_record *rec);
+void pcd_mojo_asm_frame_ref_slow(mojo_asm *a, uint64_t mag, bool neg, uint64_t offset);
 
 /* A frame reference: the key in the current process, onto the open sample. */
 PCD_INLINE void mojo_asm_frame_ref(mojo_asm *a, uint64_t mag, bool neg, uint64_t offset)
@@ -208,7 +208,7 @@ PCD_INLINE void mojo_asm_frame_ref(mojo_asm *a, uint64_t mag, bool neg, uint64_t
         a->s.n_items++;
         return;
     }
-    mojo_asm_frame_ref_slow(a, mag, neg, offset);
+    pcd_mojo_asm_frame_ref_slow(a, mag, neg, offset);
 }
 
 PCD_INLINE pcd_status mojo_asm_record(mojo_asm *a, const pcd_record *rec)
@@ -226,31 +226,31 @@ PCD_INLINE pcd_status mojo_asm_record(mojo_asm *a, const pcd_record *rec)
             return a->oom;
         }
     }
-    return mojo_asm_record_slow(a, rec);
+    return pcd_mojo_asm_record_slow(a, rec);
 }
 /* One event of any version, at offset. PCD_OK, or PCD_E_NOMEM when memory ran out
  * (--max-memory). */
-pcd_status mojo_asm_event(mojo_asm *a, const pcd_mojo_event_view *e, uint64_t offset);
+pcd_status pcd_mojo_asm_event(mojo_asm *a, const pcd_mojo_event_view *e, uint64_t offset);
 /* The end of the events: closes the last sample. */
-pcd_status mojo_asm_finish(mojo_asm *a);
-void mojo_asm_free(mojo_asm *a);
+pcd_status pcd_mojo_asm_finish(mojo_asm *a);
+void pcd_mojo_asm_free(mojo_asm *a);
 
 /* The bytes of a string id (valid until the next event). */
-pcd_bytes mojo_str(const mojo_asm *a, uint32_t id);
+pcd_bytes pcd_mojo_str(const mojo_asm *a, uint32_t id);
 /* Austin's text for a thread id, as austin-python writes it: Python's int(tid, 16) in
  * decimal, or the bytes as they are when that is not a number (or has more than 4300
  * digits, Python's limit). Cached per string; valid until the next event. */
-pcd_bytes mojo_tid_text(mojo_asm *a, uint32_t tid);
+pcd_bytes pcd_mojo_tid_text(mojo_asm *a, uint32_t tid);
 /* Python's str(int) refuses more than this many digits (sys.get_int_max_str_digits()). */
 #define MOJO_PY_MAX_STR_DIGITS 4300
 /* Writes Python's int(text, 16) for p[0..n) in decimal to out (cap bytes); returns the
  * length, or 0 if Python would raise ValueError (pytext.c). */
-size_t mojo_py_hex_to_dec(const uint8_t *p, size_t n, char *out, size_t cap);
+size_t pcd_mojo_py_hex_to_dec(const uint8_t *p, size_t n, char *out, size_t cap);
 /* Decimal text of a sign-and-magnitude value the way Python prints an int (-0 is 0)
  * (pytext.c). */
-size_t mojo_int_text(char *buf, pcd_mojo_int v);
+size_t pcd_mojo_int_text(char *buf, pcd_mojo_int v);
 
 /* encode --from austin: Austin's text format to MOJO 3 (mojo_import.c). */
-int mojo_import_austin(const pcd_import_args *a);
+pcd_status pcd_mojo_import_austin(pcd_import_args *a);
 
 #endif

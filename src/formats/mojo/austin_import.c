@@ -7,16 +7,20 @@
  * strings and frames defined per process before their first use, keys allocated in order
  * (strings from 2, as key 1 is "<unknown>", frames from 0), thread ids back in hex. */
 #include <inttypes.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "formats/mojo/asm.h"
-#include "mojo_v3.h"
-#include "formats/registry.h"
+#include "common/hash.h"
 #include "common/hmap.h"
+#include "common/lines.h"
+#include "common/vec.h"
+#include "mojo_v3.h"
+#include "pipeline/job.h"
 
 typedef struct imp {
-    const pcd_import_args *a;
+    pcd_import_args *a;
+    pcd_status st;              /* why rc 2: PCD_E_NOMEM or PCD_E_IO */
     pcd_writer w;
     uint64_t lineno;
     bool full, memory;          /* the mode metadata */
@@ -35,14 +39,22 @@ typedef struct imp {
 
 static int fail(imp *m, const char *msg)
 {
-    fprintf(m->a->err, "%s:%" PRIu64 ": %s\n", m->a->input_name, m->lineno, msg);
+    snprintf(m->a->msg, sizeof m->a->msg, "%s:%" PRIu64 ": %s", m->a->input_name, m->lineno, msg);
     return 1;
+}
+
+static int nomem(imp *m)
+{
+    snprintf(m->a->msg, sizeof m->a->msg, "%s:%" PRIu64 ": out of memory (raise --max-memory)", m->a->input_name,
+             m->lineno);
+    m->st = PCD_E_NOMEM;
+    return 2;
 }
 
 static uint64_t fnv(const uint8_t *p, size_t n)
 {
-    uint64_t h = UINT64_C(1469598103934665603);
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * UINT64_C(1099511628211);
+    uint64_t h = PCD_FNV_SEED;
+    for (size_t i = 0; i < n; i++) h = pcd_fnv_step(h, p[i]);
     return h;
 }
 
@@ -55,21 +67,9 @@ static uint32_t str_id(imp *m, const uint8_t *p, size_t n)
     if (!sl) return UINT32_MAX;
     for (uint32_t id = (uint32_t)sl->v0; id; id = m->s[id - 1].next)
         if (m->s[id - 1].len == n && memcmp(m->pool + m->s[id - 1].off, p, n) == 0) return id - 1;
-    if (m->n_s == m->cap_s) {
-        size_t nc = m->cap_s ? m->cap_s * 2 : 256;
-        void *q = realloc(m->s, nc * sizeof *m->s);
-        if (!q) return UINT32_MAX;
-        m->s = q;
-        m->cap_s = nc;
-    }
-    if (m->pool_len + n > m->pool_cap) {
-        size_t nc = m->pool_cap ? m->pool_cap * 2 : 4096;
-        while (nc < m->pool_len + n) nc *= 2;
-        uint8_t *q = realloc(m->pool, nc);
-        if (!q) return UINT32_MAX;
-        m->pool = q;
-        m->pool_cap = nc;
-    }
+    if (PCD_VEC_RESERVE(m->a->al, m->s, m->cap_s, m->n_s + 1) != PCD_OK ||
+        PCD_VEC_RESERVE(m->a->al, m->pool, m->pool_cap, m->pool_len + n) != PCD_OK)
+        return UINT32_MAX;
     if (n) memcpy(m->pool + m->pool_len, p, n);
     uint32_t id = (uint32_t)m->n_s++;
     m->s[id].off = m->pool_len;
@@ -251,8 +251,8 @@ static int sample_line(imp *m, uint8_t *p, size_t n)
     } else {
         iid = MI(0, false);
     }
-    char *hex = malloc(th_len + 16);
-    if (!hex) return fail(m, "out of memory");
+    char *hex = pcd_alloc_get(m->a->al, th_len + 16);
+    if (!hex) return nomem(m);
     size_t hl = tid_hex(th, th_len, hex, th_len + 16);
     /* Austin's alternative format writes a frame's line as ";L<line>": make it ":<line>"
      * (as austin-python does, with its regular expression ;L([0-9]+)) */
@@ -285,9 +285,13 @@ static int sample_line(imp *m, uint8_t *p, size_t n)
         while (j < head && p[j] != ';') j++;
         if (nf == cap) {
             size_t nc = cap ? cap * 2 : 64;
-            tframe *q = nc <= MAXF ? realloc(fr, nc * sizeof *q) : NULL;
-            if (!q) {
+            if (nc > MAXF) {
                 rc = fail(m, "too many frames in one sample (at most 65536)");
+                break;
+            }
+            tframe *q = pcd_alloc_resize(m->a->al, fr, cap * sizeof *q, nc * sizeof *q);
+            if (!q) {
+                rc = nomem(m);
                 break;
             }
             fr = q;
@@ -412,20 +416,21 @@ static int sample_line(imp *m, uint8_t *p, size_t n)
             st = put_event(m, &ev);
         }
     }
-    free(fr);
-    free(hex);
+    if (fr) pcd_alloc_free(m->a->al, fr, cap * sizeof *fr);
+    pcd_alloc_free(m->a->al, hex, th_len + 16);
     if (rc) return rc;
     if (st != PCD_OK) {
-        char msg[1024];
+        char msg[512];
         pcd_error_format(pcd_writer_error(&m->w), msg, sizeof msg);
-        fprintf(m->a->err, "%s:%" PRIu64 ": cannot encode: %s\n", m->a->input_name, m->lineno,
-                st == PCD_E_NOMEM ? "out of memory" : msg);
+        snprintf(m->a->msg, sizeof m->a->msg, "%s:%" PRIu64 ": cannot encode: %s", m->a->input_name, m->lineno,
+                 st == PCD_E_NOMEM ? "out of memory (raise --max-memory)" : msg);
+        m->st = st;
         return st == PCD_E_IO || st == PCD_E_NOMEM ? 2 : 1;
     }
     return 0;
 }
 
-int mojo_import_austin(const pcd_import_args *a)
+pcd_status pcd_mojo_import_austin(pcd_import_args *a)
 {
     imp m;
     memset(&m, 0, sizeof m);
@@ -438,16 +443,21 @@ int mojo_import_austin(const pcd_import_args *a)
     memset(&root, 0, sizeof root);
     root.version = MI(3, false);
     int rc = 0;
-    if (pcd_writer_root(&m.w, &root) != PCD_OK) rc = 2;
-    char *line = NULL;
-    size_t line_cap = 0;
-    ssize_t len;
-    while (rc == 0 && (len = getline(&line, &line_cap, a->in)) != -1) {
+    if (pcd_writer_root(&m.w, &root) != PCD_OK) {
+        m.st = PCD_E_IO;
+        rc = 2;
+    }
+    pcd_lines lines;
+    pcd_lines_stream(&lines, a->al, a->read, a->read_ud);
+    uint8_t *line;
+    size_t len;
+    pcd_status lst = PCD_OK;
+    while (rc == 0 && (lst = pcd_lines_next(&lines, &line, &len, NULL)) == PCD_OK) {
         m.lineno++;
-        size_t n = (size_t)len;
+        size_t n = len;
         if (n && line[n - 1] == '\n') n--;
         if (n && line[n - 1] == '\r') n--;
-        uint8_t *p = (uint8_t *)line;
+        uint8_t *p = line;
         if (n == 0) continue;
         if (p[0] == '#') {
             /* "# key: value" */
@@ -495,20 +505,25 @@ int mojo_import_austin(const pcd_import_args *a)
         }
         rc = sample_line(&m, p, n);
     }
-    if (rc == 0 && ferror(a->in)) {
-        fprintf(a->err, "%s: cannot read\n", a->input_name);
+    if (rc == 0 && lst == PCD_E_NOMEM) {
+        m.lineno++;
+        rc = nomem(&m);
+    } else if (rc == 0 && lst != PCD_END) {
+        snprintf(a->msg, sizeof a->msg, "%s: cannot read", a->input_name);
+        m.st = PCD_E_IO;
         rc = 2;
     }
     if (rc == 0 && pcd_writer_finish(&m.w) != PCD_OK) {
-        fprintf(a->err, "%s: cannot write the output\n", a->input_name);
+        snprintf(a->msg, sizeof a->msg, "%s: cannot write the output", a->input_name);
+        m.st = PCD_E_IO;
         rc = 2;
     }
     pcd_writer_close(&m.w);
-    free(line);
-    free(m.pool);
-    free(m.s);
+    pcd_lines_free(&lines);
+    PCD_VEC_FREE(a->al, m.pool, m.pool_cap);
+    PCD_VEC_FREE(a->al, m.s, m.cap_s);
     pcd_hmap_free(&m.strs);
     pcd_hmap_free(&m.keys);
     pcd_hmap_free(&m.next_key);
-    return rc;
+    return rc == 0 ? PCD_OK : rc == 1 ? PCD_E_INVALID : m.st ? m.st : PCD_E_IO;
 }

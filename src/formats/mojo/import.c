@@ -115,7 +115,7 @@ static pcd_str str_of(mimport *m, uint32_t id)
             }
             memset(m->smap + old, 0, (m->smap_cap - old) * sizeof *m->smap);
         }
-        pcd_bytes b = mojo_str(&m->as, id);
+        pcd_bytes b = pcd_mojo_str(&m->as, id);
         m->smap[id] = pcd_profile_str(m->p, b.ptr, b.len) + 1;
     }
     return m->smap[id] - 1;
@@ -172,7 +172,7 @@ static pcd_frame_id named_of(mimport *m, uint32_t **map, size_t *cap, pcd_frame_
 
 static bool mode_is(const mimport *m, const char *z)
 {
-    return m->mode_id != UINT32_MAX && pcd_bytes_is(mojo_str(&m->as, m->mode_id), z);
+    return m->mode_id != UINT32_MAX && pcd_bytes_is(pcd_mojo_str(&m->as, m->mode_id), z);
 }
 
 /* The sample types (at the first sample or the end), then the metadata held back. */
@@ -205,12 +205,12 @@ static void on_meta(void *ud, uint32_t key, uint32_t value, uint64_t offset)
     mimport *m = ud;
     if (m->st != PCD_OK) return;
     pcd_str k = str_of(m, key), v = str_of(m, value);
-    pcd_bytes kb = mojo_str(&m->as, key);
+    pcd_bytes kb = pcd_mojo_str(&m->as, key);
     if (pcd_bytes_is(kb, "mode")) {
         m->mode_id = value;
         if (m->begun) m->p->default_type = mode_is(m, "memory") ? m->types[T_MEMORY] : m->types[T_TIME];
     } else if (pcd_bytes_is(kb, "interval")) {
-        m->interval = interval_of(mojo_str(&m->as, value));
+        m->interval = interval_of(pcd_mojo_str(&m->as, value));
         if (m->begun) m->p->period = m->interval;
     }
     if (!m->begun) {
@@ -243,7 +243,7 @@ PCD_COLD static pcd_thread_id thread_make(mimport *m, const mojo_sample *sm)
     pcd_thread th = pcd_thread_blank();
     th.pid = clamp(sm->pid);
     if (sm->has_iid) th.iid = clamp(sm->iid);
-    pcd_bytes tt = mojo_tid_text(&m->as, sm->tid);
+    pcd_bytes tt = pcd_mojo_tid_text(&m->as, sm->tid);
     th.tid_text = pcd_profile_str(m->p, tt.ptr, tt.len);
     th.key = (uint64_t)sm->tid + 1;  /* the raw thread string, as the file has it */
     /* a negative zero pid or iid is a thread of its own in the file */
@@ -458,11 +458,11 @@ static pcd_status mojo_import(pcd_job *j, pcd_profile *p)
     m.interval = DEFAULT_INTERVAL;
     pcd_hmap_init(&m.tasks, j->al);
     p->dialect = j->f->version_num >= 4 ? PCD_DIALECT_AUSTIN2 : PCD_DIALECT_AUSTIN;
-    pcd_status st = mojo_asm_init(&m.as, j->al, (int)j->f->version_num, &ops, &m, NULL, NULL);
+    pcd_status st = pcd_mojo_asm_init(&m.as, j->al, (int)j->f->version_num, &ops, &m, NULL, NULL);
     /* austin-python 2.2.0's text of any version: its reading of samples too */
     m.as.py2 = j->dialect && strcmp(j->dialect, pcd_dialect_names[PCD_DIALECT_AUSTIN2]) == 0;
     if (st == PCD_OK) st = pcd_pump(j, on_record, &m);
-    if (st == PCD_OK) st = mojo_asm_finish(&m.as);
+    if (st == PCD_OK) st = pcd_mojo_asm_finish(&m.as);
     if (st == PCD_OK) st = m.st;
     if (st == PCD_OK) st = begin(&m);
     if (st == PCD_E_NOMEM && m.as.oom)
@@ -488,7 +488,7 @@ static pcd_status mojo_import(pcd_job *j, pcd_profile *p)
     PCD_VEC_FREE(j->al, m.tids, m.tids_cap);
     PCD_VEC_FREE(j->al, m.tfr, m.tfr_cap);
     pcd_hmap_free(&m.tasks);
-    mojo_asm_free(&m.as);
+    pcd_mojo_asm_free(&m.as);
     return st;
 }
 

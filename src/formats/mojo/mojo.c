@@ -5,8 +5,9 @@
 #include <string.h>
 
 #include "common/text.h"
+#include "common/problem.h"
 #include "formats/mojo/asm.h"
-#include "formats/registry.h"
+#include "pipeline/job.h"
 #include "common/hmap.h"
 
 /* ---- info ------------------------------------------------------------------------------- */
@@ -61,7 +62,7 @@ static void info_meta(void *ud, uint32_t key, uint32_t value, uint64_t offset)
     (void)offset;
     mojo_info *h = ud;
     h->n_meta++;
-    pcd_bytes k = mojo_str(&h->as, key);
+    pcd_bytes k = pcd_mojo_str(&h->as, key);
     for (int i = 0; i < 8; i++)
         if (pcd_bytes_is(k, info_keys[i])) h->meta[i] = value;
 }
@@ -91,7 +92,7 @@ static void info_init(void *ctx, pcd_alloc *al)
     pcd_hmap_init(&h->pids, al);
     pcd_hmap_init(&h->threads, al);
     pcd_hmap_init(&h->tasks, al);
-    if (mojo_asm_init(&h->as, al, 0, &info_asm_ops, h, NULL, NULL) != PCD_OK) h->failed = true;
+    if (pcd_mojo_asm_init(&h->as, al, 0, &info_asm_ops, h, NULL, NULL) != PCD_OK) h->failed = true;
 }
 
 static void info_record(void *ctx, const pcd_record *rec)
@@ -105,7 +106,7 @@ static void info_done(mojo_info *h)
 {
     if (!h->started && !h->failed) {
         h->started = true;
-        if (mojo_asm_finish(&h->as) != PCD_OK) h->failed = true;
+        if (pcd_mojo_asm_finish(&h->as) != PCD_OK) h->failed = true;
     }
 }
 
@@ -128,7 +129,7 @@ static void info_text(void *ctx, FILE *out)
     bool any = false;
     for (int i = 0; i < 8; i++) {
         if (h->meta[i] == UINT32_MAX) continue;
-        pcd_bytes v = mojo_str(&h->as, h->meta[i]);
+        pcd_bytes v = pcd_mojo_str(&h->as, h->meta[i]);
         fprintf(out, "%s%s=%.*s", any ? ", " : " (", info_keys[i], (int)(v.len > 200 ? 200 : v.len), (const char *)v.ptr);
         any = true;
     }
@@ -192,7 +193,7 @@ static pcd_status info_json(void *ctx, pcd_sink *s)
     bool any = false;
     for (int i = 0; i < 8; i++) {
         if (h->meta[i] == UINT32_MAX) continue;
-        pcd_bytes v = mojo_str(&h->as, h->meta[i]);
+        pcd_bytes v = pcd_mojo_str(&h->as, h->meta[i]);
         int n = snprintf(buf, sizeof buf, "%s\"%s\":", any ? "," : "", info_keys[i]);
         PCD_TRY(pcd_sink_put(s, buf, (size_t)n));
         PCD_TRY(pcd_text_json(s, v.ptr, v.len));
@@ -226,7 +227,7 @@ static void info_fini(void *ctx)
     pcd_hmap_free(&h->pids);
     pcd_hmap_free(&h->threads);
     pcd_hmap_free(&h->tasks);
-    mojo_asm_free(&h->as);
+    pcd_mojo_asm_free(&h->as);
 }
 
 static const pcd_info_ops mojo_info_ops = {
@@ -243,7 +244,7 @@ typedef struct mojo_check {
 static void check_init(void *ctx, pcd_alloc *al)
 {
     mojo_check *k = ctx;
-    k->ok = mojo_asm_init(&k->as, al, 0, NULL, NULL, NULL, NULL) == PCD_OK;
+    k->ok = pcd_mojo_asm_init(&k->as, al, 0, NULL, NULL, NULL, NULL) == PCD_OK;
 }
 
 static void check_bind(void *ctx, pcd_report_fn report, void *ud)
@@ -256,10 +257,9 @@ static void check_bind(void *ctx, pcd_report_fn report, void *ud)
 static PCD_COLD void check_nomem(mojo_check *k, const pcd_record *rec)
 {
     pcd_error err;
-    memset(&err, 0, sizeof err);
-    err.status = PCD_E_NOMEM;
-    err.offset = rec->offset;
-    err.expected = "memory for the strings and frames (raise --max-memory); the reference checks stop here";
+    pcd_problem(&err, PCD_E_NOMEM, rec->offset,
+                "memory for the strings and frames (raise --max-memory); the reference checks stop here", PCD_FOUND_NONE,
+                0);
     k->as.report(k->as.report_ud, false, &err);
     k->ok = false;
 }
@@ -283,7 +283,7 @@ static void check_finish(void *ctx, pcd_report_fn report, void *ud)
     if (!k->ok) return;
     k->as.report = report;
     k->as.report_ud = ud;
-    mojo_asm_finish(&k->as);
+    pcd_mojo_asm_finish(&k->as);
     static const char *const what[MOJO_P_N] = {
         "references to undefined string keys", "references to undefined frame keys",
         "events outside a sample", NULL, "samples with repeated metrics", "samples cut at 1048576 frames",
@@ -295,12 +295,7 @@ static void check_finish(void *ctx, pcd_report_fn report, void *ud)
         snprintf(msg, sizeof msg, "%s: %" PRIu64 " in all (the first %d are shown)", what[i], k->as.problems[i],
                  MOJO_REPORT_MAX);
         pcd_error err;
-        memset(&err, 0, sizeof err);
-        err.status = PCD_E_INVALID;
-        err.offset = 0;
-        err.expected = NULL;
-        err.found_kind = PCD_FOUND_TEXT;
-        err.found_text = msg;
+        pcd_problem(&err, PCD_E_INVALID, 0, NULL, PCD_FOUND_TEXT, 0)->found_text = msg;
         /* the summary is said once; the counted problems were already errors or warnings */
         pcd_error_push(&err, "summary", -1);
         report(ud, false, &err);
@@ -310,7 +305,7 @@ static void check_finish(void *ctx, pcd_report_fn report, void *ud)
 static void check_fini(void *ctx)
 {
     mojo_check *k = ctx;
-    mojo_asm_free(&k->as);
+    pcd_mojo_asm_free(&k->as);
 }
 
 static const pcd_check_ops mojo_check_ops = {
@@ -320,7 +315,7 @@ static const pcd_check_ops mojo_check_ops = {
 /* ---- registration --------------------------------------------------------------------------- */
 
 static const pcd_importer mojo_import[] = {
-    { "austin", "Austin's text format (as austin writes it, or convert --to austin) to MOJO 3", mojo_import_austin },
+    { "austin", "Austin's text format (as austin writes it, or convert --to austin) to MOJO 3", pcd_mojo_import_austin },
 };
 
 extern const pcd_model_importer pcd_mojo_model;

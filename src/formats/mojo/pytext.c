@@ -35,7 +35,7 @@ static size_t space_at(const uint8_t *p, size_t n)
     return c >= 0x80 ? uni_space(p, n) : 0;
 }
 
-size_t mojo_py_hex_to_dec(const uint8_t *p, size_t n, char *out, size_t cap)
+size_t pcd_mojo_py_hex_to_dec(const uint8_t *p, size_t n, char *out, size_t cap)
 {
     size_t i = 0, j = n;
     while (i < j) {
@@ -113,7 +113,7 @@ size_t mojo_py_hex_to_dec(const uint8_t *p, size_t n, char *out, size_t cap)
     return o + len;
 }
 
-size_t mojo_int_text(char *buf, pcd_mojo_int v)
+size_t pcd_mojo_int_text(char *buf, pcd_mojo_int v)
 {
     char t[24];
     size_t k = 0;

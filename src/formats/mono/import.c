@@ -27,7 +27,7 @@
 
 #include "common/vec.h"
 #include "formats/mono/mono.h"
-#include "formats/registry.h"
+#include "pipeline/job.h"
 #include "model/aggregate.h"
 #include "model/profile.h"
 

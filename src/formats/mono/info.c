@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "formats/mono/mono.h"
-#include "formats/registry.h"
+#include "pipeline/job.h"
 
 /* ---- name -> count maps for the JSON (mprof-report lists entries by pointer; we merge
  * entries whose names are equal) ------------------------------------------------------- */

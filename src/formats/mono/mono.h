@@ -15,7 +15,7 @@
 
 #include "pcd.h"
 #include "common/hmap.h"
-#include "formats/registry.h"
+#include "pipeline/job.h"
 #include "mono_v0_1.h"
 #include "mono_v3_0.h"
 

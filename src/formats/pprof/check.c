@@ -11,6 +11,7 @@
 
 #include "common/hash.h"
 #include "common/hmap.h"
+#include "common/problem.h"
 #include "formats/pprof/pprof.h"
 
 enum { K_MAPPING = 1, K_LOCATION, K_FUNCTION };
@@ -52,12 +53,7 @@ static void report(pcd_report_fn fn, void *ud, uint64_t offset, const char *path
                    const char *expected, pcd_found_kind fk, uint64_t found)
 {
     pcd_error e;
-    memset(&e, 0, sizeof e);
-    e.status = PCD_E_INVALID;
-    e.offset = offset;
-    e.expected = expected;
-    e.found_kind = fk;
-    e.found = found;
+    pcd_problem(&e, PCD_E_INVALID, offset, expected, fk, found);
     if (path2) pcd_error_push(&e, path2, -1);
     pcd_error_push(&e, path, -1);
     fn(ud, true, &e);

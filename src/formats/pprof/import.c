@@ -104,11 +104,11 @@ static pcd_status label_set(pimport *m, const pcd_pprof_v1_sample *s, uint64_t *
 {
     *out = 0;
     if (!s->n_label) return PCD_OK;
-    uint64_t h = UINT64_C(1469598103934665603);
+    uint64_t h = PCD_FNV_SEED;
     for (size_t i = 0; i < s->n_label; i++) {
         const pcd_pprof_v1_label *l = &s->label[i];
         uint64_t w[4] = { (uint64_t)l->key, (uint64_t)l->str, (uint64_t)l->num, (uint64_t)l->num_unit };
-        for (int k = 0; k < 4; k++) h = (h ^ w[k]) * UINT64_C(1099511628211);
+        for (int k = 0; k < 4; k++) h = pcd_fnv_step(h, w[k]);
     }
     for (uint64_t probe = 0;; probe++) {
         bool fresh;

@@ -4,7 +4,7 @@
 #ifndef PCD_FORMATS_PPROF_H
 #define PCD_FORMATS_PPROF_H
 
-#include "formats/registry.h"
+#include "pipeline/job.h"
 #include "pprof_v1.h"
 
 extern const pcd_check_ops pcd_pprof_check_ops;

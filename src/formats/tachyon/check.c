@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/text.h"
+#include "common/problem.h"
 #include "formats/tachyon/tachyon.h"
 #include "formats/tachyon/text.h"
 
@@ -44,13 +45,7 @@ static void check_fini(void *ctx)
 static void say(tcheck *k, pcd_report_fn report, void *ud, bool is_error, uint64_t offset, const char *outer,
                 int64_t index, const char *inner, pcd_found_kind fk, uint64_t found)
 {
-    pcd_error *e = &k->e;
-    memset(e, 0, sizeof *e);
-    e->status = is_error ? PCD_E_INVALID : PCD_OK;
-    e->offset = offset;
-    e->expected = k->msg;
-    e->found_kind = fk;
-    e->found = found;
+    pcd_error *e = pcd_problem(&k->e, is_error ? PCD_E_INVALID : PCD_OK, offset, k->msg, fk, found);
     if (inner) pcd_error_push(e, inner, -1);
     if (outer) pcd_error_push(e, outer, index);
     report(ud, is_error, e);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "common/hmap.h"
+#include "common/hash.h"
 #include "common/text.h"
 #include "formats/tachyon/tachyon.h"
 
@@ -30,8 +31,8 @@ pcd_status pcd_tachyon_names_build(pcd_tachyon_names *nm, const pcd_tachyon_tabl
         nm->text_len += k;
         /* canonical id: the first string with the same text (hash, length, then the
          * texts; a colliding different text takes the next probe number) */
-        uint64_t h = UINT64_C(1469598103934665603);
-        for (size_t j = 0; j < k; j++) h = (h ^ nm->text[o + j]) * UINT64_C(1099511628211);
+        uint64_t h = PCD_FNV_SEED;
+        for (size_t j = 0; j < k; j++) h = pcd_fnv_step(h, nm->text[o + j]);
         for (uint64_t probe = 0;; probe++) {
             bool fresh;
             pcd_hslot *sl = pcd_hmap_put(&seen, (pcd_hkey){ h, k, probe }, &fresh);

@@ -1,11 +1,11 @@
 /* formats/tachyon/replay.c: stack reconstruction and CPython's replay checks for Tachyon files. */
 #include "formats/tachyon/replay.h"
+#include "common/hash.h"
+#include "common/problem.h"
 
 #include <stdio.h>
 #include <string.h>
 
-const char *const pcd_tachyon_mode_names[5] = { "wall", "cpu", "gil", "all", "exception" };
-const char *const pcd_tachyon_feature_names[5] = { "all_threads", "native", "gc", "opcodes", "blocking" };
 
 int pcd_tachyon_config_mode(uint32_t config)
 {
@@ -31,15 +31,6 @@ pcd_tachyon_loc pcd_tachyon_frame_loc(const pcd_tachyon_v1_frame *f)
 }
 
 /* ---- small open-addressing tables ------------------------------------------------------ */
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= UINT64_C(0xff51afd7ed558ccd);
-    x ^= x >> 33;
-    x *= UINT64_C(0xc4ceb9fe1a85ec53);
-    return x ^ (x >> 33);
-}
 
 static void *grow(pcd_alloc *al, void *p, size_t old_n, size_t new_n, size_t elem)
 {
@@ -167,7 +158,7 @@ static pcd_status threads_rehash(pcd_tachyon_replay *rp)
     memset(nv, 0, ncap * sizeof(uint32_t));
     for (size_t i = 0; i < rp->th_cap; i++) {
         if (!rp->th_vals[i]) continue;
-        size_t j = mix64(rp->th_keys[i] ^ ((uint64_t)rp->th_interp[i] << 17)) & (ncap - 1);
+        size_t j = pcd_mix64(rp->th_keys[i] ^ ((uint64_t)rp->th_interp[i] << 17)) & (ncap - 1);
         while (nv[j]) j = (j + 1) & (ncap - 1);
         nk[j] = rp->th_keys[i];
         ni[j] = rp->th_interp[i];
@@ -192,7 +183,7 @@ static size_t thread_size(const pcd_tachyon_replay *rp)
 /* The thread (tid, interp), or NULL with *slot where a new one goes. */
 static pcd_tachyon_thread *thread_find(pcd_tachyon_replay *rp, uint64_t tid, uint32_t interp, size_t *slot)
 {
-    size_t i = mix64(tid ^ ((uint64_t)interp << 17)) & (rp->th_cap - 1);
+    size_t i = pcd_mix64(tid ^ ((uint64_t)interp << 17)) & (rp->th_cap - 1);
     for (;;) {
         uint32_t v = rp->th_vals[i];
         if (!v) break;
@@ -209,13 +200,7 @@ static pcd_tachyon_thread *thread_find(pcd_tachyon_replay *rp, uint64_t tid, uin
 static pcd_status fail(pcd_tachyon_replay *rp, const pcd_record *rec, pcd_status st, const char *kase,
                        const char *leaf, pcd_found_kind fk, uint64_t found)
 {
-    pcd_error *e = &rp->err;
-    memset(e, 0, sizeof *e);
-    e->status = st;
-    e->offset = rec ? rec->offset : 0;
-    e->expected = rp->expected;
-    e->found_kind = fk;
-    e->found = found;
+    pcd_error *e = pcd_problem(&rp->err, st, rec ? rec->offset : 0, rp->expected, fk, found);
     if (leaf) pcd_error_push(e, leaf, -1);
     if (kase) {
         pcd_error_push(e, kase, -1);
@@ -294,7 +279,7 @@ static pcd_status used_add(pcd_tachyon_replay *rp, uint32_t idx)
         memset(nu, 0, ncap * sizeof(uint32_t));
         for (size_t i = 0; i < rp->used_cap; i++) {
             if (!rp->used[i]) continue;
-            size_t j = mix64(rp->used[i]) & (ncap - 1);
+            size_t j = pcd_mix64(rp->used[i]) & (ncap - 1);
             while (nu[j]) j = (j + 1) & (ncap - 1);
             nu[j] = rp->used[i];
         }
@@ -303,7 +288,7 @@ static pcd_status used_add(pcd_tachyon_replay *rp, uint32_t idx)
         rp->used_cap = ncap;
     }
     uint32_t v = idx + 1; /* idx < frame_count <= UINT32_MAX: never wraps to 0 */
-    size_t i = mix64(v) & (rp->used_cap - 1);
+    size_t i = pcd_mix64(v) & (rp->used_cap - 1);
     while (rp->used[i]) {
         if (rp->used[i] == v) return PCD_OK;
         i = (i + 1) & (rp->used_cap - 1);
@@ -327,7 +312,7 @@ bool pcd_tachyon_replay_used(const pcd_tachyon_replay *rp, uint32_t idx)
     if (rp->used_bits) return idx < rp->frame_count && (rp->used_bits[idx >> 6] >> (idx & 63) & 1);
     if (!rp->used_cap || idx == UINT32_MAX) return false;
     uint32_t v = idx + 1;
-    for (size_t i = mix64(v) & (rp->used_cap - 1); rp->used[i]; i = (i + 1) & (rp->used_cap - 1))
+    for (size_t i = pcd_mix64(v) & (rp->used_cap - 1); rp->used[i]; i = (i + 1) & (rp->used_cap - 1))
         if (rp->used[i] == v) return true;
     return false;
 }
@@ -538,13 +523,8 @@ pcd_status pcd_tachyon_replay_finish(pcd_tachyon_replay *rp)
     if (rp->total_samples != rp->declared_samples) {
         snprintf(rp->expected, sizeof rp->expected, "%llu samples (the samples the records hold)",
                  (unsigned long long)rp->total_samples);
-        pcd_error *e = &rp->err;
-        memset(e, 0, sizeof *e);
-        e->status = PCD_E_INVALID;
-        e->offset = PCD_TACHYON_V1_FILE_SAMPLE_COUNT_AT;
-        e->expected = rp->expected;
-        e->found_kind = PCD_FOUND_UINT;
-        e->found = rp->declared_samples;
+        pcd_error *e = pcd_problem(&rp->err, PCD_E_INVALID, PCD_TACHYON_V1_FILE_SAMPLE_COUNT_AT, rp->expected,
+                                   PCD_FOUND_UINT, rp->declared_samples);
         pcd_error_push(e, "sample_count", -1);
         rp->failed = true;
         return PCD_E_INVALID;

@@ -7,8 +7,7 @@
 
 #include "pcd.h"
 #include "tachyon_v1.h"
-
-#define PCD_TACHYON_MAX_DEPTH PCD_TACHYON_V1_SAMPLE_STACK_FULL_FRAMES_MAX_COUNT
+#include "writers/tachyon.h"
 
 /* One (thread_id, interpreter_id) and its current stack: its depth and, when the replay
  * keeps stacks, the frames (outermost first), a hash of every prefix of them, and the id of
@@ -138,7 +137,5 @@ pcd_tachyon_loc pcd_tachyon_frame_loc(const pcd_tachyon_v1_frame *f);
 /* Decoded mode (-1: not recorded) and capture features (-1: not recorded) of the config word. */
 int pcd_tachyon_config_mode(uint32_t config);
 int pcd_tachyon_config_features(uint32_t config);
-extern const char *const pcd_tachyon_mode_names[5];
-extern const char *const pcd_tachyon_feature_names[5];
 
 #endif

@@ -18,11 +18,14 @@
 #include <string.h>
 
 #include "formats/tachyon/tachyon.h"
-#include "formats/tachyon/writer.h"
+#include "common/hash.h"
+#include "common/lines.h"
+#include "writers/tachyon.h"
 
 typedef struct imp_frame {
     uint8_t *file, *func;
     size_t file_len, func_len;
+    size_t file_cap, func_cap;       /* their allocations */
     int32_t loc[4];
     int opcode;
     bool defined;
@@ -30,7 +33,8 @@ typedef struct imp_frame {
 } imp_frame;
 
 typedef struct imp {
-    const pcd_import_args *a;
+    pcd_import_args *a;
+    pcd_alloc *al;
     pcd_tachyon_writer_opts o;
     bool have_start, have_interval, have_duration, have_rate;
     imp_frame *fr;
@@ -49,8 +53,16 @@ typedef struct imp {
 static int bad(imp *m, const char *fmt, const char *detail)
 {
     snprintf(m->err, sizeof m->err, fmt, detail ? detail : "");
-    fprintf(m->a->err, "%s:%" PRIu64 ": %s\n", m->a->input_name, m->line, m->err);
+    snprintf(m->a->msg, sizeof m->a->msg, "%s:%" PRIu64 ": %s", m->a->input_name, m->line, m->err);
     return 1;
+}
+
+/* Out of memory (over --max-memory): rc 2. */
+static int nomem(imp *m)
+{
+    snprintf(m->a->msg, sizeof m->a->msg, "%s:%" PRIu64 ": out of memory (raise --max-memory)", m->a->input_name,
+             m->line);
+    return 2;
 }
 
 /* ---- Python reprs ------------------------------------------------------------------------- */
@@ -72,16 +84,17 @@ static size_t put_utf8(uint8_t *o, uint32_t c)
     return 4;
 }
 
-/* Parses a repr at *pp; the bytes (UTF-8) go to a new buffer. */
-static bool parse_repr(const char **pp, uint8_t **out, size_t *len)
+/* Parses a repr at *pp; the bytes (UTF-8) go to a new buffer of *ocap bytes (from al). 0: done;
+ * 1: not a repr; 2: out of memory. */
+static int parse_repr(pcd_alloc *al, const char **pp, uint8_t **out, size_t *len, size_t *ocap)
 {
     const char *p = *pp;
     char q = *p;
-    if (q != '\'' && q != '"') return false;
+    if (q != '\'' && q != '"') return 1;
     p++;
     size_t cap = strlen(p) + 1;
-    uint8_t *o = malloc(cap * 4 + 1);
-    if (!o) return false;
+    uint8_t *o = pcd_alloc_get(al, cap * 4 + 1);
+    if (!o) return 2;
     size_t n = 0;
     for (;;) {
         char c = *p;
@@ -121,10 +134,11 @@ static bool parse_repr(const char **pp, uint8_t **out, size_t *len)
     *pp = p;
     *out = o;
     *len = n;
-    return true;
+    *ocap = cap * 4 + 1;
+    return 0;
 fail:
-    free(o);
-    return false;
+    pcd_alloc_free(al, o, cap * 4 + 1);
+    return 1;
 }
 
 /* ---- lines -------------------------------------------------------------------------------- */
@@ -248,21 +262,23 @@ static int frame_line(imp *m, const char *line)
         if (!next_i64(&p, &v[i]) || v[i] < INT32_MIN || v[i] > INT32_MAX) return bad(m, "a number%s", NULL);
     while (*p == ' ') p++;
     uint8_t *file, *func;
-    size_t fl, gl;
-    if (!parse_repr(&p, &file, &fl)) return bad(m, "a quoted file name%s", NULL);
+    size_t fl, gl, fc, gc;
+    int r = parse_repr(m->al, &p, &file, &fl, &fc);
+    if (r) return r == 2 ? nomem(m) : bad(m, "a quoted file name%s", NULL);
     while (*p == ' ') p++;
-    if (!parse_repr(&p, &func, &gl)) {
-        free(file);
-        return bad(m, "a quoted function name%s", NULL);
+    r = parse_repr(m->al, &p, &func, &gl, &gc);
+    if (r) {
+        pcd_alloc_free(m->al, file, fc);
+        return r == 2 ? nomem(m) : bad(m, "a quoted function name%s", NULL);
     }
     if (id >= m->fr_cap) {
         uint32_t ncap = m->fr_cap ? m->fr_cap : 64;
         while (ncap <= id) ncap *= 2;
-        imp_frame *nf = realloc(m->fr, ncap * sizeof *nf);
+        imp_frame *nf = pcd_alloc_resize(m->al, m->fr, m->fr_cap * sizeof *nf, ncap * sizeof *nf);
         if (!nf) {
-            free(file);
-            free(func);
-            return bad(m, "out of memory%s", NULL);
+            pcd_alloc_free(m->al, file, fc);
+            pcd_alloc_free(m->al, func, gc);
+            return nomem(m);
         }
         memset(nf + m->fr_cap, 0, (ncap - m->fr_cap) * sizeof *nf);
         m->fr = nf;
@@ -270,15 +286,17 @@ static int frame_line(imp *m, const char *line)
     }
     imp_frame *f = &m->fr[id];
     if (f->defined) {
-        free(file);
-        free(func);
+        pcd_alloc_free(m->al, file, fc);
+        pcd_alloc_free(m->al, func, gc);
         return bad(m, "frame %s is defined twice", NULL);
     }
     f->defined = true;
     f->file = file;
     f->file_len = fl;
+    f->file_cap = fc;
     f->func = func;
     f->func_len = gl;
+    f->func_cap = gc;
     for (int i = 0; i < 4; i++) f->loc[i] = (int32_t)v[i];
     f->opcode = (int)v[4];
     if (id >= m->n_fr) m->n_fr = (uint32_t)id + 1;
@@ -318,8 +336,8 @@ static int write_sample(imp *m, pcd_tachyon_writer *tw, const s_line *s)
     if (!t) {
         if (m->n_th == m->th_cap) {
             uint32_t ncap = m->th_cap ? m->th_cap * 2 : 16;
-            struct imp_th *nt = realloc(m->th, ncap * sizeof *nt);
-            if (!nt) return bad(m, "out of memory%s", NULL);
+            struct imp_th *nt = pcd_alloc_resize(m->al, m->th, m->th_cap * sizeof *nt, ncap * sizeof *nt);
+            if (!nt) return nomem(m);
             m->th = nt;
             m->th_cap = ncap;
         }
@@ -362,6 +380,7 @@ static int write_sample(imp *m, pcd_tachyon_writer *tw, const s_line *s)
         idx[i] = f->index - 1;
     }
     if (st == PCD_OK) st = pcd_tachyon_writer_sample_ids(tw, s->tid, s->interp, s->status, s->ts, idx, t->n);
+    if (st == PCD_E_NOMEM) return nomem(m);
     if (st != PCD_OK) {
         char msg[512];
         pcd_error_format(pcd_tachyon_writer_error(tw), msg, sizeof msg);
@@ -374,7 +393,7 @@ typedef struct s_ref {
     uint64_t ts;
     uint32_t rank;                   /* the thread's place within one capture */
     uint64_t seq;
-    long pos;                        /* where the line starts in the input */
+    uint64_t pos;                    /* where the line starts in the input */
     uint64_t lineno;
 } s_ref;
 
@@ -392,6 +411,7 @@ static int ref_cmp(const void *x, const void *y)
  * whose stack changed ("=" marks the others) therefore show, per timestamp, the order the
  * threads came in; that order is the same in every capture, so it ranks the threads. */
 typedef struct order {
+    pcd_alloc *al;
     uint64_t *tid;
     uint32_t *interp;
     uint32_t n, cap;
@@ -408,18 +428,28 @@ static uint32_t order_thread(order *o, uint64_t tid, uint32_t interp)
         if (o->tid[i] == tid && o->interp[i] == interp) return i;
     if (o->n == o->cap) {
         uint32_t ncap = o->cap ? o->cap * 2 : 16;
-        uint64_t *nt = realloc(o->tid, ncap * sizeof *nt);
-        uint32_t *ni = nt ? realloc(o->interp, ncap * sizeof *ni) : NULL;
-        uint8_t *nb = ni ? calloc((size_t)ncap * ncap, 1) : NULL;
-        if (nt) o->tid = nt;
-        if (ni) o->interp = ni;
-        if (!nb) {
+        uint64_t *nt = pcd_alloc_get(o->al, ncap * sizeof *nt);
+        uint32_t *ni = pcd_alloc_get(o->al, ncap * sizeof *ni);
+        uint8_t *nb = pcd_alloc_get(o->al, (size_t)ncap * ncap);
+        if (!nt || !ni || !nb) {
+            pcd_alloc_free(o->al, nt, ncap * sizeof *nt);
+            pcd_alloc_free(o->al, ni, ncap * sizeof *ni);
+            pcd_alloc_free(o->al, nb, (size_t)ncap * ncap);
             o->nomem = true;
             return UINT32_MAX;
         }
+        memset(nb, 0, (size_t)ncap * ncap);
+        if (o->n) {
+            memcpy(nt, o->tid, o->n * sizeof *nt);
+            memcpy(ni, o->interp, o->n * sizeof *ni);
+        }
         for (uint32_t a = 0; a < o->n; a++)
             for (uint32_t b = 0; b < o->n; b++) nb[a * ncap + b] = o->before[a * o->cap + b];
-        free(o->before);
+        pcd_alloc_free(o->al, o->tid, o->cap * sizeof *o->tid);
+        pcd_alloc_free(o->al, o->interp, o->cap * sizeof *o->interp);
+        pcd_alloc_free(o->al, o->before, (size_t)o->cap * o->cap);
+        o->tid = nt;
+        o->interp = ni;
         o->before = nb;
         o->cap = ncap;
     }
@@ -428,40 +458,35 @@ static uint32_t order_thread(order *o, uint64_t tid, uint32_t interp)
     return o->n++;
 }
 
-static uint64_t mixts(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= UINT64_C(0xff51afd7ed558ccd);
-    return x ^ (x >> 29);
-}
 
 static void order_note(order *o, uint32_t th, uint64_t ts)
 {
     if (th == UINT32_MAX || o->nomem) return;
     if ((o->ts_len + 1) * 10 > o->ts_cap * 7) {
         size_t ncap = o->ts_cap ? o->ts_cap * 2 : 1024;
-        uint64_t *nk = malloc(ncap * sizeof *nk);
-        uint32_t *nv = calloc(ncap, sizeof *nv);
+        uint64_t *nk = pcd_alloc_get(o->al, ncap * sizeof *nk);
+        uint32_t *nv = pcd_alloc_get(o->al, ncap * sizeof *nv);
         if (!nk || !nv) {
-            free(nk);
-            free(nv);
+            pcd_alloc_free(o->al, nk, ncap * sizeof *nk);
+            pcd_alloc_free(o->al, nv, ncap * sizeof *nv);
             o->nomem = true;
             return;
         }
+        memset(nv, 0, ncap * sizeof *nv);
         for (size_t i = 0; i < o->ts_cap; i++) {
             if (!o->ts_val[i]) continue;
-            size_t j = mixts(o->ts_key[i]) & (ncap - 1);
+            size_t j = pcd_mix64(o->ts_key[i]) & (ncap - 1);
             while (nv[j]) j = (j + 1) & (ncap - 1);
             nk[j] = o->ts_key[i];
             nv[j] = o->ts_val[i];
         }
-        free(o->ts_key);
-        free(o->ts_val);
+        pcd_alloc_free(o->al, o->ts_key, o->ts_cap * sizeof *o->ts_key);
+        pcd_alloc_free(o->al, o->ts_val, o->ts_cap * sizeof *o->ts_val);
         o->ts_key = nk;
         o->ts_val = nv;
         o->ts_cap = ncap;
     }
-    size_t i = mixts(ts) & (o->ts_cap - 1);
+    size_t i = pcd_mix64(ts) & (o->ts_cap - 1);
     while (o->ts_val[i] && o->ts_key[i] != ts) i = (i + 1) & (o->ts_cap - 1);
     if (o->ts_val[i]) {
         uint32_t prev = o->ts_val[i] - 1;
@@ -476,13 +501,15 @@ static void order_note(order *o, uint32_t th, uint64_t ts)
 /* Ranks: a topological order of "came before", ties (and cycles) by first appearance. */
 static uint32_t *order_ranks(order *o)
 {
-    uint32_t *rank = malloc((o->n ? o->n : 1) * sizeof *rank);
-    bool *done = calloc(o->n ? o->n : 1, 1);
+    size_t n = o->n ? o->n : 1;
+    uint32_t *rank = pcd_alloc_get(o->al, n * sizeof *rank);
+    bool *done = pcd_alloc_get(o->al, n);
     if (!rank || !done) {
-        free(rank);
-        free(done);
+        pcd_alloc_free(o->al, rank, n * sizeof *rank);
+        pcd_alloc_free(o->al, done, n);
         return NULL;
     }
+    memset(done, 0, n);
     for (uint32_t r = 0; r < o->n; r++) {
         uint32_t pick = UINT32_MAX;
         for (uint32_t t = 0; t < o->n && pick == UINT32_MAX; t++) {
@@ -501,65 +528,51 @@ static uint32_t *order_ranks(order *o)
         rank[pick] = r;
         done[pick] = true;
     }
-    free(done);
+    pcd_alloc_free(o->al, done, n);
     return rank;
 }
 
 static void order_free(order *o)
 {
-    free(o->tid);
-    free(o->interp);
-    free(o->before);
-    free(o->ts_key);
-    free(o->ts_val);
+    pcd_alloc_free(o->al, o->tid, o->cap * sizeof *o->tid);
+    pcd_alloc_free(o->al, o->interp, o->cap * sizeof *o->interp);
+    pcd_alloc_free(o->al, o->before, (size_t)o->cap * o->cap);
+    pcd_alloc_free(o->al, o->ts_key, o->ts_cap * sizeof *o->ts_key);
+    pcd_alloc_free(o->al, o->ts_val, o->ts_cap * sizeof *o->ts_val);
 }
 
-/* The input as a seekable file (standard input and pipes are copied to a temporary one). */
-static FILE *seekable(const pcd_import_args *a, bool *own)
-{
-    *own = false;
-    if (fseek(a->in, 0, SEEK_SET) == 0) return a->in;
-    FILE *t = tmpfile();
-    if (!t) return NULL;
-    char buf[1 << 16];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, a->in)) > 0)
-        if (fwrite(buf, 1, n, t) != n) {
-            fclose(t);
-            return NULL;
-        }
-    if (ferror(a->in) || fseek(t, 0, SEEK_SET) != 0) {
-        fclose(t);
-        return NULL;
-    }
-    *own = true;
-    return t;
-}
-
-static void chomp(char *line, ssize_t *n)
+static void chomp(char *line, size_t *n)
 {
     while (*n > 0 && (line[*n - 1] == '\n' || line[*n - 1] == '\r')) line[--*n] = 0;
 }
 
-int pcd_tachyon_import_samples_run(const pcd_import_args *a)
+pcd_status pcd_tachyon_import_samples_run(pcd_import_args *a)
 {
     imp m;
     memset(&m, 0, sizeof m);
     m.a = a;
+    m.al = a->al;
     m.o.mode = -1;
     m.o.features = -1;
     m.o.python[0] = 3;
     m.o.python[1] = 15;
     m.o.big = a->endian && strcmp(a->endian, "big") == 0;
-    bool own = false;
-    FILE *in = seekable(a, &own);
-    if (!in) {
-        fprintf(a->err, "%s: cannot read\n", a->input_name);
-        return 2;
+    /* the whole input, read twice (F lines may follow the samples that use them) */
+    const uint8_t *data = NULL;
+    size_t len = 0;
+    pcd_status lst = a->load ? a->load(a->read_ud, &data, &len) : PCD_E_ARG;
+    if (lst != PCD_OK) {
+        bool mem = lst == PCD_E_NOMEM || lst == PCD_E_LIMIT;
+        snprintf(a->msg, sizeof a->msg, mem ? "%s: the input does not fit in memory (raise --max-memory)" : "%s: cannot read",
+                 a->input_name);
+        return mem ? PCD_E_NOMEM : PCD_E_IO;
     }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
+    pcd_lines lines;
+    pcd_lines_memory(&lines, a->al, data, len);
+    uint8_t *lp;
+    char *line;
+    size_t n;
+    uint64_t pos = 0;
     /* pass 1: info and frames (F lines may follow the samples that use them); are the
      * samples in time order? */
     int rc = 0;
@@ -567,8 +580,11 @@ int pcd_tachyon_import_samples_run(const pcd_import_args *a)
     bool sorted = true;
     order ord;
     memset(&ord, 0, sizeof ord);
+    ord.al = a->al;
     uint32_t *ranks = NULL;
-    while (!rc && (n = getline(&line, &cap, in)) != -1) {
+    size_t n_ranks = 0;
+    while (!rc && (lst = pcd_lines_next(&lines, &lp, &n, NULL)) == PCD_OK) {
+        line = (char *)lp;
         chomp(line, &n);
         m.line++;
         if (strncmp(line, "# info ", 7) == 0) rc = info_line(&m, line + 7);
@@ -587,29 +603,32 @@ int pcd_tachyon_import_samples_run(const pcd_import_args *a)
             }
         } else if (line[0] && line[0] != '#') rc = bad(&m, "a line that is not # info, S or F%s", NULL);
     }
-    if (!rc && ferror(in)) rc = bad(&m, "cannot read%s", NULL);
+    if (!rc && lst == PCD_E_NOMEM) rc = nomem(&m);
+    else if (!rc && lst != PCD_END) rc = bad(&m, "cannot read%s", NULL);
     if (!rc && (!m.have_start || !m.have_interval))
         rc = bad(&m, "the text has no '# info start_time_us=' or '# info sample_interval_us=' line%s", NULL);
     m.o.have_stats = m.have_duration && m.have_rate;
     pcd_tachyon_writer tw;
     bool open = false;
     s_ref *refs = NULL;
+    size_t n_refs = n_s ? (size_t)n_s : 1;
     if (!rc) {
         pcd_status st = pcd_tachyon_writer_open(&tw, a->out, a->al, &m.o);
         open = true;
         if (st != PCD_OK) rc = bad(&m, "cannot start writing%s", NULL);
     }
     if (!rc && !sorted) {
-        refs = malloc((n_s ? n_s : 1) * sizeof *refs);
+        refs = n_refs <= SIZE_MAX / sizeof *refs ? pcd_alloc_get(a->al, n_refs * sizeof *refs) : NULL;
         ranks = ord.nomem ? NULL : order_ranks(&ord);
-        if (!refs || !ranks) rc = bad(&m, "out of memory%s", NULL);
+        n_ranks = ord.n ? ord.n : 1;
+        if (!refs || !ranks) rc = nomem(&m);
     }
     /* pass 2: the samples in time order: as they come when they are, else sorted */
-    if (!rc && fseek(in, 0, SEEK_SET) != 0) rc = bad(&m, "cannot read the input again%s", NULL);
+    if (!rc) pcd_lines_seek(&lines, 0);
     uint64_t k = 0;
     m.line = 0;
-    long pos = 0;
-    while (!rc && (pos = ftell(in)) >= 0 && (n = getline(&line, &cap, in)) != -1) {
+    while (!rc && (lst = pcd_lines_next(&lines, &lp, &n, &pos)) == PCD_OK) {
+        line = (char *)lp;
         chomp(line, &n);
         m.line++;
         if (line[0] != 'S' || line[1] != ' ') continue;
@@ -619,40 +638,46 @@ int pcd_tachyon_import_samples_run(const pcd_import_args *a)
         else if (!rc) refs[k] = (s_ref){ sl.ts, ranks[order_thread(&ord, sl.tid, sl.interp)], k, pos, m.line };
         k++;
     }
+    if (!rc && lst == PCD_E_NOMEM) rc = nomem(&m);
     if (!rc && !sorted) {
         qsort(refs, n_s, sizeof *refs, ref_cmp);
         for (uint64_t i = 0; i < n_s && !rc; i++) {
             m.line = refs[i].lineno;
-            if (fseek(in, refs[i].pos, SEEK_SET) != 0 || (n = getline(&line, &cap, in)) == -1) {
-                rc = bad(&m, "cannot read the input again%s", NULL);
+            if (pcd_lines_seek(&lines, refs[i].pos) != PCD_OK || (lst = pcd_lines_next(&lines, &lp, &n, NULL)) != PCD_OK) {
+                rc = lst == PCD_E_NOMEM ? nomem(&m) : bad(&m, "cannot read the input again%s", NULL);
                 break;
             }
+            line = (char *)lp;
             chomp(line, &n);
             s_line sl;
             rc = parse_s(&m, line, &sl);
             if (!rc) rc = write_sample(&m, &tw, &sl);
         }
     }
+    pcd_status fst = PCD_OK;
     if (!rc) {
-        pcd_status st = pcd_tachyon_writer_finish(&tw);
-        if (st != PCD_OK) {
+        fst = pcd_tachyon_writer_finish(&tw);
+        if (fst == PCD_E_NOMEM) {
+            snprintf(a->msg, sizeof a->msg, "%s: cannot finish the output: out of memory (raise --max-memory)",
+                     a->input_name);
+            rc = 2;
+        } else if (fst != PCD_OK) {
             char msg[512];
             pcd_error_format(pcd_tachyon_writer_error(&tw), msg, sizeof msg);
-            fprintf(a->err, "%s: cannot finish the output: %s\n", a->input_name, msg);
+            snprintf(a->msg, sizeof a->msg, "%s: cannot finish the output: %s", a->input_name, msg);
             rc = 1;
         }
     }
     if (open) pcd_tachyon_writer_close(&tw);
-    free(refs);
-    free(ranks);
+    if (refs) pcd_alloc_free(a->al, refs, n_refs * sizeof *refs);
+    if (ranks) pcd_alloc_free(a->al, ranks, n_ranks * sizeof *ranks);
     order_free(&ord);
-    free(line);
-    if (own) fclose(in);
+    pcd_lines_free(&lines);
     for (uint32_t i = 0; i < m.n_fr; i++) {
-        free(m.fr[i].file);
-        free(m.fr[i].func);
+        if (m.fr[i].file) pcd_alloc_free(a->al, m.fr[i].file, m.fr[i].file_cap);
+        if (m.fr[i].func) pcd_alloc_free(a->al, m.fr[i].func, m.fr[i].func_cap);
     }
-    free(m.fr);
-    free(m.th);
-    return rc;
+    if (m.fr) pcd_alloc_free(a->al, m.fr, m.fr_cap * sizeof *m.fr);
+    if (m.th) pcd_alloc_free(a->al, m.th, m.th_cap * sizeof *m.th);
+    return rc == 0 ? PCD_OK : rc == 1 ? PCD_E_INVALID : PCD_E_NOMEM;
 }

@@ -4,7 +4,7 @@
 #ifndef PCD_TACHYON_H
 #define PCD_TACHYON_H
 
-#include "formats/registry.h"
+#include "pipeline/job.h"
 #include "formats/tachyon/replay.h"
 
 struct pcd_profile;
@@ -71,6 +71,6 @@ extern const pcd_model_importer pcd_tachyon_model;     /* import.c */
 /* `convert --to samples`: the per-sample text of CPython's reader (samples.c). */
 pcd_status pcd_tachyon_samples_output(pcd_job *j, pcd_sink *out);
 /* `encode --from samples` (samples_import.c). */
-int pcd_tachyon_import_samples_run(const pcd_import_args *a);
+pcd_status pcd_tachyon_import_samples_run(pcd_import_args *a);
 
 #endif

@@ -2,6 +2,8 @@
  * and strings. */
 #include "formats/tachyon/text.h"
 
+#include "common/text.h"
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,25 +15,10 @@ size_t pcd_tachyon_py_float_repr(char *buf, size_t cap, double v)
     if (isnan(v)) return (size_t)snprintf(buf, cap, "nan");
     if (isinf(v)) return (size_t)snprintf(buf, cap, v > 0 ? "inf" : "-inf");
     if (v == 0) return (size_t)snprintf(buf, cap, signbit(v) ? "-0.0" : "0.0");
-    char e[40];
-    int prec;
-    for (prec = 1; prec <= 17; prec++) {
-        snprintf(e, sizeof e, "%.*e", prec - 1, v);
-        if (strtod(e, NULL) == v) break;
-    }
-    /* e = [-]d.ddde[+-]xx */
     char digits[24];
-    int nd = 0;
-    const char *q = e;
-    bool neg = false;
-    if (*q == '-') {
-        neg = true;
-        q++;
-    }
-    for (; *q && *q != 'e'; q++)
-        if (*q != '.') digits[nd++] = *q;
-    int exp = atoi(q + 1);
-    while (nd > 1 && digits[nd - 1] == '0') nd--;
+    int exp;
+    bool neg;
+    int nd = pcd_fmt_shortest(v, digits, &exp, &neg);
     char out[64];
     size_t n = 0;
     if (neg) out[n++] = '-';

@@ -1,13 +1,13 @@
-/* formats/registry.c: the registry of per-format extensions and shared helpers. */
-#include "formats/registry.h"
+/* pipeline/pipeline.c: the registration table of formats and outputs, the matrix of
+ * conversions, and pcd_convert. */
+#include "pipeline/pipeline.h"
 
 #include <inttypes.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/profile.h"
+#include "outputs/outputs.h"
 
 extern const pcd_ext pcd_heph_ext;
 extern const pcd_ext pcd_moarvm_ext;
@@ -26,130 +26,17 @@ const pcd_ext *const pcd_exts[] = {
     NULL,
 };
 
+/* In the order `profcodec formats` lists them. */
+const pcd_exporter *const pcd_exporters[] = {
+    &pcd_out_austin, &pcd_out_collapsed, &pcd_out_speedscope, &pcd_out_chrome, &pcd_out_html, &pcd_out_svg,
+    &pcd_out_mojo, &pcd_out_tachyon, &pcd_out_pprof, NULL,
+};
+
 const pcd_ext *pcd_ext_find(const char *format)
 {
     for (size_t i = 0; pcd_exts[i]; i++)
         if (strcmp(pcd_exts[i]->format, format) == 0) return pcd_exts[i];
     return NULL;
-}
-
-static pcd_report_hook report_hook;
-static void *report_hook_ud;
-
-void pcd_report_set_hook(pcd_report_hook fn, void *ud)
-{
-    report_hook = fn;
-    report_hook_ud = ud;
-}
-
-void pcd_report(FILE *err, const char *file, const pcd_error *e)
-{
-    if (report_hook && report_hook(err, file, e, report_hook_ud, false)) return;
-    char msg[1024];
-    pcd_error_format(e, msg, sizeof msg);
-    fprintf(err, "%s: %s\n", file, msg);
-    if (report_hook) report_hook(err, file, e, report_hook_ud, true);
-}
-
-size_t pcd_fmt_rust_f64(char *buf, size_t cap, double v)
-{
-    if (isnan(v)) return (size_t)snprintf(buf, cap, "NaN");
-    if (isinf(v)) return (size_t)snprintf(buf, cap, v > 0 ? "inf" : "-inf");
-    if (v == 0) return (size_t)snprintf(buf, cap, signbit(v) ? "-0" : "0");
-    /* shortest digits that read back exactly */
-    char e[40];
-    int prec;
-    for (prec = 1; prec <= 17; prec++) {
-        snprintf(e, sizeof e, "%.*e", prec - 1, v);
-        if (strtod(e, NULL) == v) break;
-    }
-    /* e = [-]d.ddddde[+-]xx */
-    char digits[24];
-    int nd = 0;
-    const char *p = e;
-    bool neg = false;
-    if (*p == '-') {
-        neg = true;
-        p++;
-    }
-    for (; *p && *p != 'e'; p++)
-        if (*p != '.') digits[nd++] = *p;
-    int exp = atoi(p + 1);
-    while (nd > 1 && digits[nd - 1] == '0') nd--;
-    char out[400];
-    size_t n = 0;
-    if (neg) out[n++] = '-';
-    int point = exp + 1; /* digits before the decimal point */
-    if (point <= 0) {
-        out[n++] = '0';
-        out[n++] = '.';
-        for (int i = 0; i < -point; i++) out[n++] = '0';
-        for (int i = 0; i < nd; i++) out[n++] = digits[i];
-    } else if (point >= nd) {
-        for (int i = 0; i < nd; i++) out[n++] = digits[i];
-        for (int i = nd; i < point; i++) out[n++] = '0';
-    } else {
-        for (int i = 0; i < point; i++) out[n++] = digits[i];
-        out[n++] = '.';
-        for (int i = point; i < nd; i++) out[n++] = digits[i];
-    }
-    out[n] = 0;
-    return (size_t)snprintf(buf, cap, "%s", out);
-}
-
-/* ---- conversions ---------------------------------------------------------------------------- */
-
-pcd_status pcd_job_fail(pcd_job *j, pcd_status st, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(j->msg, sizeof j->msg, fmt, ap);
-    va_end(ap);
-    return st;
-}
-
-void pcd_job_note(pcd_job *j, const char *fmt, ...)
-{
-    if (!j->note) return;
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    j->note(j->report_ud, buf);
-}
-
-void pcd_job_damage(pcd_job *j, const pcd_error *e)
-{
-    j->damaged = true;
-    if (j->report) j->report(j->report_ud, true, e);
-}
-
-pcd_status pcd_pump(pcd_job *j, pcd_record_fn fn, void *ud)
-{
-    pcd_record rec;
-    for (;;) {
-        uint64_t k = 0;
-        /* batches of 1024 records through the fast path, straight to fn (no wrapper: it is a
-         * call a record), then one on its own; a run that stopped without the reader failing
-         * was stopped by fn (the reader is never done here: next() said so first) */
-        pcd_status st = pcd_reader_decode_run(j->r, 1024, &k, fn, ud);
-        if (st == PCD_OK) {
-            st = pcd_reader_next(j->r, &rec);
-            if (st == PCD_OK) {
-                if (j->progress) j->progress(j->progress_ud, rec.offset);
-                st = fn(ud, &rec);
-                if (st == PCD_OK) continue;
-                return st;
-            }
-        } else if (!j->r->failed) {
-            return st;
-        }
-        if (st == PCD_END) return PCD_OK;
-        pcd_job_damage(j, pcd_reader_error(j->r));
-        if (j->all && pcd_reader_recover(j->r, NULL) == PCD_OK) continue;
-        return PCD_OK;
-    }
 }
 
 static bool fits(const pcd_ext *ext, const pcd_exporter *x)
@@ -196,11 +83,11 @@ bool pcd_can_convert(const pcd_ext *ext, const char *to)
     }
 }
 
-int pcd_job_outcome(const pcd_job *j, pcd_status st)
+pcd_job_result pcd_job_result_of(const pcd_job *j, pcd_status st)
 {
-    if (st == PCD_OK) return j->damaged ? 1 : 0;
-    if (st == PCD_E_ARG || st == PCD_E_NOMEM || st == PCD_E_IO || st == PCD_E_LIMIT) return 2;
-    return 1;
+    if (st == PCD_OK) return j->damaged ? PCD_JOB_INVALID : PCD_JOB_DONE;
+    if (st == PCD_E_ARG || st == PCD_E_NOMEM || st == PCD_E_IO || st == PCD_E_LIMIT) return PCD_JOB_FAILED;
+    return PCD_JOB_INVALID;
 }
 
 /* An input the importer found invalid after the profile began (a Tachyon sample whose frame

@@ -1,5 +1,5 @@
-/* cli/jsonl_read.c: fills generated structs from parsed JSON, walking the descriptor tables. */
-#include "cli/jsonl_read.h"
+/* io/jsonl_read.c: fills generated structs from parsed JSON, walking the descriptor tables. */
+#include "io/jsonl_read.h"
 
 #include <errno.h>
 #include <math.h>

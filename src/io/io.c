@@ -1,20 +1,14 @@
-/* cli/io.c: input sources and atomic output files for the CLI. */
-#include "cli/io.h"
+/* io/io.c: input sources and atomic output files for the CLI and the Python module. */
+#include "io/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Bytes peeked from a pipe, handed out again by the first reads. */
-static uint8_t peek_buf[4096];
-static size_t peek_len, peek_pos;
-static const pcd_input *peek_owner;
 
 int pcd_input_open(pcd_input *in, const char *name)
 {
@@ -45,18 +39,14 @@ size_t pcd_input_peek(pcd_input *in, uint8_t *dst, size_t n)
         ssize_t r = pread(in->fd, dst, n, 0);
         return r < 0 ? 0 : (size_t)r;
     }
-    if (peek_owner != in) {
-        peek_owner = in;
-        peek_len = peek_pos = 0;
-    }
-    while (peek_len < n && peek_len < sizeof peek_buf) {
-        ssize_t r = read(in->fd, peek_buf + peek_len, sizeof peek_buf - peek_len);
+    while (in->peek_len < n && in->peek_len < sizeof in->peek_buf) {
+        ssize_t r = read(in->fd, in->peek_buf + in->peek_len, sizeof in->peek_buf - in->peek_len);
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) break;
-        peek_len += (size_t)r;
+        in->peek_len += (size_t)r;
     }
-    size_t k = n < peek_len ? n : peek_len;
-    memcpy(dst, peek_buf, k);
+    size_t k = n < in->peek_len ? n : in->peek_len;
+    memcpy(dst, in->peek_buf, k);
     return k;
 }
 
@@ -64,10 +54,10 @@ pcd_status pcd_input_read(void *ud, uint8_t *dst, size_t cap, size_t *got)
 {
     pcd_input *in = ud;
     *got = 0;
-    if (peek_owner == in && peek_pos < peek_len) {
-        size_t k = peek_len - peek_pos < cap ? peek_len - peek_pos : cap;
-        memcpy(dst, peek_buf + peek_pos, k);
-        peek_pos += k;
+    if (in->peek_pos < in->peek_len) {
+        size_t k = in->peek_len - in->peek_pos < cap ? in->peek_len - in->peek_pos : cap;
+        memcpy(dst, in->peek_buf + in->peek_pos, k);
+        in->peek_pos += k;
         *got = k;
         in->bytes_read += k;
         return PCD_OK;
@@ -164,57 +154,37 @@ void pcd_input_close(pcd_input *in)
         else free(in->map);
     }
     if (in->fd > 0) close(in->fd);
-    if (peek_owner == in) peek_owner = NULL;
     in->map = NULL;
 }
 
-/* The temporary files of outputs not yet committed, for the signal handler: a run that is
- * interrupted (Ctrl-C, kill, a closed pipe) leaves no half-written file behind. */
-#define PCD_MAX_OUTPUTS 4
-static char *volatile pending_tmp[PCD_MAX_OUTPUTS];
-
-static void pending_add(char *tmp)
+static void pending_add(pcd_output_pending *p, char *tmp)
 {
-    for (int i = 0; i < PCD_MAX_OUTPUTS; i++)
-        if (!pending_tmp[i]) {
-            pending_tmp[i] = tmp;
+    if (!p) return;
+    for (int i = 0; i < PCD_OUTPUT_PENDING_MAX; i++)
+        if (!p->tmp[i]) {
+            p->tmp[i] = tmp;
             return;
         }
 }
 
-static void pending_drop(const char *tmp)
+static void pending_drop(pcd_output_pending *p, const char *tmp)
 {
-    for (int i = 0; i < PCD_MAX_OUTPUTS; i++)
-        if (pending_tmp[i] == tmp) pending_tmp[i] = NULL;
+    if (!p) return;
+    for (int i = 0; i < PCD_OUTPUT_PENDING_MAX; i++)
+        if (p->tmp[i] == tmp) p->tmp[i] = NULL;
 }
 
-static void on_fatal_signal(int sig)
+void pcd_output_pending_unlink(pcd_output_pending *p)
 {
-    for (int i = 0; i < PCD_MAX_OUTPUTS; i++)
-        if (pending_tmp[i]) unlink(pending_tmp[i]);
-    signal(sig, SIG_DFL);
-    raise(sig);
+    for (int i = 0; i < PCD_OUTPUT_PENDING_MAX; i++)
+        if (p->tmp[i]) unlink(p->tmp[i]);
 }
 
-void pcd_output_cleanup_on_signals(void)
-{
-    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ };
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_fatal_signal;
-        sigemptyset(&sa.sa_mask);
-        /* an ignored signal (nohup) stays ignored */
-        struct sigaction old;
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
-        sigaction(sigs[i], &sa, NULL);
-    }
-}
-
-int pcd_output_open(pcd_output *out, const char *name)
+int pcd_output_open(pcd_output *out, const char *name, pcd_output_pending *pending)
 {
     memset(out, 0, sizeof *out);
     out->name = name;
+    out->pending = pending;
     if (!name || strcmp(name, "-") == 0) {
         out->to_stdout = true;
         out->fd = 1;
@@ -253,12 +223,12 @@ int pcd_output_open(pcd_output *out, const char *name)
         umask(um);
         fchmod(out->fd, 0666 & ~um);
     }
-    pending_add(out->tmp);
+    pending_add(out->pending, out->tmp);
     out->fp = fdopen(out->fd, "wb");
     if (!out->fp) {
         close(out->fd);
         unlink(out->tmp);
-        pending_drop(out->tmp);
+        pending_drop(out->pending, out->tmp);
         free(out->tmp);
         out->tmp = NULL;
         return -1;
@@ -281,7 +251,7 @@ int pcd_output_commit(pcd_output *out)
     out->fp = NULL;
     if (rc == 0 && rename(out->tmp, out->name) != 0) rc = -1;
     if (rc != 0) unlink(out->tmp);
-    pending_drop(out->tmp);
+    pending_drop(out->pending, out->tmp);
     free(out->tmp);
     out->tmp = NULL;
     return rc;
@@ -297,7 +267,7 @@ void pcd_output_abort(pcd_output *out)
     out->fp = NULL;
     if (out->tmp) {
         unlink(out->tmp);
-        pending_drop(out->tmp);
+        pending_drop(out->pending, out->tmp);
         free(out->tmp);
         out->tmp = NULL;
     }

@@ -1,5 +1,5 @@
-/* cli/gzin.c: gzip input for the CLI and the Python module (zlib): inflates member after member, bounded. */
-#include "cli/gzin.h"
+/* io/gzin.c: gzip input for the CLI and the Python module (zlib): inflates member after member, bounded. */
+#include "io/gzin.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,11 @@
-/* formats/registry.h: what sits above the bytes, per format (info summaries, checks, the
- * profile model importer, the format's own outputs, `encode --from`), and conversions: jobs,
- * the one reader loop, and the matrix of inputs and outputs computed from what importers have
- * and exporters need. */
-#ifndef PCD_EXT_H
-#define PCD_EXT_H
+/* pipeline/job.h: what a format and an output plug into (the lowest part of the pipeline,
+ * below src/formats and src/outputs, which implement it): per format, what sits above the
+ * bytes (info summaries, checks, the profile model importer, the format's own outputs,
+ * `encode --from`); per output, the exporter; and the job they all run in, with the one reader
+ * loop. The table of formats and outputs and the conversions between them are above both, in
+ * pipeline/pipeline.h. Nothing here prints, exits or keeps global state. */
+#ifndef PCD_PIPELINE_JOB_H
+#define PCD_PIPELINE_JOB_H
 
 #include <stdio.h>
 
@@ -43,20 +45,28 @@ typedef struct pcd_check_ops {
     pcd_status (*run)(void *ctx, const pcd_record *rec);
 } pcd_check_ops;
 
-/* `encode --from NAME`: another text or binary form turned into this format. */
+/* `encode --from NAME`: another text or binary form turned into this format. Everything goes
+ * through al (--max-memory covers it); nothing is printed: what went wrong is a->msg. */
 typedef struct pcd_import_args {
-    FILE *in;
+    pcd_read_fn read;         /* the input as a stream */
+    void *read_ud;
+    /* or the whole input in memory, for an importer that reads it twice (a file mapped, a pipe
+     * read to its end within the memory cap): PCD_OK with *p, *n; else a status */
+    pcd_status (*load)(void *ud, const uint8_t **p, size_t *n);
     const char *input_name;
     pcd_sink *out;            /* output (atomic file) */
     pcd_alloc *al;
-    FILE *err;
     const char *endian;       /* --endian, or NULL */
+    char msg[4096];           /* why a status other than PCD_OK was returned (a line for the user;
+                               * empty: nothing to add) */
 } pcd_import_args;
 
 typedef struct pcd_importer {
     const char *from;         /* "austin" */
     const char *help;
-    int (*run)(const pcd_import_args *a);  /* exit code: 0 done, 1 invalid input, 2 other errors */
+    /* PCD_OK done; PCD_E_INVALID the input is invalid; PCD_E_NOMEM, PCD_E_LIMIT over the memory
+     * cap; PCD_E_IO cannot read or write */
+    pcd_status (*run)(pcd_import_args *a);
 } pcd_importer;
 
 /* ---- conversions through the profile model ------------------------------------------------
@@ -171,42 +181,5 @@ typedef struct pcd_exporter {
 /* pcd_exporter.wants: the output draws values as widths (flame graphs), so it cannot show a
  * negative value (a difference of profiles): the metric it shows must have none */
 #define PCD_WANTS_AMOUNTS 2u
-
-extern const pcd_exporter *const pcd_exporters[];
-
-/* Can format `ext` be converted to `to`: its own output, or a model output it fits? */
-bool pcd_can_convert(const pcd_ext *ext, const char *to);
-/* The outputs of a format, in order (its own, then the model's): the i-th, or NULL after the
- * last. *help gets its help line. */
-const char *pcd_convert_target(const pcd_ext *ext, size_t i, const char **help);
-/* Runs the conversion of job->r to `to` into out (with job->base: the base profile first).
- *
- * Nothing to show, one rule for every output: when the profile has ended (after damage too),
- * before the output's end, the default metric is settled (pcd_profile_settle_default: one with
- * values) and the profile must hold something the output shows: a span for an output of spans,
- * else a sample with a value other than 0 of the metric shown (--metric, else the default), and,
- * for an output that draws widths (PCD_WANTS_AMOUNTS), no negative one (with --base, a base with
- * values is something to show: what only it has). Otherwise PCD_E_EMPTY,
- * with job->msg naming what is missing, and the output's end is not called (the caller writes no
- * output). */
-pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out);
-/* What a job came to, as the CLI's exit status: 0 done, 1 invalid or damaged input (the
- * output holds what came before), 2 a usage, memory or output error. */
-int pcd_job_outcome(const pcd_job *j, pcd_status st);
-
-const pcd_ext *pcd_ext_find(const char *format);
-extern const pcd_ext *const pcd_exts[];
-
-/* A problem as the tool reports it: "FILE: offset N: path: message". */
-void pcd_report(FILE *err, const char *file, const pcd_error *e);
-/* Called by pcd_report instead of writing the line itself, to say what only the caller knows
- * (the CLI: that a gzip stream stopped, and where in the compressed file); it writes the report
- * and returns true, or returns false for pcd_report to write its line (and may add a line after:
- * it is called again with after = true). */
-typedef bool (*pcd_report_hook)(FILE *err, const char *file, const pcd_error *e, void *ud, bool after);
-void pcd_report_set_hook(pcd_report_hook fn, void *ud);
-
-/* Writes a double the way Rust's Display does (shortest digits, never an exponent). */
-size_t pcd_fmt_rust_f64(char *buf, size_t cap, double v);
 
 #endif

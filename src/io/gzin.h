@@ -1,4 +1,4 @@
-/* cli/gzin.h: gzip-compressed input, read transparently (the CLI and the Python module): a
+/* io/gzin.h: gzip-compressed input, read transparently (the CLI and the Python module): a
  * pcd_read_fn that inflates the members of a gzip stream read through another pcd_read_fn
  * (a pcd_input's), with an output limit. */
 #ifndef PCD_GZIN_H
@@ -6,7 +6,7 @@
 
 #include <zlib.h>
 
-#include "cli/io.h"
+#include "io/io.h"
 
 typedef struct pcd_gzin {
     pcd_read_fn read;         /* the compressed bytes */

@@ -1,11 +1,12 @@
-/* formats/tachyon/writer.h: writes Tachyon files from samples the way CPython 3.15.2's writer does
- * (Modules/_remote_debugging/binary_io_writer.c, as NOTES-tachyon.md describes it): strings
+/* writers/tachyon.h: the Tachyon writer, shared by the tachyon output and `encode --from
+ * samples` (so below both): writes Tachyon files from samples the way CPython 3.15.2's writer
+ * does (Modules/_remote_debugging/binary_io_writer.c, as NOTES-tachyon.md describes it): strings
  * and frames interned in order of first use, the same choice among FULL / SUFFIX / POP_PUSH,
  * identical stacks buffered per thread into REPEAT records of at most 16 KiB that are flushed
  * before that thread's next other record, when full, and at the end in order of the threads'
  * first samples. The bytes go through the generated encoders (pcd_writer). */
-#ifndef TACHYON_WRITER_H
-#define TACHYON_WRITER_H
+#ifndef PCD_WRITERS_TACHYON_H
+#define PCD_WRITERS_TACHYON_H
 
 #include "pcd.h"
 #include "tachyon_v1.h"
@@ -77,6 +78,14 @@ pcd_status pcd_tachyon_writer_sample_ids(pcd_tachyon_writer *tw, uint64_t tid, u
 pcd_status pcd_tachyon_writer_finish(pcd_tachyon_writer *tw);
 void pcd_tachyon_writer_close(pcd_tachyon_writer *tw);
 const pcd_error *pcd_tachyon_writer_error(const pcd_tachyon_writer *tw);
+
+/* The deepest stack a sample holds (CPython's MAX_STACK_DEPTH). */
+#define PCD_TACHYON_MAX_DEPTH PCD_TACHYON_V1_SAMPLE_STACK_FULL_FRAMES_MAX_COUNT
+
+/* The names of the profiling modes (0 wall .. 4 exception) and of the capture feature bits,
+ * as CPython's config word has them. */
+extern const char *const pcd_tachyon_mode_names[5];
+extern const char *const pcd_tachyon_feature_names[5];
 
 /* The last opcode CPython counts as real (MAX_REAL_OPCODE in 3.15). */
 #define PCD_TACHYON_MAX_REAL_OPCODE 254

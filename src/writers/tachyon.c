@@ -1,7 +1,12 @@
-/* formats/tachyon/writer.c: Tachyon files written as CPython 3.15.2 writes them. */
-#include "formats/tachyon/writer.h"
+/* writers/tachyon.c: Tachyon files written as CPython 3.15.2 writes them. */
+#include "writers/tachyon.h"
+#include "common/hash.h"
+#include "common/problem.h"
 
 #include <string.h>
+
+const char *const pcd_tachyon_mode_names[5] = { "wall", "cpu", "gil", "all", "exception" };
+const char *const pcd_tachyon_feature_names[5] = { "all_threads", "native", "gc", "opcodes", "blocking" };
 
 #define RLE_BUF 16384                /* bytes of (delta, status) pairs a thread buffers */
 #define RLE_ENTRY_MAX 11             /* a 10-byte varint and a status byte */
@@ -20,28 +25,9 @@ struct pcd_tachyon_wthread {
 
 static pcd_status fail(pcd_tachyon_writer *tw, pcd_status st, const char *what)
 {
-    pcd_error *e = &tw->w.x.err;
-    memset(e, 0, sizeof *e);
-    e->status = st;
-    e->expected = what;
+    pcd_problem(&tw->w.x.err, st, 0, what, PCD_FOUND_NONE, 0);
     tw->failed = true;
     return st;
-}
-
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= UINT64_C(0xff51afd7ed558ccd);
-    x ^= x >> 33;
-    x *= UINT64_C(0xc4ceb9fe1a85ec53);
-    return x ^ (x >> 33);
-}
-
-static uint64_t hash_bytes(const uint8_t *p, size_t n)
-{
-    uint64_t h = UINT64_C(1469598103934665603);
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * UINT64_C(1099511628211);
-    return mix(h ^ n);
 }
 
 pcd_status pcd_tachyon_writer_open(pcd_tachyon_writer *tw, pcd_sink *s, pcd_alloc *al, const pcd_tachyon_writer_opts *o)
@@ -89,7 +75,7 @@ const pcd_error *pcd_tachyon_writer_error(const pcd_tachyon_writer *tw) { return
 static pcd_status intern_string(pcd_tachyon_writer *tw, const uint8_t *p, size_t n, uint32_t *out)
 {
     if (n > UINT32_MAX) return fail(tw, PCD_E_LIMIT, "strings of at most 4294967295 bytes");
-    size_t i = hash_bytes(p, n) & (tw->str_hcap - 1);
+    size_t i = pcd_hash_bytes(p, n) & (tw->str_hcap - 1);
     for (uint32_t v; (v = tw->str_hash[i]) != 0; i = (i + 1) & (tw->str_hcap - 1)) {
         if (tw->str_len[v - 1] == n && memcmp(tw->str[v - 1], p, n) == 0) {
             *out = v - 1;
@@ -121,7 +107,7 @@ static pcd_status intern_string(pcd_tachyon_writer *tw, const uint8_t *p, size_t
         if (!nh) return fail(tw, PCD_E_NOMEM, "memory for the strings");
         memset(nh, 0, ncap * sizeof *nh);
         for (uint32_t k = 0; k < tw->n_str; k++) {
-            size_t j = hash_bytes(tw->str[k], tw->str_len[k]) & (ncap - 1);
+            size_t j = pcd_hash_bytes(tw->str[k], tw->str_len[k]) & (ncap - 1);
             while (nh[j]) j = (j + 1) & (ncap - 1);
             nh[j] = k + 1;
         }
@@ -142,10 +128,10 @@ typedef struct fkey {
 
 static uint64_t fkey_hash(const fkey *k)
 {
-    uint64_t h = mix(((uint64_t)k->fn << 32 | k->func) ^ 0x9E3779B97F4A7C15u);
-    h = mix(h ^ ((uint64_t)(uint32_t)k->loc[0] << 32 | (uint32_t)k->loc[1]));
-    h = mix(h ^ ((uint64_t)(uint32_t)k->loc[2] << 32 | (uint32_t)k->loc[3]));
-    return mix(h ^ k->op);
+    uint64_t h = pcd_mix64(((uint64_t)k->fn << 32 | k->func) ^ 0x9E3779B97F4A7C15u);
+    h = pcd_mix64(h ^ ((uint64_t)(uint32_t)k->loc[0] << 32 | (uint32_t)k->loc[1]));
+    h = pcd_mix64(h ^ ((uint64_t)(uint32_t)k->loc[2] << 32 | (uint32_t)k->loc[3]));
+    return pcd_mix64(h ^ k->op);
 }
 
 static bool fkey_is(const pcd_tachyon_writer *tw, uint32_t i, const fkey *k)

@@ -1,4 +1,4 @@
-/* cli/jsonl_read.h: JSON Lines back into generated C structs (the inverse of pcd_json.h), with jansson. */
+/* io/jsonl_read.h: JSON Lines back into generated C structs (the inverse of pcd_json.h), with jansson. */
 #ifndef PCD_JSONR_H
 #define PCD_JSONR_H
 

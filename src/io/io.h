@@ -1,4 +1,6 @@
-/* cli/io.h: files for the CLI: input sources, atomic output files, allocation hooks. */
+/* io/io.h: files for the CLI and the Python module: input sources (files, pipes; gzip in
+ * io/gzin.h) and atomic output files. No global state: an output's cancellation (the temporary
+ * files a signal handler removes) is a pcd_output_pending the caller passes in. */
 #ifndef PCD_IO_H
 #define PCD_IO_H
 
@@ -17,6 +19,9 @@ typedef struct pcd_input {
     bool mapped;            /* map came from mmap (else malloc) */
     uint64_t released;      /* the mapped pages before it were dropped (pcd_input_release) */
     uint64_t bytes_read;
+    /* bytes peeked from a pipe, handed out again by the first reads */
+    size_t peek_len, peek_pos;
+    uint8_t peek_buf[4096];
 } pcd_input;
 
 /* Opens name ("-" = stdin). On failure returns -1 with errno set. */
@@ -34,6 +39,17 @@ pcd_status pcd_input_read(void *ud, uint8_t *dst, size_t cap, size_t *got);
 /* Peeks at the first bytes without consuming them for later reads (buffers for pipes). */
 size_t pcd_input_peek(pcd_input *in, uint8_t *dst, size_t n);
 
+/* The temporary files of outputs not yet committed, which the owner of the process (the CLI's
+ * signal handler) removes when it is interrupted (Ctrl-C, kill, a closed pipe), so that no
+ * half-written file is left behind. Zeroed: none. */
+#define PCD_OUTPUT_PENDING_MAX 4
+typedef struct pcd_output_pending {
+    char *volatile tmp[PCD_OUTPUT_PENDING_MAX];
+} pcd_output_pending;
+
+/* Removes every pending temporary file (async-signal-safe: unlink only). */
+void pcd_output_pending_unlink(pcd_output_pending *p);
+
 /* An output file written to a temporary name and renamed into place on commit; a device or a
  * pipe that exists (/dev/null, a FIFO) is written in place. */
 typedef struct pcd_output {
@@ -44,14 +60,14 @@ typedef struct pcd_output {
     bool to_stdout;
     bool in_place;          /* a device or a pipe: no temporary file */
     uint64_t written;
+    pcd_output_pending *pending;  /* where its temporary file is listed until commit, or NULL */
 } pcd_output;
 
-int pcd_output_open(pcd_output *out, const char *name);
+/* Opens name ("-" or NULL: standard output); pending (NULL: none) lists the temporary file
+ * until the output is committed or aborted. */
+int pcd_output_open(pcd_output *out, const char *name, pcd_output_pending *pending);
 /* Flushes, fsyncs and renames; on failure the temporary file is removed. */
 int pcd_output_commit(pcd_output *out);
-/* Makes SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE and SIGXFSZ remove the temporary files of
- * outputs not yet committed before the process dies of them (call once, early). */
-void pcd_output_cleanup_on_signals(void);
 /* Removes the temporary file (nothing is left half-written). */
 void pcd_output_abort(pcd_output *out);
 /* pcd_write_fn / pcd_patch_fn over the output. */

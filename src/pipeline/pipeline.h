@@ -1,0 +1,44 @@
+/* pipeline/pipeline.h: conversions, above src/formats and src/outputs: the table of formats
+ * (their extensions) and of outputs, the matrix of conversions computed from what importers
+ * have and exporters need, and pcd_convert. Nothing here prints or keeps global state: the
+ * caller (the CLI, the Python module) says what a job came to (pcd_job_result). */
+#ifndef PCD_PIPELINE_H
+#define PCD_PIPELINE_H
+
+#include "pipeline/job.h"
+
+/* The registration table: every format with an extension, and every output of the model, in
+ * the order `profcodec formats` lists them (NULL-terminated). */
+extern const pcd_ext *const pcd_exts[];
+extern const pcd_exporter *const pcd_exporters[];
+
+const pcd_ext *pcd_ext_find(const char *format);
+
+/* Can format `ext` be converted to `to`: its own output, or a model output it fits? */
+bool pcd_can_convert(const pcd_ext *ext, const char *to);
+/* The outputs of a format, in order (its own, then the model's): the i-th, or NULL after the
+ * last. *help gets its help line. */
+const char *pcd_convert_target(const pcd_ext *ext, size_t i, const char **help);
+/* Runs the conversion of job->r to `to` into out (with job->base: the base profile first).
+ *
+ * Nothing to show, one rule for every output: when the profile has ended (after damage too),
+ * before the output's end, the default metric is settled (pcd_profile_settle_default: one with
+ * values) and the profile must hold something the output shows: a span for an output of spans,
+ * else a sample with a value other than 0 of the metric shown (--metric, else the default), and,
+ * for an output that draws widths (PCD_WANTS_AMOUNTS), no negative one (with --base, a base with
+ * values is something to show: what only it has). Otherwise PCD_E_EMPTY,
+ * with job->msg naming what is missing, and the output's end is not called (the caller writes no
+ * output). */
+pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out);
+
+/* What a finished job came to, for the caller to say its own way (the CLI's exit statuses 0, 1
+ * and 2; the Python module's exceptions). */
+typedef enum pcd_job_result {
+    PCD_JOB_DONE,             /* done, nothing damaged */
+    PCD_JOB_INVALID,          /* invalid or damaged input (the output holds what came before) */
+    PCD_JOB_FAILED,           /* a usage, memory, limit or output error */
+} pcd_job_result;
+
+pcd_job_result pcd_job_result_of(const pcd_job *j, pcd_status st);
+
+#endif
