@@ -46,8 +46,9 @@ pcd_status pcd_lines_next(pcd_lines *l, uint8_t **line, size_t *n, uint64_t *off
     }
     size_t scanned = 0;
     for (;;) {
-        const uint8_t *p = l->buf + l->start;
-        const uint8_t *nl = memchr(p + scanned, '\n', l->end - l->start - scanned);
+        /* (no buffer before the first read: NULL + 0 and memchr(NULL) are undefined) */
+        const uint8_t *p = l->buf ? l->buf + l->start : NULL;
+        const uint8_t *nl = l->end - l->start > scanned ? memchr(p + scanned, '\n', l->end - l->start - scanned) : NULL;
         if (nl || (l->eof && l->end > l->start)) {
             size_t k = nl ? (size_t)(nl - p) + 1 : l->end - l->start;
             PCD_TRY(copy_out(l, p, k, line, n));
