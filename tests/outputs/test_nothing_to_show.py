@@ -101,6 +101,33 @@ for to in SAMPLE_OUTPUTS:
 rc, err, data = convert(counters, "collapsed")
 check("no samples" in err, "Mono log without samples: the message names what is missing (%s)" % err.strip()[:100])
 
+# A CPU profile whose cpu values are all 0, its sample counts not: speedscope leaves counts kept
+# beside a time out, so it has no profile to write. It wrote a file with no profile in it and
+# exit 0; it says so now, as the other pictures do. collapsed weighs the counts (the default
+# falls to a type with values).
+dumped = subprocess.run([PC, "dump", os.path.join(DATA, "pprof", "labels.cpu.pprof")], capture_output=True,
+                        check=True).stdout.decode()
+zero = []
+for ln in dumped.splitlines():
+    r = json.loads(ln)
+    r.pop("_offset", None)
+    r.pop("_layout", None)
+    if r.get("_kind") == "sample":
+        r["value"] = [r["value"][0], 0]
+    zero.append(json.dumps(r))
+zj = os.path.join(WORK, "zero_cpu.jsonl")
+open(zj, "w").write("\n".join(zero) + "\n")
+zpb = os.path.join(WORK, "zero_cpu.pb")
+subprocess.run([PC, "encode", zj, "-o", zpb], check=True)
+refused(zpb, "speedscope", [], "no sample has a value of cpu (the samples have values of samples",
+        "a CPU profile with no cpu values --to speedscope")
+rc, err, data = convert(zpb, "collapsed")
+check(rc == 0 and data and collapsed_total(data) == sum(json.loads(z)["value"][0] for z in zero
+                                                        if '"sample"' in z),
+      "a CPU profile with no cpu values --to collapsed: its sample counts (exit %d)" % rc)
+rc, err, data = convert(zpb, "speedscope", "--metric", "samples")
+check(rc == 0 and data and b'"sampled"' in data, "... --to speedscope --metric samples: a profile (exit %d)" % rc)
+
 # ---- item 4: damage before the first sample, gzip's own errors --------------------------------
 
 tc = bytearray(open(os.path.join(DATA, "tachyon", "threads_gil_none.bin"), "rb").read())

@@ -114,6 +114,11 @@ void pcd_moarvm_col_finish_snapshot(pcd_moarvm_col *c, uint64_t toc_offset)
             report(c, true, c->col_offset[k], pcd_moarvm_col_names[k], -1, PCD_FOUND_UINT, s->n[k],
                    "%" PRIu64 " entries (as many as %s)", want, k < PCD_MOARVM_REFDESCR ? "colkind" : "refdescr");
     }
+    if (c->early)
+        report(c, true, c->col_offset[c->early_col], pcd_moarvm_col_names[c->early_col], -1, PCD_FOUND_NONE, 0,
+               "the %s block before it (MoarVM writes colkind, colsize, coltofi, colrfcnt, colrfstr, colusize "
+               "in this order, and each is read with the ones before it)",
+               pcd_moarvm_col_names[c->early_need]);
     const col_bad *b = c->bad;
     if (b[B_KIND].n)
         report(c, true, c->col_offset[PCD_MOARVM_COLKIND], "colkind", (int64_t)b[B_KIND].idx, PCD_FOUND_UINT,
@@ -213,7 +218,7 @@ void pcd_moarvm_col_finish_snapshot(pcd_moarvm_col *c, uint64_t toc_offset)
     /* done: hand it on */
     if (c->o.on_snapshot) {
         pcd_moarvm_graph g, *gp = NULL;
-        bool sound = c->o.graph && !c->oom && ncoll && s->n[PCD_MOARVM_REFTRGET] == nrefs &&
+        bool sound = c->o.graph && !c->oom && !c->early && ncoll && s->n[PCD_MOARVM_REFTRGET] == nrefs &&
                      s->n[PCD_MOARVM_COLRFSTR] == ncoll && s->n[PCD_MOARVM_COLRFCNT] == ncoll &&
                      s->n[PCD_MOARVM_COLUSIZE] == ncoll && s->n[PCD_MOARVM_COLSIZE] == ncoll &&
                      s->n[PCD_MOARVM_COLTOFI] == ncoll && !b[B_RANGE_OVF].n &&

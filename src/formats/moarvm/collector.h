@@ -78,6 +78,11 @@ struct pcd_moarvm_col {
     pcd_moarvm_snapshot s;
     uint64_t col_offset[PCD_MOARVM_NCOLS];
     bool col_seen[PCD_MOARVM_NCOLS];
+    /* The first per-collectable column that came before a column it is read with (colsize after
+     * colkind, ...): its values could not be placed, so the snapshot's figures are not sound.
+     */
+    bool early;
+    int early_col, early_need;
     col_bad bad[B_COUNT];
     col_max type_tofi, frame_tofi, ref_end, str_ref, max_target;
     uint64_t rfcnt_sum;

@@ -180,6 +180,7 @@ void pcd_moarvm_col_reset_snapshot(pcd_moarvm_col *c)
     memset(&c->s, 0, sizeof c->s);
     memset(c->col_offset, 0, sizeof c->col_offset);
     memset(c->col_seen, 0, sizeof c->col_seen);
+    c->early = false;
     memset(c->bad, 0, sizeof c->bad);
     memset(&c->type_tofi, 0, sizeof c->type_tofi);
     memset(&c->frame_tofi, 0, sizeof c->frame_tofi);

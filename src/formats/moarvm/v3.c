@@ -164,6 +164,25 @@ static int column_of(uint32_t which)
     return -1;
 }
 
+/* The columns are read as they come, each with the ones before it in the order MoarVM writes
+ * them: colkind gives the number of collectables (and colsize, coltofi and colusize's checks
+ * go by kind), colrfstr's ranges take colrfcnt's counts, colusize's per-type totals take
+ * colsize and coltofi. The first such column not yet seen, or -1. */
+static int column_needs(const pcd_moarvm_col *c, int col)
+{
+    static const int needs[][3] = {
+        [PCD_MOARVM_COLSIZE] = { PCD_MOARVM_COLKIND, -1, -1 },
+        [PCD_MOARVM_COLTOFI] = { PCD_MOARVM_COLKIND, -1, -1 },
+        [PCD_MOARVM_COLRFCNT] = { PCD_MOARVM_COLKIND, -1, -1 },
+        [PCD_MOARVM_COLRFSTR] = { PCD_MOARVM_COLKIND, PCD_MOARVM_COLRFCNT, -1 },
+        [PCD_MOARVM_COLUSIZE] = { PCD_MOARVM_COLKIND, PCD_MOARVM_COLSIZE, PCD_MOARVM_COLTOFI },
+    };
+    if (col <= PCD_MOARVM_COLKIND || col > PCD_MOARVM_COLUSIZE) return -1;
+    for (int i = 0; i < 3 && needs[col][i] >= 0; i++)
+        if (!c->col_seen[needs[col][i]]) return needs[col][i];
+    return -1;
+}
+
 static int table_of(uint32_t which)
 {
     switch (which) {
@@ -270,6 +289,12 @@ void pcd_moarvm_col_v3_block(pcd_moarvm_col *c, const pcd_record *rec)
             else {
                 c->col_seen[col] = true;
                 c->col_offset[col] = off;
+                int need = column_needs(c, col);
+                if (need >= 0 && !c->early) {
+                    c->early = true;
+                    c->early_col = col;
+                    c->early_need = need;
+                }
             }
         } else if (b->which == PCD_MOARVM_V3_BLOCK_TOP_IDS || b->which == PCD_MOARVM_V3_BLOCK_TOPSCORE) {
             int k = b->which == PCD_MOARVM_V3_BLOCK_TOPSCORE;
