@@ -134,11 +134,11 @@ static long load_dir(fz *z, const char *dir, bool as_seeds)
         if (e->d_name[0] == '.') continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
-            char **nn = realloc(names, cap * sizeof *nn);
+            char **nn = pcd_alloc_sized_resize(z->al, names, cap * sizeof *nn);
             if (!nn) break;
             names = nn;
         }
-        names[n] = strdup(e->d_name);
+        names[n] = fz_strdup(z->al, e->d_name);
         if (names[n]) n++;
     }
     closedir(d);
@@ -151,20 +151,20 @@ static long load_dir(fz *z, const char *dir, bool as_seeds)
         if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > z->buf_cap) {
             if (S_ISREG(st.st_mode) && !z->c->quiet)
                 fprintf(stderr, "profcodec fuzz: %s: left out (larger than %zu bytes)\n", path, z->buf_cap);
-            free(names[i]);
+            pcd_alloc_sized_free(z->al, names[i]);
             continue;
         }
         FILE *f = fopen(path, "rb");
-        uint8_t *data = malloc((size_t)st.st_size + 1);
+        uint8_t *data = pcd_alloc_sized(z->al, (size_t)st.st_size + 1);
         size_t len = f && data ? fread(data, 1, (size_t)st.st_size, f) : 0;
         if (f) fclose(f);
         char ext[16];
         fz_suffix(names[i], ext, sizeof ext);
         if (data && fz_add_input(z, as_seeds ? names[i] : path, data, len, ext, NULL) == 0) got++;
-        else free(data);
-        free(names[i]);
+        else pcd_alloc_sized_free(z->al, data);
+        pcd_alloc_sized_free(z->al, names[i]);
     }
-    free(names);
+    pcd_alloc_sized_free(z->al, names);
     return got;
 }
 
@@ -258,7 +258,7 @@ static int make_input(fz *z, const fz_input **from, size_t *len)
  * start from. Returns 0, or -1 when the target cannot be run, or no seed is left. */
 static int check_seeds(fz *z)
 {
-    z->good = calloc(z->n_seeds ? z->n_seeds : 1, sizeof *z->good);
+    z->good = fz_zalloc(z->al, z->n_seeds ? z->n_seeds : 1, sizeof *z->good);
     if (!z->good) return -1;
     size_t accepted = 0;
     for (size_t i = 0; i < z->n_seeds && !fz_stop; i++) {
@@ -294,17 +294,17 @@ static void fz_free(fz *z)
     if (z->sess)
         for (size_t i = 0; i < pcd_n_mutators; i++)
             if (z->sess[i]) pcd_mut_free(z->sess[i]);
-    free(z->sess);
+    pcd_alloc_sized_free(z->al, z->sess);
     for (size_t i = 0; i < z->n_in; i++) {
-        free(z->in[i].name);
-        free(z->in[i].data);
-        free(z->in[i].desc);
+        pcd_alloc_sized_free(z->al, z->in[i].name);
+        pcd_alloc_sized_free(z->al, z->in[i].data);
+        pcd_alloc_sized_free(z->al, z->in[i].desc);
     }
-    free(z->in);
-    free(z->good);
-    free(z->fd);
-    free(z->beh);
-    free(z->buf);
+    pcd_alloc_sized_free(z->al, z->in);
+    pcd_alloc_sized_free(z->al, z->good);
+    pcd_alloc_sized_free(z->al, z->fd);
+    pcd_alloc_sized_free(z->al, z->beh);
+    pcd_alloc_sized_free(z->al, z->buf);
     if (z->has_crash_re) regfree(&z->crash_re);
     if (z->has_reject_re) regfree(&z->reject_re);
     for (int i = 0; i < z->n_totals; i++)
@@ -456,11 +456,11 @@ int cmd_fuzz(cli *c, int argc, char **argv)
     set_env_default("ASAN_OPTIONS", "abort_on_error=1:symbolize=1");
     set_env_default("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1");
     set_env_default("MSAN_OPTIONS", "abort_on_error=1:print_stacktrace=1");
-    pcd_alloc_init(&z->al, pcd_alloc_libc, NULL, c->max_memory);
-    z->buf = malloc(z->buf_cap);
+    z->al = &c->al;
+    z->buf = pcd_alloc_sized(z->al, z->buf_cap);
     z->lim.capture = (size_t)1 << 20;
-    if (!z->buf || fz_runner_init(&z->runner, z->lim.capture) != 0) {
-        fprintf(stderr, "profcodec fuzz: out of memory\n");
+    if (!z->buf || fz_runner_init(&z->runner, z->lim.capture, z->al) != 0) {
+        fprintf(stderr, "profcodec fuzz: out of memory (raise --max-memory)\n");
         return EXIT_USAGE;
     }
     /* the seeds first in z->in, then the queue of a campaign taken up */

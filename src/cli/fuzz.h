@@ -102,7 +102,7 @@ typedef struct fz {
     size_t beh_cap, n_beh;
     /* machinery */
     fz_runner runner;
-    pcd_alloc al;             /* mutators and the differential reading */
+    pcd_alloc *al;            /* everything the campaign holds (the tool's allocator, --max-memory) */
     pcd_mut **sess;           /* one session per mutator (pcd_mutators order), made when first needed */
     uint8_t *buf;             /* the input being run */
     size_t buf_cap;
@@ -131,6 +131,19 @@ int fz_triage(fz *z, const uint8_t *data, size_t n, const fz_input *from, const 
 pcd_mut *fz_session(fz *z, const pcd_mutator *mu);
 
 /* ---- fuzz_store.c: the campaign's folder ---------------------------------------------------- */
+
+/* Text built in memory through the campaign's allocator (a report, an index, a script). */
+typedef struct fz_text {
+    pcd_alloc *al;
+    char *p;                  /* NUL-terminated; NULL while empty */
+    size_t len, cap;
+    bool failed;              /* the allocator refused: the text is incomplete */
+} fz_text;
+
+void fz_text_init(fz_text *t, pcd_alloc *al);
+void fz_tprintf(fz_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fz_tputc(fz_text *t, int ch);
+void fz_text_free(fz_text *t);
 
 /* Makes OUT (and its folders), or takes up the campaign already in it (state, findings, queue,
  * behaviours). Returns 0, or EXIT_USAGE with the reason printed. */

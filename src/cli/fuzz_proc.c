@@ -22,14 +22,14 @@ static double now_s(void)
 
 /* ---- capture: a head, then a ring of the latest bytes ------------------------------------ */
 
-static int cap_init(fz_capture *c, size_t cap)
+static int cap_init(fz_capture *c, size_t cap, pcd_alloc *al)
 {
     memset(c, 0, sizeof *c);
     if (cap < 64) cap = 64;
     c->cap = cap;
-    c->buf = malloc(cap);
+    c->buf = pcd_alloc_sized(al, cap);
     c->lin_cap = cap + 128;
-    c->lin = malloc(c->lin_cap);
+    c->lin = pcd_alloc_sized(al, c->lin_cap);
     return c->buf && c->lin ? 0 : -1;
 }
 
@@ -93,10 +93,11 @@ static size_t cap_text(fz_capture *c, char **out)
 
 /* ---- the runner ---------------------------------------------------------------------------- */
 
-int fz_runner_init(fz_runner *r, size_t capture)
+int fz_runner_init(fz_runner *r, size_t capture, pcd_alloc *al)
 {
     memset(r, 0, sizeof *r);
-    if (cap_init(&r->out, capture) || cap_init(&r->err, capture)) return -1;
+    r->al = al;
+    if (cap_init(&r->out, capture, al) || cap_init(&r->err, capture, al)) return -1;
     /* pidfd_open (Linux 5.3): the target's end is one more descriptor to poll */
     long fd = syscall(SYS_pidfd_open, (pid_t)getpid(), 0);
     r->pidfd_ok = fd >= 0;
@@ -106,12 +107,12 @@ int fz_runner_init(fz_runner *r, size_t capture)
 
 void fz_runner_free(fz_runner *r)
 {
-    free(r->out.buf);
-    free(r->out.lin);
-    free(r->err.buf);
-    free(r->err.lin);
-    free(r->argv);
-    free(r->argbuf);
+    pcd_alloc_sized_free(r->al, r->out.buf);
+    pcd_alloc_sized_free(r->al, r->out.lin);
+    pcd_alloc_sized_free(r->al, r->err.buf);
+    pcd_alloc_sized_free(r->al, r->err.lin);
+    pcd_alloc_sized_free(r->al, r->argv);
+    pcd_alloc_sized_free(r->al, r->argbuf);
     memset(r, 0, sizeof *r);
 }
 
@@ -134,13 +135,13 @@ static int expand(fz_runner *r, const fz_cmd *cmd, const char *path)
         for (const char *s = cmd->argv[i]; (s = strstr(s, "{}")); s += 2) need += pl;
     }
     if (need > r->argbuf_cap) {
-        char *b = realloc(r->argbuf, need);
+        char *b = pcd_alloc_sized_resize(r->al, r->argbuf, need);
         if (!b) return -1;
         r->argbuf = b;
         r->argbuf_cap = need;
     }
-    free(r->argv);
-    r->argv = calloc((size_t)cmd->argc + 1, sizeof *r->argv);
+    pcd_alloc_sized_free(r->al, r->argv);
+    r->argv = fz_zalloc(r->al, (size_t)cmd->argc + 1, sizeof *r->argv);
     if (!r->argv) return -1;
     char *o = r->argbuf;
     for (int i = 0; i < cmd->argc; i++) {

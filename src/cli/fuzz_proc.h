@@ -9,6 +9,26 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "pcd.h"
+
+/* The fuzz command's memory, through the tool's allocator (pcd_alloc_sized blocks). */
+static inline void *fz_zalloc(pcd_alloc *al, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size) return NULL;
+    void *p = pcd_alloc_sized(al, n * size);
+    if (p) memset(p, 0, n * size);
+    return p;
+}
+
+static inline char *fz_strdup(pcd_alloc *al, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = pcd_alloc_sized(al, n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
 
 /* The command: argv[0] is looked up in PATH; "{}" anywhere in an argument becomes the input's
  * path. Without any "{}" the input is the target's standard input. */
@@ -66,9 +86,11 @@ typedef struct fz_runner {
     size_t argbuf_cap;
     bool pidfd_ok;            /* pidfd_open works here (else the loop polls waitpid) */
     pid_t child;              /* the running target (0: none): fz_runner_kill stops it */
+    pcd_alloc *al;            /* the buffers above */
 } fz_runner;
 
-int fz_runner_init(fz_runner *r, size_t capture);
+/* The buffers come from al (which must outlive r). */
+int fz_runner_init(fz_runner *r, size_t capture, pcd_alloc *al);
 void fz_runner_free(fz_runner *r);
 
 /* Runs cmd on the input at `path` (which must exist while it runs). *stop becoming non-zero

@@ -81,7 +81,7 @@ static int mkdir_p(const char *path)
     return 0;
 }
 
-static char *read_all(const char *path, size_t *len)
+static char *read_all(pcd_alloc *al, const char *path, size_t *len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return NULL;
@@ -92,10 +92,10 @@ static char *read_all(const char *path, size_t *len)
         return NULL;
     }
     size_t cap = (size_t)st.st_size + 1, n = 0;
-    char *buf = malloc(cap);
+    char *buf = pcd_alloc_sized(al, cap);
     while (buf) {
         if (n + 1 >= cap) {
-            char *nb = realloc(buf, cap * 2);
+            char *nb = pcd_alloc_sized_resize(al, buf, cap * 2);
             if (!nb) break;
             buf = nb;
             cap *= 2;
@@ -129,14 +129,14 @@ int fz_add_input(fz *z, const char *name, uint8_t *data, size_t len, const char 
 {
     if (z->n_in == z->cap_in) {
         size_t nc = z->cap_in ? z->cap_in * 2 : 64;
-        fz_input *ni = realloc(z->in, nc * sizeof *ni);
+        fz_input *ni = pcd_alloc_sized_resize(z->al, z->in, nc * sizeof *ni);
         if (!ni) return -1;
         z->in = ni;
         z->cap_in = nc;
     }
     fz_input *in = &z->in[z->n_in++];
     memset(in, 0, sizeof *in);
-    in->name = strdup(name);
+    in->name = fz_strdup(z->al, name);
     in->data = data;
     in->len = len;
     in->desc = desc;
@@ -153,7 +153,7 @@ static bool beh_insert(fz *z, uint64_t h)
 {
     if ((z->n_beh + 1) * 2 > z->beh_cap) {
         size_t nc = z->beh_cap ? z->beh_cap * 2 : 1024;
-        uint64_t *nb = calloc(nc, sizeof *nb);
+        uint64_t *nb = fz_zalloc(z->al, nc, sizeof *nb);
         if (!nb) return false;
         for (size_t i = 0; i < z->beh_cap; i++) {
             uint64_t v = z->beh[i];
@@ -162,7 +162,7 @@ static bool beh_insert(fz *z, uint64_t h)
             while (nb[k]) k = (k + 1) % nc;
             nb[k] = v;
         }
-        free(z->beh);
+        pcd_alloc_sized_free(z->al, z->beh);
         z->beh = nb;
         z->beh_cap = nc;
     }
@@ -203,7 +203,7 @@ fz_finding *fz_add_finding(fz *z)
 {
     if (z->n_fd == z->cap_fd) {
         size_t nc = z->cap_fd ? z->cap_fd * 2 : 16;
-        fz_finding *nf = realloc(z->fd, nc * sizeof *nf);
+        fz_finding *nf = pcd_alloc_sized_resize(z->al, z->fd, nc * sizeof *nf);
         if (!nf) return NULL;
         z->fd = nf;
         z->cap_fd = nc;
@@ -214,31 +214,83 @@ fz_finding *fz_add_finding(fz *z)
 }
 
 /* Tabs and newlines out of a field of findings.tsv. */
-static void tsv_field(FILE *f, const char *s)
+static void tsv_field(fz_text *f, const char *s)
 {
-    for (; *s; s++) fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
+    for (; *s; s++) fz_tputc(f, *s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s);
+}
+
+/* ---- text built in memory ------------------------------------------------------------------ */
+
+void fz_text_init(fz_text *t, pcd_alloc *al)
+{
+    memset(t, 0, sizeof *t);
+    t->al = al;
+}
+
+static bool text_room(fz_text *t, size_t n)
+{
+    if (t->failed) return false;
+    if (t->len + n + 1 > t->cap) {
+        size_t nc = t->cap ? t->cap : 256;
+        while (nc < t->len + n + 1) nc *= 2;
+        char *np = pcd_alloc_sized_resize(t->al, t->p, nc);
+        if (!np) {
+            t->failed = true;
+            return false;
+        }
+        t->p = np;
+        t->cap = nc;
+    }
+    return true;
+}
+
+void fz_tputc(fz_text *t, int ch)
+{
+    if (!text_room(t, 1)) return;
+    t->p[t->len++] = (char)ch;
+    t->p[t->len] = 0;
+}
+
+void fz_tprintf(fz_text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        t->failed = true;
+        return;
+    }
+    if (!text_room(t, (size_t)n)) return;
+    va_start(ap, fmt);
+    vsnprintf(t->p + t->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    t->len += (size_t)n;
+}
+
+void fz_text_free(fz_text *t)
+{
+    pcd_alloc_sized_free(t->al, t->p);
+    memset(t, 0, sizeof *t);
 }
 
 int fz_store_findings_index(fz *z)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/findings.tsv", z->out_dir);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f) return -1;
-    fprintf(f, "# id\thits\tfirst_run\tbytes\tsignature\ttitle\n");
+    fz_text t, *f = &t;
+    fz_text_init(f, z->al);
+    fz_tprintf(f, "# id\thits\tfirst_run\tbytes\tsignature\ttitle\n");
     for (size_t i = 0; i < z->n_fd; i++) {
         const fz_finding *d = &z->fd[i];
-        fprintf(f, "%s\t%" PRIu64 "\t%" PRIu64 "\t%zu\t", d->id, d->hits, d->first_run, d->size);
+        fz_tprintf(f, "%s\t%" PRIu64 "\t%" PRIu64 "\t%zu\t", d->id, d->hits, d->first_run, d->size);
         tsv_field(f, d->sig);
-        fputc('\t', f);
+        fz_tputc(f, '\t');
         tsv_field(f, d->title);
-        fputc('\n', f);
+        fz_tputc(f, '\n');
     }
-    fclose(f);
-    int rc = fz_write_file(path, text, len);
-    free(text);
+    int rc = t.failed ? -1 : fz_write_file(path, t.p, t.len);
+    fz_text_free(f);
     return rc;
 }
 
@@ -247,7 +299,7 @@ static void load_findings(fz *z)
     char path[4200];
     size_t len;
     snprintf(path, sizeof path, "%s/findings.tsv", z->out_dir);
-    char *text = read_all(path, &len);
+    char *text = read_all(z->al, path, &len);
     if (!text) return;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         if (line[0] == '#') continue;
@@ -270,7 +322,7 @@ static void load_findings(fz *z)
         snprintf(d->sig, sizeof d->sig, "%s", fld[4]);
         if (fld[5]) snprintf(d->title, sizeof d->title, "%s", fld[5]);
     }
-    free(text);
+    pcd_alloc_sized_free(z->al, text);
 }
 
 /* ---- the queue ----------------------------------------------------------------------------- */
@@ -279,18 +331,18 @@ int fz_store_queue(fz *z, const uint8_t *data, size_t n, const fz_input *from, c
 {
     char name[64], path[4200];
     snprintf(name, sizeof name, "queue/%06" PRIu64, z->next_queue++);
-    uint8_t *copy = malloc(n ? n : 1);
-    char *d = strdup(desc);
+    uint8_t *copy = pcd_alloc_sized(z->al, n ? n : 1);
+    char *d = fz_strdup(z->al, desc);
     if (!copy || !d) {
-        free(copy);
-        free(d);
+        pcd_alloc_sized_free(z->al, copy);
+        pcd_alloc_sized_free(z->al, d);
         return -1;
     }
     memcpy(copy, data, n);
     snprintf(path, sizeof path, "%s/%s", z->out_dir, name);
     if (fz_write_file(path, data, n) != 0) {
-        free(copy);
-        free(d);
+        pcd_alloc_sized_free(z->al, copy);
+        pcd_alloc_sized_free(z->al, d);
         return -1;
     }
     /* the mutations that made it, and the suffix of its seed */
@@ -321,11 +373,11 @@ static void load_queue(fz *z)
         if (e->d_name[0] == '.' || strchr(e->d_name, '.')) continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
-            char **nn = realloc(names, cap * sizeof *nn);
+            char **nn = pcd_alloc_sized_resize(z->al, names, cap * sizeof *nn);
             if (!nn) break;
             names = nn;
         }
-        names[n] = strdup(e->d_name);
+        names[n] = fz_strdup(z->al, e->d_name);
         if (names[n]) n++;
     }
     closedir(d);
@@ -335,8 +387,8 @@ static void load_queue(fz *z)
         size_t len = 0, slen = 0;
         snprintf(file, sizeof file, "%s/%s", path, names[i]);
         fz_fmt(side, sizeof side, "%s.txt", file);
-        char *data = read_all(file, &len);
-        char *meta = read_all(side, &slen);
+        char *data = read_all(z->al, file, &len);
+        char *meta = read_all(z->al, side, &slen);
         char ext[16] = "", *desc = NULL;
         if (meta) {
             char *nl = strchr(meta, '\n');
@@ -345,18 +397,18 @@ static void load_queue(fz *z)
                 snprintf(ext, sizeof ext, "%s", meta);
                 char *d2 = nl + 1, *nl2 = strchr(d2, '\n');
                 if (nl2) *nl2 = 0;
-                desc = strdup(d2);
+                desc = fz_strdup(z->al, d2);
             }
-            free(meta);
+            pcd_alloc_sized_free(z->al, meta);
         }
         char qname[80];
         snprintf(qname, sizeof qname, "queue/%s", names[i]);
-        if (data) fz_add_input(z, qname, (uint8_t *)data, len, ext, desc ? desc : strdup(""));
+        if (data) fz_add_input(z, qname, (uint8_t *)data, len, ext, desc ? desc : fz_strdup(z->al, ""));
         uint64_t id = strtoull(names[i], NULL, 10);
         if (id + 1 > z->next_queue) z->next_queue = id + 1;
-        free(names[i]);
+        pcd_alloc_sized_free(z->al, names[i]);
     }
-    free(names);
+    pcd_alloc_sized_free(z->al, names);
 }
 
 static void load_behaviours(fz *z)
@@ -364,13 +416,13 @@ static void load_behaviours(fz *z)
     char path[4200];
     size_t len;
     snprintf(path, sizeof path, "%s/behaviours", z->out_dir);
-    char *text = read_all(path, &len);
+    char *text = read_all(z->al, path, &len);
     if (!text) return;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         uint64_t h = strtoull(line, NULL, 16);
         if (h) beh_insert(z, h);
     }
-    free(text);
+    pcd_alloc_sized_free(z->al, text);
 }
 
 /* ---- state --------------------------------------------------------------------------------- */
@@ -429,12 +481,15 @@ static void load_state(fz *z, const char *text)
 /* The command template as it is saved: one argument a line. */
 static char *command_text(const fz *z, size_t *len)
 {
-    char *text = NULL;
-    FILE *f = open_memstream(&text, len);
-    if (!f) return NULL;
-    for (int i = 0; i < z->cmd_argc; i++) fprintf(f, "%s\n", z->cmd_argv[i]);
-    fclose(f);
-    return text;
+    fz_text t;
+    fz_text_init(&t, z->al);
+    for (int i = 0; i < z->cmd_argc; i++) fz_tprintf(&t, "%s\n", z->cmd_argv[i]);
+    if (t.failed || !t.p) {
+        fz_text_free(&t);
+        return NULL;
+    }
+    *len = t.len;
+    return t.p;
 }
 
 int fz_store_open(fz *z, bool *resumed)
@@ -456,9 +511,9 @@ int fz_store_open(fz *z, bool *resumed)
     size_t clen = 0, slen = 0, olen = 0;
     char *cmd = command_text(z, &clen);
     snprintf(path, sizeof path, "%s/state", z->out_dir);
-    char *state = read_all(path, &slen);
+    char *state = read_all(z->al, path, &slen);
     snprintf(path, sizeof path, "%s/command", z->out_dir);
-    char *old = read_all(path, &olen);
+    char *old = read_all(z->al, path, &olen);
     int rc = 0;
     if (state) {
         if (strncmp(state, "profcodec-fuzz 1\n", 17) != 0) {
@@ -486,9 +541,9 @@ int fz_store_open(fz *z, bool *resumed)
             rc = EXIT_USAGE;
         }
     }
-    free(cmd);
-    free(state);
-    free(old);
+    pcd_alloc_sized_free(z->al, cmd);
+    pcd_alloc_sized_free(z->al, state);
+    pcd_alloc_sized_free(z->al, old);
     snprintf(z->cur_dir, sizeof z->cur_dir, "%s/cur", z->out_dir);
     return rc;
 }

@@ -82,7 +82,7 @@ static bool re_line(const regex_t *re, const char *text, size_t len, char *buf, 
 static void gdb_frames(fz *z, pcd_fz_report *rep)
 {
     int n = z->cmd_argc + 10, k = 0;
-    char **argv = calloc((size_t)n + 1, sizeof *argv);
+    char **argv = fz_zalloc(z->al, (size_t)n + 1, sizeof *argv);
     if (!argv) return;
     argv[k++] = "gdb";
     argv[k++] = "-q";
@@ -104,7 +104,7 @@ static void gdb_frames(fz *z, pcd_fz_report *rep)
         z->triage_runs++;
         pcd_fz_gdb_frames(run.out, run.out_len, rep);
     }
-    free(argv);
+    pcd_alloc_sized_free(z->al, argv);
 }
 
 static void classify(fz *z, const fz_run *run, fz_verdict *v)
@@ -265,7 +265,7 @@ static void differ(fz *z, const uint8_t *data, size_t n, const fz_run *run, fz_v
 {
     pcd_fz_reading rd;
     const pcd_format *f = z->format;
-    if (pcd_fz_read(f, data, n, &z->al, &rd) == PCD_E_NOMEM) {
+    if (pcd_fz_read(f, data, n, z->al, &rd) == PCD_E_NOMEM) {
         snprintf(v->ours, sizeof v->ours, "not read: more memory than --max-memory");
         return;
     }
@@ -359,7 +359,7 @@ pcd_mut *fz_session(fz *z, const pcd_mutator *mu)
     while (i < pcd_n_mutators && pcd_mutators[i] != mu) i++;
     if (i == pcd_n_mutators) return NULL;
     if (!z->sess) {
-        z->sess = calloc(pcd_n_mutators, sizeof *z->sess);
+        z->sess = fz_zalloc(z->al, pcd_n_mutators, sizeof *z->sess);
         if (!z->sess) return NULL;
     }
     if (!z->sess[i]) {
@@ -369,7 +369,7 @@ pcd_mut *fz_session(fz *z, const pcd_mutator *mu)
         o.evil = z->evil;
         o.layer_break = z->evil ? z->layer_break : 0;
         o.max_output = z->buf_cap;
-        if (pcd_mut_new(&z->sess[i], mu, &o, &z->al) != PCD_OK) z->sess[i] = NULL;
+        if (pcd_mut_new(&z->sess[i], mu, &o, z->al) != PCD_OK) z->sess[i] = NULL;
     }
     return z->sess[i];
 }
@@ -428,7 +428,7 @@ static bool shrink_chunks(fz *z, pcd_mut *m, tri *t, uint8_t **best, size_t *len
                           unsigned *steps)
 {
     size_t cap = z->buf_cap;
-    uint8_t *cand = malloc(cap), *work = malloc(cap);
+    uint8_t *cand = pcd_alloc_sized(z->al, cap), *work = pcd_alloc_sized(z->al, cap);
     bool go_on = true;
     if (!cand || !work || pcd_mut_load(m, *best, *len) != PCD_OK) goto done;
     for (uint32_t chunk = drop_steps(m) / 2; chunk >= 2 && go_on; chunk /= 2) {
@@ -459,18 +459,18 @@ static bool shrink_chunks(fz *z, pcd_mut *m, tri *t, uint8_t **best, size_t *len
             if (*steps < 8) snprintf(log + o, log_cap - o, "%sdrop %u records at once", *steps ? ", " : "", chunk);
             else if (*steps == 8) snprintf(log + o, log_cap - o, ", ...");
             (*steps)++;
-            uint8_t *nb = malloc(n);
+            uint8_t *nb = pcd_alloc_sized(z->al, n);
             if (!nb) goto done;
             memcpy(nb, cand, n);
-            free(*best);
+            pcd_alloc_sized_free(z->al, *best);
             *best = nb;
             *len = n;
         }
     }
 done:
     if (pcd_mut_load(m, *best, *len) != PCD_OK) go_on = false;
-    free(cand);
-    free(work);
+    pcd_alloc_sized_free(z->al, cand);
+    pcd_alloc_sized_free(z->al, work);
     return go_on;
 }
 
@@ -484,7 +484,7 @@ static void shrink_structure(fz *z, const pcd_mutator *mu, tri *t, uint8_t **bes
     if (!m || pcd_mut_load(m, *best, *len) != PCD_OK) return;
     if (!shrink_chunks(z, m, t, best, len, log, log_cap, steps)) return;
     size_t cap = z->buf_cap;
-    uint8_t *cand = malloc(cap);
+    uint8_t *cand = pcd_alloc_sized(z->al, cap);
     if (!cand) return;
     /* passes over the steps until one keeps nothing; a step kept, the pass goes on from the same
      * step number of the reloaded input (the steps before it were tried already: dropping
@@ -507,10 +507,10 @@ static void shrink_structure(fz *z, const pcd_mutator *mu, tri *t, uint8_t **bes
             if (*steps < 8) snprintf(log + o, log_cap - o, "%s%s", *steps ? ", " : "", pcd_mut_shrink_describe(m, s));
             else if (*steps == 8) snprintf(log + o, log_cap - o, ", ...");
             (*steps)++;
-            uint8_t *nb = malloc(n);
+            uint8_t *nb = pcd_alloc_sized(z->al, n);
             if (!nb) goto done;
             memcpy(nb, cand, n);
-            free(*best);
+            pcd_alloc_sized_free(z->al, *best);
             *best = nb;
             *len = n;
             if (pcd_mut_load(m, *best, *len) != PCD_OK) goto done;
@@ -518,24 +518,24 @@ static void shrink_structure(fz *z, const pcd_mutator *mu, tri *t, uint8_t **bes
         }
     }
 done:
-    free(cand);
+    pcd_alloc_sized_free(z->al, cand);
 }
 
 /* One argument of the command for a shell script, "{}" as the reproducer's input beside it. */
-static void sh_arg(FILE *f, const char *a, const char *input)
+static void sh_arg(fz_text *f, const char *a, const char *input)
 {
-    fputc('\'', f);
+    fz_tputc(f, '\'');
     for (const char *s = a; *s; s++) {
         if (s[0] == '{' && s[1] == '}') {
-            fprintf(f, "'\"$here/%s\"'", input);
+            fz_tprintf(f, "'\"$here/%s\"'", input);
             s++;
         } else if (*s == '\'') {
-            fputs("'\\''", f);
+            fz_tprintf(f, "'\\''");
         } else {
-            fputc(*s, f);
+            fz_tputc(f, *s);
         }
     }
-    fputc('\'', f);
+    fz_tputc(f, '\'');
 }
 
 static void describe_end(const fz *z, const fz_run *run, char *buf, size_t cap)
@@ -568,45 +568,40 @@ static int write_finding(fz *z, fz_finding *fd, const fz_input *from, const char
     snprintf(path, sizeof path, "%s/mutation.txt", dir);
     if (fz_write_file(path, line, (size_t)(k < (int)sizeof line ? k : (int)sizeof line - 1)) != 0) return -1;
     /* repro.sh */
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f) return -1;
-    fprintf(f, "#!/bin/sh\n# %s\n# profcodec fuzz finding %s: runs the reader on %s, beside this script.\n", v->title,
+    fz_text t, *f = &t;
+    fz_text_init(f, z->al);
+    fz_tprintf(f, "#!/bin/sh\n# %s\n# profcodec fuzz finding %s: runs the reader on %s, beside this script.\n", v->title,
             fd->id, input);
-    fprintf(f, "here=$(cd \"$(dirname \"$0\")\" && pwd)\nexec");
+    fz_tprintf(f, "here=$(cd \"$(dirname \"$0\")\" && pwd)\nexec");
     for (int i = 0; i < z->cmd_argc; i++) {
-        fputc(' ', f);
+        fz_tputc(f, ' ');
         sh_arg(f, z->cmd_argv[i], input);
     }
-    if (z->cmd.on_stdin) fprintf(f, " <\"$here/%s\"", input);
-    fprintf(f, "\n");
-    fclose(f);
+    if (z->cmd.on_stdin) fz_tprintf(f, " <\"$here/%s\"", input);
+    fz_tprintf(f, "\n");
     snprintf(path, sizeof path, "%s/repro.sh", dir);
-    int rc = fz_write_file(path, text, len);
-    free(text);
+    int rc = t.failed ? -1 : fz_write_file(path, t.p, t.len);
+    fz_text_free(f);
     if (rc != 0) return -1;
     chmod(path, 0755);
     /* report.txt */
-    f = open_memstream(&text, &len);
-    if (!f) return -1;
+    fz_text_init(f, z->al);
     char end[128];
     describe_end(z, run, end, sizeof end);
-    fprintf(f, "finding: %s\nwhat: %s\nsignature: %s\n", fd->id, v->title, v->sig);
-    fprintf(f, "found: run %" PRIu64 " of the campaign, made from %s\n", fd->first_run, made_from);
-    fprintf(f, "mutation: %s\n", desc);
-    fprintf(f, "input: %s (%zu bytes; as found: %s, %zu bytes)\n", input, best_n, original, orig_n);
-    fprintf(f, "minimized: %s\n", minlog);
-    fprintf(f, "command:");
-    for (int i = 0; i < z->cmd_argc; i++) fprintf(f, " %s", z->cmd_argv[i]);
-    fprintf(f, "\ntarget: %s, %.3f s, peak resident memory %" PRIu64 " kB\n", end, run->wall_s, run->max_rss >> 10);
-    if (z->diff) fprintf(f, "profcodec: %s\ntarget's verdict: %s\n", v->ours, v->theirs);
-    fprintf(f, "\n--- standard error of the target on %s (%" PRIu64 " bytes) ---\n%s\n", input, run->err_total, run->err);
-    fprintf(f, "--- standard output (%" PRIu64 " bytes) ---\n%s\n", run->out_total, run->out);
-    fclose(f);
+    fz_tprintf(f, "finding: %s\nwhat: %s\nsignature: %s\n", fd->id, v->title, v->sig);
+    fz_tprintf(f, "found: run %" PRIu64 " of the campaign, made from %s\n", fd->first_run, made_from);
+    fz_tprintf(f, "mutation: %s\n", desc);
+    fz_tprintf(f, "input: %s (%zu bytes; as found: %s, %zu bytes)\n", input, best_n, original, orig_n);
+    fz_tprintf(f, "minimized: %s\n", minlog);
+    fz_tprintf(f, "command:");
+    for (int i = 0; i < z->cmd_argc; i++) fz_tprintf(f, " %s", z->cmd_argv[i]);
+    fz_tprintf(f, "\ntarget: %s, %.3f s, peak resident memory %" PRIu64 " kB\n", end, run->wall_s, run->max_rss >> 10);
+    if (z->diff) fz_tprintf(f, "profcodec: %s\ntarget's verdict: %s\n", v->ours, v->theirs);
+    fz_tprintf(f, "\n--- standard error of the target on %s (%" PRIu64 " bytes) ---\n%s\n", input, run->err_total, run->err);
+    fz_tprintf(f, "--- standard output (%" PRIu64 " bytes) ---\n%s\n", run->out_total, run->out);
     snprintf(path, sizeof path, "%s/report.txt", dir);
-    rc = fz_write_file(path, text, len);
-    free(text);
+    rc = t.failed ? -1 : fz_write_file(path, t.p, t.len);
+    fz_text_free(f);
     return rc;
 }
 
@@ -625,10 +620,10 @@ int fz_triage(fz *z, const uint8_t *data, size_t n, const fz_input *from, const 
     char desc[FZ_DESC], made_from[256];
     snprintf(desc, sizeof desc, "%s", z->desc);
     snprintf(made_from, sizeof made_from, "%s", z->made_from ? z->made_from : from->name);
-    uint8_t *orig = malloc(n ? n : 1), *best = malloc(n ? n : 1);
+    uint8_t *orig = pcd_alloc_sized(z->al, n ? n : 1), *best = pcd_alloc_sized(z->al, n ? n : 1);
     if (!orig || !best) {
-        free(orig);
-        free(best);
+        pcd_alloc_sized_free(z->al, orig);
+        pcd_alloc_sized_free(z->al, best);
         return -1;
     }
     memcpy(orig, data, n);
@@ -644,8 +639,8 @@ int fz_triage(fz *z, const uint8_t *data, size_t n, const fz_input *from, const 
         z->flaky++;
         if (!z->c->quiet)
             fprintf(stderr, "\nprofcodec fuzz: not found again on a second run (flaky): %s\n", v->title);
-        free(orig);
-        free(best);
+        pcd_alloc_sized_free(z->al, orig);
+        pcd_alloc_sized_free(z->al, best);
         return 0;
     }
     /* minimize: structure first, then bytes; hangs cost a time limit a try */
@@ -662,7 +657,7 @@ int fz_triage(fz *z, const uint8_t *data, size_t n, const fz_input *from, const 
     uint64_t t1 = z->triage_runs;
     size_t before_bytes = best_n;
     pcd_fz_min_stats ms = { 0, 0, false };
-    if (budget && !fz_stop && t.left) pcd_fz_minimize_bytes(&z->al, best, &best_n, t.left, oracle, &t, &ms);
+    if (budget && !fz_stop && t.left) pcd_fz_minimize_bytes(z->al, best, &best_n, t.left, oracle, &t, &ms);
     int o = snprintf(minlog, sizeof minlog, "%zu -> %zu bytes", n, best_n);
     if (!budget) {
         snprintf(minlog + o, sizeof minlog - (size_t)o, " (not minimized: --minimize-runs 0)");
@@ -710,11 +705,11 @@ int fz_triage(fz *z, const uint8_t *data, size_t n, const fz_input *from, const 
     if (z->c->tty && !z->c->quiet) fprintf(stderr, "\r%100s\r", "");
     fprintf(stderr, "profcodec fuzz: finding %s: %s\n    %s; %s/findings/%s/\n", fd->id, v->title, minlog, z->out_dir,
             fd->id);
-    free(orig);
-    free(best);
+    pcd_alloc_sized_free(z->al, orig);
+    pcd_alloc_sized_free(z->al, best);
     return 0;
 fail:
-    free(orig);
-    free(best);
+    pcd_alloc_sized_free(z->al, orig);
+    pcd_alloc_sized_free(z->al, best);
     return -1;
 }

@@ -353,7 +353,9 @@ static void test_runner(void **state)
 {
     (void)state;
     fz_runner fr;
-    assert_int_equal(fz_runner_init(&fr, 1 << 16), 0);
+    pcd_alloc fr_al;
+    pcd_alloc_init(&fr_al, pcd_alloc_libc, NULL, 0);
+    assert_int_equal(fz_runner_init(&fr, 1 << 16, &fr_al), 0);
     fz_run r = run_helper(&fr, "exit", "3", 10, 0);
     assert_int_equal(r.end, FZ_EXITED);
     assert_int_equal(r.code, 3);
@@ -400,6 +402,7 @@ static void test_runner(void **state)
     assert_int_equal(fz_runner_run(&fr, &cmd, "/dev/null", &lim, &r, NULL), 0);
     assert_int_equal(r.end, FZ_NOEXEC);
     fz_runner_free(&fr);
+    assert_int_equal(fr_al.in_use, 0);
 }
 
 /* ---- profcodec's own reading ------------------------------------------------------------------------ */
