@@ -49,8 +49,6 @@ void cli_start(cli *c);
  * size; NULL when the cap or the system refuses. cli_zalloc zeroes (and checks n * size). */
 void *cli_alloc(cli *c, size_t n);
 void *cli_zalloc(cli *c, size_t n, size_t size);
-void *cli_realloc(cli *c, void *p, size_t n);
-char *cli_strdup(cli *c, const char *s);
 void cli_free(cli *c, void *p);
 /* Makes SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE and SIGXFSZ remove the temporary files of
  * c's outputs not yet committed (c->pending) before the process dies of them (call once,

@@ -30,16 +30,6 @@ void *cli_zalloc(cli *c, size_t n, size_t size)
     return p;
 }
 
-void *cli_realloc(cli *c, void *p, size_t n) { return pcd_alloc_sized_resize(&c->al, p, n); }
-
-char *cli_strdup(cli *c, const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = pcd_alloc_sized(&c->al, n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
-
 void cli_free(cli *c, void *p) { pcd_alloc_sized_free(&c->al, p); }
 
 /* The process's tool, for its signal handler (signals take no argument). */

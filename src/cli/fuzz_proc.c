@@ -22,7 +22,7 @@ static double now_s(void)
 
 /* ---- capture: a head, then a ring of the latest bytes ------------------------------------ */
 
-static int cap_init(fz_capture *c, size_t cap, pcd_alloc *al)
+static int cap_init(pcd_fz_capture *c, size_t cap, pcd_alloc *al)
 {
     memset(c, 0, sizeof *c);
     if (cap < 64) cap = 64;
@@ -33,14 +33,14 @@ static int cap_init(fz_capture *c, size_t cap, pcd_alloc *al)
     return c->buf && c->lin ? 0 : -1;
 }
 
-static void cap_reset(fz_capture *c)
+static void cap_reset(pcd_fz_capture *c)
 {
     c->len = 0;
     c->ring_at = 0;
     c->total = 0;
 }
 
-static void cap_add(fz_capture *c, const char *p, size_t n)
+static void cap_add(pcd_fz_capture *c, const char *p, size_t n)
 {
     size_t head = c->cap / 2, ring = c->cap - head;
     c->total += n;
@@ -63,7 +63,7 @@ static void cap_add(fz_capture *c, const char *p, size_t n)
 }
 
 /* The text kept, NUL-terminated: the head, and the tail after a marker when bytes were lost. */
-static size_t cap_text(fz_capture *c, char **out)
+static size_t cap_text(pcd_fz_capture *c, char **out)
 {
     size_t head = c->cap / 2, ring = c->cap - head, n = 0;
     size_t h = c->len < head ? c->len : head;
@@ -93,7 +93,7 @@ static size_t cap_text(fz_capture *c, char **out)
 
 /* ---- the runner ---------------------------------------------------------------------------- */
 
-int fz_runner_init(fz_runner *r, size_t capture, pcd_alloc *al)
+int pcd_fz_runner_init(pcd_fz_runner *r, size_t capture, pcd_alloc *al)
 {
     memset(r, 0, sizeof *r);
     r->al = al;
@@ -105,7 +105,7 @@ int fz_runner_init(fz_runner *r, size_t capture, pcd_alloc *al)
     return 0;
 }
 
-void fz_runner_free(fz_runner *r)
+void pcd_fz_runner_free(pcd_fz_runner *r)
 {
     pcd_alloc_sized_free(r->al, r->out.buf);
     pcd_alloc_sized_free(r->al, r->out.lin);
@@ -116,7 +116,7 @@ void fz_runner_free(fz_runner *r)
     memset(r, 0, sizeof *r);
 }
 
-bool fz_cmd_init(fz_cmd *c, int argc, char **argv)
+bool pcd_fz_cmd_init(pcd_fz_cmd *c, int argc, char **argv)
 {
     c->argc = argc;
     c->argv = argv;
@@ -127,7 +127,7 @@ bool fz_cmd_init(fz_cmd *c, int argc, char **argv)
 }
 
 /* argv with every "{}" replaced by path, in r->argv (pointers into r->argbuf). */
-static int expand(fz_runner *r, const fz_cmd *cmd, const char *path)
+static int expand(pcd_fz_runner *r, const pcd_fz_cmd *cmd, const char *path)
 {
     size_t need = 0, pl = strlen(path);
     for (int i = 0; i < cmd->argc; i++) {
@@ -141,7 +141,7 @@ static int expand(fz_runner *r, const fz_cmd *cmd, const char *path)
         r->argbuf_cap = need;
     }
     pcd_alloc_sized_free(r->al, r->argv);
-    r->argv = fz_zalloc(r->al, (size_t)cmd->argc + 1, sizeof *r->argv);
+    r->argv = pcd_fz_zalloc(r->al, (size_t)cmd->argc + 1, sizeof *r->argv);
     if (!r->argv) return -1;
     char *o = r->argbuf;
     for (int i = 0; i < cmd->argc; i++) {
@@ -226,7 +226,7 @@ static double cpu_of(pid_t pid, int depth)
     return total;
 }
 
-static void drain(int *fd, fz_capture *c)
+static void drain(int *fd, pcd_fz_capture *c)
 {
     char buf[65536];
     for (;;) {
@@ -245,7 +245,7 @@ static void drain(int *fd, fz_capture *c)
 }
 
 /* In the child: never returns. */
-static void child(fz_runner *r, const fz_cmd *cmd, const char *path, int out_w, int err_w, int exec_w)
+static void child(pcd_fz_runner *r, const pcd_fz_cmd *cmd, const char *path, int out_w, int err_w, int exec_w)
 {
     setpgid(0, 0);
     sigset_t none;
@@ -269,7 +269,7 @@ static void child(fz_runner *r, const fz_cmd *cmd, const char *path, int out_w, 
     _exit(127);
 }
 
-int fz_runner_run(fz_runner *r, const fz_cmd *cmd, const char *path, const fz_limits *lim, fz_run *res,
+int pcd_fz_runner_run(pcd_fz_runner *r, const pcd_fz_cmd *cmd, const char *path, const pcd_fz_limits *lim, pcd_fz_run *res,
                   volatile sig_atomic_t *stop)
 {
     memset(res, 0, sizeof *res);
@@ -420,7 +420,7 @@ int fz_runner_run(fz_runner *r, const fz_cmd *cmd, const char *path, const fz_li
     return 0;
 }
 
-const char *fz_signal_name(int sig)
+const char *pcd_fz_signal_name(int sig)
 {
     static char other[24];
     switch (sig) {
