@@ -812,7 +812,23 @@ pcd_status pcd_mono_v0_1_file_encode(pcd_sink *s, const pcd_mono_v0_1_file *in);
 uint64_t pcd_mono_v0_1_file_size(pcd_ctx *x, const pcd_mono_v0_1_file *in);
 pcd_status pcd_mono_v0_1_file_explain(pcd_cursor *c, pcd_mono_v0_1_file *out); /* mono_v0_1_explain.c */
 
-/* ---- descriptors ---- */
+/* ---- the glue the descriptors point at (mono_v0_1.c, for mono_v0_1_desc.c) ---- */
+
+pcd_status pcd_mono_v0_1_region_events_dec(pcd_cursor *c, void *out);
+pcd_status pcd_mono_v0_1_region_events_enc(pcd_sink *s, const void *in);
+pcd_status pcd_mono_v0_1_region_events_val(pcd_cursor *c);
+uint64_t pcd_mono_v0_1_region_events_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start);
+uint64_t pcd_mono_v0_1_region_events_drun(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start, pcd_record *rec,
+    pcd_record_fn fn, void *ud);
+void pcd_mono_v0_1_region_events_init(void *state, const void *parent, const pcd_ctx *x);
+pcd_status pcd_mono_v0_1_region_events_finish(pcd_sink *s, void *parent, uint64_t parent_offset, uint64_t region_start,
+                       uint64_t region_size, uint64_t region_records);
+pcd_status pcd_mono_v0_1_region_buffers_dec(pcd_cursor *c, void *out);
+pcd_status pcd_mono_v0_1_region_buffers_enc(pcd_sink *s, const void *in);
+pcd_status pcd_mono_v0_1_root_dec(pcd_cursor *c, void *out);
+pcd_status pcd_mono_v0_1_root_enc(pcd_sink *s, const void *in);
+
+/* ---- descriptors (mono_v0_1_desc.c) ---- */
 
 extern const pcd_type pcd_mono_v0_1_event_alloc_type;
 extern const pcd_type pcd_mono_v0_1_event_alloc_bt_backtrace_type;
