@@ -95,7 +95,7 @@ for _, path in ipairs(opts.files) do
           outputs[#outputs + 1] = { path, data }
           list[#list + 1] = path
         end
-        for _, name in ipairs({ base .. ".h", base .. ".c", base .. "_explain.c" }) do out(opts.out .. "/" .. name, files[name]) end
+        for _, name in ipairs({ base .. ".h", base .. ".c", base .. "_explain.c", base .. "_desc.c" }) do out(opts.out .. "/" .. name, files[name]) end
         out(opts.out .. "/" .. base .. "_fuzz.c", emit_fuzz(ir, sha, GEN_VERSION))
         out(opts.out .. "/" .. base .. ".dict", emit_dict(ir))
         out(opts.out .. "/" .. base .. "_mut.c", emit_mut.file(ir, sha, GEN_VERSION))

@@ -208,7 +208,18 @@ pcd_status pcd_heph_v0_1_file_encode(pcd_sink *s, const pcd_heph_v0_1_file *in);
 uint64_t pcd_heph_v0_1_file_size(pcd_ctx *x, const pcd_heph_v0_1_file *in);
 pcd_status pcd_heph_v0_1_file_explain(pcd_cursor *c, pcd_heph_v0_1_file *out); /* heph_v0_1_explain.c */
 
-/* ---- descriptors ---- */
+/* ---- the glue the descriptors point at (heph_v0_1.c, for heph_v0_1_desc.c) ---- */
+
+pcd_status pcd_heph_v0_1_region_packets_dec(pcd_cursor *c, void *out);
+pcd_status pcd_heph_v0_1_region_packets_enc(pcd_sink *s, const void *in);
+pcd_status pcd_heph_v0_1_region_packets_val(pcd_cursor *c);
+uint64_t pcd_heph_v0_1_region_packets_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start);
+uint64_t pcd_heph_v0_1_region_packets_drun(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start, pcd_record *rec,
+    pcd_record_fn fn, void *ud);
+pcd_status pcd_heph_v0_1_root_dec(pcd_cursor *c, void *out);
+pcd_status pcd_heph_v0_1_root_enc(pcd_sink *s, const void *in);
+
+/* ---- descriptors (heph_v0_1_desc.c) ---- */
 
 extern const pcd_type pcd_heph_v0_1_metadata_packet_value_type;
 extern const pcd_type pcd_heph_v0_1_metadata_packet_type;

@@ -370,7 +370,37 @@ pcd_status pcd_moarvm_v2_file_encode(pcd_sink *s, const pcd_moarvm_v2_file *in);
 uint64_t pcd_moarvm_v2_file_size(pcd_ctx *x, const pcd_moarvm_v2_file *in);
 pcd_status pcd_moarvm_v2_file_explain(pcd_cursor *c, pcd_moarvm_v2_file *out); /* moarvm_v2_explain.c */
 
-/* ---- descriptors ---- */
+/* ---- the glue the descriptors point at (moarvm_v2.c, for moarvm_v2_desc.c) ---- */
+
+pcd_status pcd_moarvm_v2_region_collectables_dec(pcd_cursor *c, void *out);
+pcd_status pcd_moarvm_v2_region_collectables_enc(pcd_sink *s, const void *in);
+pcd_status pcd_moarvm_v2_region_collectables_val(pcd_cursor *c);
+uint64_t pcd_moarvm_v2_region_collectables_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start);
+uint64_t pcd_moarvm_v2_region_collectables_drun(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start, pcd_record *rec,
+    pcd_record_fn fn, void *ud);
+pcd_status pcd_moarvm_v2_region_collectables_finish(pcd_sink *s, void *parent, uint64_t parent_offset, uint64_t region_start,
+                       uint64_t region_size, uint64_t region_records);
+pcd_status pcd_moarvm_v2_region_refs_dec(pcd_cursor *c, void *out);
+pcd_status pcd_moarvm_v2_region_refs_enc(pcd_sink *s, const void *in);
+pcd_status pcd_moarvm_v2_region_refs_val(pcd_cursor *c);
+uint64_t pcd_moarvm_v2_region_refs_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start);
+uint64_t pcd_moarvm_v2_region_refs_drun(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start, pcd_record *rec,
+    pcd_record_fn fn, void *ud);
+pcd_status pcd_moarvm_v2_region_refs_finish(pcd_sink *s, void *parent, uint64_t parent_offset, uint64_t region_start,
+                       uint64_t region_size, uint64_t region_records);
+pcd_status pcd_moarvm_v2_region_blocks_dec(pcd_cursor *c, void *out);
+pcd_status pcd_moarvm_v2_region_blocks_enc(pcd_sink *s, const void *in);
+pcd_status pcd_moarvm_v2_region_index_dec(pcd_cursor *c, void *out);
+pcd_status pcd_moarvm_v2_region_index_enc(pcd_sink *s, const void *in);
+pcd_status pcd_moarvm_v2_region_index_val(pcd_cursor *c);
+uint64_t pcd_moarvm_v2_region_index_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start);
+uint64_t pcd_moarvm_v2_region_index_drun(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start, pcd_record *rec,
+    pcd_record_fn fn, void *ud);
+pcd_status pcd_moarvm_v2_root_dec(pcd_cursor *c, void *out);
+pcd_status pcd_moarvm_v2_root_enc(pcd_sink *s, const void *in);
+pcd_status pcd_moarvm_v2_file_segments(pcd_sink *s, const void *in, uint32_t k);
+
+/* ---- descriptors (moarvm_v2_desc.c) ---- */
 
 extern const pcd_type pcd_moarvm_v2_collectable_type;
 extern const pcd_type pcd_moarvm_v2_coll_block_type;

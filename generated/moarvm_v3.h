@@ -345,7 +345,42 @@ pcd_status pcd_moarvm_v3_file_encode(pcd_sink *s, const pcd_moarvm_v3_file *in);
 uint64_t pcd_moarvm_v3_file_size(pcd_ctx *x, const pcd_moarvm_v3_file *in);
 pcd_status pcd_moarvm_v3_file_explain(pcd_cursor *c, pcd_moarvm_v3_file *out); /* moarvm_v3_explain.c */
 
-/* ---- descriptors ---- */
+/* ---- the glue the descriptors point at (moarvm_v3.c, for moarvm_v3_desc.c) ---- */
+
+pcd_status pcd_moarvm_v3_region_strings_dec(pcd_cursor *c, void *out);
+pcd_status pcd_moarvm_v3_region_strings_enc(pcd_sink *s, const void *in);
+pcd_status pcd_moarvm_v3_region_strings_val(pcd_cursor *c);
+uint64_t pcd_moarvm_v3_region_strings_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start);
+uint64_t pcd_moarvm_v3_region_strings_drun(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start, pcd_record *rec,
+    pcd_record_fn fn, void *ud);
+uint8_t pcd_moarvm_v3_region_strings_compression(const void *parent);
+pcd_status pcd_moarvm_v3_region_column16_entries_dec(pcd_cursor *c, void *out);
+pcd_status pcd_moarvm_v3_region_column16_entries_enc(pcd_sink *s, const void *in);
+pcd_status pcd_moarvm_v3_region_column16_entries_val(pcd_cursor *c);
+uint64_t pcd_moarvm_v3_region_column16_entries_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start);
+uint64_t pcd_moarvm_v3_region_column16_entries_drun(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start, pcd_record *rec,
+    pcd_record_fn fn, void *ud);
+uint8_t pcd_moarvm_v3_region_column16_entries_compression(const void *parent);
+pcd_status pcd_moarvm_v3_region_column32_entries_dec(pcd_cursor *c, void *out);
+pcd_status pcd_moarvm_v3_region_column32_entries_enc(pcd_sink *s, const void *in);
+pcd_status pcd_moarvm_v3_region_column32_entries_val(pcd_cursor *c);
+uint64_t pcd_moarvm_v3_region_column32_entries_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start);
+uint64_t pcd_moarvm_v3_region_column32_entries_drun(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start, pcd_record *rec,
+    pcd_record_fn fn, void *ud);
+uint8_t pcd_moarvm_v3_region_column32_entries_compression(const void *parent);
+pcd_status pcd_moarvm_v3_region_column64_entries_dec(pcd_cursor *c, void *out);
+pcd_status pcd_moarvm_v3_region_column64_entries_enc(pcd_sink *s, const void *in);
+pcd_status pcd_moarvm_v3_region_column64_entries_val(pcd_cursor *c);
+uint64_t pcd_moarvm_v3_region_column64_entries_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start);
+uint64_t pcd_moarvm_v3_region_column64_entries_drun(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start, pcd_record *rec,
+    pcd_record_fn fn, void *ud);
+uint8_t pcd_moarvm_v3_region_column64_entries_compression(const void *parent);
+pcd_status pcd_moarvm_v3_region_blocks_dec(pcd_cursor *c, void *out);
+pcd_status pcd_moarvm_v3_region_blocks_enc(pcd_sink *s, const void *in);
+pcd_status pcd_moarvm_v3_root_dec(pcd_cursor *c, void *out);
+pcd_status pcd_moarvm_v3_root_enc(pcd_sink *s, const void *in);
+
+/* ---- descriptors (moarvm_v3_desc.c) ---- */
 
 extern const pcd_type pcd_moarvm_v3_json_block_type;
 extern const pcd_type pcd_moarvm_v3_toc_entry_type;

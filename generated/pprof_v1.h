@@ -283,7 +283,18 @@ pcd_status pcd_pprof_v1_file_encode(pcd_sink *s, const pcd_pprof_v1_file *in);
 uint64_t pcd_pprof_v1_file_size(pcd_ctx *x, const pcd_pprof_v1_file *in);
 pcd_status pcd_pprof_v1_file_explain(pcd_cursor *c, pcd_pprof_v1_file *out); /* pprof_v1_explain.c */
 
-/* ---- descriptors ---- */
+/* ---- the glue the descriptors point at (pprof_v1.c, for pprof_v1_desc.c) ---- */
+
+pcd_status pcd_pprof_v1_region_profile_dec(pcd_cursor *c, void *out);
+pcd_status pcd_pprof_v1_region_profile_enc(pcd_sink *s, const void *in);
+pcd_status pcd_pprof_v1_region_profile_val(pcd_cursor *c);
+uint64_t pcd_pprof_v1_region_profile_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start);
+uint64_t pcd_pprof_v1_region_profile_drun(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start, pcd_record *rec,
+    pcd_record_fn fn, void *ud);
+pcd_status pcd_pprof_v1_root_dec(pcd_cursor *c, void *out);
+pcd_status pcd_pprof_v1_root_enc(pcd_sink *s, const void *in);
+
+/* ---- descriptors (pprof_v1_desc.c) ---- */
 
 extern const pcd_type pcd_pprof_v1_value_type_type;
 extern const pcd_type pcd_pprof_v1_label_type;

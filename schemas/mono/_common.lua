@@ -82,41 +82,6 @@ function M.plus(list, ...)
   return out
 end
 
--- One struct for an event of either version. Members by field name (pointers and objects
--- are resolved values). (src/formats/mono/events.c does not read it: it maps each version's
--- cases to Mono's neutral events, merging and renaming cases as it goes.)
-M.views = {
-  event = view {
-    of = "event",
-    doc = "An event of any version of the Mono log profiler format.",
-    field "time" (u64, { doc = "Event time in ns (every event of 3.0; all but heap objects in 0.1)." }),
-    field "class" (s64, { from = { "class", "detail.class" }, doc = "MonoClass* (0.1 allocations and heap objects; a vtable's class)." }),
-    field "vtable" (s64, { doc = "MonoVTable* (3.0 allocations and heap objects)." }),
-    field "object" (s64),
-    field "size" (u64),
-    field "backtrace" (array { of = s64 }, { from = { "backtrace", "backtrace.frames" }, doc = "MonoMethod*, innermost first." }),
-    field "event" (u64, { doc = "gc_event: the GC event; monitor (3.0): the monitor event." }),
-    field "generation" (u64),
-    field "heap_size" (u64),
-    field "objects" (array { of = s64 }, { doc = "gc_move: old, new, old, new..." }),
-    field "handle_type" (u64),
-    field "handle" (u64),
-    field "mtype" (u64),
-    field "pointer" (s64),
-    field "image" (s64, { from = { "detail.image" } }),
-    field "domain" (s64, { from = { "detail.domain" } }),
-    field "name" (cstring, { from = { "name", "detail.name" } }),
-    field "method" (s64),
-    field "code" (s64),
-    field "code_size" (u64),
-    field "clause_type" (u64),
-    field "ips" (array { of = s64 }),
-    field "frames" (array { of = s64 }),
-    field "address" (s64),
-    field "helper_kind" (u64, { from = "jit_helper.kind" }),
-  },
-}
-
 -- The shared enums and a version's own.
 function M.plus_enums(own)
   local out = {}

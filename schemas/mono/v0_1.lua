@@ -138,5 +138,4 @@ Header fields this writer did not fill (startup time, timer overhead, pid, sysid
     gc_event = { [0] = "start", [1] = "mark_start", [2] = "mark_end", [3] = "reclaim_start", [4] = "reclaim_end",
       [5] = "end", [6] = "pre_stop_world", [7] = "post_stop_world", [8] = "pre_start_world", [9] = "post_start_world" },
   },
-  views = C.views,
 }

@@ -241,5 +241,4 @@ Every event has a time delta right after its event byte.]],
       [5] = "end", [6] = "pre_stop_world", [7] = "post_stop_world", [8] = "pre_start_world", [9] = "post_start_world",
       [10] = "pre_stop_world_locked", [11] = "post_start_world_unlocked" },
   },
-  views = C.views,
 }

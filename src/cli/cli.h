@@ -19,8 +19,7 @@ typedef struct cli {
     const char *format;       /* --format NAME[:VERSION] */
     bool quiet;
     bool tty;                 /* stderr is a terminal: show progress */
-    pcd_alloc al;
-    bool al_shared;           /* the next cli_open keeps al as it is (a second input open beside the first) */
+    pcd_alloc al;             /* everything the tool allocates, capped at max_memory (cli_start) */
     /* progress */
     uint64_t total;           /* input size when known */
     double last_progress;
@@ -40,11 +39,17 @@ typedef struct cli_src {
     const pcd_format *f;
     bool opened;
     struct pcd_gzin *gz;      /* gzip-compressed input, read through zlib; NULL if plain */
-    uint8_t *gzbuf;           /* its whole decompressed stream, for whole-file formats */
     cli *c;                   /* the tool that opened it */
 } cli_src;
 
 void cli_init(cli *c);
+/* After the options: the tool's allocator, capped at max_memory. */
+void cli_start(cli *c);
+/* The tool's own memory, through c->al (so --max-memory covers it): blocks that remember their
+ * size; NULL when the cap or the system refuses. cli_zalloc zeroes (and checks n * size). */
+void *cli_alloc(cli *c, size_t n);
+void *cli_zalloc(cli *c, size_t n, size_t size);
+void cli_free(cli *c, void *p);
 /* Makes SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE and SIGXFSZ remove the temporary files of
  * c's outputs not yet committed (c->pending) before the process dies of them (call once,
  * early; c lives until the process ends). */

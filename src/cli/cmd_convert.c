@@ -115,7 +115,6 @@ int cmd_convert(cli *c, int argc, char **argv)
             cli_close(&bsrc);
             return EXIT_USAGE;
         }
-        c->al_shared = true;
     }
     rc = cli_open(c, &src, path, false);
     if (rc) {
@@ -177,6 +176,5 @@ int cmd_convert(cli *c, int argc, char **argv)
     }
     cli_close(&src);
     cli_close(&bsrc);
-    c->al_shared = false;
     return rc;
 }

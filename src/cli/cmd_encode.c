@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "common/lines.h"
 #include "io/jsonl_read.h"
 
 /* ---- encode ----------------------------------------------------------------------- */
@@ -65,14 +66,13 @@ static int run_importer(cli *c, const char *from, const char *inname, const char
         return EXIT_USAGE;
     }
     pcd_input in;
-    if (pcd_input_open(&in, inname) != 0) {
+    if (pcd_input_open(&in, inname, &c->al) != 0) {
         fprintf(stderr, "%s: cannot open: %s\n", inname, strerror(errno));
         return EXIT_USAGE;
     }
     outbuf ob;
     int rc = outbuf_open(c, &ob, outname);
     if (rc == 0) {
-        pcd_alloc_init(&c->al, pcd_alloc_libc, NULL, c->max_memory);
         import_input ii = { &in, c->max_memory };
         pcd_import_args a;
         memset(&a, 0, sizeof a);
@@ -122,24 +122,23 @@ int cmd_encode(cli *c, int argc, char **argv)
     }
     const char *inname = optind < argc ? argv[optind] : "-";
     if (from) return run_importer(c, from, inname, outname, endian);
-    FILE *in = strcmp(inname, "-") == 0 ? stdin : fopen(inname, "rb");
-    if (!in) {
+    pcd_input in;
+    if (pcd_input_open(&in, inname, &c->al) != 0) {
         fprintf(stderr, "%s: cannot open: %s\n", inname, strerror(errno));
         return EXIT_USAGE;
     }
     const pcd_format *f = c->format ? cli_find_format(c->format) : NULL;
     if (c->format && !f) {
         fprintf(stderr, "profcodec encode: unknown format '%s'\n", c->format);
-        if (in != stdin) fclose(in);
+        pcd_input_close(&in);
         return EXIT_USAGE;
     }
     outbuf ob;
     int rc = outbuf_open(c, &ob, outname);
     if (rc) {
-        if (in != stdin) fclose(in);
+        pcd_input_close(&in);
         return rc;
     }
-    pcd_alloc_init(&c->al, pcd_alloc_libc, NULL, c->max_memory);
     pcd_arena arena, root_arena; /* the root's strings live until its last fields are written */
     pcd_arena_init(&arena, NULL, 0, &c->al, 0);
     pcd_arena_init(&root_arena, NULL, 0, &c->al, 0);
@@ -147,21 +146,25 @@ int cmd_encode(cli *c, int argc, char **argv)
     bool started = false;
     uint8_t *rec = NULL;
     size_t rec_cap = 0;
-    char *line = NULL;
-    size_t line_cap = 0;
-    ssize_t len;
+    /* the dump, line by line, through the tool's allocator */
+    pcd_lines lines;
+    pcd_lines_stream(&lines, &c->al, pcd_input_read, &in);
+    uint8_t *uline;
+    size_t len;
+    pcd_status lst;
     uint64_t lineno = 0;
     char err[512];
     rc = 0;
-    while ((len = getline(&line, &line_cap, in)) != -1) {
+    while ((lst = pcd_lines_next(&lines, &uline, &len, NULL)) == PCD_OK) {
+        const char *line = (const char *)uline;
         lineno++;
         if (len == 0 || (len == 1 && line[0] == '\n')) continue;
         json_error_t je;
         size_t fixed_len;
-        char *fixed = pcd_jsonr_negzero(line, (size_t)len, &fixed_len);
+        char *fixed = pcd_jsonr_negzero(&c->al, line, len, &fixed_len);
         json_t *obj = fixed ? json_loadb(fixed, fixed_len, JSON_ALLOW_NUL, &je)
-                            : json_loadb(line, (size_t)len, JSON_ALLOW_NUL, &je);
-        free(fixed);
+                            : json_loadb(line, len, JSON_ALLOW_NUL, &je);
+        pcd_alloc_sized_free(&c->al, fixed);
         if (!obj || !json_is_object(obj)) {
             fprintf(stderr, "%s:%" PRIu64 ": not a JSON object: %s\n", inname, lineno, obj ? "" : je.text);
             json_decref(obj);
@@ -221,10 +224,10 @@ int cmd_encode(cli *c, int argc, char **argv)
             size_t need = f->root_size;
             for (uint32_t r = 0; r < f->n_regions; r++)
                 if (f->regions[r]->record_size > need) need = f->regions[r]->record_size;
-            rec = malloc(need + f->root_size);
+            rec = pcd_alloc_sized(&c->al, need + f->root_size);
             rec_cap = need;
             if (!rec) {
-                fprintf(stderr, "profcodec: out of memory\n");
+                fprintf(stderr, "profcodec: out of memory (raise --max-memory)\n");
                 json_decref(obj);
                 rc = EXIT_USAGE;
                 break;
@@ -288,6 +291,13 @@ int cmd_encode(cli *c, int argc, char **argv)
         }
         json_decref(obj);
     }
+    if (rc == 0 && lst == PCD_E_NOMEM) {
+        fprintf(stderr, "%s:%" PRIu64 ": out of memory (raise --max-memory)\n", inname, lineno + 1);
+        rc = EXIT_USAGE;
+    } else if (rc == 0 && lst != PCD_END) {
+        fprintf(stderr, "%s: cannot read: %s\n", inname, strerror(errno));
+        rc = EXIT_USAGE;
+    }
     if (rc == 0 && !started) {
         fprintf(stderr, "%s: no records to encode\n", inname);
         rc = EXIT_INVALID;
@@ -308,8 +318,8 @@ int cmd_encode(cli *c, int argc, char **argv)
     else outbuf_abort(&ob);
     pcd_arena_free(&arena);
     pcd_arena_free(&root_arena);
-    free(rec);
-    free(line);
-    if (in != stdin) fclose(in);
+    pcd_alloc_sized_free(&c->al, rec);
+    pcd_lines_free(&lines);
+    pcd_input_close(&in);
     return rc;
 }

@@ -72,15 +72,15 @@ enum { OPT_SEEDS = 1100, OPT_MUTATE, OPT_NOEVIL, OPT_LAYER, OPT_GENERATE, OPT_RU
        OPT_TIMEOUT, OPT_RSS, OPT_SEED, OPT_CRASHEXIT, OPT_CRASHRE, OPT_PYTB, OPT_LEAKS, OPT_GDB, OPT_MINRUNS,
        OPT_REPLAY, OPT_MINTIME, OPT_DIFF, OPT_ACCEPT, OPT_REJECTRE, OPT_TOTAL };
 
-volatile sig_atomic_t fz_stop;
+volatile sig_atomic_t pcd_fz_stop;
 
 static void on_signal(int sig)
 {
-    if (fz_stop && sig == SIGINT) { /* a second Ctrl-C: now */
+    if (pcd_fz_stop && sig == SIGINT) { /* a second Ctrl-C: now */
         signal(SIGINT, SIG_DFL);
         raise(SIGINT);
     }
-    fz_stop = 1;
+    pcd_fz_stop = 1;
 }
 
 static bool parse_codes(const char *s, int *codes, int *n)
@@ -134,11 +134,11 @@ static long load_dir(fz *z, const char *dir, bool as_seeds)
         if (e->d_name[0] == '.') continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
-            char **nn = realloc(names, cap * sizeof *nn);
+            char **nn = pcd_alloc_sized_resize(z->al, names, cap * sizeof *nn);
             if (!nn) break;
             names = nn;
         }
-        names[n] = strdup(e->d_name);
+        names[n] = pcd_fz_strdup(z->al, e->d_name);
         if (names[n]) n++;
     }
     closedir(d);
@@ -151,30 +151,30 @@ static long load_dir(fz *z, const char *dir, bool as_seeds)
         if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > z->buf_cap) {
             if (S_ISREG(st.st_mode) && !z->c->quiet)
                 fprintf(stderr, "profcodec fuzz: %s: left out (larger than %zu bytes)\n", path, z->buf_cap);
-            free(names[i]);
+            pcd_alloc_sized_free(z->al, names[i]);
             continue;
         }
         FILE *f = fopen(path, "rb");
-        uint8_t *data = malloc((size_t)st.st_size + 1);
+        uint8_t *data = pcd_alloc_sized(z->al, (size_t)st.st_size + 1);
         size_t len = f && data ? fread(data, 1, (size_t)st.st_size, f) : 0;
         if (f) fclose(f);
         char ext[16];
-        fz_suffix(names[i], ext, sizeof ext);
-        if (data && fz_add_input(z, as_seeds ? names[i] : path, data, len, ext, NULL) == 0) got++;
-        else free(data);
-        free(names[i]);
+        pcd_fz_suffix(names[i], ext, sizeof ext);
+        if (data && pcd_fz_add_input(z, as_seeds ? names[i] : path, data, len, ext, NULL) == 0) got++;
+        else pcd_alloc_sized_free(z->al, data);
+        pcd_alloc_sized_free(z->al, names[i]);
     }
-    free(names);
+    pcd_alloc_sized_free(z->al, names);
     return got;
 }
 
 static void show(fz *z, bool final)
 {
-    double t = fz_now();
+    double t = pcd_fz_now();
     if (z->c->quiet && !final) return;
     if (!final && t - z->last_show < (z->c->tty ? 0.5 : 60.0)) return;
     z->last_show = t;
-    double el = fz_elapsed(z), session = t - z->t_start;
+    double el = pcd_fz_elapsed(z), session = t - z->t_start;
     uint64_t total = z->accepted + z->rejected;
     int h = (int)(el / 3600), m = (int)(el / 60) % 60, s = (int)el % 60;
     char line[400];
@@ -189,19 +189,19 @@ static void show(fz *z, bool final)
 }
 
 /* The next input: buf[0..*len) and z->desc, from a seed or a queue input. */
-static int make_input(fz *z, const fz_input **from, size_t *len)
+static int make_input(fz *z, const pcd_fz_input **from, size_t *len)
 {
     size_t pick = z->n_in > z->n_seeds && pcd_fz_below(&z->rng, 10) < 3
                       ? z->n_seeds + (size_t)pcd_fz_below(&z->rng, z->n_in - z->n_seeds)
                       : z->good[pcd_fz_below(&z->rng, z->n_good)];
-    const fz_input *in = &z->in[pick];
+    const pcd_fz_input *in = &z->in[pick];
     *from = in;
     z->desc[0] = 0;
     z->made_from = in->name;
     bool structure = in->mu && z->mutate != FZ_MUT_BYTES &&
                      !(z->mutate == FZ_MUT_BOTH && pcd_fz_below(&z->rng, 2));
     if (structure) {
-        pcd_mut *m = fz_session(z, in->mu);
+        pcd_mut *m = pcd_fz_session(z, in->mu);
         if (m) {
             pcd_mut_reseed(m, pcd_fz_rand(&z->rng));
             pcd_status st;
@@ -218,7 +218,7 @@ static int make_input(fz *z, const fz_input **from, size_t *len)
                 st = pcd_mut_load(m, in->data, in->len);
                 /* now and then records of another seed of the same format spliced in */
                 if (st == PCD_OK && pcd_fz_below(&z->rng, 10) == 0) {
-                    const fz_input *o = &z->in[z->good[pcd_fz_below(&z->rng, z->n_good)]];
+                    const pcd_fz_input *o = &z->in[z->good[pcd_fz_below(&z->rng, z->n_good)]];
                     if (o != in && o->mu == in->mu) pcd_mut_crossover(m, o->data, o->len);
                 }
                 if (st == PCD_OK) st = pcd_mut_mutate(m, &applied);
@@ -244,7 +244,7 @@ static int make_input(fz *z, const fz_input **from, size_t *len)
     /* byte-level */
     size_t n = in->len < z->buf_cap ? in->len : z->buf_cap;
     memcpy(z->buf, in->data, n);
-    const fz_input *other = &z->in[pcd_fz_below(&z->rng, z->n_in)];
+    const pcd_fz_input *other = &z->in[pcd_fz_below(&z->rng, z->n_in)];
     char bytes[FZ_DESC / 2] = "";
     pcd_fz_mutate_bytes(&z->rng, z->buf, &n, z->buf_cap, other->data, other->len, bytes, sizeof bytes);
     snprintf(z->desc, sizeof z->desc, "%s%s%s (from %s)", in->desc ? in->desc : "",
@@ -258,21 +258,21 @@ static int make_input(fz *z, const fz_input **from, size_t *len)
  * start from. Returns 0, or -1 when the target cannot be run, or no seed is left. */
 static int check_seeds(fz *z)
 {
-    z->good = calloc(z->n_seeds ? z->n_seeds : 1, sizeof *z->good);
+    z->good = pcd_fz_zalloc(z->al, z->n_seeds ? z->n_seeds : 1, sizeof *z->good);
     if (!z->good) return -1;
     size_t accepted = 0;
-    for (size_t i = 0; i < z->n_seeds && !fz_stop; i++) {
-        fz_input *in = &z->in[i];
-        fz_verdict v;
-        fz_run run;
+    for (size_t i = 0; i < z->n_seeds && !pcd_fz_stop; i++) {
+        pcd_fz_input *in = &z->in[i];
+        pcd_fz_verdict v;
+        pcd_fz_run run;
         snprintf(z->desc, sizeof z->desc, "the seed %s as it is", in->name);
         z->made_from = in->name;
-        if (fz_evaluate(z, in->data, in->len, in->ext, &v, &run) != 0) return -1;
+        if (pcd_fz_evaluate(z, in->data, in->len, in->ext, &v, &run) != 0) return -1;
         z->triage_runs++;
         accepted += v.accepted;
         if (v.finding && !v.disagreement) {
             in->fails = true;
-            if (!fz_find_sig(z, v.sig)) fz_triage(z, in->data, in->len, in, &v);
+            if (!pcd_fz_find_sig(z, v.sig)) pcd_fz_triage(z, in->data, in->len, in, &v);
             if (!z->c->quiet) fprintf(stderr, "profcodec fuzz: the seed %s fails as it is (%s): not mutated\n", in->name, v.title);
             continue;
         }
@@ -280,7 +280,7 @@ static int check_seeds(fz *z)
     }
     if (!z->c->quiet)
         fprintf(stderr, "profcodec fuzz: %zu of %zu seeds accepted by the target as they are\n", accepted, z->n_seeds);
-    if (!z->n_good && !fz_stop) {
+    if (!z->n_good && !pcd_fz_stop) {
         fprintf(stderr, "profcodec fuzz: every seed fails as it is: nothing to mutate\n");
         return -1;
     }
@@ -288,23 +288,23 @@ static int check_seeds(fz *z)
 }
 
 /* Everything the campaign holds, at its end. */
-static void fz_free(fz *z)
+static void pcd_fz_free(fz *z)
 {
-    fz_runner_free(&z->runner);
+    pcd_fz_runner_free(&z->runner);
     if (z->sess)
         for (size_t i = 0; i < pcd_n_mutators; i++)
             if (z->sess[i]) pcd_mut_free(z->sess[i]);
-    free(z->sess);
+    pcd_alloc_sized_free(z->al, z->sess);
     for (size_t i = 0; i < z->n_in; i++) {
-        free(z->in[i].name);
-        free(z->in[i].data);
-        free(z->in[i].desc);
+        pcd_alloc_sized_free(z->al, z->in[i].name);
+        pcd_alloc_sized_free(z->al, z->in[i].data);
+        pcd_alloc_sized_free(z->al, z->in[i].desc);
     }
-    free(z->in);
-    free(z->good);
-    free(z->fd);
-    free(z->beh);
-    free(z->buf);
+    pcd_alloc_sized_free(z->al, z->in);
+    pcd_alloc_sized_free(z->al, z->good);
+    pcd_alloc_sized_free(z->al, z->fd);
+    pcd_alloc_sized_free(z->al, z->beh);
+    pcd_alloc_sized_free(z->al, z->buf);
     if (z->has_crash_re) regfree(&z->crash_re);
     if (z->has_reject_re) regfree(&z->reject_re);
     for (int i = 0; i < z->n_totals; i++)
@@ -420,7 +420,7 @@ static int parse_options(fz *z, cli *c, int argc, char **argv)
                 fuzz_help);
         return EXIT_USAGE;
     }
-    fz_cmd_init(&z->cmd, z->cmd_argc, z->cmd_argv);
+    pcd_fz_cmd_init(&z->cmd, z->cmd_argc, z->cmd_argv);
     return 0;
 }
 
@@ -456,11 +456,11 @@ int cmd_fuzz(cli *c, int argc, char **argv)
     set_env_default("ASAN_OPTIONS", "abort_on_error=1:symbolize=1");
     set_env_default("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1");
     set_env_default("MSAN_OPTIONS", "abort_on_error=1:print_stacktrace=1");
-    pcd_alloc_init(&z->al, pcd_alloc_libc, NULL, c->max_memory);
-    z->buf = malloc(z->buf_cap);
+    z->al = &c->al;
+    z->buf = pcd_alloc_sized(z->al, z->buf_cap);
     z->lim.capture = (size_t)1 << 20;
-    if (!z->buf || fz_runner_init(&z->runner, z->lim.capture) != 0) {
-        fprintf(stderr, "profcodec fuzz: out of memory\n");
+    if (!z->buf || pcd_fz_runner_init(&z->runner, z->lim.capture, z->al) != 0) {
+        fprintf(stderr, "profcodec fuzz: out of memory (raise --max-memory)\n");
         return EXIT_USAGE;
     }
     /* the seeds first in z->in, then the queue of a campaign taken up */
@@ -472,7 +472,7 @@ int cmd_fuzz(cli *c, int argc, char **argv)
     }
     z->n_seeds = z->n_in;
     bool resumed = false;
-    rc = fz_store_open(z, &resumed);
+    rc = pcd_fz_store_open(z, &resumed);
     if (rc) return rc;
     if (!resumed) z->rng.s = z->seed_given ? z->seed : (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid();
     else if (z->seed_given && !c->quiet) fprintf(stderr, "profcodec fuzz: --seed ignored: the campaign goes on with its own\n");
@@ -484,7 +484,7 @@ int cmd_fuzz(cli *c, int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    z->t_start = fz_now();
+    z->t_start = pcd_fz_now();
     z->last_save = z->last_show = z->t_start;
     if (!c->quiet) {
         size_t structured = 0;
@@ -496,17 +496,17 @@ int cmd_fuzz(cli *c, int argc, char **argv)
         fprintf(stderr, "\n");
     }
     if (z->replay_dir) {
-        for (size_t i = 0; i < z->n_seeds && !fz_stop; i++) {
-            fz_verdict v;
-            fz_run run;
+        for (size_t i = 0; i < z->n_seeds && !pcd_fz_stop; i++) {
+            pcd_fz_verdict v;
+            pcd_fz_run run;
             snprintf(z->desc, sizeof z->desc, "replayed as it is from %s", z->in[i].name);
             z->made_from = z->in[i].name;
-            if (fz_evaluate(z, z->in[i].data, z->in[i].len, z->in[i].ext, &v, &run) != 0) return EXIT_USAGE;
+            if (pcd_fz_evaluate(z, z->in[i].data, z->in[i].len, z->in[i].ext, &v, &run) != 0) return EXIT_USAGE;
             z->runs++;
             z->session_runs++;
             if (v.accepted) z->accepted++;
             else z->rejected++;
-            if (v.finding && !fz_stop) fz_triage(z, z->in[i].data, z->in[i].len, &z->in[i], &v);
+            if (v.finding && !pcd_fz_stop) pcd_fz_triage(z, z->in[i].data, z->in[i].len, &z->in[i], &v);
         }
     } else {
         if (check_seeds(z) != 0) {
@@ -514,48 +514,48 @@ int cmd_fuzz(cli *c, int argc, char **argv)
             goto out;
         }
         for (;;) {
-            if (fz_stop || (z->max_runs && z->runs >= z->max_runs) || (z->max_time && fz_elapsed(z) >= z->max_time) ||
+            if (pcd_fz_stop || (z->max_runs && z->runs >= z->max_runs) || (z->max_time && pcd_fz_elapsed(z) >= z->max_time) ||
                 (z->max_findings && z->n_fd >= z->max_findings))
                 break;
-            const fz_input *from;
+            const pcd_fz_input *from;
             size_t len = 0;
             if (make_input(z, &from, &len) != 0) break;
-            fz_verdict v;
-            fz_run run;
-            if (fz_evaluate(z, z->buf, len, from->ext, &v, &run) != 0) {
+            pcd_fz_verdict v;
+            pcd_fz_run run;
+            if (pcd_fz_evaluate(z, z->buf, len, from->ext, &v, &run) != 0) {
                 rc = EXIT_USAGE;
                 break;
             }
-            if (fz_stop && run.end == FZ_SIGNALED) break; /* killed by us: not a result */
+            if (pcd_fz_stop && run.end == FZ_SIGNALED) break; /* killed by us: not a result */
             z->runs++;
             z->session_runs++;
             if (v.accepted) z->accepted++;
             else z->rejected++;
             if (v.finding) {
-                fz_triage(z, z->buf, len, from, &v);
-            } else if (fz_behaviour_new(z, v.behaviour) && z->n_in - z->n_seeds < 4096) {
-                fz_store_queue(z, z->buf, len, from, z->desc);
+                pcd_fz_triage(z, z->buf, len, from, &v);
+            } else if (pcd_fz_behaviour_new(z, v.behaviour) && z->n_in - z->n_seeds < 4096) {
+                pcd_fz_store_queue(z, z->buf, len, from, z->desc);
             }
             show(z, false);
-            if (fz_now() - z->last_save > 30) fz_store_save(z);
+            if (pcd_fz_now() - z->last_save > 30) pcd_fz_store_save(z);
         }
     }
 out:
-    fz_store_findings_index(z);
-    if (fz_store_save(z) != 0) fprintf(stderr, "\nprofcodec fuzz: cannot save the state in %s: %s\n", z->out_dir, strerror(errno));
+    pcd_fz_store_findings_index(z);
+    if (pcd_fz_store_save(z) != 0) fprintf(stderr, "\nprofcodec fuzz: cannot save the state in %s: %s\n", z->out_dir, strerror(errno));
     show(z, true);
     if (!c->quiet) {
-        fprintf(stderr, "profcodec fuzz: %s; %" PRIu64 " more runs confirmed and minimized findings", fz_stop ? "stopped" : "done",
+        fprintf(stderr, "profcodec fuzz: %s; %" PRIu64 " more runs confirmed and minimized findings", pcd_fz_stop ? "stopped" : "done",
                 z->triage_runs);
         if (z->flaky) fprintf(stderr, "; %" PRIu64 " not found again (flaky)", z->flaky);
         fprintf(stderr, "\n");
         for (size_t i = 0; i < z->n_fd; i++)
             fprintf(stderr, "  %s  %" PRIu64 " hit%s  %s\n", z->fd[i].id, z->fd[i].hits, z->fd[i].hits == 1 ? "" : "s",
                     z->fd[i].title);
-        if (fz_stop) fprintf(stderr, "profcodec fuzz: the same command resumes the campaign\n");
+        if (pcd_fz_stop) fprintf(stderr, "profcodec fuzz: the same command resumes the campaign\n");
     }
     size_t n_fd = z->n_fd;
-    fz_free(z);
+    pcd_fz_free(z);
     if (rc) return rc;
     return n_fd ? EXIT_INVALID : 0;
 }

@@ -115,14 +115,15 @@ int cmd_info(cli *c, int argc, char **argv)
     const pcd_ext *ext = pcd_ext_find(src.f->name);
     void *ictx = NULL;
     if (ext && ext->info) {
-        ictx = calloc(1, ext->info->ctx_size);
+        ictx = cli_zalloc(c, 1, ext->info->ctx_size);
         if (ictx) ext->info->init(ictx, &c->al);
     }
-    info_count *ic = calloc(1, sizeof *ic);
-    if (!ic) {
-        free(ictx);
+    info_count *ic = cli_zalloc(c, 1, sizeof *ic);
+    if (!ic || (ext && ext->info && !ictx)) {
+        cli_free(c, ic);
+        cli_free(c, ictx);
         cli_close(&src);
-        fprintf(stderr, "profcodec: out of memory\n");
+        fprintf(stderr, "profcodec: out of memory (raise --max-memory)\n");
         return EXIT_USAGE;
     }
     ic->c = c;
@@ -214,9 +215,9 @@ int cmd_info(cli *c, int argc, char **argv)
     }
     if (ictx) {
         if (ext->info->fini) ext->info->fini(ictx);
-        free(ictx);
+        cli_free(c, ictx);
     }
-    free(ic);
+    cli_free(c, ic);
     cli_close(&src);
     return rc;
 }

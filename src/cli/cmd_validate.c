@@ -103,8 +103,14 @@ int cmd_validate(cli *c, int argc, char **argv)
             src.r.validate_only = false;
         }
         if (ext && ext->check) {
-            cctx = calloc(1, ext->check->ctx_size ? ext->check->ctx_size : 1);
-            if (cctx) ext->check->init(cctx, &c->al);
+            cctx = cli_zalloc(c, 1, ext->check->ctx_size ? ext->check->ctx_size : 1);
+            if (!cctx) {
+                fprintf(stderr, "%s: out of memory (raise --max-memory)\n", path);
+                if (EXIT_USAGE > worst) worst = EXIT_USAGE;
+                cli_close(&src);
+                continue;
+            }
+            ext->check->init(cctx, &c->al);
         }
         uint64_t records = 0, errors = 0;
         bool reached_end = false;
@@ -153,7 +159,7 @@ int cmd_validate(cli *c, int argc, char **argv)
         if (cctx) {
             if (reached_end && ext->check->finish) ext->check->finish(cctx, on_report, &cr);
             if (ext->check->fini) ext->check->fini(cctx);
-            free(cctx);
+            cli_free(c, cctx);
         }
         errors += cr.errors;
         if (errors) {

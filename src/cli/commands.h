@@ -23,23 +23,30 @@ typedef struct outbuf {
     pcd_sink sink;
     pcd_ctx x;
     uint8_t *buf;
+    size_t cap;
+    cli *c;
 } outbuf;
 
 static inline int outbuf_open(cli *c, outbuf *o, const char *name)
 {
     memset(o, 0, sizeof *o);
-    if (pcd_output_open(&o->out, name, &c->pending) != 0) {
-        fprintf(stderr, "%s: cannot create: %s\n", name, strerror(errno));
+    o->c = c;
+    if (pcd_output_open(&o->out, name, &c->pending, &c->al) != 0) {
+        if (errno == ENOMEM) fprintf(stderr, "%s: cannot create: out of memory (raise --max-memory)\n", name);
+        else fprintf(stderr, "%s: cannot create: %s\n", name, strerror(errno));
         return EXIT_USAGE;
     }
-    o->buf = malloc((size_t)1 << 20);
+    /* 1 MiB, smaller under a small memory cap (as the reader's window) */
+    o->cap = (size_t)1 << 20;
+    while (o->cap > 4096 && o->cap > c->max_memory / 8) o->cap /= 2;
+    o->buf = pcd_alloc_get(&c->al, o->cap);
     if (!o->buf) {
         pcd_output_abort(&o->out);
-        fprintf(stderr, "profcodec: out of memory\n");
+        fprintf(stderr, "profcodec: out of memory (raise --max-memory)\n");
         return EXIT_USAGE;
     }
     pcd_ctx_init(&o->x, NULL);
-    pcd_sink_init(&o->sink, o->buf, (size_t)1 << 20, pcd_output_write, pcd_output_patch, &o->out, &o->x);
+    pcd_sink_init(&o->sink, o->buf, o->cap, pcd_output_write, pcd_output_patch, &o->out, &o->x);
     return 0;
 }
 
@@ -52,7 +59,7 @@ static inline int outbuf_commit(outbuf *o)
         pcd_output_abort(&o->out);
         rc = EXIT_USAGE;
     }
-    free(o->buf);
+    pcd_alloc_free(&o->c->al, o->buf, o->cap);
     o->buf = NULL;
     return rc;
 }
@@ -60,7 +67,7 @@ static inline int outbuf_commit(outbuf *o)
 static inline void outbuf_abort(outbuf *o)
 {
     pcd_output_abort(&o->out);
-    free(o->buf);
+    pcd_alloc_free(&o->c->al, o->buf, o->cap);
     o->buf = NULL;
 }
 

@@ -18,6 +18,20 @@ void cli_init(cli *c)
     c->tty = isatty(2);
 }
 
+void cli_start(cli *c) { pcd_alloc_init(&c->al, pcd_alloc_libc, NULL, c->max_memory); }
+
+void *cli_alloc(cli *c, size_t n) { return pcd_alloc_sized(&c->al, n); }
+
+void *cli_zalloc(cli *c, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size) return NULL;
+    void *p = pcd_alloc_sized(&c->al, n * size);
+    if (p) memset(p, 0, n * size);
+    return p;
+}
+
+void cli_free(cli *c, void *p) { pcd_alloc_sized_free(&c->al, p); }
+
 /* The process's tool, for its signal handler (signals take no argument). */
 static cli *signal_cli;
 
@@ -150,7 +164,7 @@ int cli_open_explain(cli *c, cli_src *src, const char *path, pcd_spans *spans)
 static int open_input(cli *c, cli_src *src, const char *path, bool validate_only, pcd_spans *spans)
 {
     memset(src, 0, sizeof *src);
-    if (pcd_input_open(&src->in, path) != 0) {
+    if (pcd_input_open(&src->in, path, &c->al) != 0) {
         fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
         return EXIT_USAGE;
     }
@@ -176,8 +190,12 @@ static int open_input(cli *c, cli_src *src, const char *path, bool validate_only
     bool whole = src->in.is_regular ? src->in.size <= n : n < want;
     if (pcd_gzin_is_gzip(head, n)) {
         /* gzip (e.g. Mono's zip option): everything below reads the decompressed stream */
-        src->gz = malloc(sizeof *src->gz);
-        if (!src->gz || pcd_gzin_open(src->gz, pcd_input_read, &src->in, 0) != 0) {
+        src->gz = cli_alloc(c, sizeof *src->gz);
+        if (!src->gz) {
+            fprintf(stderr, "%s: out of memory (raise --max-memory)\n", path);
+            return EXIT_USAGE;
+        }
+        if (pcd_gzin_open(src->gz, pcd_input_read, &src->in, 0, &c->al) != 0) {
             fprintf(stderr, "%s: cannot start decompressing\n", path);
             return EXIT_USAGE;
         }
@@ -206,7 +224,6 @@ static int open_input(cli *c, cli_src *src, const char *path, bool validate_only
         }
     }
     src->f = f;
-    if (!c->al_shared) pcd_alloc_init(&c->al, pcd_alloc_libc, NULL, c->max_memory);
     /* a 1 MiB window, smaller under a small memory cap (it grows when a record needs it) */
     size_t window = (size_t)1 << 20;
     while (window > 4096 && window > c->max_memory / 8) window /= 2;
@@ -218,12 +235,18 @@ static int open_input(cli *c, cli_src *src, const char *path, bool validate_only
         st = pcd_reader_open(&src->r, f, pcd_gzin_read, src->gz, &o);
     } else if (src->gz) {
         size_t len = 0;
+        const uint8_t *buf = NULL;
         src->gz->limit = c->max_memory;
-        if (pcd_gzin_load(src->gz, &src->gzbuf, &len) != 0) {
+        if (pcd_gzin_load(src->gz, &buf, &len) != 0) {
+            if (src->gz->nomem) {
+                fprintf(stderr, "%s: gzip: the decompressed %s file is read whole, and it does not fit in memory: "
+                        "out of memory (raise --max-memory)\n", path, f->name);
+                return EXIT_USAGE;
+            }
             fprintf(stderr, "%s: gzip: %s\n", path, src->gz->error ? src->gz->error : "out of memory");
             return EXIT_INVALID;
         }
-        st = pcd_reader_open_buffer(&src->r, f, src->gzbuf, len, &o);
+        st = pcd_reader_open_buffer(&src->r, f, buf, len, &o);
     } else if ((f->flags & PCD_FMT_STREAMABLE) && !spans) {
         st = pcd_reader_open(&src->r, f, pcd_input_read, &src->in, &o);
     } else {
@@ -231,6 +254,9 @@ static int open_input(cli *c, cli_src *src, const char *path, bool validate_only
             if (errno == EFBIG)
                 fprintf(stderr, "%s: a %s file is read whole, and this input is larger than --max-memory "
                         "(raise --max-memory)\n", path, f->name);
+            else if (errno == ENOMEM)
+                fprintf(stderr, "%s: a %s file is read whole, and this input does not fit in memory: "
+                        "out of memory (raise --max-memory)\n", path, f->name);
             else
                 fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
             return EXIT_USAGE;
@@ -242,7 +268,8 @@ static int open_input(cli *c, cli_src *src, const char *path, bool validate_only
         st = pcd_reader_open_buffer(&src->r, f, src->in.map, src->in.map_len, &o);
     }
     if (st != PCD_OK) {
-        fprintf(stderr, "%s: cannot start reading: %s\n", path, pcd_status_name(st));
+        fprintf(stderr, "%s: cannot start reading: %s%s\n", path, pcd_status_name(st),
+                st == PCD_E_NOMEM ? " (raise --max-memory)" : "");
         return EXIT_USAGE;
     }
     return 0;
@@ -254,11 +281,9 @@ void cli_close(cli_src *src)
     if (src->f) pcd_reader_close(&src->r);
     if (src->gz) {
         pcd_gzin_close(src->gz);
-        free(src->gz);
+        cli_free(src->c, src->gz);
         src->gz = NULL;
     }
-    free(src->gzbuf);
-    src->gzbuf = NULL;
     if (src->opened) pcd_input_close(&src->in);
     src->f = NULL;
     src->opened = false;

@@ -22,25 +22,25 @@ static double now_s(void)
 
 /* ---- capture: a head, then a ring of the latest bytes ------------------------------------ */
 
-static int cap_init(fz_capture *c, size_t cap)
+static int cap_init(pcd_fz_capture *c, size_t cap, pcd_alloc *al)
 {
     memset(c, 0, sizeof *c);
     if (cap < 64) cap = 64;
     c->cap = cap;
-    c->buf = malloc(cap);
+    c->buf = pcd_alloc_sized(al, cap);
     c->lin_cap = cap + 128;
-    c->lin = malloc(c->lin_cap);
+    c->lin = pcd_alloc_sized(al, c->lin_cap);
     return c->buf && c->lin ? 0 : -1;
 }
 
-static void cap_reset(fz_capture *c)
+static void cap_reset(pcd_fz_capture *c)
 {
     c->len = 0;
     c->ring_at = 0;
     c->total = 0;
 }
 
-static void cap_add(fz_capture *c, const char *p, size_t n)
+static void cap_add(pcd_fz_capture *c, const char *p, size_t n)
 {
     size_t head = c->cap / 2, ring = c->cap - head;
     c->total += n;
@@ -63,7 +63,7 @@ static void cap_add(fz_capture *c, const char *p, size_t n)
 }
 
 /* The text kept, NUL-terminated: the head, and the tail after a marker when bytes were lost. */
-static size_t cap_text(fz_capture *c, char **out)
+static size_t cap_text(pcd_fz_capture *c, char **out)
 {
     size_t head = c->cap / 2, ring = c->cap - head, n = 0;
     size_t h = c->len < head ? c->len : head;
@@ -93,10 +93,11 @@ static size_t cap_text(fz_capture *c, char **out)
 
 /* ---- the runner ---------------------------------------------------------------------------- */
 
-int fz_runner_init(fz_runner *r, size_t capture)
+int pcd_fz_runner_init(pcd_fz_runner *r, size_t capture, pcd_alloc *al)
 {
     memset(r, 0, sizeof *r);
-    if (cap_init(&r->out, capture) || cap_init(&r->err, capture)) return -1;
+    r->al = al;
+    if (cap_init(&r->out, capture, al) || cap_init(&r->err, capture, al)) return -1;
     /* pidfd_open (Linux 5.3): the target's end is one more descriptor to poll */
     long fd = syscall(SYS_pidfd_open, (pid_t)getpid(), 0);
     r->pidfd_ok = fd >= 0;
@@ -104,18 +105,18 @@ int fz_runner_init(fz_runner *r, size_t capture)
     return 0;
 }
 
-void fz_runner_free(fz_runner *r)
+void pcd_fz_runner_free(pcd_fz_runner *r)
 {
-    free(r->out.buf);
-    free(r->out.lin);
-    free(r->err.buf);
-    free(r->err.lin);
-    free(r->argv);
-    free(r->argbuf);
+    pcd_alloc_sized_free(r->al, r->out.buf);
+    pcd_alloc_sized_free(r->al, r->out.lin);
+    pcd_alloc_sized_free(r->al, r->err.buf);
+    pcd_alloc_sized_free(r->al, r->err.lin);
+    pcd_alloc_sized_free(r->al, r->argv);
+    pcd_alloc_sized_free(r->al, r->argbuf);
     memset(r, 0, sizeof *r);
 }
 
-bool fz_cmd_init(fz_cmd *c, int argc, char **argv)
+bool pcd_fz_cmd_init(pcd_fz_cmd *c, int argc, char **argv)
 {
     c->argc = argc;
     c->argv = argv;
@@ -126,7 +127,7 @@ bool fz_cmd_init(fz_cmd *c, int argc, char **argv)
 }
 
 /* argv with every "{}" replaced by path, in r->argv (pointers into r->argbuf). */
-static int expand(fz_runner *r, const fz_cmd *cmd, const char *path)
+static int expand(pcd_fz_runner *r, const pcd_fz_cmd *cmd, const char *path)
 {
     size_t need = 0, pl = strlen(path);
     for (int i = 0; i < cmd->argc; i++) {
@@ -134,13 +135,13 @@ static int expand(fz_runner *r, const fz_cmd *cmd, const char *path)
         for (const char *s = cmd->argv[i]; (s = strstr(s, "{}")); s += 2) need += pl;
     }
     if (need > r->argbuf_cap) {
-        char *b = realloc(r->argbuf, need);
+        char *b = pcd_alloc_sized_resize(r->al, r->argbuf, need);
         if (!b) return -1;
         r->argbuf = b;
         r->argbuf_cap = need;
     }
-    free(r->argv);
-    r->argv = calloc((size_t)cmd->argc + 1, sizeof *r->argv);
+    pcd_alloc_sized_free(r->al, r->argv);
+    r->argv = pcd_fz_zalloc(r->al, (size_t)cmd->argc + 1, sizeof *r->argv);
     if (!r->argv) return -1;
     char *o = r->argbuf;
     for (int i = 0; i < cmd->argc; i++) {
@@ -225,7 +226,7 @@ static double cpu_of(pid_t pid, int depth)
     return total;
 }
 
-static void drain(int *fd, fz_capture *c)
+static void drain(int *fd, pcd_fz_capture *c)
 {
     char buf[65536];
     for (;;) {
@@ -244,7 +245,7 @@ static void drain(int *fd, fz_capture *c)
 }
 
 /* In the child: never returns. */
-static void child(fz_runner *r, const fz_cmd *cmd, const char *path, int out_w, int err_w, int exec_w)
+static void child(pcd_fz_runner *r, const pcd_fz_cmd *cmd, const char *path, int out_w, int err_w, int exec_w)
 {
     setpgid(0, 0);
     sigset_t none;
@@ -268,7 +269,7 @@ static void child(fz_runner *r, const fz_cmd *cmd, const char *path, int out_w, 
     _exit(127);
 }
 
-int fz_runner_run(fz_runner *r, const fz_cmd *cmd, const char *path, const fz_limits *lim, fz_run *res,
+int pcd_fz_runner_run(pcd_fz_runner *r, const pcd_fz_cmd *cmd, const char *path, const pcd_fz_limits *lim, pcd_fz_run *res,
                   volatile sig_atomic_t *stop)
 {
     memset(res, 0, sizeof *res);
@@ -419,7 +420,7 @@ int fz_runner_run(fz_runner *r, const fz_cmd *cmd, const char *path, const fz_li
     return 0;
 }
 
-const char *fz_signal_name(int sig)
+const char *pcd_fz_signal_name(int sig)
 {
     static char other[24];
     switch (sig) {

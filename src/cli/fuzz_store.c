@@ -20,16 +20,16 @@
 #include "cli/fuzz.h"
 
 /* The clock of a campaign (the store and triage keep its times; cmd_fuzz.c runs it). */
-double fz_now(void)
+double pcd_fz_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-double fz_elapsed(const fz *z) { return z->seconds_before + (fz_now() - z->t_start); }
+double pcd_fz_elapsed(const fz *z) { return z->seconds_before + (pcd_fz_now() - z->t_start); }
 
-int fz_fmt(char *buf, size_t cap, const char *fmt, ...)
+int pcd_fz_fmt(char *buf, size_t cap, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -38,7 +38,7 @@ int fz_fmt(char *buf, size_t cap, const char *fmt, ...)
     return n >= 0 && (size_t)n < cap ? 0 : -1;
 }
 
-int fz_write_file(const char *path, const void *data, size_t n)
+int pcd_fz_write_file(const char *path, const void *data, size_t n)
 {
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
@@ -81,7 +81,7 @@ static int mkdir_p(const char *path)
     return 0;
 }
 
-static char *read_all(const char *path, size_t *len)
+static char *read_all(pcd_alloc *al, const char *path, size_t *len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return NULL;
@@ -92,10 +92,10 @@ static char *read_all(const char *path, size_t *len)
         return NULL;
     }
     size_t cap = (size_t)st.st_size + 1, n = 0;
-    char *buf = malloc(cap);
+    char *buf = pcd_alloc_sized(al, cap);
     while (buf) {
         if (n + 1 >= cap) {
-            char *nb = realloc(buf, cap * 2);
+            char *nb = pcd_alloc_sized_resize(al, buf, cap * 2);
             if (!nb) break;
             buf = nb;
             cap *= 2;
@@ -111,7 +111,7 @@ static char *read_all(const char *path, size_t *len)
     return buf;
 }
 
-void fz_suffix(const char *name, char *ext, size_t cap)
+void pcd_fz_suffix(const char *name, char *ext, size_t cap)
 {
     const char *base = strrchr(name, '/');
     base = base ? base + 1 : name;
@@ -125,18 +125,18 @@ void fz_suffix(const char *name, char *ext, size_t cap)
     snprintf(ext, cap, "%s", dot);
 }
 
-int fz_add_input(fz *z, const char *name, uint8_t *data, size_t len, const char *ext, char *desc)
+int pcd_fz_add_input(fz *z, const char *name, uint8_t *data, size_t len, const char *ext, char *desc)
 {
     if (z->n_in == z->cap_in) {
         size_t nc = z->cap_in ? z->cap_in * 2 : 64;
-        fz_input *ni = realloc(z->in, nc * sizeof *ni);
+        pcd_fz_input *ni = pcd_alloc_sized_resize(z->al, z->in, nc * sizeof *ni);
         if (!ni) return -1;
         z->in = ni;
         z->cap_in = nc;
     }
-    fz_input *in = &z->in[z->n_in++];
+    pcd_fz_input *in = &z->in[z->n_in++];
     memset(in, 0, sizeof *in);
-    in->name = strdup(name);
+    in->name = pcd_fz_strdup(z->al, name);
     in->data = data;
     in->len = len;
     in->desc = desc;
@@ -153,7 +153,7 @@ static bool beh_insert(fz *z, uint64_t h)
 {
     if ((z->n_beh + 1) * 2 > z->beh_cap) {
         size_t nc = z->beh_cap ? z->beh_cap * 2 : 1024;
-        uint64_t *nb = calloc(nc, sizeof *nb);
+        uint64_t *nb = pcd_fz_zalloc(z->al, nc, sizeof *nb);
         if (!nb) return false;
         for (size_t i = 0; i < z->beh_cap; i++) {
             uint64_t v = z->beh[i];
@@ -162,7 +162,7 @@ static bool beh_insert(fz *z, uint64_t h)
             while (nb[k]) k = (k + 1) % nc;
             nb[k] = v;
         }
-        free(z->beh);
+        pcd_alloc_sized_free(z->al, z->beh);
         z->beh = nb;
         z->beh_cap = nc;
     }
@@ -176,7 +176,7 @@ static bool beh_insert(fz *z, uint64_t h)
     return true;
 }
 
-bool fz_behaviour_new(fz *z, uint64_t h)
+bool pcd_fz_behaviour_new(fz *z, uint64_t h)
 {
     if (!h) h = 1;
     if (!beh_insert(z, h)) return false;
@@ -192,53 +192,105 @@ bool fz_behaviour_new(fz *z, uint64_t h)
 
 /* ---- findings ---------------------------------------------------------------------------- */
 
-fz_finding *fz_find_sig(fz *z, const char *sig)
+pcd_fz_finding *pcd_fz_find_sig(fz *z, const char *sig)
 {
     for (size_t i = 0; i < z->n_fd; i++)
         if (strcmp(z->fd[i].sig, sig) == 0) return &z->fd[i];
     return NULL;
 }
 
-fz_finding *fz_add_finding(fz *z)
+pcd_fz_finding *pcd_fz_add_finding(fz *z)
 {
     if (z->n_fd == z->cap_fd) {
         size_t nc = z->cap_fd ? z->cap_fd * 2 : 16;
-        fz_finding *nf = realloc(z->fd, nc * sizeof *nf);
+        pcd_fz_finding *nf = pcd_alloc_sized_resize(z->al, z->fd, nc * sizeof *nf);
         if (!nf) return NULL;
         z->fd = nf;
         z->cap_fd = nc;
     }
-    fz_finding *f = &z->fd[z->n_fd++];
+    pcd_fz_finding *f = &z->fd[z->n_fd++];
     memset(f, 0, sizeof *f);
     return f;
 }
 
 /* Tabs and newlines out of a field of findings.tsv. */
-static void tsv_field(FILE *f, const char *s)
+static void tsv_field(pcd_fz_text *f, const char *s)
 {
-    for (; *s; s++) fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
+    for (; *s; s++) pcd_fz_tputc(f, *s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s);
 }
 
-int fz_store_findings_index(fz *z)
+/* ---- text built in memory ------------------------------------------------------------------ */
+
+void pcd_fz_text_init(pcd_fz_text *t, pcd_alloc *al)
+{
+    memset(t, 0, sizeof *t);
+    t->al = al;
+}
+
+static bool text_room(pcd_fz_text *t, size_t n)
+{
+    if (t->failed) return false;
+    if (t->len + n + 1 > t->cap) {
+        size_t nc = t->cap ? t->cap : 256;
+        while (nc < t->len + n + 1) nc *= 2;
+        char *np = pcd_alloc_sized_resize(t->al, t->p, nc);
+        if (!np) {
+            t->failed = true;
+            return false;
+        }
+        t->p = np;
+        t->cap = nc;
+    }
+    return true;
+}
+
+void pcd_fz_tputc(pcd_fz_text *t, int ch)
+{
+    if (!text_room(t, 1)) return;
+    t->p[t->len++] = (char)ch;
+    t->p[t->len] = 0;
+}
+
+void pcd_fz_tprintf(pcd_fz_text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        t->failed = true;
+        return;
+    }
+    if (!text_room(t, (size_t)n)) return;
+    va_start(ap, fmt);
+    vsnprintf(t->p + t->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    t->len += (size_t)n;
+}
+
+void pcd_fz_text_free(pcd_fz_text *t)
+{
+    pcd_alloc_sized_free(t->al, t->p);
+    memset(t, 0, sizeof *t);
+}
+
+int pcd_fz_store_findings_index(fz *z)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/findings.tsv", z->out_dir);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f) return -1;
-    fprintf(f, "# id\thits\tfirst_run\tbytes\tsignature\ttitle\n");
+    pcd_fz_text t, *f = &t;
+    pcd_fz_text_init(f, z->al);
+    pcd_fz_tprintf(f, "# id\thits\tfirst_run\tbytes\tsignature\ttitle\n");
     for (size_t i = 0; i < z->n_fd; i++) {
-        const fz_finding *d = &z->fd[i];
-        fprintf(f, "%s\t%" PRIu64 "\t%" PRIu64 "\t%zu\t", d->id, d->hits, d->first_run, d->size);
+        const pcd_fz_finding *d = &z->fd[i];
+        pcd_fz_tprintf(f, "%s\t%" PRIu64 "\t%" PRIu64 "\t%zu\t", d->id, d->hits, d->first_run, d->size);
         tsv_field(f, d->sig);
-        fputc('\t', f);
+        pcd_fz_tputc(f, '\t');
         tsv_field(f, d->title);
-        fputc('\n', f);
+        pcd_fz_tputc(f, '\n');
     }
-    fclose(f);
-    int rc = fz_write_file(path, text, len);
-    free(text);
+    int rc = t.failed ? -1 : pcd_fz_write_file(path, t.p, t.len);
+    pcd_fz_text_free(f);
     return rc;
 }
 
@@ -247,7 +299,7 @@ static void load_findings(fz *z)
     char path[4200];
     size_t len;
     snprintf(path, sizeof path, "%s/findings.tsv", z->out_dir);
-    char *text = read_all(path, &len);
+    char *text = read_all(z->al, path, &len);
     if (!text) return;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         if (line[0] == '#') continue;
@@ -261,7 +313,7 @@ static void load_findings(fz *z)
             s = t + 1;
         }
         if (k < 5) continue;
-        fz_finding *d = fz_add_finding(z);
+        pcd_fz_finding *d = pcd_fz_add_finding(z);
         if (!d) break;
         snprintf(d->id, sizeof d->id, "%s", fld[0]);
         d->hits = strtoull(fld[1], NULL, 10);
@@ -270,39 +322,39 @@ static void load_findings(fz *z)
         snprintf(d->sig, sizeof d->sig, "%s", fld[4]);
         if (fld[5]) snprintf(d->title, sizeof d->title, "%s", fld[5]);
     }
-    free(text);
+    pcd_alloc_sized_free(z->al, text);
 }
 
 /* ---- the queue ----------------------------------------------------------------------------- */
 
-int fz_store_queue(fz *z, const uint8_t *data, size_t n, const fz_input *from, const char *desc)
+int pcd_fz_store_queue(fz *z, const uint8_t *data, size_t n, const pcd_fz_input *from, const char *desc)
 {
     char name[64], path[4200];
     snprintf(name, sizeof name, "queue/%06" PRIu64, z->next_queue++);
-    uint8_t *copy = malloc(n ? n : 1);
-    char *d = strdup(desc);
+    uint8_t *copy = pcd_alloc_sized(z->al, n ? n : 1);
+    char *d = pcd_fz_strdup(z->al, desc);
     if (!copy || !d) {
-        free(copy);
-        free(d);
+        pcd_alloc_sized_free(z->al, copy);
+        pcd_alloc_sized_free(z->al, d);
         return -1;
     }
     memcpy(copy, data, n);
     snprintf(path, sizeof path, "%s/%s", z->out_dir, name);
-    if (fz_write_file(path, data, n) != 0) {
-        free(copy);
-        free(d);
+    if (pcd_fz_write_file(path, data, n) != 0) {
+        pcd_alloc_sized_free(z->al, copy);
+        pcd_alloc_sized_free(z->al, d);
         return -1;
     }
     /* the mutations that made it, and the suffix of its seed */
     char side[4200], meta[FZ_DESC + 64];
-    fz_fmt(side, sizeof side, "%s.txt", path);
+    pcd_fz_fmt(side, sizeof side, "%s.txt", path);
     int m = snprintf(meta, sizeof meta, "%s\n%s\n", from->ext, desc);
-    fz_write_file(side, meta, (size_t)(m < (int)sizeof meta ? m : (int)sizeof meta - 1));
+    pcd_fz_write_file(side, meta, (size_t)(m < (int)sizeof meta ? m : (int)sizeof meta - 1));
     /* from may point into z->in, which adding an input may move */
     char ext[sizeof from->ext];
     memcpy(ext, from->ext, sizeof ext);
     const pcd_mutator *mu = from->mu;
-    if (fz_add_input(z, name, copy, n, ext, d) != 0) return -1;
+    if (pcd_fz_add_input(z, name, copy, n, ext, d) != 0) return -1;
     z->in[z->n_in - 1].mu = mu;
     return 0;
 }
@@ -321,11 +373,11 @@ static void load_queue(fz *z)
         if (e->d_name[0] == '.' || strchr(e->d_name, '.')) continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
-            char **nn = realloc(names, cap * sizeof *nn);
+            char **nn = pcd_alloc_sized_resize(z->al, names, cap * sizeof *nn);
             if (!nn) break;
             names = nn;
         }
-        names[n] = strdup(e->d_name);
+        names[n] = pcd_fz_strdup(z->al, e->d_name);
         if (names[n]) n++;
     }
     closedir(d);
@@ -334,9 +386,9 @@ static void load_queue(fz *z)
         char file[4400], side[4400];
         size_t len = 0, slen = 0;
         snprintf(file, sizeof file, "%s/%s", path, names[i]);
-        fz_fmt(side, sizeof side, "%s.txt", file);
-        char *data = read_all(file, &len);
-        char *meta = read_all(side, &slen);
+        pcd_fz_fmt(side, sizeof side, "%s.txt", file);
+        char *data = read_all(z->al, file, &len);
+        char *meta = read_all(z->al, side, &slen);
         char ext[16] = "", *desc = NULL;
         if (meta) {
             char *nl = strchr(meta, '\n');
@@ -345,18 +397,18 @@ static void load_queue(fz *z)
                 snprintf(ext, sizeof ext, "%s", meta);
                 char *d2 = nl + 1, *nl2 = strchr(d2, '\n');
                 if (nl2) *nl2 = 0;
-                desc = strdup(d2);
+                desc = pcd_fz_strdup(z->al, d2);
             }
-            free(meta);
+            pcd_alloc_sized_free(z->al, meta);
         }
         char qname[80];
         snprintf(qname, sizeof qname, "queue/%s", names[i]);
-        if (data) fz_add_input(z, qname, (uint8_t *)data, len, ext, desc ? desc : strdup(""));
+        if (data) pcd_fz_add_input(z, qname, (uint8_t *)data, len, ext, desc ? desc : pcd_fz_strdup(z->al, ""));
         uint64_t id = strtoull(names[i], NULL, 10);
         if (id + 1 > z->next_queue) z->next_queue = id + 1;
-        free(names[i]);
+        pcd_alloc_sized_free(z->al, names[i]);
     }
-    free(names);
+    pcd_alloc_sized_free(z->al, names);
 }
 
 static void load_behaviours(fz *z)
@@ -364,18 +416,18 @@ static void load_behaviours(fz *z)
     char path[4200];
     size_t len;
     snprintf(path, sizeof path, "%s/behaviours", z->out_dir);
-    char *text = read_all(path, &len);
+    char *text = read_all(z->al, path, &len);
     if (!text) return;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         uint64_t h = strtoull(line, NULL, 16);
         if (h) beh_insert(z, h);
     }
-    free(text);
+    pcd_alloc_sized_free(z->al, text);
 }
 
 /* ---- state --------------------------------------------------------------------------------- */
 
-int fz_store_save(fz *z)
+int pcd_fz_store_save(fz *z)
 {
     char path[4200], text[2048];
     snprintf(path, sizeof path, "%s/state", z->out_dir);
@@ -393,10 +445,10 @@ int fz_store_save(fz *z)
                      "generated %" PRIu64 "\n"
                      "unmutable %" PRIu64 "\n"
                      "next_queue %" PRIu64 "\n",
-                     z->rng.s, z->runs, z->triage_runs, fz_elapsed(z), z->hits, z->accepted, z->rejected,
+                     z->rng.s, z->runs, z->triage_runs, pcd_fz_elapsed(z), z->hits, z->accepted, z->rejected,
                      z->disagreements, z->flaky, z->generated, z->unmutable, z->next_queue);
-    z->last_save = fz_now();
-    return fz_write_file(path, text, (size_t)n);
+    z->last_save = pcd_fz_now();
+    return pcd_fz_write_file(path, text, (size_t)n);
 }
 
 static void load_state(fz *z, const char *text)
@@ -429,15 +481,18 @@ static void load_state(fz *z, const char *text)
 /* The command template as it is saved: one argument a line. */
 static char *command_text(const fz *z, size_t *len)
 {
-    char *text = NULL;
-    FILE *f = open_memstream(&text, len);
-    if (!f) return NULL;
-    for (int i = 0; i < z->cmd_argc; i++) fprintf(f, "%s\n", z->cmd_argv[i]);
-    fclose(f);
-    return text;
+    pcd_fz_text t;
+    pcd_fz_text_init(&t, z->al);
+    for (int i = 0; i < z->cmd_argc; i++) pcd_fz_tprintf(&t, "%s\n", z->cmd_argv[i]);
+    if (t.failed || !t.p) {
+        pcd_fz_text_free(&t);
+        return NULL;
+    }
+    *len = t.len;
+    return t.p;
 }
 
-int fz_store_open(fz *z, bool *resumed)
+int pcd_fz_store_open(fz *z, bool *resumed)
 {
     char path[4200];
     *resumed = false;
@@ -456,9 +511,9 @@ int fz_store_open(fz *z, bool *resumed)
     size_t clen = 0, slen = 0, olen = 0;
     char *cmd = command_text(z, &clen);
     snprintf(path, sizeof path, "%s/state", z->out_dir);
-    char *state = read_all(path, &slen);
+    char *state = read_all(z->al, path, &slen);
     snprintf(path, sizeof path, "%s/command", z->out_dir);
-    char *old = read_all(path, &olen);
+    char *old = read_all(z->al, path, &olen);
     int rc = 0;
     if (state) {
         if (strncmp(state, "profcodec-fuzz 1\n", 17) != 0) {
@@ -481,14 +536,14 @@ int fz_store_open(fz *z, bool *resumed)
             load_behaviours(z);
         }
     } else if (cmd && !z->replay_dir) {
-        if (fz_write_file(path, cmd, clen) != 0) {
+        if (pcd_fz_write_file(path, cmd, clen) != 0) {
             fprintf(stderr, "profcodec fuzz: cannot write %s: %s\n", path, strerror(errno));
             rc = EXIT_USAGE;
         }
     }
-    free(cmd);
-    free(state);
-    free(old);
+    pcd_alloc_sized_free(z->al, cmd);
+    pcd_alloc_sized_free(z->al, state);
+    pcd_alloc_sized_free(z->al, old);
     snprintf(z->cur_dir, sizeof z->cur_dir, "%s/cur", z->out_dir);
     return rc;
 }

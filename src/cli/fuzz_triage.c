@@ -82,7 +82,7 @@ static bool re_line(const regex_t *re, const char *text, size_t len, char *buf, 
 static void gdb_frames(fz *z, pcd_fz_report *rep)
 {
     int n = z->cmd_argc + 10, k = 0;
-    char **argv = calloc((size_t)n + 1, sizeof *argv);
+    char **argv = pcd_fz_zalloc(z->al, (size_t)n + 1, sizeof *argv);
     if (!argv) return;
     argv[k++] = "gdb";
     argv[k++] = "-q";
@@ -94,20 +94,20 @@ static void gdb_frames(fz *z, pcd_fz_report *rep)
     argv[k++] = "bt 12";
     argv[k++] = "--args";
     for (int i = 0; i < z->cmd_argc; i++) argv[k++] = z->cmd_argv[i];
-    fz_cmd g;
-    fz_cmd_init(&g, k, argv);
-    fz_limits lim = z->lim;
+    pcd_fz_cmd g;
+    pcd_fz_cmd_init(&g, k, argv);
+    pcd_fz_limits lim = z->lim;
     lim.timeout_s = z->lim.timeout_s * 4 + 20;
     lim.hang_signal = 0;
-    fz_run run;
-    if (fz_runner_run(&z->runner, &g, z->cur_path, &lim, &run, &fz_stop) == 0 && run.end == FZ_EXITED) {
+    pcd_fz_run run;
+    if (pcd_fz_runner_run(&z->runner, &g, z->cur_path, &lim, &run, &pcd_fz_stop) == 0 && run.end == FZ_EXITED) {
         z->triage_runs++;
         pcd_fz_gdb_frames(run.out, run.out_len, rep);
     }
-    free(argv);
+    pcd_alloc_sized_free(z->al, argv);
 }
 
-static void classify(fz *z, const fz_run *run, fz_verdict *v)
+static void classify(fz *z, const pcd_fz_run *run, pcd_fz_verdict *v)
 {
     pcd_fz_report rep;
     bool has = pcd_fz_report_parse(run->err, run->err_len, &rep) || pcd_fz_report_parse(run->out, run->out_len, &rep);
@@ -140,9 +140,9 @@ static void classify(fz *z, const fz_run *run, fz_verdict *v)
         pcd_fz_signature(NULL, &rep, v->sig, sizeof v->sig);
         if (rep.n_frames) snprintf(v->title, sizeof v->title, "%.120s (in %.100s)", rep.title, rep.frames[0]);
         else snprintf(v->title, sizeof v->title, "%s", rep.title);
-    } else if (run->end == FZ_SIGNALED && !(fz_stop && run->code == SIGKILL)) {
+    } else if (run->end == FZ_SIGNALED && !(pcd_fz_stop && run->code == SIGKILL)) {
         v->finding = true;
-        const char *sn = fz_signal_name(run->code);
+        const char *sn = pcd_fz_signal_name(run->code);
         snprintf(v->kind, sizeof v->kind, "signal-%s", sn);
         memset(&rep, 0, sizeof rep);
         if (z->gdb) gdb_frames(z, &rep);
@@ -174,7 +174,7 @@ static void classify(fz *z, const fz_run *run, fz_verdict *v)
 /* ---- differential: the target's verdict and totals against profcodec's reading ------------- */
 
 /* The number RE's first group (or whole match) finds in the target's output; false if none. */
-static bool their_total(const regex_t *re, const fz_run *run, uint64_t *out)
+static bool their_total(const regex_t *re, const pcd_fz_run *run, uint64_t *out)
 {
     regmatch_t m[2];
     const char *texts[2] = { run->out, run->err };
@@ -242,7 +242,7 @@ static bool comparable_name(const pcd_fz_reading *rd, size_t t)
 
 /* A total of ours against the target's: a disagreement when they differ or it printed none.
  * key tells disagreements apart (the sample type's place, not its name, which mutations change). */
-static void compare_total(fz *z, const fz_run *run, fz_verdict *v, const char *key, const char *name, uint64_t ours,
+static void compare_total(fz *z, const pcd_fz_run *run, pcd_fz_verdict *v, const char *key, const char *name, uint64_t ours,
                           const regex_t *re)
 {
     (void)z;
@@ -261,11 +261,11 @@ static void compare_total(fz *z, const fz_run *run, fz_verdict *v, const char *k
     else snprintf(v->theirs + o, sizeof v->theirs - o, "; %s not printed", name);
 }
 
-static void differ(fz *z, const uint8_t *data, size_t n, const fz_run *run, fz_verdict *v)
+static void differ(fz *z, const uint8_t *data, size_t n, const pcd_fz_run *run, pcd_fz_verdict *v)
 {
     pcd_fz_reading rd;
     const pcd_format *f = z->format;
-    if (pcd_fz_read(f, data, n, &z->al, &rd) == PCD_E_NOMEM) {
+    if (pcd_fz_read(f, data, n, z->al, &rd) == PCD_E_NOMEM) {
         snprintf(v->ours, sizeof v->ours, "not read: more memory than --max-memory");
         return;
     }
@@ -275,7 +275,7 @@ static void differ(fz *z, const uint8_t *data, size_t n, const fz_run *run, fz_v
         snprintf(v->theirs, sizeof v->theirs, "%s (exit status %d)%s%s", v->accepted ? "accepts" : "rejects", run->code,
                  v->accepted || !tl[0] ? "" : ": ", v->accepted ? "" : tl);
     else
-        snprintf(v->theirs, sizeof v->theirs, "ends %s", run->end == FZ_SIGNALED ? fz_signal_name(run->code) : "abnormally");
+        snprintf(v->theirs, sizeof v->theirs, "ends %s", run->end == FZ_SIGNALED ? pcd_fz_signal_name(run->code) : "abnormally");
     if (rd.accepted) {
         int o = snprintf(v->ours, sizeof v->ours, "accepts (%s %s, %" PRIu64 " records", rd.f ? rd.f->name : "?",
                          rd.f ? rd.f->version : "?", rd.records);
@@ -332,15 +332,15 @@ static void differ(fz *z, const uint8_t *data, size_t n, const fz_run *run, fz_v
     }
 }
 
-int fz_evaluate(fz *z, const uint8_t *data, size_t n, const char *ext, fz_verdict *v, fz_run *run)
+int pcd_fz_evaluate(fz *z, const uint8_t *data, size_t n, const char *ext, pcd_fz_verdict *v, pcd_fz_run *run)
 {
     memset(v, 0, sizeof *v);
-    fz_fmt(z->cur_path, sizeof z->cur_path, "%s/input%s", z->cur_dir, ext ? ext : "");
-    if (fz_write_file(z->cur_path, data, n) != 0) {
+    pcd_fz_fmt(z->cur_path, sizeof z->cur_path, "%s/input%s", z->cur_dir, ext ? ext : "");
+    if (pcd_fz_write_file(z->cur_path, data, n) != 0) {
         fprintf(stderr, "\nprofcodec fuzz: cannot write %s: %s\n", z->cur_path, strerror(errno));
         return -1;
     }
-    if (fz_runner_run(&z->runner, &z->cmd, z->cur_path, &z->lim, run, &fz_stop) != 0) {
+    if (pcd_fz_runner_run(&z->runner, &z->cmd, z->cur_path, &z->lim, run, &pcd_fz_stop) != 0) {
         fprintf(stderr, "\nprofcodec fuzz: cannot run %s: %s\n", z->cmd.argv[0], strerror(errno));
         return -1;
     }
@@ -349,17 +349,17 @@ int fz_evaluate(fz *z, const uint8_t *data, size_t n, const char *ext, fz_verdic
         return -1;
     }
     classify(z, run, v);
-    if (z->diff && !(fz_stop && run->end == FZ_SIGNALED)) differ(z, data, n, run, v);
+    if (z->diff && !(pcd_fz_stop && run->end == FZ_SIGNALED)) differ(z, data, n, run, v);
     return 0;
 }
 
-pcd_mut *fz_session(fz *z, const pcd_mutator *mu)
+pcd_mut *pcd_fz_session(fz *z, const pcd_mutator *mu)
 {
     size_t i = 0;
     while (i < pcd_n_mutators && pcd_mutators[i] != mu) i++;
     if (i == pcd_n_mutators) return NULL;
     if (!z->sess) {
-        z->sess = calloc(pcd_n_mutators, sizeof *z->sess);
+        z->sess = pcd_fz_zalloc(z->al, pcd_n_mutators, sizeof *z->sess);
         if (!z->sess) return NULL;
     }
     if (!z->sess[i]) {
@@ -369,7 +369,7 @@ pcd_mut *fz_session(fz *z, const pcd_mutator *mu)
         o.evil = z->evil;
         o.layer_break = z->evil ? z->layer_break : 0;
         o.max_output = z->buf_cap;
-        if (pcd_mut_new(&z->sess[i], mu, &o, &z->al) != PCD_OK) z->sess[i] = NULL;
+        if (pcd_mut_new(&z->sess[i], mu, &o, z->al) != PCD_OK) z->sess[i] = NULL;
     }
     return z->sess[i];
 }
@@ -391,20 +391,20 @@ static int oracle(void *ud, const uint8_t *p, size_t n)
 {
     tri *t = ud;
     fz *z = t->z;
-    if (fz_stop || !t->left || (t->deadline && fz_now() > t->deadline)) return -1;
+    if (pcd_fz_stop || !t->left || (t->deadline && pcd_fz_now() > t->deadline)) return -1;
     t->left--;
     t->tries++;
-    double now = fz_now();
+    double now = pcd_fz_now();
     if (!z->c->quiet && now - z->last_show >= (z->c->tty ? 0.5 : 60.0)) {
         z->last_show = now;
         fprintf(stderr, "%sprofcodec fuzz: minimizing a finding (%s): %" PRIu64 " runs, %zu -> %zu bytes%s",
                 z->c->tty ? "\r" : "", t->kind, t->tries, t->from, t->smallest, z->c->tty ? "      " : "\n");
     }
-    fz_verdict v;
-    fz_run run;
-    if (fz_evaluate(t->z, p, n, t->ext, &v, &run) != 0) return -1;
+    pcd_fz_verdict v;
+    pcd_fz_run run;
+    if (pcd_fz_evaluate(t->z, p, n, t->ext, &v, &run) != 0) return -1;
     t->z->triage_runs++;
-    if (fz_stop) return -1;
+    if (pcd_fz_stop) return -1;
     bool same = v.finding && strcmp(v.sig, t->sig) == 0;
     if (same && n < t->smallest) t->smallest = n;
     return same;
@@ -428,7 +428,7 @@ static bool shrink_chunks(fz *z, pcd_mut *m, tri *t, uint8_t **best, size_t *len
                           unsigned *steps)
 {
     size_t cap = z->buf_cap;
-    uint8_t *cand = malloc(cap), *work = malloc(cap);
+    uint8_t *cand = pcd_alloc_sized(z->al, cap), *work = pcd_alloc_sized(z->al, cap);
     bool go_on = true;
     if (!cand || !work || pcd_mut_load(m, *best, *len) != PCD_OK) goto done;
     for (uint32_t chunk = drop_steps(m) / 2; chunk >= 2 && go_on; chunk /= 2) {
@@ -459,18 +459,18 @@ static bool shrink_chunks(fz *z, pcd_mut *m, tri *t, uint8_t **best, size_t *len
             if (*steps < 8) snprintf(log + o, log_cap - o, "%sdrop %u records at once", *steps ? ", " : "", chunk);
             else if (*steps == 8) snprintf(log + o, log_cap - o, ", ...");
             (*steps)++;
-            uint8_t *nb = malloc(n);
+            uint8_t *nb = pcd_alloc_sized(z->al, n);
             if (!nb) goto done;
             memcpy(nb, cand, n);
-            free(*best);
+            pcd_alloc_sized_free(z->al, *best);
             *best = nb;
             *len = n;
         }
     }
 done:
     if (pcd_mut_load(m, *best, *len) != PCD_OK) go_on = false;
-    free(cand);
-    free(work);
+    pcd_alloc_sized_free(z->al, cand);
+    pcd_alloc_sized_free(z->al, work);
     return go_on;
 }
 
@@ -480,11 +480,11 @@ done:
 static void shrink_structure(fz *z, const pcd_mutator *mu, tri *t, uint8_t **best, size_t *len, char *log,
                              size_t log_cap, unsigned *steps)
 {
-    pcd_mut *m = fz_session(z, mu);
+    pcd_mut *m = pcd_fz_session(z, mu);
     if (!m || pcd_mut_load(m, *best, *len) != PCD_OK) return;
     if (!shrink_chunks(z, m, t, best, len, log, log_cap, steps)) return;
     size_t cap = z->buf_cap;
-    uint8_t *cand = malloc(cap);
+    uint8_t *cand = pcd_alloc_sized(z->al, cap);
     if (!cand) return;
     /* passes over the steps until one keeps nothing; a step kept, the pass goes on from the same
      * step number of the reloaded input (the steps before it were tried already: dropping
@@ -507,10 +507,10 @@ static void shrink_structure(fz *z, const pcd_mutator *mu, tri *t, uint8_t **bes
             if (*steps < 8) snprintf(log + o, log_cap - o, "%s%s", *steps ? ", " : "", pcd_mut_shrink_describe(m, s));
             else if (*steps == 8) snprintf(log + o, log_cap - o, ", ...");
             (*steps)++;
-            uint8_t *nb = malloc(n);
+            uint8_t *nb = pcd_alloc_sized(z->al, n);
             if (!nb) goto done;
             memcpy(nb, cand, n);
-            free(*best);
+            pcd_alloc_sized_free(z->al, *best);
             *best = nb;
             *len = n;
             if (pcd_mut_load(m, *best, *len) != PCD_OK) goto done;
@@ -518,39 +518,39 @@ static void shrink_structure(fz *z, const pcd_mutator *mu, tri *t, uint8_t **bes
         }
     }
 done:
-    free(cand);
+    pcd_alloc_sized_free(z->al, cand);
 }
 
 /* One argument of the command for a shell script, "{}" as the reproducer's input beside it. */
-static void sh_arg(FILE *f, const char *a, const char *input)
+static void sh_arg(pcd_fz_text *f, const char *a, const char *input)
 {
-    fputc('\'', f);
+    pcd_fz_tputc(f, '\'');
     for (const char *s = a; *s; s++) {
         if (s[0] == '{' && s[1] == '}') {
-            fprintf(f, "'\"$here/%s\"'", input);
+            pcd_fz_tprintf(f, "'\"$here/%s\"'", input);
             s++;
         } else if (*s == '\'') {
-            fputs("'\\''", f);
+            pcd_fz_tprintf(f, "'\\''");
         } else {
-            fputc(*s, f);
+            pcd_fz_tputc(f, *s);
         }
     }
-    fputc('\'', f);
+    pcd_fz_tputc(f, '\'');
 }
 
-static void describe_end(const fz *z, const fz_run *run, char *buf, size_t cap)
+static void describe_end(const fz *z, const pcd_fz_run *run, char *buf, size_t cap)
 {
     switch (run->end) {
     case FZ_EXITED: snprintf(buf, cap, "exit status %d", run->code); break;
-    case FZ_SIGNALED: snprintf(buf, cap, "killed by %s", fz_signal_name(run->code)); break;
+    case FZ_SIGNALED: snprintf(buf, cap, "killed by %s", pcd_fz_signal_name(run->code)); break;
     case FZ_TIMEOUT: snprintf(buf, cap, "stopped at the time limit (%.3g s)", z->lim.timeout_s); break;
     case FZ_MEMORY: snprintf(buf, cap, "stopped at the memory cap (%" PRIu64 " MB)", z->lim.rss_limit >> 20); break;
     default: snprintf(buf, cap, "not started"); break;
     }
 }
 
-static int write_finding(fz *z, fz_finding *fd, const fz_input *from, const char *made_from, const char *desc, const uint8_t *orig,
-                         size_t orig_n, const uint8_t *best, size_t best_n, const fz_verdict *v, const fz_run *run,
+static int write_finding(fz *z, pcd_fz_finding *fd, const pcd_fz_input *from, const char *made_from, const char *desc, const uint8_t *orig,
+                         size_t orig_n, const uint8_t *best, size_t best_n, const pcd_fz_verdict *v, const pcd_fz_run *run,
                          const char *minlog)
 {
     char dir[4200], path[4400], input[64], original[64];
@@ -559,62 +559,57 @@ static int write_finding(fz *z, fz_finding *fd, const fz_input *from, const char
     snprintf(input, sizeof input, "input%s", from->ext);
     snprintf(original, sizeof original, "original%s", from->ext);
     snprintf(path, sizeof path, "%s/%s", dir, input);
-    if (fz_write_file(path, best, best_n) != 0) return -1;
+    if (pcd_fz_write_file(path, best, best_n) != 0) return -1;
     snprintf(path, sizeof path, "%s/%s", dir, original);
-    if (fz_write_file(path, orig, orig_n) != 0) return -1;
+    if (pcd_fz_write_file(path, orig, orig_n) != 0) return -1;
     /* mutation.txt: how the input was made, one line */
     char line[FZ_DESC + 2];
     int k = snprintf(line, sizeof line, "%s\n", desc);
     snprintf(path, sizeof path, "%s/mutation.txt", dir);
-    if (fz_write_file(path, line, (size_t)(k < (int)sizeof line ? k : (int)sizeof line - 1)) != 0) return -1;
+    if (pcd_fz_write_file(path, line, (size_t)(k < (int)sizeof line ? k : (int)sizeof line - 1)) != 0) return -1;
     /* repro.sh */
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f) return -1;
-    fprintf(f, "#!/bin/sh\n# %s\n# profcodec fuzz finding %s: runs the reader on %s, beside this script.\n", v->title,
+    pcd_fz_text t, *f = &t;
+    pcd_fz_text_init(f, z->al);
+    pcd_fz_tprintf(f, "#!/bin/sh\n# %s\n# profcodec fuzz finding %s: runs the reader on %s, beside this script.\n", v->title,
             fd->id, input);
-    fprintf(f, "here=$(cd \"$(dirname \"$0\")\" && pwd)\nexec");
+    pcd_fz_tprintf(f, "here=$(cd \"$(dirname \"$0\")\" && pwd)\nexec");
     for (int i = 0; i < z->cmd_argc; i++) {
-        fputc(' ', f);
+        pcd_fz_tputc(f, ' ');
         sh_arg(f, z->cmd_argv[i], input);
     }
-    if (z->cmd.on_stdin) fprintf(f, " <\"$here/%s\"", input);
-    fprintf(f, "\n");
-    fclose(f);
+    if (z->cmd.on_stdin) pcd_fz_tprintf(f, " <\"$here/%s\"", input);
+    pcd_fz_tprintf(f, "\n");
     snprintf(path, sizeof path, "%s/repro.sh", dir);
-    int rc = fz_write_file(path, text, len);
-    free(text);
+    int rc = t.failed ? -1 : pcd_fz_write_file(path, t.p, t.len);
+    pcd_fz_text_free(f);
     if (rc != 0) return -1;
     chmod(path, 0755);
     /* report.txt */
-    f = open_memstream(&text, &len);
-    if (!f) return -1;
+    pcd_fz_text_init(f, z->al);
     char end[128];
     describe_end(z, run, end, sizeof end);
-    fprintf(f, "finding: %s\nwhat: %s\nsignature: %s\n", fd->id, v->title, v->sig);
-    fprintf(f, "found: run %" PRIu64 " of the campaign, made from %s\n", fd->first_run, made_from);
-    fprintf(f, "mutation: %s\n", desc);
-    fprintf(f, "input: %s (%zu bytes; as found: %s, %zu bytes)\n", input, best_n, original, orig_n);
-    fprintf(f, "minimized: %s\n", minlog);
-    fprintf(f, "command:");
-    for (int i = 0; i < z->cmd_argc; i++) fprintf(f, " %s", z->cmd_argv[i]);
-    fprintf(f, "\ntarget: %s, %.3f s, peak resident memory %" PRIu64 " kB\n", end, run->wall_s, run->max_rss >> 10);
-    if (z->diff) fprintf(f, "profcodec: %s\ntarget's verdict: %s\n", v->ours, v->theirs);
-    fprintf(f, "\n--- standard error of the target on %s (%" PRIu64 " bytes) ---\n%s\n", input, run->err_total, run->err);
-    fprintf(f, "--- standard output (%" PRIu64 " bytes) ---\n%s\n", run->out_total, run->out);
-    fclose(f);
+    pcd_fz_tprintf(f, "finding: %s\nwhat: %s\nsignature: %s\n", fd->id, v->title, v->sig);
+    pcd_fz_tprintf(f, "found: run %" PRIu64 " of the campaign, made from %s\n", fd->first_run, made_from);
+    pcd_fz_tprintf(f, "mutation: %s\n", desc);
+    pcd_fz_tprintf(f, "input: %s (%zu bytes; as found: %s, %zu bytes)\n", input, best_n, original, orig_n);
+    pcd_fz_tprintf(f, "minimized: %s\n", minlog);
+    pcd_fz_tprintf(f, "command:");
+    for (int i = 0; i < z->cmd_argc; i++) pcd_fz_tprintf(f, " %s", z->cmd_argv[i]);
+    pcd_fz_tprintf(f, "\ntarget: %s, %.3f s, peak resident memory %" PRIu64 " kB\n", end, run->wall_s, run->max_rss >> 10);
+    if (z->diff) pcd_fz_tprintf(f, "profcodec: %s\ntarget's verdict: %s\n", v->ours, v->theirs);
+    pcd_fz_tprintf(f, "\n--- standard error of the target on %s (%" PRIu64 " bytes) ---\n%s\n", input, run->err_total, run->err);
+    pcd_fz_tprintf(f, "--- standard output (%" PRIu64 " bytes) ---\n%s\n", run->out_total, run->out);
     snprintf(path, sizeof path, "%s/report.txt", dir);
-    rc = fz_write_file(path, text, len);
-    free(text);
+    rc = t.failed ? -1 : pcd_fz_write_file(path, t.p, t.len);
+    pcd_fz_text_free(f);
     return rc;
 }
 
-int fz_triage(fz *z, const uint8_t *data, size_t n, const fz_input *from, const fz_verdict *v)
+int pcd_fz_triage(fz *z, const uint8_t *data, size_t n, const pcd_fz_input *from, const pcd_fz_verdict *v)
 {
     z->hits++;
     if (v->disagreement) z->disagreements++;
-    fz_finding *known = fz_find_sig(z, v->sig);
+    pcd_fz_finding *known = pcd_fz_find_sig(z, v->sig);
     if (known) {
         known->hits++;
         return 0;
@@ -625,33 +620,33 @@ int fz_triage(fz *z, const uint8_t *data, size_t n, const fz_input *from, const 
     char desc[FZ_DESC], made_from[256];
     snprintf(desc, sizeof desc, "%s", z->desc);
     snprintf(made_from, sizeof made_from, "%s", z->made_from ? z->made_from : from->name);
-    uint8_t *orig = malloc(n ? n : 1), *best = malloc(n ? n : 1);
+    uint8_t *orig = pcd_alloc_sized(z->al, n ? n : 1), *best = pcd_alloc_sized(z->al, n ? n : 1);
     if (!orig || !best) {
-        free(orig);
-        free(best);
+        pcd_alloc_sized_free(z->al, orig);
+        pcd_alloc_sized_free(z->al, best);
         return -1;
     }
     memcpy(orig, data, n);
     memcpy(best, data, n);
     size_t best_n = n;
     /* confirm: the same signature again */
-    fz_verdict v2;
-    fz_run run;
-    if (fz_evaluate(z, orig, n, from->ext, &v2, &run) != 0) goto fail;
+    pcd_fz_verdict v2;
+    pcd_fz_run run;
+    if (pcd_fz_evaluate(z, orig, n, from->ext, &v2, &run) != 0) goto fail;
     z->triage_runs++;
-    if (fz_stop) goto fail;
+    if (pcd_fz_stop) goto fail;
     if (!v2.finding || strcmp(v2.sig, v->sig) != 0) {
         z->flaky++;
         if (!z->c->quiet)
             fprintf(stderr, "\nprofcodec fuzz: not found again on a second run (flaky): %s\n", v->title);
-        free(orig);
-        free(best);
+        pcd_alloc_sized_free(z->al, orig);
+        pcd_alloc_sized_free(z->al, best);
         return 0;
     }
     /* minimize: structure first, then bytes; hangs cost a time limit a try */
     uint64_t budget = z->minimize_runs;
     if (strcmp(v->kind, "hang") == 0) budget = budget / 20 < 3 ? (budget < 3 ? budget : 3) : budget / 20;
-    tri t = { z, from->ext, v->sig, v->kind, z->minimize_time > 0 ? fz_now() + z->minimize_time : 0, budget, 0, n, n };
+    tri t = { z, from->ext, v->sig, v->kind, z->minimize_time > 0 ? pcd_fz_now() + z->minimize_time : 0, budget, 0, n, n };
     char minlog[1200];
     unsigned steps = 0;
     char slog[900] = "";
@@ -662,7 +657,7 @@ int fz_triage(fz *z, const uint8_t *data, size_t n, const fz_input *from, const 
     uint64_t t1 = z->triage_runs;
     size_t before_bytes = best_n;
     pcd_fz_min_stats ms = { 0, 0, false };
-    if (budget && !fz_stop && t.left) pcd_fz_minimize_bytes(&z->al, best, &best_n, t.left, oracle, &t, &ms);
+    if (budget && !pcd_fz_stop && t.left) pcd_fz_minimize_bytes(z->al, best, &best_n, t.left, oracle, &t, &ms);
     int o = snprintf(minlog, sizeof minlog, "%zu -> %zu bytes", n, best_n);
     if (!budget) {
         snprintf(minlog + o, sizeof minlog - (size_t)o, " (not minimized: --minimize-runs 0)");
@@ -672,27 +667,27 @@ int fz_triage(fz *z, const uint8_t *data, size_t n, const fz_input *from, const 
                           steps == 1 ? "" : "s", t1 - t0, steps ? " (" : "", slog, steps ? ")" : "");
         o += snprintf(minlog + o, sizeof minlog - (size_t)o, "; by bytes %zu -> %zu in %" PRIu64 " runs", before_bytes,
                       best_n, (uint64_t)ms.tries);
-        if (fz_stop || !t.left || (t.deadline && fz_now() > t.deadline))
+        if (pcd_fz_stop || !t.left || (t.deadline && pcd_fz_now() > t.deadline))
             snprintf(minlog + o, sizeof minlog - (size_t)o, " (%s)",
-                     fz_stop ? "interrupted" : !t.left ? "--minimize-runs spent" : "--minimize-time spent");
+                     pcd_fz_stop ? "interrupted" : !t.left ? "--minimize-runs spent" : "--minimize-time spent");
     }
     /* the minimized input's own run, for the report (and its signature, which must be the same) */
-    bool interrupted = fz_stop;
-    fz_stop = 0;
-    if (fz_evaluate(z, best, best_n, from->ext, &v2, &run) != 0) {
-        fz_stop = fz_stop || interrupted;
+    bool interrupted = pcd_fz_stop;
+    pcd_fz_stop = 0;
+    if (pcd_fz_evaluate(z, best, best_n, from->ext, &v2, &run) != 0) {
+        pcd_fz_stop = pcd_fz_stop || interrupted;
         goto fail;
     }
-    fz_stop = fz_stop || interrupted;
+    pcd_fz_stop = pcd_fz_stop || interrupted;
     z->triage_runs++;
     if (!v2.finding || strcmp(v2.sig, v->sig) != 0) { /* cannot happen unless flaky: keep the original */
         memcpy(best, orig, n);
         best_n = n;
         snprintf(minlog, sizeof minlog, "%zu bytes (the minimized input did not show it again: kept as found)", n);
-        if (fz_evaluate(z, best, best_n, from->ext, &v2, &run) != 0) goto fail;
+        if (pcd_fz_evaluate(z, best, best_n, from->ext, &v2, &run) != 0) goto fail;
         z->triage_runs++;
     }
-    fz_finding *fd = fz_add_finding(z);
+    pcd_fz_finding *fd = pcd_fz_add_finding(z);
     if (!fd) goto fail;
     snprintf(fd->id, sizeof fd->id, "%04zu-%s", z->n_fd, v->kind);
     snprintf(fd->sig, sizeof fd->sig, "%s", v->sig);
@@ -704,17 +699,17 @@ int fz_triage(fz *z, const uint8_t *data, size_t n, const fz_input *from, const 
         fprintf(stderr, "\nprofcodec fuzz: cannot write the finding %s: %s\n", fd->id, strerror(errno));
         goto fail;
     }
-    fz_store_findings_index(z);
-    fz_store_save(z);
+    pcd_fz_store_findings_index(z);
+    pcd_fz_store_save(z);
     z->new_findings++;
     if (z->c->tty && !z->c->quiet) fprintf(stderr, "\r%100s\r", "");
     fprintf(stderr, "profcodec fuzz: finding %s: %s\n    %s; %s/findings/%s/\n", fd->id, v->title, minlog, z->out_dir,
             fd->id);
-    free(orig);
-    free(best);
+    pcd_alloc_sized_free(z->al, orig);
+    pcd_alloc_sized_free(z->al, best);
     return 0;
 fail:
-    free(orig);
-    free(best);
+    pcd_alloc_sized_free(z->al, orig);
+    pcd_alloc_sized_free(z->al, best);
     return -1;
 }

@@ -81,6 +81,7 @@ int main(int argc, char **argv)
         fputs(usage_text, stderr);
         return EXIT_USAGE;
     }
+    cli_start(&c);
     const char *cmd = argv[i];
     int sub_argc = argc - i;
     char **sub_argv = argv + i;

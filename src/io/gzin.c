@@ -1,18 +1,30 @@
 /* io/gzin.c: gzip input for the CLI and the Python module (zlib): inflates member after member, bounded. */
 #include "io/gzin.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #define PCD_GZIN_HARD_LIMIT ((uint64_t)1 << 40)
 
 bool pcd_gzin_is_gzip(const uint8_t *p, size_t n) { return n >= 3 && p[0] == 0x1f && p[1] == 0x8b && p[2] == 8; }
 
-int pcd_gzin_open(pcd_gzin *g, pcd_read_fn read, void *ud, uint64_t limit)
+/* zlib's allocation through the caller's allocator */
+static voidpf gz_alloc(voidpf opaque, uInt items, uInt size)
+{
+    if (size && items > SIZE_MAX / size) return Z_NULL;
+    return pcd_alloc_sized(opaque, (size_t)items * size);
+}
+
+static void gz_free(voidpf opaque, voidpf p) { pcd_alloc_sized_free(opaque, p); }
+
+int pcd_gzin_open(pcd_gzin *g, pcd_read_fn read, void *ud, uint64_t limit, pcd_alloc *al)
 {
     memset(g, 0, sizeof *g);
     g->read = read;
     g->ud = ud;
+    g->al = al;
+    g->z.zalloc = gz_alloc;
+    g->z.zfree = gz_free;
+    g->z.opaque = al;
     g->limit = limit && limit < PCD_GZIN_HARD_LIMIT ? limit : PCD_GZIN_HARD_LIMIT;
     /* 16 + 15: a gzip wrapper, the largest window */
     if (inflateInit2(&g->z, 16 + 15) != Z_OK) return -1;
@@ -101,30 +113,30 @@ pcd_status pcd_gzin_read(void *ud, uint8_t *dst, size_t cap, size_t *got)
     return inflate_some(g, dst, cap, got);
 }
 
-int pcd_gzin_load(pcd_gzin *g, uint8_t **out, size_t *len)
+int pcd_gzin_load(pcd_gzin *g, const uint8_t **out, size_t *len)
 {
-    size_t cap = 1 << 20, n = 0;
-    uint8_t *buf = malloc(cap);
-    if (!buf) return -1;
+    size_t cap = g->buf_cap ? g->buf_cap : (size_t)1 << 20, n = 0;
+    if (!g->buf && !(g->buf = pcd_alloc_get(g->al, cap))) {
+        g->nomem = true;
+        return -1;
+    }
+    g->buf_cap = cap;
     for (;;) {
-        if (n == cap) {
-            uint8_t *nb = realloc(buf, cap * 2);
+        if (n == g->buf_cap) {
+            uint8_t *nb = g->buf_cap <= SIZE_MAX / 2 ? pcd_alloc_resize(g->al, g->buf, g->buf_cap, g->buf_cap * 2) : NULL;
             if (!nb) {
-                free(buf);
+                g->nomem = true;
                 return -1;
             }
-            buf = nb;
-            cap *= 2;
+            g->buf = nb;
+            g->buf_cap *= 2;
         }
         size_t got = 0;
-        if (pcd_gzin_read(g, buf + n, cap - n, &got) != PCD_OK) {
-            free(buf);
-            return -1;
-        }
+        if (pcd_gzin_read(g, g->buf + n, g->buf_cap - n, &got) != PCD_OK) return -1;
         if (got == 0) break;
         n += got;
     }
-    *out = buf;
+    *out = g->buf;
     *len = n;
     return 0;
 }
@@ -133,4 +145,7 @@ void pcd_gzin_close(pcd_gzin *g)
 {
     if (g->inited) inflateEnd(&g->z);
     g->inited = false;
+    pcd_alloc_free(g->al, g->buf, g->buf_cap);
+    g->buf = NULL;
+    g->buf_cap = 0;
 }

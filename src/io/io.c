@@ -4,16 +4,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdlib.h>
+#include <stdlib.h> /* mkstemp */
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-int pcd_input_open(pcd_input *in, const char *name)
+int pcd_input_open(pcd_input *in, const char *name, pcd_alloc *al)
 {
     memset(in, 0, sizeof *in);
     in->name = name;
+    in->al = al;
     if (strcmp(name, "-") == 0) {
         in->fd = 0;
     } else {
@@ -87,8 +88,11 @@ int pcd_input_load(pcd_input *in, size_t limit)
     if (in->map) return 0;
     if (in->is_regular) {
         if (in->size == 0) {
-            in->map = malloc(1);
+            /* nothing to map: an empty buffer of our own */
+            in->map = pcd_alloc_get(in->al, 1);
+            in->map_cap = 1;
             in->map_len = 0;
+            if (!in->map) errno = ENOMEM;
             return in->map ? 0 : -1;
         }
         if (in->size > SIZE_MAX) {
@@ -105,27 +109,32 @@ int pcd_input_load(pcd_input *in, size_t limit)
     }
     size_t cap = 1 << 20, len = 0;
     if (limit && cap > limit) cap = limit;
-    uint8_t *buf = malloc(cap);
-    if (!buf) return -1;
+    uint8_t *buf = pcd_alloc_get(in->al, cap);
+    if (!buf) {
+        errno = ENOMEM;
+        return -1;
+    }
     for (;;) {
         if (len == cap) {
             if (limit && cap >= limit) {
                 /* a pipe larger than the memory cap */
-                free(buf);
+                pcd_alloc_free(in->al, buf, cap);
                 errno = EFBIG;
                 return -1;
             }
-            uint8_t *nb = realloc(buf, limit && cap * 2 > limit ? limit : cap * 2);
+            size_t ncap = limit && cap * 2 > limit ? limit : cap * 2;
+            uint8_t *nb = pcd_alloc_resize(in->al, buf, cap, ncap);
             if (!nb) {
-                free(buf);
+                pcd_alloc_free(in->al, buf, cap);
+                errno = ENOMEM;
                 return -1;
             }
             buf = nb;
-            cap = limit && cap * 2 > limit ? limit : cap * 2;
+            cap = ncap;
         }
         size_t got;
         if (pcd_input_read(in, buf + len, cap - len, &got) != PCD_OK) {
-            free(buf);
+            pcd_alloc_free(in->al, buf, cap);
             return -1;
         }
         if (got == 0) break;
@@ -133,6 +142,7 @@ int pcd_input_load(pcd_input *in, size_t limit)
     }
     in->map = buf;
     in->map_len = len;
+    in->map_cap = cap;
     return 0;
 }
 
@@ -151,7 +161,7 @@ void pcd_input_close(pcd_input *in)
 {
     if (in->map) {
         if (in->mapped) munmap(in->map, in->map_len);
-        else free(in->map);
+        else pcd_alloc_free(in->al, in->map, in->map_cap);
     }
     if (in->fd > 0) close(in->fd);
     in->map = NULL;
@@ -180,10 +190,11 @@ void pcd_output_pending_unlink(pcd_output_pending *p)
         if (p->tmp[i]) unlink(p->tmp[i]);
 }
 
-int pcd_output_open(pcd_output *out, const char *name, pcd_output_pending *pending)
+int pcd_output_open(pcd_output *out, const char *name, pcd_output_pending *pending, pcd_alloc *al)
 {
     memset(out, 0, sizeof *out);
     out->name = name;
+    out->al = al;
     out->pending = pending;
     if (!name || strcmp(name, "-") == 0) {
         out->to_stdout = true;
@@ -206,12 +217,16 @@ int pcd_output_open(pcd_output *out, const char *name, pcd_output_pending *pendi
         return 0;
     }
     size_t n = strlen(name);
-    out->tmp = malloc(n + 16);
-    if (!out->tmp) return -1;
+    out->tmp_cap = n + 16;
+    out->tmp = pcd_alloc_get(al, out->tmp_cap);
+    if (!out->tmp) {
+        errno = ENOMEM;
+        return -1;
+    }
     snprintf(out->tmp, n + 16, "%s.tmp.XXXXXX", name);
     out->fd = mkstemp(out->tmp);
     if (out->fd < 0) {
-        free(out->tmp);
+        pcd_alloc_free(out->al, out->tmp, out->tmp_cap);
         out->tmp = NULL;
         return -1;
     }
@@ -229,7 +244,7 @@ int pcd_output_open(pcd_output *out, const char *name, pcd_output_pending *pendi
         close(out->fd);
         unlink(out->tmp);
         pending_drop(out->pending, out->tmp);
-        free(out->tmp);
+        pcd_alloc_free(out->al, out->tmp, out->tmp_cap);
         out->tmp = NULL;
         return -1;
     }
@@ -252,7 +267,7 @@ int pcd_output_commit(pcd_output *out)
     if (rc == 0 && rename(out->tmp, out->name) != 0) rc = -1;
     if (rc != 0) unlink(out->tmp);
     pending_drop(out->pending, out->tmp);
-    free(out->tmp);
+    pcd_alloc_free(out->al, out->tmp, out->tmp_cap);
     out->tmp = NULL;
     return rc;
 }
@@ -268,7 +283,7 @@ void pcd_output_abort(pcd_output *out)
     if (out->tmp) {
         unlink(out->tmp);
         pending_drop(out->pending, out->tmp);
-        free(out->tmp);
+        pcd_alloc_free(out->al, out->tmp, out->tmp_cap);
         out->tmp = NULL;
     }
 }

@@ -16,7 +16,9 @@ typedef struct pcd_input {
     uint64_t size;          /* regular files */
     uint8_t *map;           /* whole-file mapping or buffer, when asked for */
     size_t map_len;
-    bool mapped;            /* map came from mmap (else malloc) */
+    bool mapped;            /* map came from mmap (else from al, map_cap bytes) */
+    size_t map_cap;
+    pcd_alloc *al;          /* what a pipe is read into (pcd_input_load) */
     uint64_t released;      /* the mapped pages before it were dropped (pcd_input_release) */
     uint64_t bytes_read;
     /* bytes peeked from a pipe, handed out again by the first reads */
@@ -24,10 +26,12 @@ typedef struct pcd_input {
     uint8_t peek_buf[4096];
 } pcd_input;
 
-/* Opens name ("-" = stdin). On failure returns -1 with errno set. */
-int pcd_input_open(pcd_input *in, const char *name);
+/* Opens name ("-" = stdin); a pipe read whole goes into memory from al (which must outlive
+ * in). On failure returns -1 with errno set. */
+int pcd_input_open(pcd_input *in, const char *name, pcd_alloc *al);
 /* Reads the whole input into memory (mmap for regular files); a pipe of more than
- * `limit` bytes (0: no limit) fails with errno EFBIG. */
+ * `limit` bytes (0: no limit) fails with errno EFBIG, and with ENOMEM when the allocator
+ * refuses (its memory cap). */
 int pcd_input_load(pcd_input *in, size_t limit);
 void pcd_input_close(pcd_input *in);
 /* A reader's release hook (pcd_reader_opts.release) over a mapped input: drops the pages
@@ -54,7 +58,9 @@ void pcd_output_pending_unlink(pcd_output_pending *p);
  * pipe that exists (/dev/null, a FIFO) is written in place. */
 typedef struct pcd_output {
     const char *name;       /* final name, or "-" for stdout */
-    char *tmp;              /* temporary name beside it */
+    char *tmp;              /* temporary name beside it (tmp_cap bytes from al) */
+    size_t tmp_cap;
+    pcd_alloc *al;
     int fd;
     FILE *fp;
     bool to_stdout;
@@ -64,8 +70,9 @@ typedef struct pcd_output {
 } pcd_output;
 
 /* Opens name ("-" or NULL: standard output); pending (NULL: none) lists the temporary file
- * until the output is committed or aborted. */
-int pcd_output_open(pcd_output *out, const char *name, pcd_output_pending *pending);
+ * until the output is committed or aborted. The temporary name comes from al (which must
+ * outlive out). On failure returns -1 with errno set. */
+int pcd_output_open(pcd_output *out, const char *name, pcd_output_pending *pending, pcd_alloc *al);
 /* Flushes, fsyncs and renames; on failure the temporary file is removed. */
 int pcd_output_commit(pcd_output *out);
 /* Removes the temporary file (nothing is left half-written). */

@@ -494,7 +494,7 @@ static bool negzero_at(const char *p, size_t i, size_t len)
     return !(n == '.' || n == 'e' || n == 'E' || (n >= '0' && n <= '9'));
 }
 
-char *pcd_jsonr_negzero(const char *line, size_t len, size_t *out_len)
+char *pcd_jsonr_negzero(pcd_alloc *al, const char *line, size_t len, size_t *out_len)
 {
     if (!memmem(line, len, "-0", 2)) return NULL;
     size_t count = 0;
@@ -511,7 +511,7 @@ char *pcd_jsonr_negzero(const char *line, size_t len, size_t *out_len)
         }
     }
     if (count == 0) return NULL;
-    char *out = malloc(len + 2 * count + 1);
+    char *out = pcd_alloc_sized(al, len + 2 * count + 1);
     if (!out) return NULL;
     size_t o = 0;
     in_str = false;

@@ -22,9 +22,10 @@ bool pcd_jsonr_record(const pcd_jkind *k, json_t *obj, void *dst, pcd_arena *are
                       size_t errcap);
 
 /* jansson reads the JSON number -0 as the integer 0 and so loses its sign, which a float
- * field keeps (-0.0). If `line` holds a -0 token outside strings, returns a malloc'ed copy
- * (length in *out_len) where each one is written -0.0, which integer fields read as 0 as
- * before; NULL when there is none (or no memory: the line is then read as it is). */
-char *pcd_jsonr_negzero(const char *line, size_t len, size_t *out_len);
+ * field keeps (-0.0). If `line` holds a -0 token outside strings, returns a copy from al
+ * (pcd_alloc_sized: free it with pcd_alloc_sized_free; length in *out_len) where each one is
+ * written -0.0, which integer fields read as 0 as before; NULL when there is none (or no
+ * memory: the line is then read as it is). */
+char *pcd_jsonr_negzero(pcd_alloc *al, const char *line, size_t len, size_t *out_len);
 
 #endif

@@ -191,7 +191,7 @@ const pcd_mutator *pcd_mutator_detect(const uint8_t *data, size_t size)
 
 /* ---- sessions ---- */
 
-uint64_t mut_rand(pcd_mut *m)
+uint64_t pcd_mut_rand(pcd_mut *m)
 {
     uint64_t x = m->rng;
     x ^= x >> 12;
@@ -283,7 +283,7 @@ void pcd_mut_free(pcd_mut *m)
     pcd_alloc_free(al, m, sizeof *m);
 }
 
-void mut_note(pcd_mut *m, const char *fmt, ...)
+void pcd_mut_note(pcd_mut *m, const char *fmt, ...)
 {
     if (m->dlen + 8 >= sizeof m->desc) return;
     if (m->dlen == 0) {
@@ -318,7 +318,7 @@ static bool set_push(pcd_alloc *al, mset *s, mrec r)
     return true;
 }
 
-bool mut_reserve(pcd_mut *m, size_t n)
+bool pcd_mut_reserve(pcd_mut *m, size_t n)
 {
     if (n <= m->wcap) return true;
     size_t nc = m->wcap ? m->wcap : 64;
@@ -334,7 +334,7 @@ bool mut_reserve(pcd_mut *m, size_t n)
 static bool restore(pcd_mut *m)
 {
     pcd_arena_reset(&m->ma);
-    if (!mut_reserve(m, m->pristine.n)) return false;
+    if (!pcd_mut_reserve(m, m->pristine.n)) return false;
     memcpy(m->w, m->pristine.r, m->pristine.n * sizeof *m->w);
     m->wn = m->pristine.n;
     m->layer = -1;
@@ -371,7 +371,7 @@ static bool spans_of(pcd_mut *m, mset *s, size_t k, const pcd_type *t, const uin
         for (size_t j = k + 1; j < s->n && s->r[j].depth > s->r[k].depth; j++)
             if (s->r[j].depth == s->r[k].depth + 1 && s->r[j].rd == f->region) {
                 if (first == SIZE_MAX) first = j;
-                end = mut_subtree_end(s->r, s->n, j);
+                end = pcd_mut_subtree_end(s->r, s->n, j);
                 count++;
             }
         if (first == SIZE_MAX) first = end = k + 1;
@@ -431,7 +431,7 @@ static pcd_status read_set(pcd_mut *m, mset *s, const uint8_t *data, size_t size
         }
         if (!rec.data || !rec.region) continue;
         void *q = pcd_arena_alloc(&s->arena, rec.type->size);
-        if (!q || !mut_copy(&s->arena, rec.type, q, rec.data) ||
+        if (!q || !pcd_mut_copy(&s->arena, rec.type, q, rec.data) ||
             !set_push(m->al, s, (mrec){ rec.region, rec.type, q, rec.depth, false,
                                         rec.decompressed ? UINT64_MAX : rec.offset })) {
             st = PCD_E_NOMEM;
@@ -441,7 +441,7 @@ static pcd_status read_set(pcd_mut *m, mset *s, const uint8_t *data, size_t size
     const void *rt = pcd_reader_root(&r);
     if (root && rt) {
         void *q = pcd_arena_alloc(&s->arena, m->f->root_size);
-        if (q && mut_copy(&s->arena, m->f->root, q, rt)) s->r[0].data = q;
+        if (q && pcd_mut_copy(&s->arena, m->f->root, q, rt)) s->r[0].data = q;
         else st = PCD_E_NOMEM;
     }
     pcd_reader_close(&r);
@@ -479,7 +479,7 @@ static bool promote(pcd_mut *m, uint64_t h, size_t size)
     for (size_t i = 0; i < n; i++) {
         r[i] = m->w[i];
         void *q = pcd_arena_alloc(&m->next, r[i].type->size);
-        if (!q || !mut_copy(&m->next, r[i].type, q, r[i].data)) goto fail;
+        if (!q || !pcd_mut_copy(&m->next, r[i].type, q, r[i].data)) goto fail;
         r[i].data = q;
         r[i].owned = false;
         r[i].pidx = (uint32_t)i;
@@ -513,7 +513,7 @@ static bool promote(pcd_mut *m, uint64_t h, size_t size)
     s->arena = m->next;
     m->next = t;
     pcd_arena_reset(&m->next);
-    mut_scan_keys(m, s);
+    pcd_mut_scan_keys(m, s);
     m->load_hash = h;
     m->load_size = size;
     m->loaded = true;
@@ -541,14 +541,14 @@ pcd_status pcd_mut_load(pcd_mut *m, const uint8_t *data, size_t size)
         m->wn = 0;
         return st;
     }
-    mut_scan_keys(m, &m->pristine);
+    pcd_mut_scan_keys(m, &m->pristine);
     m->loaded = true;
     m->load_hash = h;
     m->load_size = size;
     return restore(m) ? PCD_OK : PCD_E_NOMEM;
 }
 
-size_t mut_subtree_end(const mrec *r, size_t n, size_t k)
+size_t pcd_mut_subtree_end(const mrec *r, size_t n, size_t k)
 {
     size_t e = k + 1;
     while (e < n && r[e].depth > r[k].depth) e++;
@@ -578,8 +578,8 @@ static pcd_status inner_region(void *ud, const pcd_region_desc *rd, uint32_t ord
         m->ibytes_cap = need;
     }
     memcpy(m->ibytes, *p, *n);
-    size_t k = mut_bytes(m, m->ibytes, *n, need);
-    mut_note(m, "inner_bytes in %s (zstd region %u): %zu -> %zu bytes", rd->name, ordinal, *n, k);
+    size_t k = pcd_mut_bytes(m, m->ibytes, *n, need);
+    pcd_mut_note(m, "inner_bytes in %s (zstd region %u): %zu -> %zu bytes", rd->name, ordinal, *n, k);
     *p = m->ibytes;
     *n = k;
     return PCD_OK;
@@ -620,7 +620,7 @@ static size_t raw_spans(pcd_mut *m, pcd_writer *w, const mrec *r, size_t n, size
     return at;
 }
 
-pcd_status mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out, size_t cap, size_t *len,
+pcd_status pcd_mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out, size_t cap, size_t *len,
                               size_t size_rec, uint64_t *size_at)
 {
     pcd_ctx x;
@@ -676,9 +676,9 @@ pcd_status mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out,
     return st;
 }
 
-bool mut_check_record(pcd_mut *m, size_t k) { return mut_check_record_as(m, k, false); }
+bool pcd_mut_check_record(pcd_mut *m, size_t k) { return pcd_mut_check_record_as(m, k, false); }
 
-bool mut_check_record_as(pcd_mut *m, size_t k, bool encode_only)
+bool pcd_mut_check_record_as(pcd_mut *m, size_t k, bool encode_only)
 {
     const mrec *r = &m->w[k];
     if (!r->rd || !r->rd->decode || !r->rd->encode) return true;
@@ -746,7 +746,7 @@ static pcd_status encode(pcd_mut *m, uint8_t *out, size_t cap, size_t *len)
     if (m->layer == PCD_MUT_LAYER_SIZE) {
         /* a record with a size field of its own, written where it can be found */
         for (int t = 0; t < 16 && size_rec == SIZE_MAX && m->wn > 1; t++) {
-            size_t k = 1 + (size_t)mut_below(m, m->wn - 1);
+            size_t k = 1 + (size_t)pcd_mut_below(m, m->wn - 1);
             if (m->w[k].rd->size_off >= 0) size_rec = k;
         }
     }
@@ -759,48 +759,48 @@ static pcd_status encode(pcd_mut *m, uint8_t *out, size_t cap, size_t *len)
             m->buf2 = q;
             m->buf2_cap = m->o.max_output * 2;
         }
-        st = mut_encode_records(m, m->w, m->wn, m->buf2, m->buf2_cap, &n, size_rec, &size_at);
+        st = pcd_mut_encode_records(m, m->w, m->wn, m->buf2, m->buf2_cap, &n, size_rec, &size_at);
         if (st != PCD_OK) return st;
         if (m->layer >= 0 && m->layer != PCD_MUT_LAYER_GZIP)
-            mut_layer(m, m->layer, m->buf2, m->buf2_cap, &n, size_at, size_rec);
+            pcd_mut_layer(m, m->layer, m->buf2, m->buf2_cap, &n, size_at, size_rec);
         if (m->inner == 0) {
             /* what the gzip layer holds, changed byte by byte (the gzip layer made right around it) */
             size_t cap2 = n + n / 4 + 1024;
             if (cap2 > m->buf2_cap) cap2 = m->buf2_cap;
-            size_t k = mut_bytes(m, m->buf2, n, cap2);
-            mut_note(m, "inner_bytes in the gzip layer: %zu -> %zu bytes", n, k);
+            size_t k = pcd_mut_bytes(m, m->buf2, n, cap2);
+            pcd_mut_note(m, "inner_bytes in the gzip layer: %zu -> %zu bytes", n, k);
             n = k;
         }
         /* a mutated file: mostly stored blocks (fast; the reader's inflate still runs), now
          * and then compressed; an unmutated one compressed as most writers do */
-        int level = !m->dlen ? 6 : mut_below(m, 4) ? 0 : 1;
+        int level = !m->dlen ? 6 : pcd_mut_below(m, 4) ? 0 : 1;
         st = gzip(m->al, level, m->buf2, n, out, lim, len);
         if (st == PCD_E_LIMIT && level < 6) st = gzip(m->al, 6, m->buf2, n, out, lim, len);   /* to fit */
         if (st != PCD_OK) return st;
-        if (m->layer == PCD_MUT_LAYER_GZIP) mut_layer(m, m->layer, out, lim, len, UINT64_MAX, SIZE_MAX);
+        if (m->layer == PCD_MUT_LAYER_GZIP) pcd_mut_layer(m, m->layer, out, lim, len, UINT64_MAX, SIZE_MAX);
         return PCD_OK;
     }
     m->inner_done = m->inner_armed = false;
     m->inner_fed = m->fed = m->fed_last = 0;
-    st = mut_encode_records(m, m->w, m->wn, out, lim, len, size_rec, &size_at);
+    st = pcd_mut_encode_records(m, m->w, m->wn, out, lim, len, size_rec, &size_at);
     if (st != PCD_OK) return st;
     if (m->inner > 0 && !m->inner_done && m->fed > 0) {
         /* its region not passed over as such (its parent changed, say): one of the compressed
          * regions that got bytes (the same ones again: the encoding is deterministic) */
-        m->inner_fed = 1 + (uint32_t)mut_below(m, m->fed);
+        m->inner_fed = 1 + (uint32_t)pcd_mut_below(m, m->fed);
         m->inner_armed = false;
         m->fed = m->fed_last = 0;
-        st = mut_encode_records(m, m->w, m->wn, out, lim, len, size_rec, &size_at);
+        st = pcd_mut_encode_records(m, m->w, m->wn, out, lim, len, size_rec, &size_at);
         if (st != PCD_OK) return st;
     }
-    if (m->inner > 0 && !m->inner_done) mut_note(m, "inner_bytes: no zstd region written");
+    if (m->inner > 0 && !m->inner_done) pcd_mut_note(m, "inner_bytes: no zstd region written");
     if (m->inner == 0) {
         /* inner_bytes in a gzip layer that gzip_drop then took off: on the bytes as they are */
-        size_t k = mut_bytes(m, out, *len, lim);
-        mut_note(m, "inner_bytes in what the gzip layer held: %zu -> %zu bytes", *len, k);
+        size_t k = pcd_mut_bytes(m, out, *len, lim);
+        pcd_mut_note(m, "inner_bytes in what the gzip layer held: %zu -> %zu bytes", *len, k);
         *len = k;
     }
-    if (m->layer >= 0) mut_layer(m, m->layer, out, lim, len, size_at, size_rec);
+    if (m->layer >= 0) pcd_mut_layer(m, m->layer, out, lim, len, size_at, size_rec);
     return PCD_OK;
 }
 
@@ -811,7 +811,7 @@ static int pick_kind(pcd_mut *m, bool layer)
     int cand[PCD_MUT_N_KINDS], n = 0;
     for (int k = 0; k < PCD_MUT_N_KINDS; k++)
         if ((m->o.kinds >> k & 1) && pcd_mut_kind_layer((pcd_mut_kind)k) == layer) cand[n++] = k;
-    return n ? cand[mut_below(m, (uint64_t)n)] : -1;
+    return n ? cand[pcd_mut_below(m, (uint64_t)n)] : -1;
 }
 
 void pcd_mut_set_bytes(pcd_mut *m, pcd_mut_bytes_fn fn, void *ud)
@@ -831,7 +831,7 @@ static pcd_status inner_pick(pcd_mut *m)
         size_t n = 0;
         for (size_t k = 0; k < m->pristine.nspans; k++) n += m->pristine.spans[k].count > 0;
         if (!n) return PCD_END;
-        size_t j = (size_t)mut_below(m, n), k = 0;
+        size_t j = (size_t)pcd_mut_below(m, n), k = 0;
         for (;; k++)
             if (m->pristine.spans[k].count > 0 && j-- == 0) break;
         m->inner = 1;
@@ -845,13 +845,13 @@ static pcd_status gz_drop(pcd_mut *m)
 {
     if (!m->pristine.gz || m->gz_drop) return PCD_END;
     m->gz_drop = true;
-    mut_note(m, "gzip_drop: the gzip layer taken off");
+    pcd_mut_note(m, "gzip_drop: the gzip layer taken off");
     return PCD_OK;
 }
 
 static pcd_status apply_kind(pcd_mut *m, pcd_mut_kind k)
 {
-    return k == PCD_MUT_INNER_BYTES ? inner_pick(m) : k == PCD_MUT_GZIP_DROP ? gz_drop(m) : mut_apply(m, k);
+    return k == PCD_MUT_INNER_BYTES ? inner_pick(m) : k == PCD_MUT_GZIP_DROP ? gz_drop(m) : pcd_mut_apply_kind(m, k);
 }
 
 pcd_status pcd_mut_apply(pcd_mut *m, pcd_mut_kind k)
@@ -868,7 +868,7 @@ pcd_status pcd_mut_apply(pcd_mut *m, pcd_mut_kind k)
 
 pcd_status pcd_mut_mutate(pcd_mut *m, uint32_t *applied)
 {
-    uint32_t want = 1 + (uint32_t)mut_below(m, m->o.max_stack), done = 0;
+    uint32_t want = 1 + (uint32_t)pcd_mut_below(m, m->o.max_stack), done = 0;
     for (uint32_t i = 0; i < want; i++) {
         for (int t = 0; t < 24; t++) {
             int k = pick_kind(m, false);
@@ -881,7 +881,7 @@ pcd_status pcd_mut_mutate(pcd_mut *m, uint32_t *applied)
             if (st == PCD_E_NOMEM) return st;
         }
     }
-    if (m->o.evil && m->o.layer_break > 0 && mut_chance(m, m->o.layer_break)) {
+    if (m->o.evil && m->o.layer_break > 0 && pcd_mut_chance(m, m->o.layer_break)) {
         int k = pick_kind(m, true);
         if (k == PCD_MUT_LAYER_GZIP && (!m->pristine.gz || m->gz_drop)) k = PCD_MUT_LAYER_TRUNCATE;
         if (k >= 0) {
@@ -901,20 +901,20 @@ pcd_status pcd_mut_crossover(pcd_mut *m, const uint8_t *other, size_t size)
     if (m->other.n < 2) return PCD_END;
     /* a record of the other file (and what it holds) after a record of the same region here */
     for (int t = 0; t < 16; t++) {
-        size_t j = 1 + (size_t)mut_below(m, m->other.n - 1);
-        size_t je = mut_subtree_end(m->other.r, m->other.n, j);
+        size_t j = 1 + (size_t)pcd_mut_below(m, m->other.n - 1);
+        size_t je = pcd_mut_subtree_end(m->other.r, m->other.n, j);
         size_t cand[64], nc = 0;
         for (size_t k = 1; k < m->wn && nc < 64; k++)
             if (m->w[k].rd == m->other.r[j].rd && m->w[k].depth == m->other.r[j].depth) cand[nc++] = k;
         if (!nc) continue;
-        size_t k = cand[mut_below(m, nc)];
-        size_t at = mut_subtree_end(m->w, m->wn, k), cnt = je - j;
-        if (!mut_reserve(m, m->wn + cnt)) return PCD_E_NOMEM;
+        size_t k = cand[pcd_mut_below(m, nc)];
+        size_t at = pcd_mut_subtree_end(m->w, m->wn, k), cnt = je - j;
+        if (!pcd_mut_reserve(m, m->wn + cnt)) return PCD_E_NOMEM;
         memmove(m->w + at + cnt, m->w + at, (m->wn - at) * sizeof *m->w);
         for (size_t i = 0; i < cnt; i++) {
             mrec r = m->other.r[j + i];
             void *q = pcd_arena_alloc(&m->ma, r.type->size);
-            if (!q || !mut_copy(&m->ma, r.type, q, r.data)) return PCD_E_NOMEM;
+            if (!q || !pcd_mut_copy(&m->ma, r.type, q, r.data)) return PCD_E_NOMEM;
             r.data = q;
             r.owned = true;
             r.origin = UINT64_MAX;
@@ -922,7 +922,7 @@ pcd_status pcd_mut_crossover(pcd_mut *m, const uint8_t *other, size_t size)
             m->w[at + i] = r;
         }
         m->wn += cnt;
-        mut_note(m, "rec_splice %s[%zu]+%zu from the other input", m->w[at].rd->name, at, cnt);
+        pcd_mut_note(m, "rec_splice %s[%zu]+%zu from the other input", m->w[at].rd->name, at, cnt);
         return PCD_OK;
     }
     return PCD_END;
@@ -953,24 +953,24 @@ pcd_status pcd_mut_fuzz(pcd_mut *m, const uint8_t *in, size_t size, uint8_t *out
 
 /* A new record of region rd (a random case of a union), made valid by its schema's
  * starting values. */
-void *mut_new_record(pcd_mut *m, const pcd_region_desc *rd)
+void *pcd_mut_new_record(pcd_mut *m, const pcd_region_desc *rd)
 {
     const pcd_type *t = rd->record;
     uint8_t *q = pcd_arena_alloc(&m->ma, t->size);
     if (!q) return NULL;
     memset(q, 0, t->size);
     if (t->is_union && t->n_fields) {
-        const pcd_mut_init *in = mut_init_of(m->mu, t);
+        const pcd_mut_init *in = pcd_mut_init_of(m->mu, t);
         if (!in || !in->set_case) {
             /* without a tag of its own (protobuf field records): a case whose value is
              * a number or a message */
-            *(uint32_t *)q = (uint32_t)mut_below(m, t->n_fields);
+            *(uint32_t *)q = (uint32_t)pcd_mut_below(m, t->n_fields);
             if (t->fields[*(uint32_t *)q].kind == PCD_K_PB_FIELD) *(uint32_t *)q = 0;
         } else {
-            *(uint32_t *)q = (uint32_t)mut_below(m, t->n_fields);
+            *(uint32_t *)q = (uint32_t)pcd_mut_below(m, t->n_fields);
         }
     }
-    mut_init_type(m->mu, t, q);
+    pcd_mut_init_type(m->mu, t, q);
     return q;
 }
 
@@ -983,13 +983,13 @@ static bool gen_region(pcd_mut *m, const pcd_type *t, const void *data, uint32_t
     for (uint32_t i = 0; i < t->n_fields; i++) {
         const pcd_field *f = &t->fields[i];
         if (f->kind != PCD_K_REGION || !f->region) continue;
-        if (mut_below(m, 8) >= keep) continue;
-        uint32_t n = depth >= 2 ? (uint32_t)mut_below(m, 3) : 1 + (uint32_t)mut_below(m, 24);
+        if (pcd_mut_below(m, 8) >= keep) continue;
+        uint32_t n = depth >= 2 ? (uint32_t)pcd_mut_below(m, 3) : 1 + (uint32_t)pcd_mut_below(m, 24);
         for (uint32_t j = 0; j < n; j++) {
-            void *q = mut_new_record(m, f->region);
-            if (!q || !mut_reserve(m, m->wn + 1)) return false;
+            void *q = pcd_mut_new_record(m, f->region);
+            if (!q || !pcd_mut_reserve(m, m->wn + 1)) return false;
             m->w[m->wn++] = (mrec){ f->region, f->region->record, q, depth + 1, true, UINT64_MAX, UINT32_MAX };
-            if (!mut_check_record(m, m->wn - 1)) {
+            if (!pcd_mut_check_record(m, m->wn - 1)) {
                 m->wn--;   /* a case whose starting values do not make it valid */
                 continue;
             }
@@ -1035,7 +1035,7 @@ pcd_status pcd_mut_generate(pcd_mut *m)
     void *root = pcd_arena_alloc(&m->pristine.arena, m->f->root_size);
     if (!root) return PCD_E_NOMEM;
     memset(root, 0, m->f->root_size);
-    mut_init_type(m->mu, m->f->root, root);
+    pcd_mut_init_type(m->mu, m->f->root, root);
     if (!set_push(m->al, &m->pristine, (mrec){ NULL, m->f->root, root, 0, false, UINT64_MAX })) return PCD_E_NOMEM;
     m->ndefs = 0;
     memset(m->index_count, 0, sizeof m->index_count);
@@ -1047,13 +1047,13 @@ pcd_status pcd_mut_generate(pcd_mut *m)
         for (uint32_t i = 0; i < n; i++) {
             static const pcd_mut_kind valid[] = { PCD_MUT_INT_NEAR, PCD_MUT_INT_BOUNDARY, PCD_MUT_STR_LENGTH,
                                                   PCD_MUT_ARRAY_INSERT };
-            mut_apply(m, valid[mut_below(m, 4)]);
+            pcd_mut_apply_kind(m, valid[pcd_mut_below(m, 4)]);
         }
         mset cur = { m->w, m->wn, m->wn, m->pristine.arena, false, false };
-        mut_scan_keys(m, &cur);
-        for (uint32_t i = 0; i < n; i++) mut_apply(m, PCD_MUT_REF_REAL);
+        pcd_mut_scan_keys(m, &cur);
+        for (uint32_t i = 0; i < n; i++) pcd_mut_apply_kind(m, PCD_MUT_REF_REAL);
         size_t len;
-        pcd_status st = mut_encode_records(m, m->w, m->wn, m->buf, m->buf_cap, &len, SIZE_MAX, NULL);
+        pcd_status st = pcd_mut_encode_records(m, m->w, m->wn, m->buf, m->buf_cap, &len, SIZE_MAX, NULL);
         if (st == PCD_OK && decodes(m, m->buf, len)) break;
         if (attempt == 7) {
             /* the root alone */
@@ -1068,16 +1068,16 @@ pcd_status pcd_mut_generate(pcd_mut *m)
     for (size_t i = 1; i < n; i++) {
         mrec r = made[i];
         void *q = pcd_arena_alloc(&s->arena, r.type->size);
-        if (!q || !mut_copy(&s->arena, r.type, q, r.data) || !set_push(m->al, s, r)) return PCD_E_NOMEM;
+        if (!q || !pcd_mut_copy(&s->arena, r.type, q, r.data) || !set_push(m->al, s, r)) return PCD_E_NOMEM;
         s->r[s->n - 1].data = q;
         s->r[s->n - 1].owned = false;
     }
     void *q = pcd_arena_alloc(&s->arena, m->f->root_size);
-    if (!q || !mut_copy(&s->arena, m->f->root, q, made[0].data)) return PCD_E_NOMEM;
+    if (!q || !pcd_mut_copy(&s->arena, m->f->root, q, made[0].data)) return PCD_E_NOMEM;
     s->r[0].data = q;
-    mut_scan_keys(m, s);
+    pcd_mut_scan_keys(m, s);
     if (!restore(m)) return PCD_E_NOMEM;
-    mut_note(m, "generated %zu records", m->wn);
+    pcd_mut_note(m, "generated %zu records", m->wn);
     return PCD_OK;
 }
 
@@ -1089,7 +1089,7 @@ uint32_t pcd_mut_shrink_steps(pcd_mut *m)
     m->det = true;
     size_t total = 0;
     for (size_t k = 0; k < m->wn; k++) {
-        mut_sites(m, m->w[k].type, m->w[k].data, false, "r", -1);
+        pcd_mut_sites(m, m->w[k].type, m->w[k].data, false, "r", -1);
         total += m->nsites;
     }
     m->det = false;
@@ -1102,7 +1102,7 @@ static pcd_status shrink_step(pcd_mut *m, uint32_t step)
     if (!m->wn || !restore(m)) return PCD_E_ARG;
     if (step < m->wn - 1) {
         size_t k = m->wn - 1 - step;
-        size_t e = mut_subtree_end(m->w, m->wn, k);
+        size_t e = pcd_mut_subtree_end(m->w, m->wn, k);
         snprintf(m->sdesc, sizeof m->sdesc, "drop %s[%zu] (%zu records)", m->w[k].rd->name, k, e - k);
         memmove(m->w + k, m->w + e, (m->wn - e) * sizeof *m->w);
         m->wn -= e - k;
@@ -1110,21 +1110,21 @@ static pcd_status shrink_step(pcd_mut *m, uint32_t step)
     }
     size_t j = step - (m->wn - 1);
     for (size_t k = 0; k < m->wn; k++) {
-        mut_sites(m, m->w[k].type, m->w[k].data, false, "r", -1);
+        pcd_mut_sites(m, m->w[k].type, m->w[k].data, false, "r", -1);
         if (j >= m->nsites) {
             j -= m->nsites;
             continue;
         }
-        void *d = mut_own(m, k);
+        void *d = pcd_mut_own(m, k);
         if (!d) return PCD_E_NOMEM;
-        mut_sites(m, m->w[k].type, d, true, m->w[k].rd ? m->w[k].rd->name : m->f->root->name, k ? (int32_t)k : -1);
+        pcd_mut_sites(m, m->w[k].type, d, true, m->w[k].rd ? m->w[k].rd->name : m->f->root->name, k ? (int32_t)k : -1);
         if (j >= m->nsites) return PCD_END;
         msite *s = &m->sites[j];
         char path[160];
-        mut_site_path(s, path, sizeof path);
-        if (mut_is_int(s->kind) || s->kind == PCD_K_MOJO) {
-            if (mut_get_int(s->kind, s->p) == 0) return PCD_END;
-            mut_set_int(s->kind, s->p, 0);
+        pcd_mut_site_path(s, path, sizeof path);
+        if (pcd_mut_is_int(s->kind) || s->kind == PCD_K_MOJO) {
+            if (pcd_mut_get_int(s->kind, s->p) == 0) return PCD_END;
+            pcd_mut_set_int(s->kind, s->p, 0);
             snprintf(m->sdesc, sizeof m->sdesc, "shrink %s to 0", path);
         } else if (s->kind == PCD_K_BYTES || s->kind == PCD_K_STRING) {
             pcd_bytes *b = s->p;
@@ -1223,10 +1223,10 @@ static const char *rec_name(const pcd_mut *m, size_t k)
 
 typedef bool (*site_filter)(const msite *s);
 
-static bool is_num(const msite *s) { return mut_is_int(s->kind) || s->kind == PCD_K_MOJO; }
+static bool is_num(const msite *s) { return pcd_mut_is_int(s->kind) || s->kind == PCD_K_MOJO; }
 static bool is_numf(const msite *s) { return is_num(s) || s->kind == PCD_K_F32 || s->kind == PCD_K_F64; }
 static bool is_str(const msite *s) { return s->kind == PCD_K_BYTES || s->kind == PCD_K_STRING; }
-static bool is_arr(const msite *s) { return s->kind == PCD_K_ARRAY && mut_elem_size(s->f); }
+static bool is_arr(const msite *s) { return s->kind == PCD_K_ARRAY && pcd_mut_elem_size(s->f); }
 static bool is_union(const msite *s) { return s->kind == PCD_K_UNION; }
 static bool is_ref(const msite *s) { return is_num(s) && s->f->ref; }
 static bool is_key(const msite *s) { return is_num(s) && s->f->key && !(s->f->flags & PCD_F_INDEX_KEY); }
@@ -1238,23 +1238,23 @@ static msite *pick_site(pcd_mut *m, site_filter filter, size_t *rec)
     bool root_ok = m->o.evil && m->wn == 1;
     for (int t = 0; t < 12; t++) {
         size_t k;
-        if (m->wn > 1) k = 1 + (size_t)mut_below(m, m->wn - 1);
+        if (m->wn > 1) k = 1 + (size_t)pcd_mut_below(m, m->wn - 1);
         else if (root_ok) k = 0;
         else return NULL;
         /* look first, then copy the record that has one */
-        mut_sites(m, m->w[k].type, m->w[k].data, false, rec_name(m, k), k ? (int32_t)k : -1);
+        pcd_mut_sites(m, m->w[k].type, m->w[k].data, false, rec_name(m, k), k ? (int32_t)k : -1);
         size_t hits = 0;
         for (size_t i = 0; i < m->nsites; i++) hits += filter(&m->sites[i]);
         if (!hits) continue;
-        void *d = mut_own(m, k);
+        void *d = pcd_mut_own(m, k);
         if (!d) return NULL;
-        mut_sites(m, m->w[k].type, d, true, rec_name(m, k), k ? (int32_t)k : -1);
+        pcd_mut_sites(m, m->w[k].type, d, true, rec_name(m, k), k ? (int32_t)k : -1);
         size_t cand[MUT_MAX_SITES], n = 0;
         for (size_t i = 0; i < m->nsites; i++)
             if (filter(&m->sites[i])) cand[n++] = i;
         if (!n) continue;
         *rec = k;
-        return &m->sites[cand[mut_below(m, n)]];
+        return &m->sites[cand[pcd_mut_below(m, n)]];
     }
     return NULL;
 }
@@ -1270,7 +1270,7 @@ static void set_present(undo *u, msite *s)
 
 static pcd_status finish(pcd_mut *m, pcd_mut_kind kind, size_t k, undo *u)
 {
-    if (!mut_check_record_as(m, k, !pcd_mut_kind_keeps(kind))) {
+    if (!pcd_mut_check_record_as(m, k, !pcd_mut_kind_keeps(kind))) {
         undo_all(u);
         return PCD_E_RANGE;
     }
@@ -1299,13 +1299,13 @@ static uint64_t boundary(pcd_mut *m, uint8_t kind, bool evil)
         const uint64_t v[] = { max, smax, smax + 1, (uint64_t)-1, UINT64_C(1) << 63, (UINT64_C(1) << 63) - 1,
                                max - 1, UINT64_C(0xffffffff), UINT64_C(0x100000000), UINT64_C(0x7fffffff),
                                UINT64_C(0x80000000), (uint64_t)-2 };
-        return v[mut_below(m, sizeof v / sizeof v[0])];
+        return v[pcd_mut_below(m, sizeof v / sizeof v[0])];
     }
     static const uint64_t edges[] = { 0, 1, 2, 0x7f, 0x80, 0xff, 0x100, 0x3fff, 0x4000, 0x7fff, 0x8000, 0xffff,
                                       0x10000, 0x1fffff, 0x200000, 0xfffffff, 0x10000000, 0x7fffffff };
     for (int t = 0; t < 8; t++) {
-        uint64_t v = edges[mut_below(m, sizeof edges / sizeof edges[0])];
-        if (is_signed(kind) && mut_chance(m, 0.3)) v = (uint64_t)0 - v;
+        uint64_t v = edges[pcd_mut_below(m, sizeof edges / sizeof edges[0])];
+        if (is_signed(kind) && pcd_mut_chance(m, 0.3)) v = (uint64_t)0 - v;
         if (v <= max || is_signed(kind)) return v;
     }
     return 0;
@@ -1320,37 +1320,37 @@ static pcd_status k_int(pcd_mut *m, pcd_mut_kind kind)
     save(&u, s->p, value_size(s->kind));
     set_present(&u, s);
     char path[160], val[48];
-    mut_site_path(s, path, sizeof path);
+    pcd_mut_site_path(s, path, sizeof path);
     if (s->kind == PCD_K_F32 || s->kind == PCD_K_F64) {
         /* (a float's own range: a double beyond it does not convert) */
         static const double dv[] = { 0.0, -0.0, 1.0, -1.0, 1e308, -1e308, 5e-324, 3.4e38 };
         static const double fv[] = { 0.0, -0.0, 1.0, -1.0, 3.4e38, -3.4e38, 1.4e-45, 1.17549435e-38 };
-        double d = s->kind == PCD_K_F32 ? fv[mut_below(m, 8)] : dv[mut_below(m, 8)];
+        double d = s->kind == PCD_K_F32 ? fv[pcd_mut_below(m, 8)] : dv[pcd_mut_below(m, 8)];
         if (kind == PCD_MUT_INT_EVIL) {
             const double ev[] = { __builtin_nan(""), __builtin_inf(), -__builtin_inf() };
-            d = ev[mut_below(m, 3)];
+            d = ev[pcd_mut_below(m, 3)];
         }
         if (s->kind == PCD_K_F32) *(float *)s->p = (float)d;
         else *(double *)s->p = d;
         snprintf(val, sizeof val, "%g", d);
     } else if (kind == PCD_MUT_INT_NEAR) {
-        uint64_t d = 1 + mut_below(m, 16);
-        uint64_t v = mut_get_int(s->kind, s->p);
-        v = mut_chance(m, 0.5) ? v + d : v - d;
-        mut_set_int(s->kind, s->p, v);
-        snprintf(val, sizeof val, "%" PRId64, (int64_t)mut_get_int(s->kind, s->p));
-    } else if (s->kind == PCD_K_MOJO && kind == PCD_MUT_INT_EVIL && mut_chance(m, 0.4)) {
+        uint64_t d = 1 + pcd_mut_below(m, 16);
+        uint64_t v = pcd_mut_get_int(s->kind, s->p);
+        v = pcd_mut_chance(m, 0.5) ? v + d : v - d;
+        pcd_mut_set_int(s->kind, s->p, v);
+        snprintf(val, sizeof val, "%" PRId64, (int64_t)pcd_mut_get_int(s->kind, s->p));
+    } else if (s->kind == PCD_K_MOJO && kind == PCD_MUT_INT_EVIL && pcd_mut_chance(m, 0.4)) {
         pcd_mojo_int *v = s->p;
         static const uint64_t mags[] = { 0, UINT64_MAX, UINT64_C(1) << 63, UINT64_MAX >> 1 };
-        v->mag = mags[mut_below(m, 4)];
+        v->mag = mags[pcd_mut_below(m, 4)];
         v->neg = true;   /* minus zero, and magnitudes no int64 holds */
         snprintf(val, sizeof val, "-%" PRIu64, v->mag);
     } else {
-        mut_set_int(s->kind, s->p, boundary(m, s->kind, kind == PCD_MUT_INT_EVIL));
-        snprintf(val, sizeof val, "%" PRId64, (int64_t)mut_get_int(s->kind, s->p));
+        pcd_mut_set_int(s->kind, s->p, boundary(m, s->kind, kind == PCD_MUT_INT_EVIL));
+        snprintf(val, sizeof val, "%" PRId64, (int64_t)pcd_mut_get_int(s->kind, s->p));
     }
     pcd_status st = finish(m, kind, k, &u);
-    if (st == PCD_OK) mut_note(m, "%s %s=%s", pcd_mut_kind_name(kind), path, val);
+    if (st == PCD_OK) pcd_mut_note(m, "%s %s=%s", pcd_mut_kind_name(kind), path, val);
     return st;
 }
 
@@ -1361,7 +1361,7 @@ static pcd_status k_tag(pcd_mut *m)
     if (!s) return PCD_END;
     const pcd_type *ut = s->union_t;
     uint32_t cur = *(uint32_t *)s->p;
-    uint32_t c = (uint32_t)mut_below(m, ut->n_fields - 1);
+    uint32_t c = (uint32_t)pcd_mut_below(m, ut->n_fields - 1);
     if (c >= cur) c++;
     if (c >= ut->n_fields || ut->fields[c].kind == PCD_K_PB_FIELD) return PCD_END;
     undo u = { .k = 0 };
@@ -1369,26 +1369,26 @@ static pcd_status k_tag(pcd_mut *m)
     /* a payload from a record that has that case, else the case's starting values */
     const void *donor = NULL;
     for (int t = 0; t < 32 && !donor; t++) {
-        size_t j = (size_t)mut_below(m, m->wn);
+        size_t j = (size_t)pcd_mut_below(m, m->wn);
         if (m->w[j].type == ut && *(const uint32_t *)m->w[j].data == c) donor = m->w[j].data;
     }
     if (donor) {
         memcpy(s->p, donor, ut->size);
     } else {
-        const pcd_mut_init *in = mut_init_of(m->mu, ut);
+        const pcd_mut_init *in = pcd_mut_init_of(m->mu, ut);
         if (!in || !in->set_case) {
             undo_all(&u);
             return PCD_END;
         }
         memset(s->p, 0, ut->size);
         *(uint32_t *)s->p = c;
-        mut_init_type(m->mu, ut, s->p);
+        pcd_mut_init_type(m->mu, ut, s->p);
     }
     pcd_status st = finish(m, PCD_MUT_TAG, k, &u);
     if (st == PCD_OK) {
         char path[160];
-        mut_site_path(s, path, sizeof path);
-        mut_note(m, "tag %s: %s -> %s%s", path, ut->fields[cur < ut->n_fields ? cur : 0].name, ut->fields[c].name,
+        pcd_mut_site_path(s, path, sizeof path);
+        pcd_mut_note(m, "tag %s: %s -> %s%s", path, ut->fields[cur < ut->n_fields ? cur : 0].name, ut->fields[c].name,
                  donor ? " (payload of another)" : "");
     }
     return st;
@@ -1402,13 +1402,13 @@ static pcd_status k_str(pcd_mut *m, pcd_mut_kind kind)
     pcd_bytes from = { NULL, 0 };
     if (kind == PCD_MUT_STR_COPY) {
         /* the value of another string first (the sites are found again below) */
-        size_t j = (size_t)mut_below(m, m->wn);
-        mut_sites(m, m->w[j].type, m->w[j].data, false, "x", -1);
+        size_t j = (size_t)pcd_mut_below(m, m->wn);
+        pcd_mut_sites(m, m->w[j].type, m->w[j].data, false, "x", -1);
         size_t cand[MUT_MAX_SITES], n = 0;
         for (size_t i = 0; i < m->nsites; i++)
             if (is_str(&m->sites[i])) cand[n++] = i;
         if (!n) return PCD_END;
-        from = *(pcd_bytes *)m->sites[cand[mut_below(m, n)]].p;
+        from = *(pcd_bytes *)m->sites[cand[pcd_mut_below(m, n)]].p;
     }
     msite *s = pick_site(m, is_str, &k);
     if (!s) return PCD_END;
@@ -1417,26 +1417,26 @@ static pcd_status k_str(pcd_mut *m, pcd_mut_kind kind)
     set_present(&u, s);
     pcd_bytes *b = s->p;
     char path[160], what[64];
-    mut_site_path(s, path, sizeof path);
+    pcd_mut_site_path(s, path, sizeof path);
     if (kind == PCD_MUT_STR_COPY) {
         *b = from;
         snprintf(what, sizeof what, "copied (%zu bytes)", b->len);
     } else if (kind == PCD_MUT_STR_LENGTH) {
         size_t n;
-        switch (mut_below(m, 5)) {
+        switch (pcd_mut_below(m, 5)) {
         case 0: n = 0; break;
         case 1: n = b->len / 2; break;
-        case 2: n = b->len + 1 + (size_t)mut_below(m, 16); break;
+        case 2: n = b->len + 1 + (size_t)pcd_mut_below(m, 16); break;
         case 3: n = b->len * 2 + 1; break;
-        default: { static const size_t big[] = { 127, 128, 255, 256, 1023, 4096 }; n = big[mut_below(m, 6)]; }
+        default: { static const size_t big[] = { 127, 128, 255, 256, 1023, 4096 }; n = big[pcd_mut_below(m, 6)]; }
         }
         if (n > 4096) n = 4096;
         uint8_t *q = new_bytes(m, n);
         if (!q) return PCD_E_NOMEM;
         for (size_t i = 0; i < n; i++)
-            q[i] = b->len ? b->ptr[i % b->len] : (uint8_t)('a' + mut_below(m, 26));
+            q[i] = b->len ? b->ptr[i % b->len] : (uint8_t)('a' + pcd_mut_below(m, 26));
         if (n > b->len && b->len) /* a few letters of its own at the end */
-            for (size_t i = b->len; i < n && i < b->len + 4; i++) q[i] = (uint8_t)('a' + mut_below(m, 26));
+            for (size_t i = b->len; i < n && i < b->len + 4; i++) q[i] = (uint8_t)('a' + pcd_mut_below(m, 26));
         b->ptr = q;
         b->len = n;
         snprintf(what, sizeof what, "%zu bytes", n);
@@ -1444,10 +1444,10 @@ static pcd_status k_str(pcd_mut *m, pcd_mut_kind kind)
         static const uint8_t bad[][5] = { { 0xff }, { 0xc0, 0x80 }, { 0xed, 0xa0, 0x80 }, { 0xe2, 0x82 },
                                           { 0xf8, 0x88, 0x80, 0x80, 0x80 }, { 0x80 }, { 0xf4, 0x90, 0x80, 0x80 } };
         static const uint8_t badlen[] = { 1, 2, 3, 2, 5, 1, 4 };
-        size_t pick = kind == PCD_MUT_STR_NUL ? 0 : (size_t)mut_below(m, 7);
+        size_t pick = kind == PCD_MUT_STR_NUL ? 0 : (size_t)pcd_mut_below(m, 7);
         const uint8_t *ins = kind == PCD_MUT_STR_NUL ? (const uint8_t *)"\0" : bad[pick];
         size_t il = kind == PCD_MUT_STR_NUL ? 1 : badlen[pick];
-        size_t at = (size_t)mut_below(m, b->len + 1);
+        size_t at = (size_t)pcd_mut_below(m, b->len + 1);
         uint8_t *q = new_bytes(m, b->len + il);
         if (!q) return PCD_E_NOMEM;
         if (at) memcpy(q, b->ptr, at);
@@ -1458,7 +1458,7 @@ static pcd_status k_str(pcd_mut *m, pcd_mut_kind kind)
         snprintf(what, sizeof what, "%zu bytes inserted at %zu", il, at);
     }
     pcd_status st = finish(m, kind, k, &u);
-    if (st == PCD_OK) mut_note(m, "%s %s: %s", pcd_mut_kind_name(kind), path, what);
+    if (st == PCD_OK) pcd_mut_note(m, "%s %s: %s", pcd_mut_kind_name(kind), path, what);
     return st;
 }
 
@@ -1469,7 +1469,7 @@ static pcd_status k_array(pcd_mut *m, pcd_mut_kind kind)
     if (!s) return PCD_END;
     uint8_t *owner = s->owner;
     void **pp = (void **)(owner + s->f->offset);
-    size_t *pn = (size_t *)(owner + s->f->aux), n = *pn, es = mut_elem_size(s->f);
+    size_t *pn = (size_t *)(owner + s->f->aux), n = *pn, es = pcd_mut_elem_size(s->f);
     if (kind != PCD_MUT_ARRAY_INSERT && !n) return PCD_END;
     if (n > (1u << 20)) return PCD_END;
     undo u = { .k = 0 };
@@ -1479,7 +1479,7 @@ static pcd_status k_array(pcd_mut *m, pcd_mut_kind kind)
     uint8_t *q = pcd_arena_alloc(&m->ma, (nn ? nn : 1) * es);
     if (!q) return PCD_E_NOMEM;
     const uint8_t *old = *pp;
-    size_t i = (size_t)mut_below(m, n + (kind == PCD_MUT_ARRAY_INSERT));
+    size_t i = (size_t)pcd_mut_below(m, n + (kind == PCD_MUT_ARRAY_INSERT));
     if (kind == PCD_MUT_ARRAY_DELETE) {
         memcpy(q, old, i * es);
         memcpy(q + i * es, old + (i + 1) * es, (n - i - 1) * es);
@@ -1487,12 +1487,12 @@ static pcd_status k_array(pcd_mut *m, pcd_mut_kind kind)
         if (i) memcpy(q, old, i * es);
         if (n > i) memcpy(q + (i + 1) * es, old + i * es, (n - i) * es);
         if (n) {
-            size_t from = kind == PCD_MUT_ARRAY_DUP ? (i < n ? i : n - 1) : (size_t)mut_below(m, n);
+            size_t from = kind == PCD_MUT_ARRAY_DUP ? (i < n ? i : n - 1) : (size_t)pcd_mut_below(m, n);
             memcpy(q + i * es, old + from * es, es);
         } else {
             memset(q + i * es, 0, es);
             if ((s->f->elem_kind == PCD_K_STRUCT || s->f->elem_kind == PCD_K_UNION) && s->f->type)
-                mut_init_type(m->mu, s->f->type, q + i * es);
+                pcd_mut_init_type(m->mu, s->f->type, q + i * es);
         }
     }
     *pp = q;
@@ -1506,8 +1506,8 @@ static pcd_status k_array(pcd_mut *m, pcd_mut_kind kind)
     pcd_status st = finish(m, kind, k, &u);
     if (st == PCD_OK) {
         char path[160];
-        mut_site_path(s, path, sizeof path);
-        mut_note(m, "%s %s[%zu] (now %zu)", pcd_mut_kind_name(kind), path, i, nn);
+        pcd_mut_site_path(s, path, sizeof path);
+        pcd_mut_note(m, "%s %s[%zu] (now %zu)", pcd_mut_kind_name(kind), path, i, nn);
     }
     return st;
 }
@@ -1516,7 +1516,7 @@ static pcd_status k_array(pcd_mut *m, pcd_mut_kind kind)
 
 static bool insert_recs(pcd_mut *m, size_t at, const mrec *r, size_t cnt)
 {
-    if (!mut_reserve(m, m->wn + cnt)) return false;
+    if (!pcd_mut_reserve(m, m->wn + cnt)) return false;
     memmove(m->w + at + cnt, m->w + at, (m->wn - at) * sizeof *m->w);
     memcpy(m->w + at, r, cnt * sizeof *r);
     m->wn += cnt;
@@ -1529,28 +1529,28 @@ static pcd_status k_rec_insert(pcd_mut *m)
     size_t at = 1;
     uint32_t depth = 1;
     if (m->wn > 1) {
-        size_t k = 1 + (size_t)mut_below(m, m->wn - 1);
+        size_t k = 1 + (size_t)pcd_mut_below(m, m->wn - 1);
         rd = m->w[k].rd;
         depth = m->w[k].depth;
-        at = mut_subtree_end(m->w, m->wn, k);
+        at = pcd_mut_subtree_end(m->w, m->wn, k);
     } else {
         const pcd_type *t = m->f->root;
         for (uint32_t i = 0; i < t->n_fields && !rd; i++)
             if (t->fields[i].kind == PCD_K_REGION) rd = t->fields[i].region;
     }
     if (!rd) return PCD_END;
-    void *q = mut_new_record(m, rd);
+    void *q = pcd_mut_new_record(m, rd);
     if (!q) return PCD_E_NOMEM;
     mrec r = { rd, rd->record, q, depth, true, UINT64_MAX, UINT32_MAX };
     if (!insert_recs(m, at, &r, 1)) return PCD_E_NOMEM;
-    if (!mut_check_record(m, at)) {
+    if (!pcd_mut_check_record(m, at)) {
         memmove(m->w + at, m->w + at + 1, (m->wn - at - 1) * sizeof *m->w);
         m->wn--;
         return PCD_E_RANGE;
     }
     const pcd_type *t = rd->record;
     uint32_t w = t->is_union ? *(uint32_t *)q : 0;
-    mut_note(m, "rec_insert %s[%zu] (new%s%s)", rd->name, at, t->is_union ? " " : "",
+    pcd_mut_note(m, "rec_insert %s[%zu] (new%s%s)", rd->name, at, t->is_union ? " " : "",
              t->is_union && w < t->n_fields ? t->fields[w].name : "");
     return PCD_OK;
 }
@@ -1558,10 +1558,10 @@ static pcd_status k_rec_insert(pcd_mut *m)
 static pcd_status k_rec(pcd_mut *m, pcd_mut_kind kind)
 {
     if (m->wn < 2) return PCD_END;
-    size_t k = 1 + (size_t)mut_below(m, m->wn - 1);
-    size_t e = mut_subtree_end(m->w, m->wn, k), cnt = e - k;
+    size_t k = 1 + (size_t)pcd_mut_below(m, m->wn - 1);
+    size_t e = pcd_mut_subtree_end(m->w, m->wn, k), cnt = e - k;
     if (kind == PCD_MUT_REC_DELETE) {
-        mut_note(m, "rec_delete %s[%zu] (%zu records)", m->w[k].rd->name, k, cnt);
+        pcd_mut_note(m, "rec_delete %s[%zu] (%zu records)", m->w[k].rd->name, k, cnt);
         memmove(m->w + k, m->w + e, (m->wn - e) * sizeof *m->w);
         m->wn -= cnt;
         return PCD_OK;
@@ -1580,26 +1580,26 @@ static pcd_status k_rec(pcd_mut *m, pcd_mut_kind kind)
     if (kind == PCD_MUT_REC_DUP) {
         for (size_t i = 0; i < cnt; i++) tmp[i].origin = UINT64_MAX;
         if (!insert_recs(m, e, tmp, cnt)) return PCD_E_NOMEM;
-        mut_note(m, "rec_dup %s[%zu] (%zu records)", m->w[k].rd->name, k, cnt);
+        pcd_mut_note(m, "rec_dup %s[%zu] (%zu records)", m->w[k].rd->name, k, cnt);
         return PCD_OK;
     }
     if (kind == PCD_MUT_REC_SWAP) {
         /* with the next record of the same region */
         if (e >= m->wn || m->w[e].depth != m->w[k].depth || m->w[e].rd != m->w[k].rd) return PCD_END;
-        size_t e2 = mut_subtree_end(m->w, m->wn, e), cnt2 = e2 - e;
+        size_t e2 = pcd_mut_subtree_end(m->w, m->wn, e), cnt2 = e2 - e;
         memmove(m->w + k, m->w + e, cnt2 * sizeof *m->w);
         memcpy(m->w + k + cnt2, tmp, cnt * sizeof *tmp);
-        mut_note(m, "rec_swap %s[%zu] with the next", m->w[k].rd->name, k);
+        pcd_mut_note(m, "rec_swap %s[%zu] with the next", m->w[k].rd->name, k);
         return PCD_OK;
     }
     /* splice: a copy after another record of the same region, elsewhere */
     for (int t = 0; t < 16; t++) {
-        size_t j = 1 + (size_t)mut_below(m, m->wn - 1);
+        size_t j = 1 + (size_t)pcd_mut_below(m, m->wn - 1);
         if (m->w[j].rd != m->w[k].rd || m->w[j].depth != m->w[k].depth || j == k) continue;
-        size_t at = mut_subtree_end(m->w, m->wn, j);
+        size_t at = pcd_mut_subtree_end(m->w, m->wn, j);
         for (size_t i = 0; i < cnt; i++) tmp[i].origin = UINT64_MAX;
         if (!insert_recs(m, at, tmp, cnt)) return PCD_E_NOMEM;
-        mut_note(m, "rec_splice %s[%zu] copied after [%zu]", m->w[k].rd->name, k, j);
+        pcd_mut_note(m, "rec_splice %s[%zu] copied after [%zu]", m->w[k].rd->name, k, j);
         return PCD_OK;
     }
     return PCD_END;
@@ -1613,7 +1613,7 @@ static pcd_status k_ref(pcd_mut *m, pcd_mut_kind kind)
     msite *s = pick_site(m, kind == PCD_MUT_KEY_REDEFINE ? is_key : is_ref, &k);
     if (!s) return PCD_END;
     const char *space = kind == PCD_MUT_KEY_REDEFINE ? s->f->key : s->f->ref;
-    int sp = mut_space(m, space);
+    int sp = pcd_mut_space(m, space);
     if (sp < 0) return PCD_END;
     bool index = sp < 16 && m->index_count[sp] > 0;
     size_t nd = 0, cand[256];
@@ -1631,8 +1631,8 @@ static pcd_status k_ref(pcd_mut *m, pcd_mut_kind kind)
     uint64_t v;
     const char *why;
     if (kind == PCD_MUT_REF_REAL) {
-        if (index) v = mut_below(m, m->index_count[sp]);
-        else if (nd) v = m->defs[cand[mut_below(m, nd)]].value;
+        if (index) v = pcd_mut_below(m, m->index_count[sp]);
+        else if (nd) v = m->defs[cand[pcd_mut_below(m, nd)]].value;
         else return PCD_END;
         why = "a target that exists";
     } else if (kind == PCD_MUT_REF_STALE) {
@@ -1645,31 +1645,31 @@ static pcd_status k_ref(pcd_mut *m, pcd_mut_kind kind)
             for (size_t i = 0; i < nd; i++)
                 if (m->defs[cand[i]].rec > k) later[nl++] = cand[i];
             if (!nl) return PCD_END;
-            v = m->defs[later[mut_below(m, nl)]].value;
+            v = m->defs[later[pcd_mut_below(m, nl)]].value;
             why = "a target defined only later";
         }
     } else if (kind == PCD_MUT_REF_MISSING) {
         static const uint64_t far[] = { UINT64_C(0x7fffffff), UINT64_C(0x80000000), UINT64_C(0xffffffff),
                                         UINT64_MAX, UINT64_C(1) << 63 };
         uint64_t top = index ? m->index_count[sp] : maxv + 1;
-        v = mut_chance(m, 0.6) ? top + mut_below(m, 1000) : far[mut_below(m, 5)];
+        v = pcd_mut_chance(m, 0.6) ? top + pcd_mut_below(m, 1000) : far[pcd_mut_below(m, 5)];
         why = "no target";
     } else {
         if (nd < 2) return PCD_END;
-        v = m->defs[cand[mut_below(m, nd)]].value;
+        v = m->defs[cand[pcd_mut_below(m, nd)]].value;
         why = "the key of another definition";
     }
-    mut_set_int(s->kind, s->p, v);
+    pcd_mut_set_int(s->kind, s->p, v);
     pcd_status st = finish(m, kind, k, &u);
     if (st == PCD_OK) {
         char path[160];
-        mut_site_path(s, path, sizeof path);
-        mut_note(m, "%s %s=%" PRIu64 " (%s %s)", pcd_mut_kind_name(kind), path, v, space, why);
+        pcd_mut_site_path(s, path, sizeof path);
+        pcd_mut_note(m, "%s %s=%" PRIu64 " (%s %s)", pcd_mut_kind_name(kind), path, v, space, why);
     }
     return st;
 }
 
-pcd_status mut_apply(pcd_mut *m, pcd_mut_kind k)
+pcd_status pcd_mut_apply_kind(pcd_mut *m, pcd_mut_kind k)
 {
     switch (k) {
     case PCD_MUT_INT_NEAR: case PCD_MUT_INT_BOUNDARY: case PCD_MUT_INT_EVIL: return k_int(m, k);
@@ -1693,7 +1693,7 @@ static size_t find_zstd(const uint8_t *p, size_t n, size_t from)
     return SIZE_MAX;
 }
 
-void mut_layer(pcd_mut *m, int kind, uint8_t *out, size_t cap, size_t *len, uint64_t size_at, size_t size_rec)
+void pcd_mut_layer(pcd_mut *m, int kind, uint8_t *out, size_t cap, size_t *len, uint64_t size_at, size_t size_rec)
 {
     size_t n = *len;
     if (kind == PCD_MUT_LAYER_SIZE && size_at != UINT64_MAX && size_rec < m->wn) {
@@ -1704,9 +1704,9 @@ void mut_layer(pcd_mut *m, int kind, uint8_t *out, size_t cap, size_t *len, uint
             uint64_t v = 0;
             for (size_t i = 0; i < w; i++) v |= (uint64_t)out[at + (big ? i : w - 1 - i)] << (8 * (w - 1 - i));
             static const int64_t d[] = { 1, -1, 2, -2, 8, -8, 4096, -4096 };
-            uint64_t nv = mut_chance(m, 0.8) ? v + (uint64_t)d[mut_below(m, 8)] : (uint64_t)-1;
+            uint64_t nv = pcd_mut_chance(m, 0.8) ? v + (uint64_t)d[pcd_mut_below(m, 8)] : (uint64_t)-1;
             for (size_t i = 0; i < w; i++) out[at + (big ? i : w - 1 - i)] = (uint8_t)(nv >> (8 * (w - 1 - i)));
-            mut_note(m, "layer_size %s[%zu] size %" PRIu64 " -> %" PRIu64 " (byte %zu)", rd->name, size_rec, v,
+            pcd_mut_note(m, "layer_size %s[%zu] size %" PRIu64 " -> %" PRIu64 " (byte %zu)", rd->name, size_rec, v,
                      nv & (w == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * w)) - 1), at);
             return;
         }
@@ -1717,19 +1717,19 @@ void mut_layer(pcd_mut *m, int kind, uint8_t *out, size_t cap, size_t *len, uint
         size_t z = find_zstd(out, n, 0), nz = 0;
         for (size_t i = z; i != SIZE_MAX; i = find_zstd(out, n, i + 1)) nz++;
         if (nz) {
-            size_t pick = (size_t)mut_below(m, nz);
+            size_t pick = (size_t)pcd_mut_below(m, nz);
             for (size_t i = 0; i < pick; i++) z = find_zstd(out, n, z + 1);
             /* the frame header, a block header, or a byte further in (data, checksum) */
             size_t span = n - z, at;
-            switch (mut_below(m, 3)) {
-            case 0: at = z + 4 + (size_t)mut_below(m, span > 6 ? 2 : 1); break;
-            case 1: at = z + 4 + (size_t)mut_below(m, span > 16 ? 12 : span - 4 > 0 ? span - 4 : 1); break;
-            default: at = z + (size_t)mut_below(m, span);
+            switch (pcd_mut_below(m, 3)) {
+            case 0: at = z + 4 + (size_t)pcd_mut_below(m, span > 6 ? 2 : 1); break;
+            case 1: at = z + 4 + (size_t)pcd_mut_below(m, span > 16 ? 12 : span - 4 > 0 ? span - 4 : 1); break;
+            default: at = z + (size_t)pcd_mut_below(m, span);
             }
             if (at >= n) at = n - 1;
             uint8_t was = out[at];
-            out[at] ^= (uint8_t)(1u << mut_below(m, 8));
-            mut_note(m, "layer_zstd byte %zu of a zstd frame at %zu: 0x%02x -> 0x%02x", at - z, z, was, out[at]);
+            out[at] ^= (uint8_t)(1u << pcd_mut_below(m, 8));
+            pcd_mut_note(m, "layer_zstd byte %zu of a zstd frame at %zu: 0x%02x -> 0x%02x", at - z, z, was, out[at]);
             return;
         }
         kind = PCD_MUT_LAYER_TRUNCATE;
@@ -1737,28 +1737,28 @@ void mut_layer(pcd_mut *m, int kind, uint8_t *out, size_t cap, size_t *len, uint
     if (kind == PCD_MUT_LAYER_GZIP && n >= 18) {
         size_t at;
         const char *what;
-        switch (mut_below(m, 3)) {
-        case 0: at = n - 8 + (size_t)mut_below(m, 4); what = "CRC"; break;
-        case 1: at = n - 4 + (size_t)mut_below(m, 4); what = "size"; break;
-        default: at = 10 + (size_t)mut_below(m, n - 18); what = "deflate data";
+        switch (pcd_mut_below(m, 3)) {
+        case 0: at = n - 8 + (size_t)pcd_mut_below(m, 4); what = "CRC"; break;
+        case 1: at = n - 4 + (size_t)pcd_mut_below(m, 4); what = "size"; break;
+        default: at = 10 + (size_t)pcd_mut_below(m, n - 18); what = "deflate data";
         }
-        out[at] ^= (uint8_t)(1u << mut_below(m, 8));
-        mut_note(m, "layer_gzip %s byte %zu flipped", what, at);
+        out[at] ^= (uint8_t)(1u << pcd_mut_below(m, 8));
+        pcd_mut_note(m, "layer_gzip %s byte %zu flipped", what, at);
         return;
     }
     if (kind == PCD_MUT_LAYER_TRAILING) {
-        size_t add = 1 + (size_t)mut_below(m, 64);
+        size_t add = 1 + (size_t)pcd_mut_below(m, 64);
         if (n + add <= cap) {
-            for (size_t i = 0; i < add; i++) out[n + i] = (uint8_t)mut_rand(m);
+            for (size_t i = 0; i < add; i++) out[n + i] = (uint8_t)pcd_mut_rand(m);
             *len = n + add;
-            mut_note(m, "layer_trailing %zu bytes after the end", add);
+            pcd_mut_note(m, "layer_trailing %zu bytes after the end", add);
             return;
         }
     }
     /* truncate */
     if (n) {
-        *len = (size_t)mut_below(m, n);
-        mut_note(m, "layer_truncate to %zu of %zu bytes", *len, n);
+        *len = (size_t)pcd_mut_below(m, n);
+        pcd_mut_note(m, "layer_truncate to %zu of %zu bytes", *len, n);
     }
 }
 
@@ -1766,35 +1766,35 @@ void mut_layer(pcd_mut *m, int kind, uint8_t *out, size_t cap, size_t *len, uint
 
 /* The engine's own byte-level mutation, for sessions given none (AFL++, profcodec fuzz): one to
  * four changes of a bit, a byte, an interesting value, or bytes inserted, erased or copied. */
-size_t mut_bytes(pcd_mut *m, uint8_t *buf, size_t n, size_t cap)
+size_t pcd_mut_bytes(pcd_mut *m, uint8_t *buf, size_t n, size_t cap)
 {
     if (m->bytes_fn && n) return m->bytes_fn(m->bytes_ud, buf, n, cap);
     static const uint8_t interesting[] = { 0x00, 0x01, 0x7f, 0x80, 0xff, 0x10, 0x40, 0xfe };
-    uint32_t steps = 1 + (uint32_t)mut_below(m, 4);
+    uint32_t steps = 1 + (uint32_t)pcd_mut_below(m, 4);
     for (uint32_t i = 0; i < steps; i++) {
-        switch (n ? mut_below(m, 6) : 3) {
-        case 0: buf[mut_below(m, n)] ^= (uint8_t)(1u << mut_below(m, 8)); break;
-        case 1: buf[mut_below(m, n)] = (uint8_t)mut_rand(m); break;
-        case 2: buf[mut_below(m, n)] = interesting[mut_below(m, sizeof interesting)]; break;
+        switch (n ? pcd_mut_below(m, 6) : 3) {
+        case 0: buf[pcd_mut_below(m, n)] ^= (uint8_t)(1u << pcd_mut_below(m, 8)); break;
+        case 1: buf[pcd_mut_below(m, n)] = (uint8_t)pcd_mut_rand(m); break;
+        case 2: buf[pcd_mut_below(m, n)] = interesting[pcd_mut_below(m, sizeof interesting)]; break;
         case 3: {   /* insert 1..8 bytes */
-            size_t k = 1 + (size_t)mut_below(m, 8), at = (size_t)mut_below(m, n + 1);
+            size_t k = 1 + (size_t)pcd_mut_below(m, 8), at = (size_t)pcd_mut_below(m, n + 1);
             if (n + k > cap) break;
             memmove(buf + at + k, buf + at, n - at);
-            for (size_t j = 0; j < k; j++) buf[at + j] = (uint8_t)mut_rand(m);
+            for (size_t j = 0; j < k; j++) buf[at + j] = (uint8_t)pcd_mut_rand(m);
             n += k;
             break;
         }
         case 4: {   /* erase 1..16 bytes */
-            size_t at = (size_t)mut_below(m, n), k = 1 + (size_t)mut_below(m, 16);
+            size_t at = (size_t)pcd_mut_below(m, n), k = 1 + (size_t)pcd_mut_below(m, 16);
             if (k > n - at) k = n - at;
             memmove(buf + at, buf + at + k, n - at - k);
             n -= k;
             break;
         }
         default: {   /* copy 1..32 bytes over other bytes */
-            size_t k = 1 + (size_t)mut_below(m, 32);
+            size_t k = 1 + (size_t)pcd_mut_below(m, 32);
             if (k > n) k = n;
-            size_t from = (size_t)mut_below(m, n - k + 1), to = (size_t)mut_below(m, n - k + 1);
+            size_t from = (size_t)pcd_mut_below(m, n - k + 1), to = (size_t)pcd_mut_below(m, n - k + 1);
             memmove(buf + to, buf + from, k);
         }
         }

@@ -123,43 +123,43 @@ struct pcd_mut {
 };
 
 /* random numbers (xorshift64*) */
-uint64_t mut_rand(pcd_mut *m);
-PCD_INLINE uint64_t mut_below(pcd_mut *m, uint64_t n) { return n ? mut_rand(m) % n : 0; }
-PCD_INLINE bool mut_chance(pcd_mut *m, double p) { return (double)(mut_rand(m) >> 11) * 0x1.0p-53 < p; }
+uint64_t pcd_mut_rand(pcd_mut *m);
+PCD_INLINE uint64_t pcd_mut_below(pcd_mut *m, uint64_t n) { return n ? pcd_mut_rand(m) % n : 0; }
+PCD_INLINE bool pcd_mut_chance(pcd_mut *m, double p) { return (double)(pcd_mut_rand(m) >> 11) * 0x1.0p-53 < p; }
 
 /* pcd_mut_walk.c */
-size_t mut_elem_size(const pcd_field *f);
-bool mut_copy(pcd_arena *a, const pcd_type *t, void *dst, const void *src);
-void *mut_own(pcd_mut *m, size_t k);   /* the working record k's data, made its own */
+size_t pcd_mut_elem_size(const pcd_field *f);
+bool pcd_mut_copy(pcd_arena *a, const pcd_type *t, void *dst, const void *src);
+void *pcd_mut_own(pcd_mut *m, size_t k);   /* the working record k's data, made its own */
 /* the sites of one record (owned: arrays on the way are copied so they can be changed) */
-void mut_sites(pcd_mut *m, const pcd_type *t, void *data, bool owned, const char *name, int32_t index);
-uint64_t mut_get_int(uint8_t kind, const void *p);
-void mut_set_int(uint8_t kind, void *p, uint64_t v);
-bool mut_is_int(uint8_t kind);
-void mut_site_path(const msite *s, char *buf, size_t cap);
-const pcd_mut_init *mut_init_of(const pcd_mutator *mu, const pcd_type *t);
-void mut_init_type(const pcd_mutator *mu, const pcd_type *t, void *data);
+void pcd_mut_sites(pcd_mut *m, const pcd_type *t, void *data, bool owned, const char *name, int32_t index);
+uint64_t pcd_mut_get_int(uint8_t kind, const void *p);
+void pcd_mut_set_int(uint8_t kind, void *p, uint64_t v);
+bool pcd_mut_is_int(uint8_t kind);
+void pcd_mut_site_path(const msite *s, char *buf, size_t cap);
+const pcd_mut_init *pcd_mut_init_of(const pcd_mutator *mu, const pcd_type *t);
+void pcd_mut_init_type(const pcd_mutator *mu, const pcd_type *t, void *data);
 /* the key definitions of a set (defs, index counts) */
-void mut_scan_keys(pcd_mut *m, const mset *s);
-int mut_space(const pcd_mut *m, const char *name);
+void pcd_mut_scan_keys(pcd_mut *m, const mset *s);
+int pcd_mut_space(const pcd_mut *m, const char *name);
 
 /* pcd_mut.c */
-void mut_note(pcd_mut *m, const char *fmt, ...);
-pcd_status mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out, size_t cap, size_t *len,
+void pcd_mut_note(pcd_mut *m, const char *fmt, ...);
+pcd_status pcd_mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out, size_t cap, size_t *len,
                               size_t size_rec, uint64_t *size_at);
-size_t mut_subtree_end(const mrec *r, size_t n, size_t k);
-bool mut_reserve(pcd_mut *m, size_t n);
-void *mut_new_record(pcd_mut *m, const pcd_region_desc *rd);
+size_t pcd_mut_subtree_end(const mrec *r, size_t n, size_t k);
+bool pcd_mut_reserve(pcd_mut *m, size_t n);
+void *pcd_mut_new_record(pcd_mut *m, const pcd_region_desc *rd);
 
 /* Does record k of the working copy still encode and decode by itself? */
-bool mut_check_record(pcd_mut *m, size_t k);
+bool pcd_mut_check_record(pcd_mut *m, size_t k);
 /* ... or only that it still encodes (evil kinds: what the encoder cannot write is no output) */
-bool mut_check_record_as(pcd_mut *m, size_t k, bool encode_only);
+bool pcd_mut_check_record_as(pcd_mut *m, size_t k, bool encode_only);
 
 /* the kinds (end of pcd_mut.c) */
-pcd_status mut_apply(pcd_mut *m, pcd_mut_kind k);
+pcd_status pcd_mut_apply_kind(pcd_mut *m, pcd_mut_kind k);
 /* inner_bytes on n bytes in buf (room for cap): the session's byte mutation, or the engine's own */
-size_t mut_bytes(pcd_mut *m, uint8_t *buf, size_t n, size_t cap);
-void mut_layer(pcd_mut *m, int kind, uint8_t *out, size_t cap, size_t *len, uint64_t size_at, size_t size_rec);
+size_t pcd_mut_bytes(pcd_mut *m, uint8_t *buf, size_t n, size_t cap);
+void pcd_mut_layer(pcd_mut *m, int kind, uint8_t *out, size_t cap, size_t *len, uint64_t size_at, size_t size_rec);
 
 #endif

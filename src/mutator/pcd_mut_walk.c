@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-size_t mut_elem_size(const pcd_field *f)
+size_t pcd_mut_elem_size(const pcd_field *f)
 {
     switch (f->elem_kind) {
     case PCD_K_U8: case PCD_K_S8: return 1;
@@ -21,9 +21,9 @@ size_t mut_elem_size(const pcd_field *f)
     }
 }
 
-bool mut_is_int(uint8_t kind) { return kind >= PCD_K_U8 && kind <= PCD_K_S64; }
+bool pcd_mut_is_int(uint8_t kind) { return kind >= PCD_K_U8 && kind <= PCD_K_S64; }
 
-uint64_t mut_get_int(uint8_t kind, const void *p)
+uint64_t pcd_mut_get_int(uint8_t kind, const void *p)
 {
     switch (kind) {
     case PCD_K_U8: return *(const uint8_t *)p;
@@ -42,7 +42,7 @@ uint64_t mut_get_int(uint8_t kind, const void *p)
     }
 }
 
-void mut_set_int(uint8_t kind, void *p, uint64_t v)
+void pcd_mut_set_int(uint8_t kind, void *p, uint64_t v)
 {
     switch (kind) {
     case PCD_K_U8: case PCD_K_S8: *(uint8_t *)p = (uint8_t)v; break;
@@ -75,7 +75,7 @@ static bool copy_value(pcd_arena *a, const pcd_field *f, uint8_t kind, void *dst
 static bool copy_array(pcd_arena *a, const pcd_field *f, void *owner)
 {
     void **pp = (void **)((uint8_t *)owner + f->offset);
-    size_t n = *(size_t *)((uint8_t *)owner + f->aux), es = mut_elem_size(f);
+    size_t n = *(size_t *)((uint8_t *)owner + f->aux), es = pcd_mut_elem_size(f);
     if (!n || !*pp) return true;
     if (!es || n > SIZE_MAX / es) return false;
     uint8_t *q = pcd_arena_alloc(a, n * es);
@@ -91,13 +91,13 @@ static bool copy_value(pcd_arena *a, const pcd_field *f, uint8_t kind, void *dst
 {
     switch (kind) {
     case PCD_K_BYTES: case PCD_K_STRING: return copy_bytes(a, dst);
-    case PCD_K_STRUCT: case PCD_K_UNION: return f->type ? mut_copy(a, f->type, dst, dst) : true;
+    case PCD_K_STRUCT: case PCD_K_UNION: return f->type ? pcd_mut_copy(a, f->type, dst, dst) : true;
     case PCD_K_PB_FIELD: return copy_bytes(a, &((pcd_pb_field *)dst)->bytes);
     default: return true;
     }
 }
 
-bool mut_copy(pcd_arena *a, const pcd_type *t, void *dst, const void *src)
+bool pcd_mut_copy(pcd_arena *a, const pcd_type *t, void *dst, const void *src)
 {
     if (dst != src) memcpy(dst, src, t->size);
     uint8_t *d = dst;
@@ -132,7 +132,7 @@ bool mut_copy(pcd_arena *a, const pcd_type *t, void *dst, const void *src)
     return true;
 }
 
-void *mut_own(pcd_mut *m, size_t k)
+void *pcd_mut_own(pcd_mut *m, size_t k)
 {
     mrec *r = &m->w[k];
     if (r->owned) return r->data;
@@ -158,7 +158,7 @@ static void add_site(pcd_mut *m, const wpath *wp, const pcd_field *f, uint8_t ki
     if (m->nsites >= MUT_MAX_SITES && m->det) return;
     if (m->nsites >= MUT_MAX_SITES) {
         /* reservoir: every site as likely to stay */
-        size_t j = (size_t)mut_below(m, m->nsites + 1);
+        size_t j = (size_t)pcd_mut_below(m, m->nsites + 1);
         if (j >= MUT_MAX_SITES) return;
         m->nsites--;
         m->sites[j] = m->sites[m->nsites];
@@ -181,7 +181,7 @@ static void walk(pcd_mut *m, const pcd_type *t, void *data, bool owned, wpath *w
 
 static bool sited(uint8_t kind)
 {
-    return mut_is_int(kind) || kind == PCD_K_MOJO || kind == PCD_K_BYTES || kind == PCD_K_STRING ||
+    return pcd_mut_is_int(kind) || kind == PCD_K_MOJO || kind == PCD_K_BYTES || kind == PCD_K_STRING ||
            kind == PCD_K_F32 || kind == PCD_K_F64;
 }
 
@@ -195,7 +195,7 @@ static void walk_field(pcd_mut *m, const pcd_type *t, void *data, const pcd_fiel
     if (f->kind == PCD_K_ARRAY) {
         add_site(m, wp, f, PCD_K_ARRAY, data, data, t, NULL);
         void **pp = (void **)((uint8_t *)data + f->offset);
-        size_t n = *(size_t *)((uint8_t *)data + f->aux), es = mut_elem_size(f);
+        size_t n = *(size_t *)((uint8_t *)data + f->aux), es = pcd_mut_elem_size(f);
         if (n && *pp && es) {
             if (owned) {
                 /* copied, so that its elements may change */
@@ -210,7 +210,7 @@ static void walk_field(pcd_mut *m, const pcd_type *t, void *data, const pcd_fiel
             /* a few elements, not all of them */
             size_t picks = n < 4 ? n : 4;
             for (size_t j = 0; j < picks; j++) {
-                size_t i = n <= 4 || m->det ? j : (size_t)mut_below(m, n);
+                size_t i = n <= 4 || m->det ? j : (size_t)pcd_mut_below(m, n);
                 uint8_t *e = (uint8_t *)*pp + i * es;
                 wp->idx[wp->n - 1] = (int32_t)i;
                 if (sited(f->elem_kind)) add_site(m, wp, f, f->elem_kind, e, data, t, NULL);
@@ -246,14 +246,14 @@ static void walk(pcd_mut *m, const pcd_type *t, void *data, bool owned, wpath *w
     }
 }
 
-void mut_sites(pcd_mut *m, const pcd_type *t, void *data, bool owned, const char *name, int32_t index)
+void pcd_mut_sites(pcd_mut *m, const pcd_type *t, void *data, bool owned, const char *name, int32_t index)
 {
     wpath wp = { { name }, { index }, 1 };
     m->nsites = 0;
     walk(m, t, data, owned, &wp);
 }
 
-void mut_site_path(const msite *s, char *buf, size_t cap)
+void pcd_mut_site_path(const msite *s, char *buf, size_t cap)
 {
     size_t n = 0;
     buf[0] = 0;
@@ -267,37 +267,37 @@ void mut_site_path(const msite *s, char *buf, size_t cap)
 
 /* ---- new records ---- */
 
-const pcd_mut_init *mut_init_of(const pcd_mutator *mu, const pcd_type *t)
+const pcd_mut_init *pcd_mut_init_of(const pcd_mutator *mu, const pcd_type *t)
 {
     for (const pcd_mut_init *i = mu->inits; i->type; i++)
         if (i->type == t) return i;
     return NULL;
 }
 
-void mut_init_type(const pcd_mutator *mu, const pcd_type *t, void *data)
+void pcd_mut_init_type(const pcd_mutator *mu, const pcd_type *t, void *data)
 {
     uint8_t *d = data;
-    const pcd_mut_init *in = mut_init_of(mu, t);
+    const pcd_mut_init *in = pcd_mut_init_of(mu, t);
     if (t->is_union) {
         uint32_t w = *(const uint32_t *)d;
         if (in && in->set_case) in->set_case(d, w);
         if (w < t->n_fields) {
             const pcd_field *f = &t->fields[w];
-            if ((f->kind == PCD_K_STRUCT || f->kind == PCD_K_UNION) && f->type) mut_init_type(mu, f->type, d + f->offset);
+            if ((f->kind == PCD_K_STRUCT || f->kind == PCD_K_UNION) && f->type) pcd_mut_init_type(mu, f->type, d + f->offset);
         }
         return;
     }
     for (uint32_t i = 0; i < t->n_fields; i++) {
         const pcd_field *f = &t->fields[i];
-        if (f->kind == PCD_K_STRUCT && f->type) mut_init_type(mu, f->type, d + f->offset);
-        if (f->kind == PCD_K_UNION && f->type) mut_init_type(mu, f->type, d + f->offset);
+        if (f->kind == PCD_K_STRUCT && f->type) pcd_mut_init_type(mu, f->type, d + f->offset);
+        if (f->kind == PCD_K_UNION && f->type) pcd_mut_init_type(mu, f->type, d + f->offset);
     }
     if (in && in->init) in->init(d);
 }
 
 /* ---- keys ---- */
 
-int mut_space(const pcd_mut *m, const char *name)
+int pcd_mut_space(const pcd_mut *m, const char *name)
 {
     for (uint32_t i = 0; m->mu->spaces[i]; i++)
         if (strcmp(m->mu->spaces[i], name) == 0) return (int)i;
@@ -322,11 +322,11 @@ static void scan(pcd_mut *m, const pcd_type *t, const uint8_t *d, size_t rec);
 static void scan_value(pcd_mut *m, const pcd_field *f, uint8_t kind, const uint8_t *p, size_t rec)
 {
     if (f->key) {
-        int sp = mut_space(m, f->key);
+        int sp = pcd_mut_space(m, f->key);
         if (f->flags & PCD_F_INDEX_KEY) {
             if (sp >= 0 && sp < 16) m->index_count[sp]++;
-        } else if (mut_is_int(kind) || kind == PCD_K_MOJO) {
-            add_def(m, sp, mut_get_int(kind, p), rec);
+        } else if (pcd_mut_is_int(kind) || kind == PCD_K_MOJO) {
+            add_def(m, sp, pcd_mut_get_int(kind, p), rec);
         }
     }
     if ((kind == PCD_K_STRUCT || kind == PCD_K_UNION) && f->type) scan(m, f->type, p, rec);
@@ -336,7 +336,7 @@ static void scan_field(pcd_mut *m, const pcd_field *f, const uint8_t *d, size_t 
 {
     if (f->kind == PCD_K_ARRAY) {
         const uint8_t *a = *(const uint8_t *const *)(d + f->offset);
-        size_t n = *(const size_t *)(d + f->aux), es = mut_elem_size(f);
+        size_t n = *(const size_t *)(d + f->aux), es = pcd_mut_elem_size(f);
         if (!f->key && f->elem_kind != PCD_K_STRUCT && f->elem_kind != PCD_K_UNION) return;
         for (size_t i = 0; a && i < n; i++) scan_value(m, f, f->elem_kind, a + i * es, rec);
     } else if (f->kind != PCD_K_REGION && f->kind != PCD_K_PB_OTHER && f->kind != PCD_K_PB_FIELD) {
@@ -354,7 +354,7 @@ static void scan(pcd_mut *m, const pcd_type *t, const uint8_t *d, size_t rec)
     for (uint32_t i = 0; i < t->n_fields; i++) scan_field(m, &t->fields[i], d, rec);
 }
 
-void mut_scan_keys(pcd_mut *m, const mset *s)
+void pcd_mut_scan_keys(pcd_mut *m, const mset *s)
 {
     m->ndefs = 0;
     memset(m->index_count, 0, sizeof m->index_count);

@@ -15,6 +15,7 @@ int pcdpy_out_open(pcdpy_out *o, PyObject *target)
 {
     memset(o, 0, sizeof *o);
     o->target = target == Py_None ? NULL : target;
+    pcd_alloc_init(&o->al, pcd_alloc_libc, NULL, 0);
     o->buf = malloc((size_t)1 << 20);
     if (!o->buf) return PyErr_NoMemory(), -1;
     pcd_ctx_init(&o->x, NULL);
@@ -28,7 +29,7 @@ int pcdpy_out_open(pcdpy_out *o, PyObject *target)
             goto fail;
         }
         o->is_path = true;
-        int rc = strcmp(name, "-") == 0 ? -1 : pcd_output_open(&o->file, name, NULL);
+        int rc = strcmp(name, "-") == 0 ? -1 : pcd_output_open(&o->file, name, NULL, &o->al);
         if (rc != 0) {
             if (strcmp(name, "-") == 0) pcdpy_fail(pcdpy.UsageError, "output '-': give sys.stdout.buffer instead");
             else PyErr_SetFromErrnoWithFilename(PyExc_OSError, name);

@@ -225,6 +225,7 @@ typedef struct pcdpy_out {
     PyObject *target;              /* NULL: bytes */
     bool is_path;
     pcd_output file;
+    pcd_alloc al;                  /* the output's temporary name */
     bool file_open;
     pcdpy_membuf mem;
     pcd_sink sink;

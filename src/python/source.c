@@ -41,7 +41,6 @@ struct pcdpy_src {
     bool serve_head;
     bool eof;
     pcd_gzin *gz;
-    uint8_t *gzbuf;
     PyObject *exc_type, *exc_value, *exc_tb;   /* what the file object raised */
     uint64_t bytes_read;
     /* a stream that may have nothing yet (a pipe, a socket, a terminal): its descriptor, polled
@@ -259,7 +258,6 @@ void pcdpy_src_close(pcdpy_src *s)
         pcd_gzin_close(s->gz);
         free(s->gz);
     }
-    free(s->gzbuf);
     if (s->map) {
         if (s->mapped) munmap(s->map, s->map_len);
         else free(s->map);
@@ -393,10 +391,12 @@ pcdpy_src *pcdpy_src_open(PyObject *what, const pcdpy_open_opts *o)
         memcpy(head, s->head, n);
     }
     bool whole = s->is_regular ? s->size <= n : n < want;
+    /* the source's allocator: gzip's state and buffer, then the reader */
+    pcd_alloc_init(&s->al, pcd_alloc_libc, NULL, s->max_memory);
     if (pcd_gzin_is_gzip(head, n)) {
         /* gzip (Mono's zip option, pprof): everything below reads the decompressed stream */
         s->gz = malloc(sizeof *s->gz);
-        if (!s->gz || pcd_gzin_open(s->gz, raw_read, s, 0) != 0) {
+        if (!s->gz || pcd_gzin_open(s->gz, raw_read, s, 0, &s->al) != 0) {
             free(s->gz);
             s->gz = NULL;
             pcdpy_fail(pcdpy.UsageError, "%s: cannot start decompressing", s->name);
@@ -441,7 +441,6 @@ pcdpy_src *pcdpy_src_open(PyObject *what, const pcdpy_open_opts *o)
             return fail_open(s);
         }
     }
-    pcd_alloc_init(&s->al, pcd_alloc_libc, NULL, s->max_memory);
     size_t window = (size_t)1 << 20;
     while (window > 4096 && window > s->max_memory / 8) window /= 2;
     pcd_reader_opts ro = { &s->al, NULL, window, o->validate_only, o->threads };
@@ -450,17 +449,18 @@ pcdpy_src *pcdpy_src_open(PyObject *what, const pcdpy_open_opts *o)
         st = pcd_reader_open(&s->r, s->f, pcd_gzin_read, s->gz, &ro);
     } else if (s->gz) {
         size_t len = 0;
+        const uint8_t *gzbuf = NULL;
         s->gz->limit = s->max_memory;
         int rc;
         pcdpy_src_release(s);
-        rc = pcd_gzin_load(s->gz, &s->gzbuf, &len);
+        rc = pcd_gzin_load(s->gz, &gzbuf, &len);
         pcdpy_src_acquire(s);
         if (rc != 0) {
             if (!pcdpy_src_reraise(s))
                 pcdpy_fail(pcdpy.DamagedInput, "%s: gzip: %s", s->name, s->gz->error ? s->gz->error : "out of memory");
             return fail_open(s);
         }
-        st = pcd_reader_open_buffer(&s->r, s->f, s->gzbuf, len, &ro);
+        st = pcd_reader_open_buffer(&s->r, s->f, gzbuf, len, &ro);
     } else if (s->f->flags & PCD_FMT_STREAMABLE) {
         st = pcd_reader_open(&s->r, s->f, raw_read, s, &ro);
     } else {

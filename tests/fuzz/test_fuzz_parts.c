@@ -338,30 +338,32 @@ static void test_bytemut(void **state)
 
 /* ---- the process runner -------------------------------------------------------------------------- */
 
-static fz_run run_helper(fz_runner *fr, const char *a1, const char *a2, double timeout, uint64_t rss)
+static pcd_fz_run run_helper(pcd_fz_runner *fr, const char *a1, const char *a2, double timeout, uint64_t rss)
 {
     char *argv[4] = { (char *)PCD_FUZZ_HELPER, (char *)a1, (char *)a2, NULL };
-    fz_cmd cmd;
-    fz_cmd_init(&cmd, a2 ? 3 : 2, argv);
-    fz_limits lim = { timeout, rss, 0, 0, 1 << 16 };
-    fz_run res;
-    assert_int_equal(fz_runner_run(fr, &cmd, "/dev/null", &lim, &res, NULL), 0);
+    pcd_fz_cmd cmd;
+    pcd_fz_cmd_init(&cmd, a2 ? 3 : 2, argv);
+    pcd_fz_limits lim = { timeout, rss, 0, 0, 1 << 16 };
+    pcd_fz_run res;
+    assert_int_equal(pcd_fz_runner_run(fr, &cmd, "/dev/null", &lim, &res, NULL), 0);
     return res;
 }
 
 static void test_runner(void **state)
 {
     (void)state;
-    fz_runner fr;
-    assert_int_equal(fz_runner_init(&fr, 1 << 16), 0);
-    fz_run r = run_helper(&fr, "exit", "3", 10, 0);
+    pcd_fz_runner fr;
+    pcd_alloc fr_al;
+    pcd_alloc_init(&fr_al, pcd_alloc_libc, NULL, 0);
+    assert_int_equal(pcd_fz_runner_init(&fr, 1 << 16, &fr_al), 0);
+    pcd_fz_run r = run_helper(&fr, "exit", "3", 10, 0);
     assert_int_equal(r.end, FZ_EXITED);
     assert_int_equal(r.code, 3);
     assert_string_equal(r.err, "exiting with 3\n");
     r = run_helper(&fr, "segv", NULL, 10, 0);
     assert_int_equal(r.end, FZ_SIGNALED);
     assert_int_equal(r.code, SIGSEGV);
-    assert_string_equal(fz_signal_name(r.code), "SIGSEGV");
+    assert_string_equal(pcd_fz_signal_name(r.code), "SIGSEGV");
     r = run_helper(&fr, "sleep", "30", 0.3, 0);
     assert_int_equal(r.end, FZ_TIMEOUT);
     assert_true(r.wall_s < 5);
@@ -386,20 +388,21 @@ static void test_runner(void **state)
     assert_true(r.err_len > 14 && strcmp(r.err + r.err_len - 14, "the last line\n") == 0);
     /* {} is the input; without it the input is standard input */
     char *argv[4] = { (char *)PCD_FUZZ_HELPER, "cat", "{}", NULL };
-    fz_cmd cmd;
-    assert_true(fz_cmd_init(&cmd, 3, argv));
-    fz_limits lim = { 10, 0, 0, 0, 1 << 16 };
-    assert_int_equal(fz_runner_run(&fr, &cmd, PCD_TESTDATA "/mojo/v3_full.mojo", &lim, &r, NULL), 0);
+    pcd_fz_cmd cmd;
+    assert_true(pcd_fz_cmd_init(&cmd, 3, argv));
+    pcd_fz_limits lim = { 10, 0, 0, 0, 1 << 16 };
+    assert_int_equal(pcd_fz_runner_run(&fr, &cmd, PCD_TESTDATA "/mojo/v3_full.mojo", &lim, &r, NULL), 0);
     assert_int_equal(r.out_total, 172);
-    assert_false(fz_cmd_init(&cmd, 2, argv));
-    assert_int_equal(fz_runner_run(&fr, &cmd, PCD_TESTDATA "/mojo/v3_basic.mojo", &lim, &r, NULL), 0);
+    assert_false(pcd_fz_cmd_init(&cmd, 2, argv));
+    assert_int_equal(pcd_fz_runner_run(&fr, &cmd, PCD_TESTDATA "/mojo/v3_basic.mojo", &lim, &r, NULL), 0);
     assert_int_equal(r.out_total, 253);
     /* a program that is not there */
     char *none[2] = { "/nonexistent/reader", NULL };
-    fz_cmd_init(&cmd, 1, none);
-    assert_int_equal(fz_runner_run(&fr, &cmd, "/dev/null", &lim, &r, NULL), 0);
+    pcd_fz_cmd_init(&cmd, 1, none);
+    assert_int_equal(pcd_fz_runner_run(&fr, &cmd, "/dev/null", &lim, &r, NULL), 0);
     assert_int_equal(r.end, FZ_NOEXEC);
-    fz_runner_free(&fr);
+    pcd_fz_runner_free(&fr);
+    assert_int_equal(fr_al.in_use, 0);
 }
 
 /* ---- profcodec's own reading ------------------------------------------------------------------------ */

@@ -16,7 +16,6 @@
 #include "mojo_v3.h"
 #include "mojo_view.h"
 #include "mono_v3_0.h"
-#include "mono_view.h"
 #include "tachyon_v1.h"
 
 /* tachyon_ext.c: input_size - 24 / - 16 / - 40 / - 36; string_table_offset - 64 */

@@ -17,8 +17,9 @@ Circles: besides its includes, a file has an edge to each .c file that defines (
 function it calls, declared in a header it includes: a.c calling b() of b.h, defined in b.c,
 gives a.c -> b.h and a.c -> b.c. A circle is a strongly connected set of more than one file:
 files that call each other, through one shared header (python's internal.h) or two. A format
-version's generated decoders and explain functions (generated/X.c, generated/X_explain.c) are
-one unit here (see unit()).
+version's generated files are separate nodes like any others: its explain functions
+(generated/X_explain.c) call its decoders (generated/X.c), and its descriptors
+(generated/X_desc.c) point at both; X.c refers to neither.
 """
 import fnmatch
 import os
@@ -175,23 +176,11 @@ def check_layers(includes, layers):
     return problems
 
 
-def unit(f):
-    """The file as a node of the circle check: a format version's generated codec is one unit,
-    its decoders (generated/X.c) and its explain functions (generated/X_explain.c), which the
-    generator splits in two files for their size: the format's tables in X.c point to the
-    explain functions, which call X.c's decoders for what they do not explain field by field."""
-    m = re.match(r"(generated/\w+?)_explain\.c$", f)
-    return m.group(1) + ".c" if m else f
-
-
 def circles(files, includes, definers):
-    edges = {unit(f): set() for f in files}
+    edges = {f: set() for f in files}
     for f, incs in includes.items():
-        u = unit(f)
-        for i in incs:
-            if unit(i) != u:
-                edges.setdefault(u, set()).add(unit(i))
-        edges.setdefault(u, set()).update(unit(d) for d in definers.get(f, ()) if unit(d) != u)
+        edges.setdefault(f, set()).update(i for i in incs if i != f)
+        edges.setdefault(f, set()).update(d for d in definers.get(f, ()) if d != f)
     # Tarjan's strongly connected components, iteratively
     index, low, on, stack, comps, counter = {}, {}, set(), [], [], [0]
     for start in edges:

@@ -5,7 +5,7 @@
 -- dumper, the JSON encoder and the stream driver) come last. Each kind's emitters, all four
 -- directions side by side, are in emit/<kind>.lua; the file skeletons in header.lua and
 -- source.lua. The explain functions (decoders that record where each field lies) go to a file
--- of their own, <base>_explain.c.
+-- of their own, <base>_explain.c, and the descriptors, which point at both, to <base>_desc.c.
 local H = require("pcgen.emit.header")
 local S = require("pcgen.emit.source")
 
@@ -15,5 +15,6 @@ return function(ir, sha, gen_version)
     [base .. ".h"] = H.file(ir, sha, gen_version),
     [base .. ".c"] = S.file(ir, sha, gen_version),
     [base .. "_explain.c"] = S.explain_file(ir, sha, gen_version),
+    [base .. "_desc.c"] = S.desc_file(ir, sha, gen_version),
   }
 end

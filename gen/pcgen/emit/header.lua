@@ -9,6 +9,7 @@ local K = require("pcgen.emit.value")
 local buf = require("pcgen.emit.cbuf")
 local bits = require("pcgen.emit.bits")
 local EM = require("pcgen.emit.message")
+local SRC = require("pcgen.emit.source")
 
 local H = {}
 
@@ -296,7 +297,10 @@ function H.file(ir, sha, gen_version)
       string.format("pcd_status %s_explain(pcd_cursor *c, %s *out); /* %s_explain.c */", T.cname, T.cname,
         ir.name .. "_" .. ir.vid) }) .. "\n"
   end
-  out[#out + 1] = "/* ---- descriptors ---- */\n\n"
+  out[#out + 1] = "/* ---- the glue the descriptors point at (" .. ir.name .. "_" .. ir.vid .. ".c, for " ..
+      ir.name .. "_" .. ir.vid .. "_desc.c) ---- */\n\n"
+  out[#out + 1] = SRC.glue_protos(ir) .. "\n"
+  out[#out + 1] = "/* ---- descriptors (" .. ir.name .. "_" .. ir.vid .. "_desc.c) ---- */\n\n"
   for _, S in ipairs(ir.all_types) do out[#out + 1] = "extern const pcd_type " .. S.cname .. "_type;\n" end
   for _, R in ipairs(ir.regions) do out[#out + 1] = "extern const pcd_region_desc " .. R.cname .. ";\n" end
   out[#out + 1] = "extern const pcd_format " .. ir.prefix .. "_format;\n\n#endif\n"

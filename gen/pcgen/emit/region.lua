@@ -1,7 +1,8 @@
 -- emit/region.lua: the glue between a records region and the stream driver: record
 -- adapters, the validation and decoding fast paths (_run, _drun), the state's start
--- values, the parent fields patched when the region closes, recovery, compression, and
--- the region's descriptor.
+-- values, the parent fields patched when the region closes, recovery, compression (in
+-- <base>.c, beside the decoders they call), and the region's descriptor (in <base>_desc.c,
+-- which points at them and at the explain functions of <base>_explain.c).
 local text = require("pcgen.text")
 local C = require("pcgen.emit.common")
 local X = require("pcgen.emit.cexpr")
@@ -15,7 +16,7 @@ local RG = {}
 -- Validates records back to back (the validation fast path).
 local RUN = [[
   /* Validates ${name} records back to back (the validation fast path). */
-  static uint64_t ${r}_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+  uint64_t ${r}_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
   {
       uint64_t k = 0;
       *st = PCD_OK;
@@ -35,7 +36,7 @@ local DRUN = [[
    * fast path: no call into the stream driver per record). Stops at the cursor's end,
    * after max records, at a failure (*start: where the record began), or when fn
    * returns anything but PCD_OK (*start: NULL).${statedoc} */
-  static uint64_t ${r}_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+  uint64_t ${r}_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
       const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
   {
       uint64_t k = 0;
@@ -91,7 +92,7 @@ local function init_fn(ir, R)
     if V.init then b:f("st->%s = (%s)(%s);", V.name, V.ctype, X.cexpr(V.init, env))
     else b:f("st->%s = 0;", V.name) end
   end
-  return string.format("static void %s_init(void *state, const void *parent, const pcd_ctx *x)\n{\n%s}\n",
+  return string.format("void %s_init(void *state, const void *parent, const pcd_ctx *x)\n{\n%s}\n",
     R.cname, b:text())
 end
 
@@ -121,31 +122,87 @@ local function finish_fn(R)
     else b:f("pcd_st_u%d%s(tmp, (uint%d_t)%s);", ty.bits, ty.endian, ty.bits, v) end
     b:f("PCD_TRY(pcd_sink_patch(s, parent_offset + %d, tmp, %d));", p.off, ty.wire)
   end
-  return string.format("static pcd_status %s_finish(pcd_sink *s, void *parent, uint64_t parent_offset,\n" ..
+  return string.format("pcd_status %s_finish(pcd_sink *s, void *parent, uint64_t parent_offset,\n" ..
     "                                 uint64_t region_start, uint64_t region_size, uint64_t region_records)\n{\n%s    return PCD_OK;\n}\n",
     R.cname, b:text())
 end
 
--- The glue of one region, its descriptor last.
+-- The glue of one region (in <base>.c): the functions its descriptor points at.
 function RG.glue(ir, R)
   local out = {}
   local T, PT = R.record, R.parent
   local v = { r = R.cname, t = T.cname, name = R.name }
-  local pb = EM.is_pb(T)
-  v.exp = not pb and text.render("static pcd_status ${r}_exp(pcd_cursor *c, void *out) { return ${t}_explain(c, out); }", v)
   out[#out + 1] = text.render([[
-    static pcd_status ${r}_dec(pcd_cursor *c, void *out) { return ${t}_decode_(c, out); }
-    static pcd_status ${r}_enc(pcd_sink *s, const void *in) { return ${t}_encode(s, in); }
-    ${exp}
+    pcd_status ${r}_dec(pcd_cursor *c, void *out) { return ${t}_decode_(c, out); }
+    pcd_status ${r}_enc(pcd_sink *s, const void *in) { return ${t}_encode(s, in); }
   ]], v)
   if not R.opens then
     -- records that open regions must be decoded, not only validated
-    out[#out + 1] = text.render("static pcd_status ${r}_val(pcd_cursor *c) { return ${t}_validate_(c); }", v)
+    out[#out + 1] = text.render("pcd_status ${r}_val(pcd_cursor *c) { return ${t}_validate_(c); }", v)
     out[#out + 1] = text.render(RUN, v)
     out[#out + 1] = drun(R)
   end
   if R.has_state then out[#out + 1] = init_fn(ir, R) end
   if #R.patches > 0 then out[#out + 1] = finish_fn(R) end
+  if R.compression then
+    local env = C.new_env(ir, PT, "enc")
+    env.xp = "((const pcd_ctx *)NULL)"
+    out[#out + 1] = text.render([[
+      uint8_t ${r}_compression(const void *parent)
+      {
+          const ${P} *in = parent;
+          return (uint8_t)(${e});
+      }
+    ]], { r = R.cname, P = PT.cname, e = X.cexpr(R.compression, env) })
+  elseif R.zstd_frame then
+    out[#out + 1] = text.render([[
+      uint8_t ${r}_compression(const void *parent)
+      {
+          (void)parent;
+          return PCD_REGION_ZSTD_FRAME; /* one zstd frame, its end found by parsing it */
+      }
+    ]], v)
+  end
+  return table.concat(out)
+end
+
+-- The prototypes of RG.glue's functions (in <base>.h, for <base>_desc.c).
+function RG.protos(R)
+  local v = { r = R.cname }
+  local out = {}
+  out[#out + 1] = text.render([[
+    pcd_status ${r}_dec(pcd_cursor *c, void *out);
+    pcd_status ${r}_enc(pcd_sink *s, const void *in);
+  ]], v)
+  if not R.opens then
+    out[#out + 1] = text.render([[
+      pcd_status ${r}_val(pcd_cursor *c);
+      uint64_t ${r}_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start);
+      uint64_t ${r}_drun(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start, pcd_record *rec,
+          pcd_record_fn fn, void *ud);
+    ]], v)
+  end
+  if R.has_state then out[#out + 1] = text.render("void ${r}_init(void *state, const void *parent, const pcd_ctx *x);\n", v) end
+  if #R.patches > 0 then
+    out[#out + 1] = text.render([[
+      pcd_status ${r}_finish(pcd_sink *s, void *parent, uint64_t parent_offset, uint64_t region_start,
+                             uint64_t region_size, uint64_t region_records);
+    ]], v)
+  end
+  if R.compression or R.zstd_frame then out[#out + 1] = text.render("uint8_t ${r}_compression(const void *parent);\n", v) end
+  return table.concat(out)
+end
+
+-- The descriptor of one region (in <base>_desc.c): its sync markers, its explain adapter and
+-- the table the stream driver reads.
+function RG.desc(ir, R)
+  local out = {}
+  local T, PT = R.record, R.parent
+  local v = { r = R.cname, t = T.cname, name = R.name }
+  local pb = EM.is_pb(T)
+  if not pb then
+    out[#out + 1] = text.render("static pcd_status ${r}_exp(pcd_cursor *c, void *out) { return ${t}_explain(c, out); }", v)
+  end
   local sync_c, synclen_c = "NULL", "NULL"
   if #R.sync > 0 then
     local items, lens = {}, {}
@@ -159,28 +216,7 @@ function RG.glue(ir, R)
     out[#out + 1] = string.format("static const uint8_t %s_sync_len[] = { %s };\n", R.cname, table.concat(lens, ", "))
     sync_c, synclen_c = R.cname .. "_sync", R.cname .. "_sync_len"
   end
-  local comp_fn = "NULL"
-  if R.compression then
-    local env = C.new_env(ir, PT, "enc")
-    env.xp = "((const pcd_ctx *)NULL)"
-    out[#out + 1] = text.render([[
-      static uint8_t ${r}_compression(const void *parent)
-      {
-          const ${P} *in = parent;
-          return (uint8_t)(${e});
-      }
-    ]], { r = R.cname, P = PT.cname, e = X.cexpr(R.compression, env) })
-    comp_fn = R.cname .. "_compression"
-  elseif R.zstd_frame then
-    out[#out + 1] = text.render([[
-      static uint8_t ${r}_compression(const void *parent)
-      {
-          (void)parent;
-          return PCD_REGION_ZSTD_FRAME; /* one zstd frame, its end found by parsing it */
-      }
-    ]], v)
-    comp_fn = R.cname .. "_compression"
-  end
+  local comp_fn = (R.compression or R.zstd_frame) and (R.cname .. "_compression") or "NULL"
   local rs = R.recover_size
   local recover = rs.off >= 0
   out[#out + 1] = "const pcd_region_desc " .. R.cname .. " = " .. C.block({

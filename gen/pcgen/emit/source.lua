@@ -1,6 +1,8 @@
--- emit/source.lua: the generated C source: the four functions of each named type in
--- schema order, the root's fields after its regions, the region glue, the descriptors,
--- detection and the pcd_format object.
+-- emit/source.lua: the generated C sources. <base>.c: the four functions of each named type
+-- in schema order, the root's fields after its regions, the region glue. <base>_desc.c: the
+-- descriptors, detection and the pcd_format object, which point at the functions of <base>.c
+-- and at the explain functions of <base>_explain.c (so that neither of those two refers to
+-- the other: <base>_explain.c calls <base>.c, and <base>_desc.c refers to both).
 local lower = require("pcgen.lower")
 local text = require("pcgen.text")
 local expr = require("pcgen.expr")
@@ -37,7 +39,7 @@ local function root_segments(ir)
   b:l("default: return PCD_OK;")
   b:l("}")
   return table.concat(parts, "\n") .. "\n" ..
-      string.format("static pcd_status %s_segments(pcd_sink *s, const void *in, uint32_t k)\n{\n%s}\n\n", T.cname, b:text()),
+      string.format("pcd_status %s_segments(pcd_sink *s, const void *in, uint32_t k)\n{\n%s}\n\n", T.cname, b:text()),
       T.cname .. "_segments"
 end
 
@@ -101,7 +103,8 @@ end
 function S.file(ir, sha, gen_version)
   local base = ir.name .. "_" .. ir.vid
   local out = {}
-  out[#out + 1] = C.banner(ir, sha, gen_version, ir.title .. " " .. tostring(ir.version) .. ": decoders, validators, encoders, descriptors.")
+  out[#out + 1] = C.banner(ir, sha, gen_version, ir.title .. " " .. tostring(ir.version) ..
+    ": decoders, validators, encoders, and the glue the descriptors (" .. base .. "_desc.c) point at.")
   out[#out + 1] = text.render([[
     #include "${base}.h"
 
@@ -123,10 +126,55 @@ function S.file(ir, sha, gen_version)
       out[#out + 1] = F.encode(ir, T, "size") .. "\n"
     end
   end
-  local segs, root_segment = root_segments(ir)
+  local segs = root_segments(ir)
   out[#out + 1] = segs
   out[#out + 1] = "/* -------- regions -------- */\n\n"
-  for _, R in ipairs(ir.regions) do out[#out + 1] = RG.glue(ir, R) end
+  for _, R in ipairs(ir.regions) do out[#out + 1] = RG.glue(ir, R) .. "\n" end
+  out[#out + 1] = "/* -------- the root -------- */\n\n"
+  out[#out + 1] = text.render([[
+    pcd_status ${p}_root_dec(pcd_cursor *c, void *out) { return ${root}_decode_(c, out); }
+    pcd_status ${p}_root_enc(pcd_sink *s, const void *in) { return ${root}_encode(s, in); }
+  ]], { p = ir.prefix, root = ir.root.cname })
+  return table.concat(out)
+end
+
+-- The name of the root's segment dispatcher (root_segments), or nil.
+local function root_segment_name(ir)
+  return lower.root_segments(ir.root) > 0 and (ir.root.cname .. "_segments") or nil
+end
+
+-- The prototypes <base>_desc.c needs of <base>.c (in <base>.h).
+function S.glue_protos(ir)
+  local out = {}
+  for _, R in ipairs(ir.regions) do out[#out + 1] = RG.protos(R) end
+  out[#out + 1] = text.render([[
+    pcd_status ${p}_root_dec(pcd_cursor *c, void *out);
+    pcd_status ${p}_root_enc(pcd_sink *s, const void *in);
+  ]], { p = ir.prefix })
+  local seg = root_segment_name(ir)
+  if seg then out[#out + 1] = "pcd_status " .. seg .. "(pcd_sink *s, const void *in, uint32_t k);\n" end
+  return table.concat(out)
+end
+
+function S.desc_file(ir, sha, gen_version)
+  local base = ir.name .. "_" .. ir.vid
+  local out = {}
+  out[#out + 1] = C.banner(ir, sha, gen_version, ir.title .. " " .. tostring(ir.version) ..
+    ": descriptors, detection and the format, pointing at the functions of " .. base .. ".c and " ..
+    base .. "_explain.c.")
+  out[#out + 1] = text.render([[
+    #include "${base}.h"
+
+    #include <string.h>
+
+    #if PCD_RUNTIME_ABI != 3
+    #error "${base}_desc.c was generated for runtime ABI 3; run make regen"
+    #endif
+  ]], { base = base }) .. "\n"
+  if #ir.regions > 0 then
+    out[#out + 1] = "/* -------- regions -------- */\n\n"
+    for _, R in ipairs(ir.regions) do out[#out + 1] = RG.desc(ir, R) end
+  end
   if #ir.warn_types > 0 then
     out[#out + 1] = "/* -------- warnings -------- */\n\n"
     for _, T in ipairs(ir.warn_types) do out[#out + 1] = W.fn(ir, T) end
@@ -158,13 +206,10 @@ function S.file(ir, sha, gen_version)
   if structural then flags[#flags + 1] = "PCD_FMT_NO_MAGIC" end
   local root = ir.root
   local pb_root = EM.is_pb(root)
-  out[#out + 1] = text.render([[
-    static pcd_status root_dec(pcd_cursor *c, void *out) { return ${root}_decode_(c, out); }
-    static pcd_status root_enc(pcd_sink *s, const void *in) { return ${root}_encode(s, in); }
-    ${exp}
-
-  ]], { root = root.cname, exp = not pb_root and
-    string.format("static pcd_status root_exp(pcd_cursor *c, void *out) { return %s_explain(c, out); }", root.cname) }) .. "\n"
+  if not pb_root then
+    out[#out + 1] = string.format("static pcd_status root_exp(pcd_cursor *c, void *out) { return %s_explain(c, out); }\n\n",
+      root.cname)
+  end
   out[#out + 1] = "const pcd_format " .. ir.prefix .. "_format = " .. C.block({
     { "name", cstr(ir.name) },
     { "version", cstr(tostring(ir.version)) },
@@ -172,9 +217,9 @@ function S.file(ir, sha, gen_version)
     { "schema", cstr(ir.schema_path) },
     { "root", "&" .. root.cname .. "_type" },
     { "root_size", "sizeof(" .. root.cname .. ")" },
-    { "root_decode", "root_dec" },
-    { "root_encode", "root_enc" },
-    { "root_segment", root_segment ~= "NULL" and root_segment or nil },
+    { "root_decode", ir.prefix .. "_root_dec" },
+    { "root_encode", ir.prefix .. "_root_enc" },
+    { "root_segment", root_segment_name(ir) },
     { "regions", #regs > 0 and (ir.prefix .. "_regions") or nil },
     { "n_regions", #regs },
     { "detect", ir.prefix .. "_detect" },

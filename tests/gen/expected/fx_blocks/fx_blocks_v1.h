@@ -161,7 +161,28 @@ pcd_status pcd_fx_blocks_v1_file_encode(pcd_sink *s, const pcd_fx_blocks_v1_file
 uint64_t pcd_fx_blocks_v1_file_size(pcd_ctx *x, const pcd_fx_blocks_v1_file *in);
 pcd_status pcd_fx_blocks_v1_file_explain(pcd_cursor *c, pcd_fx_blocks_v1_file *out); /* fx_blocks_v1_explain.c */
 
-/* ---- descriptors ---- */
+/* ---- the glue the descriptors point at (fx_blocks_v1.c, for fx_blocks_v1_desc.c) ---- */
+
+pcd_status pcd_fx_blocks_v1_region_column16_entries_dec(pcd_cursor *c, void *out);
+pcd_status pcd_fx_blocks_v1_region_column16_entries_enc(pcd_sink *s, const void *in);
+pcd_status pcd_fx_blocks_v1_region_column16_entries_val(pcd_cursor *c);
+uint64_t pcd_fx_blocks_v1_region_column16_entries_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start);
+uint64_t pcd_fx_blocks_v1_region_column16_entries_drun(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start, pcd_record *rec,
+    pcd_record_fn fn, void *ud);
+uint8_t pcd_fx_blocks_v1_region_column16_entries_compression(const void *parent);
+pcd_status pcd_fx_blocks_v1_region_column64_entries_dec(pcd_cursor *c, void *out);
+pcd_status pcd_fx_blocks_v1_region_column64_entries_enc(pcd_sink *s, const void *in);
+pcd_status pcd_fx_blocks_v1_region_column64_entries_val(pcd_cursor *c);
+uint64_t pcd_fx_blocks_v1_region_column64_entries_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start);
+uint64_t pcd_fx_blocks_v1_region_column64_entries_drun(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start, pcd_record *rec,
+    pcd_record_fn fn, void *ud);
+uint8_t pcd_fx_blocks_v1_region_column64_entries_compression(const void *parent);
+pcd_status pcd_fx_blocks_v1_region_blocks_dec(pcd_cursor *c, void *out);
+pcd_status pcd_fx_blocks_v1_region_blocks_enc(pcd_sink *s, const void *in);
+pcd_status pcd_fx_blocks_v1_root_dec(pcd_cursor *c, void *out);
+pcd_status pcd_fx_blocks_v1_root_enc(pcd_sink *s, const void *in);
+
+/* ---- descriptors (fx_blocks_v1_desc.c) ---- */
 
 extern const pcd_type pcd_fx_blocks_v1_note_block_type;
 extern const pcd_type pcd_fx_blocks_v1_u16_batch_type;

@@ -250,7 +250,19 @@ pcd_status pcd_fx_cases_v1_file_encode(pcd_sink *s, const pcd_fx_cases_v1_file *
 uint64_t pcd_fx_cases_v1_file_size(pcd_ctx *x, const pcd_fx_cases_v1_file *in);
 pcd_status pcd_fx_cases_v1_file_explain(pcd_cursor *c, pcd_fx_cases_v1_file *out); /* fx_cases_v1_explain.c */
 
-/* ---- descriptors ---- */
+/* ---- the glue the descriptors point at (fx_cases_v1.c, for fx_cases_v1_desc.c) ---- */
+
+pcd_status pcd_fx_cases_v1_region_evs_dec(pcd_cursor *c, void *out);
+pcd_status pcd_fx_cases_v1_region_evs_enc(pcd_sink *s, const void *in);
+pcd_status pcd_fx_cases_v1_region_evs_val(pcd_cursor *c);
+uint64_t pcd_fx_cases_v1_region_evs_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start);
+uint64_t pcd_fx_cases_v1_region_evs_drun(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start, pcd_record *rec,
+    pcd_record_fn fn, void *ud);
+void pcd_fx_cases_v1_region_evs_init(void *state, const void *parent, const pcd_ctx *x);
+pcd_status pcd_fx_cases_v1_root_dec(pcd_cursor *c, void *out);
+pcd_status pcd_fx_cases_v1_root_enc(pcd_sink *s, const void *in);
+
+/* ---- descriptors (fx_cases_v1_desc.c) ---- */
 
 extern const pcd_type pcd_fx_cases_v1_ev_tick_type;
 extern const pcd_type pcd_fx_cases_v1_ev_list_type;

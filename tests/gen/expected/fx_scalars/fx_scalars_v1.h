@@ -74,7 +74,18 @@ pcd_status pcd_fx_scalars_v1_file_encode(pcd_sink *s, const pcd_fx_scalars_v1_fi
 uint64_t pcd_fx_scalars_v1_file_size(pcd_ctx *x, const pcd_fx_scalars_v1_file *in);
 pcd_status pcd_fx_scalars_v1_file_explain(pcd_cursor *c, pcd_fx_scalars_v1_file *out); /* fx_scalars_v1_explain.c */
 
-/* ---- descriptors ---- */
+/* ---- the glue the descriptors point at (fx_scalars_v1.c, for fx_scalars_v1_desc.c) ---- */
+
+pcd_status pcd_fx_scalars_v1_region_recs_dec(pcd_cursor *c, void *out);
+pcd_status pcd_fx_scalars_v1_region_recs_enc(pcd_sink *s, const void *in);
+pcd_status pcd_fx_scalars_v1_region_recs_val(pcd_cursor *c);
+uint64_t pcd_fx_scalars_v1_region_recs_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start);
+uint64_t pcd_fx_scalars_v1_region_recs_drun(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start, pcd_record *rec,
+    pcd_record_fn fn, void *ud);
+pcd_status pcd_fx_scalars_v1_root_dec(pcd_cursor *c, void *out);
+pcd_status pcd_fx_scalars_v1_root_enc(pcd_sink *s, const void *in);
+
+/* ---- descriptors (fx_scalars_v1_desc.c) ---- */
 
 extern const pcd_type pcd_fx_scalars_v1_rec_type;
 extern const pcd_type pcd_fx_scalars_v1_file_type;

@@ -73,7 +73,30 @@ pcd_status pcd_fx_tables_v1_file_encode(pcd_sink *s, const pcd_fx_tables_v1_file
 uint64_t pcd_fx_tables_v1_file_size(pcd_ctx *x, const pcd_fx_tables_v1_file *in);
 pcd_status pcd_fx_tables_v1_file_explain(pcd_cursor *c, pcd_fx_tables_v1_file *out); /* fx_tables_v1_explain.c */
 
-/* ---- descriptors ---- */
+/* ---- the glue the descriptors point at (fx_tables_v1.c, for fx_tables_v1_desc.c) ---- */
+
+pcd_status pcd_fx_tables_v1_region_values_dec(pcd_cursor *c, void *out);
+pcd_status pcd_fx_tables_v1_region_values_enc(pcd_sink *s, const void *in);
+pcd_status pcd_fx_tables_v1_region_values_val(pcd_cursor *c);
+uint64_t pcd_fx_tables_v1_region_values_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start);
+uint64_t pcd_fx_tables_v1_region_values_drun(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start, pcd_record *rec,
+    pcd_record_fn fn, void *ud);
+pcd_status pcd_fx_tables_v1_region_values_finish(pcd_sink *s, void *parent, uint64_t parent_offset, uint64_t region_start,
+                       uint64_t region_size, uint64_t region_records);
+uint8_t pcd_fx_tables_v1_region_values_compression(const void *parent);
+pcd_status pcd_fx_tables_v1_region_names_dec(pcd_cursor *c, void *out);
+pcd_status pcd_fx_tables_v1_region_names_enc(pcd_sink *s, const void *in);
+pcd_status pcd_fx_tables_v1_region_names_val(pcd_cursor *c);
+uint64_t pcd_fx_tables_v1_region_names_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start);
+uint64_t pcd_fx_tables_v1_region_names_drun(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start, pcd_record *rec,
+    pcd_record_fn fn, void *ud);
+pcd_status pcd_fx_tables_v1_region_names_finish(pcd_sink *s, void *parent, uint64_t parent_offset, uint64_t region_start,
+                       uint64_t region_size, uint64_t region_records);
+pcd_status pcd_fx_tables_v1_root_dec(pcd_cursor *c, void *out);
+pcd_status pcd_fx_tables_v1_root_enc(pcd_sink *s, const void *in);
+pcd_status pcd_fx_tables_v1_file_segments(pcd_sink *s, const void *in, uint32_t k);
+
+/* ---- descriptors (fx_tables_v1_desc.c) ---- */
 
 extern const pcd_type pcd_fx_tables_v1_value_type;
 extern const pcd_type pcd_fx_tables_v1_name_type;

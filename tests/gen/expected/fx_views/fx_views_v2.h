@@ -140,7 +140,18 @@ pcd_status pcd_fx_views_v2_file_encode(pcd_sink *s, const pcd_fx_views_v2_file *
 uint64_t pcd_fx_views_v2_file_size(pcd_ctx *x, const pcd_fx_views_v2_file *in);
 pcd_status pcd_fx_views_v2_file_explain(pcd_cursor *c, pcd_fx_views_v2_file *out); /* fx_views_v2_explain.c */
 
-/* ---- descriptors ---- */
+/* ---- the glue the descriptors point at (fx_views_v2.c, for fx_views_v2_desc.c) ---- */
+
+pcd_status pcd_fx_views_v2_region_evs_dec(pcd_cursor *c, void *out);
+pcd_status pcd_fx_views_v2_region_evs_enc(pcd_sink *s, const void *in);
+pcd_status pcd_fx_views_v2_region_evs_val(pcd_cursor *c);
+uint64_t pcd_fx_views_v2_region_evs_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start);
+uint64_t pcd_fx_views_v2_region_evs_drun(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start, pcd_record *rec,
+    pcd_record_fn fn, void *ud);
+pcd_status pcd_fx_views_v2_root_dec(pcd_cursor *c, void *out);
+pcd_status pcd_fx_views_v2_root_enc(pcd_sink *s, const void *in);
+
+/* ---- descriptors (fx_views_v2_desc.c) ---- */
 
 extern const pcd_type pcd_fx_views_v2_ev_tick_status_type;
 extern const pcd_type pcd_fx_views_v2_ev_tick_type;
