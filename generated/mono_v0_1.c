@@ -90,7 +90,7 @@ PCD_INLINE pcd_status pcd_mono_v0_1_event_alloc_bt_decode_(pcd_cursor *c, pcd_mo
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.alloc_bt.backtrace.frames[i0] = (int64_t)((base + v));
                 q += len;
             }
@@ -170,7 +170,7 @@ PCD_INLINE pcd_status pcd_mono_v0_1_event_gc_move_decode_(pcd_cursor *c, pcd_mon
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.gc_move.objects[i0] = (int64_t)((base + v) << 3);
                 q += len;
             }
@@ -935,7 +935,7 @@ PCD_INLINE pcd_status pcd_mono_v0_1_event_throw_bt_decode_(pcd_cursor *c, pcd_mo
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.throw_bt.backtrace.frames[i0] = (int64_t)((base + v));
                 q += len;
             }
@@ -1038,7 +1038,7 @@ PCD_INLINE pcd_status pcd_mono_v0_1_event_monitor_contention_bt_decode_(pcd_curs
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.monitor_contention_bt.backtrace.frames[i0] = (int64_t)((base + v));
                 q += len;
             }
@@ -1150,7 +1150,7 @@ PCD_INLINE pcd_status pcd_mono_v0_1_event_heap_object_decode_(pcd_cursor *c, pcd
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.heap_object.refs[i0] = (int64_t)((base + v) << 3);
                 q += len;
             }

@@ -114,7 +114,7 @@ static pcd_status pcd_mono_v0_1_event_alloc_bt_explain_(pcd_cursor *c, pcd_mono_
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.alloc_bt.backtrace.frames[i0] = (int64_t)((base + v));
                 q += len;
             }
@@ -209,7 +209,7 @@ static pcd_status pcd_mono_v0_1_event_gc_move_explain_(pcd_cursor *c, pcd_mono_v
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.gc_move.objects[i0] = (int64_t)((base + v) << 3);
                 q += len;
             }
@@ -1185,7 +1185,7 @@ static pcd_status pcd_mono_v0_1_event_throw_bt_explain_(pcd_cursor *c, pcd_mono_
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.throw_bt.backtrace.frames[i0] = (int64_t)((base + v));
                 q += len;
             }
@@ -1310,7 +1310,7 @@ static pcd_status pcd_mono_v0_1_event_monitor_contention_bt_explain_(pcd_cursor 
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.monitor_contention_bt.backtrace.frames[i0] = (int64_t)((base + v));
                 q += len;
             }
@@ -1443,7 +1443,7 @@ static pcd_status pcd_mono_v0_1_event_heap_object_explain_(pcd_cursor *c, pcd_mo
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.heap_object.refs[i0] = (int64_t)((base + v) << 3);
                 q += len;
             }

@@ -611,7 +611,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_alloc_bt_decode_(pcd_cursor *c, pcd_mo
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
                 out->u.alloc_bt.backtrace[i0] = (int64_t)run;
                 q += len;
@@ -702,7 +702,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_move_decode_(pcd_cursor *c, pcd_mon
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.gc_move.objects[i0] = (int64_t)((base + v) << 3);
                 q += len;
             }
@@ -806,7 +806,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_handle_created_bt_decode_(pcd_curso
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
                 out->u.gc_handle_created_bt.backtrace[i0] = (int64_t)run;
                 q += len;
@@ -861,7 +861,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_handle_destroyed_bt_decode_(pcd_cur
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
                 out->u.gc_handle_destroyed_bt.backtrace[i0] = (int64_t)run;
                 q += len;
@@ -1421,7 +1421,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_throw_bt_decode_(pcd_cursor *c, pcd_mo
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
                 out->u.throw_bt.backtrace[i0] = (int64_t)run;
                 q += len;
@@ -1540,7 +1540,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_monitor_bt_decode_(pcd_cursor *c, pcd_
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
                 out->u.monitor_bt.backtrace[i0] = (int64_t)run;
                 q += len;
@@ -1745,7 +1745,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_sample_hit_decode_(pcd_cursor *c, pcd_
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.sample_hit.ips[i0] = (int64_t)((base + v));
                 q += len;
             }
@@ -1773,7 +1773,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_sample_hit_decode_(pcd_cursor *c, pcd_
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
                 out->u.sample_hit.frames[i0] = (int64_t)run;
                 q += len;

@@ -325,7 +325,7 @@ static pcd_status pcd_mono_v3_0_event_alloc_bt_explain_(pcd_cursor *c, pcd_mono_
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
                 out->u.alloc_bt.backtrace[i0] = (int64_t)run;
                 q += len;
@@ -428,7 +428,7 @@ static pcd_status pcd_mono_v3_0_event_gc_move_explain_(pcd_cursor *c, pcd_mono_v
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.gc_move.objects[i0] = (int64_t)((base + v) << 3);
                 q += len;
             }
@@ -556,7 +556,7 @@ static pcd_status pcd_mono_v3_0_event_gc_handle_created_bt_explain_(pcd_cursor *
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
                 out->u.gc_handle_created_bt.backtrace[i0] = (int64_t)run;
                 q += len;
@@ -619,7 +619,7 @@ static pcd_status pcd_mono_v3_0_event_gc_handle_destroyed_bt_explain_(pcd_cursor
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
                 out->u.gc_handle_destroyed_bt.backtrace[i0] = (int64_t)run;
                 q += len;
@@ -1343,7 +1343,7 @@ static pcd_status pcd_mono_v3_0_event_throw_bt_explain_(pcd_cursor *c, pcd_mono_
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
                 out->u.throw_bt.backtrace[i0] = (int64_t)run;
                 q += len;
@@ -1486,7 +1486,7 @@ static pcd_status pcd_mono_v3_0_event_monitor_bt_explain_(pcd_cursor *c, pcd_mon
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
                 out->u.monitor_bt.backtrace[i0] = (int64_t)run;
                 q += len;
@@ -1741,7 +1741,7 @@ static pcd_status pcd_mono_v3_0_event_sample_hit_explain_(pcd_cursor *c, pcd_mon
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.sample_hit.ips[i0] = (int64_t)((base + v));
                 q += len;
             }
@@ -1771,7 +1771,7 @@ static pcd_status pcd_mono_v3_0_event_sample_hit_explain_(pcd_cursor *c, pcd_mon
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
                 out->u.sample_hit.frames[i0] = (int64_t)run;
                 q += len;

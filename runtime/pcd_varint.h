@@ -109,16 +109,17 @@ PCD_INLINE pcd_status pcd_read_uleb128_wrap(pcd_cursor *c, uint64_t *out, const 
 /* Signed LEB128 (two's complement, sign-extended from the last byte's bit 6). */
 PCD_INLINE pcd_status pcd_read_sleb128(pcd_cursor *c, int64_t *out, const char *name)
 {
+    /* the sign (bit 7 * len - 1) is extended by a shift up to bit 63 and an arithmetic shift
+     * back, not by a branch: deltas (Mono's pointers) change sign unpredictably */
     if (PCD_LIKELY(c->p < c->end && c->p[0] < 0x80)) {
-        uint8_t b = c->p[0];
-        *out = (b & 0x40) ? (int64_t)b - 0x80 : (int64_t)b;
+        *out = (int64_t)((uint64_t)c->p[0] << 57) >> 57;
         c->p++;
         return PCD_OK;
     }
     if (PCD_LIKELY(c->end - c->p >= 2 && c->p[1] < 0x80)) {
         /* two bytes: 14 bits, sign in the second byte's bit 6 */
-        int64_t v = (int64_t)(c->p[0] & 0x7F) | ((int64_t)c->p[1] << 7);
-        *out = (c->p[1] & 0x40) ? v - (INT64_C(1) << 14) : v;
+        uint64_t v = (uint64_t)(c->p[0] & 0x7F) | ((uint64_t)c->p[1] << 7);
+        *out = (int64_t)(v << 50) >> 50;
         c->p += 2;
         return PCD_OK;
     }
@@ -127,9 +128,8 @@ PCD_INLINE pcd_status pcd_read_sleb128(pcd_cursor *c, int64_t *out, const char *
         unsigned len = pcd_leb_word8(c->p, &v);
         if (PCD_LIKELY(len)) {
             /* sign: bit 6 of the last byte, extended from bit 7 * len */
-            unsigned bits = 7 * len;
-            if ((v >> (bits - 1)) & 1) v |= ~UINT64_C(0) << bits;
-            *out = (int64_t)v;
+            unsigned sh = 64 - 7 * len;
+            *out = (int64_t)(v << sh) >> sh;
             c->p += len;
             return PCD_OK;
         }

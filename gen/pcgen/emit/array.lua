@@ -152,7 +152,7 @@ local function fast_rel(b, a, env, dst, elem_ct, n)
     v.save = false
   end
   v.sign = et.enc == "sleb128" and
-      "if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */"
+      "v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */"
   b:t([[
     {
         uint64_t i0 = 0;

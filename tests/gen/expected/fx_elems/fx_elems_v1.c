@@ -118,7 +118,7 @@ PCD_INLINE pcd_status pcd_fx_elems_v1_event_decode_(pcd_cursor *c, pcd_fx_elems_
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
                 out->frames[i0] = (int64_t)run;
                 q += len;
@@ -151,7 +151,7 @@ PCD_INLINE pcd_status pcd_fx_elems_v1_event_decode_(pcd_cursor *c, pcd_fx_elems_
                 uint64_t v;
                 unsigned len = pcd_leb_fast(q, &v);
                 if (PCD_UNLIKELY(len == 0)) break;
-                if ((v >> (7 * len - 1)) & 1) v |= ~UINT64_C(0) << (7 * len); /* the sign, from the last byte's bit 6 */
+                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->objs[i0] = (int64_t)((base + v) << 3);
                 q += len;
             }
