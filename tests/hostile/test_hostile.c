@@ -1085,12 +1085,6 @@ static const char *seed_for(const char *name)
         { "moarvm", PCD_TESTDATA "/moarvm/synthetic-three.mvmheap" },
         { "pprof", PCD_TESTDATA "/pprof/labels.cpu.pprof" },
     };
-    /* Sized for CI under the sanitizers: MoarVM's synthetic heap (14 KB, the same 25 kinds of
-     * record as the real 624 KB one, whose dump, pipes and dribble dominated the test); the real
-     * one under PCD_TEST_LONG=1 */
-    if (SANITIZED && !g_long && strcmp(name, "moarvm") == 0 &&
-        access(PCD_TESTDATA "/moarvm/synthetic-three.mvmheap", R_OK) == 0)
-        return PCD_TESTDATA "/moarvm/synthetic-three.mvmheap";
     for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++)
         if (strcmp(seeds[i][0], name) == 0) {
             snprintf(buf, sizeof buf, "%s", seeds[i][1]);
