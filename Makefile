@@ -52,16 +52,20 @@ test-long: export PCD_TEST_LONG = 1
 test-long: setup test-fast test-asan test-release
 	@echo "make test-long: all passed (the full sweeps; gcc, clang with ASan+UBSan, Release with gcc and clang)"
 
+# The fast tree (gcc): the tests whose point is agreement on every real file, the browsers, the
+# packaging and the scripts; test-asan: the C's own tests, hostile inputs, fuzz replays, sweeps and
+# the CLI's error paths under the sanitizers, the agreement tests on the small files
+# (PCD_TEST_TREE; docs/testing.md says which test runs where, and why).
 test-fast:
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCD_WERROR=ON >/dev/null
-	@cmake --build $(BUILD) -j$(JOBS)
-	@cd $(BUILD) && ctest -j$(JOBS) --timeout $(if $(PCD_TEST_LONG),1800,300)
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCD_WERROR=ON -DPCD_BENCH=OFF -DPCD_TEST_TREE=fast >/dev/null
+	@scripts/cpu-time.sh "make test-fast: the build" cmake --build $(BUILD) -j$(JOBS)
+	@cd $(BUILD) && $(CURDIR)/scripts/cpu-time.sh "make test-fast: the tests" ctest -j$(JOBS) --timeout $(if $(PCD_TEST_LONG),1800,300)
 
 test-asan:
-	@CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPCD_SANITIZE=ON -DPCD_WERROR=ON -DPCD_BENCH=OFF >/dev/null
-	@cmake --build $(ASAN_BUILD) -j$(JOBS)
+	@CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPCD_SANITIZE=ON -DPCD_WERROR=ON -DPCD_BENCH=OFF -DPCD_TEST_TREE=sanitize >/dev/null
+	@scripts/cpu-time.sh "make test-asan: the build" cmake --build $(ASAN_BUILD) -j$(JOBS)
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	    ctest -j$(JOBS) --timeout $(if $(PCD_TEST_LONG),3600,600)
+	    $(CURDIR)/scripts/cpu-time.sh "make test-asan: the tests" ctest -j$(JOBS) --timeout $(if $(PCD_TEST_LONG),3600,600)
 
 # Release (-O3 -DNDEBUG) builds of everything, tests included, with gcc and with clang, as a
 # user's or a distribution's build is made. Built, not run (make test-long).

@@ -10,8 +10,8 @@ libjansson-dev, zlib1g-dev) and python3-dev. Offline, with Debian's setuptools a
     pip install --no-build-isolation .                 (in a venv: python3 -m venv --system-site-packages)
 
 CMAKE_BUILD_PARALLEL_LEVEL sets the build's jobs (default: the CPUs there are); PCD_PYTHON_BUILD_TYPE
-the CMake build type (default Release; make test's packaging check builds Debug, which compiles
-faster, since what it checks is the packaging).
+the CMake build type (default Release; make test's packaging check builds None: -O0 without -g,
+which compiles fastest, since what it checks is the packaging).
 setuptools' own build directory is build-python/ (build/ is CMake's, `make`'s), or
 $PCD_PYTHON_BUILD_DIR."""
 import os

@@ -17,6 +17,9 @@ code with:
 A damaged file (validate fails) is explained up to its damage instead: the damage line names the
 offset validate names, and the record that failed ends in a field marked failed.
 
+Sized for the sanitizers (PCD_TEST_SMALL=1, make test's sanitize tree, not with PCD_TEST_LONG=1):
+the files of at most 16 KB, and each format version's smallest; every file in the fast tree.
+
 usage: test_explain.py PROFCODEC TESTDATA
 """
 import json
@@ -39,14 +42,25 @@ def run(*args):
     return p.returncode, p.stdout, p.stderr.decode(errors="replace")
 
 
+SMALL = os.environ.get("PCD_TEST_SMALL", "") not in ("", "0") and os.environ.get("PCD_TEST_LONG", "0") in ("", "0")
+
+
 def inputs():
+    every = []
     with open(os.path.join(DATA, "PROVENANCE")) as f:
         for ln in f:
             if not ln.strip() or ln.startswith("#"):
                 continue
             parts = ln.rstrip("\n").split("\t")
             if len(parts) >= 3 and parts[2] != "-":
-                yield os.path.join(DATA, parts[0])
+                every.append((os.path.join(DATA, parts[0]), parts[2]))
+    if not SMALL:
+        return [p for p, _ in every]
+    smallest = {}
+    for p, fv in every:
+        if fv not in smallest or os.path.getsize(p) < os.path.getsize(smallest[fv]):
+            smallest[fv] = p
+    return [p for p, fv in every if os.path.getsize(p) <= 16384 or smallest[fv] == p]
 
 
 def walk(fields, out, parent_path=""):

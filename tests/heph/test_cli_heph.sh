@@ -17,6 +17,9 @@ expect_rc() { # expected-rc description command...
 
 traces=()
 for n in runtime_example scalar_attributes array_attributes json_escaping; do traces+=("$DATA/heph/$n.bin.log"); done
+# (PCD_TEST_SMALL=1, make test's sanitize tree: tests/data's traces only; the corpus's large ones in
+# the fast tree)
+[ -n "${PCD_TEST_SMALL:-}" ] && [ "${PCD_TEST_LONG:-0}" = 0 ] ||
 for n in stress substreams; do [ -f "$CORPUS/heph/$n.bin.log" ] && traces+=("$CORPUS/heph/$n.bin.log"); done
 
 expect_rc 0 "formats" "$P" formats
@@ -42,7 +45,7 @@ for t in "${traces[@]}"; do
     # speedscope: evented profiles speedscope can read (closes close the frame on top, times
     # never go back), one or more nesting lanes per (stream, substream)
     expect_rc 0 "convert --to speedscope $n" "$P" convert --to speedscope "$t" -o "$W/$n.speedscope.json"
-    python3 -c 'import json,sys
+    "${PCD_PYTHON:-python3}" -c 'import json,sys
 d = json.load(open(sys.argv[1]))
 assert d["profiles"], "no profiles"
 for pr in d["profiles"]:
@@ -145,7 +148,7 @@ printf '{"_kind":"file","_format":"heph","_version":"0.1"}\n{"_kind":"event","st
 expect_rc 0 "encode negative zeros" "$P" encode "$W/negzero.jsonl" -o "$W/negzero.bin.log"
 expect_rc 0 "convert negative zeros" "$P" convert --to chrome "$W/negzero.bin.log" -o "$W/negzero.json"
 grep -q '"nz":-0.0,"pz":0.0,"arr":\[-0.0,0.0,-1.5\]' "$W/negzero.json" && ok "-0.0 keeps its sign in chrome JSON" || bad "negative zero: $(grep -o '"args":{[^}]*}' "$W/negzero.json")"
-python3 -c 'import json,math,sys; a=[e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("ph")=="X"][0]["args"]; sys.exit(0 if math.copysign(1,a["nz"])<0 and math.copysign(1,a["arr"][0])<0 and math.copysign(1,a["pz"])>0 else 1)' "$W/negzero.json" && ok "a JSON reader sees -0.0" || bad "a JSON reader does not see -0.0"
+"${PCD_PYTHON:-python3}" -c 'import json,math,sys; a=[e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("ph")=="X"][0]["args"]; sys.exit(0 if math.copysign(1,a["nz"])<0 and math.copysign(1,a["arr"][0])<0 and math.copysign(1,a["pz"])>0 else 1)' "$W/negzero.json" && ok "a JSON reader sees -0.0" || bad "a JSON reader does not see -0.0"
 expect_rc 0 "convert negative zeros --heph-compat" "$P" convert --to chrome --heph-compat "$W/negzero.bin.log" -o "$W/negzero.compat.json"
 grep -q '"nz": -0, "pz": 0, "arr": \[-0, 0, -1.5\]' "$W/negzero.compat.json" && ok "--heph-compat prints -0 as Heph does" || bad "compat negative zero: $(cat "$W/negzero.compat.json")"
 # JSON's -0 (as Heph's converter and many tools print it) is a negative zero in a float field,

@@ -549,7 +549,10 @@ static void claims(fmt_ctx *x)
             size_t len = n;
             memcpy(q, p, n);
             switch (m) {
-            case 0: case 1:
+            case 1:
+                /* 2^32-1 is the same four bytes in either order: read once, as case 0 */
+                continue;
+            case 0:
                 if (pos + 4 > n) continue;
                 memset(q + pos, 0xFF, 4);
                 break;

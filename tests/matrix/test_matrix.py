@@ -22,6 +22,10 @@ An output with nothing to show (docs/design.md) exits 1, says "nothing to show" 
 nothing: accepted where the input's own summary has no sample values at all, and for a --metric
 whose total the summary says is 0.
 
+Sized for the sanitizers (PCD_TEST_SMALL=1, make test's sanitize tree, not with PCD_TEST_LONG=1):
+every format version to every output it lists, on its files of at most 16 KB, and on its smallest
+file when it has none that small; every file in the fast tree.
+
 usage: test_matrix.py PROFCODEC TESTDATA SCHEMA WORKDIR
 """
 import json
@@ -46,8 +50,13 @@ def run(*args, ok=(0,)):
     return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
 
 
+SMALL = os.environ.get("PCD_TEST_SMALL", "") not in ("", "0") and os.environ.get("PCD_TEST_LONG", "0") in ("", "0")
+
+
 def inputs():
-    """(path, format, version) of every file PROVENANCE lists with a version this build reads."""
+    """(path, format, version) of every file PROVENANCE lists with a version this build reads
+    (sized for the sanitizers: the small ones, and each version's smallest)."""
+    every = []
     with open(os.path.join(DATA, "PROVENANCE"), encoding="utf-8") as f:
         for line in f:
             if not line.strip() or line.startswith("#"):
@@ -56,7 +65,17 @@ def inputs():
             if fv == "-":
                 continue
             fmt, ver = fv.split(":")
-            yield os.path.join(DATA, path), fmt, ver
+            every.append((os.path.join(DATA, path), fmt, ver))
+    if not SMALL:
+        return every
+    smallest = {}
+    for path, fmt, ver in every:
+        k = (fmt, ver)
+        if k not in smallest or os.path.getsize(path) < os.path.getsize(smallest[k]):
+            smallest[k] = path
+    keep = [(p, f, v) for p, f, v in every if os.path.getsize(p) <= 16384 or smallest[(f, v)] == p]
+    print("matrix: sized for the sanitizers, %d of %d files (PCD_TEST_LONG=1: all)" % (len(keep), len(every)))
+    return keep
 
 
 def formats():

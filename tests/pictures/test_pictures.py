@@ -15,6 +15,9 @@
              each file of a format as the base of the next (every ordered pair of them under
              PCD_TEST_LONG=1, make test-long).
 
+Sized for the sanitizers (PCD_TEST_SMALL=1, make test's sanitize tree, not with PCD_TEST_LONG=1):
+the files of at most 16 KB, and each format version's smallest; every file in the fast tree.
+
 usage: test_pictures.py PROFCODEC TESTDATA CORPUS WORKDIR
 """
 import json
@@ -45,7 +48,11 @@ def run(*args):
     return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
 
 
+SMALL = os.environ.get("PCD_TEST_SMALL", "") not in ("", "0") and not LONG
+
+
 def inputs():
+    every = []
     with open(os.path.join(DATA, "PROVENANCE"), encoding="utf-8") as f:
         for line in f:
             if not line.strip() or line.startswith("#"):
@@ -54,7 +61,14 @@ def inputs():
             if fv == "-":
                 continue
             fmt, ver = fv.split(":")
-            yield os.path.join(DATA, path), fmt, ver
+            every.append((os.path.join(DATA, path), fmt, ver))
+    if not SMALL:
+        return every
+    smallest = {}
+    for path, fmt, ver in every:
+        if (fmt, ver) not in smallest or os.path.getsize(path) < os.path.getsize(smallest[(fmt, ver)]):
+            smallest[(fmt, ver)] = path
+    return [(p, f, v) for p, f, v in every if os.path.getsize(p) <= 16384 or smallest[(f, v)] == p]
 
 
 FORMATS = {(f["name"], f["version"]): f["convert_to"] for f in json.loads(run("formats", "--json")[1])}

@@ -53,7 +53,26 @@ def data_files():
     return out
 
 
+# Sized for the sanitizers (docs/testing.md): in make test's sanitize tree (PCD_SANITIZED, not with
+# PCD_TEST_LONG=1) the per-file tests read each format version's smallest file, a real one when it
+# has one: every entry point and error path once, not every file again (the fast tree reads them all).
+SANITIZED = bool(os.environ.get("PCD_SANITIZED"))
+LONG = os.environ.get("PCD_TEST_LONG", "0") not in ("", "0")
+SMALL = SANITIZED and not LONG
+
+
+def smallest_per_format(files):
+    best = {}
+    for path, real, fmt in files:
+        key = (os.path.getsize(path) if real else 1 << 62, path)
+        if fmt not in best or key < best[fmt][0]:
+            best[fmt] = (key, (path, real, fmt))
+    return [e for e in files if e in {v[1] for v in best.values()}]
+
+
 DATA = data_files()
+if SMALL:
+    DATA = smallest_per_format(DATA)
 DATA_IDS = [os.path.relpath(p, TESTDATA) for p, _, _ in DATA]
 
 

@@ -3,13 +3,14 @@
 # (pyproject.toml, setup.py: the extension by the project's CMake build, static, abi3), the wheel
 # installed by pip into a directory of its own and imported from there (nothing of the build tree
 # on the path), reading, converting and encoding a file.
-# The extension is built Debug (-O0: what is checked here is the packaging, not the code, which
-# the build tree's tests check optimised), Release as a user's under PCD_TEST_LONG (make test-long).
+# The extension is built with CMake's build type None (-O0, no -g: what is checked here is the
+# packaging, not the code, which the build trees' tests check; -g costs a third of this third build
+# of the library), Release as a user's under PCD_TEST_LONG (make test-long).
 # usage: test_package.sh PYTHON SOURCE_DIR WORK_DIR CLI TESTDATA
 set -eu
 py=$1 src=$2 work=$3 cli=$4 data=$5
 case "${PCD_TEST_LONG:-0}" in
-0) build_type=Debug ;;
+0) build_type=None ;;
 *) build_type=Release ;;
 esac
 rm -rf "$work"

@@ -282,17 +282,22 @@ static bool belongs(const pcd_format *f, const uint8_t *p, size_t n)
 
 /* Mutations per kind for one file. The budget is bytes of mutated input per format (each goes
  * through about six reads in pcd_fuzz_one), spread over the format's files: small files get
- * many mutations, big ones a few. Sanitizer builds get less (they run ~10x slower), so make
- * test stays well inside its time; PCD_SWEEP_SCALE=n multiplies it for a deeper run. */
+ * many mutations, big ones a few. Sanitizer builds (make test's sanitize tree) get 4 MB, sized
+ * for CI: every file, every kind of mutation, at least two of each; PCD_TEST_LONG=1 (make
+ * test-long) sweeps twelve times that there (four times elsewhere); PCD_SWEEP_SCALE=n multiplies
+ * it for a deeper run. */
 #if defined(__SANITIZE_ADDRESS__)
-#define PCD_SWEEP_BYTES (12u << 20)
+#define PCD_SWEEP_BYTES (4u << 20)
+#define PCD_SWEEP_LONG 12
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define PCD_SWEEP_BYTES (12u << 20)
+#define PCD_SWEEP_BYTES (4u << 20)
+#define PCD_SWEEP_LONG 12
 #endif
 #endif
 #ifndef PCD_SWEEP_BYTES
 #define PCD_SWEEP_BYTES (64u << 20)
+#define PCD_SWEEP_LONG 4
 #endif
 
 static size_t g_format_files;
@@ -333,9 +338,9 @@ static void sweep_dir(const pcd_format *f, const char *dir, recs *clean, recs *g
                 names[i] = names[j];
                 names[j] = t;
             }
-    /* make test-long (PCD_TEST_LONG=1) sweeps four times the positions */
+    /* make test-long (PCD_TEST_LONG=1) sweeps PCD_SWEEP_LONG times the positions */
     const char *scale_env = getenv("PCD_SWEEP_SCALE"), *long_env = getenv("PCD_TEST_LONG");
-    unsigned scale = scale_env ? (unsigned)atoi(scale_env) : long_env && strcmp(long_env, "0") != 0 ? 4 : 1;
+    unsigned scale = scale_env ? (unsigned)atoi(scale_env) : long_env && strcmp(long_env, "0") != 0 ? PCD_SWEEP_LONG : 1;
     if (scale < 1) scale = 1;
     for (size_t i = 0; i < nn; i++) {
         char path[4096];

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # test_cli_tachyon.sh: the profcodec CLI on Tachyon profiles: every command, both byte orders,
 # dump|encode and samples|encode round trips, CPython's outputs, damage and exit codes.
+# PCD_TEST_SMALL=1 (make test's sanitize tree; not with PCD_TEST_LONG=1): the per-file checks on
+# tests/data's profiles only (the corpus's are agreement with CPython: the fast tree's); the rest
+# (damage, memory cap, the large zstd region and its helper thread, stdin) in full.
 # usage: test_cli_tachyon.sh PROFCODEC TESTDATA CORPUS WORKDIR
 set -u
 P=$1 DATA=$2 CORPUS=$3 W=$4
@@ -15,8 +18,8 @@ expect_rc() { # expected-rc description command...
     if [ "$rc" = "$want" ]; then ok "$what (exit $rc)"; else bad "$what: exit $rc, wanted $want"; sed 's/^/    /' "$W/err" | head -5; fi
 }
 is_json() { # file (skipped without python3)
-    command -v python3 >/dev/null || return 0
-    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null
+    command -v "${PCD_PYTHON:-python3}" >/dev/null || return 0
+    "${PCD_PYTHON:-python3}" -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null
 }
 same() { # what a b
     if cmp -s "$2" "$3"; then ok "$1"; else bad "$1: $2 and $3 differ"; fi
@@ -26,6 +29,7 @@ profiles=()
 for n in deep_zstd gc_native_opcodes_zstd recursion_nogc_blocking_none sleepy_cpu_zstd threads_gil_none; do
     profiles+=("$DATA/tachyon/$n.bin")
 done
+[ -n "${PCD_TEST_SMALL:-}" ] && [ "${PCD_TEST_LONG:-0}" = 0 ] && echo "sized for the sanitizers: tests/data's profiles" ||
 for n in deep_none recursion_wall_none recursion_wall_zstd sleepy_wall_none sleepy_wall_none.be threads_all_none \
          threads_all_zstd unicode_exception_opcodes_none; do
     [ -f "$CORPUS/tachyon/$n.bin" ] && profiles+=("$CORPUS/tachyon/$n.bin")
