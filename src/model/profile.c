@@ -3,6 +3,7 @@
 
 #include "common/hash.h"
 #include "common/vec.h"
+#include <stdio.h>
 
 const char *const pcd_dialect_names[PCD_DIALECT_N] = { "default", "austin", "cpython", "heph", "austin2" };
 
@@ -415,6 +416,20 @@ bool pcd_profile_type_valued(const pcd_profile *p, int t)
 {
     if (t < 0 || (size_t)t >= p->n_types) return false;
     return !p->valued_final || (p->valued >> t & 1);
+}
+
+const char *pcd_profile_type_names(char *buf, size_t cap, const pcd_profile *p, uint32_t mask)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (size_t t = 0; t < p->n_types && n + 1 < cap; t++) {
+        if (!(mask >> t & 1)) continue;
+        pcd_bytes b = pcd_profile_text(p, p->types[t].name);
+        n += (size_t)snprintf(buf + n, cap - n, "%s%.*s", n ? ", " : "", (int)(b.len > 64 ? 64 : b.len),
+                              (const char *)b.ptr);
+        if (n >= cap) n = cap - 1;
+    }
+    return buf;
 }
 
 void pcd_profile_settle_default(pcd_profile *p)

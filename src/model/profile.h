@@ -389,6 +389,9 @@ bool pcd_profile_type_valued(const pcd_profile *p, int t);
  * (else the importer's). Sets p->default_type; called by the pipeline at the end, before the
  * output's end, and by pcd_profile_values_ahead. */
 void pcd_profile_settle_default(pcd_profile *p);
+/* The names of the sample types whose bit is in mask, in type order, ", " between them
+ * ("alloc-bytes, samples"); each name cut at 64 bytes, the whole cut to the buffer. Returns buf. */
+const char *pcd_profile_type_names(char *buf, size_t cap, const pcd_profile *p, uint32_t mask);
 
 /* The first value of metadata key (NULL-terminated C string), or 0. */
 pcd_str pcd_profile_meta_get(const pcd_profile *p, const char *key);

@@ -386,21 +386,6 @@ static pcd_status ev_write(speedscope *c, const pcd_profile *p, bool open, uint3
     return pcd_sink_put(o, "}", 1);
 }
 
-/* The names of the types whose bit is in mask ("alloc-bytes, samples"), cut to the buffer. */
-static const char *type_names(char *buf, size_t cap, const pcd_profile *p, uint64_t mask)
-{
-    size_t n = 0;
-    buf[0] = 0;
-    for (size_t t = 0; t < p->n_types && n + 1 < cap; t++) {
-        if (!(mask >> t & 1)) continue;
-        pcd_bytes b = pcd_profile_text(p, p->types[t].name);
-        int w = snprintf(buf + n, cap - n, "%s%.*s", n ? ", " : "", (int)(b.len > 64 ? 64 : b.len), (const char *)b.ptr);
-        if (w < 0) break;
-        n += (size_t)w < cap - n ? (size_t)w : cap - n - 1;
-    }
-    return buf;
-}
-
 static pcd_status s_end(void *ud, pcd_profile *p)
 {
     speedscope *c = ud;
@@ -412,17 +397,17 @@ static pcd_status s_end(void *ud, pcd_profile *p)
     for (size_t i = 0; i < c->n_pr; i++) to_show += !(p->negative >> c->pr[i].type & 1);
     if (!to_show && !c->n_tr) {
         char shown[160], valued[160];
-        uint64_t primary = 0, usable = p->valued & ~(uint64_t)p->negative;
+        uint32_t primary = 0, usable = p->valued & ~p->negative;
         if (!usable)
             return pcd_job_fail(c->j, PCD_E_EMPTY, "nothing to show: %sno sample type has values speedscope can weigh",
                                 c->j->damaged ? "before the damage, " : "");
         for (size_t t = 0; t < p->n_types; t++)
-            if (!p->types[t].secondary) primary |= (uint64_t)1 << t;
+            if (!p->types[t].secondary) primary |= (uint32_t)1 << t;
         return pcd_job_fail(c->j, PCD_E_EMPTY,
                             "nothing to show: no sample has a value of %s%s (the samples have values of %s: "
                             "--metric takes them)",
-                            type_names(shown, sizeof shown, p, c->only >= 0 ? (uint64_t)1 << c->only : primary),
-                            c->j->damaged ? " before the damage" : "", type_names(valued, sizeof valued, p, usable));
+                            pcd_profile_type_names(shown, sizeof shown, p, c->only >= 0 ? (uint32_t)1 << c->only : primary),
+                            c->j->damaged ? " before the damage" : "", pcd_profile_type_names(valued, sizeof valued, p, usable));
     }
     PCD_TRY(pcd_text_z(o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"shared\":{\"frames\":["));
     /* a type with negative values (a difference of profiles) cannot be weights: left out, said */

@@ -109,23 +109,6 @@ typedef struct shown {
     const pcd_profile *base;       /* --base: the base profile (a differential output shows it too) */
 } shown;
 
-static size_t put_name(char *buf, size_t cap, size_t n, const pcd_profile *p, int t)
-{
-    pcd_bytes b = pcd_profile_text(p, p->types[t].name);
-    if (n < cap) n += (size_t)snprintf(buf + n, cap - n, "%s%.*s", n ? ", " : "", (int)(b.len > 64 ? 64 : b.len), (const char *)b.ptr);
-    return n < cap ? n : cap - 1;
-}
-
-/* The types whose bit is in mask, by name ("alloc-bytes, samples"). */
-static const char *type_list(char *buf, size_t cap, const pcd_profile *p, uint32_t mask)
-{
-    size_t n = 0;
-    buf[0] = 0;
-    for (size_t t = 0; t < p->n_types; t++)
-        if (mask >> t & 1) n = put_name(buf, cap, n, p, (int)t);
-    return buf;
-}
-
 static pcd_status check_shown(void *ud, pcd_profile *p)
 {
     const shown *k = ud;
@@ -155,12 +138,12 @@ static pcd_status check_shown(void *ud, pcd_profile *p)
         if (!p->valued)
             return pcd_job_fail(j, PCD_E_EMPTY, "nothing to show: %s%" PRIu64 " samples have no value other than 0 (of %s)",
                                 j->damaged ? "before the damage, the " : "the ", p->n_samples,
-                                type_list(list, sizeof list, p, p->all_types));
+                                pcd_profile_type_names(list, sizeof list, p, p->all_types));
         return pcd_job_fail(j, PCD_E_EMPTY,
                             "nothing to show: no sample has a value of %.*s%s (the samples have values of %s: --metric "
                             "takes them)",
                             (int)(name.len > 64 ? 64 : name.len), (const char *)name.ptr,
-                            j->damaged ? " before the damage" : "", type_list(list, sizeof list, p, p->valued));
+                            j->damaged ? " before the damage" : "", pcd_profile_type_names(list, sizeof list, p, p->valued));
     }
     if ((x->wants & PCD_WANTS_AMOUNTS) && (p->negative >> t & 1))
         return pcd_job_fail(j, PCD_E_EMPTY,
@@ -168,7 +151,7 @@ static pcd_status check_shown(void *ud, pcd_profile *p)
                             "--to collapsed and --to pprof show them%s%s",
                             (int)(name.len > 64 ? 64 : name.len), (const char *)name.ptr, x->to,
                             p->valued & ~p->negative ? ", and --metric takes " : "",
-                            p->valued & ~p->negative ? type_list(list, sizeof list, p, p->valued & ~p->negative) : "");
+                            p->valued & ~p->negative ? pcd_profile_type_names(list, sizeof list, p, p->valued & ~p->negative) : "");
     return PCD_OK;
 }
 
