@@ -8,10 +8,13 @@
  *  - the stack event: the thread's process id (0 unknown), interpreter id (0 unknown) and
  *    thread id in lowercase hex as Austin writes it (the decimal number the source gave, which
  *    for MOJO input is Python's int(tid, 16) of the file's text; a thread id that is not a
- *    number as it is);
+ *    number as Python prints one, with no leading zero and at most 4300 digits, as it is);
  *  - strings and frames are defined per process before their first use there, innermost
  *    first, as Austin does: a string's key is its model id + 2 (key 1 is "<unknown>"), a
- *    frame's its model id; frames carry file, function, line, line end, column and column end
+ *    frame's its model id (with pcd_job.first_use_keys, encode --from austin's: as Austin's
+ *    writer numbers them, per process in order of first use, strings from 2 and frames from 0,
+ *    defined outermost first, and "<unknown>" the reserved key 1, never defined); frames carry
+ *    file, function, line, line end, column and column end
  *    (MOJO's 0 is "not available", as the model's none); a NUL byte in a string (MOJO strings
  *    end at one) becomes U+FFFD;
  *  - references outermost first: code, native and heap frames as frame references; GC,
