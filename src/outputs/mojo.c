@@ -518,14 +518,9 @@ static pcd_status one_sample(mojo_out *m, pcd_profile *p, const pcd_sample *s, s
         PCD_TRY(pcd_mojo_flush_tasks(m, p, s->thread));
         if (from) PCD_TRY(put_simple(m, PCD_MOJO_V4_EVENT_STACK_REPEAT, PCD_MOJO_V4_EVENT_STACK_REPEAT_TAG));
     }
-    /* the references, outermost first: frame keys are the frame ids, or with first_use looked up
-     * once here (the loop then has no branch of its own for them) */
-    const pcd_frame_id *keys = m->fr;
-    if (m->first_use) {
-        PCD_TRY(PCD_VEC_RESERVE(m->j->al, m->rk, m->rk_cap, n));
-        for (size_t i = from; i < n; i++) m->rk[i] = (uint32_t)pcd_mojo_frame_key(m, pid, m->fr[i]);
-        keys = m->rk;
-    }
+    /* the references, outermost first (fu a local: the test can leave the loop, where
+     * m->first_use would be read again after each call) */
+    const bool fu = m->first_use;
     for (size_t i = from; i < n; i++) {
         const pcd_frame *f = pcd_profile_frame_at(p, m->fr[i]);
         memset(&ev, 0, sizeof ev);
@@ -555,7 +550,7 @@ static pcd_status one_sample(mojo_out *m, pcd_profile *p, const pcd_sample *s, s
         default:
             ev.which = PCD_MOJO_V4_EVENT_FRAME_REF;
             ev.tag = PCD_MOJO_V4_EVENT_FRAME_REF_TAG;
-            ev.u.frame_ref.key = (pcd_mojo_int){ keys[i], false };
+            ev.u.frame_ref.key = (pcd_mojo_int){ fu ? pcd_mojo_frame_key(m, pid, m->fr[i]) : m->fr[i], false };
             break;
         }
         PCD_TRY(pcd_mojo_put(m, &ev));
@@ -706,7 +701,6 @@ static void m_close(void *state)
     PCD_VEC_FREE(al, m->prev, m->prev_cap);
     PCD_VEC_FREE(al, m->seen, m->seen_cap);
     PCD_VEC_FREE(al, m->fr, m->fr_cap);
-    PCD_VEC_FREE(al, m->rk, m->rk_cap);
     PCD_VEC_FREE(al, m->tfr, m->tfr_cap);
     PCD_VEC_FREE(al, m->clean, m->clean_cap);
     PCD_VEC_FREE(al, m->tid, m->tid_cap);

@@ -50,8 +50,6 @@ typedef struct mojo_out {
     size_t prev_cap, seen_cap;
     pcd_frame_id *fr;
     size_t fr_cap;
-    uint32_t *rk;                  /* first_use: the keys of a sample's frames */
-    size_t rk_cap;
     pcd_frame_id *tfr;             /* a task's frames (MOJO 4), while fr holds a sample's */
     size_t tfr_cap;
     uint8_t *clean;                /* a string without its NUL bytes */
