@@ -211,7 +211,7 @@ static int import_text(const mbuf *text, mbuf *out)
     a.input_name = "fuzz.austin";
     a.out = &s;
     a.al = &al;
-    pcd_status st = ext->import[0].run(&a);
+    pcd_status st = pcd_import(&ext->import[0], &a);
     int rc = st == PCD_OK ? 0 : st == PCD_E_INVALID ? 1 : 2;
     if (rc == 0) CHECK(pcd_sink_flush(&s) == PCD_OK, "flush");
     CHECK(al.in_use == 0, "the importer leaked %zu bytes", al.in_use);

@@ -83,7 +83,7 @@ static int run_importer(cli *c, const char *from, const char *inname, const char
         a.out = &ob.sink;
         a.al = &c->al;
         a.endian = endian;
-        pcd_status st = im->run(&a);
+        pcd_status st = pcd_import(im, &a);
         if (a.msg[0]) fprintf(stderr, "%s\n", a.msg);
         rc = st == PCD_OK ? 0 : st == PCD_E_INVALID ? EXIT_INVALID : EXIT_USAGE;
         if (rc == 0) rc = outbuf_commit(&ob);

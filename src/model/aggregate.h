@@ -24,7 +24,11 @@ typedef struct pcd_agg {
     uint64_t *values;              /* n_types per entry: sums, saturating (signed types' as int64_t) */
     uint32_t signed_mask;          /* bit t: type t is signed (pcd_sample_type.is_signed) */
     size_t n, cap, vcap;
-    uint32_t *idx;                 /* open addressing of entries: index + 1 */
+    uint32_t *idx;                 /* open addressing of entries: index + 1. Not a common/hmap.c
+                                    * map, measured (issue 23): the hmap cost +1.09 %
+                                    * instructions on Tachyon 9.4 MB -> collapsed, +0.39 % on
+                                    * pprof 10 MB -> collapsed (callgrind), and 48 bytes a slot
+                                    * against 4 for an index that grows with the entries */
     size_t idx_cap;
     uint32_t *last;                /* per thread id: the entry of its previous sample (+1, 0 none) */
     size_t last_cap;

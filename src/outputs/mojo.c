@@ -8,10 +8,13 @@
  *  - the stack event: the thread's process id (0 unknown), interpreter id (0 unknown) and
  *    thread id in lowercase hex as Austin writes it (the decimal number the source gave, which
  *    for MOJO input is Python's int(tid, 16) of the file's text; a thread id that is not a
- *    number as it is);
+ *    number as Python prints one, with no leading zero and at most 4300 digits, as it is);
  *  - strings and frames are defined per process before their first use there, innermost
  *    first, as Austin does: a string's key is its model id + 2 (key 1 is "<unknown>"), a
- *    frame's its model id; frames carry file, function, line, line end, column and column end
+ *    frame's its model id (with pcd_job.first_use_keys, encode --from austin's: as Austin's
+ *    writer numbers them, per process in order of first use, strings from 2 and frames from 0,
+ *    defined outermost first, and "<unknown>" the reserved key 1, never defined); frames carry
+ *    file, function, line, line end, column and column end
  *    (MOJO's 0 is "not available", as the model's none); a NUL byte in a string (MOJO strings
  *    end at one) becomes U+FFFD;
  *  - references outermost first: code, native and heap frames as frame references; GC,
@@ -166,7 +169,8 @@ static pcd_status clean(mojo_out *m, pcd_bytes *b)
 }
 
 /* The thread id as Austin writes it: a decimal number (with its sign: the text is Python's
- * int(tid, 16)) in hex, any length; else its text. */
+ * int(tid, 16)) in hex, up to Python's 4300 digits; else (another text, a leading zero) its
+ * text. */
 static pcd_status tid_hex(mojo_out *m, const pcd_profile *p, const pcd_thread *th, pcd_bytes *out)
 {
     pcd_bytes d = pcd_profile_text(p, th->tid_text);
@@ -175,6 +179,11 @@ static pcd_status tid_hex(mojo_out *m, const pcd_profile *p, const pcd_thread *t
     bool dec = d.len > 0;
     for (size_t i = 0; i < d.len && dec; i++) dec = d.ptr[i] >= '0' && d.ptr[i] <= '9';
     if (!dec && neg) d = (pcd_bytes){ d.ptr - 1, d.len + 1 };
+    if (dec && (d.len > 4300 || (d.len > 1 && d.ptr[0] == '0'))) {
+        /* not a number as Python prints one (int(tid, 16) of MOJO's text): the text itself */
+        *out = neg ? (pcd_bytes){ d.ptr - 1, d.len + 1 } : d;
+        return PCD_OK;
+    }
     if (th->has_tid || !th->tid_text || (dec && !neg && d.len <= 19)) {
         uint64_t v = th->tid;
         if (!th->has_tid && th->tid_text) {
@@ -295,6 +304,35 @@ static pcd_status write_meta(mojo_out *m, pcd_profile *p, pcd_str key, pcd_str v
 
 /* ---- definitions ------------------------------------------------------------------------- */
 
+/* Keys: the model's ids (a string's + 2, as key 1 is "<unknown>"; a frame's as it is), or with
+ * first_use as Austin numbers them: per process in order of first use, strings from 2 and
+ * frames from 0, and "<unknown>" the reserved key 1, never defined. */
+
+/* The next key of kind k (0 string, 1 frame) in process pid. */
+static pcd_status next_key(mojo_out *m, pcd_mojo_int pid, int k, uint64_t *key)
+{
+    bool fresh;
+    pcd_hslot *sl = pcd_hmap_put(&m->next, (pcd_hkey){ pid.mag, (uint64_t)pid.neg, 0 }, &fresh);
+    if (!sl) return PCD_E_NOMEM;
+    if (fresh) sl->v0 = 2;
+    *key = k ? sl->v1++ : sl->v0++;
+    return PCD_OK;
+}
+
+uint64_t pcd_mojo_str_key(const mojo_out *m, pcd_mojo_int pid, pcd_str s)
+{
+    if (!m->first_use) return (uint64_t)s + 2;
+    const pcd_hslot *sl = pcd_hmap_get(&m->defined, (pcd_hkey){ pid.mag, (uint64_t)pid.neg, s });
+    return sl ? sl->v0 : 1;
+}
+
+uint64_t pcd_mojo_frame_key(const mojo_out *m, pcd_mojo_int pid, pcd_frame_id f)
+{
+    if (!m->first_use) return f;
+    const pcd_hslot *sl = pcd_hmap_get(&m->defined, (pcd_hkey){ pid.mag, (uint64_t)pid.neg | 2, f });
+    return sl ? sl->v0 : 0;
+}
+
 pcd_status pcd_mojo_define_string(mojo_out *m, pcd_mojo_int pid, const pcd_profile *p, pcd_str s)
 {
     bool fresh;
@@ -302,12 +340,24 @@ pcd_status pcd_mojo_define_string(mojo_out *m, pcd_mojo_int pid, const pcd_profi
     if (!sl) return PCD_E_NOMEM;
     if (!fresh) return PCD_OK;
     pcd_bytes b = pcd_profile_text(p, s);
+    sl->v0 = (uint64_t)s + 2;
+    if (m->first_use) {
+        if (pcd_bytes_is(b, "<unknown>")) {
+            sl->v0 = 1;
+            return PCD_OK;
+        }
+        uint64_t key;
+        PCD_TRY(next_key(m, pid, 0, &key));
+        /* (next is another map: sl stays where it is) */
+        sl->v0 = key;
+    }
+    uint64_t key = sl->v0;
     PCD_TRY(clean(m, &b));
     pcd_mojo_v4_event ev;
     memset(&ev, 0, sizeof ev);
     ev.which = PCD_MOJO_V4_EVENT_STRING;
     ev.tag = PCD_MOJO_V4_EVENT_STRING_TAG;
-    ev.u.string.key = mint((int64_t)s + 2);
+    ev.u.string.key = (pcd_mojo_int){ key, false };
     ev.u.string.value = b;
     return pcd_mojo_put(m, &ev);
 }
@@ -344,15 +394,19 @@ static pcd_status define_frame(mojo_out *m, pcd_mojo_int pid, pcd_profile *p, pc
     pcd_hslot *sl = pcd_hmap_put(&m->defined, (pcd_hkey){ pid.mag, (uint64_t)pid.neg | 2, id }, &fresh);
     if (!sl) return PCD_E_NOMEM;
     if (!fresh) return PCD_OK;
+    uint64_t key = id;
+    if (m->first_use) PCD_TRY(next_key(m, pid, 1, &key));
+    sl->v0 = key;
+    /* (sl is not used after this: the definitions below may grow the map) */
     PCD_TRY(pcd_mojo_define_string(m, pid, p, f->file));
     PCD_TRY(pcd_mojo_define_string(m, pid, p, fn));
     pcd_mojo_v4_event ev;
     memset(&ev, 0, sizeof ev);
     ev.which = PCD_MOJO_V4_EVENT_FRAME;
     ev.tag = PCD_MOJO_V4_EVENT_FRAME_TAG;
-    ev.u.frame.key = mint(id);
-    ev.u.frame.filename = mint((int64_t)f->file + 2);
-    ev.u.frame.scope = mint((int64_t)fn + 2);
+    ev.u.frame.key = (pcd_mojo_int){ key, false };
+    ev.u.frame.filename = (pcd_mojo_int){ pcd_mojo_str_key(m, pid, f->file), false };
+    ev.u.frame.scope = (pcd_mojo_int){ pcd_mojo_str_key(m, pid, fn), false };
     ev.u.frame.line = mpos(f->line);
     ev.u.frame.line_end = mpos(f->end_line);
     ev.u.frame.column = mpos(f->column);
@@ -417,8 +471,9 @@ static pcd_status time_of(mojo_out *m, const pcd_profile *p, const pcd_sample *s
     return PCD_OK;
 }
 
-/* The frames of a stack defined in the process pid (innermost first, as Austin does; a stack
- * seen whole in it: nothing). fr holds its n frames. */
+/* The frames of a stack defined in the process pid (innermost first, as Austin does; with
+ * first_use outermost first, as Austin's text is read; a stack seen whole in it: nothing). fr
+ * holds its n frames. */
 pcd_status pcd_mojo_define_stack(mojo_out *m, pcd_mojo_int pid, pcd_profile *p, pcd_stack_id st,
                                const pcd_frame_id *fr, size_t n)
 {
@@ -430,7 +485,10 @@ pcd_status pcd_mojo_define_stack(mojo_out *m, pcd_mojo_int pid, pcd_profile *p, 
         memset(m->stack_pid + old, 0, (m->stack_pid_cap - old) * sizeof *m->stack_pid);
     }
     if (m->stack_pid[st] != pi) {
-        for (size_t i = n; i-- > 0;) PCD_TRY(define_frame(m, pid, p, fr[i]));
+        if (m->first_use)
+            for (size_t i = 0; i < n; i++) PCD_TRY(define_frame(m, pid, p, fr[i]));
+        else
+            for (size_t i = n; i-- > 0;) PCD_TRY(define_frame(m, pid, p, fr[i]));
         m->stack_pid[st] = pi;
     }
     return PCD_OK;
@@ -460,7 +518,9 @@ static pcd_status one_sample(mojo_out *m, pcd_profile *p, const pcd_sample *s, s
         PCD_TRY(pcd_mojo_flush_tasks(m, p, s->thread));
         if (from) PCD_TRY(put_simple(m, PCD_MOJO_V4_EVENT_STACK_REPEAT, PCD_MOJO_V4_EVENT_STACK_REPEAT_TAG));
     }
-    /* the references, outermost first */
+    /* the references, outermost first (fu a local: the test can leave the loop, where
+     * m->first_use would be read again after each call) */
+    const bool fu = m->first_use;
     for (size_t i = from; i < n; i++) {
         const pcd_frame *f = pcd_profile_frame_at(p, m->fr[i]);
         memset(&ev, 0, sizeof ev);
@@ -485,12 +545,12 @@ static pcd_status one_sample(mojo_out *m, pcd_profile *p, const pcd_sample *s, s
         case PCD_FRAME_IDLE:
             ev.which = PCD_MOJO_V4_EVENT_STRING_REF;
             ev.tag = PCD_MOJO_V4_EVENT_STRING_REF_TAG;
-            ev.u.string_ref.key = mint((int64_t)f->function + 2);
+            ev.u.string_ref.key = (pcd_mojo_int){ pcd_mojo_str_key(m, pid, f->function), false };
             break;
         default:
             ev.which = PCD_MOJO_V4_EVENT_FRAME_REF;
             ev.tag = PCD_MOJO_V4_EVENT_FRAME_REF_TAG;
-            ev.u.frame_ref.key = mint(m->fr[i]);
+            ev.u.frame_ref.key = (pcd_mojo_int){ fu ? pcd_mojo_frame_key(m, pid, m->fr[i]) : m->fr[i], false };
             break;
         }
         PCD_TRY(pcd_mojo_put(m, &ev));
@@ -612,6 +672,8 @@ static pcd_status m_open(void *state, pcd_job *j, pcd_sink *out, pcd_consumer *c
     pcd_hmap_init(&m->defined, j->al);
     pcd_hmap_init(&m->pids, j->al);
     pcd_hmap_init(&m->tasks, j->al);
+    pcd_hmap_init(&m->next, j->al);
+    m->first_use = j->first_use_keys;
     m->version = 3;
     if (j->version) {
         if (strcmp(j->version, "4") == 0) m->version = 4;
@@ -649,6 +711,7 @@ static void m_close(void *state)
     PCD_VEC_FREE(al, m->tev, m->tev_cap);
     PCD_VEC_FREE(al, m->held, m->held_cap);
     pcd_hmap_free(&m->tasks);
+    pcd_hmap_free(&m->next);
 }
 
 const pcd_exporter pcd_out_mojo = {
@@ -744,14 +807,14 @@ static pcd_status put_task_stack(mojo_out *m, pcd_profile *p, const pcd_thread *
     ev.which = PCD_MOJO_V4_EVENT_TASK_STACK;
     ev.tag = PCD_MOJO_V4_EVENT_TASK_STACK_TAG;
     ev.u.task_stack.task = (pcd_mojo_int){ lane->tid, false };
-    ev.u.task_stack.name = lane->name ? mint((int64_t)lane->name + 2) : mint(0);
+    ev.u.task_stack.name = (pcd_mojo_int){ lane->name ? pcd_mojo_str_key(m, pid, lane->name) : 0, false };
     PCD_TRY(pcd_mojo_put(m, &ev));
     for (size_t i = 0; i < n; i++) {
         if (!pcd_mojo_is_ref(pcd_profile_frame_at(p, m->tfr[i]))) continue; /* a task's stack is its frames */
         memset(&ev, 0, sizeof ev);
         ev.which = PCD_MOJO_V4_EVENT_FRAME_REF;
         ev.tag = PCD_MOJO_V4_EVENT_FRAME_REF_TAG;
-        ev.u.frame_ref.key = mint(m->tfr[i]);
+        ev.u.frame_ref.key = (pcd_mojo_int){ pcd_mojo_frame_key(m, pid, m->tfr[i]), false };
         PCD_TRY(pcd_mojo_put(m, &ev));
     }
     return pcd_mojo_put_time(m, us);
@@ -811,7 +874,7 @@ pcd_status pcd_mojo_close_tasks(mojo_out *m, pcd_profile *p)
         ev.which = PCD_MOJO_V4_EVENT_TASK_STACK;
         ev.tag = PCD_MOJO_V4_EVENT_TASK_STACK_TAG;
         ev.u.task_stack.task = (pcd_mojo_int){ lane->tid, false };
-        ev.u.task_stack.name = lane->name ? mint((int64_t)lane->name + 2) : mint(0);
+        ev.u.task_stack.name = (pcd_mojo_int){ lane->name ? pcd_mojo_str_key(m, pid, lane->name) : 0, false };
         PCD_TRY(pcd_mojo_put(m, &ev));
         PCD_TRY(pcd_mojo_put_time(m, sl->v1));
     }

@@ -38,7 +38,10 @@ typedef struct mojo_out {
     bool head;                     /* the header (or the input's metadata) is written */
     pcd_out_pace pace;             /* the time metric's type (pace.type, -1 none) and its unit */
     int memory, released;          /* Austin's memory types (-1 none) */
-    pcd_hmap defined;              /* (pid, kind << 1 | sign, id): defined in that process */
+    pcd_hmap defined;              /* (pid, kind << 1 | sign, id): defined in that process, its
+                                    * key (v0) */
+    bool first_use;                /* keys per process in order of first use (pcd_job.first_use_keys) */
+    pcd_hmap next;                 /* first_use: (pid, sign): the next string key (v0), frame key (v1) */
     pcd_hmap pids;                 /* pid -> index + 1 in `fresh` */
     uint32_t *stack_pid;           /* stack id -> the pid index + 1 all of whose frames are defined */
     size_t stack_pid_cap;
@@ -81,6 +84,9 @@ pcd_status pcd_mojo_put(mojo_out *m, pcd_mojo_v4_event *ev);
 pcd_status pcd_mojo_put_time(mojo_out *m, uint64_t us);
 /* Defined in the process pid before its first use there. */
 pcd_status pcd_mojo_define_string(mojo_out *m, pcd_mojo_int pid, const pcd_profile *p, pcd_str s);
+/* The key of string s, and of frame f, defined in the process pid. */
+uint64_t pcd_mojo_str_key(const mojo_out *m, pcd_mojo_int pid, pcd_str s);
+uint64_t pcd_mojo_frame_key(const mojo_out *m, pcd_mojo_int pid, pcd_frame_id f);
 pcd_status pcd_mojo_define_stack(mojo_out *m, pcd_mojo_int pid, pcd_profile *p, pcd_stack_id st,
                              const pcd_frame_id *fr, size_t n);
 /* A frame written as a frame reference (not a marker, a kernel frame or a label). */

@@ -61,12 +61,21 @@ typedef struct pcd_import_args {
                                * empty: nothing to add) */
 } pcd_import_args;
 
+struct pcd_profile;
+
 typedef struct pcd_importer {
     const char *from;         /* "austin" */
     const char *help;
-    /* PCD_OK done; PCD_E_INVALID the input is invalid; PCD_E_NOMEM, PCD_E_LIMIT over the memory
-     * cap; PCD_E_IO cannot read or write */
+    /* Writes the format itself. PCD_OK done; PCD_E_INVALID the input is invalid; PCD_E_NOMEM,
+     * PCD_E_LIMIT over the memory cap; PCD_E_IO cannot read or write */
     pcd_status (*run)(pcd_import_args *a);
+    /* Or (run NULL) an importer on the model: reads a->read into p, whose events go to the
+     * output `to` (pcd_import, pipeline/pipeline.h, sets that up and ends the profile); the
+     * same statuses, a->msg as for run. */
+    pcd_status (*model)(pcd_import_args *a, struct pcd_profile *p);
+    const char *to;           /* the output of the model (pcd_exporter) it writes through */
+    bool first_use_keys;      /* the output numbers keys as the source's own writer does
+                               * (pcd_job.first_use_keys) */
 } pcd_importer;
 
 /* ---- conversions through the profile model ------------------------------------------------
@@ -76,7 +85,6 @@ typedef struct pcd_importer {
  * warnings through job->report, says what went wrong in job->msg, and returns a status; the
  * caller (the CLI, the Python module) turns that into messages and exit codes. */
 
-struct pcd_profile;
 struct pcd_consumer;
 
 typedef struct pcd_job {
@@ -90,6 +98,10 @@ typedef struct pcd_job {
     const char *dialect;      /* --dialect, or NULL: the input format's own */
     bool compat;              /* --heph-compat */
     const char *compression;  /* --compression, or NULL */
+    bool first_use_keys;      /* outputs that number what they define (MOJO's string and frame
+                               * keys): per process, in order of first use, outermost frame first,
+                               * with the format's reserved key for "<unknown>" (Austin's own
+                               * writer: encode --from austin); false: the model's ids */
     const char *version;      /* --version: the version of the output's format to write (MOJO: 3 or
                                * 4), or NULL: the output's default */
     /* differential outputs (--base): the job of the profile to compare with (any format with

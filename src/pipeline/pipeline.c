@@ -226,3 +226,45 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
     pcd_alloc_free(j->al, state, x->state_size ? x->state_size : 1);
     return st;
 }
+
+pcd_status pcd_import(const pcd_importer *im, pcd_import_args *a)
+{
+    if (!im->model) return im->run(a);
+    const pcd_exporter *x = find_exporter(im->to);
+    if (!x) {
+        snprintf(a->msg, sizeof a->msg, "%s: no output '%s' to write through", a->input_name, im->to);
+        return PCD_E_INTERNAL;
+    }
+    pcd_job j;
+    memset(&j, 0, sizeof j);
+    j.input_name = a->input_name;
+    j.al = a->al;
+    j.first_use_keys = im->first_use_keys;
+    void *state = pcd_alloc_get(a->al, x->state_size ? x->state_size : 1);
+    if (!state) {
+        snprintf(a->msg, sizeof a->msg, "%s: out of memory (raise --max-memory)", a->input_name);
+        return PCD_E_NOMEM;
+    }
+    memset(state, 0, x->state_size ? x->state_size : 1);
+    pcd_consumer c;
+    memset(&c, 0, sizeof c);
+    pcd_status st = x->open(state, &j, a->out, &c);
+    if (st == PCD_OK) {
+        pcd_profile p;
+        pcd_profile_init(&p, a->al, &c);
+        p.input_name = a->input_name;
+        p.format = im->from;
+        st = im->model(a, &p);
+        if (st == PCD_OK) st = pcd_profile_end(&p);
+        pcd_profile_free(&p);
+    }
+    /* what the output said went wrong, unless the importer said it first */
+    if (st != PCD_OK && !a->msg[0]) {
+        if (j.msg[0]) snprintf(a->msg, sizeof a->msg, "%s: %s", a->input_name, j.msg);
+        else if (st == PCD_E_NOMEM) snprintf(a->msg, sizeof a->msg, "%s: out of memory (raise --max-memory)", a->input_name);
+        else snprintf(a->msg, sizeof a->msg, "%s: cannot write the output", a->input_name);
+    }
+    if (x->close) x->close(state);
+    pcd_alloc_free(a->al, state, x->state_size ? x->state_size : 1);
+    return st;
+}

@@ -31,6 +31,12 @@ const char *pcd_convert_target(const pcd_ext *ext, size_t i, const char **help);
  * output). */
 pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out);
 
+/* `encode --from`: runs importer im on a (a->out the output, a->msg what went wrong). An
+ * importer on the model (im->model) goes through the output im->to, one writer for the format
+ * whichever way it is reached, with im->first_use_keys; the profile is ended here. No "nothing to
+ * show" rule: an input without samples is the format's file without them, as its writer makes it. */
+pcd_status pcd_import(const pcd_importer *im, pcd_import_args *a);
+
 /* What a finished job came to, for the caller to say its own way (the CLI's exit statuses 0, 1
  * and 2; the Python module's exceptions). */
 typedef enum pcd_job_result {

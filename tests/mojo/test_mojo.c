@@ -579,7 +579,7 @@ static int import(const char *text, mbuf *out)
     a.input_name = "in.austin";
     a.out = &s;
     a.al = &al;
-    pcd_status st = ext->import[0].run(&a);
+    pcd_status st = pcd_import(&ext->import[0], &a);
     if (a.msg[0]) fprintf(stderr, "%s\n", a.msg);
     int rc = st == PCD_OK ? 0 : st == PCD_E_INVALID ? 1 : 2;
     if (rc == 0) assert_int_equal(pcd_sink_flush(&s), PCD_OK);

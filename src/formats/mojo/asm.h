@@ -250,7 +250,8 @@ size_t pcd_mojo_py_hex_to_dec(const uint8_t *p, size_t n, char *out, size_t cap)
  * (pytext.c). */
 size_t pcd_mojo_int_text(char *buf, pcd_mojo_int v);
 
-/* encode --from austin: Austin's text format to MOJO 3 (mojo_import.c). */
-pcd_status pcd_mojo_import_austin(pcd_import_args *a);
+/* encode --from austin: Austin's text format into the model, which outputs/mojo.c writes as
+ * MOJO 3 (austin_import.c). */
+pcd_status pcd_mojo_import_austin(pcd_import_args *a, struct pcd_profile *p);
 
 #endif

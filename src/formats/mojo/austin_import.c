@@ -1,41 +1,46 @@
-/* formats/mojo/austin_import.c: `encode --from austin`: Austin's text format to MOJO 3.
+/* formats/mojo/austin_import.c: `encode --from austin`: Austin's text format into the profile
+ * model, written as MOJO 3 by outputs/mojo.c (the one MOJO writer) the way Austin writes it.
  *
  * Reads what Austin writes in text mode (and what `convert --to austin` or austin-python's
  * mojo2austin write): "# key: value" metadata lines and sample lines
  * "P<pid>;T[<iid>:]<tid>[;<file>:<scope>:<line>]... <metric>[,<idle>,<memory>]", with
- * ":INVALID:", ":GC:" and "kernel:<symbol>:0" frames. Writes MOJO 3 as Austin would:
- * strings and frames defined per process before their first use, keys allocated in order
- * (strings from 2, as key 1 is "<unknown>", frames from 0), thread ids back in hex. */
+ * ":INVALID:", ":GC:" and "kernel:<symbol>:0" frames. Into the model:
+ *  - metadata as it comes (the Austin dialect: the output keeps it in place);
+ *  - a thread per (pid, iid, tid): a decimal thread id that Python's int() would print (as
+ *    austin-python writes int(tid, 16)) as the number when it fits 64 bits, else as its text;
+ *    the output writes it back in hex, any other text as it is;
+ *  - frames outermost first: code frames (file, scope as function, line), and invalid, GC and
+ *    kernel (the symbol) frames;
+ *  - values: time (µs), memory and memory-released (a negative memory metric), with the flags
+ *    saying which the line gave and whether the thread was idle; in memory mode a lone metric
+ *    is memory, else time.
+ * The output numbers strings and frames as Austin does (pcd_importer.first_use_keys): per
+ * process in order of first use, strings from 2 (key 1 is "<unknown>"), frames from 0.
+ * Memory follows the tables (strings, frames, stacks, threads), not the input: samples stream. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "formats/mojo/asm.h"
-#include "common/hash.h"
-#include "common/hmap.h"
 #include "common/lines.h"
 #include "common/vec.h"
-#include "mojo_v3.h"
+#include "model/profile.h"
 #include "pipeline/job.h"
+
+enum { T_TIME, T_MEMORY, T_RELEASED, T_N };
 
 typedef struct imp {
     pcd_import_args *a;
+    pcd_profile *p;
     pcd_status st;              /* why rc 2: PCD_E_NOMEM or PCD_E_IO */
-    pcd_writer w;
     uint64_t lineno;
-    bool full, memory;          /* the mode metadata */
-    /* string contents -> global ids */
-    pcd_hmap strs;              /* (hash, len, 0) -> chain head id + 1 */
-    uint8_t *pool;
-    size_t pool_len, pool_cap;
-    struct { size_t off, len; uint32_t next; } *s;
-    size_t n_s, cap_s;
-    /* per process: (pid, 2 + sign, string id) -> string key;
-     * (pid, file key << 32 | scope key | signs, line) -> frame key */
-    pcd_hmap keys;
-    pcd_hmap next_key;          /* (pid, kind) -> next key */
-    uint64_t samples;
+    bool memory;                /* the mode metadata says memory */
+    int types[T_N];
+    pcd_frame_id *fr;           /* a sample's frames */
+    size_t fr_cap;
 } imp;
+
+typedef struct { uint64_t mag; bool neg; } sint;
 
 static int fail(imp *m, const char *msg)
 {
@@ -51,53 +56,18 @@ static int nomem(imp *m)
     return 2;
 }
 
-static uint64_t fnv(const uint8_t *p, size_t n)
+/* A status of the model or the output: 0, or what the line comes to. */
+static int status(imp *m, pcd_status st)
 {
-    uint64_t h = PCD_FNV_SEED;
-    for (size_t i = 0; i < n; i++) h = pcd_fnv_step(h, p[i]);
-    return h;
-}
-
-/* The global id of a string; UINT32_MAX when out of memory. */
-static uint32_t str_id(imp *m, const uint8_t *p, size_t n)
-{
-    uint64_t h = fnv(p, n);
-    bool fresh;
-    pcd_hslot *sl = pcd_hmap_put(&m->strs, (pcd_hkey){ h, n, 0 }, &fresh);
-    if (!sl) return UINT32_MAX;
-    for (uint32_t id = (uint32_t)sl->v0; id; id = m->s[id - 1].next)
-        if (m->s[id - 1].len == n && memcmp(m->pool + m->s[id - 1].off, p, n) == 0) return id - 1;
-    if (PCD_VEC_RESERVE(m->a->al, m->s, m->cap_s, m->n_s + 1) != PCD_OK ||
-        PCD_VEC_RESERVE(m->a->al, m->pool, m->pool_cap, m->pool_len + n) != PCD_OK)
-        return UINT32_MAX;
-    if (n) memcpy(m->pool + m->pool_len, p, n);
-    uint32_t id = (uint32_t)m->n_s++;
-    m->s[id].off = m->pool_len;
-    m->s[id].len = n;
-    m->s[id].next = (uint32_t)sl->v0;
-    sl->v0 = id + 1;
-    m->pool_len += n;
-    return id;
-}
-
-static pcd_mojo_int MI(uint64_t mag, bool neg) { return (pcd_mojo_int){ mag, neg && mag }; }
-
-static pcd_status put_event(imp *m, const pcd_mojo_v3_event *ev)
-{
-    return pcd_writer_record(&m->w, &pcd_mojo_v3_region_events, ev);
-}
-
-static pcd_status put_simple(imp *m, uint32_t which, uint64_t tag)
-{
-    pcd_mojo_v3_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.which = which;
-    ev.tag = tag;
-    return put_event(m, &ev);
+    if (st == PCD_OK && m->p->oom) st = m->p->oom;
+    if (st == PCD_OK) return 0;
+    if (st == PCD_E_NOMEM) return nomem(m);
+    m->st = st;
+    return st == PCD_E_INVALID ? 1 : 2;
 }
 
 /* A signed decimal integer (Python's int() of ASCII digits with an optional sign). */
-static bool parse_int(const uint8_t *p, size_t n, pcd_mojo_int *out)
+static bool parse_int(const uint8_t *p, size_t n, sint *out)
 {
     size_t i = 0;
     bool neg = false;
@@ -110,46 +80,24 @@ static bool parse_int(const uint8_t *p, size_t n, pcd_mojo_int *out)
         if (v > (UINT64_MAX - d) / 10) return false;
         v = v * 10 + d;
     }
-    *out = MI(v, neg);
+    *out = (sint){ v, neg && v };
     return true;
 }
 
-/* The key of a string in process pid, defining it first if it is new there. */
-static pcd_status string_key(imp *m, pcd_mojo_int pid, const uint8_t *p, size_t n, pcd_mojo_int *key)
+/* x as an int64_t the model keeps (not its "none", INT64_MIN). */
+static bool to_i64(sint x, int64_t *out)
 {
-    if (n == 9 && memcmp(p, "<unknown>", 9) == 0) {
-        *key = MI(1, false);
-        return PCD_OK;
-    }
-    uint32_t id = str_id(m, p, n);
-    if (id == UINT32_MAX) return PCD_E_NOMEM;
-    bool fresh;
-    pcd_hslot *sl = pcd_hmap_put(&m->keys, (pcd_hkey){ pid.mag, 2 + (uint64_t)pid.neg, id }, &fresh);
-    if (!sl) return PCD_E_NOMEM;
-    if (fresh) {
-        pcd_hslot *nk = pcd_hmap_put(&m->next_key, (pcd_hkey){ pid.mag, pid.neg, 1 }, &fresh);
-        if (!nk) return PCD_E_NOMEM;
-        if (fresh) nk->v0 = 2;
-        sl->v0 = nk->v0++;
-        pcd_mojo_v3_event ev;
-        memset(&ev, 0, sizeof ev);
-        ev.which = PCD_MOJO_V3_EVENT_STRING;
-        ev.tag = PCD_MOJO_V3_EVENT_STRING_TAG;
-        ev.u.string.key = MI(sl->v0, false);
-        ev.u.string.value = (pcd_bytes){ p, n };
-        PCD_TRY(put_event(m, &ev));
-    }
-    *key = MI(sl->v0, false);
-    return PCD_OK;
+    if (x.mag > (uint64_t)INT64_MAX) return false;
+    *out = x.neg ? -(int64_t)x.mag : (int64_t)x.mag;
+    return true;
 }
 
 /* One frame of a sample line, as its parts. */
 typedef struct tframe {
-    pcd_mojo_v3_event_case kind; /* the event it becomes: a frame reference, invalid, kernel, gc */
+    pcd_frame_kind kind;
     const uint8_t *file, *scope;
     size_t file_len, scope_len;
-    pcd_mojo_int line;
-    pcd_mojo_int key;
+    sint line;
 } tframe;
 
 /* "file:scope:line" split from the right, as austin-python's Frame.parse does;
@@ -157,13 +105,13 @@ typedef struct tframe {
 static bool split_frame(const uint8_t *p, size_t n, tframe *f)
 {
     memset(f, 0, sizeof *f);
-    f->kind = PCD_MOJO_V3_EVENT_FRAME_REF;
+    f->kind = PCD_FRAME_CODE;
     if (n == 9 && memcmp(p, ":INVALID:", 9) == 0) {
-        f->kind = PCD_MOJO_V3_EVENT_INVALID;
+        f->kind = PCD_FRAME_INVALID;
         return true;
     }
     if (n == 4 && memcmp(p, ":GC:", 4) == 0) {
-        f->kind = PCD_MOJO_V3_EVENT_GC;
+        f->kind = PCD_FRAME_GC;
         return true;
     }
     size_t c2 = n;
@@ -177,49 +125,60 @@ static bool split_frame(const uint8_t *p, size_t n, tframe *f)
     f->file_len = c1 - 1;
     f->scope = p + c1;
     f->scope_len = c2 - 1 - c1;
-    if (f->file_len == 6 && memcmp(p, "kernel", 6) == 0 && f->line.mag == 0) f->kind = PCD_MOJO_V3_EVENT_KERNEL;
+    if (f->file_len == 6 && memcmp(p, "kernel", 6) == 0 && f->line.mag == 0) f->kind = PCD_FRAME_KERNEL;
     return true;
 }
 
-/* A decimal thread id (as austin-python writes Python's int(tid, 16)) back to Austin's
- * lowercase hex, of any length (Python prints up to 4300 digits); 0 when the text is not
- * such a number (then it is kept as it is). out needs n + 2 bytes. */
-static size_t tid_hex(const uint8_t *p, size_t n, char *out, size_t cap)
+/* The thread of a sample: tid as Python's int() prints a number (no leading zero, no "-0",
+ * at most 4300 digits: what austin-python writes), the number when it fits 64 bits; any
+ * other text as it is. */
+static pcd_thread_id thread_of(imp *m, sint pid, sint iid, const uint8_t *t, size_t n, bool *ok)
 {
-    size_t i = 0;
-    bool neg = false;
-    if (n && p[0] == '-') {
-        neg = true;
-        i = 1;
+    pcd_thread th = pcd_thread_blank();
+    *ok = to_i64(pid, &th.pid) && to_i64(iid, &th.iid);
+    if (!*ok) return 0;
+    size_t i = n && t[0] == '-';
+    bool num = i < n && n - i <= 4300 && !(t[i] == '0' && (n - i > 1 || i));
+    for (size_t k = i; k < n && num; k++) num = t[k] >= '0' && t[k] <= '9';
+    sint v;
+    if (num && !i && parse_int(t, n, &v)) {
+        th.tid = v.mag;
+        th.has_tid = true;
+    } else {
+        th.tid_text = pcd_profile_str(m->p, t, n);
     }
-    if (i >= n || n - i > 4300 || (p[i] == '0' && n - i > 1) || (neg && p[i] == '0')) return 0;
-    for (size_t k = i; k < n; k++)
-        if (p[k] < '0' || p[k] > '9') return 0;
-    /* base 2^32 limbs, least significant first: 4300 digits fit in 450 */
-    uint32_t limb[460];
-    size_t nl = 0;
-    for (size_t k = i; k < n; k++) {
-        uint64_t carry = (uint64_t)(p[k] - '0');
-        for (size_t q = 0; q < nl; q++) {
-            uint64_t t = (uint64_t)limb[q] * 10 + carry;
-            limb[q] = (uint32_t)t;
-            carry = t >> 32;
-        }
-        if (carry) limb[nl++] = (uint32_t)carry;
+    return pcd_profile_thread(m->p, &th);
+}
+
+/* The model frame of f. */
+static pcd_frame_id frame_of(imp *m, const tframe *f, bool *ok)
+{
+    *ok = true;
+    pcd_profile *p = m->p;
+    if (f->kind == PCD_FRAME_INVALID || f->kind == PCD_FRAME_GC) return pcd_profile_frame_named(p, f->kind, 0);
+    pcd_str scope = pcd_profile_str(p, f->scope, f->scope_len);
+    if (f->kind == PCD_FRAME_KERNEL) return pcd_profile_frame_named(p, PCD_FRAME_KERNEL, scope);
+    pcd_frame fr = pcd_frame_blank(PCD_FRAME_CODE);
+    fr.function = scope;
+    fr.file = pcd_profile_str(p, f->file, f->file_len);
+    if (!to_i64(f->line, &fr.line)) {
+        *ok = false;
+        return 0;
     }
-    size_t o = 0;
-    if (neg) out[o++] = '-';
-    if (nl == 0) {
-        out[o++] = '0';
-        return o;
-    }
-    int w = snprintf(out + o, cap - o, "%x", limb[nl - 1]);
-    o += (size_t)w;
-    for (size_t q = nl - 1; q-- > 0;) {
-        if (o + 9 > cap) return 0;
-        o += (size_t)snprintf(out + o, cap - o, "%08x", limb[q]);
-    }
-    return o;
+    return pcd_profile_frame(p, &fr);
+}
+
+/* The sample types, before the first event (the output finds them at its begin). */
+static pcd_status begin(imp *m)
+{
+    pcd_profile *p = m->p;
+    if (p->begun) return PCD_OK;
+    p->dialect = PCD_DIALECT_AUSTIN;
+    m->types[T_TIME] = pcd_profile_add_type(p, "time", "microseconds", "Time");
+    m->types[T_MEMORY] = pcd_profile_add_type(p, "memory", "bytes", "Memory allocation");
+    m->types[T_RELEASED] = pcd_profile_add_type(p, "memory-released", "bytes", "Memory deallocation");
+    p->default_type = m->types[T_TIME];
+    return pcd_profile_begin(p);
 }
 
 static int sample_line(imp *m, uint8_t *p, size_t n)
@@ -233,7 +192,7 @@ static int sample_line(imp *m, uint8_t *p, size_t n)
     /* P<pid> */
     size_t semi = 1;
     while (semi < head && p[semi] != ';') semi++;
-    pcd_mojo_int pid;
+    sint pid;
     if (semi >= head || !parse_int(p + 1, semi - 1, &pid)) return fail(m, "a sample line starts with P<pid>;T<thread>");
     size_t t0 = semi + 1;
     if (t0 >= head || p[t0] != 'T') return fail(m, "a sample line starts with P<pid>;T<thread>");
@@ -242,18 +201,15 @@ static int sample_line(imp *m, uint8_t *p, size_t n)
     /* T<iid>:<tid> (Austin 3.6 on) or T<tid> */
     const uint8_t *th = p + t0 + 1;
     size_t th_len = t1 - t0 - 1;
-    pcd_mojo_int iid = MI(0, false);
+    sint iid = { 0, false };
     size_t colon = 0;
     while (colon < th_len && th[colon] != ':') colon++;
     if (colon < th_len && parse_int(th, colon, &iid)) {
         th += colon + 1;
         th_len -= colon + 1;
     } else {
-        iid = MI(0, false);
+        iid = (sint){ 0, false };
     }
-    char *hex = pcd_alloc_get(m->a->al, th_len + 16);
-    if (!hex) return nomem(m);
-    size_t hl = tid_hex(th, th_len, hex, th_len + 16);
     /* Austin's alternative format writes a frame's line as ";L<line>": make it ":<line>"
      * (as austin-python does, with its regular expression ;L([0-9]+)) */
     if (t1 < head) {
@@ -275,178 +231,74 @@ static int sample_line(imp *m, uint8_t *p, size_t n)
             met = p + head + 1;
         }
     }
-    /* frames */
+    int rc = status(m, begin(m));
+    if (rc) return rc;
+    bool ok;
+    /* frames, outermost first */
     enum { MAXF = 1 << 16 };
-    size_t nf = 0, cap = 0;
-    tframe *fr = NULL;
-    int rc = 0;
-    for (size_t i = t1; i < head && rc == 0;) {
+    size_t nf = 0;
+    for (size_t i = t1; i < head;) {
         size_t j = i + 1;
         while (j < head && p[j] != ';') j++;
-        if (nf == cap) {
-            size_t nc = cap ? cap * 2 : 64;
-            if (nc > MAXF) {
-                rc = fail(m, "too many frames in one sample (at most 65536)");
-                break;
-            }
-            tframe *q = pcd_alloc_resize(m->a->al, fr, cap * sizeof *q, nc * sizeof *q);
-            if (!q) {
-                rc = nomem(m);
-                break;
-            }
-            fr = q;
-            cap = nc;
-        }
-        if (!split_frame(p + i + 1, j - i - 1, &fr[nf])) {
-            rc = fail(m, "a frame is <file>:<function>:<line>, :INVALID:, :GC: or kernel:<symbol>:0");
-            break;
-        }
-        nf++;
+        if (nf == MAXF) return fail(m, "too many frames in one sample (at most 65536)");
+        if (PCD_VEC_RESERVE(m->a->al, m->fr, m->fr_cap, nf + 1) != PCD_OK) return nomem(m);
+        tframe f;
+        if (!split_frame(p + i + 1, j - i - 1, &f))
+            return fail(m, "a frame is <file>:<function>:<line>, :INVALID:, :GC: or kernel:<symbol>:0");
+        m->fr[nf++] = frame_of(m, &f, &ok);
+        if (!ok) return fail(m, "a line number out of range (64 bits, signed)");
         i = j;
     }
     /* metrics: one number, or time,idle,memory */
-    pcd_mojo_int mv[3];
+    sint mv[3];
     int nm = 0;
-    for (size_t i = 0; i <= met_len && rc == 0;) {
+    for (size_t i = 0; i <= met_len;) {
         size_t j = i;
         while (j < met_len && met[j] != ',') j++;
-        if (nm == 3 || !parse_int(met + i, j - i, &mv[nm])) {
-            rc = fail(m, "the metric is a number, or time,idle,memory in full mode");
-            break;
-        }
+        if (nm == 3 || !parse_int(met + i, j - i, &mv[nm]))
+            return fail(m, "the metric is a number, or time,idle,memory in full mode");
         nm++;
         i = j + 1;
     }
-    if (rc == 0 && nm != 1 && nm != 3) rc = fail(m, "the metric is a number, or time,idle,memory in full mode");
-    if (rc == 0 && nm == 3 && (mv[1].neg || mv[1].mag > 1)) rc = fail(m, "the idle flag of full metrics is 0 or 1");
-    pcd_status st = PCD_OK;
-    if (rc == 0) {
-        pcd_mojo_v3_event ev;
-        memset(&ev, 0, sizeof ev);
-        ev.which = PCD_MOJO_V3_EVENT_STACK;
-        ev.tag = PCD_MOJO_V3_EVENT_STACK_TAG;
-        ev.u.stack.pid = pid;
-        ev.u.stack.iid = iid;
-        ev.u.stack.tid = hl ? (pcd_bytes){ (const uint8_t *)hex, hl } : (pcd_bytes){ th, th_len };
-        st = put_event(m, &ev);
-        m->samples++;
+    if (nm != 1 && nm != 3) return fail(m, "the metric is a number, or time,idle,memory in full mode");
+    if (nm == 3 && (mv[1].neg || mv[1].mag > 1)) return fail(m, "the idle flag of full metrics is 0 or 1");
+    pcd_thread_id t = thread_of(m, pid, iid, th, th_len, &ok);
+    if (!ok) return fail(m, "a process or interpreter id out of range (64 bits, signed)");
+    pcd_stack_id st = pcd_profile_stack(m->p, m->fr, nf);
+    if ((rc = status(m, PCD_OK))) return rc;
+    /* the values, and which the line gave: time, idle, memory; a lone one is memory in memory
+     * mode (a negative time reads as 0, as the MOJO reader reads it) */
+    uint64_t v[T_N] = { 0 };
+    pcd_sample s;
+    memset(&s, 0, sizeof s);
+    s.thread = t;
+    s.stack = st;
+    s.time = PCD_TIME_NONE;
+    s.count = 1;
+    s.values = v;
+    s.offset = m->lineno;
+    sint time = mv[0], mem = nm == 3 ? mv[2] : mv[0];
+    bool has_time = nm == 3 || !m->memory, has_mem = nm == 3 || m->memory;
+    if (has_time) {
+        v[m->types[T_TIME]] = time.neg ? 0 : time.mag;
+        s.flags |= PCD_SAMPLE_HAS(m->types[T_TIME]) | (uint32_t)(1 + m->types[T_TIME]) << PCD_SAMPLE_FIRST_SHIFT;
     }
-    /* definitions of what is new in this process, then the frames in order */
-    for (size_t i = 0; i < nf && rc == 0 && st == PCD_OK; i++) {
-        tframe *f = &fr[i];
-        if (f->kind != PCD_MOJO_V3_EVENT_FRAME_REF) continue;
-        pcd_mojo_int fk, sk;
-        st = string_key(m, pid, f->file, f->file_len, &fk);
-        if (st == PCD_OK) st = string_key(m, pid, f->scope, f->scope_len, &sk);
-        if (st != PCD_OK) break;
-        /* string keys are small (below 2^31): room for the signs beside them */
-        bool fresh;
-        pcd_hslot *sl = pcd_hmap_put(&m->keys,
-                                     (pcd_hkey){ pid.mag,
-                                                 (fk.mag << 32 | sk.mag) | (uint64_t)pid.neg << 31 |
-                                                     (uint64_t)f->line.neg << 63,
-                                                 f->line.mag },
-                                     &fresh);
-        if (!sl) {
-            st = PCD_E_NOMEM;
-            break;
-        }
-        if (fresh) {
-            pcd_hslot *nk = pcd_hmap_put(&m->next_key, (pcd_hkey){ pid.mag, pid.neg, 2 }, &fresh);
-            if (!nk) {
-                st = PCD_E_NOMEM;
-                break;
-            }
-            uint64_t key = nk->v0++;
-            sl->v0 = key;
-            pcd_mojo_v3_event ev;
-            memset(&ev, 0, sizeof ev);
-            ev.which = PCD_MOJO_V3_EVENT_FRAME;
-            ev.tag = PCD_MOJO_V3_EVENT_FRAME_TAG;
-            ev.u.frame.key = MI(key, false);
-            ev.u.frame.filename = fk;
-            ev.u.frame.scope = sk;
-            ev.u.frame.line = f->line;
-            st = put_event(m, &ev);
-        }
-        f->key = MI(sl->v0, false);
+    if (has_mem) {
+        v[m->types[mem.neg ? T_RELEASED : T_MEMORY]] = mem.mag;
+        s.flags |= PCD_SAMPLE_HAS(m->types[T_MEMORY]);
+        if (!has_time) s.flags |= (uint32_t)(1 + m->types[T_MEMORY]) << PCD_SAMPLE_FIRST_SHIFT;
     }
-    for (size_t i = 0; i < nf && rc == 0 && st == PCD_OK; i++) {
-        tframe *f = &fr[i];
-        pcd_mojo_v3_event ev;
-        memset(&ev, 0, sizeof ev);
-        ev.which = f->kind;
-        switch (f->kind) {
-        case PCD_MOJO_V3_EVENT_FRAME_REF:
-            ev.tag = PCD_MOJO_V3_EVENT_FRAME_REF_TAG;
-            ev.u.frame_ref.key = f->key;
-            break;
-        case PCD_MOJO_V3_EVENT_INVALID: ev.tag = PCD_MOJO_V3_EVENT_INVALID_TAG; break;
-        case PCD_MOJO_V3_EVENT_GC: ev.tag = PCD_MOJO_V3_EVENT_GC_TAG; break;
-        default:
-            ev.which = PCD_MOJO_V3_EVENT_KERNEL;
-            ev.tag = PCD_MOJO_V3_EVENT_KERNEL_TAG;
-            ev.u.kernel.symbol = (pcd_bytes){ f->scope, f->scope_len };
-            break;
-        }
-        st = put_event(m, &ev);
-    }
-    if (rc == 0 && st == PCD_OK) {
-        pcd_mojo_v3_event ev;
-        memset(&ev, 0, sizeof ev);
-        if (nm == 3) {
-            ev.which = PCD_MOJO_V3_EVENT_TIME;
-            ev.tag = PCD_MOJO_V3_EVENT_TIME_TAG;
-            ev.u.time.value = mv[0];
-            st = put_event(m, &ev);
-            if (st == PCD_OK && mv[1].mag) st = put_simple(m, PCD_MOJO_V3_EVENT_IDLE, PCD_MOJO_V3_EVENT_IDLE_TAG);
-            ev.which = PCD_MOJO_V3_EVENT_MEMORY;
-            ev.tag = PCD_MOJO_V3_EVENT_MEMORY_TAG;
-            ev.u.memory.value = mv[2];
-            if (st == PCD_OK) st = put_event(m, &ev);
-        } else if (m->memory) {
-            ev.which = PCD_MOJO_V3_EVENT_MEMORY;
-            ev.tag = PCD_MOJO_V3_EVENT_MEMORY_TAG;
-            ev.u.memory.value = mv[0];
-            st = put_event(m, &ev);
-        } else {
-            ev.which = PCD_MOJO_V3_EVENT_TIME;
-            ev.tag = PCD_MOJO_V3_EVENT_TIME_TAG;
-            ev.u.time.value = mv[0];
-            st = put_event(m, &ev);
-        }
-    }
-    if (fr) pcd_alloc_free(m->a->al, fr, cap * sizeof *fr);
-    pcd_alloc_free(m->a->al, hex, th_len + 16);
-    if (rc) return rc;
-    if (st != PCD_OK) {
-        char msg[512];
-        pcd_error_format(pcd_writer_error(&m->w), msg, sizeof msg);
-        snprintf(m->a->msg, sizeof m->a->msg, "%s:%" PRIu64 ": cannot encode: %s", m->a->input_name, m->lineno,
-                 st == PCD_E_NOMEM ? "out of memory (raise --max-memory)" : msg);
-        m->st = st;
-        return st == PCD_E_IO || st == PCD_E_NOMEM ? 2 : 1;
-    }
-    return 0;
+    if (nm == 3 && mv[1].mag) s.flags |= PCD_SAMPLE_IDLE;
+    return status(m, pcd_profile_sample(m->p, &s));
 }
 
-pcd_status pcd_mojo_import_austin(pcd_import_args *a)
+pcd_status pcd_mojo_import_austin(pcd_import_args *a, pcd_profile *p)
 {
     imp m;
     memset(&m, 0, sizeof m);
     m.a = a;
-    pcd_hmap_init(&m.strs, a->al);
-    pcd_hmap_init(&m.keys, a->al);
-    pcd_hmap_init(&m.next_key, a->al);
-    pcd_writer_open(&m.w, &pcd_mojo_v3_format, a->out, a->al);
-    pcd_mojo_v3_file root;
-    memset(&root, 0, sizeof root);
-    root.version = MI(3, false);
+    m.p = p;
     int rc = 0;
-    if (pcd_writer_root(&m.w, &root) != PCD_OK) {
-        m.st = PCD_E_IO;
-        rc = 2;
-    }
     pcd_lines lines;
     pcd_lines_stream(&lines, a->al, a->read, a->read_ud);
     uint8_t *line;
@@ -457,53 +309,44 @@ pcd_status pcd_mojo_import_austin(pcd_import_args *a)
         size_t n = len;
         if (n && line[n - 1] == '\n') n--;
         if (n && line[n - 1] == '\r') n--;
-        uint8_t *p = line;
+        uint8_t *q = line;
         if (n == 0) continue;
-        if (p[0] == '#') {
+        if (q[0] == '#') {
             /* "# key: value" */
             size_t i = 1;
-            if (i < n && p[i] == ' ') i++;
+            if (i < n && q[i] == ' ') i++;
             size_t k = i;
-            while (k + 1 < n && !(p[k] == ':' && p[k + 1] == ' ')) k++;
+            while (k + 1 < n && !(q[k] == ':' && q[k + 1] == ' ')) k++;
             if (k + 1 >= n) {
                 /* "# key:" with an empty value */
-                if (n > i && p[n - 1] == ':') k = n - 1;
+                if (n > i && q[n - 1] == ':') k = n - 1;
                 else {
                     rc = fail(&m, "a metadata line is \"# key: value\"");
                     break;
                 }
             }
-            pcd_mojo_v3_event ev;
-            memset(&ev, 0, sizeof ev);
-            ev.which = PCD_MOJO_V3_EVENT_METADATA;
-            ev.tag = PCD_MOJO_V3_EVENT_METADATA_TAG;
-            ev.u.metadata.key = (pcd_bytes){ p + i, k - i };
             size_t v = k + 2 <= n ? k + 2 : n;
-            ev.u.metadata.value = (pcd_bytes){ p + v, n - v };
-            if (k - i == 4 && memcmp(p + i, "mode", 4) == 0) {
-                m.full = n - v == 4 && memcmp(p + v, "full", 4) == 0;
-                m.memory = n - v == 6 && memcmp(p + v, "memory", 6) == 0;
-            }
-            if (memchr(p, 0, n)) {
+            if (memchr(q, 0, n)) {
                 rc = fail(&m, "a NUL byte cannot be written in MOJO");
                 break;
             }
-            pcd_status st = put_event(&m, &ev);
-            if (st != PCD_OK) {
-                rc = fail(&m, "cannot encode the metadata");
-                break;
+            if (k - i == 4 && memcmp(q + i, "mode", 4) == 0) m.memory = n - v == 6 && memcmp(q + v, "memory", 6) == 0;
+            rc = status(&m, begin(&m));
+            if (rc == 0) {
+                pcd_str key = pcd_profile_str(p, q + i, k - i), value = pcd_profile_str(p, q + v, n - v);
+                rc = status(&m, p->oom ? p->oom : pcd_profile_meta(p, key, value));
             }
             continue;
         }
-        if (p[0] != 'P') {
+        if (q[0] != 'P') {
             rc = fail(&m, "neither metadata (# key: value) nor a sample (P<pid>;T<thread>;... <metric>)");
             break;
         }
-        if (memchr(p, 0, n)) {
+        if (memchr(q, 0, n)) {
             rc = fail(&m, "a NUL byte cannot be written in MOJO");
             break;
         }
-        rc = sample_line(&m, p, n);
+        rc = sample_line(&m, q, n);
     }
     if (rc == 0 && lst == PCD_E_NOMEM) {
         m.lineno++;
@@ -513,17 +356,8 @@ pcd_status pcd_mojo_import_austin(pcd_import_args *a)
         m.st = PCD_E_IO;
         rc = 2;
     }
-    if (rc == 0 && pcd_writer_finish(&m.w) != PCD_OK) {
-        snprintf(a->msg, sizeof a->msg, "%s: cannot write the output", a->input_name);
-        m.st = PCD_E_IO;
-        rc = 2;
-    }
-    pcd_writer_close(&m.w);
+    if (rc == 0) rc = status(&m, begin(&m));
     pcd_lines_free(&lines);
-    PCD_VEC_FREE(a->al, m.pool, m.pool_cap);
-    PCD_VEC_FREE(a->al, m.s, m.cap_s);
-    pcd_hmap_free(&m.strs);
-    pcd_hmap_free(&m.keys);
-    pcd_hmap_free(&m.next_key);
+    PCD_VEC_FREE(a->al, m.fr, m.fr_cap);
     return rc == 0 ? PCD_OK : rc == 1 ? PCD_E_INVALID : m.st ? m.st : PCD_E_IO;
 }

@@ -315,7 +315,8 @@ static const pcd_check_ops mojo_check_ops = {
 /* ---- registration --------------------------------------------------------------------------- */
 
 static const pcd_importer mojo_import[] = {
-    { "austin", "Austin's text format (as austin writes it, or convert --to austin) to MOJO 3", pcd_mojo_import_austin },
+    { "austin", "Austin's text format (as austin writes it, or convert --to austin) to MOJO 3", NULL,
+      pcd_mojo_import_austin, "mojo", true },
 };
 
 extern const pcd_model_importer pcd_mojo_model;

@@ -143,55 +143,17 @@ static pcd_status stacks_find(pcd_tachyon_stacks *st, const uint32_t *frames, ui
 
 /* ---- threads ---------------------------------------------------------------------------- */
 
-static pcd_status threads_rehash(pcd_tachyon_replay *rp)
-{
-    size_t ncap = rp->th_cap ? rp->th_cap * 2 : 64;
-    uint64_t *nk = pcd_alloc_get(rp->al, ncap * sizeof(uint64_t));
-    uint32_t *ni = pcd_alloc_get(rp->al, ncap * sizeof(uint32_t));
-    uint32_t *nv = pcd_alloc_get(rp->al, ncap * sizeof(uint32_t));
-    if (!nk || !ni || !nv) {
-        pcd_alloc_free(rp->al, nk, ncap * sizeof(uint64_t));
-        pcd_alloc_free(rp->al, ni, ncap * sizeof(uint32_t));
-        pcd_alloc_free(rp->al, nv, ncap * sizeof(uint32_t));
-        return PCD_E_NOMEM;
-    }
-    memset(nv, 0, ncap * sizeof(uint32_t));
-    for (size_t i = 0; i < rp->th_cap; i++) {
-        if (!rp->th_vals[i]) continue;
-        size_t j = pcd_mix64(rp->th_keys[i] ^ ((uint64_t)rp->th_interp[i] << 17)) & (ncap - 1);
-        while (nv[j]) j = (j + 1) & (ncap - 1);
-        nk[j] = rp->th_keys[i];
-        ni[j] = rp->th_interp[i];
-        nv[j] = rp->th_vals[i];
-    }
-    pcd_alloc_free(rp->al, rp->th_keys, rp->th_cap * sizeof(uint64_t));
-    pcd_alloc_free(rp->al, rp->th_interp, rp->th_cap * sizeof(uint32_t));
-    pcd_alloc_free(rp->al, rp->th_vals, rp->th_cap * sizeof(uint32_t));
-    rp->th_keys = nk;
-    rp->th_interp = ni;
-    rp->th_vals = nv;
-    rp->th_cap = ncap;
-    return PCD_OK;
-}
-
 /* A thread's allocation: without stacks, not the frames and hashes. */
 static size_t thread_size(const pcd_tachyon_replay *rp)
 {
     return rp->with_tree ? sizeof(pcd_tachyon_thread) : offsetof(pcd_tachyon_thread, hash);
 }
 
-/* The thread (tid, interp), or NULL with *slot where a new one goes. */
-static pcd_tachyon_thread *thread_find(pcd_tachyon_replay *rp, uint64_t tid, uint32_t interp, size_t *slot)
+/* The thread (tid, interp), or NULL. */
+static pcd_tachyon_thread *thread_find(const pcd_tachyon_replay *rp, uint64_t tid, uint32_t interp)
 {
-    size_t i = pcd_mix64(tid ^ ((uint64_t)interp << 17)) & (rp->th_cap - 1);
-    for (;;) {
-        uint32_t v = rp->th_vals[i];
-        if (!v) break;
-        if (rp->th_keys[i] == tid && rp->th_interp[i] == interp) return rp->threads[v - 1];
-        i = (i + 1) & (rp->th_cap - 1);
-    }
-    *slot = i;
-    return NULL;
+    const pcd_hslot *sl = pcd_hmap_get(&rp->th_map, (pcd_hkey){ tid, interp, 0 });
+    return sl ? rp->threads[sl->v0] : NULL;
 }
 
 /* ---- errors ------------------------------------------------------------------------------ */
@@ -244,7 +206,7 @@ pcd_status pcd_tachyon_replay_init(pcd_tachyon_replay *rp, const pcd_tachyon_v1_
         if (!rp->used_bits) return PCD_E_NOMEM;
         memset(rp->used_bits, 0, rp->used_words * sizeof(uint64_t) + 8);
     }
-    PCD_TRY(threads_rehash(rp));
+    pcd_hmap_init(&rp->th_map, al);
     if (with_tree) PCD_TRY(stacks_init(&rp->stacks, al));
     return PCD_OK;
 }
@@ -254,9 +216,7 @@ void pcd_tachyon_replay_free(pcd_tachyon_replay *rp)
     if (!rp->al) return;
     for (uint32_t i = 0; i < rp->n_threads; i++) pcd_alloc_free(rp->al, rp->threads[i], thread_size(rp));
     pcd_alloc_free(rp->al, rp->threads, rp->threads_cap * sizeof(pcd_tachyon_thread *));
-    pcd_alloc_free(rp->al, rp->th_keys, rp->th_cap * sizeof(uint64_t));
-    pcd_alloc_free(rp->al, rp->th_interp, rp->th_cap * sizeof(uint32_t));
-    pcd_alloc_free(rp->al, rp->th_vals, rp->th_cap * sizeof(uint32_t));
+    pcd_hmap_free(&rp->th_map);
     pcd_alloc_free(rp->al, rp->used, rp->used_cap * sizeof(uint32_t));
     if (rp->used_bits) pcd_alloc_free(rp->al, rp->used_bits, rp->used_words * sizeof(uint64_t) + 8);
     if (rp->used_bytes) pcd_alloc_free(rp->al, rp->used_bytes, (size_t)rp->frame_count + 1);
@@ -410,8 +370,7 @@ pcd_status pcd_tachyon_replay_record(pcd_tachyon_replay *rp, const pcd_tachyon_v
     if (rp->failed) return rp->err.status;
     pcd_tachyon_thread *th = rp->last;
     if (!th || th->tid != s->thread_id || th->interp != s->interpreter_id) {
-        size_t slot = 0;
-        th = thread_find(rp, s->thread_id, s->interpreter_id, &slot);
+        th = thread_find(rp, s->thread_id, s->interpreter_id);
         if (!th) {
             if (rp->n_threads >= rp->declared_threads) {
                 snprintf(rp->expected, sizeof rp->expected,
@@ -434,11 +393,14 @@ pcd_status pcd_tachyon_replay_record(pcd_tachyon_replay *rp, const pcd_tachyon_v
             th->interp = s->interpreter_id;
             th->index = rp->n_threads;
             th->ts = rp->start_time;
+            bool fresh;
+            pcd_hslot *sl = pcd_hmap_put(&rp->th_map, (pcd_hkey){ th->tid, th->interp, 0 }, &fresh);
+            if (!sl) {
+                pcd_alloc_free(rp->al, th, thread_size(rp));
+                goto nomem;
+            }
+            sl->v0 = rp->n_threads;
             rp->threads[rp->n_threads++] = th;
-            rp->th_keys[slot] = th->tid;
-            rp->th_interp[slot] = th->interp;
-            rp->th_vals[slot] = rp->n_threads;
-            if ((size_t)rp->n_threads * 10 > rp->th_cap * 7 && threads_rehash(rp) != PCD_OK) goto nomem;
         }
         rp->last = th;
     }

@@ -6,6 +6,7 @@
 #define PCD_TACHYON_REPLAY_H
 
 #include "pcd.h"
+#include "common/hmap.h"
 #include "tachyon_v1.h"
 #include "writers/tachyon.h"
 
@@ -57,9 +58,8 @@ typedef struct pcd_tachyon_replay {
     /* threads, by first appearance */
     pcd_tachyon_thread **threads;
     uint32_t n_threads, threads_cap;
-    uint64_t *th_keys;               /* open addressing: tid */
-    uint32_t *th_interp, *th_vals;   /* thread index + 1, 0 = empty */
-    size_t th_cap;
+    pcd_hmap th_map;                 /* (tid, interp): thread index (v0); looked up only when a
+                                      * record's thread is not the previous record's */
     pcd_tachyon_thread *last;               /* the thread of the previous record */
     /* the distinct stacks, when asked for */
     bool with_tree;
