@@ -145,6 +145,32 @@ static size_t max_record_size(const pcd_format *f)
     return m;
 }
 
+static void zlevel_free(pcd_alloc *al, pcd_zlevel *zl)
+{
+    pcd_zstd_reader_free(&zl->z);
+    pcd_alloc_free(al, zl->w.buf, zl->w.cap);
+    pcd_alloc_free(al, zl, sizeof *zl);
+}
+
+void pcd_reader_keep_free(pcd_reader_keep *k)
+{
+    if (k->zl) zlevel_free(k->al, k->zl);
+    k->zl = NULL;
+}
+
+/* At the end of an open that succeeded: what the last reader left (pcd_reader_opts.keep), taken
+ * when it came from this allocator. */
+static void take_keep(pcd_reader *r)
+{
+    if (!r->keep || !r->keep->zl) return;
+    if (r->keep->al != r->al) {
+        pcd_reader_keep_free(r->keep);
+        return;
+    }
+    r->spare_zl = r->keep->zl;
+    r->keep->zl = NULL;
+}
+
 static pcd_status common_open(pcd_reader *r, const pcd_format *f, const pcd_reader_opts *o)
 {
     memset(r, 0, sizeof *r);
@@ -155,6 +181,7 @@ static pcd_status common_open(pcd_reader *r, const pcd_format *f, const pcd_read
     r->threads = o->threads;
     r->release = o->release;
     r->release_ud = o->release_ud;
+    r->keep = o->keep;
     pcd_arena_init(&r->arena, NULL, 0, r->al, 0);
     pcd_ctx_init(&r->x, &r->arena);
     r->x.spans = o->spans;
@@ -180,6 +207,7 @@ pcd_status pcd_reader_open(pcd_reader *r, const pcd_format *f, pcd_read_fn read,
     w->buf = pcd_alloc_get(r->al, w->cap);
     w->owned = true;
     if (!w->buf) return PCD_E_NOMEM;
+    take_keep(r);
     return PCD_OK;
 }
 
@@ -192,6 +220,7 @@ pcd_status pcd_reader_open_buffer(pcd_reader *r, const pcd_format *f, const uint
     w->cap = w->hi = size;
     w->eof = true;
     r->whole = true;
+    take_keep(r);
     return PCD_OK;
 }
 
@@ -203,9 +232,7 @@ static void pop_level(pcd_reader *r)
         if (!r->spare_zl && zl->z.d && zl->w.buf) {
             r->spare_zl = zl;   /* kept for the next compressed region */
         } else {
-            pcd_zstd_reader_free(&zl->z);
-            pcd_alloc_free(r->al, zl->w.buf, zl->w.cap);
-            pcd_alloc_free(r->al, zl, sizeof *zl);
+            zlevel_free(r->al, zl);
         }
     }
     if (L->state) pcd_alloc_free(r->al, L->state, L->rd->state_size);
@@ -217,11 +244,13 @@ void pcd_reader_close(pcd_reader *r)
 {
     if (!r->f) return;
     while (r->depth) pop_level(r);
+    if (r->spare_zl && r->keep && !r->keep->zl) {
+        r->keep->zl = r->spare_zl;
+        r->keep->al = r->al;
+        r->spare_zl = NULL;
+    }
     if (r->spare_zl) {
-        pcd_zlevel *zl = r->spare_zl;
-        pcd_zstd_reader_free(&zl->z);
-        pcd_alloc_free(r->al, zl->w.buf, zl->w.cap);
-        pcd_alloc_free(r->al, zl, sizeof *zl);
+        zlevel_free(r->al, r->spare_zl);
         r->spare_zl = NULL;
     }
     pcd_win *w = file_win(r);
@@ -343,6 +372,7 @@ static pcd_status push_level(pcd_reader *r, const pcd_region_desc *rd, const pcd
             /* the last compressed region's context and window */
             r->spare_zl = NULL;
             pcd_zstd_reader_reset(&zl->z, r->x.lim->max_inflate);
+            pcd_zstd_reader_allow_thread(&zl->z, r->threads);
             uint8_t *buf = zl->w.buf;
             size_t cap = zl->w.cap;
             memset(&zl->w, 0, sizeof zl->w);

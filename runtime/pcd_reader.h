@@ -31,7 +31,19 @@ typedef struct pcd_reader_opts {
     struct pcd_spans *spans;  /* explain: records are decoded by the generated explain functions,
                                * which record where each field lies here (reset at each record;
                                * pcd_span.h); NULL: plain decoding */
+    struct pcd_reader_keep *keep; /* NULL, or where a reader leaves what the next one may take */
 } pcd_reader_opts;
+
+/* What a closed reader leaves for the next one on the same allocator (pcd_reader_opts.keep): its
+ * last compressed region's zstd context, with the window zstd allocated, and the decompressed
+ * window. A caller that reads many inputs one after the other (a test sweep, a long-lived
+ * module) then takes them once rather than once per input; the memory stays the allocator's,
+ * counted in its in_use until pcd_reader_keep_free. Zero it to start. */
+typedef struct pcd_reader_keep {
+    void *zl;
+    pcd_alloc *al;            /* the allocator zl came from */
+} pcd_reader_keep;
+void pcd_reader_keep_free(pcd_reader_keep *k);
 
 /* One decoded record. `data` points to the generated C struct of `type` (NULL in
  * validate-only runs for records that were only validated). Valid until the next call. */
@@ -86,6 +98,7 @@ typedef struct pcd_reader {
     uint64_t fail_offset;     /* start of the damaged record */
     uint32_t fail_depth;
     void *spare_zl;           /* a closed compressed level's zstd context and window, for the next one */
+    struct pcd_reader_keep *keep; /* pcd_reader_opts.keep */
     void (*release)(void *ud, uint64_t upto); /* pcd_reader_opts.release */
     void *release_ud;
     uint64_t released;        /* where release was told last */

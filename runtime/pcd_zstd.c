@@ -122,6 +122,8 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* Stops the helper thread; its ring and context stay with the reader for the next region
+ * (z->idle), freed by worker_release. */
 static void worker_free(pcd_zstd_reader *z)
 {
     pcd_zstd_worker *w = z->w;
@@ -133,29 +135,69 @@ static void worker_free(pcd_zstd_reader *z)
     pthread_join(w->thread, NULL);
     pthread_cond_destroy(&w->cv);
     pthread_mutex_destroy(&w->mu);
+    z->w = NULL;
+    if (!z->idle) {
+        z->idle = w;
+        return;
+    }
+    /* one is kept: the one with the larger context */
+    if (w->ws_size > z->idle->ws_size) {
+        pcd_zstd_worker *t = z->idle;
+        z->idle = w;
+        w = t;
+    }
     pcd_alloc_free(z->al, w->ring, PCD_ZSTD_RING * PCD_ZSTD_BLOCK);
     pcd_alloc_free(z->al, w->ws, w->ws_size);
     pcd_alloc_free(z->al, w, sizeof *w);
-    z->w = NULL;
+}
+
+static void worker_release(pcd_zstd_reader *z)
+{
+    worker_free(z);
+    pcd_zstd_worker *w = z->idle;
+    if (!w) return;
+    pcd_alloc_free(z->al, w->ring, PCD_ZSTD_RING * PCD_ZSTD_BLOCK);
+    pcd_alloc_free(z->al, w->ws, w->ws_size);
+    pcd_alloc_free(z->al, w, sizeof *w);
+    z->idle = NULL;
 }
 
 /* Starts the helper on the whole input, if it is allowed and worth it; false: read alone. */
 static bool worker_start(pcd_zstd_reader *z)
 {
     z->worker_tried = true;
-    if (!z->allow_thread || !z->closed || z->in_pos != 0 || z->in_len < PCD_ZSTD_THREAD_MIN) return false;
-    /* the first frame's window, within the reader's own rule (else the reader reports it) */
     ZSTD_frameHeader h;
-    if (ZSTD_getFrameHeader(&h, z->in, z->in_len) != 0 || h.frameType != ZSTD_frame) return false;
     uint64_t room = (uint64_t)z->in_len * 64;
     if (room < PCD_ZSTD_MIN_WINDOW) room = PCD_ZSTD_MIN_WINDOW;
-    if (h.windowSize > room || h.windowSize > SIZE_MAX / 2) return false;
-    pcd_zstd_worker *w = pcd_alloc_get(z->al, sizeof *w);
-    if (!w) return false;
-    memset(w, 0, sizeof *w);
-    w->ws_size = ZSTD_estimateDStreamSize((size_t)h.windowSize);
-    w->ws = pcd_alloc_get(z->al, w->ws_size);
-    w->ring = pcd_alloc_get(z->al, PCD_ZSTD_RING * PCD_ZSTD_BLOCK);
+    /* the first frame's window, within the reader's own rule (else the reader reports it) */
+    if (!z->allow_thread || !z->closed || z->in_pos != 0 || z->in_len < PCD_ZSTD_THREAD_MIN ||
+        ZSTD_getFrameHeader(&h, z->in, z->in_len) != 0 || h.frameType != ZSTD_frame || h.windowSize > room ||
+        h.windowSize > SIZE_MAX / 2) {
+        /* read alone: the reader's own context takes a window, so a kept helper's goes (the
+         * peak stays what it was without keeping one) */
+        worker_release(z);
+        return false;
+    }
+    size_t need = ZSTD_estimateDStreamSize((size_t)h.windowSize);
+    pcd_zstd_worker *w = z->idle;
+    if (w && w->ws_size >= need) {
+        /* the last region's ring and context (initStaticDStream starts it afresh) */
+        z->idle = NULL;
+        void *ws = w->ws;
+        uint8_t *ring = w->ring;
+        size_t ws_size = w->ws_size;
+        memset(w, 0, sizeof *w);
+        w->ws = ws;
+        w->ring = ring;
+        w->ws_size = ws_size;
+    } else {
+        w = pcd_alloc_get(z->al, sizeof *w);
+        if (!w) return false;
+        memset(w, 0, sizeof *w);
+        w->ws_size = need;
+        w->ws = pcd_alloc_get(z->al, w->ws_size);
+        w->ring = pcd_alloc_get(z->al, PCD_ZSTD_RING * PCD_ZSTD_BLOCK);
+    }
     w->ds = w->ws ? ZSTD_initStaticDStream(w->ws, w->ws_size) : NULL;
     if (!w->ring || !w->ds) goto undo;
     w->in = z->in;
@@ -234,17 +276,19 @@ void pcd_zstd_reader_reset(pcd_zstd_reader *z, uint64_t max_out)
     pcd_zstd_dctx *d = z->d;
     pcd_alloc *al = z->al;
     bool allow = z->allow_thread;
+    pcd_zstd_worker *idle = z->idle;
     ZSTD_DCtx_reset(d, ZSTD_reset_session_only);
     memset(z, 0, sizeof *z);
     z->d = d;
     z->al = al;
     z->max_out = max_out;
     z->allow_thread = allow;
+    z->idle = idle;
 }
 
 void pcd_zstd_reader_free(pcd_zstd_reader *z)
 {
-    worker_free(z);
+    worker_release(z);
     if (z->d) ZSTD_freeDCtx(z->d);
     z->d = NULL;
 }

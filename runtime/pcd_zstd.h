@@ -28,6 +28,7 @@ typedef struct pcd_zstd_reader {
     bool allow_thread;
     bool worker_tried;
     pcd_zstd_worker *w;
+    pcd_zstd_worker *idle;  /* a stopped helper's ring and context, for the next region */
     uint64_t delivered;     /* bytes handed to the caller */
     uint64_t skip;          /* bytes still to drop after a helper stopped short */
 } pcd_zstd_reader;

@@ -18,7 +18,7 @@ A damaged file (validate fails) is explained up to its damage instead: the damag
 offset validate names, and the record that failed ends in a field marked failed.
 
 Sized for the sanitizers (PCD_TEST_SMALL=1, make test's sanitize tree, not with PCD_TEST_LONG=1):
-the files of at most 16 KB, and each format version's smallest; every file in the fast tree.
+the files of at most 4 KB, and each format version's smallest; every file in the fast tree.
 
 usage: test_explain.py PROFCODEC TESTDATA
 """
@@ -60,7 +60,7 @@ def inputs():
     for p, fv in every:
         if fv not in smallest or os.path.getsize(p) < os.path.getsize(smallest[fv]):
             smallest[fv] = p
-    return [p for p, fv in every if os.path.getsize(p) <= 16384 or smallest[fv] == p]
+    return [p for p, fv in every if os.path.getsize(p) <= 4096 or smallest[fv] == p]
 
 
 def walk(fields, out, parent_path=""):

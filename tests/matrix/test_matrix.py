@@ -23,7 +23,7 @@ nothing: accepted where the input's own summary has no sample values at all, and
 whose total the summary says is 0.
 
 Sized for the sanitizers (PCD_TEST_SMALL=1, make test's sanitize tree, not with PCD_TEST_LONG=1):
-every format version to every output it lists, on its files of at most 16 KB, and on its smallest
+every format version to every output it lists, on its files of at most 4 KB, and on its smallest
 file when it has none that small; every file in the fast tree.
 
 usage: test_matrix.py PROFCODEC TESTDATA SCHEMA WORKDIR
@@ -73,7 +73,7 @@ def inputs():
         k = (fmt, ver)
         if k not in smallest or os.path.getsize(path) < os.path.getsize(smallest[k]):
             smallest[k] = path
-    keep = [(p, f, v) for p, f, v in every if os.path.getsize(p) <= 16384 or smallest[(f, v)] == p]
+    keep = [(p, f, v) for p, f, v in every if os.path.getsize(p) <= 4096 or smallest[(f, v)] == p]
     print("matrix: sized for the sanitizers, %d of %d files (PCD_TEST_LONG=1: all)" % (len(keep), len(every)))
     return keep
 

@@ -16,7 +16,7 @@
              PCD_TEST_LONG=1, make test-long).
 
 Sized for the sanitizers (PCD_TEST_SMALL=1, make test's sanitize tree, not with PCD_TEST_LONG=1):
-the files of at most 16 KB, and each format version's smallest; every file in the fast tree.
+the files of at most 4 KB, and each format version's smallest; every file in the fast tree.
 
 usage: test_pictures.py PROFCODEC TESTDATA CORPUS WORKDIR
 """
@@ -68,7 +68,7 @@ def inputs():
     for path, fmt, ver in every:
         if (fmt, ver) not in smallest or os.path.getsize(path) < os.path.getsize(smallest[(fmt, ver)]):
             smallest[(fmt, ver)] = path
-    return [(p, f, v) for p, f, v in every if os.path.getsize(p) <= 16384 or smallest[(f, v)] == p]
+    return [(p, f, v) for p, f, v in every if os.path.getsize(p) <= 4096 or smallest[(f, v)] == p]
 
 
 FORMATS = {(f["name"], f["version"]): f["convert_to"] for f in json.loads(run("formats", "--json")[1])}

@@ -28,7 +28,8 @@ static void check_highscores(pcd_moarvm_col *c)
     if (!ids->n && !scores->n) return;   /* MoarVM writes none without statistics */
     if (c->st_partial) {
         report(c, false, c->top_offset[1], "topscore", -1, PCD_FOUND_NONE, 0,
-               "type and frame indexes below %" PRIu64 " (the highscores were not checked)", COL_MAX_STAT_INDEX);
+               "type and frame indexes below %" PRIu64 " and within the collectables and tables so far (the "
+               "highscores were not checked)", COL_MAX_STAT_INDEX);
         return;
     }
     if (ids->n != 4 * ec || scores->n != 4 * ec) {

@@ -98,7 +98,9 @@ struct pcd_moarvm_col {
     size_t tcap;
     pcd_moarvm_stats st;
     size_t st_cap[5];
-    bool st_partial;              /* an index beyond COL_MAX_STAT_INDEX had no row */
+    bool st_partial;              /* an index had no row (stat_row: beyond COL_MAX_STAT_INDEX, or
+                                   * beyond the collectables and the tables so far) */
+    uint64_t coll_before;         /* collectables of the snapshots before this one */
     col_vec top[2];               /* uint64_t: topIDs, topscore */
     uint64_t top_offset[2];
     /* done */

@@ -176,6 +176,7 @@ static void free_snapshot_arrays(pcd_moarvm_col *c)
 
 void pcd_moarvm_col_reset_snapshot(pcd_moarvm_col *c)
 {
+    c->coll_before += c->s.n[PCD_MOARVM_COLKIND];
     free_snapshot_arrays(c);
     memset(&c->s, 0, sizeof c->s);
     memset(c->col_offset, 0, sizeof c->col_offset);
@@ -238,6 +239,13 @@ static bool coll_room(pcd_moarvm_col *c, uint64_t i)
 static pcd_moarvm_stat *stat_row(pcd_moarvm_col *c, int k, uint64_t idx)
 {
     if (idx >= COL_MAX_STAT_INDEX) return NULL;
+    /* The rows follow the bytes read, not the index a column claims: MoarVM adds a type or a
+     * static frame to its tables for a collectable that has it, so a written index is below the
+     * collectables of the snapshots so far, and below the rows of the file's tables. (One that
+     * is not gets no row, as one past COL_MAX_STAT_INDEX.) */
+    uint64_t room = c->coll_before + c->s.n[PCD_MOARVM_COLKIND];
+    size_t trows = c->tbl[1].n > c->tbl[2].n ? c->tbl[1].n : c->tbl[2].n;
+    if (idx >= room && idx >= trows) return NULL;
     if (idx >= c->st_cap[k]) {
         size_t cap = c->st_cap[k] ? c->st_cap[k] : 512;
         while (cap <= idx) cap *= 2;
