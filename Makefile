@@ -16,7 +16,7 @@ FUZZ_COMPARE_JOBS ?= 1
 FUZZ_COMPARE_WALL ?= 0
 export CTEST_OUTPUT_ON_FAILURE = 1
 
-.PHONY: all setup build run test test-fast test-asan test-release test-long regen explain fuzz fuzz-tools fuzz-others bench bench-fuzz install clean
+.PHONY: all setup build run test test-trees test-fast test-asan test-release test-long regen explain fuzz fuzz-tools fuzz-others bench bench-fuzz install clean
 
 all: build
 
@@ -35,13 +35,13 @@ run: setup
 	@cmake --build $(BUILD) -j$(JOBS) --target profcodec-cli
 	@scripts/run-samples.sh $(BUILD)/profcodec
 
-# The whole suite, sized to take well under 10 minutes on 2 cores: gcc -O3 -g (where gcc's
-# warnings that only show with optimisation fail), then clang with AddressSanitizer +
+# The whole suite, sized to take well under 10 minutes on 2 cores: gcc -O2 (where gcc's warnings
+# that only show with optimisation fail), then clang with AddressSanitizer +
 # UndefinedBehaviorSanitizer (clang's warnings come from its front end, the same at every -O).
 # Warnings are errors in both. The hostile-input sweeps and limits run sized for CI here;
 # make test-long runs them in full, and the Release builds.
-test: setup test-fast test-asan
-	@echo "make test: all passed (gcc -O3, clang with ASan+UBSan)"
+test: setup test-trees
+	@echo "make test: all passed (gcc -O2, clang with ASan+UBSan)"
 
 # Everything make test runs, with the full sweeps (PCD_TEST_LONG=1: every converter on every
 # hostile claim, twice the CLI runs and linear-time inputs, four times the mutation sweeps, the
@@ -49,23 +49,47 @@ test: setup test-fast test-asan
 # and the Release builds with gcc and clang. Run it before a release, when a change touches the
 # readers, the limits or the generator, and in fuzz campaigns (beside make fuzz).
 test-long: export PCD_TEST_LONG = 1
-test-long: setup test-fast test-asan test-release
+test-long: setup test-trees test-release
 	@echo "make test-long: all passed (the full sweeps; gcc, clang with ASan+UBSan, Release with gcc and clang)"
 
 # The fast tree (gcc): the tests whose point is agreement on every real file, the browsers, the
 # packaging and the scripts; test-asan: the C's own tests, hostile inputs, fuzz replays, sweeps and
 # the CLI's error paths under the sanitizers, the agreement tests on the small files
 # (PCD_TEST_TREE; docs/testing.md says which test runs where, and why).
+FAST_CONFIGURE = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCD_WERROR=ON -DPCD_BENCH=OFF -DPCD_TEST_TREE=fast >/dev/null
+ASAN_CONFIGURE = CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPCD_SANITIZE=ON -DPCD_WERROR=ON -DPCD_BENCH=OFF \
+    -DPCD_TEST_TREE=sanitize >/dev/null
+FAST_TESTS = cd $(BUILD) && $(CURDIR)/scripts/cpu-time.sh "make test-fast: the tests" ctest -j$(JOBS) --timeout $(if $(PCD_TEST_LONG),1800,300)
+ASAN_TESTS = cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    $(CURDIR)/scripts/cpu-time.sh "make test-asan: the tests" ctest -j$(JOBS) --timeout $(if $(PCD_TEST_LONG),3600,600)
+ASAN_BUILD_LOG = $(ASAN_BUILD)/make-test-build.log
+
 test-fast:
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCD_WERROR=ON -DPCD_BENCH=OFF -DPCD_TEST_TREE=fast >/dev/null
+	@$(FAST_CONFIGURE)
 	@scripts/cpu-time.sh "make test-fast: the build" cmake --build $(BUILD) -j$(JOBS)
-	@cd $(BUILD) && $(CURDIR)/scripts/cpu-time.sh "make test-fast: the tests" ctest -j$(JOBS) --timeout $(if $(PCD_TEST_LONG),1800,300)
+	@$(FAST_TESTS)
 
 test-asan:
-	@CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPCD_SANITIZE=ON -DPCD_WERROR=ON -DPCD_BENCH=OFF -DPCD_TEST_TREE=sanitize >/dev/null
+	@$(ASAN_CONFIGURE)
 	@scripts/cpu-time.sh "make test-asan: the build" cmake --build $(ASAN_BUILD) -j$(JOBS)
-	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	    $(CURDIR)/scripts/cpu-time.sh "make test-asan: the tests" ctest -j$(JOBS) --timeout $(if $(PCD_TEST_LONG),3600,600)
+	@$(ASAN_TESTS)
+
+# make test's order: the fast tree's build; then its tests while the sanitize tree builds beside
+# them, at nice 5 (the fast tests wait on Chromium, Python and child processes: the build takes the
+# time they leave; its output goes to $(ASAN_BUILD_LOG), its last lines to the terminal when it
+# fails); then the sanitize tree's tests. A failure in either stops make test, after both are done.
+test-trees:
+	@$(FAST_CONFIGURE)
+	@$(ASAN_CONFIGURE)
+	@scripts/cpu-time.sh "make test-fast: the build" cmake --build $(BUILD) -j$(JOBS)
+	@nice -n 5 scripts/cpu-time.sh "make test-asan: the build, beside the fast tree's tests (its output: $(ASAN_BUILD_LOG))" \
+	    cmake --build $(ASAN_BUILD) -j$(JOBS) >$(ASAN_BUILD_LOG) 2>&1 & build=$$!; \
+	($(FAST_TESTS)); fast=$$?; \
+	wait $$build; asan=$$?; \
+	if [ $$asan -ne 0 ]; then tail -n 60 $(ASAN_BUILD_LOG); echo "make test: the sanitize tree's build failed"; \
+	else tail -n 1 $(ASAN_BUILD_LOG); fi; \
+	test $$fast -eq 0 && test $$asan -eq 0
+	@$(ASAN_TESTS)
 
 # Release (-O3 -DNDEBUG) builds of everything, tests included, with gcc and with clang, as a
 # user's or a distribution's build is made. Built, not run (make test-long).

@@ -12,6 +12,8 @@ libjansson-dev, zlib1g-dev) and python3-dev. Offline, with Debian's setuptools a
 CMAKE_BUILD_PARALLEL_LEVEL sets the build's jobs (default: the CPUs there are); PCD_PYTHON_BUILD_TYPE
 the CMake build type (default Release; make test's packaging check builds None: -O0 without -g,
 which compiles fastest, since what it checks is the packaging).
+PCD_PYTHON_CMAKE_TREE=DIR links the extension from the objects of a CMake tree already configured
+and built (`cmake --build DIR --target pcdpy_wheel_ext`) instead of building the library again.
 setuptools' own build directory is build-python/ (build/ is CMake's, `make`'s), or
 $PCD_PYTHON_BUILD_DIR."""
 import os
@@ -40,6 +42,10 @@ class CMakeBuild(build_ext):
     """The extension, by CMake: its target pcdpy_ext, everything linked in statically."""
 
     def build_extension(self, ext):
+        prebuilt = os.environ.get("PCD_PYTHON_CMAKE_TREE")
+        if prebuilt:
+            self.from_tree(ext, os.path.abspath(prebuilt))
+            return
         tree = os.path.abspath(os.path.join(self.build_temp, "cmake"))
         os.makedirs(tree, exist_ok=True)
         config = [
@@ -56,7 +62,23 @@ class CMakeBuild(build_ext):
         for cmd in (config, build):
             self.announce(" ".join(cmd), level=2)
             subprocess.run(cmd, check=True)
-        built = os.path.join(tree, "python", "profcodec", "_profcodec.abi3.so")
+        self.install_built(ext, os.path.join(tree, "python", "profcodec", "_profcodec.abi3.so"))
+
+    def from_tree(self, ext, tree):
+        """The extension linked from the objects of a CMake tree already built
+        (PCD_PYTHON_CMAKE_TREE: make test's packaging check, on its fast tree): its target
+        pcdpy_wheel_ext, linked as above, everything static."""
+        if not os.path.exists(os.path.join(tree, "CMakeCache.txt")):
+            raise RuntimeError("PCD_PYTHON_CMAKE_TREE=%s: not a configured CMake tree" % tree)
+        cmd = ["cmake", "--build", tree, "--target", "pcdpy_wheel_ext"]
+        self.announce(" ".join(cmd), level=2)
+        subprocess.run(cmd, check=True)
+        built = os.path.join(tree, "python-wheel", "profcodec", "_profcodec.abi3.so")
+        if not os.path.exists(built):     # (a tree built static: its extension is the wheel's)
+            built = os.path.join(tree, "python", "profcodec", "_profcodec.abi3.so")
+        self.install_built(ext, built)
+
+    def install_built(self, ext, built):
         dest = self.get_ext_fullpath(ext.name)
         os.makedirs(os.path.dirname(dest), exist_ok=True)
         shutil.copyfile(built, dest)

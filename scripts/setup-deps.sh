@@ -44,11 +44,15 @@ npm_deps() {
     }
 }
 
+# (one dpkg-query for them all: make test and make run call this every time)
+# shellcheck disable=SC2086
+installed=$(dpkg-query -W -f='${Package} ${Status}\n' $PKGS 2>/dev/null | awk '$NF == "installed" && $(NF-1) == "ok" { print $1 }')
 missing=""
 for p in $PKGS; do
-    if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
-        missing="$missing $p"
-    fi
+    case " $(echo $installed) " in
+    *" $p "*) ;;
+    *) missing="$missing $p" ;;
+    esac
 done
 
 if [ -z "$missing" ]; then

@@ -3,19 +3,22 @@
 # (pyproject.toml, setup.py: the extension by the project's CMake build, static, abi3), the wheel
 # installed by pip into a directory of its own and imported from there (nothing of the build tree
 # on the path), reading, converting and encoding a file.
-# The extension is built with CMake's build type None (-O0, no -g: what is checked here is the
-# packaging, not the code, which the build trees' tests check; -g costs a third of this third build
-# of the library), Release as a user's under PCD_TEST_LONG (make test-long).
-# usage: test_package.sh PYTHON SOURCE_DIR WORK_DIR CLI TESTDATA
+# In make test the wheel's extension is linked from the fast tree's objects (setup.py's
+# PCD_PYTHON_CMAKE_TREE: the target pcdpy_wheel_ext, static, as setup.py's own build links it):
+# what is checked here is the packaging (pyproject, setup.py, the abi3 wheel, its static extension
+# and stubs, pip's install, the import from it), not the code, which the trees' tests check.
+# Under PCD_TEST_LONG (make test-long) setup.py builds the library itself, Release, as a user's
+# build does.
+# usage: test_package.sh PYTHON SOURCE_DIR WORK_DIR CLI TESTDATA CMAKE_TREE
 set -eu
-py=$1 src=$2 work=$3 cli=$4 data=$5
+py=$1 src=$2 work=$3 cli=$4 data=$5 tree=$6
 case "${PCD_TEST_LONG:-0}" in
-0) build_type=None ;;
-*) build_type=Release ;;
+0) from_tree=$tree ;;
+*) from_tree= ;;
 esac
 rm -rf "$work"
 mkdir -p "$work"
-if ! PCD_PYTHON_BUILD_DIR="$work/build" PCD_PYTHON_BUILD_TYPE="${PCD_PYTHON_BUILD_TYPE:-$build_type}" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}" \
+if ! PCD_PYTHON_BUILD_DIR="$work/build" PCD_PYTHON_CMAKE_TREE="$from_tree" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}" \
     "$py" -m build --wheel --no-isolation --outdir "$work/dist" "$src" >"$work/build.log" 2>&1; then
     tail -40 "$work/build.log"
     echo "FAIL: python3 -m build --wheel --no-isolation"
