@@ -16,6 +16,7 @@
 #   model                                         src/model/
 #   outputs                                       src/outputs/
 #   fuzz (profcodec fuzz below the CLI)           src/fuzz/
+#   mutators (structure-aware, from the schemas)  src/mutator/
 #   CLI                                           src/cli/, and src/lib/pcd_{io,gzin,jsonr}.*
 #                                                 (CLI-only code that sat in src/lib then)
 #   runtime                                       runtime/
@@ -39,6 +40,7 @@ row_of() {
     src/model/*) echo "model" ;;
     src/outputs/*) echo "outputs" ;;
     src/fuzz/*) echo "fuzz (profcodec fuzz below the CLI)" ;;
+    src/mutator/*) echo "mutators" ;;
     src/cli/*) echo "CLI" ;;
     src/python/*) echo "Python extension" ;;
     runtime/*) echo "runtime" ;;
@@ -83,7 +85,7 @@ done < <(git ls-tree -r --name-only "$rev")
 echo "| $(git log -1 --format='%h' "$rev") | lines | code lines |"
 echo "|---|---|---|"
 total=0 total_code=0
-for r in heph mojo mono moarvm tachyon pprof "cross-format" "registry and jobs" writers common model outputs I/O CLI "Python extension" runtime other; do
+for r in heph mojo mono moarvm tachyon pprof "cross-format" "registry and jobs" writers common model outputs I/O "fuzz (profcodec fuzz below the CLI)" mutators CLI "Python extension" runtime other; do
     [ -n "${lines[$r]:-}" ] || { [ "$r" = other ] && continue; echo "| $r | 0 | 0 |"; continue; }
     echo "| $r | ${lines[$r]} | ${code[$r]} |"
     total=$((total + lines[$r])) total_code=$((total_code + code[$r]))
