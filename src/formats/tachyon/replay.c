@@ -152,6 +152,12 @@ static size_t thread_size(const pcd_tachyon_replay *rp)
 /* The thread (tid, interp), or NULL. */
 static pcd_tachyon_thread *thread_find(const pcd_tachyon_replay *rp, uint64_t tid, uint32_t interp)
 {
+    /* a profile has a few threads, switched between often: a scan is cheaper than a hash */
+    if (rp->n_threads <= 8) {
+        for (uint32_t i = 0; i < rp->n_threads; i++)
+            if (rp->threads[i]->tid == tid && rp->threads[i]->interp == interp) return rp->threads[i];
+        return NULL;
+    }
     const pcd_hslot *sl = pcd_hmap_get(&rp->th_map, (pcd_hkey){ tid, interp, 0 });
     return sl ? rp->threads[sl->v0] : NULL;
 }
@@ -314,15 +320,21 @@ static pcd_status push_frames(pcd_tachyon_replay *rp, pcd_tachyon_thread *th, ui
     if (!rp->with_tree) {
         /* nothing needs the frames themselves: their indexes checked, the ones used marked */
         if (rp->used_bytes) {
-            /* checked and marked in one pass: a bad index marks the spare byte at the end */
-            uint32_t fc = rp->frame_count, bad = 0;
+            /* checked and marked in one pass (a compare and a store a frame); after a bad
+             * index the record's good ones are marked too, then the record fails */
+            uint32_t fc = rp->frame_count;
             uint8_t *u = rp->used_bytes;
-            for (size_t i = 0; i < n; i++) {
-                uint32_t f = nf[i], in = f < fc;
-                bad |= in ^ 1;
-                u[in ? f : fc] = 1;
+            size_t i = 0;
+            for (; i < n; i++) {
+                uint32_t f = nf[i];
+                if (PCD_UNLIKELY(f >= fc)) break;
+                u[f] = 1;
             }
-            if (PCD_UNLIKELY(bad)) return bad_frame(rp, nf, n, rec, kase);
+            if (PCD_UNLIKELY(i < n)) {
+                for (; i < n; i++)
+                    if (nf[i] < fc) u[nf[i]] = 1;
+                return bad_frame(rp, nf, n, rec, kase);
+            }
             th->depth = keep + (uint32_t)n;
             return PCD_OK;
         }
@@ -333,18 +345,20 @@ static pcd_status push_frames(pcd_tachyon_replay *rp, pcd_tachyon_thread *th, ui
         th->depth = keep + (uint32_t)n;
         return PCD_OK;
     }
-    uint32_t top = 0;
-    for (size_t i = 0; i < n; i++) top = nf[i] > top ? nf[i] : top;
-    if (PCD_UNLIKELY(n && top >= rp->frame_count)) return bad_frame(rp, nf, n, rec, kase);
-    if (rp->track_used) PCD_TRY(mark_used(rp, nf, n, rec, kase));
-    /* the new frames on the kept ones, each prefix's hash after them, then the stack's id */
-    uint32_t d = keep;
+    /* the new frames on the kept ones, each prefix's hash after them, then the stack's id;
+     * the largest frame index found in the same pass (a bad one fails the record before the
+     * depth or the stack change: the frames written above the kept ones are not read again) */
+    uint32_t d = keep, top = 0;
     uint64_t h = th->hash[keep];
     for (size_t i = n; i-- > 0;) {
-        th->frames[d] = nf[i];
-        h = stack_step(h, nf[i]);
+        uint32_t f = nf[i];
+        top = f > top ? f : top;
+        th->frames[d] = f;
+        h = stack_step(h, f);
         th->hash[++d] = h;
     }
+    if (PCD_UNLIKELY(n && top >= rp->frame_count)) return bad_frame(rp, nf, n, rec, kase);
+    if (rp->track_used) PCD_TRY(mark_used(rp, nf, n, rec, kase));
     th->depth = d;
     pcd_status st = stacks_find(&rp->stacks, th->frames, d, h, &th->node);
     if (PCD_UNLIKELY(st != PCD_OK)) {
