@@ -90,6 +90,22 @@ pcd_job_result pcd_job_result_of(const pcd_job *j, pcd_status st)
     return PCD_JOB_INVALID;
 }
 
+pcd_status pcd_model_import(pcd_job *j, const pcd_model_importer *im, pcd_profile *p)
+{
+    size_t n = im->ctx_size ? im->ctx_size : 1;
+    void *ctx = pcd_alloc_get(j->al, n);
+    if (!ctx) return pcd_job_fail(j, PCD_E_NOMEM, "out of memory (raise --max-memory)");
+    memset(ctx, 0, n);
+    pcd_reader *from = j->r;
+    pcd_status st = im->begin(ctx, j, p, &from);
+    /* the records, pushed into the importer: im->record is the reader's callback itself */
+    if (st == PCD_OK) st = pcd_pump(j, from, im->record, ctx);
+    else if (st == PCD_END) st = PCD_OK; /* nothing to read (begin met damage first) */
+    st = im->end(ctx, st);
+    pcd_alloc_free(j->al, ctx, n);
+    return st;
+}
+
 /* An input the importer found invalid after the profile began (a Tachyon sample whose frame
  * is beyond the tables): damage, as the reader's. Its reason is said, and the profile ends, so
  * that the output holds what came before, closed properly. */
@@ -196,7 +212,7 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
             bp.format = b->f->name;
             bp.version = b->f->version;
             bp.has = bext->model->has;
-            st = invalid_as_damage(b, &bp, bext->model->run(b, &bp));
+            st = invalid_as_damage(b, &bp, pcd_model_import(b, bext->model, &bp));
             if (st == PCD_OK) st = pcd_profile_end(&bp);
             if (st == PCD_E_NOMEM && !b->msg[0]) pcd_job_fail(b, st, "out of memory for the profile's tables (raise --max-memory)");
         }
@@ -213,7 +229,7 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
         p.format = j->f->name;
         p.version = j->f->version;
         p.has = ext->model->has;
-        st = invalid_as_damage(j, &p, ext->model->run(j, &p));
+        st = invalid_as_damage(j, &p, pcd_model_import(j, ext->model, &p));
         if (st == PCD_OK) st = pcd_profile_end(&p);
         if (st == PCD_E_NOMEM && !j->msg[0])
             pcd_job_fail(j, st, "out of memory for the profile's tables (raise --max-memory)");

@@ -34,6 +34,47 @@ pcd_status pcd_tachyon_read_head(pcd_job *j, pcd_tachyon_v1_file *root, pcd_tach
     }
 }
 
+pcd_status pcd_tachyon_samples_open(pcd_job *j, pcd_reader *r2)
+{
+    const uint8_t *data;
+    size_t size;
+    if (!pcd_reader_input(j->r, &data, &size))
+        return pcd_job_fail(j, PCD_E_ARG, "a Tachyon file is read whole (the input must be a buffer)");
+    /* the same options as the job's reader: limits, and the zstd helper thread */
+    pcd_reader_opts o = { j->al, j->r->x.lim, 0, false, j->r->threads, j->r->release, j->r->release_ud };
+    pcd_status st = pcd_reader_open_buffer(r2, j->f, data, size, &o);
+    if (st != PCD_OK) {
+        pcd_reader_close(r2);
+        return pcd_job_fail(j, st, "cannot start a second reader over the input: %s", pcd_status_name(st));
+    }
+    pcd_record rec;
+    st = pcd_reader_next(r2, &rec); /* the root, read once already */
+    if (st != PCD_OK) {
+        pcd_job_damage(j, pcd_reader_error(r2));
+        pcd_reader_close(r2);
+        return PCD_END;
+    }
+    return PCD_OK;
+}
+
+pcd_status pcd_tachyon_samples_done(pcd_job *j, pcd_tachyon_replay *rp, pcd_status st, bool past)
+{
+    if (st == PCD_END && past) st = PCD_OK;
+    if (rp->failed) {
+        if (rp->err.status == PCD_E_NOMEM) {
+            char msg[512];
+            pcd_error_format(&rp->err, msg, sizeof msg);
+            return pcd_job_fail(j, PCD_E_NOMEM, "%s", msg);
+        }
+        /* CPython's reader stops at the first error the replay finds: damage, as the reader's */
+        pcd_job_damage(j, &rp->err);
+        return PCD_OK;
+    }
+    if (st != PCD_OK || j->damaged) return st;
+    if (pcd_tachyon_replay_finish(rp) != PCD_OK) pcd_job_damage(j, &rp->err);
+    return PCD_OK;
+}
+
 typedef struct feed {
     pcd_tachyon_replay *rp;
     const pcd_status *cb;
@@ -55,45 +96,14 @@ static pcd_status feed_one(void *ud, const pcd_record *rec)
 
 pcd_status pcd_tachyon_read_samples(pcd_job *j, pcd_tachyon_replay *rp, const pcd_status *cb)
 {
-    const uint8_t *data;
-    size_t size;
-    if (!pcd_reader_input(j->r, &data, &size))
-        return pcd_job_fail(j, PCD_E_ARG, "a Tachyon file is read whole (the input must be a buffer)");
-    /* the same options as the job's reader: limits, and the zstd helper thread */
-    pcd_reader_opts o = { j->al, j->r->x.lim, 0, false, j->r->threads, j->r->release, j->r->release_ud };
     pcd_reader r2;
-    pcd_status st = pcd_reader_open_buffer(&r2, j->f, data, size, &o);
-    if (st != PCD_OK) {
-        pcd_reader_close(&r2);
-        return pcd_job_fail(j, st, "cannot start a second reader over the input: %s", pcd_status_name(st));
-    }
-    pcd_record rec;
-    st = pcd_reader_next(&r2, &rec); /* the root, read once already */
-    if (st != PCD_OK) {
-        pcd_job_damage(j, pcd_reader_error(&r2));
-        pcd_reader_close(&r2);
-        return PCD_OK;
-    }
+    pcd_status st = pcd_tachyon_samples_open(j, &r2);
+    if (st == PCD_END) return PCD_OK;
+    if (st != PCD_OK) return st;
     feed f = { rp, cb, false };
-    pcd_reader *r1 = j->r;
-    j->r = &r2;
-    st = pcd_pump(j, feed_one, &f);
-    j->r = r1;
+    st = pcd_pump(j, &r2, feed_one, &f);
     pcd_reader_close(&r2);
-    if (st == PCD_END && f.past) st = PCD_OK;
-    if (rp->failed) {
-        if (rp->err.status == PCD_E_NOMEM) {
-            char msg[512];
-            pcd_error_format(&rp->err, msg, sizeof msg);
-            return pcd_job_fail(j, PCD_E_NOMEM, "%s", msg);
-        }
-        /* CPython's reader stops at the first error the replay finds: damage, as the reader's */
-        pcd_job_damage(j, &rp->err);
-        return PCD_OK;
-    }
-    if (st != PCD_OK || j->damaged) return st;
-    if (pcd_tachyon_replay_finish(rp) != PCD_OK) pcd_job_damage(j, &rp->err);
-    return PCD_OK;
+    return pcd_tachyon_samples_done(j, rp, st, f.past);
 }
 
 /* The status of a sample record (a REPEAT record's first). */

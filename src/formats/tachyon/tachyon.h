@@ -57,6 +57,13 @@ bool pcd_tachyon_internal_file(const uint8_t *p, size_t n);
  * samples and is returned. */
 pcd_status pcd_tachyon_read_head(pcd_job *j, pcd_tachyon_v1_file *root, pcd_tachyon_tables *t);
 pcd_status pcd_tachyon_read_samples(pcd_job *j, pcd_tachyon_replay *rp, const pcd_status *cb);
+/* The same in parts, for the importer, whose samples the pipeline pushes: the second reader
+ * opened on r2 past the root (PCD_OK; PCD_END: damage reported and r2 closed, nothing to
+ * read; another status with j->msg, r2 closed); then, once the samples were read from r2
+ * into rp and r2 closed, with the reader loop's status st and whether a record past the
+ * samples stopped it, what pcd_tachyon_read_samples returns. */
+pcd_status pcd_tachyon_samples_open(pcd_job *j, pcd_reader *r2);
+pcd_status pcd_tachyon_samples_done(pcd_job *j, pcd_tachyon_replay *rp, pcd_status st, bool past);
 /* The thread id of the first sample flagged MAIN_THREAD, by a look at the samples from the
  * start that ends there, or when every thread the header counts has had a sample (CPython
  * samples the main thread first: one record); false when there is none, or damage came first
