@@ -1,9 +1,11 @@
 /* pipeline/job.h: what a format and an output plug into (the lowest part of the pipeline,
  * below src/formats and src/outputs, which implement it): per format, what sits above the
  * bytes (info summaries, checks, the profile model importer, the format's own outputs,
- * `encode --from`); per output, the exporter; and the job they all run in, with the one reader
- * loop. The table of formats and outputs and the conversions between them are above both, in
- * pipeline/pipeline.h. Nothing here prints, exits or keeps global state. */
+ * `encode --from`); per output, the exporter; and the job they all run in. The table of
+ * formats and outputs, the conversions between them and the one reader loop, which pushes an
+ * input's records into a format's importer or own output, are above both, in
+ * pipeline/pipeline.h: nothing below it reads an input through the pipeline. Nothing here
+ * prints, exits or keeps global state. */
 #ifndef PCD_PIPELINE_JOB_H
 #define PCD_PIPELINE_JOB_H
 
@@ -130,13 +132,6 @@ void pcd_job_note(pcd_job *j, const char *fmt, ...) __attribute__((format(printf
 /* Reports the reader's error as damage and marks the job damaged. */
 void pcd_job_damage(pcd_job *j, const pcd_error *e);
 
-/* The one reader loop: every record of r (job->r, or a second reader over the job's input) to
- * fn, in batches through the decoding fast path; damage is reported (and, with --all,
- * skipped). Returns PCD_OK at the end of the input (job->damaged tells whether something was
- * skipped or the rest was lost) or the first status other than PCD_OK that fn returned.
- * Conversions through the model are pumped by the pipeline (pcd_model_import); a format's own
- * outputs (pcd_format_output) call it themselves. */
-pcd_status pcd_pump(pcd_job *j, pcd_reader *r, pcd_record_fn fn, void *ud);
 
 /* What a format's records give the model (importer) and what an output needs (exporter). */
 #define PCD_HAS_SAMPLES 1u        /* samples with stacks and values */
@@ -173,11 +168,16 @@ typedef struct pcd_model_importer {
     pcd_status (*end)(void *ctx, pcd_status st);
 } pcd_model_importer;
 
-/* A conversion that is not an output of the model (a format's own summary or text). */
+/* A conversion that is not an output of the model (a format's own summary or text): the
+ * pipeline pushes the input's records into it as into a model importer (pcd_model_importer:
+ * the same begin / record / end with a context, the same statuses), and it writes to out. */
 typedef struct pcd_format_output {
     const char *to;
     const char *help;
-    pcd_status (*run)(pcd_job *j, pcd_sink *out);
+    size_t ctx_size;
+    pcd_status (*begin)(void *ctx, pcd_job *j, pcd_sink *out, pcd_reader **from);
+    pcd_status (*record)(void *ctx, const pcd_record *rec);
+    pcd_status (*end)(void *ctx, pcd_status st);
 } pcd_format_output;
 
 typedef struct pcd_ext {

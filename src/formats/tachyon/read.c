@@ -1,7 +1,7 @@
 /* formats/tachyon/read.c: reading a Tachyon file through a job, as CPython's reader does: the
  * header, then the tables (they come after the samples in the file: the sample records are
- * skipped, not decompressed), then the samples, replayed in file order by a second reader
- * over the same input. */
+ * skipped, not decompressed), then a second reader over the same input, whose samples the
+ * pipeline pushes into the importer or the own output, which replay them in file order. */
 #include <string.h>
 
 #include "common/hmap.h"
@@ -73,37 +73,6 @@ pcd_status pcd_tachyon_samples_done(pcd_job *j, pcd_tachyon_replay *rp, pcd_stat
     if (st != PCD_OK || j->damaged) return st;
     if (pcd_tachyon_replay_finish(rp) != PCD_OK) pcd_job_damage(j, &rp->err);
     return PCD_OK;
-}
-
-typedef struct feed {
-    pcd_tachyon_replay *rp;
-    const pcd_status *cb;
-    bool past;                       /* a record that is not a sample: the samples are over */
-} feed;
-
-static pcd_status feed_one(void *ud, const pcd_record *rec)
-{
-    feed *f = ud;
-    const pcd_tachyon_v1_sample *s = pcd_tachyon_as_sample(rec);
-    if (PCD_UNLIKELY(!s)) {
-        f->past = true;
-        return PCD_END;
-    }
-    pcd_status st = pcd_tachyon_replay_record(f->rp, s, rec);
-    if (PCD_UNLIKELY(st != PCD_OK)) return st;
-    return *f->cb;
-}
-
-pcd_status pcd_tachyon_read_samples(pcd_job *j, pcd_tachyon_replay *rp, const pcd_status *cb)
-{
-    pcd_reader r2;
-    pcd_status st = pcd_tachyon_samples_open(j, &r2);
-    if (st == PCD_END) return PCD_OK;
-    if (st != PCD_OK) return st;
-    feed f = { rp, cb, false };
-    st = pcd_pump(j, &r2, feed_one, &f);
-    pcd_reader_close(&r2);
-    return pcd_tachyon_samples_done(j, rp, st, f.past);
 }
 
 /* The status of a sample record (a REPEAT record's first). */
