@@ -128,6 +128,8 @@ static void on_snapshot(void *ud, const pcd_moarvm_col *c, const pcd_moarvm_snap
 
 /* ---- labels into frames ---------------------------------------------------------------------- */
 
+/* A label (type or frame) -> the model's frame, 12 bytes a slot against common/hmap.c's 48
+ * (docs/design.md, "One hash, one table"): one lookup per node of the folded tree. */
 typedef struct labels {
     pcd_alloc *al;
     uint64_t *key;                 /* label + 1 (0 empty) */

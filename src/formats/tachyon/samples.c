@@ -68,7 +68,9 @@ static sm_key frame_content(const samples_out *o, uint32_t f)
     return k;
 }
 
-/* The dump id of frame f. */
+/* The dump id of frame f. keys/kvals: a frame's content (four words: names, location,
+ * opcode) to its dump id. Not common/hmap.c (docs/design.md, "One hash, one table"): the key
+ * is one word wider than the hmap's three. */
 static uint32_t dump_id(samples_out *o, uint32_t f)
 {
     if (o->frame_id[f]) return o->frame_id[f] - 1;
