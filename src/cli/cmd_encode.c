@@ -165,6 +165,11 @@ int cmd_encode(cli *c, int argc, char **argv)
         json_t *obj = fixed ? json_loadb(fixed, fixed_len, JSON_ALLOW_NUL, &je)
                             : json_loadb(line, len, JSON_ALLOW_NUL, &je);
         pcd_alloc_sized_free(&c->al, fixed);
+        if (!obj && cli_json_refused()) {
+            fprintf(stderr, "%s:%" PRIu64 ": out of memory for the line's JSON (raise --max-memory)\n", inname, lineno);
+            rc = EXIT_USAGE;
+            break;
+        }
         if (!obj || !json_is_object(obj)) {
             fprintf(stderr, "%s:%" PRIu64 ": not a JSON object: %s\n", inname, lineno, obj ? "" : je.text);
             json_decref(obj);

@@ -217,7 +217,7 @@ static pcd_status import(const pcd_format *f, const uint8_t *data, size_t n, pcd
     p.format = f->name;
     p.version = f->version;
     p.has = ext->model->has;
-    st = ext->model->run(&j, &p);
+    st = pcd_model_import(&j, ext->model, &p);
     if (st == PCD_OK) st = pcd_profile_end(&p);
     out->has_totals = st == PCD_OK && !j.damaged;
     pcd_profile_free(&p);

@@ -45,6 +45,12 @@ void pcd_profile_free(pcd_profile *p)
 }
 
 /* ---- open addressing over ids (slot = id + 1, 0 empty), load at most 1/2 ---------------- */
+/* The strings', frames' and threads' indexes: a 4-byte id a slot into the tables that hold
+ * the keys (a string's bytes; a frame's names, positions, module, address and kind; a thread's
+ * key, pid, tid and name).
+ * Not common/hmap.c (docs/design.md, "One hash, one table"): the key is wider than the
+ * hmap's three words, and it is kept once, in the array the ids index; the hmap would
+ * copy it into 48-byte slots or hold only its hash. */
 
 typedef uint64_t (*id_hash_fn)(const pcd_profile *p, uint32_t id);
 

@@ -81,6 +81,9 @@ typedef struct cthread {
 /* The Heph dialect's overlap table: (track, ts) -> dur. ts is the low 64 bits of Heph's
  * 128-bit timestamp (what it compares), dur is held as int64: it starts below 2^54 and moves
  * by one a step (4096 steps at most), so its 128-bit value is that int64 sign-extended. */
+/* The overlap table: (track, ts) -> the event's duration, an entry per event kept until
+ * the end; 24 bytes a slot against common/hmap.c's 48 (docs/design.md, "One hash, one
+ * table"). */
 typedef struct ovl {
     uint64_t ts;
     int64_t dur;

@@ -1,4 +1,4 @@
-/* pipeline/job.c: jobs (what went wrong, warnings, damage) and the one reader loop. */
+/* pipeline/job.c: jobs (what went wrong, warnings, damage). */
 #include "pipeline/job.h"
 
 #include <stdarg.h>
@@ -28,31 +28,4 @@ void pcd_job_damage(pcd_job *j, const pcd_error *e)
 {
     j->damaged = true;
     if (j->report) j->report(j->report_ud, true, e);
-}
-
-pcd_status pcd_pump(pcd_job *j, pcd_record_fn fn, void *ud)
-{
-    pcd_record rec;
-    for (;;) {
-        uint64_t k = 0;
-        /* batches of 1024 records through the fast path, straight to fn (no wrapper: it is a
-         * call a record), then one on its own; a run that stopped without the reader failing
-         * was stopped by fn (the reader is never done here: next() said so first) */
-        pcd_status st = pcd_reader_decode_run(j->r, 1024, &k, fn, ud);
-        if (st == PCD_OK) {
-            st = pcd_reader_next(j->r, &rec);
-            if (st == PCD_OK) {
-                if (j->progress) j->progress(j->progress_ud, rec.offset);
-                st = fn(ud, &rec);
-                if (st == PCD_OK) continue;
-                return st;
-            }
-        } else if (!j->r->failed) {
-            return st;
-        }
-        if (st == PCD_END) return PCD_OK;
-        pcd_job_damage(j, pcd_reader_error(j->r));
-        if (j->all && pcd_reader_recover(j->r, NULL) == PCD_OK) continue;
-        return PCD_OK;
-    }
 }

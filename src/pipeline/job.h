@@ -1,9 +1,11 @@
 /* pipeline/job.h: what a format and an output plug into (the lowest part of the pipeline,
  * below src/formats and src/outputs, which implement it): per format, what sits above the
  * bytes (info summaries, checks, the profile model importer, the format's own outputs,
- * `encode --from`); per output, the exporter; and the job they all run in, with the one reader
- * loop. The table of formats and outputs and the conversions between them are above both, in
- * pipeline/pipeline.h. Nothing here prints, exits or keeps global state. */
+ * `encode --from`); per output, the exporter; and the job they all run in. The table of
+ * formats and outputs, the conversions between them and the one reader loop, which pushes an
+ * input's records into a format's importer or own output, are above both, in
+ * pipeline/pipeline.h: nothing below it reads an input through the pipeline. Nothing here
+ * prints, exits or keeps global state. */
 #ifndef PCD_PIPELINE_JOB_H
 #define PCD_PIPELINE_JOB_H
 
@@ -130,11 +132,6 @@ void pcd_job_note(pcd_job *j, const char *fmt, ...) __attribute__((format(printf
 /* Reports the reader's error as damage and marks the job damaged. */
 void pcd_job_damage(pcd_job *j, const pcd_error *e);
 
-/* The one reader loop: every record of job->r to fn, in batches through the decoding fast
- * path; damage is reported (and, with --all, skipped). Returns PCD_OK at the end of the input
- * (job->damaged tells whether something was skipped or the rest was lost) or the first
- * status other than PCD_OK that fn returned. */
-pcd_status pcd_pump(pcd_job *j, pcd_record_fn fn, void *ud);
 
 /* What a format's records give the model (importer) and what an output needs (exporter). */
 #define PCD_HAS_SAMPLES 1u        /* samples with stacks and values */
@@ -145,18 +142,42 @@ pcd_status pcd_pump(pcd_job *j, pcd_record_fn fn, void *ud);
 #define PCD_HAS_ORDER 16u         /* samples come in the order they were taken, per thread, even
                                    * without times (Austin's): a timeline can be drawn from them */
 
+/* A format's importer into the model: the pipeline (pcd_model_import, pipeline/pipeline.h)
+ * opens the input, pushes its records into the importer, and the importer hands what they
+ * mean on to the profile. The importer never reads on its own through the pipeline: it is
+ * called, once begin, then each record, then end, with its context (ctx_size bytes, zeroed by
+ * the pipeline, which keeps it for the input's time). */
 typedef struct pcd_model_importer {
     uint32_t has;
-    /* Reads job->r into p (which hands the events on), calling pcd_profile_end at the end
-     * (after damage too). */
-    pcd_status (*run)(pcd_job *j, struct pcd_profile *p);
+    size_t ctx_size;
+    /* Sets up ctx to read job j into p (which hands the events on). *from is the reader whose
+     * records the pipeline pushes next: j->r, unless the importer must read part of the input
+     * before its records can be understood (Tachyon: the tables at the file's end before the
+     * samples) and gives a reader of its own over the same input, which it closes in end.
+     * PCD_OK: records follow; PCD_END: none do (damage came first, reported), end gets
+     * PCD_OK; another status goes to end without records. */
+    pcd_status (*begin)(void *ctx, pcd_job *j, struct pcd_profile *p, pcd_reader **from);
+    /* One record (a pcd_record_fn: the reader's fast path calls it straight, no call in
+     * between). PCD_OK for more; PCD_END: the importer wants no more records; another status
+     * stops the input with that status. */
+    pcd_status (*record)(void *ctx, const pcd_record *rec);
+    /* After the last record, after damage too (job->damaged), or after begin or record
+     * returned st, a status other than PCD_OK: finishes what the records built (an importer
+     * that needs the whole input first emits here), frees everything begin took, and returns
+     * the import's status. Called once after every begin. The pipeline ends the profile. */
+    pcd_status (*end)(void *ctx, pcd_status st);
 } pcd_model_importer;
 
-/* A conversion that is not an output of the model (a format's own summary or text). */
+/* A conversion that is not an output of the model (a format's own summary or text): the
+ * pipeline pushes the input's records into it as into a model importer (pcd_model_importer:
+ * the same begin / record / end with a context, the same statuses), and it writes to out. */
 typedef struct pcd_format_output {
     const char *to;
     const char *help;
-    pcd_status (*run)(pcd_job *j, pcd_sink *out);
+    size_t ctx_size;
+    pcd_status (*begin)(void *ctx, pcd_job *j, pcd_sink *out, pcd_reader **from);
+    pcd_status (*record)(void *ctx, const pcd_record *rec);
+    pcd_status (*end)(void *ctx, pcd_status st);
 } pcd_format_output;
 
 typedef struct pcd_ext {

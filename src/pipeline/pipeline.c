@@ -1,5 +1,6 @@
 /* pipeline/pipeline.c: the registration table of formats and outputs, the matrix of
- * conversions, and pcd_convert. */
+ * conversions, the one reader loop that pushes an input's records into a format's importer
+ * (pcd_model_import) or own output, and pcd_convert. */
 #include "pipeline/pipeline.h"
 
 #include <inttypes.h>
@@ -90,6 +91,82 @@ pcd_job_result pcd_job_result_of(const pcd_job *j, pcd_status st)
     return PCD_JOB_INVALID;
 }
 
+/* ---- the one reader loop ------------------------------------------------------------------- */
+
+/* Every record of r (job->r, or a second reader an importer opened over the job's input) to
+ * fn, in batches through the decoding fast path; damage is reported (and, with --all, skipped).
+ * Returns PCD_OK at the end of the input (job->damaged tells whether something was skipped or
+ * the rest was lost) or the first status other than PCD_OK that fn returned. */
+static pcd_status pump(pcd_job *j, pcd_reader *r, pcd_record_fn fn, void *ud)
+{
+    pcd_record rec;
+    for (;;) {
+        uint64_t k = 0;
+        /* batches of 1024 records through the fast path, straight to fn (no wrapper: it is a
+         * call a record), then one on its own; a run that stopped without the reader failing
+         * was stopped by fn (the reader is never done here: next() said so first) */
+        pcd_status st = pcd_reader_decode_run(r, 1024, &k, fn, ud);
+        if (st == PCD_OK) {
+            st = pcd_reader_next(r, &rec);
+            if (st == PCD_OK) {
+                if (j->progress) j->progress(j->progress_ud, rec.offset);
+                st = fn(ud, &rec);
+                if (st == PCD_OK) continue;
+                return st;
+            }
+        } else if (!r->failed) {
+            return st;
+        }
+        if (st == PCD_END) return PCD_OK;
+        pcd_job_damage(j, pcd_reader_error(r));
+        if (j->all && pcd_reader_recover(r, NULL) == PCD_OK) continue;
+        return PCD_OK;
+    }
+}
+
+/* The context of an importer or own output, zeroed (NULL: out of memory, said in job->msg). */
+static void *ctx_new(pcd_job *j, size_t n)
+{
+    void *ctx = pcd_alloc_get(j->al, n ? n : 1);
+    if (!ctx) {
+        pcd_job_fail(j, PCD_E_NOMEM, "out of memory (raise --max-memory)");
+        return NULL;
+    }
+    memset(ctx, 0, n ? n : 1);
+    return ctx;
+}
+
+/* After begin returned st: the records of from pushed into record (the reader's callback
+ * itself, no call in between), then end; the context freed. */
+static pcd_status push(pcd_job *j, pcd_status st, pcd_reader *from, pcd_record_fn record,
+                       pcd_status (*end)(void *, pcd_status), void *ctx, size_t n)
+{
+    if (st == PCD_OK) st = pump(j, from, record, ctx);
+    else if (st == PCD_END) st = PCD_OK; /* nothing to read (begin met damage first) */
+    st = end(ctx, st);
+    pcd_alloc_free(j->al, ctx, n ? n : 1);
+    return st;
+}
+
+pcd_status pcd_model_import(pcd_job *j, const pcd_model_importer *im, pcd_profile *p)
+{
+    void *ctx = ctx_new(j, im->ctx_size);
+    if (!ctx) return PCD_E_NOMEM;
+    pcd_reader *from = j->r;
+    pcd_status st = im->begin(ctx, j, p, &from);
+    return push(j, st, from, im->record, im->end, ctx, im->ctx_size);
+}
+
+/* A format's own output, its records pushed as into an importer. */
+static pcd_status own_output(pcd_job *j, const pcd_format_output *o, pcd_sink *out)
+{
+    void *ctx = ctx_new(j, o->ctx_size);
+    if (!ctx) return PCD_E_NOMEM;
+    pcd_reader *from = j->r;
+    pcd_status st = o->begin(ctx, j, out, &from);
+    return push(j, st, from, o->record, o->end, ctx, o->ctx_size);
+}
+
 /* An input the importer found invalid after the profile began (a Tachyon sample whose frame
  * is beyond the tables): damage, as the reader's. Its reason is said, and the profile ends, so
  * that the output holds what came before, closed properly. */
@@ -162,7 +239,7 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
     for (size_t k = 0; k < ext->n_own; k++)
         if (strcmp(ext->own[k].to, to) == 0) {
             if (j->base) return pcd_job_fail(j, PCD_E_ARG, "--base: --to %s has no differential form", to);
-            return ext->own[k].run(j, out);
+            return own_output(j, &ext->own[k], out);
         }
     const pcd_exporter *x = find_exporter(to);
     if (!x || !fits(ext, x)) return pcd_job_fail(j, PCD_E_ARG, "a %s file cannot be converted to '%s'", j->f->name, to);
@@ -196,7 +273,7 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
             bp.format = b->f->name;
             bp.version = b->f->version;
             bp.has = bext->model->has;
-            st = invalid_as_damage(b, &bp, bext->model->run(b, &bp));
+            st = invalid_as_damage(b, &bp, pcd_model_import(b, bext->model, &bp));
             if (st == PCD_OK) st = pcd_profile_end(&bp);
             if (st == PCD_E_NOMEM && !b->msg[0]) pcd_job_fail(b, st, "out of memory for the profile's tables (raise --max-memory)");
         }
@@ -213,7 +290,7 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
         p.format = j->f->name;
         p.version = j->f->version;
         p.has = ext->model->has;
-        st = invalid_as_damage(j, &p, ext->model->run(j, &p));
+        st = invalid_as_damage(j, &p, pcd_model_import(j, ext->model, &p));
         if (st == PCD_OK) st = pcd_profile_end(&p);
         if (st == PCD_E_NOMEM && !j->msg[0])
             pcd_job_fail(j, st, "out of memory for the profile's tables (raise --max-memory)");

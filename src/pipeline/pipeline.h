@@ -31,6 +31,12 @@ const char *pcd_convert_target(const pcd_ext *ext, size_t i, const char **help);
  * output). */
 pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out);
 
+/* Reads job->r into p through the format's importer im: begin, every record of the input
+ * pushed into im->record (damage reported and, with --all, skipped), then im->end. The caller
+ * ends the profile (pcd_profile_end) when this returns PCD_OK. */
+struct pcd_profile;
+pcd_status pcd_model_import(pcd_job *j, const pcd_model_importer *im, struct pcd_profile *p);
+
 /* `encode --from`: runs importer im on a (a->out the output, a->msg what went wrong). An
  * importer on the model (im->model) goes through the output im->to, one writer for the format
  * whichever way it is reached, with im->first_use_keys; the profile is ended here. No "nothing to

@@ -675,7 +675,7 @@ PyObject *pcdpy_profile_of(pcdpy_src *src, PyObject *kw_times, bool all, const c
     p.version = f->version;
     p.has = ext->model->has;
     pcdpy_src_release(src);
-    pcd_status st = ext->model->run(&j, &p);
+    pcd_status st = pcd_model_import(&j, ext->model, &p);
     if (st == PCD_OK) st = pcd_profile_end(&p);
     pcdpy_src_acquire(src);
     PyObject *res = NULL, *d = NULL;

@@ -71,6 +71,10 @@ pcd_status pcd_tachyon_writer_open(pcd_tachyon_writer *tw, pcd_sink *s, pcd_allo
 const pcd_error *pcd_tachyon_writer_error(const pcd_tachyon_writer *tw) { return pcd_writer_error(&tw->w); }
 
 /* ---- interning ------------------------------------------------------------------------- */
+/* str_hash and frame_hash hold 4-byte ids into the string and frame tables the writer writes
+ * (bytes; a frame's seven values, fkey). Not common/hmap.c (docs/design.md, "One hash, one
+ * table"): the key is wider than the hmap's three words, and it is kept once, in the array the
+ * ids index; the hmap would copy it into 48-byte slots or hold only its hash. */
 
 static pcd_status intern_string(pcd_tachyon_writer *tw, const uint8_t *p, size_t n, uint32_t *out)
 {

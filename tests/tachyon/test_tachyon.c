@@ -788,7 +788,7 @@ static void import_into(const uint8_t *data, size_t n, bool times, seen *v, bool
     pcd_profile p;
     pcd_profile_init(&p, &al, &c);
     const pcd_ext *ext = pcd_ext_find("tachyon");
-    assert_int_equal(ext->model->run(&j, &p), PCD_OK);
+    assert_int_equal(pcd_model_import(&j, ext->model, &p), PCD_OK);
     assert_int_equal(pcd_profile_end(&p), PCD_OK);
     assert_false(j.damaged);
     fclose(err);

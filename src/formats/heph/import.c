@@ -199,30 +199,36 @@ static void name_processes(himport *h)
     }
 }
 
-static pcd_status heph_import(pcd_job *j, pcd_profile *p)
+static pcd_status heph_begin(void *ctx, pcd_job *j, pcd_profile *p, pcd_reader **from)
 {
-    himport h;
-    memset(&h, 0, sizeof h);
-    h.j = j;
-    h.p = p;
+    (void)from;
+    himport *h = ctx;
+    h->j = j;
+    h->p = p;
     p->dialect = j->compat ? PCD_DIALECT_HEPH : PCD_DIALECT_DEFAULT;
     p->default_type = -1; /* spans carry no sample values */
-    h.k_epoch = pcd_profile_strz(p, "epoch");
-    h.cat = pcd_profile_strz(p, "heph");
-    pcd_status st = p->oom;
-    if (st == PCD_OK) st = pcd_pump(j, on_record, &h);
+    h->k_epoch = pcd_profile_strz(p, "epoch");
+    h->cat = pcd_profile_strz(p, "heph");
+    return p->oom;
+}
+
+static pcd_status heph_end(void *ctx, pcd_status st)
+{
+    himport *h = ctx;
+    pcd_job *j = h->j;
+    pcd_profile *p = h->p;
     if (st == PCD_OK) {
-        name_processes(&h);
+        name_processes(h);
         st = p->oom;
     }
     if (st == PCD_OK) st = pcd_profile_begin(p);
-    if (st == PCD_OK && h.clamped)
+    if (st == PCD_OK && h->clamped)
         pcd_job_note(j,
                      "warning: %llu events have times further than 292 years from the first epoch; they are "
                      "written at the nearest time the profile model holds",
-                     (unsigned long long)h.clamped);
-    PCD_VEC_FREE(j->al, h.args, h.args_cap);
+                     (unsigned long long)h->clamped);
+    PCD_VEC_FREE(j->al, h->args, h->args_cap);
     return st;
 }
 
-const pcd_model_importer pcd_heph_model = { PCD_HAS_SLICES, heph_import };
+const pcd_model_importer pcd_heph_model = { PCD_HAS_SLICES, sizeof(himport), heph_begin, on_record, heph_end };

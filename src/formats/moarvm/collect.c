@@ -35,18 +35,9 @@ void pcd_moarvm_col_finish(pcd_moarvm_col *c)
     else pcd_moarvm_col_v3_finish(c);
 }
 
-static pcd_status pump_record(void *ud, const pcd_record *rec)
+void pcd_moarvm_col_after(pcd_moarvm_col *c, pcd_reader *r)
 {
-    pcd_moarvm_col_record(ud, rec);
-    return PCD_OK;
-}
-
-pcd_status pcd_moarvm_col_pump(pcd_moarvm_col *c, pcd_job *j)
-{
-    pcd_status st = pcd_pump(j, pump_record, c);
-    if (st != PCD_OK) return st;
     /* read to its end (else the reader holds its error): what is still open is a problem */
     pcd_record tail;
-    if (pcd_reader_next(j->r, &tail) == PCD_END) pcd_moarvm_col_finish(c);
-    return PCD_OK;
+    if (pcd_reader_next(r, &tail) == PCD_END) pcd_moarvm_col_finish(c);
 }

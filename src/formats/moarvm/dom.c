@@ -222,6 +222,9 @@ static uint64_t label_of(const pcd_moarvm_heap *g, uint32_t v)
 }
 
 /* The children of the nodes: (parent node, label) -> node, open addressing (node + 1, 0 empty). */
+/* Each node's children by label: 4-byte node ids into the folded tree, which holds (parent,
+ * label) already. Not common/hmap.c (docs/design.md, "One hash, one table"): a slot a node of
+ * the heap's tree (millions), 4 bytes against 48, as the model's stack index. */
 typedef struct kids {
     pcd_alloc *al;
     uint32_t *slot;

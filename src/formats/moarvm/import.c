@@ -40,6 +40,9 @@ enum { T_SIZE, T_COUNT, T_N };
 
 typedef struct mimport {
     pcd_job *j;
+    pcd_profile *p;
+    pcd_moarvm_col *c;             /* the collector the records go to */
+    pcd_moarvm_fold f;             /* the heap's dominator tree, at the end */
     bool want_index;
     uint64_t index;                /* --metric TYPE@N: N */
     bool by_count;                 /* --metric count... */
@@ -125,6 +128,8 @@ static void on_snapshot(void *ud, const pcd_moarvm_col *c, const pcd_moarvm_snap
 
 /* ---- labels into frames ---------------------------------------------------------------------- */
 
+/* A label (type or frame) -> the model's frame, 12 bytes a slot against common/hmap.c's 48
+ * (docs/design.md, "One hash, one table"): one lookup per node of the folded tree. */
 typedef struct labels {
     pcd_alloc *al;
     uint64_t *key;                 /* label + 1 (0 empty) */
@@ -409,78 +414,99 @@ static pcd_status emit_every(const mimport *m, pcd_profile *p, const pcd_moarvm_
     return st;
 }
 
-static pcd_status moarvm_import(pcd_job *j, pcd_profile *p)
+/* The whole input first: the collector assembles each snapshot from its blocks (their tables
+ * and columns come in any order, and a snapshot's references are only sound at its TOC), and
+ * the heap is folded into its dominator tree when the last snapshot is known; so the records
+ * go to the collector, and the profile is made in moarvm_end. */
+static pcd_status moarvm_begin(void *ctx, pcd_job *j, pcd_profile *p, pcd_reader **from)
 {
-    mimport m;
-    memset(&m, 0, sizeof m);
-    m.j = j;
+    (void)from;
+    mimport *m = ctx;
+    m->j = j;
+    m->p = p;
     p->dialect = PCD_DIALECT_DEFAULT;
-    PCD_TRY(parse_metric(j, &m));
-    if (j->every_part && !m.want_index) m.every = true;
-    pcd_moarvm_opts o = { true, true, j->report, j->report_ud, on_snapshot, &m };
-    pcd_moarvm_col *c = pcd_moarvm_col_new(j->al, &o);
-    if (!c) return pcd_job_fail(j, PCD_E_NOMEM, "out of memory (raise --max-memory)");
-    pcd_moarvm_fold f;
-    memset(&f, 0, sizeof f);
-    pcd_status st = pcd_moarvm_col_pump(c, j);
+    PCD_TRY(parse_metric(j, m));
+    if (j->every_part && !m->want_index) m->every = true;
+    pcd_moarvm_opts o = { true, true, j->report, j->report_ud, on_snapshot, m };
+    m->c = pcd_moarvm_col_new(j->al, &o);
+    if (!m->c) return pcd_job_fail(j, PCD_E_NOMEM, "out of memory (raise --max-memory)");
+    return PCD_OK;
+}
+
+static pcd_status moarvm_record(void *ctx, const pcd_record *rec)
+{
+    mimport *m = ctx;
+    pcd_moarvm_col_record(m->c, rec);
+    return PCD_OK;
+}
+
+static pcd_status moarvm_end(void *ctx, pcd_status st)
+{
+    mimport *m = ctx;
+    if (!m->c) return st; /* begin failed before anything was taken */
+    pcd_job *j = m->j;
+    pcd_profile *p = m->p;
+    pcd_moarvm_col *c = m->c;
     if (st != PCD_OK) goto done;
+    pcd_moarvm_col_after(c, j->r);
     if (pcd_moarvm_col_oom(c)) {
         st = pcd_job_fail(j, PCD_E_NOMEM, "out of memory for the snapshots' columns (raise --max-memory)");
-    } else if (m.every) {
-        if (m.copy_st == PCD_E_LIMIT)
+    } else if (m->every) {
+        if (m->copy_st == PCD_E_LIMIT)
             st = pcd_job_fail(j, PCD_E_LIMIT,
                               "snapshot %" PRIu64 " is too large for the dominator tree (2^32 collectables or references)",
-                              m.last_index);
-        else if (m.copy_st != PCD_OK)
-            st = pcd_job_fail(j, m.copy_st,
+                              m->last_index);
+        else if (m->copy_st != PCD_OK)
+            st = pcd_job_fail(j, m->copy_st,
                               "out of memory for the dominator tree of snapshot %" PRIu64 " (raise --max-memory)",
-                              m.last_index);
-        else if (!m.n_part)
+                              m->last_index);
+        else if (!m->n_part)
             st = pcd_job_fail(j, PCD_E_INVALID, "no complete snapshot with sound references");
         if (st == PCD_OK) {
-            if (m.unsound) j->damaged = true;
-            st = emit_every(&m, p, c);
+            if (m->unsound) j->damaged = true;
+            st = emit_every(m, p, c);
         }
         goto done;
-    } else if (m.copy_st == PCD_E_LIMIT) {
+    } else if (m->copy_st == PCD_E_LIMIT) {
         st = pcd_job_fail(j, PCD_E_LIMIT,
                           "snapshot %" PRIu64 " is too large for the dominator tree (2^32 collectables or references)",
-                          m.last_index);
-    } else if (m.copy_st != PCD_OK) {
-        st = pcd_job_fail(j, m.copy_st,
+                          m->last_index);
+    } else if (m->copy_st != PCD_OK) {
+        st = pcd_job_fail(j, m->copy_st,
                           "out of memory for the dominator tree of snapshot %" PRIu64 " (raise --max-memory)",
-                          m.last_index);
-    } else if (!m.have) {
-        if (m.want_index)
+                          m->last_index);
+    } else if (!m->have) {
+        if (m->want_index)
             st = pcd_job_fail(j, PCD_E_INVALID,
-                              "no complete snapshot %" PRIu64 " with sound references (%" PRIu64 " complete)", m.index,
-                              m.complete);
+                              "no complete snapshot %" PRIu64 " with sound references (%" PRIu64 " complete)", m->index,
+                              m->complete);
         else
             st = pcd_job_fail(j, PCD_E_INVALID, "no complete snapshot with sound references");
     }
     if (st != PCD_OK) goto done;
-    if (!m.last_sound) {
+    if (!m->last_sound) {
         pcd_job_note(j,
                      "snapshot %" PRIu64 "'s references are not sound (see above): the heap is snapshot %" PRIu64
                      "'s, the last sound one before it",
-                     m.last_index, m.heap.snap.index);
+                     m->last_index, m->heap.snap.index);
         j->damaged = true;
     }
-    if ((st = pcd_moarvm_fold_heap(&m.heap, &f)) != PCD_OK) {
+    if ((st = pcd_moarvm_fold_heap(&m->heap, &m->f)) != PCD_OK) {
         st = pcd_job_fail(j, st, "out of memory for the dominator tree of snapshot %" PRIu64 " (raise --max-memory)",
-                          m.heap.snap.index);
+                          m->heap.snap.index);
         goto done;
     }
-    pcd_moarvm_snapshot snap = m.heap.snap;
-    pcd_moarvm_heap_free(&m.heap); /* the folded tree is all that is needed now */
-    st = emit(&m, p, c, &snap, &f);
+    pcd_moarvm_snapshot snap = m->heap.snap;
+    pcd_moarvm_heap_free(&m->heap); /* the folded tree is all that is needed now */
+    st = emit(m, p, c, &snap, &m->f);
 done:
-    for (size_t i = 0; i < m.n_part; i++) pcd_moarvm_fold_free(&m.part[i].fold);
-    PCD_VEC_FREE(j->al, m.part, m.cap_part);
-    pcd_moarvm_fold_free(&f);
-    pcd_moarvm_heap_free(&m.heap);
+    for (size_t i = 0; i < m->n_part; i++) pcd_moarvm_fold_free(&m->part[i].fold);
+    PCD_VEC_FREE(j->al, m->part, m->cap_part);
+    pcd_moarvm_fold_free(&m->f);
+    pcd_moarvm_heap_free(&m->heap);
     pcd_moarvm_col_free(c);
     return st;
 }
 
-const pcd_model_importer pcd_moarvm_model = { PCD_HAS_SAMPLES, moarvm_import };
+const pcd_model_importer pcd_moarvm_model = { PCD_HAS_SAMPLES, sizeof(mimport), moarvm_begin, moarvm_record,
+                                              moarvm_end };

@@ -374,28 +374,54 @@ static void summary_snapshot(void *ud, const pcd_moarvm_col *c, const pcd_moarvm
     }
 }
 
-static pcd_status summary_run(pcd_job *j, pcd_sink *out)
+typedef struct summary {
+    conv cv;
+    pcd_job *j;
+    pcd_moarvm_col *c;           /* the collector the records go to */
+} summary;
+
+static pcd_status summary_begin(void *ctx, pcd_job *j, pcd_sink *out, pcd_reader **from)
 {
-    conv cv = { j->al, out, PCD_OK, 10, 0 };
+    (void)from;
+    summary *m = ctx;
+    m->j = j;
+    m->cv = (conv){ j->al, out, PCD_OK, 10, 0 };
     if (j->metric) {
         char *end;
         unsigned long long v = strtoull(j->metric, &end, 10);
         if (*end || v == 0 || v > 1000000)
             return pcd_job_fail(j, PCD_E_ARG,
                                 "--metric for --to summary is how many rows each table shows (1..1000000)");
-        cv.top = v;
+        m->cv.top = v;
     }
-    pcd_moarvm_opts o = { true, false, j->report, j->report_ud, summary_snapshot, &cv };
-    pcd_moarvm_col *c = pcd_moarvm_col_new(j->al, &o);
-    if (!c) return pcd_job_fail(j, PCD_E_NOMEM, "out of memory (raise --max-memory)");
-    pcd_status st = pcd_moarvm_col_pump(c, j);
-    if (st == PCD_OK && cv.st == PCD_OK && cv.snapshots == 0) cv.st = putf(out, "No complete snapshot.\n");
-    if (st == PCD_OK && cv.st == PCD_OK && pcd_moarvm_col_oom(c)) cv.st = PCD_E_NOMEM;
+    pcd_moarvm_opts o = { true, false, j->report, j->report_ud, summary_snapshot, &m->cv };
+    m->c = pcd_moarvm_col_new(j->al, &o);
+    if (!m->c) return pcd_job_fail(j, PCD_E_NOMEM, "out of memory (raise --max-memory)");
+    return PCD_OK;
+}
+
+static pcd_status summary_record(void *ctx, const pcd_record *rec)
+{
+    summary *m = ctx;
+    pcd_moarvm_col_record(m->c, rec);
+    return PCD_OK;
+}
+
+static pcd_status summary_end(void *ctx, pcd_status st)
+{
+    summary *m = ctx;
+    pcd_job *j = m->j;
+    conv *cv = &m->cv;
+    pcd_moarvm_col *c = m->c;
+    if (!c) return st; /* begin failed before anything was taken */
+    if (st == PCD_OK) pcd_moarvm_col_after(c, j->r);
+    if (st == PCD_OK && cv->st == PCD_OK && cv->snapshots == 0) cv->st = putf(cv->s, "No complete snapshot.\n");
+    if (st == PCD_OK && cv->st == PCD_OK && pcd_moarvm_col_oom(c)) cv->st = PCD_E_NOMEM;
     pcd_moarvm_col_free(c);
     if (st != PCD_OK) return st;
-    if (cv.st == PCD_E_NOMEM)
-        return pcd_job_fail(j, cv.st, "out of memory for the summary's tables (raise --max-memory)");
-    if (cv.st != PCD_OK) return pcd_job_fail(j, cv.st, "cannot write the output: %s", pcd_status_name(cv.st));
+    if (cv->st == PCD_E_NOMEM)
+        return pcd_job_fail(j, cv->st, "out of memory for the summary's tables (raise --max-memory)");
+    if (cv->st != PCD_OK) return pcd_job_fail(j, cv->st, "cannot write the output: %s", pcd_status_name(cv->st));
     return PCD_OK;
 }
 
@@ -405,7 +431,7 @@ extern const pcd_model_importer pcd_moarvm_model;
 
 static const pcd_format_output mvm_own[] = {
     { "summary", "per snapshot: heap totals and the top types and frames by count and by size "
-                 "(--metric N: rows per table, default 10)", summary_run },
+                 "(--metric N: rows per table, default 10)", sizeof(summary), summary_begin, summary_record, summary_end },
 };
 
 const pcd_ext pcd_moarvm_ext = {"moarvm", &mvm_info_ops, &mvm_check_ops, NULL, 0, &pcd_moarvm_model, mvm_own, 1};

@@ -115,10 +115,9 @@ uint64_t pcd_moarvm_col_last_block(const pcd_moarvm_col *c);
 /* A snapshot was started but its TOC is missing (the file ends or breaks inside it). */
 bool pcd_moarvm_col_incomplete(const pcd_moarvm_col *c, uint64_t *index, uint64_t *offset);
 
-/* Every record of the job's input into c, through the one reader loop (damage reported and,
- * with --all, skipped); c is finished when the input was read to its end. Returns what
- * pcd_pump returns. */
-pcd_status pcd_moarvm_col_pump(pcd_moarvm_col *c, pcd_job *j);
+/* After the pipeline pushed every record of r into c (pcd_moarvm_col_record) and its reader
+ * loop returned PCD_OK: c is finished when r was read to its end (not after damage). */
+void pcd_moarvm_col_after(pcd_moarvm_col *c, pcd_reader *r);
 
 /* The rows of the type and frame tables read so far: a type's name; a static frame's name,
  * file and line (a string whose index is past the strings has ptr NULL). False when the row

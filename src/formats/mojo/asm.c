@@ -151,7 +151,11 @@ static bool pool_add(mojo_asm *a, const uint8_t *p, size_t n, uint64_t *off)
     return true;
 }
 
-/* The id of these bytes, added if new; UINT32_MAX when out of memory. */
+/* The id of these bytes, added if new; UINT32_MAX when out of memory. The strings' and the
+ * frames' indexes (str_idx, fr_idx) hold 4-byte ids into str[] and fr[], which hold the keys
+ * (bytes; a frame's file, scope and four positions). Not common/hmap.c (docs/design.md, "One
+ * hash, one table"): the key is wider than the hmap's three words, and it is kept once, in the
+ * array the ids index; the hmap would copy it into 48-byte slots or hold only its hash. */
 static uint32_t intern(mojo_asm *a, const uint8_t *p, size_t n)
 {
     if (n > UINT32_MAX) n = UINT32_MAX;

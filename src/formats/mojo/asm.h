@@ -83,7 +83,11 @@ typedef struct mojo_asm_ops {
     void (*waiter)(void *ud, pcd_mojo_int pid, pcd_mojo_int task, pcd_mojo_int waiter, uint64_t offset);
 } mojo_asm_ops;
 
-/* A key -> id table with open addressing (keys are sign and magnitude). */
+/* A key -> id table with open addressing (keys are sign and magnitude). Not common/hmap.c
+ * (docs/design.md, "One hash, one table"): 16 bytes a slot against 48, looked up at every
+ * string and frame reference of every sample, the hottest lookup of the MOJO reader. Through
+ * the hmap (i23e, callgrind, the 27 MB bench recording): convert --to collapsed +11.8 %,
+ * validate +13.6 %. */
 struct mojo_kslot {
     uint64_t key;
     uint32_t tag;               /* 0 empty; 1 + the key's sign */

@@ -447,49 +447,56 @@ static pcd_status on_record(void *ud, const pcd_record *rec)
     return m->st;
 }
 
-static pcd_status mojo_import(pcd_job *j, pcd_profile *p)
+static pcd_status mojo_begin(void *ctx, pcd_job *j, pcd_profile *p, pcd_reader **from)
 {
+    (void)from;
     static const mojo_asm_ops ops = { on_sample, on_meta, on_task, on_waiter };
-    mimport m;
-    memset(&m, 0, sizeof m);
-    m.j = j;
-    m.p = p;
-    m.mode_id = UINT32_MAX;
-    m.interval = DEFAULT_INTERVAL;
-    pcd_hmap_init(&m.tasks, j->al);
+    mimport *m = ctx;
+    m->j = j;
+    m->p = p;
+    m->mode_id = UINT32_MAX;
+    m->interval = DEFAULT_INTERVAL;
+    pcd_hmap_init(&m->tasks, j->al);
     p->dialect = j->f->version_num >= 4 ? PCD_DIALECT_AUSTIN2 : PCD_DIALECT_AUSTIN;
-    pcd_status st = pcd_mojo_asm_init(&m.as, j->al, (int)j->f->version_num, &ops, &m, NULL, NULL);
+    pcd_status st = pcd_mojo_asm_init(&m->as, j->al, (int)j->f->version_num, &ops, m, NULL, NULL);
     /* austin-python 2.2.0's text of any version: its reading of samples too */
-    m.as.py2 = j->dialect && strcmp(j->dialect, pcd_dialect_names[PCD_DIALECT_AUSTIN2]) == 0;
-    if (st == PCD_OK) st = pcd_pump(j, on_record, &m);
-    if (st == PCD_OK) st = pcd_mojo_asm_finish(&m.as);
-    if (st == PCD_OK) st = m.st;
-    if (st == PCD_OK) st = begin(&m);
-    if (st == PCD_E_NOMEM && m.as.oom)
+    m->as.py2 = j->dialect && strcmp(j->dialect, pcd_dialect_names[PCD_DIALECT_AUSTIN2]) == 0;
+    return st;
+}
+
+static pcd_status mojo_end(void *ctx, pcd_status st)
+{
+    mimport *m = ctx;
+    pcd_job *j = m->j;
+    if (st == PCD_OK) st = pcd_mojo_asm_finish(&m->as);
+    if (st == PCD_OK) st = m->st;
+    if (st == PCD_OK) st = begin(m);
+    if (st == PCD_E_NOMEM && m->as.oom)
         pcd_job_fail(j, st, "out of memory for the strings and frames (raise --max-memory)");
     if (st == PCD_OK) {
-        uint64_t us = m.as.problems[MOJO_P_UNDEF_STRING], uf = m.as.problems[MOJO_P_UNDEF_FRAME];
+        uint64_t us = m->as.problems[MOJO_P_UNDEF_STRING], uf = m->as.problems[MOJO_P_UNDEF_FRAME];
         if (us || uf)
             pcd_job_note(j,
                          "warning: %llu references to undefined string keys and %llu to undefined frame keys, "
                          "rendered as <unknown> (profcodec validate shows where)",
                          (unsigned long long)us, (unsigned long long)uf);
     }
-    PCD_VEC_FREE(j->al, m.pending, m.pending_cap);
-    PCD_VEC_FREE(j->al, m.smap, m.smap_cap);
-    PCD_VEC_FREE(j->al, m.fmap, m.fmap_cap);
-    PCD_VEC_FREE(j->al, m.kmap, m.kmap_cap);
-    PCD_VEC_FREE(j->al, m.lmap, m.lmap_cap);
-    for (size_t i = 0; i < m.prev_cap; i++) {
-        PCD_VEC_FREE(j->al, m.prev[i].items, m.prev[i].items_cap);
-        PCD_VEC_FREE(j->al, m.prev[i].st, m.prev[i].st_cap);
+    PCD_VEC_FREE(j->al, m->pending, m->pending_cap);
+    PCD_VEC_FREE(j->al, m->smap, m->smap_cap);
+    PCD_VEC_FREE(j->al, m->fmap, m->fmap_cap);
+    PCD_VEC_FREE(j->al, m->kmap, m->kmap_cap);
+    PCD_VEC_FREE(j->al, m->lmap, m->lmap_cap);
+    for (size_t i = 0; i < m->prev_cap; i++) {
+        PCD_VEC_FREE(j->al, m->prev[i].items, m->prev[i].items_cap);
+        PCD_VEC_FREE(j->al, m->prev[i].st, m->prev[i].st_cap);
     }
-    PCD_VEC_FREE(j->al, m.prev, m.prev_cap);
-    PCD_VEC_FREE(j->al, m.tids, m.tids_cap);
-    PCD_VEC_FREE(j->al, m.tfr, m.tfr_cap);
-    pcd_hmap_free(&m.tasks);
-    pcd_mojo_asm_free(&m.as);
+    PCD_VEC_FREE(j->al, m->prev, m->prev_cap);
+    PCD_VEC_FREE(j->al, m->tids, m->tids_cap);
+    PCD_VEC_FREE(j->al, m->tfr, m->tfr_cap);
+    pcd_hmap_free(&m->tasks);
+    pcd_mojo_asm_free(&m->as);
     return st;
 }
 
-const pcd_model_importer pcd_mojo_model = { PCD_HAS_SAMPLES | PCD_HAS_CODE | PCD_HAS_ORDER, mojo_import };
+const pcd_model_importer pcd_mojo_model = { PCD_HAS_SAMPLES | PCD_HAS_CODE | PCD_HAS_ORDER, sizeof(mimport), mojo_begin,
+                                            on_record, mojo_end };

@@ -44,6 +44,7 @@ typedef struct node {
 
 typedef struct mimport {
     pcd_job *j;
+    pcd_profile *p;
     pcd_alloc *al;
     pcd_mono_sum s;           /* names, vtables, methods, threads and their stacks */
     node *nodes;
@@ -289,29 +290,37 @@ static pcd_status finish(mimport *k, pcd_profile *p)
     return st;
 }
 
-static pcd_status mono_import(pcd_job *j, pcd_profile *p)
+static pcd_status mono_begin(void *ctx, pcd_job *j, pcd_profile *p, pcd_reader **from)
 {
-    mimport k;
-    memset(&k, 0, sizeof k);
-    k.j = j;
-    k.al = j->al;
-    pcd_mono_sum_init(&k.s, j->al);
-    pcd_hmap_init(&k.index, j->al);
+    (void)from;
+    mimport *k = ctx;
+    k->j = j;
+    k->p = p;
+    k->al = j->al;
+    pcd_mono_sum_init(&k->s, j->al);
+    pcd_hmap_init(&k->index, j->al);
     pcd_status st = begin(p);
-    if (st == PCD_OK) st = PCD_VEC_RESERVE(j->al, k.nodes, k.cap_nodes, 1);
+    if (st == PCD_OK) st = PCD_VEC_RESERVE(j->al, k->nodes, k->cap_nodes, 1);
     if (st == PCD_OK) {
-        memset(&k.nodes[0], 0, sizeof k.nodes[0]);
-        k.nodes[0].kind = NK_ROOT;
-        k.n_nodes = 1;
-        st = pcd_pump(j, on_record, &k);
+        memset(&k->nodes[0], 0, sizeof k->nodes[0]);
+        k->nodes[0].kind = NK_ROOT;
+        k->n_nodes = 1;
     }
-    if (st == PCD_OK) st = finish(&k, p);
-    if (st == PCD_E_NOMEM && !j->msg[0])
-        pcd_job_fail(j, st, "out of memory for the names and the call tree (raise --max-memory)");
-    PCD_VEC_FREE(j->al, k.nodes, k.cap_nodes);
-    pcd_hmap_free(&k.index);
-    pcd_mono_sum_fini(&k.s);
     return st;
 }
 
-const pcd_model_importer pcd_mono_model = { PCD_HAS_SAMPLES | PCD_HAS_CODE, mono_import };
+static pcd_status mono_end(void *ctx, pcd_status st)
+{
+    mimport *k = ctx;
+    pcd_job *j = k->j;
+    if (st == PCD_OK) st = finish(k, k->p);
+    if (st == PCD_E_NOMEM && !j->msg[0])
+        pcd_job_fail(j, st, "out of memory for the names and the call tree (raise --max-memory)");
+    PCD_VEC_FREE(j->al, k->nodes, k->cap_nodes);
+    pcd_hmap_free(&k->index);
+    pcd_mono_sum_fini(&k->s);
+    return st;
+}
+
+const pcd_model_importer pcd_mono_model = { PCD_HAS_SAMPLES | PCD_HAS_CODE, sizeof(mimport), mono_begin, on_record,
+                                            mono_end };

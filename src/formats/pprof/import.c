@@ -451,42 +451,50 @@ static pcd_status samples(pimport *m)
     return st;
 }
 
-static pcd_status pprof_import(pcd_job *j, pcd_profile *p)
+static pcd_status pprof_begin(void *ctx, pcd_job *j, pcd_profile *p, pcd_reader **from)
 {
-    pimport m;
-    memset(&m, 0, sizeof m);
-    m.j = j;
-    m.p = p;
-    m.al = j->al;
-    pcd_hmap_init(&m.fid, j->al);
-    pcd_hmap_init(&m.mid, j->al);
-    pcd_hmap_init(&m.lid, j->al);
-    pcd_hmap_init(&m.trie, j->al);
-    pcd_hmap_init(&m.setmap, j->al);
-    pcd_status st = pcd_pump(j, on_record, &m);
-    /* after damage too: what came before it */
-    if (st == PCD_OK) st = header(&m);
-    if (st == PCD_OK) st = samples(&m);
-    if (st == PCD_OK && m.missing)
+    (void)from;
+    pimport *m = ctx;
+    m->j = j;
+    m->p = p;
+    m->al = j->al;
+    pcd_hmap_init(&m->fid, j->al);
+    pcd_hmap_init(&m->mid, j->al);
+    pcd_hmap_init(&m->lid, j->al);
+    pcd_hmap_init(&m->trie, j->al);
+    pcd_hmap_init(&m->setmap, j->al);
+    return PCD_OK;
+}
+
+/* The tables are all read: the header, then the samples (after damage too: what came before
+ * it). */
+static pcd_status pprof_end(void *ctx, pcd_status st)
+{
+    pimport *m = ctx;
+    pcd_job *j = m->j;
+    if (st == PCD_OK) st = header(m);
+    if (st == PCD_OK) st = samples(m);
+    if (st == PCD_OK && m->missing)
         pcd_job_note(j, "warning: %" PRIu64 " references to locations, functions or mappings the profile does not have "
-                        "(profcodec validate shows where)", m.missing);
-    pcd_hmap_free(&m.fid);
-    pcd_hmap_free(&m.mid);
-    pcd_hmap_free(&m.lid);
-    pcd_hmap_free(&m.trie);
-    pcd_hmap_free(&m.setmap);
-    PCD_VEC_FREE(j->al, m.lab, m.lab_cap);
-    PCD_VEC_FREE(j->al, m.sets, m.sets_cap);
-    PCD_VEC_FREE(j->al, m.strs, m.strs_cap);
-    PCD_VEC_FREE(j->al, m.funcs, m.funcs_cap);
-    PCD_VEC_FREE(j->al, m.maps, m.maps_cap);
-    PCD_VEC_FREE(j->al, m.locs, m.locs_cap);
-    PCD_VEC_FREE(j->al, m.lines, m.lines_cap);
-    PCD_VEC_FREE(j->al, m.stypes, m.stypes_cap);
-    PCD_VEC_FREE(j->al, m.meta, m.meta_cap);
-    PCD_VEC_FREE(j->al, m.nodes, m.nodes_cap);
-    PCD_VEC_FREE(j->al, m.buf, m.buf_cap);
+                        "(profcodec validate shows where)", m->missing);
+    pcd_hmap_free(&m->fid);
+    pcd_hmap_free(&m->mid);
+    pcd_hmap_free(&m->lid);
+    pcd_hmap_free(&m->trie);
+    pcd_hmap_free(&m->setmap);
+    PCD_VEC_FREE(j->al, m->lab, m->lab_cap);
+    PCD_VEC_FREE(j->al, m->sets, m->sets_cap);
+    PCD_VEC_FREE(j->al, m->strs, m->strs_cap);
+    PCD_VEC_FREE(j->al, m->funcs, m->funcs_cap);
+    PCD_VEC_FREE(j->al, m->maps, m->maps_cap);
+    PCD_VEC_FREE(j->al, m->locs, m->locs_cap);
+    PCD_VEC_FREE(j->al, m->lines, m->lines_cap);
+    PCD_VEC_FREE(j->al, m->stypes, m->stypes_cap);
+    PCD_VEC_FREE(j->al, m->meta, m->meta_cap);
+    PCD_VEC_FREE(j->al, m->nodes, m->nodes_cap);
+    PCD_VEC_FREE(j->al, m->buf, m->buf_cap);
     return st;
 }
 
-const pcd_model_importer pcd_pprof_model = { PCD_HAS_SAMPLES | PCD_HAS_CODE, pprof_import };
+const pcd_model_importer pcd_pprof_model = { PCD_HAS_SAMPLES | PCD_HAS_CODE, sizeof(pimport), pprof_begin, on_record,
+                                             pprof_end };

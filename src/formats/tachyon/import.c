@@ -62,6 +62,9 @@ typedef struct timport {
     pcd_tachyon_tables t;
     pcd_tachyon_replay rp;
     pcd_status st;                 /* the first error of the sample callbacks */
+    pcd_reader r2;                 /* the samples' reader (pcd_tachyon_samples_open) */
+    bool r2_open;
+    bool past;                     /* a record that is not a sample: the samples are over */
     uint32_t *strs;                /* string index -> model string + 1 (0: not yet) */
     uint32_t *frames;              /* frame index -> model frame + 1, DROPPED, 0: not yet */
     uint32_t *stacks;              /* replay stack id -> model stack + 1 (0: not yet) */
@@ -320,7 +323,9 @@ static pcd_status header(timport *m)
 
 /* ---- the import ---------------------------------------------------------------------------- */
 
-static pcd_status run(timport *m)
+/* The header and the tables (at the file's end), then the second reader the samples come
+ * from. */
+static pcd_status setup(timport *m, pcd_reader **from)
 {
     pcd_job *j = m->j;
     pcd_profile *p = m->p;
@@ -335,7 +340,7 @@ static pcd_status run(timport *m)
     if (p->oom) return p->oom;
 
     PCD_TRY(pcd_tachyon_read_head(j, &m->root, &m->t));
-    if (j->damaged) return PCD_OK;
+    if (j->damaged) return PCD_END;
     size_t ns = m->t.n_strings ? m->t.n_strings : 1, nf = m->t.n_frames ? m->t.n_frames : 1;
     m->strs = pcd_alloc_get(j->al, ns * sizeof *m->strs);
     m->frames = pcd_alloc_get(j->al, nf * sizeof *m->frames);
@@ -361,30 +366,60 @@ static pcd_status run(timport *m)
     }
     m->s.values = m->values;
     m->s.flags = PCD_SAMPLE_HAS(m->types[T_TIME]) | PCD_SAMPLE_HAS(m->types[T_SAMPLES]);
-    return pcd_tachyon_read_samples(j, &m->rp, &m->st);
+    pcd_status st = pcd_tachyon_samples_open(j, &m->r2);
+    if (st != PCD_OK) return st;
+    m->r2_open = true;
+    *from = &m->r2;
+    return PCD_OK;
 }
 
-static pcd_status tachyon_import(pcd_job *j, pcd_profile *p)
+/* The tables come after the samples in the file, and a sample means nothing without them: the
+ * importer reads the header and the tables from the job's reader first, then hands the
+ * pipeline a second reader over the same input, from the first sample. */
+static pcd_status tachyon_begin(void *ctx, pcd_job *j, pcd_profile *p, pcd_reader **from)
 {
-    timport m;
-    memset(&m, 0, sizeof m);
-    m.j = j;
-    m.p = p;
-    m.main_pid = PCD_ID_NONE;
-    pcd_tachyon_tables_init(&m.t, j->al);
-    pcd_status st = run(&m);
+    timport *m = ctx;
+    m->j = j;
+    m->p = p;
+    m->main_pid = PCD_ID_NONE;
+    pcd_tachyon_tables_init(&m->t, j->al);
+    return setup(m, from);
+}
+
+static pcd_status tachyon_record(void *ctx, const pcd_record *rec)
+{
+    timport *m = ctx;
+    const pcd_tachyon_v1_sample *s = pcd_tachyon_as_sample(rec);
+    if (PCD_UNLIKELY(!s)) {
+        m->past = true;
+        return PCD_END;
+    }
+    pcd_status st = pcd_tachyon_replay_record(&m->rp, s, rec);
+    if (PCD_UNLIKELY(st != PCD_OK)) return st;
+    return m->st;
+}
+
+static pcd_status tachyon_end(void *ctx, pcd_status st)
+{
+    timport *m = ctx;
+    pcd_job *j = m->j;
+    if (m->r2_open) {
+        pcd_reader_close(&m->r2);
+        st = pcd_tachyon_samples_done(j, &m->rp, st, m->past);
+    }
     if (st == PCD_E_NOMEM && !j->msg[0])
         pcd_job_fail(j, st, "out of memory for the profile's tables (raise --max-memory)");
     pcd_alloc *al = j->al;
-    if (m.strs) pcd_alloc_free(al, m.strs, (m.t.n_strings ? m.t.n_strings : 1) * sizeof *m.strs);
-    if (m.frames) pcd_alloc_free(al, m.frames, (m.t.n_frames ? m.t.n_frames : 1) * sizeof *m.frames);
-    PCD_VEC_FREE(al, m.stacks, m.stacks_cap);
-    PCD_VEC_FREE(al, m.prev, m.prev_cap);
-    PCD_VEC_FREE(al, m.threads, m.threads_cap);
-    PCD_VEC_FREE(al, m.text, m.text_cap);
-    pcd_tachyon_replay_free(&m.rp);
-    pcd_tachyon_tables_free(&m.t);
+    if (m->strs) pcd_alloc_free(al, m->strs, (m->t.n_strings ? m->t.n_strings : 1) * sizeof *m->strs);
+    if (m->frames) pcd_alloc_free(al, m->frames, (m->t.n_frames ? m->t.n_frames : 1) * sizeof *m->frames);
+    PCD_VEC_FREE(al, m->stacks, m->stacks_cap);
+    PCD_VEC_FREE(al, m->prev, m->prev_cap);
+    PCD_VEC_FREE(al, m->threads, m->threads_cap);
+    PCD_VEC_FREE(al, m->text, m->text_cap);
+    pcd_tachyon_replay_free(&m->rp);
+    pcd_tachyon_tables_free(&m->t);
     return st;
 }
 
-const pcd_model_importer pcd_tachyon_model = { PCD_HAS_SAMPLES | PCD_HAS_TIMES | PCD_HAS_CODE, tachyon_import };
+const pcd_model_importer pcd_tachyon_model = { PCD_HAS_SAMPLES | PCD_HAS_TIMES | PCD_HAS_CODE, sizeof(timport),
+                                               tachyon_begin, tachyon_record, tachyon_end };

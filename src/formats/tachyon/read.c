@@ -1,7 +1,7 @@
 /* formats/tachyon/read.c: reading a Tachyon file through a job, as CPython's reader does: the
  * header, then the tables (they come after the samples in the file: the sample records are
- * skipped, not decompressed), then the samples, replayed in file order by a second reader
- * over the same input. */
+ * skipped, not decompressed), then a second reader over the same input, whose samples the
+ * pipeline pushes into the importer or the own output, which replay them in file order. */
 #include <string.h>
 
 #include "common/hmap.h"
@@ -34,26 +34,7 @@ pcd_status pcd_tachyon_read_head(pcd_job *j, pcd_tachyon_v1_file *root, pcd_tach
     }
 }
 
-typedef struct feed {
-    pcd_tachyon_replay *rp;
-    const pcd_status *cb;
-    bool past;                       /* a record that is not a sample: the samples are over */
-} feed;
-
-static pcd_status feed_one(void *ud, const pcd_record *rec)
-{
-    feed *f = ud;
-    const pcd_tachyon_v1_sample *s = pcd_tachyon_as_sample(rec);
-    if (PCD_UNLIKELY(!s)) {
-        f->past = true;
-        return PCD_END;
-    }
-    pcd_status st = pcd_tachyon_replay_record(f->rp, s, rec);
-    if (PCD_UNLIKELY(st != PCD_OK)) return st;
-    return *f->cb;
-}
-
-pcd_status pcd_tachyon_read_samples(pcd_job *j, pcd_tachyon_replay *rp, const pcd_status *cb)
+pcd_status pcd_tachyon_samples_open(pcd_job *j, pcd_reader *r2)
 {
     const uint8_t *data;
     size_t size;
@@ -61,26 +42,24 @@ pcd_status pcd_tachyon_read_samples(pcd_job *j, pcd_tachyon_replay *rp, const pc
         return pcd_job_fail(j, PCD_E_ARG, "a Tachyon file is read whole (the input must be a buffer)");
     /* the same options as the job's reader: limits, and the zstd helper thread */
     pcd_reader_opts o = { j->al, j->r->x.lim, 0, false, j->r->threads, j->r->release, j->r->release_ud };
-    pcd_reader r2;
-    pcd_status st = pcd_reader_open_buffer(&r2, j->f, data, size, &o);
+    pcd_status st = pcd_reader_open_buffer(r2, j->f, data, size, &o);
     if (st != PCD_OK) {
-        pcd_reader_close(&r2);
+        pcd_reader_close(r2);
         return pcd_job_fail(j, st, "cannot start a second reader over the input: %s", pcd_status_name(st));
     }
     pcd_record rec;
-    st = pcd_reader_next(&r2, &rec); /* the root, read once already */
+    st = pcd_reader_next(r2, &rec); /* the root, read once already */
     if (st != PCD_OK) {
-        pcd_job_damage(j, pcd_reader_error(&r2));
-        pcd_reader_close(&r2);
-        return PCD_OK;
+        pcd_job_damage(j, pcd_reader_error(r2));
+        pcd_reader_close(r2);
+        return PCD_END;
     }
-    feed f = { rp, cb, false };
-    pcd_reader *r1 = j->r;
-    j->r = &r2;
-    st = pcd_pump(j, feed_one, &f);
-    j->r = r1;
-    pcd_reader_close(&r2);
-    if (st == PCD_END && f.past) st = PCD_OK;
+    return PCD_OK;
+}
+
+pcd_status pcd_tachyon_samples_done(pcd_job *j, pcd_tachyon_replay *rp, pcd_status st, bool past)
+{
+    if (st == PCD_END && past) st = PCD_OK;
     if (rp->failed) {
         if (rp->err.status == PCD_E_NOMEM) {
             char msg[512];

@@ -38,6 +38,9 @@ static void *grow(pcd_alloc *al, void *p, size_t old_n, size_t new_n, size_t ele
 }
 
 /* ---- the distinct stacks ----------------------------------------------------------------- */
+/* h: 4-byte ids into ids[], whose key is a whole stack (its frames in frames[], any depth),
+ * hashed a frame at a time as the replay builds it. Not common/hmap.c (docs/design.md, "One
+ * hash, one table"): a key of any length cannot be one of the hmap's three words. */
 
 #define STACK_SEED UINT64_C(0x243F6A8885A308D3)
 
@@ -206,7 +209,9 @@ pcd_status pcd_tachyon_replay_init(pcd_tachyon_replay *rp, const pcd_tachyon_v1_
         memset(rp->used_bytes, 0, (size_t)root->frame_count + 1);
     } else if (track_used && root->frame_count <= (UINT32_C(1) << 20)) {
         /* a bit per frame, at most 128 kB whatever the footer claims; beyond that a set of
-         * the ones used, which grows with the samples, not with the claim */
+         * the ones used, which grows with the samples, not with the claim (used_add: a
+         * set of 4-byte frame indexes with no value, not common/hmap.c's 48-byte slots;
+         * only files whose footer counts more than 2^20 frames use it) */
         rp->used_words = ((size_t)root->frame_count + 63) / 64;
         rp->used_bits = pcd_alloc_get(al, rp->used_words * sizeof(uint64_t) + 8);
         if (!rp->used_bits) return PCD_E_NOMEM;

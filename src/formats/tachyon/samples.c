@@ -50,6 +50,10 @@ typedef struct samples_out {
     sm_thread **th;                  /* by the replay's thread index */
     size_t n_th, th_cap;
     pcd_status st;                   /* the first error of the sample callback */
+    pcd_reader r2;                   /* the samples' reader (pcd_tachyon_samples_open) */
+    bool r2_open;
+    bool reading;                    /* the samples were to be read: the frames follow them */
+    bool past;                       /* a record that is not a sample: the samples are over */
 } samples_out;
 
 static sm_key frame_content(const samples_out *o, uint32_t f)
@@ -64,7 +68,9 @@ static sm_key frame_content(const samples_out *o, uint32_t f)
     return k;
 }
 
-/* The dump id of frame f. */
+/* The dump id of frame f. keys/kvals: a frame's content (four words: names, location,
+ * opcode) to its dump id. Not common/hmap.c (docs/design.md, "One hash, one table"): the key
+ * is one word wider than the hmap's three. */
 static uint32_t dump_id(samples_out *o, uint32_t f)
 {
     if (o->frame_id[f]) return o->frame_id[f] - 1;
@@ -227,12 +233,14 @@ static pcd_status stats_lines(pcd_sink *s, const pcd_tachyon_replay *rp)
                            rp->total_samples);
 }
 
-static pcd_status run(samples_out *o)
+/* The header and the tables (at the file's end) from the job's reader, the first lines, then
+ * a second reader the pipeline pushes the samples from, as into the importer (import.c). */
+static pcd_status setup(samples_out *o, pcd_reader **from)
 {
     pcd_job *j = o->j;
     pcd_tachyon_v1_file root;
     PCD_TRY(pcd_tachyon_read_head(j, &root, &o->t));
-    if (j->damaged) return PCD_OK;
+    if (j->damaged) return PCD_END;
     o->nf = o->t.n_frames ? o->t.n_frames : 1;
     o->kcap = 16;
     while (o->kcap < o->nf * 2) o->kcap *= 2;
@@ -247,36 +255,69 @@ static pcd_status run(samples_out *o)
     memset(o->kvals, 0, o->kcap * sizeof *o->kvals);
     o->rp.on_sample = sm_sample;
     o->rp.ud = o;
-    pcd_status st = info_lines(o->out, &root, &o->t);
-    if (st == PCD_OK) st = pcd_tachyon_read_samples(j, &o->rp, &o->st);
-    if (st != PCD_OK) return st;
-    /* the frames, also after damage (CPython's dump prints them from its cache); the counts
-     * only when every sample was read */
-    st = frame_lines(o);
-    if (st == PCD_OK && !j->damaged) st = stats_lines(o->out, &o->rp);
+    PCD_TRY(info_lines(o->out, &root, &o->t));
+    pcd_status st = pcd_tachyon_samples_open(j, &o->r2);
+    if (st == PCD_OK) {
+        o->r2_open = true;
+        *from = &o->r2;
+    }
+    if (st == PCD_OK || st == PCD_END) o->reading = true;
     return st;
 }
 
-pcd_status pcd_tachyon_samples_output(pcd_job *j, pcd_sink *out)
+static pcd_status samples_begin(void *ctx, pcd_job *j, pcd_sink *out, pcd_reader **from)
 {
-    samples_out o;
-    memset(&o, 0, sizeof o);
-    o.j = j;
-    o.out = out;
-    o.al = j->al;
-    pcd_tachyon_tables_init(&o.t, j->al);
-    pcd_status st = run(&o);
+    samples_out *o = ctx;
+    o->j = j;
+    o->out = out;
+    o->al = j->al;
+    pcd_tachyon_tables_init(&o->t, j->al);
+    return setup(o, from);
+}
+
+static pcd_status samples_record(void *ctx, const pcd_record *rec)
+{
+    samples_out *o = ctx;
+    const pcd_tachyon_v1_sample *s = pcd_tachyon_as_sample(rec);
+    if (PCD_UNLIKELY(!s)) {
+        o->past = true;
+        return PCD_END;
+    }
+    pcd_status st = pcd_tachyon_replay_record(&o->rp, s, rec);
+    if (PCD_UNLIKELY(st != PCD_OK)) return st;
+    return o->st;
+}
+
+static pcd_status samples_end(void *ctx, pcd_status st)
+{
+    samples_out *o = ctx;
+    pcd_job *j = o->j;
+    if (o->r2_open) {
+        pcd_reader_close(&o->r2);
+        st = pcd_tachyon_samples_done(j, &o->rp, st, o->past);
+    }
+    /* the frames, also after damage (CPython's dump prints them from its cache); the counts
+     * only when every sample was read */
+    if (st == PCD_OK && o->reading) {
+        st = frame_lines(o);
+        if (st == PCD_OK && !j->damaged) st = stats_lines(o->out, &o->rp);
+    }
     if (st == PCD_E_IO && !j->msg[0]) pcd_job_fail(j, st, "cannot write the output");
     else if (st == PCD_E_NOMEM && !j->msg[0]) pcd_job_fail(j, st, "out of memory (raise --max-memory)");
-    if (o.frame_id) pcd_alloc_free(o.al, o.frame_id, o.nf * sizeof *o.frame_id);
-    if (o.id_frame) pcd_alloc_free(o.al, o.id_frame, o.nf * sizeof *o.id_frame);
-    if (o.keys) pcd_alloc_free(o.al, o.keys, o.kcap * sizeof *o.keys);
-    if (o.kvals) pcd_alloc_free(o.al, o.kvals, o.kcap * sizeof *o.kvals);
-    for (size_t i = 0; i < o.n_th; i++)
-        if (o.th[i]) pcd_alloc_free(o.al, o.th[i], sizeof *o.th[i]);
-    PCD_VEC_FREE(o.al, o.th, o.th_cap);
-    pcd_tachyon_replay_free(&o.rp);
-    pcd_tachyon_names_free(&o.nm);
-    pcd_tachyon_tables_free(&o.t);
+    if (o->frame_id) pcd_alloc_free(o->al, o->frame_id, o->nf * sizeof *o->frame_id);
+    if (o->id_frame) pcd_alloc_free(o->al, o->id_frame, o->nf * sizeof *o->id_frame);
+    if (o->keys) pcd_alloc_free(o->al, o->keys, o->kcap * sizeof *o->keys);
+    if (o->kvals) pcd_alloc_free(o->al, o->kvals, o->kcap * sizeof *o->kvals);
+    for (size_t i = 0; i < o->n_th; i++)
+        if (o->th[i]) pcd_alloc_free(o->al, o->th[i], sizeof *o->th[i]);
+    PCD_VEC_FREE(o->al, o->th, o->th_cap);
+    pcd_tachyon_replay_free(&o->rp);
+    pcd_tachyon_names_free(&o->nm);
+    pcd_tachyon_tables_free(&o->t);
     return st;
 }
+
+const pcd_format_output pcd_tachyon_own[1] = { {
+    "samples", "one line per sample, frames resolved: the text of CPython's reader (dump_samples.py)",
+    sizeof(samples_out), samples_begin, samples_record, samples_end,
+} };

@@ -27,11 +27,6 @@ size_t pcd_tachyon_config_text(char *buf, size_t cap, uint32_t config)
 
 /* ---- registration --------------------------------------------------------------------- */
 
-static const pcd_format_output tach_own[] = {
-    { "samples", "one line per sample, frames resolved: the text of CPython's reader (dump_samples.py)",
-      pcd_tachyon_samples_output },
-};
-
 static const pcd_importer tach_import[] = {
     { "samples", "Tachyon from 'convert --to samples' text, written as CPython writes (encodings, REPEAT groups)",
       pcd_tachyon_import_samples_run },
@@ -39,5 +34,5 @@ static const pcd_importer tach_import[] = {
 
 const pcd_ext pcd_tachyon_ext = {
     "tachyon", &pcd_tachyon_info_ops, &pcd_tachyon_check_ops, tach_import, 1,
-    &pcd_tachyon_model, tach_own, 1,
+    &pcd_tachyon_model, pcd_tachyon_own, 1,
 };

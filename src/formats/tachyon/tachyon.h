@@ -48,15 +48,20 @@ PCD_INLINE const uint8_t *pcd_tachyon_name(const pcd_tachyon_names *nm, uint32_t
 bool pcd_tachyon_internal_file(const uint8_t *p, size_t n);
 
 /* ---- reading through a job ----------------------------------------------------------------
- * As CPython's reader: the root and the tables first (from j->r at its start; the sample
- * records are skipped, not decompressed), then the samples through a replay, in file order,
- * by a second reader over the same input with the same options. Damage (the reader's, or the
- * first error the replay finds, or a sample count that is not the header's) is reported
- * through the job and ends the reading with PCD_OK and j->damaged set; other statuses come
- * with j->msg. *cb is where the replay's callbacks put an error of their own: it stops the
- * samples and is returned. */
+ * As CPython's reader: the root and the tables first (pcd_tachyon_read_head, from j->r at its
+ * start; the sample records are skipped, not decompressed), then the samples through a replay,
+ * in file order, from a second reader over the same input with the same options, whose records
+ * the pipeline pushes (pcd_model_importer, pcd_format_output). Damage (the reader's, or the
+ * first error the replay finds, or a sample count that is not the header's) is reported through
+ * the job and ends the reading with PCD_OK and j->damaged set; other statuses come with j->msg.
+ * pcd_tachyon_samples_open opens the second reader on r2 past the root (PCD_OK; PCD_END: damage
+ * reported and r2 closed, nothing to read; another status with j->msg, r2 closed). When the
+ * samples were read from r2 into rp and r2 was closed, pcd_tachyon_samples_done takes the
+ * reader loop's status st and whether a record past the samples stopped it, and returns the
+ * reading's status (the replay finished when every sample was read). */
 pcd_status pcd_tachyon_read_head(pcd_job *j, pcd_tachyon_v1_file *root, pcd_tachyon_tables *t);
-pcd_status pcd_tachyon_read_samples(pcd_job *j, pcd_tachyon_replay *rp, const pcd_status *cb);
+pcd_status pcd_tachyon_samples_open(pcd_job *j, pcd_reader *r2);
+pcd_status pcd_tachyon_samples_done(pcd_job *j, pcd_tachyon_replay *rp, pcd_status st, bool past);
 /* The thread id of the first sample flagged MAIN_THREAD, by a look at the samples from the
  * start that ends there, or when every thread the header counts has had a sample (CPython
  * samples the main thread first: one record); false when there is none, or damage came first
@@ -68,8 +73,9 @@ bool pcd_tachyon_find_main(pcd_job *j, const pcd_tachyon_v1_file *root, uint64_t
 extern const pcd_info_ops pcd_tachyon_info_ops;        /* info.c */
 extern const pcd_check_ops pcd_tachyon_check_ops;      /* check.c */
 extern const pcd_model_importer pcd_tachyon_model;     /* import.c */
-/* `convert --to samples`: the per-sample text of CPython's reader (samples.c). */
-pcd_status pcd_tachyon_samples_output(pcd_job *j, pcd_sink *out);
+/* The format's own outputs: `convert --to samples`, the per-sample text of CPython's reader
+ * (samples.c). */
+extern const pcd_format_output pcd_tachyon_own[1];
 /* `encode --from samples` (samples_import.c). */
 pcd_status pcd_tachyon_import_samples_run(pcd_import_args *a);
 
