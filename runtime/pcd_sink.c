@@ -31,11 +31,20 @@ pcd_status pcd_sink_fail(pcd_sink *s, pcd_status st, const char *name, const cha
     return st;
 }
 
+/* The write callback refused: memory (a compressing layer's tables under the caller's limit) or
+ * the write itself. */
+static pcd_status write_failed(pcd_sink *s, pcd_status st)
+{
+    return pcd_sink_fail(s, st, NULL,
+                         st == PCD_E_NOMEM ? "memory within the limit (raise --max-memory)" : "a successful write",
+                         PCD_FOUND_NONE, 0);
+}
+
 pcd_status pcd_sink_flush(pcd_sink *s)
 {
     if (s->len == 0 || !s->write) return PCD_OK; /* a memory sink keeps its bytes */
     pcd_status st = s->write(s->ud, s->buf, s->len);
-    if (st != PCD_OK) return pcd_sink_fail(s, st, NULL, "a successful write", PCD_FOUND_NONE, 0);
+    if (st != PCD_OK) return write_failed(s, st);
     s->pos += s->len;
     s->len = 0;
     return PCD_OK;
@@ -51,7 +60,7 @@ pcd_status pcd_sink_put_slow(pcd_sink *s, const void *p, size_t n)
     if (n >= s->cap) {
         /* too big to buffer: hand it straight to the writer */
         pcd_status st = s->write(s->ud, q, n);
-        if (st != PCD_OK) return pcd_sink_fail(s, st, NULL, "a successful write", PCD_FOUND_NONE, 0);
+        if (st != PCD_OK) return write_failed(s, st);
         s->pos += n;
         return PCD_OK;
     }
@@ -78,6 +87,6 @@ pcd_status pcd_sink_patch(pcd_sink *s, uint64_t off, const void *p, size_t n)
         return pcd_sink_fail(s, PCD_E_LIMIT, NULL, "a seekable output to patch sizes and offsets",
                              PCD_FOUND_NONE, 0);
     pcd_status st = s->patch(s->ud, off, p, n);
-    if (st != PCD_OK) return pcd_sink_fail(s, st, NULL, "a successful write", PCD_FOUND_NONE, 0);
+    if (st != PCD_OK) return write_failed(s, st);
     return PCD_OK;
 }

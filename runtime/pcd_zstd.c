@@ -463,6 +463,10 @@ static pcd_status zpump(pcd_zstd_writer *w, ZSTD_inBuffer *in, ZSTD_EndDirective
         if (s->cap - s->len < ZSTD_CStreamOutSize() / 4) PCD_TRY(pcd_sink_flush(s));
         ZSTD_outBuffer out = { s->buf, s->cap, s->len };
         size_t r = ZSTD_compressStream2(w->c, &out, in, mode);
+        if (ZSTD_isError(r) && ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation)
+            /* (zstd makes its tables on the first call: the caller's memory limit refused them) */
+            return pcd_sink_fail(s, PCD_E_NOMEM, NULL, "memory for zstd compression within the limit (raise --max-memory)",
+                                 PCD_FOUND_NONE, 0);
         if (ZSTD_isError(r))
             return pcd_sink_fail(s, PCD_E_ZSTD, NULL, "zstd compression", PCD_FOUND_NONE, 0);
         s->len = out.pos;

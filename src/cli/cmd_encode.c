@@ -257,7 +257,7 @@ int cmd_encode(cli *c, int argc, char **argv)
                 pcd_error_format(pcd_writer_error(&w), msg, sizeof msg);
                 fprintf(stderr, "%s:%" PRIu64 ": cannot encode: %s\n", inname, lineno, msg);
                 json_decref(obj);
-                rc = EXIT_INVALID;
+                rc = st == PCD_E_IO || st == PCD_E_NOMEM ? EXIT_USAGE : EXIT_INVALID;
                 break;
             }
             if (is_root) {
@@ -291,7 +291,8 @@ int cmd_encode(cli *c, int argc, char **argv)
             /* (k lives in obj) */
             fprintf(stderr, "%s:%" PRIu64 ": cannot encode this %s: %s\n", inname, lineno, k, msg);
             json_decref(obj);
-            rc = PCD_IS_ERROR(st) && st != PCD_E_IO ? EXIT_INVALID : EXIT_USAGE;
+            /* (memory and I/O are not the input's fault: exit 2, as everywhere else) */
+            rc = PCD_IS_ERROR(st) && st != PCD_E_IO && st != PCD_E_NOMEM ? EXIT_INVALID : EXIT_USAGE;
             break;
         }
         json_decref(obj);
@@ -312,10 +313,15 @@ int cmd_encode(cli *c, int argc, char **argv)
         if (st != PCD_OK) {
             char msg[1024];
             pcd_error_format(pcd_writer_error(&w), msg, sizeof msg);
-            fprintf(stderr, "%s:%" PRIu64 ": the dump ends at this line without the records that close a %s %s "
-                            "file (was it cut short?): cannot finish the output: %s\n",
-                    inname, lineno, f->name, f->version, msg);
-            rc = EXIT_INVALID;
+            if (st == PCD_E_IO || st == PCD_E_NOMEM) {
+                fprintf(stderr, "%s:%" PRIu64 ": cannot finish the output: %s\n", inname, lineno, msg);
+                rc = EXIT_USAGE;
+            } else {
+                fprintf(stderr, "%s:%" PRIu64 ": the dump ends at this line without the records that close a %s %s "
+                                "file (was it cut short?): cannot finish the output: %s\n",
+                        inname, lineno, f->name, f->version, msg);
+                rc = EXIT_INVALID;
+            }
         }
     }
     if (started) pcd_writer_close(&w);

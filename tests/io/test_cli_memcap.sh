@@ -49,6 +49,13 @@ capped "gzip under --max-memory 1M (the file read whole)" 2 "$W/o5.txt" \
 # encode of a dump: the line reader and the record through the tool's allocator
 "$P" dump "$DATA/mojo/v3_basic.mojo" >"$W/v3.jsonl" || bad "dump v3_basic"
 capped "encode under --max-memory 16K" 2 "$W/o7.mojo" "$P" --max-memory 16K encode "$W/v3.jsonl" -o "$W/o7.mojo"
+# encode to a zstd-compressed format: zstd's compression tables come from the cap too; refused,
+# that is out of memory (exit 2), not an invalid dump (exit 1)
+"$P" dump "$M" >"$W/m.jsonl" || bad "dump $M"
+capped "encode of a MoarVM dump under --max-memory 2M" 2 "$W/o8.mvmheap" \
+    "$P" --max-memory 2M encode "$W/m.jsonl" -o "$W/o8.mvmheap"
+"$P" --max-memory 64M encode "$W/m.jsonl" -o "$W/o9.mvmheap" && cmp -s "$M" "$W/o9.mvmheap" &&
+    ok "encode of a MoarVM dump under --max-memory 64M: the same bytes" || bad "encode of a MoarVM dump under 64M"
 
 # profcodec fuzz: its input buffer (16 MiB) and the captures come from the same cap
 cp "$DATA/mojo/v3_basic.mojo" "$W/seeds/"
