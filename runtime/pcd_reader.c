@@ -646,7 +646,9 @@ static void release_behind(pcd_reader *r)
     }
 }
 
-static pcd_status next_record(pcd_reader *r, pcd_record *rec);
+/* (inlined into pcd_reader_next, its one caller: a call per record cost MoarVM 2's validate
+ * 1.5 % of its instructions) */
+PCD_INLINE pcd_status next_record(pcd_reader *r, pcd_record *rec);
 
 pcd_status pcd_reader_next(pcd_reader *r, pcd_record *rec)
 {
@@ -655,7 +657,7 @@ pcd_status pcd_reader_next(pcd_reader *r, pcd_record *rec)
     return st;
 }
 
-static pcd_status next_record(pcd_reader *r, pcd_record *rec)
+PCD_INLINE pcd_status next_record(pcd_reader *r, pcd_record *rec)
 {
     r->n_closed = 0;
     if (r->failed) return r->x.err.status;
@@ -993,8 +995,22 @@ static pcd_status validate_run(pcd_reader *r, uint64_t max, uint64_t *n)
 
 static pcd_status decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_record_fn fn, void *ud);
 
+/* Can a run start here: a batch decoder for the region the reader is in? (Where it cannot, a
+ * caller that asks before each record, as validate does, gets its answer before the run's setup:
+ * MoarVM 2's refs, in counted regions, asked 252 k times for 0 records, at 71 instructions each.) */
+static inline bool run_starts(const pcd_reader *r, uint64_t max)
+{
+    if (r->failed || r->done || r->validate_only || max == 0 || !r->root_done || r->depth == 0) return false;
+    const pcd_level *L = &r->lv[r->depth - 1];
+    return L->rd->decode_run && !L->counted && !L->rd->batch_bytes;
+}
+
 pcd_status pcd_reader_decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_record_fn fn, void *ud)
 {
+    if (!run_starts(r, max)) {
+        *n = 0;
+        return r->failed ? r->x.err.status : r->done ? PCD_END : PCD_OK;
+    }
     pcd_status st = decode_run(r, max, n, fn, ud);
     if (PCD_UNLIKELY(r->release != NULL)) release_behind(r);
     return st;
