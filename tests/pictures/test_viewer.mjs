@@ -153,6 +153,17 @@ async function select(id, value) { await page.selectOption('#' + id, value); awa
 async function clickTab(v) { await page.click('.tab[data-view="' + v + '"]'); await frame(); }
 async function clickFrame(r) { await page.locator('#canvas').click({ position: { x: r.x + Math.min(r.w / 2, 40), y: r.y + ROW / 2 } }); await frame(); }
 async function shot(name) { await page.screenshot({ path: path.join(OUT, name + '.png') }); }
+/* get() again every 50 ms until ok(value) or ms have passed; the last value (a page reacts to a
+ * click in its own time: on a loaded machine one frame's wait is not always enough) */
+async function until(get, ok, ms = 4000) {
+  const t0 = Date.now();
+  let v = await get();
+  while (!ok(v) && Date.now() - t0 < ms) {
+    await new Promise((r) => setTimeout(r, 50));
+    v = await get();
+  }
+  return v;
+}
 /* where the root row of the main canvas is in the window, and what is drawn there */
 const rootSeen = () => page.evaluate(() => {
   const c = document.getElementById('canvas').getBoundingClientRect();
@@ -290,7 +301,7 @@ function twins(rects) {
   check(meta.every((m) => !/\d\.\d{7,}/.test(m[0])), 'threads: raw floats in the metadata: ' + meta.filter((m) => /\d\.\d{7,}/.test(m[0])).map((m) => m[0]));
   await page.click('#meta summary');
   await frame();
-  let seen = await rootSeen();
+  let seen = await until(rootSeen, (v) => v.hit === 'canvas' && v.y > v.top && v.y < v.foot);
   check(seen.hit === 'canvas' && seen.y > seen.top && seen.y < seen.foot, 'threads: with the metadata open the root is not in sight: ' + JSON.stringify(seen));
   await page.click('#meta summary');
 
@@ -356,7 +367,7 @@ function twins(rects) {
   check(seen.hit === 'canvas' && seen.y < seen.foot, 'deep: opens without its root in sight: ' + JSON.stringify(seen));
   await page.click('#meta summary');
   await frame();
-  seen = await rootSeen();
+  seen = await until(rootSeen, (v) => v.hit === 'canvas' && v.y > v.top && v.y < v.foot);
   check(seen.hit === 'canvas' && seen.y > seen.top && seen.y < seen.foot, 'deep: with the metadata open the root is not in sight: ' + JSON.stringify(seen));
   const raw = await page.$$eval('#meta-list span', (es) => es.filter((e) => /\d\.\d{7,}/.test(e.textContent)).length);
   check(raw === 0, 'deep: ' + raw + ' raw floats in the metadata');
