@@ -6,7 +6,6 @@
 #include <stdalign.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 /* What a scope sets, per thread: the process-wide pair below reads it. */
 static _Thread_local pcd_alloc *cur_al;
@@ -51,27 +50,17 @@ static void json_put(void *p)
 }
 
 static pthread_once_t installed = PTHREAD_ONCE_INIT;
-static bool ours;   /* the pair is ours: jansson had its defaults (malloc, free) when we came */
 
-/* Not over a pair someone else set (a process that embeds the Python module and uses jansson
- * itself): its objects would reach our free. Then scopes change nothing: jansson's memory is
- * outside the cap, as before. */
-static void install(void)
-{
-    json_malloc_t m = NULL;
-    json_free_t f = NULL;
-    json_get_alloc_funcs(&m, &f);
-    if (m != malloc || f != free) return;
-    json_set_alloc_funcs(json_get, json_put);
-    ours = true;
-}
+/* Over whatever pair jansson had: whether a host process set its own cannot be told (comparing
+ * with malloc and free fails where a sanitizer interposes them), see docs/design.md, Memory. */
+static void install(void) { json_set_alloc_funcs(json_get, json_put); }
 
 void pcd_json_mem_enter(pcd_json_mem_scope *s, pcd_alloc *al)
 {
     pthread_once(&installed, install);
     s->prev = cur_al;
     s->prev_refused = cur_refused;
-    cur_al = ours ? al : NULL;
+    cur_al = al;
     cur_refused = false;
 }
 
