@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "common/json_mem.h"
 #include "io/gzin.h"
 #include "formats/detect.h"
 
@@ -21,6 +22,7 @@ void cli_init(cli *c)
 void cli_start(cli *c)
 {
     pcd_alloc_init(&c->al, pcd_alloc_libc, NULL, c->max_memory);
+    pcd_json_mem_install(); /* the process is the tool's: jansson's memory goes through scopes */
 }
 
 void *cli_alloc(cli *c, size_t n) { return pcd_alloc_sized(&c->al, n); }

@@ -55,9 +55,10 @@ static pthread_once_t installed = PTHREAD_ONCE_INIT;
  * with malloc and free fails where a sanitizer interposes them), see docs/design.md, Memory. */
 static void install(void) { json_set_alloc_funcs(json_get, json_put); }
 
+void pcd_json_mem_install(void) { pthread_once(&installed, install); }
+
 void pcd_json_mem_enter(pcd_json_mem_scope *s, pcd_alloc *al)
 {
-    pthread_once(&installed, install);
     s->prev = cur_al;
     s->prev_refused = cur_refused;
     cur_al = al;
