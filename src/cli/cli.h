@@ -43,12 +43,9 @@ typedef struct cli_src {
 } cli_src;
 
 void cli_init(cli *c);
-/* After the options: the tool's allocator, capped at max_memory, which jansson's allocations
- * go through too (c lives until the process ends). */
+/* After the options: the tool's allocator, capped at max_memory (c lives until the process
+ * ends). jansson's allocations go through it where a scope says so (common/json_mem.h). */
 void cli_start(cli *c);
-/* Did the cap refuse jansson memory since the last call (a JSON text that did not parse for
- * want of memory, not for what it says)? Clears the flag. */
-bool cli_json_refused(void);
 /* The tool's own memory, through c->al (so --max-memory covers it): blocks that remember their
  * size; NULL when the cap or the system refuses. cli_zalloc zeroes (and checks n * size). */
 void *cli_alloc(cli *c, size_t n);

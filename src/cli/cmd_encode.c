@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "common/json_mem.h"
 #include "common/lines.h"
 #include "io/jsonl_read.h"
 
@@ -155,6 +156,9 @@ int cmd_encode(cli *c, int argc, char **argv)
     uint64_t lineno = 0;
     char err[512];
     rc = 0;
+    /* each line's JSON through the tool's allocator, parsed and freed inside the loop */
+    pcd_json_mem_scope jscope;
+    pcd_json_mem_enter(&jscope, &c->al);
     while ((lst = pcd_lines_next(&lines, &uline, &len, NULL)) == PCD_OK) {
         const char *line = (const char *)uline;
         lineno++;
@@ -165,7 +169,8 @@ int cmd_encode(cli *c, int argc, char **argv)
         json_t *obj = fixed ? json_loadb(fixed, fixed_len, JSON_ALLOW_NUL, &je)
                             : json_loadb(line, len, JSON_ALLOW_NUL, &je);
         pcd_alloc_sized_free(&c->al, fixed);
-        if (!obj && cli_json_refused()) {
+        if (pcd_json_mem_refused()) {
+            json_decref(obj); /* made past the cap's refusal (common/json_mem.h) */
             fprintf(stderr, "%s:%" PRIu64 ": out of memory for the line's JSON (raise --max-memory)\n", inname, lineno);
             rc = EXIT_USAGE;
             break;
@@ -297,6 +302,7 @@ int cmd_encode(cli *c, int argc, char **argv)
         }
         json_decref(obj);
     }
+    pcd_json_mem_leave(&jscope);
     if (rc == 0 && lst == PCD_E_NOMEM) {
         fprintf(stderr, "%s:%" PRIu64 ": out of memory (raise --max-memory)\n", inname, lineno + 1);
         rc = EXIT_USAGE;

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <jansson.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "common/json_mem.h"
 #include "io/gzin.h"
 #include "formats/detect.h"
 
@@ -19,35 +19,10 @@ void cli_init(cli *c)
     c->tty = isatty(2);
 }
 
-/* jansson's memory (the JSON Lines of encode, MoarVM's JSON metadata blocks) through the tool's
- * allocator, so that --max-memory covers it. jansson takes its functions process-wide
- * (json_set_alloc_funcs); the CLI owns its process, so it sets them once, here, before any
- * JSON is read. The Python module does not: a host process may use jansson itself, with
- * objects made by its own functions (docs/design.md, Memory). */
-static pcd_alloc *json_al;    /* the tool's, for the process's life */
-static bool json_refused;     /* the cap refused jansson something since cli_json_refused */
-
-static void *json_get(size_t n)
-{
-    void *p = json_al ? pcd_alloc_sized(json_al, n) : NULL;
-    if (!p) json_refused = true;
-    return p;
-}
-
-static void json_put(void *p) { pcd_alloc_sized_free(json_al, p); }
-
-bool cli_json_refused(void)
-{
-    bool r = json_refused;
-    json_refused = false;
-    return r;
-}
-
 void cli_start(cli *c)
 {
     pcd_alloc_init(&c->al, pcd_alloc_libc, NULL, c->max_memory);
-    json_al = &c->al;
-    json_set_alloc_funcs(json_get, json_put);
+    pcd_json_mem_install(); /* the process is the tool's: jansson's memory goes through scopes */
 }
 
 void *cli_alloc(cli *c, size_t n) { return pcd_alloc_sized(&c->al, n); }

@@ -137,7 +137,7 @@ static uint64_t frame_hash_of(const pcd_frame *f)
     h = pcd_hash2(h, (uint64_t)f->line);
     h = pcd_hash2(h, (uint64_t)f->end_line ^ ((uint64_t)f->column << 1));
     h = pcd_hash2(h, (uint64_t)f->end_column ^ ((uint64_t)f->module << 32) ^ f->address);
-    return pcd_hash2(h, (uint64_t)f->key << 32 | (uint64_t)f->kind << 16 | f->flags);
+    return pcd_hash2(h, ((uint64_t)f->key << 32 | (uint64_t)f->kind << 16 | f->flags) ^ (uint64_t)f->instr << 24);
 }
 
 static uint64_t frame_hash(const pcd_profile *p, uint32_t id) { return frame_hash_of(&p->frames[id]); }
@@ -146,7 +146,8 @@ static bool frame_eq(const pcd_frame *a, const pcd_frame *b)
 {
     return a->function == b->function && a->file == b->file && a->line == b->line && a->end_line == b->end_line &&
            a->column == b->column && a->end_column == b->end_column && a->module == b->module &&
-           a->address == b->address && a->kind == b->kind && a->flags == b->flags && a->key == b->key;
+           a->address == b->address && a->kind == b->kind && a->flags == b->flags && a->key == b->key &&
+           a->instr == b->instr;
 }
 
 pcd_frame_id pcd_profile_frame(pcd_profile *p, const pcd_frame *f)

@@ -57,6 +57,9 @@ typedef struct pcd_frame {
     int64_t line, end_line;        /* 1-based; PCD_POS_NONE when unknown */
     int64_t column, end_column;    /* 1-based; PCD_POS_NONE when unknown */
     pcd_str module;                /* the binary or library of native code ("" none) */
+    uint32_t instr;                /* the instruction the frame was at, + 1 (0 none): CPython's
+                                    * opcode (0..254), which only `encode --from samples` gives
+                                    * and only outputs/tachyon.c writes */
     uint64_t address;              /* instruction address (0 none) */
     uint16_t kind;                 /* pcd_frame_kind */
     uint16_t flags;                /* PCD_FRAME_INLINED */
@@ -179,6 +182,25 @@ typedef struct pcd_link {
     uint64_t offset;
 } pcd_link;
 
+/* How the profile was captured, as a source states it that an output of the same format writes
+ * back as it was (`encode --from samples`: the header and statistics of CPython's Tachyon,
+ * which outputs/tachyon.c writes when `set`; other importers leave it unset, and the output
+ * then derives its header from the profile as before). */
+typedef struct pcd_capture {
+    bool set;
+    uint64_t start_time_us;        /* Unix time in microseconds */
+    uint64_t interval_us;          /* the sampling interval */
+    uint64_t time_base_us;         /* the samples' times are ns after this, in µs on the source's
+                                    * clock (a clock of 64-bit µs does not fit the model's ns) */
+    uint8_t version[3];            /* the profiled runtime's version: major, minor, micro */
+    int mode;                      /* the profiler's mode (Tachyon's 0 wall .. 4 exception); -1 none */
+    int features;                  /* the capture's feature bits (Tachyon's config word); -1 none */
+    uint32_t compression;          /* the source's compression: 0 none, 1 zstd */
+    bool have_stats;               /* the statistics below were recorded */
+    double duration_sec, sample_rate, error_rate, missed_samples;
+    uint32_t stats_present;        /* which of error_rate and missed_samples are (Tachyon's bits) */
+} pcd_capture;
+
 typedef struct pcd_profile pcd_profile;
 
 /* Who gets the events. Each callback may be NULL. A status other than PCD_OK stops the
@@ -247,6 +269,7 @@ struct pcd_profile {
     int default_type;              /* what --metric defaults to (the importer's choice; at the end,
                                     * pcd_profile_settle_default makes it one with values) */
     pcd_sample_noun sample_noun;   /* what one sample stands for */
+    pcd_capture capture;           /* how it was captured, when the source says so (see above) */
     uint32_t has;                  /* what the importer says its profiles hold (PCD_HAS_* of
                                     * pipeline/job.h: times, order...), set by whoever
                                     * runs it (pcd_convert), for the outputs to see */

@@ -3,12 +3,16 @@
  * profile whose frames are code and whose samples come in time order (with times, or in the
  * order taken: Austin's). CPython's `python -m profiling.sampling replay` reads the result.
  *
- *  - the header: start time 0; the sampling interval (the profile's period in µs); the
- *    Python version of the "python" or "python_version" metadata ("X.Y.Z"); the mode of the
- *    "mode" metadata: wall, cpu, gil, all and exception as they are, Austin's memory and full
- *    as wall, none or another as not recorded; the capture features all_threads (Austin samples
- *    every thread), and gc when a sample has a GC frame; --compression zstd (the default, as
- *    CPython's "auto") or none;
+ *  - the header, when the profile says how it was captured (pcd_profile.capture: `encode
+ *    --from samples`, whose text carries a Tachyon header): its start time, interval, Python
+ *    version, mode, capture features, compression and statistics block, as given, in the byte
+ *    order of encode's --endian, and the frames' positions as given (negative ones too); else:
+ *    start time 0; the sampling interval (the profile's period in µs); the Python version of
+ *    the "python" or "python_version" metadata ("X.Y.Z"); the mode of the "mode" metadata:
+ *    wall, cpu, gil, all and exception as they are, Austin's memory and full as wall, none or
+ *    another as not recorded; the capture features all_threads (Austin samples every thread),
+ *    and gc when a sample has a GC frame; --compression zstd (the default, as CPython's "auto")
+ *    or none;
  *  - threads: the thread id (a decimal thread id text as that number: Austin's hex thread ids
  *    are Python's int(tid, 16); another text gets 2^63, 2^63 + 1, ... in order of first
  *    appearance), the interpreter id (0 when there is none or it does not fit 32 bits);
@@ -20,7 +24,8 @@
  *    MAIN_THREAD when the thread id is the process id (a Linux main thread);
  *  - frames, innermost first, at most 256 (the innermost, as CPython keeps them): code frames
  *    as (file, function, line, end line, column - 1, end column - 1: Tachyon's columns are
- *    0-based; none as -1), opcode none; GC frames as CPython's "~" / "<GC>"; invalid frames as
+ *    0-based; none as -1), the opcode the frame holds (pcd_frame.instr; only the samples text
+ *    gives one) or none; GC frames as CPython's "~" / "<GC>"; invalid frames as
  *    "~" / ":INVALID:"; kernel frames as "kernel" / symbol at line 0; labels as "~" / text.
  * What Tachyon cannot hold is said once per kind at the end, with a count (memory values,
  * several processes, deeper stacks, samples without a time, thread ids that are not numbers,
@@ -125,8 +130,32 @@ static pcd_status t_meta(void *ud, pcd_profile *p, pcd_str key, pcd_str value)
     return PCD_OK;
 }
 
+/* The header as the source stated it (p->capture: `encode --from samples`). */
+static pcd_status open_captured(tachyon_out *t, const pcd_capture *c)
+{
+    pcd_tachyon_writer_opts o;
+    memset(&o, 0, sizeof o);
+    o.start_time_us = c->start_time_us;
+    o.sample_interval_us = c->interval_us;
+    memcpy(o.python, c->version, sizeof o.python);
+    o.mode = c->mode;
+    o.features = c->features;
+    o.compression = c->compression;
+    o.big = t->j->endian && strcmp(t->j->endian, "big") == 0;
+    o.have_stats = c->have_stats;
+    o.duration_sec = c->duration_sec;
+    o.sample_rate = c->sample_rate;
+    o.error_rate = c->error_rate;
+    o.missed_samples = c->missed_samples;
+    o.stats_present = c->stats_present;
+    pcd_status st = pcd_tachyon_writer_open(&t->tw, t->out, t->j->al, &o);
+    t->open = true;
+    return st;
+}
+
 static pcd_status open_writer(tachyon_out *t, pcd_profile *p)
 {
+    if (p->capture.set) return open_captured(t, &p->capture);
     pcd_tachyon_writer_opts o;
     memset(&o, 0, sizeof o);
     o.start_time_us = 0;
@@ -165,6 +194,18 @@ static int32_t loc(int64_t v, int shift, bool *bad)
     return (int32_t)(v - shift);
 }
 
+/* The same for a profile that states its capture (p->capture: Tachyon's own text): a negative
+ * position is the source's, written back as it was (only none is -1). */
+static int32_t loc_given(int64_t v, int shift, bool *bad)
+{
+    if (v == PCD_POS_NONE) return -1;
+    if (v - shift < INT32_MIN || v - shift > INT32_MAX) {
+        *bad = true;
+        return -1;
+    }
+    return (int32_t)(v - shift);
+}
+
 static pcd_status frame_slow(tachyon_out *t, const pcd_profile *p, pcd_frame_id id, uint32_t *out)
 {
     if (id >= t->fmap_cap) {
@@ -197,14 +238,16 @@ static pcd_status frame_slow(tachyon_out *t, const pcd_profile *p, pcd_frame_id 
         break;
     default: {
         bool bad = false;
-        w.lineno = loc(f->line, 0, &bad);
-        w.end_lineno = loc(f->end_line, 0, &bad);
-        w.column = loc(f->column, 1, &bad);
-        w.end_column = loc(f->end_column, 1, &bad);
+        int32_t (*pos)(int64_t, int, bool *) = p->capture.set ? loc_given : loc;
+        w.lineno = pos(f->line, 0, &bad);
+        w.end_lineno = pos(f->end_line, 0, &bad);
+        w.column = pos(f->column, 1, &bad);
+        w.end_column = pos(f->end_column, 1, &bad);
         if (bad) t->warn[W_LOC]++;
         break;
     }
     }
+    if (f->instr) w.opcode = (int)f->instr - 1;
     w.filename = file.ptr;
     w.filename_len = file.len;
     w.funcname = fn.ptr;
@@ -313,7 +356,7 @@ static pcd_status t_sample(void *ud, pcd_profile *p, const pcd_sample *s)
     for (uint64_t k = 0; k < s->count; k++) {
         uint64_t ts;
         if (s->time != PCD_TIME_NONE) {
-            ts = (uint64_t)(s->time / 1000);
+            ts = (uint64_t)(s->time / 1000) + p->capture.time_base_us; /* 0 unless stated */
         } else {
             uint64_t us;
             if (!pcd_out_pace_us(&t->pace, p, s, &us)) t->warn[W_NOTIME]++;
@@ -375,7 +418,7 @@ static pcd_status t_end(void *ud, pcd_profile *p)
     tachyon_out *t = ud;
     if (!t->open) PCD_TRY(open_writer(t, p)); /* no samples: an empty profile */
     /* the gc feature: the header is rewritten with the totals */
-    if (t->any_gc) t->tw.root.config |= (uint32_t)(1 << FEATURE_GC) << PCD_TACHYON_V1_FILE_CONFIG_FEATURES_SHIFT;
+    if (t->any_gc && !p->capture.set) t->tw.root.config |= (uint32_t)(1 << FEATURE_GC) << PCD_TACHYON_V1_FILE_CONFIG_FEATURES_SHIFT;
     pcd_status st = pcd_tachyon_writer_finish(&t->tw);
     if (st != PCD_OK) {
         if (st == PCD_E_NOMEM) return st;

@@ -100,6 +100,7 @@ typedef struct pcd_job {
     const char *dialect;      /* --dialect, or NULL: the input format's own */
     bool compat;              /* --heph-compat */
     const char *compression;  /* --compression, or NULL */
+    const char *endian;       /* encode's --endian ("big", "little"), or NULL: the output's own */
     bool first_use_keys;      /* outputs that number what they define (MOJO's string and frame
                                * keys): per process, in order of first use, outermost frame first,
                                * with the format's reserved key for "<unknown>" (Austin's own

@@ -317,6 +317,7 @@ pcd_status pcd_import(const pcd_importer *im, pcd_import_args *a)
     j.input_name = a->input_name;
     j.al = a->al;
     j.first_use_keys = im->first_use_keys;
+    j.endian = a->endian;
     void *state = pcd_alloc_get(a->al, x->state_size ? x->state_size : 1);
     if (!state) {
         snprintf(a->msg, sizeof a->msg, "%s: out of memory (raise --max-memory)", a->input_name);

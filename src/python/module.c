@@ -3,6 +3,7 @@
  * C types to classes and the formats: types.c). */
 #include "internal.h"
 
+#include "common/json_mem.h"
 #include "io/jsonl_read.h"
 
 /* ---- making the classes -------------------------------------------------------------------- */
@@ -223,6 +224,7 @@ PyObject *pcdpy_module_init(const pcdpy_registry *reg)
     static char modname[160];
     snprintf(modname, sizeof modname, "%s.%s", reg->package, reg->module);
     moddef.m_name = modname;
+    pcd_json_mem_install(); /* jansson's memory through max_memory's scopes (common/json_mem.h) */
     PyObject *m = PyModule_Create(&moddef);
     if (!m) return NULL;
     PyObject *package = PyImport_ImportModule(reg->package);

@@ -7,6 +7,7 @@
 
 #include <math.h>
 
+#include "common/json_mem.h"
 #include "io/jsonl_read.h"
 
 /* ---- making objects --------------------------------------------------------------------------- */
@@ -841,13 +842,25 @@ static json_t *to_json(PyObject *o, int depth)
 
 json_t *pcdpy_to_json(PyObject *o) { return to_json(o, 0); }
 
+/* The dict's JSON is made, read and freed on the arena's allocator (common/json_mem.h), so that
+ * encode's max_memory covers it: when the allocator refuses jansson, LimitError. */
 bool pcdpy_fill(const pcd_jkind *k, PyObject *dict, void *dst, pcd_arena *arena)
 {
+    pcd_json_mem_scope js;
+    pcd_json_mem_enter(&js, arena->al);
     json_t *j = pcdpy_to_json(dict);
-    if (!j) return false;
+    bool refused = pcd_json_mem_refused();   /* past a refusal, j is dropped (common/json_mem.h) */
     char err[512];
-    bool ok = pcd_jsonr_record(k, j, dst, arena, err, sizeof err);
+    bool ok = j && !refused && pcd_jsonr_record(k, j, dst, arena, err, sizeof err);
     json_decref(j);
-    if (!ok) pcdpy_fail(pcdpy.UsageError, "%s: %s", k->which >= 0 ? k->type->fields[k->which].name : k->type->name, err);
+    pcd_json_mem_leave(&js);
+    const char *what = k->which >= 0 ? k->type->fields[k->which].name : k->type->name;
+    if (refused) {
+        PyErr_Clear();   /* a NULL of jansson's read as PyErr_NoMemory: it was the cap */
+        pcdpy_fail(pcdpy.LimitError, "%s: out of memory for the record's JSON (raise max_memory)", what);
+        ok = false;
+    } else if (j && !ok) {
+        pcdpy_fail(pcdpy.UsageError, "%s: %s", what, err);
+    }
     return ok;
 }

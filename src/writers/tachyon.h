@@ -1,6 +1,6 @@
-/* writers/tachyon.h: the Tachyon writer, shared by the tachyon output and `encode --from
- * samples` (so below both): writes Tachyon files from samples the way CPython 3.15.2's writer
- * does (Modules/_remote_debugging/binary_io_writer.c, as NOTES-tachyon.md describes it): strings
+/* writers/tachyon.h: the Tachyon writer of the tachyon output (which `encode --from samples`
+ * goes through too, on the model): writes Tachyon files from samples the way CPython 3.15.2's
+ * writer does (Modules/_remote_debugging/binary_io_writer.c, as NOTES-tachyon.md describes it): strings
  * and frames interned in order of first use, the same choice among FULL / SUFFIX / POP_PUSH,
  * identical stacks buffered per thread into REPEAT records of at most 16 KiB that are flushed
  * before that thread's next other record, when full, and at the end in order of the threads'

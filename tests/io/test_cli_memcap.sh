@@ -49,6 +49,14 @@ capped "gzip under --max-memory 1M (the file read whole)" 2 "$W/o5.txt" \
 # encode of a dump: the line reader and the record through the tool's allocator
 "$P" dump "$DATA/mojo/v3_basic.mojo" >"$W/v3.jsonl" || bad "dump v3_basic"
 capped "encode under --max-memory 16K" 2 "$W/o7.mojo" "$P" --max-memory 16K encode "$W/v3.jsonl" -o "$W/o7.mojo"
+# a line whose JSON jansson cannot hold under the cap (common/json_mem.c: jansson allocates from
+# the tool's allocator): out of memory for the line's JSON, exit 2, not an invalid line
+{ head -4 "$W/v3.jsonl"; printf '{"_kind":"metadata","key":"note","value":"%s"}\n' "$(head -c 200000 /dev/zero | tr '\0' x)";
+  tail -n +5 "$W/v3.jsonl"; } >"$W/bigline.jsonl"
+capped "encode of a 200 kB line under --max-memory 1M (jansson asserted here before: load.c:442)" 2 "$W/o10.mojo" "$P" --max-memory 1M encode "$W/bigline.jsonl" -o "$W/o10.mojo"
+grep -q "out of memory for the line's JSON" "$W/err" && ok "the line's JSON named" || bad "not the line's JSON: $(cat "$W/err")"
+"$P" --max-memory 16M encode "$W/bigline.jsonl" -o "$W/o11.mojo" && ok "the 200 kB line under --max-memory 16M" ||
+    bad "the 200 kB line under --max-memory 16M"
 # encode to a zstd-compressed format: zstd's compression tables come from the cap too; refused,
 # that is out of memory (exit 2), not an invalid dump (exit 1)
 "$P" dump "$M" >"$W/m.jsonl" || bad "dump $M"

@@ -146,3 +146,20 @@ def test_encode_errors(tmp_path):
     with pytest.raises(profcodec.UsageError):
         profcodec.encode([m.File(version=3), {"_kind": "nonsense"}], bad)
     assert not bad.exists() and os.listdir(tmp_path) == ["partial.mojo"]
+
+
+def test_encode_caps_the_records_json():
+    """The JSON a dict becomes on its way to the record (jansson's memory) counts against
+    max_memory (common/json_mem.c): a 2 MB string under a 1 MB cap is LimitError, not a crash
+    nor MemoryError; with room it encodes."""
+    big = "x" * (2 << 20)
+    records = [{"_kind": "file", "_format": "mojo", "_version": "3", "version": 3},
+               {"_kind": "metadata", "key": "note", "value": big}]
+    with pytest.raises(profcodec.LimitError, match="out of memory for the record's JSON"):
+        profcodec.encode(records, max_memory="1M")
+    with pytest.raises(profcodec.LimitError):
+        profcodec.encode(records, max_memory="64k")
+    out = profcodec.encode(records, max_memory="64M")
+    assert big.encode() in out
+    # and again after the refusals: the hook still works, with and without a cap
+    assert profcodec.encode(records) == out

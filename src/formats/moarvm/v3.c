@@ -2,6 +2,8 @@
  * columns and table rows, highscores, and the TOCs checked against the blocks they list. */
 #include "formats/moarvm/collector.h"
 
+#include "common/json_mem.h"
+
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -18,7 +20,14 @@
 static json_t *parse_json(pcd_moarvm_col *c, const pcd_bytes *text, uint64_t offset, const char *what)
 {
     json_error_t je;
+    pcd_json_mem_scope js;
+    pcd_json_mem_enter(&js, c->al);
     json_t *j = json_loadb((const char *)text->ptr, text->len, 0, &je);
+    if (pcd_json_mem_leave(&js)) {
+        json_decref(j);  /* the cap refused jansson: out of memory, not bad JSON */
+        c->oom = true;
+        return NULL;
+    }
     if (!j || !json_is_object(j)) {
         snprintf(c->found, sizeof c->found, "%s", j ? "JSON that is not an object" : je.text);
         report(c, true, offset, what, -1, PCD_FOUND_TEXT, 0, "a JSON object");

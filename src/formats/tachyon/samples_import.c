@@ -1,6 +1,8 @@
 /* formats/tachyon/samples_import.c: `encode --from samples`: Tachyon from the per-sample text that
- * `convert --to samples` writes (the text of CPython's reader, see samples.c), through
- * the writer that makes CPython's choices (writer.c).
+ * `convert --to samples` writes (the text of CPython's reader, see samples.c): an importer on
+ * the model, whose profile outputs/tachyon.c writes (CPython's writer rules, writers/tachyon.c).
+ * What the text carries that other sources do not goes into the model's places for it: each
+ * frame's opcode (pcd_frame.instr), and the header and statistics (pcd_profile.capture).
  *
  *   # info KEY=VALUE     header values (start_time_us, sample_interval_us, python_version,
  *                        mode, capture_config, compression_type, and the statistics)
@@ -20,22 +22,19 @@
 #include "formats/tachyon/tachyon.h"
 #include "common/hash.h"
 #include "common/lines.h"
+#include "model/profile.h"
 #include "writers/tachyon.h"
 
 typedef struct imp_frame {
-    uint8_t *file, *func;
-    size_t file_len, func_len;
-    size_t file_cap, func_cap;       /* their allocations */
-    int32_t loc[4];
-    int opcode;
+    pcd_frame_id id;                 /* the model's frame */
     bool defined;
-    uint32_t index;                  /* the writer's frame index + 1, once interned */
 } imp_frame;
 
 typedef struct imp {
     pcd_import_args *a;
     pcd_alloc *al;
-    pcd_tachyon_writer_opts o;
+    pcd_profile *p;
+    pcd_tachyon_writer_opts o;       /* the header as the text gives it (into p->capture) */
     bool have_start, have_interval, have_duration, have_rate;
     imp_frame *fr;
     uint32_t n_fr, fr_cap;
@@ -44,8 +43,9 @@ typedef struct imp {
     /* per thread: its last stack (for "=") */
     struct imp_th {
         uint64_t tid;
-        uint32_t interp, n;
-        uint32_t ids[PCD_TACHYON_MAX_DEPTH];
+        uint32_t interp;
+        pcd_thread_id mt;            /* the model's thread */
+        pcd_stack_id stack;          /* its last stack */
     } *th;
     uint32_t n_th, th_cap;
 } imp;
@@ -290,15 +290,22 @@ static int frame_line(imp *m, const char *line)
         pcd_alloc_free(m->al, func, gc);
         return bad(m, "frame %s is defined twice", NULL);
     }
+    /* the model's frame: positions as outputs/tachyon.c writes them back (-1 none; columns
+     * 1-based in the model), the opcode when it is one CPython writes */
+    pcd_profile *pr = m->p;
+    pcd_frame mf = pcd_frame_blank(PCD_FRAME_CODE);
+    mf.file = pcd_profile_str(pr, file, fl);
+    mf.function = pcd_profile_str(pr, func, gl);
+    pcd_alloc_free(m->al, file, fc);
+    pcd_alloc_free(m->al, func, gc);
+    if (v[0] != -1) mf.line = v[0];
+    if (v[1] != -1) mf.end_line = v[1];
+    if (v[2] != -1) mf.column = v[2] + 1;
+    if (v[3] != -1) mf.end_column = v[3] + 1;
+    if (v[4] >= 0 && v[4] <= PCD_TACHYON_MAX_REAL_OPCODE) mf.instr = (uint32_t)v[4] + 1;
+    if (!pr->oom) f->id = pcd_profile_frame(pr, &mf);
+    if (pr->oom) return nomem(m);
     f->defined = true;
-    f->file = file;
-    f->file_len = fl;
-    f->file_cap = fc;
-    f->func = func;
-    f->func_len = gl;
-    f->func_cap = gc;
-    for (int i = 0; i < 4; i++) f->loc[i] = (int32_t)v[i];
-    f->opcode = (int)v[4];
     if (id >= m->n_fr) m->n_fr = (uint32_t)id + 1;
     return 0;
 }
@@ -325,8 +332,9 @@ static int parse_s(imp *m, const char *line, s_line *s)
     return 0;
 }
 
-static int write_sample(imp *m, pcd_tachyon_writer *tw, const s_line *s)
+static int write_sample(imp *m, const s_line *s)
 {
+    pcd_profile *p = m->p;
     struct imp_th *t = NULL;
     for (uint32_t i = m->n_th; i-- > 0;)
         if (m->th[i].tid == s->tid && m->th[i].interp == s->interp) {
@@ -341,51 +349,58 @@ static int write_sample(imp *m, pcd_tachyon_writer *tw, const s_line *s)
             m->th = nt;
             m->th_cap = ncap;
         }
+        pcd_thread th = pcd_thread_blank();
+        th.tid = s->tid;
+        th.has_tid = true;
+        th.iid = s->interp;
+        pcd_thread_id mt = pcd_profile_thread(p, &th);
+        if (p->oom) return nomem(m);
         t = &m->th[m->n_th++];
         t->tid = s->tid;
         t->interp = s->interp;
-        t->n = 0;
+        t->mt = mt;
+        t->stack = PCD_STACK_EMPTY;
     }
-    const char *p = s->rest;
-    while (*p == ' ') p++;
-    if (*p == '=') {
+    const char *q = s->rest;
+    while (*q == ' ') q++;
+    if (*q == '=') {
         /* the thread's previous stack */
     } else {
-        t->n = 0;
+        /* frame ids innermost first: the stack is pushed outermost first */
+        uint32_t ids[PCD_TACHYON_MAX_DEPTH], n = 0;
         uint64_t id;
-        while (next_u64(&p, &id)) {
-            if (t->n == PCD_TACHYON_MAX_DEPTH) return bad(m, "a stack deeper than 256 frames%s", NULL);
+        while (next_u64(&q, &id)) {
+            if (n == PCD_TACHYON_MAX_DEPTH) return bad(m, "a stack deeper than 256 frames%s", NULL);
             if (id >= m->n_fr || !m->fr[id].defined) {
                 char num[32];
                 snprintf(num, sizeof num, "%" PRIu64, id);
                 return bad(m, "frame %s has no F line", num);
             }
-            t->ids[t->n++] = (uint32_t)id;
+            ids[n++] = m->fr[id].id;
         }
-        while (*p == ' ' || *p == '\n' || *p == '\r') p++;
-        if (*p) return bad(m, "frame ids or '='%s", NULL);
+        while (*q == ' ' || *q == '\n' || *q == '\r') q++;
+        if (*q) return bad(m, "frame ids or '='%s", NULL);
+        pcd_stack_id st = PCD_STACK_EMPTY;
+        for (uint32_t i = n; i-- > 0;) st = pcd_profile_push(p, st, ids[i]);
+        if (p->oom) return nomem(m);
+        t->stack = st;
     }
-    /* frames new to the writer are interned as the sample comes (CPython's table order) */
-    uint32_t idx[PCD_TACHYON_MAX_DEPTH];
-    pcd_status st = PCD_OK;
-    for (uint32_t i = 0; st == PCD_OK && i < t->n; i++) {
-        imp_frame *f = &m->fr[t->ids[i]];
-        if (!f->index) {
-            pcd_tachyon_wframe wf = { f->file, f->file_len, f->func, f->func_len, f->loc[0], f->loc[1], f->loc[2], f->loc[3],
-                               f->opcode };
-            uint32_t k = 0;
-            st = pcd_tachyon_writer_intern(tw, &wf, &k);
-            f->index = k + 1;
-        }
-        idx[i] = f->index - 1;
-    }
-    if (st == PCD_OK) st = pcd_tachyon_writer_sample_ids(tw, s->tid, s->interp, s->status, s->ts, idx, t->n);
+    /* one sample, with its time (ns) and CPython's status bits: the output writes it as CPython
+     * does, interning its new frames innermost first as it comes (CPython's table order) */
+    static const uint64_t one[1] = { 1 };
+    pcd_sample smp;
+    memset(&smp, 0, sizeof smp);
+    smp.thread = t->mt;
+    smp.stack = t->stack;
+    smp.time = (int64_t)((s->ts - m->p->capture.time_base_us) * 1000); /* checked in pass 1 */
+    smp.count = 1;
+    smp.values = one;
+    smp.flags = PCD_SAMPLE_HAS(0);
+    smp.status = s->status;
+    smp.offset = m->line;
+    pcd_status st = pcd_profile_sample(p, &smp);
     if (st == PCD_E_NOMEM) return nomem(m);
-    if (st != PCD_OK) {
-        char msg[512];
-        pcd_error_format(pcd_tachyon_writer_error(tw), msg, sizeof msg);
-        return bad(m, "cannot encode this sample: %s", msg);
-    }
+    if (st != PCD_OK) return bad(m, "cannot encode this sample: %s", pcd_status_name(st));
     return 0;
 }
 
@@ -550,17 +565,20 @@ static void chomp(char *line, size_t *n)
     while (*n > 0 && (line[*n - 1] == '\n' || line[*n - 1] == '\r')) line[--*n] = 0;
 }
 
-pcd_status pcd_tachyon_import_samples_run(pcd_import_args *a)
+pcd_status pcd_tachyon_import_samples(pcd_import_args *a, pcd_profile *p)
 {
     imp m;
     memset(&m, 0, sizeof m);
     m.a = a;
     m.al = a->al;
+    m.p = p;
+    /* a sample is one sample (the count the output needs, as the Tachyon importer's) */
+    p->dialect = PCD_DIALECT_CPYTHON;
+    p->default_type = pcd_profile_add_type(p, "samples", "count", "Samples");
     m.o.mode = -1;
     m.o.features = -1;
     m.o.python[0] = 3;
     m.o.python[1] = 15;
-    m.o.big = a->endian && strcmp(a->endian, "big") == 0;
     /* the whole input, read twice (F lines may follow the samples that use them) */
     const uint8_t *data = NULL;
     size_t len = 0;
@@ -580,7 +598,7 @@ pcd_status pcd_tachyon_import_samples_run(pcd_import_args *a)
     /* pass 1: info and frames (F lines may follow the samples that use them); are the
      * samples in time order? */
     int rc = 0;
-    uint64_t n_s = 0, last_ts = 0;
+    uint64_t n_s = 0, last_ts = 0, min_ts = UINT64_MAX, max_ts = 0;
     bool sorted = true;
     order ord;
     memset(&ord, 0, sizeof ord);
@@ -599,6 +617,8 @@ pcd_status pcd_tachyon_import_samples_run(pcd_import_args *a)
             if (!rc) {
                 if (n_s && sl.ts < last_ts) sorted = false;
                 last_ts = sl.ts;
+                if (sl.ts < min_ts) min_ts = sl.ts;
+                if (sl.ts > max_ts) max_ts = sl.ts;
                 n_s++;
                 uint32_t th = order_thread(&ord, sl.tid, sl.interp);
                 const char *q = sl.rest;
@@ -612,15 +632,31 @@ pcd_status pcd_tachyon_import_samples_run(pcd_import_args *a)
     if (!rc && (!m.have_start || !m.have_interval))
         rc = bad(&m, "the text has no '# info start_time_us=' or '# info sample_interval_us=' line%s", NULL);
     m.o.have_stats = m.have_duration && m.have_rate;
-    pcd_tachyon_writer tw;
-    bool open = false;
+    /* the model's times are ns (int64) after a base: the first timestamp */
+    if (!rc && n_s && max_ts - min_ts > (uint64_t)INT64_MAX / 1000)
+        rc = bad(&m, "timestamps more than 2^63 ns apart%s", NULL);
+    if (!rc) {
+        pcd_capture *c = &p->capture;
+        c->set = true;
+        c->start_time_us = m.o.start_time_us;
+        c->interval_us = m.o.sample_interval_us;
+        c->time_base_us = n_s ? min_ts : 0;
+        memcpy(c->version, m.o.python, sizeof c->version);
+        c->mode = m.o.mode;
+        c->features = m.o.features;
+        c->compression = m.o.compression;
+        c->have_stats = m.o.have_stats;
+        c->duration_sec = m.o.duration_sec;
+        c->sample_rate = m.o.sample_rate;
+        c->error_rate = m.o.error_rate;
+        c->missed_samples = m.o.missed_samples;
+        c->stats_present = m.o.stats_present;
+        pcd_status st = pcd_profile_begin(p);
+        if (st == PCD_E_NOMEM) rc = nomem(&m);
+        else if (st != PCD_OK) rc = bad(&m, "cannot start writing%s", NULL);
+    }
     s_ref *refs = NULL;
     size_t n_refs = n_s ? (size_t)n_s : 1;
-    if (!rc) {
-        pcd_status st = pcd_tachyon_writer_open(&tw, a->out, a->al, &m.o);
-        open = true;
-        if (st != PCD_OK) rc = bad(&m, "cannot start writing%s", NULL);
-    }
     if (!rc && !sorted) {
         refs = n_refs <= SIZE_MAX / sizeof *refs ? pcd_alloc_get(a->al, n_refs * sizeof *refs) : NULL;
         ranks = ord.nomem ? NULL : order_ranks(&ord);
@@ -638,7 +674,7 @@ pcd_status pcd_tachyon_import_samples_run(pcd_import_args *a)
         if (line[0] != 'S' || line[1] != ' ') continue;
         s_line sl;
         rc = parse_s(&m, line, &sl);
-        if (!rc && sorted) rc = write_sample(&m, &tw, &sl);
+        if (!rc && sorted) rc = write_sample(&m, &sl);
         else if (!rc) refs[k] = (s_ref){ sl.ts, ranks[order_thread(&ord, sl.tid, sl.interp)], k, pos, m.line };
         k++;
     }
@@ -655,32 +691,13 @@ pcd_status pcd_tachyon_import_samples_run(pcd_import_args *a)
             chomp(line, &n);
             s_line sl;
             rc = parse_s(&m, line, &sl);
-            if (!rc) rc = write_sample(&m, &tw, &sl);
+            if (!rc) rc = write_sample(&m, &sl);
         }
     }
-    pcd_status fst = PCD_OK;
-    if (!rc) {
-        fst = pcd_tachyon_writer_finish(&tw);
-        if (fst == PCD_E_NOMEM) {
-            snprintf(a->msg, sizeof a->msg, "%s: cannot finish the output: out of memory (raise --max-memory)",
-                     a->input_name);
-            rc = 2;
-        } else if (fst != PCD_OK) {
-            char msg[512];
-            pcd_error_format(pcd_tachyon_writer_error(&tw), msg, sizeof msg);
-            snprintf(a->msg, sizeof a->msg, "%s: cannot finish the output: %s", a->input_name, msg);
-            rc = 1;
-        }
-    }
-    if (open) pcd_tachyon_writer_close(&tw);
     if (refs) pcd_alloc_free(a->al, refs, n_refs * sizeof *refs);
     if (ranks) pcd_alloc_free(a->al, ranks, n_ranks * sizeof *ranks);
     order_free(&ord);
     pcd_lines_free(&lines);
-    for (uint32_t i = 0; i < m.n_fr; i++) {
-        if (m.fr[i].file) pcd_alloc_free(a->al, m.fr[i].file, m.fr[i].file_cap);
-        if (m.fr[i].func) pcd_alloc_free(a->al, m.fr[i].func, m.fr[i].func_cap);
-    }
     if (m.fr) pcd_alloc_free(a->al, m.fr, m.fr_cap * sizeof *m.fr);
     if (m.th) pcd_alloc_free(a->al, m.th, m.th_cap * sizeof *m.th);
     return rc == 0 ? PCD_OK : rc == 1 ? PCD_E_INVALID : PCD_E_NOMEM;

@@ -1,7 +1,7 @@
 /* formats/tachyon/tachyon.c: Tachyon (CPython sampling profiles) above the bytes, registered:
  * the info summary (info.c), the checks CPython's reader makes beyond the bytes (check.c),
  * the profile model importer (import.c), the format's own per-sample text (samples.c), and
- * `encode --from samples` (samples_import.c, writer.c). */
+ * `encode --from samples` (samples_import.c: an importer on the model, written by outputs/tachyon.c). */
 #include <stdio.h>
 
 #include "formats/tachyon/tachyon.h"
@@ -29,7 +29,7 @@ size_t pcd_tachyon_config_text(char *buf, size_t cap, uint32_t config)
 
 static const pcd_importer tach_import[] = {
     { "samples", "Tachyon from 'convert --to samples' text, written as CPython writes (encodings, REPEAT groups)",
-      pcd_tachyon_import_samples_run },
+      NULL, pcd_tachyon_import_samples, "tachyon", false },
 };
 
 const pcd_ext pcd_tachyon_ext = {

@@ -76,7 +76,9 @@ extern const pcd_model_importer pcd_tachyon_model;     /* import.c */
 /* The format's own outputs: `convert --to samples`, the per-sample text of CPython's reader
  * (samples.c). */
 extern const pcd_format_output pcd_tachyon_own[1];
-/* `encode --from samples` (samples_import.c). */
-pcd_status pcd_tachyon_import_samples_run(pcd_import_args *a);
+/* `encode --from samples` (samples_import.c): an importer on the model, written by the tachyon
+ * output. */
+struct pcd_profile;
+pcd_status pcd_tachyon_import_samples(pcd_import_args *a, struct pcd_profile *p);
 
 #endif
