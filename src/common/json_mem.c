@@ -73,8 +73,9 @@ static void json_put(void *p)
 
 static pthread_once_t installed = PTHREAD_ONCE_INIT;
 
-/* Another copy's pair: adopt its state. Over any other pair: whether a host process set its own
- * cannot be told for sure, see docs/design.md, Memory. jansson's defaults are not probed (a
+/* Another copy's pair: adopt its state. A pair a host process set (an embedding program, another
+ * extension that uses jansson) is left alone: its objects would reach our free, ours its; our
+ * scopes then change nothing (jansson's memory uncapped). jansson's defaults are not probed (a
  * malloc of SIZE_MAX is an error under ASan). */
 static void install(void)
 {
@@ -83,10 +84,8 @@ static void install(void)
     json_get_alloc_funcs(&m, &f);
     if (m && m != json_get && m != malloc) {
         const ops *o = m(PROBE);
-        if (o && o->magic == OPS_MAGIC) {
-            use = o;
-            return;
-        }
+        if (o && o->magic == OPS_MAGIC) use = o;
+        return;
     }
     json_set_alloc_funcs(json_get, json_put);
 }
