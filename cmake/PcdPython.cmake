@@ -52,17 +52,15 @@ endforeach()
 add_custom_target(pcdpy_package ALL DEPENDS ${PCD_PY_COPIES} pcdpy_ext)
 
 # The wheel's extension from this tree's objects: pcdpy_ext's, linked with everything below it
-# statically, as setup.py's own build links it (BUILD_SHARED_LIBS=OFF), with no libprofcodec.so at
-# run time. setup.py builds this target when PCD_PYTHON_CMAKE_TREE names a configured tree: make
+# statically (pcdlib: the library's objects, as pcdpy_ext itself links them), as setup.py's own
+# build links it (BUILD_SHARED_LIBS=OFF), with no libprofcodec.so at run time. setup.py builds this target when PCD_PYTHON_CMAKE_TREE names a configured tree: make
 # test's packaging check (tests/python/test_package.sh) reuses the fast tree's compiled objects
 # instead of a third build of the library; make test-long builds the wheel as a user does.
 if(BUILD_SHARED_LIBS)
-  add_library(profcodec_static STATIC EXCLUDE_FROM_ALL $<TARGET_OBJECTS:profcodec>)
-  target_link_libraries(profcodec_static PUBLIC PkgConfig::ZSTD m Threads::Threads)
   add_library(pcdpy_wheel_ext MODULE EXCLUDE_FROM_ALL $<TARGET_OBJECTS:pcdpy_ext>)
   add_dependencies(pcdpy_wheel_ext pcdpy pcdio pcdtools)
   target_link_libraries(pcdpy_wheel_ext PRIVATE $<TARGET_FILE:pcdpy> $<TARGET_FILE:pcdio> $<TARGET_FILE:pcdtools>
-                        profcodec_static PkgConfig::JANSSON ZLIB::ZLIB PkgConfig::ZSTD)
+                        pcdlib PkgConfig::JANSSON ZLIB::ZLIB PkgConfig::ZSTD)
   set_target_properties(pcdpy_wheel_ext PROPERTIES PREFIX "" OUTPUT_NAME _profcodec SUFFIX ".abi3.so"
     LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/python-wheel/profcodec)
 else()
