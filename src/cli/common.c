@@ -88,6 +88,15 @@ void cli_cleanup_on_signals(cli *c)
     }
 }
 
+void cli_end(cli *c)
+{
+    /* the handlers stay (a signal now ends the process as it would have); they no longer point
+     * at c, which dies with the caller's frame */
+    if (signal_cli == c) signal_cli = NULL;
+    if (json_al == &c->al) json_al = NULL;
+    json_refused = false;
+}
+
 bool cli_parse_size(const char *s, size_t *out)
 {
     char *end;
