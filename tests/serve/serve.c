@@ -8,7 +8,7 @@
  * line here, with its working directory, environment and standard files. This process runs it
  * with pcd_cli_main, the CLI's whole main, one at a time, and answers the exit status. When
  * COMMAND ends, so does this process, with COMMAND's status; LeakSanitizer then checks, once,
- * what every run left behind (a leak of any run fails the test: the `serve_planted_leak` test
+ * what every run left behind (a leak of any run fails the test: the `serve` test
  * plants one with --plant-leak N, in the Nth run, and expects the report).
  *
  * What a run could leave for the next is reset here or in the CLI (cli_end): the standard files

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# A leak in any one of a server's runs fails the test it serves: pcd-serve with a block leaked in
-# the 2nd of 3 runs must end non-zero with LeakSanitizer's report of it; the same 3 runs without
-# the planted leak must end 0 (the CLI itself leaves nothing behind across runs).
-# usage: test_planted_leak.sh PCD_SERVE PROFCODEC CLIENT WORKDIR
+# pcd-serve (serve.c): a leak in any one of a server's runs fails the test it serves: with a block
+# leaked in the 2nd of 3 runs it must end non-zero with LeakSanitizer's report of it; the same 3
+# runs without the planted leak must end 0. And a run starts as a new process would: getopt's
+# state of a run that returned in the middle of an option cluster (-hx) is not the next run's.
+# usage: test_serve.sh PCD_SERVE PROFCODEC CLIENT WORKDIR
 set -u
 SERVE=$1 REAL=$2 CLIENT=$3 W=$4
 mkdir -p "$W"
@@ -17,5 +18,10 @@ grep -q "^pcd-serve: 3 command lines ran" "$W/clean.err" || { echo "FAIL: not 3 
 if [ $rc -eq 0 ]; then echo "FAIL: a leak planted in run 2 of 3: exit 0"; fail=1; fi
 grep -q "LeakSanitizer: detected memory leaks" "$W/leak.err" && grep -q "4321 byte(s) in 1 object" "$W/leak.err" &&
     grep -q "in plant_leak" "$W/leak.err" || { echo "FAIL: no report of the planted leak"; cat "$W/leak.err"; fail=1; }
-[ $fail -eq 0 ] && echo "ok: 3 clean runs pass; a leak planted in run 2 of 3 is reported at the server's exit (exit $rc)"
+"$SERVE" --real "$REAL" -- sh -c '"$0" info -hx "$1" >/dev/null && "$0" validate -hq "$1" >/dev/null' \
+    "$CLIENT" "$f" 2>"$W/getopt.err"; rc=$?
+if [ $rc -ne 0 ] || grep -q "invalid option" "$W/getopt.err"; then
+    echo "FAIL: the run after 'info -hx' saw its getopt state (exit $rc)"; cat "$W/getopt.err"; fail=1
+fi
+[ $fail -eq 0 ] && echo "ok: 3 clean runs pass; a leak planted in run 2 of 3 is reported at the server's exit; getopt starts afresh"
 exit $fail
