@@ -55,6 +55,12 @@ void cli_free(cli *c, void *p);
  * c's outputs not yet committed (c->pending) before the process dies of them (call once,
  * early; c lives until the process ends). */
 void cli_cleanup_on_signals(cli *c);
+/* The end of a run: forgets c in the process-wide state (the signal handlers' tool, jansson's
+ * allocator), so that a next pcd_cli_main in the same process starts as a new process does. */
+void cli_end(cli *c);
+/* The whole tool: main.c's main, and the sanitize tree's test server's (tests/serve), which
+ * runs many command lines in one process. Returns the exit status; never exits. */
+int pcd_cli_main(int argc, char **argv);
 /* Parses --max-memory values like 512M, 2G. */
 bool cli_parse_size(const char *s, size_t *out);
 const pcd_format *cli_find_format(const char *spec);

@@ -1,5 +1,6 @@
 /* common.c: format detection, opening inputs, progress and error reporting for the CLI. */
 #include <errno.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,26 @@ void cli_cleanup_on_signals(cli *c)
         if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
         sigaction(sigs[i], &sa, NULL);
     }
+}
+
+void cli_end(cli *c)
+{
+    /* the handlers stay (a signal now ends the process as it would have); they no longer point
+     * at c, which dies with the caller's frame */
+    if (signal_cli == c) signal_cli = NULL;
+    if (json_al == &c->al) json_al = NULL;
+    json_refused = false;
+    /* getopt: a command that returned in the middle of an option cluster ("-hx") left getopt
+     * pointing into this run's argv; optind = 0 makes glibc's getopt start afresh (its next
+     * chars forgotten), and an empty parse leaves it so for the next run's optind = 1 */
+    static char prog[] = "profcodec";
+    char *none[] = { prog, NULL };
+    int err = opterr;
+    opterr = 0;
+    optind = 0;
+    (void)getopt(1, none, "");
+    optind = 1;
+    opterr = err;
 }
 
 bool cli_parse_size(const char *s, size_t *out)

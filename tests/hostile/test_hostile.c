@@ -114,32 +114,8 @@ static const char *tmp_path(const char *name)
     return bufs[n++];
 }
 
-static const char *g_self; /* this program, which measures a command in a fresh process */
-
-/* `test_hostile --measure OUT LIMIT CMD...`: runs CMD and writes its exit status and peak RSS
- * to OUT. A process forked from the test itself would count the test's own pages in its peak
- * (Linux carries the pre-exec high-water mark over), which grows with what the test has
- * done; forked from this small fresh process it counts only what CMD uses. */
-static int measure_main(int argc, char **argv)
-{
-    if (argc < 5) return 2;
-    pid_t pid = fork();
-    if (pid == 0) {
-        alarm((unsigned)atoi(argv[3]));
-        execv(argv[4], argv + 4);
-        _exit(127);
-    }
-    int st = 0;
-    struct rusage ru;
-    memset(&ru, 0, sizeof ru);
-    while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR) {}
-    FILE *o = fopen(argv[2], "w");
-    if (!o) return 2;
-    fprintf(o, "%d %ld %.6f\n", WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st), ru.ru_maxrss,
-            (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
-    fclose(o);
-    return 0;
-}
+/* PCD_MEASURE (measure.c, not instrumented) runs a command in a fresh small process and writes
+ * its exit status, peak RSS and CPU time. */
 
 /* argv[0] is the CLI; `in` becomes stdin when not NULL, stdout goes to `out` or /dev/null. */
 static void run(const char *const *args, const char *in, const char *out, unsigned limit_s, runres *r)
@@ -147,8 +123,8 @@ static void run(const char *const *args, const char *in, const char *out, unsign
     const char *errf = tmp_path("stderr.txt"), *mf = tmp_path("measure.txt");
     char lim[16];
     snprintf(lim, sizeof lim, "%u", limit_s);
-    const char *margs[32] = { g_self, "--measure", mf, lim };
-    size_t k = 4;
+    const char *margs[32] = { PCD_MEASURE, mf, lim };
+    size_t k = 3;
     for (size_t i = 0; args[i] && k < 31; i++) margs[k++] = args[i];
     margs[k] = NULL;
     remove(mf);
@@ -166,7 +142,7 @@ static void run(const char *const *args, const char *in, const char *out, unsign
             struct rlimit rl = { (rlim_t)1 << 30, (rlim_t)1 << 30 };
             setrlimit(RLIMIT_AS, &rl);
         }
-        execv(g_self, (char *const *)margs);
+        execv(PCD_MEASURE, (char *const *)margs);
         _exit(127);
     }
     int st = 0;
@@ -1117,12 +1093,6 @@ static const char *seed_for(const char *name)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--measure") == 0) return measure_main(argc, argv);
-    static char self[4096];
-    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (sl <= 0) return 2;
-    self[sl] = 0;
-    g_self = self;
     g_verbose = getenv("PCD_HOSTILE_VERBOSE") != NULL;
     g_long = getenv("PCD_TEST_LONG") && strcmp(getenv("PCD_TEST_LONG"), "0") != 0;
     setvbuf(stdout, NULL, _IOLBF, 0);
