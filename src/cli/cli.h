@@ -55,8 +55,8 @@ void cli_free(cli *c, void *p);
  * c's outputs not yet committed (c->pending) before the process dies of them (call once,
  * early; c lives until the process ends). */
 void cli_cleanup_on_signals(cli *c);
-/* The end of a run: forgets c in the process-wide state (the signal handlers' tool, jansson's
- * allocator), so that a next pcd_cli_main in the same process starts as a new process does. */
+/* The end of a run: forgets c in the process-wide state (the signal handlers' tool, getopt's
+ * place), so that a next pcd_cli_main in the same process starts as a new process does. */
 void cli_end(cli *c);
 /* The whole tool: main.c's main, and the sanitize tree's test server's (tests/serve), which
  * runs many command lines in one process. Returns the exit status; never exits. */

@@ -69,8 +69,8 @@ void cli_end(cli *c)
     /* the handlers stay (a signal now ends the process as it would have); they no longer point
      * at c, which dies with the caller's frame */
     if (signal_cli == c) signal_cli = NULL;
-    if (json_al == &c->al) json_al = NULL;
-    json_refused = false;
+    /* jansson's memory needs nothing here: its scopes (common/json_mem.h) end with the calls
+     * that entered them */
     /* getopt: a command that returned in the middle of an option cluster ("-hx") left getopt
      * pointing into this run's argv; optind = 0 makes glibc's getopt start afresh (its next
      * chars forgotten), and an empty parse leaves it so for the next run's optind = 1 */
