@@ -297,11 +297,11 @@ static void differ(fz *z, const uint8_t *data, size_t n, const pcd_fz_run *run, 
             pcd_fz_normalize_line(rd.why, strlen(rd.why), norm, sizeof norm);
             snprintf(v->kind, sizeof v->kind, "diff-accepts");
             snprintf(v->sig, sizeof v->sig, "diff|target accepts|%s", norm);
-            snprintf(v->title, sizeof v->title, "the target accepts a file profcodec rejects (%s)", rd.why);
+            snprintf(v->title, sizeof v->title, "the target accepts a file profcodec rejects (%.200s)", rd.why);
         } else {
             snprintf(v->kind, sizeof v->kind, "diff-rejects");
             snprintf(v->sig, sizeof v->sig, "diff|target rejects|%s", tl);
-            snprintf(v->title, sizeof v->title, "the target rejects a file profcodec accepts (%s)", tl);
+            snprintf(v->title, sizeof v->title, "the target rejects a file profcodec accepts (%.200s)", tl);
         }
         return;
     }
