@@ -62,6 +62,23 @@ typedef struct tthread {
     bool bad_iid;                  /* an interpreter id beyond 32 bits (written as 0) */
 } tthread;
 
+/* A thread's last stack of at most 256 frames: its nodes and frame indexes, slot 256 - depth
+ * for the node at each depth (so that the frames from a depth up are innermost first), valid
+ * from depth 1 to `depth`: a sample walks up only to where its stack meets its thread's last
+ * one. One per model thread, so that samples of threads that take turns still meet their own
+ * (the frames a walk does not reach were interned before: the bytes are those of a full walk).
+ * Bounded: thread i uses slot i % PATH_SLOTS (2,056 bytes each), and a slot that changes
+ * thread starts empty; the slots grow with the threads' ids through pcd_alloc (room for 16 at
+ * the first sample, 33 KB; 32; then 64, 132 KB at most, however many threads). */
+#define PATH_SLOTS 64
+#define NO_THREAD UINT32_MAX /* no model thread (their ids + 1 fit 32 bits: profile.c th_idx) */
+typedef struct tpath {
+    pcd_stack_id node[PCD_TACHYON_MAX_DEPTH];
+    uint32_t ids[PCD_TACHYON_MAX_DEPTH];
+    uint32_t depth;
+    pcd_thread_id owner;           /* the model thread whose stack it is */
+} tpath;
+
 typedef struct tachyon_out {
     pcd_job *j;
     pcd_sink *out;
@@ -73,12 +90,10 @@ typedef struct tachyon_out {
     int mode;                      /* of the latest mode metadata: 0..4 Tachyon's, MODE_*, -1 none */
     uint32_t *fmap;                /* model frame -> Tachyon frame index + 1 */
     size_t fmap_cap;
-    /* the last stack of at most 256 frames: its nodes and frame indexes, slot 256 - depth for
-     * the node at each depth (so that the frames from a depth up are innermost first), valid
-     * from depth 1 to `path_depth`: a sample walks up only to where its stack meets it */
-    pcd_stack_id path[PCD_TACHYON_MAX_DEPTH];
-    uint32_t path_ids[PCD_TACHYON_MAX_DEPTH];
-    uint32_t path_depth;
+    tpath *paths;                  /* the threads' last stacks: model thread % PATH_SLOTS */
+    size_t n_paths, paths_cap;
+    tpath *cur;                    /* the slot of the latest sample's thread, cur_thread */
+    pcd_thread_id cur_thread;      /* (NO_THREAD: none yet) */
     uint32_t deep_ids[PCD_TACHYON_MAX_DEPTH]; /* a deeper stack's innermost 256 */
     tthread *th;                   /* by model thread */
     size_t n_th, th_cap;
@@ -316,6 +331,27 @@ static pcd_status thread_slow(tachyon_out *t, const pcd_profile *p, pcd_thread_i
     return PCD_OK;
 }
 
+/* The slot of model thread `id` as t->cur (made when new; emptied when it was another's). */
+static pcd_status path_slot(tachyon_out *t, pcd_thread_id id)
+{
+    size_t slot = id % PATH_SLOTS;
+    if (slot >= t->n_paths) {
+        PCD_TRY(PCD_VEC_RESERVE(t->j->al, t->paths, t->paths_cap, slot + 1));
+        for (; t->n_paths <= slot; t->n_paths++) {
+            t->paths[t->n_paths].depth = 0;
+            t->paths[t->n_paths].owner = id;
+        }
+    }
+    tpath *pc = &t->paths[slot];
+    if (pc->owner != id) {
+        pc->owner = id;
+        pc->depth = 0;
+    }
+    t->cur = pc;
+    t->cur_thread = id;
+    return PCD_OK;
+}
+
 static pcd_status t_sample(void *ud, pcd_profile *p, const pcd_sample *s)
 {
     tachyon_out *t = ud;
@@ -323,20 +359,22 @@ static pcd_status t_sample(void *ud, pcd_profile *p, const pcd_sample *s)
     if (PCD_UNLIKELY(s->thread >= t->n_th || !t->th[s->thread].clock)) PCD_TRY(thread_slow(t, p, s->thread));
     const tthread *tt = &t->th[s->thread];
     if (PCD_UNLIKELY(tt->bad_iid)) t->warn[W_IID]++;
-    /* the stack, innermost first: up the trie to where it meets the last one */
+    /* the stack, innermost first: up the trie to where it meets the thread's last one */
     uint32_t depth = pcd_stack_depth(p, s->stack), n;
     const uint32_t *ids;
     if (PCD_LIKELY(depth <= PCD_TACHYON_MAX_DEPTH)) {
+        if (PCD_UNLIKELY(s->thread != t->cur_thread)) PCD_TRY(path_slot(t, s->thread));
+        tpath *pc = t->cur;
         uint32_t k = depth;
         for (pcd_stack_id at = s->stack; k > 0; at = pcd_stack_parent(p, at), k--) {
             uint32_t r = PCD_TACHYON_MAX_DEPTH - k;
-            if (k <= t->path_depth && t->path[r] == at) break;
-            t->path[r] = at;
-            t->path_depth = t->path_depth < k ? t->path_depth : k - 1; /* slots k.. are written */
-            PCD_TRY(frame_of(t, p, pcd_stack_frame(p, at), &t->path_ids[r]));
+            if (k <= pc->depth && pc->node[r] == at) break;
+            pc->node[r] = at;
+            pc->depth = pc->depth < k ? pc->depth : k - 1; /* slots k.. are written */
+            PCD_TRY(frame_of(t, p, pcd_stack_frame(p, at), &pc->ids[r]));
         }
-        t->path_depth = depth;
-        ids = t->path_ids + (PCD_TACHYON_MAX_DEPTH - depth);
+        pc->depth = depth;
+        ids = pc->ids + (PCD_TACHYON_MAX_DEPTH - depth);
         n = depth;
     } else {
         t->warn[W_DEEP]++;
@@ -441,6 +479,7 @@ static pcd_status t_open(void *state, pcd_job *j, pcd_sink *out, pcd_consumer *c
     t->out = out;
     t->mode = -1;
     t->pace.type = -1;
+    t->cur_thread = NO_THREAD;
     pcd_hmap_init(&t->clock_of, j->al);
     pcd_hmap_init(&t->tids, j->al);
     pcd_hmap_init(&t->pids, j->al);
@@ -460,6 +499,7 @@ static void t_close(void *state)
     if (t->open) pcd_tachyon_writer_close(&t->tw);
     PCD_VEC_FREE(t->j->al, t->fmap, t->fmap_cap);
     PCD_VEC_FREE(t->j->al, t->th, t->th_cap);
+    PCD_VEC_FREE(t->j->al, t->paths, t->paths_cap);
     PCD_VEC_FREE(t->j->al, t->clocks, t->clocks_cap);
     pcd_hmap_free(&t->clock_of);
     pcd_hmap_free(&t->tids);
