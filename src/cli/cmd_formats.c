@@ -25,6 +25,15 @@ int cmd_formats(cli *c, int argc, char **argv)
             return EXIT_USAGE;
         }
     }
+    /* column widths from what is listed, so that no long title pushes its row out of line */
+    int wname = 0, wver = 0, wtitle = 0;
+    for (size_t i = 0; i < pcd_n_formats; i++) {
+        const pcd_format *f = pcd_formats[i];
+        int n = (int)strlen(f->name), v = (int)strlen(f->version), t = (int)strlen(f->title);
+        if (n > wname) wname = n;
+        if (v > wver) wver = v;
+        if (t > wtitle) wtitle = t;
+    }
     if (json) printf("[");
     for (size_t i = 0; i < pcd_n_formats; i++) {
         const pcd_format *f = pcd_formats[i];
@@ -37,7 +46,7 @@ int cmd_formats(cli *c, int argc, char **argv)
             for (size_t k = 0; e && (to = pcd_convert_target(e, k, &h)); k++) printf("%s\"%s\"", k ? "," : "", to);
             printf("]}");
         } else {
-            printf("%-8s %-6s %-28s %-10s", f->name, f->version, f->title,
+            printf("%-*s  %-*s  %-*s  %-10s ", wname, f->name, wver, f->version, wtitle, f->title,
                    (f->flags & PCD_FMT_STREAMABLE) ? "streaming" : "whole-file");
             const char *h, *to;
             for (size_t k = 0; e && (to = pcd_convert_target(e, k, &h)); k++) printf("%s %s", k ? "" : " convert to:", to);
