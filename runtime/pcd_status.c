@@ -4,6 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#ifndef PCD_VERSION
+#error "PCD_VERSION is defined by CMakeLists.txt from project(profcodec VERSION ...)"
+#endif
+
+const char *pcd_version(void) { return PCD_VERSION; }
+
 const char *pcd_status_name(pcd_status s)
 {
     switch (s) {

@@ -72,6 +72,10 @@ typedef struct pcd_error {
 
 const char *pcd_status_name(pcd_status s);
 
+/* The library's version, "MAJOR.MINOR.PATCH" (CMakeLists.txt's project version): what
+ * `profcodec --version` prints and Python's profcodec.__version__ is. */
+const char *pcd_version(void);
+
 /* Writes the field path ("event.attributes[2].value") into buf; returns its length. */
 size_t pcd_error_path(const pcd_error *e, char *buf, size_t cap);
 

@@ -23,6 +23,7 @@ from ._profcodec import (  # noqa: F401
     Reader,
     Record,
     UsageError,
+    __version__,
     convert,
     encode,
     formats,
@@ -33,7 +34,7 @@ from ._profcodec import (  # noqa: F401
 
 __all__ = [
     "DamagedInput", "Error", "InputWarning", "LimitError", "NothingToShow", "Profile", "Reader", "Record",
-    "UsageError",
+    "UsageError", "__version__",
     "convert", "encode", "formats", "open", "schema", "validate",
 ]
 

@@ -10,6 +10,7 @@ from typing import IO, Any, Iterable, Iterator, Mapping, Sequence, Union
 Source = Union[str, bytes, os.PathLike[str], os.PathLike[bytes], IO[bytes]]
 Output = Union[str, bytes, os.PathLike[str], os.PathLike[bytes], IO[bytes], None]
 
+__version__: str  # the library's version, as `profcodec --version` prints it
 NONE: int
 FRAME_KINDS: tuple[str, ...]
 

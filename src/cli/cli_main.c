@@ -43,7 +43,7 @@ static int cli_run(cli *c, int argc, char **argv)
             fputs(usage_text, stdout);
             return 0;
         } else if (strcmp(a, "--version") == 0) {
-            printf("profcodec 0.1.0\n");
+            printf("profcodec %s\n", pcd_version());
             return 0;
         } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
             c->quiet = true;

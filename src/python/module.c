@@ -266,6 +266,7 @@ PyObject *pcdpy_module_init(const pcdpy_registry *reg)
                                        "What the real program's reader accepts but looks wrong, and damage "
                                        "skipped with all=True.")))
         goto fail;
+    if (PyModule_AddStringConstant(m, "__version__", pcd_version()) < 0) goto fail;
     if (pcdpy_record_init_type(m) < 0 || pcdpy_reader_init_type(m) < 0) goto fail;
     /* the type map: twice the types there are, a power of two */
     size_t n_types = 0;

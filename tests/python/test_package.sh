@@ -41,7 +41,7 @@ mojo="$data/mojo/v3_multiproc.mojo"
 "$cli" -q dump "$mojo" >"$work/dump.jsonl"
 "$cli" -q convert --to collapsed "$mojo" -o "$work/collapsed.txt"
 cd "$work"
-env -u PYTHONPATH -u LD_PRELOAD PYTHONPATH="$work/site" PYTHONDONTWRITEBYTECODE=1 "$py" - "$work" "$mojo" <<'PY'
+env -u PYTHONPATH -u LD_PRELOAD PYTHONPATH="$work/site" PYTHONDONTWRITEBYTECODE=1 PCD_CLI="$cli" "$py" - "$work" "$mojo" <<'PY'
 import json, os, sys
 work, mojo = sys.argv[1], sys.argv[2]
 import profcodec
@@ -57,5 +57,9 @@ with open(os.path.join(work, "collapsed.txt"), "rb") as f:
     assert profcodec.convert(mojo, "collapsed") == f.read()
 with open(mojo, "rb") as f:
     assert profcodec.encode(records) == f.read()
-print("the wheel reads, converts and encodes: %d records" % len(records))
+import importlib.metadata, subprocess
+assert profcodec.__version__ == importlib.metadata.version("profcodec"), profcodec.__version__
+cli_version = subprocess.run([os.environ["PCD_CLI"], "--version"], capture_output=True, text=True).stdout
+assert cli_version == "profcodec %s\n" % profcodec.__version__, (cli_version, profcodec.__version__)
+print("the wheel reads, converts and encodes: %d records; version %s" % (len(records), profcodec.__version__))
 PY
