@@ -329,12 +329,42 @@ static bool text_is(const pcd_profile *p, pcd_str s, const char *z)
     return b.len == strlen(z) && memcmp(b.ptr, z, b.len) == 0;
 }
 
+/* A metric's name without a trailing "-time", "_time" or " time" (when something comes before
+ * it), as *len bytes from s: "wall-time", "Wall time" and "wall" all give "wall". */
+static size_t metric_stem(const uint8_t *s, size_t len)
+{
+    static const char *const tails[] = { "-time", "_time", " time" };
+    for (size_t k = 0; k < sizeof tails / sizeof tails[0]; k++) {
+        size_t n = strlen(tails[k]), i = 0;
+        if (len <= n) continue;
+        while (i < n && (s[len - n + i] | (i ? 0x20 : 0)) == (uint8_t)tails[k][i]) i++;
+        if (i == n) return len - n;
+    }
+    return len;
+}
+
+static bool stem_is(pcd_bytes b, const char *z, size_t zn)
+{
+    size_t n = metric_stem(b.ptr, b.len);
+    if (n != zn || !n) return false;
+    for (size_t i = 0; i < n; i++)
+        if (((uint8_t)b.ptr[i] | 0x20) != ((uint8_t)z[i] | 0x20)) return false;
+    return true;
+}
+
 int pcd_profile_find_type(const pcd_profile *p, const char *name)
 {
     for (size_t i = 0; i < p->n_aliases; i++)
         if (text_is(p, p->aliases[i].alias, name)) return p->aliases[i].type;
     for (size_t i = 0; i < p->n_types; i++)
         if (text_is(p, p->types[i].name, name)) return (int)i;
+    /* what users type: "wall" or "cpu" for the types named "time" (titled "Wall time") and
+     * "cpu-time"; any case; with or without "-time". Names first, then titles. */
+    size_t zn = metric_stem((const uint8_t *)name, strlen(name));
+    for (size_t i = 0; i < p->n_types; i++)
+        if (stem_is(pcd_profile_text(p, p->types[i].name), name, zn)) return (int)i;
+    for (size_t i = 0; i < p->n_types; i++)
+        if (p->types[i].title && stem_is(pcd_profile_text(p, p->types[i].title), name, zn)) return (int)i;
     return -1;
 }
 

@@ -1,6 +1,8 @@
 /* outputs/outputs.c: what the outputs share (their list is pipeline/pipeline.c's). */
 #include "outputs/outputs.h"
 
+#include <strings.h>
+
 #include "common/text.h"
 
 pcd_status pcd_out_metric(pcd_job *j, const pcd_profile *p, int *type)
@@ -14,7 +16,11 @@ pcd_status pcd_out_metric(pcd_job *j, const pcd_profile *p, int *type)
             names[0] = 0;
             for (size_t i = 0; i < p->n_types && n < sizeof names; i++) {
                 pcd_bytes b = pcd_profile_text(p, p->types[i].name);
+                pcd_bytes title = pcd_profile_text(p, p->types[i].title);
                 n += (size_t)snprintf(names + n, sizeof names - n, "%s%.*s", i ? ", " : "", (int)b.len, (const char *)b.ptr);
+                /* the title, where it says more than the name ("time (CPU time)"; not "samples (Samples)") */
+                if (title.len && n < sizeof names && !(title.len == b.len && strncasecmp((const char *)title.ptr, (const char *)b.ptr, b.len) == 0))
+                    n += (size_t)snprintf(names + n, sizeof names - n, " (%.*s)", (int)title.len, (const char *)title.ptr);
             }
             return pcd_job_fail(j, PCD_E_ARG, "--metric takes %s for this input, not '%s'", n ? names : "nothing",
                                 j->metric);

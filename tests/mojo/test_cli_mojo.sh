@@ -141,6 +141,18 @@ expect_rc 0 "collapsed --metric memory" "$P" convert --to collapsed --metric mem
 [ "$(cat "$W/cm.txt")" = "P10;T0:10 8192" ] && ok "collapsed stacks (memory allocated)" || bad "collapsed memory: $(cat "$W/cm.txt")"
 expect_rc 2 "collapsed --metric bogus" "$P" convert --to collapsed --metric bogus "$D/v3_full.mojo" -o "$W/cb.txt"
 [ ! -e "$W/cb.txt" ] && ok "no output left behind on a usage error" || bad "output left behind"
+# --metric as users say it: "wall" and "cpu", any case, with or without "-time" (issue 25)
+expect_rc 0 "collapsed --metric wall (full mode)" "$P" convert --to collapsed --metric wall "$D/v3_full.mojo" -o "$W/cw.txt"
+same "$W/c.txt" "$W/cw.txt" "--metric wall is the type titled Wall time"
+expect_rc 0 "collapsed --metric cpu-time" "$P" convert --to collapsed --metric cpu-time "$D/v3_full.mojo" -o "$W/cc1.txt"
+expect_rc 0 "collapsed --metric CPU" "$P" convert --to collapsed --metric CPU "$D/v3_full.mojo" -o "$W/cc2.txt"
+same "$W/cc1.txt" "$W/cc2.txt" "--metric CPU is cpu-time"
+cmp -s "$W/c.txt" "$W/cc1.txt" && bad "cpu-time and time gave the same stacks: the test shows nothing" || ok "cpu-time is not time here"
+expect_rc 0 "collapsed (cpu mode)" "$P" convert --to collapsed "$D/v3_multiproc.mojo" -o "$W/mp.txt"
+expect_rc 0 "collapsed --metric cpu (cpu mode)" "$P" convert --to collapsed --metric cpu "$D/v3_multiproc.mojo" -o "$W/mpc.txt"
+same "$W/mp.txt" "$W/mpc.txt" "--metric cpu is the time of a cpu-mode file"
+expect_rc 2 "collapsed --metric wall (cpu mode)" "$P" convert --to collapsed --metric wall "$D/v3_multiproc.mojo" -o "$W/mpw.txt"
+grep -q "time (CPU time)" "$W/err" && ok "the refusal names the types with their titles" || bad "refusal: $(cat "$W/err")"
 expect_rc 0 "speedscope" "$P" convert --to speedscope "$D/v3_full.mojo" -o "$W/s.json"
 head -c 100 "$W/s.json" | grep -q '^{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":\[' && ok "speedscope header" || bad "speedscope: $(head -c 200 "$W/s.json")"
 
