@@ -358,6 +358,13 @@ int pcd_profile_find_type(const pcd_profile *p, const char *name)
         if (text_is(p, p->aliases[i].alias, name)) return p->aliases[i].type;
     for (size_t i = 0; i < p->n_types; i++)
         if (text_is(p, p->types[i].name, name)) return (int)i;
+    return -1;
+}
+
+int pcd_profile_find_metric(const pcd_profile *p, const char *name)
+{
+    int t = pcd_profile_find_type(p, name);
+    if (t >= 0) return t;
     /* what users type: "wall" or "cpu" for the types named "time" (titled "Wall time") and
      * "cpu-time"; any case; with or without "-time". Names first, then titles. */
     size_t zn = metric_stem((const uint8_t *)name, strlen(name));

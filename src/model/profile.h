@@ -374,10 +374,12 @@ int pcd_profile_add_type_str(pcd_profile *p, pcd_str name, pcd_str unit, pcd_str
 void pcd_profile_type_signed(pcd_profile *p, int i);
 /* Another name --metric accepts for type i ("time" for "wall-time"). */
 void pcd_profile_alias(pcd_profile *p, const char *alias, int type);
-/* The type --metric NAME means: a type's name or an alias, else the type whose name or title
- * reads the same in any case with or without a trailing "-time"/" time" ("wall" and "Wall time",
- * "cpu" and "cpu-time"; names before titles); -1 if none. */
+/* The type named NAME (a type's name or an alias, exactly); -1 if none. */
 int pcd_profile_find_type(const pcd_profile *p, const char *name);
+/* The type --metric NAME means: pcd_profile_find_type's, else the type whose name or title reads
+ * the same in any case with or without a trailing "-time"/" time" ("wall" and "Wall time", "cpu"
+ * and "cpu-time"; names before titles); -1 if none. */
+int pcd_profile_find_metric(const pcd_profile *p, const char *name);
 
 /* ---- events ------------------------------------------------------------------------------ */
 

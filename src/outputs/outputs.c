@@ -9,7 +9,7 @@ pcd_status pcd_out_metric(pcd_job *j, const pcd_profile *p, int *type)
 {
     int t = p->default_type;
     if (j->metric) {
-        t = pcd_profile_find_type(p, j->metric);
+        t = pcd_profile_find_metric(p, j->metric);
         if (t < 0) {
             char names[256];
             size_t n = 0;

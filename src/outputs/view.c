@@ -187,7 +187,7 @@ pcd_status pcd_view_base_type(pcd_job *j, const pcd_profile *p, int type, const 
 {
     if (!b->n_types) return pcd_job_fail(j, PCD_E_ARG, "--base %s has no sample values", b->input_name);
     int u = -1;
-    if (j->metric) u = pcd_profile_find_type(b, j->metric);
+    if (j->metric) u = pcd_profile_find_metric(b, j->metric);
     for (size_t i = 0; u < 0 && i < b->n_types; i++)
         if (same_text(p, p->types[type].name, b, b->types[i].name)) u = (int)i;
     for (size_t i = 0; u < 0 && i < b->n_types; i++)

@@ -205,7 +205,7 @@ static pcd_status check_shown(void *ud, pcd_profile *p)
     if (!p->n_types) return pcd_job_fail(j, PCD_E_EMPTY, "nothing to show: the samples have no values");
     int t = p->default_type;
     if (j->metric) {
-        t = pcd_profile_find_type(p, j->metric);
+        t = pcd_profile_find_metric(p, j->metric);
         if (t < 0) return PCD_OK; /* the output refused the name at its begin */
     }
     if (t < 0 || (size_t)t >= p->n_types) return PCD_OK;
