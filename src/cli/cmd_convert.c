@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/job.h"
@@ -129,6 +130,15 @@ int cmd_convert(cli *c, int argc, char **argv)
         for (size_t k = 0; ext && (t = pcd_convert_target(ext, k, &h)); k++)
             fprintf(stderr, "%s %s", k ? "" : " (it can be converted to:", t);
         fprintf(stderr, "%s\n", ext && pcd_convert_target(ext, 0, &(const char *){ NULL }) ? ")" : "");
+        cli_close(&src);
+        cli_close(&bsrc);
+        return EXIT_USAGE;
+    }
+    /* binary bytes (a format, gzip) and whole pages are not for a terminal */
+    if (out_to_stdout_ok(outname) && isatty(1) &&
+        ((pcd_output_wants(to) & PCD_WANTS_FILE) || (compression && strcmp(compression, "none") != 0))) {
+        fprintf(stderr, "profcodec convert: --to %s writes %s; not writing it to a terminal (use -o FILE, or redirect "
+                        "the output)\n", to, pcd_output_wants(to) & PCD_WANTS_FILE ? "a file, not text" : "compressed bytes");
         cli_close(&src);
         cli_close(&bsrc);
         return EXIT_USAGE;

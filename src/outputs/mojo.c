@@ -716,7 +716,7 @@ static void m_close(void *state)
 
 const pcd_exporter pcd_out_mojo = {
     "mojo", "Austin MOJO 3, or 4 with --version 4 (the time metric: the time since the thread's previous sample), read by austin-python and Austin's tools",
-    PCD_HAS_SAMPLES | PCD_HAS_CODE, 0, sizeof(mojo_out), m_open, m_close,
+    PCD_HAS_SAMPLES | PCD_HAS_CODE, 0, sizeof(mojo_out), m_open, m_close, NULL, PCD_WANTS_FILE,
 };
 
 /* ---- what only MOJO 4 writes: stack repeats where Austin 4's writer would use them, and asyncio

@@ -664,5 +664,5 @@ static void p_close(void *state)
 
 const pcd_exporter pcd_out_pprof = {
     "pprof", "pprof profile.proto, gzip-compressed (--compression none: raw); for go tool pprof, Pyroscope...",
-    PCD_HAS_SAMPLES, 0, sizeof(pprof_out), p_open, p_close, NULL,
+    PCD_HAS_SAMPLES, 0, sizeof(pprof_out), p_open, p_close, NULL, PCD_WANTS_FILE,
 };

@@ -509,5 +509,6 @@ static void t_close(void *state)
 const pcd_exporter pcd_out_tachyon = {
     "tachyon",
     "CPython's Tachyon profile (--compression zstd|none), read by CPython 3.15's profiling.sampling replay",
-    PCD_HAS_SAMPLES | PCD_HAS_CODE, PCD_HAS_TIMES | PCD_HAS_ORDER, sizeof(tachyon_out), t_open, t_close,
+    PCD_HAS_SAMPLES | PCD_HAS_CODE, PCD_HAS_TIMES | PCD_HAS_ORDER, sizeof(tachyon_out), t_open, t_close, NULL,
+    PCD_WANTS_FILE,
 };

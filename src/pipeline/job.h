@@ -215,5 +215,8 @@ typedef struct pcd_exporter {
 /* pcd_exporter.wants: the output draws values as widths (flame graphs), so it cannot show a
  * negative value (a difference of profiles): the metric it shows must have none */
 #define PCD_WANTS_AMOUNTS 2u
+/* pcd_exporter.wants: the output is binary (a format's bytes, gzip) or a whole page: a tool does
+ * not write it to a terminal (the CLI asks for -o or a redirection) */
+#define PCD_WANTS_FILE 4u
 
 #endif

@@ -54,6 +54,12 @@ static const pcd_exporter *find_exporter(const char *to)
     return NULL;
 }
 
+uint32_t pcd_output_wants(const char *to)
+{
+    const pcd_exporter *x = find_exporter(to);
+    return x ? x->wants : 0;
+}
+
 const char *pcd_convert_target(const pcd_ext *ext, size_t i, const char **help)
 {
     for (size_t k = 0; k < ext->n_own; k++, i--)

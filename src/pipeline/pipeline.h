@@ -16,6 +16,8 @@ const pcd_ext *pcd_ext_find(const char *format);
 
 /* Can format `ext` be converted to `to`: its own output, or a model output it fits? */
 bool pcd_can_convert(const pcd_ext *ext, const char *to);
+/* The PCD_WANTS_* of the output of the model named `to` (0: none, or no such output). */
+uint32_t pcd_output_wants(const char *to);
 /* The outputs of a format, in order (its own, then the model's): the i-th, or NULL after the
  * last. *help gets its help line. */
 const char *pcd_convert_target(const pcd_ext *ext, size_t i, const char **help);

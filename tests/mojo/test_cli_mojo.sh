@@ -141,6 +141,19 @@ expect_rc 0 "collapsed --metric memory" "$P" convert --to collapsed --metric mem
 [ "$(cat "$W/cm.txt")" = "P10;T0:10 8192" ] && ok "collapsed stacks (memory allocated)" || bad "collapsed memory: $(cat "$W/cm.txt")"
 expect_rc 2 "collapsed --metric bogus" "$P" convert --to collapsed --metric bogus "$D/v3_full.mojo" -o "$W/cb.txt"
 [ ! -e "$W/cb.txt" ] && ok "no output left behind on a usage error" || bad "output left behind"
+# binary outputs and pages are not written to a terminal (issue 25); text is, and a pipe takes all
+if command -v script >/dev/null; then
+    for t in pprof mojo html; do
+        expect_rc 2 "--to $t to a terminal" script -qec "'$P' convert --to $t '$D/v3_full.mojo'" /dev/null
+        grep -q "not writing it to a terminal" "$W/out" && ok "--to $t to a terminal: says why" || bad "--to $t to a terminal: $(head -c 200 "$W/out")"
+    done
+    expect_rc 0 "--to collapsed to a terminal" script -qec "'$P' convert --to collapsed '$D/v3_full.mojo'" /dev/null
+    grep -q "gc.py:collect:3 1001" "$W/out" && ok "collapsed on a terminal" || bad "collapsed on a terminal: $(head -c 200 "$W/out")"
+    expect_rc 0 "--to pprof to a pipe" bash -c "'$P' convert --to pprof '$D/v3_full.mojo' | cat >'$W/pipe.pb.gz'"
+    [ "$(head -c 2 "$W/pipe.pb.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ] && ok "pprof through a pipe: gzip" || bad "pprof through a pipe"
+else
+    echo "skip: no script(1) for a terminal"
+fi
 # --metric as users say it: "wall" and "cpu", any case, with or without "-time" (issue 25)
 expect_rc 0 "collapsed --metric wall (full mode)" "$P" convert --to collapsed --metric wall "$D/v3_full.mojo" -o "$W/cw.txt"
 same "$W/c.txt" "$W/cw.txt" "--metric wall is the type titled Wall time"
