@@ -26,24 +26,39 @@ static void convert_help(FILE *out)
           "the output's format (--to mojo: 3, the default, or 4).\n"
           "--base OTHER compares FILE with the profile OTHER (any format, html and\n"
           "collapsed): values per total (--raw: as they are); metrics of different kinds\n"
-          "or units are refused unless --force.\n\nconversions:\n", out);
-    for (size_t i = 0; pcd_exts[i]; i++) {
-        const char *h, *to;
-        for (size_t k = 0; (to = pcd_convert_target(pcd_exts[i], k, &h)); k++)
-            fprintf(out, "  %-7s --to %-10s %s\n", pcd_exts[i]->format, to, h);
-    }
-    /* the same as a matrix: every output, and which inputs give it */
-    const char *outs[32];
+          "or units are refused unless --force.\n\noutputs (--to):\n", out);
+    /* each output once, its text wrapped under it (one line each per input format made this
+     * 44 lines of the same few texts); then the matrix says which inputs give which */
+    const char *outs[32], *helps[32];
     size_t n_outs = 0;
     for (size_t i = 0; pcd_exts[i]; i++) {
         const char *h, *to;
         for (size_t k = 0; (to = pcd_convert_target(pcd_exts[i], k, &h)); k++) {
             size_t m = 0;
             while (m < n_outs && strcmp(outs[m], to) != 0) m++;
-            if (m == n_outs && n_outs < 32) outs[n_outs++] = to;
+            if (m == n_outs && n_outs < 32) {
+                outs[n_outs] = to;
+                helps[n_outs++] = h;
+            }
         }
     }
-    fputs("\n         ", out);
+    for (size_t m = 0; m < n_outs; m++) {
+        fprintf(out, "  %-12s", outs[m]);
+        int col = 14;
+        for (const char *w = helps[m]; *w;) {
+            size_t n = strcspn(w, " ");
+            if (col > 14 && col + 1 + (int)n > 79) {
+                fputs("\n              ", out);
+                col = 14;
+            }
+            fprintf(out, "%s%.*s", col > 14 ? " " : "", (int)n, w);
+            col += (col > 14 ? 1 : 0) + (int)n;
+            w += n;
+            while (*w == ' ') w++;
+        }
+        fputs("\n", out);
+    }
+    fputs("\ninputs (rows) and the outputs they give:\n         ", out);
     for (size_t m = 0; m < n_outs; m++) fprintf(out, " %s", outs[m]);
     fputs("\n", out);
     for (size_t i = 0; pcd_exts[i]; i++) {

@@ -22,6 +22,10 @@ same() { # file file description
 }
 
 expect_rc 0 "formats" "$P" formats
+expect_rc 0 "convert --help" "$P" convert --help
+for t in austin collapsed speedscope chrome html svg mojo tachyon pprof; do
+    [ "$(grep -c "^  $t  " "$W/out")" = 1 ] && ok "convert --help describes --to $t once" || bad "convert --help: --to $t $(grep -c "^  $t  " "$W/out") times"
+done
 for v in 1 2 3 4; do grep -q "^mojo  *$v .*convert to: austin collapsed speedscope" "$W/out" && ok "formats lists mojo $v" || bad "formats lists mojo $v"; done
 
 # ---- the small files of tests/data ----------------------------------------------------------
