@@ -206,6 +206,15 @@ def test_profile():
     assert values.shape == (len(p.samples), len(p.sample_types))
 
 
+def test_profile_duration_of_mojo():
+    # Austin writes how long it sampled as the metadata "duration" (µs); the profile has it in ns
+    # (it was None, issue 25)
+    with profcodec.open(MOJO) as r:
+        p = r.profile()
+    duration_us = int(dict(p.metadata)["duration"])
+    assert p.duration == duration_us * 1000 > 0
+
+
 PROFILES = {(f["name"], f["version"]): f["profile"] for f in profcodec.formats()}
 
 

@@ -212,6 +212,15 @@ static void on_meta(void *ud, uint32_t key, uint32_t value, uint64_t offset)
     } else if (pcd_bytes_is(kb, "interval")) {
         m->interval = interval_of(pcd_mojo_str(&m->as, value));
         if (m->begun) m->p->period = m->interval;
+    } else if (pcd_bytes_is(kb, "duration")) {
+        /* how long Austin sampled (µs, written at the end): the profile's duration, in ns, when it
+         * is a decimal number that fits */
+        pcd_bytes b = pcd_mojo_str(&m->as, value);
+        uint64_t us = 0;
+        size_t i = 0;
+        while (i < b.len && b.ptr[i] >= '0' && b.ptr[i] <= '9' && us <= (uint64_t)INT64_MAX / 10000)
+            us = us * 10 + (uint64_t)(b.ptr[i++] - '0');
+        if (b.len && i == b.len && us <= (uint64_t)INT64_MAX / 1000) m->p->duration = (int64_t)us * 1000;
     }
     if (!m->begun) {
         if (PCD_VEC_RESERVE(m->j->al, m->pending, m->pending_cap, m->n_pending + 1) != PCD_OK) {
