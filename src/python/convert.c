@@ -483,6 +483,21 @@ static int put(PyObject *d, const char *k, PyObject *v)
     return rc;
 }
 
+
+/* A thread's id as a number: the model's where the source gives one, else its text when that is
+ * a decimal number (MOJO's threads: the file's hexadecimal text, which the model keeps as
+ * Austin's text shows it, in decimal), else None. */
+static PyObject *thread_tid(const pcd_profile *p, const pcd_thread *t)
+{
+    if (t->has_tid) return PyLong_FromUnsignedLongLong(t->tid);
+    pcd_bytes b = pcd_profile_text(p, t->tid_text);
+    uint64_t v = 0;
+    size_t i = 0;
+    while (i < b.len && i < 19 && b.ptr[i] >= '0' && b.ptr[i] <= '9') v = v * 10 + (uint64_t)(b.ptr[i++] - '0');
+    if (b.len && i == b.len && (b.len == 1 || b.ptr[0] != '0')) return PyLong_FromUnsignedLongLong(v);
+    Py_RETURN_NONE;
+}
+
 static PyObject *profile_dict(const pcd_profile *p, pcols *c)
 {
     PyObject *d = PyDict_New();
@@ -576,7 +591,7 @@ tables_done:;
         }
         Py_DECREF(td);
         if (put(td, "pid", id_or_none(t->pid, PCD_ID_NONE)) < 0 || put(td, "iid", id_or_none(t->iid, PCD_ID_NONE)) < 0 ||
-            put(td, "tid", t->has_tid ? PyLong_FromUnsignedLongLong(t->tid) : (Py_INCREF(Py_None), Py_None)) < 0 ||
+            put(td, "tid", thread_tid(p, t)) < 0 ||
             put(td, "tid_text", str_of(p, t->tid_text)) < 0 || put(td, "key", PyLong_FromUnsignedLongLong(t->key)) < 0 ||
             put(td, "name", str_of(p, t->name)) < 0 || put(td, "process_name", str_of(p, t->process_name)) < 0)
             goto fail;

@@ -215,6 +215,16 @@ def test_profile_duration_of_mojo():
     assert p.duration == duration_us * 1000 > 0
 
 
+def test_profile_thread_ids_are_numbers():
+    # MOJO's records keep the file's text (hexadecimal, as Austin writes it); the profile's threads
+    # have the id as a number, and its text as Austin's text shows it (decimal) (issue 25)
+    with profcodec.open(MOJO) as r:
+        in_file = {(x.pid, int(x.tid, 16)) for x in r if x._kind == "stack"}
+        p = r.profile()
+    assert {(t["pid"], t["tid"]) for t in p.threads} == in_file
+    assert all(t["tid_text"] == str(t["tid"]) for t in p.threads)
+
+
 PROFILES = {(f["name"], f["version"]): f["profile"] for f in profcodec.formats()}
 
 
