@@ -98,6 +98,25 @@ class BuildPy(build_py):
                 self.copy_file(os.path.join(gen, name), os.path.join(dest, name))
 
 
+def wheel_is_there():
+    """Whether setuptools can make a wheel here: the wheel package, or setuptools' own
+    bdist_wheel (setuptools 70.1 and later). `pip install --no-build-isolation .` with a Python
+    that has neither (a pyenv one, say) otherwise stops at "invalid command 'bdist_wheel'"."""
+    for name in ("wheel.bdist_wheel", "setuptools.command.bdist_wheel"):
+        try:
+            __import__(name)
+            return True
+        except ImportError:
+            pass
+    return False
+
+
+if any(cmd in sys.argv[1:] for cmd in ("bdist_wheel", "dist_info")) and not wheel_is_there():
+    sys.exit("profcodec: making a wheel needs the package 'wheel' in this Python (%s), which does not have "
+             "it. Use Debian's Python, which has it (apt install python3-wheel; then /usr/bin/python3 -m pip "
+             "install --no-build-isolation .), or install 'wheel' into this one, or let pip fetch it (pip "
+             "install . without --no-build-isolation, where a package index can be reached)." % sys.executable)
+
 # (egg_info's directory must exist before it runs)
 os.makedirs(BUILD_BASE, exist_ok=True)
 
