@@ -8,8 +8,15 @@
 
 #include "cli.h"
 
+/* a, a global option "--name VALUE" or "--name=VALUE" */
+static bool opt_is(const char *a, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(a, name, n) == 0 && (a[n] == 0 || a[n] == '=');
+}
+
 static const char usage_text[] =
-    "usage: profcodec [--max-memory SIZE] [--threads N] [-q] COMMAND [ARGS]\n"
+    "usage: profcodec [--max-memory SIZE] [--decompress-threads N] [-q] COMMAND [ARGS]\n"
     "\n"
     "Reads, checks, writes and converts profiler and tracer files.\n"
     "\n"
@@ -26,8 +33,8 @@ static const char usage_text[] =
     "\n"
     "global options:\n"
     "  --max-memory SIZE  cap on the memory profcodec uses for one input (default 2G)\n"
-    "  --threads N        1: everything on one thread; 2 (default): a large zstd region is\n"
-    "                     decompressed ahead on a second thread (same output)\n"
+    "  --decompress-threads N  1: everything on one thread; 2 (default): a large zstd\n"
+    "                     region is decompressed ahead on a second thread (same output)\n"
     "  -q, --quiet        no progress display, no success lines\n"
     "  --format NAME[:VERSION]  (any command) the input's format, instead of detecting it\n"
     "\n"
@@ -47,12 +54,14 @@ static int cli_run(cli *c, int argc, char **argv)
             return 0;
         } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
             c->quiet = true;
-        } else if ((strcmp(a, "--threads") == 0 && i + 1 < argc) || strncmp(a, "--threads=", 10) == 0) {
-            const char *v = a[9] == '=' ? a + 10 : argv[++i];
+        } else if (opt_is(a, "--decompress-threads") || opt_is(a, "--threads")) {
+            /* (--threads: its first name, which read like a choice of the profile's threads) */
+            const char *eq = strchr(a, '=');
+            const char *v = eq ? eq + 1 : i + 1 < argc ? argv[++i] : "";
             char *end = NULL;
             long n = strtol(v, &end, 10);
             if (!*v || *end || n < 1 || n > 1024) {
-                fprintf(stderr, "profcodec: bad --threads '%s' (1 or more)\n", v);
+                fprintf(stderr, "profcodec: bad %.*s '%s' (1 or more)\n", (int)(eq ? (size_t)(eq - a) : strlen(a)), a, v);
                 return EXIT_USAGE;
             }
             c->threads = (unsigned)n;

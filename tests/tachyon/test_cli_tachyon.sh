@@ -125,7 +125,8 @@ t="$DATA/tachyon/deep_zstd.bin"
 expect_rc 0 "collapsed from stdin" bash -c "cat '$t' | '$P' convert --to collapsed - -o '$W/stdin.txt'"
 same "collapsed from stdin" "$W/stdin.txt" "$DATA/tachyon/deep_zstd.collapsed.txt"
 
-# a zstd region of over 1 MiB: decompressed ahead on a second thread by default; --threads 1
+# a zstd region of over 1 MiB: decompressed ahead on a second thread by default;
+# --decompress-threads 1
 # reads it alone; the same output and the same errors either way
 seed="$DATA/tachyon/workload_all_zstd.bin"
 if "$P" -q convert --to samples "$seed" -o "$W/seed.txt"; then
@@ -145,23 +146,24 @@ if "$P" -q convert --to samples "$seed" -o "$W/seed.txt"; then
     soff=$(od -An -tu8 -j40 -N8 "$W/big.bin" | tr -d ' ')
     if [ "$((soff - 64))" -ge 1048576 ]; then ok "its sample region is $((soff - 64)) bytes"; else bad "sample region only $((soff - 64)) bytes"; fi
     expect_rc 0 "collapsed, helper thread" "$P" -q convert --to collapsed "$W/big.bin" -o "$W/big2.txt"
-    expect_rc 0 "collapsed, --threads 1" "$P" -q --threads 1 convert --to collapsed "$W/big.bin" -o "$W/big1.txt"
+    expect_rc 0 "collapsed, --decompress-threads 1" "$P" -q --decompress-threads 1 convert --to collapsed "$W/big.bin" -o "$W/big1.txt"
     same "collapsed, either thread setting" "$W/big1.txt" "$W/big2.txt"
     expect_rc 0 "samples, helper thread" "$P" -q convert --to samples "$W/big.bin" -o "$W/bigs2.txt"
-    expect_rc 0 "samples, --threads 1" "$P" -q --threads=1 convert --to samples "$W/big.bin" -o "$W/bigs1.txt"
+    expect_rc 0 "samples, --decompress-threads=1" "$P" -q --decompress-threads=1 convert --to samples "$W/big.bin" -o "$W/bigs1.txt"
     same "samples, either thread setting" "$W/bigs1.txt" "$W/bigs2.txt"
     # damage in the middle of the zstd data, and a cut: the same verdict and message
     cp "$W/big.bin" "$W/bigbad.bin"
     printf '\125\125\125\125' | dd of="$W/bigbad.bin" bs=1 seek=$((64 + (soff - 64) / 2)) conv=notrunc 2>/dev/null
     expect_rc 1 "damaged zstd, helper thread" "$P" validate "$W/bigbad.bin"
     cp "$W/err" "$W/err2"
-    expect_rc 1 "damaged zstd, --threads 1" "$P" --threads 1 validate "$W/bigbad.bin"
+    expect_rc 1 "damaged zstd, --threads 1 (the old spelling)" "$P" --threads 1 validate "$W/bigbad.bin"
     same "the same error either way" "$W/err" "$W/err2"
     grep -q 'decompressed samples at offset 64' "$W/err" || bad "the error says where in the decompressed samples"
 else
     bad "samples of $seed"
 fi
-expect_rc 2 "--threads 0" "$P" --threads 0 formats
+expect_rc 2 "--decompress-threads 0" "$P" --decompress-threads 0 formats
+grep -q "bad --decompress-threads '0'" "$W/err" && ok "the refusal names the option" || bad "refusal: $(cat "$W/err")"
 expect_rc 2 "--threads x" "$P" --threads x formats
 
 # a dump cut short (no stats footer): encode refuses it and names the last line, even with --partial
