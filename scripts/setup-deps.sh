@@ -13,11 +13,12 @@ set -eu
 # golang-1.19-go: the pprof tests run `go tool pprof` (tests/pprof; offline) and its profiles
 # were written by Go 1.19's runtime/pprof (tests/data/pprof/gen); golang-1.19-src: the profile
 # package Go vendors for go tool pprof, which tests/pprof/goread builds on (offline)
-# python3-dev ... python3-numpy: the Python module (profcodec._profcodec), its tests (pytest; NumPy
-# for the zero-copy columns), and its packaging offline (pip, venv, setuptools, wheel, build)
+# python3-dev ... python3-pandas: the Python module (profcodec._profcodec), its tests (pytest; NumPy
+# for the zero-copy columns, pandas for Profile.tables()), and its packaging offline (pip, venv,
+# setuptools, wheel, build)
 PKGS="build-essential cmake pkg-config lua5.4 libzstd-dev zstd zlib1g-dev libcmocka-dev \
 libjansson-dev clang libfuzzer-14-dev libclang-rt-14-dev python3 python3-jsonschema chromium \
-golang-1.19-go golang-1.19-src afl++ python3-dev python3-pytest python3-setuptools python3-wheel python3-build python3-pip python3-venv python3-numpy"
+golang-1.19-go golang-1.19-src afl++ python3-dev python3-pytest python3-setuptools python3-wheel python3-build python3-pip python3-venv python3-numpy python3-pandas"
 
 quiet=0 others=0
 for a in "$@"; do

@@ -59,6 +59,11 @@ class Columns:
     def __repr__(self):
         return "Columns(%s; %d rows)" % (", ".join(self._names), len(self))
 
+    def to_numpy(self):
+        """The columns as a dict of NumPy arrays over the same memory (no copy)."""
+        import numpy
+        return {name: numpy.asarray(getattr(self, name)) for name in self._names}
+
 
 class Profile:
     """An input imported into profcodec's profile model (Reader.profile()).
@@ -100,6 +105,44 @@ class Profile:
             stack = parent[stack]
         out.reverse()
         return out
+
+    def tables(self):
+        """The profile as tables for pandas and other column engines: a dict of table name
+        (samples, frames, stacks, slices, threads, sample_types) to a dict of column name to a
+        1-D NumPy array. The arrays of samples, frames, stacks and slices are the profile's own
+        memory (no copy; ``pandas.DataFrame(t, copy=False)`` keeps it so); samples has a column of
+        values per sample type, named as the type (``value_`` before a name that is already a
+        column's), int64 for a signed type. Strings are ids into ``strings``; NONE marks what the
+        source does not give."""
+        import numpy
+        samples = self.samples.to_numpy()
+        values = samples.pop("values")
+        if values.ndim == 1:
+            values = values.reshape(len(values) // max(len(self.sample_types), 1) if len(values) else 0,
+                                    len(self.sample_types))
+        for t, st in enumerate(self.sample_types):
+            name = st["name"] if st["name"] not in samples else "value_" + st["name"]
+            column = values[:, t]
+            samples[name] = column.view(numpy.int64) if st.get("signed") else column
+        def column(xs):
+            # object where a value is None or text; else bool, or int64, or uint64 for ids above
+            # 2**63-1 (a thread's key)
+            if any(x is None or isinstance(x, str) for x in xs):
+                return numpy.array(xs, dtype=object)
+            if xs and all(isinstance(x, bool) for x in xs):
+                return numpy.array(xs, dtype=bool)
+            return numpy.array(xs, dtype=numpy.uint64 if any(x > 2 ** 63 - 1 for x in xs) else numpy.int64)
+
+        def rows(dicts, keys):
+            return {k: column([d[k] for d in dicts]) for k in keys}
+        return {
+            "samples": samples,
+            "frames": self.frames.to_numpy(),
+            "stacks": self.stacks.to_numpy(),
+            "slices": self.slices.to_numpy(),
+            "threads": rows(self.threads, ("pid", "iid", "tid", "tid_text", "key", "name", "process_name")),
+            "sample_types": rows(self.sample_types, ("name", "unit", "title", "secondary", "signed")),
+        }
 
     def weights(self, sample_type=None):
         """What each row of samples adds to a total of a sample type (by name; None: the default

@@ -215,6 +215,35 @@ def test_profile_duration_of_mojo():
     assert p.duration == duration_us * 1000 > 0
 
 
+def test_profile_tables_for_pandas():
+    # the profile as tables of 1-D NumPy arrays over the profile's own memory, which pandas takes
+    # without a copy (issue 25)
+    numpy = pytest.importorskip("numpy")
+    path = os.path.join(TESTDATA, "mojo", "v3_full.mojo")
+    with profcodec.open(path) as r:
+        p = r.profile()
+    t = p.tables()
+    assert set(t) == {"samples", "frames", "stacks", "slices", "threads", "sample_types"}
+    s = t["samples"]
+    for name in ("thread", "stack", "time", "count", "flags"):
+        assert numpy.shares_memory(s[name], numpy.asarray(getattr(p.samples, name))), name
+    values = numpy.asarray(p.samples.values)
+    for i, st in enumerate(p.sample_types):
+        name = st["name"] if st["name"] not in ("thread", "stack", "time", "count", "flags") else "value_" + st["name"]
+        assert numpy.shares_memory(s[name], values)
+        # the column is the type's values, and times the counts its total, as weights() says
+        assert list(s[name]) == [values[k, i] for k in range(len(values))]
+        assert int((s[name] * s["count"]).sum()) == sum(p.weights(st["name"]))
+    assert all(len(c) == len(p.frames) for c in t["frames"].values())
+    assert t["threads"]["pid"].dtype == numpy.int64 and len(t["threads"]["pid"]) == len(p.threads)
+    pandas = pytest.importorskip("pandas")
+    df = pandas.DataFrame(s, copy=False)
+    for name, column in s.items():
+        assert numpy.shares_memory(df[name].to_numpy(), column), name
+    frames = pandas.DataFrame(t["frames"], copy=False)
+    assert len(frames) == len(p.frames)
+
+
 def test_profile_thread_ids_are_numbers():
     # MOJO's records keep the file's text (hexadecimal, as Austin writes it); the profile's threads
     # have the id as a number, and its text as Austin's text shows it (decimal) (issue 25)
