@@ -68,13 +68,14 @@ static PyType_Spec specs[] = {
     { "profcodec.heph_v0_1.File", PCDPY_BASICSIZE, 0, Py_TPFLAGS_DEFAULT, File_slots },
 };
 
-/* name, C type, what, the case (value classes), the base class (-1: Record), spec */
+/* name, C type, what, the case (value classes), the base class (-1: Record), spec, a metadata
+ * pair's key and value attributes (-1 -1: not one) */
 static const pcdpy_class classes[] = {
-    { "Packet", &pcd_heph_v0_1_packet_type, PCDPY_UNION, -1, -1, &specs[0] },
-    { "MetadataPacket", &pcd_heph_v0_1_metadata_packet_type, PCDPY_STRUCT, -1, -1, &specs[1] },
-    { "Attribute", &pcd_heph_v0_1_attribute_type, PCDPY_STRUCT, -1, -1, &specs[2] },
-    { "EventPacket", &pcd_heph_v0_1_event_packet_type, PCDPY_STRUCT, -1, -1, &specs[3] },
-    { "File", &pcd_heph_v0_1_file_type, PCDPY_STRUCT, -1, -1, &specs[4] },
+    { "Packet", &pcd_heph_v0_1_packet_type, PCDPY_UNION, -1, -1, &specs[0], -1, -1 },
+    { "MetadataPacket", &pcd_heph_v0_1_metadata_packet_type, PCDPY_STRUCT, -1, -1, &specs[1], -1, -1 },
+    { "Attribute", &pcd_heph_v0_1_attribute_type, PCDPY_STRUCT, -1, -1, &specs[2], -1, -1 },
+    { "EventPacket", &pcd_heph_v0_1_event_packet_type, PCDPY_STRUCT, -1, -1, &specs[3], -1, -1 },
+    { "File", &pcd_heph_v0_1_file_type, PCDPY_STRUCT, -1, -1, &specs[4], -1, -1 },
 };
 
 const pcdpy_format pcdpy_heph_v0_1 = {

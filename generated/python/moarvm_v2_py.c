@@ -229,24 +229,25 @@ static PyType_Spec specs[] = {
     { "profcodec.moarvm_v2.File", PCDPY_BASICSIZE, 0, Py_TPFLAGS_DEFAULT, File_slots },
 };
 
-/* name, C type, what, the case (value classes), the base class (-1: Record), spec */
+/* name, C type, what, the case (value classes), the base class (-1: Record), spec, a metadata
+ * pair's key and value attributes (-1 -1: not one) */
 static const pcdpy_class classes[] = {
-    { "Ref", &pcd_moarvm_v2_ref_type, PCDPY_UNION, -1, -1, &specs[0] },
-    { "Block", &pcd_moarvm_v2_block_type, PCDPY_UNION, -1, -1, &specs[1] },
-    { "Collectable", &pcd_moarvm_v2_collectable_type, PCDPY_STRUCT, -1, -1, &specs[2] },
-    { "CollBlock", &pcd_moarvm_v2_coll_block_type, PCDPY_STRUCT, -1, -1, &specs[3] },
-    { "RefRef8", &pcd_moarvm_v2_ref_ref8_type, PCDPY_STRUCT, -1, 0, &specs[4] },
-    { "RefRef16", &pcd_moarvm_v2_ref_ref16_type, PCDPY_STRUCT, -1, 0, &specs[5] },
-    { "RefRef32", &pcd_moarvm_v2_ref_ref32_type, PCDPY_STRUCT, -1, 0, &specs[6] },
-    { "RefRef64", &pcd_moarvm_v2_ref_ref64_type, PCDPY_STRUCT, -1, 0, &specs[7] },
-    { "RefsBlock", &pcd_moarvm_v2_refs_block_type, PCDPY_STRUCT, -1, -1, &specs[8] },
-    { "StrsBlock", &pcd_moarvm_v2_strs_block_type, PCDPY_STRUCT, -1, -1, &specs[9] },
-    { "TypeRow", &pcd_moarvm_v2_type_row_type, PCDPY_STRUCT, -1, -1, &specs[10] },
-    { "TypeBlock", &pcd_moarvm_v2_type_block_type, PCDPY_STRUCT, -1, -1, &specs[11] },
-    { "FrameRow", &pcd_moarvm_v2_frame_row_type, PCDPY_STRUCT, -1, -1, &specs[12] },
-    { "FramBlock", &pcd_moarvm_v2_fram_block_type, PCDPY_STRUCT, -1, -1, &specs[13] },
-    { "IndexEntry", &pcd_moarvm_v2_index_entry_type, PCDPY_STRUCT, -1, -1, &specs[14] },
-    { "File", &pcd_moarvm_v2_file_type, PCDPY_STRUCT, -1, -1, &specs[15] },
+    { "Ref", &pcd_moarvm_v2_ref_type, PCDPY_UNION, -1, -1, &specs[0], -1, -1 },
+    { "Block", &pcd_moarvm_v2_block_type, PCDPY_UNION, -1, -1, &specs[1], -1, -1 },
+    { "Collectable", &pcd_moarvm_v2_collectable_type, PCDPY_STRUCT, -1, -1, &specs[2], -1, -1 },
+    { "CollBlock", &pcd_moarvm_v2_coll_block_type, PCDPY_STRUCT, -1, -1, &specs[3], -1, -1 },
+    { "RefRef8", &pcd_moarvm_v2_ref_ref8_type, PCDPY_STRUCT, -1, 0, &specs[4], -1, -1 },
+    { "RefRef16", &pcd_moarvm_v2_ref_ref16_type, PCDPY_STRUCT, -1, 0, &specs[5], -1, -1 },
+    { "RefRef32", &pcd_moarvm_v2_ref_ref32_type, PCDPY_STRUCT, -1, 0, &specs[6], -1, -1 },
+    { "RefRef64", &pcd_moarvm_v2_ref_ref64_type, PCDPY_STRUCT, -1, 0, &specs[7], -1, -1 },
+    { "RefsBlock", &pcd_moarvm_v2_refs_block_type, PCDPY_STRUCT, -1, -1, &specs[8], -1, -1 },
+    { "StrsBlock", &pcd_moarvm_v2_strs_block_type, PCDPY_STRUCT, -1, -1, &specs[9], -1, -1 },
+    { "TypeRow", &pcd_moarvm_v2_type_row_type, PCDPY_STRUCT, -1, -1, &specs[10], -1, -1 },
+    { "TypeBlock", &pcd_moarvm_v2_type_block_type, PCDPY_STRUCT, -1, -1, &specs[11], -1, -1 },
+    { "FrameRow", &pcd_moarvm_v2_frame_row_type, PCDPY_STRUCT, -1, -1, &specs[12], -1, -1 },
+    { "FramBlock", &pcd_moarvm_v2_fram_block_type, PCDPY_STRUCT, -1, -1, &specs[13], -1, -1 },
+    { "IndexEntry", &pcd_moarvm_v2_index_entry_type, PCDPY_STRUCT, -1, -1, &specs[14], -1, -1 },
+    { "File", &pcd_moarvm_v2_file_type, PCDPY_STRUCT, -1, -1, &specs[15], -1, -1 },
 };
 
 const pcdpy_format pcdpy_moarvm_v2 = {

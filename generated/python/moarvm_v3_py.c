@@ -161,21 +161,22 @@ static PyType_Spec specs[] = {
     { "profcodec.moarvm_v3.File", PCDPY_BASICSIZE, 0, Py_TPFLAGS_DEFAULT, File_slots },
 };
 
-/* name, C type, what, the case (value classes), the base class (-1: Record), spec */
+/* name, C type, what, the case (value classes), the base class (-1: Record), spec, a metadata
+ * pair's key and value attributes (-1 -1: not one) */
 static const pcdpy_class classes[] = {
-    { "Block", &pcd_moarvm_v3_block_type, PCDPY_UNION, -1, -1, &specs[0] },
-    { "JsonBlock", &pcd_moarvm_v3_json_block_type, PCDPY_STRUCT, -1, -1, &specs[1] },
-    { "TocEntry", &pcd_moarvm_v3_toc_entry_type, PCDPY_STRUCT, -1, -1, &specs[2] },
-    { "TocBlock", &pcd_moarvm_v3_toc_block_type, PCDPY_STRUCT, -1, -1, &specs[3] },
-    { "StringEntry", &pcd_moarvm_v3_string_entry_type, PCDPY_STRUCT, -1, -1, &specs[4] },
-    { "StringsBlock", &pcd_moarvm_v3_strings_block_type, PCDPY_STRUCT, -1, -1, &specs[5] },
-    { "U16Entries", &pcd_moarvm_v3_u16_entries_type, PCDPY_STRUCT, -1, -1, &specs[6] },
-    { "Column16", &pcd_moarvm_v3_column16_type, PCDPY_STRUCT, -1, -1, &specs[7] },
-    { "U32Entries", &pcd_moarvm_v3_u32_entries_type, PCDPY_STRUCT, -1, -1, &specs[8] },
-    { "Column32", &pcd_moarvm_v3_column32_type, PCDPY_STRUCT, -1, -1, &specs[9] },
-    { "U64Entries", &pcd_moarvm_v3_u64_entries_type, PCDPY_STRUCT, -1, -1, &specs[10] },
-    { "Column64", &pcd_moarvm_v3_column64_type, PCDPY_STRUCT, -1, -1, &specs[11] },
-    { "File", &pcd_moarvm_v3_file_type, PCDPY_STRUCT, -1, -1, &specs[12] },
+    { "Block", &pcd_moarvm_v3_block_type, PCDPY_UNION, -1, -1, &specs[0], -1, -1 },
+    { "JsonBlock", &pcd_moarvm_v3_json_block_type, PCDPY_STRUCT, -1, -1, &specs[1], -1, -1 },
+    { "TocEntry", &pcd_moarvm_v3_toc_entry_type, PCDPY_STRUCT, -1, -1, &specs[2], -1, -1 },
+    { "TocBlock", &pcd_moarvm_v3_toc_block_type, PCDPY_STRUCT, -1, -1, &specs[3], -1, -1 },
+    { "StringEntry", &pcd_moarvm_v3_string_entry_type, PCDPY_STRUCT, -1, -1, &specs[4], -1, -1 },
+    { "StringsBlock", &pcd_moarvm_v3_strings_block_type, PCDPY_STRUCT, -1, -1, &specs[5], -1, -1 },
+    { "U16Entries", &pcd_moarvm_v3_u16_entries_type, PCDPY_STRUCT, -1, -1, &specs[6], -1, -1 },
+    { "Column16", &pcd_moarvm_v3_column16_type, PCDPY_STRUCT, -1, -1, &specs[7], -1, -1 },
+    { "U32Entries", &pcd_moarvm_v3_u32_entries_type, PCDPY_STRUCT, -1, -1, &specs[8], -1, -1 },
+    { "Column32", &pcd_moarvm_v3_column32_type, PCDPY_STRUCT, -1, -1, &specs[9], -1, -1 },
+    { "U64Entries", &pcd_moarvm_v3_u64_entries_type, PCDPY_STRUCT, -1, -1, &specs[10], -1, -1 },
+    { "Column64", &pcd_moarvm_v3_column64_type, PCDPY_STRUCT, -1, -1, &specs[11], -1, -1 },
+    { "File", &pcd_moarvm_v3_file_type, PCDPY_STRUCT, -1, -1, &specs[12], -1, -1 },
 };
 
 const pcdpy_format pcdpy_moarvm_v3 = {

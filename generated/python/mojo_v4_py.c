@@ -198,25 +198,26 @@ static PyType_Spec specs[] = {
     { "profcodec.mojo_v4.File", PCDPY_BASICSIZE, 0, Py_TPFLAGS_DEFAULT, File_slots },
 };
 
-/* name, C type, what, the case (value classes), the base class (-1: Record), spec */
+/* name, C type, what, the case (value classes), the base class (-1: Record), spec, a metadata
+ * pair's key and value attributes (-1 -1: not one) */
 static const pcdpy_class classes[] = {
-    { "Event", &pcd_mojo_v4_event_type, PCDPY_UNION, -1, -1, &specs[0] },
-    { "EventMetadata", &pcd_mojo_v4_event_metadata_type, PCDPY_STRUCT, -1, 0, &specs[1] },
-    { "EventStack", &pcd_mojo_v4_event_stack_type, PCDPY_STRUCT, -1, 0, &specs[2] },
-    { "EventFrame", &pcd_mojo_v4_event_frame_type, PCDPY_STRUCT, -1, 0, &specs[3] },
-    { "EventInvalid", &pcd_mojo_v4_event_invalid_type, PCDPY_STRUCT, -1, 0, &specs[4] },
-    { "EventFrameRef", &pcd_mojo_v4_event_frame_ref_type, PCDPY_STRUCT, -1, 0, &specs[5] },
-    { "EventKernel", &pcd_mojo_v4_event_kernel_type, PCDPY_STRUCT, -1, 0, &specs[6] },
-    { "EventGc", &pcd_mojo_v4_event_gc_type, PCDPY_STRUCT, -1, 0, &specs[7] },
-    { "EventIdle", &pcd_mojo_v4_event_idle_type, PCDPY_STRUCT, -1, 0, &specs[8] },
-    { "EventTime", &pcd_mojo_v4_event_time_type, PCDPY_STRUCT, -1, 0, &specs[9] },
-    { "EventMemory", &pcd_mojo_v4_event_memory_type, PCDPY_STRUCT, -1, 0, &specs[10] },
-    { "EventString", &pcd_mojo_v4_event_string_type, PCDPY_STRUCT, -1, 0, &specs[11] },
-    { "EventStringRef", &pcd_mojo_v4_event_string_ref_type, PCDPY_STRUCT, -1, 0, &specs[12] },
-    { "EventStackRepeat", &pcd_mojo_v4_event_stack_repeat_type, PCDPY_STRUCT, -1, 0, &specs[13] },
-    { "EventTaskStack", &pcd_mojo_v4_event_task_stack_type, PCDPY_STRUCT, -1, 0, &specs[14] },
-    { "EventTaskWaiter", &pcd_mojo_v4_event_task_waiter_type, PCDPY_STRUCT, -1, 0, &specs[15] },
-    { "File", &pcd_mojo_v4_file_type, PCDPY_STRUCT, -1, -1, &specs[16] },
+    { "Event", &pcd_mojo_v4_event_type, PCDPY_UNION, -1, -1, &specs[0], -1, -1 },
+    { "EventMetadata", &pcd_mojo_v4_event_metadata_type, PCDPY_STRUCT, -1, 0, &specs[1], 0, 1 },
+    { "EventStack", &pcd_mojo_v4_event_stack_type, PCDPY_STRUCT, -1, 0, &specs[2], -1, -1 },
+    { "EventFrame", &pcd_mojo_v4_event_frame_type, PCDPY_STRUCT, -1, 0, &specs[3], -1, -1 },
+    { "EventInvalid", &pcd_mojo_v4_event_invalid_type, PCDPY_STRUCT, -1, 0, &specs[4], -1, -1 },
+    { "EventFrameRef", &pcd_mojo_v4_event_frame_ref_type, PCDPY_STRUCT, -1, 0, &specs[5], -1, -1 },
+    { "EventKernel", &pcd_mojo_v4_event_kernel_type, PCDPY_STRUCT, -1, 0, &specs[6], -1, -1 },
+    { "EventGc", &pcd_mojo_v4_event_gc_type, PCDPY_STRUCT, -1, 0, &specs[7], -1, -1 },
+    { "EventIdle", &pcd_mojo_v4_event_idle_type, PCDPY_STRUCT, -1, 0, &specs[8], -1, -1 },
+    { "EventTime", &pcd_mojo_v4_event_time_type, PCDPY_STRUCT, -1, 0, &specs[9], -1, -1 },
+    { "EventMemory", &pcd_mojo_v4_event_memory_type, PCDPY_STRUCT, -1, 0, &specs[10], -1, -1 },
+    { "EventString", &pcd_mojo_v4_event_string_type, PCDPY_STRUCT, -1, 0, &specs[11], -1, -1 },
+    { "EventStringRef", &pcd_mojo_v4_event_string_ref_type, PCDPY_STRUCT, -1, 0, &specs[12], -1, -1 },
+    { "EventStackRepeat", &pcd_mojo_v4_event_stack_repeat_type, PCDPY_STRUCT, -1, 0, &specs[13], -1, -1 },
+    { "EventTaskStack", &pcd_mojo_v4_event_task_stack_type, PCDPY_STRUCT, -1, 0, &specs[14], -1, -1 },
+    { "EventTaskWaiter", &pcd_mojo_v4_event_task_waiter_type, PCDPY_STRUCT, -1, 0, &specs[15], -1, -1 },
+    { "File", &pcd_mojo_v4_file_type, PCDPY_STRUCT, -1, -1, &specs[16], -1, -1 },
 };
 
 const pcdpy_format pcdpy_mojo_v4 = {

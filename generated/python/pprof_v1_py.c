@@ -276,28 +276,29 @@ static PyType_Spec specs[] = {
     { "profcodec.pprof_v1.File", PCDPY_BASICSIZE, 0, Py_TPFLAGS_DEFAULT, File_slots },
 };
 
-/* name, C type, what, the case (value classes), the base class (-1: Record), spec */
+/* name, C type, what, the case (value classes), the base class (-1: Record), spec, a metadata
+ * pair's key and value attributes (-1 -1: not one) */
 static const pcdpy_class classes[] = {
-    { "ProfileField", &pcd_pprof_v1_profile_field_type, PCDPY_UNION, -1, -1, &specs[0] },
-    { "ValueType", &pcd_pprof_v1_value_type_type, PCDPY_STRUCT, -1, -1, &specs[1] },
-    { "Label", &pcd_pprof_v1_label_type, PCDPY_STRUCT, -1, -1, &specs[2] },
-    { "Sample", &pcd_pprof_v1_sample_type, PCDPY_STRUCT, -1, -1, &specs[3] },
-    { "Mapping", &pcd_pprof_v1_mapping_type, PCDPY_STRUCT, -1, -1, &specs[4] },
-    { "Line", &pcd_pprof_v1_line_type, PCDPY_STRUCT, -1, -1, &specs[5] },
-    { "Location", &pcd_pprof_v1_location_type, PCDPY_STRUCT, -1, -1, &specs[6] },
-    { "Function", &pcd_pprof_v1_function_type, PCDPY_STRUCT, -1, -1, &specs[7] },
-    { "Profile", &pcd_pprof_v1_profile_type, PCDPY_STRUCT, -1, -1, &specs[8] },
-    { "ProfileFieldStringTable", &pcd_pprof_v1_profile_field_type, PCDPY_VALUE, 5, 0, &specs[9] },
-    { "ProfileFieldDropFrames", &pcd_pprof_v1_profile_field_type, PCDPY_VALUE, 6, 0, &specs[10] },
-    { "ProfileFieldKeepFrames", &pcd_pprof_v1_profile_field_type, PCDPY_VALUE, 7, 0, &specs[11] },
-    { "ProfileFieldTimeNanos", &pcd_pprof_v1_profile_field_type, PCDPY_VALUE, 8, 0, &specs[12] },
-    { "ProfileFieldDurationNanos", &pcd_pprof_v1_profile_field_type, PCDPY_VALUE, 9, 0, &specs[13] },
-    { "ProfileFieldPeriod", &pcd_pprof_v1_profile_field_type, PCDPY_VALUE, 11, 0, &specs[14] },
-    { "ProfileFieldComment", &pcd_pprof_v1_profile_field_type, PCDPY_VALUE, 12, 0, &specs[15] },
-    { "ProfileFieldDefaultSampleType", &pcd_pprof_v1_profile_field_type, PCDPY_VALUE, 13, 0, &specs[16] },
-    { "ProfileFieldDocUrl", &pcd_pprof_v1_profile_field_type, PCDPY_VALUE, 14, 0, &specs[17] },
-    { "ProfileFieldUnknown", &pcd_pprof_v1_profile_field_type, PCDPY_VALUE, 15, 0, &specs[18] },
-    { "File", &pcd_pprof_v1_file_type, PCDPY_STRUCT, -1, -1, &specs[19] },
+    { "ProfileField", &pcd_pprof_v1_profile_field_type, PCDPY_UNION, -1, -1, &specs[0], -1, -1 },
+    { "ValueType", &pcd_pprof_v1_value_type_type, PCDPY_STRUCT, -1, -1, &specs[1], -1, -1 },
+    { "Label", &pcd_pprof_v1_label_type, PCDPY_STRUCT, -1, -1, &specs[2], -1, -1 },
+    { "Sample", &pcd_pprof_v1_sample_type, PCDPY_STRUCT, -1, -1, &specs[3], -1, -1 },
+    { "Mapping", &pcd_pprof_v1_mapping_type, PCDPY_STRUCT, -1, -1, &specs[4], -1, -1 },
+    { "Line", &pcd_pprof_v1_line_type, PCDPY_STRUCT, -1, -1, &specs[5], -1, -1 },
+    { "Location", &pcd_pprof_v1_location_type, PCDPY_STRUCT, -1, -1, &specs[6], -1, -1 },
+    { "Function", &pcd_pprof_v1_function_type, PCDPY_STRUCT, -1, -1, &specs[7], -1, -1 },
+    { "Profile", &pcd_pprof_v1_profile_type, PCDPY_STRUCT, -1, -1, &specs[8], -1, -1 },
+    { "ProfileFieldStringTable", &pcd_pprof_v1_profile_field_type, PCDPY_VALUE, 5, 0, &specs[9], -1, -1 },
+    { "ProfileFieldDropFrames", &pcd_pprof_v1_profile_field_type, PCDPY_VALUE, 6, 0, &specs[10], -1, -1 },
+    { "ProfileFieldKeepFrames", &pcd_pprof_v1_profile_field_type, PCDPY_VALUE, 7, 0, &specs[11], -1, -1 },
+    { "ProfileFieldTimeNanos", &pcd_pprof_v1_profile_field_type, PCDPY_VALUE, 8, 0, &specs[12], -1, -1 },
+    { "ProfileFieldDurationNanos", &pcd_pprof_v1_profile_field_type, PCDPY_VALUE, 9, 0, &specs[13], -1, -1 },
+    { "ProfileFieldPeriod", &pcd_pprof_v1_profile_field_type, PCDPY_VALUE, 11, 0, &specs[14], -1, -1 },
+    { "ProfileFieldComment", &pcd_pprof_v1_profile_field_type, PCDPY_VALUE, 12, 0, &specs[15], -1, -1 },
+    { "ProfileFieldDefaultSampleType", &pcd_pprof_v1_profile_field_type, PCDPY_VALUE, 13, 0, &specs[16], -1, -1 },
+    { "ProfileFieldDocUrl", &pcd_pprof_v1_profile_field_type, PCDPY_VALUE, 14, 0, &specs[17], -1, -1 },
+    { "ProfileFieldUnknown", &pcd_pprof_v1_profile_field_type, PCDPY_VALUE, 15, 0, &specs[18], -1, -1 },
+    { "File", &pcd_pprof_v1_file_type, PCDPY_STRUCT, -1, -1, &specs[19], -1, -1 },
 };
 
 const pcdpy_format pcdpy_pprof_v1 = {

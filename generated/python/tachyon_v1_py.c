@@ -188,20 +188,21 @@ static PyType_Spec specs[] = {
     { "profcodec.tachyon_v1.File", PCDPY_BASICSIZE, 0, Py_TPFLAGS_DEFAULT, File_slots },
 };
 
-/* name, C type, what, the case (value classes), the base class (-1: Record), spec */
+/* name, C type, what, the case (value classes), the base class (-1: Record), spec, a metadata
+ * pair's key and value attributes (-1 -1: not one) */
 static const pcdpy_class classes[] = {
-    { "SampleStack", &pcd_tachyon_v1_sample_stack_type, PCDPY_UNION, -1, -1, &specs[0] },
-    { "RepeatEntry", &pcd_tachyon_v1_repeat_entry_type, PCDPY_STRUCT, -1, -1, &specs[1] },
-    { "SampleStackRepeat", &pcd_tachyon_v1_sample_stack_repeat_type, PCDPY_STRUCT, -1, 0, &specs[2] },
-    { "SampleStackFull", &pcd_tachyon_v1_sample_stack_full_type, PCDPY_STRUCT, -1, 0, &specs[3] },
-    { "SampleStackSuffix", &pcd_tachyon_v1_sample_stack_suffix_type, PCDPY_STRUCT, -1, 0, &specs[4] },
-    { "SampleStackPopPush", &pcd_tachyon_v1_sample_stack_pop_push_type, PCDPY_STRUCT, -1, 0, &specs[5] },
-    { "Sample", &pcd_tachyon_v1_sample_type, PCDPY_STRUCT, -1, -1, &specs[6] },
-    { "String", &pcd_tachyon_v1_string_type, PCDPY_STRUCT, -1, -1, &specs[7] },
-    { "Frame", &pcd_tachyon_v1_frame_type, PCDPY_STRUCT, -1, -1, &specs[8] },
-    { "Stats", &pcd_tachyon_v1_stats_type, PCDPY_STRUCT, -1, -1, &specs[9] },
-    { "FilePythonVersion", &pcd_tachyon_v1_file_python_version_type, PCDPY_STRUCT, -1, -1, &specs[10] },
-    { "File", &pcd_tachyon_v1_file_type, PCDPY_STRUCT, -1, -1, &specs[11] },
+    { "SampleStack", &pcd_tachyon_v1_sample_stack_type, PCDPY_UNION, -1, -1, &specs[0], -1, -1 },
+    { "RepeatEntry", &pcd_tachyon_v1_repeat_entry_type, PCDPY_STRUCT, -1, -1, &specs[1], -1, -1 },
+    { "SampleStackRepeat", &pcd_tachyon_v1_sample_stack_repeat_type, PCDPY_STRUCT, -1, 0, &specs[2], -1, -1 },
+    { "SampleStackFull", &pcd_tachyon_v1_sample_stack_full_type, PCDPY_STRUCT, -1, 0, &specs[3], -1, -1 },
+    { "SampleStackSuffix", &pcd_tachyon_v1_sample_stack_suffix_type, PCDPY_STRUCT, -1, 0, &specs[4], -1, -1 },
+    { "SampleStackPopPush", &pcd_tachyon_v1_sample_stack_pop_push_type, PCDPY_STRUCT, -1, 0, &specs[5], -1, -1 },
+    { "Sample", &pcd_tachyon_v1_sample_type, PCDPY_STRUCT, -1, -1, &specs[6], -1, -1 },
+    { "String", &pcd_tachyon_v1_string_type, PCDPY_STRUCT, -1, -1, &specs[7], -1, -1 },
+    { "Frame", &pcd_tachyon_v1_frame_type, PCDPY_STRUCT, -1, -1, &specs[8], -1, -1 },
+    { "Stats", &pcd_tachyon_v1_stats_type, PCDPY_STRUCT, -1, -1, &specs[9], -1, -1 },
+    { "FilePythonVersion", &pcd_tachyon_v1_file_python_version_type, PCDPY_STRUCT, -1, -1, &specs[10], -1, -1 },
+    { "File", &pcd_tachyon_v1_file_type, PCDPY_STRUCT, -1, -1, &specs[11], -1, -1 },
 };
 
 const pcdpy_format pcdpy_tachyon_v1 = {

@@ -18,6 +18,7 @@ M.metadata = struct {
   doc = "A key-value pair: austin, interval, mode, memory, multiprocess, python (header); duration, gc, sampling, saturation, errors (footer); map (austinp).",
   field "key" (cstring { doc = "Metadata key." }),
   field "value" (cstring { doc = "Metadata value (printf-formatted text)." }),
+  metadata = { key = "key", value = "value" },
 }
 
 M.frame_v1 = struct {

@@ -33,6 +33,9 @@ typedef struct pcdpy_class {
     int32_t which;             /* a value case: its index in the union; else -1 */
     int32_t base;              /* its base class in the same table (a union), -1: profcodec.Record */
     PyType_Spec *spec;         /* Py_tp_doc and Py_tp_getset; the rest is inherited from Record */
+    /* a record of the file's metadata (the schema's metadata = { key, value }): the attributes
+     * (getset indices) of its key and value; -1: not one */
+    int16_t meta_key, meta_value;
 } pcdpy_class;
 
 typedef struct pcdpy_format {

@@ -42,6 +42,13 @@ typedef struct Reader {
     bool stopped;                  /* damage was raised, or close() */
     PyObject *pending;             /* the root, read for .header before iteration got it */
     PyObject *header;              /* the root, once read */
+    /* .metadata: the records after the root read ahead for it (handed out by iteration
+     * before the batch's), and the key-value pairs of the metadata records that follow the root
+     * (the schema's metadata = { key, value }) until the first other record (meta_done) */
+    PyObject *ahead;               /* a list, or NULL */
+    Py_ssize_t ahead_pos;
+    PyObject *meta_pairs;          /* a list of (key, value), or NULL */
+    bool meta_done;
     entry *ents;
     size_t n_ents, pos;
     chunk *chunks;                 /* the current one first */
@@ -179,6 +186,21 @@ static int next_batch(Reader *R, size_t max)
     return 0;
 }
 
+/* The metadata pair of o, a record of a metadata class, kept for .metadata. 0, or -1 with an
+ * exception. */
+static int keep_pair(Reader *R, const pcdpy_cls *cls, PyObject *o)
+{
+    if (!R->meta_pairs && !(R->meta_pairs = PyList_New(0))) return -1;
+    PyObject *k = PyObject_GetAttrString(o, cls->names[cls->gen->meta_key]);
+    PyObject *v = k ? PyObject_GetAttrString(o, cls->names[cls->gen->meta_value]) : NULL;
+    PyObject *kv = v ? PyTuple_Pack(2, k, v) : NULL;
+    int rc = kv ? PyList_Append(R->meta_pairs, kv) : -1;
+    Py_XDECREF(k);
+    Py_XDECREF(v);
+    Py_XDECREF(kv);
+    return rc;
+}
+
 static PyObject *make(Reader *R, const entry *e)
 {
     PyObject *o = pcdpy_rec_from_copy(e->cls, e->dt, e->copy, e->bytes, e->rsize, e->rd, e->offset, e->flags);
@@ -187,6 +209,10 @@ static PyObject *make(Reader *R, const entry *e)
     if (e->cls->root && !R->header) {
         Py_INCREF(o);
         R->header = o;
+    } else if (!R->meta_done) {
+        /* the metadata records right after the root (a record before the root ends them too) */
+        if (!R->header || e->cls->gen->meta_key < 0 || e->cls->gen->meta_value < 0) R->meta_done = true;
+        else if (keep_pair(R, e->cls, o) < 0) return Py_DECREF(o), NULL;
     }
     return o;
 }
@@ -230,6 +256,15 @@ static PyObject *reader_next(PyObject *self)
         R->pending = NULL;
         R->records++;
         return o;
+    }
+    if (R->ahead) {
+        if (R->ahead_pos < PyList_Size(R->ahead)) {
+            PyObject *o = PyList_GetItem(R->ahead, R->ahead_pos++);
+            Py_INCREF(o);
+            R->records++;
+            return o;
+        }
+        Py_CLEAR(R->ahead);
     }
     for (;;) {
         if (R->pos < R->n_ents) return make(R, &R->ents[R->pos++]);
@@ -284,6 +319,9 @@ static PyObject *reader_new(PyObject *what, const char *format, bool all, size_t
     R->busy = R->touched = R->stopped = false;
     R->pending = NULL;
     R->header = NULL;
+    R->ahead = R->meta_pairs = NULL;
+    R->ahead_pos = 0;
+    R->meta_done = false;
     R->ents = NULL;
     R->n_ents = R->pos = 0;
     R->chunks = NULL;
@@ -487,7 +525,7 @@ PyObject *pcdpy_validate(PyObject *self, PyObject *args, PyObject *kw)
 static pcdpy_src *fresh_source(Reader *R, bool validate_only)
 {
     if (reader_busy(R)) return NULL;
-    if (!R->touched && !R->pending && !validate_only) {
+    if (!R->touched && !R->pending && !R->ahead && !validate_only) {
         pcdpy_src *s = R->src;
         R->src = NULL;
         R->stopped = R->ended = true;
@@ -518,7 +556,7 @@ static PyObject *reader_validate(PyObject *self, PyObject *args, PyObject *kw)
     if (reader_busy(R)) return NULL;
     bool is_path = PyUnicode_Check(R->what) || PyBytes_Check(R->what) || PyObject_HasAttrString(R->what, "__fspath__");
     if (!is_path) {
-        if (R->touched || R->pending) {
+        if (R->touched || R->pending || R->ahead) {
             PyObject *r = PyObject_CallMethod(R->what, "seek", "i", 0);
             if (!r) return NULL;
             Py_DECREF(r);
@@ -535,6 +573,7 @@ static PyObject *reader_validate(PyObject *self, PyObject *args, PyObject *kw)
     R->src = NULL;
     R->stopped = R->ended = true;
     Py_CLEAR(R->pending);
+    Py_CLEAR(R->ahead);
     PyObject *res = do_validate(R->what, &co);
     return res;
 }
@@ -549,6 +588,7 @@ static PyObject *reader_profile(PyObject *self, PyObject *args, PyObject *kw)
     pcdpy_src *src = fresh_source(R, false);
     if (!src) return NULL;
     Py_CLEAR(R->pending);
+    Py_CLEAR(R->ahead);
     PyObject *p = pcdpy_profile_of(src, times, R->all, metric);
     pcdpy_src_close(src);
     return p;
@@ -569,6 +609,7 @@ static PyObject *reader_close(PyObject *self, PyObject *noargs)
     R->stopped = true;
     R->n_ents = R->pos = 0;
     Py_CLEAR(R->pending);
+    Py_CLEAR(R->ahead);
     Py_RETURN_NONE;
 }
 
@@ -580,6 +621,8 @@ static void reader_dealloc(PyObject *self)
     Py_XDECREF(R->what);
     Py_XDECREF(R->pending);
     Py_XDECREF(R->header);
+    Py_XDECREF(R->ahead);
+    Py_XDECREF(R->meta_pairs);
     Py_XDECREF(R->damage);
     free(R->ents);
     while (R->chunks) {
@@ -661,10 +704,39 @@ static PyObject *get_header(PyObject *self, void *c)
     return r;
 }
 
+/* Reads ahead, for .metadata, the metadata records that follow the root: made now, handed out
+ * by iteration later. Stops at the first other record, at damage or at the end (iteration then
+ * meets the damage as it would have). 0, or -1 with an exception. */
+static int read_metadata_ahead(Reader *R)
+{
+    while (!R->meta_done) {
+        if (R->pos < R->n_ents) {
+            const entry *e = &R->ents[R->pos];
+            if (e->cls->root || e->cls->gen->meta_key < 0 || e->cls->gen->meta_value < 0) {
+                R->meta_done = true;
+                break;
+            }
+            if (!R->ahead && !(R->ahead = PyList_New(0))) return -1;
+            PyObject *o = make(R, e);
+            if (!o) return -1;
+            R->pos++;
+            R->records--; /* counted when iteration hands it out */
+            int rc = PyList_Append(R->ahead, o);
+            Py_DECREF(o);
+            if (rc < 0) return -1;
+            continue;
+        }
+        if (R->stopped || R->failed || R->ended) break;
+        if (reader_busy(R) || next_batch(R, 64) < 0) return -1;
+    }
+    return 0;
+}
+
 static PyObject *get_metadata(PyObject *self, void *c)
 {
     (void)c;
-    PyObject *r = root_record((Reader *)self);
+    Reader *R = (Reader *)self;
+    PyObject *r = root_record(R);
     if (!r) return NULL;
     PyObject *d = PyObject_CallMethod(r, "to_dict", NULL);
     if (!d) return NULL;
@@ -672,6 +744,12 @@ static PyObject *get_metadata(PyObject *self, void *c)
     static const char *const drop[] = { "_kind", "_format", "_version", "_byte_order", "_offset" };
     for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
         if (PyDict_GetItemString(d, drop[i]) && PyDict_DelItemString(d, drop[i]) < 0) return Py_DECREF(d), NULL;
+    /* then the metadata records that follow it (a later pair of one key wins) */
+    if (R->src && read_metadata_ahead(R) < 0) return Py_DECREF(d), NULL;
+    for (Py_ssize_t i = 0; R->meta_pairs && i < PyList_Size(R->meta_pairs); i++) {
+        PyObject *kv = PyList_GetItem(R->meta_pairs, i);
+        if (PyDict_SetItem(d, PyTuple_GetItem(kv, 0), PyTuple_GetItem(kv, 1)) < 0) return Py_DECREF(d), NULL;
+    }
     return d;
 }
 
@@ -722,7 +800,9 @@ static PyGetSetDef reader_getset[] = {
     { "title", get_title, NULL, "The format's title (\"Austin MOJO\").", NULL },
     { "schema", get_schema, NULL, "The module of the format version's classes (profcodec.mojo_v3).", NULL },
     { "header", get_header, NULL, "The root record (the file's header), the first record iteration gives.", NULL },
-    { "metadata", get_metadata, NULL, "The header's fields, as to_dict() gives them.", NULL },
+    { "metadata", get_metadata, NULL,
+      "The header's fields, as to_dict() gives them, then the key-value pairs of the metadata records "
+      "that follow the header (MOJO's austin, interval, mode...).", NULL },
     { "records", get_records, NULL, "How many records were handed out so far (the root too).", NULL },
     { "damage", get_damage, NULL, "The DamagedInput of each damaged place skipped (all=True).", NULL },
     { "source", get_name, NULL, "What was opened.", NULL },

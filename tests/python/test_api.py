@@ -91,7 +91,7 @@ def test_reader():
         assert (r.format, r.version, r.title) == ("mojo", "3", "Austin MOJO")
         assert r.schema is profcodec.mojo_v3
         assert r.header == profcodec.mojo_v3.File(version=3)
-        assert r.metadata == {"version": 3}
+        assert r.metadata == {"version": 3, "austin": "3.7.0", "interval": "1000", "mode": "cpu", "multiprocess": "on"}
         first = next(r)
         assert first is r.header
         assert r.records == 1
@@ -242,6 +242,35 @@ def test_profile_tables_for_pandas():
         assert numpy.shares_memory(df[name].to_numpy(), column), name
     frames = pandas.DataFrame(t["frames"], copy=False)
     assert len(frames) == len(p.frames)
+
+
+def test_metadata_has_the_pairs_after_the_header():
+    # MOJO's metadata events (the schema's metadata = { key, value }) that follow the header are
+    # reader.metadata's too, read ahead without losing a record (issue 25)
+    path = os.path.join(TESTDATA, "mojo", "v3_full.mojo")
+    with profcodec.open(path) as r:
+        plain = list(r)
+    leading = {}
+    for rec in plain[1:]:
+        if rec._kind != "metadata":
+            break
+        leading[rec.key] = rec.value
+    assert {"austin", "interval", "mode"} <= set(leading)
+    with profcodec.open(path) as r:
+        assert r.metadata == dict({"version": 3}, **leading)
+        assert r.records == 0
+        got = list(r)
+        assert got == plain and r.records == len(plain)
+        assert [x._offset for x in got] == [x._offset for x in plain]
+        assert r.metadata == dict({"version": 3}, **leading)
+    # asked for in the middle of the metadata: the same, and the records go on where they were
+    with profcodec.open(path) as r:
+        first = [next(r), next(r)]
+        assert r.metadata == dict({"version": 3}, **leading)
+        assert first + list(r) == plain
+    # a format without metadata records: the header's fields only
+    with profcodec.open(os.path.join(TESTDATA, "tachyon", "workload_all_zstd.bin")) as r:
+        assert all(not k.startswith("_") for k in r.metadata) and "austin" not in r.metadata
 
 
 def test_profile_thread_ids_are_numbers():

@@ -414,6 +414,27 @@ return function(cx)
         ir.regions[#ir.regions + 1] = R
       end
     end
+    -- metadata = { key = "k", value = "v" }: the record is a key-value pair of the file's
+    -- metadata (readers gather the pairs that follow the header: Python's reader.metadata)
+    if t.metadata ~= nil then
+      local m = t.metadata
+      if type(m) ~= "table" or type(m.key) ~= "string" or type(m.value) ~= "string" then
+        diag(path, "metadata takes { key = \"FIELD\", value = \"FIELD\" }: the fields that hold a pair's key and value")
+      else
+        for _, role in ipairs { "key", "value" } do
+          local F = frame.fields[m[role]]
+          if not F then
+            diag(path, "metadata's " .. role .. " names '" .. m[role] .. "', which is not a field of this struct")
+          elseif not (F.ty and F.ty.kind == "bytes" and F.ty.text) then
+            diag(path, "metadata's " .. role .. " '" .. m[role] .. "' must be a text field (cstring, a string)")
+          end
+        end
+        for k in pairs(m) do
+          if k ~= "key" and k ~= "value" then diag(path, "unknown option '" .. tostring(k) .. "' for metadata (key, value)") end
+        end
+        st.metadata = { key = m.key, value = m.value }
+      end
+    end
     return st
   end
 end

@@ -177,12 +177,21 @@ function P.c_file(ir, sha, gen_version, package)
         "\n    { 0, NULL },\n};\n\n"
     specs[#specs + 1] = string.format('    { "%s.%s.%s", PCDPY_BASICSIZE, 0, %s, %s_slots },', package, mod, cl.name,
       cl.what == "union" and "Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE" or "Py_TPFLAGS_DEFAULT", cl.name)
-    rows[#rows + 1] = string.format("    { %s, &%s_type, %s, %d, %d, &specs[%d] },", text.cstr(cl.name), T.cname,
+    -- a metadata pair's key and value: their attribute indices (-1: not a metadata record)
+    local mk, mv = -1, -1
+    if cl.what == "struct" and T.metadata then
+      for i, f in ipairs(attributes(T)) do
+        if f.name == T.metadata.key then mk = i - 1 end
+        if f.name == T.metadata.value then mv = i - 1 end
+      end
+    end
+    rows[#rows + 1] = string.format("    { %s, &%s_type, %s, %d, %d, &specs[%d], %d, %d },", text.cstr(cl.name), T.cname,
       cl.what == "union" and "PCDPY_UNION" or (cl.what == "value" and "PCDPY_VALUE" or "PCDPY_STRUCT"),
-      cl.case and cl.case.index or -1, cl.base and cl.base.index or -1, cl.index)
+      cl.case and cl.case.index or -1, cl.base and cl.base.index or -1, cl.index, mk, mv)
   end
   out[#out + 1] = "static PyType_Spec specs[] = {\n" .. table.concat(specs, "\n") .. "\n};\n\n"
-  out[#out + 1] = "/* name, C type, what, the case (value classes), the base class (-1: Record), spec */\n" ..
+  out[#out + 1] = "/* name, C type, what, the case (value classes), the base class (-1: Record), spec, a metadata\n" ..
+      " * pair's key and value attributes (-1 -1: not one) */\n" ..
       "static const pcdpy_class classes[] = {\n" .. table.concat(rows, "\n") .. "\n};\n\n"
   out[#out + 1] = "const pcdpy_format pcdpy_" .. ir.prefix:gsub("^pcd_", "") .. " = " .. C.block({
     { "format", "&" .. ir.prefix .. "_format" },
