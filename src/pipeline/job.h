@@ -88,6 +88,8 @@ typedef struct pcd_importer {
  * caller (the CLI, the Python module) turns that into messages and exit codes. */
 
 struct pcd_consumer;
+struct pcd_filter_opts;
+struct pcd_transform;
 
 typedef struct pcd_job {
     const pcd_format *f;
@@ -112,6 +114,12 @@ typedef struct pcd_job {
     struct pcd_job *base;
     bool force;               /* --force: compare metrics of different kinds or units */
     bool raw;                 /* --raw: differential values as they are, not per total */
+    /* grouping and filters (issue 25; model/transform.h), or NULL: none given. pcd_convert installs
+     * the stage between the importer and the output when they ask for anything */
+    const struct pcd_filter_opts *filters;
+    struct pcd_transform *transform;  /* set by pcd_convert while the stage runs (NULL: not
+                                       * installed): an output may read what went in (top's
+                                       * percentages of the whole, as pprof's) */
     bool every_part;          /* the output shows every part of the input side by side (set by
                                * pcd_convert from the exporter's PCD_WANTS_EVERY_PART): every heap
                                * snapshot of a MoarVM file as a thread of its own */
@@ -215,5 +223,8 @@ typedef struct pcd_exporter {
 /* pcd_exporter.wants: the output draws values as widths (flame graphs), so it cannot show a
  * negative value (a difference of profiles): the metric it shows must have none */
 #define PCD_WANTS_AMOUNTS 2u
+/* pcd_exporter.wants: a picture or a table for people: frames grouped by function unless
+ * --granularity says otherwise (format writers keep frames as read; docs/design.md) */
+#define PCD_WANTS_GROUPED 4u
 
 #endif
