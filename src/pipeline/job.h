@@ -120,6 +120,7 @@ typedef struct pcd_job {
     struct pcd_transform *transform;  /* set by pcd_convert while the stage runs (NULL: not
                                        * installed): an output may read what went in (top's
                                        * percentages of the whole, as pprof's) */
+    const void *output_opts;  /* the options of an output outside the table (top's pcd_top_opts) */
     bool every_part;          /* the output shows every part of the input side by side (set by
                                * pcd_convert from the exporter's PCD_WANTS_EVERY_PART): every heap
                                * snapshot of a MoarVM file as a thread of its own */
