@@ -188,8 +188,9 @@ struct pcd_transform {
     size_t path_cap;
     uint32_t *tmap;                /* thread: 1 + the output's */
     uint32_t *tname;               /* thread: the name the keep answer was made with, + 1 */
+    uint32_t *tpname;              /* thread: the process name handed on, + 1 */
     uint8_t *tkeep;                /* thread: 1 keep, 2 drop */
-    size_t tmap_cap, tname_cap, tkeep_cap, tmap_n;
+    size_t tmap_cap, tname_cap, tpname_cap, tkeep_cap, tmap_n;
     pcd_label *labels;             /* scratch: a sample's labels, mapped */
     size_t labels_cap;
     char *text;                    /* scratch: a NUL-terminated text for regexec */
@@ -369,11 +370,14 @@ static bool thread_kept(pcd_transform *t, const pcd_profile *p, pcd_thread_id th
 static pcd_status map_thread(pcd_transform *t, const pcd_profile *p, pcd_thread_id th, pcd_thread_id *out, bool *keep)
 {
     if (th >= t->tmap_n) {
-        size_t h1 = t->tmap_n, h2 = t->tmap_n, h3 = t->tmap_n;
+        size_t h1 = t->tmap_n, h2 = t->tmap_n, h3 = t->tmap_n, h4 = t->tmap_n;
         PCD_TRY(memo_grow(t->al, (void **)&t->tmap, &t->tmap_cap, sizeof *t->tmap, &h1, (size_t)th + 1));
         PCD_TRY(memo_grow(t->al, (void **)&t->tname, &t->tname_cap, sizeof *t->tname, &h2, (size_t)th + 1));
+        PCD_TRY(memo_grow(t->al, (void **)&t->tpname, &t->tpname_cap, sizeof *t->tpname, &h4, (size_t)th + 1));
         PCD_TRY(memo_grow(t->al, (void **)&t->tkeep, &t->tkeep_cap, sizeof *t->tkeep, &h3, (size_t)th + 1));
-        t->tmap_n = h1 < h2 ? (h1 < h3 ? h1 : h3) : (h2 < h3 ? h2 : h3);
+        size_t m = h1 < h2 ? h1 : h2;
+        m = m < h3 ? m : h3;
+        t->tmap_n = m < h4 ? m : h4;
     }
     const pcd_thread *x = &p->threads[th];
     if (!t->tmap[th]) {
@@ -392,10 +396,12 @@ static pcd_status map_thread(pcd_transform *t, const pcd_profile *p, pcd_thread_
         if (t->out.oom) return t->out.oom;
         t->tmap[th] = id + 1;
         t->tname[th] = x->name + 1;
-    } else if (t->tname[th] != x->name + 1) {
+        t->tpname[th] = x->process_name + 1;
+    } else if (t->tname[th] != x->name + 1 || t->tpname[th] != x->process_name + 1) {
         /* named since: the output's thread too, and --thread asked again */
         pcd_profile_thread_name(&t->out, t->tmap[th] - 1, map_str(t, p, x->name), map_str(t, p, x->process_name));
         t->tname[th] = x->name + 1;
+        t->tpname[th] = x->process_name + 1;
         t->tkeep[th] = 0;
     }
     if (!t->tkeep[th]) t->tkeep[th] = !t->o.n_threads || thread_kept(t, p, th) ? 1 : 2;
@@ -441,7 +447,7 @@ static pcd_status tr_begin(void *ud, pcd_profile *p)
 {
     pcd_transform *t = ud;
     int d = t->o.dialect >= 0 ? t->o.dialect : (int)p->dialect;
-    if (t->auto_g && d != PCD_DIALECT_DEFAULT) t->g = PCD_GRAN_ADDRESS; /* a reference tool's bytes */
+    if (t->auto_g && t->o.dialect_bytes && d != PCD_DIALECT_DEFAULT) t->g = PCD_GRAN_ADDRESS; /* a reference tool's bytes */
     if (!pcd_transform_wanted(&t->o, t->g)) {
         /* nothing to do: the output gets the importer's profile itself, as without the stage */
         t->passthrough = true;
@@ -581,6 +587,15 @@ static pcd_status tr_end(void *ud, pcd_profile *p)
 {
     pcd_transform *t = ud;
     sync_header(t, p);
+    /* names given after a thread's last event */
+    for (size_t th = 0; th < t->tmap_n && th < p->n_threads; th++) {
+        const pcd_thread *x = &p->threads[th];
+        if (t->tmap[th] && (t->tname[th] != x->name + 1 || t->tpname[th] != x->process_name + 1)) {
+            pcd_profile_thread_name(&t->out, t->tmap[th] - 1, map_str(t, p, x->name), map_str(t, p, x->process_name));
+            t->tname[th] = x->name + 1;
+            t->tpname[th] = x->process_name + 1;
+        }
+    }
     /* the default metric is the importer's choice among what the input holds */
     t->out.default_type = p->default_type;
     PCD_TRY(t->out.oom);
@@ -667,6 +682,7 @@ void pcd_transform_close(pcd_transform *t)
     PCD_VEC_FREE(al, t->path, t->path_cap);
     PCD_VEC_FREE(al, t->tmap, t->tmap_cap);
     PCD_VEC_FREE(al, t->tname, t->tname_cap);
+    PCD_VEC_FREE(al, t->tpname, t->tpname_cap);
     PCD_VEC_FREE(al, t->tkeep, t->tkeep_cap);
     PCD_VEC_FREE(al, t->labels, t->labels_cap);
     PCD_VEC_FREE(al, t->text, t->text_cap);

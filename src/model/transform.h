@@ -53,6 +53,8 @@ typedef struct pcd_filter_opts {
      * austin-python or CPython write it, chrome as Heph's convert_trace), frames stay as read:
      * that tool's bytes are the output's */
     int dialect;
+    bool dialect_bytes;            /* set by the pipeline: the output has a reference tool's bytes
+                                    * in such a dialect (PCD_WANTS_DIALECT_BYTES) */
 } pcd_filter_opts;
 
 /* Is there a filter (anything but the granularity)? */

@@ -227,5 +227,9 @@ typedef struct pcd_exporter {
 /* pcd_exporter.wants: a picture or a table for people: frames grouped by function unless
  * --granularity says otherwise (format writers keep frames as read; docs/design.md) */
 #define PCD_WANTS_GROUPED 4u
+/* pcd_exporter.wants: in a reference tool's dialect the output is that tool's bytes (collapsed as
+ * austin-python or CPython write it, chrome as Heph's convert_trace), which keep frames as read:
+ * no grouping by default there */
+#define PCD_WANTS_DIALECT_BYTES 8u
 
 #endif

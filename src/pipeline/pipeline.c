@@ -247,6 +247,7 @@ static pcd_status install_filters(pcd_job *j, const pcd_exporter *x, const pcd_e
     if (j->filters) fo = *j->filters;
     else memset(&fo, 0, sizeof fo);
     fo.dialect = -1;
+    fo.dialect_bytes = (x->wants & PCD_WANTS_DIALECT_BYTES) != 0;
     if (j->dialect)
         for (int d = 0; d < PCD_DIALECT_N; d++)
             if (strcmp(j->dialect, pcd_dialect_names[d]) == 0) fo.dialect = d;
@@ -278,9 +279,10 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
     for (size_t k = 0; k < ext->n_own; k++)
         if (strcmp(ext->own[k].to, to) == 0) {
             if (j->base) return pcd_job_fail(j, PCD_E_ARG, "--base: --to %s has no differential form", to);
-            if (pcd_filter_opts_any(j->filters) || (j->filters && j->filters->granularity))
-                return pcd_job_fail(j, PCD_E_ARG, "--to %s is the format's own output: grouping and filters are not "
-                                    "applied to it", to);
+            if (pcd_filter_opts_any(j->filters) ||
+                (j->filters && j->filters->granularity != PCD_GRAN_DEFAULT && j->filters->granularity != PCD_GRAN_ADDRESS))
+                return pcd_job_fail(j, PCD_E_ARG, "--to %s is the format's own output: its records as read (grouping "
+                                    "and filters are for outputs of the profile)", to);
             return own_output(j, &ext->own[k], out);
         }
     const pcd_exporter *x = find_exporter(to);
