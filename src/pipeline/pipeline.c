@@ -198,6 +198,8 @@ static pcd_status check_shown(void *ud, pcd_profile *p)
     if (k->base && k->base->valued) return PCD_OK;
     bool spans = ((x->needs | x->needs_any) & PCD_HAS_SLICES) != 0;
     if (spans && p->n_slices) return PCD_OK;
+    /* the filters left nothing (they say which, and of how many samples) */
+    if (k->tr && pcd_transform_why(k->tr)[0]) return pcd_job_fail(j, PCD_E_EMPTY, "%s", pcd_transform_why(k->tr));
     bool samples = ((x->needs | x->needs_any) & (PCD_HAS_SAMPLES | PCD_HAS_TIMES | PCD_HAS_ORDER)) != 0;
     const char *what = samples && spans ? "no samples and no spans" : spans ? "no spans" : "no samples";
     if (!p->n_samples || !samples) {
