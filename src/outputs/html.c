@@ -530,5 +530,5 @@ const pcd_exporter pcd_out_html = {
     "html",
     "one self-contained HTML file to open in a browser: flame graph, icicle, timeline, sandwich, search, "
     "threads and metrics, heap types (--base OTHER: a differential view)",
-    PCD_HAS_SAMPLES, 0, sizeof(html), h_open, h_close, h_open_base, PCD_WANTS_EVERY_PART | PCD_WANTS_AMOUNTS | PCD_WANTS_GROUPED,
+    PCD_HAS_SAMPLES, 0, sizeof(html), h_open, h_close, h_open_base, PCD_WANTS_EVERY_PART | PCD_WANTS_AMOUNTS,
 };

@@ -89,7 +89,8 @@ function convert(file, to, name) {
 function collapsed(file, metric) {
   const m = metric ? ['--metric', metric] : [];
   const a = pcd(['convert', '--to', 'collapsed', '--dialect', 'austin', ...m, file]).out.toString().split('\n').filter((l) => l);
-  const d = pcd(['convert', '--to', 'collapsed', '--dialect', 'default', ...m, file]).out.toString().split('\n').filter((l) => l);
+  // frames as read (--granularity address): line for line the austin dialect's
+  const d = pcd(['convert', '--to', 'collapsed', '--dialect', 'default', '--granularity', 'address', ...m, file]).out.toString().split('\n').filter((l) => l);
   return a.map((line, i) => {
     const sp = line.lastIndexOf(' ');
     const parts = line.slice(0, sp).split(';').slice(2);
