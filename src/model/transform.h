@@ -50,8 +50,8 @@ typedef struct pcd_filter_opts {
     double from, until;            /* seconds after the profile's time 0 */
     /* set by the pipeline: the dialect the user asked for (-1: the input's own). Where the
      * granularity is the output's default and the dialect is a reference tool's (collapsed as
-     * austin-python or CPython write it, chrome as Heph's convert_trace), frames stay as read:
-     * that tool's bytes are the output's */
+     * austin-python or CPython write it), frames stay as read: that tool's bytes are the
+     * output's */
     int dialect;
     bool dialect_bytes;            /* set by the pipeline: the output has a reference tool's bytes
                                     * in such a dialect (PCD_WANTS_DIALECT_BYTES) */

@@ -228,8 +228,7 @@ typedef struct pcd_exporter {
  * --granularity says otherwise (format writers keep frames as read; docs/design.md) */
 #define PCD_WANTS_GROUPED 4u
 /* pcd_exporter.wants: in a reference tool's dialect the output is that tool's bytes (collapsed as
- * austin-python or CPython write it, chrome as Heph's convert_trace), which keep frames as read:
- * no grouping by default there */
+ * austin-python or CPython write it), which keep frames as read: no grouping by default there */
 #define PCD_WANTS_DIALECT_BYTES 8u
 
 #endif
