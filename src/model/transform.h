@@ -13,7 +13,9 @@
  * (regcomp's REG_EXTENDED), matched against a frame's function name, its file (after
  * --trim-path) and its module, as pprof matches name, file and mapping.
  *
- * When the user gives no option the stage is not installed at all (pcd_transform_wanted). */
+ * When neither an option nor the output's default granularity asks for anything (a format
+ * writer, html, chrome, a reference dialect's collapsed) the stage is not installed at all
+ * (pcd_transform_wanted), or steps out at the profile's begin (pcd_transform_passthrough). */
 #ifndef PCD_MODEL_TRANSFORM_H
 #define PCD_MODEL_TRANSFORM_H
 
