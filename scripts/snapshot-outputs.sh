@@ -10,7 +10,11 @@
 # (text, json and html, the first 200 records), encode of the dump back to the binary format, and
 # encode --from austin (a MOJO file's Austin text) and --from samples (a Tachyon file's text, both
 # byte orders). EXTRA=0 leaves those out (convert and info only).
+# CONVERT_OPTS: options added to every convert (word-split), e.g. CONVERT_OPTS="--granularity
+# address": the frames as read, which reproduces the outputs of before issue 25's grouping (a
+# snapshot of a build with it diffs empty against one of a build from before; docs/design.md).
 set -u
+read -r -a copts <<<"${CONVERT_OPTS:-}"
 P=$1 OUT=$2
 shift 2
 dirs=("$@")
@@ -37,15 +41,15 @@ find "${dirs[@]}" -type f | sort | awk -v i="${shard%/*}" -v n="${shard#*/}" '(N
     key=$(echo "$f" | sed 's#^\.\./##; s#/#__#g')
     tos=$(echo "$formats" | awk -v f="$fmt" '$1==f { sub(/.*convert to: /, ""); print; exit }')
     for to in $tos; do
-        run "$key.$to" convert --to "$to" "$f"
+        run "$key.$to" convert "${copts[@]}" --to "$to" "$f"
         case "$fmt:$to" in
-        mojo:collapsed|mojo:speedscope) for m in time memory samples; do run "$key.$to.$m" convert --to "$to" --metric "$m" "$f"; done ;;
-        mono:collapsed|mono:speedscope) for m in alloc-bytes alloc-count calls time samples; do run "$key.$to.$m" convert --to "$to" --metric "$m" "$f"; done ;;
-        moarvm:collapsed) for m in size count; do run "$key.$to.$m" convert --to "$to" --metric "$m" "$f"; done ;;
-        heph:chrome) run "$key.$to.compat" convert --to chrome --heph-compat "$f" ;;
-        mojo:tachyon) run "$key.$to.none" convert --to tachyon --compression none "$f" ;;
+        mojo:collapsed|mojo:speedscope) for m in time memory samples; do run "$key.$to.$m" convert "${copts[@]}" --to "$to" --metric "$m" "$f"; done ;;
+        mono:collapsed|mono:speedscope) for m in alloc-bytes alloc-count calls time samples; do run "$key.$to.$m" convert "${copts[@]}" --to "$to" --metric "$m" "$f"; done ;;
+        moarvm:collapsed) for m in size count; do run "$key.$to.$m" convert "${copts[@]}" --to "$to" --metric "$m" "$f"; done ;;
+        heph:chrome) run "$key.$to.compat" convert "${copts[@]}" --to chrome --heph-compat "$f" ;;
+        mojo:tachyon) run "$key.$to.none" convert "${copts[@]}" --to tachyon --compression none "$f" ;;
         esac
-        run "$key.$to.all" convert --all --to "$to" "$f"
+        run "$key.$to.all" convert "${copts[@]}" --all --to "$to" "$f"
     done
     run "$key.info" info "$f"
     run "$key.info-json" info --json "$f"

@@ -12,6 +12,7 @@ generated from declarative schemas. The classes of each format version are gener
 
 See docs/python.md.
 """
+import json as _json
 from array import array
 
 from ._profcodec import (  # noqa: F401
@@ -35,8 +36,23 @@ from ._profcodec import (  # noqa: F401
 __all__ = [
     "DamagedInput", "Error", "InputWarning", "LimitError", "NothingToShow", "Profile", "Reader", "Record",
     "UsageError", "__version__",
-    "convert", "encode", "formats", "open", "schema", "validate",
+    "convert", "encode", "formats", "open", "schema", "top", "validate",
 ]
+
+#: The grouping and filter keywords of convert(), top(), Reader.profile() and Profile.filter()
+#: (pprof's meanings; README "Grouping and filters").
+FILTERS = ("granularity", "focus", "ignore", "hide", "show", "prune_from", "tag", "thread", "from_", "until",
+           "trim_path")
+
+
+def top(source, n=0, *, cum=False, metric=None, format=None, all=False, max_memory=None, **filters):
+    """go tool pprof -top's table as a dict (``profcodec top --json``'s schema): metric, unit,
+    granularity, total (the input's, before filters), shown, functions, and rows, each with
+    name, file, flat and cum (exact integers), sorted by flat (cum=True: by cum), the first n
+    (0: all). Takes the grouping and filter keywords (FILTERS); groups by function unless
+    granularity= says otherwise."""
+    return _json.loads(convert(source, "top", n=n, cum=cum, metric=metric, format=format, all=all,
+                               max_memory=max_memory, **filters))
 
 #: A line, column or id the source does not give, in the profile's integer columns.
 NONE = -(2 ** 63)
@@ -63,6 +79,19 @@ class Columns:
         """The columns as a dict of NumPy arrays over the same memory (no copy)."""
         import numpy
         return {name: numpy.asarray(getattr(self, name)) for name in self._names}
+
+
+def _source_of(profile):
+    src = getattr(profile, "_source", None)
+    if src is None:
+        raise UsageError("this Profile does not know what it was read from (Reader.profile() makes one that does)")
+    if hasattr(src, "seek"):
+        src.seek(0)
+    return src
+
+
+def _reopen(profile):
+    return open(_source_of(profile))
 
 
 class Profile:
@@ -166,6 +195,17 @@ class Profile:
                 return i
         raise UsageError("no sample type %r (this profile has %s)"
                          % (name, ", ".join(t["name"] for t in self.sample_types)))
+
+    def filter(self, **filters):
+        """The same input imported again through the grouping and filters (FILTERS: focus=,
+        ignore=, hide=, show=, prune_from=, tag=, thread=, from_=, until=, trim_path=,
+        granularity=): a new Profile holding what passed."""
+        return _reopen(self).profile(**filters)
+
+    def top(self, n=0, *, cum=False, metric=None, **filters):
+        """go tool pprof -top's table of this profile's input (profcodec.top()): a dict with rows
+        of name, file, flat and cum per function. The filters apply as in filter()."""
+        return top(_source_of(self), n, cum=cum, metric=metric, **filters)
 
     def __repr__(self):
         return "<Profile %s %s: %d frames, %d stacks, %d threads, %d samples, %d slices>" % (

@@ -85,5 +85,7 @@ int cmd_encode(cli *c, int argc, char **argv);
 int cmd_convert(cli *c, int argc, char **argv);
 int cmd_fuzz(cli *c, int argc, char **argv);
 int cmd_explain(cli *c, int argc, char **argv);
+/* issue 25: pprof's -top table (cmd_top.c) */
+int cmd_top(cli *c, int argc, char **argv);
 
 #endif

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/filters.h"
 #include "cli/job.h"
 
 /* ---- convert ---------------------------------------------------------------------- */
@@ -14,7 +15,10 @@
 static void convert_help(FILE *out)
 {
     fputs("usage: profcodec convert --to FORMAT FILE [-o OUT] [--all] [--heph-compat] [--metric M]\n"
-          "                        [--compression zstd|gzip|none] [--version V] [--base OTHER [--force] [--raw]]\n\n"
+          "                        [--compression zstd|gzip|none] [--version V] [--base OTHER [--force] [--raw]]\n"
+          "                        [--granularity G] [--focus R] [--ignore R] [--hide R] [--show R]\n"
+          "                        [--prune-from R] [--tag K=V] [--thread T] [--from S] [--until S]\n"
+          "                        [--trim-path P]\n\n"
           "Converts a profile or trace for other tools and viewers. OUT is written\n"
           "atomically (default: standard output). On damage the output still holds\n"
           "everything before it, closed properly; the error is reported and the exit\n"
@@ -26,7 +30,9 @@ static void convert_help(FILE *out)
           "the output's format (--to mojo: 3, the default, or 4).\n"
           "--base OTHER compares FILE with the profile OTHER (any format, html and\n"
           "collapsed): values per total (--raw: as they are); metrics of different kinds\n"
-          "or units are refused unless --force.\n\noutputs (--to):\n", out);
+          "or units are refused unless --force.\n\n", out);
+    cli_filter_help(out);
+    fputs("\noutputs (--to):\n", out);
     /* each output once, its text wrapped under it (one line each per input format made this
      * 44 lines of the same few texts); then the matrix says which inputs give which */
     const char *outs[32], *helps[32];
@@ -82,7 +88,10 @@ int cmd_convert(cli *c, int argc, char **argv)
         { "metric", required_argument, 0, OPT_METRIC }, { "compression", required_argument, 0, OPT_COMPRESSION },
         { "base", required_argument, 0, OPT_BASE }, { "force", no_argument, 0, OPT_FORCE },
         { "raw", no_argument, 0, OPT_RAW }, { "version", required_argument, 0, OPT_VERSION },
+        CLI_FILTER_LONG_OPTIONS,
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+    pcd_filter_opts fo;
+    memset(&fo, 0, sizeof fo);
     optind = 1;
     int o;
     while ((o = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
@@ -99,12 +108,17 @@ int cmd_convert(cli *c, int argc, char **argv)
         else if (o == OPT_RAW) raw = true;
         else if (o == OPT_VERSION) version = optarg;
         else if (o == 'h') { convert_help(stdout); return 0; }
-        else { convert_help(stderr); return EXIT_USAGE; }
+        else {
+            int k = cli_filter_option(&fo, "convert", o, optarg);
+            if (k < 0) return EXIT_USAGE;
+            if (k == 0) { convert_help(stderr); return EXIT_USAGE; }
+        }
     }
     if (!to || optind != argc - 1) {
         convert_help(stderr);
         return EXIT_USAGE;
     }
+    if (cli_filter_check(&fo, "convert")) return EXIT_USAGE;
     if ((force || raw) && !base) {
         fprintf(stderr, "profcodec convert: --force and --raw go with --base OTHER\n");
         return EXIT_USAGE;
@@ -180,6 +194,7 @@ int cmd_convert(cli *c, int argc, char **argv)
         j.progress_ud = c;
         j.force = force;
         j.raw = raw;
+        j.filters = &fo;
         if (base) cli_job_init_base(&j, &bj, bsrc.f, &bsrc.r, base);
         st = pcd_convert(&j, to, &ob.sink);
         cli_progress_done(c);

@@ -658,5 +658,5 @@ const pcd_exporter pcd_out_chrome = {
     "chrome",
     "Chrome Trace Event JSON for Perfetto UI and chrome://tracing: spans as they are, samples as a timeline per "
     "thread (--heph-compat or --dialect heph: byte-identical to Heph's convert_trace)",
-    0, PCD_HAS_SLICES | PCD_HAS_TIMES | PCD_HAS_ORDER, sizeof(chrome), c_open, c_close,
+    0, PCD_HAS_SLICES | PCD_HAS_TIMES | PCD_HAS_ORDER, sizeof(chrome), c_open, c_close, NULL,
 };

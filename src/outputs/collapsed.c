@@ -417,5 +417,5 @@ const pcd_exporter pcd_out_collapsed = {
     "collapsed",
     "collapsed stacks for flamegraph.pl, inferno and speedscope (--metric: the sample type; "
     "--dialect cpython: CPython's replay --collapsed; --base OTHER: flamegraph.pl's differential form)",
-    PCD_HAS_SAMPLES, 0, sizeof(collapsed), c_open, c_close, c_open_base,
+    PCD_HAS_SAMPLES, 0, sizeof(collapsed), c_open, c_close, c_open_base, PCD_WANTS_GROUPED | PCD_WANTS_DIALECT_BYTES,
 };

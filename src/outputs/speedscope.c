@@ -522,5 +522,5 @@ static void s_close(void *state)
 const pcd_exporter pcd_out_speedscope = {
     "speedscope", "speedscope's JSON file format (https://www.speedscope.app): a sampled profile per thread and "
                   "metric, evented ones per track of spans (one per nesting lane)",
-    0, PCD_HAS_SAMPLES | PCD_HAS_SLICES, sizeof(speedscope), s_open, s_close, NULL, PCD_WANTS_AMOUNTS,
+    0, PCD_HAS_SAMPLES | PCD_HAS_SLICES, sizeof(speedscope), s_open, s_close, NULL, PCD_WANTS_AMOUNTS | PCD_WANTS_GROUPED,
 };

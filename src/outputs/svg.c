@@ -748,5 +748,5 @@ static void s_close(void *state)
 const pcd_exporter pcd_out_svg = {
     "svg",
     "a static flame graph in SVG with flamegraph.pl's conventions (--metric: the sample type)",
-    PCD_HAS_SAMPLES, 0, sizeof(svg), s_open, s_close, NULL, PCD_WANTS_AMOUNTS,
+    PCD_HAS_SAMPLES, 0, sizeof(svg), s_open, s_close, NULL, PCD_WANTS_AMOUNTS | PCD_WANTS_GROUPED,
 };

@@ -88,6 +88,8 @@ typedef struct pcd_importer {
  * caller (the CLI, the Python module) turns that into messages and exit codes. */
 
 struct pcd_consumer;
+struct pcd_filter_opts;
+struct pcd_transform;
 
 typedef struct pcd_job {
     const pcd_format *f;
@@ -112,6 +114,13 @@ typedef struct pcd_job {
     struct pcd_job *base;
     bool force;               /* --force: compare metrics of different kinds or units */
     bool raw;                 /* --raw: differential values as they are, not per total */
+    /* grouping and filters (issue 25; model/transform.h), or NULL: none given. pcd_convert installs
+     * the stage between the importer and the output when they ask for anything */
+    const struct pcd_filter_opts *filters;
+    struct pcd_transform *transform;  /* set by pcd_convert while the stage runs (NULL: not
+                                       * installed): an output may read what went in (top's
+                                       * percentages of the whole, as pprof's) */
+    const void *output_opts;  /* the options of an output outside the table (top's pcd_top_opts) */
     bool every_part;          /* the output shows every part of the input side by side (set by
                                * pcd_convert from the exporter's PCD_WANTS_EVERY_PART): every heap
                                * snapshot of a MoarVM file as a thread of its own */
@@ -215,8 +224,14 @@ typedef struct pcd_exporter {
 /* pcd_exporter.wants: the output draws values as widths (flame graphs), so it cannot show a
  * negative value (a difference of profiles): the metric it shows must have none */
 #define PCD_WANTS_AMOUNTS 2u
+/* pcd_exporter.wants: a picture or a table for people: frames grouped by function unless
+ * --granularity says otherwise (format writers keep frames as read; docs/design.md) */
+#define PCD_WANTS_GROUPED 4u
+/* pcd_exporter.wants: in a reference tool's dialect the output is that tool's bytes (collapsed as
+ * austin-python or CPython write it), which keep frames as read: no grouping by default there */
+#define PCD_WANTS_DIALECT_BYTES 8u
 /* pcd_exporter.wants: the output is binary (a format's bytes, gzip) or a whole page: a tool does
  * not write it to a terminal (the CLI asks for -o or a redirection) */
-#define PCD_WANTS_FILE 4u
+#define PCD_WANTS_FILE 16u
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/profile.h"
+#include "model/transform.h"
 #include "outputs/outputs.h"
 
 extern const pcd_ext pcd_heph_ext;
@@ -190,6 +191,7 @@ typedef struct shown {
     pcd_job *j;
     const pcd_exporter *x;
     const pcd_profile *base;       /* --base: the base profile (a differential output shows it too) */
+    const pcd_transform *tr;       /* the filters, when installed */
 } shown;
 
 static pcd_status check_shown(void *ud, pcd_profile *p)
@@ -202,6 +204,8 @@ static pcd_status check_shown(void *ud, pcd_profile *p)
     if (k->base && k->base->valued) return PCD_OK;
     bool spans = ((x->needs | x->needs_any) & PCD_HAS_SLICES) != 0;
     if (spans && p->n_slices) return PCD_OK;
+    /* the filters left nothing (they say which, and of how many samples) */
+    if (k->tr && pcd_transform_why(k->tr)[0]) return pcd_job_fail(j, PCD_E_EMPTY, "%s", pcd_transform_why(k->tr));
     bool samples = ((x->needs | x->needs_any) & (PCD_HAS_SAMPLES | PCD_HAS_TIMES | PCD_HAS_ORDER)) != 0;
     const char *what = samples && spans ? "no samples and no spans" : spans ? "no spans" : "no samples";
     if (!p->n_samples || !samples) {
@@ -238,6 +242,44 @@ static pcd_status check_shown(void *ud, pcd_profile *p)
     return PCD_OK;
 }
 
+/* ---- grouping and filters (issue 25: model/transform.h) -------------------------------------- */
+
+/* The stage between an importer and the output's consumer c, when the options (or the output's
+ * default granularity) ask for anything: *tr set and *c replaced by the stage's consumer; else
+ * nothing is installed and *tr stays NULL (the default path costs nothing). */
+static pcd_status install_filters(pcd_job *j, const pcd_exporter *x, const pcd_ext *ext, pcd_consumer *c,
+                                  pcd_transform **tr)
+{
+    *tr = NULL;
+    pcd_filter_opts fo;
+    if (j->filters) fo = *j->filters;
+    else memset(&fo, 0, sizeof fo);
+    fo.dialect = -1;
+    fo.dialect_bytes = (x->wants & PCD_WANTS_DIALECT_BYTES) != 0;
+    if (j->dialect)
+        for (int d = 0; d < PCD_DIALECT_N; d++)
+            if (strcmp(j->dialect, pcd_dialect_names[d]) == 0) fo.dialect = d;
+    pcd_granularity g = pcd_granularity_for(&fo, (x->wants & PCD_WANTS_GROUPED) != 0);
+    if (!pcd_transform_wanted(&fo, g)) return PCD_OK;
+    if ((fo.has_from || fo.has_until) && !(ext->model->has & PCD_HAS_TIMES))
+        return pcd_job_fail(j, PCD_E_ARG, "--from/--until: the samples of a %s file have no times", ext->format);
+    pcd_consumer inner = *c;
+    pcd_status st = pcd_transform_open(tr, j->al, &fo, g, &inner, c, j->msg, sizeof j->msg);
+    if (st == PCD_E_NOMEM && !j->msg[0]) pcd_job_fail(j, st, "out of memory (raise --max-memory)");
+    return st;
+}
+
+/* The profile the output sees: the stage's, or the importer's own. */
+static pcd_profile *shown_profile(pcd_transform *tr, pcd_profile *p) { return tr ? pcd_transform_profile(tr) : p; }
+
+static void name_profile(pcd_profile *p, const pcd_job *j, const pcd_ext *ext)
+{
+    p->input_name = j->input_name;
+    p->format = j->f->name;
+    p->version = j->f->version;
+    p->has = ext->model->has;
+}
+
 pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
 {
     const pcd_ext *ext = pcd_ext_find(j->f->name);
@@ -245,10 +287,22 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
     for (size_t k = 0; k < ext->n_own; k++)
         if (strcmp(ext->own[k].to, to) == 0) {
             if (j->base) return pcd_job_fail(j, PCD_E_ARG, "--base: --to %s has no differential form", to);
+            if (pcd_filter_opts_any(j->filters) ||
+                (j->filters && j->filters->granularity != PCD_GRAN_DEFAULT && j->filters->granularity != PCD_GRAN_ADDRESS))
+                return pcd_job_fail(j, PCD_E_ARG, "--to %s is the format's own output: its records as read (grouping "
+                                    "and filters are for outputs of the profile)", to);
             return own_output(j, &ext->own[k], out);
         }
     const pcd_exporter *x = find_exporter(to);
     if (!x || !fits(ext, x)) return pcd_job_fail(j, PCD_E_ARG, "a %s file cannot be converted to '%s'", j->f->name, to);
+    return pcd_convert_output(j, x, out);
+}
+
+pcd_status pcd_convert_output(pcd_job *j, const pcd_exporter *x, pcd_sink *out)
+{
+    const char *to = x->to;
+    const pcd_ext *ext = pcd_ext_find(j->f->name);
+    if (!ext || !fits(ext, x)) return pcd_job_fail(j, PCD_E_ARG, "a %s file cannot be converted to '%s'", j->f->name, to);
     j->every_part = (x->wants & PCD_WANTS_EVERY_PART) != 0;
     if (j->base) j->base->every_part = j->every_part;
     const pcd_ext *bext = NULL;
@@ -266,6 +320,7 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
     pcd_status st = x->open(state, j, out, &c);
     /* the base profile first, to its end; kept until the output is closed */
     pcd_profile bp;
+    pcd_transform *btr = NULL;
     bool have_base = false;
     if (st == PCD_OK && j->base) {
         pcd_job *b = j->base;
@@ -273,12 +328,14 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
         memset(&bc, 0, sizeof bc);
         st = x->open_base(state, b, &bc);
         if (st == PCD_OK) {
+            b->filters = j->filters; /* the same grouping and filters on both sides */
+            st = install_filters(b, x, bext, &bc, &btr);
+        }
+        if (st == PCD_OK) {
             pcd_profile_init(&bp, j->al, &bc);
             have_base = true;
-            bp.input_name = b->input_name;
-            bp.format = b->f->name;
-            bp.version = b->f->version;
-            bp.has = bext->model->has;
+            name_profile(&bp, b, bext);
+            if (btr) name_profile(pcd_transform_profile(btr), b, bext);
             st = invalid_as_damage(b, &bp, pcd_model_import(b, bext->model, &bp));
             if (st == PCD_OK) st = pcd_profile_end(&bp);
             if (st == PCD_E_NOMEM && !b->msg[0]) pcd_job_fail(b, st, "out of memory for the profile's tables (raise --max-memory)");
@@ -286,16 +343,18 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
         if (b->damaged) j->damaged = true;
         if (st != PCD_OK && b->msg[0] && !j->msg[0]) pcd_job_fail(j, st, "--base %s: %s", b->input_name, b->msg);
     }
+    pcd_transform *tr = NULL;
+    if (st == PCD_OK) st = install_filters(j, x, ext, &c, &tr);
     if (st == PCD_OK) {
         pcd_profile p;
         pcd_profile_init(&p, j->al, &c);
-        shown k = { j, x, have_base ? &bp : NULL };
-        p.before_end = check_shown;
-        p.before_end_ud = &k;
-        p.input_name = j->input_name;
-        p.format = j->f->name;
-        p.version = j->f->version;
-        p.has = ext->model->has;
+        shown k = { j, x, have_base ? shown_profile(btr && !pcd_transform_passthrough(btr) ? btr : NULL, &bp) : NULL, tr };
+        pcd_profile *sp = shown_profile(tr, &p);
+        sp->before_end = check_shown;
+        sp->before_end_ud = &k;
+        name_profile(&p, j, ext);
+        if (tr) name_profile(sp, j, ext);
+        j->transform = tr;
         st = invalid_as_damage(j, &p, pcd_model_import(j, ext->model, &p));
         if (st == PCD_OK) st = pcd_profile_end(&p);
         if (st == PCD_E_NOMEM && !j->msg[0])
@@ -305,7 +364,10 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
         pcd_profile_free(&p);
     }
     if (x->close) x->close(state);
+    j->transform = NULL;
+    pcd_transform_close(tr);
     if (have_base) pcd_profile_free(&bp);
+    pcd_transform_close(btr);
     pcd_alloc_free(j->al, state, x->state_size ? x->state_size : 1);
     return st;
 }

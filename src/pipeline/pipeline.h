@@ -32,6 +32,10 @@ const char *pcd_convert_target(const pcd_ext *ext, size_t i, const char **help);
  * with job->msg naming what is missing, and the output's end is not called (the caller writes no
  * output). */
 pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out);
+/* The same with an output that is not in the table (`profcodec top`'s: outputs/top.c). Grouping
+ * and filters (job->filters, model/transform.h) apply to every output of the model, installed
+ * between the importer and the output only when asked for (docs/design.md). */
+pcd_status pcd_convert_output(pcd_job *j, const pcd_exporter *x, pcd_sink *out);
 
 /* Reads job->r into p through the format's importer im: begin, every record of the input
  * pushed into im->record (damage reported and, with --all, skipped), then im->end. The caller

@@ -5,6 +5,8 @@
 #include "internal.h"
 
 #include "pipeline/pipeline.h"
+#include "model/transform.h"
+#include "outputs/top.h"
 
 #include <stdio.h>
 
@@ -120,18 +122,38 @@ static void job_init(pcd_job *j, pcdpy_src *src, pcd_alloc *al, jctx *ctx)
 
 /* ---- convert ------------------------------------------------------------------------------------ */
 
+static PyObject *convert_impl(PyObject *args, PyObject *kw, const pcd_filter_opts *fo);
+
 PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
+    /* the grouping and filter keywords first (filters.c), then convert's own */
+    PyObject *keep = PyList_New(0), *rest = NULL;
+    pcd_filter_opts fo;
+    PyObject *res = NULL;
+    if (keep && pcdpy_filters_take(kw, &rest, &fo, keep) == 0) res = convert_impl(args, rest, &fo);
+    Py_XDECREF(rest);
+    Py_XDECREF(keep);
+    return res;
+}
+
+static PyObject *convert_impl(PyObject *args, PyObject *kw, const pcd_filter_opts *fo)
+{
     static char *kwlist[] = { "source", "to", "output", "format", "all", "metric", "dialect", "heph_compat", "compat",
-                              "compression", "base", "force", "raw", "max_memory", "threads", "version", NULL };
+                              "compression", "base", "force", "raw", "max_memory", "threads", "version", "n", "cum",
+                              NULL };
     PyObject *what, *target = Py_None, *base = Py_None, *mm = NULL;
     const char *to, *format = NULL, *metric = NULL, *dialect = NULL, *compression = NULL, *version = NULL;
-    int all = 0, heph_compat = 0, compat = 0, force = 0, raw = 0, threads = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "Os|O$zpzzppzOppOpz:convert", kwlist, &what, &to, &target, &format, &all,
-                                     &metric, &dialect, &heph_compat, &compat, &compression, &base, &force, &raw, &mm,
-                                     &threads, &version))
+    int all = 0, heph_compat = 0, compat = 0, force = 0, raw = 0, threads = 1, cum = 0;
+    Py_ssize_t top_n = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Os|O$zpzzppzOppOpznp:convert", kwlist, &what, &to, &target, &format,
+                                     &all, &metric, &dialect, &heph_compat, &compat, &compression, &base, &force, &raw,
+                                     &mm, &threads, &version, &top_n, &cum))
         return NULL;
+    /* to="top": pprof's -top table as JSON (outputs/top.c), not a conversion of the table */
+    bool top = strcmp(to, "top") == 0;
+    pcd_top_opts topts = { cum != 0, top_n > 0 ? (size_t)top_n : 0, true };
+    if (top && base != Py_None) return pcdpy_fail(pcdpy.UsageError, "top has no base=");
     size_t max_memory = 0;
     if (pcdpy_parse_size(mm, &max_memory) < 0) return NULL;
     if ((force || raw) && base == Py_None)
@@ -158,7 +180,7 @@ PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw)
     }
     const pcd_format *f = pcdpy_src_format(src);
     const pcd_ext *ext = pcd_ext_find(f->name);
-    if (!ext || !pcd_can_convert(ext, to)) {
+    if (!ext || (top ? !ext->model : !pcd_can_convert(ext, to))) {
         char targets[512] = "";
         size_t n = 0;
         const char *h, *t;
@@ -189,6 +211,8 @@ PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw)
     j.version = version;
     j.force = force;
     j.raw = raw;
+    j.filters = fo;
+    if (top) j.output_opts = &topts;
     if (bsrc) {
         /* the base: the same allocator and options, its own name in messages */
         job_init(&bj, bsrc, j.al, &bctx);
@@ -201,7 +225,7 @@ PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw)
         j.base = &bj;
     }
     pcdpy_src_release(src);
-    pcd_status st = pcd_convert(&j, to, &out.sink);
+    pcd_status st = top ? pcd_convert_output(&j, &pcd_out_top, &out.sink) : pcd_convert(&j, to, &out.sink);
     pcdpy_src_acquire(src);
     pcd_job_result rc = pcd_job_result_of(&j, st);
     PyObject *res = NULL;
@@ -655,7 +679,7 @@ fail:
     return NULL;
 }
 
-PyObject *pcdpy_profile_of(pcdpy_src *src, PyObject *kw_times, bool all, const char *metric)
+PyObject *pcdpy_profile_of(pcdpy_src *src, PyObject *kw_times, bool all, const char *metric, const pcd_filter_opts *fo)
 {
     const pcd_format *f = pcdpy_src_format(src);
     const pcd_ext *ext = pcd_ext_find(f->name);
@@ -683,12 +707,36 @@ PyObject *pcdpy_profile_of(pcdpy_src *src, PyObject *kw_times, bool all, const c
     c.begin = pc_begin;
     c.sample = pc_sample;
     c.slice = pc_slice;
+    /* grouping and filters (model/transform.h): frames as read unless granularity= says */
+    pcd_filter_opts o2 = *fo;
+    o2.dialect = -1;
+    pcd_granularity g = o2.granularity ? o2.granularity : PCD_GRAN_ADDRESS;
+    pcd_transform *tr = NULL;
+    if (pcd_transform_wanted(&o2, g)) {
+        if ((o2.has_from || o2.has_until) && !(ext->model->has & PCD_HAS_TIMES)) {
+            pcols_free(&cols);
+            return pcdpy_fail(pcdpy.UsageError, "%s: from_/until: the samples of a %s file have no times",
+                              pcdpy_src_name(src), f->name);
+        }
+        pcd_consumer inner = c;
+        if (pcd_transform_open(&tr, j.al, &o2, g, &inner, &c, j.msg, sizeof j.msg) != PCD_OK) {
+            pcols_free(&cols);
+            return pcdpy_fail(pcdpy.UsageError, "%s", j.msg[0] ? j.msg : "out of memory");
+        }
+    }
     pcd_profile p;
     pcd_profile_init(&p, j.al, &c);
     p.input_name = j.input_name;
     p.format = f->name;
     p.version = f->version;
     p.has = ext->model->has;
+    pcd_profile *sp = tr ? pcd_transform_profile(tr) : &p;
+    if (tr) {
+        sp->input_name = j.input_name;
+        sp->format = f->name;
+        sp->version = f->version;
+        sp->has = ext->model->has;
+    }
     pcdpy_src_release(src);
     pcd_status st = pcd_model_import(&j, ext->model, &p);
     if (st == PCD_OK) st = pcd_profile_end(&p);
@@ -707,7 +755,7 @@ PyObject *pcdpy_profile_of(pcdpy_src *src, PyObject *kw_times, bool all, const c
                    j.input_name, msg);
         goto done;
     }
-    d = profile_dict(&p, &cols);
+    d = profile_dict(sp, &cols);
     if (!d) goto done;
     /* the package's Profile class wraps the dict (the extension alone: the dict) */
     PyObject *pkg = PyImport_ImportModule(pcdpy.reg->package);
@@ -743,6 +791,7 @@ PyObject *pcdpy_profile_of(pcdpy_src *src, PyObject *kw_times, bool all, const c
 done:
     Py_XDECREF(d);
     pcd_profile_free(&p);
+    pcd_transform_close(tr);
     pcols_free(&cols);
     jlog_free(&log);
     return res;

@@ -250,7 +250,15 @@ PyObject *pcdpy_encode(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *pcdpy_formats(PyObject *self, PyObject *noargs);
 /* The profile of an opened source (Reader.profile). */
-PyObject *pcdpy_profile_of(pcdpy_src *src, PyObject *kw_times, bool all, const char *metric);
+struct pcd_filter_opts;
+PyObject *pcdpy_profile_of(pcdpy_src *src, PyObject *kw_times, bool all, const char *metric,
+                           const struct pcd_filter_opts *fo);
+
+/* issue 25 (filters.c): the grouping and filter keywords taken out of kw into fo (their texts
+ * kept alive in the list keep); *rest: a new dict of the other keywords (NULL when kw is). 0, or
+ * -1 with an exception (UsageError for a bad value, an invalid regex). */
+struct pcd_filter_opts;
+int pcdpy_filters_take(PyObject *kw, PyObject **rest, struct pcd_filter_opts *fo, PyObject *keep);
 
 /* Options shared by open, convert and validate: max_memory="2G" or a number of bytes. */
 int pcdpy_parse_size(PyObject *o, size_t *out);

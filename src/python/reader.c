@@ -6,6 +6,8 @@
  * then raises DamagedInput (all=True: a warning, and reading goes on where it can). */
 #include "internal.h"
 
+#include "model/transform.h"
+
 #include "pipeline/pipeline.h"
 
 #define BATCH 4096
@@ -578,9 +580,8 @@ static PyObject *reader_validate(PyObject *self, PyObject *args, PyObject *kw)
     return res;
 }
 
-static PyObject *reader_profile(PyObject *self, PyObject *args, PyObject *kw)
+static PyObject *profile_with(Reader *R, PyObject *args, PyObject *kw, const pcd_filter_opts *fo)
 {
-    Reader *R = (Reader *)self;
     static char *kwlist[] = { "times", "metric", NULL };
     PyObject *times = NULL;
     const char *metric = NULL;
@@ -589,9 +590,23 @@ static PyObject *reader_profile(PyObject *self, PyObject *args, PyObject *kw)
     if (!src) return NULL;
     Py_CLEAR(R->pending);
     Py_CLEAR(R->ahead);
-    PyObject *p = pcdpy_profile_of(src, times, R->all, metric);
+    PyObject *p = pcdpy_profile_of(src, times, R->all, metric, fo);
     pcdpy_src_close(src);
+    /* what it was read from, for Profile.filter() and Profile.top() */
+    if (p && !PyDict_Check(p) && PyObject_SetAttrString(p, "_source", R->what) < 0) Py_CLEAR(p);
     return p;
+}
+
+static PyObject *reader_profile(PyObject *self, PyObject *args, PyObject *kw)
+{
+    /* the grouping and filter keywords (python/filters.c), then profile's own */
+    PyObject *keep = PyList_New(0), *rest = NULL;
+    pcd_filter_opts fo;
+    PyObject *res = NULL;
+    if (keep && pcdpy_filters_take(kw, &rest, &fo, keep) == 0) res = profile_with((Reader *)self, args, rest, &fo);
+    Py_XDECREF(rest);
+    Py_XDECREF(keep);
+    return res;
 }
 
 /* ---- the type ------------------------------------------------------------------------------------ */
@@ -786,7 +801,8 @@ static PyMethodDef reader_methods[] = {
       "version). Invalid input raises the first error as DamagedInput (with .errors: all of them) "
       "unless all=True, which goes past damage it can skip and returns the errors instead." },
     { "profile", (PyCFunction)(void (*)(void))reader_profile, METH_VARARGS | METH_KEYWORDS,
-      "profile(times=False, *, metric=None)\n--\n\n"
+      "profile(times=False, *, metric=None, granularity=None, focus=None, ignore=None, hide=None, show=None, "
+      "prune_from=None, tag=None, thread=None, from_=None, until=None, trim_path=None)\n--\n\n"
       "The input imported into the profile model: a Profile with strings, frames, stacks, threads, "
       "sample types, metadata, and the samples as columns (memoryviews NumPy takes without a copy). "
       "times=True: one row per sample with its own time (else a run of identical samples may be one "

@@ -71,7 +71,8 @@ function collapsed(file, metric) {
 function collapsed0(file, metric) {
   const m = metric ? ['--metric', metric] : [];
   const a = pcd(['convert', '--to', 'collapsed', '--dialect', 'austin', ...m, file]);
-  const d = pcd(['convert', '--to', 'collapsed', '--dialect', 'default', ...m, file]);
+  // frames as read (--granularity address): line for line the austin dialect's, whose bytes keep them
+  const d = pcd(['convert', '--to', 'collapsed', '--dialect', 'default', '--granularity', 'address', ...m, file]);
   const al = a.out.toString().split('\n').filter((l) => l), dl = d.out.toString().split('\n').filter((l) => l);
   if (al.length !== dl.length) throw new Error(file + ': the two dialects give ' + al.length + ' and ' + dl.length + ' lines');
   return al.map((line, i) => {

@@ -217,7 +217,7 @@ def check_go_file(pc, path, env):
     text = open(ref, errors="surrogateescape").read() if os.path.exists(ref) else run([GO, "tool", "pprof", "-raw", path], env=env).stdout.decode(errors="surrogateescape")
     types, default, samples, locs = parse_raw(text)
     for t, (ty, unit) in enumerate(types):
-        ours = collapsed_totals(run([pc, "convert", "--to", "collapsed", "--dialect", "default", "--metric", ty, path])
+        ours = collapsed_totals(run([pc, "convert", "--to", "collapsed", "--granularity", "address", "--dialect", "default", "--metric", ty, path])
                                 .stdout.decode(errors="surrogateescape"))
         theirs = raw_totals(types, samples, locs, t)
         if ours != theirs:
@@ -241,7 +241,7 @@ def check_go_file(pc, path, env):
         if fns:
             theirs.add(";".join(reversed(fns)))
     ours = set()
-    for stack in collapsed_totals(run([pc, "convert", "--to", "collapsed", "--dialect", "default", "--metric",
+    for stack in collapsed_totals(run([pc, "convert", "--to", "collapsed", "--granularity", "address", "--dialect", "default", "--metric",
                                        types[0][0], path]).stdout.decode(errors="surrogateescape")):
         ours.add(";".join(re.sub(r" \([^()]*\)$", "", f) for f in stack.split(";")))
     zero = {";".join(reversed([frame_text(fn, "", 0) for lid in ids for fn, _, _ in locs[lid]]))
@@ -283,9 +283,9 @@ MODEL_NAME = {"alloc_space": "alloc-bytes", "alloc_objects": "alloc-count"}
 
 def our_collapsed(pc, path, ty):
     """Our collapsed lines of the input for the sample type go tool pprof calls ty."""
-    p = run([pc, "convert", "--to", "collapsed", "--dialect", "default", "--metric", ty, path], check=False)
+    p = run([pc, "convert", "--to", "collapsed", "--granularity", "address", "--dialect", "default", "--metric", ty, path], check=False)
     if p.returncode != 0 and ty in MODEL_NAME:
-        p = run([pc, "convert", "--to", "collapsed", "--dialect", "default", "--metric", MODEL_NAME[ty], path])
+        p = run([pc, "convert", "--to", "collapsed", "--granularity", "address", "--dialect", "default", "--metric", MODEL_NAME[ty], path])
     return p.stdout.decode(errors="surrogateescape")
 UNITS = {"nanoseconds", "microseconds", "milliseconds", "seconds", "bytes", "count"}
 
@@ -297,7 +297,7 @@ def check_written(pc, path, env):
         p = run([pc, "convert", "--to", "pprof", path, "-o", out], check=False)
         if p.returncode == 1 and b": nothing to show: " in p.stderr and not os.path.exists(out):
             # an input without sample values (a Mono log of counters): said, no file, as collapsed says
-            if run([pc, "convert", "--to", "collapsed", path], check=False).stdout:
+            if run([pc, "convert", "--to", "collapsed", "--granularity", "address", path], check=False).stdout:
                 fail("%s: convert --to pprof has nothing to show, but collapsed has lines" % name)
             else:
                 print("ok   %s: nothing to show (no sample values), no pprof written" % name)
@@ -337,7 +337,7 @@ def check_written(pc, path, env):
             if a != b:
                 fail("%s: %s" % (name, diff(a, b, "samples by stack and labels, through convert --to pprof")))
         # and our own importer reads it back to the same collapsed lines
-        back = run([pc, "convert", "--to", "collapsed", "--dialect", "default", out]).stdout.decode(errors="surrogateescape")
+        back = run([pc, "convert", "--to", "collapsed", "--granularity", "address", "--dialect", "default", out]).stdout.decode(errors="surrogateescape")
         orig = our_collapsed(pc, path, default)
         orig = {k: min(v, (1 << 63) - 1) for k, v in collapsed_totals(orig).items()}
         if collapsed_totals(back) != orig:

@@ -87,7 +87,7 @@ def inputs(pc, data, crafted, work, corpus):
 
 
 def ours(pc, path, metric):
-    p = run([pc, "convert", "--to", "collapsed", "--dialect", "default", "--metric", metric, path])
+    p = run([pc, "convert", "--to", "collapsed", "--dialect", "default", "--granularity", "address", "--metric", metric, path])
     lines = {}
     for ln in p.stdout.split(b"\n"):
         if not ln:

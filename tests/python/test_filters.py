@@ -1,0 +1,84 @@
+"""Grouping, filters and top in the Python module (issue 25): the same stage as the CLI's
+(model/transform.h), so convert(..., focus=...) gives the CLI's bytes, top() its --json, and
+Profile.filter() the profile of what passed."""
+import json
+import os
+
+import pytest
+
+import profcodec
+from conftest import CLI, CORPUS, TESTDATA, cli
+
+PPROF = os.path.join(TESTDATA, "pprof", "labels.cpu.pprof")
+TACHYON = sorted(os.path.join(TESTDATA, "tachyon", f) for f in os.listdir(os.path.join(TESTDATA, "tachyon"))
+                 if f.endswith(".bin"))[0]
+
+
+@pytest.mark.parametrize("opts", [
+    {"focus": "main\\.walk"}, {"ignore": "walk"}, {"hide": "runtime"}, {"show": "^main\\."},
+    {"prune_from": "main\\.contend"}, {"granularity": "line"}, {"granularity": "address"},
+    {"trim_path": "runtime/"}, {"focus": "walk", "hide": "pprof", "granularity": "function"},
+])
+def test_convert_filters_are_the_cli(opts, tmp_path):
+    args = []
+    for k, v in opts.items():
+        args += ["--" + k.replace("_", "-"), v]
+    for to in ("collapsed", "pprof", "speedscope"):
+        out = tmp_path / ("o." + to)
+        rc, _, err = cli("convert", "--to", to, *args, PPROF, "-o", str(out))
+        assert rc == 0, err
+        assert profcodec.convert(PPROF, to, **opts) == out.read_bytes()
+
+
+def test_top_is_the_cli():
+    for extra, kw in (([], {}), (["--cum", "-n", "4"], {"cum": True, "n": 4}), (["--focus", "walk"], {"focus": "walk"})):
+        rc, out, err = cli("top", "--json", *extra, PPROF)
+        assert rc == 0, err
+        assert profcodec.top(PPROF, **kw) == json.loads(out)
+        with profcodec.open(PPROF) as r:
+            assert r.profile().top(**kw) == json.loads(out)
+
+
+def test_top_recursion_counts_once_per_stack():
+    t = profcodec.top(PPROF)
+    total = t["total"]
+    assert all(r["cum"] <= total for r in t["rows"])
+    assert sum(r["flat"] for r in t["rows"]) == t["shown"] == total
+
+
+def test_profile_filter():
+    with profcodec.open(PPROF) as r:
+        p = r.profile()
+    q = p.filter(focus="main\\.walk")
+    assert 0 < len(q.samples) < len(p.samples)
+    walk = [f for f in range(len(q.frames)) if q.function(f) == "main.walk"]
+    assert walk
+    for s in q.samples.stack:
+        assert any(q.function(f) == "main.walk" for f in q.stack_frames(s))
+    g = p.filter(granularity="function")
+    names = [(g.function(f), g.text(g.frames.file[f])) for f in range(len(g.frames))]
+    assert len(names) == len(set(names)), "a function is one frame"
+    assert len(g.frames) < len(p.frames)
+
+
+def test_errors():
+    with pytest.raises(profcodec.UsageError, match="invalid regular expression"):
+        profcodec.convert(PPROF, "collapsed", focus="(")
+    with pytest.raises(profcodec.NothingToShow, match="left none of the"):
+        profcodec.convert(PPROF, "collapsed", focus="no such function anywhere")
+    with pytest.raises(profcodec.UsageError, match="have no times"):
+        profcodec.convert(PPROF, "collapsed", from_=1.0)
+    with pytest.raises(profcodec.UsageError, match="granularity"):
+        profcodec.convert(PPROF, "collapsed", granularity="files")
+
+
+def test_time_range_and_threads():
+    whole = profcodec.top(TACHYON)
+    part = profcodec.top(TACHYON, from_=0.0, until=0.001)
+    assert part["total"] == whole["total"] and part["shown"] < whole["shown"]
+    with profcodec.open(TACHYON) as r:
+        p = r.profile()
+    tid = p.threads[0]["tid"]
+    q = p.filter(thread=tid)
+    assert len(q.threads) == 1 and q.threads[0]["tid"] == tid
+    assert profcodec.convert(TACHYON, "collapsed", thread=[tid]) == profcodec.convert(TACHYON, "collapsed", thread=str(tid))
