@@ -85,10 +85,17 @@ int cmd_convert(cli *c, int argc, char **argv)
         else if (o == 'h') { convert_help(stdout); return 0; }
         else { convert_help(stderr); return EXIT_USAGE; }
     }
+    if (to && argc - optind > 1) {
+        fprintf(stderr, "profcodec convert: %d inputs: convert reads one; profcodec merge FILE... --to %s -o OUT "
+                "merges several into one profile\n", argc - optind, to);
+        return EXIT_USAGE;
+    }
     if (!to || optind != argc - 1) {
+        if (!to && optind <= argc - 1) fprintf(stderr, "profcodec convert: --to FORMAT is needed (what to convert to)\n\n");
         convert_help(stderr);
         return EXIT_USAGE;
     }
+    c->text_ok = true; /* collapsed, Austin and speedscope text are inputs too */
     if ((force || raw) && !base) {
         fprintf(stderr, "profcodec convert: --force and --raw go with --base OTHER\n");
         return EXIT_USAGE;
@@ -108,10 +115,10 @@ int cmd_convert(cli *c, int argc, char **argv)
             cli_close(&bsrc);
             return rc;
         }
-        const pcd_ext *bext = pcd_ext_find(bsrc.f->name);
-        if (!bext || !pcd_can_convert(bext, to)) {
+        const pcd_ext *bext = bsrc.text ? NULL : pcd_ext_find(bsrc.f->name);
+        if (bsrc.text ? !pcd_text_can_convert(bsrc.text, to) : !bext || !pcd_can_convert(bext, to)) {
             fprintf(stderr, "%s: a %s file cannot be converted to '%s', so it cannot be the base of one\n", base,
-                    bsrc.f->name, to);
+                    bsrc.text ? bsrc.text->name : bsrc.f->name, to);
             cli_close(&bsrc);
             return EXIT_USAGE;
         }
@@ -122,8 +129,14 @@ int cmd_convert(cli *c, int argc, char **argv)
         cli_close(&bsrc);
         return rc;
     }
-    const pcd_ext *ext = pcd_ext_find(src.f->name);
-    if (!ext || !pcd_can_convert(ext, to)) {
+    const pcd_ext *ext = src.text ? NULL : pcd_ext_find(src.f->name);
+    if (src.text && !pcd_text_can_convert(src.text, to)) {
+        fprintf(stderr, "%s: a %s file cannot be converted to '%s'\n", path, src.text->name, to);
+        cli_close(&src);
+        cli_close(&bsrc);
+        return EXIT_USAGE;
+    }
+    if (!src.text && (!ext || !pcd_can_convert(ext, to))) {
         fprintf(stderr, "%s: a %s file cannot be converted to '%s'", path, src.f->name, to);
         const char *h, *t;
         for (size_t k = 0; ext && (t = pcd_convert_target(ext, k, &h)); k++)
@@ -143,8 +156,9 @@ int cmd_convert(cli *c, int argc, char **argv)
     pcd_status st;
     {
         pcd_job j, bj;
-        cli_job_init(&j, src.f, &src.r, path, &c->al, stderr);
+        cli_job_init(&j, src.f, src.f ? &src.r : NULL, path, &c->al, stderr);
         cli_job_tool(&j, c);
+        cli_job_text(&j, &src);
         j.all = all;
         j.metric = metric;
         j.dialect = dialect;
@@ -155,10 +169,14 @@ int cmd_convert(cli *c, int argc, char **argv)
         j.progress_ud = c;
         j.force = force;
         j.raw = raw;
-        if (base) cli_job_init_base(&j, &bj, bsrc.f, &bsrc.r, base);
+        if (base) {
+            cli_job_init_base(&j, &bj, bsrc.f, bsrc.f ? &bsrc.r : NULL, base);
+            cli_job_text(&bj, &bsrc);
+        }
         st = pcd_convert(&j, to, &ob.sink);
         cli_progress_done(c);
         rc = cli_job_exit(&j, st, stderr);
+        cli_text_stream_note(&src, path);
     }
     cli_progress_done(c);
     if (rc == EXIT_USAGE) {
