@@ -1,6 +1,6 @@
-/* formats/text/austin.c: Austin's text format as an input of every output: its detection rule
- * and its entry in the text formats. The parser is formats/mojo/austin_import.c's, the one
- * `encode --from austin` runs (one parser for the grammar). */
+/* formats/mojo/austin_text.c: Austin's text format as an input of every output: its detection rule
+ * and its entry in the text formats (beside its parser, austin_import.c: the one
+ * `encode --from austin` runs; one parser for the grammar). */
 #include <string.h>
 
 #include "formats/mojo/asm.h"
