@@ -224,7 +224,11 @@ static int cli_open_text(cli *c, cli_src *src, const char *path, const uint8_t *
         return 0;
     }
     pcd_detect_why why;
-    if (pcd_detect(pcd_formats, pcd_n_formats, head0, n0, whole0, &why) || !why.unknown) return 1;
+    const pcd_format *bf = pcd_detect(pcd_formats, pcd_n_formats, head0, n0, whole0, &why);
+    /* a format with a magic, or one's damaged header: binary. A format told only by the structure
+     * of its first bytes (protobuf: a line of 'x' decodes as varints) yields to a text format whose
+     * rule the first 4 KiB meet (a protobuf's start has control bytes: it is never text) */
+    if ((bf && !(bf->flags & PCD_FMT_NO_MAGIC)) || (!bf && !why.unknown)) return 1;
     uint8_t head[4096];
     size_t n;
     bool whole;
@@ -235,6 +239,12 @@ static int cli_open_text(cli *c, cli_src *src, const char *path, const uint8_t *
         whole = src->in.is_regular ? src->in.size <= n : n < sizeof head;
     }
     src->text = pcd_text_detect(head, n, whole);
+    if (!src->text && bf && !pcd_text_is_text(head, n, whole)) return 1;
+    if (!src->text && bf) {
+        /* text that only a format without a magic took (a protobuf's start is never text) */
+        snprintf(why.msg, sizeof why.msg, "cannot tell the format from its first bytes (text, but none of the text "
+                 "formats' rules fits them, and a %s file does not start with text)", bf->name);
+    }
     if (!src->text) {
         fprintf(stderr, "%s: %s", path, why.msg);
         say_readable(stderr);

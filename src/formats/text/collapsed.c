@@ -202,11 +202,9 @@ static bool detect(const uint8_t *head, size_t n, bool whole)
         size_t j = i;
         while (j < n && head[j] != '\n') j++;
         if (j == n && !whole) {
-            /* a line cut by the head's end: a first line longer than the head (a deep stack) is
-             * judged by its start: frames separated by ';' */
-            if (!lines && j > i && head[i] != '#' && head[i] != '{' && head[i] != '[' && head[i] != ' ' &&
-                memchr(head + i, ';', j - i))
-                lines++;
+            /* a line cut by the head's end: a first line longer than the head (a deep stack, a
+             * long name) is judged by its start (the import says if its end is not a count) */
+            if (!lines && j > i && head[i] != '#' && head[i] != '{' && head[i] != '[' && head[i] != ' ') lines++;
             break;
         }
         size_t e = j;
@@ -232,6 +230,6 @@ const pcd_text_format pcd_text_collapsed_format = {
     "collapsed", "collapsed stacks (flamegraph.pl's folded format)",
     "the first line is \"frame;frame;... COUNT\" (or \"... COUNT COUNT\", difffolded.pl's), COUNT a decimal "
     "integer, and no line of the first 4 KiB starts with '#', '{', '[' or a space (a first line longer than "
-    "4 KiB: its frames separated by ';')",
+    "4 KiB: by its start)",
     PCD_HAS_SAMPLES, detect, pcd_text_import_collapsed,
 };

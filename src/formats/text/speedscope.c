@@ -44,6 +44,8 @@ typedef struct simp {
     size_t n_frames;
     pcd_frame_id *fr;
     size_t fr_cap;
+    pcd_stack_id *sid;             /* an evented profile's open stacks, by depth */
+    size_t sid_cap;
     char path[160];
 } simp;
 
@@ -183,14 +185,21 @@ static bool frame_of(simp *m, json_t *v, pcd_frame_id *out)
     return true;
 }
 
+static pcd_status emit_stack(simp *m, pcd_thread_id t, int type, pcd_stack_id stack, uint64_t v, int64_t time);
+
 static pcd_status emit(simp *m, pcd_thread_id t, int type, size_t depth, uint64_t v, int64_t time)
+{
+    return emit_stack(m, t, type, pcd_profile_stack(m->p, m->fr, depth), v, time);
+}
+
+static pcd_status emit_stack(simp *m, pcd_thread_id t, int type, pcd_stack_id stack, uint64_t v, int64_t time)
 {
     uint64_t vals[PCD_MAX_SAMPLE_TYPES] = { 0 };
     vals[type] = v;
     pcd_sample s;
     memset(&s, 0, sizeof s);
     s.thread = t;
-    s.stack = pcd_profile_stack(m->p, m->fr, depth);
+    s.stack = stack;
     s.time = time;
     s.count = 1;
     s.values = vals;
@@ -263,12 +272,16 @@ static pcd_status evented(simp *m, size_t pi, json_t *pr, pcd_thread_id t, int u
         if (depth && when > prev) {
             int64_t time = m->to_ns[u] || u == U_NS ? (int64_t)(prev - start)
                          : unit_ns[u] > 0 ? (int64_t)((double)(prev - start) * unit_ns[u]) : PCD_TIME_NONE;
-            PCD_TRY(emit(m, t, m->type[u], depth, when - prev, time));
+            PCD_TRY(emit_stack(m, t, m->type[u], m->sid[depth - 1], when - prev, time));
         }
         prev = when;
         if (open) {
             if (depth == (1u << 16)) return bad(m, "at most 65536 frames open", e);
-            if (PCD_VEC_RESERVE(m->a->al, m->fr, m->fr_cap, depth + 1) != PCD_OK) return checked(m, PCD_E_NOMEM);
+            if (PCD_VEC_RESERVE(m->a->al, m->fr, m->fr_cap, depth + 1) != PCD_OK ||
+                PCD_VEC_RESERVE(m->a->al, m->sid, m->sid_cap, depth + 1) != PCD_OK)
+                return checked(m, PCD_E_NOMEM);
+            /* the open stack grows by one push (not rebuilt from its frames: linear in events) */
+            m->sid[depth] = pcd_profile_push(m->p, depth ? m->sid[depth - 1] : PCD_STACK_EMPTY, f);
             m->fr[depth++] = f;
         } else {
             if (!depth || m->fr[depth - 1] != f) return bad(m, "a close event of the frame open on top", fv);
@@ -397,6 +410,7 @@ pcd_status pcd_text_import_speedscope(pcd_import_args *a, pcd_profile *p)
     pcd_alloc_free(a->al, buf, cap);
     if (m.frames) pcd_alloc_free(a->al, m.frames, (m.n_frames ? m.n_frames : 1) * sizeof *m.frames);
     PCD_VEC_FREE(a->al, m.fr, m.fr_cap);
+    PCD_VEC_FREE(a->al, m.sid, m.sid_cap);
     if (st == PCD_OK && !p->n_types) {
         pcd_profile_add_type(p, "samples", "count", "Samples");
         st = checked(&m, pcd_profile_begin(p));
