@@ -92,7 +92,8 @@ int cmd_merge(cli *c, int argc, char **argv)
         c->report_src = NULL; /* (each report names its own input; compressed-stream notes follow below) */
         pcd_status st = pcd_merge(jobs, n, to, &ob.sink);
         cli_progress_done(c);
-        rc = cli_job_exit(&jobs[0], st, stderr);
+        if (st != PCD_OK && jobs[0].msg[0]) fprintf(stderr, "profcodec merge: %s\n", jobs[0].msg);
+        rc = cli_job_outcome(&jobs[0], st);
         for (size_t i = 1; i < n; i++)
             if (jobs[i].damaged && rc == 0) rc = EXIT_INVALID;
         for (size_t i = 0; i < n; i++) cli_text_stream_note(&src[i], argv[optind + (int)i]);

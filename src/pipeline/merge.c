@@ -27,6 +27,7 @@
  * inputs open at once, and buy nothing for these outputs). What the merged inputs give the
  * outputs (PCD_HAS_*) is what every input gives. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/vec.h"
@@ -347,9 +348,10 @@ static pcd_status merge_one(merge *g, size_t i)
     if (st == PCD_OK) st = pcd_profile_end(&q);
     if (st == PCD_E_NOMEM && !j->msg[0]) pcd_job_fail(j, st, "out of memory for the profile's tables (raise --max-memory)");
     pcd_profile_free(&q);
-    PCD_VEC_FREE(j->al, m.fmap, m.fmap_cap);
-    PCD_VEC_FREE(j->al, m.smap, m.smap_cap);
-    PCD_VEC_FREE(j->al, m.thmap, m.thmap_cap);
+    /* (the maps are on the merged profile's allocator, which may not be this input's) */
+    PCD_VEC_FREE(g->P.al, m.fmap, m.fmap_cap);
+    PCD_VEC_FREE(g->P.al, m.smap, m.smap_cap);
+    PCD_VEC_FREE(g->P.al, m.thmap, m.thmap_cap);
     return st;
 }
 
@@ -399,8 +401,12 @@ pcd_status pcd_merge(pcd_job *jobs, size_t n, const char *to, pcd_sink *out)
         for (size_t i = 0; i < n && st == PCD_OK; i++) {
             st = merge_one(g, i);
             if (jobs[i].damaged) j->damaged = true;
-            if (st != PCD_OK && i && jobs[i].msg[0] && !j->msg[0])
-                pcd_job_fail(j, st, "%s: %s", jobs[i].input_name, jobs[i].msg), jobs[i].msg[0] = 0;
+            if (st != PCD_OK && jobs[i].msg[0]) {
+                /* what stopped the merge, with the input it is about */
+                char why[sizeof j->msg];
+                snprintf(why, sizeof why, "%s", jobs[i].msg);
+                pcd_job_fail(j, st, "%s: %s", jobs[i].input_name, why);
+            }
         }
         if (st == PCD_OK) st = pcd_profile_end(&g->P);
         if (st == PCD_E_NOMEM && !j->msg[0]) pcd_job_fail(j, st, "out of memory for the profile's tables (raise --max-memory)");

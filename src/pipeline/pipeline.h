@@ -71,7 +71,8 @@ pcd_status pcd_job_import(pcd_job *j, struct pcd_profile *p);
  * options are the merge's: --metric, --dialect, --force) imported one after the other into one
  * profile whose events go to output `to` (pipeline/merge.c says how tables, threads, times and
  * sample types are merged). Damage in one input is reported in its job (jobs[i].damaged) and
- * the merge goes on with the next. */
+ * the merge goes on with the next. What stopped a merge is jobs[0].msg, starting with the name
+ * of the input it is about when it is one input's ("b.pprof: its sample types ..."). */
 pcd_status pcd_merge(pcd_job *jobs, size_t n, const char *to, pcd_sink *out);
 
 /* What pcd_convert and pcd_merge share: the output named `to` (NULL none); whether an input
