@@ -26,6 +26,7 @@ from ._profcodec import (  # noqa: F401
     convert,
     encode,
     formats,
+    merge,
     open,
     schema,
     validate,
@@ -34,7 +35,7 @@ from ._profcodec import (  # noqa: F401
 __all__ = [
     "DamagedInput", "Error", "InputWarning", "LimitError", "NothingToShow", "Profile", "Reader", "Record",
     "UsageError",
-    "convert", "encode", "formats", "open", "schema", "validate",
+    "convert", "encode", "formats", "merge", "open", "schema", "validate",
 ]
 
 #: A line, column or id the source does not give, in the profile's integer columns.
