@@ -89,8 +89,8 @@ static bool value_of(simp *m, int u, json_t *v, uint64_t *out)
     }
     if (m->to_ns[u]) d *= unit_ns[u];
     if (!(d >= 0) || d >= 18446744073709551616.0) return false;
-    *out = (uint64_t)llround(d) ;
-    if (d >= 9.2e18) *out = (uint64_t)d;
+    /* (llround's long long holds below 2^63: larger values are whole numbers already) */
+    *out = d < 9.2e18 ? (uint64_t)llround(d) : (uint64_t)d;
     return true;
 }
 
