@@ -4,6 +4,7 @@
 
 #include "cli/job.h"
 #include "extlib.h"
+#include "common/lines.h"
 #include "pipeline/pipeline.h"
 
 #define CHECK(cond, msg)                                                                     \
@@ -96,5 +97,44 @@ void pcd_fuzz_ext(const char *name, const pcd_format *f, const uint8_t *data, si
         CHECK(!ok || rc == 0 || st == PCD_E_EMPTY, "a valid file did not convert");
         pcd_reader_close(&r);
         CHECK(al.in_use == 0, "a conversion leaked");
+    }
+}
+
+/* ---- text inputs (issue 25) ------------------------------------------------------------------ */
+
+void pcd_fuzz_text(const uint8_t *data, size_t size)
+{
+    const char *name = "text";
+    static FILE *devnull;
+    if (!devnull) devnull = fopen("/dev/null", "w");
+    /* detection on any head: never a crash, and text only when the bytes are text */
+    const pcd_text_format *d = pcd_text_detect(data, size < 4096 ? size : 4096, size <= 4096);
+    CHECK(!d || pcd_text_is_text(data, size < 4096 ? size : 4096, size <= 4096), "a text format for bytes that are not text");
+    /* every text format's importer on the bytes (detected or not: the importers must hold on any
+     * input), into every output it gives */
+    for (size_t t = 0; pcd_text_formats[t]; t++) {
+        const pcd_text_format *tf = pcd_text_formats[t];
+        for (size_t k = 0; pcd_exporters[k]; k++) {
+            const char *to = pcd_exporters[k]->to;
+            if (!pcd_text_can_convert(tf, to)) continue;
+            pcd_alloc al;
+            pcd_alloc_init(&al, pcd_alloc_libc, NULL, (size_t)256 << 20);
+            pcd_memread mr = { data, size, 0 };
+            uint8_t buf[4096];
+            pcd_ctx x;
+            pcd_ctx_init(&x, NULL);
+            pcd_sink s;
+            pcd_sink_init(&s, buf, sizeof buf, discard, discard_patch, NULL, &x);
+            pcd_job j;
+            cli_job_init(&j, NULL, NULL, "fuzz", &al, devnull);
+            j.text = tf;
+            j.text_read = pcd_memread_read;
+            j.text_read_ud = &mr;
+            pcd_status st = pcd_convert(&j, to, &s);
+            CHECK(st != PCD_E_INTERNAL, "an internal error");
+            int rc = cli_job_exit(&j, st, devnull);
+            CHECK(rc == 0 || rc == 1, "a conversion failed for a reason other than the input");
+            CHECK(al.in_use == 0, "a conversion leaked");
+        }
     }
 }

@@ -11,4 +11,10 @@
  * the input, or a file the checks find valid that does not convert. */
 void pcd_fuzz_ext(const char *name, const pcd_format *f, const uint8_t *data, size_t size);
 
+/* The text formats (collapsed, Austin, speedscope): detection on the bytes, then every text
+ * format's importer into every output it gives, on the bytes as they are. Aborts on a broken
+ * invariant: a text format told for bytes that are not text, a leak, an internal error, a
+ * conversion failing for a reason other than the input. */
+void pcd_fuzz_text(const uint8_t *data, size_t size);
+
 #endif

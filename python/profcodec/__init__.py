@@ -28,6 +28,7 @@ from ._profcodec import (  # noqa: F401
     convert,
     encode,
     formats,
+    merge,
     open,
     schema,
     validate,
@@ -36,7 +37,7 @@ from ._profcodec import (  # noqa: F401
 __all__ = [
     "DamagedInput", "Error", "InputWarning", "LimitError", "NothingToShow", "Profile", "Reader", "Record",
     "UsageError", "__version__",
-    "convert", "encode", "formats", "open", "schema", "top", "validate",
+    "convert", "encode", "formats", "merge", "open", "schema", "top", "validate",
 ]
 
 #: The grouping and filter keywords of convert(), top(), Reader.profile() and Profile.filter()

@@ -28,6 +28,8 @@ typedef struct cli {
     /* the input whose gzip layer explains a report (cli_report): the one opened last, until
      * an input is closed */
     const struct cli_src *report_src;
+    /* the command reads text inputs too (convert, merge): collapsed, Austin, speedscope */
+    bool text_ok;
     /* the temporary files of outputs not yet committed, which a fatal signal removes */
     pcd_output_pending pending;
 } cli;
@@ -39,6 +41,12 @@ typedef struct cli_src {
     const pcd_format *f;
     bool opened;
     struct pcd_gzin *gz;      /* gzip-compressed input, read through zlib; NULL if plain */
+    struct pcd_zstdin *zs;    /* zstd-compressed input (io/zstdin.h); NULL if not */
+    /* a text input (c->text_ok; then f is NULL and there is no reader): its format, and the
+     * stream of its (decompressed) bytes */
+    const pcd_text_format *text;
+    pcd_read_fn text_read;
+    void *text_read_ud;
     cli *c;                   /* the tool that opened it */
 } cli_src;
 
@@ -83,6 +91,7 @@ int cmd_validate(cli *c, int argc, char **argv);
 int cmd_dump(cli *c, int argc, char **argv);
 int cmd_encode(cli *c, int argc, char **argv);
 int cmd_convert(cli *c, int argc, char **argv);
+int cmd_merge(cli *c, int argc, char **argv);
 int cmd_fuzz(cli *c, int argc, char **argv);
 int cmd_explain(cli *c, int argc, char **argv);
 /* issue 25: pprof's -top table (cmd_top.c) */

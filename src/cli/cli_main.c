@@ -27,6 +27,7 @@ static const char usage_text[] =
     "  dump FILE [-o OUT] [--all]  one JSON object per record (JSON Lines), lossless\n"
     "  encode [IN.jsonl|-] -o OUT  JSON Lines back to the binary format (--from: other forms)\n"
     "  convert --to FORMAT FILE [-o OUT]   to viewers and other formats (convert --help lists them)\n"
+    "  merge FILE... --to FORMAT [-o OUT]  several inputs (any formats) into one profile\n"
     "  explain FILE [--to text|json|html]  every field: where it lies, its bytes, value and doc string\n"
     "  top FILE [-n N] [--cum] [--json]  go tool pprof -top's table; grouping and filters (top --help)\n"
     "  fuzz --seeds DIR -- CMD {}  fuzz a reader that is a program with files mutated through\n"
@@ -99,6 +100,7 @@ static int cli_run(cli *c, int argc, char **argv)
     if (strcmp(cmd, "dump") == 0) return cmd_dump(c, sub_argc, sub_argv);
     if (strcmp(cmd, "encode") == 0) return cmd_encode(c, sub_argc, sub_argv);
     if (strcmp(cmd, "convert") == 0) return cmd_convert(c, sub_argc, sub_argv);
+    if (strcmp(cmd, "merge") == 0) return cmd_merge(c, sub_argc, sub_argv);
     if (strcmp(cmd, "explain") == 0) return cmd_explain(c, sub_argc, sub_argv);
     if (strcmp(cmd, "top") == 0) return cmd_top(c, sub_argc, sub_argv);
     if (strcmp(cmd, "fuzz") == 0) return cmd_fuzz(c, sub_argc, sub_argv);

@@ -114,11 +114,18 @@ int cmd_convert(cli *c, int argc, char **argv)
             if (k == 0) { convert_help(stderr); return EXIT_USAGE; }
         }
     }
+    if (to && argc - optind > 1) {
+        fprintf(stderr, "profcodec convert: %d inputs: convert reads one; profcodec merge FILE... --to %s -o OUT "
+                "merges several into one profile\n", argc - optind, to);
+        return EXIT_USAGE;
+    }
     if (!to || optind != argc - 1) {
+        if (!to && optind <= argc - 1) fprintf(stderr, "profcodec convert: --to FORMAT is needed (what to convert to)\n\n");
         convert_help(stderr);
         return EXIT_USAGE;
     }
     if (cli_filter_check(&fo, "convert")) return EXIT_USAGE;
+    c->text_ok = true; /* collapsed, Austin and speedscope text are inputs too */
     if ((force || raw) && !base) {
         fprintf(stderr, "profcodec convert: --force and --raw go with --base OTHER\n");
         return EXIT_USAGE;
@@ -138,10 +145,10 @@ int cmd_convert(cli *c, int argc, char **argv)
             cli_close(&bsrc);
             return rc;
         }
-        const pcd_ext *bext = pcd_ext_find(bsrc.f->name);
-        if (!bext || !pcd_can_convert(bext, to)) {
+        const pcd_ext *bext = bsrc.text ? NULL : pcd_ext_find(bsrc.f->name);
+        if (bsrc.text ? !pcd_text_can_convert(bsrc.text, to) : !bext || !pcd_can_convert(bext, to)) {
             fprintf(stderr, "%s: a %s file cannot be converted to '%s', so it cannot be the base of one\n", base,
-                    bsrc.f->name, to);
+                    bsrc.text ? bsrc.text->name : bsrc.f->name, to);
             cli_close(&bsrc);
             return EXIT_USAGE;
         }
@@ -152,8 +159,14 @@ int cmd_convert(cli *c, int argc, char **argv)
         cli_close(&bsrc);
         return rc;
     }
-    const pcd_ext *ext = pcd_ext_find(src.f->name);
-    if (!ext || !pcd_can_convert(ext, to)) {
+    const pcd_ext *ext = src.text ? NULL : pcd_ext_find(src.f->name);
+    if (src.text && !pcd_text_can_convert(src.text, to)) {
+        fprintf(stderr, "%s: a %s file cannot be converted to '%s'\n", path, src.text->name, to);
+        cli_close(&src);
+        cli_close(&bsrc);
+        return EXIT_USAGE;
+    }
+    if (!src.text && (!ext || !pcd_can_convert(ext, to))) {
         fprintf(stderr, "%s: a %s file cannot be converted to '%s'", path, src.f->name, to);
         const char *h, *t;
         for (size_t k = 0; ext && (t = pcd_convert_target(ext, k, &h)); k++)
@@ -182,8 +195,9 @@ int cmd_convert(cli *c, int argc, char **argv)
     pcd_status st;
     {
         pcd_job j, bj;
-        cli_job_init(&j, src.f, &src.r, path, &c->al, stderr);
+        cli_job_init(&j, src.f, src.f ? &src.r : NULL, path, &c->al, stderr);
         cli_job_tool(&j, c);
+        cli_job_text(&j, &src);
         j.all = all;
         j.metric = metric;
         j.dialect = dialect;
@@ -195,10 +209,14 @@ int cmd_convert(cli *c, int argc, char **argv)
         j.force = force;
         j.raw = raw;
         j.filters = &fo;
-        if (base) cli_job_init_base(&j, &bj, bsrc.f, &bsrc.r, base);
+        if (base) {
+            cli_job_init_base(&j, &bj, bsrc.f, bsrc.f ? &bsrc.r : NULL, base);
+            cli_job_text(&bj, &bsrc);
+        }
         st = pcd_convert(&j, to, &ob.sink);
         cli_progress_done(c);
         rc = cli_job_exit(&j, st, stderr);
+        cli_text_stream_note(&src, path);
     }
     cli_progress_done(c);
     if (rc == EXIT_USAGE) {

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "common/json_mem.h"
 #include "io/gzin.h"
+#include "io/zstdin.h"
 #include "formats/detect.h"
 
 void cli_init(cli *c)
@@ -119,8 +120,21 @@ const pcd_format *cli_find_format(const char *spec)
 /* An error on a gzip input. When the gzip layer itself stopped (the reader only saw that its
  * input could not be read), the gzip layer's own error is the report, with where it stopped in
  * the compressed file; after any other error, a note that offsets are in the decompressed data. */
+static bool zstd_note(FILE *err, const char *file, const pcd_error *e, const cli_src *src, bool after)
+{
+    if (src->zs->error && e->status == PCD_E_IO) {
+        if (!after)
+            fprintf(err, "%s: zstd: %s at byte %llu of the compressed file (after %llu bytes decompressed)\n", file,
+                    src->zs->error, (unsigned long long)src->zs->in_total, (unsigned long long)src->zs->out_total);
+        return true;
+    }
+    if (after) fprintf(err, "%s: (a zstd file: the offset is in the decompressed data)\n", file);
+    return false;
+}
+
 static bool gzip_note(FILE *err, const char *file, const pcd_error *e, const cli_src *src, bool after)
 {
+    if (src && src->zs) return zstd_note(err, file, e, src, after);
     if (!src || !src->gz) return false;
     if (src->gz->error && e->status == PCD_E_IO) {
         if (!after)
@@ -174,6 +188,72 @@ void cli_progress_done(cli *c)
 }
 
 static int open_input(cli *c, cli_src *src, const char *path, bool validate_only, pcd_spans *spans);
+
+/* ---- text inputs (issue 25) ------------------------------------------------------------------ */
+
+/* What `convert` reads, for a message about an input it cannot tell. */
+static void say_readable(FILE *err)
+{
+    fputs(" (profcodec reads", err);
+    for (size_t i = 0; i < pcd_n_formats; i++) {
+        bool dup = false;
+        for (size_t k = 0; k < i; k++) dup |= strcmp(pcd_formats[k]->name, pcd_formats[i]->name) == 0;
+        if (!dup) fprintf(err, " %s,", pcd_formats[i]->name);
+    }
+    fputs(" and the text formats", err);
+    for (size_t i = 0; pcd_text_formats[i]; i++) fprintf(err, "%s %s", i ? "," : "", pcd_text_formats[i]->name);
+    fputs(", gzip- or zstd-compressed or not: see profcodec formats)", err);
+}
+
+/* The text of a detected input as a stream: its decompressor, or the input itself. */
+static void text_stream(cli_src *src)
+{
+    if (src->zs) src->text_read = pcd_zstdin_read, src->text_read_ud = src->zs;
+    else if (src->gz) src->text_read = pcd_gzin_read, src->text_read_ud = src->gz;
+    else src->text_read = pcd_input_read, src->text_read_ud = &src->in;
+}
+
+/* A text input: named by --format, or told by its first 4 KiB when no schema format claims them.
+ * Returns 1 when the input is for the schema formats, 0 when it is text (src->text set), or
+ * minus an exit code. */
+static int cli_open_text(cli *c, cli_src *src, const char *path, const uint8_t *head0, size_t n0, bool whole0)
+{
+    if (c->format) {
+        src->text = pcd_text_find(c->format);
+        text_stream(src);
+        return 0;
+    }
+    pcd_detect_why why;
+    const pcd_format *bf = pcd_detect(pcd_formats, pcd_n_formats, head0, n0, whole0, &why);
+    /* a format with a magic, or one's damaged header: binary. A format told only by the structure
+     * of its first bytes (protobuf: a line of 'x' decodes as varints) yields to a text format whose
+     * rule the first 4 KiB meet (a protobuf's start has control bytes: it is never text) */
+    if ((bf && !(bf->flags & PCD_FMT_NO_MAGIC)) || (!bf && !why.unknown)) return 1;
+    uint8_t head[4096];
+    size_t n;
+    bool whole;
+    if (src->zs) n = pcd_zstdin_peek(src->zs, head, sizeof head), whole = n < sizeof head;
+    else if (src->gz) n = pcd_gzin_peek(src->gz, head, sizeof head), whole = n < sizeof head;
+    else {
+        n = pcd_input_peek(&src->in, head, sizeof head);
+        whole = src->in.is_regular ? src->in.size <= n : n < sizeof head;
+    }
+    src->text = pcd_text_detect(head, n, whole);
+    if (!src->text && bf && !pcd_text_is_text(head, n, whole)) return 1;
+    if (!src->text && bf) {
+        /* text that only a format without a magic took (a protobuf's start is never text) */
+        snprintf(why.msg, sizeof why.msg, "cannot tell the format from its first bytes (text, but none of the text "
+                 "formats' rules fits them, and a %s file does not start with text)", bf->name);
+    }
+    if (!src->text) {
+        fprintf(stderr, "%s: %s", path, why.msg);
+        say_readable(stderr);
+        fputs("; name it with --format\n", stderr);
+        return -EXIT_INVALID;
+    }
+    text_stream(src);
+    return 0;
+}
 
 int cli_open(cli *c, cli_src *src, const char *path, bool validate_only)
 {
@@ -232,6 +312,30 @@ static int open_input(cli *c, cli_src *src, const char *path, bool validate_only
             return EXIT_INVALID;
         }
     }
+    if (!src->gz && pcd_zstdin_is_zstd(head, n)) {
+        /* zstd (a .mojo.zst, a .collapsed.zst): read as gzip is, the decompressed bytes capped at
+         * --max-memory (as the runtime's zstd regions are): a zstd bomb stops there */
+        src->zs = cli_alloc(c, sizeof *src->zs);
+        if (!src->zs) {
+            fprintf(stderr, "%s: out of memory (raise --max-memory)\n", path);
+            return EXIT_USAGE;
+        }
+        if (pcd_zstdin_open(src->zs, pcd_input_read, &src->in, c->max_memory, &c->al) != 0) {
+            fprintf(stderr, "%s: cannot start decompressing (out of memory: raise --max-memory)\n", path);
+            return EXIT_USAGE;
+        }
+        n = pcd_zstdin_peek(src->zs, head, sizeof head);
+        whole = n < sizeof head;
+        if (src->zs->error && n < sizeof head) {
+            fprintf(stderr, "%s: zstd: %s\n", path, src->zs->error);
+            return src->zs->nomem ? EXIT_USAGE : EXIT_INVALID;
+        }
+    }
+    /* text inputs (convert, merge): --format names one, or no schema format claims the head */
+    if (c->text_ok && (c->format ? pcd_text_find(c->format) != NULL : true)) {
+        int trc = cli_open_text(c, src, path, head, n, whole);
+        if (trc <= 0) return -trc;
+    }
     if (c->format) {
         f = cli_find_format(c->format);
         if (!f) {
@@ -242,8 +346,17 @@ static int open_input(cli *c, cli_src *src, const char *path, bool validate_only
         pcd_detect_why why;
         f = pcd_detect(pcd_formats, pcd_n_formats, head, n, whole, &why);
         if (!f) {
-            if (why.unknown)
-                fprintf(stderr, "%s: %s; name it with --format (see profcodec formats)\n", path, why.msg);
+            const pcd_text_format *t = why.unknown ? pcd_text_detect(head, n, whole) : NULL;
+            if (t) {
+                fprintf(stderr, "%s: %s: profcodec convert and merge read it (this command reads the formats of "
+                        "schemas)\n", path, t->title);
+                return EXIT_USAGE;
+            }
+            if (why.unknown) {
+                fprintf(stderr, "%s: %s", path, why.msg);
+                say_readable(stderr);
+                fputs("; name it with --format\n", stderr);
+            }
             else
                 fprintf(stderr, "%s: %s\n", path, why.msg);
             return EXIT_INVALID;
@@ -257,7 +370,22 @@ static int open_input(cli *c, cli_src *src, const char *path, bool validate_only
     o.spans = spans;
     if (spans) pcd_spans_init(spans, &c->al);
     pcd_status st;
-    if (src->gz && (f->flags & PCD_FMT_STREAMABLE) && !spans) {
+    if (src->zs && (f->flags & PCD_FMT_STREAMABLE) && !spans) {
+        st = pcd_reader_open(&src->r, f, pcd_zstdin_read, src->zs, &o);
+    } else if (src->zs) {
+        size_t len = 0;
+        const uint8_t *buf = NULL;
+        if (pcd_zstdin_load(src->zs, &buf, &len) != 0) {
+            if (src->zs->nomem) {
+                fprintf(stderr, "%s: zstd: the decompressed %s file is read whole, and it does not fit in memory: "
+                        "out of memory (raise --max-memory)\n", path, f->name);
+                return EXIT_USAGE;
+            }
+            fprintf(stderr, "%s: zstd: %s\n", path, src->zs->error ? src->zs->error : "out of memory");
+            return EXIT_INVALID;
+        }
+        st = pcd_reader_open_buffer(&src->r, f, buf, len, &o);
+    } else if (src->gz && (f->flags & PCD_FMT_STREAMABLE) && !spans) {
         st = pcd_reader_open(&src->r, f, pcd_gzin_read, src->gz, &o);
     } else if (src->gz) {
         size_t len = 0;
@@ -310,6 +438,12 @@ void cli_close(cli_src *src)
         cli_free(src->c, src->gz);
         src->gz = NULL;
     }
+    if (src->zs) {
+        pcd_zstdin_close(src->zs);
+        cli_free(src->c, src->zs);
+        src->zs = NULL;
+    }
+    src->text = NULL;
     if (src->opened) pcd_input_close(&src->in);
     src->f = NULL;
     src->opened = false;

@@ -5,11 +5,10 @@
 
 #include <string.h>
 
-typedef struct job_out {
-    const cli *c;
-    FILE *err;
-    const char *name;
-} job_out;
+#include "io/gzin.h"
+#include "io/zstdin.h"
+
+typedef cli_job_out job_out; /* (cli/job.h: one per job of a merge) */
 
 /* Jobs of one thread at a time: where the current job (and its base, --base) prints. */
 static job_out current, current_base;
@@ -83,4 +82,41 @@ int cli_job_outcome(const pcd_job *j, pcd_status st)
     case PCD_JOB_FAILED: break;
     }
     return EXIT_USAGE;
+}
+
+/* ---- text inputs and merge (issue 25) --------------------------------------------------------- */
+
+void cli_job_text(pcd_job *j, const cli_src *src)
+{
+    if (!src->text) return;
+    j->text = src->text;
+    j->text_read = src->text_read;
+    j->text_read_ud = src->text_read_ud;
+}
+
+void cli_text_stream_note(const cli_src *src, const char *name)
+{
+    if (!src->text) return;
+    if (src->zs && src->zs->error)
+        fprintf(stderr, "%s: zstd: %s at byte %llu of the compressed file (after %llu bytes decompressed)\n", name,
+                src->zs->error, (unsigned long long)src->zs->in_total, (unsigned long long)src->zs->out_total);
+    else if (src->gz && src->gz->error)
+        fprintf(stderr, "%s: gzip: %s at byte %llu of the compressed file (after %llu bytes decompressed)\n", name,
+                src->gz->error, (unsigned long long)src->gz->z.total_in, (unsigned long long)src->gz->out_total);
+}
+
+void cli_job_init_at(pcd_job *j, cli_job_out *o, const pcd_format *f, pcd_reader *r, const char *name, const cli *c,
+                     FILE *err)
+{
+    memset(j, 0, sizeof *j);
+    j->f = f;
+    j->r = r;
+    j->input_name = name;
+    j->al = (pcd_alloc *)&c->al;
+    o->c = c;
+    o->err = err;
+    o->name = name;
+    j->report = job_report;
+    j->note = job_note;
+    j->report_ud = o;
 }

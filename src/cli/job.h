@@ -24,4 +24,23 @@ int cli_job_exit(const pcd_job *j, pcd_status st, FILE *err);
  * output holds what came before), 2 a usage, memory or output error. */
 int cli_job_outcome(const pcd_job *j, pcd_status st);
 
+/* ---- text inputs and merge (issue 25) --------------------------------------------------------- */
+
+struct cli_src;
+/* A text input's job: its text format and stream (src->text; nothing when it is a schema format). */
+void cli_job_text(pcd_job *j, const struct cli_src *src);
+/* After a job on a text input: when its compressed stream stopped (a cut gzip or zstd file), why
+ * and where, as cli_report says it for the schema formats. */
+void cli_text_stream_note(const struct cli_src *src, const char *name);
+
+/* Where one job of several (merge) prints: each its own name. */
+typedef struct cli_job_out {
+    const struct cli *c;
+    FILE *err;
+    const char *name;
+} cli_job_out;
+/* cli_job_init and cli_job_tool for one input of several, printing through o (which outlives j). */
+void cli_job_init_at(pcd_job *j, cli_job_out *o, const pcd_format *f, pcd_reader *r, const char *name,
+                     const struct cli *c, FILE *err);
+
 #endif

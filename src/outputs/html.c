@@ -376,11 +376,12 @@ static pcd_status put_source(html *h, const pcd_profile *p, const pcd_job *j)
     PCD_TRY(pcd_text_z(o, ",\"name\":"));
     PCD_TRY(put_jsonz(h, base));
     PCD_TRY(pcd_text_z(o, ",\"format\":"));
-    PCD_TRY(put_jsonz(h, j->f->name));
+    /* a text input (collapsed, Austin, speedscope) or a merge has no schema format: the profile's */
+    PCD_TRY(put_jsonz(h, j->f ? j->f->name : p->format ? p->format : ""));
     PCD_TRY(pcd_text_z(o, ",\"version\":"));
-    PCD_TRY(put_jsonz(h, j->f->version));
+    PCD_TRY(put_jsonz(h, j->f ? j->f->version : p->version ? p->version : ""));
     PCD_TRY(pcd_text_z(o, ",\"formatTitle\":"));
-    PCD_TRY(put_jsonz(h, j->f->title));
+    PCD_TRY(put_jsonz(h, j->f ? j->f->title : j->text ? j->text->title : p->format ? p->format : ""));
     /* what one of its samples is (the header counts them): samples taken, distinct stacks, records */
     static const char *const nouns[] = { "samples", "stacks", "records" };
     PCD_TRY(pcd_text_printf(o, ",\"noun\":\"%s\"", nouns[p->sample_noun < 3 ? p->sample_noun : 0]));

@@ -80,6 +80,27 @@ typedef struct pcd_importer {
                                * (pcd_job.first_use_keys) */
 } pcd_importer;
 
+/* ---- text inputs (issue 25): formats read by a grammar, not a schema ----------------------
+ *
+ * Collapsed stacks, Austin's text and speedscope's JSON are what other tools hand our users.
+ * They have no byte layout for a schema to declare (a line grammar, a JSON document), so they
+ * are not pcd_formats with readers: each is an importer on the model that reads the input as a
+ * stream (pcd_import_args.read) into a profile, and a detector that tells it by its first
+ * bytes. The pipeline runs them as it runs a format's model importer (pcd_convert, pcd_merge);
+ * `encode --from` runs the same functions (one parser per grammar). */
+typedef struct pcd_text_format {
+    const char *name;         /* "collapsed" */
+    const char *title;        /* "collapsed stacks (flamegraph.pl)" */
+    const char *rule;         /* how it is detected, for `formats` and the docs */
+    uint32_t has;             /* PCD_HAS_* (below) */
+    /* Is head[0..n) the start of this format? (whole: head is the whole input.) Called only on
+     * a head that no schema format claims and that is text (pcd_text_detect). */
+    bool (*detect)(const uint8_t *head, size_t n, bool whole);
+    /* Reads a->read into p (the importer's damage: PCD_E_INVALID with a->msg "NAME:LINE: ...",
+     * every sample before it handed on); the caller ends the profile. */
+    pcd_status (*model)(pcd_import_args *a, struct pcd_profile *p);
+} pcd_text_format;
+
 /* ---- conversions through the profile model ------------------------------------------------
  *
  * A conversion is a job: the input (a reader on it), the user's options, and where problems
@@ -124,6 +145,10 @@ typedef struct pcd_job {
     bool every_part;          /* the output shows every part of the input side by side (set by
                                * pcd_convert from the exporter's PCD_WANTS_EVERY_PART): every heap
                                * snapshot of a MoarVM file as a thread of its own */
+    /* a text input (pcd_text_format; then f and r are NULL): the format and its stream */
+    const pcd_text_format *text;
+    pcd_read_fn text_read;
+    void *text_read_ud;
     /* reports: damage (is_error) and warnings with where they are; plain warnings as text */
     pcd_report_fn report;
     void *report_ud;

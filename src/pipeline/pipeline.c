@@ -41,12 +41,84 @@ const pcd_ext *pcd_ext_find(const char *format)
     return NULL;
 }
 
+static const pcd_exporter *find_exporter(const char *to);
+
+bool pcd_exporter_fits(uint32_t has, const pcd_exporter *x)
+{
+    return (has & x->needs) == x->needs && (!x->needs_any || (has & x->needs_any));
+}
+
+static bool fits_has(uint32_t has, const pcd_exporter *x)
+{
+    return (has & x->needs) == x->needs && (!x->needs_any || (has & x->needs_any));
+}
+
 static bool fits(const pcd_ext *ext, const pcd_exporter *x)
 {
     if (!ext->model) return false;
-    uint32_t has = ext->model->has;
-    return (has & x->needs) == x->needs && (!x->needs_any || (has & x->needs_any));
+    return fits_has(ext->model->has, x);
 }
+
+/* ---- text inputs (issue 25) ------------------------------------------------------------------ */
+
+extern const pcd_text_format pcd_text_collapsed_format;
+extern const pcd_text_format pcd_text_austin_format;
+extern const pcd_text_format pcd_text_speedscope_format;
+
+/* In the order detection tries them: speedscope (a JSON object naming its schema), Austin (its
+ * "# key: value" header or P<pid>;T lines), then collapsed stacks (every line "stack count"). */
+const pcd_text_format *const pcd_text_formats[] = {
+    &pcd_text_speedscope_format, &pcd_text_austin_format, &pcd_text_collapsed_format, NULL,
+};
+
+const pcd_text_format *pcd_text_find(const char *name)
+{
+    for (size_t i = 0; pcd_text_formats[i]; i++)
+        if (strcmp(pcd_text_formats[i]->name, name) == 0) return pcd_text_formats[i];
+    return NULL;
+}
+
+bool pcd_text_is_text(const uint8_t *head, size_t n, bool whole)
+{
+    /* UTF-8 (a sequence cut at the end of a head that is not the whole input is let be), and no
+     * control byte but tab, CR and LF: every binary format has one of them in its first bytes */
+    size_t i = 0;
+    if (n >= 3 && head[0] == 0xef && head[1] == 0xbb && head[2] == 0xbf) i = 3; /* a BOM */
+    while (i < n) {
+        uint8_t b = head[i];
+        if (b < 0x80) {
+            if (b < 0x20 && b != '\t' && b != '\n' && b != '\r') return false;
+            if (b == 0x7f) return false;
+            i++;
+            continue;
+        }
+        size_t k = b >= 0xf0 && b <= 0xf4 ? 4 : b >= 0xe0 ? 3 : b >= 0xc2 && b <= 0xdf ? 2 : 0;
+        if (!k || b > 0xf4) return false;
+        if (i + k > n) return !whole;
+        for (size_t m = 1; m < k; m++)
+            if ((head[i + m] & 0xc0) != 0x80) return false;
+        i += k;
+    }
+    return n > 0;
+}
+
+const pcd_text_format *pcd_text_detect(const uint8_t *head, size_t n, bool whole)
+{
+    if (!pcd_text_is_text(head, n, whole)) return NULL;
+    for (size_t i = 0; pcd_text_formats[i]; i++)
+        if (pcd_text_formats[i]->detect(head, n, whole)) return pcd_text_formats[i];
+    return NULL;
+}
+
+bool pcd_text_can_convert(const pcd_text_format *t, const char *to)
+{
+    const pcd_exporter *x = NULL;
+    for (size_t i = 0; pcd_exporters[i]; i++)
+        if (strcmp(pcd_exporters[i]->to, to) == 0) x = pcd_exporters[i];
+    return x && fits_has(t->has, x);
+}
+
+const pcd_exporter *pcd_exporter_find(const char *to) { return find_exporter(to); }
 
 static const pcd_exporter *find_exporter(const char *to)
 {
@@ -185,18 +257,74 @@ static pcd_status invalid_as_damage(pcd_job *j, pcd_profile *p, pcd_status st)
     return pcd_profile_end(p);
 }
 
+/* ---- the input of a job: a format's importer, or a text format's -------------------------- */
+
+typedef struct text_stream {
+    pcd_read_fn read;
+    void *ud;
+    bool failed;                   /* the stream itself could not be read on (a cut compressed file) */
+} text_stream;
+
+static pcd_status text_stream_read(void *ud, uint8_t *dst, size_t cap, size_t *got)
+{
+    text_stream *t = ud;
+    pcd_status st = t->read(t->ud, dst, cap, got);
+    if (st != PCD_OK) t->failed = true;
+    return st;
+}
+
+/* A text importer's message ("NAME:LINE: ...") as the job says it ("line LINE: ...": the caller
+ * prints the name). */
+static void text_msg(pcd_job *j, pcd_status st, const char *msg)
+{
+    size_t n = strlen(j->input_name);
+    if (strncmp(msg, j->input_name, n) == 0 && msg[n] == ':') {
+        msg += n + 1;
+        if (*msg >= '0' && *msg <= '9') {
+            pcd_job_fail(j, st, "line %s", msg);
+            return;
+        }
+        while (*msg == ' ') msg++;
+    }
+    pcd_job_fail(j, st, "%s", msg);
+}
+
+uint32_t pcd_job_has(const pcd_job *j)
+{
+    if (j->text) return j->text->has;
+    const pcd_ext *ext = pcd_ext_find(j->f->name);
+    return ext && ext->model ? ext->model->has : 0;
+}
+
+pcd_status pcd_job_import(pcd_job *j, pcd_profile *p)
+{
+    if (!j->text) {
+        const pcd_ext *ext = pcd_ext_find(j->f->name);
+        if (!ext || !ext->model) return pcd_job_fail(j, PCD_E_ARG, "a %s file holds no profile", j->f->name);
+        return pcd_model_import(j, ext->model, p);
+    }
+    text_stream ts = { j->text_read, j->text_read_ud, false };
+    pcd_import_args a;
+    memset(&a, 0, sizeof a);
+    a.read = text_stream_read;
+    a.read_ud = &ts;
+    a.input_name = j->input_name;
+    a.al = j->al;
+    pcd_status st = j->text->model(&a, p);
+    if (st == PCD_E_IO && ts.failed) {
+        /* the stream stopped (a cut or damaged compressed file): damage after what came before */
+        st = pcd_job_fail(j, PCD_E_INVALID, "the input cannot be read to its end (what came before is kept)");
+    } else if (st != PCD_OK && a.msg[0]) {
+        text_msg(j, st, a.msg);
+    }
+    return st;
+}
+
 /* ---- nothing to show ------------------------------------------------------------------------ */
 
-typedef struct shown {
-    pcd_job *j;
-    const pcd_exporter *x;
-    const pcd_profile *base;       /* --base: the base profile (a differential output shows it too) */
-    const pcd_transform *tr;       /* the filters, when installed */
-} shown;
-
-static pcd_status check_shown(void *ud, pcd_profile *p)
+pcd_status pcd_shown_check(void *ud, pcd_profile *p)
 {
-    const shown *k = ud;
+    const pcd_shown *k = ud;
     pcd_job *j = k->j;
     const pcd_exporter *x = k->x;
     pcd_profile_settle_default(p);
@@ -247,8 +375,7 @@ static pcd_status check_shown(void *ud, pcd_profile *p)
 /* The stage between an importer and the output's consumer c, when the options (or the output's
  * default granularity) ask for anything: *tr set and *c replaced by the stage's consumer; else
  * nothing is installed and *tr stays NULL (the default path costs nothing). */
-static pcd_status install_filters(pcd_job *j, const pcd_exporter *x, const pcd_ext *ext, pcd_consumer *c,
-                                  pcd_transform **tr)
+static pcd_status install_filters(pcd_job *j, const pcd_exporter *x, pcd_consumer *c, pcd_transform **tr)
 {
     *tr = NULL;
     pcd_filter_opts fo;
@@ -261,8 +388,9 @@ static pcd_status install_filters(pcd_job *j, const pcd_exporter *x, const pcd_e
             if (strcmp(j->dialect, pcd_dialect_names[d]) == 0) fo.dialect = d;
     pcd_granularity g = pcd_granularity_for(&fo, (x->wants & PCD_WANTS_GROUPED) != 0);
     if (!pcd_transform_wanted(&fo, g)) return PCD_OK;
-    if ((fo.has_from || fo.has_until) && !(ext->model->has & PCD_HAS_TIMES))
-        return pcd_job_fail(j, PCD_E_ARG, "--from/--until: the samples of a %s file have no times", ext->format);
+    if ((fo.has_from || fo.has_until) && !(pcd_job_has(j) & PCD_HAS_TIMES))
+        return pcd_job_fail(j, PCD_E_ARG, "--from/--until: the samples of a %s file have no times",
+                            j->text ? j->text->name : j->f->name);
     pcd_consumer inner = *c;
     pcd_status st = pcd_transform_open(tr, j->al, &fo, g, &inner, c, j->msg, sizeof j->msg);
     if (st == PCD_E_NOMEM && !j->msg[0]) pcd_job_fail(j, st, "out of memory (raise --max-memory)");
@@ -272,19 +400,20 @@ static pcd_status install_filters(pcd_job *j, const pcd_exporter *x, const pcd_e
 /* The profile the output sees: the stage's, or the importer's own. */
 static pcd_profile *shown_profile(pcd_transform *tr, pcd_profile *p) { return tr ? pcd_transform_profile(tr) : p; }
 
-static void name_profile(pcd_profile *p, const pcd_job *j, const pcd_ext *ext)
+static void name_profile(pcd_profile *p, const pcd_job *j)
 {
     p->input_name = j->input_name;
-    p->format = j->f->name;
-    p->version = j->f->version;
-    p->has = ext->model->has;
+    p->format = j->text ? j->text->name : j->f->name;
+    p->version = j->text ? "1" : j->f->version;
+    p->has = pcd_job_has(j);
 }
 
 pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
 {
-    const pcd_ext *ext = pcd_ext_find(j->f->name);
-    if (!ext) return pcd_job_fail(j, PCD_E_ARG, "a %s file cannot be converted", j->f->name);
-    for (size_t k = 0; k < ext->n_own; k++)
+    const pcd_ext *ext = j->text ? NULL : pcd_ext_find(j->f->name);
+    const char *fname = j->text ? j->text->name : j->f->name;
+    if (!ext && !j->text) return pcd_job_fail(j, PCD_E_ARG, "a %s file cannot be converted", fname);
+    for (size_t k = 0; ext && k < ext->n_own; k++)
         if (strcmp(ext->own[k].to, to) == 0) {
             if (j->base) return pcd_job_fail(j, PCD_E_ARG, "--base: --to %s has no differential form", to);
             if (pcd_filter_opts_any(j->filters) ||
@@ -294,23 +423,27 @@ pcd_status pcd_convert(pcd_job *j, const char *to, pcd_sink *out)
             return own_output(j, &ext->own[k], out);
         }
     const pcd_exporter *x = find_exporter(to);
-    if (!x || !fits(ext, x)) return pcd_job_fail(j, PCD_E_ARG, "a %s file cannot be converted to '%s'", j->f->name, to);
+    if (!x || (ext ? !fits(ext, x) : !fits_has(j->text->has, x)))
+        return pcd_job_fail(j, PCD_E_ARG, "a %s file cannot be converted to '%s'", fname, to);
     return pcd_convert_output(j, x, out);
 }
 
 pcd_status pcd_convert_output(pcd_job *j, const pcd_exporter *x, pcd_sink *out)
 {
     const char *to = x->to;
-    const pcd_ext *ext = pcd_ext_find(j->f->name);
-    if (!ext || !fits(ext, x)) return pcd_job_fail(j, PCD_E_ARG, "a %s file cannot be converted to '%s'", j->f->name, to);
+    const pcd_ext *ext = j->text ? NULL : pcd_ext_find(j->f->name);
+    const char *fname = j->text ? j->text->name : j->f->name;
+    if (ext ? !fits(ext, x) : !j->text || !fits_has(j->text->has, x))
+        return pcd_job_fail(j, PCD_E_ARG, "a %s file cannot be converted to '%s'", fname, to);
     j->every_part = (x->wants & PCD_WANTS_EVERY_PART) != 0;
     if (j->base) j->base->every_part = j->every_part;
     const pcd_ext *bext = NULL;
     if (j->base) {
         if (!x->open_base) return pcd_job_fail(j, PCD_E_ARG, "--base: --to %s has no differential form", to);
-        bext = pcd_ext_find(j->base->f->name);
-        if (!bext || !fits(bext, x))
-            return pcd_job_fail(j, PCD_E_ARG, "--base: a %s file cannot be converted to '%s'", j->base->f->name, to);
+        bext = j->base->text ? NULL : pcd_ext_find(j->base->f->name);
+        if (j->base->text ? !fits_has(j->base->text->has, x) : !bext || !fits(bext, x))
+            return pcd_job_fail(j, PCD_E_ARG, "--base: a %s file cannot be converted to '%s'",
+                                j->base->text ? j->base->text->name : j->base->f->name, to);
     }
     void *state = pcd_alloc_get(j->al, x->state_size ? x->state_size : 1);
     if (!state) return pcd_job_fail(j, PCD_E_NOMEM, "out of memory (raise --max-memory)");
@@ -329,14 +462,14 @@ pcd_status pcd_convert_output(pcd_job *j, const pcd_exporter *x, pcd_sink *out)
         st = x->open_base(state, b, &bc);
         if (st == PCD_OK) {
             b->filters = j->filters; /* the same grouping and filters on both sides */
-            st = install_filters(b, x, bext, &bc, &btr);
+            st = install_filters(b, x, &bc, &btr);
         }
         if (st == PCD_OK) {
             pcd_profile_init(&bp, j->al, &bc);
             have_base = true;
-            name_profile(&bp, b, bext);
-            if (btr) name_profile(pcd_transform_profile(btr), b, bext);
-            st = invalid_as_damage(b, &bp, pcd_model_import(b, bext->model, &bp));
+            name_profile(&bp, b);
+            if (btr) name_profile(pcd_transform_profile(btr), b);
+            st = invalid_as_damage(b, &bp, pcd_job_import(b, &bp));
             if (st == PCD_OK) st = pcd_profile_end(&bp);
             if (st == PCD_E_NOMEM && !b->msg[0]) pcd_job_fail(b, st, "out of memory for the profile's tables (raise --max-memory)");
         }
@@ -344,18 +477,19 @@ pcd_status pcd_convert_output(pcd_job *j, const pcd_exporter *x, pcd_sink *out)
         if (st != PCD_OK && b->msg[0] && !j->msg[0]) pcd_job_fail(j, st, "--base %s: %s", b->input_name, b->msg);
     }
     pcd_transform *tr = NULL;
-    if (st == PCD_OK) st = install_filters(j, x, ext, &c, &tr);
+    if (st == PCD_OK) st = install_filters(j, x, &c, &tr);
     if (st == PCD_OK) {
         pcd_profile p;
         pcd_profile_init(&p, j->al, &c);
-        shown k = { j, x, have_base ? shown_profile(btr && !pcd_transform_passthrough(btr) ? btr : NULL, &bp) : NULL, tr };
+        pcd_shown k = { j, x, have_base ? shown_profile(btr && !pcd_transform_passthrough(btr) ? btr : NULL, &bp) : NULL,
+                        tr };
         pcd_profile *sp = shown_profile(tr, &p);
-        sp->before_end = check_shown;
+        sp->before_end = pcd_shown_check;
         sp->before_end_ud = &k;
-        name_profile(&p, j, ext);
-        if (tr) name_profile(sp, j, ext);
+        name_profile(&p, j);
+        if (tr) name_profile(sp, j);
         j->transform = tr;
-        st = invalid_as_damage(j, &p, pcd_model_import(j, ext->model, &p));
+        st = invalid_as_damage(j, &p, pcd_job_import(j, &p));
         if (st == PCD_OK) st = pcd_profile_end(&p);
         if (st == PCD_E_NOMEM && !j->msg[0])
             pcd_job_fail(j, st, "out of memory for the profile's tables (raise --max-memory)");

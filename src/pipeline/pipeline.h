@@ -51,6 +51,49 @@ pcd_status pcd_import(const pcd_importer *im, pcd_import_args *a);
 
 /* What a finished job came to, for the caller to say its own way (the CLI's exit statuses 0, 1
  * and 2; the Python module's exceptions). */
+/* ---- text inputs (issue 25: pcd_text_format, pipeline/job.h) --------------------------------- */
+
+/* The text formats, in the order detection tries them (NULL-terminated). */
+extern const pcd_text_format *const pcd_text_formats[];
+const pcd_text_format *pcd_text_find(const char *name);
+/* Is head[0..n) text: UTF-8 without control bytes other than tab, CR and LF (a character cut at
+ * the end of a head that is not the whole input is let be)? No binary format's start is. */
+bool pcd_text_is_text(const uint8_t *head, size_t n, bool whole);
+/* The text format whose rule head[0..n) meets (whole: head is the whole input), or NULL. Only
+ * for a head no schema format claimed (pcd_detect first). */
+const pcd_text_format *pcd_text_detect(const uint8_t *head, size_t n, bool whole);
+bool pcd_text_can_convert(const pcd_text_format *t, const char *to);
+
+/* What job j's input gives the model (PCD_HAS_*), and the input read into p through its
+ * importer (a format's model importer over j->r, or j->text over j->text_read); the caller ends
+ * the profile. */
+uint32_t pcd_job_has(const pcd_job *j);
+struct pcd_profile;
+pcd_status pcd_job_import(pcd_job *j, struct pcd_profile *p);
+
+/* ---- merge (issue 25) ------------------------------------------------------------------------ */
+
+/* `merge`: the inputs jobs[0..n) (each a job as for pcd_convert, on one allocator; jobs[0]'s
+ * options are the merge's: --metric, --dialect, --force) imported one after the other into one
+ * profile whose events go to output `to` (pipeline/merge.c says how tables, threads, times and
+ * sample types are merged). Damage in one input is reported in its job (jobs[i].damaged) and
+ * the merge goes on with the next. What stopped a merge is jobs[0].msg, starting with the name
+ * of the input it is about when it is one input's ("b.pprof: its sample types ..."). */
+pcd_status pcd_merge(pcd_job *jobs, size_t n, const char *to, pcd_sink *out);
+
+/* What pcd_convert and pcd_merge share: the output named `to` (NULL none); whether an input
+ * that has `has` (PCD_HAS_*) gives it; the one "nothing to show" rule (pcd_convert's comment),
+ * as a profile's before_end with a pcd_shown. */
+const pcd_exporter *pcd_exporter_find(const char *to);
+bool pcd_exporter_fits(uint32_t has, const pcd_exporter *x);
+typedef struct pcd_shown {
+    pcd_job *j;
+    const pcd_exporter *x;
+    const struct pcd_profile *base; /* --base: the base profile (a differential output shows it too) */
+    const struct pcd_transform *tr; /* the grouping and filters, when installed (model/transform.h) */
+} pcd_shown;
+pcd_status pcd_shown_check(void *ud, struct pcd_profile *p);
+
 typedef enum pcd_job_result {
     PCD_JOB_DONE,             /* done, nothing damaged */
     PCD_JOB_INVALID,          /* invalid or damaged input (the output holds what came before) */

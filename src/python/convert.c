@@ -297,6 +297,117 @@ done:
     return res;
 }
 
+/* ---- merge (issue 25) --------------------------------------------------------------------------- */
+
+PyObject *pcdpy_merge(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = { "sources", "to", "output", "all", "metric", "dialect", "force", "max_memory", "threads", NULL };
+    PyObject *seq, *target = Py_None, *mm = NULL;
+    const char *to, *metric = NULL, *dialect = NULL;
+    int all = 0, force = 0, threads = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Os|O$pzzpOp:merge", kwlist, &seq, &to, &target, &all, &metric, &dialect,
+                                     &force, &mm, &threads))
+        return NULL;
+    size_t max_memory = 0;
+    if (pcdpy_parse_size(mm, &max_memory) < 0) return NULL;
+    PyObject *list = PySequence_List(seq); /* (sources: a sequence of paths, bytes or binary files) */
+    if (!list) return NULL;
+    Py_ssize_t n = PyList_Size(list);
+    if (n < 1) {
+        Py_DECREF(list);
+        return pcdpy_fail(pcdpy.UsageError, "merge: no source given");
+    }
+    pcdpy_src **src = calloc((size_t)n, sizeof *src);
+    pcd_job *jobs = calloc((size_t)n, sizeof *jobs);
+    jctx *ctx = calloc((size_t)n, sizeof *ctx);
+    jlog log;
+    memset(&log, 0, sizeof log);
+    PyObject *res = NULL;
+    pcdpy_out out;
+    if (!src || !jobs || !ctx) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    pcdpy_open_opts o = { NULL, max_memory, threads != 0, false };
+    for (Py_ssize_t i = 0; i < n; i++) {
+        src[i] = pcdpy_src_open(PyList_GetItem(list, i), &o);
+        if (!src[i]) goto done;
+        ctx[i].log = &log;
+        ctx[i].name = pcdpy_src_name(src[i]);
+        /* one allocator for the merge: the first source's (its memory cap) */
+        job_init(&jobs[i], src[i], pcdpy_src_alloc(src[0]), &ctx[i]);
+        jobs[i].all = all;
+        jobs[i].metric = metric;
+        jobs[i].dialect = dialect;
+        jobs[i].force = force;
+    }
+    if (pcdpy_out_open(&out, target) < 0) goto done;
+    pcdpy_src_release(src[0]);
+    pcd_status st = pcd_merge(jobs, (size_t)n, to, &out.sink);
+    pcdpy_src_acquire(src[0]);
+    bool damaged = false;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        damaged |= jobs[i].damaged;
+        if (pcdpy_src_reraise(src[i])) {
+            pcdpy_out_abort(&out);
+            goto done;
+        }
+    }
+    if (log.oom) {
+        pcdpy_out_abort(&out);
+        PyErr_NoMemory();
+        goto done;
+    }
+    pcd_job_result rc = pcd_job_result_of(&jobs[0], st);
+    if (st == PCD_E_EMPTY) {
+        pcdpy_out_abort(&out);
+        pcdpy_fail(pcdpy.NothingToShow, "merge: %s", jobs[0].msg);
+        goto done;
+    }
+    if (rc == PCD_JOB_FAILED) {
+        pcdpy_out_abort(&out);
+        const char *msg = jobs[0].msg[0] ? jobs[0].msg : pcd_status_name(st);
+        if (st == PCD_E_NOMEM || st == PCD_E_LIMIT) pcdpy_fail(pcdpy.LimitError, "merge: %s", msg);
+        else if (st == PCD_E_IO) pcdpy_fail(PyExc_OSError, "merge: %s", msg);
+        else pcdpy_fail(pcdpy.UsageError, "merge: %s", msg);
+        goto done;
+    }
+    PyObject *output = pcdpy_out_commit(&out);
+    if (!output) goto done;
+    PyObject *errors = PyList_New(0);
+    int wrc = 0;
+    PyObject *exc = errors ? jlog_emit(&log, all != 0, 0, &errors, &wrc) : NULL;
+    if (!errors || wrc < 0) {
+        Py_XDECREF(exc);
+        Py_XDECREF(errors);
+        Py_DECREF(output);
+        goto done;
+    }
+    if ((rc == PCD_JOB_INVALID || damaged) && !exc && !all)
+        exc = pcdpy_damage_text(jobs[0].msg[0] ? jobs[0].msg : "an input is damaged", ctx[0].name, 0);
+    if (exc && !all) {
+        PyObject_SetAttrString(exc, "output", output);
+        PyObject_SetAttrString(exc, "errors", errors);
+        PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+        Py_DECREF(exc);
+        Py_DECREF(output);
+    } else {
+        Py_XDECREF(exc);
+        res = output;
+    }
+    Py_DECREF(errors);
+done:
+    jlog_free(&log);
+    if (src)
+        for (Py_ssize_t i = n - 1; i >= 0; i--) pcdpy_src_close(src[i]);
+    free(src);
+    free(jobs);
+    free(ctx);
+    Py_DECREF(list);
+    return res;
+}
+
 /* ---- formats ------------------------------------------------------------------------------------ */
 
 PyObject *pcdpy_formats(PyObject *self, PyObject *noargs)

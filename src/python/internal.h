@@ -248,6 +248,7 @@ PyObject *pcdpy_open(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *pcdpy_validate(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *pcdpy_encode(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *pcdpy_merge(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *pcdpy_formats(PyObject *self, PyObject *noargs);
 /* The profile of an opened source (Reader.profile). */
 struct pcd_filter_opts;

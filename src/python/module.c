@@ -181,6 +181,12 @@ static PyMethodDef methods[] = {
       "Converts as `profcodec convert --to TO` does, with its options (all, metric, dialect, "
       "heph_compat, compression, base, force, raw, format, max_memory). Returns the output's bytes "
       "when output is None; else writes it to the path (atomically) or the binary file object." },
+    { "merge", (PyCFunction)(void (*)(void))pcdpy_merge, METH_VARARGS | METH_KEYWORDS,
+      "merge(sources, to, output=None, *, all=False, metric=None, dialect=None, force=False, max_memory=None)\n--\n\n"
+      "Merges several inputs (paths, bytes or binary files of any formats) into one profile, as "
+      "`profcodec merge` does: each sample labelled source=NAME, the first input's sample types "
+      "(others refused unless force=True). Returns the output's bytes when output is None; else "
+      "writes it to the path (atomically) or the binary file object." },
     { "encode", (PyCFunction)(void (*)(void))pcdpy_encode, METH_VARARGS | METH_KEYWORDS,
       "encode(records, output=None, format=None, *, byte_order=None, partial=False)\n--\n\n"
       "Writes records (record objects or dicts as to_dict() gives them, the root first) as a "

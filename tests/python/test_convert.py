@@ -101,3 +101,27 @@ def test_convert_options(tmp_path):
     out = tmp_path / "cut.json"
     with pytest.raises(profcodec.DamagedInput):
         profcodec.convert(cut, "speedscope", out)
+
+
+def test_merge_is_the_cli(tmp_path):
+    """profcodec.merge (issue 25): the CLI's merge, byte for byte; mismatched types refused unless
+    force=True."""
+    a = os.path.join(TESTDATA, "pprof", "labels.cpu.pprof")
+    b = os.path.join(TESTDATA, "mojo", "v3_multiproc.mojo")
+    for to in ("collapsed", "pprof"):
+        rc, out, err = cli("merge", a, a, "--to", to)
+        assert rc == 0, err
+        assert profcodec.merge([a, a], to) == out
+    mine = tmp_path / "merged.pprof"
+    assert profcodec.merge([a, a], "pprof", output=str(mine)) is None
+    assert mine.read_bytes() == out
+    with pytest.raises(profcodec.UsageError, match="--force merges them"):
+        profcodec.merge([a, b], "collapsed")
+    rc, out, err = cli("merge", a, b, "--force", "--to", "collapsed")
+    assert rc == 0, err
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        assert profcodec.merge([a, b], "collapsed", force=True) == out
+    assert any("--force" in str(x.message) for x in w)
+    with pytest.raises(profcodec.UsageError):
+        profcodec.merge([], "collapsed")
