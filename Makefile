@@ -15,6 +15,12 @@ FUZZ_COV_BUILD ?= build-fuzz-cov
 FUZZ_COMPARE_JOBS ?= 1
 FUZZ_COMPARE_WALL ?= 0
 export CTEST_OUTPUT_ON_FAILURE = 1
+# A new build tree is configured for Ninja when it is installed (scripts/setup-deps.sh installs it):
+# CMake's Makefiles start a cmake process per object to print its line (45 ms of CPU each) and
+# scan each target's dependencies in make's recursion: the fast tree's build took 128 s of CPU with
+# them, 106 s with Ninja (docs/testing.md). A tree configured before keeps its generator (CMake ignores
+# CMAKE_GENERATOR once a tree has a cache); CMAKE_GENERATOR=... in the environment picks another.
+PCD_CMAKE = CMAKE_GENERATOR="$${CMAKE_GENERATOR:-$$(command -v ninja >/dev/null 2>&1 && echo Ninja)}" cmake
 
 .PHONY: all setup build run test test-trees test-fast test-asan test-release test-long regen explain fuzz fuzz-tools fuzz-others bench bench-fuzz install clean
 
@@ -25,13 +31,13 @@ setup:
 	@scripts/setup-deps.sh --quiet
 
 build: setup
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@$(PCD_CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
 
 # Build the command-line tool (only what `run` needs: make test builds the rest), then run
 # profcodec on the bundled sample files and show what it finds.
 run: setup
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@$(PCD_CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS) --target profcodec-cli
 	@scripts/run-samples.sh $(BUILD)/profcodec
 
@@ -56,13 +62,14 @@ test-long: setup test-trees test-release
 # packaging and the scripts; test-asan: the C's own tests, hostile inputs, fuzz replays, sweeps and
 # the CLI's error paths under the sanitizers, the agreement tests on the small files
 # (PCD_TEST_TREE; docs/testing.md says which test runs where, and why).
-FAST_CONFIGURE = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCD_WERROR=ON -DPCD_BENCH=OFF -DPCD_TEST_TREE=fast >/dev/null
-ASAN_CONFIGURE = CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPCD_SANITIZE=ON -DPCD_WERROR=ON -DPCD_BENCH=OFF \
+FAST_CONFIGURE = $(PCD_CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCD_WERROR=ON -DPCD_BENCH=OFF -DPCD_TEST_TREE=fast >/dev/null
+ASAN_CONFIGURE = CC=clang $(PCD_CMAKE) -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPCD_SANITIZE=ON -DPCD_WERROR=ON -DPCD_BENCH=OFF \
     -DPCD_TEST_TREE=sanitize >/dev/null
 FAST_TESTS = cd $(BUILD) && $(CURDIR)/scripts/cpu-time.sh "make test-fast: the tests" ctest -j$(JOBS) --timeout $(if $(PCD_TEST_LONG),1800,300)
 ASAN_TESTS = cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     $(CURDIR)/scripts/cpu-time.sh "make test-asan: the tests" ctest -j$(JOBS) --timeout $(if $(PCD_TEST_LONG),3600,600)
 ASAN_BUILD_LOG = $(ASAN_BUILD)/make-test-build.log
+ASAN_TEST_LOG = $(ASAN_BUILD)/make-test-tests.log
 
 test-fast:
 	@$(FAST_CONFIGURE)
@@ -74,28 +81,32 @@ test-asan:
 	@scripts/cpu-time.sh "make test-asan: the build" cmake --build $(ASAN_BUILD) -j$(JOBS)
 	@$(ASAN_TESTS)
 
-# make test's order: the fast tree's build; then its tests while the sanitize tree builds beside
-# them, at nice 5 (the fast tests wait on Chromium, Python and child processes: the build takes the
-# time they leave; its output goes to $(ASAN_BUILD_LOG), its last lines to the terminal when it
-# fails); then the sanitize tree's tests. A failure in either stops make test, after both are done.
+# make test's order: the fast tree's build; then, beside its tests, the sanitize tree's build (at
+# nice 5: the fast tests wait on Chromium, Python and child processes, and the build takes the time
+# they leave) and, as soon as it is done, the sanitize tree's tests, whether the fast tests are
+# done or not (a long fast test no longer holds them back). The sanitize side's output goes to
+# $(ASAN_BUILD_LOG) and $(ASAN_TEST_LOG), printed after the fast tests (the build's last 60 lines
+# when it fails). A failure in either fails make test, after both are done.
 test-trees:
 	@$(FAST_CONFIGURE)
 	@$(ASAN_CONFIGURE)
 	@scripts/cpu-time.sh "make test-fast: the build" cmake --build $(BUILD) -j$(JOBS)
-	@nice -n 5 scripts/cpu-time.sh "make test-asan: the build, beside the fast tree's tests (its output: $(ASAN_BUILD_LOG))" \
-	    cmake --build $(ASAN_BUILD) -j$(JOBS) >$(ASAN_BUILD_LOG) 2>&1 & build=$$!; \
+	@rm -f $(ASAN_TEST_LOG); \
+	( nice -n 5 scripts/cpu-time.sh "make test-asan: the build, beside the fast tree's tests (its output: $(ASAN_BUILD_LOG))" \
+	    cmake --build $(ASAN_BUILD) -j$(JOBS) >$(ASAN_BUILD_LOG) 2>&1 || exit 2; \
+	  ($(ASAN_TESTS)) >$(ASAN_TEST_LOG) 2>&1 ) & asan=$$!; \
+	echo "make test: the sanitize tree builds, then runs its tests, beside the fast tree's tests (printed after them)"; \
 	($(FAST_TESTS)); fast=$$?; \
-	wait $$build; asan=$$?; \
-	if [ $$asan -ne 0 ]; then tail -n 60 $(ASAN_BUILD_LOG); echo "make test: the sanitize tree's build failed"; \
-	else tail -n 1 $(ASAN_BUILD_LOG); fi; \
+	wait $$asan; asan=$$?; \
+	if [ ! -e $(ASAN_TEST_LOG) ]; then tail -n 60 $(ASAN_BUILD_LOG); echo "make test: the sanitize tree's build failed"; \
+	else tail -n 1 $(ASAN_BUILD_LOG); cat $(ASAN_TEST_LOG); fi; \
 	test $$fast -eq 0 && test $$asan -eq 0
-	@$(ASAN_TESTS)
 
 # Release (-O3 -DNDEBUG) builds of everything, tests included, with gcc and with clang, as a
 # user's or a distribution's build is made. Built, not run (make test-long).
 test-release:
 	@for cc in gcc clang; do \
-	    CC=$$cc cmake -S . -B $(RELEASE_BUILD)-$$cc -DCMAKE_BUILD_TYPE=Release -DPCD_WERROR=ON >/dev/null && \
+	    CC=$$cc $(PCD_CMAKE) -S . -B $(RELEASE_BUILD)-$$cc -DCMAKE_BUILD_TYPE=Release -DPCD_WERROR=ON >/dev/null && \
 	    cmake --build $(RELEASE_BUILD)-$$cc -j$(JOBS) >/dev/null || exit 1; \
 	    echo "test-release: $$cc Release build clean"; \
 	done
@@ -111,14 +122,14 @@ regen:
 explain:
 	@test -n "$(FILE)" || { echo "usage: make explain FILE=path [OUT=explain.html] [TO=html|text|json] [ARGS=...]"; exit 2; }
 	@lua5.4 gen/pcgen.lua -o generated --docs docs/formats --python generated/python >/dev/null
-	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@test -f $(BUILD)/CMakeCache.txt || $(PCD_CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS) --target profcodec-cli >/dev/null
 	@$(BUILD)/profcodec explain --to $(or $(TO),html) $(ARGS) $(FILE) \
 	    $(if $(OUT),-o $(OUT),$(if $(filter-out html,$(or $(TO),html)),,-o explain.html))
 
 # Run every libFuzzer harness for FUZZ_SECONDS each (default 300); FUZZ_ONLY=mojo picks some.
 fuzz: setup
-	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCD_FUZZ=ON -DPCD_SANITIZE=ON -DPCD_WERROR=ON \
+	@CC=clang $(PCD_CMAKE) -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCD_FUZZ=ON -DPCD_SANITIZE=ON -DPCD_WERROR=ON \
 	    -DBUILD_TESTING=OFF -DPCD_BUILD_CLI=OFF >/dev/null
 	@cmake --build $(FUZZ_BUILD) -j$(JOBS)
 	@scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
@@ -127,7 +138,7 @@ fuzz: setup
 # build-fuzz-tools/): libpcdmut_libfuzzer.a (LLVMFuzzerCustomMutator/CustomCrossOver: link it
 # with a libFuzzer harness) and pcdmut_afl.so (AFL_CUSTOM_MUTATOR_LIBRARY for afl-fuzz).
 fuzz-tools: setup
-	@CC=clang cmake -S . -B $(FUZZ_TOOLS_BUILD) -DCMAKE_BUILD_TYPE=Release -DPCD_FUZZ_TOOLS=ON -DBUILD_SHARED_LIBS=OFF \
+	@CC=clang $(PCD_CMAKE) -S . -B $(FUZZ_TOOLS_BUILD) -DCMAKE_BUILD_TYPE=Release -DPCD_FUZZ_TOOLS=ON -DBUILD_SHARED_LIBS=OFF \
 	    -DBUILD_TESTING=OFF -DPCD_BUILD_CLI=OFF -DPCD_WERROR=ON >/dev/null
 	@cmake --build $(FUZZ_TOOLS_BUILD) -j$(JOBS) --target pcdmut_libfuzzer pcdmut_afl
 	@echo "fuzz-tools: $(FUZZ_TOOLS_BUILD)/fuzz/libpcdmut_libfuzzer.a and $(FUZZ_TOOLS_BUILD)/fuzz/pcdmut_afl.so (docs/fuzzing.md)"
@@ -138,7 +149,7 @@ fuzz-tools: setup
 # test. Figures: fuzz/others/LEDGER.tsv; findings: fuzz/others/findings/, docs/fuzzing.md.
 fuzz-others: setup
 	@scripts/setup-deps.sh --quiet --fuzz-others
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@$(PCD_CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS) --target profcodec-cli
 	@PROFCODEC=$(CURDIR)/$(BUILD)/profcodec fuzz/others/run.sh
 
@@ -152,11 +163,11 @@ fuzz-others: setup
 # FUZZ_COMPARE_LEVEL=decode and FUZZ_COMPARE_SEEDS=corpus pick the first round's harnesses and seeds), built without
 # sanitizers (coverage is the measure, not what a sanitizer would catch).
 bench-fuzz: setup
-	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DPCD_WERROR=ON >/dev/null
+	@$(PCD_CMAKE) -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DPCD_WERROR=ON >/dev/null
 	@cmake --build $(BENCH_BUILD) -j$(JOBS) --target mutbench
 	@echo "load average: $$(cut -d' ' -f1-3 /proc/loadavg)"
 	@$(BENCH_BUILD)/bench/mutbench -n 2000 -g 200 -t 3 $$(find tests/data ../shared/corpus fuzz/corpus -type f -size -64k 2>/dev/null)
-	@CC=clang cmake -S . -B $(FUZZ_COV_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCD_FUZZ=ON -DPCD_WERROR=ON \
+	@CC=clang $(PCD_CMAKE) -S . -B $(FUZZ_COV_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCD_FUZZ=ON -DPCD_WERROR=ON \
 	    -DBUILD_TESTING=OFF -DPCD_BUILD_CLI=OFF >/dev/null
 	@cmake --build $(FUZZ_COV_BUILD) -j$(JOBS) --target $(foreach h,tachyon_v1 moarvm_v3 pprof_gz mojo_v3 mono_v3_0 heph_v0_1 \
 	    tachyon_ext moarvm_v3_blocks pprof_gz_ext mojo_v3_asm mono_ext heph_ext,fuzz_$(h) fuzz_$(h)_sa)
@@ -166,7 +177,7 @@ bench-fuzz: setup
 # Throughput and memory against the baselines each format names; writes bench/RESULTS.md
 # (BENCH=heph: that section only).
 bench: setup
-	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DPCD_WERROR=ON >/dev/null
+	@$(PCD_CMAKE) -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DPCD_WERROR=ON >/dev/null
 	@cmake --build $(BENCH_BUILD) -j$(JOBS)
 	@scripts/bench.sh $(BENCH_BUILD)
 

@@ -8,6 +8,8 @@
 # (or installs the packages when run as root).
 set -eu
 
+# ninja-build: make's build trees are configured for Ninja when it is there (the Makefile's
+# PCD_CMAKE: less CPU than CMake's Makefiles)
 # chromium: the browser tests of the HTML and SVG outputs (tests/pictures) run Debian's, headless,
 # through playwright-core (tests/web), which never downloads a browser of its own
 # golang-1.19-go: the pprof tests run `go tool pprof` (tests/pprof; offline) and its profiles
@@ -16,7 +18,7 @@ set -eu
 # python3-dev ... python3-pandas: the Python module (profcodec._profcodec), its tests (pytest; NumPy
 # for the zero-copy columns, pandas for Profile.tables()), and its packaging offline (pip, venv,
 # setuptools, wheel, build)
-PKGS="build-essential cmake pkg-config lua5.4 libzstd-dev zstd zlib1g-dev libcmocka-dev \
+PKGS="build-essential cmake ninja-build pkg-config lua5.4 libzstd-dev zstd zlib1g-dev libcmocka-dev \
 libjansson-dev clang libfuzzer-14-dev libclang-rt-14-dev python3 python3-jsonschema chromium \
 golang-1.19-go golang-1.19-src afl++ python3-dev python3-pytest python3-setuptools python3-wheel python3-build python3-pip python3-venv python3-numpy python3-pandas"
 
