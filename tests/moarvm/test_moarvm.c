@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/transform.h"
 #include "cli/job.h"
 #include "fuzzlib.h"
 #include "formats/moarvm/snapshot.h"
@@ -604,6 +605,13 @@ static int convert_rc(const char *to, const char *metric, const uint8_t *p, size
     assert_non_null(ef);
     pcd_job j;
     cli_job_init(&j, &pcd_moarvm_v3_format, &r, "test", &al, ef);
+    /* frames as read (--granularity address): these tests check what the format's importer makes
+     * of each frame (lines, columns, runs of equal stacks); the default grouping by function of
+     * pictures and text is tested in tests/outputs (outputs_filters) and tests/pprof (top) */
+    pcd_filter_opts fo;
+    memset(&fo, 0, sizeof fo);
+    fo.granularity = PCD_GRAN_ADDRESS;
+    j.filters = &fo;
     j.metric = metric;
     int rc = cli_job_exit(&j, pcd_convert(&j, to, &s), ef);
     pcd_reader_close(&r);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/transform.h"
 #include "common/lines.h"
 #include "formats/mojo/asm.h"
 #include "mojo_v1.h"
@@ -85,6 +86,13 @@ static int convert(const pcd_format *f, const uint8_t *data, size_t n, const cha
     FILE *ef = open_memstream(&etext, &elen);
     pcd_job j;
     cli_job_init(&j, f, &r, "in.mojo", &al, ef);
+    /* frames as read (--granularity address): these tests check what the format's importer makes
+     * of each frame (lines, columns, runs of equal stacks); the default grouping by function of
+     * pictures and text is tested in tests/outputs (outputs_filters) and tests/pprof (top) */
+    pcd_filter_opts fo;
+    memset(&fo, 0, sizeof fo);
+    fo.granularity = PCD_GRAN_ADDRESS;
+    j.filters = &fo;
     j.metric = metric;
     int rc = cli_job_exit(&j, pcd_convert(&j, to, &s), ef);
     fclose(ef);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/transform.h"
 #include "common/lines.h"
 #include "cli/job.h"
 #include "pipeline/pipeline.h"
@@ -110,6 +111,13 @@ static int convert(const char *to, const uint8_t *data, size_t n, membuf *out)
     FILE *err = fopen("/dev/null", "w");
     pcd_job j;
     cli_job_init(&j, F, &r, "test.bin", &al, err);
+    /* frames as read (--granularity address): these tests check what the format's importer makes
+     * of each frame (lines, columns, runs of equal stacks); the default grouping by function of
+     * pictures and text is tested in tests/outputs (outputs_filters) and tests/pprof (top) */
+    pcd_filter_opts fo;
+    memset(&fo, 0, sizeof fo);
+    fo.granularity = PCD_GRAN_ADDRESS;
+    j.filters = &fo;
     int rc = cli_job_exit(&j, pcd_convert(&j, to, &s), err);
     assert_int_equal(pcd_sink_flush(&s), PCD_OK);
     fclose(err);
