@@ -3,13 +3,17 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/filters.h"
 #include "cli/job.h"
+#include "pipeline/pipeline.h"
 
 static void merge_help(FILE *out)
 {
-    fputs("usage: profcodec merge FILE... --to FORMAT [-o OUT] [--metric M] [--dialect D] [--force] [--all]\n\n"
+    fputs("usage: profcodec merge FILE... --to FORMAT [-o OUT] [--metric M] [--dialect D] [--force] [--all]\n"
+          "                       [grouping and filters, as convert's]\n\n"
           "Merges any number of profiles, of any formats (the binary ones, gzip- or zstd-compressed, and\n"
           "collapsed stacks, Austin text, speedscope JSON), into one profile written as --to FORMAT\n"
           "(any output of convert: pprof, collapsed, html, speedscope, ...). The inputs are read one\n"
@@ -19,7 +23,9 @@ static void merge_help(FILE *out)
           "or unit) is refused unless --force, which counts its types as the first input's of the\n"
           "same name, else at the same position, and leaves the others out. Damage in an input is\n"
           "reported and what came before it is kept; the merge goes on with the next input\n"
-          "(exit status 1). OUT is written atomically (default: standard output).\n", out);
+          "(exit status 1). OUT is written atomically (default: standard output). The grouping and\n"
+          "filters apply to the merged profile (--tag source=FILE keeps one input's samples).\n\n", out);
+    cli_filter_help(out);
 }
 
 int cmd_merge(cli *c, int argc, char **argv)
@@ -30,7 +36,10 @@ int cmd_merge(cli *c, int argc, char **argv)
         { "to", required_argument, 0, OPT_TO }, { "output", required_argument, 0, 'o' },
         { "metric", required_argument, 0, OPT_METRIC }, { "dialect", required_argument, 0, OPT_DIALECT },
         { "force", no_argument, 0, OPT_FORCE }, { "all", no_argument, 0, OPT_ALL },
+        CLI_FILTER_LONG_OPTIONS,
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+    pcd_filter_opts fo;
+    memset(&fo, 0, sizeof fo);
     optind = 1;
     int o;
     while ((o = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
@@ -41,8 +50,13 @@ int cmd_merge(cli *c, int argc, char **argv)
         else if (o == OPT_FORCE) force = true;
         else if (o == OPT_ALL) all = true;
         else if (o == 'h') { merge_help(stdout); return 0; }
-        else { merge_help(stderr); return EXIT_USAGE; }
+        else {
+            int k = cli_filter_option(&fo, "merge", o, optarg);
+            if (k < 0) return EXIT_USAGE;
+            if (k == 0) { merge_help(stderr); return EXIT_USAGE; }
+        }
     }
+    if (cli_filter_check(&fo, "merge")) return EXIT_USAGE;
     size_t n = (size_t)(argc - optind);
     if (!to || n == 0) {
         fprintf(stderr, "profcodec merge: %s\n\n", !to ? "--to FORMAT is needed" : "no input named");
@@ -51,6 +65,12 @@ int cmd_merge(cli *c, int argc, char **argv)
     }
     if (c->format) {
         fprintf(stderr, "profcodec merge: --format does not go with merge (each input's format is detected)\n");
+        return EXIT_USAGE;
+    }
+    /* binary bytes and whole pages are not for a terminal (as convert) */
+    if (out_to_stdout_ok(outname) && isatty(1) && (pcd_output_wants(to) & PCD_WANTS_FILE)) {
+        fprintf(stderr, "profcodec merge: --to %s writes a file, not text; not writing it to a terminal (use -o FILE, "
+                        "or redirect the output)\n", to);
         return EXIT_USAGE;
     }
     c->text_ok = true;
@@ -83,6 +103,7 @@ int cmd_merge(cli *c, int argc, char **argv)
         jobs[i].metric = metric;
         jobs[i].dialect = dialect;
         jobs[i].force = force;
+        jobs[i].filters = &fo;
         jobs[i].progress = cli_progress;
         jobs[i].progress_ud = c;
     }

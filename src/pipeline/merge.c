@@ -32,6 +32,7 @@
 
 #include "common/vec.h"
 #include "model/profile.h"
+#include "model/transform.h"
 #include "pipeline/pipeline.h"
 
 typedef struct merge merge;
@@ -383,20 +384,26 @@ pcd_status pcd_merge(pcd_job *jobs, size_t n, const char *to, pcd_sink *out)
     pcd_consumer c;
     memset(&c, 0, sizeof c);
     pcd_status st = x->open(state, j, out, &c);
+    /* the merged profile's events go to the output through the grouping and filters (the first
+     * job's options), when they are asked for or the output groups by default */
+    pcd_transform *tr = NULL;
+    if (st == PCD_OK) st = pcd_filters_install(j, x, has, &c, &tr);
     if (st == PCD_OK) {
-        /* the merged profile's events go to the output: the filter stage (issue 25's
-         * --focus/--ignore/... transform on the model) goes between the two, as a consumer
-         * that wraps `c` here, before the profile is started on it */
         const pcd_consumer *to_output = &c;
         g->needs = to_output->needs;
         pcd_profile_init(&g->P, j->al, to_output);
-        pcd_shown k = { j, x, NULL };
-        g->P.before_end = pcd_shown_check;
-        g->P.before_end_ud = &k;
-        g->P.input_name = j->input_name;
-        g->P.format = "merge";
-        g->P.version = "1";
-        g->P.has = has;
+        pcd_shown k = { j, x, NULL, tr };
+        pcd_profile *sp = tr ? pcd_transform_profile(tr) : &g->P;
+        sp->before_end = pcd_shown_check;
+        sp->before_end_ud = &k;
+        for (pcd_profile *q = &g->P;; q = sp) {
+            q->input_name = j->input_name;
+            q->format = "merge";
+            q->version = "1";
+            q->has = has;
+            if (q == sp) break;
+        }
+        j->transform = tr;
         g->source_key = pcd_profile_strz(&g->P, "source");
         for (size_t i = 0; i < n && st == PCD_OK; i++) {
             st = merge_one(g, i);
@@ -414,6 +421,8 @@ pcd_status pcd_merge(pcd_job *jobs, size_t n, const char *to, pcd_sink *out)
         pcd_profile_free(&g->P);
     }
     if (x->close) x->close(state);
+    j->transform = NULL;
+    pcd_transform_close(tr);
     PCD_VEC_FREE(j->al, g->labels, g->labels_cap);
     PCD_VEC_FREE(j->al, g->chain, g->chain_cap);
     pcd_alloc_free(j->al, state, x->state_size ? x->state_size : 1);

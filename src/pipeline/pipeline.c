@@ -375,7 +375,7 @@ pcd_status pcd_shown_check(void *ud, pcd_profile *p)
 /* The stage between an importer and the output's consumer c, when the options (or the output's
  * default granularity) ask for anything: *tr set and *c replaced by the stage's consumer; else
  * nothing is installed and *tr stays NULL (the default path costs nothing). */
-static pcd_status install_filters(pcd_job *j, const pcd_exporter *x, pcd_consumer *c, pcd_transform **tr)
+pcd_status pcd_filters_install(pcd_job *j, const pcd_exporter *x, uint32_t has, pcd_consumer *c, pcd_transform **tr)
 {
     *tr = NULL;
     pcd_filter_opts fo;
@@ -388,7 +388,7 @@ static pcd_status install_filters(pcd_job *j, const pcd_exporter *x, pcd_consume
             if (strcmp(j->dialect, pcd_dialect_names[d]) == 0) fo.dialect = d;
     pcd_granularity g = pcd_granularity_for(&fo, (x->wants & PCD_WANTS_GROUPED) != 0);
     if (!pcd_transform_wanted(&fo, g)) return PCD_OK;
-    if ((fo.has_from || fo.has_until) && !(pcd_job_has(j) & PCD_HAS_TIMES))
+    if ((fo.has_from || fo.has_until) && !(has & PCD_HAS_TIMES))
         return pcd_job_fail(j, PCD_E_ARG, "--from/--until: the samples of a %s file have no times",
                             j->text ? j->text->name : j->f->name);
     pcd_consumer inner = *c;
@@ -462,7 +462,7 @@ pcd_status pcd_convert_output(pcd_job *j, const pcd_exporter *x, pcd_sink *out)
         st = x->open_base(state, b, &bc);
         if (st == PCD_OK) {
             b->filters = j->filters; /* the same grouping and filters on both sides */
-            st = install_filters(b, x, &bc, &btr);
+            st = pcd_filters_install(b, x, pcd_job_has(b), &bc, &btr);
         }
         if (st == PCD_OK) {
             pcd_profile_init(&bp, j->al, &bc);
@@ -477,7 +477,7 @@ pcd_status pcd_convert_output(pcd_job *j, const pcd_exporter *x, pcd_sink *out)
         if (st != PCD_OK && b->msg[0] && !j->msg[0]) pcd_job_fail(j, st, "--base %s: %s", b->input_name, b->msg);
     }
     pcd_transform *tr = NULL;
-    if (st == PCD_OK) st = install_filters(j, x, &c, &tr);
+    if (st == PCD_OK) st = pcd_filters_install(j, x, pcd_job_has(j), &c, &tr);
     if (st == PCD_OK) {
         pcd_profile p;
         pcd_profile_init(&p, j->al, &c);

@@ -93,6 +93,13 @@ typedef struct pcd_shown {
     const struct pcd_transform *tr; /* the grouping and filters, when installed (model/transform.h) */
 } pcd_shown;
 pcd_status pcd_shown_check(void *ud, struct pcd_profile *p);
+/* The grouping-and-filters stage (model/transform.h) between an input of kind `has` (PCD_HAS_*:
+ * the merged inputs' in common for merge) and the output's consumer *c, when the job's options
+ * or the output's default granularity ask for it: *tr set and *c replaced by the stage's
+ * consumer; else nothing installed, *tr NULL. The caller closes *tr after the output. */
+struct pcd_transform;
+pcd_status pcd_filters_install(pcd_job *j, const pcd_exporter *x, uint32_t has, struct pcd_consumer *c,
+                               struct pcd_transform **tr);
 
 typedef enum pcd_job_result {
     PCD_JOB_DONE,             /* done, nothing damaged */

@@ -326,6 +326,18 @@ def main():
     p = run([pc, "merge", a, alloc, "--force", "--to", "collapsed"])
     ok = p.returncode == 0 and b"--force" in p.stderr and p.stdout
     (print if ok else fail)("%s merge --force: rc %d %s" % ("ok  " if ok else "", p.returncode, p.stderr.decode().strip()[:200]))
+    # the grouping and filters apply to the merged profile: --tag source=A keeps A's samples, which
+    # are then A's own collapsed stacks; a filter that leaves nothing writes nothing (exit 1)
+    if b != a:
+        p = run([pc, "merge", a, b, "--to", "collapsed", "--tag", "source=" + re.sub(r"([.\[\]()*+?{}|^$\\])", r"\\\1", a)])
+        q = run([pc, "convert", "--to", "collapsed", a])
+        ok = p.returncode == 0 and q.returncode == 0 and multiset(p.stdout, 0) == multiset(q.stdout, 0)
+        (print if ok else fail)("%s merge --tag source=A = A's collapsed stacks (rc %d %s)" % (
+            "ok  " if ok else "", p.returncode, p.stderr.decode().strip()[:200]))
+        p = run([pc, "merge", a, b, "--to", "collapsed", "--focus", "^no function is called this$", "-o", w("none.col")])
+        ok = p.returncode == 1 and not os.path.exists(w("none.col"))
+        (print if ok else fail)("%s merge --focus that leaves nothing: rc %d %s" % (
+            "ok  " if ok else "", p.returncode, p.stderr.decode().strip()[:200]))
     # text and binary inputs together, into a timeline
     m = sorted(glob.glob(os.path.join(corpus, "mojo", "*.mojo")))[:2]
     if len(m) == 2:
