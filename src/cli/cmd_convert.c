@@ -4,7 +4,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/filters.h"
@@ -176,11 +175,7 @@ int cmd_convert(cli *c, int argc, char **argv)
         cli_close(&bsrc);
         return EXIT_USAGE;
     }
-    /* binary bytes (a format, gzip) and whole pages are not for a terminal */
-    if (out_to_stdout_ok(outname) && isatty(1) &&
-        ((pcd_output_wants(to) & PCD_WANTS_FILE) || (compression && strcmp(compression, "none") != 0))) {
-        fprintf(stderr, "profcodec convert: --to %s writes %s; not writing it to a terminal (use -o FILE, or redirect "
-                        "the output)\n", to, pcd_output_wants(to) & PCD_WANTS_FILE ? "a file, not text" : "compressed bytes");
+    if (cli_not_for_terminal("convert", to, compression, outname)) {
         cli_close(&src);
         cli_close(&bsrc);
         return EXIT_USAGE;

@@ -3,12 +3,10 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/filters.h"
 #include "cli/job.h"
-#include "pipeline/pipeline.h"
 
 static void merge_help(FILE *out)
 {
@@ -67,12 +65,7 @@ int cmd_merge(cli *c, int argc, char **argv)
         fprintf(stderr, "profcodec merge: --format does not go with merge (each input's format is detected)\n");
         return EXIT_USAGE;
     }
-    /* binary bytes and whole pages are not for a terminal (as convert) */
-    if (out_to_stdout_ok(outname) && isatty(1) && (pcd_output_wants(to) & PCD_WANTS_FILE)) {
-        fprintf(stderr, "profcodec merge: --to %s writes a file, not text; not writing it to a terminal (use -o FILE, "
-                        "or redirect the output)\n", to);
-        return EXIT_USAGE;
-    }
+    if (cli_not_for_terminal("merge", to, NULL, outname)) return EXIT_USAGE;
     c->text_ok = true;
     cli_src *src = cli_zalloc(c, n, sizeof *src);
     pcd_job *jobs = cli_zalloc(c, n, sizeof *jobs);

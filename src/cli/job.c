@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "io/gzin.h"
 #include "io/zstdin.h"
@@ -119,4 +120,14 @@ void cli_job_init_at(pcd_job *j, cli_job_out *o, const pcd_format *f, pcd_reader
     j->report = job_report;
     j->note = job_note;
     j->report_ud = o;
+}
+
+bool cli_not_for_terminal(const char *cmd, const char *to, const char *compression, const char *outname)
+{
+    bool file = (pcd_output_wants(to) & PCD_WANTS_FILE) != 0;
+    if ((outname && strcmp(outname, "-") != 0) || !isatty(1) || !(file || (compression && strcmp(compression, "none") != 0)))
+        return false;
+    fprintf(stderr, "profcodec %s: --to %s writes %s; not writing it to a terminal (use -o FILE, or redirect the output)\n",
+            cmd, to, file ? "a file, not text" : "compressed bytes");
+    return true;
 }

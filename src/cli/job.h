@@ -43,4 +43,9 @@ typedef struct cli_job_out {
 void cli_job_init_at(pcd_job *j, cli_job_out *o, const pcd_format *f, pcd_reader *r, const char *name,
                      const struct cli *c, FILE *err);
 
+/* Binary bytes (a format's, compressed ones) and whole pages are not for a terminal: when the
+ * output `to` (or --compression other than none) would go to standard output (outname NULL or
+ * "-") and that is a terminal, says so as "profcodec CMD: ..." and returns true. */
+bool cli_not_for_terminal(const char *cmd, const char *to, const char *compression, const char *outname);
+
 #endif

@@ -152,6 +152,8 @@ if command -v script >/dev/null; then
         expect_rc 2 "--to $t to a terminal" script -qec "'$P' convert --to $t '$D/v3_full.mojo'" /dev/null
         grep -q "not writing it to a terminal" "$W/out" && ok "--to $t to a terminal: says why" || bad "--to $t to a terminal: $(head -c 200 "$W/out")"
     done
+    expect_rc 2 "merge --to pprof to a terminal" script -qec "'$P' merge --to pprof '$D/v3_full.mojo' '$D/v3_basic.mojo'" /dev/null
+    grep -q "profcodec merge: --to pprof writes a file" "$W/out" && ok "merge to a terminal: says why" || bad "merge to a terminal: $(head -c 200 "$W/out")"
     expect_rc 0 "--to collapsed to a terminal" script -qec "'$P' convert --to collapsed '$D/v3_full.mojo'" /dev/null
     grep -q "gc.py:collect:3 1001" "$W/out" && ok "collapsed on a terminal" || bad "collapsed on a terminal: $(head -c 200 "$W/out")"
     expect_rc 0 "--to pprof to a pipe" bash -c "'$P' convert --to pprof '$D/v3_full.mojo' | cat >'$W/pipe.pb.gz'"
