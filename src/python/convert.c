@@ -137,6 +137,27 @@ PyObject *pcdpy_convert(PyObject *self, PyObject *args, PyObject *kw)
     return res;
 }
 
+
+/* The end of a conversion: damage raised (exc, unless all=True), with what was written and the
+ * errors reported attached to it; else the output returned. Takes the references of exc (or
+ * NULL), output and errors. */
+static PyObject *raise_or_return(PyObject *exc, PyObject *output, PyObject *errors, bool all)
+{
+    PyObject *res = NULL;
+    if (exc && !all) {
+        PyObject_SetAttrString(exc, "output", output);
+        PyObject_SetAttrString(exc, "errors", errors);
+        PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+        Py_DECREF(exc);
+        Py_DECREF(output);
+    } else {
+        Py_XDECREF(exc);
+        res = output;
+    }
+    Py_DECREF(errors);
+    return res;
+}
+
 static PyObject *convert_impl(PyObject *args, PyObject *kw, const pcd_filter_opts *fo)
 {
     static char *kwlist[] = { "source", "to", "output", "format", "all", "metric", "dialect", "heph_compat", "compat",
@@ -279,17 +300,7 @@ static PyObject *convert_impl(PyObject *args, PyObject *kw, const pcd_filter_opt
     } else if (rc == PCD_JOB_INVALID && !exc && all && j.msg[0]) {
         pcdpy_warn("%s: %s", j.input_name, j.msg);
     }
-    if (exc && !all) {
-        PyObject_SetAttrString(exc, "output", output);
-        PyObject_SetAttrString(exc, "errors", errors);
-        PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
-        Py_DECREF(exc);
-        Py_DECREF(output);
-    } else {
-        Py_XDECREF(exc);
-        res = output;
-    }
-    Py_DECREF(errors);
+    res = raise_or_return(exc, output, errors, all);
 done:
     jlog_free(&log);
     pcdpy_src_close(src);
@@ -386,17 +397,7 @@ PyObject *pcdpy_merge(PyObject *self, PyObject *args, PyObject *kw)
     }
     if ((rc == PCD_JOB_INVALID || damaged) && !exc && !all)
         exc = pcdpy_damage_text(jobs[0].msg[0] ? jobs[0].msg : "an input is damaged", ctx[0].name, 0);
-    if (exc && !all) {
-        PyObject_SetAttrString(exc, "output", output);
-        PyObject_SetAttrString(exc, "errors", errors);
-        PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
-        Py_DECREF(exc);
-        Py_DECREF(output);
-    } else {
-        Py_XDECREF(exc);
-        res = output;
-    }
-    Py_DECREF(errors);
+    res = raise_or_return(exc, output, errors, all);
 done:
     jlog_free(&log);
     if (src)
