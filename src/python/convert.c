@@ -214,7 +214,8 @@ static PyObject *convert_impl(PyObject *args, PyObject *kw, const pcd_filter_opt
         return NULL;
     }
     pcdpy_out out;
-    if (pcdpy_out_open(&out, target) < 0) {
+    bool parts = !top && (pcd_output_wants(to) & PCD_WANTS_PARTS) != 0;
+    if ((parts ? pcdpy_out_open_parts(&out, target) : pcdpy_out_open(&out, target)) < 0) {
         pcdpy_src_close(src);
         pcdpy_src_close(bsrc);
         return NULL;
@@ -234,6 +235,10 @@ static PyObject *convert_impl(PyObject *args, PyObject *kw, const pcd_filter_opt
     j.raw = raw;
     j.filters = fo;
     if (top) j.output_opts = &topts;
+    if (parts) {
+        j.open_part = pcdpy_out_part;
+        j.part_ud = &out;
+    }
     if (bsrc) {
         /* the base: the same allocator and options, its own name in messages */
         job_init(&bj, bsrc, j.al, &bctx);
@@ -246,7 +251,7 @@ static PyObject *convert_impl(PyObject *args, PyObject *kw, const pcd_filter_opt
         j.base = &bj;
     }
     pcdpy_src_release(src);
-    pcd_status st = top ? pcd_convert_output(&j, &pcd_out_top, &out.sink) : pcd_convert(&j, to, &out.sink);
+    pcd_status st = top ? pcd_convert_output(&j, &pcd_out_top, &out.sink) : pcd_convert(&j, to, parts ? NULL : &out.sink);
     pcdpy_src_acquire(src);
     pcd_job_result rc = pcd_job_result_of(&j, st);
     PyObject *res = NULL;
@@ -353,9 +358,14 @@ PyObject *pcdpy_merge(PyObject *self, PyObject *args, PyObject *kw)
         jobs[i].dialect = dialect;
         jobs[i].force = force;
     }
-    if (pcdpy_out_open(&out, target) < 0) goto done;
+    bool parts = (pcd_output_wants(to) & PCD_WANTS_PARTS) != 0;
+    if ((parts ? pcdpy_out_open_parts(&out, target) : pcdpy_out_open(&out, target)) < 0) goto done;
+    if (parts) {
+        jobs[0].open_part = pcdpy_out_part;
+        jobs[0].part_ud = &out;
+    }
     pcdpy_src_release(src[0]);
-    pcd_status st = pcd_merge(jobs, (size_t)n, to, &out.sink);
+    pcd_status st = pcd_merge(jobs, (size_t)n, to, parts ? NULL : &out.sink);
     pcdpy_src_acquire(src[0]);
     bool damaged = false;
     for (Py_ssize_t i = 0; i < n; i++) {

@@ -231,15 +231,38 @@ typedef struct pcdpy_out {
     pcd_sink sink;
     pcd_ctx x;
     uint8_t *buf;
+    /* or an output of several files (to="table": pcd_job.open_part = pcdpy_out_part, part_ud =
+     * the pcdpy_out): a directory at a path (written whole, pcd_outdir), or for None a dict of
+     * each file's name and bytes */
+    bool parts;
+    pcd_outdir dir;
+    bool dir_open;
+    struct pcdpy_part {
+        const char *name;
+        pcdpy_membuf mem;
+        pcd_sink sink;
+        pcd_ctx x;
+        uint8_t *buf;
+    } part[PCD_OUTDIR_MAX_PARTS];
+    size_t n_parts;
 } pcdpy_out;
 
 int pcdpy_out_open(pcdpy_out *o, PyObject *target);
+/* The same for an output of several files (pcd_exporter.wants PCD_WANTS_PARTS). */
+int pcdpy_out_open_parts(pcdpy_out *o, PyObject *target);
+pcd_status pcdpy_out_part(void *ud, const char *name, pcd_sink **out);
 /* Flushes and finishes: None for a path or a file object, the bytes for None; NULL with an
  * exception. */
 PyObject *pcdpy_out_commit(pcdpy_out *o);
 void pcdpy_out_abort(pcdpy_out *o);
 /* Bytes written so far. */
-static inline uint64_t pcdpy_out_tell(const pcdpy_out *o) { return pcd_sink_tell(&o->sink); }
+static inline uint64_t pcdpy_out_tell(const pcdpy_out *o)
+{
+    if (!o->parts) return pcd_sink_tell(&o->sink);
+    uint64_t n = 0;
+    for (size_t i = 0; i < o->n_parts; i++) n += pcd_sink_tell(&o->part[i].sink);
+    return n;
+}
 
 /* ---- the reader, encode, convert, profile ---------------------------------------------------- */
 
