@@ -153,6 +153,19 @@ for (const [what, sql] of [
   }
 }
 
+// ---- --compression gzip: the same rows, read by DuckDB from .ndjson.gz ----
+{
+  const f = path.join(data, 'pprof/labels.cpu.pprof');
+  const dir = path.join(work, 'gz');
+  const g = run(['convert', f, '--to', 'table', '--compression', 'gzip', '-o', dir]);
+  if (g.status !== 0 || !fs.existsSync(path.join(dir, 'samples.ndjson.gz'))) fail(`gzip: exit ${g.status} ${g.stderr}`);
+  else {
+    const [a] = await rows(`SELECT count(*) AS n, sum(value) AS v FROM read_ndjson_auto('${dir}/samples.ndjson.gz')`);
+    const [b] = await rows(`SELECT count(*) AS n, sum(value) AS v FROM samples WHERE profile = '${f}'`);
+    if (a.n !== b.n || a.v !== b.v) fail(`gzip: ${JSON.stringify(a)} != ${JSON.stringify(b)}`);
+  }
+}
+
 // ---- damage: what came before, and the profile row says so ----
 {
   const src = fs.readFileSync(path.join(data, 'mojo/v3_full.mojo'));
