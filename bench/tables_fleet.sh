@@ -11,15 +11,18 @@ P=${1:-$root/build/profcodec}
 F=${2:-}; F=${F:-$root/../shared/corpus/pprof/other-writers/java_async-profiler_jpprof.pb.gz}
 N=${3:-1000}
 J=${4:-2}
+FLEET_OPTS=${FLEET_OPTS:-}   # e.g. "--compression gzip"
+GZ=""
+case "$FLEET_OPTS" in *gzip*) GZ=.gz ;; esac
 work=$(mktemp -d "${TMPDIR:-/tmp}/pcd-fleet.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/in" "$work/tables"
 ext=${F##*/}
 for i in $(seq -w 1 "$N"); do cp "$F" "$work/in/$i-$ext"; done
-echo "fleet: $N copies of $F ($(stat -c %s "$F") bytes), xargs -P$J, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "fleet: ${FLEET_OPTS:+$FLEET_OPTS, }$N copies of $F ($(stat -c %s "$F") bytes), xargs -P$J, load $(cut -d' ' -f1-3 /proc/loadavg)"
 cd "$work"
 /usr/bin/time -f "%e %U %S" -o conv.time sh -c \
-    "ls in | xargs -P$J -I{} '$P' -q convert in/{} --to table -o tables/{}"
+    "ls in | xargs -P$J -I{} '$P' -q convert in/{} --to table $FLEET_OPTS -o tables/{}"
 read -r cw cu cs < conv.time
 bytes=$(du -sb tables | cut -f1)
 echo "convert: $N files in $cw s wall, $(echo "$cu + $cs" | bc) s CPU; $((bytes / 1024 / 1024)) MiB of tables"
@@ -29,9 +32,9 @@ const db = await (await DuckDBInstance.create(':memory:')).connect();
 const t0 = performance.now();
 const r = await db.runAndReadAll(\`
   SELECT f.function, sum(s.value) AS flat, count(DISTINCT s.profile) AS files, count(*) AS rows
-  FROM read_ndjson_auto('tables/*/samples.ndjson') s
-  JOIN read_ndjson_auto('tables/*/stacks.ndjson') st ON st.profile = s.profile AND st.id = s.stack
-  JOIN read_ndjson_auto('tables/*/frames.ndjson') f ON f.profile = st.profile AND f.id = st.frame
+  FROM read_ndjson_auto('tables/*/samples.ndjson${GZ}') s
+  JOIN read_ndjson_auto('tables/*/stacks.ndjson${GZ}') st ON st.profile = s.profile AND st.id = s.stack
+  JOIN read_ndjson_auto('tables/*/frames.ndjson${GZ}') f ON f.profile = st.profile AND f.id = st.frame
   GROUP BY f.function ORDER BY flat DESC LIMIT 5\`);
 const rows = r.getRowObjectsJson();
 console.log('query: ' + ((performance.now() - t0) / 1000).toFixed(2) + ' s wall; the top function: ' + rows[0].function +
