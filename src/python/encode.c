@@ -89,7 +89,12 @@ pcd_status pcdpy_out_part(void *ud, const char *name, pcd_sink **out)
     memset(b, 0, sizeof *b);
     b->buf = malloc((size_t)1 << 18);
     if (!b->buf) return PCD_E_NOMEM;
-    b->name = name;
+    if (strlen(name) >= sizeof b->name) {
+        free(b->buf);
+        b->buf = NULL;
+        return PCD_E_INTERNAL;
+    }
+    strcpy(b->name, name); /* (the output's buffer may not outlive the call) */
     pcd_ctx_init(&b->x, NULL);
     if (o->dir_open) {
         pcd_output *f;

@@ -144,3 +144,32 @@ def test_merge_is_the_cli(tmp_path):
     assert profcodec.merge([a, a], "table") == {f.name: f.read_bytes() for f in d.iterdir()}
     with pytest.raises(FileExistsError):
         profcodec.merge([a, a], "table", output=str(d))
+
+
+def test_text_inputs_are_the_cli(tmp_path):
+    """Collapsed stacks, Austin text and speedscope JSON (issue 25) are inputs of convert, merge
+    and top as they are the CLI's: the same bytes, told by their content or named by format=."""
+    col = os.path.join(TESTDATA, "tachyon", "deep_zstd.collapsed.txt")
+    aus = os.path.join(TESTDATA, "mojo", "v3_full.austin.txt")
+    ss = tmp_path / "deep.speedscope.json"
+    assert cli("convert", "--to", "speedscope", os.path.join(TESTDATA, "tachyon", "deep_zstd.bin"), "-o", str(ss))[0] == 0
+    for src in (col, aus, str(ss)):
+        for to in ("collapsed", "pprof", "speedscope"):
+            rc, out, err = cli("convert", "--to", to, src)
+            assert rc == 0, err
+            assert profcodec.convert(src, to) == out
+        with open(src, "rb") as f:  # (a file object: its name is not the path's, which pprof keeps)
+            assert profcodec.convert(io.BytesIO(f.read()), "collapsed") == cli("convert", "--to", "collapsed", src)[1]
+        rc, out, err = cli("top", "--json", src)
+        assert rc == 0, err
+        assert profcodec.top(src) == json.loads(out)
+    assert profcodec.convert(col, "collapsed", format="collapsed") == cli("convert", "--to", "collapsed", col)[1]
+    rc, out, err = cli("merge", col, str(ss), "--force", "--to", "collapsed")
+    assert rc == 0, err
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert profcodec.merge([col, str(ss)], "collapsed", force=True) == out
+    with pytest.raises(profcodec.UsageError, match="cannot be converted to 'mojo'"):
+        profcodec.convert(col, "mojo")
+    with pytest.raises(profcodec.UsageError, match="has no records"):
+        profcodec.open(col)
