@@ -337,6 +337,10 @@ int pcd_outdir_open(pcd_outdir *d, const char *name, pcd_output_pending *pending
     }
     d->name = z;
     d->name_cap = n + 1;
+    if (stat(d->name, &st) == 0 && S_ISCHR(st.st_mode)) {
+        d->device = true;
+        return 0;
+    }
     if (lstat(d->name, &st) == 0) {
         /* only an empty directory is replaced: nothing of what a user had there is lost */
         bool empty = false;
@@ -390,6 +394,22 @@ int pcd_outdir_part(pcd_outdir *d, const char *part, pcd_output **out)
     }
     pcd_output *o = &d->parts[d->n_parts];
     memset(o, 0, sizeof *o);
+    if (d->device) {
+        o->name = d->name;
+        o->fd = open(d->name, O_WRONLY | O_CLOEXEC);
+        if (o->fd < 0) return -1;
+        o->fp = fdopen(o->fd, "wb");
+        if (!o->fp) {
+            int e = errno;
+            close(o->fd);
+            errno = e;
+            return -1;
+        }
+        o->in_place = true;
+        d->n_parts++;
+        *out = o;
+        return 0;
+    }
     size_t n = strlen(d->tmp) + 1 + strlen(part) + 1;
     o->tmp = pcd_alloc_get(d->al, n);
     if (!o->tmp) {
@@ -434,6 +454,7 @@ static void outdir_free(pcd_outdir *d, bool remove)
         pcd_output *o = &d->parts[i];
         if (o->fp) fclose(o->fp);
         o->fp = NULL;
+        if (!o->tmp) continue; /* (a device's) */
         if (remove) unlink(o->tmp);
         pending_drop(d->pending, o->tmp);
         pcd_alloc_free(d->al, o->tmp, o->tmp_cap);
@@ -456,12 +477,12 @@ int pcd_outdir_commit(pcd_outdir *d)
     for (size_t i = 0; i < d->n_parts; i++) {
         pcd_output *o = &d->parts[i];
         if (fflush(o->fp) != 0) rc = -1;
-        if (rc == 0 && fsync(fileno(o->fp)) != 0 && errno != EINVAL) rc = -1;
+        if (rc == 0 && !d->device && fsync(fileno(o->fp)) != 0 && errno != EINVAL) rc = -1;
         if (fclose(o->fp) != 0) rc = -1;
         o->fp = NULL;
     }
     /* rename(2) replaces an empty directory (pcd_outdir_open made sure it is one) */
-    if (rc == 0 && rename(d->tmp, d->name) != 0) rc = -1;
+    if (rc == 0 && !d->device && rename(d->tmp, d->name) != 0) rc = -1;
     int e = errno;
     outdir_free(d, rc != 0);
     errno = e;

@@ -96,10 +96,12 @@ typedef struct pcd_outdir {
     pcd_output_pending *pending;
     pcd_output parts[PCD_OUTDIR_MAX_PARTS];
     size_t n_parts;
+    bool device;            /* name is a device (/dev/null): every part is written to it, in place */
 } pcd_outdir;
 
 /* Opens the directory name. On failure returns -1 with errno set (EEXIST: name exists and is
- * not an empty directory). */
+ * not an empty directory). A character device (/dev/null) takes every part's bytes in place:
+ * a run that only checks that an input converts writes nothing anywhere. */
 int pcd_outdir_open(pcd_outdir *d, const char *name, pcd_output_pending *pending, pcd_alloc *al);
 /* A new file `part` (a plain name) in the directory, written through pcd_output_write; -1 with
  * errno set on failure (EEXIST: a part of that name was opened before). */
