@@ -22,7 +22,7 @@ export CTEST_OUTPUT_ON_FAILURE = 1
 # CMAKE_GENERATOR once a tree has a cache); CMAKE_GENERATOR=... in the environment picks another.
 PCD_CMAKE = CMAKE_GENERATOR="$${CMAKE_GENERATOR:-$$(command -v ninja >/dev/null 2>&1 && echo Ninja)}" cmake
 
-.PHONY: all setup build run test test-trees test-fast test-asan test-release test-long regen explain fuzz fuzz-tools fuzz-others bench bench-fuzz install clean
+.PHONY: all setup build run test test-trees test-fast test-asan test-release test-long regen explain fuzz fuzz-tools fuzz-others bench bench-tables bench-fuzz install clean
 
 all: build
 
@@ -181,6 +181,14 @@ bench: setup
 	@$(PCD_CMAKE) -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DPCD_WERROR=ON >/dev/null
 	@cmake --build $(BENCH_BUILD) -j$(JOBS)
 	@scripts/bench.sh $(BENCH_BUILD)
+
+# A fleet's tables (docs/tables.md): FLEET_N copies of a corpus profile through xargs -P2 into
+# --to table directories, then one DuckDB query over them all; prints the times.
+FLEET_N ?= 1000
+bench-tables: setup
+	@$(PCD_CMAKE) -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DPCD_WERROR=ON >/dev/null
+	@cmake --build $(BENCH_BUILD) -j$(JOBS) --target profcodec-cli
+	@bench/tables_fleet.sh $(BENCH_BUILD)/profcodec "" $(FLEET_N) 2
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

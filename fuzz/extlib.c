@@ -30,6 +30,25 @@ static pcd_status discard_patch(void *ud, uint64_t at, const uint8_t *p, size_t 
     return discard(ud, p, n);
 }
 
+/* An output of several files (--to table): each part a sink that discards, as the one sink. */
+typedef struct parts {
+    pcd_sink s[16];
+    pcd_ctx x[16];
+    uint8_t buf[16][1024];
+    size_t n;
+} parts;
+
+static pcd_status open_part(void *ud, const char *name, pcd_sink **out)
+{
+    parts *ps = ud;
+    (void)name;
+    if (ps->n == 16) return PCD_E_INTERNAL;
+    pcd_ctx_init(&ps->x[ps->n], NULL);
+    pcd_sink_init(&ps->s[ps->n], ps->buf[ps->n], sizeof ps->buf[ps->n], discard, discard_patch, NULL, &ps->x[ps->n]);
+    *out = &ps->s[ps->n++];
+    return PCD_OK;
+}
+
 typedef struct verdict {
     unsigned errors;
 } verdict;
@@ -89,6 +108,10 @@ void pcd_fuzz_ext(const char *name, const pcd_format *f, const uint8_t *data, si
         pcd_sink_init(&s, buf, sizeof buf, discard, discard_patch, NULL, &x);
         pcd_job j;
         cli_job_init(&j, f, &r, "fuzz", &al, devnull);
+        static parts ps;
+        ps.n = 0;
+        j.open_part = open_part;
+        j.part_ud = &ps;
         pcd_status st = pcd_convert(&j, to, &s);
         CHECK(st != PCD_E_INTERNAL, "an internal error");
         int rc = cli_job_exit(&j, st, devnull);
@@ -130,6 +153,10 @@ void pcd_fuzz_text(const uint8_t *data, size_t size)
             j.text = tf;
             j.text_read = pcd_memread_read;
             j.text_read_ud = &mr;
+            static parts ps;
+            ps.n = 0;
+            j.open_part = open_part;
+            j.part_ud = &ps;
             pcd_status st = pcd_convert(&j, to, &s);
             CHECK(st != PCD_E_INTERNAL, "an internal error");
             int rc = cli_job_exit(&j, st, devnull);

@@ -181,7 +181,8 @@ int cmd_convert(cli *c, int argc, char **argv)
         return EXIT_USAGE;
     }
     outbuf ob;
-    rc = outbuf_open(c, &ob, out_to_stdout_ok(outname) ? "-" : outname);
+    bool dir = (pcd_output_wants(to) & PCD_WANTS_PARTS) != 0;
+    rc = dir ? outbuf_open_dir(c, &ob, outname) : outbuf_open(c, &ob, out_to_stdout_ok(outname) ? "-" : outname);
     if (rc) {
         cli_close(&src);
         cli_close(&bsrc);
@@ -204,11 +205,15 @@ int cmd_convert(cli *c, int argc, char **argv)
         j.force = force;
         j.raw = raw;
         j.filters = &fo;
+        if (dir) {
+            j.open_part = outbuf_part;
+            j.part_ud = &ob;
+        }
         if (base) {
             cli_job_init_base(&j, &bj, bsrc.f, bsrc.f ? &bsrc.r : NULL, base);
             cli_job_text(&bj, &bsrc);
         }
-        st = pcd_convert(&j, to, &ob.sink);
+        st = pcd_convert(&j, to, dir ? NULL : &ob.sink);
         cli_progress_done(c);
         rc = cli_job_exit(&j, st, stderr);
         cli_text_stream_note(&src, path);
@@ -220,7 +225,7 @@ int cmd_convert(cli *c, int argc, char **argv)
         /* nothing to show (the message said what is missing): no file, nothing on stdout */
         outbuf_abort(&ob);
         if (outname && strcmp(outname, "-") != 0) fprintf(stderr, "%s: %s not written\n", path, outname);
-    } else if (rc != 0 && pcd_sink_tell(&ob.sink) == 0 && outname && strcmp(outname, "-") != 0) {
+    } else if (rc != 0 && outbuf_tell(&ob) == 0 && outname && strcmp(outname, "-") != 0) {
         /* damage before anything could be converted: no empty (and, for JSON, invalid) file */
         outbuf_abort(&ob);
         fprintf(stderr, "%s: nothing to convert before the damage; %s not written\n", path, outname);

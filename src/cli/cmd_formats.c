@@ -18,7 +18,8 @@ int cmd_formats(cli *c, int argc, char **argv)
         if (strcmp(argv[i], "--json") == 0) json = true;
         else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             printf("usage: profcodec formats [--json]\n\nLists every format and version this build reads and writes,\n"
-                   "with what it can be converted to.\n");
+                   "with what it can be converted to, then the text inputs (collapsed stacks, Austin\n"
+                   "text, speedscope JSON). --json lists the formats of schemas.\n");
             return 0;
         } else {
             fprintf(stderr, "profcodec formats: unexpected '%s'\n", argv[i]);
@@ -53,6 +54,21 @@ int cmd_formats(cli *c, int argc, char **argv)
             printf("\n");
         }
     }
-    if (json) printf("]\n");
+    if (json) {
+        printf("]\n");
+        return 0;
+    }
+    /* the text inputs (issue 25): no schema, no version; told by their content */
+    printf("\ntext inputs (convert, merge and top read them; told by their content):\n");
+    int wt = 0;
+    for (size_t i = 0; pcd_text_formats[i]; i++)
+        if ((int)strlen(pcd_text_formats[i]->name) > wt) wt = (int)strlen(pcd_text_formats[i]->name);
+    for (size_t i = 0; pcd_text_formats[i]; i++) {
+        const pcd_text_format *t = pcd_text_formats[i];
+        printf("%-*s  %s\n%-*s  convert to:", wt, t->name, t->title, wt, "");
+        for (size_t k = 0; pcd_exporters[k]; k++)
+            if (pcd_text_can_convert(t, pcd_exporters[k]->to)) printf(" %s", pcd_exporters[k]->to);
+        printf("\n");
+    }
     return 0;
 }

@@ -101,10 +101,15 @@ int cmd_merge(cli *c, int argc, char **argv)
         jobs[i].progress_ud = c;
     }
     outbuf ob;
-    if (!rc) rc = outbuf_open(c, &ob, out_to_stdout_ok(outname) ? "-" : outname);
+    bool dir = (pcd_output_wants(to) & PCD_WANTS_PARTS) != 0;
+    if (!rc) rc = dir ? outbuf_open_dir(c, &ob, outname) : outbuf_open(c, &ob, out_to_stdout_ok(outname) ? "-" : outname);
+    if (!rc && dir) {
+        jobs[0].open_part = outbuf_part;
+        jobs[0].part_ud = &ob;
+    }
     if (!rc) {
         c->report_src = NULL; /* (each report names its own input; compressed-stream notes follow below) */
-        pcd_status st = pcd_merge(jobs, n, to, &ob.sink);
+        pcd_status st = pcd_merge(jobs, n, to, dir ? NULL : &ob.sink);
         cli_progress_done(c);
         if (st != PCD_OK && jobs[0].msg[0]) fprintf(stderr, "profcodec merge: %s\n", jobs[0].msg);
         rc = cli_job_outcome(&jobs[0], st);

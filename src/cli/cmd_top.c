@@ -19,7 +19,8 @@ static void top_help(FILE *out)
           "                    [--granularity G] [--focus R] [--ignore R] [--hide R] [--show R]\n"
           "                    [--prune-from R] [--tag K=V] [--thread T] [--from S] [--until S]\n"
           "                    [--trim-path P]\n\n"
-          "Prints go tool pprof -top's table for a profile of any format: per function, flat (the\n"
+          "Prints go tool pprof -top's table for a profile of any format (and the text inputs:\n"
+          "collapsed stacks, Austin text, speedscope JSON): per function, flat (the\n"
           "samples it is the leaf of), flat %, sum % (the running sum of flat), cum (the samples\n"
           "whose stack holds it, once per stack however deep it recurses) and cum %, sorted by\n"
           "flat (--cum: by cum), the N first (-n; default all). Percentages are of the whole\n"
@@ -81,6 +82,7 @@ int cmd_top(cli *c, int argc, char **argv)
     }
     if (cli_filter_check(&fo, "top")) return EXIT_USAGE;
     const char *path = argv[optind];
+    c->text_ok = true; /* collapsed, Austin and speedscope text are inputs too */
     cli_src src;
     int rc = cli_open(c, &src, path, false);
     if (rc) {
@@ -96,19 +98,22 @@ int cmd_top(cli *c, int argc, char **argv)
     pcd_status st;
     {
         pcd_job j;
-        cli_job_init(&j, src.f, &src.r, path, &c->al, stderr);
+        cli_job_init(&j, src.f, src.f ? &src.r : NULL, path, &c->al, stderr);
         cli_job_tool(&j, c);
+        cli_job_text(&j, &src);
         j.all = all;
         j.metric = metric;
         j.progress = cli_progress;
         j.progress_ud = c;
         j.filters = &fo;
         j.output_opts = &to;
-        const pcd_ext *ext = pcd_ext_find(src.f->name);
-        if (!ext || !ext->model) st = pcd_job_fail(&j, PCD_E_ARG, "a %s file holds no profile to make a table of", src.f->name);
+        const pcd_ext *ext = src.text ? NULL : pcd_ext_find(src.f->name);
+        if (!src.text && (!ext || !ext->model))
+            st = pcd_job_fail(&j, PCD_E_ARG, "a %s file holds no profile to make a table of", src.f->name);
         else st = pcd_convert_output(&j, &pcd_out_top, &ob.sink);
         cli_progress_done(c);
         rc = cli_job_exit(&j, st, stderr);
+        cli_text_stream_note(&src, path);
     }
     if (rc == EXIT_USAGE || st == PCD_E_EMPTY) {
         outbuf_abort(&ob);

@@ -1,6 +1,7 @@
 /* io/io.c: input sources and atomic output files for the CLI and the Python module. */
 #include "io/io.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -188,6 +189,7 @@ void pcd_output_pending_unlink(pcd_output_pending *p)
 {
     for (int i = 0; i < PCD_OUTPUT_PENDING_MAX; i++)
         if (p->tmp[i]) unlink(p->tmp[i]);
+    if (p->dir) rmdir(p->dir);
 }
 
 int pcd_output_open(pcd_output *out, const char *name, pcd_output_pending *pending, pcd_alloc *al)
@@ -303,4 +305,191 @@ pcd_status pcd_output_patch(void *ud, uint64_t off, const uint8_t *p, size_t n)
     if (fflush(out->fp) != 0) return PCD_E_IO;
     ssize_t w = pwrite(fileno(out->fp), p, n, (off_t)off);
     return w == (ssize_t)n ? PCD_OK : PCD_E_IO;
+}
+
+/* ---- output directories ------------------------------------------------------------------ */
+
+static char *dup_al(pcd_alloc *al, const char *z, size_t n, size_t cap)
+{
+    char *d = pcd_alloc_get(al, cap);
+    if (!d) return NULL;
+    memcpy(d, z, n);
+    d[n] = 0;
+    return d;
+}
+
+int pcd_outdir_open(pcd_outdir *d, const char *name, pcd_output_pending *pending, pcd_alloc *al)
+{
+    memset(d, 0, sizeof *d);
+    d->al = al;
+    d->pending = pending;
+    size_t n = strlen(name);
+    while (n > 1 && name[n - 1] == '/') n--;
+    if (!n) {
+        errno = ENOENT;
+        return -1;
+    }
+    struct stat st;
+    char *z = dup_al(al, name, n, n + 1);
+    if (!z) {
+        errno = ENOMEM;
+        return -1;
+    }
+    d->name = z;
+    d->name_cap = n + 1;
+    if (stat(d->name, &st) == 0 && S_ISCHR(st.st_mode)) {
+        d->device = true;
+        return 0;
+    }
+    if (lstat(d->name, &st) == 0) {
+        /* only an empty directory is replaced: nothing of what a user had there is lost */
+        bool empty = false;
+        if (S_ISDIR(st.st_mode)) {
+            DIR *dd = opendir(d->name);
+            if (dd) {
+                struct dirent *e;
+                empty = true;
+                while (empty && (e = readdir(dd)))
+                    if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) empty = false;
+                closedir(dd);
+            }
+        }
+        if (!empty) {
+            pcd_alloc_free(al, d->name, d->name_cap);
+            d->name = NULL;
+            errno = EEXIST;
+            return -1;
+        }
+    }
+    d->tmp_cap = n + 16;
+    d->tmp = pcd_alloc_get(al, d->tmp_cap);
+    if (!d->tmp) {
+        pcd_alloc_free(al, d->name, d->name_cap);
+        d->name = NULL;
+        errno = ENOMEM;
+        return -1;
+    }
+    snprintf(d->tmp, d->tmp_cap, "%s.tmp.XXXXXX", d->name);
+    if (!mkdtemp(d->tmp)) {
+        int e = errno;
+        pcd_alloc_free(al, d->tmp, d->tmp_cap);
+        pcd_alloc_free(al, d->name, d->name_cap);
+        d->tmp = d->name = NULL;
+        errno = e;
+        return -1;
+    }
+    /* the mode mkdir(0777) would give (mkdtemp's is 0700) */
+    mode_t um = umask(0);
+    umask(um);
+    chmod(d->tmp, 0777 & ~um);
+    if (pending) pending->dir = d->tmp;
+    return 0;
+}
+
+int pcd_outdir_part(pcd_outdir *d, const char *part, pcd_output **out)
+{
+    if (d->n_parts == PCD_OUTDIR_MAX_PARTS || strchr(part, '/') || !*part) {
+        errno = EINVAL;
+        return -1;
+    }
+    pcd_output *o = &d->parts[d->n_parts];
+    memset(o, 0, sizeof *o);
+    if (d->device) {
+        o->name = d->name;
+        o->fd = open(d->name, O_WRONLY | O_CLOEXEC);
+        if (o->fd < 0) return -1;
+        o->fp = fdopen(o->fd, "wb");
+        if (!o->fp) {
+            int e = errno;
+            close(o->fd);
+            errno = e;
+            return -1;
+        }
+        o->in_place = true;
+        d->n_parts++;
+        *out = o;
+        return 0;
+    }
+    size_t n = strlen(d->tmp) + 1 + strlen(part) + 1;
+    o->tmp = pcd_alloc_get(d->al, n);
+    if (!o->tmp) {
+        errno = ENOMEM;
+        return -1;
+    }
+    o->tmp_cap = n;
+    o->al = d->al;
+    snprintf(o->tmp, n, "%s/%s", d->tmp, part);
+    o->name = o->tmp;
+    mode_t um = umask(0);
+    umask(um);
+    o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666 & ~um);
+    if (o->fd < 0) {
+        int e = errno;
+        pcd_alloc_free(d->al, o->tmp, o->tmp_cap);
+        o->tmp = NULL;
+        errno = e;
+        return -1;
+    }
+    pending_add(d->pending, o->tmp);
+    o->fp = fdopen(o->fd, "wb");
+    if (!o->fp) {
+        int e = errno;
+        close(o->fd);
+        unlink(o->tmp);
+        pending_drop(d->pending, o->tmp);
+        pcd_alloc_free(d->al, o->tmp, o->tmp_cap);
+        o->tmp = NULL;
+        errno = e;
+        return -1;
+    }
+    o->in_place = true; /* the directory is what is renamed */
+    d->n_parts++;
+    *out = o;
+    return 0;
+}
+
+static void outdir_free(pcd_outdir *d, bool remove)
+{
+    for (size_t i = 0; i < d->n_parts; i++) {
+        pcd_output *o = &d->parts[i];
+        if (o->fp) fclose(o->fp);
+        o->fp = NULL;
+        if (!o->tmp) continue; /* (a device's) */
+        if (remove) unlink(o->tmp);
+        pending_drop(d->pending, o->tmp);
+        pcd_alloc_free(d->al, o->tmp, o->tmp_cap);
+        o->tmp = NULL;
+    }
+    d->n_parts = 0;
+    if (d->tmp) {
+        if (remove) rmdir(d->tmp);
+        if (d->pending && d->pending->dir == d->tmp) d->pending->dir = NULL;
+        pcd_alloc_free(d->al, d->tmp, d->tmp_cap);
+        d->tmp = NULL;
+    }
+    if (d->name) pcd_alloc_free(d->al, d->name, d->name_cap);
+    d->name = NULL;
+}
+
+int pcd_outdir_commit(pcd_outdir *d)
+{
+    int rc = 0;
+    for (size_t i = 0; i < d->n_parts; i++) {
+        pcd_output *o = &d->parts[i];
+        if (fflush(o->fp) != 0) rc = -1;
+        if (rc == 0 && !d->device && fsync(fileno(o->fp)) != 0 && errno != EINVAL) rc = -1;
+        if (fclose(o->fp) != 0) rc = -1;
+        o->fp = NULL;
+    }
+    /* rename(2) replaces an empty directory (pcd_outdir_open made sure it is one) */
+    if (rc == 0 && !d->device && rename(d->tmp, d->name) != 0) rc = -1;
+    int e = errno;
+    outdir_free(d, rc != 0);
+    errno = e;
+    return rc;
+}
+
+void pcd_outdir_abort(pcd_outdir *d)
+{
+    outdir_free(d, true);
 }

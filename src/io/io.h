@@ -46,12 +46,14 @@ size_t pcd_input_peek(pcd_input *in, uint8_t *dst, size_t n);
 /* The temporary files of outputs not yet committed, which the owner of the process (the CLI's
  * signal handler) removes when it is interrupted (Ctrl-C, kill, a closed pipe), so that no
  * half-written file is left behind. Zeroed: none. */
-#define PCD_OUTPUT_PENDING_MAX 4
+#define PCD_OUTPUT_PENDING_MAX 16
 typedef struct pcd_output_pending {
     char *volatile tmp[PCD_OUTPUT_PENDING_MAX];
+    char *volatile dir;     /* the temporary directory of a pcd_outdir (its files are in tmp) */
 } pcd_output_pending;
 
-/* Removes every pending temporary file (async-signal-safe: unlink only). */
+/* Removes every pending temporary file, then the temporary directory (async-signal-safe:
+ * unlink and rmdir only). */
 void pcd_output_pending_unlink(pcd_output_pending *p);
 
 /* An output file written to a temporary name and renamed into place on commit; a device or a
@@ -80,5 +82,34 @@ void pcd_output_abort(pcd_output *out);
 /* pcd_write_fn / pcd_patch_fn over the output. */
 pcd_status pcd_output_write(void *ud, const uint8_t *p, size_t n);
 pcd_status pcd_output_patch(void *ud, uint64_t off, const uint8_t *p, size_t n);
+
+/* An output directory (a table per file: --to table): its files are written into a temporary
+ * directory beside it, which is renamed into place on commit, so that a reader sees the whole
+ * directory or none of it. The name must not exist, or be an empty directory (which is
+ * replaced); a directory with files in it is never overwritten. */
+#define PCD_OUTDIR_MAX_PARTS 12
+typedef struct pcd_outdir {
+    char *name;             /* final name, without trailing slashes (from al) */
+    char *tmp;              /* the temporary directory beside it (from al) */
+    size_t name_cap, tmp_cap;
+    pcd_alloc *al;
+    pcd_output_pending *pending;
+    pcd_output parts[PCD_OUTDIR_MAX_PARTS];
+    size_t n_parts;
+    bool device;            /* name is a device (/dev/null): every part is written to it, in place */
+} pcd_outdir;
+
+/* Opens the directory name. On failure returns -1 with errno set (EEXIST: name exists and is
+ * not an empty directory). A character device (/dev/null) takes every part's bytes in place:
+ * a run that only checks that an input converts writes nothing anywhere. */
+int pcd_outdir_open(pcd_outdir *d, const char *name, pcd_output_pending *pending, pcd_alloc *al);
+/* A new file `part` (a plain name) in the directory, written through pcd_output_write; -1 with
+ * errno set on failure (EEXIST: a part of that name was opened before). */
+int pcd_outdir_part(pcd_outdir *d, const char *part, pcd_output **out);
+/* Flushes, fsyncs and closes every part, then renames the directory into place; on failure
+ * everything is removed. */
+int pcd_outdir_commit(pcd_outdir *d);
+/* Removes the temporary directory and its files. */
+void pcd_outdir_abort(pcd_outdir *d);
 
 #endif

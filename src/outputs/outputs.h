@@ -15,6 +15,8 @@ extern const pcd_exporter pcd_out_tachyon;
 extern const pcd_exporter pcd_out_html;
 extern const pcd_exporter pcd_out_svg;
 extern const pcd_exporter pcd_out_pprof;
+extern const pcd_exporter pcd_out_table;
+extern const pcd_exporter pcd_out_ndjson;
 
 /* The sample type --metric names (else the profile's default) into *type; with type NULL
  * only checks the name. PCD_E_ARG with job->msg listing the names when it names none. */

@@ -149,6 +149,11 @@ typedef struct pcd_job {
     const pcd_text_format *text;
     pcd_read_fn text_read;
     void *text_read_ud;
+    /* an output of several files (PCD_WANTS_PARTS: --to table's directory): opens the part NAME
+     * ("samples.ndjson") and gives its sink, which stays valid until the caller commits or drops
+     * the whole; NULL: the caller takes no such output (the output says so) */
+    pcd_status (*open_part)(void *ud, const char *name, pcd_sink **out);
+    void *part_ud;
     /* reports: damage (is_error) and warnings with where they are; plain warnings as text */
     pcd_report_fn report;
     void *report_ud;
@@ -258,5 +263,8 @@ typedef struct pcd_exporter {
 /* pcd_exporter.wants: the output is binary (a format's bytes, gzip) or a whole page: a tool does
  * not write it to a terminal (the CLI asks for -o or a redirection) */
 #define PCD_WANTS_FILE 16u
+/* pcd_exporter.wants: the output is several files (a directory of tables), opened through
+ * pcd_job.open_part; the sink pcd_convert is given is not written */
+#define PCD_WANTS_PARTS 32u
 
 #endif

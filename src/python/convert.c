@@ -112,7 +112,8 @@ static void job_init(pcd_job *j, pcdpy_src *src, pcd_alloc *al, jctx *ctx)
 {
     memset(j, 0, sizeof *j);
     j->f = pcdpy_src_format(src);
-    j->r = pcdpy_src_reader(src);
+    j->r = j->f ? pcdpy_src_reader(src) : NULL;
+    if ((j->text = pcdpy_src_text(src))) pcdpy_src_text_stream(src, &j->text_read, &j->text_read_ud);
     j->input_name = pcdpy_src_name(src);
     j->al = al;
     j->report = on_report;
@@ -181,15 +182,16 @@ static PyObject *convert_impl(PyObject *args, PyObject *kw, const pcd_filter_opt
         return pcdpy_fail(pcdpy.UsageError, "force and raw go with base=OTHER");
     if (format && base != Py_None)
         return pcdpy_fail(pcdpy.UsageError, "format= and base= do not go together (each input's format is detected)");
-    pcdpy_open_opts o = { format, max_memory, threads != 0, false };
+    pcdpy_open_opts o = { format, max_memory, threads != 0, false, true };
     pcdpy_src *bsrc = NULL, *src = NULL;
     if (base != Py_None) {
         bsrc = pcdpy_src_open(base, &o);
         if (!bsrc) return NULL;
-        const pcd_ext *bext = pcd_ext_find(pcdpy_src_format(bsrc)->name);
-        if (!bext || !pcd_can_convert(bext, to)) {
+        const pcd_text_format *bt = pcdpy_src_text(bsrc);
+        const pcd_ext *bext = bt ? NULL : pcd_ext_find(pcdpy_src_format(bsrc)->name);
+        if (bt ? !pcd_text_can_convert(bt, to) : !bext || !pcd_can_convert(bext, to)) {
             pcdpy_fail(pcdpy.UsageError, "%s: a %s file cannot be converted to '%s', so it cannot be the base of one",
-                       pcdpy_src_name(bsrc), pcdpy_src_format(bsrc)->name, to);
+                       pcdpy_src_name(bsrc), bt ? bt->name : pcdpy_src_format(bsrc)->name, to);
             pcdpy_src_close(bsrc);
             return NULL;
         }
@@ -200,8 +202,15 @@ static PyObject *convert_impl(PyObject *args, PyObject *kw, const pcd_filter_opt
         return NULL;
     }
     const pcd_format *f = pcdpy_src_format(src);
-    const pcd_ext *ext = pcd_ext_find(f->name);
-    if (!ext || (top ? !ext->model : !pcd_can_convert(ext, to))) {
+    const pcd_text_format *tf = pcdpy_src_text(src);
+    const pcd_ext *ext = tf ? NULL : pcd_ext_find(f->name);
+    if (tf && !top && !pcd_text_can_convert(tf, to)) {
+        pcdpy_fail(pcdpy.UsageError, "%s: a %s file cannot be converted to '%s'", pcdpy_src_name(src), tf->name, to);
+        pcdpy_src_close(src);
+        pcdpy_src_close(bsrc);
+        return NULL;
+    }
+    if (!tf && (!ext || (top ? !ext->model : !pcd_can_convert(ext, to)))) {
         char targets[512] = "";
         size_t n = 0;
         const char *h, *t;
@@ -214,7 +223,8 @@ static PyObject *convert_impl(PyObject *args, PyObject *kw, const pcd_filter_opt
         return NULL;
     }
     pcdpy_out out;
-    if (pcdpy_out_open(&out, target) < 0) {
+    bool parts = !top && (pcd_output_wants(to) & PCD_WANTS_PARTS) != 0;
+    if ((parts ? pcdpy_out_open_parts(&out, target) : pcdpy_out_open(&out, target)) < 0) {
         pcdpy_src_close(src);
         pcdpy_src_close(bsrc);
         return NULL;
@@ -234,6 +244,10 @@ static PyObject *convert_impl(PyObject *args, PyObject *kw, const pcd_filter_opt
     j.raw = raw;
     j.filters = fo;
     if (top) j.output_opts = &topts;
+    if (parts) {
+        j.open_part = pcdpy_out_part;
+        j.part_ud = &out;
+    }
     if (bsrc) {
         /* the base: the same allocator and options, its own name in messages */
         job_init(&bj, bsrc, j.al, &bctx);
@@ -246,7 +260,7 @@ static PyObject *convert_impl(PyObject *args, PyObject *kw, const pcd_filter_opt
         j.base = &bj;
     }
     pcdpy_src_release(src);
-    pcd_status st = top ? pcd_convert_output(&j, &pcd_out_top, &out.sink) : pcd_convert(&j, to, &out.sink);
+    pcd_status st = top ? pcd_convert_output(&j, &pcd_out_top, &out.sink) : pcd_convert(&j, to, parts ? NULL : &out.sink);
     pcdpy_src_acquire(src);
     pcd_job_result rc = pcd_job_result_of(&j, st);
     PyObject *res = NULL;
@@ -287,7 +301,7 @@ static PyObject *convert_impl(PyObject *args, PyObject *kw, const pcd_filter_opt
     }
     PyObject *errors = PyList_New(0);
     int wrc = 0;
-    PyObject *exc = errors ? jlog_emit(&log, all != 0, j.r->records, &errors, &wrc) : NULL;
+    PyObject *exc = errors ? jlog_emit(&log, all != 0, j.r ? j.r->records : 0, &errors, &wrc) : NULL;
     if (!errors || wrc < 0) {
         Py_XDECREF(exc);
         Py_XDECREF(errors);
@@ -296,7 +310,7 @@ static PyObject *convert_impl(PyObject *args, PyObject *kw, const pcd_filter_opt
     }
     if (rc == PCD_JOB_INVALID && !exc && !all) {
         /* invalid input that no damage report named (an importer's own check) */
-        exc = pcdpy_damage_text(j.msg[0] ? j.msg : "the input is invalid", mctx.name, j.r->records);
+        exc = pcdpy_damage_text(j.msg[0] ? j.msg : "the input is invalid", mctx.name, j.r ? j.r->records : 0);
     } else if (rc == PCD_JOB_INVALID && !exc && all && j.msg[0]) {
         pcdpy_warn("%s: %s", j.input_name, j.msg);
     }
@@ -340,7 +354,7 @@ PyObject *pcdpy_merge(PyObject *self, PyObject *args, PyObject *kw)
         PyErr_NoMemory();
         goto done;
     }
-    pcdpy_open_opts o = { NULL, max_memory, threads != 0, false };
+    pcdpy_open_opts o = { NULL, max_memory, threads != 0, false, true };
     for (Py_ssize_t i = 0; i < n; i++) {
         src[i] = pcdpy_src_open(PyList_GetItem(list, i), &o);
         if (!src[i]) goto done;
@@ -353,9 +367,14 @@ PyObject *pcdpy_merge(PyObject *self, PyObject *args, PyObject *kw)
         jobs[i].dialect = dialect;
         jobs[i].force = force;
     }
-    if (pcdpy_out_open(&out, target) < 0) goto done;
+    bool parts = (pcd_output_wants(to) & PCD_WANTS_PARTS) != 0;
+    if ((parts ? pcdpy_out_open_parts(&out, target) : pcdpy_out_open(&out, target)) < 0) goto done;
+    if (parts) {
+        jobs[0].open_part = pcdpy_out_part;
+        jobs[0].part_ud = &out;
+    }
     pcdpy_src_release(src[0]);
-    pcd_status st = pcd_merge(jobs, (size_t)n, to, &out.sink);
+    pcd_status st = pcd_merge(jobs, (size_t)n, to, parts ? NULL : &out.sink);
     pcdpy_src_acquire(src[0]);
     bool damaged = false;
     for (Py_ssize_t i = 0; i < n; i++) {

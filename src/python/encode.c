@@ -53,8 +53,121 @@ fail:
     return -1;
 }
 
+int pcdpy_out_open_parts(pcdpy_out *o, PyObject *target)
+{
+    memset(o, 0, sizeof *o);
+    o->parts = true;
+    o->target = target == Py_None ? NULL : target;
+    pcd_alloc_init(&o->al, pcd_alloc_libc, NULL, 0);
+    if (!o->target) return 0;
+    if (!is_pathlike(o->target)) {
+        pcdpy_fail(PyExc_TypeError, "this output is a directory of files: output is its path, or None for a dict of "
+                                    "each file's bytes");
+        return -1;
+    }
+    PyObject *fs = NULL;
+    if (!PyUnicode_FSConverter(o->target, &fs)) return -1;
+    int rc = pcd_outdir_open(&o->dir, PyBytes_AsString(fs), NULL, &o->al);
+    if (rc != 0) {
+        if (errno == EEXIST)
+            pcdpy_fail(PyExc_FileExistsError, "%s: exists and is not an empty directory: not writing into it",
+                       PyBytes_AsString(fs));
+        else PyErr_SetFromErrnoWithFilename(PyExc_OSError, PyBytes_AsString(fs));
+        Py_DECREF(fs);
+        return -1;
+    }
+    Py_DECREF(fs);
+    o->dir_open = true;
+    return 0;
+}
+
+pcd_status pcdpy_out_part(void *ud, const char *name, pcd_sink **out)
+{
+    pcdpy_out *o = ud;
+    if (!o->parts || o->n_parts == PCD_OUTDIR_MAX_PARTS) return PCD_E_INTERNAL;
+    struct pcdpy_part *b = &o->part[o->n_parts];
+    memset(b, 0, sizeof *b);
+    b->buf = malloc((size_t)1 << 18);
+    if (!b->buf) return PCD_E_NOMEM;
+    if (strlen(name) >= sizeof b->name) {
+        free(b->buf);
+        b->buf = NULL;
+        return PCD_E_INTERNAL;
+    }
+    strcpy(b->name, name); /* (the output's buffer may not outlive the call) */
+    pcd_ctx_init(&b->x, NULL);
+    if (o->dir_open) {
+        pcd_output *f;
+        if (pcd_outdir_part(&o->dir, name, &f) != 0) {
+            free(b->buf);
+            b->buf = NULL;
+            return errno == ENOMEM ? PCD_E_NOMEM : PCD_E_IO;
+        }
+        pcd_sink_init(&b->sink, b->buf, (size_t)1 << 18, pcd_output_write, NULL, f, &b->x);
+    } else {
+        pcd_sink_init(&b->sink, b->buf, (size_t)1 << 18, pcdpy_membuf_write, pcdpy_membuf_patch, &b->mem, &b->x);
+    }
+    o->n_parts++;
+    *out = &b->sink;
+    return PCD_OK;
+}
+
+static void parts_free(pcdpy_out *o)
+{
+    for (size_t i = 0; i < o->n_parts; i++) {
+        free(o->part[i].buf);
+        free(o->part[i].mem.p);
+        o->part[i].buf = NULL;
+        o->part[i].mem.p = NULL;
+    }
+    o->n_parts = 0;
+}
+
+/* The parts' end: the directory renamed into place (None), or the dict of bytes. */
+static PyObject *parts_commit(pcdpy_out *o)
+{
+    pcd_status st = PCD_OK;
+    for (size_t i = 0; i < o->n_parts && st == PCD_OK; i++) st = pcd_sink_flush(&o->part[i].sink);
+    PyObject *res = NULL;
+    if (o->dir_open) {
+        PyObject *name = PyUnicode_DecodeFSDefault(o->dir.name);
+        if (st != PCD_OK) {
+            PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, name);
+            pcd_outdir_abort(&o->dir);
+        } else if (pcd_outdir_commit(&o->dir) != 0) {
+            PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, name);
+        } else {
+            res = Py_None;
+            Py_INCREF(res);
+        }
+        Py_XDECREF(name);
+        o->dir_open = false;
+    } else if (st != PCD_OK) {
+        PyErr_NoMemory();
+    } else if ((res = PyDict_New())) {
+        for (size_t i = 0; i < o->n_parts; i++) {
+            PyObject *b = PyBytes_FromStringAndSize(o->part[i].mem.p ? (const char *)o->part[i].mem.p : "",
+                                                    (Py_ssize_t)o->part[i].mem.len);
+            if (!b || PyDict_SetItemString(res, o->part[i].name, b) < 0) {
+                Py_XDECREF(b);
+                Py_CLEAR(res);
+                break;
+            }
+            Py_DECREF(b);
+        }
+    }
+    parts_free(o);
+    return res;
+}
+
 void pcdpy_out_abort(pcdpy_out *o)
 {
+    if (o->parts) {
+        if (o->dir_open) pcd_outdir_abort(&o->dir);
+        o->dir_open = false;
+        parts_free(o);
+        return;
+    }
     if (o->file_open) {
         char *name = (char *)o->file.name;
         pcd_output_abort(&o->file);
@@ -70,6 +183,7 @@ void pcdpy_out_abort(pcdpy_out *o)
 /* Flushes and finishes: None for a path or a file object, the bytes for None. */
 PyObject *pcdpy_out_commit(pcdpy_out *o)
 {
+    if (o->parts) return parts_commit(o);
     pcd_status st = pcd_sink_flush(&o->sink);
     PyObject *res = NULL;
     if (o->file_open) {

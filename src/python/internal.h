@@ -185,6 +185,8 @@ PyObject *pcdpy_text(const uint8_t *p, size_t n);
 
 /* ---- inputs (source.c) ----------------------------------------------------------------- */
 
+#include "pipeline/job.h"
+
 typedef struct pcdpy_src pcdpy_src;
 
 typedef struct pcdpy_open_opts {
@@ -192,6 +194,8 @@ typedef struct pcdpy_open_opts {
     size_t max_memory;             /* 0: 2 GiB */
     bool threads;                  /* a helper thread for large zstd regions */
     bool validate_only;
+    bool text_ok;                  /* the text inputs too (collapsed, Austin, speedscope): no reader,
+                                    * a stream for their importer (convert, merge, top) */
 } pcdpy_open_opts;
 
 /* Opens a path (str, bytes, os.PathLike) or a binary file object, detects its format and
@@ -200,6 +204,10 @@ pcdpy_src *pcdpy_src_open(PyObject *what, const pcdpy_open_opts *o);
 void pcdpy_src_close(pcdpy_src *s);
 pcd_reader *pcdpy_src_reader(pcdpy_src *s);
 const pcd_format *pcdpy_src_format(const pcdpy_src *s);
+/* A text input (text_ok): its format (then pcdpy_src_format is NULL and there is no reader) and
+ * the stream of its bytes (gzip undone); NULL: a format of schemas. */
+const pcd_text_format *pcdpy_src_text(const pcdpy_src *s);
+void pcdpy_src_text_stream(pcdpy_src *s, pcd_read_fn *fn, void **ud);
 const char *pcdpy_src_name(const pcdpy_src *s);
 pcd_alloc *pcdpy_src_alloc(pcdpy_src *s);
 /* Around code that runs without the GIL: a read from a Python file object takes it again. */
@@ -231,15 +239,38 @@ typedef struct pcdpy_out {
     pcd_sink sink;
     pcd_ctx x;
     uint8_t *buf;
+    /* or an output of several files (to="table": pcd_job.open_part = pcdpy_out_part, part_ud =
+     * the pcdpy_out): a directory at a path (written whole, pcd_outdir), or for None a dict of
+     * each file's name and bytes */
+    bool parts;
+    pcd_outdir dir;
+    bool dir_open;
+    struct pcdpy_part {
+        char name[64];
+        pcdpy_membuf mem;
+        pcd_sink sink;
+        pcd_ctx x;
+        uint8_t *buf;
+    } part[PCD_OUTDIR_MAX_PARTS];
+    size_t n_parts;
 } pcdpy_out;
 
 int pcdpy_out_open(pcdpy_out *o, PyObject *target);
+/* The same for an output of several files (pcd_exporter.wants PCD_WANTS_PARTS). */
+int pcdpy_out_open_parts(pcdpy_out *o, PyObject *target);
+pcd_status pcdpy_out_part(void *ud, const char *name, pcd_sink **out);
 /* Flushes and finishes: None for a path or a file object, the bytes for None; NULL with an
  * exception. */
 PyObject *pcdpy_out_commit(pcdpy_out *o);
 void pcdpy_out_abort(pcdpy_out *o);
 /* Bytes written so far. */
-static inline uint64_t pcdpy_out_tell(const pcdpy_out *o) { return pcd_sink_tell(&o->sink); }
+static inline uint64_t pcdpy_out_tell(const pcdpy_out *o)
+{
+    if (!o->parts) return pcd_sink_tell(&o->sink);
+    uint64_t n = 0;
+    for (size_t i = 0; i < o->n_parts; i++) n += pcd_sink_tell(&o->part[i].sink);
+    return n;
+}
 
 /* ---- the reader, encode, convert, profile ---------------------------------------------------- */
 

@@ -16,10 +16,12 @@
 
 #include "io/gzin.h"
 #include "formats/detect.h"
+#include "pipeline/pipeline.h"
 
 struct pcdpy_src {
     char *name;                    /* as messages name the input */
     const pcd_format *f;
+    const pcd_text_format *text;   /* a text input (pcdpy_open_opts.text_ok), f NULL */
     pcd_alloc al;
     pcd_reader r;
     bool reader_open;
@@ -51,6 +53,7 @@ struct pcdpy_src {
 
 pcd_reader *pcdpy_src_reader(pcdpy_src *s) { return &s->r; }
 const pcd_format *pcdpy_src_format(const pcdpy_src *s) { return s->f; }
+const pcd_text_format *pcdpy_src_text(const pcdpy_src *s) { return s->text; }
 const char *pcdpy_src_name(const pcdpy_src *s) { return s->name; }
 pcd_alloc *pcdpy_src_alloc(pcdpy_src *s) { return &s->al; }
 uint64_t pcdpy_src_size(const pcdpy_src *s) { return s->is_regular ? s->size : s->bytes_read; }
@@ -416,13 +419,21 @@ pcdpy_src *pcdpy_src_open(PyObject *what, const pcdpy_open_opts *o)
         }
     }
     if (o->format) {
+        /* a text format named (format="collapsed"): read as it is, no reader */
+        if (o->text_ok && (s->text = pcd_text_find(o->format))) return s;
         s->f = pcdpy_find_format(o->format);
         if (!s->f) return fail_open(s);
     } else {
         pcd_detect_why why;
         s->f = pcd_detect(pcdpy.formats, pcdpy.n_fmts, head, n, whole, &why);
+        /* no format of schemas: text that one of the text formats' rules tells */
+        if (!s->f && why.unknown && o->text_ok && (s->text = pcd_text_detect(head, n, whole))) return s;
         if (!s->f) {
-            if (why.unknown) {
+            const pcd_text_format *t = why.unknown ? pcd_text_detect(head, n, whole) : NULL;
+            if (t) {
+                pcdpy_fail(pcdpy.UsageError, "%s: %s: convert(), merge() and top() read it (it has no records to "
+                           "open)", s->name, t->title);
+            } else if (why.unknown) {
                 pcdpy_fail(pcdpy.UsageError, "%s: %s; name it with format= (see profcodec.formats())", s->name, why.msg);
             } else {
                 pcdpy_err err;
@@ -498,4 +509,15 @@ pcdpy_src *pcdpy_src_open(PyObject *what, const pcdpy_open_opts *o)
     }
     s->reader_open = true;
     return s;
+}
+
+void pcdpy_src_text_stream(pcdpy_src *s, pcd_read_fn *fn, void **ud)
+{
+    if (s->gz) {
+        *fn = pcd_gzin_read;
+        *ud = s->gz;
+    } else {
+        *fn = raw_read;
+        *ud = s;
+    }
 }

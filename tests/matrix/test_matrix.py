@@ -17,6 +17,11 @@ lists (`profcodec formats --json`), each result checked by a reader that is not 
   svg         parsed as XML: an <svg> with a frame per <g> (tests/pictures compares them);
   tachyon     read back: validates as Tachyon 1 (and CPython's own reader when
               PCD_CPYTHON315_ROOT is set), its collapsed sample count is the input's;
+  ndjson      every line a JSON object of a sample; its values' total per type equals the
+              collapsed output's (the aggregate's path);
+  table       the directory (-o DIR): every file JSON lines, one row per sample in
+              samples.ndjson as profile.ndjson counts, every stack, frame and thread a sample
+              names has its row (tests/tables runs DuckDB on them);
   the format's own outputs (summary, samples): exit status and non-empty output.
 An output with nothing to show (docs/design.md) exits 1, says "nothing to show" and writes
 nothing: accepted where the input's own summary has no sample values at all, and for a --metric
@@ -196,6 +201,72 @@ def check_austin(name, data):
         fail("%s: Austin text -> MOJO 3 -> Austin text differs (exit %d)" % (name, rc))
 
 
+def json_lines(name, data):
+    rows = []
+    for i, line in enumerate(data.decode("utf-8").splitlines()):
+        r = json.loads(line)
+        if not isinstance(r, dict) or "profile" not in r:
+            raise ValueError("line %d is not a row: %r" % (i + 1, line[:100]))
+        rows.append(r)
+    return rows
+
+
+def check_ndjson(name, data, path):
+    rows = json_lines(name, data)
+    if not rows:
+        fail("%s: no rows" % name)
+        return
+    # the shown metric's total equals collapsed's (its default metric: the same profile)
+    rc, col, err = run("convert", "--to", "collapsed", "--granularity", "address", path)
+    if rc == 0:
+        want = collapsed_total(name, col)
+        got = sum(r["value"] for r in rows)
+        if got != want:
+            fail("%s: value total %d, collapsed's %d" % (name, got, want))
+
+
+def check_table(name, path, fmt, damaged):
+    out = os.path.join(WORK, name)
+    if os.path.isdir(out):
+        for f in os.listdir(out):
+            os.unlink(os.path.join(out, f))
+        os.rmdir(out)
+    rc, _, err = run("convert", "--to", "table", "-o", out, path)
+    if rc == 1 and "nothing to show" in err and not os.path.isdir(out):
+        totals = expected_totals(fmt, path) if not damaged else None
+        if totals and any(int(v) for v in totals.values()):
+            fail("%s: nothing to show, but the input's summary has values %s" % (name, totals))
+        return
+    if rc not in ((0, 1) if damaged else (0,)):
+        fail("%s: exit %d: %s" % (name, rc, err.strip()[:300]))
+        return
+    if rc != 0 and not os.path.isdir(out):
+        return  # damage before anything could be converted: no directory
+    t = {}
+    for f in sorted(os.listdir(out)):
+        with open(os.path.join(out, f), "rb") as fh:
+            t[f] = json_lines(name + "/" + f, fh.read())
+    if sorted(t) != ["frames.ndjson", "metadata.ndjson", "profile.ndjson", "samples.ndjson", "slices.ndjson",
+                     "stacks.ndjson", "threads.ndjson", "types.ndjson"]:
+        fail("%s: files %s" % (name, sorted(t)))
+        return
+    prof = t["profile.ndjson"][0]
+    if prof["samples"] != len(t["samples.ndjson"]) or prof["slices"] != len(t["slices.ndjson"]):
+        fail("%s: %d sample and %d slice rows, the profile row says %s" % (name, len(t["samples.ndjson"]),
+             len(t["slices.ndjson"]), prof))
+    stacks = {r["id"]: r for r in t["stacks.ndjson"]}
+    frames = {r["id"] for r in t["frames.ndjson"]}
+    threads = {r["id"] for r in t["threads.ndjson"]}
+    for r in t["samples.ndjson"]:
+        if (r["stack"] and r["stack"] not in stacks) or r["thread"] not in threads or len(r["values"]) != len(t["types.ndjson"]):
+            fail("%s: a sample row names what has no row: %s" % (name, r))
+            break
+    for r in t["stacks.ndjson"]:
+        if r["frame"] not in frames or (r["parent"] is not None and stacks.get(r["parent"], {}).get("depth") != r["depth"] - 1):
+            fail("%s: a stack row names what has no row: %s" % (name, r))
+            break
+
+
 def check_html(name, data):
     m = re.search(rb'^<!DOCTYPE html>.*<script type="application/json" id="pcd-data">(.*?)</script>', data, re.S)
     if not m:
@@ -268,6 +339,13 @@ for path, fmt, ver in inputs():
     damaged = rc_valid != 0
     for to in matrix.get((fmt, ver), []):
         name = "%s.%s" % (os.path.relpath(path, DATA).replace("/", "__"), to)
+        if to == "table":  # a directory (-o DIR)
+            checked += 1
+            try:
+                check_table(name, path, fmt, damaged)
+            except (ValueError, KeyError, TypeError, IndexError) as e:
+                fail("%s: %s: %s" % (name, type(e).__name__, e))
+            continue
         rc, data, err = run("convert", "--to", to, path)
         checked += 1
         if rc == 1 and "nothing to show" in err and not damaged:
@@ -307,6 +385,8 @@ for path, fmt, ver in inputs():
                 check_html(name, data)
             elif to == "svg":
                 check_svg(name, data)
+            elif to == "ndjson":
+                check_ndjson(name, data, path)
             elif not data:
                 fail("%s: no output" % name)
         except (ValueError, KeyError, TypeError, SyntaxError) as e:

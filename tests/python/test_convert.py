@@ -38,11 +38,19 @@ def test_formats_match_the_cli():
         assert getattr(profcodec, f["module"]).FORMAT == f["name"]
 
 
+def read_out(out):
+    """An output's bytes, or for a directory (--to table) a dict of each file's bytes, as the
+    module returns it."""
+    if out.is_dir():
+        return {f.name: f.read_bytes() for f in out.iterdir()}
+    return out.read_bytes() if out.exists() else None
+
+
 @pytest.mark.parametrize("path,fmt,to", CASES, ids=[os.path.relpath(p, TESTDATA) + ":" + t for p, _, t in CASES])
 def test_convert_is_the_cli(path, fmt, to, tmp_path):
     out = tmp_path / ("out." + to)
     rc, _, err = cli("convert", "--to", to, path, "-o", str(out))
-    want = out.read_bytes() if out.exists() else None
+    want = read_out(out)
     if rc == 0:
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
@@ -51,11 +59,15 @@ def test_convert_is_the_cli(path, fmt, to, tmp_path):
         assert sorted(str(x.message) for x in w) == sorted(l for l in err.splitlines() if l)
         mine = tmp_path / "mine"
         assert profcodec.convert(path, to=to, output=str(mine)) is None
-        assert mine.read_bytes() == want
+        assert read_out(mine) == want
         buf = io.BytesIO()
         with open(path, "rb") as f:
-            profcodec.convert(f, to, buf)
-        assert buf.getvalue() == want
+            if isinstance(want, dict):  # a directory is a path or a dict, not a file object
+                with pytest.raises(TypeError, match="directory"):
+                    profcodec.convert(f, to, buf)
+            else:
+                profcodec.convert(f, to, buf)
+                assert buf.getvalue() == want
     elif ": nothing to show" in err.splitlines()[0]:
         # nothing to show (no damage): NothingToShow, with the CLI's message, and no output
         assert rc == 1 and want is None, err
@@ -125,3 +137,39 @@ def test_merge_is_the_cli(tmp_path):
     assert any("--force" in str(x.message) for x in w)
     with pytest.raises(profcodec.UsageError):
         profcodec.merge([], "collapsed")
+    # an output of several files (--to table): the CLI's directory, or a dict of its files
+    d = tmp_path / "tables"
+    rc, _, err = cli("merge", a, a, "--to", "table", "-o", str(d))
+    assert rc == 0, err
+    assert profcodec.merge([a, a], "table") == {f.name: f.read_bytes() for f in d.iterdir()}
+    with pytest.raises(FileExistsError):
+        profcodec.merge([a, a], "table", output=str(d))
+
+
+def test_text_inputs_are_the_cli(tmp_path):
+    """Collapsed stacks, Austin text and speedscope JSON (issue 25) are inputs of convert, merge
+    and top as they are the CLI's: the same bytes, told by their content or named by format=."""
+    col = os.path.join(TESTDATA, "tachyon", "deep_zstd.collapsed.txt")
+    aus = os.path.join(TESTDATA, "mojo", "v3_full.austin.txt")
+    ss = tmp_path / "deep.speedscope.json"
+    assert cli("convert", "--to", "speedscope", os.path.join(TESTDATA, "tachyon", "deep_zstd.bin"), "-o", str(ss))[0] == 0
+    for src in (col, aus, str(ss)):
+        for to in ("collapsed", "pprof", "speedscope"):
+            rc, out, err = cli("convert", "--to", to, src)
+            assert rc == 0, err
+            assert profcodec.convert(src, to) == out
+        with open(src, "rb") as f:  # (a file object: its name is not the path's, which pprof keeps)
+            assert profcodec.convert(io.BytesIO(f.read()), "collapsed") == cli("convert", "--to", "collapsed", src)[1]
+        rc, out, err = cli("top", "--json", src)
+        assert rc == 0, err
+        assert profcodec.top(src) == json.loads(out)
+    assert profcodec.convert(col, "collapsed", format="collapsed") == cli("convert", "--to", "collapsed", col)[1]
+    rc, out, err = cli("merge", col, str(ss), "--force", "--to", "collapsed")
+    assert rc == 0, err
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert profcodec.merge([col, str(ss)], "collapsed", force=True) == out
+    with pytest.raises(profcodec.UsageError, match="cannot be converted to 'mojo'"):
+        profcodec.convert(col, "mojo")
+    with pytest.raises(profcodec.UsageError, match="has no records"):
+        profcodec.open(col)

@@ -348,6 +348,25 @@ def main():
         ok = p.returncode == 0
         (print if ok else fail)("%s merge of MOJO and collapsed text (--force) rc %d %s" % ("ok  " if ok else "", p.returncode, p.stderr.decode()[:200]))
 
+    # top reads the text inputs (the same table as of the binary input they came from), and
+    # formats lists them with what they convert to
+    tb = os.path.join(testdata, "tachyon", "deep_zstd.bin")
+    ss = run([pc, "convert", "--to", "speedscope", tb, "-o", w("deep.speedscope.json")])
+    t1 = run([pc, "top", "--json", tb])
+    t2 = run([pc, "top", "--json", w("deep.speedscope.json")])
+    # (speedscope's weights are the samples' time: the same table in another unit, per total)
+    def rows(p):
+        if p.returncode:
+            return None
+        d = json.loads(p.stdout)
+        return sorted((r["name"], r["file"], r["flat"] / d["total"], r["cum"] / d["total"]) for r in d["rows"])
+    ok = ss.returncode == 0 and rows(t1) is not None and rows(t1) == rows(t2)
+    (print if ok else fail)("%s top of a speedscope input = top of its source (rc %d %s)" % (
+        "ok  " if ok else "", t2.returncode, t2.stderr.decode().strip()[:200]))
+    f = run([pc, "formats"]).stdout.decode()
+    ok = all(re.search(r"^%s  .*\n +convert to: .*\bcollapsed\b" % n, f, re.M) for n in ("speedscope", "austin", "collapsed"))
+    (print if ok else fail)("%s formats lists the text inputs" % ("ok  " if ok else ""))
+
     if failures:
         print("%d failures" % len(failures))
         return 1

@@ -332,6 +332,9 @@ pcd_status pcd_mojo_import_austin(pcd_import_args *a, pcd_profile *p)
             }
             if (k - i == 4 && memcmp(q + i, "mode", 4) == 0) m.memory = n - v == 6 && memcmp(q + v, "memory", 6) == 0;
             rc = status(&m, begin(&m));
+            /* the default metric is the mode's, as the MOJO importer's (the header comes before
+             * any sample: outputs that pick their metric at the first sample see it) */
+            if (rc == 0 && !p->n_samples) p->default_type = m.memory ? m.types[T_MEMORY] : m.types[T_TIME];
             if (rc == 0) {
                 pcd_str key = pcd_profile_str(p, q + i, k - i), value = pcd_profile_str(p, q + v, n - v);
                 rc = status(&m, p->oom ? p->oom : pcd_profile_meta(p, key, value));
