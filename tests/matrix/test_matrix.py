@@ -272,6 +272,9 @@ for path, fmt, ver in inputs():
         checked += 1
         if rc == 1 and "nothing to show" in err and not damaged:
             totals = expected_totals(fmt, path)
+            if fmt == "mono" and to == "chrome":
+                # a timeline of Mono's calls (issue 25): its call tree has no times
+                totals = {k: v for k, v in totals.items() if k[0] == "calls"}
             if data or not totals or any(int(v) for v in totals.values()):
                 fail("%s: nothing to show, but the input's summary has values %s (%s)" % (name, totals, err.strip()[:200]))
             continue
