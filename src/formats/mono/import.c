@@ -22,7 +22,8 @@
  * no JIT event named the method). Threads are merged (one blank thread), as the summary's
  * tables are; the default metric is alloc-bytes.
  *
- * The timeline (log:calls): every enter event opens a call on its thread, kept (40 bytes) until
+ * The timeline (log:calls), when the consumer takes slices: every enter event opens a call on
+ * its thread, kept (32 bytes) until
  * the end, when the names are known; then one slice per call (so as many slices as enter
  * events), in enter order, on a track per thread (docs/design.md, "Mono timelines"). A leave
  * closes the innermost open call of its method and, above it, the calls an exception unwound
@@ -81,6 +82,7 @@ typedef struct mimport {
     mthr *th;                 /* by index of s.thr */
     size_t cap_th;
     uint64_t stray_leaves;    /* leaves of a method no open call of the thread has */
+    bool want_calls;          /* the consumer takes slices: the calls are kept (else nothing is) */
 } mimport;
 
 /* The child (kind, ptr) of node parent, made if new; 0 (with s.oom) when out of memory. */
@@ -181,7 +183,7 @@ static void event(mimport *k, const pcd_mono_ev *m)
     case PCD_MONO_EV_ENTER: {
         if (!(t = pcd_mono_cur_thread(s))) return;
         pcd_mono_sum_time(s, m->time);
-        call_enter(k, t, m->p1, m->time);
+        if (k->want_calls) call_enter(k, t, m->p1, m->time);
         pcd_mono_method_at(s, m->p1);
         uint32_t nd = child(k, stack_node(t), NK_METHOD, m->p1);
         pcd_mono_push_frame(s, t, m->p1, m->time, nd);
@@ -190,7 +192,7 @@ static void event(mimport *k, const pcd_mono_ev *m)
     case PCD_MONO_EV_LEAVE: {
         if (!(t = pcd_mono_cur_thread(s))) return;
         pcd_mono_sum_time(s, m->time);
-        call_leave(k, t, m->p1, m->time);
+        if (k->want_calls) call_leave(k, t, m->p1, m->time);
         pcd_mono_method_at(s, m->p1);
         uint32_t nd = 0;
         uint64_t self = pcd_mono_pop_frame(s, t, m->p1, m->time, &nd);
@@ -462,6 +464,8 @@ static pcd_status mono_begin(void *ctx, pcd_job *j, pcd_profile *p, pcd_reader *
     k->al = j->al;
     pcd_mono_sum_init(&k->s, j->al);
     pcd_hmap_init(&k->index, j->al);
+    /* an output that takes no slices (collapsed, pprof, the pictures...) costs no memory per call */
+    k->want_calls = p->consumer.slice != NULL;
     pcd_status st = begin(p);
     if (st == PCD_OK) st = PCD_VEC_RESERVE(j->al, k->nodes, k->cap_nodes, 1);
     if (st == PCD_OK) {
