@@ -13,6 +13,7 @@
 #include "mojo_v4.h"
 #include "mono_v0_1.h"
 #include "mono_v3_0.h"
+#include "perfetto_v1.h"
 #include "pprof_v1.h"
 #include "tachyon_v1.h"
 
@@ -26,12 +27,13 @@ const pcd_format *const pcd_formats[] = {
     &pcd_mojo_v4_format,
     &pcd_mono_v0_1_format,
     &pcd_mono_v3_0_format,
+    &pcd_perfetto_v1_format,
     &pcd_pprof_v1_format,
     &pcd_tachyon_v1_format,
     NULL,
 };
 
-const size_t pcd_n_formats = 11;
+const size_t pcd_n_formats = 12;
 
 const pcd_format *pcd_format_find(const char *name, const char *version)
 {

@@ -11,6 +11,7 @@ extern const pcd_mutator pcd_mojo_v3_mutator;
 extern const pcd_mutator pcd_mojo_v4_mutator;
 extern const pcd_mutator pcd_mono_v0_1_mutator;
 extern const pcd_mutator pcd_mono_v3_0_mutator;
+extern const pcd_mutator pcd_perfetto_v1_mutator;
 extern const pcd_mutator pcd_pprof_v1_mutator;
 extern const pcd_mutator pcd_tachyon_v1_mutator;
 
@@ -24,9 +25,10 @@ const pcd_mutator *const pcd_mutators[] = {
     &pcd_mojo_v4_mutator,
     &pcd_mono_v0_1_mutator,
     &pcd_mono_v3_0_mutator,
+    &pcd_perfetto_v1_mutator,
     &pcd_pprof_v1_mutator,
     &pcd_tachyon_v1_mutator,
     NULL,
 };
 
-const size_t pcd_n_mutators = 11;
+const size_t pcd_n_mutators = 12;

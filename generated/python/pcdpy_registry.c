@@ -11,6 +11,7 @@ extern const pcdpy_format pcdpy_mojo_v3;
 extern const pcdpy_format pcdpy_mojo_v4;
 extern const pcdpy_format pcdpy_mono_v0_1;
 extern const pcdpy_format pcdpy_mono_v3_0;
+extern const pcdpy_format pcdpy_perfetto_v1;
 extern const pcdpy_format pcdpy_pprof_v1;
 extern const pcdpy_format pcdpy_tachyon_v1;
 
@@ -24,6 +25,7 @@ static const pcdpy_format *const formats[] = {
     &pcdpy_mojo_v4,
     &pcdpy_mono_v0_1,
     &pcdpy_mono_v3_0,
+    &pcdpy_perfetto_v1,
     &pcdpy_pprof_v1,
     &pcdpy_tachyon_v1,
     NULL,
@@ -33,7 +35,7 @@ static const pcdpy_registry registry = {
     .package = "profcodec",
     .module = "_profcodec",
     .formats = formats,
-    .n_formats = 11,
+    .n_formats = 12,
 };
 
 PyMODINIT_FUNC PyInit__profcodec(void);

@@ -654,7 +654,7 @@ pcd_status pcd_transform_open(pcd_transform **tp, pcd_alloc *al, const pcd_filte
     outer->begin = tr_begin;
     outer->meta = tr_meta;
     outer->sample = tr_sample;
-    outer->slice = tr_slice;
+    outer->slice = inner->slice ? tr_slice : NULL; /* (an importer may then keep no slices: Mono's calls) */
     outer->end = tr_end;
     outer->link = tr_link;
     *tp = t;

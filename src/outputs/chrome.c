@@ -1,12 +1,14 @@
 /* outputs/chrome.c: Chrome's Trace Event JSON (Perfetto UI, chrome://tracing, speedscope's
  * importer), written as the events come, from
- *  - slices (span traces: Heph's events): one complete ("X") event each, on its track;
+ *  - slices (span traces: Heph's events, Mono's calls): one complete ("X") event each, on its
+ *    track;
  *  - samples with times (PCD_NEEDS_TIMES), or without times in the order they were taken
  *    (PCD_HAS_ORDER: Austin's, on each thread's clock as outputs.h lays them out): a timeline
  *    per thread, one X event per frame for as long as it stays on the stack at its depth
  *    (frames compared by (file, function), so a change of line does not cut the slice), closed
  *    when the stack changes below it or, at the end, at the thread's last sample time plus the
- *    sampling period. Levels closing at
+ *    sampling period. Samples with neither times nor an order (Mono's call tree, summed per
+ *    stack beside the calls' slices) are left out: with nothing else, nothing to show. Levels closing at
  *    the same time come innermost first. Its name is the function (a marker's text for
  *    frames that are not code), its category the frame's kind ("code", "native", "kernel",
  *    "gc", ...), its only argument the source file.
@@ -97,6 +99,7 @@ typedef struct chrome {
     pcd_out_pace pace;             /* how long a sample without a time lasts */
     bool begun;
     uint64_t events;               /* X events written */
+    uint64_t untimed;              /* samples left out: no time and no order (Mono's call tree) */
     int64_t now;                   /* the Heph dialect's origin without one: the conversion time */
     bool warned_cycle;
     cthread *th;
@@ -478,6 +481,12 @@ static pcd_status c_sample(void *ud, pcd_profile *p, const pcd_sample *s)
 {
     chrome *c = ud;
     cthread *ct;
+    /* a sample that is neither timed nor in order (Mono's call tree beside its calls' slices)
+     * has no place on a timeline */
+    if (s->time == PCD_TIME_NONE && !(p->has & PCD_HAS_ORDER)) {
+        c->untimed++;
+        return PCD_OK;
+    }
     PCD_TRY(thread_of(c, p, s->thread, &ct));
     int64_t at = s->time != PCD_TIME_NONE ? s->time : ct->have_last ? ct->last : 0;
     if (s->time == PCD_TIME_NONE && (p->has & PCD_HAS_ORDER)) {
@@ -620,6 +629,11 @@ static pcd_status c_end(void *ud, pcd_profile *p)
         int64_t end = ct->last > INT64_MAX - period ? INT64_MAX : ct->last + period;
         PCD_TRY(close_above(c, p, (pcd_thread_id)t, 0, end));
     }
+    if (!c->events && c->untimed)
+        return pcd_job_fail(c->j, PCD_E_EMPTY,
+                            "nothing to show: the input has no spans, and its %llu samples have no times (a timeline "
+                            "needs calls or timed samples)",
+                            (unsigned long long)c->untimed);
     pcd_sink *o = c->out;
     if (c->d == PCD_DIALECT_HEPH) return pcd_text_z(o, "\n\t]\n}");
     /* metadata events follow a comma: without X events, start with a harmless one */

@@ -17,6 +17,8 @@ extern const pcd_exporter pcd_out_svg;
 extern const pcd_exporter pcd_out_pprof;
 extern const pcd_exporter pcd_out_table;
 extern const pcd_exporter pcd_out_ndjson;
+/* issue 27: Perfetto's protobuf trace (outputs/perfetto.c) */
+extern const pcd_exporter pcd_out_perfetto;
 
 /* The sample type --metric names (else the profile's default) into *type; with type NULL
  * only checks the name. PCD_E_ARG with job->msg listing the names when it names none. */

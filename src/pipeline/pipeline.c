@@ -32,7 +32,10 @@ const pcd_ext *const pcd_exts[] = {
 const pcd_exporter *const pcd_exporters[] = {
     &pcd_out_austin, &pcd_out_collapsed, &pcd_out_speedscope, &pcd_out_chrome, &pcd_out_html, &pcd_out_svg,
     &pcd_out_mojo, &pcd_out_tachyon, &pcd_out_pprof,
-    &pcd_out_table, &pcd_out_ndjson, NULL,
+    &pcd_out_table, &pcd_out_ndjson,
+    /* issue 27: Perfetto's protobuf trace */
+    &pcd_out_perfetto,
+    NULL,
 };
 
 const pcd_ext *pcd_ext_find(const char *format)

@@ -1181,6 +1181,7 @@ static const char *seed_for(const char *name)
         { "moarvm", PCD_TESTDATA "/moarvm/synthetic-three.mvmheap" },
         { "moarvm", PCD_CORPUS "/moarvm/nqp-killed.mvmheap" },
         { "pprof", PCD_TESTDATA "/pprof/labels.cpu.pprof" },
+        { "perfetto", PCD_TESTDATA "/perfetto/heph_scalar_attributes.pftrace" },
     };
     for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++)
         if (strcmp(seeds[i][0], name) == 0) {

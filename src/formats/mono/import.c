@@ -20,7 +20,16 @@
  *
  * Method frames are code frames named as mprof-report names them ("unknown method 0x..." when
  * no JIT event named the method). Threads are merged (one blank thread), as the summary's
- * tables are; the default metric is alloc-bytes. */
+ * tables are; the default metric is alloc-bytes.
+ *
+ * The timeline (log:calls), when the consumer takes slices: every enter event opens a call on
+ * its thread, kept (32 bytes) until
+ * the end, when the names are known; then one slice per call (so as many slices as enter
+ * events), in enter order, on a track per thread (docs/design.md, "Mono timelines"). A leave
+ * closes the innermost open call of its method and, above it, the calls an exception unwound
+ * (Mono writes an exception leave for each frame it unwinds, so this only happens when events
+ * are missing); calls still open at the end of the file, or before damage, close at the
+ * thread's last time. Times are ns since the file's first time. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,6 +51,22 @@ typedef struct node {
     uint64_t v[T_N];
 } node;
 
+/* A call (enter/leave events): its thread (an index of s.thr), method and times (the file's
+ * clock); kept until the end, when the names are known. */
+typedef struct mcall {
+    uint64_t method, start, end;
+    uint32_t thr;
+    uint8_t closed;           /* CLOSED_* */
+} mcall;
+enum { OPEN, CLOSED_LEAVE, CLOSED_UNWOUND, CLOSED_EOF };
+
+/* A thread's calls still open (indexes into calls, outermost first) and its last time. */
+typedef struct mthr {
+    size_t *open;
+    size_t n_open, cap_open;
+    uint64_t last;
+} mthr;
+
 typedef struct mimport {
     pcd_job *j;
     pcd_profile *p;
@@ -51,6 +76,13 @@ typedef struct mimport {
     size_t n_nodes, cap_nodes;
     pcd_hmap index;           /* (parent, kind, ptr) -> v0 node */
     pcd_mono_ev ev;
+    /* the timeline: every call, in enter order, and per thread what is open */
+    mcall *calls;
+    size_t n_calls, cap_calls;
+    mthr *th;                 /* by index of s.thr */
+    size_t cap_th;
+    uint64_t stray_leaves;    /* leaves of a method no open call of the thread has */
+    bool want_calls;          /* the consumer takes slices: the calls are kept (else nothing is) */
 } mimport;
 
 /* The child (kind, ptr) of node parent, made if new; 0 (with s.oom) when out of memory. */
@@ -89,6 +121,60 @@ static inline uint32_t child(mimport *k, uint32_t parent, uint8_t kind, uint64_t
 /* The node of a thread's current call stack (enter/leave events). */
 static uint32_t stack_node(const pcd_mono_thread *t) { return t->depth ? t->stack[t->depth - 1].node : 0; }
 
+/* The timeline state of thread t (of s.thr), grown to hold it; NULL (with s.oom) when out of memory. */
+static mthr *thr_of(mimport *k, const pcd_mono_thread *t)
+{
+    size_t i = (size_t)(t - k->s.thr);
+    if (i >= k->cap_th) {
+        size_t old = k->cap_th;
+        if (PCD_VEC_RESERVE(k->al, k->th, k->cap_th, i + 1) != PCD_OK) {
+            k->s.oom = true;
+            return NULL;
+        }
+        memset(k->th + old, 0, (k->cap_th - old) * sizeof *k->th);
+    }
+    return &k->th[i];
+}
+
+/* An enter: a call opens on the thread. */
+static void call_enter(mimport *k, const pcd_mono_thread *t, uint64_t method, uint64_t time)
+{
+    mthr *h = thr_of(k, t);
+    if (!h || PCD_VEC_RESERVE(k->al, k->calls, k->cap_calls, k->n_calls + 1) != PCD_OK ||
+        PCD_VEC_RESERVE(k->al, h->open, h->cap_open, h->n_open + 1) != PCD_OK) {
+        k->s.oom = true;
+        return;
+    }
+    k->calls[k->n_calls] = (mcall){ method, time, time, (uint32_t)(t - k->s.thr), OPEN };
+    h->open[h->n_open++] = k->n_calls++;
+    h->last = time;
+}
+
+/* A leave (or an exception's leave): closes the innermost open call of the method, and the
+ * calls opened above it, which left without a leave event of their own (unwound). A leave of
+ * a method with no open call (entered before the profiler started) closes nothing. */
+static void call_leave(mimport *k, const pcd_mono_thread *t, uint64_t method, uint64_t time)
+{
+    mthr *h = thr_of(k, t);
+    if (!h) return;
+    h->last = time;
+    size_t i = h->n_open;
+    while (i > 0 && k->calls[h->open[i - 1]].method != method) i--;
+    if (i == 0) {
+        k->stray_leaves++;
+        return;
+    }
+    for (size_t d = h->n_open; d-- > i;) {
+        mcall *c = &k->calls[h->open[d]];
+        c->end = time;
+        c->closed = CLOSED_UNWOUND;
+    }
+    mcall *c = &k->calls[h->open[i - 1]];
+    c->end = time;
+    c->closed = CLOSED_LEAVE;
+    h->n_open = i - 1;
+}
+
 static void event(mimport *k, const pcd_mono_ev *m)
 {
     pcd_mono_sum *s = &k->s;
@@ -96,6 +182,8 @@ static void event(mimport *k, const pcd_mono_ev *m)
     switch (m->kind) {
     case PCD_MONO_EV_ENTER: {
         if (!(t = pcd_mono_cur_thread(s))) return;
+        pcd_mono_sum_time(s, m->time);
+        if (k->want_calls) call_enter(k, t, m->p1, m->time);
         pcd_mono_method_at(s, m->p1);
         uint32_t nd = child(k, stack_node(t), NK_METHOD, m->p1);
         pcd_mono_push_frame(s, t, m->p1, m->time, nd);
@@ -103,6 +191,8 @@ static void event(mimport *k, const pcd_mono_ev *m)
     }
     case PCD_MONO_EV_LEAVE: {
         if (!(t = pcd_mono_cur_thread(s))) return;
+        pcd_mono_sum_time(s, m->time);
+        if (k->want_calls) call_leave(k, t, m->p1, m->time);
         pcd_mono_method_at(s, m->p1);
         uint32_t nd = 0;
         uint64_t self = pcd_mono_pop_frame(s, t, m->p1, m->time, &nd);
@@ -136,8 +226,13 @@ static void event(mimport *k, const pcd_mono_ev *m)
         return;
     }
     default:
-        /* names, vtables, JIT events, unmanaged symbols: the tables */
+        /* names, vtables, JIT events, unmanaged symbols: the tables; a timed event is the
+         * thread's last time so far (where its calls still open at the end close) */
         pcd_mono_sum_event(s, m);
+        if (m->has_time && k->n_calls && (t = pcd_mono_cur_thread(s))) {
+            mthr *h = thr_of(k, t);
+            if (h && m->time > h->last) h->last = m->time;
+        }
         return;
     }
 }
@@ -231,6 +326,75 @@ static pcd_status begin(pcd_profile *p)
     return pcd_profile_begin(p);
 }
 
+/* ns since the first time of the file (the profile's time origin is not known: Mono's clock is
+ * the system's monotonic one) */
+static int64_t rel_time(const pcd_mono_sum *s, uint64_t t)
+{
+    uint64_t d = s->have_time && t >= s->first_time ? t - s->first_time : 0;
+    return d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
+}
+
+/* The timeline: a slice per call, in enter order, on its thread's track (the header's process
+ * id, the thread's id and name), named by its method as the call tree names it. Calls still
+ * open at the end of the file (or of what could be read before damage) close at the thread's
+ * last time; a slice closed other than by its own leave says how in its argument "closed". */
+static pcd_status emit_calls(mimport *k, pcd_profile *p)
+{
+    const pcd_mono_sum *s = &k->s;
+    pcd_status st = PCD_OK;
+    for (size_t i = 0; i < k->cap_th && i < s->n_thr; i++) {
+        mthr *h = &k->th[i];
+        for (size_t d = h->n_open; d-- > 0;) {
+            mcall *c = &k->calls[h->open[d]];
+            c->end = h->last;
+            c->closed = CLOSED_EOF;
+        }
+        h->n_open = 0;
+    }
+    /* a track per thread that has calls, made in the order of their first call */
+    uint32_t *track = pcd_alloc_get(k->al, (s->n_thr ? s->n_thr : 1) * sizeof *track);
+    if (!track) return PCD_E_NOMEM;
+    for (size_t i = 0; i < s->n_thr; i++) track[i] = UINT32_MAX;
+    pcd_str cat = pcd_profile_strz(p, "mono"), key = pcd_profile_strz(p, "closed");
+    static const char *const how[] = { "", "", "unwound", "end of input" };
+    for (size_t i = 0; i < k->n_calls && st == PCD_OK; i++) {
+        const mcall *c = &k->calls[i];
+        if (track[c->thr] == UINT32_MAX) {
+            const pcd_mono_thread *mt = &s->thr[c->thr];
+            pcd_thread th = pcd_thread_blank();
+            th.pid = s->version == 3 ? (int64_t)(s->pid & INT64_MAX) : PCD_ID_NONE;
+            th.tid = mt->id;
+            th.has_tid = true;
+            th.key = 1; /* apart from the call tree's blank thread */
+            const char *nm = pcd_mono_name(&s->names, mt->name);
+            if (nm) th.name = pcd_profile_strz(p, nm);
+            track[c->thr] = pcd_profile_thread(p, &th);
+        }
+        char tmp[64];
+        const char *name = pcd_mono_method_name(s, c->method, tmp, sizeof tmp);
+        pcd_slice sl;
+        memset(&sl, 0, sizeof sl);
+        sl.track = track[c->thr];
+        sl.start = rel_time(s, c->start);
+        sl.end = rel_time(s, c->end);
+        if (sl.end < sl.start) sl.end = sl.start; /* a clock that went back (a damaged file) */
+        sl.name = (pcd_bytes){ (const uint8_t *)name, strlen(name) };
+        sl.category = pcd_profile_text(p, cat);
+        pcd_arg a;
+        if (c->closed == CLOSED_UNWOUND || c->closed == CLOSED_EOF) {
+            a.key = pcd_profile_text(p, key);
+            a.type = PCD_ARG_STR;
+            a.v.s = (pcd_bytes){ (const uint8_t *)how[c->closed], strlen(how[c->closed]) };
+            sl.args = &a;
+            sl.n_args = 1;
+        }
+        sl.offset = 0;
+        st = p->oom ? p->oom : pcd_profile_slice(p, &sl);
+    }
+    pcd_alloc_free(k->al, track, (s->n_thr ? s->n_thr : 1) * sizeof *track);
+    return st;
+}
+
 static pcd_status finish(mimport *k, pcd_profile *p)
 {
     pcd_alloc *al = k->al;
@@ -284,6 +448,7 @@ static pcd_status finish(mimport *k, pcd_profile *p)
             if (sm.values[t]) sm.flags |= PCD_SAMPLE_HAS(t);
         st = pcd_profile_sample(p, &sm);
     }
+    if (st == PCD_OK && k->n_calls) st = emit_calls(k, p);
     pcd_agg_free(&agg);
     if (ms) pcd_alloc_free(al, ms, k->n_nodes * sizeof *ms);
     pcd_hmap_free(&r.memo);
@@ -299,6 +464,8 @@ static pcd_status mono_begin(void *ctx, pcd_job *j, pcd_profile *p, pcd_reader *
     k->al = j->al;
     pcd_mono_sum_init(&k->s, j->al);
     pcd_hmap_init(&k->index, j->al);
+    /* an output that takes no slices (collapsed, pprof, the pictures...) costs no memory per call */
+    k->want_calls = p->consumer.slice != NULL;
     pcd_status st = begin(p);
     if (st == PCD_OK) st = PCD_VEC_RESERVE(j->al, k->nodes, k->cap_nodes, 1);
     if (st == PCD_OK) {
@@ -315,12 +482,15 @@ static pcd_status mono_end(void *ctx, pcd_status st)
     pcd_job *j = k->j;
     if (st == PCD_OK) st = finish(k, k->p);
     if (st == PCD_E_NOMEM && !j->msg[0])
-        pcd_job_fail(j, st, "out of memory for the names and the call tree (raise --max-memory)");
+        pcd_job_fail(j, st, "out of memory for the names, the call tree and the calls (raise --max-memory)");
     PCD_VEC_FREE(j->al, k->nodes, k->cap_nodes);
+    for (size_t i = 0; i < k->cap_th; i++) PCD_VEC_FREE(j->al, k->th[i].open, k->th[i].cap_open);
+    PCD_VEC_FREE(j->al, k->th, k->cap_th);
+    PCD_VEC_FREE(j->al, k->calls, k->cap_calls);
     pcd_hmap_free(&k->index);
     pcd_mono_sum_fini(&k->s);
     return st;
 }
 
-const pcd_model_importer pcd_mono_model = { PCD_HAS_SAMPLES | PCD_HAS_CODE, sizeof(mimport), mono_begin, on_record,
+const pcd_model_importer pcd_mono_model = { PCD_HAS_SAMPLES | PCD_HAS_CODE | PCD_HAS_SLICES, sizeof(mimport), mono_begin, on_record,
                                             mono_end };
