@@ -31,7 +31,9 @@ const pcd_ext *const pcd_exts[] = {
 /* In the order `profcodec formats` lists them. */
 const pcd_exporter *const pcd_exporters[] = {
     &pcd_out_austin, &pcd_out_collapsed, &pcd_out_speedscope, &pcd_out_chrome, &pcd_out_html, &pcd_out_svg,
-    &pcd_out_mojo, &pcd_out_tachyon, &pcd_out_pprof, NULL,
+    &pcd_out_mojo, &pcd_out_tachyon, &pcd_out_pprof,
+    &pcd_out_firefox, /* issue 27 */
+    NULL,
 };
 
 const pcd_ext *pcd_ext_find(const char *format)
