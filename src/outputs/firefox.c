@@ -116,6 +116,7 @@ typedef struct firefox {
     pcd_job *j;
     pcd_sink *out;
     int type;                      /* the metric, -1 none */
+    bool picked;                   /* the metric is chosen (at the first sample) */
     int64_t unit_ns;               /* ns per unit of the metric when it is a time, else 0 */
     bool bytes;                    /* the metric is in bytes */
     bool all_one;                  /* every weight so far is 1 */
@@ -161,16 +162,26 @@ static pcd_status f_begin(void *ud, pcd_profile *p)
     c->type = -1;
     c->all_one = true;
     if (c->j->metric) PCD_TRY(pcd_out_metric(c->j, p, &c->type));
-    else if (p->default_type >= 0 && (size_t)p->default_type < p->n_types) c->type = p->default_type;
-    else
-        for (size_t i = 0; i < p->n_types && c->type < 0; i++)
-            if (!p->types[i].secondary) c->type = (int)i;
+    pcd_out_pace_init(&c->pace, p);
+    return PCD_OK;
+}
+
+/* The metric, at the first sample: --metric's, else the default as known then (an importer that
+ * holds its samples to the end has settled it: pcd_profile_values_ahead), else the first type
+ * that is not a count kept beside a time. */
+static void pick_metric(firefox *c, const pcd_profile *p)
+{
+    c->picked = true;
+    if (c->type < 0) {
+        if (p->default_type >= 0 && (size_t)p->default_type < p->n_types) c->type = p->default_type;
+        else
+            for (size_t i = 0; i < p->n_types && c->type < 0; i++)
+                if (!p->types[i].secondary) c->type = (int)i;
+    }
     if (c->type >= 0) {
         c->unit_ns = pcd_out_unit_ns(p, c->type);
         c->bytes = pcd_bytes_is(pcd_profile_text(p, p->types[c->type].unit), "bytes");
     }
-    pcd_out_pace_init(&c->pace, p);
-    return PCD_OK;
 }
 
 static pcd_status thread_of(firefox *c, pcd_thread_id t, fthread **out)
@@ -253,6 +264,7 @@ static pcd_status f_sample(void *ud, pcd_profile *p, const pcd_sample *s)
         at = t->n && t->last <= INT64_MAX - iv ? t->last + iv : t->n ? t->last : 0;
     }
     if (t->n && at < t->last) at = t->last;
+    if (PCD_UNLIKELY(!c->picked)) pick_metric(c, p);
     uint64_t w = 0;
     if (c->type >= 0) {
         uint64_t v = s->values[c->type];
@@ -685,6 +697,19 @@ static pcd_status f_end(void *ud, pcd_profile *p)
         }
         n_samples += th->n;
         n_marks += th->n_m;
+    }
+    /* without --metric, a default that turned out to have no value in any sample (a streaming
+     * importer's guess, settled at the end): each row counts as one sample instead */
+    if (n_samples && !c->j->metric && c->type >= 0 && !pcd_profile_type_valued(p, c->type)) {
+        pcd_bytes n = pcd_profile_text(p, p->types[c->type].name);
+        pcd_job_note(c->j, "note: no sample has a value of %.*s: firefox weighs every sample as one (--metric picks a type)",
+                     (int)(n.len > 64 ? 64 : n.len), (const char *)n.ptr);
+        c->type = -1;
+        c->unit_ns = 0;
+        c->bytes = false;
+        c->all_one = true;
+        for (size_t t = 0; t < c->th_cap; t++)
+            for (size_t i = 0; i < c->th[t].n; i++) c->th[t].s[i].weight = 1;
     }
     if (!n_samples && !n_marks)
         return pcd_job_fail(c->j, PCD_E_EMPTY, "nothing to show: %sno samples and no spans",
