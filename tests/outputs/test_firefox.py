@@ -77,6 +77,10 @@ for path, fmt in inputs():
     check(not errs, "%s: the checker finds %d problems" % (rel, len(errs)))
     check(run("convert", "--to", "firefox", path)[1] == data, "%s: the same bytes twice" % rel)
     docs[rel] = doc
+    # something to show: samples weigh something (a metric without values gave an empty call tree)
+    rows = [t["samples"] for t in doc["threads"] if t["samples"]["length"]]
+    check(not rows or any(r["weight"] is None or any(w > 0 for w in r["weight"]) for r in rows),
+          "%s: every sample weighs 0" % rel)
     if not damaged and (fmt == "tachyon" or (fmt == "mojo" and not rel.startswith("mojo/v4"))):
         # every sample is there, one row each (MOJO 4's task lanes have rows of their own)
         info = json.loads(run("info", "--json", path)[1])["summary"]
