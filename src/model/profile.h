@@ -114,6 +114,16 @@ PCD_INLINE int64_t pcd_value_i64(uint64_t v) { return (int64_t)v; }
 #define PCD_SAMPLE_IDLE 1u         /* the thread was idle (Austin's idle flag) */
 #define PCD_SAMPLE_HAS(i) (2u << (i)) /* the source gave sample type i a value (rather than 0) */
 #define PCD_SAMPLE_FIRST_SHIFT 24  /* bits 24..28: 1 + the index of the value the source gave first */
+/* The thread's state when the sample was taken, where the source states it (Tachyon's status
+ * bits): PCD_SAMPLE_STATE says the bits after it are stated; without it they say nothing. A GC
+ * is a frame (PCD_FRAME_GC) and waiting PCD_SAMPLE_IDLE, as before. Outputs with timelines show
+ * runs of these as markers (firefox; chrome and perfetto could too). */
+#define PCD_SAMPLE_STATE (1u << 17)
+#define PCD_SAMPLE_ON_CPU (1u << 18)        /* running on a CPU */
+#define PCD_SAMPLE_HOLDS_LOCK (1u << 19)    /* holds the interpreter's lock (CPython's GIL) */
+#define PCD_SAMPLE_WANTS_LOCK (1u << 20)    /* waits for the interpreter's lock */
+#define PCD_SAMPLE_EXCEPTION (1u << 21)     /* an exception is being raised or handled */
+#define PCD_SAMPLE_STATE_BITS (PCD_SAMPLE_IDLE | 0x3e0000u) /* the state's flags, which merges keep */
 
 /* A label of a sample: a key with a text or a number and the number's unit (pprof's labels:
  * an allocation's size, a request, a goroutine's labels). The thread a sample is on is not a

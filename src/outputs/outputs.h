@@ -19,6 +19,8 @@ extern const pcd_exporter pcd_out_table;
 extern const pcd_exporter pcd_out_ndjson;
 /* issue 27: Perfetto's protobuf trace (outputs/perfetto.c) */
 extern const pcd_exporter pcd_out_perfetto;
+/* issue 27: the Firefox Profiler's processed format (outputs/firefox.c) */
+extern const pcd_exporter pcd_out_firefox;
 
 /* The sample type --metric names (else the profile's default) into *type; with type NULL
  * only checks the name. PCD_E_ARG with job->msg listing the names when it names none. */

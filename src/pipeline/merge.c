@@ -266,7 +266,7 @@ static pcd_status m_sample(void *ud, pcd_profile *q, const pcd_sample *s)
     pcd_sample o = *s;
     if (!thread_of(m, s->thread, &o.thread) || !stack_of(m, s->stack, &o.stack)) return nomem(m);
     memset(g->vals, 0, sizeof g->vals);
-    uint32_t flags = s->flags & (PCD_SAMPLE_IDLE);
+    uint32_t flags = s->flags & PCD_SAMPLE_STATE_BITS;
     unsigned first = (s->flags >> PCD_SAMPLE_FIRST_SHIFT) & 31;
     for (size_t t = 0; t < q->n_types; t++) {
         int k = m->tmap[t];

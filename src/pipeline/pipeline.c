@@ -32,9 +32,8 @@ const pcd_ext *const pcd_exts[] = {
 const pcd_exporter *const pcd_exporters[] = {
     &pcd_out_austin, &pcd_out_collapsed, &pcd_out_speedscope, &pcd_out_chrome, &pcd_out_html, &pcd_out_svg,
     &pcd_out_mojo, &pcd_out_tachyon, &pcd_out_pprof,
-    &pcd_out_table, &pcd_out_ndjson,
-    /* issue 27: Perfetto's protobuf trace */
-    &pcd_out_perfetto,
+    /* issue 27: the two viewers people use daily, and the query engines' tables */
+    &pcd_out_firefox, &pcd_out_perfetto, &pcd_out_table, &pcd_out_ndjson,
     NULL,
 };
 

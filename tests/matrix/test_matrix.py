@@ -334,6 +334,9 @@ def check_readback(name, data, fmt, path, in_fmt, damaged):
             fail("%s: CPython 3.15 cannot read it: %s" % (name, p.stderr.decode()[-300:]))
 
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "outputs"))
+import firefox_check  # noqa: E402  (tests/outputs/firefox_check.py)
+
 matrix = formats()
 for path, fmt, ver in inputs():
     rc_valid, _, _ = run("validate", path)
@@ -399,6 +402,10 @@ for path, fmt, ver in inputs():
                 check_svg(name, data)
             elif to == "ndjson":
                 check_ndjson(name, data, path)
+            elif to == "firefox":
+                # issue 27: the checker written from the Firefox Profiler's documented types
+                for e in firefox_check.check(json.loads(data))[:3]:
+                    fail("%s: firefox: %s" % (name, e))
             elif not data:
                 fail("%s: no output" % name)
         except (ValueError, KeyError, TypeError, SyntaxError) as e:

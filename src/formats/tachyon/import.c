@@ -62,6 +62,7 @@ typedef struct timport {
     pcd_tachyon_tables t;
     pcd_tachyon_replay rp;
     pcd_status st;                 /* the first error of the sample callbacks */
+    uint32_t flags;                /* every sample's PCD_SAMPLE_HAS bits (its state's are added) */
     pcd_reader r2;                 /* the samples' reader (pcd_tachyon_samples_open) */
     bool r2_open;
     bool past;                     /* a record that is not a sample: the samples are over */
@@ -229,6 +230,7 @@ PCD_INLINE void hand_on(timport *m, const pcd_tachyon_thread *th, uint32_t node,
     s->time = time;
     s->count = count;
     s->status = status;
+    s->flags = m->flags | pcd_tachyon_state_flags(status);
     s->offset = m->rp.offset;
     m->prev[th->index] = node;
     m->st = pcd_profile_sample(m->p, s);
@@ -365,7 +367,7 @@ static pcd_status setup(timport *m, pcd_reader **from)
         m->rp.no_times = true;
     }
     m->s.values = m->values;
-    m->s.flags = PCD_SAMPLE_HAS(m->types[T_TIME]) | PCD_SAMPLE_HAS(m->types[T_SAMPLES]);
+    m->flags = PCD_SAMPLE_HAS(m->types[T_TIME]) | PCD_SAMPLE_HAS(m->types[T_SAMPLES]);
     pcd_status st = pcd_tachyon_samples_open(j, &m->r2);
     if (st != PCD_OK) return st;
     m->r2_open = true;

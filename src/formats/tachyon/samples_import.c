@@ -395,7 +395,7 @@ static int write_sample(imp *m, const s_line *s)
     smp.time = (int64_t)((s->ts - m->p->capture.time_base_us) * 1000); /* checked in pass 1 */
     smp.count = 1;
     smp.values = one;
-    smp.flags = PCD_SAMPLE_HAS(0);
+    smp.flags = PCD_SAMPLE_HAS(0) | pcd_tachyon_state_flags((uint8_t)s->status);
     smp.status = s->status;
     smp.offset = m->line;
     pcd_status st = pcd_profile_sample(p, &smp);

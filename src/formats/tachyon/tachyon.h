@@ -6,6 +6,7 @@
 
 #include "pipeline/job.h"
 #include "formats/tachyon/replay.h"
+#include "model/profile.h"
 
 struct pcd_profile;
 
@@ -80,5 +81,17 @@ extern const pcd_format_output pcd_tachyon_own[1];
  * output. */
 struct pcd_profile;
 pcd_status pcd_tachyon_import_samples(pcd_import_args *a, struct pcd_profile *p);
+
+/* The model's thread-state flags (PCD_SAMPLE_STATE, ...) of a sample's status byte. UNKNOWN
+ * says the profiler could not tell whether the thread was on a CPU (its GIL mode does not
+ * look): then ON_CPU is left out, the other bits stand. */
+PCD_INLINE uint32_t pcd_tachyon_state_flags(uint8_t status)
+{
+    bool cpu = !(status & PCD_TACHYON_V1_THREAD_STATUS_UNKNOWN_MASK) && (status & PCD_TACHYON_V1_THREAD_STATUS_ON_CPU_MASK);
+    return PCD_SAMPLE_STATE | (cpu ? PCD_SAMPLE_ON_CPU : 0) |
+           (status & PCD_TACHYON_V1_THREAD_STATUS_HAS_GIL_MASK ? PCD_SAMPLE_HOLDS_LOCK : 0) |
+           (status & PCD_TACHYON_V1_THREAD_STATUS_GIL_REQUESTED_MASK ? PCD_SAMPLE_WANTS_LOCK : 0) |
+           (status & PCD_TACHYON_V1_THREAD_STATUS_HAS_EXCEPTION_MASK ? PCD_SAMPLE_EXCEPTION : 0);
+}
 
 #endif
