@@ -82,3 +82,21 @@ def test_time_range_and_threads():
     q = p.filter(thread=tid)
     assert len(q.threads) == 1 and q.threads[0]["tid"] == tid
     assert profcodec.convert(TACHYON, "collapsed", thread=[tid]) == profcodec.convert(TACHYON, "collapsed", thread=str(tid))
+
+
+def test_base_auto_trim(tmp_path):
+    """--base's automatic common-prefix trim (model/pathtrim.h): on by default, auto_trim=False is
+    --no-auto-trim; both the CLI's bytes."""
+    head = "# austin: 3.7.0\n# interval: 100\n# mode: wall\n\n"
+    a, b = tmp_path / "a.austin", tmp_path / "b.austin"
+    a.write_text(head + "P1;T1;/corpus/busy.py:main:20;/corpus/busy.py:work:8 500\n")
+    b.write_text(head + "P2;T2;busy.py:main:20;busy.py:work:8 400\n")
+    for kw, extra in (({}, []), ({"auto_trim": False}, ["--no-auto-trim"])):
+        out = tmp_path / "d.html"
+        rc, _, err = cli("convert", "--to", "html", str(a), "--base", str(b), *extra, "-o", str(out))
+        assert rc == 0, err
+        page = profcodec.convert(str(a), "html", base=str(b), **kw)
+        assert page == out.read_bytes()
+        assert (b'"/corpus/busy.py"' in page) == bool(extra)
+    with pytest.raises(profcodec.UsageError):
+        profcodec.convert(str(a), "html", auto_trim=False)
