@@ -108,7 +108,8 @@ static pcd_status flush_run(html *h, tline *t, size_t n_types)
     return PCD_OK;
 }
 
-static pcd_status timeline_of(html *h, pcd_thread_id th, tline **out)
+/* (inline: h_sample's per-sample path; h_slice calls it too) */
+PCD_INLINE pcd_status timeline_of(html *h, pcd_thread_id th, tline **out)
 {
     if (th >= h->tl_of_cap) {
         size_t old = h->tl_of_cap;
