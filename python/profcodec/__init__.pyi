@@ -111,10 +111,10 @@ def convert(source: Source, to: str, output: Output = ..., *, format: str | None
             compression: str | None = ..., base: Source | None = ..., force: bool = ..., raw: bool = ...,
             max_memory: int | str | None = ..., threads: bool = ..., version: str | None = ..., n: int = ...,
             cum: bool = ..., granularity: str | None = ..., focus: str | None = ..., ignore: str | None = ...,
-            hide: str | None = ..., show: str | None = ..., prune_from: str | None = ...,
+            hide: str | None = ..., show: str | None = ..., prune_from: str | None = ..., show_from: str | None = ...,
             tag: str | Sequence[str] | None = ..., thread: str | int | Sequence[str | int] | None = ...,
             from_: float | None = ..., until: float | None = ...,
-            trim_path: str | Sequence[str] | None = ...) -> bytes | dict[str, bytes] | None: ...
+            trim_path: str | Sequence[str] | None = ..., auto_trim: bool = ...) -> bytes | dict[str, bytes] | None: ...
 def merge(sources: Iterable[Source], to: str, output: Output = ..., *, all: bool = ..., metric: str | None = ...,
           dialect: str | None = ..., force: bool = ..., max_memory: int | str | None = ...,
           threads: bool = ...) -> bytes | dict[str, bytes] | None: ...

@@ -14,10 +14,11 @@
 static void convert_help(FILE *out)
 {
     fputs("usage: profcodec convert --to FORMAT FILE [-o OUT] [--all] [--heph-compat] [--metric M]\n"
-          "                        [--compression zstd|gzip|none] [--version V] [--base OTHER [--force] [--raw]]\n"
+          "                        [--compression zstd|gzip|none] [--version V] [--base OTHER [--force] [--raw]\n"
+          "                        [--no-auto-trim]]\n"
           "                        [--granularity G] [--focus R] [--ignore R] [--hide R] [--show R]\n"
-          "                        [--prune-from R] [--tag K=V] [--thread T] [--from S] [--until S]\n"
-          "                        [--trim-path P]\n\n"
+          "                        [--prune-from R] [--show-from R] [--tag K=V] [--thread T]\n"
+          "                        [--from S] [--until S] [--trim-path P]\n\n"
           "Converts a profile or trace for other tools and viewers. OUT is written\n"
           "atomically (default: standard output). On damage the output still holds\n"
           "everything before it, closed properly; the error is reported and the exit\n"
@@ -29,7 +30,10 @@ static void convert_help(FILE *out)
           "the output's format (--to mojo: 3, the default, or 4).\n"
           "--base OTHER compares FILE with the profile OTHER (any format, html and\n"
           "collapsed): values per total (--raw: as they are); metrics of different kinds\n"
-          "or units are refused unless --force.\n\n", out);
+          "or units are refused unless --force. Files whose paths differ only by a\n"
+          "directory prefix between the two (/corpus/x.py and x.py, two checkouts) meet:\n"
+          "the prefix pair that makes the most functions meet is taken off (said on\n"
+          "stderr); --no-auto-trim keeps the paths as they are.\n\n", out);
     cli_filter_help(out);
     fputs("\noutputs (--to):\n", out);
     /* each output once, its text wrapped under it (one line each per input format made this
@@ -78,7 +82,7 @@ int cmd_convert(cli *c, int argc, char **argv)
 {
     const char *to = NULL, *outname = NULL, *metric = NULL, *compression = NULL, *dialect = NULL, *base = NULL;
     const char *version = NULL;
-    bool compat = false, all = false, force = false, raw = false;
+    bool compat = false, all = false, force = false, raw = false, no_auto_trim = false;
     static const struct option lo[] = {
         { "to", required_argument, 0, OPT_TO }, { "format", required_argument, 0, OPT_FORMAT },
         { "dialect", required_argument, 0, OPT_DIALECT },
@@ -86,7 +90,7 @@ int cmd_convert(cli *c, int argc, char **argv)
         { "compat", no_argument, 0, OPT_COMPAT }, { "all", no_argument, 0, OPT_ALL },
         { "metric", required_argument, 0, OPT_METRIC }, { "compression", required_argument, 0, OPT_COMPRESSION },
         { "base", required_argument, 0, OPT_BASE }, { "force", no_argument, 0, OPT_FORCE },
-        { "raw", no_argument, 0, OPT_RAW }, { "version", required_argument, 0, OPT_VERSION },
+        { "raw", no_argument, 0, OPT_RAW }, { "no-auto-trim", no_argument, 0, OPT_NO_AUTO_TRIM }, { "version", required_argument, 0, OPT_VERSION },
         CLI_FILTER_LONG_OPTIONS,
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
     pcd_filter_opts fo;
@@ -105,6 +109,7 @@ int cmd_convert(cli *c, int argc, char **argv)
         else if (o == OPT_BASE) base = optarg;
         else if (o == OPT_FORCE) force = true;
         else if (o == OPT_RAW) raw = true;
+        else if (o == OPT_NO_AUTO_TRIM) no_auto_trim = true;
         else if (o == OPT_VERSION) version = optarg;
         else if (o == 'h') { convert_help(stdout); return 0; }
         else {
@@ -125,8 +130,8 @@ int cmd_convert(cli *c, int argc, char **argv)
     }
     if (cli_filter_check(&fo, "convert")) return EXIT_USAGE;
     c->text_ok = true; /* collapsed, Austin and speedscope text are inputs too */
-    if ((force || raw) && !base) {
-        fprintf(stderr, "profcodec convert: --force and --raw go with --base OTHER\n");
+    if ((force || raw || no_auto_trim) && !base) {
+        fprintf(stderr, "profcodec convert: --force, --raw and --no-auto-trim go with --base OTHER\n");
         return EXIT_USAGE;
     }
     const char *path = argv[optind];
@@ -204,6 +209,7 @@ int cmd_convert(cli *c, int argc, char **argv)
         j.progress_ud = c;
         j.force = force;
         j.raw = raw;
+        j.no_auto_trim = no_auto_trim;
         j.filters = &fo;
         if (dir) {
             j.open_part = outbuf_part;

@@ -17,8 +17,8 @@ static void top_help(FILE *out)
 {
     fputs("usage: profcodec top FILE [-n N] [--cum] [--json] [--metric M] [-o OUT] [--all]\n"
           "                    [--granularity G] [--focus R] [--ignore R] [--hide R] [--show R]\n"
-          "                    [--prune-from R] [--tag K=V] [--thread T] [--from S] [--until S]\n"
-          "                    [--trim-path P]\n\n"
+          "                    [--prune-from R] [--show-from R] [--tag K=V] [--thread T]\n"
+          "                    [--from S] [--until S] [--trim-path P]\n\n"
           "Prints go tool pprof -top's table for a profile of any format (and the text inputs:\n"
           "collapsed stacks, Austin text, speedscope JSON): per function, flat (the\n"
           "samples it is the leaf of), flat %, sum % (the running sum of flat), cum (the samples\n"

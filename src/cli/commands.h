@@ -11,7 +11,7 @@
 
 /* The ids of the long options that have no short form. */
 enum { OPT_FORMAT = 1000, OPT_JSON, OPT_ALL, OPT_TO, OPT_COMPAT, OPT_METRIC, OPT_ENDIAN, OPT_MAXMEM, OPT_STRICT,
-       OPT_FROM, OPT_COMPRESSION, OPT_PARTIAL, OPT_DIALECT, OPT_BASE, OPT_FORCE, OPT_RAW,
+       OPT_FROM, OPT_COMPRESSION, OPT_PARTIAL, OPT_DIALECT, OPT_BASE, OPT_FORCE, OPT_RAW, OPT_NO_AUTO_TRIM,
        OPT_VERSION, OPT_FROM_OFFSET, OPT_RECORDS, OPT_COLOR };
 
 static inline int out_to_stdout_ok(const char *name) { return !name || strcmp(name, "-") == 0; }

@@ -49,6 +49,7 @@ int cli_filter_option(pcd_filter_opts *fo, const char *cmd, int o, const char *a
     case OPT_HIDE: fo->hide = arg; return 1;
     case OPT_SHOW: fo->show = arg; return 1;
     case OPT_PRUNE_FROM: fo->prune_from = arg; return 1;
+    case OPT_SHOW_FROM: fo->show_from = arg; return 1;
     case OPT_TAG: return add(fo->tags, &fo->n_tags, cmd, "--tag", arg);
     case OPT_THREAD: return add(fo->threads, &fo->n_threads, cmd, "--thread", arg);
     case OPT_TRIM_PATH: return add(fo->trim_paths, &fo->n_trim_paths, cmd, "--trim-path", arg);
@@ -87,9 +88,13 @@ void cli_filter_help(FILE *out)
           "  --show REGEX       keep only the frames matching REGEX in stacks (the others taken out)\n"
           "  --prune-from REGEX cut each stack after its deepest frame whose function name matches\n"
           "                     REGEX (that frame stays, its callees go)\n"
+          "  --show-from REGEX  start each stack at its outermost frame matching REGEX (its callers\n"
+          "                     go); samples without such a frame are dropped\n"
           "  --tag KEY=VALUE    keep samples with a label KEY whose text matches VALUE (a regex, the\n"
           "                     whole text) or whose number is VALUE (\"4096\" or \"4096bytes\");\n"
-          "                     repeated: every one must match\n"
+          "                     or, as pprof's -tagfocus, a range of KEY's numbers with units:\n"
+          "                     1kb:2kb, :64kb, 1mb: (both ends included), 32kb; repeated: every\n"
+          "                     one must match\n"
           "  --thread T         keep samples of thread T (its id, decimal or as the file writes it, or\n"
           "                     its name); repeated: any of them\n"
           "  --from S, --until S  keep samples taken S seconds after the start or later / before;\n"

@@ -11,7 +11,7 @@
 
 /* Option ids (above every command's own, commands.h). */
 enum { OPT_GRANULARITY = 1100, OPT_FOCUS, OPT_IGNORE, OPT_HIDE, OPT_SHOW, OPT_PRUNE_FROM, OPT_TAG, OPT_THREAD,
-       OPT_TIME_FROM, OPT_UNTIL, OPT_TRIM_PATH };
+       OPT_TIME_FROM, OPT_UNTIL, OPT_TRIM_PATH, OPT_SHOW_FROM };
 
 #define CLI_FILTER_LONG_OPTIONS                                                                                    \
     { "granularity", required_argument, 0, OPT_GRANULARITY }, { "focus", required_argument, 0, OPT_FOCUS },         \
@@ -19,7 +19,7 @@ enum { OPT_GRANULARITY = 1100, OPT_FOCUS, OPT_IGNORE, OPT_HIDE, OPT_SHOW, OPT_PR
     { "show", required_argument, 0, OPT_SHOW }, { "prune-from", required_argument, 0, OPT_PRUNE_FROM },           \
     { "tag", required_argument, 0, OPT_TAG }, { "thread", required_argument, 0, OPT_THREAD },                     \
     { "from", required_argument, 0, OPT_TIME_FROM }, { "until", required_argument, 0, OPT_UNTIL },               \
-    { "trim-path", required_argument, 0, OPT_TRIM_PATH }
+    { "trim-path", required_argument, 0, OPT_TRIM_PATH }, { "show-from", required_argument, 0, OPT_SHOW_FROM }
 
 /* Option o with its argument: 1 taken into fo, 0 not one of these, -1 a bad value (said on stderr
  * as "profcodec CMD: ..."). */

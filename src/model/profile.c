@@ -168,6 +168,23 @@ pcd_frame_id pcd_profile_frame(pcd_profile *p, const pcd_frame *f)
     return (pcd_frame_id)p->n_frames++;
 }
 
+void pcd_profile_reindex_frames(pcd_profile *p)
+{
+    if (!p->frame_idx) return;
+    memset(p->frame_idx, 0, p->frame_idx_cap * sizeof *p->frame_idx);
+    size_t mask = p->frame_idx_cap - 1;
+    for (size_t id = 0; id < p->n_frames; id++) {
+        size_t i = frame_hash(p, (uint32_t)id) & mask;
+        bool dup = false;
+        for (; p->frame_idx[i]; i = (i + 1) & mask)
+            if (frame_eq(&p->frames[p->frame_idx[i] - 1], &p->frames[id])) {
+                dup = true;
+                break;
+            }
+        if (!dup) p->frame_idx[i] = (uint32_t)id + 1; /* (an equal frame found first keeps the index) */
+    }
+}
+
 pcd_frame_id pcd_profile_frame_named(pcd_profile *p, pcd_frame_kind kind, pcd_str function)
 {
     pcd_frame f = pcd_frame_blank(kind);

@@ -348,6 +348,10 @@ pcd_frame_id pcd_profile_frame(pcd_profile *p, const pcd_frame *f);
 pcd_frame_id pcd_profile_frame_named(pcd_profile *p, pcd_frame_kind kind, pcd_str function);
 /* A frame's fields with no position and no module (to fill in before pcd_profile_frame). */
 pcd_frame pcd_frame_blank(pcd_frame_kind kind);
+/* After frames' fields were changed in place (model/pathtrim.c, at the profile's end): the
+ * interning index made again. Frames that came to be equal keep their ids; a look-up finds the
+ * first. */
+void pcd_profile_reindex_frames(pcd_profile *p);
 PCD_INLINE const pcd_frame *pcd_profile_frame_at(const pcd_profile *p, pcd_frame_id f) { return &p->frames[f]; }
 
 /* The stack `parent` with `frame` on top (called from it), made if new. */

@@ -6,7 +6,9 @@
  * allocation here that does not go through pcd_alloc (docs/design.md says so). */
 #include "model/transform.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +29,7 @@ int pcd_granularity_parse(const char *s)
 
 bool pcd_filter_opts_any(const pcd_filter_opts *o)
 {
-    return o && (o->focus || o->ignore || o->hide || o->show || o->prune_from || o->n_tags || o->n_threads ||
+    return o && (o->focus || o->ignore || o->hide || o->show || o->prune_from || o->show_from || o->n_tags || o->n_threads ||
                  o->n_trim_paths || o->has_from || o->has_until);
 }
 
@@ -44,8 +46,8 @@ bool pcd_transform_wanted(const pcd_filter_opts *o, pcd_granularity g)
 
 /* ---- the options ---------------------------------------------------------------------------- */
 
-enum { RX_FOCUS, RX_IGNORE, RX_HIDE, RX_SHOW, RX_PRUNE, RX_N };
-static const char *const rx_names[RX_N] = { "--focus", "--ignore", "--hide", "--show", "--prune-from" };
+enum { RX_FOCUS, RX_IGNORE, RX_HIDE, RX_SHOW, RX_PRUNE, RX_SHOWFROM, RX_N };
+static const char *const rx_names[RX_N] = { "--focus", "--ignore", "--hide", "--show", "--prune-from", "--show-from" };
 
 static const char *rx_of(const pcd_filter_opts *o, int i)
 {
@@ -54,6 +56,7 @@ static const char *rx_of(const pcd_filter_opts *o, int i)
     case RX_IGNORE: return o->ignore;
     case RX_HIDE: return o->hide;
     case RX_SHOW: return o->show;
+    case RX_SHOWFROM: return o->show_from;
     default: return o->prune_from;
     }
 }
@@ -89,6 +92,166 @@ static bool tag_split(const char *spec, size_t *key_len)
     return true;
 }
 
+/* ---- numbers with units: pprof's -tagfocus ranges (facts of pprof's measurement package) ------- */
+
+typedef struct unit_def {
+    const char *name;              /* canonical */
+    const char *aliases[3];
+    double factor;                 /* to the type's base unit */
+} unit_def;
+
+typedef struct unit_type {
+    unit_def units[9];
+    size_t n;
+    unit_def def;                  /* the default (what a unit of the type is shown in when the
+                                    * wanted unit is not of the type) */
+} unit_type;
+
+static const unit_type unit_types[3] = {
+    { { { "B", { "b", "byte" }, 1 }, { "kB", { "kb", "kbyte", "kilobyte" }, 1024.0 },
+        { "MB", { "mb", "mbyte", "megabyte" }, 1048576.0 }, { "GB", { "gb", "gbyte", "gigabyte" }, 1073741824.0 },
+        { "TB", { "tb", "tbyte", "terabyte" }, 1099511627776.0 },
+        { "PB", { "pb", "pbyte", "petabyte" }, 1125899906842624.0 } },
+      6, { "B", { NULL }, 1 } },
+    { { { "ns", { "ns", "nanosecond" }, 1 }, { "us", { "\xce\xbcs", "us", "microsecond" }, 1e3 },
+        { "ms", { "ms", "millisecond" }, 1e6 }, { "s", { "s", "sec", "second" }, 1e9 },
+        { "hrs", { "hour", "hr" }, 3600e9 } },
+      5, { "s", { NULL }, 1e9 } },
+    { { { "n*GCU", { "nanogcu" }, 1e-9 }, { "u*GCU", { "microgcu" }, 1e-6 }, { "m*GCU", { "milligcu" }, 1e-3 },
+        { "GCU", { "gcu" }, 1 }, { "k*GCU", { "kilogcu" }, 1e3 }, { "M*GCU", { "megagcu" }, 1e6 },
+        { "G*GCU", { "gigagcu" }, 1e9 }, { "T*GCU", { "teragcu" }, 1e12 }, { "P*GCU", { "petagcu" }, 1e15 } },
+      9, { "GCU", { NULL }, 1 } },
+};
+
+/* The unit of type ut that u names: lower-cased, one trailing 's' taken off when longer than 2
+ * bytes (pprof's sniffUnit: so "bytes", "seconds"), then an alias; NULL none. */
+static const unit_def *unit_sniff(const unit_type *ut, const char *u, size_t n)
+{
+    char low[32];
+    if (n >= sizeof low) return NULL;
+    for (size_t i = 0; i < n; i++) low[i] = (char)(u[i] >= 'A' && u[i] <= 'Z' ? u[i] - 'A' + 'a' : u[i]);
+    if (n > 2 && low[n - 1] == 's') n--;
+    for (size_t i = 0; i < ut->n; i++)
+        for (size_t k = 0; k < 3 && ut->units[i].aliases[k]; k++)
+            if (strlen(ut->units[i].aliases[k]) == n && memcmp(ut->units[i].aliases[k], low, n) == 0) return &ut->units[i];
+    return NULL;
+}
+
+/* value in unit `from`, expressed in unit `to` (pprof's measurement.Scale): the number and the
+ * unit it is in (*out, cap bytes: the canonical name, or `to` itself when `from` is no known unit). */
+static double unit_scale(int64_t value, const char *from, size_t from_n, const char *to, size_t to_n, char *out, size_t cap)
+{
+    for (size_t t = 0; t < 3; t++) {
+        const unit_type *ut = &unit_types[t];
+        const unit_def *fu = unit_sniff(ut, from, from_n);
+        if (!fu) continue;
+        double v = (double)value * fu->factor;
+        const unit_def *tu = unit_sniff(ut, to, to_n);
+        if ((to_n == 4 && !memcmp(to, "auto", 4)) || (to_n == 7 && !memcmp(to, "minimum", 7))) {
+            const unit_def *best = NULL;
+            for (size_t i = 0; i < ut->n; i++)
+                if ((!best || ut->units[i].factor >= best->factor) && fabs(v) / ut->units[i].factor >= 1.0) best = &ut->units[i];
+            tu = best;
+        }
+        if (!tu) tu = &ut->def;
+        snprintf(out, cap, "%s", tu->name);
+        return v / tu->factor;
+    }
+    static const char *const plain[] = { "count", "sample", "unit", "minimum", "auto" };
+    bool is_plain = false;
+    for (size_t i = 0; i < 5; i++) is_plain |= strlen(plain[i]) == to_n && memcmp(plain[i], to, to_n) == 0;
+    snprintf(out, cap, "%.*s", is_plain ? 0 : (int)(to_n < cap ? to_n : cap - 1), to);
+    return (double)value;
+}
+
+typedef struct num_range {
+    bool has_lo, has_hi;
+    double lo, hi;
+    char unit[32];                 /* the unit lo and hi are in (what label values are scaled to) */
+} num_range;
+
+/* One match of pprof's "([+-]?[[:digit:]]+)([[:alpha:]]+)?" in s from *pos, leftmost: its start,
+ * the end of its digits and its end; false none. */
+static bool num_token(const char *s, size_t *pos, size_t *a, size_t *d, size_t *e)
+{
+    for (size_t i = *pos; s[i]; i++) {
+        size_t k = i;
+        if ((s[k] == '+' || s[k] == '-') && s[k + 1] >= '0' && s[k + 1] <= '9') k++;
+        if (!(s[k] >= '0' && s[k] <= '9')) continue;
+        while (s[k] >= '0' && s[k] <= '9') k++;
+        *a = i;
+        *d = k;
+        while ((s[k] >= 'a' && s[k] <= 'z') || (s[k] >= 'A' && s[k] <= 'Z')) k++;
+        *e = k;
+        *pos = k;
+        return true;
+    }
+    return false;
+}
+
+/* Is VALUE pprof's numeric form (N, N:, :N, N:M, each N digits with an optional unit)? 1 (r set),
+ * 0 not (a regex, or a plain number: --tag's own equality), -1 a number out of range (msg). A
+ * plain number without a unit is not taken here: --tag KEY=4096 keeps meaning the number 4096
+ * (pprof's "4096" matches no label that has a unit). */
+static int parse_range(const char *v, num_range *r, char *msg, size_t cap)
+{
+    memset(r, 0, sizeof *r);
+    size_t pos = 0, a[2], d[2], e[2], n = 0;
+    while (n < 2 && num_token(v, &pos, &a[n], &d[n], &e[n])) n++;
+    if (!n) return 0;
+    size_t len = strlen(v);
+    int form; /* 0 equal, 1 from, 2 up to, 3 both */
+    if (n == 1) {
+        if (a[0] == 0 && e[0] == len) form = 0;
+        else if (a[0] == 0 && e[0] + 1 == len && v[e[0]] == ':') form = 1;
+        else if (a[0] == 1 && v[0] == ':' && e[0] == len) form = 2;
+        else return 0;
+    } else {
+        if (!(a[0] == 0 && v[e[0]] == ':' && a[1] == e[0] + 1 && e[1] == len)) return 0;
+        form = 3;
+    }
+    if (form == 0 && d[0] == e[0]) return 0; /* a plain number */
+    int64_t num[2];
+    for (size_t i = 0; i < n; i++) {
+        char buf[32];
+        size_t k = d[i] - a[i];
+        errno = 0;
+        char *end;
+        if (k >= sizeof buf) k = sizeof buf - 1;
+        memcpy(buf, v + a[i], k);
+        buf[k] = 0;
+        long long x = strtoll(buf, &end, 10);
+        if (errno || *end || d[i] - a[i] >= sizeof buf) {
+            snprintf(msg, cap, "--tag: %.*s is out of range", (int)(d[i] - a[i]), v + a[i]);
+            return -1;
+        }
+        num[i] = x;
+    }
+    double x0 = unit_scale(num[0], v + d[0], e[0] - d[0], v + d[0], e[0] - d[0], r->unit, sizeof r->unit);
+    if (form == 3) {
+        char u2[32];
+        double x1 = unit_scale(num[1], v + d[1], e[1] - d[1], r->unit, strlen(r->unit), u2, sizeof u2);
+        if (strcmp(u2, r->unit) != 0) return 0; /* two kinds of unit: pprof reads it as a regex */
+        r->has_hi = true;
+        r->hi = x1;
+    }
+    r->has_lo = form != 2;
+    r->lo = x0;
+    if (form == 0 || form == 2) {
+        r->has_hi = true;
+        r->hi = x0;
+    }
+    return 1;
+}
+
+/* Does a label's number (in unit u) fall in r? */
+static bool in_num_range(const num_range *r, int64_t value, pcd_bytes u)
+{
+    char su[32];
+    double x = unit_scale(value, (const char *)u.ptr, u.len, r->unit, strlen(r->unit), su, sizeof su);
+    return strcmp(su, r->unit) == 0 && (!r->has_lo || x >= r->lo) && (!r->has_hi || x <= r->hi);
+}
+
 pcd_status pcd_filter_opts_check(const pcd_filter_opts *o, char *msg, size_t cap)
 {
     for (int i = 0; i < RX_N; i++) {
@@ -104,6 +267,10 @@ pcd_status pcd_filter_opts_check(const pcd_filter_opts *o, char *msg, size_t cap
             snprintf(msg, cap, "--tag '%s': expected KEY=VALUE", o->tags[i]);
             return PCD_E_ARG;
         }
+        num_range r;
+        int k = parse_range(o->tags[i] + kl + 1, &r, msg, cap);
+        if (k < 0) return PCD_E_ARG;
+        if (k > 0) continue;
         regex_t rx;
         if (!rx_compile(&rx, o->tags[i] + kl + 1, true, "--tag", msg, cap)) return PCD_E_ARG;
         regfree(&rx);
@@ -142,11 +309,13 @@ void pcd_filter_opts_describe(const pcd_filter_opts *o, char *buf, size_t cap)
 #define F_IGNORE 4u
 #define F_HIDDEN 8u
 #define F_PRUNE 16u
+#define F_SHOWFROM 32u
 
 /* stack memo flags */
 #define S_DONE 1u
 #define S_FOCUS 2u
 #define S_IGNORE 4u
+#define S_SHOWN 8u                 /* --show-from: a matching frame is on the path (its root) */
 
 typedef struct st_memo {
     uint32_t out;                  /* the output's stack */
@@ -159,7 +328,9 @@ typedef struct tag_rx {
     const char *key;
     size_t key_len;
     const char *value;
-    regex_t rx;
+    regex_t rx;                    /* (not compiled for a range) */
+    bool is_range;
+    num_range range;
 } tag_rx;
 
 struct pcd_transform {
@@ -298,6 +469,8 @@ static pcd_status map_frame(pcd_transform *t, const pcd_profile *p, pcd_frame_id
     if (t->has_rx[RX_SHOW] && !rx_frame(t, &t->rx[RX_SHOW], of)) bits |= F_HIDDEN;
     /* pprof's PruneFrom matches the function's name only */
     if (t->has_rx[RX_PRUNE] && rx_text(t, &t->rx[RX_PRUNE], of->function)) bits |= F_PRUNE;
+    /* pprof's ShowFrom: the function's name, its file or its mapping, as the other filters */
+    if (t->has_rx[RX_SHOWFROM] && rx_frame(t, &t->rx[RX_SHOWFROM], of)) bits |= F_SHOWFROM;
     if (t->out.oom) return t->out.oom;
     t->fmap[f] = id;
     t->fbits[f] = bits;
@@ -332,11 +505,18 @@ static pcd_status stack_memo(pcd_transform *t, const pcd_profile *p, pcd_stack_i
         PCD_TRY(map_frame(t, p, f));
         uint8_t b = t->fbits[f];
         st_memo r;
-        r.flags = S_DONE | (m->flags & (S_FOCUS | S_IGNORE)) | (b & F_FOCUS ? S_FOCUS : 0) | (b & F_IGNORE ? S_IGNORE : 0);
+        r.flags = S_DONE | (m->flags & (S_FOCUS | S_IGNORE | S_SHOWN)) | (b & F_FOCUS ? S_FOCUS : 0) |
+                  (b & F_IGNORE ? S_IGNORE : 0);
         if (b & F_HIDDEN) {
             r.out = m->out;
             r.prune = m->prune;
+        } else if (t->has_rx[RX_SHOWFROM] && !(m->flags & S_SHOWN) && !(b & F_SHOWFROM)) {
+            /* above the outermost --show-from frame: not shown (nor can --prune-from cut there,
+             * as pprof prunes after ShowFrom) */
+            r.out = PCD_STACK_EMPTY;
+            r.prune = 0;
         } else {
+            r.flags |= t->has_rx[RX_SHOWFROM] ? S_SHOWN : 0;
             r.out = pcd_profile_push(&t->out, m->out, t->fmap[f]);
             if (t->out.oom) return t->out.oom;
             r.prune = b & F_PRUNE ? a + 1 : m->prune;
@@ -485,7 +665,17 @@ static bool tag_kept(pcd_transform *t, const pcd_profile *p, const pcd_sample *s
             const pcd_label *l = &s->labels[k];
             pcd_bytes key = pcd_profile_text(p, l->key);
             if (key.len != g->key_len || memcmp(key.ptr, g->key, g->key_len) != 0) continue;
-            if (l->is_num) {
+            if (g->is_range) {
+                /* pprof's numeric filter: the key's numbers only, in the label's unit, else the
+                 * unit pprof gives a key without one (its name; "bytes" for alignment, request) */
+                if (!l->is_num) continue;
+                pcd_bytes u = pcd_profile_text(p, l->unit);
+                if (!u.len) {
+                    bool bytes = (key.len == 9 && !memcmp(key.ptr, "alignment", 9)) || (key.len == 7 && !memcmp(key.ptr, "request", 7));
+                    u = bytes ? (pcd_bytes){ (const uint8_t *)"bytes", 5 } : key;
+                }
+                hit = in_num_range(&g->range, l->num, u);
+            } else if (l->is_num) {
                 char num[64];
                 snprintf(num, sizeof num, "%" PRId64, l->num);
                 pcd_bytes u = pcd_profile_text(p, l->unit);
@@ -534,6 +724,7 @@ static pcd_status tr_sample(void *ud, pcd_profile *p, const pcd_sample *s)
     PCD_TRY(stack_memo(t, p, s->stack, &m));
     if (t->has_rx[RX_FOCUS] && !(m->flags & S_FOCUS)) return PCD_OK;
     if (m->flags & S_IGNORE) return PCD_OK;
+    if (t->has_rx[RX_SHOWFROM] && !(m->flags & S_SHOWN)) return PCD_OK;
     uint32_t stack = m->prune ? t->st[m->prune - 1].out : m->out;
     if (stack == PCD_STACK_EMPTY && s->stack != PCD_STACK_EMPTY) return PCD_OK; /* every frame hidden */
     pcd_sample y = *s;
@@ -639,13 +830,19 @@ pcd_status pcd_transform_open(pcd_transform **tp, pcd_alloc *al, const pcd_filte
         g2->key = o->tags[i];
         g2->key_len = kl;
         g2->value = o->tags[i] + kl + 1;
-        if (!rx_compile(&g2->rx, g2->value, true, "--tag", msg, cap)) {
+        int k = parse_range(g2->value, &g2->range, msg, cap);
+        if (k < 0) {
+            pcd_transform_close(t);
+            return PCD_E_ARG;
+        }
+        g2->is_range = k > 0;
+        if (!g2->is_range && !rx_compile(&g2->rx, g2->value, true, "--tag", msg, cap)) {
             pcd_transform_close(t);
             return PCD_E_ARG;
         }
         t->n_tags = i + 1;
     }
-    t->drops = o->focus || o->ignore || o->hide || o->show || o->n_tags || o->n_threads || o->has_from || o->has_until;
+    t->drops = o->focus || o->ignore || o->hide || o->show || o->show_from || o->n_tags || o->n_threads || o->has_from || o->has_until;
     t->from_ns = o->has_from ? (int64_t)(o->from * 1e9) : 0;
     t->until_ns = o->has_until ? (o->until * 1e9 >= 9.2e18 ? INT64_MAX : (int64_t)(o->until * 1e9)) : INT64_MAX;
     memset(outer, 0, sizeof *outer);
@@ -673,7 +870,8 @@ void pcd_transform_close(pcd_transform *t)
     pcd_alloc *al = t->al;
     for (int i = 0; i < RX_N; i++)
         if (t->has_rx[i]) regfree(&t->rx[i]);
-    for (size_t i = 0; i < t->n_tags; i++) regfree(&t->tags[i].rx);
+    for (size_t i = 0; i < t->n_tags; i++)
+        if (!t->tags[i].is_range) regfree(&t->tags[i].rx);
     pcd_profile_free(&t->out);
     PCD_VEC_FREE(al, t->smap, t->smap_cap);
     PCD_VEC_FREE(al, t->fmap, t->fmap_cap);

@@ -40,8 +40,12 @@ int pcd_granularity_parse(const char *s);
 typedef struct pcd_filter_opts {
     pcd_granularity granularity;
     const char *focus, *ignore, *hide, *show, *prune_from;   /* regexes, or NULL */
+    const char *show_from;         /* a regex, or NULL: each stack starts at its outermost frame
+                                    * that matches (pprof's -show_from); samples without one go */
     const char *tags[PCD_FILTER_MAX];     /* KEY=VALUE: a label KEY whose text matches the regex
-                                           * VALUE (anchored), or whose number equals VALUE */
+                                           * VALUE (anchored), or whose number equals VALUE; or
+                                           * pprof's -tagfocus range of numbers with units
+                                           * (1kb:2kb, :64kb, 1mb:, 32kb) on KEY's numbers */
     size_t n_tags;
     const char *threads[PCD_FILTER_MAX];  /* a thread id (decimal, or as the source writes it)
                                            * or name: samples of any of them are kept */

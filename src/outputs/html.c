@@ -44,9 +44,18 @@ static pcd_status vcol_put(pcd_alloc *al, vcol *c, uint64_t v)
 
 static uint64_t zigzag(int64_t v) { return v < 0 ? ((uint64_t)(-(v + 1)) << 1) | 1 : (uint64_t)v << 1; }
 
+/* A call open on a track (slices: Mono's calls), innermost last. */
+typedef struct sopen {
+    int64_t end;
+    pcd_stack_id stack;
+} sopen;
+
 /* The timeline of one source thread: its runs, and the run being built. */
 typedef struct tline {
     pcd_thread_id thread;
+    sopen *so;                     /* slices: the calls open at the run being built */
+    size_t n_so, so_cap;
+    bool written;                  /* put_threads wrote it with its thread's samples */
     vcol node, time, v[PCD_MAX_SAMPLE_TYPES];
     uint64_t runs, samples;
     uint64_t cur_v[PCD_MAX_SAMPLE_TYPES];
@@ -64,6 +73,8 @@ typedef struct html {
     int type;                      /* the metric shown first (--metric, else the default) */
     bool ordered;                  /* a timeline is kept */
     bool timed;                    /* every sample so far had a time */
+    bool sliced;                   /* the timeline is made of slices (an input whose samples have
+                                    * neither times nor order: Mono's calls) */
     tline *tl;                     /* by source thread */
     size_t n_tl, tl_cap;
     uint32_t *tl_of;               /* source thread -> timeline + 1 */
@@ -97,7 +108,8 @@ static pcd_status flush_run(html *h, tline *t, size_t n_types)
     return PCD_OK;
 }
 
-static pcd_status timeline_of(html *h, pcd_thread_id th, tline **out)
+/* (inline: h_sample's per-sample path; h_slice calls it too) */
+PCD_INLINE pcd_status timeline_of(html *h, pcd_thread_id th, tline **out)
 {
     if (th >= h->tl_of_cap) {
         size_t old = h->tl_of_cap;
@@ -149,6 +161,61 @@ static pcd_status b_sample(void *ud, pcd_profile *p, const pcd_sample *s)
     (void)p;
     html *h = ud;
     return pcd_view_sample(&h->w, 1, s);
+}
+
+/* ---- slices: Mono's calls as the time order ------------------------------------------------- */
+
+/* The stack on thread t changes to `node` at time `at`: a new run (a run of no length is
+ * replaced, a run of the same node goes on). */
+static pcd_status boundary(html *h, tline *t, int64_t at, pcd_stack_id node, size_t n_types)
+{
+    if (!t->samples) t->first_t = at;
+    t->samples = 1; /* (the last run ends at the last boundary: no mean interval is added) */
+    t->last_t = at;
+    if (t->open && t->cur_t == at) {
+        t->cur_node = node;
+        return PCD_OK;
+    }
+    if (t->open && t->cur_node == node) return PCD_OK;
+    if (t->open) PCD_TRY(flush_run(h, t, n_types));
+    t->open = true;
+    t->cur_node = node;
+    t->cur_t = at;
+    memset(t->cur_v, 0, sizeof t->cur_v);
+    return PCD_OK;
+}
+
+/* Closes the calls of t that ended by `at` (all: INT64_MAX), innermost first. */
+static pcd_status close_calls(html *h, tline *t, int64_t at, size_t n_types)
+{
+    while (t->n_so && t->so[t->n_so - 1].end <= at) {
+        int64_t e = t->so[t->n_so - 1].end;
+        t->n_so--;
+        PCD_TRY(boundary(h, t, e, t->n_so ? t->so[t->n_so - 1].stack : PCD_STACK_EMPTY, n_types));
+    }
+    return PCD_OK;
+}
+
+/* A slice: a call on its track, nested in the calls still open there (the importer hands them
+ * on in enter order per track). Its stack is the open calls' methods as frames of the profile
+ * (code frames named as the call tree names them: the call tree's own stacks, found again). */
+static pcd_status h_slice(void *ud, pcd_profile *p, const pcd_slice *s)
+{
+    html *h = ud;
+    if (h->ordered || h->j->base) return PCD_OK; /* (timed samples are the time order; a diff has none) */
+    tline *t;
+    PCD_TRY(timeline_of(h, s->track, &t));
+    h->sliced = true;
+    PCD_TRY(close_calls(h, t, s->start, p->n_types));
+    pcd_stack_id parent = t->n_so ? t->so[t->n_so - 1].stack : PCD_STACK_EMPTY;
+    pcd_frame_id f = pcd_profile_frame_named(p, PCD_FRAME_CODE, pcd_profile_str(p, s->name.ptr, s->name.len));
+    pcd_stack_id st = pcd_profile_push(p, parent, f);
+    PCD_TRY(p->oom);
+    PCD_TRY(PCD_VEC_RESERVE(h->j->al, t->so, t->so_cap, t->n_so + 1));
+    int64_t end = s->end < s->start ? s->start : s->end;
+    if (t->n_so && end > t->so[t->n_so - 1].end) end = t->so[t->n_so - 1].end; /* (nested: within its caller) */
+    t->so[t->n_so++] = (sopen){ end, st };
+    return boundary(h, t, s->start, st, p->n_types);
 }
 
 /* ---- writing ------------------------------------------------------------------------------- */
@@ -269,6 +336,41 @@ static pcd_status run_nodes(html *h, const vcol *src, vcol *out)
     return PCD_OK;
 }
 
+/* ,"runs":{...}: a timeline's runs (node, values of the metrics the thread has, times). */
+static pcd_status put_runs(html *h, tline *tl, const uint64_t *total, size_t nt)
+{
+    pcd_alloc *al = h->j->al;
+    pcd_sink *o = h->out;
+    pcd_status st;
+    st = pcd_text_printf(o, ",\"runs\":{\"n\":%llu,\"node\":", (unsigned long long)tl->runs);
+    if (st == PCD_OK && h->w.identity) {
+        st = put_col(h, &tl->node);
+    } else if (st == PCD_OK) {
+        vcol mapped;
+        st = run_nodes(h, &tl->node, &mapped);
+        if (st == PCD_OK) st = put_col(h, &mapped);
+        vcol_free(al, &mapped);
+    }
+    if (st == PCD_OK) st = pcd_text_z(o, ",\"v\":[");
+    for (size_t t = 0; t < nt && st == PCD_OK; t++) {
+        static const vcol none = { 0 };
+        if (t) st = pcd_sink_put(o, ",", 1);
+        if (st == PCD_OK) st = put_col(h, total[t] ? &tl->v[t] : &none);
+    }
+    if (st == PCD_OK) st = pcd_text_z(o, "]");
+    if (st == PCD_OK && h->timed) {
+        /* the last run lasts as long as the thread's mean interval */
+        int64_t span = tl->last_t - tl->first_t;
+        int64_t gap = tl->samples > 1 ? span / (int64_t)(tl->samples - 1) : 0;
+        st = pcd_text_z(o, ",\"t\":");
+        if (st == PCD_OK) st = put_col(h, &tl->time);
+        if (st == PCD_OK) st = pcd_text_z(o, ",\"end\":");
+        if (st == PCD_OK) st = pcd_text_json_int(o, tl->last_t + gap);
+    }
+    if (st == PCD_OK) st = pcd_text_z(o, "}");
+    return st;
+}
+
 /* "threads":[...] of side k: per thread its self values (and timeline on side 0). */
 static pcd_status put_threads(html *h, int k)
 {
@@ -328,34 +430,22 @@ static pcd_status put_threads(html *h, int k)
         if (st == PCD_OK) st = pcd_text_z(o, "]}");
         /* the timeline */
         tline *tl = k == 0 && th < h->tl_of_cap && h->tl_of[th] ? &h->tl[h->tl_of[th] - 1] : NULL;
-        if (st == PCD_OK && tl && tl->runs) {
-            st = pcd_text_printf(o, ",\"runs\":{\"n\":%llu,\"node\":", (unsigned long long)tl->runs);
-            if (st == PCD_OK && h->w.identity) {
-                st = put_col(h, &tl->node);
-            } else if (st == PCD_OK) {
-                vcol mapped;
-                st = run_nodes(h, &tl->node, &mapped);
-                if (st == PCD_OK) st = put_col(h, &mapped);
-                vcol_free(al, &mapped);
-            }
-            if (st == PCD_OK) st = pcd_text_z(o, ",\"v\":[");
-            for (size_t t = 0; t < nt && st == PCD_OK; t++) {
-                static const vcol none = { 0 };
-                if (t) st = pcd_sink_put(o, ",", 1);
-                if (st == PCD_OK) st = put_col(h, total[t] ? &tl->v[t] : &none);
-            }
-            if (st == PCD_OK) st = pcd_text_z(o, "]");
-            if (st == PCD_OK && h->timed) {
-                /* the last run lasts as long as the thread's mean interval */
-                int64_t span = tl->last_t - tl->first_t;
-                int64_t gap = tl->samples > 1 ? span / (int64_t)(tl->samples - 1) : 0;
-                st = pcd_text_z(o, ",\"t\":");
-                if (st == PCD_OK) st = put_col(h, &tl->time);
-                if (st == PCD_OK) st = pcd_text_z(o, ",\"end\":");
-                if (st == PCD_OK) st = pcd_text_json_int(o, tl->last_t + gap);
-            }
-            if (st == PCD_OK) st = pcd_text_z(o, "}");
-        }
+        if (tl) tl->written = true;
+        if (st == PCD_OK && tl && tl->runs) st = put_runs(h, tl, total, nt);
+        if (st == PCD_OK) st = pcd_text_z(o, "}");
+    }
+    /* threads with a timeline and no samples (slices' tracks: Mono's calls per thread) */
+    for (size_t i2 = 0; k == 0 && i2 < h->n_tl && st == PCD_OK; i2++) {
+        tline *tl = &h->tl[i2];
+        if (tl->written || !tl->runs) continue;
+        static const uint64_t zero[PCD_MAX_SAMPLE_TYPES] = { 0 };
+        if (!first) st = pcd_sink_put(o, ",", 1);
+        first = false;
+        if (st == PCD_OK) st = put_thread_head(h, p, tl->thread);
+        if (st == PCD_OK) st = pcd_text_z(o, ",\"samples\":0,\"self\":{\"n\":0,\"node\":\"\",\"v\":[");
+        for (size_t t = 0; t < nt && st == PCD_OK; t++) st = pcd_text_z(o, t ? ",\"\"" : "\"\"");
+        if (st == PCD_OK) st = pcd_text_z(o, "]}");
+        if (st == PCD_OK) st = put_runs(h, tl, zero, nt);
         if (st == PCD_OK) st = pcd_text_z(o, "}");
     }
     if (st == PCD_OK) st = pcd_text_z(o, "]");
@@ -407,7 +497,7 @@ static pcd_status put_data(html *h, int btype, double scale)
     PCD_TRY(pcd_text_z(o, "{\"profcodec\":1,"));
     PCD_TRY(put_source(h, p, h->j));
     PCD_TRY(pcd_text_printf(o, ",\"type\":%d,\"timeline\":", h->type));
-    PCD_TRY(pcd_text_z(o, !h->ordered ? "null" : h->timed ? "\"time\"" : "\"order\""));
+    PCD_TRY(pcd_text_z(o, h->sliced ? "\"time\"" : !h->ordered ? "null" : h->timed ? "\"time\"" : "\"order\""));
     /* the view's tables */
     PCD_TRY(pcd_text_z(o, ",\"strings\":["));
     for (size_t i = 0; i < t->strings.n; i++) {
@@ -466,6 +556,11 @@ static pcd_status h_end(void *ud, pcd_profile *p)
                          (int)(n.len > 64 ? 64 : n.len), (const char *)n.ptr);
         }
     if (h->p[1]) PCD_TRY(pcd_view_base_type(h->j, p, h->type, h->p[1], &btype, &scale));
+    for (size_t i = 0; h->sliced && i < h->n_tl; i++) {
+        tline *t = &h->tl[i];
+        PCD_TRY(close_calls(h, t, INT64_MAX, p->n_types));
+        if (t->open && t->cur_node == PCD_STACK_EMPTY) t->open = false; /* (the end: no run after it) */
+    }
     for (size_t i = 0; i < h->n_tl; i++)
         if (h->tl[i].open) PCD_TRY(flush_run(h, &h->tl[i], p->n_types));
     PCD_TRY(pcd_view_finish(&h->w, h->p[1] ? 2 : 1));
@@ -496,6 +591,7 @@ static pcd_status h_open(void *state, pcd_job *j, pcd_sink *out, pcd_consumer *c
     cs->ud = h;
     cs->begin = h_begin;
     cs->sample = h_sample;
+    cs->slice = h_slice;
     cs->end = h_end;
     return PCD_OK;
 }
@@ -519,6 +615,7 @@ static void h_close(void *state)
         vcol_free(al, &t->time);
         for (size_t k = 0; k < PCD_MAX_SAMPLE_TYPES; k++) vcol_free(al, &t->v[k]);
     }
+    for (size_t i = 0; i < h->n_tl; i++) PCD_VEC_FREE(al, h->tl[i].so, h->tl[i].so_cap);
     PCD_VEC_FREE(al, h->tl, h->tl_cap);
     PCD_VEC_FREE(al, h->tl_of, h->tl_of_cap);
     if (h->view_open) {

@@ -135,6 +135,8 @@ typedef struct pcd_job {
     struct pcd_job *base;
     bool force;               /* --force: compare metrics of different kinds or units */
     bool raw;                 /* --raw: differential values as they are, not per total */
+    bool no_auto_trim;        /* --no-auto-trim: the files' paths of the two sides as they are (else
+                               * the automatic common-prefix trim, model/pathtrim.h) */
     /* grouping and filters (issue 25; model/transform.h), or NULL: none given. pcd_convert installs
      * the stage between the importer and the output when they ask for anything */
     const struct pcd_filter_opts *filters;

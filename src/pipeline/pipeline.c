@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/pathtrim.h"
 #include "model/profile.h"
 #include "model/transform.h"
 #include "outputs/outputs.h"
@@ -331,6 +332,22 @@ pcd_status pcd_shown_check(void *ud, pcd_profile *p)
     pcd_job *j = k->j;
     const pcd_exporter *x = k->x;
     pcd_profile_settle_default(p);
+    if (k->base && !j->no_auto_trim) {
+        /* both sides whole, nothing written yet: paths that differ by a prefix meet */
+        pcd_path_trim pt;
+        pcd_status st = pcd_path_trim_auto(j->al, p, k->base, &pt);
+        if (st != PCD_OK) return pcd_job_fail(j, st, "out of memory for the paths' trim (raise --max-memory)");
+        if (pt.votes) {
+            char sa[PCD_PATH_TRIM_SHOWN + 16], sb[PCD_PATH_TRIM_SHOWN + 16];
+            snprintf(sa, sizeof sa, "'%s%s'", pt.a, pt.len_a >= sizeof pt.a ? "..." : "");
+            snprintf(sb, sizeof sb, "'%s%s'", pt.b, pt.len_b >= sizeof pt.b ? "..." : "");
+            if (!pt.len_a) snprintf(sa, sizeof sa, "nothing");
+            if (!pt.len_b) snprintf(sb, sizeof sb, "nothing");
+            pcd_job_note(j, "--base: paths trimmed, %s off this input's and %s off the base's: %" PRIu32
+                         " function%s (--no-auto-trim keeps the paths)", sa, sb, pt.votes,
+                         pt.votes == 1 ? " meets" : "s meet");
+        }
+    }
     /* a differential output shows the base beside the input: what only the base has is there */
     if (k->base && k->base->valued) return PCD_OK;
     bool spans = ((x->needs | x->needs_any) & PCD_HAS_SLICES) != 0;

@@ -89,7 +89,8 @@ bool pcd_exporter_fits(uint32_t has, const pcd_exporter *x);
 typedef struct pcd_shown {
     pcd_job *j;
     const pcd_exporter *x;
-    const struct pcd_profile *base; /* --base: the base profile (a differential output shows it too) */
+    struct pcd_profile *base;       /* --base: the base profile (a differential output shows it too;
+                                     * the automatic common-prefix trim rewrites both sides' files) */
     const struct pcd_transform *tr; /* the grouping and filters, when installed (model/transform.h) */
 } pcd_shown;
 pcd_status pcd_shown_check(void *ud, struct pcd_profile *p);

@@ -163,14 +163,14 @@ static PyObject *convert_impl(PyObject *args, PyObject *kw, const pcd_filter_opt
 {
     static char *kwlist[] = { "source", "to", "output", "format", "all", "metric", "dialect", "heph_compat", "compat",
                               "compression", "base", "force", "raw", "max_memory", "threads", "version", "n", "cum",
-                              NULL };
+                              "auto_trim", NULL };
     PyObject *what, *target = Py_None, *base = Py_None, *mm = NULL;
     const char *to, *format = NULL, *metric = NULL, *dialect = NULL, *compression = NULL, *version = NULL;
-    int all = 0, heph_compat = 0, compat = 0, force = 0, raw = 0, threads = 1, cum = 0;
+    int all = 0, heph_compat = 0, compat = 0, force = 0, raw = 0, threads = 1, cum = 0, auto_trim = 1;
     Py_ssize_t top_n = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "Os|O$zpzzppzOppOpznp:convert", kwlist, &what, &to, &target, &format,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Os|O$zpzzppzOppOpznpp:convert", kwlist, &what, &to, &target, &format,
                                      &all, &metric, &dialect, &heph_compat, &compat, &compression, &base, &force, &raw,
-                                     &mm, &threads, &version, &top_n, &cum))
+                                     &mm, &threads, &version, &top_n, &cum, &auto_trim))
         return NULL;
     /* to="top": pprof's -top table as JSON (outputs/top.c), not a conversion of the table */
     bool top = strcmp(to, "top") == 0;
@@ -178,8 +178,8 @@ static PyObject *convert_impl(PyObject *args, PyObject *kw, const pcd_filter_opt
     if (top && base != Py_None) return pcdpy_fail(pcdpy.UsageError, "top has no base=");
     size_t max_memory = 0;
     if (pcdpy_parse_size(mm, &max_memory) < 0) return NULL;
-    if ((force || raw) && base == Py_None)
-        return pcdpy_fail(pcdpy.UsageError, "force and raw go with base=OTHER");
+    if ((force || raw || !auto_trim) && base == Py_None)
+        return pcdpy_fail(pcdpy.UsageError, "force, raw and auto_trim go with base=OTHER");
     if (format && base != Py_None)
         return pcdpy_fail(pcdpy.UsageError, "format= and base= do not go together (each input's format is detected)");
     pcdpy_open_opts o = { format, max_memory, threads != 0, false, true };
@@ -242,6 +242,7 @@ static PyObject *convert_impl(PyObject *args, PyObject *kw, const pcd_filter_opt
     j.version = version;
     j.force = force;
     j.raw = raw;
+    j.no_auto_trim = !auto_trim;
     j.filters = fo;
     if (top) j.output_opts = &topts;
     if (parts) {

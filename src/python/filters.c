@@ -1,12 +1,12 @@
 /* python/filters.c: the grouping and filter keywords of convert(), top() and Reader.profile()
  * (issue 25; model/transform.h): granularity, focus, ignore, hide, show, prune_from, tag,
- * thread, from_, until, trim_path, taken out of the keywords before the function's own parsing. */
+ * thread, from_, until, trim_path, show_from, taken out of the keywords before the function's own parsing. */
 #include "internal.h"
 
 #include "model/transform.h"
 
 static const char *const filter_keys[] = { "granularity", "focus", "ignore", "hide", "show", "prune_from",
-                                           "tag", "thread", "from_", "until", "trim_path", NULL };
+                                           "tag", "thread", "from_", "until", "trim_path", "show_from", NULL };
 
 /* The UTF-8 of a str (or the text of an int, for thread ids), kept alive in keep. */
 static const char *text_of(PyObject *v, PyObject *keep, const char *key)
@@ -108,6 +108,10 @@ int pcdpy_filters_take(PyObject *kw, PyObject **rest, pcd_filter_opts *fo, PyObj
         case 7: rc = texts_of(v, keep, key, fo->threads, &fo->n_threads); break;
         case 8: rc = seconds_of(v, key, &fo->from, &fo->has_from); break;
         case 9: rc = seconds_of(v, key, &fo->until, &fo->has_until); break;
+        case 11:
+            if (!(t = text_of(v, keep, key))) return -1;
+            fo->show_from = t;
+            break;
         default: rc = texts_of(v, keep, key, fo->trim_paths, &fo->n_trim_paths); break;
         }
         if (rc < 0) return -1;

@@ -802,7 +802,7 @@ static PyMethodDef reader_methods[] = {
       "unless all=True, which goes past damage it can skip and returns the errors instead." },
     { "profile", (PyCFunction)(void (*)(void))reader_profile, METH_VARARGS | METH_KEYWORDS,
       "profile(times=False, *, metric=None, granularity=None, focus=None, ignore=None, hide=None, show=None, "
-      "prune_from=None, tag=None, thread=None, from_=None, until=None, trim_path=None)\n--\n\n"
+      "prune_from=None, show_from=None, tag=None, thread=None, from_=None, until=None, trim_path=None)\n--\n\n"
       "The input imported into the profile model: a Profile with strings, frames, stacks, threads, "
       "sample types, metadata, and the samples as columns (memoryviews NumPy takes without a copy). "
       "times=True: one row per sample with its own time (else a run of identical samples may be one "

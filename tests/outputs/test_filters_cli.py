@@ -50,13 +50,14 @@ def convert(path, to, *opts):
 
 
 # ---- usage errors: exit 2, the option named, no file ------------------------------------------
-for opt in ("--focus", "--ignore", "--hide", "--show", "--prune-from"):
+for opt in ("--focus", "--ignore", "--hide", "--show", "--prune-from", "--show-from"):
     rc, err, data = convert(PPROF, "collapsed", opt, "a(b")
     check(rc == 2 and data is None and opt in err and "invalid regular expression" in err,
           "%s 'a(b': exit 2 naming it (exit %d: %s)" % (opt, rc, err.strip()))
 for opts, needle in ((["--granularity", "files"], "--granularity"), (["--tag", "novalue"], "KEY=VALUE"),
                      (["--tag", "job=a(b"], "--tag"), (["--from", "-1"], "--from"), (["--until", "x"], "--until"),
-                     (["--from", "2", "--until", "1"], "--until"), (["--from", "1"], "have no times")):
+                     (["--from", "2", "--until", "1"], "--until"), (["--from", "1"], "have no times"),
+                     (["--tag", "bytes=99999999999999999999kb:"], "out of range")):
     rc, err, data = convert(PPROF, "collapsed", *opts)
     check(rc == 2 and data is None and needle in err, "%s: exit 2, says %r (exit %d: %s)" % (opts, needle, rc, err.strip()))
 rc, _, err = run("top", "--focus", "(", PPROF)

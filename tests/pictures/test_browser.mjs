@@ -105,7 +105,8 @@ function collapsedTotal(file, metric) {
   return d.out.toString().split('\n').filter((l) => l).reduce((s, l) => s + Math.min(Number(l.slice(l.lastIndexOf(' ') + 1)), JS_MAX), 0);
 }
 function threadPrefix(t) {
-  return 'P' + (t.pid == null ? 0 : t.pid) + ';T' + (t.iid != null && t.iid >= 0 ? t.iid + ':' : '') + t.tid;
+  // (a thread without an id, Mono's call tree beside its calls' threads: collapsed's T0)
+  return 'P' + (t.pid == null ? 0 : t.pid) + ';T' + (t.iid != null && t.iid >= 0 ? t.iid + ':' : '') + (t.tid == null ? 0 : t.tid);
 }
 const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

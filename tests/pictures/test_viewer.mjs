@@ -439,6 +439,28 @@ const typeTables = () => page.$$eval('#types .tables > div', (ds) => ds.map((d) 
   clean('mono-calls');
   check(await page.$('.tab[data-view="types"]') === null, 'mono-calls: a heap types tab for a file without heap data');
   check(await page.$eval('#types', (e) => e.textContent) === '', 'mono-calls: heap types shown');
+  // the time order of Mono's calls (its enter/leave slices per thread, as chrome shows them):
+  // every call of the main thread a box at its depth, the widest the longest call chrome has
+  const chrome = JSON.parse(pcd(['convert', '--to', 'chrome', real.calls]).out.toString());
+  const calls = (chrome.traceEvents || chrome).filter((e) => e.ph === 'X');
+  const byTid = new Map();
+  for (const e of calls) byTid.set(e.tid, (byTid.get(e.tid) || 0) + 1);
+  const mainTid = [...byTid.entries()].sort((a, b) => b[1] - a[1])[0][0];
+  const longest = calls.filter((e) => e.tid === mainTid).sort((a, b) => b.dur - a.dur)[0];
+  check(await page.$('.tab[data-view="chart"]:not([hidden])') !== null, 'mono-calls: no time order tab');
+  const thr = await page.evaluate(() => window.pcdViewer.threads().map((t) => t.tid));
+  const ti = thr.indexOf(String(mainTid));
+  check(ti >= 0, 'mono-calls: the main thread ' + mainTid + ' is not among the page threads ' + JSON.stringify(thr));
+  await select('thread', 't:' + ti);
+  await clickTab('chart');
+  const boxes = await drawn('chart');
+  const widest = [...boxes].sort((a, b) => b.w - a.w)[0];
+  check(widest && widest.name === longest.name && widest.row === 0,
+        'mono-calls: the widest box of the time order is ' + JSON.stringify(widest) + ', chrome\'s longest call ' + longest.name);
+  const rows = new Set(boxes.map((b) => b.row));
+  check(rows.size >= 4, 'mono-calls: the time order has ' + rows.size + ' depths');
+  await shot('order-mono');
+  clean('mono-calls time order');
 }
 {
   const html = convert(real.moar, 'html', 'moarvm');

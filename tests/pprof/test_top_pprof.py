@@ -14,7 +14,10 @@ For every pprof file of tests/data/pprof and ../shared/corpus/pprof (other-write
     files are counted (the one place the two identities differ);
   - `--focus/--ignore/--hide/--show/--prune-from R` give the stacks and totals of `go tool pprof -traces
     -focus/-ignore/-hide/-show/-prune_from=R`, for R the file's most frequent leaf function (so that each
-    filter bites), escaped to a literal that POSIX ERE and RE2 read alike.
+    filter bites), escaped to a literal that POSIX ERE and RE2 read alike; `--show-from R` those of
+    `-show_from=R` for R the function with the largest cum that is not on every stack;
+  - `--tag bytes=RANGE` those of `-tagfocus=bytes=RANGE` (pprof's numeric ranges with units) for
+    three ranges, on the files whose samples have a `bytes` number (Go heap profiles).
 pprof runs with -symbolize=none: its default demangling simplifies names as it reads them
 ("<T as Trait>::f" becomes "::f" in pprof-rs's Rust profile); we keep names as written.
 
@@ -243,11 +246,19 @@ def ours_traces(pc, path, metric, flt, rx, files):
     return stacks
 
 
+RANGES = (":2kb", "1kb:8kb", "64kb:")
+
+
+def has_bytes_labels(pc, path):
+    return run([pc, "convert", "--to", "collapsed", "--tag", "bytes=0b:", path]).returncode == 0
+
+
 def check_file(pc, env, path):
-    """Returns (rows -filefunctions, rows -functions, filtered stacks) equal; failures through fail()."""
+    """Returns (rows -filefunctions, rows -functions, filtered stacks, ranges that bit) equal;
+    failures through fail()."""
     name = os.path.relpath(path)
     types = sample_types(env, path)
-    rows = fns = stacks = 0
+    rows = fns = stacks = ranges = 0
     filtered = False
     for t, (ty, unit) in enumerate(types):
         ours = ours_top(pc, path, ty)
@@ -271,22 +282,32 @@ def check_file(pc, env, path):
         # takes off, for the PPC ELF v1 ABI).
         plain = [r for r in ours["rows"] if r["name"] and r["flat"] > 0 and "(" not in r["name"] and not r["name"].startswith(".")]
         prx = literal(plain[0]["name"]) if plain else None
-        for flt in ("focus", "ignore", "hide", "show", "prune_from"):
+        # show_from: the function on most stacks but not all (pprof's Location order: the
+        # outermost match becomes the root)
+        inner = sorted((r for r in ours["rows"] if r["name"] and 0 < r["cum"] < ours["shown"]),
+                       key=lambda r: (-r["cum"], r["name"]))
+        srx = literal(inner[0]["name"]) if inner else rx
+        tags = [("tag", "bytes=" + r) for r in RANGES] if has_bytes_labels(pc, path) else []
+        for flt, frx in [(f, rx) for f in ("focus", "ignore", "hide", "show", "prune_from")] + [("show_from", srx)] + tags:
+            rx = frx
             if flt == "prune_from":
                 if not prx:
                     notes["files without a plain name for --prune-from"] += 1
                     continue
                 rx = prx
             a = ours_traces(pc, path, ty, flt.replace("_", "-"), rx, files)
-            b = pprof_traces(env, path, t, unit, flt, rx)
+            b = pprof_traces(env, path, t, unit, "tagfocus" if flt == "tag" else flt, rx)
+            if flt == "tag" and b and sum(b.values()) < ours["shown"]:
+                ranges += 1
             if a != b:
                 only_a = sorted(set(a.items()) - set(b.items()))[:2]
                 only_b = sorted(set(b.items()) - set(a.items()))[:2]
                 fail("%s %s --%s %s: %d stacks (total %d), pprof's %d (total %d); only ours %s, only pprof's %s" % (
                     name, ty, flt, rx, len(a), sum(a.values()), len(b), sum(b.values()), only_a, only_b))
             stacks += len(b)
-        print("ok   %s: %d sample types; filters on %s by %s (--prune-from %s)" % (name, len(types), ty, literal(named[0]["name"]), prx))
-    return rows, fns, stacks
+        print("ok   %s: %d sample types; filters on %s by %s (--prune-from %s, --show-from %s%s)" % (
+            name, len(types), ty, literal(named[0]["name"]), prx, srx, ", --tag bytes=" + "/".join(RANGES) if tags else ""))
+    return rows, fns, stacks, ranges
 
 
 def main():
@@ -298,8 +319,11 @@ def main():
         # two at a time: most of the time is go tool pprof starting
         with concurrent.futures.ThreadPoolExecutor(2) as ex:
             res = list(ex.map(lambda p: check_file(pc, env, p), paths))
-    print("%d files, %d rows (-filefunctions) and %d (-functions) equal, %d filtered stacks equal" % (
-        len(paths), sum(r[0] for r in res), sum(r[1] for r in res), sum(r[2] for r in res)))
+    print("%d files, %d rows (-filefunctions) and %d (-functions) equal, %d filtered stacks equal, "
+          "%d --tag ranges that kept some samples but not all" % (
+        len(paths), sum(r[0] for r in res), sum(r[1] for r in res), sum(r[2] for r in res), sum(r[3] for r in res)))
+    if sum(r[3] for r in res) < 3:
+        fail("fewer than 3 --tag bytes= ranges kept some samples but not all: the ranges were not tried")
     for k, v in sorted(notes.items()):
         print("note: %d %s" % (v, k))
     if failures:

@@ -18,6 +18,7 @@ TACHYON = sorted(os.path.join(TESTDATA, "tachyon", f) for f in os.listdir(os.pat
     {"focus": "main\\.walk"}, {"ignore": "walk"}, {"hide": "runtime"}, {"show": "^main\\."},
     {"prune_from": "main\\.contend"}, {"granularity": "line"}, {"granularity": "address"},
     {"trim_path": "runtime/"}, {"focus": "walk", "hide": "pprof", "granularity": "function"},
+    {"show_from": "main\\.main\\.func7"},
 ])
 def test_convert_filters_are_the_cli(opts, tmp_path):
     args = []
@@ -82,3 +83,34 @@ def test_time_range_and_threads():
     q = p.filter(thread=tid)
     assert len(q.threads) == 1 and q.threads[0]["tid"] == tid
     assert profcodec.convert(TACHYON, "collapsed", thread=[tid]) == profcodec.convert(TACHYON, "collapsed", thread=str(tid))
+
+
+def test_tag_ranges_are_the_cli():
+    """pprof's -tagfocus ranges (bytes=1kb:8kb...) on a Go heap profile's numbers: the CLI's."""
+    allocs = os.path.join(TESTDATA, "pprof", "labels.allocs.pprof")
+    shown = set()
+    for r in (":2kb", "1kb:8kb", "64kb:", "8kb"):
+        rc, out, err = cli("top", "--json", "--metric", "alloc_space", "--tag", "bytes=" + r, allocs)
+        assert rc == 0, err
+        got = profcodec.top(allocs, metric="alloc_space", tag="bytes=" + r)
+        assert got == json.loads(out)
+        shown.add(got["shown"])
+    assert len(shown) == 4 and all(0 < s < got["total"] for s in shown)
+
+
+def test_base_auto_trim(tmp_path):
+    """--base's automatic common-prefix trim (model/pathtrim.h): on by default, auto_trim=False is
+    --no-auto-trim; both the CLI's bytes."""
+    head = "# austin: 3.7.0\n# interval: 100\n# mode: wall\n\n"
+    a, b = tmp_path / "a.austin", tmp_path / "b.austin"
+    a.write_text(head + "P1;T1;/corpus/busy.py:main:20;/corpus/busy.py:work:8 500\n")
+    b.write_text(head + "P2;T2;busy.py:main:20;busy.py:work:8 400\n")
+    for kw, extra in (({}, []), ({"auto_trim": False}, ["--no-auto-trim"])):
+        out = tmp_path / "d.html"
+        rc, _, err = cli("convert", "--to", "html", str(a), "--base", str(b), *extra, "-o", str(out))
+        assert rc == 0, err
+        page = profcodec.convert(str(a), "html", base=str(b), **kw)
+        assert page == out.read_bytes()
+        assert (b'"/corpus/busy.py"' in page) == bool(extra)
+    with pytest.raises(profcodec.UsageError):
+        profcodec.convert(str(a), "html", auto_trim=False)
