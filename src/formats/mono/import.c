@@ -522,6 +522,8 @@ static pcd_status finish(mimport *k, pcd_profile *p)
         for (int t = 0; t < T_N; t++)
             if (pcd_agg_values(&agg, i)[t]) valued |= 1u << t;
     if (st == PCD_OK) pcd_profile_values_ahead(p, valued);
+    /* a sampling log whose hits are timed samples: its samples are the hits, not stacks' sums */
+    if (k->n_hits && !agg.n) p->sample_noun = PCD_NOUN_SAMPLES;
     /* one sample per distinct stack, with its sums */
     for (size_t i = 0; i < agg.n && st == PCD_OK; i++) {
         pcd_sample sm;
