@@ -134,17 +134,19 @@ static pcd_status h_sample(void *ud, pcd_profile *p, const pcd_sample *s)
 {
     html *h = ud;
     PCD_TRY(pcd_view_sample(&h->w, 0, s));
-    if (!h->ordered) {
+    tline *t;
+    if (PCD_UNLIKELY(!h->ordered)) {
         /* an input whose samples are not all timed (Mono's): its timed ones (the sample hits)
          * are their threads' time order, its sums are on no timeline */
         if (PCD_LIKELY(s->time == PCD_TIME_NONE) || h->j->base) return PCD_OK;
         h->hits = true;
+        PCD_TRY(timeline_of(h, s->thread, &t));
+        if (t->calls) return PCD_OK; /* (a thread with calls: they are its time order) */
+    } else {
+        if (s->time == PCD_TIME_NONE) h->timed = false;
+        PCD_TRY(timeline_of(h, s->thread, &t));
     }
     uint32_t node = s->stack; /* a source stack; its node at the end */
-    if (s->time == PCD_TIME_NONE) h->timed = false;
-    tline *t;
-    PCD_TRY(timeline_of(h, s->thread, &t));
-    if (PCD_UNLIKELY(t->calls)) return PCD_OK; /* (a thread with calls: they are its time order) */
     if (t->open && t->cur_node != node) PCD_TRY(flush_run(h, t, p->n_types));
     if (!t->open) {
         t->open = true;
@@ -215,8 +217,10 @@ static pcd_status h_slice(void *ud, pcd_profile *p, const pcd_slice *s)
     if (h->ordered || h->j->base) return PCD_OK; /* (timed samples are the time order; a diff has none) */
     tline *t;
     PCD_TRY(timeline_of(h, s->track, &t));
-    if (t->samples && !t->calls) return PCD_OK; /* (its timed samples came first: they are its time order) */
-    t->calls = true;
+    if (PCD_UNLIKELY(!t->calls)) {
+        if (t->samples) return PCD_OK; /* (its timed samples came first: they are its time order) */
+        t->calls = true;
+    }
     h->sliced = true;
     PCD_TRY(close_calls(h, t, s->start, p->n_types));
     pcd_stack_id parent = t->n_so ? t->so[t->n_so - 1].stack : PCD_STACK_EMPTY;

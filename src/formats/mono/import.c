@@ -378,21 +378,25 @@ static int64_t rel_time(const pcd_mono_sum *s, uint64_t t)
  * last time; a slice closed other than by its own leave says how in its argument "closed". */
 /* The model thread of Mono thread i (of s.thr): its track (the header's process id, the thread's
  * id and name), apart from the call tree's blank thread; made on first use (track[i]). */
-static uint32_t track_of(mimport *k, pcd_profile *p, uint32_t *track, uint32_t i)
+static uint32_t track_new(mimport *k, pcd_profile *p, uint32_t *track, uint32_t i)
 {
     const pcd_mono_sum *s = &k->s;
-    if (track[i] == UINT32_MAX) {
-        const pcd_mono_thread *mt = &s->thr[i];
-        pcd_thread th = pcd_thread_blank();
-        th.pid = s->version == 3 ? (int64_t)(s->pid & INT64_MAX) : PCD_ID_NONE;
-        th.tid = mt->id;
-        th.has_tid = true;
-        th.key = 1; /* apart from the call tree's blank thread */
-        const char *nm = pcd_mono_name(&s->names, mt->name);
-        if (nm) th.name = pcd_profile_strz(p, nm);
-        track[i] = pcd_profile_thread(p, &th);
-    }
-    return track[i];
+    const pcd_mono_thread *mt = &s->thr[i];
+    pcd_thread th = pcd_thread_blank();
+    th.pid = s->version == 3 ? (int64_t)(s->pid & INT64_MAX) : PCD_ID_NONE;
+    th.tid = mt->id;
+    th.has_tid = true;
+    th.key = 1; /* apart from the call tree's blank thread */
+    const char *nm = pcd_mono_name(&s->names, mt->name);
+    if (nm) th.name = pcd_profile_strz(p, nm);
+    return track[i] = pcd_profile_thread(p, &th);
+}
+
+/* (inline: once per call and per hit) */
+PCD_INLINE uint32_t track_of(mimport *k, pcd_profile *p, uint32_t *track, uint32_t i)
+{
+    if (PCD_LIKELY(track[i] != UINT32_MAX)) return track[i];
+    return track_new(k, p, track, i);
 }
 
 static pcd_status emit_calls(mimport *k, pcd_profile *p, uint32_t *track)
