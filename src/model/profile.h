@@ -229,6 +229,11 @@ typedef struct pcd_consumer {
 
 /* One call per sample, each with its own time (no count above 1): timelines need it. */
 #define PCD_NEEDS_TIMES 1u
+/* The output shows samples' times (a timeline, a table with times): an importer that keeps its
+ * times only at a cost (Mono's sample hits, buffered until the names are known) hands them on
+ * as timed samples only then. Outputs that write one sample per sample without showing its time
+ * (Austin text) leave it out. */
+#define PCD_NEEDS_TIMELINE 2u
 
 /* Dialects: where a reference tool defines an output's exact bytes, the importer of that
  * tool's format names the dialect, and the output follows it unless told otherwise. */

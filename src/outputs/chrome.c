@@ -648,7 +648,7 @@ static pcd_status c_open(void *state, pcd_job *j, pcd_sink *out, pcd_consumer *c
     c->j = j;
     c->out = out;
     cs->ud = c;
-    cs->needs = PCD_NEEDS_TIMES;
+    cs->needs = PCD_NEEDS_TIMES | PCD_NEEDS_TIMELINE;
     cs->begin = c_begin;
     cs->sample = c_sample;
     cs->slice = c_slice;

@@ -736,7 +736,7 @@ static pcd_status f_open(void *state, pcd_job *j, pcd_sink *out, pcd_consumer *c
     c->j = j;
     c->out = out;
     cs->ud = c;
-    cs->needs = PCD_NEEDS_TIMES;
+    cs->needs = PCD_NEEDS_TIMES | PCD_NEEDS_TIMELINE;
     cs->begin = f_begin;
     cs->sample = f_sample;
     cs->slice = f_slice;

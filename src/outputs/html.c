@@ -56,6 +56,7 @@ typedef struct tline {
     sopen *so;                     /* slices: the calls open at the run being built */
     size_t n_so, so_cap;
     bool written;                  /* put_threads wrote it with its thread's samples */
+    bool calls;                    /* made of slices (Mono's calls): its timed samples stay off it */
     vcol node, time, v[PCD_MAX_SAMPLE_TYPES];
     uint64_t runs, samples;
     uint64_t cur_v[PCD_MAX_SAMPLE_TYPES];
@@ -75,6 +76,9 @@ typedef struct html {
     bool timed;                    /* every sample so far had a time */
     bool sliced;                   /* the timeline is made of slices (an input whose samples have
                                     * neither times nor order: Mono's calls) */
+    bool hits;                     /* timed samples of an input whose samples are not all timed
+                                    * (Mono's sample hits beside its call tree's sums): the time
+                                    * order of their threads */
     tline *tl;                     /* by source thread */
     size_t n_tl, tl_cap;
     uint32_t *tl_of;               /* source thread -> timeline + 1 */
@@ -130,11 +134,19 @@ static pcd_status h_sample(void *ud, pcd_profile *p, const pcd_sample *s)
 {
     html *h = ud;
     PCD_TRY(pcd_view_sample(&h->w, 0, s));
-    if (!h->ordered) return PCD_OK;
-    uint32_t node = s->stack; /* a source stack; its node at the end */
-    if (s->time == PCD_TIME_NONE) h->timed = false;
     tline *t;
-    PCD_TRY(timeline_of(h, s->thread, &t));
+    if (PCD_UNLIKELY(!h->ordered)) {
+        /* an input whose samples are not all timed (Mono's): its timed ones (the sample hits)
+         * are their threads' time order, its sums are on no timeline */
+        if (PCD_LIKELY(s->time == PCD_TIME_NONE) || h->j->base) return PCD_OK;
+        h->hits = true;
+        PCD_TRY(timeline_of(h, s->thread, &t));
+        if (t->calls) return PCD_OK; /* (a thread with calls: they are its time order) */
+    } else {
+        if (s->time == PCD_TIME_NONE) h->timed = false;
+        PCD_TRY(timeline_of(h, s->thread, &t));
+    }
+    uint32_t node = s->stack; /* a source stack; its node at the end */
     if (t->open && t->cur_node != node) PCD_TRY(flush_run(h, t, p->n_types));
     if (!t->open) {
         t->open = true;
@@ -205,6 +217,10 @@ static pcd_status h_slice(void *ud, pcd_profile *p, const pcd_slice *s)
     if (h->ordered || h->j->base) return PCD_OK; /* (timed samples are the time order; a diff has none) */
     tline *t;
     PCD_TRY(timeline_of(h, s->track, &t));
+    if (PCD_UNLIKELY(!t->calls)) {
+        if (t->samples) return PCD_OK; /* (its timed samples came first: they are its time order) */
+        t->calls = true;
+    }
     h->sliced = true;
     PCD_TRY(close_calls(h, t, s->start, p->n_types));
     pcd_stack_id parent = t->n_so ? t->so[t->n_so - 1].stack : PCD_STACK_EMPTY;
@@ -497,7 +513,7 @@ static pcd_status put_data(html *h, int btype, double scale)
     PCD_TRY(pcd_text_z(o, "{\"profcodec\":1,"));
     PCD_TRY(put_source(h, p, h->j));
     PCD_TRY(pcd_text_printf(o, ",\"type\":%d,\"timeline\":", h->type));
-    PCD_TRY(pcd_text_z(o, h->sliced ? "\"time\"" : !h->ordered ? "null" : h->timed ? "\"time\"" : "\"order\""));
+    PCD_TRY(pcd_text_z(o, h->sliced || h->hits ? "\"time\"" : !h->ordered ? "null" : h->timed ? "\"time\"" : "\"order\""));
     /* the view's tables */
     PCD_TRY(pcd_text_z(o, ",\"strings\":["));
     for (size_t i = 0; i < t->strings.n; i++) {
@@ -589,6 +605,7 @@ static pcd_status h_open(void *state, pcd_job *j, pcd_sink *out, pcd_consumer *c
     pcd_memsink_init(&h->scratch, j->al);
     h->view_open = true;
     cs->ud = h;
+    cs->needs = j->base ? 0 : PCD_NEEDS_TIMELINE; /* the time order (a diff has none) */
     cs->begin = h_begin;
     cs->sample = h_sample;
     cs->slice = h_slice;

@@ -468,7 +468,7 @@ static pcd_status f_open(void *state, pcd_job *j, pcd_sink *out, pcd_consumer *c
     o->j = j;
     o->out = out;
     c->ud = o;
-    c->needs = PCD_NEEDS_TIMES;
+    c->needs = PCD_NEEDS_TIMES | PCD_NEEDS_TIMELINE;
     c->begin = f_begin;
     c->slice = f_slice;
     c->sample = f_sample;

@@ -493,7 +493,7 @@ static pcd_status open_common(table *c, pcd_job *j, pcd_consumer *k)
     c->j = j;
     c->shown = -1;
     k->ud = c;
-    k->needs = PCD_NEEDS_TIMES; /* a row per sample with its own time, where samples have times */
+    k->needs = PCD_NEEDS_TIMES | PCD_NEEDS_TIMELINE; /* a row per sample with its own time, where samples have times */
     k->begin = t_begin;
     k->sample = t_sample;
     k->slice = t_slice;

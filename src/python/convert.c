@@ -835,7 +835,7 @@ PyObject *pcdpy_profile_of(pcdpy_src *src, PyObject *kw_times, bool all, const c
     pcd_consumer c;
     memset(&c, 0, sizeof c);
     c.ud = &cols;
-    c.needs = times ? PCD_NEEDS_TIMES : 0;
+    c.needs = times ? PCD_NEEDS_TIMES | PCD_NEEDS_TIMELINE : 0; /* (Mono: its sample hits, each a row) */
     c.begin = pc_begin;
     c.sample = pc_sample;
     c.slice = pc_slice;

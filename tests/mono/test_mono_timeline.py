@@ -13,6 +13,16 @@ For every Mono file of tests/data/mono and ../shared/corpus/mono, whole and cut 
   - a slice closed by anything but its own leave says how ("closed": "unwound" / "end of input");
   - a file cut short gives every call before the cut, and --max-memory too small is refused.
 
+Sample hits (log:sample) are timed samples on their sampled thread, each counted once:
+  - `convert --to ndjson` has one row per instruction pointer of each sample_hit event, on the
+    event's thread (its tid), at the event's time (ns, the same offset for every hit), in time
+    order per thread;
+  - summed per stack, those rows are what `--to collapsed --metric samples` and `top --json`
+    give (the outputs that sum keep the hits' totals);
+  - `--to chrome` draws them: per thread, every X event of the hits starts at one of the
+    thread's hit times, and its first starts at the thread's first hit;
+  - --max-memory too small for the buffered hits is refused.
+
 usage: test_mono_timeline.py PROFCODEC TESTDATA CORPUS WORKDIR
 """
 import collections
@@ -55,11 +65,22 @@ def dump_calls(path):
     return enters, names
 
 
-def chrome(path, *extra):
+def dump_hits(path):
+    """Per sampled thread id: the sample hits' times in file order, one per instruction pointer."""
+    p = subprocess.run([PC, "dump", path], capture_output=True)
+    hits = collections.defaultdict(list)
+    for ln in p.stdout.decode("utf-8", "replace").splitlines():
+        r = json.loads(ln)
+        if r.get("_kind") == "sample_hit":
+            hits[int(r["thread"], 16)].extend([r["time"]] * len(r["ips"]))
+    return hits
+
+
+def chrome(path, *extra, pre=()):
     out = os.path.join(WORK, os.path.basename(path) + ".json")
     if os.path.exists(out):
         os.unlink(out)
-    p = subprocess.run([PC, "convert", "--to", "chrome", *extra, path, "-o", out], capture_output=True)
+    p = subprocess.run([PC, *pre, "convert", "--to", "chrome", *extra, path, "-o", out], capture_output=True)
     doc = json.load(open(out)) if os.path.exists(out) else None
     return p.returncode, p.stderr.decode("utf-8", "replace"), doc
 
@@ -72,9 +93,11 @@ def check_file(path, label, whole):
     enters, names = dump_calls(path)
     n_enters = sum(len(v) for v in enters.values())
     rc, err, doc = chrome(path)
-    if not n_enters:
+    if not n_enters and not dump_hits(path):
         check(rc == 1 and "nothing to show" in err and doc is None,
               "%s: no calls: nothing to show, nothing written (exit %d: %s)" % (label, rc, err.strip()[:120]))
+        return 0
+    if not n_enters:
         return 0
     check(doc is not None and (rc == 0 if whole else rc in (0, 1)), "%s: chrome written (exit %d: %s)" % (label, rc, err.strip()[:160]))
     if doc is None:
@@ -83,10 +106,12 @@ def check_file(path, label, whole):
     for e in doc["traceEvents"]:
         if e["ph"] == "X":
             per[e["tid"]].append(e)
-    check(sorted(per) == sorted(t for t in enters if enters[t]),
-          "%s: the tracks are the threads with enter events (%s, %s)" % (label, sorted(per), sorted(enters)))
+    if not dump_hits(path):
+        check(sorted(per) == sorted(t for t in enters if enters[t]),
+              "%s: the tracks are the threads with enter events (%s, %s)" % (label, sorted(per), sorted(enters)))
     for tid, evs in per.items():
         want = enters.get(tid, [])
+        evs = [e for e in evs if e.get("cat") == "mono"]  # (the calls: the hits' frames are "code", "native")
         check(len(evs) == len(want), "%s: thread %x: %d slices, %d enter events" % (label, tid, len(evs), len(want)))
         t0 = want[0][0] if want else 0
         s0 = ns(evs[0]["ts"]) if evs else 0
@@ -131,9 +156,9 @@ for f in files:
             cut = os.path.join(WORK, "cut%d_" % frac + os.path.basename(f))
             open(cut, "wb").write(data[:len(data) * (frac - 1) // frac + 7])
             check_file(cut, "%s cut at 1/%d" % (label, frac), False)
-        rc, err, doc = chrome(f, "--max-memory", "300K")
-        check(rc != 0 and "--max-memory" in err and doc is None,
-              "%s: --max-memory 300K is refused (exit %d: %s)" % (label, rc, err.strip()[:160]))
+        rc, err, doc = chrome(f, pre=("--max-memory", "64K"))
+        check(rc != 0 and "raise --max-memory" in err and doc is None,
+              "%s: --max-memory 64K is refused (exit %d: %s)" % (label, rc, err.strip()[:160]))
 check(with_calls >= 2, "at least two Mono files with calls were checked (%d)" % with_calls)
 
 # the unwinding of an exception: every frame gets its own exception leave, so nothing is "unwound"
@@ -142,6 +167,88 @@ rc, err, doc = chrome(el)
 if doc:
     xs = [e for e in doc["traceEvents"] if e["ph"] == "X"]
     check(not any(e.get("args") for e in xs), "enterleave.mlpd: every call closed by its own leave")
+
+
+def frames_key(stack):
+    """An ndjson row's stack (leaf first) as collapsed writes it (outermost first, ';')."""
+    return ";".join(f["function"].replace(";", ":").replace("\n", " ") for f in reversed(stack))
+
+
+def check_hits(path, label, whole=True):
+    hits = dump_hits(path)
+    n = sum(len(v) for v in hits.values())
+    if not n:
+        return 0
+    out = os.path.join(WORK, os.path.basename(path) + ".ndjson")
+    p = subprocess.run([PC, "convert", "--to", "ndjson", "--metric", "samples", path, "-o", out], capture_output=True)
+    check(p.returncode == (0 if whole else 1) and os.path.exists(out),
+          "%s: ndjson (exit %d: %s)" % (label, p.returncode, p.stderr.decode()[:160]))
+    rows = [json.loads(ln) for ln in open(out)] if os.path.exists(out) else []
+    timed = [r for r in rows if r["time"] is not None]
+    check(all(r["value"] == 1 and r["count"] == 1 for r in timed), "%s: a timed row is one hit" % label)
+    check(all(r["value"] == 0 for r in rows if r["time"] is None), "%s: the call tree's rows hold no hits" % label)
+    per = collections.defaultdict(list)
+    for r in timed:
+        per[int(r["tid"])].append(r["time"])
+    t0 = min(t for v in hits.values() for t in v)
+    r0 = min((t for v in per.values() for t in v), default=0)
+    for tid in sorted(set(hits) | set(per)):
+        want = sorted(t - t0 for t in hits.get(tid, []))
+        got = [t - r0 for t in per.get(tid, [])]
+        check(got == want, "%s: thread %x: %d timed samples at the hits' times in order (%d hits; first %s, %s)"
+              % (label, tid, len(got), len(want), got[:3], want[:3]))
+    # summed per stack: the hits' totals of the outputs that sum
+    sums = collections.Counter()
+    for r in timed:
+        sums[frames_key(r["stack"])] += 1
+    p = subprocess.run([PC, "convert", "--to", "collapsed", "--metric", "samples", path], capture_output=True)
+    folded = collections.Counter()
+    for ln in p.stdout.decode("utf-8", "replace").splitlines():
+        st, _, v = ln.rpartition(" ")
+        folded[st] += int(v)
+    check(sums == folded, "%s: the timed samples summed per stack are collapsed's (%d stacks, %d; %d hits, %d)"
+          % (label, len(sums), len(folded), sum(sums.values()), sum(folded.values())))
+    p = subprocess.run([PC, "top", "--json", "--metric", "samples", "-n", "100000", path], capture_output=True)
+    top = json.loads(p.stdout) if p.returncode == (0 if whole else 1) and p.stdout else {}
+    rows_top = top.get("rows", top.get("functions", [])) if isinstance(top, dict) else top
+    flat = collections.Counter()
+    for r in timed:
+        flat[r["stack"][0]["function"]] += 1
+    tflat = {r["name"]: r["flat"] for r in rows_top if r.get("flat")}
+    check(dict(flat) == tflat, "%s: the timed samples' leaves are top's flat (%d, %d functions)" % (label, len(flat), len(tflat)))
+    # chrome: the hits' frames start at hit times of their thread, the first at its first hit
+    rc, err, doc = chrome(path)
+    xs = [e for e in (doc or {}).get("traceEvents", []) if e["ph"] == "X" and e.get("cat") != "mono"]
+    byt = collections.defaultdict(list)
+    for e in xs:
+        byt[e["tid"]].append(ns(e["ts"]))
+    c0 = min((t for v in byt.values() for t in v), default=0)
+    for tid, want in hits.items():
+        ts = set(t - t0 for t in want)
+        got = [t - c0 for t in byt.get(tid, [])]
+        check(got and min(got) == min(ts) and all(t in ts for t in got),
+              "%s: chrome: thread %x: %d X events of the hits start at its hit times (first %s, %s)"
+              % (label, tid, len(got), sorted(got)[:2], sorted(ts)[:2]))
+    if whole:
+        rc, err, doc = chrome(path, pre=("--max-memory", "300K"))
+        check(rc != 0 and "raise --max-memory" in err and doc is None,
+              "%s: --max-memory 300K is refused (exit %d: %s)" % (label, rc, err.strip()[:160]))
+    return n
+
+
+with_hits = 0
+for f in files:
+    if SMALL and os.path.getsize(f) > 120000:
+        continue
+    label = os.path.relpath(f, os.path.dirname(DATA) if f.startswith(DATA) else os.path.dirname(CORPUS))
+    if check_hits(f, label) > 0:
+        with_hits += 1
+        # cut short (the sampler's buffers come late in the file): every hit before the cut
+        data = open(f, "rb").read()
+        cut = os.path.join(WORK, "cut10_" + os.path.basename(f))
+        open(cut, "wb").write(data[:len(data) * 9 // 10])
+        check(check_hits(cut, label + " cut at 9/10", False) > 0, "%s cut at 9/10: hits before the cut" % label)
+check(with_hits >= 1, "at least one Mono file with sample hits was checked (%d)" % with_hits)
 
 print("mono timeline: %d checks, %d failures" % (checked, len(failures)))
 sys.exit(1 if failures else 0)

@@ -59,6 +59,7 @@ const real = {
   alloc: path.join(CORPUS, 'mono/alloc.mlpd'),                // Mono allocations: heap types
   calls: path.join(CORPUS, 'mono/calls.mlpd'),                // Mono calls: no heap data
   v01: path.join(DATA, 'mono/v0_1-all-events.mlpd'),          // heap types, and metrics without values on them
+  hits: path.join(DATA, 'mono/sample.mlpd'),                  // Mono sample hits (log:sample): timed samples
   moar: path.join(CORPUS, 'moarvm/nqp-three-snapshots.mvmheap'),
 };
 for (const [k, f] of Object.entries(real)) {
@@ -461,6 +462,42 @@ const typeTables = () => page.$$eval('#types .tables > div', (ds) => ds.map((d) 
   check(rows.size >= 4, 'mono-calls: the time order has ' + rows.size + ' depths');
   await shot('order-mono');
   clean('mono-calls time order');
+}
+{
+  // the time order of Mono's sample hits (timed samples on their sampled threads): the main
+  // thread's boxes at depth 0 are chrome's X events of its hits at depth 0, in the same order
+  // (chrome draws the same samples), and the thread's hits add up to top's total
+  const html = convert(real.hits, 'html', 'mono-hits');
+  await open(html);
+  clean('mono-hits');
+  const chrome = JSON.parse(pcd(['convert', '--to', 'chrome', real.hits]).out.toString());
+  const xs = (chrome.traceEvents || chrome).filter((e) => e.ph === 'X');
+  const byTid = new Map();
+  for (const e of xs) byTid.set(e.tid, (byTid.get(e.tid) || 0) + 1);
+  const mainTid = [...byTid.entries()].sort((a, b) => b[1] - a[1])[0][0];
+  // depth 0: the X events no other event of the thread encloses (of equal spans, the outer one
+  // comes last: chrome closes levels innermost first)
+  const mine = xs.map((e, i) => ({ ...e, i })).filter((e) => e.tid === mainTid).sort((a, b) => a.ts - b.ts || b.dur - a.dur || b.i - a.i);
+  const outer = [];
+  let until = -Infinity;
+  for (const e of mine) if (e.ts >= until - 0.0005) { outer.push(e); until = e.ts + e.dur; } // (µs: sums of floats)
+  check(await page.$('.tab[data-view="chart"]:not([hidden])') !== null, 'mono-hits: no time order tab');
+  const thr = await page.evaluate(() => window.pcdViewer.threads().map((t) => t.tid));
+  const ti = thr.indexOf(String(mainTid));
+  check(ti >= 0, 'mono-hits: the main thread ' + mainTid + ' is not among the page threads ' + JSON.stringify(thr));
+  await select('thread', 't:' + ti);
+  await clickTab('chart');
+  const boxes = (await drawn('chart')).filter((b) => b.row === 0).sort((a, b) => a.x - b.x);
+  // (the page leaves out boxes too narrow to see: chrome's depth 0 events of 1 % of the thread's
+  // span or more are all there, and the page has none that chrome has not, in the same order)
+  const names = boxes.map((b) => b.name), want = outer.map((e) => e.name);
+  const span = outer.length ? outer[outer.length - 1].ts + outer[outer.length - 1].dur - outer[0].ts : 0;
+  const big = outer.filter((e) => e.dur >= span / 100).map((e) => e.name);
+  const within = (a, b) => { let j = 0; for (const x of b) if (j < a.length && a[j] === x) j++; return j === a.length; };
+  check(big.length >= 1 && names.length >= 3 && within(big, names) && within(names, want),
+        'mono-hits: the time order\'s depth 0 is ' + JSON.stringify(names) + ', chrome\'s ' + JSON.stringify(want) + ' (of 1 % or more: ' + JSON.stringify(big) + ')');
+  await shot('order-mono-hits');
+  clean('mono-hits time order');
 }
 {
   const html = convert(real.moar, 'html', 'moarvm');

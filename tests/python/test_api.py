@@ -197,6 +197,18 @@ def test_profile():
     with profcodec.open(MOJO) as r:
         p2 = r.profile(times=True)
     assert sum(p2.samples.count) == sum(p.samples.count) and len(p2.samples) >= len(p.samples)
+    # a Mono sampling log: with times, each sample hit is a row at its time (the same total)
+    mono = os.path.join(TESTDATA, "mono", "sample.mlpd")
+    with profcodec.open(mono) as r:
+        summed = r.profile()
+    with profcodec.open(mono) as r:
+        timed = r.profile(times=True)
+    t = summed.default_type
+    assert all(x == profcodec.NONE for x in summed.samples.time)
+    times = list(timed.samples.time)
+    assert len(timed.samples) == 410 and profcodec.NONE not in times
+    assert sum(timed.samples.values[i, t] for i in range(410)) == sum(
+        summed.samples.values[i, t] * summed.samples.count[i] for i in range(len(summed.samples)))
     numpy = pytest.importorskip("numpy")
     stacks = numpy.asarray(p.samples.stack)
     assert stacks.dtype == numpy.uint32 and stacks.base is not None   # the same memory, no copy

@@ -204,6 +204,7 @@ void pcd_mono_norm_v3_0(const pcd_mono_v3_0_event *e, pcd_mono_ev *m)
         break;
     case PCD_MONO_V3_0_EVENT_SAMPLE_HIT:
         m->kind = PCD_MONO_EV_SAMPLE, m->ips = e->u.sample_hit.ips, m->n_ips = e->u.sample_hit.n_ips;
+        m->p1 = (uint64_t)e->u.sample_hit.thread;
         SET_BT(m, e->u.sample_hit.frames, e->u.sample_hit.n_frames);
         break;
     case PCD_MONO_V3_0_EVENT_SAMPLE_USYM:

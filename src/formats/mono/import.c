@@ -60,6 +60,16 @@ typedef struct mcall {
 } mcall;
 enum { OPEN, CLOSED_LEAVE, CLOSED_UNWOUND, CLOSED_EOF };
 
+/* A sample hit (log:sample), kept until the end when the output shows times: its time (the
+ * file's clock), the call tree's node of its stack (the same as the summed hits'), and its
+ * sampled thread (an index of s.thr). 16 bytes. */
+typedef struct mhit {
+    uint64_t time;
+    uint32_t node;
+    uint32_t thr;
+} mhit;
+PCD_STATIC_ASSERT(sizeof(mhit) == 16, "a hit is 16 bytes");
+
 /* A thread's calls still open (indexes into calls, outermost first) and its last time. */
 typedef struct mthr {
     size_t *open;
@@ -83,6 +93,11 @@ typedef struct mimport {
     size_t cap_th;
     uint64_t stray_leaves;    /* leaves of a method no open call of the thread has */
     bool want_calls;          /* the consumer takes slices: the calls are kept (else nothing is) */
+    /* the sample hits as timed samples, when the consumer shows times (else they are summed per
+     * stack in the call tree, as the other metrics) */
+    mhit *hits;
+    size_t n_hits, cap_hits;
+    bool want_hits;
 } mimport;
 
 /* The child (kind, ptr) of node parent, made if new; 0 (with s.oom) when out of memory. */
@@ -175,6 +190,25 @@ static void call_leave(mimport *k, const pcd_mono_thread *t, uint64_t method, ui
     h->n_open = i - 1;
 }
 
+/* A sample hit kept as timed samples (one per instruction pointer, as the summary counts them)
+ * on its sampled thread; `at` is the node of its managed frames. */
+static void hit(mimport *k, const pcd_mono_ev *m, uint32_t at)
+{
+    pcd_mono_sum *s = &k->s;
+    pcd_mono_sum_time(s, m->time);
+    pcd_mono_thread *t = pcd_mono_thread_at(s, m->p1);
+    if (!t) return; /* (s.oom) */
+    for (size_t i = 0; i < m->n_ips; i++) {
+        uint32_t leaf = child(k, at, NK_IP, (uint64_t)m->ips[i]);
+        if (!leaf) return; /* (s.oom) */
+        if (PCD_VEC_RESERVE(k->al, k->hits, k->cap_hits, k->n_hits + 1) != PCD_OK) {
+            k->s.oom = true;
+            return;
+        }
+        k->hits[k->n_hits++] = (mhit){ m->time, leaf, (uint32_t)(t - s->thr) };
+    }
+}
+
 static void event(mimport *k, const pcd_mono_ev *m)
 {
     pcd_mono_sum *s = &k->s;
@@ -219,6 +253,10 @@ static void event(mimport *k, const pcd_mono_ev *m)
     case PCD_MONO_EV_SAMPLE: {
         uint32_t at = 0;
         for (size_t i = m->n_bt; i-- > 0;) at = child(k, at, NK_METHOD, (uint64_t)m->bt[i]);
+        if (k->want_hits) {
+            hit(k, m, at);
+            return;
+        }
         for (size_t i = 0; i < m->n_ips; i++) {
             uint32_t leaf = child(k, at, NK_IP, (uint64_t)m->ips[i]);
             k->nodes[leaf].v[T_SAMPLES] = pcd_sat_add(k->nodes[leaf].v[T_SAMPLES], 1);
@@ -338,7 +376,30 @@ static int64_t rel_time(const pcd_mono_sum *s, uint64_t t)
  * id, the thread's id and name), named by its method as the call tree names it. Calls still
  * open at the end of the file (or of what could be read before damage) close at the thread's
  * last time; a slice closed other than by its own leave says how in its argument "closed". */
-static pcd_status emit_calls(mimport *k, pcd_profile *p)
+/* The model thread of Mono thread i (of s.thr): its track (the header's process id, the thread's
+ * id and name), apart from the call tree's blank thread; made on first use (track[i]). */
+static uint32_t track_new(mimport *k, pcd_profile *p, uint32_t *track, uint32_t i)
+{
+    const pcd_mono_sum *s = &k->s;
+    const pcd_mono_thread *mt = &s->thr[i];
+    pcd_thread th = pcd_thread_blank();
+    th.pid = s->version == 3 ? (int64_t)(s->pid & INT64_MAX) : PCD_ID_NONE;
+    th.tid = mt->id;
+    th.has_tid = true;
+    th.key = 1; /* apart from the call tree's blank thread */
+    const char *nm = pcd_mono_name(&s->names, mt->name);
+    if (nm) th.name = pcd_profile_strz(p, nm);
+    return track[i] = pcd_profile_thread(p, &th);
+}
+
+/* (inline: once per call and per hit) */
+PCD_INLINE uint32_t track_of(mimport *k, pcd_profile *p, uint32_t *track, uint32_t i)
+{
+    if (PCD_LIKELY(track[i] != UINT32_MAX)) return track[i];
+    return track_new(k, p, track, i);
+}
+
+static pcd_status emit_calls(mimport *k, pcd_profile *p, uint32_t *track)
 {
     const pcd_mono_sum *s = &k->s;
     pcd_status st = PCD_OK;
@@ -351,30 +412,16 @@ static pcd_status emit_calls(mimport *k, pcd_profile *p)
         }
         h->n_open = 0;
     }
-    /* a track per thread that has calls, made in the order of their first call */
-    uint32_t *track = pcd_alloc_get(k->al, (s->n_thr ? s->n_thr : 1) * sizeof *track);
-    if (!track) return PCD_E_NOMEM;
-    for (size_t i = 0; i < s->n_thr; i++) track[i] = UINT32_MAX;
     pcd_str cat = pcd_profile_strz(p, "mono"), key = pcd_profile_strz(p, "closed");
     static const char *const how[] = { "", "", "unwound", "end of input" };
     for (size_t i = 0; i < k->n_calls && st == PCD_OK; i++) {
         const mcall *c = &k->calls[i];
-        if (track[c->thr] == UINT32_MAX) {
-            const pcd_mono_thread *mt = &s->thr[c->thr];
-            pcd_thread th = pcd_thread_blank();
-            th.pid = s->version == 3 ? (int64_t)(s->pid & INT64_MAX) : PCD_ID_NONE;
-            th.tid = mt->id;
-            th.has_tid = true;
-            th.key = 1; /* apart from the call tree's blank thread */
-            const char *nm = pcd_mono_name(&s->names, mt->name);
-            if (nm) th.name = pcd_profile_strz(p, nm);
-            track[c->thr] = pcd_profile_thread(p, &th);
-        }
+        uint32_t tr = track_of(k, p, track, c->thr);
         char tmp[64];
         const char *name = pcd_mono_method_name(s, c->method, tmp, sizeof tmp);
         pcd_slice sl;
         memset(&sl, 0, sizeof sl);
-        sl.track = track[c->thr];
+        sl.track = tr;
         sl.start = rel_time(s, c->start);
         sl.end = rel_time(s, c->end);
         if (sl.end < sl.start) sl.end = sl.start; /* a clock that went back (a damaged file) */
@@ -391,7 +438,51 @@ static pcd_status emit_calls(mimport *k, pcd_profile *p)
         sl.offset = 0;
         st = p->oom ? p->oom : pcd_profile_slice(p, &sl);
     }
-    pcd_alloc_free(k->al, track, (s->n_thr ? s->n_thr : 1) * sizeof *track);
+    return st;
+}
+
+/* Hits by time (stable: hits of one time keep their file order), merged bottom-up through tmp. */
+static void sort_hits(mhit *a, mhit *tmp, size_t n)
+{
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi) tmp[o++] = a[j].time < a[i].time ? a[j++] : a[i++];
+            while (i < mid) tmp[o++] = a[i++];
+            while (j < hi) tmp[o++] = a[j++];
+        }
+        memcpy(a, tmp, n * sizeof *a);
+    }
+}
+
+/* The sample hits: one timed sample each (samples 1), in time order, on its sampled thread's
+ * track, with the stack the call tree gives its node (ms). */
+static pcd_status emit_hits(mimport *k, pcd_profile *p, uint32_t *track, const uint32_t *ms)
+{
+    bool sorted = true;
+    for (size_t i = 1; i < k->n_hits && sorted; i++) sorted = k->hits[i - 1].time <= k->hits[i].time;
+    if (!sorted) {
+        mhit *tmp = pcd_alloc_get(k->al, k->n_hits * sizeof *tmp);
+        if (!tmp) return PCD_E_NOMEM;
+        sort_hits(k->hits, tmp, k->n_hits);
+        pcd_alloc_free(k->al, tmp, k->n_hits * sizeof *tmp);
+    }
+    uint64_t one[T_N] = { 0 };
+    one[T_SAMPLES] = 1;
+    pcd_status st = PCD_OK;
+    for (size_t i = 0; i < k->n_hits && st == PCD_OK; i++) {
+        const mhit *h = &k->hits[i];
+        pcd_sample sm;
+        memset(&sm, 0, sizeof sm);
+        sm.thread = track_of(k, p, track, h->thr);
+        sm.stack = ms[h->node];
+        sm.time = rel_time(&k->s, h->time);
+        sm.count = 1;
+        sm.values = one;
+        sm.flags = PCD_SAMPLE_HAS(T_SAMPLES);
+        st = p->oom ? p->oom : pcd_profile_sample(p, &sm);
+    }
     return st;
 }
 
@@ -430,11 +521,13 @@ static pcd_status finish(mimport *k, pcd_profile *p)
         if (any) st = pcd_agg_add(&agg, th, ms[i], n->v, 1);
     }
     /* which types have values, before the first sample (so that the default is one of them) */
-    uint32_t valued = 0;
+    uint32_t valued = k->n_hits ? 1u << T_SAMPLES : 0;
     for (size_t i = 0; i < agg.n; i++)
         for (int t = 0; t < T_N; t++)
             if (pcd_agg_values(&agg, i)[t]) valued |= 1u << t;
     if (st == PCD_OK) pcd_profile_values_ahead(p, valued);
+    /* a sampling log whose hits are timed samples: its samples are the hits, not stacks' sums */
+    if (k->n_hits && !agg.n) p->sample_noun = PCD_NOUN_SAMPLES;
     /* one sample per distinct stack, with its sums */
     for (size_t i = 0; i < agg.n && st == PCD_OK; i++) {
         pcd_sample sm;
@@ -448,7 +541,18 @@ static pcd_status finish(mimport *k, pcd_profile *p)
             if (sm.values[t]) sm.flags |= PCD_SAMPLE_HAS(t);
         st = pcd_profile_sample(p, &sm);
     }
-    if (st == PCD_OK && k->n_calls) st = emit_calls(k, p);
+    /* then the timeline: the calls (slices), the hits (timed samples), on a track per thread,
+     * made in the order of its first call, then of its first hit */
+    uint32_t *track = NULL;
+    size_t n_track = k->s.n_thr ? k->s.n_thr : 1;
+    if (st == PCD_OK && (k->n_calls || k->n_hits)) {
+        track = pcd_alloc_get(al, n_track * sizeof *track);
+        if (!track) st = PCD_E_NOMEM;
+        else memset(track, 0xff, n_track * sizeof *track);
+    }
+    if (st == PCD_OK && k->n_calls) st = emit_calls(k, p, track);
+    if (st == PCD_OK && k->n_hits) st = emit_hits(k, p, track, ms);
+    if (track) pcd_alloc_free(al, track, n_track * sizeof *track);
     pcd_agg_free(&agg);
     if (ms) pcd_alloc_free(al, ms, k->n_nodes * sizeof *ms);
     pcd_hmap_free(&r.memo);
@@ -466,6 +570,9 @@ static pcd_status mono_begin(void *ctx, pcd_job *j, pcd_profile *p, pcd_reader *
     pcd_hmap_init(&k->index, j->al);
     /* an output that takes no slices (collapsed, pprof, the pictures...) costs no memory per call */
     k->want_calls = p->consumer.slice != NULL;
+    /* an output that shows times (chrome, perfetto, firefox, the page's time order, the tables)
+     * gets the sample hits as timed samples; the others get them summed per stack */
+    k->want_hits = (p->consumer.needs & PCD_NEEDS_TIMELINE) != 0;
     pcd_status st = begin(p);
     if (st == PCD_OK) st = PCD_VEC_RESERVE(j->al, k->nodes, k->cap_nodes, 1);
     if (st == PCD_OK) {
@@ -482,11 +589,12 @@ static pcd_status mono_end(void *ctx, pcd_status st)
     pcd_job *j = k->j;
     if (st == PCD_OK) st = finish(k, k->p);
     if (st == PCD_E_NOMEM && !j->msg[0])
-        pcd_job_fail(j, st, "out of memory for the names, the call tree and the calls (raise --max-memory)");
+        pcd_job_fail(j, st, "out of memory for the names, the call tree, the calls and the sample hits (raise --max-memory)");
     PCD_VEC_FREE(j->al, k->nodes, k->cap_nodes);
     for (size_t i = 0; i < k->cap_th; i++) PCD_VEC_FREE(j->al, k->th[i].open, k->th[i].cap_open);
     PCD_VEC_FREE(j->al, k->th, k->cap_th);
     PCD_VEC_FREE(j->al, k->calls, k->cap_calls);
+    PCD_VEC_FREE(j->al, k->hits, k->cap_hits);
     pcd_hmap_free(&k->index);
     pcd_mono_sum_fini(&k->s);
     return st;

@@ -34,7 +34,8 @@ typedef struct pcd_mono_ev {
     int kind;                 /* PCD_MONO_EV_* */
     bool has_time;
     uint64_t time;
-    uint64_t p1, p2;          /* alloc: class or vtable; meta: pointer, class (vtable); jit: method, code */
+    uint64_t p1, p2;          /* alloc: class or vtable; meta: pointer, class (vtable); jit: method, code;
+                                 sample: the sampled thread */
     uint64_t n1, n2;          /* sizes, kinds, generations, counts */
     bool vtable;              /* alloc: p1 is a MonoVTable* (data 15+), not a MonoClass* */
     int mtype, msub;          /* mtype as the files number it (PCD_MONO_V3_0_METADATA_TYPE_*: 0.1
