@@ -171,7 +171,13 @@ typedef struct pcd_arg {
     } v;
 } pcd_arg;
 
-/* A timed span on a track (a thread): Heph's events. Views valid during the call only. */
+/* What a slice stands for: a span of the program's own (Heph's events, Mono's calls), or the
+ * runtime's garbage collector at work (Mono's GC events: a collection, a phase of one, the world
+ * stopped for it), which outputs that have a GC category show in it (firefox). */
+typedef enum pcd_slice_kind { PCD_SLICE_SPAN = 0, PCD_SLICE_GC } pcd_slice_kind;
+
+/* A timed span on a track (a thread): Heph's events, Mono's calls and GC events. Views valid
+ * during the call only. */
 typedef struct pcd_slice {
     pcd_thread_id track;
     int64_t start, end;            /* ns since the profile's time origin */
@@ -180,6 +186,7 @@ typedef struct pcd_slice {
     const pcd_arg *args;
     size_t n_args;
     uint64_t offset;
+    uint8_t kind;                  /* pcd_slice_kind */
 } pcd_slice;
 
 /* A link between two threads or lanes, in file order: "awaited-by" (from is awaited by to:

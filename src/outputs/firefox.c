@@ -35,8 +35,9 @@
  *   first sample in it to the first sample out of it (or the last sample plus the interval):
  *   "GIL held", "Waiting for GIL", "On CPU", "Exception" (PCD_SAMPLE_STATE: Tachyon's status),
  *   "GC" (a PCD_FRAME_GC frame on the stack: MOJO, Tachyon), "Idle" (PCD_SAMPLE_IDLE: MOJO).
- *   Slices (Heph's spans) are interval markers of schema "Span" on their track, with their
- *   category.
+ *   Slices (Heph's spans, Mono's calls) are interval markers of schema "Span" on their track,
+ *   with their category; GC slices (PCD_SLICE_GC: Mono's GC events) are markers of schema "GC"
+ *   in the GC category, with their generation (the schema is written only when there are some).
  *
  * Memory: per thread its samples (stack, time, weight: 24 bytes each) and markers (32 bytes),
  * which the format keeps as columns of the thread; the rest grows with what is distinct
@@ -84,7 +85,7 @@ enum { ST_GIL, ST_GIL_WAIT, ST_CPU, ST_EXC, ST_GC, ST_IDLE, ST_N };
 static const char *const st_name[ST_N] = { "GIL held", "Waiting for GIL", "On CPU", "Exception", "GC", "Idle" };
 static const int st_cat[ST_N] = { CAT_STATE, CAT_STATE, CAT_STATE, CAT_STATE, CAT_GC, CAT_IDLE };
 
-enum { MK_STATE, MK_SPAN };
+enum { MK_STATE, MK_SPAN, MK_GC };
 
 typedef struct fsample {
     int64_t time;                  /* ns */
@@ -95,7 +96,7 @@ typedef struct fsample {
 typedef struct fmark {
     int64_t start, end;            /* ns */
     uint32_t name;                 /* model string */
-    uint32_t extra;                /* a span's category (model string) */
+    uint32_t extra;                /* a span's category (model string); a GC's generation */
     uint8_t kind;                  /* MK_* */
     uint8_t cat;
 } fmark;
@@ -144,6 +145,7 @@ typedef struct firefox {
     size_t fr_cap;
     uint8_t *tmp;                  /* a slice's texts */
     size_t tmp_cap;
+    bool any_gc;                   /* a GC marker was made: its schema is written */
 } firefox;
 
 /* The sampling interval in ns (importers may state it after the first event): 1 ms unknown. */
@@ -304,6 +306,13 @@ static pcd_status f_slice(void *ud, pcd_profile *p, const pcd_slice *sl)
     pcd_str name = pcd_profile_str(p, c->tmp, sl->name.len);
     pcd_str cat = pcd_profile_str(p, c->tmp + sl->name.len, sl->category.len);
     if (p->oom) return p->oom;
+    if (sl->kind == PCD_SLICE_GC) {
+        uint64_t gen = 0;
+        for (size_t i = 0; i < sl->n_args; i++)
+            if (sl->args[i].type == PCD_ARG_U64 && pcd_bytes_is(sl->args[i].key, "generation")) gen = sl->args[i].v.u;
+        c->any_gc = true;
+        return mark(c, t, sl->start, sl->end, name, gen > UINT32_MAX ? UINT32_MAX : (uint32_t)gen, MK_GC, CAT_GC);
+    }
     return mark(c, t, sl->start, sl->end, name, cat, MK_SPAN, CAT_SPANS);
 }
 
@@ -438,7 +447,14 @@ static const char marker_schema[] =
     "{\"name\":\"Span\",\"tooltipLabel\":\"{marker.name}\",\"tableLabel\":\"{marker.name}\","
     "\"chartLabel\":\"{marker.name}\",\"display\":[\"marker-chart\",\"marker-table\",\"timeline-overview\"],"
     "\"description\":\"A timed span the profiled program recorded\","
-    "\"fields\":[{\"key\":\"category\",\"label\":\"Category\",\"format\":\"unique-string\"}]}]";
+    "\"fields\":[{\"key\":\"category\",\"label\":\"Category\",\"format\":\"unique-string\"}]}";
+/* (written only when a GC slice made a marker) */
+static const char marker_schema_gc[] =
+    ",{\"name\":\"GC\",\"tooltipLabel\":\"{marker.name}\",\"tableLabel\":\"{marker.name} (generation "
+    "{marker.data.generation})\",\"chartLabel\":\"{marker.name}\",\"display\":[\"marker-chart\",\"marker-table\","
+    "\"timeline-overview\"],\"description\":\"The runtime's garbage collector at work: a collection, a phase of "
+    "one, the world stopped for it\",\"fields\":[{\"key\":\"generation\",\"label\":\"Generation\","
+    "\"format\":\"integer\"}]}";
 
 static pcd_status put_meta(firefox *c, const pcd_profile *p)
 {
@@ -463,7 +479,8 @@ static pcd_status put_meta(firefox *c, const pcd_profile *p)
     }
     PCD_TRY(pcd_text_z(o, "],\"markerSchema\":"));
     PCD_TRY(pcd_text_z(o, marker_schema));
-    return pcd_text_z(o, "},\"libs\":[],\"threads\":[");
+    if (c->any_gc) PCD_TRY(pcd_text_z(o, marker_schema_gc));
+    return pcd_text_z(o, "]},\"libs\":[],\"threads\":[");
 }
 
 static pcd_status put_thread(firefox *c, pcd_profile *p, pcd_thread_id ti, bool main_thread)
@@ -524,6 +541,8 @@ static pcd_status put_thread(firefox *c, pcd_profile *p, pcd_thread_id ti, bool 
             PCD_TRY(pcd_text_z(o, "{\"type\":\"Span\",\"category\":"));
             PCD_TRY(put_str_index(c, t->m[i].extra));
             PCD_TRY(pcd_sink_put(o, "}", 1));
+        } else if (t->m[i].kind == MK_GC) {
+            PCD_TRY(pcd_text_printf(o, "{\"type\":\"GC\",\"generation\":%u}", (unsigned)t->m[i].extra));
         } else {
             PCD_TRY(pcd_text_z(o, "{\"type\":\"ThreadState\"}"));
         }

@@ -4,8 +4,9 @@
 For every Mono file of tests/data/mono and ../shared/corpus/mono, whole and cut short, against
 `profcodec dump` (the generated decoder's events, a different path from the importer):
   - `convert --to chrome` has one X event per method_enter event, per thread (the buffer's
-    thread id), closed or not; a file without enter events says "nothing to show" and writes
-    nothing;
+    thread id), closed or not (the calls' slices, category "mono"; GC events are slices of their
+    own, test_mono_gc.py); a file without enter events or GC events says "nothing to show" and
+    writes nothing;
   - per thread, in output order, the slices start at the enter events' times (ns, relative to
     the thread's first enter), so starts never go back, and are named by the JIT event of the
     method where the file has one;
@@ -53,6 +54,7 @@ def dump_calls(path):
     enters = collections.defaultdict(list)
     names = {}
     thread = None
+    gcs = 0
     for ln in p.stdout.decode("utf-8", "replace").splitlines():
         r = json.loads(ln)
         k = r.get("_kind")
@@ -62,7 +64,9 @@ def dump_calls(path):
             enters[thread].append((r["time"], r["method"]))
         elif k == "jit":
             names.setdefault(r["method"], r.get("name"))
-    return enters, names
+        elif k == "gc_event" and r.get("event") in ("start", 0, "pre_stop_world", 6, "mark_start", 1, "reclaim_start", 3):
+            gcs += 1
+    return enters, names, gcs
 
 
 def dump_hits(path):
@@ -90,21 +94,25 @@ def ns(us):
 
 
 def check_file(path, label, whole):
-    enters, names = dump_calls(path)
+    enters, names, gcs = dump_calls(path)
     n_enters = sum(len(v) for v in enters.values())
     rc, err, doc = chrome(path)
-    if not n_enters and not dump_hits(path):
+    if not n_enters and not gcs and not dump_hits(path):
         check(rc == 1 and "nothing to show" in err and doc is None,
               "%s: no calls: nothing to show, nothing written (exit %d: %s)" % (label, rc, err.strip()[:120]))
         return 0
     if not n_enters:
+        hits = dump_hits(path)
+        check(doc is not None and not any(e["ph"] == "X" and (e.get("cat") == "mono" or (not hits and e.get("cat") != "gc"))
+                                          for e in doc["traceEvents"]),
+              "%s: no calls: no call slices; without hits, only GC slices (exit %d: %s)" % (label, rc, err.strip()[:120]))
         return 0
     check(doc is not None and (rc == 0 if whole else rc in (0, 1)), "%s: chrome written (exit %d: %s)" % (label, rc, err.strip()[:160]))
     if doc is None:
         return 0
     per = collections.defaultdict(list)
     for e in doc["traceEvents"]:
-        if e["ph"] == "X":
+        if e["ph"] == "X" and e.get("cat") == "mono":
             per[e["tid"]].append(e)
     if not dump_hits(path):
         check(sorted(per) == sorted(t for t in enters if enters[t]),
@@ -165,7 +173,7 @@ check(with_calls >= 2, "at least two Mono files with calls were checked (%d)" % 
 el = os.path.join(DATA, "mono", "enterleave.mlpd")
 rc, err, doc = chrome(el)
 if doc:
-    xs = [e for e in doc["traceEvents"] if e["ph"] == "X"]
+    xs = [e for e in doc["traceEvents"] if e["ph"] == "X" and e.get("cat") == "mono"]
     check(not any(e.get("args") for e in xs), "enterleave.mlpd: every call closed by its own leave")
 
 

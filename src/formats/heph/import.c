@@ -136,6 +136,7 @@ static pcd_status on_event(himport *h, const pcd_heph_v0_1_event_packet *e, uint
 {
     pcd_profile *p = h->p;
     pcd_slice s;
+    s.kind = PCD_SLICE_SPAN;
     s.track = track_of(h, e->stream_id, e->substream_id);
     i128 shift = h->have_epoch ? (i128)h->epoch - (i128)h->first_epoch : 0;
     bool clamped = false;

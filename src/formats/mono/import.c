@@ -29,7 +29,13 @@
  * closes the innermost open call of its method and, above it, the calls an exception unwound
  * (Mono writes an exception leave for each frame it unwinds, so this only happens when events
  * are missing); calls still open at the end of the file, or before damage, close at the
- * thread's last time. Times are ns since the file's first time. */
+ * thread's last time. Times are ns since the file's first time.
+ *
+ * GC events (log:gc), when the consumer takes slices: a collection (start to end, per thread and
+ * generation, as mprof-report pairs them), the mark and reclaim phases the 2010 format writes, and
+ * the world stopped for a collection (pre-stop to post-start), each a slice of kind PCD_SLICE_GC on
+ * one "GC" track of the process, kept (48 bytes) until the end as the calls are; a heap resize and
+ * object moves during a collection are its arguments (docs/design.md, "Mono timelines"). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -58,7 +64,23 @@ typedef struct mcall {
     uint32_t thr;
     uint8_t closed;           /* CLOSED_* */
 } mcall;
-enum { OPEN, CLOSED_LEAVE, CLOSED_UNWOUND, CLOSED_EOF };
+enum { OPEN, CLOSED_LEAVE, CLOSED_UNWOUND, CLOSED_EOF, CLOSED_RESTARTED };
+
+/* What a GC slice is: from which event to which (MonoProfilerGCEvent's numbers, the same in
+ * both versions: events.c asserts start and end). */
+enum { GC_COLLECTION, GC_MARK, GC_RECLAIM, GC_WORLD, GC_WHAT_N };
+#define GC_GENS 4             /* generations 0, 1, 2 and any other (a slot each) */
+
+/* A GC slice: kept until the end (the file's first time, the profile's origin, is known then). */
+typedef struct mgc {
+    uint64_t start, end;      /* the file's clock */
+    uint64_t heap;            /* the heap's size after a resize during it (0: none) */
+    uint64_t moves;           /* objects moved during it */
+    uint32_t thr;             /* the thread that ran it (an index of s.thr) */
+    uint8_t what;             /* GC_* */
+    uint8_t gen;              /* the generation, as the event gives it */
+    uint8_t closed;           /* OPEN, CLOSED_LEAVE (its end event), CLOSED_EOF, CLOSED_RESTARTED */
+} mgc;
 
 /* A sample hit (log:sample), kept until the end when the output shows times: its time (the
  * file's clock), the call tree's node of its stack (the same as the summed hits'), and its
@@ -75,6 +97,8 @@ typedef struct mthr {
     size_t *open;
     size_t n_open, cap_open;
     uint64_t last;
+    size_t gc_open[GC_WHAT_N][GC_GENS]; /* 1 + the index in gcs of the open GC slice (0: none) */
+    size_t gc_last;           /* 1 + the index in gcs of the thread's last collection (0: none) */
 } mthr;
 
 typedef struct mimport {
@@ -92,6 +116,8 @@ typedef struct mimport {
     mthr *th;                 /* by index of s.thr */
     size_t cap_th;
     uint64_t stray_leaves;    /* leaves of a method no open call of the thread has */
+    mgc *gcs;                 /* GC slices, in the order of their start events */
+    size_t n_gcs, cap_gcs;
     bool want_calls;          /* the consumer takes slices: the calls are kept (else nothing is) */
     /* the sample hits as timed samples, when the consumer shows times (else they are summed per
      * stack in the call tree, as the other metrics) */
@@ -209,6 +235,60 @@ static void hit(mimport *k, const pcd_mono_ev *m, uint32_t at)
     }
 }
 
+/* A GC event (what the timeline shows of it): a start opens a GC slice on the thread, an end
+ * closes the thread's open one of the same kind and generation (an end with none open, from
+ * before the profiler started or after damage, closes nothing); a resize or moves are arguments
+ * of the thread's collection that is open, or that ended in the world stop still open (Mono 6.8
+ * resizes the heap after a collection's end, before the world starts again). */
+static void gc_event(mimport *k, const pcd_mono_thread *t, const pcd_mono_ev *m)
+{
+    mthr *h = thr_of(k, t);
+    if (!h) return;
+    if (m->time > h->last) h->last = m->time;
+    size_t g = m->n2 < GC_GENS - 1 ? (size_t)m->n2 : GC_GENS - 1;
+    if (m->kind != PCD_MONO_EV_GC_EVENT) { /* a resize or moves */
+        mgc *c = h->gc_last ? &k->gcs[h->gc_last - 1] : NULL;
+        bool in = c && c->closed == OPEN;
+        for (size_t i = 0; c && !in && i < GC_GENS; i++) {
+            size_t w = h->gc_open[GC_WORLD][i];
+            in = w && k->gcs[w - 1].start <= c->start;
+        }
+        if (!in) return;
+        if (m->kind == PCD_MONO_EV_GC_RESIZE) c->heap = m->n1;
+        else c->moves = pcd_sat_add(c->moves, m->n1 / 2); /* (the count counts addresses) */
+        return;
+    }
+    int what = -1;
+    bool start = false;
+    switch (m->n1) {
+    case PCD_MONO_V3_0_GC_EVENT_START: what = GC_COLLECTION, start = true; break;
+    case PCD_MONO_V3_0_GC_EVENT_END: what = GC_COLLECTION; break;
+    case PCD_MONO_V3_0_GC_EVENT_MARK_START: what = GC_MARK, start = true; break;
+    case PCD_MONO_V3_0_GC_EVENT_MARK_END: what = GC_MARK; break;
+    case PCD_MONO_V3_0_GC_EVENT_RECLAIM_START: what = GC_RECLAIM, start = true; break;
+    case PCD_MONO_V3_0_GC_EVENT_RECLAIM_END: what = GC_RECLAIM; break;
+    case PCD_MONO_V3_0_GC_EVENT_PRE_STOP_WORLD: what = GC_WORLD, start = true; break;
+    case PCD_MONO_V3_0_GC_EVENT_POST_START_WORLD: what = GC_WORLD; break;
+    default: return; /* the locks around a stop (6.x), other events */
+    }
+    size_t *open = &h->gc_open[what][g];
+    if (*open) { /* an end or a second start: the open slice ends here */
+        mgc *c = &k->gcs[*open - 1];
+        c->end = m->time;
+        c->closed = start ? CLOSED_RESTARTED : CLOSED_LEAVE;
+        *open = 0;
+    }
+    if (!start) return;
+    if (PCD_VEC_RESERVE(k->al, k->gcs, k->cap_gcs, k->n_gcs + 1) != PCD_OK) {
+        k->s.oom = true;
+        return;
+    }
+    k->gcs[k->n_gcs] = (mgc){ m->time, m->time, 0, 0, (uint32_t)(t - k->s.thr), (uint8_t)what,
+                              (uint8_t)(m->n2 > UINT8_MAX ? UINT8_MAX : m->n2), OPEN };
+    *open = ++k->n_gcs;
+    if (what == GC_COLLECTION) h->gc_last = k->n_gcs;
+}
+
 static void event(mimport *k, const pcd_mono_ev *m)
 {
     pcd_mono_sum *s = &k->s;
@@ -267,7 +347,12 @@ static void event(mimport *k, const pcd_mono_ev *m)
         /* names, vtables, JIT events, unmanaged symbols: the tables; a timed event is the
          * thread's last time so far (where its calls still open at the end close) */
         pcd_mono_sum_event(s, m);
-        if (m->has_time && k->n_calls && (t = pcd_mono_cur_thread(s))) {
+        if (k->want_calls && (m->kind == PCD_MONO_EV_GC_EVENT || m->kind == PCD_MONO_EV_GC_RESIZE ||
+                              m->kind == PCD_MONO_EV_GC_MOVE)) {
+            if ((t = pcd_mono_cur_thread(s))) gc_event(k, t, m);
+            return;
+        }
+        if (m->has_time && (k->n_calls || k->n_gcs) && (t = pcd_mono_cur_thread(s))) {
             mthr *h = thr_of(k, t);
             if (h && m->time > h->last) h->last = m->time;
         }
@@ -486,6 +571,64 @@ static pcd_status emit_hits(mimport *k, pcd_profile *p, uint32_t *track, const u
     return st;
 }
 
+/* The GC slices, in the order of their start events, on one track of the process named "GC"
+ * (the thread that ran each is its argument "thread"): a collection named by its generation
+ * ("Gen1 collection", as mprof-report counts them), "Mark", "Reclaim" (the 2010 format's phases)
+ * and "World stopped"; each with its generation, a collection with the heap's size after a
+ * resize and the objects moved during it. A slice whose end event never came closes at its
+ * thread's last time ("closed": "end of input"), or where the next start of its kind came
+ * ("closed": "restarted"). */
+static pcd_status emit_gcs(mimport *k, pcd_profile *p)
+{
+    const pcd_mono_sum *s = &k->s;
+    static const char *const what[GC_WHAT_N] = { "collection", "Mark", "Reclaim", "World stopped" };
+    static const char *const how[] = { "", "", "unwound", "end of input", "restarted" };
+    pcd_thread th = pcd_thread_blank();
+    th.pid = s->version == 3 ? (int64_t)(s->pid & INT64_MAX) : PCD_ID_NONE;
+    th.key = 2; /* apart from the call tree's thread and the calls' tracks */
+    th.name = pcd_profile_strz(p, "GC");
+    pcd_thread_id track = pcd_profile_thread(p, &th);
+    /* (texts of our own, not the profile's strings: a consumer that interns a string may move those) */
+#define LIT(x) ((pcd_bytes){ (const uint8_t *)(x), sizeof(x) - 1 })
+    pcd_status st = p->oom;
+    for (size_t i = 0; i < k->n_gcs && st == PCD_OK; i++) {
+        mgc *c = &k->gcs[i];
+        if (c->closed == OPEN) {
+            c->end = c->thr < k->cap_th ? k->th[c->thr].last : c->start;
+            c->closed = CLOSED_EOF;
+        }
+        char name[48], tid[24];
+        if (c->what == GC_COLLECTION) snprintf(name, sizeof name, "Gen%u collection", (unsigned)c->gen);
+        else snprintf(name, sizeof name, "%s", what[c->what]);
+        snprintf(tid, sizeof tid, "0x%" PRIx64, s->thr[c->thr].id);
+        pcd_arg a[5];
+        size_t n = 0;
+        a[n].key = LIT("generation"), a[n].type = PCD_ARG_U64, a[n++].v.u = c->gen;
+        a[n].key = LIT("thread"), a[n].type = PCD_ARG_STR;
+        a[n++].v.s = (pcd_bytes){ (const uint8_t *)tid, strlen(tid) };
+        if (c->heap) a[n].key = LIT("heap_size"), a[n].type = PCD_ARG_U64, a[n++].v.u = c->heap;
+        if (c->moves) a[n].key = LIT("moved_objects"), a[n].type = PCD_ARG_U64, a[n++].v.u = c->moves;
+        if (c->closed != CLOSED_LEAVE) {
+            a[n].key = LIT("closed"), a[n].type = PCD_ARG_STR;
+            a[n++].v.s = (pcd_bytes){ (const uint8_t *)how[c->closed], strlen(how[c->closed]) };
+        }
+        pcd_slice sl;
+        memset(&sl, 0, sizeof sl);
+        sl.kind = PCD_SLICE_GC;
+        sl.track = track;
+        sl.start = rel_time(s, c->start);
+        sl.end = rel_time(s, c->end);
+        if (sl.end < sl.start) sl.end = sl.start; /* a clock that went back (a damaged file) */
+        sl.name = (pcd_bytes){ (const uint8_t *)name, strlen(name) };
+        sl.category = LIT("gc");
+        sl.args = a;
+        sl.n_args = n;
+        st = p->oom ? p->oom : pcd_profile_slice(p, &sl);
+    }
+#undef LIT
+    return st;
+}
+
 static pcd_status finish(mimport *k, pcd_profile *p)
 {
     pcd_alloc *al = k->al;
@@ -553,6 +696,7 @@ static pcd_status finish(mimport *k, pcd_profile *p)
     if (st == PCD_OK && k->n_calls) st = emit_calls(k, p, track);
     if (st == PCD_OK && k->n_hits) st = emit_hits(k, p, track, ms);
     if (track) pcd_alloc_free(al, track, n_track * sizeof *track);
+    if (st == PCD_OK && k->n_gcs) st = emit_gcs(k, p);
     pcd_agg_free(&agg);
     if (ms) pcd_alloc_free(al, ms, k->n_nodes * sizeof *ms);
     pcd_hmap_free(&r.memo);
@@ -589,12 +733,13 @@ static pcd_status mono_end(void *ctx, pcd_status st)
     pcd_job *j = k->j;
     if (st == PCD_OK) st = finish(k, k->p);
     if (st == PCD_E_NOMEM && !j->msg[0])
-        pcd_job_fail(j, st, "out of memory for the names, the call tree, the calls and the sample hits (raise --max-memory)");
+        pcd_job_fail(j, st, "out of memory for the names, the call tree, the calls, the sample hits and GC events (raise --max-memory)");
     PCD_VEC_FREE(j->al, k->nodes, k->cap_nodes);
     for (size_t i = 0; i < k->cap_th; i++) PCD_VEC_FREE(j->al, k->th[i].open, k->th[i].cap_open);
     PCD_VEC_FREE(j->al, k->th, k->cap_th);
     PCD_VEC_FREE(j->al, k->calls, k->cap_calls);
     PCD_VEC_FREE(j->al, k->hits, k->cap_hits);
+    PCD_VEC_FREE(j->al, k->gcs, k->cap_gcs);
     pcd_hmap_free(&k->index);
     pcd_mono_sum_fini(&k->s);
     return st;
