@@ -809,8 +809,10 @@ static void timed_pair(fmt_ctx *x, const char *kind, const char *small, const ch
     }
 }
 
-/* Sized for CI (not PCD_TEST_LONG), the larger input holds at most this many copies (records, or
- * array items): a format that compresses (MoarVM's zstd columns: a 1-byte unit) reached the target
+/* Sized for CI (not PCD_TEST_LONG), the larger input holds at most this many copies of the record
+ * (tiny and maxint; deep's arrays keep their length, whose runs stay near the start-up under ASan
+ * in MoarVM's, so that fewer items would leave a quadratic command under the allowance): a format
+ * that compresses (MoarVM's zstd columns: a 1-byte unit) reached the target
  * size only with 786,432 copies, whose encode (in this process, through JSON Lines) and runs under
  * ASan were most of hostile_moarvm's time; 196,608 still make the smaller input's runs (12,288)
  * take several times the start-up, so that a quadratic command (256x) is still far over the 40x
@@ -849,7 +851,7 @@ static bool build_pair(fmt_ctx *x, const char *kind, json_t *rec, size_t at, jso
         if (unit == 0) unit = 1;
         /* sixteen records with a long array each; the larger file's arrays are 16 times as
          * long (halved until the format's own element limit takes them) */
-        size_t d2 = copies(16 * (target / unit)) / 16;
+        size_t d2 = 16 * target / 16 / unit;
         for (;;) {
             shrink(arr, m0);
             stretch(arr, d2);
