@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <zlib.h>
@@ -284,10 +285,10 @@ static bool belongs(const pcd_format *f, const uint8_t *p, size_t n)
 
 /* Mutations per kind for one file. The budget is bytes of mutated input per format (each goes
  * through about six reads in pcd_fuzz_one), spread over the format's files: small files get
- * many mutations, big ones a few. Sanitizer builds (make test's sanitize tree) get 4 MB, sized
- * for CI: every file, every kind of mutation, at least two of each; PCD_TEST_LONG=1 (make
- * test-long) sweeps twelve times that there (four times elsewhere); PCD_SWEEP_SCALE=n multiplies
- * it for a deeper run. */
+ * many mutations, big ones a few. Sanitizer builds get 4 MB, and make test (scale 1) half of it,
+ * sized for CI (the whole 4 MB until i26m: 81.9 s of CPU under ASan): every file, every kind of
+ * mutation, at least two of each; PCD_TEST_LONG=1 (make test-long) sweeps twelve times the 4 MB
+ * there (four times elsewhere); PCD_SWEEP_SCALE=n multiplies it for a deeper run. */
 #if defined(__SANITIZE_ADDRESS__)
 #define PCD_SWEEP_BYTES (4u << 20)
 #define PCD_SWEEP_LONG 12
@@ -304,15 +305,16 @@ static bool belongs(const pcd_format *f, const uint8_t *p, size_t n)
 
 /* A file over PCD_SWEEP_BIG bytes reaches the floor of two mutations of each kind at any budget,
  * and those few files were most of the sweep's bytes (MoarVM's 2.4 MB and 1 MB heaps, MOJO's 1 MB
- * column file: each mutated copy is read about six times): at scale 1 (make test) they get one
+ * column file: each mutated copy is read about six times; 256 KB until i26m, now 128 KB: MOJO's
+ * 140-200 KB files too): at scale 1 (make test) they get one
  * mutation of each kind, still every kind on every file; make test-long and PCD_SWEEP_SCALE keep
  * two, times the scale. */
-#define PCD_SWEEP_BIG (256u << 10)
+#define PCD_SWEEP_BIG (128u << 10)
 static size_t g_format_files;
 static unsigned budget(size_t n, unsigned scale)
 {
     size_t files = g_format_files ? g_format_files : 1;
-    size_t per_file = PCD_SWEEP_BYTES / files;
+    size_t per_file = PCD_SWEEP_BYTES / files / (scale == 1 ? 2 : 1);
     size_t per_kind = per_file / 7 / (n + 1024);
     if (per_kind > 200) per_kind = 200;
     if (per_kind < 2) per_kind = scale == 1 && n > PCD_SWEEP_BIG ? 1 : 2;
@@ -370,7 +372,11 @@ static void sweep_dir(const pcd_format *f, const char *dir, recs *clean, recs *g
                 printf("sweep %s %s: %zu bytes, %zu records clean (%s), %u mutations of each kind\n", f->name,
                        names[i], n, clean->n, pcd_status_name(clean->end), per_kind);
             fflush(stdout);
+            clock_t c0 = clock();
             mutate_and_check(f, path, p, n, clean, got, per_kind, true);
+            if (!g_save_dir)
+                printf("sweep %s %s: %.2f s of CPU in this process\n", f->name, names[i],
+                       (double)(clock() - c0) / CLOCKS_PER_SEC);
         }
         free(p);
         free(names[i]);

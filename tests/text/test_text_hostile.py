@@ -3,10 +3,14 @@
 text, speedscope JSON), zstd and gzip wrappers and merge, on inputs made to hurt them:
   - deep stacks (70 000 frames: refused past 65 536 with the line and offset), long names,
     huge numbers (past 64 bits), invalid UTF-8 after the head, NUL bytes, CR-only lines;
-  - JSON nesting bombs (100 000 brackets: jansson's depth limit), a speedscope of 5 000 nested
-    open events (linear: one push per event), numbers of 1e308, negative indices;
+  - JSON nesting bombs (100 000 brackets: jansson's depth limit), a speedscope of 2 000 nested
+    open events (5 000 under PCD_TEST_LONG=1; one push per event, but the stacks written are
+    quadratic: 5 000 make a 25 MB collapsed output, about 15 s of CPU under ASan for the four
+    converters), numbers of 1e308, negative indices;
   - every prefix of small valid files (a cut anywhere);
-  - a zstd bomb (48 MiB of text in a few KB) under --max-memory 16M, a cut zstd and gzip stream.
+  - a zstd bomb (48 MiB of text in a few KB: lines of two 120-byte names, so that the 16 MiB read
+    before the refusal are 68 000 samples, not 2.8 million: 0.5 s of CPU under ASan against 10 s
+    with lines of `a;b 1`) under --max-memory 16M, a cut zstd and gzip stream.
 Each run must end within the time limit with exit 0, 1 or 2 (no signal, no sanitizer report),
 damage saying where (line, byte offset or a JSON path), and the output holding only stacks of
 the input. Also replays fuzz/corpus/text and these files through replay_text_ext when given.
@@ -23,6 +27,7 @@ import time
 
 failures = []
 LIMIT = 120  # seconds of wall time per run, under ASan on a loaded 2-core machine
+LONG = os.environ.get("PCD_TEST_LONG", "0") not in ("", "0")  # make test-long: the full sizes
 
 
 def fail(msg):
@@ -79,7 +84,7 @@ def main():
         "nest.json": b'{"$schema":"' + S.encode() + b'","a":' + b"[" * 100000 + b"]" * 100000 + b"}",
         "nest-obj.json": b'{"$schema":"' + S.encode() + b'","a":' + b'{"a":' * 50000 + b"1" + b"}" * 50000 + b"}",
         "many-open.json": json.dumps({"$schema": S, "shared": {"frames": [{"name": "a"}]}, "profiles": [
-            {"type": "evented", "unit": "bytes", "events": [{"type": "O", "frame": 0, "at": i} for i in range(5000)]}]}).encode(),
+            {"type": "evented", "unit": "bytes", "events": [{"type": "O", "frame": 0, "at": i} for i in range(5000 if LONG else 2000)]}]}).encode(),
         "big-numbers.json": json.dumps({"$schema": S, "shared": {"frames": [{"name": "a", "line": 2 ** 63 - 1}]}, "profiles": [
             {"type": "sampled", "unit": "seconds", "samples": [[0], [0, -1]], "weights": [1e308, 1]}]}).encode(),
         "evented-back.json": json.dumps({"$schema": S, "shared": {"frames": [{"name": "a"}, {"name": "b"}]}, "profiles": [
@@ -112,7 +117,8 @@ def main():
     print("ok   every prefix of %s, --to collapsed and pprof" % ", ".join(valid))
     # compressed: a zstd bomb, cut streams
     if shutil.which("zstd"):
-        bomb = subprocess.run(["zstd", "-q", "-19", "-c"], input=b"a;b 1\n" * (8 << 20), capture_output=True).stdout
+        bomb = subprocess.run(["zstd", "-q", "-19", "-c"], input=(b"x" * 120 + b";" + b"y" * 120 + b" 1\n") * ((48 << 20) // 245),
+                              capture_output=True).stdout
         open(w("bomb.col.zst"), "wb").write(bomb)
         p, dt = run(pc, ["--max-memory", "16M", "convert", "--to", "collapsed", w("bomb.col.zst"), "-o", w("bomb.out")])
         err = p.stderr.decode(errors="replace") if p else "timeout"
