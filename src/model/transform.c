@@ -368,6 +368,7 @@ struct pcd_transform {
     size_t text_cap;
     /* what went in */
     uint64_t samples_in;
+    uint64_t timed_in;             /* of them with a time */
     uint64_t totals_in[PCD_MAX_SAMPLE_TYPES];
     char *msg;
     size_t msg_cap;
@@ -713,7 +714,10 @@ static pcd_status tr_sample(void *ud, pcd_profile *p, const pcd_sample *s)
     if (PCD_UNLIKELY(p->n_types != t->out.n_types || p->n_aliases != t->out.n_aliases)) sync_header(t, p);
     if (p->valued_final && !t->out.valued_final) pcd_profile_values_ahead(&t->out, p->valued);
     if (t->o.has_from || t->o.has_until) {
-        if (s->time == PCD_TIME_NONE || !in_range(t, s->time, s->time)) return PCD_OK;
+        /* a sample without a time is outside every range */
+        if (s->time == PCD_TIME_NONE) return PCD_OK;
+        t->timed_in++;
+        if (!in_range(t, s->time, s->time)) return PCD_OK;
     }
     if (t->n_tags && !tag_kept(t, p, s)) return PCD_OK;
     pcd_thread_id th;
@@ -847,7 +851,9 @@ pcd_status pcd_transform_open(pcd_transform **tp, pcd_alloc *al, const pcd_filte
     t->until_ns = o->has_until ? (o->until * 1e9 >= 9.2e18 ? INT64_MAX : (int64_t)(o->until * 1e9)) : INT64_MAX;
     memset(outer, 0, sizeof *outer);
     outer->ud = t;
-    outer->needs = inner->needs | (o->has_from || o->has_until ? PCD_NEEDS_TIMES : 0);
+    /* a time range asks for every sample's time, also where an importer keeps times only when
+     * they are shown (Mono's sample hits: PCD_NEEDS_TIMELINE) */
+    outer->needs = inner->needs | (o->has_from || o->has_until ? PCD_NEEDS_TIMES | PCD_NEEDS_TIMELINE : 0);
     outer->begin = tr_begin;
     outer->meta = tr_meta;
     outer->sample = tr_sample;
@@ -861,6 +867,8 @@ pcd_status pcd_transform_open(pcd_transform **tp, pcd_alloc *al, const pcd_filte
 pcd_profile *pcd_transform_profile(pcd_transform *t) { return &t->out; }
 bool pcd_transform_passthrough(const pcd_transform *t) { return t->passthrough; }
 uint64_t pcd_transform_samples_in(const pcd_transform *t) { return t->samples_in; }
+
+bool pcd_transform_untimed(const pcd_transform *t) { return (t->o.has_from || t->o.has_until) && !t->timed_in; }
 const uint64_t *pcd_transform_totals_in(const pcd_transform *t) { return t->totals_in; }
 const char *pcd_transform_why(const pcd_transform *t) { return t->why; }
 

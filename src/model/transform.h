@@ -89,6 +89,9 @@ pcd_profile *pcd_transform_profile(pcd_transform *t);
  * (saturating; signed types as int64_t), for percentages of the whole as pprof prints them. */
 uint64_t pcd_transform_samples_in(const pcd_transform *t);
 const uint64_t *pcd_transform_totals_in(const pcd_transform *t);
+/* A time range was asked (--from/--until) and no sample that came in had a time (an input
+ * whose samples only may have times, PCD_HAS_SOME_TIMES: a Mono log without sample hits). */
+bool pcd_transform_untimed(const pcd_transform *t);
 /* Why a profile with samples may pass none: "" when no filter drops samples. */
 const char *pcd_transform_why(const pcd_transform *t);
 /* The stage found at the profile's begin that it had nothing to do (a reference tool's dialect

@@ -183,6 +183,10 @@ void pcd_job_damage(pcd_job *j, const pcd_error *e);
                                    * Austin text can hold them */
 #define PCD_HAS_ORDER 16u         /* samples come in the order they were taken, per thread, even
                                    * without times (Austin's): a timeline can be drawn from them */
+#define PCD_HAS_SOME_TIMES 32u    /* some samples may carry times, the others none (Mono: its
+                                   * sample hits, timed when the consumer asks PCD_NEEDS_TIMELINE;
+                                   * the call tree's sums untimed): --from/--until keep the timed
+                                   * ones in the range, and refuse an input that had none */
 
 /* A format's importer into the model: the pipeline (pcd_model_import, pipeline/pipeline.h)
  * opens the input, pushes its records into the importer, and the importer hands what they

@@ -352,6 +352,11 @@ pcd_status pcd_shown_check(void *ud, pcd_profile *p)
     if (k->base && k->base->valued) return PCD_OK;
     bool spans = ((x->needs | x->needs_any) & PCD_HAS_SLICES) != 0;
     if (spans && p->n_slices) return PCD_OK;
+    /* a time range on an input whose samples only may have times, and had none (a Mono log
+     * without sample hits): refused as an input whose samples never have times */
+    if (k->tr && pcd_transform_untimed(k->tr) && !(pcd_job_has(j) & PCD_HAS_TIMES))
+        return pcd_job_fail(j, PCD_E_ARG, "--from/--until: the samples of a %s file have no times",
+                            j->text ? j->text->name : j->f->name);
     /* the filters left nothing (they say which, and of how many samples) */
     if (k->tr && pcd_transform_why(k->tr)[0]) return pcd_job_fail(j, PCD_E_EMPTY, "%s", pcd_transform_why(k->tr));
     bool samples = ((x->needs | x->needs_any) & (PCD_HAS_SAMPLES | PCD_HAS_TIMES | PCD_HAS_ORDER)) != 0;
@@ -408,7 +413,7 @@ pcd_status pcd_filters_install(pcd_job *j, const pcd_exporter *x, uint32_t has, 
             if (strcmp(j->dialect, pcd_dialect_names[d]) == 0) fo.dialect = d;
     pcd_granularity g = pcd_granularity_for(&fo, (x->wants & PCD_WANTS_GROUPED) != 0);
     if (!pcd_transform_wanted(&fo, g)) return PCD_OK;
-    if ((fo.has_from || fo.has_until) && !(has & PCD_HAS_TIMES))
+    if ((fo.has_from || fo.has_until) && !(has & (PCD_HAS_TIMES | PCD_HAS_SOME_TIMES)))
         return pcd_job_fail(j, PCD_E_ARG, "--from/--until: the samples of a %s file have no times",
                             j->text ? j->text->name : j->f->name);
     pcd_consumer inner = *c;

@@ -22,7 +22,10 @@ Sample hits (log:sample) are timed samples on their sampled thread, each counted
     give (the outputs that sum keep the hits' totals);
   - `--to chrome` draws them: per thread, every X event of the hits starts at one of the
     thread's hit times, and its first starts at the thread's first hit;
-  - --max-memory too small for the buffered hits is refused.
+  - --max-memory too small for the buffered hits is refused;
+  - `--from A --until B` keeps the hits whose times (the ndjson rows') are in [A, B): collapsed
+    is their sum per thread and stack; a range past the end writes nothing (exit 1); a log without hits
+    (its samples the call tree's untimed sums) is refused, as before.
 
 usage: test_mono_timeline.py PROFCODEC TESTDATA CORPUS WORKDIR
 """
@@ -257,6 +260,73 @@ for f in files:
         open(cut, "wb").write(data[:len(data) * 9 // 10])
         check(check_hits(cut, label + " cut at 9/10", False) > 0, "%s cut at 9/10: hits before the cut" % label)
 check(with_hits >= 1, "at least one Mono file with sample hits was checked (%d)" % with_hits)
+
+
+def collapsed(path, *extra):
+    """`convert --to collapsed --metric samples` (with extra options): exit, stderr, the lines
+    summed per stack (None when no file was written)."""
+    out = os.path.join(WORK, os.path.basename(path) + ".range.folded")
+    if os.path.exists(out):
+        os.unlink(out)
+    p = subprocess.run([PC, "convert", "--to", "collapsed", "--metric", "samples", *extra, path, "-o", out],
+                       capture_output=True)
+    folded = None
+    if os.path.exists(out):
+        folded = collections.Counter()
+        for ln in open(out, encoding="utf-8", errors="replace").read().splitlines():
+            st, _, v = ln.rpartition(" ")
+            folded[st] += int(v)
+    return p.returncode, p.stderr.decode("utf-8", "replace"), folded
+
+
+# --from/--until on a sampling log: the hits whose times are in [A, B), summed per thread and
+# stack (the call tree's sums have no time: outside every range); the times are the ndjson rows' (ns since
+# the file's first event, the filter's time 0), the bounds in seconds as the filter reads them
+def thread_key(r):
+    """An ndjson row's thread as collapsed prefixes a thread's lines (P<pid>;T<tid>;): a hit in a
+    range is a sample of its thread, not of the call tree's blank one."""
+    return ("P%d;" % r["pid"] if r.get("pid") is not None else "") + "T%d;" % r["tid"]
+
+
+sample = os.path.join(DATA, "mono", "sample.mlpd")
+out = os.path.join(WORK, "range.ndjson")
+p = subprocess.run([PC, "convert", "--to", "ndjson", "--metric", "samples", sample, "-o", out], capture_output=True)
+rows = [json.loads(ln) for ln in open(out)] if p.returncode == 0 and os.path.exists(out) else []
+timed = sorted((r for r in rows if r["time"] is not None), key=lambda r: r["time"])
+check(len(timed) > 100, "sample.mlpd: ndjson has the hits (%d rows)" % len(timed))
+if timed:
+    # bounds at hits' own times (a hit at A is in, one at B is out), and between hits
+    ta, tb = timed[len(timed) // 4]["time"], timed[len(timed) * 2 // 3]["time"]
+    ranges = [("%.9f" % (ta / 1e9), "%.9f" % (tb / 1e9)), ("0", "0.3"), ("0.25", None), (None, "0.2")]
+    for a, b in ranges:
+        lo = int(float(a) * 1e9) if a is not None else 0
+        hi = int(float(b) * 1e9) if b is not None else 1 << 62
+        want = collections.Counter(thread_key(r) + frames_key(r["stack"]) for r in timed if lo <= r["time"] < hi)
+        extra = (["--from", a] if a is not None else []) + (["--until", b] if b is not None else [])
+        rc, err, got = collapsed(sample, *extra)
+        check(rc == 0 and got == want and sum(want.values()) > 0,
+              "sample.mlpd %s: the hits in the range summed per thread and stack (exit %d: %s; %d stacks, %s; %d hits, %s)"
+              % (" ".join(extra), rc, err.strip()[:120], len(want), len(got or ()), sum(want.values()),
+                 sum((got or {}).values())))
+    # the edges: a hit at A is in the range, a hit at B is not
+    rc, err, got = collapsed(sample, "--from", "%.9f" % (ta / 1e9), "--until", "%.9f" % ((ta + 1) / 1e9))
+    n_at = sum(1 for r in timed if r["time"] == ta)
+    check(rc == 0 and got is not None and sum(got.values()) == n_at,
+          "sample.mlpd: [A, A+1ns) holds the %d hits at A (exit %d, %s)" % (n_at, rc, got))
+    # a range past the end: nothing written, exit 1
+    end = timed[-1]["time"] / 1e9
+    rc, err, got = collapsed(sample, "--from", "%.3f" % (end + 1))
+    check(rc == 1 and got is None and "nothing to show" in err,
+          "sample.mlpd --from past the end: nothing written, exit 1 (exit %d: %s)" % (rc, err.strip()[:160]))
+# a log without hits refuses as before (its samples are the call tree's sums, with no time)
+for path in (os.path.join(DATA, "mono", "aot.mlpd"), os.path.join(CORPUS, "mono", "alloc.mlpd"),
+             os.path.join(CORPUS, "mono", "calls.mlpd")):
+    f = os.path.basename(path)
+    if not os.path.exists(path):
+        continue
+    rc, err, got = collapsed(path, "--from", "0")
+    check(rc == 2 and got is None and "the samples of a mono file have no times" in err,
+          "%s --from 0: refused, the samples have no times (exit %d: %s)" % (f, rc, err.strip()[:160]))
 
 print("mono timeline: %d checks, %d failures" % (checked, len(failures)))
 sys.exit(1 if failures else 0)

@@ -745,5 +745,5 @@ static pcd_status mono_end(void *ctx, pcd_status st)
     return st;
 }
 
-const pcd_model_importer pcd_mono_model = { PCD_HAS_SAMPLES | PCD_HAS_CODE | PCD_HAS_SLICES, sizeof(mimport), mono_begin, on_record,
+const pcd_model_importer pcd_mono_model = { PCD_HAS_SAMPLES | PCD_HAS_CODE | PCD_HAS_SLICES | PCD_HAS_SOME_TIMES, sizeof(mimport), mono_begin, on_record,
                                             mono_end };
