@@ -845,7 +845,7 @@ PyObject *pcdpy_profile_of(pcdpy_src *src, PyObject *kw_times, bool all, const c
     pcd_granularity g = o2.granularity ? o2.granularity : PCD_GRAN_ADDRESS;
     pcd_transform *tr = NULL;
     if (pcd_transform_wanted(&o2, g)) {
-        if ((o2.has_from || o2.has_until) && !(ext->model->has & PCD_HAS_TIMES)) {
+        if ((o2.has_from || o2.has_until) && !(ext->model->has & (PCD_HAS_TIMES | PCD_HAS_SOME_TIMES))) {
             pcols_free(&cols);
             return pcdpy_fail(pcdpy.UsageError, "%s: from_/until: the samples of a %s file have no times",
                               pcdpy_src_name(src), f->name);
@@ -885,6 +885,12 @@ PyObject *pcdpy_profile_of(pcdpy_src *src, PyObject *kw_times, bool all, const c
         const char *msg = j.msg[0] ? j.msg : pcd_status_name(st);
         pcdpy_fail(st == PCD_E_NOMEM || st == PCD_E_LIMIT ? pcdpy.LimitError : pcdpy.UsageError, "%s: %s",
                    j.input_name, msg);
+        goto done;
+    }
+    /* a time range on an input whose samples only may have times, and had none (a Mono log
+     * without sample hits): refused as the CLI refuses it (pipeline.c, pcd_shown_check) */
+    if (tr && pcd_transform_untimed(tr) && !(ext->model->has & PCD_HAS_TIMES)) {
+        pcdpy_fail(pcdpy.UsageError, "%s: from_/until: the samples of a %s file have no times", j.input_name, f->name);
         goto done;
     }
     d = profile_dict(sp, &cols);

@@ -85,6 +85,34 @@ def test_time_range_and_threads():
     assert profcodec.convert(TACHYON, "collapsed", thread=[tid]) == profcodec.convert(TACHYON, "collapsed", thread=str(tid))
 
 
+def test_time_range_on_mono_hits():
+    """A Mono sampling log's hits are timed samples: from_/until keep those in the range in
+    top(), convert() and Reader.profile(), as the CLI's --from/--until do; a log without hits is
+    refused, as by the CLI."""
+    mono = os.path.join(TESTDATA, "mono", "sample.mlpd")
+    rc, out, err = cli("top", "--json", "--metric", "samples", "--from", "0", "--until", "0.3", mono)
+    assert rc == 0, err
+    want = json.loads(out)
+    assert 0 < want["shown"] < want["total"]
+    got = profcodec.top(mono, metric="samples", from_=0.0, until=0.3)
+    assert (got["total"], got["shown"]) == (want["total"], want["shown"])
+    rc, out, err = cli("convert", "--to", "collapsed", "--metric", "samples", "--from", "0", "--until", "0.3", mono)
+    assert rc == 0, err
+    assert profcodec.convert(mono, "collapsed", metric="samples", from_=0.0, until=0.3) == out
+    with profcodec.open(mono) as r:
+        p = r.profile(from_=0.0, until=0.3)
+    k = [t["name"] for t in p.sample_types].index("samples")
+    times = list(p.samples.time)
+    assert profcodec.NONE not in times and all(0 <= t < 300_000_000 for t in times)
+    n = sum(p.samples.values[i, k] * p.samples.count[i] for i in range(len(p.samples)))
+    assert n == want["shown"], (n, want["shown"])
+    alloc = os.path.join(CORPUS, "mono", "alloc.mlpd")
+    if os.path.exists(alloc):
+        with profcodec.open(alloc) as r:
+            with pytest.raises(profcodec.UsageError, match="have no times"):
+                r.profile(from_=0.0)
+
+
 def test_tag_ranges_are_the_cli():
     """pprof's -tagfocus ranges (bytes=1kb:8kb...) on a Go heap profile's numbers: the CLI's."""
     allocs = os.path.join(TESTDATA, "pprof", "labels.allocs.pprof")
