@@ -10,7 +10,7 @@ JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 # make test's sanitize build, beside the fast tree's tests: one job more than the cores. The fast
 # tests (Chromium, Python, go tool pprof) leave a core idle part of the time, and the sanitize
 # chain (its build, then its tests) is make test's critical path: at -j$(JOBS) the two sides used
-# 1.58 of the 2 cores in that phase (a clean clone of 737506df: 307 s wall, 271.1 + 213.9 s CPU).
+# 1.58 of the 2 cores in that phase (a clean clone of 43542b54: 307 s wall, 271.1 + 213.9 s CPU).
 SIDE_JOBS   ?= $(shell echo $$(( $(JOBS) + 1 )))
 PREFIX      ?= /usr/local
 FUZZ_SECONDS ?= 300
