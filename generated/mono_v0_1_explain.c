@@ -112,9 +112,10 @@ static pcd_status pcd_mono_v0_1_event_alloc_bt_explain_(pcd_cursor *c, pcd_mono_
             uint64_t base = (uint64_t)(st->ptr);
             for (; i0 < n_backtrace_frames; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.alloc_bt.backtrace.frames[i0] = (int64_t)((base + v));
                 q += len;
             }
@@ -207,9 +208,10 @@ static pcd_status pcd_mono_v0_1_event_gc_move_explain_(pcd_cursor *c, pcd_mono_v
             uint64_t base = (uint64_t)(st->obj);
             for (; i0 < n_objects; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.gc_move.objects[i0] = (int64_t)((base + v) << 3);
                 q += len;
             }
@@ -1183,9 +1185,10 @@ static pcd_status pcd_mono_v0_1_event_throw_bt_explain_(pcd_cursor *c, pcd_mono_
             uint64_t base = (uint64_t)(st->ptr);
             for (; i0 < n_backtrace_frames; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.throw_bt.backtrace.frames[i0] = (int64_t)((base + v));
                 q += len;
             }
@@ -1308,9 +1311,10 @@ static pcd_status pcd_mono_v0_1_event_monitor_contention_bt_explain_(pcd_cursor 
             uint64_t base = (uint64_t)(st->ptr);
             for (; i0 < n_backtrace_frames; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.monitor_contention_bt.backtrace.frames[i0] = (int64_t)((base + v));
                 q += len;
             }
@@ -1441,9 +1445,10 @@ static pcd_status pcd_mono_v0_1_event_heap_object_explain_(pcd_cursor *c, pcd_mo
             uint64_t base = (uint64_t)(st->obj);
             for (; i0 < n_refs; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.heap_object.refs[i0] = (int64_t)((base + v) << 3);
                 q += len;
             }

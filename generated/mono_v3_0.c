@@ -607,13 +607,15 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_alloc_bt_decode_(pcd_cursor *c, pcd_mo
         if (pcd_left(c) / 8 >= n_backtrace) {
             const uint8_t *q = c->p;
             uint64_t run = st->method;
+            int64_t *dp = out->u.alloc_bt.backtrace;
             for (; i0 < n_backtrace; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
-                out->u.alloc_bt.backtrace[i0] = (int64_t)run;
+                dp[i0] = (int64_t)run;
                 q += len;
             }
             st->method = run;
@@ -700,9 +702,10 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_move_decode_(pcd_cursor *c, pcd_mon
             uint64_t base = (uint64_t)(st->obj);
             for (; i0 < n_objects; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.gc_move.objects[i0] = (int64_t)((base + v) << 3);
                 q += len;
             }
@@ -802,13 +805,15 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_handle_created_bt_decode_(pcd_curso
         if (pcd_left(c) / 8 >= n_backtrace) {
             const uint8_t *q = c->p;
             uint64_t run = st->method;
+            int64_t *dp = out->u.gc_handle_created_bt.backtrace;
             for (; i0 < n_backtrace; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
-                out->u.gc_handle_created_bt.backtrace[i0] = (int64_t)run;
+                dp[i0] = (int64_t)run;
                 q += len;
             }
             st->method = run;
@@ -857,13 +862,15 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_handle_destroyed_bt_decode_(pcd_cur
         if (pcd_left(c) / 8 >= n_backtrace) {
             const uint8_t *q = c->p;
             uint64_t run = st->method;
+            int64_t *dp = out->u.gc_handle_destroyed_bt.backtrace;
             for (; i0 < n_backtrace; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
-                out->u.gc_handle_destroyed_bt.backtrace[i0] = (int64_t)run;
+                dp[i0] = (int64_t)run;
                 q += len;
             }
             st->method = run;
@@ -1417,13 +1424,15 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_throw_bt_decode_(pcd_cursor *c, pcd_mo
         if (pcd_left(c) / 8 >= n_backtrace) {
             const uint8_t *q = c->p;
             uint64_t run = st->method;
+            int64_t *dp = out->u.throw_bt.backtrace;
             for (; i0 < n_backtrace; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
-                out->u.throw_bt.backtrace[i0] = (int64_t)run;
+                dp[i0] = (int64_t)run;
                 q += len;
             }
             st->method = run;
@@ -1536,13 +1545,15 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_monitor_bt_decode_(pcd_cursor *c, pcd_
         if (pcd_left(c) / 8 >= n_backtrace) {
             const uint8_t *q = c->p;
             uint64_t run = st->method;
+            int64_t *dp = out->u.monitor_bt.backtrace;
             for (; i0 < n_backtrace; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
-                out->u.monitor_bt.backtrace[i0] = (int64_t)run;
+                dp[i0] = (int64_t)run;
                 q += len;
             }
             st->method = run;
@@ -1743,9 +1754,10 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_sample_hit_decode_(pcd_cursor *c, pcd_
             uint64_t base = (uint64_t)(st->ptr);
             for (; i0 < n_ips; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.sample_hit.ips[i0] = (int64_t)((base + v));
                 q += len;
             }
@@ -1769,13 +1781,15 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_sample_hit_decode_(pcd_cursor *c, pcd_
         if (pcd_left(c) / 8 >= n_frames) {
             const uint8_t *q = c->p;
             uint64_t run = st->method;
+            int64_t *dp = out->u.sample_hit.frames;
             for (; i0 < n_frames; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
-                out->u.sample_hit.frames[i0] = (int64_t)run;
+                dp[i0] = (int64_t)run;
                 q += len;
             }
             st->method = run;

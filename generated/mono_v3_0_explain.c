@@ -321,13 +321,15 @@ static pcd_status pcd_mono_v3_0_event_alloc_bt_explain_(pcd_cursor *c, pcd_mono_
         if (pcd_left(c) / 8 >= n_backtrace) {
             const uint8_t *q = c->p;
             uint64_t run = st->method;
+            int64_t *dp = out->u.alloc_bt.backtrace;
             for (; i0 < n_backtrace; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
-                out->u.alloc_bt.backtrace[i0] = (int64_t)run;
+                dp[i0] = (int64_t)run;
                 q += len;
             }
             st->method = run;
@@ -426,9 +428,10 @@ static pcd_status pcd_mono_v3_0_event_gc_move_explain_(pcd_cursor *c, pcd_mono_v
             uint64_t base = (uint64_t)(st->obj);
             for (; i0 < n_objects; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.gc_move.objects[i0] = (int64_t)((base + v) << 3);
                 q += len;
             }
@@ -552,13 +555,15 @@ static pcd_status pcd_mono_v3_0_event_gc_handle_created_bt_explain_(pcd_cursor *
         if (pcd_left(c) / 8 >= n_backtrace) {
             const uint8_t *q = c->p;
             uint64_t run = st->method;
+            int64_t *dp = out->u.gc_handle_created_bt.backtrace;
             for (; i0 < n_backtrace; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
-                out->u.gc_handle_created_bt.backtrace[i0] = (int64_t)run;
+                dp[i0] = (int64_t)run;
                 q += len;
             }
             st->method = run;
@@ -615,13 +620,15 @@ static pcd_status pcd_mono_v3_0_event_gc_handle_destroyed_bt_explain_(pcd_cursor
         if (pcd_left(c) / 8 >= n_backtrace) {
             const uint8_t *q = c->p;
             uint64_t run = st->method;
+            int64_t *dp = out->u.gc_handle_destroyed_bt.backtrace;
             for (; i0 < n_backtrace; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
-                out->u.gc_handle_destroyed_bt.backtrace[i0] = (int64_t)run;
+                dp[i0] = (int64_t)run;
                 q += len;
             }
             st->method = run;
@@ -1339,13 +1346,15 @@ static pcd_status pcd_mono_v3_0_event_throw_bt_explain_(pcd_cursor *c, pcd_mono_
         if (pcd_left(c) / 8 >= n_backtrace) {
             const uint8_t *q = c->p;
             uint64_t run = st->method;
+            int64_t *dp = out->u.throw_bt.backtrace;
             for (; i0 < n_backtrace; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
-                out->u.throw_bt.backtrace[i0] = (int64_t)run;
+                dp[i0] = (int64_t)run;
                 q += len;
             }
             st->method = run;
@@ -1482,13 +1491,15 @@ static pcd_status pcd_mono_v3_0_event_monitor_bt_explain_(pcd_cursor *c, pcd_mon
         if (pcd_left(c) / 8 >= n_backtrace) {
             const uint8_t *q = c->p;
             uint64_t run = st->method;
+            int64_t *dp = out->u.monitor_bt.backtrace;
             for (; i0 < n_backtrace; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
-                out->u.monitor_bt.backtrace[i0] = (int64_t)run;
+                dp[i0] = (int64_t)run;
                 q += len;
             }
             st->method = run;
@@ -1739,9 +1750,10 @@ static pcd_status pcd_mono_v3_0_event_sample_hit_explain_(pcd_cursor *c, pcd_mon
             uint64_t base = (uint64_t)(st->ptr);
             for (; i0 < n_ips; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->u.sample_hit.ips[i0] = (int64_t)((base + v));
                 q += len;
             }
@@ -1767,13 +1779,15 @@ static pcd_status pcd_mono_v3_0_event_sample_hit_explain_(pcd_cursor *c, pcd_mon
         if (pcd_left(c) / 8 >= n_frames) {
             const uint8_t *q = c->p;
             uint64_t run = st->method;
+            int64_t *dp = out->u.sample_hit.frames;
             for (; i0 < n_frames; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
-                out->u.sample_hit.frames[i0] = (int64_t)run;
+                dp[i0] = (int64_t)run;
                 q += len;
             }
             st->method = run;

@@ -27,38 +27,27 @@ static const char *record_kind(const pcd_record *rec)
     return t->name;
 }
 
-/* What info keeps while counting: records by kind (in order of first appearance), the
- * end of the last record, and the format's own summary. */
+/* What info keeps while counting: records by kind (in order of first appearance) and the
+ * format's own summary. */
 typedef struct info_count {
     cli *c;
-    const pcd_ext *ext;
+    bool progress;            /* on a terminal, not --quiet: a progress line */
     void *ictx;
+    void (*record)(void *ictx, const pcd_record *rec); /* the summary's, NULL without one */
     const char *kinds[64];
     uint64_t counts[64];
     size_t nk;
-    uint64_t records, last_end;
+    uint64_t records;
     /* the count index of each case of the last union type seen (0: not yet known) */
     const pcd_type *case_type;
     uint8_t case_slot[64];
 } info_count;
 
-static pcd_status info_one(void *ud, const pcd_record *rec)
+/* A record whose kind has no count slot yet (or is no union case): found by name. */
+static PCD_COLD void info_count_slow(info_count *ic, const pcd_record *rec)
 {
-    info_count *ic = ud;
-    if (ic->c->tty && !ic->c->quiet) cli_progress(ic->c, rec->offset); /* (a call per record otherwise) */
-    if (rec->offset + rec->size > ic->last_end) ic->last_end = rec->offset + rec->size;
-    if (rec->depth == 0) {
-        if (ic->ictx) ic->ext->info->record(ic->ictx, rec); /* the root: header fields */
-        return PCD_OK;
-    }
-    ic->records++;
     const pcd_type *t = rec->type;
     uint32_t w = t->is_union && rec->data ? *(const uint32_t *)rec->data : UINT32_MAX;
-    if (w < 64 && t == ic->case_type && ic->case_slot[w]) {
-        ic->counts[ic->case_slot[w] - 1]++; /* a case counted before: its slot is known */
-        if (ic->ictx) ic->ext->info->record(ic->ictx, rec);
-        return PCD_OK;
-    }
     const char *k = record_kind(rec);
     size_t j = 0, nk = ic->nk;
     /* names come from the descriptor tables: the same pointer, mostly */
@@ -80,7 +69,25 @@ static pcd_status info_one(void *ud, const pcd_record *rec)
             ic->case_slot[w] = (uint8_t)(j + 1);
         }
     }
-    if (ic->ictx) ic->ext->info->record(ic->ictx, rec);
+}
+
+static pcd_status info_one(void *ud, const pcd_record *rec)
+{
+    info_count *ic = ud;
+    if (PCD_UNLIKELY(ic->progress)) cli_progress(ic->c, rec->offset);
+    if (PCD_UNLIKELY(rec->depth == 0)) {
+        if (ic->record) ic->record(ic->ictx, rec); /* the root: header fields */
+        return PCD_OK;
+    }
+    ic->records++;
+    /* the common case: a case of the union type counted before (its slot is known) */
+    uint32_t w;
+    if (PCD_LIKELY(rec->type == ic->case_type && rec->data && (w = *(const uint32_t *)rec->data) < 64 &&
+                   ic->case_slot[w]))
+        ic->counts[ic->case_slot[w] - 1]++;
+    else
+        info_count_slow(ic, rec);
+    if (ic->record) ic->record(ic->ictx, rec);
     return PCD_OK;
 }
 
@@ -127,8 +134,9 @@ int cmd_info(cli *c, int argc, char **argv)
         return EXIT_USAGE;
     }
     ic->c = c;
-    ic->ext = ext;
+    ic->progress = c->tty && !c->quiet;
     ic->ictx = ictx;
+    ic->record = ictx ? ext->info->record : NULL;
     pcd_error damage;
     bool damaged = false;
     pcd_record rec;

@@ -219,7 +219,7 @@ static void test_roundtrip_many(void **state)
     }
 }
 
-/* The inline paths (one and two bytes, 3-8 bytes without a branch per byte, the skips
+/* The inline paths (one, two and (signed) three bytes, 3-8 bytes without a branch per byte, the skips
  * validation uses) against the slow paths, which read byte by byte: random varints of 1 to
  * 11 bytes, in windows of every size around them, with random continuation bits. */
 static void test_fast_paths_agree(void **state)
@@ -275,6 +275,18 @@ static void test_fast_paths_agree(void **state)
                     uint64_t slow = 0;
                     assert_int_equal(pcd_read_uleb128_slow(&s, &slow, "v"), PCD_OK);
                     assert_true(v == slow && w == slow);
+                }
+                /* the signed one (Mono's running deltas): length and value as the slow path's */
+                int64_t sf = 0;
+                unsigned ls = pcd_sleb_fast(buf, &sf);
+                if (len <= 8 && !(buf[len - 1] & 0x80)) {
+                    assert_int_equal(ls, (unsigned)len);
+                    pcd_cursor s = pcd_cursor_make(&x, buf, n, 0, true);
+                    int64_t slow = 0;
+                    assert_int_equal(pcd_read_sleb128_slow(&s, &slow, "v"), PCD_OK);
+                    assert_true(sf == slow);
+                } else if (len > 8) {
+                    assert_int_equal(ls, 0); /* longer than 8 bytes: the caller's slow path */
                 }
             }
         }

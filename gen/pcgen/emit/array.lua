@@ -143,16 +143,19 @@ local function fast_rel(b, a, env, dst, elem_ct, n)
   local v = { cur = env.cur, n = n, dst = dst, ct = elem_ct, sh = sh }
   if E.delta then
     env.need_state = E.delta.region
-    v.init = string.format("%s run = st->%s;", E.delta.ctype, E.delta.name)
-    v.store = string.format("run = (%s)(run + (%s)(v%s));\n%s[i0] = (%s)run;", E.delta.ctype, E.delta.ctype, sh, dst, elem_ct)
+    -- the destination in a local: gcc otherwise loads the array's pointer again for every element
+    v.init = string.format("%s run = st->%s;\n%s *dp = %s;", E.delta.ctype, E.delta.name, elem_ct, dst)
+    v.store = string.format("run = (%s)(run + (%s)(v%s));\ndp[i0] = (%s)run;", E.delta.ctype, E.delta.ctype, sh, elem_ct)
     v.save = string.format("st->%s = run;", E.delta.name)
   else
     v.init = string.format("uint64_t base = (uint64_t)(%s);", X.cexpr(E.base, env))
     v.store = string.format("%s[i0] = (%s)((base + v)%s);", dst, elem_ct, sh)
     v.save = false
   end
-  v.sign = et.enc == "sleb128" and
-      "v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */"
+  -- signed: sign-extended by pcd_sleb_fast (constant shifts for the common 1 to 3 bytes)
+  v.read = et.enc == "sleb128" and
+      "int64_t sv = 0;\nunsigned len = pcd_sleb_fast(q, &sv);\nv = (uint64_t)sv;"
+      or "unsigned len = pcd_leb_fast(q, &v);"
   b:t([[
     {
         uint64_t i0 = 0;
@@ -161,9 +164,8 @@ local function fast_rel(b, a, env, dst, elem_ct, n)
             ${init}
             for (; i0 < ${n}; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                ${read}
                 if (PCD_UNLIKELY(len == 0)) break;
-                ${sign}
                 ${store}
                 q += len;
             }

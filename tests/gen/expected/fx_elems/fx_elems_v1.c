@@ -114,13 +114,15 @@ PCD_INLINE pcd_status pcd_fx_elems_v1_event_decode_(pcd_cursor *c, pcd_fx_elems_
         if (pcd_left(c) / 8 >= n_frames) {
             const uint8_t *q = c->p;
             uint64_t run = st->method;
+            int64_t *dp = out->frames;
             for (; i0 < n_frames; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 run = (uint64_t)(run + (uint64_t)(v));
-                out->frames[i0] = (int64_t)run;
+                dp[i0] = (int64_t)run;
                 q += len;
             }
             st->method = run;
@@ -149,9 +151,10 @@ PCD_INLINE pcd_status pcd_fx_elems_v1_event_decode_(pcd_cursor *c, pcd_fx_elems_
             uint64_t base = (uint64_t)(st->obj);
             for (; i0 < n_objs; i0++) {
                 uint64_t v;
-                unsigned len = pcd_leb_fast(q, &v);
+                int64_t sv = 0;
+                unsigned len = pcd_sleb_fast(q, &sv);
+                v = (uint64_t)sv;
                 if (PCD_UNLIKELY(len == 0)) break;
-                v = (uint64_t)((int64_t)(v << (64 - 7 * len)) >> (64 - 7 * len)); /* the sign, from the last byte's bit 6 (no branch: deltas' signs vary) */
                 out->objs[i0] = (int64_t)((base + v) << 3);
                 q += len;
             }
