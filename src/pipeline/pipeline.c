@@ -363,6 +363,22 @@ pcd_status pcd_shown_check(void *ud, pcd_profile *p)
     const char *what = samples && spans ? "no samples and no spans" : spans ? "no spans" : "no samples";
     if (!p->n_samples || !samples) {
         if (j->damaged) return pcd_job_fail(j, PCD_E_EMPTY, "nothing to convert before the damage (%s before it)", what);
+        /* spans this output does not show (a Mono log of GCs or calls and no sample hits):
+         * the outputs that show them are named */
+        if (p->n_slices && !spans) {
+            char to[160] = "";
+            size_t n = 0;
+            for (size_t i = 0; pcd_exporters[i]; i++) {
+                const pcd_exporter *y = pcd_exporters[i];
+                if (!((y->needs | y->needs_any) & PCD_HAS_SLICES)) continue;
+                int w = snprintf(to + n, sizeof to - n, "%s%s", n ? ", " : "", y->to);
+                if (w < 0 || (size_t)w >= sizeof to - n) break;
+                n += (size_t)w;
+            }
+            return pcd_job_fail(j, PCD_E_EMPTY, "nothing to show: the input has %s, but %" PRIu64
+                                " span%s (--to %s show%s them)", what, p->n_slices, p->n_slices == 1 ? "" : "s", to,
+                                strchr(to, ',') ? "" : "s");
+        }
         return pcd_job_fail(j, PCD_E_EMPTY, "nothing to show: the input has %s", what);
     }
     if (!p->n_types) return pcd_job_fail(j, PCD_E_EMPTY, "nothing to show: the samples have no values");

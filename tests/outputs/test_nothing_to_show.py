@@ -102,6 +102,15 @@ for to in SAMPLE_OUTPUTS:
 rc, err, data = convert(counters, "collapsed")
 check("no samples" in err, "Mono log without samples: the message names what is missing (%s)" % err.strip()[:100])
 
+# A Mono log of GCs and no sample hits: the page takes its spans but shows none without samples;
+# it names the outputs that show them, and the first of those does.
+gcs = os.path.join(DATA, "mono", "heapwalk.mlpd")
+refused(gcs, "html", [], "the input has no samples, but 6 spans (--to speedscope, chrome, firefox, perfetto",
+        "Mono log of GCs without samples --to html: names the outputs that show its spans")
+rc, err, data = convert(gcs, "chrome")
+check(rc == 0 and data and data.count(b'"cat":"gc"') + data.count(b'"cat": "gc"') == 6,
+      "... --to chrome: its 6 GC spans (exit %d)" % rc)
+
 # A CPU profile whose cpu values are all 0, its sample counts not: speedscope leaves counts kept
 # beside a time out, so it has no profile to write. It wrote a file with no profile in it and
 # exit 0; it says so now, as the other pictures do. collapsed weighs the counts (the default
