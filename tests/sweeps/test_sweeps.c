@@ -335,11 +335,11 @@ static bool g_counting;
 typedef struct file_kinds {
     const pcd_format *f;
     size_t size;
-    char path[1024];
+    char path[4096];
     size_t nk;
     const char *kinds[MAX_KINDS];
 } file_kinds;
-static file_kinds g_kinds[1024];
+static file_kinds g_kinds[512];
 static size_t g_nkinds;
 static unsigned long g_long_only;
 
