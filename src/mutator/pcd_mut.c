@@ -333,6 +333,10 @@ bool pcd_mut_reserve(pcd_mut *m, size_t n)
 /* The working copy made the pristine records again. */
 static bool restore(pcd_mut *m)
 {
+    /* the working copy is no longer the records of the last output: an input equal to that
+     * output is decoded again, not promoted (it was the records of whatever was loaded since:
+     * an output O, another input B loaded, then O loaded gave B's records) */
+    m->out_valid = false;
     pcd_arena_reset(&m->ma);
     if (!pcd_mut_reserve(m, m->pristine.n)) return false;
     memcpy(m->w, m->pristine.r, m->pristine.n * sizeof *m->w);
