@@ -64,6 +64,10 @@ typedef enum pcd_mut_kind {
     PCD_MUT_GZIP_DROP,        /* the gzip layer taken off: what it holds written as it is, a file
                                * every reader of a gzip'd format also takes; the inputs stay small
                                * and quick to run (keeps) */
+    PCD_MUT_REC_SHRINK,       /* about half the records of one kind dropped at once (samples,
+                               * events), of those that define keys only the ones nothing refers
+                               * to, of an indexed table only its unreferenced end: a valid file
+                               * gets small (keeps; not in the default mix: opts.kinds) */
     /* layer-breaking kinds: one layer broken on purpose, after encoding */
     PCD_MUT_LAYER_SIZE,       /* a record's size field off by a little or a lot */
     PCD_MUT_LAYER_TRUNCATE,   /* the file cut short */
@@ -84,7 +88,7 @@ typedef struct pcd_mut_opts {
                                * (default 0.03; 0: never; ignored when evil is off) */
     uint32_t max_stack;       /* mutations stacked in one call: 1..max_stack (default 3) */
     size_t max_output;        /* outputs larger than this are not written (default 1 MiB) */
-    uint64_t kinds;           /* bit k: kind k may be chosen (default all) */
+    uint64_t kinds;           /* bit k: kind k may be chosen (default all but rec_shrink) */
 } pcd_mut_opts;
 
 void pcd_mut_opts_default(pcd_mut_opts *o);

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "pcd_mut.h"
+#include "pprof_v1.h"
 
 #define MAX_SEEDS 64
 #define MAX_SEED_BYTES ((size_t)160 << 10)
@@ -576,6 +577,160 @@ static void test_inner_bytes(void **state)
     assert_int_equal(counting.in_use, taken);
 }
 
+/* What a pprof file defines and refers to, as read back (for rec_shrink's promise). */
+#define PP_MAX 8192
+typedef struct pp_table {
+    uint64_t def[3][PP_MAX];     /* location, function, mapping ids */
+    size_t ndef[3];
+    uint64_t ref[3][PP_MAX];     /* sample location ids, line function ids, location mapping ids */
+    size_t nref[3];
+    size_t strings, records;
+    int64_t max_string;          /* the highest string index referred to */
+} pp_table;
+
+static void pp_string(pp_table *t, bool has, int64_t v)
+{
+    if (has && v > t->max_string) t->max_string = v;
+}
+
+static void pp_push(uint64_t *a, size_t *n, uint64_t v)
+{
+    if (*n < PP_MAX) a[(*n)++] = v;
+}
+
+static bool pp_read(const uint8_t *p, size_t n, pp_table *t)
+{
+    memset(t, 0, sizeof *t);
+    if (is_gz(p, n)) {
+        n = gunzip(p, n, inner_b, sizeof inner_b);
+        if (n == SIZE_MAX) return false;
+        p = inner_b;
+    }
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, (size_t)1 << 30);
+    pcd_reader r;
+    pcd_reader_opts ro = { &al, NULL, 0, false, false };
+    if (pcd_reader_open_buffer(&r, pcd_mutator_format(pcd_mutator_find("pprof", NULL)), p, n, &ro) != PCD_OK) return false;
+    pcd_record rec;
+    pcd_status st;
+    while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) {
+        if (rec.depth != 1) continue;
+        t->records++;
+        const pcd_pprof_v1_profile_field *f = rec.data;
+        switch (f->which) {
+        case PCD_PPROF_V1_PROFILE_FIELD_SAMPLE_TYPE:
+            pp_string(t, f->u.sample_type.has_type, f->u.sample_type.type);
+            pp_string(t, f->u.sample_type.has_unit, f->u.sample_type.unit);
+            break;
+        case PCD_PPROF_V1_PROFILE_FIELD_SAMPLE:
+            for (size_t i = 0; i < f->u.sample.n_location_id; i++) pp_push(t->ref[0], &t->nref[0], f->u.sample.location_id[i]);
+            for (size_t i = 0; i < f->u.sample.n_label; i++) {
+                pp_string(t, f->u.sample.label[i].has_key, f->u.sample.label[i].key);
+                pp_string(t, f->u.sample.label[i].has_str, f->u.sample.label[i].str);
+            }
+            break;
+        case PCD_PPROF_V1_PROFILE_FIELD_LOCATION:
+            pp_push(t->def[0], &t->ndef[0], f->u.location.id);
+            if (f->u.location.has_mapping_id && f->u.location.mapping_id)
+                pp_push(t->ref[2], &t->nref[2], f->u.location.mapping_id);
+            for (size_t i = 0; i < f->u.location.n_line; i++)
+                pp_push(t->ref[1], &t->nref[1], f->u.location.line[i].function_id);
+            break;
+        case PCD_PPROF_V1_PROFILE_FIELD_FUNCTION:
+            pp_push(t->def[1], &t->ndef[1], f->u.function.id);
+            pp_string(t, f->u.function.has_name, f->u.function.name);
+            pp_string(t, f->u.function.has_system_name, f->u.function.system_name);
+            pp_string(t, f->u.function.has_filename, f->u.function.filename);
+            break;
+        case PCD_PPROF_V1_PROFILE_FIELD_MAPPING:
+            pp_push(t->def[2], &t->ndef[2], f->u.mapping.id);
+            pp_string(t, f->u.mapping.has_filename, f->u.mapping.filename);
+            pp_string(t, f->u.mapping.has_build_id, f->u.mapping.build_id);
+            break;
+        case PCD_PPROF_V1_PROFILE_FIELD_STRING_TABLE:
+            t->strings++;
+            break;
+        default:
+            break;
+        }
+    }
+    pcd_reader_close(&r);
+    return st == PCD_END;
+}
+
+/* The first reference of t whose target it does not define ("" if none). */
+static const char *pp_dangling(const pp_table *t, char *buf, size_t cap)
+{
+    static const char *const what[3] = { "a sample's location id", "a line's function id", "a location's mapping id" };
+    for (int s = 0; s < 3; s++)
+        for (size_t i = 0; i < t->nref[s]; i++) {
+            bool found = false;
+            for (size_t j = 0; j < t->ndef[s] && !found; j++) found = t->def[s][j] == t->ref[s][i];
+            if (!found) {
+                snprintf(buf, cap, "%s %llu has no target", what[s], (unsigned long long)t->ref[s][i]);
+                return buf;
+            }
+        }
+    if (t->max_string >= 0 && (size_t)t->max_string >= t->strings) {
+        snprintf(buf, cap, "string index %lld, %zu strings", (long long)t->max_string, t->strings);
+        return buf;
+    }
+    return "";
+}
+
+/* rec_shrink on pprof: a file with fewer records whose references all still have their targets
+ * (samples' locations, lines' functions, locations' mappings, string indexes); and with one
+ * application after another, samples, then locations, functions and strings go. */
+static void test_rec_shrink(void **state)
+{
+    (void)state;
+    const pcd_mutator *mu = pcd_mutator_find("pprof", NULL);
+    assert_non_null(mu);
+    size_t k = 0;
+    while (pcd_mutators[k] != mu) k++;
+    seed list[MAX_SEEDS];
+    size_t n = inputs(mu, k, list, MAX_SEEDS), shrunk = 0, kinds_seen = 0;
+    size_t taken = counting.in_use;
+    static pp_table before, after;
+    char why[160];
+    bool dropped[4] = { false, false, false, false };   /* samples, locations, functions, strings */
+    pcd_mut *m = session(mu, false, 3);
+    for (size_t i = 0; i < n; i++) {
+        if (!pp_read(list[i].p, list[i].n, &before) || *pp_dangling(&before, why, sizeof why)) continue;
+        const uint8_t *cur = list[i].p;
+        size_t cur_n = list[i].n;
+        for (unsigned t = 0; t < 12; t++) {
+            pcd_mut_reseed(m, 1000u * (unsigned)i + t);
+            assert_int_equal(pcd_mut_load(m, cur, cur_n), PCD_OK);
+            if (pcd_mut_apply(m, PCD_MUT_REC_SHRINK) != PCD_OK) continue;
+            size_t len;
+            assert_int_equal(pcd_mut_encode(m, out, sizeof out, &len), PCD_OK);
+            const char *d = pcd_mut_describe(m);
+            if (!strstr(d, "rec_shrink")) fail_msg("'%s' does not name rec_shrink", d);
+            if (!pp_read(out, len, &after)) fail_msg("%s: rec_shrink wrote a file that does not decode: %s", list[i].path, d);
+            if (*pp_dangling(&after, why, sizeof why))
+                fail_msg("%s: after %s: %s", list[i].path, d, pp_dangling(&after, why, sizeof why));
+            if (after.records >= before.records) fail_msg("%s: %s dropped nothing (%zu records)", list[i].path, d, after.records);
+            dropped[0] |= strstr(d, " sample:") != NULL;
+            dropped[1] |= strstr(d, " location:") != NULL;
+            dropped[2] |= strstr(d, " function:") != NULL;
+            dropped[3] |= strstr(d, " string_table:") != NULL;
+            shrunk++;
+            /* the next application starts from this one's output */
+            memcpy(out2, out, len);
+            cur = out2;
+            cur_n = len;
+            before = after;
+        }
+    }
+    pcd_mut_free(m);
+    for (int j = 0; j < 4; j++) kinds_seen += dropped[j];
+    if (shrunk < 8 || kinds_seen < 4)
+        fail_msg("rec_shrink: %zu applications; samples %d, locations %d, functions %d, strings %d", shrunk, dropped[0],
+                 dropped[1], dropped[2], dropped[3]);
+    assert_int_equal(counting.in_use, taken);
+}
+
 /* gzip_drop on a gzip'd pprof file: exactly what its gzip layer held (the unmutated records are
  * written byte for byte, test_roundtrip), and refused on a file with no gzip layer. */
 static void test_gzip_drop(void **state)
@@ -673,6 +828,7 @@ int main(void)
         cmocka_unit_test(test_shrink),     cmocka_unit_test(test_crossover),
         cmocka_unit_test(test_inner_bytes), cmocka_unit_test(test_small_cap),
         cmocka_unit_test(test_gzip_drop),
+        cmocka_unit_test(test_rec_shrink),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

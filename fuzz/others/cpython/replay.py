@@ -1,7 +1,8 @@
 """replay.py: CPython 3.15's binary profile reader (the C reader of _remote_debugging, through
 profiling.sampling.binary_reader.BinaryReader) on one file, for `profcodec fuzz`
-(fuzz/others/cpython.sh runs it with the python3.15 of Debian's packages, and in the
-ASan/libFuzzer build of the same source through libfuzzer.c).
+(fuzz/others/cpython.sh runs it with the python3.15 of Debian's packages: the campaign when
+there is no sanitizer build, and each finding of the sanitizer build, to say whether 3.15.2
+has it).
 
 The file is read as `python3.15 -m profiling.sampling replay` reads it: its header and footer
 (get_info), every sample (replay_samples into a collector), the reader's statistics. Exit 1 and
