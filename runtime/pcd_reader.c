@@ -265,6 +265,16 @@ void pcd_reader_close(pcd_reader *r)
 
 const pcd_error *pcd_reader_error(const pcd_reader *r) { return &r->x.err; }
 
+const char *pcd_record_kind(const pcd_record *rec)
+{
+    const pcd_type *t = rec->type;
+    if (t->is_union && rec->data) {
+        uint32_t w = *(const uint32_t *)rec->data;
+        if (w < t->n_fields) return t->fields[w].name;
+    }
+    return t->name;
+}
+
 void pcd_record_warnings(const pcd_record *rec, pcd_warn_fn warn, void *ud)
 {
     if (rec->data && rec->type && rec->type->warn) rec->type->warn(rec->data, rec->offset, rec->input_size, warn, ud);

@@ -139,6 +139,9 @@ const pcd_error *pcd_reader_error(const pcd_reader *r);
  * (a warning: the real reader accepts it; `validate --strict` counts it as an error).
  * Nothing for records the schema declares none for, or that carry no data. */
 void pcd_record_warnings(const pcd_record *rec, pcd_warn_fn warn, void *ud);
+/* The name a record is counted and shown under: its union case's (the case's field name) for
+ * a tagged union with data, else its type's. */
+const char *pcd_record_kind(const pcd_record *rec);
 /* Leaves the innermost open region without reading the rest of its records (nor
  * decompressing them); the next call to pcd_reader_next goes on after it. */
 pcd_status pcd_reader_skip_region(pcd_reader *r);

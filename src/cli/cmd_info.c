@@ -16,17 +16,6 @@ static const char info_help[] =
     "span, streams, metadata. Damage stops the count and is reported (exit 1);\n"
     "--all skips damaged records as validate --all does and counts the rest.\n";
 
-/* The name a record is counted under: its union case or type. */
-static const char *record_kind(const pcd_record *rec)
-{
-    const pcd_type *t = rec->type;
-    if (t->is_union && rec->data) {
-        uint32_t w = *(const uint32_t *)rec->data;
-        if (w < t->n_fields) return t->fields[w].name;
-    }
-    return t->name;
-}
-
 /* What info keeps while counting: records by kind (in order of first appearance) and the
  * format's own summary. */
 typedef struct info_count {
@@ -48,7 +37,7 @@ static PCD_COLD void info_count_slow(info_count *ic, const pcd_record *rec)
 {
     const pcd_type *t = rec->type;
     uint32_t w = t->is_union && rec->data ? *(const uint32_t *)rec->data : UINT32_MAX;
-    const char *k = record_kind(rec);
+    const char *k = pcd_record_kind(rec);
     size_t j = 0, nk = ic->nk;
     /* names come from the descriptor tables: the same pointer, mostly */
     while (j < nk && ic->kinds[j] != k) j++;

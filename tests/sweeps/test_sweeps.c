@@ -343,16 +343,6 @@ static file_kinds g_kinds[512];
 static size_t g_nkinds;
 static unsigned long g_long_only;
 
-static const char *record_kind(const pcd_record *rec)
-{
-    const pcd_type *t = rec->type;
-    if (t->is_union && rec->data) {
-        uint32_t w = *(const uint32_t *)rec->data;
-        if (w < t->n_fields) return t->fields[w].name;
-    }
-    return t->name;
-}
-
 static bool has_kind(const file_kinds *k, const char *name)
 {
     for (size_t i = 0; i < k->nk; i++)
@@ -375,7 +365,7 @@ static void note_kinds(const pcd_format *f, const char *path, const uint8_t *p, 
     if (pcd_reader_open_buffer(&rd, f, p, n, &o) != PCD_OK) return;
     pcd_record rec;
     while (pcd_reader_next(&rd, &rec) == PCD_OK) {
-        const char *name = record_kind(&rec);
+        const char *name = pcd_record_kind(&rec);
         if (k->nk < MAX_KINDS && !has_kind(k, name)) k->kinds[k->nk++] = name;
     }
     pcd_reader_close(&rd);
