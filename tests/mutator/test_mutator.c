@@ -134,6 +134,15 @@ static pcd_mut *session(const pcd_mutator *mu, bool evil, uint64_t seed)
     return m;
 }
 
+/* The mutator of a format (and version: NULL for any), and its index in pcd_mutators. */
+static const pcd_mutator *mutator_of(const char *format, const char *version, size_t *k)
+{
+    const pcd_mutator *mu = pcd_mutator_find(format, version);
+    assert_non_null(mu);
+    for (*k = 0; pcd_mutators[*k] != mu; ++*k) {}
+    return mu;
+}
+
 /* The inputs of a mutator: its seeds that decode whole, or generated files when it has none. */
 static size_t inputs(const pcd_mutator *mu, size_t k, seed *list, size_t cap)
 {
@@ -275,9 +284,8 @@ static void test_evil_switch(void **state)
         pcd_mut_free(m);
     }
     /* the evil ones do break: MOJO with references pointed nowhere, Tachyon with its zstd damaged */
-    const pcd_mutator *mu = pcd_mutator_find("tachyon", NULL);
-    size_t k = 0;
-    while (pcd_mutators[k] != mu) k++;
+    size_t k;
+    const pcd_mutator *mu = mutator_of("tachyon", NULL, &k);
     seed list[MAX_SEEDS];
     size_t n = inputs(mu, k, list, MAX_SEEDS), broken = 0;
     pcd_mut *m = session(mu, true, 4);
@@ -430,9 +438,8 @@ static void test_shrink(void **state)
 {
     (void)state;
     size_t taken = counting.in_use;
-    const pcd_mutator *mu = pcd_mutator_find("mojo", "3");
-    size_t k = 0;
-    while (pcd_mutators[k] != mu) k++;
+    size_t k;
+    const pcd_mutator *mu = mutator_of("mojo", "3", &k);
     seed list[MAX_SEEDS];
     size_t n = inputs(mu, k, list, MAX_SEEDS);
     const seed *sd = &list[0];
@@ -478,9 +485,8 @@ static void test_shrink(void **state)
 static void test_crossover(void **state)
 {
     (void)state;
-    const pcd_mutator *mu = pcd_mutator_find("pprof", NULL);
-    size_t k = 0;
-    while (pcd_mutators[k] != mu) k++;
+    size_t k;
+    const pcd_mutator *mu = mutator_of("pprof", NULL, &k);
     seed list[MAX_SEEDS];
     size_t n = inputs(mu, k, list, MAX_SEEDS);
     assert_true(n >= 2);
@@ -540,11 +546,9 @@ static void test_inner_bytes(void **state)
     static const char *const names[] = { "pprof", "tachyon", "moarvm:3" };
     size_t taken = counting.in_use;
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        const pcd_mutator *mu = pcd_mutator_find(names[i], NULL);
-        assert_non_null(mu);
+        size_t k;
+        const pcd_mutator *mu = mutator_of(names[i], NULL, &k);
         const pcd_format *f = pcd_mutator_format(mu);
-        size_t k = 0;
-        while (pcd_mutators[k] != mu) k++;
         seed list[MAX_SEEDS];
         size_t n = inputs(mu, k, list, MAX_SEEDS);
         pcd_mut *m = session(mu, true, 11);
@@ -684,10 +688,8 @@ static const char *pp_dangling(const pp_table *t, char *buf, size_t cap)
 static void test_rec_shrink(void **state)
 {
     (void)state;
-    const pcd_mutator *mu = pcd_mutator_find("pprof", NULL);
-    assert_non_null(mu);
-    size_t k = 0;
-    while (pcd_mutators[k] != mu) k++;
+    size_t k;
+    const pcd_mutator *mu = mutator_of("pprof", NULL, &k);
     seed list[MAX_SEEDS];
     size_t n = inputs(mu, k, list, MAX_SEEDS), shrunk = 0, kinds_seen = 0;
     size_t taken = counting.in_use;
@@ -736,10 +738,8 @@ static void test_rec_shrink(void **state)
 static void test_gzip_drop(void **state)
 {
     (void)state;
-    const pcd_mutator *mu = pcd_mutator_find("pprof", NULL);
-    assert_non_null(mu);
-    size_t k = 0;
-    while (pcd_mutators[k] != mu) k++;
+    size_t k;
+    const pcd_mutator *mu = mutator_of("pprof", NULL, &k);
     seed list[MAX_SEEDS];
     size_t n = inputs(mu, k, list, MAX_SEEDS), dropped = 0, plain = 0;
     size_t taken = counting.in_use;
@@ -775,9 +775,8 @@ static void test_small_cap(void **state)
     static const char *const names[] = { "tachyon", "moarvm:3" };
     size_t taken = counting.in_use;
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        const pcd_mutator *mu = pcd_mutator_find(names[i], NULL);
-        size_t k = 0;
-        while (pcd_mutators[k] != mu) k++;
+        size_t k;
+        const pcd_mutator *mu = mutator_of(names[i], NULL, &k);
         seed list[MAX_SEEDS];
         size_t n = inputs(mu, k, list, MAX_SEEDS), tried = 0;
         pcd_mut *m = session(mu, true, 5);
