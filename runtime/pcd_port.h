@@ -14,7 +14,13 @@
 #define PCD_LIKELY(x) __builtin_expect(!!(x), 1)
 #define PCD_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define PCD_COLD __attribute__((cold, noinline))
+/* PCD_NO_ALWAYS_INLINE (CMake defines it in Debug builds): no forced inlining at -O0, where it
+ * only multiplies the code (and the sanitizers' checks) the compiler has to go through. */
+#ifdef PCD_NO_ALWAYS_INLINE
+#define PCD_INLINE static inline
+#else
 #define PCD_INLINE static inline __attribute__((always_inline))
+#endif
 #define PCD_UNUSED __attribute__((unused))
 #else
 #define PCD_LIKELY(x) (x)
