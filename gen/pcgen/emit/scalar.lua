@@ -121,10 +121,14 @@ end
 local function dec_fixed(b, f, env, errname, local_)
   local ty, cur = f.ty, env.cur
   C.declare(env, local_, ty.ctype, "0")
-  b:t([[
-    if (PCD_UNLIKELY(pcd_left(${cur}) < ${w}))
-        return pcd_fail_short(${cur}, ${cur}->p, ${path}, ${what});
-  ]], { cur = cur, w = ty.wire, path = cstr(errname), what = cstr(C.type_text(ty)) })
+  if K.covered(env, f, ty.wire) then
+    b:f("/* (its %d byte%s checked above) */", ty.wire, ty.wire == 1 and "" or "s")
+  else
+    b:t([[
+      if (PCD_UNLIKELY(pcd_left(${cur}) < ${w}))
+          return pcd_fail_short(${cur}, ${cur}->p, ${path}, ${what});
+    ]], { cur = cur, w = ty.wire, path = cstr(errname), what = cstr(C.type_text(ty)) })
+  end
   if ty.byte_order then
     -- a magic that decides the byte order of every "native" field after it
     local v = f.equals
