@@ -226,13 +226,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
     /* type: Value type; 0x80 marks an array of that type. */
     /* (its 1 byte checked above) */
     v_type = pcd_ld_u8(c->p);
-    switch (v_type) {
-    case 0x1: case 0x2: case 0x3: case 0x4: case 0x81: case 0x82:
-    case 0x83: case 0x84:
-        break;
-    default:
-        return pcd_fail(c, c->p, PCD_E_RANGE, "type", "one of u64=0x1, i64=0x2, f64=0x3, string=0x4, u64_array=0x81, i64_array=0x82, f64_array=0x83, string_array=0x84", PCD_FOUND_HEX, (uint64_t)(v_type));
-    }
+    /* (its values checked by value's switch below) */
     c->p += 1;
     out->type = v_type;
     /* value */
@@ -367,7 +361,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
         }
         break;
     default:
-        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "value", "one of 1, 2, 3, 4, 129, 130, 131, 132", PCD_FOUND_HEX, (uint64_t)(v_type));
+        return pcd_fail(c, c->p - 1, PCD_E_RANGE, "type", "one of u64=0x1, i64=0x2, f64=0x3, string=0x4, u64_array=0x81, i64_array=0x82, f64_array=0x83, string_array=0x84", PCD_FOUND_HEX, (uint64_t)(v_type));
     }
     return PCD_OK;
 }
@@ -400,13 +394,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
     /* type: Value type; 0x80 marks an array of that type. */
     /* (its 1 byte checked above) */
     v_type = pcd_ld_u8(c->p);
-    switch (v_type) {
-    case 0x1: case 0x2: case 0x3: case 0x4: case 0x81: case 0x82:
-    case 0x83: case 0x84:
-        break;
-    default:
-        return pcd_fail(c, c->p, PCD_E_RANGE, "type", "one of u64=0x1, i64=0x2, f64=0x3, string=0x4, u64_array=0x81, i64_array=0x82, f64_array=0x83, string_array=0x84", PCD_FOUND_HEX, (uint64_t)(v_type));
-    }
+    /* (its values checked by value's switch below) */
     c->p += 1;
     /* value */
     switch (v_type) {
@@ -517,7 +505,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
         }
         break;
     default:
-        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "value", "one of 1, 2, 3, 4, 129, 130, 131, 132", PCD_FOUND_HEX, (uint64_t)(v_type));
+        return pcd_fail(c, c->p - 1, PCD_E_RANGE, "type", "one of u64=0x1, i64=0x2, f64=0x3, string=0x4, u64_array=0x81, i64_array=0x82, f64_array=0x83, string_array=0x84", PCD_FOUND_HEX, (uint64_t)(v_type));
     }
     return PCD_OK;
 }
