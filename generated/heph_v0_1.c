@@ -215,7 +215,8 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
         return pcd_fail_short(c, c->p, "name", "length");
     len_name = pcd_ld_u16be(c->p);
     c->p += 2;
-    if (PCD_UNLIKELY(len_name + 1 > pcd_left(c))) { /* the bytes, then 1 of type */
+    /* name's bytes and type's first 1 byte: one check (one by one when it fails) */
+    if (PCD_UNLIKELY(len_name + 1 > pcd_left(c))) {
         PCD_TRY(pcd_read_bytes(c, len_name, &v_name, "name"));
         return pcd_fail_short(c, c->p, "type", "u8");
     }
@@ -384,7 +385,8 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
         return pcd_fail_short(c, c->p, "name", "length");
     len_name = pcd_ld_u16be(c->p);
     c->p += 2;
-    if (PCD_UNLIKELY(len_name + 1 > pcd_left(c))) { /* the bytes, then 1 of type */
+    /* name's bytes and type's first 1 byte: one check (one by one when it fails) */
+    if (PCD_UNLIKELY(len_name + 1 > pcd_left(c))) {
         PCD_TRY(pcd_read_bytes(c, len_name, &v_name, "name"));
         return pcd_fail_short(c, c->p, "type", "u8");
     }

@@ -59,9 +59,10 @@ function K.dec_bytes(b, f, env, member, errname, local_)
     local w, fail
     if nx then w, fail = K.lead_check(nx, env) end
     if w then
-      v.w2, v.fail, v.next = w, fail, nx.name
+      v.w2, v.fail, v.next, v.bytes, v.me = w, fail, nx.name, w == 1 and "byte" or "bytes", f.name
       b:t([[
-        if (PCD_UNLIKELY(${n} + ${w2} > pcd_left(${cur}))) { /* the bytes, then ${w2} of ${next} */
+        /* ${me}'s bytes and ${next}'s first ${w2} ${bytes}: one check (one by one when it fails) */
+        if (PCD_UNLIKELY(${n} + ${w2} > pcd_left(${cur}))) {
             PCD_TRY(pcd_read_bytes(${cur}, ${n}, &${l}, ${path}));
             ${fail}
         }
