@@ -23,7 +23,8 @@ static inline pcd_status pcd_heph_v0_1_metadata_packet_decode_(pcd_cursor *c, pc
     pcd_bytes v_option = { NULL, 0 };
     uint64_t len_option = 0;
     const uint8_t *s0 = c->p;
-    pcd_cursor r_total;
+    const uint8_t *const end_total = c->end;
+    const bool hard_total = c->hard;
     /* magic, size: 8 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 8))
         return pcd_fail_run(c, k_metadata_packet_run1, 2);
@@ -35,16 +36,17 @@ static inline pcd_status pcd_heph_v0_1_metadata_packet_decode_(pcd_cursor *c, pc
     v_size = pcd_ld_u32be(c->p + 4);
     out->size = v_size;
     c->p += 8;
-    /* the rest of metadata_packet lies within its size bytes */
+    /* the rest of metadata_packet lies within its size bytes: the cursor ends there until its last field */
     if (PCD_UNLIKELY(v_size < 10))
         return pcd_fail(c, s0, PCD_E_RANGE, "size", "at least 10 (the smallest metadata_packet)", PCD_FOUND_UINT, (uint64_t)v_size);
     if (PCD_UNLIKELY((uint64_t)v_size < (uint64_t)(c->p - s0)))
         return pcd_fail(c, s0, PCD_E_RANGE, "size", "at least the bytes read so far", PCD_FOUND_UINT, (uint64_t)v_size);
-    PCD_TRY(pcd_take(c, (uint64_t)v_size - (uint64_t)(c->p - s0), &r_total, "size", "the bytes its size counts"));
-    c = &r_total;
+    if (PCD_UNLIKELY((uint64_t)v_size - (uint64_t)(c->p - s0) > (uint64_t)pcd_left(c)))
+        return pcd_fail_short(c, c->p, "size", "the bytes its size counts");
+    c->end = s0 + v_size;
+    c->hard = true;
     /* option: Option name (UTF-8). */
-    if (PCD_UNLIKELY(pcd_left(c) < 2))
-        return pcd_fail_short(c, c->p, "option", "length");
+    /* (its 2-byte length checked above) */
     len_option = pcd_ld_u16be(c->p);
     c->p += 2;
     PCD_TRY(pcd_read_bytes(c, len_option, &v_option, "option"));
@@ -68,6 +70,8 @@ static inline pcd_status pcd_heph_v0_1_metadata_packet_decode_(pcd_cursor *c, pc
     }
     if (PCD_UNLIKELY(c->p != c->end))
         return pcd_fail(c, c->p, PCD_E_SIZE, "size", "content that ends where the size says", PCD_FOUND_UINT, pcd_left(c));
+    c->end = end_total;
+    c->hard = hard_total;
     return PCD_OK;
 }
 
@@ -86,7 +90,8 @@ static inline pcd_status pcd_heph_v0_1_metadata_packet_validate_(pcd_cursor *c)
     PCD_UNUSED pcd_bytes v_option = { NULL, 0 };
     PCD_UNUSED uint64_t len_option = 0;
     const uint8_t *s0 = c->p;
-    pcd_cursor r_total;
+    const uint8_t *const end_total = c->end;
+    const bool hard_total = c->hard;
     /* magic, size: 8 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 8))
         return pcd_fail_run(c, k_metadata_packet_run1, 2);
@@ -97,16 +102,17 @@ static inline pcd_status pcd_heph_v0_1_metadata_packet_validate_(pcd_cursor *c)
     /* size: Bytes in the packet, magic and size included. */
     v_size = pcd_ld_u32be(c->p + 4);
     c->p += 8;
-    /* the rest of metadata_packet lies within its size bytes */
+    /* the rest of metadata_packet lies within its size bytes: the cursor ends there until its last field */
     if (PCD_UNLIKELY(v_size < 10))
         return pcd_fail(c, s0, PCD_E_RANGE, "size", "at least 10 (the smallest metadata_packet)", PCD_FOUND_UINT, (uint64_t)v_size);
     if (PCD_UNLIKELY((uint64_t)v_size < (uint64_t)(c->p - s0)))
         return pcd_fail(c, s0, PCD_E_RANGE, "size", "at least the bytes read so far", PCD_FOUND_UINT, (uint64_t)v_size);
-    PCD_TRY(pcd_take(c, (uint64_t)v_size - (uint64_t)(c->p - s0), &r_total, "size", "the bytes its size counts"));
-    c = &r_total;
+    if (PCD_UNLIKELY((uint64_t)v_size - (uint64_t)(c->p - s0) > (uint64_t)pcd_left(c)))
+        return pcd_fail_short(c, c->p, "size", "the bytes its size counts");
+    c->end = s0 + v_size;
+    c->hard = true;
     /* option: Option name (UTF-8). */
-    if (PCD_UNLIKELY(pcd_left(c) < 2))
-        return pcd_fail_short(c, c->p, "option", "length");
+    /* (its 2-byte length checked above) */
     len_option = pcd_ld_u16be(c->p);
     c->p += 2;
     PCD_TRY(pcd_read_bytes(c, len_option, &v_option, "option"));
@@ -125,6 +131,8 @@ static inline pcd_status pcd_heph_v0_1_metadata_packet_validate_(pcd_cursor *c)
     }
     if (PCD_UNLIKELY(c->p != c->end))
         return pcd_fail(c, c->p, PCD_E_SIZE, "size", "content that ends where the size says", PCD_FOUND_UINT, pcd_left(c));
+    c->end = end_total;
+    c->hard = hard_total;
     return PCD_OK;
 }
 
@@ -207,19 +215,19 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
         return pcd_fail_short(c, c->p, "name", "length");
     len_name = pcd_ld_u16be(c->p);
     c->p += 2;
-    PCD_TRY(pcd_read_bytes(c, len_name, &v_name, "name"));
+    /* name's bytes and type's first 1 byte: one check (one by one when it fails) */
+    if (PCD_UNLIKELY(len_name + 1 > pcd_left(c))) {
+        PCD_TRY(pcd_read_bytes(c, len_name, &v_name, "name"));
+        return pcd_fail_short(c, c->p, "type", "u8");
+    }
+    v_name.ptr = c->p;
+    v_name.len = (size_t)len_name;
+    c->p += len_name;
     out->name = v_name;
     /* type: Value type; 0x80 marks an array of that type. */
-    if (PCD_UNLIKELY(pcd_left(c) < 1))
-        return pcd_fail_short(c, c->p, "type", "u8");
+    /* (its 1 byte checked above) */
     v_type = pcd_ld_u8(c->p);
-    switch (v_type) {
-    case 0x1: case 0x2: case 0x3: case 0x4: case 0x81: case 0x82:
-    case 0x83: case 0x84:
-        break;
-    default:
-        return pcd_fail(c, c->p, PCD_E_RANGE, "type", "one of u64=0x1, i64=0x2, f64=0x3, string=0x4, u64_array=0x81, i64_array=0x82, f64_array=0x83, string_array=0x84", PCD_FOUND_HEX, (uint64_t)(v_type));
-    }
+    /* (its values checked by value's switch below) */
     c->p += 1;
     out->type = v_type;
     /* value */
@@ -354,7 +362,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_decode_(pcd_cursor *c, pcd_heph
         }
         break;
     default:
-        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "value", "one of 1, 2, 3, 4, 129, 130, 131, 132", PCD_FOUND_HEX, (uint64_t)(v_type));
+        return pcd_fail(c, c->p - 1, PCD_E_RANGE, "type", "one of u64=0x1, i64=0x2, f64=0x3, string=0x4, u64_array=0x81, i64_array=0x82, f64_array=0x83, string_array=0x84", PCD_FOUND_HEX, (uint64_t)(v_type));
     }
     return PCD_OK;
 }
@@ -377,18 +385,18 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
         return pcd_fail_short(c, c->p, "name", "length");
     len_name = pcd_ld_u16be(c->p);
     c->p += 2;
-    PCD_TRY(pcd_read_bytes(c, len_name, &v_name, "name"));
-    /* type: Value type; 0x80 marks an array of that type. */
-    if (PCD_UNLIKELY(pcd_left(c) < 1))
+    /* name's bytes and type's first 1 byte: one check (one by one when it fails) */
+    if (PCD_UNLIKELY(len_name + 1 > pcd_left(c))) {
+        PCD_TRY(pcd_read_bytes(c, len_name, &v_name, "name"));
         return pcd_fail_short(c, c->p, "type", "u8");
-    v_type = pcd_ld_u8(c->p);
-    switch (v_type) {
-    case 0x1: case 0x2: case 0x3: case 0x4: case 0x81: case 0x82:
-    case 0x83: case 0x84:
-        break;
-    default:
-        return pcd_fail(c, c->p, PCD_E_RANGE, "type", "one of u64=0x1, i64=0x2, f64=0x3, string=0x4, u64_array=0x81, i64_array=0x82, f64_array=0x83, string_array=0x84", PCD_FOUND_HEX, (uint64_t)(v_type));
     }
+    v_name.ptr = c->p;
+    v_name.len = (size_t)len_name;
+    c->p += len_name;
+    /* type: Value type; 0x80 marks an array of that type. */
+    /* (its 1 byte checked above) */
+    v_type = pcd_ld_u8(c->p);
+    /* (its values checked by value's switch below) */
     c->p += 1;
     /* value */
     switch (v_type) {
@@ -499,7 +507,7 @@ static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
         }
         break;
     default:
-        return pcd_fail(c, c->p, PCD_E_BAD_TAG, "value", "one of 1, 2, 3, 4, 129, 130, 131, 132", PCD_FOUND_HEX, (uint64_t)(v_type));
+        return pcd_fail(c, c->p - 1, PCD_E_RANGE, "type", "one of u64=0x1, i64=0x2, f64=0x3, string=0x4, u64_array=0x81, i64_array=0x82, f64_array=0x83, string_array=0x84", PCD_FOUND_HEX, (uint64_t)(v_type));
     }
     return PCD_OK;
 }
@@ -677,7 +685,8 @@ static inline pcd_status pcd_heph_v0_1_event_packet_decode_(pcd_cursor *c, pcd_h
     uint64_t n_attributes = 0;
     const uint8_t *f0_attributes = NULL;
     const uint8_t *s0 = c->p;
-    pcd_cursor r_total;
+    const uint8_t *const end_total = c->end;
+    const bool hard_total = c->hard;
     /* magic, size, stream_id, stream_counter, substream_id, start_ns, end_ns: 40 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 40))
         return pcd_fail_run(c, k_event_packet_run1, 7);
@@ -704,16 +713,17 @@ static inline pcd_status pcd_heph_v0_1_event_packet_decode_(pcd_cursor *c, pcd_h
     v_end_ns = pcd_ld_u64be(c->p + 32);
     out->end_ns = v_end_ns;
     c->p += 40;
-    /* the rest of event_packet lies within its size bytes */
+    /* the rest of event_packet lies within its size bytes: the cursor ends there until its last field */
     if (PCD_UNLIKELY(v_size < 42))
         return pcd_fail(c, s0, PCD_E_RANGE, "size", "at least 42 (the smallest event_packet)", PCD_FOUND_UINT, (uint64_t)v_size);
     if (PCD_UNLIKELY((uint64_t)v_size < (uint64_t)(c->p - s0)))
         return pcd_fail(c, s0, PCD_E_RANGE, "size", "at least the bytes read so far", PCD_FOUND_UINT, (uint64_t)v_size);
-    PCD_TRY(pcd_take(c, (uint64_t)v_size - (uint64_t)(c->p - s0), &r_total, "size", "the bytes its size counts"));
-    c = &r_total;
+    if (PCD_UNLIKELY((uint64_t)v_size - (uint64_t)(c->p - s0) > (uint64_t)pcd_left(c)))
+        return pcd_fail_short(c, c->p, "size", "the bytes its size counts");
+    c->end = s0 + v_size;
+    c->hard = true;
     /* description: What happened (UTF-8). */
-    if (PCD_UNLIKELY(pcd_left(c) < 2))
-        return pcd_fail_short(c, c->p, "description", "length");
+    /* (its 2-byte length checked above) */
     len_description = pcd_ld_u16be(c->p);
     c->p += 2;
     PCD_TRY(pcd_read_bytes(c, len_description, &v_description, "description"));
@@ -734,6 +744,8 @@ static inline pcd_status pcd_heph_v0_1_event_packet_decode_(pcd_cursor *c, pcd_h
     }
     if (PCD_UNLIKELY(c->p != c->end))
         return pcd_fail(c, c->p, PCD_E_SIZE, "size", "content that ends where the size says", PCD_FOUND_UINT, pcd_left(c));
+    c->end = end_total;
+    c->hard = hard_total;
     return PCD_OK;
 }
 
@@ -754,7 +766,8 @@ static inline pcd_status pcd_heph_v0_1_event_packet_validate_(pcd_cursor *c)
     PCD_UNUSED uint64_t n_attributes = 0;
     PCD_UNUSED const uint8_t *f0_attributes = NULL;
     const uint8_t *s0 = c->p;
-    pcd_cursor r_total;
+    const uint8_t *const end_total = c->end;
+    const bool hard_total = c->hard;
     /* magic, size, stream_id, stream_counter, substream_id, start_ns, end_ns: 40 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 40))
         return pcd_fail_run(c, k_event_packet_run1, 7);
@@ -775,16 +788,17 @@ static inline pcd_status pcd_heph_v0_1_event_packet_validate_(pcd_cursor *c)
     /* end_ns: End, ns since the trace epoch. */
     /* (value not needed for validation) */
     c->p += 40;
-    /* the rest of event_packet lies within its size bytes */
+    /* the rest of event_packet lies within its size bytes: the cursor ends there until its last field */
     if (PCD_UNLIKELY(v_size < 42))
         return pcd_fail(c, s0, PCD_E_RANGE, "size", "at least 42 (the smallest event_packet)", PCD_FOUND_UINT, (uint64_t)v_size);
     if (PCD_UNLIKELY((uint64_t)v_size < (uint64_t)(c->p - s0)))
         return pcd_fail(c, s0, PCD_E_RANGE, "size", "at least the bytes read so far", PCD_FOUND_UINT, (uint64_t)v_size);
-    PCD_TRY(pcd_take(c, (uint64_t)v_size - (uint64_t)(c->p - s0), &r_total, "size", "the bytes its size counts"));
-    c = &r_total;
+    if (PCD_UNLIKELY((uint64_t)v_size - (uint64_t)(c->p - s0) > (uint64_t)pcd_left(c)))
+        return pcd_fail_short(c, c->p, "size", "the bytes its size counts");
+    c->end = s0 + v_size;
+    c->hard = true;
     /* description: What happened (UTF-8). */
-    if (PCD_UNLIKELY(pcd_left(c) < 2))
-        return pcd_fail_short(c, c->p, "description", "length");
+    /* (its 2-byte length checked above) */
     len_description = pcd_ld_u16be(c->p);
     c->p += 2;
     PCD_TRY(pcd_read_bytes(c, len_description, &v_description, "description"));
@@ -796,6 +810,8 @@ static inline pcd_status pcd_heph_v0_1_event_packet_validate_(pcd_cursor *c)
     }
     if (PCD_UNLIKELY(c->p != c->end))
         return pcd_fail(c, c->p, PCD_E_SIZE, "size", "content that ends where the size says", PCD_FOUND_UINT, pcd_left(c));
+    c->end = end_total;
+    c->hard = hard_total;
     return PCD_OK;
 }
 

@@ -219,6 +219,76 @@ static void test_size_checked(void **state)
     assert_string_equal(path, "event.attributes[1].type");
 }
 
+/* The merged bounds checks (docs/schema-language.md, "Merged bounds checks"): an attribute's
+ * name and its type byte are checked at once, the description's length by the packet's size
+ * check. The spec's event cut at every length from 42 to 91 bytes, its size field saying so:
+ * the error names the field the cut falls in (its path, its offset, what was expected), as
+ * the checks one by one did, and no byte past the size is read (each cut in a buffer of its
+ * own size, for ASan). Decoding and validation alike; the cursor ends where it began plus
+ * the size after a packet that fits. */
+static void test_merged_checks_name_the_cut_field(void **state)
+{
+    (void)state;
+    build_spec_event();
+    static const struct {
+        size_t from, to; /* cuts in [from, to) */
+        const char *path, *expected;
+        uint64_t offset;
+    } want[] = {
+        { 42, 50, "event.description", "bytes", 42 },
+        { 50, 51, NULL, NULL, 0 }, /* no attribute: the content ends where the size says */
+        { 51, 52, "event.attributes[0].name", "length", 50 },
+        { 52, 56, "event.attributes[0].name", "bytes", 52 },
+        { 56, 57, "event.attributes[0].type", "u8", 56 },
+        { 57, 65, "event.attributes[0].value.u64", "u64be", 57 },
+        { 65, 66, NULL, NULL, 0 },
+        { 66, 67, "event.attributes[1].name", "length", 65 },
+        { 67, 72, "event.attributes[1].name", "bytes", 67 },
+        { 72, 73, "event.attributes[1].type", "u8", 72 },
+        { 73, 75, "event.attributes[1].value.f64_array", "element count", 73 },
+        { 91, 92, NULL, NULL, 0 },
+    };
+    uint8_t arena_mem[1024];
+    pcd_arena a;
+    pcd_arena_init(&a, arena_mem, sizeof arena_mem, NULL, 0);
+    pcd_ctx x;
+    pcd_ctx_init(&x, &a);
+    size_t checked = 0;
+    for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+        for (size_t cut = want[w].from; cut < want[w].to; cut++) {
+            uint8_t *q = malloc(cut);
+            memcpy(q, spec_event, cut);
+            q[6] = (uint8_t)(cut >> 8);
+            q[7] = (uint8_t)cut;
+            for (int validate = 0; validate < 2; validate++) {
+                pcd_arena_reset(&a);
+                pcd_ctx_init(&x, &a);
+                pcd_cursor c = pcd_cursor_make(&x, q, cut, 0, true);
+                pcd_heph_v0_1_packet pk;
+                pcd_status st = validate ? pcd_heph_v0_1_packet_validate(&c) : pcd_heph_v0_1_packet_decode(&c, &pk);
+                if (!want[w].path) {
+                    assert_int_equal(st, PCD_OK);
+                    assert_ptr_equal(c.p, q + cut);
+                    assert_ptr_equal(c.end, q + cut);
+                    assert_true(c.hard);
+                    continue;
+                }
+                char path[128];
+                pcd_error_path(&x.err, path, sizeof path);
+                if (st != PCD_E_TRUNCATED || strcmp(path, want[w].path) != 0 || x.err.offset != want[w].offset ||
+                    strcmp(x.err.expected, want[w].expected) != 0)
+                    fail_msg("cut %zu (%s): %s at %llu, %s, expected: %s; want %s at %llu, %s", cut,
+                             validate ? "validate" : "decode", pcd_status_name(st), (unsigned long long)x.err.offset,
+                             path, x.err.expected, want[w].path, (unsigned long long)want[w].offset,
+                             want[w].expected);
+            }
+            free(q);
+            checked++;
+        }
+    }
+    assert_int_equal(checked, 34);
+}
+
 /* ---- corpus against the independent decoder --------------------------------------- */
 
 typedef struct cmp_ctx {
@@ -623,6 +693,7 @@ int main(void)
         cmocka_unit_test(test_spec_metadata),
         cmocka_unit_test(test_spec_event),
         cmocka_unit_test(test_size_checked),
+        cmocka_unit_test(test_merged_checks_name_the_cut_field),
         cmocka_unit_test(test_corpus_matches_independent_decoder),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_truncation_sweep),

@@ -9,6 +9,13 @@ local K = require("pcgen.emit.kinds")
 
 local cstr = C.cstr
 
+-- Can a length-prefixed string merge its check with the next field's? Only a field of its
+-- struct read where it lies, always (not an array's element, not placed or conditional).
+local function merge_ok(f, env)
+  if env.explain or not f.owner or f.when or f.at or f.at_end or f.sized_by or f.optional then return false end
+  return f.owner.fields ~= nil
+end
+
 function K.dec_bytes(b, f, env, member, errname, local_)
   local ty = f.ty
   local cur = env.cur
@@ -24,9 +31,15 @@ function K.dec_bytes(b, f, env, member, errname, local_)
     C.declare(env, v.n, "uint64_t", "0")
     if pf.kind == "int" then
       v.w, v.load = pf.wire, C.load(pf, cur .. "->p")
+      if K.covered(env, f, pf.wire) then
+        b:f("/* (its %d-byte length checked above) */", pf.wire)
+      else
+        b:t([[
+          if (PCD_UNLIKELY(pcd_left(${cur}) < ${w}))
+              return pcd_fail_short(${cur}, ${cur}->p, ${path}, "length");
+        ]], v)
+      end
       b:t([[
-        if (PCD_UNLIKELY(pcd_left(${cur}) < ${w}))
-            return pcd_fail_short(${cur}, ${cur}->p, ${path}, "length");
         ${n} = ${load};
         ${cur}->p += ${w};
       ]], v)
@@ -40,7 +53,27 @@ function K.dec_bytes(b, f, env, member, errname, local_)
             return pcd_fail(${cur}, ${cur}->p, PCD_E_LIMIT, ${path}, ${expected}, PCD_FOUND_UINT, ${n});
       ]], v)
     end
-    b:t("PCD_TRY(pcd_read_bytes(${cur}, ${n}, &${l}, ${path}));", v)
+    -- the bytes and the fixed check the next field starts with, in one check; when it fails,
+    -- the checks one by one say which of them did
+    local nx = pf.kind == "int" and pf.bits <= 32 and merge_ok(f, env) and K.next_field(f)
+    local w, fail
+    if nx then w, fail = K.lead_check(nx, env) end
+    if w then
+      v.w2, v.fail, v.next, v.bytes, v.me = w, fail, nx.name, w == 1 and "byte" or "bytes", f.name
+      b:t([[
+        /* ${me}'s bytes and ${next}'s first ${w2} ${bytes}: one check (one by one when it fails) */
+        if (PCD_UNLIKELY(${n} + ${w2} > pcd_left(${cur}))) {
+            PCD_TRY(pcd_read_bytes(${cur}, ${n}, &${l}, ${path}));
+            ${fail}
+        }
+        ${l}.ptr = ${cur}->p;
+        ${l}.len = (size_t)${n};
+        ${cur}->p += ${n};
+      ]], v)
+      env.ahead = { field = nx, bytes = w, cur = cur }
+    else
+      b:t("PCD_TRY(pcd_read_bytes(${cur}, ${n}, &${l}, ${path}));", v)
+    end
   elseif mode == "expr" then
     v.size = X.cexpr(ty.size, env)
     b:t("PCD_TRY(pcd_read_bytes(${cur}, (uint64_t)(${size}), &${l}, ${path}));", v)

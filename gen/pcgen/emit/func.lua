@@ -79,7 +79,14 @@ function F.decode(ir, T, mode, explain)
   if T.kind == "struct" then K.dec_struct(b, T, env) else K.dec_union(b, T, env, nil) end
   local head = ""
   if lower.has_total_size(T) then
-    head = "    const uint8_t *s0 = c->p;\n    pcd_cursor r_total;\n"
+    if env.total_narrowed then
+      -- the cursor's end moves in to the record's size while the record is read (struct.lua,
+      -- dec_total): its own end and hardness, put back after the last field
+      head = "    const uint8_t *s0 = c->p;\n    const uint8_t *const end_total = c->end;\n" ..
+          "    const bool hard_total = c->hard;\n"
+    else
+      head = "    const uint8_t *s0 = c->p;\n    pcd_cursor r_total;\n"
+    end
   end
   local tail = ""
   if env.total_field then
@@ -87,6 +94,9 @@ function F.decode(ir, T, mode, explain)
       if (PCD_UNLIKELY(c->p != c->end))
           return pcd_fail(c, c->p, PCD_E_SIZE, ${name}, "content that ends where the size says", PCD_FOUND_UINT, pcd_left(c));
     ]], { name = cstr(env.total_field.errname) }), 4)
+    if env.total_narrowed then
+      tail = tail .. "    c->end = end_total;\n    c->hard = hard_total;\n"
+    end
   end
   local v = { T = T.cname, inl = run_record(ir, T) and "PCD_INLINE" or "static inline" }
   local sig, wrapper

@@ -21,6 +21,41 @@ local function fail_if(b, env, at, condition, st, errname, expected, fk, found)
     fk = fk, found = found })
 end
 
+-- The failure of a closed enum's check (the field's value is not one of its items).
+function K.enum_fail(f, v, at, env)
+  local parts = {}
+  for _, it in ipairs(f.enum) do parts[#parts + 1] = it.name .. "=" .. C.numtext(it.value, f.hex) end
+  return string.format("return pcd_fail(%s, %s, PCD_E_RANGE, %s, %s, %s, (uint64_t)(%s));", env.cur, at,
+    cstr(f.errname), cstr("one of " .. table.concat(parts, ", ")), C.found_kind(f, f.ty), v)
+end
+
+-- A closed enum whose field is followed right away by a union chosen by it, with a case for
+-- each of its values and no other: the union's switch checks the value (its default is the
+-- enum's failure, at the field's bytes), and the enum's own switch is left out. Returns the
+-- union field, or nil.
+function K.enum_folded(f, env)
+  if env.explain or (env.mode ~= "dec" and env.mode ~= "val") then return nil end
+  if f.run or not f.enum or f.enum_open or #f.enum == 0 or not lower.groupable(f) then return nil end
+  if f.when or f.at or f.at_end or f.sized_by or f.optional or f.reset then return nil end
+  local nx = K.next_field(f)
+  local U = nx and nx.ty
+  if not U or U.kind ~= "union" or U.named or U.mode ~= "on" or U.string_tag or U.split then return nil end
+  if nx.when or nx.at or nx.at_end or nx.sized_by or nx.optional or nx.reset then return nil end
+  if not (U.on and U.on.k == "id" and U.on.ref and U.on.ref.field == f) then return nil end
+  local values = {}
+  for _, it in ipairs(f.enum) do values[it.value] = true end
+  local n = 0
+  for _, c in ipairs(U.cases) do
+    if c.default or not c.values then return nil end
+    for _, v in ipairs(c.values) do
+      if not values[v] then return nil end
+      n = n + 1
+    end
+  end
+  if n ~= #f.enum then return nil end
+  return nx
+end
+
 -- The checks every decoded integer value goes through.
 function K.dec_checks(b, f, v, at, env)
   local fk = C.found_kind(f, f.ty)
@@ -54,7 +89,9 @@ function K.dec_checks(b, f, v, at, env)
   bits.checks(f, v, function(condition, st, path, expected, found)
     fail_if(b, env, at, condition, st, path, expected, "PCD_FOUND_UINT", found)
   end)
-  if f.enum and not f.enum_open and #f.enum > 0 then
+  if f.enum and not f.enum_open and #f.enum > 0 and K.enum_folded(f, env) then
+    b:f("/* (its values checked by %s's switch below) */", K.enum_folded(f, env).name)
+  elseif f.enum and not f.enum_open and #f.enum > 0 then
     local parts, labels = {}, {}
     for _, it in ipairs(f.enum) do
       parts[#parts + 1] = it.name .. "=" .. C.numtext(it.value, f.hex)
@@ -121,10 +158,14 @@ end
 local function dec_fixed(b, f, env, errname, local_)
   local ty, cur = f.ty, env.cur
   C.declare(env, local_, ty.ctype, "0")
-  b:t([[
-    if (PCD_UNLIKELY(pcd_left(${cur}) < ${w}))
-        return pcd_fail_short(${cur}, ${cur}->p, ${path}, ${what});
-  ]], { cur = cur, w = ty.wire, path = cstr(errname), what = cstr(C.type_text(ty)) })
+  if K.covered(env, f, ty.wire) then
+    b:f("/* (its %d byte%s checked above) */", ty.wire, ty.wire == 1 and "" or "s")
+  else
+    b:t([[
+      if (PCD_UNLIKELY(pcd_left(${cur}) < ${w}))
+          return pcd_fail_short(${cur}, ${cur}->p, ${path}, ${what});
+    ]], { cur = cur, w = ty.wire, path = cstr(errname), what = cstr(C.type_text(ty)) })
+  end
   if ty.byte_order then
     -- a magic that decides the byte order of every "native" field after it
     local v = f.equals

@@ -16,14 +16,10 @@ local function run_off_ptr(cur, off)
   return cur .. "->p + " .. off
 end
 
--- A run of fixed-width fields read after one bounds check; a cold helper finds which field
--- was cut when the check fails, from the run's table (emitted before the function).
-local function dec_run(b, run, env)
-  local cur = env.cur
-  local names_ = {}
-  for _, f in ipairs(run.fields) do names_[#names_ + 1] = f.name end
-  -- the run's table, written once before the first function that needs it: shared by a
-  -- type's decoder and validator, and by any run of the same fields
+-- The table a run's cold helper reads to name the field that was cut, written once before
+-- the first function that needs it: shared by a type's decoder and validator, and by any
+-- run of the same fields. Returns its C name.
+local function run_table(run, env)
   local tables = env.ir.run_tables
   if not tables then
     tables = { n = {}, by_key = {} }
@@ -40,11 +36,75 @@ local function dec_run(b, run, env)
     env.runs[#env.runs + 1] = run
   end
   run.table = tables.by_key[key]
-  b:t([[
-    /* ${names}: ${w} bytes of fixed fields */
-    if (PCD_UNLIKELY(pcd_left(${cur}) < ${w}))
-        return pcd_fail_run(${cur}, ${table}, ${n});
-  ]], { names = table.concat(names_, ", "), w = run.wire, cur = cur, table = run.table, n = #run.fields })
+  return run.table
+end
+
+---------------------------------------------------------------------------
+-- merged checks (docs/design.md, "Generated code": merged bounds checks)
+--
+-- A field whose code starts with a plain "are w bytes left?" check can have that check
+-- made by the field before it, together with that field's own: env.ahead = { field, bytes,
+-- cur } says that `bytes` bytes lie at the cursor for that field, and its emitter leaves its
+-- check out (C.covered). The merged check fails over to a cold path that runs the checks
+-- one by one, so an error names the same field, offset and expectation as before.
+
+-- Does an earlier merged check cover the first w bytes of field f?
+function K.covered(env, f, w)
+  local a = env.ahead
+  return a ~= nil and a.field == f and a.cur == env.cur and a.bytes >= w
+end
+
+-- The check a field's code starts with, when a merged check can stand for it: the bytes it
+-- asks for and the failure its own check returns (the cold path's last statement). nil for
+-- any other field: conditional, placed, sized, reset, or read otherwise.
+function K.lead_check(f, env)
+  if not f or not f.ty or env.explain then return nil end
+  if f.when or f.at or f.at_end or f.sized_by or f.optional or f.reset then return nil end
+  local ty, cur = f.ty, env.cur
+  if f.run then
+    if f.run.fields[1] ~= f then return nil end
+    return f.run.wire, string.format("return pcd_fail_run(%s, %s, %d);", cur, run_table(f.run, env), #f.run.fields)
+  end
+  if (ty.kind == "int" or ty.kind == "float") and lower.groupable(f) then
+    return ty.wire, string.format("return pcd_fail_short(%s, %s->p, %s, %s);", cur, cur, cstr(f.errname),
+      cstr(C.type_text(ty)))
+  end
+  if ty.kind == "bytes" and ty.mode == "prefix" and ty.prefix.kind == "int" and not f.counted_by and not f.delta then
+    return ty.prefix.wire, string.format('return pcd_fail_short(%s, %s->p, %s, "length");', cur, cur, cstr(f.errname))
+  end
+  return nil
+end
+
+-- The field after f in its struct, when f is one of the struct's own fields.
+function K.next_field(f)
+  local S = f.owner
+  if not S or not S.fields then return nil end
+  for i, g in ipairs(S.fields) do
+    if g == f then
+      local nx = S.fields[i + 1]
+      if nx and nx.ty and nx.ty.kind ~= "records" then return nx end
+      return nil
+    end
+  end
+  return nil
+end
+
+-- A run of fixed-width fields read after one bounds check; a cold helper finds which field
+-- was cut when the check fails, from the run's table (emitted before the function).
+local function dec_run(b, run, env)
+  local cur = env.cur
+  local names_ = {}
+  for _, f in ipairs(run.fields) do names_[#names_ + 1] = f.name end
+  run_table(run, env)
+  if K.covered(env, run.fields[1], run.wire) then
+    b:f("/* %s: %d bytes of fixed fields (checked above) */", table.concat(names_, ", "), run.wire)
+  else
+    b:t([[
+      /* ${names}: ${w} bytes of fixed fields */
+      if (PCD_UNLIKELY(pcd_left(${cur}) < ${w}))
+          return pcd_fail_run(${cur}, ${table}, ${n});
+    ]], { names = table.concat(names_, ", "), w = run.wire, cur = cur, table = run.table, n = #run.fields })
+  end
   for _, f in ipairs(run.fields) do
     local p = run_off_ptr(cur, f.run_off)
     b:doc(f)
@@ -174,21 +234,65 @@ local function dec_field_body(b, f, env)
   if f.when and env.mode == "dec" then b:f("%s = true;", C.out_ref(env, C.has_of(f.member))) end
 end
 
--- After a total_size field: the rest of the named type lies within it.
+-- Where the cursor is after field g, counted from the start of T, when every field up to g
+-- has a fixed width and is always there; nil otherwise.
+local function static_offset(T, g)
+  local last = g.run and g.run.last or g
+  local off = 0
+  for _, f in ipairs(T.fields) do
+    if f.when or f.at or f.at_end or f.optional or not f.ty then return nil end
+    local w = lower.fixed_wire(f.ty)
+    if not w then return nil end
+    off = off + w
+    if f == last then return off end
+  end
+  return nil
+end
+
+-- After a total_size field: the rest of the named type lies within it. The decoder and the
+-- validator end the cursor there while they read it (func.lua puts the end back after the
+-- last field); the explain function reads it through a cursor of its own.
 local function dec_total(b, g, env)
   local T = env.T
   env.used_locals[g] = true
+  local v = { type = T.tname, name = g.name, v = g.local_, min = T.min, cur = env.cur, path = cstr(g.errname),
+    expected = cstr("at least " .. T.min .. " (the smallest " .. T.tname .. ")") }
+  if env.explain or env.cur ~= "c" or g.owner ~= T then
+    b:t([[
+      /* the rest of ${type} lies within its ${name} bytes */
+      if (PCD_UNLIKELY(${v} < ${min}))
+          return pcd_fail(${cur}, s0, PCD_E_RANGE, ${path}, ${expected}, PCD_FOUND_UINT, (uint64_t)${v});
+      if (PCD_UNLIKELY((uint64_t)${v} < (uint64_t)(${cur}->p - s0)))
+          return pcd_fail(${cur}, s0, PCD_E_RANGE, ${path}, "at least the bytes read so far", PCD_FOUND_UINT, (uint64_t)${v});
+      PCD_TRY(pcd_take(${cur}, (uint64_t)${v} - (uint64_t)(${cur}->p - s0), &r_total, ${path}, "the bytes its size counts"));
+      ${cur} = &r_total;
+    ]], v)
+    env.total_field = g
+    return
+  end
+  -- the same checks as pcd_take's, then the cursor's end moves in (no second cursor)
   b:t([[
-    /* the rest of ${type} lies within its ${name} bytes */
+    /* the rest of ${type} lies within its ${name} bytes: the cursor ends there until its last field */
     if (PCD_UNLIKELY(${v} < ${min}))
         return pcd_fail(${cur}, s0, PCD_E_RANGE, ${path}, ${expected}, PCD_FOUND_UINT, (uint64_t)${v});
     if (PCD_UNLIKELY((uint64_t)${v} < (uint64_t)(${cur}->p - s0)))
         return pcd_fail(${cur}, s0, PCD_E_RANGE, ${path}, "at least the bytes read so far", PCD_FOUND_UINT, (uint64_t)${v});
-    PCD_TRY(pcd_take(${cur}, (uint64_t)${v} - (uint64_t)(${cur}->p - s0), &r_total, ${path}, "the bytes its size counts"));
-    ${cur} = &r_total;
-  ]], { type = T.tname, name = g.name, v = g.local_, min = T.min, cur = env.cur, path = cstr(g.errname),
-    expected = cstr("at least " .. T.min .. " (the smallest " .. T.tname .. ")") })
+    if (PCD_UNLIKELY((uint64_t)${v} - (uint64_t)(${cur}->p - s0) > (uint64_t)pcd_left(${cur})))
+        return pcd_fail_short(${cur}, ${cur}->p, ${path}, "the bytes its size counts");
+    ${cur}->end = s0 + ${v};
+    ${cur}->hard = true;
+  ]], v)
   env.total_field = g
+  env.total_narrowed = true
+  -- the size is at least the smallest T: the bytes of T's smallest form after here are
+  -- there, and the next field's own check can be left out
+  local off = static_offset(T, g)
+  local last = g.run and g.run.last or g
+  local nx = K.next_field(last)
+  local w = nx and K.lead_check(nx, env)
+  if off and w and T.min - off >= w then
+    env.ahead = { field = nx, bytes = T.min - off, cur = env.cur }
+  end
 end
 
 -- One struct field, with its condition, its size region, and total_size.
@@ -212,6 +316,8 @@ function K.dec_field(b, f, env)
       dec_field_body(b, f, env)
     end
   end
+  -- a merged check covers only the field right after it
+  if env.ahead and env.ahead.field == f then env.ahead = nil end
   for _, g in ipairs(group) do
     if g.derived and g.derived.kind == "total_size" then dec_total(b, g, env) end
   end

@@ -175,6 +175,10 @@ function K.dec_union(b, U, env, f)
       b:nest(function() case_block(b, U, env, dflt, tagv, mpre) end)
       b:l("}")
       b:l("break;")
+    elseif f and f.owner and U.mode == "on" and U.on.ref and U.on.ref.field and K.enum_folded(U.on.ref.field, env) == f then
+      -- the value the union is chosen by is not one of its enum's: that enum's failure, at its bytes
+      local g = U.on.ref.field
+      b:l(K.enum_fail(g, g.local_, cur .. "->p - " .. g.ty.wire, env))
     else
       b:f("return pcd_fail(%s, %s, PCD_E_BAD_TAG, %s, %s, PCD_FOUND_HEX, (uint64_t)(%s));", cur, at,
         cstr(errname), cstr(C.case_values_text(U)), tagv)

@@ -189,20 +189,23 @@ PCD_INLINE pcd_status pcd_fx_arrays_v1_rec_decode_(pcd_cursor *c, pcd_fx_arrays_
     uint64_t n_rest = 0;
     const uint8_t *f0_rest = NULL;
     const uint8_t *s0 = c->p;
-    pcd_cursor r_total;
+    const uint8_t *const end_total = c->end;
+    const bool hard_total = c->hard;
     /* size */
     if (PCD_UNLIKELY(pcd_left(c) < 4))
         return pcd_fail_short(c, c->p, "size", "u32le");
     v_size = pcd_ld_u32le(c->p);
     c->p += 4;
     out->size = v_size;
-    /* the rest of rec lies within its size bytes */
+    /* the rest of rec lies within its size bytes: the cursor ends there until its last field */
     if (PCD_UNLIKELY(v_size < 10))
         return pcd_fail(c, s0, PCD_E_RANGE, "size", "at least 10 (the smallest rec)", PCD_FOUND_UINT, (uint64_t)v_size);
     if (PCD_UNLIKELY((uint64_t)v_size < (uint64_t)(c->p - s0)))
         return pcd_fail(c, s0, PCD_E_RANGE, "size", "at least the bytes read so far", PCD_FOUND_UINT, (uint64_t)v_size);
-    PCD_TRY(pcd_take(c, (uint64_t)v_size - (uint64_t)(c->p - s0), &r_total, "size", "the bytes its size counts"));
-    c = &r_total;
+    if (PCD_UNLIKELY((uint64_t)v_size - (uint64_t)(c->p - s0) > (uint64_t)pcd_left(c)))
+        return pcd_fail_short(c, c->p, "size", "the bytes its size counts");
+    c->end = s0 + v_size;
+    c->hard = true;
     /* pfx */
     f0_pfx = c->p;
     if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -304,6 +307,8 @@ PCD_INLINE pcd_status pcd_fx_arrays_v1_rec_decode_(pcd_cursor *c, pcd_fx_arrays_
     }
     if (PCD_UNLIKELY(c->p != c->end))
         return pcd_fail(c, c->p, PCD_E_SIZE, "size", "content that ends where the size says", PCD_FOUND_UINT, pcd_left(c));
+    c->end = end_total;
+    c->hard = hard_total;
     return PCD_OK;
 }
 
@@ -340,19 +345,22 @@ PCD_INLINE pcd_status pcd_fx_arrays_v1_rec_validate_(pcd_cursor *c)
     PCD_UNUSED uint64_t n_rest = 0;
     PCD_UNUSED const uint8_t *f0_rest = NULL;
     const uint8_t *s0 = c->p;
-    pcd_cursor r_total;
+    const uint8_t *const end_total = c->end;
+    const bool hard_total = c->hard;
     /* size */
     if (PCD_UNLIKELY(pcd_left(c) < 4))
         return pcd_fail_short(c, c->p, "size", "u32le");
     v_size = pcd_ld_u32le(c->p);
     c->p += 4;
-    /* the rest of rec lies within its size bytes */
+    /* the rest of rec lies within its size bytes: the cursor ends there until its last field */
     if (PCD_UNLIKELY(v_size < 10))
         return pcd_fail(c, s0, PCD_E_RANGE, "size", "at least 10 (the smallest rec)", PCD_FOUND_UINT, (uint64_t)v_size);
     if (PCD_UNLIKELY((uint64_t)v_size < (uint64_t)(c->p - s0)))
         return pcd_fail(c, s0, PCD_E_RANGE, "size", "at least the bytes read so far", PCD_FOUND_UINT, (uint64_t)v_size);
-    PCD_TRY(pcd_take(c, (uint64_t)v_size - (uint64_t)(c->p - s0), &r_total, "size", "the bytes its size counts"));
-    c = &r_total;
+    if (PCD_UNLIKELY((uint64_t)v_size - (uint64_t)(c->p - s0) > (uint64_t)pcd_left(c)))
+        return pcd_fail_short(c, c->p, "size", "the bytes its size counts");
+    c->end = s0 + v_size;
+    c->hard = true;
     /* pfx */
     f0_pfx = c->p;
     if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -429,6 +437,8 @@ PCD_INLINE pcd_status pcd_fx_arrays_v1_rec_validate_(pcd_cursor *c)
     }
     if (PCD_UNLIKELY(c->p != c->end))
         return pcd_fail(c, c->p, PCD_E_SIZE, "size", "content that ends where the size says", PCD_FOUND_UINT, pcd_left(c));
+    c->end = end_total;
+    c->hard = hard_total;
     return PCD_OK;
 }
 

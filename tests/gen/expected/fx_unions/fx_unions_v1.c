@@ -23,7 +23,8 @@ static inline pcd_status pcd_fx_unions_v1_rec_a_decode_(pcd_cursor *c, pcd_fx_un
     uint8_t v_ev = 0;
     memset(out, 0, sizeof *out);
     const uint8_t *s0 = c->p;
-    pcd_cursor r_total;
+    const uint8_t *const end_total = c->end;
+    const bool hard_total = c->hard;
     /* magic, size, ev: 5 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 5))
         return pcd_fail_run(c, k_rec_a_run1, 3);
@@ -37,13 +38,15 @@ static inline pcd_status pcd_fx_unions_v1_rec_a_decode_(pcd_cursor *c, pcd_fx_un
     v_ev = pcd_ld_u8(c->p + 4);
     out->ev = v_ev;
     c->p += 5;
-    /* the rest of rec_a lies within its size bytes */
+    /* the rest of rec_a lies within its size bytes: the cursor ends there until its last field */
     if (PCD_UNLIKELY(v_size < 5))
         return pcd_fail(c, s0, PCD_E_RANGE, "size", "at least 5 (the smallest rec_a)", PCD_FOUND_UINT, (uint64_t)v_size);
     if (PCD_UNLIKELY((uint64_t)v_size < (uint64_t)(c->p - s0)))
         return pcd_fail(c, s0, PCD_E_RANGE, "size", "at least the bytes read so far", PCD_FOUND_UINT, (uint64_t)v_size);
-    PCD_TRY(pcd_take(c, (uint64_t)v_size - (uint64_t)(c->p - s0), &r_total, "size", "the bytes its size counts"));
-    c = &r_total;
+    if (PCD_UNLIKELY((uint64_t)v_size - (uint64_t)(c->p - s0) > (uint64_t)pcd_left(c)))
+        return pcd_fail_short(c, c->p, "size", "the bytes its size counts");
+    c->end = s0 + v_size;
+    c->hard = true;
     /* body */
     switch ((v_ev & 15)) {
     case 1:
@@ -98,6 +101,8 @@ static inline pcd_status pcd_fx_unions_v1_rec_a_decode_(pcd_cursor *c, pcd_fx_un
     }
     if (PCD_UNLIKELY(c->p != c->end))
         return pcd_fail(c, c->p, PCD_E_SIZE, "size", "content that ends where the size says", PCD_FOUND_UINT, pcd_left(c));
+    c->end = end_total;
+    c->hard = hard_total;
     return PCD_OK;
 }
 
@@ -114,7 +119,8 @@ static inline pcd_status pcd_fx_unions_v1_rec_a_validate_(pcd_cursor *c)
     PCD_UNUSED uint16_t v_size = 0;
     PCD_UNUSED uint8_t v_ev = 0;
     const uint8_t *s0 = c->p;
-    pcd_cursor r_total;
+    const uint8_t *const end_total = c->end;
+    const bool hard_total = c->hard;
     /* magic, size, ev: 5 bytes of fixed fields */
     if (PCD_UNLIKELY(pcd_left(c) < 5))
         return pcd_fail_run(c, k_rec_a_run1, 3);
@@ -126,13 +132,15 @@ static inline pcd_status pcd_fx_unions_v1_rec_a_validate_(pcd_cursor *c)
     /* ev: Low nibble: type; high nibble: flags. */
     v_ev = pcd_ld_u8(c->p + 4);
     c->p += 5;
-    /* the rest of rec_a lies within its size bytes */
+    /* the rest of rec_a lies within its size bytes: the cursor ends there until its last field */
     if (PCD_UNLIKELY(v_size < 5))
         return pcd_fail(c, s0, PCD_E_RANGE, "size", "at least 5 (the smallest rec_a)", PCD_FOUND_UINT, (uint64_t)v_size);
     if (PCD_UNLIKELY((uint64_t)v_size < (uint64_t)(c->p - s0)))
         return pcd_fail(c, s0, PCD_E_RANGE, "size", "at least the bytes read so far", PCD_FOUND_UINT, (uint64_t)v_size);
-    PCD_TRY(pcd_take(c, (uint64_t)v_size - (uint64_t)(c->p - s0), &r_total, "size", "the bytes its size counts"));
-    c = &r_total;
+    if (PCD_UNLIKELY((uint64_t)v_size - (uint64_t)(c->p - s0) > (uint64_t)pcd_left(c)))
+        return pcd_fail_short(c, c->p, "size", "the bytes its size counts");
+    c->end = s0 + v_size;
+    c->hard = true;
     /* body */
     switch ((v_ev & 15)) {
     case 1:
@@ -187,6 +195,8 @@ static inline pcd_status pcd_fx_unions_v1_rec_a_validate_(pcd_cursor *c)
     }
     if (PCD_UNLIKELY(c->p != c->end))
         return pcd_fail(c, c->p, PCD_E_SIZE, "size", "content that ends where the size says", PCD_FOUND_UINT, pcd_left(c));
+    c->end = end_total;
+    c->hard = hard_total;
     return PCD_OK;
 }
 

@@ -22,11 +22,17 @@ PCD_INLINE pcd_status pcd_fx_warn_v1_rec_decode_(pcd_cursor *c, pcd_fx_warn_v1_r
         return pcd_fail_short(c, c->p, "name", "length");
     len_name = pcd_ld_u8(c->p);
     c->p += 1;
-    PCD_TRY(pcd_read_bytes(c, len_name, &v_name, "name"));
+    /* name's bytes and level's first 1 byte: one check (one by one when it fails) */
+    if (PCD_UNLIKELY(len_name + 1 > pcd_left(c))) {
+        PCD_TRY(pcd_read_bytes(c, len_name, &v_name, "name"));
+        return pcd_fail_short(c, c->p, "level", "u8");
+    }
+    v_name.ptr = c->p;
+    v_name.len = (size_t)len_name;
+    c->p += len_name;
     out->name = v_name;
     /* level */
-    if (PCD_UNLIKELY(pcd_left(c) < 1))
-        return pcd_fail_short(c, c->p, "level", "u8");
+    /* (its 1 byte checked above) */
     v_level = pcd_ld_u8(c->p);
     c->p += 1;
     out->level = v_level;
@@ -51,10 +57,16 @@ PCD_INLINE pcd_status pcd_fx_warn_v1_rec_validate_(pcd_cursor *c)
         return pcd_fail_short(c, c->p, "name", "length");
     len_name = pcd_ld_u8(c->p);
     c->p += 1;
-    PCD_TRY(pcd_read_bytes(c, len_name, &v_name, "name"));
-    /* level */
-    if (PCD_UNLIKELY(pcd_left(c) < 1))
+    /* name's bytes and level's first 1 byte: one check (one by one when it fails) */
+    if (PCD_UNLIKELY(len_name + 1 > pcd_left(c))) {
+        PCD_TRY(pcd_read_bytes(c, len_name, &v_name, "name"));
         return pcd_fail_short(c, c->p, "level", "u8");
+    }
+    v_name.ptr = c->p;
+    v_name.len = (size_t)len_name;
+    c->p += len_name;
+    /* level */
+    /* (its 1 byte checked above) */
     /* (value not needed for validation) */
     c->p += 1;
     return PCD_OK;
