@@ -352,6 +352,9 @@ void pcd_profile_free(pcd_profile *p);
 /* The id of these bytes (interned). Returns 0 for "" and, with p->oom set, when out of memory. */
 pcd_str pcd_profile_str(pcd_profile *p, const void *bytes, size_t n);
 PCD_INLINE pcd_str pcd_profile_strz(pcd_profile *p, const char *z) { return pcd_profile_str(p, z, strlen(z)); }
+/* The bytes of an interned string. The view stays valid until the next string is interned: the
+ * first event's pcd_profile_begin runs the consumers' begin, which may intern, so an importer
+ * begins the profile before it takes views for an event. */
 pcd_bytes pcd_profile_text(const pcd_profile *p, pcd_str s);
 
 /* The id of a frame equal in every field (interned). */

@@ -24,6 +24,14 @@ for n in stress substreams; do [ -f "$CORPUS/heph/$n.bin.log" ] && traces+=("$CO
 
 expect_rc 0 "formats" "$P" formats
 grep -q '^heph ' "$W/out" || bad "formats lists heph"
+# every regression input to every output a Heph trace converts to (the sanitize tree runs this test:
+# first-packet-an-event-table.bin was a use after free in --to table)
+REGRESS=$(dirname "$0")/../regress/heph
+for f in "$REGRESS"/*.bin; do
+    for o in speedscope chrome firefox perfetto table; do
+        expect_rc 0 "convert --to $o $(basename "$f")" "$P" convert --to $o "$f" -o "$W/regress.$o"
+    done
+done
 for cmd in formats info validate dump encode convert; do expect_rc 0 "$cmd --help" "$P" $cmd --help; done
 expect_rc 2 "unknown command" "$P" frobnicate
 expect_rc 2 "missing file" "$P" validate "$W/does-not-exist"

@@ -135,6 +135,9 @@ static void attr_arg(pcd_arg *a, const pcd_heph_v0_1_attribute *at)
 static pcd_status on_event(himport *h, const pcd_heph_v0_1_event_packet *e, uint64_t offset)
 {
     pcd_profile *p = h->p;
+    /* begun before the texts below are taken: the outputs' begin interns strings, which may move
+     * the pool the category's view points into (a trace whose first packet is an event) */
+    PCD_TRY(pcd_profile_begin(p));
     pcd_slice s;
     s.kind = PCD_SLICE_SPAN;
     s.track = track_of(h, e->stream_id, e->substream_id);

@@ -498,6 +498,8 @@ static pcd_status emit_calls(mimport *k, pcd_profile *p, uint32_t *track)
         h->n_open = 0;
     }
     pcd_str cat = pcd_profile_strz(p, "mono"), key = pcd_profile_strz(p, "closed");
+    /* begun before the texts are taken (the outputs' begin interns strings: the pool may move) */
+    if (st == PCD_OK) st = pcd_profile_begin(p);
     static const char *const how[] = { "", "", "unwound", "end of input" };
     for (size_t i = 0; i < k->n_calls && st == PCD_OK; i++) {
         const mcall *c = &k->calls[i];
