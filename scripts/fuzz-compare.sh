@@ -63,14 +63,17 @@ seeds() {
             ! -name '*.sh' ! -name '*.sha256' ! -name '*.tsv' ! -name '*.gz' -print0 | xargs -0 -r cp -t "$dir"
     done
     case $fmt in
-        # Tachyon files whose samples are zstd (compression = 1 at offset 56); pprof as files are: gzip
-        tachyon_zstd|pprof_gz) python3 - "$fmt" "$dir" <<'PY'
+        # Tachyon files whose samples are zstd (compression = 1 at offset 56); pprof as files are:
+        # gzip; MoarVM: heap snapshots only (../shared/corpus/moarvm/programs holds the NQP and
+        # Raku programs that made them)
+        tachyon_zstd|pprof_gz|moarvm) python3 - "$fmt" "$dir" <<'PY'
 import os, sys
 fmt, d = sys.argv[1], sys.argv[2]
 for n in os.listdir(d):
     p = os.path.join(d, n)
     b = open(p, 'rb').read(64)
-    keep = (len(b) >= 60 and b[56] == 1) if fmt == 'tachyon_zstd' else b[:2] == b'\x1f\x8b'
+    keep = {'tachyon_zstd': len(b) >= 60 and b[56] == 1, 'pprof_gz': b[:2] == b'\x1f\x8b',
+            'moarvm': b[:12] == b'MoarHeapDump'}[fmt]
     if not keep: os.remove(p)
 PY
         ;;
