@@ -352,7 +352,11 @@ static void test_chain(void **state)
              * column's size changed by int_near; both write this file.) */
             assert_int_equal(pcd_mut_load(fresh, o1, l1), PCD_OK);
             assert_int_equal(pcd_mut_encode(fresh, out2, sizeof out2, &l3), PCD_OK);
-            if (is_gz(o1, l1)) {
+            if (strstr(what, "pb_wire ")) {
+                /* a protobuf message written in another legal form on purpose: not the canonical
+                 * form the records write (test_pb_wire), so not promoted; read whole */
+                assert_true(decodes(pcd_mutator_format(mu), o1, l1));
+            } else if (is_gz(o1, l1)) {
                 size_t a = gunzip(out, l2, inner_a, sizeof inner_a), b = gunzip(out2, l3, inner_b, sizeof inner_b);
                 assert_true(a == b && memcmp(inner_a, inner_b, a) == 0);
             } else {
