@@ -72,7 +72,7 @@ static size_t put_varint(uint8_t *p, uint64_t v, size_t width)
 /* One field at p; 0: not a field (a bad key, a wire type of groups, or past end) */
 static size_t read_field(const uint8_t *p, const uint8_t *end, wfield *f)
 {
-    uint64_t key, v;
+    uint64_t key = 0, v = 0;
     size_t kl = get_varint(p, end, &key);
     if (!kl || key >> 3 == 0 || key >> 3 > 0x1FFFFFFF) return 0;
     f->number = (uint32_t)(key >> 3);
@@ -172,7 +172,7 @@ static int rewrite_here(pcd_mut *m, const wfield *fs, size_t nf, wout *o, char *
     case 0: {   /* overlong: the key, the varint value or the length */
         const wfield *f = &fs[i];
         int part = (int)pcd_mut_below(m, f->wt == 0 || f->wt == 2 ? 2 : 1);
-        uint64_t v;
+        uint64_t v = 0;
         for (size_t k = 0; k < i; k++) put_field(o, &fs[k]);
         if (part == 0) {
             if (f->klen >= 10) return -1;
@@ -257,7 +257,7 @@ static int rewrite_here(pcd_mut *m, const wfield *fs, size_t nf, wout *o, char *
             if (f->wt != 2 || !f->vlen) continue;
             const uint8_t *p = f->val, *end = f->val + f->vlen;
             size_t cnt = 0;
-            uint64_t v;
+            uint64_t v = 0;
             size_t l;
             while (p < end && (l = get_varint(p, end, &v)) > 0) {
                 p += l;
