@@ -15,9 +15,10 @@
  *   swap        two neighbouring fields of different numbers in the other order,
  *   unpack      a packed run of varints written as one field a value,
  *   pack        neighbouring varint fields of one number written as one packed run.
- * Lengths of the messages around it are written again. The engine keeps the result only if
- * our own decoder reads the whole file (a form this schema does not allow there, such as
- * unpacking a string, is tried again differently), so the kind keeps the file decodable. */
+ * Lengths of the messages around it are written again. The engine keeps the result of dup,
+ * unknown, unpack and pack only if our own decoder reads the whole file (a form this schema
+ * does not allow there, such as a string unpacked, is tried again differently); overlong and
+ * swap are forms every reader takes. So the kind keeps the file decodable. */
 #include "pcd_mut_int.h"
 
 #include <stdio.h>
@@ -360,7 +361,11 @@ bool pcd_mut_pb_wire(pcd_mut *m, uint8_t *buf, size_t *n, size_t cap)
         wout o = { tmp, 0, need, false };
         int form = rewrite(m, stack, buf, *n, 0, &o, path, sizeof path, what, sizeof what);
         if (form < 0 || o.full || o.n > cap) continue;
-        if (!pcd_mut_decodes(m, tmp, o.n)) continue;
+        /* a longer varint, or two fields of different numbers in the other order, is a form
+         * every protobuf reader takes, ours included (test_pb_wire reads each output whole);
+         * the others can meet what the schema does not allow there (a string unpacked, a
+         * key defined twice) and are checked */
+        if (form != 0 && form != 3 && !pcd_mut_decodes(m, tmp, o.n)) continue;
         memcpy(buf, tmp, o.n);
         pcd_mut_note(m, "pb_wire %s in message %s: %zu -> %zu bytes", what, path[0] ? path : "(root)", *n, o.n);
         *n = o.n;
