@@ -2,7 +2,8 @@
  * the seed files given (those under 64 KB), whether an unmutated seed comes back byte for
  * byte, the share of generated and of mutated files (evil kinds off) that our own decoder
  * accepts, and mutations a second on one core (evil kinds on, the engine plugins' default).
- * usage: mutbench [-n MUTATIONS] [-g GENERATED] [-t SECONDS] FILE... */
+ * usage: mutbench [-n MUTATIONS] [-g GENERATED] [-t SECONDS] [-x KIND]... FILE...
+ * (-x KIND: that kind left out of the mix, to measure what it costs with the same binary) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,13 +82,19 @@ int main(int argc, char **argv)
 {
     long muts = 2000, gens = 200;
     double secs = 2.0;
+    uint64_t without = 0;   /* -x KIND: that kind left out of the mix (to measure what it costs) */
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i += 2) {
         if (i + 1 >= argc) return 2;
         if (!strcmp(argv[i], "-n")) muts = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "-g")) gens = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "-t")) secs = atof(argv[i + 1]);
-        else return 2;
+        else if (!strcmp(argv[i], "-x")) {
+            int k = 0;
+            while (k < PCD_MUT_N_KINDS && strcmp(pcd_mut_kind_name((pcd_mut_kind)k), argv[i + 1])) k++;
+            if (k == PCD_MUT_N_KINDS) return 2;
+            without |= (uint64_t)1 << k;
+        } else return 2;
     }
     seed *seeds = calloc((size_t)argc, sizeof *seeds);
     size_t ns = 0;
@@ -110,6 +117,7 @@ int main(int argc, char **argv)
         for (size_t s = 0; s < ns; s++) mine += seeds[s].mu == mu;
         pcd_mut_opts o;
         pcd_mut_opts_default(&o);
+        o.kinds &= ~without;
         o.evil = false;
         o.seed = 7;
         pcd_mut *m;
@@ -157,6 +165,7 @@ int main(int argc, char **argv)
         double rate = 0;
         if (mine) {
             pcd_mut_opts_default(&o);
+            o.kinds &= ~without;
             o.seed = 11;
             pcd_mut_new(&m, mu, &o, &al);
             long done = 0;

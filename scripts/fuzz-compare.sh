@@ -23,7 +23,8 @@
 # usage: fuzz-compare.sh BUILD CPU_SECONDS [FORMAT...]   (formats: tachyon_zstd moarvm pprof_gz
 #        mojo mono heph; default all). FUZZ_COMPARE_JOBS=N: N formats at once (default 1; each
 #        format is two processes); FUZZ_COMPARE_LEVEL=user|decode: the harnesses (harness_of);
-#        FUZZ_COMPARE_SEEDS=real|corpus: the seeds (seeds).
+#        FUZZ_COMPARE_SEEDS=real|corpus: the seeds (seeds); FUZZ_COMPARE_TIMEOUT: libFuzzer's
+#        -timeout in (wall) seconds, default 30.
 #        Appends to bench/fuzz-coverage.tsv (the harness is in its own column).
 set -u
 B=$1 T=${2:-600}
@@ -36,6 +37,11 @@ level=${FUZZ_COMPARE_LEVEL:-user}
 seedset=${FUZZ_COMPARE_SEEDS:-real}
 snap=${FUZZ_COMPARE_SNAP:-60}
 wall=${FUZZ_COMPARE_WALL:-0}
+# libFuzzer's -timeout counts wall time: on a loaded machine at a low priority (autogroup nice
+# 19) a seed can wait 30 s for a core, and the arm then stops on a "timeout" that is not one
+# (the first try of the fourth round lost its Tachyon byte arm so). A real hang spends CPU and
+# meets the CPU budget.
+timeout=${FUZZ_COMPARE_TIMEOUT:-30}
 out="$root/fuzz/out/compare"
 mkdir -p "$out"
 tsv="$root/bench/fuzz-coverage.tsv"
@@ -63,14 +69,17 @@ seeds() {
             ! -name '*.sh' ! -name '*.sha256' ! -name '*.tsv' ! -name '*.gz' -print0 | xargs -0 -r cp -t "$dir"
     done
     case $fmt in
-        # Tachyon files whose samples are zstd (compression = 1 at offset 56); pprof as files are: gzip
-        tachyon_zstd|pprof_gz) python3 - "$fmt" "$dir" <<'PY'
+        # Tachyon files whose samples are zstd (compression = 1 at offset 56); pprof as files are:
+        # gzip; MoarVM: heap snapshots only (../shared/corpus/moarvm/programs holds the NQP and
+        # Raku programs that made them)
+        tachyon_zstd|pprof_gz|moarvm) python3 - "$fmt" "$dir" <<'PY'
 import os, sys
 fmt, d = sys.argv[1], sys.argv[2]
 for n in os.listdir(d):
     p = os.path.join(d, n)
     b = open(p, 'rb').read(64)
-    keep = (len(b) >= 60 and b[56] == 1) if fmt == 'tachyon_zstd' else b[:2] == b'\x1f\x8b'
+    keep = {'tachyon_zstd': len(b) >= 60 and b[56] == 1, 'pprof_gz': b[:2] == b'\x1f\x8b',
+            'moarvm': b[:12] == b'MoarHeapDump'}[fmt]
     if not keep: os.remove(p)
 PY
         ;;
@@ -116,7 +125,7 @@ load1() { cut -d' ' -f1 /proc/loadavg; }
 # edges the byte-level binary of harness h reaches on the inputs of DIR: "cov ft"
 replay_cov() {
     local bin=$1 dir=$2 log=$3
-    "$bin" -runs=0 -max_len=65536 -timeout=30 -rss_limit_mb=2048 -artifact_prefix="${log%/*}/" "$dir" >"$log" 2>&1
+    "$bin" -runs=0 -max_len=65536 -timeout="$timeout" -rss_limit_mb=2048 -artifact_prefix="${log%/*}/" "$dir" >"$log" 2>&1
     sed -n 's/.*INITED cov: \([0-9]*\) ft: \([0-9]*\).*/\1 \2/p' "$log" | tail -1
 }
 
@@ -128,7 +137,7 @@ run_arm() {   # fmt harness binary arm seedsdir
     cp "$sd"/* "$w/corpus/" 2>/dev/null
     printf 'cpu_s\twall_s\tload1\tlast_status\n' >"$w/curve.tsv"
     local t0=$SECONDS budget=$((T * hz)) lsum=0 ln=0 ticks=0 next=0 nsnap=$((snap * hz)) stopped=budget
-    PCD_MUT_FORMAT=$(schema_of "$fmt") "$bin" "$w/corpus" -max_total_time=$((T * 100)) -timeout=30 -rss_limit_mb=2048 \
+    PCD_MUT_FORMAT=$(schema_of "$fmt") "$bin" "$w/corpus" -max_total_time=$((T * 100)) -timeout="$timeout" -rss_limit_mb=2048 \
         -max_len=65536 -print_final_stats=1 -seed=1 -artifact_prefix="$w/artifacts/" ${dict:+-dict="$dict"} \
         >"$w/log.txt" 2>&1 &
     local pid=$!

@@ -8,8 +8,9 @@
  * input, and so do most calls on an input our decoder cannot read at all (the others write a
  * valid file made from nothing, the seed-less generator's); another share (PCD_MUT_INNER)
  * to the kind inner_bytes with libFuzzer's byte-level mutations of what a compressed layer
- * holds (its dictionary and comparison traces included), the layer made right around it; the
- * rest to the schema's kinds. */
+ * holds (its dictionary and comparison traces included), the layer made right around it;
+ * another (PCD_MUT_WIRE, protobuf formats) to pb_wire on the input's own bytes; the rest to the
+ * schema's kinds. */
 #include <string.h>
 
 #include "plugin_env.h"
@@ -49,6 +50,8 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
     st = PCD_END;
     if (r < P.bytes_share + P.inner_share && pcd_mut_apply(m, PCD_MUT_INNER_BYTES) == PCD_OK)
         st = pcd_mut_encode(m, out_buf, cap, &len);
+    else if (r >= P.bytes_share + P.inner_share && r < P.bytes_share + P.inner_share + P.wire_share)
+        st = pcd_mut_wire_input(m, data, size, out_buf, cap, &len);
     if (st != PCD_OK) st = pcd_mut_fuzz(m, data, size, out_buf, cap, &len);
     if (st != PCD_OK || len == 0) return LLVMFuzzerMutate(data, size, max_size);
     if (P.verbose) fprintf(stderr, "%s\n", pcd_mut_describe(m));

@@ -8,6 +8,10 @@
  *                   byte-level mutations: the bytes inside the gzip layer or inside one zstd
  *                   region changed, then compressed again (default 0.35; on inputs without a
  *                   compressed layer these calls are structural ones)
+ *   PCD_MUT_WIRE    libFuzzer only: the share of calls that are pb_wire on the input's own bytes
+ *                   (protobuf formats: another legal wire form of one message, added to the
+ *                   forms the input has; default 0.15; on other formats these calls are
+ *                   structural ones)
  *   PCD_MUT_GROW    libFuzzer only: how much larger than its input an output may be, in bytes
  *                   (default 1024 and a quarter of the input; libFuzzer's own length control is
  *                   off with a custom mutator, and large inputs slow every execution); 0: no cap
@@ -27,6 +31,7 @@ typedef struct plugin {
     const pcd_mutator *mu;
     double bytes_share;
     double inner_share;
+    double wire_share;
     double grow;
     int verbose;
     int failed;               /* no schema for these inputs: byte-level only */
@@ -59,6 +64,7 @@ static pcd_mut *plugin_session(plugin *p, const uint8_t *data, size_t size)
     o.max_output = (size_t)1 << 22;
     p->bytes_share = env_num("PCD_MUT_BYTES", 0.25);
     p->inner_share = env_num("PCD_MUT_INNER", 0.35);
+    p->wire_share = env_num("PCD_MUT_WIRE", 0.15);
     p->grow = env_num("PCD_MUT_GROW", 1024);
     p->verbose = (int)env_num("PCD_MUT_VERBOSE", 0);
     if (pcd_mut_new(&p->m, p->mu, &o, &p->al) != PCD_OK) {

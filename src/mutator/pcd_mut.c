@@ -16,7 +16,7 @@ static const char *const kind_names[PCD_MUT_N_KINDS] = {
     "int_near", "int_boundary", "int_evil", "tag", "str_length", "str_copy", "str_nul", "str_utf8",
     "array_insert", "array_delete", "array_dup", "rec_insert", "rec_delete", "rec_dup", "rec_swap",
     "rec_splice", "ref_real", "ref_stale", "ref_missing", "key_redefine", "inner_bytes", "gzip_drop",
-    "rec_shrink", "layer_size",
+    "rec_shrink", "pb_wire", "layer_size",
     "layer_truncate", "layer_zstd", "layer_gzip", "layer_trailing",
 };
 
@@ -252,6 +252,7 @@ pcd_status pcd_mut_new(pcd_mut **out, const pcd_mutator *mu, const pcd_mut_opts 
     m->layer = -1;
     m->inner = -1;
     m->gz_drop = false;
+    m->wire = false;
     *out = m;
     return PCD_OK;
 }
@@ -283,6 +284,7 @@ void pcd_mut_free(pcd_mut *m)
     pcd_alloc_free(al, m->buf, m->buf_cap);
     pcd_alloc_free(al, m->buf2, m->buf2_cap);
     pcd_alloc_free(al, m->ibytes, m->ibytes_cap);
+    pcd_alloc_free(al, m->wbuf, m->wbuf_cap);
     pcd_alloc_free(al, m->chkrec, m->max_rec);
     pcd_alloc_free(al, m, sizeof *m);
 }
@@ -348,6 +350,7 @@ static bool restore(pcd_mut *m)
     m->layer = -1;
     m->inner = -1;
     m->gz_drop = false;
+    m->wire = false;
     m->dlen = 0;
     return true;
 }
@@ -734,7 +737,7 @@ pcd_status pcd_mut_encode(pcd_mut *m, uint8_t *out, size_t cap, size_t *len)
 {
     m->out_valid = false;
     pcd_status st = encode(m, out, cap, len);
-    if (st == PCD_OK && m->layer < 0 && m->inner < 0 && m->dlen) {
+    if (st == PCD_OK && m->layer < 0 && m->inner < 0 && !m->wire && m->dlen) {
         /* a file written from these records: loaded next (a fuzzer's next mutation of it), it
          * is made the loaded one from them */
         m->out_hash = hash_bytes(out, *len);
@@ -769,6 +772,7 @@ static pcd_status encode(pcd_mut *m, uint8_t *out, size_t cap, size_t *len)
         }
         st = pcd_mut_encode_records(m, m->w, m->wn, m->buf2, m->buf2_cap, &n, size_rec, &size_at);
         if (st != PCD_OK) return st;
+        if (m->wire) pcd_mut_pb_wire(m, m->buf2, &n, m->buf2_cap);
         if (m->layer >= 0 && m->layer != PCD_MUT_LAYER_GZIP)
             pcd_mut_layer(m, m->layer, m->buf2, m->buf2_cap, &n, size_at, size_rec);
         if (m->inner == 0) {
@@ -802,6 +806,7 @@ static pcd_status encode(pcd_mut *m, uint8_t *out, size_t cap, size_t *len)
         if (st != PCD_OK) return st;
     }
     if (m->inner > 0 && !m->inner_done) pcd_mut_note(m, "inner_bytes: no zstd region written");
+    if (m->wire) pcd_mut_pb_wire(m, out, len, lim);
     if (m->inner == 0) {
         /* inner_bytes in a gzip layer that gzip_drop then took off: on the bytes as they are */
         size_t k = pcd_mut_bytes(m, out, *len, lim);
@@ -857,9 +862,58 @@ static pcd_status gz_drop(pcd_mut *m)
     return PCD_OK;
 }
 
+/* pb_wire on an input's own bytes, not on what its records write: the forms an earlier call
+ * wrote stay, and this one adds one (a fuzzer's corpus entry made by pb_wire, mutated again) */
+pcd_status pcd_mut_wire_input(pcd_mut *m, const uint8_t *in, size_t size, uint8_t *out, size_t cap, size_t *len)
+{
+    *len = 0;
+    if (!(m->f->flags & PCD_FMT_NO_MAGIC)) return PCD_END;
+    m->dlen = 0;
+    m->desc[0] = 0;
+    size_t lim = cap < m->o.max_output ? cap : m->o.max_output, n;
+    bool gz = is_gzip(in, size);
+    if (m->buf2_cap < m->o.max_output * 2) {
+        uint8_t *q = pcd_alloc_resize(m->al, m->buf2, m->buf2_cap, m->o.max_output * 2);
+        if (!q) return PCD_E_NOMEM;
+        m->buf2 = q;
+        m->buf2_cap = m->o.max_output * 2;
+    }
+    if (gz) {
+        pcd_status st = gunzip(m->al, in, size, &m->buf2, &m->buf2_cap, m->o.max_output, &n);
+        if (st != PCD_OK) return st == PCD_E_NOMEM ? st : PCD_END;
+    } else {
+        if (size > m->buf2_cap) return PCD_E_LIMIT;
+        memcpy(m->buf2, in, size);
+        n = size;
+    }
+    if (!pcd_mut_pb_wire(m, m->buf2, &n, gz ? m->buf2_cap : lim)) return PCD_END;
+    m->out_valid = false;
+    if (!gz) {
+        memcpy(out, m->buf2, n);
+        *len = n;
+        return PCD_OK;
+    }
+    pcd_status st = gzip(m->al, pcd_mut_below(m, 4) ? 0 : 1, m->buf2, n, out, lim, len);
+    if (st == PCD_E_LIMIT) st = gzip(m->al, 6, m->buf2, n, out, lim, len);
+    return st;
+}
+
+/* pb_wire: the next encode writes one message of a protobuf file in another form */
+static pcd_status wire_pick(pcd_mut *m)
+{
+    if (!(m->f->flags & PCD_FMT_NO_MAGIC) || m->wire) return PCD_END;   /* (the protobuf formats) */
+    m->wire = true;
+    return PCD_OK;
+}
+
 static pcd_status apply_kind(pcd_mut *m, pcd_mut_kind k)
 {
-    return k == PCD_MUT_INNER_BYTES ? inner_pick(m) : k == PCD_MUT_GZIP_DROP ? gz_drop(m) : pcd_mut_apply_kind(m, k);
+    switch (k) {
+    case PCD_MUT_INNER_BYTES: return inner_pick(m);
+    case PCD_MUT_GZIP_DROP: return gz_drop(m);
+    case PCD_MUT_PB_WIRE: return wire_pick(m);
+    default: return pcd_mut_apply_kind(m, k);
+    }
 }
 
 pcd_status pcd_mut_apply(pcd_mut *m, pcd_mut_kind k)
@@ -1015,7 +1069,7 @@ static bool gen_region(pcd_mut *m, const pcd_type *t, const void *data, uint32_t
     return true;
 }
 
-static bool decodes(pcd_mut *m, const uint8_t *p, size_t n)
+bool pcd_mut_decodes(pcd_mut *m, const uint8_t *p, size_t n)
 {
     pcd_reader r;
     pcd_reader_opts ro = { m->al, NULL, 0, true, false };
@@ -1062,7 +1116,7 @@ pcd_status pcd_mut_generate(pcd_mut *m)
         for (uint32_t i = 0; i < n; i++) pcd_mut_apply_kind(m, PCD_MUT_REF_REAL);
         size_t len;
         pcd_status st = pcd_mut_encode_records(m, m->w, m->wn, m->buf, m->buf_cap, &len, SIZE_MAX, NULL);
-        if (st == PCD_OK && decodes(m, m->buf, len)) break;
+        if (st == PCD_OK && pcd_mut_decodes(m, m->buf, len)) break;
         if (attempt == 7) {
             /* the root alone */
             if (!restore(m)) return PCD_E_NOMEM;

@@ -68,6 +68,10 @@ typedef enum pcd_mut_kind {
                                * events), of those that define keys only the ones nothing refers
                                * to, of an indexed table only its unreferenced end: a valid file
                                * gets small (keeps; not in the default mix: opts.kinds) */
+    PCD_MUT_PB_WIRE,          /* protobuf: one message written in another form the wire format
+                               * allows (a longer varint, a field twice, an unknown field, fields
+                               * out of order, packed <-> unpacked), kept only when our decoder
+                               * reads the file whole (keeps) */
     /* layer-breaking kinds: one layer broken on purpose, after encoding */
     PCD_MUT_LAYER_SIZE,       /* a record's size field off by a little or a lot */
     PCD_MUT_LAYER_TRUNCATE,   /* the file cut short */
@@ -123,6 +127,10 @@ pcd_status pcd_mut_mutate(pcd_mut *m, uint32_t *applied);
 /* Applies one mutation of kind k (tests, and callers that pick kinds themselves). PCD_END:
  * the kind has nothing to work on in this input. */
 pcd_status pcd_mut_apply(pcd_mut *m, pcd_mut_kind k);
+/* pb_wire on the input's own bytes (through its gzip layer), not on what its records write:
+ * the forms earlier calls wrote stay, and one more is added. PCD_END: not a protobuf format,
+ * or no other form that our decoder reads whole was found. */
+pcd_status pcd_mut_wire_input(pcd_mut *m, const uint8_t *in, size_t size, uint8_t *out, size_t cap, size_t *len);
 /* Crossover: records of another input of the same format spliced in. */
 pcd_status pcd_mut_crossover(pcd_mut *m, const uint8_t *other, size_t size);
 

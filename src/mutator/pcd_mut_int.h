@@ -98,6 +98,10 @@ struct pcd_mut {
     uint32_t fed, fed_last;      /* regions that got bytes in this encode; the last one's ordinal */
     bool inner_done;
     bool gz_drop;                /* a pending gzip_drop: the encode writes no gzip layer */
+    bool wire;                   /* a pending pb_wire: the encode rewrites one message's form */
+    uint8_t *wbuf;               /* pb_wire's scratch (its fields, then its output) */
+    size_t wbuf_cap;
+    uint32_t wire_forms;         /* bit f: pb_wire wrote form f (pcd_mut_wire_form_name) */
     pcd_mut_bytes_fn bytes_fn;
     void *bytes_ud;
     uint8_t *ibytes;             /* inner_bytes' scratch */
@@ -161,5 +165,11 @@ pcd_status pcd_mut_apply_kind(pcd_mut *m, pcd_mut_kind k);
 /* inner_bytes on n bytes in buf (room for cap): the session's byte mutation, or the engine's own */
 size_t pcd_mut_bytes(pcd_mut *m, uint8_t *buf, size_t n, size_t cap);
 void pcd_mut_layer(pcd_mut *m, int kind, uint8_t *out, size_t cap, size_t *len, uint64_t size_at, size_t size_rec);
+
+/* does our own decoder read these bytes whole (every record, validated)? */
+bool pcd_mut_decodes(pcd_mut *m, const uint8_t *p, size_t n);
+/* pcd_mut_wire.c: pb_wire on the protobuf in buf[0..*n) (room for cap); false: unchanged */
+bool pcd_mut_pb_wire(pcd_mut *m, uint8_t *buf, size_t *n, size_t cap);
+const char *pcd_mut_wire_form_name(int form);
 
 #endif

@@ -352,7 +352,11 @@ static void test_chain(void **state)
              * column's size changed by int_near; both write this file.) */
             assert_int_equal(pcd_mut_load(fresh, o1, l1), PCD_OK);
             assert_int_equal(pcd_mut_encode(fresh, out2, sizeof out2, &l3), PCD_OK);
-            if (is_gz(o1, l1)) {
+            if (strstr(what, "pb_wire ")) {
+                /* a protobuf message written in another legal form on purpose: not the canonical
+                 * form the records write (test_pb_wire), so not promoted; read whole */
+                assert_true(decodes(pcd_mutator_format(mu), o1, l1));
+            } else if (is_gz(o1, l1)) {
                 size_t a = gunzip(out, l2, inner_a, sizeof inner_a), b = gunzip(out2, l3, inner_b, sizeof inner_b);
                 assert_true(a == b && memcmp(inner_a, inner_b, a) == 0);
             } else {
@@ -766,6 +770,54 @@ static void test_gzip_drop(void **state)
     assert_int_equal(counting.in_use, taken);
 }
 
+/* pb_wire on pprof (gzip'd and plain): every output decodes whole, is not the canonical file the
+ * records write, and the six forms (overlong, dup, unknown, swap, unpack, pack) all come up;
+ * refused on a format that is not protobuf. */
+static void test_pb_wire(void **state)
+{
+    (void)state;
+    static const char *const forms[] = { "pb_wire overlong", "pb_wire dup", "pb_wire unknown", "pb_wire swap",
+                                         "pb_wire unpack", "pb_wire pack" };
+    unsigned seen[6] = { 0 };
+    size_t k, written = 0;
+    const pcd_mutator *mu = mutator_of("pprof", NULL, &k);
+    seed list[MAX_SEEDS];
+    size_t n = inputs(mu, k, list, MAX_SEEDS);
+    size_t taken = counting.in_use;
+    pcd_mut *m = session(mu, true, 11);
+    for (unsigned t = 0; t < 240; t++) {
+        const seed *sd = &list[t % n];
+        size_t len, clen;
+        assert_int_equal(pcd_mut_load(m, sd->p, sd->n), PCD_OK);
+        assert_int_equal(pcd_mut_encode(m, out2, sizeof out2, &clen), PCD_OK);   /* canonical */
+        assert_int_equal(pcd_mut_load(m, sd->p, sd->n), PCD_OK);
+        assert_int_equal(pcd_mut_apply(m, PCD_MUT_PB_WIRE), PCD_OK);
+        assert_int_equal(pcd_mut_apply(m, PCD_MUT_PB_WIRE), PCD_END);   /* one a call */
+        assert_int_equal(pcd_mut_encode(m, out, sizeof out, &len), PCD_OK);
+        const char *d = pcd_mut_describe(m);
+        if (!strstr(d, "pb_wire")) fail_msg("'%s' does not name pb_wire", d);
+        if (strstr(d, "no other form")) continue;
+        if (!decodes(pcd_mutator_format(mu), out, len)) fail_msg("pb_wire: %s does not decode (%s)", d, sd->path);
+        size_t a = is_gz(out, len) ? gunzip(out, len, inner_a, sizeof inner_a) : (memcpy(inner_a, out, len), len);
+        size_t b = is_gz(out2, clen) ? gunzip(out2, clen, inner_b, sizeof inner_b) : (memcpy(inner_b, out2, clen), clen);
+        if (a == b && memcmp(inner_a, inner_b, a) == 0) fail_msg("pb_wire: %s wrote the canonical file", d);
+        for (int f = 0; f < 6; f++) seen[f] += strstr(d, forms[f]) != NULL;
+        written++;
+    }
+    pcd_mut_free(m);
+    if (written < 200) fail_msg("pb_wire wrote %zu of 240", written);
+    for (int f = 0; f < 6; f++)
+        if (!seen[f]) fail_msg("pb_wire never wrote the form %s", forms[f]);
+    /* not protobuf: nothing to do */
+    mu = mutator_of("mojo", NULL, &k);
+    n = inputs(mu, k, list, 1);
+    m = session(mu, true, 3);
+    assert_int_equal(pcd_mut_load(m, list[0].p, list[0].n), PCD_OK);
+    assert_int_equal(pcd_mut_apply(m, PCD_MUT_PB_WIRE), PCD_END);
+    pcd_mut_free(m);
+    assert_int_equal(counting.in_use, taken);
+}
+
 /* An output buffer too small for a file whose zstd region runs past its end: PCD_E_LIMIT, never a
  * writer that waits for ever for room a memory buffer cannot make (the libFuzzer plugin's outputs
  * are capped a little above their input's size, so this is an everyday case there). */
@@ -826,7 +878,7 @@ int main(void)
         cmocka_unit_test(test_generate),
         cmocka_unit_test(test_shrink),     cmocka_unit_test(test_crossover),
         cmocka_unit_test(test_inner_bytes), cmocka_unit_test(test_small_cap),
-        cmocka_unit_test(test_gzip_drop),
+        cmocka_unit_test(test_gzip_drop),  cmocka_unit_test(test_pb_wire),
         cmocka_unit_test(test_rec_shrink),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
