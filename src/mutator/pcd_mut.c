@@ -195,16 +195,6 @@ const pcd_mutator *pcd_mutator_detect(const uint8_t *data, size_t size)
 
 /* ---- sessions ---- */
 
-uint64_t pcd_mut_rand(pcd_mut *m)
-{
-    uint64_t x = m->rng;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    m->rng = x;
-    return x * UINT64_C(2685821657736338717);
-}
-
 void pcd_mut_reseed(pcd_mut *m, uint64_t seed)
 {
     /* splitmix64 of the seed: never zero */
@@ -287,23 +277,6 @@ void pcd_mut_free(pcd_mut *m)
     pcd_alloc_free(al, m->wbuf, m->wbuf_cap);
     pcd_alloc_free(al, m->chkrec, m->max_rec);
     pcd_alloc_free(al, m, sizeof *m);
-}
-
-void pcd_mut_note(pcd_mut *m, const char *fmt, ...)
-{
-    if (m->dlen + 8 >= sizeof m->desc) return;
-    if (m->dlen == 0) {
-        m->dlen = (size_t)snprintf(m->desc, sizeof m->desc, "%s: ", m->mu->name);
-    } else {
-        m->desc[m->dlen++] = ';';
-        m->desc[m->dlen++] = ' ';
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(m->desc + m->dlen, sizeof m->desc - m->dlen, fmt, ap);
-    va_end(ap);
-    if (k > 0) m->dlen += (size_t)k;
-    if (m->dlen >= sizeof m->desc) m->dlen = sizeof m->desc - 1;
 }
 
 const char *pcd_mut_describe(const pcd_mut *m) { return m->dlen ? m->desc : "(no mutation)"; }
@@ -1067,22 +1040,6 @@ static bool gen_region(pcd_mut *m, const pcd_type *t, const void *data, uint32_t
         }
     }
     return true;
-}
-
-bool pcd_mut_decodes(pcd_mut *m, const uint8_t *p, size_t n)
-{
-    pcd_reader r;
-    pcd_reader_opts ro = { m->al, NULL, 0, true, false };
-    if (pcd_reader_open_buffer(&r, m->f, p, n, &ro) != PCD_OK) return false;
-    pcd_record rec;
-    pcd_status st;
-    uint64_t k;
-    do {
-        st = pcd_reader_validate_run(&r, 1u << 20, &k);
-        if (st == PCD_OK) st = pcd_reader_next(&r, &rec);
-    } while (st == PCD_OK);
-    pcd_reader_close(&r);
-    return st == PCD_END;
 }
 
 pcd_status pcd_mut_generate(pcd_mut *m)

@@ -1,4 +1,4 @@
-/* pcd_mut_int.h: the mutator engine's inside (pcd_mut.c, pcd_mut_walk.c). */
+/* pcd_mut_int.h: the mutator engine's inside (pcd_mut.c, pcd_mut_base.c, pcd_mut_walk.c, pcd_mut_wire.c). */
 #ifndef PCD_MUT_INT_H
 #define PCD_MUT_INT_H
 
@@ -126,10 +126,23 @@ struct pcd_mut {
     char sdesc[256];
 };
 
-/* random numbers (xorshift64*) */
-uint64_t pcd_mut_rand(pcd_mut *m);
+/* random numbers (xorshift64*; pcd_mut_reseed sets the state, never to zero); pcd_mut_base.c: the
+ * description, whether bytes decode */
+PCD_INLINE uint64_t pcd_mut_rand(pcd_mut *m)
+{
+    uint64_t x = m->rng;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    m->rng = x;
+    return x * UINT64_C(2685821657736338717);
+}
 PCD_INLINE uint64_t pcd_mut_below(pcd_mut *m, uint64_t n) { return n ? pcd_mut_rand(m) % n : 0; }
 PCD_INLINE bool pcd_mut_chance(pcd_mut *m, double p) { return (double)(pcd_mut_rand(m) >> 11) * 0x1.0p-53 < p; }
+/* a part of the one-line description of what the mutation did ("; " between parts) */
+void pcd_mut_note(pcd_mut *m, const char *fmt, ...);
+/* does our own decoder read these bytes whole (every record, validated)? */
+bool pcd_mut_decodes(pcd_mut *m, const uint8_t *p, size_t n);
 
 /* pcd_mut_walk.c */
 size_t pcd_mut_elem_size(const pcd_field *f);
@@ -148,7 +161,6 @@ void pcd_mut_scan_keys(pcd_mut *m, const mset *s);
 int pcd_mut_space(const pcd_mut *m, const char *name);
 
 /* pcd_mut.c */
-void pcd_mut_note(pcd_mut *m, const char *fmt, ...);
 pcd_status pcd_mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out, size_t cap, size_t *len,
                               size_t size_rec, uint64_t *size_at);
 size_t pcd_mut_subtree_end(const mrec *r, size_t n, size_t k);
@@ -166,8 +178,6 @@ pcd_status pcd_mut_apply_kind(pcd_mut *m, pcd_mut_kind k);
 size_t pcd_mut_bytes(pcd_mut *m, uint8_t *buf, size_t n, size_t cap);
 void pcd_mut_layer(pcd_mut *m, int kind, uint8_t *out, size_t cap, size_t *len, uint64_t size_at, size_t size_rec);
 
-/* does our own decoder read these bytes whole (every record, validated)? */
-bool pcd_mut_decodes(pcd_mut *m, const uint8_t *p, size_t n);
 /* pcd_mut_wire.c: pb_wire on the protobuf in buf[0..*n) (room for cap); false: unchanged */
 bool pcd_mut_pb_wire(pcd_mut *m, uint8_t *buf, size_t *n, size_t cap);
 const char *pcd_mut_wire_form_name(int form);

@@ -49,16 +49,6 @@ static size_t get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
     return 0;
 }
 
-static size_t varint_len(uint64_t v)
-{
-    size_t n = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
 /* v in exactly width bytes (width >= its fewest, <= 10): the groups after its last are zero */
 static size_t put_varint(uint8_t *p, uint64_t v, size_t width)
 {
@@ -145,7 +135,7 @@ static void put(wout *o, const void *b, size_t n)
 static void put_v(wout *o, uint64_t v, size_t width)
 {
     uint8_t b[10];
-    put(o, b, put_varint(b, v, width ? width : varint_len(v)));
+    put(o, b, put_varint(b, v, width ? width : pcd_size_uleb128(v)));
 }
 
 static void put_field(wout *o, const wfield *f) { put(o, f->at, f->len); }
@@ -329,7 +319,7 @@ static int rewrite(pcd_mut *m, wfield *stack, const uint8_t *p, size_t n, int de
                 return -1;
             }
             uint8_t b[10];
-            size_t ll = put_varint(b, s.n, varint_len(s.n));
+            size_t ll = put_varint(b, s.n, pcd_size_uleb128(s.n));
             memcpy(o->p + at, b, ll);
             memmove(o->p + at + ll, o->p + at + 10, s.n);
             o->n = at + ll + s.n;
