@@ -91,19 +91,26 @@ static size_t gunzip(const uint8_t *p, size_t n, uint8_t *dst, size_t cap)
     return r == Z_STREAM_END ? len : SIZE_MAX;
 }
 
+/* Our reader opened on a file's bytes (a gzip'd one unpacked into buf first); al set up here. */
+static bool open_reader(pcd_reader *r, pcd_alloc *al, const pcd_format *f, const uint8_t *p, size_t n, uint8_t *buf,
+                        size_t cap)
+{
+    if (is_gz(p, n)) {
+        n = gunzip(p, n, buf, cap);
+        if (n == SIZE_MAX) return false;
+        p = buf;
+    }
+    pcd_alloc_init(al, pcd_alloc_libc, NULL, (size_t)1 << 30);
+    pcd_reader_opts ro = { al, NULL, 0, false, false };
+    return pcd_reader_open_buffer(r, f, p, n, &ro) == PCD_OK;
+}
+
 /* Our decoder reads the whole file (through gzip) without an error. */
 static bool decodes(const pcd_format *f, const uint8_t *p, size_t n)
 {
-    if (is_gz(p, n)) {
-        n = gunzip(p, n, inner_a, sizeof inner_a);
-        if (n == SIZE_MAX) return false;
-        p = inner_a;
-    }
     pcd_alloc al;
-    pcd_alloc_init(&al, pcd_alloc_libc, NULL, (size_t)1 << 30);
     pcd_reader r;
-    pcd_reader_opts ro = { &al, NULL, 0, false, false };
-    if (pcd_reader_open_buffer(&r, f, p, n, &ro) != PCD_OK) return false;
+    if (!open_reader(&r, &al, f, p, n, inner_a, sizeof inner_a)) return false;
     pcd_record rec;
     pcd_status st;
     while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) {}
@@ -609,16 +616,10 @@ static void pp_push(uint64_t *a, size_t *n, uint64_t v)
 static bool pp_read(const uint8_t *p, size_t n, pp_table *t)
 {
     memset(t, 0, sizeof *t);
-    if (is_gz(p, n)) {
-        n = gunzip(p, n, inner_b, sizeof inner_b);
-        if (n == SIZE_MAX) return false;
-        p = inner_b;
-    }
     pcd_alloc al;
-    pcd_alloc_init(&al, pcd_alloc_libc, NULL, (size_t)1 << 30);
     pcd_reader r;
-    pcd_reader_opts ro = { &al, NULL, 0, false, false };
-    if (pcd_reader_open_buffer(&r, pcd_mutator_format(pcd_mutator_find("pprof", NULL)), p, n, &ro) != PCD_OK) return false;
+    if (!open_reader(&r, &al, pcd_mutator_format(pcd_mutator_find("pprof", NULL)), p, n, inner_b, sizeof inner_b))
+        return false;
     pcd_record rec;
     pcd_status st;
     while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) {
