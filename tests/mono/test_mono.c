@@ -768,21 +768,22 @@ static bool backtrace_of(const pcd_record *rec, const void **elems, size_t *n)
  * (PCD_MONO_V3_0_COUNT_ONLY_BACKTRACE): the running method they move on must move the same,
  * and every error must stay that of the stored frames. Damage planted in the first events
  * with a backtrace (its bytes made overlong SLEB128s or left open into the next event, the
- * buffer cut inside it by its size field), each file whole and streamed in 7-byte reads, the
- * two decodes in lockstep (tests/runtime/count_only.h). */
+ * buffer cut inside it by its size field), in the file's first 4 kB after the event (the first
+ * file also streamed in 7-byte reads), the two decodes in lockstep
+ * (tests/runtime/count_only.h). */
 static void test_count_only_same_errors(void **state)
 {
     (void)state;
     const uint32_t bit = PCD_MONO_V3_0_COUNT_ONLY_BACKTRACE;
     uint64_t arrays = 0, errors = 0;
-    static const char *const files[] = { "events-bt", "alloc", "sample", "monitor", "exc" };
+    static const char *const files[] = { "events-bt", "sample", "monitor" };
     for (size_t fi = 0; fi < sizeof files / sizeof files[0]; fi++) {
         char mlpd[1024];
         if (!file_of(files[fi], ".mlpd", mlpd, sizeof mlpd)) continue;
         size_t n;
         uint8_t *orig = (uint8_t *)slurp(mlpd, &n);
         assert_non_null(orig);
-        for (size_t chunk = 0; chunk <= 7; chunk += 7) {
+        for (size_t chunk = 0; chunk <= (fi == 0 ? 7u : 0u); chunk += 7) {
             co_result r = co_same(&pcd_mono_v3_0_format, orig, n, bit, backtrace_of, chunk);
             assert_int_equal(r.errors, 0);
             arrays += r.arrays;
@@ -814,11 +815,12 @@ static void test_count_only_same_errors(void **state)
         for (size_t i = 0; i < k; i++) {
             /* the frames are the event's last bytes: at least two, one byte or more each */
             size_t end = (size_t)(ev[i] + evsize[i]), from = end - 2;
+            size_t lim = end + 4096 < n ? end + 4096 : n;
             for (int kind = 0; kind < 2; kind++) {
                 memcpy(p, orig, n);
                 memset(p + from, kind ? 0x80 : 0xff, end - from);
                 for (size_t chunk = 0; chunk <= 7; chunk += 7) {
-                    co_result r = co_same(&pcd_mono_v3_0_format, p, n, bit, backtrace_of, chunk);
+                    co_result r = co_same(&pcd_mono_v3_0_format, p, lim, bit, backtrace_of, chunk);
                     errors += r.errors;
                 }
             }
@@ -827,7 +829,7 @@ static void test_count_only_same_errors(void **state)
                 memcpy(p, orig, n);
                 uint32_t len = (uint32_t)(cut - (size_t)buf[i] - 48);
                 for (int b = 0; b < 4; b++) p[buf[i] + 4 + b] = (uint8_t)(len >> (8 * b));
-                co_result r = co_same(&pcd_mono_v3_0_format, p, n, bit, backtrace_of, 0);
+                co_result r = co_same(&pcd_mono_v3_0_format, p, lim, bit, backtrace_of, 0);
                 assert_true(r.errors > 0);
                 errors += r.errors;
             }
