@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 3
-#error "heph_v0_1.h was generated for runtime ABI 3; run make regen"
+#if PCD_RUNTIME_ABI != 4
+#error "heph_v0_1.h was generated for runtime ABI 4; run make regen"
 #endif
 
 /* Packets written back to back by heph-rt's trace writer: metadata packets (options

@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 3
-#error "moarvm_v2_desc.c was generated for runtime ABI 3; run make regen"
+#if PCD_RUNTIME_ABI != 4
+#error "moarvm_v2_desc.c was generated for runtime ABI 4; run make regen"
 #endif
 
 /* -------- regions -------- */

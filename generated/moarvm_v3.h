@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 3
-#error "moarvm_v3.h was generated for runtime ABI 3; run make regen"
+#if PCD_RUNTIME_ABI != 4
+#error "moarvm_v3.h was generated for runtime ABI 4; run make regen"
 #endif
 
 /* A stream of blocks after a 16-byte identification. Each block starts with an 8-byte kind

@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 3
-#error "mojo_v1_explain.c was generated for runtime ABI 3; run make regen"
+#if PCD_RUNTIME_ABI != 4
+#error "mojo_v1_explain.c was generated for runtime ABI 4; run make regen"
 #endif
 
 static pcd_status pcd_mojo_v1_event_explain_(pcd_cursor *c, pcd_mojo_v1_event *out);

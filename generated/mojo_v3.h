@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 3
-#error "mojo_v3.h was generated for runtime ABI 3; run make regen"
+#if PCD_RUNTIME_ABI != 4
+#error "mojo_v3.h was generated for runtime ABI 4; run make regen"
 #endif
 
 /* Austin's binary frame-stack samples: "MOJ", the version, then events until the end of

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 3
-#error "perfetto_v1.h was generated for runtime ABI 3; run make regen"
+#if PCD_RUNTIME_ABI != 4
+#error "perfetto_v1.h was generated for runtime ABI 4; run make regen"
 #endif
 
 /* A Trace message (protobuf, proto2): packets back to back, each a TracePacket. A packet

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 3
-#error "pprof_v1.h was generated for runtime ABI 3; run make regen"
+#if PCD_RUNTIME_ABI != 4
+#error "pprof_v1.h was generated for runtime ABI 4; run make regen"
 #endif
 
 /* A Profile message (protobuf, proto3): samples with values per sample type and stacks of

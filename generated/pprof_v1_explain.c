@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 3
-#error "pprof_v1_explain.c was generated for runtime ABI 3; run make regen"
+#if PCD_RUNTIME_ABI != 4
+#error "pprof_v1_explain.c was generated for runtime ABI 4; run make regen"
 #endif
 
 static pcd_status pcd_pprof_v1_file_explain_(pcd_cursor *c, pcd_pprof_v1_file *out);

@@ -45,6 +45,12 @@ typedef struct pcd_ctx {
     /* explain: where the generated explain functions record each field's bytes (NULL: not
      * asked; pcd_span.h) */
     struct pcd_spans *spans;
+    /* decoding: the arrays whose elements the consumer never reads, only their count (bits of
+     * the format's generated ..._COUNT_ONLY_<NAME> constants, from the schema's count_only):
+     * such an array's elements are checked exactly as when stored (the same errors, the
+     * stream state moved on the same), but not stored: its pointer is NULL, its count set.
+     * 0: every array stored. Validation and explain ignore it. */
+    uint32_t count_only;
 } pcd_ctx;
 
 void pcd_ctx_init(pcd_ctx *x, pcd_arena *arena);

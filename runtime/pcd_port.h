@@ -8,7 +8,7 @@
 
 /* Bumped whenever generated code and the runtime stop matching; every generated
  * file checks it with #error (see docs/notes/generated-code.md). */
-#define PCD_RUNTIME_ABI 3
+#define PCD_RUNTIME_ABI 4 /* 4: pcd_ctx.count_only */
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PCD_LIKELY(x) __builtin_expect(!!(x), 1)

@@ -185,6 +185,7 @@ static pcd_status common_open(pcd_reader *r, const pcd_format *f, const pcd_read
     pcd_arena_init(&r->arena, NULL, 0, r->al, 0);
     pcd_ctx_init(&r->x, &r->arena);
     r->x.spans = o->spans;
+    r->x.count_only = o->count_only;
     if (o->lim) r->x.lim = o->lim;
     r->x.version = f->version_num;
     r->rec_cap = max_record_size(f);

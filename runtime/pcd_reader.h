@@ -32,6 +32,8 @@ typedef struct pcd_reader_opts {
                                * which record where each field lies here (reset at each record;
                                * pcd_span.h); NULL: plain decoding */
     struct pcd_reader_keep *keep; /* NULL, or where a reader leaves what the next one may take */
+    uint32_t count_only;      /* arrays decoded for their count only (pcd_ctx.count_only; the
+                               * format's ..._COUNT_ONLY_<NAME> bits); 0: all stored */
 } pcd_reader_opts;
 
 /* What a closed reader leaves for the next one on the same allocator (pcd_reader_opts.keep): its
@@ -135,6 +137,9 @@ pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n);
  * counts as read. */
 pcd_status pcd_reader_decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_record_fn fn, void *ud);
 const pcd_error *pcd_reader_error(const pcd_reader *r);
+/* Which arrays the records decoded from now on carry only the count of (pcd_reader_opts.
+ * count_only), for a consumer that learns it after opening the reader. */
+PCD_INLINE void pcd_reader_set_count_only(pcd_reader *r, uint32_t arrays) { r->x.count_only = arrays; }
 /* The warnings its schema declares (warn = ...) on a decoded record, each through warn
  * (a warning: the real reader accepts it; `validate --strict` counts it as an error).
  * Nothing for records the schema declares none for, or that carry no data. */

@@ -9,7 +9,7 @@ local function backtrace()
   return field "backtrace" (struct {
     field "flags" (uleb128 { equals = 0, doc = "Must be 0." }),
     field "frames" (array { of = sleb128 { base = "state.ptr", hex = true }, count = uleb128,
-      max_count = 65536, doc = "MonoMethod pointers, relative to ptr_base, as the writer collected them." }),
+      max_count = 65536, count_only = "backtrace", doc = "MonoMethod pointers, relative to ptr_base, as the writer collected them." }),
   })
 end
 

@@ -6,7 +6,7 @@ local ptr, obj, method, time, cstr, ev, plus = C.ptr, C.obj, C.method, C.time, C
 -- backtrace (data 13+): running MonoMethod deltas, shared with the method events
 local function backtrace()
   return field "backtrace" (array { of = sleb128 { delta = "method", hex = true }, count = uleb128,
-    max_count = 65536, doc = "MonoMethod pointers, innermost first (running deltas)." })
+    max_count = 65536, count_only = "backtrace", doc = "MonoMethod pointers, innermost first (running deltas)." })
 end
 
 local alloc = {
@@ -179,7 +179,7 @@ Every event has a time delta right after its event byte.]],
         field "ips" (array { of = sleb128 { base = "state.ptr", hex = true }, count = uleb128, max_count = 65536,
           doc = "Instruction pointers." }),
         field "frames" (array { of = sleb128 { delta = "method", hex = true }, count = uleb128, max_count = 65536,
-          doc = "Managed backtrace: MonoMethod pointers, innermost first (running deltas)." }),
+          count_only = "backtrace", doc = "Managed backtrace: MonoMethod pointers, innermost first (running deltas)." }),
       }),
       ev(0x17, "sample_usym", "An unmanaged symbol.", {
         time(),

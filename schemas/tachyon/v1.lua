@@ -88,7 +88,7 @@ header and counted by the footer.]],
         doc = "The stack encoding, against this thread's previous stack (innermost frame first).",
         case(0, "repeat", struct {
           doc = "REPEAT: the thread's previous stack again (possibly empty), once per entry.",
-          field "samples" (array { of = "repeat_entry", count = uleb128 }),
+          field "samples" (array { of = "repeat_entry", count = uleb128, count_only = "repeat_samples" }),
         }),
         case(1, "full", struct {
           doc = "FULL: the whole stack.",

@@ -113,6 +113,7 @@ int cmd_info(cli *c, int argc, char **argv)
     if (ext && ext->info) {
         ictx = cli_zalloc(c, 1, ext->info->ctx_size);
         if (ictx) ext->info->init(ictx, &c->al);
+        pcd_reader_set_count_only(&src.r, ext->info->count_only); /* arrays it only counts */
     }
     info_count *ic = cli_zalloc(c, 1, sizeof *ic);
     if (!ic || (ext && ext->info && !ictx)) {

@@ -102,6 +102,8 @@ int cmd_validate(cli *c, int argc, char **argv)
              * nothing was read yet, so the reader just changes mode (reopening would lose
              * standard input) */
             src.r.validate_only = false;
+            /* and the arrays the checks only count are not stored */
+            if (ext && ext->check) pcd_reader_set_count_only(&src.r, ext->check->count_only);
         }
         if (ext && ext->check) {
             cctx = cli_zalloc(c, 1, ext->check->ctx_size ? ext->check->ctx_size : 1);

@@ -26,6 +26,9 @@ typedef struct pcd_info_ops {
      * although each one decoded (a file cut between two records of a unit that needs them
      * all), with that damage in *e; NULL: never */
     bool (*damaged)(void *ctx, pcd_error *e);
+    /* The arrays whose elements info never reads, only their count (the format's generated
+     * ..._COUNT_ONLY_<NAME> bits): decoded checked, not stored (pcd_reader_opts.count_only). */
+    uint32_t count_only;
 } pcd_info_ops;
 
 /* Checks above the bytes (references, counts, invariants), run by `validate` and `info`
@@ -45,6 +48,10 @@ typedef struct pcd_check_ops {
      * decoding runs (no call in between a record). Both or neither. */
     void (*bind)(void *ctx, pcd_report_fn report, void *ud);
     pcd_status (*run)(void *ctx, const pcd_record *rec);
+    /* The arrays whose elements the checks never read, only their count (the format's
+     * generated ..._COUNT_ONLY_<NAME> bits): validate decodes them checked, not stored
+     * (pcd_reader_opts.count_only). 0: every array stored. */
+    uint32_t count_only;
 } pcd_check_ops;
 
 /* `encode --from NAME`: another text or binary form turned into this format. Everything goes

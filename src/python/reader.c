@@ -444,6 +444,7 @@ static PyObject *do_validate(PyObject *what, const common_opts *co)
     if (ext && ext->check) {
         /* the checks read the records' values: decode instead (nothing was read yet) */
         pcdpy_src_reader(src)->validate_only = false;
+        pcd_reader_set_count_only(pcdpy_src_reader(src), ext->check->count_only); /* what they only count */
         v.ops = ext->check;
         v.cctx = calloc(1, ext->check->ctx_size ? ext->check->ctx_size : 1);
         if (!v.cctx) {

@@ -32,6 +32,7 @@
 #include "fx_views_view.h"
 #include "fuzzlib.h"
 #include "io/jsonl_read.h"
+#include "../runtime/count_only.h"
 
 #include <zstd.h>
 
@@ -684,6 +685,15 @@ static void test_stream(void **state)
 
 /* ---- stream transforms on array elements; a size that counts a string's NUL ------------ */
 
+static bool elems_frames(const pcd_record *rec, const void **elems, size_t *n)
+{
+    if (rec->type != &pcd_fx_elems_v1_event_type) return false;
+    const pcd_fx_elems_v1_event *e = rec->data;
+    *elems = e->frames;
+    *n = e->n_frames;
+    return true;
+}
+
 static void test_elems(void **state)
 {
     (void)state;
@@ -774,6 +784,43 @@ static void test_elems(void **state)
         assert_int_equal(k, 7);
         pcd_reader_close(&r0);
     }
+    /* count only (both names): no elements, the same counts, and the running method moved on
+     * by the frames as when they are stored (e1's method, 0x2004, is relative to its last frame;
+     * the pairs' running offsets likewise) */
+    {
+        pcd_alloc al0;
+        pcd_alloc_init(&al0, pcd_alloc_libc, NULL, 0);
+        pcd_reader r0;
+        pcd_reader_opts o0 = { .al = &al0, .count_only = PCD_FX_ELEMS_V1_COUNT_ONLY_FRAMES | PCD_FX_ELEMS_V1_COUNT_ONLY_OBJS };
+        assert_int_equal(pcd_reader_open_buffer(&r0, &pcd_fx_elems_v1_format, out, n, &o0), PCD_OK);
+        pcd_record rec0;
+        size_t k = 0;
+        while (pcd_reader_next(&r0, &rec0) == PCD_OK) {
+            const pcd_fx_elems_v1_event *ed = rec0.data;
+            if (k == 2) {
+                assert_int_equal(ed->n_frames, 3);
+                assert_null(ed->frames);
+                assert_int_equal(ed->n_objs, 2);
+                assert_null(ed->objs);
+                assert_int_equal(ed->method, 0x2004);
+            } else if (k == 3) {
+                assert_int_equal(ed->method, 0x1fff);
+            } else if (k == 6) {
+                assert_int_equal(ed->n_pairs, 2);
+                assert_null(ed->pairs);
+                assert_int_equal(ed->method, 0x5000);
+            }
+            k++;
+        }
+        assert_int_equal(k, 7);
+        pcd_reader_close(&r0);
+    }
+    /* cut at every length, whole and streamed: the same records, state and errors with the
+     * arrays counted as stored (tests/runtime/count_only.h) */
+    for (size_t cut = 1; cut <= n; cut++)
+        for (size_t chunk = 0; chunk <= 3; chunk += 3)
+            co_same(&pcd_fx_elems_v1_format, out, cut, PCD_FX_ELEMS_V1_COUNT_ONLY_FRAMES | PCD_FX_ELEMS_V1_COUNT_ONLY_OBJS,
+                    elems_frames, chunk);
     json_roundtrip(&pcd_fx_elems_v1_format, out, n);
     /* an object address that is not a multiple of 8 cannot be stored */
     ob1[1] = 0x1081;

@@ -18,6 +18,7 @@
 #include "mono_v0_1.h"
 #include "mono_v3_0.h"
 #include "pcd.h"
+#include "../runtime/count_only.h"
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
@@ -743,6 +744,103 @@ static void test_damage_drops_rest_of_buffer(void **state)
     free(d);
 }
 
+/* ---- backtraces counted, not stored (count_only) ----------------------------------------- */
+
+static bool backtrace_of(const pcd_record *rec, const void **elems, size_t *n)
+{
+    if (rec->type != &pcd_mono_v3_0_event_type) return false;
+    const pcd_mono_v3_0_event *e = rec->data;
+    switch (e->which) {
+#define BT(CASE, m, a, na) \
+    case CASE: *elems = e->u.m.a; *n = e->u.m.na; return true;
+        BT(PCD_MONO_V3_0_EVENT_ALLOC_BT, alloc_bt, backtrace, n_backtrace)
+        BT(PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT, gc_handle_created_bt, backtrace, n_backtrace)
+        BT(PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT, gc_handle_destroyed_bt, backtrace, n_backtrace)
+        BT(PCD_MONO_V3_0_EVENT_THROW_BT, throw_bt, backtrace, n_backtrace)
+        BT(PCD_MONO_V3_0_EVENT_MONITOR_BT, monitor_bt, backtrace, n_backtrace)
+        BT(PCD_MONO_V3_0_EVENT_SAMPLE_HIT, sample_hit, frames, n_frames)
+#undef BT
+    default: return false;
+    }
+}
+
+/* `info` decodes backtraces (and a sample's managed frames) for their count only
+ * (PCD_MONO_V3_0_COUNT_ONLY_BACKTRACE): the running method they move on must move the same,
+ * and every error must stay that of the stored frames. Damage planted in the first events
+ * with a backtrace (its bytes made overlong SLEB128s or left open into the next event, the
+ * buffer cut inside it by its size field), in the file's first 4 kB after the event (the first
+ * file also streamed in 7-byte reads), the two decodes in lockstep
+ * (tests/runtime/count_only.h). */
+static void test_count_only_same_errors(void **state)
+{
+    (void)state;
+    const uint32_t bit = PCD_MONO_V3_0_COUNT_ONLY_BACKTRACE;
+    uint64_t arrays = 0, errors = 0;
+    static const char *const files[] = { "events-bt", "sample", "monitor" };
+    for (size_t fi = 0; fi < sizeof files / sizeof files[0]; fi++) {
+        char mlpd[1024];
+        if (!file_of(files[fi], ".mlpd", mlpd, sizeof mlpd)) continue;
+        size_t n;
+        uint8_t *orig = (uint8_t *)slurp(mlpd, &n);
+        assert_non_null(orig);
+        for (size_t chunk = 0; chunk <= (fi == 0 ? 7u : 0u); chunk += 7) {
+            co_result r = co_same(&pcd_mono_v3_0_format, orig, n, bit, backtrace_of, chunk);
+            assert_int_equal(r.errors, 0);
+            arrays += r.arrays;
+        }
+        /* the first three events with a backtrace of two frames or more, and their buffers */
+        uint64_t ev[3], evsize[3], buf[3];
+        size_t k = 0;
+        {
+            pcd_alloc al;
+            pcd_alloc_init(&al, pcd_alloc_libc, NULL, 0);
+            pcd_reader r;
+            pcd_reader_opts o = { .al = &al };
+            assert_int_equal(pcd_reader_open_buffer(&r, &pcd_mono_v3_0_format, orig, n, &o), PCD_OK);
+            pcd_record rec;
+            uint64_t last_buf = 0;
+            const void *e;
+            size_t ne;
+            while (k < 3 && pcd_reader_next(&r, &rec) == PCD_OK) {
+                if (rec.type == &pcd_mono_v3_0_buffer_type) last_buf = rec.offset;
+                else if (backtrace_of(&rec, &e, &ne) && ne > 1) {
+                    ev[k] = rec.offset;
+                    evsize[k] = rec.size;
+                    buf[k++] = last_buf;
+                }
+            }
+            pcd_reader_close(&r);
+        }
+        uint8_t *p = malloc(n);
+        for (size_t i = 0; i < k; i++) {
+            /* the frames are the event's last bytes: at least two, one byte or more each */
+            size_t end = (size_t)(ev[i] + evsize[i]), from = end - 2;
+            size_t lim = end + 4096 < n ? end + 4096 : n;
+            for (int kind = 0; kind < 2; kind++) {
+                memcpy(p, orig, n);
+                memset(p + from, kind ? 0x80 : 0xff, end - from);
+                for (size_t chunk = 0; chunk <= 7; chunk += 7) {
+                    co_result r = co_same(&pcd_mono_v3_0_format, p, lim, bit, backtrace_of, chunk);
+                    errors += r.errors;
+                }
+            }
+            /* the buffer's size (u32 at 4) ends it at each byte of the event */
+            for (size_t cut = (size_t)ev[i] + 1; cut < end; cut++) {
+                memcpy(p, orig, n);
+                uint32_t len = (uint32_t)(cut - (size_t)buf[i] - 48);
+                for (int b = 0; b < 4; b++) p[buf[i] + 4 + b] = (uint8_t)(len >> (8 * b));
+                co_result r = co_same(&pcd_mono_v3_0_format, p, lim, bit, backtrace_of, 0);
+                assert_true(r.errors > 0);
+                errors += r.errors;
+            }
+        }
+        free(p);
+        free(orig);
+    }
+    assert_true(arrays > 100);
+    assert_true(errors > 20);
+}
+
 /* ---- converters: the stacks add up to the summary's totals ------------------------------ */
 
 /* The total of the lines; a metric no sample has a value of is 0, said ("nothing to show", exit
@@ -943,6 +1041,7 @@ int main(void)
         cmocka_unit_test(test_damage_drops_rest_of_buffer),
         cmocka_unit_test(test_converters),
         cmocka_unit_test(test_alloc_stacks_match_traces),
+        cmocka_unit_test(test_count_only_same_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

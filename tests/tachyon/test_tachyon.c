@@ -25,6 +25,7 @@
 #include "common/text.h"
 #include "formats/tachyon/text.h"
 #include "writers/tachyon.h"
+#include "../runtime/count_only.h"
 
 static const pcd_format *F = &pcd_tachyon_v1_format;
 
@@ -719,6 +720,109 @@ static void test_damage_sweep(void **state)
     assert_true(runs == 3 * 2 * (unsigned)damages * 5);
 }
 
+/* ---- REPEAT entries counted, not stored (count_only) --------------------------------------- */
+
+static bool repeat_entries(const pcd_record *rec, const void **elems, size_t *n)
+{
+    const pcd_tachyon_v1_sample *s = pcd_tachyon_as_sample(rec);
+    if (!s || s->stack.which != PCD_TACHYON_V1_SAMPLE_STACK_REPEAT) return false;
+    *elems = s->stack.u.repeat.samples;
+    *n = s->stack.u.repeat.n_samples;
+    return true;
+}
+
+/* The REPEAT records of a file, from a first decode: offsets and sizes (at most cap). */
+static size_t repeat_records(const uint8_t *p, size_t n, uint64_t *off, uint64_t *size, size_t cap)
+{
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, (size_t)1 << 30);
+    pcd_reader r;
+    pcd_reader_opts o = { .al = &al };
+    assert_int_equal(pcd_reader_open_buffer(&r, F, p, n, &o), PCD_OK);
+    size_t k = 0;
+    pcd_record rec;
+    const void *e;
+    size_t ne;
+    while (k < cap && pcd_reader_next(&r, &rec) == PCD_OK)
+        if (repeat_entries(&rec, &e, &ne) && ne > 1) {
+            off[k] = rec.offset;
+            size[k++] = rec.size;
+        }
+    pcd_reader_close(&r);
+    return k;
+}
+
+/* The validate and collapsed paths decode a REPEAT record's entries for their count only
+ * (PCD_TACHYON_V1_COUNT_ONLY_REPEAT_SAMPLES): every check and error must stay those of the
+ * stored entries. Damage planted in REPEAT records (cut at each byte, an entry's delta made
+ * an overlong LEB128 or left open into the next record, the count raised), the two decodes
+ * in lockstep (tests/runtime/count_only.h; a Tachyon file is read whole). */
+static void test_count_only_same_errors(void **state)
+{
+    (void)state;
+    const uint32_t bit = PCD_TACHYON_V1_COUNT_ONLY_REPEAT_SAMPLES;
+    co_result all = { 0, 0, 0 };
+    /* undamaged, raw and zstd (the records in decompressed data) */
+    static const char *const files[] = { "threads_gil_none", "recursion_nogc_blocking_none", "sleepy_cpu_zstd" };
+    for (size_t fi = 0; fi < sizeof files / sizeof files[0]; fi++) {
+        size_t n;
+        uint8_t *p = load_named(files[fi], ".bin", &n);
+        assert_non_null(p);
+        co_result r = co_same(F, p, n, bit, repeat_entries, 0);
+        assert_int_equal(r.errors, 0);
+        assert_true(r.arrays > 0);
+        all.records += r.records;
+        all.arrays += r.arrays;
+        free(p);
+    }
+    /* damaged REPEAT records of a raw file */
+    size_t n;
+    uint8_t *orig = load_named("threads_gil_none", ".bin", &n);
+    assert_non_null(orig);
+    uint8_t *p = malloc(n);
+    uint64_t off[4], size[4];
+    size_t nrep = repeat_records(orig, n, off, size, 4);
+    assert_int_equal(nrep, 4);
+    /* the samples end where the string table starts (the header's string_table_offset, a
+     * little-endian u64 in this file): moved into a REPEAT record, it cuts the record there */
+    uint8_t sto[8];
+    size_t sto_at = 0;
+    {
+        pcd_tachyon_v1_file root;
+        memset(&root, 0, sizeof root);
+        summarize(orig, n, NULL, 0, &root);
+        for (int b = 0; b < 8; b++) sto[b] = (uint8_t)(root.string_table_offset >> (8 * b));
+        for (sto_at = 8; sto_at + 8 <= 64 && memcmp(orig + sto_at, sto, 8) != 0; sto_at++) {}
+        assert_true(sto_at + 8 <= 64);
+    }
+    for (size_t i = 0; i < nrep; i++) {
+        /* thread_id, interpreter_id, the tag, the count: the entries start after */
+        size_t at = (size_t)off[i] + 13, end = (size_t)(off[i] + size[i]);
+        while (orig[at] & 0x80) at++;
+        at++;
+        for (size_t cut = (size_t)off[i] + 1; cut < end; cut++) {
+            memcpy(p, orig, n);
+            for (int b = 0; b < 8; b++) p[sto_at + b] = (uint8_t)((uint64_t)cut >> (8 * b));
+            co_result r = co_same(F, p, n, bit, repeat_entries, 0);
+            assert_true(r.errors > 0);
+            all.errors += r.errors;
+        }
+        for (int kind = 0; kind < 3; kind++) {
+            memcpy(p, orig, n);
+            if (kind == 0) memset(p + at, 0xff, end - at);        /* an overlong delta */
+            else if (kind == 1) memset(p + at, 0x80, end - at);   /* deltas that run into the next record */
+            else p[(size_t)off[i] + 13] += 1;                      /* one entry more than there are */
+            co_result r = co_same(F, p, n, bit, repeat_entries, 0);
+            assert_true(r.errors > 0);
+            all.errors += r.errors;
+        }
+    }
+    free(p);
+    free(orig);
+    assert_true(all.arrays > 100);
+    assert_true(all.errors > 50);
+}
+
 /* ---- the profile model ------------------------------------------------------------------- */
 
 /* What a consumer of the imported profile saw. */
@@ -950,6 +1054,7 @@ int main(void)
         cmocka_unit_test(test_writer_reproduces_cpython), cmocka_unit_test(test_writer_choices),
         cmocka_unit_test(test_text),                 cmocka_unit_test(test_damage_sweep),
         cmocka_unit_test(test_speedscope_chrome),    cmocka_unit_test(test_model_import),
+        cmocka_unit_test(test_count_only_same_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -216,6 +216,16 @@ return function(cx)
       end
       if modes == 0 then diag(path, "an array needs count = <type or expr>, until_end = true, until = \"expr\" or until_next = \"bytes\"") end
       if modes > 1 then diag(path, "an array takes only one of count, until_end, until, until_next") end
+      if t.count_only ~= nil then
+        -- a consumer may ask for the count alone (pcd_ctx.count_only): a name its bit goes by
+        if type(t.count_only) ~= "string" or not t.count_only:match("^[a-z][a-z0-9_]*$") then
+          diag(path, "count_only takes a name (a lowercase identifier) for the bit a consumer sets")
+        elseif a.mode ~= "prefix" and a.mode ~= "expr" and a.mode ~= "counted" then
+          diag(path, "count_only applies to an array with a count (count = ..., or a count_of field)")
+        else
+          a.count_only = t.count_only
+        end
+      end
       if t.of == nil then diag(path, "an array needs of = <type>") return nil end
       local et = as_type(t.of, path .. ".of")
       if et and (et.kind == "struct" or et.kind == "union") then

@@ -137,19 +137,22 @@ end
 -- LEB128 elements relative to the stream state (running deltas, or a base): with 8 bytes
 -- left for each, read through a local pointer, the running value kept in a local (a
 -- store into the array could otherwise be the state's, and each element wait for it)
-local function fast_rel(b, a, env, dst, elem_ct, n)
+local function fast_rel(b, a, env, dst, elem_ct, n, store)
   local et, E = a.of, a.elem
   local sh = E.shift and (" << " .. E.shift) or ""
   local v = { cur = env.cur, n = n, dst = dst, ct = elem_ct, sh = sh }
   if E.delta then
     env.need_state = E.delta.region
     -- the destination in a local: gcc otherwise loads the array's pointer again for every element
-    v.init = string.format("%s run = st->%s;\n%s *dp = %s;", E.delta.ctype, E.delta.name, elem_ct, dst)
-    v.store = string.format("run = (%s)(run + (%s)(v%s));\ndp[i0] = (%s)run;", E.delta.ctype, E.delta.ctype, sh, elem_ct)
+    -- (count only: the running value moves on, nothing is stored)
+    v.init = string.format("%s run = st->%s;", E.delta.ctype, E.delta.name) ..
+        (store and string.format("\n%s *dp = %s;", elem_ct, dst) or "")
+    v.store = string.format("run = (%s)(run + (%s)(v%s));", E.delta.ctype, E.delta.ctype, sh) ..
+        (store and string.format("\ndp[i0] = (%s)run;", elem_ct) or "")
     v.save = string.format("st->%s = run;", E.delta.name)
   else
-    v.init = string.format("uint64_t base = (uint64_t)(%s);", X.cexpr(E.base, env))
-    v.store = string.format("%s[i0] = (%s)((base + v)%s);", dst, elem_ct, sh)
+    v.init = store and string.format("uint64_t base = (uint64_t)(%s);", X.cexpr(E.base, env)) or false
+    v.store = store and string.format("%s[i0] = (%s)((base + v)%s);", dst, elem_ct, sh) or false
     v.save = false
   end
   -- signed: sign-extended by pcd_sleb_fast (constant shifts for the common 1 to 3 bytes)
@@ -195,11 +198,11 @@ end
 
 -- elements of plain fields (lower.simple_elem): with their largest size left for each,
 -- they read without end checks; a LEB128 over 8 bytes or a value too large ends the run
-local function fast_plain(b, a, env, dst, elem_ct, n, maxw)
+local function fast_plain(b, a, env, dst, elem_ct, n, maxw, store)
   local et = a.of
   local fields = {}
   for gi, g in ipairs(et.fields) do
-    local d = env.mode == "dec" and string.format("dst[i0].%s", g.member) or nil
+    local d = store and string.format("dst[i0].%s", g.member) or nil
     local v = { i = gi, dst = d, ct = g.ty.ctype, w = g.ty.wire }
     if g.ty.kind == "varint" then
       v.bound = g.ty.bits == 32 and string.format([[
@@ -242,13 +245,13 @@ if (PCD_UNLIKELY(v%d > UINT32_MAX)) {
   ]], { cur = env.cur, maxw = maxw, n = n, fields = table.concat(fields),
     -- the array in a local: a store into an element could otherwise be the output
     -- struct's pointer to it, reloaded for every element
-    dst = env.mode == "dec" and string.format("%s *dst = %s;", elem_ct, dst) })
+    dst = store and string.format("%s *dst = %s;", elem_ct, dst) })
 end
 
 -- unsigned LEB128 elements: with 10 bytes left for each, they decode without end checks;
 -- the first one that needs care (over 8 bytes, or too large) and those after it take
 -- the checked loop, which reports exactly what it always did
-local function fast_leb(b, a, env, dst, elem_ct, n)
+local function fast_leb(b, a, env, dst, elem_ct, n, store)
   local et = a.of
   b:t([[
     {
@@ -267,9 +270,65 @@ local function fast_leb(b, a, env, dst, elem_ct, n)
             ${cur}->p = q;
         }
   ]], { cur = env.cur, n = n,
-    dst = env.mode == "dec" and string.format("%s *dst = %s;", elem_ct, dst),
+    dst = store and string.format("%s *dst = %s;", elem_ct, dst),
     bound = et.bits == 32 and "if (PCD_UNLIKELY(v > UINT32_MAX)) break;",
-    store = env.mode == "dec" and string.format("dst[i0] = %sv;", et.bits == 32 and "(uint32_t)" or "") })
+    store = store and string.format("dst[i0] = %sv;", et.bits == 32 and "(uint32_t)" or "") })
+end
+
+-- The elements, after the count was checked against the bytes left: stored into dst
+-- (decoding), or not (validation; decoding for the count only, where the stream state
+-- still moves on as when they are stored).
+local function elements(b, f, env, errname, local_, dst, elem_ct, n, store)
+  local a, cur = f.ty, env.cur
+  local et = a.of
+  local named = (et.kind == "struct" or et.kind == "union")
+  local fixed = lower.fixed_elem(a)
+  if fixed then
+    if store then
+      b:f("for (uint64_t i = 0; i < %s; i++)", n)
+      b:f("    %s[i] = %s;", dst, C.load(et, cur .. "->p + i * " .. fixed))
+    end
+    b:f("%s->p += %s * %d;", cur, n, fixed)
+    return
+  end
+  local path, maxw = lower.elem_path(a, env.mode)
+  -- count only: LEB128 numbers that move no running value are passed over as validation
+  -- does (their lengths alone; the checked loop still reads any that needs care)
+  if not store and not (a.elem and a.elem.delta) and lower.elem_path(a, "val") == "skip" then path = "skip" end
+  -- explain: every element through the checked loop (whose elements are spans of their own)
+  if env.explain and (et.kind == "struct" or et.kind == "union") then path = nil end
+  if path == "rel" then fast_rel(b, a, env, dst, elem_ct, n, store)
+  elseif path == "skip" then fast_skip(b, env, n)
+  elseif path == "plain" then fast_plain(b, a, env, dst, elem_ct, n, maxw, store)
+  elseif path == "leb" then fast_leb(b, a, env, dst, elem_ct, n, store) end
+  local fast = path ~= nil
+  if fast then b.ind = b.ind + 1 end
+  -- count only: a named element decoded into a scratch one (the same checks and state as
+  -- stored; its stores are dead)
+  local scratch = named and env.mode == "dec" and not store
+  if scratch then b:f("%s e;", et.cname) end
+  b:f("for (uint64_t i = %s; i < %s; i++) {", fast and "i0" or "0", n)
+  b:nest(function()
+    -- explain: an element with fields of its own is a span of its own (a number is a part of
+    -- the array's)
+    local span = et.kind == "struct" or et.kind == "union"
+    if span then C.span_open(b, env, cur, nil, "i") end
+    if named and env.mode == "dec" then
+      b:f("PCD_TRY_IN(c->x, %s(%s, %s), %s, (int64_t)i);", C.dec_fn(env, et), cur,
+        scratch and "&e" or ("&" .. dst .. "[i]"), cstr(errname))
+    elseif named then
+      b:f("PCD_TRY_IN(c->x, %s(%s), %s, (int64_t)i);", C.elem_fn(et, "validate"), cur, cstr(errname))
+    else
+      local el = local_ .. "_e"
+      local E = a.elem or {}
+      K.dec_value(b, { name = f.name, ty = et, errname = errname, local_ = el, in_array = true,
+        delta = E.delta, base = E.base, shift = E.shift }, env, nil, errname, el, cur)
+      if store then b:f("%s[i] = %s;", dst, el) end
+    end
+    if span then C.span_close(b, env, cur) end
+  end)
+  b:l("}")
+  if fast then b:close("}") end
 end
 
 function K.dec_array(b, f, env, member, errname, local_)
@@ -277,8 +336,6 @@ function K.dec_array(b, f, env, member, errname, local_)
   local cur = env.cur
   local et = a.of
   if not et then return end
-  local named = (et.kind == "struct" or et.kind == "union")
-  -- elements with a stream transform are read one by one
   local fixed = lower.fixed_elem(a)
   local minw = lower.min_wire(et)
   local n = "n_" .. local_:sub(3)
@@ -310,6 +367,27 @@ function K.dec_array(b, f, env, member, errname, local_)
   end
   local elem_ct = C.elem_ctype(et)
   local dst = C.out_ref(env, member)
+  if env.mode == "dec" and a.count_only and not env.explain then
+    -- the consumer may want the count alone (pcd_ctx.count_only): then every element is
+    -- checked as it is when stored (the stream state moves on the same), none is stored
+    b:f("if (%s->x->count_only & %s) {", cur, C.count_only_const(env.ir, a.count_only))
+    b:nest(function()
+      b:l("/* the consumer reads the count only (pcd_ctx.count_only): each element checked, none stored */")
+      b:f("PCD_TRY(pcd_check_count(%s, %s, %s, %d, %s));", cur, at, n, math.max(minw, 0), cstr(errname))
+      b:f("%s = NULL;", dst)
+      b:f("%s = (size_t)%s;", C.out_ref(env, C.n_of(member)), n)
+      elements(b, f, env, errname, local_, dst, elem_ct, n, false)
+    end)
+    b:l("} else {")
+    b:nest(function()
+      b:f("PCD_TRY(pcd_alloc_array(%s, %s, %s, sizeof(%s), %d, (void **)&%s, %s));", cur, at, n, elem_ct,
+        math.max(minw, 0), dst, cstr(errname))
+      b:f("%s = (size_t)%s;", C.out_ref(env, C.n_of(member)), n)
+      elements(b, f, env, errname, local_, dst, elem_ct, n, true)
+    end)
+    b:l("}")
+    return
+  end
   if env.mode == "dec" then
     b:f("PCD_TRY(pcd_alloc_array(%s, %s, %s, sizeof(%s), %d, (void **)&%s, %s));", cur, at, n, elem_ct,
       math.max(minw, 0), dst, cstr(errname))
@@ -317,44 +395,7 @@ function K.dec_array(b, f, env, member, errname, local_)
   else
     b:f("PCD_TRY(pcd_check_count(%s, %s, %s, %d, %s));", cur, at, n, minw, cstr(errname))
   end
-  if fixed then
-    if env.mode == "dec" then
-      b:f("for (uint64_t i = 0; i < %s; i++)", n)
-      b:f("    %s[i] = %s;", dst, C.load(et, cur .. "->p + i * " .. fixed))
-    end
-    b:f("%s->p += %s * %d;", cur, n, fixed)
-    return
-  end
-  local path, maxw = lower.elem_path(a, env.mode)
-  -- explain: every element through the checked loop (whose elements are spans of their own)
-  if env.explain and (et.kind == "struct" or et.kind == "union") then path = nil end
-  if path == "rel" then fast_rel(b, a, env, dst, elem_ct, n)
-  elseif path == "skip" then fast_skip(b, env, n)
-  elseif path == "plain" then fast_plain(b, a, env, dst, elem_ct, n, maxw)
-  elseif path == "leb" then fast_leb(b, a, env, dst, elem_ct, n) end
-  local fast = path ~= nil
-  if fast then b.ind = b.ind + 1 end
-  b:f("for (uint64_t i = %s; i < %s; i++) {", fast and "i0" or "0", n)
-  b:nest(function()
-    -- explain: an element with fields of its own is a span of its own (a number is a part of
-    -- the array's)
-    local span = et.kind == "struct" or et.kind == "union"
-    if span then C.span_open(b, env, cur, nil, "i") end
-    if named and env.mode == "dec" then
-      b:f("PCD_TRY_IN(c->x, %s(%s, &%s[i]), %s, (int64_t)i);", C.dec_fn(env, et), cur, dst, cstr(errname))
-    elseif named then
-      b:f("PCD_TRY_IN(c->x, %s(%s), %s, (int64_t)i);", C.elem_fn(et, "validate"), cur, cstr(errname))
-    else
-      local el = local_ .. "_e"
-      local E = a.elem or {}
-      K.dec_value(b, { name = f.name, ty = et, errname = errname, local_ = el, in_array = true,
-        delta = E.delta, base = E.base, shift = E.shift }, env, nil, errname, el, cur)
-      if env.mode == "dec" then b:f("%s[i] = %s;", dst, el) end
-    end
-    if span then C.span_close(b, env, cur) end
-  end)
-  b:l("}")
-  if fast then b:close("}") end
+  elements(b, f, env, errname, local_, dst, elem_ct, n, env.mode == "dec")
 end
 
 ---------------------------------------------------------------------------

@@ -189,6 +189,33 @@ end
 
 function C.out_ref(env, member) return env.obj .. "->" .. member end
 
+-- The arrays a consumer may ask the count of alone (array option count_only = "name"): the
+-- names in the order they first appear (the types in ir.all_types, their fields in order),
+-- each a bit of pcd_ctx.count_only. Arrays that share a name share its bit.
+function C.count_only_names(ir)
+  if ir.count_only_names then return ir.count_only_names end
+  local order, seen = {}, {}
+  local function add(ty)
+    if ty and ty.kind == "array" and ty.count_only and not seen[ty.count_only] then
+      seen[ty.count_only] = true
+      order[#order + 1] = ty.count_only
+    end
+  end
+  for _, S in ipairs(ir.all_types or {}) do
+    if S.kind == "struct" and S.fields then
+      for _, f in ipairs(S.fields) do add(f.ty) end
+    elseif S.kind == "union" and S.cases then
+      for _, c in ipairs(S.cases) do add(c.ty) end
+    end
+  end
+  if #order > 32 then error(ir.name .. ": more than 32 count_only names (pcd_ctx.count_only has 32 bits)") end
+  ir.count_only_names = order
+  return order
+end
+
+-- The C name of a count_only name's bit: PCD_TACHYON_V1_COUNT_ONLY_REPEAT_SAMPLES.
+function C.count_only_const(ir, name) return (ir.prefix .. "_count_only_" .. name):upper() end
+
 -- Generated code calls the inlinable internal decode_/validate_ bodies; the exported
 -- names are thin wrappers for callers outside the file.
 function C.elem_fn(T, suffix)

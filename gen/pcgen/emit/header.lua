@@ -244,12 +244,22 @@ function H.file(ir, sha, gen_version)
 
     #include "pcd.h"
 
-    #if PCD_RUNTIME_ABI != 3
-    #error "${base}.h was generated for runtime ABI 3; run make regen"
+    #if PCD_RUNTIME_ABI != 4
+    #error "${base}.h was generated for runtime ABI 4; run make regen"
     #endif
 
   ]], { guard = guard, base = base }) .. "\n"
   if ir.doc ~= "" then out[#out + 1] = text.comment(ir.doc) .. "\n" end
+  -- the bits of pcd_ctx.count_only (pcd_reader_opts.count_only) for this format's arrays
+  local co = C.count_only_names(ir)
+  if #co > 0 then
+    out[#out + 1] = "/* Arrays a consumer may decode for their count alone (pcd_reader_opts.count_only): every\n" ..
+        " * element checked, none stored (the array's pointer NULL, its count set). */\n"
+    for i, name in ipairs(co) do
+      out[#out + 1] = string.format("#define %s (1u << %d)\n", C.count_only_const(ir, name), i - 1)
+    end
+    out[#out + 1] = "\n"
+  end
   -- region state types
   for _, R in ipairs(ir.regions) do
     if R.has_state then

@@ -74,8 +74,8 @@ function S.explain_file(ir, sha, gen_version)
 
     #include <string.h>
 
-    #if PCD_RUNTIME_ABI != 3
-    #error "${base}_explain.c was generated for runtime ABI 3; run make regen"
+    #if PCD_RUNTIME_ABI != 4
+    #error "${base}_explain.c was generated for runtime ABI 4; run make regen"
     #endif
   ]], { base = base }) .. "\n"
   -- the run tables this file uses are its own (static in each file)
@@ -110,8 +110,8 @@ function S.file(ir, sha, gen_version)
 
     #include <string.h>
 
-    #if PCD_RUNTIME_ABI != 3
-    #error "${base}.c was generated for runtime ABI 3; run make regen"
+    #if PCD_RUNTIME_ABI != 4
+    #error "${base}.c was generated for runtime ABI 4; run make regen"
     #endif
   ]], { base = base }) .. "\n"
   for _, name in ipairs(ir.order) do
@@ -167,8 +167,8 @@ function S.desc_file(ir, sha, gen_version)
 
     #include <string.h>
 
-    #if PCD_RUNTIME_ABI != 3
-    #error "${base}_desc.c was generated for runtime ABI 3; run make regen"
+    #if PCD_RUNTIME_ABI != 4
+    #error "${base}_desc.c was generated for runtime ABI 4; run make regen"
     #endif
   ]], { base = base }) .. "\n"
   if #ir.regions > 0 then

@@ -354,6 +354,12 @@ static void info_fini(void *ctx)
     pcd_mono_sum_fini(&m->s);
 }
 
+/* The summary never looks at a backtrace's frames (nor a sample's managed frames): they are
+ * checked and their running method moves on, but they are not stored. The bit is the same in
+ * both versions. */
+PCD_STATIC_ASSERT(PCD_MONO_V0_1_COUNT_ONLY_BACKTRACE == PCD_MONO_V3_0_COUNT_ONLY_BACKTRACE, "backtrace bit");
+
 const pcd_info_ops pcd_mono_info_ops = {
     sizeof(mono_info), info_init, info_record, info_text, info_json, info_fini,
+    .count_only = PCD_MONO_V3_0_COUNT_ONLY_BACKTRACE,
 };

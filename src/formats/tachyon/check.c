@@ -249,4 +249,6 @@ static void check_finish(void *ctx, pcd_report_fn report, void *ud)
 
 const pcd_check_ops pcd_tachyon_check_ops = {
     sizeof(tcheck), check_init, check_record, check_finish, check_fini,
+    /* the replay counts a REPEAT record's samples (no_times): their entries are checked, not stored */
+    .count_only = PCD_TACHYON_V1_COUNT_ONLY_REPEAT_SAMPLES,
 };

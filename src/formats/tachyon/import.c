@@ -371,6 +371,8 @@ static pcd_status setup(timport *m, pcd_reader **from)
     pcd_status st = pcd_tachyon_samples_open(j, &m->r2);
     if (st != PCD_OK) return st;
     m->r2_open = true;
+    /* without times a REPEAT record's entries are only counted: checked, not stored */
+    if (m->rp.no_times) pcd_reader_set_count_only(&m->r2, PCD_TACHYON_V1_COUNT_ONLY_REPEAT_SAMPLES);
     *from = &m->r2;
     return PCD_OK;
 }

@@ -77,7 +77,8 @@ typedef struct pcd_tachyon_replay {
     uint64_t offset;                 /* of the record being replayed (for the callbacks) */
     /* who gets the samples */
     bool no_times;                   /* nobody needs timestamps (without on_sample): REPEAT
-                                      * runs are counted, their deltas not summed */
+                                      * runs are counted, their deltas not summed (their
+                                      * entries may come unstored: count_only) */
     pcd_tachyon_sample_fn on_sample;
     pcd_tachyon_repeat_fn on_repeat;
     void *ud;

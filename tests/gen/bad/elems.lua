@@ -5,5 +5,7 @@ return format "bad" { version = 1, types = {
     field "b" (array { of = sleb128 { delta = "clock" }, count = u8 }),
     field "c" (array { of = sleb128 { shift = 3 }, count = u8 }),
     field "d" (array { of = u8, count = u8, reset = "nope" }),
+    field "e" (array { of = u8, count = u8, count_only = 5 }),
+    field "f" (array { of = u8, until_next = "x", count_only = "f" }),
   },
 } }

@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 3
-#error "fx_mojo_v2_explain.c was generated for runtime ABI 3; run make regen"
+#if PCD_RUNTIME_ABI != 4
+#error "fx_mojo_v2_explain.c was generated for runtime ABI 4; run make regen"
 #endif
 
 static pcd_status pcd_fx_mojo_v2_rec_explain_(pcd_cursor *c, pcd_fx_mojo_v2_rec *out);

@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#if PCD_RUNTIME_ABI != 3
-#error "fx_pb_recursive_v1.c was generated for runtime ABI 3; run make regen"
+#if PCD_RUNTIME_ABI != 4
+#error "fx_pb_recursive_v1.c was generated for runtime ABI 4; run make regen"
 #endif
 
 /* -------- node -------- */

@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 3
-#error "fx_views_v1.h was generated for runtime ABI 3; run make regen"
+#if PCD_RUNTIME_ABI != 4
+#error "fx_views_v1.h was generated for runtime ABI 4; run make regen"
 #endif
 
 typedef struct pcd_fx_views_v1_ev_tick pcd_fx_views_v1_ev_tick;

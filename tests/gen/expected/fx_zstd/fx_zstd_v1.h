@@ -6,8 +6,8 @@
 
 #include "pcd.h"
 
-#if PCD_RUNTIME_ABI != 3
-#error "fx_zstd_v1.h was generated for runtime ABI 3; run make regen"
+#if PCD_RUNTIME_ABI != 4
+#error "fx_zstd_v1.h was generated for runtime ABI 4; run make regen"
 #endif
 
 typedef struct pcd_fx_zstd_v1_sample pcd_fx_zstd_v1_sample;
