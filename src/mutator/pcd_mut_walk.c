@@ -141,6 +141,7 @@ void *pcd_mut_own(pcd_mut *m, size_t k)
     memcpy(q, r->data, r->type->size);
     r->data = q;
     r->owned = true;
+    pcd_mut_edit(m, k, k + 1, 1);
     return q;
 }
 
