@@ -39,6 +39,7 @@ typedef struct mset {
 
 #define MUT_MAX_PATH 6
 #define MUT_MAX_SITES 512
+#define MUT_MAX_POINTS 8
 
 /* A value (or an array, or a union) inside one record. */
 typedef struct msite {
@@ -132,6 +133,10 @@ struct pcd_mut {
      * through pcd_mut_edit: the restore copies back only that window, the encode writes the
      * records outside it from cbytes without looking at them. */
     size_t dlo, dhi;
+    /* ... and single records changed in place outside that window (pcd_mut_own), up to
+     * MUT_MAX_POINTS: two records far apart make no window of everything between them */
+    size_t pts[MUT_MAX_POINTS];
+    uint32_t npts;
     /* The encoded bytes of pristine records (record p: cbytes + cent[p].off, cent[p].len bytes;
      * off == UINT32_MAX: not kept), for those that open no region and whose encoding depends on
      * their values alone (no stream state, no relocated offset; the root as loaded); cent[p].end:
@@ -190,25 +195,12 @@ size_t pcd_mut_subtree_end(const mrec *r, size_t n, size_t k);
 /* w[a, b) (indexes before the change) was replaced by c records: called by everything that
  * changes the array w (pcd_mut_own included; not for changes inside an owned record's data).
  * pcd_mut_edit_all: every record of w may differ from pristine's. */
-PCD_INLINE void pcd_mut_edit(pcd_mut *m, size_t a, size_t b, size_t c)
-{
-    if (m->dlo == SIZE_MAX) {
-        /* w was pristine's records: the window is what came in */
-        m->dlo = a;
-        m->dhi = a + c;
-        return;
-    }
-    if (a < m->dlo) m->dlo = a;
-    if (m->dhi == SIZE_MAX) return;
-    /* what followed the window still follows it (moved by the change); a change after the
-     * window takes in what lies between */
-    m->dhi = m->dhi > b ? m->dhi - b + a + c : a + c;
-}
-
+void pcd_mut_edit(pcd_mut *m, size_t a, size_t b, size_t c);
 PCD_INLINE void pcd_mut_edit_all(pcd_mut *m)
 {
     m->dlo = 0;
     m->dhi = SIZE_MAX;
+    m->npts = 0;
 }
 
 bool pcd_mut_reserve(pcd_mut *m, size_t n);
