@@ -237,7 +237,15 @@ static pcd_status announce(pcd_writer *w, const pcd_type *t, const void *rec, ui
         return announce(w, cf->type, (const uint8_t *)rec + cf->offset, off + t->tag_wire);
     }
     uint32_t at;
-    const pcd_field *fd = region_field(t, 0, &at);
+    size_t h = ((uintptr_t)t >> 6) & 7;
+    const pcd_field *fd;
+    if (t && w->ann_type[h] == t) {
+        fd = w->ann_field[h];
+    } else {
+        fd = region_field(t, 0, &at);
+        w->ann_type[h] = t;
+        w->ann_field[h] = fd;
+    }
     if (!fd) return PCD_OK;
     if (w->depth == PCD_READER_MAX_DEPTH) return wfail(w, PCD_E_LIMIT, fd->name, "regions nested at most 8 deep");
     pcd_wlevel *L = &w->lv[w->depth++];

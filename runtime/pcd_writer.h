@@ -55,6 +55,10 @@ typedef struct pcd_writer {
     pcd_status (*region_bytes)(void *ud, const pcd_region_desc *rd, uint32_t ordinal, const uint8_t **p, size_t *n);
     void *region_bytes_ud;
     uint32_t compressed_opened;
+    /* the region field a record type opens first (NULL: none), for the last types written:
+     * announce looks each type's fields through once, not once a record */
+    const pcd_type *ann_type[8];
+    const pcd_field *ann_field[8];
 } pcd_writer;
 
 /* The sink's ctx is replaced by the writer's. `al` gives state memory. */

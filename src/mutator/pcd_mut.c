@@ -552,6 +552,7 @@ static bool promote(pcd_mut *m, uint64_t h, size_t size)
     m->fast_zstd = true;
     m->cache_built = false;
     m->cache_remap = ce != NULL;
+    m->encodes = 0;
     if (ce) {
         pcd_alloc_free(m->al, m->cent, m->ccap * sizeof *m->cent);
         m->cent = ce;
@@ -577,6 +578,7 @@ pcd_status pcd_mut_load(pcd_mut *m, const uint8_t *data, size_t size)
     m->loaded = false;
     m->fast_zstd = false;
     m->cache_built = m->cache_remap = false;
+    m->encodes = 0;
     pcd_mut_edit_all(m);
     pcd_status st = read_set(m, &m->pristine, data, size);
     if (st != PCD_OK) {
@@ -741,18 +743,20 @@ static void cache_build(pcd_mut *m)
         }
     }
     /* runs: records of the same region, their bytes one after the other */
+    size_t kept = 0;
     for (size_t p = s->n - 1; p >= 1; p--) {
         if (c[p].off == NO_BYTES) {
             c[p].end = (uint32_t)p;
             continue;
         }
+        kept++;
         const mrec *a = &s->r[p], *b = &s->r[p + 1];
         c[p].end = p + 1 < s->n && c[p + 1].off != NO_BYTES && b->rd == a->rd && b->depth == a->depth &&
                            c[p + 1].off == c[p].off + c[p].len
                        ? c[p + 1].end
                          : (uint32_t)(p + 1);
     }
-    m->cache_ok = s->n < NO_BYTES;
+    m->cache_ok = kept && s->n < NO_BYTES;   /* (none kept: the encode looks at no record for them) */
 }
 
 pcd_status pcd_mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out, size_t cap, size_t *len,
@@ -798,8 +802,10 @@ pcd_status pcd_mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *
     bool cached = false;
     size_t lo = 0, hi = 0, pn = m->pristine.n;
     if (r == m->w && !m->cache_off) {
-        if (!m->cache_built) cache_build(m);
-        cached = m->cache_ok && n && r[0].data == m->pristine.r[0].data;
+        /* built at the second encode of the same loaded records (an input loaded to be
+         * mutated once pays nothing for it), at the first for promoted ones (few to encode) */
+        if (!m->cache_built && (m->cache_remap || m->encodes++ >= 1)) cache_build(m);
+        cached = m->cache_built && m->cache_ok && n && r[0].data == m->pristine.r[0].data;
         lo = m->dlo < n ? m->dlo : n;
         hi = m->dlo == SIZE_MAX ? n : m->dhi < n ? m->dhi : n;
         if (lo > pn) lo = pn;           /* (cannot be: the window is kept right) */
@@ -825,9 +831,13 @@ pcd_status pcd_mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *
                 p = i - (n - pn);
                 run = (pt < n ? pt : n) - i;
             } else if (!r[i].owned && r[i].pidx != UINT32_MAX) {
+                /* in the window (or a point): the loaded records that follow it there unchanged */
                 p = r[i].pidx;
                 run = 1;
-                while (pt != i && i + run < hi && !r[i + run].owned && r[i + run].pidx == p + run) run++;
+                if (pt != i && c[p].off != NO_BYTES) {
+                    size_t most = c[p].end - p < hi - i ? c[p].end - p : hi - i;
+                    while (run < most && !r[i + run].owned && r[i + run].pidx == p + run) run++;
+                }
             } else {
                 p = SIZE_MAX;
                 run = 0;
@@ -1248,6 +1258,7 @@ pcd_status pcd_mut_generate(pcd_mut *m)
     m->pristine.big = false;
     m->loaded = false;
     m->cache_built = m->cache_remap = false;
+    m->encodes = 0;
     pcd_mut_edit_all(m);
     void *root = pcd_arena_alloc(&m->pristine.arena, m->f->root_size);
     if (!root) return PCD_E_NOMEM;
@@ -1296,6 +1307,7 @@ pcd_status pcd_mut_generate(pcd_mut *m)
     s->r[0].data = q;
     pcd_mut_scan_keys(m, s);
     m->cache_built = m->cache_remap = false;
+    m->encodes = 0;
     pcd_mut_edit_all(m);
     if (!restore(m)) return PCD_E_NOMEM;
     pcd_mut_note(m, "generated %zu records", m->wn);

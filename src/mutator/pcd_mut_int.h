@@ -147,6 +147,7 @@ struct pcd_mut {
     size_t ccap;
     bool cache_built;            /* for the pristine records as they are (else built at the next encode) */
     bool cache_ok;               /* ... and usable */
+    uint32_t encodes;            /* encodes of the working copy since the records were loaded */
     bool cache_remap;            /* cent holds the promoted records' kept bytes (TO_ENCODE: the others) */
     bool cache_off;              /* never used (tests: the outputs must be the same without it) */
     char desc[2048];
