@@ -328,16 +328,27 @@ static bool restore(pcd_mut *m)
     pcd_arena_reset(&m->ma);
     size_t pn = m->pristine.n;
     if (!pcd_mut_reserve(m, pn)) return false;
-    size_t lo = pn, hi = pn;
     if (m->dlo != SIZE_MAX && pn) {
-        lo = m->dlo < pn ? m->dlo : pn;
-        hi = m->wn == pn && m->dhi < pn ? m->dhi : pn;
+        size_t lo = m->dlo < pn ? m->dlo : pn, hi = pn;
+        if (m->wn == pn) {
+            if (m->dhi < pn) hi = m->dhi;
+        } else if (m->dhi <= m->wn && m->wn - m->dhi <= pn - lo) {
+            /* the count changed: the records after the window are pristine's last ones, moved;
+             * moved back within w (whose lines the mutation just used) rather than copied
+             * again from pristine's */
+            size_t tail = m->wn - m->dhi;
+            hi = pn - tail;
+            memmove(m->w + hi, m->w + m->dhi, tail * sizeof *m->w);
+        }
         if (hi > lo) memcpy(m->w + lo, m->pristine.r + lo, (hi - lo) * sizeof *m->w);
     }
-    /* the points: outside the window a point's record is pristine's at the same index (the
-     * count kept) or in what was copied */
-    for (uint32_t i = 0; i < m->npts; i++)
-        if (m->pts[i] < pn && (m->pts[i] < lo || m->pts[i] >= hi)) m->w[m->pts[i]] = m->pristine.r[m->pts[i]];
+    /* the points (never in the window): before it at their index, after it moved with the
+     * records after the window */
+    for (uint32_t i = 0; i < m->npts; i++) {
+        size_t p = m->pts[i];
+        if (m->dlo != SIZE_MAX && p >= m->dlo) p = p - m->wn + pn;
+        if (p < pn) m->w[p] = m->pristine.r[p];
+    }
     m->dlo = SIZE_MAX;
     m->dhi = 0;
     m->npts = 0;
