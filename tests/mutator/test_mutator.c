@@ -349,13 +349,13 @@ static void test_restore(void **state)
         size_t n = inputs(mu, k, list, MAX_SEEDS);
         pcd_mut *a = session(mu, true, 5), *plain = session(mu, true, 5);
         plain->cache_off = true;
-        /* the largest input and a few more (the many records the window skips) */
+        /* the largest input (the many records the window skips) and another */
         size_t big = 0;
         for (size_t i = 1; i < n; i++)
             if (list[i].n > list[big].n) big = i;
-        for (size_t j = 0; j < 3 && j < n; j++) {
-            const seed *sd = &list[j == 0 ? big : (big + j * n / 3) % n];
-            for (uint64_t t = 0; t < 16; t++) {
+        for (size_t j = 0; j < 2 && j < n; j++) {
+            const seed *sd = &list[j == 0 ? big : (big + 1 + n / 2) % n];
+            for (uint64_t t = 0; t < 12; t++) {
                 size_t la, lb, lc;
                 pcd_mut_reseed(a, 1000 + t);
                 assert_int_equal(pcd_mut_fuzz(a, sd->p, sd->n, out, sizeof out, &la), PCD_OK);
@@ -378,7 +378,7 @@ static void test_restore(void **state)
         pcd_mut_free(a);
         pcd_mut_free(plain);
     }
-    assert_true(checked >= 16 * pcd_n_mutators);
+    assert_true(checked >= 12 * pcd_n_mutators);
     assert_int_equal(counting.in_use, taken);
 }
 
