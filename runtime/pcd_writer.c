@@ -237,7 +237,15 @@ static pcd_status announce(pcd_writer *w, const pcd_type *t, const void *rec, ui
         return announce(w, cf->type, (const uint8_t *)rec + cf->offset, off + t->tag_wire);
     }
     uint32_t at;
-    const pcd_field *fd = region_field(t, 0, &at);
+    size_t h = ((uintptr_t)t >> 6) & 7;
+    const pcd_field *fd;
+    if (t && w->ann_type[h] == t) {
+        fd = w->ann_field[h];
+    } else {
+        fd = region_field(t, 0, &at);
+        w->ann_type[h] = t;
+        w->ann_field[h] = fd;
+    }
     if (!fd) return PCD_OK;
     if (w->depth == PCD_READER_MAX_DEPTH) return wfail(w, PCD_E_LIMIT, fd->name, "regions nested at most 8 deep");
     pcd_wlevel *L = &w->lv[w->depth++];
@@ -409,6 +417,26 @@ pcd_status pcd_writer_record(pcd_writer *w, const pcd_region_desc *rd, const voi
     L->count++;
     w->records++;
     return announce(w, rd->record, rec, off);
+}
+
+pcd_status pcd_writer_record_bytes(pcd_writer *w, const pcd_region_desc *rd, const uint8_t *p, size_t n,
+                                   uint64_t records)
+{
+    if (w->failed) return w->x.err.status ? w->x.err.status : PCD_E_ARG;
+    if (!w->root_done) return wfail(w, PCD_E_ARG, NULL, "the root record first");
+    if (rd->state_size || w->has_origin) return wfail(w, PCD_E_ARG, rd->name, "records without stream state or origin");
+    int k = level_of(w, rd);
+    if (k < 0) return w->x.err.status ? w->x.err.status : PCD_E_INVALID;
+    pcd_sink *s = level_sink(w, k);
+    s->x = &w->x;
+    pcd_status st = pcd_put_bytes(s, p, n);
+    if (st != PCD_OK) {
+        w->failed = true;
+        return st;
+    }
+    w->lv[k].count += records;
+    w->records += records;
+    return PCD_OK;
 }
 
 pcd_status pcd_writer_close_to(pcd_writer *w, uint32_t depth)

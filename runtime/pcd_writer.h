@@ -55,6 +55,10 @@ typedef struct pcd_writer {
     pcd_status (*region_bytes)(void *ud, const pcd_region_desc *rd, uint32_t ordinal, const uint8_t **p, size_t *n);
     void *region_bytes_ud;
     uint32_t compressed_opened;
+    /* the region field a record type opens first (NULL: none), for the last types written:
+     * announce looks each type's fields through once, not once a record */
+    const pcd_type *ann_type[8];
+    const pcd_field *ann_field[8];
 } pcd_writer;
 
 /* The sink's ctx is replaced by the writer's. `al` gives state memory. */
@@ -77,6 +81,13 @@ pcd_status pcd_writer_record(pcd_writer *w, const pcd_region_desc *rd, const voi
  * writer goes on after the region as after its last record. */
 pcd_status pcd_writer_raw_region(pcd_writer *w, const pcd_region_desc *rd, const uint8_t *p, size_t n,
                                  uint64_t records);
+/* `records` records of region rd given as their encoded bytes (p, n), one after another:
+ * the same as that many pcd_writer_record calls that wrote these bytes. For records that
+ * open no region and whose encoding depends on nothing but their own values (no stream
+ * state, no relocated offsets): a caller that keeps the bytes of unchanged records (the
+ * structure-aware mutators) writes them again without encoding them. */
+pcd_status pcd_writer_record_bytes(pcd_writer *w, const pcd_region_desc *rd, const uint8_t *p, size_t n,
+                                   uint64_t records);
 /* Closes the open regions nested deeper than `depth` (0: every one), as the next record at
  * that depth would: afterwards pcd_sink_tell of the output is where that record starts. */
 pcd_status pcd_writer_close_to(pcd_writer *w, uint32_t depth);

@@ -22,6 +22,10 @@ static const char *const kind_names[PCD_MUT_N_KINDS] = {
 
 const uint8_t pcd_mut_zeros[4096];
 
+/* centry.off: no bytes kept for the record (encoded as usual); its bytes still to be made */
+#define NO_BYTES UINT32_MAX
+#define TO_ENCODE (UINT32_MAX - 1)
+
 const char *pcd_mut_kind_name(pcd_mut_kind k) { return (unsigned)k < PCD_MUT_N_KINDS ? kind_names[k] : "?"; }
 
 bool pcd_mut_kind_layer(pcd_mut_kind k) { return k >= PCD_MUT_LAYER_SIZE && k < PCD_MUT_N_KINDS; }
@@ -243,6 +247,8 @@ pcd_status pcd_mut_new(pcd_mut **out, const pcd_mutator *mu, const pcd_mut_opts 
     m->inner = -1;
     m->gz_drop = false;
     m->wire = false;
+    m->dlo = 0;
+    m->dhi = SIZE_MAX;
     *out = m;
     return PCD_OK;
 }
@@ -268,6 +274,8 @@ void pcd_mut_free(pcd_mut *m)
     pcd_arena_free(&m->chk);
     pcd_arena_free(&m->next);
     pcd_alloc_free(al, m->span_at, m->span_cap * sizeof *m->span_at);
+    pcd_alloc_free(al, m->cbytes, m->cbcap);
+    pcd_alloc_free(al, m->cent, m->ccap * sizeof *m->cent);
     if (m->has_spare) pcd_writer_spare_free(al, &m->spare);
     pcd_alloc_free(al, m->w, m->wcap * sizeof *m->w);
     pcd_alloc_free(al, m->defs, m->cdefs * sizeof *m->defs);
@@ -309,7 +317,8 @@ bool pcd_mut_reserve(pcd_mut *m, size_t n)
     return true;
 }
 
-/* The working copy made the pristine records again. */
+/* The working copy made the pristine records again: only the window that may differ is
+ * copied back (all from its start when the number of records changed). */
 static bool restore(pcd_mut *m)
 {
     /* the working copy is no longer the records of the last output: an input equal to that
@@ -317,9 +326,33 @@ static bool restore(pcd_mut *m)
      * an output O, another input B loaded, then O loaded gave B's records) */
     m->out_valid = false;
     pcd_arena_reset(&m->ma);
-    if (!pcd_mut_reserve(m, m->pristine.n)) return false;
-    memcpy(m->w, m->pristine.r, m->pristine.n * sizeof *m->w);
-    m->wn = m->pristine.n;
+    size_t pn = m->pristine.n;
+    if (!pcd_mut_reserve(m, pn)) return false;
+    if (m->dlo != SIZE_MAX && pn) {
+        size_t lo = m->dlo < pn ? m->dlo : pn, hi = pn;
+        if (m->wn == pn) {
+            if (m->dhi < pn) hi = m->dhi;
+        } else if (m->dhi <= m->wn && m->wn - m->dhi <= pn - lo) {
+            /* the count changed: the records after the window are pristine's last ones, moved;
+             * moved back within w (whose lines the mutation just used) rather than copied
+             * again from pristine's */
+            size_t tail = m->wn - m->dhi;
+            hi = pn - tail;
+            memmove(m->w + hi, m->w + m->dhi, tail * sizeof *m->w);
+        }
+        if (hi > lo) memcpy(m->w + lo, m->pristine.r + lo, (hi - lo) * sizeof *m->w);
+    }
+    /* the points (never in the window): before it at their index, after it moved with the
+     * records after the window */
+    for (uint32_t i = 0; i < m->npts; i++) {
+        size_t p = m->pts[i];
+        if (m->dlo != SIZE_MAX && p >= m->dlo) p = p - m->wn + pn;
+        if (p < pn) m->w[p] = m->pristine.r[p];
+    }
+    m->dlo = SIZE_MAX;
+    m->dhi = 0;
+    m->npts = 0;
+    m->wn = pn;
     m->layer = -1;
     m->inner = -1;
     m->gz_drop = false;
@@ -435,11 +468,24 @@ static pcd_status read_set(pcd_mut *m, mset *s, const uint8_t *data, size_t size
     return PCD_OK;   /* (the records before any damage) */
 }
 
-/* A hash of the input (is it the one loaded last?), 8 bytes a step. */
+/* A hash of the input (is it the one loaded last?): four lanes of 8 bytes a step (each input
+ * and each output is hashed: a 48 KB one took a tenth of a mutation with one lane). */
 static uint64_t hash_bytes(const uint8_t *p, size_t n)
 {
     uint64_t h = UINT64_C(1469598103934665603) ^ n;
     size_t i = 0;
+    if (n >= 32) {
+        uint64_t l[4] = { h, h ^ UINT64_C(0x243F6A8885A308D3), h ^ UINT64_C(0x13198A2E03707344),
+                          h ^ UINT64_C(0xA4093822299F31D0) };
+        for (; i + 32 <= n; i += 32)
+            for (int j = 0; j < 4; j++) {
+                uint64_t w;
+                memcpy(&w, p + i + 8 * j, 8);
+                l[j] = (l[j] ^ w) * UINT64_C(0x9E3779B97F4A7C15);
+                l[j] ^= l[j] >> 29;
+            }
+        h = l[0] ^ (l[1] * 3) ^ (l[2] * 5) ^ (l[3] * 7);
+    }
     for (; i + 8 <= n; i += 8) {
         uint64_t w;
         memcpy(&w, p + i, 8);
@@ -457,6 +503,7 @@ static bool promote(pcd_mut *m, uint64_t h, size_t size)
     mset *s = &m->pristine;
     pcd_arena_reset(&m->next);
     size_t n = m->wn;
+    centry *ce = NULL;
     mrec *r = pcd_alloc_get(m->al, (n ? n : 1) * sizeof *r);
     mspan *sp = s->nspans ? pcd_alloc_get(m->al, s->nspans * sizeof *sp) : NULL;
     if (!r || (s->nspans && !sp)) goto fail;
@@ -467,6 +514,18 @@ static bool promote(pcd_mut *m, uint64_t h, size_t size)
         r[i].data = q;
         r[i].owned = false;
         r[i].pidx = (uint32_t)i;
+    }
+    /* the encoded bytes kept for records still unchanged stay theirs (the root unchanged) */
+    if (m->cache_built && m->cache_ok && n && m->w[0].data == s->r[0].data) {
+        ce = pcd_alloc_get(m->al, n * sizeof *ce);
+        for (size_t i = 0; ce && i < n; i++) {
+            const mrec *x = &m->w[i];
+            ce[i].off = i && !x->owned && x->pidx != UINT32_MAX && x->pidx < s->n && m->cent[x->pidx].off < TO_ENCODE
+                            ? m->cent[x->pidx].off
+                            : TO_ENCODE;
+            ce[i].len = ce[i].off < TO_ENCODE ? m->cent[x->pidx].len : 0;
+            ce[i].end = 0;
+        }
     }
     size_t ns = 0;
     for (size_t k = 0; k < s->nspans && k < m->span_cap; k++) {
@@ -502,8 +561,18 @@ static bool promote(pcd_mut *m, uint64_t h, size_t size)
     m->load_size = size;
     m->loaded = true;
     m->fast_zstd = true;
+    m->cache_built = false;
+    m->cache_remap = ce != NULL;
+    m->encodes = 0;
+    if (ce) {
+        pcd_alloc_free(m->al, m->cent, m->ccap * sizeof *m->cent);
+        m->cent = ce;
+        m->ccap = n;
+    }
+    pcd_mut_edit_all(m);
     return restore(m);
 fail:
+    if (ce) pcd_alloc_free(m->al, ce, n * sizeof *ce);
     if (r) pcd_alloc_free(m->al, r, (n ? n : 1) * sizeof *r);
     if (sp) pcd_alloc_free(m->al, sp, s->nspans * sizeof *sp);
     return false;
@@ -519,6 +588,9 @@ pcd_status pcd_mut_load(pcd_mut *m, const uint8_t *data, size_t size)
     }
     m->loaded = false;
     m->fast_zstd = false;
+    m->cache_built = m->cache_remap = false;
+    m->encodes = 0;
+    pcd_mut_edit_all(m);
     pcd_status st = read_set(m, &m->pristine, data, size);
     if (st != PCD_OK) {
         m->pristine.n = 0;
@@ -604,6 +676,100 @@ static size_t raw_spans(pcd_mut *m, pcd_writer *w, const mrec *r, size_t n, size
     return at;
 }
 
+/* Does a record of type t (data d) open a region (as the writer announces them)? */
+static bool opens_region(const pcd_type *t, const uint8_t *d)
+{
+    if (t->is_union) {
+        uint32_t w = *(const uint32_t *)d;
+        if (w >= t->n_fields) return false;
+        const pcd_field *cf = &t->fields[w];
+        if (cf->kind != PCD_K_STRUCT || !cf->type || cf->type->is_union) return false;
+        return opens_region(cf->type, d + cf->offset);
+    }
+    for (uint32_t i = 0; i < t->n_fields; i++)
+        if (t->fields[i].kind == PCD_K_REGION) return true;
+    return false;
+}
+
+/* The encoded bytes of the pristine records that can be written again as they are: those
+ * that open no region (nothing patched into them later), of a region without stream state,
+ * in a format that relocates no offsets; each encoded by itself, as the writer would (their
+ * encoding depends on their values, the root, the byte order and the version only). */
+static void cache_build(pcd_mut *m)
+{
+    const mset *s = &m->pristine;
+    bool remap = m->cache_remap;
+    m->cache_built = true;
+    m->cache_remap = false;
+    m->cache_ok = false;
+    if (m->cache_off || (m->f->flags & PCD_FMT_RELOCATES) || s->n < 2 || !s->r[0].data) return;
+    if (remap) {
+        /* promoted records: the bytes of those unchanged are kept, the others encoded (all
+         * again when the bytes no longer kept would be most of them) */
+        size_t live = 0;
+        for (size_t p = 1; p < s->n; p++)
+            if (m->cent[p].off < TO_ENCODE) live += m->cent[p].len;
+        if (m->cblen > 2 * live + 65536) remap = false;
+    }
+    if (!remap) m->cblen = 0;
+    if (s->n > m->ccap && !remap) {
+        centry *q = pcd_alloc_resize(m->al, m->cent, m->ccap * sizeof *q, s->n * sizeof *q);
+        if (!q) return;
+        m->cent = q;
+        m->ccap = s->n;
+    }
+    centry *c = m->cent;
+    pcd_ctx x;
+    pcd_ctx_init(&x, NULL);
+    x.big = s->big;
+    x.root = s->r[0].data;
+    x.version = m->f->version_num;
+    size_t limit = m->o.max_output * 4;
+    c[0].off = NO_BYTES;
+    for (size_t p = 1; p < s->n; p++) {
+        const mrec *r = &s->r[p];
+        if (remap && c[p].off != TO_ENCODE) continue;
+        c[p].off = NO_BYTES;
+        if (!r->rd || !r->rd->encode || r->rd->state_size || opens_region(r->type, r->data)) continue;
+        for (;;) {
+            pcd_sink sk;
+            pcd_status st = PCD_E_LIMIT;
+            if (m->cbcap > m->cblen) {
+                pcd_sink_init(&sk, m->cbytes + m->cblen, m->cbcap - m->cblen, NULL, NULL, NULL, &x);
+                st = r->rd->encode(&sk, r->data);
+            }
+            if (st == PCD_OK && m->cblen + sk.len < NO_BYTES) {
+                c[p].off = (uint32_t)m->cblen;
+                c[p].len = (uint32_t)sk.len;
+                m->cblen += sk.len;
+                break;
+            }
+            if (st != PCD_E_LIMIT || m->cbcap >= limit) break;   /* not kept: encoded as usual */
+            size_t nc = m->cbcap ? m->cbcap * 2 : 65536;
+            if (nc > limit) nc = limit;
+            uint8_t *q = pcd_alloc_resize(m->al, m->cbytes, m->cbcap, nc);
+            if (!q) break;
+            m->cbytes = q;
+            m->cbcap = nc;
+        }
+    }
+    /* runs: records of the same region, their bytes one after the other */
+    size_t kept = 0;
+    for (size_t p = s->n - 1; p >= 1; p--) {
+        if (c[p].off == NO_BYTES) {
+            c[p].end = (uint32_t)p;
+            continue;
+        }
+        kept++;
+        const mrec *a = &s->r[p], *b = &s->r[p + 1];
+        c[p].end = p + 1 < s->n && c[p + 1].off != NO_BYTES && b->rd == a->rd && b->depth == a->depth &&
+                           c[p + 1].off == c[p].off + c[p].len
+                       ? c[p + 1].end
+                         : (uint32_t)(p + 1);
+    }
+    m->cache_ok = kept && s->n < NO_BYTES;   /* (none kept: the encode looks at no record for them) */
+}
+
 pcd_status pcd_mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out, size_t cap, size_t *len,
                               size_t size_rec, uint64_t *size_at)
 {
@@ -642,12 +808,60 @@ pcd_status pcd_mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *
         }
         for (size_t k = 0; k < m->span_cap; k++) m->span_at[k] = SIZE_MAX;
     }
+    /* records the working copy has as loaded, written as the bytes they had (a run of them
+     * at once): outside the window that may differ without looking at them */
+    bool cached = false;
+    size_t lo = 0, hi = 0, pn = m->pristine.n;
+    if (r == m->w && !m->cache_off) {
+        /* built at the second encode of the same loaded records (an input loaded to be
+         * mutated once pays nothing for it), at the first for promoted ones (few to encode) */
+        if (!m->cache_built && (m->cache_remap || m->encodes++ >= 1)) cache_build(m);
+        cached = m->cache_built && m->cache_ok && n && r[0].data == m->pristine.r[0].data;
+        lo = m->dlo < n ? m->dlo : n;
+        hi = m->dlo == SIZE_MAX ? n : m->dhi < n ? m->dhi : n;
+        if (lo > pn) lo = pn;           /* (cannot be: the window is kept right) */
+        if (n - hi > pn) hi = n - pn;
+        if (hi < lo) hi = lo;
+    }
+    const centry *c = m->cent;
     size_t from = st == PCD_OK ? raw_spans(m, &w, r, n, 0, &st) + 1 : 1;
     for (size_t i = from; i < n && st == PCD_OK; i++) {
         if (i == size_rec) {
             st = pcd_writer_close_to(&w, r[i].depth);
             if (st != PCD_OK) break;
             if (w.cur == w.s && size_at) *size_at = pcd_sink_tell(&s);
+        }
+        if (cached) {
+            size_t p, run, pt = SIZE_MAX;   /* the first point at or after i */
+            for (uint32_t j = 0; j < m->npts; j++)
+                if (m->pts[j] >= i && m->pts[j] < pt) pt = m->pts[j];
+            if (pt != i && i < lo) {
+                p = i;
+                run = (pt < lo ? pt : lo) - i;
+            } else if (pt != i && i >= hi) {
+                p = i - (n - pn);
+                run = (pt < n ? pt : n) - i;
+            } else if (!r[i].owned && r[i].pidx != UINT32_MAX) {
+                /* in the window (or a point): the loaded records that follow it there unchanged */
+                p = r[i].pidx;
+                run = 1;
+                if (pt != i && c[p].off != NO_BYTES) {
+                    size_t most = c[p].end - p < hi - i ? c[p].end - p : hi - i;
+                    while (run < most && !r[i + run].owned && r[i + run].pidx == p + run) run++;
+                }
+            } else {
+                p = SIZE_MAX;
+                run = 0;
+            }
+            if (p != SIZE_MAX && c[p].off != NO_BYTES) {
+                if (run > c[p].end - p) run = c[p].end - p;
+                if (size_rec > i && size_rec - i < run) run = size_rec - i;
+                size_t e = p + run - 1;
+                st = pcd_writer_record_bytes(&w, r[i].rd, m->cbytes + c[p].off,
+                                             c[e].off + c[e].len - c[p].off, run);
+                i += run - 1;
+                continue;
+            }
         }
         if (reloc && r[i].origin != UINT64_MAX) pcd_writer_set_origin(&w, r[i].origin);
         st = pcd_writer_record(&w, r[i].rd, r[i].data);
@@ -946,6 +1160,7 @@ pcd_status pcd_mut_crossover(pcd_mut *m, const uint8_t *other, size_t size)
         size_t at = pcd_mut_subtree_end(m->w, m->wn, k), cnt = je - j;
         if (!pcd_mut_reserve(m, m->wn + cnt)) return PCD_E_NOMEM;
         memmove(m->w + at + cnt, m->w + at, (m->wn - at) * sizeof *m->w);
+        pcd_mut_edit(m, at, at, cnt);
         for (size_t i = 0; i < cnt; i++) {
             mrec r = m->other.r[j + i];
             void *q = pcd_arena_alloc(&m->ma, r.type->size);
@@ -1023,8 +1238,10 @@ static bool gen_region(pcd_mut *m, const pcd_type *t, const void *data, uint32_t
         for (uint32_t j = 0; j < n; j++) {
             void *q = pcd_mut_new_record(m, f->region);
             if (!q || !pcd_mut_reserve(m, m->wn + 1)) return false;
+            pcd_mut_edit(m, m->wn, m->wn, 1);
             m->w[m->wn++] = (mrec){ f->region, f->region->record, q, depth + 1, true, UINT64_MAX, UINT32_MAX };
             if (!pcd_mut_check_record(m, m->wn - 1)) {
+                pcd_mut_edit(m, m->wn - 1, m->wn, 0);
                 m->wn--;   /* a case whose starting values do not make it valid */
                 continue;
             }
@@ -1051,6 +1268,9 @@ pcd_status pcd_mut_generate(pcd_mut *m)
     m->pristine.gz = false;
     m->pristine.big = false;
     m->loaded = false;
+    m->cache_built = m->cache_remap = false;
+    m->encodes = 0;
+    pcd_mut_edit_all(m);
     void *root = pcd_arena_alloc(&m->pristine.arena, m->f->root_size);
     if (!root) return PCD_E_NOMEM;
     memset(root, 0, m->f->root_size);
@@ -1059,6 +1279,7 @@ pcd_status pcd_mut_generate(pcd_mut *m)
     m->ndefs = 0;
     memset(m->index_count, 0, sizeof m->index_count);
     for (int attempt = 0; attempt < 8; attempt++) {
+        pcd_mut_edit_all(m);
         if (!restore(m)) return PCD_E_NOMEM;
         if (!gen_region(m, m->f->root, root, 0, attempt < 2 ? 8 : attempt < 5 ? 5 : 3)) return PCD_E_NOMEM;
         /* values made different, then references pointed at what is there */
@@ -1076,6 +1297,7 @@ pcd_status pcd_mut_generate(pcd_mut *m)
         if (st == PCD_OK && pcd_mut_decodes(m, m->buf, len)) break;
         if (attempt == 7) {
             /* the root alone */
+            pcd_mut_edit_all(m);
             if (!restore(m)) return PCD_E_NOMEM;
         }
     }
@@ -1095,6 +1317,9 @@ pcd_status pcd_mut_generate(pcd_mut *m)
     if (!q || !pcd_mut_copy(&s->arena, m->f->root, q, made[0].data)) return PCD_E_NOMEM;
     s->r[0].data = q;
     pcd_mut_scan_keys(m, s);
+    m->cache_built = m->cache_remap = false;
+    m->encodes = 0;
+    pcd_mut_edit_all(m);
     if (!restore(m)) return PCD_E_NOMEM;
     pcd_mut_note(m, "generated %zu records", m->wn);
     return PCD_OK;
@@ -1124,6 +1349,7 @@ static pcd_status shrink_step(pcd_mut *m, uint32_t step)
         size_t e = pcd_mut_subtree_end(m->w, m->wn, k);
         snprintf(m->sdesc, sizeof m->sdesc, "drop %s[%zu] (%zu records)", m->w[k].rd->name, k, e - k);
         memmove(m->w + k, m->w + e, (m->wn - e) * sizeof *m->w);
+        pcd_mut_edit(m, k, e, 0);
         m->wn -= e - k;
         return PCD_OK;
     }
@@ -1538,6 +1764,7 @@ static bool insert_recs(pcd_mut *m, size_t at, const mrec *r, size_t cnt)
     if (!pcd_mut_reserve(m, m->wn + cnt)) return false;
     memmove(m->w + at + cnt, m->w + at, (m->wn - at) * sizeof *m->w);
     memcpy(m->w + at, r, cnt * sizeof *r);
+    pcd_mut_edit(m, at, at, cnt);
     m->wn += cnt;
     return true;
 }
@@ -1564,6 +1791,7 @@ static pcd_status k_rec_insert(pcd_mut *m)
     if (!insert_recs(m, at, &r, 1)) return PCD_E_NOMEM;
     if (!pcd_mut_check_record(m, at)) {
         memmove(m->w + at, m->w + at + 1, (m->wn - at - 1) * sizeof *m->w);
+        pcd_mut_edit(m, at, at + 1, 0);
         m->wn--;
         return PCD_E_RANGE;
     }
@@ -1582,6 +1810,7 @@ static pcd_status k_rec(pcd_mut *m, pcd_mut_kind kind)
     if (kind == PCD_MUT_REC_DELETE) {
         pcd_mut_note(m, "rec_delete %s[%zu] (%zu records)", m->w[k].rd->name, k, cnt);
         memmove(m->w + k, m->w + e, (m->wn - e) * sizeof *m->w);
+        pcd_mut_edit(m, k, e, 0);
         m->wn -= cnt;
         return PCD_OK;
     }
@@ -1596,6 +1825,7 @@ static pcd_status k_rec(pcd_mut *m, pcd_mut_kind kind)
         tmp[i].owned = m->w[k + i].owned = false;
         if (kind != PCD_MUT_REC_SWAP) tmp[i].pidx = UINT32_MAX;
     }
+    pcd_mut_edit(m, k, e, cnt);
     if (kind == PCD_MUT_REC_DUP) {
         for (size_t i = 0; i < cnt; i++) tmp[i].origin = UINT64_MAX;
         if (!insert_recs(m, e, tmp, cnt)) return PCD_E_NOMEM;
@@ -1608,6 +1838,7 @@ static pcd_status k_rec(pcd_mut *m, pcd_mut_kind kind)
         size_t e2 = pcd_mut_subtree_end(m->w, m->wn, e), cnt2 = e2 - e;
         memmove(m->w + k, m->w + e, cnt2 * sizeof *m->w);
         memcpy(m->w + k + cnt2, tmp, cnt * sizeof *tmp);
+        pcd_mut_edit(m, k, e2, cnt + cnt2);
         pcd_mut_note(m, "rec_swap %s[%zu] with the next", m->w[k].rd->name, k);
         return PCD_OK;
     }
@@ -1886,14 +2117,16 @@ static pcd_status k_rec_shrink(pcd_mut *m)
     }
     if (!dropped) return PCD_END;
     const char *what = kind_of(&proto), *rd = proto.rd ? proto.rd->name : "file";
-    size_t o = 0;
+    size_t o = 0, first = SIZE_MAX;
     for (size_t k = 0; k < m->wn;) {
         if (drop[k]) {
+            if (first == SIZE_MAX) first = k;
             k = pcd_mut_subtree_end(m->w, m->wn, k);
             continue;
         }
         m->w[o++] = m->w[k++];
     }
+    if (first != SIZE_MAX) pcd_mut_edit(m, first, m->wn, o - first);
     m->wn = o;
     pcd_mut_note(m, "rec_shrink %s %s: %zu of %zu dropped (%s)", rd, what, dropped, members,
                  kw.key ? (kw.index ? "the unreferenced end of the table" : "keys nothing refers to")

@@ -39,6 +39,7 @@ typedef struct mset {
 
 #define MUT_MAX_PATH 6
 #define MUT_MAX_SITES 512
+#define MUT_MAX_POINTS 8
 
 /* A value (or an array, or a union) inside one record. */
 typedef struct msite {
@@ -52,6 +53,10 @@ typedef struct msite {
     int32_t idx[MUT_MAX_PATH];   /* element index after path[i], -1 none */
     uint8_t np;
 } msite;
+
+typedef struct centry {
+    uint32_t off, len, end;
+} centry;
 
 typedef struct keydef {
     uint32_t space;
@@ -121,6 +126,30 @@ struct pcd_mut {
                                   * parent's index in the working copy), SIZE_MAX: not raw */
     size_t span_cap;
     pcd_arena next;              /* the arena a promoted working copy is copied into */
+    /* How the working copy stands against pristine: w[0, dlo) are pristine.r[0, dlo), and
+     * w[dhi, wn) are pristine's last records (w[i] is pristine.r[i - wn + pristine.n]); only
+     * w[dlo, dhi) may differ. dlo == SIZE_MAX: w is pristine.r whole; dhi == SIZE_MAX: all
+     * from dlo on may differ. Every change to w (not to the data of an owned record) goes
+     * through pcd_mut_edit: the restore copies back only that window, the encode writes the
+     * records outside it from cbytes without looking at them. */
+    size_t dlo, dhi;
+    /* ... and single records changed in place outside that window (pcd_mut_own), up to
+     * MUT_MAX_POINTS: two records far apart make no window of everything between them */
+    size_t pts[MUT_MAX_POINTS];
+    uint32_t npts;
+    /* The encoded bytes of pristine records (record p: cbytes + cent[p].off, cent[p].len bytes;
+     * off == UINT32_MAX: not kept), for those that open no region and whose encoding depends on
+     * their values alone (no stream state, no relocated offset; the root as loaded); cent[p].end:
+     * the end of the run of records from p of the same region whose kept bytes follow each other. */
+    uint8_t *cbytes;
+    size_t cblen, cbcap;
+    centry *cent;
+    size_t ccap;
+    bool cache_built;            /* for the pristine records as they are (else built at the next encode) */
+    bool cache_ok;               /* ... and usable */
+    uint32_t encodes;            /* encodes of the working copy since the records were loaded */
+    bool cache_remap;            /* cent holds the promoted records' kept bytes (TO_ENCODE: the others) */
+    bool cache_off;              /* never used (tests: the outputs must be the same without it) */
     char desc[2048];
     size_t dlen;
     char sdesc[256];
@@ -164,6 +193,17 @@ int pcd_mut_space(const pcd_mut *m, const char *name);
 pcd_status pcd_mut_encode_records(pcd_mut *m, const mrec *r, size_t n, uint8_t *out, size_t cap, size_t *len,
                               size_t size_rec, uint64_t *size_at);
 size_t pcd_mut_subtree_end(const mrec *r, size_t n, size_t k);
+/* w[a, b) (indexes before the change) was replaced by c records: called by everything that
+ * changes the array w (pcd_mut_own included; not for changes inside an owned record's data).
+ * pcd_mut_edit_all: every record of w may differ from pristine's. */
+void pcd_mut_edit(pcd_mut *m, size_t a, size_t b, size_t c);
+PCD_INLINE void pcd_mut_edit_all(pcd_mut *m)
+{
+    m->dlo = 0;
+    m->dhi = SIZE_MAX;
+    m->npts = 0;
+}
+
 bool pcd_mut_reserve(pcd_mut *m, size_t n);
 void *pcd_mut_new_record(pcd_mut *m, const pcd_region_desc *rd);
 

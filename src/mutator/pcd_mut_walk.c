@@ -132,6 +132,44 @@ bool pcd_mut_copy(pcd_arena *a, const pcd_type *t, void *dst, const void *src)
     return true;
 }
 
+void pcd_mut_edit(pcd_mut *m, size_t a, size_t b, size_t c)
+{
+    bool in = m->dlo != SIZE_MAX && a >= m->dlo && (m->dhi == SIZE_MAX || b <= m->dhi);
+    if (in && c == b - a) return;   /* inside the window, the count kept */
+    if (!in && b == a + 1 && c == 1) {
+        /* one record changed in place, outside the window: a point */
+        for (uint32_t i = 0; i < m->npts; i++)
+            if (m->pts[i] == a) return;
+        if (m->npts < MUT_MAX_POINTS) {
+            m->pts[m->npts++] = a;
+            return;
+        }
+    }
+    /* the points after the change move with it; those in what it replaced are the window's now */
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < m->npts; i++) {
+        size_t p = m->pts[i];
+        if (p >= b) p = p - b + a + c;
+        else if (p >= a) continue;
+        m->pts[k++] = p;
+    }
+    m->npts = k;
+    if (m->dlo == SIZE_MAX) {
+        /* w was pristine's records (but for points): the window is what came in */
+        m->dlo = a;
+        m->dhi = a + c;
+    } else {
+        if (a < m->dlo) m->dlo = a;
+        /* what followed the window still follows it (moved by the change); a change after the
+         * window takes in what lies between */
+        if (m->dhi != SIZE_MAX) m->dhi = m->dhi > b ? m->dhi - b + a + c : a + c;
+    }
+    k = 0;
+    for (uint32_t i = 0; i < m->npts; i++)
+        if (m->pts[i] < m->dlo || (m->dhi != SIZE_MAX && m->pts[i] >= m->dhi)) m->pts[k++] = m->pts[i];
+    m->npts = k;
+}
+
 void *pcd_mut_own(pcd_mut *m, size_t k)
 {
     mrec *r = &m->w[k];
@@ -141,6 +179,7 @@ void *pcd_mut_own(pcd_mut *m, size_t k)
     memcpy(q, r->data, r->type->size);
     r->data = q;
     r->owned = true;
+    pcd_mut_edit(m, k, k + 1, 1);
     return q;
 }
 

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "pcd_mut.h"
+#include "pcd_mut_int.h"   /* (test_restore turns the kept record bytes off) */
 #include "pprof_v1.h"
 
 #define MAX_SEEDS 64
@@ -333,6 +334,54 @@ static void test_deterministic(void **state)
     }
 }
 
+/* A session mutating one loaded input again and again undoes only what the last mutation
+ * changed (pcd_mut_edit's window) and writes the records outside it as the bytes they were
+ * encoded to at load: each output must be the one a fresh session writes from the input
+ * decoded anew with the same random state, and the one a session without the kept bytes
+ * writes. A change to the working copy that the window misses stays behind and shows here. */
+static void test_restore(void **state)
+{
+    (void)state;
+    size_t taken = counting.in_use, checked = 0;
+    for (size_t k = 0; k < pcd_n_mutators; k++) {
+        const pcd_mutator *mu = pcd_mutators[k];
+        seed list[MAX_SEEDS];
+        size_t n = inputs(mu, k, list, MAX_SEEDS);
+        pcd_mut *a = session(mu, true, 5), *plain = session(mu, true, 5);
+        plain->cache_off = true;
+        /* the largest input (the many records the window skips) and another */
+        size_t big = 0;
+        for (size_t i = 1; i < n; i++)
+            if (list[i].n > list[big].n) big = i;
+        for (size_t j = 0; j < 2 && j < n; j++) {
+            const seed *sd = &list[j == 0 ? big : (big + 1 + n / 2) % n];
+            for (uint64_t t = 0; t < 12; t++) {
+                size_t la, lb, lc;
+                pcd_mut_reseed(a, 1000 + t);
+                assert_int_equal(pcd_mut_fuzz(a, sd->p, sd->n, out, sizeof out, &la), PCD_OK);
+                pcd_mut *fresh = session(mu, true, 5);
+                pcd_mut_reseed(fresh, 1000 + t);
+                assert_int_equal(pcd_mut_fuzz(fresh, sd->p, sd->n, out2, sizeof out2, &lb), PCD_OK);
+                if (la != lb || memcmp(out, out2, la) != 0)
+                    fail_msg("%s: %s, mutation %u after %u others (%s): %zu bytes, a fresh session wrote %zu (%s)",
+                             pcd_mutator_name(mu), sd->path, (unsigned)t, (unsigned)t, pcd_mut_describe(a), la, lb,
+                             pcd_mut_describe(fresh));
+                pcd_mut_free(fresh);
+                pcd_mut_reseed(plain, 1000 + t);
+                assert_int_equal(pcd_mut_fuzz(plain, sd->p, sd->n, out2, sizeof out2, &lc), PCD_OK);
+                if (la != lc || memcmp(out, out2, la) != 0)
+                    fail_msg("%s: %s (%s): %zu bytes with the kept record bytes, %zu without", pcd_mutator_name(mu),
+                             sd->path, pcd_mut_describe(a), la, lc);
+                checked++;
+            }
+        }
+        pcd_mut_free(a);
+        pcd_mut_free(plain);
+    }
+    assert_true(checked >= 12 * pcd_n_mutators);
+    assert_int_equal(counting.in_use, taken);
+}
+
 /* A fuzzer mutates its last output again (libFuzzer's mutation depth): the session takes the
  * records it wrote instead of decoding them; they must be what decoding gives. */
 static void test_chain(void **state)
@@ -345,10 +394,18 @@ static void test_chain(void **state)
         seed list[MAX_SEEDS];
         size_t n = inputs(mu, k, list, 4);
         pcd_mut *m = session(mu, false, 31), *fresh = session(mu, false, 31);
+        /* the same calls without the kept record bytes (those of promoted records kept for them,
+         * then another input decoded): the same outputs */
+        pcd_mut *plain = session(mu, false, 31);
+        plain->cache_off = true;
         for (unsigned t = 0; t < 12; t++) {
             size_t l1, l2, l3;
             const seed *sd = &list[t % n];
             assert_int_equal(pcd_mut_fuzz(m, sd->p, sd->n, o1, sizeof o1, &l1), PCD_OK);
+            assert_int_equal(pcd_mut_fuzz(plain, sd->p, sd->n, out2, sizeof out2, &l2), PCD_OK);
+            if (l1 != l2 || memcmp(o1, out2, l1) != 0)
+                fail_msg("%s: %s: %zu bytes, %zu without the kept record bytes (%s)", pcd_mutator_name(mu), sd->path, l1,
+                         l2, pcd_mut_describe(m));
             char what[2048];
             snprintf(what, sizeof what, "%s", pcd_mut_describe(m));
             /* its output loaded (promoted, not decoded) and written again unchanged */
@@ -374,9 +431,18 @@ static void test_chain(void **state)
                     fail_msg("%s: %s does not round-trip (%zu bytes, not %zu)", pcd_mutator_name(mu), what, l3, l1);
             }
             /* and mutating on goes on from them */
+            assert_int_equal(pcd_mut_load(plain, o1, l1), PCD_OK);
             assert_int_equal(pcd_mut_fuzz(m, o1, l1, out, sizeof out, &l2), PCD_OK);
             assert_true(decodes(pcd_mutator_format(mu), out, l2));
+            assert_int_equal(pcd_mut_fuzz(plain, o1, l1, out2, sizeof out2, &l3), PCD_OK);
+            if (l2 != l3 || memcmp(out, out2, l2) != 0)
+                fail_msg("%s: a promoted output mutated: %zu bytes, %zu without the kept record bytes (%s)",
+                         pcd_mutator_name(mu), l2, l3, pcd_mut_describe(m));
+            /* that output promoted and left unwritten: the next input is decoded */
+            assert_int_equal(pcd_mut_load(m, out, l2), PCD_OK);
+            assert_int_equal(pcd_mut_load(plain, out2, l3), PCD_OK);
         }
+        pcd_mut_free(plain);
         pcd_mut_free(m);
         pcd_mut_free(fresh);
     }
@@ -874,7 +940,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_find),       cmocka_unit_test(test_roundtrip), cmocka_unit_test(test_kinds),
-        cmocka_unit_test(test_load_after_other),
+        cmocka_unit_test(test_load_after_other), cmocka_unit_test(test_restore),
         cmocka_unit_test(test_evil_switch), cmocka_unit_test(test_deterministic), cmocka_unit_test(test_chain),
         cmocka_unit_test(test_generate),
         cmocka_unit_test(test_shrink),     cmocka_unit_test(test_crossover),
