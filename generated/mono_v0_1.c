@@ -4556,21 +4556,33 @@ PCD_INLINE uint64_t pcd_mono_v0_1_region_events_drun_(pcd_cursor *c, uint64_t ma
     }
     return k;
 }
+/* pcd_mono_v0_1_region_events_drun's loop with every array stored (co = 0: no test left). */
+static PCD_NOINLINE uint64_t pcd_mono_v0_1_region_events_drun_stored(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    return pcd_mono_v0_1_region_events_drun_(c, max, st, start, rec, fn, ud, 0);
+}
+/* pcd_mono_v0_1_region_events_drun's loop with the marked arrays counted, not stored. */
+static PCD_NOINLINE uint64_t pcd_mono_v0_1_region_events_drun_counted(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    return pcd_mono_v0_1_region_events_drun_(c, max, st, start, rec, fn, ud, PCD_MONO_V0_1_COUNT_ONLY_BACKTRACE);
+}
 /* Decodes events records back to back into *rec and hands each to fn (the decoding
  * fast path: no call into the stream driver per record). Stops at the cursor's end,
  * after max records, at a failure (*start: where the record began), or when fn
  * returns anything but PCD_OK (*start: NULL).
  * The stream state (c->x->state) moves on record by record; a record that fails
  * leaves it as it was before that record (as the stream driver does).
- * The bits of pcd_ctx.count_only are read once a run: the loop is pcd_mono_v0_1_region_events_drun_,
- * each call passes them as a constant, so the copy that stores every array tests none. */
+ * The bits of pcd_ctx.count_only are read once a run, to choose a copy of the loop
+ * (_drun_stored, _drun_counted): the stored one tests no array. */
 uint64_t pcd_mono_v0_1_region_events_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
     const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
 {
     const uint32_t co = c->x->count_only & PCD_MONO_V0_1_COUNT_ONLY_BACKTRACE;
     if (co == 0)
-        return pcd_mono_v0_1_region_events_drun_(c, max, st, start, rec, fn, ud, 0);
-    return pcd_mono_v0_1_region_events_drun_(c, max, st, start, rec, fn, ud, PCD_MONO_V0_1_COUNT_ONLY_BACKTRACE);
+        return pcd_mono_v0_1_region_events_drun_stored(c, max, st, start, rec, fn, ud);
+    return pcd_mono_v0_1_region_events_drun_counted(c, max, st, start, rec, fn, ud);
 }
 void pcd_mono_v0_1_region_events_init(void *state, const void *parent, const pcd_ctx *x)
 {

@@ -67,8 +67,9 @@ local DRUN = [[
 ]]
 
 -- A record whose decoder tests count_only bits: the loop is a body that takes the bits (co),
--- and _drun reads them once a run and calls it with a constant for each choice (always
--- inlined: a copy of the loop each), so the stored path tests nothing per array.
+-- always inlined into two functions of their own that pass a constant (_drun_stored: 0;
+-- _drun_counted: the record's bits), and _drun reads the bits once a run to choose one, so
+-- the stored path tests nothing per array.
 local DRUN_CO = [[
   ${doc}
   uint64_t ${r}_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
@@ -76,8 +77,25 @@ local DRUN_CO = [[
   {
       const uint32_t co = c->x->count_only & ${mask};
       if (co == 0)
-          return ${r}_drun_(c, max, st, start, rec, fn, ud, 0);
-      ${calls}
+          return ${r}_drun_stored(c, max, st, start, rec, fn, ud);
+      return ${r}_drun_counted(c, max, st, start, rec, fn, ud${coarg});
+  }
+]]
+
+-- The two copies of the loop, each a function of its own (one copy inside one function makes
+-- a function twice the size, which the compiler optimises worse: Mono's run loop +5 %).
+local DRUN_COPIES = [[
+  /* ${r}_drun's loop with every array stored (co = 0: no test left). */
+  static PCD_NOINLINE uint64_t ${r}_drun_stored(pcd_cursor *c, uint64_t max, pcd_status *st,
+      const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+  {
+      return ${r}_drun_(c, max, st, start, rec, fn, ud, 0);
+  }
+  /* ${r}_drun's loop with ${which} counted, not stored. */
+  static PCD_NOINLINE uint64_t ${r}_drun_counted(pcd_cursor *c, uint64_t max, pcd_status *st,
+      const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud${coparam})
+  {
+      return ${r}_drun_(c, max, st, start, rec, fn, ud, ${coval});
   }
 ]]
 
@@ -100,18 +118,15 @@ local function drun(ir, R)
     srestore = st and "*sp = saved;" })
   if not mask then return loop end
   -- the loop's body with the bits as a parameter; its doc is the wrapper's
-  local doc = loop:match("^(/%*.-) %*/\n") .. "\n * The bits of pcd_ctx.count_only are read once a run: the loop is " ..
-      R.cname .. "_drun_,\n * each call passes them as a constant, so the copy that stores every array tests none. */"
+  local doc = loop:match("^(/%*.-) %*/\n") .. "\n * The bits of pcd_ctx.count_only are read once a run, to choose a copy of the loop\n" ..
+      " * (_drun_stored, _drun_counted): the stored one tests no array. */"
   loop = loop:gsub("^/%*.-%*/\n", "/* The loop of " .. R.cname .. "_drun, for the count_only bits co. */\n")
-  local calls
-  if #C.count_only_used(T) == 1 then
-    calls = "return ${r}_drun_(c, max, st, start, rec, fn, ud, ${mask});"
-  else
-    calls = "if (co == ${mask})\n    return ${r}_drun_(c, max, st, start, rec, fn, ud, ${mask});\n" ..
-        "return ${r}_drun_(c, max, st, start, rec, fn, ud, co);"
-  end
-  calls = text.render(calls, { r = R.cname, mask = mask })
-  return loop .. text.render(DRUN_CO, { doc = doc, r = R.cname, mask = mask, calls = calls })
+  -- one name: the counted copy's bits are a constant too; several: the bits as read (a test
+  -- per array left in the counted copy only)
+  local one = #C.count_only_used(T) == 1
+  local copies = text.render(DRUN_COPIES, { r = R.cname, which = one and "the marked arrays" or "the arrays of the bits set in co",
+    coparam = one and "" or ", uint32_t co", coval = one and mask or "co" })
+  return loop .. copies .. text.render(DRUN_CO, { doc = doc, r = R.cname, mask = mask, coarg = one and "" or ", co" })
 end
 
 -- The state's start values, from the parent's fields.

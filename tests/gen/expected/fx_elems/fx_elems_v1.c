@@ -689,23 +689,33 @@ PCD_INLINE uint64_t pcd_fx_elems_v1_region_events_drun_(pcd_cursor *c, uint64_t 
     }
     return k;
 }
+/* pcd_fx_elems_v1_region_events_drun's loop with every array stored (co = 0: no test left). */
+static PCD_NOINLINE uint64_t pcd_fx_elems_v1_region_events_drun_stored(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    return pcd_fx_elems_v1_region_events_drun_(c, max, st, start, rec, fn, ud, 0);
+}
+/* pcd_fx_elems_v1_region_events_drun's loop with the arrays of the bits set in co counted, not stored. */
+static PCD_NOINLINE uint64_t pcd_fx_elems_v1_region_events_drun_counted(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud, uint32_t co)
+{
+    return pcd_fx_elems_v1_region_events_drun_(c, max, st, start, rec, fn, ud, co);
+}
 /* Decodes events records back to back into *rec and hands each to fn (the decoding
  * fast path: no call into the stream driver per record). Stops at the cursor's end,
  * after max records, at a failure (*start: where the record began), or when fn
  * returns anything but PCD_OK (*start: NULL).
  * The stream state (c->x->state) moves on record by record; a record that fails
  * leaves it as it was before that record (as the stream driver does).
- * The bits of pcd_ctx.count_only are read once a run: the loop is pcd_fx_elems_v1_region_events_drun_,
- * each call passes them as a constant, so the copy that stores every array tests none. */
+ * The bits of pcd_ctx.count_only are read once a run, to choose a copy of the loop
+ * (_drun_stored, _drun_counted): the stored one tests no array. */
 uint64_t pcd_fx_elems_v1_region_events_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
     const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
 {
     const uint32_t co = c->x->count_only & (PCD_FX_ELEMS_V1_COUNT_ONLY_FRAMES | PCD_FX_ELEMS_V1_COUNT_ONLY_OBJS);
     if (co == 0)
-        return pcd_fx_elems_v1_region_events_drun_(c, max, st, start, rec, fn, ud, 0);
-    if (co == (PCD_FX_ELEMS_V1_COUNT_ONLY_FRAMES | PCD_FX_ELEMS_V1_COUNT_ONLY_OBJS))
-        return pcd_fx_elems_v1_region_events_drun_(c, max, st, start, rec, fn, ud, (PCD_FX_ELEMS_V1_COUNT_ONLY_FRAMES | PCD_FX_ELEMS_V1_COUNT_ONLY_OBJS));
-    return pcd_fx_elems_v1_region_events_drun_(c, max, st, start, rec, fn, ud, co);
+        return pcd_fx_elems_v1_region_events_drun_stored(c, max, st, start, rec, fn, ud);
+    return pcd_fx_elems_v1_region_events_drun_counted(c, max, st, start, rec, fn, ud, co);
 }
 void pcd_fx_elems_v1_region_events_init(void *state, const void *parent, const pcd_ctx *x)
 {
