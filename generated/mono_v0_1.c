@@ -39,7 +39,7 @@ PCD_INLINE pcd_status pcd_mono_v0_1_event_alloc_decode_(pcd_cursor *c, pcd_mono_
 }
 
 /* event.alloc_bt: An object was allocated; with the allocating backtrace. */
-PCD_INLINE pcd_status pcd_mono_v0_1_event_alloc_bt_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+PCD_INLINE pcd_status pcd_mono_v0_1_event_alloc_bt_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out, uint32_t co)
 {
     uint64_t v_time = 0;
     int64_t v_class = 0;
@@ -79,7 +79,7 @@ PCD_INLINE pcd_status pcd_mono_v0_1_event_alloc_bt_decode_(pcd_cursor *c, pcd_mo
     PCD_TRY(pcd_read_uleb128(c, &n_backtrace_frames, "alloc_bt.backtrace.frames"));
     if (PCD_UNLIKELY(n_backtrace_frames > 65536))
         return pcd_fail(c, f0_backtrace_frames, PCD_E_LIMIT, "alloc_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace_frames);
-    if (c->x->count_only & PCD_MONO_V0_1_COUNT_ONLY_BACKTRACE) {
+    if (co & PCD_MONO_V0_1_COUNT_ONLY_BACKTRACE) {
         /* the consumer reads the count only (pcd_ctx.count_only): each element checked, none stored */
         PCD_TRY(pcd_check_count(c, f0_backtrace_frames, n_backtrace_frames, 1, "alloc_bt.backtrace.frames"));
         out->u.alloc_bt.backtrace.frames = NULL;
@@ -918,7 +918,7 @@ PCD_INLINE pcd_status pcd_mono_v0_1_event_throw_decode_(pcd_cursor *c, pcd_mono_
 }
 
 /* event.throw_bt: An exception was thrown; with the backtrace. */
-PCD_INLINE pcd_status pcd_mono_v0_1_event_throw_bt_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+PCD_INLINE pcd_status pcd_mono_v0_1_event_throw_bt_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out, uint32_t co)
 {
     uint64_t v_time = 0;
     int64_t v_object = 0;
@@ -949,7 +949,7 @@ PCD_INLINE pcd_status pcd_mono_v0_1_event_throw_bt_decode_(pcd_cursor *c, pcd_mo
     PCD_TRY(pcd_read_uleb128(c, &n_backtrace_frames, "throw_bt.backtrace.frames"));
     if (PCD_UNLIKELY(n_backtrace_frames > 65536))
         return pcd_fail(c, f0_backtrace_frames, PCD_E_LIMIT, "throw_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace_frames);
-    if (c->x->count_only & PCD_MONO_V0_1_COUNT_ONLY_BACKTRACE) {
+    if (co & PCD_MONO_V0_1_COUNT_ONLY_BACKTRACE) {
         /* the consumer reads the count only (pcd_ctx.count_only): each element checked, none stored */
         PCD_TRY(pcd_check_count(c, f0_backtrace_frames, n_backtrace_frames, 1, "throw_bt.backtrace.frames"));
         out->u.throw_bt.backtrace.frames = NULL;
@@ -1045,7 +1045,7 @@ PCD_INLINE pcd_status pcd_mono_v0_1_event_monitor_contention_decode_(pcd_cursor 
 }
 
 /* event.monitor_contention_bt: A thread waits for a lock; with the backtrace. */
-PCD_INLINE pcd_status pcd_mono_v0_1_event_monitor_contention_bt_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+PCD_INLINE pcd_status pcd_mono_v0_1_event_monitor_contention_bt_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out, uint32_t co)
 {
     uint64_t v_time = 0;
     int64_t v_object = 0;
@@ -1076,7 +1076,7 @@ PCD_INLINE pcd_status pcd_mono_v0_1_event_monitor_contention_bt_decode_(pcd_curs
     PCD_TRY(pcd_read_uleb128(c, &n_backtrace_frames, "monitor_contention_bt.backtrace.frames"));
     if (PCD_UNLIKELY(n_backtrace_frames > 65536))
         return pcd_fail(c, f0_backtrace_frames, PCD_E_LIMIT, "monitor_contention_bt.backtrace.frames", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace_frames);
-    if (c->x->count_only & PCD_MONO_V0_1_COUNT_ONLY_BACKTRACE) {
+    if (co & PCD_MONO_V0_1_COUNT_ONLY_BACKTRACE) {
         /* the consumer reads the count only (pcd_ctx.count_only): each element checked, none stored */
         PCD_TRY(pcd_check_count(c, f0_backtrace_frames, n_backtrace_frames, 1, "monitor_contention_bt.backtrace.frames"));
         out->u.monitor_contention_bt.backtrace.frames = NULL;
@@ -1240,7 +1240,7 @@ PCD_INLINE pcd_status pcd_mono_v0_1_event_heap_object_decode_(pcd_cursor *c, pcd
 }
 
 /* event: One event: a byte (sub-type in the high nibble, type in the low one), then its data. */
-PCD_INLINE pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out)
+PCD_INLINE pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_1_event *out, uint32_t co)
 {
     uint64_t tag_u = 0;
     if (PCD_UNLIKELY(pcd_left(c) < 1))
@@ -1256,7 +1256,7 @@ PCD_INLINE pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_1_e
         out->which = PCD_MONO_V0_1_EVENT_ALLOC_BT;
         out->tag = tag_u;
         c->p += 1;
-        return pcd_mono_v0_1_event_alloc_bt_decode_(c, out);
+        return pcd_mono_v0_1_event_alloc_bt_decode_(c, out, co);
     case 0x11:
         out->which = PCD_MONO_V0_1_EVENT_GC_EVENT;
         out->tag = tag_u;
@@ -1341,7 +1341,7 @@ PCD_INLINE pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_1_e
         out->which = PCD_MONO_V0_1_EVENT_THROW_BT;
         out->tag = tag_u;
         c->p += 1;
-        return pcd_mono_v0_1_event_throw_bt_decode_(c, out);
+        return pcd_mono_v0_1_event_throw_bt_decode_(c, out, co);
     case 0x14:
         out->which = PCD_MONO_V0_1_EVENT_CLAUSE;
         out->tag = tag_u;
@@ -1356,7 +1356,7 @@ PCD_INLINE pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_1_e
         out->which = PCD_MONO_V0_1_EVENT_MONITOR_CONTENTION_BT;
         out->tag = tag_u;
         c->p += 1;
-        return pcd_mono_v0_1_event_monitor_contention_bt_decode_(c, out);
+        return pcd_mono_v0_1_event_monitor_contention_bt_decode_(c, out, co);
     case 0x25:
         out->which = PCD_MONO_V0_1_EVENT_MONITOR_DONE;
         out->tag = tag_u;
@@ -1390,7 +1390,7 @@ PCD_INLINE pcd_status pcd_mono_v0_1_event_decode_(pcd_cursor *c, pcd_mono_v0_1_e
 
 pcd_status pcd_mono_v0_1_event_decode(pcd_cursor *c, pcd_mono_v0_1_event *out)
 {
-    return pcd_mono_v0_1_event_decode_(c, out);
+    return pcd_mono_v0_1_event_decode_(c, out, c->x->count_only);
 }
 
 /* event.alloc: An object was allocated. */
@@ -4510,7 +4510,7 @@ uint64_t pcd_mono_v0_1_file_size(pcd_ctx *x, const pcd_mono_v0_1_file *in)
 
 /* -------- regions -------- */
 
-pcd_status pcd_mono_v0_1_region_events_dec(pcd_cursor *c, void *out) { return pcd_mono_v0_1_event_decode_(c, out); }
+pcd_status pcd_mono_v0_1_region_events_dec(pcd_cursor *c, void *out) { return pcd_mono_v0_1_event_decode_(c, out, c->x->count_only); }
 pcd_status pcd_mono_v0_1_region_events_enc(pcd_sink *s, const void *in) { return pcd_mono_v0_1_event_encode(s, in); }
 pcd_status pcd_mono_v0_1_region_events_val(pcd_cursor *c) { return pcd_mono_v0_1_event_validate_(c); }
 /* Validates events records back to back (the validation fast path). */
@@ -4526,14 +4526,9 @@ uint64_t pcd_mono_v0_1_region_events_run(pcd_cursor *c, uint64_t max, pcd_status
     }
     return k;
 }
-/* Decodes events records back to back into *rec and hands each to fn (the decoding
- * fast path: no call into the stream driver per record). Stops at the cursor's end,
- * after max records, at a failure (*start: where the record began), or when fn
- * returns anything but PCD_OK (*start: NULL).
- * The stream state (c->x->state) moves on record by record; a record that fails
- * leaves it as it was before that record (as the stream driver does). */
-uint64_t pcd_mono_v0_1_region_events_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
-    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+/* The loop of pcd_mono_v0_1_region_events_drun, for the count_only bits co. */
+PCD_INLINE uint64_t pcd_mono_v0_1_region_events_drun_(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud, uint32_t co)
 {
     uint64_t k = 0;
     pcd_mono_v0_1_event *out = (pcd_mono_v0_1_event *)rec->data;
@@ -4544,7 +4539,7 @@ uint64_t pcd_mono_v0_1_region_events_drun(pcd_cursor *c, uint64_t max, pcd_statu
         *start = s;
         if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);
         saved = *sp;
-        *st = pcd_mono_v0_1_event_decode_(c, out);
+        *st = pcd_mono_v0_1_event_decode_(c, out, co);
         if (PCD_UNLIKELY(*st != PCD_OK)) {
             *sp = saved;
             break;
@@ -4560,6 +4555,34 @@ uint64_t pcd_mono_v0_1_region_events_drun(pcd_cursor *c, uint64_t max, pcd_statu
         }
     }
     return k;
+}
+/* pcd_mono_v0_1_region_events_drun's loop with every array stored (co = 0: no test left). */
+static PCD_NOINLINE uint64_t pcd_mono_v0_1_region_events_drun_stored(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    return pcd_mono_v0_1_region_events_drun_(c, max, st, start, rec, fn, ud, 0);
+}
+/* pcd_mono_v0_1_region_events_drun's loop with the marked arrays counted, not stored. */
+static PCD_NOINLINE uint64_t pcd_mono_v0_1_region_events_drun_counted(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    return pcd_mono_v0_1_region_events_drun_(c, max, st, start, rec, fn, ud, PCD_MONO_V0_1_COUNT_ONLY_BACKTRACE);
+}
+/* Decodes events records back to back into *rec and hands each to fn (the decoding
+ * fast path: no call into the stream driver per record). Stops at the cursor's end,
+ * after max records, at a failure (*start: where the record began), or when fn
+ * returns anything but PCD_OK (*start: NULL).
+ * The stream state (c->x->state) moves on record by record; a record that fails
+ * leaves it as it was before that record (as the stream driver does).
+ * The bits of pcd_ctx.count_only are read once a run, to choose a copy of the loop
+ * (_drun_stored, _drun_counted): the stored one tests no array. */
+uint64_t pcd_mono_v0_1_region_events_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    const uint32_t co = c->x->count_only & PCD_MONO_V0_1_COUNT_ONLY_BACKTRACE;
+    if (co == 0)
+        return pcd_mono_v0_1_region_events_drun_stored(c, max, st, start, rec, fn, ud);
+    return pcd_mono_v0_1_region_events_drun_counted(c, max, st, start, rec, fn, ud);
 }
 void pcd_mono_v0_1_region_events_init(void *state, const void *parent, const pcd_ctx *x)
 {

@@ -569,7 +569,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_alloc_decode_(pcd_cursor *c, pcd_mono_
 }
 
 /* event.alloc_bt: An object was allocated; with the allocating backtrace. */
-PCD_INLINE pcd_status pcd_mono_v3_0_event_alloc_bt_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+PCD_INLINE pcd_status pcd_mono_v3_0_event_alloc_bt_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out, uint32_t co)
 {
     uint64_t v_time = 0;
     int64_t v_vtable = 0;
@@ -600,7 +600,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_alloc_bt_decode_(pcd_cursor *c, pcd_mo
     PCD_TRY(pcd_read_uleb128(c, &n_backtrace, "alloc_bt.backtrace"));
     if (PCD_UNLIKELY(n_backtrace > 65536))
         return pcd_fail(c, f0_backtrace, PCD_E_LIMIT, "alloc_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace);
-    if (c->x->count_only & PCD_MONO_V3_0_COUNT_ONLY_BACKTRACE) {
+    if (co & PCD_MONO_V3_0_COUNT_ONLY_BACKTRACE) {
         /* the consumer reads the count only (pcd_ctx.count_only): each element checked, none stored */
         PCD_TRY(pcd_check_count(c, f0_backtrace, n_backtrace, 1, "alloc_bt.backtrace"));
         out->u.alloc_bt.backtrace = NULL;
@@ -798,7 +798,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_handle_destroyed_decode_(pcd_cursor
 }
 
 /* event.gc_handle_created_bt: A GC handle was created; with the backtrace. */
-PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_handle_created_bt_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_handle_created_bt_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out, uint32_t co)
 {
     uint64_t v_time = 0;
     uint64_t v_handle_type = 0;
@@ -828,7 +828,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_handle_created_bt_decode_(pcd_curso
     PCD_TRY(pcd_read_uleb128(c, &n_backtrace, "gc_handle_created_bt.backtrace"));
     if (PCD_UNLIKELY(n_backtrace > 65536))
         return pcd_fail(c, f0_backtrace, PCD_E_LIMIT, "gc_handle_created_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace);
-    if (c->x->count_only & PCD_MONO_V3_0_COUNT_ONLY_BACKTRACE) {
+    if (co & PCD_MONO_V3_0_COUNT_ONLY_BACKTRACE) {
         /* the consumer reads the count only (pcd_ctx.count_only): each element checked, none stored */
         PCD_TRY(pcd_check_count(c, f0_backtrace, n_backtrace, 1, "gc_handle_created_bt.backtrace"));
         out->u.gc_handle_created_bt.backtrace = NULL;
@@ -890,7 +890,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_handle_created_bt_decode_(pcd_curso
 }
 
 /* event.gc_handle_destroyed_bt: A GC handle was destroyed; with the backtrace. */
-PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_handle_destroyed_bt_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_handle_destroyed_bt_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out, uint32_t co)
 {
     uint64_t v_time = 0;
     uint64_t v_handle_type = 0;
@@ -915,7 +915,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_gc_handle_destroyed_bt_decode_(pcd_cur
     PCD_TRY(pcd_read_uleb128(c, &n_backtrace, "gc_handle_destroyed_bt.backtrace"));
     if (PCD_UNLIKELY(n_backtrace > 65536))
         return pcd_fail(c, f0_backtrace, PCD_E_LIMIT, "gc_handle_destroyed_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace);
-    if (c->x->count_only & PCD_MONO_V3_0_COUNT_ONLY_BACKTRACE) {
+    if (co & PCD_MONO_V3_0_COUNT_ONLY_BACKTRACE) {
         /* the consumer reads the count only (pcd_ctx.count_only): each element checked, none stored */
         PCD_TRY(pcd_check_count(c, f0_backtrace, n_backtrace, 1, "gc_handle_destroyed_bt.backtrace"));
         out->u.gc_handle_destroyed_bt.backtrace = NULL;
@@ -1485,7 +1485,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_throw_decode_(pcd_cursor *c, pcd_mono_
 }
 
 /* event.throw_bt: An exception was thrown; with the backtrace. */
-PCD_INLINE pcd_status pcd_mono_v3_0_event_throw_bt_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+PCD_INLINE pcd_status pcd_mono_v3_0_event_throw_bt_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out, uint32_t co)
 {
     uint64_t v_time = 0;
     int64_t v_object = 0;
@@ -1507,7 +1507,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_throw_bt_decode_(pcd_cursor *c, pcd_mo
     PCD_TRY(pcd_read_uleb128(c, &n_backtrace, "throw_bt.backtrace"));
     if (PCD_UNLIKELY(n_backtrace > 65536))
         return pcd_fail(c, f0_backtrace, PCD_E_LIMIT, "throw_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace);
-    if (c->x->count_only & PCD_MONO_V3_0_COUNT_ONLY_BACKTRACE) {
+    if (co & PCD_MONO_V3_0_COUNT_ONLY_BACKTRACE) {
         /* the consumer reads the count only (pcd_ctx.count_only): each element checked, none stored */
         PCD_TRY(pcd_check_count(c, f0_backtrace, n_backtrace, 1, "throw_bt.backtrace"));
         out->u.throw_bt.backtrace = NULL;
@@ -1629,7 +1629,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_monitor_decode_(pcd_cursor *c, pcd_mon
 }
 
 /* event.monitor_bt: A monitor (lock) event; with the backtrace. */
-PCD_INLINE pcd_status pcd_mono_v3_0_event_monitor_bt_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+PCD_INLINE pcd_status pcd_mono_v3_0_event_monitor_bt_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out, uint32_t co)
 {
     uint64_t v_time = 0;
     uint8_t v_event = 0;
@@ -1658,7 +1658,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_monitor_bt_decode_(pcd_cursor *c, pcd_
     PCD_TRY(pcd_read_uleb128(c, &n_backtrace, "monitor_bt.backtrace"));
     if (PCD_UNLIKELY(n_backtrace > 65536))
         return pcd_fail(c, f0_backtrace, PCD_E_LIMIT, "monitor_bt.backtrace", "at most 65536 elements", PCD_FOUND_UINT, n_backtrace);
-    if (c->x->count_only & PCD_MONO_V3_0_COUNT_ONLY_BACKTRACE) {
+    if (co & PCD_MONO_V3_0_COUNT_ONLY_BACKTRACE) {
         /* the consumer reads the count only (pcd_ctx.count_only): each element checked, none stored */
         PCD_TRY(pcd_check_count(c, f0_backtrace, n_backtrace, 1, "monitor_bt.backtrace"));
         out->u.monitor_bt.backtrace = NULL;
@@ -1870,7 +1870,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_heap_root_unregister_decode_(pcd_curso
 }
 
 /* event.sample_hit: A statistical sample. */
-PCD_INLINE pcd_status pcd_mono_v3_0_event_sample_hit_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+PCD_INLINE pcd_status pcd_mono_v3_0_event_sample_hit_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out, uint32_t co)
 {
     uint64_t v_time = 0;
     int64_t v_thread = 0;
@@ -1924,7 +1924,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_sample_hit_decode_(pcd_cursor *c, pcd_
     PCD_TRY(pcd_read_uleb128(c, &n_frames, "sample_hit.frames"));
     if (PCD_UNLIKELY(n_frames > 65536))
         return pcd_fail(c, f0_frames, PCD_E_LIMIT, "sample_hit.frames", "at most 65536 elements", PCD_FOUND_UINT, n_frames);
-    if (c->x->count_only & PCD_MONO_V3_0_COUNT_ONLY_BACKTRACE) {
+    if (co & PCD_MONO_V3_0_COUNT_ONLY_BACKTRACE) {
         /* the consumer reads the count only (pcd_ctx.count_only): each element checked, none stored */
         PCD_TRY(pcd_check_count(c, f0_frames, n_frames, 1, "sample_hit.frames"));
         out->u.sample_hit.frames = NULL;
@@ -2139,7 +2139,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_aot_id_decode_(pcd_cursor *c, pcd_mono
 }
 
 /* event: One event: a byte (sub-type in the high nibble, type in the low one), the time, then its data. */
-PCD_INLINE pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out)
+PCD_INLINE pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_0_event *out, uint32_t co)
 {
     uint64_t tag_u = 0;
     memset(out, 0, sizeof *out);
@@ -2156,7 +2156,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_0_e
         out->which = PCD_MONO_V3_0_EVENT_ALLOC_BT;
         out->tag = tag_u;
         c->p += 1;
-        return pcd_mono_v3_0_event_alloc_bt_decode_(c, out);
+        return pcd_mono_v3_0_event_alloc_bt_decode_(c, out, co);
     case 0x11:
         out->which = PCD_MONO_V3_0_EVENT_GC_EVENT;
         out->tag = tag_u;
@@ -2186,12 +2186,12 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_0_e
         out->which = PCD_MONO_V3_0_EVENT_GC_HANDLE_CREATED_BT;
         out->tag = tag_u;
         c->p += 1;
-        return pcd_mono_v3_0_event_gc_handle_created_bt_decode_(c, out);
+        return pcd_mono_v3_0_event_gc_handle_created_bt_decode_(c, out, co);
     case 0x71:
         out->which = PCD_MONO_V3_0_EVENT_GC_HANDLE_DESTROYED_BT;
         out->tag = tag_u;
         c->p += 1;
-        return pcd_mono_v3_0_event_gc_handle_destroyed_bt_decode_(c, out);
+        return pcd_mono_v3_0_event_gc_handle_destroyed_bt_decode_(c, out, co);
     case 0x81:
         out->which = PCD_MONO_V3_0_EVENT_GC_FINALIZE_START;
         out->tag = tag_u;
@@ -2256,7 +2256,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_0_e
         out->which = PCD_MONO_V3_0_EVENT_THROW_BT;
         out->tag = tag_u;
         c->p += 1;
-        return pcd_mono_v3_0_event_throw_bt_decode_(c, out);
+        return pcd_mono_v3_0_event_throw_bt_decode_(c, out, co);
     case 0x14:
         out->which = PCD_MONO_V3_0_EVENT_CLAUSE;
         out->tag = tag_u;
@@ -2271,7 +2271,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_0_e
         out->which = PCD_MONO_V3_0_EVENT_MONITOR_BT;
         out->tag = tag_u;
         c->p += 1;
-        return pcd_mono_v3_0_event_monitor_bt_decode_(c, out);
+        return pcd_mono_v3_0_event_monitor_bt_decode_(c, out, co);
     case 0x6:
         out->which = PCD_MONO_V3_0_EVENT_HEAP_START;
         out->tag = tag_u;
@@ -2306,7 +2306,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_0_e
         out->which = PCD_MONO_V3_0_EVENT_SAMPLE_HIT;
         out->tag = tag_u;
         c->p += 1;
-        return pcd_mono_v3_0_event_sample_hit_decode_(c, out);
+        return pcd_mono_v3_0_event_sample_hit_decode_(c, out, co);
     case 0x17:
         out->which = PCD_MONO_V3_0_EVENT_SAMPLE_USYM;
         out->tag = tag_u;
@@ -2345,7 +2345,7 @@ PCD_INLINE pcd_status pcd_mono_v3_0_event_decode_(pcd_cursor *c, pcd_mono_v3_0_e
 
 pcd_status pcd_mono_v3_0_event_decode(pcd_cursor *c, pcd_mono_v3_0_event *out)
 {
-    return pcd_mono_v3_0_event_decode_(c, out);
+    return pcd_mono_v3_0_event_decode_(c, out, c->x->count_only);
 }
 
 /* event.alloc: An object was allocated. */
@@ -6225,7 +6225,7 @@ uint64_t pcd_mono_v3_0_file_size(pcd_ctx *x, const pcd_mono_v3_0_file *in)
 
 /* -------- regions -------- */
 
-pcd_status pcd_mono_v3_0_region_events_dec(pcd_cursor *c, void *out) { return pcd_mono_v3_0_event_decode_(c, out); }
+pcd_status pcd_mono_v3_0_region_events_dec(pcd_cursor *c, void *out) { return pcd_mono_v3_0_event_decode_(c, out, c->x->count_only); }
 pcd_status pcd_mono_v3_0_region_events_enc(pcd_sink *s, const void *in) { return pcd_mono_v3_0_event_encode(s, in); }
 pcd_status pcd_mono_v3_0_region_events_val(pcd_cursor *c) { return pcd_mono_v3_0_event_validate_(c); }
 /* Validates events records back to back (the validation fast path). */
@@ -6241,14 +6241,9 @@ uint64_t pcd_mono_v3_0_region_events_run(pcd_cursor *c, uint64_t max, pcd_status
     }
     return k;
 }
-/* Decodes events records back to back into *rec and hands each to fn (the decoding
- * fast path: no call into the stream driver per record). Stops at the cursor's end,
- * after max records, at a failure (*start: where the record began), or when fn
- * returns anything but PCD_OK (*start: NULL).
- * The stream state (c->x->state) moves on record by record; a record that fails
- * leaves it as it was before that record (as the stream driver does). */
-uint64_t pcd_mono_v3_0_region_events_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
-    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+/* The loop of pcd_mono_v3_0_region_events_drun, for the count_only bits co. */
+PCD_INLINE uint64_t pcd_mono_v3_0_region_events_drun_(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud, uint32_t co)
 {
     uint64_t k = 0;
     pcd_mono_v3_0_event *out = (pcd_mono_v3_0_event *)rec->data;
@@ -6259,7 +6254,7 @@ uint64_t pcd_mono_v3_0_region_events_drun(pcd_cursor *c, uint64_t max, pcd_statu
         *start = s;
         if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);
         saved = *sp;
-        *st = pcd_mono_v3_0_event_decode_(c, out);
+        *st = pcd_mono_v3_0_event_decode_(c, out, co);
         if (PCD_UNLIKELY(*st != PCD_OK)) {
             *sp = saved;
             break;
@@ -6275,6 +6270,34 @@ uint64_t pcd_mono_v3_0_region_events_drun(pcd_cursor *c, uint64_t max, pcd_statu
         }
     }
     return k;
+}
+/* pcd_mono_v3_0_region_events_drun's loop with every array stored (co = 0: no test left). */
+static PCD_NOINLINE uint64_t pcd_mono_v3_0_region_events_drun_stored(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    return pcd_mono_v3_0_region_events_drun_(c, max, st, start, rec, fn, ud, 0);
+}
+/* pcd_mono_v3_0_region_events_drun's loop with the marked arrays counted, not stored. */
+static PCD_NOINLINE uint64_t pcd_mono_v3_0_region_events_drun_counted(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    return pcd_mono_v3_0_region_events_drun_(c, max, st, start, rec, fn, ud, PCD_MONO_V3_0_COUNT_ONLY_BACKTRACE);
+}
+/* Decodes events records back to back into *rec and hands each to fn (the decoding
+ * fast path: no call into the stream driver per record). Stops at the cursor's end,
+ * after max records, at a failure (*start: where the record began), or when fn
+ * returns anything but PCD_OK (*start: NULL).
+ * The stream state (c->x->state) moves on record by record; a record that fails
+ * leaves it as it was before that record (as the stream driver does).
+ * The bits of pcd_ctx.count_only are read once a run, to choose a copy of the loop
+ * (_drun_stored, _drun_counted): the stored one tests no array. */
+uint64_t pcd_mono_v3_0_region_events_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    const uint32_t co = c->x->count_only & PCD_MONO_V3_0_COUNT_ONLY_BACKTRACE;
+    if (co == 0)
+        return pcd_mono_v3_0_region_events_drun_stored(c, max, st, start, rec, fn, ud);
+    return pcd_mono_v3_0_region_events_drun_counted(c, max, st, start, rec, fn, ud);
 }
 void pcd_mono_v3_0_region_events_init(void *state, const void *parent, const pcd_ctx *x)
 {

@@ -83,7 +83,7 @@ static const pcd_run_field k_sample_run1[] = {
     { .name = "interpreter_id", .wire = 4, .type = "u32native" },
 };
 /* sample: One record of the sample stream: a thread, then how its stack changed. */
-PCD_INLINE pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyon_v1_sample *out)
+PCD_INLINE pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyon_v1_sample *out, uint32_t co)
 {
     uint64_t v_thread_id = 0;
     uint32_t v_interpreter_id = 0;
@@ -113,7 +113,7 @@ PCD_INLINE pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyon_v
             /* samples */
             f0_stack_repeat_samples = c->p;
             PCD_TRY(pcd_read_uleb128(c, &n_stack_repeat_samples, "stack.repeat.samples"));
-            if (c->x->count_only & PCD_TACHYON_V1_COUNT_ONLY_REPEAT_SAMPLES) {
+            if (co & PCD_TACHYON_V1_COUNT_ONLY_REPEAT_SAMPLES) {
                 /* the consumer reads the count only (pcd_ctx.count_only): each element checked, none stored */
                 PCD_TRY(pcd_check_count(c, f0_stack_repeat_samples, n_stack_repeat_samples, 2, "stack.repeat.samples"));
                 out->stack.u.repeat.samples = NULL;
@@ -350,7 +350,7 @@ PCD_INLINE pcd_status pcd_tachyon_v1_sample_decode_(pcd_cursor *c, pcd_tachyon_v
 
 pcd_status pcd_tachyon_v1_sample_decode(pcd_cursor *c, pcd_tachyon_v1_sample *out)
 {
-    return pcd_tachyon_v1_sample_decode_(c, out);
+    return pcd_tachyon_v1_sample_decode_(c, out, c->x->count_only);
 }
 
 /* sample: One record of the sample stream: a thread, then how its stack changed.
@@ -1668,7 +1668,7 @@ pcd_status pcd_tachyon_v1_file_segments(pcd_sink *s, const void *in, uint32_t k)
 
 /* -------- regions -------- */
 
-pcd_status pcd_tachyon_v1_region_samples_dec(pcd_cursor *c, void *out) { return pcd_tachyon_v1_sample_decode_(c, out); }
+pcd_status pcd_tachyon_v1_region_samples_dec(pcd_cursor *c, void *out) { return pcd_tachyon_v1_sample_decode_(c, out, c->x->count_only); }
 pcd_status pcd_tachyon_v1_region_samples_enc(pcd_sink *s, const void *in) { return pcd_tachyon_v1_sample_encode(s, in); }
 pcd_status pcd_tachyon_v1_region_samples_val(pcd_cursor *c) { return pcd_tachyon_v1_sample_validate_(c); }
 /* Validates samples records back to back (the validation fast path). */
@@ -1684,12 +1684,9 @@ uint64_t pcd_tachyon_v1_region_samples_run(pcd_cursor *c, uint64_t max, pcd_stat
     }
     return k;
 }
-/* Decodes samples records back to back into *rec and hands each to fn (the decoding
- * fast path: no call into the stream driver per record). Stops at the cursor's end,
- * after max records, at a failure (*start: where the record began), or when fn
- * returns anything but PCD_OK (*start: NULL). */
-uint64_t pcd_tachyon_v1_region_samples_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
-    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+/* The loop of pcd_tachyon_v1_region_samples_drun, for the count_only bits co. */
+PCD_INLINE uint64_t pcd_tachyon_v1_region_samples_drun_(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud, uint32_t co)
 {
     uint64_t k = 0;
     pcd_tachyon_v1_sample *out = (pcd_tachyon_v1_sample *)rec->data;
@@ -1698,7 +1695,7 @@ uint64_t pcd_tachyon_v1_region_samples_drun(pcd_cursor *c, uint64_t max, pcd_sta
         const uint8_t *s = c->p;
         *start = s;
         if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);
-        *st = pcd_tachyon_v1_sample_decode_(c, out);
+        *st = pcd_tachyon_v1_sample_decode_(c, out, co);
         if (PCD_UNLIKELY(*st != PCD_OK)) {
             break;
         }
@@ -1713,6 +1710,32 @@ uint64_t pcd_tachyon_v1_region_samples_drun(pcd_cursor *c, uint64_t max, pcd_sta
         }
     }
     return k;
+}
+/* pcd_tachyon_v1_region_samples_drun's loop with every array stored (co = 0: no test left). */
+static PCD_NOINLINE uint64_t pcd_tachyon_v1_region_samples_drun_stored(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    return pcd_tachyon_v1_region_samples_drun_(c, max, st, start, rec, fn, ud, 0);
+}
+/* pcd_tachyon_v1_region_samples_drun's loop with the marked arrays counted, not stored. */
+static PCD_NOINLINE uint64_t pcd_tachyon_v1_region_samples_drun_counted(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    return pcd_tachyon_v1_region_samples_drun_(c, max, st, start, rec, fn, ud, PCD_TACHYON_V1_COUNT_ONLY_REPEAT_SAMPLES);
+}
+/* Decodes samples records back to back into *rec and hands each to fn (the decoding
+ * fast path: no call into the stream driver per record). Stops at the cursor's end,
+ * after max records, at a failure (*start: where the record began), or when fn
+ * returns anything but PCD_OK (*start: NULL).
+ * The bits of pcd_ctx.count_only are read once a run, to choose a copy of the loop
+ * (_drun_stored, _drun_counted): the stored one tests no array. */
+uint64_t pcd_tachyon_v1_region_samples_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    const uint32_t co = c->x->count_only & PCD_TACHYON_V1_COUNT_ONLY_REPEAT_SAMPLES;
+    if (co == 0)
+        return pcd_tachyon_v1_region_samples_drun_stored(c, max, st, start, rec, fn, ud);
+    return pcd_tachyon_v1_region_samples_drun_counted(c, max, st, start, rec, fn, ud);
 }
 uint8_t pcd_tachyon_v1_region_samples_compression(const void *parent)
 {

@@ -22,12 +22,15 @@
 #define PCD_INLINE static inline __attribute__((always_inline))
 #endif
 #define PCD_UNUSED __attribute__((unused))
+/* a function kept out of line: each copy of a loop body the compiler optimises on its own */
+#define PCD_NOINLINE __attribute__((noinline))
 #else
 #define PCD_LIKELY(x) (x)
 #define PCD_UNLIKELY(x) (x)
 #define PCD_COLD
 #define PCD_INLINE static inline
 #define PCD_UNUSED
+#define PCD_NOINLINE
 #endif
 
 #define PCD_STATIC_ASSERT(c, m) _Static_assert(c, m)

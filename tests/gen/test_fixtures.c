@@ -694,6 +694,81 @@ static bool elems_frames(const pcd_record *rec, const void **elems, size_t *n)
     return true;
 }
 
+/* test_elems's run loop check: each event as pcd_reader_decode_run hands it over */
+typedef struct {
+    uint32_t bits;
+    size_t events;
+} elems_run;
+
+static pcd_status elems_run_event(void *ud, const pcd_record *rec)
+{
+    elems_run *er = ud;
+    if (rec->region != &pcd_fx_elems_v1_region_events) return PCD_OK;
+    const pcd_fx_elems_v1_event *ed = rec->data;
+    bool fr = (er->bits & PCD_FX_ELEMS_V1_COUNT_ONLY_FRAMES) != 0, ob = (er->bits & PCD_FX_ELEMS_V1_COUNT_ONLY_OBJS) != 0;
+    switch (er->events++) {
+    case 0: /* e1: 3 frames, 2 objects, the method relative to the last frame */
+        assert_int_equal(ed->n_frames, 3);
+        assert_int_equal(ed->n_objs, 2);
+        if (fr) assert_null(ed->frames);
+        else {
+            assert_int_equal(ed->frames[0], 0x1010);
+            assert_int_equal(ed->frames[2], 0x2000);
+        }
+        if (ob) assert_null(ed->objs);
+        else assert_int_equal(ed->objs[1], 0x1080);
+        assert_int_equal(ed->method, 0x2004);
+        break;
+    case 1:
+        assert_int_equal(ed->method, 0x1fff);
+        break;
+    case 2: /* e3: one frame, one pair (the pairs share the frames' name) */
+        assert_int_equal(ed->n_frames, 1);
+        assert_int_equal(ed->n_pairs, 1);
+        if (fr) {
+            assert_null(ed->frames);
+            assert_null(ed->pairs);
+        } else {
+            assert_int_equal(ed->frames[0], 0x4ff0);
+            assert_int_equal(ed->pairs[0].offset, 24);
+        }
+        break;
+    case 3:
+        assert_int_equal(ed->n_pairs, 2);
+        if (fr) assert_null(ed->pairs);
+        else assert_int_equal(ed->pairs[1].obj, 0x1808);
+        assert_int_equal(ed->method, 0x5000);
+        break;
+    default:
+        fail_msg("more events than written");
+    }
+    return PCD_OK;
+}
+
+static void elems_drun(const uint8_t *data, size_t n, uint32_t bits)
+{
+    pcd_alloc al0;
+    pcd_alloc_init(&al0, pcd_alloc_libc, NULL, 0);
+    pcd_reader r0;
+    pcd_reader_opts o0 = { .al = &al0, .count_only = bits };
+    assert_int_equal(pcd_reader_open_buffer(&r0, &pcd_fx_elems_v1_format, data, n, &o0), PCD_OK);
+    elems_run er = { bits, 0 };
+    uint64_t in_runs = 0;
+    for (;;) {
+        uint64_t k = 0;
+        assert_int_equal(pcd_reader_decode_run(&r0, UINT64_MAX, &k, elems_run_event, &er), PCD_OK);
+        in_runs += k;
+        pcd_record rec0;
+        pcd_status st = pcd_reader_next(&r0, &rec0);
+        if (st == PCD_END) break;
+        assert_int_equal(st, PCD_OK);
+        assert_int_equal(elems_run_event(&er, &rec0), PCD_OK);
+    }
+    assert_int_equal(er.events, 4);
+    assert_true(in_runs >= 3); /* the events went through the run loop, not record by record */
+    pcd_reader_close(&r0);
+}
+
 static void test_elems(void **state)
 {
     (void)state;
@@ -815,6 +890,12 @@ static void test_elems(void **state)
         assert_int_equal(k, 7);
         pcd_reader_close(&r0);
     }
+    /* the run loop (pcd_reader_decode_run: the region's _drun, a copy of its loop per choice of
+     * bits) under each choice, both names, each alone, none: an event's arrays stored or counted
+     * as its bits say, the running values as when stored */
+    for (uint32_t bits = 0; bits < 4; bits++)
+        elems_drun(out, n, (bits & 1 ? PCD_FX_ELEMS_V1_COUNT_ONLY_FRAMES : 0) |
+                               (bits & 2 ? PCD_FX_ELEMS_V1_COUNT_ONLY_OBJS : 0));
     /* cut at every length, whole and streamed: the same records, state and errors with the
      * arrays counted as stored (tests/runtime/count_only.h) */
     for (size_t cut = 1; cut <= n; cut++)

@@ -101,13 +101,13 @@ local function dec_count(b, f, env, errname, local_, n)
           pcd_cursor t = *${cur};
           ${et} e;
           for (;;) {
-              PCD_TRY_IN(c->x, ${fn}(&t, &e), ${path}, (int64_t)${n});
+              PCD_TRY_IN(c->x, ${fn}(&t, &e${co}), ${path}, (int64_t)${n});
               ${n}++;
               if (${until}) break;
           }
       }
     ]], { cur = cur, et = et.cname, fn = env.explain and (et.cname .. "_decode") or C.elem_fn(et, "decode"),
-      path = cstr(errname), n = n,
+      co = C.co_arg(env, et), path = cstr(errname), n = n,
       ["until"] = X.cond(a["until"], env2) })
   end
 end
@@ -314,8 +314,8 @@ local function elements(b, f, env, errname, local_, dst, elem_ct, n, store)
     local span = et.kind == "struct" or et.kind == "union"
     if span then C.span_open(b, env, cur, nil, "i") end
     if named and env.mode == "dec" then
-      b:f("PCD_TRY_IN(c->x, %s(%s, %s), %s, (int64_t)i);", C.dec_fn(env, et), cur,
-        scratch and "&e" or ("&" .. dst .. "[i]"), cstr(errname))
+      b:f("PCD_TRY_IN(c->x, %s(%s, %s%s), %s, (int64_t)i);", C.dec_fn(env, et), cur,
+        scratch and "&e" or ("&" .. dst .. "[i]"), C.co_arg(env, et), cstr(errname))
     elseif named then
       b:f("PCD_TRY_IN(c->x, %s(%s), %s, (int64_t)i);", C.elem_fn(et, "validate"), cur, cstr(errname))
     else
@@ -370,7 +370,8 @@ function K.dec_array(b, f, env, member, errname, local_)
   if env.mode == "dec" and a.count_only and not env.explain then
     -- the consumer may want the count alone (pcd_ctx.count_only): then every element is
     -- checked as it is when stored (the stream state moves on the same), none is stored
-    b:f("if (%s->x->count_only & %s) {", cur, C.count_only_const(env.ir, a.count_only))
+    -- (co: the decoder's parameter, a constant where its caller's copy of the run loop folds it)
+    b:f("if (co & %s) {", C.count_only_const(env.ir, a.count_only))
     b:nest(function()
       b:l("/* the consumer reads the count only (pcd_ctx.count_only): each element checked, none stored */")
       b:f("PCD_TRY(pcd_check_count(%s, %s, %s, %d, %s));", cur, at, n, math.max(minw, 0), cstr(errname))

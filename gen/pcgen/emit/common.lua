@@ -174,7 +174,8 @@ function C.unused_params(body, params)
   local out = {}
   for _, p in ipairs(params) do
     -- used as p->..., or passed on as an argument: (p, / , p) / , p,
-    local used = body:find("%f[%w_]" .. p .. "%->") or body:find("[%(,] ?" .. p .. "[,%)]")
+    local used = body:find("%f[%w_]" .. p .. "%->") or body:find("[%(,] ?" .. p .. "[,%)]") or
+        body:find("%f[%w_]" .. p .. " &")
     if not used then out[#out + 1] = "    (void)" .. p .. ";\n" end
   end
   return table.concat(out)
@@ -215,6 +216,50 @@ end
 
 -- The C name of a count_only name's bit: PCD_TACHYON_V1_COUNT_ONLY_REPEAT_SAMPLES.
 function C.count_only_const(ir, name) return (ir.prefix .. "_count_only_" .. name):upper() end
+
+-- The count_only names whose arrays decoding ty reaches (its own arrays, its fields' and
+-- cases' types, its elements), in first-appearance order; {} when none. A decoder that
+-- reaches one takes the bits as a parameter (uint32_t co) instead of reading
+-- c->x->count_only at each array: a caller that passes a constant (the region's run loop,
+-- one copy per choice) folds the tests away, so the stored path pays nothing for them.
+local co_memo = setmetatable({}, { __mode = "k" })
+function C.count_only_used(ty)
+  if type(ty) ~= "table" then return {} end
+  if co_memo[ty] then return co_memo[ty] end
+  local names, seen = {}, {}
+  co_memo[ty] = names -- a type that reaches itself adds nothing more through itself
+  local function add_all(list)
+    for _, n in ipairs(list) do
+      if not seen[n] then seen[n] = true; names[#names + 1] = n end
+    end
+  end
+  if ty.kind == "array" then
+    if ty.count_only then add_all({ ty.count_only }) end
+    add_all(C.count_only_used(ty.of))
+  elseif ty.kind == "struct" then
+    for _, f in ipairs(ty.fields or {}) do add_all(C.count_only_used(f.ty)) end
+  elseif ty.kind == "union" then
+    for _, c in ipairs(ty.cases or {}) do add_all(C.count_only_used(c.ty)) end
+  end
+  return names
+end
+
+-- The mask of the bits a decoder of ty tests: "(A | B)" or nil when it tests none.
+function C.count_only_mask(ir, ty)
+  local names = C.count_only_used(ty)
+  if #names == 0 then return nil end
+  local parts = {}
+  for i, n in ipairs(names) do parts[i] = C.count_only_const(ir, n) end
+  return #parts == 1 and parts[1] or ("(" .. table.concat(parts, " | ") .. ")")
+end
+
+-- The extra argument of a call to ty's decode_ body when it takes the bits: ", co" from a
+-- decoder (its own parameter), the context's bits from elsewhere. Explain functions call the
+-- exported wrappers, which read the context's bits themselves.
+function C.co_arg(env, ty)
+  if env.explain or #C.count_only_used(ty) == 0 then return "" end
+  return env.mode == "dec" and ", co" or ", c->x->count_only"
+end
 
 -- Generated code calls the inlinable internal decode_/validate_ bodies; the exported
 -- names are thin wrappers for callers outside the file.

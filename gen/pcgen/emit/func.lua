@@ -23,14 +23,14 @@ local function case_functions(ir, T, mode, explain)
       env.explain = explain
       local b = buf(1)
       local pre = buf(1)
-      local v = { fn = c.ty.cname, T = T.cname }
+      local v = { fn = c.ty.cname, T = T.cname, co = F.co_param(c.ty) }
       local sig, params, ret
       if mode == "dec" or mode == "val" then
         K.dec_struct(b, c.ty, env)
         sig = explain and "static pcd_status ${fn}_explain_(pcd_cursor *c, ${T} *out)" or
-            mode == "dec" and "PCD_INLINE pcd_status ${fn}_decode_(pcd_cursor *c, ${T} *out)" or
+            mode == "dec" and "PCD_INLINE pcd_status ${fn}_decode_(pcd_cursor *c, ${T} *out${co})" or
             "PCD_INLINE pcd_status ${fn}_validate_(pcd_cursor *c)"
-        params, ret = mode == "dec" and { "c", "out" } or { "c" }, "PCD_OK"
+        params, ret = mode == "dec" and { "c", "out", v.co ~= "" and not explain and "co" or nil } or { "c" }, "PCD_OK"
       else
         K.enc_struct(b, c.ty, env)
         F.derived_values(ir, c.ty, env, pre)
@@ -70,6 +70,12 @@ local function run_record(ir, T)
   return false
 end
 
+-- The parameter of a decode_ body that tests count_only bits (", uint32_t co": the bits of
+-- pcd_ctx.count_only its caller chose), or "".
+function F.co_param(T)
+  return #C.count_only_used(T) > 0 and ", uint32_t co" or ""
+end
+
 -- mode "dec" or "val"; explain (mode "dec"): the explain function, which records where each
 -- field lies as it decodes (runtime/pcd_span.h).
 function F.decode(ir, T, mode, explain)
@@ -98,7 +104,8 @@ function F.decode(ir, T, mode, explain)
       tail = tail .. "    c->end = end_total;\n    c->hard = hard_total;\n"
     end
   end
-  local v = { T = T.cname, inl = run_record(ir, T) and "PCD_INLINE" or "static inline" }
+  local v = { T = T.cname, inl = run_record(ir, T) and "PCD_INLINE" or "static inline", co = F.co_param(T),
+    cox = #C.count_only_used(T) > 0 and ", c->x->count_only" or "" }
   local sig, wrapper
   if explain then
     sig = text.render("static pcd_status ${T}_explain_(pcd_cursor *c, ${T} *out)", v)
@@ -110,11 +117,11 @@ function F.decode(ir, T, mode, explain)
     ]], v)
     if lower.may_leave_unset(T) then head = "    memset(out, 0, sizeof *out);\n" .. head end
   elseif mode == "dec" then
-    sig = text.render("${inl} pcd_status ${T}_decode_(pcd_cursor *c, ${T} *out)", v)
+    sig = text.render("${inl} pcd_status ${T}_decode_(pcd_cursor *c, ${T} *out${co})", v)
     wrapper = text.render([[
       pcd_status ${T}_decode(pcd_cursor *c, ${T} *out)
       {
-          return ${T}_decode_(c, out);
+          return ${T}_decode_(c, out${cox});
       }
     ]], v)
     -- zeroing first is only needed when some member may be left unset (a conditional
@@ -136,7 +143,7 @@ function F.decode(ir, T, mode, explain)
       (explain and "\nExplain: the decoder, recording where each field lies (pcd_span_open/_close/_at)." or "")
   local st = C.state_decl(env)
   return case_functions(ir, T, mode, explain) .. K.run_tables(env) .. text.comment(doc) .. sig .. "{\n" .. C.decls_text(env) .. st ..
-      C.unused_params(head .. body .. tail .. st, mode == "dec" and { "c", "out" } or { "c" }) ..
+      C.unused_params(head .. body .. tail .. st, mode == "dec" and { "c", "out", v.co ~= "" and not explain and "co" or nil } or { "c" }) ..
       head .. body .. tail .. "    return PCD_OK;\n}\n\n" .. wrapper
 end
 

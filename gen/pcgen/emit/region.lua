@@ -36,8 +36,7 @@ local DRUN = [[
    * fast path: no call into the stream driver per record). Stops at the cursor's end,
    * after max records, at a failure (*start: where the record began), or when fn
    * returns anything but PCD_OK (*start: NULL).${statedoc} */
-  uint64_t ${r}_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
-      const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+  ${sig}
   {
       uint64_t k = 0;
       ${t} *out = (${t} *)rec->data;
@@ -48,7 +47,7 @@ local DRUN = [[
           *start = s;
           ${reset}
           ${ssave}
-          *st = ${t}_decode_(c, out);
+          *st = ${t}_decode_(c, out${co});
           if (PCD_UNLIKELY(*st != PCD_OK)) {
               ${srestore}
               break;
@@ -67,15 +66,67 @@ local DRUN = [[
   }
 ]]
 
-local function drun(R)
+-- A record whose decoder tests count_only bits: the loop is a body that takes the bits (co),
+-- always inlined into two functions of their own that pass a constant (_drun_stored: 0;
+-- _drun_counted: the record's bits), and _drun reads the bits once a run to choose one, so
+-- the stored path tests nothing per array.
+local DRUN_CO = [[
+  ${doc}
+  uint64_t ${r}_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+      const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+  {
+      const uint32_t co = c->x->count_only & ${mask};
+      if (co == 0)
+          return ${r}_drun_stored(c, max, st, start, rec, fn, ud);
+      return ${r}_drun_counted(c, max, st, start, rec, fn, ud${coarg});
+  }
+]]
+
+-- The two copies of the loop, each a function of its own (one copy inside one function makes
+-- a function twice the size, which the compiler optimises worse: Mono's run loop +5 %).
+local DRUN_COPIES = [[
+  /* ${r}_drun's loop with every array stored (co = 0: no test left). */
+  static PCD_NOINLINE uint64_t ${r}_drun_stored(pcd_cursor *c, uint64_t max, pcd_status *st,
+      const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+  {
+      return ${r}_drun_(c, max, st, start, rec, fn, ud, 0);
+  }
+  /* ${r}_drun's loop with ${which} counted, not stored. */
+  static PCD_NOINLINE uint64_t ${r}_drun_counted(pcd_cursor *c, uint64_t max, pcd_status *st,
+      const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud${coparam})
+  {
+      return ${r}_drun_(c, max, st, start, rec, fn, ud, ${coval});
+  }
+]]
+
+local function drun(ir, R)
   local T = R.record
   local st = R.has_state
-  return text.render(DRUN, { name = R.name, r = R.cname, t = T.cname,
+  local mask = C.count_only_mask(ir, T)
+  local sig = "uint64_t ${r}_drun(pcd_cursor *c, uint64_t max, pcd_status *st,\n" ..
+      "    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)"
+  if mask then
+    sig = "PCD_INLINE uint64_t ${r}_drun_(pcd_cursor *c, uint64_t max, pcd_status *st,\n" ..
+        "    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud, uint32_t co)"
+  end
+  sig = text.render(sig, { r = R.cname }):gsub("\n$", "")
+  local loop = text.render(DRUN, { name = R.name, r = R.cname, t = T.cname, sig = sig, co = mask and ", co" or "",
     reset = R.may_allocate and "if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);",
     statedoc = st and "\n * The stream state (c->x->state) moves on record by record; a record that fails\n * leaves it as it was before that record (as the stream driver does)." or "",
     sdecl = st and (R.state_cname .. " *sp = c->x->state, saved;"),
     ssave = st and "saved = *sp;",
     srestore = st and "*sp = saved;" })
+  if not mask then return loop end
+  -- the loop's body with the bits as a parameter; its doc is the wrapper's
+  local doc = loop:match("^(/%*.-) %*/\n") .. "\n * The bits of pcd_ctx.count_only are read once a run, to choose a copy of the loop\n" ..
+      " * (_drun_stored, _drun_counted): the stored one tests no array. */"
+  loop = loop:gsub("^/%*.-%*/\n", "/* The loop of " .. R.cname .. "_drun, for the count_only bits co. */\n")
+  -- one name: the counted copy's bits are a constant too; several: the bits as read (a test
+  -- per array left in the counted copy only)
+  local one = #C.count_only_used(T) == 1
+  local copies = text.render(DRUN_COPIES, { r = R.cname, which = one and "the marked arrays" or "the arrays of the bits set in co",
+    coparam = one and "" or ", uint32_t co", coval = one and mask or "co" })
+  return loop .. copies .. text.render(DRUN_CO, { doc = doc, r = R.cname, mask = mask, coarg = one and "" or ", co" })
 end
 
 -- The state's start values, from the parent's fields.
@@ -131,16 +182,17 @@ end
 function RG.glue(ir, R)
   local out = {}
   local T, PT = R.record, R.parent
-  local v = { r = R.cname, t = T.cname, name = R.name }
+  local v = { r = R.cname, t = T.cname, name = R.name,
+    cox = #C.count_only_used(T) > 0 and ", c->x->count_only" or "" }
   out[#out + 1] = text.render([[
-    pcd_status ${r}_dec(pcd_cursor *c, void *out) { return ${t}_decode_(c, out); }
+    pcd_status ${r}_dec(pcd_cursor *c, void *out) { return ${t}_decode_(c, out${cox}); }
     pcd_status ${r}_enc(pcd_sink *s, const void *in) { return ${t}_encode(s, in); }
   ]], v)
   if not R.opens then
     -- records that open regions must be decoded, not only validated
     out[#out + 1] = text.render("pcd_status ${r}_val(pcd_cursor *c) { return ${t}_validate_(c); }", v)
     out[#out + 1] = text.render(RUN, v)
-    out[#out + 1] = drun(R)
+    out[#out + 1] = drun(ir, R)
   end
   if R.has_state then out[#out + 1] = init_fn(ir, R) end
   if #R.patches > 0 then out[#out + 1] = finish_fn(R) end

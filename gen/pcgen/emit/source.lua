@@ -132,9 +132,10 @@ function S.file(ir, sha, gen_version)
   for _, R in ipairs(ir.regions) do out[#out + 1] = RG.glue(ir, R) .. "\n" end
   out[#out + 1] = "/* -------- the root -------- */\n\n"
   out[#out + 1] = text.render([[
-    pcd_status ${p}_root_dec(pcd_cursor *c, void *out) { return ${root}_decode_(c, out); }
+    pcd_status ${p}_root_dec(pcd_cursor *c, void *out) { return ${root}_decode_(c, out${co}); }
     pcd_status ${p}_root_enc(pcd_sink *s, const void *in) { return ${root}_encode(s, in); }
-  ]], { p = ir.prefix, root = ir.root.cname })
+  ]], { p = ir.prefix, root = ir.root.cname,
+    co = #C.count_only_used(ir.root) > 0 and ", c->x->count_only" or "" })
   return table.concat(out)
 end
 

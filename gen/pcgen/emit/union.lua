@@ -52,7 +52,8 @@ local function dec_case(b, U, env, c, tagv, mpre)
   elseif ty.kind == "union" and not ty.named then
     K.dec_union(b, ty, env, { member = c.member, errname = c.errname, local_ = "v_" .. c.member:gsub("%.", "_") })
   elseif ty.named and env.mode == "dec" then
-    b:f("PCD_TRY_IN(c->x, %s(%s, &%s), %s, -1);", C.dec_fn(env, ty), cur, C.out_ref(env, c.member), cstr(c.errname))
+    b:f("PCD_TRY_IN(c->x, %s(%s, &%s%s), %s, -1);", C.dec_fn(env, ty), cur, C.out_ref(env, c.member),
+      C.co_arg(env, ty), cstr(c.errname))
   elseif ty.named then
     b:f("PCD_TRY_IN(c->x, %s(%s), %s, -1);", C.elem_fn(ty, "validate"), cur, cstr(c.errname))
   else
@@ -106,7 +107,8 @@ local function split_case(b, U, env, c, tagv)
   ]], { which = dec and string.format("%s->which = %s;", env.obj, c.const),
     settag = dec and U.mode == "tag" and string.format("%s->tag = %s;", env.obj, tagv),
     skip = U.mode == "tag" and string.format("%s->p += %d;", env.cur, U.tagty.wire),
-    fn = c.ty.cname .. (dec and "_decode_" or "_validate_"), args = env.cur .. (dec and (", " .. env.obj) or "") })
+    fn = c.ty.cname .. (dec and "_decode_" or "_validate_"),
+    args = env.cur .. (dec and (", " .. env.obj .. C.co_arg(env, c.ty)) or "") })
 end
 
 function K.dec_union(b, U, env, f)

@@ -26,7 +26,8 @@ function K.dec_value(b, f, env, member, errname, local_, cur)
     K.dec_array(b, f, env, member, errname, local_)
   elseif (k == "struct" or k == "union") and ty.named then
     if env.mode == "dec" then
-      b:f("PCD_TRY_IN(c->x, %s(%s, &%s), %s, -1);", C.dec_fn(env, ty), env.cur, C.out_ref(env, member), cstr(errname))
+      b:f("PCD_TRY_IN(c->x, %s(%s, &%s%s), %s, -1);", C.dec_fn(env, ty), env.cur, C.out_ref(env, member),
+        C.co_arg(env, ty), cstr(errname))
     else
       b:f("PCD_TRY_IN(c->x, %s(%s), %s, -1);", C.elem_fn(ty, "validate"), env.cur, cstr(errname))
     end

@@ -90,7 +90,7 @@ uint64_t pcd_fx_elems_v1_event_pairs_size(pcd_ctx *x, const pcd_fx_elems_v1_even
 /* -------- event -------- */
 
 /* event */
-PCD_INLINE pcd_status pcd_fx_elems_v1_event_decode_(pcd_cursor *c, pcd_fx_elems_v1_event *out)
+PCD_INLINE pcd_status pcd_fx_elems_v1_event_decode_(pcd_cursor *c, pcd_fx_elems_v1_event *out, uint32_t co)
 {
     uint64_t n_frames = 0;
     const uint8_t *f0_frames = NULL;
@@ -107,7 +107,7 @@ PCD_INLINE pcd_status pcd_fx_elems_v1_event_decode_(pcd_cursor *c, pcd_fx_elems_
     /* frames: Each frame relative to the previous method of the block. */
     f0_frames = c->p;
     PCD_TRY(pcd_read_uleb128(c, &n_frames, "frames"));
-    if (c->x->count_only & PCD_FX_ELEMS_V1_COUNT_ONLY_FRAMES) {
+    if (co & PCD_FX_ELEMS_V1_COUNT_ONLY_FRAMES) {
         /* the consumer reads the count only (pcd_ctx.count_only): each element checked, none stored */
         PCD_TRY(pcd_check_count(c, f0_frames, n_frames, 1, "frames"));
         out->frames = NULL;
@@ -172,7 +172,7 @@ PCD_INLINE pcd_status pcd_fx_elems_v1_event_decode_(pcd_cursor *c, pcd_fx_elems_
     n_objs_raw = pcd_ld_u8(c->p);
     c->p += 1;
     n_objs = n_objs_raw;
-    if (c->x->count_only & PCD_FX_ELEMS_V1_COUNT_ONLY_OBJS) {
+    if (co & PCD_FX_ELEMS_V1_COUNT_ONLY_OBJS) {
         /* the consumer reads the count only (pcd_ctx.count_only): each element checked, none stored */
         PCD_TRY(pcd_check_count(c, f0_objs, n_objs, 1, "objs"));
         out->objs = NULL;
@@ -232,7 +232,7 @@ PCD_INLINE pcd_status pcd_fx_elems_v1_event_decode_(pcd_cursor *c, pcd_fx_elems_
     n_pairs_raw = pcd_ld_u8(c->p);
     c->p += 1;
     n_pairs = n_pairs_raw;
-    if (c->x->count_only & PCD_FX_ELEMS_V1_COUNT_ONLY_FRAMES) {
+    if (co & PCD_FX_ELEMS_V1_COUNT_ONLY_FRAMES) {
         /* the consumer reads the count only (pcd_ctx.count_only): each element checked, none stored */
         PCD_TRY(pcd_check_count(c, f0_pairs, n_pairs, 2, "pairs"));
         out->pairs = NULL;
@@ -253,7 +253,7 @@ PCD_INLINE pcd_status pcd_fx_elems_v1_event_decode_(pcd_cursor *c, pcd_fx_elems_
 
 pcd_status pcd_fx_elems_v1_event_decode(pcd_cursor *c, pcd_fx_elems_v1_event *out)
 {
-    return pcd_fx_elems_v1_event_decode_(c, out);
+    return pcd_fx_elems_v1_event_decode_(c, out, c->x->count_only);
 }
 
 /* event
@@ -643,7 +643,7 @@ uint64_t pcd_fx_elems_v1_file_size(pcd_ctx *x, const pcd_fx_elems_v1_file *in)
 
 /* -------- regions -------- */
 
-pcd_status pcd_fx_elems_v1_region_events_dec(pcd_cursor *c, void *out) { return pcd_fx_elems_v1_event_decode_(c, out); }
+pcd_status pcd_fx_elems_v1_region_events_dec(pcd_cursor *c, void *out) { return pcd_fx_elems_v1_event_decode_(c, out, c->x->count_only); }
 pcd_status pcd_fx_elems_v1_region_events_enc(pcd_sink *s, const void *in) { return pcd_fx_elems_v1_event_encode(s, in); }
 pcd_status pcd_fx_elems_v1_region_events_val(pcd_cursor *c) { return pcd_fx_elems_v1_event_validate_(c); }
 /* Validates events records back to back (the validation fast path). */
@@ -659,14 +659,9 @@ uint64_t pcd_fx_elems_v1_region_events_run(pcd_cursor *c, uint64_t max, pcd_stat
     }
     return k;
 }
-/* Decodes events records back to back into *rec and hands each to fn (the decoding
- * fast path: no call into the stream driver per record). Stops at the cursor's end,
- * after max records, at a failure (*start: where the record began), or when fn
- * returns anything but PCD_OK (*start: NULL).
- * The stream state (c->x->state) moves on record by record; a record that fails
- * leaves it as it was before that record (as the stream driver does). */
-uint64_t pcd_fx_elems_v1_region_events_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
-    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+/* The loop of pcd_fx_elems_v1_region_events_drun, for the count_only bits co. */
+PCD_INLINE uint64_t pcd_fx_elems_v1_region_events_drun_(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud, uint32_t co)
 {
     uint64_t k = 0;
     pcd_fx_elems_v1_event *out = (pcd_fx_elems_v1_event *)rec->data;
@@ -677,7 +672,7 @@ uint64_t pcd_fx_elems_v1_region_events_drun(pcd_cursor *c, uint64_t max, pcd_sta
         *start = s;
         if (c->x->arena && c->x->arena->used) pcd_arena_reset(c->x->arena);
         saved = *sp;
-        *st = pcd_fx_elems_v1_event_decode_(c, out);
+        *st = pcd_fx_elems_v1_event_decode_(c, out, co);
         if (PCD_UNLIKELY(*st != PCD_OK)) {
             *sp = saved;
             break;
@@ -693,6 +688,34 @@ uint64_t pcd_fx_elems_v1_region_events_drun(pcd_cursor *c, uint64_t max, pcd_sta
         }
     }
     return k;
+}
+/* pcd_fx_elems_v1_region_events_drun's loop with every array stored (co = 0: no test left). */
+static PCD_NOINLINE uint64_t pcd_fx_elems_v1_region_events_drun_stored(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    return pcd_fx_elems_v1_region_events_drun_(c, max, st, start, rec, fn, ud, 0);
+}
+/* pcd_fx_elems_v1_region_events_drun's loop with the arrays of the bits set in co counted, not stored. */
+static PCD_NOINLINE uint64_t pcd_fx_elems_v1_region_events_drun_counted(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud, uint32_t co)
+{
+    return pcd_fx_elems_v1_region_events_drun_(c, max, st, start, rec, fn, ud, co);
+}
+/* Decodes events records back to back into *rec and hands each to fn (the decoding
+ * fast path: no call into the stream driver per record). Stops at the cursor's end,
+ * after max records, at a failure (*start: where the record began), or when fn
+ * returns anything but PCD_OK (*start: NULL).
+ * The stream state (c->x->state) moves on record by record; a record that fails
+ * leaves it as it was before that record (as the stream driver does).
+ * The bits of pcd_ctx.count_only are read once a run, to choose a copy of the loop
+ * (_drun_stored, _drun_counted): the stored one tests no array. */
+uint64_t pcd_fx_elems_v1_region_events_drun(pcd_cursor *c, uint64_t max, pcd_status *st,
+    const uint8_t **start, pcd_record *rec, pcd_record_fn fn, void *ud)
+{
+    const uint32_t co = c->x->count_only & (PCD_FX_ELEMS_V1_COUNT_ONLY_FRAMES | PCD_FX_ELEMS_V1_COUNT_ONLY_OBJS);
+    if (co == 0)
+        return pcd_fx_elems_v1_region_events_drun_stored(c, max, st, start, rec, fn, ud);
+    return pcd_fx_elems_v1_region_events_drun_counted(c, max, st, start, rec, fn, ud, co);
 }
 void pcd_fx_elems_v1_region_events_init(void *state, const void *parent, const pcd_ctx *x)
 {
