@@ -87,13 +87,12 @@ pcd_status pcd_agg_add_slow(pcd_agg *a, pcd_thread_id thread, pcd_stack_id stack
         k = a->idx[i] - 1;
     } else {
         if (a->n >= UINT32_MAX - 1 || PCD_VEC_RESERVE(a->al, a->e, a->cap, a->n + 1) != PCD_OK ||
-            PCD_VEC_RESERVE(a->al, a->values, a->vcap, (a->n + 1) * a->n_types) != PCD_OK)
+            (a->n_types > PCD_AGG_INLINE &&
+             PCD_VEC_RESERVE(a->al, a->values, a->vcap, (a->n + 1) * a->n_types) != PCD_OK))
             return PCD_E_NOMEM;
         k = a->n++;
-        a->e[k].thread = thread;
-        a->e[k].stack = stack;
-        a->e[k].count = 0;
-        memset(a->values + k * a->n_types, 0, a->n_types * sizeof *a->values);
+        a->e[k] = (pcd_agg_entry){ .thread = thread, .stack = stack };
+        if (a->n_types > PCD_AGG_INLINE) memset(a->values + k * a->n_types, 0, a->n_types * sizeof *a->values);
         a->idx[i] = (uint32_t)k + 1;
     }
     a->last[thread] = a->recent[pcd_agg_slot(a, stack)] = (uint32_t)k + 1;
