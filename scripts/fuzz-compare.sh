@@ -24,7 +24,8 @@
 #        mojo mono heph; default all). FUZZ_COMPARE_JOBS=N: N formats at once (default 1; each
 #        format is two processes); FUZZ_COMPARE_LEVEL=user|decode: the harnesses (harness_of);
 #        FUZZ_COMPARE_SEEDS=real|one|corpus: the seeds (seeds); FUZZ_COMPARE_TIMEOUT: libFuzzer's
-#        -timeout in (wall) seconds, default 30.
+#        -timeout in (wall) seconds, default 30; FUZZ_COMPARE_OUT: where the arms' corpora go
+#        (default fuzz/out/compare).
 #        Appends to bench/fuzz-coverage.tsv (the harness is in its own column).
 set -u
 B=$1 T=${2:-600}
@@ -42,7 +43,7 @@ wall=${FUZZ_COMPARE_WALL:-0}
 # (the first try of the fourth round lost its Tachyon byte arm so). A real hang spends CPU and
 # meets the CPU budget.
 timeout=${FUZZ_COMPARE_TIMEOUT:-30}
-out="$root/fuzz/out/compare"
+out=${FUZZ_COMPARE_OUT:-"$root/fuzz/out/compare"}   # (another run at the same time: a directory of its own)
 mkdir -p "$out"
 tsv="$root/bench/fuzz-coverage.tsv"
 hz=$(getconf CLK_TCK)
