@@ -1,7 +1,7 @@
 /* tachyon_ext_fuzz.c: libFuzzer harness for Tachyon above the bytes: the checks (replay with
- * per-thread stacks, frame and string indexes) and every conversion `profcodec formats` lists
+ * per-thread stacks, frame and string indexes), info, every conversion `profcodec formats` lists
  * for it (through pcd_convert: the profile model's outputs and the format's own per-sample
- * text) on any input (extlib.c). Invariants: no crash or leak, bounded memory, exit status 0
+ * text) and one more with options drawn from the input's bytes, on any input (extlib.c). Invariants: no crash or leak, bounded memory, exit status 0
  * or 1 (never a usage, memory or internal error), and a file the checks find valid converts
  * without error. Also builds as a corpus replay program. */
 #include "extlib.h"

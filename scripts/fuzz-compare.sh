@@ -23,8 +23,9 @@
 # usage: fuzz-compare.sh BUILD CPU_SECONDS [FORMAT...]   (formats: tachyon_zstd moarvm pprof_gz
 #        mojo mono heph; default all). FUZZ_COMPARE_JOBS=N: N formats at once (default 1; each
 #        format is two processes); FUZZ_COMPARE_LEVEL=user|decode: the harnesses (harness_of);
-#        FUZZ_COMPARE_SEEDS=real|corpus: the seeds (seeds); FUZZ_COMPARE_TIMEOUT: libFuzzer's
-#        -timeout in (wall) seconds, default 30.
+#        FUZZ_COMPARE_SEEDS=real|one|corpus: the seeds (seeds); FUZZ_COMPARE_TIMEOUT: libFuzzer's
+#        -timeout in (wall) seconds, default 30; FUZZ_COMPARE_OUT: where the arms' corpora go
+#        (default fuzz/out/compare).
 #        Appends to bench/fuzz-coverage.tsv (the harness is in its own column).
 set -u
 B=$1 T=${2:-600}
@@ -42,7 +43,7 @@ wall=${FUZZ_COMPARE_WALL:-0}
 # (the first try of the fourth round lost its Tachyon byte arm so). A real hang spends CPU and
 # meets the CPU budget.
 timeout=${FUZZ_COMPARE_TIMEOUT:-30}
-out="$root/fuzz/out/compare"
+out=${FUZZ_COMPARE_OUT:-"$root/fuzz/out/compare"}   # (another run at the same time: a directory of its own)
 mkdir -p "$out"
 tsv="$root/bench/fuzz-coverage.tsv"
 hz=$(getconf CLK_TCK)
@@ -50,9 +51,9 @@ commit=$(git -C "$root" rev-parse --short HEAD)
 [ -f "$tsv" ] || printf 'date\tcommit\tformat\tharness\tcpu_budget_s\tarm\texecutions\tcpu_s\twall_s\tcov_replayed\tft_replayed\tcov_seeds\tcov_printed\tcorpus\tload_start\tload_mean\tload_end\texit\tstopped\tseeds\n' >"$tsv"
 
 # seeds of a format into DIR (files under 64 KB). FUZZ_COMPARE_SEEDS=real (the default): the
-# files real writers wrote (tests/data, the shared corpus); corpus: those and fuzz/corpus, the
-# inputs earlier byte-level campaigns kept (most of what a decoder can reach, before either arm
-# runs).
+# files real writers wrote (tests/data, the shared corpus); one: the smallest valid one alone;
+# corpus: those and fuzz/corpus, the inputs earlier byte-level campaigns kept (most of what a
+# decoder can reach, before either arm runs).
 seeds() {
     local fmt=$1 dir=$2 fam dirs
     mkdir -p "$dir"
@@ -84,6 +85,17 @@ for n in os.listdir(d):
 PY
         ;;
     esac
+    # one: the smallest of those files that `profcodec validate` finds valid, alone (what the
+    # maintainer of a new reader starts from: one small valid file; PROFCODEC, default
+    # build/profcodec)
+    if [ "$seedset" = one ]; then
+        local keep="" f
+        for f in $(ls -Sr "$dir"); do
+            if "${PROFCODEC:-$root/build/profcodec}" validate "$dir/$f" >/dev/null 2>&1; then keep=$f; break; fi
+        done
+        [ -n "$keep" ] || { echo "$fmt: no seed that profcodec validate finds valid" >&2; exit 2; }
+        find "$dir" -type f ! -name "$keep" -delete
+    fi
 }
 
 # the schema the structure-aware arm mutates (the plugin would otherwise take the first input's)

@@ -8,7 +8,11 @@
  * round (bench/RESULTS.md) found byte-level fuzzing's lead on gzip pprof there, in the
  * generated decoder's duplicate-occurrence, unknown-field and varint-length branches. The
  * forms, one a call, in one message chosen at some depth (a length-delimited field whose
- * payload reads whole as a message is descended into):
+ * payload reads whole as a message is descended into). At each depth the field is drawn by
+ * its number first (each number present as likely as another), then one of its occurrences:
+ * a profile's one mapping is as likely a target as its thousands of samples taken together
+ * (drawn by occurrence, as before, the mapping's forms were almost never written: the fourth
+ * round's coverage diff, bench/RESULTS.md):
  *   overlong    a key, a varint value or a length written in more bytes (up to ten),
  *   dup         a field written twice (a scalar: the last one wins; repeated: one more),
  *   unknown     a field of a number the message does not use, of any wire type,
@@ -151,13 +155,48 @@ static uint64_t any_value(pcd_mut *m)
     }
 }
 
+#define WIRE_MAX_NUMBERS 64    /* distinct numbers drawn among (more: the later ones as the last) */
+
+/* A field of fs[0..nf) drawn by number, then occurrence (msgs: length-delimited ones with a
+ * payload only; skip: a number not to draw, 0: none); SIZE_MAX: none there. */
+static size_t pick_field(pcd_mut *m, const wfield *fs, size_t nf, bool msgs, uint32_t skip)
+{
+    uint32_t num[WIRE_MAX_NUMBERS];
+    size_t cnt[WIRE_MAX_NUMBERS], nn = 0;
+    for (size_t k = 0; k < nf; k++) {
+        if ((msgs && (fs[k].wt != 2 || !fs[k].vlen)) || fs[k].number == skip) continue;
+        size_t j = 0;
+        while (j < nn && num[j] != fs[k].number) j++;
+        if (j == nn) {
+            if (nn == WIRE_MAX_NUMBERS) j = nn - 1;
+            else {
+                num[nn] = fs[k].number;
+                cnt[nn++] = 0;
+            }
+        }
+        cnt[j]++;
+    }
+    if (!nn) return SIZE_MAX;
+    size_t w = (size_t)pcd_mut_below(m, nn), occ = (size_t)pcd_mut_below(m, cnt[w]);
+    for (size_t k = 0; k < nf; k++) {
+        if ((msgs && (fs[k].wt != 2 || !fs[k].vlen)) || fs[k].number == skip) continue;
+        bool in_w = fs[k].number == num[w];
+        if (!in_w && w == WIRE_MAX_NUMBERS - 1) {   /* (the bucket of the numbers beyond) */
+            in_w = true;
+            for (size_t j = 0; j + 1 < nn && in_w; j++) in_w = fs[k].number != num[j];
+        }
+        if (in_w && occ-- == 0) return k;
+    }
+    return SIZE_MAX;
+}
+
 static const char *const form_names[] = { "overlong", "dup", "unknown", "swap", "unpack", "pack" };
 
 /* one form on the message of fields fs, written to o; the form's index, -1: none applies */
 static int rewrite_here(pcd_mut *m, const wfield *fs, size_t nf, wout *o, char *what, size_t wcap)
 {
     int form = (int)pcd_mut_below(m, 6);
-    size_t i = nf ? (size_t)pcd_mut_below(m, nf) : 0;
+    size_t i = nf ? pick_field(m, fs, nf, false, 0) : 0;
     if (!nf && form != 2) return -1;
     switch (form) {
     case 0: {   /* overlong: the key, the varint value or the length */
@@ -295,13 +334,18 @@ static int rewrite(pcd_mut *m, wfield *stack, const uint8_t *p, size_t n, int de
     size_t nf;
     if (!read_message(p, n, fs, &nf)) return -1;
     if (depth < WIRE_MAX_DEPTH && nf && pcd_mut_chance(m, 0.75)) {
-        /* into a length-delimited field that reads as a message */
-        size_t i0 = (size_t)pcd_mut_below(m, nf);
-        for (size_t t = 0; t < nf && t < 64; t++) {
-            size_t i = (i0 + t) % nf;
+        /* into a length-delimited field that reads as a message: its number drawn, then an
+         * occurrence (a number none of whose tried occurrences reads as one is left out next) */
+        uint32_t skip = 0;
+        for (size_t t = 0; t < 16; t++) {
+            size_t i = pick_field(m, fs, nf, true, skip);
+            if (i == SIZE_MAX) break;
             const wfield *f = &fs[i];
             size_t sub;
-            if (f->wt != 2 || !f->vlen || !read_message(f->val, f->vlen, fs + WIRE_MAX_FIELDS, &sub)) continue;
+            if (!read_message(f->val, f->vlen, fs + WIRE_MAX_FIELDS, &sub)) {
+                if (t % 4 == 3) skip = f->number;
+                continue;
+            }
             size_t pl = strlen(path);
             snprintf(path + pl, pcap - pl, "%s%u[%zu]", pl ? "." : "", f->number, i);
             for (size_t k = 0; k < i; k++) put_field(o, &fs[k]);
