@@ -148,15 +148,16 @@ for to in ("collapsed", "html", "svg", "speedscope", "pprof", "chrome", "austin"
     refused(cut, to, [], "nothing to convert before the damage", "Tachyon damaged at its first sample --to %s" % to)
 
 # MoarVM: a valid file with no snapshot has nothing to show; a cut one nothing before the damage
-# (both were "no complete snapshot with sound references", as if invalid)
+# (both were "no complete snapshot with sound references", as if invalid; the summary wrote a file
+# of one line, "No complete snapshot.", with exit 0, and exit 1 when cut)
 nosnap = os.path.join(DATA, "..", "regress", "moarvm", "filemeta-no-snapshot.bin")
-for to in ("collapsed", "table", "html", "svg", "speedscope", "pprof"):
+for to in ("collapsed", "table", "html", "svg", "speedscope", "pprof", "summary"):
     refused(nosnap, to, [], "nothing to show: the input has no complete heap snapshot",
             "MoarVM with no snapshot --to %s" % to)
 mv = open(os.path.join(DATA, "moarvm", "synthetic-three.mvmheap"), "rb").read()
 mvcut = os.path.join(WORK, "moarvm_cut_in_first_snapshot.mvmheap")
 open(mvcut, "wb").write(mv[:len(mv) // 4])
-for to in ("collapsed", "table"):
+for to in ("collapsed", "table", "summary"):
     rc, err, data = convert(mvcut, to)
     check(rc == 1 and data is None and "nothing to convert before the damage (no complete heap snapshot before it)" in err
           and "sound references" not in err,

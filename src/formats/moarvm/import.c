@@ -440,16 +440,6 @@ static pcd_status moarvm_record(void *ctx, const pcd_record *rec)
     return PCD_OK;
 }
 
-/* No snapshot to convert. A file with no complete snapshot at all (a filemeta block and nothing
- * after it, or damage before the first snapshot's end) has nothing to show; one whose complete
- * snapshots all have unsound references is invalid. */
-static pcd_status no_snapshot(const mimport *m, pcd_job *j)
-{
-    if (m->complete) return pcd_job_fail(j, PCD_E_INVALID, "no complete snapshot with sound references");
-    if (j->damaged) return pcd_job_fail(j, PCD_E_EMPTY, "nothing to convert before the damage (no complete heap snapshot before it)");
-    return pcd_job_fail(j, PCD_E_EMPTY, "nothing to show: the input has no complete heap snapshot");
-}
-
 static pcd_status moarvm_end(void *ctx, pcd_status st)
 {
     mimport *m = ctx;
@@ -471,7 +461,7 @@ static pcd_status moarvm_end(void *ctx, pcd_status st)
                               "out of memory for the dominator tree of snapshot %" PRIu64 " (raise --max-memory)",
                               m->last_index);
         else if (!m->n_part)
-            st = no_snapshot(m, j);
+            st = pcd_moarvm_no_snapshot(j, m->complete);
         if (st == PCD_OK) {
             if (m->unsound) j->damaged = true;
             st = emit_every(m, p, c);
@@ -491,7 +481,7 @@ static pcd_status moarvm_end(void *ctx, pcd_status st)
                               "no complete snapshot %" PRIu64 " with sound references (%" PRIu64 " complete)", m->index,
                               m->complete);
         else
-            st = no_snapshot(m, j);
+            st = pcd_moarvm_no_snapshot(j, m->complete);
     }
     if (st != PCD_OK) goto done;
     if (!m->last_sound) {

@@ -415,10 +415,11 @@ static pcd_status summary_end(void *ctx, pcd_status st)
     pcd_moarvm_col *c = m->c;
     if (!c) return st; /* begin failed before anything was taken */
     if (st == PCD_OK) pcd_moarvm_col_after(c, j->r);
-    if (st == PCD_OK && cv->st == PCD_OK && cv->snapshots == 0) cv->st = putf(cv->s, "No complete snapshot.\n");
     if (st == PCD_OK && cv->st == PCD_OK && pcd_moarvm_col_oom(c)) cv->st = PCD_E_NOMEM;
     pcd_moarvm_col_free(c);
     if (st != PCD_OK) return st;
+    /* every complete snapshot is summed, sound or not: none is nothing to show */
+    if (cv->st == PCD_OK && cv->snapshots == 0) return pcd_moarvm_no_snapshot(j, 0);
     if (cv->st == PCD_E_NOMEM)
         return pcd_job_fail(j, cv->st, "out of memory for the summary's tables (raise --max-memory)");
     if (cv->st != PCD_OK) return pcd_job_fail(j, cv->st, "cannot write the output: %s", pcd_status_name(cv->st));

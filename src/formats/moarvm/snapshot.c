@@ -503,3 +503,11 @@ bool pcd_moarvm_col_incomplete(const pcd_moarvm_col *c, uint64_t *index, uint64_
 
 uint64_t pcd_moarvm_col_last_block(const pcd_moarvm_col *c) { return c->last_block_start; }
 bool pcd_moarvm_col_oom(const pcd_moarvm_col *c) { return c->oom; }
+
+pcd_status pcd_moarvm_no_snapshot(pcd_job *j, uint64_t complete)
+{
+    if (complete) return pcd_job_fail(j, PCD_E_INVALID, "no complete snapshot with sound references");
+    if (j->damaged)
+        return pcd_job_fail(j, PCD_E_EMPTY, "nothing to convert before the damage (no complete heap snapshot before it)");
+    return pcd_job_fail(j, PCD_E_EMPTY, "nothing to show: the input has no complete heap snapshot");
+}

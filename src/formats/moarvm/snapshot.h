@@ -119,6 +119,12 @@ bool pcd_moarvm_col_incomplete(const pcd_moarvm_col *c, uint64_t *index, uint64_
  * loop returned PCD_OK: c is finished when r was read to its end (not after damage). */
 void pcd_moarvm_col_after(pcd_moarvm_col *c, pcd_reader *r);
 
+/* A conversion with no complete snapshot to take: PCD_E_EMPTY (nothing to show, or nothing before
+ * the damage when j is marked damaged) when the input has no complete snapshot at all; with
+ * `complete` complete snapshots whose references are all unsound, PCD_E_INVALID. The job's
+ * message says which. */
+pcd_status pcd_moarvm_no_snapshot(pcd_job *j, uint64_t complete);
+
 /* The rows of the type and frame tables read so far: a type's name; a static frame's name,
  * file and line (a string whose index is past the strings has ptr NULL). False when the row
  * is past its table. */
