@@ -242,11 +242,19 @@ static void c_record(void *ctx, const pcd_record *rec, pcd_report_fn fn, void *u
         break;
     case PCD_PPROF_V1_PROFILE_FIELD_SAMPLE: {
         const pcd_pprof_v1_sample *s = &r->u.sample;
+        /* refer()'s bit test with the bitmap held in registers (id 0's bit is never set) */
+        const uint64_t *bits = c->bits[K_LOCATION];
+        uint64_t nbits = c->bits_n[K_LOCATION];
         for (size_t i = 0; i < s->n_location_id; i++) {
-            if (s->location_id[i] == 0)
+            uint64_t id = s->location_id[i];
+            if (PCD_LIKELY(id < nbits && (bits[id >> 6] >> (id & 63) & 1))) continue;
+            if (id == 0) {
                 report(fn, ud, off, "sample", "location_id", "a location id (nonzero)", PCD_FOUND_UINT, 0);
-            else
-                refer(c, K_LOCATION, s->location_id[i], off, 2);
+            } else {
+                refer_slow(c, K_LOCATION, id, off, 2);
+                bits = c->bits[K_LOCATION];
+                nbits = c->bits_n[K_LOCATION];
+            }
         }
         for (size_t i = 0; i < s->n_label; i++) {
             index_of(c, s->label[i].has_key, s->label[i].key, off, "sample.label.key", fn, ud);
