@@ -156,7 +156,9 @@ static void define(pcheck *c, int kind, bool has, uint64_t id, uint64_t offset, 
 }
 
 /* Makes the bitmap of kind cover id when it stays no larger than rs's keys would be for the
- * ids it covers; false when it does not (the hash table then takes the reference). */
+ * ids it covers; false when it does not (the hash table then takes the reference). The caller
+ * has ruled out the ids that cannot fit (id / 64 at least rs's slots), cheaply: writers that
+ * use addresses or hashes as ids (Julia's PProf.jl) reach the hash table on every reference. */
 static PCD_NOINLINE bool bits_grow(pcheck *c, int kind, uint64_t id)
 {
     uint64_t n = c->bits_n[kind] ? c->bits_n[kind] : 512;
@@ -182,7 +184,7 @@ static PCD_NOINLINE void refer_slow(pcheck *c, int kind, uint64_t id, uint64_t o
         refset *r = &c->rs;
         uint64_t k = (uint64_t)kind << 61 | id;
         uint64_t *hot = &c->recent[(k ^ k >> 8 ^ k >> 61) & 255];
-        if (id < c->bits_n[kind] || bits_grow(c, kind, id))
+        if (id < c->bits_n[kind] || ((id >> 6) < (c->rs.cap > 64 ? c->rs.cap : 64) && bits_grow(c, kind, id)))
             c->bits[kind][id >> 6] |= UINT64_C(1) << (id & 63);   /* in rs below, or oom */
         if (PCD_LIKELY(*hot == k)) return;
         *hot = k;
