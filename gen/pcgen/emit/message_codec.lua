@@ -351,7 +351,8 @@ end
 -- message. The values go into *out (singular ones) and into buffers on the stack (repeated
 -- ones; a message's bytes are noted, not read), as long as every field is a known one, each
 -- singular field comes at most once and the arrays stay small (FAST_MAX scalars, FAST_MAX_REF
--- strings or messages, FAST_RUNS runs of the layout): what writers do. Then the arena takes the
+-- strings or messages, FAST_RUNS runs of the layout, or a few more than the message has fields):
+-- what writers do. Then the arena takes the
 -- same arrays in the same order as the general path's (so that a limit fails the same way and
 -- the same memory is taken), the buffers are copied and the messages filled in wire order.
 -- Anything else goes back to the start and takes the general two passes; nothing is taken
@@ -379,11 +380,13 @@ local function fast_ok(M)
   return nrep <= 4 and nmsg <= 1
 end
 
+local function fast_runs(M) return math.max(FAST_RUNS, #M.fields + 4) end
+
 local function fast_case(b, M, F, i, packed, flat)
   local key = packed and F.key_packed or F.key
   local run = (F.number << 1) | (packed and 1 or 0)
   local k, bf = "k_" .. F.name, "b_" .. F.name
-  local push = string.format("if (!pcd_pb_runs_push(runs_, &nr_, %d, %d, 1)) goto general_;", FAST_RUNS, run)
+  local push = string.format("if (!pcd_pb_runs_push(runs_, &nr_, %d, %d, 1)) goto general_;", fast_runs(M), run)
   local scalar = F.ty.kind == "pb"
   if not F.repeated then
     b:f("case %s: /* %s */", hex(key), F.name)
@@ -436,7 +439,7 @@ local function fast_case(b, M, F, i, packed, flat)
         b:f("%s++;", k)
       end)
       b:l("}")
-      b:f("if (!pcd_pb_runs_push(runs_, &nr_, %d, %d, (uint32_t)(%s - k0))) goto general_;", FAST_RUNS, run, k)
+      b:f("if (!pcd_pb_runs_push(runs_, &nr_, %d, %d, (uint32_t)(%s - k0))) goto general_;", fast_runs(M), run, k)
     else
       b:f("if (%s == %d) goto general_;", k, FAST_MAX_REF)
       if F.ty.kind == "bytes" then
@@ -476,7 +479,7 @@ local function fast_fill(M, canon_conds)
       b:l("bool canon_ = true;")
       b:l("int last_ = -1;")
     else
-      b:f("pcd_pb_run runs_[%d];", FAST_RUNS)
+      b:f("pcd_pb_run runs_[%d];", fast_runs(M))
     end
     b:l("size_t nr_ = 0;")
     b:l("while (c->p < c->end) {")
