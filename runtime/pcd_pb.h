@@ -161,6 +161,20 @@ PCD_INLINE void pcd_pb_runs_add(pcd_pb_run *runs, size_t *n, uint32_t field, uin
     (*n)++;
 }
 
+/* pcd_pb_runs_add into a buffer of cap runs: false when it is full. */
+PCD_INLINE bool pcd_pb_runs_push(pcd_pb_run *runs, size_t *n, size_t cap, uint32_t field, uint32_t count)
+{
+    if (!(field & 1) && *n && runs[*n - 1].field == field && runs[*n - 1].count < UINT32_MAX) {
+        runs[*n - 1].count++;
+        return true;
+    }
+    if (*n == cap) return false;
+    runs[*n].field = field;
+    runs[*n].count = count;
+    (*n)++;
+    return true;
+}
+
 /* The canonical form, run by run: does the recorded run at *i say (field, count)? A count of
  * 0 expects nothing. */
 PCD_INLINE bool pcd_pb_canon(const pcd_pb_run *runs, size_t n, size_t *i, uint32_t field, uint64_t count)

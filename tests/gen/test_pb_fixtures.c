@@ -257,6 +257,88 @@ static void check_scalar(size_t i, const pcd_record *rec, void *ud)
     }
 }
 
+/* The whole message decoded at once (pcd_fx_pb_scalars_v1_all_decode), into an arena on the
+ * caller's block. */
+static void decode_all(const uint8_t *p, size_t n, pcd_fx_pb_scalars_v1_all *out, uint8_t *block, size_t size)
+{
+    pcd_arena a;
+    pcd_arena_init(&a, block, size, NULL, 0);
+    pcd_ctx x;
+    pcd_ctx_init(&x, &a);
+    pcd_cursor c = pcd_cursor_make(&x, p, n, 0, true);
+    pcd_status st = pcd_fx_pb_scalars_v1_all_decode(&c, out);
+    if (st != PCD_OK) {
+        char msg[256];
+        pcd_error_format(&x.err, msg, sizeof msg);
+        print_error("%s\n", msg);
+    }
+    assert_int_equal(st, PCD_OK);
+    assert_ptr_equal(c.p, p + n);
+}
+
+static void check_all(const pcd_fx_pb_scalars_v1_all *m)
+{
+    assert_true(m->has_i32 && m->i32 == -1 && m->has_i64 && m->i64 == -2 && m->has_u32 && m->u32 == UINT32_MAX);
+    assert_true(m->has_u64 && m->u64 == 300 && m->has_s32 && m->s32 == -1 && m->has_s64 && m->s64 == -3);
+    assert_true(m->has_flag && m->flag && m->has_color && m->color == 2);
+    assert_true(m->has_f32 && m->f32 == 0x11223344 && m->has_f64 && m->f64 == 0x0807060504030201ull);
+    assert_true(m->has_sf32 && m->sf32 == -1 && m->has_sf64 && m->sf64 == -2);
+    assert_true(m->has_fl && m->fl == 1.5f && m->has_db && m->db == 0.0);
+    assert_int_equal(m->n_many, 3);
+    assert_true(m->many[0] == 1 && m->many[1] == -1 && m->many[2] == 2);
+    assert_int_equal(m->n_flags, 2);
+    assert_true(m->flags[0] && !m->flags[1]);
+    assert_int_equal(m->n_fixed, 2);
+    assert_true(m->fixed[0] == 1 && m->fixed[1] == 2);
+    assert_true(m->has_big && m->big == 7);
+}
+
+/* The filler's one pass (every field a known one, singular ones once: issue 26, i26aa) and its
+ * general two passes (after a field it does not name, or a singular field written twice) give
+ * the same message, the same layout where the order is the schema's and where it is not. */
+static void test_pb_fill_paths(void **state)
+{
+    (void)state;
+    static uint8_t b1[4096], b2[4096];
+    pb p = { .n = 0 };
+    scalar_bytes(&p);
+    size_t known = p.n - 3;   /* without field 99 (its two-byte key and its value, last) */
+    pcd_fx_pb_scalars_v1_all fast, general;
+    decode_all(p.b, known, &fast, b1, sizeof b1);
+    check_all(&fast);
+    assert_int_equal(fast.n_unknown_, 0);
+    assert_int_equal(fast.layout_.n, 0);
+    decode_all(p.b, p.n, &general, b2, sizeof b2);
+    check_all(&general);
+    assert_int_equal(general.n_unknown_, 1);
+    assert_int_equal(general.unknown_[0].number, 99);
+    assert_int_equal(general.layout_.n, 0);   /* unknown fields last: still canonical */
+
+    /* big (field 2000) first: not the schema's order, the layout kept, by both paths */
+    pb q = { .n = 0 };
+    vfield(&q, 2000, 7);
+    put(&q, p.b, known - 3);   /* every field but big (its two-byte key and value, last) */
+    decode_all(q.b, q.n, &fast, b1, sizeof b1);
+    check_all(&fast);
+    assert_int_equal(fast.layout_.n, 18);   /* 2000, then 1 .. 14, 15 packed, 16 twice, 17 packed */
+    assert_int_equal(fast.layout_.runs[0].field, PCD_PB_RUN(2000, 0));
+    assert_int_equal(fast.layout_.runs[1].field, PCD_PB_RUN(1, 0));
+    assert_int_equal(fast.layout_.runs[15].field, PCD_PB_RUN(15, 1));
+    assert_int_equal(fast.layout_.runs[15].count, 3);
+    assert_int_equal(fast.layout_.runs[16].field, PCD_PB_RUN(16, 0));
+    assert_int_equal(fast.layout_.runs[16].count, 2);
+    vfield(&q, 2000, 7);   /* big again: the first one is kept raw, by the general path */
+    decode_all(q.b, q.n, &general, b2, sizeof b2);
+    check_all(&general);
+    assert_int_equal(general.n_unknown_, 1);
+    assert_int_equal(general.unknown_[0].number, 2000);
+    assert_int_equal(general.layout_.n, 19);
+    for (size_t i = 0; i < 18; i++) {
+        assert_int_equal(general.layout_.runs[i].field, fast.layout_.runs[i].field);
+        assert_int_equal(general.layout_.runs[i].count, fast.layout_.runs[i].count);
+    }
+}
+
 static void test_pb_scalars(void **state)
 {
     (void)state;
@@ -508,6 +590,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pb_scalars),
+        cmocka_unit_test(test_pb_fill_paths),
         cmocka_unit_test(test_pb_nested),
         cmocka_unit_test(test_pb_recursive),
     };

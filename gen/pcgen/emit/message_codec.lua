@@ -346,6 +346,206 @@ local function fill_case(b, M, F, packed)
   end)
 end
 
+-- fill in one pass, where it can (value_type, label, sample, ...): a message whose singular
+-- fields are scalars or strings and whose repeated ones scalars, strings or one kind of
+-- message. The values go into *out (singular ones) and into buffers on the stack (repeated
+-- ones; a message's bytes are noted, not read), as long as every field is a known one, each
+-- singular field comes at most once and the arrays stay small (FAST_MAX scalars, FAST_MAX_REF
+-- strings or messages, FAST_RUNS runs of the layout, or a few more than the message has fields):
+-- what writers do. Then the arena takes the
+-- same arrays in the same order as the general path's (so that a limit fails the same way and
+-- the same memory is taken), the buffers are copied and the messages filled in wire order.
+-- Anything else goes back to the start and takes the general two passes; nothing is taken
+-- from the arena before that is decided.
+local FAST_MAX, FAST_MAX_REF, FAST_RUNS = 128, 32, 16
+
+local function fast_ok(M)
+  if #M.fields == 0 then return false end
+  local nrep, nmsg = 0, 0
+  for _, F in ipairs(M.fields) do
+    local k = F.ty.kind
+    if F.repeated then
+      nrep = nrep + 1
+      if k == "message" then
+        if F.guard then return false end
+        nmsg = nmsg + 1
+      elseif k ~= "pb" and k ~= "bytes" then
+        return false
+      end
+    elseif k ~= "pb" and k ~= "bytes" then
+      return false
+    end
+  end
+  -- (the buffers are on the stack; messages of one repeated field only, filled in wire order)
+  return nrep <= 4 and nmsg <= 1
+end
+
+local function fast_runs(M) return math.max(FAST_RUNS, #M.fields + 4) end
+
+local function fast_case(b, M, F, i, packed, flat)
+  local key = packed and F.key_packed or F.key
+  local run = (F.number << 1) | (packed and 1 or 0)
+  local k, bf = "k_" .. F.name, "b_" .. F.name
+  local push = string.format("if (!pcd_pb_runs_push(runs_, &nr_, %d, %d, 1)) goto general_;", fast_runs(M), run)
+  local scalar = F.ty.kind == "pb"
+  if not F.repeated then
+    b:f("case %s: /* %s */", hex(key), F.name)
+    b:nest(function()
+      b:f("if (out->has_%s) goto general_;", F.name)
+      if scalar then
+        b:l(scalar_read(F.ty, "c", "out->" .. F.member, "NULL"))
+      else
+        b:l("{")
+        b:l("    pcd_cursor p = { 0 };")
+        b:l("    PCD_TRY(pcd_pb_len(c, &p, NULL));")
+        b:f("    out->%s.ptr = p.p;", F.member)
+        b:f("    out->%s.len = (size_t)(p.end - p.p);", F.member)
+        b:l("}")
+      end
+      b:f("out->has_%s = true;", F.name)
+      if flat then
+        -- each field once, none unknown: canonical when they come in the schema's order
+        b:f("if (%d < last_) canon_ = false;", i)
+        b:f("last_ = %d;", i)
+        b:f("seen_[nr_++] = %d;", run)
+      else
+        b:l(push)
+      end
+      b:l("break;")
+    end)
+    return
+  end
+  if scalar and not packed then
+    b:f("case %s: /* %s */", hex(key), F.name)
+    b:nest(function()
+      b:f("if (%s == %d) goto general_;", k, FAST_MAX)
+      b:l(scalar_read(F.ty, "c", bf .. "[" .. k .. "]", "NULL"))
+      b:f("%s++;", k)
+      b:l(push)
+      b:l("break;")
+    end)
+    return
+  end
+  b:f("case %s: { /* %s */", hex(key), F.name .. (packed and ", a packed run" or ""))
+  b:nest(function()
+    b:l("pcd_cursor p = { 0 };")
+    b:l("PCD_TRY(pcd_pb_len(c, &p, NULL));")
+    if packed then
+      b:f("size_t k0 = %s;", k)
+      b:l("while (p.p < p.end) {")
+      b:nest(function()
+        b:f("if (%s == %d) goto general_;", k, FAST_MAX)
+        b:l(scalar_read(F.ty, "&p", bf .. "[" .. k .. "]", "NULL"))
+        b:f("%s++;", k)
+      end)
+      b:l("}")
+      b:f("if (!pcd_pb_runs_push(runs_, &nr_, %d, %d, (uint32_t)(%s - k0))) goto general_;", fast_runs(M), run, k)
+    else
+      b:f("if (%s == %d) goto general_;", k, FAST_MAX_REF)
+      if F.ty.kind == "bytes" then
+        b:f("%s[%s].ptr = p.p;", bf, k)
+        b:f("%s[%s].len = (size_t)(p.end - p.p);", bf, k)
+      else
+        b:f("%s[%s][0] = p.p;", bf, k)
+        b:f("%s[%s][1] = p.end;", bf, k)
+      end
+      b:f("%s++;", k)
+      b:l(push)
+    end
+    b:l("break;")
+  end)
+  b:l("}")
+end
+
+local function fast_fill(M, canon_conds)
+  local flat = true
+  for _, F in ipairs(M.fields) do if F.repeated then flat = false end end
+  local b = buf(1)
+  b:l("/* one pass while every field is a known one, singular ones once, arrays small */")
+  b:l("{")
+  b:nest(function()
+    for _, F in ipairs(M.fields) do
+      if F.repeated then
+        if F.ty.kind == "message" then
+          b:f("const uint8_t *b_%s[%d][2];", F.name, FAST_MAX_REF)
+        else
+          b:f("%s b_%s[%d];", F.elem_ctype, F.name, F.ty.kind == "pb" and FAST_MAX or FAST_MAX_REF)
+        end
+        b:f("size_t k_%s = 0;", F.name)
+      end
+    end
+    if flat then
+      b:f("uint32_t seen_[%d];", #M.fields)
+      b:l("bool canon_ = true;")
+      b:l("int last_ = -1;")
+    else
+      b:f("pcd_pb_run runs_[%d];", fast_runs(M))
+    end
+    b:l("size_t nr_ = 0;")
+    b:l("while (c->p < c->end) {")
+    b:nest(function()
+      b:l("uint32_t key = 0;")
+      b:l("PCD_TRY(pcd_pb_read_key(c, &key, NULL));")
+      b:l("switch (key) {")
+      for i, F in ipairs(M.fields) do
+        fast_case(b, M, F, i - 1, false, flat)
+        if F.packable then fast_case(b, M, F, i - 1, true, flat) end
+      end
+      b:l("default:")
+      b:l("    goto general_;")
+      b:l("}")
+    end)
+    b:l("}")
+    for _, F in ipairs(M.fields) do
+      if F.repeated then
+        b:f("PCD_TRY(pcd_alloc_array(c, start, k_%s, sizeof(%s), 0, (void **)&out->%s, %s));", F.name,
+          F.elem_ctype, F.member, cstr(F.errname))
+      end
+    end
+    b:l('PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));')
+    for _, F in ipairs(M.fields) do
+      if F.repeated and F.ty.kind ~= "message" then
+        b:f("if (k_%s) memcpy(out->%s, b_%s, k_%s * sizeof *out->%s);", F.name, F.member, F.name, F.name, F.member)
+        b:f("out->n_%s = k_%s;", F.name, F.name)
+      elseif F.repeated then
+        b:f("for (size_t j = 0; j < k_%s; j++) {", F.name)
+        b:nest(function()
+          b:l("pcd_cursor p = { 0 };")
+          b:f("p.p = b_%s[j][0];", F.name)
+          b:f("p.end = b_%s[j][1];", F.name)
+          b:l("p.x = c->x;")
+          b:l("p.hard = true;")
+          b:f("PCD_TRY(%s_fill_(&p, &out->%s[j]));", F.ty.cname, F.member)
+          b:f("out->n_%s++;", F.name)
+        end)
+        b:l("}")
+      end
+    end
+    if flat then
+      b:l("if (!canon_) {")
+      b:l("    for (size_t j = 0; j < nr_; j++) {")
+      b:l("        out->layout_.runs[j].field = seen_[j];")
+      b:l("        out->layout_.runs[j].count = 1;")
+      b:l("    }")
+      b:l("    out->layout_.n = nr_;")
+      b:l("}")
+    else
+      b:l("if (nr_) memcpy(out->layout_.runs, runs_, nr_ * sizeof *runs_);")
+      b:l("out->layout_.n = nr_;")
+      b:l("size_t i = 0, n = out->layout_.n;")
+      b:l("const pcd_pb_run *r = out->layout_.runs;")
+      b:l("if (" .. table.concat(canon_conds, " &&\n            ") .. ")")
+      b:l("    out->layout_.n = 0;")
+    end
+    b:l("return PCD_OK;")
+  end)
+  b:l("}")
+  b:l("general_:")
+  b:l("c->p = start;")
+  b:l("memset(out, 0, sizeof *out);")
+  return b:text()
+end
+
 local function fill_fn(M)
   local decl, pass1, alloc, pass2, canon = buf(1), buf(1), buf(1), buf(1), buf(1)
   for _, F in ipairs(M.fields) do
@@ -407,7 +607,7 @@ local function fill_fn(M)
   end)
   pass2:l("}")
   -- the canonical form?
-  local conds = {}
+  local conds, fconds = {}, {}
   if #dups > 0 then
     -- a singular field written twice: only the layout says which value came last
     conds[#conds + 1] = "!twice"
@@ -421,11 +621,16 @@ local function fill_fn(M)
   end
   conds[#conds + 1] = "pcd_pb_canon_other(r, n, &i, out->unknown_, out->n_unknown_)"
   conds[#conds + 1] = "i == n"
+  for j = (#dups > 0 and 2 or 1), #conds do
+    if conds[j]:match("^pcd_pb_canon_other") then fconds[#fconds + 1] = "i == n" break end
+    fconds[#fconds + 1] = conds[j]
+  end
   canon:l("/* the layout is kept only when it is not the canonical form */")
   canon:l("size_t i = 0, n = out->layout_.n;")
   canon:l("const pcd_pb_run *r = out->layout_.runs;")
   canon:l("if (" .. table.concat(conds, " &&\n        ") .. ")")
   canon:l("    out->layout_.n = 0;")
+  local fast = fast_ok(M) and fast_fill(M, fconds) or ""
   return text.render([[
     /* ${name}: fills *out from bytes ${T}_validate_ accepted: counts each field's elements,
      * makes room for them in the arena, then reads the values and the runs they came in. */
@@ -435,13 +640,14 @@ local function fill_fn(M)
         pcd_pb_runc rc = PCD_PB_RUNC_INIT;
     ${decls}
         memset(out, 0, sizeof *out);
+    ${fast}
     ${pass1}
     ${alloc}
     ${pass2}
     ${canon}
         return PCD_OK;
     }
-  ]], { name = M.tname, T = M.cname, decls = decl:text(), pass1 = pass1:text(), alloc = alloc:text(),
+  ]], { name = M.tname, T = M.cname, decls = decl:text(), fast = fast, pass1 = pass1:text(), alloc = alloc:text(),
     pass2 = pass2:text(), canon = canon:text() })
 end
 

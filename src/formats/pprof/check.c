@@ -35,6 +35,12 @@ typedef struct pcheck {
     pcd_hmap ids;          /* (kind, id) -> v0: offset of its definition */
     refset rs;
     uint64_t recent[256];  /* keys found in rs lately (direct-mapped): most references repeat */
+    /* A bit per id of each kind already in rs, for ids below bits_n[kind] (a power of two):
+     * writers number their ids 1, 2, 3, ..., so a reference is one bit test, the hash table
+     * reached once per distinct id, in the same order as without it (the errors at the end
+     * walk rs, whose contents and order do not change). Kept no larger than rs itself. */
+    uint64_t *bits[4];
+    uint64_t bits_n[4];
     pcd_hmap refs;         /* (kind, id) of ids >= 2^61 -> v0: offset, v1: its path */
     uint64_t n_strings;
     bool first_string_seen;
@@ -78,6 +84,8 @@ static void c_fini(void *ctx)
     pcd_hmap_free(&c->refs);
     if (c->rs.k) pcd_alloc_free(c->al, c->rs.k, c->rs.cap * sizeof *c->rs.k);
     if (c->rs.off) pcd_alloc_free(c->al, c->rs.off, c->rs.cap * sizeof *c->rs.off);
+    for (int k = 0; k < 4; k++)
+        if (c->bits[k]) pcd_alloc_free(c->al, c->bits[k], c->bits_n[k] / 8);
 }
 
 static size_t rs_slot(const refset *r, uint64_t k)
@@ -147,12 +155,37 @@ static void define(pcheck *c, int kind, bool has, uint64_t id, uint64_t offset, 
     s->v0 = offset;
 }
 
-static void refer(pcheck *c, int kind, uint64_t id, uint64_t offset, int path)
+/* Makes the bitmap of kind cover id when it stays no larger than rs's keys would be for the
+ * ids it covers; false when it does not (the hash table then takes the reference). The caller
+ * has ruled out the ids that cannot fit (id / 64 at least rs's slots), cheaply: writers that
+ * use addresses or hashes as ids (Julia's PProf.jl) reach the hash table on every reference. */
+static PCD_NOINLINE bool bits_grow(pcheck *c, int kind, uint64_t id)
+{
+    uint64_t n = c->bits_n[kind] ? c->bits_n[kind] : 512;
+    while (n <= id) n *= 2;
+    uint64_t room = c->rs.cap > 64 ? c->rs.cap : 64;   /* bits: 64 per slot of rs (8 bytes) */
+    if (n / 64 > room) return false;
+    uint64_t *b = pcd_alloc_get(c->al, (size_t)(n / 8));
+    if (!b) return false;
+    memset(b, 0, (size_t)(n / 8));
+    if (c->bits[kind]) {
+        memcpy(b, c->bits[kind], (size_t)(c->bits_n[kind] / 8));
+        pcd_alloc_free(c->al, c->bits[kind], (size_t)(c->bits_n[kind] / 8));
+    }
+    c->bits[kind] = b;
+    c->bits_n[kind] = n;
+    return true;
+}
+
+/* The reference into rs (or, for ids of 2^61 and more, the hmap): the first record naming it. */
+static PCD_NOINLINE void refer_slow(pcheck *c, int kind, uint64_t id, uint64_t offset, int path)
 {
     if (PCD_LIKELY(id < (UINT64_C(1) << 61) && offset < (UINT64_C(1) << 62))) {
         refset *r = &c->rs;
         uint64_t k = (uint64_t)kind << 61 | id;
         uint64_t *hot = &c->recent[(k ^ k >> 8 ^ k >> 61) & 255];
+        if (id < c->bits_n[kind] || ((id >> 6) < (c->rs.cap > 64 ? c->rs.cap : 64) && bits_grow(c, kind, id)))
+            c->bits[kind][id >> 6] |= UINT64_C(1) << (id & 63);   /* in rs below, or oom */
         if (PCD_LIKELY(*hot == k)) return;
         *hot = k;
         if (PCD_LIKELY(r->cap)) {
@@ -181,6 +214,12 @@ static void refer(pcheck *c, int kind, uint64_t id, uint64_t offset, int path)
     }
 }
 
+static inline void refer(pcheck *c, int kind, uint64_t id, uint64_t offset, int path)
+{
+    if (PCD_LIKELY(id < c->bits_n[kind] && (c->bits[kind][id >> 6] >> (id & 63) & 1))) return;
+    refer_slow(c, kind, id, offset, path);
+}
+
 static void c_record(void *ctx, const pcd_record *rec, pcd_report_fn fn, void *ud)
 {
     pcheck *c = ctx;
@@ -205,11 +244,19 @@ static void c_record(void *ctx, const pcd_record *rec, pcd_report_fn fn, void *u
         break;
     case PCD_PPROF_V1_PROFILE_FIELD_SAMPLE: {
         const pcd_pprof_v1_sample *s = &r->u.sample;
+        /* refer()'s bit test with the bitmap held in registers (id 0's bit is never set) */
+        const uint64_t *bits = c->bits[K_LOCATION];
+        uint64_t nbits = c->bits_n[K_LOCATION];
         for (size_t i = 0; i < s->n_location_id; i++) {
-            if (s->location_id[i] == 0)
+            uint64_t id = s->location_id[i];
+            if (PCD_LIKELY(id < nbits && (bits[id >> 6] >> (id & 63) & 1))) continue;
+            if (id == 0) {
                 report(fn, ud, off, "sample", "location_id", "a location id (nonzero)", PCD_FOUND_UINT, 0);
-            else
-                refer(c, K_LOCATION, s->location_id[i], off, 2);
+            } else {
+                refer_slow(c, K_LOCATION, id, off, 2);
+                bits = c->bits[K_LOCATION];
+                nbits = c->bits_n[K_LOCATION];
+            }
         }
         for (size_t i = 0; i < s->n_label; i++) {
             index_of(c, s->label[i].has_key, s->label[i].key, off, "sample.label.key", fn, ud);
