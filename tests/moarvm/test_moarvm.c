@@ -250,10 +250,12 @@ static void col_free(pcd_moarvm_col *c)
 }
 
 /* Reads p[0..n) with the collector; returns it (caller frees) with what was seen. */
+static bool g_full = true; /* read_file's collector in full mode (false: info's mode) */
+
 static pcd_moarvm_col *read_file(const uint8_t *p, size_t n, seen *s, bool graph)
 {
     memset(s, 0, sizeof *s);
-    pcd_moarvm_opts o = { true, graph, on_report, s, on_snap, s };
+    pcd_moarvm_opts o = { g_full, graph, on_report, s, on_snap, s };
     pcd_moarvm_col *c = col_new(&o);
     assert_non_null(c);
     pcd_alloc al;
@@ -493,6 +495,18 @@ static void spoil(int k, pcd_moarvm_snapdata *d)
         g_kind[1] = 9;
         d->kind = g_kind;
         break;
+    case 10: /* the largest string index twice, a smaller one past the strings before it */
+        memcpy(g_u64, h->descr, h->nrefs * 8);
+        g_u64[1] = (uint64_t)500 << 2 | 2;
+        g_u64[3] = (uint64_t)1000 << 2 | 2;
+        g_u64[6] = (uint64_t)1000 << 2 | 2;
+        d->descr = g_u64;
+        break;
+    case 11: /* sizes whose sum does not fit in 64 bits */
+        memcpy(g_u64, h->usize, h->n * 8);
+        g_u64[4] = UINT64_MAX - 3;
+        d->usize = g_u64;
+        break;
     case 9: /* a column shorter than colkind */
         d->n = h->n; /* colkind as is */
         memcpy(g_u64, h->usize, h->n * 8);
@@ -540,6 +554,52 @@ static void test_invariants(void **state)
         }
         col_free(c);
     }
+}
+
+/* info's mode (no per-collectable columns) sums colsize and colusize a piece at a time and
+ * finds the largest string index with a scan that stops at its first place: the same sizes,
+ * overflow and positions as full mode, and as the heaps written. */
+static void test_info_mode(void **state)
+{
+    (void)state;
+    for (int full = 0; full < 2; full++) {
+        g_full = full;
+        write_file(true, NULL);
+        seen s;
+        pcd_moarvm_col *c = read_file(file_buf, file_len, &s, false);
+        if (s.nerr || s.nwarn) dump_msgs(&s);
+        assert_int_equal(s.nerr + s.nwarn, 0);
+        const pcd_moarvm_snapshot *sn;
+        assert_int_equal(pcd_moarvm_col_snapshots(c, &sn), 3);
+        for (int k = 0; k < 3; k++) {
+            uint64_t heapsz = 0;
+            for (uint64_t i = 0; i < heaps[k].n; i++) heapsz += heaps[k].size[i] + heaps[k].usize[i];
+            assert_int_equal(sn[k].heap_size, heapsz);
+        }
+        col_free(c);
+        static const char *const want[2] = {
+            "snapshot[1].refdescr[3]: expected a string index below 24 (the strings written so far), found 1000",
+            "snapshot[1].colusize: expected sizes whose sum fits in 64 bits",
+        };
+        for (g_break = 10; g_break < 12; g_break++) {
+            write_file(true, spoil);
+            c = read_file(file_buf, file_len, &s, false);
+            if (!has_msg(&s, true, want[g_break - 10])) {
+                print_message("case %d, full %d: no \"%s\" among:\n", g_break, full, want[g_break - 10]);
+                dump_msgs(&s);
+            }
+            assert_true(has_msg(&s, true, want[g_break - 10]));
+            assert_false(has_msg(&s, true, "refdescr[1]"));
+            assert_false(has_msg(&s, true, "refdescr[6]"));
+            if (g_break == 11) {
+                assert_int_equal(pcd_moarvm_col_snapshots(c, &sn), 3);
+                assert_true(sn[1].heap_size == UINT64_MAX);
+                assert_true(sn[0].heap_size != UINT64_MAX && sn[2].heap_size != UINT64_MAX);
+            }
+            col_free(c);
+        }
+    }
+    g_full = true;
 }
 
 /* Tampered TOCs: wrong offsets and wrong self pointers are errors. */
@@ -1056,7 +1116,7 @@ int main(int argc, char **argv)
         return write_sample(argv[2], !(argc == 4 && strcmp(argv[3], "killed") == 0));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_synthetic), cmocka_unit_test(test_killed),  cmocka_unit_test(test_cut_sweep),
-        cmocka_unit_test(test_invariants), cmocka_unit_test(test_toc_tampering), cmocka_unit_test(test_collapsed),
+        cmocka_unit_test(test_invariants), cmocka_unit_test(test_info_mode), cmocka_unit_test(test_toc_tampering), cmocka_unit_test(test_collapsed),
         cmocka_unit_test(test_labels), cmocka_unit_test(test_fallback), cmocka_unit_test(test_memory_limit),
         cmocka_unit_test(test_corpus),
     };
