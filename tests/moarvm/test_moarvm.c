@@ -602,6 +602,52 @@ static void test_info_mode(void **state)
     g_full = true;
 }
 
+/* Column entries are decoded in place (schemas/moarvm/v3.lua: in_place) where they lie aligned
+ * on a little-endian host, else copied into the arena: the same count and values either way,
+ * and the same error for a piece that is not whole entries. */
+static void test_entries_in_place(void **state)
+{
+    (void)state;
+    static uint64_t store[12];
+    for (size_t shift = 0; shift < 8; shift += 3) {
+        uint8_t *src = (uint8_t *)store + shift;
+        for (int i = 0; i < 9; i++) pcd_st_u64le(src + 8 * i, UINT64_C(0x0102030405060708) * (uint64_t)(i + 1) + 3);
+        uint8_t block[256];
+        pcd_arena a;
+        pcd_arena_init(&a, block, sizeof block, NULL, 0);
+        pcd_ctx x;
+        pcd_ctx_init(&x, &a);
+        pcd_moarvm_v3_u64_entries e;
+        pcd_cursor c = pcd_cursor_make(&x, src, 72, 0, true);
+        assert_int_equal(pcd_moarvm_v3_u64_entries_decode(&c, &e), PCD_OK);
+        assert_int_equal(e.n_values, 9);
+        assert_ptr_equal(c.p, src + 72);
+        for (int i = 0; i < 9; i++) assert_true(e.values[i] == UINT64_C(0x0102030405060708) * (uint64_t)(i + 1) + 3);
+        /* aligned on this (little-endian) host: the input's own bytes; else a copy */
+        assert_true(((const uint8_t *)e.values == src) == (shift == 0 && !PCD_HOST_BIG));
+        c = pcd_cursor_make(&x, src, 0, 0, true);
+        assert_int_equal(pcd_moarvm_v3_u64_entries_decode(&c, &e), PCD_OK);
+        assert_int_equal(e.n_values, 0);
+        c = pcd_cursor_make(&x, src, 71, 100, true);
+        assert_int_equal(pcd_moarvm_v3_u64_entries_decode(&c, &e), PCD_E_SIZE);
+        assert_int_equal(x.err.offset, 100);
+        /* the limit on elements holds in place too */
+        pcd_limits lim = *x.lim;
+        lim.max_array = 8;
+        x.lim = &lim;
+        c = pcd_cursor_make(&x, src, 72, 0, true);
+        assert_int_equal(pcd_moarvm_v3_u64_entries_decode(&c, &e), PCD_E_LIMIT);
+        /* u16 entries likewise (colkind, colsize) */
+        x.lim = &pcd_default_limits;
+        pcd_moarvm_v3_u16_entries h;
+        c = pcd_cursor_make(&x, src, 18, 0, true);
+        assert_int_equal(pcd_moarvm_v3_u16_entries_decode(&c, &h), PCD_OK);
+        assert_int_equal(h.n_values, 9);
+        for (int i = 0; i < 9; i++) assert_int_equal(h.values[i], pcd_ld_u16le(src + 2 * i));
+        assert_true(((const uint8_t *)h.values == src) == (shift % 2 == 0 && !PCD_HOST_BIG));
+    }
+}
+
 /* Tampered TOCs: wrong offsets and wrong self pointers are errors. */
 static void test_toc_tampering(void **state)
 {
@@ -1116,7 +1162,7 @@ int main(int argc, char **argv)
         return write_sample(argv[2], !(argc == 4 && strcmp(argv[3], "killed") == 0));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_synthetic), cmocka_unit_test(test_killed),  cmocka_unit_test(test_cut_sweep),
-        cmocka_unit_test(test_invariants), cmocka_unit_test(test_info_mode), cmocka_unit_test(test_toc_tampering), cmocka_unit_test(test_collapsed),
+        cmocka_unit_test(test_invariants), cmocka_unit_test(test_info_mode), cmocka_unit_test(test_entries_in_place), cmocka_unit_test(test_toc_tampering), cmocka_unit_test(test_collapsed),
         cmocka_unit_test(test_labels), cmocka_unit_test(test_fallback), cmocka_unit_test(test_memory_limit),
         cmocka_unit_test(test_corpus),
     };
