@@ -502,6 +502,14 @@ static void spoil(int k, pcd_moarvm_snapdata *d)
         g_u64[6] = (uint64_t)1000 << 2 | 2;
         d->descr = g_u64;
         break;
+    case 12: /* a kind-3 description and a kind-0 one with a payload, each twice */
+        memcpy(g_u64, h->descr, h->nrefs * 8);
+        g_u64[4] = (uint64_t)9 << 2 | 3;
+        g_u64[8] = 3;
+        g_u64[5] = (uint64_t)6 << 2;
+        g_u64[9] = (uint64_t)7 << 2;
+        d->descr = g_u64;
+        break;
     case 11: /* sizes whose sum does not fit in 64 bits */
         memcpy(g_u64, h->usize, h->n * 8);
         g_u64[4] = UINT64_MAX - 3;
@@ -572,16 +580,20 @@ static void test_info_mode(void **state)
         const pcd_moarvm_snapshot *sn;
         assert_int_equal(pcd_moarvm_col_snapshots(c, &sn), 3);
         for (int k = 0; k < 3; k++) {
-            uint64_t heapsz = 0;
+            uint64_t heapsz = 0, refkinds[4] = { 0 };
             for (uint64_t i = 0; i < heaps[k].n; i++) heapsz += heaps[k].size[i] + heaps[k].usize[i];
+            for (uint64_t i = 0; i < heaps[k].nrefs; i++) refkinds[heaps[k].descr[i] & 3]++;
             assert_int_equal(sn[k].heap_size, heapsz);
+            for (int j = 0; j < 4; j++) assert_int_equal(sn[k].refkinds[j], refkinds[j]);
         }
+        assert_true(sn[0].refkinds[0] && sn[0].refkinds[1] && sn[0].refkinds[2]);
         col_free(c);
-        static const char *const want[2] = {
+        static const char *const want[3] = {
             "snapshot[1].refdescr[3]: expected a string index below 24 (the strings written so far), found 1000",
             "snapshot[1].colusize: expected sizes whose sum fits in 64 bits",
+            "snapshot[1].refdescr[4]: expected a description kind 0, 1 or 2 in the low 2 bits, found 0x27",
         };
-        for (g_break = 10; g_break < 12; g_break++) {
+        for (g_break = 10; g_break < 13; g_break++) {
             write_file(true, spoil);
             c = read_file(file_buf, file_len, &s, false);
             if (!has_msg(&s, true, want[g_break - 10])) {
@@ -591,6 +603,15 @@ static void test_info_mode(void **state)
             assert_true(has_msg(&s, true, want[g_break - 10]));
             assert_false(has_msg(&s, true, "refdescr[1]"));
             assert_false(has_msg(&s, true, "refdescr[6]"));
+            if (g_break == 12) {
+                assert_true(has_msg(&s, true, "snapshot[1].refdescr[5]: expected 0 for a description of kind 0 (unknown)"));
+                /* the kinds as written: the two kind-3 words among them */
+                uint64_t refkinds[4] = { 0 };
+                for (uint64_t i = 0; i < heaps[1].nrefs; i++) refkinds[g_u64[i] & 3]++;
+                assert_int_equal(refkinds[3], 2);
+                assert_int_equal(pcd_moarvm_col_snapshots(c, &sn), 3);
+                for (int j = 0; j < 4; j++) assert_int_equal(sn[1].refkinds[j], refkinds[j]);
+            }
             if (g_break == 11) {
                 assert_int_equal(pcd_moarvm_col_snapshots(c, &sn), 3);
                 assert_true(sn[1].heap_size == UINT64_MAX);

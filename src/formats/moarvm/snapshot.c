@@ -379,16 +379,23 @@ void pcd_moarvm_col_column_values(pcd_moarvm_col *c, int col, const void *vals, 
          * one by one */
         /* kind 3 has no name: none is written */
         enum { UNKNOWN = PCD_MOARVM_V3_REFDESCR_KIND_UNKNOWN, STRING = PCD_MOARVM_V3_REFDESCR_KIND_STRING, NONE = 3 };
-        uint64_t n0 = 0, n2 = 0, n3 = 0, odd = 0, m2 = 0;
+        /* the kinds counted by the two bits of their number (1 index, 2 string, 3 none): the
+         * low bits add up to n1 + n3, the high ones to n2 + n3; a kind-0 word with a payload
+         * leaves bits in the OR of the kind-0 words */
+        _Static_assert(PCD_MOARVM_V3_REFDESCR_KIND_INDEX == 1 && STRING == 2 && UNKNOWN == 0,
+                       "refdescr kinds numbered 0 unknown, 1 index, 2 string, 3 none");
+        uint64_t lo = 0, hi = 0, n3 = 0, z = 0, m2 = 0;
         for (size_t i = 0; i < n; i++) {
             uint64_t d = v[i], k = pcd_moarvm_v3_refdescr_kind(d);
-            n0 += k == UNKNOWN;
-            n2 += k == STRING;
+            lo += k & 1;
+            hi += k >> 1;
             n3 += k == NONE;
-            odd |= (uint64_t)(k == UNKNOWN && d != 0) | (uint64_t)(k == NONE);
+            z |= k == UNKNOWN ? d : 0;
             uint64_t sv = k == STRING ? pcd_moarvm_v3_refdescr_index(d) : 0;
             m2 = sv > m2 ? sv : m2;
         }
+        uint64_t n2 = hi - n3, n0 = n - (lo - n3) - n2 - n3;
+        bool odd = z != 0 || n3 != 0;
         /* a new largest string index (rarely any after the first piece): where it first is,
          * the scan stopping there (a string reference with index m2 is among the n) */
         col_max *sr = &c->str_ref;
