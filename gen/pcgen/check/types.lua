@@ -233,8 +233,9 @@ return function(cx)
         -- host's order and the element's alignment allow it; the consumer only reads them
         if t.in_place ~= true then
           diag(path, "in_place takes true")
-        elseif not et or et.kind ~= "int" or t.count_only ~= nil then
-          diag(path, "in_place applies to an array of integers (little-endian ones: pcgen says so; no count_only)")
+        elseif not et or et.kind ~= "int" or t.count_only ~= nil or et.byte_order
+            or (et.endian ~= nil and et.endian ~= "le") then
+          diag(path, "in_place applies to an array of little-endian integers (without count_only)")
         else
           a.in_place = true
         end
