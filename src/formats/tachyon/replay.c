@@ -68,7 +68,7 @@ static pcd_status stacks_init(pcd_tachyon_stacks *st, pcd_alloc *al)
     st->h = pcd_alloc_get(al, st->hcap * sizeof *st->h);
     if (!st->frames || !st->ids || !st->h) return PCD_E_NOMEM;
     memset(st->h, 0, st->hcap * sizeof *st->h);
-    st->ids[0] = (struct pcd_tachyon_stack){ STACK_SEED, 0, 0 };
+    st->ids[0] = (struct pcd_tachyon_stack){ STACK_SEED, 0, 0, 0 };
     st->n = 1;
     return PCD_OK;
 }
@@ -136,7 +136,7 @@ static pcd_status stacks_find(pcd_tachyon_stacks *st, const uint32_t *frames, ui
     }
     uint32_t id = st->n++;
     memcpy(st->frames + st->len, frames, d * sizeof *frames);
-    st->ids[id] = (struct pcd_tachyon_stack){ h, st->len, d };
+    st->ids[id] = (struct pcd_tachyon_stack){ h, st->len, d, 0 };
     st->len += d;
     st->h[i] = id;
     *out = id;

@@ -37,6 +37,9 @@ typedef struct pcd_tachyon_stacks {
         uint64_t hash;               /* pcd_tachyon_thread.hash[depth] */
         uint64_t off;                /* where its frames start */
         uint32_t depth;
+        uint32_t user;               /* the caller's, for this stack (0 when made): the Tachyon
+                                      * importer's model stack + 1, in the line the replay
+                                      * just read to find the stack (not an array of its own) */
     } *ids;                          /* by id */
     uint32_t n, cap_ids;
     uint32_t *h;                     /* open addressing of ids (0: empty) by hash */
