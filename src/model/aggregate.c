@@ -47,6 +47,20 @@ pcd_status pcd_agg_mix(pcd_agg *a)
     return PCD_OK;
 }
 
+pcd_status pcd_agg_add_mix(pcd_agg *a, size_t k, const uint64_t *values, uint64_t count)
+{
+    if (!a->have_per && a->n == 1 && a->e[0].count == 0) {
+        /* the first sample (nothing counted yet): its values are the ones the others are
+         * compared with (while they were 0s, samples of 0s were counted against them) */
+        memcpy(a->per, values, a->n_types * sizeof *values);
+        a->have_per = true;
+        a->e[k].count = count; /* (k is 0) */
+        return PCD_OK;
+    }
+    PCD_TRY(pcd_agg_mix(a));
+    return pcd_agg_add_to(a, k, values, count);
+}
+
 static uint64_t key_hash(pcd_thread_id t, pcd_stack_id s) { return pcd_hash2(t, s); }
 
 static pcd_status rehash(pcd_agg *a)
@@ -104,14 +118,10 @@ pcd_status pcd_agg_add_slow(pcd_agg *a, pcd_thread_id thread, pcd_stack_id stack
             return PCD_E_NOMEM;
         k = a->n++;
         a->e[k] = (pcd_agg_entry){ .thread = thread, .stack = stack };
-        if (a->mixed) memset(a->values + k * a->n_types, 0, a->n_types * sizeof *a->values);
+        if (a->mixed)
+            for (size_t t = 0; t < a->n_types; t++) a->values[k * a->n_types + t] = 0;
         a->idx[i] = (uint32_t)k + 1;
     }
     a->last[thread] = a->recent[pcd_agg_slot(a, stack)] = (uint32_t)k + 1;
-    if (!a->have_per && !a->mixed) {
-        /* the first sample: the values the others are compared with */
-        memcpy(a->per, values, a->n_types * sizeof *values);
-        a->have_per = true;
-    }
     return pcd_agg_add_to(a, k, values, count);
 }

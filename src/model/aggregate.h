@@ -28,7 +28,7 @@ typedef struct pcd_agg {
     size_t n_types;
     pcd_agg_entry *e;
     bool mixed;                    /* the samples' values differed: the sums are in `values` */
-    bool have_per;                 /* per[] holds the first sample's values */
+    bool have_per;                 /* per[] holds the first sample's values (else 0s) */
     uint64_t per[PCD_MAX_SAMPLE_TYPES]; /* while !mixed: every sample's values */
     uint64_t *values;              /* once mixed: n_types per entry, sums, saturating (signed
                                     * types' as int64_t) */
@@ -79,6 +79,9 @@ void pcd_agg_add_mixed(const pcd_agg *a, uint64_t *v, const uint64_t *values, ui
 
 /* Writes every entry's sums out (the values differ from now on). */
 pcd_status pcd_agg_mix(pcd_agg *a);
+/* pcd_agg_mix, then adds count samples of `values` to entry k (out of line: the inline add
+ * stays small where it is inlined). */
+pcd_status pcd_agg_add_mix(pcd_agg *a, size_t k, const uint64_t *values, uint64_t count);
 
 /* Adds count samples of `values` (one sample's values) to entry k. */
 PCD_INLINE pcd_status pcd_agg_add_to(pcd_agg *a, size_t k, const uint64_t *values, uint64_t count)
@@ -93,7 +96,7 @@ PCD_INLINE pcd_status pcd_agg_add_to(pcd_agg *a, size_t k, const uint64_t *value
             a->e[k].count = c;
             return PCD_OK;
         }
-        PCD_TRY(pcd_agg_mix(a));
+        return pcd_agg_add_mix(a, k, values, count);
     }
     a->e[k].count += count;
     uint64_t *v = a->values + k * a->n_types;

@@ -381,7 +381,9 @@ static pcd_status push_frames(pcd_tachyon_replay *rp, pcd_tachyon_thread *th, ui
     }
     pcd_status st = stacks_find(ss, th->frames, d, h, &th->node);
     if (PCD_UNLIKELY(st != PCD_OK)) {
-        snprintf(rp->expected, sizeof rp->expected, "memory for the distinct stacks (raise --max-memory)");
+        snprintf(rp->expected, sizeof rp->expected, "%s",
+                 st == PCD_E_LIMIT ? "at most 2^31 distinct stacks, of 2^32 frames in all"
+                                   : "memory for the distinct stacks (raise --max-memory)");
         return fail(rp, rec, st, kase, "frames", PCD_FOUND_NONE, 0);
     }
     ss->ids[from].next = th->node;
