@@ -3,7 +3,7 @@
  * (unsigned held at 2^64-1, signed at -2^63 and 2^63-1), in the order the pairs came.
  *  - uniform values (every sample the same values): the sums are values x count, and the
  *    first sample with other values writes them out, after thousands of entries (the second
- *    array grown at once) or at the very first entries;
+ *    array grown at once) or at the very first entries, also after samples of 0s;
  *  - 1, 2, 3 and 16 types, signed and unsigned, counts of 1 and more, values that saturate;
  *  - a count that would wrap (2^64 samples): the sums stay those of the sample-by-sample add. */
 #include <setjmp.h>
@@ -129,6 +129,10 @@ static void uniform_then_mixed(void **state)
     run(1, 0, one, 20000, 15000, 2, 2000, false);
     run(3, 0, three, 20000, 15000, 5, 1000, false);
     run(PCD_MAX_SAMPLE_TYPES, 0, sixteen, 5000, 4000, 3, 500, false);
+    /* samples of 0s first (counted against the 0s the aggregate starts with), then others */
+    static const uint64_t zeros[2] = { 0, 0 };
+    run(2, 0, zeros, 5000, 100, 3, 300, false);
+    run(2, 1, zeros, 5000, 1, 3, 300, false);
 }
 
 static void signed_and_saturating(void **state)
