@@ -10,6 +10,7 @@ void pcd_agg_init(pcd_agg *a, pcd_alloc *al, size_t n_types)
     memset(a, 0, sizeof *a);
     a->al = al;
     a->n_types = n_types ? n_types : 1;
+    a->mixed = a->n_types > PCD_MAX_SAMPLE_TYPES; /* (no room in per[]: summed from the start) */
 }
 
 void pcd_agg_init_types(pcd_agg *a, pcd_alloc *al, const pcd_profile *p)
@@ -32,6 +33,32 @@ void pcd_agg_free(pcd_agg *a)
     PCD_VEC_FREE(a->al, a->idx, a->idx_cap);
     PCD_VEC_FREE(a->al, a->last, a->last_cap);
     PCD_VEC_FREE(a->al, a->recent, a->recent_cap);
+}
+
+pcd_status pcd_agg_mix(pcd_agg *a)
+{
+    if (a->mixed) return PCD_OK;
+    size_t nt = a->n_types;
+    if (a->cap > SIZE_MAX / sizeof *a->values / nt) return PCD_E_NOMEM;
+    PCD_TRY(PCD_VEC_RESERVE(a->al, a->values, a->vcap, (a->cap ? a->cap : 1) * nt));
+    for (size_t i = 0; i < a->n; i++)
+        for (size_t t = 0; t < nt; t++) a->values[i * nt + t] = pcd_agg_value(a, i, t);
+    a->mixed = true;
+    return PCD_OK;
+}
+
+pcd_status pcd_agg_add_mix(pcd_agg *a, size_t k, const uint64_t *values, uint64_t count)
+{
+    if (!a->have_per && a->n == 1 && a->e[0].count == 0) {
+        /* the first sample (nothing counted yet): its values are the ones the others are
+         * compared with (while they were 0s, samples of 0s were counted against them) */
+        memcpy(a->per, values, a->n_types * sizeof *values);
+        a->have_per = true;
+        a->e[k].count = count; /* (k is 0) */
+        return PCD_OK;
+    }
+    PCD_TRY(pcd_agg_mix(a));
+    return pcd_agg_add_to(a, k, values, count);
 }
 
 static uint64_t key_hash(pcd_thread_id t, pcd_stack_id s) { return pcd_hash2(t, s); }
@@ -87,15 +114,14 @@ pcd_status pcd_agg_add_slow(pcd_agg *a, pcd_thread_id thread, pcd_stack_id stack
         k = a->idx[i] - 1;
     } else {
         if (a->n >= UINT32_MAX - 1 || PCD_VEC_RESERVE(a->al, a->e, a->cap, a->n + 1) != PCD_OK ||
-            (a->n_types > PCD_AGG_INLINE &&
-             PCD_VEC_RESERVE(a->al, a->values, a->vcap, (a->n + 1) * a->n_types) != PCD_OK))
+            (a->mixed && PCD_VEC_RESERVE(a->al, a->values, a->vcap, (a->n + 1) * a->n_types) != PCD_OK))
             return PCD_E_NOMEM;
         k = a->n++;
         a->e[k] = (pcd_agg_entry){ .thread = thread, .stack = stack };
-        if (a->n_types > PCD_AGG_INLINE) memset(a->values + k * a->n_types, 0, a->n_types * sizeof *a->values);
+        if (a->mixed)
+            for (size_t t = 0; t < a->n_types; t++) a->values[k * a->n_types + t] = 0;
         a->idx[i] = (uint32_t)k + 1;
     }
     a->last[thread] = a->recent[pcd_agg_slot(a, stack)] = (uint32_t)k + 1;
-    pcd_agg_add_to(a, k, values, count);
-    return PCD_OK;
+    return pcd_agg_add_to(a, k, values, count);
 }

@@ -5,29 +5,33 @@
  * remembers the entry of its previous sample (threads interleave, but a thread's consecutive
  * samples mostly repeat a stack), and a direct-mapped cache by stack id the entries added to
  * last (a stack is mostly one thread's). Their memory is 4 bytes a thread and 8 to 16 bytes
- * an entry. An entry is 32 bytes with the sums of up to two types in it (more types: 16 bytes
- * and 8 a type in a second array). */
+ * an entry.
+ *
+ * Uniform values: while every sample added has had the same values (a sampling profiler's
+ * samples: one interval and one sample each; Tachyon's), an entry's sums are those values
+ * times its count, and an entry is its key and count alone, 16 bytes. The first sample whose
+ * values differ writes every entry's sums out (8 bytes a type an entry, in a second array),
+ * and from then on the sums are added. Read the sums with pcd_agg_value / pcd_agg_get. */
 #ifndef PCD_MODEL_AGGREGATE_H
 #define PCD_MODEL_AGGREGATE_H
 
 #include "model/profile.h"
 
-/* The values of up to PCD_AGG_INLINE types live in the entry: the look-up and the sums then
- * touch one cache line (32 bytes an entry) instead of two arrays' lines. */
-#define PCD_AGG_INLINE 2
 typedef struct pcd_agg_entry {
     pcd_thread_id thread;
     pcd_stack_id stack;
     uint64_t count;                /* samples */
-    uint64_t v[PCD_AGG_INLINE];    /* the sums when n_types <= PCD_AGG_INLINE */
 } pcd_agg_entry;
 
 typedef struct pcd_agg {
     pcd_alloc *al;
     size_t n_types;
     pcd_agg_entry *e;
-    uint64_t *values;              /* n_types per entry when n_types > PCD_AGG_INLINE (else NULL,
-                                    * the sums in e[].v): sums, saturating (signed types' as int64_t) */
+    bool mixed;                    /* the samples' values differed: the sums are in `values` */
+    bool have_per;                 /* per[] holds the first sample's values (else 0s) */
+    uint64_t per[PCD_MAX_SAMPLE_TYPES]; /* while !mixed: every sample's values */
+    uint64_t *values;              /* once mixed: n_types per entry, sums, saturating (signed
+                                    * types' as int64_t) */
     uint32_t signed_mask;          /* bit t: type t is signed (pcd_sample_type.is_signed) */
     size_t n, cap, vcap;
     uint32_t *idx;                 /* open addressing of entries: index + 1. Not a common/hmap.c
@@ -73,11 +77,29 @@ PCD_INLINE uint64_t pcd_sat_mul_i(uint64_t v, uint64_t n)
 /* Adds count samples of signed and unsigned types to v (the slow path of pcd_agg_add_to). */
 void pcd_agg_add_mixed(const pcd_agg *a, uint64_t *v, const uint64_t *values, uint64_t count);
 
+/* Writes every entry's sums out (the values differ from now on). */
+pcd_status pcd_agg_mix(pcd_agg *a);
+/* pcd_agg_mix, then adds count samples of `values` to entry k (out of line: the inline add
+ * stays small where it is inlined). */
+pcd_status pcd_agg_add_mix(pcd_agg *a, size_t k, const uint64_t *values, uint64_t count);
+
 /* Adds count samples of `values` (one sample's values) to entry k. */
-PCD_INLINE void pcd_agg_add_to(pcd_agg *a, size_t k, const uint64_t *values, uint64_t count)
+PCD_INLINE pcd_status pcd_agg_add_to(pcd_agg *a, size_t k, const uint64_t *values, uint64_t count)
 {
+    if (PCD_LIKELY(!a->mixed)) {
+        size_t t = 0;
+        while (t < a->n_types && values[t] == a->per[t]) t++;
+        bool same = t == a->n_types;
+        uint64_t c;
+        /* (a count that would wrap: its sums are written out first, as the mixed add keeps them) */
+        if (PCD_LIKELY(same && !__builtin_add_overflow(a->e[k].count, count, &c))) {
+            a->e[k].count = c;
+            return PCD_OK;
+        }
+        return pcd_agg_add_mix(a, k, values, count);
+    }
     a->e[k].count += count;
-    uint64_t *v = a->n_types <= PCD_AGG_INLINE ? a->e[k].v : a->values + k * a->n_types;
+    uint64_t *v = a->values + k * a->n_types;
     if (PCD_UNLIKELY(a->signed_mask)) {
         pcd_agg_add_mixed(a, v, values, count);
     } else if (PCD_LIKELY(count == 1)) {
@@ -85,6 +107,7 @@ PCD_INLINE void pcd_agg_add_to(pcd_agg *a, size_t k, const uint64_t *values, uin
     } else {
         for (size_t t = 0; t < a->n_types; t++) v[t] = pcd_sat_add(v[t], pcd_sat_mul(values[t], count));
     }
+    return PCD_OK;
 }
 
 PCD_INLINE size_t pcd_agg_slot(const pcd_agg *a, pcd_stack_id stack)
@@ -103,15 +126,11 @@ PCD_INLINE pcd_status pcd_agg_add(pcd_agg *a, pcd_thread_id thread, pcd_stack_id
 {
     if (PCD_LIKELY(thread < a->last_cap)) {
         uint32_t k = a->last[thread];
-        if (PCD_LIKELY(k && a->e[k - 1].stack == stack)) {
-            pcd_agg_add_to(a, k - 1, values, count);
-            return PCD_OK;
-        }
+        if (PCD_LIKELY(k && a->e[k - 1].stack == stack)) return pcd_agg_add_to(a, k - 1, values, count);
         k = a->recent[pcd_agg_slot(a, stack)];
         if (k && a->e[k - 1].thread == thread && a->e[k - 1].stack == stack) {
             a->last[thread] = k;
-            pcd_agg_add_to(a, k - 1, values, count);
-            return PCD_OK;
+            return pcd_agg_add_to(a, k - 1, values, count);
         }
     }
     return pcd_agg_add_slow(a, thread, stack, values, count);
@@ -120,9 +139,16 @@ PCD_INLINE pcd_status pcd_agg_sample(pcd_agg *a, const pcd_sample *s)
 {
     return pcd_agg_add(a, s->thread, s->stack, s->values, s->count);
 }
-PCD_INLINE const uint64_t *pcd_agg_values(const pcd_agg *a, size_t i)
+/* Entry i's sum of type t. */
+PCD_INLINE uint64_t pcd_agg_value(const pcd_agg *a, size_t i, size_t t)
 {
-    return a->n_types <= PCD_AGG_INLINE ? a->e[i].v : a->values + i * a->n_types;
+    if (a->mixed) return a->values[i * a->n_types + t];
+    return (a->signed_mask >> t & 1) ? pcd_sat_mul_i(a->per[t], a->e[i].count) : pcd_sat_mul(a->per[t], a->e[i].count);
+}
+/* Entry i's sums, n_types of them, into out. */
+PCD_INLINE void pcd_agg_get(const pcd_agg *a, size_t i, uint64_t *out)
+{
+    for (size_t t = 0; t < a->n_types; t++) out[t] = pcd_agg_value(a, i, t);
 }
 
 #endif

@@ -134,7 +134,7 @@ static pcd_status write_cpython(collapsed *c, pcd_profile *p, int type)
     smap[0] = 1; /* the empty stack is itself */
     for (size_t i = 0; i < c->agg.n && st == PCD_OK; i++) {
         const pcd_agg_entry *e = &c->agg.e[i];
-        uint64_t v = pcd_agg_values(&c->agg, i)[type];
+        uint64_t v = pcd_agg_value(&c->agg, i, type);
         if (!v) continue;
         /* project the stack, reusing the projections of its prefixes: up the parents to one
          * projected already, then down again, pushing the projected frames */
@@ -199,7 +199,7 @@ static pcd_status write_cpython(collapsed *c, pcd_profile *p, int type)
         cl[n_lines].off = at;
         cl[n_lines].len = (uint32_t)(pcd_sink_tell(&text.sink) - at);
         cl[n_lines].order = (uint32_t)i;
-        cl[n_lines].count = pcd_agg_values(&lines, i)[0];
+        cl[n_lines].count = pcd_agg_value(&lines, i, 0);
         n_lines++;
     }
     if (st == PCD_OK) st = pcd_memsink_flush(&text);
@@ -265,7 +265,7 @@ static pcd_status write_diff(collapsed *c, pcd_profile *p, int type)
         const pcd_profile *q = side ? c->base : p;
         int t = side ? btype : type;
         for (size_t i = 0; i < a->n && st == PCD_OK; i++) {
-            uint64_t x = pcd_agg_values(a, i)[t];
+            uint64_t x = pcd_agg_value(a, i, t);
             bool sg = q->types[t].is_signed;
             total[side] = sg ? pcd_sat_add_i(total[side], x) : pcd_sat_add(total[side], x);
             if (!x || a->e[i].stack == PCD_STACK_EMPTY) continue;
@@ -328,7 +328,7 @@ static pcd_status c_end(void *ud, pcd_profile *p)
     pcd_str *ord = NULL;           /* text ids in the order first seen ("" is id 0 wherever it came) */
     pcd_status st = lines.oom;
     for (size_t i = 0; i < c->agg.n && st == PCD_OK; i++) {
-        uint64_t x = pcd_agg_values(&c->agg, i)[type];
+        uint64_t x = pcd_agg_value(&c->agg, i, type);
         if (!x) continue;
         const pcd_agg_entry *e = &c->agg.e[i];
         st = PCD_VEC_RESERVE(al, fr, fr_cap, pcd_stack_depth(p, e->stack));

@@ -417,7 +417,8 @@ static pcd_status put_threads(html *h, int k)
         for (size_t t = 0; t < nt; t++) v[t].n = 0;
         for (; i < a->n && a->e[ord[i]].thread == th && st == PCD_OK; i++, n++) {
             const pcd_agg_entry *e = &a->e[ord[i]];
-            const uint64_t *val = pcd_agg_values(a, ord[i]);
+            uint64_t val[PCD_MAX_SAMPLE_TYPES];
+            pcd_agg_get(a, ord[i], val);
             samples = pcd_sat_add(samples, e->count);
             uint32_t nd = pcd_view_node(&h->w, k, e->stack);
             st = vcol_put(al, &node, nd - prev); /* (a node may come twice: its values add up) */

@@ -281,7 +281,7 @@ static void group_totals(svg *c, uint32_t g, int sign)
     const pcd_profile *p = c->p;
     for (uint32_t e = c->gstart[g]; e < c->gstart[g + 1]; e++) {
         uint32_t i = c->gents[e];
-        uint64_t v = pcd_agg_values(&c->agg, i)[c->type];
+        uint64_t v = pcd_agg_value(&c->agg, i, c->type);
         for (pcd_stack_id a = c->agg.e[i].stack; a != PCD_STACK_EMPTY; a = p->st[a].parent)
             c->tot[a] = sign > 0 ? pcd_sat_add(c->tot[a], v) : 0;
     }
@@ -419,7 +419,7 @@ static pcd_status lay_out(svg *c)
     PCD_TRY(PCD_VEC_RESERVE(al, c->gstart, c->gstart_cap, nl + 1));
     memset(c->gstart, 0, (nl + 1) * sizeof *c->gstart);
     for (size_t i = 0; i < c->agg.n; i++)
-        if (pcd_agg_values(&c->agg, i)[c->type]) c->gstart[c->group_of[i] + 1]++;
+        if (pcd_agg_value(&c->agg, i, c->type)) c->gstart[c->group_of[i] + 1]++;
     for (size_t g = 1; g < nl && c->direct; g++) /* a group with thread parts below it */
         if (c->gstart[c->l.st[g].parent + 1]) c->direct = false;
     if (c->direct && c->gstart[1] && nl > 1) c->direct = false; /* a blank thread beside others */
@@ -431,12 +431,12 @@ static pcd_status lay_out(svg *c)
         PCD_TRY(PCD_VEC_RESERVE(al, fill, fill_cap, nl + 1));
         memcpy(fill, c->gstart, (nl + 1) * sizeof *fill);
         for (size_t i = 0; i < c->agg.n; i++)
-            if (pcd_agg_values(&c->agg, i)[c->type]) c->gents[fill[c->group_of[i]]++] = (uint32_t)i;
+            if (pcd_agg_value(&c->agg, i, c->type)) c->gents[fill[c->group_of[i]]++] = (uint32_t)i;
         PCD_VEC_FREE(al, fill, fill_cap);
     }
     /* values: on the layout nodes (every line's, or the groups'), and totals up the layout */
     for (size_t i = 0; i < c->agg.n; i++) {
-        uint64_t v = pcd_agg_values(&c->agg, i)[c->type];
+        uint64_t v = pcd_agg_value(&c->agg, i, c->type);
         if (!v) continue;
         pcd_stack_id node = c->group_of[i];
         if (!c->direct) {

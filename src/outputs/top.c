@@ -208,7 +208,7 @@ static pcd_status t_end(void *ud, pcd_profile *p)
     memset(stamp, 0, (nf + 1) * sizeof *stamp);
     int64_t shown = 0;
     for (size_t i = 0; i < a->n; i++) {
-        int64_t v = as_i64(p, t, pcd_agg_values(a, i)[t]);
+        int64_t v = as_i64(p, t, pcd_agg_value(a, i, t));
         if (!v) continue;
         shown = add_i(shown, v);
         pcd_stack_id s = a->e[i].stack;

@@ -669,11 +669,12 @@ static pcd_status finish(mimport *k, pcd_profile *p)
     uint32_t valued = k->n_hits ? 1u << T_SAMPLES : 0;
     for (size_t i = 0; i < agg.n; i++)
         for (int t = 0; t < T_N; t++)
-            if (pcd_agg_values(&agg, i)[t]) valued |= 1u << t;
+            if (pcd_agg_value(&agg, i, t)) valued |= 1u << t;
     if (st == PCD_OK) pcd_profile_values_ahead(p, valued);
     /* a sampling log whose hits are timed samples: its samples are the hits, not stacks' sums */
     if (k->n_hits && !agg.n) p->sample_noun = PCD_NOUN_SAMPLES;
     /* one sample per distinct stack, with its sums */
+    uint64_t vals[T_N];
     for (size_t i = 0; i < agg.n && st == PCD_OK; i++) {
         pcd_sample sm;
         memset(&sm, 0, sizeof sm);
@@ -681,7 +682,8 @@ static pcd_status finish(mimport *k, pcd_profile *p)
         sm.stack = agg.e[i].stack;
         sm.time = PCD_TIME_NONE;
         sm.count = 1;
-        sm.values = pcd_agg_values(&agg, i);
+        pcd_agg_get(&agg, i, vals);
+        sm.values = vals;
         for (int t = 0; t < T_N; t++)
             if (sm.values[t]) sm.flags |= PCD_SAMPLE_HAS(t);
         st = pcd_profile_sample(p, &sm);

@@ -27,8 +27,9 @@
  *  - the status byte (has GIL, on CPU, ...) is the sample's status.
  * A REPEAT record's run of identical samples is handed on as one sample with a count, without
  * a time or a status, unless the consumer needs each sample's own time (PCD_NEEDS_TIMES).
- * The per-sample work is an array look-up (replay stack id -> model stack) and the call to
- * the consumer: model stacks are made once per distinct replay stack.
+ * The per-sample work is a look-up (the model stack kept in the replay's record of the stack,
+ * pcd_tachyon_stack.user, which finding the stack has just read) and the call to the consumer:
+ * model stacks are made once per distinct replay stack.
  *
  * The header and the statistics block go on as metadata (python_version, mode,
  * capture_features, sample_interval_us, start_time_us, sample_count, thread_count,
@@ -68,8 +69,6 @@ typedef struct timport {
     bool past;                     /* a record that is not a sample: the samples are over */
     uint32_t *strs;                /* string index -> model string + 1 (0: not yet) */
     uint32_t *frames;              /* frame index -> model frame + 1, DROPPED, 0: not yet */
-    uint32_t *stacks;              /* replay stack id -> model stack + 1 (0: not yet) */
-    size_t stacks_cap;
     pcd_thread_id *threads;        /* the replay's thread index -> model thread */
     uint32_t *prev;                /* the replay's thread index -> its previous sample's stack */
     size_t n_threads, threads_cap, prev_cap;
@@ -151,17 +150,11 @@ static pcd_status frame_of(timport *m, uint32_t f, uint32_t *out)
  * of the previous one, up as many frames as were popped, then the new frames pushed. */
 static pcd_status map_stack(timport *m, const pcd_tachyon_thread *th, uint32_t node, uint32_t *out)
 {
-    if (node >= m->stacks_cap) {
-        size_t old = m->stacks_cap;
-        if (PCD_VEC_RESERVE(m->j->al, m->stacks, m->stacks_cap, (size_t)m->rp.stacks.n) != PCD_OK)
-            return PCD_E_NOMEM;
-        memset(m->stacks + old, 0, (m->stacks_cap - old) * sizeof *m->stacks);
-    }
     uint32_t d = th->depth, pd, c = 0;
     const uint32_t *f = th->frames; /* outermost first: the frames of `node` */
     const uint32_t *pf = pcd_tachyon_replay_stack(&m->rp, m->prev[th->index], &pd);
     while (c < pd && c < d && pf[c] == f[c]) c++;
-    pcd_stack_id s = m->stacks[m->prev[th->index]] - 1; /* mapped: it had a sample */
+    pcd_stack_id s = m->rp.stacks.ids[m->prev[th->index]].user - 1; /* mapped: it had a sample */
     for (uint32_t i = pd; i-- > c;)
         if (m->frames[pf[i]] != DROPPED) s = pcd_stack_parent(m->p, s);
     for (uint32_t i = c; i < d; i++) {
@@ -170,7 +163,7 @@ static pcd_status map_stack(timport *m, const pcd_tachyon_thread *th, uint32_t n
         if (fid != DROPPED) s = pcd_profile_push(m->p, s, fid);
     }
     if (m->p->oom) return m->p->oom;
-    m->stacks[node] = s + 1;
+    m->rp.stacks.ids[node].user = s + 1;
     *out = s + 1;
     return PCD_OK;
 }
@@ -220,7 +213,7 @@ PCD_INLINE void hand_on(timport *m, const pcd_tachyon_thread *th, uint32_t node,
     if (PCD_UNLIKELY(th->index >= m->n_threads)) {
         if ((m->st = thread_of(m, th, status)) != PCD_OK) return;
     }
-    uint32_t ms = PCD_LIKELY(node < m->stacks_cap) ? m->stacks[node] : 0;
+    uint32_t ms = m->rp.stacks.ids[node].user;
     if (PCD_UNLIKELY(!ms)) {
         if ((m->st = map_stack(m, th, node, &ms)) != PCD_OK) return;
     }
@@ -354,9 +347,7 @@ static pcd_status setup(timport *m, pcd_reader **from)
     PCD_TRY(header(m));
 
     PCD_TRY(pcd_tachyon_replay_init(&m->rp, &m->root, j->al, true, false));
-    PCD_TRY(PCD_VEC_RESERVE(j->al, m->stacks, m->stacks_cap, 1024));
-    memset(m->stacks, 0, m->stacks_cap * sizeof *m->stacks);
-    m->stacks[0] = PCD_STACK_EMPTY + 1; /* the empty stack is the model's */
+    m->rp.stacks.ids[0].user = PCD_STACK_EMPTY + 1; /* the empty stack is the model's */
     m->rp.ud = m;
     if (p->consumer.needs & PCD_NEEDS_TIMES) {
         m->rp.on_sample = on_sample_timed;
@@ -416,7 +407,6 @@ static pcd_status tachyon_end(void *ctx, pcd_status st)
     pcd_alloc *al = j->al;
     if (m->strs) pcd_alloc_free(al, m->strs, (m->t.n_strings ? m->t.n_strings : 1) * sizeof *m->strs);
     if (m->frames) pcd_alloc_free(al, m->frames, (m->t.n_frames ? m->t.n_frames : 1) * sizeof *m->frames);
-    PCD_VEC_FREE(al, m->stacks, m->stacks_cap);
     PCD_VEC_FREE(al, m->prev, m->prev_cap);
     PCD_VEC_FREE(al, m->threads, m->threads_cap);
     PCD_VEC_FREE(al, m->text, m->text_cap);

@@ -68,7 +68,7 @@ static pcd_status stacks_init(pcd_tachyon_stacks *st, pcd_alloc *al)
     st->h = pcd_alloc_get(al, st->hcap * sizeof *st->h);
     if (!st->frames || !st->ids || !st->h) return PCD_E_NOMEM;
     memset(st->h, 0, st->hcap * sizeof *st->h);
-    st->ids[0] = (struct pcd_tachyon_stack){ STACK_SEED, 0, 0 };
+    st->ids[0] = (struct pcd_tachyon_stack){ .hash = STACK_SEED };
     st->n = 1;
     return PCD_OK;
 }
@@ -126,6 +126,7 @@ static pcd_status stacks_find(pcd_tachyon_stacks *st, const uint32_t *frames, ui
         st->ids = ni;
         st->cap_ids = ncap;
     }
+    if (st->len + d > UINT32_MAX) return PCD_E_LIMIT;
     if (st->cap - st->len < d) {
         size_t ncap = st->cap * 2;
         while (ncap - st->len < d) ncap *= 2;
@@ -136,7 +137,7 @@ static pcd_status stacks_find(pcd_tachyon_stacks *st, const uint32_t *frames, ui
     }
     uint32_t id = st->n++;
     memcpy(st->frames + st->len, frames, d * sizeof *frames);
-    st->ids[id] = (struct pcd_tachyon_stack){ h, st->len, d };
+    st->ids[id] = (struct pcd_tachyon_stack){ .hash = h, .off = (uint32_t)st->len, .depth = (uint16_t)d };
     st->len += d;
     st->h[i] = id;
     *out = id;
@@ -365,11 +366,28 @@ static pcd_status push_frames(pcd_tachyon_replay *rp, pcd_tachyon_thread *th, ui
     if (PCD_UNLIKELY(n && top >= rp->frame_count)) return bad_frame(rp, nf, n, rec, kase);
     if (rp->track_used) PCD_TRY(mark_used(rp, nf, n, rec, kase));
     th->depth = d;
-    pcd_status st = stacks_find(&rp->stacks, th->frames, d, h, &th->node);
+    /* the stack a record made last from this one, keeping as many frames: the same one if its
+     * new frames are these (its first `keep` are this stack's) */
+    pcd_tachyon_stacks *ss = &rp->stacks;
+    uint32_t from = th->node;
+    const struct pcd_tachyon_stack *fs = &ss->ids[from];
+    if (fs->next && fs->next_keep == keep) {
+        const struct pcd_tachyon_stack *r = &ss->ids[fs->next];
+        if (r->depth == d && r->hash == h &&
+            memcmp(ss->frames + r->off + keep, th->frames + keep, (d - keep) * sizeof *th->frames) == 0) {
+            th->node = fs->next;
+            return PCD_OK;
+        }
+    }
+    pcd_status st = stacks_find(ss, th->frames, d, h, &th->node);
     if (PCD_UNLIKELY(st != PCD_OK)) {
-        snprintf(rp->expected, sizeof rp->expected, "memory for the distinct stacks (raise --max-memory)");
+        snprintf(rp->expected, sizeof rp->expected, "%s",
+                 st == PCD_E_LIMIT ? "at most 2^31 distinct stacks, of 2^32 frames in all"
+                                   : "memory for the distinct stacks (raise --max-memory)");
         return fail(rp, rec, st, kase, "frames", PCD_FOUND_NONE, 0);
     }
+    ss->ids[from].next = th->node;
+    ss->ids[from].next_keep = (uint16_t)keep;
     return PCD_OK;
 }
 

@@ -29,14 +29,23 @@ typedef struct pcd_tachyon_thread {
 
 /* Every distinct stack the samples had, once: its frames (outermost first) back to back in
  * one array, found again by hash. Id 0 is the empty stack. A record's new stack costs a hash
- * step per frame pushed and one look-up, whatever its depth. */
+ * step per frame pushed and one look-up, whatever its depth; or none, when the thread's stack
+ * went the same way from the same stack before (pcd_tachyon_stack.next). */
 typedef struct pcd_tachyon_stacks {
     uint32_t *frames;                /* every stack's frames, back to back */
     size_t len, cap;
     struct pcd_tachyon_stack {
         uint64_t hash;               /* pcd_tachyon_thread.hash[depth] */
-        uint64_t off;                /* where its frames start */
-        uint32_t depth;
+        uint32_t off;                /* where its frames start (all stacks' frames: below 2^32) */
+        uint32_t user;               /* the caller's, for this stack (0 when made): the Tachyon
+                                      * importer's model stack + 1, in the line the replay
+                                      * just read to find the stack (not an array of its own) */
+        uint32_t next;               /* the stack a record made from this one last, keeping
+                                      * next_keep of its frames (0: none): the next record that
+                                      * keeps as many compares its new frames with that
+                                      * stack's, without a look-up */
+        uint16_t depth;
+        uint16_t next_keep;
     } *ids;                          /* by id */
     uint32_t n, cap_ids;
     uint32_t *h;                     /* open addressing of ids (0: empty) by hash */
