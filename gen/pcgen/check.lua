@@ -23,7 +23,7 @@ local KIND_OPTS = {
   bytes = { kind = 1, text = 1, cstring = 1, padded = 1, len = 1, size = 1, rest = 1, max_len = 1, fixed = 1 },
   struct = { kind = 1, fields = 1, name = 1, metadata = 1 },
   union = { kind = 1, cases = 1, on = 1, tag = 1, peek = 1, tag_key = 1 },
-  array = { kind = 1, of = 1, count = 1, until_end = 1, ["until"] = 1, max_count = 1, until_next = 1, count_only = 1 },
+  array = { kind = 1, of = 1, count = 1, until_end = 1, ["until"] = 1, max_count = 1, until_next = 1, count_only = 1, in_place = 1 },
   ref = { kind = 1, name = 1, inline = 1 },
   records = { kind = 1, of = 1, compression = 1, state = 1, recover = 1, size = 1, zstd_level = 1,
     count = 1, zstd_frame = 1, batch = 1, by_field = 1 },

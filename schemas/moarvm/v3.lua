@@ -21,7 +21,7 @@ end
 local function entries(ty)
   return struct {
     doc = "Up to 16384 entries of a column (the column is the concatenation of these).",
-    field "values" (array { of = ty, until_end = true }),
+    field "values" (array { of = ty, until_end = true, in_place = true }),
   }
 end
 

@@ -250,10 +250,12 @@ static void col_free(pcd_moarvm_col *c)
 }
 
 /* Reads p[0..n) with the collector; returns it (caller frees) with what was seen. */
+static bool g_full = true; /* read_file's collector in full mode (false: info's mode) */
+
 static pcd_moarvm_col *read_file(const uint8_t *p, size_t n, seen *s, bool graph)
 {
     memset(s, 0, sizeof *s);
-    pcd_moarvm_opts o = { true, graph, on_report, s, on_snap, s };
+    pcd_moarvm_opts o = { g_full, graph, on_report, s, on_snap, s };
     pcd_moarvm_col *c = col_new(&o);
     assert_non_null(c);
     pcd_alloc al;
@@ -493,6 +495,26 @@ static void spoil(int k, pcd_moarvm_snapdata *d)
         g_kind[1] = 9;
         d->kind = g_kind;
         break;
+    case 10: /* the largest string index twice, a smaller one past the strings before it */
+        memcpy(g_u64, h->descr, h->nrefs * 8);
+        g_u64[1] = (uint64_t)500 << 2 | 2;
+        g_u64[3] = (uint64_t)1000 << 2 | 2;
+        g_u64[6] = (uint64_t)1000 << 2 | 2;
+        d->descr = g_u64;
+        break;
+    case 12: /* a kind-3 description and a kind-0 one with a payload, each twice */
+        memcpy(g_u64, h->descr, h->nrefs * 8);
+        g_u64[4] = (uint64_t)9 << 2 | 3;
+        g_u64[8] = 3;
+        g_u64[5] = (uint64_t)6 << 2;
+        g_u64[9] = (uint64_t)7 << 2;
+        d->descr = g_u64;
+        break;
+    case 11: /* sizes whose sum does not fit in 64 bits */
+        memcpy(g_u64, h->usize, h->n * 8);
+        g_u64[4] = UINT64_MAX - 3;
+        d->usize = g_u64;
+        break;
     case 9: /* a column shorter than colkind */
         d->n = h->n; /* colkind as is */
         memcpy(g_u64, h->usize, h->n * 8);
@@ -539,6 +561,111 @@ static void test_invariants(void **state)
             assert_false(has_msg(&s, true, "total_frames"));
         }
         col_free(c);
+    }
+}
+
+/* info's mode (no per-collectable columns) sums colsize and colusize a piece at a time and
+ * finds the largest string index with a scan that stops at its first place: the same sizes,
+ * overflow and positions as full mode, and as the heaps written. */
+static void test_info_mode(void **state)
+{
+    (void)state;
+    for (int full = 0; full < 2; full++) {
+        g_full = full;
+        write_file(true, NULL);
+        seen s;
+        pcd_moarvm_col *c = read_file(file_buf, file_len, &s, false);
+        if (s.nerr || s.nwarn) dump_msgs(&s);
+        assert_int_equal(s.nerr + s.nwarn, 0);
+        const pcd_moarvm_snapshot *sn;
+        assert_int_equal(pcd_moarvm_col_snapshots(c, &sn), 3);
+        for (int k = 0; k < 3; k++) {
+            uint64_t heapsz = 0, refkinds[4] = { 0 };
+            for (uint64_t i = 0; i < heaps[k].n; i++) heapsz += heaps[k].size[i] + heaps[k].usize[i];
+            for (uint64_t i = 0; i < heaps[k].nrefs; i++) refkinds[heaps[k].descr[i] & 3]++;
+            assert_int_equal(sn[k].heap_size, heapsz);
+            for (int j = 0; j < 4; j++) assert_int_equal(sn[k].refkinds[j], refkinds[j]);
+        }
+        assert_true(sn[0].refkinds[0] && sn[0].refkinds[1] && sn[0].refkinds[2]);
+        col_free(c);
+        static const char *const want[3] = {
+            "snapshot[1].refdescr[3]: expected a string index below 24 (the strings written so far), found 1000",
+            "snapshot[1].colusize: expected sizes whose sum fits in 64 bits",
+            "snapshot[1].refdescr[4]: expected a description kind 0, 1 or 2 in the low 2 bits, found 0x27",
+        };
+        for (g_break = 10; g_break < 13; g_break++) {
+            write_file(true, spoil);
+            c = read_file(file_buf, file_len, &s, false);
+            if (!has_msg(&s, true, want[g_break - 10])) {
+                print_message("case %d, full %d: no \"%s\" among:\n", g_break, full, want[g_break - 10]);
+                dump_msgs(&s);
+            }
+            assert_true(has_msg(&s, true, want[g_break - 10]));
+            assert_false(has_msg(&s, true, "refdescr[1]"));
+            assert_false(has_msg(&s, true, "refdescr[6]"));
+            if (g_break == 12) {
+                assert_true(has_msg(&s, true, "snapshot[1].refdescr[5]: expected 0 for a description of kind 0 (unknown)"));
+                /* the kinds as written: the two kind-3 words among them */
+                uint64_t refkinds[4] = { 0 };
+                for (uint64_t i = 0; i < heaps[1].nrefs; i++) refkinds[g_u64[i] & 3]++;
+                assert_int_equal(refkinds[3], 2);
+                assert_int_equal(pcd_moarvm_col_snapshots(c, &sn), 3);
+                for (int j = 0; j < 4; j++) assert_int_equal(sn[1].refkinds[j], refkinds[j]);
+            }
+            if (g_break == 11) {
+                assert_int_equal(pcd_moarvm_col_snapshots(c, &sn), 3);
+                assert_true(sn[1].heap_size == UINT64_MAX);
+                assert_true(sn[0].heap_size != UINT64_MAX && sn[2].heap_size != UINT64_MAX);
+            }
+            col_free(c);
+        }
+    }
+    g_full = true;
+}
+
+/* Column entries are decoded in place (schemas/moarvm/v3.lua: in_place) where they lie aligned
+ * on a little-endian host, else copied into the arena: the same count and values either way,
+ * and the same error for a piece that is not whole entries. */
+static void test_entries_in_place(void **state)
+{
+    (void)state;
+    static uint64_t store[12];
+    for (size_t shift = 0; shift < 8; shift += 3) {
+        uint8_t *src = (uint8_t *)store + shift;
+        for (int i = 0; i < 9; i++) pcd_st_u64le(src + 8 * i, UINT64_C(0x0102030405060708) * (uint64_t)(i + 1) + 3);
+        uint8_t block[256];
+        pcd_arena a;
+        pcd_arena_init(&a, block, sizeof block, NULL, 0);
+        pcd_ctx x;
+        pcd_ctx_init(&x, &a);
+        pcd_moarvm_v3_u64_entries e;
+        pcd_cursor c = pcd_cursor_make(&x, src, 72, 0, true);
+        assert_int_equal(pcd_moarvm_v3_u64_entries_decode(&c, &e), PCD_OK);
+        assert_int_equal(e.n_values, 9);
+        assert_ptr_equal(c.p, src + 72);
+        for (int i = 0; i < 9; i++) assert_true(e.values[i] == UINT64_C(0x0102030405060708) * (uint64_t)(i + 1) + 3);
+        /* aligned on this (little-endian) host: the input's own bytes; else a copy */
+        assert_true(((const uint8_t *)e.values == src) == (shift == 0 && !PCD_HOST_BIG));
+        c = pcd_cursor_make(&x, src, 0, 0, true);
+        assert_int_equal(pcd_moarvm_v3_u64_entries_decode(&c, &e), PCD_OK);
+        assert_int_equal(e.n_values, 0);
+        c = pcd_cursor_make(&x, src, 71, 100, true);
+        assert_int_equal(pcd_moarvm_v3_u64_entries_decode(&c, &e), PCD_E_SIZE);
+        assert_int_equal(x.err.offset, 100);
+        /* the limit on elements holds in place too */
+        pcd_limits lim = *x.lim;
+        lim.max_array = 8;
+        x.lim = &lim;
+        c = pcd_cursor_make(&x, src, 72, 0, true);
+        assert_int_equal(pcd_moarvm_v3_u64_entries_decode(&c, &e), PCD_E_LIMIT);
+        /* u16 entries likewise (colkind, colsize) */
+        x.lim = &pcd_default_limits;
+        pcd_moarvm_v3_u16_entries h;
+        c = pcd_cursor_make(&x, src, 18, 0, true);
+        assert_int_equal(pcd_moarvm_v3_u16_entries_decode(&c, &h), PCD_OK);
+        assert_int_equal(h.n_values, 9);
+        for (int i = 0; i < 9; i++) assert_int_equal(h.values[i], pcd_ld_u16le(src + 2 * i));
+        assert_true(((const uint8_t *)h.values == src) == (shift % 2 == 0 && !PCD_HOST_BIG));
     }
 }
 
@@ -1056,7 +1183,7 @@ int main(int argc, char **argv)
         return write_sample(argv[2], !(argc == 4 && strcmp(argv[3], "killed") == 0));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_synthetic), cmocka_unit_test(test_killed),  cmocka_unit_test(test_cut_sweep),
-        cmocka_unit_test(test_invariants), cmocka_unit_test(test_toc_tampering), cmocka_unit_test(test_collapsed),
+        cmocka_unit_test(test_invariants), cmocka_unit_test(test_info_mode), cmocka_unit_test(test_entries_in_place), cmocka_unit_test(test_toc_tampering), cmocka_unit_test(test_collapsed),
         cmocka_unit_test(test_labels), cmocka_unit_test(test_fallback), cmocka_unit_test(test_memory_limit),
         cmocka_unit_test(test_corpus),
     };

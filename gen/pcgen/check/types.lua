@@ -228,6 +228,18 @@ return function(cx)
       end
       if t.of == nil then diag(path, "an array needs of = <type>") return nil end
       local et = as_type(t.of, path .. ".of")
+      if t.in_place ~= nil then
+        -- decoding may hand out the wire bytes themselves as the elements (no copy) where the
+        -- host's order and the element's alignment allow it; the consumer only reads them
+        if t.in_place ~= true then
+          diag(path, "in_place takes true")
+        elseif not et or et.kind ~= "int" or t.count_only ~= nil or et.byte_order
+            or (et.endian ~= nil and et.endian ~= "le") then
+          diag(path, "in_place applies to an array of little-endian integers (without count_only)")
+        else
+          a.in_place = true
+        end
+      end
       if et and (et.kind == "struct" or et.kind == "union") then
         -- anonymous element types become named types of their own
         local nm = ctx.lift_name

@@ -389,6 +389,30 @@ function K.dec_array(b, f, env, member, errname, local_)
     b:l("}")
     return
   end
+  if a.in_place and et.bits ~= 8 and et.endian ~= "le" then
+    error(f.name .. ": in_place needs little-endian elements (this host order is checked when decoding)")
+  end
+  if env.mode == "dec" and a.in_place and fixed and not a.elem and not env.explain then
+    -- in_place: on a little-endian host, elements that lie aligned in the input are handed out
+    -- where they are (the same checks as stored; a record's arrays last as long as its bytes)
+    b:f("if (!PCD_HOST_BIG && ((uintptr_t)%s->p & (sizeof(%s) - 1)) == 0) {", cur, elem_ct)
+    b:nest(function()
+      b:l("/* in place: the wire bytes are the elements (the consumer only reads them) */")
+      b:f("PCD_TRY(pcd_check_count(%s, %s, %s, %d, %s));", cur, at, n, math.max(minw, 0), cstr(errname))
+      b:f("%s = %s ? (%s *)(uintptr_t)%s->p : NULL;", dst, n, elem_ct, cur)
+      b:f("%s = (size_t)%s;", C.out_ref(env, C.n_of(member)), n)
+      b:f("%s->p += %s * %d;", cur, n, fixed)
+    end)
+    b:l("} else {")
+    b:nest(function()
+      b:f("PCD_TRY(pcd_alloc_array(%s, %s, %s, sizeof(%s), %d, (void **)&%s, %s));", cur, at, n, elem_ct,
+        math.max(minw, 0), dst, cstr(errname))
+      b:f("%s = (size_t)%s;", C.out_ref(env, C.n_of(member)), n)
+      elements(b, f, env, errname, local_, dst, elem_ct, n, true)
+    end)
+    b:l("}")
+    return
+  end
   if env.mode == "dec" then
     b:f("PCD_TRY(pcd_alloc_array(%s, %s, %s, sizeof(%s), %d, (void **)&%s, %s));", cur, at, n, elem_ct,
       math.max(minw, 0), dst, cstr(errname))

@@ -288,6 +288,15 @@ void pcd_moarvm_col_column_values(pcd_moarvm_col *c, int col, const void *vals, 
     }
     case PCD_MOARVM_COLSIZE: {
         const uint16_t *v = vals;
+        if (!full) {
+            /* info: the sum only. The piece's sum cannot overflow (n 16-bit values); added to
+             * the heap size once, it saturates and sets heap_ovf exactly as adding them one by
+             * one would (every value is >= 0) */
+            uint64_t sum = 0;
+            for (size_t i = 0; i < n; i++) sum += v[i];
+            s->heap_size = add_sat(s->heap_size, sum, &c->heap_ovf);
+            break;
+        }
         for (size_t i = 0; i < n; i++) {
             s->heap_size = add_sat(s->heap_size, v[i], &c->heap_ovf);
             uint64_t at = base + i;
@@ -334,6 +343,15 @@ void pcd_moarvm_col_column_values(pcd_moarvm_col *c, int col, const void *vals, 
     }
     case PCD_MOARVM_COLUSIZE: {
         const uint64_t *v = vals;
+        if (!full) {
+            /* info: the sum only, kept in a register (the one-by-one saturating add) */
+            uint64_t h = s->heap_size;
+            bool ovf = false;
+            for (size_t i = 0; i < n; i++) h = add_sat(h, v[i], &ovf);
+            s->heap_size = h;
+            if (ovf) c->heap_ovf = true;
+            break;
+        }
         for (size_t i = 0; i < n; i++) {
             s->heap_size = add_sat(s->heap_size, v[i], &c->heap_ovf);
             uint64_t at = base + i;
@@ -361,27 +379,32 @@ void pcd_moarvm_col_column_values(pcd_moarvm_col *c, int col, const void *vals, 
          * one by one */
         /* kind 3 has no name: none is written */
         enum { UNKNOWN = PCD_MOARVM_V3_REFDESCR_KIND_UNKNOWN, STRING = PCD_MOARVM_V3_REFDESCR_KIND_STRING, NONE = 3 };
-        uint64_t n0 = 0, n2 = 0, n3 = 0, odd = 0, m2 = 0;
+        /* the kinds counted by the two bits of their number (1 index, 2 string, 3 none): the
+         * low bits add up to n1 + n3, the high ones to n2 + n3; a kind-0 word with a payload
+         * leaves bits in the OR of the kind-0 words */
+        _Static_assert(PCD_MOARVM_V3_REFDESCR_KIND_INDEX == 1 && STRING == 2 && UNKNOWN == 0,
+                       "refdescr kinds numbered 0 unknown, 1 index, 2 string, 3 none");
+        uint64_t lo = 0, hi = 0, n3 = 0, z = 0, m2 = 0;
         for (size_t i = 0; i < n; i++) {
             uint64_t d = v[i], k = pcd_moarvm_v3_refdescr_kind(d);
-            n0 += k == UNKNOWN;
-            n2 += k == STRING;
+            lo += k & 1;
+            hi += k >> 1;
             n3 += k == NONE;
-            odd |= (uint64_t)(k == UNKNOWN && d != 0) | (uint64_t)(k == NONE);
+            z |= k == UNKNOWN ? d : 0;
             uint64_t sv = k == STRING ? pcd_moarvm_v3_refdescr_index(d) : 0;
             m2 = sv > m2 ? sv : m2;
         }
-        /* the first string reference past the largest so far (rarely any after the first) */
+        uint64_t n2 = hi - n3, n0 = n - (lo - n3) - n2 - n3;
+        bool odd = z != 0 || n3 != 0;
+        /* a new largest string index (rarely any after the first piece): where it first is,
+         * the scan stopping there (a string reference with index m2 is among the n) */
         col_max *sr = &c->str_ref;
         if (n2 && (!sr->any || m2 > sr->val)) {
-            for (size_t i = 0; i < n; i++) {
-                uint64_t x = pcd_moarvm_v3_refdescr_index(v[i]);
-                if (pcd_moarvm_v3_refdescr_kind(v[i]) == STRING && (!sr->any || x > sr->val)) {
-                    sr->any = true;
-                    sr->val = x;
-                    sr->idx = base + i;
-                }
-            }
+            size_t i = 0;
+            while (pcd_moarvm_v3_refdescr_kind(v[i]) != STRING || pcd_moarvm_v3_refdescr_index(v[i]) != m2) i++;
+            sr->any = true;
+            sr->val = m2;
+            sr->idx = base + i;
         }
         s->refkinds[UNKNOWN] += n0;
         s->refkinds[PCD_MOARVM_V3_REFDESCR_KIND_INDEX] += n - n0 - n2 - n3;
