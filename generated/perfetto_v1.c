@@ -106,9 +106,116 @@ pcd_status pcd_perfetto_v1_track_event_validate(pcd_cursor *c)
     return pcd_perfetto_v1_track_event_validate_(c);
 }
 
+/* track_event: one pass while every field is a known one, singular ones once, arrays small; sets
+ * *done when *out is filled, and returns with it false (PCD_OK) on anything else: an unknown
+ * field, a singular one twice, an array past its buffer (the general filler then starts over). */
+PCD_INLINE pcd_status pcd_perfetto_v1_track_event_fill_fast_(pcd_cursor *c, pcd_perfetto_v1_track_event *out, bool *done)
+{
+    const uint8_t *const start = c->p;
+    uint64_t b_category_iids[128];
+    size_t k_category_iids = 0;
+    pcd_bytes b_categories[32];
+    size_t k_categories = 0;
+    pcd_pb_run runs_[16];
+    size_t nr_ = 0;
+    while (c->p < c->end) {
+        uint32_t key = 0;
+        PCD_TRY(pcd_pb_read_key(c, &key, NULL));
+        switch (key) {
+        case 0x18: /* category_iids */
+            if (k_category_iids == 128) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &b_category_iids[k_category_iids], NULL));
+            k_category_iids++;
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 6, 1)) return PCD_OK;
+            break;
+        case 0x1A: { /* category_iids, a packed run */
+            pcd_cursor p = { 0 };
+            PCD_TRY(pcd_pb_len(c, &p, NULL));
+            size_t k0 = k_category_iids;
+            while (p.p < p.end) {
+                if (k_category_iids == 128) return PCD_OK;
+                PCD_TRY(pcd_read_uleb128(&p, &b_category_iids[k_category_iids], NULL));
+                k_category_iids++;
+            }
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 7, (uint32_t)(k_category_iids - k0))) return PCD_OK;
+            break;
+        }
+        case 0x48: /* type */
+            if (out->has_type) return PCD_OK;
+            PCD_TRY(pcd_pb_read_int32(c, &out->type, NULL));
+            out->has_type = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 18, 1)) return PCD_OK;
+            break;
+        case 0x50: /* name_iid */
+            if (out->has_name_iid) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &out->name_iid, NULL));
+            out->has_name_iid = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 20, 1)) return PCD_OK;
+            break;
+        case 0x58: /* track_uuid */
+            if (out->has_track_uuid) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &out->track_uuid, NULL));
+            out->has_track_uuid = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 22, 1)) return PCD_OK;
+            break;
+        case 0xB2: { /* categories */
+            pcd_cursor p = { 0 };
+            PCD_TRY(pcd_pb_len(c, &p, NULL));
+            if (k_categories == 32) return PCD_OK;
+            b_categories[k_categories].ptr = p.p;
+            b_categories[k_categories].len = (size_t)(p.end - p.p);
+            k_categories++;
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 44, 1)) return PCD_OK;
+            break;
+        }
+        case 0xBA: /* name */
+            if (out->has_name) return PCD_OK;
+            {
+                pcd_cursor p = { 0 };
+                PCD_TRY(pcd_pb_len(c, &p, NULL));
+                out->name.ptr = p.p;
+                out->name.len = (size_t)(p.end - p.p);
+            }
+            out->has_name = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 46, 1)) return PCD_OK;
+            break;
+        case 0xF0: /* counter_value */
+            if (out->has_counter_value) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->counter_value = (int64_t)u_; }
+            out->has_counter_value = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 60, 1)) return PCD_OK;
+            break;
+        default:
+            return PCD_OK;
+        }
+    }
+    PCD_TRY(pcd_alloc_array(c, start, k_category_iids, sizeof(uint64_t), 0, (void **)&out->category_iids, "category_iids"));
+    PCD_TRY(pcd_alloc_array(c, start, k_categories, sizeof(pcd_bytes), 0, (void **)&out->categories, "categories"));
+    PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
+    if (k_category_iids) memcpy(out->category_iids, b_category_iids, k_category_iids * sizeof *out->category_iids);
+    out->n_category_iids = k_category_iids;
+    if (k_categories) memcpy(out->categories, b_categories, k_categories * sizeof *out->categories);
+    out->n_categories = k_categories;
+    if (nr_) memcpy(out->layout_.runs, runs_, nr_ * sizeof *runs_);
+    out->layout_.n = nr_;
+    size_t i = 0, n = out->layout_.n;
+    const pcd_pb_run *r = out->layout_.runs;
+    if (pcd_pb_canon(r, n, &i, 6, out->n_category_iids) &&
+            pcd_pb_canon(r, n, &i, 18, out->has_type) &&
+            pcd_pb_canon(r, n, &i, 20, out->has_name_iid) &&
+            pcd_pb_canon(r, n, &i, 22, out->has_track_uuid) &&
+            pcd_pb_canon(r, n, &i, 44, out->n_categories) &&
+            pcd_pb_canon(r, n, &i, 46, out->has_name) &&
+            pcd_pb_canon(r, n, &i, 60, out->has_counter_value) &&
+            i == n)
+        out->layout_.n = 0;
+    *done = true;
+    return PCD_OK;
+}
+
 /* track_event: fills *out from bytes pcd_perfetto_v1_track_event_validate_ accepted: counts each field's elements,
  * makes room for them in the arena, then reads the values and the runs they came in. */
-static pcd_status pcd_perfetto_v1_track_event_fill_(pcd_cursor *c, pcd_perfetto_v1_track_event *out)
+static pcd_status pcd_perfetto_v1_track_event_fill_general_(pcd_cursor *c, pcd_perfetto_v1_track_event *out)
 {
     const uint8_t *const start = c->p;
     pcd_pb_runc rc = PCD_PB_RUNC_INIT;
@@ -120,110 +227,6 @@ static pcd_status pcd_perfetto_v1_track_event_fill_(pcd_cursor *c, pcd_perfetto_
     uint64_t o_name = 0;
     uint64_t o_counter_value = 0;
     uint64_t n_unknown = 0;
-    memset(out, 0, sizeof *out);
-    /* one pass while every field is a known one, singular ones once, arrays small */
-    {
-        uint64_t b_category_iids[128];
-        size_t k_category_iids = 0;
-        pcd_bytes b_categories[32];
-        size_t k_categories = 0;
-        pcd_pb_run runs_[16];
-        size_t nr_ = 0;
-        while (c->p < c->end) {
-            uint32_t key = 0;
-            PCD_TRY(pcd_pb_read_key(c, &key, NULL));
-            switch (key) {
-            case 0x18: /* category_iids */
-                if (k_category_iids == 128) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &b_category_iids[k_category_iids], NULL));
-                k_category_iids++;
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 6, 1)) goto general_;
-                break;
-            case 0x1A: { /* category_iids, a packed run */
-                pcd_cursor p = { 0 };
-                PCD_TRY(pcd_pb_len(c, &p, NULL));
-                size_t k0 = k_category_iids;
-                while (p.p < p.end) {
-                    if (k_category_iids == 128) goto general_;
-                    PCD_TRY(pcd_read_uleb128(&p, &b_category_iids[k_category_iids], NULL));
-                    k_category_iids++;
-                }
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 7, (uint32_t)(k_category_iids - k0))) goto general_;
-                break;
-            }
-            case 0x48: /* type */
-                if (out->has_type) goto general_;
-                PCD_TRY(pcd_pb_read_int32(c, &out->type, NULL));
-                out->has_type = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 18, 1)) goto general_;
-                break;
-            case 0x50: /* name_iid */
-                if (out->has_name_iid) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &out->name_iid, NULL));
-                out->has_name_iid = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 20, 1)) goto general_;
-                break;
-            case 0x58: /* track_uuid */
-                if (out->has_track_uuid) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &out->track_uuid, NULL));
-                out->has_track_uuid = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 22, 1)) goto general_;
-                break;
-            case 0xB2: { /* categories */
-                pcd_cursor p = { 0 };
-                PCD_TRY(pcd_pb_len(c, &p, NULL));
-                if (k_categories == 32) goto general_;
-                b_categories[k_categories].ptr = p.p;
-                b_categories[k_categories].len = (size_t)(p.end - p.p);
-                k_categories++;
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 44, 1)) goto general_;
-                break;
-            }
-            case 0xBA: /* name */
-                if (out->has_name) goto general_;
-                {
-                    pcd_cursor p = { 0 };
-                    PCD_TRY(pcd_pb_len(c, &p, NULL));
-                    out->name.ptr = p.p;
-                    out->name.len = (size_t)(p.end - p.p);
-                }
-                out->has_name = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 46, 1)) goto general_;
-                break;
-            case 0xF0: /* counter_value */
-                if (out->has_counter_value) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->counter_value = (int64_t)u_; }
-                out->has_counter_value = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 60, 1)) goto general_;
-                break;
-            default:
-                goto general_;
-            }
-        }
-        PCD_TRY(pcd_alloc_array(c, start, k_category_iids, sizeof(uint64_t), 0, (void **)&out->category_iids, "category_iids"));
-        PCD_TRY(pcd_alloc_array(c, start, k_categories, sizeof(pcd_bytes), 0, (void **)&out->categories, "categories"));
-        PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
-        if (k_category_iids) memcpy(out->category_iids, b_category_iids, k_category_iids * sizeof *out->category_iids);
-        out->n_category_iids = k_category_iids;
-        if (k_categories) memcpy(out->categories, b_categories, k_categories * sizeof *out->categories);
-        out->n_categories = k_categories;
-        if (nr_) memcpy(out->layout_.runs, runs_, nr_ * sizeof *runs_);
-        out->layout_.n = nr_;
-        size_t i = 0, n = out->layout_.n;
-        const pcd_pb_run *r = out->layout_.runs;
-        if (pcd_pb_canon(r, n, &i, 6, out->n_category_iids) &&
-            pcd_pb_canon(r, n, &i, 18, out->has_type) &&
-            pcd_pb_canon(r, n, &i, 20, out->has_name_iid) &&
-            pcd_pb_canon(r, n, &i, 22, out->has_track_uuid) &&
-            pcd_pb_canon(r, n, &i, 44, out->n_categories) &&
-            pcd_pb_canon(r, n, &i, 46, out->has_name) &&
-            pcd_pb_canon(r, n, &i, 60, out->has_counter_value) &&
-            i == n)
-            out->layout_.n = 0;
-        return PCD_OK;
-    }
-    general_:
-    c->p = start;
     memset(out, 0, sizeof *out);
     while (c->p < c->end) {
         uint32_t key = 0;
@@ -391,6 +394,18 @@ static pcd_status pcd_perfetto_v1_track_event_fill_(pcd_cursor *c, pcd_perfetto_
         i == n)
         out->layout_.n = 0;
     return PCD_OK;
+}
+
+/* track_event: fills *out from bytes pcd_perfetto_v1_track_event_validate_ accepted, in one pass when it can. */
+static pcd_status pcd_perfetto_v1_track_event_fill_(pcd_cursor *c, pcd_perfetto_v1_track_event *out)
+{
+    const uint8_t *const start = c->p;
+    bool done = false;
+    memset(out, 0, sizeof *out);
+    PCD_TRY(pcd_perfetto_v1_track_event_fill_fast_(c, out, &done));
+    if (done) return PCD_OK;
+    c->p = start;
+    return pcd_perfetto_v1_track_event_fill_general_(c, out);
 }
 
 /* track_event: checks its bytes, then fills *out (arrays in the record arena, strings as views
@@ -849,63 +864,66 @@ pcd_status pcd_perfetto_v1_event_category_validate(pcd_cursor *c)
     return pcd_perfetto_v1_event_category_validate_(c);
 }
 
+/* event_category: one pass while every field is a known one, singular ones once, arrays small; sets
+ * *done when *out is filled, and returns with it false (PCD_OK) on anything else: an unknown
+ * field, a singular one twice, an array past its buffer (the general filler then starts over). */
+PCD_INLINE pcd_status pcd_perfetto_v1_event_category_fill_fast_(pcd_cursor *c, pcd_perfetto_v1_event_category *out, bool *done)
+{
+    const uint8_t *const start = c->p;
+    uint32_t seen_[2];
+    bool canon_ = true;
+    int last_ = -1;
+    size_t nr_ = 0;
+    while (c->p < c->end) {
+        uint32_t key = 0;
+        PCD_TRY(pcd_pb_read_key(c, &key, NULL));
+        switch (key) {
+        case 0x08: /* iid */
+            if (out->has_iid) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &out->iid, NULL));
+            out->has_iid = true;
+            if (0 < last_) canon_ = false;
+            last_ = 0;
+            seen_[nr_++] = 2;
+            break;
+        case 0x12: /* name */
+            if (out->has_name) return PCD_OK;
+            {
+                pcd_cursor p = { 0 };
+                PCD_TRY(pcd_pb_len(c, &p, NULL));
+                out->name.ptr = p.p;
+                out->name.len = (size_t)(p.end - p.p);
+            }
+            out->has_name = true;
+            if (1 < last_) canon_ = false;
+            last_ = 1;
+            seen_[nr_++] = 4;
+            break;
+        default:
+            return PCD_OK;
+        }
+    }
+    PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
+    if (!canon_) {
+        for (size_t j = 0; j < nr_; j++) {
+            out->layout_.runs[j].field = seen_[j];
+            out->layout_.runs[j].count = 1;
+        }
+        out->layout_.n = nr_;
+    }
+    *done = true;
+    return PCD_OK;
+}
+
 /* event_category: fills *out from bytes pcd_perfetto_v1_event_category_validate_ accepted: counts each field's elements,
  * makes room for them in the arena, then reads the values and the runs they came in. */
-static pcd_status pcd_perfetto_v1_event_category_fill_(pcd_cursor *c, pcd_perfetto_v1_event_category *out)
+static pcd_status pcd_perfetto_v1_event_category_fill_general_(pcd_cursor *c, pcd_perfetto_v1_event_category *out)
 {
     const uint8_t *const start = c->p;
     pcd_pb_runc rc = PCD_PB_RUNC_INIT;
     uint64_t o_iid = 0;
     uint64_t o_name = 0;
     uint64_t n_unknown = 0;
-    memset(out, 0, sizeof *out);
-    /* one pass while every field is a known one, singular ones once, arrays small */
-    {
-        uint32_t seen_[2];
-        bool canon_ = true;
-        int last_ = -1;
-        size_t nr_ = 0;
-        while (c->p < c->end) {
-            uint32_t key = 0;
-            PCD_TRY(pcd_pb_read_key(c, &key, NULL));
-            switch (key) {
-            case 0x08: /* iid */
-                if (out->has_iid) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &out->iid, NULL));
-                out->has_iid = true;
-                if (0 < last_) canon_ = false;
-                last_ = 0;
-                seen_[nr_++] = 2;
-                break;
-            case 0x12: /* name */
-                if (out->has_name) goto general_;
-                {
-                    pcd_cursor p = { 0 };
-                    PCD_TRY(pcd_pb_len(c, &p, NULL));
-                    out->name.ptr = p.p;
-                    out->name.len = (size_t)(p.end - p.p);
-                }
-                out->has_name = true;
-                if (1 < last_) canon_ = false;
-                last_ = 1;
-                seen_[nr_++] = 4;
-                break;
-            default:
-                goto general_;
-            }
-        }
-        PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
-        if (!canon_) {
-            for (size_t j = 0; j < nr_; j++) {
-                out->layout_.runs[j].field = seen_[j];
-                out->layout_.runs[j].count = 1;
-            }
-            out->layout_.n = nr_;
-        }
-        return PCD_OK;
-    }
-    general_:
-    c->p = start;
     memset(out, 0, sizeof *out);
     while (c->p < c->end) {
         uint32_t key = 0;
@@ -975,6 +993,18 @@ static pcd_status pcd_perfetto_v1_event_category_fill_(pcd_cursor *c, pcd_perfet
         i == n)
         out->layout_.n = 0;
     return PCD_OK;
+}
+
+/* event_category: fills *out from bytes pcd_perfetto_v1_event_category_validate_ accepted, in one pass when it can. */
+static pcd_status pcd_perfetto_v1_event_category_fill_(pcd_cursor *c, pcd_perfetto_v1_event_category *out)
+{
+    const uint8_t *const start = c->p;
+    bool done = false;
+    memset(out, 0, sizeof *out);
+    PCD_TRY(pcd_perfetto_v1_event_category_fill_fast_(c, out, &done));
+    if (done) return PCD_OK;
+    c->p = start;
+    return pcd_perfetto_v1_event_category_fill_general_(c, out);
 }
 
 /* event_category: checks its bytes, then fills *out (arrays in the record arena, strings as views
@@ -1199,63 +1229,66 @@ pcd_status pcd_perfetto_v1_event_name_validate(pcd_cursor *c)
     return pcd_perfetto_v1_event_name_validate_(c);
 }
 
+/* event_name: one pass while every field is a known one, singular ones once, arrays small; sets
+ * *done when *out is filled, and returns with it false (PCD_OK) on anything else: an unknown
+ * field, a singular one twice, an array past its buffer (the general filler then starts over). */
+PCD_INLINE pcd_status pcd_perfetto_v1_event_name_fill_fast_(pcd_cursor *c, pcd_perfetto_v1_event_name *out, bool *done)
+{
+    const uint8_t *const start = c->p;
+    uint32_t seen_[2];
+    bool canon_ = true;
+    int last_ = -1;
+    size_t nr_ = 0;
+    while (c->p < c->end) {
+        uint32_t key = 0;
+        PCD_TRY(pcd_pb_read_key(c, &key, NULL));
+        switch (key) {
+        case 0x08: /* iid */
+            if (out->has_iid) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &out->iid, NULL));
+            out->has_iid = true;
+            if (0 < last_) canon_ = false;
+            last_ = 0;
+            seen_[nr_++] = 2;
+            break;
+        case 0x12: /* name */
+            if (out->has_name) return PCD_OK;
+            {
+                pcd_cursor p = { 0 };
+                PCD_TRY(pcd_pb_len(c, &p, NULL));
+                out->name.ptr = p.p;
+                out->name.len = (size_t)(p.end - p.p);
+            }
+            out->has_name = true;
+            if (1 < last_) canon_ = false;
+            last_ = 1;
+            seen_[nr_++] = 4;
+            break;
+        default:
+            return PCD_OK;
+        }
+    }
+    PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
+    if (!canon_) {
+        for (size_t j = 0; j < nr_; j++) {
+            out->layout_.runs[j].field = seen_[j];
+            out->layout_.runs[j].count = 1;
+        }
+        out->layout_.n = nr_;
+    }
+    *done = true;
+    return PCD_OK;
+}
+
 /* event_name: fills *out from bytes pcd_perfetto_v1_event_name_validate_ accepted: counts each field's elements,
  * makes room for them in the arena, then reads the values and the runs they came in. */
-static pcd_status pcd_perfetto_v1_event_name_fill_(pcd_cursor *c, pcd_perfetto_v1_event_name *out)
+static pcd_status pcd_perfetto_v1_event_name_fill_general_(pcd_cursor *c, pcd_perfetto_v1_event_name *out)
 {
     const uint8_t *const start = c->p;
     pcd_pb_runc rc = PCD_PB_RUNC_INIT;
     uint64_t o_iid = 0;
     uint64_t o_name = 0;
     uint64_t n_unknown = 0;
-    memset(out, 0, sizeof *out);
-    /* one pass while every field is a known one, singular ones once, arrays small */
-    {
-        uint32_t seen_[2];
-        bool canon_ = true;
-        int last_ = -1;
-        size_t nr_ = 0;
-        while (c->p < c->end) {
-            uint32_t key = 0;
-            PCD_TRY(pcd_pb_read_key(c, &key, NULL));
-            switch (key) {
-            case 0x08: /* iid */
-                if (out->has_iid) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &out->iid, NULL));
-                out->has_iid = true;
-                if (0 < last_) canon_ = false;
-                last_ = 0;
-                seen_[nr_++] = 2;
-                break;
-            case 0x12: /* name */
-                if (out->has_name) goto general_;
-                {
-                    pcd_cursor p = { 0 };
-                    PCD_TRY(pcd_pb_len(c, &p, NULL));
-                    out->name.ptr = p.p;
-                    out->name.len = (size_t)(p.end - p.p);
-                }
-                out->has_name = true;
-                if (1 < last_) canon_ = false;
-                last_ = 1;
-                seen_[nr_++] = 4;
-                break;
-            default:
-                goto general_;
-            }
-        }
-        PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
-        if (!canon_) {
-            for (size_t j = 0; j < nr_; j++) {
-                out->layout_.runs[j].field = seen_[j];
-                out->layout_.runs[j].count = 1;
-            }
-            out->layout_.n = nr_;
-        }
-        return PCD_OK;
-    }
-    general_:
-    c->p = start;
     memset(out, 0, sizeof *out);
     while (c->p < c->end) {
         uint32_t key = 0;
@@ -1325,6 +1358,18 @@ static pcd_status pcd_perfetto_v1_event_name_fill_(pcd_cursor *c, pcd_perfetto_v
         i == n)
         out->layout_.n = 0;
     return PCD_OK;
+}
+
+/* event_name: fills *out from bytes pcd_perfetto_v1_event_name_validate_ accepted, in one pass when it can. */
+static pcd_status pcd_perfetto_v1_event_name_fill_(pcd_cursor *c, pcd_perfetto_v1_event_name *out)
+{
+    const uint8_t *const start = c->p;
+    bool done = false;
+    memset(out, 0, sizeof *out);
+    PCD_TRY(pcd_perfetto_v1_event_name_fill_fast_(c, out, &done));
+    if (done) return PCD_OK;
+    c->p = start;
+    return pcd_perfetto_v1_event_name_fill_general_(c, out);
 }
 
 /* event_name: checks its bytes, then fills *out (arrays in the record arena, strings as views
@@ -1549,63 +1594,66 @@ pcd_status pcd_perfetto_v1_interned_string_validate(pcd_cursor *c)
     return pcd_perfetto_v1_interned_string_validate_(c);
 }
 
+/* interned_string: one pass while every field is a known one, singular ones once, arrays small; sets
+ * *done when *out is filled, and returns with it false (PCD_OK) on anything else: an unknown
+ * field, a singular one twice, an array past its buffer (the general filler then starts over). */
+PCD_INLINE pcd_status pcd_perfetto_v1_interned_string_fill_fast_(pcd_cursor *c, pcd_perfetto_v1_interned_string *out, bool *done)
+{
+    const uint8_t *const start = c->p;
+    uint32_t seen_[2];
+    bool canon_ = true;
+    int last_ = -1;
+    size_t nr_ = 0;
+    while (c->p < c->end) {
+        uint32_t key = 0;
+        PCD_TRY(pcd_pb_read_key(c, &key, NULL));
+        switch (key) {
+        case 0x08: /* iid */
+            if (out->has_iid) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &out->iid, NULL));
+            out->has_iid = true;
+            if (0 < last_) canon_ = false;
+            last_ = 0;
+            seen_[nr_++] = 2;
+            break;
+        case 0x12: /* str */
+            if (out->has_str) return PCD_OK;
+            {
+                pcd_cursor p = { 0 };
+                PCD_TRY(pcd_pb_len(c, &p, NULL));
+                out->str.ptr = p.p;
+                out->str.len = (size_t)(p.end - p.p);
+            }
+            out->has_str = true;
+            if (1 < last_) canon_ = false;
+            last_ = 1;
+            seen_[nr_++] = 4;
+            break;
+        default:
+            return PCD_OK;
+        }
+    }
+    PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
+    if (!canon_) {
+        for (size_t j = 0; j < nr_; j++) {
+            out->layout_.runs[j].field = seen_[j];
+            out->layout_.runs[j].count = 1;
+        }
+        out->layout_.n = nr_;
+    }
+    *done = true;
+    return PCD_OK;
+}
+
 /* interned_string: fills *out from bytes pcd_perfetto_v1_interned_string_validate_ accepted: counts each field's elements,
  * makes room for them in the arena, then reads the values and the runs they came in. */
-static pcd_status pcd_perfetto_v1_interned_string_fill_(pcd_cursor *c, pcd_perfetto_v1_interned_string *out)
+static pcd_status pcd_perfetto_v1_interned_string_fill_general_(pcd_cursor *c, pcd_perfetto_v1_interned_string *out)
 {
     const uint8_t *const start = c->p;
     pcd_pb_runc rc = PCD_PB_RUNC_INIT;
     uint64_t o_iid = 0;
     uint64_t o_str = 0;
     uint64_t n_unknown = 0;
-    memset(out, 0, sizeof *out);
-    /* one pass while every field is a known one, singular ones once, arrays small */
-    {
-        uint32_t seen_[2];
-        bool canon_ = true;
-        int last_ = -1;
-        size_t nr_ = 0;
-        while (c->p < c->end) {
-            uint32_t key = 0;
-            PCD_TRY(pcd_pb_read_key(c, &key, NULL));
-            switch (key) {
-            case 0x08: /* iid */
-                if (out->has_iid) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &out->iid, NULL));
-                out->has_iid = true;
-                if (0 < last_) canon_ = false;
-                last_ = 0;
-                seen_[nr_++] = 2;
-                break;
-            case 0x12: /* str */
-                if (out->has_str) goto general_;
-                {
-                    pcd_cursor p = { 0 };
-                    PCD_TRY(pcd_pb_len(c, &p, NULL));
-                    out->str.ptr = p.p;
-                    out->str.len = (size_t)(p.end - p.p);
-                }
-                out->has_str = true;
-                if (1 < last_) canon_ = false;
-                last_ = 1;
-                seen_[nr_++] = 4;
-                break;
-            default:
-                goto general_;
-            }
-        }
-        PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
-        if (!canon_) {
-            for (size_t j = 0; j < nr_; j++) {
-                out->layout_.runs[j].field = seen_[j];
-                out->layout_.runs[j].count = 1;
-            }
-            out->layout_.n = nr_;
-        }
-        return PCD_OK;
-    }
-    general_:
-    c->p = start;
     memset(out, 0, sizeof *out);
     while (c->p < c->end) {
         uint32_t key = 0;
@@ -1675,6 +1723,18 @@ static pcd_status pcd_perfetto_v1_interned_string_fill_(pcd_cursor *c, pcd_perfe
         i == n)
         out->layout_.n = 0;
     return PCD_OK;
+}
+
+/* interned_string: fills *out from bytes pcd_perfetto_v1_interned_string_validate_ accepted, in one pass when it can. */
+static pcd_status pcd_perfetto_v1_interned_string_fill_(pcd_cursor *c, pcd_perfetto_v1_interned_string *out)
+{
+    const uint8_t *const start = c->p;
+    bool done = false;
+    memset(out, 0, sizeof *out);
+    PCD_TRY(pcd_perfetto_v1_interned_string_fill_fast_(c, out, &done));
+    if (done) return PCD_OK;
+    c->p = start;
+    return pcd_perfetto_v1_interned_string_fill_general_(c, out);
 }
 
 /* interned_string: checks its bytes, then fills *out (arrays in the record arena, strings as views
@@ -1905,9 +1965,71 @@ pcd_status pcd_perfetto_v1_frame_validate(pcd_cursor *c)
     return pcd_perfetto_v1_frame_validate_(c);
 }
 
+/* frame: one pass while every field is a known one, singular ones once, arrays small; sets
+ * *done when *out is filled, and returns with it false (PCD_OK) on anything else: an unknown
+ * field, a singular one twice, an array past its buffer (the general filler then starts over). */
+PCD_INLINE pcd_status pcd_perfetto_v1_frame_fill_fast_(pcd_cursor *c, pcd_perfetto_v1_frame *out, bool *done)
+{
+    const uint8_t *const start = c->p;
+    uint32_t seen_[4];
+    bool canon_ = true;
+    int last_ = -1;
+    size_t nr_ = 0;
+    while (c->p < c->end) {
+        uint32_t key = 0;
+        PCD_TRY(pcd_pb_read_key(c, &key, NULL));
+        switch (key) {
+        case 0x08: /* iid */
+            if (out->has_iid) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &out->iid, NULL));
+            out->has_iid = true;
+            if (0 < last_) canon_ = false;
+            last_ = 0;
+            seen_[nr_++] = 2;
+            break;
+        case 0x10: /* function_name_id */
+            if (out->has_function_name_id) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &out->function_name_id, NULL));
+            out->has_function_name_id = true;
+            if (1 < last_) canon_ = false;
+            last_ = 1;
+            seen_[nr_++] = 4;
+            break;
+        case 0x18: /* mapping_id */
+            if (out->has_mapping_id) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &out->mapping_id, NULL));
+            out->has_mapping_id = true;
+            if (2 < last_) canon_ = false;
+            last_ = 2;
+            seen_[nr_++] = 6;
+            break;
+        case 0x20: /* rel_pc */
+            if (out->has_rel_pc) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &out->rel_pc, NULL));
+            out->has_rel_pc = true;
+            if (3 < last_) canon_ = false;
+            last_ = 3;
+            seen_[nr_++] = 8;
+            break;
+        default:
+            return PCD_OK;
+        }
+    }
+    PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
+    if (!canon_) {
+        for (size_t j = 0; j < nr_; j++) {
+            out->layout_.runs[j].field = seen_[j];
+            out->layout_.runs[j].count = 1;
+        }
+        out->layout_.n = nr_;
+    }
+    *done = true;
+    return PCD_OK;
+}
+
 /* frame: fills *out from bytes pcd_perfetto_v1_frame_validate_ accepted: counts each field's elements,
  * makes room for them in the arena, then reads the values and the runs they came in. */
-static pcd_status pcd_perfetto_v1_frame_fill_(pcd_cursor *c, pcd_perfetto_v1_frame *out)
+static pcd_status pcd_perfetto_v1_frame_fill_general_(pcd_cursor *c, pcd_perfetto_v1_frame *out)
 {
     const uint8_t *const start = c->p;
     pcd_pb_runc rc = PCD_PB_RUNC_INIT;
@@ -1916,65 +2038,6 @@ static pcd_status pcd_perfetto_v1_frame_fill_(pcd_cursor *c, pcd_perfetto_v1_fra
     uint64_t o_mapping_id = 0;
     uint64_t o_rel_pc = 0;
     uint64_t n_unknown = 0;
-    memset(out, 0, sizeof *out);
-    /* one pass while every field is a known one, singular ones once, arrays small */
-    {
-        uint32_t seen_[4];
-        bool canon_ = true;
-        int last_ = -1;
-        size_t nr_ = 0;
-        while (c->p < c->end) {
-            uint32_t key = 0;
-            PCD_TRY(pcd_pb_read_key(c, &key, NULL));
-            switch (key) {
-            case 0x08: /* iid */
-                if (out->has_iid) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &out->iid, NULL));
-                out->has_iid = true;
-                if (0 < last_) canon_ = false;
-                last_ = 0;
-                seen_[nr_++] = 2;
-                break;
-            case 0x10: /* function_name_id */
-                if (out->has_function_name_id) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &out->function_name_id, NULL));
-                out->has_function_name_id = true;
-                if (1 < last_) canon_ = false;
-                last_ = 1;
-                seen_[nr_++] = 4;
-                break;
-            case 0x18: /* mapping_id */
-                if (out->has_mapping_id) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &out->mapping_id, NULL));
-                out->has_mapping_id = true;
-                if (2 < last_) canon_ = false;
-                last_ = 2;
-                seen_[nr_++] = 6;
-                break;
-            case 0x20: /* rel_pc */
-                if (out->has_rel_pc) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &out->rel_pc, NULL));
-                out->has_rel_pc = true;
-                if (3 < last_) canon_ = false;
-                last_ = 3;
-                seen_[nr_++] = 8;
-                break;
-            default:
-                goto general_;
-            }
-        }
-        PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
-        if (!canon_) {
-            for (size_t j = 0; j < nr_; j++) {
-                out->layout_.runs[j].field = seen_[j];
-                out->layout_.runs[j].count = 1;
-            }
-            out->layout_.n = nr_;
-        }
-        return PCD_OK;
-    }
-    general_:
-    c->p = start;
     memset(out, 0, sizeof *out);
     while (c->p < c->end) {
         uint32_t key = 0;
@@ -2071,6 +2134,18 @@ static pcd_status pcd_perfetto_v1_frame_fill_(pcd_cursor *c, pcd_perfetto_v1_fra
         i == n)
         out->layout_.n = 0;
     return PCD_OK;
+}
+
+/* frame: fills *out from bytes pcd_perfetto_v1_frame_validate_ accepted, in one pass when it can. */
+static pcd_status pcd_perfetto_v1_frame_fill_(pcd_cursor *c, pcd_perfetto_v1_frame *out)
+{
+    const uint8_t *const start = c->p;
+    bool done = false;
+    memset(out, 0, sizeof *out);
+    PCD_TRY(pcd_perfetto_v1_frame_fill_fast_(c, out, &done));
+    if (done) return PCD_OK;
+    c->p = start;
+    return pcd_perfetto_v1_frame_fill_general_(c, out);
 }
 
 /* frame: checks its bytes, then fills *out (arrays in the record arena, strings as views
@@ -2387,70 +2462,73 @@ pcd_status pcd_perfetto_v1_callstack_validate(pcd_cursor *c)
     return pcd_perfetto_v1_callstack_validate_(c);
 }
 
+/* callstack: one pass while every field is a known one, singular ones once, arrays small; sets
+ * *done when *out is filled, and returns with it false (PCD_OK) on anything else: an unknown
+ * field, a singular one twice, an array past its buffer (the general filler then starts over). */
+PCD_INLINE pcd_status pcd_perfetto_v1_callstack_fill_fast_(pcd_cursor *c, pcd_perfetto_v1_callstack *out, bool *done)
+{
+    const uint8_t *const start = c->p;
+    uint64_t b_frame_ids[128];
+    size_t k_frame_ids = 0;
+    pcd_pb_run runs_[16];
+    size_t nr_ = 0;
+    while (c->p < c->end) {
+        uint32_t key = 0;
+        PCD_TRY(pcd_pb_read_key(c, &key, NULL));
+        switch (key) {
+        case 0x08: /* iid */
+            if (out->has_iid) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &out->iid, NULL));
+            out->has_iid = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 2, 1)) return PCD_OK;
+            break;
+        case 0x10: /* frame_ids */
+            if (k_frame_ids == 128) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &b_frame_ids[k_frame_ids], NULL));
+            k_frame_ids++;
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 4, 1)) return PCD_OK;
+            break;
+        case 0x12: { /* frame_ids, a packed run */
+            pcd_cursor p = { 0 };
+            PCD_TRY(pcd_pb_len(c, &p, NULL));
+            size_t k0 = k_frame_ids;
+            while (p.p < p.end) {
+                if (k_frame_ids == 128) return PCD_OK;
+                PCD_TRY(pcd_read_uleb128(&p, &b_frame_ids[k_frame_ids], NULL));
+                k_frame_ids++;
+            }
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 5, (uint32_t)(k_frame_ids - k0))) return PCD_OK;
+            break;
+        }
+        default:
+            return PCD_OK;
+        }
+    }
+    PCD_TRY(pcd_alloc_array(c, start, k_frame_ids, sizeof(uint64_t), 0, (void **)&out->frame_ids, "frame_ids"));
+    PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
+    if (k_frame_ids) memcpy(out->frame_ids, b_frame_ids, k_frame_ids * sizeof *out->frame_ids);
+    out->n_frame_ids = k_frame_ids;
+    if (nr_) memcpy(out->layout_.runs, runs_, nr_ * sizeof *runs_);
+    out->layout_.n = nr_;
+    size_t i = 0, n = out->layout_.n;
+    const pcd_pb_run *r = out->layout_.runs;
+    if (pcd_pb_canon(r, n, &i, 2, out->has_iid) &&
+            pcd_pb_canon(r, n, &i, 4, out->n_frame_ids) &&
+            i == n)
+        out->layout_.n = 0;
+    *done = true;
+    return PCD_OK;
+}
+
 /* callstack: fills *out from bytes pcd_perfetto_v1_callstack_validate_ accepted: counts each field's elements,
  * makes room for them in the arena, then reads the values and the runs they came in. */
-static pcd_status pcd_perfetto_v1_callstack_fill_(pcd_cursor *c, pcd_perfetto_v1_callstack *out)
+static pcd_status pcd_perfetto_v1_callstack_fill_general_(pcd_cursor *c, pcd_perfetto_v1_callstack *out)
 {
     const uint8_t *const start = c->p;
     pcd_pb_runc rc = PCD_PB_RUNC_INIT;
     uint64_t o_iid = 0;
     uint64_t n_frame_ids = 0;
     uint64_t n_unknown = 0;
-    memset(out, 0, sizeof *out);
-    /* one pass while every field is a known one, singular ones once, arrays small */
-    {
-        uint64_t b_frame_ids[128];
-        size_t k_frame_ids = 0;
-        pcd_pb_run runs_[16];
-        size_t nr_ = 0;
-        while (c->p < c->end) {
-            uint32_t key = 0;
-            PCD_TRY(pcd_pb_read_key(c, &key, NULL));
-            switch (key) {
-            case 0x08: /* iid */
-                if (out->has_iid) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &out->iid, NULL));
-                out->has_iid = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 2, 1)) goto general_;
-                break;
-            case 0x10: /* frame_ids */
-                if (k_frame_ids == 128) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &b_frame_ids[k_frame_ids], NULL));
-                k_frame_ids++;
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 4, 1)) goto general_;
-                break;
-            case 0x12: { /* frame_ids, a packed run */
-                pcd_cursor p = { 0 };
-                PCD_TRY(pcd_pb_len(c, &p, NULL));
-                size_t k0 = k_frame_ids;
-                while (p.p < p.end) {
-                    if (k_frame_ids == 128) goto general_;
-                    PCD_TRY(pcd_read_uleb128(&p, &b_frame_ids[k_frame_ids], NULL));
-                    k_frame_ids++;
-                }
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 5, (uint32_t)(k_frame_ids - k0))) goto general_;
-                break;
-            }
-            default:
-                goto general_;
-            }
-        }
-        PCD_TRY(pcd_alloc_array(c, start, k_frame_ids, sizeof(uint64_t), 0, (void **)&out->frame_ids, "frame_ids"));
-        PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
-        if (k_frame_ids) memcpy(out->frame_ids, b_frame_ids, k_frame_ids * sizeof *out->frame_ids);
-        out->n_frame_ids = k_frame_ids;
-        if (nr_) memcpy(out->layout_.runs, runs_, nr_ * sizeof *runs_);
-        out->layout_.n = nr_;
-        size_t i = 0, n = out->layout_.n;
-        const pcd_pb_run *r = out->layout_.runs;
-        if (pcd_pb_canon(r, n, &i, 2, out->has_iid) &&
-            pcd_pb_canon(r, n, &i, 4, out->n_frame_ids) &&
-            i == n)
-            out->layout_.n = 0;
-        return PCD_OK;
-    }
-    general_:
-    c->p = start;
     memset(out, 0, sizeof *out);
     while (c->p < c->end) {
         uint32_t key = 0;
@@ -2531,6 +2609,18 @@ static pcd_status pcd_perfetto_v1_callstack_fill_(pcd_cursor *c, pcd_perfetto_v1
         i == n)
         out->layout_.n = 0;
     return PCD_OK;
+}
+
+/* callstack: fills *out from bytes pcd_perfetto_v1_callstack_validate_ accepted, in one pass when it can. */
+static pcd_status pcd_perfetto_v1_callstack_fill_(pcd_cursor *c, pcd_perfetto_v1_callstack *out)
+{
+    const uint8_t *const start = c->p;
+    bool done = false;
+    memset(out, 0, sizeof *out);
+    PCD_TRY(pcd_perfetto_v1_callstack_fill_fast_(c, out, &done));
+    if (done) return PCD_OK;
+    c->p = start;
+    return pcd_perfetto_v1_callstack_fill_general_(c, out);
 }
 
 /* callstack: checks its bytes, then fills *out (arrays in the record arena, strings as views
@@ -3303,63 +3393,66 @@ pcd_status pcd_perfetto_v1_process_descriptor_validate(pcd_cursor *c)
     return pcd_perfetto_v1_process_descriptor_validate_(c);
 }
 
+/* process_descriptor: one pass while every field is a known one, singular ones once, arrays small; sets
+ * *done when *out is filled, and returns with it false (PCD_OK) on anything else: an unknown
+ * field, a singular one twice, an array past its buffer (the general filler then starts over). */
+PCD_INLINE pcd_status pcd_perfetto_v1_process_descriptor_fill_fast_(pcd_cursor *c, pcd_perfetto_v1_process_descriptor *out, bool *done)
+{
+    const uint8_t *const start = c->p;
+    uint32_t seen_[2];
+    bool canon_ = true;
+    int last_ = -1;
+    size_t nr_ = 0;
+    while (c->p < c->end) {
+        uint32_t key = 0;
+        PCD_TRY(pcd_pb_read_key(c, &key, NULL));
+        switch (key) {
+        case 0x08: /* pid */
+            if (out->has_pid) return PCD_OK;
+            PCD_TRY(pcd_pb_read_int32(c, &out->pid, NULL));
+            out->has_pid = true;
+            if (0 < last_) canon_ = false;
+            last_ = 0;
+            seen_[nr_++] = 2;
+            break;
+        case 0x32: /* process_name */
+            if (out->has_process_name) return PCD_OK;
+            {
+                pcd_cursor p = { 0 };
+                PCD_TRY(pcd_pb_len(c, &p, NULL));
+                out->process_name.ptr = p.p;
+                out->process_name.len = (size_t)(p.end - p.p);
+            }
+            out->has_process_name = true;
+            if (1 < last_) canon_ = false;
+            last_ = 1;
+            seen_[nr_++] = 12;
+            break;
+        default:
+            return PCD_OK;
+        }
+    }
+    PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
+    if (!canon_) {
+        for (size_t j = 0; j < nr_; j++) {
+            out->layout_.runs[j].field = seen_[j];
+            out->layout_.runs[j].count = 1;
+        }
+        out->layout_.n = nr_;
+    }
+    *done = true;
+    return PCD_OK;
+}
+
 /* process_descriptor: fills *out from bytes pcd_perfetto_v1_process_descriptor_validate_ accepted: counts each field's elements,
  * makes room for them in the arena, then reads the values and the runs they came in. */
-static pcd_status pcd_perfetto_v1_process_descriptor_fill_(pcd_cursor *c, pcd_perfetto_v1_process_descriptor *out)
+static pcd_status pcd_perfetto_v1_process_descriptor_fill_general_(pcd_cursor *c, pcd_perfetto_v1_process_descriptor *out)
 {
     const uint8_t *const start = c->p;
     pcd_pb_runc rc = PCD_PB_RUNC_INIT;
     uint64_t o_pid = 0;
     uint64_t o_process_name = 0;
     uint64_t n_unknown = 0;
-    memset(out, 0, sizeof *out);
-    /* one pass while every field is a known one, singular ones once, arrays small */
-    {
-        uint32_t seen_[2];
-        bool canon_ = true;
-        int last_ = -1;
-        size_t nr_ = 0;
-        while (c->p < c->end) {
-            uint32_t key = 0;
-            PCD_TRY(pcd_pb_read_key(c, &key, NULL));
-            switch (key) {
-            case 0x08: /* pid */
-                if (out->has_pid) goto general_;
-                PCD_TRY(pcd_pb_read_int32(c, &out->pid, NULL));
-                out->has_pid = true;
-                if (0 < last_) canon_ = false;
-                last_ = 0;
-                seen_[nr_++] = 2;
-                break;
-            case 0x32: /* process_name */
-                if (out->has_process_name) goto general_;
-                {
-                    pcd_cursor p = { 0 };
-                    PCD_TRY(pcd_pb_len(c, &p, NULL));
-                    out->process_name.ptr = p.p;
-                    out->process_name.len = (size_t)(p.end - p.p);
-                }
-                out->has_process_name = true;
-                if (1 < last_) canon_ = false;
-                last_ = 1;
-                seen_[nr_++] = 12;
-                break;
-            default:
-                goto general_;
-            }
-        }
-        PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
-        if (!canon_) {
-            for (size_t j = 0; j < nr_; j++) {
-                out->layout_.runs[j].field = seen_[j];
-                out->layout_.runs[j].count = 1;
-            }
-            out->layout_.n = nr_;
-        }
-        return PCD_OK;
-    }
-    general_:
-    c->p = start;
     memset(out, 0, sizeof *out);
     while (c->p < c->end) {
         uint32_t key = 0;
@@ -3429,6 +3522,18 @@ static pcd_status pcd_perfetto_v1_process_descriptor_fill_(pcd_cursor *c, pcd_pe
         i == n)
         out->layout_.n = 0;
     return PCD_OK;
+}
+
+/* process_descriptor: fills *out from bytes pcd_perfetto_v1_process_descriptor_validate_ accepted, in one pass when it can. */
+static pcd_status pcd_perfetto_v1_process_descriptor_fill_(pcd_cursor *c, pcd_perfetto_v1_process_descriptor *out)
+{
+    const uint8_t *const start = c->p;
+    bool done = false;
+    memset(out, 0, sizeof *out);
+    PCD_TRY(pcd_perfetto_v1_process_descriptor_fill_fast_(c, out, &done));
+    if (done) return PCD_OK;
+    c->p = start;
+    return pcd_perfetto_v1_process_descriptor_fill_general_(c, out);
 }
 
 /* process_descriptor: checks its bytes, then fills *out (arrays in the record arena, strings as views
@@ -3657,9 +3762,68 @@ pcd_status pcd_perfetto_v1_thread_descriptor_validate(pcd_cursor *c)
     return pcd_perfetto_v1_thread_descriptor_validate_(c);
 }
 
+/* thread_descriptor: one pass while every field is a known one, singular ones once, arrays small; sets
+ * *done when *out is filled, and returns with it false (PCD_OK) on anything else: an unknown
+ * field, a singular one twice, an array past its buffer (the general filler then starts over). */
+PCD_INLINE pcd_status pcd_perfetto_v1_thread_descriptor_fill_fast_(pcd_cursor *c, pcd_perfetto_v1_thread_descriptor *out, bool *done)
+{
+    const uint8_t *const start = c->p;
+    uint32_t seen_[3];
+    bool canon_ = true;
+    int last_ = -1;
+    size_t nr_ = 0;
+    while (c->p < c->end) {
+        uint32_t key = 0;
+        PCD_TRY(pcd_pb_read_key(c, &key, NULL));
+        switch (key) {
+        case 0x08: /* pid */
+            if (out->has_pid) return PCD_OK;
+            PCD_TRY(pcd_pb_read_int32(c, &out->pid, NULL));
+            out->has_pid = true;
+            if (0 < last_) canon_ = false;
+            last_ = 0;
+            seen_[nr_++] = 2;
+            break;
+        case 0x10: /* tid */
+            if (out->has_tid) return PCD_OK;
+            PCD_TRY(pcd_pb_read_int32(c, &out->tid, NULL));
+            out->has_tid = true;
+            if (1 < last_) canon_ = false;
+            last_ = 1;
+            seen_[nr_++] = 4;
+            break;
+        case 0x2A: /* thread_name */
+            if (out->has_thread_name) return PCD_OK;
+            {
+                pcd_cursor p = { 0 };
+                PCD_TRY(pcd_pb_len(c, &p, NULL));
+                out->thread_name.ptr = p.p;
+                out->thread_name.len = (size_t)(p.end - p.p);
+            }
+            out->has_thread_name = true;
+            if (2 < last_) canon_ = false;
+            last_ = 2;
+            seen_[nr_++] = 10;
+            break;
+        default:
+            return PCD_OK;
+        }
+    }
+    PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
+    if (!canon_) {
+        for (size_t j = 0; j < nr_; j++) {
+            out->layout_.runs[j].field = seen_[j];
+            out->layout_.runs[j].count = 1;
+        }
+        out->layout_.n = nr_;
+    }
+    *done = true;
+    return PCD_OK;
+}
+
 /* thread_descriptor: fills *out from bytes pcd_perfetto_v1_thread_descriptor_validate_ accepted: counts each field's elements,
  * makes room for them in the arena, then reads the values and the runs they came in. */
-static pcd_status pcd_perfetto_v1_thread_descriptor_fill_(pcd_cursor *c, pcd_perfetto_v1_thread_descriptor *out)
+static pcd_status pcd_perfetto_v1_thread_descriptor_fill_general_(pcd_cursor *c, pcd_perfetto_v1_thread_descriptor *out)
 {
     const uint8_t *const start = c->p;
     pcd_pb_runc rc = PCD_PB_RUNC_INIT;
@@ -3667,62 +3831,6 @@ static pcd_status pcd_perfetto_v1_thread_descriptor_fill_(pcd_cursor *c, pcd_per
     uint64_t o_tid = 0;
     uint64_t o_thread_name = 0;
     uint64_t n_unknown = 0;
-    memset(out, 0, sizeof *out);
-    /* one pass while every field is a known one, singular ones once, arrays small */
-    {
-        uint32_t seen_[3];
-        bool canon_ = true;
-        int last_ = -1;
-        size_t nr_ = 0;
-        while (c->p < c->end) {
-            uint32_t key = 0;
-            PCD_TRY(pcd_pb_read_key(c, &key, NULL));
-            switch (key) {
-            case 0x08: /* pid */
-                if (out->has_pid) goto general_;
-                PCD_TRY(pcd_pb_read_int32(c, &out->pid, NULL));
-                out->has_pid = true;
-                if (0 < last_) canon_ = false;
-                last_ = 0;
-                seen_[nr_++] = 2;
-                break;
-            case 0x10: /* tid */
-                if (out->has_tid) goto general_;
-                PCD_TRY(pcd_pb_read_int32(c, &out->tid, NULL));
-                out->has_tid = true;
-                if (1 < last_) canon_ = false;
-                last_ = 1;
-                seen_[nr_++] = 4;
-                break;
-            case 0x2A: /* thread_name */
-                if (out->has_thread_name) goto general_;
-                {
-                    pcd_cursor p = { 0 };
-                    PCD_TRY(pcd_pb_len(c, &p, NULL));
-                    out->thread_name.ptr = p.p;
-                    out->thread_name.len = (size_t)(p.end - p.p);
-                }
-                out->has_thread_name = true;
-                if (2 < last_) canon_ = false;
-                last_ = 2;
-                seen_[nr_++] = 10;
-                break;
-            default:
-                goto general_;
-            }
-        }
-        PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
-        if (!canon_) {
-            for (size_t j = 0; j < nr_; j++) {
-                out->layout_.runs[j].field = seen_[j];
-                out->layout_.runs[j].count = 1;
-            }
-            out->layout_.n = nr_;
-        }
-        return PCD_OK;
-    }
-    general_:
-    c->p = start;
     memset(out, 0, sizeof *out);
     while (c->p < c->end) {
         uint32_t key = 0;
@@ -3808,6 +3916,18 @@ static pcd_status pcd_perfetto_v1_thread_descriptor_fill_(pcd_cursor *c, pcd_per
         i == n)
         out->layout_.n = 0;
     return PCD_OK;
+}
+
+/* thread_descriptor: fills *out from bytes pcd_perfetto_v1_thread_descriptor_validate_ accepted, in one pass when it can. */
+static pcd_status pcd_perfetto_v1_thread_descriptor_fill_(pcd_cursor *c, pcd_perfetto_v1_thread_descriptor *out)
+{
+    const uint8_t *const start = c->p;
+    bool done = false;
+    memset(out, 0, sizeof *out);
+    PCD_TRY(pcd_perfetto_v1_thread_descriptor_fill_fast_(c, out, &done));
+    if (done) return PCD_OK;
+    c->p = start;
+    return pcd_perfetto_v1_thread_descriptor_fill_general_(c, out);
 }
 
 /* thread_descriptor: checks its bytes, then fills *out (arrays in the record arena, strings as views
@@ -4613,9 +4733,71 @@ pcd_status pcd_perfetto_v1_perf_sample_validate(pcd_cursor *c)
     return pcd_perfetto_v1_perf_sample_validate_(c);
 }
 
+/* perf_sample: one pass while every field is a known one, singular ones once, arrays small; sets
+ * *done when *out is filled, and returns with it false (PCD_OK) on anything else: an unknown
+ * field, a singular one twice, an array past its buffer (the general filler then starts over). */
+PCD_INLINE pcd_status pcd_perfetto_v1_perf_sample_fill_fast_(pcd_cursor *c, pcd_perfetto_v1_perf_sample *out, bool *done)
+{
+    const uint8_t *const start = c->p;
+    uint32_t seen_[4];
+    bool canon_ = true;
+    int last_ = -1;
+    size_t nr_ = 0;
+    while (c->p < c->end) {
+        uint32_t key = 0;
+        PCD_TRY(pcd_pb_read_key(c, &key, NULL));
+        switch (key) {
+        case 0x08: /* cpu */
+            if (out->has_cpu) return PCD_OK;
+            PCD_TRY(pcd_pb_read_uint32(c, &out->cpu, NULL));
+            out->has_cpu = true;
+            if (0 < last_) canon_ = false;
+            last_ = 0;
+            seen_[nr_++] = 2;
+            break;
+        case 0x10: /* pid */
+            if (out->has_pid) return PCD_OK;
+            PCD_TRY(pcd_pb_read_uint32(c, &out->pid, NULL));
+            out->has_pid = true;
+            if (1 < last_) canon_ = false;
+            last_ = 1;
+            seen_[nr_++] = 4;
+            break;
+        case 0x18: /* tid */
+            if (out->has_tid) return PCD_OK;
+            PCD_TRY(pcd_pb_read_uint32(c, &out->tid, NULL));
+            out->has_tid = true;
+            if (2 < last_) canon_ = false;
+            last_ = 2;
+            seen_[nr_++] = 6;
+            break;
+        case 0x20: /* callstack_iid */
+            if (out->has_callstack_iid) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &out->callstack_iid, NULL));
+            out->has_callstack_iid = true;
+            if (3 < last_) canon_ = false;
+            last_ = 3;
+            seen_[nr_++] = 8;
+            break;
+        default:
+            return PCD_OK;
+        }
+    }
+    PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
+    if (!canon_) {
+        for (size_t j = 0; j < nr_; j++) {
+            out->layout_.runs[j].field = seen_[j];
+            out->layout_.runs[j].count = 1;
+        }
+        out->layout_.n = nr_;
+    }
+    *done = true;
+    return PCD_OK;
+}
+
 /* perf_sample: fills *out from bytes pcd_perfetto_v1_perf_sample_validate_ accepted: counts each field's elements,
  * makes room for them in the arena, then reads the values and the runs they came in. */
-static pcd_status pcd_perfetto_v1_perf_sample_fill_(pcd_cursor *c, pcd_perfetto_v1_perf_sample *out)
+static pcd_status pcd_perfetto_v1_perf_sample_fill_general_(pcd_cursor *c, pcd_perfetto_v1_perf_sample *out)
 {
     const uint8_t *const start = c->p;
     pcd_pb_runc rc = PCD_PB_RUNC_INIT;
@@ -4624,65 +4806,6 @@ static pcd_status pcd_perfetto_v1_perf_sample_fill_(pcd_cursor *c, pcd_perfetto_
     uint64_t o_tid = 0;
     uint64_t o_callstack_iid = 0;
     uint64_t n_unknown = 0;
-    memset(out, 0, sizeof *out);
-    /* one pass while every field is a known one, singular ones once, arrays small */
-    {
-        uint32_t seen_[4];
-        bool canon_ = true;
-        int last_ = -1;
-        size_t nr_ = 0;
-        while (c->p < c->end) {
-            uint32_t key = 0;
-            PCD_TRY(pcd_pb_read_key(c, &key, NULL));
-            switch (key) {
-            case 0x08: /* cpu */
-                if (out->has_cpu) goto general_;
-                PCD_TRY(pcd_pb_read_uint32(c, &out->cpu, NULL));
-                out->has_cpu = true;
-                if (0 < last_) canon_ = false;
-                last_ = 0;
-                seen_[nr_++] = 2;
-                break;
-            case 0x10: /* pid */
-                if (out->has_pid) goto general_;
-                PCD_TRY(pcd_pb_read_uint32(c, &out->pid, NULL));
-                out->has_pid = true;
-                if (1 < last_) canon_ = false;
-                last_ = 1;
-                seen_[nr_++] = 4;
-                break;
-            case 0x18: /* tid */
-                if (out->has_tid) goto general_;
-                PCD_TRY(pcd_pb_read_uint32(c, &out->tid, NULL));
-                out->has_tid = true;
-                if (2 < last_) canon_ = false;
-                last_ = 2;
-                seen_[nr_++] = 6;
-                break;
-            case 0x20: /* callstack_iid */
-                if (out->has_callstack_iid) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &out->callstack_iid, NULL));
-                out->has_callstack_iid = true;
-                if (3 < last_) canon_ = false;
-                last_ = 3;
-                seen_[nr_++] = 8;
-                break;
-            default:
-                goto general_;
-            }
-        }
-        PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
-        if (!canon_) {
-            for (size_t j = 0; j < nr_; j++) {
-                out->layout_.runs[j].field = seen_[j];
-                out->layout_.runs[j].count = 1;
-            }
-            out->layout_.n = nr_;
-        }
-        return PCD_OK;
-    }
-    general_:
-    c->p = start;
     memset(out, 0, sizeof *out);
     while (c->p < c->end) {
         uint32_t key = 0;
@@ -4779,6 +4902,18 @@ static pcd_status pcd_perfetto_v1_perf_sample_fill_(pcd_cursor *c, pcd_perfetto_
         i == n)
         out->layout_.n = 0;
     return PCD_OK;
+}
+
+/* perf_sample: fills *out from bytes pcd_perfetto_v1_perf_sample_validate_ accepted, in one pass when it can. */
+static pcd_status pcd_perfetto_v1_perf_sample_fill_(pcd_cursor *c, pcd_perfetto_v1_perf_sample *out)
+{
+    const uint8_t *const start = c->p;
+    bool done = false;
+    memset(out, 0, sizeof *out);
+    PCD_TRY(pcd_perfetto_v1_perf_sample_fill_fast_(c, out, &done));
+    if (done) return PCD_OK;
+    c->p = start;
+    return pcd_perfetto_v1_perf_sample_fill_general_(c, out);
 }
 
 /* perf_sample: checks its bytes, then fills *out (arrays in the record arena, strings as views
@@ -5989,61 +6124,64 @@ pcd_status pcd_perfetto_v1_trace_validate(pcd_cursor *c)
     return pcd_perfetto_v1_trace_validate_(c);
 }
 
+/* trace: one pass while every field is a known one, singular ones once, arrays small; sets
+ * *done when *out is filled, and returns with it false (PCD_OK) on anything else: an unknown
+ * field, a singular one twice, an array past its buffer (the general filler then starts over). */
+PCD_INLINE pcd_status pcd_perfetto_v1_trace_fill_fast_(pcd_cursor *c, pcd_perfetto_v1_trace *out, bool *done)
+{
+    const uint8_t *const start = c->p;
+    const uint8_t *b_packet[32][2];
+    size_t k_packet = 0;
+    pcd_pb_run runs_[16];
+    size_t nr_ = 0;
+    while (c->p < c->end) {
+        uint32_t key = 0;
+        PCD_TRY(pcd_pb_read_key(c, &key, NULL));
+        switch (key) {
+        case 0x0A: { /* packet */
+            pcd_cursor p = { 0 };
+            PCD_TRY(pcd_pb_len(c, &p, NULL));
+            if (k_packet == 32) return PCD_OK;
+            b_packet[k_packet][0] = p.p;
+            b_packet[k_packet][1] = p.end;
+            k_packet++;
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 2, 1)) return PCD_OK;
+            break;
+        }
+        default:
+            return PCD_OK;
+        }
+    }
+    PCD_TRY(pcd_alloc_array(c, start, k_packet, sizeof(pcd_perfetto_v1_trace_packet), 0, (void **)&out->packet, "packet"));
+    PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
+    for (size_t j = 0; j < k_packet; j++) {
+        pcd_cursor p = { 0 };
+        p.p = b_packet[j][0];
+        p.end = b_packet[j][1];
+        p.x = c->x;
+        p.hard = true;
+        PCD_TRY(pcd_perfetto_v1_trace_packet_fill_(&p, &out->packet[j]));
+        out->n_packet++;
+    }
+    if (nr_) memcpy(out->layout_.runs, runs_, nr_ * sizeof *runs_);
+    out->layout_.n = nr_;
+    size_t i = 0, n = out->layout_.n;
+    const pcd_pb_run *r = out->layout_.runs;
+    if (pcd_pb_canon(r, n, &i, 2, out->n_packet) &&
+            i == n)
+        out->layout_.n = 0;
+    *done = true;
+    return PCD_OK;
+}
+
 /* trace: fills *out from bytes pcd_perfetto_v1_trace_validate_ accepted: counts each field's elements,
  * makes room for them in the arena, then reads the values and the runs they came in. */
-static pcd_status pcd_perfetto_v1_trace_fill_(pcd_cursor *c, pcd_perfetto_v1_trace *out)
+static pcd_status pcd_perfetto_v1_trace_fill_general_(pcd_cursor *c, pcd_perfetto_v1_trace *out)
 {
     const uint8_t *const start = c->p;
     pcd_pb_runc rc = PCD_PB_RUNC_INIT;
     uint64_t n_packet = 0;
     uint64_t n_unknown = 0;
-    memset(out, 0, sizeof *out);
-    /* one pass while every field is a known one, singular ones once, arrays small */
-    {
-        const uint8_t *b_packet[32][2];
-        size_t k_packet = 0;
-        pcd_pb_run runs_[16];
-        size_t nr_ = 0;
-        while (c->p < c->end) {
-            uint32_t key = 0;
-            PCD_TRY(pcd_pb_read_key(c, &key, NULL));
-            switch (key) {
-            case 0x0A: { /* packet */
-                pcd_cursor p = { 0 };
-                PCD_TRY(pcd_pb_len(c, &p, NULL));
-                if (k_packet == 32) goto general_;
-                b_packet[k_packet][0] = p.p;
-                b_packet[k_packet][1] = p.end;
-                k_packet++;
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 2, 1)) goto general_;
-                break;
-            }
-            default:
-                goto general_;
-            }
-        }
-        PCD_TRY(pcd_alloc_array(c, start, k_packet, sizeof(pcd_perfetto_v1_trace_packet), 0, (void **)&out->packet, "packet"));
-        PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
-        for (size_t j = 0; j < k_packet; j++) {
-            pcd_cursor p = { 0 };
-            p.p = b_packet[j][0];
-            p.end = b_packet[j][1];
-            p.x = c->x;
-            p.hard = true;
-            PCD_TRY(pcd_perfetto_v1_trace_packet_fill_(&p, &out->packet[j]));
-            out->n_packet++;
-        }
-        if (nr_) memcpy(out->layout_.runs, runs_, nr_ * sizeof *runs_);
-        out->layout_.n = nr_;
-        size_t i = 0, n = out->layout_.n;
-        const pcd_pb_run *r = out->layout_.runs;
-        if (pcd_pb_canon(r, n, &i, 2, out->n_packet) &&
-            i == n)
-            out->layout_.n = 0;
-        return PCD_OK;
-    }
-    general_:
-    c->p = start;
     memset(out, 0, sizeof *out);
     while (c->p < c->end) {
         uint32_t key = 0;
@@ -6091,6 +6229,18 @@ static pcd_status pcd_perfetto_v1_trace_fill_(pcd_cursor *c, pcd_perfetto_v1_tra
         i == n)
         out->layout_.n = 0;
     return PCD_OK;
+}
+
+/* trace: fills *out from bytes pcd_perfetto_v1_trace_validate_ accepted, in one pass when it can. */
+static pcd_status pcd_perfetto_v1_trace_fill_(pcd_cursor *c, pcd_perfetto_v1_trace *out)
+{
+    const uint8_t *const start = c->p;
+    bool done = false;
+    memset(out, 0, sizeof *out);
+    PCD_TRY(pcd_perfetto_v1_trace_fill_fast_(c, out, &done));
+    if (done) return PCD_OK;
+    c->p = start;
+    return pcd_perfetto_v1_trace_fill_general_(c, out);
 }
 
 /* trace: checks its bytes, then fills *out (arrays in the record arena, strings as views

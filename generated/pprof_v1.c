@@ -66,58 +66,61 @@ pcd_status pcd_pprof_v1_value_type_validate(pcd_cursor *c)
     return pcd_pprof_v1_value_type_validate_(c);
 }
 
+/* value_type: one pass while every field is a known one, singular ones once, arrays small; sets
+ * *done when *out is filled, and returns with it false (PCD_OK) on anything else: an unknown
+ * field, a singular one twice, an array past its buffer (the general filler then starts over). */
+PCD_INLINE pcd_status pcd_pprof_v1_value_type_fill_fast_(pcd_cursor *c, pcd_pprof_v1_value_type *out, bool *done)
+{
+    const uint8_t *const start = c->p;
+    uint32_t seen_[2];
+    bool canon_ = true;
+    int last_ = -1;
+    size_t nr_ = 0;
+    while (c->p < c->end) {
+        uint32_t key = 0;
+        PCD_TRY(pcd_pb_read_key(c, &key, NULL));
+        switch (key) {
+        case 0x08: /* type */
+            if (out->has_type) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->type = (int64_t)u_; }
+            out->has_type = true;
+            if (0 < last_) canon_ = false;
+            last_ = 0;
+            seen_[nr_++] = 2;
+            break;
+        case 0x10: /* unit */
+            if (out->has_unit) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->unit = (int64_t)u_; }
+            out->has_unit = true;
+            if (1 < last_) canon_ = false;
+            last_ = 1;
+            seen_[nr_++] = 4;
+            break;
+        default:
+            return PCD_OK;
+        }
+    }
+    PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
+    if (!canon_) {
+        for (size_t j = 0; j < nr_; j++) {
+            out->layout_.runs[j].field = seen_[j];
+            out->layout_.runs[j].count = 1;
+        }
+        out->layout_.n = nr_;
+    }
+    *done = true;
+    return PCD_OK;
+}
+
 /* value_type: fills *out from bytes pcd_pprof_v1_value_type_validate_ accepted: counts each field's elements,
  * makes room for them in the arena, then reads the values and the runs they came in. */
-static pcd_status pcd_pprof_v1_value_type_fill_(pcd_cursor *c, pcd_pprof_v1_value_type *out)
+static pcd_status pcd_pprof_v1_value_type_fill_general_(pcd_cursor *c, pcd_pprof_v1_value_type *out)
 {
     const uint8_t *const start = c->p;
     pcd_pb_runc rc = PCD_PB_RUNC_INIT;
     uint64_t o_type = 0;
     uint64_t o_unit = 0;
     uint64_t n_unknown = 0;
-    memset(out, 0, sizeof *out);
-    /* one pass while every field is a known one, singular ones once, arrays small */
-    {
-        uint32_t seen_[2];
-        bool canon_ = true;
-        int last_ = -1;
-        size_t nr_ = 0;
-        while (c->p < c->end) {
-            uint32_t key = 0;
-            PCD_TRY(pcd_pb_read_key(c, &key, NULL));
-            switch (key) {
-            case 0x08: /* type */
-                if (out->has_type) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->type = (int64_t)u_; }
-                out->has_type = true;
-                if (0 < last_) canon_ = false;
-                last_ = 0;
-                seen_[nr_++] = 2;
-                break;
-            case 0x10: /* unit */
-                if (out->has_unit) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->unit = (int64_t)u_; }
-                out->has_unit = true;
-                if (1 < last_) canon_ = false;
-                last_ = 1;
-                seen_[nr_++] = 4;
-                break;
-            default:
-                goto general_;
-            }
-        }
-        PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
-        if (!canon_) {
-            for (size_t j = 0; j < nr_; j++) {
-                out->layout_.runs[j].field = seen_[j];
-                out->layout_.runs[j].count = 1;
-            }
-            out->layout_.n = nr_;
-        }
-        return PCD_OK;
-    }
-    general_:
-    c->p = start;
     memset(out, 0, sizeof *out);
     while (c->p < c->end) {
         uint32_t key = 0;
@@ -182,6 +185,18 @@ static pcd_status pcd_pprof_v1_value_type_fill_(pcd_cursor *c, pcd_pprof_v1_valu
         i == n)
         out->layout_.n = 0;
     return PCD_OK;
+}
+
+/* value_type: fills *out from bytes pcd_pprof_v1_value_type_validate_ accepted, in one pass when it can. */
+static pcd_status pcd_pprof_v1_value_type_fill_(pcd_cursor *c, pcd_pprof_v1_value_type *out)
+{
+    const uint8_t *const start = c->p;
+    bool done = false;
+    memset(out, 0, sizeof *out);
+    PCD_TRY(pcd_pprof_v1_value_type_fill_fast_(c, out, &done));
+    if (done) return PCD_OK;
+    c->p = start;
+    return pcd_pprof_v1_value_type_fill_general_(c, out);
 }
 
 /* value_type: checks its bytes, then fills *out (arrays in the record arena, strings as views
@@ -410,9 +425,71 @@ pcd_status pcd_pprof_v1_label_validate(pcd_cursor *c)
     return pcd_pprof_v1_label_validate_(c);
 }
 
+/* label: one pass while every field is a known one, singular ones once, arrays small; sets
+ * *done when *out is filled, and returns with it false (PCD_OK) on anything else: an unknown
+ * field, a singular one twice, an array past its buffer (the general filler then starts over). */
+PCD_INLINE pcd_status pcd_pprof_v1_label_fill_fast_(pcd_cursor *c, pcd_pprof_v1_label *out, bool *done)
+{
+    const uint8_t *const start = c->p;
+    uint32_t seen_[4];
+    bool canon_ = true;
+    int last_ = -1;
+    size_t nr_ = 0;
+    while (c->p < c->end) {
+        uint32_t key = 0;
+        PCD_TRY(pcd_pb_read_key(c, &key, NULL));
+        switch (key) {
+        case 0x08: /* key */
+            if (out->has_key) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->key = (int64_t)u_; }
+            out->has_key = true;
+            if (0 < last_) canon_ = false;
+            last_ = 0;
+            seen_[nr_++] = 2;
+            break;
+        case 0x10: /* str */
+            if (out->has_str) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->str = (int64_t)u_; }
+            out->has_str = true;
+            if (1 < last_) canon_ = false;
+            last_ = 1;
+            seen_[nr_++] = 4;
+            break;
+        case 0x18: /* num */
+            if (out->has_num) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->num = (int64_t)u_; }
+            out->has_num = true;
+            if (2 < last_) canon_ = false;
+            last_ = 2;
+            seen_[nr_++] = 6;
+            break;
+        case 0x20: /* num_unit */
+            if (out->has_num_unit) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->num_unit = (int64_t)u_; }
+            out->has_num_unit = true;
+            if (3 < last_) canon_ = false;
+            last_ = 3;
+            seen_[nr_++] = 8;
+            break;
+        default:
+            return PCD_OK;
+        }
+    }
+    PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
+    if (!canon_) {
+        for (size_t j = 0; j < nr_; j++) {
+            out->layout_.runs[j].field = seen_[j];
+            out->layout_.runs[j].count = 1;
+        }
+        out->layout_.n = nr_;
+    }
+    *done = true;
+    return PCD_OK;
+}
+
 /* label: fills *out from bytes pcd_pprof_v1_label_validate_ accepted: counts each field's elements,
  * makes room for them in the arena, then reads the values and the runs they came in. */
-static pcd_status pcd_pprof_v1_label_fill_(pcd_cursor *c, pcd_pprof_v1_label *out)
+static pcd_status pcd_pprof_v1_label_fill_general_(pcd_cursor *c, pcd_pprof_v1_label *out)
 {
     const uint8_t *const start = c->p;
     pcd_pb_runc rc = PCD_PB_RUNC_INIT;
@@ -421,65 +498,6 @@ static pcd_status pcd_pprof_v1_label_fill_(pcd_cursor *c, pcd_pprof_v1_label *ou
     uint64_t o_num = 0;
     uint64_t o_num_unit = 0;
     uint64_t n_unknown = 0;
-    memset(out, 0, sizeof *out);
-    /* one pass while every field is a known one, singular ones once, arrays small */
-    {
-        uint32_t seen_[4];
-        bool canon_ = true;
-        int last_ = -1;
-        size_t nr_ = 0;
-        while (c->p < c->end) {
-            uint32_t key = 0;
-            PCD_TRY(pcd_pb_read_key(c, &key, NULL));
-            switch (key) {
-            case 0x08: /* key */
-                if (out->has_key) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->key = (int64_t)u_; }
-                out->has_key = true;
-                if (0 < last_) canon_ = false;
-                last_ = 0;
-                seen_[nr_++] = 2;
-                break;
-            case 0x10: /* str */
-                if (out->has_str) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->str = (int64_t)u_; }
-                out->has_str = true;
-                if (1 < last_) canon_ = false;
-                last_ = 1;
-                seen_[nr_++] = 4;
-                break;
-            case 0x18: /* num */
-                if (out->has_num) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->num = (int64_t)u_; }
-                out->has_num = true;
-                if (2 < last_) canon_ = false;
-                last_ = 2;
-                seen_[nr_++] = 6;
-                break;
-            case 0x20: /* num_unit */
-                if (out->has_num_unit) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->num_unit = (int64_t)u_; }
-                out->has_num_unit = true;
-                if (3 < last_) canon_ = false;
-                last_ = 3;
-                seen_[nr_++] = 8;
-                break;
-            default:
-                goto general_;
-            }
-        }
-        PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
-        if (!canon_) {
-            for (size_t j = 0; j < nr_; j++) {
-                out->layout_.runs[j].field = seen_[j];
-                out->layout_.runs[j].count = 1;
-            }
-            out->layout_.n = nr_;
-        }
-        return PCD_OK;
-    }
-    general_:
-    c->p = start;
     memset(out, 0, sizeof *out);
     while (c->p < c->end) {
         uint32_t key = 0;
@@ -576,6 +594,18 @@ static pcd_status pcd_pprof_v1_label_fill_(pcd_cursor *c, pcd_pprof_v1_label *ou
         i == n)
         out->layout_.n = 0;
     return PCD_OK;
+}
+
+/* label: fills *out from bytes pcd_pprof_v1_label_validate_ accepted, in one pass when it can. */
+static pcd_status pcd_pprof_v1_label_fill_(pcd_cursor *c, pcd_pprof_v1_label *out)
+{
+    const uint8_t *const start = c->p;
+    bool done = false;
+    memset(out, 0, sizeof *out);
+    PCD_TRY(pcd_pprof_v1_label_fill_fast_(c, out, &done));
+    if (done) return PCD_OK;
+    c->p = start;
+    return pcd_pprof_v1_label_fill_general_(c, out);
 }
 
 /* label: checks its bytes, then fills *out (arrays in the record arena, strings as views
@@ -907,9 +937,107 @@ pcd_status pcd_pprof_v1_sample_validate(pcd_cursor *c)
     return pcd_pprof_v1_sample_validate_(c);
 }
 
+/* sample: one pass while every field is a known one, singular ones once, arrays small; sets
+ * *done when *out is filled, and returns with it false (PCD_OK) on anything else: an unknown
+ * field, a singular one twice, an array past its buffer (the general filler then starts over). */
+PCD_INLINE pcd_status pcd_pprof_v1_sample_fill_fast_(pcd_cursor *c, pcd_pprof_v1_sample *out, bool *done)
+{
+    const uint8_t *const start = c->p;
+    uint64_t b_location_id[128];
+    size_t k_location_id = 0;
+    int64_t b_value[128];
+    size_t k_value = 0;
+    const uint8_t *b_label[32][2];
+    size_t k_label = 0;
+    pcd_pb_run runs_[16];
+    size_t nr_ = 0;
+    while (c->p < c->end) {
+        uint32_t key = 0;
+        PCD_TRY(pcd_pb_read_key(c, &key, NULL));
+        switch (key) {
+        case 0x08: /* location_id */
+            if (k_location_id == 128) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &b_location_id[k_location_id], NULL));
+            k_location_id++;
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 2, 1)) return PCD_OK;
+            break;
+        case 0x0A: { /* location_id, a packed run */
+            pcd_cursor p = { 0 };
+            PCD_TRY(pcd_pb_len(c, &p, NULL));
+            size_t k0 = k_location_id;
+            while (p.p < p.end) {
+                if (k_location_id == 128) return PCD_OK;
+                PCD_TRY(pcd_read_uleb128(&p, &b_location_id[k_location_id], NULL));
+                k_location_id++;
+            }
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 3, (uint32_t)(k_location_id - k0))) return PCD_OK;
+            break;
+        }
+        case 0x10: /* value */
+            if (k_value == 128) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); b_value[k_value] = (int64_t)u_; }
+            k_value++;
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 4, 1)) return PCD_OK;
+            break;
+        case 0x12: { /* value, a packed run */
+            pcd_cursor p = { 0 };
+            PCD_TRY(pcd_pb_len(c, &p, NULL));
+            size_t k0 = k_value;
+            while (p.p < p.end) {
+                if (k_value == 128) return PCD_OK;
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(&p, &u_, NULL)); b_value[k_value] = (int64_t)u_; }
+                k_value++;
+            }
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 5, (uint32_t)(k_value - k0))) return PCD_OK;
+            break;
+        }
+        case 0x1A: { /* label */
+            pcd_cursor p = { 0 };
+            PCD_TRY(pcd_pb_len(c, &p, NULL));
+            if (k_label == 32) return PCD_OK;
+            b_label[k_label][0] = p.p;
+            b_label[k_label][1] = p.end;
+            k_label++;
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 6, 1)) return PCD_OK;
+            break;
+        }
+        default:
+            return PCD_OK;
+        }
+    }
+    PCD_TRY(pcd_alloc_array(c, start, k_location_id, sizeof(uint64_t), 0, (void **)&out->location_id, "location_id"));
+    PCD_TRY(pcd_alloc_array(c, start, k_value, sizeof(int64_t), 0, (void **)&out->value, "value"));
+    PCD_TRY(pcd_alloc_array(c, start, k_label, sizeof(pcd_pprof_v1_label), 0, (void **)&out->label, "label"));
+    PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
+    if (k_location_id) memcpy(out->location_id, b_location_id, k_location_id * sizeof *out->location_id);
+    out->n_location_id = k_location_id;
+    if (k_value) memcpy(out->value, b_value, k_value * sizeof *out->value);
+    out->n_value = k_value;
+    for (size_t j = 0; j < k_label; j++) {
+        pcd_cursor p = { 0 };
+        p.p = b_label[j][0];
+        p.end = b_label[j][1];
+        p.x = c->x;
+        p.hard = true;
+        PCD_TRY(pcd_pprof_v1_label_fill_(&p, &out->label[j]));
+        out->n_label++;
+    }
+    if (nr_) memcpy(out->layout_.runs, runs_, nr_ * sizeof *runs_);
+    out->layout_.n = nr_;
+    size_t i = 0, n = out->layout_.n;
+    const pcd_pb_run *r = out->layout_.runs;
+    if (pcd_pb_canon(r, n, &i, (out->n_location_id >= 3 ? 3 : 2), out->n_location_id) &&
+            pcd_pb_canon(r, n, &i, (out->n_value >= 3 ? 5 : 4), out->n_value) &&
+            pcd_pb_canon(r, n, &i, 6, out->n_label) &&
+            i == n)
+        out->layout_.n = 0;
+    *done = true;
+    return PCD_OK;
+}
+
 /* sample: fills *out from bytes pcd_pprof_v1_sample_validate_ accepted: counts each field's elements,
  * makes room for them in the arena, then reads the values and the runs they came in. */
-static pcd_status pcd_pprof_v1_sample_fill_(pcd_cursor *c, pcd_pprof_v1_sample *out)
+static pcd_status pcd_pprof_v1_sample_fill_general_(pcd_cursor *c, pcd_pprof_v1_sample *out)
 {
     const uint8_t *const start = c->p;
     pcd_pb_runc rc = PCD_PB_RUNC_INIT;
@@ -917,101 +1045,6 @@ static pcd_status pcd_pprof_v1_sample_fill_(pcd_cursor *c, pcd_pprof_v1_sample *
     uint64_t n_value = 0;
     uint64_t n_label = 0;
     uint64_t n_unknown = 0;
-    memset(out, 0, sizeof *out);
-    /* one pass while every field is a known one, singular ones once, arrays small */
-    {
-        uint64_t b_location_id[128];
-        size_t k_location_id = 0;
-        int64_t b_value[128];
-        size_t k_value = 0;
-        const uint8_t *b_label[32][2];
-        size_t k_label = 0;
-        pcd_pb_run runs_[16];
-        size_t nr_ = 0;
-        while (c->p < c->end) {
-            uint32_t key = 0;
-            PCD_TRY(pcd_pb_read_key(c, &key, NULL));
-            switch (key) {
-            case 0x08: /* location_id */
-                if (k_location_id == 128) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &b_location_id[k_location_id], NULL));
-                k_location_id++;
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 2, 1)) goto general_;
-                break;
-            case 0x0A: { /* location_id, a packed run */
-                pcd_cursor p = { 0 };
-                PCD_TRY(pcd_pb_len(c, &p, NULL));
-                size_t k0 = k_location_id;
-                while (p.p < p.end) {
-                    if (k_location_id == 128) goto general_;
-                    PCD_TRY(pcd_read_uleb128(&p, &b_location_id[k_location_id], NULL));
-                    k_location_id++;
-                }
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 3, (uint32_t)(k_location_id - k0))) goto general_;
-                break;
-            }
-            case 0x10: /* value */
-                if (k_value == 128) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); b_value[k_value] = (int64_t)u_; }
-                k_value++;
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 4, 1)) goto general_;
-                break;
-            case 0x12: { /* value, a packed run */
-                pcd_cursor p = { 0 };
-                PCD_TRY(pcd_pb_len(c, &p, NULL));
-                size_t k0 = k_value;
-                while (p.p < p.end) {
-                    if (k_value == 128) goto general_;
-                    { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(&p, &u_, NULL)); b_value[k_value] = (int64_t)u_; }
-                    k_value++;
-                }
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 5, (uint32_t)(k_value - k0))) goto general_;
-                break;
-            }
-            case 0x1A: { /* label */
-                pcd_cursor p = { 0 };
-                PCD_TRY(pcd_pb_len(c, &p, NULL));
-                if (k_label == 32) goto general_;
-                b_label[k_label][0] = p.p;
-                b_label[k_label][1] = p.end;
-                k_label++;
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 6, 1)) goto general_;
-                break;
-            }
-            default:
-                goto general_;
-            }
-        }
-        PCD_TRY(pcd_alloc_array(c, start, k_location_id, sizeof(uint64_t), 0, (void **)&out->location_id, "location_id"));
-        PCD_TRY(pcd_alloc_array(c, start, k_value, sizeof(int64_t), 0, (void **)&out->value, "value"));
-        PCD_TRY(pcd_alloc_array(c, start, k_label, sizeof(pcd_pprof_v1_label), 0, (void **)&out->label, "label"));
-        PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
-        if (k_location_id) memcpy(out->location_id, b_location_id, k_location_id * sizeof *out->location_id);
-        out->n_location_id = k_location_id;
-        if (k_value) memcpy(out->value, b_value, k_value * sizeof *out->value);
-        out->n_value = k_value;
-        for (size_t j = 0; j < k_label; j++) {
-            pcd_cursor p = { 0 };
-            p.p = b_label[j][0];
-            p.end = b_label[j][1];
-            p.x = c->x;
-            p.hard = true;
-            PCD_TRY(pcd_pprof_v1_label_fill_(&p, &out->label[j]));
-            out->n_label++;
-        }
-        if (nr_) memcpy(out->layout_.runs, runs_, nr_ * sizeof *runs_);
-        out->layout_.n = nr_;
-        size_t i = 0, n = out->layout_.n;
-        const pcd_pb_run *r = out->layout_.runs;
-        if (pcd_pb_canon(r, n, &i, (out->n_location_id >= 3 ? 3 : 2), out->n_location_id) &&
-            pcd_pb_canon(r, n, &i, (out->n_value >= 3 ? 5 : 4), out->n_value) &&
-            pcd_pb_canon(r, n, &i, 6, out->n_label) &&
-            i == n)
-            out->layout_.n = 0;
-        return PCD_OK;
-    }
-    general_:
-    c->p = start;
     memset(out, 0, sizeof *out);
     while (c->p < c->end) {
         uint32_t key = 0;
@@ -1123,6 +1156,18 @@ static pcd_status pcd_pprof_v1_sample_fill_(pcd_cursor *c, pcd_pprof_v1_sample *
         i == n)
         out->layout_.n = 0;
     return PCD_OK;
+}
+
+/* sample: fills *out from bytes pcd_pprof_v1_sample_validate_ accepted, in one pass when it can. */
+static pcd_status pcd_pprof_v1_sample_fill_(pcd_cursor *c, pcd_pprof_v1_sample *out)
+{
+    const uint8_t *const start = c->p;
+    bool done = false;
+    memset(out, 0, sizeof *out);
+    PCD_TRY(pcd_pprof_v1_sample_fill_fast_(c, out, &done));
+    if (done) return PCD_OK;
+    c->p = start;
+    return pcd_pprof_v1_sample_fill_general_(c, out);
 }
 
 /* sample: checks its bytes, then fills *out (arrays in the record arena, strings as views
@@ -1437,9 +1482,119 @@ pcd_status pcd_pprof_v1_mapping_validate(pcd_cursor *c)
     return pcd_pprof_v1_mapping_validate_(c);
 }
 
+/* mapping: one pass while every field is a known one, singular ones once, arrays small; sets
+ * *done when *out is filled, and returns with it false (PCD_OK) on anything else: an unknown
+ * field, a singular one twice, an array past its buffer (the general filler then starts over). */
+PCD_INLINE pcd_status pcd_pprof_v1_mapping_fill_fast_(pcd_cursor *c, pcd_pprof_v1_mapping *out, bool *done)
+{
+    const uint8_t *const start = c->p;
+    uint32_t seen_[10];
+    bool canon_ = true;
+    int last_ = -1;
+    size_t nr_ = 0;
+    while (c->p < c->end) {
+        uint32_t key = 0;
+        PCD_TRY(pcd_pb_read_key(c, &key, NULL));
+        switch (key) {
+        case 0x08: /* id */
+            if (out->has_id) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &out->id, NULL));
+            out->has_id = true;
+            if (0 < last_) canon_ = false;
+            last_ = 0;
+            seen_[nr_++] = 2;
+            break;
+        case 0x10: /* memory_start */
+            if (out->has_memory_start) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &out->memory_start, NULL));
+            out->has_memory_start = true;
+            if (1 < last_) canon_ = false;
+            last_ = 1;
+            seen_[nr_++] = 4;
+            break;
+        case 0x18: /* memory_limit */
+            if (out->has_memory_limit) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &out->memory_limit, NULL));
+            out->has_memory_limit = true;
+            if (2 < last_) canon_ = false;
+            last_ = 2;
+            seen_[nr_++] = 6;
+            break;
+        case 0x20: /* file_offset */
+            if (out->has_file_offset) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &out->file_offset, NULL));
+            out->has_file_offset = true;
+            if (3 < last_) canon_ = false;
+            last_ = 3;
+            seen_[nr_++] = 8;
+            break;
+        case 0x28: /* filename */
+            if (out->has_filename) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->filename = (int64_t)u_; }
+            out->has_filename = true;
+            if (4 < last_) canon_ = false;
+            last_ = 4;
+            seen_[nr_++] = 10;
+            break;
+        case 0x30: /* build_id */
+            if (out->has_build_id) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->build_id = (int64_t)u_; }
+            out->has_build_id = true;
+            if (5 < last_) canon_ = false;
+            last_ = 5;
+            seen_[nr_++] = 12;
+            break;
+        case 0x38: /* has_functions */
+            if (out->has_has_functions) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->has_functions = u_ != 0; }
+            out->has_has_functions = true;
+            if (6 < last_) canon_ = false;
+            last_ = 6;
+            seen_[nr_++] = 14;
+            break;
+        case 0x40: /* has_filenames */
+            if (out->has_has_filenames) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->has_filenames = u_ != 0; }
+            out->has_has_filenames = true;
+            if (7 < last_) canon_ = false;
+            last_ = 7;
+            seen_[nr_++] = 16;
+            break;
+        case 0x48: /* has_line_numbers */
+            if (out->has_has_line_numbers) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->has_line_numbers = u_ != 0; }
+            out->has_has_line_numbers = true;
+            if (8 < last_) canon_ = false;
+            last_ = 8;
+            seen_[nr_++] = 18;
+            break;
+        case 0x50: /* has_inline_frames */
+            if (out->has_has_inline_frames) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->has_inline_frames = u_ != 0; }
+            out->has_has_inline_frames = true;
+            if (9 < last_) canon_ = false;
+            last_ = 9;
+            seen_[nr_++] = 20;
+            break;
+        default:
+            return PCD_OK;
+        }
+    }
+    PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
+    if (!canon_) {
+        for (size_t j = 0; j < nr_; j++) {
+            out->layout_.runs[j].field = seen_[j];
+            out->layout_.runs[j].count = 1;
+        }
+        out->layout_.n = nr_;
+    }
+    *done = true;
+    return PCD_OK;
+}
+
 /* mapping: fills *out from bytes pcd_pprof_v1_mapping_validate_ accepted: counts each field's elements,
  * makes room for them in the arena, then reads the values and the runs they came in. */
-static pcd_status pcd_pprof_v1_mapping_fill_(pcd_cursor *c, pcd_pprof_v1_mapping *out)
+static pcd_status pcd_pprof_v1_mapping_fill_general_(pcd_cursor *c, pcd_pprof_v1_mapping *out)
 {
     const uint8_t *const start = c->p;
     pcd_pb_runc rc = PCD_PB_RUNC_INIT;
@@ -1454,113 +1609,6 @@ static pcd_status pcd_pprof_v1_mapping_fill_(pcd_cursor *c, pcd_pprof_v1_mapping
     uint64_t o_has_line_numbers = 0;
     uint64_t o_has_inline_frames = 0;
     uint64_t n_unknown = 0;
-    memset(out, 0, sizeof *out);
-    /* one pass while every field is a known one, singular ones once, arrays small */
-    {
-        uint32_t seen_[10];
-        bool canon_ = true;
-        int last_ = -1;
-        size_t nr_ = 0;
-        while (c->p < c->end) {
-            uint32_t key = 0;
-            PCD_TRY(pcd_pb_read_key(c, &key, NULL));
-            switch (key) {
-            case 0x08: /* id */
-                if (out->has_id) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &out->id, NULL));
-                out->has_id = true;
-                if (0 < last_) canon_ = false;
-                last_ = 0;
-                seen_[nr_++] = 2;
-                break;
-            case 0x10: /* memory_start */
-                if (out->has_memory_start) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &out->memory_start, NULL));
-                out->has_memory_start = true;
-                if (1 < last_) canon_ = false;
-                last_ = 1;
-                seen_[nr_++] = 4;
-                break;
-            case 0x18: /* memory_limit */
-                if (out->has_memory_limit) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &out->memory_limit, NULL));
-                out->has_memory_limit = true;
-                if (2 < last_) canon_ = false;
-                last_ = 2;
-                seen_[nr_++] = 6;
-                break;
-            case 0x20: /* file_offset */
-                if (out->has_file_offset) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &out->file_offset, NULL));
-                out->has_file_offset = true;
-                if (3 < last_) canon_ = false;
-                last_ = 3;
-                seen_[nr_++] = 8;
-                break;
-            case 0x28: /* filename */
-                if (out->has_filename) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->filename = (int64_t)u_; }
-                out->has_filename = true;
-                if (4 < last_) canon_ = false;
-                last_ = 4;
-                seen_[nr_++] = 10;
-                break;
-            case 0x30: /* build_id */
-                if (out->has_build_id) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->build_id = (int64_t)u_; }
-                out->has_build_id = true;
-                if (5 < last_) canon_ = false;
-                last_ = 5;
-                seen_[nr_++] = 12;
-                break;
-            case 0x38: /* has_functions */
-                if (out->has_has_functions) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->has_functions = u_ != 0; }
-                out->has_has_functions = true;
-                if (6 < last_) canon_ = false;
-                last_ = 6;
-                seen_[nr_++] = 14;
-                break;
-            case 0x40: /* has_filenames */
-                if (out->has_has_filenames) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->has_filenames = u_ != 0; }
-                out->has_has_filenames = true;
-                if (7 < last_) canon_ = false;
-                last_ = 7;
-                seen_[nr_++] = 16;
-                break;
-            case 0x48: /* has_line_numbers */
-                if (out->has_has_line_numbers) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->has_line_numbers = u_ != 0; }
-                out->has_has_line_numbers = true;
-                if (8 < last_) canon_ = false;
-                last_ = 8;
-                seen_[nr_++] = 18;
-                break;
-            case 0x50: /* has_inline_frames */
-                if (out->has_has_inline_frames) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->has_inline_frames = u_ != 0; }
-                out->has_has_inline_frames = true;
-                if (9 < last_) canon_ = false;
-                last_ = 9;
-                seen_[nr_++] = 20;
-                break;
-            default:
-                goto general_;
-            }
-        }
-        PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
-        if (!canon_) {
-            for (size_t j = 0; j < nr_; j++) {
-                out->layout_.runs[j].field = seen_[j];
-                out->layout_.runs[j].count = 1;
-            }
-            out->layout_.n = nr_;
-        }
-        return PCD_OK;
-    }
-    general_:
-    c->p = start;
     memset(out, 0, sizeof *out);
     while (c->p < c->end) {
         uint32_t key = 0;
@@ -1753,6 +1801,18 @@ static pcd_status pcd_pprof_v1_mapping_fill_(pcd_cursor *c, pcd_pprof_v1_mapping
         i == n)
         out->layout_.n = 0;
     return PCD_OK;
+}
+
+/* mapping: fills *out from bytes pcd_pprof_v1_mapping_validate_ accepted, in one pass when it can. */
+static pcd_status pcd_pprof_v1_mapping_fill_(pcd_cursor *c, pcd_pprof_v1_mapping *out)
+{
+    const uint8_t *const start = c->p;
+    bool done = false;
+    memset(out, 0, sizeof *out);
+    PCD_TRY(pcd_pprof_v1_mapping_fill_fast_(c, out, &done));
+    if (done) return PCD_OK;
+    c->p = start;
+    return pcd_pprof_v1_mapping_fill_general_(c, out);
 }
 
 /* mapping: checks its bytes, then fills *out (arrays in the record arena, strings as views
@@ -2337,9 +2397,63 @@ pcd_status pcd_pprof_v1_line_validate(pcd_cursor *c)
     return pcd_pprof_v1_line_validate_(c);
 }
 
+/* line: one pass while every field is a known one, singular ones once, arrays small; sets
+ * *done when *out is filled, and returns with it false (PCD_OK) on anything else: an unknown
+ * field, a singular one twice, an array past its buffer (the general filler then starts over). */
+PCD_INLINE pcd_status pcd_pprof_v1_line_fill_fast_(pcd_cursor *c, pcd_pprof_v1_line *out, bool *done)
+{
+    const uint8_t *const start = c->p;
+    uint32_t seen_[3];
+    bool canon_ = true;
+    int last_ = -1;
+    size_t nr_ = 0;
+    while (c->p < c->end) {
+        uint32_t key = 0;
+        PCD_TRY(pcd_pb_read_key(c, &key, NULL));
+        switch (key) {
+        case 0x08: /* function_id */
+            if (out->has_function_id) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &out->function_id, NULL));
+            out->has_function_id = true;
+            if (0 < last_) canon_ = false;
+            last_ = 0;
+            seen_[nr_++] = 2;
+            break;
+        case 0x10: /* line */
+            if (out->has_line) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->line = (int64_t)u_; }
+            out->has_line = true;
+            if (1 < last_) canon_ = false;
+            last_ = 1;
+            seen_[nr_++] = 4;
+            break;
+        case 0x18: /* column */
+            if (out->has_column) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->column = (int64_t)u_; }
+            out->has_column = true;
+            if (2 < last_) canon_ = false;
+            last_ = 2;
+            seen_[nr_++] = 6;
+            break;
+        default:
+            return PCD_OK;
+        }
+    }
+    PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
+    if (!canon_) {
+        for (size_t j = 0; j < nr_; j++) {
+            out->layout_.runs[j].field = seen_[j];
+            out->layout_.runs[j].count = 1;
+        }
+        out->layout_.n = nr_;
+    }
+    *done = true;
+    return PCD_OK;
+}
+
 /* line: fills *out from bytes pcd_pprof_v1_line_validate_ accepted: counts each field's elements,
  * makes room for them in the arena, then reads the values and the runs they came in. */
-static pcd_status pcd_pprof_v1_line_fill_(pcd_cursor *c, pcd_pprof_v1_line *out)
+static pcd_status pcd_pprof_v1_line_fill_general_(pcd_cursor *c, pcd_pprof_v1_line *out)
 {
     const uint8_t *const start = c->p;
     pcd_pb_runc rc = PCD_PB_RUNC_INIT;
@@ -2347,57 +2461,6 @@ static pcd_status pcd_pprof_v1_line_fill_(pcd_cursor *c, pcd_pprof_v1_line *out)
     uint64_t o_line = 0;
     uint64_t o_column = 0;
     uint64_t n_unknown = 0;
-    memset(out, 0, sizeof *out);
-    /* one pass while every field is a known one, singular ones once, arrays small */
-    {
-        uint32_t seen_[3];
-        bool canon_ = true;
-        int last_ = -1;
-        size_t nr_ = 0;
-        while (c->p < c->end) {
-            uint32_t key = 0;
-            PCD_TRY(pcd_pb_read_key(c, &key, NULL));
-            switch (key) {
-            case 0x08: /* function_id */
-                if (out->has_function_id) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &out->function_id, NULL));
-                out->has_function_id = true;
-                if (0 < last_) canon_ = false;
-                last_ = 0;
-                seen_[nr_++] = 2;
-                break;
-            case 0x10: /* line */
-                if (out->has_line) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->line = (int64_t)u_; }
-                out->has_line = true;
-                if (1 < last_) canon_ = false;
-                last_ = 1;
-                seen_[nr_++] = 4;
-                break;
-            case 0x18: /* column */
-                if (out->has_column) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->column = (int64_t)u_; }
-                out->has_column = true;
-                if (2 < last_) canon_ = false;
-                last_ = 2;
-                seen_[nr_++] = 6;
-                break;
-            default:
-                goto general_;
-            }
-        }
-        PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
-        if (!canon_) {
-            for (size_t j = 0; j < nr_; j++) {
-                out->layout_.runs[j].field = seen_[j];
-                out->layout_.runs[j].count = 1;
-            }
-            out->layout_.n = nr_;
-        }
-        return PCD_OK;
-    }
-    general_:
-    c->p = start;
     memset(out, 0, sizeof *out);
     while (c->p < c->end) {
         uint32_t key = 0;
@@ -2478,6 +2541,18 @@ static pcd_status pcd_pprof_v1_line_fill_(pcd_cursor *c, pcd_pprof_v1_line *out)
         i == n)
         out->layout_.n = 0;
     return PCD_OK;
+}
+
+/* line: fills *out from bytes pcd_pprof_v1_line_validate_ accepted, in one pass when it can. */
+static pcd_status pcd_pprof_v1_line_fill_(pcd_cursor *c, pcd_pprof_v1_line *out)
+{
+    const uint8_t *const start = c->p;
+    bool done = false;
+    memset(out, 0, sizeof *out);
+    PCD_TRY(pcd_pprof_v1_line_fill_fast_(c, out, &done));
+    if (done) return PCD_OK;
+    c->p = start;
+    return pcd_pprof_v1_line_fill_general_(c, out);
 }
 
 /* line: checks its bytes, then fills *out (arrays in the record arena, strings as views
@@ -2760,9 +2835,87 @@ pcd_status pcd_pprof_v1_location_validate(pcd_cursor *c)
     return pcd_pprof_v1_location_validate_(c);
 }
 
+/* location: one pass while every field is a known one, singular ones once, arrays small; sets
+ * *done when *out is filled, and returns with it false (PCD_OK) on anything else: an unknown
+ * field, a singular one twice, an array past its buffer (the general filler then starts over). */
+PCD_INLINE pcd_status pcd_pprof_v1_location_fill_fast_(pcd_cursor *c, pcd_pprof_v1_location *out, bool *done)
+{
+    const uint8_t *const start = c->p;
+    const uint8_t *b_line[32][2];
+    size_t k_line = 0;
+    pcd_pb_run runs_[16];
+    size_t nr_ = 0;
+    while (c->p < c->end) {
+        uint32_t key = 0;
+        PCD_TRY(pcd_pb_read_key(c, &key, NULL));
+        switch (key) {
+        case 0x08: /* id */
+            if (out->has_id) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &out->id, NULL));
+            out->has_id = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 2, 1)) return PCD_OK;
+            break;
+        case 0x10: /* mapping_id */
+            if (out->has_mapping_id) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &out->mapping_id, NULL));
+            out->has_mapping_id = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 4, 1)) return PCD_OK;
+            break;
+        case 0x18: /* address */
+            if (out->has_address) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &out->address, NULL));
+            out->has_address = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 6, 1)) return PCD_OK;
+            break;
+        case 0x22: { /* line */
+            pcd_cursor p = { 0 };
+            PCD_TRY(pcd_pb_len(c, &p, NULL));
+            if (k_line == 32) return PCD_OK;
+            b_line[k_line][0] = p.p;
+            b_line[k_line][1] = p.end;
+            k_line++;
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 8, 1)) return PCD_OK;
+            break;
+        }
+        case 0x28: /* is_folded */
+            if (out->has_is_folded) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->is_folded = u_ != 0; }
+            out->has_is_folded = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 10, 1)) return PCD_OK;
+            break;
+        default:
+            return PCD_OK;
+        }
+    }
+    PCD_TRY(pcd_alloc_array(c, start, k_line, sizeof(pcd_pprof_v1_line), 0, (void **)&out->line, "line"));
+    PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
+    for (size_t j = 0; j < k_line; j++) {
+        pcd_cursor p = { 0 };
+        p.p = b_line[j][0];
+        p.end = b_line[j][1];
+        p.x = c->x;
+        p.hard = true;
+        PCD_TRY(pcd_pprof_v1_line_fill_(&p, &out->line[j]));
+        out->n_line++;
+    }
+    if (nr_) memcpy(out->layout_.runs, runs_, nr_ * sizeof *runs_);
+    out->layout_.n = nr_;
+    size_t i = 0, n = out->layout_.n;
+    const pcd_pb_run *r = out->layout_.runs;
+    if (pcd_pb_canon(r, n, &i, 2, out->has_id) &&
+            pcd_pb_canon(r, n, &i, 4, out->has_mapping_id) &&
+            pcd_pb_canon(r, n, &i, 6, out->has_address) &&
+            pcd_pb_canon(r, n, &i, 8, out->n_line) &&
+            pcd_pb_canon(r, n, &i, 10, out->has_is_folded) &&
+            i == n)
+        out->layout_.n = 0;
+    *done = true;
+    return PCD_OK;
+}
+
 /* location: fills *out from bytes pcd_pprof_v1_location_validate_ accepted: counts each field's elements,
  * makes room for them in the arena, then reads the values and the runs they came in. */
-static pcd_status pcd_pprof_v1_location_fill_(pcd_cursor *c, pcd_pprof_v1_location *out)
+static pcd_status pcd_pprof_v1_location_fill_general_(pcd_cursor *c, pcd_pprof_v1_location *out)
 {
     const uint8_t *const start = c->p;
     pcd_pb_runc rc = PCD_PB_RUNC_INIT;
@@ -2772,81 +2925,6 @@ static pcd_status pcd_pprof_v1_location_fill_(pcd_cursor *c, pcd_pprof_v1_locati
     uint64_t n_line = 0;
     uint64_t o_is_folded = 0;
     uint64_t n_unknown = 0;
-    memset(out, 0, sizeof *out);
-    /* one pass while every field is a known one, singular ones once, arrays small */
-    {
-        const uint8_t *b_line[32][2];
-        size_t k_line = 0;
-        pcd_pb_run runs_[16];
-        size_t nr_ = 0;
-        while (c->p < c->end) {
-            uint32_t key = 0;
-            PCD_TRY(pcd_pb_read_key(c, &key, NULL));
-            switch (key) {
-            case 0x08: /* id */
-                if (out->has_id) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &out->id, NULL));
-                out->has_id = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 2, 1)) goto general_;
-                break;
-            case 0x10: /* mapping_id */
-                if (out->has_mapping_id) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &out->mapping_id, NULL));
-                out->has_mapping_id = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 4, 1)) goto general_;
-                break;
-            case 0x18: /* address */
-                if (out->has_address) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &out->address, NULL));
-                out->has_address = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 6, 1)) goto general_;
-                break;
-            case 0x22: { /* line */
-                pcd_cursor p = { 0 };
-                PCD_TRY(pcd_pb_len(c, &p, NULL));
-                if (k_line == 32) goto general_;
-                b_line[k_line][0] = p.p;
-                b_line[k_line][1] = p.end;
-                k_line++;
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 8, 1)) goto general_;
-                break;
-            }
-            case 0x28: /* is_folded */
-                if (out->has_is_folded) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->is_folded = u_ != 0; }
-                out->has_is_folded = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 10, 1)) goto general_;
-                break;
-            default:
-                goto general_;
-            }
-        }
-        PCD_TRY(pcd_alloc_array(c, start, k_line, sizeof(pcd_pprof_v1_line), 0, (void **)&out->line, "line"));
-        PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
-        for (size_t j = 0; j < k_line; j++) {
-            pcd_cursor p = { 0 };
-            p.p = b_line[j][0];
-            p.end = b_line[j][1];
-            p.x = c->x;
-            p.hard = true;
-            PCD_TRY(pcd_pprof_v1_line_fill_(&p, &out->line[j]));
-            out->n_line++;
-        }
-        if (nr_) memcpy(out->layout_.runs, runs_, nr_ * sizeof *runs_);
-        out->layout_.n = nr_;
-        size_t i = 0, n = out->layout_.n;
-        const pcd_pb_run *r = out->layout_.runs;
-        if (pcd_pb_canon(r, n, &i, 2, out->has_id) &&
-            pcd_pb_canon(r, n, &i, 4, out->has_mapping_id) &&
-            pcd_pb_canon(r, n, &i, 6, out->has_address) &&
-            pcd_pb_canon(r, n, &i, 8, out->n_line) &&
-            pcd_pb_canon(r, n, &i, 10, out->has_is_folded) &&
-            i == n)
-            out->layout_.n = 0;
-        return PCD_OK;
-    }
-    general_:
-    c->p = start;
     memset(out, 0, sizeof *out);
     while (c->p < c->end) {
         uint32_t key = 0;
@@ -2960,6 +3038,18 @@ static pcd_status pcd_pprof_v1_location_fill_(pcd_cursor *c, pcd_pprof_v1_locati
         i == n)
         out->layout_.n = 0;
     return PCD_OK;
+}
+
+/* location: fills *out from bytes pcd_pprof_v1_location_validate_ accepted, in one pass when it can. */
+static pcd_status pcd_pprof_v1_location_fill_(pcd_cursor *c, pcd_pprof_v1_location *out)
+{
+    const uint8_t *const start = c->p;
+    bool done = false;
+    memset(out, 0, sizeof *out);
+    PCD_TRY(pcd_pprof_v1_location_fill_fast_(c, out, &done));
+    if (done) return PCD_OK;
+    c->p = start;
+    return pcd_pprof_v1_location_fill_general_(c, out);
 }
 
 /* location: checks its bytes, then fills *out (arrays in the record arena, strings as views
@@ -3332,9 +3422,79 @@ pcd_status pcd_pprof_v1_function_validate(pcd_cursor *c)
     return pcd_pprof_v1_function_validate_(c);
 }
 
+/* function: one pass while every field is a known one, singular ones once, arrays small; sets
+ * *done when *out is filled, and returns with it false (PCD_OK) on anything else: an unknown
+ * field, a singular one twice, an array past its buffer (the general filler then starts over). */
+PCD_INLINE pcd_status pcd_pprof_v1_function_fill_fast_(pcd_cursor *c, pcd_pprof_v1_function *out, bool *done)
+{
+    const uint8_t *const start = c->p;
+    uint32_t seen_[5];
+    bool canon_ = true;
+    int last_ = -1;
+    size_t nr_ = 0;
+    while (c->p < c->end) {
+        uint32_t key = 0;
+        PCD_TRY(pcd_pb_read_key(c, &key, NULL));
+        switch (key) {
+        case 0x08: /* id */
+            if (out->has_id) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &out->id, NULL));
+            out->has_id = true;
+            if (0 < last_) canon_ = false;
+            last_ = 0;
+            seen_[nr_++] = 2;
+            break;
+        case 0x10: /* name */
+            if (out->has_name) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->name = (int64_t)u_; }
+            out->has_name = true;
+            if (1 < last_) canon_ = false;
+            last_ = 1;
+            seen_[nr_++] = 4;
+            break;
+        case 0x18: /* system_name */
+            if (out->has_system_name) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->system_name = (int64_t)u_; }
+            out->has_system_name = true;
+            if (2 < last_) canon_ = false;
+            last_ = 2;
+            seen_[nr_++] = 6;
+            break;
+        case 0x20: /* filename */
+            if (out->has_filename) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->filename = (int64_t)u_; }
+            out->has_filename = true;
+            if (3 < last_) canon_ = false;
+            last_ = 3;
+            seen_[nr_++] = 8;
+            break;
+        case 0x28: /* start_line */
+            if (out->has_start_line) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->start_line = (int64_t)u_; }
+            out->has_start_line = true;
+            if (4 < last_) canon_ = false;
+            last_ = 4;
+            seen_[nr_++] = 10;
+            break;
+        default:
+            return PCD_OK;
+        }
+    }
+    PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
+    if (!canon_) {
+        for (size_t j = 0; j < nr_; j++) {
+            out->layout_.runs[j].field = seen_[j];
+            out->layout_.runs[j].count = 1;
+        }
+        out->layout_.n = nr_;
+    }
+    *done = true;
+    return PCD_OK;
+}
+
 /* function: fills *out from bytes pcd_pprof_v1_function_validate_ accepted: counts each field's elements,
  * makes room for them in the arena, then reads the values and the runs they came in. */
-static pcd_status pcd_pprof_v1_function_fill_(pcd_cursor *c, pcd_pprof_v1_function *out)
+static pcd_status pcd_pprof_v1_function_fill_general_(pcd_cursor *c, pcd_pprof_v1_function *out)
 {
     const uint8_t *const start = c->p;
     pcd_pb_runc rc = PCD_PB_RUNC_INIT;
@@ -3344,73 +3504,6 @@ static pcd_status pcd_pprof_v1_function_fill_(pcd_cursor *c, pcd_pprof_v1_functi
     uint64_t o_filename = 0;
     uint64_t o_start_line = 0;
     uint64_t n_unknown = 0;
-    memset(out, 0, sizeof *out);
-    /* one pass while every field is a known one, singular ones once, arrays small */
-    {
-        uint32_t seen_[5];
-        bool canon_ = true;
-        int last_ = -1;
-        size_t nr_ = 0;
-        while (c->p < c->end) {
-            uint32_t key = 0;
-            PCD_TRY(pcd_pb_read_key(c, &key, NULL));
-            switch (key) {
-            case 0x08: /* id */
-                if (out->has_id) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &out->id, NULL));
-                out->has_id = true;
-                if (0 < last_) canon_ = false;
-                last_ = 0;
-                seen_[nr_++] = 2;
-                break;
-            case 0x10: /* name */
-                if (out->has_name) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->name = (int64_t)u_; }
-                out->has_name = true;
-                if (1 < last_) canon_ = false;
-                last_ = 1;
-                seen_[nr_++] = 4;
-                break;
-            case 0x18: /* system_name */
-                if (out->has_system_name) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->system_name = (int64_t)u_; }
-                out->has_system_name = true;
-                if (2 < last_) canon_ = false;
-                last_ = 2;
-                seen_[nr_++] = 6;
-                break;
-            case 0x20: /* filename */
-                if (out->has_filename) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->filename = (int64_t)u_; }
-                out->has_filename = true;
-                if (3 < last_) canon_ = false;
-                last_ = 3;
-                seen_[nr_++] = 8;
-                break;
-            case 0x28: /* start_line */
-                if (out->has_start_line) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->start_line = (int64_t)u_; }
-                out->has_start_line = true;
-                if (4 < last_) canon_ = false;
-                last_ = 4;
-                seen_[nr_++] = 10;
-                break;
-            default:
-                goto general_;
-            }
-        }
-        PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
-        if (!canon_) {
-            for (size_t j = 0; j < nr_; j++) {
-                out->layout_.runs[j].field = seen_[j];
-                out->layout_.runs[j].count = 1;
-            }
-            out->layout_.n = nr_;
-        }
-        return PCD_OK;
-    }
-    general_:
-    c->p = start;
     memset(out, 0, sizeof *out);
     while (c->p < c->end) {
         uint32_t key = 0;
@@ -3523,6 +3616,18 @@ static pcd_status pcd_pprof_v1_function_fill_(pcd_cursor *c, pcd_pprof_v1_functi
         i == n)
         out->layout_.n = 0;
     return PCD_OK;
+}
+
+/* function: fills *out from bytes pcd_pprof_v1_function_validate_ accepted, in one pass when it can. */
+static pcd_status pcd_pprof_v1_function_fill_(pcd_cursor *c, pcd_pprof_v1_function *out)
+{
+    const uint8_t *const start = c->p;
+    bool done = false;
+    memset(out, 0, sizeof *out);
+    PCD_TRY(pcd_pprof_v1_function_fill_fast_(c, out, &done));
+    if (done) return PCD_OK;
+    c->p = start;
+    return pcd_pprof_v1_function_fill_general_(c, out);
 }
 
 /* function: checks its bytes, then fills *out (arrays in the record arena, strings as views

@@ -77,9 +77,95 @@ pcd_status pcd_fx_pb_nested_v1_part_validate(pcd_cursor *c)
     return pcd_fx_pb_nested_v1_part_validate_(c);
 }
 
+/* part: one pass while every field is a known one, singular ones once, arrays small; sets
+ * *done when *out is filled, and returns with it false (PCD_OK) on anything else: an unknown
+ * field, a singular one twice, an array past its buffer (the general filler then starts over). */
+PCD_INLINE pcd_status pcd_fx_pb_nested_v1_part_fill_fast_(pcd_cursor *c, pcd_fx_pb_nested_v1_part *out, bool *done)
+{
+    const uint8_t *const start = c->p;
+    uint64_t b_ids[128];
+    size_t k_ids = 0;
+    pcd_bytes b_tags[32];
+    size_t k_tags = 0;
+    pcd_pb_run runs_[16];
+    size_t nr_ = 0;
+    while (c->p < c->end) {
+        uint32_t key = 0;
+        PCD_TRY(pcd_pb_read_key(c, &key, NULL));
+        switch (key) {
+        case 0x0A: /* name */
+            if (out->has_name) return PCD_OK;
+            {
+                pcd_cursor p = { 0 };
+                PCD_TRY(pcd_pb_len(c, &p, NULL));
+                out->name.ptr = p.p;
+                out->name.len = (size_t)(p.end - p.p);
+            }
+            out->has_name = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 2, 1)) return PCD_OK;
+            break;
+        case 0x10: /* ids */
+            if (k_ids == 128) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &b_ids[k_ids], NULL));
+            k_ids++;
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 4, 1)) return PCD_OK;
+            break;
+        case 0x12: { /* ids, a packed run */
+            pcd_cursor p = { 0 };
+            PCD_TRY(pcd_pb_len(c, &p, NULL));
+            size_t k0 = k_ids;
+            while (p.p < p.end) {
+                if (k_ids == 128) return PCD_OK;
+                PCD_TRY(pcd_read_uleb128(&p, &b_ids[k_ids], NULL));
+                k_ids++;
+            }
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 5, (uint32_t)(k_ids - k0))) return PCD_OK;
+            break;
+        }
+        case 0x1A: { /* tags */
+            pcd_cursor p = { 0 };
+            PCD_TRY(pcd_pb_len(c, &p, NULL));
+            if (k_tags == 32) return PCD_OK;
+            b_tags[k_tags].ptr = p.p;
+            b_tags[k_tags].len = (size_t)(p.end - p.p);
+            k_tags++;
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 6, 1)) return PCD_OK;
+            break;
+        }
+        case 0x20: /* weight */
+            if (out->has_weight) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->weight = (int64_t)u_; }
+            out->has_weight = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 16, 8, 1)) return PCD_OK;
+            break;
+        default:
+            return PCD_OK;
+        }
+    }
+    PCD_TRY(pcd_alloc_array(c, start, k_ids, sizeof(uint64_t), 0, (void **)&out->ids, "ids"));
+    PCD_TRY(pcd_alloc_array(c, start, k_tags, sizeof(pcd_bytes), 0, (void **)&out->tags, "tags"));
+    PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
+    if (k_ids) memcpy(out->ids, b_ids, k_ids * sizeof *out->ids);
+    out->n_ids = k_ids;
+    if (k_tags) memcpy(out->tags, b_tags, k_tags * sizeof *out->tags);
+    out->n_tags = k_tags;
+    if (nr_) memcpy(out->layout_.runs, runs_, nr_ * sizeof *runs_);
+    out->layout_.n = nr_;
+    size_t i = 0, n = out->layout_.n;
+    const pcd_pb_run *r = out->layout_.runs;
+    if (pcd_pb_canon(r, n, &i, 2, out->has_name) &&
+            pcd_pb_canon(r, n, &i, (out->n_ids >= 3 ? 5 : 4), out->n_ids) &&
+            pcd_pb_canon(r, n, &i, 6, out->n_tags) &&
+            pcd_pb_canon(r, n, &i, 8, out->has_weight) &&
+            i == n)
+        out->layout_.n = 0;
+    *done = true;
+    return PCD_OK;
+}
+
 /* part: fills *out from bytes pcd_fx_pb_nested_v1_part_validate_ accepted: counts each field's elements,
  * makes room for them in the arena, then reads the values and the runs they came in. */
-static pcd_status pcd_fx_pb_nested_v1_part_fill_(pcd_cursor *c, pcd_fx_pb_nested_v1_part *out)
+static pcd_status pcd_fx_pb_nested_v1_part_fill_general_(pcd_cursor *c, pcd_fx_pb_nested_v1_part *out)
 {
     const uint8_t *const start = c->p;
     pcd_pb_runc rc = PCD_PB_RUNC_INIT;
@@ -88,89 +174,6 @@ static pcd_status pcd_fx_pb_nested_v1_part_fill_(pcd_cursor *c, pcd_fx_pb_nested
     uint64_t n_tags = 0;
     uint64_t o_weight = 0;
     uint64_t n_unknown = 0;
-    memset(out, 0, sizeof *out);
-    /* one pass while every field is a known one, singular ones once, arrays small */
-    {
-        uint64_t b_ids[128];
-        size_t k_ids = 0;
-        pcd_bytes b_tags[32];
-        size_t k_tags = 0;
-        pcd_pb_run runs_[16];
-        size_t nr_ = 0;
-        while (c->p < c->end) {
-            uint32_t key = 0;
-            PCD_TRY(pcd_pb_read_key(c, &key, NULL));
-            switch (key) {
-            case 0x0A: /* name */
-                if (out->has_name) goto general_;
-                {
-                    pcd_cursor p = { 0 };
-                    PCD_TRY(pcd_pb_len(c, &p, NULL));
-                    out->name.ptr = p.p;
-                    out->name.len = (size_t)(p.end - p.p);
-                }
-                out->has_name = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 2, 1)) goto general_;
-                break;
-            case 0x10: /* ids */
-                if (k_ids == 128) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &b_ids[k_ids], NULL));
-                k_ids++;
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 4, 1)) goto general_;
-                break;
-            case 0x12: { /* ids, a packed run */
-                pcd_cursor p = { 0 };
-                PCD_TRY(pcd_pb_len(c, &p, NULL));
-                size_t k0 = k_ids;
-                while (p.p < p.end) {
-                    if (k_ids == 128) goto general_;
-                    PCD_TRY(pcd_read_uleb128(&p, &b_ids[k_ids], NULL));
-                    k_ids++;
-                }
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 5, (uint32_t)(k_ids - k0))) goto general_;
-                break;
-            }
-            case 0x1A: { /* tags */
-                pcd_cursor p = { 0 };
-                PCD_TRY(pcd_pb_len(c, &p, NULL));
-                if (k_tags == 32) goto general_;
-                b_tags[k_tags].ptr = p.p;
-                b_tags[k_tags].len = (size_t)(p.end - p.p);
-                k_tags++;
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 6, 1)) goto general_;
-                break;
-            }
-            case 0x20: /* weight */
-                if (out->has_weight) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->weight = (int64_t)u_; }
-                out->has_weight = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 16, 8, 1)) goto general_;
-                break;
-            default:
-                goto general_;
-            }
-        }
-        PCD_TRY(pcd_alloc_array(c, start, k_ids, sizeof(uint64_t), 0, (void **)&out->ids, "ids"));
-        PCD_TRY(pcd_alloc_array(c, start, k_tags, sizeof(pcd_bytes), 0, (void **)&out->tags, "tags"));
-        PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
-        if (k_ids) memcpy(out->ids, b_ids, k_ids * sizeof *out->ids);
-        out->n_ids = k_ids;
-        if (k_tags) memcpy(out->tags, b_tags, k_tags * sizeof *out->tags);
-        out->n_tags = k_tags;
-        if (nr_) memcpy(out->layout_.runs, runs_, nr_ * sizeof *runs_);
-        out->layout_.n = nr_;
-        size_t i = 0, n = out->layout_.n;
-        const pcd_pb_run *r = out->layout_.runs;
-        if (pcd_pb_canon(r, n, &i, 2, out->has_name) &&
-            pcd_pb_canon(r, n, &i, (out->n_ids >= 3 ? 5 : 4), out->n_ids) &&
-            pcd_pb_canon(r, n, &i, 6, out->n_tags) &&
-            pcd_pb_canon(r, n, &i, 8, out->has_weight) &&
-            i == n)
-            out->layout_.n = 0;
-        return PCD_OK;
-    }
-    general_:
-    c->p = start;
     memset(out, 0, sizeof *out);
     while (c->p < c->end) {
         uint32_t key = 0;
@@ -290,6 +293,18 @@ static pcd_status pcd_fx_pb_nested_v1_part_fill_(pcd_cursor *c, pcd_fx_pb_nested
         i == n)
         out->layout_.n = 0;
     return PCD_OK;
+}
+
+/* part: fills *out from bytes pcd_fx_pb_nested_v1_part_validate_ accepted, in one pass when it can. */
+static pcd_status pcd_fx_pb_nested_v1_part_fill_(pcd_cursor *c, pcd_fx_pb_nested_v1_part *out)
+{
+    const uint8_t *const start = c->p;
+    bool done = false;
+    memset(out, 0, sizeof *out);
+    PCD_TRY(pcd_fx_pb_nested_v1_part_fill_fast_(c, out, &done));
+    if (done) return PCD_OK;
+    c->p = start;
+    return pcd_fx_pb_nested_v1_part_fill_general_(c, out);
 }
 
 /* part: checks its bytes, then fills *out (arrays in the record arena, strings as views

@@ -135,9 +135,213 @@ pcd_status pcd_fx_pb_scalars_v1_all_validate(pcd_cursor *c)
     return pcd_fx_pb_scalars_v1_all_validate_(c);
 }
 
+/* all: one pass while every field is a known one, singular ones once, arrays small; sets
+ * *done when *out is filled, and returns with it false (PCD_OK) on anything else: an unknown
+ * field, a singular one twice, an array past its buffer (the general filler then starts over). */
+PCD_INLINE pcd_status pcd_fx_pb_scalars_v1_all_fill_fast_(pcd_cursor *c, pcd_fx_pb_scalars_v1_all *out, bool *done)
+{
+    const uint8_t *const start = c->p;
+    int64_t b_many[128];
+    size_t k_many = 0;
+    bool b_flags[128];
+    size_t k_flags = 0;
+    uint32_t b_fixed[128];
+    size_t k_fixed = 0;
+    pcd_pb_run runs_[22];
+    size_t nr_ = 0;
+    while (c->p < c->end) {
+        uint32_t key = 0;
+        PCD_TRY(pcd_pb_read_key(c, &key, NULL));
+        switch (key) {
+        case 0x08: /* i32 */
+            if (out->has_i32) return PCD_OK;
+            PCD_TRY(pcd_pb_read_int32(c, &out->i32, NULL));
+            out->has_i32 = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 22, 2, 1)) return PCD_OK;
+            break;
+        case 0x10: /* i64 */
+            if (out->has_i64) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->i64 = (int64_t)u_; }
+            out->has_i64 = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 22, 4, 1)) return PCD_OK;
+            break;
+        case 0x18: /* u32 */
+            if (out->has_u32) return PCD_OK;
+            PCD_TRY(pcd_pb_read_uint32(c, &out->u32, NULL));
+            out->has_u32 = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 22, 6, 1)) return PCD_OK;
+            break;
+        case 0x20: /* u64 */
+            if (out->has_u64) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &out->u64, NULL));
+            out->has_u64 = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 22, 8, 1)) return PCD_OK;
+            break;
+        case 0x28: /* s32 */
+            if (out->has_s32) return PCD_OK;
+            PCD_TRY(pcd_read_zigzag32(c, &out->s32, NULL));
+            out->has_s32 = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 22, 10, 1)) return PCD_OK;
+            break;
+        case 0x30: /* s64 */
+            if (out->has_s64) return PCD_OK;
+            PCD_TRY(pcd_read_zigzag64(c, &out->s64, NULL));
+            out->has_s64 = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 22, 12, 1)) return PCD_OK;
+            break;
+        case 0x38: /* flag */
+            if (out->has_flag) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->flag = u_ != 0; }
+            out->has_flag = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 22, 14, 1)) return PCD_OK;
+            break;
+        case 0x40: /* color */
+            if (out->has_color) return PCD_OK;
+            PCD_TRY(pcd_pb_read_int32(c, &out->color, NULL));
+            out->has_color = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 22, 16, 1)) return PCD_OK;
+            break;
+        case 0x4D: /* f32 */
+            if (out->has_f32) return PCD_OK;
+            PCD_TRY(pcd_read_u32le(c, &out->f32, NULL));
+            out->has_f32 = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 22, 18, 1)) return PCD_OK;
+            break;
+        case 0x51: /* f64 */
+            if (out->has_f64) return PCD_OK;
+            PCD_TRY(pcd_read_u64le(c, &out->f64, NULL));
+            out->has_f64 = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 22, 20, 1)) return PCD_OK;
+            break;
+        case 0x5D: /* sf32 */
+            if (out->has_sf32) return PCD_OK;
+            { uint32_t u_ = 0; PCD_TRY(pcd_read_u32le(c, &u_, NULL)); out->sf32 = (int32_t)u_; }
+            out->has_sf32 = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 22, 22, 1)) return PCD_OK;
+            break;
+        case 0x61: /* sf64 */
+            if (out->has_sf64) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_u64le(c, &u_, NULL)); out->sf64 = (int64_t)u_; }
+            out->has_sf64 = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 22, 24, 1)) return PCD_OK;
+            break;
+        case 0x6D: /* fl */
+            if (out->has_fl) return PCD_OK;
+            { uint32_t u_ = 0; PCD_TRY(pcd_read_u32le(c, &u_, NULL)); out->fl = pcd_f32_from_bits(u_); }
+            out->has_fl = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 22, 26, 1)) return PCD_OK;
+            break;
+        case 0x71: /* db */
+            if (out->has_db) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_u64le(c, &u_, NULL)); out->db = pcd_f64_from_bits(u_); }
+            out->has_db = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 22, 28, 1)) return PCD_OK;
+            break;
+        case 0x78: /* many */
+            if (k_many == 128) return PCD_OK;
+            PCD_TRY(pcd_read_zigzag64(c, &b_many[k_many], NULL));
+            k_many++;
+            if (!pcd_pb_runs_push(runs_, &nr_, 22, 30, 1)) return PCD_OK;
+            break;
+        case 0x7A: { /* many, a packed run */
+            pcd_cursor p = { 0 };
+            PCD_TRY(pcd_pb_len(c, &p, NULL));
+            size_t k0 = k_many;
+            while (p.p < p.end) {
+                if (k_many == 128) return PCD_OK;
+                PCD_TRY(pcd_read_zigzag64(&p, &b_many[k_many], NULL));
+                k_many++;
+            }
+            if (!pcd_pb_runs_push(runs_, &nr_, 22, 31, (uint32_t)(k_many - k0))) return PCD_OK;
+            break;
+        }
+        case 0x80: /* flags */
+            if (k_flags == 128) return PCD_OK;
+            { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); b_flags[k_flags] = u_ != 0; }
+            k_flags++;
+            if (!pcd_pb_runs_push(runs_, &nr_, 22, 32, 1)) return PCD_OK;
+            break;
+        case 0x82: { /* flags, a packed run */
+            pcd_cursor p = { 0 };
+            PCD_TRY(pcd_pb_len(c, &p, NULL));
+            size_t k0 = k_flags;
+            while (p.p < p.end) {
+                if (k_flags == 128) return PCD_OK;
+                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(&p, &u_, NULL)); b_flags[k_flags] = u_ != 0; }
+                k_flags++;
+            }
+            if (!pcd_pb_runs_push(runs_, &nr_, 22, 33, (uint32_t)(k_flags - k0))) return PCD_OK;
+            break;
+        }
+        case 0x8D: /* fixed */
+            if (k_fixed == 128) return PCD_OK;
+            PCD_TRY(pcd_read_u32le(c, &b_fixed[k_fixed], NULL));
+            k_fixed++;
+            if (!pcd_pb_runs_push(runs_, &nr_, 22, 34, 1)) return PCD_OK;
+            break;
+        case 0x8A: { /* fixed, a packed run */
+            pcd_cursor p = { 0 };
+            PCD_TRY(pcd_pb_len(c, &p, NULL));
+            size_t k0 = k_fixed;
+            while (p.p < p.end) {
+                if (k_fixed == 128) return PCD_OK;
+                PCD_TRY(pcd_read_u32le(&p, &b_fixed[k_fixed], NULL));
+                k_fixed++;
+            }
+            if (!pcd_pb_runs_push(runs_, &nr_, 22, 35, (uint32_t)(k_fixed - k0))) return PCD_OK;
+            break;
+        }
+        case 0x3E80: /* big */
+            if (out->has_big) return PCD_OK;
+            PCD_TRY(pcd_read_uleb128(c, &out->big, NULL));
+            out->has_big = true;
+            if (!pcd_pb_runs_push(runs_, &nr_, 22, 4000, 1)) return PCD_OK;
+            break;
+        default:
+            return PCD_OK;
+        }
+    }
+    PCD_TRY(pcd_alloc_array(c, start, k_many, sizeof(int64_t), 0, (void **)&out->many, "many"));
+    PCD_TRY(pcd_alloc_array(c, start, k_flags, sizeof(bool), 0, (void **)&out->flags, "flags"));
+    PCD_TRY(pcd_alloc_array(c, start, k_fixed, sizeof(uint32_t), 0, (void **)&out->fixed, "fixed"));
+    PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
+    if (k_many) memcpy(out->many, b_many, k_many * sizeof *out->many);
+    out->n_many = k_many;
+    if (k_flags) memcpy(out->flags, b_flags, k_flags * sizeof *out->flags);
+    out->n_flags = k_flags;
+    if (k_fixed) memcpy(out->fixed, b_fixed, k_fixed * sizeof *out->fixed);
+    out->n_fixed = k_fixed;
+    if (nr_) memcpy(out->layout_.runs, runs_, nr_ * sizeof *runs_);
+    out->layout_.n = nr_;
+    size_t i = 0, n = out->layout_.n;
+    const pcd_pb_run *r = out->layout_.runs;
+    if (pcd_pb_canon(r, n, &i, 2, out->has_i32) &&
+            pcd_pb_canon(r, n, &i, 4, out->has_i64) &&
+            pcd_pb_canon(r, n, &i, 6, out->has_u32) &&
+            pcd_pb_canon(r, n, &i, 8, out->has_u64) &&
+            pcd_pb_canon(r, n, &i, 10, out->has_s32) &&
+            pcd_pb_canon(r, n, &i, 12, out->has_s64) &&
+            pcd_pb_canon(r, n, &i, 14, out->has_flag) &&
+            pcd_pb_canon(r, n, &i, 16, out->has_color) &&
+            pcd_pb_canon(r, n, &i, 18, out->has_f32) &&
+            pcd_pb_canon(r, n, &i, 20, out->has_f64) &&
+            pcd_pb_canon(r, n, &i, 22, out->has_sf32) &&
+            pcd_pb_canon(r, n, &i, 24, out->has_sf64) &&
+            pcd_pb_canon(r, n, &i, 26, out->has_fl) &&
+            pcd_pb_canon(r, n, &i, 28, out->has_db) &&
+            pcd_pb_canon(r, n, &i, (out->n_many >= 1 ? 31 : 30), out->n_many) &&
+            pcd_pb_canon(r, n, &i, 32, out->n_flags) &&
+            pcd_pb_canon(r, n, &i, (out->n_fixed >= 1 ? 35 : 34), out->n_fixed) &&
+            pcd_pb_canon(r, n, &i, 4000, out->has_big) &&
+            i == n)
+        out->layout_.n = 0;
+    *done = true;
+    return PCD_OK;
+}
+
 /* all: fills *out from bytes pcd_fx_pb_scalars_v1_all_validate_ accepted: counts each field's elements,
  * makes room for them in the arena, then reads the values and the runs they came in. */
-static pcd_status pcd_fx_pb_scalars_v1_all_fill_(pcd_cursor *c, pcd_fx_pb_scalars_v1_all *out)
+static pcd_status pcd_fx_pb_scalars_v1_all_fill_general_(pcd_cursor *c, pcd_fx_pb_scalars_v1_all *out)
 {
     const uint8_t *const start = c->p;
     pcd_pb_runc rc = PCD_PB_RUNC_INIT;
@@ -160,207 +364,6 @@ static pcd_status pcd_fx_pb_scalars_v1_all_fill_(pcd_cursor *c, pcd_fx_pb_scalar
     uint64_t n_fixed = 0;
     uint64_t o_big = 0;
     uint64_t n_unknown = 0;
-    memset(out, 0, sizeof *out);
-    /* one pass while every field is a known one, singular ones once, arrays small */
-    {
-        int64_t b_many[128];
-        size_t k_many = 0;
-        bool b_flags[128];
-        size_t k_flags = 0;
-        uint32_t b_fixed[128];
-        size_t k_fixed = 0;
-        pcd_pb_run runs_[22];
-        size_t nr_ = 0;
-        while (c->p < c->end) {
-            uint32_t key = 0;
-            PCD_TRY(pcd_pb_read_key(c, &key, NULL));
-            switch (key) {
-            case 0x08: /* i32 */
-                if (out->has_i32) goto general_;
-                PCD_TRY(pcd_pb_read_int32(c, &out->i32, NULL));
-                out->has_i32 = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 22, 2, 1)) goto general_;
-                break;
-            case 0x10: /* i64 */
-                if (out->has_i64) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->i64 = (int64_t)u_; }
-                out->has_i64 = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 22, 4, 1)) goto general_;
-                break;
-            case 0x18: /* u32 */
-                if (out->has_u32) goto general_;
-                PCD_TRY(pcd_pb_read_uint32(c, &out->u32, NULL));
-                out->has_u32 = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 22, 6, 1)) goto general_;
-                break;
-            case 0x20: /* u64 */
-                if (out->has_u64) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &out->u64, NULL));
-                out->has_u64 = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 22, 8, 1)) goto general_;
-                break;
-            case 0x28: /* s32 */
-                if (out->has_s32) goto general_;
-                PCD_TRY(pcd_read_zigzag32(c, &out->s32, NULL));
-                out->has_s32 = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 22, 10, 1)) goto general_;
-                break;
-            case 0x30: /* s64 */
-                if (out->has_s64) goto general_;
-                PCD_TRY(pcd_read_zigzag64(c, &out->s64, NULL));
-                out->has_s64 = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 22, 12, 1)) goto general_;
-                break;
-            case 0x38: /* flag */
-                if (out->has_flag) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); out->flag = u_ != 0; }
-                out->has_flag = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 22, 14, 1)) goto general_;
-                break;
-            case 0x40: /* color */
-                if (out->has_color) goto general_;
-                PCD_TRY(pcd_pb_read_int32(c, &out->color, NULL));
-                out->has_color = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 22, 16, 1)) goto general_;
-                break;
-            case 0x4D: /* f32 */
-                if (out->has_f32) goto general_;
-                PCD_TRY(pcd_read_u32le(c, &out->f32, NULL));
-                out->has_f32 = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 22, 18, 1)) goto general_;
-                break;
-            case 0x51: /* f64 */
-                if (out->has_f64) goto general_;
-                PCD_TRY(pcd_read_u64le(c, &out->f64, NULL));
-                out->has_f64 = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 22, 20, 1)) goto general_;
-                break;
-            case 0x5D: /* sf32 */
-                if (out->has_sf32) goto general_;
-                { uint32_t u_ = 0; PCD_TRY(pcd_read_u32le(c, &u_, NULL)); out->sf32 = (int32_t)u_; }
-                out->has_sf32 = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 22, 22, 1)) goto general_;
-                break;
-            case 0x61: /* sf64 */
-                if (out->has_sf64) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_u64le(c, &u_, NULL)); out->sf64 = (int64_t)u_; }
-                out->has_sf64 = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 22, 24, 1)) goto general_;
-                break;
-            case 0x6D: /* fl */
-                if (out->has_fl) goto general_;
-                { uint32_t u_ = 0; PCD_TRY(pcd_read_u32le(c, &u_, NULL)); out->fl = pcd_f32_from_bits(u_); }
-                out->has_fl = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 22, 26, 1)) goto general_;
-                break;
-            case 0x71: /* db */
-                if (out->has_db) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_u64le(c, &u_, NULL)); out->db = pcd_f64_from_bits(u_); }
-                out->has_db = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 22, 28, 1)) goto general_;
-                break;
-            case 0x78: /* many */
-                if (k_many == 128) goto general_;
-                PCD_TRY(pcd_read_zigzag64(c, &b_many[k_many], NULL));
-                k_many++;
-                if (!pcd_pb_runs_push(runs_, &nr_, 22, 30, 1)) goto general_;
-                break;
-            case 0x7A: { /* many, a packed run */
-                pcd_cursor p = { 0 };
-                PCD_TRY(pcd_pb_len(c, &p, NULL));
-                size_t k0 = k_many;
-                while (p.p < p.end) {
-                    if (k_many == 128) goto general_;
-                    PCD_TRY(pcd_read_zigzag64(&p, &b_many[k_many], NULL));
-                    k_many++;
-                }
-                if (!pcd_pb_runs_push(runs_, &nr_, 22, 31, (uint32_t)(k_many - k0))) goto general_;
-                break;
-            }
-            case 0x80: /* flags */
-                if (k_flags == 128) goto general_;
-                { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(c, &u_, NULL)); b_flags[k_flags] = u_ != 0; }
-                k_flags++;
-                if (!pcd_pb_runs_push(runs_, &nr_, 22, 32, 1)) goto general_;
-                break;
-            case 0x82: { /* flags, a packed run */
-                pcd_cursor p = { 0 };
-                PCD_TRY(pcd_pb_len(c, &p, NULL));
-                size_t k0 = k_flags;
-                while (p.p < p.end) {
-                    if (k_flags == 128) goto general_;
-                    { uint64_t u_ = 0; PCD_TRY(pcd_read_uleb128(&p, &u_, NULL)); b_flags[k_flags] = u_ != 0; }
-                    k_flags++;
-                }
-                if (!pcd_pb_runs_push(runs_, &nr_, 22, 33, (uint32_t)(k_flags - k0))) goto general_;
-                break;
-            }
-            case 0x8D: /* fixed */
-                if (k_fixed == 128) goto general_;
-                PCD_TRY(pcd_read_u32le(c, &b_fixed[k_fixed], NULL));
-                k_fixed++;
-                if (!pcd_pb_runs_push(runs_, &nr_, 22, 34, 1)) goto general_;
-                break;
-            case 0x8A: { /* fixed, a packed run */
-                pcd_cursor p = { 0 };
-                PCD_TRY(pcd_pb_len(c, &p, NULL));
-                size_t k0 = k_fixed;
-                while (p.p < p.end) {
-                    if (k_fixed == 128) goto general_;
-                    PCD_TRY(pcd_read_u32le(&p, &b_fixed[k_fixed], NULL));
-                    k_fixed++;
-                }
-                if (!pcd_pb_runs_push(runs_, &nr_, 22, 35, (uint32_t)(k_fixed - k0))) goto general_;
-                break;
-            }
-            case 0x3E80: /* big */
-                if (out->has_big) goto general_;
-                PCD_TRY(pcd_read_uleb128(c, &out->big, NULL));
-                out->has_big = true;
-                if (!pcd_pb_runs_push(runs_, &nr_, 22, 4000, 1)) goto general_;
-                break;
-            default:
-                goto general_;
-            }
-        }
-        PCD_TRY(pcd_alloc_array(c, start, k_many, sizeof(int64_t), 0, (void **)&out->many, "many"));
-        PCD_TRY(pcd_alloc_array(c, start, k_flags, sizeof(bool), 0, (void **)&out->flags, "flags"));
-        PCD_TRY(pcd_alloc_array(c, start, k_fixed, sizeof(uint32_t), 0, (void **)&out->fixed, "fixed"));
-        PCD_TRY(pcd_alloc_array(c, start, nr_, sizeof(pcd_pb_run), 0, (void **)&out->layout_.runs, "_layout"));
-        if (k_many) memcpy(out->many, b_many, k_many * sizeof *out->many);
-        out->n_many = k_many;
-        if (k_flags) memcpy(out->flags, b_flags, k_flags * sizeof *out->flags);
-        out->n_flags = k_flags;
-        if (k_fixed) memcpy(out->fixed, b_fixed, k_fixed * sizeof *out->fixed);
-        out->n_fixed = k_fixed;
-        if (nr_) memcpy(out->layout_.runs, runs_, nr_ * sizeof *runs_);
-        out->layout_.n = nr_;
-        size_t i = 0, n = out->layout_.n;
-        const pcd_pb_run *r = out->layout_.runs;
-        if (pcd_pb_canon(r, n, &i, 2, out->has_i32) &&
-            pcd_pb_canon(r, n, &i, 4, out->has_i64) &&
-            pcd_pb_canon(r, n, &i, 6, out->has_u32) &&
-            pcd_pb_canon(r, n, &i, 8, out->has_u64) &&
-            pcd_pb_canon(r, n, &i, 10, out->has_s32) &&
-            pcd_pb_canon(r, n, &i, 12, out->has_s64) &&
-            pcd_pb_canon(r, n, &i, 14, out->has_flag) &&
-            pcd_pb_canon(r, n, &i, 16, out->has_color) &&
-            pcd_pb_canon(r, n, &i, 18, out->has_f32) &&
-            pcd_pb_canon(r, n, &i, 20, out->has_f64) &&
-            pcd_pb_canon(r, n, &i, 22, out->has_sf32) &&
-            pcd_pb_canon(r, n, &i, 24, out->has_sf64) &&
-            pcd_pb_canon(r, n, &i, 26, out->has_fl) &&
-            pcd_pb_canon(r, n, &i, 28, out->has_db) &&
-            pcd_pb_canon(r, n, &i, (out->n_many >= 1 ? 31 : 30), out->n_many) &&
-            pcd_pb_canon(r, n, &i, 32, out->n_flags) &&
-            pcd_pb_canon(r, n, &i, (out->n_fixed >= 1 ? 35 : 34), out->n_fixed) &&
-            pcd_pb_canon(r, n, &i, 4000, out->has_big) &&
-            i == n)
-            out->layout_.n = 0;
-        return PCD_OK;
-    }
-    general_:
-    c->p = start;
     memset(out, 0, sizeof *out);
     while (c->p < c->end) {
         uint32_t key = 0;
@@ -729,6 +732,18 @@ static pcd_status pcd_fx_pb_scalars_v1_all_fill_(pcd_cursor *c, pcd_fx_pb_scalar
         i == n)
         out->layout_.n = 0;
     return PCD_OK;
+}
+
+/* all: fills *out from bytes pcd_fx_pb_scalars_v1_all_validate_ accepted, in one pass when it can. */
+static pcd_status pcd_fx_pb_scalars_v1_all_fill_(pcd_cursor *c, pcd_fx_pb_scalars_v1_all *out)
+{
+    const uint8_t *const start = c->p;
+    bool done = false;
+    memset(out, 0, sizeof *out);
+    PCD_TRY(pcd_fx_pb_scalars_v1_all_fill_fast_(c, out, &done));
+    if (done) return PCD_OK;
+    c->p = start;
+    return pcd_fx_pb_scalars_v1_all_fill_general_(c, out);
 }
 
 /* all: checks its bytes, then fills *out (arrays in the record arena, strings as views
