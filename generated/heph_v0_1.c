@@ -83,7 +83,7 @@ pcd_status pcd_heph_v0_1_metadata_packet_decode(pcd_cursor *c, pcd_heph_v0_1_met
 /* metadata_packet: Sets one option for the whole trace (Heph writes only `epoch`, first).
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_heph_v0_1_metadata_packet_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_heph_v0_1_metadata_packet_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint32_t v_magic = 0;
     PCD_UNUSED uint32_t v_size = 0;
@@ -375,7 +375,7 @@ pcd_status pcd_heph_v0_1_attribute_decode(pcd_cursor *c, pcd_heph_v0_1_attribute
 /* attribute: One key-value pair of an event.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_heph_v0_1_attribute_validate_(pcd_cursor *c)
 {
     PCD_UNUSED pcd_bytes v_name = { NULL, 0 };
     PCD_UNUSED uint64_t len_name = 0;
@@ -757,7 +757,7 @@ pcd_status pcd_heph_v0_1_event_packet_decode(pcd_cursor *c, pcd_heph_v0_1_event_
 /* event_packet: One event of a stream, written when it finished.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_heph_v0_1_event_packet_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_heph_v0_1_event_packet_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint32_t v_magic = 0;
     PCD_UNUSED uint32_t v_size = 0;
@@ -1032,16 +1032,19 @@ pcd_status pcd_heph_v0_1_region_packets_dec(pcd_cursor *c, void *out) { return p
 pcd_status pcd_heph_v0_1_region_packets_enc(pcd_sink *s, const void *in) { return pcd_heph_v0_1_packet_encode(s, in); }
 pcd_status pcd_heph_v0_1_region_packets_val(pcd_cursor *c) { return pcd_heph_v0_1_packet_validate_(c); }
 /* Validates packets records back to back (the validation fast path). */
-uint64_t pcd_heph_v0_1_region_packets_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+PCD_NO_SLP uint64_t pcd_heph_v0_1_region_packets_run(pcd_cursor *cur, uint64_t max, pcd_status *st, const uint8_t **start)
 {
     uint64_t k = 0;
-    *st = PCD_OK;
+    pcd_cursor local = *cur, *c = &local;
+    pcd_status s = PCD_OK;
     while (c->p < c->end && k < max) {
         *start = c->p;
-        *st = pcd_heph_v0_1_packet_validate_(c);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        s = pcd_heph_v0_1_packet_validate_(c);
+        if (PCD_UNLIKELY(s != PCD_OK)) break;
         k++;
     }
+    *st = s;
+    *cur = local;
     return k;
 }
 /* Decodes packets records back to back into *rec and hands each to fn (the decoding

@@ -1620,16 +1620,19 @@ pcd_status pcd_moarvm_v2_region_collectables_dec(pcd_cursor *c, void *out) { ret
 pcd_status pcd_moarvm_v2_region_collectables_enc(pcd_sink *s, const void *in) { return pcd_moarvm_v2_collectable_encode(s, in); }
 pcd_status pcd_moarvm_v2_region_collectables_val(pcd_cursor *c) { return pcd_moarvm_v2_collectable_validate_(c); }
 /* Validates collectables records back to back (the validation fast path). */
-uint64_t pcd_moarvm_v2_region_collectables_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+PCD_NO_SLP uint64_t pcd_moarvm_v2_region_collectables_run(pcd_cursor *cur, uint64_t max, pcd_status *st, const uint8_t **start)
 {
     uint64_t k = 0;
-    *st = PCD_OK;
+    pcd_cursor local = *cur, *c = &local;
+    pcd_status s = PCD_OK;
     while (c->p < c->end && k < max) {
         *start = c->p;
-        *st = pcd_moarvm_v2_collectable_validate_(c);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        s = pcd_moarvm_v2_collectable_validate_(c);
+        if (PCD_UNLIKELY(s != PCD_OK)) break;
         k++;
     }
+    *st = s;
+    *cur = local;
     return k;
 }
 /* Decodes collectables records back to back into *rec and hands each to fn (the decoding
@@ -1678,16 +1681,19 @@ pcd_status pcd_moarvm_v2_region_refs_dec(pcd_cursor *c, void *out) { return pcd_
 pcd_status pcd_moarvm_v2_region_refs_enc(pcd_sink *s, const void *in) { return pcd_moarvm_v2_ref_encode(s, in); }
 pcd_status pcd_moarvm_v2_region_refs_val(pcd_cursor *c) { return pcd_moarvm_v2_ref_validate_(c); }
 /* Validates refs records back to back (the validation fast path). */
-uint64_t pcd_moarvm_v2_region_refs_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+PCD_NO_SLP uint64_t pcd_moarvm_v2_region_refs_run(pcd_cursor *cur, uint64_t max, pcd_status *st, const uint8_t **start)
 {
     uint64_t k = 0;
-    *st = PCD_OK;
+    pcd_cursor local = *cur, *c = &local;
+    pcd_status s = PCD_OK;
     while (c->p < c->end && k < max) {
         *start = c->p;
-        *st = pcd_moarvm_v2_ref_validate_(c);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        s = pcd_moarvm_v2_ref_validate_(c);
+        if (PCD_UNLIKELY(s != PCD_OK)) break;
         k++;
     }
+    *st = s;
+    *cur = local;
     return k;
 }
 /* Decodes refs records back to back into *rec and hands each to fn (the decoding
@@ -1739,16 +1745,19 @@ pcd_status pcd_moarvm_v2_region_index_dec(pcd_cursor *c, void *out) { return pcd
 pcd_status pcd_moarvm_v2_region_index_enc(pcd_sink *s, const void *in) { return pcd_moarvm_v2_index_entry_encode(s, in); }
 pcd_status pcd_moarvm_v2_region_index_val(pcd_cursor *c) { return pcd_moarvm_v2_index_entry_validate_(c); }
 /* Validates index records back to back (the validation fast path). */
-uint64_t pcd_moarvm_v2_region_index_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+PCD_NO_SLP uint64_t pcd_moarvm_v2_region_index_run(pcd_cursor *cur, uint64_t max, pcd_status *st, const uint8_t **start)
 {
     uint64_t k = 0;
-    *st = PCD_OK;
+    pcd_cursor local = *cur, *c = &local;
+    pcd_status s = PCD_OK;
     while (c->p < c->end && k < max) {
         *start = c->p;
-        *st = pcd_moarvm_v2_index_entry_validate_(c);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        s = pcd_moarvm_v2_index_entry_validate_(c);
+        if (PCD_UNLIKELY(s != PCD_OK)) break;
         k++;
     }
+    *st = s;
+    *cur = local;
     return k;
 }
 /* Decodes index records back to back into *rec and hands each to fn (the decoding

@@ -1338,16 +1338,19 @@ pcd_status pcd_moarvm_v3_region_strings_dec(pcd_cursor *c, void *out) { return p
 pcd_status pcd_moarvm_v3_region_strings_enc(pcd_sink *s, const void *in) { return pcd_moarvm_v3_string_entry_encode(s, in); }
 pcd_status pcd_moarvm_v3_region_strings_val(pcd_cursor *c) { return pcd_moarvm_v3_string_entry_validate_(c); }
 /* Validates strings records back to back (the validation fast path). */
-uint64_t pcd_moarvm_v3_region_strings_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+PCD_NO_SLP uint64_t pcd_moarvm_v3_region_strings_run(pcd_cursor *cur, uint64_t max, pcd_status *st, const uint8_t **start)
 {
     uint64_t k = 0;
-    *st = PCD_OK;
+    pcd_cursor local = *cur, *c = &local;
+    pcd_status s = PCD_OK;
     while (c->p < c->end && k < max) {
         *start = c->p;
-        *st = pcd_moarvm_v3_string_entry_validate_(c);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        s = pcd_moarvm_v3_string_entry_validate_(c);
+        if (PCD_UNLIKELY(s != PCD_OK)) break;
         k++;
     }
+    *st = s;
+    *cur = local;
     return k;
 }
 /* Decodes strings records back to back into *rec and hands each to fn (the decoding
@@ -1389,16 +1392,19 @@ pcd_status pcd_moarvm_v3_region_column16_entries_dec(pcd_cursor *c, void *out) {
 pcd_status pcd_moarvm_v3_region_column16_entries_enc(pcd_sink *s, const void *in) { return pcd_moarvm_v3_u16_entries_encode(s, in); }
 pcd_status pcd_moarvm_v3_region_column16_entries_val(pcd_cursor *c) { return pcd_moarvm_v3_u16_entries_validate_(c); }
 /* Validates entries records back to back (the validation fast path). */
-uint64_t pcd_moarvm_v3_region_column16_entries_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+PCD_NO_SLP uint64_t pcd_moarvm_v3_region_column16_entries_run(pcd_cursor *cur, uint64_t max, pcd_status *st, const uint8_t **start)
 {
     uint64_t k = 0;
-    *st = PCD_OK;
+    pcd_cursor local = *cur, *c = &local;
+    pcd_status s = PCD_OK;
     while (c->p < c->end && k < max) {
         *start = c->p;
-        *st = pcd_moarvm_v3_u16_entries_validate_(c);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        s = pcd_moarvm_v3_u16_entries_validate_(c);
+        if (PCD_UNLIKELY(s != PCD_OK)) break;
         k++;
     }
+    *st = s;
+    *cur = local;
     return k;
 }
 /* Decodes entries records back to back into *rec and hands each to fn (the decoding
@@ -1441,16 +1447,19 @@ pcd_status pcd_moarvm_v3_region_column32_entries_dec(pcd_cursor *c, void *out) {
 pcd_status pcd_moarvm_v3_region_column32_entries_enc(pcd_sink *s, const void *in) { return pcd_moarvm_v3_u32_entries_encode(s, in); }
 pcd_status pcd_moarvm_v3_region_column32_entries_val(pcd_cursor *c) { return pcd_moarvm_v3_u32_entries_validate_(c); }
 /* Validates entries records back to back (the validation fast path). */
-uint64_t pcd_moarvm_v3_region_column32_entries_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+PCD_NO_SLP uint64_t pcd_moarvm_v3_region_column32_entries_run(pcd_cursor *cur, uint64_t max, pcd_status *st, const uint8_t **start)
 {
     uint64_t k = 0;
-    *st = PCD_OK;
+    pcd_cursor local = *cur, *c = &local;
+    pcd_status s = PCD_OK;
     while (c->p < c->end && k < max) {
         *start = c->p;
-        *st = pcd_moarvm_v3_u32_entries_validate_(c);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        s = pcd_moarvm_v3_u32_entries_validate_(c);
+        if (PCD_UNLIKELY(s != PCD_OK)) break;
         k++;
     }
+    *st = s;
+    *cur = local;
     return k;
 }
 /* Decodes entries records back to back into *rec and hands each to fn (the decoding
@@ -1493,16 +1502,19 @@ pcd_status pcd_moarvm_v3_region_column64_entries_dec(pcd_cursor *c, void *out) {
 pcd_status pcd_moarvm_v3_region_column64_entries_enc(pcd_sink *s, const void *in) { return pcd_moarvm_v3_u64_entries_encode(s, in); }
 pcd_status pcd_moarvm_v3_region_column64_entries_val(pcd_cursor *c) { return pcd_moarvm_v3_u64_entries_validate_(c); }
 /* Validates entries records back to back (the validation fast path). */
-uint64_t pcd_moarvm_v3_region_column64_entries_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+PCD_NO_SLP uint64_t pcd_moarvm_v3_region_column64_entries_run(pcd_cursor *cur, uint64_t max, pcd_status *st, const uint8_t **start)
 {
     uint64_t k = 0;
-    *st = PCD_OK;
+    pcd_cursor local = *cur, *c = &local;
+    pcd_status s = PCD_OK;
     while (c->p < c->end && k < max) {
         *start = c->p;
-        *st = pcd_moarvm_v3_u64_entries_validate_(c);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        s = pcd_moarvm_v3_u64_entries_validate_(c);
+        if (PCD_UNLIKELY(s != PCD_OK)) break;
         k++;
     }
+    *st = s;
+    *cur = local;
     return k;
 }
 /* Decodes entries records back to back into *rec and hands each to fn (the decoding

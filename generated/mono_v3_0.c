@@ -37,7 +37,7 @@ pcd_status pcd_mono_v3_0_refs_decode(pcd_cursor *c, pcd_mono_v3_0_refs *out)
 /* refs
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_mono_v3_0_refs_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_mono_v3_0_refs_validate_(pcd_cursor *c)
 {
     /* offset: Offset of the reference in the object (stored as the difference from the previous reference's, the first from 0). */
     PCD_TRY(pcd_skip_uleb128(c, "offset"));
@@ -114,7 +114,7 @@ pcd_status pcd_mono_v3_0_roots_decode(pcd_cursor *c, pcd_mono_v3_0_roots *out)
 /* roots
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_mono_v3_0_roots_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_mono_v3_0_roots_validate_(pcd_cursor *c)
 {
     /* address: Address of the root. */
     PCD_TRY(pcd_skip_sleb128(c, "address"));
@@ -210,7 +210,7 @@ pcd_status pcd_mono_v3_0_counters_decode(pcd_cursor *c, pcd_mono_v3_0_counters *
 /* counters
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_mono_v3_0_counters_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_mono_v3_0_counters_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t v_section = 0;
     PCD_UNUSED pcd_bytes v_section_name = { NULL, 0 };
@@ -379,7 +379,7 @@ pcd_status pcd_mono_v3_0_values_decode(pcd_cursor *c, pcd_mono_v3_0_values *out)
 /* values
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_mono_v3_0_values_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_mono_v3_0_values_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint64_t v_index = 0;
     PCD_UNUSED uint64_t v_type = 0;
@@ -6229,16 +6229,19 @@ pcd_status pcd_mono_v3_0_region_events_dec(pcd_cursor *c, void *out) { return pc
 pcd_status pcd_mono_v3_0_region_events_enc(pcd_sink *s, const void *in) { return pcd_mono_v3_0_event_encode(s, in); }
 pcd_status pcd_mono_v3_0_region_events_val(pcd_cursor *c) { return pcd_mono_v3_0_event_validate_(c); }
 /* Validates events records back to back (the validation fast path). */
-uint64_t pcd_mono_v3_0_region_events_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+PCD_NO_SLP uint64_t pcd_mono_v3_0_region_events_run(pcd_cursor *cur, uint64_t max, pcd_status *st, const uint8_t **start)
 {
     uint64_t k = 0;
-    *st = PCD_OK;
+    pcd_cursor local = *cur, *c = &local;
+    pcd_status s = PCD_OK;
     while (c->p < c->end && k < max) {
         *start = c->p;
-        *st = pcd_mono_v3_0_event_validate_(c);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        s = pcd_mono_v3_0_event_validate_(c);
+        if (PCD_UNLIKELY(s != PCD_OK)) break;
         k++;
     }
+    *st = s;
+    *cur = local;
     return k;
 }
 /* The loop of pcd_mono_v3_0_region_events_drun, for the count_only bits co. */

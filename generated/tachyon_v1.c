@@ -36,7 +36,7 @@ pcd_status pcd_tachyon_v1_repeat_entry_decode(pcd_cursor *c, pcd_tachyon_v1_repe
 /* repeat_entry: One sample of a REPEAT record.
  * Validation only: the same checks as decoding, nothing stored.
  */
-static inline pcd_status pcd_tachyon_v1_repeat_entry_validate_(pcd_cursor *c)
+PCD_INLINE pcd_status pcd_tachyon_v1_repeat_entry_validate_(pcd_cursor *c)
 {
     PCD_UNUSED uint8_t v_status = 0;
     /* timestamp_delta: Microseconds since this thread's previous sample (u64, wrapping; CPython ignores the 10th byte's high bits). */
@@ -1672,16 +1672,19 @@ pcd_status pcd_tachyon_v1_region_samples_dec(pcd_cursor *c, void *out) { return 
 pcd_status pcd_tachyon_v1_region_samples_enc(pcd_sink *s, const void *in) { return pcd_tachyon_v1_sample_encode(s, in); }
 pcd_status pcd_tachyon_v1_region_samples_val(pcd_cursor *c) { return pcd_tachyon_v1_sample_validate_(c); }
 /* Validates samples records back to back (the validation fast path). */
-uint64_t pcd_tachyon_v1_region_samples_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+PCD_NO_SLP uint64_t pcd_tachyon_v1_region_samples_run(pcd_cursor *cur, uint64_t max, pcd_status *st, const uint8_t **start)
 {
     uint64_t k = 0;
-    *st = PCD_OK;
+    pcd_cursor local = *cur, *c = &local;
+    pcd_status s = PCD_OK;
     while (c->p < c->end && k < max) {
         *start = c->p;
-        *st = pcd_tachyon_v1_sample_validate_(c);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        s = pcd_tachyon_v1_sample_validate_(c);
+        if (PCD_UNLIKELY(s != PCD_OK)) break;
         k++;
     }
+    *st = s;
+    *cur = local;
     return k;
 }
 /* The loop of pcd_tachyon_v1_region_samples_drun, for the count_only bits co. */
@@ -1747,16 +1750,19 @@ pcd_status pcd_tachyon_v1_region_strings_dec(pcd_cursor *c, void *out) { return 
 pcd_status pcd_tachyon_v1_region_strings_enc(pcd_sink *s, const void *in) { return pcd_tachyon_v1_string_encode(s, in); }
 pcd_status pcd_tachyon_v1_region_strings_val(pcd_cursor *c) { return pcd_tachyon_v1_string_validate_(c); }
 /* Validates strings records back to back (the validation fast path). */
-uint64_t pcd_tachyon_v1_region_strings_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+PCD_NO_SLP uint64_t pcd_tachyon_v1_region_strings_run(pcd_cursor *cur, uint64_t max, pcd_status *st, const uint8_t **start)
 {
     uint64_t k = 0;
-    *st = PCD_OK;
+    pcd_cursor local = *cur, *c = &local;
+    pcd_status s = PCD_OK;
     while (c->p < c->end && k < max) {
         *start = c->p;
-        *st = pcd_tachyon_v1_string_validate_(c);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        s = pcd_tachyon_v1_string_validate_(c);
+        if (PCD_UNLIKELY(s != PCD_OK)) break;
         k++;
     }
+    *st = s;
+    *cur = local;
     return k;
 }
 /* Decodes strings records back to back into *rec and hands each to fn (the decoding
@@ -1805,16 +1811,19 @@ pcd_status pcd_tachyon_v1_region_frames_dec(pcd_cursor *c, void *out) { return p
 pcd_status pcd_tachyon_v1_region_frames_enc(pcd_sink *s, const void *in) { return pcd_tachyon_v1_frame_encode(s, in); }
 pcd_status pcd_tachyon_v1_region_frames_val(pcd_cursor *c) { return pcd_tachyon_v1_frame_validate_(c); }
 /* Validates frames records back to back (the validation fast path). */
-uint64_t pcd_tachyon_v1_region_frames_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+PCD_NO_SLP uint64_t pcd_tachyon_v1_region_frames_run(pcd_cursor *cur, uint64_t max, pcd_status *st, const uint8_t **start)
 {
     uint64_t k = 0;
-    *st = PCD_OK;
+    pcd_cursor local = *cur, *c = &local;
+    pcd_status s = PCD_OK;
     while (c->p < c->end && k < max) {
         *start = c->p;
-        *st = pcd_tachyon_v1_frame_validate_(c);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        s = pcd_tachyon_v1_frame_validate_(c);
+        if (PCD_UNLIKELY(s != PCD_OK)) break;
         k++;
     }
+    *st = s;
+    *cur = local;
     return k;
 }
 /* Decodes frames records back to back into *rec and hands each to fn (the decoding
@@ -1863,16 +1872,19 @@ pcd_status pcd_tachyon_v1_region_stats_dec(pcd_cursor *c, void *out) { return pc
 pcd_status pcd_tachyon_v1_region_stats_enc(pcd_sink *s, const void *in) { return pcd_tachyon_v1_stats_encode(s, in); }
 pcd_status pcd_tachyon_v1_region_stats_val(pcd_cursor *c) { return pcd_tachyon_v1_stats_validate_(c); }
 /* Validates stats records back to back (the validation fast path). */
-uint64_t pcd_tachyon_v1_region_stats_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+PCD_NO_SLP uint64_t pcd_tachyon_v1_region_stats_run(pcd_cursor *cur, uint64_t max, pcd_status *st, const uint8_t **start)
 {
     uint64_t k = 0;
-    *st = PCD_OK;
+    pcd_cursor local = *cur, *c = &local;
+    pcd_status s = PCD_OK;
     while (c->p < c->end && k < max) {
         *start = c->p;
-        *st = pcd_tachyon_v1_stats_validate_(c);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        s = pcd_tachyon_v1_stats_validate_(c);
+        if (PCD_UNLIKELY(s != PCD_OK)) break;
         k++;
     }
+    *st = s;
+    *cur = local;
     return k;
 }
 /* Decodes stats records back to back into *rec and hands each to fn (the decoding

@@ -17,8 +17,10 @@ void pcd_ctx_init(pcd_ctx *x, pcd_arena *arena)
     x->lim = &pcd_default_limits;
 }
 
-pcd_status pcd_fail(const pcd_cursor *c, const uint8_t *at, pcd_status s, const char *name,
-                    const char *expected, pcd_found_kind fk, uint64_t found)
+/* The failure functions' names are in parentheses: pcd_cursor.h's macros of the same names call
+ * them with a copy of the cursor. */
+pcd_status (pcd_fail)(const pcd_cursor *c, const uint8_t *at, pcd_status s, const char *name,
+                      const char *expected, pcd_found_kind fk, uint64_t found)
 {
     pcd_error *e = &c->x->err;
     e->status = s;
@@ -33,16 +35,16 @@ pcd_status pcd_fail(const pcd_cursor *c, const uint8_t *at, pcd_status s, const 
     return s;
 }
 
-pcd_status pcd_fail_text(const pcd_cursor *c, const uint8_t *at, pcd_status s, const char *name,
-                         const char *expected, const char *found)
+pcd_status (pcd_fail_text)(const pcd_cursor *c, const uint8_t *at, pcd_status s, const char *name,
+                           const char *expected, const char *found)
 {
     pcd_fail(c, at, s, name, expected, PCD_FOUND_TEXT, 0);
     c->x->err.found_text = found;
     return s;
 }
 
-pcd_status pcd_fail_short(const pcd_cursor *c, const uint8_t *at, const char *name,
-                          const char *expected)
+pcd_status (pcd_fail_short)(const pcd_cursor *c, const uint8_t *at, const char *name,
+                            const char *expected)
 {
     if (!c->hard) return PCD_SHORT_READ;
     return pcd_fail(c, at, PCD_E_TRUNCATED, name, expected, PCD_FOUND_END,

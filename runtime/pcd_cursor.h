@@ -92,6 +92,17 @@ PCD_COLD pcd_status pcd_fail_text(const pcd_cursor *c, const uint8_t *at, pcd_st
  * input, a truncation error otherwise. */
 PCD_COLD pcd_status pcd_fail_short(const pcd_cursor *c, const uint8_t *at, const char *name,
                                    const char *expected);
+/* The failure functions get a copy of the cursor (they only read it): a cursor a fast path keeps
+ * in a local (in registers) never has its address taken on the way to one. */
+PCD_INLINE const pcd_cursor *pcd_cursor_copy(pcd_cursor *to, const pcd_cursor *c)
+{
+    *to = *c;
+    return to;
+}
+#define PCD_CUR_COPY(c) pcd_cursor_copy(&(pcd_cursor){ NULL, NULL, NULL, false }, (c))
+#define pcd_fail(c, ...) (pcd_fail)(PCD_CUR_COPY(c), __VA_ARGS__)
+#define pcd_fail_text(c, ...) (pcd_fail_text)(PCD_CUR_COPY(c), __VA_ARGS__)
+#define pcd_fail_short(c, ...) (pcd_fail_short)(PCD_CUR_COPY(c), __VA_ARGS__)
 /* Adds an outer segment to the path of an error travelling out; passes other statuses through. */
 PCD_COLD pcd_status pcd_wrap(pcd_ctx *x, pcd_status s, const char *name, int64_t index);
 
@@ -224,7 +235,7 @@ PCD_INLINE pcd_status pcd_check_count(const pcd_cursor *c, const uint8_t *at, ui
 {
     if (PCD_LIKELY(n <= c->x->lim->max_array && (!min_wire || n <= (uint64_t)(c->end - c->p) / min_wire)))
         return PCD_OK;
-    return pcd_check_count_slow(c, at, n, min_wire, name);
+    return pcd_check_count_slow(PCD_CUR_COPY(c), at, n, min_wire, name);
 }
 
 /* UTF-8 validity of a byte string. */

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-pcd_status pcd_fail_run(const pcd_cursor *c, const pcd_run_field *f, size_t n)
+pcd_status (pcd_fail_run)(const pcd_cursor *c, const pcd_run_field *f, size_t n)
 {
     size_t left = pcd_left(c), off = 0;
     for (size_t i = 0; i < n; i++) {
@@ -13,8 +13,8 @@ pcd_status pcd_fail_run(const pcd_cursor *c, const pcd_run_field *f, size_t n)
     return pcd_fail(c, c->p, PCD_E_INTERNAL, NULL, "a run that does not fit", PCD_FOUND_UINT, left);
 }
 
-pcd_status pcd_fail_magic(const pcd_cursor *c, const uint8_t *at, const char *name,
-                          const char *expected, size_t n)
+pcd_status (pcd_fail_magic)(const pcd_cursor *c, const uint8_t *at, const char *name,
+                            const char *expected, size_t n)
 {
     uint64_t found = 0;
     for (size_t i = 0; i < n && i < 8; i++) found = (found << 8) | at[i];

@@ -15,6 +15,8 @@ typedef struct pcd_run_field {
 PCD_COLD pcd_status pcd_fail_run(const pcd_cursor *c, const pcd_run_field *f, size_t n);
 PCD_COLD pcd_status pcd_fail_magic(const pcd_cursor *c, const uint8_t *at, const char *name,
                                    const char *expected, size_t n);
+#define pcd_fail_run(c, ...) (pcd_fail_run)(PCD_CUR_COPY(c), __VA_ARGS__)
+#define pcd_fail_magic(c, ...) (pcd_fail_magic)(PCD_CUR_COPY(c), __VA_ARGS__)
 /* Reports one warning of a record (generated warnings functions): status PCD_OK, the
  * field's offset and path, what is expected and what was found. */
 PCD_COLD void pcd_warn(pcd_warn_fn warn, void *ud, uint64_t offset, const char *path, const char *expected,

@@ -24,6 +24,13 @@
 #define PCD_UNUSED __attribute__((unused))
 /* a function kept out of line: each copy of a loop body the compiler optimises on its own */
 #define PCD_NOINLINE __attribute__((noinline))
+/* a validation run, whose cursor lives in registers: gcc's SLP vectorizer would pack its position
+ * and end into one vector register and back at each record (Heph: 10 instructions a packet) */
+#if defined(__clang__)
+#define PCD_NO_SLP
+#else
+#define PCD_NO_SLP __attribute__((optimize("no-tree-slp-vectorize")))
+#endif
 #else
 #define PCD_LIKELY(x) (x)
 #define PCD_UNLIKELY(x) (x)
@@ -31,6 +38,7 @@
 #define PCD_INLINE static inline
 #define PCD_UNUSED
 #define PCD_NOINLINE
+#define PCD_NO_SLP
 #endif
 
 #define PCD_STATIC_ASSERT(c, m) _Static_assert(c, m)

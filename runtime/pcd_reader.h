@@ -136,6 +136,15 @@ pcd_status pcd_reader_validate_run(pcd_reader *r, uint64_t max, uint64_t *n);
  * own status (anything but PCD_OK) stops the run and is returned; the record it was given
  * counts as read. */
 pcd_status pcd_reader_decode_run(pcd_reader *r, uint64_t max, uint64_t *n, pcd_record_fn fn, void *ud);
+/* The type of the records pcd_reader_decode_run would hand to fn now (its region's record
+ * type), or NULL when no run starts here: a caller can pick fn by it (validate: a run whose
+ * records declare no warnings goes straight to the format's checks). */
+PCD_INLINE const pcd_type *pcd_reader_run_type(const pcd_reader *r)
+{
+    if (r->failed || r->done || r->validate_only || !r->root_done || r->depth == 0) return NULL;
+    const pcd_level *L = &r->lv[r->depth - 1];
+    return L->rd->decode_run && !L->counted && !L->rd->batch_bytes ? L->rd->record : NULL;
+}
 const pcd_error *pcd_reader_error(const pcd_reader *r);
 /* Which arrays the records decoded from now on carry only the count of (pcd_reader_opts.
  * count_only), for a consumer that learns it after opening the reader. */

@@ -120,19 +120,23 @@ int cmd_validate(cli *c, int argc, char **argv)
         pcd_record rec;
         check_feed cf = { ext ? ext->check : NULL, cctx, on_report, &cr, warns ? on_warn : NULL };
         /* the records of the decoding runs straight to the format's checks when that is all
-         * there is to do with them */
-        pcd_record_fn run_fn = check_one;
-        void *run_ud = &cf;
-        if (cctx && !warns && ext->check->run) {
-            ext->check->bind(cctx, on_report, &cr);
-            run_fn = ext->check->run;
-            run_ud = cctx;
-        }
+         * there is to do with them: no warnings declared by the format, or none by the run's
+         * record type (Tachyon's declares them on its header only, not on the samples) */
+        bool direct = cctx && ext->check->run;
+        if (direct) ext->check->bind(cctx, on_report, &cr);
         for (;;) {
             /* the fast paths take runs of plain records; next() does the rest */
             uint64_t k = 0;
-            pcd_status st = !src.r.validate_only ? pcd_reader_decode_run(&src.r, 1u << 16, &k, run_fn, run_ud)
-                                                 : pcd_reader_validate_run(&src.r, 1u << 16, &k);
+            pcd_status st;
+            if (src.r.validate_only) {
+                st = pcd_reader_validate_run(&src.r, 1u << 16, &k);
+            } else {
+                const pcd_type *rt = warns ? pcd_reader_run_type(&src.r) : NULL;
+                if (direct && (!warns || (rt && !rt->warn)))
+                    st = pcd_reader_decode_run(&src.r, 1u << 16, &k, ext->check->run, cctx);
+                else
+                    st = pcd_reader_decode_run(&src.r, 1u << 16, &k, check_one, &cf);
+            }
             records += k;
             if (k) {
                 c->progress_tick = 1023;

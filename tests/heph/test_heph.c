@@ -66,7 +66,7 @@ static void decode_all(const uint8_t *p, size_t n, decoded *d,
     pcd_reader r;
     pcd_reader_opts o = { &al, NULL, 0, false };
     assert_int_equal(pcd_reader_open_buffer(&r, F, p, n, &o), PCD_OK);
-    memset(d, 0, sizeof *d);
+    d->n = 0; /* off[] and size[] are read below n only (not cleared: sweeps call this often) */
     pcd_record rec;
     pcd_status st;
     while ((st = pcd_reader_next(&r, &rec)) == PCD_OK) {
@@ -590,6 +590,74 @@ static void test_chunk_sweep(void **state)
     free(p);
 }
 
+/* Validates a whole input as `profcodec validate` does: validation runs (the generated
+ * ..._run, whose cursor is a local put back at its end), next() for the rest. chunk 0: one
+ * buffer; else streamed in chunks of that many bytes through a 16-byte first window. */
+static void validate_all(const uint8_t *p, size_t n, size_t chunk, decoded *d)
+{
+    pcd_alloc al;
+    pcd_alloc_init(&al, pcd_alloc_libc, NULL, 64 << 20);
+    pcd_reader r;
+    pcd_reader_opts o = { &al, NULL, chunk ? 16 : 0, true };
+    feed fd = { p, n, 0, chunk };
+    if (chunk) assert_int_equal(pcd_reader_open(&r, F, feed_read, &fd, &o), PCD_OK);
+    else assert_int_equal(pcd_reader_open_buffer(&r, F, p, n, &o), PCD_OK);
+    d->n = 0;
+    pcd_record rec;
+    pcd_status st;
+    for (;;) {
+        uint64_t k = 0;
+        st = pcd_reader_validate_run(&r, 1u << 16, &k);
+        d->n += k;
+        if (st == PCD_OK) st = pcd_reader_next(&r, &rec);
+        if (st != PCD_OK) break;
+        if (rec.depth > 0) d->n++;
+    }
+    d->end = st;
+    d->err = r.x.err;
+    pcd_reader_close(&r);
+    assert_int_equal(al.in_use, 0);
+}
+
+/* The validation run stops at the same record with the same error as decoding, every packet
+ * before it counted: prefixes of a trace (packets cut inside) and the trace with a byte changed,
+ * every 23rd of each (sized for the sanitizers), whole or streamed in small chunks (the
+ * run stopping at each window's end). */
+static void test_validate_run_matches_decode(void **state)
+{
+    (void)state;
+    size_t n;
+    uint8_t *p = load_trace("array_attributes", ".bin.log", &n);
+    assert_non_null(p);
+    size_t checked = 0, failed = 0;
+    for (size_t i = 0; i < 2 * n; i += 23) {
+        /* i < n: the first i bytes; then byte i - n changed */
+        size_t len = i < n ? i : n;
+        uint8_t *q = malloc(n);
+        memcpy(q, p, n);
+        if (i >= n) q[i - n] ^= 0x5A;
+        decode_all(q, len, &D1, NULL, NULL);
+        for (size_t chunk = 0; chunk <= 7; chunk += 7) {
+            validate_all(q, len, chunk, &D2);
+            char p1[128], p2[128];
+            pcd_error_path(&D1.err, p1, sizeof p1);
+            pcd_error_path(&D2.err, p2, sizeof p2);
+            if (D2.n != D1.n || D2.end != D1.end ||
+                (D1.end != PCD_END && (D2.err.offset != D1.err.offset || strcmp(p1, p2) != 0)))
+                fail_msg("%s %zu, chunk %zu: validate %zu packets, %s at %llu %s; decode %zu, %s at %llu %s",
+                         i < n ? "cut" : "byte changed", i < n ? i : i - n, chunk, D2.n, pcd_status_name(D2.end),
+                         (unsigned long long)D2.err.offset, p2, D1.n, pcd_status_name(D1.end),
+                         (unsigned long long)D1.err.offset, p1);
+            checked++;
+            failed += D1.end != PCD_END;
+        }
+        free(q);
+    }
+    assert_int_equal(checked, 2 * ((2 * n + 22) / 23));
+    assert_true(failed > checked / 2); /* most of the inputs are damaged */
+    free(p);
+}
+
 /* nested_array_quirk: the 2nd packet is rejected inside it; the 1st comes before, and
  * recovery by the size field gets the 3rd. */
 static void test_recovery(void **state)
@@ -699,6 +767,7 @@ int main(void)
         cmocka_unit_test(test_truncation_sweep),
         cmocka_unit_test(test_bitflip_sweep),
         cmocka_unit_test(test_chunk_sweep),
+        cmocka_unit_test(test_validate_run_matches_decode),
         cmocka_unit_test(test_recovery),
         cmocka_unit_test(test_resync_on_magic),
         cmocka_unit_test(test_hostile_size),

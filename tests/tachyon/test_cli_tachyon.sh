@@ -91,6 +91,11 @@ if [ -d "$inv" ]; then
     grep -q 'offset 11402: samples\[460\].stack.suffix.shared_count' "$W/err" || bad "the error names the record and field"
     expect_rc 1 "sample_count_plus1 rejected" "$P" validate "$inv/sample_count_plus1.bin"
     expect_rc 1 "collapsed of a damaged file" "$P" convert --to collapsed "$inv/frame_index_out_of_range.bin" -o "$W/x.txt"
+    # validate's samples go from the decoding run straight to the replay (the sample's type
+    # declares no warnings): the replay still checks each frame index
+    expect_rc 1 "validate: a frame index past the frame table" "$P" validate "$inv/frame_index_out_of_range.bin"
+    grep -q 'offset 11402: samples\[460\].stack.full.frames: expected a frame index below 22 (the footer.s frame_count), found 127$' \
+        "$W/err" || bad "validate names the bad frame index"
     expect_rc 0 "ok_bad_footer_size_and_checksum: a warning only" "$P" validate "$inv/ok_bad_footer_size_and_checksum.bin"
     grep -q 'warning: offset 11813: file_size' "$W/err" || bad "the footer's file size is a warning"
     expect_rc 1 "... but an error with --strict" "$P" validate --strict "$inv/ok_bad_footer_size_and_checksum.bin"
@@ -108,6 +113,20 @@ expect_rc 0 "the same, unused: a warning" "$P" validate "$DATA/tachyon/crafted/u
 expect_rc 1 "... an error with --strict" "$P" validate --strict "$DATA/tachyon/crafted/unused_frame_bad_string.bin"
 head -c 5000 "$DATA/tachyon/threads_gil_none.bin" >"$W/cut.bin"
 expect_rc 1 "a cut file" "$P" validate "$W/cut.bin"
+# the samples region made to end inside a record (string_table_offset 2001): the run stops at the
+# cut record, every sample before it is replayed (183 of them, the header says 1304), and the
+# string records after it still get validate's warnings (the strings go through the same direct
+# path as the samples)
+cp "$DATA/tachyon/threads_gil_none.bin" "$W/midcut.bin"
+printf '\321\007\0\0\0\0\0\0' | dd of="$W/midcut.bin" bs=1 seek=40 conv=notrunc 2>/dev/null
+expect_rc 1 "a samples region that ends inside a record" "$P" validate --all "$W/midcut.bin"
+grep -q 'offset 2001: stack.repeat.samples: expected ULEB128 varint, found end of data (0 bytes left)$' "$W/err" ||
+    bad "the cut record is named"
+grep -q 'offset 28: sample_count: expected 183 samples (the samples the records hold), found 1304$' "$W/err" ||
+    bad "every sample before the cut is replayed"
+grep -q 'warning: offset 2001: strings\[0\].value: expected UTF-8' "$W/err" || bad "the strings after the cut are checked"
+[ "$(grep -c 'warning: offset [0-9]*: strings\[[0-9]*\].value: expected UTF-8' "$W/err")" = 11 ] || bad "every string's warning"
+grep -q '2 damaged places, 176 records read$' "$W/err" || bad "176 records read"
 expect_rc 1 "samples text with an unknown frame" bash -c "printf '# info start_time_us=1\n# info sample_interval_us=1\nS 1 0 0 5 3\n' | '$P' encode --from samples - -o '$W/x.bin'"
 grep -q ':3: frame 3 has no F line' "$W/err" || bad "the importer names the line"
 [ -e "$W/x.bin" ] && bad "no output left behind after a failed import"

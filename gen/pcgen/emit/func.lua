@@ -70,6 +70,66 @@ local function run_record(ir, T)
   return false
 end
 
+-- The named types whose validate_ body is inlined always (PCD_INLINE): those a run's record
+-- reaches (through the validators it calls, and theirs), each called from one place only among
+-- the validators and not from itself. The run keeps its cursor in a local (region.lua, RUN),
+-- which stays in registers only if every validator it reaches is inlined into it (gcc splits
+-- or keeps apart some static inline ones); one call site means no body is copied twice.
+local run_inlined_memo = setmetatable({}, { __mode = "k" })
+local function run_inlined(ir)
+  if run_inlined_memo[ir] then return run_inlined_memo[ir] end
+  local calls, callees = {}, {}
+  -- the named types T's validator calls (inline structs, unions and array elements looked into)
+  local function scan(T, ty, out)
+    if type(ty) ~= "table" then return end
+    if (ty.kind == "struct" or ty.kind == "union") and ty.named and ty ~= T then
+      out[#out + 1] = ty
+    elseif ty.kind == "array" then
+      scan(T, ty.of, out)
+    elseif ty.kind == "struct" then
+      for _, f in ipairs(ty.fields or {}) do scan(T, f.ty, out) end
+    elseif ty.kind == "union" then
+      for _, c in ipairs(ty.cases or {}) do scan(T, c.ty, out) end
+    end
+  end
+  for _, T in ipairs(ir.all_types) do
+    if T.named then
+      local out = {}
+      scan(T, T, out)
+      callees[T] = out
+      for _, U in ipairs(out) do calls[U] = (calls[U] or 0) + 1 end
+    end
+  end
+  local function reaches(from, to, seen)
+    for _, U in ipairs(callees[from] or {}) do
+      if U == to then return true end
+      if not seen[U] then
+        seen[U] = true
+        if reaches(U, to, seen) then return true end
+      end
+    end
+    return false
+  end
+  local set, seen = {}, {}
+  local function visit(T)
+    for _, U in ipairs(callees[T] or {}) do
+      if not seen[U] then
+        seen[U] = true
+        if calls[U] == 1 and not reaches(U, U, {}) then set[U] = true end
+        visit(U)
+      end
+    end
+  end
+  for _, R in ipairs(ir.regions or {}) do
+    if R.record and not R.opens and not seen[R.record] then
+      seen[R.record] = true
+      visit(R.record)
+    end
+  end
+  run_inlined_memo[ir] = set
+  return set
+end
+
 -- The parameter of a decode_ body that tests count_only bits (", uint32_t co": the bits of
 -- pcd_ctx.count_only its caller chose), or "".
 function F.co_param(T)
@@ -129,6 +189,7 @@ function F.decode(ir, T, mode, explain)
     -- has is assigned (a union: its case's), and skipping the memset matters for small records
     if lower.may_leave_unset(T) then head = "    memset(out, 0, sizeof *out);\n" .. head end
   else
+    v.inl = (run_record(ir, T) or run_inlined(ir)[T]) and "PCD_INLINE" or "static inline"
     sig = text.render("${inl} pcd_status ${T}_validate_(pcd_cursor *c)", v)
     wrapper = text.render([[
       pcd_status ${T}_validate(pcd_cursor *c)

@@ -24,6 +24,8 @@ typedef struct tcheck {
     uint64_t strings_end, frames_end;
     pcd_error e;
     char msg[256];
+    pcd_report_fn report;            /* where check_run reports (check_bind) */
+    void *report_ud;
 } tcheck;
 
 static void check_init(void *ctx, pcd_alloc *al)
@@ -120,20 +122,36 @@ static void check_stats(tcheck *k, const pcd_record *rec, const pcd_tachyon_v1_s
 
 PCD_COLD static void check_other(tcheck *k, const pcd_record *rec, pcd_report_fn report, void *ud);
 
-static void check_record(void *ctx, const pcd_record *rec, pcd_report_fn report, void *ud)
+static void check_bind(void *ctx, pcd_report_fn report, void *ud)
+{
+    tcheck *k = ctx;
+    k->report = report;
+    k->report_ud = ud;
+}
+
+/* A record (check_bind said where the reports go): validate hands the samples' decoding runs
+ * straight to it, a call a record (their type declares no warnings). */
+static pcd_status check_run(void *ctx, const pcd_record *rec)
 {
     tcheck *k = ctx;
     const pcd_tachyon_v1_sample *s = pcd_tachyon_as_sample(rec);
-    if (s) {
+    if (PCD_LIKELY(s != NULL)) {
         /* the samples first: nearly every record is one */
-        if (k->have_root && k->replaying && pcd_tachyon_replay_record(&k->rp, s, rec) != PCD_OK) {
+        if (k->have_root && k->replaying && PCD_UNLIKELY(pcd_tachyon_replay_record(&k->rp, s, rec) != PCD_OK)) {
             /* CPython stops at the first; so does the replay */
             k->replaying = false;
-            report(ud, true, &k->rp.err);
+            k->report(k->report_ud, true, &k->rp.err);
         }
-        return;
+        return PCD_OK;
     }
-    check_other(k, rec, report, ud);
+    check_other(k, rec, k->report, k->report_ud);
+    return PCD_OK;
+}
+
+static void check_record(void *ctx, const pcd_record *rec, pcd_report_fn report, void *ud)
+{
+    check_bind(ctx, report, ud);
+    check_run(ctx, rec);
 }
 
 /* The records that are not samples: the header, the strings, the frames, the statistics (a
@@ -248,7 +266,7 @@ static void check_finish(void *ctx, pcd_report_fn report, void *ud)
 }
 
 const pcd_check_ops pcd_tachyon_check_ops = {
-    sizeof(tcheck), check_init, check_record, check_finish, check_fini,
+    sizeof(tcheck), check_init, check_record, check_finish, check_fini, check_bind, check_run,
     /* the replay counts a REPEAT record's samples (no_times): their entries are checked, not stored */
     .count_only = PCD_TACHYON_V1_COUNT_ONLY_REPEAT_SAMPLES,
 };

@@ -416,16 +416,19 @@ pcd_status pcd_fx_footer_v1_region_sections_dec(pcd_cursor *c, void *out) { retu
 pcd_status pcd_fx_footer_v1_region_sections_enc(pcd_sink *s, const void *in) { return pcd_fx_footer_v1_section_encode(s, in); }
 pcd_status pcd_fx_footer_v1_region_sections_val(pcd_cursor *c) { return pcd_fx_footer_v1_section_validate_(c); }
 /* Validates sections records back to back (the validation fast path). */
-uint64_t pcd_fx_footer_v1_region_sections_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+PCD_NO_SLP uint64_t pcd_fx_footer_v1_region_sections_run(pcd_cursor *cur, uint64_t max, pcd_status *st, const uint8_t **start)
 {
     uint64_t k = 0;
-    *st = PCD_OK;
+    pcd_cursor local = *cur, *c = &local;
+    pcd_status s = PCD_OK;
     while (c->p < c->end && k < max) {
         *start = c->p;
-        *st = pcd_fx_footer_v1_section_validate_(c);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        s = pcd_fx_footer_v1_section_validate_(c);
+        if (PCD_UNLIKELY(s != PCD_OK)) break;
         k++;
     }
+    *st = s;
+    *cur = local;
     return k;
 }
 /* Decodes sections records back to back into *rec and hands each to fn (the decoding
@@ -463,16 +466,19 @@ pcd_status pcd_fx_footer_v1_region_index_dec(pcd_cursor *c, void *out) { return 
 pcd_status pcd_fx_footer_v1_region_index_enc(pcd_sink *s, const void *in) { return pcd_fx_footer_v1_index_entry_encode(s, in); }
 pcd_status pcd_fx_footer_v1_region_index_val(pcd_cursor *c) { return pcd_fx_footer_v1_index_entry_validate_(c); }
 /* Validates index records back to back (the validation fast path). */
-uint64_t pcd_fx_footer_v1_region_index_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+PCD_NO_SLP uint64_t pcd_fx_footer_v1_region_index_run(pcd_cursor *cur, uint64_t max, pcd_status *st, const uint8_t **start)
 {
     uint64_t k = 0;
-    *st = PCD_OK;
+    pcd_cursor local = *cur, *c = &local;
+    pcd_status s = PCD_OK;
     while (c->p < c->end && k < max) {
         *start = c->p;
-        *st = pcd_fx_footer_v1_index_entry_validate_(c);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        s = pcd_fx_footer_v1_index_entry_validate_(c);
+        if (PCD_UNLIKELY(s != PCD_OK)) break;
         k++;
     }
+    *st = s;
+    *cur = local;
     return k;
 }
 /* Decodes index records back to back into *rec and hands each to fn (the decoding

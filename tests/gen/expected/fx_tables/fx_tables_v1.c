@@ -404,16 +404,19 @@ pcd_status pcd_fx_tables_v1_region_values_dec(pcd_cursor *c, void *out) { return
 pcd_status pcd_fx_tables_v1_region_values_enc(pcd_sink *s, const void *in) { return pcd_fx_tables_v1_value_encode(s, in); }
 pcd_status pcd_fx_tables_v1_region_values_val(pcd_cursor *c) { return pcd_fx_tables_v1_value_validate_(c); }
 /* Validates values records back to back (the validation fast path). */
-uint64_t pcd_fx_tables_v1_region_values_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+PCD_NO_SLP uint64_t pcd_fx_tables_v1_region_values_run(pcd_cursor *cur, uint64_t max, pcd_status *st, const uint8_t **start)
 {
     uint64_t k = 0;
-    *st = PCD_OK;
+    pcd_cursor local = *cur, *c = &local;
+    pcd_status s = PCD_OK;
     while (c->p < c->end && k < max) {
         *start = c->p;
-        *st = pcd_fx_tables_v1_value_validate_(c);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        s = pcd_fx_tables_v1_value_validate_(c);
+        if (PCD_UNLIKELY(s != PCD_OK)) break;
         k++;
     }
+    *st = s;
+    *cur = local;
     return k;
 }
 /* Decodes values records back to back into *rec and hands each to fn (the decoding
@@ -469,16 +472,19 @@ pcd_status pcd_fx_tables_v1_region_names_dec(pcd_cursor *c, void *out) { return 
 pcd_status pcd_fx_tables_v1_region_names_enc(pcd_sink *s, const void *in) { return pcd_fx_tables_v1_name_encode(s, in); }
 pcd_status pcd_fx_tables_v1_region_names_val(pcd_cursor *c) { return pcd_fx_tables_v1_name_validate_(c); }
 /* Validates names records back to back (the validation fast path). */
-uint64_t pcd_fx_tables_v1_region_names_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+PCD_NO_SLP uint64_t pcd_fx_tables_v1_region_names_run(pcd_cursor *cur, uint64_t max, pcd_status *st, const uint8_t **start)
 {
     uint64_t k = 0;
-    *st = PCD_OK;
+    pcd_cursor local = *cur, *c = &local;
+    pcd_status s = PCD_OK;
     while (c->p < c->end && k < max) {
         *start = c->p;
-        *st = pcd_fx_tables_v1_name_validate_(c);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        s = pcd_fx_tables_v1_name_validate_(c);
+        if (PCD_UNLIKELY(s != PCD_OK)) break;
         k++;
     }
+    *st = s;
+    *cur = local;
     return k;
 }
 /* Decodes names records back to back into *rec and hands each to fn (the decoding

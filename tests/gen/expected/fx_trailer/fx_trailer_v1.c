@@ -449,16 +449,19 @@ pcd_status pcd_fx_trailer_v1_region_items_dec(pcd_cursor *c, void *out) { return
 pcd_status pcd_fx_trailer_v1_region_items_enc(pcd_sink *s, const void *in) { return pcd_fx_trailer_v1_item_encode(s, in); }
 pcd_status pcd_fx_trailer_v1_region_items_val(pcd_cursor *c) { return pcd_fx_trailer_v1_item_validate_(c); }
 /* Validates items records back to back (the validation fast path). */
-uint64_t pcd_fx_trailer_v1_region_items_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+PCD_NO_SLP uint64_t pcd_fx_trailer_v1_region_items_run(pcd_cursor *cur, uint64_t max, pcd_status *st, const uint8_t **start)
 {
     uint64_t k = 0;
-    *st = PCD_OK;
+    pcd_cursor local = *cur, *c = &local;
+    pcd_status s = PCD_OK;
     while (c->p < c->end && k < max) {
         *start = c->p;
-        *st = pcd_fx_trailer_v1_item_validate_(c);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        s = pcd_fx_trailer_v1_item_validate_(c);
+        if (PCD_UNLIKELY(s != PCD_OK)) break;
         k++;
     }
+    *st = s;
+    *cur = local;
     return k;
 }
 /* Decodes items records back to back into *rec and hands each to fn (the decoding
@@ -509,16 +512,19 @@ pcd_status pcd_fx_trailer_v1_region_extra_dec(pcd_cursor *c, void *out) { return
 pcd_status pcd_fx_trailer_v1_region_extra_enc(pcd_sink *s, const void *in) { return pcd_fx_trailer_v1_extra_encode(s, in); }
 pcd_status pcd_fx_trailer_v1_region_extra_val(pcd_cursor *c) { return pcd_fx_trailer_v1_extra_validate_(c); }
 /* Validates extra records back to back (the validation fast path). */
-uint64_t pcd_fx_trailer_v1_region_extra_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+PCD_NO_SLP uint64_t pcd_fx_trailer_v1_region_extra_run(pcd_cursor *cur, uint64_t max, pcd_status *st, const uint8_t **start)
 {
     uint64_t k = 0;
-    *st = PCD_OK;
+    pcd_cursor local = *cur, *c = &local;
+    pcd_status s = PCD_OK;
     while (c->p < c->end && k < max) {
         *start = c->p;
-        *st = pcd_fx_trailer_v1_extra_validate_(c);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        s = pcd_fx_trailer_v1_extra_validate_(c);
+        if (PCD_UNLIKELY(s != PCD_OK)) break;
         k++;
     }
+    *st = s;
+    *cur = local;
     return k;
 }
 /* Decodes extra records back to back into *rec and hands each to fn (the decoding

@@ -295,16 +295,19 @@ pcd_status pcd_fx_warn_v1_region_recs_dec(pcd_cursor *c, void *out) { return pcd
 pcd_status pcd_fx_warn_v1_region_recs_enc(pcd_sink *s, const void *in) { return pcd_fx_warn_v1_rec_encode(s, in); }
 pcd_status pcd_fx_warn_v1_region_recs_val(pcd_cursor *c) { return pcd_fx_warn_v1_rec_validate_(c); }
 /* Validates recs records back to back (the validation fast path). */
-uint64_t pcd_fx_warn_v1_region_recs_run(pcd_cursor *c, uint64_t max, pcd_status *st, const uint8_t **start)
+PCD_NO_SLP uint64_t pcd_fx_warn_v1_region_recs_run(pcd_cursor *cur, uint64_t max, pcd_status *st, const uint8_t **start)
 {
     uint64_t k = 0;
-    *st = PCD_OK;
+    pcd_cursor local = *cur, *c = &local;
+    pcd_status s = PCD_OK;
     while (c->p < c->end && k < max) {
         *start = c->p;
-        *st = pcd_fx_warn_v1_rec_validate_(c);
-        if (PCD_UNLIKELY(*st != PCD_OK)) break;
+        s = pcd_fx_warn_v1_rec_validate_(c);
+        if (PCD_UNLIKELY(s != PCD_OK)) break;
         k++;
     }
+    *st = s;
+    *cur = local;
     return k;
 }
 /* Decodes recs records back to back into *rec and hands each to fn (the decoding
