@@ -367,6 +367,13 @@ function K.dec_array(b, f, env, member, errname, local_)
   end
   local elem_ct = C.elem_ctype(et)
   local dst = C.out_ref(env, member)
+  -- the elements stored: room in the record arena, the count, each element decoded into it
+  local function stored()
+    b:f("PCD_TRY(pcd_alloc_array(%s, %s, %s, sizeof(%s), %d, (void **)&%s, %s));", cur, at, n, elem_ct,
+      math.max(minw, 0), dst, cstr(errname))
+    b:f("%s = (size_t)%s;", C.out_ref(env, C.n_of(member)), n)
+    elements(b, f, env, errname, local_, dst, elem_ct, n, true)
+  end
   if env.mode == "dec" and a.count_only and not env.explain then
     -- the consumer may want the count alone (pcd_ctx.count_only): then every element is
     -- checked as it is when stored (the stream state moves on the same), none is stored
@@ -381,10 +388,7 @@ function K.dec_array(b, f, env, member, errname, local_)
     end)
     b:l("} else {")
     b:nest(function()
-      b:f("PCD_TRY(pcd_alloc_array(%s, %s, %s, sizeof(%s), %d, (void **)&%s, %s));", cur, at, n, elem_ct,
-        math.max(minw, 0), dst, cstr(errname))
-      b:f("%s = (size_t)%s;", C.out_ref(env, C.n_of(member)), n)
-      elements(b, f, env, errname, local_, dst, elem_ct, n, true)
+      stored()
     end)
     b:l("}")
     return
@@ -405,22 +409,17 @@ function K.dec_array(b, f, env, member, errname, local_)
     end)
     b:l("} else {")
     b:nest(function()
-      b:f("PCD_TRY(pcd_alloc_array(%s, %s, %s, sizeof(%s), %d, (void **)&%s, %s));", cur, at, n, elem_ct,
-        math.max(minw, 0), dst, cstr(errname))
-      b:f("%s = (size_t)%s;", C.out_ref(env, C.n_of(member)), n)
-      elements(b, f, env, errname, local_, dst, elem_ct, n, true)
+      stored()
     end)
     b:l("}")
     return
   end
   if env.mode == "dec" then
-    b:f("PCD_TRY(pcd_alloc_array(%s, %s, %s, sizeof(%s), %d, (void **)&%s, %s));", cur, at, n, elem_ct,
-      math.max(minw, 0), dst, cstr(errname))
-    b:f("%s = (size_t)%s;", C.out_ref(env, C.n_of(member)), n)
+    stored()
   else
     b:f("PCD_TRY(pcd_check_count(%s, %s, %s, %d, %s));", cur, at, n, minw, cstr(errname))
+    elements(b, f, env, errname, local_, dst, elem_ct, n, false)
   end
-  elements(b, f, env, errname, local_, dst, elem_ct, n, env.mode == "dec")
 end
 
 ---------------------------------------------------------------------------
